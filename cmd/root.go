@@ -1,0 +1,100 @@
+// Package cmd holds memdiag's cobra commands: flags, wiring and exit codes
+// only. Anything another package's test would want to call lives in that
+// package.
+package cmd
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
+	"github.com/memdiag/memdiag/internal/iostreams"
+)
+
+// Factory carries what every command needs and tests replace.
+type Factory struct {
+	IO     *iostreams.IOStreams
+	Now    func() time.Time
+	Logger *slog.Logger
+	// Root is the filesystem root collectors and inventories read
+	// (--root); "/" on a live host, a fixture tree in tests.
+	Root string
+}
+
+// Main runs memdiag with args (without the program name) on the real
+// terminal and returns the process exit code.
+func Main(args []string) int {
+	f := &Factory{IO: iostreams.System(), Now: time.Now, Root: "/"}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, f, args)
+}
+
+// Run executes the command line against f and maps the outcome to an exit
+// code (see exit.go).
+func Run(ctx context.Context, f *Factory, args []string) int {
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	err := root.ExecuteContext(ctx)
+	return exitCode(f, root, err)
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(f *Factory) *cobra.Command {
+	var noColor, debug bool
+	root := &cobra.Command{
+		Use:   "memdiag <command> [flags]",
+		Short: "Find why latency spikes under memory pressure, and which periodic job causes it",
+		Long: heredoc.Doc(`
+			memdiag records the kernel's memory-pressure signals — PSI, the file LRU
+			(page cache), reclaim and refaults, swap, disk I/O per device and per
+			process — lines latency spikes up with them and with every periodic job
+			on the host (systemd timers, cron, anacron), and names the culprit.
+
+			Typical use during a load test:
+			  memdiag watch --out run.jsonl -- ./load-test.sh   record while the test runs
+			  memdiag analyze run.jsonl                         timeline table and verdict
+			  memdiag timers                                    every periodic job and its next firings
+			  memdiag gate --threshold 'memory.full.stall<1%' -- ./load-test.sh   fail CI on pressure
+		`),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if noColor {
+				f.IO.DisableColor()
+			}
+			level := slog.LevelInfo
+			if debug {
+				level = slog.LevelDebug
+			}
+			if f.Logger == nil {
+				f.Logger = slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: level}))
+			}
+			return nil
+		},
+	}
+	root.PersistentFlags().BoolVar(&noColor, "no-color", false, "never use colour (also: NO_COLOR set in the environment)")
+	root.PersistentFlags().BoolVar(&debug, "debug", false, "log debug messages to stderr")
+	root.PersistentFlags().StringVar(&f.Root, "root", f.Root, "filesystem root to read /proc, /sys and /etc from (a fixture tree or a mounted host)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
+
+	root.AddCommand(newVersionCmd(f))
+	for _, add := range subcommands {
+		root.AddCommand(add(f))
+	}
+	return root
+}
+
+// subcommands is filled by each command file's init, so that commands can
+// be added in separate files without editing this one.
+var subcommands []func(*Factory) *cobra.Command
+
+func register(c func(*Factory) *cobra.Command) { subcommands = append(subcommands, c) }

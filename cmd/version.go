@@ -1,0 +1,51 @@
+package cmd
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is set with -ldflags "-X github.com/memdiag/memdiag/cmd.Version=v1.2.3";
+// otherwise it comes from the module's build info.
+var Version = ""
+
+// VersionString is memdiag's version: the -X value, the module version, or
+// the VCS revision the binary was built from.
+func VersionString() string {
+	if Version != "" {
+		return Version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && (v == "" || v == "(devel)") {
+			v = "devel-" + s.Value[:min(12, len(s.Value))]
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	return v
+}
+
+func newVersionCmd(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print memdiag's version and the Go version it was built with",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			bi, _ := debug.ReadBuildInfo()
+			gov := ""
+			if bi != nil {
+				gov = bi.GoVersion
+			}
+			fmt.Fprintf(f.IO.Out, "memdiag %s (%s)\n", VersionString(), gov)
+			return nil
+		},
+	}
+}

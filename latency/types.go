@@ -1,0 +1,26 @@
+// Package latency measures request latency (a built-in HTTP probe) and
+// imports load-test results (vegeta, JMeter JTL, k6, Locust, hey, generic
+// CSV), and summarises them per sampling interval.
+package latency
+
+import "time"
+
+// Request is one request's outcome, from the probe or an imported file.
+type Request struct {
+	Start   time.Time     // when the request was sent
+	Latency time.Duration // time to the complete response
+	Status  int           // HTTP status; 0 when the request failed without one
+	Err     bool          // transport error, timeout, or a status the tool marked as failed
+}
+
+// Summary is the latency of the requests that started within one sampling
+// interval. Durations are recorded in nanoseconds (the "_ns" fields).
+type Summary struct {
+	Count  int           `json:"count"`
+	Errors int           `json:"errors,omitempty"`
+	Mean   time.Duration `json:"mean_ns"`
+	P50    time.Duration `json:"p50_ns"`
+	P95    time.Duration `json:"p95_ns"`
+	P99    time.Duration `json:"p99_ns"`
+	Max    time.Duration `json:"max_ns"`
+}

@@ -1,0 +1,178 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ErrFormat is wrapped by errors about a file that is not a recording or
+// has a line that cannot be read.
+var ErrFormat = errors.New("not a memdiag recording")
+
+// Recording is a whole recording read into memory.
+type Recording struct {
+	Header   Header
+	Samples  []Sample
+	End      *End     // nil when the recorder did not end cleanly
+	Warnings []string // e.g. a truncated last line that was skipped
+}
+
+// Reader reads a recording line by line, for recordings too large to hold.
+type Reader struct {
+	name    string
+	sc      *bufio.Scanner
+	closer  io.Closer
+	line    int
+	pending []byte // the line read ahead, to tell a truncated last line from a bad middle one
+	header  Header
+	end     *End
+	warns   []string
+}
+
+// Open opens a recording (plain or gzip, detected from its first bytes)
+// and reads its header.
+func Open(path string) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewReader(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = f
+	return r, nil
+}
+
+// NewReader reads a recording from rd; name is used in messages.
+func NewReader(rd io.Reader, name string) (*Reader, error) {
+	br := bufio.NewReaderSize(rd, 64<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		br = bufio.NewReaderSize(gz, 64<<10)
+	}
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	r := &Reader{name: name, sc: sc}
+	if !r.scan() {
+		if err := r.sc.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return nil, fmt.Errorf("%s: %w: empty file", name, ErrFormat)
+	}
+	if err := json.Unmarshal(r.pending, &r.header); err != nil || r.header.Format != FormatName {
+		return nil, fmt.Errorf("%s:1: %w: the first line is not a memdiag header", name, ErrFormat)
+	}
+	if r.header.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%s:1: %w: schema version %d is newer than this memdiag reads (%d); upgrade memdiag",
+			name, ErrFormat, r.header.SchemaVersion, SchemaVersion)
+	}
+	r.pending = nil
+	return r, nil
+}
+
+func (r *Reader) scan() bool {
+	for r.sc.Scan() {
+		r.line++
+		b := bytes.TrimSpace(r.sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		r.pending = append(r.pending[:0], b...)
+		return true
+	}
+	return false
+}
+
+// Header is the recording's header.
+func (r *Reader) Header() Header { return r.header }
+
+// End is the end line, once Next has returned io.EOF; nil if the recorder
+// did not end cleanly.
+func (r *Reader) End() *End { return r.end }
+
+// Warnings lists problems that were tolerated (a truncated last line).
+func (r *Reader) Warnings() []string { return r.warns }
+
+// Next returns the next sample, or io.EOF. A last line that is cut short
+// (SIGKILL, power loss, a recorder still writing) is skipped with a
+// warning; a bad line followed by more lines is an error naming the line.
+func (r *Reader) Next() (*Sample, error) {
+	for r.scan() {
+		var kind struct {
+			Type string `json:"type"`
+		}
+		lineNo := r.line
+		if err := json.Unmarshal(r.pending, &kind); err != nil {
+			bad := len(r.pending)
+			if !r.scan() {
+				if err := r.sc.Err(); err != nil {
+					return nil, fmt.Errorf("%s:%d: %w", r.name, lineNo, err)
+				}
+				r.warns = append(r.warns, fmt.Sprintf("%s:%d: truncated last line (%d bytes) skipped; the recorder was probably killed", r.name, lineNo, bad))
+				return nil, io.EOF
+			}
+			return nil, fmt.Errorf("%s:%d: %w: %w", r.name, lineNo, ErrFormat, err)
+		}
+		switch kind.Type {
+		case TypeSample:
+			s := new(Sample)
+			if err := json.Unmarshal(r.pending, s); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w: %w", r.name, lineNo, ErrFormat, err)
+			}
+			return s, nil
+		case TypeEnd:
+			e := new(End)
+			if err := json.Unmarshal(r.pending, e); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w: %w", r.name, lineNo, ErrFormat, err)
+			}
+			r.end = e
+		default:
+			// Unknown line types from newer minor versions are skipped.
+		}
+	}
+	if err := r.sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", r.name, r.line, err)
+	}
+	return nil, io.EOF
+}
+
+// Close closes the underlying file, if Open opened it.
+func (r *Reader) Close() error {
+	if r.closer != nil {
+		return r.closer.Close()
+	}
+	return nil
+}
+
+// ReadFile reads a whole recording.
+func ReadFile(path string) (*Recording, error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	rec := &Recording{Header: r.Header()}
+	for {
+		s, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		rec.Samples = append(rec.Samples, *s)
+	}
+	rec.End, rec.Warnings = r.End(), r.Warnings()
+	return rec, nil
+}

@@ -1,0 +1,124 @@
+package record
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrExists is returned by Create when the file exists and force is false.
+var ErrExists = errors.New("recording file exists (use --force to overwrite)")
+
+// gzipFlushEvery bounds how much a SIGKILL can lose from a compressed
+// recording: gzip output is flushed at least this often.
+const gzipFlushEvery = 10 * time.Second
+
+// Writer appends lines to a recording. It is not safe for concurrent use.
+type Writer struct {
+	f         *os.File
+	bw        *bufio.Writer
+	gz        *gzip.Writer
+	enc       *json.Encoder
+	lastFlush time.Time
+	now       func() time.Time
+	samples   int
+}
+
+// Create opens path for a new recording. It never follows a symlink at
+// path (O_NOFOLLOW), so a link planted there cannot redirect a root-owned
+// write, and it refuses an existing file unless force is set. A path
+// ending in ".gz" is written gzip-compressed.
+func Create(path string, force bool) (*Writer, error) {
+	flags := os.O_WRONLY | os.O_CREATE | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
+	if force {
+		flags |= os.O_TRUNC
+	} else {
+		flags |= os.O_EXCL
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		switch {
+		case errors.Is(err, os.ErrExist):
+			return nil, fmt.Errorf("%s: %w", path, ErrExists)
+		case errors.Is(err, syscall.ELOOP):
+			return nil, fmt.Errorf("%s: is a symbolic link; refusing to write through it", path)
+		}
+		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return newWriter(f, strings.HasSuffix(path, ".gz")), nil
+}
+
+func newWriter(f *os.File, compress bool) *Writer {
+	w := &Writer{f: f, now: time.Now}
+	var out io.Writer = f
+	if compress {
+		w.gz = gzip.NewWriter(f)
+		out = w.gz
+	}
+	w.bw = bufio.NewWriterSize(out, 64<<10)
+	w.enc = json.NewEncoder(w.bw)
+	w.enc.SetEscapeHTML(false)
+	return w
+}
+
+// Name is the file's path.
+func (w *Writer) Name() string { return w.f.Name() }
+
+// WriteHeader writes the header line; call it once, first.
+func (w *Writer) WriteHeader(h *Header) error {
+	h.Type, h.Format, h.SchemaVersion = TypeHeader, FormatName, SchemaVersion
+	return w.writeLine(h, true)
+}
+
+// WriteSample writes one sample line and flushes it to the kernel (for a
+// gzip file, at least every 10 s).
+func (w *Writer) WriteSample(s *Sample) error {
+	s.Type = TypeSample
+	w.samples++
+	return w.writeLine(s, false)
+}
+
+// Close writes the end line with reason, flushes and closes the file.
+func (w *Writer) Close(reason string) error {
+	err := w.writeLine(&End{Type: TypeEnd, Time: w.now(), Samples: w.samples, Reason: reason}, true)
+	if w.gz != nil {
+		if e := w.gz.Close(); err == nil {
+			err = e
+		}
+	}
+	if e := w.f.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+func (w *Writer) writeLine(v any, forceFlush bool) error {
+	if err := w.enc.Encode(v); err != nil {
+		return fmt.Errorf("%s: %w", w.f.Name(), err)
+	}
+	if err := w.bw.Flush(); err != nil {
+		return fmt.Errorf("%s: %w", w.f.Name(), err)
+	}
+	if w.gz != nil {
+		now := w.now()
+		if !forceFlush && now.Sub(w.lastFlush) < gzipFlushEvery {
+			return nil
+		}
+		w.lastFlush = now
+		if err := w.gz.Flush(); err != nil {
+			return fmt.Errorf("%s: %w", w.f.Name(), err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+// Package timers finds every periodic job on a host — systemd .timer units,
+// cron (/etc/crontab, /etc/cron.d, user crontabs), anacron and the run-parts
+// folders — and projects their firings over a time window.
+//
+// Sources: systemd.timer(5), systemd.time(7), systemd.unit(5), crontab(5),
+// anacrontab(5).
+package timers
+
+import "time"
+
+// Source says which scheduler runs a job.
+type Source string
+
+// Schedulers.
+const (
+	Systemd Source = "systemd"
+	Cron    Source = "cron"
+	Anacron Source = "anacron"
+)
+
+// Job is one periodic job: a systemd timer with the service it starts, a
+// cron line, or an anacron line (with the run-parts scripts it runs).
+// A Job is self-contained: it is stored in a recording's header and
+// [Project] computes its firings from it later, on another host, so it
+// keeps the schedule as written and every field that moves a firing.
+type Job struct {
+	Name   string `json:"name"`   // "pmlogger_check.timer", "cron.d/pcp-pmlogger:3", "anacron:cron.daily"
+	Source Source `json:"source"` // systemd, cron or anacron
+	File   string `json:"file"`   // file that defines it (relative to the root)
+	Line   int    `json:"line,omitempty"`
+
+	// Schedule lists the expressions as written: OnCalendar= values, a cron
+	// time spec ("*/10 * * * *", "@daily") or an anacron period ("1", "@weekly").
+	Schedule   []string `json:"schedule"`
+	Normalized []string `json:"normalized,omitempty"` // OnCalendar in systemd's normalized form
+
+	// Monotonic timer settings (systemd.timer(5)); zero when unset.
+	OnActiveSec        time.Duration `json:"on_active_ns,omitempty"`
+	OnBootSec          time.Duration `json:"on_boot_ns,omitempty"`
+	OnStartupSec       time.Duration `json:"on_startup_ns,omitempty"`
+	OnUnitActiveSec    time.Duration `json:"on_unit_active_ns,omitempty"`
+	OnUnitInactiveSec  time.Duration `json:"on_unit_inactive_ns,omitempty"`
+	AccuracySec        time.Duration `json:"accuracy_ns,omitempty"`         // systemd default 1 min
+	RandomizedDelaySec time.Duration `json:"randomized_delay_ns,omitempty"` // also anacron RANDOM_DELAY (minutes) and delay
+	FixedRandomDelay   bool          `json:"fixed_random_delay,omitempty"`
+	Persistent         bool          `json:"persistent,omitempty"`
+	TimeZone           string        `json:"time_zone,omitempty"` // IANA zone the schedule is computed in; "" = host local
+
+	// PeriodSeconds is the typical interval between firings, nil when the
+	// schedule is irregular.
+	PeriodSeconds *float64 `json:"period_seconds"`
+
+	Unit    string   `json:"unit,omitempty"`    // the activated service, e.g. "pmlogger_check.service"
+	Command string   `json:"command"`           // ExecStart, cron command, anacron command
+	Scripts []string `json:"scripts,omitempty"` // run-parts scripts run by the job
+	User    string   `json:"user,omitempty"`
+
+	Active    bool     `json:"active"`               // will run: pulled in from the boot target / cron is the scheduler
+	ActiveVia []string `json:"active_via,omitempty"` // the chain that pulls it in
+	Note      string   `json:"note,omitempty"`       // e.g. "PCP archive check: heavy disk I/O"
+	Errors    []string `json:"errors,omitempty"`     // "file:line: reason"
+}
+
+// Firing is one planned run of a job, with the window in which it may
+// actually start given AccuracySec and RandomizedDelaySec.
+type Firing struct {
+	Job      string    `json:"job"` // Job.Name
+	Planned  time.Time `json:"planned"`
+	Earliest time.Time `json:"earliest"`
+	Latest   time.Time `json:"latest"`
+}
