@@ -1,0 +1,34 @@
+// Package testenv holds helpers for memdiag's end-to-end tests: the rule
+// that decides whether a root-only test runs, skips or fails, and real
+// components (cgroups, swap files) created for a test and removed after it.
+package testenv
+
+import (
+	"os"
+	"testing"
+)
+
+// Required reports whether end-to-end tests must run (MEMDIAG_E2E=require,
+// set by .ci/run): then a missing precondition is a failure, not a skip.
+func Required() bool { return os.Getenv("MEMDIAG_E2E") == "require" }
+
+// RequireRoot skips the test with a message when not running as root, or
+// fails it when end-to-end tests are required. what says what the test
+// needs root for.
+func RequireRoot(t testing.TB, what string) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	Unmet(t, "needs root for "+what+"; run as root (CI does) to include it")
+}
+
+// Unmet skips (or, when required, fails) the test because a precondition
+// of an end-to-end test does not hold.
+func Unmet(t testing.TB, why string) {
+	t.Helper()
+	if Required() {
+		t.Fatalf("end-to-end test required (MEMDIAG_E2E=require) but cannot run: %s", why)
+	}
+	t.Skip("end-to-end test skipped: " + why)
+}
