@@ -33,7 +33,8 @@ var (
 )
 
 // NewCgroup creates a cgroup named name (unique per test: include the
-// package and test) with a memory limit of limit bytes, and removes it when
+// package and test; "parent/child" nests in a cgroup made before) with a
+// memory limit of limit bytes (none if limit <= 0), and removes it when
 // the test ends after the processes the test put there have ended. The
 // test must end its own processes (Cmd.Process.Kill + Wait) in a Cleanup
 // registered after this call (cleanups run last-in first-out).
@@ -44,14 +45,18 @@ func NewCgroup(t testing.TB, name string, limit int64) *Cgroup {
 	if hasController(v2Root, "memory") {
 		cg.V2Dir = filepath.Join(v2Root, name)
 		mkdir(t, cg.V2Dir)
-		write(t, filepath.Join(cg.V2Dir, "memory.max"), strconv.FormatInt(limit, 10))
+		if limit > 0 {
+			write(t, filepath.Join(cg.V2Dir, "memory.max"), strconv.FormatInt(limit, 10))
+		}
 	} else {
 		if _, err := os.Stat(filepath.Join(v1Memory, "memory.limit_in_bytes")); err != nil {
 			Unmet(t, "no memory cgroup controller (neither cgroup v2 memory nor v1 "+v1Memory+")")
 		}
 		cg.MemV1Dir = filepath.Join(v1Memory, name)
 		mkdir(t, cg.MemV1Dir)
-		write(t, filepath.Join(cg.MemV1Dir, "memory.limit_in_bytes"), strconv.FormatInt(limit, 10))
+		if limit > 0 {
+			write(t, filepath.Join(cg.MemV1Dir, "memory.limit_in_bytes"), strconv.FormatInt(limit, 10))
+		}
 		if _, err := os.Stat(filepath.Join(v2Unified, "cgroup.procs")); err == nil {
 			cg.V2Dir = filepath.Join(v2Unified, name)
 			mkdir(t, cg.V2Dir)
