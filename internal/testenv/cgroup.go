@@ -41,6 +41,7 @@ var (
 func NewCgroup(t testing.TB, name string, limit int64) *Cgroup {
 	t.Helper()
 	RequireRoot(t, "creating cgroups")
+	Exclusive(t)
 	cg := &Cgroup{Name: name, Limit: limit}
 	if hasController(v2Root, "memory") {
 		cg.V2Dir = filepath.Join(v2Root, name)

@@ -13,6 +13,7 @@ import (
 func SwapFile(t testing.TB, name string, size int64) string {
 	t.Helper()
 	RequireRoot(t, "swapon")
+	Exclusive(t)
 	path := filepath.Join("/var/tmp", "memdiag-test-"+name+".swap")
 	_ = exec.Command("swapoff", path).Run() // a leftover from a killed run
 	os.Remove(path)
