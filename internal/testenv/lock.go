@@ -13,36 +13,46 @@ import (
 const lockPath = "/var/tmp/memdiag-e2e.lock"
 
 var (
-	lockMu  sync.Mutex
-	lockFor = map[testing.TB]bool{}
+	lockMu   sync.Mutex
+	lockFile *os.File
+	lockRefs int
+	lockFor  = map[testing.TB]bool{}
 )
 
 // Exclusive makes the rest of the test run alone among memdiag's
-// end-to-end tests (a flock on /var/tmp/memdiag-e2e.lock, released when
-// the test ends). NewCgroup and SwapFile call it; calling it twice in one
-// test is fine.
+// end-to-end tests in other test binaries (a flock on
+// /var/tmp/memdiag-e2e.lock, held while any test of this binary needs it).
+// NewCgroup and SwapFile call it; calling it again, or from a subtest, is
+// fine.
 func Exclusive(t testing.TB) {
 	t.Helper()
 	lockMu.Lock()
-	held := lockFor[t]
-	lockFor[t] = true
-	lockMu.Unlock()
-	if held {
+	defer lockMu.Unlock()
+	if lockFor[t] {
 		return
 	}
-	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatalf("e2e lock: %v", err)
+	if lockRefs == 0 {
+		f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			t.Fatalf("e2e lock: %v", err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			f.Close()
+			t.Fatalf("e2e lock: %v", err)
+		}
+		lockFile = f
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		t.Fatalf("e2e lock: %v", err)
-	}
+	lockRefs++
+	lockFor[t] = true
 	t.Cleanup(func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
 		lockMu.Lock()
+		defer lockMu.Unlock()
 		delete(lockFor, t)
-		lockMu.Unlock()
+		lockRefs--
+		if lockRefs == 0 {
+			syscall.Flock(int(lockFile.Fd()), syscall.LOCK_UN)
+			lockFile.Close()
+			lockFile = nil
+		}
 	})
 }
