@@ -14,46 +14,8 @@ import (
 // ErrParse is wrapped by every parse error of this package.
 var ErrParse = errors.New("malformed vmstat line")
 
-// /proc/vmstat is one "name value" pair per line, all counters since boot:
-//
-//	pgscan_kswapd 3868525
-//	pgscan_direct 1483
-//	workingset_refault_file 197274
-//
-// The names of some counters changed between kernel versions. Each VMStat
-// field below lists, newest first, the ways kernels spell its meaning; the
-// first spelling with at least one counter in the file is used, and its
-// counters present are summed (old kernels count per memory zone). A
-// field none of whose counters exists is nil, never zero.
-//
-//	field                  ≥ 4.8 / ≥ 5.9 / ≥ 4.11 …           older kernels
-//	PgscanKswapd           pgscan_kswapd (4.8)                 pgscan_kswapd_{dma,dma32,normal,high,movable}
-//	PgscanDirect           pgscan_direct (4.8)                 pgscan_direct_{dma,dma32,normal,high,movable}
-//	PgstealKswapd          pgsteal_kswapd (4.8)                pgsteal_kswapd_{dma,dma32,normal,high,movable}
-//	PgstealDirect          pgsteal_direct (4.8)                pgsteal_direct_{dma,dma32,normal,high,movable}
-//	PgscanAnon, …File      pgscan_anon, pgscan_file (5.8)      — (nil)
-//	PgstealAnon, …File     pgsteal_anon, pgsteal_file (5.8)    — (nil)
-//	WorkingsetRefaultFile  workingset_refault_file (5.9)       workingset_refault (3.15; file pages only then)
-//	WorkingsetRefaultAnon  workingset_refault_anon (5.9)       — (nil: anon refaults were not tracked)
-//	WorkingsetActivate     workingset_activate_file + _anon    workingset_activate (3.15)
-//	Pgmajfault             pgmajfault                          pgmajfault
-//	Allocstall             allocstall_{dma,dma32,normal,       allocstall (before 4.11)
-//	                       high,movable,device} (4.11)
-//	OOMKill                oom_kill (4.13)                     — (nil)
-//	Pswpin, Pswpout        pswpin, pswpout                     pswpin, pswpout
-//
-// Not included: pgscan_direct_throttle (a count of throttling events, not
-// of pages, despite the prefix) and pgscan_khugepaged/pgscan_proactive
-// (6.x; other reclaimers than kswapd and direct reclaim).
-//
-// pgscan_kswapd/_direct, pgsteal_kswapd/_direct and allocstall count
-// global reclaim only: reclaim forced by a cgroup's memory limit is not in
-// them (mm/vmscan.c, cgroup_reclaim()). It is in pgscan_anon/_file and
-// pgsteal_anon/_file, which count every reclaim.
-//
-// Sources: include/linux/vm_event_item.h, include/linux/mmzone.h
-// (node_stat_item) and mm/vmstat.c (vmstat_text) in the kernel tree;
-// https://docs.kernel.org/admin-guide/mm/concepts.html.
+// vmstatRules is the mapping table documented on [Collector.VMStat]: one
+// rule per VMStat field, spellings newest first.
 var vmstatRules = []rule{
 	{"pgscan_kswapd_pages", func(v *VMStat) **uint64 { return &v.PgscanKswapd },
 		[][]string{{"pgscan_kswapd"}, zones("pgscan_kswapd")}},
@@ -128,11 +90,52 @@ var vmstatWanted = func() map[string]string {
 // JSON) and is nil in VMStat. `memdiag watch` records it in the header.
 type Mapping map[string][]string
 
-// VMStat reads <procRoot>/vmstat once and maps its counters to VMStat
-// (see the table above vmstatRules). Counters are cumulative since boot;
-// page counts are in pages of the host page size.
+// VMStat reads <procRoot>/vmstat once and maps its counters to VMStat.
+// Counters are cumulative since boot; page counts are in pages of the host
+// page size.
 //
-// Source: /proc/vmstat (mm/vmstat.c).
+// /proc/vmstat is one "name value" pair per line:
+//
+//	pgscan_kswapd 3868525
+//	pgscan_direct 1483
+//	workingset_refault_file 197274
+//
+// The names of some counters changed between kernel versions. Each field
+// lists, newest first, the ways kernels spell its meaning; the first
+// spelling with at least one counter in the file is used, and its counters
+// present are summed (old kernels count per memory zone). A field none of
+// whose counters exists is nil, never zero. [Collector.VMStatMapping]
+// tells which counters were used on a host.
+//
+//	field                  newer kernels (since)               older kernels
+//	PgscanKswapd           pgscan_kswapd (4.8)                 pgscan_kswapd_{dma,dma32,normal,high,movable}
+//	PgscanDirect           pgscan_direct (4.8)                 pgscan_direct_{dma,dma32,normal,high,movable}
+//	PgstealKswapd          pgsteal_kswapd (4.8)                pgsteal_kswapd_{dma,dma32,normal,high,movable}
+//	PgstealDirect          pgsteal_direct (4.8)                pgsteal_direct_{dma,dma32,normal,high,movable}
+//	PgscanAnon, PgscanFile pgscan_anon, pgscan_file (5.8)      none: nil
+//	PgstealAnon, …File     pgsteal_anon, pgsteal_file (5.8)    none: nil
+//	WorkingsetRefaultFile  workingset_refault_file (5.9)       workingset_refault (3.15; only file pages then)
+//	WorkingsetRefaultAnon  workingset_refault_anon (5.9)       none: nil (anon refaults were not tracked)
+//	WorkingsetActivate     workingset_activate_file + _anon    workingset_activate (3.15)
+//	                       (5.9)
+//	Pgmajfault             pgmajfault                          pgmajfault
+//	Allocstall             allocstall_{dma,dma32,normal,high,  allocstall
+//	                       movable,device} (4.11)
+//	OOMKill                oom_kill (4.13)                     none: nil
+//	Pswpin, Pswpout        pswpin, pswpout                     pswpin, pswpout
+//
+// Not mapped: pgscan_direct_throttle (throttling events, not pages,
+// despite the prefix) and pgscan_khugepaged/pgscan_proactive and their
+// pgsteal_ twins (6.x; reclaimers other than kswapd and direct reclaim).
+//
+// pgscan_kswapd/_direct, pgsteal_kswapd/_direct and allocstall count
+// global reclaim only: reclaim forced by a cgroup's memory limit is not in
+// them (mm/vmscan.c, cgroup_reclaim()). It is in pgscan_anon/_file and
+// pgsteal_anon/_file, which count every reclaim.
+//
+// Sources: /proc/vmstat; include/linux/vm_event_item.h,
+// include/linux/mmzone.h (node_stat_item) and mm/vmstat.c (vmstat_text)
+// in the kernel tree; https://docs.kernel.org/admin-guide/mm/concepts.html.
 func (c *Collector) VMStat() (*VMStat, error) {
 	vals, err := c.vmstat.read(filepath.Join(c.procRoot, "vmstat"))
 	if err != nil {

@@ -2,6 +2,8 @@ package lru
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -152,6 +154,18 @@ func TestVMStatAbsentIsNotZero(t *testing.T) {
 	if v.OOMKill != nil || v.WorkingsetRefaultAnon != nil || v.PgscanFile != nil {
 		t.Errorf("OOMKill, WorkingsetRefaultAnon, PgscanFile = %v, %v, %v; want nil on a 3.x kernel",
 			v.OOMKill, v.WorkingsetRefaultAnon, v.PgscanFile)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"oom_kill"`, `"workingset_refault_anon_pages"`, `"pgscan_file_pages"`} {
+		if bytes.Contains(b, []byte(key)) {
+			t.Errorf("JSON has %s for a counter the kernel lacks: %s", key, b)
+		}
+	}
+	if !bytes.Contains(b, []byte(`"allocstall":18819`)) {
+		t.Errorf("JSON lacks \"allocstall\":18819: %s", b)
 	}
 }
 
