@@ -46,27 +46,28 @@ type CollectorStatus struct {
 
 // Header is the first line of a recording.
 type Header struct {
-	Type           string            `json:"type"`           // "header"
-	Format         string            `json:"format"`         // "memdiag-recording"
-	SchemaVersion  int               `json:"schema_version"` // SchemaVersion
-	MemdiagVersion string            `json:"memdiag_version"`
-	Host           string            `json:"host"`
-	Kernel         string            `json:"kernel"` // uname release
-	BootTime       time.Time         `json:"boot_time"`
-	Start          time.Time         `json:"start"`
-	Interval       time.Duration     `json:"interval_ns"`
-	TimeZone       string            `json:"time_zone"`      // IANA name of the host's local zone, "" if unknown
-	UTCOffset      int               `json:"utc_offset_s"`   // the local zone's offset at Start
-	PageSize       int               `json:"page_size"`      // bytes; converts *_pages counters
-	ClockTicks     int               `json:"clock_ticks"`    // USER_HZ; converts *_ticks fields
-	Root           string            `json:"root,omitempty"` // filesystem root the collectors read, "/" normally
-	Cgroup         string            `json:"cgroup,omitempty"`
-	Command        []string          `json:"command,omitempty"` // the --exec command
-	Collectors     []CollectorStatus `json:"collectors"`
-	Swaps          []swap.Device     `json:"swaps,omitempty"`
-	Jobs           []timers.Job      `json:"jobs,omitempty"` // periodic jobs on the host at Start
-	TopN           int               `json:"top_n"`
-	DelayAcct      *bool             `json:"task_delayacct,omitempty"` // kernel.task_delayacct at Start
+	Type           string              `json:"type"`           // "header"
+	Format         string              `json:"format"`         // "memdiag-recording"
+	SchemaVersion  int                 `json:"schema_version"` // SchemaVersion
+	MemdiagVersion string              `json:"memdiag_version"`
+	Host           string              `json:"host"`
+	Kernel         string              `json:"kernel"` // uname release
+	BootTime       time.Time           `json:"boot_time"`
+	Start          time.Time           `json:"start"`
+	Interval       time.Duration       `json:"interval_ns"`
+	TimeZone       string              `json:"time_zone"`      // IANA name of the host's local zone, "" if unknown
+	UTCOffset      int                 `json:"utc_offset_s"`   // the local zone's offset at Start
+	PageSize       int                 `json:"page_size"`      // bytes; converts *_pages counters
+	ClockTicks     int                 `json:"clock_ticks"`    // USER_HZ; converts *_ticks fields
+	Root           string              `json:"root,omitempty"` // filesystem root the collectors read, "/" normally
+	Cgroup         string              `json:"cgroup,omitempty"`
+	Command        []string            `json:"command,omitempty"` // the --exec command
+	Collectors     []CollectorStatus   `json:"collectors"`
+	Swaps          []swap.Device       `json:"swaps,omitempty"`
+	VMStatMapping  map[string][]string `json:"vmstat_mapping,omitempty"` // which /proc/vmstat counters feed each vmstat field on this kernel
+	Jobs           []timers.Job        `json:"jobs,omitempty"`           // periodic jobs on the host at Start
+	TopN           int                 `json:"top_n"`
+	DelayAcct      *bool               `json:"task_delayacct,omitempty"` // kernel.task_delayacct at Start
 }
 
 // Sample is one interval's reading of every collector. Counters are

@@ -11,7 +11,7 @@ import (
 
 // LiveColumns is the header of `memdiag watch`'s live view, one row per
 // interval. Units: PSI in % of wall time from Δtotal; LRU in MiB; reclaim
-// and refault in pages/s; swap-out in MiB/s; disk in MB/s (10^6) and busy %.
+// and refault in pages/s (DIRECT includes reclaim forced by cgroup limits); swap-out in MiB/s; disk in MB/s (10^6) and busy %.
 const LiveColumns = "TIME      MEM-SOME MEM-FULL IO-SOME  FILE-LRU    ΔLRU  DIRECT  KSWAPD REFAULT  SWPOUT   DISK  BUSY  TOP-IO"
 
 // LiveRow formats one interval for the live view. top is the sample's
@@ -46,7 +46,7 @@ func LiveRow(iv record.Interval, s *record.Sample, color bool) string {
 		d = "\x1b[33m" + d + "\x1b[0m"
 	}
 	b.WriteString(d)
-	b.WriteString(num(iv.PgscanDirectPerSec, 1, 8, 0))
+	b.WriteString(num(iv.DirectReclaimPerSec, 1, 8, 0))
 	b.WriteString(num(iv.PgscanKswapdPerSec, 1, 8, 0))
 	refault := iv.RefaultFilePerSec
 	if record.Known(iv.RefaultAnonPerSec) && record.Known(refault) {

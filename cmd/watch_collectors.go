@@ -1,0 +1,52 @@
+package cmd
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/swap"
+)
+
+func init() {
+	prev := addWatchCollectors
+	addWatchCollectors = func(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {
+		prev(ctx, o, h, ws)
+		procRoot := filepath.Join(o.F.Root, "proc")
+		lc, err := lru.NewCollector(procRoot)
+		if err == nil {
+			_, err = lc.Meminfo()
+		}
+		ws.status(h, "meminfo", err)
+		if err == nil {
+			m, verr := lc.VMStatMapping()
+			ws.status(h, "vmstat", verr)
+			h.VMStatMapping = m
+			ws.list = append(ws.list, &lruSource{c: lc})
+		}
+		sw, err := swap.Swaps(procRoot)
+		ws.status(h, "swaps", err)
+		h.Swaps = sw
+	}
+}
+
+// lruSource adapts lru.Collector (/proc/meminfo, /proc/vmstat) to
+// record.Source.
+type lruSource struct{ c *lru.Collector }
+
+func (l *lruSource) Name() string { return "lru" }
+
+func (l *lruSource) Fill(ctx context.Context, s *record.Sample) error {
+	m, err := l.c.Meminfo()
+	if err != nil {
+		return err
+	}
+	s.Meminfo = m
+	v, err := l.c.VMStat()
+	if err != nil {
+		return err
+	}
+	s.VMStat = v
+	return nil
+}
