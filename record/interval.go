@@ -153,13 +153,17 @@ func Between(h *Header, prev, cur *Sample) Interval {
 	if prev.VMStat != nil && cur.VMStat != nil && secs > 0 {
 		a, okA := counterDelta(prev.VMStat.PgscanAnon, cur.VMStat.PgscanAnon)
 		f, okF := counterDelta(prev.VMStat.PgscanFile, cur.VMStat.PgscanFile)
+		if cur.VMStat.PgscanAnon != nil && prev.VMStat.PgscanAnon != nil && !(okA && okF) {
+			iv.DirectReclaimPerSec = nan // present but reset: unknown, not zero
+		}
 		if okA && okF {
 			iv.ReclaimScanPerSec = (a + f) / secs
 			if k, ok := counterDelta(prev.VMStat.PgscanKswapd, cur.VMStat.PgscanKswapd); ok {
-				d := (a + f - k) / secs
-				if !Known(iv.DirectReclaimPerSec) || d > iv.DirectReclaimPerSec {
-					iv.DirectReclaimPerSec = max(d, 0)
+				d := max((a+f-k)/secs, 0)
+				if Known(iv.DirectReclaimPerSec) {
+					d = max(d, iv.DirectReclaimPerSec)
 				}
+				iv.DirectReclaimPerSec = d
 			}
 		}
 	}
