@@ -81,7 +81,9 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			} else if dash < 0 && len(args) > 0 {
 				return flagErrorf("unexpected argument %q: put the command after -- (memdiag watch --exec -- CMD ARGS)", args[0])
 			}
-			opts.Command = args
+			if len(args) > 0 {
+				opts.Command = args
+			}
 			if execFlag && len(opts.Command) == 0 {
 				return flagErrorf("--exec needs a command after --")
 			}
