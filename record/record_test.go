@@ -270,4 +270,3 @@ func TestSummaryRealSnapshots(t *testing.T) {
 		t.Errorf("OOMKills = %v", sm.OOMKills)
 	}
 }
-
