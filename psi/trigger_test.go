@@ -3,10 +3,10 @@ package psi
 import (
 	"context"
 	"errors"
-	"strings"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
