@@ -34,6 +34,9 @@ type Options struct {
 	Unit func(cgroupPath string) string
 	// NoTaskstats disables the taskstats listener (exits then carry no I/O).
 	NoTaskstats bool
+	// ReadBuffer is the sockets' receive buffer in bytes (default 8 MiB;
+	// the kernel caps it at net.core.rmem_max unless root).
+	ReadBuffer int
 	// Now is the wall clock (time.Now).
 	Now func() time.Time
 }
@@ -41,6 +44,21 @@ type Options struct {
 type procInfo struct {
 	comm, cmdline, cgroup, unit string
 	ppid                        int
+	// execIdx is the index of this process's exec event in the buffer of
+	// generation gen, so that what could not be read at exec time (a
+	// process that exited before /proc was read) is filled in at exit.
+	execIdx int
+	gen     uint64
+	hasExec bool
+}
+
+// recentExit remembers a taskstats exit event in the buffer, so that the
+// connector's exit event, which the kernel sends after taskstats, can give
+// it its exact time.
+type recentExit struct {
+	idx int
+	gen uint64
+	at  time.Time
 }
 
 // Listener receives process events from the kernel and buffers them as
@@ -58,6 +76,8 @@ type Listener struct {
 	tracked  map[int]*procInfo
 	threadIO map[int]*TaskExit // I/O of a process's exited threads, by TGID
 	cnExits  map[int]time.Time // connector exits of main threads awaiting taskstats
+	tsExits  map[int]recentExit
+	gen      uint64 // incremented by Drain: indexes into events are valid within one generation
 	wg       sync.WaitGroup
 	tsOn     bool
 }
@@ -78,12 +98,15 @@ func Open(opts Options) (*Listener, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	l := &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*TaskExit{}, cnExits: map[int]time.Time{}}
+	if opts.ReadBuffer <= 0 {
+		opts.ReadBuffer = 8 << 20
+	}
+	l := &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*TaskExit{}, cnExits: map[int]time.Time{}, tsExits: map[int]recentExit{}}
 	cn, err := netlink.Dial(unix.NETLINK_CONNECTOR, &netlink.Config{Groups: cnIdxProc})
 	if err != nil {
 		return nil, unavailable("process-events connector", err)
 	}
-	_ = cn.SetReadBuffer(8 << 20)
+	_ = cn.SetReadBuffer(opts.ReadBuffer)
 	if _, err := cn.Send(netlink.Message{Header: netlink.Header{Type: netlink.Done}, Data: listenMsg(procCNMcastListen)}); err != nil {
 		cn.Close()
 		return nil, unavailable("process-events connector", err)
@@ -110,7 +133,7 @@ func (l *Listener) openTaskstats() error {
 		c.Close()
 		return unavailable("taskstats (kernel without CONFIG_TASKSTATS?)", err)
 	}
-	_ = c.SetReadBuffer(8 << 20)
+	_ = c.SetReadBuffer(l.opts.ReadBuffer)
 	mask := "0"
 	if b, err := os.ReadFile(filepath.Join(l.opts.SysRoot, "devices/system/cpu/online")); err == nil {
 		mask = strings.TrimSpace(string(b))
@@ -269,7 +292,22 @@ func (l *Listener) handleConnector(ev Event, at time.Time) {
 				pi.cgroup, pi.unit = old.cgroup, old.unit
 			}
 		}
-		l.tracked[ev.PID] = pi
+		pi.execIdx, pi.gen, pi.hasExec = len(l.events), l.gen, true
+		if r, ok := l.tsExits[ev.PID]; ok && r.gen == l.gen && r.idx < len(l.events) && l.events[r.idx].PID == ev.PID {
+			// The taskstats exit was read before this exec (two sockets,
+			// two readers): the process is gone; complete from its exit.
+			x := &l.events[r.idx]
+			if x.Comm != "" {
+				pi.comm = x.Comm
+			}
+			if x.Cgroup == "" {
+				x.Cgroup, x.Unit = pi.cgroup, pi.unit
+			} else if pi.cgroup == "" {
+				pi.cgroup, pi.unit = x.Cgroup, x.Unit
+			}
+		} else {
+			l.tracked[ev.PID] = pi
+		}
 		l.push(diskio.ProcEvent{Kind: diskio.Exec, Time: at, Source: "connector", PID: ev.PID, PPID: pi.ppid,
 			Comm: pi.comm, Cmdline: pi.cmdline, Cgroup: pi.cgroup, Unit: pi.unit})
 	case WhatComm:
@@ -281,6 +319,15 @@ func (l *Listener) handleConnector(ev Event, at time.Time) {
 			return
 		}
 		if l.tsOn {
+			if r, ok := l.tsExits[ev.PID]; ok {
+				// taskstats came first (it is sent earlier in do_exit):
+				// give its event the connector's exact time.
+				if r.gen == l.gen && r.idx < len(l.events) && l.events[r.idx].PID == ev.PID {
+					l.events[r.idx].Time = at
+				}
+				delete(l.tsExits, ev.PID)
+				return
+			}
 			l.cnExits[ev.PID] = at
 			return
 		}
@@ -345,8 +392,9 @@ func (l *Listener) handleExit(te TaskExit, now time.Time) {
 		delete(l.threadIO, te.PID)
 	}
 	at := now
-	if t, ok := l.cnExits[te.PID]; ok {
-		at = t
+	_, cnFirst := l.cnExits[te.PID]
+	if cnFirst {
+		at = l.cnExits[te.PID]
 		delete(l.cnExits, te.PID)
 	}
 	pi := l.tracked[te.PID]
@@ -358,6 +406,16 @@ func (l *Listener) handleExit(te TaskExit, now time.Time) {
 		if e.Comm == "" {
 			e.Comm = pi.comm
 		}
+		// A process that exited before /proc/PID could be read at exec
+		// time has its exec event completed from taskstats.
+		if pi.hasExec && pi.gen == l.gen && pi.execIdx < len(l.events) {
+			if x := &l.events[pi.execIdx]; x.PID == te.PID && x.Kind == diskio.Exec && x.Comm != te.Comm && te.Comm != "" {
+				x.Comm = te.Comm
+			}
+		}
+	}
+	if !cnFirst {
+		l.tsExits[te.PID] = recentExit{idx: len(l.events), gen: l.gen, at: now}
 	}
 	l.push(e)
 }
@@ -383,8 +441,14 @@ func (l *Listener) Drain() ([]diskio.ProcEvent, diskio.EventStats) {
 		}
 		l.push(e)
 	}
+	for pid, r := range l.tsExits {
+		if now.Sub(r.at) > 5*time.Second {
+			delete(l.tsExits, pid)
+		}
+	}
 	ev := l.events
 	l.events = nil
+	l.gen++
 	st := l.stats
 	st.LostKernel = l.seq.lost
 	l.seq.lost = 0
