@@ -34,6 +34,12 @@ type WatchOptions struct {
 	LatencyFile string
 	LatencyFmt  string
 	NoTimers    bool
+	// Events is auto, on or off: the process-events connector and
+	// taskstats (auto: when permitted, else polling with a note).
+	Events          string
+	StallThreshold  time.Duration // PSI memory "some" stall within StallWindow that marks an onset; 0 disables
+	StallWindow     time.Duration
+	EnableDelayAcct bool
 }
 
 func init() { register(func(f *Factory) *cobra.Command { return newWatchCmd(f, nil) }) }
@@ -96,6 +102,14 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			if opts.TopN < 0 {
 				return flagErrorf("--top must not be negative")
 			}
+			switch opts.Events {
+			case "auto", "on", "off":
+			default:
+				return flagErrorf("--events %q: want auto, on or off", opts.Events)
+			}
+			if opts.StallThreshold > 0 && (opts.StallWindow < 500*time.Millisecond || opts.StallWindow > 10*time.Second || opts.StallThreshold > opts.StallWindow) {
+				return flagErrorf("--stall-window must be 500ms..10s and at least --stall-threshold")
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -118,6 +132,10 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.StringVar(&opts.LatencyFile, "latency", "", "follow a load-test results file as it is written")
 	fl.StringVar(&opts.LatencyFmt, "latency-format", "", "format of --latency (default: detected)")
 	fl.BoolVar(&opts.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the header")
+	fl.StringVar(&opts.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
+	fl.DurationVar(&opts.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
+	fl.DurationVar(&opts.StallWindow, "stall-window", time.Second, "moving window of --stall-threshold (500ms..10s)")
+	fl.BoolVar(&opts.EnableDelayAcct, "enable-delayacct", false, "turn kernel.task_delayacct on while recording (root), then restore it")
 	return c
 }
 
@@ -127,11 +145,21 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		o.Out = "memdiag-" + f.Now().Format("20060102-150405") + ".jsonl"
 	}
 	// Everything that can fail on bad input fails before the first sample.
+	if o.EnableDelayAcct {
+		restore, err := setDelayAcct(filepath.Join(f.Root, "proc"), true)
+		if err != nil {
+			return &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("--enable-delayacct: %w", err)}
+		}
+		defer restore()
+	}
 	srcs, hdr, err := buildWatchSources(ctx, o)
 	if err != nil {
 		return err
 	}
 	defer srcs.close()
+	if srcs.fatal != nil {
+		return srcs.fatal
+	}
 	w, err := record.Create(o.Out, o.Force)
 	if err != nil {
 		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("cannot record: %w", err)}

@@ -23,6 +23,7 @@ type watchSources struct {
 	list     []record.Source
 	warnings []string
 	closers  []func()
+	fatal    error // a collector the user demanded could not start
 }
 
 func (w *watchSources) close() {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -449,6 +450,9 @@ func (l *Listener) Drain() ([]diskio.ProcEvent, diskio.EventStats) {
 	ev := l.events
 	l.events = nil
 	l.gen++
+	// Two sockets are read by two goroutines: put the interval's events in
+	// time order (stable, so an exec stays before its exit on a tie).
+	sort.SliceStable(ev, func(i, j int) bool { return ev[i].Time.Before(ev[j].Time) })
 	st := l.stats
 	st.LostKernel = l.seq.lost
 	l.seq.lost = 0

@@ -86,7 +86,29 @@ type Sample struct {
 	Events    []diskio.ProcEvent `json:"events,omitempty"` // processes started/exited since the previous sample
 	Scan      *diskio.ScanStats  `json:"scan,omitempty"`
 	Latency   *latency.Summary   `json:"latency,omitempty"` // requests that started in (previous sample, this sample]
-	Errors    []string           `json:"errors,omitempty"`  // collectors that failed this time, "name: error"
+	// EventStats accounts for the process events of the interval (the
+	// connector's drops are counted exactly); nil when polling only.
+	EventStats *diskio.EventStats `json:"event_stats,omitempty"`
+	// Onsets are the stall thresholds crossed since the previous sample.
+	Onsets []StallOnset `json:"onsets,omitempty"`
+	Errors []string     `json:"errors,omitempty"` // collectors that failed this time, "name: error"
+}
+
+// StallOnset is the moment stall time crossed a threshold within a moving
+// window (a PSI trigger, or memdiag's 50 ms polling where the kernel does
+// not permit one), with the processes seen at that moment.
+type StallOnset struct {
+	Time     time.Time     `json:"time"`
+	Scope    string        `json:"scope"`    // "host" or the cgroup directory
+	Resource string        `json:"resource"` // "memory"
+	Kind     string        `json:"kind"`     // "some" or "full"
+	Stall    time.Duration `json:"stall_ns"` // threshold
+	Window   time.Duration `json:"window_ns"`
+	Mode     string        `json:"mode"` // "trigger" or "poll"
+	// Procs are the processes at the onset: the cgroup's members for a
+	// cgroup scope, the host's tasks in uninterruptible sleep (D: waiting
+	// on reclaim or I/O) for the host, most I/O first, with cumulative I/O.
+	Procs []diskio.ProcIO `json:"procs,omitempty"`
 }
 
 // End is the last line of a cleanly ended recording.
