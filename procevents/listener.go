@@ -53,14 +53,17 @@ type procInfo struct {
 	hasExec bool
 }
 
-// recentExit remembers a taskstats exit event in the buffer, so that the
-// connector's exit event, which the kernel sends after taskstats, can give
-// it its exact time.
-type recentExit struct {
-	idx int
-	gen uint64
-	at  time.Time
+// pendingExit is a process exit held back briefly before it is handed
+// out: a multi-threaded process's threads may send their taskstats after
+// the leader's (exit_group), and their I/O belongs to the process; the
+// connector's exit event, sent later in do_exit, gives the exact time.
+type pendingExit struct {
+	ev       diskio.ProcEvent
+	received time.Time
 }
+
+// exitHold is how long an exit is held for its late threads.
+const exitHold = 150 * time.Millisecond
 
 // Listener receives process events from the kernel and buffers them as
 // diskio.ProcEvent values until Drain.
@@ -75,10 +78,10 @@ type Listener struct {
 	stats    diskio.EventStats
 	seq      seqTracker
 	tracked  map[int]*procInfo
-	threadIO map[int]*TaskExit // I/O of a process's exited threads, by TGID
-	cnExits  map[int]time.Time // connector exits of main threads awaiting taskstats
-	tsExits  map[int]recentExit
-	gen      uint64 // incremented by Drain: indexes into events are valid within one generation
+	threadIO map[int]*TaskExit    // I/O of a process's exited threads, by TGID
+	cnExits  map[int]time.Time    // connector exits of main threads awaiting taskstats
+	pending  map[int]*pendingExit // by TGID
+	gen      uint64               // incremented by Drain: indexes into events are valid within one generation
 	wg       sync.WaitGroup
 	tsOn     bool
 }
@@ -102,7 +105,7 @@ func Open(opts Options) (*Listener, error) {
 	if opts.ReadBuffer <= 0 {
 		opts.ReadBuffer = 8 << 20
 	}
-	l := &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*TaskExit{}, cnExits: map[int]time.Time{}, tsExits: map[int]recentExit{}}
+	l := &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*TaskExit{}, cnExits: map[int]time.Time{}, pending: map[int]*pendingExit{}}
 	cn, err := netlink.Dial(unix.NETLINK_CONNECTOR, &netlink.Config{Groups: cnIdxProc})
 	if err != nil {
 		return nil, unavailable("process-events connector", err)
@@ -294,15 +297,15 @@ func (l *Listener) handleConnector(ev Event, at time.Time) {
 			}
 		}
 		pi.execIdx, pi.gen, pi.hasExec = len(l.events), l.gen, true
-		if r, ok := l.tsExits[ev.PID]; ok && r.gen == l.gen && r.idx < len(l.events) && l.events[r.idx].PID == ev.PID {
+		if pe, ok := l.pending[ev.PID]; ok {
 			// The taskstats exit was read before this exec (two sockets,
 			// two readers): the process is gone; complete from its exit.
-			x := &l.events[r.idx]
+			x := &pe.ev
 			if x.Comm != "" {
 				pi.comm = x.Comm
 			}
 			if x.Cgroup == "" {
-				x.Cgroup, x.Unit = pi.cgroup, pi.unit
+				x.Cgroup, x.Unit, x.Cmdline = pi.cgroup, pi.unit, pi.cmdline
 			} else if pi.cgroup == "" {
 				pi.cgroup, pi.unit = x.Cgroup, x.Unit
 			}
@@ -320,13 +323,10 @@ func (l *Listener) handleConnector(ev Event, at time.Time) {
 			return
 		}
 		if l.tsOn {
-			if r, ok := l.tsExits[ev.PID]; ok {
+			if pe, ok := l.pending[ev.PID]; ok {
 				// taskstats came first (it is sent earlier in do_exit):
 				// give its event the connector's exact time.
-				if r.gen == l.gen && r.idx < len(l.events) && l.events[r.idx].PID == ev.PID {
-					l.events[r.idx].Time = at
-				}
-				delete(l.tsExits, ev.PID)
+				pe.ev.Time = at
 				return
 			}
 			l.cnExits[ev.PID] = at
@@ -375,6 +375,12 @@ func (l *Listener) readTaskstats(ctx context.Context, ts *genetlink.Conn) {
 
 func (l *Listener) handleExit(te TaskExit, now time.Time) {
 	if te.PID != te.TGID {
+		if pe, ok := l.pending[te.TGID]; ok { // a thread ending after its leader
+			pe.ev.ReadBytes += te.ReadBytes
+			pe.ev.WriteBytes += te.WriteBytes
+			pe.ev.BlkioDelay += te.BlkioDelay
+			return
+		}
 		acc := l.threadIO[te.TGID]
 		if acc == nil {
 			acc = &TaskExit{}
@@ -393,9 +399,8 @@ func (l *Listener) handleExit(te TaskExit, now time.Time) {
 		delete(l.threadIO, te.PID)
 	}
 	at := now
-	_, cnFirst := l.cnExits[te.PID]
-	if cnFirst {
-		at = l.cnExits[te.PID]
+	if t, ok := l.cnExits[te.PID]; ok {
+		at = t
 		delete(l.cnExits, te.PID)
 	}
 	pi := l.tracked[te.PID]
@@ -415,10 +420,21 @@ func (l *Listener) handleExit(te TaskExit, now time.Time) {
 			}
 		}
 	}
-	if !cnFirst {
-		l.tsExits[te.PID] = recentExit{idx: len(l.events), gen: l.gen, at: now}
+	if old, ok := l.pending[te.PID]; ok { // PID reused within the hold: hand out the old one
+		l.push(old.ev)
 	}
-	l.push(e)
+	l.pending[te.PID] = &pendingExit{ev: e, received: now}
+}
+
+// flushPending hands out the exits held at least exitHold (all with
+// force), and forgets threads' I/O whose process is long gone.
+func (l *Listener) flushPending(now time.Time, force bool) {
+	for pid, pe := range l.pending {
+		if force || now.Sub(pe.received) >= exitHold {
+			l.push(pe.ev)
+			delete(l.pending, pid)
+		}
+	}
 }
 
 // Drain returns the events buffered since the last call, oldest first,
@@ -442,11 +458,7 @@ func (l *Listener) Drain() ([]diskio.ProcEvent, diskio.EventStats) {
 		}
 		l.push(e)
 	}
-	for pid, r := range l.tsExits {
-		if now.Sub(r.at) > 5*time.Second {
-			delete(l.tsExits, pid)
-		}
-	}
+	l.flushPending(now, false)
 	ev := l.events
 	l.events = nil
 	l.gen++
