@@ -86,6 +86,13 @@ type Sample struct {
 	Scan      *diskio.ScanStats  `json:"scan,omitempty"`
 	Latency   *latency.Summary   `json:"latency,omitempty"` // requests that started in (previous sample, this sample]
 	Errors    []string           `json:"errors,omitempty"`  // collectors that failed this time, "name: error"
+
+	// CgroupVMStat holds the --cgroup group's counters with the meanings of
+	// VMStat, from cgroup v2 <group>/memory.stat and memory.events
+	// (oom_kill); nil when no group was given, and a nil field where the
+	// group or kernel lacks that counter (no v2 memory controller, older
+	// kernel).
+	CgroupVMStat *lru.VMStat `json:"cgroup_vmstat,omitempty"`
 }
 
 // End is the last line of a cleanly ended recording.
