@@ -54,7 +54,7 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 		formats = append(formats, string(x))
 	}
 	cmd := &cobra.Command{
-		Use:   "gate --threshold EXPR... (-- COMMAND [ARGS...] | --duration D | --recording FILE)",
+		Use:   "gate -t EXPR... (-- COMMAND [ARGS...] | --duration D | --recording FILE)",
 		Short: "Fail a CI job when memory pressure crosses a threshold",
 		Long: heredoc.Docf(`
 			Judge a run against thresholds on the kernel's own pressure signals and
@@ -97,7 +97,7 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			  %[1]d  every threshold held (and the command succeeded)
 			  %[2]d  a threshold was breached
 			  %[3]d  the wrapped command failed; its own exit code is printed (the
-			     report is still written; this wins over a breach)
+			     report is still written; this code wins over %[2]d and %[4]d)
 			  %[4]d  environment: a signal a threshold needs cannot be read (no PSI,
 			     not a cgroup v2 directory, unreadable cgroup) — never a pass
 			  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
@@ -108,7 +108,10 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			    --threshold 'memory.full.stall<1%' --threshold 'oom_kills==0' \
 			    --junit gate.xml -- ./load-test.sh --vus 50
 
-			# Host-wide, for five minutes, thresholds from a file
+			# Host-wide, for five minutes, thresholds from a file:
+			#   thresholds:
+			#     - memory.some.stall<5%
+			#     - swap.out<256MiB
 			$ memdiag gate --thresholds memdiag-thresholds.yaml --duration 5m
 
 			# Judge an existing recording

@@ -244,7 +244,7 @@ type jsonResult struct {
 	Status       string      `json:"status"`             // "pass", "fail", "no data"
 	Observed     *float64    `json:"observed,omitempty"` // in Unit; absent with no data
 	ObservedText string      `json:"observed_text"`      // as in the table
-	Worst        *jsonMoment `json:"worst,omitempty"`    //
+	Worst        *jsonMoment `json:"worst,omitempty"`    // the worst sampling interval
 	CoveredS     float64     `json:"covered_s"`          // seconds of the run that had the signal
 	Reason       string      `json:"reason,omitempty"`   // why no data
 }

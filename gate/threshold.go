@@ -224,7 +224,7 @@ func (o Op) lowerIsWorse() bool { return o == OpGT || o == OpGE }
 // Threshold is one parsed expression such as "memory.full.stall<1%".
 type Threshold struct {
 	Expr   string  // as written, trimmed
-	Metric *Metric //
+	Metric *Metric // what it is set on
 	Op     Op
 	Number float64 // the number as written
 	Unit   Unit    // the unit as written; Name "" for a bare number
