@@ -227,6 +227,14 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 
 	first := sp.Collect(ctx, 0)
 	if err := gate.Preflight(first, scope, ths); err != nil {
+		// Still write the report (JUnit, step summary, annotations) so
+		// CI shows why, then exit 5.
+		var ee *gate.EnvError
+		if errors.As(err, &ee) {
+			if werr := report(opts, ee.Report(scope, first.Time, ths)); werr != nil && !isExitCode(werr, ExitEnv) {
+				return nil, werr
+			}
+		}
 		return nil, &ExitCodeError{Code: ExitEnv, Err: envDetail(ctx, c, scope, ths, err)}
 	}
 	samples := []record.Sample{*first}
@@ -382,6 +390,11 @@ func report(opts *GateOptions, rep *gate.Report) error {
 		return &ExitCodeError{Code: ExitBreach, Err: fmt.Errorf("threshold breached: %s", strings.Join(names, ", "))}
 	}
 	return nil
+}
+
+func isExitCode(err error, code int) bool {
+	var ce *ExitCodeError
+	return errors.As(err, &ce) && ce.Code == code
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

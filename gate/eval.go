@@ -360,21 +360,49 @@ func lineName(m *Metric) string {
 // EnvError says the signals some thresholds need cannot be read here, so
 // the gate cannot judge them (`memdiag gate` exits 5, never a pass).
 type EnvError struct {
-	Problems []string // one per threshold: "memory.full.stall<1%: no memory PSI …"
+	Problems []Problem
+}
+
+// Problem is one threshold whose signal is missing, and why.
+type Problem struct {
+	Threshold *Threshold
+	Reason    string // "no memory PSI (/proc/pressure/memory, \"some\" line)"
 }
 
 func (e *EnvError) Error() string {
-	if len(e.Problems) == 1 {
-		return "cannot judge " + e.Problems[0]
+	var lines []string
+	for _, p := range e.Problems {
+		lines = append(lines, p.Threshold.Expr+": "+p.Reason)
 	}
-	return "cannot judge these thresholds:\n  " + strings.Join(e.Problems, "\n  ")
+	if len(lines) == 1 {
+		return "cannot judge " + lines[0]
+	}
+	return "cannot judge these thresholds:\n  " + strings.Join(lines, "\n  ")
+}
+
+// Report is the verdict when the run could not start: every threshold is
+// NoData, with its own reason or, if its signal was there, because the
+// run did not take place.
+func (e *EnvError) Report(scope Scope, at time.Time, ths []*Threshold) *Report {
+	rep := &Report{Scope: scope, Start: at, End: at, Samples: 1}
+	for _, t := range ths {
+		r := Result{Threshold: t, Status: NoData, Observed: math.NaN(),
+			Reason: "the run did not start: other thresholds' signals are missing"}
+		for _, p := range e.Problems {
+			if p.Threshold == t {
+				r.Reason = p.Reason
+			}
+		}
+		rep.Results = append(rep.Results, r)
+	}
+	return rep
 }
 
 // Preflight checks that one sample taken before the run carries every
 // signal the thresholds need in scope, so a gate fails at once with an
 // *EnvError instead of after a long load test.
 func Preflight(s *record.Sample, scope Scope, ths []*Threshold) error {
-	var probs []string
+	var probs []Problem
 	for _, t := range ths {
 		m := t.Metric
 		one := []record.Sample{*s}
@@ -384,7 +412,7 @@ func Preflight(s *record.Sample, scope Scope, ths []*Threshold) error {
 			one[1].Time = s.Time.Add(time.Second)
 		}
 		if pts, reason := points(one, scope, m); len(pts) == 0 {
-			probs = append(probs, t.Expr+": "+reason)
+			probs = append(probs, Problem{Threshold: t, Reason: reason})
 		}
 	}
 	if len(probs) > 0 {

@@ -267,3 +267,29 @@ func TestCommandFailureFailsTheReport(t *testing.T) {
 		t.Errorf("Verdict() = %q; want %q", got, want)
 	}
 }
+
+func TestEnvErrorReport(t *testing.T) {
+	ths := mustParse(t, "memory.full.stall<1%", "swap.out<1MiB")
+	s := host(step{sec: 0, pswpout: u64(1)})[0]
+	s.PSI = nil
+	err := Preflight(&s, Scope{}, ths)
+	ee, ok := err.(*EnvError)
+	if !ok {
+		t.Fatalf("Preflight = %v; want *EnvError", err)
+	}
+	rep := ee.Report(Scope{}, at(0), ths)
+	var reasons []string
+	for _, r := range rep.Results {
+		if r.Status != NoData {
+			t.Errorf("%s: status %s; want no data", r.Threshold.Expr, r.Status)
+		}
+		reasons = append(reasons, r.Reason)
+	}
+	want := []string{`no memory PSI (/proc/pressure/memory, "full" line)`, "the run did not start: other thresholds' signals are missing"}
+	if diff := cmp.Diff(want, reasons); diff != "" {
+		t.Errorf("reasons (-want +got):\n%s", diff)
+	}
+	if rep.Passed() {
+		t.Error("a run that could not start passed")
+	}
+}

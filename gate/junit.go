@@ -71,8 +71,10 @@ func WriteJUnit(w io.Writer, rep *Report, loc *time.Location) error {
 	}
 	for i := range rep.Results {
 		r := &rep.Results[i]
-		tc := junitTestCase{Name: r.Threshold.Expr, Classname: "memdiag.gate", Time: dur,
-			SystemOut: fmt.Sprintf("observed %s (%s)", FormatValue(r.Threshold, r.Observed), r.Threshold.Metric.Doc)}
+		tc := junitTestCase{Name: r.Threshold.Expr, Classname: "memdiag.gate", Time: dur}
+		if r.Status != NoData {
+			tc.SystemOut = fmt.Sprintf("observed %s (%s)", FormatValue(r.Threshold, r.Observed), r.Threshold.Metric.Doc)
+		}
 		switch r.Status {
 		case Fail:
 			msg := fmt.Sprintf("%s breached: observed %s", r.Threshold.Expr, FormatValue(r.Threshold, r.Observed))
