@@ -293,3 +293,35 @@ func TestGateHelpDocumentsExitCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestGateGitHubFormatAndThresholdsFile(t *testing.T) {
+	t.Setenv("GITHUB_STEP_SUMMARY", "")
+	root := fixtureRoot(t, map[string]string{
+		"proc/pressure/memory": psiMemory,
+		"proc/vmstat":          "pswpout 7\noom_kill 0\n",
+		"t.yaml":               "thresholds:\n  - memory.full.stall<1%\n  - oom_kills==0\n",
+		"bad.yaml":             "thresholds:\n  - memory.full.stall<1%\n  - oom_kills=0\n",
+	})
+	out := filepath.Join(root, "report.txt")
+	code, stdout, stderr := run(t, root, "gate", "--thresholds", filepath.Join(root, "t.yaml"), "--format", "github", "-o", out,
+		"--duration", "200ms", "--interval", "100ms")
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("stdout = %q; want the report in --output only", stdout)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "::notice title=memdiag gate::PASS: all 2 thresholds held (scope: host; "; !strings.HasPrefix(string(b), want) {
+		t.Errorf("report = %q; want prefix %q", b, want)
+	}
+
+	code, _, stderr = run(t, root, "gate", "--thresholds", filepath.Join(root, "bad.yaml"), "--duration", "1s")
+	want := filepath.Join(root, "bad.yaml") + `:3: invalid threshold "oom_kills=0": bad operator "=0"`
+	if code != ExitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("bad file: exit %d, stderr %q; want %d and %q", code, stderr, ExitUsage, want)
+	}
+}
