@@ -325,3 +325,16 @@ func TestGateGitHubFormatAndThresholdsFile(t *testing.T) {
 		t.Errorf("bad file: exit %d, stderr %q; want %d and %q", code, stderr, ExitUsage, want)
 	}
 }
+
+func TestGateInterruptEndsTheCommand(t *testing.T) {
+	root := fixtureRoot(t, map[string]string{"proc/pressure/memory": psiMemory, "proc/vmstat": "pswpout 7\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	ios, _, _, _ := iostreams.Test()
+	f := &Factory{IO: ios, Now: time.Now, Root: root}
+	time.AfterFunc(300*time.Millisecond, cancel)
+	// sleep gets SIGTERM from the gate and ends; Run returns only after.
+	code := Run(ctx, f, []string{"gate", "-t", "memory.full.stall<1%", "--interval", "100ms", "--", "sleep", "30"})
+	if code != ExitInterrupt {
+		t.Errorf("exit %d; want %d", code, ExitInterrupt)
+	}
+}
