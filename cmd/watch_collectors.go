@@ -6,6 +6,7 @@ import (
 
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/sources"
 	"github.com/memdiag/memdiag/swap"
 )
 
@@ -23,30 +24,10 @@ func init() {
 			m, verr := lc.VMStatMapping()
 			ws.status(h, "vmstat", verr)
 			h.VMStatMapping = m
-			ws.list = append(ws.list, &lruSource{c: lc})
+			ws.list = append(ws.list, sources.LRU{C: lc})
 		}
 		sw, err := swap.Swaps(procRoot)
 		ws.status(h, "swaps", err)
 		h.Swaps = sw
 	}
-}
-
-// lruSource adapts lru.Collector (/proc/meminfo, /proc/vmstat) to
-// record.Source.
-type lruSource struct{ c *lru.Collector }
-
-func (l *lruSource) Name() string { return "lru" }
-
-func (l *lruSource) Fill(ctx context.Context, s *record.Sample) error {
-	m, err := l.c.Meminfo()
-	if err != nil {
-		return err
-	}
-	s.Meminfo = m
-	v, err := l.c.VMStat()
-	if err != nil {
-		return err
-	}
-	s.VMStat = v
-	return nil
 }

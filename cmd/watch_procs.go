@@ -14,6 +14,7 @@ import (
 	"github.com/memdiag/memdiag/procevents"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/sources"
 )
 
 func init() {
@@ -29,7 +30,7 @@ func init() {
 		}
 		ws.status(h, "diskstats", err)
 		if err == nil {
-			ws.list = append(ws.list, &diskSource{c: dc})
+			ws.list = append(ws.list, sources.Disks{C: dc})
 		}
 
 		ps, err := diskio.NewProcScanner(procRoot, diskio.ProcScanOptions{TopN: o.TopN, KeepCmdline: o.KeepCmdline, ClockTicks: h.ClockTicks})
@@ -37,7 +38,7 @@ func init() {
 		if err != nil {
 			return
 		}
-		src := &procSource{s: ps}
+		src := &sources.Procs{Scanner: ps}
 		// The first scan is the baseline: every process already running
 		// is known, so only what starts later is reported as exec.
 		_, _, _, _ = ps.Scan(time.Now())
@@ -69,7 +70,7 @@ func init() {
 				lctx, cancel := context.WithCancel(context.Background())
 				l.Start(lctx)
 				ws.closers = append(ws.closers, func() { cancel(); l.Close(); l.Wait() })
-				src.events = l
+				src.Events = l
 			}
 		}
 
@@ -108,42 +109,6 @@ func init() {
 			ws.list = append(ws.list, ons)
 		}
 	}
-}
-
-// diskSource adapts diskio.DiskCollector (/proc/diskstats).
-type diskSource struct{ c *diskio.DiskCollector }
-
-func (d *diskSource) Name() string { return "diskstats" }
-
-func (d *diskSource) Fill(ctx context.Context, s *record.Sample) error {
-	disks, err := d.c.Disks()
-	s.Disks = disks
-	return err
-}
-
-// procSource adapts diskio.ProcScanner (/proc/PID/io, stat) and, when
-// available, the process-events listener, whose exec/exit records replace
-// the scanner's polled ones: they are complete and carry exit I/O.
-type procSource struct {
-	s      *diskio.ProcScanner
-	events *procevents.Listener
-}
-
-func (p *procSource) Name() string { return "procs" }
-
-func (p *procSource) Fill(ctx context.Context, s *record.Sample) error {
-	top, evs, st, err := p.s.Scan(s.Time)
-	if err != nil {
-		return err
-	}
-	s.Procs, s.Scan = top, &st
-	if p.events != nil {
-		evs, es := p.events.Drain()
-		s.Events, s.EventStats = evs, &es
-	} else {
-		s.Events = evs
-	}
-	return nil
 }
 
 // onsetSource collects stall onsets from the watchers' goroutines and

@@ -15,6 +15,7 @@ import (
 
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/sources"
 )
 
 // watchSources is what buildWatchSources wires: the sources in sampling
@@ -74,7 +75,7 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 			h.Collectors[len(h.Collectors)-1] = record.CollectorStatus{Name: "psi", Available: true}
 		}
 	}
-	ws.list = append(ws.list, &psiSource{c: pc})
+	ws.list = append(ws.list, sources.PSI{C: pc})
 
 	if os.Geteuid() != 0 {
 		ws.warnings = append(ws.warnings, "not root: other users' per-process I/O (/proc/PID/io) is invisible; run as root (or with CAP_SYS_PTRACE) to see every process")
@@ -85,29 +86,6 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 
 // addWatchCollectors is extended as collectors land; see watch_collectors.go.
 var addWatchCollectors = func(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {}
-
-// psiSource adapts psi.Collector to record.Source.
-type psiSource struct{ c *psi.Collector }
-
-func (p *psiSource) Name() string { return "psi" }
-
-func (p *psiSource) Fill(ctx context.Context, s *record.Sample) error {
-	host, missing, err := p.c.Collect(ctx)
-	if err != nil {
-		return err
-	}
-	if len(missing) < len(psi.Resources) {
-		s.PSI = &host
-	}
-	cg, _, ok, err := p.c.CollectCgroup(ctx)
-	if err != nil {
-		return fmt.Errorf("cgroup %s: %w", p.c.CgroupDir(), err)
-	}
-	if ok {
-		s.CgroupPSI = &cg
-	}
-	return nil
-}
 
 // hostHeader fills the host facts of a recording header. Boot time and
 // host name come from gopsutil, pointed at the same root as the

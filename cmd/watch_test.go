@@ -17,16 +17,34 @@ import (
 )
 
 func TestNewWatchCmd(t *testing.T) {
+	def := func(o WatchOptions) WatchOptions {
+		o.ProbeEvery, o.Events, o.StallThreshold, o.StallWindow = 200*time.Millisecond, "auto", 100*time.Millisecond, time.Second
+		if o.Interval == 0 {
+			o.Interval = time.Second
+		}
+		if o.TopN == 0 {
+			o.TopN = 10
+		}
+		return o
+	}
 	tests := []struct {
 		args    string
 		want    WatchOptions
 		wantErr string
 	}{
-		{args: "", want: WatchOptions{Interval: time.Second, TopN: 10, ProbeEvery: 200 * time.Millisecond}},
+		{args: "", want: def(WatchOptions{})},
 		{args: "--interval 500ms --duration 1m --out r.jsonl --force --top 3 -q --cgroup /sys/fs/cgroup/x",
-			want: WatchOptions{Interval: 500 * time.Millisecond, Duration: time.Minute, Out: "r.jsonl", Force: true, TopN: 3, Quiet: true, Cgroup: "/sys/fs/cgroup/x", ProbeEvery: 200 * time.Millisecond}},
-		{args: "--exec -- sleep 5", want: WatchOptions{Interval: time.Second, TopN: 10, Command: []string{"sleep", "5"}, ProbeEvery: 200 * time.Millisecond}},
-		{args: "-- ./load.sh -x", want: WatchOptions{Interval: time.Second, TopN: 10, Command: []string{"./load.sh", "-x"}, ProbeEvery: 200 * time.Millisecond}},
+			want: def(WatchOptions{Interval: 500 * time.Millisecond, Duration: time.Minute, Out: "r.jsonl", Force: true, TopN: 3, Quiet: true, Cgroup: "/sys/fs/cgroup/x"})},
+		{args: "--exec -- sleep 5", want: def(WatchOptions{Command: []string{"sleep", "5"}})},
+		{args: "-- ./load.sh -x", want: def(WatchOptions{Command: []string{"./load.sh", "-x"}})},
+		{args: "--events off --stall-threshold 0 --enable-delayacct --keep-cmdline --all-devices",
+			want: func() WatchOptions {
+				o := def(WatchOptions{KeepCmdline: true, AllDevices: true, EnableDelayAcct: true})
+				o.Events, o.StallThreshold = "off", 0
+				return o
+			}()},
+		{args: "--events sometimes", wantErr: `--events "sometimes": want auto, on or off`},
+		{args: "--stall-window 100ms", wantErr: "--stall-window must be 500ms..10s"},
 		{args: "--exec", wantErr: "--exec needs a command"},
 		{args: "sleep 5", wantErr: `unexpected argument "sleep"`},
 		{args: "--interval 1ms", wantErr: "too short"},

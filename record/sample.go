@@ -92,6 +92,13 @@ type Sample struct {
 	// Onsets are the stall thresholds crossed since the previous sample.
 	Onsets []StallOnset `json:"onsets,omitempty"`
 	Errors []string     `json:"errors,omitempty"` // collectors that failed this time, "name: error"
+
+	// CgroupVMStat holds the --cgroup group's counters with the meanings of
+	// VMStat, from cgroup v2 <group>/memory.stat and memory.events
+	// (oom_kill); nil when no group was given, and a nil field where the
+	// group or kernel lacks that counter (no v2 memory controller, older
+	// kernel).
+	CgroupVMStat *lru.VMStat `json:"cgroup_vmstat,omitempty"`
 }
 
 // StallOnset is the moment stall time crossed a threshold within a moving
