@@ -56,6 +56,9 @@ type Cgroup struct {
 	DirtyBytes     uint64 `json:"dirty_bytes"`     // v2 file_dirty, v1 total_dirty
 	WritebackBytes uint64 `json:"writeback_bytes"` // v2 file_writeback, v1 total_writeback
 	SockBytes      uint64 `json:"sock_bytes"`      // v2 sock (v1 has none)
+	// CacheBytes is the page cache the kernel can reclaim from the group
+	// without swap: file minus shmem.
+	CacheBytes uint64 `json:"cache_bytes"`
 
 	Events  map[string]uint64 `json:"events,omitempty"`  // v2 memory.events: low, high, max, oom, oom_kill, …
 	Failcnt *uint64           `json:"failcnt,omitempty"` // v1 memory.failcnt: times usage hit the limit
@@ -71,10 +74,6 @@ type Cgroup struct {
 	MostlyCache bool   `json:"mostly_cache"` // CacheBytes ≥ MostlyCacheShare × usage
 	Note        string `json:"note,omitempty"`
 }
-
-// CacheBytes is the page cache the kernel can reclaim from the group
-// without swap: file minus shmem.
-func (c Cgroup) CacheBytes() uint64 { return sub(c.FileBytes, c.ShmemBytes) }
 
 // Cgroups walks the memory cgroups under <root>/sys/fs/cgroup: the v2
 // hierarchy when it has the memory controller, else the v1 memory
@@ -249,9 +248,10 @@ func readV1(dir, rel, v2dir string) (Cgroup, bool, error) {
 	return cg, true, nil
 }
 
-// judge sets NearLimit, MostlyCache and Note.
+// judge sets CacheBytes, NearLimit, MostlyCache and Note.
 func judge(cg *Cgroup) {
-	cache := cg.CacheBytes()
+	cg.CacheBytes = sub(cg.FileBytes, cg.ShmemBytes)
+	cache := cg.CacheBytes
 	cg.MostlyCache = cg.UsageBytes > 0 && float64(cache) >= MostlyCacheShare*float64(cg.UsageBytes)
 	if cg.LimitBytes == nil || *cg.LimitBytes == 0 {
 		return

@@ -42,14 +42,12 @@ type Host struct {
 
 	SwapTotalBytes  uint64 `json:"swap_total_bytes"`  // SwapTotal
 	SwapFreeBytes   uint64 `json:"swap_free_bytes"`   // SwapFree
+	SwapUsedBytes   uint64 `json:"swap_used_bytes"`   // SwapTotal − SwapFree
 	SwapCachedBytes uint64 `json:"swap_cached_bytes"` // SwapCached: swapped-out pages also still in RAM
 
 	Tmpfs   []TmpfsMount `json:"tmpfs,omitempty"`
 	Missing []string     `json:"missing,omitempty"` // /proc/meminfo fields absent on this kernel
 }
-
-// SwapUsedBytes is SwapTotal − SwapFree.
-func (h Host) SwapUsedBytes() uint64 { return sub(h.SwapTotalBytes, h.SwapFreeBytes) }
 
 // FileLRUBytes is Active(file)+Inactive(file): the page cache on the LRU
 // lists, which the kernel reclaims before anything else.
@@ -70,11 +68,20 @@ type TmpfsMount struct {
 // a field of [Collector] so tests can stand in for statfs(2) on a fixture.
 type Statfs func(path string) (sizeBytes, freeBytes uint64, err error)
 
-// statfs is the live Statfs, from statfs(2).
+// errNotTmpfs says a mount point of mountinfo is, under this root, not a
+// tmpfs: the root is a fixture tree or the mount is gone.
+var errNotTmpfs = fmt.Errorf("not a tmpfs: %w", os.ErrNotExist)
+
+// statfs is the live Statfs, from statfs(2). A path that is not a tmpfs
+// (f_type TMPFS_MAGIC) yields errNotTmpfs, so a fixture root's directories
+// are never measured as if they were the mounts.
 func statfs(path string) (uint64, uint64, error) {
 	var s unix.Statfs_t
 	if err := unix.Statfs(path, &s); err != nil {
 		return 0, 0, fmt.Errorf("statfs %s: %w", path, err)
+	}
+	if s.Type != unix.TMPFS_MAGIC {
+		return 0, 0, fmt.Errorf("%s: %w", path, errNotTmpfs)
 	}
 	return s.Blocks * uint64(s.Bsize), s.Bfree * uint64(s.Bsize), nil
 }
@@ -145,6 +152,7 @@ func hostFromMeminfo(mi procfs.Meminfo) Host {
 		}
 		*f.dst = *f.src
 	}
+	h.SwapUsedBytes = sub(h.SwapTotalBytes, h.SwapFreeBytes)
 	return h
 }
 

@@ -170,7 +170,8 @@ func TestCgroupsV1Hybrid(t *testing.T) {
 			Path: "/", Version: 1, UsageBytes: 1611669504,
 			AnonBytes: 121446400, FileBytes: 1490845696, ShmemBytes: 17457152,
 			MappedBytes: 53706752, DirtyBytes: 18882560, WritebackBytes: 0,
-			Failcnt: u64(0),
+			CacheBytes: 1490845696 - 17457152, // total_cache − total_shmem
+			Failcnt:    u64(0),
 			PSI: &psi.Resource{
 				Some: psi.Line{Avg10: 0.17, Avg60: 0.41, Avg300: 0.17, Total: 795019 * time.Microsecond},
 				Full: &psi.Line{Avg10: 0.14, Avg60: 0.28, Avg300: 0.10, Total: 548285 * time.Microsecond},
@@ -180,7 +181,7 @@ func TestCgroupsV1Hybrid(t *testing.T) {
 		{
 			Path: "/memdiag-mem-fixture", Version: 1, UsageBytes: 65687552,
 			LimitBytes: u64(64 << 20), SwapBytes: u64(0),
-			AnonBytes: 21114880, FileBytes: 44040192,
+			AnonBytes: 21114880, FileBytes: 44040192, CacheBytes: 44040192,
 			Failcnt: u64(1015), OOMKills: u64(0),
 			PSI: &psi.Resource{
 				Some: psi.Line{Avg10: 0.24, Avg60: 0.23, Avg300: 0.06, Total: 218663 * time.Microsecond},
@@ -208,7 +209,7 @@ func TestCgroupsV2(t *testing.T) {
 	want := []Cgroup{{
 		Path:    "/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
 		Version: 2, UsageBytes: 26591232, // memory.max "max": no limit
-		AnonBytes: 10895360, FileBytes: 14278656, ShmemBytes: 0, MappedBytes: 9904128,
+		AnonBytes: 10895360, FileBytes: 14278656, ShmemBytes: 0, MappedBytes: 9904128, CacheBytes: 14278656,
 		Events:   map[string]uint64{"low": 0, "high": 0, "max": 3, "oom": 0, "oom_kill": 0, "oom_group_kill": 0},
 		OOMKills: u64(0), MostlyCache: true,
 	}}
