@@ -261,8 +261,15 @@ func judge(cg *Cgroup) {
 		return
 	}
 	psiText := "it has no memory.pressure to say otherwise"
+	stalls := false
 	if cg.PSI != nil {
 		psiText = fmt.Sprintf("its memory PSI is some avg10=%.2f %%", cg.PSI.Some.Avg10)
+		stalls = cg.PSI.Some.Avg10 >= PressureStallShare*100
+	}
+	if cg.MostlyCache && stalls {
+		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable; anon %s), but %s: reclaiming it stalls the group's tasks, its working set does not fit the limit",
+			percent(cg.UsageBytes, *cg.LimitBytes), FormatBytes(cache), FormatBytes(cg.AnonBytes), psiText)
+		return
 	}
 	if cg.MostlyCache {
 		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable; anon %s): fine until its PSI says otherwise; %s",

@@ -228,6 +228,13 @@ func TestJudge(t *testing.T) {
 	if !strings.Contains(cg.Note, "mostly anon/shmem (58.0 MiB; cache 3.0 MiB)") || !strings.Contains(cg.Note, "no memory.pressure") {
 		t.Errorf("Note = %q", cg.Note)
 	}
+	// Mostly cache, but the group's PSI says its tasks stall on reclaim.
+	cg = Cgroup{UsageBytes: 63 << 20, LimitBytes: u64(64 << 20), AnonBytes: 3 << 20, FileBytes: 60 << 20,
+		PSI: &psi.Resource{Some: psi.Line{Avg10: 2.17}}}
+	judge(&cg)
+	if want := "98 % of its limit, mostly page cache (60.0 MiB, reclaimable; anon 3.0 MiB), but its memory PSI is some avg10=2.17 %: reclaiming it stalls the group's tasks, its working set does not fit the limit"; cg.Note != want {
+		t.Errorf("Note = %q, want %q", cg.Note, want)
+	}
 	// Shmem is file in memory.stat but not reclaimable cache.
 	cg = Cgroup{UsageBytes: 60 << 20, LimitBytes: u64(64 << 20), FileBytes: 50 << 20, ShmemBytes: 40 << 20}
 	judge(&cg)
