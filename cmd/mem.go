@@ -163,6 +163,12 @@ func readKernelLog(ctx context.Context, opts *MemOptions, col *memview.Collector
 				why = append(why, err.Error())
 				continue
 			}
+			if len(strings.TrimSpace(string(out))) == 0 {
+				// journalctl prints nothing, successfully, without a journal
+				// or without the right to read it: that is not "no kills".
+				why = append(why, c[0]+": no kernel messages (no journal, or no access to it)")
+				continue
+			}
 			kills, err := memview.ParseKernelLog(strings.NewReader(string(out)), c[0], boot)
 			if err != nil {
 				why = append(why, err.Error())

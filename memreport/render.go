@@ -183,6 +183,9 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 		fmt.Fprintf(&b, "Kernel log not readable (%s); only the counters below are known.\n", r.OOM.LogUnreadable)
 	} else {
 		fmt.Fprintf(&b, "From %s: %d OOM kills in the kernel log.\n", r.OOM.LogSource, len(r.OOM.Kills))
+		if v := r.OOM.VMStatOOMKills; v != nil && *v > uint64(len(r.OOM.Kills)) {
+			fmt.Fprintf(&b, "The kernel counted %d since boot: the others' messages have left the log.\n", *v)
+		}
 	}
 	if len(r.OOM.Kills) > 0 {
 		t = newTable()
