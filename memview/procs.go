@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -51,39 +52,9 @@ type ProcScan struct {
 // Procs returns the n processes with the largest RSS (all if n ≤ 0),
 // largest first, ties by PID. Kernel threads (no VmRSS) are left out.
 func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
-	all, err := c.fs.AllProcs()
+	cands, st, err := c.topByRSS(n)
 	if err != nil {
-		return nil, ProcScan{}, err
-	}
-	var st ProcScan
-	st.Processes = len(all)
-	type cand struct {
-		p  procfs.Proc
-		ps procfs.ProcStatus
-	}
-	var cands []cand
-	for _, p := range all {
-		s, err := p.NewStatus()
-		if err != nil {
-			if gone(err) {
-				st.Vanished++
-				continue
-			}
-			return nil, st, fmt.Errorf("/proc/%d/status: %w", p.PID, err)
-		}
-		if s.VmRSS == 0 && s.RssAnon == 0 && s.RssFile == 0 {
-			continue // kernel thread, or a zombie
-		}
-		cands = append(cands, cand{p, s})
-	}
-	sort.Slice(cands, func(i, j int) bool {
-		if cands[i].ps.VmRSS != cands[j].ps.VmRSS {
-			return cands[i].ps.VmRSS > cands[j].ps.VmRSS
-		}
-		return cands[i].p.PID < cands[j].p.PID
-	})
-	if n > 0 && len(cands) > n {
-		cands = cands[:n]
+		return nil, st, err
 	}
 	out := make([]Proc, 0, len(cands))
 	for _, c := range cands {
@@ -109,6 +80,47 @@ func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
 		out = append(out, pr)
 	}
 	return out, st, nil
+}
+
+type cand struct {
+	p  procfs.Proc
+	ps procfs.ProcStatus
+}
+
+// topByRSS reads /proc/PID/status of every process and returns the n with
+// the largest VmRSS (all if n ≤ 0), largest first, ties by PID.
+func (c *Collector) topByRSS(n int) ([]cand, ProcScan, error) {
+	all, err := c.fs.AllProcs()
+	if err != nil {
+		return nil, ProcScan{}, err
+	}
+	var st ProcScan
+	st.Processes = len(all)
+	var cands []cand
+	for _, p := range all {
+		s, err := p.NewStatus()
+		if err != nil {
+			if gone(err) {
+				st.Vanished++
+				continue
+			}
+			return nil, st, fmt.Errorf("%s/%d/status: %w", filepath.Join(c.root, "proc"), p.PID, err)
+		}
+		if s.VmRSS == 0 && s.RssAnon == 0 && s.RssFile == 0 {
+			continue // kernel thread, or a zombie
+		}
+		cands = append(cands, cand{p, s})
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].ps.VmRSS != cands[j].ps.VmRSS {
+			return cands[i].ps.VmRSS > cands[j].ps.VmRSS
+		}
+		return cands[i].p.PID < cands[j].p.PID
+	})
+	if n > 0 && len(cands) > n {
+		cands = cands[:n]
+	}
+	return cands, st, nil
 }
 
 // gone reports whether err means the process exited while being read.
