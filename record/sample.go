@@ -17,6 +17,7 @@ import (
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/memview"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/swap"
 	"github.com/memdiag/memdiag/timers"
@@ -85,6 +86,7 @@ type Sample struct {
 	Events    []diskio.ProcEvent `json:"events,omitempty"` // processes started/exited since the previous sample
 	Scan      *diskio.ScanStats  `json:"scan,omitempty"`
 	Latency   *latency.Summary   `json:"latency,omitempty"` // requests that started in (previous sample, this sample]
+	RSS       []memview.ProcRSS  `json:"rss,omitempty"`     // top N processes by RSS: anon/file/shmem (memview.Collector.TopRSS); memview.Growth fits them
 	Errors    []string           `json:"errors,omitempty"`  // collectors that failed this time, "name: error"
 }
 
