@@ -125,8 +125,10 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 	}
 	if r.Activity.Interval > 0 {
 		a := r.Activity
-		t.AppendRow(table.Row{"over the last " + a.Interval.Round(100*time.Millisecond).String(),
-			fmt.Sprintf("%d refaults, %d direct-reclaim stalls, %d pages scanned directly, %d by kswapd", a.RefaultPages, a.Allocstalls, a.DirectScanPages, a.KswapdScanPages), ""})
+		over := a.Interval.Round(100 * time.Millisecond).String()
+		t.AppendRow(table.Row{"refaults (last " + over + ")", fmt.Sprintf("%d pages", a.RefaultPages), "evicted cache read back: the cache is too small"})
+		t.AppendRow(table.Row{"direct reclaim (last " + over + ")", fmt.Sprintf("%d stalls, %d pages", a.Allocstalls, a.DirectScanPages), "allocations that had to free memory first"})
+		t.AppendRow(table.Row{"kswapd scan (last " + over + ")", fmt.Sprintf("%d pages", a.KswapdScanPages), "background reclaim"})
 	}
 	render(t)
 	if len(h.Tmpfs) > 0 {

@@ -145,3 +145,16 @@ func TestGrowthLiveE2E(t *testing.T) {
 		t.Errorf("flat hog: %+v; want seen and not flagged", f)
 	}
 }
+
+// BenchmarkTopRSS is the per-sample cost watch pays for RSS on this host.
+func BenchmarkTopRSS(b *testing.B) {
+	c, err := NewCollector("/")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := c.TopRSS(10); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -18,8 +18,10 @@ import (
 // __oom_kill_process); their format changed over time, see
 // [ParseKernelLog].
 type OOMKill struct {
-	// SinceBoot is the log timestamp (time since boot); Time is the wall
-	// time it corresponds to, zero if the boot time is unknown.
+	// SinceBoot is the log timestamp (time since boot); Time is boot time
+	// (/proc/stat btime) plus SinceBoot, zero if the boot time is unknown.
+	// The log's clock stops while the machine is suspended, so after a
+	// suspend Time is early by the time spent suspended.
 	SinceBoot time.Duration `json:"since_boot_ns"`
 	Time      time.Time     `json:"time,omitzero"`
 
@@ -45,9 +47,6 @@ type OOMKill struct {
 }
 
 var (
-	// 6.18: "4,533,523181986,-;Memory cgroup out of memory: Killed process …"
-	// (https://docs.kernel.org/admin-guide/abi-testing.html#abi-dev-kmsg).
-	kmsgLine = regexp.MustCompile(`^(\d+),(\d+),(\d+),[^;]*;(.*)$`)
 	// dmesg, syslog(2) and journalctl -o short-monotonic: "<3>[  523.181986] …",
 	// "[  523.181986] host kernel: …".
 	bracketLine = regexp.MustCompile(`^(?:<\d+>)?\[\s*(\d+)\.(\d+)\]\s?(.*)$`)
@@ -100,12 +99,13 @@ func ParseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error)
 		}
 		var ts time.Duration
 		msg := line
-		if m := kmsgLine.FindStringSubmatch(line); m != nil {
-			us, err := strconv.ParseInt(m[3], 10, 64)
+		if hdr, text, ok := strings.Cut(line, ";"); ok && kmsgHeader(hdr) {
+			f := strings.Split(hdr, ",")
+			us, err := strconv.ParseInt(f[2], 10, 64)
 			if err != nil {
 				return kills, fmt.Errorf("%s:%d: %w: %q", name, n, ErrParse, line)
 			}
-			ts, msg = time.Duration(us)*time.Microsecond, m[4]
+			ts, msg = time.Duration(us)*time.Microsecond, text
 		} else if m := bracketLine.FindStringSubmatch(line); m != nil {
 			sec, err1 := strconv.ParseInt(m[1], 10, 64)
 			frac := (m[2] + "000000000")[:9]
@@ -114,6 +114,9 @@ func ParseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error)
 				return kills, fmt.Errorf("%s:%d: %w: %q", name, n, ErrParse, line)
 			}
 			ts, msg = time.Duration(sec)*time.Second+time.Duration(ns), m[3]
+		}
+		if !strings.Contains(msg, "ill") && !strings.Contains(msg, "Task in ") {
+			continue // not one of the lines below (all but "Task in" say kill/Killed)
 		}
 		if m := oomKillLine.FindStringSubmatch(msg); m != nil {
 			pid, _ := strconv.Atoi(m[3])
@@ -191,6 +194,23 @@ func ParseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error)
 		return kills, fmt.Errorf("%s: %w", name, err)
 	}
 	return kills, nil
+}
+
+// kmsgHeader reports whether hdr is a /dev/kmsg record header,
+// "prio,seq,usec,flags[,more]" as in 6.18's
+// "3,533,523181986,-;Memory cgroup out of memory: Killed process …"
+// (https://docs.kernel.org/admin-guide/abi-testing.html#abi-dev-kmsg).
+func kmsgHeader(hdr string) bool {
+	f := strings.Split(hdr, ",")
+	if len(f) < 4 {
+		return false
+	}
+	for _, x := range f[:3] {
+		if x == "" || strings.Trim(x, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // constraintName maps the kernel's enum oom_constraint names.

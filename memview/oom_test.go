@@ -119,3 +119,16 @@ func TestReadKmsgFile(t *testing.T) {
 		t.Errorf("missing file: err = %v, want not-exist", err)
 	}
 }
+
+func BenchmarkParseKernelLog(b *testing.B) {
+	data, err := os.ReadFile("testdata/host618/dev/kmsg")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := ParseKernelLog(strings.NewReader(string(data)), "kmsg", time.Time{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
