@@ -303,3 +303,16 @@ func parseUint(b []byte) (uint64, error) {
 	}
 	return x, nil
 }
+
+// ParseVMStat parses a whole /proc/vmstat (or a cgroup's memory.stat) from
+// r into a VMStat with the kernel-version mapping applied; path names the
+// source in errors. For one-off reads; Collector.VMStat is the cheap path
+// for sampling.
+func ParseVMStat(r io.Reader, path string) (*VMStat, error) {
+	vals, err := parseVMStat(r, path)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := mapVMStat(vals, false)
+	return v, nil
+}

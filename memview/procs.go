@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/memdiag/memdiag/diskio"
 	"github.com/prometheus/procfs"
 )
 
@@ -145,20 +146,15 @@ func memoryCgroup(cgs []procfs.Cgroup) string {
 	return v2
 }
 
-// unitFromCgroup names the systemd unit or container of a cgroup path:
-// the last component ending in .service or .scope ("docker-<id>.scope"
-// stays as it is), or "docker/<id>" and "kubepods…" style paths' last
-// component. "" when nothing fits.
-//
-// TODO(lead): the diskio branch exports UnitFromCgroup; swap this for it
-// when both are merged.
+// unitFromCgroup names the systemd unit of a cgroup path
+// (diskio.UnitFromCgroup) or, for container runtimes' cgroupfs paths that
+// name no unit ("/docker/<id>", "/kubepods/…/<id>"), the runtime and the
+// last component. "" when nothing fits.
 func unitFromCgroup(p string) string {
-	parts := strings.Split(strings.Trim(p, "/"), "/")
-	for i := len(parts) - 1; i >= 0; i-- {
-		if strings.HasSuffix(parts[i], ".service") || strings.HasSuffix(parts[i], ".scope") {
-			return parts[i]
-		}
+	if u := diskio.UnitFromCgroup(p); u != "" {
+		return u
 	}
+	parts := strings.Split(strings.Trim(p, "/"), "/")
 	if len(parts) >= 2 && hasPrefixAny(parts[len(parts)-2], "docker", "kubepods", "containerd", "libpod") {
 		return path.Join(parts[len(parts)-2], parts[len(parts)-1])
 	}

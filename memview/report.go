@@ -69,7 +69,8 @@ func Build(now time.Time, prev, cur Snapshot, h Host, procs []Proc, scan ProcSca
 	if r.OOM.Kills == nil {
 		r.OOM.Kills = []OOMKill{}
 	}
-	if v, ok := cur.VMStat["oom_kill"]; ok {
+	if cur.VMStat != nil && cur.VMStat.OOMKill != nil {
+		v := *cur.VMStat.OOMKill
 		r.OOM.VMStatOOMKills = &v
 	}
 	for _, c := range cgs {

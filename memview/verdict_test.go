@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 )
 
@@ -20,7 +21,7 @@ func activitySnapshot(t *testing.T, i string) Snapshot {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	v, err := parseVMStat(f, f.Name())
+	v, err := lru.ParseVMStat(f, f.Name())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestAssessCalm(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	later, err := parseVMStat(f, f.Name())
+	later, err := lru.ParseVMStat(f, f.Name())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,14 +114,17 @@ func TestActivityOldKernelNames(t *testing.T) {
 	// Before 4.8 direct reclaim was counted per zone (pgscan_direct_normal,
 	// pgscan_direct_dma32) and before 5.9 refaults had one counter;
 	// pgscan_direct_throttle counts throttling events, not pages.
-	prev := Snapshot{Time: time.Unix(0, 0), VMStat: VMStat{
-		"pgscan_direct_dma32": 10, "pgscan_direct_normal": 100, "pgscan_direct_throttle": 5,
-		"allocstall": 3, "workingset_refault": 1000,
-	}}
-	cur := Snapshot{Time: time.Unix(2, 0), VMStat: VMStat{
-		"pgscan_direct_dma32": 30, "pgscan_direct_normal": 600, "pgscan_direct_throttle": 9,
-		"allocstall": 7, "workingset_refault": 1100,
-	}}
+	vm := func(s string) *lru.VMStat {
+		v, err := lru.ParseVMStat(strings.NewReader(s), "vmstat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	prev := Snapshot{Time: time.Unix(0, 0), VMStat: vm(
+		"pgscan_direct_dma32 10\npgscan_direct_normal 100\npgscan_direct_throttle 5\nallocstall 3\nworkingset_refault 1000\n")}
+	cur := Snapshot{Time: time.Unix(2, 0), VMStat: vm(
+		"pgscan_direct_dma32 30\npgscan_direct_normal 600\npgscan_direct_throttle 9\nallocstall 7\nworkingset_refault 1100\n")}
 	a := NewActivity(prev, cur)
 	if a.DirectScanPages != 520 || a.Allocstalls != 4 || a.RefaultPages != 100 || a.StallSome != nil {
 		t.Fatalf("Activity = %+v; want 520 direct scan pages, 4 allocstalls, 100 refaults, no PSI", a)

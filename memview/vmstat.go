@@ -1,81 +1,23 @@
 package memview
 
 import (
-	"bufio"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 )
 
 // ErrParse is wrapped by every parse error of this package.
 var ErrParse = errors.New("malformed line")
 
-// VMStat is /proc/vmstat as counter name → value, every counter cumulative
-// since boot (pages or events; see include/linux/vm_event_item.h and
-// mm/vmstat.c). memview needs only a few counters and sums the per-zone
-// variants itself (see [Activity]).
-//
-// TODO(lead): the lru package maps vmstat names across kernels into
-// lru.VMStat; once merged, Snapshot can carry that instead.
-type VMStat map[string]uint64
-
-// parseVMStat reads "name value" lines; path is for error messages.
-func parseVMStat(r io.Reader, path string) (VMStat, error) {
-	v := VMStat{}
-	sc := bufio.NewScanner(r)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		name, val, ok := strings.Cut(line, " ")
-		x, err := strconv.ParseUint(strings.TrimSpace(val), 10, 64)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("%s:%d: %w: %q", path, n, ErrParse, line)
-		}
-		v[name] = x
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return v, nil
-}
-
-// sumPrefix adds every counter whose name is one of names or starts with
-// one of them followed by "_" (per-zone variants such as allocstall_normal,
-// pgscan_direct_normal before 4.8). pgscan_direct_throttle, which counts
-// throttling events and not pages, is not a variant. ok is false if no such
-// counter exists.
-func (v VMStat) sumPrefix(names ...string) (total uint64, ok bool) {
-	for k, x := range v {
-		if k == "pgscan_direct_throttle" {
-			continue
-		}
-		for _, n := range names {
-			if k == n || strings.HasPrefix(k, n+"_") {
-				total += x
-				ok = true
-				break
-			}
-		}
-	}
-	return total, ok
-}
-
 // Snapshot is one read of the pressure side of memory: /proc/vmstat and
 // /proc/pressure/memory at Time. [Assess] compares two of them.
 type Snapshot struct {
 	Time   time.Time     `json:"time"`
-	VMStat VMStat        `json:"-"`
+	VMStat *lru.VMStat   `json:"-"`             // /proc/vmstat, mapped across kernel versions by package lru
 	PSI    *psi.Resource `json:"psi,omitempty"` // nil without PSI (kernel < 4.20, psi=0)
 }
 
@@ -90,7 +32,7 @@ func (c *Collector) Snapshot(now time.Time) (s Snapshot, missing error, err erro
 	}
 	defer f.Close()
 	s.Time = now
-	if s.VMStat, err = parseVMStat(f, p); err != nil {
+	if s.VMStat, err = lru.ParseVMStat(f, p); err != nil {
 		return Snapshot{}, nil, err
 	}
 	r, err := psi.ReadFile(filepath.Join(c.root, "proc/pressure/memory"))
@@ -120,8 +62,9 @@ type Activity struct {
 	// (workingset_refault_file + workingset_refault_anon since 5.9,
 	// workingset_refault before): the cache is too small for the working set.
 	RefaultPages uint64 `json:"refault_pages"`
-	// DirectScanPages are pages scanned by allocating tasks themselves
-	// (pgscan_direct, summed over its per-zone variants on old kernels);
+	// DirectScanPages are pages scanned by allocating tasks themselves:
+	// pgscan_direct (summed over per-zone variants on old kernels), or the
+	// reclaim forced by cgroup limits where that is larger;
 	// Allocstalls counts entries into direct reclaim (allocstall_*).
 	DirectScanPages uint64 `json:"direct_scan_pages"`
 	Allocstalls     uint64 `json:"allocstalls"`
@@ -136,20 +79,32 @@ type Activity struct {
 // went backwards (a different boot) counts as zero.
 func NewActivity(prev, cur Snapshot) Activity {
 	a := Activity{Interval: cur.Time.Sub(prev.Time)}
-	d := func(names ...string) uint64 {
-		x, _ := prev.VMStat.sumPrefix(names...)
-		y, _ := cur.VMStat.sumPrefix(names...)
-		return sub(y, x)
+	if prev.VMStat == nil || cur.VMStat == nil {
+		return a
 	}
-	// workingset_refault_file/anon (5.9+) start with "workingset_refault_",
-	// so the prefix sum covers both kernels' names.
-	a.RefaultPages = d("workingset_refault")
-	a.DirectScanPages = d("pgscan_direct")
-	a.Allocstalls = d("allocstall")
-	a.KswapdScanPages = d("pgscan_kswapd")
-	a.MajorFaults = d("pgmajfault")
-	a.SwapOutPages = d("pswpout")
-	a.OOMKills = d("oom_kill")
+	pv, cv := prev.VMStat, cur.VMStat
+	d := func(get func(*lru.VMStat) *uint64) uint64 {
+		x, y := get(pv), get(cv)
+		if x == nil || y == nil {
+			return 0
+		}
+		return sub(*y, *x)
+	}
+	a.RefaultPages = d(func(v *lru.VMStat) *uint64 { return v.WorkingsetRefaultFile }) +
+		d(func(v *lru.VMStat) *uint64 { return v.WorkingsetRefaultAnon })
+	a.DirectScanPages = d(func(v *lru.VMStat) *uint64 { return v.PgscanDirect })
+	a.KswapdScanPages = d(func(v *lru.VMStat) *uint64 { return v.PgscanKswapd })
+	// Reclaim forced by a cgroup's limit is in pgscan_anon/_file only
+	// (5.8+; mm/vmscan.c skips pgscan_direct for cgroup reclaim): it is
+	// done by the allocating task, so it counts as direct here too.
+	all := d(func(v *lru.VMStat) *uint64 { return v.PgscanAnon }) + d(func(v *lru.VMStat) *uint64 { return v.PgscanFile })
+	if cg := sub(all, a.KswapdScanPages); cg > a.DirectScanPages {
+		a.DirectScanPages = cg
+	}
+	a.Allocstalls = d(func(v *lru.VMStat) *uint64 { return v.Allocstall })
+	a.MajorFaults = d(func(v *lru.VMStat) *uint64 { return v.Pgmajfault })
+	a.SwapOutPages = d(func(v *lru.VMStat) *uint64 { return v.Pswpout })
+	a.OOMKills = d(func(v *lru.VMStat) *uint64 { return v.OOMKill })
 	if prev.PSI != nil && cur.PSI != nil {
 		if s, ok := psi.StallShare(prev.PSI.Some, cur.PSI.Some, a.Interval); ok {
 			a.StallSome = &s
