@@ -8,4 +8,5 @@ type EventStats struct {
 	LostBuffer       uint64 `json:"lost_buffer,omitempty"`       // events memdiag dropped because its own buffer between samples was full
 	Overruns         uint64 `json:"overruns,omitempty"`          // ENOBUFS returned by a socket (the count of lost messages is in LostKernel for the connector)
 	TaskstatsMissing uint64 `json:"taskstats_missing,omitempty"` // process exits seen by the connector without a taskstats record
+	Error            string `json:"error,omitempty"`             // a reader stopped on an unexpected error: events after it are missing
 }

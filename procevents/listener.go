@@ -3,6 +3,8 @@ package procevents
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -81,6 +83,7 @@ type Listener struct {
 	threadIO map[int]*TaskExit    // I/O of a process's exited threads, by TGID
 	cnExits  map[int]time.Time    // connector exits of main threads awaiting taskstats
 	pending  map[int]*pendingExit // by TGID
+	readErr  string               // why a reader stopped early, reported once by Drain
 	gen      uint64               // incremented by Drain: indexes into events are valid within one generation
 	wg       sync.WaitGroup
 	tsOn     bool
@@ -234,17 +237,30 @@ func monoToWall(ns uint64, now time.Time) time.Time {
 	return now.Add(-time.Duration(uint64(ts.Nano()) - ns))
 }
 
+// keepReading decides after a receive error whether to read on: ENOBUFS
+// (the kernel dropped messages; the connector's drops are counted exactly
+// from sequence numbers) is counted and survived; a closed socket or an
+// ended ctx stops quietly; anything else stops the reader and is reported
+// in the next EventStats.
+func (l *Listener) keepReading(ctx context.Context, which string, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed) {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if errors.Is(err, unix.ENOBUFS) {
+		l.stats.Overruns++
+		return true
+	}
+	l.readErr = fmt.Sprintf("%s reader stopped: %v", which, err)
+	return false
+}
+
 func (l *Listener) readConnector(ctx context.Context, cn *netlink.Conn) {
 	for {
 		msgs, err := cn.Receive()
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, os.ErrClosed) || strings.Contains(err.Error(), "use of closed") {
-				return
-			}
-			if errors.Is(err, unix.ENOBUFS) {
-				l.mu.Lock()
-				l.stats.Overruns++
-				l.mu.Unlock()
+			if l.keepReading(ctx, "connector", err) {
 				continue
 			}
 			return
@@ -346,13 +362,7 @@ func (l *Listener) readTaskstats(ctx context.Context, ts *genetlink.Conn) {
 	for {
 		msgs, _, err := ts.Receive()
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, os.ErrClosed) || strings.Contains(err.Error(), "use of closed") {
-				return
-			}
-			if errors.Is(err, unix.ENOBUFS) {
-				l.mu.Lock()
-				l.stats.Overruns++
-				l.mu.Unlock()
+			if l.keepReading(ctx, "taskstats", err) {
 				continue
 			}
 			return
@@ -466,6 +476,7 @@ func (l *Listener) Drain() ([]diskio.ProcEvent, diskio.EventStats) {
 	// time order (stable, so an exec stays before its exit on a tie).
 	sort.SliceStable(ev, func(i, j int) bool { return ev[i].Time.Before(ev[j].Time) })
 	st := l.stats
+	st.Error, l.readErr = l.readErr, ""
 	st.LostKernel = l.seq.lost
 	l.seq.lost = 0
 	l.stats = diskio.EventStats{}
