@@ -160,6 +160,7 @@ type cronLine struct {
 	Spec    string // the time spec as written ("5-55/10 * * * *", "@daily")
 	User    string
 	Command string
+	Path    string // the PATH= in force for the line (crontab(5))
 	Err     string // "file:line: reason" when the line is malformed
 }
 
@@ -170,12 +171,19 @@ var envLine = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\s*=`)
 // owner (the file name under /var/spool/cron/crontabs).
 func parseCrontab(file string, lines []string, system bool, user string) []cronLine {
 	var out []cronLine
+	pathEnv := "/usr/bin:/bin" // cron's default PATH (crontab(5))
 	for i, raw := range lines {
 		l := strings.TrimSpace(raw)
-		if l == "" || strings.HasPrefix(l, "#") || envLine.MatchString(l) {
+		if envLine.MatchString(l) {
+			if k, v, _ := strings.Cut(l, "="); strings.TrimSpace(k) == "PATH" {
+				pathEnv = strings.Trim(strings.TrimSpace(v), `"'`)
+			}
 			continue
 		}
-		cl := cronLine{File: file, Line: i + 1, User: user}
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		cl := cronLine{File: file, Line: i + 1, User: user, Path: pathEnv}
 		f := strings.Fields(l)
 		nTime := 5
 		if strings.HasPrefix(f[0], "@") {
@@ -252,7 +260,7 @@ func runPartsScripts(root, dir string) []string {
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 			continue
 		}
-		out = append(out, path.Join(dir, de.Name()))
+		out = append(out, "/"+path.Join(dir, de.Name()))
 	}
 	sort.Strings(out)
 	return out
@@ -266,6 +274,55 @@ var (
 	anacronGuard = regexp.MustCompile(`test\s+-x\s+(/usr/sbin/anacron)\s*\|\|`)
 	systemdGuard = regexp.MustCompile(`(?:test\s+-[de]\s+/run/systemd/system\s*\|\||\[\s+-[de]\s+/run/systemd/system\s+\]\s*\|\||\[\s+!\s+-[de]\s+/run/systemd/system\s+\])`)
 )
+
+// scriptSkipsOnSystemd matches the idiom of Debian's cron scripts that
+// step aside for their systemd timer: "if [ -d /run/systemd/system ]; then
+// exit 0" (logrotate, man-db, apt-compat, dpkg, plocate) or
+// "[ ! -d /run/systemd/system ] || exit 0" (sysstat, debian-sa1).
+var scriptSkipsOnSystemd = regexp.MustCompile(`\[\s+-d\s+/run/systemd/system\s+\][^\n]*;?\s*then\s*\n(?:\s*#[^\n]*\n)*\s*exit\b|\[\s+!\s+-d\s+/run/systemd/system\s+\]\s*\|\|\s*exit\b`)
+
+// skipsOnSystemd reports whether the script at rel (relative to root)
+// exits at once when systemd is the init system. Only the first 4 KiB are
+// read.
+func skipsOnSystemd(root, rel string) bool {
+	f, err := os.Open(filepath.Join(root, rel))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 4096)
+	n, _ := f.Read(b)
+	return scriptSkipsOnSystemd.Match(b[:n])
+}
+
+// commandScripts returns the scripts (relative to root) that a cron
+// command runs by name: absolute paths and names found on the crontab's
+// PATH.
+func commandScripts(root, cmd, pathEnv string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(cmd, func(r rune) bool { return strings.ContainsRune(" \t;&|(){}", r) }) {
+		if strings.ContainsAny(w, "=$'\"<>") || w == "" {
+			continue
+		}
+		if strings.HasPrefix(w, "/") {
+			if isExecutable(root, strings.TrimPrefix(w, "/")) {
+				out = append(out, strings.TrimPrefix(w, "/"))
+			}
+			continue
+		}
+		if strings.Contains(w, "/") {
+			continue
+		}
+		for _, d := range strings.Split(pathEnv, ":") {
+			p := strings.TrimPrefix(path.Join(d, w), "/")
+			if strings.HasPrefix(d, "/") && isExecutable(root, p) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
 
 // cronJobs reads /etc/crontab, /etc/cron.d/* and /var/spool/cron/crontabs/*.
 func cronJobs(root string, d daemons) []Job {
@@ -321,8 +378,24 @@ func cronJob(root string, d daemons, cl cronLine, prefix string) Job {
 	}
 	if dir := runPartsDir(cl.Command); dir != "" {
 		j.Scripts = runPartsScripts(root, strings.TrimPrefix(dir, "/"))
+		if d.systemdInit {
+			for _, sc := range j.Scripts {
+				if skipsOnSystemd(root, strings.TrimPrefix(sc, "/")) {
+					j.IdleScripts = append(j.IdleScripts, sc)
+				}
+			}
+		}
 	}
 	j.Note = noteFor(j)
+	selfSkip := ""
+	if d.systemdInit && len(j.Scripts) == 0 {
+		for _, sc := range commandScripts(root, cl.Command, cl.Path) {
+			if skipsOnSystemd(root, sc) {
+				selfSkip = "/" + sc
+				break
+			}
+		}
+	}
 	switch {
 	case !d.cronActive:
 		j.Reason = d.cronWhy
@@ -330,6 +403,8 @@ func cronJob(root string, d daemons, cl cronLine, prefix string) Job {
 		j.Reason = "does nothing: anacron is installed (usr/sbin/anacron), and /etc/anacrontab runs these scripts"
 	case systemdGuard.MatchString(cl.Command) && d.systemdInit:
 		j.Reason = "does nothing on this host: the command checks /run/systemd/system and systemd is the init system (its systemd unit does the work)"
+	case selfSkip != "":
+		j.Reason = fmt.Sprintf("does nothing on this host: %s exits when /run/systemd/system exists and systemd is the init system (its systemd timer does the work)", selfSkip)
 	default:
 		j.Active = true
 		j.ActiveVia = append([]string(nil), d.cronVia...)

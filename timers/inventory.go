@@ -86,7 +86,11 @@ var cronUnits = []string{"cron.service", "cronie.service", "crond.service"}
 // pulled in at boot (or, on a root without systemd, its daemon exists).
 func findDaemons(root string, sys *manager) daemons {
 	d := daemons{}
-	if t, err := resolveIn(root, "sbin/init"); err == nil && strings.HasSuffix(t, "systemd/systemd") {
+	// sbin/init is a link to systemd on Debian with systemd-sysv; the
+	// link target need not exist under a fixture root.
+	if t, err := os.Readlink(filepath.Join(root, "sbin/init")); err == nil && strings.HasSuffix(t, "systemd/systemd") {
+		d.systemdInit = true
+	} else if t, err := resolveIn(root, "sbin/init"); err == nil && strings.HasSuffix(t, "systemd/systemd") {
 		d.systemdInit = true
 	}
 	if isExecutable(root, "usr/sbin/anacron") {

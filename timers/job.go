@@ -63,6 +63,10 @@ type Job struct {
 	Unit    string   `json:"unit,omitempty"`    // the activated service, e.g. "pmlogger_check.service"
 	Command string   `json:"command"`           // ExecStart, cron command, anacron command
 	Scripts []string `json:"scripts,omitempty"` // run-parts scripts run by the job
+	// IdleScripts are the Scripts that exit at once on this host because
+	// systemd is the init system and their own timer does the work
+	// (Debian's logrotate, man-db, apt-compat, dpkg, sysstat cron scripts).
+	IdleScripts []string `json:"idle_scripts,omitempty"`
 	User    string   `json:"user,omitempty"`
 
 	// Resource settings of the activated service as written

@@ -48,7 +48,13 @@ func noteFor(j Job) string {
 		for _, s := range j.Scripts {
 			for _, k := range knownJobs {
 				if k.re.MatchString(s) {
-					names = append(names, path.Base(s))
+					n := path.Base(s)
+					for _, idle := range j.IdleScripts {
+						if idle == s {
+							n += " (idle: systemd timer)"
+						}
+					}
+					names = append(names, n)
 					break
 				}
 			}

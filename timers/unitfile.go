@@ -15,6 +15,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -391,12 +392,15 @@ func parseUnit(file string, b []byte) ([]entry, []string) {
 			}
 			// A backslash at the end of a line continues the value; systemd
 			// joins the lines with a space.
-			v := strings.TrimSpace(strings.ReplaceAll(e.Value, "\\\n", " "))
+			v := strings.TrimSpace(continuation.ReplaceAllString(e.Value, " "))
 			out = append(out, entry{Section: s.Section, Key: e.Name, Value: v, File: file, Line: line})
 		}
 	}
 	return out, errs
 }
+
+// continuation is a backslash-newline and the next line's indentation.
+var continuation = regexp.MustCompile(`\\\n[ \t]*`)
 
 // depDirs lists the names of units linked from NAME.wants/, NAME.requires/
 // and NAME.upholds/ folders on the search path (systemd.unit(5)), with the
