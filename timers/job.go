@@ -67,7 +67,7 @@ type Job struct {
 	// systemd is the init system and their own timer does the work
 	// (Debian's logrotate, man-db, apt-compat, dpkg, sysstat cron scripts).
 	IdleScripts []string `json:"idle_scripts,omitempty"`
-	User    string   `json:"user,omitempty"`
+	User        string   `json:"user,omitempty"`
 
 	// Resource settings of the activated service as written
 	// (systemd.exec(5), systemd.resource-control(5)); "" when unset.
