@@ -34,7 +34,7 @@ type anacronTrigger struct {
 }
 
 // anacronJobs reads etc/anacrontab.
-func anacronJobs(root string, trig anacronTrigger) []Job {
+func anacronJobs(root string, trig anacronTrigger, systemdInit bool) []Job {
 	const rel = "etc/anacrontab"
 	lines, err := readLines(root, rel)
 	if err != nil {
@@ -105,6 +105,7 @@ func anacronJobs(root string, trig anacronTrigger) []Job {
 		}
 		if dir := runPartsDir(j.Command); dir != "" {
 			j.Scripts = runPartsScripts(root, strings.TrimPrefix(dir, "/"))
+			j.IdleScripts = idleScripts(root, j.Scripts, systemdInit)
 		}
 		j.Note = noteFor(j)
 		if len(trig.Schedules) == 0 {

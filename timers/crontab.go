@@ -295,6 +295,21 @@ func skipsOnSystemd(root, rel string) bool {
 	return scriptSkipsOnSystemd.Match(b[:n])
 }
 
+// idleScripts returns the scripts that exit at once because systemd is
+// the init system.
+func idleScripts(root string, scripts []string, systemdInit bool) []string {
+	if !systemdInit {
+		return nil
+	}
+	var out []string
+	for _, sc := range scripts {
+		if skipsOnSystemd(root, strings.TrimPrefix(sc, "/")) {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
 // commandScripts returns the scripts (relative to root) that a cron
 // command runs by name: absolute paths and names found on the crontab's
 // PATH.
@@ -378,13 +393,7 @@ func cronJob(root string, d daemons, cl cronLine, prefix string) Job {
 	}
 	if dir := runPartsDir(cl.Command); dir != "" {
 		j.Scripts = runPartsScripts(root, strings.TrimPrefix(dir, "/"))
-		if d.systemdInit {
-			for _, sc := range j.Scripts {
-				if skipsOnSystemd(root, strings.TrimPrefix(sc, "/")) {
-					j.IdleScripts = append(j.IdleScripts, sc)
-				}
-			}
-		}
+		j.IdleScripts = idleScripts(root, j.Scripts, d.systemdInit)
 	}
 	j.Note = noteFor(j)
 	selfSkip := ""

@@ -52,7 +52,7 @@ func Inventory(root string, opts InventoryOptions) ([]Job, error) {
 	}
 	d := findDaemons(root, sys)
 	jobs = append(jobs, cronJobs(root, d)...)
-	jobs = append(jobs, anacronJobs(root, findAnacronTrigger(root, sys, jobs))...)
+	jobs = append(jobs, anacronJobs(root, findAnacronTrigger(root, sys, jobs), d.systemdInit)...)
 	order := map[Source]int{Systemd: 0, Cron: 1, Anacron: 2}
 	sort.SliceStable(jobs, func(a, b int) bool {
 		if order[jobs[a].Source] != order[jobs[b].Source] {
