@@ -25,23 +25,23 @@ var update = flag.Bool("update", false, "update golden files")
 // Expressions systemd rejects are kept too: ParseCalendar must reject them.
 var oracleExprs = []string{
 	// Debian packages (testdata/calendar/SOURCE).
-	"Sun *-*-* 03:10:00",  // e2fsprogs e2scrub_all.timer
-	"daily",               // man-db.timer, logrotate.timer
-	"*-*-* 6:00",          // apt apt-daily-upgrade.timer
-	"*-*-* 6,18:00",       // apt apt-daily.timer
-	"weekly",              // util-linux fstrim.timer
-	"*-*-* *:28:00",       // pcp pmie_check.timer
-	"*-*-* *:58:00",       // pcp pmie_check.timer
-	"*-*-* *:28:10",       // pcp pmie_farm_check.timer
-	"*-*-* *:58:10",       // pcp pmie_farm_check.timer
-	"*-*-* *:25:10",       // pcp pmlogger_farm_check.timer
-	"*-*-* *:55:10",       // pcp pmlogger_farm_check.timer
-	"*-*-* 00:10:00",      // pcp pmlogger_daily.timer
-	"*-*-* 00:08:00",      // pcp pmie_daily.timer
-	"*-*-* *:25:00",       // pcp pmlogger_check.timer
-	"*-*-* *:55:00",       // pcp pmlogger_check.timer
-	"*:00/10",             // sysstat sysstat-collect.timer
-	"00:07:00",            // sysstat sysstat-summary.timer
+	"Sun *-*-* 03:10:00", // e2fsprogs e2scrub_all.timer
+	"daily",              // man-db.timer, logrotate.timer
+	"*-*-* 6:00",         // apt apt-daily-upgrade.timer
+	"*-*-* 6,18:00",      // apt apt-daily.timer
+	"weekly",             // util-linux fstrim.timer
+	"*-*-* *:28:00",      // pcp pmie_check.timer
+	"*-*-* *:58:00",      // pcp pmie_check.timer
+	"*-*-* *:28:10",      // pcp pmie_farm_check.timer
+	"*-*-* *:58:10",      // pcp pmie_farm_check.timer
+	"*-*-* *:25:10",      // pcp pmlogger_farm_check.timer
+	"*-*-* *:55:10",      // pcp pmlogger_farm_check.timer
+	"*-*-* 00:10:00",     // pcp pmlogger_daily.timer
+	"*-*-* 00:08:00",     // pcp pmie_daily.timer
+	"*-*-* *:25:00",      // pcp pmlogger_check.timer
+	"*-*-* *:55:00",      // pcp pmlogger_check.timer
+	"*:00/10",            // sysstat sysstat-collect.timer
+	"00:07:00",           // sysstat sysstat-summary.timer
 
 	// Shorthands, any case, and their aliases.
 	"minutely", "hourly", "monthly", "yearly", "annually", "anually",
