@@ -972,7 +972,6 @@ func (m *mktimeState) mktime(t tm) (tm, int64, bool) {
 	} else {
 		t0 := local - m.offset
 		tt, t1, t2 := t0, t0, t0
-		dst2 := false
 		for probes := 6; ; {
 			lt := time.Unix(tt, 0).In(m.loc)
 			_, off := lt.Zone()
@@ -980,8 +979,12 @@ func (m *mktimeState) mktime(t tm) (tm, int64, bool) {
 			if dt == 0 {
 				break
 			}
-			if tt == t1 && tt != t2 && dst2 {
-				break // oscillating around a spring-forward gap
+			// Oscillating between the two sides of a spring-forward
+			// gap: glibc stops at the side that is in DST (checked
+			// against glibc 2.36: 02:30 in Berlin's gap gives 03:30 CEST
+			// whatever the previous offset).
+			if tt == t1 && tt != t2 && lt.IsDST() {
+				break
 			}
 			probes--
 			if probes == 0 {
@@ -989,7 +992,6 @@ func (m *mktimeState) mktime(t tm) (tm, int64, bool) {
 			}
 			t1, t2 = t2, tt
 			tt += dt
-			dst2 = lt.IsDST()
 		}
 		m.offset = local - tt
 		secs = tt
