@@ -20,7 +20,8 @@ type knownJob struct {
 var knownJobs = []knownJob{
 	{regexp.MustCompile(`pmlogger_check|pmlogger_farm_check`), "PCP pmlogger check: walks and may rewrite/compress PCP archives; bursts of disk I/O and page-cache churn"},
 	{regexp.MustCompile(`pmlogger_daily`), "PCP pmlogger daily: merges, compresses and culls PCP archives; heavy disk I/O"},
-	{regexp.MustCompile(`pmie_check|pmie_farm_check|pmie_daily`), "PCP pmie check: restarts/rotates pmie inference engines; CPU and I/O burst"},
+	{regexp.MustCompile(`pmie_check|pmie_farm_check`), "PCP pmie check: checks/restarts pmie inference engines; CPU and I/O burst"},
+	{regexp.MustCompile(`pmie_daily`), "PCP pmie daily: rotates and culls pmie logs; small"},
 	{regexp.MustCompile(`pmfind`), "PCP pmfind: service discovery sweep"},
 	{regexp.MustCompile(`sysstat-collect|debian-sa1|sa1\b`), "sysstat collection (sadc): small, but writes /var/log/sysstat every run"},
 	{regexp.MustCompile(`sysstat-summary|sa2\b|cron\.daily/sysstat`), "sysstat daily summary (sa2): reads the day's activity files"},

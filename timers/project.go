@@ -142,6 +142,9 @@ func firings(name string, next nextFunc, from, to time.Time, early, late time.Du
 }
 
 func projectJob(j Job, from, to time.Time, loc *time.Location) []Firing {
+	if j.Source != Systemd && len(j.Errors) > 0 {
+		return nil // a malformed cron or anacron line never runs
+	}
 	loc = jobLocation(j, loc)
 	switch j.Source {
 	case Systemd:

@@ -178,7 +178,17 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 		if f == FormatTable {
 			cmd, note = clip(cmd, o.Width), clip(note, o.Width)
 		}
-		row := table.Row{v.Name, string(v.Source), join(ScheduleString(v.Job)), PeriodString(v.Job), join(next), cmd, note}
+		sched := ScheduleString(v.Job)
+		if f == FormatMarkdown {
+			// Cron and calendar expressions are full of '*'.
+			for i := range sched {
+				sched[i] = "`" + sched[i] + "`"
+			}
+			if cmd != "" {
+				cmd = "`" + cmd + "`"
+			}
+		}
+		row := table.Row{v.Name, string(v.Source), join(sched), PeriodString(v.Job), join(next), cmd, note}
 		if o.ShowWhy {
 			why := WhyString(v.Job)
 			if f == FormatTable {
