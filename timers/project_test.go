@@ -2,7 +2,7 @@ package timers
 
 import (
 	"encoding/json"
-		"os"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -150,7 +150,6 @@ func TestProjectAnacronStartHours(t *testing.T) {
 
 // oracleBase is the --base-time of the systemd-analyze oracle.
 var oracleBase = utc("2026-11-29 12:00:00")
-
 
 var analyzeTime = regexp.MustCompile(`(?:Next elapse|Iter\. #\d+): \w+ (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC`)
 
