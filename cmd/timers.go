@@ -191,6 +191,12 @@ func runTimers(opts *TimersOptions) error {
 	} else if err := timers.RenderJobs(opts.IO.Out, shown, format, ro); err != nil {
 		return err
 	}
+	if format == timers.FormatCSV {
+		// CSV stays one table; the problems go to stderr.
+		for _, p := range problems {
+			fmt.Fprintln(opts.IO.ErrOut, "memdiag:", p)
+		}
+	}
 	if opts.Strict && len(problems) > 0 {
 		return &ExitCodeError{Code: ExitError, Err: errors.New(strings.TrimSpace(fmt.Sprintf("%d problem(s) in periodic job definitions (--strict)", len(problems))))}
 	}

@@ -43,7 +43,8 @@ func Inventory(root string, opts InventoryOptions) ([]Job, error) {
 	sys.act = walk(sys.set, bootTargets(sys.set))
 	jobs := systemdJobs(root, sys)
 	if opts.Users {
-		usr := &manager{scope: "user", set: newUnitSet(root, userUnitDirs(root)), lingering: lingeringUsers(root)}
+		dirs, homes := userUnitDirs(root)
+		usr := &manager{scope: "user", set: newUnitSet(root, dirs), lingering: lingeringUsers(root), homes: homes}
 		usr.act = walk(usr.set, bootTargets(usr.set))
 		for _, j := range systemdJobs(root, usr) {
 			j.Name = "user:" + j.Name

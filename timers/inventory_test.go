@@ -380,3 +380,33 @@ func TestUnitPrecedenceMergedUsr(t *testing.T) {
 		t.Error("an empty unit file is masked")
 	}
 }
+
+// TestInventoryUserUnits: ~/.config/systemd/user of alice (who lingers)
+// and a global user timer that nothing enables.
+func TestInventoryUserUnits(t *testing.T) {
+	jobs, err := Inventory(fixture(t, "edge"), InventoryOptions{Users: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]summary{}
+	for _, j := range jobs {
+		if strings.HasPrefix(j.Name, "user:") {
+			got[j.Name] = summarize(j)
+		}
+	}
+	want := map[string]summary{
+		"user:sync.timer": {
+			Active: true, Schedule: []string{"hourly"}, Normalized: []string{"*-*-* *:00:00"}, Period: period(time.Hour),
+			Unit: "sync.service", Command: "%h/bin/sync", User: "alice",
+			ActiveVia: []string{"user manager of alice (lingering)", "timers.target", "sync.timer (link /home/alice/.config/systemd/user/timers.target.wants/sync.timer)"},
+		},
+		"user:global.timer": {
+			Schedule: []string{"weekly"}, Normalized: []string{"Mon *-*-* 00:00:00"}, Period: period(7 * 24 * time.Hour),
+			Unit: "global.service", User: "(every user)",
+			Reason: "nothing pulls it in: not enabled (no link in a .wants/ or .requires/ folder, no Wants=/Requires=/BindsTo=/Upholds= on a unit started at boot)",
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("user timers (-want +got):\n%s", diff)
+	}
+}

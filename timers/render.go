@@ -147,7 +147,7 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 		return enc.Encode(doc)
 	}
 	t := table.NewWriter()
-	header := table.Row{"NAME", "SOURCE", "SCHEDULE", "PERIOD", "NEXT", "COMMAND", "NOTE"}
+	header := table.Row{"NAME", "SOURCE", "SCHEDULE", "PERIOD", "NEXT (" + o.Loc.String() + ")", "COMMAND", "NOTE"}
 	if o.ShowWhy {
 		header = append(header, "ACTIVE")
 	}
@@ -233,7 +233,7 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f Format, o RenderOptio
 		return enc.Encode(doc)
 	}
 	t := table.NewWriter()
-	t.AppendHeader(table.Row{"TIME", "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE"})
+	t.AppendHeader(table.Row{"TIME (" + o.Loc.String() + ")", "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE"})
 	for _, x := range fs {
 		j := byName[x.Job]
 		tf := "2006-01-02 15:04:05"

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,9 +32,10 @@ type manager struct {
 	scope string // "system" or "user"
 	set   *unitSet
 	act   *activation
-	// userNote explains user-manager activation ("runs while alice is
-	// logged in" / "lingering: alice").
+	// lingering lists users whose user manager starts at boot.
 	lingering []string
+	// homes maps a home's unit folder (relative to the root) to its user.
+	homes map[string]string
 }
 
 // systemdJobs returns one Job per timer unit of the manager.
@@ -66,8 +68,17 @@ func systemdJobs(root string, m *manager) []Job {
 // timerJob builds the Job of one timer unit.
 func timerJob(root string, m *manager, u *unitFile) Job {
 	j := Job{Name: u.Name, Source: Systemd, File: u.Fragment, Errors: append([]string(nil), u.Errors...)}
+	owners := m.lingering // whose managers run this unit
 	if m.scope == "user" {
-		j.User = "(user manager)"
+		j.User = "(every user)"
+		for dir, user := range m.homes {
+			if strings.HasPrefix(u.Fragment, dir+"/") {
+				j.User, owners = user, nil
+				if slices.Contains(m.lingering, user) {
+					owners = []string{user}
+				}
+			}
+		}
 	}
 	if u.Masked {
 		j.Reason = fmt.Sprintf("masked (%s is empty or a link to /dev/null)", u.Fragment)
@@ -164,7 +175,7 @@ func timerJob(root string, m *manager, u *unitFile) Job {
 	if e, ok := sv.last("Service", "User"); ok {
 		j.User = e.Value
 	}
-	if j.User == "" && m.scope == "system" && svFound {
+	if m.scope == "system" && j.User == "" && svFound {
 		j.User = "root"
 	}
 	for key, dst := range map[string]*string{"Nice": &j.Nice, "IOSchedulingClass": &j.IOSchedulingClass, "CPUQuota": &j.CPUQuota, "MemoryMax": &j.MemoryMax} {
@@ -192,14 +203,14 @@ func timerJob(root string, m *manager, u *unitFile) Job {
 	case !runs:
 		j.ActiveVia = chain
 		j.Reason = fmt.Sprintf("%s is skipped: %s", j.Unit, failed)
-	case m.scope == "user" && len(m.lingering) == 0:
+	case m.scope == "user" && len(owners) == 0:
 		j.ActiveVia = chain
-		j.Reason = "user timer: runs only while a user is logged in (no user has lingering enabled in var/lib/systemd/linger)"
+		j.Reason = "user timer: runs only while its user is logged in (no lingering in var/lib/systemd/linger)"
 	default:
 		j.Active = true
 		j.ActiveVia = chain
 		if m.scope == "user" {
-			j.ActiveVia = append([]string{"user manager of " + strings.Join(m.lingering, ", ") + " (lingering)"}, chain...)
+			j.ActiveVia = append([]string{"user manager of " + strings.Join(owners, ", ") + " (lingering)"}, chain...)
 		}
 	}
 	return j
@@ -305,9 +316,13 @@ func lingeringUsers(root string) []string {
 }
 
 // userUnitDirs returns the user manager's search path: each home's
-// ~/.config/systemd/user (from etc/passwd), then the global folders.
-func userUnitDirs(root string) []string {
+// ~/.config/systemd/user (from etc/passwd), then the global folders; and
+// which user each home folder belongs to. The homes of all users share
+// one search path here, a simplification: a unit name used by two users
+// is read from the first home only.
+func userUnitDirs(root string) ([]string, map[string]string) {
 	var dirs []string
+	homes := map[string]string{}
 	lines, _ := readLines(root, "etc/passwd")
 	for _, l := range lines {
 		f := strings.Split(l, ":")
@@ -321,7 +336,8 @@ func userUnitDirs(root string) []string {
 		d := path.Join(strings.TrimPrefix(f[5], "/"), ".config/systemd/user")
 		if fi, err := os.Stat(filepath.Join(root, d)); err == nil && fi.IsDir() {
 			dirs = append(dirs, d)
+			homes[d] = f[0]
 		}
 	}
-	return append(dirs, UserUnitDirs...)
+	return append(dirs, UserUnitDirs...), homes
 }
