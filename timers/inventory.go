@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // InventoryOptions configures [Inventory].
@@ -145,7 +146,8 @@ func findAnacronTrigger(root string, sys *manager, jobs []Job) anacronTrigger {
 	}
 	for _, j := range jobs {
 		if j.Source == Cron && j.Active && strings.Contains(j.Command, "anacron") {
-			return anacronTrigger{Schedules: []string{"cron:" + j.Schedule[0]}, Via: append(append([]string(nil), j.ActiveVia...), j.Name)}
+			// cron starts within the minute (see Project).
+			return anacronTrigger{Schedules: []string{"cron:" + j.Schedule[0]}, Via: append(append([]string(nil), j.ActiveVia...), j.Name), Accuracy: time.Minute}
 		}
 	}
 	return anacronTrigger{Why: "nothing starts anacron periodically (anacron.timer inactive, no active cron line runs it)"}

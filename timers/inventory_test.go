@@ -410,3 +410,56 @@ func TestInventoryUserUnits(t *testing.T) {
 		t.Errorf("user timers (-want +got):\n%s", diff)
 	}
 }
+
+// TestInventoryWithoutSystemd: on a root whose init is not systemd, cron
+// (found as usr/sbin/cron) runs anacron from Debian's /etc/cron.d/anacron,
+// and the anacron jobs follow that line's schedule.
+func TestInventoryWithoutSystemd(t *testing.T) {
+	src := fixture(t, "debian")
+	root := t.TempDir()
+	copyFile := func(rel string, mode os.FileMode) {
+		b, err := os.ReadFile(filepath.Join(src, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, rel), b, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile("etc/crontab", 0o644)
+	copyFile("etc/anacrontab", 0o644)
+	copyFile("etc/cron.d/anacron", 0o644)
+	copyFile("etc/cron.daily/logrotate", 0o755)
+	copyFile("usr/sbin/anacron", 0o755)
+	if err := os.WriteFile(filepath.Join(root, "usr/sbin/cron"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	jobs := map[string]Job{}
+	all, err := Inventory(root, InventoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range all {
+		jobs[j.Name] = j
+	}
+	an := jobs["cron.d/anacron:6"]
+	if !an.Active || an.Schedule[0] != "30 7-23 * * *" {
+		t.Errorf("cron.d/anacron:6 active=%v schedule=%q reason=%q; want active, 30 7-23 * * *", an.Active, an.Schedule, an.Reason)
+	}
+	daily := jobs["anacron:cron.daily"]
+	if diff := cmp.Diff([]string{"cron:30 7-23 * * *"}, daily.Trigger); diff != "" || !daily.Active {
+		t.Errorf("anacron:cron.daily active=%v trigger (-want +got):\n%s", daily.Active, diff)
+	}
+	// No systemd: logrotate's cron script is not idle.
+	if len(daily.IdleScripts) != 0 || len(daily.Scripts) != 1 {
+		t.Errorf("scripts %q idle %q; want logrotate, not idle", daily.Scripts, daily.IdleScripts)
+	}
+	got := Project([]Job{daily}, utc("2026-11-29 00:00:00"), utc("2026-11-30 00:00:00"), time.UTC)
+	want := []Firing{{Job: "anacron:cron.daily", Planned: utc("2026-11-29 07:35:00"), Earliest: utc("2026-11-29 07:35:00"), Latest: utc("2026-11-29 07:36:00")}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Project (-want +got):\n%s", diff)
+	}
+}

@@ -95,7 +95,11 @@ func WhyString(j Job) string {
 			names[i] = n
 		}
 	}
-	return "yes: " + strings.Join(names, " → ")
+	why := "yes: " + strings.Join(names, " → ")
+	if len(j.Conditions) > 0 {
+		why += "; " + strings.Join(j.Conditions, "; ")
+	}
+	return why
 }
 
 func views(jobs []Job, o RenderOptions) []jobView {
