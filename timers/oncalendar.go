@@ -337,13 +337,34 @@ func (p *calParser) date(c *Calendar) (timeDone bool, err error) {
 }
 
 // timestamp handles "@SECONDS": one point in time, kept in UTC
-// (calendarspec_from_time_t).
+// (calendarspec_from_time_t). The number is read as strtoul(3) reads it
+// (leading blanks and a sign are allowed); nothing may follow it.
 func (p *calParser) timestamp(c *Calendar, s string) error {
-	d, err := parseSeconds(s)
-	if err != nil {
-		return fmt.Errorf("bad timestamp after \"@\": %w", err)
+	i := 0
+	for i < len(s) && strings.ContainsRune(" \t\n\v\f\r", rune(s[i])) {
+		i++
 	}
-	t := time.Unix(int64(d/time.Second), 0).UTC()
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return fmt.Errorf("expected seconds since the epoch after \"@\" at %q", s)
+	}
+	if j < len(s) {
+		return fmt.Errorf("unexpected %q after the timestamp", s[j:])
+	}
+	v, err := strconv.ParseInt(s[i:j], 10, 64)
+	// Anything before 1970 or after 2199 fails validation in systemd.
+	if err != nil || neg && v != 0 || v > 1<<40 {
+		return fmt.Errorf("timestamp @%s out of range %d..%d", s, minYear, maxYear)
+	}
+	t := time.Unix(v, 0).UTC()
 	c.year = constChain(t.Year())
 	c.month = constChain(int(t.Month()))
 	c.day = constChain(t.Day())
@@ -353,20 +374,6 @@ func (p *calParser) timestamp(c *Calendar, s string) error {
 	c.utc = true
 	p.s = ""
 	return nil
-}
-
-// parseSeconds parses the time span after "@": a number of seconds,
-// optionally with a fraction, or a span with units as systemd's parse_sec
-// accepts ("1h 30min"). Only the common units are understood.
-func parseSeconds(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, errors.New("no number")
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "eEx+-") {
-		return time.Duration(f * float64(time.Second)), nil
-	}
-	return 0, fmt.Errorf("%q is not a number of seconds", s)
 }
 
 // time parses "HOUR:MINUTE[:SECOND]"; an empty time is 00:00:00
@@ -576,7 +583,7 @@ func compareComponent(a, b component) int {
 	}
 }
 
-// validate is calendar_spec_valid, with a reason.
+// validate is calendar_spec_valid (chain_valid), with a reason.
 func (c *Calendar) validate() error {
 	checks := []struct {
 		chain    []component
@@ -596,18 +603,37 @@ func (c *Calendar) validate() error {
 		if k.what == "second" {
 			show = fmtUsec
 		}
+		what := k.what
+		if k.eom {
+			what = "day counted from the end of the month"
+		}
 		for _, x := range k.chain {
+			if k.eom {
+				// "~" days go back at most 28 days from the end, so
+				// that every month has them. systemd lowers that bound
+				// by 3 again for each further list element (chain_valid
+				// recurses with the lowered bound): "~20,24" is valid,
+				// "~4,27" is not.
+				k.to -= 3
+			}
 			if x.start < k.from || x.start > k.to {
-				return fmt.Errorf("%s %s out of range %s..%s", k.what, show(x.start), show(k.from), show(k.to))
+				return fmt.Errorf("%s %s out of range %s..%s", what, show(x.start), show(k.from), show(k.to))
 			}
 			if x.repeat > k.to-k.from {
-				return fmt.Errorf("%s repetition /%s is longer than the range %s..%s", k.what, show(x.repeat), show(k.from), show(k.to))
+				return fmt.Errorf("%s repetition /%s is longer than the range %s..%s", what, show(x.repeat), show(k.from), show(k.to))
 			}
-			if x.repeat > 0 && !k.eom && x.start+x.repeat > k.to {
-				return fmt.Errorf("%s %s/%s never repeats within %s..%s", k.what, show(x.start), show(x.repeat), show(k.from), show(k.to))
-			}
-			if x.stop >= 0 && (x.stop < k.from || x.stop > k.to) {
-				return fmt.Errorf("%s range end %s out of range %s..%s", k.what, show(x.stop), show(k.from), show(k.to))
+			switch {
+			case x.stop >= 0:
+				if x.stop < k.from || x.stop > k.to {
+					return fmt.Errorf("%s range end %s out of range %s..%s", what, show(x.stop), show(k.from), show(k.to))
+				}
+				if x.start+x.repeat > x.stop {
+					return fmt.Errorf("%s range %s..%s runs backwards", what, show(x.start), show(x.stop))
+				}
+			case k.eom && x.start-x.repeat < k.from:
+				return fmt.Errorf("%s ~%d/%d never repeats within the month", what, x.start, x.repeat)
+			case !k.eom && x.repeat > 0 && x.start+x.repeat > k.to:
+				return fmt.Errorf("%s %s/%s never repeats within %s..%s", what, show(x.start), show(x.repeat), show(k.from), show(k.to))
 			}
 		}
 	}
@@ -701,9 +727,13 @@ func formatChain(b *strings.Builder, width int, cs []component, usec bool) {
 		b.WriteByte('*')
 		return
 	}
-	if usec && len(cs) == 1 && cs[0].start == 0 && cs[0].repeat == usecPerSec {
-		b.WriteByte('*')
-		return
+	// Seconds print as "*" when one element covers every second
+	// (chain_is_star).
+	for _, c := range cs {
+		if usec && c.start == 0 && c.stop < 0 && c.repeat == usecPerSec {
+			b.WriteByte('*')
+			return
+		}
 	}
 	for i, c := range cs {
 		if i > 0 {
@@ -735,11 +765,28 @@ func formatChain(b *strings.Builder, width int, cs []component, usec bool) {
 // loc (nil means UTC); the result is in that zone.
 //
 // Like systemd (calendar_spec_next_usec), it searches the broken-down
-// local time field by field and normalizes through mktime(3): a time that
-// a spring-forward change skips does not elapse that day, and a time that
-// a fall-back change repeats elapses once, at the first of the two unless
-// the search starts between them.
+// local time field by field and normalizes through mktime(3). So around
+// daylight saving changes it does what systemd does: a time that a
+// spring-forward change skips does not elapse that day, and of a local
+// time that a fall-back change repeats, usually only the first elapses
+// (glibc resolves it with the UTC offset it found last). Where systemd
+// gives up after 1000 steps ("Infinite loop in calendar calculation"),
+// Next returns the zero Time too.
 func (c *Calendar) Next(after time.Time, loc *time.Location) time.Time {
+	t, _ := c.next(after, loc)
+	return t
+}
+
+// nextStatus says how the search for the next elapse ended.
+type nextStatus int
+
+const (
+	elapses nextStatus = iota
+	never              // no elapse left (ENOENT in systemd)
+	gaveUp             // systemd's safety valve: "Infinite loop in calendar calculation"
+)
+
+func (c *Calendar) next(after time.Time, loc *time.Location) (time.Time, nextStatus) {
 	switch {
 	case c.utc:
 		loc = time.UTC
@@ -748,8 +795,7 @@ func (c *Calendar) Next(after time.Time, loc *time.Location) time.Time {
 	case loc == nil:
 		loc = time.UTC
 	}
-	// systemd works in µs: the search starts 1 µs after "after",
-	// truncated to µs.
+	// systemd works in µs and starts 1 µs after "after".
 	u := after.UnixMicro() + 1
 	start := time.UnixMicro(u).In(loc)
 	m := &mktimeState{loc: loc, utc: loc == time.UTC}
@@ -760,28 +806,51 @@ func (c *Calendar) Next(after time.Time, loc *time.Location) time.Time {
 	if tmUsec < 0 {
 		tmUsec += usecPerSec
 	}
-	r, ok := c.findNext(m, t, tmUsec)
-	if !ok {
-		return time.Time{}
+	r, st := c.findNext(m, t, tmUsec)
+	if st != elapses {
+		return time.Time{}, st
 	}
-	return r.In(loc)
+	return r.In(loc), elapses
 }
 
 // tm is C's struct tm as calendarspec.c uses it: fields may be out of
-// range until normalized. mon counts from 0, year is the full year.
+// range until normalized. mon counts from 0, year is the full year, isdst
+// is 1, 0 or -1 (unknown) as in C.
 type tm struct {
 	year, mon, mday, hour, min, sec int
+	isdst                           int
 }
 
 func tmFromTime(t time.Time) tm {
-	return tm{t.Year(), int(t.Month()) - 1, t.Day(), t.Hour(), t.Minute(), t.Second()}
+	d := 0
+	if t.IsDST() {
+		d = 1
+	}
+	return tm{t.Year(), int(t.Month()) - 1, t.Day(), t.Hour(), t.Minute(), t.Second(), d}
 }
 
-func (c *Calendar) findNext(m *mktimeState, t tm, tmUsec int) (time.Time, bool) {
+// compareTm is tm_compare: the fields from year to second, isdst ignored.
+func compareTm(a, b tm) int {
+	for _, p := range [][2]int{{a.year, b.year}, {a.mon, b.mon}, {a.mday, b.mday}, {a.hour, b.hour}, {a.min, b.min}, {a.sec, b.sec}} {
+		if c := cmpInt(p[0], p[1]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// findNext is find_next of systemd v252's calendarspec.c, statement by
+// statement.
+func (c *Calendar) findNext(m *mktimeState, start tm, startUsec int) (time.Time, nextStatus) {
+	t, tmUsec := start, startUsec
+	invalidateDST := false
 	for range maxCalendarIterations {
 		// Normalize the current date.
 		if n, _, ok := m.mktime(t); ok {
 			t = n
+		}
+		if !invalidateDST {
+			t.isdst = -1
 		}
 
 		r := c.matchComponent(m, c.year, t, &t.year)
@@ -789,8 +858,8 @@ func (c *Calendar) findNext(m *mktimeState, t tm, tmUsec int) (time.Time, bool) 
 			t.mon, t.mday = 0, 1
 			t.hour, t.min, t.sec, tmUsec = 0, 0, 0, 0
 		}
-		if r < 0 || m.outOfBounds(t) {
-			return time.Time{}, false
+		if r < 0 || m.withinBounds(&t) <= 0 {
+			return time.Time{}, never
 		}
 
 		t.mon++
@@ -800,10 +869,15 @@ func (c *Calendar) findNext(m *mktimeState, t tm, tmUsec int) (time.Time, bool) 
 			t.mday = 1
 			t.hour, t.min, t.sec, tmUsec = 0, 0, 0, 0
 		}
-		if r < 0 || m.outOfBounds(t) {
+		if r >= 0 {
+			r = m.withinBounds(&t)
+		}
+		if r < 0 {
 			t.year++
 			t.mon, t.mday = 0, 1
 			t.hour, t.min, t.sec, tmUsec = 0, 0, 0, 0
+			continue
+		} else if r == 0 {
 			continue
 		}
 
@@ -811,10 +885,15 @@ func (c *Calendar) findNext(m *mktimeState, t tm, tmUsec int) (time.Time, bool) 
 		if r > 0 {
 			t.hour, t.min, t.sec, tmUsec = 0, 0, 0, 0
 		}
-		if r < 0 || m.outOfBounds(t) {
+		if r >= 0 {
+			r = m.withinBounds(&t)
+		}
+		if r < 0 {
 			t.mon++
 			t.mday = 1
 			t.hour, t.min, t.sec, tmUsec = 0, 0, 0, 0
+			continue
+		} else if r == 0 {
 			continue
 		}
 
@@ -828,9 +907,16 @@ func (c *Calendar) findNext(m *mktimeState, t tm, tmUsec int) (time.Time, bool) 
 		if r > 0 {
 			t.min, t.sec, tmUsec = 0, 0, 0
 		}
-		if r < 0 || m.outOfBounds(t) {
+		if r >= 0 {
+			r = m.withinBounds(&t)
+		}
+		if r < 0 {
 			t.mday++
 			t.hour, t.min, t.sec, tmUsec = 0, 0, 0, 0
+			continue
+		} else if r == 0 {
+			// The hour may not exist (daylight saving): go on from
+			// the normalized time.
 			continue
 		}
 
@@ -838,9 +924,14 @@ func (c *Calendar) findNext(m *mktimeState, t tm, tmUsec int) (time.Time, bool) 
 		if r > 0 {
 			t.sec, tmUsec = 0, 0
 		}
-		if r < 0 || m.outOfBounds(t) {
+		if r >= 0 {
+			r = m.withinBounds(&t)
+		}
+		if r < 0 {
 			t.hour++
 			t.min, t.sec, tmUsec = 0, 0, 0
+			continue
+		} else if r == 0 {
 			continue
 		}
 
@@ -848,20 +939,37 @@ func (c *Calendar) findNext(m *mktimeState, t tm, tmUsec int) (time.Time, bool) 
 		r = c.matchComponent(m, c.usec, t, &us)
 		tmUsec = us % usecPerSec
 		t.sec = us / usecPerSec
-		if r < 0 || m.outOfBounds(t) {
+		if r >= 0 {
+			r = m.withinBounds(&t)
+		}
+		if r < 0 {
 			t.min++
 			t.sec, tmUsec = 0, 0
+			continue
+		} else if r == 0 {
+			continue
+		}
+
+		// Not later than the start: stuck on a repeated local time.
+		// Advance and let mktime pick the side of the DST change.
+		r = compareTm(start, t)
+		if r == 0 {
+			r = cmpInt(startUsec, tmUsec+1)
+		}
+		if r >= 0 {
+			invalidateDST = true
+			t.hour++
 			continue
 		}
 
 		_, secs, ok := m.mktime(t)
 		if !ok {
-			return time.Time{}, false
+			return time.Time{}, never
 		}
-		return time.Unix(secs, int64(tmUsec)*1000), true
+		return time.Unix(secs, int64(tmUsec)*1000), elapses
 	}
 	// systemd gives up ("Infinite loop in calendar calculation").
-	return time.Time{}, false
+	return time.Time{}, gaveUp
 }
 
 // matchComponent is find_matching_component: it moves *val to the
@@ -871,7 +979,7 @@ func (c *Calendar) matchComponent(m *mktimeState, chain []component, t tm, val *
 	if chain == nil {
 		return 0
 	}
-	eom := c.endOfMonth && len(chain) > 0 && &chain[0] == &c.day[0]
+	eom := c.endOfMonth && len(c.day) > 0 && &chain[0] == &c.day[0]
 	d, set := -1, false
 	for _, x := range chain {
 		start, stop := x.start, x.stop
@@ -904,6 +1012,7 @@ func (c *Calendar) matchComponent(m *mktimeState, chain []component, t tm, val *
 	return 0
 }
 
+// ceilDiv is DIV_ROUND_UP for a > 0.
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // endOfMonth is find_end_of_month: the day of t's month that is "day"
@@ -919,47 +1028,92 @@ func (m *mktimeState) endOfMonth(t tm, day int) int {
 	return n.mday
 }
 
-// outOfBounds is tm_out_of_bounds: t does not exist as written (mktime
-// changes it) or lies beyond the last year systemd handles.
-func (m *mktimeState) outOfBounds(t tm) bool {
-	n, _, ok := m.mktime(t)
-	if !ok {
-		return true
-	}
+// withinBounds is tm_within_bounds: 1 if t exists as written, 0 if
+// mktime moves it forward (t is then set to the normalized time with the
+// unit below the first changed one reset, so that no time is skipped),
+// -1 if it moves it backward, mktime fails or t lies beyond the last
+// year systemd handles.
+func (m *mktimeState) withinBounds(t *tm) int {
 	if t.year > maxYear {
-		return true
+		return -1
 	}
-	return n != t
+	n, _, ok := m.mktime(*t)
+	if !ok {
+		return -1
+	}
+	var c int
+	switch {
+	case n.year != t.year:
+		c = cmpInt(n.year, t.year)
+		n.mon = 0
+	case n.mon != t.mon:
+		c = cmpInt(n.mon, t.mon)
+		n.mday = 1
+	case n.mday != t.mday:
+		c = cmpInt(n.mday, t.mday)
+		n.hour = 0
+	case n.hour != t.hour:
+		c = cmpInt(n.hour, t.hour)
+		n.min = 0
+	case n.min != t.min:
+		c = cmpInt(n.min, t.min)
+		n.sec = 0
+	default:
+		c = cmpInt(n.sec, t.sec)
+	}
+	switch {
+	case c < 0:
+		return -1 // systemd refuses to go backward
+	case c > 0:
+		*t = n
+		return 0
+	}
+	return 1
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func (m *mktimeState) matchesWeekday(bits int, t tm) bool {
 	if bits < 0 || bits >= allWeekdays {
 		return true
 	}
-	_, secs, ok := m.mktime(t)
+	n, _, ok := m.mktime(t)
 	if !ok {
 		return false
 	}
-	wd := time.Unix(secs, 0).In(m.loc).Weekday() // Sunday = 0
+	wd := time.Date(n.year, time.Month(n.mon+1), n.mday, 0, 0, 0, 0, time.UTC).Weekday() // Sunday = 0
 	k := (int(wd) + 6) % 7
 	return bits&(1<<k) != 0
 }
 
-// mktimeState emulates mktime(3) (or timegm(3) for UTC) of glibc
-// (time/mktime.c, __mktime_internal) with tm_isdst = -1, as systemd calls
-// it. glibc guesses the UTC offset of a local time from the offset its
-// previous call found (a static variable), and that guess decides which of
-// the two instants of a repeated local time (fall back) it returns; a
-// local time in a spring-forward gap is moved by the size of the gap.
-// offset carries that state, in seconds east of UTC.
+// mktimeState emulates mktime(3) of glibc 2.36 (time/mktime.c,
+// __mktime_internal), or timegm(3) for UTC, as systemd calls it.
+//
+// glibc guesses the UTC offset of a local time from the offset its
+// previous call found (a static variable) and probes from there; with
+// tm_isdst = -1 that guess decides which of the two instants of a
+// repeated local time (fall back) it returns, and a local time in a
+// spring-forward gap is moved by the size of the gap, preferring the DST
+// side. offset carries that state, in seconds east of UTC; a [Calendar]
+// search starts it at the offset of the start time, as systemd's first
+// call (on the output of localtime) does.
 type mktimeState struct {
 	loc    *time.Location
 	utc    bool
 	offset int64
 }
 
-// mktime normalizes t and returns it with its Unix time; ok is false
-// where glibc fails (EOVERFLOW) or the time is before the epoch.
+// mktime normalizes t and returns it (with isdst set) and its Unix time;
+// ok is false where glibc fails (EOVERFLOW) or the time is before the
+// epoch (systemd treats a negative time_t as failure).
 func (m *mktimeState) mktime(t tm) (tm, int64, bool) {
 	secRequested := t.sec
 	sec := min(max(t.sec, 0), 59) // glibc clamps seconds (leap seconds)
@@ -970,37 +1124,75 @@ func (m *mktimeState) mktime(t tm) (tm, int64, bool) {
 	if m.utc {
 		secs = local
 	} else {
-		t0 := local - m.offset
-		tt, t1, t2 := t0, t0, t0
-		for probes := 6; ; {
-			lt := time.Unix(tt, 0).In(m.loc)
-			_, off := lt.Zone()
-			dt := local - (tt + int64(off))
-			if dt == 0 {
-				break
-			}
-			// Oscillating between the two sides of a spring-forward
-			// gap: glibc stops at the side that is in DST (checked
-			// against glibc 2.36: 02:30 in Berlin's gap gives 03:30 CEST
-			// whatever the previous offset).
-			if tt == t1 && tt != t2 && lt.IsDST() {
-				break
-			}
-			probes--
-			if probes == 0 {
-				return t, 0, false
-			}
-			t1, t2 = t2, tt
-			tt += dt
+		var ok bool
+		secs, ok = m.probe(local, t.isdst)
+		if !ok {
+			return t, 0, false
 		}
-		m.offset = local - tt
-		secs = tt
+		m.offset = local - secs
 	}
 	secs += int64(secRequested - sec)
 	if secs < 0 {
 		return t, 0, false
 	}
 	return tmFromTime(time.Unix(secs, 0).In(m.loc)), secs, true
+}
+
+// probe finds the Unix time whose local time is "local" (naive seconds)
+// the way __mktime_internal does.
+func (m *mktimeState) probe(local int64, isdst int) (int64, bool) {
+	convert := func(t int64) (int64, bool) { // local naive seconds, isdst
+		lt := time.Unix(t, 0).In(m.loc)
+		_, off := lt.Zone()
+		return t + int64(off), lt.IsDST()
+	}
+	t0 := local - m.offset
+	t, t1, t2 := t0, t0, t0
+	dst2 := false
+	remaining := 6
+	var isDST bool
+	for {
+		var lt int64
+		lt, isDST = convert(t)
+		dt := local - lt
+		if dt == 0 {
+			break
+		}
+		if t == t1 && t != t2 {
+			var stop bool
+			if isdst < 0 {
+				stop = !dst2 || isDST // dst2 <= (tm.tm_isdst != 0)
+			} else {
+				stop = (isdst != 0) != isDST
+			}
+			if stop {
+				return t, true // oscillating around a spring-forward gap
+			}
+		}
+		remaining--
+		if remaining == 0 {
+			return 0, false
+		}
+		t1, t2, t = t2, t, t+dt
+		dst2 = isDST
+	}
+	if isdst >= 0 && (isdst != 0) != isDST {
+		// Matched with the wrong isdst: find a neighbouring time with
+		// the requested one and use its offset.
+		const stride = 601200
+		const bound = 536454000/2 + stride
+		for delta := int64(stride); delta < bound; delta += stride {
+			for _, dir := range []int64{-1, 1} {
+				ot := t + delta*dir
+				olt, oDST := convert(ot)
+				if oDST == (isdst != 0) {
+					return ot + (local - olt), true
+				}
+			}
+		}
+		return 0, false
+	}
+	return t, true
 }
 
 // CalendarPeriod returns the interval between consecutive elapses of c
