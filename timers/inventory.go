@@ -29,7 +29,8 @@ type daemons struct {
 // Inventory lists every periodic job defined under root: systemd timer
 // units (with the unit each one starts), /etc/crontab, /etc/cron.d/*,
 // /var/spool/cron/crontabs/* and /etc/anacrontab. Jobs are sorted by
-// source and name. A malformed file or line never stops the inventory: it
+// source and name. Each job's TimeZone is the root's zone ([HostZone])
+// when the root names one. A malformed file or line never stops the inventory: it
 // becomes a Job with Errors ("file:line: reason"), and [Problems] collects
 // them. The error is non-nil only when root itself cannot be read.
 func Inventory(root string, opts InventoryOptions) ([]Job, error) {
@@ -55,6 +56,15 @@ func Inventory(root string, opts InventoryOptions) ([]Job, error) {
 	d := findDaemons(root, sys)
 	jobs = append(jobs, cronJobs(root, d)...)
 	jobs = append(jobs, anacronJobs(root, findAnacronTrigger(root, sys, jobs), d.systemdInit)...)
+	// Schedules run in the host's zone; record it so that a Job projects
+	// the same firings on another host.
+	if z := HostZone(root); z != "" {
+		for i := range jobs {
+			if jobs[i].TimeZone == "" {
+				jobs[i].TimeZone = z
+			}
+		}
+	}
 	order := map[Source]int{Systemd: 0, Cron: 1, Anacron: 2}
 	sort.SliceStable(jobs, func(a, b int) bool {
 		if order[jobs[a].Source] != order[jobs[b].Source] {

@@ -463,3 +463,32 @@ func TestInventoryWithoutSystemd(t *testing.T) {
 		t.Errorf("Project (-want +got):\n%s", diff)
 	}
 }
+
+// TestInventoryHostZone: jobs carry the root's zone, so projecting them
+// elsewhere (loc UTC) still gives the host's local times.
+func TestInventoryHostZone(t *testing.T) {
+	if _, err := time.LoadLocation("Europe/Berlin"); err != nil {
+		t.Skip("no tzdata:", err)
+	}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/usr/share/zoneinfo/Europe/Berlin", filepath.Join(root, "etc/localtime")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "etc/crontab"), []byte("0 2 * * * root /bin/true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := Inventory(root, InventoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 1 || jobs[0].TimeZone != "Europe/Berlin" {
+		t.Fatalf("jobs %+v; want one, in Europe/Berlin", jobs)
+	}
+	got := Project(jobs, utc("2026-11-29 12:00:00"), utc("2026-11-30 12:00:00"), time.UTC)
+	if len(got) != 1 || !got[0].Planned.Equal(utc("2026-11-30 01:00:00")) {
+		t.Errorf("firings %v; want 02:00 CET = 01:00 UTC", got)
+	}
+}
