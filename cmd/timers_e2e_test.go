@@ -51,10 +51,10 @@ func listHost(t *testing.T, args ...string) map[string]e2eJob {
 	return m
 }
 
-var analyzeLine = regexp.MustCompile(`(?:Next elapse|Iter\. #\d+): \w+ (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC`)
+var analyzeLine = regexp.MustCompile(`(?:Next elapse|Iter\. #\d+): \w+ (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \S+`)
 
 // systemdAnalyze returns the next n elapses of expr after base from
-// systemd-analyze calendar, in UTC.
+// systemd-analyze calendar run in the host's zone, as UTC times.
 func systemdAnalyze(t *testing.T, base time.Time, n int, expr string) []time.Time {
 	t.Helper()
 	bin, err := exec.LookPath("systemd-analyze")
@@ -62,18 +62,29 @@ func systemdAnalyze(t *testing.T, base time.Time, n int, expr string) []time.Tim
 		testenv.Unmet(t, "systemd-analyze (package systemd) is the oracle for next elapses: "+err.Error())
 	}
 	cmd := exec.Command(bin, "calendar", fmt.Sprintf("--base-time=@%d", base.Unix()), fmt.Sprintf("--iterations=%d", n), expr)
-	cmd.Env = append(os.Environ(), "TZ=UTC", "SYSTEMD_COLORS=0")
+	zone := timers.HostZone("/")
+	if zone == "" {
+		zone = "UTC"
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(os.Environ(), "TZ="+zone, "SYSTEMD_COLORS=0")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("systemd-analyze calendar %q: %v\n%s", expr, err, out)
 	}
 	var ts []time.Time
 	for _, m := range analyzeLine.FindAllStringSubmatch(string(out), -1) {
-		tt, err := time.Parse("2006-01-02 15:04:05", m[1])
+		tt, err := time.ParseInLocation("2006-01-02 15:04:05", m[1], loc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts = append(ts, tt)
+		ts = append(ts, tt.UTC())
+	}
+	if len(ts) != n {
+		t.Fatalf("systemd-analyze calendar %q: %d times in\n%s", expr, len(ts), out)
 	}
 	return ts
 }
