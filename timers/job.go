@@ -81,6 +81,12 @@ type Job struct {
 	// "ConditionACPower=true: not checked".
 	Conditions []string `json:"conditions,omitempty"`
 
+	// Live state from a running systemd ([LiveSource]); nil when it was
+	// not read (no systemd manager, no D-Bus client).
+	LastTrigger *time.Time  `json:"last_trigger,omitempty"`
+	NextElapse  *time.Time  `json:"next_elapse,omitempty"`
+	PastStarts  []time.Time `json:"past_starts,omitempty"` // from the journal
+
 	Active    bool     `json:"active"`               // will run: pulled in from the boot target / cron is the scheduler
 	ActiveVia []string `json:"active_via,omitempty"` // the chain that pulls it in
 	Reason    string   `json:"reason,omitempty"`     // why it is inactive ("nothing pulls it in", "masked")
