@@ -15,6 +15,11 @@ type InventoryOptions struct {
 	// usr/lib/systemd/user, ~/.config/systemd/user of accounts in
 	// etc/passwd). They are active only for users with lingering enabled.
 	Users bool
+	// Live, when set, adds each system timer's last and next elapse and
+	// its service's past starts (see [ProbeLive]). A timer the source
+	// cannot answer for keeps nil live fields; reporting that the source
+	// is unavailable is the caller's job, once.
+	Live LiveSource
 }
 
 // daemons is what decides whether cron and anacron jobs run on the root.
@@ -44,6 +49,21 @@ func Inventory(root string, opts InventoryOptions) ([]Job, error) {
 	sys := &manager{scope: "system", set: newUnitSet(root, SystemUnitDirs)}
 	sys.act = walk(sys.set, bootTargets(sys.set))
 	jobs := systemdJobs(root, sys)
+	if opts.Live != nil {
+		for i := range jobs {
+			lt, err := opts.Live.Timer(jobs[i].Name)
+			if err != nil {
+				continue
+			}
+			if !lt.LastTrigger.IsZero() {
+				jobs[i].LastTrigger = &lt.LastTrigger
+			}
+			if !lt.NextElapse.IsZero() {
+				jobs[i].NextElapse = &lt.NextElapse
+			}
+			jobs[i].PastStarts = lt.Starts
+		}
+	}
 	if opts.Users {
 		dirs, homes := userUnitDirs(root)
 		usr := &manager{scope: "user", set: newUnitSet(root, dirs), lingering: lingeringUsers(root), homes: homes}

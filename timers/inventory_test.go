@@ -492,3 +492,34 @@ func TestInventoryHostZone(t *testing.T) {
 		t.Errorf("firings %v; want 02:00 CET = 01:00 UTC", got)
 	}
 }
+
+// fakeLive stands for systemd over D-Bus.
+type fakeLive map[string]LiveTimer
+
+func (f fakeLive) Timer(name string) (LiveTimer, error) {
+	if lt, ok := f[name]; ok {
+		return lt, nil
+	}
+	return LiveTimer{}, os.ErrNotExist
+}
+
+func TestInventoryLive(t *testing.T) {
+	last, next := utc("2026-11-29 11:55:03"), utc("2026-11-29 12:25:41")
+	jobs, err := Inventory(fixture(t, "debian"), InventoryOptions{Live: fakeLive{"pmlogger_check.timer": {LastTrigger: last, NextElapse: next, Starts: []time.Time{last}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range jobs {
+		switch {
+		case j.Name == "pmlogger_check.timer":
+			if j.LastTrigger == nil || !j.LastTrigger.Equal(last) || j.NextElapse == nil || !j.NextElapse.Equal(next) || len(j.PastStarts) != 1 {
+				t.Errorf("live state not applied: %v %v %v", j.LastTrigger, j.NextElapse, j.PastStarts)
+			}
+		case j.LastTrigger != nil || j.NextElapse != nil:
+			t.Errorf("%s has live state the source did not give", j.Name)
+		}
+	}
+	if _, err := ProbeLive(fixture(t, "debian")); err == nil {
+		t.Error("ProbeLive on a fixture without run/systemd/system succeeded")
+	}
+}
