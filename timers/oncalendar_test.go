@@ -230,3 +230,34 @@ func BenchmarkCalendarNext(b *testing.B) {
 		})
 	}
 }
+
+// FuzzParseCalendar checks that parsing never panics, that the
+// normalized form parses again to itself, and that Next moves forward.
+func FuzzParseCalendar(f *testing.F) {
+	for _, e := range oracleExprs {
+		f.Add(e)
+	}
+	base := time.Date(2026, 3, 29, 0, 58, 30, 0, time.UTC)
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		c, err := ParseCalendar(expr)
+		if err != nil {
+			return
+		}
+		norm := c.String()
+		c2, err := ParseCalendar(norm)
+		if err != nil {
+			t.Fatalf("%q normalizes to %q, which does not parse: %v", expr, norm, err)
+		}
+		if again := c2.String(); again != norm {
+			t.Fatalf("%q normalizes to %q, which normalizes to %q", expr, norm, again)
+		}
+		CalendarPeriod(c)
+		if n := c.Next(base, berlin); !n.IsZero() && !n.After(base) {
+			t.Fatalf("%q: Next(%s) = %s, not after", expr, base, n)
+		}
+	})
+}
