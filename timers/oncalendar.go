@@ -73,9 +73,33 @@ func ParseCalendar(expr string) (*Calendar, error) {
 	p := &calParser{expr: expr}
 	c, err := p.parse()
 	if err != nil {
+		// A last word that looks like a zone name but is none is the
+		// likelier mistake ("12:00 Europe/Berlim").
+		if i := strings.LastIndexByte(expr, ' '); i >= 0 && looksLikeZone(expr[i+1:]) {
+			err = fmt.Errorf("unknown time zone %q", expr[i+1:])
+		}
 		return nil, fmt.Errorf("%w %q: %w", ErrCalendar, expr, err)
 	}
 	return c, nil
+}
+
+// looksLikeZone reports whether w starts like an IANA zone name and is
+// none of the words of the grammar.
+func looksLikeZone(w string) bool {
+	if w == "" || !(w[0] >= 'A' && w[0] <= 'Z' || w[0] >= 'a' && w[0] <= 'z') || strings.ContainsAny(w, ":.,~*") {
+		return false
+	}
+	switch strings.ToLower(w) {
+	case "minutely", "hourly", "daily", "monthly", "weekly", "yearly", "annually", "anually",
+		"quarterly", "semiannually", "semi-annually", "biannually", "bi-annually", "utc":
+		return false
+	}
+	for _, d := range weekdayNames {
+		if len(w) >= 3 && strings.EqualFold(w[:3], d.name[:3]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Location returns the zone the expression names (time.UTC for "UTC"),
@@ -329,7 +353,7 @@ func (p *calParser) date(c *Calendar) (timeDone bool, err error) {
 		return false, err
 	}
 	if t != "" && t[0] != ' ' {
-		return false, fmt.Errorf("unexpected %q after date", t[:1])
+		return false, fmt.Errorf("unexpected %q after the date", t)
 	}
 	p.s = strings.TrimLeft(t, " ")
 	c.year, c.month, c.day = first, second, third
@@ -400,7 +424,7 @@ func (p *calParser) time(c *Calendar) error {
 	case t == "":
 		s = constChain(0)
 	case t[0] != ':':
-		return fmt.Errorf("unexpected %q after the minute", t[:1])
+		return fmt.Errorf("unexpected %q after the minute", t)
 	default:
 		s, t, err = parseChain(t[1:], true, "second")
 		if err != nil {
@@ -607,7 +631,7 @@ func (c *Calendar) validate() error {
 		if k.eom {
 			what = "day counted from the end of the month"
 		}
-		for _, x := range k.chain {
+		for i, x := range k.chain {
 			if k.eom {
 				// "~" days go back at most 28 days from the end, so
 				// that every month has them. systemd lowers that bound
@@ -615,6 +639,12 @@ func (c *Calendar) validate() error {
 				// recurses with the lowered bound): "~20,24" is valid,
 				// "~4,27" is not.
 				k.to -= 3
+			}
+			if k.eom && x.start > k.to {
+				if i == 0 {
+					return fmt.Errorf("day ~%d is more than %d days from the end of the month", x.start, k.to)
+				}
+				return fmt.Errorf("day ~%d is too far from the end of the month: systemd allows at most ~%d as element %d of a \"~\" list", x.start, k.to, i+1)
 			}
 			if x.start < k.from || x.start > k.to {
 				return fmt.Errorf("%s %s out of range %s..%s", what, show(x.start), show(k.from), show(k.to))
@@ -631,7 +661,7 @@ func (c *Calendar) validate() error {
 					return fmt.Errorf("%s range %s..%s runs backwards", what, show(x.start), show(x.stop))
 				}
 			case k.eom && x.start-x.repeat < k.from:
-				return fmt.Errorf("%s ~%d/%d never repeats within the month", what, x.start, x.repeat)
+				return fmt.Errorf("day ~%d/%d never repeats within the month", x.start, x.repeat)
 			case !k.eom && x.repeat > 0 && x.start+x.repeat > k.to:
 				return fmt.Errorf("%s %s/%s never repeats within %s..%s", what, show(x.start), show(x.repeat), show(k.from), show(k.to))
 			}
@@ -1196,11 +1226,11 @@ func (m *mktimeState) probe(local int64, isdst int) (int64, bool) {
 }
 
 // CalendarPeriod returns the interval between consecutive elapses of c
-// when it is always the same, as for "*:0/30" (30m), "hourly" (1h),
-// "daily" (24h) or "Mon *-*-* 02:00" (168h), with regular true. For
-// schedules whose gaps differ ("*-*-01", "Mon,Fri 10:00",
-// "*-*-* 08,20:00" at 12h/12h is regular but "*-*-* 08,18:00" is not)
-// regular is false and period is the shortest gap seen in a day, or 0.
+// when it is always the same, with regular true: "*:0/30" gives 30m,
+// "*-*-* 6,18:00" 12h, "daily" 24h, "Mon *-*-* 02:00" 168h. When the gaps
+// differ ("*-*-01", "Mon,Wed,Fri 08:00", "*-*-* 6,20:00", "*:0/25"),
+// regular is false and period is the shortest gap, or 0 where the
+// schedule depends on months or days of the month.
 //
 // The period is that of the wall clock: a daylight saving change makes
 // one gap an hour longer or shorter, which is ignored here. A year list
@@ -1241,8 +1271,8 @@ func CalendarPeriod(c *Calendar) (period time.Duration, regular bool) {
 			return 24 * time.Hour, true
 		case c.month == nil && c.day == nil && onlyOneBit(c.weekdays):
 			return 7 * 24 * time.Hour, true
-		case c.month == nil && c.day == nil && !c.endOfMonth:
-			return 24 * time.Hour, false
+		case c.month == nil && c.day == nil:
+			return time.Duration(weekdayGap(c.weekdays)) * 24 * time.Hour, false
 		}
 		return 0, false
 	}
@@ -1257,16 +1287,121 @@ func CalendarPeriod(c *Calendar) (period time.Duration, regular bool) {
 			ap = false
 		}
 	}
-	full := ap && len(l.values)*step == l.size
+	coarserFull := everyDay
 	for i := 0; i < k; i++ {
 		if len(levels[i].values) != levels[i].size {
-			full = false
+			coarserFull = false
 		}
 	}
-	return time.Duration(minGap) * l.unit, full && everyDay
+	if coarserFull {
+		// The gap from the last value to the first of the next unit.
+		minGap = min(minGap, l.values[0]+l.size-l.values[len(l.values)-1])
+	}
+	regular = ap && len(l.values)*step == l.size && coarserFull
+	return time.Duration(minGap) * l.unit, regular
 }
 
 func onlyOneBit(b int) bool { return b > 0 && b&(b-1) == 0 }
+
+// weekdayGap is the shortest distance in days between two weekdays of
+// the mask, going round the week.
+func weekdayGap(bits int) int {
+	gap := 7
+	for a := range 7 {
+		if bits&(1<<a) == 0 {
+			continue
+		}
+		for d := 1; d < 7; d++ {
+			if bits&(1<<((a+d)%7)) != 0 {
+				gap = min(gap, d)
+				break
+			}
+		}
+	}
+	return gap
+}
+
+// CombinedCalendarPeriod is [CalendarPeriod] for a timer with several
+// OnCalendar= lines, which elapses whenever any of them does. pcp's
+// pmlogger_check.timer has "*-*-* *:25:00" and "*-*-* *:55:00", each
+// hourly, together every 30 minutes: 30m, regular. It is regular when
+// every expression is and their elapses interleave evenly; else period
+// is the shortest gap found (0 if unknown) and regular is false.
+//
+// Phases are taken from each expression's elapses after Monday
+// 2024-01-01 00:00 UTC, in its own zone if it has one, else in UTC.
+func CombinedCalendarPeriod(cs ...*Calendar) (period time.Duration, regular bool) {
+	if len(cs) == 0 {
+		return 0, false
+	}
+	if len(cs) == 1 {
+		return CalendarPeriod(cs[0])
+	}
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC) // a Monday
+	var l time.Duration = 1
+	var shortest time.Duration
+	all := true
+	periods := make([]time.Duration, len(cs))
+	for i, c := range cs {
+		p, ok := CalendarPeriod(c)
+		if p > 0 && (shortest == 0 || p < shortest) {
+			shortest = p
+		}
+		all = all && ok
+		periods[i] = p
+		if ok {
+			l = lcmDuration(l, p)
+		}
+	}
+	if !all {
+		return shortest, false
+	}
+	const maxElapses = 1 << 20
+	var offsets []time.Duration
+	for i, c := range cs {
+		if l/periods[i] > maxElapses {
+			return shortest, false
+		}
+		first := c.Next(base.Add(-time.Microsecond), time.UTC)
+		if first.IsZero() {
+			return shortest, false
+		}
+		phase := first.Sub(base) % periods[i]
+		for o := phase; o < l; o += periods[i] {
+			offsets = append(offsets, o)
+		}
+	}
+	slices.Sort(offsets)
+	offsets = slices.Compact(offsets)
+	n := time.Duration(len(offsets))
+	if l%n != 0 {
+		return minGap(offsets, l), false
+	}
+	step := l / n
+	for i, o := range offsets {
+		if o != offsets[0]+time.Duration(i)*step {
+			return minGap(offsets, l), false
+		}
+	}
+	return step, true
+}
+
+func lcmDuration(a, b time.Duration) time.Duration {
+	x, y := a, b
+	for y != 0 {
+		x, y = y, x%y
+	}
+	return a / x * b
+}
+
+// minGap is the shortest gap between sorted offsets repeating every l.
+func minGap(offsets []time.Duration, l time.Duration) time.Duration {
+	g := offsets[0] + l - offsets[len(offsets)-1]
+	for i := 1; i < len(offsets); i++ {
+		g = min(g, offsets[i]-offsets[i-1])
+	}
+	return g
+}
 
 // expand lists the values of chain within from..to in order (all of them
 // for "*"), or nil if there would be more than limit.
