@@ -12,17 +12,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	goldenfile "github.com/memdiag/memdiag/internal/golden"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 )
-
-func golden(t *testing.T, name string, got string) {
-	t.Helper()
-	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
-}
 
 func TestNewGateCmd(t *testing.T) {
 	tests := []struct {
