@@ -8,6 +8,7 @@ import (
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/sources"
 	"github.com/memdiag/memdiag/swap"
+	"github.com/memdiag/memdiag/timers"
 )
 
 func init() {
@@ -29,5 +30,13 @@ func init() {
 		sw, err := swap.Swaps(procRoot)
 		ws.status(h, "swaps", err)
 		h.Swaps = sw
+
+		// The host's periodic jobs at start, so that analyze can project
+		// their firings over the recording later, on any host.
+		if !o.NoTimers {
+			jobs, err := timers.Inventory(o.F.Root, timers.InventoryOptions{})
+			ws.status(h, "timers", err)
+			h.Jobs = jobs
+		}
 	}
 }
