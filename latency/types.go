@@ -1,6 +1,3 @@
-// Package latency measures request latency (a built-in HTTP probe) and
-// imports load-test results (vegeta, JMeter JTL, k6, Locust, hey, generic
-// CSV), and summarises them per sampling interval.
 package latency
 
 import "time"
