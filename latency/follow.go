@@ -108,33 +108,33 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 				reset()
 				continue
 			}
+			// Read what was appended, a chunk at a time, handing complete
+			// lines on as they come so a large file is never held whole.
 			for {
 				n, err := f.ReadAt(rbuf, off)
 				buf = append(buf, rbuf[:n]...)
 				off += int64(n)
-				if errors.Is(err, io.EOF) || n == 0 {
-					break
-				}
-				if err != nil {
+				if err != nil && !errors.Is(err, io.EOF) {
 					return rep, fmt.Errorf("%s: %w", path, err)
 				}
-			}
-			if d == nil {
-				var err error
-				if d, err = followDecoder(path, buf, opts, rep); err != nil {
-					return rep, err
-				}
-			}
-			if d != nil {
-				last := bytes.LastIndexByte(buf, '\n')
-				if last >= 0 {
-					for line := range bytes.SplitSeq(buf[:last], []byte("\n")) {
-						d.line(string(line), emit)
-						if sendErr != nil {
-							return rep, sendErr
-						}
+				if d == nil {
+					if d, err = followDecoder(path, buf, opts, rep); err != nil {
+						return rep, err
 					}
-					buf = append(buf[:0], buf[last+1:]...)
+				}
+				if d != nil {
+					if last := bytes.LastIndexByte(buf, '\n'); last >= 0 {
+						for line := range bytes.SplitSeq(buf[:last], []byte("\n")) {
+							d.line(string(line), emit)
+							if sendErr != nil {
+								return rep, sendErr
+							}
+						}
+						buf = append(buf[:0], buf[last+1:]...)
+					}
+				}
+				if n == 0 || ctx.Err() != nil {
+					break
 				}
 			}
 		}

@@ -448,3 +448,16 @@ func TestImportCRLFAndBOM(t *testing.T) {
 		t.Errorf("requests (-want +got):\n%s\nreport %+v", diff, imp.Report)
 	}
 }
+
+func TestImportLongFirstLine(t *testing.T) {
+	// A vegeta row whose base64 body is longer than Detect's 8 KiB head.
+	body := strings.Repeat("aGkK", 10<<10)
+	in := "1795988650410552652,200,2968143,0,30720,," + body + ",,0,GET,http://127.0.0.1:18931/big,\n"
+	imp, err := Import(strings.NewReader(in+in), "big.csv", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imp.Report.Format != FormatVegetaCSV || imp.Report.Rows != 2 || imp.Report.Bad != 0 {
+		t.Errorf("report = %+v, want 2 vegeta-csv rows", imp.Report)
+	}
+}
