@@ -461,3 +461,17 @@ func TestImportLongFirstLine(t *testing.T) {
 		t.Errorf("report = %+v, want 2 vegeta-csv rows", imp.Report)
 	}
 }
+
+func BenchmarkImportVegetaCSV(b *testing.B) {
+	one, err := os.ReadFile(fixture("vegeta.csv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := strings.Repeat(string(one), 1000) // 10,000 rows
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if _, err := Import(strings.NewReader(in), "bench.csv", ImportOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
