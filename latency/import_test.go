@@ -475,3 +475,47 @@ func BenchmarkImportVegetaCSV(b *testing.B) {
 		}
 	}
 }
+
+// TestImportK6Run reads the output of a real k6 v1.8.1 run (three
+// iterations of /hello.txt, /missing and a closed port).
+func TestImportK6Run(t *testing.T) {
+	ms := func(f float64) time.Duration { return time.Duration(f * 1e6) }
+	// Start = time - value, from the http_req_duration points of k6-run.json.
+	want := []Request{
+		{Start: ts(t, "2026-11-29T22:03:22.114595653Z"), Latency: ms(70.989574), Status: 200},
+		{Start: ts(t, "2026-11-29T22:03:22.200927598Z"), Latency: ms(8.303611), Status: 404, Err: true},
+		{Start: ts(t, "2026-11-29T22:03:22.209788166Z"), Latency: 0, Status: 0, Err: true},
+		{Start: ts(t, "2026-11-29T22:03:22.412145986Z"), Latency: ms(1.146628), Status: 200},
+		{Start: ts(t, "2026-11-29T22:03:22.413980766Z"), Latency: ms(1.01913), Status: 404, Err: true},
+		{Start: ts(t, "2026-11-29T22:03:22.415275391Z"), Latency: 0, Status: 0, Err: true},
+		{Start: ts(t, "2026-11-29T22:03:22.616785197Z"), Latency: ms(1.18053), Status: 200},
+		{Start: ts(t, "2026-11-29T22:03:22.618219059Z"), Latency: ms(0.975098), Status: 404, Err: true},
+		{Start: ts(t, "2026-11-29T22:03:22.619445165Z"), Latency: 0, Status: 0, Err: true},
+	}
+	js := importFixture(t, "k6-run.json", ImportOptions{})
+	if diff := cmp.Diff(want, js.Requests); diff != "" {
+		t.Errorf("json requests (-want +got):\n%s", diff)
+	}
+	// 106 lines: 9 duration points, the rest other metrics' points and
+	// declarations.
+	if r := js.Report; r.Format != FormatK6JSON || r.Rows != 9 || r.Bad != 0 || r.Rows+r.Skipped != 106 {
+		t.Errorf("json report = %+v", r)
+	}
+	// The CSV of the same run stamps whole seconds (1795989802 =
+	// 22:03:22Z): same latencies and statuses, starts before 22:03:22.
+	cs := importFixture(t, "k6-run.csv", ImportOptions{})
+	if r := cs.Report; r.Format != FormatK6CSV || r.Rows != 9 || r.Bad != 0 || r.Rows+r.Skipped != 93 {
+		t.Errorf("csv report = %+v", r)
+	}
+	end := ts(t, "2026-11-29T22:03:22Z")
+	for i := range cs.Requests {
+		if i >= len(want) {
+			break
+		}
+		w := want[i]
+		w.Start = end.Add(-w.Latency)
+		if diff := cmp.Diff(w, cs.Requests[i]); diff != "" {
+			t.Errorf("csv request %d (-want +got):\n%s", i, diff)
+		}
+	}
+}
