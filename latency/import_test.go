@@ -122,7 +122,7 @@ func TestImportJMeter(t *testing.T) {
 		file string
 		want []Request
 	}{
-		{"jmeter-header.jtl", []Request{
+		{"jmeter-5-header.jtl", []Request{
 			{Start: ms(1795990000123), Latency: 12 * time.Millisecond, Status: 200},
 			{Start: ms(1795990000345), Latency: 3 * time.Millisecond, Status: 404, Err: true},
 			{Start: ms(1795990000560), Latency: 1002 * time.Millisecond, Status: 200, Err: true},
@@ -130,10 +130,30 @@ func TestImportJMeter(t *testing.T) {
 			{Start: ms(1795990001780), Latency: 5 * time.Millisecond, Status: 200, Err: true}, // lines 6-7
 			{Start: ms(1795990001990), Latency: 4 * time.Millisecond, Status: 200},
 		}},
+		// Real JMeter 2.13 output, header-less (the 2.x default) and with
+		// a header. "Non HTTP response code: java.net.ConnectException"
+		// rows have status 0.
 		{"jmeter-noheader.jtl", []Request{
-			{Start: ms(1795990100010), Latency: 9 * time.Millisecond, Status: 200},
-			{Start: ms(1795990100225), Latency: 2 * time.Millisecond, Status: 404, Err: true},
-			{Start: ms(1795990100430), Latency: 250 * time.Millisecond, Status: 200},
+			{Start: ms(1795989914323), Latency: 142 * time.Millisecond, Status: 200},
+			{Start: ms(1795989914672), Latency: 5 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795989914885), Latency: 5 * time.Millisecond, Status: 0, Err: true},
+			{Start: ms(1795989915095), Latency: 4 * time.Millisecond, Status: 200},
+			{Start: ms(1795989915300), Latency: 5 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795989915505), Latency: 1 * time.Millisecond, Status: 0, Err: true},
+			{Start: ms(1795989915709), Latency: 9 * time.Millisecond, Status: 200},
+			{Start: ms(1795989915929), Latency: 9 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795989916138), Latency: 1 * time.Millisecond, Status: 0, Err: true},
+		}},
+		{"jmeter-2.13-header.jtl", []Request{
+			{Start: ms(1795989921070), Latency: 225 * time.Millisecond, Status: 200},
+			{Start: ms(1795989921500), Latency: 5 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795989921708), Latency: 2 * time.Millisecond, Status: 0, Err: true},
+			{Start: ms(1795989921912), Latency: 6 * time.Millisecond, Status: 200},
+			{Start: ms(1795989922118), Latency: 4 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795989922323), Latency: 1 * time.Millisecond, Status: 0, Err: true},
+			{Start: ms(1795989922531), Latency: 5 * time.Millisecond, Status: 200},
+			{Start: ms(1795989922739), Latency: 26 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795989922972), Latency: 0, Status: 0, Err: true},
 		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -357,8 +377,11 @@ func TestDetect(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
 		{"vegeta.csv", FormatVegetaCSV},
 		{"vegeta.jsonl", FormatVegetaJSON},
-		{"jmeter-header.jtl", FormatJMeter},
+		{"jmeter-5-header.jtl", FormatJMeter},
+		{"jmeter-2.13-header.jtl", FormatJMeter},
 		{"jmeter-noheader.jtl", FormatJMeter},
+		{"k6-run.json", FormatK6JSON},
+		{"k6-run.csv", FormatK6CSV},
 		{"k6.json", FormatK6JSON},
 		{"k6.csv", FormatK6CSV},
 		{"locust_stats_history.csv", FormatLocust},
