@@ -57,15 +57,18 @@ type ImportOptions struct {
 	Start time.Time
 }
 
-// LineError is one bad row: its 1-based line number, its text and why.
+// LineError is one bad row: its file, 1-based line number, text (cut to
+// 200 bytes) and why.
 type LineError struct {
+	File string
 	Line int
 	Text string
 	Err  error
 }
 
+// Error reads "file:line: why: text", the form editors jump to.
 func (e LineError) Error() string {
-	return fmt.Sprintf("line %d: %v: %q", e.Line, e.Err, e.Text)
+	return fmt.Sprintf("%s:%d: %v: %q", e.File, e.Line, e.Err, e.Text)
 }
 
 func (e LineError) Unwrap() error { return e.Err }
@@ -97,13 +100,13 @@ type ImportReport struct {
 	StartFrom string
 }
 
-// Err returns nil when every row parsed, else an error naming the file, the
-// count and the first bad line ("results.csv: 2 bad rows, first: line 5: …").
+// Err returns nil when every row parsed, else an error with the count and
+// the first bad line ("2 of 12 rows bad, first at results.csv:5: …").
 func (r *ImportReport) Err() error {
 	if r.Bad == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: %d bad rows of %d, first: %w", r.Name, r.Bad, r.Rows+r.Bad, r.BadLines[0])
+	return fmt.Errorf("%d of %d rows bad, first at %w", r.Bad, r.Rows+r.Bad, r.BadLines[0])
 }
 
 func (r *ImportReport) bad(n int, text string, err error) {
@@ -112,7 +115,7 @@ func (r *ImportReport) bad(n int, text string, err error) {
 		if len(text) > 200 {
 			text = text[:200] + "…"
 		}
-		r.BadLines = append(r.BadLines, LineError{Line: n, Text: text, Err: err})
+		r.BadLines = append(r.BadLines, LineError{File: r.Name, Line: n, Text: text, Err: err})
 	}
 }
 
@@ -345,7 +348,7 @@ func (d *decoder) record(n int, s string, emit func(row)) {
 	case err != nil:
 		d.rep.bad(n, s, err)
 		if d.onBad != nil {
-			d.onBad(LineError{Line: n, Text: s, Err: err})
+			d.onBad(LineError{File: d.rep.Name, Line: n, Text: s, Err: err})
 		}
 	case ok:
 		d.rep.Rows++

@@ -105,8 +105,9 @@ func TestImportVegetaBad(t *testing.T) {
 			if imp.Report.Bad != len(tc.bad) || imp.Report.Rows != 2 || imp.Report.Truncated != tc.truncated {
 				t.Errorf("report: Rows %d Bad %d Truncated %d, want 2 %d %d", imp.Report.Rows, imp.Report.Bad, imp.Report.Truncated, len(tc.bad), tc.truncated)
 			}
-			if err := imp.Report.Err(); err == nil || !strings.Contains(err.Error(), "line 2:") {
-				t.Errorf("Report.Err() = %v, want the first bad line (line 2)", err)
+			wantErr := "2 of 4 rows bad, first at " + fixture(tc.file) + ":2: malformed row: "
+			if err := imp.Report.Err(); err == nil || !strings.HasPrefix(err.Error(), wantErr) || !errors.Is(err, ErrParse) {
+				t.Errorf("Report.Err() = %v, want prefix %q wrapping ErrParse", err, wantErr)
 			}
 		})
 	}
