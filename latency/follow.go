@@ -33,8 +33,8 @@ var ErrRelative = errors.New("format records only offsets from the start of the 
 // line (unless opts.Format is set), keeps a partial last line until its
 // newline arrives, and starts over when the file is truncated or replaced
 // (a new run). It returns when ctx is done, with the report of everything
-// read (an unterminated line left at the end is noted in Truncated, not
-// parsed) and a nil error; it returns early with an error when the file
+// read (an unterminated line or quoted record left at the end is noted
+// in Truncated, not parsed) and a nil error; it returns early with an error when the file
 // cannot be read or its format is unknown.
 //
 // hey writes its CSV only at the end of its run and with offsets only; it
@@ -140,7 +140,11 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 		}
 		select {
 		case <-ctx.Done():
-			if d != nil && len(bytes.TrimSpace(buf)) > 0 {
+			switch {
+			case d == nil:
+			case len(d.pend) > 0: // a quoted record still open
+				rep.Truncated = d.pend[0].n
+			case len(bytes.TrimSpace(buf)) > 0:
 				rep.Truncated = d.n + 1
 			}
 			return rep, nil

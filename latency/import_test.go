@@ -2,6 +2,7 @@ package latency
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,12 +179,12 @@ func TestImportJMeterBad(t *testing.T) {
 	if diff := cmp.Diff(want, imp.Requests); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]int{3, 4, 5, 6}, badLines(imp.Report)); diff != "" {
+	// Line 8 opens a quote never closed; line 9 has no newline.
+	if diff := cmp.Diff([]int{3, 4, 5, 6, 8}, badLines(imp.Report)); diff != "" {
 		t.Errorf("bad lines (-want +got):\n%s", diff)
 	}
-	// Line 8 opens a quote never closed; line 9 has no newline.
-	if imp.Report.Truncated != 8 {
-		t.Errorf("Truncated = %d, want 8", imp.Report.Truncated)
+	if imp.Report.Truncated != 9 {
+		t.Errorf("Truncated = %d, want 9", imp.Report.Truncated)
 	}
 	if got := imp.Report.BadLines[3].Err; !errors.Is(got, errNoZone) {
 		t.Errorf("line 6 error = %v, want errNoZone", got)
@@ -191,7 +192,7 @@ func TestImportJMeterBad(t *testing.T) {
 
 	// With a location the zone-less date of line 6 is read in it.
 	imp = importFixture(t, "jmeter-bad.jtl", ImportOptions{Location: time.UTC})
-	if diff := cmp.Diff([]int{3, 4, 5}, badLines(imp.Report)); diff != "" {
+	if diff := cmp.Diff([]int{3, 4, 5, 8}, badLines(imp.Report)); diff != "" {
 		t.Errorf("bad lines with location (-want +got):\n%s", diff)
 	}
 	if len(imp.Requests) != 3 || !imp.Requests[1].Start.Equal(ts(t, "2026-11-29T22:30:00.8Z")) {
@@ -540,6 +541,26 @@ func TestImportK6Run(t *testing.T) {
 		w.Start = end.Add(-w.Latency)
 		if diff := cmp.Diff(w, cs.Requests[i]); diff != "" {
 			t.Errorf("csv request %d (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+func TestImportStrayQuote(t *testing.T) {
+	// A stray quote on line 2 must not swallow the lines after it, whether
+	// the file ends first or the record grows past maxRecordLines.
+	for _, n := range []int{3, 100} {
+		var b strings.Builder
+		b.WriteString("timestamp,latency_ms\n")
+		b.WriteString("1795989600,\"12\n")
+		for i := range n {
+			fmt.Fprintf(&b, "%d,%d\n", 1795989601+i, i)
+		}
+		imp, err := Import(strings.NewReader(b.String()), "stray.csv", ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]int{2}, badLines(imp.Report)); diff != "" || imp.Report.Rows != n {
+			t.Errorf("%d lines after the stray quote: rows %d, bad lines (-want +got):\n%s", n, imp.Report.Rows, diff)
 		}
 	}
 }
