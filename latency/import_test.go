@@ -564,3 +564,36 @@ func TestImportStrayQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestImportHeyLocustBadRows(t *testing.T) {
+	hey := "response-time,DNS+dialup,DNS,Request-write,Response-delay,Response-read,status-code,offset\n" +
+		"0.0026,0.0004,0.0000,0.0001,0.0014,0.0007,200,0.2010\n" +
+		"0.0034,0.0003,0.0000,0.0000,0.0019,0.0004,OK,0.2009\n" + // line 3: status
+		"0.0018,0.0003,0.0000,0.0001,0.0012,0.0001,200\n" + // line 4: no offset
+		"fast,0.0003,0.0000,0.0001,0.0012,0.0001,200,0.4008\n" // line 5: response-time
+	imp, err := Import(strings.NewReader(hey), "hey.csv", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{3, 4, 5}, badLines(imp.Report)); diff != "" || imp.Report.Rows != 1 {
+		t.Errorf("hey: rows %d, bad lines (-want +got):\n%s", imp.Report.Rows, diff)
+	}
+
+	b, err := os.ReadFile(fixture("locust_stats_history.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	in := lines[0] + lines[1] +
+		strings.Replace(lines[2], ",3,0,11,", ",three,0,11,", 1) + // line 3: Total Request Count
+		strings.Replace(lines[3], "1795988631", "", 1) + // line 4: Timestamp
+		"1795988631,2,GET,/x\n" + // line 5: short
+		lines[4]
+	imp, err = Import(strings.NewReader(in), "locust.csv", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{3, 4, 5}, badLines(imp.Report)); diff != "" || imp.Report.Rows != 2 {
+		t.Errorf("locust: rows %d, bad lines (-want +got):\n%s", imp.Report.Rows, diff)
+	}
+}
