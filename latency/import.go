@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // ErrParse is wrapped by every bad-row error ([LineError.Err]).
@@ -408,7 +407,7 @@ func (d *decoder) record(n int, s string, emit func(row)) {
 // "vegeta encode".
 func Detect(head []byte) (string, error) {
 	head = bytes.TrimPrefix(head, []byte("\ufeff"))
-	if bytes.IndexByte(head, 0) >= 0 || (len(head) > 0 && !isText(head)) {
+	if !isText(head) {
 		return "", fmt.Errorf("%w: binary content (vegeta's default output? run: vegeta encode --to csv)", ErrFormat)
 	}
 	var first string
@@ -461,20 +460,13 @@ func Detect(head []byte) (string, error) {
 	return "", fmt.Errorf("%w: first line %.80q", ErrFormat, first)
 }
 
+// isText reports whether b has no control bytes but tab, CR and LF.
+// Bytes ≥ 0x80 are allowed: a JTL may be Latin-1.
 func isText(b []byte) bool {
-	// Allow a rune cut at the end of head.
-	for i := 0; i < len(b); {
-		r, size := rune(b[i]), 1
-		if r >= 0x80 {
-			r, size = utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				return len(b)-i < utf8.UTFMax // a rune cut at the end
-			}
-		}
-		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' {
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c == 0x7f {
 			return false
 		}
-		i += size
 	}
 	return true
 }

@@ -404,10 +404,26 @@ func TestDetect(t *testing.T) {
 		{"empty", "\n\n"},
 		{"other json", `{"hello":"world"}` + "\n"},
 		{"prose", "this is not a results file\n"},
+		{"NUL", "1795988650410552652,200,2968143,0,3\x00\n"},
 	} {
 		if got, err := Detect([]byte(tc.head)); !errors.Is(err, ErrFormat) {
 			t.Errorf("Detect(%s) = %q, %v; want ErrFormat", tc.name, got, err)
 		}
+	}
+}
+
+func TestDetectVegetaBinary(t *testing.T) {
+	_, err := ImportFile(fixture("vegeta-results.bin"), ImportOptions{})
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "vegeta encode") {
+		t.Errorf("ImportFile(vegeta gob) err = %v, want ErrFormat with a hint to run vegeta encode", err)
+	}
+}
+
+func TestDetectLatin1(t *testing.T) {
+	// JMeter writes labels in the platform charset: "café" in Latin-1.
+	head := []byte("1795989914323,142,caf\xe9,200,OK,probe 1-1,text,true,188,1,1,131\n")
+	if got, err := Detect(head); got != FormatJMeter || err != nil {
+		t.Errorf("Detect(Latin-1 JTL) = %q, %v; want jmeter", got, err)
 	}
 }
 
