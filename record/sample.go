@@ -62,7 +62,9 @@ type Header struct {
 	ClockTicks     int                 `json:"clock_ticks"`    // USER_HZ; converts *_ticks fields
 	Root           string              `json:"root,omitempty"` // filesystem root the collectors read, "/" normally
 	Cgroup         string              `json:"cgroup,omitempty"`
-	Command        []string            `json:"command,omitempty"` // the --exec command
+	Command        []string            `json:"command,omitempty"`      // the --exec command
+	Probe          string              `json:"probe,omitempty"`        // --probe URL
+	LatencyFile    string              `json:"latency_file,omitempty"` // --latency file
 	Collectors     []CollectorStatus   `json:"collectors"`
 	Swaps          []swap.Device       `json:"swaps,omitempty"`
 	VMStatMapping  map[string][]string `json:"vmstat_mapping,omitempty"` // which /proc/vmstat counters feed each vmstat field on this kernel
@@ -86,7 +88,9 @@ type Sample struct {
 	Procs     []diskio.ProcIO    `json:"procs,omitempty"`  // top N by I/O in the interval
 	Events    []diskio.ProcEvent `json:"events,omitempty"` // processes started/exited since the previous sample
 	Scan      *diskio.ScanStats  `json:"scan,omitempty"`
-	Latency   *latency.Summary   `json:"latency,omitempty"` // requests that started in (previous sample, this sample]
+	// Latency summarises the requests (probe or --latency file) that
+	// completed since the previous sample.
+	Latency *latency.Summary `json:"latency,omitempty"`
 	// EventStats accounts for the process events of the interval (the
 	// connector's drops are counted exactly); nil when polling only.
 	EventStats *diskio.EventStats `json:"event_stats,omitempty"`
