@@ -97,11 +97,13 @@ type ProcScanner struct {
 	procRoot string
 	opts     ProcScanOptions
 
-	// readFile reads the file at path (NUL-terminated) into buf and
-	// returns the bytes read; it stops at EOF, when buf is full, or after
-	// a short read ending in '\n'. A function field so tests can inject
-	// EACCES and races (as node_exporter's diskstats collector does).
-	readFile func(path, buf []byte) (int, error)
+	// readFile reads the file at path (NUL-terminated, relative to the
+	// directory dirfd, the proc root) into buf and returns the bytes
+	// read; it stops at EOF, when buf is full, or after a short read
+	// ending in '\n'. A function field so tests can inject EACCES and
+	// races (as node_exporter's diskstats collector does).
+	readFile func(dirfd int, path, buf []byte) (int, error)
+	rootfd   int // open proc root during a Scan
 
 	procs map[int]*procState
 	gen   uint64
@@ -188,6 +190,13 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 	s.cand = s.cand[:0]
 	s.exited = s.exited[:0]
 
+	fd, err := unix.Open(s.procRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		s.gen--
+		return nil, nil, stats, &fs.PathError{Op: "open", Path: s.procRoot, Err: err}
+	}
+	defer unix.Close(fd)
+	s.rootfd = fd
 	err = s.listPIDs(func(pid int) {
 		stats.Processes++
 		st, ev := s.scanOne(pid, baseline, &stats)
@@ -295,7 +304,7 @@ func (s *ProcScanner) exitEvent(st *procState, now time.Time) ProcEvent {
 // returns the state (nil if the process was skipped) and an exec event
 // if the process is new or exec'd.
 func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procState, *ProcEvent) {
-	n, err := s.readFile(s.path(pid, "stat"), s.statBuf)
+	n, err := s.readFile(s.rootfd, s.path(pid, "stat"), s.statBuf)
 	if err != nil {
 		countErr(err, stats)
 		return nil, nil
@@ -314,7 +323,7 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 	}
 	isNew := st == nil
 
-	n, err = s.readFile(s.path(pid, "io"), s.fileBuf)
+	n, err = s.readFile(s.rootfd, s.path(pid, "io"), s.fileBuf)
 	var rd, wr, cw uint64
 	ioKnown := false
 	switch {
@@ -375,7 +384,7 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 // readMeta reads the command line and cgroup of a process. Failures leave
 // the fields as they were: the process may have just exited.
 func (s *ProcScanner) readMeta(st *procState) {
-	if n, err := s.readFile(s.path(st.pid, "cmdline"), s.cmdBuf); err == nil {
+	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cmdline"), s.cmdBuf); err == nil {
 		args := splitCmdline(s.cmdBuf[:n])
 		if s.opts.KeepCmdline {
 			st.cmdline = strings.Join(args, " ")
@@ -383,7 +392,7 @@ func (s *ProcScanner) readMeta(st *procState) {
 			st.cmdline = RedactCmdline(args)
 		}
 	}
-	if n, err := s.readFile(s.path(st.pid, "cgroup"), s.fileBuf); err == nil {
+	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cgroup"), s.fileBuf); err == nil {
 		st.cgroup, st.unit = parseCgroup(s.fileBuf[:n])
 	}
 }
@@ -416,11 +425,10 @@ func isVanished(err error) bool {
 // isDenied: EACCES/EPERM (fs.ErrPermission matches both).
 func isDenied(err error) bool { return errors.Is(err, fs.ErrPermission) }
 
-// path builds "<procRoot>/<pid>/<file>\x00" in the reused path buffer.
+// path builds "<pid>/<file>\x00", relative to the proc root, in the
+// reused path buffer.
 func (s *ProcScanner) path(pid int, file string) []byte {
-	b := append(s.pathBuf[:0], s.procRoot...)
-	b = append(b, '/')
-	b = appendInt(b, pid)
+	b := appendInt(s.pathBuf[:0], pid)
 	b = append(b, '/')
 	b = append(b, file...)
 	b = append(b, 0)
@@ -442,10 +450,10 @@ func appendInt(b []byte, v int) []byte {
 	return append(b, tmp[i:]...)
 }
 
-// readFileRaw is the default readFile: openat, read into buf, close, with
-// no allocation. path must end in a NUL byte.
-func readFileRaw(path, buf []byte) (int, error) {
-	dirfd := unix.AT_FDCWD // a variable: the constant -100 does not convert to uintptr
+// readFileRaw is the default readFile: openat relative to the proc root
+// (so the root's path is resolved once per scan, not per file), read into
+// buf, close, with no allocation. path must end in a NUL byte.
+func readFileRaw(dirfd int, path, buf []byte) (int, error) {
 	fd, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(dirfd),
 		uintptr(unsafe.Pointer(&path[0])), uintptr(unix.O_RDONLY|unix.O_CLOEXEC), 0, 0, 0)
 	if e != 0 {
@@ -474,16 +482,11 @@ func readFileRaw(path, buf []byte) (int, error) {
 	return total, nil
 }
 
-// listPIDs calls fn for each numeric entry of procRoot, reading the
+// listPIDs calls fn for each numeric entry of the proc root, reading the
 // directory with getdents64 into a reused buffer.
 func (s *ProcScanner) listPIDs(fn func(pid int)) error {
-	fd, err := unix.Open(s.procRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return &fs.PathError{Op: "open", Path: s.procRoot, Err: err}
-	}
-	defer unix.Close(fd)
 	for {
-		n, err := unix.ReadDirent(fd, s.dirBuf)
+		n, err := unix.ReadDirent(s.rootfd, s.dirBuf)
 		if err == unix.EINTR { //nolint:errorlint // a bare Errno from a syscall
 			continue
 		}

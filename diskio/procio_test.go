@@ -41,15 +41,15 @@ func (p *procLink) set(target string) {
 }
 
 // failing wraps the real reader and returns err for paths ending in suffix.
-func failing(err error, suffixes ...string) func(path, buf []byte) (int, error) {
-	return func(path, buf []byte) (int, error) {
-		p := string(bytes.TrimRight(path, "\x00"))
+func failing(err error, suffixes ...string) func(dirfd int, path, buf []byte) (int, error) {
+	return func(dirfd int, path, buf []byte) (int, error) {
+		p := "/" + string(bytes.TrimRight(path, "\x00"))
 		for _, s := range suffixes {
 			if strings.HasSuffix(p, s) {
 				return 0, err
 			}
 		}
-		return readFileRaw(path, buf)
+		return readFileRaw(dirfd, path, buf)
 	}
 }
 
