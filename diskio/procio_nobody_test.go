@@ -47,25 +47,34 @@ func TestScanAsNobody(t *testing.T) {
 	}
 	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
 
-	cmd := exec.Command(bin, "-test.run=^TestScanAsNobodyHelper$", "-test.v")
-	cmd.Dir = dir
-	cmd.Env = []string{helperEnv + "=" + strconv.Itoa(sleeper.Process.Pid), "PATH=/usr/bin:/bin"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("helper as nobody: %v\n%s", err, out)
+	run := func(ambient ...uintptr) nobodyResult {
+		t.Helper()
+		cmd := exec.Command(bin, "-test.run=^TestScanAsNobodyHelper$", "-test.v")
+		cmd.Dir = dir
+		cmd.Env = []string{helperEnv + "=" + strconv.Itoa(sleeper.Process.Pid), "PATH=/usr/bin:/bin"}
+		cmd.SysProcAttr = &syscall.SysProcAttr{
+			Credential:  &syscall.Credential{Uid: 65534, Gid: 65534},
+			AmbientCaps: ambient,
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("helper as nobody: %v\n%s", err, out)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+		if err == nil {
+			err = os.Remove(filepath.Join(dir, "result.json"))
+		}
+		var res nobodyResult
+		if err == nil {
+			err = json.Unmarshal(b, &res)
+		}
+		if err != nil {
+			t.Fatalf("helper result: %v\n%s", err, out)
+		}
+		return res
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
-	if err == nil {
-		err = os.Remove(filepath.Join(dir, "result.json"))
-	}
-	var res nobodyResult
-	if err == nil {
-		err = json.Unmarshal(b, &res)
-	}
-	if err != nil {
-		t.Fatalf("helper result: %v\n%s", err, out)
-	}
+
+	res := run()
 	t.Logf("as nobody: %+v", res)
 	if res.Stats.Denied == 0 || res.Stats.Denied > res.Stats.Processes {
 		t.Errorf("Denied = %d of %d processes; want root's processes denied", res.Stats.Denied, res.Stats.Processes)
@@ -77,6 +86,19 @@ func TestScanAsNobody(t *testing.T) {
 		if p.PID == sleeper.Process.Pid {
 			t.Errorf("root's process %d in nobody's top: %+v", p.PID, p)
 		}
+	}
+
+	// DeniedHint's claim: both capabilities together make it readable.
+	const capDACReadSearch, capSysPtrace = 2, 19
+	for _, caps := range [][]uintptr{{capSysPtrace}, {capDACReadSearch}} {
+		if r := run(caps...); !r.SleeperDenied {
+			t.Errorf("nobody with only capabilities %v could read root's /proc/PID/io", caps)
+		}
+	}
+	res = run(capSysPtrace, capDACReadSearch)
+	t.Logf("as nobody with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH: %+v", res.Stats)
+	if res.SleeperDenied {
+		t.Error("nobody with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH could not read root's /proc/PID/io")
 	}
 }
 
