@@ -17,7 +17,11 @@ package diskio
 // (block layer submissions, so page cache hits are not in it); write_bytes
 // counts bytes it caused to be sent to storage, charged when the page is
 // dirtied, not when writeback happens; cancelled_write_bytes is dirtied
-// data that was truncated or deleted before it reached the disk. On
+// data that was truncated or deleted before it reached the disk — by this
+// task, possibly data another task dirtied (proc(5): "a task can cause
+// negative I/O too"). proc(5) also warns that on 32-bit systems a reader
+// can see a half-updated 64-bit counter; deltas saturate at 0, so such a
+// glitch never becomes a huge value. On
 // filesystems without block devices (tmpfs, NFS) they stay 0. The file is
 // mode 0400 and needs ptrace read access: other users' processes are
 // EACCES unless we have CAP_SYS_PTRACE (or are root).
@@ -27,7 +31,8 @@ package diskio
 // process has reaped with wait(2): kernel/exit.c wait_task_zombie() adds
 // the zombie's counters (its own and those of its reaped descendants) to
 // the parent's signal->ioac, which fs/proc/base.c do_io_accounting()
-// includes. proc(5) does not mention this; checked on this project's CI
+// includes. proc(5) (man-pages 6.03, Debian bookworm) does not mention
+// this; checked on this project's CI
 // host (kernel 6.18): a bash running `sh -c "dd ... bs=1M count=8
 // conv=fsync"` showed write_bytes 0 before and 8409088 after reaping sh.
 // Children reaped automatically (SIGCHLD ignored, SA_NOCLDWAIT) are not
