@@ -20,8 +20,8 @@ package diskio
 // data that was truncated or deleted before it reached the disk — by this
 // task, possibly data another task dirtied (proc(5): "a task can cause
 // negative I/O too"). proc(5) also warns that on 32-bit systems a reader
-// can see a half-updated 64-bit counter; deltas saturate at 0, so such a
-// glitch never becomes a huge value. On
+// can see a half-updated 64-bit counter; a counter that steps back gives
+// a delta of 0, never a wrapped huge value. On
 // filesystems without block devices (tmpfs, NFS) they stay 0. The file is
 // mode 0400 and needs ptrace read access: other users' processes are
 // EACCES unless we have CAP_SYS_PTRACE (or are root).
