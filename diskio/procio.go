@@ -130,6 +130,7 @@ type ProcScanner struct {
 	statBuf []byte // comm returned by parseStat aliases it until the next stat read
 	fileBuf []byte
 	cmdBuf  []byte
+	cgBuf   []byte // /proc/PID/cgroup: up to ~13 v1 hierarchies with long paths
 	cand    []*procState
 	exited  []*procState
 }
@@ -179,6 +180,7 @@ func NewProcScanner(procRoot string, opts ProcScanOptions) (*ProcScanner, error)
 		statBuf:  make([]byte, 4096),
 		fileBuf:  make([]byte, 4096),
 		cmdBuf:   make([]byte, opts.MaxCmdline),
+		cgBuf:    make([]byte, 16<<10),
 	}, nil
 }
 
@@ -196,8 +198,8 @@ func NewProcScanner(procRoot string, opts ProcScanOptions) (*ProcScanner, error)
 // process first seen later has all its I/O counted as its delta (it
 // started during the interval). Processes that vanish while being read
 // are counted in stats.Vanished, processes whose /proc/PID/io is
-// unreadable (another user's, without root or CAP_SYS_PTRACE) in
-// stats.Denied — they still produce exec and exit events — and other
+// unreadable (another user's, without the capabilities in [DeniedHint])
+// in stats.Denied — they still produce exec and exit events — and other
 // per-process failures in stats.Failed. err is set only when the process
 // list itself cannot be read.
 func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, stats ScanStats, err error) {
@@ -408,8 +410,8 @@ func (s *ProcScanner) readMeta(st *procState) {
 			st.cmdline = RedactCmdline(args)
 		}
 	}
-	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cgroup"), s.fileBuf); err == nil {
-		st.cgroup, st.unit = parseCgroup(s.fileBuf[:n])
+	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cgroup"), s.cgBuf); err == nil {
+		st.cgroup, st.unit = parseCgroup(s.cgBuf[:n])
 	}
 }
 

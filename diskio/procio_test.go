@@ -451,3 +451,24 @@ func TestNewProcScannerBadRoot(t *testing.T) {
 		t.Errorf("after a failed scan: events %+v, want none", ev)
 	}
 }
+
+func TestScanLongCmdlineTruncated(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	writeProc(t, a, 400, 1, 9000, "java", 0, 0)
+	writeProc(t, b, 400, 1, 9000, "java", 0, 4096)
+	long := "java\x00-cp\x00" + strings.Repeat("/opt/lib/x.jar:", 1000) + "\x00Main\x00"
+	for _, d := range []string{a, b} {
+		if err := os.WriteFile(filepath.Join(d, "400", "cmdline"), []byte(long), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := newProcLink(t, a)
+	s := mustScanner(t, link.root, ProcScanOptions{MaxCmdline: 100})
+	scan(t, s, t0)
+	link.set(b)
+	top, _, _ := scan(t, s, t0.Add(time.Second))
+	want := "java -cp " + strings.Repeat("/opt/lib/x.jar:", 7)[:100-len("java\x00-cp\x00")]
+	if len(top) != 1 || top[0].Cmdline != want {
+		t.Errorf("top = %+v; want cmdline cut at 100 bytes: %q", top, want)
+	}
+}
