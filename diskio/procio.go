@@ -17,7 +17,11 @@ package diskio
 // (block layer submissions, so page cache hits are not in it); write_bytes
 // counts bytes it caused to be sent to storage, charged when the page is
 // dirtied, not when writeback happens; cancelled_write_bytes is dirtied
-// data that was truncated or deleted before it reached the disk. On
+// data that was truncated or deleted before it reached the disk — by this
+// task, possibly data another task dirtied (proc(5): "a task can cause
+// negative I/O too"). proc(5) also warns that on 32-bit systems a reader
+// can see a half-updated 64-bit counter; a counter that steps back gives
+// a delta of 0, never a wrapped huge value. On
 // filesystems without block devices (tmpfs, NFS) they stay 0. The file is
 // mode 0400 and needs ptrace read access: other users' processes are
 // EACCES unless we have CAP_SYS_PTRACE (or are root).
@@ -27,7 +31,8 @@ package diskio
 // process has reaped with wait(2): kernel/exit.c wait_task_zombie() adds
 // the zombie's counters (its own and those of its reaped descendants) to
 // the parent's signal->ioac, which fs/proc/base.c do_io_accounting()
-// includes. proc(5) does not mention this; checked on this project's CI
+// includes. proc(5) (man-pages 6.03, Debian bookworm) does not mention
+// this; checked on this project's CI
 // host (kernel 6.18): a bash running `sh -c "dd ... bs=1M count=8
 // conv=fsync"` showed write_bytes 0 before and 8409088 after reaping sh.
 // Children reaped automatically (SIGCHLD ignored, SA_NOCLDWAIT) are not
@@ -75,6 +80,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// DeniedHint is the warning a command prints once when a scan counts
+// processes in ScanStats.Denied. Opening another user's /proc/PID/io
+// needs CAP_DAC_READ_SEARCH (the file is mode 0400) and reading it needs
+// ptrace read access, CAP_SYS_PTRACE; neither alone is enough (checked on
+// kernel 6.18 with setpriv, and in TestScanAsNobody). Root can be denied
+// too, for processes in another user namespace or protected by a
+// security module (this project's CI host denies /proc/1/io to root).
+const DeniedHint = "other users' per-process I/O is invisible; run as root, " +
+	"or give memdiag CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH " +
+	"(setcap cap_sys_ptrace,cap_dac_read_search+ep memdiag)"
+
 // ProcScanOptions configures a [ProcScanner].
 type ProcScanOptions struct {
 	// TopN is the number of processes Scan returns, those with the most
@@ -97,11 +113,13 @@ type ProcScanner struct {
 	procRoot string
 	opts     ProcScanOptions
 
-	// readFile reads the file at path (NUL-terminated) into buf and
-	// returns the bytes read; it stops at EOF, when buf is full, or after
-	// a short read ending in '\n'. A function field so tests can inject
-	// EACCES and races (as node_exporter's diskstats collector does).
-	readFile func(path, buf []byte) (int, error)
+	// readFile reads the file at path (NUL-terminated, relative to the
+	// directory dirfd, the proc root) into buf and returns the bytes
+	// read; it stops at EOF, when buf is full, or after a short read
+	// ending in '\n'. A function field so tests can inject EACCES and
+	// races (as node_exporter's diskstats collector does).
+	readFile func(dirfd int, path, buf []byte) (int, error)
+	rootfd   int // open proc root during a Scan
 
 	procs map[int]*procState
 	gen   uint64
@@ -112,6 +130,7 @@ type ProcScanner struct {
 	statBuf []byte // comm returned by parseStat aliases it until the next stat read
 	fileBuf []byte
 	cmdBuf  []byte
+	cgBuf   []byte // /proc/PID/cgroup: up to ~13 v1 hierarchies with long paths
 	cand    []*procState
 	exited  []*procState
 }
@@ -161,6 +180,7 @@ func NewProcScanner(procRoot string, opts ProcScanOptions) (*ProcScanner, error)
 		statBuf:  make([]byte, 4096),
 		fileBuf:  make([]byte, 4096),
 		cmdBuf:   make([]byte, opts.MaxCmdline),
+		cgBuf:    make([]byte, 16<<10),
 	}, nil
 }
 
@@ -178,8 +198,8 @@ func NewProcScanner(procRoot string, opts ProcScanOptions) (*ProcScanner, error)
 // process first seen later has all its I/O counted as its delta (it
 // started during the interval). Processes that vanish while being read
 // are counted in stats.Vanished, processes whose /proc/PID/io is
-// unreadable (another user's, without root or CAP_SYS_PTRACE) in
-// stats.Denied — they still produce exec and exit events — and other
+// unreadable (another user's, without the capabilities in [DeniedHint])
+// in stats.Denied — they still produce exec and exit events — and other
 // per-process failures in stats.Failed. err is set only when the process
 // list itself cannot be read.
 func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, stats ScanStats, err error) {
@@ -188,6 +208,13 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 	s.cand = s.cand[:0]
 	s.exited = s.exited[:0]
 
+	fd, err := unix.Open(s.procRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		s.gen--
+		return nil, nil, stats, &fs.PathError{Op: "open", Path: s.procRoot, Err: err}
+	}
+	defer unix.Close(fd)
+	s.rootfd = fd
 	err = s.listPIDs(func(pid int) {
 		stats.Processes++
 		st, ev := s.scanOne(pid, baseline, &stats)
@@ -295,7 +322,7 @@ func (s *ProcScanner) exitEvent(st *procState, now time.Time) ProcEvent {
 // returns the state (nil if the process was skipped) and an exec event
 // if the process is new or exec'd.
 func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procState, *ProcEvent) {
-	n, err := s.readFile(s.path(pid, "stat"), s.statBuf)
+	n, err := s.readFile(s.rootfd, s.path(pid, "stat"), s.statBuf)
 	if err != nil {
 		countErr(err, stats)
 		return nil, nil
@@ -314,7 +341,7 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 	}
 	isNew := st == nil
 
-	n, err = s.readFile(s.path(pid, "io"), s.fileBuf)
+	n, err = s.readFile(s.rootfd, s.path(pid, "io"), s.fileBuf)
 	var rd, wr, cw uint64
 	ioKnown := false
 	switch {
@@ -375,7 +402,7 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 // readMeta reads the command line and cgroup of a process. Failures leave
 // the fields as they were: the process may have just exited.
 func (s *ProcScanner) readMeta(st *procState) {
-	if n, err := s.readFile(s.path(st.pid, "cmdline"), s.cmdBuf); err == nil {
+	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cmdline"), s.cmdBuf); err == nil {
 		args := splitCmdline(s.cmdBuf[:n])
 		if s.opts.KeepCmdline {
 			st.cmdline = strings.Join(args, " ")
@@ -383,8 +410,8 @@ func (s *ProcScanner) readMeta(st *procState) {
 			st.cmdline = RedactCmdline(args)
 		}
 	}
-	if n, err := s.readFile(s.path(st.pid, "cgroup"), s.fileBuf); err == nil {
-		st.cgroup, st.unit = parseCgroup(s.fileBuf[:n])
+	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cgroup"), s.cgBuf); err == nil {
+		st.cgroup, st.unit = parseCgroup(s.cgBuf[:n])
 	}
 }
 
@@ -416,11 +443,10 @@ func isVanished(err error) bool {
 // isDenied: EACCES/EPERM (fs.ErrPermission matches both).
 func isDenied(err error) bool { return errors.Is(err, fs.ErrPermission) }
 
-// path builds "<procRoot>/<pid>/<file>\x00" in the reused path buffer.
+// path builds "<pid>/<file>\x00", relative to the proc root, in the
+// reused path buffer.
 func (s *ProcScanner) path(pid int, file string) []byte {
-	b := append(s.pathBuf[:0], s.procRoot...)
-	b = append(b, '/')
-	b = appendInt(b, pid)
+	b := appendInt(s.pathBuf[:0], pid)
 	b = append(b, '/')
 	b = append(b, file...)
 	b = append(b, 0)
@@ -442,10 +468,10 @@ func appendInt(b []byte, v int) []byte {
 	return append(b, tmp[i:]...)
 }
 
-// readFileRaw is the default readFile: openat, read into buf, close, with
-// no allocation. path must end in a NUL byte.
-func readFileRaw(path, buf []byte) (int, error) {
-	dirfd := unix.AT_FDCWD // a variable: the constant -100 does not convert to uintptr
+// readFileRaw is the default readFile: openat relative to the proc root
+// (so the root's path is resolved once per scan, not per file), read into
+// buf, close, with no allocation. path must end in a NUL byte.
+func readFileRaw(dirfd int, path, buf []byte) (int, error) {
 	fd, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(dirfd),
 		uintptr(unsafe.Pointer(&path[0])), uintptr(unix.O_RDONLY|unix.O_CLOEXEC), 0, 0, 0)
 	if e != 0 {
@@ -474,16 +500,11 @@ func readFileRaw(path, buf []byte) (int, error) {
 	return total, nil
 }
 
-// listPIDs calls fn for each numeric entry of procRoot, reading the
+// listPIDs calls fn for each numeric entry of the proc root, reading the
 // directory with getdents64 into a reused buffer.
 func (s *ProcScanner) listPIDs(fn func(pid int)) error {
-	fd, err := unix.Open(s.procRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return &fs.PathError{Op: "open", Path: s.procRoot, Err: err}
-	}
-	defer unix.Close(fd)
 	for {
-		n, err := unix.ReadDirent(fd, s.dirBuf)
+		n, err := unix.ReadDirent(s.rootfd, s.dirBuf)
 		if err == unix.EINTR { //nolint:errorlint // a bare Errno from a syscall
 			continue
 		}

@@ -41,15 +41,15 @@ func (p *procLink) set(target string) {
 }
 
 // failing wraps the real reader and returns err for paths ending in suffix.
-func failing(err error, suffixes ...string) func(path, buf []byte) (int, error) {
-	return func(path, buf []byte) (int, error) {
-		p := string(bytes.TrimRight(path, "\x00"))
+func failing(err error, suffixes ...string) func(dirfd int, path, buf []byte) (int, error) {
+	return func(dirfd int, path, buf []byte) (int, error) {
+		p := "/" + string(bytes.TrimRight(path, "\x00"))
 		for _, s := range suffixes {
 			if strings.HasSuffix(p, s) {
 				return 0, err
 			}
 		}
-		return readFileRaw(path, buf)
+		return readFileRaw(dirfd, path, buf)
 	}
 }
 
@@ -449,5 +449,26 @@ func TestNewProcScannerBadRoot(t *testing.T) {
 	link.set(fixture("poll", "t0", "proc"))
 	if _, ev, _ := scan(t, s, t0.Add(2*time.Second)); len(ev) != 0 {
 		t.Errorf("after a failed scan: events %+v, want none", ev)
+	}
+}
+
+func TestScanLongCmdlineTruncated(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	writeProc(t, a, 400, 1, 9000, "java", 0, 0)
+	writeProc(t, b, 400, 1, 9000, "java", 0, 4096)
+	long := "java\x00-cp\x00" + strings.Repeat("/opt/lib/x.jar:", 1000) + "\x00Main\x00"
+	for _, d := range []string{a, b} {
+		if err := os.WriteFile(filepath.Join(d, "400", "cmdline"), []byte(long), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := newProcLink(t, a)
+	s := mustScanner(t, link.root, ProcScanOptions{MaxCmdline: 100})
+	scan(t, s, t0)
+	link.set(b)
+	top, _, _ := scan(t, s, t0.Add(time.Second))
+	want := "java -cp " + strings.Repeat("/opt/lib/x.jar:", 7)[:100-len("java\x00-cp\x00")]
+	if len(top) != 1 || top[0].Cmdline != want {
+		t.Errorf("top = %+v; want cmdline cut at 100 bytes: %q", top, want)
 	}
 }

@@ -34,7 +34,9 @@ const Redacted = "***"
 //     "-pSECRET" (attached only: "-p" alone prompts, and a separate word
 //     after it is the database name). psql's "-p" is the port and is kept;
 //     its password comes as PGPASSWORD=, password= in a conninfo string or
-//     a URL, which the other rules cover.
+//     a URL, which the other rules cover. mysql's --password takes its
+//     value only as --password=x, so a word after a bare --password (the
+//     database) is kept.
 //   - mongo shells and tools and sshpass: "-p SECRET" and "-pSECRET";
 //     redis-cli: "-a SECRET".
 //   - curl: the password part of "-u user:pass", "--user user:pass" and
