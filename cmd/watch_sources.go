@@ -13,6 +13,7 @@ import (
 	"github.com/shirou/gopsutil/v4/common"
 	"github.com/shirou/gopsutil/v4/host"
 
+	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/sources"
@@ -78,7 +79,7 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 	ws.list = append(ws.list, sources.PSI{C: pc})
 
 	if os.Geteuid() != 0 {
-		ws.warnings = append(ws.warnings, "not root: other users' per-process I/O (/proc/PID/io) is invisible; run as root (or with CAP_SYS_PTRACE) to see every process")
+		ws.warnings = append(ws.warnings, "not root: "+diskio.DeniedHint)
 	}
 	addWatchCollectors(ctx, o, h, ws)
 	return ws, h, nil

@@ -135,7 +135,7 @@ func (sm *Summary) Add(s *Sample) {
 func (sm *Summary) TopWriters(n int) []ProcTotal {
 	ws := make([]ProcTotal, 0, len(sm.writers))
 	for _, w := range sm.writers {
-		if w.WriteBytes > 0 || w.ReadBytes > 0 {
+		if w.WriteBytes+w.ReadBytes >= 64<<10 { // below 64 KiB a process is noise in a summary
 			ws = append(ws, *w)
 		}
 	}
