@@ -261,3 +261,18 @@ func FuzzParseCalendar(f *testing.F) {
 		}
 	})
 }
+
+func TestNextBeforeEpoch(t *testing.T) {
+	// systemd counts µs since the epoch without a sign: a search from
+	// before 1970 starts at the epoch.
+	c, err := ParseCalendar("daily")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := time.Date(1970, 1, 2, 0, 0, 0, 0, time.UTC)
+	for _, after := range []time.Time{{}, time.Date(1960, 5, 1, 0, 0, 0, 0, time.UTC), time.Unix(0, 0)} {
+		if got := c.Next(after, time.UTC); !got.Equal(want) {
+			t.Errorf("Next(%s) = %s, want %s", after, got, want)
+		}
+	}
+}
