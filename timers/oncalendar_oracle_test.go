@@ -470,25 +470,46 @@ func TestCalendarSource(t *testing.T) {
 	}
 }
 
+// dstChanges are the 2026 daylight saving changes (Unix time) of zones
+// with a 1 h change (Berlin, New York), a 30 min one (Lord Howe) and a
+// half-hour UTC offset (St. John's).
+var dstChanges = map[string][]int64{
+	"Europe/Berlin":       {1774746000, 1792890000},
+	"America/New_York":    {1772953200, 1793512800},
+	"Australia/Lord_Howe": {1775314800, 1791041400},
+	"America/St_Johns":    {1772947800, 1793507400},
+}
+
 // TestCalendarOracleRandom compares ParseCalendar, String and Next with
-// systemd-analyze for expressions built at random (fixed seed) from the
-// pieces of the grammar: it found differences that oracleExprs did not
-// (tm_within_bounds, "~" list limits, systemd giving up in Berlin). It
-// needs systemd-analyze and has no golden file.
+// systemd-analyze for expressions built at random (fixed seed): half from
+// all pieces of the grammar, from the oracle's base times; half times of
+// night from within 2 h of a daylight saving change. It found differences
+// that oracleExprs did not (tm_within_bounds, "~" list limits, systemd
+// giving up in Berlin). It needs systemd-analyze and has no golden file.
 func TestCalendarOracleRandom(t *testing.T) {
 	if _, err := exec.LookPath("systemd-analyze"); err != nil {
 		t.Skip("systemd-analyze not installed: " + err.Error())
 	}
-	n := 150
+	n := 200
 	if testing.Short() {
-		n = 30
+		n = 40
 	}
 	r := rand.New(rand.NewPCG(8, 2026))
 	zones := []string{"Europe/Berlin", "UTC", "America/New_York"}
-	for range n {
-		e := randomCalendar(r)
-		zone := zones[r.IntN(len(zones))]
-		base := oracleBases[r.IntN(len(oracleBases))]
+	dstZones := []string{"Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "America/St_Johns"}
+	for i := range n {
+		var e, zone string
+		var base int64
+		if i%2 == 0 {
+			e = randomCalendar(r)
+			zone = zones[r.IntN(len(zones))]
+			base = oracleBases[r.IntN(len(oracleBases))]
+		} else {
+			e = randomNightCalendar(r, dstZones)
+			zone = dstZones[r.IntN(len(dstZones))]
+			changes := dstChanges[dstZones[r.IntN(len(dstZones))]]
+			base = changes[r.IntN(len(changes))] + int64(r.IntN(4*3600)) - 2*3600
+		}
 		c, perr := ParseCalendar(e)
 		b, status := oracleOne(t, zone, base, 1, e)
 		switch {
@@ -514,6 +535,24 @@ func TestCalendarOracleRandom(t *testing.T) {
 			t.Errorf("%q with TZ=%s from @%d: (-systemd +ours)\n%s", e, zone, base, diff)
 		}
 	}
+}
+
+// randomNightCalendar builds times between midnight and 4:00, where
+// daylight saving changes happen, sometimes with a date part or a zone.
+func randomNightCalendar(r *rand.Rand, zones []string) string {
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	e := pick("*", "0..4", "1", "2", "3", "1,2", "2,3", "0/1", "1..3/2", "02", "01..02") + ":" +
+		pick("*", "0", "30", "0/15", "0/7", "15,45", "59", "0..59/20", "29..31", "5/10")
+	if r.IntN(2) == 0 {
+		e += ":" + pick("0", "30", "*", "0/20", "59", "15.5")
+	}
+	if r.IntN(4) == 0 {
+		e = pick("Sun ", "Sat,Sun ", "*-*-* ", "*-03,04,10,11-* ", "*-*~01..28 ") + e
+	}
+	if r.IntN(5) == 0 {
+		e += " " + zones[r.IntN(len(zones))]
+	}
+	return e
 }
 
 // randomCalendar builds an expression from the pieces of the grammar,
