@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -145,6 +146,58 @@ type calendarCase struct {
 
 func runKey(zone string, base int64) string { return fmt.Sprintf("%s @%d", zone, base) }
 
+// marshalGolden writes the golden file as JSON with one line per
+// expression field and per run, so that an -update diff shows which
+// expression, zone and base time changed.
+func marshalGolden(t *testing.T, g calendarGolden) []byte {
+	t.Helper()
+	js := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "{\n  \"systemd\": %s,\n  \"iterations\": %d,\n  \"bases\": %s,\n  \"zones\": %s,\n  \"cases\": [\n",
+		js(g.Systemd), g.Iterations, js(g.Bases), js(g.Zones))
+	for i, cs := range g.Cases {
+		fmt.Fprintf(&b, "    {\n      \"expr\": %s", js(cs.Expr))
+		if cs.Invalid {
+			b.WriteString(",\n      \"invalid\": true")
+		} else {
+			fmt.Fprintf(&b, ",\n      \"normalized\": %s,\n      \"next\": {", js(cs.Normalized))
+			keys := make([]string, 0, len(cs.Next))
+			for k := range cs.Next {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for j, k := range keys {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, "\n        %s: %s", js(k), js(cs.Next[k]))
+			}
+			b.WriteString("\n      }")
+		}
+		b.WriteString("\n    }")
+		if i < len(g.Cases)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("  ]\n}\n")
+	// It must read back as what was written.
+	var back calendarGolden
+	if err := json.Unmarshal([]byte(b.String()), &back); err != nil {
+		t.Fatalf("golden file does not parse: %v", err)
+	}
+	if diff := cmp.Diff(g, back); diff != "" {
+		t.Fatalf("golden file does not read back (-written +read):\n%s", diff)
+	}
+	return []byte(b.String())
+}
+
 const goldenPath = "testdata/calendar/golden.json"
 
 func TestCalendarOracle(t *testing.T) {
@@ -157,11 +210,7 @@ func TestCalendarOracle(t *testing.T) {
 			t.Fatal("-update needs systemd-analyze: " + lookErr.Error())
 		}
 		golden = runOracle(t)
-		b, err := json.MarshalIndent(golden, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(goldenPath, append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(goldenPath, marshalGolden(t, golden), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	} else {
