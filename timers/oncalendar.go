@@ -66,9 +66,12 @@ type component struct {
 // the shorthands (minutely, hourly, daily, weekly, monthly, yearly,
 // annually, quarterly, semiannually, and their aliases) and "@UNIXSECONDS".
 // ZONE is "UTC" or an IANA zone name such as "Europe/Berlin", loaded with
-// [time.LoadLocation]. It accepts exactly what systemd v252 accepts.
+// [time.LoadLocation]. It accepts exactly what systemd v252 accepts, so
+// pass the value as systemd's unit-file parser does, with surrounding
+// blanks removed: like systemd-analyze, ParseCalendar rejects "daily ".
 //
 // The error wraps [ErrCalendar] and names the expression and the problem.
+// A Calendar is not changed after parsing and is safe for concurrent use.
 func ParseCalendar(expr string) (*Calendar, error) {
 	p := &calParser{expr: expr}
 	c, err := p.parse()

@@ -276,3 +276,21 @@ func TestNextBeforeEpoch(t *testing.T) {
 		}
 	}
 }
+
+// Unit-file values reach ParseCalendar trimmed; untrimmed ones fail, as
+// in systemd-analyze calendar.
+func TestParseCalendarBlanks(t *testing.T) {
+	for _, e := range []string{"daily ", " daily", "Mon  10:00"} {
+		c, err := ParseCalendar(e)
+		switch e {
+		case "Mon  10:00": // blanks between parts are fine
+			if err != nil || c.String() != "Mon *-*-* 10:00:00" {
+				t.Errorf("ParseCalendar(%q) = %v, %v", e, c, err)
+			}
+		default:
+			if err == nil {
+				t.Errorf("ParseCalendar(%q) = %q, want an error", e, c)
+			}
+		}
+	}
+}
