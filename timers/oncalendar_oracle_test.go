@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	goldenfile "github.com/memdiag/memdiag/internal/golden"
+	"github.com/memdiag/memdiag/internal/testenv"
 )
 
 // oracleExprs are checked against `systemd-analyze calendar`. The first
@@ -561,7 +562,7 @@ var dstChanges = map[string][]int64{
 // giving up in Berlin). It needs systemd-analyze and has no golden file.
 func TestCalendarOracleRandom(t *testing.T) {
 	if _, err := exec.LookPath("systemd-analyze"); err != nil {
-		t.Skip("systemd-analyze not installed: " + err.Error())
+		testenv.Unmet(t, "systemd-analyze not installed (Debian package systemd): "+err.Error())
 	}
 	n := 200
 	if testing.Short() {
