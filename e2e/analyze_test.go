@@ -253,6 +253,12 @@ func (h *harness) run(withJob bool) (map[string]any, []time.Time) {
 	if table, err := exec.Command(h.memdiag, "analyze", rec, "--no-color").CombinedOutput(); err == nil {
 		t.Logf("memdiag analyze (job=%v):\n%s", withJob, table)
 	}
+	if keep := os.Getenv("MEMDIAG_E2E_KEEP"); keep != "" {
+		// Keep the recording and the verdict for a closer look.
+		b, _ := os.ReadFile(rec)
+		_ = os.WriteFile(filepath.Join(keep, filepath.Base(rec)), b, 0o644)
+		_ = os.WriteFile(filepath.Join(keep, filepath.Base(rec)+".analyze.json"), out, 0o644)
+	}
 	var res map[string]any
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("analyze JSON: %v\n%s", err, out)
@@ -316,21 +322,13 @@ func TestAnalyzeNamesTimerJob(t *testing.T) {
 	})
 }
 
-// explainedShare reads episodes_explained as a share (0..1), accepting a
-// count with the episode total too.
+// explainedShare is the share of all episodes the culprit explains:
+// episodes_explained / episodes_total of analyze's JSON.
 func explainedShare(c map[string]any) float64 {
-	switch v := c["episodes_explained"].(type) {
-	case float64:
-		return v
-	case map[string]any:
-		n, _ := v["count"].(float64)
-		of, _ := v["of"].(float64)
-		if of > 0 {
-			return n / of
-		}
-		if s, ok := v["share"].(float64); ok {
-			return s
-		}
+	n, _ := c["episodes_explained"].(float64)
+	of, _ := c["episodes_total"].(float64)
+	if of <= 0 {
+		return -1
 	}
-	return -1
+	return n / of
 }
