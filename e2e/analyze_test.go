@@ -37,7 +37,7 @@ Description=memdiag e2e: heavy periodic job
 
 [Service]
 Type=oneshot
-ExecStart=%s -write 268435456 -file /var/tmp/memdiag-e2e-job.dat -read-passes 1
+ExecStart=%s -write 402653184 -file /var/tmp/memdiag-e2e-job.dat -read-passes 2
 `
 	decoyTimer = `[Unit]
 Description=memdiag e2e: light decoy job
@@ -210,7 +210,7 @@ func (h *harness) run(withJob bool) (map[string]any, []time.Time) {
 	var plan []fire
 	if withJob {
 		for _, at := range firings(t, "*:*:0/20", start.Add(2*time.Second), 8) {
-			plan = append(plan, fire{at, "job", job, []string{h.hog, "-write", fmt.Sprint(256 << 20), "-file", "/var/tmp/memdiag-e2e-job.dat", "-read-passes", "1"}})
+			plan = append(plan, fire{at, "job", job, []string{h.hog, "-write", fmt.Sprint(384 << 20), "-file", "/var/tmp/memdiag-e2e-job.dat", "-read-passes", "2"}})
 		}
 	}
 	for _, at := range firings(t, "*:*:10/20", start.Add(2*time.Second), 8) {
