@@ -10,6 +10,8 @@ require (
 )
 
 require (
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/jedib0t/go-pretty/v6 v6.9.2 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 )
