@@ -1,0 +1,449 @@
+package correlate
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/latency"
+	"github.com/memdiag/memdiag/record"
+)
+
+// Analyze finds spikes, episodes, their period and the culprits in rec.
+// It is pure: the same recording and options give the same result.
+func Analyze(rec *record.Recording, opts Options) Result {
+	o := opts.withDefaults()
+	h := &rec.Header
+	res := Result{
+		Host: h.Host, Stat: o.Stat, Spike: o.Spike, Thresholds: *o.Thresholds,
+		Baselines: map[Signal]float64{}, Location: location(h, o.Location),
+	}
+	ivs := record.Intervals(h, rec.Samples)
+	if len(ivs) == 0 {
+		res.Warnings = append(res.Warnings, "the recording has fewer than two samples: nothing to analyse")
+		return res
+	}
+	res.Start, res.End, res.Intervals = ivs[0].Start, ivs[len(ivs)-1].End, len(ivs)
+	res.Interval = h.Interval
+	if res.Interval <= 0 {
+		dts := make([]float64, len(ivs))
+		for i, iv := range ivs {
+			dts[i] = float64(iv.Dt)
+		}
+		res.Interval = time.Duration(median(dts))
+	}
+
+	raised := detectSignals(ivs, o, res.Baselines)
+	lat, counts := latencySeries(rec, ivs, o)
+	for _, c := range counts {
+		if c > 0 {
+			res.HasLatency = true
+			break
+		}
+	}
+	var spikes []bool
+	if res.HasLatency {
+		spikes = detectSpikes(lat, o)
+		if k := known(lat); len(k) > 0 {
+			res.LatencyBaseline = time.Duration(median(k))
+		}
+	} else {
+		spikes = make([]bool, len(ivs))
+		res.Warnings = append(res.Warnings, "no latency in the recording and none given: analysing pressure episodes only")
+	}
+	for _, s := range spikes {
+		if s {
+			res.Spikes++
+		}
+	}
+	res.Totals = totals(rec, ivs, o)
+
+	res.Episodes = buildEpisodes(rec, ivs, raised, spikes, lat, res.Interval, o, res.Baselines)
+	starts := make([]time.Time, len(res.Episodes))
+	var spikeStarts []time.Time
+	for i, e := range res.Episodes {
+		starts[i] = e.Start
+		if e.Spike {
+			spikeStarts = append(spikeStarts, e.Start)
+		}
+	}
+	minP := 4 * res.Interval
+	res.Period = EstimatePeriod(starts, res.Start, res.End, minP)
+	if res.HasLatency {
+		res.SpikePeriod = EstimatePeriod(spikeStarts, res.Start, res.End, minP)
+	}
+	rankCulprits(&res, rec, o)
+	return res
+}
+
+// location is the zone of schedules and the timeline.
+func location(h *record.Header, loc *time.Location) *time.Location {
+	if loc != nil {
+		return loc
+	}
+	if h.TimeZone != "" {
+		if l, err := time.LoadLocation(h.TimeZone); err == nil {
+			return l
+		}
+	}
+	if h.UTCOffset == 0 {
+		return time.UTC
+	}
+	return time.FixedZone("", h.UTCOffset)
+}
+
+// signalValue is signal s over interval iv in s's unit, NaN if unknown.
+func signalValue(s Signal, iv *record.Interval) float64 {
+	maxKnown := func(a, b float64) float64 {
+		switch {
+		case math.IsNaN(a):
+			return b
+		case math.IsNaN(b):
+			return a
+		}
+		return math.Max(a, b)
+	}
+	switch s {
+	case PSISome:
+		return maxKnown(iv.MemSome, iv.CgMemSome)
+	case PSIFull:
+		return maxKnown(iv.MemFull, iv.CgMemFull)
+	case LRUDrop:
+		if secs := iv.Dt.Seconds(); secs > 0 {
+			return -iv.FileLRUDeltaBytes / secs
+		}
+	case Refault:
+		if math.IsNaN(iv.RefaultAnonPerSec) {
+			return iv.RefaultFilePerSec
+		}
+		return iv.RefaultFilePerSec + iv.RefaultAnonPerSec
+	case DirectReclaim:
+		return iv.PgscanDirectPerSec
+	case DiskIO:
+		return iv.DiskReadBytesPerSec + iv.DiskWriteBytesPerSec
+	case IOTime:
+		return iv.DiskIOTimePerSec
+	case SwapOut:
+		return iv.SwapOutBytesPerSec
+	}
+	return math.NaN()
+}
+
+// detectSignals returns, per interval, the signals it raised, and stores
+// each signal's median in baselines.
+func detectSignals(ivs []record.Interval, o Options, baselines map[Signal]float64) [][]Signal {
+	raised := make([][]Signal, len(ivs))
+	for _, s := range AllSignals {
+		vals := make([]float64, len(ivs))
+		for i := range ivs {
+			vals[i] = signalValue(s, &ivs[i])
+		}
+		k := known(vals)
+		if len(k) == 0 {
+			continue
+		}
+		med, mad := medMAD(k)
+		baselines[s] = med
+		thr := o.Thresholds.Get(s)
+		if thr < 0 {
+			continue
+		}
+		for i, v := range vals {
+			if !math.IsNaN(v) && v-med >= thr && v-med > o.Thresholds.MADFactor*madScale*mad {
+				raised[i] = append(raised[i], s)
+			}
+		}
+	}
+	return raised
+}
+
+// latencySeries is the latency statistic (ns, NaN without requests) and
+// the request count of each interval.
+func latencySeries(rec *record.Recording, ivs []record.Interval, o Options) ([]float64, []int) {
+	lat := make([]float64, len(ivs))
+	counts := make([]int, len(ivs))
+	if o.Requests != nil {
+		buckets := make([][]time.Duration, len(ivs))
+		for _, r := range o.Requests {
+			// Interval i holds requests that started in (Start, End].
+			i := sort.Search(len(ivs), func(i int) bool { return !ivs[i].End.Before(r.Start) })
+			if i == len(ivs) || !r.Start.After(ivs[i].Start) {
+				continue
+			}
+			buckets[i] = append(buckets[i], r.Latency)
+		}
+		for i, b := range buckets {
+			counts[i] = len(b)
+			lat[i] = math.NaN()
+			if len(b) > 0 {
+				lat[i] = float64(statOf(summarize(b), o.Stat))
+			}
+		}
+		return lat, counts
+	}
+	for i := range ivs {
+		lat[i] = math.NaN()
+		if s := rec.Samples[i+1].Latency; s != nil && s.Count > 0 {
+			counts[i] = s.Count
+			lat[i] = float64(statOf(*s, o.Stat))
+		}
+	}
+	return lat, counts
+}
+
+// summarize computes a latency summary of ds (which it sorts); percentiles
+// use the nearest-rank method.
+func summarize(ds []time.Duration) latency.Summary {
+	slices.Sort(ds)
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	rank := func(q float64) time.Duration {
+		i := int(math.Ceil(q*float64(len(ds)))) - 1
+		return ds[max(0, min(i, len(ds)-1))]
+	}
+	return latency.Summary{
+		Count: len(ds), Mean: sum / time.Duration(len(ds)),
+		P50: rank(0.50), P95: rank(0.95), P99: rank(0.99), Max: ds[len(ds)-1],
+	}
+}
+
+func statOf(s latency.Summary, st Stat) time.Duration {
+	switch st {
+	case StatMax:
+		return s.Max
+	case StatP95:
+		return s.P95
+	case StatMean:
+		return s.Mean
+	}
+	return s.P99
+}
+
+// detectSpikes flags intervals whose statistic exceeds the rolling
+// baseline (see the package documentation).
+func detectSpikes(lat []float64, o Options) []bool {
+	spikes := make([]bool, len(lat))
+	all := known(lat)
+	var hist []float64
+	for i, v := range lat {
+		if math.IsNaN(v) {
+			continue
+		}
+		win := hist
+		if len(win) < 5 {
+			win = all
+		}
+		med, mad := medMAD(win)
+		floor := float64(o.Spike.Floor)
+		if o.Spike.Floor <= 0 {
+			floor = o.Spike.Factor * med
+		}
+		spikes[i] = v >= floor && v-med > o.LatencyMADFactor*madScale*mad
+		hist = append(hist, v)
+		if len(hist) > o.BaselineWindow {
+			hist = hist[1:]
+		}
+	}
+	return spikes
+}
+
+func totals(rec *record.Recording, ivs []record.Interval, o Options) Totals {
+	t := Totals{Duration: ivs[len(ivs)-1].End.Sub(ivs[0].Start)}
+	for _, iv := range ivs {
+		if !math.IsNaN(iv.MemSome) {
+			t.MemStall += time.Duration(iv.MemSome * float64(iv.Dt))
+		}
+		if !math.IsNaN(iv.CgMemSome) {
+			t.CgroupMemStall += time.Duration(iv.CgMemSome * float64(iv.Dt))
+		}
+	}
+	if o.Requests != nil {
+		var ds []time.Duration
+		from, to := ivs[0].Start, ivs[len(ivs)-1].End
+		for _, r := range o.Requests {
+			if r.Start.After(from) && !r.Start.After(to) {
+				ds = append(ds, r.Latency)
+				if r.Err {
+					t.Errors++
+				}
+			}
+		}
+		if len(ds) > 0 {
+			s := summarize(ds)
+			t.Requests, t.Mean, t.P99, t.P99Exact = s.Count, s.Mean, s.P99, true
+		}
+	} else {
+		type wp struct {
+			p99 time.Duration
+			n   int
+		}
+		var ps []wp
+		var sum float64
+		for i := range ivs {
+			s := rec.Samples[i+1].Latency
+			if s == nil || s.Count == 0 {
+				continue
+			}
+			t.Requests += s.Count
+			t.Errors += s.Errors
+			sum += float64(s.Mean) * float64(s.Count)
+			ps = append(ps, wp{s.P99, s.Count})
+		}
+		if t.Requests > 0 {
+			t.Mean = time.Duration(sum / float64(t.Requests))
+			slices.SortFunc(ps, func(a, b wp) int { return cmp.Compare(a.p99, b.p99) })
+			need, acc := 0.99*float64(t.Requests), 0
+			for _, p := range ps {
+				acc += p.n
+				if float64(acc) >= need {
+					t.P99 = p.p99
+					break
+				}
+			}
+		}
+	}
+	if secs := t.Duration.Seconds(); secs > 0 {
+		t.RequestsPerSec = float64(t.Requests) / secs
+	}
+	return t
+}
+
+// buildEpisodes merges flagged intervals into episodes.
+func buildEpisodes(rec *record.Recording, ivs []record.Interval, raised [][]Signal, spikes []bool,
+	lat []float64, step time.Duration, o Options, baselines map[Signal]float64) []Episode {
+	gap := o.GapTolerance
+	switch {
+	case gap == 0:
+		gap = step
+	case gap < 0:
+		gap = 0
+	}
+	gap += step / 4 // sampling jitter
+	var eps []Episode
+	first, last := -1, -1
+	flush := func() {
+		if first < 0 {
+			return
+		}
+		eps = append(eps, episode(rec, ivs, raised, spikes, lat, first, last, o, baselines))
+		eps[len(eps)-1].Index = len(eps) - 1
+	}
+	for i := range ivs {
+		if !spikes[i] && len(raised[i]) == 0 {
+			continue
+		}
+		if first >= 0 && ivs[i].Start.Sub(ivs[last].End) <= gap {
+			last = i
+			continue
+		}
+		flush()
+		first, last = i, i
+	}
+	flush()
+	return eps
+}
+
+type procKey struct {
+	pid   int
+	start uint64
+}
+
+func episode(rec *record.Recording, ivs []record.Interval, raised [][]Signal, spikes []bool,
+	lat []float64, first, last int, o Options, baselines map[Signal]float64) Episode {
+	e := Episode{Start: ivs[first].Start, End: ivs[last].End, Intervals: last - first + 1}
+	peaks := map[Signal]float64{}
+	for i := first; i <= last; i++ {
+		for _, s := range raised[i] {
+			v := signalValue(s, &ivs[i])
+			if p, ok := peaks[s]; !ok || v > p {
+				peaks[s] = v
+			}
+		}
+		if spikes[i] {
+			e.Spike = true
+		}
+		if !math.IsNaN(lat[i]) && time.Duration(lat[i]) > e.LatencyPeak {
+			e.LatencyPeak = time.Duration(lat[i])
+		}
+	}
+	for _, s := range AllSignals {
+		if p, ok := peaks[s]; ok {
+			e.Signals = append(e.Signals, SignalPeak{Signal: s, Peak: p, Baseline: baselines[s]})
+		}
+	}
+
+	procs := map[procKey]*ProcActivity{}
+	get := func(pid int, start uint64, comm, cmdline, unit string) *ProcActivity {
+		k := procKey{pid, start}
+		p := procs[k]
+		if p == nil {
+			p = &ProcActivity{PID: pid, Comm: comm, Cmdline: cmdline, Unit: unit}
+			procs[k] = p
+		}
+		return p
+	}
+	// Samples first+1..last+1 end the episode's intervals.
+	for i := first + 1; i <= last+1; i++ {
+		for _, p := range rec.Samples[i].Procs {
+			a := get(p.PID, p.StartTicks, p.Comm, p.Cmdline, p.Unit)
+			a.ReadBytes += p.DeltaReadBytes
+			a.WriteBytes += p.DeltaWriteBytes
+		}
+	}
+	// Events of the interval before the episode count too: a job starts,
+	// then its I/O raises the signals.
+	var started, exited []*ProcActivity
+	for i := max(first, 1); i <= last+1; i++ {
+		for _, ev := range rec.Samples[i].Events {
+			a := get(ev.PID, ev.StartTicks, ev.Comm, ev.Cmdline, ev.Unit)
+			switch ev.Kind {
+			case diskio.Exec:
+				if !a.Started {
+					a.Started = true
+					started = append(started, a)
+				}
+			case diskio.Exit:
+				if !a.Exited {
+					a.Exited = true
+					exited = append(exited, a)
+				}
+				// The exit carries the process's life total; it counts
+				// when the episode saw no per-interval I/O for it.
+				if a.ReadBytes+a.WriteBytes == 0 {
+					a.ReadBytes, a.WriteBytes = ev.ReadBytes, ev.WriteBytes
+				}
+			}
+		}
+	}
+	var top []*ProcActivity
+	for _, p := range procs {
+		if p.Bytes() >= o.MinProcBytes {
+			top = append(top, p)
+		}
+	}
+	byIO := func(a, b *ProcActivity) int {
+		if c := cmp.Compare(b.Bytes(), a.Bytes()); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.PID, b.PID)
+	}
+	slices.SortFunc(top, byIO)
+	for i, p := range top {
+		if i == o.TopProcs {
+			break
+		}
+		e.Processes = append(e.Processes, *p)
+	}
+	for _, p := range started {
+		e.Started = append(e.Started, *p)
+	}
+	for _, p := range exited {
+		e.Exited = append(e.Exited, *p)
+	}
+	return e
+}

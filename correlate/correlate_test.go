@@ -1,0 +1,271 @@
+package correlate
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdiag/memdiag/timers"
+)
+
+const mib = 1 << 20
+
+// unionCase is the reference case: two 20-minute timers offset by 10
+// minutes (a 10-minute union), with start jitter, one firing that did
+// nothing (13:15), one unrelated burst (13:40), one latency spike with calm
+// kernel signals (12:58:10), a decoy timer firing at :10/:30/:50 between
+// the episodes, and the service itself writing 1 MiB/s all the time.
+func unionCase() synth {
+	var bs []burst
+	pid := 1000
+	add := func(hms, comm, unit string) {
+		pid++
+		bs = append(bs, burst{at: at(hms), dur: 90 * time.Second, comm: comm, unit: unit, pid: pid,
+			writeBps: 60 * mib, latency: 2500 * time.Millisecond})
+	}
+	for _, hms := range []string{"12:05:10", "12:25:40", "12:45:25", "13:05:05", "13:25:50", "13:45:30"} {
+		add(hms, "pmlogger_check", "pmlogger_check.service")
+	}
+	for _, hms := range []string{"12:15:20", "12:35:35", "12:55:15", "13:35:45", "13:55:10"} {
+		add(hms, "pmlogger_farm_c", "pmlogger_farm_check.service")
+	}
+	add("13:40:00", "updatedb.plocat", "")
+	bs = append(bs, burst{at: at("12:58:10"), dur: 20 * time.Second, noSignal: true, latency: 1500 * time.Millisecond})
+	var starts []burst
+	for i, hms := range []string{"12:10:05", "12:30:05", "12:50:05", "13:10:05", "13:30:05", "13:50:05"} {
+		starts = append(starts, burst{at: at(hms), comm: "decoy-job", unit: "decoy.service", pid: 2000 + i})
+	}
+	return synth{
+		bursts: bs, starts: starts, steady: "webapp", steadyUnit: "webapp.service", steadyBps: 1 * mib,
+		jobs: []timers.Job{
+			timerJob("pmlogger_check.timer", "*:05/20", "/usr/libexec/pcp/bin/pmlogger_check -C"),
+			timerJob("pmlogger_farm_check.timer", "*:15/20", "/usr/libexec/pcp/bin/pmlogger_farm_check"),
+			timerJob("decoy.timer", "*:10/20", "/usr/local/bin/decoy-job"),
+		},
+	}
+}
+
+func TestAnalyzeUnionOfTwoTimers(t *testing.T) {
+	rec := unionCase().build(t)
+	res := Analyze(rec, Options{Project: testProject})
+
+	if !res.HasLatency {
+		t.Fatal("HasLatency = false, want true")
+	}
+	var starts []string
+	for _, e := range res.Episodes {
+		starts = append(starts, e.Start.Format("15:04:05"))
+	}
+	wantStarts := []string{"12:05:00", "12:15:00", "12:25:30", "12:35:30", "12:45:00", "12:55:00", "12:58:00",
+		"13:05:00", "13:25:30", "13:35:30", "13:40:00", "13:45:30", "13:55:00"}
+	if d := cmp.Diff(wantStarts, starts); d != "" {
+		t.Fatalf("episode starts (-want +got):\n%s", d)
+	}
+
+	p := res.Period
+	if p == nil {
+		t.Fatal("no period found, want 10m")
+	}
+	if d := p.Period - 10*time.Minute; d < -10*time.Second || d > 10*time.Second {
+		t.Errorf("period = %v, want 10m ± 10s", p.Period)
+	}
+	// 12 schedule points 12:05..13:55; 13:15 missed; 12:58 and 13:40 off it.
+	if p.Matched != 11 || p.Expected != 12 || p.Missed != 1 || p.Extra != 2 {
+		t.Errorf("period matched/expected/missed/extra = %d/%d/%d/%d, want 11/12/1/2", p.Matched, p.Expected, p.Missed, p.Extra)
+	}
+	if got := p.Phase.Format("15:04"); got != "12:05" {
+		t.Errorf("phase = %s, want 12:05", got)
+	}
+
+	type row struct {
+		Name             string
+		Kind             Kind
+		Explained, Total int
+		Matched, Firings int
+		Procs            string
+		HighConfidence   bool
+	}
+	var got []row
+	for _, c := range res.Culprits {
+		var procs []string
+		for _, pr := range c.Processes {
+			procs = append(procs, pr.Comm)
+		}
+		got = append(got, row{c.Name, c.Kind, c.EpisodesExplained, c.EpisodesTotal, c.FiringsMatched, c.Firings,
+			strings.Join(procs, ","), c.ConfidenceLabel() == "high"})
+	}
+	want := []row{
+		{"pmlogger_check.timer", KindTimer, 6, 13, 6, 6, "pmlogger_check", true},
+		{"pmlogger_farm_check.timer", KindTimer, 5, 13, 5, 6, "pmlogger_farm_c", true},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("culprits (-want +got):\n%s", d)
+	}
+	if len(res.Culprits) > 0 {
+		c := res.Culprits[0]
+		// The builder charges a burst's full rate to each 30 s interval it
+		// touches: 4 intervals for the five unaligned starts, 3 for 13:45:30,
+		// so (5×4+3) × 30 s × 60 MiB/s / 6 = 6900 MiB per episode.
+		if c.BytesPerEpisode != 6900*mib {
+			t.Errorf("bytes per episode = %s, want 6.7 GiB", FormatBytes(c.BytesPerEpisode))
+		}
+		wantEv := "6 of 6 firings in the recording were followed within 1m by an episode"
+		if !contains(c.Evidence, wantEv) {
+			t.Errorf("evidence %q lacks %q", c.Evidence, wantEv)
+		}
+	}
+
+	// The latency spike with calm kernel signals is its own episode.
+	e := res.Episodes[6]
+	if !e.Spike || len(e.Signals) != 0 || e.LatencyPeak != 1500*time.Millisecond || e.Culprit != "" {
+		t.Errorf("spike-only episode = spike %v, signals %v, peak %v, culprit %q; want a 1.5s spike, no signal, no culprit",
+			e.Spike, e.Signals, e.LatencyPeak, e.Culprit)
+	}
+	// A pmlogger episode raises every signal, and its top I/O process is
+	// the job's, not the steady web service.
+	e = res.Episodes[0]
+	var sigs []Signal
+	for _, s := range e.Signals {
+		sigs = append(sigs, s.Signal)
+	}
+	if d := cmp.Diff(AllSignals, sigs); d != "" {
+		t.Errorf("signals of the 12:05 episode (-want +got):\n%s", d)
+	}
+	if e.Culprit != "pmlogger_check.timer" || len(e.Processes) == 0 || e.Processes[0].Comm != "pmlogger_check" ||
+		e.Processes[0].Unit != "pmlogger_check.service" || len(e.Started) != 1 {
+		t.Errorf("12:05 episode: culprit %q, processes %+v, started %+v", e.Culprit, e.Processes, e.Started)
+	}
+	if e.LatencyPeak != 2500*time.Millisecond || !e.Spike {
+		t.Errorf("12:05 episode latency peak %v spike %v, want 2.5s spike", e.LatencyPeak, e.Spike)
+	}
+}
+
+// The decoy fires between the episodes, with its own process starting: it
+// must not be named, even alone in the header.
+func TestAnalyzeDecoyTimerNotNamed(t *testing.T) {
+	s := unionCase()
+	s.jobs = s.jobs[2:] // only decoy.timer
+	res := Analyze(s.build(t), Options{Project: testProject})
+	for _, c := range res.Culprits {
+		if c.Name == "decoy.timer" {
+			t.Fatalf("decoy named: %+v", c)
+		}
+	}
+	// Without their jobs the pmlogger episodes still recur: they are
+	// reported as processes on an unknown schedule, led by pmlogger_check
+	// (6 episodes), and never as the steady web service.
+	if len(res.Culprits) != 1 {
+		t.Fatalf("culprits = %+v, want one", res.Culprits)
+	}
+	c := res.Culprits[0]
+	var procs []string
+	for _, p := range c.Processes {
+		procs = append(procs, p.Comm)
+	}
+	if c.Kind != KindProcess || c.Name != "pmlogger_check" || c.EpisodesExplained != 11 ||
+		strings.Join(procs, ",") != "pmlogger_check,pmlogger_farm_c" {
+		t.Errorf("culprit %s %q explains %d with %v; want process pmlogger_check explaining 11 with pmlogger_check,pmlogger_farm_c",
+			c.Kind, c.Name, c.EpisodesExplained, procs)
+	}
+}
+
+func TestAnalyzeNoPeriodicPattern(t *testing.T) {
+	var bs []burst
+	for i, hms := range []string{"12:07:00", "12:19:00", "12:52:00", "13:03:00", "13:41:00", "13:47:00"} {
+		bs = append(bs, burst{at: at(hms), dur: 60 * time.Second, comm: []string{"a", "b", "c", "d", "e", "f"}[i],
+			pid: 3000 + i, writeBps: 50 * mib, latency: 2 * time.Second})
+	}
+	s := synth{bursts: bs, jobs: []timers.Job{
+		timerJob("pmlogger_check.timer", "*:00/20", "/usr/libexec/pcp/bin/pmlogger_check -C"),
+	}}
+	res := Analyze(s.build(t), Options{Project: testProject})
+	if len(res.Episodes) != 6 {
+		t.Fatalf("%d episodes, want 6", len(res.Episodes))
+	}
+	if res.Period != nil {
+		t.Errorf("period = %+v, want none", *res.Period)
+	}
+	if len(res.Culprits) != 0 {
+		t.Errorf("culprits = %+v, want none", res.Culprits)
+	}
+}
+
+// A database's own schedule: every 15 minutes postgres writes 1.2 GiB, and
+// no timer or cron job runs it.
+func TestAnalyzeInProcessSchedule(t *testing.T) {
+	var bs []burst
+	for i := range 8 {
+		bs = append(bs, burst{at: t0.Add(3*time.Minute + time.Duration(i)*15*time.Minute), dur: time.Minute,
+			comm: "postgres", unit: "postgresql.service", pid: 4000 + i, writeBps: 20 * mib, latency: time.Second})
+	}
+	s := synth{bursts: bs, steady: "postgres", steadyUnit: "postgresql.service", steadyBps: 512 << 10,
+		jobs: []timers.Job{timerJob("decoy.timer", "*:10/20", "/usr/local/bin/decoy-job")}}
+	res := Analyze(s.build(t), Options{Project: testProject})
+	if len(res.Culprits) != 1 {
+		t.Fatalf("culprits = %+v, want one", res.Culprits)
+	}
+	c := res.Culprits[0]
+	if c.Kind != KindProcess || c.Name != "postgres" || c.EpisodesExplained != 8 || c.Period != 15*time.Minute {
+		t.Errorf("culprit = %s %q explains %d, period %v; want process postgres, 8, 15m", c.Kind, c.Name, c.EpisodesExplained, c.Period)
+	}
+	// Per episode: 60 s × 20 MiB/s from the burst plus 2 intervals × 30 s ×
+	// 512 KiB/s from the steady postgres = 1230 MiB = 1.2 GiB.
+	want := "recurs every 15m, postgres (postgresql.service) wrote 1.2 GiB each time, no timer or cron job: an in-process schedule?"
+	if len(c.Evidence) == 0 || c.Evidence[0] != want {
+		t.Errorf("evidence = %q, want first %q", c.Evidence, want)
+	}
+}
+
+// A cron job is tied to its episodes through its firings and through its
+// command's program name.
+func TestAnalyzeCronJob(t *testing.T) {
+	var bs []burst
+	for i, hms := range []string{"12:30:20", "13:30:20", "14:30:20", "15:30:20"} {
+		bs = append(bs, burst{at: at(hms), dur: 2 * time.Minute, comm: "backup.sh", pid: 5000 + i, writeBps: 30 * mib})
+	}
+	p := 3600.0
+	s := synth{dur: 4 * time.Hour, bursts: bs, noLatency: true, jobs: []timers.Job{{
+		Name: "cron.d/backup:2", Source: timers.Cron, File: "etc/cron.d/backup", Line: 2,
+		Schedule: []string{"*:30/60"}, PeriodSeconds: &p, Command: "test -x /usr/local/bin/backup.sh && /usr/local/bin/backup.sh --full",
+		User: "root", Active: true,
+	}}}
+	res := Analyze(s.build(t), Options{Project: testProject})
+	if res.HasLatency {
+		t.Error("HasLatency = true for a recording without latency")
+	}
+	if len(res.Culprits) != 1 {
+		t.Fatalf("culprits = %+v, want one", res.Culprits)
+	}
+	c := res.Culprits[0]
+	if c.Kind != KindCron || c.Name != "cron.d/backup:2" || c.EpisodesExplained != 4 || c.FiringsMatched != 4 ||
+		len(c.Processes) != 1 || c.Processes[0].Comm != "backup.sh" {
+		t.Errorf("culprit = %+v", c)
+	}
+}
+
+// Without a projection function, jobs are still tied to episodes through
+// their units, with a warning.
+func TestAnalyzeWithoutProjection(t *testing.T) {
+	res := Analyze(unionCase().build(t), Options{})
+	var names []string
+	for _, c := range res.Culprits {
+		names = append(names, c.Name)
+	}
+	if d := cmp.Diff([]string{"pmlogger_check.timer", "pmlogger_farm_check.timer"}, names); d != "" {
+		t.Errorf("culprits (-want +got):\n%s", d)
+	}
+	if !contains(res.Warnings, "job schedules were not projected over the recording; jobs are matched only through their processes") {
+		t.Errorf("warnings = %q", res.Warnings)
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
