@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/MakeNowJust/heredoc v1.0.0
+	github.com/google/go-cmp v0.7.0
 	github.com/mattn/go-isatty v0.0.24
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/sys v0.50.0

@@ -24,3 +24,16 @@ type Summary struct {
 	P99    time.Duration `json:"p99_ns"`
 	Max    time.Duration `json:"max_ns"`
 }
+
+// IntervalStat is one per-interval row of a tool that writes no
+// per-request rows (Locust's stats history; see the limitations there).
+type IntervalStat struct {
+	End    time.Time     // when the row was written (whole seconds for Locust)
+	Method string        // HTTP method ("Type"), "" for the Aggregated row
+	Name   string        // request name; "Aggregated" for all requests
+	Users  int           // simulated users at End
+	Window time.Duration // span the percentiles and Max cover, ending at End; 0: the whole run so far
+	// Count, Errors and Mean cover the requests completed since the
+	// previous row of this name; P50, P95, P99 and Max cover Window.
+	Summary
+}

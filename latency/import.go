@@ -1,0 +1,484 @@
+package latency
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ErrParse is wrapped by every bad-row error ([LineError.Err]).
+var ErrParse = errors.New("malformed row")
+
+// ErrFormat is returned when the format of a results file cannot be
+// detected or a forced format name is unknown.
+var ErrFormat = errors.New("unknown latency format")
+
+// Format names accepted by [ImportOptions.Format] and returned by [Detect].
+const (
+	FormatVegetaCSV  = "vegeta-csv"  // vegeta encode --to csv
+	FormatVegetaJSON = "vegeta-json" // vegeta encode --to json
+	FormatJMeter     = "jmeter"      // JMeter JTL CSV, with or without header
+	FormatK6JSON     = "k6-json"     // k6 run --out json=FILE
+	FormatK6CSV      = "k6-csv"      // k6 run --out csv=FILE
+	FormatLocust     = "locust"      // locust --csv PREFIX: PREFIX_stats_history.csv
+	FormatHey        = "hey"         // hey -o csv
+	FormatGeneric    = "generic"     // timestamp,latency[,status] CSV
+)
+
+// Formats lists the format names, in the order [Detect] tries them.
+var Formats = []string{FormatVegetaCSV, FormatVegetaJSON, FormatJMeter, FormatK6JSON, FormatK6CSV, FormatLocust, FormatHey, FormatGeneric}
+
+// maxBadLines bounds ImportReport.BadLines; Bad still counts every bad row.
+const maxBadLines = 1000
+
+// ImportOptions configures [Import], [ImportFile] and [Follow].
+type ImportOptions struct {
+	// Format forces a format by name (one of [Formats]); "" detects it
+	// from the content with [Detect].
+	Format string
+	// Location is the time zone of timestamps written without one
+	// ("2026/11/29 21:42:53.033", JMeter's timestamp_format). Nil makes
+	// such rows bad: memdiag never guesses a zone.
+	Location *time.Location
+	// LatencyUnit is the unit of bare latency numbers in a generic CSV
+	// whose header names no unit. 0 makes such rows bad.
+	LatencyUnit time.Duration
+	// Start is the start of the test for formats that only record offsets
+	// from it (hey). When zero, [Import] returns start times counted from
+	// the Unix epoch and sets ImportReport.Relative; [ImportFile] and
+	// [Follow] derive it from the file's modification time.
+	Start time.Time
+}
+
+// LineError is one bad row: its 1-based line number, its text and why.
+type LineError struct {
+	Line int
+	Text string
+	Err  error
+}
+
+func (e LineError) Error() string {
+	return fmt.Sprintf("line %d: %v: %q", e.Line, e.Err, e.Text)
+}
+
+func (e LineError) Unwrap() error { return e.Err }
+
+// ImportReport says what an import read. Bad rows are counted and listed
+// with their line numbers; they never abort the import.
+type ImportReport struct {
+	Name     string      // file name, for messages
+	Format   string      // format used (detected or forced)
+	Rows     int         // rows imported (requests or interval rows)
+	Bad      int         // rows that could not be parsed
+	BadLines []LineError // the first 1000 bad rows
+	// Skipped counts well-formed rows that carry no request latency:
+	// other k6 metrics, k6 metric declarations.
+	Skipped int
+	// Truncated is the line number of an unterminated last line (a writer
+	// still writing or killed mid-line); 0 if none. Such a line is not
+	// imported and not counted in Bad: every tool ends its lines, and a cut
+	// line can parse to wrong values ("…,335,40" for "…,335,404 File not
+	// found"). Only a generic CSV's unterminated last line is imported,
+	// when it parses, since hand-made files often lack the final newline.
+	Truncated int
+	// Relative is set when the format records only offsets from the start
+	// of the test (hey) and no start was known: start times then count
+	// from 1970-01-01 UTC and must be shifted by the caller.
+	Relative bool
+	// StartFrom says where the start of a relative format came from
+	// ("option", "file mtime"), "" for absolute formats.
+	StartFrom string
+}
+
+// Err returns nil when every row parsed, else an error naming the file, the
+// count and the first bad line ("results.csv: 2 bad rows, first: line 5: …").
+func (r *ImportReport) Err() error {
+	if r.Bad == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %d bad rows of %d, first: %w", r.Name, r.Bad, r.Rows+r.Bad, r.BadLines[0])
+}
+
+func (r *ImportReport) bad(n int, text string, err error) {
+	r.Bad++
+	if len(r.BadLines) < maxBadLines {
+		if len(text) > 200 {
+			text = text[:200] + "…"
+		}
+		r.BadLines = append(r.BadLines, LineError{Line: n, Text: text, Err: err})
+	}
+}
+
+// Imported is the content of a results file.
+type Imported struct {
+	Requests  []Request      // one per request, in file order
+	Intervals []IntervalStat // per-interval rows, only from formats without per-request rows (Locust)
+	Report    ImportReport
+}
+
+// Import reads a whole results file from r. name is used in messages. The
+// format is opts.Format or, if empty, detected from the first line with
+// [Detect]. Bad rows are reported in Imported.Report; the error is non-nil
+// only when the format is unknown or r fails.
+func Import(r io.Reader, name string, opts ImportOptions) (*Imported, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	format := opts.Format
+	if format == "" {
+		head, err := br.Peek(8 << 10)
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if format, err = Detect(head); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	imp := &Imported{}
+	d, err := newDecoder(name, format, opts, &imp.Report)
+	if err != nil {
+		return nil, err
+	}
+	emit := func(x row) {
+		if x.iv != nil {
+			imp.Intervals = append(imp.Intervals, *x.iv)
+		} else {
+			imp.Requests = append(imp.Requests, x.req)
+		}
+	}
+	for {
+		line, err := br.ReadString('\n')
+		if strings.HasSuffix(line, "\n") {
+			d.line(line[:len(line)-1], emit)
+		} else if line != "" {
+			d.last(line, emit)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return imp, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	d.flush(emit)
+	return imp, nil
+}
+
+// ImportFile opens and imports path (see [Import]). For formats that record
+// only offsets (hey) and a zero opts.Start, the start of the test is taken
+// as the file's modification time minus the end of its last request, and
+// Report.StartFrom is "file mtime".
+func ImportFile(path string, opts ImportOptions) (*Imported, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	imp, err := Import(f, path, opts)
+	if err != nil || !imp.Report.Relative {
+		return imp, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return imp, err
+	}
+	var last time.Time
+	for _, q := range imp.Requests {
+		if e := q.Start.Add(q.Latency); e.After(last) {
+			last = e
+		}
+	}
+	shift := st.ModTime().Sub(last)
+	for i := range imp.Requests {
+		imp.Requests[i].Start = imp.Requests[i].Start.Add(shift)
+	}
+	imp.Report.Relative = false
+	imp.Report.StartFrom = "file mtime"
+	return imp, nil
+}
+
+// row is what a parser makes of one record.
+type row struct {
+	req Request
+	iv  *IntervalStat
+}
+
+// parser parses the records of one format. parse returns ok=false for a
+// record that is well formed but carries no row (a header, another k6
+// metric); skip reports whether such a record counts as Skipped.
+type parser interface {
+	parse(rec string) (r row, ok, skip bool, err error)
+}
+
+// csvParser marks parsers whose records may span lines inside quotes.
+type csvParser interface{ multiline() }
+
+func newParser(format string, opts ImportOptions) (parser, error) {
+	switch format {
+	case FormatVegetaCSV:
+		return &vegetaCSV{}, nil
+	case FormatVegetaJSON:
+		return &vegetaJSON{}, nil
+	case FormatJMeter:
+		return &jmeter{loc: opts.Location}, nil
+	case FormatK6JSON:
+		return &k6JSON{}, nil
+	case FormatK6CSV:
+		return &k6CSV{loc: opts.Location}, nil
+	case FormatLocust:
+		return &locust{prev: map[string]locustTotals{}}, nil
+	case FormatHey:
+		return &hey{start: opts.Start}, nil
+	case FormatGeneric:
+		return &generic{loc: opts.Location, unit: opts.LatencyUnit}, nil
+	}
+	return nil, fmt.Errorf("%w %q (known: %s)", ErrFormat, format, strings.Join(Formats, ", "))
+}
+
+// decoder feeds complete lines to a parser, joins quoted CSV records that
+// span lines, and keeps the report.
+type decoder struct {
+	p       parser
+	format  string
+	multi   bool
+	rep     *ImportReport
+	n       int             // lines seen
+	pend    strings.Builder // a quoted record still open
+	pendAt  int             // its first line
+	pending bool
+	onBad   func(LineError) // called for each bad row, if set
+}
+
+func newDecoder(name, format string, opts ImportOptions, rep *ImportReport) (*decoder, error) {
+	p, err := newParser(format, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	rep.Name, rep.Format = name, format
+	if format == FormatHey {
+		if opts.Start.IsZero() {
+			rep.Relative = true
+		} else {
+			rep.StartFrom = "option"
+		}
+	}
+	_, multi := p.(csvParser)
+	return &decoder{p: p, format: format, multi: multi, rep: rep}, nil
+}
+
+// line handles one complete line (without its "\n").
+func (d *decoder) line(s string, emit func(row)) {
+	d.n++
+	s = strings.TrimSuffix(s, "\r")
+	if d.n == 1 {
+		s = strings.TrimPrefix(s, "\ufeff")
+	}
+	if d.multi {
+		if d.pending {
+			d.pend.WriteString("\n")
+			d.pend.WriteString(s)
+			if strings.Count(s, `"`)%2 == 0 {
+				return // still inside the quotes
+			}
+			s, d.pending = d.pend.String(), false
+			d.record(d.pendAt, s, emit)
+			return
+		}
+		if strings.Count(s, `"`)%2 == 1 {
+			d.pend.Reset()
+			d.pend.WriteString(s)
+			d.pendAt, d.pending = d.n, true
+			return
+		}
+	}
+	d.record(d.n, s, emit)
+}
+
+// last handles an unterminated last line: noted in Report.Truncated, or
+// for a generic CSV imported if it parses.
+func (d *decoder) last(s string, emit func(row)) {
+	d.n++
+	if d.pending {
+		d.rep.Truncated = d.pendAt
+		d.pending = false
+		return
+	}
+	s = strings.TrimSuffix(s, "\r")
+	if strings.TrimSpace(s) == "" {
+		return
+	}
+	if d.format != FormatGeneric || (d.multi && strings.Count(s, `"`)%2 == 1) {
+		d.rep.Truncated = d.n
+		return
+	}
+	r, ok, skip, err := d.p.parse(s)
+	switch {
+	case err != nil:
+		d.rep.Truncated = d.n
+	case ok:
+		d.rep.Rows++
+		emit(r)
+	case skip:
+		d.rep.Skipped++
+	}
+}
+
+// flush reports a quoted record left open at the end of the input.
+func (d *decoder) flush(func(row)) {
+	if d.pending {
+		d.rep.Truncated = d.pendAt
+		d.pending = false
+	}
+}
+
+func (d *decoder) record(n int, s string, emit func(row)) {
+	if strings.TrimSpace(s) == "" {
+		return
+	}
+	r, ok, skip, err := d.p.parse(s)
+	switch {
+	case err != nil:
+		d.rep.bad(n, s, err)
+		if d.onBad != nil {
+			d.onBad(LineError{Line: n, Text: s, Err: err})
+		}
+	case ok:
+		d.rep.Rows++
+		emit(r)
+	case skip:
+		d.rep.Skipped++
+	}
+}
+
+// Detect names the format of a results file from its first bytes (the
+// first line is enough; pass a few KiB). It recognises:
+//
+//   - vegeta-json: JSON lines with "timestamp", "latency" and "code";
+//   - k6-json: JSON lines with "type":"Point" or "type":"Metric" and "metric";
+//   - hey: the header "response-time,DNS+dialup,…";
+//   - locust: the header "Timestamp,User Count,Type,Name,…";
+//   - k6-csv: the header "metric_name,timestamp,metric_value,…";
+//   - jmeter: a header with "timeStamp" and "elapsed", or a header-less row
+//     whose columns 1, 2, 4 and 8 are epoch ms, elapsed ms, a response
+//     code and true/false (JMeter's default column order);
+//   - vegeta-csv: a header-less row of epoch ns, code, latency ns, … with
+//     at least 7 columns;
+//   - generic: a header naming a time and a latency column, or a
+//     header-less row of a timestamp and a latency with a unit ("12.5ms").
+//
+// Binary content (vegeta's default gob output) is an error that says to run
+// "vegeta encode".
+func Detect(head []byte) (string, error) {
+	head = bytes.TrimPrefix(head, []byte("\ufeff"))
+	if bytes.IndexByte(head, 0) >= 0 || (len(head) > 0 && !isText(head)) {
+		return "", fmt.Errorf("%w: binary content (vegeta's default output? run: vegeta encode --to csv)", ErrFormat)
+	}
+	var first string
+	for _, l := range strings.Split(string(head), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			first = l
+			break
+		}
+	}
+	if first == "" {
+		return "", fmt.Errorf("%w: empty", ErrFormat)
+	}
+	if strings.HasPrefix(first, "{") {
+		switch {
+		case strings.Contains(first, `"metric"`) && (strings.Contains(first, `"type":"Point"`) || strings.Contains(first, `"type":"Metric"`)):
+			return FormatK6JSON, nil
+		case strings.Contains(first, `"latency"`) && strings.Contains(first, `"code"`) && strings.Contains(first, `"timestamp"`):
+			return FormatVegetaJSON, nil
+		}
+		return "", fmt.Errorf("%w: JSON lines that are neither vegeta nor k6: %.80q", ErrFormat, first)
+	}
+	switch {
+	case strings.HasPrefix(first, "response-time,DNS+dialup"):
+		return FormatHey, nil
+	case strings.HasPrefix(first, "Timestamp,User Count,Type,Name"), strings.HasPrefix(first, `"Timestamp","User Count","Type","Name"`):
+		return FormatLocust, nil
+	case strings.HasPrefix(first, "metric_name,timestamp,metric_value"):
+		return FormatK6CSV, nil
+	}
+	f := splitLoose(first)
+	if slices.Contains(f, "timeStamp") && slices.Contains(f, "elapsed") {
+		return FormatJMeter, nil
+	}
+	if jmeterRow(f) {
+		return FormatJMeter, nil
+	}
+	if vegetaRow(f) {
+		return FormatVegetaCSV, nil
+	}
+	if _, _, ok := genericHeader(f); ok {
+		return FormatGeneric, nil
+	}
+	if len(f) >= 2 && len(f) <= 4 {
+		if _, err := parseTime(f[0], time.UTC); err == nil {
+			if _, err := parseLatency(f[1], 0); err == nil {
+				return FormatGeneric, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("%w: first line %.80q", ErrFormat, first)
+}
+
+func isText(b []byte) bool {
+	// Allow a rune cut at the end of head.
+	for i := 0; i < len(b); {
+		r, size := rune(b[i]), 1
+		if r >= 0x80 {
+			r, size = utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return len(b)-i < utf8.UTFMax // a rune cut at the end
+			}
+		}
+		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// splitLoose splits a first line on tabs or commas without CSV quoting
+// rules, trimming quotes, for detection only.
+func splitLoose(s string) []string {
+	sep := ","
+	if strings.Contains(s, "\t") && !strings.Contains(s, ",") {
+		sep = "\t"
+	}
+	f := strings.Split(s, sep)
+	for i := range f {
+		f[i] = strings.Trim(strings.TrimSpace(f[i]), `"`)
+	}
+	return f
+}
+
+func jmeterRow(f []string) bool {
+	if len(f) < 8 || !isDigits(f[0]) || len(f[0]) != 13 || !isDigits(f[1]) {
+		return false
+	}
+	return f[7] == "true" || f[7] == "false"
+}
+
+func vegetaRow(f []string) bool {
+	return len(f) >= 7 && isDigits(f[0]) && len(f[0]) >= 18 && isDigits(f[1]) && isDigits(f[2])
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

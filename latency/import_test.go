@@ -1,0 +1,450 @@
+package latency
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+const fixtures = "../testdata/latency"
+
+func fixture(name string) string { return filepath.Join(fixtures, name) }
+
+func importFixture(t *testing.T, name string, opts ImportOptions) *Imported {
+	t.Helper()
+	imp, err := ImportFile(fixture(name), opts)
+	if err != nil {
+		t.Fatalf("ImportFile(%s): %v", name, err)
+	}
+	return imp
+}
+
+func ts(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func ns(n int64) time.Time { return time.Unix(0, n) }
+
+// badLines returns the line numbers of the report's bad rows.
+func badLines(r ImportReport) []int {
+	var n []int
+	for _, b := range r.BadLines {
+		n = append(n, b.Line)
+		if !errors.Is(b.Err, ErrParse) {
+			panic("bad line error does not wrap ErrParse: " + b.Error())
+		}
+	}
+	return n
+}
+
+// vegetaWant is the content of vegeta.csv and vegeta.jsonl, read off the
+// files (cut -d, -f1-3,6 vegeta.csv): 200 rows have no error text, 404
+// rows "404 File not found", code 0 rows "connection refused".
+var vegetaWant = []Request{
+	{Start: ns(1795988650410552652), Latency: 2968143, Status: 200},
+	{Start: ns(1795988650610929946), Latency: 1904581, Status: 404, Err: true},
+	{Start: ns(1795988650810193526), Latency: 570933, Status: 0, Err: true},
+	{Start: ns(1795988651010150513), Latency: 1320711, Status: 200},
+	{Start: ns(1795988651210998415), Latency: 1727896, Status: 404, Err: true},
+	{Start: ns(1795988651410031214), Latency: 741186, Status: 0, Err: true},
+	{Start: ns(1795988651610139287), Latency: 2192808, Status: 200},
+	{Start: ns(1795988651810833105), Latency: 2175256, Status: 404, Err: true},
+	{Start: ns(1795988652010481418), Latency: 668407, Status: 0, Err: true},
+	{Start: ns(1795988652210740687), Latency: 1922766, Status: 200},
+}
+
+func TestImportVegeta(t *testing.T) {
+	for _, tc := range []struct{ file, format string }{
+		{"vegeta.csv", FormatVegetaCSV},
+		{"vegeta.jsonl", FormatVegetaJSON},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			imp := importFixture(t, tc.file, ImportOptions{})
+			if diff := cmp.Diff(vegetaWant, imp.Requests); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+			wantRep := ImportReport{Name: fixture(tc.file), Format: tc.format, Rows: 10}
+			if diff := cmp.Diff(wantRep, imp.Report); diff != "" {
+				t.Errorf("report (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestImportVegetaBad(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		want      []Request
+		bad       []int
+		truncated int
+	}{
+		// Line 5 is cut after "…,335,40": it would parse (with "40" as
+		// the error text), so it must be kept out as truncated.
+		{"vegeta-bad.csv", []Request{vegetaWant[0], vegetaWant[3]}, []int{2, 3}, 5},
+		{"vegeta-bad.jsonl", []Request{vegetaWant[0], vegetaWant[3]}, []int{2, 3}, 0},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			imp := importFixture(t, tc.file, ImportOptions{})
+			if diff := cmp.Diff(tc.want, imp.Requests); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.bad, badLines(imp.Report)); diff != "" {
+				t.Errorf("bad lines (-want +got):\n%s", diff)
+			}
+			if imp.Report.Bad != len(tc.bad) || imp.Report.Rows != 2 || imp.Report.Truncated != tc.truncated {
+				t.Errorf("report: Rows %d Bad %d Truncated %d, want 2 %d %d", imp.Report.Rows, imp.Report.Bad, imp.Report.Truncated, len(tc.bad), tc.truncated)
+			}
+			if err := imp.Report.Err(); err == nil || !strings.Contains(err.Error(), "line 2:") {
+				t.Errorf("Report.Err() = %v, want the first bad line (line 2)", err)
+			}
+		})
+	}
+	imp := importFixture(t, "vegeta-bad.jsonl", ImportOptions{})
+	if got := imp.Report.BadLines[0].Err.Error(); !strings.Contains(got, "missing latency") {
+		t.Errorf("line 2 error = %q, want it to name the missing field", got)
+	}
+}
+
+func TestImportJMeter(t *testing.T) {
+	ms := func(n int64) time.Time { return time.UnixMilli(n) }
+	for _, tc := range []struct {
+		file string
+		want []Request
+	}{
+		{"jmeter-header.jtl", []Request{
+			{Start: ms(1795990000123), Latency: 12 * time.Millisecond, Status: 200},
+			{Start: ms(1795990000345), Latency: 3 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795990000560), Latency: 1002 * time.Millisecond, Status: 200, Err: true},
+			{Start: ms(1795990001570), Latency: 2 * time.Millisecond, Status: 0, Err: true},
+			{Start: ms(1795990001780), Latency: 5 * time.Millisecond, Status: 200, Err: true}, // lines 6-7
+			{Start: ms(1795990001990), Latency: 4 * time.Millisecond, Status: 200},
+		}},
+		{"jmeter-noheader.jtl", []Request{
+			{Start: ms(1795990100010), Latency: 9 * time.Millisecond, Status: 200},
+			{Start: ms(1795990100225), Latency: 2 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795990100430), Latency: 250 * time.Millisecond, Status: 200},
+		}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			imp := importFixture(t, tc.file, ImportOptions{})
+			if diff := cmp.Diff(tc.want, imp.Requests); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+			if r := imp.Report; r.Format != FormatJMeter || r.Rows != len(tc.want) || r.Bad != 0 || r.Truncated != 0 {
+				t.Errorf("report = %+v", r)
+			}
+		})
+	}
+}
+
+func TestImportJMeterBad(t *testing.T) {
+	imp := importFixture(t, "jmeter-bad.jtl", ImportOptions{})
+	want := []Request{
+		{Start: time.UnixMilli(1795990200000), Latency: 7 * time.Millisecond, Status: 200},
+		{Start: time.UnixMilli(1795990201000), Latency: 8 * time.Millisecond, Status: 200},
+	}
+	if diff := cmp.Diff(want, imp.Requests); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{3, 4, 5, 6}, badLines(imp.Report)); diff != "" {
+		t.Errorf("bad lines (-want +got):\n%s", diff)
+	}
+	// Line 8 opens a quote never closed; line 9 has no newline.
+	if imp.Report.Truncated != 8 {
+		t.Errorf("Truncated = %d, want 8", imp.Report.Truncated)
+	}
+	if got := imp.Report.BadLines[3].Err; !errors.Is(got, errNoZone) {
+		t.Errorf("line 6 error = %v, want errNoZone", got)
+	}
+
+	// With a location the zone-less date of line 6 is read in it.
+	imp = importFixture(t, "jmeter-bad.jtl", ImportOptions{Location: time.UTC})
+	if diff := cmp.Diff([]int{3, 4, 5}, badLines(imp.Report)); diff != "" {
+		t.Errorf("bad lines with location (-want +got):\n%s", diff)
+	}
+	if len(imp.Requests) != 3 || !imp.Requests[1].Start.Equal(ts(t, "2026-11-29T22:30:00.8Z")) {
+		t.Errorf("requests with location = %+v, want line 6 at 22:30:00.8Z", imp.Requests)
+	}
+}
+
+func TestImportK6(t *testing.T) {
+	t.Run("json", func(t *testing.T) {
+		imp := importFixture(t, "k6.json", ImportOptions{})
+		// Start = time (request end) - value ms.
+		want := []Request{
+			{Start: ts(t, "2026-11-29T22:10:01.241805Z"), Latency: 12500 * time.Microsecond, Status: 200},
+			{Start: ts(t, "2026-11-29T22:09:59.99975Z"), Latency: 2500250 * time.Microsecond, Status: 200},
+			{Start: ts(t, "2026-11-29T22:10:02.999201Z"), Latency: 800 * time.Microsecond, Status: 0, Err: true},
+			{Start: ts(t, "2026-11-29T22:10:03.496Z"), Latency: 4 * time.Millisecond, Status: 404, Err: true},
+			{Start: ts(t, "2026-11-29T22:10:05.99275Z"), Latency: 7250 * time.Microsecond, Status: 200},
+		}
+		if diff := cmp.Diff(want, imp.Requests); diff != "" {
+			t.Errorf("requests (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]int{9, 10, 11, 12}, badLines(imp.Report)); diff != "" {
+			t.Errorf("bad lines (-want +got):\n%s", diff)
+		}
+		if r := imp.Report; r.Format != FormatK6JSON || r.Rows != 5 || r.Skipped != 4 {
+			t.Errorf("report = %+v, want k6-json, 5 rows, 4 skipped", r)
+		}
+	})
+	t.Run("csv", func(t *testing.T) {
+		imp := importFixture(t, "k6.csv", ImportOptions{})
+		// 1795993801 is 2026-11-29T23:10:01Z.
+		want := []Request{
+			{Start: ts(t, "2026-11-29T23:10:00.9875Z"), Latency: 12500 * time.Microsecond, Status: 200},
+			{Start: ts(t, "2026-11-29T23:10:00.49975Z"), Latency: 2500250 * time.Microsecond, Status: 200},
+			{Start: ts(t, "2026-11-29T23:10:03.9992Z"), Latency: 800 * time.Microsecond, Status: 0, Err: true},
+			{Start: ts(t, "2026-11-29T23:10:05.99275Z"), Latency: 7250 * time.Microsecond, Status: 200},
+		}
+		if diff := cmp.Diff(want, imp.Requests); diff != "" {
+			t.Errorf("requests (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]int{7, 8}, badLines(imp.Report)); diff != "" {
+			t.Errorf("bad lines (-want +got):\n%s", diff)
+		}
+		if r := imp.Report; r.Format != FormatK6CSV || r.Rows != 4 || r.Skipped != 2 {
+			t.Errorf("report = %+v, want k6-csv, 4 rows, 2 skipped", r)
+		}
+	})
+}
+
+func TestImportHey(t *testing.T) {
+	start := ts(t, "2026-11-29T21:43:00Z")
+	imp := importFixture(t, "hey.csv", ImportOptions{Start: start})
+	if r := imp.Report; r.Format != FormatHey || r.Rows != 12 || r.Bad != 0 || r.Relative || r.StartFrom != "option" {
+		t.Fatalf("report = %+v", r)
+	}
+	// First and last rows: "0.0026,…,200,0.2010" and "0.0028,…,200,1.2012".
+	want := []Request{
+		{Start: start.Add(201 * time.Millisecond), Latency: 2600 * time.Microsecond, Status: 200},
+		{Start: start.Add(1201200 * time.Microsecond), Latency: 2800 * time.Microsecond, Status: 200},
+	}
+	got := []Request{imp.Requests[0], imp.Requests[11]}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+
+	// Without a start, ImportFile anchors the last request's end at the
+	// file's modification time.
+	mtime := ts(t, "2026-11-29T21:50:00Z")
+	path := filepath.Join(t.TempDir(), "hey.csv")
+	b, err := os.ReadFile(fixture("hey.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	imp, err = ImportFile(path, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last request to end is row 12: 1.2012 s + 0.0028 s = 1.2040 s.
+	if r := imp.Report; r.Relative || r.StartFrom != "file mtime" {
+		t.Errorf("report = %+v, want StartFrom file mtime", r)
+	}
+	if got, want := imp.Requests[0].Start, mtime.Add(-1204*time.Millisecond+201*time.Millisecond); !got.Equal(want) {
+		t.Errorf("first start = %v, want %v", got, want)
+	}
+
+	// From a reader with no start, the times are offsets from the epoch.
+	f, err := os.Open(fixture("hey.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	imp, err = Import(f, "hey.csv", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !imp.Report.Relative || !imp.Requests[0].Start.Equal(time.Unix(0, 201e6)) {
+		t.Errorf("Relative = %v, first start %v; want true, epoch + 201ms", imp.Report.Relative, imp.Requests[0].Start)
+	}
+}
+
+func TestImportLocust(t *testing.T) {
+	imp := importFixture(t, "locust_stats_history.csv", ImportOptions{})
+	if r := imp.Report; r.Format != FormatLocust || r.Rows != 31 || r.Bad != 0 || len(imp.Requests) != 0 {
+		t.Fatalf("report = %+v, %d requests; want 31 locust rows, no requests", r, len(imp.Requests))
+	}
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	// Lines 2, 3, 6 and 29 of the file (index = line - 2). Count, Errors
+	// and Mean are deltas of the Total columns from the previous row of
+	// the same name, e.g. line 6: (7.655203199999505·5 −
+	// 9.114113666669255·3)/2 = 5.466837 ms. Line 29 is the run's slowest
+	// second: /missing took 16.4 ms.
+	want := []IntervalStat{
+		{End: time.Unix(1795988630, 0), Name: "Aggregated"},
+		{End: time.Unix(1795988631, 0), Method: "GET", Name: "/hello.txt", Users: 2, Window: 10 * time.Second,
+			Summary: Summary{Count: 3, Mean: 9114114}},
+		{End: time.Unix(1795988632, 0), Method: "GET", Name: "/hello.txt", Users: 2, Window: 10 * time.Second,
+			Summary: Summary{Count: 2, Mean: 5466837, P50: ms(6), P95: ms(6), P99: ms(6), Max: ms(6)}},
+		{End: time.Unix(1795988639, 0), Name: "Aggregated", Users: 2, Window: 10 * time.Second,
+			Summary: Summary{Count: 4, Errors: 2, Mean: 10513015, P50: ms(5), P95: ms(13), P99: ms(16), Max: ms(16)}},
+	}
+	got := []IntervalStat{imp.Intervals[0], imp.Intervals[1], imp.Intervals[4], imp.Intervals[27]}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("intervals (-want +got):\n%s", diff)
+	}
+	// The deltas add up to the last row's totals (40 requests, 10 failed).
+	n, e := 0, 0
+	for _, iv := range imp.Intervals {
+		if iv.Name == "Aggregated" {
+			n, e = n+iv.Count, e+iv.Errors
+		}
+	}
+	if n != 40 || e != 10 {
+		t.Errorf("aggregated counts sum to %d requests, %d errors; want 40, 10", n, e)
+	}
+}
+
+func TestImportGeneric(t *testing.T) {
+	t.Run("header", func(t *testing.T) {
+		imp := importFixture(t, "generic.csv", ImportOptions{})
+		want := []Request{
+			{Start: ts(t, "2026-11-29T22:00:00.25Z"), Latency: 12500 * time.Microsecond, Status: 200},
+			{Start: ts(t, "2026-11-29T22:00:00.5Z"), Latency: 2500 * time.Millisecond, Status: 200},
+			{Start: ts(t, "2026-11-29T22:00:00.75Z"), Latency: 250 * time.Microsecond, Status: 503, Err: true},
+			{Start: ts(t, "2026-11-29T22:00:01Z"), Latency: 40 * time.Millisecond},
+			{Start: ts(t, "2026-11-29T22:00:02Z"), Latency: 12 * time.Millisecond, Status: 200},
+		}
+		if diff := cmp.Diff(want, imp.Requests); diff != "" {
+			t.Errorf("requests (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]int{6, 8}, badLines(imp.Report)); diff != "" {
+			t.Errorf("bad lines (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("no header", func(t *testing.T) {
+		imp := importFixture(t, "generic-noheader.csv", ImportOptions{})
+		want := []Request{
+			{Start: ts(t, "2026-11-29T22:00:00.25Z"), Latency: 12500 * time.Microsecond, Status: 200},
+			{Start: ts(t, "2026-11-29T22:00:00.5Z"), Latency: 2500 * time.Millisecond, Status: 200},
+			{Start: ts(t, "2026-11-29T22:00:00.75Z"), Latency: 250 * time.Microsecond, Status: 503, Err: true},
+			{Start: ts(t, "2026-11-29T22:00:01Z"), Latency: 800 * time.Microsecond},
+			{Start: ts(t, "2026-11-29T22:00:01.25Z"), Latency: time.Minute, Status: 200},
+		}
+		if diff := cmp.Diff(want, imp.Requests); diff != "" {
+			t.Errorf("requests (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]int{6}, badLines(imp.Report)); diff != "" {
+			t.Errorf("bad lines (-want +got):\n%s", diff)
+		}
+		// With a unit for bare numbers, line 6 ("12") is 12 ms.
+		imp = importFixture(t, "generic-noheader.csv", ImportOptions{LatencyUnit: time.Millisecond})
+		if imp.Report.Bad != 0 || imp.Requests[5].Latency != 12*time.Millisecond {
+			t.Errorf("with LatencyUnit: bad %d, line 6 latency %v; want 0, 12ms", imp.Report.Bad, imp.Requests[5].Latency)
+		}
+	})
+}
+
+func TestDetect(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"vegeta.csv", FormatVegetaCSV},
+		{"vegeta.jsonl", FormatVegetaJSON},
+		{"jmeter-header.jtl", FormatJMeter},
+		{"jmeter-noheader.jtl", FormatJMeter},
+		{"k6.json", FormatK6JSON},
+		{"k6.csv", FormatK6CSV},
+		{"locust_stats_history.csv", FormatLocust},
+		{"hey.csv", FormatHey},
+		{"generic.csv", FormatGeneric},
+		{"generic-noheader.csv", FormatGeneric},
+	} {
+		b, err := os.ReadFile(fixture(tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := Detect(b); got != tc.want || err != nil {
+			t.Errorf("Detect(%s) = %q, %v; want %q", tc.file, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ name, head string }{
+		{"gob", "\x1f\xff\x81\x03\x01\x01\x06Result\x01\xff\x82\x00"},
+		{"empty", "\n\n"},
+		{"other json", `{"hello":"world"}` + "\n"},
+		{"prose", "this is not a results file\n"},
+	} {
+		if got, err := Detect([]byte(tc.head)); !errors.Is(err, ErrFormat) {
+			t.Errorf("Detect(%s) = %q, %v; want ErrFormat", tc.name, got, err)
+		}
+	}
+}
+
+func TestImportForcedFormat(t *testing.T) {
+	// A vegeta CSV forced as generic: every row is bad (no unit on the
+	// latency column "200"), none is silently dropped.
+	f, err := os.Open(fixture("vegeta.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	imp, err := Import(f, "vegeta.csv", ImportOptions{Format: FormatGeneric})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imp.Report.Format != FormatGeneric || imp.Report.Bad != 10 || imp.Report.Rows != 0 {
+		t.Errorf("report = %+v, want generic with 10 bad rows", imp.Report)
+	}
+	if _, err := Import(strings.NewReader("x\n"), "x", ImportOptions{Format: "gatling"}); !errors.Is(err, ErrFormat) {
+		t.Errorf("unknown forced format: err = %v, want ErrFormat", err)
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	want := ts(t, "2026-11-29T22:00:00.25Z")
+	ist := time.FixedZone("IST", 5*3600+1800)
+	for _, tc := range []struct {
+		in  string
+		loc *time.Location
+	}{
+		{"1795989600.25", nil},                    // s
+		{"1795989600250", nil},                    // ms
+		{"1795989600250000", nil},                 // µs
+		{"1795989600250000000", nil},              // ns
+		{"2026-11-29T22:00:00.25Z", nil},          // RFC 3339
+		{"2026-11-29T23:00:00.25+01:00", nil},     //
+		{"2026-11-29 17:00:00.250-05:00", nil},    // space
+		{"2026-11-30T03:30:00.25+0530", nil},      // offset without colon
+		{"2026-11-30 03:30:00.25", ist},           // no zone, in loc
+		{"2026/11/30 03:30:00.250", ist},          // JMeter's format
+		{"2026-11-29 22:00:00.25 +0000 UTC", nil}, // time.Time.String
+	} {
+		got, err := parseTime(tc.in, tc.loc)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("parseTime(%q) = %v, %v; want %v", tc.in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "yesterday", "2026-11-29 22:00:00", "1795989600.x", "99999999999999999999"} {
+		if got, err := parseTime(in, nil); err == nil {
+			t.Errorf("parseTime(%q) = %v, want an error", in, got)
+		}
+	}
+}
+
+func TestImportCRLFAndBOM(t *testing.T) {
+	in := "\ufefftimestamp,latency_ms\r\n1795989600.25,12.5\r\n"
+	imp, err := Import(strings.NewReader(in), "crlf.csv", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Request{{Start: ts(t, "2026-11-29T22:00:00.25Z"), Latency: 12500 * time.Microsecond}}
+	if diff := cmp.Diff(want, imp.Requests, cmpopts.EquateEmpty()); diff != "" || imp.Report.Bad != 0 {
+		t.Errorf("requests (-want +got):\n%s\nreport %+v", diff, imp.Report)
+	}
+}

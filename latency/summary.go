@@ -1,0 +1,94 @@
+package latency
+
+import (
+	"slices"
+	"sort"
+	"time"
+)
+
+// Summarize summarises the requests that started in the interval
+// (from, to]: a request exactly at from belongs to the previous interval,
+// one exactly at to to this one, so consecutive intervals never count a
+// request twice. Failed requests (Err) count in Errors and, with the
+// latency they had (a timeout's latency is the timeout), in every
+// statistic: a request that timed out during a spike is part of it.
+//
+// Percentiles use the nearest-rank method: Pp is the value at rank
+// ⌈p/100 × N⌉ (1-based) of the N latencies sorted ascending, so it is
+// always a latency that was measured (no interpolation), P100 is Max, and
+// with N < 100 P99 is also Max. Mean is rounded down to the nanosecond.
+func Summarize(reqs []Request, from, to time.Time) Summary {
+	var lat []time.Duration
+	errs := 0
+	for _, q := range reqs {
+		if q.Start.After(from) && !q.Start.After(to) {
+			lat = append(lat, q.Latency)
+			if q.Err {
+				errs++
+			}
+		}
+	}
+	return summarize(lat, errs)
+}
+
+// Bucket summarises requests by start time into the intervals between
+// consecutive edges: result i covers (edges[i], edges[i+1]], like
+// [Summarize]. It returns len(edges)-1 summaries (nil for fewer than two
+// edges); edges must be ascending. Requests outside (edges[0],
+// edges[len-1]] are not counted. Pass the recording's sample times to get
+// one Summary per sampling interval.
+func Bucket(reqs []Request, edges []time.Time) []Summary {
+	if len(edges) < 2 {
+		return nil
+	}
+	lats := make([][]time.Duration, len(edges)-1)
+	errs := make([]int, len(edges)-1)
+	for _, q := range reqs {
+		// First edge not before q.Start: q is in (edges[i-1], edges[i]].
+		i := sort.Search(len(edges), func(i int) bool { return !edges[i].Before(q.Start) })
+		if i == 0 || i == len(edges) {
+			continue
+		}
+		lats[i-1] = append(lats[i-1], q.Latency)
+		if q.Err {
+			errs[i-1]++
+		}
+	}
+	out := make([]Summary, len(lats))
+	for i := range lats {
+		out[i] = summarize(lats[i], errs[i])
+	}
+	return out
+}
+
+func summarize(lat []time.Duration, errs int) Summary {
+	if len(lat) == 0 {
+		return Summary{Errors: errs}
+	}
+	slices.Sort(lat)
+	var sum time.Duration
+	for _, l := range lat {
+		sum += l
+	}
+	return Summary{
+		Count:  len(lat),
+		Errors: errs,
+		Mean:   sum / time.Duration(len(lat)),
+		P50:    nearestRank(lat, 50),
+		P95:    nearestRank(lat, 95),
+		P99:    nearestRank(lat, 99),
+		Max:    lat[len(lat)-1],
+	}
+}
+
+// nearestRank returns the p-th percentile of sorted (ascending, non-empty)
+// by the nearest-rank method: the value at 1-based rank ⌈p/100 × N⌉,
+// computed in integers so 95 % of 20 is exactly rank 19.
+func nearestRank(sorted []time.Duration, p int) time.Duration {
+	n := len(sorted)
+	rank := (p*n + 99) / 100 // ⌈p·n/100⌉
+	if rank < 1 {
+		rank = 1
+	}
+	return sorted[rank-1]
+}
