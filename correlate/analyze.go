@@ -19,7 +19,7 @@ func Analyze(rec *record.Recording, opts Options) Result {
 	h := &rec.Header
 	res := Result{
 		Host: h.Host, Stat: o.Stat, Spike: o.Spike, Thresholds: *o.Thresholds,
-		Baselines: map[Signal]float64{}, Location: location(h, o.Location),
+		Baselines: map[Signal]float64{}, Location: Location(h, o.Location),
 	}
 	ivs := record.Intervals(h, rec.Samples)
 	if len(ivs) == 0 {
@@ -37,9 +37,10 @@ func Analyze(rec *record.Recording, opts Options) Result {
 	}
 
 	raised := detectSignals(ivs, o, res.Baselines)
-	lat, counts := latencySeries(rec, ivs, o)
-	for _, c := range counts {
-		if c > 0 {
+	sums := summaries(rec, ivs, o)
+	lat := latencySeries(sums, o.Stat)
+	for _, s := range sums {
+		if s != nil {
 			res.HasLatency = true
 			break
 		}
@@ -59,7 +60,7 @@ func Analyze(rec *record.Recording, opts Options) Result {
 			res.Spikes++
 		}
 	}
-	res.Totals = totals(rec, ivs, o)
+	res.Totals = totals(ivs, sums, o)
 
 	res.Episodes = buildEpisodes(rec, ivs, raised, spikes, lat, res.Interval, o, res.Baselines)
 	starts := make([]time.Time, len(res.Episodes))
@@ -79,8 +80,9 @@ func Analyze(rec *record.Recording, opts Options) Result {
 	return res
 }
 
-// location is the zone of schedules and the timeline.
-func location(h *record.Header, loc *time.Location) *time.Location {
+// Location is the zone of schedules and the timeline: loc if not nil,
+// else the header's TimeZone, else a fixed zone at its UTCOffset.
+func Location(h *record.Header, loc *time.Location) *time.Location {
 	if loc != nil {
 		return loc
 	}
@@ -160,38 +162,93 @@ func detectSignals(ivs []record.Interval, o Options, baselines map[Signal]float6
 	return raised
 }
 
-// latencySeries is the latency statistic (ns, NaN without requests) and
-// the request count of each interval.
-func latencySeries(rec *record.Recording, ivs []record.Interval, o Options) ([]float64, []int) {
-	lat := make([]float64, len(ivs))
-	counts := make([]int, len(ivs))
-	if o.Requests != nil {
+// summaries is the latency summary of each interval (nil: no request):
+// from Options.Requests, else Options.IntervalStats, else Sample.Latency.
+func summaries(rec *record.Recording, ivs []record.Interval, o Options) []*latency.Summary {
+	out := make([]*latency.Summary, len(ivs))
+	find := func(t time.Time) int {
+		// Interval i holds what happened in (Start, End].
+		i := sort.Search(len(ivs), func(i int) bool { return !ivs[i].End.Before(t) })
+		if i == len(ivs) || !t.After(ivs[i].Start) {
+			return -1
+		}
+		return i
+	}
+	switch {
+	case o.Requests != nil:
 		buckets := make([][]time.Duration, len(ivs))
+		errs := make([]int, len(ivs))
 		for _, r := range o.Requests {
-			// Interval i holds requests that started in (Start, End].
-			i := sort.Search(len(ivs), func(i int) bool { return !ivs[i].End.Before(r.Start) })
-			if i == len(ivs) || !r.Start.After(ivs[i].Start) {
-				continue
+			if i := find(r.Start); i >= 0 {
+				buckets[i] = append(buckets[i], r.Latency)
+				if r.Err {
+					errs[i]++
+				}
 			}
-			buckets[i] = append(buckets[i], r.Latency)
 		}
 		for i, b := range buckets {
-			counts[i] = len(b)
-			lat[i] = math.NaN()
 			if len(b) > 0 {
-				lat[i] = float64(statOf(summarize(b), o.Stat))
+				s := summarize(b)
+				s.Errors = errs[i]
+				out[i] = &s
 			}
 		}
-		return lat, counts
-	}
-	for i := range ivs {
-		lat[i] = math.NaN()
-		if s := rec.Samples[i+1].Latency; s != nil && s.Count > 0 {
-			counts[i] = s.Count
-			lat[i] = float64(statOf(*s, o.Stat))
+	case len(o.IntervalStats) > 0:
+		// Rows of the "Aggregated" name cover every request; use them
+		// when present, else every row.
+		agg := false
+		for _, r := range o.IntervalStats {
+			if r.Name == "Aggregated" {
+				agg = true
+				break
+			}
+		}
+		meanSum := make([]float64, len(ivs))
+		for _, r := range o.IntervalStats {
+			if agg && r.Name != "Aggregated" {
+				continue
+			}
+			i := find(r.End)
+			if i < 0 || r.Count == 0 {
+				continue
+			}
+			s := out[i]
+			if s == nil {
+				s = &latency.Summary{}
+				out[i] = s
+			}
+			s.Count += r.Count
+			s.Errors += r.Errors
+			meanSum[i] += float64(r.Mean) * float64(r.Count)
+			s.P50, s.P95 = max(s.P50, r.P50), max(s.P95, r.P95)
+			s.P99, s.Max = max(s.P99, r.P99), max(s.Max, r.Max)
+		}
+		for i, s := range out {
+			if s != nil {
+				s.Mean = time.Duration(meanSum[i] / float64(s.Count))
+			}
+		}
+	default:
+		for i := range ivs {
+			if s := rec.Samples[i+1].Latency; s != nil && s.Count > 0 {
+				out[i] = s
+			}
 		}
 	}
-	return lat, counts
+	return out
+}
+
+// latencySeries is the latency statistic of each interval (ns, NaN
+// without requests).
+func latencySeries(sums []*latency.Summary, st Stat) []float64 {
+	lat := make([]float64, len(sums))
+	for i, s := range sums {
+		lat[i] = math.NaN()
+		if s != nil && s.Count > 0 {
+			lat[i] = float64(statOf(*s, st))
+		}
+	}
+	return lat
 }
 
 // summarize computes a latency summary of ds (which it sorts); percentiles
@@ -252,7 +309,7 @@ func detectSpikes(lat []float64, o Options) []bool {
 	return spikes
 }
 
-func totals(rec *record.Recording, ivs []record.Interval, o Options) Totals {
+func totals(ivs []record.Interval, sums []*latency.Summary, o Options) Totals {
 	t := Totals{Duration: ivs[len(ivs)-1].End.Sub(ivs[0].Start)}
 	for _, iv := range ivs {
 		if !math.IsNaN(iv.MemSome) {
@@ -284,9 +341,8 @@ func totals(rec *record.Recording, ivs []record.Interval, o Options) Totals {
 		}
 		var ps []wp
 		var sum float64
-		for i := range ivs {
-			s := rec.Samples[i+1].Latency
-			if s == nil || s.Count == 0 {
+		for _, s := range sums {
+			if s == nil {
 				continue
 			}
 			t.Requests += s.Count

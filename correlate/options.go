@@ -194,6 +194,10 @@ type Options struct {
 	// Requests, when not nil, replace the recording's Sample.Latency
 	// summaries (an imported load-test result file).
 	Requests []latency.Request
+	// IntervalStats, when Requests is nil, replace Sample.Latency with
+	// per-interval rows of a results file (Locust's stats history): rows
+	// ending in an interval are combined, percentiles by their maximum.
+	IntervalStats []latency.IntervalStat
 	// Project projects the header's jobs over the recording; nil means jobs
 	// are matched only through their processes (a warning says so).
 	Project ProjectFunc
@@ -233,4 +237,102 @@ func (o Options) withDefaults() Options {
 		o.TopProcs = 5
 	}
 	return o
+}
+
+// ParseThreshold parses a threshold for signal s as a user writes it:
+// "2%" or "0.02" for PSI shares, "4MiB" (per second implied, "/s"
+// allowed; B, KiB, MiB, GiB, KB, MB, GB) for byte rates, plain numbers for
+// pages/s and s/s, and "off" to disable the signal (-1).
+func ParseThreshold(s Signal, v string) (float64, error) {
+	v = strings.TrimSpace(v)
+	if strings.EqualFold(v, "off") {
+		return -1, nil
+	}
+	bad := func() (float64, error) {
+		return 0, fmt.Errorf("%w: %s threshold %q: want %s or off", ErrOption, s, v, thresholdHint(s))
+	}
+	var x float64
+	var err error
+	switch s.Unit() {
+	case "share":
+		if p, ok := strings.CutSuffix(v, "%"); ok {
+			x, err = strconv.ParseFloat(strings.TrimSpace(p), 64)
+			x /= 100
+		} else {
+			x, err = strconv.ParseFloat(v, 64)
+		}
+		if err != nil || x < 0 || x > 1 {
+			return bad()
+		}
+	case "B/s":
+		x, err = parseBytes(strings.TrimSuffix(v, "/s"))
+		if err != nil {
+			return bad()
+		}
+	default:
+		x, err = strconv.ParseFloat(strings.TrimSuffix(v, "/s"), 64)
+		if err != nil || x < 0 {
+			return bad()
+		}
+	}
+	return x, nil
+}
+
+func thresholdHint(s Signal) string {
+	switch s.Unit() {
+	case "share":
+		return "a share of wall time like 2% or 0.02"
+	case "B/s":
+		return "a rate like 8MiB (per second)"
+	case "s/s":
+		return "seconds of I/O time per second like 0.2"
+	}
+	return "a rate in pages per second like 200"
+}
+
+// parseBytes parses "4MiB", "512KiB", "1.5GB", "1048576".
+func parseBytes(v string) (float64, error) {
+	v = strings.TrimSpace(v)
+	units := []struct {
+		suffix string
+		mult   float64
+	}{
+		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1},
+	}
+	mult := 1.0
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			v, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || x < 0 {
+		return 0, fmt.Errorf("bad size %q", v)
+	}
+	return x * mult, nil
+}
+
+// Set sets the threshold of s.
+func (t *Thresholds) Set(s Signal, v float64) {
+	switch s {
+	case PSISome:
+		t.PSISome = v
+	case PSIFull:
+		t.PSIFull = v
+	case LRUDrop:
+		t.LRUDrop = v
+	case Refault:
+		t.Refault = v
+	case DirectReclaim:
+		t.DirectReclaim = v
+	case DiskIO:
+		t.DiskIO = v
+	case IOTime:
+		t.IOTime = v
+	case SwapOut:
+		t.SwapOut = v
+	}
 }

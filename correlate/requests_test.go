@@ -1,0 +1,88 @@
+package correlate
+
+import (
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/latency"
+)
+
+// Latency from an imported results file replaces the recording's: requests
+// every 500 ms, 80 ms normally and 3 s during the pmlogger bursts.
+func TestAnalyzeWithRequests(t *testing.T) {
+	s := unionCase()
+	s.noLatency = true
+	rec := s.build(t)
+	var reqs []latency.Request
+	slow := 0
+	for ts := t0.Add(250 * time.Millisecond); ts.Before(t0.Add(2 * time.Hour)); ts = ts.Add(500 * time.Millisecond) {
+		d := 80 * time.Millisecond
+		for _, b := range s.bursts {
+			if !b.noSignal && !ts.Before(b.at) && ts.Before(b.at.Add(b.dur)) {
+				d = 3 * time.Second
+			}
+		}
+		if d > time.Second {
+			slow++
+		}
+		reqs = append(reqs, latency.Request{Start: ts, Latency: d, Status: 200})
+	}
+	res := Analyze(rec, Options{Project: testProject, Requests: reqs})
+	if !res.HasLatency {
+		t.Fatal("HasLatency = false")
+	}
+	// 12 bursts of 90 s at 2 requests/s.
+	if slow != 12*180 {
+		t.Fatalf("built %d slow requests, want %d", slow, 12*180)
+	}
+	e := res.Episodes[0]
+	if !e.Spike || e.LatencyPeak != 3*time.Second {
+		t.Errorf("12:05 episode spike %v peak %v, want a 3s spike", e.Spike, e.LatencyPeak)
+	}
+	// The 12:58 spike of the union case lives only in Sample.Latency, which
+	// the requests replace: 12 episodes, not 13.
+	if len(res.Episodes) != 12 {
+		t.Errorf("%d episodes, want 12", len(res.Episodes))
+	}
+	tot := res.Totals
+	// 14400 requests, 2160 slow (15 %): p99 is 3 s; mean is
+	// (12240×80ms + 2160×3s)/14400 = 518 ms.
+	if tot.Requests != 14400 || !tot.P99Exact || tot.P99 != 3*time.Second || tot.Mean != 518*time.Millisecond {
+		t.Errorf("totals = %+v", tot)
+	}
+	if tot.RequestsPerSec != 2 {
+		t.Errorf("requests/s = %v, want 2", tot.RequestsPerSec)
+	}
+}
+
+func TestParseThreshold(t *testing.T) {
+	tests := []struct {
+		s    Signal
+		in   string
+		want float64
+	}{
+		{PSISome, "2%", 0.02},
+		{PSISome, "0.05", 0.05},
+		{DiskIO, "8MiB", 8 << 20},
+		{DiskIO, "8MiB/s", 8 << 20},
+		{SwapOut, "256KiB", 256 << 10},
+		{LRUDrop, "10MB", 10e6},
+		{Refault, "200", 200},
+		{IOTime, "0.5", 0.5},
+		{SwapOut, "off", -1},
+	}
+	for _, tt := range tests {
+		got, err := ParseThreshold(tt.s, tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("ParseThreshold(%s, %q) = %v, %v; want %v", tt.s, tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []struct {
+		s  Signal
+		in string
+	}{{PSISome, "150%"}, {DiskIO, "fast"}, {Refault, "-3"}} {
+		if _, err := ParseThreshold(bad.s, bad.in); err == nil {
+			t.Errorf("ParseThreshold(%s, %q) accepted", bad.s, bad.in)
+		}
+	}
+}
