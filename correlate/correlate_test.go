@@ -256,6 +256,11 @@ func TestAnalyzeWithoutProjection(t *testing.T) {
 	if d := cmp.Diff([]string{"pmlogger_check.timer", "pmlogger_farm_check.timer"}, names); d != "" {
 		t.Errorf("culprits (-want +got):\n%s", d)
 	}
+	for _, c := range res.Culprits {
+		if !containsPrefix(c.Evidence, "those episodes recur every 20m") || c.ConfidenceLabel() != "high" {
+			t.Errorf("%s: confidence %.2f, evidence %q; want high, with the recurrence at the job's period", c.Name, c.Confidence, c.Evidence)
+		}
+	}
 	if !contains(res.Warnings, "job schedules were not projected over the recording; jobs are matched only through their processes") {
 		t.Errorf("warnings = %q", res.Warnings)
 	}
@@ -264,6 +269,53 @@ func TestAnalyzeWithoutProjection(t *testing.T) {
 func contains(ss []string, s string) bool {
 	for _, x := range ss {
 		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// The end-to-end shape: 1 s samples over 5 minutes, a job firing every 20 s
+// (at :00, :20, :40) that writes for 4 s, a decoy firing at :10, :30, :50,
+// and systemd's default AccuracySec of 1 minute, wider than the period.
+func TestAnalyzeFastTimers(t *testing.T) {
+	var bs, starts []burst
+	for i := range 15 {
+		fire := t0.Add(time.Duration(i) * 20 * time.Second)
+		bs = append(bs, burst{at: fire.Add(300 * time.Millisecond), dur: 4 * time.Second, comm: "heavy-io", unit: "heavy-io.service",
+			pid: 6000 + i, writeBps: 80 * mib, latency: 900 * time.Millisecond})
+		starts = append(starts, burst{at: fire.Add(10*time.Second + 200*time.Millisecond), comm: "decoy", unit: "decoy.service", pid: 7000 + i})
+	}
+	heavy := timerJob("heavy-io.timer", "*:*:00/20", "/usr/local/bin/heavy-io")
+	decoy := timerJob("decoy.timer", "*:*:10/20", "/usr/local/bin/decoy")
+	s := synth{interval: time.Second, dur: 5 * time.Minute, bursts: bs, starts: starts, jobs: []timers.Job{heavy, decoy},
+		steady: "webapp", steadyUnit: "webapp.service", steadyBps: 2 * mib}
+	res := Analyze(s.build(t), Options{Project: testProject})
+	if len(res.Culprits) != 1 {
+		t.Fatalf("culprits = %+v, want heavy-io.timer only", res.Culprits)
+	}
+	c := res.Culprits[0]
+	// The burst at 4:40.3 is cut by the end of the recording at 5:00 but
+	// still starts an episode: 15 of 15.
+	if c.Name != "heavy-io.timer" || c.EpisodesExplained != len(res.Episodes) || len(res.Episodes) != 15 ||
+		c.FiringsMatched != 15 || c.ConfidenceLabel() != "high" {
+		t.Errorf("culprit %q explains %d of %d episodes, %d of %d firings, confidence %.2f",
+			c.Name, c.EpisodesExplained, len(res.Episodes), c.FiringsMatched, c.Firings, c.Confidence)
+	}
+	// The firings alone explain the episodes: the 1-minute accuracy window
+	// is clamped to a quarter of the period, so it does not cover the
+	// whole recording.
+	if !strings.HasPrefix(strings.Join(c.Evidence, "\n"), "systemd job") || !containsPrefix(c.Evidence, "its firings explain 15 of 15 episodes (100%)") {
+		t.Errorf("evidence = %q", c.Evidence)
+	}
+	if res.Period == nil || res.Period.Period < 19*time.Second || res.Period.Period > 21*time.Second {
+		t.Errorf("period = %+v, want 20s", res.Period)
+	}
+}
+
+func containsPrefix(ss []string, p string) bool {
+	for _, s := range ss {
+		if strings.HasPrefix(s, p) {
 			return true
 		}
 	}

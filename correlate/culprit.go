@@ -19,7 +19,32 @@ const (
 	minMatched     = 2   // firings followed by an episode
 	minProcShare   = 0.3 // of episodes with the job's process
 	minProcEps     = 2
+	maxChance      = 0.01 // p-value of the episodes explained by chance
 )
+
+// binomialTail is P(X ≥ k) for X ~ Binomial(n, p).
+func binomialTail(n, k int, p float64) float64 {
+	if k <= 0 {
+		return 1
+	}
+	if p <= 0 {
+		return 0
+	}
+	if p >= 1 {
+		return 1
+	}
+	sum := 0.0
+	for i := k; i <= n; i++ {
+		lg := lgamma(n+1) - lgamma(i+1) - lgamma(n-i+1)
+		sum += math.Exp(lg + float64(i)*math.Log(p) + float64(n-i)*math.Log1p(-p))
+	}
+	return math.Min(1, sum)
+}
+
+func lgamma(x int) float64 {
+	v, _ := math.Lgamma(float64(x))
+	return v
+}
 
 // rankCulprits fills res.Culprits and Episode.Culprit.
 func rankCulprits(res *Result, rec *record.Recording, o Options) {
@@ -41,8 +66,9 @@ func rankCulprits(res *Result, rec *record.Recording, o Options) {
 		}
 	}
 	var cs []Culprit
+	closest := closestFirings(res, h.Jobs, firings, o)
 	for i := range h.Jobs {
-		if c := evalJob(res, &h.Jobs[i], firings[h.Jobs[i].Name], projected, o); c != nil {
+		if c := evalJob(res, &h.Jobs[i], firings[h.Jobs[i].Name], closest, projected, o); c != nil {
 			cs = append(cs, *c)
 		}
 	}
@@ -86,8 +112,18 @@ func jobPeriod(j *timers.Job, fs []timers.Firing) time.Duration {
 }
 
 // evalJob decides whether job explains episodes, and with what evidence.
-func evalJob(res *Result, job *timers.Job, fs []timers.Firing, projected bool, o Options) *Culprit {
-	n := len(res.Episodes)
+// window is the span in which an episode caused by a firing may start.
+type window struct {
+	earliest time.Time // the firing's Earliest
+	from, to time.Time
+	inRec    bool // the firing lies within the recording, so it counts
+}
+
+// jobWindows returns the job's period, lag and firing windows:
+// [Earliest − one interval, Latest + lag], Latest clamped to a quarter of
+// the period after Earliest (a wide AccuracySec on a fast timer would
+// otherwise cover everything).
+func jobWindows(res *Result, job *timers.Job, fs []timers.Firing, o Options) (time.Duration, time.Duration, []window) {
 	slices.SortFunc(fs, func(a, b timers.Firing) int { return a.Planned.Compare(b.Planned) })
 	period := jobPeriod(job, fs)
 	lag := o.LagTolerance
@@ -95,44 +131,89 @@ func evalJob(res *Result, job *timers.Job, fs []timers.Firing, projected bool, o
 		lag = period / 4
 	}
 	slack := res.Interval
+	ws := make([]window, 0, len(fs))
+	for _, f := range fs {
+		latest := f.Latest
+		if period > 0 && latest.Sub(f.Earliest) > period/4 {
+			latest = f.Earliest.Add(period / 4)
+		}
+		ws = append(ws, window{earliest: f.Earliest, from: f.Earliest.Add(-slack), to: latest.Add(lag),
+			inRec: !f.Earliest.Before(res.Start) && !f.Earliest.After(res.End.Add(-slack))})
+	}
+	return period, lag, ws
+}
+
+// closestFirings returns, per episode, the shortest delay from a firing
+// of any job whose window holds the episode's start (MaxInt64 if none): an
+// episode is credited only to the job(s) that fired closest before it, so
+// a decoy firing just before another job's episode does not claim it.
+func closestFirings(res *Result, jobs []timers.Job, firings map[string][]timers.Firing, o Options) []time.Duration {
+	best := make([]time.Duration, len(res.Episodes))
+	for i := range best {
+		best[i] = math.MaxInt64
+	}
+	for j := range jobs {
+		_, _, ws := jobWindows(res, &jobs[j], firings[jobs[j].Name], o)
+		for _, w := range ws {
+			for i := range res.Episodes {
+				if s := res.Episodes[i].Start; !s.Before(w.from) && !s.After(w.to) {
+					best[i] = min(best[i], absDur(s.Sub(w.earliest)))
+				}
+			}
+		}
+	}
+	return best
+}
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// evalJob decides whether job explains episodes, and with what evidence.
+func evalJob(res *Result, job *timers.Job, fs []timers.Firing, closest []time.Duration, projected bool, o Options) *Culprit {
+	n := len(res.Episodes)
+	period, lag, ws := jobWindows(res, job, fs, o)
+	slack := res.Interval
 
 	// (a) firings.
 	fireEps := map[int]bool{}
 	counted, matched := 0, 0
-	var cover time.Duration
-	var coverEnd time.Time
-	for _, f := range fs {
-		from, to := f.Earliest.Add(-slack), f.Latest.Add(lag)
-		inRec := !f.Earliest.Before(res.Start) && !f.Earliest.After(res.End.Add(-slack))
+	var windowSum time.Duration
+	for _, w := range ws {
 		hit := false
 		for i := range res.Episodes {
-			if s := res.Episodes[i].Start; !s.Before(from) && !s.After(to) {
+			s := res.Episodes[i].Start
+			if !s.Before(w.from) && !s.After(w.to) && absDur(s.Sub(w.earliest)) <= closest[i]+slack {
 				fireEps[i], hit = true, true
 			}
 		}
-		if !inRec {
+		if !w.inRec {
 			continue
 		}
 		counted++
 		if hit {
 			matched++
 		}
-		// Union of the windows, clipped to the recording.
-		a, b := maxTime(from, res.Start, coverEnd), minTime(to, res.End)
-		if b.After(a) {
-			cover += b.Sub(a)
-			coverEnd = b
-		}
+		windowSum += w.to.Sub(w.from)
 	}
 	span := res.End.Sub(res.Start)
-	coverage := 0.0
-	if span > 0 {
-		coverage = float64(cover) / float64(span)
+	// How likely would this many of the job's firings be followed by an
+	// episode if the episodes fell at random times? A window of width w
+	// holds one of n random episode starts with probability
+	// q = 1 − (1 − w/span)^n; the count of matched firings is then
+	// binomial.
+	q := 0.0
+	if counted > 0 && span > 0 {
+		w := float64(windowSum) / float64(counted) / float64(span)
+		q = 1 - math.Pow(1-math.Min(1, w), float64(n))
 	}
-	chance := coverage * float64(n)
+	pChance := binomialTail(counted, matched, q)
 	fireOK := counted >= minMatched && matched >= minMatched &&
 		float64(matched) >= minFiringShare*float64(counted) &&
-		len(fireEps) >= minMatched && float64(len(fireEps)) > 2*chance
+		len(fireEps) >= minMatched && pChance < maxChance
 
 	// (b) processes tied to the job.
 	procEps := map[int]bool{}
@@ -221,8 +302,8 @@ func evalJob(res *Result, job *timers.Job, fs []timers.Firing, projected bool, o
 			c.Evidence = append(c.Evidence, "no firing fell within the recording")
 		}
 		if fireOK {
-			c.Evidence = append(c.Evidence, fmt.Sprintf("its firings explain %d of %d episodes (%.0f%%); its windows cover %.0f%% of the recording, so chance would give %.1f",
-				len(fireEps), n, 100*float64(len(fireEps))/float64(n), 100*coverage, chance))
+			c.Evidence = append(c.Evidence, fmt.Sprintf("its firings explain %d of %d episodes (%.0f%%); with episodes at random times a firing would be followed by one with probability %.2f, and %d of %d by chance with p = %.2g",
+				len(fireEps), n, 100*float64(len(fireEps))/float64(n), q, matched, counted, pChance))
 		}
 	}
 	if len(procEps) > 0 {
@@ -242,7 +323,8 @@ func evalJob(res *Result, job *timers.Job, fs []timers.Firing, projected bool, o
 	}
 
 	if fireOK {
-		conf := float64(matched) / float64(counted) * (1 - coverage)
+		// Firing share, discounted unless chance is ruled out (p ≤ 1e-4).
+		conf := float64(matched) / float64(counted) * min(1, -math.Log10(max(pChance, 1e-12))/4)
 		if 2*len(procEps) >= len(fireEps) && len(procEps) > 0 {
 			conf += (1 - conf) * 0.5
 		}
@@ -252,6 +334,20 @@ func evalJob(res *Result, job *timers.Job, fs []timers.Firing, projected bool, o
 		c.Confidence = conf
 	} else {
 		c.Confidence = 0.4 + 0.4*float64(len(procEps))/float64(n)
+		// Without firings, the recurrence of its process's episodes at the
+		// job's own period is the next best evidence.
+		if period > 0 && len(procEps) >= periodMinHits {
+			var ts []time.Time
+			for i := range procEps {
+				ts = append(ts, res.Episodes[i].Start)
+			}
+			slices.SortFunc(ts, time.Time.Compare)
+			if p := EstimatePeriod(ts, res.Start, res.End, 4*res.Interval); p != nil &&
+				math.Abs(float64(p.Period-period)) <= 0.1*float64(period) {
+				c.Evidence = append(c.Evidence, fmt.Sprintf("those episodes recur every %s, the job's period", FormatDuration(p.Period)))
+				c.Confidence += 0.2
+			}
+		}
 	}
 	c.Confidence = math.Round(c.Confidence*100) / 100
 	return c
@@ -279,23 +375,6 @@ func sumWrite(ps []ProcActivity) (n uint64) {
 		n += p.WriteBytes
 	}
 	return n
-}
-
-func maxTime(ts ...time.Time) time.Time {
-	m := ts[0]
-	for _, t := range ts[1:] {
-		if t.After(m) {
-			m = t
-		}
-	}
-	return m
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 // JobUnits are the systemd units whose processes belong to job: Job.Unit

@@ -47,9 +47,15 @@
 //     unit (x.service ← x.timer, or Job.Unit) or, for cron, through the
 //     command's executable name. A job is named only with evidence: at
 //     least 2 matched firings, at least half of its firings followed by an
-//     episode and more explained episodes than twice what chance would give
-//     for the share of time its windows cover; or its process in at least 2
-//     episodes and 30 % of them. (c) A recurring pattern that named jobs do
+//     episode, and that many matched firings unlikely by chance: with the
+//     episodes at random times a window of width w holds one of n episode
+//     starts with probability q = 1 − (1 − w/span)^n, and the binomial
+//     probability of matching as many firings must be below 0.01. A
+//     firing's window is clamped to a quarter of the job's period so that a
+//     wide AccuracySec cannot cover everything, and an episode in the
+//     windows of several jobs is credited to the job that fired closest to
+//     it, so a decoy firing shortly before another job's episode does not
+//     claim it. Or: its process in at least 2 episodes and 30 % of them. (c) A recurring pattern that named jobs do
 //     not explain is reported as kind "process" when one process did I/O in
 //     most of its episodes ("recurs every P, PROC wrote N each time, no
 //     timer or cron job: an in-process schedule?") or kind "unknown". When

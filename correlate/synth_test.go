@@ -172,6 +172,9 @@ func timerJob(name, sched, command string) timers.Job {
 func schedPeriod(sched string) time.Duration {
 	_, per, _ := strings.Cut(sched, "/")
 	m, _ := strconv.Atoi(per)
+	if strings.HasPrefix(sched, "*:*:") {
+		return time.Duration(m) * time.Second
+	}
 	return time.Duration(m) * time.Minute
 }
 
@@ -182,6 +185,18 @@ func testProject(jobs []timers.Job, from, to time.Time, loc *time.Location) []ti
 	var out []timers.Firing
 	for _, j := range jobs {
 		var mm, pp int
+		if _, err := fmt.Sscanf(j.Schedule[0], "*:*:%d/%d", &mm, &pp); err == nil {
+			// Seconds: "*:*:SS/PP".
+			for m := from.Truncate(time.Minute); m.Before(to); m = m.Add(time.Minute) {
+				for sec := mm; sec < 60; sec += pp {
+					p := m.Add(time.Duration(sec) * time.Second)
+					if !p.Before(from) && p.Before(to) {
+						out = append(out, timers.Firing{Job: j.Name, Planned: p, Earliest: p, Latest: p.Add(j.AccuracySec)})
+					}
+				}
+			}
+			continue
+		}
 		if _, err := fmt.Sscanf(j.Schedule[0], "*:%d/%d", &mm, &pp); err != nil {
 			panic(err)
 		}
