@@ -229,7 +229,7 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 	if jobs > 1 {
 		line := fmt.Sprintf("Together, %s explain %d of %d episodes", strings.Join(names, " and "), len(covered), n)
 		if r.Period != nil {
-			line += fmt.Sprintf("; their firings combine into the %s period", correlate.FormatDuration(r.Period.Period))
+			line += fmt.Sprintf("; their schedules combine into the %s period", correlate.FormatDuration(r.Period.Period))
 		}
 		fmt.Fprintf(b, "%s.\n\n", line)
 	}
