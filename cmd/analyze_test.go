@@ -89,6 +89,15 @@ func TestRunAnalyzeTable(t *testing.T) {
 		t.Fatalf("markdown: exit %d", code)
 	}
 	golden(t, "analyze-union-values.md", []byte(out))
+
+	// An in-process schedule (kind process) and no culprit at all.
+	for _, name := range []string{"inprocess", "noperiod"} {
+		code, out, errOut = runCmd(t, "analyze", "../correlate/testdata/"+name+".jsonl.gz")
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d, stderr %s", name, code, errOut)
+		}
+		golden(t, "analyze-"+name+".table.txt", []byte(out))
+	}
 }
 
 // The lead's end-to-end test reads this JSON: the job ranked first, the

@@ -148,6 +148,11 @@ func detectSignals(ivs []record.Interval, o Options, baselines map[Signal]float6
 			continue
 		}
 		med, mad := medMAD(k)
+		if s == LRUDrop && med < 0 {
+			// A growing page cache is no baseline for a drop: a drop is
+			// the file LRU actually shrinking.
+			med = 0
+		}
 		baselines[s] = med
 		thr := o.Thresholds.Get(s)
 		if thr < 0 {

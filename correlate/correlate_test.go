@@ -171,15 +171,21 @@ func TestAnalyzeDecoyTimerNotNamed(t *testing.T) {
 	}
 }
 
-func TestAnalyzeNoPeriodicPattern(t *testing.T) {
+// noPeriodCase: six bursts at irregular times by six different
+// processes, and a 20-minute timer whose firings match none of them.
+func noPeriodCase() synth {
 	var bs []burst
 	for i, hms := range []string{"12:07:00", "12:19:00", "12:52:00", "13:03:00", "13:41:00", "13:47:00"} {
 		bs = append(bs, burst{at: at(hms), dur: 60 * time.Second, comm: []string{"a", "b", "c", "d", "e", "f"}[i],
 			pid: 3000 + i, writeBps: 50 * mib, latency: 2 * time.Second})
 	}
-	s := synth{bursts: bs, jobs: []timers.Job{
+	return synth{bursts: bs, jobs: []timers.Job{
 		timerJob("pmlogger_check.timer", "*:00/20", "/usr/libexec/pcp/bin/pmlogger_check -C"),
 	}}
+}
+
+func TestAnalyzeNoPeriodicPattern(t *testing.T) {
+	s := noPeriodCase()
 	res := Analyze(s.build(t), Options{Project: testProject})
 	if len(res.Episodes) != 6 {
 		t.Fatalf("%d episodes, want 6", len(res.Episodes))
@@ -194,14 +200,18 @@ func TestAnalyzeNoPeriodicPattern(t *testing.T) {
 
 // A database's own schedule: every 15 minutes postgres writes 1.2 GiB, and
 // no timer or cron job runs it.
-func TestAnalyzeInProcessSchedule(t *testing.T) {
+func inProcessCase() synth {
 	var bs []burst
 	for i := range 8 {
 		bs = append(bs, burst{at: t0.Add(3*time.Minute + time.Duration(i)*15*time.Minute), dur: time.Minute,
 			comm: "postgres", unit: "postgresql.service", pid: 4000 + i, writeBps: 20 * mib, latency: time.Second})
 	}
-	s := synth{bursts: bs, steady: "postgres", steadyUnit: "postgresql.service", steadyBps: 512 << 10,
+	return synth{bursts: bs, steady: "postgres", steadyUnit: "postgresql.service", steadyBps: 512 << 10,
 		jobs: []timers.Job{timerJob("decoy.timer", "*:10/20", "/usr/local/bin/decoy-job")}}
+}
+
+func TestAnalyzeInProcessSchedule(t *testing.T) {
+	s := inProcessCase()
 	res := Analyze(s.build(t), Options{Project: testProject})
 	if len(res.Culprits) != 1 {
 		t.Fatalf("culprits = %+v, want one", res.Culprits)

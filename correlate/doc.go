@@ -14,7 +14,9 @@
 //     a signal when the value exceeds the median by at least the signal's
 //     threshold AND by more than MADFactor robust standard deviations
 //     (1.4826 × the median absolute deviation), so a noisy signal needs a
-//     larger rise. The defaults are listed under Defaults below.
+//     larger rise. The file LRU's baseline is never below zero: a page
+//     cache that usually grows makes no drop out of a pause. The defaults
+//     are listed under Defaults below.
 //  3. Spikes: per interval, the chosen latency statistic (p99 by default;
 //     max, p95, mean) is compared with a rolling baseline, the median and
 //     MAD of the previous 30 intervals that had requests (the whole

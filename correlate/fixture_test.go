@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite testdata recordings")
 // (go test -update rewrites them). The end line, which holds the wall
 // clock of the writer, is not compared.
 func TestFixtureRecordings(t *testing.T) {
-	for name, s := range map[string]synth{"union": unionCase()} {
+	for name, s := range map[string]synth{"union": unionCase(), "inprocess": inProcessCase(), "noperiod": noPeriodCase()} {
 		t.Run(name, func(t *testing.T) {
 			rec := s.build(t)
 			path := filepath.Join("testdata", name+".jsonl.gz")

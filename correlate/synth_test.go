@@ -72,7 +72,8 @@ func (s synth) build(t *testing.T) *record.Recording {
 		Host: "web1", Start: t0, Interval: s.interval, PageSize: 4096, TimeZone: "UTC", Jobs: s.jobs,
 	}}
 	var someUS, fullUS, diskRd, diskWr, ioTicks, wtime, refault, scan, pswpout float64
-	fileLRU := 1200.0 * (1 << 20)
+	const lruFull = 8192.0 * (1 << 20)
+	fileLRU := lruFull
 	steadyBytes := 0.0
 	n := int(s.dur / s.interval)
 	procTotals := map[int]float64{}
@@ -139,6 +140,10 @@ func (s synth) build(t *testing.T) *record.Recording {
 			refault += ref * dt
 			scan += sc * dt
 			pswpout += so * dt / 4096
+			if len(active) == 0 && fileLRU < lruFull {
+				// The page cache refills in the interval after a burst.
+				lruDelta = lruFull - fileLRU
+			}
 			fileLRU += lruDelta
 			if !s.noLatency {
 				smp.Latency = &latency.Summary{Count: int(50 * dt), Mean: lat / 3, P50: lat / 4, P95: lat / 2, P99: lat, Max: lat * 11 / 10}
