@@ -46,6 +46,8 @@ type AnalyzeOptions struct {
 	Spike         string
 	// Thresholds holds the threshold flags that were given, by signal.
 	Thresholds map[correlate.Signal]string
+	PSIScope   string
+	MinSignals int
 	Gap        time.Duration
 	Lag        time.Duration
 	Format     string
@@ -105,6 +107,8 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	for i, t := range thresholdFlags {
 		fl.StringVar(&th[i], t.flag, defaultThreshold(t.signal, def.Get(t.signal)), t.help)
 	}
+	fl.StringVar(&opts.PSIScope, "psi-scope", "auto", "whose memory PSI the PSI signals read: auto (the recorded --cgroup group, else the host), host, cgroup or any")
+	fl.IntVar(&opts.MinSignals, "min-signals", 1, "kernel signals an interval must raise to count without a latency spike (2 ignores lone disk bursts on a shared host)")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
 	fl.StringVar(&opts.Format, "format", "table", "output format: table, markdown, json or csv")
@@ -133,6 +137,13 @@ func (opts *AnalyzeOptions) correlateOptions() (correlate.Options, error) {
 	if co.Spike, err = correlate.ParseSpikeRule(opts.Spike); err != nil {
 		return co, &FlagError{Err: fmt.Errorf("--spike: %w", err)}
 	}
+	if co.PSIScope, err = correlate.ParsePSIScope(opts.PSIScope); err != nil {
+		return co, &FlagError{Err: fmt.Errorf("--psi-scope: %w", err)}
+	}
+	if opts.MinSignals < 0 || opts.MinSignals > len(correlate.AllSignals) {
+		return co, flagErrorf("--min-signals: want 1 to %d", len(correlate.AllSignals))
+	}
+	co.MinSignals = opts.MinSignals
 	th := correlate.DefaultThresholds()
 	for _, t := range thresholdFlags {
 		v, ok := opts.Thresholds[t.signal]

@@ -47,10 +47,10 @@ func TestNewAnalyzeCmd(t *testing.T) {
 		want AnalyzeOptions
 	}{
 		{"run.jsonl", AnalyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, Format: "table",
-			Thresholds: map[correlate.Signal]string{}}},
-		{"run.jsonl --latency res.csv --latency-format vegeta-csv --stat max --spike 500ms --format json --values --gap 1m --lag 30s --disk-io 32MiB --swap-out off --psi-some 5%",
+			PSIScope: "auto", MinSignals: 1, Thresholds: map[correlate.Signal]string{}}},
+		{"run.jsonl --latency res.csv --latency-format vegeta-csv --stat max --spike 500ms --format json --values --gap 1m --lag 30s --disk-io 32MiB --swap-out off --psi-some 5% --psi-scope host --min-signals 2",
 			AnalyzeOptions{Recording: "run.jsonl", LatencyFile: "res.csv", LatencyFormat: "vegeta-csv", Stat: "max", Spike: "500ms",
-				Format: "json", Values: true, Gap: time.Minute, Lag: 30 * time.Second,
+				Format: "json", Values: true, Gap: time.Minute, Lag: 30 * time.Second, PSIScope: "host", MinSignals: 2,
 				Thresholds: map[correlate.Signal]string{correlate.DiskIO: "32MiB", correlate.SwapOut: "off", correlate.PSISome: "5%"}}},
 	}
 	for _, tt := range tests {
@@ -202,6 +202,8 @@ func TestRunAnalyzeErrors(t *testing.T) {
 		{[]string{"analyze", unionRec, "--spike", "fast"}, ExitUsage, "--spike"},
 		{[]string{"analyze", unionRec, "--disk-io", "lots"}, ExitUsage, "--disk-io"},
 		{[]string{"analyze", unionRec, "--format", "html"}, ExitUsage, "--format"},
+		{[]string{"analyze", unionRec, "--psi-scope", "vm"}, ExitUsage, "--psi-scope"},
+		{[]string{"analyze", unionRec, "--min-signals", "9"}, ExitUsage, "--min-signals"},
 		{[]string{"analyze", "testdata/does-not-exist.jsonl"}, ExitUsage, "does-not-exist.jsonl"},
 		{[]string{"analyze", "analyze_test.go"}, ExitError, "not a memdiag recording"},
 	}

@@ -64,7 +64,7 @@ func runCompare(opts *CompareOptions) error {
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("--format: %w", err)}
 	}
-	ao := AnalyzeOptions{Stat: opts.Stat, Spike: opts.Spike}
+	ao := AnalyzeOptions{Stat: opts.Stat, Spike: opts.Spike, PSIScope: "auto", MinSignals: 1}
 	co, err := ao.correlateOptions()
 	if err != nil {
 		return err

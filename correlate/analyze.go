@@ -36,6 +36,16 @@ func Analyze(rec *record.Recording, opts Options) Result {
 		res.Interval = time.Duration(median(dts))
 	}
 
+	if o.PSIScope == PSIAuto {
+		o.PSIScope = PSIHost
+		for _, iv := range ivs {
+			if !math.IsNaN(iv.CgMemSome) {
+				o.PSIScope = PSICgroup
+				break
+			}
+		}
+	}
+	res.PSIScope = o.PSIScope
 	raised := detectSignals(ivs, o, res.Baselines)
 	sums := summaries(rec, ivs, o)
 	lat := latencySeries(sums, o.Stat)
@@ -98,7 +108,7 @@ func Location(h *record.Header, loc *time.Location) *time.Location {
 }
 
 // signalValue is signal s over interval iv in s's unit, NaN if unknown.
-func signalValue(s Signal, iv *record.Interval) float64 {
+func signalValue(s Signal, iv *record.Interval, scope PSIScope) float64 {
 	maxKnown := func(a, b float64) float64 {
 		switch {
 		case math.IsNaN(a):
@@ -110,8 +120,20 @@ func signalValue(s Signal, iv *record.Interval) float64 {
 	}
 	switch s {
 	case PSISome:
+		switch scope {
+		case PSIHost:
+			return iv.MemSome
+		case PSICgroup:
+			return iv.CgMemSome
+		}
 		return maxKnown(iv.MemSome, iv.CgMemSome)
 	case PSIFull:
+		switch scope {
+		case PSIHost:
+			return iv.MemFull
+		case PSICgroup:
+			return iv.CgMemFull
+		}
 		return maxKnown(iv.MemFull, iv.CgMemFull)
 	case LRUDrop:
 		if secs := iv.Dt.Seconds(); secs > 0 {
@@ -141,7 +163,7 @@ func detectSignals(ivs []record.Interval, o Options, baselines map[Signal]float6
 	for _, s := range AllSignals {
 		vals := make([]float64, len(ivs))
 		for i := range ivs {
-			vals[i] = signalValue(s, &ivs[i])
+			vals[i] = signalValue(s, &ivs[i], o.PSIScope)
 		}
 		k := known(vals)
 		if len(k) == 0 {
@@ -395,7 +417,7 @@ func buildEpisodes(rec *record.Recording, ivs []record.Interval, raised [][]Sign
 		eps[len(eps)-1].Index = len(eps) - 1
 	}
 	for i := range ivs {
-		if !spikes[i] && len(raised[i]) == 0 {
+		if !spikes[i] && len(raised[i]) < o.MinSignals {
 			continue
 		}
 		if first >= 0 && ivs[i].Start.Sub(ivs[last].End) <= gap {
@@ -420,7 +442,7 @@ func episode(rec *record.Recording, ivs []record.Interval, raised [][]Signal, sp
 	peaks := map[Signal]float64{}
 	for i := first; i <= last; i++ {
 		for _, s := range raised[i] {
-			v := signalValue(s, &ivs[i])
+			v := signalValue(s, &ivs[i], o.PSIScope)
 			if p, ok := peaks[s]; !ok || v > p {
 				peaks[s] = v
 			}

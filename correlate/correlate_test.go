@@ -331,3 +331,37 @@ func containsPrefix(ss []string, p string) bool {
 	}
 	return false
 }
+
+// On a shared host, PSI of the service's cgroup and a minimum number of
+// signals keep other people's work out of the episodes.
+func TestAnalyzeSharedHost(t *testing.T) {
+	s := inProcessCase()
+	// Someone's build writes 40 MiB/s for a minute, twice: disk I/O only.
+	s.bursts = append(s.bursts,
+		burst{at: at("12:40:00"), dur: time.Minute, comm: "go", pid: 8001, writeBps: 40 * mib, diskOnly: true},
+		burst{at: at("13:10:00"), dur: time.Minute, comm: "go", pid: 8002, writeBps: 40 * mib, diskOnly: true})
+	s.cgroupCalm = true
+	rec := s.build(t)
+
+	count := func(o Options) (eps, withPSI int, scope PSIScope) {
+		res := Analyze(rec, o)
+		for _, e := range res.Episodes {
+			if _, ok := e.Has(PSISome); ok {
+				withPSI++
+			}
+		}
+		return len(res.Episodes), withPSI, res.PSIScope
+	}
+	// Defaults: the cgroup's calm PSI is read, the builds are episodes.
+	if eps, psi, scope := count(Options{}); eps != 10 || psi != 0 || scope != PSICgroup {
+		t.Errorf("default: %d episodes, %d with PSI, scope %q; want 10, 0, cgroup", eps, psi, scope)
+	}
+	// The host's PSI rises with postgres' bursts.
+	if eps, psi, _ := count(Options{PSIScope: PSIHost}); eps != 10 || psi != 8 {
+		t.Errorf("host PSI: %d episodes, %d with PSI; want 10, 8", eps, psi)
+	}
+	// Two signals: the disk-only builds are no longer episodes.
+	if eps, _, _ := count(Options{MinSignals: 2}); eps != 8 {
+		t.Errorf("MinSignals 2: %d episodes, want 8", eps)
+	}
+}

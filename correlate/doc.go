@@ -68,8 +68,9 @@
 // The signal thresholds ([DefaultThresholds]), each a rise above the
 // recording's median, each overridable (a negative value disables it):
 //
-//	psi_some        PSI memory "some" share +0.02 (2 points of wall time);
-//	                host or --cgroup group, whichever is higher
+//	psi_some        PSI memory "some" share +0.02 (2 points of wall time),
+//	                of the recorded --cgroup group if any, else the host
+//	                (Options.PSIScope)
 //	psi_full        PSI memory "full" share +0.01
 //	lru_drop        file LRU (page cache) shrinking by 4 MiB/s
 //	refault         workingset refaults (file+anon) +200 pages/s
@@ -80,7 +81,8 @@
 //	MADFactor       4 robust standard deviations
 //
 // Latency: statistic p99, spike rule 3x, rolling window 30 intervals,
-// 4 robust standard deviations. Episodes: gap tolerance one interval,
+// 4 robust standard deviations. Episodes: one signal (MinSignals) or a
+// spike flags an interval, gap tolerance one interval,
 // processes listed from 1 MiB of I/O, 5 per episode. Culprits: lag
 // tolerance 60 s.
 package correlate

@@ -162,6 +162,28 @@ func (t Thresholds) Get(s Signal) float64 {
 	return -1
 }
 
+// PSIScope says whose PSI the psi_some and psi_full signals read.
+type PSIScope string
+
+// PSI scopes.
+const (
+	PSIAuto   PSIScope = ""       // the --cgroup group when recorded, else the host
+	PSIHost   PSIScope = "host"   // /proc/pressure/memory
+	PSICgroup PSIScope = "cgroup" // the recorded --cgroup group's memory.pressure
+	PSIAny    PSIScope = "any"    // whichever of the two is higher
+)
+
+// ParsePSIScope parses "auto", "host", "cgroup" or "any".
+func ParsePSIScope(s string) (PSIScope, error) {
+	switch v := PSIScope(strings.ToLower(strings.TrimSpace(s))); v {
+	case "auto", "":
+		return PSIAuto, nil
+	case PSIHost, PSICgroup, PSIAny:
+		return v, nil
+	}
+	return "", fmt.Errorf("%w: PSI scope %q: want auto, host, cgroup or any", ErrOption, s)
+}
+
 // ProjectFunc computes the firings of jobs in [from, to]; timers.Project.
 type ProjectFunc func(jobs []timers.Job, from, to time.Time, loc *time.Location) []timers.Firing
 
@@ -170,6 +192,15 @@ type Options struct {
 	Stat       Stat      // "" is p99
 	Spike      SpikeRule // zero is DefaultSpikeRule
 	Thresholds *Thresholds
+
+	// PSIScope chooses the PSI the memory signals read; the zero value is
+	// the recorded cgroup when there is one, else the host. On a shared
+	// host the cgroup of the service under test is what matters.
+	PSIScope PSIScope
+	// MinSignals is how many kernel signals an interval must raise to be
+	// flagged without a latency spike; 0 is 1. A higher value ignores lone
+	// disk bursts of unrelated work on a busy host.
+	MinSignals int
 
 	// BaselineWindow is how many previous intervals with requests form the
 	// rolling latency baseline; 0 is 30.
@@ -220,6 +251,9 @@ func (o Options) withDefaults() Options {
 		t := *o.Thresholds
 		t.MADFactor = DefaultThresholds().MADFactor
 		o.Thresholds = &t
+	}
+	if o.MinSignals <= 0 {
+		o.MinSignals = 1
 	}
 	if o.BaselineWindow <= 0 {
 		o.BaselineWindow = 30

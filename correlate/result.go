@@ -19,6 +19,7 @@ type Result struct {
 	Stat       Stat
 	Spike      SpikeRule
 	Thresholds Thresholds
+	PSIScope   PSIScope // the PSI the memory signals read: host or cgroup (or any)
 	// Baselines is each signal's median over the recording, in the signal's
 	// unit; absent when the recording lacks the signal.
 	Baselines map[Signal]float64

@@ -40,6 +40,7 @@ type burst struct {
 	writeBps float64 // the process's write rate during the burst
 	latency  time.Duration
 	noSignal bool // a latency spike alone, with calm kernel signals
+	diskOnly bool // disk writes alone, no memory pressure (unrelated work on a shared host)
 }
 
 type synth struct {
@@ -52,6 +53,9 @@ type synth struct {
 	steadyUnit string
 	steadyBps  float64
 	noLatency  bool
+	// cgroupCalm records a --cgroup group whose PSI stays at 0.5 % while
+	// the host's rises.
+	cgroupCalm bool
 	// starts are processes that start (exec event) at a time and do little.
 	starts []burst
 }
@@ -100,8 +104,15 @@ func (s synth) build(t *testing.T) *record.Recording {
 				lat = b.latency
 				continue
 			}
-			some, full = noise(0.20), noise(0.05)
 			wrBps += b.writeBps
+			if b.diskOnly {
+				d := b.writeBps * dt
+				procTotals[b.pid] += d
+				procs = append(procs, diskio.ProcIO{PID: b.pid, StartTicks: uint64(b.pid), Comm: b.comm, Unit: b.unit,
+					WriteBytes: uint64(procTotals[b.pid]), DeltaWriteBytes: uint64(d)})
+				continue
+			}
+			some, full = noise(0.20), noise(0.05)
 			busy, qt = noise(0.9), noise(1.5)
 			lruDelta = -noise(20<<20) * dt
 			ref, sc, so = noise(1000), noise(500), noise(2<<20)
@@ -153,6 +164,10 @@ func (s synth) build(t *testing.T) *record.Recording {
 			Some: psi.Line{Total: time.Duration(someUS) * time.Microsecond},
 			Full: &psi.Line{Total: time.Duration(fullUS) * time.Microsecond},
 		}}
+		if s.cgroupCalm {
+			cg := time.Duration(float64(now.Sub(t0)) * 0.005)
+			smp.CgroupPSI = &psi.Snapshot{Memory: &psi.Resource{Some: psi.Line{Total: cg}, Full: &psi.Line{Total: cg / 5}}}
+		}
 		half := fileLRU / 2
 		smp.Meminfo = &lru.Meminfo{ActiveFile: u64(half), InactiveFile: u64(half), ActiveAnon: u64(300 << 20), InactiveAnon: u64(100 << 20)}
 		smp.VMStat = &lru.VMStat{WorkingsetRefaultFile: u64(refault), PgscanDirect: u64(scan), Pswpout: u64(pswpout)}

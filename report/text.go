@@ -96,7 +96,14 @@ func summary(r *correlate.Result) []string {
 	} else {
 		lines = append(lines, "Latency: none recorded; pressure episodes only")
 	}
-	lines = append(lines, fmt.Sprintf("Episodes: %d", len(r.Episodes)))
+	scope := "the host"
+	switch r.PSIScope {
+	case correlate.PSICgroup:
+		scope = "the recorded cgroup"
+	case correlate.PSIAny:
+		scope = "host or cgroup, the higher"
+	}
+	lines = append(lines, fmt.Sprintf("Episodes: %d (memory PSI of %s)", len(r.Episodes), scope))
 	if p := r.Period; p != nil {
 		lines = append(lines, fmt.Sprintf("Period: episodes recur every %s (±%s) from %s: %d of %d expected, %d missed, %d off schedule",
 			correlate.FormatDuration(p.Period), correlate.FormatDuration(p.Jitter), in(r, p.Phase).Format(timeLayout(r)),
