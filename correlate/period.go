@@ -32,17 +32,26 @@ func EstimatePeriod(times []time.Time, from, to time.Time, minPeriod time.Durati
 	if n < periodMinHits || maxP < minP {
 		return nil
 	}
+	// Work on sorted offsets; idx maps them back to the caller's indexes.
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return times[a].Compare(times[b]) })
 	x := make([]float64, n)
-	for i, t := range times {
-		x[i] = t.Sub(from).Seconds()
+	for i, j := range idx {
+		x[i] = times[j].Sub(from).Seconds()
 	}
 
 	cands := []float64{}
 	for p := minP; p <= maxP; p *= 1.01 {
 		cands = append(cands, p)
 	}
+	// Differences between near neighbours (up to 4 apart) propose periods;
+	// with every pair, many episodes would make the search quadratic in
+	// candidates as well as in matching.
 	for i := range x {
-		for j := i + 1; j < n; j++ {
+		for j := i + 1; j < n && j <= i+4; j++ {
 			d := math.Abs(x[j] - x[i])
 			for k := 1.0; k <= 4; k++ {
 				if p := d / k; p >= minP && p <= maxP {
@@ -51,8 +60,16 @@ func EstimatePeriod(times []time.Time, from, to time.Time, minPeriod time.Durati
 			}
 		}
 	}
-	var best fit
+	// Candidates within 0.2 % of each other score alike: keep one.
+	slices.Sort(cands)
+	uniq := cands[:0]
 	for _, p := range cands {
+		if len(uniq) == 0 || p > uniq[len(uniq)-1]*1.002 {
+			uniq = append(uniq, p)
+		}
+	}
+	var best fit
+	for _, p := range uniq {
 		f := evalPeriod(x, p, span)
 		if f.better(best) {
 			best = f
@@ -83,7 +100,7 @@ func EstimatePeriod(times []time.Time, from, to time.Time, minPeriod time.Durati
 	}
 	jit := 0.0
 	for _, m := range best.members {
-		res.Members = append(res.Members, m.i)
+		res.Members = append(res.Members, idx[m.i])
 		jit = math.Max(jit, math.Abs(x[m.i]-best.a-float64(m.k)*best.p))
 	}
 	slices.Sort(res.Members)
@@ -118,7 +135,10 @@ func (f fit) better(g fit) bool {
 // times and re-centred on its matches.
 func evalPeriod(x []float64, p, span float64) fit {
 	var best fit
-	for _, a := range x {
+	// Anchor on at most 60 of the times, spread over the recording.
+	step := max(1, len(x)/60)
+	for ai := 0; ai < len(x); ai += step {
+		a := x[ai]
 		f := evalAnchored(x, p, a, span)
 		if len(f.members) > 0 {
 			sum := 0.0
@@ -136,40 +156,51 @@ func evalPeriod(x []float64, p, span float64) fit {
 	return best
 }
 
-// evalAnchored scores the schedule a + k·p.
+// evalAnchored scores the schedule a + k·p; x must be sorted.
 func evalAnchored(x []float64, p, a, span float64) fit {
 	tol := periodTolerance * p
-	byK := map[int]member{}
-	res := map[int]float64{}
+	f := fit{p: p, a: a}
+	// x is sorted, so k never decreases: keep the closest time per k.
+	var last member
+	lastR, have := 0.0, false
+	edgeHits := 0 // matched points within tol of the recording's ends
+	flush := func() {
+		if !have {
+			return
+		}
+		f.members = append(f.members, last)
+		f.resid += lastR
+		if pt := a + float64(last.k)*p; pt <= tol || pt >= span-tol {
+			edgeHits++
+		}
+	}
 	for i, xi := range x {
 		k := int(math.Round((xi - a) / p))
 		r := math.Abs(xi - a - float64(k)*p)
 		if r > tol {
 			continue
 		}
-		if old, ok := res[k]; ok && old <= r {
+		if have && k == last.k {
+			if r < lastR {
+				last, lastR = member{i, k}, r
+			}
 			continue
 		}
-		byK[k], res[k] = member{i, k}, r
+		flush()
+		last, lastR, have = member{i, k}, r, true
 	}
-	// Schedule points inside the recording; those within tol of its ends
-	// count only when matched, since their episode may lie outside it.
-	expected := 0
-	k0 := int(math.Ceil((-tol - a) / p))
-	for k := k0; a+float64(k)*p <= span+tol; k++ {
-		pt := a + float64(k)*p
-		_, hit := byK[k]
-		if hit || (pt > tol && pt < span-tol) {
-			expected++
-		}
+	flush()
+	f.hits = len(f.members)
+	// Schedule points strictly inside (tol, span−tol), plus the matched
+	// ones near the ends: a point at an end whose episode may lie outside
+	// the recording counts only when matched.
+	lo := int(math.Floor((tol-a)/p)) + 1
+	hi := int(math.Ceil((span-tol-a)/p)) - 1
+	if hi >= lo {
+		f.expected = hi - lo + 1
 	}
-	f := fit{p: p, a: a, hits: len(byK), expected: expected}
-	for _, m := range byK {
-		f.members = append(f.members, m)
-		f.resid += res[m.k]
-	}
-	slices.SortFunc(f.members, func(a, b member) int { return a.k - b.k })
-	if n := len(x) + expected; n > 0 {
+	f.expected += edgeHits
+	if n := len(x) + f.expected; n > 0 {
 		f.score = 2 * float64(f.hits) / float64(n)
 	}
 	return f
