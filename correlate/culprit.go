@@ -455,10 +455,21 @@ func jobOwnsProc(j *timers.Job, p ProcActivity) bool {
 			}
 		}
 	}
-	if p.Comm == "" {
-		return false
+	if p.Comm != "" && slices.Contains(JobExecutables(j), p.Comm) {
+		return true
 	}
-	return slices.Contains(JobExecutables(j), p.Comm)
+	// The full path of a program the job runs, in the process's command
+	// line ("sh /usr/libexec/pcp/bin/pmlogger_check -C").
+	if p.Cmdline != "" {
+		for _, w := range strings.Fields(j.Command) {
+			w = strings.Trim(strings.TrimLeft(w, "-@+!:"), `"';&|()`)
+			if strings.HasPrefix(w, "/") && strings.Count(w, "/") > 1 && !genericCommands[path.Base(w)] &&
+				strings.Contains(p.Cmdline, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // recurringUnexplained reports a period whose episodes the named jobs do

@@ -108,6 +108,13 @@ func TestJobExecutables(t *testing.T) {
 			t.Errorf("JobExecutables(%q) (-want +got):\n%s", tt.job.Command, d)
 		}
 	}
+	// A shell running the job's script is the job's, through its command
+	// line; a shell running something else is not.
+	cron := timers.Job{Source: timers.Cron, Command: "/usr/local/bin/backup.sh --full"}
+	if !jobOwnsProc(&cron, ProcActivity{Comm: "sh", Cmdline: "/bin/sh /usr/local/bin/backup.sh --full"}) ||
+		jobOwnsProc(&cron, ProcActivity{Comm: "sh", Cmdline: "/bin/sh /usr/local/bin/other.sh"}) {
+		t.Error("jobOwnsProc by command line: wrong")
+	}
 	j := timers.Job{Name: "pmlogger_check.timer", Source: timers.Systemd}
 	if d := cmp.Diff([]string{"pmlogger_check.service"}, JobUnits(&j)); d != "" {
 		t.Errorf("JobUnits (-want +got):\n%s", d)

@@ -250,3 +250,17 @@ func TestRenderCompare(t *testing.T) {
 		t.Errorf("change_pct = %v, %v; want +19.3 and -16.2", r, m)
 	}
 }
+
+// Spikes that recur on their own schedule get their own summary line.
+func TestRenderSpikePeriod(t *testing.T) {
+	r := reference()
+	r.SpikePeriod = &correlate.Period{Period: 20 * time.Minute, Jitter: 40 * time.Second, Matched: 3, Expected: 3}
+	var b bytes.Buffer
+	if err := Render(&b, r, Table, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "Spikes: episodes with a latency spike recur every 20m (±40s): 3 of 3 expected\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, b.String())
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/table"
@@ -110,6 +111,11 @@ func summary(r *correlate.Result) []string {
 			p.Matched, p.Expected, p.Missed, p.Extra))
 	} else if len(r.Episodes) > 0 {
 		lines = append(lines, "Period: none (the episodes do not recur on a schedule)")
+	}
+	if sp := r.SpikePeriod; sp != nil && (r.Period == nil ||
+		math.Abs(float64(sp.Period-r.Period.Period)) > 0.1*float64(r.Period.Period)) {
+		lines = append(lines, fmt.Sprintf("Spikes: episodes with a latency spike recur every %s (±%s): %d of %d expected",
+			correlate.FormatDuration(sp.Period), correlate.FormatDuration(sp.Jitter), sp.Matched, sp.Expected))
 	}
 	return lines
 }
