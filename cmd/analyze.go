@@ -189,6 +189,18 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string
 		}
 		return correlate.Result{}, err
 	}
+	return analyzeRecording(io, rec, latFile, latFormat, latTZ, co)
+}
+
+// analyzeRecording joins a results file (latFile, if not "") to rec and
+// analyses it with the job projector. `memdiag watch` can call it with the
+// recording it has just written, then report.Render, to print the same
+// timeline and verdict as analyze.
+func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
+	var err error
+	if co.Project == nil {
+		co.Project = jobProjector()
+	}
 	if latFile != "" {
 		loc := correlate.Location(&rec.Header, nil)
 		if latTZ != "" {
