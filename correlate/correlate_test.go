@@ -142,6 +142,19 @@ func TestAnalyzeUnionOfTwoTimers(t *testing.T) {
 	}
 }
 
+// A disabled timer on the same schedule as the culprit does not fire: its
+// firings match the episodes on paper only, and its own service never ran.
+func TestAnalyzeDisabledTwin(t *testing.T) {
+	s := unionCase()
+	twin := timerJob("pmlogger_check_twin.timer", "*:05/20", "/usr/local/bin/twin")
+	twin.Active = false
+	s.jobs = append(s.jobs, twin)
+	res := Analyze(s.build(t), Options{Project: testProject})
+	if d := cmp.Diff([]string{"pmlogger_check.timer", "pmlogger_farm_check.timer"}, names(res)); d != "" {
+		t.Errorf("culprits (-want +got):\n%s", d)
+	}
+}
+
 // The decoy fires between the episodes, with its own process starting: it
 // must not be named, even alone in the header.
 func TestAnalyzeDecoyTimerNotNamed(t *testing.T) {

@@ -245,6 +245,12 @@ func evalJob(res *Result, job *timers.Job, fs []timers.Firing, closest []time.Du
 		}
 	}
 	procOK := len(procEps) >= minProcEps && float64(len(procEps)) >= minProcShare*float64(n)
+	// A job nothing enables does not fire: its projected firings are only
+	// a schedule on paper, so they need its process in an episode too.
+	paperOnly := fireOK && !job.Active && len(procEps) == 0
+	if paperOnly {
+		fireOK = false
+	}
 	if !fireOK && !procOK {
 		return nil
 	}
@@ -305,6 +311,9 @@ func evalJob(res *Result, job *timers.Job, fs []timers.Firing, closest []time.Du
 			c.Evidence = append(c.Evidence, fmt.Sprintf("its firings explain %d of %d episodes (%.0f%%); with episodes at random times a firing would be followed by one with probability %.2f, and %d of %d by chance with p = %.2g",
 				len(fireEps), n, 100*float64(len(fireEps))/float64(n), q, matched, counted, pChance))
 		}
+	}
+	if !job.Active {
+		c.Evidence = append(c.Evidence, "the job is not enabled (nothing pulls its timer in), yet its processes ran in the episodes: started by hand or by another unit?")
 	}
 	if len(procEps) > 0 {
 		names := make([]string, 0, len(c.Processes))

@@ -57,7 +57,9 @@
 //     wide AccuracySec cannot cover everything, and an episode in the
 //     windows of several jobs is credited to the job that fired closest to
 //     it, so a decoy firing shortly before another job's episode does not
-//     claim it. Or: its process in at least 2 episodes and 30 % of them. (c) A recurring pattern that named jobs do
+//     claim it. A job that is not enabled (Job.Active false) also needs
+//     one of its processes in an episode. Or: its process in at least 2
+//     episodes and 30 % of them. (c) A recurring pattern that named jobs do
 //     not explain is reported as kind "process" when one process did I/O in
 //     most of its episodes ("recurs every P, PROC wrote N each time, no
 //     timer or cron job: an in-process schedule?") or kind "unknown". When
