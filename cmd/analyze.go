@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"time"
+	_ "time/tzdata" // a recording's zone resolves on hosts without tzdata ("analyze works later and elsewhere")
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"

@@ -147,18 +147,17 @@ func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Opti
 		return enc.Encode(doc)
 	case CSV:
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"metric", "before", "after", "change_pct"})
 		num := func(v *float64) string {
 			if v == nil {
 				return ""
 			}
 			return csvNumber(*v)
 		}
+		rows := [][]string{{"metric", "before", "after", "change_pct"}}
 		for _, m := range ms {
-			cw.Write([]string{m.key, num(m.before), num(m.after), num(change(m))})
+			rows = append(rows, []string{m.key, num(m.before), num(m.after), num(change(m))})
 		}
-		cw.Flush()
-		return cw.Error()
+		return cw.WriteAll(rows)
 	case Table, Markdown, "":
 	default:
 		return fmt.Errorf("%w %q", ErrFormat, f)

@@ -156,7 +156,7 @@ func toJSON(r correlate.Result) jsonResult {
 		j.LatencyBaseline = ms(r.LatencyBaseline)
 	}
 	for s, v := range r.Baselines {
-		j.Baselines[string(s)] = v
+		j.Baselines[string(s)] = finite(v)
 	}
 	for i := range r.Episodes {
 		e := &r.Episodes[i]
@@ -164,7 +164,7 @@ func toJSON(r correlate.Result) jsonResult {
 			Signals: []jsonSignal{}, Spike: e.Spike, Processes: nonNil(e.Processes), Started: nonNil(e.Started),
 			Exited: nonNil(e.Exited), Culprit: e.Culprit}
 		for _, s := range e.Signals {
-			je.Signals = append(je.Signals, jsonSignal{string(s.Signal), s.Peak, s.Baseline, s.Signal.Unit()})
+			je.Signals = append(je.Signals, jsonSignal{string(s.Signal), finite(s.Peak), finite(s.Baseline), s.Signal.Unit()})
 		}
 		if e.LatencyPeak > 0 {
 			je.LatencyMS = ms(e.LatencyPeak)
@@ -275,4 +275,14 @@ func csvNumber(v float64) string {
 		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 	}
 	return strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
+}
+
+// finite maps NaN and ±Inf, which JSON cannot carry, to 0. correlate never
+// reports an unknown value as a peak; this only keeps a bad recording from
+// failing the whole document.
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
 }
