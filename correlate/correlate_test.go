@@ -155,6 +155,25 @@ func TestAnalyzeDisabledTwin(t *testing.T) {
 	}
 }
 
+// A cron line that runs every minute starts a process in every episode,
+// but does no I/O in them: it explains nothing.
+func TestAnalyzeMinutelyCron(t *testing.T) {
+	s := unionCase()
+	one := 60.0
+	s.jobs = append(s.jobs, timers.Job{Name: "cron.d/tick:1", Source: timers.Cron, File: "etc/cron.d/tick", Line: 1,
+		Schedule: []string{"*:00/1"}, PeriodSeconds: &one, Command: "/usr/local/bin/tick", Active: true})
+	for i := range 120 {
+		s.starts = append(s.starts, burst{at: t0.Add(time.Duration(i)*time.Minute + 2*time.Second), comm: "tick", pid: 9000 + i})
+	}
+	res := Analyze(s.build(t), Options{Project: testProject})
+	if d := cmp.Diff([]string{"pmlogger_check.timer", "pmlogger_farm_check.timer"}, names(res)); d != "" {
+		t.Errorf("culprits (-want +got):\n%s", d)
+	}
+	if got := len(res.Episodes[0].Started); got != 3 {
+		t.Errorf("12:05 episode started %d processes, want 3 (pmlogger_check and two ticks)", got)
+	}
+}
+
 // The decoy fires between the episodes, with its own process starting: it
 // must not be named, even alone in the header.
 func TestAnalyzeDecoyTimerNotNamed(t *testing.T) {

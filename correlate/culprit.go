@@ -68,7 +68,7 @@ func rankCulprits(res *Result, rec *record.Recording, o Options) {
 	var cs []Culprit
 	closest := closestFirings(res, h.Jobs, firings, o)
 	for i := range h.Jobs {
-		if c := evalJob(res, &h.Jobs[i], firings[h.Jobs[i].Name], closest, projected, o); c != nil {
+		if c := evalJob(res, rec, &h.Jobs[i], firings[h.Jobs[i].Name], closest, projected, o); c != nil {
 			cs = append(cs, *c)
 		}
 	}
@@ -111,7 +111,6 @@ func jobPeriod(j *timers.Job, fs []timers.Firing) time.Duration {
 	return time.Duration(median(gaps))
 }
 
-// evalJob decides whether job explains episodes, and with what evidence.
 // window is the span in which an episode caused by a firing may start.
 type window struct {
 	earliest time.Time // the firing's Earliest
@@ -173,7 +172,7 @@ func absDur(d time.Duration) time.Duration {
 }
 
 // evalJob decides whether job explains episodes, and with what evidence.
-func evalJob(res *Result, job *timers.Job, fs []timers.Firing, closest []time.Duration, projected bool, o Options) *Culprit {
+func evalJob(res *Result, rec *record.Recording, job *timers.Job, fs []timers.Firing, closest []time.Duration, projected bool, o Options) *Culprit {
 	n := len(res.Episodes)
 	period, lag, ws := jobWindows(res, job, fs, o)
 	slack := res.Interval
@@ -244,7 +243,16 @@ func evalJob(res *Result, job *timers.Job, fs []timers.Firing, closest []time.Du
 			}
 		}
 	}
-	procOK := len(procEps) >= minProcEps && float64(len(procEps)) >= minProcShare*float64(n)
+	// Its processes must have done I/O in the episodes, at least three
+	// times their rate outside them, or a job that runs all the time (a
+	// cron line every minute) would be in every episode.
+	specificIO := false
+	for comm, a := range procs {
+		if a.Bytes() > 0 && specific(res, rec, comm) {
+			specificIO = true
+		}
+	}
+	procOK := len(procEps) >= minProcEps && float64(len(procEps)) >= minProcShare*float64(n) && specificIO
 	// A job nothing enables does not fire: its projected firings are only
 	// a schedule on paper, so they need its process in an episode too.
 	paperOnly := fireOK && !job.Active && len(procEps) == 0
@@ -407,6 +415,8 @@ var genericCommands = map[string]bool{
 	"nice": true, "ionice": true, "flock": true, "timeout": true, "env": true, "if": true, "then": true,
 	"else": true, "fi": true, "true": true, "false": true, "exit": true, "cd": true, "exec": true,
 	"sudo": true, "su": true, "chronic": true, "systemd-cat": true, "logger": true, "echo": true,
+	// Interpreters run many programs; the script's path identifies the job.
+	"python": true, "python3": true, "perl": true, "ruby": true, "node": true, "php": true, "java": true,
 }
 
 // JobExecutables are the program names a job's command runs, as the

@@ -102,6 +102,8 @@ func TestJobExecutables(t *testing.T) {
 		// 15-character comm truncation.
 		{timers.Job{Command: "/usr/libexec/pcp/bin/pmlogger_farm_check"}, []string{"pmlogger_farm_c"}},
 		{timers.Job{Command: "-/usr/bin/env FOO=1 nice -n 19 /opt/app/bin/compact --all"}, []string{"compact"}},
+		// An interpreter is no identity; its script is.
+		{timers.Job{Command: "python3 /opt/report/nightly.py --all"}, []string{"nightly.py"}},
 	}
 	for _, tt := range tests {
 		if d := cmp.Diff(tt.want, JobExecutables(&tt.job)); d != "" {
