@@ -1,10 +1,11 @@
 package cmd
 
-import "github.com/memdiag/memdiag/correlate"
+import (
+	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/timers"
+)
 
-// jobProjector is how analyze projects the recording's jobs over it.
-//
-// TODO(merge timers): return timers.Project. Until the timers branch is
-// merged there is no projection, and correlate ties jobs to episodes only
-// through their processes' units and program names (it says so in a note).
-func jobProjector() correlate.ProjectFunc { return nil }
+// jobProjector is how analyze projects the recording's jobs over it:
+// timers.Project, which recomputes each job's firings from the schedule
+// stored in the header.
+func jobProjector() correlate.ProjectFunc { return timers.Project }

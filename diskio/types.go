@@ -45,6 +45,8 @@ type ProcIO struct {
 	DeltaCancelledWriteBytes uint64 `json:"d_cancelled_write_bytes"` // since the previous sample
 
 	BlkioDelay time.Duration `json:"blkio_delay_ns,omitempty"` // /proc/PID/stat delayacct_blkio_ticks; zero unless kernel.task_delayacct=1
+
+	DeltaBlkioDelay time.Duration `json:"d_blkio_delay_ns,omitempty"` // BlkioDelay since the previous sample
 }
 
 // EventKind says what happened to a process between two samples.
@@ -82,4 +84,5 @@ type ScanStats struct {
 	Processes int `json:"processes"`          // PIDs listed
 	Denied    int `json:"denied,omitempty"`   // /proc/PID/io unreadable (EACCES/EPERM): another user's process and we are not root
 	Vanished  int `json:"vanished,omitempty"` // exited between listing and reading
+	Failed    int `json:"failed,omitempty"`   // other read or parse errors of one process's files (skipped)
 }

@@ -33,8 +33,8 @@ var ErrRelative = errors.New("format records only offsets from the start of the 
 // line (unless opts.Format is set), keeps a partial last line until its
 // newline arrives, and starts over when the file is truncated or replaced
 // (a new run). It returns when ctx is done, with the report of everything
-// read (an unterminated line left at the end is noted in Truncated, not
-// parsed) and a nil error; it returns early with an error when the file
+// read (an unterminated line or quoted record left at the end is noted
+// in Truncated, not parsed) and a nil error; it returns early with an error when the file
 // cannot be read or its format is unknown.
 //
 // hey writes its CSV only at the end of its run and with offsets only; it
@@ -108,39 +108,43 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 				reset()
 				continue
 			}
+			// Read what was appended, a chunk at a time, handing complete
+			// lines on as they come so a large file is never held whole.
 			for {
 				n, err := f.ReadAt(rbuf, off)
 				buf = append(buf, rbuf[:n]...)
 				off += int64(n)
-				if errors.Is(err, io.EOF) || n == 0 {
-					break
-				}
-				if err != nil {
+				if err != nil && !errors.Is(err, io.EOF) {
 					return rep, fmt.Errorf("%s: %w", path, err)
 				}
-			}
-			if d == nil {
-				var err error
-				if d, err = followDecoder(path, buf, opts, rep); err != nil {
-					return rep, err
-				}
-			}
-			if d != nil {
-				last := bytes.LastIndexByte(buf, '\n')
-				if last >= 0 {
-					for line := range bytes.SplitSeq(buf[:last], []byte("\n")) {
-						d.line(string(line), emit)
-						if sendErr != nil {
-							return rep, sendErr
-						}
+				if d == nil {
+					if d, err = followDecoder(path, buf, opts, rep); err != nil {
+						return rep, err
 					}
-					buf = append(buf[:0], buf[last+1:]...)
+				}
+				if d != nil {
+					if last := bytes.LastIndexByte(buf, '\n'); last >= 0 {
+						for line := range bytes.SplitSeq(buf[:last], []byte("\n")) {
+							d.line(string(line), emit)
+							if sendErr != nil {
+								return rep, sendErr
+							}
+						}
+						buf = append(buf[:0], buf[last+1:]...)
+					}
+				}
+				if n == 0 || ctx.Err() != nil {
+					break
 				}
 			}
 		}
 		select {
 		case <-ctx.Done():
-			if d != nil && len(bytes.TrimSpace(buf)) > 0 {
+			switch {
+			case d == nil:
+			case len(d.pend) > 0: // a quoted record still open
+				rep.Truncated = d.pend[0].n
+			case len(bytes.TrimSpace(buf)) > 0:
 				rep.Truncated = d.n + 1
 			}
 			return rep, nil

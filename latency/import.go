@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // ErrParse is wrapped by every bad-row error ([LineError.Err]).
@@ -32,7 +31,7 @@ const (
 	FormatGeneric    = "generic"     // timestamp,latency[,status] CSV
 )
 
-// Formats lists the format names, in the order [Detect] tries them.
+// Formats lists the format names.
 var Formats = []string{FormatVegetaCSV, FormatVegetaJSON, FormatJMeter, FormatK6JSON, FormatK6CSV, FormatLocust, FormatHey, FormatGeneric}
 
 // maxBadLines bounds ImportReport.BadLines; Bad still counts every bad row.
@@ -52,20 +51,24 @@ type ImportOptions struct {
 	LatencyUnit time.Duration
 	// Start is the start of the test for formats that only record offsets
 	// from it (hey). When zero, [Import] returns start times counted from
-	// the Unix epoch and sets ImportReport.Relative; [ImportFile] and
-	// [Follow] derive it from the file's modification time.
+	// the Unix epoch and sets ImportReport.Relative, [ImportFile] derives
+	// it from the file's modification time, and [Follow] refuses the file
+	// ([ErrRelative]).
 	Start time.Time
 }
 
-// LineError is one bad row: its 1-based line number, its text and why.
+// LineError is one bad row: its file, 1-based line number, text (cut to
+// 200 bytes) and why.
 type LineError struct {
+	File string
 	Line int
 	Text string
 	Err  error
 }
 
+// Error reads "file:line: why: text", the form editors jump to.
 func (e LineError) Error() string {
-	return fmt.Sprintf("line %d: %v: %q", e.Line, e.Err, e.Text)
+	return fmt.Sprintf("%s:%d: %v: %q", e.File, e.Line, e.Err, e.Text)
 }
 
 func (e LineError) Unwrap() error { return e.Err }
@@ -97,22 +100,19 @@ type ImportReport struct {
 	StartFrom string
 }
 
-// Err returns nil when every row parsed, else an error naming the file, the
-// count and the first bad line ("results.csv: 2 bad rows, first: line 5: …").
+// Err returns nil when every row parsed, else an error with the count and
+// the first bad line ("2 of 12 rows bad, first at results.csv:5: …").
 func (r *ImportReport) Err() error {
 	if r.Bad == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: %d bad rows of %d, first: %w", r.Name, r.Bad, r.Rows+r.Bad, r.BadLines[0])
+	return fmt.Errorf("%d of %d rows bad, first at %w", r.Bad, r.Rows+r.Bad, r.BadLines[0])
 }
 
-func (r *ImportReport) bad(n int, text string, err error) {
+func (r *ImportReport) bad(e LineError) {
 	r.Bad++
 	if len(r.BadLines) < maxBadLines {
-		if len(text) > 200 {
-			text = text[:200] + "…"
-		}
-		r.BadLines = append(r.BadLines, LineError{Line: n, Text: text, Err: err})
+		r.BadLines = append(r.BadLines, e)
 	}
 }
 
@@ -240,18 +240,25 @@ func newParser(format string, opts ImportOptions) (parser, error) {
 	return nil, fmt.Errorf("%w %q (known: %s)", ErrFormat, format, strings.Join(Formats, ", "))
 }
 
+// maxRecordLines bounds a quoted CSV record spanning lines: a stray quote
+// must not swallow the rest of a file into one bad row.
+const maxRecordLines = 64
+
 // decoder feeds complete lines to a parser, joins quoted CSV records that
 // span lines, and keeps the report.
 type decoder struct {
-	p       parser
-	format  string
-	multi   bool
-	rep     *ImportReport
-	n       int             // lines seen
-	pend    strings.Builder // a quoted record still open
-	pendAt  int             // its first line
-	pending bool
-	onBad   func(LineError) // called for each bad row, if set
+	p      parser
+	format string
+	multi  bool
+	rep    *ImportReport
+	n      int             // lines seen
+	pend   []pendLine      // lines of a quoted record still open
+	onBad  func(LineError) // called for each bad row, if set
+}
+
+type pendLine struct {
+	n int
+	s string
 }
 
 func newDecoder(name, format string, opts ImportOptions, rep *ImportReport) (*decoder, error) {
@@ -278,36 +285,58 @@ func (d *decoder) line(s string, emit func(row)) {
 	if d.n == 1 {
 		s = strings.TrimPrefix(s, "\ufeff")
 	}
-	if d.multi {
-		if d.pending {
-			d.pend.WriteString("\n")
-			d.pend.WriteString(s)
-			if strings.Count(s, `"`)%2 == 0 {
-				return // still inside the quotes
-			}
-			s, d.pending = d.pend.String(), false
-			d.record(d.pendAt, s, emit)
-			return
-		}
-		if strings.Count(s, `"`)%2 == 1 {
-			d.pend.Reset()
-			d.pend.WriteString(s)
-			d.pendAt, d.pending = d.n, true
-			return
-		}
+	d.feed(d.n, s, emit)
+}
+
+func (d *decoder) feed(n int, s string, emit func(row)) {
+	if !d.multi {
+		d.record(n, s, emit)
+		return
 	}
-	d.record(d.n, s, emit)
+	odd := strings.Count(s, `"`)%2 == 1
+	switch {
+	case len(d.pend) > 0 && odd: // the quote closes
+		var b strings.Builder
+		for _, l := range d.pend {
+			b.WriteString(l.s)
+			b.WriteString("\n")
+		}
+		b.WriteString(s)
+		first := d.pend[0].n
+		d.pend = d.pend[:0]
+		d.record(first, b.String(), emit)
+	case len(d.pend) > 0:
+		d.pend = append(d.pend, pendLine{n, s})
+		if len(d.pend) > maxRecordLines {
+			d.unclosed(emit)
+		}
+	case odd:
+		d.pend = append(d.pend, pendLine{n, s})
+	default:
+		d.record(n, s, emit)
+	}
+}
+
+// unclosed reports the first pending line as bad (its quote never closed)
+// and parses the lines after it on their own.
+func (d *decoder) unclosed(emit func(row)) {
+	if len(d.pend) == 0 {
+		return
+	}
+	rest := slices.Clone(d.pend[1:])
+	first := d.pend[0]
+	d.pend = d.pend[:0]
+	d.badRow(first.n, first.s, fmt.Errorf("%w: quote not closed within %d lines or by the end", ErrParse, maxRecordLines))
+	for _, l := range rest {
+		d.feed(l.n, l.s, emit)
+	}
 }
 
 // last handles an unterminated last line: noted in Report.Truncated, or
 // for a generic CSV imported if it parses.
 func (d *decoder) last(s string, emit func(row)) {
+	d.unclosed(emit)
 	d.n++
-	if d.pending {
-		d.rep.Truncated = d.pendAt
-		d.pending = false
-		return
-	}
 	s = strings.TrimSuffix(s, "\r")
 	if strings.TrimSpace(s) == "" {
 		return
@@ -328,11 +357,17 @@ func (d *decoder) last(s string, emit func(row)) {
 	}
 }
 
-// flush reports a quoted record left open at the end of the input.
-func (d *decoder) flush(func(row)) {
-	if d.pending {
-		d.rep.Truncated = d.pendAt
-		d.pending = false
+// flush ends the input: a quote still open is a bad row.
+func (d *decoder) flush(emit func(row)) { d.unclosed(emit) }
+
+func (d *decoder) badRow(n int, s string, err error) {
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	e := LineError{File: d.rep.Name, Line: n, Text: s, Err: err}
+	d.rep.bad(e)
+	if d.onBad != nil {
+		d.onBad(e)
 	}
 }
 
@@ -343,10 +378,7 @@ func (d *decoder) record(n int, s string, emit func(row)) {
 	r, ok, skip, err := d.p.parse(s)
 	switch {
 	case err != nil:
-		d.rep.bad(n, s, err)
-		if d.onBad != nil {
-			d.onBad(LineError{Line: n, Text: s, Err: err})
-		}
+		d.badRow(n, s, err)
 	case ok:
 		d.rep.Rows++
 		emit(r)
@@ -375,7 +407,7 @@ func (d *decoder) record(n int, s string, emit func(row)) {
 // "vegeta encode".
 func Detect(head []byte) (string, error) {
 	head = bytes.TrimPrefix(head, []byte("\ufeff"))
-	if bytes.IndexByte(head, 0) >= 0 || (len(head) > 0 && !isText(head)) {
+	if !isText(head) {
 		return "", fmt.Errorf("%w: binary content (vegeta's default output? run: vegeta encode --to csv)", ErrFormat)
 	}
 	var first string
@@ -428,20 +460,13 @@ func Detect(head []byte) (string, error) {
 	return "", fmt.Errorf("%w: first line %.80q", ErrFormat, first)
 }
 
+// isText reports whether b has no control bytes but tab, CR and LF.
+// Bytes ≥ 0x80 are allowed: a JTL may be Latin-1.
 func isText(b []byte) bool {
-	// Allow a rune cut at the end of head.
-	for i := 0; i < len(b); {
-		r, size := rune(b[i]), 1
-		if r >= 0x80 {
-			r, size = utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				return len(b)-i < utf8.UTFMax // a rune cut at the end
-			}
-		}
-		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' {
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c == 0x7f {
 			return false
 		}
-		i += size
 	}
 	return true
 }

@@ -2,6 +2,7 @@ package latency
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,8 +106,9 @@ func TestImportVegetaBad(t *testing.T) {
 			if imp.Report.Bad != len(tc.bad) || imp.Report.Rows != 2 || imp.Report.Truncated != tc.truncated {
 				t.Errorf("report: Rows %d Bad %d Truncated %d, want 2 %d %d", imp.Report.Rows, imp.Report.Bad, imp.Report.Truncated, len(tc.bad), tc.truncated)
 			}
-			if err := imp.Report.Err(); err == nil || !strings.Contains(err.Error(), "line 2:") {
-				t.Errorf("Report.Err() = %v, want the first bad line (line 2)", err)
+			wantErr := "2 of 4 rows bad, first at " + fixture(tc.file) + ":2: malformed row: "
+			if err := imp.Report.Err(); err == nil || !strings.HasPrefix(err.Error(), wantErr) || !errors.Is(err, ErrParse) {
+				t.Errorf("Report.Err() = %v, want prefix %q wrapping ErrParse", err, wantErr)
 			}
 		})
 	}
@@ -122,7 +124,7 @@ func TestImportJMeter(t *testing.T) {
 		file string
 		want []Request
 	}{
-		{"jmeter-header.jtl", []Request{
+		{"jmeter-5-header.jtl", []Request{
 			{Start: ms(1795990000123), Latency: 12 * time.Millisecond, Status: 200},
 			{Start: ms(1795990000345), Latency: 3 * time.Millisecond, Status: 404, Err: true},
 			{Start: ms(1795990000560), Latency: 1002 * time.Millisecond, Status: 200, Err: true},
@@ -130,10 +132,30 @@ func TestImportJMeter(t *testing.T) {
 			{Start: ms(1795990001780), Latency: 5 * time.Millisecond, Status: 200, Err: true}, // lines 6-7
 			{Start: ms(1795990001990), Latency: 4 * time.Millisecond, Status: 200},
 		}},
+		// Real JMeter 2.13 output, header-less (the 2.x default) and with
+		// a header. "Non HTTP response code: java.net.ConnectException"
+		// rows have status 0.
 		{"jmeter-noheader.jtl", []Request{
-			{Start: ms(1795990100010), Latency: 9 * time.Millisecond, Status: 200},
-			{Start: ms(1795990100225), Latency: 2 * time.Millisecond, Status: 404, Err: true},
-			{Start: ms(1795990100430), Latency: 250 * time.Millisecond, Status: 200},
+			{Start: ms(1795989914323), Latency: 142 * time.Millisecond, Status: 200},
+			{Start: ms(1795989914672), Latency: 5 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795989914885), Latency: 5 * time.Millisecond, Status: 0, Err: true},
+			{Start: ms(1795989915095), Latency: 4 * time.Millisecond, Status: 200},
+			{Start: ms(1795989915300), Latency: 5 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795989915505), Latency: 1 * time.Millisecond, Status: 0, Err: true},
+			{Start: ms(1795989915709), Latency: 9 * time.Millisecond, Status: 200},
+			{Start: ms(1795989915929), Latency: 9 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795989916138), Latency: 1 * time.Millisecond, Status: 0, Err: true},
+		}},
+		{"jmeter-2.13-header.jtl", []Request{
+			{Start: ms(1795989921070), Latency: 225 * time.Millisecond, Status: 200},
+			{Start: ms(1795989921500), Latency: 5 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795989921708), Latency: 2 * time.Millisecond, Status: 0, Err: true},
+			{Start: ms(1795989921912), Latency: 6 * time.Millisecond, Status: 200},
+			{Start: ms(1795989922118), Latency: 4 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795989922323), Latency: 1 * time.Millisecond, Status: 0, Err: true},
+			{Start: ms(1795989922531), Latency: 5 * time.Millisecond, Status: 200},
+			{Start: ms(1795989922739), Latency: 26 * time.Millisecond, Status: 404, Err: true},
+			{Start: ms(1795989922972), Latency: 0, Status: 0, Err: true},
 		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -157,12 +179,12 @@ func TestImportJMeterBad(t *testing.T) {
 	if diff := cmp.Diff(want, imp.Requests); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]int{3, 4, 5, 6}, badLines(imp.Report)); diff != "" {
+	// Line 8 opens a quote never closed; line 9 has no newline.
+	if diff := cmp.Diff([]int{3, 4, 5, 6, 8}, badLines(imp.Report)); diff != "" {
 		t.Errorf("bad lines (-want +got):\n%s", diff)
 	}
-	// Line 8 opens a quote never closed; line 9 has no newline.
-	if imp.Report.Truncated != 8 {
-		t.Errorf("Truncated = %d, want 8", imp.Report.Truncated)
+	if imp.Report.Truncated != 9 {
+		t.Errorf("Truncated = %d, want 9", imp.Report.Truncated)
 	}
 	if got := imp.Report.BadLines[3].Err; !errors.Is(got, errNoZone) {
 		t.Errorf("line 6 error = %v, want errNoZone", got)
@@ -170,7 +192,7 @@ func TestImportJMeterBad(t *testing.T) {
 
 	// With a location the zone-less date of line 6 is read in it.
 	imp = importFixture(t, "jmeter-bad.jtl", ImportOptions{Location: time.UTC})
-	if diff := cmp.Diff([]int{3, 4, 5}, badLines(imp.Report)); diff != "" {
+	if diff := cmp.Diff([]int{3, 4, 5, 8}, badLines(imp.Report)); diff != "" {
 		t.Errorf("bad lines with location (-want +got):\n%s", diff)
 	}
 	if len(imp.Requests) != 3 || !imp.Requests[1].Start.Equal(ts(t, "2026-11-29T22:30:00.8Z")) {
@@ -357,8 +379,11 @@ func TestDetect(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
 		{"vegeta.csv", FormatVegetaCSV},
 		{"vegeta.jsonl", FormatVegetaJSON},
-		{"jmeter-header.jtl", FormatJMeter},
+		{"jmeter-5-header.jtl", FormatJMeter},
+		{"jmeter-2.13-header.jtl", FormatJMeter},
 		{"jmeter-noheader.jtl", FormatJMeter},
+		{"k6-run.json", FormatK6JSON},
+		{"k6-run.csv", FormatK6CSV},
 		{"k6.json", FormatK6JSON},
 		{"k6.csv", FormatK6CSV},
 		{"locust_stats_history.csv", FormatLocust},
@@ -379,10 +404,26 @@ func TestDetect(t *testing.T) {
 		{"empty", "\n\n"},
 		{"other json", `{"hello":"world"}` + "\n"},
 		{"prose", "this is not a results file\n"},
+		{"NUL", "1795988650410552652,200,2968143,0,3\x00\n"},
 	} {
 		if got, err := Detect([]byte(tc.head)); !errors.Is(err, ErrFormat) {
 			t.Errorf("Detect(%s) = %q, %v; want ErrFormat", tc.name, got, err)
 		}
+	}
+}
+
+func TestDetectVegetaBinary(t *testing.T) {
+	_, err := ImportFile(fixture("vegeta-results.bin"), ImportOptions{})
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "vegeta encode") {
+		t.Errorf("ImportFile(vegeta gob) err = %v, want ErrFormat with a hint to run vegeta encode", err)
+	}
+}
+
+func TestDetectLatin1(t *testing.T) {
+	// JMeter writes labels in the platform charset: "café" in Latin-1.
+	head := []byte("1795989914323,142,caf\xe9,200,OK,probe 1-1,text,true,188,1,1,131\n")
+	if got, err := Detect(head); got != FormatJMeter || err != nil {
+		t.Errorf("Detect(Latin-1 JTL) = %q, %v; want jmeter", got, err)
 	}
 }
 
@@ -446,5 +487,129 @@ func TestImportCRLFAndBOM(t *testing.T) {
 	want := []Request{{Start: ts(t, "2026-11-29T22:00:00.25Z"), Latency: 12500 * time.Microsecond}}
 	if diff := cmp.Diff(want, imp.Requests, cmpopts.EquateEmpty()); diff != "" || imp.Report.Bad != 0 {
 		t.Errorf("requests (-want +got):\n%s\nreport %+v", diff, imp.Report)
+	}
+}
+
+func TestImportLongFirstLine(t *testing.T) {
+	// A vegeta row whose base64 body is longer than Detect's 8 KiB head.
+	body := strings.Repeat("aGkK", 10<<10)
+	in := "1795988650410552652,200,2968143,0,30720,," + body + ",,0,GET,http://127.0.0.1:18931/big,\n"
+	imp, err := Import(strings.NewReader(in+in), "big.csv", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imp.Report.Format != FormatVegetaCSV || imp.Report.Rows != 2 || imp.Report.Bad != 0 {
+		t.Errorf("report = %+v, want 2 vegeta-csv rows", imp.Report)
+	}
+}
+
+func BenchmarkImportVegetaCSV(b *testing.B) {
+	one, err := os.ReadFile(fixture("vegeta.csv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := strings.Repeat(string(one), 1000) // 10,000 rows
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if _, err := Import(strings.NewReader(in), "bench.csv", ImportOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestImportK6Run reads the output of a real k6 v1.8.1 run (three
+// iterations of /hello.txt, /missing and a closed port).
+func TestImportK6Run(t *testing.T) {
+	ms := func(f float64) time.Duration { return time.Duration(f * 1e6) }
+	// Start = time - value, from the http_req_duration points of k6-run.json.
+	want := []Request{
+		{Start: ts(t, "2026-11-29T22:03:22.114595653Z"), Latency: ms(70.989574), Status: 200},
+		{Start: ts(t, "2026-11-29T22:03:22.200927598Z"), Latency: ms(8.303611), Status: 404, Err: true},
+		{Start: ts(t, "2026-11-29T22:03:22.209788166Z"), Latency: 0, Status: 0, Err: true},
+		{Start: ts(t, "2026-11-29T22:03:22.412145986Z"), Latency: ms(1.146628), Status: 200},
+		{Start: ts(t, "2026-11-29T22:03:22.413980766Z"), Latency: ms(1.01913), Status: 404, Err: true},
+		{Start: ts(t, "2026-11-29T22:03:22.415275391Z"), Latency: 0, Status: 0, Err: true},
+		{Start: ts(t, "2026-11-29T22:03:22.616785197Z"), Latency: ms(1.18053), Status: 200},
+		{Start: ts(t, "2026-11-29T22:03:22.618219059Z"), Latency: ms(0.975098), Status: 404, Err: true},
+		{Start: ts(t, "2026-11-29T22:03:22.619445165Z"), Latency: 0, Status: 0, Err: true},
+	}
+	js := importFixture(t, "k6-run.json", ImportOptions{})
+	if diff := cmp.Diff(want, js.Requests); diff != "" {
+		t.Errorf("json requests (-want +got):\n%s", diff)
+	}
+	// 106 lines: 9 duration points, the rest other metrics' points and
+	// declarations.
+	if r := js.Report; r.Format != FormatK6JSON || r.Rows != 9 || r.Bad != 0 || r.Rows+r.Skipped != 106 {
+		t.Errorf("json report = %+v", r)
+	}
+	// The CSV of the same run stamps whole seconds (1795989802 =
+	// 22:03:22Z): same latencies and statuses, starts before 22:03:22.
+	cs := importFixture(t, "k6-run.csv", ImportOptions{})
+	if r := cs.Report; r.Format != FormatK6CSV || r.Rows != 9 || r.Bad != 0 || r.Rows+r.Skipped != 93 {
+		t.Errorf("csv report = %+v", r)
+	}
+	end := ts(t, "2026-11-29T22:03:22Z")
+	for i := range cs.Requests {
+		if i >= len(want) {
+			break
+		}
+		w := want[i]
+		w.Start = end.Add(-w.Latency)
+		if diff := cmp.Diff(w, cs.Requests[i]); diff != "" {
+			t.Errorf("csv request %d (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+func TestImportStrayQuote(t *testing.T) {
+	// A stray quote on line 2 must not swallow the lines after it, whether
+	// the file ends first or the record grows past maxRecordLines.
+	for _, n := range []int{3, 100} {
+		var b strings.Builder
+		b.WriteString("timestamp,latency_ms\n")
+		b.WriteString("1795989600,\"12\n")
+		for i := range n {
+			fmt.Fprintf(&b, "%d,%d\n", 1795989601+i, i)
+		}
+		imp, err := Import(strings.NewReader(b.String()), "stray.csv", ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]int{2}, badLines(imp.Report)); diff != "" || imp.Report.Rows != n {
+			t.Errorf("%d lines after the stray quote: rows %d, bad lines (-want +got):\n%s", n, imp.Report.Rows, diff)
+		}
+	}
+}
+
+func TestImportHeyLocustBadRows(t *testing.T) {
+	hey := "response-time,DNS+dialup,DNS,Request-write,Response-delay,Response-read,status-code,offset\n" +
+		"0.0026,0.0004,0.0000,0.0001,0.0014,0.0007,200,0.2010\n" +
+		"0.0034,0.0003,0.0000,0.0000,0.0019,0.0004,OK,0.2009\n" + // line 3: status
+		"0.0018,0.0003,0.0000,0.0001,0.0012,0.0001,200\n" + // line 4: no offset
+		"fast,0.0003,0.0000,0.0001,0.0012,0.0001,200,0.4008\n" // line 5: response-time
+	imp, err := Import(strings.NewReader(hey), "hey.csv", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{3, 4, 5}, badLines(imp.Report)); diff != "" || imp.Report.Rows != 1 {
+		t.Errorf("hey: rows %d, bad lines (-want +got):\n%s", imp.Report.Rows, diff)
+	}
+
+	b, err := os.ReadFile(fixture("locust_stats_history.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	in := lines[0] + lines[1] +
+		strings.Replace(lines[2], ",3,0,11,", ",three,0,11,", 1) + // line 3: Total Request Count
+		strings.Replace(lines[3], "1795988631", "", 1) + // line 4: Timestamp
+		"1795988631,2,GET,/x\n" + // line 5: short
+		lines[4]
+	imp, err = Import(strings.NewReader(in), "locust.csv", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{3, 4, 5}, badLines(imp.Report)); diff != "" || imp.Report.Rows != 2 {
+		t.Errorf("locust: rows %d, bad lines (-want +got):\n%s", imp.Report.Rows, diff)
 	}
 }

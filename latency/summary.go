@@ -92,3 +92,40 @@ func nearestRank(sorted []time.Duration, p int) time.Duration {
 	}
 	return sorted[rank-1]
 }
+
+// BucketIntervals summarises per-interval rows (Locust's stats history)
+// into the intervals between consecutive edges, like [Bucket]: result i
+// covers the rows named name ("Aggregated" for all requests) whose End
+// is in (edges[i], edges[i+1]]. Count and Errors are sums and Mean is
+// the count-weighted mean, all exact. P50, P95, P99 and Max are the
+// largest of the rows' values: the rows carry percentiles over their own
+// windows (often 10 s, overlapping), which cannot be merged exactly, so
+// the worst one is kept — a spike shows, but the value is an upper bound
+// of the interval's percentile, not the percentile.
+func BucketIntervals(rows []IntervalStat, name string, edges []time.Time) []Summary {
+	if len(edges) < 2 {
+		return nil
+	}
+	out := make([]Summary, len(edges)-1)
+	sums := make([]float64, len(out)) // Σ mean·count, ns
+	for _, r := range rows {
+		if r.Name != name {
+			continue
+		}
+		i := sort.Search(len(edges), func(i int) bool { return !edges[i].Before(r.End) })
+		if i == 0 || i == len(edges) {
+			continue
+		}
+		s := &out[i-1]
+		s.Count += r.Count
+		s.Errors += r.Errors
+		sums[i-1] += float64(r.Mean) * float64(r.Count)
+		s.P50, s.P95, s.P99, s.Max = max(s.P50, r.P50), max(s.P95, r.P95), max(s.P99, r.P99), max(s.Max, r.Max)
+	}
+	for i := range out {
+		if out[i].Count > 0 {
+			out[i].Mean = time.Duration(sums[i] / float64(out[i].Count))
+		}
+	}
+	return out
+}

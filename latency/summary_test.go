@@ -92,3 +92,22 @@ func BenchmarkBucket(b *testing.B) {
 		Bucket(reqs, edges)
 	}
 }
+
+func TestBucketIntervalsLocust(t *testing.T) {
+	imp := importFixture(t, "locust_stats_history.csv", ImportOptions{})
+	// Two 5 s intervals over the file's Aggregated rows at …631-…635
+	// (lines 5, 8, 11, 14, 17) and …636-…640 (lines 20, 23, 26, 29, 32).
+	edges := []time.Time{time.Unix(1795988630, 0), time.Unix(1795988635, 0), time.Unix(1795988640, 0)}
+	got := BucketIntervals(imp.Intervals, "Aggregated", edges)
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	// Counts: 4+4+4+4+4 and 4+4+4+4+4; errors 1+2+0+0+1, 0+1+1+2+2.
+	// Means: (8027665+5248006+4433674+6019007+5081583)·4/20 and
+	// (4185927+3946800+5003452+10513015+2193315)·4/20 ns.
+	want := []Summary{
+		{Count: 20, Errors: 4, Mean: 5761987, P50: ms(5), P95: ms(7), P99: ms(7), Max: ms(7)},
+		{Count: 20, Errors: 6, Mean: 5168501, P50: ms(5), P95: ms(13), P99: ms(16), Max: ms(16)},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("BucketIntervals (-want +got):\n%s", diff)
+	}
+}

@@ -1,6 +1,3 @@
-// Package latency measures request latency (a built-in HTTP probe) and
-// imports load-test results (vegeta, JMeter JTL, k6, Locust, hey, generic
-// CSV), and summarises them per sampling interval.
 package latency
 
 import "time"
@@ -28,11 +25,11 @@ type Summary struct {
 // IntervalStat is one per-interval row of a tool that writes no
 // per-request rows (Locust's stats history; see the limitations there).
 type IntervalStat struct {
-	End    time.Time     // when the row was written (whole seconds for Locust)
-	Method string        // HTTP method ("Type"), "" for the Aggregated row
-	Name   string        // request name; "Aggregated" for all requests
-	Users  int           // simulated users at End
-	Window time.Duration // span the percentiles and Max cover, ending at End; 0: the whole run so far
+	End    time.Time     `json:"end"`              // when the row was written (whole seconds for Locust)
+	Method string        `json:"method,omitempty"` // HTTP method ("Type"), "" for the Aggregated row
+	Name   string        `json:"name"`             // request name; "Aggregated" for all requests
+	Users  int           `json:"users"`            // simulated users at End
+	Window time.Duration `json:"window_ns"`        // span the percentiles and Max cover, ending at End; 0: the whole run so far
 	// Count, Errors and Mean cover the requests completed since the
 	// previous row of this name; P50, P95, P99 and Max cover Window.
 	Summary

@@ -66,4 +66,12 @@ type VMStat struct {
 	OOMKill               *uint64 `json:"oom_kill,omitempty"`                      // since 4.13
 	Pswpin                *uint64 `json:"pswpin_pages,omitempty"`
 	Pswpout               *uint64 `json:"pswpout_pages,omitempty"`
+
+	// Added by the lru collector: the kswapd/direct counters above count
+	// global reclaim only; reclaim forced by a cgroup's memory limit (a
+	// container's --memory) shows up only in these (since 5.8).
+	PgscanAnon  *uint64 `json:"pgscan_anon_pages,omitempty"`
+	PgscanFile  *uint64 `json:"pgscan_file_pages,omitempty"`
+	PgstealAnon *uint64 `json:"pgsteal_anon_pages,omitempty"`
+	PgstealFile *uint64 `json:"pgsteal_file_pages,omitempty"`
 }

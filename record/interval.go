@@ -28,7 +28,15 @@ type Interval struct {
 	MemAvailableBytes float64
 	DirtyBytes        float64
 
-	PgscanDirectPerSec  float64 // pages/s scanned by direct reclaim
+	PgscanDirectPerSec float64 // pages/s scanned by global direct reclaim (pgscan_direct)
+	// DirectReclaimPerSec is reclaim in the allocating task's context,
+	// pages/s: global direct reclaim plus reclaim forced by a cgroup's
+	// memory limit, which the kernel counts only in pgscan_anon/_file
+	// (mm/vmscan.c: cgroup reclaim skips pgscan_kswapd/_direct). It is
+	// max(Δpgscan_direct, Δ(pgscan_anon+pgscan_file) − Δpgscan_kswapd); on
+	// kernels without pgscan_anon/_file (< 5.8) it is pgscan_direct.
+	DirectReclaimPerSec float64
+	ReclaimScanPerSec   float64 // pages/s scanned by all reclaim (pgscan_anon+pgscan_file)
 	PgscanKswapdPerSec  float64 // pages/s scanned by kswapd
 	PgstealDirectPerSec float64 // pages/s reclaimed by direct reclaim
 	PgstealKswapdPerSec float64
@@ -141,6 +149,24 @@ func Between(h *Header, prev, cur *Sample) Interval {
 	iv.RefaultAnonPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.WorkingsetRefaultAnon }, 1)
 	iv.MajfaultPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.Pgmajfault }, 1)
 	iv.AllocstallPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.Allocstall }, 1)
+	iv.ReclaimScanPerSec, iv.DirectReclaimPerSec = nan, iv.PgscanDirectPerSec
+	if prev.VMStat != nil && cur.VMStat != nil && secs > 0 {
+		a, okA := counterDelta(prev.VMStat.PgscanAnon, cur.VMStat.PgscanAnon)
+		f, okF := counterDelta(prev.VMStat.PgscanFile, cur.VMStat.PgscanFile)
+		if cur.VMStat.PgscanAnon != nil && prev.VMStat.PgscanAnon != nil && !(okA && okF) {
+			iv.DirectReclaimPerSec = nan // present but reset: unknown, not zero
+		}
+		if okA && okF {
+			iv.ReclaimScanPerSec = (a + f) / secs
+			if k, ok := counterDelta(prev.VMStat.PgscanKswapd, cur.VMStat.PgscanKswapd); ok {
+				d := max((a+f-k)/secs, 0)
+				if Known(iv.DirectReclaimPerSec) {
+					d = max(d, iv.DirectReclaimPerSec)
+				}
+				iv.DirectReclaimPerSec = d
+			}
+		}
+	}
 	iv.SwapInBytesPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.Pswpin }, ps)
 	iv.SwapOutBytesPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.Pswpout }, ps)
 	iv.OOMKills = nan

@@ -17,6 +17,7 @@ import (
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/memview"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/swap"
 	"github.com/memdiag/memdiag/timers"
@@ -46,27 +47,30 @@ type CollectorStatus struct {
 
 // Header is the first line of a recording.
 type Header struct {
-	Type           string            `json:"type"`           // "header"
-	Format         string            `json:"format"`         // "memdiag-recording"
-	SchemaVersion  int               `json:"schema_version"` // SchemaVersion
-	MemdiagVersion string            `json:"memdiag_version"`
-	Host           string            `json:"host"`
-	Kernel         string            `json:"kernel"` // uname release
-	BootTime       time.Time         `json:"boot_time"`
-	Start          time.Time         `json:"start"`
-	Interval       time.Duration     `json:"interval_ns"`
-	TimeZone       string            `json:"time_zone"`      // IANA name of the host's local zone, "" if unknown
-	UTCOffset      int               `json:"utc_offset_s"`   // the local zone's offset at Start
-	PageSize       int               `json:"page_size"`      // bytes; converts *_pages counters
-	ClockTicks     int               `json:"clock_ticks"`    // USER_HZ; converts *_ticks fields
-	Root           string            `json:"root,omitempty"` // filesystem root the collectors read, "/" normally
-	Cgroup         string            `json:"cgroup,omitempty"`
-	Command        []string          `json:"command,omitempty"` // the --exec command
-	Collectors     []CollectorStatus `json:"collectors"`
-	Swaps          []swap.Device     `json:"swaps,omitempty"`
-	Jobs           []timers.Job      `json:"jobs,omitempty"` // periodic jobs on the host at Start
-	TopN           int               `json:"top_n"`
-	DelayAcct      *bool             `json:"task_delayacct,omitempty"` // kernel.task_delayacct at Start
+	Type           string              `json:"type"`           // "header"
+	Format         string              `json:"format"`         // "memdiag-recording"
+	SchemaVersion  int                 `json:"schema_version"` // SchemaVersion
+	MemdiagVersion string              `json:"memdiag_version"`
+	Host           string              `json:"host"`
+	Kernel         string              `json:"kernel"` // uname release
+	BootTime       time.Time           `json:"boot_time"`
+	Start          time.Time           `json:"start"`
+	Interval       time.Duration       `json:"interval_ns"`
+	TimeZone       string              `json:"time_zone"`      // IANA name of the host's local zone, "" if unknown
+	UTCOffset      int                 `json:"utc_offset_s"`   // the local zone's offset at Start
+	PageSize       int                 `json:"page_size"`      // bytes; converts *_pages counters
+	ClockTicks     int                 `json:"clock_ticks"`    // USER_HZ; converts *_ticks fields
+	Root           string              `json:"root,omitempty"` // filesystem root the collectors read, "/" normally
+	Cgroup         string              `json:"cgroup,omitempty"`
+	Command        []string            `json:"command,omitempty"`      // the --exec command
+	Probe          string              `json:"probe,omitempty"`        // --probe URL
+	LatencyFile    string              `json:"latency_file,omitempty"` // --latency file
+	Collectors     []CollectorStatus   `json:"collectors"`
+	Swaps          []swap.Device       `json:"swaps,omitempty"`
+	VMStatMapping  map[string][]string `json:"vmstat_mapping,omitempty"` // which /proc/vmstat counters feed each vmstat field on this kernel
+	Jobs           []timers.Job        `json:"jobs,omitempty"`           // periodic jobs on the host at Start
+	TopN           int                 `json:"top_n"`
+	DelayAcct      *bool               `json:"task_delayacct,omitempty"` // kernel.task_delayacct at Start
 }
 
 // Sample is one interval's reading of every collector. Counters are
@@ -84,8 +88,42 @@ type Sample struct {
 	Procs     []diskio.ProcIO    `json:"procs,omitempty"`  // top N by I/O in the interval
 	Events    []diskio.ProcEvent `json:"events,omitempty"` // processes started/exited since the previous sample
 	Scan      *diskio.ScanStats  `json:"scan,omitempty"`
-	Latency   *latency.Summary   `json:"latency,omitempty"` // requests that started in (previous sample, this sample]
-	Errors    []string           `json:"errors,omitempty"`  // collectors that failed this time, "name: error"
+	// Latency summarises the requests (probe or --latency file) that
+	// completed since the previous sample.
+	Latency *latency.Summary `json:"latency,omitempty"`
+	// EventStats accounts for the process events of the interval (the
+	// connector's drops are counted exactly); nil when polling only.
+	EventStats *diskio.EventStats `json:"event_stats,omitempty"`
+	// Onsets are the stall thresholds crossed since the previous sample.
+	Onsets []StallOnset `json:"onsets,omitempty"`
+	// RSS is the top N processes by RSS: anon/file/shmem
+	// (memview.Collector.TopRSS); memview.Growth fits them.
+	RSS    []memview.ProcRSS `json:"rss,omitempty"`
+	Errors []string          `json:"errors,omitempty"` // collectors that failed this time, "name: error"
+
+	// CgroupVMStat holds the --cgroup group's counters with the meanings of
+	// VMStat, from cgroup v2 <group>/memory.stat and memory.events
+	// (oom_kill); nil when no group was given, and a nil field where the
+	// group or kernel lacks that counter (no v2 memory controller, older
+	// kernel).
+	CgroupVMStat *lru.VMStat `json:"cgroup_vmstat,omitempty"`
+}
+
+// StallOnset is the moment stall time crossed a threshold within a moving
+// window (a PSI trigger, or memdiag's 50 ms polling where the kernel does
+// not permit one), with the processes seen at that moment.
+type StallOnset struct {
+	Time     time.Time     `json:"time"`
+	Scope    string        `json:"scope"`    // "host" or the cgroup directory
+	Resource string        `json:"resource"` // "memory"
+	Kind     string        `json:"kind"`     // "some" or "full"
+	Stall    time.Duration `json:"stall_ns"` // threshold
+	Window   time.Duration `json:"window_ns"`
+	Mode     string        `json:"mode"` // "trigger" or "poll"
+	// Procs are the processes at the onset: the cgroup's members for a
+	// cgroup scope, the host's tasks in uninterruptible sleep (D: waiting
+	// on reclaim or I/O) for the host, most I/O first, with cumulative I/O.
+	Procs []diskio.ProcIO `json:"procs,omitempty"`
 }
 
 // End is the last line of a cleanly ended recording.

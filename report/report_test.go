@@ -3,38 +3,21 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/memdiag/memdiag/correlate"
+	goldenfile "github.com/memdiag/memdiag/internal/golden"
 	"github.com/memdiag/memdiag/timers"
 )
 
-var update = flag.Bool("update", false, "update golden files")
-
-// golden compares got with testdata/golden/name, or writes it with -update.
+// golden compares got with testdata/golden/name, or writes it under
+// -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, d)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), string(got))
 }
 
 func at(hm string) time.Time {

@@ -46,6 +46,16 @@ type Job struct {
 	Persistent         bool          `json:"persistent,omitempty"`
 	TimeZone           string        `json:"time_zone,omitempty"` // IANA zone the schedule is computed in; "" = host local
 
+	// anacron: what starts anacron ("systemd:*-*-* 07..23:30",
+	// "cron:30 7-23 * * *"), the job's fixed delay, START_HOURS_RANGE
+	// ("3-22") and the date of its last run from
+	// /var/spool/anacron/<job-id> ("20261129"). The random part
+	// (RANDOM_DELAY plus the trigger's own) is in RandomizedDelaySec.
+	Trigger         []string      `json:"trigger,omitempty"`
+	Delay           time.Duration `json:"delay_ns,omitempty"`
+	StartHoursRange string        `json:"start_hours_range,omitempty"`
+	LastRun         string        `json:"last_run,omitempty"`
+
 	// PeriodSeconds is the typical interval between firings, nil when the
 	// schedule is irregular.
 	PeriodSeconds *float64 `json:"period_seconds"`
@@ -53,10 +63,33 @@ type Job struct {
 	Unit    string   `json:"unit,omitempty"`    // the activated service, e.g. "pmlogger_check.service"
 	Command string   `json:"command"`           // ExecStart, cron command, anacron command
 	Scripts []string `json:"scripts,omitempty"` // run-parts scripts run by the job
-	User    string   `json:"user,omitempty"`
+	// IdleScripts are the Scripts that exit at once on this host because
+	// systemd is the init system and their own timer does the work
+	// (Debian's logrotate, man-db, apt-compat, dpkg, sysstat cron scripts).
+	IdleScripts []string `json:"idle_scripts,omitempty"`
+	User        string   `json:"user,omitempty"`
+
+	// Resource settings of the activated service as written
+	// (systemd.exec(5), systemd.resource-control(5)); "" when unset.
+	Nice              string `json:"nice,omitempty"`
+	IOSchedulingClass string `json:"io_scheduling_class,omitempty"`
+	CPUQuota          string `json:"cpu_quota,omitempty"`
+	MemoryMax         string `json:"memory_max,omitempty"`
+
+	// Conditions lists the service's Condition*=/Assert*= settings with
+	// what they evaluate to on the root: "ConditionPathExists=!/etc/cron.d/pcp-pmlogger: true",
+	// "ConditionACPower=true: not checked".
+	Conditions []string `json:"conditions,omitempty"`
+
+	// Live state from a running systemd ([LiveSource]); nil when it was
+	// not read (no systemd manager, no D-Bus client).
+	LastTrigger *time.Time  `json:"last_trigger,omitempty"`
+	NextElapse  *time.Time  `json:"next_elapse,omitempty"`
+	PastStarts  []time.Time `json:"past_starts,omitempty"` // from the journal
 
 	Active    bool     `json:"active"`               // will run: pulled in from the boot target / cron is the scheduler
 	ActiveVia []string `json:"active_via,omitempty"` // the chain that pulls it in
+	Reason    string   `json:"reason,omitempty"`     // why it is inactive ("nothing pulls it in", "masked")
 	Note      string   `json:"note,omitempty"`       // e.g. "PCP archive check: heavy disk I/O"
 	Errors    []string `json:"errors,omitempty"`     // "file:line: reason"
 }

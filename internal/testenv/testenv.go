@@ -5,6 +5,8 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -31,4 +33,29 @@ func Unmet(t testing.TB, why string) {
 		t.Fatalf("end-to-end test required (MEMDIAG_E2E=require) but cannot run: %s", why)
 	}
 	t.Skip("end-to-end test skipped: " + why)
+}
+
+// BuildHog compiles internal/testenv/hog into the test's temp dir and
+// returns the binary's path.
+func BuildHog(t testing.TB) string {
+	t.Helper()
+	return BuildPackage(t, "github.com/memdiag/memdiag/internal/testenv/hog", "hog")
+}
+
+// BuildMemdiag compiles memdiag into the test's temp dir and returns the
+// binary's path, so end-to-end tests run the real program.
+func BuildMemdiag(t testing.TB) string {
+	t.Helper()
+	return BuildPackage(t, "github.com/memdiag/memdiag", "memdiag")
+}
+
+// BuildPackage runs go build for pkg into a temp dir.
+func BuildPackage(t testing.TB, pkg, name string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return out
 }

@@ -1,0 +1,416 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/sources"
+)
+
+func init() { register(func(f *Factory) *cobra.Command { return newGateCmd(f, nil) }) }
+
+// GateOptions are the inputs of `memdiag gate`.
+type GateOptions struct {
+	IO       *iostreams.IOStreams
+	Now      func() time.Time
+	Logger   *slog.Logger
+	Root     string
+	Getenv   func(string) string // GITHUB_STEP_SUMMARY
+	Location *time.Location      // zone of the times in reports
+
+	Thresholds     []string
+	ThresholdsFile string
+	Interval       time.Duration
+	Duration       time.Duration
+	Recording      string
+	Cgroup         string
+	Format         string
+	Output         string
+	JUnit          string
+	Command        []string
+}
+
+func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
+	opts := &GateOptions{IO: f.IO, Now: f.Now, Getenv: os.Getenv, Location: time.Local}
+	var formats []string
+	for _, x := range gate.Formats {
+		formats = append(formats, string(x))
+	}
+	cmd := &cobra.Command{
+		Use:   "gate -t EXPR... (-- COMMAND [ARGS...] | --duration D | --recording FILE)",
+		Short: "Fail a CI job when memory pressure crosses a threshold",
+		Long: heredoc.Docf(`
+			Judge a run against thresholds on the kernel's own pressure signals and
+			exit non-zero when one is breached: wrap a command (a load test) and
+			sample while it runs, sample for --duration, or judge a recording made
+			by 'memdiag watch'.
+
+			Thresholds are written like k6 thresholds, METRIC OP VALUE[UNIT], with
+			OP one of < <= > >= == !=:
+
+			  memory.some.stall<5%%     share of wall time some task stalled on memory,
+			                           over the whole run, from PSI's total counter
+			  memory.full.stall<1%%     ... all non-idle tasks stalled at once
+			  memory.full.total<2s     stall time over the run (us, ms, s, m)
+			  memory.some.avg10<10     peak of the kernel's 10 s average (also avg60,
+			                           avg300), percent
+			  io.*, cpu.*              the same for I/O and CPU pressure
+			  swap.out<64MiB           bytes swapped out during the run (also swap.in;
+			                           B, KiB, MiB, GiB)
+			  oom_kills==0             OOM kills during the run
+			  refault.file.rate<500/s  page-cache refaults per second over the run
+			                           (also refault.anon.rate; /s counts pages,
+			                           or give B/s, KiB/s, MiB/s, GiB/s)
+			  reclaim.direct.rate<1000/s  pages scanned by direct reclaim per second
+
+			The scope is the host (/proc/pressure/*, /proc/vmstat) unless --cgroup
+			names a cgroup v2 directory: then its *.pressure files, and its
+			memory.stat and memory.events for the counters. A relative --cgroup is
+			taken below /sys/fs/cgroup. A recording is judged in its own scope (its
+			--cgroup if it was made with one).
+
+			The report shows each threshold, the observed value, pass or FAIL, and
+			the worst sampling interval. --junit writes JUnit XML (one test case per
+			threshold) for GitLab, Jenkins and GitHub test reporters; --format github
+			writes workflow annotations; when GITHUB_STEP_SUMMARY is set a markdown
+			summary is appended to that file. The wrapped command's own output
+			passes through; use --output to keep the report apart from it.
+
+			Exit codes:
+			  %[1]d  every threshold held (and the command succeeded)
+			  %[2]d  a threshold was breached
+			  %[3]d  the wrapped command failed; its own exit code is printed (the
+			     report is still written; this code wins over %[2]d and %[4]d)
+			  %[4]d  environment: a signal a threshold needs cannot be read (no PSI,
+			     not a cgroup v2 directory, unreadable cgroup) — never a pass
+			  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
+		`, ExitOK, ExitBreach, ExitCommand, ExitEnv, ExitUsage, ExitError),
+		Example: heredoc.Doc(`
+			# Fail the job if the service's cgroup stalled on memory > 1% of the load test
+			$ memdiag gate --cgroup /sys/fs/cgroup/system.slice/web.service \
+			    --threshold 'memory.full.stall<1%' --threshold 'oom_kills==0' \
+			    --junit gate.xml -- ./load-test.sh --vus 50
+
+			# Host-wide, for five minutes, thresholds from a file:
+			#   thresholds:
+			#     - memory.some.stall<5%
+			#     - swap.out<256MiB
+			$ memdiag gate --thresholds memdiag-thresholds.yaml --duration 5m
+
+			# Judge an existing recording
+			$ memdiag gate --threshold 'memory.some.avg10<10' --recording run.jsonl
+		`),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Root, opts.Logger = f.Root, f.Logger
+			if len(args) > 0 {
+				if cmd.ArgsLenAtDash() != 0 {
+					return flagErrorf("put the command to wrap after --, e.g. memdiag gate --threshold 'memory.full.stall<1%%' -- %s", strings.Join(args, " "))
+				}
+				opts.Command = args
+			}
+			if !slices.Contains(formats, opts.Format) {
+				return flagErrorf("--format %q: use one of %s", opts.Format, strings.Join(formats, ", "))
+			}
+			if opts.Interval <= 0 {
+				return flagErrorf("--interval must be positive")
+			}
+			modes := 0
+			for _, on := range []bool{len(opts.Command) > 0, cmd.Flags().Changed("duration"), opts.Recording != ""} {
+				if on {
+					modes++
+				}
+			}
+			if modes != 1 {
+				return flagErrorf("give exactly one of: a command after --, --duration, or --recording")
+			}
+			if cmd.Flags().Changed("duration") && opts.Duration <= 0 {
+				return flagErrorf("--duration must be positive")
+			}
+			if opts.Recording != "" && opts.Cgroup != "" {
+				return flagErrorf("--cgroup does not apply to --recording: a recording is judged in the scope it was made in")
+			}
+			if len(opts.Thresholds) == 0 && opts.ThresholdsFile == "" {
+				return flagErrorf("no thresholds: give --threshold EXPR (e.g. 'memory.full.stall<1%%') or --thresholds FILE")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runGate(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&opts.Thresholds, "threshold", "t", nil, "threshold `EXPR`, e.g. 'memory.full.stall<1%' (repeatable)")
+	fl.StringVar(&opts.ThresholdsFile, "thresholds", "", "read thresholds from a YAML or JSON `FILE` (a list, or a \"thresholds\" list)")
+	fl.DurationVar(&opts.Interval, "interval", time.Second, "sampling interval")
+	fl.DurationVar(&opts.Duration, "duration", 0, "sample for this long instead of wrapping a command")
+	fl.StringVar(&opts.Recording, "recording", "", "judge this recording (from memdiag watch) instead of sampling")
+	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 `DIR` instead of the host")
+	fl.StringVarP(&opts.Format, "format", "f", string(gate.FormatTable), "report format: "+strings.Join(formats, ", "))
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout")
+	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
+	return cmd
+}
+
+func runGate(ctx context.Context, opts *GateOptions) error {
+	ths, err := gate.ParseAll(opts.Thresholds)
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	if opts.ThresholdsFile != "" {
+		more, err := gate.ReadFile(opts.ThresholdsFile)
+		if err != nil {
+			if errors.Is(err, gate.ErrThreshold) {
+				return &FlagError{Err: err}
+			}
+			return err
+		}
+		ths = append(ths, more...)
+	}
+
+	var rep *gate.Report
+	if opts.Recording != "" {
+		rec, err := record.ReadFile(opts.Recording)
+		if err != nil {
+			return err
+		}
+		rep = gate.Evaluate(&rec.Header, rec.Samples, gate.Scope{Cgroup: rec.Header.Cgroup}, ths)
+		rep.Warnings = rec.Warnings
+	} else {
+		rep, err = sampleRun(ctx, opts, ths)
+		if err != nil {
+			return err
+		}
+	}
+	return writeGateReport(opts, rep)
+}
+
+// sampleRun samples the scope before, during (every Interval) and after the
+// command or duration, and judges the samples.
+func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*gate.Report, error) {
+	procRoot := filepath.Join(opts.Root, "proc")
+	var scope gate.Scope
+	var psiOpts []psi.Option
+	if opts.Cgroup != "" {
+		dir := opts.Cgroup
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join("/sys/fs/cgroup", dir)
+		}
+		scope.Cgroup = filepath.Join(opts.Root, dir)
+		psiOpts = append(psiOpts, psi.WithCgroup(scope.Cgroup))
+	}
+	c, err := psi.NewCollector(procRoot, psiOpts...)
+	if err != nil {
+		return nil, &ExitCodeError{Code: ExitEnv, Err: err}
+	}
+	lc, err := lru.NewCollector(procRoot)
+	if err != nil {
+		return nil, &ExitCodeError{Code: ExitEnv, Err: err}
+	}
+	srcs := []record.Source{sources.PSI{C: c}, sources.VMStat{C: lc}}
+	if scope.Cgroup != "" {
+		srcs = append(srcs, sources.CgroupCounters{Dir: scope.Cgroup})
+	}
+	sp := &record.Sampler{Sources: srcs, Interval: opts.Interval, Logger: opts.Logger, Now: opts.Now}
+
+	first := sp.Collect(ctx, 0)
+	if err := gate.Preflight(first, scope, ths); err != nil {
+		// Still write the report (JUnit, step summary, annotations) so
+		// CI shows why, then exit 5.
+		var ee *gate.EnvError
+		if errors.As(err, &ee) {
+			if werr := writeGateReport(opts, ee.Report(scope, first.Time, ths)); werr != nil && !isExitCode(werr, ExitEnv) {
+				return nil, werr
+			}
+		}
+		return nil, &ExitCodeError{Code: ExitEnv, Err: envDetail(ctx, c, scope, ths, err)}
+	}
+	samples := []record.Sample{*first}
+	take := func() { samples = append(samples, *sp.Collect(ctx, len(samples))) }
+
+	var cmdRes *gate.CommandResult
+	var done <-chan struct{}
+	var child *exec.Cmd
+	if len(opts.Command) > 0 {
+		cmdRes = &gate.CommandResult{Args: opts.Command}
+		child = exec.Command(opts.Command[0], opts.Command[1:]...)
+		child.Stdin, child.Stdout, child.Stderr = opts.IO.In, opts.IO.Out, opts.IO.ErrOut
+		if err := child.Start(); err != nil {
+			cmdRes.Err, cmdRes.ExitCode = "could not start: "+err.Error(), 127
+			take()
+			rep := gate.Evaluate(nil, samples, scope, ths)
+			rep.Command = cmdRes
+			return rep, nil
+		}
+		ch := make(chan struct{})
+		go func() {
+			err := child.Wait()
+			fillExit(cmdRes, child.ProcessState, err)
+			close(ch)
+		}()
+		done = ch
+	} else {
+		ch := make(chan struct{})
+		t := time.AfterFunc(opts.Duration, func() { close(ch) })
+		defer t.Stop()
+		done = ch
+	}
+
+	tick := time.NewTicker(opts.Interval)
+	defer tick.Stop()
+loop:
+	for {
+		select {
+		case <-done:
+			break loop
+		case <-ctx.Done():
+			if child != nil {
+				// Only the process we started, by its PID.
+				_ = child.Process.Signal(syscall.SIGTERM)
+				select {
+				case <-done:
+				case <-time.After(10 * time.Second):
+					_ = child.Process.Kill()
+					<-done
+				}
+			}
+			return nil, ctx.Err()
+		case <-tick.C:
+			take()
+		}
+	}
+	take()
+	h := &record.Header{PageSize: os.Getpagesize()}
+	rep := gate.Evaluate(h, samples, scope, ths)
+	rep.Command = cmdRes
+	return rep, nil
+}
+
+// envDetail adds the kernel's reasons (psi.UnavailableError with a hint)
+// for the PSI resources the thresholds need to a preflight failure.
+func envDetail(ctx context.Context, c *psi.Collector, scope gate.Scope, ths []*gate.Threshold, err error) error {
+	var missing []error
+	if scope.Cgroup != "" {
+		_, missing, _, _ = c.CollectCgroup(ctx)
+	} else {
+		_, missing, _ = c.Collect(ctx)
+	}
+	need := map[string]bool{}
+	for _, t := range ths {
+		if t.Metric.Resource != "" {
+			need[t.Metric.Resource] = true
+		}
+	}
+	msgs := []string{err.Error()}
+	for _, m := range missing {
+		var ue *psi.UnavailableError
+		if errors.As(m, &ue) && need[strings.TrimSuffix(filepath.Base(ue.Path), ".pressure")] {
+			msgs = append(msgs, m.Error())
+		}
+	}
+	return errors.New(strings.Join(msgs, "\n"))
+}
+
+func fillExit(r *gate.CommandResult, ps *os.ProcessState, err error) {
+	if ps == nil {
+		r.ExitCode, r.Err = 127, err.Error()
+		return
+	}
+	r.ExitCode = ps.ExitCode()
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		r.Signal = unix.SignalName(ws.Signal())
+		r.ExitCode = 128 + int(ws.Signal())
+	}
+}
+
+// writeGateReport writes the report, the JUnit file and the GitHub step summary,
+// and maps the verdict to an exit code.
+func writeGateReport(opts *GateOptions, rep *gate.Report) error {
+	ro := gate.RenderOptions{Location: opts.Location}
+	var out io.Writer = opts.IO.Out
+	if opts.Output != "" {
+		f, err := os.Create(opts.Output)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = f
+	}
+	if err := gate.Render(out, rep, gate.Format(opts.Format), ro); err != nil {
+		return err
+	}
+	if opts.JUnit != "" {
+		if err := writeFile(opts.JUnit, func(w io.Writer) error { return gate.WriteJUnit(w, rep, opts.Location) }); err != nil {
+			return err
+		}
+	}
+	if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
+		}
+		err = gate.Render(f, rep, gate.FormatMarkdown, ro)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
+		}
+	}
+	switch {
+	case rep.Command.Failed():
+		return &ExitCodeError{Code: ExitCommand, Err: fmt.Errorf("the wrapped command failed: %s", strings.Join(rep.Command.Args, " ")+": "+rep.Command.Describe())}
+	case rep.Count(gate.NoData) > 0:
+		var names []string
+		for _, r := range rep.Results {
+			if r.Status == gate.NoData {
+				names = append(names, r.Threshold.Expr+": "+r.Reason)
+			}
+		}
+		return &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("could not judge %s", strings.Join(names, "; "))}
+	case rep.Count(gate.Fail) > 0:
+		var names []string
+		for _, r := range rep.Results {
+			if r.Status == gate.Fail {
+				names = append(names, fmt.Sprintf("%s (observed %s)", r.Threshold.Expr, gate.FormatValue(r.Threshold, r.Observed)))
+			}
+		}
+		return &ExitCodeError{Code: ExitBreach, Err: fmt.Errorf("threshold breached: %s", strings.Join(names, ", "))}
+	}
+	return nil
+}
+
+func isExitCode(err error, code int) bool {
+	var ce *ExitCodeError
+	return errors.As(err, &ce) && ce.Code == code
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,194 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
+	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/memreport"
+	"github.com/memdiag/memdiag/memview"
+)
+
+func init() { register(func(f *Factory) *cobra.Command { return newMemCmd(f, nil) }) }
+
+// MemOptions are the inputs of `memdiag mem`.
+type MemOptions struct {
+	IO       *iostreams.IOStreams
+	Now      func() time.Time
+	Root     string
+	Format   memreport.Format
+	Top      int
+	Interval time.Duration // between the two /proc/vmstat and PSI reads; 0: one read, pressure not measured
+	// RunLog runs a kernel log command (dmesg, journalctl) when /dev/kmsg
+	// is unreadable; nil never does. Only used when Root is "/".
+	RunLog func(ctx context.Context, name string, args ...string) ([]byte, error)
+	ctx    context.Context
+}
+
+func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
+	opts := &MemOptions{IO: f.IO, Now: f.Now, RunLog: runLogCommand}
+	var format string
+	c := &cobra.Command{
+		Use:   "mem",
+		Short: "Show which memory is the problem: host, cgroups, processes and OOM kills",
+		Long: heredoc.Doc(`
+			Show memory as the kernel accounts it, and say which part is the problem.
+
+			A "used" figure that counts page cache looks full on a healthy host: the
+			kernel gives cache back on demand. mem shows anon (process memory) apart
+			from file (page cache) and shmem, how much is reclaimable, and whether the
+			kernel is actually under pressure over the last --interval: PSI stall time,
+			refaults (cache evicted and read back) and direct reclaim.
+
+			Then the processes with the largest RSS (anon, file, shmem; PSS and swap
+			from smaps_rollup), every memory cgroup (v1 and v2) with its limit,
+			flagged when within 10 % of it, and the OOM kills in the kernel log
+			(/dev/kmsg as root, else dmesg or journalctl -k) with the oom_kill
+			counters of /proc/vmstat and each cgroup.
+		`),
+		Example: heredoc.Doc(`
+			memdiag mem
+			memdiag mem --top 5 --format json
+			memdiag mem --root /mnt/host --interval 0
+		`),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.Format, err = memreport.ParseFormat(format); err != nil {
+				return &FlagError{Err: err}
+			}
+			if opts.Top < 0 {
+				return flagErrorf("--top must be 0 (all) or more, not %d", opts.Top)
+			}
+			if opts.Interval < 0 {
+				return flagErrorf("--interval must not be negative")
+			}
+			opts.Root = f.Root
+			opts.ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return runMem(opts)
+		},
+	}
+	c.Flags().StringVar(&format, "format", "table", "output format: table, json or markdown")
+	c.Flags().IntVar(&opts.Top, "top", 10, "processes to show, by RSS (0: all)")
+	c.Flags().DurationVar(&opts.Interval, "interval", time.Second, "time between the two reads that measure pressure (0: do not measure)")
+	return c
+}
+
+func runMem(opts *MemOptions) error {
+	ctx := opts.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	col, err := memview.NewCollector(opts.Root)
+	if err != nil {
+		return &ExitCodeError{Code: ExitEnv, Err: err}
+	}
+	var warnings []string
+	warn := func(err error) { warnings = append(warnings, err.Error()) }
+
+	prev, missing, err := col.Snapshot(opts.Now())
+	if err != nil {
+		return err
+	}
+	if missing != nil {
+		warn(missing)
+	}
+	cur := prev
+	if opts.Interval > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(opts.Interval):
+		}
+		if cur, _, err = col.Snapshot(opts.Now()); err != nil {
+			return err
+		}
+	}
+	host, hw, err := col.Host()
+	if err != nil {
+		return err
+	}
+	for _, e := range hw {
+		warn(e)
+	}
+	procs, scan, err := col.Procs(opts.Top)
+	if err != nil {
+		return err
+	}
+	cgs, err := col.Cgroups()
+	if err != nil {
+		var ue *memview.UnavailableError
+		if !errors.As(err, &ue) {
+			return err
+		}
+		warn(err)
+	}
+	boot, err := col.BootTime()
+	if err != nil {
+		warn(err)
+	}
+	log := readKernelLog(ctx, opts, col, boot)
+	rep := memview.Build(opts.Now(), prev, cur, host, procs, scan, cgs, log)
+	rep.Warnings = warnings
+	return memreport.Render(opts.IO.Out, rep, opts.Format, memreport.Options{TopCgroups: opts.Top})
+}
+
+// readKernelLog reads OOM kills from /dev/kmsg, else (live host only)
+// from dmesg, else journalctl -k, and says why when none worked.
+func readKernelLog(ctx context.Context, opts *MemOptions, col *memview.Collector, boot time.Time) memview.KernelLog {
+	var why []string
+	b, err := memview.ReadKmsg(col.KmsgPath())
+	if err == nil {
+		kills, perr := memview.ParseKernelLog(strings.NewReader(string(b)), col.KmsgPath(), boot)
+		if perr == nil {
+			return memview.KernelLog{Source: "/dev/kmsg", Kills: kills}
+		}
+		err = perr
+	}
+	why = append(why, err.Error())
+	if opts.Root == "/" && opts.RunLog != nil {
+		for _, c := range [][]string{{"dmesg"}, {"journalctl", "-k", "-o", "short-monotonic", "--no-pager", "-q"}} {
+			out, err := opts.RunLog(ctx, c[0], c[1:]...)
+			if err != nil {
+				why = append(why, err.Error())
+				continue
+			}
+			if len(strings.TrimSpace(string(out))) == 0 {
+				// journalctl prints nothing, successfully, without a journal
+				// or without the right to read it: that is not "no kills".
+				why = append(why, c[0]+": no kernel messages (no journal, or no access to it)")
+				continue
+			}
+			kills, err := memview.ParseKernelLog(strings.NewReader(string(out)), c[0], boot)
+			if err != nil {
+				why = append(why, err.Error())
+				continue
+			}
+			return memview.KernelLog{Source: strings.Join(c[:min(2, len(c))], " "), Kills: kills}
+		}
+	}
+	return memview.KernelLog{Unreadable: strings.Join(why, "; ")}
+}
+
+// runLogCommand runs a kernel-log reader; its error carries the command's
+// stderr, since "exit status 1" alone tells the user nothing.
+func runLogCommand(ctx context.Context, name string, args ...string) ([]byte, error) {
+	c := exec.CommandContext(ctx, name, args...)
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %s", name, err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}

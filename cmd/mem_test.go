@@ -1,0 +1,149 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/memreport"
+	"github.com/memdiag/memdiag/memview"
+)
+
+func TestNewMemCmd(t *testing.T) {
+	tests := []struct {
+		args    string
+		want    MemOptions
+		wantErr string
+	}{
+		{"", MemOptions{Format: memreport.Table, Top: 10, Interval: time.Second, Root: "/"}, ""},
+		{"--format json --top 3 --interval 0", MemOptions{Format: memreport.JSON, Top: 3, Interval: 0, Root: "/"}, ""},
+		{"--root /mnt/h --format markdown --top 0", MemOptions{Format: memreport.Markdown, Top: 0, Interval: time.Second, Root: "/mnt/h"}, ""},
+		{"--format csv", MemOptions{}, `unknown format "csv"`},
+		{"--top -1", MemOptions{}, "--top must be 0"},
+		{"extra", MemOptions{}, `unknown command "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
+			var got *MemOptions
+			root := NewRootCmd(f)
+			for _, c := range root.Commands() {
+				if c.Name() == "mem" {
+					root.RemoveCommand(c)
+				}
+			}
+			root.AddCommand(newMemCmd(f, func(o *MemOptions) error { got = o; return nil }))
+			args := []string{"mem"}
+			if tt.args != "" {
+				args = append(args, strings.Fields(tt.args)...)
+			}
+			root.SetArgs(args)
+			root.SetOut(ios.Out)
+			root.SetErr(ios.ErrOut)
+			err := root.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := cmpopts.IgnoreFields(MemOptions{}, "IO", "Now", "RunLog", "ctx")
+			if d := cmp.Diff(tt.want, *got, opt); d != "" {
+				t.Errorf("options (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestRunMemGolden(t *testing.T) {
+	for _, format := range []memreport.Format{memreport.Table, memreport.Markdown, memreport.JSON} {
+		t.Run(string(format), func(t *testing.T) {
+			ios, _, out, _ := iostreams.Test()
+			opts := &MemOptions{
+				IO:     ios,
+				Now:    func() time.Time { return time.Date(2026, 11, 29, 21, 44, 0, 0, time.UTC) },
+				Root:   "../memview/testdata/host618",
+				Format: format, Top: 10, Interval: 0,
+				RunLog: func(context.Context, string, ...string) ([]byte, error) {
+					return nil, errors.New("must not run with a fixture root")
+				},
+			}
+			if err := runMem(opts); err != nil {
+				t.Fatal(err)
+			}
+			ext := map[memreport.Format]string{memreport.Table: "txt", memreport.Markdown: "md", memreport.JSON: "json"}[format]
+			golden(t, "mem-host618."+ext, out.String())
+		})
+	}
+}
+
+func TestRunMemNoKernelLog(t *testing.T) {
+	// A root without dev/kmsg: the report says the log was unreadable and
+	// still shows the vmstat and cgroup counters.
+	root := t.TempDir()
+	src := "../memview/testdata/host618"
+	if err := os.CopyFS(root, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, "dev/kmsg")); err != nil {
+		t.Fatal(err)
+	}
+	ios, _, out, _ := iostreams.Test()
+	opts := &MemOptions{IO: ios, Now: time.Now, Root: root, Format: memreport.Table, Top: 10}
+	if err := runMem(opts); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{"Kernel log not readable (open " + root + "/dev/kmsg: no such file or directory)", "Counters since boot: /proc/vmstat oom_kill 1."} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestReadKernelLogFallback(t *testing.T) {
+	// No readable /dev/kmsg: a live root falls back to dmesg, then to
+	// journalctl -k; empty journalctl output is not "no kills".
+	root := t.TempDir() // a proc/ and no dev/kmsg
+	if err := os.Mkdir(filepath.Join(root, "proc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	col, err := memview.NewCollector(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dmesg414, err := os.ReadFile("../memview/testdata/oom/dmesg-4.14-memcg.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	opts := &MemOptions{Root: "/", RunLog: func(_ context.Context, name string, args ...string) ([]byte, error) {
+		ran = append(ran, name)
+		if name == "dmesg" {
+			return nil, errors.New("dmesg: exit status 1: read kernel buffer failed: Operation not permitted")
+		}
+		return []byte("\n"), nil
+	}}
+	got := readKernelLog(context.Background(), opts, col, time.Time{})
+	if got.Source != "" || !strings.Contains(got.Unreadable, "dmesg: exit status 1") ||
+		!strings.Contains(got.Unreadable, "journalctl: no kernel messages") || cmp.Diff([]string{"dmesg", "journalctl"}, ran) != "" {
+		t.Errorf("got %+v after running %v", got, ran)
+	}
+	opts.RunLog = func(_ context.Context, name string, args ...string) ([]byte, error) { return dmesg414, nil }
+	got = readKernelLog(context.Background(), opts, col, time.Time{})
+	if got.Source != "dmesg" || len(got.Kills) != 1 || got.Kills[0].PID != 2915 {
+		t.Errorf("got %+v, want the kill of PID 2915 from dmesg", got)
+	}
+}

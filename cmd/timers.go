@@ -1,0 +1,214 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
+	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// TimersOptions are the flags of `memdiag timers`.
+type TimersOptions struct {
+	IO   *iostreams.IOStreams
+	Now  func() time.Time
+	Root string
+
+	All      bool
+	Users    bool
+	Next     int
+	From, To string
+	BaseTime string
+	TZ       string
+	Format   string
+	Strict   bool
+}
+
+func init() { register(func(f *Factory) *cobra.Command { return newTimersCmd(f, nil) }) }
+
+func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
+	opts := &TimersOptions{IO: f.IO, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "timers",
+		Short: "List every periodic job on the host — systemd timers, cron, anacron — and when it fires next",
+		Long: heredoc.Doc(`
+			List every periodic job defined on the host: systemd timer units (with the
+			service each one starts), /etc/crontab, /etc/cron.d/*, users' crontabs in
+			/var/spool/cron/crontabs, /etc/anacrontab, and the run-parts folders
+			/etc/cron.{hourly,daily,weekly,monthly} with the scripts in them.
+
+			Only jobs that will actually run are listed. A systemd timer runs when the
+			boot target pulls it in — through a link in a *.wants/ or *.requires/
+			folder, or through Wants=, Requires=, BindsTo= or Upholds= of a unit that is
+			itself pulled in (PCP's pmlogger_check.timer is pulled in by BindsTo= in
+			pmlogger.service) — and when the conditions of its service hold on this
+			host (ConditionPathExists= and similar). --all also lists the others and
+			adds an ACTIVE column saying why each job runs or not.
+
+			Columns:
+			  NAME      timer unit, or crontab file:line, or anacron:<job id>
+			  SOURCE    systemd, cron or anacron
+			  SCHEDULE  as written; for OnCalendar= also systemd's normalized form
+			  PERIOD    the constant interval between firings (30m, 1d, 1w) or irregular
+			  NEXT      the next firing (--next N for N of them), in --tz
+			  COMMAND   ExecStart= of the timer's service, or the cron/anacron command
+			            with the run-parts scripts it runs
+			  NOTE      what a known heavy job does to memory and disks; parse errors
+
+			--format json adds, per job, the service's User=, Nice=, IOSchedulingClass=,
+			CPUQuota= and MemoryMax=, its conditions, AccuracySec=, RandomizedDelaySec=,
+			Persistent= and the chain of units that pulls the timer in.
+
+			A systemd timer may start up to AccuracySec= (default 1 min) plus
+			RandomizedDelaySec= after its planned time; --from/--to shows that window.
+			Monotonic settings (OnBootSec=, OnUnitActiveSec=) depend on boot and on the
+			last run, so they give a period but no projected firings.
+
+			Malformed unit files, OnCalendar= expressions and crontab lines are shown as
+			file:line: reason under the listing, which still lists everything else;
+			--strict makes them exit code 1.
+
+			Live state from a running systemd (last and next elapse over D-Bus) is not
+			read: this command works from files only, so it also works on a mounted
+			image (--root) and on hosts whose PID 1 is not systemd.
+		`),
+		Example: indentExample(heredoc.Doc(`
+			  # every active periodic job and its next firing
+			  $ memdiag timers
+
+			  # also inactive ones, with why; three next firings each
+			  $ memdiag timers --all --next 3
+
+			  # every firing during a load test, in time order
+			  $ memdiag timers --from '2026-11-29 12:00' --to '2026-11-29 14:00'
+
+			  # reproducible output for a report
+			  $ memdiag timers --base-time 2026-11-29T12:00:00Z --tz UTC --format markdown
+
+			  # a mounted image; fail when anything is malformed
+			  $ memdiag timers --root /mnt/image --strict
+		`)),
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Root = f.Root
+			if !slices.Contains(timers.Formats, timers.Format(opts.Format)) {
+				return flagErrorf("--format %q: want one of table, json, csv, markdown", opts.Format)
+			}
+			if opts.Next < 1 {
+				return flagErrorf("--next %d: want at least 1", opts.Next)
+			}
+			if (opts.From == "") != (opts.To == "") {
+				return flagErrorf("--from and --to go together")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runTimers(opts)
+		},
+	}
+	cmd.Flags().BoolVarP(&opts.All, "all", "a", false, "also list jobs that will not run, and say why each job runs or not")
+	cmd.Flags().BoolVar(&opts.Users, "user-units", false, "also read systemd user units (etc/systemd/user, ~/.config/systemd/user)")
+	cmd.Flags().IntVarP(&opts.Next, "next", "n", 1, "number of next firings to show per job")
+	cmd.Flags().StringVar(&opts.From, "from", "", "list every firing from this time (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' in --tz, or 'now')")
+	cmd.Flags().StringVar(&opts.To, "to", "", "... up to this time (same forms, or a duration after --from such as 2h)")
+	cmd.Flags().StringVar(&opts.BaseTime, "base-time", "", "compute next firings from this time instead of now (same forms as --from)")
+	cmd.Flags().StringVar(&opts.TZ, "tz", "", "IANA time zone to show times in (default: the root's etc/localtime, else UTC); schedules are computed in the root's zone, or in --tz when the root names none")
+	cmd.Flags().StringVarP(&opts.Format, "format", "o", "table", "output format: table, json, csv or markdown")
+	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "exit with code 1 when a unit file, calendar expression or crontab line is malformed")
+	return cmd
+}
+
+// indentExample indents an Example block by two spaces, as cobra prints
+// it verbatim.
+func indentExample(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// parseWhen parses a time flag: RFC 3339, "YYYY-MM-DD HH:MM[:SS]" in loc,
+// "YYYY-MM-DD" or "now".
+func parseWhen(s string, now time.Time, loc *time.Location) (time.Time, error) {
+	if s == "now" {
+		return now, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("cannot parse time %q (want RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' or 'now')", s)
+}
+
+func runTimers(opts *TimersOptions) error {
+	loc, err := timers.HostLocation(opts.Root, opts.TZ)
+	if err != nil {
+		return flagErrorf("--tz: %v", err)
+	}
+	base := opts.Now()
+	if opts.BaseTime != "" {
+		if base, err = parseWhen(opts.BaseTime, opts.Now(), loc); err != nil {
+			return flagErrorf("--base-time: %v", err)
+		}
+	}
+	jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{Users: opts.Users})
+	if err != nil {
+		return &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("reading periodic jobs under %s: %w", opts.Root, err)}
+	}
+	problems := timers.Problems(jobs)
+	if _, err := timers.ProbeLive(opts.Root); err != nil {
+		fmt.Fprintln(opts.IO.ErrOut, "memdiag: live timer state:", err)
+	}
+	shown := jobs
+	if !opts.All {
+		shown = nil
+		for _, j := range jobs {
+			if j.Active || len(j.Errors) > 0 {
+				shown = append(shown, j)
+			}
+		}
+	}
+	ro := timers.RenderOptions{Base: base, Next: opts.Next, Loc: loc, ShowWhy: opts.All, Problems: problems}
+	format := timers.Format(opts.Format)
+	if opts.From != "" {
+		from, err := parseWhen(opts.From, base, loc)
+		if err != nil {
+			return flagErrorf("--from: %v", err)
+		}
+		to, err := parseWhen(opts.To, base, loc)
+		if err != nil {
+			d, derr := time.ParseDuration(opts.To)
+			if derr != nil {
+				return flagErrorf("--to: %v", err)
+			}
+			to = from.Add(d)
+		}
+		if !to.After(from) {
+			return flagErrorf("--to must be after --from")
+		}
+		fs := timers.Project(shown, from, to, loc)
+		err = timers.RenderFirings(opts.IO.Out, fs, shown, format, ro, from, to)
+		if err != nil {
+			return err
+		}
+	} else if err := timers.RenderJobs(opts.IO.Out, shown, format, ro); err != nil {
+		return err
+	}
+	if format == timers.FormatCSV {
+		// CSV stays one table; the problems go to stderr.
+		for _, p := range problems {
+			fmt.Fprintln(opts.IO.ErrOut, "memdiag:", p)
+		}
+	}
+	if opts.Strict && len(problems) > 0 {
+		return &ExitCodeError{Code: ExitError, Err: errors.New(strings.TrimSpace(fmt.Sprintf("%d problem(s) in periodic job definitions (--strict)", len(problems))))}
+	}
+	return nil
+}

@@ -1,0 +1,170 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/memdiag/memdiag/internal/iostreams"
+)
+
+func TestNewTimersCmd(t *testing.T) {
+	tests := []struct {
+		args    string
+		want    TimersOptions
+		wantErr string
+	}{
+		{"", TimersOptions{Next: 1, Format: "table", Root: "/"}, ""},
+		{"--all --next 3 -o json", TimersOptions{All: true, Next: 3, Format: "json", Root: "/"}, ""},
+		{"--from 2026-11-29T12:00:00Z --to 2h --tz Europe/Berlin", TimersOptions{Next: 1, Format: "table", From: "2026-11-29T12:00:00Z", To: "2h", TZ: "Europe/Berlin", Root: "/"}, ""},
+		{"--base-time 2026-11-29T12:00:00Z --strict --format markdown --root /mnt", TimersOptions{Next: 1, Format: "markdown", BaseTime: "2026-11-29T12:00:00Z", Strict: true, Root: "/mnt"}, ""},
+		{"--user-units", TimersOptions{Next: 1, Format: "table", Users: true, Root: "/"}, ""},
+		{"--format yaml", TimersOptions{}, `--format "yaml"`},
+		{"--next 0", TimersOptions{}, "--next 0"},
+		{"--from 2026-11-29", TimersOptions{}, "--from and --to go together"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
+			var got *TimersOptions
+			root := NewRootCmd(f)
+			// Replace the registered timers command with one capturing opts.
+			for _, c := range root.Commands() {
+				if c.Name() == "timers" {
+					root.RemoveCommand(c)
+				}
+			}
+			root.AddCommand(newTimersCmd(f, func(o *TimersOptions) error { got = o; return nil }))
+			root.SetArgs(append([]string{"timers"}, strings.Fields(tt.args)...))
+			root.SetOut(ios.Out)
+			root.SetErr(ios.ErrOut)
+			err := root.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(TimersOptions{}, "IO", "Now")); diff != "" {
+				t.Errorf("options (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// runCLI runs memdiag with args against a fixture root and returns exit
+// code, stdout and stderr.
+func runCLI(t *testing.T, root string, args ...string) (int, string, string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := &Factory{IO: ios, Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }, Root: "/"}
+	code := Run(context.Background(), f, append([]string{"--root", root}, args...))
+	return code, out.String(), errOut.String()
+}
+
+func timersRoot(name string) string { return filepath.Join("..", "testdata", "timers", name) }
+
+// TestRunTimersGolden renders the Debian fixture in every format at a
+// fixed base time and zone. The values in the goldens were checked by
+// hand against the unit files (see timers/inventory_test.go).
+func TestRunTimersGolden(t *testing.T) {
+	base := []string{"timers", "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC"}
+	tests := []struct {
+		name string
+		root string
+		args []string
+		code int
+	}{
+		{"timers-debian.table.txt", "debian", nil, 0},
+		{"timers-debian.markdown.md", "debian", []string{"--format", "markdown"}, 0},
+		{"timers-debian.json", "debian", []string{"--format", "json", "--next", "3"}, 0},
+		{"timers-debian.csv", "debian", []string{"--format", "csv"}, 0},
+		{"timers-debian-all.table.txt", "debian", []string{"--all"}, 0},
+		{"timers-debian-window.table.txt", "debian", []string{"--from", "2026-11-29 12:00", "--to", "2026-11-29 13:00"}, 0},
+		{"timers-debian-window.json", "debian", []string{"--from", "2026-11-30T00:00:00Z", "--to", "2026-11-30T08:00:00Z", "-o", "json"}, 0},
+		{"timers-edge-all.table.txt", "edge", []string{"--all", "--tz", "Europe/Berlin"}, 0},
+		{"timers-edge-strict.table.txt", "edge", []string{"--strict"}, ExitError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, timersRoot(tt.root), append(append([]string{}, base...), tt.args...)...)
+			if code != tt.code {
+				t.Fatalf("exit code %d, want %d; stderr:\n%s", code, tt.code, errOut)
+			}
+			golden(t, tt.name, out)
+		})
+	}
+}
+
+// TestRunTimersStrict: problems are printed as file:line: reason, the
+// listing still appears, and --strict turns them into exit code 1.
+func TestRunTimersStrict(t *testing.T) {
+	code, out, errOut := runCLI(t, timersRoot("edge"), "timers", "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC")
+	if code != 0 {
+		t.Fatalf("exit code %d without --strict; stderr:\n%s", code, errOut)
+	}
+	for _, want := range []string{
+		"etc/cron.d/edge:7: malformed crontab line: end of range (61) above maximum (59): 61",
+		`lib/systemd/system/edge-badcal.timer:2: OnCalendar=*-*-* 25:00: invalid calendar expression`,
+		"edge-override.timer", // the rest is still listed
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	code, _, errOut = runCLI(t, timersRoot("edge"), "timers", "--strict", "-o", "json")
+	if code != ExitError || !strings.Contains(errOut, "5 problem(s)") {
+		t.Errorf("--strict: exit code %d, stderr %q; want 1 and the problem count", code, errOut)
+	}
+	code, _, _ = runCLI(t, timersRoot("debian"), "timers", "--strict")
+	if code != 0 {
+		t.Errorf("--strict on the Debian fixture: exit code %d, want 0 (no problems)", code)
+	}
+}
+
+// TestRunTimersJSONShape checks the fields the issue promises per job.
+func TestRunTimersJSONShape(t *testing.T) {
+	_, out, _ := runCLI(t, timersRoot("debian"), "timers", "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC", "-o", "json", "--next", "2")
+	var doc struct {
+		Jobs []map[string]any `json:"jobs"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, j := range doc.Jobs {
+		for _, k := range []string{"name", "source", "schedule", "period_seconds", "next", "command", "errors"} {
+			if _, ok := j[k]; !ok {
+				t.Errorf("job %v lacks %q", j["name"], k)
+			}
+		}
+		if j["name"] == "pmlogger_check.timer" {
+			found = true
+			want := map[string]any{
+				"source": "systemd", "schedule": []any{"*-*-* *:25:00", "*-*-* *:55:00"}, "period_seconds": 1800.0,
+				"next": []any{"2026-11-29T12:25:00Z", "2026-11-29T12:55:00Z"}, "errors": []any{},
+			}
+			for k, v := range want {
+				if diff := cmp.Diff(v, j[k]); diff != "" {
+					t.Errorf("pmlogger_check.timer %s (-want +got):\n%s", k, diff)
+				}
+			}
+		}
+		if j["name"] == "anacron.timer" && j["period_seconds"] != nil {
+			t.Errorf("anacron.timer period_seconds = %v, want null (07..23:30 is irregular)", j["period_seconds"])
+		}
+	}
+	if !found {
+		t.Error("pmlogger_check.timer not listed")
+	}
+}

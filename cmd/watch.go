@@ -1,0 +1,254 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/report"
+)
+
+// WatchOptions are the settings of `memdiag watch`.
+type WatchOptions struct {
+	F           *Factory
+	Interval    time.Duration
+	Duration    time.Duration // 0: until Ctrl-C or the command exits
+	Out         string
+	Force       bool
+	Cgroup      string
+	TopN        int
+	Quiet       bool
+	KeepCmdline bool
+	AllDevices  bool
+	Command     []string
+	ProbeURL    string
+	ProbeEvery  time.Duration
+	LatencyFile string
+	LatencyFmt  string
+	NoTimers    bool
+	// Events is auto, on or off: the process-events connector and
+	// taskstats (auto: when permitted, else polling with a note).
+	Events          string
+	StallThreshold  time.Duration // PSI memory "some" stall within StallWindow that marks an onset; 0 disables
+	StallWindow     time.Duration
+	EnableDelayAcct bool
+}
+
+func init() { register(func(f *Factory) *cobra.Command { return newWatchCmd(f, nil) }) }
+
+func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
+	opts := &WatchOptions{F: f}
+	var execFlag bool
+	c := &cobra.Command{
+		Use:   "watch [flags] [--exec] [-- COMMAND ARGS...]",
+		Short: "Record memory pressure, reclaim, swap and per-process disk I/O every interval",
+		Long: heredoc.Doc(`
+			Sample the kernel's memory-pressure signals once per interval and record
+			them to a JSON Lines file that 'memdiag analyze' and 'memdiag gate' read:
+
+			  PSI        /proc/pressure/{memory,io,cpu}: stall share from Δtotal (some, full)
+			  LRU        /proc/meminfo file/anon LRU, dirty, available; /proc/vmstat
+			             direct and kswapd reclaim, refaults, major faults, OOM kills
+			  swap       pswpin/pswpout (pages/s → bytes/s), /proc/swaps
+			  disks      /proc/diskstats per whole device: bytes/s, IOPS, busy % (io_ticks)
+			  processes  /proc/PID/io deltas, the top N by I/O with their systemd unit,
+			             and processes that started or exited between samples
+
+			A live row per interval goes to stdout (--quiet for none). Ctrl-C, SIGTERM,
+			--duration or the end of the --exec command stop the recording cleanly and
+			print a summary. Run as root to see every process's I/O.
+
+			The recording is flushed after every sample: a killed recorder loses at most
+			the line being written. Command lines are stored with likely secrets
+			(passwords, tokens, keys, URL credentials) replaced by *** unless
+			--keep-cmdline is given. The format is documented in docs/recording.md.
+		`),
+		Example: heredoc.Doc(`
+			# Record until Ctrl-C, one sample per second, to a time-stamped file
+			memdiag watch
+
+			# Record a load test: stops when it ends and exits with its exit code
+			memdiag watch --out run.jsonl --exec -- k6 run script.js
+
+			# One minute, every 500 ms, no live rows, also the PSI of one cgroup v2 group
+			memdiag watch --duration 1m --interval 500ms --quiet --cgroup /sys/fs/cgroup/system.slice/app.service
+		`),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dash := cmd.ArgsLenAtDash(); dash > 0 {
+				return flagErrorf("unexpected argument %q: put the command after --", args[0])
+			} else if dash < 0 && len(args) > 0 {
+				return flagErrorf("unexpected argument %q: put the command after -- (memdiag watch --exec -- CMD ARGS)", args[0])
+			}
+			if len(args) > 0 {
+				opts.Command = args
+			}
+			if execFlag && len(opts.Command) == 0 {
+				return flagErrorf("--exec needs a command after --")
+			}
+			if opts.Interval < 10*time.Millisecond {
+				return flagErrorf("--interval %s is too short (at least 10ms)", opts.Interval)
+			}
+			if opts.Duration < 0 {
+				return flagErrorf("--duration must not be negative")
+			}
+			if opts.TopN < 0 {
+				return flagErrorf("--top must not be negative")
+			}
+			switch opts.Events {
+			case "auto", "on", "off":
+			default:
+				return flagErrorf("--events %q: want auto, on or off", opts.Events)
+			}
+			if opts.StallThreshold > 0 && (opts.StallWindow < 500*time.Millisecond || opts.StallWindow > 10*time.Second || opts.StallThreshold > opts.StallWindow) {
+				return flagErrorf("--stall-window must be 500ms..10s and at least --stall-threshold")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runWatch(cmd.Context(), opts)
+		},
+	}
+	fl := c.Flags()
+	fl.DurationVar(&opts.Interval, "interval", time.Second, "time between samples")
+	fl.DurationVar(&opts.Duration, "duration", 0, "stop after this long (default: until Ctrl-C or the command exits)")
+	fl.StringVarP(&opts.Out, "out", "o", "", "recording file (default memdiag-YYYYMMDD-HHMMSS.jsonl here; .gz compresses)")
+	fl.BoolVar(&opts.Force, "force", false, "overwrite --out if it exists")
+	fl.StringVar(&opts.Cgroup, "cgroup", "", "also record this cgroup v2 directory's memory/io/cpu.pressure")
+	fl.IntVar(&opts.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
+	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no live rows")
+	fl.BoolVar(&opts.KeepCmdline, "keep-cmdline", false, "store command lines unredacted")
+	fl.BoolVar(&opts.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
+	fl.BoolVar(&execFlag, "exec", false, "run the command after -- and stop when it exits, with its exit code")
+	fl.StringVar(&opts.ProbeURL, "probe", "", "measure latency with a built-in HTTP probe of this URL")
+	fl.DurationVar(&opts.ProbeEvery, "probe-interval", 200*time.Millisecond, "time between probe requests")
+	fl.StringVar(&opts.LatencyFile, "latency", "", "follow a load-test results file as it is written")
+	fl.StringVar(&opts.LatencyFmt, "latency-format", "", "format of --latency (default: detected)")
+	fl.BoolVar(&opts.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the header")
+	fl.StringVar(&opts.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
+	fl.DurationVar(&opts.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
+	fl.DurationVar(&opts.StallWindow, "stall-window", time.Second, "moving window of --stall-threshold (500ms..10s)")
+	fl.BoolVar(&opts.EnableDelayAcct, "enable-delayacct", false, "turn kernel.task_delayacct on while recording (root), then restore it")
+	return c
+}
+
+func runWatch(ctx context.Context, o *WatchOptions) error {
+	f := o.F
+	if o.Out == "" {
+		o.Out = "memdiag-" + f.Now().Format("20060102-150405") + ".jsonl"
+	}
+	// Everything that can fail on bad input fails before the first sample.
+	if o.EnableDelayAcct {
+		restore, err := setDelayAcct(filepath.Join(f.Root, "proc"), true)
+		if err != nil {
+			return &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("--enable-delayacct: %w", err)}
+		}
+		defer restore()
+	}
+	srcs, hdr, err := buildWatchSources(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer srcs.close()
+	if srcs.fatal != nil {
+		return srcs.fatal
+	}
+	w, err := record.Create(o.Out, o.Force)
+	if err != nil {
+		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("cannot record: %w", err)}
+	}
+	abs, _ := filepath.Abs(o.Out)
+	fmt.Fprintf(f.IO.ErrOut, "memdiag: recording to %s every %s (Ctrl-C to stop)\n", abs, o.Interval)
+	for _, warn := range srcs.warnings {
+		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", warn)
+	}
+	if err := w.WriteHeader(hdr); err != nil {
+		w.Close("error")
+		return err
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if o.Duration > 0 {
+		var c2 context.CancelFunc
+		ctx, c2 = context.WithTimeout(ctx, o.Duration)
+		defer c2()
+	}
+	var cmdDone chan error
+	var child *exec.Cmd
+	if len(o.Command) > 0 {
+		child = exec.Command(o.Command[0], o.Command[1:]...)
+		child.Stdin, child.Stdout, child.Stderr = os.Stdin, f.IO.Out, f.IO.ErrOut
+		if err := child.Start(); err != nil {
+			w.Close("command failed to start")
+			os.Remove(o.Out)
+			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--exec: %w", err)}
+		}
+		cmdDone = make(chan error, 1)
+		go func() { cmdDone <- child.Wait(); cancel() }()
+	}
+
+	sm := record.NewSummary(hdr)
+	sampler := &record.Sampler{Sources: srcs.list, Interval: o.Interval, Logger: f.Logger, Now: f.Now}
+	var prev *record.Sample
+	rows := 0
+	writeErr := sampler.Run(ctx, func(s *record.Sample) error {
+		if err := w.WriteSample(s); err != nil {
+			return err
+		}
+		sm.Add(s)
+		if prev != nil && !o.Quiet {
+			if rows%20 == 0 {
+				fmt.Fprintln(f.IO.Out, report.LiveColumns)
+			}
+			rows++
+			fmt.Fprintln(f.IO.Out, report.LiveRow(record.Between(hdr, prev, s), s, f.IO.ColorEnabled()))
+		}
+		prev = s
+		return nil
+	})
+
+	reason := "interrupted"
+	exitErr := error(nil)
+	switch {
+	case writeErr != nil:
+		reason = "write error"
+	case cmdDone != nil && ctx.Err() != nil && child.ProcessState != nil:
+		reason = "command exited"
+	case o.Duration > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		reason = "duration"
+	}
+	if cmdDone != nil {
+		if child.ProcessState == nil { // we stopped first: end the command we started
+			_ = child.Process.Signal(os.Interrupt)
+			select {
+			case <-cmdDone:
+			case <-time.After(5 * time.Second):
+				_ = child.Process.Kill()
+				<-cmdDone
+			}
+		} else {
+			<-cmdDone
+		}
+		code := child.ProcessState.ExitCode()
+		reason = fmt.Sprintf("%s: command exit code %d", reason, code)
+		if code != 0 {
+			exitErr = &ExitCodeError{Code: code, Err: fmt.Errorf("command %q exited with code %d", o.Command[0], code)}
+		}
+	}
+	if err := w.Close(reason); err != nil && writeErr == nil {
+		writeErr = err
+	}
+	report.WriteSummary(f.IO.ErrOut, sm, abs, 5)
+	if writeErr != nil {
+		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("recording stopped: %w (samples so far are in %s)", writeErr, abs)}
+	}
+	return exitErr
+}

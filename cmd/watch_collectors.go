@@ -1,0 +1,42 @@
+package cmd
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/sources"
+	"github.com/memdiag/memdiag/swap"
+	"github.com/memdiag/memdiag/timers"
+)
+
+func init() {
+	prev := addWatchCollectors
+	addWatchCollectors = func(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {
+		prev(ctx, o, h, ws)
+		procRoot := filepath.Join(o.F.Root, "proc")
+		lc, err := lru.NewCollector(procRoot)
+		if err == nil {
+			_, err = lc.Meminfo()
+		}
+		ws.status(h, "meminfo", err)
+		if err == nil {
+			m, verr := lc.VMStatMapping()
+			ws.status(h, "vmstat", verr)
+			h.VMStatMapping = m
+			ws.list = append(ws.list, sources.LRU{C: lc})
+		}
+		sw, err := swap.Swaps(procRoot)
+		ws.status(h, "swaps", err)
+		h.Swaps = sw
+
+		// The host's periodic jobs at start, so that analyze can project
+		// their firings over the recording later, on any host.
+		if !o.NoTimers {
+			jobs, err := timers.Inventory(o.F.Root, timers.InventoryOptions{})
+			ws.status(h, "timers", err)
+			h.Jobs = jobs
+		}
+	}
+}

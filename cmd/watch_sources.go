@@ -1,0 +1,133 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shirou/gopsutil/v4/common"
+	"github.com/shirou/gopsutil/v4/host"
+
+	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/sources"
+)
+
+// watchSources is what buildWatchSources wires: the sources in sampling
+// order, warnings to print once at start, and what to release at the end.
+type watchSources struct {
+	list     []record.Source
+	warnings []string
+	closers  []func()
+	fatal    error // a collector the user demanded could not start
+}
+
+func (w *watchSources) close() {
+	for _, c := range w.closers {
+		c()
+	}
+}
+
+func (w *watchSources) status(h *record.Header, name string, err error) {
+	st := record.CollectorStatus{Name: name, Available: err == nil}
+	if err != nil {
+		st.Reason = err.Error()
+		w.warnings = append(w.warnings, name+": "+err.Error())
+	}
+	h.Collectors = append(h.Collectors, st)
+}
+
+// buildWatchSources builds every collector from the options' root and the
+// recording header describing them. Bad flags (an unreadable --cgroup)
+// fail here, before anything is recorded.
+func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *record.Header, error) {
+	root := o.F.Root
+	procRoot := filepath.Join(root, "proc")
+	h := hostHeader(ctx, o.F, procRoot)
+	h.Interval, h.TopN, h.Command, h.Cgroup = o.Interval, o.TopN, o.Command, o.Cgroup
+	ws := &watchSources{}
+
+	var psiOpts []psi.Option
+	if o.Cgroup != "" {
+		if err := psi.CheckCgroup(o.Cgroup); err != nil {
+			return nil, nil, &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("--cgroup: %w", err)}
+		}
+		psiOpts = append(psiOpts, psi.WithCgroup(o.Cgroup))
+	}
+	pc, err := psi.NewCollector(procRoot, psiOpts...)
+	if err != nil {
+		return nil, nil, &ExitCodeError{Code: ExitEnv, Err: err}
+	}
+	_, missing, err := pc.Collect(ctx)
+	switch {
+	case err != nil:
+		ws.status(h, "psi", err)
+	case len(missing) == len(psi.Resources):
+		ws.status(h, "psi", fmt.Errorf("no %s: kernel older than 4.20 or built without CONFIG_PSI, or booted with psi=0; PSI columns show n/a, everything else is recorded", filepath.Join(procRoot, "pressure")))
+	default:
+		ws.status(h, "psi", errors.Join(missing...))
+		if len(missing) == 0 {
+			h.Collectors[len(h.Collectors)-1] = record.CollectorStatus{Name: "psi", Available: true}
+		}
+	}
+	ws.list = append(ws.list, sources.PSI{C: pc})
+
+	if os.Geteuid() != 0 {
+		ws.warnings = append(ws.warnings, "not root: "+diskio.DeniedHint)
+	}
+	addWatchCollectors(ctx, o, h, ws)
+	return ws, h, nil
+}
+
+// addWatchCollectors is extended as collectors land; see watch_collectors.go.
+var addWatchCollectors = func(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {}
+
+// hostHeader fills the host facts of a recording header. Boot time and
+// host name come from gopsutil, pointed at the same root as the
+// collectors (shirou/gopsutil common.EnvMap); the kernel release, page
+// size and delay accounting switch come from procRoot.
+func hostHeader(ctx context.Context, f *Factory, procRoot string) *record.Header {
+	now := f.Now()
+	h := &record.Header{
+		MemdiagVersion: VersionString(),
+		Start:          now,
+		PageSize:       os.Getpagesize(),
+		ClockTicks:     100, // USER_HZ is 100 on every Linux architecture memdiag supports
+		Root:           f.Root,
+	}
+	zone, off := now.Zone()
+	h.UTCOffset = off
+	h.TimeZone = time.Local.String()
+	if h.TimeZone == "Local" {
+		h.TimeZone = zone
+	}
+	gctx := context.WithValue(ctx, common.EnvKey, common.EnvMap{
+		common.HostProcEnvKey: procRoot,
+		common.HostSysEnvKey:  filepath.Join(f.Root, "sys"),
+		common.HostEtcEnvKey:  filepath.Join(f.Root, "etc"),
+	})
+	if info, err := host.InfoWithContext(gctx); err == nil {
+		h.Host = info.Hostname
+		h.BootTime = time.Unix(int64(info.BootTime), 0).UTC()
+	}
+	if b, err := os.ReadFile(filepath.Join(procRoot, "sys/kernel/osrelease")); err == nil {
+		h.Kernel = strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile(filepath.Join(procRoot, "sys/kernel/hostname")); err == nil && h.Host == "" {
+		h.Host = strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile(filepath.Join(procRoot, "sys/kernel/task_delayacct")); err == nil {
+		v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err == nil {
+			on := v != 0
+			h.DelayAcct = &on
+		}
+	}
+	return h
+}

@@ -1,0 +1,204 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdiag/memdiag/internal/fixtures"
+	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/record"
+)
+
+func TestNewWatchCmd(t *testing.T) {
+	def := func(o WatchOptions) WatchOptions {
+		o.ProbeEvery, o.Events, o.StallThreshold, o.StallWindow = 200*time.Millisecond, "auto", 100*time.Millisecond, time.Second
+		if o.Interval == 0 {
+			o.Interval = time.Second
+		}
+		if o.TopN == 0 {
+			o.TopN = 10
+		}
+		return o
+	}
+	tests := []struct {
+		args    string
+		want    WatchOptions
+		wantErr string
+	}{
+		{args: "", want: def(WatchOptions{})},
+		{args: "--interval 500ms --duration 1m --out r.jsonl --force --top 3 -q --cgroup /sys/fs/cgroup/x",
+			want: def(WatchOptions{Interval: 500 * time.Millisecond, Duration: time.Minute, Out: "r.jsonl", Force: true, TopN: 3, Quiet: true, Cgroup: "/sys/fs/cgroup/x"})},
+		{args: "--exec -- sleep 5", want: def(WatchOptions{Command: []string{"sleep", "5"}})},
+		{args: "-- ./load.sh -x", want: def(WatchOptions{Command: []string{"./load.sh", "-x"}})},
+		{args: "--events off --stall-threshold 0 --enable-delayacct --keep-cmdline --all-devices",
+			want: func() WatchOptions {
+				o := def(WatchOptions{KeepCmdline: true, AllDevices: true, EnableDelayAcct: true})
+				o.Events, o.StallThreshold = "off", 0
+				return o
+			}()},
+		{args: "--events sometimes", wantErr: `--events "sometimes": want auto, on or off`},
+		{args: "--stall-window 100ms", wantErr: "--stall-window must be 500ms..10s"},
+		{args: "--exec", wantErr: "--exec needs a command"},
+		{args: "sleep 5", wantErr: `unexpected argument "sleep"`},
+		{args: "--interval 1ms", wantErr: "too short"},
+		{args: "--interval fast", wantErr: `invalid argument "fast"`},
+		{args: "--top -1", wantErr: "--top must not be negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
+			var got *WatchOptions
+			c := newWatchCmd(f, func(_ context.Context, o *WatchOptions) error { got = o; return nil })
+			root := NewRootCmd(f)
+			root.AddCommand(c)
+			c.Use = "w"
+			root.SetArgs(append([]string{"w"}, strings.Fields(tt.args)...))
+			root.SetOut(ios.Out)
+			root.SetErr(ios.ErrOut)
+			err := root.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				var fe *FlagError
+				if !errors.As(err, &fe) {
+					t.Errorf("err %T is not a *FlagError (no usage hint)", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.F = nil
+			if diff := cmp.Diff(tt.want, *got); diff != "" {
+				t.Errorf("options (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// runMemdiag runs a command line against a fixture root and returns the
+// exit code, stdout and stderr.
+func runMemdiag(t *testing.T, root string, args ...string) (int, string, string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := &Factory{IO: ios, Now: time.Now, Root: root}
+	code := Run(context.Background(), f, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestRunWatchFixtureRoot(t *testing.T) {
+	root := fixtures.Root(t, "linux-6.18")
+	rec := filepath.Join(t.TempDir(), "r.jsonl")
+	code, out, errOut := runMemdiag(t, root, "watch", "--interval", "20ms", "--duration", "150ms", "--out", rec, "--no-timers")
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "recording to "+rec) || !strings.Contains(errOut, "Recorded ") {
+		t.Errorf("stderr lacks the start line or the summary:\n%s", errOut)
+	}
+	if !strings.HasPrefix(out, "TIME ") {
+		t.Errorf("stdout does not start with the live header:\n%s", out)
+	}
+	r, err := record.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Samples) < 3 {
+		t.Fatalf("%d samples in 150 ms at 20 ms", len(r.Samples))
+	}
+	s := r.Samples[0]
+	// Values of testdata/linux-6.18/proc/pressure/memory and meminfo.
+	if s.PSI == nil || s.PSI.Memory.Some.Total != 104492*time.Microsecond {
+		t.Errorf("PSI memory some total = %v, want 104492µs", s.PSI)
+	}
+	if s.Meminfo == nil || s.Meminfo.ActiveFile == nil {
+		t.Fatal("meminfo not recorded")
+	}
+	if r.Header.Root != root || r.End == nil || r.End.Reason != "duration" {
+		t.Errorf("header root %q end %+v", r.Header.Root, r.End)
+	}
+}
+
+func TestRunWatchNoPSI(t *testing.T) {
+	root := fixtures.Root(t, "linux-6.18-nopsi")
+	rec := filepath.Join(t.TempDir(), "r.jsonl")
+	code, out, errOut := runMemdiag(t, root, "watch", "--interval", "20ms", "--duration", "100ms", "--out", rec, "--no-timers")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if n := strings.Count(errOut, "CONFIG_PSI"); n != 1 {
+		t.Errorf("the missing-PSI warning appears %d times, want once:\n%s", n, errOut)
+	}
+	if !strings.Contains(errOut, "psi=0") {
+		t.Errorf("warning does not name both causes:\n%s", errOut)
+	}
+	if !strings.Contains(out, "n/a") {
+		t.Errorf("PSI columns not shown as n/a:\n%s", out)
+	}
+	r, err := record.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Samples[0].PSI != nil || r.Samples[0].Meminfo == nil {
+		t.Errorf("want no PSI but meminfo: %+v", r.Samples[0])
+	}
+	if c := r.Header.Collectors[0]; c.Name != "psi" || c.Available || c.Reason == "" {
+		t.Errorf("header collector status = %+v", c)
+	}
+}
+
+func TestRunWatchBadOutput(t *testing.T) {
+	root := fixtures.Root(t, "linux-6.18")
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "old.jsonl")
+	if err := os.WriteFile(existing, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runMemdiag(t, root, "watch", "--duration", "50ms", "--interval", "10ms", "--out", existing)
+	if code == 0 || !strings.Contains(errOut, "--force") || out != "" {
+		t.Errorf("existing --out: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "precious" {
+		t.Error("existing recording was overwritten")
+	}
+	code, out, errOut = runMemdiag(t, root, "watch", "--duration", "50ms", "--out", filepath.Join(dir, "missing", "r.jsonl"))
+	if code == 0 || out != "" || !strings.Contains(errOut, "cannot record") {
+		t.Errorf("unwritable --out: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+}
+
+func TestRunWatchCgroupV1(t *testing.T) {
+	dir := t.TempDir()
+	// A v1 memory cgroup directory has cgroup.procs but no *.pressure.
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--duration", "50ms", "--cgroup", dir, "--out", filepath.Join(t.TempDir(), "r.jsonl"))
+	if code != ExitEnv || !strings.Contains(errOut, "cgroup v2") {
+		t.Errorf("v1 cgroup: exit %d, stderr %q; want %d and a cgroup v2 hint", code, errOut, ExitEnv)
+	}
+}
+
+func TestRunWatchExecExitCode(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "20ms", "--out", rec, "--quiet", "--no-timers", "--", "sh", "-c", "sleep 0.1; exit 7")
+	if code != 7 {
+		t.Errorf("exit %d, want the command's 7; stderr %s", code, errOut)
+	}
+	r, err := record.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.End == nil || !strings.Contains(r.End.Reason, "command exit code 7") {
+		t.Errorf("end = %+v", r.End)
+	}
+}

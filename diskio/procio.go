@@ -1,0 +1,640 @@
+package diskio
+
+// Per-process I/O from /proc/PID/io and /proc/PID/stat.
+//
+// /proc/PID/io (https://docs.kernel.org/filesystems/proc.html, section
+// "/proc/<pid>/io - Display the IO accounting fields"):
+//
+//	rchar: 6671779
+//	wchar: 4982454
+//	syscr: 700
+//	syscw: 49
+//	read_bytes: 5287936
+//	write_bytes: 4980736
+//	cancelled_write_bytes: 0
+//
+// read_bytes counts bytes this process caused to be fetched from storage
+// (block layer submissions, so page cache hits are not in it); write_bytes
+// counts bytes it caused to be sent to storage, charged when the page is
+// dirtied, not when writeback happens; cancelled_write_bytes is dirtied
+// data that was truncated or deleted before it reached the disk — by this
+// task, possibly data another task dirtied (proc(5): "a task can cause
+// negative I/O too"). proc(5) also warns that on 32-bit systems a reader
+// can see a half-updated 64-bit counter; a counter that steps back gives
+// a delta of 0, never a wrapped huge value. On
+// filesystems without block devices (tmpfs, NFS) they stay 0. The file is
+// mode 0400 and needs ptrace read access: other users' processes are
+// EACCES unless we have CAP_SYS_PTRACE (or are root).
+//
+// The tgid view /proc/PID/io sums all threads, the threads that have
+// already exited, and — this matters for attribution — every child the
+// process has reaped with wait(2): kernel/exit.c wait_task_zombie() adds
+// the zombie's counters (its own and those of its reaped descendants) to
+// the parent's signal->ioac, which fs/proc/base.c do_io_accounting()
+// includes. proc(5) (man-pages 6.03, Debian bookworm) does not mention
+// this; checked on this project's CI
+// host (kernel 6.18): a bash running `sh -c "dd ... bs=1M count=8
+// conv=fsync"` showed write_bytes 0 before and 8409088 after reaping sh.
+// Children reaped automatically (SIGCHLD ignored, SA_NOCLDWAIT) are not
+// added. So when a process we saw exits, its parent's counters jump by
+// the child's total in the same interval: the scanner subtracts the
+// child's last seen totals from the parent's delta (saturating at 0) so
+// that I/O is not counted twice, and a parent like `memdiag watch --exec`
+// or a shell does not show up as the top writer when its child ends. I/O
+// of children never seen (started and reaped between two scans), and the
+// part a seen child did after our last look, stay with the parent — the
+// only place the kernel leaves it.
+//
+// /proc/PID/stat (proc(5)): "15706 (python3) S 15700 ..." — field 2 comm
+// in parentheses (it may contain spaces and ')', so it ends at the last
+// ')'), field 4 ppid, field 22 starttime (clock ticks after boot), field
+// 42 delayacct_blkio_ticks (clock ticks waiting for block I/O; counted
+// only with kernel.task_delayacct=1 or the delayacct boot parameter).
+//
+// Why a reader of our own instead of procfs or gopsutil: this runs every
+// second over every process (issue #7 measures it at 1000-5000
+// processes). procfs's Proc.IO() and Proc.Stat() each use os.ReadFile
+// (an *os.File, a fresh buffer, and fmt.Sscan for every field), and
+// gopsutil's process.IOCounters/Ppid/CreateTime read stat several times
+// and allocate per call. Here the /proc listing is one getdents64 loop on
+// a reused buffer, each file is one openat+read+close into a reused
+// buffer with the path built in a reused byte slice, parsing is a byte
+// scan, and state lives in one map keyed by PID that holds start time
+// for identity; a process costs no allocation once it is known. Command
+// line and cgroup are read only for new processes, processes whose comm
+// changed (exec), and the top N.
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// DeniedHint is the warning a command prints once when a scan counts
+// processes in ScanStats.Denied. Opening another user's /proc/PID/io
+// needs CAP_DAC_READ_SEARCH (the file is mode 0400) and reading it needs
+// ptrace read access, CAP_SYS_PTRACE; neither alone is enough (checked on
+// kernel 6.18 with setpriv, and in TestScanAsNobody). Root can be denied
+// too, for processes in another user namespace or protected by a
+// security module (this project's CI host denies /proc/1/io to root).
+const DeniedHint = "other users' per-process I/O is invisible; run as root, " +
+	"or give memdiag CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH " +
+	"(setcap cap_sys_ptrace,cap_dac_read_search+ep memdiag)"
+
+// ProcScanOptions configures a [ProcScanner].
+type ProcScanOptions struct {
+	// TopN is the number of processes Scan returns, those with the most
+	// bytes read plus written in the interval. Default 10.
+	TopN int
+	// KeepCmdline stores command lines as they are instead of passing
+	// them through [RedactCmdline] (`watch --keep-cmdline`).
+	KeepCmdline bool
+	// ClockTicks is USER_HZ, the unit of delayacct_blkio_ticks
+	// (sysconf(_SC_CLK_TCK)); default 100, which it is on every Linux
+	// architecture's user ABI.
+	ClockTicks int
+	// MaxCmdline caps the bytes of /proc/PID/cmdline read; default 4096.
+	MaxCmdline int
+}
+
+// ProcScanner follows every process's I/O counters from one scan to the
+// next. It is not safe for concurrent use.
+type ProcScanner struct {
+	procRoot string
+	opts     ProcScanOptions
+
+	// readFile reads the file at path (NUL-terminated, relative to the
+	// directory dirfd, the proc root) into buf and returns the bytes
+	// read; it stops at EOF, when buf is full, or after a short read
+	// ending in '\n'. A function field so tests can inject EACCES and
+	// races (as node_exporter's diskstats collector does).
+	readFile func(dirfd int, path, buf []byte) (int, error)
+	rootfd   int // open proc root during a Scan
+
+	procs map[int]*procState
+	gen   uint64
+	scans int
+
+	dirBuf  []byte
+	pathBuf []byte
+	statBuf []byte // comm returned by parseStat aliases it until the next stat read
+	fileBuf []byte
+	cmdBuf  []byte
+	cgBuf   []byte // /proc/PID/cgroup: up to ~13 v1 hierarchies with long paths
+	cand    []*procState
+	exited  []*procState
+}
+
+// procState is what the scanner remembers about one process.
+type procState struct {
+	pid, ppid int
+	start     uint64 // /proc/PID/stat field 22
+	gen       uint64 // scan in which it was last seen
+
+	comm            string
+	cmdline, cgroup string
+	unit            string
+	ioKnown         bool // /proc/PID/io was readable at the last scan
+
+	read, write, cancelled    uint64 // cumulative, last seen
+	blkio                     uint64 // ticks, cumulative
+	dRead, dWrite, dCancelled uint64 // this scan
+	dBlkio                    uint64
+}
+
+// NewProcScanner returns a scanner of the processes under procRoot
+// (normally /proc). It fails if procRoot is not a directory.
+func NewProcScanner(procRoot string, opts ProcScanOptions) (*ProcScanner, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(procRoot, &st); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: procRoot, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return nil, fmt.Errorf("%s: not a directory", procRoot)
+	}
+	if opts.TopN <= 0 {
+		opts.TopN = 10
+	}
+	if opts.ClockTicks <= 0 {
+		opts.ClockTicks = 100
+	}
+	if opts.MaxCmdline <= 0 {
+		opts.MaxCmdline = 4096
+	}
+	return &ProcScanner{
+		procRoot: strings.TrimRight(procRoot, "/"),
+		opts:     opts,
+		readFile: readFileRaw,
+		procs:    make(map[int]*procState),
+		dirBuf:   make([]byte, 32<<10),
+		statBuf:  make([]byte, 4096),
+		fileBuf:  make([]byte, 4096),
+		cmdBuf:   make([]byte, opts.MaxCmdline),
+		cgBuf:    make([]byte, 16<<10),
+	}, nil
+}
+
+// Scan lists the processes once and compares them with the previous scan.
+//
+// top holds up to TopN processes that read or wrote in the interval,
+// most bytes (read+write) first, ties by PID. events holds an Exec event
+// for every process first seen (or whose comm changed: it exec'd) and an
+// Exit event, with the last seen totals, for every process gone, ordered
+// by PID with an exit before an exec of the same PID (PID reuse); Time is
+// now. A process is identified by PID and start time, so a reused PID is
+// an exit and a new process, never a negative delta.
+//
+// The first Scan is the baseline: it returns no top and no events. A
+// process first seen later has all its I/O counted as its delta (it
+// started during the interval). Processes that vanish while being read
+// are counted in stats.Vanished, processes whose /proc/PID/io is
+// unreadable (another user's, without the capabilities in [DeniedHint])
+// in stats.Denied — they still produce exec and exit events — and other
+// per-process failures in stats.Failed. err is set only when the process
+// list itself cannot be read.
+func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, stats ScanStats, err error) {
+	s.gen++
+	baseline := s.scans == 0
+	s.cand = s.cand[:0]
+	s.exited = s.exited[:0]
+
+	fd, err := unix.Open(s.procRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		s.gen--
+		return nil, nil, stats, &fs.PathError{Op: "open", Path: s.procRoot, Err: err}
+	}
+	defer unix.Close(fd)
+	s.rootfd = fd
+	err = s.listPIDs(func(pid int) {
+		stats.Processes++
+		st, ev := s.scanOne(pid, baseline, &stats)
+		if ev != nil && !baseline {
+			events = append(events, *ev)
+		}
+		if st != nil && st.dRead+st.dWrite > 0 {
+			s.cand = append(s.cand, st)
+		}
+	})
+	if err != nil {
+		s.gen-- // nothing was seen: do not report every process as exited
+		return nil, nil, stats, err
+	}
+	s.scans++
+
+	for pid, st := range s.procs {
+		if st.gen != s.gen {
+			s.exited = append(s.exited, st)
+			delete(s.procs, pid)
+		}
+	}
+	for _, st := range s.exited {
+		s.creditReap(st)
+		events = append(events, s.exitEvent(st, now))
+	}
+	if baseline {
+		return nil, nil, stats, nil
+	}
+	for i := range events {
+		events[i].Time = now
+	}
+	slices.SortStableFunc(events, func(a, b ProcEvent) int {
+		if c := cmp.Compare(a.PID, b.PID); c != 0 {
+			return c
+		}
+		return cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind))
+	})
+
+	s.cand = slices.DeleteFunc(s.cand, func(st *procState) bool { return st.dRead+st.dWrite == 0 })
+	slices.SortFunc(s.cand, func(a, b *procState) int {
+		if c := cmp.Compare(b.dRead+b.dWrite, a.dRead+a.dWrite); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pid, b.pid)
+	})
+	n := min(len(s.cand), s.opts.TopN)
+	top = make([]ProcIO, 0, n)
+	for _, st := range s.cand[:n] {
+		s.readMeta(st) // refresh: cheap for N processes, and catches cgroup moves
+		top = append(top, ProcIO{
+			PID: st.pid, PPID: st.ppid, StartTicks: st.start,
+			Comm: st.comm, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
+			ReadBytes: st.read, WriteBytes: st.write, CancelledWriteBytes: st.cancelled,
+			DeltaReadBytes: st.dRead, DeltaWriteBytes: st.dWrite, DeltaCancelledWriteBytes: st.dCancelled,
+			BlkioDelay:      s.ticks(st.blkio),
+			DeltaBlkioDelay: s.ticks(st.dBlkio),
+		})
+	}
+	return top, events, stats, nil
+}
+
+func kindOrder(k EventKind) int {
+	if k == Exit {
+		return 0
+	}
+	return 1
+}
+
+// creditReap removes an exited child's last seen totals from its parent's
+// delta of this scan: the kernel added them to the parent when it reaped
+// the child (see the comment at the top of this file).
+func (s *ProcScanner) creditReap(child *procState) {
+	p := s.procs[child.ppid]
+	if p == nil || p.gen != s.gen || !child.ioKnown || !p.ioKnown {
+		return
+	}
+	p.dRead = satSub(p.dRead, child.read)
+	p.dWrite = satSub(p.dWrite, child.write)
+	p.dCancelled = satSub(p.dCancelled, child.cancelled)
+}
+
+func satSub(a, b uint64) uint64 {
+	if a < b {
+		return 0
+	}
+	return a - b
+}
+
+func (s *ProcScanner) ticks(t uint64) time.Duration {
+	return time.Duration(t) * time.Second / time.Duration(s.opts.ClockTicks)
+}
+
+func (s *ProcScanner) exitEvent(st *procState, now time.Time) ProcEvent {
+	return ProcEvent{
+		Kind: Exit, Time: now, Source: "poll",
+		PID: st.pid, PPID: st.ppid, StartTicks: st.start,
+		Comm: st.comm, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
+		ReadBytes: st.read, WriteBytes: st.write,
+		BlkioDelay: s.ticks(st.blkio),
+	}
+}
+
+// scanOne reads one process's stat and io and updates its state. It
+// returns the state (nil if the process was skipped) and an exec event
+// if the process is new or exec'd.
+func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procState, *ProcEvent) {
+	n, err := s.readFile(s.rootfd, s.path(pid, "stat"), s.statBuf)
+	if err != nil {
+		countErr(err, stats)
+		return nil, nil
+	}
+	comm, ppid, start, blkio, ok := parseStat(s.statBuf[:n])
+	if !ok {
+		stats.Failed++
+		return nil, nil
+	}
+
+	st := s.procs[pid]
+	if st != nil && st.start != start {
+		// PID reused: the old process exited.
+		s.exited = append(s.exited, st)
+		st = nil
+	}
+	isNew := st == nil
+
+	n, err = s.readFile(s.rootfd, s.path(pid, "io"), s.fileBuf)
+	var rd, wr, cw uint64
+	ioKnown := false
+	switch {
+	case err == nil:
+		if rd, wr, cw, ok = parseIO(s.fileBuf[:n]); !ok {
+			stats.Failed++
+			return nil, nil
+		}
+		ioKnown = true
+	case isDenied(err):
+		stats.Denied++
+	default:
+		// Vanished between stat and io (or failed): if it was known it
+		// is reported as exited below, as it is not marked seen.
+		countErr(err, stats)
+		return nil, nil
+	}
+
+	var ev *ProcEvent
+	if isNew {
+		st = &procState{pid: pid, start: start, comm: string(comm)}
+		s.procs[pid] = st
+		s.readMeta(st)
+		if !baseline {
+			// Everything it did happened since it started, in this interval.
+			st.dRead, st.dWrite, st.dCancelled, st.dBlkio = rd, wr, cw, blkio
+		}
+	} else {
+		if string(comm) != st.comm { // no allocation: compiler-optimised comparison
+			st.comm = string(comm)
+			s.readMeta(st)
+			isNew = true // it exec'd: report as an exec
+		}
+		if st.ioKnown && ioKnown {
+			// A counter going backwards cannot happen for one process;
+			// if it does, the delta is 0, never a wrapped huge value.
+			st.dRead, st.dWrite, st.dCancelled = satSub(rd, st.read), satSub(wr, st.write), satSub(cw, st.cancelled)
+		} else {
+			st.dRead, st.dWrite, st.dCancelled = 0, 0, 0
+		}
+		st.dBlkio = satSub(blkio, st.blkio)
+	}
+	st.ppid, st.blkio, st.gen, st.ioKnown = ppid, blkio, s.gen, ioKnown
+	if ioKnown {
+		st.read, st.write, st.cancelled = rd, wr, cw
+	}
+	if isNew {
+		ev = &ProcEvent{
+			Kind: Exec, Source: "poll",
+			PID: pid, PPID: ppid, StartTicks: start,
+			Comm: st.comm, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
+			ReadBytes: st.read, WriteBytes: st.write, BlkioDelay: s.ticks(blkio),
+		}
+	}
+	return st, ev
+}
+
+// readMeta reads the command line and cgroup of a process. Failures leave
+// the fields as they were: the process may have just exited.
+func (s *ProcScanner) readMeta(st *procState) {
+	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cmdline"), s.cmdBuf); err == nil {
+		args := splitCmdline(s.cmdBuf[:n])
+		if s.opts.KeepCmdline {
+			st.cmdline = strings.Join(args, " ")
+		} else {
+			st.cmdline = RedactCmdline(args)
+		}
+	}
+	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cgroup"), s.cgBuf); err == nil {
+		st.cgroup, st.unit = parseCgroup(s.cgBuf[:n])
+	}
+}
+
+func splitCmdline(b []byte) []string {
+	b = bytes.TrimRight(b, "\x00")
+	if len(b) == 0 {
+		return nil
+	}
+	return strings.Split(string(b), "\x00")
+}
+
+func countErr(err error, stats *ScanStats) {
+	switch {
+	case isVanished(err):
+		stats.Vanished++
+	case isDenied(err):
+		stats.Denied++
+	default:
+		stats.Failed++
+	}
+}
+
+// isVanished: the process exited between listing and reading. ENOENT on
+// open, ESRCH on read of an open file of a dead task.
+func isVanished(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
+}
+
+// isDenied: EACCES/EPERM (fs.ErrPermission matches both).
+func isDenied(err error) bool { return errors.Is(err, fs.ErrPermission) }
+
+// path builds "<pid>/<file>\x00", relative to the proc root, in the
+// reused path buffer.
+func (s *ProcScanner) path(pid int, file string) []byte {
+	b := appendInt(s.pathBuf[:0], pid)
+	b = append(b, '/')
+	b = append(b, file...)
+	b = append(b, 0)
+	s.pathBuf = b
+	return b
+}
+
+func appendInt(b []byte, v int) []byte {
+	var tmp [20]byte
+	i := len(tmp)
+	for {
+		i--
+		tmp[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return append(b, tmp[i:]...)
+}
+
+// readFileRaw is the default readFile: openat relative to the proc root
+// (so the root's path is resolved once per scan, not per file), read into
+// buf, close, with no allocation. path must end in a NUL byte.
+func readFileRaw(dirfd int, path, buf []byte) (int, error) {
+	fd, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(dirfd),
+		uintptr(unsafe.Pointer(&path[0])), uintptr(unix.O_RDONLY|unix.O_CLOEXEC), 0, 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	defer unix.Close(int(fd))
+	total := 0
+	for total < len(buf) {
+		n, err := unix.Read(int(fd), buf[total:])
+		if err == unix.EINTR { //nolint:errorlint // a bare Errno from a syscall
+			continue
+		}
+		if err != nil {
+			return total, err
+		}
+		if n == 0 {
+			break
+		}
+		total += n
+		// /proc/PID/stat and io are generated whole by one read; a short
+		// read ending in a newline is the end and saves a read(2) for EOF.
+		if total < len(buf) && buf[total-1] == '\n' {
+			break
+		}
+	}
+	return total, nil
+}
+
+// listPIDs calls fn for each numeric entry of the proc root, reading the
+// directory with getdents64 into a reused buffer.
+func (s *ProcScanner) listPIDs(fn func(pid int)) error {
+	for {
+		n, err := unix.ReadDirent(s.rootfd, s.dirBuf)
+		if err == unix.EINTR { //nolint:errorlint // a bare Errno from a syscall
+			continue
+		}
+		if err != nil {
+			return &fs.PathError{Op: "getdents64", Path: s.procRoot, Err: err}
+		}
+		if n <= 0 {
+			return nil
+		}
+		// struct linux_dirent64 { u64 d_ino; s64 d_off; u16 d_reclen;
+		// u8 d_type; char d_name[]; } (getdents64(2)).
+		for off := 0; off+19 < n; {
+			reclen := int(binary.NativeEndian.Uint16(s.dirBuf[off+16:]))
+			if reclen == 0 {
+				break
+			}
+			name := s.dirBuf[off+19 : off+reclen]
+			off += reclen
+			if pid, ok := parsePID(name); ok {
+				fn(pid)
+			}
+		}
+	}
+}
+
+// parsePID parses a NUL-terminated directory name made of digits only.
+func parsePID(name []byte) (int, bool) {
+	pid := 0
+	i := 0
+	for ; i < len(name) && name[i] != 0; i++ {
+		c := name[i]
+		if c < '0' || c > '9' || i > 9 {
+			return 0, false
+		}
+		pid = pid*10 + int(c-'0')
+	}
+	return pid, i > 0
+}
+
+// parseStat extracts comm (field 2), ppid (4), starttime (22) and
+// delayacct_blkio_ticks (42, absent before Linux 2.6.18: 0) from
+// /proc/PID/stat. comm aliases b.
+func parseStat(b []byte) (comm []byte, ppid int, start, blkio uint64, ok bool) {
+	open := bytes.IndexByte(b, '(')
+	closing := bytes.LastIndexByte(b, ')')
+	if open < 0 || closing < open || closing+2 > len(b) {
+		return nil, 0, 0, 0, false
+	}
+	comm = b[open+1 : closing]
+	field := 3
+	rest := b[closing+2:]
+	seen := 0
+	for len(rest) > 0 && field <= 42 {
+		end := bytes.IndexAny(rest, " \n")
+		if end < 0 {
+			end = len(rest)
+		}
+		f := rest[:end]
+		switch field {
+		case 4:
+			v, good := parseUint(f)
+			if !good {
+				return nil, 0, 0, 0, false
+			}
+			ppid, seen = int(v), seen+1
+		case 22:
+			v, good := parseUint(f)
+			if !good {
+				return nil, 0, 0, 0, false
+			}
+			start, seen = v, seen+1
+		case 42:
+			blkio, _ = parseUint(f)
+		}
+		field++
+		if end == len(rest) {
+			break
+		}
+		rest = rest[end+1:]
+	}
+	return comm, ppid, start, blkio, seen == 2
+}
+
+// parseIO extracts read_bytes, write_bytes and cancelled_write_bytes from
+// /proc/PID/io.
+func parseIO(b []byte) (rd, wr, cw uint64, ok bool) {
+	seen := 0
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon < 0 {
+			continue
+		}
+		key, val := line[:colon], bytes.TrimLeft(line[colon+1:], " ")
+		var dst *uint64
+		switch string(key) { // no allocation: compiler-optimised switch on string(bytes)
+		case "read_bytes":
+			dst = &rd
+		case "write_bytes":
+			dst = &wr
+		case "cancelled_write_bytes":
+			dst = &cw
+		default:
+			continue
+		}
+		v, good := parseUint(val)
+		if !good {
+			return 0, 0, 0, false
+		}
+		*dst = v
+		seen++
+	}
+	return rd, wr, cw, seen == 3
+}
+
+func parseUint(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v, true
+}

@@ -1,0 +1,474 @@
+package diskio
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var t0 = time.Date(2026, 11, 29, 21, 45, 30, 0, time.UTC)
+
+// procLink is a proc root that tests can point at one snapshot after
+// another: <dir>/proc is a symlink.
+type procLink struct {
+	t    *testing.T
+	root string
+}
+
+func newProcLink(t *testing.T, target string) *procLink {
+	p := &procLink{t: t, root: filepath.Join(t.TempDir(), "proc")}
+	p.set(target)
+	return p
+}
+
+func (p *procLink) set(target string) {
+	p.t.Helper()
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	os.Remove(p.root)
+	if err := os.Symlink(abs, p.root); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// failing wraps the real reader and returns err for paths ending in suffix.
+func failing(err error, suffixes ...string) func(dirfd int, path, buf []byte) (int, error) {
+	return func(dirfd int, path, buf []byte) (int, error) {
+		p := "/" + string(bytes.TrimRight(path, "\x00"))
+		for _, s := range suffixes {
+			if strings.HasSuffix(p, s) {
+				return 0, err
+			}
+		}
+		return readFileRaw(dirfd, path, buf)
+	}
+}
+
+func mustScanner(t *testing.T, root string, opts ProcScanOptions) *ProcScanner {
+	t.Helper()
+	s, err := NewProcScanner(root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func scan(t *testing.T, s *ProcScanner, now time.Time) ([]ProcIO, []ProcEvent, ScanStats) {
+	t.Helper()
+	top, ev, st, err := s.Scan(now)
+	if err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	return top, ev, st
+}
+
+func TestScanPollFixture(t *testing.T) {
+	link := newProcLink(t, fixture("poll", "t0", "proc"))
+	s := mustScanner(t, link.root, ProcScanOptions{})
+	// /proc/1/io is EACCES even for root on the host the fixture is from.
+	s.readFile = failing(syscall.EACCES, "/1/io")
+
+	top, ev, st := scan(t, s, t0)
+	if top != nil || ev != nil {
+		t.Errorf("baseline scan: top %v, events %v; want none", top, ev)
+	}
+	if diff := cmp.Diff(ScanStats{Processes: 4, Denied: 1}, st); diff != "" {
+		t.Errorf("baseline stats (-want +got):\n%s", diff)
+	}
+
+	link.set(fixture("poll", "t1", "proc"))
+	t1 := t0.Add(time.Second)
+	top, ev, st = scan(t, s, t1)
+	if diff := cmp.Diff(ScanStats{Processes: 4, Denied: 1}, st); diff != "" {
+		t.Errorf("stats (-want +got):\n%s", diff)
+	}
+	// Values from testdata/diskio/poll/SOURCE: the writer read and wrote
+	// 10 x 256 KiB each between the snapshots; bash and the sleeps did no I/O.
+	wantTop := []ProcIO{{
+		PID: 15706, PPID: 15700, StartTicks: 60704, Comm: "python3",
+		Cmdline: "/root/.pyenv/versions/3.11.7/bin/python3 /var/tmp/memdiag-diskio-cap/writer.py --token=*** --password ***",
+		Cgroup:  "/memdiag-diskio-fixture.service", Unit: "memdiag-diskio-fixture.service",
+		ReadBytes: 7909376, WriteBytes: 7602176,
+		DeltaReadBytes: 7909376 - 5287936, DeltaWriteBytes: 7602176 - 4980736,
+	}}
+	if diff := cmp.Diff(wantTop, top); diff != "" {
+		t.Errorf("top (-want +got):\n%s", diff)
+	}
+	wantEv := []ProcEvent{
+		{Kind: Exit, Time: t1, Source: "poll", PID: 15749, PPID: 15700, StartTicks: 60904,
+			Comm: "sleep", Cmdline: "sleep 0.6", Cgroup: "/"},
+		{Kind: Exec, Time: t1, Source: "poll", PID: 15776, PPID: 15700, StartTicks: 60940,
+			Comm: "sleep", Cmdline: "sleep 30", Cgroup: "/"},
+	}
+	if diff := cmp.Diff(wantEv, ev); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+
+	// The same snapshot again: nothing moved, nothing started or ended.
+	top, ev, _ = scan(t, s, t1.Add(time.Second))
+	if len(top) != 0 || len(ev) != 0 {
+		t.Errorf("unchanged snapshot: top %v events %v, want none", top, ev)
+	}
+}
+
+func TestScanKeepCmdline(t *testing.T) {
+	link := newProcLink(t, fixture("poll", "t0", "proc"))
+	s := mustScanner(t, link.root, ProcScanOptions{KeepCmdline: true})
+	s.readFile = failing(syscall.EACCES, "/1/io")
+	scan(t, s, t0)
+	link.set(fixture("poll", "t1", "proc"))
+	top, _, _ := scan(t, s, t0.Add(time.Second))
+	want := "/root/.pyenv/versions/3.11.7/bin/python3 /var/tmp/memdiag-diskio-cap/writer.py --token=abc123 --password hunter2"
+	if len(top) != 1 || top[0].Cmdline != want {
+		t.Errorf("top = %+v, want one process with cmdline %q", top, want)
+	}
+}
+
+// copyProc copies the real files of one fixture process into dir/<pid>,
+// taking each named file from the given source directory.
+func copyProc(t *testing.T, dir string, pid int, from map[string]string) {
+	t.Helper()
+	d := filepath.Join(dir, fmt.Sprint(pid))
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range from {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func all(src string) map[string]string {
+	return map[string]string{"stat": src, "io": src, "cgroup": src, "cmdline": src}
+}
+
+func TestScanPIDReuse(t *testing.T) {
+	// PID 15706 at t0 is the python writer (start 60704). At t1 the same
+	// PID belongs to a different process: the writer's t1 io counters with
+	// the stat of the sleep that started later (start 60940). Without
+	// start-time identity the delta would be 7909376-5287936; as a new
+	// process all of its I/O counts.
+	py0, py1, sl := fixture("poll", "t0", "proc", "15706"), fixture("poll", "t1", "proc", "15706"), fixture("poll", "t1", "proc", "15776")
+	a, b := t.TempDir(), t.TempDir()
+	copyProc(t, a, 15706, all(py0))
+	copyProc(t, b, 15706, map[string]string{"stat": sl, "cmdline": sl, "cgroup": sl, "io": py1})
+	link := newProcLink(t, a)
+	s := mustScanner(t, link.root, ProcScanOptions{})
+	scan(t, s, t0)
+	link.set(b)
+	t1 := t0.Add(time.Second)
+	top, ev, _ := scan(t, s, t1)
+	wantEv := []ProcEvent{
+		{Kind: Exit, Time: t1, Source: "poll", PID: 15706, PPID: 15700, StartTicks: 60704, Comm: "python3",
+			Cmdline: "/root/.pyenv/versions/3.11.7/bin/python3 /var/tmp/memdiag-diskio-cap/writer.py --token=*** --password ***",
+			Cgroup:  "/memdiag-diskio-fixture.service", Unit: "memdiag-diskio-fixture.service",
+			ReadBytes: 5287936, WriteBytes: 4980736},
+		{Kind: Exec, Time: t1, Source: "poll", PID: 15706, PPID: 15700, StartTicks: 60940, Comm: "sleep",
+			Cmdline: "sleep 30", Cgroup: "/", ReadBytes: 7909376, WriteBytes: 7602176},
+	}
+	if diff := cmp.Diff(wantEv, ev); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if len(top) != 1 || top[0].StartTicks != 60940 || top[0].DeltaReadBytes != 7909376 || top[0].DeltaWriteBytes != 7602176 {
+		t.Errorf("top = %+v; want the new process with all its I/O as delta", top)
+	}
+}
+
+func TestScanVanished(t *testing.T) {
+	py0, bash := fixture("poll", "t0", "proc", "15706"), fixture("poll", "t0", "proc", "9225")
+	sl := fixture("poll", "t0", "proc", "15749")
+	a, b := t.TempDir(), t.TempDir()
+	for _, dir := range []string{a, b} {
+		copyProc(t, dir, 15706, all(py0))
+		copyProc(t, dir, 9225, all(bash))
+		copyProc(t, dir, 15749, all(sl))
+	}
+	// At b, 15706's directory is still listed but its files are gone
+	// (exited between getdents and open), and 9225's io vanished between
+	// reading stat and io. 15749 vanishes with ESRCH, as a read of an
+	// already open file of a dead task returns.
+	os.RemoveAll(filepath.Join(b, "15706"))
+	os.Mkdir(filepath.Join(b, "15706"), 0o755)
+	os.Remove(filepath.Join(b, "9225", "io"))
+	link := newProcLink(t, a)
+	s := mustScanner(t, link.root, ProcScanOptions{})
+	scan(t, s, t0)
+	link.set(b)
+	s.readFile = failing(syscall.ESRCH, "/15749/stat")
+	top, ev, st := scan(t, s, t0.Add(time.Second))
+	if diff := cmp.Diff(ScanStats{Processes: 3, Vanished: 3}, st); diff != "" {
+		t.Errorf("stats (-want +got):\n%s", diff)
+	}
+	if len(top) != 0 {
+		t.Errorf("top = %+v, want none", top)
+	}
+	var exits []int
+	for _, e := range ev {
+		if e.Kind != Exit {
+			t.Errorf("unexpected event %+v", e)
+		}
+		exits = append(exits, e.PID)
+	}
+	if diff := cmp.Diff([]int{9225, 15706, 15749}, exits); diff != "" {
+		t.Errorf("exited PIDs (-want +got):\n%s", diff)
+	}
+}
+
+func TestScanDenied(t *testing.T) {
+	py0, py1 := fixture("poll", "t0", "proc", "15706"), fixture("poll", "t1", "proc", "15706")
+	sl := fixture("poll", "t1", "proc", "15776")
+	a, b := t.TempDir(), t.TempDir()
+	copyProc(t, a, 15706, all(py0))
+	copyProc(t, b, 15706, all(py1))
+	copyProc(t, b, 15776, all(sl))
+	link := newProcLink(t, a)
+	s := mustScanner(t, link.root, ProcScanOptions{})
+	// As a non-root user: another user's /proc/PID/io is EACCES at open
+	// (mode 0400), or EPERM where a security module refuses ptrace access.
+	s.readFile = failing(syscall.EACCES, "/15706/io")
+	_, _, st := scan(t, s, t0)
+	if st.Denied != 1 {
+		t.Errorf("baseline Denied = %d, want 1", st.Denied)
+	}
+	link.set(b)
+	s.readFile = failing(syscall.EPERM, "/15706/io", "/15776/io")
+	t1 := t0.Add(time.Second)
+	top, ev, st := scan(t, s, t1)
+	if diff := cmp.Diff(ScanStats{Processes: 2, Denied: 2}, st); diff != "" {
+		t.Errorf("stats (-want +got):\n%s", diff)
+	}
+	if len(top) != 0 {
+		t.Errorf("top = %+v; denied processes have no known I/O", top)
+	}
+	// A new process whose I/O is unreadable is still an exec event.
+	want := []ProcEvent{{Kind: Exec, Time: t1, Source: "poll", PID: 15776, PPID: 15700, StartTicks: 60940,
+		Comm: "sleep", Cmdline: "sleep 30", Cgroup: "/"}}
+	if diff := cmp.Diff(want, ev); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// writeProc writes a process directory from the real python3 writer's
+// files of the fixture, with pid, ppid, start time and I/O counters
+// replaced. Used for the selection and accounting tests, where the
+// numbers, not the provenance, are under test.
+func writeProc(t testing.TB, dir string, pid, ppid int, start uint64, comm string, rd, wr uint64) {
+	t.Helper()
+	tmpl, err := os.ReadFile(fixture("poll", "t1", "proc", "15706", "stat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(tmpl))
+	f[0], f[1], f[3], f[21] = fmt.Sprint(pid), "("+comm+")", fmt.Sprint(ppid), fmt.Sprint(start)
+	d := filepath.Join(dir, fmt.Sprint(pid))
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	io := fmt.Sprintf("rchar: %d\nwchar: %d\nsyscr: 10\nsyscw: 10\nread_bytes: %d\nwrite_bytes: %d\ncancelled_write_bytes: 0\n", rd, wr, rd, wr)
+	for name, content := range map[string]string{
+		"stat":    strings.Join(f, " ") + "\n",
+		"io":      io,
+		"cmdline": comm + "\x00",
+		"cgroup":  "0::/system.slice/" + comm + ".service\n",
+	} {
+		if err := os.WriteFile(filepath.Join(d, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestScanTopN(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	// pid: (t0 read, write) -> (t1 read, write)
+	procs := []struct {
+		pid            int
+		r0, w0, r1, w1 uint64
+	}{
+		{100, 0, 0, 0, 0},                   // idle
+		{101, 1000, 0, 1000, 5000},          // Δ 5000
+		{102, 0, 0, 7000, 0},                // Δ 7000
+		{103, 50, 50, 2550, 2550},           // Δ 5000, ties with 101: lower PID first
+		{104, 1 << 40, 1 << 40, 1 << 40, 1}, // counter went backwards: Δ 0
+		{105, 0, 0, 1, 0},                   // Δ 1
+	}
+	for _, p := range procs {
+		writeProc(t, a, p.pid, 1, 1000+uint64(p.pid), fmt.Sprintf("p%d", p.pid), p.r0, p.w0)
+		writeProc(t, b, p.pid, 1, 1000+uint64(p.pid), fmt.Sprintf("p%d", p.pid), p.r1, p.w1)
+	}
+	link := newProcLink(t, a)
+	s := mustScanner(t, link.root, ProcScanOptions{TopN: 3})
+	scan(t, s, t0)
+	link.set(b)
+	top, _, _ := scan(t, s, t0.Add(time.Second))
+	var got []string
+	for _, p := range top {
+		got = append(got, fmt.Sprintf("%d %s %s r%d w%d", p.PID, p.Comm, p.Unit, p.DeltaReadBytes, p.DeltaWriteBytes))
+	}
+	want := []string{"102 p102 p102.service r7000 w0", "101 p101 p101.service r0 w5000", "103 p103 p103.service r2500 w2500"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("top 3 (-want +got):\n%s", diff)
+	}
+	s.opts.TopN = 10
+	// Back to a: every counter goes backwards (Δ 0) except 104's write,
+	// which grows by 2^40-1.
+	link.set(a)
+	top, _, _ = scan(t, s, t0.Add(2*time.Second))
+	if len(top) != 1 || top[0].PID != 104 || top[0].DeltaWriteBytes != 1<<40-1 || top[0].DeltaReadBytes != 0 {
+		t.Errorf("counters backwards: top = %+v, want only 104 with 2^40-1 written", top)
+	}
+}
+
+func TestScanReapedChildNotCountedTwice(t *testing.T) {
+	// The shell 200 runs dd 201. dd wrote 8 MiB while we watched; when
+	// the shell reaps it, the kernel adds dd's totals to the shell's
+	// counters. The shell itself wrote 4096 bytes in the interval.
+	a, b := t.TempDir(), t.TempDir()
+	writeProc(t, a, 200, 1, 5000, "sh", 0, 0)
+	writeProc(t, a, 201, 200, 5001, "dd", 0, 8<<20)
+	writeProc(t, b, 200, 1, 5000, "sh", 16384, 8<<20+4096+4096)
+	link := newProcLink(t, a)
+	s := mustScanner(t, link.root, ProcScanOptions{})
+	scan(t, s, t0)
+	link.set(b)
+	top, ev, _ := scan(t, s, t0.Add(time.Second))
+	// dd's last seen 8 MiB is subtracted; 4096 written by dd after our
+	// last look and the shell's own 4096 + 16384 read stay with the shell.
+	if len(top) != 1 || top[0].PID != 200 || top[0].DeltaWriteBytes != 8192 || top[0].DeltaReadBytes != 16384 {
+		t.Errorf("top = %+v; want the shell with 8192 written, 16384 read", top)
+	}
+	want := []ProcEvent{{Kind: Exit, Time: t0.Add(time.Second), Source: "poll", PID: 201, PPID: 200, StartTicks: 5001,
+		Comm: "dd", Cmdline: "dd", Cgroup: "/system.slice/dd.service", Unit: "dd.service", WriteBytes: 8 << 20}}
+	if diff := cmp.Diff(want, ev); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestScanExecSamePID(t *testing.T) {
+	// fork then exec between two scans: same PID and start time, new comm.
+	a, b := t.TempDir(), t.TempDir()
+	writeProc(t, a, 300, 1, 7000, "sh", 0, 0)
+	writeProc(t, b, 300, 1, 7000, "pmlogger_check", 4096, 0)
+	link := newProcLink(t, a)
+	s := mustScanner(t, link.root, ProcScanOptions{})
+	scan(t, s, t0)
+	link.set(b)
+	top, ev, _ := scan(t, s, t0.Add(time.Second))
+	if len(ev) != 1 || ev[0].Kind != Exec || ev[0].Comm != "pmlogger_check" || ev[0].Unit != "pmlogger_check.service" {
+		t.Errorf("events = %+v; want one exec of pmlogger_check", ev)
+	}
+	if len(top) != 1 || top[0].DeltaReadBytes != 4096 || top[0].Cmdline != "pmlogger_check" {
+		t.Errorf("top = %+v; want pmlogger_check with 4096 read", top)
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	tests := []struct {
+		line         string
+		comm         string
+		ppid         int
+		start, blkio uint64
+		ok           bool
+		name         string
+	}{
+		{name: "fixture python3", line: "15706 (python3) S 15700 15700 9225 0 -1 4194304 3151 6499 2 0 5 2 4 2 20 0 1 0 60704 17555456 3446 18446744073709551615 94816568025088 94816568025429 140723077340128 0 0 0 0 16781318 0 1 0 0 17 1 0 0 0 0 0 94816568036784 94816568037400 94817607196672 140723077347439 140723077347552 140723077347552 140723077349327 0\n",
+			comm: "python3", ppid: 15700, start: 60704, ok: true},
+		// systemd's user manager helper is really called "(sd-pam)".
+		{name: "parens in comm", line: "1290 ((sd-pam)) S 1289 1289 1289 0 -1 1077936448 49 0 0 0 0 0 0 0 20 0 1 0 2531 105312256 1092 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 0 0 0 7 0 0 0 0 0 0 0 0 0 0\n",
+			comm: "(sd-pam)", ppid: 1289, start: 2531, blkio: 7, ok: true},
+		{name: "space and paren", line: "42 (a) b) R 1 42 42 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 3\n",
+			comm: "a) b", ppid: 1, start: 99, blkio: 3, ok: true},
+		{name: "old kernel, no field 42", line: "7 (init) S 0 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 12\n", comm: "init", ppid: 0, start: 12, ok: true},
+		{name: "truncated", line: "7 (init) S 0 1 1", ok: false},
+		{name: "garbage", line: "hello", ok: false},
+		{name: "bad ppid", line: "7 (x) S abc 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 12\n", ok: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			comm, ppid, start, blkio, ok := parseStat([]byte(tt.line))
+			if ok != tt.ok {
+				t.Fatalf("ok = %v, want %v", ok, tt.ok)
+			}
+			if !ok {
+				return
+			}
+			if string(comm) != tt.comm || ppid != tt.ppid || start != tt.start || blkio != tt.blkio {
+				t.Errorf("got (%q, %d, %d, %d), want (%q, %d, %d, %d)", comm, ppid, start, blkio, tt.comm, tt.ppid, tt.start, tt.blkio)
+			}
+		})
+	}
+}
+
+func TestParseIO(t *testing.T) {
+	b, err := os.ReadFile(fixture("poll", "t0", "proc", "9225", "io"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, wr, cw, ok := parseIO(b)
+	if !ok || rd != 2437120 || wr != 9383936 || cw != 380928 {
+		t.Errorf("parseIO(bash) = %d %d %d %v, want 2437120 9383936 380928 true", rd, wr, cw, ok)
+	}
+	for _, bad := range []string{"", "read_bytes: 1\nwrite_bytes: 2\n", "read_bytes: x\nwrite_bytes: 2\ncancelled_write_bytes: 0\n"} {
+		if _, _, _, ok := parseIO([]byte(bad)); ok {
+			t.Errorf("parseIO(%q) ok, want failure", bad)
+		}
+	}
+}
+
+func TestNewProcScannerBadRoot(t *testing.T) {
+	if _, err := NewProcScanner(filepath.Join(t.TempDir(), "nope"), ProcScanOptions{}); err == nil {
+		t.Error("missing root: no error")
+	}
+	f := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(f, nil, 0o644)
+	if _, err := NewProcScanner(f, ProcScanOptions{}); err == nil {
+		t.Error("file as root: no error")
+	}
+	// A root that disappears after construction is a Scan error, and does
+	// not turn every known process into an exit.
+	link := newProcLink(t, fixture("poll", "t0", "proc"))
+	s := mustScanner(t, link.root, ProcScanOptions{})
+	scan(t, s, t0)
+	os.Remove(link.root)
+	if _, _, _, err := s.Scan(t0.Add(time.Second)); err == nil {
+		t.Error("Scan of a removed root: no error")
+	}
+	link.set(fixture("poll", "t0", "proc"))
+	if _, ev, _ := scan(t, s, t0.Add(2*time.Second)); len(ev) != 0 {
+		t.Errorf("after a failed scan: events %+v, want none", ev)
+	}
+}
+
+func TestScanLongCmdlineTruncated(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	writeProc(t, a, 400, 1, 9000, "java", 0, 0)
+	writeProc(t, b, 400, 1, 9000, "java", 0, 4096)
+	long := "java\x00-cp\x00" + strings.Repeat("/opt/lib/x.jar:", 1000) + "\x00Main\x00"
+	for _, d := range []string{a, b} {
+		if err := os.WriteFile(filepath.Join(d, "400", "cmdline"), []byte(long), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := newProcLink(t, a)
+	s := mustScanner(t, link.root, ProcScanOptions{MaxCmdline: 100})
+	scan(t, s, t0)
+	link.set(b)
+	top, _, _ := scan(t, s, t0.Add(time.Second))
+	want := "java -cp " + strings.Repeat("/opt/lib/x.jar:", 7)[:100-len("java\x00-cp\x00")]
+	if len(top) != 1 || top[0].Cmdline != want {
+		t.Errorf("top = %+v; want cmdline cut at 100 bytes: %q", top, want)
+	}
+}

@@ -1,0 +1,104 @@
+package diskio
+
+import "testing"
+
+func TestRedactCmdline(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		// Option values.
+		{"long =", []string{"app", "--password=hunter2", "-v"}, "app --password=*** -v"},
+		{"long separate", []string{"app", "--password", "hunter2", "-v"}, "app --password *** -v"},
+		{"long separate then flag", []string{"app", "--token", "--verbose"}, "app --token --verbose"},
+		{"token", []string{"/usr/bin/agent", "--token=abc123", "--api-key", "k-123"}, "/usr/bin/agent --token=*** --api-key ***"},
+		{"single-dash long", []string{"java", "-password", "s3", "-jar", "x.jar"}, "java -password *** -jar x.jar"},
+		{"client secret camel", []string{"svc", "--clientSecret=abc"}, "svc --clientSecret=***"},
+		{"java property", []string{"java", "-Djavax.net.ssl.keyStorePassword=changeit", "-Xmx1g"}, "java -Djavax.net.ssl.keyStorePassword=*** -Xmx1g"},
+		{"env assignment", []string{"env", "DB_PASSWORD=pw1", "AWS_SECRET_ACCESS_KEY=AKx", "HOME=/root", "./run"}, "env DB_PASSWORD=*** AWS_SECRET_ACCESS_KEY=*** HOME=/root ./run"},
+		{"key=", []string{"tool", "key=abcd", "apikey=zz", "api_key=yy"}, "tool key=*** apikey=*** api_key=***"},
+		{"secret word", []string{"vault", "write", "secret=xyz"}, "vault write secret=***"},
+		{"query string", []string{"wget", "https://example.com/a?user=bob&token=t0k&x=1"}, "wget https://example.com/a?user=bob&token=***&x=1"},
+		{"conninfo", []string{"psql", "host=db port=5432 dbname=app password=pg1"}, "psql host=db port=5432 dbname=app password=***"},
+		{"PGPASSWORD", []string{"sh", "-c", "PGPASSWORD=pg1 psql -h db"}, "sh -c PGPASSWORD=*** psql -h db"},
+		// The fixture process of testdata/diskio/poll.
+		{"fixture writer", []string{"/root/.pyenv/versions/3.11.7/bin/python3", "/var/tmp/memdiag-diskio-cap/writer.py", "--token=abc123", "--password", "hunter2"},
+			"/root/.pyenv/versions/3.11.7/bin/python3 /var/tmp/memdiag-diskio-cap/writer.py --token=*** --password ***"},
+
+		// Database clients.
+		{"mysql -p attached", []string{"mysql", "-uroot", "-psecret", "app"}, "mysql -uroot -p*** app"},
+		{"mysql -p prompt", []string{"/usr/bin/mysql", "-u", "root", "-p", "app"}, "/usr/bin/mysql -u root -p app"},
+		{"mysql --password=", []string{"mysqldump", "--password=pw", "app"}, "mysqldump --password=*** app"},
+		{"mysql --password db", []string{"mysql", "--password", "app"}, "mysql --password app"},
+		{"mariadb-dump", []string{"mariadb-dump", "-ppw", "--all-databases"}, "mariadb-dump -p*** --all-databases"},
+		{"mysql in sh -c", []string{"/bin/sh", "-c", "mysqldump -uroot -pS3cr3t app | gzip > /backup/app.gz"}, "/bin/sh -c mysqldump -uroot -p*** app | gzip > /backup/app.gz"},
+		{"mongo -p separate", []string{"mongosh", "-u", "admin", "-p", "mpw", "--authenticationDatabase", "admin"}, "mongosh -u admin -p *** --authenticationDatabase admin"},
+		{"sshpass (its mode also covers the wrapped ssh: over-redaction accepted)", []string{"sshpass", "-pXyz", "ssh", "-p", "2222", "host"}, "sshpass -p*** ssh -p *** host"},
+		{"redis-cli", []string{"redis-cli", "-h", "cache", "-a", "rpw", "ping"}, "redis-cli -h cache -a *** ping"},
+		{"redis-cli --pass", []string{"redis-cli", "--pass", "rpw"}, "redis-cli --pass ***"},
+
+		// curl and HTTP.
+		{"curl -u", []string{"curl", "-u", "bob:pw", "https://x"}, "curl -u bob:*** https://x"},
+		{"curl -uuser:pass", []string{"curl", "-ubob:pw", "https://x"}, "curl -ubob:*** https://x"},
+		{"curl --user", []string{"curl", "--user", "bob:pw"}, "curl --user bob:***"},
+		{"curl -u no password", []string{"curl", "-u", "bob", "https://x"}, "curl -u bob https://x"},
+		{"authorization header", []string{"curl", "-H", "Authorization: Bearer eyJhbGc.x.y", "https://api"}, "curl -H Authorization: Bearer *** https://api"},
+		{"authorization basic", []string{"curl", "-H", "authorization:Basic Ym9iOnB3", "u"}, "curl -H authorization:Basic *** u"},
+		{"authorization raw", []string{"http", "Authorization:tok123"}, "http Authorization:***"},
+		{"x-api-key header", []string{"curl", "-H", "X-Api-Key: k1", "u"}, "curl -H X-Api-Key: *** u"},
+		{"cookie header", []string{"curl", "-H", "Cookie: sid=abc", "u"}, "curl -H Cookie: *** u"},
+		{"bearer alone", []string{"client", "--header", "Bearer abc.def"}, "client --header Bearer ***"},
+		{"header in sh -c", []string{"sh", "-c", "curl -s -H 'Authorization: Bearer abc' https://api/x"}, "sh -c curl -s -H 'Authorization: Bearer ***' https://api/x"},
+
+		// URL credentials.
+		{"url user:pass", []string{"pg_dump", "postgresql://app:pgpw@db:5432/app"}, "pg_dump postgresql://app:***@db:5432/app"},
+		{"url empty user", []string{"redis-cli", "-u", "redis://:rpw@cache:6379/0"}, "redis-cli -u redis://:***@cache:6379/0"},
+		{"url @ in password", []string{"git", "clone", "https://bob:p@ss@git.example.com/r.git"}, "git clone https://bob:***@git.example.com/r.git"},
+		{"url user only kept", []string{"git", "clone", "ssh://git@github.com/o/r.git"}, "git clone ssh://git@github.com/o/r.git"},
+		{"url no credentials", []string{"curl", "https://example.com/a@b"}, "curl https://example.com/a@b"},
+
+		// Must NOT be redacted.
+		{"nc -p port", []string{"nc", "-l", "-p", "8080"}, "nc -l -p 8080"},
+		{"ssh -p port", []string{"ssh", "-p", "2222", "host"}, "ssh -p 2222 host"},
+		{"docker -p", []string{"docker", "run", "-p", "8080:80", "nginx"}, "docker run -p 8080:80 nginx"},
+		{"psql -p port", []string{"psql", "-h", "db", "-p", "5432", "-U", "app"}, "psql -h db -p 5432 -U app"},
+		{"psql --no-password", []string{"psql", "--no-password", "app"}, "psql --no-password app"},
+		{"password file", []string{"app", "--password-file=/run/secrets/db", "--password-file", "/run/x"}, "app --password-file=/run/secrets/db --password-file /run/x"},
+		{"docker login stdin", []string{"docker", "login", "--password-stdin", "reg.example.com"}, "docker login --password-stdin reg.example.com"},
+		{"key size", []string{"ssh-keygen", "--key-size=4096", "-t", "ed25519"}, "ssh-keygen --key-size=4096 -t ed25519"},
+		{"PWD", []string{"env", "PWD=/root", "ls"}, "env PWD=/root ls"},
+		{"tokenizer", []string{"train", "--tokenizer=bert", "--keyboard=us"}, "train --tokenizer=bert --keyboard=us"},
+		{"pmlogger_check", []string{"/bin/sh", "/usr/libexec/pcp/bin/pmlogger_check", "-C"}, "/bin/sh /usr/libexec/pcp/bin/pmlogger_check -C"},
+		{"plain", []string{"/usr/sbin/cron", "-f"}, "/usr/sbin/cron -f"},
+		{"empty value", []string{"app", "--token="}, "app --token="},
+		{"empty", nil, ""},
+		{"spaces collapse", []string{"sh", "-c", "echo  a   b"}, "sh -c echo a b"},
+		{"sort -u", []string{"sort", "-u", "a:b"}, "sort -u a:b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := RedactCmdline(tt.args)
+			if got != tt.want {
+				t.Errorf("RedactCmdline(%q)\n got %q\nwant %q", tt.args, got, tt.want)
+			}
+			// Redacting twice changes nothing.
+			if again := RedactCmdline([]string{got}); again != got {
+				t.Errorf("not idempotent: %q -> %q", got, again)
+			}
+		})
+	}
+}
+
+func TestSensitiveName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"password": true, "DB_PASSWORD": true, "api-key": true, "apiKey": true, "accessToken": true,
+		"secret_key": true, "MYSQL_PWD": true, "pass": true,
+		"pwd": false, "PGPASSWORD": true, "mytoken": true, "bypass": false, "tokenizer": false, "no-password": false, "password-file": false,
+		"keyboard": false, "monkey": false, "user": false, "port": false, "key-id": false,
+	} {
+		if got := sensitiveName(name); got != want {
+			t.Errorf("sensitiveName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

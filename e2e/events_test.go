@@ -1,0 +1,161 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/testenv"
+	"github.com/memdiag/memdiag/record"
+)
+
+// recordWhile runs memdiag watch with args, starts job once the recorder
+// is sampling, waits for it, lets the recorder finish and returns the
+// recording.
+func recordWhile(t *testing.T, memdiag string, dur time.Duration, args []string, job func()) *record.Recording {
+	t.Helper()
+	rec := filepath.Join(t.TempDir(), "r.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), dur+time.Minute)
+	defer cancel()
+	w := exec.CommandContext(ctx, memdiag, append([]string{"watch", "--interval", "1s", "--duration", dur.String(),
+		"--out", rec, "--quiet", "--no-timers"}, args...)...)
+	var log strings.Builder
+	w.Stdout, w.Stderr = &log, &log
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	job()
+	if err := w.Wait(); err != nil {
+		t.Fatalf("watch: %v\n%s", err, log.String())
+	}
+	r, err := record.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("watch output:\n%s", log.String())
+	return r
+}
+
+// TestEventsShortChildren is issue #6's first check: a job starts 20
+// children that each live ~100 ms and write 8 MiB, inside a cgroup named
+// after a .service, during a 1 s-interval watch. With process events the
+// recording lists all 20 execs and exits with the unit, and their exit I/O
+// sums to 160 MiB within 5 %; polling alone (--events off) misses most.
+func TestEventsShortChildren(t *testing.T) {
+	testenv.RequireRoot(t, "the process-events connector, taskstats and cgroups")
+	memdiag, hog := testenv.BuildMemdiag(t), testenv.BuildHog(t)
+	const unit = "memdiag-e2e-children.service"
+	cg := testenv.NewCgroup(t, unit, 0)
+	dir := t.TempDir()
+	const n, size = 20, 8 << 20
+	job := func() {
+		// One shell in the unit's cgroup starts the children one after the
+		// other, as a check script would.
+		script := fmt.Sprintf(`for i in $(seq %d); do %s -write %d -file %s/c$i -hold 50ms >/dev/null; done`, n, hog, size, dir)
+		if out, err := cg.Command("/bin/sh", "-c", script).CombinedOutput(); err != nil {
+			t.Fatalf("job: %v %s", err, out)
+		}
+	}
+	count := func(r *record.Recording) (execs, exits int, exitBytes uint64, unitOK bool) {
+		unitOK = true
+		for _, s := range r.Samples {
+			for _, e := range s.Events {
+				if e.Comm != "hog" {
+					continue
+				}
+				if e.Unit != unit {
+					unitOK = false
+				}
+				switch e.Kind {
+				case "exec":
+					execs++
+				case "exit":
+					exits++
+					exitBytes += e.WriteBytes
+				}
+			}
+		}
+		return
+	}
+
+	withEvents := recordWhile(t, memdiag, 8*time.Second, []string{"--events", "on"}, job)
+	execs, exits, bytes, unitOK := count(withEvents)
+	if execs != n || exits != n {
+		t.Errorf("with events: %d execs and %d exits of hog, want %d each", execs, exits, n)
+	}
+	if !unitOK {
+		t.Errorf("with events: some hog events lack unit %s", unit)
+	}
+	if d := float64(bytes) - n*size; d > 0.05*n*size || d < -0.05*n*size {
+		t.Errorf("with events: exit write_bytes sum %d, want %d ± 5%%", bytes, n*size)
+	}
+	for _, s := range withEvents.Samples {
+		if s.EventStats != nil && (s.EventStats.LostKernel > 0 || s.EventStats.LostBuffer > 0) {
+			t.Errorf("events lost at %s: %+v", s.Time, s.EventStats)
+		}
+	}
+
+	polled := recordWhile(t, memdiag, 8*time.Second, []string{"--events", "off"}, job)
+	pExecs, pExits, _, _ := count(polled)
+	t.Logf("polling alone saw %d execs and %d exits of %d children", pExecs, pExits, n)
+	if pExecs > n/2 {
+		t.Errorf("polling saw %d of %d short children; expected it to miss most", pExecs, n)
+	}
+	_ = os.RemoveAll(dir)
+}
+
+// TestStallOnsetSnapshot is issue #6's second check: a ~300 ms memory
+// stall provoked in a cgroup is recorded with an onset whose time falls
+// within the stall, and the onset's snapshot names the process that
+// caused it.
+func TestStallOnsetSnapshot(t *testing.T) {
+	testenv.RequireRoot(t, "cgroups and PSI")
+	memdiag, hog := testenv.BuildMemdiag(t), testenv.BuildHog(t)
+	cg := testenv.NewCgroup(t, "memdiag-e2e-stall.service", 32<<20)
+	if cg.V2Dir == "" {
+		testenv.Unmet(t, "no cgroup v2 directory for per-cgroup memory.pressure")
+	}
+	data := filepath.Join(t.TempDir(), "f")
+	var start, end time.Time
+	var pid int
+	r := recordWhile(t, memdiag, 8*time.Second,
+		[]string{"--cgroup", cg.V2Dir, "--stall-threshold", "50ms", "--stall-window", "1s"}, func() {
+			// Writing then re-reading 96 MiB through a 32 MiB group: a
+			// short burst of reclaim and refaults.
+			c := cg.Command(hog, "-write", fmt.Sprint(96<<20), "-file", data, "-read-passes", "1", "-hold", "300ms")
+			start = time.Now()
+			if out, err := c.CombinedOutput(); err != nil {
+				t.Fatalf("hog: %v %s", err, out)
+			}
+			end = time.Now()
+			pid = c.Process.Pid
+		})
+	t.Logf("hog pid %d ran %s..%s (%s)", pid, start.Format("15:04:05.000"), end.Format("15:04:05.000"), end.Sub(start))
+	var found bool
+	for _, s := range r.Samples {
+		for _, o := range s.Onsets {
+			t.Logf("onset %s scope %s mode %s procs %d", o.Time.Format("15:04:05.000"), o.Scope, o.Mode, len(o.Procs))
+			if o.Scope != cg.V2Dir {
+				continue
+			}
+			if o.Time.Before(start) || o.Time.After(end) {
+				t.Errorf("cgroup onset at %s, outside the stall %s..%s", o.Time, start, end)
+				continue
+			}
+			for _, p := range o.Procs {
+				if p.PID == pid && p.Comm == "hog" {
+					found = true
+				}
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no cgroup onset inside the stall whose snapshot names hog (pid %d)", pid)
+	}
+}

@@ -1,0 +1,127 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/testenv"
+	"github.com/memdiag/memdiag/record"
+)
+
+// TestWatchRecordsHog is issue #2's end-to-end check: a hog in a
+// memory-limited cgroup writes a known number of bytes and allocates
+// anonymous memory past the limit while `memdiag watch` records; the
+// recording must show PSI memory total rising, the file LRU shrinking,
+// swap-out, and the hog as the top writer within 10 % of what it wrote.
+func TestWatchRecordsHog(t *testing.T) {
+	testenv.RequireRoot(t, "cgroups, a swap file and every process's /proc/PID/io")
+	memdiag := testenv.BuildMemdiag(t)
+	hog := testenv.BuildHog(t)
+	const (
+		limit      = 128 << 20
+		writeBytes = 256 << 20
+		anonBytes  = 256 << 20
+	)
+	unit := "memdiag-e2e-watch-hog.service"
+	cg := testenv.NewCgroup(t, unit, limit)
+	testenv.SwapFile(t, "e2e-watch", 1<<30)
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "run.jsonl")
+	data := filepath.Join("/var/tmp", "memdiag-e2e-watch-hog.dat")
+	t.Cleanup(func() { os.Remove(data) })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	watch := exec.CommandContext(ctx, memdiag, "watch", "--interval", "1s", "--duration", "22s",
+		"--out", rec, "--quiet", "--no-timers", "--cgroup", cg.V2Dir)
+	watchOut, err := os.Create(filepath.Join(dir, "watch.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch.Stdout, watch.Stderr = watchOut, watchOut
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+
+	h := cg.Command(hog, "-write", fmt.Sprint(writeBytes), "-file", data, "-read-passes", "1",
+		"-anon", fmt.Sprint(anonBytes), "-hold", "3s")
+	hogStart := time.Now()
+	if out, err := h.CombinedOutput(); err != nil {
+		t.Fatalf("hog: %v\n%s", err, out)
+	}
+	hogEnd := time.Now()
+	hogPID := h.Process.Pid
+	if err := watch.Wait(); err != nil {
+		b, _ := os.ReadFile(filepath.Join(dir, "watch.log"))
+		t.Fatalf("memdiag watch: %v\n%s", err, b)
+	}
+	r, err := record.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Samples) < 15 {
+		t.Fatalf("got %d samples in 22 s at 1 s, want >= 15", len(r.Samples))
+	}
+	if r.End == nil || r.End.Reason != "duration" {
+		t.Errorf("end line = %+v, want reason duration", r.End)
+	}
+	first, last := r.Samples[0], r.Samples[len(r.Samples)-1]
+
+	// PSI memory total rose, on the host and in the hog's own cgroup.
+	if first.PSI == nil || last.PSI == nil || last.PSI.Memory.Some.Total <= first.PSI.Memory.Some.Total {
+		t.Errorf("host PSI memory some total did not rise: %v -> %v", first.PSI, last.PSI)
+	}
+	if first.CgroupPSI == nil || last.CgroupPSI == nil || last.CgroupPSI.Memory.Some.Total <= first.CgroupPSI.Memory.Some.Total {
+		t.Errorf("cgroup PSI memory some total did not rise")
+	} else {
+		t.Logf("cgroup PSI memory some stall: %s", last.CgroupPSI.Memory.Some.Total-first.CgroupPSI.Memory.Some.Total)
+	}
+
+	// The file LRU shrank during the hog: some interval inside the hog's
+	// run lost at least 32 MiB of page cache (its anonymous memory pushes
+	// its own cache out of the 128 MiB group).
+	ivs := record.Intervals(&r.Header, r.Samples)
+	minDelta := 0.0
+	for _, iv := range ivs {
+		if iv.End.After(hogStart) && iv.Start.Before(hogEnd.Add(time.Second)) && record.Known(iv.FileLRUDeltaBytes) && iv.FileLRUDeltaBytes < minDelta {
+			minDelta = iv.FileLRUDeltaBytes
+		}
+	}
+	if minDelta > -32<<20 {
+		t.Errorf("file LRU never shrank by 32 MiB in one interval during the hog (largest drop %.1f MiB)", -minDelta/(1<<20))
+	}
+
+	// Swap-out happened.
+	if first.VMStat == nil || last.VMStat == nil || first.VMStat.Pswpout == nil || last.VMStat.Pswpout == nil {
+		t.Fatal("vmstat pswpout not recorded")
+	}
+	if *last.VMStat.Pswpout <= *first.VMStat.Pswpout {
+		t.Errorf("pswpout did not rise: %d -> %d", *first.VMStat.Pswpout, *last.VMStat.Pswpout)
+	}
+
+	// The hog is the top writer under its own name, with its unit.
+	sm := record.NewSummary(&r.Header)
+	for i := range r.Samples {
+		sm.Add(&r.Samples[i])
+	}
+	top := sm.TopWriters(3)
+	if len(top) == 0 {
+		t.Fatal("no writers recorded")
+	}
+	w := top[0]
+	if w.Comm != "hog" || w.PID != hogPID {
+		t.Fatalf("top writer = %+v, want hog pid %d", w, hogPID)
+	}
+	if w.Unit != unit {
+		t.Errorf("hog unit = %q, want %q", w.Unit, unit)
+	}
+	if d := float64(w.WriteBytes) - writeBytes; d > 0.1*writeBytes || d < -0.1*writeBytes {
+		t.Errorf("hog wrote %d bytes according to the recording, want %d ± 10%%", w.WriteBytes, writeBytes)
+	}
+}

@@ -1,0 +1,422 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/record"
+)
+
+// Scope says whose signals a gate judges.
+type Scope struct {
+	// Cgroup is the cgroup v2 directory judged; "" means the host
+	// (/proc/pressure/*, /proc/vmstat).
+	Cgroup string
+}
+
+func (s Scope) String() string {
+	if s.Cgroup == "" {
+		return "host"
+	}
+	return "cgroup " + s.Cgroup
+}
+
+// Status is the outcome of one threshold.
+type Status string
+
+// Outcomes.
+const (
+	Pass   Status = "pass"
+	Fail   Status = "fail"
+	NoData Status = "no data" // the signal could not be read: never a pass
+)
+
+// Moment is the sampling interval (or, for an EWMA, the sample) where a
+// metric was at its worst.
+type Moment struct {
+	Start, End time.Time
+	// Value in the threshold's unit's base (see [Threshold.Limit]): the
+	// interval's stall share in percent, its stall time in seconds, its
+	// bytes, count or rate.
+	Value float64
+}
+
+// Result is the verdict on one threshold.
+type Result struct {
+	Threshold *Threshold
+	Status    Status
+	// Observed is the metric over the run in the base unit of the
+	// threshold's dimension (compare with Threshold.Limit()); NaN with NoData.
+	Observed float64
+	Worst    *Moment       // nil with NoData
+	Covered  time.Duration // wall time of the intervals that had the signal
+	Reason   string        // why NoData
+}
+
+// Report is the verdict on a run.
+type Report struct {
+	Scope    Scope
+	Start    time.Time // first sample
+	End      time.Time // last sample
+	Samples  int
+	Results  []Result
+	Command  *CommandResult // nil unless a command was wrapped
+	Warnings []string       // e.g. a truncated recording line
+}
+
+// CommandResult is how the wrapped command ended.
+type CommandResult struct {
+	Args     []string
+	ExitCode int    // 0 on success; 128+n when killed by signal n
+	Signal   string // the signal that killed it ("SIGKILL"), or ""
+	Err      string // could not be started, or ""
+}
+
+// Failed reports whether the command did not succeed.
+func (c *CommandResult) Failed() bool { return c != nil && (c.ExitCode != 0 || c.Err != "") }
+
+// Count returns how many results have status s.
+func (r *Report) Count(s Status) int {
+	n := 0
+	for _, x := range r.Results {
+		if x.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Passed reports whether every threshold held and the command succeeded.
+func (r *Report) Passed() bool {
+	return r.Count(Fail) == 0 && r.Count(NoData) == 0 && !r.Command.Failed()
+}
+
+// Verdict is the one-line outcome: "PASS: all 3 thresholds held", …
+func (r *Report) Verdict() string {
+	n := len(r.Results)
+	var parts []string
+	if c := r.Count(Fail); c > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d %s breached", c, n, plural(n, "threshold")))
+	}
+	if c := r.Count(NoData); c > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d %s could not be judged (no data)", c, n, plural(n, "threshold")))
+	}
+	if r.Command.Failed() {
+		parts = append(parts, "the command failed: "+r.Command.Describe())
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("PASS: all %d %s held", n, plural(n, "threshold"))
+	}
+	return "FAIL: " + strings.Join(parts, "; ")
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return s
+	}
+	return s + "s"
+}
+
+// Describe says how the command ended: "exited with code 3",
+// "killed by SIGKILL (exit code 137)".
+func (c *CommandResult) Describe() string {
+	switch {
+	case c.Err != "":
+		return c.Err
+	case c.Signal != "":
+		return fmt.Sprintf("killed by %s (exit code %d)", c.Signal, c.ExitCode)
+	}
+	return fmt.Sprintf("exited with code %d", c.ExitCode)
+}
+
+// Evaluate judges thresholds over the samples of one run. pageSize
+// converts page counters to bytes (h.PageSize; 4096 when h is nil or 0).
+// Counters that went backwards between two samples (reset, a different
+// scope) and intervals lacking the signal are left out; Result.Covered
+// says how much of the run was judged, and a threshold with no usable
+// interval is NoData, never a pass.
+func Evaluate(h *record.Header, samples []record.Sample, scope Scope, ths []*Threshold) *Report {
+	rep := &Report{Scope: scope, Samples: len(samples)}
+	if len(samples) > 0 {
+		rep.Start, rep.End = samples[0].Time, samples[len(samples)-1].Time
+	}
+	pageSize := 4096.0
+	if h != nil && h.PageSize > 0 {
+		pageSize = float64(h.PageSize)
+	}
+	for _, t := range ths {
+		rep.Results = append(rep.Results, evaluate(samples, scope, t, pageSize))
+	}
+	return rep
+}
+
+// point is one interval's (or sample's) value of a metric.
+type point struct {
+	start, end time.Time
+	delta      float64 // counter delta, stall µs; or the EWMA for KindAvg
+	dt         time.Duration
+}
+
+func evaluate(samples []record.Sample, scope Scope, t *Threshold, pageSize float64) Result {
+	m := t.Metric
+	res := Result{Threshold: t, Observed: math.NaN()}
+	pts, reason := points(samples, scope, m)
+	if len(pts) == 0 {
+		res.Status, res.Reason = NoData, reason
+		return res
+	}
+	// value converts a sum of deltas over wall time into the threshold's
+	// base unit; it is used for the run and for each interval alike.
+	value := func(delta float64, dt time.Duration) float64 {
+		switch m.Kind {
+		case KindStall:
+			if dt <= 0 {
+				return math.NaN()
+			}
+			return math.Min(1, delta/float64(dt)) * 100
+		case KindTotal:
+			return delta / 1e9
+		case KindBytes:
+			return delta * pageSize
+		case KindCount:
+			return delta
+		case KindRate:
+			if dt <= 0 {
+				return math.NaN()
+			}
+			r := delta / dt.Seconds()
+			if t.Unit.Dim == DimByteRate {
+				r *= pageSize
+			}
+			return r
+		}
+		return delta // KindAvg: the EWMA itself
+	}
+	var sum float64
+	var covered time.Duration
+	var worst *Moment
+	for _, p := range pts {
+		sum += p.delta
+		covered += p.dt
+		v := value(p.delta, p.dt)
+		if math.IsNaN(v) {
+			continue
+		}
+		better := worst == nil || v > worst.Value
+		if t.Op.lowerIsWorse() {
+			better = worst == nil || v < worst.Value
+		}
+		if better {
+			worst = &Moment{Start: p.start, End: p.end, Value: v}
+		}
+	}
+	res.Covered, res.Worst = covered, worst
+	if m.Kind == KindAvg {
+		if worst == nil {
+			res.Status, res.Reason = NoData, reason
+			return res
+		}
+		// The peak (or, for a floor, the lowest) EWMA over the run is the
+		// observed value, and its sample is the worst moment.
+		res.Observed = worst.Value
+	} else {
+		res.Observed = value(sum, covered)
+	}
+	if math.IsNaN(res.Observed) {
+		res.Status, res.Reason = NoData, "no sampling interval with positive length"
+		return res
+	}
+	res.Status = Fail
+	if t.Op.Holds(res.Observed, t.Limit()) {
+		res.Status = Pass
+	}
+	return res
+}
+
+// points extracts the metric's per-interval deltas (or per-sample EWMA
+// values) from the samples, skipping those where the signal is missing or
+// the counter went backwards. reason says why there are none.
+func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reason string) {
+	psiOf := func(s *record.Sample) *psi.Snapshot {
+		if scope.Cgroup != "" {
+			return s.CgroupPSI
+		}
+		return s.PSI
+	}
+	counters := func(s *record.Sample) *lru.VMStat {
+		if scope.Cgroup != "" {
+			return s.CgroupVMStat
+		}
+		return s.VMStat
+	}
+	line := func(s *record.Sample) *psi.Line {
+		r := psiOf(s).Get(m.Resource)
+		if r == nil {
+			return nil
+		}
+		if m.Full {
+			return r.Full
+		}
+		return &r.Some
+	}
+	counter := func(s *record.Sample) *uint64 {
+		v := counters(s)
+		if v == nil {
+			return nil
+		}
+		return m.Counter(v)
+	}
+	if len(samples) == 0 {
+		return nil, "no samples"
+	}
+	if m.Kind == KindAvg {
+		for i := range samples {
+			l := line(&samples[i])
+			if l == nil {
+				continue
+			}
+			v := l.Avg10
+			switch m.Avg {
+			case 60:
+				v = l.Avg60
+			case 300:
+				v = l.Avg300
+			}
+			start := samples[i].Time
+			if i > 0 {
+				start = samples[i-1].Time
+			}
+			pts = append(pts, point{start: start, end: samples[i].Time, delta: v})
+		}
+		if len(pts) == 0 {
+			return nil, missingReason(samples, scope, m)
+		}
+		return pts, ""
+	}
+	if len(samples) < 2 {
+		return nil, "only one sample; a run needs at least two to measure a change"
+	}
+	for i := 1; i < len(samples); i++ {
+		a, b := &samples[i-1], &samples[i]
+		dt := b.Time.Sub(a.Time)
+		if dt <= 0 {
+			continue
+		}
+		var d float64
+		if m.Counter == nil {
+			la, lb := line(a), line(b)
+			if la == nil || lb == nil || lb.Total < la.Total {
+				continue
+			}
+			d = float64(lb.Total - la.Total) // ns
+		} else {
+			ca, cb := counter(a), counter(b)
+			if ca == nil || cb == nil || *cb < *ca {
+				continue
+			}
+			d = float64(*cb - *ca)
+		}
+		pts = append(pts, point{start: a.Time, end: b.Time, delta: d, dt: dt})
+	}
+	if len(pts) == 0 {
+		return nil, missingReason(samples, scope, m)
+	}
+	return pts, ""
+}
+
+// missingReason explains why no sample carried the metric's signal, quoting
+// the first collector error recorded in the samples, if any.
+func missingReason(samples []record.Sample, scope Scope, m *Metric) string {
+	var what string
+	switch {
+	case m.Counter == nil && scope.Cgroup != "":
+		what = fmt.Sprintf("no %s PSI (%s.pressure, %q line) for %s", m.Resource, m.Resource, lineName(m), scope)
+	case m.Counter == nil:
+		what = fmt.Sprintf("no %s PSI (/proc/pressure/%s, %q line)", m.Resource, m.Resource, lineName(m))
+	case scope.Cgroup != "":
+		what = fmt.Sprintf("no %s counter for %s (cgroup v2 memory.stat/memory.events; needs the memory controller enabled in the v2 hierarchy and a kernel that reports it)", m.CounterName, scope)
+	default:
+		what = fmt.Sprintf("no %s counter in /proc/vmstat", m.CounterName)
+	}
+	for _, s := range samples {
+		if len(s.Errors) > 0 {
+			return what + "; first collector error: " + s.Errors[0]
+		}
+	}
+	return what
+}
+
+func lineName(m *Metric) string {
+	if m.Full {
+		return "full"
+	}
+	return "some"
+}
+
+// EnvError says the signals some thresholds need cannot be read here, so
+// the gate cannot judge them (`memdiag gate` exits 5, never a pass).
+type EnvError struct {
+	Problems []Problem
+}
+
+// Problem is one threshold whose signal is missing, and why.
+type Problem struct {
+	Threshold *Threshold
+	Reason    string // "no memory PSI (/proc/pressure/memory, \"some\" line)"
+}
+
+func (e *EnvError) Error() string {
+	var lines []string
+	for _, p := range e.Problems {
+		lines = append(lines, p.Threshold.Expr+": "+p.Reason)
+	}
+	if len(lines) == 1 {
+		return "cannot judge " + lines[0]
+	}
+	return "cannot judge these thresholds:\n  " + strings.Join(lines, "\n  ")
+}
+
+// Report is the verdict when the run could not start: every threshold is
+// NoData, with its own reason or, if its signal was there, because the
+// run did not take place.
+func (e *EnvError) Report(scope Scope, at time.Time, ths []*Threshold) *Report {
+	rep := &Report{Scope: scope, Start: at, End: at, Samples: 1}
+	for _, t := range ths {
+		r := Result{Threshold: t, Status: NoData, Observed: math.NaN(),
+			Reason: "the run did not start: other thresholds' signals are missing"}
+		for _, p := range e.Problems {
+			if p.Threshold == t {
+				r.Reason = p.Reason
+			}
+		}
+		rep.Results = append(rep.Results, r)
+	}
+	return rep
+}
+
+// Preflight checks that one sample taken before the run carries every
+// signal the thresholds need in scope, so a gate fails at once with an
+// *EnvError instead of after a long load test.
+func Preflight(s *record.Sample, scope Scope, ths []*Threshold) error {
+	var probs []Problem
+	for _, t := range ths {
+		m := t.Metric
+		one := []record.Sample{*s}
+		if m.Kind != KindAvg {
+			// points needs two samples; the same one twice checks presence.
+			one = append(one, *s)
+			one[1].Time = s.Time.Add(time.Second)
+		}
+		if pts, reason := points(one, scope, m); len(pts) == 0 {
+			probs = append(probs, Problem{Threshold: t, Reason: reason})
+		}
+	}
+	if len(probs) > 0 {
+		return &EnvError{Problems: probs}
+	}
+	return nil
+}

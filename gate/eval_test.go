@@ -1,0 +1,295 @@
+package gate
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/record"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
+
+func u64(x uint64) *uint64 { return &x }
+
+// step is one synthetic sample: PSI memory totals in µs and avg10, and a
+// few counters (nil: absent).
+type step struct {
+	sec                 float64
+	someUS, fullUS      int64
+	avg10               float64
+	pswpout, refault    *uint64
+	oomKill, pgscanDrct *uint64
+}
+
+func psiSnap(st step) *psi.Snapshot {
+	return &psi.Snapshot{Memory: &psi.Resource{
+		Some: psi.Line{Avg10: st.avg10, Total: time.Duration(st.someUS) * time.Microsecond},
+		Full: &psi.Line{Total: time.Duration(st.fullUS) * time.Microsecond},
+	}}
+}
+
+// host builds host-scope samples (PSI and VMStat).
+func host(steps ...step) []record.Sample {
+	var out []record.Sample
+	for i, st := range steps {
+		out = append(out, record.Sample{Seq: i, Time: at(st.sec), PSI: psiSnap(st),
+			VMStat: &lru.VMStat{Pswpout: st.pswpout, WorkingsetRefaultFile: st.refault, OOMKill: st.oomKill, PgscanDirect: st.pgscanDrct}})
+	}
+	return out
+}
+
+func mustParse(t *testing.T, exprs ...string) []*Threshold {
+	t.Helper()
+	ths, err := ParseAll(exprs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ths
+}
+
+// got is the part of a Result the tests compare.
+type got struct {
+	Status   Status
+	Observed float64
+	Worst    *Moment
+	Covered  time.Duration
+}
+
+func summarize(rep *Report) []got {
+	var out []got
+	for _, r := range rep.Results {
+		g := got{Status: r.Status, Observed: r.Observed, Worst: r.Worst, Covered: r.Covered}
+		if math.IsNaN(g.Observed) {
+			g.Observed = -1 // NaN never compares equal
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// approx compares floats to 1e-9 relative, enough for sums of µs.
+var approx = cmp.Comparer(func(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
+})
+
+func TestEvaluateStallShareFromTotals(t *testing.T) {
+	// some: +100 ms, +0, +300 ms, +50 ms over four 1 s intervals
+	//   = 450 ms / 4 s = 11.25 %; worst 2..3 s at 30 %.
+	// full: +0, +50 ms, +0, +0 = 50 ms / 4 s = 1.25 %; worst 1..2 s at 5 %.
+	samples := host(
+		step{sec: 0, someUS: 0, fullUS: 0},
+		step{sec: 1, someUS: 100_000, fullUS: 0},
+		step{sec: 2, someUS: 100_000, fullUS: 50_000},
+		step{sec: 3, someUS: 400_000, fullUS: 50_000},
+		step{sec: 4, someUS: 450_000, fullUS: 50_000},
+	)
+	ths := mustParse(t,
+		"memory.some.stall<5%", "memory.some.stall<12%", "memory.full.stall<1%",
+		"memory.some.total<500ms", "memory.some.total<=400ms", "memory.some.stall>20%")
+	rep := Evaluate(nil, samples, Scope{}, ths)
+	want := []got{
+		{Fail, 11.25, &Moment{at(2), at(3), 30}, 4 * time.Second},
+		{Pass, 11.25, &Moment{at(2), at(3), 30}, 4 * time.Second},
+		{Fail, 1.25, &Moment{at(1), at(2), 5}, 4 * time.Second},
+		{Pass, 0.45, &Moment{at(2), at(3), 0.3}, 4 * time.Second},
+		{Fail, 0.45, &Moment{at(2), at(3), 0.3}, 4 * time.Second},
+		// A floor: the worst moment is the calmest interval (1..2 s, 0 %).
+		{Fail, 11.25, &Moment{at(1), at(2), 0}, 4 * time.Second},
+	}
+	if diff := cmp.Diff(want, summarize(rep), approx); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if rep.Samples != 5 || !rep.Start.Equal(at(0)) || !rep.End.Equal(at(4)) {
+		t.Errorf("report run = %d samples %v..%v; want 5, %v..%v", rep.Samples, rep.Start, rep.End, at(0), at(4))
+	}
+	if rep.Passed() {
+		t.Error("Passed() = true with breaches")
+	}
+}
+
+func TestEvaluateUnevenIntervalsWeighByWallTime(t *testing.T) {
+	// 250 ms stalled in 0.5 s (50 %), then 100 ms in 2 s (5 %):
+	// 350 ms / 2.5 s = 14 %, not the mean of the shares (27.5 %).
+	samples := host(step{sec: 0}, step{sec: 0.5, someUS: 250_000}, step{sec: 2.5, someUS: 350_000})
+	rep := Evaluate(nil, samples, Scope{}, mustParse(t, "memory.some.stall<15%"))
+	want := []got{{Pass, 14, &Moment{at(0), at(0.5), 50}, 2500 * time.Millisecond}}
+	if diff := cmp.Diff(want, summarize(rep), approx); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
+func TestEvaluateCounters(t *testing.T) {
+	// pswpout 100 → 200 → 50 (reset: interval skipped) → 150:
+	//   (100 + 100) pages × 4096 B = 819200 B = 0.78125 MiB over 2 of 3 s.
+	// refault 0 → 1000 → 3000 → 3000 pages: 3000 / 3 s = 1000 pages/s
+	//   = 1000 × 4096 / 2^20 = 3.90625 MiB/s; worst 1..2 s at 2000/s.
+	// oom_kill 5 → 5 → 6 → 6: one kill, in 1..2 s.
+	// pgscan_direct absent in the third sample: two intervals lack it.
+	samples := host(
+		step{sec: 0, pswpout: u64(100), refault: u64(0), oomKill: u64(5), pgscanDrct: u64(0)},
+		step{sec: 1, pswpout: u64(200), refault: u64(1000), oomKill: u64(5), pgscanDrct: u64(10)},
+		step{sec: 2, pswpout: u64(50), refault: u64(3000), oomKill: u64(6)},
+		step{sec: 3, pswpout: u64(150), refault: u64(3000), oomKill: u64(6), pgscanDrct: u64(40)},
+	)
+	ths := mustParse(t, "swap.out<1MiB", "swap.out==0", "refault.file.rate<500/s", "refault.file.rate<4MiB/s", "oom_kills==0", "reclaim.direct.rate<20/s")
+	rep := Evaluate(nil, samples, Scope{}, ths)
+	want := []got{
+		{Pass, 819200, &Moment{at(0), at(1), 409600}, 2 * time.Second},
+		{Fail, 819200, &Moment{at(0), at(1), 409600}, 2 * time.Second},
+		{Fail, 1000, &Moment{at(1), at(2), 2000}, 3 * time.Second},
+		{Pass, 1000 * 4096, &Moment{at(1), at(2), 2000 * 4096}, 3 * time.Second},
+		{Fail, 1, &Moment{at(1), at(2), 1}, 3 * time.Second},
+		{Pass, 10, &Moment{at(0), at(1), 10}, time.Second},
+	}
+	if diff := cmp.Diff(want, summarize(rep), approx); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
+func TestEvaluatePageSizeFromHeader(t *testing.T) {
+	samples := host(step{sec: 0, pswpout: u64(0)}, step{sec: 1, pswpout: u64(64)})
+	rep := Evaluate(&record.Header{PageSize: 16384}, samples, Scope{}, mustParse(t, "swap.out<1MiB"))
+	// 64 pages × 16 KiB = 1 MiB: not below 1 MiB.
+	if r := rep.Results[0]; r.Status != Fail || r.Observed != 1<<20 {
+		t.Errorf("swap.out with 16 KiB pages = %s %g; want fail 1048576", r.Status, r.Observed)
+	}
+}
+
+func TestEvaluateAvgPeak(t *testing.T) {
+	samples := host(step{sec: 0, avg10: 0}, step{sec: 1, avg10: 2.5}, step{sec: 2, avg10: 12}, step{sec: 3, avg10: 7})
+	rep := Evaluate(nil, samples, Scope{}, mustParse(t, "memory.some.avg10<10", "memory.some.avg10<=12", "memory.some.avg10>1"))
+	want := []got{
+		{Fail, 12, &Moment{at(1), at(2), 12}, 0},
+		{Pass, 12, &Moment{at(1), at(2), 12}, 0},
+		// A floor's observed value is the lowest sample (the first, 0).
+		{Fail, 0, &Moment{at(0), at(0), 0}, 0},
+	}
+	if diff := cmp.Diff(want, summarize(rep), approx); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
+func TestEvaluateCgroupScope(t *testing.T) {
+	// Host PSI is busy; the group is calm except one 200 ms stall.
+	samples := host(step{sec: 0}, step{sec: 1, someUS: 900_000}, step{sec: 2, someUS: 1_800_000})
+	samples[0].CgroupPSI = psiSnap(step{})
+	samples[1].CgroupPSI = psiSnap(step{someUS: 200_000})
+	samples[2].CgroupPSI = psiSnap(step{someUS: 200_000})
+	samples[0].CgroupVMStat = &lru.VMStat{Pswpout: u64(10)}
+	samples[2].CgroupVMStat = &lru.VMStat{Pswpout: u64(30)}
+	rep := Evaluate(nil, samples, Scope{Cgroup: "/sys/fs/cgroup/x"}, mustParse(t, "memory.some.stall<5%", "swap.out<=0"))
+	if rep.Results[0].Observed != 10 || rep.Results[0].Status != Fail {
+		t.Errorf("cgroup memory.some.stall = %s %g; want fail 10 (200 ms of 2 s)", rep.Results[0].Status, rep.Results[0].Observed)
+	}
+	// Sample 1 has no cgroup counters: both intervals touching it are lost.
+	if r := rep.Results[1]; r.Status != NoData {
+		t.Errorf("cgroup swap.out = %s %g; want no data", r.Status, r.Observed)
+	} else if !strings.Contains(r.Reason, "no pswpout counter for cgroup /sys/fs/cgroup/x") {
+		t.Errorf("reason = %q", r.Reason)
+	}
+	if got := rep.Scope.String(); got != "cgroup /sys/fs/cgroup/x" {
+		t.Errorf("Scope = %q", got)
+	}
+}
+
+func TestEvaluateNoDataIsNeverAPass(t *testing.T) {
+	noPSI := []record.Sample{
+		{Time: at(0), Errors: []string{"psi: /proc/pressure/memory: permission denied"}},
+		{Time: at(1)},
+	}
+	tests := []struct {
+		name    string
+		samples []record.Sample
+		scope   Scope
+		expr    string
+		reason  string
+	}{
+		{"no samples", nil, Scope{}, "memory.some.stall<1%", "no samples"},
+		{"one sample", host(step{sec: 0}), Scope{}, "memory.some.stall<1%", "only one sample; a run needs at least two to measure a change"},
+		{"no host PSI", noPSI, Scope{}, "memory.full.stall<1%",
+			`no memory PSI (/proc/pressure/memory, "full" line); first collector error: psi: /proc/pressure/memory: permission denied`},
+		{"no cgroup PSI", host(step{sec: 0}, step{sec: 1}), Scope{Cgroup: "/cg"}, "memory.some.avg10<1",
+			`no memory PSI (memory.pressure, "some" line) for cgroup /cg`},
+		{"no vmstat counter", host(step{sec: 0}, step{sec: 1}), Scope{}, "oom_kills==0", "no oom_kill counter in /proc/vmstat"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := Evaluate(nil, tt.samples, tt.scope, mustParse(t, tt.expr))
+			r := rep.Results[0]
+			if r.Status != NoData || !math.IsNaN(r.Observed) || r.Worst != nil {
+				t.Errorf("result = %s %g %v; want no data, NaN, no moment", r.Status, r.Observed, r.Worst)
+			}
+			if diff := cmp.Diff(tt.reason, r.Reason); diff != "" {
+				t.Errorf("reason (-want +got):\n%s", diff)
+			}
+			if rep.Passed() {
+				t.Error("Passed() = true with no data")
+			}
+		})
+	}
+}
+
+func TestPreflight(t *testing.T) {
+	s := host(step{sec: 0, pswpout: u64(1)})[0]
+	if err := Preflight(&s, Scope{}, mustParse(t, "memory.full.stall<1%", "memory.some.avg10<5", "swap.out<1MiB")); err != nil {
+		t.Errorf("Preflight with every signal present: %v", err)
+	}
+	err := Preflight(&s, Scope{Cgroup: "/cg"}, mustParse(t, "memory.full.stall<1%", "oom_kills==0"))
+	want := "cannot judge these thresholds:\n" +
+		`  memory.full.stall<1%: no memory PSI (memory.pressure, "full" line) for cgroup /cg` + "\n" +
+		"  oom_kills==0: no oom_kill counter for cgroup /cg (cgroup v2 memory.stat/memory.events; needs the memory controller enabled in the v2 hierarchy and a kernel that reports it)"
+	if err == nil {
+		t.Fatal("Preflight without cgroup signals succeeded")
+	}
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("error (-want +got):\n%s", diff)
+	}
+}
+
+func TestCommandFailureFailsTheReport(t *testing.T) {
+	rep := Evaluate(nil, host(step{sec: 0}, step{sec: 1}), Scope{}, mustParse(t, "memory.some.stall<1%"))
+	if !rep.Passed() {
+		t.Fatal("calm run did not pass")
+	}
+	rep.Command = &CommandResult{Args: []string{"./load.sh"}, ExitCode: 3}
+	if rep.Passed() {
+		t.Error("Passed() = true although the command exited 3")
+	}
+	if got, want := rep.Verdict(), "FAIL: the command failed: exited with code 3"; got != want {
+		t.Errorf("Verdict() = %q; want %q", got, want)
+	}
+}
+
+func TestEnvErrorReport(t *testing.T) {
+	ths := mustParse(t, "memory.full.stall<1%", "swap.out<1MiB")
+	s := host(step{sec: 0, pswpout: u64(1)})[0]
+	s.PSI = nil
+	err := Preflight(&s, Scope{}, ths)
+	ee, ok := err.(*EnvError)
+	if !ok {
+		t.Fatalf("Preflight = %v; want *EnvError", err)
+	}
+	rep := ee.Report(Scope{}, at(0), ths)
+	var reasons []string
+	for _, r := range rep.Results {
+		if r.Status != NoData {
+			t.Errorf("%s: status %s; want no data", r.Threshold.Expr, r.Status)
+		}
+		reasons = append(reasons, r.Reason)
+	}
+	want := []string{`no memory PSI (/proc/pressure/memory, "full" line)`, "the run did not start: other thresholds' signals are missing"}
+	if diff := cmp.Diff(want, reasons); diff != "" {
+		t.Errorf("reasons (-want +got):\n%s", diff)
+	}
+	if rep.Passed() {
+		t.Error("a run that could not start passed")
+	}
+}

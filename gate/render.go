@@ -1,0 +1,302 @@
+package gate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+)
+
+// Format is an output format of the gate's report.
+type Format string
+
+// Formats.
+const (
+	FormatTable    Format = "table"
+	FormatJSON     Format = "json"
+	FormatMarkdown Format = "markdown"
+	FormatGitHub   Format = "github" // GitHub Actions workflow commands (::error …)
+)
+
+// Formats lists the valid formats.
+var Formats = []Format{FormatTable, FormatJSON, FormatMarkdown, FormatGitHub}
+
+// RenderOptions are the facts rendering needs from the caller.
+type RenderOptions struct {
+	Location *time.Location // times are shown in this zone; UTC if nil
+}
+
+// Render writes the report in format f.
+func Render(w io.Writer, rep *Report, f Format, o RenderOptions) error {
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
+	switch f {
+	case FormatTable:
+		return renderTable(w, rep, o)
+	case FormatJSON:
+		return renderJSON(w, rep)
+	case FormatMarkdown:
+		return renderMarkdown(w, rep, o)
+	case FormatGitHub:
+		return renderGitHub(w, rep, o)
+	}
+	return fmt.Errorf("unknown format %q", f)
+}
+
+// runLine is "cgroup /x, 12 samples, 12:00:00–12:00:11 (11s)".
+func (r *Report) runLine(loc *time.Location) string {
+	s := fmt.Sprintf("scope: %s; %d %s", r.Scope, r.Samples, plural(r.Samples, "sample"))
+	if r.Samples > 0 {
+		s += fmt.Sprintf(", %s–%s (%s)", clock(r.Start, loc), clock(r.End, loc), r.End.Sub(r.Start).Round(time.Second))
+	}
+	return s
+}
+
+func clock(t time.Time, loc *time.Location) string { return t.In(loc).Format("15:04:05") }
+
+// num formats v with at most two decimals and no trailing zeros.
+func num(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 2, 64)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// FormatValue shows v (in the base unit of t's dimension) in the unit the
+// threshold was written with; for a bare 0 a readable unit is chosen.
+func FormatValue(t *Threshold, v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	u := t.Unit
+	if u.Name == "" {
+		switch u.Dim {
+		case DimPercent:
+			u = Unit{Name: "%", Dim: DimPercent, Scale: 1}
+		case DimDuration:
+			u = Unit{Name: "s", Dim: DimDuration, Scale: 1}
+		case DimBytes:
+			u = Unit{Name: "B", Dim: DimBytes, Scale: 1}
+			for _, c := range units {
+				if c.Dim == DimBytes && v >= c.Scale {
+					u = c
+				}
+			}
+		case DimPageRate:
+			u = Unit{Name: "/s", Dim: DimPageRate, Scale: 1}
+		}
+	}
+	return num(v/u.Scale) + u.Name
+}
+
+// WorstText is "12:00:02–12:00:03 (+2s) 30%": the worst interval (or
+// sample, for an EWMA), its offset from the start of the run and its value.
+// It is "" when there is no moment, or when the worst value of an upper
+// bound is 0 (nothing happened).
+func (r *Report) WorstText(res *Result, loc *time.Location) string {
+	w := res.Worst
+	if w == nil || (w.Value == 0 && !res.Threshold.Op.lowerIsWorse()) {
+		return ""
+	}
+	when := clock(w.End, loc)
+	if s := clock(w.Start, loc); s != when {
+		when = s + "–" + when
+	}
+	off := w.Start.Sub(r.Start)
+	if off < time.Minute {
+		off = off.Round(100 * time.Millisecond)
+	} else {
+		off = off.Round(time.Second)
+	}
+	return fmt.Sprintf("%s (+%s) %s", when, off, FormatValue(res.Threshold, w.Value))
+}
+
+func statusText(s Status) string {
+	switch s {
+	case Fail:
+		return "FAIL"
+	case NoData:
+		return "NO DATA"
+	}
+	return "pass"
+}
+
+func renderTable(w io.Writer, rep *Report, o RenderOptions) error {
+	fmt.Fprintln(w, "memdiag gate:", rep.Verdict())
+	fmt.Fprintln(w, rep.runLine(o.Location))
+	if rep.Command != nil {
+		fmt.Fprintf(w, "command: %s: %s\n", strings.Join(rep.Command.Args, " "), rep.Command.Describe())
+	}
+	fmt.Fprintln(w)
+	t := table.NewWriter()
+	t.SetStyle(table.StyleLight)
+	t.AppendHeader(table.Row{"THRESHOLD", "OBSERVED", "RESULT", "WORST MOMENT"})
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		t.AppendRow(table.Row{r.Threshold.Expr, FormatValue(r.Threshold, r.Observed), statusText(r.Status), rep.WorstText(r, o.Location)})
+	}
+	fmt.Fprintln(w, t.Render())
+	for _, r := range rep.Results {
+		if r.Status == NoData {
+			fmt.Fprintf(w, "no data for %s: %s\n", r.Threshold.Expr, r.Reason)
+		}
+	}
+	for _, s := range rep.Warnings {
+		fmt.Fprintln(w, "warning:", s)
+	}
+	return nil
+}
+
+func renderMarkdown(w io.Writer, rep *Report, o RenderOptions) error {
+	icon := map[Status]string{Pass: "✅ pass", Fail: "❌ **FAIL**", NoData: "⚠️ no data"}
+	fmt.Fprintf(w, "### memdiag gate: %s\n\n", rep.Verdict())
+	fmt.Fprintf(w, "%s\n\n", rep.runLine(o.Location))
+	if rep.Command != nil {
+		fmt.Fprintf(w, "Command `%s`: %s\n\n", strings.Join(rep.Command.Args, " "), rep.Command.Describe())
+	}
+	fmt.Fprintln(w, "| threshold | observed | result | worst moment |")
+	fmt.Fprintln(w, "|---|---:|---|---|")
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		worst := rep.WorstText(r, o.Location)
+		if r.Status == NoData {
+			worst = r.Reason
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s |\n", r.Threshold.Expr, FormatValue(r.Threshold, r.Observed), icon[r.Status], mdEscape(worst))
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// renderGitHub writes GitHub Actions workflow commands: an ::error per
+// breached or unjudged threshold and for a failed command, and a ::notice
+// with the verdict. https://docs.github.com/actions/reference/workflow-commands-for-github-actions
+func renderGitHub(w io.Writer, rep *Report, o RenderOptions) error {
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		switch r.Status {
+		case Fail:
+			msg := fmt.Sprintf("%s breached: observed %s over the run (%s)", r.Threshold.Expr, FormatValue(r.Threshold, r.Observed), rep.Scope)
+			if wt := rep.WorstText(r, o.Location); wt != "" {
+				msg += "; worst " + wt
+			}
+			fmt.Fprintf(w, "::error title=%s::%s\n", ghProperty("memdiag gate: "+r.Threshold.Expr), ghData(msg))
+		case NoData:
+			fmt.Fprintf(w, "::error title=%s::%s\n", ghProperty("memdiag gate: "+r.Threshold.Expr), ghData("could not be judged: "+r.Reason))
+		}
+	}
+	if rep.Command.Failed() {
+		fmt.Fprintf(w, "::error title=%s::%s\n", ghProperty("memdiag gate: command"),
+			ghData(strings.Join(rep.Command.Args, " ")+": "+rep.Command.Describe()))
+	}
+	level := "notice"
+	if !rep.Passed() {
+		level = "error"
+	}
+	fmt.Fprintf(w, "::%s title=memdiag gate::%s\n", level, ghData(rep.Verdict()+" ("+rep.runLine(o.Location)+")"))
+	return nil
+}
+
+// ghData escapes a workflow command's message (actions/toolkit
+// packages/core/src/command.ts, escapeData).
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// ghProperty escapes a workflow command's property value (escapeProperty).
+func ghProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+type jsonReport struct {
+	Verdict    string       `json:"verdict"` // "pass" or "fail"
+	Summary    string       `json:"summary"`
+	Scope      string       `json:"scope"` // "host" or "cgroup"
+	Cgroup     string       `json:"cgroup,omitempty"`
+	Start      time.Time    `json:"start"`
+	End        time.Time    `json:"end"`
+	Samples    int          `json:"samples"`
+	Command    *jsonCommand `json:"command,omitempty"`
+	Thresholds []jsonResult `json:"thresholds"`
+	Warnings   []string     `json:"warnings,omitempty"`
+}
+
+type jsonCommand struct {
+	Args     []string `json:"args"`
+	ExitCode int      `json:"exit_code"`
+	Signal   string   `json:"signal,omitempty"`
+	Error    string   `json:"error,omitempty"`
+}
+
+type jsonResult struct {
+	Expr         string      `json:"expr"`
+	Metric       string      `json:"metric"`
+	Op           string      `json:"op"`
+	Limit        float64     `json:"limit"` // in Unit
+	Unit         string      `json:"unit"`
+	Status       string      `json:"status"`             // "pass", "fail", "no data"
+	Observed     *float64    `json:"observed,omitempty"` // in Unit; absent with no data
+	ObservedText string      `json:"observed_text"`      // as in the table
+	Worst        *jsonMoment `json:"worst,omitempty"`    // the worst sampling interval
+	CoveredS     float64     `json:"covered_s"`          // seconds of the run that had the signal
+	Reason       string      `json:"reason,omitempty"`   // why no data
+}
+
+type jsonMoment struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	Value float64   `json:"value"` // in Unit
+}
+
+// unitName names u, or for a bare number the base unit of its dimension.
+func unitName(u Unit) string {
+	if u.Name != "" {
+		return u.Name
+	}
+	return map[Dim]string{DimPercent: "%", DimDuration: "s", DimBytes: "B", DimPageRate: "/s", DimByteRate: "B/s"}[u.Dim]
+}
+
+func renderJSON(w io.Writer, rep *Report) error {
+	out := jsonReport{
+		Verdict: "pass", Summary: rep.Verdict(), Scope: "host", Cgroup: rep.Scope.Cgroup,
+		Start: rep.Start, End: rep.End, Samples: rep.Samples, Warnings: rep.Warnings,
+		Thresholds: []jsonResult{},
+	}
+	if !rep.Passed() {
+		out.Verdict = "fail"
+	}
+	if rep.Scope.Cgroup != "" {
+		out.Scope = "cgroup"
+	}
+	if c := rep.Command; c != nil {
+		out.Command = &jsonCommand{Args: c.Args, ExitCode: c.ExitCode, Signal: c.Signal, Error: c.Err}
+	}
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		t := r.Threshold
+		scale := t.Unit.Scale
+		jr := jsonResult{
+			Expr: t.Expr, Metric: t.Metric.Name, Op: string(t.Op), Limit: t.Number, Unit: unitName(t.Unit),
+			Status: string(r.Status), ObservedText: FormatValue(t, r.Observed), CoveredS: r.Covered.Seconds(), Reason: r.Reason,
+		}
+		if !math.IsNaN(r.Observed) {
+			v := r.Observed / scale
+			jr.Observed = &v
+		}
+		if r.Worst != nil {
+			jr.Worst = &jsonMoment{Start: r.Worst.Start, End: r.Worst.End, Value: r.Worst.Value / scale}
+		}
+		out.Thresholds = append(out.Thresholds, jr)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}

@@ -1,0 +1,94 @@
+package gate
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	goldenfile "github.com/memdiag/memdiag/internal/golden"
+)
+
+// golden compares got with testdata/golden/name, or writes it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), string(got))
+}
+
+// goldenReport is a run with every outcome: a breach, a pass, a threshold
+// that could not be judged, and a wrapped command.
+func goldenReport(t *testing.T, exit int) *Report {
+	samples := host(
+		step{sec: 0, someUS: 0, fullUS: 0, avg10: 0.5, pswpout: u64(100), oomKill: u64(0)},
+		step{sec: 1, someUS: 100_000, fullUS: 0, avg10: 1.5, pswpout: u64(200), oomKill: u64(0)},
+		step{sec: 2, someUS: 100_000, fullUS: 50_000, avg10: 3, pswpout: u64(200), oomKill: u64(1)},
+		step{sec: 3, someUS: 400_000, fullUS: 50_000, avg10: 8.25, pswpout: u64(300), oomKill: u64(1)},
+		step{sec: 4, someUS: 450_000, fullUS: 50_000, avg10: 7, pswpout: u64(300), oomKill: u64(1)},
+	)
+	rep := Evaluate(nil, samples, Scope{}, mustParse(t,
+		"memory.some.stall<5%", "memory.full.stall<2%", "memory.some.avg10<10", "swap.out<64MiB", "oom_kills==0", "io.some.stall<10%"))
+	rep.Command = &CommandResult{Args: []string{"./load-test.sh", "--vus", "50"}, ExitCode: exit}
+	return rep
+}
+
+func TestRenderGolden(t *testing.T) {
+	// Times in a zone east of UTC, so a renderer that ignores Location shows.
+	loc := time.FixedZone("CET", 3600)
+	for _, f := range Formats {
+		t.Run(string(f), func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Render(&b, goldenReport(t, 0), f, RenderOptions{Location: loc}); err != nil {
+				t.Fatal(err)
+			}
+			ext := map[Format]string{FormatTable: "txt", FormatJSON: "json", FormatMarkdown: "md", FormatGitHub: "txt"}[f]
+			golden(t, "report-"+string(f)+"."+ext, b.Bytes())
+		})
+	}
+}
+
+func TestWriteJUnitGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, goldenReport(t, 3), time.FixedZone("CET", 3600)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "junit.xml", b.Bytes())
+}
+
+func TestGitHubEscaping(t *testing.T) {
+	if got, want := ghData("50% done\nnext"), "50%25 done%0Anext"; got != want {
+		t.Errorf("ghData = %q; want %q", got, want)
+	}
+	if got, want := ghProperty("memdiag gate: a,b"), "memdiag gate%3A a%2Cb"; got != want {
+		t.Errorf("ghProperty = %q; want %q", got, want)
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	tests := []struct {
+		expr string
+		v    float64
+		want string
+	}{
+		{"memory.full.stall<1%", 11.254, "11.25%"},
+		{"memory.full.total<500ms", 0.45, "450ms"},
+		{"memory.full.total<2s", 0.45, "0.45s"},
+		{"swap.out<64MiB", 819200, "0.78MiB"},
+		{"swap.out==0", 819200, "800KiB"}, // a bare 0 picks a readable unit
+		{"refault.file.rate<4MiB/s", 4096000, "3.91MiB/s"},
+		{"refault.file.rate<500/s", 1000, "1000/s"},
+		{"oom_kills==0", 2, "2"},
+		{"memory.some.avg10<10", 12, "12%"},
+	}
+	for _, tt := range tests {
+		th := mustParse(t, tt.expr)[0]
+		if got := FormatValue(th, tt.v); got != tt.want {
+			t.Errorf("FormatValue(%s, %g) = %q; want %q", tt.expr, tt.v, got, tt.want)
+		}
+	}
+	if got := FormatValue(mustParse(t, "oom_kills==0")[0], nan()); !strings.Contains(got, "—") {
+		t.Errorf("FormatValue(NaN) = %q; want a dash", got)
+	}
+}
+
+func nan() float64 { var z float64; return z / z }

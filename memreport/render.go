@@ -1,0 +1,269 @@
+// Package memreport renders a [memview.Report] (what `memdiag mem` shows)
+// as a table, markdown or JSON. It never reads /proc: everything comes in
+// the Report.
+package memreport
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
+
+	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/psi"
+)
+
+// Format is an output format of Render.
+type Format string
+
+// Formats.
+const (
+	Table    Format = "table"
+	JSON     Format = "json"
+	Markdown Format = "markdown"
+)
+
+// Formats lists the accepted formats, for flag help and validation.
+var Formats = []Format{Table, JSON, Markdown}
+
+// ParseFormat accepts one of Formats.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("unknown format %q (want table, json or markdown)", s)
+}
+
+// Options control rendering.
+type Options struct {
+	// TopCgroups is how many cgroups the table and markdown show by usage;
+	// cgroups with a limit or OOM kills are shown anyway. JSON has all.
+	TopCgroups int
+	// Loc is the zone times are shown in; nil is UTC.
+	Loc *time.Location
+}
+
+// Render writes r in format f.
+func Render(w io.Writer, r memview.Report, f Format, o Options) error {
+	switch f {
+	case JSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case Table, Markdown:
+		return renderText(w, r, f == Markdown, o)
+	}
+	return fmt.Errorf("unknown format %q", f)
+}
+
+func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
+	loc := o.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	var b strings.Builder
+	heading := func(s string) {
+		if md {
+			fmt.Fprintf(&b, "\n## %s\n\n", s)
+		} else {
+			fmt.Fprintf(&b, "\n%s\n", strings.ToUpper(s))
+		}
+	}
+	render := func(t table.Writer) {
+		if md {
+			b.WriteString(t.RenderMarkdown())
+		} else {
+			t.SetStyle(table.StyleLight)
+			b.WriteString(t.Render())
+		}
+		b.WriteString("\n")
+	}
+	if md {
+		fmt.Fprintf(&b, "# Memory at %s\n\n", r.Time.In(loc).Format(time.RFC3339))
+	} else {
+		fmt.Fprintf(&b, "Memory at %s\n\n", r.Time.In(loc).Format(time.RFC3339))
+	}
+	b.WriteString(r.Verdict.Sentence + "\n")
+	for _, wmsg := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", wmsg)
+	}
+
+	h := r.Host
+	heading("Host")
+	t := newTable()
+	t.AppendHeader(table.Row{"figure", "bytes", "what it is"})
+	rows := []table.Row{
+		{"total", h.TotalBytes, "MemTotal"},
+		{"free", h.FreeBytes, "MemFree: unused"},
+		{"available", h.AvailableBytes, "MemAvailable: free + what reclaim gives back"},
+		{"used incl. cache", r.Verdict.UsedWithCacheBytes, "total − free: a dashboard's \"used\""},
+		{"reclaimable", r.Verdict.ReclaimableBytes, "available − free: cache and slab given back on demand"},
+		{"anon active / inactive", pair(h.ActiveAnonBytes, h.InactiveAnonBytes), "process memory (and shmem); freed only to swap"},
+		{"file active / inactive", pair(h.ActiveFileBytes, h.InactiveFileBytes), "page cache on the LRU; inactive goes first"},
+		{"dirty / writeback", pair(h.DirtyBytes, h.WritebackBytes), "cache to be written before it can be freed"},
+		{"shmem", h.ShmemBytes, "tmpfs and shared memory: counted as cache, freed only to swap"},
+		{"slab reclaimable / unreclaimable", pair(h.SlabReclaimableBytes, h.SlabUnreclaimableBytes), "kernel objects (dentries, inodes / the rest)"},
+		{"kernel stack / page tables", pair(h.KernelStackBytes, h.PageTablesBytes), ""},
+		{"swap used / total", pair(h.SwapUsedBytes, h.SwapTotalBytes), ""},
+		{"swap cached", h.SwapCachedBytes, "swapped pages also still in RAM"},
+	}
+	for _, row := range rows {
+		if n, ok := row[1].(uint64); ok {
+			row[1] = memview.FormatBytes(n)
+		}
+		t.AppendRow(row)
+	}
+	if r.PSI != nil {
+		t.AppendRow(table.Row{"PSI memory some / full", psiText(r.PSI), "% of time stalled, avg10 avg60 avg300"})
+	}
+	if r.Activity.Interval > 0 {
+		a := r.Activity
+		over := a.Interval.Round(100 * time.Millisecond).String()
+		t.AppendRow(table.Row{"refaults (last " + over + ")", fmt.Sprintf("%d pages", a.RefaultPages), "evicted cache read back: the cache is too small"})
+		t.AppendRow(table.Row{"direct reclaim (last " + over + ")", fmt.Sprintf("%d stalls, %d pages", a.Allocstalls, a.DirectScanPages), "allocations that had to free memory first"})
+		t.AppendRow(table.Row{"kswapd scan (last " + over + ")", fmt.Sprintf("%d pages", a.KswapdScanPages), "background reclaim"})
+	}
+	render(t)
+	if len(h.Tmpfs) > 0 {
+		heading("tmpfs")
+		t := newTable()
+		t.AppendHeader(table.Row{"mount", "used", "size"})
+		for _, m := range h.Tmpfs {
+			t.AppendRow(table.Row{m.MountPoint, memview.FormatBytes(m.UsedBytes), memview.FormatBytes(m.SizeBytes)})
+		}
+		render(t)
+	}
+
+	heading(fmt.Sprintf("Processes by RSS (top %d)", len(r.Procs)))
+	t = newTable()
+	t.AppendHeader(table.Row{"pid", "command", "rss", "anon", "file", "shmem", "pss", "swap", "cgroup"})
+	for _, p := range r.Procs {
+		pss := "-"
+		if p.PSSBytes != nil {
+			pss = memview.FormatBytes(*p.PSSBytes)
+		}
+		cg := p.Cgroup
+		if p.Unit != "" {
+			cg = p.Unit
+		}
+		t.AppendRow(table.Row{p.PID, p.Comm, memview.FormatBytes(p.RSSBytes), memview.FormatBytes(p.RSSAnonBytes),
+			memview.FormatBytes(p.RSSFileBytes), memview.FormatBytes(p.RSSShmemBytes), pss, memview.FormatBytes(p.SwapBytes), cg})
+	}
+	render(t)
+	if r.ProcScan.NoPSS > 0 {
+		fmt.Fprintf(&b, "%d processes' smaps_rollup was unreadable (run as root for PSS).\n", r.ProcScan.NoPSS)
+	}
+
+	heading("Memory cgroups")
+	t = newTable()
+	t.AppendHeader(table.Row{"cgroup", "v", "usage", "limit", "anon", "cache", "shmem", "dirty", "swap", "psi some avg10", "oom kills", "note"})
+	for i, c := range r.Cgroups {
+		show := i < o.TopCgroups || c.LimitBytes != nil || (c.OOMKills != nil && *c.OOMKills > 0) || o.TopCgroups <= 0
+		if !show {
+			continue
+		}
+		t.AppendRow(table.Row{c.Path, c.Version, memview.FormatBytes(c.UsageBytes), optBytes(c.LimitBytes),
+			memview.FormatBytes(c.AnonBytes), memview.FormatBytes(c.CacheBytes), memview.FormatBytes(c.ShmemBytes),
+			memview.FormatBytes(c.DirtyBytes), optBytes(c.SwapBytes), optPSI(c.PSI), optUint(c.OOMKills), flag(c)})
+	}
+	render(t)
+	for _, c := range r.Cgroups {
+		if c.Note != "" {
+			fmt.Fprintf(&b, "%s: %s.\n", c.Path, c.Note)
+		}
+	}
+
+	heading("OOM kills")
+	if r.OOM.LogUnreadable != "" {
+		fmt.Fprintf(&b, "Kernel log not readable (%s); only the counters below are known.\n", r.OOM.LogUnreadable)
+	} else {
+		fmt.Fprintf(&b, "From %s: %d OOM kills in the kernel log.\n", r.OOM.LogSource, len(r.OOM.Kills))
+		if v := r.OOM.VMStatOOMKills; v != nil && *v > uint64(len(r.OOM.Kills)) {
+			fmt.Fprintf(&b, "The kernel counted %d since boot: the others' messages have left the log.\n", *v)
+		}
+	}
+	if len(r.OOM.Kills) > 0 {
+		t = newTable()
+		t.AppendHeader(table.Row{"time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup"})
+		for _, k := range r.OOM.Kills {
+			when := "-"
+			if !k.Time.IsZero() {
+				when = k.Time.In(loc).Format(time.RFC3339)
+			}
+			cg := k.OOMCgroup
+			if k.TaskCgroup != "" && k.TaskCgroup != k.OOMCgroup {
+				cg = k.TaskCgroup + " (limit of " + k.OOMCgroup + ")"
+			}
+			t.AppendRow(table.Row{when, k.SinceBoot.Round(time.Millisecond).String(), k.PID, k.Comm,
+				memview.FormatBytes(k.AnonRSSBytes), memview.FormatBytes(k.FileRSSBytes), memview.FormatBytes(k.ShmemRSSBytes), k.Constraint, cg})
+		}
+		render(t)
+	}
+	var counters []string
+	if r.OOM.VMStatOOMKills != nil {
+		counters = append(counters, fmt.Sprintf("/proc/vmstat oom_kill %d", *r.OOM.VMStatOOMKills))
+	}
+	for _, c := range r.OOM.CgroupOOMKills {
+		counters = append(counters, fmt.Sprintf("%s oom_kill %d", c.Path, c.OOMKills))
+	}
+	if len(counters) > 0 {
+		fmt.Fprintf(&b, "Counters since boot: %s.\n", strings.Join(counters, "; "))
+	}
+	_, err := io.WriteString(w, strings.TrimLeft(b.String(), "\n"))
+	return err
+}
+
+func newTable() table.Writer {
+	t := table.NewWriter()
+	t.Style().Format.Header = text.FormatDefault
+	return t
+}
+
+func pair(a, b uint64) string { return memview.FormatBytes(a) + " / " + memview.FormatBytes(b) }
+
+func optBytes(p *uint64) string {
+	if p == nil {
+		return "-"
+	}
+	return memview.FormatBytes(*p)
+}
+
+func optUint(p *uint64) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.FormatUint(*p, 10)
+}
+
+func optPSI(r *psi.Resource) string {
+	if r == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f %%", r.Some.Avg10)
+}
+
+func psiText(r *psi.Resource) string {
+	s := fmt.Sprintf("%.2f %.2f %.2f", r.Some.Avg10, r.Some.Avg60, r.Some.Avg300)
+	if r.Full != nil {
+		s += fmt.Sprintf(" / %.2f %.2f %.2f", r.Full.Avg10, r.Full.Avg60, r.Full.Avg300)
+	}
+	return s
+}
+
+// flag is the short mark of the cgroup's state; the full note follows the table.
+func flag(c memview.Cgroup) string {
+	switch {
+	case c.NearLimit && c.MostlyCache:
+		return "near limit, mostly cache"
+	case c.NearLimit:
+		return "NEAR LIMIT"
+	}
+	return ""
+}

@@ -1,0 +1,202 @@
+package memview
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// ProcRSS is one process's resident memory at one sample, kept small for
+// recordings (`memdiag watch` stores the top processes by RSS each
+// interval). Source: /proc/PID/status RssAnon, RssFile, RssShmem;
+// /proc/PID/stat field 22 (starttime).
+type ProcRSS struct {
+	PID int `json:"pid"`
+	// StartTicks is the start time in clock ticks after boot; with PID it
+	// tells a process from a later one that reuses its PID.
+	StartTicks uint64 `json:"start_ticks"`
+	Comm       string `json:"comm"`
+	AnonBytes  uint64 `json:"anon_bytes"`  // RssAnon
+	FileBytes  uint64 `json:"file_bytes"`  // RssFile
+	ShmemBytes uint64 `json:"shmem_bytes"` // RssShmem
+}
+
+// TopRSS returns the n processes with the largest RSS (all if n ≤ 0),
+// reading only /proc/PID/status and /proc/PID/stat, cheap enough for every
+// sample. Processes that exit meanwhile are left out.
+func (c *Collector) TopRSS(n int) ([]ProcRSS, error) {
+	cands, _, err := c.topByRSS(n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ProcRSS, 0, len(cands))
+	for _, cd := range cands {
+		st, err := cd.p.Stat()
+		if err != nil {
+			if gone(err) {
+				continue
+			}
+			return nil, err
+		}
+		out = append(out, ProcRSS{
+			PID: cd.p.PID, StartTicks: st.Starttime, Comm: cd.ps.Name,
+			AnonBytes: cd.ps.RssAnon, FileBytes: cd.ps.RssFile, ShmemBytes: cd.ps.RssShmem,
+		})
+	}
+	return out, nil
+}
+
+// RSSSample is the RSS of the recorded processes at one time: what
+// `analyze` passes to [Growth] from each record.Sample.
+type RSSSample struct {
+	Time  time.Time
+	Procs []ProcRSS
+}
+
+// GrowthOptions say when steady growth is reported.
+type GrowthOptions struct {
+	MinObserved time.Duration // the process must be seen at least this long
+	MinPoints   int           // and in at least this many samples
+	MinR2       float64       // the linear fit must explain this share of the variance (0..1): steady, not a step
+	MinSlope    float64       // MiB/h of anon growth
+	MinIncrease uint64        // bytes of anon growth over the observation, to ignore page-level jitter
+}
+
+// DefaultGrowthOptions flag a process whose anon memory grew by at least
+// 1 MiB at 1 MiB/h or more, on a straight line (R² ≥ 0.9), over at least
+// 20 s and 5 samples.
+func DefaultGrowthOptions() GrowthOptions {
+	return GrowthOptions{MinObserved: 20 * time.Second, MinPoints: 5, MinR2: 0.9, MinSlope: 1, MinIncrease: 1 << 20}
+}
+
+// ProcGrowth is the fitted growth of one process's memory.
+type ProcGrowth struct {
+	PID        int    `json:"pid"`
+	StartTicks uint64 `json:"start_ticks"`
+	Comm       string `json:"comm"`
+
+	First    time.Time     `json:"first"`
+	Last     time.Time     `json:"last"`
+	Observed time.Duration `json:"observed_ns"`
+	Points   int           `json:"points"`
+
+	AnonFirstBytes uint64 `json:"anon_first_bytes"`
+	AnonLastBytes  uint64 `json:"anon_last_bytes"`
+	// AnonSlope is the least-squares slope of RssAnon over time in MiB/h;
+	// AnonR2 the fit's coefficient of determination (0..1; 0 when flat).
+	AnonSlope float64 `json:"anon_slope_mib_per_h"`
+	AnonR2    float64 `json:"anon_r2"`
+	// RSSSlope and RSSR2 are the same for anon+file+shmem.
+	RSSSlope float64 `json:"rss_slope_mib_per_h"`
+	RSSR2    float64 `json:"rss_r2"`
+
+	Growing bool   `json:"growing"`
+	Note    string `json:"note,omitempty"`
+}
+
+// LeakOrRetention is the note on a growing process: what steady anon
+// growth means and how to tell the two causes apart.
+const LeakOrRetention = "steady anon growth without a matching workload is a leak or allocator retention; " +
+	"compare the runtime's heap profile (live objects: Go pprof heap, Java heap histogram, Python tracemalloc) with RssAnon: " +
+	"if the heap grows too it is a leak, if the heap is flat while RssAnon grows the allocator keeps freed pages " +
+	"(glibc arenas: try MALLOC_ARENA_MAX or malloc_trim; or run under jemalloc/tcmalloc with profiling on), " +
+	"and memory allocated outside the runtime (cgo, C libraries) shows only in the kernel's view"
+
+// Growth fits a straight line to each process's anon memory and RSS over
+// the samples and flags steady anon growth (see GrowthOptions). Processes
+// are told apart by PID and start time. The result lists every process
+// seen in at least two samples, growing ones first, fastest first.
+// It is pure: analyze can re-derive it from a recording.
+func Growth(samples []RSSSample, o GrowthOptions) []ProcGrowth {
+	type key struct {
+		pid   int
+		start uint64
+	}
+	type point struct {
+		t    time.Time
+		anon uint64
+		rss  uint64
+	}
+	series := map[key][]point{}
+	comm := map[key]string{}
+	for _, s := range samples {
+		for _, p := range s.Procs {
+			k := key{p.PID, p.StartTicks}
+			series[k] = append(series[k], point{s.Time, p.AnonBytes, p.AnonBytes + p.FileBytes + p.ShmemBytes})
+			comm[k] = p.Comm
+		}
+	}
+	var out []ProcGrowth
+	for k, pts := range series {
+		if len(pts) < 2 {
+			continue
+		}
+		sort.Slice(pts, func(i, j int) bool { return pts[i].t.Before(pts[j].t) })
+		g := ProcGrowth{
+			PID: k.pid, StartTicks: k.start, Comm: comm[k],
+			First: pts[0].t, Last: pts[len(pts)-1].t, Points: len(pts),
+			AnonFirstBytes: pts[0].anon, AnonLastBytes: pts[len(pts)-1].anon,
+		}
+		g.Observed = g.Last.Sub(g.First)
+		xs := make([]float64, len(pts))
+		anon := make([]float64, len(pts))
+		rss := make([]float64, len(pts))
+		for i, p := range pts {
+			xs[i] = p.t.Sub(g.First).Hours()
+			anon[i] = float64(p.anon) / (1 << 20)
+			rss[i] = float64(p.rss) / (1 << 20)
+		}
+		g.AnonSlope, g.AnonR2 = fit(xs, anon)
+		g.RSSSlope, g.RSSR2 = fit(xs, rss)
+		g.Growing = g.Observed >= o.MinObserved && g.Points >= o.MinPoints && g.AnonR2 >= o.MinR2 &&
+			g.AnonSlope >= o.MinSlope && g.AnonLastBytes >= g.AnonFirstBytes+o.MinIncrease
+		if g.Growing {
+			g.Note = fmt.Sprintf("anon grew %s at %.1f MiB/h (R² %.2f) over %s: %s",
+				FormatBytes(g.AnonLastBytes-g.AnonFirstBytes), g.AnonSlope, g.AnonR2, g.Observed.Round(time.Second), LeakOrRetention)
+		}
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Growing != b.Growing {
+			return a.Growing
+		}
+		if a.AnonSlope != b.AnonSlope {
+			return a.AnonSlope > b.AnonSlope
+		}
+		if a.PID != b.PID {
+			return a.PID < b.PID
+		}
+		return a.StartTicks < b.StartTicks
+	})
+	return out
+}
+
+// fit returns the least-squares slope of ys over xs and the coefficient
+// of determination R² (0 when ys is constant or xs has no spread).
+func fit(xs, ys []float64) (slope, r2 float64) {
+	n := float64(len(xs))
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx, my = mx/n, my/n
+	var sxx, sxy, syy float64
+	for i := range xs {
+		dx, dy := xs[i]-mx, ys[i]-my
+		sxx += dx * dx
+		sxy += dx * dy
+		syy += dy * dy
+	}
+	if sxx == 0 {
+		return 0, 0
+	}
+	slope = sxy / sxx
+	if syy == 0 {
+		return slope, 0
+	}
+	r2 = sxy * sxy / (sxx * syy)
+	return slope, math.Min(r2, 1)
+}

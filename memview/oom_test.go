@@ -1,0 +1,134 @@
+package memview
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func intp(v int) *int { return &v }
+
+func TestParseKernelLog(t *testing.T) {
+	const k = 1024
+	boot := time.Unix(1795988121, 0).UTC() // host618/proc/stat btime
+	tests := []struct {
+		file string
+		want []OOMKill
+	}{
+		{"host618/dev/kmsg", []OOMKill{{
+			SinceBoot: 523181986 * time.Microsecond,
+			Time:      boot.Add(523181986 * time.Microsecond),
+			PID:       13919, Comm: "memdiag-mem-hog", UID: intp(0),
+			TotalVMBytes: 1292960 * k, AnonRSSBytes: 32384 * k, FileRSSBytes: 1660 * k, ShmemRSSBytes: 0,
+			Constraint: "memcg", ConstraintRaw: "CONSTRAINT_MEMCG",
+			OOMCgroup: "/memdiag-mem-oomfix", TaskCgroup: "/memdiag-mem-oomfix",
+		}}},
+		{"oom/journal-5.15-global.txt", []OOMKill{{
+			SinceBoot: 2211823501 * time.Microsecond,
+			Time:      boot.Add(2211823501 * time.Microsecond),
+			PID:       4242, Comm: "python3", UID: intp(1000),
+			TotalVMBytes: 2938404 * k, AnonRSSBytes: 1830120 * k, FileRSSBytes: 2188 * k,
+			Constraint: "global", ConstraintRaw: "CONSTRAINT_NONE",
+			TaskCgroup: "/system.slice/app.service",
+		}}},
+		{"oom/dmesg-4.14-memcg.txt", []OOMKill{{
+			SinceBoot: 1523441471 * time.Microsecond,
+			Time:      boot.Add(1523441471 * time.Microsecond),
+			PID:       2915, Comm: "hog",
+			TotalVMBytes: 1125588 * k, AnonRSSBytes: 64360 * k, FileRSSBytes: 1720 * k,
+			Constraint: "memcg",
+			OOMCgroup:  "/docker/4f2c9e1a", TaskCgroup: "/docker/4f2c9e1a",
+		}}},
+		{"oom/dmesg-3.10-global.txt", []OOMKill{{
+			SinceBoot: 8761092913 * time.Microsecond,
+			Time:      boot.Add(8761092913 * time.Microsecond),
+			PID:       1862, Comm: "java",
+			TotalVMBytes: 4387524 * k, AnonRSSBytes: 3483772 * k, FileRSSBytes: 0,
+			Constraint: "global",
+		}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			got, err := ParseKernelLog(f, tt.file, boot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestParseKernelLogNoBoot(t *testing.T) {
+	// Without a boot time, Time stays zero; the since-boot stamp remains.
+	got, err := ParseKernelLog(strings.NewReader(
+		"[ 5.5] Killed process 7 (a b) total-vm:4kB, anon-rss:8kB, file-rss:0kB, shmem-rss:12kB\n"), "x", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []OOMKill{{SinceBoot: 5500 * time.Millisecond, PID: 7, Comm: "a b", TotalVMBytes: 4096, AnonRSSBytes: 8192, ShmemRSSBytes: 12288}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+func TestParseKernelLogTwoKills(t *testing.T) {
+	// Two kmsg files' worth of events in one stream keep their own details.
+	a, err := os.ReadFile("testdata/host618/dev/kmsg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("testdata/oom/dmesg-4.14-memcg.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseKernelLog(strings.NewReader(string(b)+string(a)), "x", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].PID != 2915 || got[0].OOMCgroup != "/docker/4f2c9e1a" ||
+		got[1].PID != 13919 || got[1].OOMCgroup != "/memdiag-mem-oomfix" {
+		t.Errorf("got %+v", got)
+	}
+}
+
+func TestReadKmsgFile(t *testing.T) {
+	// A regular file (a fixture root) is read whole, in one or more reads.
+	want, err := os.ReadFile("testdata/host618/dev/kmsg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadKmsg("testdata/host618/dev/kmsg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("ReadKmsg returned %d bytes, want the file's %d", len(got), len(want))
+	}
+	if _, err := ReadKmsg(filepath.Join(t.TempDir(), "none")); !os.IsNotExist(err) {
+		t.Errorf("missing file: err = %v, want not-exist", err)
+	}
+}
+
+func BenchmarkParseKernelLog(b *testing.B) {
+	data, err := os.ReadFile("testdata/host618/dev/kmsg")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := ParseKernelLog(strings.NewReader(string(data)), "kmsg", time.Time{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

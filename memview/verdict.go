@@ -1,0 +1,105 @@
+package memview
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Thresholds of [Assess]. Any one of them met over the interval means the
+// kernel is under memory pressure.
+const (
+	// PressureStallShare is the PSI memory "some" stall share of wall time
+	// from which memory counts as a problem: 1 % means tasks lost 10 ms per
+	// second waiting for memory.
+	PressureStallShare = 0.01
+	// PressureRefaultsPerSec is the refault rate, in pages per second, from
+	// which the cache is thrashing (256 pages = 1 MiB/s with 4 KiB pages).
+	PressureRefaultsPerSec = 256
+)
+
+// Verdict says in plain words which memory is the problem.
+type Verdict struct {
+	// UsedWithCacheBytes is MemTotal − MemFree: what a dashboard's "used"
+	// shows when it counts page cache.
+	UsedWithCacheBytes uint64 `json:"used_with_cache_bytes"`
+	// ReclaimableBytes is MemAvailable − MemFree: page cache and slab the
+	// kernel estimates it can take back without swapping.
+	ReclaimableBytes uint64 `json:"reclaimable_bytes"`
+	// InUseBytes is MemTotal − MemAvailable: memory not given back on demand
+	// (anon, shmem, unreclaimable kernel memory).
+	InUseBytes uint64 `json:"in_use_bytes"`
+	// UnderPressure is nil when no interval was measured.
+	UnderPressure *bool    `json:"under_pressure,omitempty"`
+	Reasons       []string `json:"reasons,omitempty"` // the signals that crossed a threshold
+	Sentence      string   `json:"sentence"`
+}
+
+// Assess turns the host figures and the activity over an interval into a
+// Verdict. An Activity with a zero Interval leaves UnderPressure nil.
+func Assess(h Host, a Activity) Verdict {
+	v := Verdict{
+		UsedWithCacheBytes: sub(h.TotalBytes, h.FreeBytes),
+		ReclaimableBytes:   sub(h.AvailableBytes, h.FreeBytes),
+		InUseBytes:         sub(h.TotalBytes, h.AvailableBytes),
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "A \"used\" figure that counts cache would show %s of %s (%s); %s of it is page cache and slab the kernel gives back on demand, so %s is really in use.",
+		FormatBytes(v.UsedWithCacheBytes), FormatBytes(h.TotalBytes), percent(v.UsedWithCacheBytes, h.TotalBytes),
+		FormatBytes(v.ReclaimableBytes), FormatBytes(v.InUseBytes))
+	if a.Interval <= 0 {
+		b.WriteString(" Pressure was not measured (no interval between two reads).")
+		v.Sentence = b.String()
+		return v
+	}
+	secs := a.Interval.Seconds()
+	if a.StallSome != nil && *a.StallSome >= PressureStallShare {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("PSI memory some %.1f %%", *a.StallSome*100))
+	}
+	if a.Allocstalls > 0 || a.DirectScanPages > 0 {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("direct reclaim (%d stalls, %d pages scanned)", a.Allocstalls, a.DirectScanPages))
+	}
+	if float64(a.RefaultPages)/secs >= PressureRefaultsPerSec {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("%.0f refaults/s", float64(a.RefaultPages)/secs))
+	}
+	if a.OOMKills > 0 {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("%d OOM kills", a.OOMKills))
+	}
+	under := len(v.Reasons) > 0
+	v.UnderPressure = &under
+	over := a.Interval.Round(100 * time.Millisecond)
+	if under {
+		fmt.Fprintf(&b, " Over the last %s the kernel was under memory pressure: %s.", over, strings.Join(v.Reasons, ", "))
+	} else {
+		psiText := "no PSI"
+		if a.StallSome != nil {
+			psiText = fmt.Sprintf("PSI memory some %.1f %%", *a.StallSome*100)
+		}
+		fmt.Fprintf(&b, " Over the last %s the kernel was not under memory pressure (%s, %d refaults, no direct reclaim), so the cache is not the problem.",
+			over, psiText, a.RefaultPages)
+	}
+	v.Sentence = b.String()
+	return v
+}
+
+// FormatBytes writes n in IEC units with one decimal ("1.5 GiB", "512 B").
+func FormatBytes(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := uint64(unit), 0
+	for m := n / unit; m >= unit && exp < 5; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// percent writes a/b as a whole percentage, "-" when b is zero.
+func percent(a, b uint64) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f %%", float64(a)*100/float64(b))
+}

@@ -1,0 +1,119 @@
+package memview
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/psi"
+)
+
+// ErrParse is wrapped by every parse error of this package.
+var ErrParse = errors.New("malformed line")
+
+// Snapshot is one read of the pressure side of memory: /proc/vmstat and
+// /proc/pressure/memory at Time. [Assess] compares two of them.
+type Snapshot struct {
+	Time   time.Time     `json:"time"`
+	VMStat *lru.VMStat   `json:"-"`             // /proc/vmstat, mapped across kernel versions by package lru
+	PSI    *psi.Resource `json:"psi,omitempty"` // nil without PSI (kernel < 4.20, psi=0)
+}
+
+// Snapshot reads /proc/vmstat and /proc/pressure/memory once, stamping it
+// with now. Missing PSI is not an error: PSI stays nil and the
+// *psi.UnavailableError is returned in missing.
+func (c *Collector) Snapshot(now time.Time) (s Snapshot, missing error, err error) {
+	p := filepath.Join(c.root, "proc/vmstat")
+	f, err := os.Open(p)
+	if err != nil {
+		return Snapshot{}, nil, err
+	}
+	defer f.Close()
+	s.Time = now
+	if s.VMStat, err = lru.ParseVMStat(f, p); err != nil {
+		return Snapshot{}, nil, err
+	}
+	r, err := psi.ReadFile(filepath.Join(c.root, "proc/pressure/memory"))
+	if err != nil {
+		var ue *psi.UnavailableError
+		if errors.As(err, &ue) {
+			return s, err, nil
+		}
+		return Snapshot{}, nil, err
+	}
+	s.PSI = &r
+	return s, nil, nil
+}
+
+// Activity is what the kernel did to memory between two snapshots: the
+// deltas of the /proc/vmstat counters that mean pressure, and the PSI stall
+// share from the delta of the memory "some"/"full" totals.
+type Activity struct {
+	Interval time.Duration `json:"interval_ns"`
+
+	// PSI memory stall share of wall time over the interval (0..1); nil
+	// without PSI.
+	StallSome *float64 `json:"stall_some,omitempty"`
+	StallFull *float64 `json:"stall_full,omitempty"`
+
+	// Refaults are pages read back in soon after being evicted
+	// (workingset_refault_file + workingset_refault_anon since 5.9,
+	// workingset_refault before): the cache is too small for the working set.
+	RefaultPages uint64 `json:"refault_pages"`
+	// DirectScanPages are pages scanned by allocating tasks themselves:
+	// pgscan_direct (summed over per-zone variants on old kernels), or the
+	// reclaim forced by cgroup limits where that is larger;
+	// Allocstalls counts entries into direct reclaim (allocstall_*).
+	DirectScanPages uint64 `json:"direct_scan_pages"`
+	Allocstalls     uint64 `json:"allocstalls"`
+	// KswapdScanPages are pages scanned by the background reclaimer.
+	KswapdScanPages uint64 `json:"kswapd_scan_pages"`
+	MajorFaults     uint64 `json:"major_faults"` // pgmajfault
+	SwapOutPages    uint64 `json:"swap_out_pages"`
+	OOMKills        uint64 `json:"oom_kills"` // oom_kill (since 4.13)
+}
+
+// NewActivity computes the Activity between prev and cur. A counter that
+// went backwards (a different boot) counts as zero.
+func NewActivity(prev, cur Snapshot) Activity {
+	a := Activity{Interval: cur.Time.Sub(prev.Time)}
+	if prev.VMStat == nil || cur.VMStat == nil {
+		return a
+	}
+	pv, cv := prev.VMStat, cur.VMStat
+	d := func(get func(*lru.VMStat) *uint64) uint64 {
+		x, y := get(pv), get(cv)
+		if x == nil || y == nil {
+			return 0
+		}
+		return sub(*y, *x)
+	}
+	a.RefaultPages = d(func(v *lru.VMStat) *uint64 { return v.WorkingsetRefaultFile }) +
+		d(func(v *lru.VMStat) *uint64 { return v.WorkingsetRefaultAnon })
+	a.DirectScanPages = d(func(v *lru.VMStat) *uint64 { return v.PgscanDirect })
+	a.KswapdScanPages = d(func(v *lru.VMStat) *uint64 { return v.PgscanKswapd })
+	// Reclaim forced by a cgroup's limit is in pgscan_anon/_file only
+	// (5.8+; mm/vmscan.c skips pgscan_direct for cgroup reclaim): it is
+	// done by the allocating task, so it counts as direct here too.
+	all := d(func(v *lru.VMStat) *uint64 { return v.PgscanAnon }) + d(func(v *lru.VMStat) *uint64 { return v.PgscanFile })
+	if cg := sub(all, a.KswapdScanPages); cg > a.DirectScanPages {
+		a.DirectScanPages = cg
+	}
+	a.Allocstalls = d(func(v *lru.VMStat) *uint64 { return v.Allocstall })
+	a.MajorFaults = d(func(v *lru.VMStat) *uint64 { return v.Pgmajfault })
+	a.SwapOutPages = d(func(v *lru.VMStat) *uint64 { return v.Pswpout })
+	a.OOMKills = d(func(v *lru.VMStat) *uint64 { return v.OOMKill })
+	if prev.PSI != nil && cur.PSI != nil {
+		if s, ok := psi.StallShare(prev.PSI.Some, cur.PSI.Some, a.Interval); ok {
+			a.StallSome = &s
+		}
+		if prev.PSI.Full != nil && cur.PSI.Full != nil {
+			if s, ok := psi.StallShare(*prev.PSI.Full, *cur.PSI.Full, a.Interval); ok {
+				a.StallFull = &s
+			}
+		}
+	}
+	return a
+}

@@ -1,0 +1,504 @@
+package procevents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mdlayher/genetlink"
+	"github.com/mdlayher/netlink"
+	"golang.org/x/sys/unix"
+
+	"github.com/memdiag/memdiag/diskio"
+)
+
+// Options configure a Listener.
+type Options struct {
+	// ProcRoot is where /proc/PID/{comm,cmdline,cgroup} are read at exec
+	// time ("/proc").
+	ProcRoot string
+	// SysRoot gives the online CPUs for the taskstats registration ("/sys").
+	SysRoot string
+	// MaxEvents bounds the events held between two Drain calls (default
+	// 65536); more are counted in EventStats.LostBuffer.
+	MaxEvents int
+	// Cmdline turns a process's argv into the stored command line (e.g.
+	// redaction); nil stores nothing.
+	Cmdline func(argv []string) string
+	// Unit maps a cgroup path to its systemd unit; nil stores none.
+	Unit func(cgroupPath string) string
+	// NoTaskstats disables the taskstats listener (exits then carry no I/O).
+	NoTaskstats bool
+	// ReadBuffer is the sockets' receive buffer in bytes (default 8 MiB;
+	// the kernel caps it at net.core.rmem_max unless root).
+	ReadBuffer int
+	// Now is the wall clock (time.Now).
+	Now func() time.Time
+}
+
+type procInfo struct {
+	comm, cmdline, cgroup, unit string
+	ppid                        int
+	// execIdx is the index of this process's exec event in the buffer of
+	// generation gen, so that what could not be read at exec time (a
+	// process that exited before /proc was read) is filled in at exit.
+	execIdx int
+	gen     uint64
+	hasExec bool
+}
+
+// pendingExit is a process exit held back briefly before it is handed
+// out: a multi-threaded process's threads may send their taskstats after
+// the leader's (exit_group), and their I/O belongs to the process; the
+// connector's exit event, sent later in do_exit, gives the exact time.
+type pendingExit struct {
+	ev       diskio.ProcEvent
+	received time.Time
+}
+
+// exitHold is how long an exit is held for its late threads.
+const exitHold = 150 * time.Millisecond
+
+// Listener receives process events from the kernel and buffers them as
+// diskio.ProcEvent values until Drain.
+type Listener struct {
+	opts Options
+	cn   *netlink.Conn
+	ts   *genetlink.Conn
+	fam  genetlink.Family
+
+	mu       sync.Mutex
+	events   []diskio.ProcEvent
+	stats    diskio.EventStats
+	seq      seqTracker
+	tracked  map[int]*procInfo
+	threadIO map[int]*TaskExit    // I/O of a process's exited threads, by TGID
+	cnExits  map[int]time.Time    // connector exits of main threads awaiting taskstats
+	pending  map[int]*pendingExit // by TGID
+	readErr  string               // why a reader stopped early, reported once by Drain
+	gen      uint64               // incremented by Drain: indexes into events are valid within one generation
+	wg       sync.WaitGroup
+	tsOn     bool
+}
+
+// Open subscribes to the proc connector and, unless disabled, registers
+// for taskstats exit records on every online CPU. Without the needed
+// privileges it returns an *UnavailableError.
+func Open(opts Options) (*Listener, error) {
+	if opts.ProcRoot == "" {
+		opts.ProcRoot = "/proc"
+	}
+	if opts.SysRoot == "" {
+		opts.SysRoot = "/sys"
+	}
+	if opts.MaxEvents <= 0 {
+		opts.MaxEvents = 65536
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.ReadBuffer <= 0 {
+		opts.ReadBuffer = 8 << 20
+	}
+	l := &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*TaskExit{}, cnExits: map[int]time.Time{}, pending: map[int]*pendingExit{}}
+	cn, err := netlink.Dial(unix.NETLINK_CONNECTOR, &netlink.Config{Groups: cnIdxProc})
+	if err != nil {
+		return nil, unavailable("process-events connector", err)
+	}
+	_ = cn.SetReadBuffer(opts.ReadBuffer)
+	if _, err := cn.Send(netlink.Message{Header: netlink.Header{Type: netlink.Done}, Data: listenMsg(procCNMcastListen)}); err != nil {
+		cn.Close()
+		return nil, unavailable("process-events connector", err)
+	}
+	l.cn = cn
+	if !opts.NoTaskstats {
+		if err := l.openTaskstats(); err != nil {
+			cn.Close()
+			return nil, err
+		}
+		l.tsOn = true
+	}
+	l.snapshotExisting()
+	return l, nil
+}
+
+func (l *Listener) openTaskstats() error {
+	c, err := genetlink.Dial(nil)
+	if err != nil {
+		return unavailable("taskstats", err)
+	}
+	fam, err := c.GetFamily(unix.TASKSTATS_GENL_NAME)
+	if err != nil {
+		c.Close()
+		return unavailable("taskstats (kernel without CONFIG_TASKSTATS?)", err)
+	}
+	_ = c.SetReadBuffer(l.opts.ReadBuffer)
+	mask := "0"
+	if b, err := os.ReadFile(filepath.Join(l.opts.SysRoot, "devices/system/cpu/online")); err == nil {
+		mask = strings.TrimSpace(string(b))
+	}
+	ae := netlink.NewAttributeEncoder()
+	ae.String(unix.TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, mask)
+	data, err := ae.Encode()
+	if err != nil {
+		c.Close()
+		return err
+	}
+	msg := genetlink.Message{Header: genetlink.Header{Command: unix.TASKSTATS_CMD_GET, Version: fam.Version}, Data: data}
+	if _, err := c.Execute(msg, fam.ID, netlink.Request|netlink.Acknowledge); err != nil {
+		c.Close()
+		return unavailable("taskstats exit registration", err)
+	}
+	l.ts, l.fam = c, fam
+	return nil
+}
+
+// snapshotExisting records comm and cgroup of the processes already
+// running, so their exits are attributed to their unit too.
+func (l *Listener) snapshotExisting() {
+	ents, err := os.ReadDir(l.opts.ProcRoot)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		l.tracked[pid] = l.readInfo(pid, 0, false)
+	}
+}
+
+func (l *Listener) readInfo(pid, ppid int, withCmdline bool) *procInfo {
+	dir := filepath.Join(l.opts.ProcRoot, strconv.Itoa(pid))
+	pi := &procInfo{ppid: ppid}
+	if b, err := os.ReadFile(filepath.Join(dir, "comm")); err == nil {
+		pi.comm = strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "cgroup")); err == nil {
+		pi.cgroup = cgroupPath(string(b))
+		if l.opts.Unit != nil {
+			pi.unit = l.opts.Unit(pi.cgroup)
+		}
+	}
+	if withCmdline && l.opts.Cmdline != nil {
+		if b, err := os.ReadFile(filepath.Join(dir, "cmdline")); err == nil && len(b) > 0 {
+			pi.cmdline = l.opts.Cmdline(strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"))
+		}
+	}
+	return pi
+}
+
+// cgroupPath picks the path of the unified hierarchy ("0::/x") from
+// /proc/PID/cgroup, else the name=systemd hierarchy's.
+func cgroupPath(s string) string {
+	var named string
+	for _, line := range strings.Split(s, "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[0] == "0" && parts[1] == "" && parts[2] != "/" {
+			return parts[2]
+		}
+		if parts[1] == "name=systemd" {
+			named = parts[2]
+		}
+	}
+	return named
+}
+
+// Start reads events until ctx ends or Close is called.
+func (l *Listener) Start(ctx context.Context) {
+	l.wg.Add(1)
+	cn, ts := l.cn, l.ts
+	go func() { defer l.wg.Done(); l.readConnector(ctx, cn) }()
+	if ts != nil {
+		l.wg.Add(1)
+		go func() { defer l.wg.Done(); l.readTaskstats(ctx, ts) }()
+	}
+	go func() { <-ctx.Done(); l.Close() }()
+}
+
+// monoToWall converts a CLOCK_MONOTONIC timestamp in ns to wall time.
+func monoToWall(ns uint64, now time.Time) time.Time {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return now
+	}
+	return now.Add(-time.Duration(uint64(ts.Nano()) - ns))
+}
+
+// keepReading decides after a receive error whether to read on: ENOBUFS
+// (the kernel dropped messages; the connector's drops are counted exactly
+// from sequence numbers) is counted and survived; a closed socket or an
+// ended ctx stops quietly; anything else stops the reader and is reported
+// in the next EventStats.
+func (l *Listener) keepReading(ctx context.Context, which string, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed) {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if errors.Is(err, unix.ENOBUFS) {
+		l.stats.Overruns++
+		return true
+	}
+	l.readErr = fmt.Sprintf("%s reader stopped: %v", which, err)
+	return false
+}
+
+func (l *Listener) readConnector(ctx context.Context, cn *netlink.Conn) {
+	for {
+		msgs, err := cn.Receive()
+		if err != nil {
+			if l.keepReading(ctx, "connector", err) {
+				continue
+			}
+			return
+		}
+		now := l.opts.Now()
+		l.mu.Lock()
+		for _, m := range msgs {
+			ev, err := parseCnMsg(m.Data)
+			if err != nil {
+				continue
+			}
+			l.stats.Received++
+			l.seq.observe(ev.CPU, ev.Seq)
+			l.handleConnector(ev, monoToWall(ev.TimestampNS, now))
+		}
+		l.mu.Unlock()
+	}
+}
+
+func (l *Listener) push(e diskio.ProcEvent) {
+	if len(l.events) >= l.opts.MaxEvents {
+		l.stats.LostBuffer++
+		return
+	}
+	l.events = append(l.events, e)
+}
+
+func (l *Listener) handleConnector(ev Event, at time.Time) {
+	switch ev.What {
+	case WhatFork:
+		if ev.PID != ev.TGID {
+			return // a new thread, not a process
+		}
+		parent := l.tracked[ev.ParentTGID]
+		pi := l.readInfo(ev.PID, ev.ParentTGID, false)
+		if pi.comm == "" && parent != nil {
+			pi.comm = parent.comm
+		}
+		l.tracked[ev.PID] = pi
+	case WhatExec:
+		if ev.PID != ev.TGID {
+			return
+		}
+		old := l.tracked[ev.PID]
+		pi := l.readInfo(ev.PID, 0, true)
+		if old != nil {
+			pi.ppid = old.ppid
+			if pi.cgroup == "" {
+				pi.cgroup, pi.unit = old.cgroup, old.unit
+			}
+		}
+		pi.execIdx, pi.gen, pi.hasExec = len(l.events), l.gen, true
+		if pe, ok := l.pending[ev.PID]; ok {
+			// The taskstats exit was read before this exec (two sockets,
+			// two readers): the process is gone; complete from its exit.
+			x := &pe.ev
+			if x.Comm != "" {
+				pi.comm = x.Comm
+			}
+			if x.Cgroup == "" {
+				x.Cgroup, x.Unit, x.Cmdline = pi.cgroup, pi.unit, pi.cmdline
+			} else if pi.cgroup == "" {
+				pi.cgroup, pi.unit = x.Cgroup, x.Unit
+			}
+		} else {
+			l.tracked[ev.PID] = pi
+		}
+		l.push(diskio.ProcEvent{Kind: diskio.Exec, Time: at, Source: "connector", PID: ev.PID, PPID: pi.ppid,
+			Comm: pi.comm, Cmdline: pi.cmdline, Cgroup: pi.cgroup, Unit: pi.unit})
+	case WhatComm:
+		if pi := l.tracked[ev.TGID]; pi != nil && ev.PID == ev.TGID {
+			pi.comm = ev.Comm
+		}
+	case WhatExit:
+		if ev.PID != ev.TGID {
+			return
+		}
+		if l.tsOn {
+			if pe, ok := l.pending[ev.PID]; ok {
+				// taskstats came first (it is sent earlier in do_exit):
+				// give its event the connector's exact time.
+				pe.ev.Time = at
+				return
+			}
+			l.cnExits[ev.PID] = at
+			return
+		}
+		pi := l.tracked[ev.PID]
+		delete(l.tracked, ev.PID)
+		e := diskio.ProcEvent{Kind: diskio.Exit, Time: at, Source: "connector", PID: ev.PID, PPID: ev.ParentTGID}
+		if pi != nil {
+			e.Comm, e.Cmdline, e.Cgroup, e.Unit = pi.comm, pi.cmdline, pi.cgroup, pi.unit
+		}
+		l.push(e)
+	}
+}
+
+func (l *Listener) readTaskstats(ctx context.Context, ts *genetlink.Conn) {
+	for {
+		msgs, _, err := ts.Receive()
+		if err != nil {
+			if l.keepReading(ctx, "taskstats", err) {
+				continue
+			}
+			return
+		}
+		now := l.opts.Now()
+		l.mu.Lock()
+		for _, m := range msgs {
+			if m.Header.Command != unix.TASKSTATS_CMD_NEW {
+				continue
+			}
+			te, ok, err := parseTaskstatsAttrs(m.Data)
+			if err != nil || !ok {
+				continue
+			}
+			l.handleExit(te, now)
+		}
+		l.mu.Unlock()
+	}
+}
+
+func (l *Listener) handleExit(te TaskExit, now time.Time) {
+	if te.PID != te.TGID {
+		if pe, ok := l.pending[te.TGID]; ok { // a thread ending after its leader
+			pe.ev.ReadBytes += te.ReadBytes
+			pe.ev.WriteBytes += te.WriteBytes
+			pe.ev.BlkioDelay += te.BlkioDelay
+			return
+		}
+		acc := l.threadIO[te.TGID]
+		if acc == nil {
+			acc = &TaskExit{}
+			l.threadIO[te.TGID] = acc
+		}
+		acc.ReadBytes += te.ReadBytes
+		acc.WriteBytes += te.WriteBytes
+		acc.CancelledWriteBytes += te.CancelledWriteBytes
+		acc.BlkioDelay += te.BlkioDelay
+		return
+	}
+	if acc := l.threadIO[te.PID]; acc != nil {
+		te.ReadBytes += acc.ReadBytes
+		te.WriteBytes += acc.WriteBytes
+		te.BlkioDelay += acc.BlkioDelay
+		delete(l.threadIO, te.PID)
+	}
+	at := now
+	if t, ok := l.cnExits[te.PID]; ok {
+		at = t
+		delete(l.cnExits, te.PID)
+	}
+	pi := l.tracked[te.PID]
+	delete(l.tracked, te.PID)
+	e := diskio.ProcEvent{Kind: diskio.Exit, Time: at, Source: "taskstats", PID: te.PID, PPID: te.PPID, Comm: te.Comm,
+		ReadBytes: te.ReadBytes, WriteBytes: te.WriteBytes, BlkioDelay: te.BlkioDelay}
+	if pi != nil {
+		e.Cmdline, e.Cgroup, e.Unit = pi.cmdline, pi.cgroup, pi.unit
+		if e.Comm == "" {
+			e.Comm = pi.comm
+		}
+		// A process that exited before /proc/PID could be read at exec
+		// time has its exec event completed from taskstats.
+		if pi.hasExec && pi.gen == l.gen && pi.execIdx < len(l.events) {
+			if x := &l.events[pi.execIdx]; x.PID == te.PID && x.Kind == diskio.Exec && x.Comm != te.Comm && te.Comm != "" {
+				x.Comm = te.Comm
+			}
+		}
+	}
+	if old, ok := l.pending[te.PID]; ok { // PID reused within the hold: hand out the old one
+		l.push(old.ev)
+	}
+	l.pending[te.PID] = &pendingExit{ev: e, received: now}
+}
+
+// flushPending hands out the exits held at least exitHold (all with
+// force), and forgets threads' I/O whose process is long gone.
+func (l *Listener) flushPending(now time.Time, force bool) {
+	for pid, pe := range l.pending {
+		if force || now.Sub(pe.received) >= exitHold {
+			l.push(pe.ev)
+			delete(l.pending, pid)
+		}
+	}
+}
+
+// Drain returns the events buffered since the last call, oldest first,
+// and the accounting of that interval. Connector exits of main threads
+// whose taskstats record has not arrived within a second are counted as
+// TaskstatsMissing and emitted without I/O.
+func (l *Listener) Drain() ([]diskio.ProcEvent, diskio.EventStats) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.opts.Now()
+	for pid, at := range l.cnExits {
+		if now.Sub(at) < time.Second {
+			continue
+		}
+		delete(l.cnExits, pid)
+		l.stats.TaskstatsMissing++
+		e := diskio.ProcEvent{Kind: diskio.Exit, Time: at, Source: "connector", PID: pid}
+		if pi := l.tracked[pid]; pi != nil {
+			e.Comm, e.Cmdline, e.Cgroup, e.Unit, e.PPID = pi.comm, pi.cmdline, pi.cgroup, pi.unit, pi.ppid
+			delete(l.tracked, pid)
+		}
+		l.push(e)
+	}
+	l.flushPending(now, false)
+	ev := l.events
+	l.events = nil
+	l.gen++
+	// Two sockets are read by two goroutines: put the interval's events in
+	// time order (stable, so an exec stays before its exit on a tie).
+	sort.SliceStable(ev, func(i, j int) bool { return ev[i].Time.Before(ev[j].Time) })
+	st := l.stats
+	st.Error, l.readErr = l.readErr, ""
+	st.LostKernel = l.seq.lost
+	l.seq.lost = 0
+	l.stats = diskio.EventStats{}
+	return ev, st
+}
+
+// Close unsubscribes and closes the sockets; safe to call more than once.
+func (l *Listener) Close() error {
+	l.mu.Lock()
+	cn, ts := l.cn, l.ts
+	l.cn, l.ts = nil, nil
+	l.mu.Unlock()
+	if cn != nil {
+		_, _ = cn.Send(netlink.Message{Header: netlink.Header{Type: netlink.Done}, Data: listenMsg(procCNMcastIgnore)})
+		cn.Close()
+	}
+	if ts != nil {
+		ts.Close()
+	}
+	return nil
+}
+
+// Wait blocks until the reading goroutines have ended (after Close or the
+// end of Start's context).
+func (l *Listener) Wait() { l.wg.Wait() }

@@ -1,0 +1,149 @@
+package procevents
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/internal/testenv"
+)
+
+// TestListenerShortChildren runs children that each live well under a
+// second and write a known number of bytes, and checks that every exec and
+// exit is received with the child's own write_bytes from taskstats.
+func TestListenerShortChildren(t *testing.T) {
+	testenv.RequireRoot(t, "the process-events connector and taskstats (CAP_NET_ADMIN)")
+	l, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	l.Start(ctx)
+	defer func() { cancel(); l.Close(); l.Wait() }()
+	time.Sleep(100 * time.Millisecond)
+
+	dir := t.TempDir()
+	const n, size = 5, 4 << 20
+	var pids []int
+	for i := 0; i < n; i++ {
+		c := exec.Command("dd", "if=/dev/zero", "of="+filepath.Join(dir, fmt.Sprint(i)), "bs=1M", fmt.Sprintf("count=%d", size>>20), "conv=fsync", "status=none")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("dd: %v %s", err, out)
+		}
+		pids = append(pids, c.Process.Pid)
+	}
+	time.Sleep(300 * time.Millisecond)
+	evs, st := l.Drain()
+	if st.LostKernel != 0 || st.LostBuffer != 0 {
+		t.Errorf("lost events: %+v", st)
+	}
+	for _, pid := range pids {
+		var exec, exit bool
+		for _, e := range evs {
+			if e.PID != pid {
+				continue
+			}
+			switch e.Kind {
+			case "exec":
+				exec = true
+				if e.Comm != "dd" {
+					t.Errorf("pid %d exec comm %q, want dd", pid, e.Comm)
+				}
+			case "exit":
+				exit = true
+				if e.Source != "taskstats" || e.Comm != "dd" {
+					t.Errorf("pid %d exit = %+v, want taskstats record of dd", pid, e)
+				}
+				if e.WriteBytes != size {
+					t.Errorf("pid %d wrote %d bytes per taskstats, want %d", pid, e.WriteBytes, size)
+				}
+			}
+		}
+		if !exec || !exit {
+			t.Errorf("pid %d: exec seen %v, exit seen %v", pid, exec, exit)
+		}
+	}
+	_ = os.RemoveAll(dir)
+}
+
+// forkStorm runs n short processes (/bin/true) from one shell and returns
+// the shell's PID.
+func forkStorm(t *testing.T, n int) {
+	t.Helper()
+	c := exec.Command("/bin/sh", "-c", fmt.Sprintf("i=0; while [ $i -lt %d ]; do /bin/true; i=$((i+1)); done", n))
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("storm: %v %s", err, out)
+	}
+}
+
+func countTrue(evs []diskio.ProcEvent) (execs, exits int) {
+	for _, e := range evs {
+		if e.Comm != "true" {
+			continue
+		}
+		switch e.Kind {
+		case diskio.Exec:
+			execs++
+		case diskio.Exit:
+			exits++
+		}
+	}
+	return
+}
+
+// TestForkStormAccounting: thousands of short processes are either all
+// recorded, or the loss is reported: every missing exec is covered by the
+// kernel-drop count taken from the connector's sequence numbers.
+func TestForkStormAccounting(t *testing.T) {
+	testenv.RequireRoot(t, "the process-events connector and taskstats")
+	const n = 3000
+	t.Run("reading", func(t *testing.T) {
+		l, err := Open(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		l.Start(ctx)
+		defer func() { cancel(); l.Close(); l.Wait() }()
+		forkStorm(t, n)
+		time.Sleep(1500 * time.Millisecond)
+		evs, st := l.Drain()
+		execs, exits := countTrue(evs)
+		t.Logf("execs %d exits %d stats %+v", execs, exits, st)
+		lost := st.LostKernel + st.LostBuffer
+		if uint64(n-execs) > lost {
+			t.Errorf("%d of %d execs missing but only %d events reported lost", n-execs, n, lost)
+		}
+		if lost == 0 && (execs != n || exits != n) {
+			t.Errorf("no loss reported, but execs %d exits %d, want %d each", execs, exits, n)
+		}
+	})
+	t.Run("stalled-reader", func(t *testing.T) {
+		// Open but do not read until the storm is over, with a small
+		// buffer: the kernel must drop events, and the drop is counted.
+		l, err := Open(Options{ReadBuffer: 64 << 10, NoTaskstats: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		forkStorm(t, n)
+		ctx, cancel := context.WithCancel(context.Background())
+		l.Start(ctx)
+		defer func() { cancel(); l.Close(); l.Wait() }()
+		forkStorm(t, 10) // events after the gap reveal it in the sequence numbers
+		time.Sleep(500 * time.Millisecond)
+		evs, st := l.Drain()
+		execs, _ := countTrue(evs)
+		t.Logf("execs %d of %d stats %+v", execs, n+10, st)
+		if st.LostKernel == 0 {
+			t.Fatalf("a 64 KiB buffer left unread during %d processes lost nothing? stats %+v", n, st)
+		}
+		if uint64(n+10-execs) > st.LostKernel+st.LostBuffer {
+			t.Errorf("%d execs missing, only %d reported lost", n+10-execs, st.LostKernel)
+		}
+	})
+}

@@ -1,0 +1,272 @@
+package record
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/fixtures"
+	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/psi"
+)
+
+// sampleFromRoot reads one Sample from a fixture root with the real
+// collectors, at the time stored in the root's TIME file (ns since epoch).
+func sampleFromRoot(t *testing.T, name string) Sample {
+	t.Helper()
+	proc := fixtures.Proc(t, name)
+	b, err := os.ReadFile(filepath.Join(fixtures.Root(t, name), "TIME"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := psi.NewCollector(proc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _, err := pc.Collect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc, err := lru.NewCollector(proc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := lc.Meminfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := lc.VMStat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Sample{Type: TypeSample, Time: time.Unix(0, ns), PSI: &host, Meminfo: m, VMStat: v}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// TestBetweenRealSnapshots derives one interval from two real snapshots
+// of this kernel taken 1.151581560 s apart while a hog was swapping in a
+// 64 MiB cgroup (testdata/linux-6.18-hog-t0, -t1; values read by hand from
+// their files).
+func TestBetweenRealSnapshots(t *testing.T) {
+	s0, s1 := sampleFromRoot(t, "linux-6.18-hog-t0"), sampleFromRoot(t, "linux-6.18-hog-t1")
+	h := &Header{PageSize: 4096}
+	iv := Between(h, &s0, &s1)
+	const dt = 1151581560.0 // ns
+	secs := dt / 1e9
+	if iv.Dt != time.Duration(dt) {
+		t.Fatalf("Dt = %v", iv.Dt)
+	}
+	checks := []struct {
+		name      string
+		got, want float64
+	}{
+		// pressure/memory total 411329 -> 641648 µs (some), 223741 -> 408339 (full)
+		{"MemSome", iv.MemSome, (641648 - 411329) * 1e3 / dt},
+		{"MemFull", iv.MemFull, (408339 - 223741) * 1e3 / dt},
+		{"MemSomeAvg10", iv.MemSomeAvg10, 3.62},
+		// pswpout 12154 -> 32945 pages of 4096 bytes
+		{"SwapOutBytesPerSec", iv.SwapOutBytesPerSec, (32945 - 12154) * 4096 / secs},
+		{"SwapInBytesPerSec", iv.SwapInBytesPerSec, 0},
+		// pgscan_direct and pgscan_kswapd stay 0: the reclaim was forced by
+		// the cgroup limit and shows only in pgscan_anon 71952 -> 182548
+		// and pgscan_file 537355 -> 537355.
+		{"PgscanDirectPerSec", iv.PgscanDirectPerSec, 0},
+		{"DirectReclaimPerSec", iv.DirectReclaimPerSec, (182548 - 71952) / secs},
+		{"ReclaimScanPerSec", iv.ReclaimScanPerSec, (182548 - 71952) / secs},
+		// workingset_refault_file 277394 -> 277398
+		{"RefaultFilePerSec", iv.RefaultFilePerSec, 4 / secs},
+		{"OOMKills", iv.OOMKills, 1},
+		// Active(file)+Inactive(file): 453092+902256 -> 458836+906472 kB
+		{"FileLRUBytes", iv.FileLRUBytes, (458836 + 906472) * 1024},
+		{"FileLRUDeltaBytes", iv.FileLRUDeltaBytes, ((458836 + 906472) - (453092 + 902256)) * 1024},
+	}
+	for _, c := range checks {
+		if !near(c.got, c.want) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if record := iv.DiskBusy; Known(record) {
+		t.Errorf("DiskBusy = %v without disks, want NaN", record)
+	}
+}
+
+// TestBetweenCounterReset: a counter that went backwards (a reset, a
+// different host) must give NaN, never a negative or huge rate.
+func TestBetweenCounterReset(t *testing.T) {
+	s0, s1 := sampleFromRoot(t, "linux-6.18-hog-t1"), sampleFromRoot(t, "linux-6.18-hog-t0")
+	s1.Time = s0.Time.Add(time.Second)
+	iv := Between(&Header{PageSize: 4096}, &s0, &s1)
+	for name, v := range map[string]float64{
+		"MemSome": iv.MemSome, "SwapOutBytesPerSec": iv.SwapOutBytesPerSec, "OOMKills": iv.OOMKills,
+		"DirectReclaimPerSec": iv.DirectReclaimPerSec, "RefaultFilePerSec": iv.RefaultFilePerSec,
+	} {
+		if Known(v) {
+			t.Errorf("%s = %v after a reset, want NaN", name, v)
+		}
+	}
+}
+
+func TestWriterReaderRoundTrip(t *testing.T) {
+	for _, name := range []string{"run.jsonl", "run.jsonl.gz"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name)
+			w, err := Create(path, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s0, s1 := sampleFromRoot(t, "linux-6.18-hog-t0"), sampleFromRoot(t, "linux-6.18-hog-t1")
+			if err := w.WriteHeader(&Header{Host: "h", Interval: time.Second, PageSize: 4096}); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []*Sample{&s0, &s1} {
+				if err := w.WriteSample(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Close("duration"); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Header.Host != "h" || rec.Header.SchemaVersion != SchemaVersion || len(rec.Samples) != 2 {
+				t.Fatalf("read back header %+v with %d samples", rec.Header, len(rec.Samples))
+			}
+			if rec.End == nil || rec.End.Samples != 2 || rec.End.Reason != "duration" {
+				t.Errorf("end = %+v", rec.End)
+			}
+			got := rec.Samples[1].PSI.Memory.Some.Total
+			if got != 641648*time.Microsecond {
+				t.Errorf("PSI total after round trip = %v, want 641648µs", got)
+			}
+			if *rec.Samples[1].VMStat.Pswpout != 32945 {
+				t.Errorf("pswpout = %d", *rec.Samples[1].VMStat.Pswpout)
+			}
+		})
+	}
+}
+
+func writeLines(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "r.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const hdr = `{"type":"header","format":"memdiag-recording","schema_version":1,"interval_ns":1000000000}`
+
+func TestReaderTruncatedLastLine(t *testing.T) {
+	p := writeLines(t, hdr,
+		`{"type":"sample","seq":0,"time":"2026-11-29T10:00:00Z"}`,
+		`{"type":"sample","seq":1,"time":"2026-11-29T10:00:01Z"}`,
+		`{"type":"sample","seq":2,"time":"2026-11-29T10:0`)
+	rec, err := ReadFile(p)
+	if err != nil {
+		t.Fatalf("truncated last line must not be an error: %v", err)
+	}
+	if len(rec.Samples) != 2 || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], "r.jsonl:4: truncated last line") {
+		t.Errorf("samples %d, warnings %q", len(rec.Samples), rec.Warnings)
+	}
+}
+
+func TestReaderBadMiddleLine(t *testing.T) {
+	p := writeLines(t, hdr,
+		`{"type":"sample","seq":0,"time":"2026-11-29T10:00:00Z"}`,
+		`{"type":"sample","seq":1,"ti`,
+		`{"type":"sample","seq":2,"time":"2026-11-29T10:00:02Z"}`)
+	_, err := ReadFile(p)
+	if err == nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "r.jsonl:3:") {
+		t.Errorf("err = %v, want ErrFormat naming line 3", err)
+	}
+}
+
+func TestReaderRejects(t *testing.T) {
+	for name, first := range map[string]string{
+		"not json":     "hello",
+		"other format": `{"type":"header","format":"x"}`,
+		"newer schema": `{"type":"header","format":"memdiag-recording","schema_version":99}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := ReadFile(writeLines(t, first))
+			if err == nil || !errors.Is(err, ErrFormat) {
+				t.Errorf("err = %v, want ErrFormat", err)
+			}
+		})
+	}
+	_, err := NewReader(strings.NewReader(""), "empty")
+	if err == nil || !strings.Contains(err.Error(), "empty file") {
+		t.Errorf("empty: %v", err)
+	}
+}
+
+func TestCreateRefusesExistingAndSymlink(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.jsonl")
+	if err := os.WriteFile(p, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Create(p, false); !errors.Is(err, ErrExists) {
+		t.Errorf("existing file without force: %v, want ErrExists", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "keep" {
+		t.Errorf("existing file was changed to %q", b)
+	}
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("victim"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, force := range []bool{false, true} {
+		if _, err := Create(link, force); err == nil {
+			t.Errorf("Create through a symlink (force=%v) succeeded", force)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "victim" {
+		t.Errorf("symlink target was written: %q", b)
+	}
+	w, err := Create(p, true)
+	if err != nil {
+		t.Fatalf("force: %v", err)
+	}
+	w.Close("x")
+	if _, err := Create(filepath.Join(dir, "no/such/dir/r.jsonl"), false); err == nil {
+		t.Error("unwritable path succeeded")
+	}
+}
+
+// TestSummaryRealSnapshots folds the two real snapshots into a summary.
+func TestSummaryRealSnapshots(t *testing.T) {
+	s0, s1 := sampleFromRoot(t, "linux-6.18-hog-t0"), sampleFromRoot(t, "linux-6.18-hog-t1")
+	sm := NewSummary(&Header{PageSize: 4096})
+	sm.Add(&s0)
+	sm.Add(&s1)
+	if want := (641648 - 411329) * time.Microsecond; sm.MemSomeStall < want-time.Microsecond || sm.MemSomeStall > want+time.Microsecond {
+		t.Errorf("MemSomeStall = %v, want %v", sm.MemSomeStall, want)
+	}
+	if want := float64((32945 - 12154) * 4096); !near(sm.SwapOutBytes, want) {
+		t.Errorf("SwapOutBytes = %v, want %v", sm.SwapOutBytes, want)
+	}
+	if want := float64((453092 + 902256) * 1024); sm.FileLRUMinBytes != want {
+		t.Errorf("FileLRUMinBytes = %v, want %v", sm.FileLRUMinBytes, want)
+	}
+	if sm.OOMKills != 1 {
+		t.Errorf("OOMKills = %v", sm.OOMKills)
+	}
+}

@@ -1,0 +1,152 @@
+package record
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// Summary is what `memdiag watch` prints when it ends: the run's peaks,
+// totals and top writers, accumulated one sample at a time so a long
+// recording needs no second pass.
+type Summary struct {
+	Samples  int
+	Start    time.Time
+	End      time.Time
+	Duration time.Duration
+
+	MemSomePeak, MemFullPeak float64       // highest per-interval stall share (0..1)
+	MemSomeMean, MemFullMean float64       // whole-run share: Σstall / Σwall
+	MemSomeStall             time.Duration // total stall time (Δ of PSI total over the run)
+	MemFullStall             time.Duration
+	IOSomeStall              time.Duration
+	CgMemSomeStall           time.Duration // the --cgroup group's, when recorded
+	CgMemFullStall           time.Duration
+	HasPSI, HasCgroupPSI     bool
+
+	SwapOutBytes      float64 // pswpout over the run × page size; NaN if unknown
+	FileLRUMinBytes   float64 // lowest Active(file)+Inactive(file) seen; NaN if unknown
+	FileLRUStartBytes float64
+	OOMKills          float64
+	DirectReclaimPgs  float64 // pages scanned by direct reclaim over the run
+
+	wall    time.Duration
+	writers map[procKey]*ProcTotal
+	prev    *Sample
+	header  *Header
+}
+
+// ProcTotal is one process's I/O over a run, summed from the per-sample
+// deltas of the samples in which it was among the top N.
+type ProcTotal struct {
+	PID        int
+	Comm       string
+	Unit       string
+	ReadBytes  uint64
+	WriteBytes uint64
+}
+
+type procKey struct {
+	pid   int
+	start uint64
+}
+
+// NewSummary starts an empty summary for a recording with header h.
+func NewSummary(h *Header) *Summary {
+	return &Summary{header: h, writers: map[procKey]*ProcTotal{},
+		SwapOutBytes: math.NaN(), FileLRUMinBytes: math.NaN(), FileLRUStartBytes: math.NaN(), OOMKills: math.NaN(),
+		DirectReclaimPgs: math.NaN()}
+}
+
+// Add folds in the next sample.
+func (sm *Summary) Add(s *Sample) {
+	sm.Samples++
+	if sm.Samples == 1 {
+		sm.Start = s.Time
+		if f, ok := s.Meminfo.FileLRU(); ok {
+			sm.FileLRUStartBytes = float64(f)
+		}
+	}
+	sm.End = s.Time
+	sm.Duration = sm.End.Sub(sm.Start)
+	if f, ok := s.Meminfo.FileLRU(); ok && (math.IsNaN(sm.FileLRUMinBytes) || float64(f) < sm.FileLRUMinBytes) {
+		sm.FileLRUMinBytes = float64(f)
+	}
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		k := procKey{p.PID, p.StartTicks}
+		w := sm.writers[k]
+		if w == nil {
+			w = &ProcTotal{PID: p.PID, Comm: p.Comm, Unit: p.Unit}
+			sm.writers[k] = w
+		}
+		w.ReadBytes += p.DeltaReadBytes
+		w.WriteBytes += p.DeltaWriteBytes
+	}
+	if sm.prev != nil {
+		iv := Between(sm.header, sm.prev, s)
+		sm.wall += iv.Dt
+		if Known(iv.MemSome) {
+			sm.HasPSI = true
+			sm.MemSomePeak = math.Max(sm.MemSomePeak, iv.MemSome)
+			sm.MemSomeStall += time.Duration(iv.MemSome * float64(iv.Dt))
+		}
+		if Known(iv.MemFull) {
+			sm.MemFullPeak = math.Max(sm.MemFullPeak, iv.MemFull)
+			sm.MemFullStall += time.Duration(iv.MemFull * float64(iv.Dt))
+		}
+		if Known(iv.IOSome) {
+			sm.IOSomeStall += time.Duration(iv.IOSome * float64(iv.Dt))
+		}
+		if Known(iv.CgMemSome) {
+			sm.HasCgroupPSI = true
+			sm.CgMemSomeStall += time.Duration(iv.CgMemSome * float64(iv.Dt))
+		}
+		if Known(iv.CgMemFull) {
+			sm.CgMemFullStall += time.Duration(iv.CgMemFull * float64(iv.Dt))
+		}
+		addRate := func(acc *float64, perSec float64) {
+			if !Known(perSec) {
+				return
+			}
+			if math.IsNaN(*acc) {
+				*acc = 0
+			}
+			*acc += perSec * iv.Dt.Seconds()
+		}
+		addRate(&sm.SwapOutBytes, iv.SwapOutBytesPerSec)
+		addRate(&sm.DirectReclaimPgs, iv.PgscanDirectPerSec)
+		if Known(iv.OOMKills) {
+			if math.IsNaN(sm.OOMKills) {
+				sm.OOMKills = 0
+			}
+			sm.OOMKills += iv.OOMKills
+		}
+		if sm.wall > 0 {
+			sm.MemSomeMean = float64(sm.MemSomeStall) / float64(sm.wall)
+			sm.MemFullMean = float64(sm.MemFullStall) / float64(sm.wall)
+		}
+	}
+	sm.prev = s
+}
+
+// TopWriters returns the n processes that wrote the most, most first
+// (ties broken by PID for a stable order).
+func (sm *Summary) TopWriters(n int) []ProcTotal {
+	ws := make([]ProcTotal, 0, len(sm.writers))
+	for _, w := range sm.writers {
+		if w.WriteBytes+w.ReadBytes >= 64<<10 { // below 64 KiB a process is noise in a summary
+			ws = append(ws, *w)
+		}
+	}
+	sort.Slice(ws, func(i, j int) bool {
+		if ws[i].WriteBytes != ws[j].WriteBytes {
+			return ws[i].WriteBytes > ws[j].WriteBytes
+		}
+		return ws[i].PID < ws[j].PID
+	})
+	if len(ws) > n {
+		ws = ws[:n]
+	}
+	return ws
+}

@@ -1,0 +1,289 @@
+package timers
+
+// Rendering of an inventory and of firings as table, markdown, CSV or
+// JSON. Only text: callers decide what to list and hand in the writer.
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
+)
+
+// Format is an output format of [RenderJobs] and [RenderFirings].
+type Format string
+
+// Output formats.
+const (
+	FormatTable    Format = "table"
+	FormatJSON     Format = "json"
+	FormatCSV      Format = "csv"
+	FormatMarkdown Format = "markdown"
+)
+
+// Formats lists the accepted formats, for flag help.
+var Formats = []Format{FormatTable, FormatJSON, FormatCSV, FormatMarkdown}
+
+// RenderOptions configures rendering.
+type RenderOptions struct {
+	Base     time.Time      // next firings are computed after this time
+	Next     int            // how many next firings to show per job (>= 1)
+	Loc      *time.Location // zone the times are shown and computed in
+	ShowWhy  bool           // add the ACTIVE column (why each job is active or not)
+	Width    int            // table: maximum width of the COMMAND and NOTE columns' text (0: 60)
+	Problems []string       // printed after a table or markdown listing
+}
+
+// jobView is one job as rendered.
+type jobView struct {
+	Job
+	Schedule []string `json:"schedule"`
+	Next     []string `json:"next"`
+	Errors   []string `json:"errors"`
+}
+
+// PeriodString is the PERIOD column: "30m", "1d", or "irregular".
+func PeriodString(j Job) string {
+	if j.PeriodSeconds == nil {
+		return "irregular"
+	}
+	return FormatPeriod(time.Duration(*j.PeriodSeconds * float64(time.Second)))
+}
+
+// ScheduleString is the SCHEDULE column: each expression as written, and
+// for OnCalendar= its normalized form when it differs ("*:00/10 → *-*-* *:00/10:00").
+func ScheduleString(j Job) []string {
+	var out []string
+	for i, s := range j.Schedule {
+		if i < len(j.Normalized) && j.Normalized[i] != s {
+			s += " → " + j.Normalized[i]
+		}
+		out = append(out, s)
+	}
+	if j.Source == Systemd && j.OnBootSec > 0 && len(j.Normalized) > 0 {
+		out = append(out, "OnBootSec="+FormatPeriod(j.OnBootSec))
+	}
+	if j.Source == Anacron {
+		extra := ""
+		if j.Delay > 0 {
+			extra += fmt.Sprintf(" delay %s", FormatPeriod(j.Delay))
+		}
+		for _, t := range j.Trigger {
+			extra += " when " + t + " fires"
+		}
+		if len(out) > 0 {
+			out[0] = "period " + out[0] + extra
+		}
+	}
+	return out
+}
+
+// WhyString says why a job is active (the chain of units, and how the
+// last one is pulled in) or inactive (the reason).
+func WhyString(j Job) string {
+	if !j.Active {
+		return "no: " + j.Reason
+	}
+	names := make([]string, len(j.ActiveVia))
+	for i, v := range j.ActiveVia {
+		names[i] = v
+		if n, _, ok := strings.Cut(v, " ("); ok && i < len(j.ActiveVia)-1 {
+			names[i] = n
+		}
+	}
+	why := "yes: " + strings.Join(names, " → ")
+	if len(j.Conditions) > 0 {
+		why += "; " + strings.Join(j.Conditions, "; ")
+	}
+	return why
+}
+
+func views(jobs []Job, o RenderOptions) []jobView {
+	out := make([]jobView, 0, len(jobs))
+	for _, j := range jobs {
+		v := jobView{Job: j, Schedule: j.Schedule, Errors: j.Errors, Next: []string{}}
+		if v.Schedule == nil {
+			v.Schedule = []string{}
+		}
+		if v.Errors == nil {
+			v.Errors = []string{}
+		}
+		for _, f := range Next(j, o.Base, max(o.Next, 1), o.Loc) {
+			v.Next = append(v.Next, f.Planned.In(o.Loc).Format(time.RFC3339))
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func clip(s string, n int) string {
+	if n <= 0 {
+		n = 60
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+const shownTime = "2006-01-02 15:04"
+
+// RenderJobs writes the per-job listing.
+func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
+	if o.Loc == nil {
+		o.Loc = time.UTC
+	}
+	vs := views(jobs, o)
+	if f == FormatJSON {
+		doc := struct {
+			BaseTime string    `json:"base_time"`
+			TimeZone string    `json:"time_zone"`
+			Jobs     []jobView `json:"jobs"`
+			Problems []string  `json:"problems"`
+		}{o.Base.In(o.Loc).Format(time.RFC3339), o.Loc.String(), vs, append([]string{}, o.Problems...)}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	}
+	t := table.NewWriter()
+	header := table.Row{"NAME", "SOURCE", "SCHEDULE", "PERIOD", "NEXT (" + o.Loc.String() + ")", "COMMAND", "NOTE"}
+	if o.ShowWhy {
+		header = append(header, "ACTIVE")
+	}
+	t.AppendHeader(header)
+	multi := f == FormatTable
+	join := func(ss []string) string {
+		if multi {
+			return strings.Join(ss, "\n")
+		}
+		return strings.Join(ss, "; ")
+	}
+	for _, v := range vs {
+		var next []string
+		for _, n := range v.Next {
+			tt, _ := time.Parse(time.RFC3339, n)
+			next = append(next, tt.In(o.Loc).Format(shownTime))
+		}
+		if f != FormatTable {
+			next = v.Next
+		}
+		cmd, note := v.Command, v.Note
+		if len(v.Scripts) > 0 {
+			cmd += " [" + strings.Join(v.Scripts, " ") + "]"
+		}
+		if len(v.Errors) > 0 {
+			note = strings.TrimSpace(note + " ERROR: " + strings.Join(v.Errors, "; "))
+		}
+		if f == FormatTable {
+			cmd, note = clip(cmd, o.Width), clip(note, o.Width)
+		}
+		sched := ScheduleString(v.Job)
+		if f == FormatMarkdown {
+			// Cron and calendar expressions are full of '*'.
+			for i := range sched {
+				sched[i] = "`" + sched[i] + "`"
+			}
+			if cmd != "" {
+				cmd = "`" + cmd + "`"
+			}
+		}
+		row := table.Row{v.Name, string(v.Source), join(sched), PeriodString(v.Job), join(next), cmd, note}
+		if o.ShowWhy {
+			why := WhyString(v.Job)
+			if f == FormatTable {
+				why = text.WrapSoft(why, 60)
+			}
+			row = append(row, why)
+		}
+		t.AppendRow(row)
+	}
+	return renderTable(w, t, f, o.Problems)
+}
+
+// RenderFirings writes firings, one row each, sorted as given.
+func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f Format, o RenderOptions, from, to time.Time) error {
+	if o.Loc == nil {
+		o.Loc = time.UTC
+	}
+	byName := map[string]Job{}
+	for _, j := range jobs {
+		byName[j.Name] = j
+	}
+	if f == FormatJSON {
+		type firingView struct {
+			Firing
+			Source  Source `json:"source"`
+			Command string `json:"command"`
+		}
+		out := []firingView{}
+		for _, x := range fs {
+			x.Planned, x.Earliest, x.Latest = x.Planned.In(o.Loc), x.Earliest.In(o.Loc), x.Latest.In(o.Loc)
+			out = append(out, firingView{x, byName[x.Job].Source, byName[x.Job].Command})
+		}
+		doc := struct {
+			From     string       `json:"from"`
+			To       string       `json:"to"`
+			TimeZone string       `json:"time_zone"`
+			Firings  []firingView `json:"firings"`
+			Problems []string     `json:"problems"`
+		}{from.In(o.Loc).Format(time.RFC3339), to.In(o.Loc).Format(time.RFC3339), o.Loc.String(), out, append([]string{}, o.Problems...)}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	}
+	t := table.NewWriter()
+	t.AppendHeader(table.Row{"TIME (" + o.Loc.String() + ")", "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE"})
+	for _, x := range fs {
+		j := byName[x.Job]
+		tf := "2006-01-02 15:04:05"
+		win := x.Earliest.In(o.Loc).Format("15:04:05") + "–" + x.Latest.In(o.Loc).Format("15:04:05")
+		when := x.Planned.In(o.Loc).Format(tf)
+		if f != FormatTable {
+			when = x.Planned.In(o.Loc).Format(time.RFC3339)
+			win = x.Earliest.In(o.Loc).Format(time.RFC3339) + "/" + x.Latest.In(o.Loc).Format(time.RFC3339)
+		}
+		cmd, note := j.Command, j.Note
+		if f == FormatTable {
+			cmd, note = clip(cmd, o.Width), clip(note, o.Width)
+		}
+		t.AppendRow(table.Row{when, x.Job, string(j.Source), win, cmd, note})
+	}
+	return renderTable(w, t, f, o.Problems)
+}
+
+func renderTable(w io.Writer, t table.Writer, f Format, problems []string) error {
+	var s string
+	switch f {
+	case FormatTable:
+		st := table.StyleLight
+		st.Options.SeparateRows = true
+		st.Format.Header = text.FormatDefault
+		t.SetStyle(st)
+		s = t.Render()
+	case FormatMarkdown:
+		s = t.RenderMarkdown()
+	case FormatCSV:
+		s = t.RenderCSV()
+	default:
+		return fmt.Errorf("unknown format %q (want table, json, csv or markdown)", f)
+	}
+	if _, err := io.WriteString(w, s+"\n"); err != nil {
+		return err
+	}
+	if len(problems) > 0 && f != FormatCSV {
+		fmt.Fprintf(w, "\nProblems (%d):\n", len(problems))
+		for _, p := range problems {
+			if f == FormatMarkdown {
+				fmt.Fprintf(w, "- `%s`\n", p)
+			} else {
+				fmt.Fprintf(w, "  %s\n", p)
+			}
+		}
+	}
+	return nil
+}
