@@ -47,7 +47,7 @@ type SignalPeak struct {
 
 // ProcActivity is one process's part in an episode.
 type ProcActivity struct {
-	PID        int    `json:"pid"`
+	PID        int    `json:"pid,omitempty"` // 0 in a culprit's summed processes
 	Comm       string `json:"comm"`
 	Cmdline    string `json:"cmdline,omitempty"`
 	Unit       string `json:"unit,omitempty"`

@@ -127,7 +127,7 @@ func period(r *correlate.Result, p *correlate.Period) *jsonPeriod {
 	if p == nil {
 		return nil
 	}
-	return &jsonPeriod{PeriodS: p.Period.Seconds(), JitterS: p.Jitter.Round(time.Millisecond).Seconds(),
+	return &jsonPeriod{PeriodS: p.Period.Round(time.Millisecond).Seconds(), JitterS: p.Jitter.Round(time.Millisecond).Seconds(),
 		Phase: in(r, p.Phase).Round(time.Second), Matched: p.Matched, Expected: p.Expected, Missed: p.Missed,
 		Extra: p.Extra, Score: p.Score}
 }
