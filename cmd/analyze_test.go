@@ -27,9 +27,9 @@ func TestNewAnalyzeCmd(t *testing.T) {
 	}{
 		{"run.jsonl", AnalyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, Format: "table",
 			PSIScope: "auto", MinSignals: 1, Thresholds: map[correlate.Signal]string{}}},
-		{"run.jsonl --latency res.csv --latency-format vegeta-csv --stat max --spike 500ms --format json --values --gap 1m --lag 30s --disk-io 32MiB --swap-out off --psi-some 5% --psi-scope host --min-signals 2",
+		{"run.jsonl --latency res.csv --latency-format vegeta-csv --stat max --spike 500ms --format json --values --gap 1m --lag 30s --disk-io 32MiB --swap-out off --psi-some 5% --psi-scope host --min-signals 2 --require psi",
 			AnalyzeOptions{Recording: "run.jsonl", LatencyFile: "res.csv", LatencyFormat: "vegeta-csv", Stat: "max", Spike: "500ms",
-				Format: "json", Values: true, Gap: time.Minute, Lag: 30 * time.Second, PSIScope: "host", MinSignals: 2,
+				Format: "json", Values: true, Gap: time.Minute, Lag: 30 * time.Second, PSIScope: "host", MinSignals: 2, Require: "psi",
 				Thresholds: map[correlate.Signal]string{correlate.DiskIO: "32MiB", correlate.SwapOut: "off", correlate.PSISome: "5%"}}},
 	}
 	for _, tt := range tests {
@@ -183,6 +183,7 @@ func TestRunAnalyzeErrors(t *testing.T) {
 		{[]string{"analyze", unionRec, "--format", "html"}, ExitUsage, "--format"},
 		{[]string{"analyze", unionRec, "--psi-scope", "vm"}, ExitUsage, "--psi-scope"},
 		{[]string{"analyze", unionRec, "--min-signals", "9"}, ExitUsage, "--min-signals"},
+		{[]string{"analyze", unionRec, "--require", "latency"}, ExitUsage, "--require"},
 		{[]string{"analyze", "testdata/does-not-exist.jsonl"}, ExitUsage, "does-not-exist.jsonl"},
 		{[]string{"analyze", "analyze_test.go"}, ExitError, "not a memdiag recording"},
 	}

@@ -417,7 +417,7 @@ func buildEpisodes(rec *record.Recording, ivs []record.Interval, raised [][]Sign
 		eps[len(eps)-1].Index = len(eps) - 1
 	}
 	for i := range ivs {
-		if !spikes[i] && len(raised[i]) < o.MinSignals {
+		if !flagged(spikes[i], raised[i], o) {
 			continue
 		}
 		if first >= 0 && ivs[i].Start.Sub(ivs[last].End) <= gap {
@@ -429,6 +429,21 @@ func buildEpisodes(rec *record.Recording, ivs []record.Interval, raised [][]Sign
 	}
 	flush()
 	return eps
+}
+
+// flagged says whether an interval belongs in an episode: a latency spike
+// or MinSignals raised signals, and, when Options.Require is set, one of
+// the required signals whatever else.
+func flagged(spike bool, raised []Signal, o Options) bool {
+	if len(o.Require) > 0 {
+		for _, s := range raised {
+			if slices.Contains(o.Require, s) {
+				return true
+			}
+		}
+		return false
+	}
+	return spike || len(raised) >= o.MinSignals
 }
 
 type procKey struct {

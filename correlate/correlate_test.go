@@ -396,4 +396,12 @@ func TestAnalyzeSharedHost(t *testing.T) {
 	if eps, _, _ := count(Options{MinSignals: 2}); eps != 8 {
 		t.Errorf("MinSignals 2: %d episodes, want 8", eps)
 	}
+	// Requiring the (host) PSI keeps the 8 postgres bursts only; requiring
+	// the calm cgroup's PSI leaves nothing.
+	if eps, _, _ := count(Options{PSIScope: PSIHost, Require: []Signal{PSISome}}); eps != 8 {
+		t.Errorf("Require psi_some (host): %d episodes, want 8", eps)
+	}
+	if eps, _, _ := count(Options{Require: []Signal{PSISome, PSIFull}}); eps != 0 {
+		t.Errorf("Require psi (cgroup): %d episodes, want 0", eps)
+	}
 }

@@ -84,7 +84,8 @@
 //
 // Latency: statistic p99, spike rule 3x, rolling window 30 intervals,
 // 4 robust standard deviations. Episodes: one signal (MinSignals) or a
-// spike flags an interval, gap tolerance one interval,
+// spike flags an interval (with Require set: only one of those signals
+// does), gap tolerance one interval,
 // processes listed from 1 MiB of I/O, 5 per episode. Culprits: lag
 // tolerance 60 s.
 package correlate

@@ -3,6 +3,7 @@ package correlate
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -201,6 +202,11 @@ type Options struct {
 	// flagged without a latency spike; 0 is 1. A higher value ignores lone
 	// disk bursts of unrelated work on a busy host.
 	MinSignals int
+	// Require, when not empty, makes an interval count only if it raises
+	// one of these signals; a latency spike alone then does not count. On
+	// a shared host, Require: psi_some with PSIScope cgroup keeps only the
+	// moments the service's own group stalled on memory.
+	Require []Signal
 
 	// BaselineWindow is how many previous intervals with requests form the
 	// rolling latency baseline; 0 is 30.
@@ -271,6 +277,28 @@ func (o Options) withDefaults() Options {
 		o.TopProcs = 5
 	}
 	return o
+}
+
+// ParseSignals parses a comma-separated list of signal names
+// ("psi_some,psi_full"; "psi" is both PSI signals).
+func ParseSignals(v string) ([]Signal, error) {
+	var out []Signal
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(strings.ReplaceAll(strings.ToLower(f), "-", "_"))
+		switch {
+		case f == "":
+			continue
+		case f == "psi":
+			out = append(out, PSISome, PSIFull)
+			continue
+		}
+		s := Signal(f)
+		if !slices.Contains(AllSignals, s) {
+			return nil, fmt.Errorf("%w: signal %q: want one of %v or psi", ErrOption, f, AllSignals)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // ParseThreshold parses a threshold for signal s as a user writes it:

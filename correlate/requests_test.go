@@ -86,3 +86,13 @@ func TestParseThreshold(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSignals(t *testing.T) {
+	got, err := ParseSignals("psi, disk-io")
+	if err != nil || len(got) != 3 || got[0] != PSISome || got[1] != PSIFull || got[2] != DiskIO {
+		t.Errorf("ParseSignals = %v, %v", got, err)
+	}
+	if _, err := ParseSignals("latency"); err == nil {
+		t.Error("ParseSignals(latency) accepted")
+	}
+}
