@@ -47,6 +47,7 @@ type AnalyzeOptions struct {
 	Spike         string
 	// Thresholds holds the threshold flags that were given, by signal.
 	Thresholds map[correlate.Signal]string
+	LRUDropMin string // "" = default
 	PSIScope   string
 	MinSignals int
 	Require    string
@@ -109,6 +110,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	for i, t := range thresholdFlags {
 		fl.StringVar(&th[i], t.flag, defaultThreshold(t.signal, def.Get(t.signal)), t.help)
 	}
+	fl.StringVar(&opts.LRUDropMin, "lru-drop-min", "32MiB", "bytes the file LRU must also lose within one interval for an LRU drop")
 	fl.StringVar(&opts.PSIScope, "psi-scope", "auto", "whose memory PSI the PSI signals read: auto (the recorded --cgroup group, else the host), host, cgroup or any")
 	fl.IntVar(&opts.MinSignals, "min-signals", 1, "kernel signals an interval must raise to count without a latency spike (2 ignores lone disk bursts on a shared host)")
 	fl.StringVar(&opts.Require, "require", "", "count an interval only if it raises one of these `signals` (e.g. psi_some, or psi for both; a latency spike alone then does not count)")
@@ -161,6 +163,13 @@ func (opts *AnalyzeOptions) correlateOptions() (correlate.Options, error) {
 			return co, &FlagError{Err: fmt.Errorf("--%s: %w", t.flag, err)}
 		}
 		th.Set(t.signal, x)
+	}
+	if opts.LRUDropMin != "" {
+		v, err := correlate.ParseThreshold(correlate.DiskIO, opts.LRUDropMin) // a byte count, same syntax
+		if err != nil || v < 0 {
+			return co, flagErrorf("--lru-drop-min: want a size like 32MiB")
+		}
+		th.LRUDropMin = v
 	}
 	co.Thresholds = &th
 	co.GapTolerance, co.LagTolerance = opts.Gap, opts.Lag

@@ -26,10 +26,10 @@ func TestNewAnalyzeCmd(t *testing.T) {
 		want AnalyzeOptions
 	}{
 		{"run.jsonl", AnalyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, Format: "table",
-			PSIScope: "auto", MinSignals: 1, Thresholds: map[correlate.Signal]string{}}},
-		{"run.jsonl --latency res.csv --latency-format vegeta-csv --stat max --spike 500ms --format json --values --gap 1m --lag 30s --disk-io 32MiB --swap-out off --psi-some 5% --psi-scope host --min-signals 2 --require psi",
+			PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}},
+		{"run.jsonl --latency res.csv --latency-format vegeta-csv --stat max --spike 500ms --format json --values --gap 1m --lag 30s --disk-io 32MiB --swap-out off --psi-some 5% --psi-scope host --min-signals 2 --require psi --lru-drop-min 8MiB",
 			AnalyzeOptions{Recording: "run.jsonl", LatencyFile: "res.csv", LatencyFormat: "vegeta-csv", Stat: "max", Spike: "500ms",
-				Format: "json", Values: true, Gap: time.Minute, Lag: 30 * time.Second, PSIScope: "host", MinSignals: 2, Require: "psi",
+				Format: "json", Values: true, Gap: time.Minute, Lag: 30 * time.Second, PSIScope: "host", MinSignals: 2, Require: "psi", LRUDropMin: "8MiB",
 				Thresholds: map[correlate.Signal]string{correlate.DiskIO: "32MiB", correlate.SwapOut: "off", correlate.PSISome: "5%"}}},
 	}
 	for _, tt := range tests {

@@ -181,9 +181,15 @@ func detectSignals(ivs []record.Interval, o Options, baselines map[Signal]float6
 			continue
 		}
 		for i, v := range vals {
-			if !math.IsNaN(v) && v-med >= thr && v-med > o.Thresholds.MADFactor*madScale*mad {
-				raised[i] = append(raised[i], s)
+			if math.IsNaN(v) || v-med < thr || v-med <= o.Thresholds.MADFactor*madScale*mad {
+				continue
 			}
+			// With short intervals the page cache churns by tens of MiB/s
+			// on a busy host: a drop must also be LRUDropMin in bytes.
+			if s == LRUDrop && -ivs[i].FileLRUDeltaBytes < o.Thresholds.LRUDropMin {
+				continue
+			}
+			raised[i] = append(raised[i], s)
 		}
 	}
 	return raised

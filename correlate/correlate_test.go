@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -350,6 +351,17 @@ func TestAnalyzeFastTimers(t *testing.T) {
 	if !strings.HasPrefix(strings.Join(c.Evidence, "\n"), "systemd job") || !containsPrefix(c.Evidence, "its firings explain 15 of 15 episodes (100%)") {
 		t.Errorf("evidence = %q", c.Evidence)
 	}
+	// 20 MiB/s of page cache lost over 1 s intervals is 20 MiB per
+	// interval: below LRUDropMin (32 MiB), so no lru_drop; without the
+	// minimum it is raised.
+	if _, ok := res.Episodes[0].Has(LRUDrop); ok {
+		t.Error("lru_drop raised by a 20 MiB drop")
+	}
+	th := DefaultThresholds()
+	th.LRUDropMin = 0
+	if _, ok := Analyze(s.build(t), Options{Project: testProject, Thresholds: &th}).Episodes[0].Has(LRUDrop); !ok {
+		t.Error("lru_drop not raised with LRUDropMin 0")
+	}
 	if res.Period == nil || res.Period.Period < 19*time.Second || res.Period.Period > 21*time.Second {
 		t.Errorf("period = %+v, want 20s", res.Period)
 	}
@@ -403,5 +415,27 @@ func TestAnalyzeSharedHost(t *testing.T) {
 	}
 	if eps, _, _ := count(Options{Require: []Signal{PSISome, PSIFull}}); eps != 0 {
 		t.Errorf("Require psi (cgroup): %d episodes, want 0", eps)
+	}
+}
+
+// A named job ranks before an unknown recurring cause, even one that
+// explains more episodes: "unknown" names nothing.
+func TestAnalyzeUnknownRanksLast(t *testing.T) {
+	var bs []burst
+	for i := range 8 {
+		bs = append(bs, burst{at: t0.Add(3*time.Minute + time.Duration(i)*15*time.Minute), dur: time.Minute,
+			noProc: true, pid: 100 + i, writeBps: 20 * mib})
+	}
+	for i, hms := range []string{"12:10:20", "12:40:20", "13:10:20", "13:40:20"} {
+		bs = append(bs, burst{at: at(hms), dur: time.Minute, comm: "rotate", unit: "rotate.service", pid: 200 + i, writeBps: 20 * mib})
+	}
+	s := synth{bursts: bs, jobs: []timers.Job{timerJob("rotate.timer", "*:10/30", "/usr/local/bin/rotate")}}
+	res := Analyze(s.build(t), Options{Project: testProject})
+	var got []string
+	for _, c := range res.Culprits {
+		got = append(got, fmt.Sprintf("%s %s %d", c.Kind, c.Name, c.EpisodesExplained))
+	}
+	if d := cmp.Diff([]string{"timer rotate.timer 4", "unknown unknown 8"}, got); d != "" {
+		t.Errorf("culprits (-want +got):\n%s", d)
 	}
 }

@@ -76,6 +76,14 @@ func rankCulprits(res *Result, rec *record.Recording, o Options) {
 		cs = append(cs, *c)
 	}
 	slices.SortStableFunc(cs, func(a, b Culprit) int {
+		// An unknown cause names nothing: it comes after every culprit
+		// that names a job or a process.
+		if ua, ub := a.Kind == KindUnknown, b.Kind == KindUnknown; ua != ub {
+			if ua {
+				return 1
+			}
+			return -1
+		}
 		if c := cmp.Compare(b.EpisodesExplained, a.EpisodesExplained); c != 0 {
 			return c
 		}
@@ -524,7 +532,7 @@ func recurringUnexplained(res *Result, rec *record.Recording, named []Culprit) *
 		seen := map[int]bool{}
 		for _, list := range [][]ProcActivity{e.Processes, e.Started} {
 			for _, pr := range list {
-				if seen[pr.PID] {
+				if seen[pr.PID] || pr.Comm == "" {
 					continue
 				}
 				seen[pr.PID] = true

@@ -74,7 +74,9 @@
 //	                of the recorded --cgroup group if any, else the host
 //	                (Options.PSIScope)
 //	psi_full        PSI memory "full" share +0.01
-//	lru_drop        file LRU (page cache) shrinking by 4 MiB/s
+//	lru_drop        file LRU (page cache) shrinking by 4 MiB/s, and by at
+//	                least 32 MiB within the interval (LRUDropMin: at 1 s
+//	                sampling a busy host's page cache churns by tens of MiB/s)
 //	refault         workingset refaults (file+anon) +200 pages/s
 //	direct_reclaim  pages scanned by direct reclaim +50 pages/s
 //	disk_io         disk read+write +8 MiB/s (all recorded devices)

@@ -115,6 +115,7 @@ type Thresholds struct {
 	PSISome       float64 // share of wall time, 0..1
 	PSIFull       float64 // share of wall time, 0..1
 	LRUDrop       float64 // bytes/s of file LRU shrinking
+	LRUDropMin    float64 // bytes the file LRU must also lose within the interval
 	Refault       float64 // pages/s
 	DirectReclaim float64 // pages/s scanned by direct reclaim
 	DiskIO        float64 // bytes/s read+written
@@ -131,6 +132,7 @@ func DefaultThresholds() Thresholds {
 		PSISome:       0.02,
 		PSIFull:       0.01,
 		LRUDrop:       4 << 20,
+		LRUDropMin:    32 << 20,
 		Refault:       200,
 		DirectReclaim: 50,
 		DiskIO:        8 << 20,

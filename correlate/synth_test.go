@@ -41,6 +41,7 @@ type burst struct {
 	latency  time.Duration
 	noSignal bool // a latency spike alone, with calm kernel signals
 	diskOnly bool // disk writes alone, no memory pressure (unrelated work on a shared host)
+	noProc   bool // no per-process I/O recorded (not root)
 }
 
 type synth struct {
@@ -118,6 +119,9 @@ func (s synth) build(t *testing.T) *record.Recording {
 			ref, sc, so = noise(1000), noise(500), noise(2<<20)
 			if b.latency > 0 {
 				lat = b.latency
+			}
+			if b.noProc {
+				continue
 			}
 			d := b.writeBps * dt
 			procTotals[b.pid] += d

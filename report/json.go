@@ -40,6 +40,7 @@ type jsonThresh struct {
 	PSISome       float64 `json:"psi_some_share"`
 	PSIFull       float64 `json:"psi_full_share"`
 	LRUDrop       float64 `json:"lru_drop_bytes_per_s"`
+	LRUDropMin    float64 `json:"lru_drop_min_bytes"`
 	Refault       float64 `json:"refault_pages_per_s"`
 	DirectReclaim float64 `json:"direct_reclaim_pages_per_s"`
 	DiskIO        float64 `json:"disk_io_bytes_per_s"`
@@ -146,7 +147,7 @@ func toJSON(r correlate.Result) jsonResult {
 		Host: r.Host, Start: in(&r, r.Start), End: in(&r, r.End), IntervalS: r.Interval.Seconds(),
 		Intervals: r.Intervals, HasLatency: r.HasLatency, Stat: string(r.Stat), SpikeRule: r.Spike.String(),
 		SpikeIntervals: r.Spikes,
-		Thresholds:     jsonThresh{t.PSISome, t.PSIFull, t.LRUDrop, t.Refault, t.DirectReclaim, t.DiskIO, t.IOTime, t.SwapOut, t.MADFactor},
+		Thresholds:     jsonThresh{t.PSISome, t.PSIFull, t.LRUDrop, t.LRUDropMin, t.Refault, t.DirectReclaim, t.DiskIO, t.IOTime, t.SwapOut, t.MADFactor},
 		Baselines:      map[string]float64{},
 		Period:         period(&r, r.Period), SpikePeriod: period(&r, r.SpikePeriod),
 		Episodes: []jsonEpisode{}, Culprits: []jsonCulprit{}, Warnings: nonNil(r.Warnings),
