@@ -94,11 +94,17 @@ func TestRunAnalyzeJSON(t *testing.T) {
 			Processes json.RawMessage `json:"processes"`
 		} `json:"episodes"`
 		Culprits []struct {
-			Name              string   `json:"name"`
-			Kind              string   `json:"kind"`
-			EpisodesExplained int      `json:"episodes_explained"`
-			FiringsMatched    int      `json:"firings_matched"`
-			Evidence          []string `json:"evidence"`
+			Name              string `json:"name"`
+			Kind              string `json:"kind"`
+			EpisodesExplained struct {
+				Count int     `json:"count"`
+				Share float64 `json:"share"`
+			} `json:"episodes_explained"`
+			FiringsMatched struct {
+				Count int `json:"count"`
+				Of    int `json:"of"`
+			} `json:"firings_matched"`
+			Evidence []string `json:"evidence"`
 		} `json:"culprits"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
@@ -106,9 +112,11 @@ func TestRunAnalyzeJSON(t *testing.T) {
 	}
 	var got []string
 	for _, c := range doc.Culprits {
-		got = append(got, fmt.Sprintf("%s %s %d", c.Name, c.Kind, c.EpisodesExplained))
+		got = append(got, fmt.Sprintf("%s %s %d (%.3f) firings %d/%d", c.Name, c.Kind, c.EpisodesExplained.Count,
+			c.EpisodesExplained.Share, c.FiringsMatched.Count, c.FiringsMatched.Of))
 	}
-	want := []string{"pmlogger_check.timer timer 6", "pmlogger_farm_check.timer timer 5"}
+	// 6 and 5 of 13 episodes; the farm timer's 13:15 firing did nothing.
+	want := []string{"pmlogger_check.timer timer 6 (0.462) firings 6/6", "pmlogger_farm_check.timer timer 5 (0.385) firings 5/6"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("culprits (-want +got):\n%s", d)
 	}

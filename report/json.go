@@ -87,13 +87,9 @@ type jsonCulprit struct {
 	Kind              correlate.Kind           `json:"kind"`
 	Confidence        float64                  `json:"confidence"`
 	ConfidenceLabel   string                   `json:"confidence_label"`
-	EpisodesExplained int                      `json:"episodes_explained"`
-	EpisodesTotal     int                      `json:"episodes_total"`
-	EpisodeShare      float64                  `json:"episode_share"`
-	SpikesExplained   int                      `json:"spike_episodes_explained"`
-	FiringsMatched    int                      `json:"firings_matched"`
-	Firings           int                      `json:"firings"`
-	FiringShare       *float64                 `json:"firing_share"`
+	EpisodesExplained jsonCount                `json:"episodes_explained"`
+	SpikesExplained   jsonCount                `json:"spike_episodes_explained"`
+	FiringsMatched    jsonCount                `json:"firings_matched"`
 	PeriodS           float64                  `json:"period_s,omitempty"`
 	Source            string                   `json:"source,omitempty"`
 	Unit              string                   `json:"unit,omitempty"`
@@ -105,6 +101,24 @@ type jsonCulprit struct {
 	BytesPerEpisode   uint64                   `json:"bytes_per_episode"`
 	Evidence          []string                 `json:"evidence"`
 	Advice            []string                 `json:"advice"`
+}
+
+// jsonCount is "n of m": episodes a culprit explains of all episodes, or
+// its firings followed by an episode of all its firings. Share is n/m
+// (0..1), null when m is 0.
+type jsonCount struct {
+	Count int      `json:"count"`
+	Of    int      `json:"of"`
+	Share *float64 `json:"share"`
+}
+
+func count(n, of int) jsonCount {
+	c := jsonCount{Count: n, Of: of}
+	if of > 0 {
+		v := math.Round(float64(n)/float64(of)*1000) / 1000
+		c.Share = &v
+	}
+	return c
 }
 
 type jsonTotals struct {
@@ -175,17 +189,11 @@ func toJSON(r correlate.Result) jsonResult {
 	for i := range r.Culprits {
 		c := &r.Culprits[i]
 		jc := jsonCulprit{Rank: c.Rank, Name: c.Name, Kind: c.Kind, Confidence: c.Confidence, ConfidenceLabel: c.ConfidenceLabel(),
-			EpisodesExplained: c.EpisodesExplained, EpisodesTotal: c.EpisodesTotal, SpikesExplained: spikesExplained(&r, c),
-			FiringsMatched: c.FiringsMatched, Firings: c.Firings, PeriodS: c.Period.Seconds(),
+			EpisodesExplained: count(c.EpisodesExplained, c.EpisodesTotal),
+			SpikesExplained:   count(spikesExplained(&r, c), spikeEpisodes(&r)),
+			FiringsMatched:    count(c.FiringsMatched, c.Firings), PeriodS: c.Period.Seconds(),
 			Episodes: nonNil(c.Episodes), Processes: nonNil(c.Processes), BytesPerEpisode: c.BytesPerEpisode,
 			Evidence: nonNil(c.Evidence), Advice: Advice(c)}
-		if c.EpisodesTotal > 0 {
-			jc.EpisodeShare = math.Round(float64(c.EpisodesExplained)/float64(c.EpisodesTotal)*1000) / 1000
-		}
-		if c.Firings > 0 {
-			v := math.Round(float64(c.FiringsMatched)/float64(c.Firings)*1000) / 1000
-			jc.FiringShare = &v
-		}
 		if jb := c.Job; jb != nil {
 			jc.Source, jc.Unit, jc.Command, jc.Schedule, jc.File = string(jb.Source), jb.Unit, jb.Command, jb.Schedule, jb.File
 		}

@@ -152,11 +152,19 @@ func TestRenderJSON(t *testing.T) {
 			} `json:"processes"`
 		} `json:"episodes"`
 		Culprits []struct {
-			Name              string   `json:"name"`
-			Kind              string   `json:"kind"`
-			EpisodesExplained int      `json:"episodes_explained"`
-			FiringsMatched    int      `json:"firings_matched"`
-			Evidence          []string `json:"evidence"`
+			Name              string `json:"name"`
+			Kind              string `json:"kind"`
+			EpisodesExplained struct {
+				Count int      `json:"count"`
+				Of    int      `json:"of"`
+				Share *float64 `json:"share"`
+			} `json:"episodes_explained"`
+			FiringsMatched struct {
+				Count int      `json:"count"`
+				Of    int      `json:"of"`
+				Share *float64 `json:"share"`
+			} `json:"firings_matched"`
+			Evidence []string `json:"evidence"`
 		} `json:"culprits"`
 		Verdict string `json:"verdict"`
 	}
@@ -173,7 +181,12 @@ func TestRenderJSON(t *testing.T) {
 		t.Errorf("episode 1 = %+v", e)
 	}
 	if len(doc.Culprits) != 2 || doc.Culprits[0].Name != "pmlogger_check.timer" || doc.Culprits[0].Kind != "timer" ||
-		doc.Culprits[0].EpisodesExplained != 2 || doc.Culprits[0].FiringsMatched != 2 || len(doc.Culprits[0].Evidence) != 2 {
+		len(doc.Culprits[0].Evidence) != 2 {
+		t.Errorf("culprits = %+v", doc.Culprits)
+	}
+	// "2 of 4" episodes, "2 of 3" firings, with their shares.
+	if c := doc.Culprits[0]; c.EpisodesExplained.Count != 2 || c.EpisodesExplained.Of != 4 || *c.EpisodesExplained.Share != 0.5 ||
+		c.FiringsMatched.Count != 2 || c.FiringsMatched.Of != 3 || *c.FiringsMatched.Share != 0.667 {
 		t.Errorf("culprits = %+v", doc.Culprits)
 	}
 	if doc.Verdict != "pmlogger_check.timer (timer) explains 2 of 4 episodes" {
