@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 	_ "time/tzdata" // a recording's zone resolves on hosts without tzdata ("analyze works later and elsewhere")
 
@@ -113,7 +114,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LRUDropMin, "lru-drop-min", "32MiB", "bytes the file LRU must also lose within one interval for an LRU drop")
 	fl.StringVar(&opts.PSIScope, "psi-scope", "auto", "whose memory PSI the PSI signals read: auto (the recorded --cgroup group, else the host), host, cgroup or any")
 	fl.IntVar(&opts.MinSignals, "min-signals", 1, "kernel signals an interval must raise to count without a latency spike (2 ignores lone disk bursts on a shared host)")
-	fl.StringVar(&opts.Require, "require", "", "count an interval only if it raises one of these `signals` (e.g. psi_some, or psi for both; a latency spike alone then does not count)")
+	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi when a --cgroup group was recorded, else none")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
 	fl.StringVar(&opts.Format, "format", "table", "output format: table, markdown, json or csv")
@@ -149,8 +150,15 @@ func (opts *AnalyzeOptions) correlateOptions() (correlate.Options, error) {
 		return co, flagErrorf("--min-signals: want 1 to %d", len(correlate.AllSignals))
 	}
 	co.MinSignals = opts.MinSignals
-	if co.Require, err = correlate.ParseSignals(opts.Require); err != nil {
-		return co, &FlagError{Err: fmt.Errorf("--require: %w", err)}
+	switch strings.ToLower(strings.TrimSpace(opts.Require)) {
+	case "":
+		// Default: the cgroup's memory PSI when one was recorded.
+	case "none":
+		co.Require = []correlate.Signal{}
+	default:
+		if co.Require, err = correlate.ParseSignals(opts.Require); err != nil {
+			return co, &FlagError{Err: fmt.Errorf("--require: %w", err)}
+		}
 	}
 	th := correlate.DefaultThresholds()
 	for _, t := range thresholdFlags {

@@ -93,6 +93,9 @@ func TestRunAnalyzeJSON(t *testing.T) {
 			LatencyMS *float64        `json:"latency_ms"`
 			Processes json.RawMessage `json:"processes"`
 		} `json:"episodes"`
+		Spikes []struct {
+			LatencyMS *float64 `json:"latency_ms"`
+		} `json:"spikes"`
 		Culprits []struct {
 			Name              string `json:"name"`
 			Kind              string `json:"kind"`
@@ -115,13 +118,16 @@ func TestRunAnalyzeJSON(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %d (%.3f) firings %d/%d", c.Name, c.Kind, c.EpisodesExplained.Count,
 			c.EpisodesExplained.Share, c.FiringsMatched.Count, c.FiringsMatched.Of))
 	}
-	// 6 and 5 of 13 episodes; the farm timer's 13:15 firing did nothing.
-	want := []string{"pmlogger_check.timer timer 6 (0.462) firings 6/6", "pmlogger_farm_check.timer timer 5 (0.385) firings 5/6"}
+	// 6 and 5 of 12 episodes; the farm timer's 13:15 firing did nothing.
+	want := []string{"pmlogger_check.timer timer 6 (0.500) firings 6/6", "pmlogger_farm_check.timer timer 5 (0.417) firings 5/6"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("culprits (-want +got):\n%s", d)
 	}
-	if len(doc.Episodes) != 13 || doc.Episodes[0].LatencyMS == nil || *doc.Episodes[0].LatencyMS != 2500 {
-		t.Errorf("%d episodes, first latency %v; want 13 and 2500 ms", len(doc.Episodes), doc.Episodes[0].LatencyMS)
+	if len(doc.Episodes) != 12 || doc.Episodes[0].LatencyMS == nil || *doc.Episodes[0].LatencyMS != 2500 {
+		t.Errorf("%d episodes, first latency %v; want 12 and 2500 ms", len(doc.Episodes), doc.Episodes[0].LatencyMS)
+	}
+	if len(doc.Spikes) != 1 || *doc.Spikes[0].LatencyMS != 1500 {
+		t.Errorf("spikes outside episodes = %+v, want the 1.5 s one at 12:58", doc.Spikes)
 	}
 }
 

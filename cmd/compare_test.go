@@ -6,7 +6,7 @@ import (
 )
 
 // Comparing a recording with itself changes nothing; the union recording
-// has 13 episodes and 47 spike intervals (see correlate's tests).
+// has 12 episodes and 47 spike intervals (see correlate's tests).
 func TestRunCompare(t *testing.T) {
 	code, out, errOut := runCmd(t, "compare", unionRec, unionRec, "--format", "json")
 	if code != ExitOK {
@@ -23,7 +23,7 @@ func TestRunCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := doc.Before.Metrics
-	if *m["episodes"] != 13 || *m["spike_intervals"] != 47 || len(doc.Before.Culprits) != 2 {
+	if *m["episodes"] != 12 || *m["spike_intervals"] != 47 || len(doc.Before.Culprits) != 2 {
 		t.Errorf("before = %v %v", m, doc.Before.Culprits)
 	}
 	// 50 requests/s in every sample of the synthetic recording.

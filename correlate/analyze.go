@@ -2,9 +2,11 @@ package correlate
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/diskio"
@@ -72,7 +74,30 @@ func Analyze(rec *record.Recording, opts Options) Result {
 	}
 	res.Totals = totals(ivs, sums, o)
 
-	res.Episodes = buildEpisodes(rec, ivs, raised, spikes, lat, res.Interval, o, res.Baselines)
+	if o.Require == nil && o.PSIScope == PSICgroup {
+		// The recorded cgroup is the service under test: host-wide disk
+		// and page-cache activity that does not stall it is not its
+		// episode.
+		o.Require = []Signal{PSISome, PSIFull}
+	}
+	res.Require = o.Require
+	if len(o.Require) > 0 {
+		left := 0
+		for i := range raised {
+			if len(raised[i]) > 0 && !hasAny(raised[i], o.Require) {
+				left++
+			}
+		}
+		if left > 0 {
+			names := make([]string, len(o.Require))
+			for i, s := range o.Require {
+				names[i] = string(s)
+			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%d intervals raised other signals but none of %s and are in no episode (--require none keeps them)",
+				left, strings.Join(names, ", ")))
+		}
+	}
+	res.Episodes, res.LoneSpikes = splitSpikes(buildEpisodes(rec, ivs, raised, spikes, lat, res.Interval, o, res.Baselines), o)
 	starts := make([]time.Time, len(res.Episodes))
 	var spikeStarts []time.Time
 	for i, e := range res.Episodes {
@@ -437,19 +462,52 @@ func buildEpisodes(rec *record.Recording, ivs []record.Interval, raised [][]Sign
 	return eps
 }
 
-// flagged says whether an interval belongs in an episode: a latency spike
-// or MinSignals raised signals, and, when Options.Require is set, one of
-// the required signals whatever else.
+// flagged says whether an interval belongs in an episode or a spike: a
+// latency spike, or MinSignals raised signals — or, when Options.Require
+// is set, one of the required signals.
 func flagged(spike bool, raised []Signal, o Options) bool {
-	if len(o.Require) > 0 {
-		for _, s := range raised {
-			if slices.Contains(o.Require, s) {
-				return true
-			}
-		}
-		return false
+	if spike {
+		return true
 	}
-	return spike || len(raised) >= o.MinSignals
+	if len(o.Require) > 0 {
+		return hasAny(raised, o.Require)
+	}
+	return len(raised) >= o.MinSignals
+}
+
+func hasAny(raised, want []Signal) bool {
+	for _, s := range raised {
+		if slices.Contains(want, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitSpikes moves the episodes that raised no kernel signal (or none of
+// the required ones) out of eps: they are latency spikes outside episodes.
+func splitSpikes(eps []Episode, o Options) ([]Episode, []Spike) {
+	var keep []Episode
+	var spikes []Spike
+	for _, e := range eps {
+		var sigs []Signal
+		for _, p := range e.Signals {
+			sigs = append(sigs, p.Signal)
+		}
+		pressure := len(sigs) > 0
+		if len(o.Require) > 0 {
+			pressure = hasAny(sigs, o.Require)
+		}
+		if !pressure {
+			if e.Spike {
+				spikes = append(spikes, Spike{Start: e.Start, End: e.End, LatencyPeak: e.LatencyPeak})
+			}
+			continue
+		}
+		e.Index = len(keep)
+		keep = append(keep, e)
+	}
+	return keep, spikes
 }
 
 type procKey struct {

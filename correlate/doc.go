@@ -28,7 +28,13 @@
 //     Without latency only pressure episodes are analysed.
 //  4. Episodes: flagged intervals (a spike or at least one signal) are
 //     merged when the quiet gap between them is at most GapTolerance (one
-//     sampling interval by default). An episode keeps its signals with their
+//     sampling interval by default). A run that raised no kernel signal is
+//     a latency spike outside episodes ([Result.LoneSpikes]), not an
+//     episode. When the memory signals read a cgroup's PSI (the --cgroup
+//     group of watch: the service under test), an episode must raise
+//     psi_some or psi_full (Options.Require), so host-wide disk and page
+//     cache activity that did not stall the service is left out (a note
+//     counts those intervals). An episode keeps its signals with their
 //     peaks, its latency peak, the processes that did the most I/O in it
 //     (Sample.Procs deltas, with their systemd unit) and the processes that
 //     started or exited in it or in the interval before it (Sample.Events).

@@ -205,9 +205,11 @@ type Options struct {
 	// disk bursts of unrelated work on a busy host.
 	MinSignals int
 	// Require, when not empty, makes an interval count only if it raises
-	// one of these signals; a latency spike alone then does not count. On
-	// a shared host, Require: psi_some with PSIScope cgroup keeps only the
-	// moments the service's own group stalled on memory.
+	// one of these signals (or has a latency spike, which then forms a
+	// spike outside episodes unless a required signal rose with it). Nil
+	// means psi_some and psi_full when the memory signals read a cgroup's
+	// PSI (the service under test), else no requirement; an empty non-nil
+	// slice is no requirement.
 	Require []Signal
 
 	// BaselineWindow is how many previous intervals with requests form the

@@ -27,15 +27,27 @@ type Result struct {
 	// recording.
 	LatencyBaseline time.Duration
 
+	// Require lists the signals an episode needed (Options.Require, or
+	// psi_some and psi_full by default when a cgroup's PSI was read).
+	Require  []Signal
 	Episodes []Episode
-	Spikes   int     // intervals with a latency spike
-	Period   *Period // recurrence of the episodes; nil when none was found
+	// LoneSpikes are latency spikes outside episodes: no kernel signal
+	// (or no required one) rose with them.
+	LoneSpikes []Spike
+	Spikes     int     // intervals with a latency spike
+	Period     *Period // recurrence of the episodes; nil when none was found
 	// SpikePeriod is the recurrence of the episodes that contain a spike.
 	SpikePeriod *Period
 	Culprits    []Culprit // by rank, best first; empty: no culprit
 
 	Totals   Totals
 	Warnings []string
+}
+
+// Spike is a run of intervals with a latency spike and no episode.
+type Spike struct {
+	Start, End  time.Time
+	LatencyPeak time.Duration
 }
 
 // SignalPeak is one signal raised in an episode.

@@ -30,6 +30,8 @@ type jsonResult struct {
 	Period          *jsonPeriod        `json:"period"`
 	SpikePeriod     *jsonPeriod        `json:"spike_period"`
 	Episodes        []jsonEpisode      `json:"episodes"`
+	Spikes          []jsonSpike        `json:"spikes"` // latency spikes outside episodes
+	Require         []string           `json:"require"`
 	Culprits        []jsonCulprit      `json:"culprits"`
 	Verdict         string             `json:"verdict"`
 	Totals          jsonTotals         `json:"totals"`
@@ -79,6 +81,12 @@ type jsonEpisode struct {
 	Started   []correlate.ProcActivity `json:"started"`
 	Exited    []correlate.ProcActivity `json:"exited"`
 	Culprit   string                   `json:"culprit"`
+}
+
+type jsonSpike struct {
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	LatencyMS *float64  `json:"latency_ms"`
 }
 
 type jsonCulprit struct {
@@ -164,7 +172,7 @@ func toJSON(r correlate.Result) jsonResult {
 		Thresholds:     jsonThresh{t.PSISome, t.PSIFull, t.LRUDrop, t.LRUDropMin, t.Refault, t.DirectReclaim, t.DiskIO, t.IOTime, t.SwapOut, t.MADFactor},
 		Baselines:      map[string]float64{},
 		Period:         period(&r, r.Period), SpikePeriod: period(&r, r.SpikePeriod),
-		Episodes: []jsonEpisode{}, Culprits: []jsonCulprit{}, Warnings: nonNil(r.Warnings),
+		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: nonNil(r.Warnings),
 		Verdict: verdictLine(&r),
 	}
 	if r.HasLatency {
@@ -185,6 +193,12 @@ func toJSON(r correlate.Result) jsonResult {
 			je.LatencyMS = ms(e.LatencyPeak)
 		}
 		j.Episodes = append(j.Episodes, je)
+	}
+	for _, sp := range r.LoneSpikes {
+		j.Spikes = append(j.Spikes, jsonSpike{Start: in(&r, sp.Start), End: in(&r, sp.End), LatencyMS: ms(sp.LatencyPeak)})
+	}
+	for _, s := range r.Require {
+		j.Require = append(j.Require, string(s))
 	}
 	for i := range r.Culprits {
 		c := &r.Culprits[i]

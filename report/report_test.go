@@ -68,6 +68,7 @@ func reference() correlate.Result {
 			{Index: 3, Start: at("13:13"), End: at("13:15"), Intervals: 2, Signals: all, Spike: true, LatencyPeak: 2600 * time.Millisecond,
 				Processes: []correlate.ProcActivity{pc}, Started: []correlate.ProcActivity{pc}, Culprit: "pmlogger_check.timer"},
 		},
+		LoneSpikes: []correlate.Spike{{Start: at("12:50"), End: at("12:51"), LatencyPeak: 1400 * time.Millisecond}},
 		Culprits: []correlate.Culprit{
 			{Rank: 1, Name: "pmlogger_check.timer", Kind: correlate.KindTimer, Job: checkJob, Episodes: []int{1, 3},
 				EpisodesExplained: 2, EpisodesTotal: 4, FiringsMatched: 2, Firings: 3, Period: 20 * time.Minute,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/table"
@@ -56,7 +57,7 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	}
 	b.WriteString("\n")
 
-	if len(r.Episodes) > 0 {
+	if len(r.Episodes)+len(r.LoneSpikes) > 0 {
 		heading("Timeline")
 		t := timeline(&r, o)
 		out := t.Render()
@@ -104,7 +105,22 @@ func summary(r *correlate.Result) []string {
 	case correlate.PSIAny:
 		scope = "host or cgroup, the higher"
 	}
-	lines = append(lines, fmt.Sprintf("Episodes: %d (memory PSI of %s)", len(r.Episodes), scope))
+	ep := fmt.Sprintf("Episodes: %d (memory PSI of %s", len(r.Episodes), scope)
+	if len(r.Require) > 0 {
+		names := make([]string, len(r.Require))
+		for i, s := range r.Require {
+			names[i] = string(s)
+		}
+		ep += "; each needs " + strings.Join(names, " or ")
+	}
+	ep += ")"
+	switch n := len(r.LoneSpikes); {
+	case n == 1:
+		ep += "; 1 latency spike outside episodes"
+	case n > 1:
+		ep += fmt.Sprintf("; %d latency spikes outside episodes", n)
+	}
+	lines = append(lines, ep)
 	if p := r.Period; p != nil {
 		lines = append(lines, fmt.Sprintf("Period: episodes recur every %s (±%s) from %s: %d of %d expected, %d missed, %d off schedule",
 			correlate.FormatDuration(p.Period), correlate.FormatDuration(p.Jitter), in(r, p.Phase).Format(timeLayout(r)),
@@ -171,8 +187,7 @@ func timeline(r *correlate.Result, o Options) table.Writer {
 	t.AppendHeader(hdr)
 
 	layout := timeLayout(r)
-	for i := range r.Episodes {
-		e := &r.Episodes[i]
+	for _, e := range timelineRows(r) {
 		row := table.Row{in(r, e.Start).Format(layout)}
 		if o.Values {
 			row = append(row, correlate.FormatDuration(e.End.Sub(e.Start)))
@@ -208,11 +223,27 @@ func timeline(r *correlate.Result, o Options) table.Writer {
 	return t
 }
 
+// timelineRows are the episodes and, as rows with only a latency mark, the
+// spikes outside episodes, in time order.
+func timelineRows(r *correlate.Result) []*correlate.Episode {
+	rows := make([]*correlate.Episode, 0, len(r.Episodes)+len(r.LoneSpikes))
+	for i := range r.Episodes {
+		rows = append(rows, &r.Episodes[i])
+	}
+	for _, sp := range r.LoneSpikes {
+		rows = append(rows, &correlate.Episode{Index: -1, Start: sp.Start, End: sp.End, Spike: true, LatencyPeak: sp.LatencyPeak})
+	}
+	slices.SortStableFunc(rows, func(a, b *correlate.Episode) int { return a.Start.Compare(b.Start) })
+	return rows
+}
+
 // verdict writes which culprit, how often, what it does and what to do.
 func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 	n := len(r.Episodes)
 	if n == 0 {
-		if r.HasLatency {
+		if len(r.LoneSpikes) > 0 {
+			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes))
+		} else if r.HasLatency {
 			fmt.Fprintln(b, "No episode: no latency spike and no memory-pressure signal rose above its threshold.")
 		} else {
 			fmt.Fprintln(b, "No episode: no memory-pressure signal rose above its threshold.")
