@@ -109,6 +109,11 @@ func Analyze(rec *record.Recording, opts Options) Result {
 	minP := 4 * res.Interval
 	res.Period = EstimatePeriod(starts, res.Start, res.End, minP)
 	if res.HasLatency {
+		// Spikes recur as spikes, whether a kernel signal rose with them
+		// or not.
+		for _, sp := range res.LoneSpikes {
+			spikeStarts = append(spikeStarts, sp.Start)
+		}
 		res.SpikePeriod = EstimatePeriod(spikeStarts, res.Start, res.End, minP)
 	}
 	rankCulprits(&res, rec, o)

@@ -36,7 +36,8 @@ type Result struct {
 	LoneSpikes []Spike
 	Spikes     int     // intervals with a latency spike
 	Period     *Period // recurrence of the episodes; nil when none was found
-	// SpikePeriod is the recurrence of the episodes that contain a spike.
+	// SpikePeriod is the recurrence of the latency spikes: the episodes
+	// that contain one and the spikes outside episodes.
 	SpikePeriod *Period
 	Culprits    []Culprit // by rank, best first; empty: no culprit
 
