@@ -79,6 +79,11 @@ func TestAnalyzeUnionOfTwoTimers(t *testing.T) {
 	if got := p.Phase.Format("15:04"); got != "12:05" {
 		t.Errorf("phase = %s, want 12:05", got)
 	}
+	// The spikes recur likewise; the 12:58 spike outside episodes is one
+	// more off the schedule.
+	if sp := res.SpikePeriod; sp == nil || sp.Matched != 11 || sp.Extra != 2 {
+		t.Errorf("spike period = %+v, want 11 matched and 2 off schedule", sp)
+	}
 
 	type row struct {
 		Name             string
