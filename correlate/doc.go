@@ -52,8 +52,10 @@
 //     Latest + lag]; the lag (LagTolerance, 60 s, at most a quarter of the
 //     job's period) allows for the I/O following the firing. (b) Processes
 //     that started or did I/O in episodes are tied to a job through their
-//     unit (x.service ← x.timer, or Job.Unit) or, for cron, through the
-//     command's executable name. A job is named only with evidence: at
+//     unit (x.service ← x.timer, or Job.Unit), through the program names
+//     of the job's command (15-character comm; shells and interpreters
+//     excepted) or through a program path of the command in their command
+//     line. A job is named only with evidence: at
 //     least 2 matched firings, at least half of its firings followed by an
 //     episode, and that many matched firings unlikely by chance: with the
 //     episodes at random times a window of width w holds one of n episode
@@ -64,8 +66,10 @@
 //     windows of several jobs is credited to the job that fired closest to
 //     it, so a decoy firing shortly before another job's episode does not
 //     claim it. A job that is not enabled (Job.Active false) also needs
-//     one of its processes in an episode. Or: its process in at least 2
-//     episodes and 30 % of them. (c) A recurring pattern that named jobs do
+//     one of its processes in an episode. Or: its processes did I/O in at
+//     least 2 episodes and 30 % of them, at least three times their rate
+//     outside episodes. Culprits naming a job or a process rank by the
+//     episodes they explain, then confidence; "unknown" ranks last. (c) A recurring pattern that named jobs do
 //     not explain is reported as kind "process" when one process did I/O in
 //     most of its episodes ("recurs every P, PROC wrote N each time, no
 //     timer or cron job: an in-process schedule?") or kind "unknown". When
@@ -92,8 +96,8 @@
 //
 // Latency: statistic p99, spike rule 3x, rolling window 30 intervals,
 // 4 robust standard deviations. Episodes: one signal (MinSignals) or a
-// spike flags an interval (with Require set: only one of those signals
-// does), gap tolerance one interval,
+// spike flags an interval; with a cgroup's PSI read, an episode needs
+// psi_some or psi_full (Require); gap tolerance one interval,
 // processes listed from 1 MiB of I/O, 5 per episode. Culprits: lag
 // tolerance 60 s.
 package correlate
