@@ -96,3 +96,35 @@ func TestParseSignals(t *testing.T) {
 		t.Error("ParseSignals(latency) accepted")
 	}
 }
+
+// Locust's stats history gives per-interval rows, not requests: rows
+// ending in a sampling interval are combined, the "Aggregated" row alone
+// when there is one.
+func TestAnalyzeWithIntervalStats(t *testing.T) {
+	s := unionCase()
+	s.noLatency = true
+	rec := s.build(t)
+	var rows []latency.IntervalStat
+	for ts := t0.Add(10 * time.Second); !ts.After(t0.Add(2 * time.Hour)); ts = ts.Add(10 * time.Second) {
+		p99 := 90 * time.Millisecond
+		for _, b := range s.bursts {
+			if !b.noSignal && ts.After(b.at) && !ts.After(b.at.Add(b.dur)) {
+				p99 = 3 * time.Second
+			}
+		}
+		rows = append(rows,
+			latency.IntervalStat{End: ts, Name: "Aggregated", Summary: latency.Summary{Count: 20, Mean: 60 * time.Millisecond, P99: p99, Max: p99}},
+			// A per-endpoint row, ignored since the Aggregated one exists.
+			latency.IntervalStat{End: ts, Name: "/slow", Summary: latency.Summary{Count: 5, Mean: 9 * time.Second, P99: 9 * time.Second, Max: 9 * time.Second}})
+	}
+	res := Analyze(rec, Options{Project: testProject, IntervalStats: rows})
+	if !res.HasLatency || len(res.Episodes) != 12 || !res.Episodes[0].Spike || res.Episodes[0].LatencyPeak != 3*time.Second {
+		t.Fatalf("latency %v, %d episodes, first spike %v peak %v; want 12 episodes, the first a 3s spike",
+			res.HasLatency, len(res.Episodes), res.Episodes[0].Spike, res.Episodes[0].LatencyPeak)
+	}
+	// 3 rows of 20 requests per 30 s interval: 60 per interval, 240
+	// intervals; mean 60 ms.
+	if res.Totals.Requests != 14400 || res.Totals.Mean != 60*time.Millisecond {
+		t.Errorf("totals = %+v, want 14400 requests, 60ms mean", res.Totals)
+	}
+}
