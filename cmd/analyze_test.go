@@ -97,17 +97,14 @@ func TestRunAnalyzeJSON(t *testing.T) {
 			LatencyMS *float64 `json:"latency_ms"`
 		} `json:"spikes"`
 		Culprits []struct {
-			Name              string `json:"name"`
-			Kind              string `json:"kind"`
-			EpisodesExplained struct {
-				Count int     `json:"count"`
-				Share float64 `json:"share"`
-			} `json:"episodes_explained"`
-			FiringsMatched struct {
-				Count int `json:"count"`
-				Of    int `json:"of"`
-			} `json:"firings_matched"`
-			Evidence []string `json:"evidence"`
+			Name              string   `json:"name"`
+			Kind              string   `json:"kind"`
+			EpisodesExplained int      `json:"episodes_explained"`
+			EpisodesTotal     int      `json:"episodes_total"`
+			EpisodeShare      float64  `json:"episode_share"`
+			FiringsMatched    int      `json:"firings_matched"`
+			Firings           int      `json:"firings"`
+			Evidence          []string `json:"evidence"`
 		} `json:"culprits"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
@@ -115,11 +112,11 @@ func TestRunAnalyzeJSON(t *testing.T) {
 	}
 	var got []string
 	for _, c := range doc.Culprits {
-		got = append(got, fmt.Sprintf("%s %s %d (%.3f) firings %d/%d", c.Name, c.Kind, c.EpisodesExplained.Count,
-			c.EpisodesExplained.Share, c.FiringsMatched.Count, c.FiringsMatched.Of))
+		got = append(got, fmt.Sprintf("%s %s %d/%d (%.3f) firings %d/%d", c.Name, c.Kind, c.EpisodesExplained,
+			c.EpisodesTotal, c.EpisodeShare, c.FiringsMatched, c.Firings))
 	}
 	// 6 and 5 of 12 episodes; the farm timer's 13:15 firing did nothing.
-	want := []string{"pmlogger_check.timer timer 6 (0.500) firings 6/6", "pmlogger_farm_check.timer timer 5 (0.417) firings 5/6"}
+	want := []string{"pmlogger_check.timer timer 6/12 (0.500) firings 6/6", "pmlogger_farm_check.timer timer 5/12 (0.417) firings 5/6"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("culprits (-want +got):\n%s", d)
 	}

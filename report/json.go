@@ -95,9 +95,13 @@ type jsonCulprit struct {
 	Kind              correlate.Kind           `json:"kind"`
 	Confidence        float64                  `json:"confidence"`
 	ConfidenceLabel   string                   `json:"confidence_label"`
-	EpisodesExplained jsonCount                `json:"episodes_explained"`
-	SpikesExplained   jsonCount                `json:"spike_episodes_explained"`
-	FiringsMatched    jsonCount                `json:"firings_matched"`
+	EpisodesExplained int                      `json:"episodes_explained"`
+	EpisodesTotal     int                      `json:"episodes_total"`
+	EpisodeShare      *float64                 `json:"episode_share"`
+	SpikesExplained   int                      `json:"spike_episodes_explained"`
+	FiringsMatched    int                      `json:"firings_matched"`
+	Firings           int                      `json:"firings"`
+	FiringShare       *float64                 `json:"firing_share"`
 	PeriodS           float64                  `json:"period_s,omitempty"`
 	Source            string                   `json:"source,omitempty"`
 	Unit              string                   `json:"unit,omitempty"`
@@ -111,22 +115,13 @@ type jsonCulprit struct {
 	Advice            []string                 `json:"advice"`
 }
 
-// jsonCount is "n of m": episodes a culprit explains of all episodes, or
-// its firings followed by an episode of all its firings. Share is n/m
-// (0..1), null when m is 0.
-type jsonCount struct {
-	Count int      `json:"count"`
-	Of    int      `json:"of"`
-	Share *float64 `json:"share"`
-}
-
-func count(n, of int) jsonCount {
-	c := jsonCount{Count: n, Of: of}
-	if of > 0 {
-		v := math.Round(float64(n)/float64(of)*1000) / 1000
-		c.Share = &v
+// share is n/of rounded to 0.001, nil when of is 0.
+func share(n, of int) *float64 {
+	if of <= 0 {
+		return nil
 	}
-	return c
+	v := math.Round(float64(n)/float64(of)*1000) / 1000
+	return &v
 }
 
 type jsonTotals struct {
@@ -203,9 +198,10 @@ func toJSON(r correlate.Result) jsonResult {
 	for i := range r.Culprits {
 		c := &r.Culprits[i]
 		jc := jsonCulprit{Rank: c.Rank, Name: c.Name, Kind: c.Kind, Confidence: c.Confidence, ConfidenceLabel: c.ConfidenceLabel(),
-			EpisodesExplained: count(c.EpisodesExplained, c.EpisodesTotal),
-			SpikesExplained:   count(spikesExplained(&r, c), spikeEpisodes(&r)),
-			FiringsMatched:    count(c.FiringsMatched, c.Firings), PeriodS: c.Period.Seconds(),
+			EpisodesExplained: c.EpisodesExplained, EpisodesTotal: c.EpisodesTotal, EpisodeShare: share(c.EpisodesExplained, c.EpisodesTotal),
+			SpikesExplained: spikesExplained(&r, c),
+			FiringsMatched:  c.FiringsMatched, Firings: c.Firings, FiringShare: share(c.FiringsMatched, c.Firings),
+			PeriodS:  c.Period.Seconds(),
 			Episodes: nonNil(c.Episodes), Processes: nonNil(c.Processes), BytesPerEpisode: c.BytesPerEpisode,
 			Evidence: nonNil(c.Evidence), Advice: Advice(c)}
 		if jb := c.Job; jb != nil {

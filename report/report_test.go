@@ -153,19 +153,15 @@ func TestRenderJSON(t *testing.T) {
 			} `json:"processes"`
 		} `json:"episodes"`
 		Culprits []struct {
-			Name              string `json:"name"`
-			Kind              string `json:"kind"`
-			EpisodesExplained struct {
-				Count int      `json:"count"`
-				Of    int      `json:"of"`
-				Share *float64 `json:"share"`
-			} `json:"episodes_explained"`
-			FiringsMatched struct {
-				Count int      `json:"count"`
-				Of    int      `json:"of"`
-				Share *float64 `json:"share"`
-			} `json:"firings_matched"`
-			Evidence []string `json:"evidence"`
+			Name              string   `json:"name"`
+			Kind              string   `json:"kind"`
+			EpisodesExplained int      `json:"episodes_explained"`
+			EpisodesTotal     int      `json:"episodes_total"`
+			EpisodeShare      *float64 `json:"episode_share"`
+			FiringsMatched    int      `json:"firings_matched"`
+			Firings           int      `json:"firings"`
+			FiringShare       *float64 `json:"firing_share"`
+			Evidence          []string `json:"evidence"`
 		} `json:"culprits"`
 		Verdict string `json:"verdict"`
 	}
@@ -185,9 +181,9 @@ func TestRenderJSON(t *testing.T) {
 		len(doc.Culprits[0].Evidence) != 2 {
 		t.Errorf("culprits = %+v", doc.Culprits)
 	}
-	// "2 of 4" episodes, "2 of 3" firings, with their shares.
-	if c := doc.Culprits[0]; c.EpisodesExplained.Count != 2 || c.EpisodesExplained.Of != 4 || *c.EpisodesExplained.Share != 0.5 ||
-		c.FiringsMatched.Count != 2 || c.FiringsMatched.Of != 3 || *c.FiringsMatched.Share != 0.667 {
+	// 2 of 4 episodes, 2 of 3 firings, with their shares.
+	if c := doc.Culprits[0]; c.EpisodesExplained != 2 || c.EpisodesTotal != 4 || *c.EpisodeShare != 0.5 ||
+		c.FiringsMatched != 2 || c.Firings != 3 || *c.FiringShare != 0.667 {
 		t.Errorf("culprits = %+v", doc.Culprits)
 	}
 	if doc.Verdict != "pmlogger_check.timer (timer) explains 2 of 4 episodes" {
