@@ -38,7 +38,7 @@ func init() {
 		if err != nil {
 			return
 		}
-		src := &sources.Procs{Scanner: ps}
+		src := &sources.Procs{Scanner: ps, TopRSS: o.TopN}
 		// The first scan is the baseline: every process already running
 		// is known, so only what starts later is reported as exec.
 		_, _, _, _ = ps.Scan(time.Now())

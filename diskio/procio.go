@@ -132,6 +132,7 @@ type ProcScanner struct {
 	cmdBuf  []byte
 	cgBuf   []byte // /proc/PID/cgroup: up to ~13 v1 hierarchies with long paths
 	cand    []*procState
+	rssCand []*procState
 	exited  []*procState
 }
 
@@ -148,6 +149,7 @@ type procState struct {
 
 	read, write, cancelled    uint64 // cumulative, last seen
 	blkio                     uint64 // ticks, cumulative
+	rss                       uint64 // resident pages at the last scan (stat field 24)
 	dRead, dWrite, dCancelled uint64 // this scan
 	dBlkio                    uint64
 }
@@ -327,7 +329,7 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 		countErr(err, stats)
 		return nil, nil
 	}
-	comm, ppid, start, blkio, ok := parseStat(s.statBuf[:n])
+	comm, ppid, start, rss, blkio, ok := parseStat(s.statBuf[:n])
 	if !ok {
 		stats.Failed++
 		return nil, nil
@@ -384,7 +386,7 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 		}
 		st.dBlkio = satSub(blkio, st.blkio)
 	}
-	st.ppid, st.blkio, st.gen, st.ioKnown = ppid, blkio, s.gen, ioKnown
+	st.ppid, st.blkio, st.rss, st.gen, st.ioKnown = ppid, blkio, rss, s.gen, ioKnown
 	if ioKnown {
 		st.read, st.write, st.cancelled = rd, wr, cw
 	}
@@ -547,11 +549,11 @@ func parsePID(name []byte) (int, bool) {
 // parseStat extracts comm (field 2), ppid (4), starttime (22) and
 // delayacct_blkio_ticks (42, absent before Linux 2.6.18: 0) from
 // /proc/PID/stat. comm aliases b.
-func parseStat(b []byte) (comm []byte, ppid int, start, blkio uint64, ok bool) {
+func parseStat(b []byte) (comm []byte, ppid int, start, rss, blkio uint64, ok bool) {
 	open := bytes.IndexByte(b, '(')
 	closing := bytes.LastIndexByte(b, ')')
 	if open < 0 || closing < open || closing+2 > len(b) {
-		return nil, 0, 0, 0, false
+		return nil, 0, 0, 0, 0, false
 	}
 	comm = b[open+1 : closing]
 	field := 3
@@ -567,15 +569,17 @@ func parseStat(b []byte) (comm []byte, ppid int, start, blkio uint64, ok bool) {
 		case 4:
 			v, good := parseUint(f)
 			if !good {
-				return nil, 0, 0, 0, false
+				return nil, 0, 0, 0, 0, false
 			}
 			ppid, seen = int(v), seen+1
 		case 22:
 			v, good := parseUint(f)
 			if !good {
-				return nil, 0, 0, 0, false
+				return nil, 0, 0, 0, 0, false
 			}
 			start, seen = v, seen+1
+		case 24:
+			rss, _ = parseUint(f) // resident pages (anon+file+shmem)
 		case 42:
 			blkio, _ = parseUint(f)
 		}
@@ -585,7 +589,7 @@ func parseStat(b []byte) (comm []byte, ppid int, start, blkio uint64, ok bool) {
 		}
 		rest = rest[end+1:]
 	}
-	return comm, ppid, start, blkio, seen == 2
+	return comm, ppid, start, rss, blkio, seen == 2
 }
 
 // parseIO extracts read_bytes, write_bytes and cancelled_write_bytes from

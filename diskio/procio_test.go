@@ -398,7 +398,7 @@ func TestParseStat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			comm, ppid, start, blkio, ok := parseStat([]byte(tt.line))
+			comm, ppid, start, _, blkio, ok := parseStat([]byte(tt.line))
 			if ok != tt.ok {
 				t.Fatalf("ok = %v, want %v", ok, tt.ok)
 			}

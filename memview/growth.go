@@ -5,47 +5,16 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/memdiag/memdiag/diskio"
 )
 
-// ProcRSS is one process's resident memory at one sample, kept small for
-// recordings (`memdiag watch` stores the top processes by RSS each
-// interval). Source: /proc/PID/status RssAnon, RssFile, RssShmem;
-// /proc/PID/stat field 22 (starttime).
-type ProcRSS struct {
-	PID int `json:"pid"`
-	// StartTicks is the start time in clock ticks after boot; with PID it
-	// tells a process from a later one that reuses its PID.
-	StartTicks uint64 `json:"start_ticks"`
-	Comm       string `json:"comm"`
-	AnonBytes  uint64 `json:"anon_bytes"`  // RssAnon
-	FileBytes  uint64 `json:"file_bytes"`  // RssFile
-	ShmemBytes uint64 `json:"shmem_bytes"` // RssShmem
-}
-
-// TopRSS returns the n processes with the largest RSS (all if n ≤ 0),
-// reading only /proc/PID/status and /proc/PID/stat, cheap enough for every
-// sample. Processes that exit meanwhile are left out.
-func (c *Collector) TopRSS(n int) ([]ProcRSS, error) {
-	cands, _, err := c.topByRSS(n)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ProcRSS, 0, len(cands))
-	for _, cd := range cands {
-		st, err := cd.p.Stat()
-		if err != nil {
-			if gone(err) {
-				continue
-			}
-			return nil, err
-		}
-		out = append(out, ProcRSS{
-			PID: cd.p.PID, StartTicks: st.Starttime, Comm: cd.ps.Name,
-			AnonBytes: cd.ps.RssAnon, FileBytes: cd.ps.RssFile, ShmemBytes: cd.ps.RssShmem,
-		})
-	}
-	return out, nil
-}
+// ProcRSS is one process's RSS split into anon, file and shmem at one
+// sample: `memdiag watch` records the top processes by RSS each interval
+// with diskio.ProcScanner.TopRSS, which ranks by the resident pages it
+// already reads from /proc/PID/stat and reads /proc/PID/status only for
+// those few.
+type ProcRSS = diskio.ProcRSS
 
 // RSSSample is the RSS of the recorded processes at one time: what
 // `analyze` passes to [Growth] from each record.Sample.

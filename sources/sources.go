@@ -99,6 +99,7 @@ func (d Disks) Fill(ctx context.Context, s *record.Sample) error {
 type Procs struct {
 	Scanner *diskio.ProcScanner
 	Events  *procevents.Listener // nil: polling only
+	TopRSS  int                  // also fill Sample.RSS with this many processes by RSS
 }
 
 // Name implements record.Source.
@@ -111,6 +112,7 @@ func (p Procs) Fill(ctx context.Context, s *record.Sample) error {
 		return err
 	}
 	s.Procs, s.Scan = top, &st
+	s.RSS = p.Scanner.TopRSS(p.TopRSS)
 	if p.Events != nil {
 		evs, es := p.Events.Drain()
 		s.Events, s.EventStats = evs, &es
