@@ -189,12 +189,16 @@ func evalJob(res *Result, rec *record.Recording, job *timers.Job, fs []timers.Fi
 	fireEps := map[int]bool{}
 	counted, matched := 0, 0
 	var windowSum time.Duration
+	var reach time.Duration // latest start of a matched episode, from its window's start
 	for _, w := range ws {
 		hit := false
 		for i := range res.Episodes {
 			s := res.Episodes[i].Start
 			if !s.Before(w.from) && !s.After(w.to) && absDur(s.Sub(w.earliest)) <= closest[i]+slack {
 				fireEps[i], hit = true, true
+				if w.inRec {
+					reach = max(reach, s.Sub(w.from))
+				}
 			}
 		}
 		if !w.inRec {
@@ -211,11 +215,17 @@ func evalJob(res *Result, rec *record.Recording, job *timers.Job, fs []timers.Fi
 	// episode if the episodes fell at random times? A window of width w
 	// holds one of n random episode starts with probability
 	// q = 1 − (1 − w/span)^n; the count of matched firings is then
-	// binomial.
+	// binomial. w is the part of the window the matched episodes used
+	// (their latest start plus one interval), not the whole allowance: five
+	// episodes each starting within a second of a firing say more than
+	// five anywhere in 11 s windows.
 	q := 0.0
 	if counted > 0 && span > 0 {
-		w := float64(windowSum) / float64(counted) / float64(span)
-		q = 1 - math.Pow(1-math.Min(1, w), float64(n))
+		w := float64(windowSum) / float64(counted)
+		if matched > 0 {
+			w = math.Min(w, float64(reach+slack))
+		}
+		q = 1 - math.Pow(1-math.Min(1, w/float64(span)), float64(n))
 	}
 	pChance := binomialTail(counted, matched, q)
 	fireOK := counted >= minMatched && matched >= minMatched &&

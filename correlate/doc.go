@@ -60,7 +60,9 @@
 //     episode, and that many matched firings unlikely by chance: with the
 //     episodes at random times a window of width w holds one of n episode
 //     starts with probability q = 1 − (1 − w/span)^n, and the binomial
-//     probability of matching as many firings must be below 0.01. A
+//     probability of matching as many firings must be below 0.01; w is
+//     the part of the window the matched episodes used (their latest
+//     start after the window opened, plus one interval). A
 //     firing's window is clamped to a quarter of the job's period so that a
 //     wide AccuracySec cannot cover everything, and an episode in the
 //     windows of several jobs is credited to the job that fired closest to
