@@ -515,11 +515,6 @@ func splitSpikes(eps []Episode, o Options) ([]Episode, []Spike) {
 	return keep, spikes
 }
 
-type procKey struct {
-	pid   int
-	start uint64
-}
-
 func episode(rec *record.Recording, ivs []record.Interval, raised [][]Signal, spikes []bool,
 	lat []float64, first, last int, o Options, baselines map[Signal]float64) Episode {
 	e := Episode{Start: ivs[first].Start, End: ivs[last].End, Intervals: last - first + 1}
@@ -544,48 +539,105 @@ func episode(rec *record.Recording, ivs []record.Interval, raised [][]Signal, sp
 		}
 	}
 
-	procs := map[procKey]*ProcActivity{}
-	get := func(pid int, start uint64, comm, cmdline, unit string) *ProcActivity {
-		k := procKey{pid, start}
-		p := procs[k]
-		if p == nil {
-			p = &ProcActivity{PID: pid, Comm: comm, Cmdline: cmdline, Unit: unit}
-			procs[k] = p
-		}
-		return p
+	// A process is identified by PID and start time; the process-events
+	// connector reports no start time, so an entry without one matches any
+	// of its PID (PID reuse within one episode is not a concern).
+	type entry struct {
+		p       *ProcActivity
+		start   uint64
+		cum     [2]uint64 // last cumulative read/write bytes seen in Procs
+		seenCum bool
+		exit    *[2]uint64 // life totals from an exit event
 	}
-	// Samples first+1..last+1 end the episode's intervals.
-	for i := first + 1; i <= last+1; i++ {
-		for _, p := range rec.Samples[i].Procs {
-			a := get(p.PID, p.StartTicks, p.Comm, p.Cmdline, p.Unit)
-			a.ReadBytes += p.DeltaReadBytes
-			a.WriteBytes += p.DeltaWriteBytes
-		}
-	}
-	// Events of the interval before the episode count too: a job starts,
-	// then its I/O raises the signals.
-	var started, exited []*ProcActivity
-	for i := max(first, 1); i <= last+1; i++ {
-		for _, ev := range rec.Samples[i].Events {
-			a := get(ev.PID, ev.StartTicks, ev.Comm, ev.Cmdline, ev.Unit)
-			switch ev.Kind {
-			case diskio.Exec:
-				if !a.Started {
-					a.Started = true
-					started = append(started, a)
-				}
-			case diskio.Exit:
-				if !a.Exited {
-					a.Exited = true
-					exited = append(exited, a)
-				}
-				// The exit carries the process's life total; it counts
-				// when the episode saw no per-interval I/O for it.
-				if a.ReadBytes+a.WriteBytes == 0 {
-					a.ReadBytes, a.WriteBytes = ev.ReadBytes, ev.WriteBytes
-				}
+	byPID := map[int][]*entry{}
+	var order []*entry
+	// The latest observation names a process: an exec changes its comm,
+	// and a job's wrapper (sh) moves itself into the unit's cgroup before
+	// it execs the job, so the first sighting may have neither.
+	get := func(pid int, start uint64, comm, cmdline, unit string) *entry {
+		var e *entry
+		for _, x := range byPID[pid] {
+			if x.start == 0 || start == 0 || x.start == start {
+				e = x
+				break
 			}
 		}
+		if e == nil {
+			e = &entry{p: &ProcActivity{PID: pid}}
+			byPID[pid] = append(byPID[pid], e)
+			order = append(order, e)
+		}
+		if e.start == 0 {
+			e.start = start
+		}
+		if comm != "" {
+			e.p.Comm = comm
+		}
+		if cmdline != "" {
+			e.p.Cmdline = cmdline
+		}
+		if unit != "" {
+			e.p.Unit = unit
+		}
+		return e
+	}
+	var started, exited []*ProcActivity
+	// In time order. Sample i holds the events since sample i-1, then the
+	// processes' I/O at i. Events of the interval before the episode count
+	// too: a job starts, then its I/O raises the signals. Samples
+	// first+1..last+1 end the episode's intervals.
+	for i := max(first, 1); i <= last+1; i++ {
+		for _, ev := range rec.Samples[i].Events {
+			e := get(ev.PID, ev.StartTicks, ev.Comm, ev.Cmdline, ev.Unit)
+			switch ev.Kind {
+			case diskio.Exec:
+				if !e.p.Started {
+					e.p.Started = true
+					started = append(started, e.p)
+				}
+			case diskio.Exit:
+				if !e.p.Exited {
+					e.p.Exited = true
+					exited = append(exited, e.p)
+				}
+				e.exit = &[2]uint64{ev.ReadBytes, ev.WriteBytes}
+			}
+		}
+		if i < first+1 {
+			continue
+		}
+		for _, p := range rec.Samples[i].Procs {
+			e := get(p.PID, p.StartTicks, p.Comm, p.Cmdline, p.Unit)
+			e.p.ReadBytes += p.DeltaReadBytes
+			e.p.WriteBytes += p.DeltaWriteBytes
+			e.cum, e.seenCum = [2]uint64{p.ReadBytes, p.WriteBytes}, true
+		}
+	}
+	// An exit carries the process's life totals: what it did after the
+	// last sample that saw it. A process that started in the episode did
+	// all of its I/O there.
+	for _, e := range order {
+		if e.exit == nil {
+			continue
+		}
+		switch {
+		case e.p.Started:
+			e.p.ReadBytes = max(e.p.ReadBytes, e.exit[0])
+			e.p.WriteBytes = max(e.p.WriteBytes, e.exit[1])
+		case e.seenCum:
+			if e.exit[0] > e.cum[0] {
+				e.p.ReadBytes += e.exit[0] - e.cum[0]
+			}
+			if e.exit[1] > e.cum[1] {
+				e.p.WriteBytes += e.exit[1] - e.cum[1]
+			}
+		case e.p.Bytes() == 0:
+			e.p.ReadBytes, e.p.WriteBytes = e.exit[0], e.exit[1]
+		}
+	}
+	procs := make([]*ProcActivity, len(order))
+	for i, e := range order {
+		procs[i] = e.p
 	}
 	var top []*ProcActivity
 	for _, p := range procs {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -451,5 +452,43 @@ func TestAnalyzeUnknownRanksLast(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"timer rotate.timer 4", "unknown unknown 8"}, got); d != "" {
 		t.Errorf("culprits (-want +got):\n%s", d)
+	}
+}
+
+// The end-to-end shape of a job's process: a wrapper sh, outside any unit,
+// moves itself into the job's cgroup and execs the job (two exec events
+// from the connector, without start time); /proc sees the job once, early,
+// and its exit event carries the I/O it did after that.
+func TestAnalyzeWrappedJobProcess(t *testing.T) {
+	var bs []burst
+	for i := range 10 {
+		bs = append(bs, burst{at: t0.Add(time.Duration(i)*20*time.Second + 300*time.Millisecond), dur: 4 * time.Second,
+			noProc: true, pid: 6000 + i, writeBps: 80 * mib, latency: 900 * time.Millisecond})
+	}
+	heavy := timerJob("heavy-io.timer", "*:*:00/20", "/usr/local/bin/heavy-io")
+	s := synth{interval: time.Second, dur: 200 * time.Second, bursts: bs, jobs: []timers.Job{heavy}}
+	rec := s.build(t)
+	for i, b := range bs {
+		k := int(b.at.Sub(t0)/time.Second) + 1 // the sample after the firing
+		pid := 6000 + i
+		rec.Samples[k].Events = append(rec.Samples[k].Events,
+			diskio.ProcEvent{Kind: diskio.Exec, Source: "connector", PID: pid, Comm: "sh"},
+			diskio.ProcEvent{Kind: diskio.Exec, Source: "connector", PID: pid, Comm: "heavy-io", Unit: "heavy-io.service"})
+		rec.Samples[k].Procs = append(rec.Samples[k].Procs, diskio.ProcIO{PID: pid, StartTicks: uint64(900 + i), Comm: "heavy-io",
+			Unit: "heavy-io.service", WriteBytes: 24 * mib, DeltaWriteBytes: 24 * mib})
+		rec.Samples[k+4].Events = append(rec.Samples[k+4].Events,
+			diskio.ProcEvent{Kind: diskio.Exit, Source: "taskstats", PID: pid, Comm: "heavy-io", Unit: "heavy-io.service",
+				ReadBytes: 100 * mib, WriteBytes: 320 * mib})
+	}
+	// Without projected firings, only the unit ties the process to the job.
+	res := Analyze(rec, Options{})
+	if len(res.Culprits) != 1 || res.Culprits[0].Name != "heavy-io.timer" {
+		t.Fatalf("culprits = %+v, want heavy-io.timer", res.Culprits)
+	}
+	e := res.Episodes[0]
+	want := []ProcActivity{{PID: 6000, Comm: "heavy-io", Unit: "heavy-io.service", ReadBytes: 100 * mib, WriteBytes: 320 * mib,
+		Started: true, Exited: true}}
+	if d := cmp.Diff(want, e.Processes); d != "" {
+		t.Errorf("first episode's processes (-want +got):\n%s", d)
 	}
 }
