@@ -117,6 +117,7 @@ func Analyze(rec *record.Recording, opts Options) Result {
 		res.SpikePeriod = EstimatePeriod(spikeStarts, res.Start, res.End, minP)
 	}
 	rankCulprits(&res, rec, o)
+	memoryFindings(rec, &res)
 	return res
 }
 

@@ -3,6 +3,8 @@ package correlate
 import (
 	"time"
 
+	"github.com/memdiag/memdiag/memview"
+
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -43,6 +45,12 @@ type Result struct {
 
 	Totals   Totals
 	Warnings []string
+
+	// Growth lists the recorded processes whose anonymous memory grew
+	// steadily (memview.Growth over Sample.RSS): a leak or allocator
+	// retention. OOMKills lists the intervals with OOM kills.
+	Growth   []memview.ProcGrowth
+	OOMKills []OOMKill
 }
 
 // Spike is a run of intervals with a latency spike and no episode.

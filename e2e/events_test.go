@@ -14,12 +14,19 @@ import (
 	"github.com/memdiag/memdiag/record"
 )
 
+// lastRec is the path of the recording recordWhile last made, by test.
+var lastRec = map[string]string{}
+
+// lastRecording is the file of the test's last recordWhile.
+func lastRecording(t *testing.T) string { return lastRec[t.Name()] }
+
 // recordWhile runs memdiag watch with args, starts job once the recorder
 // is sampling, waits for it, lets the recorder finish and returns the
 // recording.
 func recordWhile(t *testing.T, memdiag string, dur time.Duration, args []string, job func()) *record.Recording {
 	t.Helper()
 	rec := filepath.Join(t.TempDir(), "r.jsonl")
+	lastRec[t.Name()] = rec
 	ctx, cancel := context.WithTimeout(context.Background(), dur+time.Minute)
 	defer cancel()
 	w := exec.CommandContext(ctx, memdiag, append([]string{"watch", "--interval", "1s", "--duration", dur.String(),

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/memdiag/memdiag/memview"
+
 	"github.com/memdiag/memdiag/correlate"
 )
 
@@ -36,6 +38,10 @@ type jsonResult struct {
 	Verdict         string             `json:"verdict"`
 	Totals          jsonTotals         `json:"totals"`
 	Warnings        []string           `json:"warnings"`
+	// MemoryGrowth lists processes whose anonymous memory grew steadily;
+	// OOMKills the intervals with OOM kills.
+	MemoryGrowth []memview.ProcGrowth `json:"memory_growth"`
+	OOMKills     []correlate.OOMKill  `json:"oom_kills"`
 }
 
 type jsonThresh struct {
@@ -168,7 +174,9 @@ func toJSON(r correlate.Result) jsonResult {
 		Baselines:      map[string]float64{},
 		Period:         period(&r, r.Period), SpikePeriod: period(&r, r.SpikePeriod),
 		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: nonNil(r.Warnings),
-		Verdict: verdictLine(&r),
+		Verdict:      verdictLine(&r),
+		MemoryGrowth: append([]memview.ProcGrowth{}, r.Growth...),
+		OOMKills:     append([]correlate.OOMKill{}, r.OOMKills...),
 	}
 	if r.HasLatency {
 		j.LatencyBaseline = ms(r.LatencyBaseline)

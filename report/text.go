@@ -75,6 +75,7 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 
 	heading("Verdict")
 	verdict(&b, &r, md, bullet)
+	memoryText(&b, &r, heading, bullet)
 
 	if len(r.Warnings) > 0 {
 		b.WriteString("\n")
