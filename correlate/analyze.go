@@ -118,6 +118,7 @@ func Analyze(rec *record.Recording, opts Options) Result {
 	}
 	rankCulprits(&res, rec, o)
 	memoryFindings(rec, &res)
+	attachOnsets(rec, &res)
 	return res
 }
 

@@ -41,3 +41,30 @@ func memoryFindings(rec *record.Recording, res *Result) {
 		res.OOMKills = append(res.OOMKills, k)
 	}
 }
+
+// attachOnsets gives each episode the first stall onset recorded between
+// the sample before its first interval and its end: a precise start of
+// the stall, with the processes seen at that moment.
+func attachOnsets(rec *record.Recording, res *Result) {
+	if len(res.Episodes) == 0 {
+		return
+	}
+	var onsets []*record.StallOnset
+	for i := range rec.Samples {
+		for j := range rec.Samples[i].Onsets {
+			onsets = append(onsets, &rec.Samples[i].Onsets[j])
+		}
+	}
+	for i := range res.Episodes {
+		e := &res.Episodes[i]
+		from := e.Start.Add(-res.Interval)
+		for _, o := range onsets {
+			if o.Time.Before(from) || o.Time.After(e.End) {
+				continue
+			}
+			if e.Onset == nil || o.Time.Before(e.Onset.Time) {
+				e.Onset = o
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/record"
 
 	"github.com/memdiag/memdiag/timers"
 )
@@ -100,6 +101,11 @@ type Episode struct {
 	// Culprit is the name of the best-ranked culprit that explains the
 	// episode, "" if none.
 	Culprit string
+	// Onset is the first stall onset recorded in the episode or the
+	// interval before it (record.StallOnset: the moment PSI crossed the
+	// watch's --stall-threshold, to the 50 ms or better), nil when none
+	// was recorded; its Procs are the processes seen at that moment.
+	Onset *record.StallOnset
 }
 
 // Has reports whether the episode raised s.

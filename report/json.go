@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/memdiag/memdiag/record"
+
 	"github.com/memdiag/memdiag/memview"
 
 	"github.com/memdiag/memdiag/correlate"
@@ -87,6 +89,9 @@ type jsonEpisode struct {
 	Started   []correlate.ProcActivity `json:"started"`
 	Exited    []correlate.ProcActivity `json:"exited"`
 	Culprit   string                   `json:"culprit"`
+	// Onset is the recorded stall onset: when PSI crossed the threshold
+	// and the processes seen then.
+	Onset *record.StallOnset `json:"onset,omitempty"`
 }
 
 type jsonSpike struct {
@@ -188,7 +193,7 @@ func toJSON(r correlate.Result) jsonResult {
 		e := &r.Episodes[i]
 		je := jsonEpisode{Index: e.Index, Start: in(&r, e.Start), End: in(&r, e.End), DurationS: e.End.Sub(e.Start).Seconds(),
 			Signals: []jsonSignal{}, Spike: e.Spike, Processes: nonNil(e.Processes), Started: nonNil(e.Started),
-			Exited: nonNil(e.Exited), Culprit: e.Culprit}
+			Exited: nonNil(e.Exited), Culprit: e.Culprit, Onset: e.Onset}
 		for _, s := range e.Signals {
 			je.Signals = append(je.Signals, jsonSignal{string(s.Signal), finite(s.Peak), finite(s.Baseline), s.Signal.Unit()})
 		}

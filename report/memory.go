@@ -11,6 +11,38 @@ import (
 // memoryText writes the OOM kills and the processes whose anonymous
 // memory grew steadily, after the verdict; nothing when there are none.
 func memoryText(b *strings.Builder, r *correlate.Result, heading func(string), bullet string) {
+	var onsets []*correlate.Episode
+	for i := range r.Episodes {
+		if r.Episodes[i].Onset != nil {
+			onsets = append(onsets, &r.Episodes[i])
+		}
+	}
+	if len(onsets) > 0 {
+		b.WriteString("\n")
+		heading("Stall onsets")
+		for _, e := range onsets {
+			o := e.Onset
+			scope := o.Scope
+			if scope != "host" {
+				scope = "cgroup " + scope
+			}
+			fmt.Fprintf(b, "%sepisode at %s: %s stall %s within %s crossed at %s (%s, %s)", bullet,
+				in(r, e.Start).Format("15:04:05"), o.Kind, correlate.FormatDuration(o.Stall), correlate.FormatDuration(o.Window),
+				in(r, o.Time).Format("15:04:05.000"), scope, o.Mode)
+			if len(o.Procs) > 0 {
+				var ps []string
+				for _, p := range o.Procs[:min(3, len(o.Procs))] {
+					n := fmt.Sprintf("%s %d", p.Comm, p.PID)
+					if p.Unit != "" {
+						n += " (" + p.Unit + ")"
+					}
+					ps = append(ps, n)
+				}
+				fmt.Fprintf(b, "; processes then: %s", strings.Join(ps, ", "))
+			}
+			b.WriteString("\n")
+		}
+	}
 	if len(r.OOMKills) > 0 {
 		b.WriteString("\n")
 		heading("OOM kills")
