@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/memdiag/memdiag/timers"
+
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
@@ -194,10 +196,14 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 		}
 		rep = gate.Evaluate(&rec.Header, rec.Samples, gate.Scope{Cgroup: rec.Header.Cgroup}, ths)
 		rep.Warnings = rec.Warnings
+		noteFirings(rep, rec.Header.Jobs)
 	} else {
 		rep, err = sampleRun(ctx, opts, ths)
 		if err != nil {
 			return err
+		}
+		if jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{}); err == nil {
+			noteFirings(rep, jobs)
 		}
 	}
 	return writeGateReport(opts, rep)
@@ -413,4 +419,34 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// noteFirings adds a note for each breached threshold whose worst moment
+// had a periodic job firing in it or in the 15 s before (a job's I/O
+// follows its start): the first suspects, for analyze to confirm.
+func noteFirings(rep *gate.Report, jobs []timers.Job) {
+	if len(jobs) == 0 {
+		return
+	}
+	for _, r := range rep.Results {
+		if r.Status != gate.Fail || r.Worst == nil {
+			continue
+		}
+		from := r.Worst.Start.Add(-15 * time.Second)
+		var names []string
+		seen := map[string]bool{}
+		for _, f := range timers.Project(jobs, from.Add(-time.Minute), r.Worst.End, time.Local) {
+			// The job may start anywhere in [Earliest, Latest]: it counts
+			// if that window meets [from, worst end].
+			if f.Latest.Before(from) || f.Earliest.After(r.Worst.End) || seen[f.Job] {
+				continue
+			}
+			seen[f.Job] = true
+			names = append(names, fmt.Sprintf("%s (%s)", f.Job, f.Planned.Local().Format("15:04:05")))
+		}
+		if len(names) > 0 {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: its worst moment (%s–%s) came right after these periodic jobs fired: %s; run memdiag analyze on a recording to check",
+				r.Threshold, r.Worst.Start.Local().Format("15:04:05"), r.Worst.End.Local().Format("15:04:05"), strings.Join(names, ", ")))
+		}
+	}
 }

@@ -86,7 +86,7 @@ func TestGateE2EPressureBreachesAndCalmPasses(t *testing.T) {
 		}
 		row := ""
 		for _, l := range strings.Split(stdout, "\n") {
-			if strings.Contains(l, "memory.some.stall<1%") {
+			if strings.Contains(l, "memory.some.stall<1%") && strings.Contains(l, "│") { // a table row, not a note
 				row = l
 			}
 		}

@@ -12,10 +12,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/timers"
 )
 
 func TestNewGateCmd(t *testing.T) {
@@ -312,5 +314,28 @@ func TestGateInterruptEndsTheCommand(t *testing.T) {
 	code := Run(ctx, f, []string{"gate", "-t", "memory.full.stall<1%", "--interval", "100ms", "--", "sleep", "30"})
 	if code != ExitInterrupt {
 		t.Errorf("exit %d; want %d", code, ExitInterrupt)
+	}
+}
+
+// TestNoteFirings: a breach whose worst moment follows a job's firing gets
+// a note naming the job; a passing threshold gets none.
+func TestNoteFirings(t *testing.T) {
+	ths, err := gate.ParseAll([]string{"memory.some.stall<1%", "oom_kills==0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := time.Date(2026, 11, 29, 12, 0, 5, 0, time.Local)
+	rep := &gate.Report{Results: []gate.Result{
+		{Threshold: ths[0], Status: gate.Fail, Worst: &gate.Moment{Start: w, End: w.Add(time.Second)}},
+		{Threshold: ths[1], Status: gate.Pass, Worst: &gate.Moment{Start: w, End: w.Add(time.Second)}},
+	}}
+	jobs := []timers.Job{
+		{Name: "pmlogger_check.timer", Source: timers.Systemd, Schedule: []string{"*:00:00"}, AccuracySec: time.Second},
+		{Name: "decoy.timer", Source: timers.Systemd, Schedule: []string{"*:30:00"}, AccuracySec: time.Second},
+	}
+	noteFirings(rep, jobs)
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "memory.some.stall<1%") ||
+		!strings.Contains(rep.Warnings[0], "pmlogger_check.timer (12:00:00)") || strings.Contains(rep.Warnings[0], "decoy") {
+		t.Errorf("warnings = %q", rep.Warnings)
 	}
 }
