@@ -30,6 +30,7 @@ type Reader struct {
 	closer  io.Closer
 	line    int
 	pending []byte // the line read ahead, to tell a truncated last line from a bad middle one
+	keep    bool   // pending holds a line read ahead that scan must return next
 	header  Header
 	end     *End
 	warns   []string
@@ -65,7 +66,7 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	r := &Reader{name: name, sc: sc}
 	if !r.scan() {
-		if err := r.sc.Err(); err != nil {
+		if err := r.sc.Err(); err != nil && !r.cutShort(err) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		return nil, fmt.Errorf("%s: %w: empty file", name, ErrFormat)
@@ -82,6 +83,10 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 }
 
 func (r *Reader) scan() bool {
+	if r.keep { // the line read ahead is still to be handled
+		r.keep = false
+		return true
+	}
 	for r.sc.Scan() {
 		r.line++
 		b := bytes.TrimSpace(r.sc.Bytes())
@@ -105,8 +110,9 @@ func (r *Reader) End() *End { return r.end }
 func (r *Reader) Warnings() []string { return r.warns }
 
 // Next returns the next sample, or io.EOF. A last line that is cut short
-// (SIGKILL, power loss, a recorder still writing) is skipped with a
-// warning; a bad line followed by more lines is an error naming the line.
+// (SIGKILL, power loss, a recorder still writing), a compressed file
+// without its trailer, and a damaged line in the middle are skipped with
+// a warning naming the line: nothing else recorded is lost.
 func (r *Reader) Next() (*Sample, error) {
 	for r.scan() {
 		var kind struct {
@@ -116,19 +122,23 @@ func (r *Reader) Next() (*Sample, error) {
 		if err := json.Unmarshal(r.pending, &kind); err != nil {
 			bad := len(r.pending)
 			if !r.scan() {
-				if err := r.sc.Err(); err != nil {
+				if err := r.sc.Err(); err != nil && !r.cutShort(err) {
 					return nil, fmt.Errorf("%s:%d: %w", r.name, lineNo, err)
 				}
 				r.warns = append(r.warns, fmt.Sprintf("%s:%d: truncated last line (%d bytes) skipped; the recorder was probably killed", r.name, lineNo, bad))
 				return nil, io.EOF
 			}
-			return nil, fmt.Errorf("%s:%d: %w: %w", r.name, lineNo, ErrFormat, err)
+			// A damaged line in the middle: skip it, keep the rest.
+			r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged line skipped: %v", r.name, lineNo, err))
+			r.keep = true
+			continue
 		}
 		switch kind.Type {
 		case TypeSample:
 			s := new(Sample)
 			if err := json.Unmarshal(r.pending, s); err != nil {
-				return nil, fmt.Errorf("%s:%d: %w: %w", r.name, lineNo, ErrFormat, err)
+				r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged sample skipped: %v", r.name, lineNo, err))
+				continue
 			}
 			return s, nil
 		case TypeEnd:
@@ -141,10 +151,21 @@ func (r *Reader) Next() (*Sample, error) {
 			// Unknown line types from newer minor versions are skipped.
 		}
 	}
-	if err := r.sc.Err(); err != nil {
+	if err := r.sc.Err(); err != nil && !r.cutShort(err) {
 		return nil, fmt.Errorf("%s:%d: %w", r.name, r.line, err)
 	}
 	return nil, io.EOF
+}
+
+// cutShort reports whether err is a compressed recording ending without
+// its gzip trailer — the recorder was killed — and notes it as a warning:
+// everything flushed before is read, like a plain file's truncated line.
+func (r *Reader) cutShort(err error) bool {
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false
+	}
+	r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed recording ends without its trailer (the recorder was probably killed); read what was flushed", r.name, r.line))
+	return true
 }
 
 // Close closes the underlying file, if Open opened it.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,10 +190,51 @@ func TestReaderBadMiddleLine(t *testing.T) {
 	p := writeLines(t, hdr,
 		`{"type":"sample","seq":0,"time":"2026-11-29T10:00:00Z"}`,
 		`{"type":"sample","seq":1,"ti`,
-		`{"type":"sample","seq":2,"time":"2026-11-29T10:00:02Z"}`)
-	_, err := ReadFile(p)
-	if err == nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "r.jsonl:3:") {
-		t.Errorf("err = %v, want ErrFormat naming line 3", err)
+		`{"type":"sample","seq":2,"time":"2026-11-29T10:00:02Z"}`,
+		`{"type":"sample","seq":3,"time":"not a time"}`,
+		`{"type":"sample","seq":4,"time":"2026-11-29T10:00:04Z"}`)
+	rec, err := ReadFile(p)
+	if err != nil {
+		t.Fatalf("a damaged middle line must not lose the rest: %v", err)
+	}
+	var seqs []int
+	for _, s := range rec.Samples {
+		seqs = append(seqs, s.Seq)
+	}
+	if !slices.Equal(seqs, []int{0, 2, 4}) || len(rec.Warnings) != 2 ||
+		!strings.Contains(rec.Warnings[0], "r.jsonl:3: damaged line skipped") || !strings.Contains(rec.Warnings[1], "r.jsonl:5: damaged sample skipped") {
+		t.Errorf("samples %v, warnings %q", seqs, rec.Warnings)
+	}
+}
+
+// TestReaderKilledGzip: a compressed recording whose writer was killed has
+// no gzip trailer; what was flushed is read, with a warning.
+func TestReaderKilledGzip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "k.jsonl.gz")
+	w, err := Create(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteHeader(&Header{Host: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	s0 := sampleFromRoot(t, "linux-6.18-hog-t0")
+	if err := w.WriteSample(&s0); err != nil {
+		t.Fatal(err)
+	}
+	// What a SIGKILL leaves: flushed blocks, no trailer.
+	if err := w.gz.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := ReadFile(path)
+	if err != nil {
+		t.Fatalf("killed gzip recording: %v", err)
+	}
+	if len(rec.Samples) != 1 || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], "without its trailer") {
+		t.Errorf("samples %d, warnings %q", len(rec.Samples), rec.Warnings)
 	}
 }
 
