@@ -51,6 +51,11 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 	procRoot := filepath.Join(root, "proc")
 	h := hostHeader(ctx, o.F, procRoot)
 	h.Interval, h.TopN, h.Command, h.Cgroup = o.Interval, o.TopN, o.Command, o.Cgroup
+	if len(o.Command) > 0 && !o.KeepCmdline {
+		// Recordings get shared: the --exec command is redacted like every
+		// other command line (one string, secrets as ***).
+		h.Command = []string{diskio.RedactCmdline(o.Command)}
+	}
 	ws := &watchSources{}
 
 	var psiOpts []psi.Option

@@ -190,7 +190,7 @@ func TestRunWatchCgroupV1(t *testing.T) {
 
 func TestRunWatchExecExitCode(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "r.jsonl")
-	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "20ms", "--out", rec, "--quiet", "--no-timers", "--", "sh", "-c", "sleep 0.1; exit 7")
+	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "20ms", "--out", rec, "--quiet", "--no-timers", "--", "sh", "-c", "sleep 0.1; exit 7", "x", "--password=hunter2")
 	if code != 7 {
 		t.Errorf("exit %d, want the command's 7; stderr %s", code, errOut)
 	}
@@ -200,5 +200,9 @@ func TestRunWatchExecExitCode(t *testing.T) {
 	}
 	if r.End == nil || !strings.Contains(r.End.Reason, "command exit code 7") {
 		t.Errorf("end = %+v", r.End)
+	}
+	// Recordings are shared: the command's secrets are redacted.
+	if c := strings.Join(r.Header.Command, " "); strings.Contains(c, "hunter2") || !strings.Contains(c, "--password=***") {
+		t.Errorf("header command = %q, want the password redacted", c)
 	}
 }
