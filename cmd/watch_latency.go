@@ -101,6 +101,11 @@ func (l *latencySource) Fill(ctx context.Context, s *record.Sample) error {
 		// Summarize selects by start time: give it the whole range.
 		sum := latency.Summarize(reqs, time.Time{}, s.Time.Add(time.Hour))
 		s.Latency = &sum
+		if sum.Errors == sum.Count {
+			// A dead service answers fast: never let it pass for a
+			// healthy one silently.
+			return fmt.Errorf("all %d requests failed (status %d%s)", sum.Count, reqs[0].Status, map[bool]string{true: ", no response"}[reqs[0].Status == 0])
+		}
 	}
 	if len(warns) > 0 {
 		return fmt.Errorf("%s", warns[0])

@@ -56,12 +56,28 @@ func compareMetrics(a, b *correlate.Result) []metric {
 	}
 	sFmt := func(v float64) string { return correlate.FormatDuration(time.Duration(v * 1e9)) }
 	nFmt := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	errPct := func(r *correlate.Result) *float64 {
+		if r.Totals.Requests == 0 {
+			return nil
+		}
+		return f64(float64(r.Totals.Errors) / float64(r.Totals.Requests) * 100)
+	}
+	perHour := func(r *correlate.Result, n float64) *float64 {
+		if r.Totals.Duration <= 0 {
+			return nil
+		}
+		return f64(n / r.Totals.Duration.Hours())
+	}
 	return []metric{
+		{"duration_s", "Recording length", f64(a.Totals.Duration.Seconds()), f64(b.Totals.Duration.Seconds()), sFmt, 0},
 		{"requests_per_s", "Requests/s", rps(a), rps(b), func(v float64) string { return fmt.Sprintf("%.1f", v) }, +1},
+		// A failing service can look fast: its error share comes first.
+		{"error_pct", "Failed requests", errPct(a), errPct(b), func(v float64) string { return fmt.Sprintf("%.1f%%", v) }, -1},
 		{"mean_ms", "Mean latency", lat(a, a.Totals.Mean), lat(b, b.Totals.Mean), msFmt, -1},
 		{"p99_ms", "p99 latency", lat(a, a.Totals.P99), lat(b, b.Totals.P99), msFmt, -1},
 		{"spike_intervals", "Spike intervals", spikes(a), spikes(b), nFmt, -1},
 		{"episodes", "Episodes", f64(float64(len(a.Episodes))), f64(float64(len(b.Episodes))), nFmt, -1},
+		{"episodes_per_h", "Episodes per hour", perHour(a, float64(len(a.Episodes))), perHour(b, float64(len(b.Episodes))), func(v float64) string { return fmt.Sprintf("%.1f", v) }, -1},
 		{"mem_stall_s", "Memory stall (PSI some)", f64(a.Totals.MemStall.Seconds()), f64(b.Totals.MemStall.Seconds()), sFmt, -1},
 	}
 }
