@@ -87,7 +87,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			memdiag analyze run.jsonl --values --disk-io 32MiB --swap-out off
 			memdiag analyze run.jsonl --format json | jq '.culprits[0]'
 		`),
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Recording = args[0]
 			for i, t := range thresholdFlags {

@@ -40,7 +40,7 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 			memdiag compare before.jsonl after.jsonl
 			memdiag compare before.jsonl after.jsonl --latency-before a.csv --latency-after b.csv
 		`),
-		Args: cobra.ExactArgs(2),
+		Args: exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Before, opts.After = args[0], args[1]
 			if runF != nil {

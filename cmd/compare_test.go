@@ -33,7 +33,7 @@ func TestRunCompare(t *testing.T) {
 	if c := doc.ChangePct["mean_ms"]; c == nil || *c != 0 {
 		t.Errorf("change of mean = %v, want 0", c)
 	}
-	if code, _, _ := runCmd(t, "compare", unionRec); code != ExitError {
+	if code, _, _ := runCmd(t, "compare", unionRec); code != ExitUsage {
 		t.Errorf("one argument: exit %d", code)
 	}
 }

@@ -68,3 +68,14 @@ func exitCode(f *Factory, root *cobra.Command, err error) int {
 		return ExitError
 	}
 }
+
+// exactArgs is cobra.ExactArgs whose error is a usage error (exit 2, with
+// the usage hint), like a bad flag.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return &FlagError{Err: fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+		}
+		return nil
+	}
+}

@@ -119,7 +119,7 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.To, "to", "", "... up to this time (same forms, or a duration after --from such as 2h)")
 	cmd.Flags().StringVar(&opts.BaseTime, "base-time", "", "compute next firings from this time instead of now (same forms as --from)")
 	cmd.Flags().StringVar(&opts.TZ, "tz", "", "IANA time zone to show times in (default: the root's etc/localtime, else UTC); schedules are computed in the root's zone, or in --tz when the root names none")
-	cmd.Flags().StringVarP(&opts.Format, "format", "o", "table", "output format: table, json, csv or markdown")
+	cmd.Flags().StringVarP(&opts.Format, "format", "f", "table", "output format: table, json, csv or markdown")
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "exit with code 1 when a unit file, calendar expression or crontab line is malformed")
 	return cmd
 }

@@ -30,12 +30,12 @@ type e2eJob struct {
 	Errors        []string `json:"errors"`
 }
 
-// listHost runs `memdiag timers -o json` on the real root "/".
+// listHost runs `memdiag timers -f json` on the real root "/".
 func listHost(t *testing.T, args ...string) map[string]e2eJob {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	f := &Factory{IO: ios, Now: time.Now, Root: "/"}
-	if code := Run(t.Context(), f, append([]string{"timers", "-o", "json"}, args...)); code != 0 {
+	if code := Run(t.Context(), f, append([]string{"timers", "-f", "json"}, args...)); code != 0 {
 		t.Fatalf("memdiag timers exit code %d; stderr:\n%s", code, errOut)
 	}
 	var doc struct {

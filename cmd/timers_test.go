@@ -21,7 +21,7 @@ func TestNewTimersCmd(t *testing.T) {
 		wantErr string
 	}{
 		{"", TimersOptions{Next: 1, Format: "table", Root: "/"}, ""},
-		{"--all --next 3 -o json", TimersOptions{All: true, Next: 3, Format: "json", Root: "/"}, ""},
+		{"--all --next 3 -f json", TimersOptions{All: true, Next: 3, Format: "json", Root: "/"}, ""},
 		{"--from 2026-11-29T12:00:00Z --to 2h --tz Europe/Berlin", TimersOptions{Next: 1, Format: "table", From: "2026-11-29T12:00:00Z", To: "2h", TZ: "Europe/Berlin", Root: "/"}, ""},
 		{"--base-time 2026-11-29T12:00:00Z --strict --format markdown --root /mnt", TimersOptions{Next: 1, Format: "markdown", BaseTime: "2026-11-29T12:00:00Z", Strict: true, Root: "/mnt"}, ""},
 		{"--user-units", TimersOptions{Next: 1, Format: "table", Users: true, Root: "/"}, ""},
@@ -91,7 +91,7 @@ func TestRunTimersGolden(t *testing.T) {
 		{"timers-debian.csv", "debian", []string{"--format", "csv"}, 0},
 		{"timers-debian-all.table.txt", "debian", []string{"--all"}, 0},
 		{"timers-debian-window.table.txt", "debian", []string{"--from", "2026-11-29 12:00", "--to", "2026-11-29 13:00"}, 0},
-		{"timers-debian-window.json", "debian", []string{"--from", "2026-11-30T00:00:00Z", "--to", "2026-11-30T08:00:00Z", "-o", "json"}, 0},
+		{"timers-debian-window.json", "debian", []string{"--from", "2026-11-30T00:00:00Z", "--to", "2026-11-30T08:00:00Z", "-f", "json"}, 0},
 		{"timers-edge-all.table.txt", "edge", []string{"--all", "--tz", "Europe/Berlin"}, 0},
 		{"timers-edge-strict.table.txt", "edge", []string{"--strict"}, ExitError},
 	}
@@ -122,7 +122,7 @@ func TestRunTimersStrict(t *testing.T) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	code, _, errOut = runCLI(t, timersRoot("edge"), "timers", "--strict", "-o", "json")
+	code, _, errOut = runCLI(t, timersRoot("edge"), "timers", "--strict", "-f", "json")
 	if code != ExitError || !strings.Contains(errOut, "5 problem(s)") {
 		t.Errorf("--strict: exit code %d, stderr %q; want 1 and the problem count", code, errOut)
 	}
@@ -134,7 +134,7 @@ func TestRunTimersStrict(t *testing.T) {
 
 // TestRunTimersJSONShape checks the fields the issue promises per job.
 func TestRunTimersJSONShape(t *testing.T) {
-	_, out, _ := runCLI(t, timersRoot("debian"), "timers", "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC", "-o", "json", "--next", "2")
+	_, out, _ := runCLI(t, timersRoot("debian"), "timers", "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC", "-f", "json", "--next", "2")
 	var doc struct {
 		Jobs []map[string]any `json:"jobs"`
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -178,7 +179,9 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	defer cancel()
 	if o.Duration > 0 {
 		var c2 context.CancelFunc
-		ctx, c2 = context.WithTimeout(ctx, o.Duration)
+		// Half an interval of grace, so the sample due at exactly
+		// --duration is taken rather than racing the deadline.
+		ctx, c2 = context.WithTimeout(ctx, o.Duration+o.Interval/2)
 		defer c2()
 	}
 	var cmdDone chan error
@@ -237,10 +240,14 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		} else {
 			<-cmdDone
 		}
-		code := child.ProcessState.ExitCode()
-		reason = fmt.Sprintf("%s: command exit code %d", reason, code)
+		code, how := child.ProcessState.ExitCode(), ""
+		if ws, ok := child.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			// Like a shell: 128 + the signal's number.
+			code, how = 128+int(ws.Signal()), fmt.Sprintf(" (killed by %s)", ws.Signal())
+		}
+		reason = fmt.Sprintf("%s: command exit code %d%s", reason, code, how)
 		if code != 0 {
-			exitErr = &ExitCodeError{Code: code, Err: fmt.Errorf("command %q exited with code %d", o.Command[0], code)}
+			exitErr = &ExitCodeError{Code: code, Err: fmt.Errorf("command %q exited with code %d%s", o.Command[0], code, how)}
 		}
 	}
 	if err := w.Close(reason); err != nil && writeErr == nil {

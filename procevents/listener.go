@@ -468,7 +468,10 @@ func (l *Listener) Drain() ([]diskio.ProcEvent, diskio.EventStats) {
 		}
 		l.push(e)
 	}
-	l.flushPending(now, false)
+	// Hand out every held exit now, whatever its age: the scan that
+	// follows sees its parent's counters with the child reaped, and needs
+	// the child's exact totals (diskio NoteExits) to take them off.
+	l.flushPending(now, true)
 	ev := l.events
 	l.events = nil
 	l.gen++

@@ -80,7 +80,15 @@ func LiveRow(iv record.Interval, s *record.Sample, color bool) string {
 
 // WriteSummary prints the end-of-run summary of `memdiag watch`.
 func WriteSummary(w io.Writer, sm *record.Summary, path string, topN int) {
-	fmt.Fprintf(w, "\nRecorded %d samples over %s to %s\n", sm.Samples, sm.Duration.Round(1e9), path)
+	noun := "samples"
+	if sm.Samples == 1 {
+		noun = "sample"
+	}
+	fmt.Fprintf(w, "\nRecorded %d %s over %s to %s\n", sm.Samples, noun, sm.Duration.Round(1e9), path)
+	if sm.Samples < 2 {
+		fmt.Fprintln(w, "  too short to measure rates: at least two samples are needed")
+		return
+	}
 	if sm.HasPSI {
 		fmt.Fprintf(w, "  PSI memory some: peak %.1f%%, mean %.2f%%, stalled %s\n", sm.MemSomePeak*100, sm.MemSomeMean*100, sm.MemSomeStall.Round(1e6))
 		fmt.Fprintf(w, "  PSI memory full: peak %.1f%%, mean %.2f%%, stalled %s\n", sm.MemFullPeak*100, sm.MemFullMean*100, sm.MemFullStall.Round(1e6))

@@ -32,7 +32,7 @@ func System() *IOStreams {
 	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	s.stdoutTTY = isatty.IsTerminal(os.Stdout.Fd())
 	s.stderrTTY = isatty.IsTerminal(os.Stderr.Fd())
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+	if os.Getenv("NO_COLOR") != "" { // https://no-color.org: set and not empty
 		s.colorOff = true
 	}
 	s.width = 120
