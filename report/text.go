@@ -57,7 +57,7 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	}
 	b.WriteString("\n")
 
-	if len(r.Episodes)+len(r.LoneSpikes) > 0 {
+	if len(r.Episodes)+len(r.LoneSpikes)+len(r.OOMKills) > 0 {
 		heading("Timeline")
 		t := timeline(&r, o)
 		out := t.Render()
@@ -233,6 +233,15 @@ func timelineRows(r *correlate.Result) []*correlate.Episode {
 	}
 	for _, sp := range r.LoneSpikes {
 		rows = append(rows, &correlate.Episode{Index: -1, Start: sp.Start, End: sp.End, Spike: true, LatencyPeak: sp.LatencyPeak})
+	}
+	// OOM kills are rows of their own: the kill is often where the
+	// question started.
+	for _, k := range r.OOMKills {
+		what := fmt.Sprintf("OOM kill ×%d", k.Count)
+		if len(k.Exited) > 0 {
+			what += ": " + strings.Join(k.Exited, ", ")
+		}
+		rows = append(rows, &correlate.Episode{Index: -2, Start: k.Time.Add(-r.Interval), End: k.Time, Culprit: what})
 	}
 	slices.SortStableFunc(rows, func(a, b *correlate.Episode) int { return a.Start.Compare(b.Start) })
 	return rows
