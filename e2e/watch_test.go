@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,14 +131,51 @@ func TestWatchRecordsHog(t *testing.T) {
 	if d := float64(w.WriteBytes) - writeBytes; d > 0.1*writeBytes || d < -0.1*writeBytes {
 		t.Errorf("hog wrote %d bytes according to the recording, want %d ± 10%%", w.WriteBytes, writeBytes)
 	}
-	if top[0].PID != hogPID {
+	// The test's own ancestors (go test, the CI script's shell) are
+	// charged with what they reap, such as compilers: they are not
+	// competing workloads.
+	anc := ancestors()
+	lead := top[0]
+	for _, p := range top {
+		if !anc[p.PID] {
+			lead = p
+			break
+		}
+	}
+	if lead.PID != hogPID {
 		// On CI nothing else writes this much; on a shared development
 		// machine another workload may.
-		msg := fmt.Sprintf("top writer is %s pid %d (%d bytes), not the hog", top[0].Comm, top[0].PID, top[0].WriteBytes)
+		msg := fmt.Sprintf("top writer is %s pid %d (%d bytes), not the hog", lead.Comm, lead.PID, lead.WriteBytes)
 		if testenv.Required() {
 			t.Error(msg)
 		} else {
 			t.Log(msg + " (not required outside CI)")
 		}
 	}
+}
+
+// ancestors returns the PIDs of this test process's ancestors, from
+// /proc/PID/stat's ppid field.
+func ancestors() map[int]bool {
+	out := map[int]bool{}
+	pid := os.Getppid()
+	for pid > 1 && !out[pid] {
+		out[pid] = true
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			break
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		var state byte
+		var ppid int
+		if i < 0 {
+			break
+		}
+		if _, err := fmt.Sscanf(s[i+2:], "%c %d", &state, &ppid); err != nil {
+			break
+		}
+		pid = ppid
+	}
+	return out
 }
