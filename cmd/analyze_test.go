@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -51,10 +50,7 @@ func TestNewAnalyzeCmd(t *testing.T) {
 
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
-	f := &Factory{IO: ios, Now: func() time.Time { return time.Date(2026, 3, 16, 0, 0, 0, 0, time.UTC) }, Root: "/"}
-	code = Run(context.Background(), f, args)
-	return code, out.String(), errOut.String()
+	return runWith(t, func() time.Time { return time.Date(2026, 3, 16, 0, 0, 0, 0, time.UTC) }, "/", args...)
 }
 
 func TestRunAnalyzeTable(t *testing.T) {

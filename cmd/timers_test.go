@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -66,10 +65,7 @@ func TestNewTimersCmd(t *testing.T) {
 // code, stdout and stderr.
 func runCLI(t *testing.T, root string, args ...string) (int, string, string) {
 	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
-	f := &Factory{IO: ios, Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }, Root: "/"}
-	code := Run(context.Background(), f, append([]string{"--root", root}, args...))
-	return code, out.String(), errOut.String()
+	return runWith(t, func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }, "/", append([]string{"--root", root}, args...)...)
 }
 
 func timersRoot(name string) string { return filepath.Join("..", "testdata", "timers", name) }

@@ -89,10 +89,7 @@ func TestNewWatchCmd(t *testing.T) {
 // exit code, stdout and stderr.
 func runMemdiag(t *testing.T, root string, args ...string) (int, string, string) {
 	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
-	f := &Factory{IO: ios, Now: time.Now, Root: root}
-	code := Run(context.Background(), f, args)
-	return code, out.String(), errOut.String()
+	return runWith(t, time.Now, root, args...)
 }
 
 func TestRunWatchFixtureRoot(t *testing.T) {
