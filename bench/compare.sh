@@ -49,7 +49,7 @@ run_tool() {
   if [ -f "$out.gz" ]; then bytes=$(stat -c %s "$out.gz")
   elif [ -f "$out" ]; then bytes=$(stat -c %s "$out")
   else bytes=$(stat -c %s "$tmp/stdout.$name"); fi
-  read -r e u s m <"$tmp/time"
+  read -r e u s m < <(tail -n 1 "$tmp/time")
   echo "$name $e $u $s $m $bytes"
 }
 
