@@ -117,7 +117,7 @@ func (r *Reader) Next() (*Sample, error) {
 			bad := len(r.pending)
 			if !r.scan() {
 				if err := r.sc.Err(); err != nil {
-					return nil, fmt.Errorf("%s:%d: %w", r.name, lineNo, err)
+					return nil, r.endErr(lineNo, err)
 				}
 				r.warns = append(r.warns, fmt.Sprintf("%s:%d: truncated last line (%d bytes) skipped; the recorder was probably killed", r.name, lineNo, bad))
 				return nil, io.EOF
@@ -142,9 +142,21 @@ func (r *Reader) Next() (*Sample, error) {
 		}
 	}
 	if err := r.sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", r.name, r.line, err)
+		return nil, r.endErr(r.line, err)
 	}
 	return nil, io.EOF
+}
+
+// endErr is what Next returns when reading stops with err after line
+// lineNo. A gzip stream cut short (io.ErrUnexpectedEOF: a .gz recorder
+// killed between its flushes, every 10 s) ends the recording with a
+// warning, like a truncated last line of a plain file.
+func (r *Reader) endErr(lineNo int, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed stream cut short at this line; the recorder was probably killed (a .gz recording loses up to its last 10 s)", r.name, lineNo))
+		return io.EOF
+	}
+	return fmt.Errorf("%s:%d: %w", r.name, lineNo, err)
 }
 
 // Close closes the underlying file, if Open opened it.
