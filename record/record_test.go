@@ -18,7 +18,7 @@ import (
 
 // sampleFromRoot reads one Sample from a fixture root with the real
 // collectors, at the time stored in the root's TIME file (ns since epoch).
-func sampleFromRoot(t *testing.T, name string) Sample {
+func sampleFromRoot(t testing.TB, name string) Sample {
 	t.Helper()
 	proc := fixtures.Proc(t, name)
 	b, err := os.ReadFile(filepath.Join(fixtures.Root(t, name), "TIME"))
