@@ -262,8 +262,29 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		writeErr = err
 	}
 	report.WriteSummary(f.IO.ErrOut, sm, abs, 5)
+	if writeErr == nil && sm.Samples >= 2 {
+		fmt.Fprintln(f.IO.Out)
+		if err := watchVerdict(f, o.Out); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "memdiag: analysing the recording: %v\n", err)
+		}
+	}
 	if writeErr != nil {
 		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("recording stopped: %w (samples so far are in %s)", writeErr, abs)}
 	}
 	return exitErr
+}
+
+// watchVerdict prints the timeline and verdict of the recording just
+// written, exactly as `memdiag analyze FILE` with its default flags would:
+// the options come from the analyze command itself, so they cannot drift.
+func watchVerdict(f *Factory, path string) error {
+	var opts *AnalyzeOptions
+	c := newAnalyzeCmd(f, func(o *AnalyzeOptions) error { opts = o; return nil })
+	c.SetArgs([]string{path})
+	c.SetOut(f.IO.ErrOut)
+	c.SetErr(f.IO.ErrOut)
+	if err := c.Execute(); err != nil {
+		return err
+	}
+	return runAnalyze(opts)
 }

@@ -146,7 +146,10 @@ type ProcScanner struct {
 	cgBuf   []byte // /proc/PID/cgroup: up to ~13 v1 hierarchies with long paths
 	cand    []*procState
 	rssCand []*procState
-	exited  []*procState
+	// exitIO holds exact final totals of exited processes given by
+	// NoteExits (taskstats), by PID, until the next Scan uses them.
+	exitIO map[int]exitIO
+	exited []*procState
 }
 
 // procState is what the scanner remembers about one process.
@@ -161,10 +164,11 @@ type procState struct {
 	ioKnown         bool // /proc/PID/io was readable at the last scan
 	statFD, ioFD    int  // kept-open /proc/PID/stat and io, -1 when not held
 
-	read, write, cancelled    uint64 // cumulative, last seen
-	blkio                     uint64 // ticks, cumulative
-	rss                       uint64 // resident pages at the last scan (stat field 24)
-	dRead, dWrite, dCancelled uint64 // this scan
+	read, write, cancelled    uint64  // cumulative, last seen
+	blkio                     uint64  // ticks, cumulative
+	rss                       uint64  // resident pages at the last scan (stat field 24)
+	final                     *exitIO // exact totals at exit, from NoteExits
+	dRead, dWrite, dCancelled uint64  // this scan
 	dBlkio                    uint64
 }
 
@@ -260,10 +264,20 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 	s.scans++
 
 	for pid, st := range s.procs {
+		if x, ok := s.exitIO[pid]; ok {
+			st.final = &x
+			delete(s.exitIO, pid)
+		}
 		if st.gen != s.gen {
 			s.exited = append(s.exited, st)
 			delete(s.procs, pid)
 		}
+	}
+	// Exits of processes never seen alive: already reaped, so their
+	// totals are in the parent's counters now.
+	for pid, x := range s.exitIO {
+		s.creditParent(x.ppid, x)
+		delete(s.exitIO, pid)
 	}
 	for _, st := range s.exited {
 		s.closeFiles(st)
@@ -418,13 +432,51 @@ func kindOrder(k EventKind) int {
 // delta of this scan: the kernel added them to the parent when it reaped
 // the child (see the comment at the top of this file).
 func (s *ProcScanner) creditReap(child *procState) {
-	p := s.procs[child.ppid]
-	if p == nil || p.gen != s.gen || !child.ioKnown || !p.ioKnown {
+	if child.final != nil {
+		s.creditParent(child.ppid, *child.final)
 		return
 	}
-	p.dRead = satSub(p.dRead, child.read)
-	p.dWrite = satSub(p.dWrite, child.write)
-	p.dCancelled = satSub(p.dCancelled, child.cancelled)
+	if !child.ioKnown {
+		return
+	}
+	s.creditParent(child.ppid, exitIO{read: child.read, write: child.write, cancelled: child.cancelled})
+}
+
+// creditParent takes a reaped child's totals off its parent's delta.
+func (s *ProcScanner) creditParent(ppid int, c exitIO) {
+	p := s.procs[ppid]
+	if p == nil || p.gen != s.gen || !p.ioKnown {
+		return
+	}
+	p.dRead = satSub(p.dRead, c.read)
+	p.dWrite = satSub(p.dWrite, c.write)
+	p.dCancelled = satSub(p.dCancelled, c.cancelled)
+}
+
+// exitIO is a process's I/O over its whole life, as taskstats reports it
+// at exit.
+type exitIO struct {
+	ppid                   int
+	read, write, cancelled uint64
+}
+
+// NoteExits gives the scanner the exact life-time I/O of processes that
+// exited (Exit events with Source "taskstats" from package procevents),
+// to be used by the next Scan. A parent's /proc/PID/io grows by a reaped
+// child's whole total; with exact totals Scan takes all of it off the
+// parent's delta — also for children it never saw alive, which polling
+// alone leaves charged to the parent. A child still present at the next
+// Scan (not yet reaped) keeps its totals until it is gone.
+func (s *ProcScanner) NoteExits(evs []ProcEvent) {
+	for _, e := range evs {
+		if e.Kind != Exit || e.Source != "taskstats" {
+			continue
+		}
+		if s.exitIO == nil {
+			s.exitIO = make(map[int]exitIO)
+		}
+		s.exitIO[e.PID] = exitIO{ppid: e.PPID, read: e.ReadBytes, write: e.WriteBytes}
+	}
 }
 
 func satSub(a, b uint64) uint64 {

@@ -357,6 +357,34 @@ func TestScanReapedChildNotCountedTwice(t *testing.T) {
 	}
 }
 
+// TestScanNoteExits: with taskstats' exact totals, a reaped child's whole
+// I/O comes off the parent — the 4096 bytes dd wrote after our last look,
+// and all of a child (202) that lived and was reaped between two scans.
+func TestScanNoteExits(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	writeProc(t, a, 200, 1, 5000, "sh", 0, 0)
+	writeProc(t, a, 201, 200, 5001, "dd", 0, 8<<20)
+	// The shell's counters grow by its own 4096 written and 16384 read,
+	// dd's 8 MiB + 4096, and 1 MiB of the unseen child 202.
+	writeProc(t, b, 200, 1, 5000, "sh", 16384, 8<<20+4096+4096+1<<20)
+	link := newProcLink(t, a)
+	s := mustScanner(t, link.root, ProcScanOptions{})
+	scan(t, s, t0)
+	link.set(b)
+	s.NoteExits([]ProcEvent{
+		{Kind: Exit, Source: "taskstats", PID: 201, PPID: 200, WriteBytes: 8<<20 + 4096},
+		{Kind: Exit, Source: "taskstats", PID: 202, PPID: 200, WriteBytes: 1 << 20},
+		{Kind: Exit, Source: "poll", PID: 203, PPID: 200, WriteBytes: 1 << 30}, // not exact: ignored
+	})
+	top, _, _ := scan(t, s, t0.Add(time.Second))
+	if len(top) != 1 || top[0].PID != 200 || top[0].DeltaWriteBytes != 4096 || top[0].DeltaReadBytes != 16384 {
+		t.Errorf("top = %+v; want the shell with its own 4096 written and 16384 read", top)
+	}
+	if len(s.exitIO) != 0 {
+		t.Errorf("exit totals kept after the scan: %v", s.exitIO)
+	}
+}
+
 func TestScanExecSamePID(t *testing.T) {
 	// fork then exec between two scans: same PID and start time, new comm.
 	a, b := t.TempDir(), t.TempDir()

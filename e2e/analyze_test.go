@@ -37,7 +37,7 @@ Description=memdiag e2e: heavy periodic job
 
 [Service]
 Type=oneshot
-ExecStart=%s -write 268435456 -file /var/tmp/memdiag-e2e-job.dat -read-passes 1
+ExecStart=%s -write 402653184 -file /var/tmp/memdiag-e2e-job.dat -read-passes 2
 `
 	decoyTimer = `[Unit]
 Description=memdiag e2e: light decoy job
@@ -210,7 +210,7 @@ func (h *harness) run(withJob bool) (map[string]any, []time.Time) {
 	var plan []fire
 	if withJob {
 		for _, at := range firings(t, "*:*:0/20", start.Add(2*time.Second), 8) {
-			plan = append(plan, fire{at, "job", job, []string{h.hog, "-write", fmt.Sprint(256 << 20), "-file", "/var/tmp/memdiag-e2e-job.dat", "-read-passes", "1"}})
+			plan = append(plan, fire{at, "job", job, []string{h.hog, "-write", fmt.Sprint(384 << 20), "-file", "/var/tmp/memdiag-e2e-job.dat", "-read-passes", "2"}})
 		}
 	}
 	for _, at := range firings(t, "*:*:10/20", start.Add(2*time.Second), 8) {
@@ -252,6 +252,12 @@ func (h *harness) run(withJob bool) (map[string]any, []time.Time) {
 	}
 	if table, err := exec.Command(h.memdiag, "analyze", rec, "--no-color").CombinedOutput(); err == nil {
 		t.Logf("memdiag analyze (job=%v):\n%s", withJob, table)
+	}
+	if keep := os.Getenv("MEMDIAG_E2E_KEEP"); keep != "" {
+		// Keep the recording and the verdict for a closer look.
+		b, _ := os.ReadFile(rec)
+		_ = os.WriteFile(filepath.Join(keep, filepath.Base(rec)), b, 0o644)
+		_ = os.WriteFile(filepath.Join(keep, filepath.Base(rec)+".analyze.json"), out, 0o644)
 	}
 	var res map[string]any
 	if err := json.Unmarshal(out, &res); err != nil {
@@ -316,21 +322,13 @@ func TestAnalyzeNamesTimerJob(t *testing.T) {
 	})
 }
 
-// explainedShare reads episodes_explained as a share (0..1), accepting a
-// count with the episode total too.
+// explainedShare is the share of all episodes the culprit explains:
+// episodes_explained / episodes_total of analyze's JSON.
 func explainedShare(c map[string]any) float64 {
-	switch v := c["episodes_explained"].(type) {
-	case float64:
-		return v
-	case map[string]any:
-		n, _ := v["count"].(float64)
-		of, _ := v["of"].(float64)
-		if of > 0 {
-			return n / of
-		}
-		if s, ok := v["share"].(float64); ok {
-			return s
-		}
+	n, _ := c["episodes_explained"].(float64)
+	of, _ := c["episodes_total"].(float64)
+	if of <= 0 {
+		return -1
 	}
-	return -1
+	return n / of
 }

@@ -110,18 +110,34 @@ func TestWatchRecordsHog(t *testing.T) {
 	for i := range r.Samples {
 		sm.Add(&r.Samples[i])
 	}
-	top := sm.TopWriters(3)
-	if len(top) == 0 {
-		t.Fatal("no writers recorded")
+	top := sm.TopWriters(50)
+	var w *record.ProcTotal
+	for i := range top {
+		if top[i].PID == hogPID {
+			w = &top[i]
+			break
+		}
 	}
-	w := top[0]
-	if w.Comm != "hog" || w.PID != hogPID {
-		t.Fatalf("top writer = %+v, want hog pid %d", w, hogPID)
+	if w == nil {
+		t.Fatalf("hog pid %d not among the writers: %+v", hogPID, top)
+	}
+	if w.Comm != "hog" {
+		t.Errorf("hog recorded as %q", w.Comm)
 	}
 	if w.Unit != unit {
 		t.Errorf("hog unit = %q, want %q", w.Unit, unit)
 	}
 	if d := float64(w.WriteBytes) - writeBytes; d > 0.1*writeBytes || d < -0.1*writeBytes {
 		t.Errorf("hog wrote %d bytes according to the recording, want %d ± 10%%", w.WriteBytes, writeBytes)
+	}
+	if top[0].PID != hogPID {
+		// On CI nothing else writes this much; on a shared development
+		// machine another workload may.
+		msg := fmt.Sprintf("top writer is %s pid %d (%d bytes), not the hog", top[0].Comm, top[0].PID, top[0].WriteBytes)
+		if testenv.Required() {
+			t.Error(msg)
+		} else {
+			t.Log(msg + " (not required outside CI)")
+		}
 	}
 }

@@ -59,8 +59,10 @@ func TestListenerShortChildren(t *testing.T) {
 				if e.Source != "taskstats" || e.Comm != "dd" {
 					t.Errorf("pid %d exit = %+v, want taskstats record of dd", pid, e)
 				}
-				if e.WriteBytes != size {
-					t.Errorf("pid %d wrote %d bytes per taskstats, want %d", pid, e.WriteBytes, size)
+				// dd's own 4 MiB, and at most a page or two more that the
+				// filesystem may charge it (a 4 KiB extra was seen on CI).
+				if e.WriteBytes < size || e.WriteBytes > size+8192 {
+					t.Errorf("pid %d wrote %d bytes per taskstats, want %d (+ at most 8 KiB)", pid, e.WriteBytes, size)
 				}
 			}
 		}

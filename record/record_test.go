@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/internal/fixtures"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
@@ -268,5 +270,31 @@ func TestSummaryRealSnapshots(t *testing.T) {
 	}
 	if sm.OOMKills != 1 {
 		t.Errorf("OOMKills = %v", sm.OOMKills)
+	}
+}
+
+// TestSummaryExitEvents: a child that lived between two samples is known
+// only from its exit record; a process seen in the top N is topped up to
+// its exit total; a process that existed before the recording is not
+// credited with its life-time total.
+func TestSummaryExitEvents(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	sm := NewSummary(&Header{PageSize: 4096})
+	sm.Add(&Sample{Time: t0})
+	sm.Add(&Sample{Time: t0.Add(time.Second),
+		Procs: []diskio.ProcIO{{PID: 10, StartTicks: 5, Comm: "job", DeltaWriteBytes: 3 << 20}},
+		Events: []diskio.ProcEvent{
+			{Kind: "exec", PID: 10, Comm: "job"},
+			{Kind: "exec", PID: 11, Comm: "child", Unit: "x.service"},
+			{Kind: "exit", PID: 11, Comm: "child", Unit: "x.service", WriteBytes: 8 << 20},
+		}})
+	sm.Add(&Sample{Time: t0.Add(2 * time.Second), Events: []diskio.ProcEvent{
+		{Kind: "exit", PID: 10, Comm: "job", WriteBytes: 5 << 20},
+		{Kind: "exit", PID: 12, Comm: "old", WriteBytes: 1 << 30},
+	}})
+	got := sm.TopWriters(5)
+	want := []ProcTotal{{PID: 11, Comm: "child", Unit: "x.service", WriteBytes: 8 << 20}, {PID: 10, Comm: "job", WriteBytes: 5 << 20}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("TopWriters (-want +got):\n%s", diff)
 	}
 }

@@ -32,6 +32,8 @@ type Summary struct {
 
 	wall    time.Duration
 	writers map[procKey]*ProcTotal
+	lastKey map[int]procKey // PID -> its latest process, to join exit events
+	started map[int]bool    // PIDs exec'd during the recording
 	prev    *Sample
 	header  *Header
 }
@@ -53,7 +55,7 @@ type procKey struct {
 
 // NewSummary starts an empty summary for a recording with header h.
 func NewSummary(h *Header) *Summary {
-	return &Summary{header: h, writers: map[procKey]*ProcTotal{},
+	return &Summary{header: h, writers: map[procKey]*ProcTotal{}, lastKey: map[int]procKey{}, started: map[int]bool{},
 		SwapOutBytes: math.NaN(), FileLRUMinBytes: math.NaN(), FileLRUStartBytes: math.NaN(), OOMKills: math.NaN(),
 		DirectReclaimPgs: math.NaN()}
 }
@@ -82,6 +84,42 @@ func (sm *Summary) Add(s *Sample) {
 		}
 		w.ReadBytes += p.DeltaReadBytes
 		w.WriteBytes += p.DeltaWriteBytes
+		sm.lastKey[p.PID] = k
+	}
+	// A process that started during the recording and exited is owed
+	// what its exit record (life-time totals: exact with taskstats) has
+	// beyond the deltas it got while among the top N, including all of a
+	// child that lived between two samples.
+	for i := range s.Events {
+		e := &s.Events[i]
+		switch e.Kind {
+		case "exec":
+			sm.started[e.PID] = true
+		case "exit":
+			if !sm.started[e.PID] {
+				continue // its life-time totals include I/O before the recording
+			}
+			delete(sm.started, e.PID)
+			k, ok := sm.lastKey[e.PID]
+			if !ok {
+				k = procKey{e.PID, e.StartTicks}
+			}
+			w := sm.writers[k]
+			if w == nil {
+				w = &ProcTotal{PID: e.PID, Comm: e.Comm, Unit: e.Unit}
+				sm.writers[k] = w
+			}
+			if e.ReadBytes > w.ReadBytes {
+				w.ReadBytes = e.ReadBytes
+			}
+			if e.WriteBytes > w.WriteBytes {
+				w.WriteBytes = e.WriteBytes
+			}
+			if w.Unit == "" {
+				w.Unit = e.Unit
+			}
+			delete(sm.lastKey, e.PID)
+		}
 	}
 	if sm.prev != nil {
 		iv := Between(sm.header, sm.prev, s)

@@ -107,16 +107,20 @@ func (Procs) Name() string { return "procs" }
 
 // Fill implements record.Source.
 func (p Procs) Fill(ctx context.Context, s *record.Sample) error {
+	if p.Events != nil {
+		// Drain first: the exits' exact I/O lets the scan take reaped
+		// children's I/O off their parents.
+		evs, es := p.Events.Drain()
+		s.Events, s.EventStats = evs, &es
+		p.Scanner.NoteExits(evs)
+	}
 	top, evs, st, err := p.Scanner.Scan(s.Time)
 	if err != nil {
 		return err
 	}
 	s.Procs, s.Scan = top, &st
 	s.RSS = p.Scanner.TopRSS(p.TopRSS)
-	if p.Events != nil {
-		evs, es := p.Events.Drain()
-		s.Events, s.EventStats = evs, &es
-	} else {
+	if p.Events == nil {
 		s.Events = evs
 	}
 	return nil

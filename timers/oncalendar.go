@@ -66,9 +66,12 @@ type component struct {
 // the shorthands (minutely, hourly, daily, weekly, monthly, yearly,
 // annually, quarterly, semiannually, and their aliases) and "@UNIXSECONDS".
 // ZONE is "UTC" or an IANA zone name such as "Europe/Berlin", loaded with
-// [time.LoadLocation]. It accepts exactly what systemd v252 accepts.
+// [time.LoadLocation]. It accepts exactly what systemd v252 accepts, so
+// pass the value as systemd's unit-file parser does, with surrounding
+// blanks removed: like systemd-analyze, ParseCalendar rejects "daily ".
 //
 // The error wraps [ErrCalendar] and names the expression and the problem.
+// A Calendar is not changed after parsing and is safe for concurrent use.
 func ParseCalendar(expr string) (*Calendar, error) {
 	p := &calParser{expr: expr}
 	c, err := p.parse()
@@ -121,8 +124,11 @@ func (p *calParser) parse() (*Calendar, error) {
 	s := p.expr
 
 	// Time zone suffix: " UTC" (any case), else the last word when it names
-	// a zone. systemd also accepts the local zone's abbreviations (tzname,
-	// e.g. "CET"), which depend on the host's TZ at parse time; we do not.
+	// a zone. Before that, systemd matches the abbreviations of the host's
+	// own zone (tzname: "CET" and "CEST" when TZ is Europe/Berlin) and then
+	// elapses only in standard or only in daylight time. A parser has no
+	// host zone, so here such a word is a zone name if tzdata has one
+	// ("CET", "EST") and an error otherwise ("CEST").
 	if len(s) >= 4 && strings.EqualFold(s[len(s)-4:], " UTC") {
 		c.utc = true
 		s = s[:len(s)-4]
@@ -825,8 +831,9 @@ func (c *Calendar) next(after time.Time, loc *time.Location) (time.Time, nextSta
 	case loc == nil:
 		loc = time.UTC
 	}
-	// systemd works in µs and starts 1 µs after "after".
-	u := after.UnixMicro() + 1
+	// systemd works in µs since the epoch (unsigned, so never before it)
+	// and starts 1 µs after "after".
+	u := max(after.UnixMicro(), 0) + 1
 	start := time.UnixMicro(u).In(loc)
 	m := &mktimeState{loc: loc, utc: loc == time.UTC}
 	_, off := start.Zone()

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/testenv"
 )
 
 // TestMktimeMatchesGlibc feeds the same sequence of struct tm values to
@@ -19,7 +21,7 @@ import (
 func TestMktimeMatchesGlibc(t *testing.T) {
 	cc, err := exec.LookPath("cc")
 	if err != nil {
-		t.Skip("no C compiler to build the glibc probe: " + err.Error())
+		testenv.Unmet(t, "no C compiler to build the glibc probe (Debian packages gcc, libc6-dev): "+err.Error())
 	}
 	probe := filepath.Join(t.TempDir(), "mktime_probe")
 	if out, err := exec.Command(cc, "-O1", "-o", probe, filepath.Join("testdata", "calendar", "mktime_probe.c")).CombinedOutput(); err != nil {

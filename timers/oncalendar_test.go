@@ -261,3 +261,36 @@ func FuzzParseCalendar(f *testing.F) {
 		}
 	})
 }
+
+func TestNextBeforeEpoch(t *testing.T) {
+	// systemd counts µs since the epoch without a sign: a search from
+	// before 1970 starts at the epoch.
+	c, err := ParseCalendar("daily")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := time.Date(1970, 1, 2, 0, 0, 0, 0, time.UTC)
+	for _, after := range []time.Time{{}, time.Date(1960, 5, 1, 0, 0, 0, 0, time.UTC), time.Unix(0, 0)} {
+		if got := c.Next(after, time.UTC); !got.Equal(want) {
+			t.Errorf("Next(%s) = %s, want %s", after, got, want)
+		}
+	}
+}
+
+// Unit-file values reach ParseCalendar trimmed; untrimmed ones fail, as
+// in systemd-analyze calendar.
+func TestParseCalendarBlanks(t *testing.T) {
+	for _, e := range []string{"daily ", " daily", "Mon  10:00"} {
+		c, err := ParseCalendar(e)
+		switch e {
+		case "Mon  10:00": // blanks between parts are fine
+			if err != nil || c.String() != "Mon *-*-* 10:00:00" {
+				t.Errorf("ParseCalendar(%q) = %v, %v", e, c, err)
+			}
+		default:
+			if err == nil {
+				t.Errorf("ParseCalendar(%q) = %q, want an error", e, c)
+			}
+		}
+	}
+}

@@ -1,0 +1,265 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+	_ "time/tzdata" // a recording's zone resolves on hosts without tzdata ("analyze works later and elsewhere")
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
+	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/latency"
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/report"
+)
+
+func init() { register(func(f *Factory) *cobra.Command { return newAnalyzeCmd(f, nil) }) }
+
+// thresholdFlags maps each signal to its flag name.
+var thresholdFlags = []struct {
+	signal correlate.Signal
+	flag   string
+	help   string
+}{
+	{correlate.PSISome, "psi-some", "PSI memory some rise (share of wall time: 2% or 0.02)"},
+	{correlate.PSIFull, "psi-full", "PSI memory full rise (share of wall time)"},
+	{correlate.LRUDrop, "lru-drop", "file LRU shrink rate per second (4MiB)"},
+	{correlate.Refault, "refault", "workingset refault rise, pages/s"},
+	{correlate.DirectReclaim, "direct-reclaim", "direct reclaim scan rise, pages/s"},
+	{correlate.DiskIO, "disk-io", "disk read+write rise per second (8MiB)"},
+	{correlate.IOTime, "io-time", "disk weighted I/O time rise, s/s"},
+	{correlate.SwapOut, "swap-out", "swap-out rise per second (256KiB)"},
+}
+
+// AnalyzeOptions are the inputs of `memdiag analyze`.
+type AnalyzeOptions struct {
+	IO *iostreams.IOStreams
+
+	Recording     string
+	LatencyFile   string
+	LatencyFormat string
+	LatencyTZ     string // zone of timestamps written without one; "" = the recording's
+	Stat          string
+	Spike         string
+	// Thresholds holds the threshold flags that were given, by signal.
+	Thresholds map[correlate.Signal]string
+	LRUDropMin string // "" = default
+	PSIScope   string
+	MinSignals int
+	Require    string
+	Gap        time.Duration
+	Lag        time.Duration
+	Format     string
+	Values     bool
+}
+
+func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
+	opts := &AnalyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}}
+	th := make([]string, len(thresholdFlags))
+	cmd := &cobra.Command{
+		Use:   "analyze REC",
+		Short: "Find the latency spikes and pressure episodes of a recording, their period and the job that causes them",
+		Long: heredoc.Doc(`
+			analyze reads a recording made by memdiag watch and prints the timeline
+			of its episodes — intervals where latency spiked or a memory-pressure
+			signal rose above the recording's own baseline — with the marks of the
+			signals that moved (PSI, file LRU, disk I/O, I/O time, swap), how often
+			the episodes recur, and the culprit: the timer, cron job or process
+			that explains them, with its evidence and what to do about it.
+
+			Latency comes from the recording (watch --probe or --latency) or from a
+			load test's results file given with --latency (vegeta, JMeter, k6,
+			Locust, hey or a generic timestamp,latency CSV; the format is detected).
+
+			Every signal is compared with the recording's own median: a threshold is
+			the rise above it that counts (see the flags for defaults; "off"
+			disables a signal). A spike is a latency statistic above the rolling
+			baseline by --spike, either a factor (3x) or an absolute floor (500ms).
+		`),
+		Example: heredoc.Doc(`
+			memdiag analyze run.jsonl
+			memdiag analyze run.jsonl --latency results.csv --stat max --spike 500ms
+			memdiag analyze run.jsonl --values --disk-io 32MiB --swap-out off
+			memdiag analyze run.jsonl --format json | jq '.culprits[0]'
+		`),
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Recording = args[0]
+			for i, t := range thresholdFlags {
+				if c.Flags().Changed(t.flag) {
+					opts.Thresholds[t.signal] = th[i]
+				}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runAnalyze(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.LatencyFile, "latency", "", "load-test results `FILE` to take latency from instead of the recording")
+	fl.StringVar(&opts.LatencyFormat, "latency-format", "", fmt.Sprintf("force the results format: %v", latency.Formats))
+	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: the recording's)")
+	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic per interval: max, p99, p95 or mean")
+	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
+	def := correlate.DefaultThresholds()
+	for i, t := range thresholdFlags {
+		fl.StringVar(&th[i], t.flag, defaultThreshold(t.signal, def.Get(t.signal)), t.help)
+	}
+	fl.StringVar(&opts.LRUDropMin, "lru-drop-min", "32MiB", "bytes the file LRU must also lose within one interval for an LRU drop")
+	fl.StringVar(&opts.PSIScope, "psi-scope", "auto", "whose memory PSI the PSI signals read: auto (the recorded --cgroup group, else the host), host, cgroup or any")
+	fl.IntVar(&opts.MinSignals, "min-signals", 1, "kernel signals an interval must raise to count without a latency spike (2 ignores lone disk bursts on a shared host)")
+	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi when a --cgroup group was recorded, else none")
+	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
+	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
+	fl.StringVar(&opts.Format, "format", "table", "output format: table, markdown, json or csv")
+	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
+	return cmd
+}
+
+func defaultThreshold(s correlate.Signal, v float64) string {
+	switch s.Unit() {
+	case "share":
+		return fmt.Sprintf("%g%%", v*100)
+	case "B/s":
+		return correlate.FormatBytes(uint64(v))
+	}
+	return fmt.Sprint(v)
+}
+
+// correlateOptions turns the flags into correlate options; bad values are
+// flag errors.
+func (opts *AnalyzeOptions) correlateOptions() (correlate.Options, error) {
+	var co correlate.Options
+	var err error
+	if co.Stat, err = correlate.ParseStat(opts.Stat); err != nil {
+		return co, &FlagError{Err: fmt.Errorf("--stat: %w", err)}
+	}
+	if co.Spike, err = correlate.ParseSpikeRule(opts.Spike); err != nil {
+		return co, &FlagError{Err: fmt.Errorf("--spike: %w", err)}
+	}
+	if co.PSIScope, err = correlate.ParsePSIScope(opts.PSIScope); err != nil {
+		return co, &FlagError{Err: fmt.Errorf("--psi-scope: %w", err)}
+	}
+	if opts.MinSignals < 0 || opts.MinSignals > len(correlate.AllSignals) {
+		return co, flagErrorf("--min-signals: want 1 to %d", len(correlate.AllSignals))
+	}
+	co.MinSignals = opts.MinSignals
+	switch strings.ToLower(strings.TrimSpace(opts.Require)) {
+	case "":
+		// Default: the cgroup's memory PSI when one was recorded.
+	case "none":
+		co.Require = []correlate.Signal{}
+	default:
+		if co.Require, err = correlate.ParseSignals(opts.Require); err != nil {
+			return co, &FlagError{Err: fmt.Errorf("--require: %w", err)}
+		}
+	}
+	th := correlate.DefaultThresholds()
+	for _, t := range thresholdFlags {
+		v, ok := opts.Thresholds[t.signal]
+		if !ok {
+			continue
+		}
+		x, err := correlate.ParseThreshold(t.signal, v)
+		if err != nil {
+			return co, &FlagError{Err: fmt.Errorf("--%s: %w", t.flag, err)}
+		}
+		th.Set(t.signal, x)
+	}
+	if opts.LRUDropMin != "" {
+		v, err := correlate.ParseThreshold(correlate.DiskIO, opts.LRUDropMin) // a byte count, same syntax
+		if err != nil || v < 0 {
+			return co, flagErrorf("--lru-drop-min: want a size like 32MiB")
+		}
+		th.LRUDropMin = v
+	}
+	co.Thresholds = &th
+	co.GapTolerance, co.LagTolerance = opts.Gap, opts.Lag
+	co.Project = jobProjector()
+	return co, nil
+}
+
+func runAnalyze(opts *AnalyzeOptions) error {
+	format, err := report.ParseFormat(opts.Format)
+	if err != nil {
+		return &FlagError{Err: fmt.Errorf("--format: %w", err)}
+	}
+	co, err := opts.correlateOptions()
+	if err != nil {
+		return err
+	}
+	res, err := analyzeFile(opts.IO, opts.Recording, opts.LatencyFile, opts.LatencyFormat, opts.LatencyTZ, co)
+	if err != nil {
+		return err
+	}
+	return report.Render(opts.IO.Out, res, format, report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled()})
+}
+
+// analyzeFile reads a recording, joins a results file if one is given, and
+// analyses it. Problems with the results file's rows are printed to
+// stderr, once, and do not stop the analysis.
+func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
+	rec, err := record.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return correlate.Result{}, &FlagError{Err: err}
+		}
+		return correlate.Result{}, err
+	}
+	return analyzeRecording(io, rec, latFile, latFormat, latTZ, co)
+}
+
+// analyzeRecording joins a results file (latFile, if not "") to rec and
+// analyses it with the job projector. `memdiag watch` can call it with the
+// recording it has just written, then report.Render, to print the same
+// timeline and verdict as analyze.
+func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
+	var err error
+	if co.Project == nil {
+		co.Project = jobProjector()
+	}
+	if latFile != "" {
+		loc := correlate.Location(&rec.Header, nil)
+		if latTZ != "" {
+			if loc, err = time.LoadLocation(latTZ); err != nil {
+				return correlate.Result{}, &FlagError{Err: fmt.Errorf("--latency-tz: %w", err)}
+			}
+		}
+		imp, err := importLatency(latFile, latency.ImportOptions{Format: latFormat, Location: loc, Start: rec.Header.Start})
+		if err != nil {
+			return correlate.Result{}, err
+		}
+		if err := imp.Report.Err(); err != nil {
+			fmt.Fprintf(io.ErrOut, "memdiag: warning: %v\n", err)
+		}
+		if len(imp.Requests) == 0 && len(imp.Intervals) == 0 {
+			return correlate.Result{}, fmt.Errorf("%s: no request in the file (%s format)", latFile, imp.Report.Format)
+		}
+		if len(imp.Requests) > 0 {
+			co.Requests = imp.Requests
+		} else {
+			co.IntervalStats = imp.Intervals // Locust: per-interval rows only
+		}
+	}
+	res := correlate.Analyze(rec, co)
+	res.Warnings = append(rec.Warnings, res.Warnings...)
+	return res, nil
+}
+
+// importLatency reads a load-test results file.
+func importLatency(path string, o latency.ImportOptions) (*latency.Imported, error) {
+	imp, err := latency.ImportFile(path, o)
+	if err != nil {
+		if errors.Is(err, latency.ErrFormat) {
+			return nil, &FlagError{Err: fmt.Errorf("%w (use --latency-format to name it: %v)", err, latency.Formats)}
+		}
+		return nil, err
+	}
+	return imp, nil
+}

@@ -1,0 +1,209 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/iostreams"
+)
+
+// unionRec is the synthetic recording of two 20-minute PCP timers offset
+// by 10 minutes and a decoy (see correlate/testdata/SOURCE).
+const unionRec = "../correlate/testdata/union.jsonl.gz"
+
+func TestNewAnalyzeCmd(t *testing.T) {
+	tests := []struct {
+		args string
+		want AnalyzeOptions
+	}{
+		{"run.jsonl", AnalyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, Format: "table",
+			PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}},
+		{"run.jsonl --latency res.csv --latency-format vegeta-csv --stat max --spike 500ms --format json --values --gap 1m --lag 30s --disk-io 32MiB --swap-out off --psi-some 5% --psi-scope host --min-signals 2 --require psi --lru-drop-min 8MiB",
+			AnalyzeOptions{Recording: "run.jsonl", LatencyFile: "res.csv", LatencyFormat: "vegeta-csv", Stat: "max", Spike: "500ms",
+				Format: "json", Values: true, Gap: time.Minute, Lag: 30 * time.Second, PSIScope: "host", MinSignals: 2, Require: "psi", LRUDropMin: "8MiB",
+				Thresholds: map[correlate.Signal]string{correlate.DiskIO: "32MiB", correlate.SwapOut: "off", correlate.PSISome: "5%"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			var got *AnalyzeOptions
+			c := newAnalyzeCmd(&Factory{IO: ios}, func(o *AnalyzeOptions) error { got = o; return nil })
+			c.SetArgs(strings.Fields(tt.args))
+			if err := c.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			got.IO = nil
+			if d := cmp.Diff(tt.want, *got); d != "" {
+				t.Errorf("options (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := &Factory{IO: ios, Now: func() time.Time { return time.Date(2026, 3, 16, 0, 0, 0, 0, time.UTC) }, Root: "/"}
+	code = Run(context.Background(), f, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestRunAnalyzeTable(t *testing.T) {
+	code, out, errOut := runCmd(t, "analyze", unionRec)
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	golden(t, "analyze-union.table.txt", out)
+	code, out, _ = runCmd(t, "analyze", unionRec, "--format", "markdown", "--values")
+	if code != ExitOK {
+		t.Fatalf("markdown: exit %d", code)
+	}
+	golden(t, "analyze-union-values.md", out)
+
+	// An in-process schedule (kind process) and no culprit at all.
+	for _, name := range []string{"inprocess", "noperiod"} {
+		code, out, errOut = runCmd(t, "analyze", "../correlate/testdata/"+name+".jsonl.gz")
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d, stderr %s", name, code, errOut)
+		}
+		golden(t, "analyze-"+name+".table.txt", out)
+	}
+}
+
+// The lead's end-to-end test reads this JSON: the job ranked first, the
+// share of episodes it explains, and that the decoy is absent.
+func TestRunAnalyzeJSON(t *testing.T) {
+	code, out, errOut := runCmd(t, "analyze", unionRec, "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	var doc struct {
+		Episodes []struct {
+			Start     time.Time       `json:"start"`
+			Signals   json.RawMessage `json:"signals"`
+			LatencyMS *float64        `json:"latency_ms"`
+			Processes json.RawMessage `json:"processes"`
+		} `json:"episodes"`
+		Spikes []struct {
+			LatencyMS *float64 `json:"latency_ms"`
+		} `json:"spikes"`
+		Culprits []struct {
+			Name              string   `json:"name"`
+			Kind              string   `json:"kind"`
+			EpisodesExplained int      `json:"episodes_explained"`
+			EpisodesTotal     int      `json:"episodes_total"`
+			EpisodeShare      float64  `json:"episode_share"`
+			FiringsMatched    int      `json:"firings_matched"`
+			Firings           int      `json:"firings"`
+			Evidence          []string `json:"evidence"`
+		} `json:"culprits"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range doc.Culprits {
+		got = append(got, fmt.Sprintf("%s %s %d/%d (%.3f) firings %d/%d", c.Name, c.Kind, c.EpisodesExplained,
+			c.EpisodesTotal, c.EpisodeShare, c.FiringsMatched, c.Firings))
+	}
+	// 6 and 5 of 12 episodes; the farm timer's 13:15 firing did nothing.
+	want := []string{"pmlogger_check.timer timer 6/12 (0.500) firings 6/6", "pmlogger_farm_check.timer timer 5/12 (0.417) firings 5/6"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("culprits (-want +got):\n%s", d)
+	}
+	if len(doc.Episodes) != 12 || doc.Episodes[0].LatencyMS == nil || *doc.Episodes[0].LatencyMS != 2500 {
+		t.Errorf("%d episodes, first latency %v; want 12 and 2500 ms", len(doc.Episodes), doc.Episodes[0].LatencyMS)
+	}
+	if len(doc.Spikes) != 1 || *doc.Spikes[0].LatencyMS != 1500 {
+		t.Errorf("spikes outside episodes = %+v, want the 1.5 s one at 12:58", doc.Spikes)
+	}
+}
+
+// A generic results file replaces the recording's latency: requests every
+// second at 100 ms, 4 s during the pmlogger bursts of 12:05 and 12:15.
+func TestRunAnalyzeLatencyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.csv")
+	var b strings.Builder
+	b.WriteString("timestamp,latency_ms,status\n")
+	start := time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
+	for s := 1; s < 7200; s++ {
+		ts := start.Add(time.Duration(s)*time.Second + 100*time.Millisecond)
+		lat := 100
+		if (ts.After(start.Add(5*time.Minute+10*time.Second)) && ts.Before(start.Add(6*time.Minute+40*time.Second))) ||
+			(ts.After(start.Add(15*time.Minute+20*time.Second)) && ts.Before(start.Add(16*time.Minute+50*time.Second))) {
+			lat = 4000
+		}
+		fmt.Fprintf(&b, "%s,%d,200\n", ts.Format(time.RFC3339Nano), lat)
+	}
+	b.WriteString("not-a-time,12,200\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd(t, "analyze", unionRec, "--latency", path, "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	// The bad row is reported with its line number, and does not stop the
+	// analysis.
+	if !strings.Contains(errOut, "results.csv:7201") {
+		t.Errorf("stderr = %q, want the bad row's line number", errOut)
+	}
+	var doc struct {
+		Episodes []struct {
+			Spike     bool     `json:"spike"`
+			LatencyMS *float64 `json:"latency_ms"`
+		} `json:"episodes"`
+		Totals struct {
+			Requests int `json:"requests"`
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	spikes := 0
+	for _, e := range doc.Episodes {
+		if e.Spike {
+			spikes++
+			if *e.LatencyMS != 4000 {
+				t.Errorf("spike latency %v ms, want 4000", *e.LatencyMS)
+			}
+		}
+	}
+	if spikes != 2 || doc.Totals.Requests != 7199 {
+		t.Errorf("%d spike episodes, %d requests; want 2 and 7199", spikes, doc.Totals.Requests)
+	}
+}
+
+func TestRunAnalyzeErrors(t *testing.T) {
+	tests := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"analyze", unionRec, "--spike", "fast"}, ExitUsage, "--spike"},
+		{[]string{"analyze", unionRec, "--disk-io", "lots"}, ExitUsage, "--disk-io"},
+		{[]string{"analyze", unionRec, "--format", "html"}, ExitUsage, "--format"},
+		{[]string{"analyze", unionRec, "--psi-scope", "vm"}, ExitUsage, "--psi-scope"},
+		{[]string{"analyze", unionRec, "--min-signals", "9"}, ExitUsage, "--min-signals"},
+		{[]string{"analyze", unionRec, "--require", "latency"}, ExitUsage, "--require"},
+		{[]string{"analyze", "testdata/does-not-exist.jsonl"}, ExitUsage, "does-not-exist.jsonl"},
+		{[]string{"analyze", "analyze_test.go"}, ExitError, "not a memdiag recording"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args[2:], " "), func(t *testing.T) {
+			code, _, errOut := runCmd(t, tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, tt.code, tt.stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,79 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
+	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/report"
+)
+
+func init() { register(func(f *Factory) *cobra.Command { return newCompareCmd(f, nil) }) }
+
+// CompareOptions are the inputs of `memdiag compare`.
+type CompareOptions struct {
+	IO *iostreams.IOStreams
+
+	Before, After       string
+	LatencyBefore       string
+	LatencyAfter        string
+	LatencyFormat       string
+	Stat, Spike, Format string
+}
+
+func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command {
+	opts := &CompareOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "compare BEFORE AFTER",
+		Short: "Compare two recordings: requests/s, mean and p99 latency, spikes, stall time",
+		Long: heredoc.Doc(`
+			compare analyses two recordings, typically the same load test before and
+			after a change (a timer disabled, a job rescheduled), and prints requests
+			per second, mean and p99 latency, latency spike intervals, episodes and
+			memory stall time side by side with the relative change, and the
+			culprits found in each.
+		`),
+		Example: heredoc.Doc(`
+			memdiag compare before.jsonl after.jsonl
+			memdiag compare before.jsonl after.jsonl --latency-before a.csv --latency-after b.csv
+		`),
+		Args: cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Before, opts.After = args[0], args[1]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runCompare(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.LatencyBefore, "latency-before", "", "load-test results `FILE` for the BEFORE recording")
+	fl.StringVar(&opts.LatencyAfter, "latency-after", "", "load-test results `FILE` for the AFTER recording")
+	fl.StringVar(&opts.LatencyFormat, "latency-format", "", "force the results format of both files")
+	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic for spikes: max, p99, p95 or mean")
+	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
+	fl.StringVar(&opts.Format, "format", "table", "output format: table, markdown, json or csv")
+	return cmd
+}
+
+func runCompare(opts *CompareOptions) error {
+	format, err := report.ParseFormat(opts.Format)
+	if err != nil {
+		return &FlagError{Err: fmt.Errorf("--format: %w", err)}
+	}
+	ao := AnalyzeOptions{Stat: opts.Stat, Spike: opts.Spike, PSIScope: "auto", MinSignals: 1}
+	co, err := ao.correlateOptions()
+	if err != nil {
+		return err
+	}
+	var res [2]correlate.Result
+	for i, p := range [2][2]string{{opts.Before, opts.LatencyBefore}, {opts.After, opts.LatencyAfter}} {
+		if res[i], err = analyzeFile(opts.IO, p[0], p[1], opts.LatencyFormat, "", co); err != nil {
+			return err
+		}
+	}
+	return report.RenderCompare(opts.IO.Out, res[0], res[1], format, report.Options{Color: opts.IO.ColorEnabled()})
+}

@@ -1,0 +1,668 @@
+package correlate
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/latency"
+	"github.com/memdiag/memdiag/record"
+)
+
+// Analyze finds spikes, episodes, their period and the culprits in rec.
+// It is pure: the same recording and options give the same result.
+func Analyze(rec *record.Recording, opts Options) Result {
+	o := opts.withDefaults()
+	h := &rec.Header
+	res := Result{
+		Host: h.Host, Stat: o.Stat, Spike: o.Spike, Thresholds: *o.Thresholds,
+		Baselines: map[Signal]float64{}, Location: Location(h, o.Location),
+	}
+	ivs := record.Intervals(h, rec.Samples)
+	if len(ivs) == 0 {
+		res.Warnings = append(res.Warnings, "the recording has fewer than two samples: nothing to analyse")
+		return res
+	}
+	res.Start, res.End, res.Intervals = ivs[0].Start, ivs[len(ivs)-1].End, len(ivs)
+	res.Interval = h.Interval
+	if res.Interval <= 0 {
+		dts := make([]float64, len(ivs))
+		for i, iv := range ivs {
+			dts[i] = float64(iv.Dt)
+		}
+		res.Interval = time.Duration(median(dts))
+	}
+
+	if o.PSIScope == PSIAuto {
+		o.PSIScope = PSIHost
+		for _, iv := range ivs {
+			if !math.IsNaN(iv.CgMemSome) {
+				o.PSIScope = PSICgroup
+				break
+			}
+		}
+	}
+	res.PSIScope = o.PSIScope
+	raised := detectSignals(ivs, o, res.Baselines)
+	sums := summaries(rec, ivs, o)
+	lat := latencySeries(sums, o.Stat)
+	for _, s := range sums {
+		if s != nil {
+			res.HasLatency = true
+			break
+		}
+	}
+	var spikes []bool
+	if res.HasLatency {
+		spikes = detectSpikes(lat, o)
+		if k := known(lat); len(k) > 0 {
+			res.LatencyBaseline = time.Duration(median(k))
+		}
+	} else {
+		spikes = make([]bool, len(ivs))
+		res.Warnings = append(res.Warnings, "no latency in the recording and none given: analysing pressure episodes only")
+	}
+	for _, s := range spikes {
+		if s {
+			res.Spikes++
+		}
+	}
+	res.Totals = totals(ivs, sums, o)
+
+	if o.Require == nil && o.PSIScope == PSICgroup {
+		// The recorded cgroup is the service under test: host-wide disk
+		// and page-cache activity that does not stall it is not its
+		// episode.
+		o.Require = []Signal{PSISome, PSIFull}
+	}
+	res.Require = o.Require
+	if len(o.Require) > 0 {
+		left := 0
+		for i := range raised {
+			if len(raised[i]) > 0 && !hasAny(raised[i], o.Require) {
+				left++
+			}
+		}
+		if left > 0 {
+			names := make([]string, len(o.Require))
+			for i, s := range o.Require {
+				names[i] = string(s)
+			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%d intervals raised other signals but none of %s and are in no episode (--require none keeps them)",
+				left, strings.Join(names, ", ")))
+		}
+	}
+	res.Episodes, res.LoneSpikes = splitSpikes(buildEpisodes(rec, ivs, raised, spikes, lat, res.Interval, o, res.Baselines), o)
+	starts := make([]time.Time, len(res.Episodes))
+	var spikeStarts []time.Time
+	for i, e := range res.Episodes {
+		starts[i] = e.Start
+		if e.Spike {
+			spikeStarts = append(spikeStarts, e.Start)
+		}
+	}
+	minP := 4 * res.Interval
+	res.Period = EstimatePeriod(starts, res.Start, res.End, minP)
+	if res.HasLatency {
+		// Spikes recur as spikes, whether a kernel signal rose with them
+		// or not.
+		for _, sp := range res.LoneSpikes {
+			spikeStarts = append(spikeStarts, sp.Start)
+		}
+		res.SpikePeriod = EstimatePeriod(spikeStarts, res.Start, res.End, minP)
+	}
+	rankCulprits(&res, rec, o)
+	return res
+}
+
+// Location is the zone of schedules and the timeline: loc if not nil,
+// else the header's TimeZone, else a fixed zone at its UTCOffset.
+func Location(h *record.Header, loc *time.Location) *time.Location {
+	if loc != nil {
+		return loc
+	}
+	if h.TimeZone != "" {
+		if l, err := time.LoadLocation(h.TimeZone); err == nil {
+			return l
+		}
+	}
+	if h.UTCOffset == 0 {
+		return time.UTC
+	}
+	return time.FixedZone("", h.UTCOffset)
+}
+
+// signalValue is signal s over interval iv in s's unit, NaN if unknown.
+func signalValue(s Signal, iv *record.Interval, scope PSIScope) float64 {
+	maxKnown := func(a, b float64) float64 {
+		switch {
+		case math.IsNaN(a):
+			return b
+		case math.IsNaN(b):
+			return a
+		}
+		return math.Max(a, b)
+	}
+	switch s {
+	case PSISome:
+		switch scope {
+		case PSIHost:
+			return iv.MemSome
+		case PSICgroup:
+			return iv.CgMemSome
+		}
+		return maxKnown(iv.MemSome, iv.CgMemSome)
+	case PSIFull:
+		switch scope {
+		case PSIHost:
+			return iv.MemFull
+		case PSICgroup:
+			return iv.CgMemFull
+		}
+		return maxKnown(iv.MemFull, iv.CgMemFull)
+	case LRUDrop:
+		if secs := iv.Dt.Seconds(); secs > 0 {
+			return -iv.FileLRUDeltaBytes / secs
+		}
+	case Refault:
+		if math.IsNaN(iv.RefaultAnonPerSec) {
+			return iv.RefaultFilePerSec
+		}
+		return iv.RefaultFilePerSec + iv.RefaultAnonPerSec
+	case DirectReclaim:
+		return iv.PgscanDirectPerSec
+	case DiskIO:
+		return iv.DiskReadBytesPerSec + iv.DiskWriteBytesPerSec
+	case IOTime:
+		return iv.DiskIOTimePerSec
+	case SwapOut:
+		return iv.SwapOutBytesPerSec
+	}
+	return math.NaN()
+}
+
+// detectSignals returns, per interval, the signals it raised, and stores
+// each signal's median in baselines.
+func detectSignals(ivs []record.Interval, o Options, baselines map[Signal]float64) [][]Signal {
+	raised := make([][]Signal, len(ivs))
+	for _, s := range AllSignals {
+		vals := make([]float64, len(ivs))
+		for i := range ivs {
+			vals[i] = signalValue(s, &ivs[i], o.PSIScope)
+		}
+		k := known(vals)
+		if len(k) == 0 {
+			continue
+		}
+		med, mad := medMAD(k)
+		if s == LRUDrop && med < 0 {
+			// A growing page cache is no baseline for a drop: a drop is
+			// the file LRU actually shrinking.
+			med = 0
+		}
+		baselines[s] = med
+		thr := o.Thresholds.Get(s)
+		if thr < 0 {
+			continue
+		}
+		for i, v := range vals {
+			if math.IsNaN(v) || v-med < thr || v-med <= o.Thresholds.MADFactor*madScale*mad {
+				continue
+			}
+			// With short intervals the page cache churns by tens of MiB/s
+			// on a busy host: a drop must also be LRUDropMin in bytes.
+			if s == LRUDrop && -ivs[i].FileLRUDeltaBytes < o.Thresholds.LRUDropMin {
+				continue
+			}
+			raised[i] = append(raised[i], s)
+		}
+	}
+	return raised
+}
+
+// summaries is the latency summary of each interval (nil: no request):
+// from Options.Requests, else Options.IntervalStats, else Sample.Latency.
+func summaries(rec *record.Recording, ivs []record.Interval, o Options) []*latency.Summary {
+	out := make([]*latency.Summary, len(ivs))
+	find := func(t time.Time) int {
+		// Interval i holds what happened in (Start, End].
+		i := sort.Search(len(ivs), func(i int) bool { return !ivs[i].End.Before(t) })
+		if i == len(ivs) || !t.After(ivs[i].Start) {
+			return -1
+		}
+		return i
+	}
+	switch {
+	case o.Requests != nil:
+		buckets := make([][]time.Duration, len(ivs))
+		errs := make([]int, len(ivs))
+		for _, r := range o.Requests {
+			if i := find(r.Start); i >= 0 {
+				buckets[i] = append(buckets[i], r.Latency)
+				if r.Err {
+					errs[i]++
+				}
+			}
+		}
+		for i, b := range buckets {
+			if len(b) > 0 {
+				s := summarize(b)
+				s.Errors = errs[i]
+				out[i] = &s
+			}
+		}
+	case len(o.IntervalStats) > 0:
+		// Rows of the "Aggregated" name cover every request; use them
+		// when present, else every row.
+		agg := false
+		for _, r := range o.IntervalStats {
+			if r.Name == "Aggregated" {
+				agg = true
+				break
+			}
+		}
+		meanSum := make([]float64, len(ivs))
+		for _, r := range o.IntervalStats {
+			if agg && r.Name != "Aggregated" {
+				continue
+			}
+			i := find(r.End)
+			if i < 0 || r.Count == 0 {
+				continue
+			}
+			s := out[i]
+			if s == nil {
+				s = &latency.Summary{}
+				out[i] = s
+			}
+			s.Count += r.Count
+			s.Errors += r.Errors
+			meanSum[i] += float64(r.Mean) * float64(r.Count)
+			s.P50, s.P95 = max(s.P50, r.P50), max(s.P95, r.P95)
+			s.P99, s.Max = max(s.P99, r.P99), max(s.Max, r.Max)
+		}
+		for i, s := range out {
+			if s != nil {
+				s.Mean = time.Duration(meanSum[i] / float64(s.Count))
+			}
+		}
+	default:
+		for i := range ivs {
+			if s := rec.Samples[i+1].Latency; s != nil && s.Count > 0 {
+				out[i] = s
+			}
+		}
+	}
+	return out
+}
+
+// latencySeries is the latency statistic of each interval (ns, NaN
+// without requests).
+func latencySeries(sums []*latency.Summary, st Stat) []float64 {
+	lat := make([]float64, len(sums))
+	for i, s := range sums {
+		lat[i] = math.NaN()
+		if s != nil && s.Count > 0 {
+			lat[i] = float64(statOf(*s, st))
+		}
+	}
+	return lat
+}
+
+// summarize computes a latency summary of ds (which it sorts); percentiles
+// use the nearest-rank method.
+func summarize(ds []time.Duration) latency.Summary {
+	slices.Sort(ds)
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	rank := func(q float64) time.Duration {
+		i := int(math.Ceil(q*float64(len(ds)))) - 1
+		return ds[max(0, min(i, len(ds)-1))]
+	}
+	return latency.Summary{
+		Count: len(ds), Mean: sum / time.Duration(len(ds)),
+		P50: rank(0.50), P95: rank(0.95), P99: rank(0.99), Max: ds[len(ds)-1],
+	}
+}
+
+func statOf(s latency.Summary, st Stat) time.Duration {
+	switch st {
+	case StatMax:
+		return s.Max
+	case StatP95:
+		return s.P95
+	case StatMean:
+		return s.Mean
+	}
+	return s.P99
+}
+
+// detectSpikes flags intervals whose statistic exceeds the rolling
+// baseline (see the package documentation).
+func detectSpikes(lat []float64, o Options) []bool {
+	spikes := make([]bool, len(lat))
+	all := known(lat)
+	var hist []float64
+	for i, v := range lat {
+		if math.IsNaN(v) {
+			continue
+		}
+		win := hist
+		if len(win) < 5 {
+			win = all
+		}
+		med, mad := medMAD(win)
+		floor := float64(o.Spike.Floor)
+		if o.Spike.Floor <= 0 {
+			floor = o.Spike.Factor * med
+		}
+		spikes[i] = v >= floor && v-med > o.LatencyMADFactor*madScale*mad
+		hist = append(hist, v)
+		if len(hist) > o.BaselineWindow {
+			hist = hist[1:]
+		}
+	}
+	return spikes
+}
+
+func totals(ivs []record.Interval, sums []*latency.Summary, o Options) Totals {
+	t := Totals{Duration: ivs[len(ivs)-1].End.Sub(ivs[0].Start)}
+	for _, iv := range ivs {
+		if !math.IsNaN(iv.MemSome) {
+			t.MemStall += time.Duration(iv.MemSome * float64(iv.Dt))
+		}
+		if !math.IsNaN(iv.CgMemSome) {
+			t.CgroupMemStall += time.Duration(iv.CgMemSome * float64(iv.Dt))
+		}
+	}
+	if o.Requests != nil {
+		var ds []time.Duration
+		from, to := ivs[0].Start, ivs[len(ivs)-1].End
+		for _, r := range o.Requests {
+			if r.Start.After(from) && !r.Start.After(to) {
+				ds = append(ds, r.Latency)
+				if r.Err {
+					t.Errors++
+				}
+			}
+		}
+		if len(ds) > 0 {
+			s := summarize(ds)
+			t.Requests, t.Mean, t.P99, t.P99Exact = s.Count, s.Mean, s.P99, true
+		}
+	} else {
+		type wp struct {
+			p99 time.Duration
+			n   int
+		}
+		var ps []wp
+		var sum float64
+		for _, s := range sums {
+			if s == nil {
+				continue
+			}
+			t.Requests += s.Count
+			t.Errors += s.Errors
+			sum += float64(s.Mean) * float64(s.Count)
+			ps = append(ps, wp{s.P99, s.Count})
+		}
+		if t.Requests > 0 {
+			t.Mean = time.Duration(sum / float64(t.Requests))
+			slices.SortFunc(ps, func(a, b wp) int { return cmp.Compare(a.p99, b.p99) })
+			need, acc := 0.99*float64(t.Requests), 0
+			for _, p := range ps {
+				acc += p.n
+				if float64(acc) >= need {
+					t.P99 = p.p99
+					break
+				}
+			}
+		}
+	}
+	if secs := t.Duration.Seconds(); secs > 0 {
+		t.RequestsPerSec = float64(t.Requests) / secs
+	}
+	return t
+}
+
+// buildEpisodes merges flagged intervals into episodes.
+func buildEpisodes(rec *record.Recording, ivs []record.Interval, raised [][]Signal, spikes []bool,
+	lat []float64, step time.Duration, o Options, baselines map[Signal]float64) []Episode {
+	gap := o.GapTolerance
+	switch {
+	case gap == 0:
+		gap = step
+	case gap < 0:
+		gap = 0
+	}
+	gap += step / 4 // sampling jitter
+	var eps []Episode
+	first, last := -1, -1
+	flush := func() {
+		if first < 0 {
+			return
+		}
+		eps = append(eps, episode(rec, ivs, raised, spikes, lat, first, last, o, baselines))
+		eps[len(eps)-1].Index = len(eps) - 1
+	}
+	for i := range ivs {
+		if !flagged(spikes[i], raised[i], o) {
+			continue
+		}
+		if first >= 0 && ivs[i].Start.Sub(ivs[last].End) <= gap {
+			last = i
+			continue
+		}
+		flush()
+		first, last = i, i
+	}
+	flush()
+	return eps
+}
+
+// flagged says whether an interval belongs in an episode or a spike: a
+// latency spike, or MinSignals raised signals — or, when Options.Require
+// is set, one of the required signals.
+func flagged(spike bool, raised []Signal, o Options) bool {
+	if spike {
+		return true
+	}
+	if len(o.Require) > 0 {
+		return hasAny(raised, o.Require)
+	}
+	return len(raised) >= o.MinSignals
+}
+
+func hasAny(raised, want []Signal) bool {
+	for _, s := range raised {
+		if slices.Contains(want, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitSpikes moves the episodes that raised no kernel signal (or none of
+// the required ones) out of eps: they are latency spikes outside episodes.
+func splitSpikes(eps []Episode, o Options) ([]Episode, []Spike) {
+	var keep []Episode
+	var spikes []Spike
+	for _, e := range eps {
+		var sigs []Signal
+		for _, p := range e.Signals {
+			sigs = append(sigs, p.Signal)
+		}
+		pressure := len(sigs) > 0
+		if len(o.Require) > 0 {
+			pressure = hasAny(sigs, o.Require)
+		}
+		if !pressure {
+			if e.Spike {
+				spikes = append(spikes, Spike{Start: e.Start, End: e.End, LatencyPeak: e.LatencyPeak})
+			}
+			continue
+		}
+		e.Index = len(keep)
+		keep = append(keep, e)
+	}
+	return keep, spikes
+}
+
+func episode(rec *record.Recording, ivs []record.Interval, raised [][]Signal, spikes []bool,
+	lat []float64, first, last int, o Options, baselines map[Signal]float64) Episode {
+	e := Episode{Start: ivs[first].Start, End: ivs[last].End, Intervals: last - first + 1}
+	peaks := map[Signal]float64{}
+	for i := first; i <= last; i++ {
+		for _, s := range raised[i] {
+			v := signalValue(s, &ivs[i], o.PSIScope)
+			if p, ok := peaks[s]; !ok || v > p {
+				peaks[s] = v
+			}
+		}
+		if spikes[i] {
+			e.Spike = true
+		}
+		if !math.IsNaN(lat[i]) && time.Duration(lat[i]) > e.LatencyPeak {
+			e.LatencyPeak = time.Duration(lat[i])
+		}
+	}
+	for _, s := range AllSignals {
+		if p, ok := peaks[s]; ok {
+			e.Signals = append(e.Signals, SignalPeak{Signal: s, Peak: p, Baseline: baselines[s]})
+		}
+	}
+
+	// A process is identified by PID and start time; the process-events
+	// connector reports no start time, so an entry without one matches any
+	// of its PID (PID reuse within one episode is not a concern).
+	type entry struct {
+		p       *ProcActivity
+		start   uint64
+		cum     [2]uint64 // last cumulative read/write bytes seen in Procs
+		seenCum bool
+		exit    *[2]uint64 // life totals from an exit event
+	}
+	byPID := map[int][]*entry{}
+	var order []*entry
+	// The latest observation names a process: an exec changes its comm,
+	// and a job's wrapper (sh) moves itself into the unit's cgroup before
+	// it execs the job, so the first sighting may have neither.
+	get := func(pid int, start uint64, comm, cmdline, unit string) *entry {
+		var e *entry
+		for _, x := range byPID[pid] {
+			if x.start == 0 || start == 0 || x.start == start {
+				e = x
+				break
+			}
+		}
+		if e == nil {
+			e = &entry{p: &ProcActivity{PID: pid}}
+			byPID[pid] = append(byPID[pid], e)
+			order = append(order, e)
+		}
+		if e.start == 0 {
+			e.start = start
+		}
+		if comm != "" {
+			e.p.Comm = comm
+		}
+		if cmdline != "" {
+			e.p.Cmdline = cmdline
+		}
+		if unit != "" {
+			e.p.Unit = unit
+		}
+		return e
+	}
+	var started, exited []*ProcActivity
+	// In time order. Sample i holds the events since sample i-1, then the
+	// processes' I/O at i. Events of the interval before the episode count
+	// too: a job starts, then its I/O raises the signals. Samples
+	// first+1..last+1 end the episode's intervals.
+	for i := max(first, 1); i <= last+1; i++ {
+		for _, ev := range rec.Samples[i].Events {
+			e := get(ev.PID, ev.StartTicks, ev.Comm, ev.Cmdline, ev.Unit)
+			switch ev.Kind {
+			case diskio.Exec:
+				if !e.p.Started {
+					e.p.Started = true
+					started = append(started, e.p)
+				}
+			case diskio.Exit:
+				if !e.p.Exited {
+					e.p.Exited = true
+					exited = append(exited, e.p)
+				}
+				e.exit = &[2]uint64{ev.ReadBytes, ev.WriteBytes}
+			}
+		}
+		if i < first+1 {
+			continue
+		}
+		for _, p := range rec.Samples[i].Procs {
+			e := get(p.PID, p.StartTicks, p.Comm, p.Cmdline, p.Unit)
+			e.p.ReadBytes += p.DeltaReadBytes
+			e.p.WriteBytes += p.DeltaWriteBytes
+			e.cum, e.seenCum = [2]uint64{p.ReadBytes, p.WriteBytes}, true
+		}
+	}
+	// An exit carries the process's life totals: what it did after the
+	// last sample that saw it. A process that started in the episode did
+	// all of its I/O there.
+	for _, e := range order {
+		if e.exit == nil {
+			continue
+		}
+		switch {
+		case e.p.Started:
+			e.p.ReadBytes = max(e.p.ReadBytes, e.exit[0])
+			e.p.WriteBytes = max(e.p.WriteBytes, e.exit[1])
+		case e.seenCum:
+			if e.exit[0] > e.cum[0] {
+				e.p.ReadBytes += e.exit[0] - e.cum[0]
+			}
+			if e.exit[1] > e.cum[1] {
+				e.p.WriteBytes += e.exit[1] - e.cum[1]
+			}
+		case e.p.Bytes() == 0:
+			e.p.ReadBytes, e.p.WriteBytes = e.exit[0], e.exit[1]
+		}
+	}
+	procs := make([]*ProcActivity, len(order))
+	for i, e := range order {
+		procs[i] = e.p
+	}
+	var top []*ProcActivity
+	for _, p := range procs {
+		if p.Bytes() >= o.MinProcBytes {
+			top = append(top, p)
+		}
+	}
+	byIO := func(a, b *ProcActivity) int {
+		if c := cmp.Compare(b.Bytes(), a.Bytes()); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.PID, b.PID)
+	}
+	slices.SortFunc(top, byIO)
+	for i, p := range top {
+		if i == o.TopProcs {
+			break
+		}
+		e.Processes = append(e.Processes, *p)
+	}
+	for _, p := range started {
+		e.Started = append(e.Started, *p)
+	}
+	for _, p := range exited {
+		e.Exited = append(e.Exited, *p)
+	}
+	return e
+}

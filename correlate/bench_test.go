@@ -1,0 +1,43 @@
+package correlate
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+func BenchmarkAnalyzeUnion(b *testing.B) {
+	var t testing.T
+	rec := unionCase().build(&t)
+	for b.Loop() {
+		Analyze(rec, Options{Project: testProject})
+	}
+}
+
+// manyTimes is 29 h of episodes every 7 minutes with up to 20 s of
+// jitter, plus 50 at random times: 300 in all.
+func manyTimes() []time.Time {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var ts []time.Time
+	for i := range 250 {
+		ts = append(ts, t0.Add(time.Duration(i)*7*time.Minute+time.Duration(rng.IntN(20))*time.Second))
+	}
+	for range 50 {
+		ts = append(ts, t0.Add(time.Duration(rng.IntN(24*3600))*time.Second))
+	}
+	return ts
+}
+
+func TestEstimatePeriodMany(t *testing.T) {
+	p := EstimatePeriod(manyTimes(), t0, t0.Add(30*time.Hour), 2*time.Minute)
+	if p == nil || p.Period < 7*time.Minute-2*time.Second || p.Period > 7*time.Minute+2*time.Second || p.Matched < 250 {
+		t.Fatalf("period = %+v, want 7m matching at least the 250 scheduled times", p)
+	}
+}
+
+func BenchmarkEstimatePeriod300(b *testing.B) {
+	ts := manyTimes()
+	for b.Loop() {
+		EstimatePeriod(ts, t0, t0.Add(30*time.Hour), 2*time.Minute)
+	}
+}

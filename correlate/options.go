@@ -1,0 +1,404 @@
+package correlate
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memdiag/memdiag/latency"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// Stat is the per-interval latency statistic spikes are detected on.
+type Stat string
+
+// Latency statistics.
+const (
+	StatP99  Stat = "p99"
+	StatP95  Stat = "p95"
+	StatMax  Stat = "max"
+	StatMean Stat = "mean"
+)
+
+// ErrOption is wrapped by errors about a bad option value.
+var ErrOption = errors.New("invalid option")
+
+// ParseStat parses "p99", "p95", "max" or "mean" ("" is p99).
+func ParseStat(s string) (Stat, error) {
+	switch st := Stat(strings.ToLower(strings.TrimSpace(s))); st {
+	case "":
+		return StatP99, nil
+	case StatP99, StatP95, StatMax, StatMean:
+		return st, nil
+	}
+	return "", fmt.Errorf("%w: latency statistic %q: want max, p99, p95 or mean", ErrOption, s)
+}
+
+// SpikeRule is the floor a latency statistic must also reach to be a
+// spike: an absolute latency (Floor) or a multiple of the rolling baseline
+// median (Factor). Exactly one is set.
+type SpikeRule struct {
+	Floor  time.Duration
+	Factor float64
+}
+
+// DefaultSpikeRule is "3x": three times the rolling baseline.
+var DefaultSpikeRule = SpikeRule{Factor: 3}
+
+// ParseSpikeRule parses "500ms" (any Go duration) or "3x" (a factor > 1).
+func ParseSpikeRule(s string) (SpikeRule, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return DefaultSpikeRule, nil
+	}
+	if f, ok := strings.CutSuffix(strings.ToLower(s), "x"); ok {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || v <= 1 {
+			return SpikeRule{}, fmt.Errorf("%w: spike rule %q: a factor must be a number above 1, like 3x", ErrOption, s)
+		}
+		return SpikeRule{Factor: v}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return SpikeRule{}, fmt.Errorf("%w: spike rule %q: want a latency like 500ms or a factor like 3x", ErrOption, s)
+	}
+	return SpikeRule{Floor: d}, nil
+}
+
+func (r SpikeRule) String() string {
+	if r.Floor > 0 {
+		return r.Floor.String()
+	}
+	return strconv.FormatFloat(r.Factor, 'g', -1, 64) + "x"
+}
+
+// Signal names one kernel signal an interval can raise.
+type Signal string
+
+// Signals, in the order of the timeline table.
+const (
+	PSISome       Signal = "psi_some"
+	PSIFull       Signal = "psi_full"
+	LRUDrop       Signal = "lru_drop"
+	Refault       Signal = "refault"
+	DirectReclaim Signal = "direct_reclaim"
+	DiskIO        Signal = "disk_io"
+	IOTime        Signal = "io_time"
+	SwapOut       Signal = "swap_out"
+)
+
+// AllSignals lists every signal in table order.
+var AllSignals = []Signal{PSISome, PSIFull, LRUDrop, Refault, DirectReclaim, DiskIO, IOTime, SwapOut}
+
+// Unit is the unit of the signal's values.
+func (s Signal) Unit() string {
+	switch s {
+	case PSISome, PSIFull:
+		return "share" // 0..1 of wall time
+	case LRUDrop, DiskIO, SwapOut:
+		return "B/s"
+	case Refault, DirectReclaim:
+		return "pages/s"
+	case IOTime:
+		return "s/s"
+	}
+	return ""
+}
+
+// Thresholds are the minimum rises above the recording's median that raise
+// each signal (see the package documentation for the defaults and units).
+// A negative threshold disables the signal.
+type Thresholds struct {
+	PSISome       float64 // share of wall time, 0..1
+	PSIFull       float64 // share of wall time, 0..1
+	LRUDrop       float64 // bytes/s of file LRU shrinking
+	LRUDropMin    float64 // bytes the file LRU must also lose within the interval
+	Refault       float64 // pages/s
+	DirectReclaim float64 // pages/s scanned by direct reclaim
+	DiskIO        float64 // bytes/s read+written
+	IOTime        float64 // seconds of weighted I/O time per second
+	SwapOut       float64 // bytes/s
+	// MADFactor is how many robust standard deviations (1.4826 × MAD) above
+	// the median a value must also be.
+	MADFactor float64
+}
+
+// DefaultThresholds returns the documented defaults.
+func DefaultThresholds() Thresholds {
+	return Thresholds{
+		PSISome:       0.02,
+		PSIFull:       0.01,
+		LRUDrop:       4 << 20,
+		LRUDropMin:    32 << 20,
+		Refault:       200,
+		DirectReclaim: 50,
+		DiskIO:        8 << 20,
+		IOTime:        0.2,
+		SwapOut:       256 << 10,
+		MADFactor:     4,
+	}
+}
+
+// Get returns the threshold of s.
+func (t Thresholds) Get(s Signal) float64 {
+	switch s {
+	case PSISome:
+		return t.PSISome
+	case PSIFull:
+		return t.PSIFull
+	case LRUDrop:
+		return t.LRUDrop
+	case Refault:
+		return t.Refault
+	case DirectReclaim:
+		return t.DirectReclaim
+	case DiskIO:
+		return t.DiskIO
+	case IOTime:
+		return t.IOTime
+	case SwapOut:
+		return t.SwapOut
+	}
+	return -1
+}
+
+// PSIScope says whose PSI the psi_some and psi_full signals read.
+type PSIScope string
+
+// PSI scopes.
+const (
+	PSIAuto   PSIScope = ""       // the --cgroup group when recorded, else the host
+	PSIHost   PSIScope = "host"   // /proc/pressure/memory
+	PSICgroup PSIScope = "cgroup" // the recorded --cgroup group's memory.pressure
+	PSIAny    PSIScope = "any"    // whichever of the two is higher
+)
+
+// ParsePSIScope parses "auto", "host", "cgroup" or "any".
+func ParsePSIScope(s string) (PSIScope, error) {
+	switch v := PSIScope(strings.ToLower(strings.TrimSpace(s))); v {
+	case "auto", "":
+		return PSIAuto, nil
+	case PSIHost, PSICgroup, PSIAny:
+		return v, nil
+	}
+	return "", fmt.Errorf("%w: PSI scope %q: want auto, host, cgroup or any", ErrOption, s)
+}
+
+// ProjectFunc computes the firings of jobs in [from, to]; timers.Project.
+type ProjectFunc func(jobs []timers.Job, from, to time.Time, loc *time.Location) []timers.Firing
+
+// Options configure [Analyze]. The zero value means every default.
+type Options struct {
+	Stat       Stat      // "" is p99
+	Spike      SpikeRule // zero is DefaultSpikeRule
+	Thresholds *Thresholds
+
+	// PSIScope chooses the PSI the memory signals read; the zero value is
+	// the recorded cgroup when there is one, else the host. On a shared
+	// host the cgroup of the service under test is what matters.
+	PSIScope PSIScope
+	// MinSignals is how many kernel signals an interval must raise to be
+	// flagged without a latency spike; 0 is 1. A higher value ignores lone
+	// disk bursts of unrelated work on a busy host.
+	MinSignals int
+	// Require, when not empty, makes an interval count only if it raises
+	// one of these signals (or has a latency spike, which then forms a
+	// spike outside episodes unless a required signal rose with it). Nil
+	// means psi_some and psi_full when the memory signals read a cgroup's
+	// PSI (the service under test), else no requirement; an empty non-nil
+	// slice is no requirement.
+	Require []Signal
+
+	// BaselineWindow is how many previous intervals with requests form the
+	// rolling latency baseline; 0 is 30.
+	BaselineWindow int
+	// LatencyMADFactor: a spike exceeds the rolling median by more than this
+	// many robust standard deviations; 0 is 4.
+	LatencyMADFactor float64
+	// GapTolerance merges flagged intervals separated by at most this much
+	// quiet time; 0 is one sampling interval, negative merges only
+	// adjacent intervals.
+	GapTolerance time.Duration
+	// LagTolerance is how long after a firing's Latest an episode may start
+	// and still be matched to it; 0 is 60 s. It is capped at a quarter of
+	// the job's period.
+	LagTolerance time.Duration
+	// MinProcBytes is the I/O (read+write) a process must do in an episode
+	// to be listed as one of its I/O processes; 0 is 1 MiB.
+	MinProcBytes uint64
+	// TopProcs is how many I/O processes an episode lists; 0 is 5.
+	TopProcs int
+
+	// Requests, when not nil, replace the recording's Sample.Latency
+	// summaries (an imported load-test result file).
+	Requests []latency.Request
+	// IntervalStats, when Requests is nil, replace Sample.Latency with
+	// per-interval rows of a results file (Locust's stats history): rows
+	// ending in an interval are combined, percentiles by their maximum.
+	IntervalStats []latency.IntervalStat
+	// Project projects the header's jobs over the recording; nil means jobs
+	// are matched only through their processes (a warning says so).
+	Project ProjectFunc
+	// Location is the zone schedules and the timeline use; nil derives it
+	// from the header (TimeZone, else UTCOffset).
+	Location *time.Location
+}
+
+func (o Options) withDefaults() Options {
+	if o.Stat == "" {
+		o.Stat = StatP99
+	}
+	if o.Spike.Floor <= 0 && o.Spike.Factor <= 0 {
+		o.Spike = DefaultSpikeRule
+	}
+	if o.Thresholds == nil {
+		t := DefaultThresholds()
+		o.Thresholds = &t
+	} else if o.Thresholds.MADFactor <= 0 {
+		t := *o.Thresholds
+		t.MADFactor = DefaultThresholds().MADFactor
+		o.Thresholds = &t
+	}
+	if o.MinSignals <= 0 {
+		o.MinSignals = 1
+	}
+	if o.BaselineWindow <= 0 {
+		o.BaselineWindow = 30
+	}
+	if o.LatencyMADFactor <= 0 {
+		o.LatencyMADFactor = 4
+	}
+	if o.LagTolerance <= 0 {
+		o.LagTolerance = 60 * time.Second
+	}
+	if o.MinProcBytes == 0 {
+		o.MinProcBytes = 1 << 20
+	}
+	if o.TopProcs <= 0 {
+		o.TopProcs = 5
+	}
+	return o
+}
+
+// ParseSignals parses a comma-separated list of signal names
+// ("psi_some,psi_full"; "psi" is both PSI signals).
+func ParseSignals(v string) ([]Signal, error) {
+	var out []Signal
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(strings.ReplaceAll(strings.ToLower(f), "-", "_"))
+		switch {
+		case f == "":
+			continue
+		case f == "psi":
+			out = append(out, PSISome, PSIFull)
+			continue
+		}
+		s := Signal(f)
+		if !slices.Contains(AllSignals, s) {
+			return nil, fmt.Errorf("%w: signal %q: want one of %v or psi", ErrOption, f, AllSignals)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// ParseThreshold parses a threshold for signal s as a user writes it:
+// "2%" or "0.02" for PSI shares, "4MiB" (per second implied, "/s"
+// allowed; B, KiB, MiB, GiB, KB, MB, GB) for byte rates, plain numbers for
+// pages/s and s/s, and "off" to disable the signal (-1).
+func ParseThreshold(s Signal, v string) (float64, error) {
+	v = strings.TrimSpace(v)
+	if strings.EqualFold(v, "off") {
+		return -1, nil
+	}
+	bad := func() (float64, error) {
+		return 0, fmt.Errorf("%w: %s threshold %q: want %s or off", ErrOption, s, v, thresholdHint(s))
+	}
+	var x float64
+	var err error
+	switch s.Unit() {
+	case "share":
+		if p, ok := strings.CutSuffix(v, "%"); ok {
+			x, err = strconv.ParseFloat(strings.TrimSpace(p), 64)
+			x /= 100
+		} else {
+			x, err = strconv.ParseFloat(v, 64)
+		}
+		if err != nil || x < 0 || x > 1 {
+			return bad()
+		}
+	case "B/s":
+		x, err = parseBytes(strings.TrimSuffix(v, "/s"))
+		if err != nil {
+			return bad()
+		}
+	default:
+		x, err = strconv.ParseFloat(strings.TrimSuffix(v, "/s"), 64)
+		if err != nil || x < 0 {
+			return bad()
+		}
+	}
+	return x, nil
+}
+
+func thresholdHint(s Signal) string {
+	switch s.Unit() {
+	case "share":
+		return "a share of wall time like 2% or 0.02"
+	case "B/s":
+		return "a rate like 8MiB (per second)"
+	case "s/s":
+		return "seconds of I/O time per second like 0.2"
+	}
+	return "a rate in pages per second like 200"
+}
+
+// parseBytes parses "4MiB", "512KiB", "1.5GB", "1048576".
+func parseBytes(v string) (float64, error) {
+	v = strings.TrimSpace(v)
+	units := []struct {
+		suffix string
+		mult   float64
+	}{
+		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1},
+	}
+	mult := 1.0
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			v, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || x < 0 {
+		return 0, fmt.Errorf("bad size %q", v)
+	}
+	return x * mult, nil
+}
+
+// Set sets the threshold of s.
+func (t *Thresholds) Set(s Signal, v float64) {
+	switch s {
+	case PSISome:
+		t.PSISome = v
+	case PSIFull:
+		t.PSIFull = v
+	case LRUDrop:
+		t.LRUDrop = v
+	case Refault:
+		t.Refault = v
+	case DirectReclaim:
+		t.DirectReclaim = v
+	case DiskIO:
+		t.DiskIO = v
+	case IOTime:
+		t.IOTime = v
+	case SwapOut:
+		t.SwapOut = v
+	}
+}

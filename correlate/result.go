@@ -1,0 +1,183 @@
+package correlate
+
+import (
+	"time"
+
+	"github.com/memdiag/memdiag/timers"
+)
+
+// Result is everything [Analyze] found in one recording.
+type Result struct {
+	Host      string
+	Start     time.Time // first sample
+	End       time.Time // last sample
+	Interval  time.Duration
+	Location  *time.Location // zone of the timeline and schedules
+	Intervals int            // number of intervals analysed
+
+	HasLatency bool
+	Stat       Stat
+	Spike      SpikeRule
+	Thresholds Thresholds
+	PSIScope   PSIScope // the PSI the memory signals read: host or cgroup (or any)
+	// Baselines is each signal's median over the recording, in the signal's
+	// unit; absent when the recording lacks the signal.
+	Baselines map[Signal]float64
+	// LatencyBaseline is the median of the latency statistic over the
+	// recording.
+	LatencyBaseline time.Duration
+
+	// Require lists the signals an episode needed (Options.Require, or
+	// psi_some and psi_full by default when a cgroup's PSI was read).
+	Require  []Signal
+	Episodes []Episode
+	// LoneSpikes are latency spikes outside episodes: no kernel signal
+	// (or no required one) rose with them.
+	LoneSpikes []Spike
+	Spikes     int     // intervals with a latency spike
+	Period     *Period // recurrence of the episodes; nil when none was found
+	// SpikePeriod is the recurrence of the latency spikes: the episodes
+	// that contain one and the spikes outside episodes.
+	SpikePeriod *Period
+	Culprits    []Culprit // by rank, best first; empty: no culprit
+
+	Totals   Totals
+	Warnings []string
+}
+
+// Spike is a run of intervals with a latency spike and no episode.
+type Spike struct {
+	Start, End  time.Time
+	LatencyPeak time.Duration
+}
+
+// SignalPeak is one signal raised in an episode.
+type SignalPeak struct {
+	Signal   Signal  `json:"signal"`
+	Peak     float64 `json:"peak"`     // highest value in the episode, in Signal.Unit()
+	Baseline float64 `json:"baseline"` // the recording's median
+}
+
+// ProcActivity is one process's part in an episode.
+type ProcActivity struct {
+	PID        int    `json:"pid,omitempty"` // 0 in a culprit's summed processes
+	Comm       string `json:"comm"`
+	Cmdline    string `json:"cmdline,omitempty"`
+	Unit       string `json:"unit,omitempty"`
+	ReadBytes  uint64 `json:"read_bytes"`  // in the episode
+	WriteBytes uint64 `json:"write_bytes"` // in the episode
+	Started    bool   `json:"started,omitempty"`
+	Exited     bool   `json:"exited,omitempty"`
+}
+
+// Bytes is ReadBytes+WriteBytes.
+func (p ProcActivity) Bytes() uint64 { return p.ReadBytes + p.WriteBytes }
+
+// Episode is a run of flagged intervals.
+type Episode struct {
+	Index      int
+	Start, End time.Time
+	Intervals  int
+	Signals    []SignalPeak // in AllSignals order
+	// Spike is true when an interval of the episode had a latency spike.
+	Spike bool
+	// LatencyPeak is the highest latency statistic in the episode, 0 when
+	// no request was recorded.
+	LatencyPeak time.Duration
+	// Processes did the most I/O in the episode (most first); Started and
+	// Exited list processes that began or ended in it or just before it.
+	Processes []ProcActivity
+	Started   []ProcActivity
+	Exited    []ProcActivity
+	// Culprit is the name of the best-ranked culprit that explains the
+	// episode, "" if none.
+	Culprit string
+}
+
+// Has reports whether the episode raised s.
+func (e *Episode) Has(s Signal) (SignalPeak, bool) {
+	for _, p := range e.Signals {
+		if p.Signal == s {
+			return p, true
+		}
+	}
+	return SignalPeak{}, false
+}
+
+// Period is a recurrence found in a set of times.
+type Period struct {
+	Period   time.Duration
+	Jitter   time.Duration // largest deviation of a matched time from the fitted schedule
+	Phase    time.Time     // first point of the fitted schedule in the recording
+	Matched  int           // times on the schedule
+	Expected int           // schedule points within the recording
+	Missed   int           // schedule points with no time
+	Extra    int           // times off the schedule
+	Score    float64       // F1 of precision Matched/times and recall Matched/Expected
+	Members  []int         // indexes of the matched times
+}
+
+// Kind says what a culprit is.
+type Kind string
+
+// Culprit kinds.
+const (
+	KindTimer   Kind = "timer"
+	KindCron    Kind = "cron"
+	KindProcess Kind = "process"
+	KindUnknown Kind = "unknown"
+)
+
+// Culprit is a job or process that explains episodes, with its evidence.
+type Culprit struct {
+	Rank int
+	Name string
+	Kind Kind
+	Job  *timers.Job // nil for kinds process and unknown
+
+	Episodes          []int // indexes of the episodes it explains
+	EpisodesExplained int
+	EpisodesTotal     int
+	FiringsMatched    int // firings followed by an episode
+	Firings           int // firings within the recording
+	// Period is the job's period, or the episodes' recurrence for kinds
+	// process and unknown; 0 if unknown.
+	Period time.Duration
+
+	// Processes are the job's (or the culprit's) processes seen in its
+	// episodes, with their I/O summed over those episodes.
+	Processes []ProcActivity
+	// BytesPerEpisode is the mean I/O of those processes per explained
+	// episode.
+	BytesPerEpisode uint64
+
+	Evidence   []string
+	Confidence float64 // 0..1
+}
+
+// ConfidenceLabel is "high" (≥ 0.75), "medium" (≥ 0.5) or "low".
+func (c *Culprit) ConfidenceLabel() string {
+	switch {
+	case c.Confidence >= 0.75:
+		return "high"
+	case c.Confidence >= 0.5:
+		return "medium"
+	}
+	return "low"
+}
+
+// Totals are whole-recording figures, for before/after comparisons.
+type Totals struct {
+	Duration       time.Duration
+	Requests       int
+	Errors         int
+	RequestsPerSec float64
+	Mean           time.Duration // request-weighted mean latency
+	P99            time.Duration // exact with Options.Requests; else the request-weighted 99th percentile of the interval p99s
+	P99Exact       bool
+	// MemStall is the time with some task stalled on memory (PSI memory
+	// some, host), summed over the intervals; CgroupMemStall the same for
+	// the --cgroup group.
+	MemStall       time.Duration
+	CgroupMemStall time.Duration
+}

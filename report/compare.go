@@ -1,0 +1,190 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
+
+	"github.com/memdiag/memdiag/correlate"
+)
+
+// metric is one line of a before/after comparison. Values are in the
+// unit named by the key; nil when a recording lacks it.
+type metric struct {
+	key    string // JSON/CSV name, with its unit
+	label  string
+	before *float64
+	after  *float64
+	format func(float64) string
+	better int // +1: higher is better, -1: lower is better
+}
+
+func f64(v float64) *float64 { return &v }
+
+func compareMetrics(a, b *correlate.Result) []metric {
+	lat := func(r *correlate.Result, d time.Duration) *float64 {
+		if r.Totals.Requests == 0 {
+			return nil
+		}
+		return f64(float64(d) / 1e6)
+	}
+	rps := func(r *correlate.Result) *float64 {
+		if r.Totals.Requests == 0 {
+			return nil
+		}
+		return f64(r.Totals.RequestsPerSec)
+	}
+	spikes := func(r *correlate.Result) *float64 {
+		if !r.HasLatency {
+			return nil
+		}
+		return f64(float64(r.Spikes))
+	}
+	msFmt := func(v float64) string {
+		if v < 1000 {
+			return strconv.FormatFloat(v, 'f', 1, 64) + "ms"
+		}
+		return correlate.FormatDuration(time.Duration(v * 1e6))
+	}
+	sFmt := func(v float64) string { return correlate.FormatDuration(time.Duration(v * 1e9)) }
+	nFmt := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	return []metric{
+		{"requests_per_s", "Requests/s", rps(a), rps(b), func(v float64) string { return fmt.Sprintf("%.1f", v) }, +1},
+		{"mean_ms", "Mean latency", lat(a, a.Totals.Mean), lat(b, b.Totals.Mean), msFmt, -1},
+		{"p99_ms", "p99 latency", lat(a, a.Totals.P99), lat(b, b.Totals.P99), msFmt, -1},
+		{"spike_intervals", "Spike intervals", spikes(a), spikes(b), nFmt, -1},
+		{"episodes", "Episodes", f64(float64(len(a.Episodes))), f64(float64(len(b.Episodes))), nFmt, -1},
+		{"mem_stall_s", "Memory stall (PSI some)", f64(a.Totals.MemStall.Seconds()), f64(b.Totals.MemStall.Seconds()), sFmt, -1},
+	}
+}
+
+// change is the relative change from before to after, in percent; nil
+// when either is missing or before is zero.
+func change(m metric) *float64 {
+	if m.before == nil || m.after == nil || *m.before == 0 {
+		return nil
+	}
+	return f64((*m.after - *m.before) / *m.before * 100)
+}
+
+func culpritNames(r *correlate.Result) string {
+	if len(r.Culprits) == 0 {
+		return "none"
+	}
+	var ns []string
+	for _, c := range r.Culprits {
+		ns = append(ns, c.Name)
+	}
+	return strings.Join(ns, ", ")
+}
+
+// RenderCompare writes a before/after comparison of two analysed
+// recordings: requests per second, mean and p99 latency, spike intervals,
+// episodes, memory stall time and the culprits of each.
+func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Options) error {
+	ms := compareMetrics(&before, &after)
+	val := func(m metric, v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return m.format(*v)
+	}
+	chg := func(m metric) string {
+		c := change(m)
+		if c == nil {
+			return ""
+		}
+		s := fmt.Sprintf("%+.1f%%", *c)
+		if o.Color && *c != 0 {
+			if (*c > 0) == (m.better > 0) {
+				return text.FgGreen.Sprint(s)
+			}
+			return text.FgRed.Sprint(s)
+		}
+		return s
+	}
+	switch f {
+	case JSON:
+		type side struct {
+			Host     string              `json:"host"`
+			Start    time.Time           `json:"start"`
+			End      time.Time           `json:"end"`
+			Metrics  map[string]*float64 `json:"metrics"`
+			Culprits []string            `json:"culprits"`
+		}
+		mk := func(r *correlate.Result, pick func(metric) *float64) side {
+			s := side{Host: r.Host, Start: in(r, r.Start), End: in(r, r.End), Metrics: map[string]*float64{}, Culprits: []string{}}
+			for _, m := range ms {
+				s.Metrics[m.key] = pick(m)
+			}
+			for _, c := range r.Culprits {
+				s.Culprits = append(s.Culprits, c.Name)
+			}
+			return s
+		}
+		doc := struct {
+			Before    side                `json:"before"`
+			After     side                `json:"after"`
+			ChangePct map[string]*float64 `json:"change_pct"`
+		}{mk(&before, func(m metric) *float64 { return m.before }), mk(&after, func(m metric) *float64 { return m.after }), map[string]*float64{}}
+		for _, m := range ms {
+			if c := change(m); c != nil {
+				doc.ChangePct[m.key] = f64(math.Round(*c*10) / 10)
+			} else {
+				doc.ChangePct[m.key] = nil
+			}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	case CSV:
+		cw := csv.NewWriter(w)
+		num := func(v *float64) string {
+			if v == nil {
+				return ""
+			}
+			return csvNumber(*v)
+		}
+		rows := [][]string{{"metric", "before", "after", "change_pct"}}
+		for _, m := range ms {
+			rows = append(rows, []string{m.key, num(m.before), num(m.after), num(change(m))})
+		}
+		return cw.WriteAll(rows)
+	case Table, Markdown, "":
+	default:
+		return fmt.Errorf("%w %q", ErrFormat, f)
+	}
+	t := table.NewWriter()
+	style := table.StyleLight
+	style.Options.DrawBorder = false
+	style.Format.Header = text.FormatDefault
+	t.SetStyle(style)
+	t.AppendHeader(table.Row{"", "BEFORE", "AFTER", "CHANGE"})
+	for _, m := range ms {
+		t.AppendRow(table.Row{m.label, val(m, m.before), val(m, m.after), chg(m)})
+	}
+	t.AppendRow(table.Row{"Culprits", culpritNames(&before), culpritNames(&after), ""})
+	var b strings.Builder
+	head := fmt.Sprintf("Before: %s, %s – %s\nAfter:  %s, %s – %s\n\n",
+		before.Host, in(&before, before.Start).Format("2006-01-02 15:04:05"), in(&before, before.End).Format("15:04:05 MST"),
+		after.Host, in(&after, after.Start).Format("2006-01-02 15:04:05"), in(&after, after.End).Format("15:04:05 MST"))
+	out := t.Render()
+	if f == Markdown {
+		head = strings.ReplaceAll(head, "\n", "  \n")
+		out = t.RenderMarkdown()
+	}
+	b.WriteString(head)
+	for _, l := range strings.Split(out, "\n") {
+		b.WriteString(strings.TrimRight(l, " ") + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

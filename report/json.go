@@ -1,0 +1,307 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/memdiag/memdiag/correlate"
+)
+
+// The JSON document. Field names carry units; times are RFC 3339 in the
+// recording's zone.
+
+type jsonResult struct {
+	Host            string             `json:"host"`
+	Start           time.Time          `json:"start"`
+	End             time.Time          `json:"end"`
+	IntervalS       float64            `json:"interval_s"`
+	Intervals       int                `json:"intervals"`
+	HasLatency      bool               `json:"has_latency"`
+	Stat            string             `json:"stat"`
+	SpikeRule       string             `json:"spike_rule"`
+	LatencyBaseline *float64           `json:"latency_baseline_ms"`
+	SpikeIntervals  int                `json:"spike_intervals"`
+	Thresholds      jsonThresh         `json:"thresholds"`
+	Baselines       map[string]float64 `json:"baselines"`
+	Period          *jsonPeriod        `json:"period"`
+	SpikePeriod     *jsonPeriod        `json:"spike_period"`
+	Episodes        []jsonEpisode      `json:"episodes"`
+	Spikes          []jsonSpike        `json:"spikes"` // latency spikes outside episodes
+	Require         []string           `json:"require"`
+	Culprits        []jsonCulprit      `json:"culprits"`
+	Verdict         string             `json:"verdict"`
+	Totals          jsonTotals         `json:"totals"`
+	Warnings        []string           `json:"warnings"`
+}
+
+type jsonThresh struct {
+	PSISome       float64 `json:"psi_some_share"`
+	PSIFull       float64 `json:"psi_full_share"`
+	LRUDrop       float64 `json:"lru_drop_bytes_per_s"`
+	LRUDropMin    float64 `json:"lru_drop_min_bytes"`
+	Refault       float64 `json:"refault_pages_per_s"`
+	DirectReclaim float64 `json:"direct_reclaim_pages_per_s"`
+	DiskIO        float64 `json:"disk_io_bytes_per_s"`
+	IOTime        float64 `json:"io_time_s_per_s"`
+	SwapOut       float64 `json:"swap_out_bytes_per_s"`
+	MADFactor     float64 `json:"mad_factor"`
+}
+
+type jsonPeriod struct {
+	PeriodS  float64   `json:"period_s"`
+	JitterS  float64   `json:"jitter_s"`
+	Phase    time.Time `json:"phase"`
+	Matched  int       `json:"matched"`
+	Expected int       `json:"expected"`
+	Missed   int       `json:"missed"`
+	Extra    int       `json:"extra"`
+	Score    float64   `json:"score"`
+}
+
+type jsonSignal struct {
+	Signal   string  `json:"signal"`
+	Peak     float64 `json:"peak"`
+	Baseline float64 `json:"baseline"`
+	Unit     string  `json:"unit"`
+}
+
+type jsonEpisode struct {
+	Index     int                      `json:"index"`
+	Start     time.Time                `json:"start"`
+	End       time.Time                `json:"end"`
+	DurationS float64                  `json:"duration_s"`
+	Signals   []jsonSignal             `json:"signals"`
+	Spike     bool                     `json:"spike"`
+	LatencyMS *float64                 `json:"latency_ms"`
+	Processes []correlate.ProcActivity `json:"processes"`
+	Started   []correlate.ProcActivity `json:"started"`
+	Exited    []correlate.ProcActivity `json:"exited"`
+	Culprit   string                   `json:"culprit"`
+}
+
+type jsonSpike struct {
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	LatencyMS *float64  `json:"latency_ms"`
+}
+
+type jsonCulprit struct {
+	Rank              int                      `json:"rank"`
+	Name              string                   `json:"name"`
+	Kind              correlate.Kind           `json:"kind"`
+	Confidence        float64                  `json:"confidence"`
+	ConfidenceLabel   string                   `json:"confidence_label"`
+	EpisodesExplained int                      `json:"episodes_explained"`
+	EpisodesTotal     int                      `json:"episodes_total"`
+	EpisodeShare      *float64                 `json:"episode_share"`
+	SpikesExplained   int                      `json:"spike_episodes_explained"`
+	FiringsMatched    int                      `json:"firings_matched"`
+	Firings           int                      `json:"firings"`
+	FiringShare       *float64                 `json:"firing_share"`
+	PeriodS           float64                  `json:"period_s,omitempty"`
+	Source            string                   `json:"source,omitempty"`
+	Unit              string                   `json:"unit,omitempty"`
+	Command           string                   `json:"command,omitempty"`
+	Schedule          []string                 `json:"schedule,omitempty"`
+	File              string                   `json:"file,omitempty"`
+	Episodes          []int                    `json:"episodes"`
+	Processes         []correlate.ProcActivity `json:"processes"`
+	BytesPerEpisode   uint64                   `json:"bytes_per_episode"`
+	Evidence          []string                 `json:"evidence"`
+	Advice            []string                 `json:"advice"`
+}
+
+// share is n/of rounded to 0.001, nil when of is 0.
+func share(n, of int) *float64 {
+	if of <= 0 {
+		return nil
+	}
+	v := math.Round(float64(n)/float64(of)*1000) / 1000
+	return &v
+}
+
+type jsonTotals struct {
+	DurationS       float64  `json:"duration_s"`
+	Requests        int      `json:"requests"`
+	Errors          int      `json:"errors"`
+	RequestsPerS    float64  `json:"requests_per_s"`
+	MeanMS          *float64 `json:"mean_ms"`
+	P99MS           *float64 `json:"p99_ms"`
+	P99Exact        bool     `json:"p99_exact"`
+	MemStallS       float64  `json:"mem_stall_s"`
+	CgroupMemStallS float64  `json:"cgroup_mem_stall_s"`
+}
+
+func ms(d time.Duration) *float64 {
+	v := math.Round(float64(d)/1e3) / 1e3
+	return &v
+}
+
+func period(r *correlate.Result, p *correlate.Period) *jsonPeriod {
+	if p == nil {
+		return nil
+	}
+	return &jsonPeriod{PeriodS: p.Period.Round(time.Millisecond).Seconds(), JitterS: p.Jitter.Round(time.Millisecond).Seconds(),
+		Phase: in(r, p.Phase).Round(time.Second), Matched: p.Matched, Expected: p.Expected, Missed: p.Missed,
+		Extra: p.Extra, Score: p.Score}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// toJSON converts r to the JSON document's shape.
+func toJSON(r correlate.Result) jsonResult {
+	t := r.Thresholds
+	j := jsonResult{
+		Host: r.Host, Start: in(&r, r.Start), End: in(&r, r.End), IntervalS: r.Interval.Seconds(),
+		Intervals: r.Intervals, HasLatency: r.HasLatency, Stat: string(r.Stat), SpikeRule: r.Spike.String(),
+		SpikeIntervals: r.Spikes,
+		Thresholds:     jsonThresh{t.PSISome, t.PSIFull, t.LRUDrop, t.LRUDropMin, t.Refault, t.DirectReclaim, t.DiskIO, t.IOTime, t.SwapOut, t.MADFactor},
+		Baselines:      map[string]float64{},
+		Period:         period(&r, r.Period), SpikePeriod: period(&r, r.SpikePeriod),
+		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: nonNil(r.Warnings),
+		Verdict: verdictLine(&r),
+	}
+	if r.HasLatency {
+		j.LatencyBaseline = ms(r.LatencyBaseline)
+	}
+	for s, v := range r.Baselines {
+		j.Baselines[string(s)] = finite(v)
+	}
+	for i := range r.Episodes {
+		e := &r.Episodes[i]
+		je := jsonEpisode{Index: e.Index, Start: in(&r, e.Start), End: in(&r, e.End), DurationS: e.End.Sub(e.Start).Seconds(),
+			Signals: []jsonSignal{}, Spike: e.Spike, Processes: nonNil(e.Processes), Started: nonNil(e.Started),
+			Exited: nonNil(e.Exited), Culprit: e.Culprit}
+		for _, s := range e.Signals {
+			je.Signals = append(je.Signals, jsonSignal{string(s.Signal), finite(s.Peak), finite(s.Baseline), s.Signal.Unit()})
+		}
+		if e.LatencyPeak > 0 {
+			je.LatencyMS = ms(e.LatencyPeak)
+		}
+		j.Episodes = append(j.Episodes, je)
+	}
+	for _, sp := range r.LoneSpikes {
+		j.Spikes = append(j.Spikes, jsonSpike{Start: in(&r, sp.Start), End: in(&r, sp.End), LatencyMS: ms(sp.LatencyPeak)})
+	}
+	for _, s := range r.Require {
+		j.Require = append(j.Require, string(s))
+	}
+	for i := range r.Culprits {
+		c := &r.Culprits[i]
+		jc := jsonCulprit{Rank: c.Rank, Name: c.Name, Kind: c.Kind, Confidence: c.Confidence, ConfidenceLabel: c.ConfidenceLabel(),
+			EpisodesExplained: c.EpisodesExplained, EpisodesTotal: c.EpisodesTotal, EpisodeShare: share(c.EpisodesExplained, c.EpisodesTotal),
+			SpikesExplained: spikesExplained(&r, c),
+			FiringsMatched:  c.FiringsMatched, Firings: c.Firings, FiringShare: share(c.FiringsMatched, c.Firings),
+			PeriodS:  c.Period.Seconds(),
+			Episodes: nonNil(c.Episodes), Processes: nonNil(c.Processes), BytesPerEpisode: c.BytesPerEpisode,
+			Evidence: nonNil(c.Evidence), Advice: Advice(c)}
+		if jb := c.Job; jb != nil {
+			jc.Source, jc.Unit, jc.Command, jc.Schedule, jc.File = string(jb.Source), jb.Unit, jb.Command, jb.Schedule, jb.File
+		}
+		j.Culprits = append(j.Culprits, jc)
+	}
+	tt := r.Totals
+	j.Totals = jsonTotals{DurationS: tt.Duration.Seconds(), Requests: tt.Requests, Errors: tt.Errors,
+		RequestsPerS: math.Round(tt.RequestsPerSec*1000) / 1000, P99Exact: tt.P99Exact,
+		MemStallS: tt.MemStall.Round(time.Millisecond).Seconds(), CgroupMemStallS: tt.CgroupMemStall.Round(time.Millisecond).Seconds()}
+	if tt.Requests > 0 {
+		j.Totals.MeanMS, j.Totals.P99MS = ms(tt.Mean), ms(tt.P99)
+	}
+	return j
+}
+
+// verdictLine is the verdict in one sentence.
+func verdictLine(r *correlate.Result) string {
+	switch {
+	case len(r.Episodes) == 0:
+		return "no episode"
+	case len(r.Culprits) == 0:
+		return "no culprit"
+	}
+	c := &r.Culprits[0]
+	return c.Name + " (" + string(c.Kind) + ") explains " + strconv.Itoa(c.EpisodesExplained) + " of " +
+		strconv.Itoa(c.EpisodesTotal) + " episodes"
+}
+
+func renderJSON(w io.Writer, r correlate.Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(toJSON(r))
+}
+
+// renderCSV writes one row per episode; a signal's cell holds its peak (in
+// the unit of the column name) when the episode raised it, else is empty.
+func renderCSV(w io.Writer, r correlate.Result) error {
+	cw := csv.NewWriter(w)
+	hdr := []string{"index", "start", "end", "duration_s", "spike", "latency_ms"}
+	cols := map[correlate.Signal]string{
+		correlate.PSISome: "psi_some_share", correlate.PSIFull: "psi_full_share", correlate.LRUDrop: "lru_drop_bytes_per_s",
+		correlate.Refault: "refault_pages_per_s", correlate.DirectReclaim: "direct_reclaim_pages_per_s",
+		correlate.DiskIO: "disk_io_bytes_per_s", correlate.IOTime: "io_time_s_per_s", correlate.SwapOut: "swap_out_bytes_per_s",
+	}
+	for _, s := range correlate.AllSignals {
+		hdr = append(hdr, cols[s])
+	}
+	hdr = append(hdr, "culprit", "top_process", "top_process_unit", "top_process_bytes")
+	if err := cw.Write(hdr); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for i := range r.Episodes {
+		e := &r.Episodes[i]
+		lat := ""
+		if e.LatencyPeak > 0 {
+			lat = f(*ms(e.LatencyPeak))
+		}
+		row := []string{strconv.Itoa(e.Index), in(&r, e.Start).Format(time.RFC3339), in(&r, e.End).Format(time.RFC3339),
+			f(e.End.Sub(e.Start).Seconds()), strconv.FormatBool(e.Spike), lat}
+		for _, s := range correlate.AllSignals {
+			v := ""
+			if p, ok := e.Has(s); ok {
+				v = csvNumber(p.Peak)
+			}
+			row = append(row, v)
+		}
+		row = append(row, e.Culprit)
+		if len(e.Processes) > 0 {
+			p := e.Processes[0]
+			row = append(row, p.Comm, p.Unit, strconv.FormatUint(p.Bytes(), 10))
+		} else {
+			row = append(row, "", "", "")
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvNumber writes v without an exponent: whole numbers from 1000 up (bytes
+// and pages per second), four decimals below (shares, seconds per second).
+func csvNumber(v float64) string {
+	if math.Abs(v) >= 1000 {
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
+}
+
+// finite maps NaN and ±Inf, which JSON cannot carry, to 0. correlate never
+// reports an unknown value as a peak; this only keeps a bad recording from
+// failing the whole document.
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}

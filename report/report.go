@@ -1,0 +1,280 @@
+// Package report renders a [correlate.Result]: the timeline table (one row
+// per episode, the columns of the reference case — time, latency, PSI up,
+// file LRU down, disk I/O spike, I/O time up, swap up — and the culprit)
+// and the verdict (which job, how often, how many spikes it explains, what
+// it does and what to do about it), as a terminal table, Markdown, JSON or
+// CSV.
+//
+// Report only formats: it never reads /proc or the clock, and it uses
+// colour only when [Options.Color] says so. Machine formats are stable:
+// times are RFC 3339 and field names carry their units
+// ("latency_ms", "bytes_per_episode", "period_s").
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/memdiag/memdiag/correlate"
+)
+
+// Format is an output format.
+type Format string
+
+// Output formats.
+const (
+	Table    Format = "table"
+	Markdown Format = "markdown"
+	JSON     Format = "json"
+	CSV      Format = "csv"
+)
+
+// Formats lists the formats, for help texts.
+var Formats = []Format{Table, Markdown, JSON, CSV}
+
+// ErrFormat is returned for an unknown format name.
+var ErrFormat = errors.New("unknown output format")
+
+// ParseFormat parses "table", "markdown" (or "md"), "json" or "csv".
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(strings.ToLower(s)); f {
+	case "", Table:
+		return Table, nil
+	case "md", Markdown:
+		return Markdown, nil
+	case JSON, CSV:
+		return f, nil
+	}
+	return "", fmt.Errorf("%w %q: want table, markdown, json or csv", ErrFormat, s)
+}
+
+// Options change how a result is rendered.
+type Options struct {
+	// Values puts the measured values in the table's cells next to the
+	// marks, and adds the refault, direct reclaim and duration columns
+	// (the wide layout).
+	Values bool
+	// Color allows ANSI colour (decided by the caller: a terminal, no
+	// NO_COLOR, no --no-color).
+	Color bool
+}
+
+// Render writes r to w in format f.
+func Render(w io.Writer, r correlate.Result, f Format, o Options) error {
+	switch f {
+	case Table, "":
+		return renderText(w, r, o, false)
+	case Markdown:
+		return renderText(w, r, o, true)
+	case JSON:
+		return renderJSON(w, r)
+	case CSV:
+		return renderCSV(w, r)
+	}
+	return fmt.Errorf("%w %q", ErrFormat, f)
+}
+
+// mark is the sign of a raised signal in the timeline.
+const mark = "●"
+
+// timeLayout picks the timeline's time format: seconds when sampling is
+// finer than a minute, the date when the recording spans days.
+func timeLayout(r *correlate.Result) string {
+	l := "15:04"
+	if r.Interval < time.Minute {
+		l = "15:04:05"
+	}
+	loc := r.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	if r.Start.In(loc).YearDay() != r.End.In(loc).YearDay() || r.End.Sub(r.Start) > 24*time.Hour {
+		l = "Jan 2 " + l
+	}
+	return l
+}
+
+func in(r *correlate.Result, t time.Time) time.Time {
+	if r.Location == nil {
+		return t.UTC()
+	}
+	return t.In(r.Location)
+}
+
+func pct(share float64) string { return fmt.Sprintf("%.0f%%", 100*share) }
+
+// rate writes a bytes/s value.
+func rate(bps float64) string {
+	if bps < 0 {
+		return "-" + correlate.FormatBytes(uint64(-bps)) + "/s"
+	}
+	return correlate.FormatBytes(uint64(bps)) + "/s"
+}
+
+// signalValue formats a signal's peak in its unit.
+func signalValue(s correlate.SignalPeak) string {
+	switch s.Signal {
+	case correlate.PSISome, correlate.PSIFull:
+		return pct(s.Peak)
+	case correlate.LRUDrop:
+		return rate(-s.Peak)
+	case correlate.DiskIO, correlate.SwapOut:
+		return rate(s.Peak)
+	case correlate.Refault, correlate.DirectReclaim:
+		return fmt.Sprintf("%.0f/s", s.Peak)
+	case correlate.IOTime:
+		return fmt.Sprintf("%.1f s/s", s.Peak)
+	}
+	return fmt.Sprint(s.Peak)
+}
+
+// signalName is a signal's name for people.
+func signalName(s correlate.Signal) string {
+	switch s {
+	case correlate.PSISome:
+		return "PSI memory some"
+	case correlate.PSIFull:
+		return "PSI memory full"
+	case correlate.LRUDrop:
+		return "file LRU drop"
+	case correlate.Refault:
+		return "refaults"
+	case correlate.DirectReclaim:
+		return "direct reclaim"
+	case correlate.DiskIO:
+		return "disk I/O"
+	case correlate.IOTime:
+		return "disk I/O time"
+	case correlate.SwapOut:
+		return "swap-out"
+	}
+	return string(s)
+}
+
+// culpritCell is the CULPRIT column: the culprit's name, and the process
+// that did the episode's I/O with its bytes.
+func culpritCell(r *correlate.Result, e *correlate.Episode) string {
+	var p *correlate.ProcActivity
+	if c := culpritByName(r, e.Culprit); c != nil {
+		for i := range e.Processes {
+			for _, cp := range c.Processes {
+				if e.Processes[i].Comm == cp.Comm {
+					p = &e.Processes[i]
+					break
+				}
+			}
+			if p != nil {
+				break
+			}
+		}
+	}
+	if p == nil && len(e.Processes) > 0 {
+		p = &e.Processes[0]
+	}
+	proc := ""
+	if p != nil {
+		proc = p.Comm + " " + correlate.FormatBytes(p.Bytes())
+	}
+	switch {
+	case e.Culprit != "" && proc != "":
+		return e.Culprit + " ← " + proc
+	case e.Culprit != "":
+		return e.Culprit
+	case proc != "":
+		return "? " + proc
+	}
+	return ""
+}
+
+func culpritByName(r *correlate.Result, name string) *correlate.Culprit {
+	if name == "" {
+		return nil
+	}
+	for i := range r.Culprits {
+		if r.Culprits[i].Name == name {
+			return &r.Culprits[i]
+		}
+	}
+	return nil
+}
+
+// spikesExplained counts the culprit's episodes that had a latency spike.
+func spikesExplained(r *correlate.Result, c *correlate.Culprit) int {
+	n := 0
+	for _, i := range c.Episodes {
+		if r.Episodes[i].Spike {
+			n++
+		}
+	}
+	return n
+}
+
+func spikeEpisodes(r *correlate.Result) int {
+	n := 0
+	for i := range r.Episodes {
+		if r.Episodes[i].Spike {
+			n++
+		}
+	}
+	return n
+}
+
+func kindName(c *correlate.Culprit) string {
+	switch c.Kind {
+	case correlate.KindTimer:
+		return "systemd timer"
+	case correlate.KindCron:
+		if c.Job != nil && c.Job.Source != "" && c.Job.Source != "cron" {
+			return string(c.Job.Source) + " job"
+		}
+		return "cron job"
+	case correlate.KindProcess:
+		return "process"
+	}
+	return "unknown cause"
+}
+
+// Advice says what to do about a culprit.
+func Advice(c *correlate.Culprit) []string {
+	switch c.Kind {
+	case correlate.KindTimer:
+		svc := c.Name
+		if c.Job != nil && c.Job.Unit != "" {
+			svc = c.Job.Unit
+		} else if b, ok := strings.CutSuffix(c.Name, ".timer"); ok {
+			svc = b + ".service"
+		}
+		return []string{
+			fmt.Sprintf("confirm: `systemctl disable --now %s` for one test run; the episodes it explains should disappear", c.Name),
+			fmt.Sprintf("reschedule it out of busy hours: `systemctl edit %s` with a new OnCalendar= (an empty OnCalendar= first resets it)", c.Name),
+			fmt.Sprintf("lower its I/O priority: `systemctl edit %s` with IOSchedulingClass=idle, Nice=19 (or IOWeight=10, IOReadBandwidthMax= under cgroup v2)", svc),
+			"or move the data it reads and writes to another disk than the service's",
+		}
+	case correlate.KindCron:
+		where := "its crontab line"
+		if c.Job != nil && c.Job.File != "" {
+			where = c.Job.File
+			if c.Job.Line > 0 {
+				where = fmt.Sprintf("%s:%d", c.Job.File, c.Job.Line)
+			}
+		}
+		return []string{
+			fmt.Sprintf("confirm: comment out %s for one test run; the episodes it explains should disappear", where),
+			"reschedule it out of busy hours, or prefix its command with `ionice -c3 nice -n19`",
+			"or move the data it reads and writes to another disk than the service's",
+		}
+	case correlate.KindProcess:
+		unit := ""
+		if len(c.Processes) > 0 && c.Processes[0].Unit != "" {
+			unit = " on " + c.Processes[0].Unit
+		}
+		return []string{
+			fmt.Sprintf("look for a schedule inside %s (maintenance, vacuum, compaction, snapshot or flush intervals) and move it out of busy hours", c.Name),
+			fmt.Sprintf("limit its I/O%s (IOWeight=, IOWriteBandwidthMax=, or ionice -c3), or move its data to another disk", unit),
+		}
+	}
+	return []string{"record again as root so per-process I/O and process starts are collected; they name what runs on this schedule"}
+}

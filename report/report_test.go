@@ -1,0 +1,259 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/correlate"
+	goldenfile "github.com/memdiag/memdiag/internal/golden"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// golden compares got with testdata/golden/name, or writes it under
+// -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), string(got))
+}
+
+func at(hm string) time.Time {
+	t, err := time.Parse("2006-01-02 15:04", "2026-03-15 "+hm)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+const mib = 1 << 20
+
+// reference is the reference case of DESIGN.md as a result: the 12:25 row
+// with disk I/O only, 12:33 and 13:13 with every signal (pmlogger_check),
+// 12:43 with latency, PSI and disk I/O (pmlogger_farm_check).
+func reference() correlate.Result {
+	sig := func(s correlate.Signal, peak, base float64) correlate.SignalPeak {
+		return correlate.SignalPeak{Signal: s, Peak: peak, Baseline: base}
+	}
+	all := []correlate.SignalPeak{
+		sig(correlate.PSISome, 0.23, 0.01), sig(correlate.PSIFull, 0.06, 0), sig(correlate.LRUDrop, 35*mib, 0),
+		sig(correlate.Refault, 1800, 20), sig(correlate.DirectReclaim, 900, 0), sig(correlate.DiskIO, 95*mib, 3*mib),
+		sig(correlate.IOTime, 1.8, 0.1), sig(correlate.SwapOut, 4*mib, 0),
+	}
+	pc := correlate.ProcActivity{PID: 4242, Comm: "pmlogger_check", Unit: "pmlogger_check.service", ReadBytes: 300 * mib, WriteBytes: 900 * mib, Started: true}
+	pf := correlate.ProcActivity{PID: 4300, Comm: "pmlogger_farm_c", Unit: "pmlogger_farm_check.service", ReadBytes: 100 * mib, WriteBytes: 700 * mib, Started: true}
+	web := correlate.ProcActivity{PID: 812, Comm: "webapp", Unit: "webapp.service", WriteBytes: 2 * mib}
+	period := 1200.0
+	checkJob := &timers.Job{Name: "pmlogger_check.timer", Source: timers.Systemd, File: "lib/systemd/system/pmlogger_check.timer",
+		Schedule: []string{"*:13/20"}, PeriodSeconds: &period, Unit: "pmlogger_check.service",
+		Command: "/usr/libexec/pcp/bin/pmlogger_check -C"}
+	farmJob := &timers.Job{Name: "pmlogger_farm_check.timer", Source: timers.Systemd, File: "lib/systemd/system/pmlogger_farm_check.timer",
+		Schedule: []string{"*:03/20"}, PeriodSeconds: &period, Unit: "pmlogger_farm_check.service",
+		Command: "/usr/libexec/pcp/bin/pmlogger_farm_check"}
+	return correlate.Result{
+		Host: "web1", Start: at("12:20"), End: at("13:20"), Interval: time.Minute, Location: time.UTC, Intervals: 60,
+		HasLatency: true, Stat: correlate.StatP99, Spike: correlate.DefaultSpikeRule, Thresholds: correlate.DefaultThresholds(),
+		Baselines:       map[correlate.Signal]float64{correlate.PSISome: 0.01, correlate.DiskIO: 3 * mib},
+		LatencyBaseline: 520 * time.Millisecond, Spikes: 4,
+		Episodes: []correlate.Episode{
+			{Index: 0, Start: at("12:25"), End: at("12:26"), Intervals: 1, Signals: []correlate.SignalPeak{sig(correlate.DiskIO, 40*mib, 3*mib)},
+				LatencyPeak: 610 * time.Millisecond, Processes: []correlate.ProcActivity{{PID: 901, Comm: "rsync", ReadBytes: 1200 * mib}}},
+			{Index: 1, Start: at("12:33"), End: at("12:35"), Intervals: 2, Signals: all, Spike: true, LatencyPeak: 2500 * time.Millisecond,
+				Processes: []correlate.ProcActivity{pc, web}, Started: []correlate.ProcActivity{pc}, Culprit: "pmlogger_check.timer"},
+			{Index: 2, Start: at("12:43"), End: at("12:44"), Intervals: 1, Spike: true, LatencyPeak: 2400 * time.Millisecond,
+				Signals:   []correlate.SignalPeak{sig(correlate.PSISome, 0.12, 0.01), sig(correlate.DiskIO, 70*mib, 3*mib)},
+				Processes: []correlate.ProcActivity{pf}, Started: []correlate.ProcActivity{pf}, Culprit: "pmlogger_farm_check.timer"},
+			{Index: 3, Start: at("13:13"), End: at("13:15"), Intervals: 2, Signals: all, Spike: true, LatencyPeak: 2600 * time.Millisecond,
+				Processes: []correlate.ProcActivity{pc}, Started: []correlate.ProcActivity{pc}, Culprit: "pmlogger_check.timer"},
+		},
+		LoneSpikes: []correlate.Spike{{Start: at("12:50"), End: at("12:51"), LatencyPeak: 1400 * time.Millisecond}},
+		Culprits: []correlate.Culprit{
+			{Rank: 1, Name: "pmlogger_check.timer", Kind: correlate.KindTimer, Job: checkJob, Episodes: []int{1, 3},
+				EpisodesExplained: 2, EpisodesTotal: 4, FiringsMatched: 2, Firings: 3, Period: 20 * time.Minute,
+				Processes:       []correlate.ProcActivity{{Comm: "pmlogger_check", Unit: "pmlogger_check.service", ReadBytes: 600 * mib, WriteBytes: 1800 * mib}},
+				BytesPerEpisode: 1200 * mib, Confidence: 0.72,
+				Evidence: []string{"systemd job, fires every 20m (*:13/20), defined in lib/systemd/system/pmlogger_check.timer",
+					"2 of 3 firings in the recording were followed within 1m by an episode"}},
+			{Rank: 2, Name: "pmlogger_farm_check.timer", Kind: correlate.KindTimer, Job: farmJob, Episodes: []int{2},
+				EpisodesExplained: 1, EpisodesTotal: 4, FiringsMatched: 1, Firings: 3, Period: 20 * time.Minute,
+				Processes:       []correlate.ProcActivity{{Comm: "pmlogger_farm_c", Unit: "pmlogger_farm_check.service", ReadBytes: 100 * mib, WriteBytes: 700 * mib}},
+				BytesPerEpisode: 800 * mib, Confidence: 0.4,
+				Evidence: []string{"pmlogger_farm_check.service ran in 1 of 4 episodes"}},
+		},
+		Totals: correlate.Totals{Duration: time.Hour, Requests: 289440, RequestsPerSec: 80.4, Mean: 617300 * time.Microsecond,
+			P99: 2500 * time.Millisecond, MemStall: 95 * time.Second},
+	}
+}
+
+func noCause() correlate.Result {
+	r := reference()
+	for i := range r.Episodes {
+		r.Episodes[i].Culprit = ""
+	}
+	r.Culprits = nil
+	r.HasLatency = false
+	r.Warnings = []string{"no latency in the recording and none given: analysing pressure episodes only"}
+	return r
+}
+
+func TestRenderGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		r    correlate.Result
+		f    Format
+		o    Options
+	}{
+		{"reference.table.txt", reference(), Table, Options{}},
+		{"reference-values.table.txt", reference(), Table, Options{Values: true}},
+		{"reference.md", reference(), Markdown, Options{}},
+		{"reference.csv", reference(), CSV, Options{}},
+		{"nocause.table.txt", noCause(), Table, Options{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Render(&b, tt.r, tt.f, tt.o); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(b.String(), "\x1b[") {
+				t.Error("colour in output with Color off")
+			}
+			golden(t, tt.name, b.Bytes())
+		})
+	}
+}
+
+func TestRenderColor(t *testing.T) {
+	var b bytes.Buffer
+	if err := Render(&b, reference(), Table, Options{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\x1b[31;1m●") {
+		t.Errorf("no red mark with Color on:\n%s", b.String())
+	}
+}
+
+func TestRenderJSON(t *testing.T) {
+	var b bytes.Buffer
+	if err := Render(&b, reference(), JSON, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Episodes []struct {
+			Start     time.Time `json:"start"`
+			End       time.Time `json:"end"`
+			Signals   []struct{ Signal string }
+			LatencyMS *float64 `json:"latency_ms"`
+			Processes []struct {
+				Comm       string `json:"comm"`
+				Unit       string `json:"unit"`
+				WriteBytes uint64 `json:"write_bytes"`
+			} `json:"processes"`
+		} `json:"episodes"`
+		Culprits []struct {
+			Name              string   `json:"name"`
+			Kind              string   `json:"kind"`
+			EpisodesExplained int      `json:"episodes_explained"`
+			EpisodesTotal     int      `json:"episodes_total"`
+			EpisodeShare      *float64 `json:"episode_share"`
+			FiringsMatched    int      `json:"firings_matched"`
+			Firings           int      `json:"firings"`
+			FiringShare       *float64 `json:"firing_share"`
+			Evidence          []string `json:"evidence"`
+		} `json:"culprits"`
+		Verdict string `json:"verdict"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	if len(doc.Episodes) != 4 {
+		t.Fatalf("%d episodes, want 4", len(doc.Episodes))
+	}
+	e := doc.Episodes[1]
+	if !e.Start.Equal(at("12:33")) || !e.End.Equal(at("12:35")) || len(e.Signals) != 8 || e.Signals[0].Signal != "psi_some" ||
+		e.LatencyMS == nil || *e.LatencyMS != 2500 || e.Processes[0].Comm != "pmlogger_check" ||
+		e.Processes[0].Unit != "pmlogger_check.service" || e.Processes[0].WriteBytes != 900*mib {
+		t.Errorf("episode 1 = %+v", e)
+	}
+	if len(doc.Culprits) != 2 || doc.Culprits[0].Name != "pmlogger_check.timer" || doc.Culprits[0].Kind != "timer" ||
+		len(doc.Culprits[0].Evidence) != 2 {
+		t.Errorf("culprits = %+v", doc.Culprits)
+	}
+	// 2 of 4 episodes, 2 of 3 firings, with their shares.
+	if c := doc.Culprits[0]; c.EpisodesExplained != 2 || c.EpisodesTotal != 4 || *c.EpisodeShare != 0.5 ||
+		c.FiringsMatched != 2 || c.Firings != 3 || *c.FiringShare != 0.667 {
+		t.Errorf("culprits = %+v", doc.Culprits)
+	}
+	if doc.Verdict != "pmlogger_check.timer (timer) explains 2 of 4 episodes" {
+		t.Errorf("verdict = %q", doc.Verdict)
+	}
+
+	// Empty lists are [] and absent latency is null, so consumers need no
+	// special cases.
+	b.Reset()
+	if err := Render(&b, correlate.Result{Host: "h"}, JSON, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"episodes": []`, `"culprits": []`, `"period": null`, `"verdict": "no episode"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("empty result JSON lacks %s:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for in, want := range map[string]Format{"": Table, "table": Table, "md": Markdown, "Markdown": Markdown, "json": JSON, "csv": CSV} {
+		if got, err := ParseFormat(in); err != nil || got != want {
+			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseFormat("html"); err == nil {
+		t.Error("ParseFormat(html) accepted")
+	}
+}
+
+// The reference case's before/after: 80.4 → 95.9 requests/s and 617.3 →
+// 517.5 ms mean once the PCP timers were stopped.
+func TestRenderCompare(t *testing.T) {
+	before := reference()
+	after := correlate.Result{Host: "web1", Start: at("14:00"), End: at("15:00"), Location: time.UTC, HasLatency: true,
+		Totals: correlate.Totals{Duration: time.Hour, Requests: 345240, RequestsPerSec: 95.9, Mean: 517500 * time.Microsecond,
+			P99: 900 * time.Millisecond, MemStall: 4 * time.Second}}
+	for f, name := range map[Format]string{Table: "compare.table.txt", CSV: "compare.csv"} {
+		var b bytes.Buffer
+		if err := RenderCompare(&b, before, after, f, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, name, b.Bytes())
+	}
+	var b bytes.Buffer
+	if err := RenderCompare(&b, before, after, JSON, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		ChangePct map[string]*float64 `json:"change_pct"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// (95.9-80.4)/80.4 = +19.3 %; (517.5-617.3)/617.3 = -16.2 %.
+	if r, m := doc.ChangePct["requests_per_s"], doc.ChangePct["mean_ms"]; r == nil || *r != 19.3 || m == nil || *m != -16.2 {
+		t.Errorf("change_pct = %v, %v; want +19.3 and -16.2", r, m)
+	}
+}
+
+// Spikes that recur on their own schedule get their own summary line.
+func TestRenderSpikePeriod(t *testing.T) {
+	r := reference()
+	r.SpikePeriod = &correlate.Period{Period: 20 * time.Minute, Jitter: 40 * time.Second, Matched: 3, Expected: 3}
+	var b bytes.Buffer
+	if err := Render(&b, r, Table, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "Spikes: episodes with a latency spike recur every 20m (±40s): 3 of 3 expected\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, b.String())
+	}
+}

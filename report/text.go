@@ -1,0 +1,354 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
+
+	"github.com/memdiag/memdiag/correlate"
+)
+
+// column groups of the timeline: a column is marked when the episode
+// raised any of its signals; its value is the first one raised.
+type column struct {
+	title   string
+	signals []correlate.Signal
+	wide    bool // only in the wide layout
+}
+
+var columns = []column{
+	{title: "PSI UP", signals: []correlate.Signal{correlate.PSISome, correlate.PSIFull}},
+	{title: "LRU DOWN", signals: []correlate.Signal{correlate.LRUDrop}},
+	{title: "REFAULT", signals: []correlate.Signal{correlate.Refault}, wide: true},
+	{title: "RECLAIM", signals: []correlate.Signal{correlate.DirectReclaim}, wide: true},
+	{title: "DISK I/O", signals: []correlate.Signal{correlate.DiskIO}},
+	{title: "I/O TIME UP", signals: []correlate.Signal{correlate.IOTime}},
+	{title: "SWAP UP", signals: []correlate.Signal{correlate.SwapOut}},
+}
+
+func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
+	var b strings.Builder
+	heading := func(s string) {
+		if md {
+			fmt.Fprintf(&b, "## %s\n\n", s)
+		} else {
+			fmt.Fprintf(&b, "%s\n\n", strings.ToUpper(s))
+		}
+	}
+	bullet := "  - "
+	if md {
+		bullet = "- "
+	}
+
+	if md {
+		fmt.Fprintf(&b, "# memdiag analysis of %s\n\n", r.Host)
+	}
+	for _, l := range summary(&r) {
+		if md {
+			fmt.Fprintf(&b, "%s  \n", l)
+		} else {
+			fmt.Fprintln(&b, l)
+		}
+	}
+	b.WriteString("\n")
+
+	if len(r.Episodes)+len(r.LoneSpikes) > 0 {
+		heading("Timeline")
+		t := timeline(&r, o)
+		out := t.Render()
+		if md {
+			out = t.RenderMarkdown()
+		}
+		// go-pretty pads the last column; trailing blanks only hurt diffs.
+		lines := strings.Split(out, "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimRight(l, " ")
+		}
+		b.WriteString(strings.Join(lines, "\n"))
+		b.WriteString("\n\n")
+	}
+
+	heading("Verdict")
+	verdict(&b, &r, md, bullet)
+
+	if len(r.Warnings) > 0 {
+		b.WriteString("\n")
+		for _, wn := range r.Warnings {
+			fmt.Fprintf(&b, "Note: %s\n", wn)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// summary is the header: what was analysed and with which rules.
+func summary(r *correlate.Result) []string {
+	zone := in(r, r.Start).Format("MST")
+	lines := []string{fmt.Sprintf("Recording: %s, %s – %s %s (%s, %d intervals of %s)",
+		r.Host, in(r, r.Start).Format("2006-01-02 15:04:05"), in(r, r.End).Format("15:04:05"), zone,
+		correlate.FormatDuration(r.End.Sub(r.Start)), r.Intervals, correlate.FormatDuration(r.Interval))}
+	if r.HasLatency {
+		lines = append(lines, fmt.Sprintf("Latency: %s per interval, baseline %s; a spike is above %s the rolling baseline: %d spike intervals in %d episodes",
+			r.Stat, correlate.FormatDuration(r.LatencyBaseline), spikeRule(r.Spike), r.Spikes, spikeEpisodes(r)))
+	} else {
+		lines = append(lines, "Latency: none recorded; pressure episodes only")
+	}
+	scope := "the host"
+	switch r.PSIScope {
+	case correlate.PSICgroup:
+		scope = "the recorded cgroup"
+	case correlate.PSIAny:
+		scope = "host or cgroup, the higher"
+	}
+	ep := fmt.Sprintf("Episodes: %d (memory PSI of %s", len(r.Episodes), scope)
+	if len(r.Require) > 0 {
+		names := make([]string, len(r.Require))
+		for i, s := range r.Require {
+			names[i] = string(s)
+		}
+		ep += "; each needs " + strings.Join(names, " or ")
+	}
+	ep += ")"
+	switch n := len(r.LoneSpikes); {
+	case n == 1:
+		ep += "; 1 latency spike outside episodes"
+	case n > 1:
+		ep += fmt.Sprintf("; %d latency spikes outside episodes", n)
+	}
+	lines = append(lines, ep)
+	if p := r.Period; p != nil {
+		lines = append(lines, fmt.Sprintf("Period: episodes recur every %s (±%s) from %s: %d of %d expected, %d missed, %d off schedule",
+			correlate.FormatDuration(p.Period), correlate.FormatDuration(p.Jitter), in(r, p.Phase).Format(timeLayout(r)),
+			p.Matched, p.Expected, p.Missed, p.Extra))
+	} else if len(r.Episodes) > 0 {
+		lines = append(lines, "Period: none (the episodes do not recur on a schedule)")
+	}
+	if sp := r.SpikePeriod; sp != nil && (r.Period == nil ||
+		math.Abs(float64(sp.Period-r.Period.Period)) > 0.1*float64(r.Period.Period)) {
+		lines = append(lines, fmt.Sprintf("Spikes: episodes with a latency spike recur every %s (±%s): %d of %d expected",
+			correlate.FormatDuration(sp.Period), correlate.FormatDuration(sp.Jitter), sp.Matched, sp.Expected))
+	}
+	return lines
+}
+
+func spikeRule(s correlate.SpikeRule) string {
+	if s.Floor > 0 {
+		return correlate.FormatDuration(s.Floor) + " and"
+	}
+	return s.String()
+}
+
+// timeline builds the table: one row per episode.
+func timeline(r *correlate.Result, o Options) table.Writer {
+	t := table.NewWriter()
+	style := table.StyleLight
+	style.Options.DrawBorder = false
+	style.Options.SeparateRows = false
+	style.Format.Header = text.FormatDefault
+	if !o.Color {
+		style.Color = table.ColorOptions{}
+	} else {
+		style.Color.Header = text.Colors{text.Bold}
+	}
+	t.SetStyle(style)
+
+	markStr := mark
+	if o.Color {
+		markStr = text.Colors{text.FgRed, text.Bold}.Sprint(mark)
+	}
+	cell := func(on bool, val string) string {
+		switch {
+		case !on:
+			return ""
+		case o.Values && val != "":
+			return markStr + " " + val
+		}
+		return markStr
+	}
+
+	hdr := table.Row{"TIME"}
+	if o.Values {
+		hdr = append(hdr, "DURATION")
+	}
+	if r.HasLatency {
+		hdr = append(hdr, "LATENCY")
+	}
+	for _, c := range columns {
+		if !c.wide || o.Values {
+			hdr = append(hdr, c.title)
+		}
+	}
+	hdr = append(hdr, "CULPRIT")
+	t.AppendHeader(hdr)
+
+	layout := timeLayout(r)
+	for _, e := range timelineRows(r) {
+		row := table.Row{in(r, e.Start).Format(layout)}
+		if o.Values {
+			row = append(row, correlate.FormatDuration(e.End.Sub(e.Start)))
+		}
+		if r.HasLatency {
+			val := ""
+			if e.LatencyPeak > 0 {
+				val = correlate.FormatDuration(e.LatencyPeak)
+			}
+			if e.Spike {
+				row = append(row, cell(true, val))
+			} else if o.Values {
+				row = append(row, val)
+			} else {
+				row = append(row, "")
+			}
+		}
+		for _, c := range columns {
+			if c.wide && !o.Values {
+				continue
+			}
+			on, val := false, ""
+			for _, s := range c.signals {
+				if p, ok := e.Has(s); ok && !on {
+					on, val = true, signalValue(p)
+				}
+			}
+			row = append(row, cell(on, val))
+		}
+		row = append(row, culpritCell(r, e))
+		t.AppendRow(row)
+	}
+	return t
+}
+
+// timelineRows are the episodes and, as rows with only a latency mark, the
+// spikes outside episodes, in time order.
+func timelineRows(r *correlate.Result) []*correlate.Episode {
+	rows := make([]*correlate.Episode, 0, len(r.Episodes)+len(r.LoneSpikes))
+	for i := range r.Episodes {
+		rows = append(rows, &r.Episodes[i])
+	}
+	for _, sp := range r.LoneSpikes {
+		rows = append(rows, &correlate.Episode{Index: -1, Start: sp.Start, End: sp.End, Spike: true, LatencyPeak: sp.LatencyPeak})
+	}
+	slices.SortStableFunc(rows, func(a, b *correlate.Episode) int { return a.Start.Compare(b.Start) })
+	return rows
+}
+
+// verdict writes which culprit, how often, what it does and what to do.
+func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
+	n := len(r.Episodes)
+	if n == 0 {
+		if len(r.LoneSpikes) > 0 {
+			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes))
+		} else if r.HasLatency {
+			fmt.Fprintln(b, "No episode: no latency spike and no memory-pressure signal rose above its threshold.")
+		} else {
+			fmt.Fprintln(b, "No episode: no memory-pressure signal rose above its threshold.")
+		}
+		return
+	}
+	if len(r.Culprits) == 0 {
+		why := "no periodic pattern"
+		if r.Period != nil {
+			why = "a recurrence too weak to attribute"
+		}
+		fmt.Fprintf(b, "No culprit: %d episodes, %s, and no timer, cron job or recurring process matches them.\n", n, why)
+		return
+	}
+	jobs, covered := 0, map[int]bool{}
+	var names []string
+	for i := range r.Culprits {
+		c := &r.Culprits[i]
+		if c.Kind == correlate.KindTimer || c.Kind == correlate.KindCron {
+			jobs++
+			names = append(names, c.Name)
+			for _, e := range c.Episodes {
+				covered[e] = true
+			}
+		}
+	}
+	if jobs > 1 {
+		line := fmt.Sprintf("Together, %s explain %d of %d episodes", strings.Join(names, " and "), len(covered), n)
+		if r.Period != nil {
+			line += fmt.Sprintf("; their schedules combine into the %s period", correlate.FormatDuration(r.Period.Period))
+		}
+		fmt.Fprintf(b, "%s.\n\n", line)
+	}
+	for i := range r.Culprits {
+		c := &r.Culprits[i]
+		ind := "   "
+		// Markdown joins lines into one paragraph unless they end in two
+		// spaces.
+		br := ""
+		if md {
+			br = "  "
+		}
+		title := fmt.Sprintf("%d. %s — %s, %s confidence (%.2f)", c.Rank, c.Name, kindName(c), c.ConfidenceLabel(), c.Confidence)
+		if md {
+			title = fmt.Sprintf("%d. **%s** — %s, %s confidence (%.2f)", c.Rank, c.Name, kindName(c), c.ConfidenceLabel(), c.Confidence)
+		}
+		fmt.Fprintln(b, title+strings.Repeat(" ", len(br)))
+		line := fmt.Sprintf("Explains %d of %d episodes (%.0f%%)", c.EpisodesExplained, c.EpisodesTotal,
+			100*float64(c.EpisodesExplained)/float64(max(1, c.EpisodesTotal)))
+		if r.HasLatency {
+			line += fmt.Sprintf(" and %d of %d spike episodes", spikesExplained(r, c), spikeEpisodes(r))
+		}
+		if c.Firings > 0 {
+			verb := "were"
+			if c.FiringsMatched == 1 {
+				verb = "was"
+			}
+			line += fmt.Sprintf("; %d of its %d firings %s followed by an episode", c.FiringsMatched, c.Firings, verb)
+		}
+		fmt.Fprintf(b, "%s%s.%s\n", ind, line, br)
+		if j := c.Job; j != nil {
+			what := "Fires"
+			if c.Period > 0 {
+				what += " every " + correlate.FormatDuration(c.Period)
+			}
+			if len(j.Schedule) > 0 {
+				what += " (" + strings.Join(j.Schedule, ", ") + ")"
+			}
+			if j.Command != "" {
+				what += "; runs " + code(j.Command, md)
+			}
+			if j.Unit != "" {
+				what += " as " + j.Unit
+			}
+			fmt.Fprintf(b, "%s%s.%s\n", ind, what, br)
+		} else if c.Period > 0 {
+			fmt.Fprintf(b, "%sRecurs every %s.%s\n", ind, correlate.FormatDuration(c.Period), br)
+		}
+		if len(c.Processes) > 0 {
+			var ps []string
+			for _, p := range c.Processes {
+				ps = append(ps, p.Comm)
+			}
+			fmt.Fprintf(b, "%sIts processes (%s) did %s of I/O per episode.%s\n", ind, strings.Join(ps, ", "), correlate.FormatBytes(c.BytesPerEpisode), br)
+		}
+		fmt.Fprintf(b, "%sEvidence:\n", ind)
+		for _, e := range c.Evidence {
+			fmt.Fprintf(b, "%s%s%s\n", ind, bullet, e)
+		}
+		fmt.Fprintf(b, "%sWhat to do:\n", ind)
+		for _, a := range Advice(c) {
+			if !md {
+				a = strings.ReplaceAll(a, "`", "")
+			}
+			fmt.Fprintf(b, "%s%s%s\n", ind, bullet, a)
+		}
+		if i < len(r.Culprits)-1 {
+			b.WriteString("\n")
+		}
+	}
+}
+
+func code(s string, md bool) string {
+	if md {
+		return "`" + s + "`"
+	}
+	return s
+}
