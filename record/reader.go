@@ -33,6 +33,7 @@ type Reader struct {
 	header  Header
 	end     *End
 	warns   []string
+	strs    map[string]string // interned process strings (comm, cmdline, cgroup, unit)
 }
 
 // Open opens a recording (plain or gzip, detected from its first bytes)
@@ -109,10 +110,22 @@ func (r *Reader) Warnings() []string { return r.warns }
 // warning; a bad line followed by more lines is an error naming the line.
 func (r *Reader) Next() (*Sample, error) {
 	for r.scan() {
+		lineNo := r.line
+		// Fast path: the writer puts "type" first, so a sample line is
+		// decoded once instead of once for its type and once for the
+		// sample (decoding is most of the time `analyze` takes).
+		if bytes.HasPrefix(r.pending, samplePrefix) {
+			s := new(Sample)
+			if err := json.Unmarshal(r.pending, s); err == nil {
+				r.compact(s)
+				return s, nil
+			}
+			// Let the general path below tell a truncated last line
+			// from a bad one.
+		}
 		var kind struct {
 			Type string `json:"type"`
 		}
-		lineNo := r.line
 		if err := json.Unmarshal(r.pending, &kind); err != nil {
 			bad := len(r.pending)
 			if !r.scan() {
@@ -130,6 +143,7 @@ func (r *Reader) Next() (*Sample, error) {
 			if err := json.Unmarshal(r.pending, s); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w: %w", r.name, lineNo, ErrFormat, err)
 			}
+			r.compact(s)
 			return s, nil
 		case TypeEnd:
 			e := new(End)
@@ -145,6 +159,64 @@ func (r *Reader) Next() (*Sample, error) {
 		return nil, r.endErr(r.line, err)
 	}
 	return nil, io.EOF
+}
+
+var samplePrefix = []byte(`{"type":"sample"`)
+
+// compact trims what encoding/json leaves oversized in a decoded sample,
+// for readers that hold a whole day of samples (ReadFile, `analyze`):
+// slices grown by doubling (10 processes get room for 16) are copied to
+// their length, and the process strings, which repeat from one sample to
+// the next, are shared.
+func (r *Reader) compact(s *Sample) {
+	if r.strs == nil {
+		r.strs = make(map[string]string)
+	}
+	in := func(p *string) {
+		if *p == "" {
+			return
+		}
+		if v, ok := r.strs[*p]; ok {
+			*p = v
+			return
+		}
+		if len(r.strs) < 1<<16 { // bound the table on recordings of endless short-lived processes
+			r.strs[*p] = *p
+		}
+	}
+	s.Procs = clip(s.Procs)
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		in(&p.Comm)
+		in(&p.Cmdline)
+		in(&p.Cgroup)
+		in(&p.Unit)
+	}
+	s.RSS = clip(s.RSS)
+	for i := range s.RSS {
+		in(&s.RSS[i].Comm)
+	}
+	s.Events = clip(s.Events)
+	for i := range s.Events {
+		e := &s.Events[i]
+		in(&e.Source)
+		in(&e.Comm)
+		in(&e.Cmdline)
+		in(&e.Cgroup)
+		in(&e.Unit)
+	}
+	s.Disks = clip(s.Disks)
+	for i := range s.Disks {
+		in(&s.Disks[i].Name)
+	}
+}
+
+// clip returns s with capacity equal to its length (a copy when larger).
+func clip[S ~[]E, E any](s S) S {
+	if cap(s) == len(s) {
+		return s
+	}
+	return append(S(nil), s...)
 }
 
 // endErr is what Next returns when reading stops with err after line
