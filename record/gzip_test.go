@@ -63,4 +63,66 @@ func TestGzipKilledRecorder(t *testing.T) {
 	if len(r.Warnings()) != 1 || !strings.Contains(r.Warnings()[0], "cut short") {
 		t.Errorf("Warnings() = %q, want one about the cut-short compressed stream", r.Warnings())
 	}
+
+	// ReadFile (parallel decoding) must agree.
+	killed := filepath.Join(t.TempDir(), "killed.jsonl.gz")
+	if err := os.WriteFile(killed, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := ReadFile(killed)
+	if err != nil {
+		t.Fatalf("ReadFile: %v", err)
+	}
+	if len(rec.Samples) != len(seqs) || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], "cut short") {
+		t.Errorf("ReadFile: %d samples, warnings %q; want %d and one about the cut-short stream", len(rec.Samples), rec.Warnings, len(seqs))
+	}
+}
+
+// TestReadFileParallelOrder reads a recording of several decoding
+// batches (ReadFile decodes them on all cores) and checks that the
+// samples come back complete and in file order, with the end line, from
+// a plain and from a .gz file.
+func TestReadFileParallelOrder(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"r.jsonl", "r.jsonl.gz"} {
+		path := filepath.Join(dir, name)
+		w, err := Create(path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+		w.now = func() time.Time { return clock }
+		if err := w.WriteHeader(&Header{Host: "h", Interval: time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		const n = 3*batchLines + 17
+		for i := 0; i < n; i++ {
+			clock = clock.Add(time.Second)
+			s := &Sample{Seq: i, Time: clock}
+			if i == 5 {
+				s.Errors = []string{"procs: x"}
+			}
+			if err := w.WriteSample(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close("duration"); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Samples) != n || rec.End == nil || rec.End.Samples != n || len(rec.Warnings) != 0 {
+			t.Fatalf("%s: %d samples, end %+v, warnings %q; want %d, an end line, none", name, len(rec.Samples), rec.End, rec.Warnings, n)
+		}
+		for i, s := range rec.Samples {
+			if s.Seq != i {
+				t.Fatalf("%s: sample %d has seq %d", name, i, s.Seq)
+			}
+		}
+		if got := rec.Samples[5].Errors; len(got) != 1 || got[0] != "procs: x" {
+			t.Errorf("%s: sample 5 errors = %q", name, got)
+		}
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
 )
 
 // ErrFormat is wrapped by errors about a file that is not a recording or
@@ -239,7 +241,10 @@ func (r *Reader) Close() error {
 	return nil
 }
 
-// ReadFile reads a whole recording.
+// ReadFile reads a whole recording. Lines are decoded on all cores
+// (GOMAXPROCS) in batches and kept in file order; decoding JSON is most
+// of what `memdiag analyze` spends on a long recording. Warnings and
+// errors are those of reading it with Next.
 func ReadFile(path string) (*Recording, error) {
 	r, err := Open(path)
 	if err != nil {
@@ -247,16 +252,146 @@ func ReadFile(path string) (*Recording, error) {
 	}
 	defer r.Close()
 	rec := &Recording{Header: r.Header()}
-	for {
-		s, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
+	workers := min(runtime.GOMAXPROCS(0), 8)
+	if workers < 2 {
+		for {
+			s, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			rec.Samples = append(rec.Samples, *s)
 		}
-		if err != nil {
-			return nil, err
-		}
-		rec.Samples = append(rec.Samples, *s)
+		rec.End, rec.Warnings = r.End(), r.Warnings()
+		return rec, nil
+	}
+	if err := r.readParallel(rec, workers); err != nil {
+		return nil, err
 	}
 	rec.End, rec.Warnings = r.End(), r.Warnings()
 	return rec, nil
+}
+
+// lineBatch is a run of consecutive lines decoded by one worker.
+type lineBatch struct {
+	lines   [][]byte
+	nums    []int     // line numbers
+	samples []*Sample // decoded by the fast path; nil where the line needs the general path
+	done    chan struct{}
+}
+
+const batchLines = 256
+
+func (r *Reader) readParallel(rec *Recording, workers int) error {
+	jobs := make(chan *lineBatch, workers)
+	order := make(chan *lineBatch, 2*workers)
+	stop := make(chan struct{})
+	defer close(stop)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for b := range jobs {
+				b.samples = make([]*Sample, len(b.lines))
+				for i, l := range b.lines {
+					if !bytes.HasPrefix(l, samplePrefix) {
+						continue
+					}
+					s := new(Sample)
+					if json.Unmarshal(l, s) == nil {
+						b.samples[i] = s
+					}
+				}
+				close(b.done)
+			}
+		})
+	}
+	var scanErr error
+	var lastLine int
+	go func() { // the producer: r.sc and r.line are its own until order is closed
+		defer close(order)
+		defer close(jobs)
+		b := &lineBatch{done: make(chan struct{})}
+		send := func() bool {
+			select {
+			case order <- b:
+			case <-stop:
+				return false
+			}
+			select {
+			case jobs <- b:
+			case <-stop:
+				return false
+			}
+			b = &lineBatch{done: make(chan struct{})}
+			return true
+		}
+		for r.scan() {
+			b.lines = append(b.lines, bytes.Clone(r.pending))
+			b.nums = append(b.nums, r.line)
+			if len(b.lines) == batchLines && !send() {
+				return
+			}
+		}
+		if len(b.lines) > 0 {
+			send()
+		}
+		scanErr, lastLine = r.sc.Err(), r.line
+	}()
+	defer wg.Wait()
+
+	// A line that is not JSON is an error, unless it is the last line:
+	// it is held until the next line shows whether one follows.
+	bad, badLen := 0, 0
+	var badErr error
+	for b := range order {
+		<-b.done
+		for i, l := range b.lines {
+			if bad > 0 {
+				return fmt.Errorf("%s:%d: %w: %w", r.name, bad, ErrFormat, badErr)
+			}
+			if s := b.samples[i]; s != nil {
+				r.compact(s)
+				rec.Samples = append(rec.Samples, *s)
+				continue
+			}
+			var kind struct {
+				Type string `json:"type"`
+			}
+			if err := json.Unmarshal(l, &kind); err != nil {
+				bad, badLen, badErr = b.nums[i], len(l), err
+				continue
+			}
+			switch kind.Type {
+			case TypeSample:
+				s := new(Sample)
+				if err := json.Unmarshal(l, s); err != nil {
+					return fmt.Errorf("%s:%d: %w: %w", r.name, b.nums[i], ErrFormat, err)
+				}
+				r.compact(s)
+				rec.Samples = append(rec.Samples, *s)
+			case TypeEnd:
+				e := new(End)
+				if err := json.Unmarshal(l, e); err != nil {
+					return fmt.Errorf("%s:%d: %w: %w", r.name, b.nums[i], ErrFormat, err)
+				}
+				r.end = e
+			}
+		}
+	}
+	// order is closed: the producer is done with scanErr and lastLine.
+	switch {
+	case bad > 0 && scanErr != nil:
+		if err := r.endErr(bad, scanErr); !errors.Is(err, io.EOF) {
+			return err
+		}
+	case bad > 0:
+		r.warns = append(r.warns, fmt.Sprintf("%s:%d: truncated last line (%d bytes) skipped; the recorder was probably killed", r.name, bad, badLen))
+	case scanErr != nil:
+		if err := r.endErr(lastLine, scanErr); !errors.Is(err, io.EOF) {
+			return err
+		}
+	}
+	return nil
 }
