@@ -39,6 +39,8 @@ run_tool() {
     floor)        cmd=("$tmp/floor" -interval 1s) ;;
     memdiag)      cmd=("$tmp/memdiag" watch --interval 1s --quiet --no-timers --force --out "$out") ;;
     memdiag-gz)   cmd=("$tmp/memdiag" watch --interval 1s --quiet --no-timers --force --out "$out.gz") ;;
+    # the sampler alone: no process-events listener, no stall-onset poller
+    memdiag-core) cmd=("$tmp/memdiag" watch --interval 1s --quiet --no-timers --force --events off --stall-threshold 0 --out "$out") ;;
     pidstat-d)    cmd=(pidstat -d 1) ;;
     pidstat-dur)  cmd=(pidstat -d -u -r 1) ;;
     atop)         cmd=(atop -w "$out" 1) ;;
@@ -49,11 +51,14 @@ run_tool() {
   if [ -f "$out.gz" ]; then bytes=$(stat -c %s "$out.gz")
   elif [ -f "$out" ]; then bytes=$(stat -c %s "$out")
   else bytes=$(stat -c %s "$tmp/stdout.$name"); fi
-  read -r e u s m <"$tmp/time"
+  read -r e u s m < <(tail -n 1 "$tmp/time")
+  # process exec/exit events memdiag recorded: the host's churn, which
+  # the events listener pays for (docs/benchmarks.md)
+  if [ "$name" = memdiag ]; then grep -o '"kind":"e[a-z]*"' "$out" | wc -l >>"$tmp/events"; fi
   echo "$name $e $u $s $m $bytes"
 }
 
-tools=(floor memdiag memdiag-gz pidstat-d pidstat-dur atop sadc)
+tools=(floor memdiag memdiag-gz memdiag-core pidstat-d pidstat-dur atop sadc)
 echo "# memdiag bench: $(date -u +%FT%TZ), $(uname -r), $(nproc) cores, T=${T}s, rounds=$ROUNDS"
 echo "# command: bench/compare.sh -n \"$NS\" -t $T -r $ROUNDS"
 for n in $NS; do
@@ -73,7 +78,10 @@ for n in $NS; do
   done
   floor=$(awk -v c="${cpu[floor]}" -v r="$ROUNDS" 'BEGIN{print c/r}')
   echo
-  echo "## N = $n idle processes ($(ls /proc | grep -c '^[0-9]') processes on the host)"
+  echo "## N = $n idle processes ($(ls /proc | grep -c '^[0-9]') processes on the host, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  echo
+  echo "Process exec/exit events recorded by the memdiag runs (host churn): $(paste -sd+ "$tmp/events" | bc) in $ROUNDS × ${T} s"
+  rm -f "$tmp/events"
   echo
   echo "| tool | CPU ms/sample | % of one core | peak RSS MiB | written MB/hour | × floor |"
   echo "|---|---:|---:|---:|---:|---:|"

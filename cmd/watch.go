@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -41,6 +42,7 @@ type WatchOptions struct {
 	StallThreshold  time.Duration // PSI memory "some" stall within StallWindow that marks an onset; 0 disables
 	StallWindow     time.Duration
 	EnableDelayAcct bool
+	CPUProfile      string // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
 }
 
 func init() { register(func(f *Factory) *cobra.Command { return newWatchCmd(f, nil) }) }
@@ -137,11 +139,24 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.DurationVar(&opts.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
 	fl.DurationVar(&opts.StallWindow, "stall-window", time.Second, "moving window of --stall-threshold (500ms..10s)")
 	fl.BoolVar(&opts.EnableDelayAcct, "enable-delayacct", false, "turn kernel.task_delayacct on while recording (root), then restore it")
+	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
+	_ = fl.MarkHidden("cpuprofile")
 	return c
 }
 
 func runWatch(ctx context.Context, o *WatchOptions) error {
 	f := o.F
+	if o.CPUProfile != "" {
+		pf, err := os.Create(o.CPUProfile)
+		if err != nil {
+			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			pf.Close()
+			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
+		}
+		defer func() { pprof.StopCPUProfile(); pf.Close() }()
+	}
 	if o.Out == "" {
 		o.Out = "memdiag-" + f.Now().Format("20060102-150405") + ".jsonl"
 	}

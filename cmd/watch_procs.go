@@ -38,6 +38,7 @@ func init() {
 		if err != nil {
 			return
 		}
+		ws.closers = append(ws.closers, func() { ps.Close() })
 		src := &sources.Procs{Scanner: ps, TopRSS: o.TopN}
 		// The first scan is the baseline: every process already running
 		// is known, so only what starts later is reported as exec.

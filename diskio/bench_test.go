@@ -157,3 +157,49 @@ func BenchmarkProcfsBaseline(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkParseStat and BenchmarkParseIO are the per-process parsers of
+// a scan, on the real files of testdata/diskio/poll (python3 writer).
+func BenchmarkParseStat(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "diskio", "poll", "t0", "proc", "15749", "stat"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, _, _, _, _, ok := parseStat(data); !ok {
+			b.Fatal("parseStat failed")
+		}
+	}
+}
+
+func BenchmarkParseIO(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "diskio", "poll", "t0", "proc", "15749", "io"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, _, _, ok := parseIO(data); !ok {
+			b.Fatal("parseIO failed")
+		}
+	}
+}
+
+// BenchmarkDisksFixture reads the fixture's /proc/diskstats (procfs
+// blockdevice parser, whole-disk filter by /sys/block) once per op.
+func BenchmarkDisksFixture(b *testing.B) {
+	root := filepath.Join("..", "testdata", "diskio", "poll")
+	c, err := NewDiskCollector(filepath.Join(root, "t0", "proc"), filepath.Join(root, "sys"), DiskFilter{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Disks(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -119,7 +119,20 @@ type ProcScanner struct {
 	// ending in '\n'. A function field so tests can inject EACCES and
 	// races (as node_exporter's diskstats collector does).
 	readFile func(dirfd int, path, buf []byte) (int, error)
-	rootfd   int // open proc root during a Scan
+	rootfd   int // open proc root during a Scan (for the scanner's life when keepOpen)
+
+	// keepOpen is set when procRoot is a procfs mount: the root and each
+	// process's stat and io files then stay open across scans and are
+	// re-read with pread(2), one syscall per file instead of three
+	// (openat's path walk in procfs is the dearest of them). An open
+	// /proc/PID file pins the process's struct pid, so once the process
+	// is reaped a read gives ESRCH, never another process that reuses
+	// the PID; the scanner then closes it and looks the PID up again.
+	// Off for plain directories (tests' fixture trees, which benchmarks
+	// swap under a symlink).
+	keepOpen bool
+	maxOpen  int // file descriptors the scanner may hold (RLIMIT_NOFILE minus a reserve)
+	nOpen    int
 
 	procs map[int]*procState
 	gen   uint64
@@ -149,6 +162,7 @@ type procState struct {
 	cmdline, cgroup string
 	unit            string
 	ioKnown         bool // /proc/PID/io was readable at the last scan
+	statFD, ioFD    int  // kept-open /proc/PID/stat and io, -1 when not held
 
 	read, write, cancelled    uint64  // cumulative, last seen
 	blkio                     uint64  // ticks, cumulative
@@ -177,10 +191,22 @@ func NewProcScanner(procRoot string, opts ProcScanOptions) (*ProcScanner, error)
 	if opts.MaxCmdline <= 0 {
 		opts.MaxCmdline = 4096
 	}
+	var sfs unix.Statfs_t
+	keep := unix.Statfs(procRoot, &sfs) == nil && sfs.Type == unix.PROC_SUPER_MAGIC
+	var lim unix.Rlimit
+	maxOpen := 0
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Cur > 1024 {
+		// Go raises the soft limit to the hard one at start; leave 512
+		// for the rest of the program (recording, netlink, probes).
+		maxOpen = int(min(lim.Cur, 1<<20)) - 512
+	}
 	return &ProcScanner{
 		procRoot: strings.TrimRight(procRoot, "/"),
 		opts:     opts,
 		readFile: readFileRaw,
+		rootfd:   -1,
+		keepOpen: keep,
+		maxOpen:  maxOpen,
 		procs:    make(map[int]*procState),
 		dirBuf:   make([]byte, 32<<10),
 		statBuf:  make([]byte, 4096),
@@ -214,13 +240,13 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 	s.cand = s.cand[:0]
 	s.exited = s.exited[:0]
 
-	fd, err := unix.Open(s.procRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
+	if err := s.openRoot(); err != nil {
 		s.gen--
-		return nil, nil, stats, &fs.PathError{Op: "open", Path: s.procRoot, Err: err}
+		return nil, nil, stats, err
 	}
-	defer unix.Close(fd)
-	s.rootfd = fd
+	if !s.keepOpen {
+		defer func() { unix.Close(s.rootfd); s.rootfd = -1 }()
+	}
 	err = s.listPIDs(func(pid int) {
 		stats.Processes++
 		st, ev := s.scanOne(pid, baseline, &stats)
@@ -254,6 +280,7 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 		delete(s.exitIO, pid)
 	}
 	for _, st := range s.exited {
+		s.closeFiles(st)
 		s.creditReap(st)
 		events = append(events, s.exitEvent(st, now))
 	}
@@ -291,6 +318,107 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 		})
 	}
 	return top, events, stats, nil
+}
+
+// openRoot opens the proc root, or rewinds the one kept open so that
+// getdents64 lists it from the start again.
+func (s *ProcScanner) openRoot() error {
+	if s.rootfd >= 0 {
+		if _, err := unix.Seek(s.rootfd, 0, 0); err == nil {
+			return nil
+		}
+		unix.Close(s.rootfd)
+		s.rootfd = -1
+	}
+	fd, err := unix.Open(s.procRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: s.procRoot, Err: err}
+	}
+	s.rootfd = fd
+	return nil
+}
+
+// Close releases the files the scanner keeps open. The scanner must not
+// be used afterwards.
+func (s *ProcScanner) Close() error {
+	for _, st := range s.procs {
+		s.closeFiles(st)
+	}
+	if s.rootfd >= 0 {
+		unix.Close(s.rootfd)
+		s.rootfd = -1
+	}
+	return nil
+}
+
+// closeFiles closes a process's kept-open files.
+func (s *ProcScanner) closeFiles(st *procState) {
+	s.closeFD(&st.statFD)
+	s.closeFD(&st.ioFD)
+}
+
+func (s *ProcScanner) closeFD(fd *int) {
+	if *fd >= 0 {
+		unix.Close(*fd)
+		s.nOpen--
+		*fd = -1
+	}
+}
+
+// readProcFile reads /proc/PID/name into buf: with pread on *kept when it
+// is open, else by path. When the scanner keeps files open and has room,
+// a file read by path stays open and is returned in *opened for the
+// caller to keep (or close); *kept is closed when its read fails (the
+// process is gone; the path may now name a new process).
+func (s *ProcScanner) readProcFile(kept *int, opened *int, pid int, name string, buf []byte) (int, error) {
+	if *kept >= 0 {
+		n, err := preadFile(*kept, buf)
+		if err == nil {
+			return n, nil
+		}
+		s.closeFD(kept)
+	}
+	if !s.keepOpen || s.nOpen >= s.maxOpen {
+		return s.readFile(s.rootfd, s.path(pid, name), buf)
+	}
+	path := s.path(pid, name)
+	fd, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(s.rootfd),
+		uintptr(unsafe.Pointer(&path[0])), uintptr(unix.O_RDONLY|unix.O_CLOEXEC), 0, 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	n, err := preadFile(int(fd), buf)
+	if err != nil {
+		unix.Close(int(fd))
+		return n, err
+	}
+	s.nOpen++
+	*opened = int(fd)
+	return n, nil
+}
+
+// preadFile reads a kept-open /proc file from offset 0 (seq_file
+// regenerates the text for a read at offset 0), with readFileRaw's rule
+// for when to stop.
+func preadFile(fd int, buf []byte) (int, error) {
+	total := 0
+	for total < len(buf) {
+		n, err := unix.Pread(fd, buf[total:], int64(total))
+		if err == unix.EINTR { //nolint:errorlint // a bare Errno from a syscall
+			continue
+		}
+		if err != nil {
+			return total, err
+		}
+		if n == 0 {
+			break
+		}
+		total += n
+		if total < len(buf) && buf[total-1] == '\n' {
+			break
+		}
+	}
+	return total, nil
 }
 
 func kindOrder(k EventKind) int {
@@ -376,18 +504,27 @@ func (s *ProcScanner) exitEvent(st *procState, now time.Time) ProcEvent {
 // returns the state (nil if the process was skipped) and an exec event
 // if the process is new or exec'd.
 func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procState, *ProcEvent) {
-	n, err := s.readFile(s.rootfd, s.path(pid, "stat"), s.statBuf)
+	// Files opened by path in this call, kept by the process's state at
+	// the end or closed on an early return.
+	statFD, ioFD := -1, -1
+	noKept := -1
+	keptStat := &noKept
+	st := s.procs[pid]
+	if st != nil {
+		keptStat = &st.statFD
+	}
+	n, err := s.readProcFile(keptStat, &statFD, pid, "stat", s.statBuf)
 	if err != nil {
 		countErr(err, stats)
 		return nil, nil
 	}
 	comm, ppid, start, rss, blkio, ok := parseStat(s.statBuf[:n])
 	if !ok {
+		s.closeFD(&statFD)
 		stats.Failed++
 		return nil, nil
 	}
 
-	st := s.procs[pid]
 	if st != nil && st.start != start {
 		// PID reused: the old process exited.
 		s.exited = append(s.exited, st)
@@ -395,12 +532,18 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 	}
 	isNew := st == nil
 
-	n, err = s.readFile(s.rootfd, s.path(pid, "io"), s.fileBuf)
+	keptIO := &noKept
+	if st != nil {
+		keptIO = &st.ioFD
+	}
+	n, err = s.readProcFile(keptIO, &ioFD, pid, "io", s.fileBuf)
 	var rd, wr, cw uint64
 	ioKnown := false
 	switch {
 	case err == nil:
 		if rd, wr, cw, ok = parseIO(s.fileBuf[:n]); !ok {
+			s.closeFD(&statFD)
+			s.closeFD(&ioFD)
 			stats.Failed++
 			return nil, nil
 		}
@@ -410,13 +553,14 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 	default:
 		// Vanished between stat and io (or failed): if it was known it
 		// is reported as exited below, as it is not marked seen.
+		s.closeFD(&statFD)
 		countErr(err, stats)
 		return nil, nil
 	}
 
 	var ev *ProcEvent
 	if isNew {
-		st = &procState{pid: pid, start: start, comm: string(comm)}
+		st = &procState{pid: pid, start: start, comm: string(comm), statFD: -1, ioFD: -1}
 		s.procs[pid] = st
 		s.readMeta(st)
 		if !baseline {
@@ -439,6 +583,14 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 		st.dBlkio = satSub(blkio, st.blkio)
 	}
 	st.ppid, st.blkio, st.rss, st.gen, st.ioKnown = ppid, blkio, rss, s.gen, ioKnown
+	if statFD >= 0 {
+		s.closeFD(&st.statFD) // none normally: it was read by path because none was kept
+		st.statFD = statFD
+	}
+	if ioFD >= 0 {
+		s.closeFD(&st.ioFD)
+		st.ioFD = ioFD
+	}
 	if ioKnown {
 		st.read, st.write, st.cancelled = rd, wr, cw
 	}

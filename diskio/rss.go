@@ -45,11 +45,15 @@ func (s *ProcScanner) TopRSS(n int) []ProcRSS {
 		}
 		return cmp.Compare(a.pid, b.pid)
 	})
-	fd, err := unix.Open(s.procRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil
+	fd := s.rootfd // kept open between scans on procfs
+	if fd < 0 {
+		var err error
+		fd, err = unix.Open(s.procRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil
+		}
+		defer unix.Close(fd)
 	}
-	defer unix.Close(fd)
 	out := make([]ProcRSS, 0, min(n, len(s.rssCand)))
 	for _, st := range s.rssCand {
 		if len(out) == n {

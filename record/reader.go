@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
 )
 
 // ErrFormat is wrapped by errors about a file that is not a recording or
@@ -34,6 +36,7 @@ type Reader struct {
 	header  Header
 	end     *End
 	warns   []string
+	strs    map[string]string // interned process strings (comm, cmdline, cgroup, unit)
 }
 
 // Open opens a recording (plain or gzip, detected from its first bytes)
@@ -66,7 +69,7 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	r := &Reader{name: name, sc: sc}
 	if !r.scan() {
-		if err := r.sc.Err(); err != nil && !r.cutShort(err) {
+		if err := r.sc.Err(); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		return nil, fmt.Errorf("%s: %w: empty file", name, ErrFormat)
@@ -115,15 +118,27 @@ func (r *Reader) Warnings() []string { return r.warns }
 // a warning naming the line: nothing else recorded is lost.
 func (r *Reader) Next() (*Sample, error) {
 	for r.scan() {
+		lineNo := r.line
+		// Fast path: the writer puts "type" first, so a sample line is
+		// decoded once instead of once for its type and once for the
+		// sample (decoding is most of the time `analyze` takes).
+		if bytes.HasPrefix(r.pending, samplePrefix) {
+			s := new(Sample)
+			if err := json.Unmarshal(r.pending, s); err == nil {
+				r.compact(s)
+				return s, nil
+			}
+			// Let the general path below tell a truncated last line
+			// from a bad one.
+		}
 		var kind struct {
 			Type string `json:"type"`
 		}
-		lineNo := r.line
 		if err := json.Unmarshal(r.pending, &kind); err != nil {
 			bad := len(r.pending)
 			if !r.scan() {
-				if err := r.sc.Err(); err != nil && !r.cutShort(err) {
-					return nil, fmt.Errorf("%s:%d: %w", r.name, lineNo, err)
+				if err := r.sc.Err(); err != nil {
+					return nil, r.endErr(lineNo, err)
 				}
 				r.warns = append(r.warns, fmt.Sprintf("%s:%d: truncated last line (%d bytes) skipped; the recorder was probably killed", r.name, lineNo, bad))
 				return nil, io.EOF
@@ -140,6 +155,7 @@ func (r *Reader) Next() (*Sample, error) {
 				r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged sample skipped: %v", r.name, lineNo, err))
 				continue
 			}
+			r.compact(s)
 			return s, nil
 		case TypeEnd:
 			e := new(End)
@@ -151,21 +167,80 @@ func (r *Reader) Next() (*Sample, error) {
 			// Unknown line types from newer minor versions are skipped.
 		}
 	}
-	if err := r.sc.Err(); err != nil && !r.cutShort(err) {
-		return nil, fmt.Errorf("%s:%d: %w", r.name, r.line, err)
+	if err := r.sc.Err(); err != nil {
+		return nil, r.endErr(r.line, err)
 	}
 	return nil, io.EOF
 }
 
-// cutShort reports whether err is a compressed recording ending without
-// its gzip trailer — the recorder was killed — and notes it as a warning:
-// everything flushed before is read, like a plain file's truncated line.
-func (r *Reader) cutShort(err error) bool {
-	if !errors.Is(err, io.ErrUnexpectedEOF) {
-		return false
+var samplePrefix = []byte(`{"type":"sample"`)
+
+// compact trims what encoding/json leaves oversized in a decoded sample,
+// for readers that hold a whole day of samples (ReadFile, `analyze`):
+// slices grown by doubling (10 processes get room for 16) are copied to
+// their length, and the process strings, which repeat from one sample to
+// the next, are shared.
+func (r *Reader) compact(s *Sample) {
+	if r.strs == nil {
+		r.strs = make(map[string]string)
 	}
-	r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed recording ends without its trailer (the recorder was probably killed); read what was flushed", r.name, r.line))
-	return true
+	in := func(p *string) {
+		if *p == "" {
+			return
+		}
+		if v, ok := r.strs[*p]; ok {
+			*p = v
+			return
+		}
+		if len(r.strs) < 1<<16 { // bound the table on recordings of endless short-lived processes
+			r.strs[*p] = *p
+		}
+	}
+	s.Procs = clip(s.Procs)
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		in(&p.Comm)
+		in(&p.Cmdline)
+		in(&p.Cgroup)
+		in(&p.Unit)
+	}
+	s.RSS = clip(s.RSS)
+	for i := range s.RSS {
+		in(&s.RSS[i].Comm)
+	}
+	s.Events = clip(s.Events)
+	for i := range s.Events {
+		e := &s.Events[i]
+		in(&e.Source)
+		in(&e.Comm)
+		in(&e.Cmdline)
+		in(&e.Cgroup)
+		in(&e.Unit)
+	}
+	s.Disks = clip(s.Disks)
+	for i := range s.Disks {
+		in(&s.Disks[i].Name)
+	}
+}
+
+// clip returns s with capacity equal to its length (a copy when larger).
+func clip[S ~[]E, E any](s S) S {
+	if cap(s) == len(s) {
+		return s
+	}
+	return append(S(nil), s...)
+}
+
+// endErr is what Next returns when reading stops with err after line
+// lineNo. A gzip stream cut short (io.ErrUnexpectedEOF: a .gz recorder
+// killed between its flushes, every 10 s) ends the recording with a
+// warning, like a truncated last line of a plain file.
+func (r *Reader) endErr(lineNo int, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed stream cut short at this line; the recorder was probably killed (a .gz recording loses up to its last 10 s)", r.name, lineNo))
+		return io.EOF
+	}
+	return fmt.Errorf("%s:%d: %w", r.name, lineNo, err)
 }
 
 // Close closes the underlying file, if Open opened it.
@@ -176,7 +251,10 @@ func (r *Reader) Close() error {
 	return nil
 }
 
-// ReadFile reads a whole recording.
+// ReadFile reads a whole recording. Lines are decoded on all cores
+// (GOMAXPROCS) in batches and kept in file order; decoding JSON is most
+// of what `memdiag analyze` spends on a long recording. Warnings and
+// errors are those of reading it with Next.
 func ReadFile(path string) (*Recording, error) {
 	r, err := Open(path)
 	if err != nil {
@@ -184,16 +262,149 @@ func ReadFile(path string) (*Recording, error) {
 	}
 	defer r.Close()
 	rec := &Recording{Header: r.Header()}
-	for {
-		s, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
+	workers := min(runtime.GOMAXPROCS(0), 8)
+	if workers < 2 {
+		for {
+			s, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			rec.Samples = append(rec.Samples, *s)
 		}
-		if err != nil {
-			return nil, err
-		}
-		rec.Samples = append(rec.Samples, *s)
+		rec.End, rec.Warnings = r.End(), r.Warnings()
+		return rec, nil
+	}
+	if err := r.readParallel(rec, workers); err != nil {
+		return nil, err
 	}
 	rec.End, rec.Warnings = r.End(), r.Warnings()
 	return rec, nil
+}
+
+// lineBatch is a run of consecutive lines decoded by one worker.
+type lineBatch struct {
+	lines   [][]byte
+	nums    []int     // line numbers
+	samples []*Sample // decoded by the fast path; nil where the line needs the general path
+	done    chan struct{}
+}
+
+const batchLines = 256
+
+func (r *Reader) readParallel(rec *Recording, workers int) error {
+	jobs := make(chan *lineBatch, workers)
+	order := make(chan *lineBatch, 2*workers)
+	stop := make(chan struct{})
+	defer close(stop)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for b := range jobs {
+				b.samples = make([]*Sample, len(b.lines))
+				for i, l := range b.lines {
+					if !bytes.HasPrefix(l, samplePrefix) {
+						continue
+					}
+					s := new(Sample)
+					if json.Unmarshal(l, s) == nil {
+						b.samples[i] = s
+					}
+				}
+				close(b.done)
+			}
+		})
+	}
+	var scanErr error
+	var lastLine int
+	go func() { // the producer: r.sc and r.line are its own until order is closed
+		defer close(order)
+		defer close(jobs)
+		b := &lineBatch{done: make(chan struct{})}
+		send := func() bool {
+			select {
+			case order <- b:
+			case <-stop:
+				return false
+			}
+			select {
+			case jobs <- b:
+			case <-stop:
+				return false
+			}
+			b = &lineBatch{done: make(chan struct{})}
+			return true
+		}
+		for r.scan() {
+			b.lines = append(b.lines, bytes.Clone(r.pending))
+			b.nums = append(b.nums, r.line)
+			if len(b.lines) == batchLines && !send() {
+				return
+			}
+		}
+		if len(b.lines) > 0 {
+			send()
+		}
+		scanErr, lastLine = r.sc.Err(), r.line
+	}()
+	defer wg.Wait()
+
+	// A line that is not JSON is skipped with a warning — as a truncated
+	// last line, or as a damaged one when another line follows: it is held
+	// until the next line shows which.
+	bad, badLen := 0, 0
+	var badErr error
+	for b := range order {
+		<-b.done
+		for i, l := range b.lines {
+			if bad > 0 {
+				r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged line skipped: %v", r.name, bad, badErr))
+				bad = 0
+			}
+			if s := b.samples[i]; s != nil {
+				r.compact(s)
+				rec.Samples = append(rec.Samples, *s)
+				continue
+			}
+			var kind struct {
+				Type string `json:"type"`
+			}
+			if err := json.Unmarshal(l, &kind); err != nil {
+				bad, badLen, badErr = b.nums[i], len(l), err
+				continue
+			}
+			switch kind.Type {
+			case TypeSample:
+				s := new(Sample)
+				if err := json.Unmarshal(l, s); err != nil {
+					r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged sample skipped: %v", r.name, b.nums[i], err))
+					continue
+				}
+				r.compact(s)
+				rec.Samples = append(rec.Samples, *s)
+			case TypeEnd:
+				e := new(End)
+				if err := json.Unmarshal(l, e); err != nil {
+					return fmt.Errorf("%s:%d: %w: %w", r.name, b.nums[i], ErrFormat, err)
+				}
+				r.end = e
+			}
+		}
+	}
+	// order is closed: the producer is done with scanErr and lastLine.
+	switch {
+	case bad > 0 && scanErr != nil:
+		if err := r.endErr(bad, scanErr); !errors.Is(err, io.EOF) {
+			return err
+		}
+	case bad > 0:
+		r.warns = append(r.warns, fmt.Sprintf("%s:%d: truncated last line (%d bytes) skipped; the recorder was probably killed", r.name, bad, badLen))
+	case scanErr != nil:
+		if err := r.endErr(lastLine, scanErr); !errors.Is(err, io.EOF) {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,0 +1,68 @@
+package record
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/diskio"
+)
+
+// benchSample is a sample like `watch` writes each second at N=1000 on
+// the project's CI host: PSI, meminfo and vmstat read from the
+// linux-6.18 fixture, one disk, and 10 top processes by I/O and by RSS
+// with the field values of a live recording (docs/benchmarks.md).
+func benchSample(b *testing.B) *Sample {
+	s := sampleFromRoot(b, "linux-6.18")
+	s.Disks = []diskio.Disk{{Name: "vda", Reads: 300215, Writes: 165777, ReadBytes: 28919649280, WriteBytes: 34315735040,
+		IOTicks: 148148 * time.Millisecond, TimeInQueue: 873224 * time.Millisecond}}
+	for i := 0; i < 10; i++ {
+		s.Procs = append(s.Procs, diskio.ProcIO{PID: 31710 + i, PPID: 31620, StartTicks: 317931, Comm: "websvc",
+			Cmdline: "/tmp/TestAnalyze/001/websvc -data /tmp/TestAnalyze/003/web.dat -data-size 100663296 -anon 50331648",
+			Cgroup:  "/memdiag-e2e.slice/memdiag-e2e-web.service", Unit: "memdiag-e2e-web.service",
+			ReadBytes: 123891712, WriteBytes: 100663296, DeltaReadBytes: 147456})
+		s.RSS = append(s.RSS, diskio.ProcRSS{PID: 31710 + i, StartTicks: 317931, Comm: "websvc", AnonBytes: 105103360, FileBytes: 6598656})
+	}
+	s.Scan = &diskio.ScanStats{Processes: 1072, Denied: 1}
+	return &s
+}
+
+// BenchmarkWriteSample is the recording's cost per sample: JSON encoding
+// and the write(2) per line (plain), or compression with a flush every
+// 10 s of the sample clock (.gz). B/sample is the bytes the file grows.
+func BenchmarkWriteSample(b *testing.B) {
+	for _, name := range []string{"rec.jsonl", "rec.jsonl.gz"} {
+		b.Run(name, func(b *testing.B) {
+			s := benchSample(b)
+			path := filepath.Join(b.TempDir(), name)
+			w, err := Create(path, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			clock := s.Time
+			w.now = func() time.Time { return clock }
+			if err := w.WriteHeader(&Header{Interval: time.Second}); err != nil {
+				b.Fatal(err)
+			}
+			fi, _ := os.Stat(path)
+			start := fi.Size()
+			n := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				clock = clock.Add(time.Second)
+				s.Time, s.Seq = clock, n
+				if err := w.WriteSample(s); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if err := w.Close("bench"); err != nil {
+				b.Fatal(err)
+			}
+			fi, _ = os.Stat(path)
+			b.ReportMetric(float64(fi.Size()-start)/float64(n), "B/sample")
+			b.ReportMetric(float64(fi.Size()-start)/float64(n)*3600/1e6, "MB/hour@1s")
+		})
+	}
+}

@@ -1,0 +1,128 @@
+package record
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGzipKilledRecorder simulates SIGKILL of a recorder writing a .gz
+// file: the file holds what the writer flushed (the header at once, then
+// at least every 10 s) plus a cut-short deflate block. The reader must
+// return the samples of the flushed part and end with a warning, not an
+// error.
+func TestGzipKilledRecorder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rec.jsonl.gz")
+	w, err := Create(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	w.now = func() time.Time { return clock }
+	if err := w.WriteHeader(&Header{Host: "h", Interval: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	// 25 samples at 1 s: flushes at 10 s and 20 s (the header flush was
+	// at 0 s); samples 21..25 only reach the compressor.
+	for i := 1; i <= 25; i++ {
+		clock = clock.Add(time.Second)
+		if err := w.WriteSample(&Sample{Seq: i, Time: clock, Errors: []string{strings.Repeat("x", 2000)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Kill: no Close. Copy the file as the kernel has it.
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.f.Close()
+
+	r, err := NewReader(strings.NewReader(string(b)), "rec.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int
+	for {
+		s, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("Next() after %v: %v", seqs, err)
+		}
+		seqs = append(seqs, s.Seq)
+	}
+	// gzipFlushEvery is 10 s: sample 20 (t=20 s) was the last flush.
+	if len(seqs) < 20 || seqs[len(seqs)-1] > 25 {
+		t.Errorf("read samples %v, want 1..20 at least (flushed at t=10 s and 20 s)", seqs)
+	}
+	if len(r.Warnings()) != 1 || !strings.Contains(r.Warnings()[0], "cut short") {
+		t.Errorf("Warnings() = %q, want one about the cut-short compressed stream", r.Warnings())
+	}
+
+	// ReadFile (parallel decoding) must agree.
+	killed := filepath.Join(t.TempDir(), "killed.jsonl.gz")
+	if err := os.WriteFile(killed, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := ReadFile(killed)
+	if err != nil {
+		t.Fatalf("ReadFile: %v", err)
+	}
+	if len(rec.Samples) != len(seqs) || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], "cut short") {
+		t.Errorf("ReadFile: %d samples, warnings %q; want %d and one about the cut-short stream", len(rec.Samples), rec.Warnings, len(seqs))
+	}
+}
+
+// TestReadFileParallelOrder reads a recording of several decoding
+// batches (ReadFile decodes them on all cores) and checks that the
+// samples come back complete and in file order, with the end line, from
+// a plain and from a .gz file.
+func TestReadFileParallelOrder(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"r.jsonl", "r.jsonl.gz"} {
+		path := filepath.Join(dir, name)
+		w, err := Create(path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+		w.now = func() time.Time { return clock }
+		if err := w.WriteHeader(&Header{Host: "h", Interval: time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		const n = 3*batchLines + 17
+		for i := 0; i < n; i++ {
+			clock = clock.Add(time.Second)
+			s := &Sample{Seq: i, Time: clock}
+			if i == 5 {
+				s.Errors = []string{"procs: x"}
+			}
+			if err := w.WriteSample(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close("duration"); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Samples) != n || rec.End == nil || rec.End.Samples != n || len(rec.Warnings) != 0 {
+			t.Fatalf("%s: %d samples, end %+v, warnings %q; want %d, an end line, none", name, len(rec.Samples), rec.End, rec.Warnings, n)
+		}
+		for i, s := range rec.Samples {
+			if s.Seq != i {
+				t.Fatalf("%s: sample %d has seq %d", name, i, s.Seq)
+			}
+		}
+		if got := rec.Samples[5].Errors; len(got) != 1 || got[0] != "procs: x" {
+			t.Errorf("%s: sample 5 errors = %q", name, got)
+		}
+	}
+}
