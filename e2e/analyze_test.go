@@ -139,6 +139,9 @@ type harness struct {
 // analyze JSON and the times the job fired.
 func (h *harness) run(withJob bool) (map[string]any, []time.Time) {
 	t := h.t
+	// The unit files are shared host state: hold the e2e lock before
+	// installing them, so another run's cleanup cannot remove them.
+	testenv.Exclusive(t)
 	installUnits(t, h.hog, withJob)
 	parent := testenv.NewCgroup(t, "memdiag-e2e.slice", 224<<20)
 	web := testenv.NewCgroup(t, "memdiag-e2e.slice/memdiag-e2e-web.service", 0)
