@@ -328,12 +328,8 @@ func (p *calParser) date(c *Calendar) (timeDone bool, err error) {
 	if t == "" || t[0] == ':' {
 		return false, nil // a time, not a date
 	}
-	switch t[0] {
-	case '~':
-		c.endOfMonth = true
-	case '-':
-	default:
-		return false, fmt.Errorf("unexpected %q in date", t[:1])
+	if err := c.dateSeparator(t); err != nil {
+		return false, err
 	}
 	second, t, err := parseChain(t[1:], false, "month or day")
 	if err != nil {
@@ -347,12 +343,8 @@ func (p *calParser) date(c *Calendar) (timeDone bool, err error) {
 	if c.endOfMonth {
 		return false, errors.New(`"~" must separate month and day`)
 	}
-	switch t[0] {
-	case '~':
-		c.endOfMonth = true
-	case '-':
-	default:
-		return false, fmt.Errorf("unexpected %q in date", t[:1])
+	if err := c.dateSeparator(t); err != nil {
+		return false, err
 	}
 	third, t, err := parseChain(t[1:], false, "day")
 	if err != nil {
@@ -1446,4 +1438,18 @@ func expand(chain []component, from, to, limit int) []int {
 	}
 	slices.Sort(vs)
 	return vs
+}
+
+// dateSeparator accepts the "-" before a month or day field, or the "~"
+// that counts the day from the end of the month (systemd.time(7)), and
+// notes the latter.
+func (c *Calendar) dateSeparator(t string) error {
+	switch t[0] {
+	case '~':
+		c.endOfMonth = true
+	case '-':
+	default:
+		return fmt.Errorf("unexpected %q in date", t[:1])
+	}
+	return nil
 }
