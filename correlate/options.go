@@ -144,25 +144,34 @@ func DefaultThresholds() Thresholds {
 
 // Get returns the threshold of s.
 func (t Thresholds) Get(s Signal) float64 {
-	switch s {
-	case PSISome:
-		return t.PSISome
-	case PSIFull:
-		return t.PSIFull
-	case LRUDrop:
-		return t.LRUDrop
-	case Refault:
-		return t.Refault
-	case DirectReclaim:
-		return t.DirectReclaim
-	case DiskIO:
-		return t.DiskIO
-	case IOTime:
-		return t.IOTime
-	case SwapOut:
-		return t.SwapOut
+	if f := t.field(s); f != nil {
+		return *f
 	}
 	return -1
+}
+
+// field is the threshold of s, nil for an unknown signal; Get and Set
+// share it so a signal cannot be wired to two different fields.
+func (t *Thresholds) field(s Signal) *float64 {
+	switch s {
+	case PSISome:
+		return &t.PSISome
+	case PSIFull:
+		return &t.PSIFull
+	case LRUDrop:
+		return &t.LRUDrop
+	case Refault:
+		return &t.Refault
+	case DirectReclaim:
+		return &t.DirectReclaim
+	case DiskIO:
+		return &t.DiskIO
+	case IOTime:
+		return &t.IOTime
+	case SwapOut:
+		return &t.SwapOut
+	}
+	return nil
 }
 
 // PSIScope says whose PSI the psi_some and psi_full signals read.
@@ -383,22 +392,7 @@ func parseBytes(v string) (float64, error) {
 
 // Set sets the threshold of s.
 func (t *Thresholds) Set(s Signal, v float64) {
-	switch s {
-	case PSISome:
-		t.PSISome = v
-	case PSIFull:
-		t.PSIFull = v
-	case LRUDrop:
-		t.LRUDrop = v
-	case Refault:
-		t.Refault = v
-	case DirectReclaim:
-		t.DirectReclaim = v
-	case DiskIO:
-		t.DiskIO = v
-	case IOTime:
-		t.IOTime = v
-	case SwapOut:
-		t.SwapOut = v
+	if f := t.field(s); f != nil {
+		*f = v
 	}
 }
