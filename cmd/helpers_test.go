@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/spf13/cobra"
 )
 
 // runWith runs a memdiag command line on test streams (not a TTY, no
@@ -17,4 +18,22 @@ func runWith(t *testing.T, now func() time.Time, root string, args ...string) (i
 	f := &Factory{IO: ios, Now: now, Root: root}
 	code := Run(context.Background(), f, args)
 	return code, out.String(), errOut.String()
+}
+
+// execInRoot runs args ("NAME flags…") against the full command tree with
+// the registered command of c's name replaced by c — built with a runF
+// that captures its options — so that global flags and flag errors behave
+// as in memdiag itself. It returns Execute's error.
+func execInRoot(f *Factory, c *cobra.Command, args ...string) error {
+	root := NewRootCmd(f)
+	for _, old := range root.Commands() {
+		if old.Name() == c.Name() {
+			root.RemoveCommand(old)
+		}
+	}
+	root.AddCommand(c)
+	root.SetArgs(args)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	return root.Execute()
 }

@@ -35,21 +35,11 @@ func TestNewMemCmd(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
 			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
 			var got *MemOptions
-			root := NewRootCmd(f)
-			for _, c := range root.Commands() {
-				if c.Name() == "mem" {
-					root.RemoveCommand(c)
-				}
-			}
-			root.AddCommand(newMemCmd(f, func(o *MemOptions) error { got = o; return nil }))
 			args := []string{"mem"}
 			if tt.args != "" {
 				args = append(args, strings.Fields(tt.args)...)
 			}
-			root.SetArgs(args)
-			root.SetOut(ios.Out)
-			root.SetErr(ios.ErrOut)
-			err := root.Execute()
+			err := execInRoot(f, newMemCmd(f, func(o *MemOptions) error { got = o; return nil }), args...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)

@@ -33,18 +33,8 @@ func TestNewTimersCmd(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
 			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
 			var got *TimersOptions
-			root := NewRootCmd(f)
-			// Replace the registered timers command with one capturing opts.
-			for _, c := range root.Commands() {
-				if c.Name() == "timers" {
-					root.RemoveCommand(c)
-				}
-			}
-			root.AddCommand(newTimersCmd(f, func(o *TimersOptions) error { got = o; return nil }))
-			root.SetArgs(append([]string{"timers"}, strings.Fields(tt.args)...))
-			root.SetOut(ios.Out)
-			root.SetErr(ios.ErrOut)
-			err := root.Execute()
+			err := execInRoot(f, newTimersCmd(f, func(o *TimersOptions) error { got = o; return nil }),
+				append([]string{"timers"}, strings.Fields(tt.args)...)...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)

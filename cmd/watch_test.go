@@ -56,14 +56,8 @@ func TestNewWatchCmd(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
 			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
 			var got *WatchOptions
-			c := newWatchCmd(f, func(_ context.Context, o *WatchOptions) error { got = o; return nil })
-			root := NewRootCmd(f)
-			root.AddCommand(c)
-			c.Use = "w"
-			root.SetArgs(append([]string{"w"}, strings.Fields(tt.args)...))
-			root.SetOut(ios.Out)
-			root.SetErr(ios.ErrOut)
-			err := root.Execute()
+			err := execInRoot(f, newWatchCmd(f, func(_ context.Context, o *WatchOptions) error { got = o; return nil }),
+				append([]string{"watch"}, strings.Fields(tt.args)...)...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
