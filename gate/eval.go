@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/english"
+
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
@@ -100,25 +102,18 @@ func (r *Report) Verdict() string {
 	n := len(r.Results)
 	var parts []string
 	if c := r.Count(Fail); c > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d %s breached", c, n, plural(n, "threshold")))
+		parts = append(parts, fmt.Sprintf("%d of %d %s breached", c, n, english.Plural(n, "threshold")))
 	}
 	if c := r.Count(NoData); c > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d %s could not be judged (no data)", c, n, plural(n, "threshold")))
+		parts = append(parts, fmt.Sprintf("%d of %d %s could not be judged (no data)", c, n, english.Plural(n, "threshold")))
 	}
 	if r.Command.Failed() {
 		parts = append(parts, "the command failed: "+r.Command.Describe())
 	}
 	if len(parts) == 0 {
-		return fmt.Sprintf("PASS: all %d %s held", n, plural(n, "threshold"))
+		return fmt.Sprintf("PASS: all %d %s held", n, english.Plural(n, "threshold"))
 	}
 	return "FAIL: " + strings.Join(parts, "; ")
-}
-
-func plural(n int, s string) string {
-	if n == 1 {
-		return s
-	}
-	return s + "s"
 }
 
 // Describe says how the command ended: "exited with code 3",

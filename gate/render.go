@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/english"
+
 	"github.com/jedib0t/go-pretty/v6/table"
 )
 
@@ -51,7 +53,7 @@ func Render(w io.Writer, rep *Report, f Format, o RenderOptions) error {
 
 // runLine is "cgroup /x, 12 samples, 12:00:00–12:00:11 (11s)".
 func (r *Report) runLine(loc *time.Location) string {
-	s := fmt.Sprintf("scope: %s; %d %s", r.Scope, r.Samples, plural(r.Samples, "sample"))
+	s := fmt.Sprintf("scope: %s; %s", r.Scope, english.Count(r.Samples, "sample"))
 	if r.Samples > 0 {
 		s += fmt.Sprintf(", %s–%s (%s)", clock(r.Start, loc), clock(r.End, loc), r.End.Sub(r.Start).Round(time.Second))
 	}

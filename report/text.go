@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memdiag/memdiag/internal/english"
+
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
 
@@ -94,8 +96,8 @@ func summary(r *correlate.Result) []string {
 		r.Host, in(r, r.Start).Format("2006-01-02 15:04:05"), in(r, r.End).Format("15:04:05"), zone,
 		correlate.FormatDuration(r.End.Sub(r.Start)), r.Intervals, correlate.FormatDuration(r.Interval))}
 	if r.HasLatency {
-		lines = append(lines, fmt.Sprintf("Latency: %s per interval, baseline %s; a spike is above %s the rolling baseline: %d spike intervals in %d episodes",
-			r.Stat, correlate.FormatDuration(r.LatencyBaseline), spikeRule(r.Spike), r.Spikes, spikeEpisodes(r)))
+		lines = append(lines, fmt.Sprintf("Latency: %s per interval, baseline %s; a spike is above %s the rolling baseline: %s in %s",
+			r.Stat, correlate.FormatDuration(r.LatencyBaseline), spikeRule(r.Spike), english.Count(r.Spikes, "spike interval"), english.Count(spikeEpisodes(r), "episode")))
 	} else {
 		lines = append(lines, "Latency: none recorded; pressure episodes only")
 	}
@@ -265,7 +267,7 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 		if r.Period != nil {
 			why = "a recurrence too weak to attribute"
 		}
-		fmt.Fprintf(b, "No culprit: %d episodes, %s, and no timer, cron job or recurring process matches them.\n", n, why)
+		fmt.Fprintf(b, "No culprit: %s, %s, and no timer, cron job or recurring process matches them.\n", english.Count(n, "episode"), why)
 		return
 	}
 	jobs, covered := 0, map[int]bool{}

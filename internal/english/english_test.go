@@ -1,0 +1,11 @@
+package english
+
+import "testing"
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 OOM kills", 1: "1 OOM kill", 2: "2 OOM kills"} {
+		if got := Count(n, "OOM kill"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
