@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/english"
+
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
 
@@ -184,7 +186,7 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 	if r.OOM.LogUnreadable != "" {
 		fmt.Fprintf(&b, "Kernel log not readable (%s); only the counters below are known.\n", r.OOM.LogUnreadable)
 	} else {
-		fmt.Fprintf(&b, "From %s: %d OOM kills in the kernel log.\n", r.OOM.LogSource, len(r.OOM.Kills))
+		fmt.Fprintf(&b, "From %s: %s in the kernel log.\n", r.OOM.LogSource, english.Count(len(r.OOM.Kills), "OOM kill"))
 		if v := r.OOM.VMStatOOMKills; v != nil && *v > uint64(len(r.OOM.Kills)) {
 			fmt.Fprintf(&b, "The kernel counted %d since boot: the others' messages have left the log.\n", *v)
 		}
@@ -198,7 +200,10 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 				when = k.Time.In(loc).Format(time.RFC3339)
 			}
 			cg := k.OOMCgroup
-			if k.TaskCgroup != "" && k.TaskCgroup != k.OOMCgroup {
+			switch {
+			case k.OOMCgroup == "":
+				cg = k.TaskCgroup // a global OOM: no group's limit was hit
+			case k.TaskCgroup != "" && k.TaskCgroup != k.OOMCgroup:
 				cg = k.TaskCgroup + " (limit of " + k.OOMCgroup + ")"
 			}
 			t.AppendRow(table.Row{when, k.SinceBoot.Round(time.Millisecond).String(), k.PID, k.Comm,
@@ -264,6 +269,8 @@ func flag(c memview.Cgroup) string {
 		return "near limit, mostly cache"
 	case c.NearLimit:
 		return "NEAR LIMIT"
+	case c.NearHigh:
+		return "at memory.high"
 	}
 	return ""
 }

@@ -18,6 +18,9 @@ func TestRenderOOMSection(t *testing.T) {
 			Kills: []memview.OOMKill{{
 				SinceBoot: 90 * time.Second, PID: 2915, Comm: "hog", AnonRSSBytes: 64360 << 10,
 				Constraint: "memcg", OOMCgroup: "/docker/a", TaskCgroup: "/docker/a/b",
+			}, {
+				// A global OOM names the task's cgroup and no limit.
+				SinceBoot: 95 * time.Second, PID: 846, Comm: "tail", Constraint: "global", TaskCgroup: "/user.slice",
 			}},
 			VMStatOOMKills: &three,
 			CgroupOOMKills: []memview.CgroupCount{{Path: "/docker/a", Version: 2, OOMKills: 1}},
@@ -30,8 +33,9 @@ func TestRenderOOMSection(t *testing.T) {
 		}
 		s := b.String()
 		for _, want := range []string{
-			"From dmesg: 1 OOM kills in the kernel log.",
+			"From dmesg: 2 OOM kills in the kernel log.",
 			"The kernel counted 3 since boot: the others' messages have left the log.",
+			"global", "/user.slice ", // the cell, not "/user.slice (limit of )"
 			"2915", "hog", "62.9 MiB", "1m30s", "/docker/a/b (limit of /docker/a)",
 			"Counters since boot: /proc/vmstat oom_kill 3; /docker/a oom_kill 1.",
 		} {

@@ -71,6 +71,10 @@ type Cgroup struct {
 	PSI *psi.Resource `json:"psi,omitempty"`
 
 	NearLimit   bool   `json:"near_limit"`   // usage ≥ NearLimitShare × limit
+	// NearHigh: usage ≥ NearLimitShare × memory.high (v2) while not near
+	// the limit: the kernel throttles the group's allocations and reclaims
+	// it there, so its tasks slow down without being OOM-killed.
+	NearHigh    bool   `json:"near_high,omitempty"`
 	MostlyCache bool   `json:"mostly_cache"` // CacheBytes ≥ MostlyCacheShare × usage
 	Note        string `json:"note,omitempty"`
 }
@@ -253,18 +257,28 @@ func judge(cg *Cgroup) {
 	cg.CacheBytes = sub(cg.FileBytes, cg.ShmemBytes)
 	cache := cg.CacheBytes
 	cg.MostlyCache = cg.UsageBytes > 0 && float64(cache) >= MostlyCacheShare*float64(cg.UsageBytes)
-	if cg.LimitBytes == nil || *cg.LimitBytes == 0 {
-		return
-	}
-	cg.NearLimit = float64(cg.UsageBytes) >= NearLimitShare*float64(*cg.LimitBytes)
-	if !cg.NearLimit {
-		return
-	}
-	psiText := "it has no memory.pressure to say otherwise"
+	psiText := "its memory.pressure is unavailable"
 	stalls := false
 	if cg.PSI != nil {
 		psiText = fmt.Sprintf("its memory PSI is some avg10=%.2f %%", cg.PSI.Some.Avg10)
 		stalls = cg.PSI.Some.Avg10 >= PressureStallShare*100
+	}
+	if cg.LimitBytes != nil && *cg.LimitBytes > 0 {
+		cg.NearLimit = float64(cg.UsageBytes) >= NearLimitShare*float64(*cg.LimitBytes)
+	}
+	if !cg.NearLimit && cg.HighBytes != nil && *cg.HighBytes > 0 &&
+		float64(cg.UsageBytes) >= NearLimitShare*float64(*cg.HighBytes) {
+		cg.NearHigh = true
+		cg.Note = fmt.Sprintf("%s of its memory.high (%s): the kernel throttles its allocations and reclaims it there (memory.events high=%d)",
+			percent(cg.UsageBytes, *cg.HighBytes), FormatBytes(*cg.HighBytes), cg.Events["high"])
+		if cg.SwapBytes != nil && *cg.SwapBytes > 0 {
+			cg.Note += fmt.Sprintf(", %s of it swapped out", FormatBytes(*cg.SwapBytes))
+		}
+		cg.Note += "; " + psiText
+		return
+	}
+	if !cg.NearLimit {
+		return
 	}
 	if cg.MostlyCache && stalls {
 		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable; anon %s), but %s: reclaiming it stalls the group's tasks, its working set does not fit the limit",

@@ -225,7 +225,7 @@ func TestJudge(t *testing.T) {
 	if !cg.NearLimit || cg.MostlyCache {
 		t.Errorf("NearLimit, MostlyCache = %v, %v; want true, false", cg.NearLimit, cg.MostlyCache)
 	}
-	if !strings.Contains(cg.Note, "mostly anon/shmem (58.0 MiB; cache 3.0 MiB)") || !strings.Contains(cg.Note, "no memory.pressure") {
+	if !strings.Contains(cg.Note, "mostly anon/shmem (58.0 MiB; cache 3.0 MiB)") || !strings.Contains(cg.Note, "its memory.pressure is unavailable") {
 		t.Errorf("Note = %q", cg.Note)
 	}
 	// Mostly cache, but the group's PSI says its tasks stall on reclaim.

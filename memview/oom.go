@@ -57,7 +57,9 @@ var (
 	// "Killed process 13919 (hog) total-vm:1292960kB, anon-rss:32384kB, file-rss:1660kB, shmem-rss:0kB, UID:0 pgtables:160kB oom_score_adj:0"
 	// shmem-rss since 4.5, the "Out of memory: "/"Memory cgroup out of memory: "
 	// prefix and UID/pgtables/oom_score_adj since 5.1.
-	killedLine = regexp.MustCompile(`(?:(Memory cgroup out of memory|Out of memory(?: \(oom_kill_allocating_task\))?): )?Killed process (\d+) \((.*)\) total-vm:(\d+)kB, anon-rss:(\d+)kB, file-rss:(\d+)kB(?:, shmem-rss:(\d+)kB)?(?:, UID:(\d+))?`)
+	// RHEL 7's 3.10 kernels put the UID before total-vm:
+	// "Killed process 1234 (java), UID 0, total-vm:…kB, anon-rss:…".
+	killedLine = regexp.MustCompile(`(?:(Memory cgroup out of memory|Out of memory(?: \(oom_kill_allocating_task\))?): )?Killed process (\d+) \((.*)\)(?:, UID (\d+),)? total-vm:(\d+)kB, anon-rss:(\d+)kB, file-rss:(\d+)kB(?:, shmem-rss:(\d+)kB)?(?:, UID:(\d+))?`)
 	// Before 5.1: "Memory cgroup out of memory: Kill process 1234 (hog) score 1000 or sacrifice child".
 	killLine = regexp.MustCompile(`(Memory cgroup out of memory|Out of memory): Kill process (\d+) \(`)
 	// Before 4.19, memcg only: "Task in /a killed as a result of limit of /b".
@@ -87,6 +89,7 @@ func ParseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error)
 	}
 	byPID := map[int]*pending{}
 	var taskIn *[2]string
+	var last *pending // the report a "Kill process" line opened
 	var kills []OOMKill
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -155,6 +158,7 @@ func ParseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error)
 				p.taskCg, p.oomCg = taskIn[0], taskIn[1]
 				taskIn = nil
 			}
+			last = p
 			continue
 		}
 		m := killedLine.FindStringSubmatch(msg)
@@ -163,21 +167,35 @@ func ParseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error)
 		}
 		k := OOMKill{SinceBoot: ts, Comm: m[3]}
 		k.PID, _ = strconv.Atoi(m[2])
-		k.TotalVMBytes = kib(m[4])
-		k.AnonRSSBytes = kib(m[5])
-		k.FileRSSBytes = kib(m[6])
-		k.ShmemRSSBytes = kib(m[7])
-		if m[8] != "" {
-			uid, _ := strconv.Atoi(m[8])
-			k.UID = &uid
+		k.TotalVMBytes = kib(m[5])
+		k.AnonRSSBytes = kib(m[6])
+		k.FileRSSBytes = kib(m[7])
+		k.ShmemRSSBytes = kib(m[8])
+		for _, u := range []string{m[4], m[9]} {
+			if u != "" {
+				uid, _ := strconv.Atoi(u)
+				k.UID = &uid
+			}
 		}
-		if p := byPID[k.PID]; p != nil {
+		p := byPID[k.PID]
+		if p == nil {
+			// Before 4.19 the killer could "sacrifice" a child: "Kill
+			// process 10 (a) … or sacrifice child" then "Killed process 11
+			// (a)"; the report is the last one opened.
+			p = last
+		}
+		if p != nil {
 			k.Constraint, k.ConstraintRaw, k.OOMCgroup, k.TaskCgroup = p.constraint, p.raw, p.oomCg, p.taskCg
 			if k.UID == nil {
 				k.UID = p.uid
 			}
-			delete(byPID, k.PID)
+			for pid, q := range byPID {
+				if q == p {
+					delete(byPID, pid)
+				}
+			}
 		}
+		last = nil
 		if k.Constraint == "" {
 			k.Constraint = prefixConstraint(m[1])
 		}

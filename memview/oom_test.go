@@ -132,3 +132,57 @@ func BenchmarkParseKernelLog(b *testing.B) {
 		}
 	}
 }
+
+func TestParseKernelLogUML61V1(t *testing.T) {
+	// A real 6.1.176 dmesg (testdata/SOURCE): a cgroup v1 memcg kill.
+	f, err := os.Open("testdata/oom/dmesg-6.1-uml-memcg-v1.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, err := ParseKernelLog(f, "dmesg", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []OOMKill{{
+		SinceBoot: 2240 * time.Millisecond, PID: 684, Comm: "tail", UID: intp(0),
+		TotalVMBytes: 35036 * 1024, AnonRSSBytes: 32624 * 1024, FileRSSBytes: 1116 * 1024,
+		Constraint: "memcg", ConstraintRaw: "CONSTRAINT_MEMCG",
+		OOMCgroup: "/memdiag-oom", TaskCgroup: "/memdiag-oom",
+	}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+func TestParseKernelLogOldVariants(t *testing.T) {
+	// Line shapes of pre-4.19 kernels as users have posted them (e.g.
+	// RHEL 7's "Killed process N (c), UID u, total-vm:…" in
+	// linux-test-project/ltp#1080 and apache/doris#3525, a sacrificed
+	// child whose PID differs from the "Kill process" line in
+	// apache/doris#3525); the figures here are made up.
+	log := "" +
+		"[  100.000001] Task in /docker/ab killed as a result of limit of /docker/ab\n" +
+		"[  100.000002] Memory cgroup out of memory: Kill process 500 (java) score 990 or sacrifice child\n" +
+		"[  100.000003] Killed process 501 (java), UID 1001, total-vm:2048kB, anon-rss:1024kB, file-rss:4kB, shmem-rss:0kB\n" +
+		"[  200.5] Out of memory: Kill process 600 (big) score 900 or sacrifice child\n" +
+		"[  200.6] Killed process 600 (big) total-vm:8kB, anon-rss:4kB, file-rss:0kB\n"
+	got, err := ParseKernelLog(strings.NewReader(log), "x", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []OOMKill{
+		{
+			SinceBoot: 100*time.Second + 3*time.Microsecond, PID: 501, Comm: "java", UID: intp(1001),
+			TotalVMBytes: 2 << 20, AnonRSSBytes: 1 << 20, FileRSSBytes: 4096,
+			Constraint: "memcg", OOMCgroup: "/docker/ab", TaskCgroup: "/docker/ab",
+		},
+		{
+			SinceBoot: 200*time.Second + 600*time.Millisecond, PID: 600, Comm: "big",
+			TotalVMBytes: 8192, AnonRSSBytes: 4096, Constraint: "global",
+		},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

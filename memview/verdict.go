@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/english"
 )
 
 // Thresholds of [Assess]. Any one of them met over the interval means the
@@ -63,7 +65,7 @@ func Assess(h Host, a Activity) Verdict {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("%.0f refaults/s", float64(a.RefaultPages)/secs))
 	}
 	if a.OOMKills > 0 {
-		v.Reasons = append(v.Reasons, fmt.Sprintf("%d OOM kills", a.OOMKills))
+		v.Reasons = append(v.Reasons, english.Count(int(a.OOMKills), "OOM kill"))
 	}
 	under := len(v.Reasons) > 0
 	v.UnderPressure = &under
@@ -71,7 +73,7 @@ func Assess(h Host, a Activity) Verdict {
 	if under {
 		fmt.Fprintf(&b, " Over the last %s the kernel was under memory pressure: %s.", over, strings.Join(v.Reasons, ", "))
 	} else {
-		psiText := "no PSI"
+		psiText := "PSI unavailable"
 		if a.StallSome != nil {
 			psiText = fmt.Sprintf("PSI memory some %.1f %%", *a.StallSome*100)
 		}
