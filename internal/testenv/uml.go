@@ -1,0 +1,124 @@
+package testenv
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+//go:embed umlshim/shim.c
+var umlShim []byte
+
+// UMLBinary is Debian's user-mode-linux kernel (package user-mode-linux,
+// Linux 6.1 on bookworm): a real Linux kernel that runs as a process.
+const UMLBinary = "/usr/bin/linux.uml"
+
+// UML is one boot of a user-mode Linux kernel whose PID 1 is a shell
+// script. Its root file system is the host's, read-only (hostfs), so the
+// test's binaries run inside it as they are; Out is a host directory the
+// guest sees read-write at /run/out.
+type UML struct {
+	Out     string   // host directory, /run/out in the guest
+	Disks   []string // host files attached as /dev/ubda, /dev/ubdb, …
+	MemSize string   // guest RAM ("192M")
+	shim    string
+}
+
+// NewUML checks that user-mode-linux is installed (else the test is
+// unmet: apt-get install user-mode-linux) and builds the LD_PRELOAD shim
+// with gcc. The shim lets UML 6.1 run on hosts whose x86 xstate is larger
+// than UML's buffer (CPUs with AMX), which otherwise refuse its
+// PTRACE_SETREGSET with EFAULT and the guest's init dies; elsewhere it
+// passes every call through.
+func NewUML(t testing.TB) *UML {
+	t.Helper()
+	if _, err := os.Stat(UMLBinary); err != nil {
+		Unmet(t, UMLBinary+" missing: apt-get install user-mode-linux")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "umlshim.c")
+	if err := os.WriteFile(src, umlShim, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	so := filepath.Join(dir, "umlshim.so")
+	if b, err := exec.Command("gcc", "-shared", "-fPIC", "-O2", "-o", so, src).CombinedOutput(); err != nil {
+		Unmet(t, fmt.Sprintf("cannot build the UML ptrace shim (apt-get install gcc libc6-dev): %v\n%s", err, b))
+	}
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &UML{Out: out, MemSize: "192M", shim: so}
+}
+
+// Boot runs the guest with script (a /bin/sh script, written to a temp
+// file) as its init, until the guest halts or timeout passes. The script
+// starts with proc, sys, a tmpfs at /run and the hostfs mount of Out at
+// /run/out in place, its output in /run/out/init.log, and ends with
+// "halt -f" appended. The console goes to <Out>/console.log. An error
+// says the guest did not halt in time or the kernel failed to run.
+func (u *UML) Boot(t testing.TB, script string, timeout time.Duration) error {
+	t.Helper()
+	init := filepath.Join(filepath.Dir(u.Out), "init.sh")
+	body := "#!/bin/sh\nexport PATH=/usr/sbin:/usr/bin:/sbin:/bin\n" +
+		"mount -t proc proc /proc\nmount -t sysfs sysfs /sys\nmount -t tmpfs tmpfs /run\n" +
+		"mkdir /run/out && mount -t hostfs none /run/out -o " + u.Out + "\n" +
+		"exec >/run/out/init.log 2>&1\nset -x\n" + script + "\nsync\nhalt -f\n"
+	if err := os.WriteFile(init, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"mem=" + u.MemSize, "uml_dir=" + filepath.Dir(u.Out)} // its mconsole socket dir, removed with the temp dir
+	for i, d := range u.Disks {
+		args = append(args, fmt.Sprintf("ubd%d=%s", i, d))
+	}
+	args = append(args, "root=/dev/root", "rootfstype=hostfs", "rootflags=/", "ro",
+		"init="+init, "con=null", "con0=null,fd:1")
+	console, err := os.Create(filepath.Join(u.Out, "console.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer console.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, UMLBinary, args...)
+	c.Env = append(os.Environ(), "LD_PRELOAD="+u.shim, "TMPDIR="+filepath.Dir(u.Out))
+	c.Stdout, c.Stderr = console, console
+	// The kernel's helper processes share its process group; end them all.
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	err = c.Run()
+	if ctx.Err() != nil {
+		return fmt.Errorf("UML guest did not halt within %s (console: %s)", timeout, filepath.Join(u.Out, "console.log"))
+	}
+	if err != nil {
+		return fmt.Errorf("linux.uml: %w (console: %s)", err, filepath.Join(u.Out, "console.log"))
+	}
+	return nil
+}
+
+// Log returns the guest's init.log and the console's last lines, for a
+// failure message.
+func (u *UML) Log() string {
+	var b strings.Builder
+	if s, err := os.ReadFile(filepath.Join(u.Out, "init.log")); err == nil {
+		fmt.Fprintf(&b, "--- init.log\n%s", s)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(&b, "init.log: %v\n", err)
+	}
+	if s, err := os.ReadFile(filepath.Join(u.Out, "console.log")); err == nil {
+		lines := strings.Split(string(s), "\n")
+		if len(lines) > 40 {
+			lines = lines[len(lines)-40:]
+		}
+		fmt.Fprintf(&b, "--- console.log (end)\n%s", strings.Join(lines, "\n"))
+	}
+	return b.String()
+}
