@@ -70,7 +70,7 @@ type Cgroup struct {
 	// hybrid host the v2 group of the same path; nil if there is none.
 	PSI *psi.Resource `json:"psi,omitempty"`
 
-	NearLimit   bool   `json:"near_limit"`   // usage ≥ NearLimitShare × limit
+	NearLimit bool `json:"near_limit"` // usage ≥ NearLimitShare × limit
 	// NearHigh: usage ≥ NearLimitShare × memory.high (v2) while not near
 	// the limit: the kernel throttles the group's allocations and reclaims
 	// it there, so its tasks slow down without being OOM-killed.
