@@ -122,7 +122,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl := c.Flags()
 	fl.DurationVar(&opts.Interval, "interval", time.Second, "time between samples")
 	fl.DurationVar(&opts.Duration, "duration", 0, "stop after this long (default: until Ctrl-C or the command exits)")
-	fl.StringVarP(&opts.Out, "out", "o", "", "recording file (default memdiag-YYYYMMDD-HHMMSS.jsonl here; .gz compresses)")
+	fl.StringVarP(&opts.Out, "out", "o", "", "recording file (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here); a name ending .gz is gzip-compressed, flushed every 10 s; any other name is plain JSON Lines, flushed every sample")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite --out if it exists")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "also record this cgroup v2 directory's memory/io/cpu.pressure")
 	fl.IntVar(&opts.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
@@ -158,7 +158,9 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		defer func() { pprof.StopCPUProfile(); pf.Close() }()
 	}
 	if o.Out == "" {
-		o.Out = "memdiag-" + f.Now().Format("20060102-150405") + ".jsonl"
+		// gzip by default: ~2.5 MB per hour at 1,000 processes instead of
+		// ~17 MB plain (docs/benchmarks.md), flushed every 10 s.
+		o.Out = "memdiag-" + f.Now().Format("20060102-150405") + ".jsonl.gz"
 	}
 	// Everything that can fail on bad input fails before the first sample.
 	if o.EnableDelayAcct {
