@@ -160,7 +160,8 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 	}
 	render(t)
 	if r.ProcScan.NoPSS > 0 {
-		fmt.Fprintf(&b, "%d processes' smaps_rollup was unreadable (run as root for PSS).\n", r.ProcScan.NoPSS)
+		fmt.Fprintf(&b, "PSS unknown for %s: smaps_rollup unreadable (needs root; some processes, such as a container's PID 1, refuse even root).\n",
+			english.Count(r.ProcScan.NoPSS, "process"))
 	}
 
 	heading("Memory cgroups")

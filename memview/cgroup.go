@@ -44,8 +44,9 @@ type Cgroup struct {
 	// parent's limit applies to its children). nil: no limit.
 	LimitBytes *uint64 `json:"limit_bytes,omitempty"`
 	HighBytes  *uint64 `json:"high_bytes,omitempty"` // v2 memory.high (throttling point); nil: "max" or v1
-	// SwapBytes is v2 memory.swap.current, v1 memory.memsw.usage_in_bytes
-	// − memory.usage_in_bytes; nil when swap is not accounted.
+	// SwapBytes is v2 memory.swap.current, v1 memory.stat total_swap (or,
+	// without it, memory.memsw.usage_in_bytes − memory.usage_in_bytes);
+	// nil when swap is not accounted.
 	SwapBytes *uint64 `json:"swap_bytes,omitempty"`
 
 	// From memory.stat; v1 uses the hierarchical total_* fields.
@@ -217,7 +218,13 @@ func readV1(dir, rel, v2dir string) (Cgroup, bool, error) {
 	if ok && lim < v1Unlimited {
 		cg.LimitBytes = &lim
 	}
-	if sw, ok, err := readUint(filepath.Join(dir, "memory.memsw.usage_in_bytes")); err != nil {
+	// Swap: memory.stat's total_swap (hierarchical; present with swap
+	// accounting) is one consistent reading. memsw.usage − usage is the
+	// fallback: two files read at different moments, so it can show a
+	// few hundred KiB of "swap" on a host without any.
+	if s, ok := st["total_swap"]; ok {
+		cg.SwapBytes = &s
+	} else if sw, ok, err := readUint(filepath.Join(dir, "memory.memsw.usage_in_bytes")); err != nil {
 		return cg, false, err
 	} else if ok {
 		s := sub(sw, u)

@@ -3,6 +3,7 @@ package memview
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -166,8 +167,8 @@ func TestCgroupsV1Hybrid(t *testing.T) {
 	want := []Cgroup{
 		{
 			// The root: memory.limit_in_bytes 9223372036854771712 is
-			// PAGE_COUNTER_MAX, no limit. No memsw file copied: swap unknown.
-			Path: "/", Version: 1, UsageBytes: 1611669504,
+			// PAGE_COUNTER_MAX, no limit. Swap from memory.stat total_swap.
+			Path: "/", Version: 1, UsageBytes: 1611669504, SwapBytes: u64(0),
 			AnonBytes: 121446400, FileBytes: 1490845696, ShmemBytes: 17457152,
 			MappedBytes: 53706752, DirtyBytes: 18882560, WritebackBytes: 0,
 			CacheBytes: 1490845696 - 17457152, // total_cache − total_shmem
@@ -261,5 +262,45 @@ func TestCgroupsParseError(t *testing.T) {
 	_, err := c.Cgroups()
 	if err == nil || !strings.Contains(err.Error(), "x/memory.stat:2: malformed line") {
 		t.Errorf("err = %v, want file:line of the bad memory.stat line", err)
+	}
+}
+
+func TestCgroupsV1SwapFromStat(t *testing.T) {
+	// Read live on this host: memsw.usage_in_bytes was 262144 above
+	// usage_in_bytes (two files, two moments) on a host without swap.
+	// memory.stat's total_swap (0) is the figure; memsw − usage only when
+	// memory.stat lacks it.
+	src := filepath.Join(host618, "sys/fs/cgroup/memory/memdiag-mem-fixture")
+	dir := t.TempDir()
+	g := filepath.Join(dir, "sys/fs/cgroup/memory")
+	os.MkdirAll(g, 0o755)
+	for _, f := range []string{"memory.usage_in_bytes", "memory.limit_in_bytes", "memory.stat"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(g, f), b, 0o644)
+	}
+	os.WriteFile(filepath.Join(g, "memory.memsw.usage_in_bytes"), []byte(strconv.Itoa(65687552+262144)+"\n"), 0o644)
+	c, _ := NewCollector(host618)
+	c.root = dir
+	cgs, err := c.Cgroups()
+	if err != nil || len(cgs) != 1 {
+		t.Fatalf("Cgroups = %+v, %v", cgs, err)
+	}
+	if cgs[0].SwapBytes == nil || *cgs[0].SwapBytes != 0 {
+		t.Errorf("SwapBytes = %v, want 0 from total_swap", cgs[0].SwapBytes)
+	}
+	// Without total_swap in memory.stat, the difference is all there is.
+	b, _ := os.ReadFile(filepath.Join(g, "memory.stat"))
+	var kept []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(l, "total_swap ") {
+			kept = append(kept, l)
+		}
+	}
+	os.WriteFile(filepath.Join(g, "memory.stat"), []byte(strings.Join(kept, "\n")), 0o644)
+	if cgs, err = c.Cgroups(); err != nil || cgs[0].SwapBytes == nil || *cgs[0].SwapBytes != 262144 {
+		t.Errorf("without total_swap: %+v, %v; want SwapBytes 262144", cgs, err)
 	}
 }

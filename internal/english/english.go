@@ -1,13 +1,22 @@
 // Package english writes counts the way a sentence needs them.
 package english
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
-// Plural returns noun for n == 1 and noun+"s" otherwise ("episode",
-// "episodes"). Only for nouns whose plural adds an s.
+// Plural returns noun for n == 1 and its regular plural otherwise:
+// "episode" → "episodes", "process" → "processes". Irregular nouns are
+// not handled.
 func Plural(n int, noun string) string {
 	if n == 1 {
 		return noun
+	}
+	for _, end := range []string{"s", "x", "z", "ch", "sh"} {
+		if strings.HasSuffix(noun, end) {
+			return noun + "es"
+		}
 	}
 	return noun + "s"
 }

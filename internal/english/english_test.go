@@ -8,4 +8,10 @@ func TestCount(t *testing.T) {
 			t.Errorf("Count(%d) = %q, want %q", n, got, want)
 		}
 	}
+	if got := Count(2, "process"); got != "2 processes" {
+		t.Errorf("Count(2, process) = %q", got)
+	}
+	if got := Count(1, "process"); got != "1 process" {
+		t.Errorf("Count(1, process) = %q", got)
+	}
 }
