@@ -227,6 +227,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		if prev != nil && !o.Quiet {
 			if rows%20 == 0 {
 				fmt.Fprintln(f.IO.Out, report.LiveColumns)
+				fmt.Fprintln(f.IO.Out, report.LiveUnits)
 			}
 			rows++
 			fmt.Fprintln(f.IO.Out, report.LiveRow(record.Between(hdr, prev, s), s, f.IO.ColorEnabled()))

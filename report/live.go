@@ -12,7 +12,16 @@ import (
 // LiveColumns is the header of `memdiag watch`'s live view, one row per
 // interval. Units: PSI in % of wall time from Δtotal; LRU in MiB; reclaim
 // and refault in pages/s (DIRECT includes reclaim forced by cgroup limits); swap-out in MiB/s; disk in MB/s (10^6) and busy %.
-const LiveColumns = "TIME      MEM-SOME MEM-FULL IO-SOME  FILE-LRU    ΔLRU  DIRECT  KSWAPD REFAULT  SWPOUT   DISK  BUSY  TOP-IO"
+var LiveColumns = fmt.Sprintf(liveLayout,
+	"TIME", "MEM-SOME", "MEM-FULL", "IO-SOME", "FILE-LRU", "ΔLRU", "DIRECT", "KSWAPD", "REFAULT", "SWPOUT", "DISK", "BUSY", "TOP-IO")
+
+// LiveUnits is the line under LiveColumns giving each column's unit.
+var LiveUnits = fmt.Sprintf(liveLayout,
+	"", "%", "%", "%", "MiB", "MiB", "pages/s", "pages/s", "pages/s", "MiB/s", "MB/s", "%", "MB/s")
+
+// liveLayout has LiveRow's field widths, names and units right-aligned
+// over the numbers.
+const liveLayout = "%-8s %9s%9s%9s%10s%8s%8s%8s%8s%8s%7s%6s  %s"
 
 // LiveRow formats one interval for the live view. top is the sample's
 // heaviest I/O process (or nil). With color, PSI values above 10 % and a
