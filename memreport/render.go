@@ -129,7 +129,8 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 		a := r.Activity
 		over := a.Interval.Round(100 * time.Millisecond).String()
 		t.AppendRow(table.Row{"refaults (last " + over + ")", fmt.Sprintf("%d pages", a.RefaultPages), "evicted cache read back: the cache is too small"})
-		t.AppendRow(table.Row{"direct reclaim (last " + over + ")", fmt.Sprintf("%d stalls, %d pages", a.Allocstalls, a.DirectScanPages), "allocations that had to free memory first"})
+		t.AppendRow(table.Row{"direct reclaim (last " + over + ")", fmt.Sprintf("%d stalls, %d pages", a.Allocstalls, a.DirectScanPages), "allocations that had to free host memory first (pgscan_direct)"})
+		t.AppendRow(table.Row{"cgroup-limit reclaim (last " + over + ")", fmt.Sprintf("%d pages", a.LimitScanPages), "reclaim in cgroups at their limits (pgscan_anon+file − kswapd − direct)"})
 		t.AppendRow(table.Row{"kswapd scan (last " + over + ")", fmt.Sprintf("%d pages", a.KswapdScanPages), "background reclaim"})
 	}
 	render(t)

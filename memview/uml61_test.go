@@ -158,3 +158,40 @@ func TestParseKernelLogUML61(t *testing.T) {
 		}
 	}
 }
+
+func TestBuildExplainsCgroupsAndKills(t *testing.T) {
+	// The whole uml61 root through Build: the sentence names the groups
+	// near their limit (or memory.high) and tells the two kills apart.
+	c := uml61Fixture(t)
+	snap, missing, err := c.Snapshot(time.Unix(1796131900, 0))
+	if err != nil || missing == nil {
+		t.Fatalf("Snapshot: %v (missing PSI: %v)", err, missing)
+	}
+	h, _, err := c.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cgs, err := c.Cgroups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(uml61, "dev/kmsg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	kills, err := ParseKernelLog(f, "kmsg", time.Unix(1796131835, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Build(time.Unix(1796131900, 0).UTC(), snap, snap, h, nil, ProcScan{}, cgs, KernelLog{Source: "/dev/kmsg", Kills: kills})
+	for _, want := range []string{
+		" 2 cgroups near the limit: /memdiag-cache (100 % of its limit, mostly reclaimable cache), /memdiag-anon (99 % of its memory.high, mostly anon/shmem).",
+		// 1796131835 + 17.07 s = 2026-12-01 13:30:52 UTC
+		" The kernel log has 2 OOM kills (1 at cgroup limits, 1 with the host or a cpuset/mempolicy out of memory); the last tail (PID 846) in / at 2026-12-01 13:30:52 UTC.",
+	} {
+		if !strings.Contains(r.Verdict.Sentence, want) {
+			t.Errorf("sentence lacks %q:\n%s", want, r.Verdict.Sentence)
+		}
+	}
+}

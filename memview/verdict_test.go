@@ -67,8 +67,8 @@ func TestActivityAndAssess(t *testing.T) {
 		InUseBytes:         (24684092 - 24119332) * 1024,
 		UnderPressure:      &yes,
 		Reasons:            []string{"280 refaults/s"},
-		Sentence: `A "used" figure that counts cache would show 1.8 GiB of 23.5 GiB (8 %); 1.3 GiB of it is page cache and slab the kernel gives back on demand, so 551.5 MiB is really in use.` +
-			` Over the last 1s the kernel was under memory pressure: 280 refaults/s.`,
+		Sentence: `A "used" figure that counts cache would show 1.8 GiB of 23.5 GiB (8 %); 1.3 GiB of it is page cache and slab the kernel gives back on demand, so 551.5 MiB is not available for reuse (processes' anon memory, shmem, kernel memory and reserves).` +
+			` Over the last 1s memory was under pressure (280 refaults/s), but the host is not short of it (23.0 GiB available, no host-wide reclaim): the pressure comes from cgroup limits.`,
 	}
 	if d := cmp.Diff(wantV, v); d != "" {
 		t.Errorf("Verdict (-want +got):\n%s", d)
@@ -140,5 +140,34 @@ func TestFormatBytes(t *testing.T) {
 		if got := FormatBytes(n); got != want {
 			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+func TestActivityLimitReclaim(t *testing.T) {
+	// 5.8+: cgroup-limit reclaim shows in pgscan_anon/_file only. Figures
+	// as read live on this host while a 64 MiB v1 group was OOM-killed:
+	// pgscan_file +15360, pgscan_direct and allocstall unchanged.
+	vm := func(s string) *lru.VMStat {
+		v, err := lru.ParseVMStat(strings.NewReader(s), "vmstat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	prev := Snapshot{Time: time.Unix(0, 0), VMStat: vm("pgscan_kswapd 10\npgscan_direct 0\npgscan_anon 5\npgscan_file 100\nallocstall_normal 0\n")}
+	cur := Snapshot{Time: time.Unix(6, 0), VMStat: vm("pgscan_kswapd 10\npgscan_direct 0\npgscan_anon 5\npgscan_file 15460\nallocstall_normal 0\n")}
+	a := NewActivity(prev, cur)
+	if a.LimitScanPages != 15360 || a.DirectScanPages != 0 || a.KswapdScanPages != 0 {
+		t.Fatalf("Activity = %+v; want 15360 limit-reclaim pages, no direct or kswapd", a)
+	}
+	plenty := Host{TotalBytes: 24 << 30, AvailableBytes: 21 << 30}
+	v := Assess(plenty, a)
+	if !strings.Contains(v.Sentence, "Over the last 6s memory was under pressure (cgroup-limit reclaim (15360 pages scanned)), but the host is not short of it (21.0 GiB available, no host-wide reclaim): the pressure comes from cgroup limits.") {
+		t.Errorf("Sentence = %q", v.Sentence)
+	}
+	// Short of memory (under 10 % available): host pressure, said so.
+	short := Host{TotalBytes: 24 << 30, AvailableBytes: 1 << 30}
+	if v := Assess(short, a); !strings.Contains(v.Sentence, "the kernel was under memory pressure: cgroup-limit reclaim") {
+		t.Errorf("Sentence = %q", v.Sentence)
 	}
 }

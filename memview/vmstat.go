@@ -62,12 +62,17 @@ type Activity struct {
 	// (workingset_refault_file + workingset_refault_anon since 5.9,
 	// workingset_refault before): the cache is too small for the working set.
 	RefaultPages uint64 `json:"refault_pages"`
-	// DirectScanPages are pages scanned by allocating tasks themselves:
-	// pgscan_direct (summed over per-zone variants on old kernels), or the
-	// reclaim forced by cgroup limits where that is larger;
-	// Allocstalls counts entries into direct reclaim (allocstall_*).
+	// DirectScanPages are pages scanned by allocating tasks because the
+	// host ran short: pgscan_direct (summed over per-zone variants on old
+	// kernels). Allocstalls counts entries into it (allocstall_*).
 	DirectScanPages uint64 `json:"direct_scan_pages"`
 	Allocstalls     uint64 `json:"allocstalls"`
+	// LimitScanPages are pages scanned because cgroups reached their
+	// limits (memory.max, memory.high, v1 limit_in_bytes): pgscan_anon +
+	// pgscan_file − pgscan_kswapd − pgscan_direct (5.8+; mm/vmscan.c counts
+	// cgroup reclaim in pgscan_anon/_file but not in pgscan_direct;
+	// khugepaged's and proactive reclaim, rare, land here too). 0 before 5.8.
+	LimitScanPages uint64 `json:"limit_scan_pages"`
 	// KswapdScanPages are pages scanned by the background reclaimer.
 	KswapdScanPages uint64 `json:"kswapd_scan_pages"`
 	MajorFaults     uint64 `json:"major_faults"` // pgmajfault
@@ -95,12 +100,9 @@ func NewActivity(prev, cur Snapshot) Activity {
 	a.DirectScanPages = d(func(v *lru.VMStat) *uint64 { return v.PgscanDirect })
 	a.KswapdScanPages = d(func(v *lru.VMStat) *uint64 { return v.PgscanKswapd })
 	// Reclaim forced by a cgroup's limit is in pgscan_anon/_file only
-	// (5.8+; mm/vmscan.c skips pgscan_direct for cgroup reclaim): it is
-	// done by the allocating task, so it counts as direct here too.
+	// (5.8+; mm/vmscan.c skips pgscan_direct for cgroup reclaim).
 	all := d(func(v *lru.VMStat) *uint64 { return v.PgscanAnon }) + d(func(v *lru.VMStat) *uint64 { return v.PgscanFile })
-	if cg := sub(all, a.KswapdScanPages); cg > a.DirectScanPages {
-		a.DirectScanPages = cg
-	}
+	a.LimitScanPages = sub(all, a.KswapdScanPages+a.DirectScanPages)
 	a.Allocstalls = d(func(v *lru.VMStat) *uint64 { return v.Allocstall })
 	a.MajorFaults = d(func(v *lru.VMStat) *uint64 { return v.Pgmajfault })
 	a.SwapOutPages = d(func(v *lru.VMStat) *uint64 { return v.Pswpout })
