@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -67,6 +68,15 @@ func exitCode(f *Factory, root *cobra.Command, err error) int {
 		fmt.Fprintln(f.IO.ErrOut, "memdiag:", err)
 		return ExitError
 	}
+}
+
+// noArgs is cobra.NoArgs whose error is a usage error (exit 2, with the
+// usage hint), like a bad flag.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return &FlagError{Err: fmt.Errorf("%s takes no arguments, got %q", cmd.CommandPath(), strings.Join(args, " "))}
+	}
+	return nil
 }
 
 // exactArgs is cobra.ExactArgs whose error is a usage error (exit 2, with

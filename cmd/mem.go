@@ -58,7 +58,7 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 			memdiag mem --top 5 --format json
 			memdiag mem --root /mnt/host --interval 0
 		`),
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
 			if opts.Format, err = memreport.ParseFormat(format); err != nil {
@@ -71,6 +71,11 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 				return flagErrorf("--interval must not be negative")
 			}
 			opts.Root = f.Root
+			if opts.Root != "/" && !cmd.Flags().Changed("interval") {
+				// A copied tree does not change: two reads a second apart
+				// would only ever show "no pressure".
+				opts.Interval = 0
+			}
 			opts.ctx = cmd.Context()
 			if runF != nil {
 				return runF(opts)
@@ -80,7 +85,7 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 	}
 	c.Flags().StringVar(&format, "format", "table", "output format: table, json or markdown")
 	c.Flags().IntVar(&opts.Top, "top", 10, "processes to show, by RSS (0: all)")
-	c.Flags().DurationVar(&opts.Interval, "interval", time.Second, "time between the two reads that measure pressure (0: do not measure)")
+	c.Flags().DurationVar(&opts.Interval, "interval", time.Second, "time between the two reads that measure pressure (0: do not measure; the default with --root other than /)")
 	return c
 }
 
@@ -91,6 +96,9 @@ func runMem(opts *MemOptions) error {
 	}
 	col, err := memview.NewCollector(opts.Root)
 	if err != nil {
+		if opts.Root != "/" {
+			err = fmt.Errorf("--root %s: %w (--root takes the root of a host's file tree: it must hold proc/, and sys/ for cgroups)", opts.Root, err)
+		}
 		return &ExitCodeError{Code: ExitEnv, Err: err}
 	}
 	var warnings []string

@@ -25,10 +25,13 @@ func TestNewMemCmd(t *testing.T) {
 	}{
 		{"", MemOptions{Format: memreport.Table, Top: 10, Interval: time.Second, Root: "/"}, ""},
 		{"--format json --top 3 --interval 0", MemOptions{Format: memreport.JSON, Top: 3, Interval: 0, Root: "/"}, ""},
-		{"--root /mnt/h --format markdown --top 0", MemOptions{Format: memreport.Markdown, Top: 0, Interval: time.Second, Root: "/mnt/h"}, ""},
+		// A copied tree does not change: no interval unless asked for.
+		{"--root /mnt/h --format markdown --top 0", MemOptions{Format: memreport.Markdown, Top: 0, Interval: 0, Root: "/mnt/h"}, ""},
+		{"--root /mnt/h --interval 2s", MemOptions{Format: memreport.Table, Top: 10, Interval: 2 * time.Second, Root: "/mnt/h"}, ""},
+		{"--format JSON", MemOptions{Format: memreport.JSON, Top: 10, Interval: time.Second, Root: "/"}, ""},
 		{"--format csv", MemOptions{}, `unknown format "csv"`},
 		{"--top -1", MemOptions{}, "--top must be 0"},
-		{"extra", MemOptions{}, `unknown command "extra"`},
+		{"extra", MemOptions{}, `memdiag mem takes no arguments, got "extra"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {

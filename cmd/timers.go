@@ -94,7 +94,7 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 			  # a mounted image; fail when anything is malformed
 			  $ memdiag timers --root /mnt/image --strict
 		`)),
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Root = f.Root
 			if !slices.Contains(timers.Formats, timers.Format(opts.Format)) {

@@ -37,7 +37,7 @@ func newVersionCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print memdiag's version and the Go version it was built with",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bi, _ := debug.ReadBuildInfo()
 			gov := ""

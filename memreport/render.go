@@ -36,7 +36,7 @@ var Formats = []Format{Table, JSON, Markdown}
 // ParseFormat accepts one of Formats.
 func ParseFormat(s string) (Format, error) {
 	for _, f := range Formats {
-		if string(f) == s {
+		if string(f) == strings.ToLower(s) || (f == Markdown && strings.EqualFold(s, "md")) {
 			return f, nil
 		}
 	}
@@ -80,7 +80,13 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 	}
 	render := func(t table.Writer) {
 		if md {
+			// A table needs blank lines around it, or the next line of
+			// text becomes one more row (GFM).
+			if !strings.HasSuffix(b.String(), "\n\n") {
+				b.WriteString("\n")
+			}
 			b.WriteString(t.RenderMarkdown())
+			b.WriteString("\n")
 		} else {
 			t.SetStyle(table.StyleLight)
 			b.WriteString(t.Render())
@@ -195,7 +201,7 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 	}
 	if len(r.OOM.Kills) > 0 {
 		t = newTable()
-		t.AppendHeader(table.Row{"time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup"})
+		t.AppendHeader(table.Row{"time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup", "group usage / limit"})
 		for _, k := range r.OOM.Kills {
 			when := "-"
 			if !k.Time.IsZero() {
@@ -208,10 +214,15 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 			case k.TaskCgroup != "" && k.TaskCgroup != k.OOMCgroup:
 				cg = k.TaskCgroup + " (limit of " + k.OOMCgroup + ")"
 			}
-			t.AppendRow(table.Row{when, k.SinceBoot.Round(time.Millisecond).String(), k.PID, k.Comm,
-				memview.FormatBytes(k.AnonRSSBytes), memview.FormatBytes(k.FileRSSBytes), memview.FormatBytes(k.ShmemRSSBytes), k.Constraint, cg})
+			lim := "-"
+			if k.CgroupLimitBytes > 0 {
+				lim = memview.FormatBytes(k.CgroupUsageBytes) + " / " + memview.FormatBytes(k.CgroupLimitBytes)
+			}
+			t.AppendRow(table.Row{when, k.SinceBoot.Round(time.Second).String(), k.PID, k.Comm,
+				memview.FormatBytes(k.AnonRSSBytes), memview.FormatBytes(k.FileRSSBytes), memview.FormatBytes(k.ShmemRSSBytes), k.Constraint, cg, lim})
 		}
 		render(t)
+		b.WriteString("anon-rss, file-rss, shmem-rss: the killed process's own RSS; file-rss counts shared files charged to other groups, so it can exceed what the group held.\n")
 	}
 	var counters []string
 	if r.OOM.VMStatOOMKills != nil {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/psi"
 )
 
@@ -264,7 +265,11 @@ func judge(cg *Cgroup) {
 	cg.CacheBytes = sub(cg.FileBytes, cg.ShmemBytes)
 	cache := cg.CacheBytes
 	cg.MostlyCache = cg.UsageBytes > 0 && float64(cache) >= MostlyCacheShare*float64(cg.UsageBytes)
-	psiText := "its memory.pressure is unavailable"
+	// Without the group's PSI, say what to watch instead.
+	psiText := "no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead"
+	if cg.Version == 1 {
+		psiText = "no memory.pressure for it (a v1 group without a v2 twin): watch memory.failcnt and its refaults instead"
+	}
 	stalls := false
 	if cg.PSI != nil {
 		psiText = fmt.Sprintf("its memory PSI is some avg10=%.2f %%", cg.PSI.Some.Avg10)
@@ -285,6 +290,11 @@ func judge(cg *Cgroup) {
 		return
 	}
 	if !cg.NearLimit {
+		if cg.OOMKills != nil && *cg.OOMKills > 0 {
+			cg.Note = fmt.Sprintf("%s in this group since it was made (%s oom_kill); now %s of its limit",
+				english.Count(int(*cg.OOMKills), "OOM kill"), map[int]string{1: "memory.oom_control", 2: "memory.events"}[cg.Version],
+				percent(cg.UsageBytes, deref(cg.LimitBytes)))
+		}
 		return
 	}
 	if cg.MostlyCache && stalls {
@@ -293,12 +303,19 @@ func judge(cg *Cgroup) {
 		return
 	}
 	if cg.MostlyCache {
-		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable; anon %s): fine until its PSI says otherwise; %s",
+		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable; anon %s): fine unless reclaiming it stalls the group's tasks; %s",
 			percent(cg.UsageBytes, *cg.LimitBytes), FormatBytes(cache), FormatBytes(cg.AnonBytes), psiText)
 		return
 	}
 	cg.Note = fmt.Sprintf("%s of its limit, mostly anon/shmem (%s; cache %s): the next allocations reclaim the cache, swap, or OOM-kill; %s",
 		percent(cg.UsageBytes, *cg.LimitBytes), FormatBytes(cg.AnonBytes+cg.ShmemBytes), FormatBytes(cache), psiText)
+}
+
+func deref(p *uint64) uint64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func hasController(dir, c string) bool {

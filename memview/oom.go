@@ -44,6 +44,13 @@ type OOMKill struct {
 	// killed task's own cgroup.
 	OOMCgroup  string `json:"oom_cgroup,omitempty"`
 	TaskCgroup string `json:"task_cgroup,omitempty"`
+	// CgroupUsageBytes and CgroupLimitBytes are the limited group's memory
+	// usage and limit at the kill, from the report's "memory: usage %lukB,
+	// limit %lukB, failcnt %lu" line (mem_cgroup_print_oom_meminfo); 0 for
+	// a global OOM. anon-rss + file-rss can exceed the limit: file-rss
+	// counts shared files charged to other groups.
+	CgroupUsageBytes uint64 `json:"cgroup_usage_bytes,omitempty"`
+	CgroupLimitBytes uint64 `json:"cgroup_limit_bytes,omitempty"`
 }
 
 var (
@@ -64,6 +71,8 @@ var (
 	killLine = regexp.MustCompile(`(Memory cgroup out of memory|Out of memory): Kill process (\d+) \(`)
 	// Before 4.19, memcg only: "Task in /a killed as a result of limit of /b".
 	taskInLine = regexp.MustCompile(`Task in (\S+) killed as a result of limit of (\S+)`)
+	// memcg OOMs, every version: "memory: usage 32768kB, limit 32768kB, failcnt 204".
+	memUsageLine = regexp.MustCompile(`^memory: usage (\d+)kB, limit (\d+)kB, failcnt \d+`)
 )
 
 // ParseKernelLog finds the OOM kills in kernel log text: /dev/kmsg records
@@ -90,6 +99,7 @@ func ParseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error)
 	byPID := map[int]*pending{}
 	var taskIn *[2]string
 	var last *pending // the report a "Kill process" line opened
+	var usage [2]uint64 // the last "memory: usage, limit" of a memcg report
 	var kills []OOMKill
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -117,6 +127,10 @@ func ParseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error)
 				return kills, fmt.Errorf("%s:%d: %w: %q", name, n, ErrParse, line)
 			}
 			ts, msg = time.Duration(sec)*time.Second+time.Duration(ns), m[3]
+		}
+		if m := memUsageLine.FindStringSubmatch(msg); m != nil {
+			usage = [2]uint64{kib(m[1]), kib(m[2])}
+			continue
 		}
 		if !strings.Contains(msg, "ill") && !strings.Contains(msg, "Task in ") {
 			continue // not one of the lines below (all but "Task in" say kill/Killed)
@@ -202,6 +216,10 @@ func ParseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error)
 		if k.Constraint == "memcg" && k.OOMCgroup == "" && taskIn != nil {
 			k.TaskCgroup, k.OOMCgroup = taskIn[0], taskIn[1]
 		}
+		if k.Constraint == "memcg" {
+			k.CgroupUsageBytes, k.CgroupLimitBytes = usage[0], usage[1]
+		}
+		usage = [2]uint64{}
 		taskIn = nil
 		if !boot.IsZero() {
 			k.Time = boot.Add(ts)

@@ -26,6 +26,7 @@ func TestParseKernelLog(t *testing.T) {
 			TotalVMBytes: 1292960 * k, AnonRSSBytes: 32384 * k, FileRSSBytes: 1660 * k, ShmemRSSBytes: 0,
 			Constraint: "memcg", ConstraintRaw: "CONSTRAINT_MEMCG",
 			OOMCgroup: "/memdiag-mem-oomfix", TaskCgroup: "/memdiag-mem-oomfix",
+			CgroupUsageBytes: 32 << 20, CgroupLimitBytes: 32 << 20, // "memory: usage 32768kB, limit 32768kB"
 		}}},
 		{"oom/journal-5.15-global.txt", []OOMKill{{
 			SinceBoot: 2211823501 * time.Microsecond,
@@ -42,6 +43,7 @@ func TestParseKernelLog(t *testing.T) {
 			TotalVMBytes: 1125588 * k, AnonRSSBytes: 64360 * k, FileRSSBytes: 1720 * k,
 			Constraint: "memcg",
 			OOMCgroup:  "/docker/4f2c9e1a", TaskCgroup: "/docker/4f2c9e1a",
+			CgroupUsageBytes: 64 << 20, CgroupLimitBytes: 64 << 20,
 		}}},
 		{"oom/dmesg-3.10-global.txt", []OOMKill{{
 			SinceBoot: 8761092913 * time.Microsecond,
@@ -149,6 +151,7 @@ func TestParseKernelLogUML61V1(t *testing.T) {
 		TotalVMBytes: 35036 * 1024, AnonRSSBytes: 32624 * 1024, FileRSSBytes: 1116 * 1024,
 		Constraint: "memcg", ConstraintRaw: "CONSTRAINT_MEMCG",
 		OOMCgroup: "/memdiag-oom", TaskCgroup: "/memdiag-oom",
+		CgroupUsageBytes: 32 << 20, CgroupLimitBytes: 32 << 20,
 	}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)

@@ -68,7 +68,7 @@ func TestCgroupsV2UML61(t *testing.T) {
 			AnonBytes: 5414912, FileBytes: 27627520, MappedBytes: 1265664, CacheBytes: 27627520,
 			Events: noEvents(0, 22369, 0, 0), OOMKills: u64(0),
 			NearLimit: true, MostlyCache: true,
-			Note: "100 % of its limit, mostly page cache (26.3 MiB, reclaimable; anon 5.2 MiB): fine until its PSI says otherwise; its memory.pressure is unavailable",
+			Note: "100 % of its limit, mostly page cache (26.3 MiB, reclaimable; anon 5.2 MiB): fine unless reclaiming it stalls the group's tasks; no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead",
 		},
 		{
 			// memory.max 24 MiB, memory.high 20 MiB, a 40 MiB anon hog:
@@ -78,13 +78,14 @@ func TestCgroupsV2UML61(t *testing.T) {
 			AnonBytes: 19263488, FileBytes: 1011712, MappedBytes: 937984, CacheBytes: 1011712,
 			Events: noEvents(84, 0, 0, 0), OOMKills: u64(0),
 			NearHigh: true,
-			Note:     "99 % of its memory.high (20.0 MiB): the kernel throttles its allocations and reclaims it there (memory.events high=84), 23.0 MiB of it swapped out; its memory.pressure is unavailable",
+			Note:     "99 % of its memory.high (20.0 MiB): the kernel throttles its allocations and reclaims it there (memory.events high=84), 23.0 MiB of it swapped out; no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead",
 		},
 		{
 			// Its tail was OOM-killed; what is left is kernel memory.
 			Path: "/memdiag-oom", Version: 2, UsageBytes: 12288,
 			LimitBytes: u64(32 << 20), SwapBytes: u64(0),
 			Events: noEvents(0, 69, 1, 1), OOMKills: u64(1),
+			Note:   "1 OOM kill in this group since it was made (memory.events oom_kill); now 0 % of its limit",
 		},
 	}
 	if d := cmp.Diff(want, cgs); d != "" {
@@ -139,6 +140,7 @@ func TestParseKernelLogUML61(t *testing.T) {
 			TotalVMBytes: 35036 * k, AnonRSSBytes: 32612 * k, FileRSSBytes: 1136 * k,
 			Constraint: "memcg", ConstraintRaw: "CONSTRAINT_MEMCG",
 			OOMCgroup: "/memdiag-oom", TaskCgroup: "/memdiag-oom",
+			CgroupUsageBytes: 32 << 20, CgroupLimitBytes: 32 << 20,
 		},
 		{
 			SinceBoot: 17070 * time.Millisecond, Time: boot.Add(17070 * time.Millisecond),
