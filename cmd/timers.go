@@ -175,7 +175,8 @@ func runTimers(opts *TimersOptions) error {
 			}
 		}
 	}
-	ro := timers.RenderOptions{Base: base, Next: opts.Next, Loc: loc, ShowWhy: opts.All, Problems: problems}
+	ro := timers.RenderOptions{Base: base, Next: opts.Next, Loc: loc, ShowWhy: opts.All, Problems: problems,
+		Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
 	format := timers.Format(opts.Format)
 	if opts.From != "" {
 		from, err := parseWhen(opts.From, base, loc)

@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
 )
@@ -152,5 +155,37 @@ func TestRunTimersJSONShape(t *testing.T) {
 	}
 	if !found {
 		t.Error("pmlogger_check.timer not listed")
+	}
+}
+
+// TestRunTimersTerminalWidth: on a terminal the listing fits its width —
+// a long SCHEDULE wraps, COMMAND and NOTE are cut with "…", and there
+// are no lines between rows — while piped output (the goldens above)
+// keeps every character.
+func TestRunTimersTerminalWidth(t *testing.T) {
+	for _, width := range []int{160, 200} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			ios, _, out, errOut := iostreams.Test()
+			ios.SetStdoutTTY(true)
+			ios.SetWidth(width)
+			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
+			args := []string{"--root", timersRoot("debian"), "timers", "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC"}
+			if code := Run(context.Background(), f, args); code != 0 {
+				t.Fatalf("exit code %d; stderr:\n%s", code, errOut)
+			}
+			for i, l := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+				if n := text.StringWidthWithoutEscSequences(l); n > width {
+					t.Errorf("line %d is %d columns wide, want <= %d: %q", i+1, n, width, l)
+				}
+				if strings.Contains(l, "┼") && i != 1 {
+					t.Errorf("line %d separates rows: %q", i+1, l)
+				}
+			}
+			// The longest command line, cut; its start is still there.
+			if !strings.Contains(out.String(), "│ run-parts --report") || !strings.Contains(out.String(), "…") {
+				t.Errorf("COMMAND not cut to fit:\n%s", out)
+			}
+			golden(t, fmt.Sprintf("timers-debian.tty%d.table.txt", width), out.String())
+		})
 	}
 }
