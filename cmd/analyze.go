@@ -198,7 +198,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	return report.Render(opts.IO.Out, res, format, report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled()})
+	return report.Render(opts.IO.Out, res, format, report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()})
 }
 
 // analyzeFile reads a recording, joins a results file if one is given, and

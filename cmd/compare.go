@@ -75,5 +75,5 @@ func runCompare(opts *CompareOptions) error {
 			return err
 		}
 	}
-	return report.RenderCompare(opts.IO.Out, res[0], res[1], format, report.Options{Color: opts.IO.ColorEnabled()})
+	return report.RenderCompare(opts.IO.Out, res[0], res[1], format, report.Options{Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()})
 }

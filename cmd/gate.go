@@ -350,9 +350,10 @@ func fillExit(r *gate.CommandResult, ps *os.ProcessState, err error) {
 // writeGateReport writes the report, the JUnit file and the GitHub step summary,
 // and maps the verdict to an exit code.
 func writeGateReport(opts *GateOptions, rep *gate.Report) error {
-	ro := gate.RenderOptions{Location: opts.Location}
+	ro := gate.RenderOptions{Location: opts.Location, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
 	var out io.Writer = opts.IO.Out
 	if opts.Output != "" {
+		ro.Width, ro.Color = 0, false // a file: full content, no escapes
 		f, err := os.Create(opts.Output)
 		if err != nil {
 			return err

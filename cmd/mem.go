@@ -140,7 +140,7 @@ func runMem(opts *MemOptions) error {
 	log := readKernelLog(ctx, opts, col, boot)
 	rep := memview.Build(opts.Now(), prev, cur, host, procs, scan, cgs, log)
 	rep.Warnings = warnings
-	return memreport.Render(opts.IO.Out, rep, opts.Format, memreport.Options{TopCgroups: opts.Top})
+	return memreport.Render(opts.IO.Out, rep, opts.Format, memreport.Options{TopCgroups: opts.Top, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()})
 }
 
 // readKernelLog reads OOM kills from /dev/kmsg, else (live host only)

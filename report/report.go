@@ -60,6 +60,9 @@ type Options struct {
 	// Color allows ANSI colour (decided by the caller: a terminal, no
 	// NO_COLOR, no --no-color).
 	Color bool
+	// Width is the terminal width in columns the table fits, long culprit
+	// names wrapping; 0 (not a terminal) keeps full content.
+	Width int
 }
 
 // Render writes r to w in format f.

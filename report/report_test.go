@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memdiag/memdiag/correlate"
 	goldenfile "github.com/memdiag/memdiag/internal/golden"
@@ -110,6 +111,9 @@ func TestRenderGolden(t *testing.T) {
 		{"reference.md", reference(), Markdown, Options{}},
 		{"reference.csv", reference(), CSV, Options{}},
 		{"nocause.table.txt", noCause(), Table, Options{}},
+		// A 100-column terminal: the culprit column wraps (the goldens
+		// above are piped output and keep it whole).
+		{"reference.tty100.table.txt", reference(), Table, Options{Width: 100}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,6 +123,13 @@ func TestRenderGolden(t *testing.T) {
 			}
 			if strings.Contains(b.String(), "\x1b[") {
 				t.Error("colour in output with Color off")
+			}
+			if tt.o.Width > 0 {
+				for i, l := range strings.Split(b.String(), "\n") {
+					if n := utf8.RuneCountInString(l); strings.Contains(l, "│") && n > tt.o.Width {
+						t.Errorf("table line %d is %d columns wide, want <= %d: %q", i+1, n, tt.o.Width, l)
+					}
+				}
 			}
 			golden(t, tt.name, b.Bytes())
 		})

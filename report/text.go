@@ -7,12 +7,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memdiag/memdiag/internal/english"
-
-	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/english"
+	"github.com/memdiag/memdiag/internal/tables"
 )
 
 // column groups of the timeline: a column is marked when the episode
@@ -62,16 +61,11 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	if len(r.Episodes)+len(r.LoneSpikes)+len(r.OOMKills) > 0 {
 		heading("Timeline")
 		t := timeline(&r, o)
-		out := t.Render()
 		if md {
-			out = t.RenderMarkdown()
+			b.WriteString(t.Markdown())
+		} else {
+			b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}))
 		}
-		// go-pretty pads the last column; trailing blanks only hurt diffs.
-		lines := strings.Split(out, "\n")
-		for i, l := range lines {
-			lines[i] = strings.TrimRight(l, " ")
-		}
-		b.WriteString(strings.Join(lines, "\n"))
 		b.WriteString("\n\n")
 	}
 
@@ -147,19 +141,7 @@ func spikeRule(s correlate.SpikeRule) string {
 }
 
 // timeline builds the table: one row per episode.
-func timeline(r *correlate.Result, o Options) table.Writer {
-	t := table.NewWriter()
-	style := table.StyleLight
-	style.Options.DrawBorder = false
-	style.Options.SeparateRows = false
-	style.Format.Header = text.FormatDefault
-	if !o.Color {
-		style.Color = table.ColorOptions{}
-	} else {
-		style.Color.Header = text.Colors{text.Bold}
-	}
-	t.SetStyle(style)
-
+func timeline(r *correlate.Result, o Options) *tables.Table {
 	markStr := mark
 	if o.Color {
 		markStr = text.Colors{text.FgRed, text.Bold}.Sprint(mark)
@@ -174,7 +156,7 @@ func timeline(r *correlate.Result, o Options) table.Writer {
 		return markStr
 	}
 
-	hdr := table.Row{"TIME"}
+	hdr := []any{"TIME"}
 	if o.Values {
 		hdr = append(hdr, "DURATION")
 	}
@@ -187,11 +169,12 @@ func timeline(r *correlate.Result, o Options) table.Writer {
 		}
 	}
 	hdr = append(hdr, "CULPRIT")
-	t.AppendHeader(hdr)
+	// On a narrow terminal the culprit wraps; the marks never do.
+	t := tables.New(hdr...).SetFit(len(hdr)-1, tables.Wrap, 24)
 
 	layout := timeLayout(r)
 	for _, e := range timelineRows(r) {
-		row := table.Row{in(r, e.Start).Format(layout)}
+		row := []any{in(r, e.Start).Format(layout)}
 		if o.Values {
 			row = append(row, correlate.FormatDuration(e.End.Sub(e.Start)))
 		}
@@ -221,7 +204,7 @@ func timeline(r *correlate.Result, o Options) table.Writer {
 			row = append(row, cell(on, val))
 		}
 		row = append(row, culpritCell(r, e))
-		t.AppendRow(row)
+		t.AppendRow(row...)
 	}
 	return t
 }
