@@ -72,6 +72,11 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			the episodes recur, and the culprit: the timer, cron job or process
 			that explains them, with its evidence and what to do about it.
 
+			A timeline row's TIME is the end of the episode's first interval: the
+			moment its counters were read, which is the time watch printed on that
+			interval's live row (sar and pidstat stamp intervals the same way).
+			--values adds the episode's DURATION.
+
 			Latency comes from the recording (watch --probe or --latency) or from a
 			load test's results file given with --latency (vegeta, JMeter, k6,
 			Locust, hey or a generic timestamp,latency CSV; the format is detected).

@@ -65,9 +65,11 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			  processes  /proc/PID/io deltas, the top N by I/O with their systemd unit,
 			             and processes that started or exited between samples
 
-			A live row per interval goes to stdout (--quiet for none). Ctrl-C, SIGTERM,
-			--duration or the end of the --exec command stop the recording cleanly and
-			print a summary. Run as root to see every process's I/O.
+			A live row per interval goes to stdout (--quiet for none), stamped with the
+			interval's end, when its counters were read, as sar and pidstat do; analyze
+			stamps its timeline rows the same way. Ctrl-C, SIGTERM, --duration or the
+			end of the --exec command stop the recording cleanly and print a summary.
+			Run as root to see every process's I/O.
 
 			The recording is flushed after every sample: a killed recorder loses at most
 			the line being written. Command lines are stored with likely secrets

@@ -1,5 +1,6 @@
 // Package report renders a [correlate.Result]: the timeline table (one row
-// per episode, the columns of the reference case — time, latency, PSI up,
+// per episode, the columns of the reference case — time (the episode's
+// end, as watch stamps an interval), latency, PSI up,
 // file LRU down, disk I/O spike, I/O time up, swap up — and the culprit)
 // and the verdict (which job, how often, how many spikes it explains, what
 // it does and what to do about it), as a terminal table, Markdown, JSON or

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jedib0t/go-pretty/v6/text"
 
@@ -140,7 +141,7 @@ func spikeRule(s correlate.SpikeRule) string {
 	return s.String()
 }
 
-// timeline builds the table: one row per episode.
+// timeline builds the table: one row per episode, stamped by [rowTime].
 func timeline(r *correlate.Result, o Options) *tables.Table {
 	markStr := mark
 	if o.Color {
@@ -174,7 +175,7 @@ func timeline(r *correlate.Result, o Options) *tables.Table {
 
 	layout := timeLayout(r)
 	for _, e := range timelineRows(r) {
-		row := []any{in(r, e.Start).Format(layout)}
+		row := []any{in(r, rowTime(e)).Format(layout)}
 		if o.Values {
 			row = append(row, correlate.FormatDuration(e.End.Sub(e.Start)))
 		}
@@ -209,6 +210,29 @@ func timeline(r *correlate.Result, o Options) *tables.Table {
 	return t
 }
 
+// rowTime is the time a timeline row shows: the end of the episode's
+// first interval, the moment that interval's counters were read. `memdiag
+// watch` stamps its live rows the same way (as sar and pidstat do), so an
+// episode's row has the time of the live row where it began. The
+// episode's intervals are taken as equally long, (End−Start)/Intervals,
+// which is exact to the sampling jitter; an OOM kill's row (one interval
+// ending at the sample that counted the kill) shows that sample's time.
+func rowTime(e *correlate.Episode) time.Time {
+	if e.Intervals <= 1 {
+		return e.End
+	}
+	return e.Start.Add(e.End.Sub(e.Start) / time.Duration(e.Intervals))
+}
+
+// spikeIntervals is how many of the recording's intervals a latency spike
+// outside episodes spans (correlate does not keep the count for spikes).
+func spikeIntervals(r *correlate.Result, sp correlate.Spike) int {
+	if r.Interval <= 0 {
+		return 1
+	}
+	return max(1, int(math.Round(float64(sp.End.Sub(sp.Start))/float64(r.Interval))))
+}
+
 // timelineRows are the episodes and, as rows with only a latency mark, the
 // spikes outside episodes, in time order.
 func timelineRows(r *correlate.Result) []*correlate.Episode {
@@ -217,7 +241,7 @@ func timelineRows(r *correlate.Result) []*correlate.Episode {
 		rows = append(rows, &r.Episodes[i])
 	}
 	for _, sp := range r.LoneSpikes {
-		rows = append(rows, &correlate.Episode{Index: -1, Start: sp.Start, End: sp.End, Spike: true, LatencyPeak: sp.LatencyPeak})
+		rows = append(rows, &correlate.Episode{Index: -1, Start: sp.Start, End: sp.End, Intervals: spikeIntervals(r, sp), Spike: true, LatencyPeak: sp.LatencyPeak})
 	}
 	// OOM kills are rows of their own: the kill is often where the
 	// question started.
