@@ -163,7 +163,7 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	fl.StringArrayVarP(&opts.Thresholds, "threshold", "t", nil, "threshold `EXPR`, e.g. 'memory.full.stall<1%' (repeatable)")
 	fl.StringVar(&opts.ThresholdsFile, "thresholds", "", "read thresholds from a YAML or JSON `FILE` (a list, or a \"thresholds\" list)")
 	fl.DurationVar(&opts.Interval, "interval", time.Second, "sampling interval")
-	fl.DurationVar(&opts.Duration, "duration", 0, "sample for this long instead of wrapping a command")
+	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
 	fl.StringVar(&opts.Recording, "recording", "", "judge this recording (from memdiag watch) instead of sampling")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 `DIR` instead of the host")
 	fl.StringVarP(&opts.Format, "format", "f", string(gate.FormatTable), "report format: "+strings.Join(formats, ", "))

@@ -116,7 +116,7 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 	cmd.Flags().BoolVar(&opts.Users, "user-units", false, "also read systemd user units (etc/systemd/user, ~/.config/systemd/user)")
 	cmd.Flags().IntVarP(&opts.Next, "next", "n", 1, "number of next firings to show per job")
 	cmd.Flags().StringVar(&opts.From, "from", "", "list every firing from this time (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' in --tz, or 'now')")
-	cmd.Flags().StringVar(&opts.To, "to", "", "... up to this time (same forms, or a duration after --from such as 2h)")
+	cmd.Flags().StringVar(&opts.To, "to", "", "... up to this time (same forms, or a duration after --from such as 2h, 2d or 1w)")
 	cmd.Flags().StringVar(&opts.BaseTime, "base-time", "", "compute next firings from this time instead of now (same forms as --from)")
 	cmd.Flags().StringVar(&opts.TZ, "tz", "", "IANA time zone to show times in (default: the root's etc/localtime, else UTC); schedules are computed in the root's zone, or in --tz when the root names none")
 	cmd.Flags().StringVarP(&opts.Format, "format", "f", "table", "output format: table, json, csv or markdown")
@@ -185,9 +185,9 @@ func runTimers(opts *TimersOptions) error {
 		}
 		to, err := parseWhen(opts.To, base, loc)
 		if err != nil {
-			d, derr := time.ParseDuration(opts.To)
+			d, derr := parseDuration(opts.To)
 			if derr != nil {
-				return flagErrorf("--to: %v", err)
+				return flagErrorf("--to %q: want a time (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' or 'now') or a duration after --from such as 2h, 2d or 1w", opts.To)
 			}
 			to = from.Add(d)
 		}

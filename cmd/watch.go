@@ -123,7 +123,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	}
 	fl := c.Flags()
 	fl.DurationVar(&opts.Interval, "interval", time.Second, "time between samples")
-	fl.DurationVar(&opts.Duration, "duration", 0, "stop after this long (default: until Ctrl-C or the command exits)")
+	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long, e.g. 30m, 2h, 2d (default: until Ctrl-C or the command exits)")
 	fl.StringVarP(&opts.Out, "out", "o", "", "recording file (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here); a name ending .gz is gzip-compressed, flushed every 10 s; any other name is plain JSON Lines, flushed every sample")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite --out if it exists")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "also record this cgroup v2 directory's memory/io/cpu.pressure")
