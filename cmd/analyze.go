@@ -86,10 +86,17 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			disables a signal). A spike is a latency statistic above the rolling
 			baseline by --spike, either a factor (3x) or an absolute floor (500ms).
 		`),
-		Example: heredoc.Doc(`
+		Example: examples(`
+			# the timeline table and the verdict
 			memdiag analyze run.jsonl
+
+			# latency from a load test's results; a spike is a max above 500 ms
 			memdiag analyze run.jsonl --latency results.csv --stat max --spike 500ms
+
+			# measured values in the table; a higher disk threshold, swap ignored
 			memdiag analyze run.jsonl --values --disk-io 32MiB --swap-out off
+
+			# the best-ranked culprit, for a script
 			memdiag analyze run.jsonl --format json | jq '.culprits[0]'
 		`),
 		Args: exactArgs(1),

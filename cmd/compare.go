@@ -36,8 +36,11 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 			memory stall time side by side with the relative change, and the
 			culprits found in each.
 		`),
-		Example: heredoc.Doc(`
+		Example: examples(`
+			# before and after disabling the culprit
 			memdiag compare before.jsonl after.jsonl
+
+			# latency from each run's load-test results
 			memdiag compare before.jsonl after.jsonl --latency-before a.csv --latency-after b.csv
 		`),
 		Args: exactArgs(2),

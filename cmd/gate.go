@@ -106,20 +106,20 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			     not a cgroup v2 directory, unreadable cgroup) — never a pass
 			  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
 		`, ExitOK, ExitBreach, ExitCommand, ExitEnv, ExitUsage, ExitError),
-		Example: heredoc.Doc(`
-			# Fail the job if the service's cgroup stalled on memory > 1% of the load test
-			$ memdiag gate --cgroup /sys/fs/cgroup/system.slice/web.service \
-			    --threshold 'memory.full.stall<1%' --threshold 'oom_kills==0' \
-			    --junit gate.xml -- ./load-test.sh --vus 50
+		Example: examples(`
+			# fail the job if the service's cgroup stalled on memory > 1% of the load test
+			memdiag gate --cgroup /sys/fs/cgroup/system.slice/web.service \
+			  --threshold 'memory.full.stall<1%' --threshold 'oom_kills==0' \
+			  --junit gate.xml -- ./load-test.sh --vus 50
 
-			# Host-wide, for five minutes, thresholds from a file:
+			# host-wide, for five minutes, thresholds from a file:
 			#   thresholds:
 			#     - memory.some.stall<5%
 			#     - swap.out<256MiB
-			$ memdiag gate --thresholds memdiag-thresholds.yaml --duration 5m
+			memdiag gate --thresholds memdiag-thresholds.yaml --duration 5m
 
-			# Judge an existing recording
-			$ memdiag gate --threshold 'memory.some.avg10<10' --recording run.jsonl
+			# judge an existing recording
+			memdiag gate --threshold 'memory.some.avg10<10' --recording run.jsonl
 		`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Root, opts.Logger = f.Root, f.Logger

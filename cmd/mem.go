@@ -53,9 +53,14 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 			(/dev/kmsg as root, else dmesg or journalctl -k) with the oom_kill
 			counters of /proc/vmstat and each cgroup.
 		`),
-		Example: heredoc.Doc(`
+		Example: examples(`
+			# what is reclaimable, who holds memory, who was OOM-killed
 			memdiag mem
+
+			# the five largest cgroups, for a script
 			memdiag mem --top 5 --format json
+
+			# a mounted host's files: one read, no pressure measurement
 			memdiag mem --root /mnt/host --interval 0
 		`),
 		Args: cobra.NoArgs,

@@ -78,22 +78,25 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 			read: this command works from files only, so it also works on a mounted
 			image (--root) and on hosts whose PID 1 is not systemd.
 		`),
-		Example: indentExample(heredoc.Doc(`
-			  # every active periodic job and its next firing
-			  $ memdiag timers
+		Example: examples(`
+			# every active periodic job and its next firing
+			memdiag timers
 
-			  # also inactive ones, with why; three next firings each
-			  $ memdiag timers --all --next 3
+			# also inactive ones, with why; three next firings each
+			memdiag timers --all --next 3
 
-			  # every firing during a load test, in time order
-			  $ memdiag timers --from '2026-11-29 12:00' --to '2026-11-29 14:00'
+			# every firing during a load test, in time order
+			memdiag timers --from '2026-11-29 12:00' --to '2026-11-29 14:00'
 
-			  # reproducible output for a report
-			  $ memdiag timers --base-time 2026-11-29T12:00:00Z --tz UTC --format markdown
+			# every firing in the next two days
+			memdiag timers --from now --to 2d
 
-			  # a mounted image; fail when anything is malformed
-			  $ memdiag timers --root /mnt/image --strict
-		`)),
+			# reproducible output for a report
+			memdiag timers --base-time 2026-11-29T12:00:00Z --tz UTC --format markdown
+
+			# a mounted image; fail when anything is malformed
+			memdiag timers --root /mnt/image --strict
+		`),
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Root = f.Root
@@ -122,12 +125,6 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 	cmd.Flags().StringVarP(&opts.Format, "format", "f", "table", "output format: table, json, csv or markdown")
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "exit with code 1 when a unit file, calendar expression or crontab line is malformed")
 	return cmd
-}
-
-// indentExample indents an Example block by two spaces, as cobra prints
-// it verbatim.
-func indentExample(s string) string {
-	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }
 
 // parseWhen parses a time flag: RFC 3339, "YYYY-MM-DD HH:MM[:SS]" in loc,

@@ -76,14 +76,17 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			(passwords, tokens, keys, URL credentials) replaced by *** unless
 			--keep-cmdline is given. The format is documented in docs/recording.md.
 		`),
-		Example: heredoc.Doc(`
-			# Record until Ctrl-C, one sample per second, to a time-stamped file
+		Example: examples(`
+			# record until Ctrl-C, one sample per second, to a time-stamped file
 			memdiag watch
 
-			# Record a load test: stops when it ends and exits with its exit code
+			# record a load test: stops when it ends and exits with its exit code
 			memdiag watch --out run.jsonl --exec -- k6 run script.js
 
-			# One minute, every 500 ms, no live rows, also the PSI of one cgroup v2 group
+			# measure latency with the built-in probe while recording
+			memdiag watch --out run.jsonl --probe http://127.0.0.1:8080/health -- ./load-test.sh
+
+			# one minute, every 500 ms, no live rows, also the PSI of one cgroup v2 group
 			memdiag watch --duration 1m --interval 500ms --quiet --cgroup /sys/fs/cgroup/system.slice/app.service
 		`),
 		RunE: func(cmd *cobra.Command, args []string) error {
