@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -28,12 +30,30 @@ type TimersOptions struct {
 	TZ       string
 	Format   string
 	Strict   bool
+
+	// Live connects to the running host's systemd for each timer's last
+	// and next trigger; nil source and no error when there is nothing to
+	// connect to (--root). Tests replace it.
+	Live func(ctx context.Context, root string) (timers.LiveSource, error)
+}
+
+// liveTimeout bounds connecting to systemd and reading every timer's
+// live state, so that a hung bus never stalls the listing.
+const liveTimeout = 5 * time.Second
+
+// probeLive is TimersOptions.Live on a real host: timers.ProbeLive.
+func probeLive(ctx context.Context, root string) (timers.LiveSource, error) {
+	m, err := timers.ProbeLive(ctx, root)
+	if m == nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 func init() { register(func(f *Factory) *cobra.Command { return newTimersCmd(f, nil) }) }
 
 func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
-	opts := &TimersOptions{IO: f.IO, Now: f.Now}
+	opts := &TimersOptions{IO: f.IO, Now: f.Now, Live: probeLive}
 	cmd := &cobra.Command{
 		Use:   "timers",
 		Short: "List every periodic job on the host — systemd timers, cron, anacron — and when it fires next",
@@ -57,6 +77,7 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 			  SCHEDULE  as written; for OnCalendar= also systemd's normalized form
 			  PERIOD    the constant interval between firings (30m, 1d, 1w) or irregular
 			  NEXT      the next firing (--next N for N of them), in --tz
+			  LAST      when systemd last triggered the timer (running host only)
 			  COMMAND   ExecStart= of the timer's service, or the cron/anacron command
 			            with the run-parts scripts it runs
 			  NOTE      what a known heavy job does to memory and disks; parse errors
@@ -74,9 +95,12 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 			file:line: reason under the listing, which still lists everything else;
 			--strict makes them exit code 1.
 
-			Live state from a running systemd (last and next elapse over D-Bus) is not
-			read: this command works from files only, so it also works on a mounted
-			image (--root) and on hosts whose PID 1 is not systemd.
+			Schedules, NEXT and the firings come from the files, so the command also
+			works on a mounted image (--root) and where PID 1 is not systemd. On the
+			running host (no --root) it also asks systemd over D-Bus for each timer's
+			last trigger: the LAST column, and last_trigger/next_elapse in JSON. When
+			no systemd runs (a container, PID 1 is not systemd) or the bus does not
+			answer, one line on stderr says so and the listing comes from the files.
 		`),
 		Example: examples(`
 			# every active periodic job and its next firing
@@ -112,7 +136,7 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 			if runF != nil {
 				return runF(opts)
 			}
-			return runTimers(opts)
+			return runTimers(c.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.All, "all", "a", false, "also list jobs that will not run, and say why each job runs or not")
@@ -144,7 +168,7 @@ func parseWhen(s string, now time.Time, loc *time.Location) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("cannot parse time %q (want RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' or 'now')", s)
 }
 
-func runTimers(opts *TimersOptions) error {
+func runTimers(ctx context.Context, opts *TimersOptions) error {
 	loc, err := timers.HostLocation(opts.Root, opts.TZ)
 	if err != nil {
 		return flagErrorf("--tz: %v", err)
@@ -155,14 +179,21 @@ func runTimers(opts *TimersOptions) error {
 			return flagErrorf("--base-time: %v", err)
 		}
 	}
-	jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{Users: opts.Users})
+	ctx, cancel := context.WithTimeout(ctx, liveTimeout)
+	defer cancel()
+	live, err := opts.Live(ctx, opts.Root)
+	if err != nil {
+		// Said once; the listing goes on from the unit files.
+		fmt.Fprintln(opts.IO.ErrOut, "memdiag: live timer state:", err)
+	}
+	if c, ok := live.(io.Closer); ok {
+		defer c.Close()
+	}
+	jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{Users: opts.Users, Live: live})
 	if err != nil {
 		return &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("reading periodic jobs under %s: %w", opts.Root, err)}
 	}
 	problems := timers.Problems(jobs)
-	if _, err := timers.ProbeLive(opts.Root); err != nil {
-		fmt.Fprintln(opts.IO.ErrOut, "memdiag: live timer state:", err)
-	}
 	shown := jobs
 	if !opts.All {
 		shown = nil

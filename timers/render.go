@@ -115,6 +115,15 @@ func views(jobs []Job, o RenderOptions) []jobView {
 		for _, f := range Next(j, o.Base, max(o.Next, 1), o.Loc) {
 			v.Next = append(v.Next, f.Planned.In(o.Loc).Format(time.RFC3339))
 		}
+		// Live state is shown in the listing's zone, like every other time.
+		if j.LastTrigger != nil {
+			t := j.LastTrigger.In(o.Loc)
+			v.LastTrigger = &t
+		}
+		if j.NextElapse != nil {
+			t := j.NextElapse.In(o.Loc)
+			v.NextElapse = &t
+		}
 		out = append(out, v)
 	}
 	return out
@@ -139,15 +148,25 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	}
-	header := []any{"NAME", "SOURCE", "SCHEDULE", "PERIOD", "NEXT (" + o.Loc.String() + ")", "COMMAND", "NOTE"}
+	// LAST, the manager's last trigger, is there when live state was read.
+	showLast := false
+	for _, v := range vs {
+		showLast = showLast || v.LastTrigger != nil
+	}
+	header := []any{"NAME", "SOURCE", "SCHEDULE", "PERIOD", "NEXT (" + o.Loc.String() + ")"}
+	if showLast {
+		header = append(header, "LAST")
+	}
+	cmdCol := len(header)
+	header = append(header, "COMMAND", "NOTE")
 	if o.ShowWhy {
 		header = append(header, "ACTIVE")
 	}
 	// On a terminal the command line and the note are cut to fit (piped
 	// output, markdown, CSV and JSON have them whole); a long schedule
 	// and the ACTIVE reasons wrap.
-	t := tables.New(header...).SetFit(2, tables.Wrap, 24).SetFit(5, tables.Truncate, 24).
-		SetFit(6, tables.Truncate, 16).SetFit(7, tables.Wrap, 30)
+	t := tables.New(header...).SetFit(2, tables.Wrap, 24).SetFit(cmdCol, tables.Truncate, 24).
+		SetFit(cmdCol+1, tables.Truncate, 16).SetFit(cmdCol+2, tables.Wrap, 30)
 	multi := f == FormatTable
 	join := func(ss []string) string {
 		if multi {
@@ -181,7 +200,18 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 				cmd = "`" + cmd + "`"
 			}
 		}
-		row := []any{v.Name, string(v.Source), join(sched), PeriodString(v.Job), join(next), cmd, note}
+		row := []any{v.Name, string(v.Source), join(sched), PeriodString(v.Job), join(next)}
+		if showLast {
+			last := ""
+			if v.LastTrigger != nil {
+				last = v.LastTrigger.Format(time.RFC3339)
+				if f == FormatTable {
+					last = v.LastTrigger.Format(shownTime)
+				}
+			}
+			row = append(row, last)
+		}
+		row = append(row, cmd, note)
 		if o.ShowWhy {
 			row = append(row, WhyString(v.Job))
 		}
