@@ -28,12 +28,12 @@ var thresholdFlags = []struct {
 }{
 	{correlate.PSISome, "psi-some", "PSI memory some rise (share of wall time: 2% or 0.02)"},
 	{correlate.PSIFull, "psi-full", "PSI memory full rise (share of wall time)"},
-	{correlate.LRUDrop, "lru-drop", "file LRU shrink rate per second (4MiB)"},
+	{correlate.LRUDrop, "lru-drop", "file LRU shrink rate, bytes/s"},
 	{correlate.Refault, "refault", "workingset refault rise, pages/s"},
 	{correlate.DirectReclaim, "direct-reclaim", "direct reclaim scan rise, pages/s"},
-	{correlate.DiskIO, "disk-io", "disk read+write rise per second (8MiB)"},
+	{correlate.DiskIO, "disk-io", "disk read+write rise, bytes/s"},
 	{correlate.IOTime, "io-time", "disk weighted I/O time rise, s/s"},
-	{correlate.SwapOut, "swap-out", "swap-out rise per second (256KiB)"},
+	{correlate.SwapOut, "swap-out", "swap-out rise, bytes/s"},
 }
 
 // AnalyzeOptions are the inputs of `memdiag analyze`.
@@ -129,7 +129,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi when a --cgroup group was recorded, else none")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
-	fl.StringVar(&opts.Format, "format", "table", "output format: table, markdown, json or csv")
+	fl.StringVarP(&opts.Format, "format", "f", "table", "output format: table, markdown, json or csv")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	return cmd
 }

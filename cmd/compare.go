@@ -58,7 +58,7 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", "force the results format of both files")
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic for spikes: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
-	fl.StringVar(&opts.Format, "format", "table", "output format: table, markdown, json or csv")
+	fl.StringVarP(&opts.Format, "format", "f", "table", "output format: table, markdown, json or csv")
 	return cmd
 }
 

@@ -57,7 +57,7 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 			# what is reclaimable, who holds memory, who was OOM-killed
 			memdiag mem
 
-			# the five largest cgroups, for a script
+			# the five largest processes by RSS, for a script
 			memdiag mem --top 5 --format json
 
 			# a mounted host's files: one read, no pressure measurement
@@ -83,8 +83,8 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 			return runMem(opts)
 		},
 	}
-	c.Flags().StringVar(&format, "format", "table", "output format: table, json or markdown")
-	c.Flags().IntVar(&opts.Top, "top", 10, "processes to show, by RSS (0: all)")
+	c.Flags().StringVarP(&format, "format", "f", "table", "output format: table, json or markdown")
+	c.Flags().IntVar(&opts.Top, "top", 10, "processes to show by RSS, and cgroups by usage beyond those with a limit or OOM kills (0: all)")
 	c.Flags().DurationVar(&opts.Interval, "interval", time.Second, "time between the two reads that measure pressure (0: do not measure)")
 	return c
 }

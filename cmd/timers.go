@@ -2,16 +2,15 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -237,7 +236,7 @@ func runTimers(ctx context.Context, opts *TimersOptions) error {
 		}
 	}
 	if opts.Strict && len(problems) > 0 {
-		return &ExitCodeError{Code: ExitError, Err: errors.New(strings.TrimSpace(fmt.Sprintf("%d problem(s) in periodic job definitions (--strict)", len(problems))))}
+		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(problems), "problem"))}
 	}
 	return nil
 }

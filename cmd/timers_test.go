@@ -114,7 +114,7 @@ func TestRunTimersStrict(t *testing.T) {
 		}
 	}
 	code, _, errOut = runCLI(t, timersRoot("edge"), "timers", "--strict", "-f", "json")
-	if code != ExitError || !strings.Contains(errOut, "5 problem(s)") {
+	if code != ExitError || !strings.Contains(errOut, "5 problems in periodic job definitions") {
 		t.Errorf("--strict: exit code %d, stderr %q; want 1 and the problem count", code, errOut)
 	}
 	code, _, _ = runCLI(t, timersRoot("debian"), "timers", "--strict")

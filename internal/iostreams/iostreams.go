@@ -75,6 +75,10 @@ func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = v }
 // DisableColor turns colour off (--no-color).
 func (s *IOStreams) DisableColor() { s.colorOff = true }
 
+// EnableColor allows colour again, as on a terminal whose environment
+// has no NO_COLOR (tests; colour still needs a terminal).
+func (s *IOStreams) EnableColor() { s.colorOff = false }
+
 // ColorEnabled reports whether output may carry ANSI colour: stdout is a
 // terminal, and neither NO_COLOR nor --no-color is in force.
 func (s *IOStreams) ColorEnabled() bool { return s.stdoutTTY && !s.colorOff }
