@@ -71,10 +71,12 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			end of the --exec command stop the recording cleanly and print a summary.
 			Run as root to see every process's I/O.
 
-			The recording is flushed after every sample: a killed recorder loses at most
-			the line being written. Command lines are stored with likely secrets
-			(passwords, tokens, keys, URL credentials) replaced by *** unless
-			--keep-cmdline is given. The format is documented in docs/recording.md.
+			The default recording is gzip-compressed and flushed every 10 s; with
+			--out NAME.jsonl it is plain JSON Lines flushed after every sample, so a
+			killed recorder loses at most the line being written. Command lines are
+			stored with likely secrets (passwords, tokens, keys, URL credentials)
+			replaced by *** unless --keep-cmdline is given. The format is documented
+			in docs/recording.md.
 		`),
 		Example: examples(`
 			# record until Ctrl-C, one sample per second, to a time-stamped file
