@@ -28,12 +28,12 @@ var thresholdFlags = []struct {
 }{
 	{correlate.PSISome, "psi-some", "PSI memory some rise (share of wall time: 2% or 0.02)"},
 	{correlate.PSIFull, "psi-full", "PSI memory full rise (share of wall time)"},
-	{correlate.LRUDrop, "lru-drop", "file LRU shrink rate per second (4MiB)"},
+	{correlate.LRUDrop, "lru-drop", "file LRU shrink rate, bytes/s"},
 	{correlate.Refault, "refault", "workingset refault rise, pages/s"},
 	{correlate.DirectReclaim, "direct-reclaim", "direct reclaim scan rise, pages/s"},
-	{correlate.DiskIO, "disk-io", "disk read+write rise per second (8MiB)"},
+	{correlate.DiskIO, "disk-io", "disk read+write rise, bytes/s"},
 	{correlate.IOTime, "io-time", "disk weighted I/O time rise, s/s"},
-	{correlate.SwapOut, "swap-out", "swap-out rise per second (256KiB)"},
+	{correlate.SwapOut, "swap-out", "swap-out rise, bytes/s"},
 }
 
 // AnalyzeOptions are the inputs of `memdiag analyze`.
@@ -72,6 +72,11 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			the episodes recur, and the culprit: the timer, cron job or process
 			that explains them, with its evidence and what to do about it.
 
+			A timeline row's TIME is the end of the episode's first interval: the
+			moment its counters were read, which is the time watch printed on that
+			interval's live row (sar and pidstat stamp intervals the same way).
+			--values adds the episode's DURATION.
+
 			Latency comes from the recording (watch --probe or --latency) or from a
 			load test's results file given with --latency (vegeta, JMeter, k6,
 			Locust, hey or a generic timestamp,latency CSV; the format is detected).
@@ -81,10 +86,17 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			disables a signal). A spike is a latency statistic above the rolling
 			baseline by --spike, either a factor (3x) or an absolute floor (500ms).
 		`),
-		Example: heredoc.Doc(`
+		Example: examples(`
+			# the timeline table and the verdict
 			memdiag analyze run.jsonl
+
+			# latency from a load test's results; a spike is a max above 500 ms
 			memdiag analyze run.jsonl --latency results.csv --stat max --spike 500ms
+
+			# measured values in the table; a higher disk threshold, swap ignored
 			memdiag analyze run.jsonl --values --disk-io 32MiB --swap-out off
+
+			# the best-ranked culprit, for a script
 			memdiag analyze run.jsonl --format json | jq '.culprits[0]'
 		`),
 		Args: exactArgs(1),
@@ -117,7 +129,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi when a --cgroup group was recorded, else none")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
-	fl.StringVar(&opts.Format, "format", "table", "output format: table, markdown, json or csv")
+	fl.StringVarP(&opts.Format, "format", "f", "table", "output format: table, markdown, json or csv")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	return cmd
 }
@@ -198,7 +210,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	return report.Render(opts.IO.Out, res, format, report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled()})
+	return report.Render(opts.IO.Out, res, format, report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()})
 }
 
 // analyzeFile reads a recording, joins a results file if one is given, and

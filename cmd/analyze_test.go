@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -201,5 +202,30 @@ func TestRunAnalyzeErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, tt.code, tt.stderr)
 			}
 		})
+	}
+}
+
+// TestAnalyzeColor: on a terminal the marks are red and the header bold;
+// --no-color, and piped output, have no escape sequences at all.
+func TestAnalyzeColor(t *testing.T) {
+	run := func(tty bool, args ...string) string {
+		t.Helper()
+		ios, _, out, errOut := iostreams.Test()
+		ios.SetStdoutTTY(tty)
+		ios.SetWidth(200)
+		ios.EnableColor()
+		f := &Factory{IO: ios, Now: time.Now, Root: "/"}
+		if code := Run(context.Background(), f, append([]string{"analyze", unionRec}, args...)); code != 0 {
+			t.Fatalf("exit code %d; stderr:\n%s", code, errOut)
+		}
+		return out.String()
+	}
+	if out := run(true); !strings.Contains(out, "\x1b[31;1m●") || !strings.Contains(out, "\x1b[1m TIME ") {
+		t.Errorf("terminal: no red mark or bold header:\n%s", out)
+	}
+	for name, out := range map[string]string{"--no-color": run(true, "--no-color"), "piped": run(false)} {
+		if strings.Contains(out, "\x1b[") {
+			t.Errorf("%s: escape sequence in output:\n%q", name, out)
+		}
 	}
 }

@@ -36,8 +36,11 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 			memory stall time side by side with the relative change, and the
 			culprits found in each.
 		`),
-		Example: heredoc.Doc(`
+		Example: examples(`
+			# before and after disabling the culprit
 			memdiag compare before.jsonl after.jsonl
+
+			# latency from each run's load-test results
 			memdiag compare before.jsonl after.jsonl --latency-before a.csv --latency-after b.csv
 		`),
 		Args: exactArgs(2),
@@ -55,7 +58,7 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", "force the results format of both files")
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic for spikes: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
-	fl.StringVar(&opts.Format, "format", "table", "output format: table, markdown, json or csv")
+	fl.StringVarP(&opts.Format, "format", "f", "table", "output format: table, markdown, json or csv")
 	return cmd
 }
 
@@ -75,5 +78,5 @@ func runCompare(opts *CompareOptions) error {
 			return err
 		}
 	}
-	return report.RenderCompare(opts.IO.Out, res[0], res[1], format, report.Options{Color: opts.IO.ColorEnabled()})
+	return report.RenderCompare(opts.IO.Out, res[0], res[1], format, report.Options{Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()})
 }

@@ -106,20 +106,20 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			     not a cgroup v2 directory, unreadable cgroup) — never a pass
 			  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
 		`, ExitOK, ExitBreach, ExitCommand, ExitEnv, ExitUsage, ExitError),
-		Example: heredoc.Doc(`
-			# Fail the job if the service's cgroup stalled on memory > 1% of the load test
-			$ memdiag gate --cgroup /sys/fs/cgroup/system.slice/web.service \
-			    --threshold 'memory.full.stall<1%' --threshold 'oom_kills==0' \
-			    --junit gate.xml -- ./load-test.sh --vus 50
+		Example: examples(`
+			# fail the job if the service's cgroup stalled on memory > 1% of the load test
+			memdiag gate --cgroup /sys/fs/cgroup/system.slice/web.service \
+			  --threshold 'memory.full.stall<1%' --threshold 'oom_kills==0' \
+			  --junit gate.xml -- ./load-test.sh --vus 50
 
-			# Host-wide, for five minutes, thresholds from a file:
+			# host-wide, for five minutes, thresholds from a file:
 			#   thresholds:
 			#     - memory.some.stall<5%
 			#     - swap.out<256MiB
-			$ memdiag gate --thresholds memdiag-thresholds.yaml --duration 5m
+			memdiag gate --thresholds memdiag-thresholds.yaml --duration 5m
 
-			# Judge an existing recording
-			$ memdiag gate --threshold 'memory.some.avg10<10' --recording run.jsonl
+			# judge an existing recording
+			memdiag gate --threshold 'memory.some.avg10<10' --recording run.jsonl
 		`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Root, opts.Logger = f.Root, f.Logger
@@ -163,7 +163,7 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	fl.StringArrayVarP(&opts.Thresholds, "threshold", "t", nil, "threshold `EXPR`, e.g. 'memory.full.stall<1%' (repeatable)")
 	fl.StringVar(&opts.ThresholdsFile, "thresholds", "", "read thresholds from a YAML or JSON `FILE` (a list, or a \"thresholds\" list)")
 	fl.DurationVar(&opts.Interval, "interval", time.Second, "sampling interval")
-	fl.DurationVar(&opts.Duration, "duration", 0, "sample for this long instead of wrapping a command")
+	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
 	fl.StringVar(&opts.Recording, "recording", "", "judge this recording (from memdiag watch) instead of sampling")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 `DIR` instead of the host")
 	fl.StringVarP(&opts.Format, "format", "f", string(gate.FormatTable), "report format: "+strings.Join(formats, ", "))
@@ -350,9 +350,10 @@ func fillExit(r *gate.CommandResult, ps *os.ProcessState, err error) {
 // writeGateReport writes the report, the JUnit file and the GitHub step summary,
 // and maps the verdict to an exit code.
 func writeGateReport(opts *GateOptions, rep *gate.Report) error {
-	ro := gate.RenderOptions{Location: opts.Location}
+	ro := gate.RenderOptions{Location: opts.Location, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
 	var out io.Writer = opts.IO.Out
 	if opts.Output != "" {
+		ro.Width, ro.Color = 0, false // a file: full content, no escapes
 		f, err := os.Create(opts.Output)
 		if err != nil {
 			return err

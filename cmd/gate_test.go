@@ -43,6 +43,11 @@ func TestNewGateCmd(t *testing.T) {
 			args: "-t memory.some.avg10<10 --recording run.jsonl -f json",
 			want: GateOptions{Thresholds: []string{"memory.some.avg10<10"}, Recording: "run.jsonl", Interval: time.Second, Format: "json"},
 		},
+		{
+			name: "duration in days",
+			args: "-t oom_kills==0 --duration 1d",
+			want: GateOptions{Thresholds: []string{"oom_kills==0"}, Duration: 24 * time.Hour, Interval: time.Second, Format: "table"},
+		},
 		{name: "no thresholds", args: "--duration 1s", wantErr: "no thresholds: give --threshold EXPR (e.g. 'memory.full.stall<1%') or --thresholds FILE"},
 		{name: "no mode", args: "-t oom_kills==0", wantErr: "give exactly one of: a command after --, --duration, or --recording"},
 		{name: "two modes", args: "-t oom_kills==0 --duration 1s -- true", wantErr: "give exactly one of: a command after --, --duration, or --recording"},

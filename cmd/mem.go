@@ -53,9 +53,14 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 			(/dev/kmsg as root, else dmesg or journalctl -k) with the oom_kill
 			counters of /proc/vmstat and each cgroup.
 		`),
-		Example: heredoc.Doc(`
+		Example: examples(`
+			# what is reclaimable, who holds memory, who was OOM-killed
 			memdiag mem
+
+			# the five largest processes by RSS, for a script
 			memdiag mem --top 5 --format json
+
+			# a mounted host's files: one read, no pressure measurement
 			memdiag mem --root /mnt/host --interval 0
 		`),
 		Args: noArgs,
@@ -83,8 +88,8 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 			return runMem(opts)
 		},
 	}
-	c.Flags().StringVar(&format, "format", "table", "output format: table, json or markdown")
-	c.Flags().IntVar(&opts.Top, "top", 10, "processes to show, by RSS (0: all)")
+	c.Flags().StringVarP(&format, "format", "f", "table", "output format: table, json or markdown")
+	c.Flags().IntVar(&opts.Top, "top", 10, "processes to show by RSS, and cgroups by usage beyond those with a limit or OOM kills (0: all)")
 	c.Flags().DurationVar(&opts.Interval, "interval", time.Second, "time between the two reads that measure pressure (0: do not measure; the default with --root other than /)")
 	return c
 }
@@ -148,7 +153,7 @@ func runMem(opts *MemOptions) error {
 	log := readKernelLog(ctx, opts, col, boot)
 	rep := memview.Build(opts.Now(), prev, cur, host, procs, scan, cgs, log)
 	rep.Warnings = warnings
-	return memreport.Render(opts.IO.Out, rep, opts.Format, memreport.Options{TopCgroups: opts.Top})
+	return memreport.Render(opts.IO.Out, rep, opts.Format, memreport.Options{TopCgroups: opts.Top, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()})
 }
 
 // readKernelLog reads OOM kills from /dev/kmsg, else (live host only)

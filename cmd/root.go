@@ -60,10 +60,12 @@ func NewRootCmd(f *Factory) *cobra.Command {
 			on the host (systemd timers, cron, anacron), and names the culprit.
 
 			Typical use during a load test:
-			  memdiag watch --out run.jsonl -- ./load-test.sh   record while the test runs
-			  memdiag analyze run.jsonl                         timeline table and verdict
-			  memdiag timers                                    every periodic job and its next firings
-			  memdiag gate --threshold 'memory.full.stall<1%' -- ./load-test.sh   fail CI on pressure
+			  memdiag timers                                     every periodic job and its next firings
+			  memdiag watch --out run.jsonl -- ./load-test.sh    record while the test runs
+			  memdiag analyze run.jsonl                          timeline table and verdict
+			  memdiag compare before.jsonl after.jsonl           before/after a change
+			  memdiag gate -t 'memory.full.stall<1%' -- ./load-test.sh
+			                                                     fail CI on memory pressure
 		`),
 		SilenceErrors: true,
 		SilenceUsage:  true,

@@ -1,15 +1,16 @@
 package cmd
 
 import (
-	"errors"
+	"context"
 	"fmt"
+	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -28,12 +29,30 @@ type TimersOptions struct {
 	TZ       string
 	Format   string
 	Strict   bool
+
+	// Live connects to the running host's systemd for each timer's last
+	// and next trigger; nil source and no error when there is nothing to
+	// connect to (--root). Tests replace it.
+	Live func(ctx context.Context, root string) (timers.LiveSource, error)
+}
+
+// liveTimeout bounds connecting to systemd and reading every timer's
+// live state, so that a hung bus never stalls the listing.
+const liveTimeout = 5 * time.Second
+
+// probeLive is TimersOptions.Live on a real host: timers.ProbeLive.
+func probeLive(ctx context.Context, root string) (timers.LiveSource, error) {
+	m, err := timers.ProbeLive(ctx, root)
+	if m == nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 func init() { register(func(f *Factory) *cobra.Command { return newTimersCmd(f, nil) }) }
 
 func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
-	opts := &TimersOptions{IO: f.IO, Now: f.Now}
+	opts := &TimersOptions{IO: f.IO, Now: f.Now, Live: probeLive}
 	cmd := &cobra.Command{
 		Use:   "timers",
 		Short: "List every periodic job on the host — systemd timers, cron, anacron — and when it fires next",
@@ -57,6 +76,7 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 			  SCHEDULE  as written; for OnCalendar= also systemd's normalized form
 			  PERIOD    the constant interval between firings (30m, 1d, 1w) or irregular
 			  NEXT      the next firing (--next N for N of them), in --tz
+			  LAST      when systemd last triggered the timer (running host only)
 			  COMMAND   ExecStart= of the timer's service, or the cron/anacron command
 			            with the run-parts scripts it runs
 			  NOTE      what a known heavy job does to memory and disks; parse errors
@@ -74,26 +94,32 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 			file:line: reason under the listing, which still lists everything else;
 			--strict makes them exit code 1.
 
-			Live state from a running systemd (last and next elapse over D-Bus) is not
-			read: this command works from files only, so it also works on a mounted
-			image (--root) and on hosts whose PID 1 is not systemd.
+			Schedules, NEXT and the firings come from the files, so the command also
+			works on a mounted image (--root) and where PID 1 is not systemd. On the
+			running host (no --root) it also asks systemd over D-Bus for each timer's
+			last trigger: the LAST column, and last_trigger/next_elapse in JSON. When
+			no systemd runs (a container, PID 1 is not systemd) or the bus does not
+			answer, one line on stderr says so and the listing comes from the files.
 		`),
-		Example: indentExample(heredoc.Doc(`
-			  # every active periodic job and its next firing
-			  $ memdiag timers
+		Example: examples(`
+			# every active periodic job and its next firing
+			memdiag timers
 
-			  # also inactive ones, with why; three next firings each
-			  $ memdiag timers --all --next 3
+			# also inactive ones, with why; three next firings each
+			memdiag timers --all --next 3
 
-			  # every firing during a load test, in time order
-			  $ memdiag timers --from '2026-11-29 12:00' --to '2026-11-29 14:00'
+			# every firing during a load test, in time order
+			memdiag timers --from '2026-11-29 12:00' --to '2026-11-29 14:00'
 
-			  # reproducible output for a report
-			  $ memdiag timers --base-time 2026-11-29T12:00:00Z --tz UTC --format markdown
+			# every firing in the next two days
+			memdiag timers --from now --to 2d
 
-			  # a mounted image; fail when anything is malformed
-			  $ memdiag timers --root /mnt/image --strict
-		`)),
+			# reproducible output for a report
+			memdiag timers --base-time 2026-11-29T12:00:00Z --tz UTC --format markdown
+
+			# a mounted image; fail when anything is malformed
+			memdiag timers --root /mnt/image --strict
+		`),
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Root = f.Root
@@ -109,25 +135,19 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 			if runF != nil {
 				return runF(opts)
 			}
-			return runTimers(opts)
+			return runTimers(c.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.All, "all", "a", false, "also list jobs that will not run, and say why each job runs or not")
 	cmd.Flags().BoolVar(&opts.Users, "user-units", false, "also read systemd user units (etc/systemd/user, ~/.config/systemd/user)")
 	cmd.Flags().IntVarP(&opts.Next, "next", "n", 1, "number of next firings to show per job")
 	cmd.Flags().StringVar(&opts.From, "from", "", "list every firing from this time (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' in --tz, or 'now')")
-	cmd.Flags().StringVar(&opts.To, "to", "", "... up to this time (same forms, or a duration after --from such as 2h)")
+	cmd.Flags().StringVar(&opts.To, "to", "", "... up to this time (same forms, or a duration after --from such as 2h, 2d or 1w)")
 	cmd.Flags().StringVar(&opts.BaseTime, "base-time", "", "compute next firings from this time instead of now (same forms as --from)")
 	cmd.Flags().StringVar(&opts.TZ, "tz", "", "IANA time zone to show times in (default: the root's etc/localtime, else UTC); schedules are computed in the root's zone, or in --tz when the root names none")
 	cmd.Flags().StringVarP(&opts.Format, "format", "f", "table", "output format: table, json, csv or markdown")
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "exit with code 1 when a unit file, calendar expression or crontab line is malformed")
 	return cmd
-}
-
-// indentExample indents an Example block by two spaces, as cobra prints
-// it verbatim.
-func indentExample(s string) string {
-	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }
 
 // parseWhen parses a time flag: RFC 3339, "YYYY-MM-DD HH:MM[:SS]" in loc,
@@ -147,7 +167,7 @@ func parseWhen(s string, now time.Time, loc *time.Location) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("cannot parse time %q (want RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' or 'now')", s)
 }
 
-func runTimers(opts *TimersOptions) error {
+func runTimers(ctx context.Context, opts *TimersOptions) error {
 	loc, err := timers.HostLocation(opts.Root, opts.TZ)
 	if err != nil {
 		return flagErrorf("--tz: %v", err)
@@ -158,14 +178,21 @@ func runTimers(opts *TimersOptions) error {
 			return flagErrorf("--base-time: %v", err)
 		}
 	}
-	jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{Users: opts.Users})
+	ctx, cancel := context.WithTimeout(ctx, liveTimeout)
+	defer cancel()
+	live, err := opts.Live(ctx, opts.Root)
+	if err != nil {
+		// Said once; the listing goes on from the unit files.
+		fmt.Fprintln(opts.IO.ErrOut, "memdiag: live timer state:", err)
+	}
+	if c, ok := live.(io.Closer); ok {
+		defer c.Close()
+	}
+	jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{Users: opts.Users, Live: live})
 	if err != nil {
 		return &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("reading periodic jobs under %s: %w", opts.Root, err)}
 	}
 	problems := timers.Problems(jobs)
-	if _, err := timers.ProbeLive(opts.Root); err != nil {
-		fmt.Fprintln(opts.IO.ErrOut, "memdiag: live timer state:", err)
-	}
 	shown := jobs
 	if !opts.All {
 		shown = nil
@@ -175,7 +202,8 @@ func runTimers(opts *TimersOptions) error {
 			}
 		}
 	}
-	ro := timers.RenderOptions{Base: base, Next: opts.Next, Loc: loc, ShowWhy: opts.All, Problems: problems}
+	ro := timers.RenderOptions{Base: base, Next: opts.Next, Loc: loc, ShowWhy: opts.All, Problems: problems,
+		Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
 	format := timers.Format(opts.Format)
 	if opts.From != "" {
 		from, err := parseWhen(opts.From, base, loc)
@@ -184,9 +212,9 @@ func runTimers(opts *TimersOptions) error {
 		}
 		to, err := parseWhen(opts.To, base, loc)
 		if err != nil {
-			d, derr := time.ParseDuration(opts.To)
+			d, derr := parseDuration(opts.To)
 			if derr != nil {
-				return flagErrorf("--to: %v", err)
+				return flagErrorf("--to %q: want a time (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' or 'now') or a duration after --from such as 2h, 2d or 1w", opts.To)
 			}
 			to = from.Add(d)
 		}
@@ -208,7 +236,7 @@ func runTimers(opts *TimersOptions) error {
 		}
 	}
 	if opts.Strict && len(problems) > 0 {
-		return &ExitCodeError{Code: ExitError, Err: errors.New(strings.TrimSpace(fmt.Sprintf("%d problem(s) in periodic job definitions (--strict)", len(problems))))}
+		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(problems), "problem"))}
 	}
 	return nil
 }

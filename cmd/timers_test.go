@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,8 +12,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/timers"
 )
 
 func TestNewTimersCmd(t *testing.T) {
@@ -44,7 +49,7 @@ func TestNewTimersCmd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(TimersOptions{}, "IO", "Now")); diff != "" {
+			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(TimersOptions{}, "IO", "Now", "Live")); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})
@@ -109,7 +114,7 @@ func TestRunTimersStrict(t *testing.T) {
 		}
 	}
 	code, _, errOut = runCLI(t, timersRoot("edge"), "timers", "--strict", "-f", "json")
-	if code != ExitError || !strings.Contains(errOut, "5 problem(s)") {
+	if code != ExitError || !strings.Contains(errOut, "5 problems in periodic job definitions") {
 		t.Errorf("--strict: exit code %d, stderr %q; want 1 and the problem count", code, errOut)
 	}
 	code, _, _ = runCLI(t, timersRoot("debian"), "timers", "--strict")
@@ -152,5 +157,108 @@ func TestRunTimersJSONShape(t *testing.T) {
 	}
 	if !found {
 		t.Error("pmlogger_check.timer not listed")
+	}
+}
+
+// TestRunTimersTerminalWidth: on a terminal the listing fits its width —
+// a long SCHEDULE wraps, COMMAND and NOTE are cut with "…", and there
+// are no lines between rows — while piped output (the goldens above)
+// keeps every character.
+func TestRunTimersTerminalWidth(t *testing.T) {
+	for _, width := range []int{160, 200} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			ios, _, out, errOut := iostreams.Test()
+			ios.SetStdoutTTY(true)
+			ios.SetWidth(width)
+			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
+			args := []string{"--root", timersRoot("debian"), "timers", "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC"}
+			if code := Run(context.Background(), f, args); code != 0 {
+				t.Fatalf("exit code %d; stderr:\n%s", code, errOut)
+			}
+			for i, l := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+				if n := text.StringWidthWithoutEscSequences(l); n > width {
+					t.Errorf("line %d is %d columns wide, want <= %d: %q", i+1, n, width, l)
+				}
+				if strings.Contains(l, "┼") && i != 1 {
+					t.Errorf("line %d separates rows: %q", i+1, l)
+				}
+			}
+			// The longest command line, cut; its start is still there.
+			if !strings.Contains(out.String(), "│ run-parts --report") || !strings.Contains(out.String(), "…") {
+				t.Errorf("COMMAND not cut to fit:\n%s", out)
+			}
+			golden(t, fmt.Sprintf("timers-debian.tty%d.table.txt", width), out.String())
+		})
+	}
+}
+
+// fakeLive stands for the host's systemd manager.
+type fakeLive map[string]timers.LiveTimer
+
+func (f fakeLive) Timer(name string) (timers.LiveTimer, error) {
+	if lt, ok := f[name]; ok {
+		return lt, nil
+	}
+	return timers.LiveTimer{}, errors.New("not loaded")
+}
+
+// TestRunTimersLive: with a systemd manager, the listing gets a LAST
+// column (and JSON last_trigger) from it; without one, one stderr line
+// says so and the listing is the unit files'; with --root nothing is said.
+func TestRunTimersLive(t *testing.T) {
+	last := time.Date(2026, 11, 29, 11, 55, 3, 0, time.UTC)
+	run := func(live func(context.Context, string) (timers.LiveSource, error), args ...string) (string, string) {
+		t.Helper()
+		ios, _, out, errOut := iostreams.Test()
+		f := &Factory{IO: ios, Now: time.Now, Root: timersRoot("debian")}
+		err := execInRoot(f, newTimersCmd(f, func(o *TimersOptions) error {
+			o.Live = live
+			return runTimers(context.Background(), o)
+		}), append([]string{"timers", "--root", timersRoot("debian"), "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), errOut.String()
+	}
+	manager := func(context.Context, string) (timers.LiveSource, error) {
+		return fakeLive{"pmlogger_check.timer": {LastTrigger: last}}, nil
+	}
+	out, errOut := run(manager)
+	if errOut != "" {
+		t.Errorf("stderr with a manager: %q", errOut)
+	}
+	lines := strings.Split(out, "\n")
+	if !strings.Contains(lines[0], "│ NEXT (UTC)       │ LAST             │ COMMAND") {
+		t.Errorf("header lacks LAST after NEXT: %q", lines[0])
+	}
+	found := false
+	for _, l := range lines {
+		if strings.HasPrefix(l, " pmlogger_check.timer ") {
+			found = strings.Contains(l, "│ 2026-11-29 12:25 │ 2026-11-29 11:55 │ /usr/lib/pcp/bin/pmlogger_check")
+		}
+	}
+	if !found {
+		t.Errorf("pmlogger_check.timer row lacks NEXT 12:25 and LAST 11:55:\n%s", out)
+	}
+	out, _ = run(manager, "-f", "json")
+	if !strings.Contains(out, `"last_trigger": "2026-11-29T11:55:03Z"`) {
+		t.Errorf("JSON lacks last_trigger:\n%s", out)
+	}
+
+	down := func(context.Context, string) (timers.LiveSource, error) {
+		return nil, &timers.UnavailableError{Path: "/run/systemd/system", Need: "a running systemd (PID 1 is not systemd)"}
+	}
+	out, errOut = run(down)
+	if want := "memdiag: live timer state: /run/systemd/system: unavailable: a running systemd (PID 1 is not systemd)\n"; errOut != want {
+		t.Errorf("stderr without a manager = %q, want %q", errOut, want)
+	}
+	if strings.Contains(out, "LAST") {
+		t.Errorf("LAST column without live state:\n%s", out)
+	}
+
+	// The real probe with --root: files only, nothing to report.
+	_, errOut = run(probeLive)
+	if errOut != "" {
+		t.Errorf("stderr with --root = %q, want none", errOut)
 	}
 }

@@ -65,23 +65,30 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			  processes  /proc/PID/io deltas, the top N by I/O with their systemd unit,
 			             and processes that started or exited between samples
 
-			A live row per interval goes to stdout (--quiet for none). Ctrl-C, SIGTERM,
-			--duration or the end of the --exec command stop the recording cleanly and
-			print a summary. Run as root to see every process's I/O.
+			A live row per interval goes to stdout (--quiet for none), stamped with the
+			interval's end, when its counters were read, as sar and pidstat do; analyze
+			stamps its timeline rows the same way. Ctrl-C, SIGTERM, --duration or the
+			end of the --exec command stop the recording cleanly and print a summary.
+			Run as root to see every process's I/O.
 
-			The recording is flushed after every sample: a killed recorder loses at most
-			the line being written. Command lines are stored with likely secrets
-			(passwords, tokens, keys, URL credentials) replaced by *** unless
-			--keep-cmdline is given. The format is documented in docs/recording.md.
+			The default recording is gzip-compressed and flushed every 10 s; with
+			--out NAME.jsonl it is plain JSON Lines flushed after every sample, so a
+			killed recorder loses at most the line being written. Command lines are
+			stored with likely secrets (passwords, tokens, keys, URL credentials)
+			replaced by *** unless --keep-cmdline is given. The format is documented
+			in docs/recording.md.
 		`),
-		Example: heredoc.Doc(`
-			# Record until Ctrl-C, one sample per second, to a time-stamped file
+		Example: examples(`
+			# record until Ctrl-C, one sample per second, to a time-stamped file
 			memdiag watch
 
-			# Record a load test: stops when it ends and exits with its exit code
+			# record a load test: stops when it ends and exits with its exit code
 			memdiag watch --out run.jsonl --exec -- k6 run script.js
 
-			# One minute, every 500 ms, no live rows, also the PSI of one cgroup v2 group
+			# measure latency with the built-in probe while recording
+			memdiag watch --out run.jsonl --probe http://127.0.0.1:8080/health -- ./load-test.sh
+
+			# one minute, every 500 ms, no live rows, also the PSI of one cgroup v2 group
 			memdiag watch --duration 1m --interval 500ms --quiet --cgroup /sys/fs/cgroup/system.slice/app.service
 		`),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -121,7 +128,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	}
 	fl := c.Flags()
 	fl.DurationVar(&opts.Interval, "interval", time.Second, "time between samples")
-	fl.DurationVar(&opts.Duration, "duration", 0, "stop after this long (default: until Ctrl-C or the command exits)")
+	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long, e.g. 30m, 2h, 2d (default: until Ctrl-C or the command exits)")
 	fl.StringVarP(&opts.Out, "out", "o", "", "recording file (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here); a name ending .gz is gzip-compressed, flushed every 10 s; any other name is plain JSON Lines, flushed every sample")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite --out if it exists")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "also record this cgroup v2 directory's memory/io/cpu.pressure")

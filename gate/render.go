@@ -10,8 +10,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/english"
-
-	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/memdiag/memdiag/internal/tables"
 )
 
 // Format is an output format of the gate's report.
@@ -31,6 +30,8 @@ var Formats = []Format{FormatTable, FormatJSON, FormatMarkdown, FormatGitHub}
 // RenderOptions are the facts rendering needs from the caller.
 type RenderOptions struct {
 	Location *time.Location // times are shown in this zone; UTC if nil
+	Width    int            // table: terminal width in columns to fit; 0 (not a terminal) keeps full content
+	Color    bool           // table: bold header (a terminal, no NO_COLOR, no --no-color)
 }
 
 // Render writes the report in format f.
@@ -135,14 +136,12 @@ func renderTable(w io.Writer, rep *Report, o RenderOptions) error {
 		fmt.Fprintf(w, "command: %s: %s\n", strings.Join(rep.Command.Args, " "), rep.Command.Describe())
 	}
 	fmt.Fprintln(w)
-	t := table.NewWriter()
-	t.SetStyle(table.StyleLight)
-	t.AppendHeader(table.Row{"THRESHOLD", "OBSERVED", "RESULT", "WORST MOMENT"})
+	t := tables.New("THRESHOLD", "OBSERVED", "RESULT", "WORST MOMENT").SetFit(3, tables.Wrap, 20)
 	for i := range rep.Results {
 		r := &rep.Results[i]
-		t.AppendRow(table.Row{r.Threshold.Expr, FormatValue(r.Threshold, r.Observed), statusText(r.Status), rep.WorstText(r, o.Location)})
+		t.AppendRow(r.Threshold.Expr, FormatValue(r.Threshold, r.Observed), statusText(r.Status), rep.WorstText(r, o.Location))
 	}
-	fmt.Fprintln(w, t.Render())
+	fmt.Fprintln(w, t.Text(tables.Options{Width: o.Width, Color: o.Color}))
 	for _, r := range rep.Results {
 		if r.Status == NoData {
 			fmt.Fprintf(w, "no data for %s: %s\n", r.Threshold.Expr, r.Reason)

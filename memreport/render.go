@@ -12,9 +12,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/english"
-
-	"github.com/jedib0t/go-pretty/v6/table"
-	"github.com/jedib0t/go-pretty/v6/text"
+	"github.com/memdiag/memdiag/internal/tables"
 
 	"github.com/memdiag/memdiag/memview"
 	"github.com/memdiag/memdiag/psi"
@@ -50,6 +48,13 @@ type Options struct {
 	TopCgroups int
 	// Loc is the zone times are shown in; nil is UTC.
 	Loc *time.Location
+	// Width is the terminal width in columns the tables fit, long
+	// descriptions and cgroup paths wrapping; 0 (not a terminal) keeps
+	// full content.
+	Width int
+	// Color makes table headers bold (a terminal, no NO_COLOR, no
+	// --no-color).
+	Color bool
 }
 
 // Render writes r in format f.
@@ -78,20 +83,30 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 			fmt.Fprintf(&b, "\n%s\n", strings.ToUpper(s))
 		}
 	}
-	render := func(t table.Writer) {
+	render := func(t *tables.Table) {
 		if md {
 			// A table needs blank lines around it, or the next line of
 			// text becomes one more row (GFM).
 			if !strings.HasSuffix(b.String(), "\n\n") {
 				b.WriteString("\n")
 			}
-			b.WriteString(t.RenderMarkdown())
+			b.WriteString(t.Markdown())
 			b.WriteString("\n")
 		} else {
-			t.SetStyle(table.StyleLight)
-			b.WriteString(t.Render())
+			b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}))
 		}
 		b.WriteString("\n")
+	}
+	// Titles are upper case in text, as written in Markdown.
+	newTable := func(titles ...string) *tables.Table {
+		hdr := make([]any, len(titles))
+		for i, s := range titles {
+			if !md {
+				s = strings.ToUpper(s)
+			}
+			hdr[i] = s
+		}
+		return tables.New(hdr...)
 	}
 	if md {
 		fmt.Fprintf(&b, "# Memory at %s\n\n", r.Time.In(loc).Format(time.RFC3339))
@@ -105,9 +120,8 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 
 	h := r.Host
 	heading("Host")
-	t := newTable()
-	t.AppendHeader(table.Row{"figure", "bytes", "what it is"})
-	rows := []table.Row{
+	t := newTable("figure", "bytes", "what it is").SetFit(2, tables.Wrap, 24)
+	rows := [][]any{
 		{"total", h.TotalBytes, "MemTotal"},
 		{"free", h.FreeBytes, "MemFree: unused"},
 		{"available", h.AvailableBytes, "MemAvailable: free + what reclaim gives back"},
@@ -126,33 +140,31 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 		if n, ok := row[1].(uint64); ok {
 			row[1] = memview.FormatBytes(n)
 		}
-		t.AppendRow(row)
+		t.AppendRow(row...)
 	}
 	if r.PSI != nil {
-		t.AppendRow(table.Row{"PSI memory some / full", psiText(r.PSI), "% of time stalled, avg10 avg60 avg300"})
+		t.AppendRow("PSI memory some / full", psiText(r.PSI), "% of time stalled, avg10 avg60 avg300")
 	}
 	if r.Activity.Interval > 0 {
 		a := r.Activity
 		over := a.Interval.Round(100 * time.Millisecond).String()
-		t.AppendRow(table.Row{"refaults (last " + over + ")", fmt.Sprintf("%d pages", a.RefaultPages), "evicted cache read back: the cache is too small"})
-		t.AppendRow(table.Row{"direct reclaim (last " + over + ")", fmt.Sprintf("%d stalls, %d pages", a.Allocstalls, a.DirectScanPages), "allocations that had to free host memory first (pgscan_direct)"})
-		t.AppendRow(table.Row{"cgroup-limit reclaim (last " + over + ")", fmt.Sprintf("%d pages", a.LimitScanPages), "reclaim in cgroups at their limits (pgscan_anon+file − kswapd − direct)"})
-		t.AppendRow(table.Row{"kswapd scan (last " + over + ")", fmt.Sprintf("%d pages", a.KswapdScanPages), "background reclaim"})
+		t.AppendRow("refaults (last "+over+")", fmt.Sprintf("%d pages", a.RefaultPages), "evicted cache read back: the cache is too small")
+		t.AppendRow("direct reclaim (last "+over+")", fmt.Sprintf("%d stalls, %d pages", a.Allocstalls, a.DirectScanPages), "allocations that had to free host memory first (pgscan_direct)")
+		t.AppendRow("cgroup-limit reclaim (last "+over+")", fmt.Sprintf("%d pages", a.LimitScanPages), "reclaim in cgroups at their limits (pgscan_anon+file − kswapd − direct)")
+		t.AppendRow("kswapd scan (last "+over+")", fmt.Sprintf("%d pages", a.KswapdScanPages), "background reclaim")
 	}
 	render(t)
 	if len(h.Tmpfs) > 0 {
 		heading("tmpfs")
-		t := newTable()
-		t.AppendHeader(table.Row{"mount", "used", "size"})
+		t := newTable("mount", "used", "size").SetFit(0, tables.Wrap, 24)
 		for _, m := range h.Tmpfs {
-			t.AppendRow(table.Row{m.MountPoint, memview.FormatBytes(m.UsedBytes), memview.FormatBytes(m.SizeBytes)})
+			t.AppendRow(m.MountPoint, memview.FormatBytes(m.UsedBytes), memview.FormatBytes(m.SizeBytes))
 		}
 		render(t)
 	}
 
 	heading(fmt.Sprintf("Processes by RSS (top %d)", len(r.Procs)))
-	t = newTable()
-	t.AppendHeader(table.Row{"pid", "command", "rss", "anon", "file", "shmem", "pss", "swap", "cgroup"})
+	t = newTable("pid", "command", "rss", "anon", "file", "shmem", "pss", "swap", "cgroup").SetFit(8, tables.Wrap, 24)
 	for _, p := range r.Procs {
 		pss := "-"
 		if p.PSSBytes != nil {
@@ -162,8 +174,8 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 		if p.Unit != "" {
 			cg = p.Unit
 		}
-		t.AppendRow(table.Row{p.PID, p.Comm, memview.FormatBytes(p.RSSBytes), memview.FormatBytes(p.RSSAnonBytes),
-			memview.FormatBytes(p.RSSFileBytes), memview.FormatBytes(p.RSSShmemBytes), pss, memview.FormatBytes(p.SwapBytes), cg})
+		t.AppendRow(p.PID, p.Comm, memview.FormatBytes(p.RSSBytes), memview.FormatBytes(p.RSSAnonBytes),
+			memview.FormatBytes(p.RSSFileBytes), memview.FormatBytes(p.RSSShmemBytes), pss, memview.FormatBytes(p.SwapBytes), cg)
 	}
 	render(t)
 	if r.ProcScan.NoPSS > 0 {
@@ -172,16 +184,16 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 	}
 
 	heading("Memory cgroups")
-	t = newTable()
-	t.AppendHeader(table.Row{"cgroup", "v", "usage", "limit", "anon", "cache", "shmem", "dirty", "swap", "psi some avg10", "oom kills", "note"})
+	t = newTable("cgroup", "v", "usage", "limit", "anon", "cache", "shmem", "dirty", "swap", "psi some avg10", "oom kills", "note").
+		SetFit(0, tables.Wrap, 24).SetFit(11, tables.Wrap, 12)
 	for i, c := range r.Cgroups {
 		show := i < o.TopCgroups || c.LimitBytes != nil || (c.OOMKills != nil && *c.OOMKills > 0) || o.TopCgroups <= 0
 		if !show {
 			continue
 		}
-		t.AppendRow(table.Row{c.Path, c.Version, memview.FormatBytes(c.UsageBytes), optBytes(c.LimitBytes),
+		t.AppendRow(c.Path, c.Version, memview.FormatBytes(c.UsageBytes), optBytes(c.LimitBytes),
 			memview.FormatBytes(c.AnonBytes), memview.FormatBytes(c.CacheBytes), memview.FormatBytes(c.ShmemBytes),
-			memview.FormatBytes(c.DirtyBytes), optBytes(c.SwapBytes), optPSI(c.PSI), optUint(c.OOMKills), flag(c)})
+			memview.FormatBytes(c.DirtyBytes), optBytes(c.SwapBytes), optPSI(c.PSI), optUint(c.OOMKills), flag(c))
 	}
 	render(t)
 	for _, c := range r.Cgroups {
@@ -200,8 +212,7 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 		}
 	}
 	if len(r.OOM.Kills) > 0 {
-		t = newTable()
-		t.AppendHeader(table.Row{"time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup", "group usage / limit"})
+		t = newTable("time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup", "group usage / limit").SetFit(8, tables.Wrap, 24)
 		for _, k := range r.OOM.Kills {
 			when := "-"
 			if !k.Time.IsZero() {
@@ -218,8 +229,8 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 			if k.CgroupLimitBytes > 0 {
 				lim = memview.FormatBytes(k.CgroupUsageBytes) + " / " + memview.FormatBytes(k.CgroupLimitBytes)
 			}
-			t.AppendRow(table.Row{when, k.SinceBoot.Round(time.Second).String(), k.PID, k.Comm,
-				memview.FormatBytes(k.AnonRSSBytes), memview.FormatBytes(k.FileRSSBytes), memview.FormatBytes(k.ShmemRSSBytes), k.Constraint, cg, lim})
+			t.AppendRow(when, k.SinceBoot.Round(time.Second).String(), k.PID, k.Comm,
+				memview.FormatBytes(k.AnonRSSBytes), memview.FormatBytes(k.FileRSSBytes), memview.FormatBytes(k.ShmemRSSBytes), k.Constraint, cg, lim)
 		}
 		render(t)
 		b.WriteString("anon-rss, file-rss, shmem-rss: the killed process's own RSS; file-rss counts shared files charged to other groups, so it can exceed what the group held.\n")
@@ -236,12 +247,6 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 	}
 	_, err := io.WriteString(w, strings.TrimLeft(b.String(), "\n"))
 	return err
-}
-
-func newTable() table.Writer {
-	t := table.NewWriter()
-	t.Style().Format.Header = text.FormatDefault
-	return t
 }
 
 func pair(a, b uint64) string { return memview.FormatBytes(a) + " / " + memview.FormatBytes(b) }

@@ -35,13 +35,16 @@ func TestRenderOOMSection(t *testing.T) {
 		for _, want := range []string{
 			"From dmesg: 2 OOM kills in the kernel log.",
 			"The kernel counted 3 since boot: the others' messages have left the log.",
-			"global", "/user.slice ", // the cell, not "/user.slice (limit of )"
+			"global", "/user.slice",
 			"2915", "hog", "62.9 MiB", "1m30s", "/docker/a/b (limit of /docker/a)",
 			"Counters since boot: /proc/vmstat oom_kill 3; /docker/a oom_kill 1.",
 		} {
 			if !strings.Contains(s, want) {
 				t.Errorf("%s output lacks %q:\n%s", f, want, s)
 			}
+		}
+		if strings.Contains(s, "/user.slice (limit of") {
+			t.Errorf("%s output gives the global OOM kill's cgroup a limit:\n%s", f, s)
 		}
 	}
 	if _, err := ParseFormat("csv"); err == nil {

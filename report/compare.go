@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/tables"
 )
 
 // metric is one line of a before/after comparison. Values are in the
@@ -178,29 +178,23 @@ func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Opti
 	default:
 		return fmt.Errorf("%w %q", ErrFormat, f)
 	}
-	t := table.NewWriter()
-	style := table.StyleLight
-	style.Options.DrawBorder = false
-	style.Format.Header = text.FormatDefault
-	t.SetStyle(style)
-	t.AppendHeader(table.Row{"", "BEFORE", "AFTER", "CHANGE"})
+	// Only the culprit names can be long; they wrap on a narrow terminal.
+	t := tables.New("", "BEFORE", "AFTER", "CHANGE").SetFit(1, tables.Wrap, 20).SetFit(2, tables.Wrap, 20)
 	for _, m := range ms {
-		t.AppendRow(table.Row{m.label, val(m, m.before), val(m, m.after), chg(m)})
+		t.AppendRow(m.label, val(m, m.before), val(m, m.after), chg(m))
 	}
-	t.AppendRow(table.Row{"Culprits", culpritNames(&before), culpritNames(&after), ""})
+	t.AppendRow("Culprits", culpritNames(&before), culpritNames(&after), "")
 	var b strings.Builder
 	head := fmt.Sprintf("Before: %s, %s – %s\nAfter:  %s, %s – %s\n\n",
 		before.Host, in(&before, before.Start).Format("2006-01-02 15:04:05"), in(&before, before.End).Format("15:04:05 MST"),
 		after.Host, in(&after, after.Start).Format("2006-01-02 15:04:05"), in(&after, after.End).Format("15:04:05 MST"))
-	out := t.Render()
+	out := t.Text(tables.Options{Width: o.Width, Color: o.Color})
 	if f == Markdown {
 		head = strings.ReplaceAll(head, "\n", "  \n")
-		out = t.RenderMarkdown()
+		out = t.Markdown()
 	}
 	b.WriteString(head)
-	for _, l := range strings.Split(out, "\n") {
-		b.WriteString(strings.TrimRight(l, " ") + "\n")
-	}
+	b.WriteString(out + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

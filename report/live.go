@@ -23,7 +23,9 @@ var LiveUnits = fmt.Sprintf(liveLayout,
 // over the numbers.
 const liveLayout = "%-8s %9s%9s%9s%10s%8s%8s%8s%8s%8s%7s%6s  %s"
 
-// LiveRow formats one interval for the live view. top is the sample's
+// LiveRow formats one interval for the live view, stamped with the
+// interval's end (iv.End: when its counters were read, as sar and pidstat
+// stamp a row; the timeline's rows use the same instant). top is the sample's
 // heaviest I/O process (or nil). With color, PSI values above 10 % and a
 // shrinking file LRU are highlighted.
 func LiveRow(iv record.Interval, s *record.Sample, color bool) string {

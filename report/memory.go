@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/memview"
 )
 
@@ -47,7 +48,7 @@ func memoryText(b *strings.Builder, r *correlate.Result, heading func(string), b
 		b.WriteString("\n")
 		heading("OOM kills")
 		for _, k := range r.OOMKills {
-			fmt.Fprintf(b, "%s%s: %d OOM kill(s)", bullet, in(r, k.Time).Format("15:04:05"), k.Count)
+			fmt.Fprintf(b, "%s%s: %s", bullet, in(r, k.Time).Format("15:04:05"), english.Count(k.Count, "OOM kill"))
 			if len(k.Exited) > 0 {
 				fmt.Fprintf(b, "; exited then: %s", strings.Join(k.Exited, ", "))
 			}

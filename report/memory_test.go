@@ -10,8 +10,9 @@ import (
 	"github.com/memdiag/memdiag/memview"
 )
 
-// TestMemorySections: an OOM kill is a timeline row, and steady growth is
-// listed with its slope and the leak-or-retention note.
+// TestMemorySections: an OOM kill is a timeline row stamped with the
+// sample that counted it (12:00:30, as in the OOM KILLS list), and steady
+// growth is listed with its slope and the leak-or-retention note.
 func TestMemorySections(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	r := correlate.Result{Host: "h", Start: t0, End: t0.Add(time.Minute), Interval: time.Second, Intervals: 60, Location: time.UTC,
@@ -23,7 +24,7 @@ func TestMemorySections(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"12:00:29", "OOM kill ×1: victim 3", "MEMORY GROWTH", "leaky (pid 9): anonymous memory grew 360 MiB/h (R² 0.99) over 1m", memview.LeakOrRetention} {
+	for _, want := range []string{" 12:00:30 │", "OOM kill ×1: victim 3", "12:00:30: 1 OOM kill; exited then: victim 3", "MEMORY GROWTH", "leaky (pid 9): anonymous memory grew 360 MiB/h (R² 0.99) over 1m", memview.LeakOrRetention} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

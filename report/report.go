@@ -1,5 +1,6 @@
 // Package report renders a [correlate.Result]: the timeline table (one row
-// per episode, the columns of the reference case — time, latency, PSI up,
+// per episode, the columns of the reference case — time (the episode's
+// end, as watch stamps an interval), latency, PSI up,
 // file LRU down, disk I/O spike, I/O time up, swap up — and the culprit)
 // and the verdict (which job, how often, how many spikes it explains, what
 // it does and what to do about it), as a terminal table, Markdown, JSON or
@@ -60,6 +61,9 @@ type Options struct {
 	// Color allows ANSI colour (decided by the caller: a terminal, no
 	// NO_COLOR, no --no-color).
 	Color bool
+	// Width is the terminal width in columns the table fits, long culprit
+	// names wrapping; 0 (not a terminal) keeps full content.
+	Width int
 }
 
 // Render writes r to w in format f.

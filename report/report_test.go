@@ -7,9 +7,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/memdiag/memdiag/correlate"
 	goldenfile "github.com/memdiag/memdiag/internal/golden"
+	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -110,6 +113,9 @@ func TestRenderGolden(t *testing.T) {
 		{"reference.md", reference(), Markdown, Options{}},
 		{"reference.csv", reference(), CSV, Options{}},
 		{"nocause.table.txt", noCause(), Table, Options{}},
+		// A 100-column terminal: the culprit column wraps (the goldens
+		// above are piped output and keep it whole).
+		{"reference.tty100.table.txt", reference(), Table, Options{Width: 100}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,6 +125,13 @@ func TestRenderGolden(t *testing.T) {
 			}
 			if strings.Contains(b.String(), "\x1b[") {
 				t.Error("colour in output with Color off")
+			}
+			if tt.o.Width > 0 {
+				for i, l := range strings.Split(b.String(), "\n") {
+					if n := utf8.RuneCountInString(l); strings.Contains(l, "│") && n > tt.o.Width {
+						t.Errorf("table line %d is %d columns wide, want <= %d: %q", i+1, n, tt.o.Width, l)
+					}
+				}
 			}
 			golden(t, tt.name, b.Bytes())
 		})
@@ -255,5 +268,31 @@ func TestRenderSpikePeriod(t *testing.T) {
 	want := "Spikes: episodes with a latency spike recur every 20m (±40s): 3 of 3 expected\n"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("output lacks %q:\n%s", want, b.String())
+	}
+}
+
+// TestTimelineStampsLikeWatch: a timeline row shows the end of its
+// episode's first interval, which is the time `memdiag watch` prints on
+// that interval's live row (LiveRow stamps Interval.End). In reference()
+// the 12:33–12:35 episode has two 1m intervals: its row is 12:34, the
+// live row of 12:33–12:34; the one-interval episode 12:25–12:26 and the
+// spike 12:50–12:51 show 12:26 and 12:51.
+func TestTimelineStampsLikeWatch(t *testing.T) {
+	var b bytes.Buffer
+	if err := Render(&b, reference(), Table, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var times []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[1] == "│" && f[0] != "TIME" {
+			times = append(times, f[0])
+		}
+	}
+	if diff := cmp.Diff([]string{"12:26", "12:34", "12:44", "12:51", "13:14"}, times); diff != "" {
+		t.Errorf("timeline times (-want +got):\n%s", diff)
+	}
+	live := LiveRow(record.Interval{Start: at("12:33"), End: at("12:34"), Dt: time.Minute}, nil, false)
+	if !strings.HasPrefix(live, "12:34:00 ") {
+		t.Errorf("live row %q does not start with the interval's end 12:34:00", live)
 	}
 }

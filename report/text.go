@@ -6,13 +6,13 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
-	"github.com/memdiag/memdiag/internal/english"
-
-	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/english"
+	"github.com/memdiag/memdiag/internal/tables"
 )
 
 // column groups of the timeline: a column is marked when the episode
@@ -62,16 +62,11 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	if len(r.Episodes)+len(r.LoneSpikes)+len(r.OOMKills) > 0 {
 		heading("Timeline")
 		t := timeline(&r, o)
-		out := t.Render()
 		if md {
-			out = t.RenderMarkdown()
+			b.WriteString(t.Markdown())
+		} else {
+			b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}))
 		}
-		// go-pretty pads the last column; trailing blanks only hurt diffs.
-		lines := strings.Split(out, "\n")
-		for i, l := range lines {
-			lines[i] = strings.TrimRight(l, " ")
-		}
-		b.WriteString(strings.Join(lines, "\n"))
 		b.WriteString("\n\n")
 	}
 
@@ -146,20 +141,8 @@ func spikeRule(s correlate.SpikeRule) string {
 	return s.String()
 }
 
-// timeline builds the table: one row per episode.
-func timeline(r *correlate.Result, o Options) table.Writer {
-	t := table.NewWriter()
-	style := table.StyleLight
-	style.Options.DrawBorder = false
-	style.Options.SeparateRows = false
-	style.Format.Header = text.FormatDefault
-	if !o.Color {
-		style.Color = table.ColorOptions{}
-	} else {
-		style.Color.Header = text.Colors{text.Bold}
-	}
-	t.SetStyle(style)
-
+// timeline builds the table: one row per episode, stamped by [rowTime].
+func timeline(r *correlate.Result, o Options) *tables.Table {
 	markStr := mark
 	if o.Color {
 		markStr = text.Colors{text.FgRed, text.Bold}.Sprint(mark)
@@ -174,7 +157,7 @@ func timeline(r *correlate.Result, o Options) table.Writer {
 		return markStr
 	}
 
-	hdr := table.Row{"TIME"}
+	hdr := []any{"TIME"}
 	if o.Values {
 		hdr = append(hdr, "DURATION")
 	}
@@ -187,11 +170,12 @@ func timeline(r *correlate.Result, o Options) table.Writer {
 		}
 	}
 	hdr = append(hdr, "CULPRIT")
-	t.AppendHeader(hdr)
+	// On a narrow terminal the culprit wraps; the marks never do.
+	t := tables.New(hdr...).SetFit(len(hdr)-1, tables.Wrap, 24)
 
 	layout := timeLayout(r)
 	for _, e := range timelineRows(r) {
-		row := table.Row{in(r, e.Start).Format(layout)}
+		row := []any{in(r, rowTime(e)).Format(layout)}
 		if o.Values {
 			row = append(row, correlate.FormatDuration(e.End.Sub(e.Start)))
 		}
@@ -221,9 +205,32 @@ func timeline(r *correlate.Result, o Options) table.Writer {
 			row = append(row, cell(on, val))
 		}
 		row = append(row, culpritCell(r, e))
-		t.AppendRow(row)
+		t.AppendRow(row...)
 	}
 	return t
+}
+
+// rowTime is the time a timeline row shows: the end of the episode's
+// first interval, the moment that interval's counters were read. `memdiag
+// watch` stamps its live rows the same way (as sar and pidstat do), so an
+// episode's row has the time of the live row where it began. The
+// episode's intervals are taken as equally long, (End−Start)/Intervals,
+// which is exact to the sampling jitter; an OOM kill's row (one interval
+// ending at the sample that counted the kill) shows that sample's time.
+func rowTime(e *correlate.Episode) time.Time {
+	if e.Intervals <= 1 {
+		return e.End
+	}
+	return e.Start.Add(e.End.Sub(e.Start) / time.Duration(e.Intervals))
+}
+
+// spikeIntervals is how many of the recording's intervals a latency spike
+// outside episodes spans (correlate does not keep the count for spikes).
+func spikeIntervals(r *correlate.Result, sp correlate.Spike) int {
+	if r.Interval <= 0 {
+		return 1
+	}
+	return max(1, int(math.Round(float64(sp.End.Sub(sp.Start))/float64(r.Interval))))
 }
 
 // timelineRows are the episodes and, as rows with only a latency mark, the
@@ -234,7 +241,7 @@ func timelineRows(r *correlate.Result) []*correlate.Episode {
 		rows = append(rows, &r.Episodes[i])
 	}
 	for _, sp := range r.LoneSpikes {
-		rows = append(rows, &correlate.Episode{Index: -1, Start: sp.Start, End: sp.End, Spike: true, LatencyPeak: sp.LatencyPeak})
+		rows = append(rows, &correlate.Episode{Index: -1, Start: sp.Start, End: sp.End, Intervals: spikeIntervals(r, sp), Spike: true, LatencyPeak: sp.LatencyPeak})
 	}
 	// OOM kills are rows of their own: the kill is often where the
 	// question started.

@@ -10,8 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jedib0t/go-pretty/v6/table"
-	"github.com/jedib0t/go-pretty/v6/text"
+	"github.com/memdiag/memdiag/internal/tables"
 )
 
 // Format is an output format of [RenderJobs] and [RenderFirings].
@@ -34,7 +33,8 @@ type RenderOptions struct {
 	Next     int            // how many next firings to show per job (>= 1)
 	Loc      *time.Location // zone the times are shown and computed in
 	ShowWhy  bool           // add the ACTIVE column (why each job is active or not)
-	Width    int            // table: maximum width of the COMMAND and NOTE columns' text (0: 60)
+	Width    int            // table: terminal width in columns to fit (long columns wrap or are cut); 0 keeps full content
+	Color    bool           // table: bold header (a terminal, no NO_COLOR, no --no-color)
 	Problems []string       // printed after a table or markdown listing
 }
 
@@ -115,20 +115,18 @@ func views(jobs []Job, o RenderOptions) []jobView {
 		for _, f := range Next(j, o.Base, max(o.Next, 1), o.Loc) {
 			v.Next = append(v.Next, f.Planned.In(o.Loc).Format(time.RFC3339))
 		}
+		// Live state is shown in the listing's zone, like every other time.
+		if j.LastTrigger != nil {
+			t := j.LastTrigger.In(o.Loc)
+			v.LastTrigger = &t
+		}
+		if j.NextElapse != nil {
+			t := j.NextElapse.In(o.Loc)
+			v.NextElapse = &t
+		}
 		out = append(out, v)
 	}
 	return out
-}
-
-func clip(s string, n int) string {
-	if n <= 0 {
-		n = 60
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 const shownTime = "2006-01-02 15:04"
@@ -150,12 +148,25 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	}
-	t := table.NewWriter()
-	header := table.Row{"NAME", "SOURCE", "SCHEDULE", "PERIOD", "NEXT (" + o.Loc.String() + ")", "COMMAND", "NOTE"}
+	// LAST, the manager's last trigger, is there when live state was read.
+	showLast := false
+	for _, v := range vs {
+		showLast = showLast || v.LastTrigger != nil
+	}
+	header := []any{"NAME", "SOURCE", "SCHEDULE", "PERIOD", "NEXT (" + o.Loc.String() + ")"}
+	if showLast {
+		header = append(header, "LAST")
+	}
+	cmdCol := len(header)
+	header = append(header, "COMMAND", "NOTE")
 	if o.ShowWhy {
 		header = append(header, "ACTIVE")
 	}
-	t.AppendHeader(header)
+	// On a terminal the command line and the note are cut to fit (piped
+	// output, markdown, CSV and JSON have them whole); a long schedule
+	// and the ACTIVE reasons wrap.
+	t := tables.New(header...).SetFit(2, tables.Wrap, 24).SetFit(cmdCol, tables.Truncate, 24).
+		SetFit(cmdCol+1, tables.Truncate, 16).SetFit(cmdCol+2, tables.Wrap, 30)
 	multi := f == FormatTable
 	join := func(ss []string) string {
 		if multi {
@@ -179,9 +190,6 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 		if len(v.Errors) > 0 {
 			note = strings.TrimSpace(note + " ERROR: " + strings.Join(v.Errors, "; "))
 		}
-		if f == FormatTable {
-			cmd, note = clip(cmd, o.Width), clip(note, o.Width)
-		}
 		sched := ScheduleString(v.Job)
 		if f == FormatMarkdown {
 			// Cron and calendar expressions are full of '*'.
@@ -192,17 +200,24 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 				cmd = "`" + cmd + "`"
 			}
 		}
-		row := table.Row{v.Name, string(v.Source), join(sched), PeriodString(v.Job), join(next), cmd, note}
-		if o.ShowWhy {
-			why := WhyString(v.Job)
-			if f == FormatTable {
-				why = text.WrapSoft(why, 60)
+		row := []any{v.Name, string(v.Source), join(sched), PeriodString(v.Job), join(next)}
+		if showLast {
+			last := ""
+			if v.LastTrigger != nil {
+				last = v.LastTrigger.Format(time.RFC3339)
+				if f == FormatTable {
+					last = v.LastTrigger.Format(shownTime)
+				}
 			}
-			row = append(row, why)
+			row = append(row, last)
 		}
-		t.AppendRow(row)
+		row = append(row, cmd, note)
+		if o.ShowWhy {
+			row = append(row, WhyString(v.Job))
+		}
+		t.AppendRow(row...)
 	}
-	return renderTable(w, t, f, o.Problems)
+	return renderTable(w, t, f, o)
 }
 
 // RenderFirings writes firings, one row each, sorted as given.
@@ -236,8 +251,8 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f Format, o RenderOptio
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	}
-	t := table.NewWriter()
-	t.AppendHeader(table.Row{"TIME (" + o.Loc.String() + ")", "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE"})
+	t := tables.New("TIME ("+o.Loc.String()+")", "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE").
+		SetFit(4, tables.Truncate, 24).SetFit(5, tables.Truncate, 16)
 	for _, x := range fs {
 		j := byName[x.Job]
 		tf := "2006-01-02 15:04:05"
@@ -247,28 +262,21 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f Format, o RenderOptio
 			when = x.Planned.In(o.Loc).Format(time.RFC3339)
 			win = x.Earliest.In(o.Loc).Format(time.RFC3339) + "/" + x.Latest.In(o.Loc).Format(time.RFC3339)
 		}
-		cmd, note := j.Command, j.Note
-		if f == FormatTable {
-			cmd, note = clip(cmd, o.Width), clip(note, o.Width)
-		}
-		t.AppendRow(table.Row{when, x.Job, string(j.Source), win, cmd, note})
+		t.AppendRow(when, x.Job, string(j.Source), win, j.Command, j.Note)
 	}
-	return renderTable(w, t, f, o.Problems)
+	return renderTable(w, t, f, o)
 }
 
-func renderTable(w io.Writer, t table.Writer, f Format, problems []string) error {
+func renderTable(w io.Writer, t *tables.Table, f Format, o RenderOptions) error {
+	problems := o.Problems
 	var s string
 	switch f {
 	case FormatTable:
-		st := table.StyleLight
-		st.Options.SeparateRows = true
-		st.Format.Header = text.FormatDefault
-		t.SetStyle(st)
-		s = t.Render()
+		s = t.Text(tables.Options{Width: o.Width, Color: o.Color})
 	case FormatMarkdown:
-		s = t.RenderMarkdown()
+		s = t.Markdown()
 	case FormatCSV:
-		s = t.RenderCSV()
+		s = t.CSV()
 	default:
 		return fmt.Errorf("unknown format %q (want table, json, csv or markdown)", f)
 	}

@@ -35,19 +35,29 @@ func System() *IOStreams {
 	if os.Getenv("NO_COLOR") != "" { // https://no-color.org: set and not empty
 		s.colorOff = true
 	}
-	s.width = 120
-	if s.stdoutTTY {
-		if ws, err := unix.IoctlGetWinsize(int(os.Stdout.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
-			s.width = int(ws.Col)
-		}
-	}
+	s.width = terminalWidth(os.Stdout.Fd())
 	return s
 }
 
-// Test returns streams writing to buffers: not a TTY, colour off, width 120.
+// defaultWidth is the width assumed for a terminal that does not say its
+// size (TIOCGWINSZ fails or reports 0 columns), as cli/cli does.
+const defaultWidth = 80
+
+// terminalWidth is the column count of the terminal on fd, from the
+// TIOCGWINSZ ioctl (tty_ioctl(4)), or defaultWidth.
+func terminalWidth(fd uintptr) int {
+	if ws, err := unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
+		return int(ws.Col)
+	}
+	return defaultWidth
+}
+
+// Test returns streams writing to buffers: not a TTY, colour off. Made a
+// TTY with SetStdoutTTY, it is 80 columns wide unless SetWidth says
+// otherwise.
 func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
-	return &IOStreams{In: in, Out: out, ErrOut: errOut, colorOff: true, width: 120}, in, out, errOut
+	return &IOStreams{In: in, Out: out, ErrOut: errOut, colorOff: true, width: defaultWidth}, in, out, errOut
 }
 
 // IsStdoutTTY reports whether stdout is a terminal.
@@ -65,9 +75,23 @@ func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = v }
 // DisableColor turns colour off (--no-color).
 func (s *IOStreams) DisableColor() { s.colorOff = true }
 
+// EnableColor allows colour again, as on a terminal whose environment
+// has no NO_COLOR (tests; colour still needs a terminal).
+func (s *IOStreams) EnableColor() { s.colorOff = false }
+
 // ColorEnabled reports whether output may carry ANSI colour: stdout is a
 // terminal, and neither NO_COLOR nor --no-color is in force.
 func (s *IOStreams) ColorEnabled() bool { return s.stdoutTTY && !s.colorOff }
 
-// Width is the terminal width in columns, or 120 when not a terminal.
-func (s *IOStreams) Width() int { return s.width }
+// Width is the width of the terminal stdout writes to, in columns, for
+// tables to fit; 0 when stdout is not a terminal: piped output keeps full
+// content.
+func (s *IOStreams) Width() int {
+	if !s.stdoutTTY {
+		return 0
+	}
+	return s.width
+}
+
+// SetWidth overrides the terminal width (tests).
+func (s *IOStreams) SetWidth(cols int) { s.width = cols }
