@@ -98,7 +98,7 @@ func ParseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error)
 	}
 	byPID := map[int]*pending{}
 	var taskIn *[2]string
-	var last *pending // the report a "Kill process" line opened
+	var last *pending   // the report a "Kill process" line opened
 	var usage [2]uint64 // the last "memory: usage, limit" of a memcg report
 	var kills []OOMKill
 	sc := bufio.NewScanner(r)

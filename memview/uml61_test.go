@@ -85,7 +85,7 @@ func TestCgroupsV2UML61(t *testing.T) {
 			Path: "/memdiag-oom", Version: 2, UsageBytes: 12288,
 			LimitBytes: u64(32 << 20), SwapBytes: u64(0),
 			Events: noEvents(0, 69, 1, 1), OOMKills: u64(1),
-			Note:   "1 OOM kill in this group since it was made (memory.events oom_kill); now 0 % of its limit",
+			Note: "1 OOM kill in this group since it was made (memory.events oom_kill); now 0 % of its limit",
 		},
 	}
 	if d := cmp.Diff(want, cgs); d != "" {
