@@ -45,13 +45,16 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 			kernel gives cache back on demand. mem shows anon (process memory) apart
 			from file (page cache) and shmem, how much is reclaimable, and whether the
 			kernel is actually under pressure over the last --interval: PSI stall time,
-			refaults (cache evicted and read back) and direct reclaim.
+			refaults (cache evicted and read back), direct reclaim (the host short of
+			memory) and cgroup-limit reclaim (groups at their limits) — and so whether
+			the pressure comes from the host or from cgroup limits.
 
 			Then the processes with the largest RSS (anon, file, shmem; PSS and swap
 			from smaps_rollup), every memory cgroup (v1 and v2) with its limit,
 			flagged when within 10 % of it, and the OOM kills in the kernel log
-			(/dev/kmsg as root, else dmesg or journalctl -k) with the oom_kill
-			counters of /proc/vmstat and each cgroup.
+			(/dev/kmsg as root, else dmesg or journalctl -k) with the limit each
+			group had, and the oom_kill counters of /proc/vmstat and each cgroup.
+			Each column's source file and the thresholds: docs/mem.md.
 		`),
 		Example: examples(`
 			# what is reclaimable, who holds memory, who was OOM-killed

@@ -64,6 +64,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 			  memdiag watch --out run.jsonl -- ./load-test.sh    record while the test runs
 			  memdiag analyze run.jsonl                          timeline table and verdict
 			  memdiag compare before.jsonl after.jsonl           before/after a change
+			  memdiag mem                                        what holds memory, who was OOM-killed
 			  memdiag gate -t 'memory.full.stall<1%' -- ./load-test.sh
 			                                                     fail CI on memory pressure
 		`),
