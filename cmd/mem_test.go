@@ -29,7 +29,8 @@ func TestNewMemCmd(t *testing.T) {
 		{"--root /mnt/h --format markdown --top 0", MemOptions{Format: memreport.Markdown, Top: 0, Interval: 0, Root: "/mnt/h"}, ""},
 		{"--root /mnt/h --interval 2s", MemOptions{Format: memreport.Table, Top: 10, Interval: 2 * time.Second, Root: "/mnt/h"}, ""},
 		{"--format JSON", MemOptions{Format: memreport.JSON, Top: 10, Interval: time.Second, Root: "/"}, ""},
-		{"--format csv", MemOptions{}, `unknown format "csv"`},
+		{"--format csv", MemOptions{Format: memreport.CSV, Top: 10, Interval: time.Second, Root: "/"}, ""},
+		{"--format xml", MemOptions{}, `unknown format "xml"`},
 		{"--top -1", MemOptions{}, "--top must be 0"},
 		{"extra", MemOptions{}, `memdiag mem takes no arguments, got "extra"`},
 	}
@@ -61,7 +62,7 @@ func TestNewMemCmd(t *testing.T) {
 }
 
 func TestRunMemGolden(t *testing.T) {
-	for _, format := range []memreport.Format{memreport.Table, memreport.Markdown, memreport.JSON} {
+	for _, format := range []memreport.Format{memreport.Table, memreport.Markdown, memreport.JSON, memreport.CSV} {
 		t.Run(string(format), func(t *testing.T) {
 			ios, _, out, _ := iostreams.Test()
 			opts := &MemOptions{
@@ -76,7 +77,7 @@ func TestRunMemGolden(t *testing.T) {
 			if err := runMem(opts); err != nil {
 				t.Fatal(err)
 			}
-			ext := map[memreport.Format]string{memreport.Table: "txt", memreport.Markdown: "md", memreport.JSON: "json"}[format]
+			ext := map[memreport.Format]string{memreport.Table: "txt", memreport.Markdown: "md", memreport.JSON: "json", memreport.CSV: "csv"}[format]
 			golden(t, "mem-host618."+ext, out.String())
 		})
 	}

@@ -1,5 +1,5 @@
 // Package memreport renders a [memview.Report] (what `memdiag mem` shows)
-// as a table, markdown or JSON. It never reads /proc: everything comes in
+// as a table, markdown, JSON or CSV. It never reads /proc: everything comes in
 // the Report.
 package memreport
 
@@ -26,10 +26,11 @@ const (
 	Table    Format = "table"
 	JSON     Format = "json"
 	Markdown Format = "markdown"
+	CSV      Format = "csv"
 )
 
 // Formats lists the accepted formats, for flag help and validation.
-var Formats = []Format{Table, JSON, Markdown}
+var Formats = []Format{Table, JSON, Markdown, CSV}
 
 // ParseFormat accepts one of Formats.
 func ParseFormat(s string) (Format, error) {
@@ -38,7 +39,7 @@ func ParseFormat(s string) (Format, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("unknown format %q (want table, json or markdown)", s)
+	return "", fmt.Errorf("unknown format %q (want table, json, markdown or csv)", s)
 }
 
 // Options control rendering.
@@ -60,6 +61,8 @@ type Options struct {
 // Render writes r in format f.
 func Render(w io.Writer, r memview.Report, f Format, o Options) error {
 	switch f {
+	case CSV:
+		return renderCSV(w, r)
 	case JSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

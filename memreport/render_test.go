@@ -2,6 +2,7 @@ package memreport
 
 import (
 	"bytes"
+	"encoding/csv"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,44 @@ func TestRenderOOMSection(t *testing.T) {
 			t.Errorf("%s output gives the global OOM kill's cgroup a limit:\n%s", f, s)
 		}
 	}
-	if _, err := ParseFormat("csv"); err == nil {
-		t.Error("ParseFormat(csv) did not fail")
+	if _, err := ParseFormat("xml"); err == nil {
+		t.Error("ParseFormat(xml) did not fail")
+	}
+}
+
+func TestRenderCSV(t *testing.T) {
+	// Long form, one value per row; byte counts above 2^53 keep every digit.
+	lim := uint64(9223372036854771712)
+	r := memview.Report{
+		Host:    memview.Host{TotalBytes: 25276510208},
+		Cgroups: []memview.Cgroup{{Path: "/a,b", Version: 1, UsageBytes: 5, LimitBytes: &lim, Events: map[string]uint64{"oom_kill": 2}}},
+		OOM:     memview.OOMReport{Kills: []memview.OOMKill{{PID: 846, Comm: "tail", AnonRSSBytes: 158277632}}},
+	}
+	var b bytes.Buffer
+	if err := Render(&b, r, CSV, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]string{}
+	for _, row := range rows[1:] {
+		have[row[0]+"|"+row[1]+"|"+row[2]] = row[3]
+	}
+	for k, want := range map[string]string{
+		"host||total_bytes":              "25276510208",
+		"cgroup|/a,b|limit_bytes":        "9223372036854771712",
+		"cgroup|/a,b|events.oom_kill":    "2",
+		"oom_kill|846|comm":              "tail",
+		"oom_kill|846|anon_rss_bytes":    "158277632",
+		"verdict||used_with_cache_bytes": "0",
+	} {
+		if have[k] != want {
+			t.Errorf("%s = %q, want %q", k, have[k], want)
+		}
+	}
+	if strings.Join(rows[0], ",") != "section,id,field,value" {
+		t.Errorf("header %v", rows[0])
 	}
 }
