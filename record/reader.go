@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"sync"
+
+	json "github.com/goccy/go-json"
 )
 
 // ErrFormat is wrapped by errors about a file that is not a recording or
