@@ -340,3 +340,33 @@ func TestSummaryExitEvents(t *testing.T) {
 		t.Errorf("TopWriters (-want +got):\n%s", diff)
 	}
 }
+
+// TestReadEachMatchesReadFile: the streaming reader hands over the samples
+// ReadFile keeps, in order, with the same warnings and end line.
+func TestReadEachMatchesReadFile(t *testing.T) {
+	p := writeLines(t, hdr,
+		`{"type":"sample","seq":0,"time":"2026-11-29T10:00:00Z","unknown_field":[1,2]}`,
+		`{"type":"sample","seq":1,"ti`,
+		`{"type":"sample","seq":2,"time":"2026-11-29T10:00:02Z"}`,
+		`{"type":"end","time":"2026-11-29T10:00:03Z","samples":2,"reason":"duration"}`,
+		`{"type":"sample","seq":3,"time":"2026-11-29T10:0`)
+	want, err := ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int
+	got, err := ReadEach(p, func(s *Sample) { seqs = append(seqs, s.Seq) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seqs, []int{0, 2}) || len(got.Samples) != 0 {
+		t.Errorf("ReadEach gave samples %v and kept %d", seqs, len(got.Samples))
+	}
+	if !slices.Equal(got.Warnings, want.Warnings) || len(got.Warnings) != 2 ||
+		!strings.Contains(got.Warnings[0], "r.jsonl:3: damaged line skipped") || !strings.Contains(got.Warnings[1], "r.jsonl:6: truncated last line") {
+		t.Errorf("warnings %q, ReadFile's %q", got.Warnings, want.Warnings)
+	}
+	if got.End == nil || got.End.Reason != "duration" || got.Header.Interval != time.Second {
+		t.Errorf("end %+v, header %+v", got.End, got.Header)
+	}
+}
