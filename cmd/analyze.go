@@ -203,16 +203,23 @@ func runAnalyze(opts *AnalyzeOptions) error {
 
 // analyzeFile reads a recording, joins a results file if one is given, and
 // analyses it. Problems with the results file's rows are printed to
-// stderr, once, and do not stop the analysis.
+// stderr, once, and do not stop the analysis. The recording is reduced to
+// what correlate uses as it is read (correlate.Series), not held.
 func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
-	rec, err := record.ReadFile(path)
+	r, err := record.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return correlate.Result{}, &FlagError{Err: err}
 		}
 		return correlate.Result{}, err
 	}
-	return analyzeRecording(io, rec, latFile, latFormat, latTZ, co)
+	defer r.Close()
+	sr := correlate.NewSeries(r.Header())
+	rec, err := r.Each(sr.Add)
+	if err != nil {
+		return correlate.Result{}, err
+	}
+	return analyzeSeries(io, sr, rec.Warnings, latFile, latFormat, latTZ, co)
 }
 
 // analyzeRecording joins a results file (latFile, if not "") to rec and
@@ -220,18 +227,28 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string
 // recording it has just written, then report.Render, to print the same
 // timeline and verdict as analyze.
 func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
+	sr := correlate.NewSeries(rec.Header)
+	for i := range rec.Samples {
+		sr.Add(&rec.Samples[i])
+	}
+	return analyzeSeries(io, sr, rec.Warnings, latFile, latFormat, latTZ, co)
+}
+
+// analyzeSeries is analyzeRecording of a recording already reduced to a
+// series; warns are the recording's warnings.
+func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
 	var err error
 	if co.Project == nil {
 		co.Project = jobProjector()
 	}
 	if latFile != "" {
-		loc := correlate.Location(&rec.Header, nil)
+		loc := correlate.Location(&sr.Header, nil)
 		if latTZ != "" {
 			if loc, err = time.LoadLocation(latTZ); err != nil {
 				return correlate.Result{}, &FlagError{Err: fmt.Errorf("--latency-tz: %w", err)}
 			}
 		}
-		imp, err := importLatency(latFile, latency.ImportOptions{Format: latFormat, Location: loc, Start: rec.Header.Start})
+		imp, err := importLatency(latFile, latency.ImportOptions{Format: latFormat, Location: loc, Start: sr.Header.Start})
 		if err != nil {
 			return correlate.Result{}, err
 		}
@@ -247,8 +264,8 @@ func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile, l
 			co.IntervalStats = imp.Intervals // Locust: per-interval rows only
 		}
 	}
-	res := correlate.Analyze(rec, co)
-	res.Warnings = append(rec.Warnings, res.Warnings...)
+	res := sr.Analyze(co)
+	res.Warnings = append(warns, res.Warnings...)
 	return res, nil
 }
 

@@ -268,12 +268,24 @@ func ReadFile(path string) (*Recording, error) {
 }
 
 // ReadEach reads a recording like ReadFile but hands each sample to fn,
-// in file order, instead of keeping it: for readers that reduce a long
-// recording as it is read (`memdiag analyze` of a day). fn owns the
-// sample it is given. The Recording returned has the header, the end
-// line and the warnings, and no Samples.
+// in file order, instead of keeping it; see [Reader.Each].
 func ReadEach(path string, fn func(*Sample)) (*Recording, error) {
-	return readEach(path, func(_ *Reader, s *Sample) { fn(s) })
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Each(fn)
+}
+
+// Each reads the rest of the recording like ReadFile, decoding lines on
+// all cores, but hands each sample to fn, in file order, instead of
+// keeping it: for readers that reduce a long recording as it is read
+// (`memdiag analyze` of a day). fn owns the sample it is given. The
+// Recording returned has the header, the end line and the warnings, and
+// no Samples.
+func (r *Reader) Each(fn func(*Sample)) (*Recording, error) {
+	return r.each(func(_ *Reader, s *Sample) { fn(s) })
 }
 
 func readEach(path string, fn func(*Reader, *Sample)) (*Recording, error) {
@@ -282,6 +294,10 @@ func readEach(path string, fn func(*Reader, *Sample)) (*Recording, error) {
 		return nil, err
 	}
 	defer r.Close()
+	return r.each(fn)
+}
+
+func (r *Reader) each(fn func(*Reader, *Sample)) (*Recording, error) {
 	rec := &Recording{Header: r.Header()}
 	emit := func(s *Sample) { fn(r, s) }
 	workers := min(runtime.GOMAXPROCS(0), 8)
