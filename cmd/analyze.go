@@ -204,7 +204,8 @@ func runAnalyze(opts *AnalyzeOptions) error {
 // analyzeFile reads a recording, joins a results file if one is given, and
 // analyses it. Problems with the results file's rows are printed to
 // stderr, once, and do not stop the analysis. The recording is reduced to
-// what correlate uses as it is read (correlate.Series), not held.
+// what correlate uses as it is read (correlate.Series), not held, and the
+// results file is imported meanwhile.
 func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
 	r, err := record.Open(path)
 	if err != nil {
@@ -214,12 +215,26 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string
 		return correlate.Result{}, err
 	}
 	defer r.Close()
-	sr := correlate.NewSeries(r.Header())
+	h := r.Header()
+	type imported struct {
+		imp *latency.Imported
+		err error
+	}
+	lat := make(chan imported, 1)
+	go func() {
+		imp, err := importFor(&h, latFile, latFormat, latTZ)
+		lat <- imported{imp, err}
+	}()
+	sr := correlate.NewSeries(h)
 	rec, err := r.Each(sr.Add)
 	if err != nil {
 		return correlate.Result{}, err
 	}
-	return analyzeSeries(io, sr, rec.Warnings, latFile, latFormat, latTZ, co)
+	l := <-lat
+	if l.err != nil {
+		return correlate.Result{}, l.err
+	}
+	return analyzeSeries(io, sr, rec.Warnings, latFile, l.imp, co)
 }
 
 // analyzeRecording joins a results file (latFile, if not "") to rec and
@@ -227,31 +242,47 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string
 // recording it has just written, then report.Render, to print the same
 // timeline and verdict as analyze.
 func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
+	imp, err := importFor(&rec.Header, latFile, latFormat, latTZ)
+	if err != nil {
+		return correlate.Result{}, err
+	}
 	sr := correlate.NewSeries(rec.Header)
 	for i := range rec.Samples {
 		sr.Add(&rec.Samples[i])
 	}
-	return analyzeSeries(io, sr, rec.Warnings, latFile, latFormat, latTZ, co)
+	return analyzeSeries(io, sr, rec.Warnings, latFile, imp, co)
 }
 
-// analyzeSeries is analyzeRecording of a recording already reduced to a
-// series; warns are the recording's warnings.
-func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
-	var err error
+// importFor imports the results file latFile for a recording with header
+// h (nil, nil when latFile is ""): timestamps without a zone are in latTZ,
+// else in the recording's zone.
+func importFor(h *record.Header, latFile, latFormat, latTZ string) (*latency.Imported, error) {
+	if latFile == "" {
+		return nil, nil
+	}
+	loc := correlate.Location(h, nil)
+	if latTZ != "" {
+		var err error
+		if loc, err = time.LoadLocation(latTZ); err != nil {
+			return nil, &FlagError{Err: fmt.Errorf("--latency-tz: %w", err)}
+		}
+	}
+	imp, err := importLatency(latFile, latency.ImportOptions{Format: latFormat, Location: loc, Start: h.Start})
+	if err != nil {
+		return nil, err
+	}
+	return imp, nil
+}
+
+// analyzeSeries analyses a recording reduced to a series, with the
+// requests of imp, imported from latFile (nil: the recording's own
+// latency); warns are the recording's warnings. It prints imp's problems
+// with rows to stderr.
+func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile string, imp *latency.Imported, co correlate.Options) (correlate.Result, error) {
 	if co.Project == nil {
 		co.Project = jobProjector()
 	}
-	if latFile != "" {
-		loc := correlate.Location(&sr.Header, nil)
-		if latTZ != "" {
-			if loc, err = time.LoadLocation(latTZ); err != nil {
-				return correlate.Result{}, &FlagError{Err: fmt.Errorf("--latency-tz: %w", err)}
-			}
-		}
-		imp, err := importLatency(latFile, latency.ImportOptions{Format: latFormat, Location: loc, Start: sr.Header.Start})
-		if err != nil {
-			return correlate.Result{}, err
-		}
+	if imp != nil {
 		if err := imp.Report.Err(); err != nil {
 			fmt.Fprintf(io.ErrOut, "memdiag: warning: %v\n", err)
 		}
