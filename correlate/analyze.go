@@ -614,9 +614,9 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		if i < first+1 {
 			continue
 		}
-		for _, p := range sr.procsOf(i) {
+		for _, p := range sr.procsOf(i, nil) {
 			n := &sr.names[p.name]
-			e := get(int(p.pid), p.start, n.comm, n.cmdline, n.unit)
+			e := get(p.pid, p.start, n.comm, n.cmdline, n.unit)
 			e.p.ReadBytes += p.dReadBytes
 			e.p.WriteBytes += p.dWriteByte
 			e.cum, e.seenCum = [2]uint64{p.readBytes, p.writeBytes}, true

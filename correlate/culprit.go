@@ -621,6 +621,7 @@ func specific(res *Result, sr *Series, comm string) bool {
 	var inB, outB float64
 	var inT, outT time.Duration
 	ep := 0
+	var procs []procIO
 	for i := 1; i < sr.samples; i++ {
 		start, end := sr.sampleTime(i-1), sr.sampleTime(i)
 		for ep < len(res.Episodes) && !res.Episodes[ep].End.After(start) {
@@ -628,7 +629,8 @@ func specific(res *Result, sr *Series, comm string) bool {
 		}
 		inside := ep < len(res.Episodes) && !res.Episodes[ep].Start.After(start) && !res.Episodes[ep].End.Before(end)
 		var b float64
-		for _, p := range sr.procsOf(i) {
+		procs = sr.procsOf(i, procs[:0])
+		for _, p := range procs {
 			if sr.names[p.name].comm == comm {
 				b += float64(p.dReadBytes + p.dWriteByte)
 			}
