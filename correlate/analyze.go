@@ -357,16 +357,17 @@ func statOf(s latency.Summary, st Stat) time.Duration {
 func detectSpikes(lat []float64, o Options) []bool {
 	spikes := make([]bool, len(lat))
 	all := known(lat)
+	allMed, allMAD := medMAD(all) // the baseline until 5 values are seen
+	var sc medScratch
 	var hist []float64
 	for i, v := range lat {
 		if math.IsNaN(v) {
 			continue
 		}
-		win := hist
-		if len(win) < 5 {
-			win = all
+		med, mad := allMed, allMAD
+		if len(hist) >= 5 {
+			med, mad = sc.medMAD(hist)
 		}
-		med, mad := medMAD(win)
 		floor := float64(o.Spike.Floor)
 		if o.Spike.Floor <= 0 {
 			floor = o.Spike.Factor * med
