@@ -3,7 +3,6 @@ package record
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"sync"
 
 	json "github.com/goccy/go-json"
+	gzip "github.com/klauspost/compress/gzip"
 )
 
 // ErrFormat is wrapped by errors about a file that is not a recording or
