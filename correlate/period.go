@@ -139,8 +139,9 @@ func (f fit) better(g fit) bool {
 func bestPeriod(x, cands []float64, span float64) fit {
 	bounds := make([]float64, len(cands))
 	order := make([]int, len(cands))
+	var phases []float64
 	for i, p := range cands {
-		bounds[i], order[i] = periodBound(x, p, span), i
+		bounds[i], order[i] = periodBound(x, p, span, &phases), i
 	}
 	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(bounds[j], bounds[i]) })
 	type found struct {
@@ -188,17 +189,44 @@ func bestPeriod(x, cands []float64, span float64) fit {
 }
 
 // periodBound is an upper bound of the score of period p at any phase
-// (evalAnchored's F1): at most H = min(n, (x_last−x_first)/p + 2) times
-// match, each on its own schedule point, and at least span/p − 1.2 points
-// lie inside (tol, span−tol), so the score is at most 2H/(n + that).
-func periodBound(x []float64, p, span float64) float64 {
+// (evalAnchored's F1). At most H times match: no more than
+// min(n, (x_last−x_first)/p + 2), each on its own schedule point, and no
+// more than lie within tol of one phase, i.e. in one arc of width 2·tol
+// of the circle of phases x mod p. At least span/p − 1.2 schedule points
+// lie inside (tol, span−tol). So the score is at most 2H/(n + that).
+// phases is scratch space.
+func periodBound(x []float64, p, span float64, phases *[]float64) float64 {
 	n := float64(len(x))
 	if n == 0 {
 		return 0
 	}
-	h := math.Min(n, math.Floor((x[len(x)-1]-x[0])/p)+3) // +1 for rounding
+	h := math.Min(n, math.Floor((x[len(x)-1]-x[0])/p)+3)                       // +1 for rounding
+	h = math.Min(h, float64(maxInArc(x, p, 2*periodTolerance*p+1e-6, phases))) // 1e-6 s for rounding
 	e := math.Max(0, span/p-(1+2*periodTolerance)-1e-6)
 	return 2 * h / (n + e)
+}
+
+// maxInArc is the most of the phases x mod p that lie in one closed arc
+// of width w of the circle of circumference p.
+func maxInArc(x []float64, p, w float64, phases *[]float64) int {
+	ph := (*phases)[:0]
+	for _, v := range x {
+		ph = append(ph, v-p*math.Floor(v/p))
+	}
+	slices.Sort(ph)
+	n := len(ph)
+	for i := range n { // once more round the circle
+		ph = append(ph, ph[i]+p)
+	}
+	*phases = ph
+	best, j := 0, 0
+	for i := range n {
+		for j < len(ph) && ph[j]-ph[i] <= w {
+			j++
+		}
+		best = max(best, min(j-i, n))
+	}
+	return best
 }
 
 // evalPeriod scores period p with the best phase anchored on one of the
