@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -368,5 +369,43 @@ func TestReadEachMatchesReadFile(t *testing.T) {
 	}
 	if got.End == nil || got.End.Reason != "duration" || got.Header.Interval != time.Second {
 		t.Errorf("end %+v, header %+v", got.End, got.Header)
+	}
+}
+
+// TestReadManyBatches: a recording of thousands of lines, read in many
+// batches whose buffers are reused, gives every sample once, in order,
+// with its own values, and names the damaged lines.
+func TestReadManyBatches(t *testing.T) {
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	lines := []string{hdr}
+	var want []int
+	for i := range 3000 {
+		if i == 1500 {
+			lines = append(lines, `{"type":"sample","seq":1500,"ti`) // line 1502
+			continue
+		}
+		lines = append(lines, fmt.Sprintf(`{"type":"sample","seq":%d,"time":%q,"procs":[{"pid":%d,"comm":"p%d"}]}`,
+			i, start.Add(time.Duration(i)*time.Second).Format(time.RFC3339), i, i))
+		want = append(want, i)
+	}
+	lines = append(lines, `{"type":"sample","seq":3000,"time":"2026-11-29T1`) // line 3002
+	p := writeLines(t, lines...)
+	var got []int
+	rec, err := ReadEach(p, func(s *Sample) {
+		if len(s.Procs) != 1 || s.Procs[0].PID != s.Seq || s.Procs[0].Comm != fmt.Sprintf("p%d", s.Seq) ||
+			!s.Time.Equal(start.Add(time.Duration(s.Seq)*time.Second)) {
+			t.Errorf("sample %d: %+v", s.Seq, s)
+		}
+		got = append(got, s.Seq)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %d samples, want %d in order", len(got), len(want))
+	}
+	if len(rec.Warnings) != 2 || !strings.Contains(rec.Warnings[0], "r.jsonl:1502: damaged line skipped") ||
+		!strings.Contains(rec.Warnings[1], "r.jsonl:3002: truncated last line") {
+		t.Errorf("warnings %q", rec.Warnings)
 	}
 }
