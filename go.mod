@@ -5,8 +5,10 @@ go 1.26.8
 require (
 	github.com/MakeNowJust/heredoc v1.0.0
 	github.com/coreos/go-systemd/v22 v22.7.0
+	github.com/goccy/go-json v0.12.0
 	github.com/google/go-cmp v0.7.0
 	github.com/jedib0t/go-pretty/v6 v6.9.2
+	github.com/klauspost/compress v1.20.4
 	github.com/mattn/go-isatty v0.0.24
 	github.com/mdlayher/genetlink v1.4.0
 	github.com/mdlayher/netlink v1.11.2

@@ -16,14 +16,24 @@ import (
 
 // Analyze finds spikes, episodes, their period and the culprits in rec.
 // It is pure: the same recording and options give the same result.
+// rec.Warnings are not copied into the result.
 func Analyze(rec *record.Recording, opts Options) Result {
+	sr := NewSeries(rec.Header)
+	for i := range rec.Samples {
+		sr.Add(&rec.Samples[i])
+	}
+	return sr.Analyze(opts)
+}
+
+// Analyze is [Analyze] of the samples added so far.
+func (sr *Series) Analyze(opts Options) Result {
 	o := opts.withDefaults()
-	h := &rec.Header
+	h := &sr.Header
 	res := Result{
 		Host: h.Host, Stat: o.Stat, Spike: o.Spike, Thresholds: *o.Thresholds,
 		Baselines: map[Signal]float64{}, Location: Location(h, o.Location),
 	}
-	ivs := record.Intervals(h, rec.Samples)
+	ivs := sr.ivs
 	if len(ivs) == 0 {
 		res.Warnings = append(res.Warnings, "the recording has fewer than two samples: nothing to analyse")
 		return res
@@ -49,7 +59,7 @@ func Analyze(rec *record.Recording, opts Options) Result {
 	}
 	res.PSIScope = o.PSIScope
 	raised := detectSignals(ivs, o, res.Baselines)
-	sums := summaries(rec, ivs, o)
+	sums := summaries(sr, ivs, o)
 	lat := latencySeries(sums, o.Stat)
 	for _, s := range sums {
 		if s != nil {
@@ -97,7 +107,7 @@ func Analyze(rec *record.Recording, opts Options) Result {
 				left, strings.Join(names, ", ")))
 		}
 	}
-	res.Episodes, res.LoneSpikes = splitSpikes(buildEpisodes(rec, ivs, raised, spikes, lat, res.Interval, o, res.Baselines), o)
+	res.Episodes, res.LoneSpikes = splitSpikes(buildEpisodes(sr, ivs, raised, spikes, lat, res.Interval, o, res.Baselines), o)
 	starts := make([]time.Time, len(res.Episodes))
 	var spikeStarts []time.Time
 	for i, e := range res.Episodes {
@@ -116,9 +126,9 @@ func Analyze(rec *record.Recording, opts Options) Result {
 		}
 		res.SpikePeriod = EstimatePeriod(spikeStarts, res.Start, res.End, minP)
 	}
-	rankCulprits(&res, rec, o)
-	memoryFindings(rec, &res)
-	attachOnsets(rec, &res)
+	rankCulprits(&res, sr, o)
+	memoryFindings(sr, &res)
+	attachOnsets(sr, &res)
 	return res
 }
 
@@ -140,7 +150,7 @@ func Location(h *record.Header, loc *time.Location) *time.Location {
 }
 
 // signalValue is signal s over interval iv in s's unit, NaN if unknown.
-func signalValue(s Signal, iv *record.Interval, scope PSIScope) float64 {
+func signalValue(s Signal, iv *ival, scope PSIScope) float64 {
 	maxKnown := func(a, b float64) float64 {
 		switch {
 		case math.IsNaN(a):
@@ -190,7 +200,7 @@ func signalValue(s Signal, iv *record.Interval, scope PSIScope) float64 {
 
 // detectSignals returns, per interval, the signals it raised, and stores
 // each signal's median in baselines.
-func detectSignals(ivs []record.Interval, o Options, baselines map[Signal]float64) [][]Signal {
+func detectSignals(ivs []ival, o Options, baselines map[Signal]float64) [][]Signal {
 	raised := make([][]Signal, len(ivs))
 	for _, s := range AllSignals {
 		vals := make([]float64, len(ivs))
@@ -229,7 +239,7 @@ func detectSignals(ivs []record.Interval, o Options, baselines map[Signal]float6
 
 // summaries is the latency summary of each interval (nil: no request):
 // from Options.Requests, else Options.IntervalStats, else Sample.Latency.
-func summaries(rec *record.Recording, ivs []record.Interval, o Options) []*latency.Summary {
+func summaries(sr *Series, ivs []ival, o Options) []*latency.Summary {
 	out := make([]*latency.Summary, len(ivs))
 	find := func(t time.Time) int {
 		// Interval i holds what happened in (Start, End].
@@ -294,11 +304,7 @@ func summaries(rec *record.Recording, ivs []record.Interval, o Options) []*laten
 			}
 		}
 	default:
-		for i := range ivs {
-			if s := rec.Samples[i+1].Latency; s != nil && s.Count > 0 {
-				out[i] = s
-			}
-		}
+		copy(out, sr.lat)
 	}
 	return out
 }
@@ -351,16 +357,17 @@ func statOf(s latency.Summary, st Stat) time.Duration {
 func detectSpikes(lat []float64, o Options) []bool {
 	spikes := make([]bool, len(lat))
 	all := known(lat)
+	allMed, allMAD := medMAD(all) // the baseline until 5 values are seen
+	var sc medScratch
 	var hist []float64
 	for i, v := range lat {
 		if math.IsNaN(v) {
 			continue
 		}
-		win := hist
-		if len(win) < 5 {
-			win = all
+		med, mad := allMed, allMAD
+		if len(hist) >= 5 {
+			med, mad = sc.medMAD(hist)
 		}
-		med, mad := medMAD(win)
 		floor := float64(o.Spike.Floor)
 		if o.Spike.Floor <= 0 {
 			floor = o.Spike.Factor * med
@@ -374,7 +381,7 @@ func detectSpikes(lat []float64, o Options) []bool {
 	return spikes
 }
 
-func totals(ivs []record.Interval, sums []*latency.Summary, o Options) Totals {
+func totals(ivs []ival, sums []*latency.Summary, o Options) Totals {
 	t := Totals{Duration: ivs[len(ivs)-1].End.Sub(ivs[0].Start)}
 	for _, iv := range ivs {
 		if !math.IsNaN(iv.MemSome) {
@@ -435,7 +442,7 @@ func totals(ivs []record.Interval, sums []*latency.Summary, o Options) Totals {
 }
 
 // buildEpisodes merges flagged intervals into episodes.
-func buildEpisodes(rec *record.Recording, ivs []record.Interval, raised [][]Signal, spikes []bool,
+func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	lat []float64, step time.Duration, o Options, baselines map[Signal]float64) []Episode {
 	gap := o.GapTolerance
 	switch {
@@ -451,7 +458,7 @@ func buildEpisodes(rec *record.Recording, ivs []record.Interval, raised [][]Sign
 		if first < 0 {
 			return
 		}
-		eps = append(eps, episode(rec, ivs, raised, spikes, lat, first, last, o, baselines))
+		eps = append(eps, episode(sr, ivs, raised, spikes, lat, first, last, o, baselines))
 		eps[len(eps)-1].Index = len(eps) - 1
 	}
 	for i := range ivs {
@@ -517,7 +524,7 @@ func splitSpikes(eps []Episode, o Options) ([]Episode, []Spike) {
 	return keep, spikes
 }
 
-func episode(rec *record.Recording, ivs []record.Interval, raised [][]Signal, spikes []bool,
+func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	lat []float64, first, last int, o Options, baselines map[Signal]float64) Episode {
 	e := Episode{Start: ivs[first].Start, End: ivs[last].End, Intervals: last - first + 1}
 	peaks := map[Signal]float64{}
@@ -589,7 +596,7 @@ func episode(rec *record.Recording, ivs []record.Interval, raised [][]Signal, sp
 	// too: a job starts, then its I/O raises the signals. Samples
 	// first+1..last+1 end the episode's intervals.
 	for i := max(first, 1); i <= last+1; i++ {
-		for _, ev := range rec.Samples[i].Events {
+		for _, ev := range sr.eventsOf(i) {
 			e := get(ev.PID, ev.StartTicks, ev.Comm, ev.Cmdline, ev.Unit)
 			switch ev.Kind {
 			case diskio.Exec:
@@ -608,11 +615,12 @@ func episode(rec *record.Recording, ivs []record.Interval, raised [][]Signal, sp
 		if i < first+1 {
 			continue
 		}
-		for _, p := range rec.Samples[i].Procs {
-			e := get(p.PID, p.StartTicks, p.Comm, p.Cmdline, p.Unit)
-			e.p.ReadBytes += p.DeltaReadBytes
-			e.p.WriteBytes += p.DeltaWriteBytes
-			e.cum, e.seenCum = [2]uint64{p.ReadBytes, p.WriteBytes}, true
+		for _, p := range sr.procsOf(i, nil) {
+			n := &sr.names[p.name]
+			e := get(p.pid, p.start, n.comm, n.cmdline, n.unit)
+			e.p.ReadBytes += p.dReadBytes
+			e.p.WriteBytes += p.dWriteByte
+			e.cum, e.seenCum = [2]uint64{p.readBytes, p.writeBytes}, true
 		}
 	}
 	// An exit carries the process's life totals: what it did after the

@@ -41,3 +41,20 @@ func BenchmarkEstimatePeriod300(b *testing.B) {
 		EstimatePeriod(ts, t0, t0.Add(30*time.Hour), 2*time.Minute)
 	}
 }
+
+// BenchmarkEstimatePeriodSpikes is the latency-spike period search of the
+// bench day (bench/analyze.sh): ~490 spike starts, 24 of them hourly and
+// the rest at random, over 24 h at 1 s (minimum period 4 s).
+func BenchmarkEstimatePeriodSpikes(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var ts []time.Time
+	for h := range 24 {
+		ts = append(ts, t0.Add(time.Duration(h)*time.Hour+5*time.Minute))
+	}
+	for range 465 {
+		ts = append(ts, t0.Add(time.Duration(rng.IntN(24*3600))*time.Second))
+	}
+	for b.Loop() {
+		EstimatePeriod(ts, t0, t0.Add(24*time.Hour), 4*time.Second)
+	}
+}

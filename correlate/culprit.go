@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -47,8 +46,8 @@ func lgamma(x int) float64 {
 }
 
 // rankCulprits fills res.Culprits and Episode.Culprit.
-func rankCulprits(res *Result, rec *record.Recording, o Options) {
-	h := &rec.Header
+func rankCulprits(res *Result, sr *Series, o Options) {
+	h := &sr.Header
 	n := len(res.Episodes)
 	if n == 0 {
 		return
@@ -68,11 +67,11 @@ func rankCulprits(res *Result, rec *record.Recording, o Options) {
 	var cs []Culprit
 	closest := closestFirings(res, h.Jobs, firings, o)
 	for i := range h.Jobs {
-		if c := evalJob(res, rec, &h.Jobs[i], firings[h.Jobs[i].Name], closest, projected, o); c != nil {
+		if c := evalJob(res, sr, &h.Jobs[i], firings[h.Jobs[i].Name], closest, projected, o); c != nil {
 			cs = append(cs, *c)
 		}
 	}
-	if c := recurringUnexplained(res, rec, cs); c != nil {
+	if c := recurringUnexplained(res, sr, cs); c != nil {
 		cs = append(cs, *c)
 	}
 	slices.SortStableFunc(cs, func(a, b Culprit) int {
@@ -180,7 +179,7 @@ func absDur(d time.Duration) time.Duration {
 }
 
 // evalJob decides whether job explains episodes, and with what evidence.
-func evalJob(res *Result, rec *record.Recording, job *timers.Job, fs []timers.Firing, closest []time.Duration, projected bool, o Options) *Culprit {
+func evalJob(res *Result, sr *Series, job *timers.Job, fs []timers.Firing, closest []time.Duration, projected bool, o Options) *Culprit {
 	n := len(res.Episodes)
 	period, lag, ws := jobWindows(res, job, fs, o)
 	slack := res.Interval
@@ -266,7 +265,7 @@ func evalJob(res *Result, rec *record.Recording, job *timers.Job, fs []timers.Fi
 	// cron line every minute) would be in every episode.
 	specificIO := false
 	for comm, a := range procs {
-		if a.Bytes() > 0 && specific(res, rec, comm) {
+		if a.Bytes() > 0 && specific(res, sr, comm) {
 			specificIO = true
 		}
 	}
@@ -511,7 +510,7 @@ func jobOwnsProc(j *timers.Job, p ProcActivity) bool {
 
 // recurringUnexplained reports a period whose episodes the named jobs do
 // not explain, as the process that did their I/O or as unknown.
-func recurringUnexplained(res *Result, rec *record.Recording, named []Culprit) *Culprit {
+func recurringUnexplained(res *Result, sr *Series, named []Culprit) *Culprit {
 	p := res.Period
 	if p == nil {
 		return nil
@@ -561,7 +560,7 @@ func recurringUnexplained(res *Result, rec *record.Recording, named []Culprit) *
 	// the service that is always busy is never blamed.
 	var cands []*agg
 	for _, a := range procs {
-		if len(a.eps) >= 2 && a.Bytes() > 0 && specific(res, rec, a.Comm) {
+		if len(a.eps) >= 2 && a.Bytes() > 0 && specific(res, sr, a.Comm) {
 			cands = append(cands, a)
 		}
 	}
@@ -618,20 +617,22 @@ func recurringUnexplained(res *Result, rec *record.Recording, named []Culprit) *
 // specific reports whether the program comm did at least three times as
 // much I/O per second inside episodes as outside them, so a process that is
 // always busy (the service itself) is not blamed for the episodes.
-func specific(res *Result, rec *record.Recording, comm string) bool {
+func specific(res *Result, sr *Series, comm string) bool {
 	var inB, outB float64
 	var inT, outT time.Duration
 	ep := 0
-	for i := 1; i < len(rec.Samples); i++ {
-		start, end := rec.Samples[i-1].Time, rec.Samples[i].Time
+	var procs []procIO
+	for i := 1; i < sr.samples; i++ {
+		start, end := sr.sampleTime(i-1), sr.sampleTime(i)
 		for ep < len(res.Episodes) && !res.Episodes[ep].End.After(start) {
 			ep++
 		}
 		inside := ep < len(res.Episodes) && !res.Episodes[ep].Start.After(start) && !res.Episodes[ep].End.Before(end)
 		var b float64
-		for _, p := range rec.Samples[i].Procs {
-			if p.Comm == comm {
-				b += float64(p.DeltaReadBytes + p.DeltaWriteBytes)
+		procs = sr.procsOf(i, procs[:0])
+		for _, p := range procs {
+			if sr.names[p.name].comm == comm {
+				b += float64(p.dReadBytes + p.dWriteByte)
 			}
 		}
 		if inside {

@@ -1,11 +1,9 @@
 package correlate
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/memdiag/memdiag/memview"
-	"github.com/memdiag/memdiag/record"
 )
 
 // OOMKill is an interval in which the kernel OOM-killed processes
@@ -21,44 +19,27 @@ type OOMKill struct {
 
 // memoryFindings fills Result.Growth (steady anon growth of the recorded
 // top processes by RSS, memview.Growth) and Result.OOMKills.
-func memoryFindings(rec *record.Recording, res *Result) {
-	for _, g := range memview.Growth(record.RSSSamples(rec.Samples), memview.DefaultGrowthOptions()) {
+func memoryFindings(sr *Series, res *Result) {
+	for _, g := range sr.growth.Fit(memview.DefaultGrowthOptions()) {
 		if g.Growing {
 			res.Growth = append(res.Growth, g)
 		}
 	}
-	for i := 1; i < len(rec.Samples); i++ {
-		prev, cur := rec.Samples[i-1].VMStat, rec.Samples[i].VMStat
-		if prev == nil || cur == nil || prev.OOMKill == nil || cur.OOMKill == nil || *cur.OOMKill <= *prev.OOMKill {
-			continue
-		}
-		k := OOMKill{Time: rec.Samples[i].Time, Count: int(*cur.OOMKill - *prev.OOMKill)}
-		for _, e := range rec.Samples[i].Events {
-			if e.Kind == "exit" {
-				k.Exited = append(k.Exited, e.Comm+" "+strconv.Itoa(e.PID))
-			}
-		}
-		res.OOMKills = append(res.OOMKills, k)
-	}
+	res.OOMKills = append(res.OOMKills, sr.ooms...)
 }
 
 // attachOnsets gives each episode the first stall onset recorded between
 // the sample before its first interval and its end: a precise start of
 // the stall, with the processes seen at that moment.
-func attachOnsets(rec *record.Recording, res *Result) {
+func attachOnsets(sr *Series, res *Result) {
 	if len(res.Episodes) == 0 {
 		return
-	}
-	var onsets []*record.StallOnset
-	for i := range rec.Samples {
-		for j := range rec.Samples[i].Onsets {
-			onsets = append(onsets, &rec.Samples[i].Onsets[j])
-		}
 	}
 	for i := range res.Episodes {
 		e := &res.Episodes[i]
 		from := e.Start.Add(-res.Interval)
-		for _, o := range onsets {
+		for j := range sr.onsets {
+			o := &sr.onsets[j]
 			if o.Time.Before(from) || o.Time.After(e.End) {
 				continue
 			}

@@ -1,8 +1,11 @@
 package correlate
 
 import (
+	"cmp"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -68,16 +71,11 @@ func EstimatePeriod(times []time.Time, from, to time.Time, minPeriod time.Durati
 			uniq = append(uniq, p)
 		}
 	}
-	var best fit
-	for _, p := range uniq {
-		f := evalPeriod(x, p, span)
-		if f.better(best) {
-			best = f
-		}
-	}
+	best := bestPeriod(x, uniq, span)
 	if best.hits == 0 {
 		return nil
 	}
+	best = evalAnchored(x, best.p, best.a, span) // with its members
 	// Refine by least squares over the matched times, then score again.
 	if p, a, ok := leastSquares(x, best); ok && p >= minP && p <= maxP {
 		if f := evalAnchored(x, p, a, span); f.hits >= best.hits {
@@ -131,21 +129,117 @@ func (f fit) better(g fit) bool {
 	return f.hits > 0 && (g.hits == 0 || f.resid < g.resid)
 }
 
+// bestPeriod is the best of evalPeriod over the candidate periods, the
+// first of equals in cands' order, without its members: what a scan of
+// cands in order keeping each strictly better fit gives. The search is
+// most of what `analyze` spends on a day's hundreds of latency spikes
+// (docs/benchmarks.md), so it looks at the most promising candidates
+// first, skips those that cannot beat the best found (periodBound), and
+// shares them among the cores.
+func bestPeriod(x, cands []float64, span float64) fit {
+	bounds := make([]float64, len(cands))
+	order := make([]int, len(cands))
+	var phases []float64
+	for i, p := range cands {
+		bounds[i], order[i] = periodBound(x, p, span, &phases), i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(bounds[j], bounds[i]) })
+	type found struct {
+		f   fit
+		idx int // in cands; -1: none yet
+	}
+	// take reports whether f at index i replaces b: strictly better, or
+	// as good and earlier in cands.
+	take := func(b found, f fit, i int) bool {
+		return b.idx < 0 || f.better(b.f) || (!b.f.better(f) && i < b.idx)
+	}
+	scan := func(w, workers int) found {
+		b := found{idx: -1}
+		for j := w; j < len(order); j += workers {
+			i := order[j]
+			if b.idx >= 0 && bounds[i] < b.f.score-1e-9 {
+				break // neither this nor any later candidate can be as good
+			}
+			if f := evalPeriod(x, cands[i], span); take(b, f, i) {
+				b = found{f, i}
+			}
+		}
+		return b
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(cands)/64)
+	if workers < 2 || len(x) < 16 {
+		workers = 1
+	}
+	parts := make([]found, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { parts[w] = scan(w, workers) })
+	}
+	wg.Wait()
+	best := found{idx: -1}
+	for _, b := range parts {
+		if b.idx >= 0 && take(best, b.f, b.idx) {
+			best = b
+		}
+	}
+	if best.idx < 0 || best.f.hits == 0 {
+		return fit{}
+	}
+	return best.f
+}
+
+// periodBound is an upper bound of the score of period p at any phase
+// (evalAnchored's F1). At most H times match: no more than
+// min(n, (x_last−x_first)/p + 2), each on its own schedule point, and no
+// more than lie within tol of one phase, i.e. in one arc of width 2·tol
+// of the circle of phases x mod p. At least span/p − 1.2 schedule points
+// lie inside (tol, span−tol). So the score is at most 2H/(n + that).
+// phases is scratch space.
+func periodBound(x []float64, p, span float64, phases *[]float64) float64 {
+	n := float64(len(x))
+	if n == 0 {
+		return 0
+	}
+	h := math.Min(n, math.Floor((x[len(x)-1]-x[0])/p)+3)                       // +1 for rounding
+	h = math.Min(h, float64(maxInArc(x, p, 2*periodTolerance*p+1e-6, phases))) // 1e-6 s for rounding
+	e := math.Max(0, span/p-(1+2*periodTolerance)-1e-6)
+	return 2 * h / (n + e)
+}
+
+// maxInArc is the most of the phases x mod p that lie in one closed arc
+// of width w of the circle of circumference p.
+func maxInArc(x []float64, p, w float64, phases *[]float64) int {
+	ph := (*phases)[:0]
+	for _, v := range x {
+		ph = append(ph, v-p*math.Floor(v/p))
+	}
+	slices.Sort(ph)
+	n := len(ph)
+	for i := range n { // once more round the circle
+		ph = append(ph, ph[i]+p)
+	}
+	*phases = ph
+	best, j := 0, 0
+	for i := range n {
+		for j < len(ph) && ph[j]-ph[i] <= w {
+			j++
+		}
+		best = max(best, min(j-i, n))
+	}
+	return best
+}
+
 // evalPeriod scores period p with the best phase anchored on one of the
-// times and re-centred on its matches.
+// times and re-centred on its matches. The fit has no members.
 func evalPeriod(x []float64, p, span float64) fit {
 	var best fit
 	// Anchor on at most 60 of the times, spread over the recording.
 	step := max(1, len(x)/60)
 	for ai := 0; ai < len(x); ai += step {
 		a := x[ai]
-		f := evalAnchored(x, p, a, span)
-		if len(f.members) > 0 {
-			sum := 0.0
-			for _, m := range f.members {
-				sum += x[m.i] - f.a - float64(m.k)*p
-			}
-			if g := evalAnchored(x, p, a+sum/float64(len(f.members)), span); g.hits >= f.hits {
+		f, off := anchored(x, p, a, span, false)
+		if f.hits > 0 {
+			if g, _ := anchored(x, p, a+off/float64(f.hits), span, false); g.hits >= f.hits {
 				f = g
 			}
 		}
@@ -158,8 +252,16 @@ func evalPeriod(x []float64, p, span float64) fit {
 
 // evalAnchored scores the schedule a + k·p; x must be sorted.
 func evalAnchored(x []float64, p, a, span float64) fit {
+	f, _ := anchored(x, p, a, span, true)
+	return f
+}
+
+// anchored is evalAnchored, listing the members only if withMembers;
+// off is the sum of the members' signed offsets from the schedule, in
+// member order (the re-centring of evalPeriod).
+func anchored(x []float64, p, a, span float64, withMembers bool) (f fit, off float64) {
 	tol := periodTolerance * p
-	f := fit{p: p, a: a}
+	f = fit{p: p, a: a}
 	// x is sorted, so k never decreases: keep the closest time per k.
 	var last member
 	lastR, have := 0.0, false
@@ -168,8 +270,12 @@ func evalAnchored(x []float64, p, a, span float64) fit {
 		if !have {
 			return
 		}
-		f.members = append(f.members, last)
+		if withMembers {
+			f.members = append(f.members, last)
+		}
+		f.hits++
 		f.resid += lastR
+		off += x[last.i] - a - float64(last.k)*p
 		if pt := a + float64(last.k)*p; pt <= tol || pt >= span-tol {
 			edgeHits++
 		}
@@ -190,7 +296,6 @@ func evalAnchored(x []float64, p, a, span float64) fit {
 		last, lastR, have = member{i, k}, r, true
 	}
 	flush()
-	f.hits = len(f.members)
 	// Schedule points strictly inside (tol, span−tol), plus the matched
 	// ones near the ends: a point at an end whose episode may lie outside
 	// the recording counts only when matched.
@@ -203,7 +308,7 @@ func evalAnchored(x []float64, p, a, span float64) fit {
 	if n := len(x) + f.expected; n > 0 {
 		f.score = 2 * float64(f.hits) / float64(n)
 	}
-	return f
+	return f, off
 }
 
 // leastSquares fits x = a + k·p over the matched times of f.

@@ -78,33 +78,73 @@ const LeakOrRetention = "steady anon growth without a matching workload is a lea
 // seen in at least two samples, growing ones first, fastest first.
 // It is pure: analyze can re-derive it from a recording.
 func Growth(samples []RSSSample, o GrowthOptions) []ProcGrowth {
-	type key struct {
-		pid   int
-		start uint64
+	var g GrowthSeries
+	for i := range samples {
+		g.Add(samples[i].Time, samples[i].Procs)
 	}
-	type point struct {
-		t    time.Time
-		anon uint64
-		rss  uint64
+	return g.Fit(o)
+}
+
+// GrowthSeries gathers what [Growth] fits one sample at a time, for a
+// recording read as a stream (`memdiag analyze` of a day): three numbers
+// per process and sample (time, anon and RSS bytes), not the samples.
+// The zero value is ready to use.
+type GrowthSeries struct {
+	procs map[growthKey]*growthProc
+}
+
+type growthKey struct {
+	pid   int
+	start uint64
+}
+
+type growthPoint struct {
+	t         int64 // Unix ns
+	anon, rss uint64
+}
+
+type growthProc struct {
+	comm        string // the latest seen
+	first, last time.Time
+	pts         []growthPoint
+}
+
+// Add adds the processes' RSS at time t.
+func (gs *GrowthSeries) Add(t time.Time, procs []ProcRSS) {
+	if gs.procs == nil {
+		gs.procs = map[growthKey]*growthProc{}
 	}
-	series := map[key][]point{}
-	comm := map[key]string{}
-	for _, s := range samples {
-		for _, p := range s.Procs {
-			k := key{p.PID, p.StartTicks}
-			series[k] = append(series[k], point{s.Time, p.AnonBytes, p.AnonBytes + p.FileBytes + p.ShmemBytes})
-			comm[k] = p.Comm
+	for i := range procs {
+		p := &procs[i]
+		k := growthKey{p.PID, p.StartTicks}
+		gp := gs.procs[k]
+		if gp == nil {
+			gp = &growthProc{first: t, last: t}
+			gs.procs[k] = gp
 		}
+		if t.Before(gp.first) {
+			gp.first = t
+		}
+		if !t.Before(gp.last) {
+			gp.last = t
+		}
+		gp.pts = append(gp.pts, growthPoint{t.UnixNano(), p.AnonBytes, p.AnonBytes + p.FileBytes + p.ShmemBytes})
+		gp.comm = p.Comm
 	}
+}
+
+// Fit fits each process seen in at least two samples, as [Growth] does.
+func (gs *GrowthSeries) Fit(o GrowthOptions) []ProcGrowth {
 	var out []ProcGrowth
-	for k, pts := range series {
+	for k, gp := range gs.procs {
+		pts := gp.pts
 		if len(pts) < 2 {
 			continue
 		}
-		sort.Slice(pts, func(i, j int) bool { return pts[i].t.Before(pts[j].t) })
+		sort.Slice(pts, func(i, j int) bool { return pts[i].t < pts[j].t })
 		g := ProcGrowth{
-			PID: k.pid, StartTicks: k.start, Comm: comm[k],
-			First: pts[0].t, Last: pts[len(pts)-1].t, Points: len(pts),
+			PID: k.pid, StartTicks: k.start, Comm: gp.comm,
+			First: gp.first, Last: gp.last, Points: len(pts),
 			AnonFirstBytes: pts[0].anon, AnonLastBytes: pts[len(pts)-1].anon,
 		}
 		g.Observed = g.Last.Sub(g.First)
@@ -112,7 +152,7 @@ func Growth(samples []RSSSample, o GrowthOptions) []ProcGrowth {
 		anon := make([]float64, len(pts))
 		rss := make([]float64, len(pts))
 		for i, p := range pts {
-			xs[i] = p.t.Sub(g.First).Hours()
+			xs[i] = time.Duration(p.t - pts[0].t).Hours()
 			anon[i] = float64(p.anon) / (1 << 20)
 			rss[i] = float64(p.rss) / (1 << 20)
 		}

@@ -1,10 +1,13 @@
 package record
 
 import (
+	stdjson "encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	json "github.com/goccy/go-json"
 
 	"github.com/memdiag/memdiag/diskio"
 )
@@ -63,6 +66,32 @@ func BenchmarkWriteSample(b *testing.B) {
 			fi, _ = os.Stat(path)
 			b.ReportMetric(float64(fi.Size()-start)/float64(n), "B/sample")
 			b.ReportMetric(float64(fi.Size()-start)/float64(n)*3600/1e6, "MB/hour@1s")
+		})
+	}
+}
+
+// BenchmarkDecodeSample is the cost of reading one sample line (the
+// benchmark sample above, ~6 KB) with the reader's decoder
+// (github.com/goccy/go-json) and, for comparison, with encoding/json,
+// which the reader used before (docs/benchmarks.md, "analyze on a day").
+func BenchmarkDecodeSample(b *testing.B) {
+	line, err := stdjson.Marshal(benchSample(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, d := range []struct {
+		name      string
+		unmarshal func([]byte, any) error
+	}{{"goccy", json.Unmarshal}, {"encoding-json", stdjson.Unmarshal}} {
+		b.Run(d.name, func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var s Sample
+				if err := d.unmarshal(line, &s); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -3,14 +3,15 @@ package record
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"sync"
+
+	json "github.com/goccy/go-json"
+	gzip "github.com/klauspost/compress/gzip"
 )
 
 // ErrFormat is wrapped by errors about a file that is not a recording or
@@ -125,7 +126,6 @@ func (r *Reader) Next() (*Sample, error) {
 		if bytes.HasPrefix(r.pending, samplePrefix) {
 			s := new(Sample)
 			if err := json.Unmarshal(r.pending, s); err == nil {
-				r.compact(s)
 				return s, nil
 			}
 			// Let the general path below tell a truncated last line
@@ -155,7 +155,6 @@ func (r *Reader) Next() (*Sample, error) {
 				r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged sample skipped: %v", r.name, lineNo, err))
 				continue
 			}
-			r.compact(s)
 			return s, nil
 		case TypeEnd:
 			e := new(End)
@@ -175,8 +174,8 @@ func (r *Reader) Next() (*Sample, error) {
 
 var samplePrefix = []byte(`{"type":"sample"`)
 
-// compact trims what encoding/json leaves oversized in a decoded sample,
-// for readers that hold a whole day of samples (ReadFile, `analyze`):
+// compact trims what the decoder leaves oversized in a decoded sample,
+// for readers that hold a whole recording (ReadFile):
 // slices grown by doubling (10 processes get room for 16) are copied to
 // their length, and the process strings, which repeat from one sample to
 // the next, are shared.
@@ -256,12 +255,51 @@ func (r *Reader) Close() error {
 // of what `memdiag analyze` spends on a long recording. Warnings and
 // errors are those of reading it with Next.
 func ReadFile(path string) (*Recording, error) {
+	var samples []Sample
+	rec, err := readEach(path, func(r *Reader, s *Sample) {
+		r.compact(s)
+		samples = append(samples, *s)
+	})
+	if err != nil {
+		return nil, err
+	}
+	rec.Samples = samples
+	return rec, nil
+}
+
+// ReadEach reads a recording like ReadFile but hands each sample to fn,
+// in file order, instead of keeping it; see [Reader.Each].
+func ReadEach(path string, fn func(*Sample)) (*Recording, error) {
 	r, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
+	return r.Each(fn)
+}
+
+// Each reads the rest of the recording like ReadFile, decoding lines on
+// all cores, but hands each sample to fn, in file order, instead of
+// keeping it: for readers that reduce a long recording as it is read
+// (`memdiag analyze` of a day). fn owns the sample it is given. The
+// Recording returned has the header, the end line and the warnings, and
+// no Samples.
+func (r *Reader) Each(fn func(*Sample)) (*Recording, error) {
+	return r.each(func(_ *Reader, s *Sample) { fn(s) })
+}
+
+func readEach(path string, fn func(*Reader, *Sample)) (*Recording, error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.each(fn)
+}
+
+func (r *Reader) each(fn func(*Reader, *Sample)) (*Recording, error) {
 	rec := &Recording{Header: r.Header()}
+	emit := func(s *Sample) { fn(r, s) }
 	workers := min(runtime.GOMAXPROCS(0), 8)
 	if workers < 2 {
 		for {
@@ -272,12 +310,9 @@ func ReadFile(path string) (*Recording, error) {
 			if err != nil {
 				return nil, err
 			}
-			rec.Samples = append(rec.Samples, *s)
+			emit(s)
 		}
-		rec.End, rec.Warnings = r.End(), r.Warnings()
-		return rec, nil
-	}
-	if err := r.readParallel(rec, workers); err != nil {
+	} else if err := r.readParallel(emit, workers); err != nil {
 		return nil, err
 	}
 	rec.End, rec.Warnings = r.End(), r.Warnings()
@@ -294,7 +329,7 @@ type lineBatch struct {
 
 const batchLines = 256
 
-func (r *Reader) readParallel(rec *Recording, workers int) error {
+func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 	jobs := make(chan *lineBatch, workers)
 	order := make(chan *lineBatch, 2*workers)
 	stop := make(chan struct{})
@@ -364,8 +399,7 @@ func (r *Reader) readParallel(rec *Recording, workers int) error {
 				bad = 0
 			}
 			if s := b.samples[i]; s != nil {
-				r.compact(s)
-				rec.Samples = append(rec.Samples, *s)
+				emit(s)
 				continue
 			}
 			var kind struct {
@@ -382,8 +416,7 @@ func (r *Reader) readParallel(rec *Recording, workers int) error {
 					r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged sample skipped: %v", r.name, b.nums[i], err))
 					continue
 				}
-				r.compact(s)
-				rec.Samples = append(rec.Samples, *s)
+				emit(s)
 			case TypeEnd:
 				e := new(End)
 				if err := json.Unmarshal(l, e); err != nil {

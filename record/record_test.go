@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -338,5 +339,73 @@ func TestSummaryExitEvents(t *testing.T) {
 	want := []ProcTotal{{PID: 11, Comm: "child", Unit: "x.service", WriteBytes: 8 << 20}, {PID: 10, Comm: "job", WriteBytes: 5 << 20}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("TopWriters (-want +got):\n%s", diff)
+	}
+}
+
+// TestReadEachMatchesReadFile: the streaming reader hands over the samples
+// ReadFile keeps, in order, with the same warnings and end line.
+func TestReadEachMatchesReadFile(t *testing.T) {
+	p := writeLines(t, hdr,
+		`{"type":"sample","seq":0,"time":"2026-11-29T10:00:00Z","unknown_field":[1,2]}`,
+		`{"type":"sample","seq":1,"ti`,
+		`{"type":"sample","seq":2,"time":"2026-11-29T10:00:02Z"}`,
+		`{"type":"end","time":"2026-11-29T10:00:03Z","samples":2,"reason":"duration"}`,
+		`{"type":"sample","seq":3,"time":"2026-11-29T10:0`)
+	want, err := ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int
+	got, err := ReadEach(p, func(s *Sample) { seqs = append(seqs, s.Seq) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seqs, []int{0, 2}) || len(got.Samples) != 0 {
+		t.Errorf("ReadEach gave samples %v and kept %d", seqs, len(got.Samples))
+	}
+	if !slices.Equal(got.Warnings, want.Warnings) || len(got.Warnings) != 2 ||
+		!strings.Contains(got.Warnings[0], "r.jsonl:3: damaged line skipped") || !strings.Contains(got.Warnings[1], "r.jsonl:6: truncated last line") {
+		t.Errorf("warnings %q, ReadFile's %q", got.Warnings, want.Warnings)
+	}
+	if got.End == nil || got.End.Reason != "duration" || got.Header.Interval != time.Second {
+		t.Errorf("end %+v, header %+v", got.End, got.Header)
+	}
+}
+
+// TestReadManyBatches: a recording of thousands of lines, read in many
+// batches whose buffers are reused, gives every sample once, in order,
+// with its own values, and names the damaged lines.
+func TestReadManyBatches(t *testing.T) {
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	lines := []string{hdr}
+	var want []int
+	for i := range 3000 {
+		if i == 1500 {
+			lines = append(lines, `{"type":"sample","seq":1500,"ti`) // line 1502
+			continue
+		}
+		lines = append(lines, fmt.Sprintf(`{"type":"sample","seq":%d,"time":%q,"procs":[{"pid":%d,"comm":"p%d"}]}`,
+			i, start.Add(time.Duration(i)*time.Second).Format(time.RFC3339), i, i))
+		want = append(want, i)
+	}
+	lines = append(lines, `{"type":"sample","seq":3000,"time":"2026-11-29T1`) // line 3002
+	p := writeLines(t, lines...)
+	var got []int
+	rec, err := ReadEach(p, func(s *Sample) {
+		if len(s.Procs) != 1 || s.Procs[0].PID != s.Seq || s.Procs[0].Comm != fmt.Sprintf("p%d", s.Seq) ||
+			!s.Time.Equal(start.Add(time.Duration(s.Seq)*time.Second)) {
+			t.Errorf("sample %d: %+v", s.Seq, s)
+		}
+		got = append(got, s.Seq)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %d samples, want %d in order", len(got), len(want))
+	}
+	if len(rec.Warnings) != 2 || !strings.Contains(rec.Warnings[0], "r.jsonl:1502: damaged line skipped") ||
+		!strings.Contains(rec.Warnings[1], "r.jsonl:3002: truncated last line") {
+		t.Errorf("warnings %q", rec.Warnings)
 	}
 }

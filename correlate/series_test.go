@@ -1,0 +1,58 @@
+package correlate
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/record"
+)
+
+// TestPackProc: a packed process reads back as it was, at the fields'
+// extremes too.
+func TestPackProc(t *testing.T) {
+	ps := []procIO{
+		{pid: 1, name: 0, start: 0},
+		{pid: 4194304, name: 70000, start: 317931, readBytes: 96638833302, writeBytes: 75164678585, dReadBytes: 147456, dWriteByte: 0},
+		{pid: math.MaxInt32, name: math.MaxUint32, start: math.MaxUint64, readBytes: math.MaxUint64, writeBytes: 1, dReadBytes: math.MaxUint64, dWriteByte: math.MaxUint64},
+	}
+	var b []byte
+	for _, p := range ps {
+		b = packProc(b, p)
+	}
+	sr := &Series{procOff: []int{0}, procs: b}
+	got := sr.procsOf(0, nil)
+	if len(got) != len(ps) {
+		t.Fatalf("got %d processes, want %d", len(got), len(ps))
+	}
+	for i := range ps {
+		if got[i] != ps[i] {
+			t.Errorf("process %d: got %+v, want %+v", i, got[i], ps[i])
+		}
+	}
+}
+
+// TestAttachOnsets: an episode gets the earliest stall onset recorded from
+// one interval before its start to its end, whichever sample holds it.
+func TestAttachOnsets(t *testing.T) {
+	rec := unionCase().build(t)
+	res := Analyze(rec, Options{Project: testProject})
+	if len(res.Episodes) == 0 {
+		t.Fatal("the union case has no episode")
+	}
+	e := res.Episodes[0]
+	iv := res.Interval
+	onset := func(at time.Time, comm string) record.StallOnset {
+		return record.StallOnset{Time: at, Scope: "host", Resource: "memory", Kind: "some", Mode: "poll",
+			Procs: []diskio.ProcIO{{PID: 7, Comm: comm}}}
+	}
+	last := len(rec.Samples) - 1
+	rec.Samples[last].Onsets = append(rec.Samples[last].Onsets, onset(e.Start.Add(iv/2), "later"))
+	rec.Samples[0].Onsets = append(rec.Samples[0].Onsets, onset(e.Start.Add(-2*iv), "too-early"), onset(e.Start.Add(-iv/2), "first"))
+	res = Analyze(rec, Options{Project: testProject})
+	got := res.Episodes[0].Onset
+	if got == nil || !got.Time.Equal(e.Start.Add(-iv/2)) || len(got.Procs) != 1 || got.Procs[0].Comm != "first" {
+		t.Errorf("episode 0 (%s) onset = %+v, want the one at %s", e.Start, got, e.Start.Add(-iv/2))
+	}
+}
