@@ -234,14 +234,20 @@ const analyzeMemoryLimit = 170 << 20
 // what correlate uses as it is read (correlate.Series), not held, and the
 // results file is imported meanwhile.
 func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
-	r, err := record.Open(path)
+	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return correlate.Result{}, &FlagError{Err: err}
 		}
 		return correlate.Result{}, err
 	}
-	defer r.Close()
+	defer f.Close()
+	pr, done := withProgress(io, f, path)
+	r, err := record.NewReader(pr, path)
+	if err != nil {
+		done()
+		return correlate.Result{}, err
+	}
 	h := r.Header()
 	type imported struct {
 		imp *latency.Imported
@@ -254,6 +260,7 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string
 	}()
 	sr := correlate.NewSeries(h)
 	rec, err := r.Each(sr.Add)
+	done()
 	if err != nil {
 		return correlate.Result{}, err
 	}
