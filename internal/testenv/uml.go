@@ -43,6 +43,10 @@ func NewUML(t testing.TB) *UML {
 	if _, err := os.Stat(UMLBinary); err != nil {
 		Unmet(t, UMLBinary+" missing: apt-get install user-mode-linux")
 	}
+	// The guest's RAM is a file in TMPDIR and its disks are host files:
+	// hundreds of MiB of host page cache that would disturb other e2e
+	// tests measuring the host's file LRU, so run alone like them.
+	Exclusive(t)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "umlshim.c")
 	if err := os.WriteFile(src, umlShim, 0o644); err != nil {
