@@ -67,13 +67,7 @@ echo $? > /run/out/mem.rc
 	if err := u.Boot(t, script, 3*time.Minute); err != nil {
 		t.Fatalf("%v\n%s", err, u.Log())
 	}
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join(u.Out, name))
-		if err != nil {
-			t.Fatalf("%v\n%s", err, u.Log())
-		}
-		return strings.TrimSpace(string(b))
-	}
+	read := func(name string) string { return strings.TrimSpace(u.Read(t, name)) }
 	var pid, status int
 	if _, err := fmt.Sscan(read("oom-hog"), &pid, &status); err != nil || status != 137 {
 		t.Fatalf("oom hog: %q (%v); want PID and exit status 137 (SIGKILL)\n%s", read("oom-hog"), err, u.Log())

@@ -2,7 +2,6 @@ package cmd_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,13 +27,7 @@ echo $? > /run/out/watch.rc
 	if err := u.Boot(t, script, 2*time.Minute); err != nil {
 		t.Fatalf("%v\n%s", err, u.Log())
 	}
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join(u.Out, name))
-		if err != nil {
-			t.Fatalf("%v\n%s", err, u.Log())
-		}
-		return string(b)
-	}
+	read := func(name string) string { return u.Read(t, name) }
 	stderr := read("watch.err")
 	t.Logf("watch's stderr in the guest:\n%s", stderr)
 	if rc := strings.TrimSpace(read("watch.rc")); rc != "0" {

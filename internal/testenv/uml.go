@@ -108,6 +108,17 @@ func (u *UML) Boot(t testing.TB, script string, timeout time.Duration) error {
 	return nil
 }
 
+// Read returns the file name of Out (what the guest wrote to
+// /run/out/NAME), failing the test with the guest's log if it is missing.
+func (u *UML) Read(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(u.Out, name))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, u.Log())
+	}
+	return string(b)
+}
+
 // Log returns the guest's init.log and the console's last lines, for a
 // failure message.
 func (u *UML) Log() string {
