@@ -187,7 +187,9 @@ func signalValue(s Signal, iv *ival, scope PSIScope) float64 {
 		}
 		return iv.RefaultFilePerSec + iv.RefaultAnonPerSec
 	case DirectReclaim:
-		return iv.PgscanDirectPerSec
+		// Global direct reclaim and reclaim at a cgroup's limit, as
+		// watch's DIRECT column (record.Interval.DirectReclaimPerSec).
+		return iv.DirectReclaimPerSec
 	case DiskIO:
 		return iv.DiskReadBytesPerSec + iv.DiskWriteBytesPerSec
 	case IOTime:

@@ -117,7 +117,7 @@ type Thresholds struct {
 	LRUDrop       float64 // bytes/s of file LRU shrinking
 	LRUDropMin    float64 // bytes the file LRU must also lose within the interval
 	Refault       float64 // pages/s
-	DirectReclaim float64 // pages/s scanned by direct reclaim
+	DirectReclaim float64 // pages/s scanned by direct reclaim, global and at cgroup limits (record.Interval.DirectReclaimPerSec)
 	DiskIO        float64 // bytes/s read+written
 	IOTime        float64 // seconds of weighted I/O time per second
 	SwapOut       float64 // bytes/s

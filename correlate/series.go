@@ -51,7 +51,7 @@ type ival struct {
 	MemSome, MemFull, CgMemSome, CgMemFull float64
 	FileLRUDeltaBytes                      float64
 	RefaultFilePerSec, RefaultAnonPerSec   float64
-	PgscanDirectPerSec                     float64
+	DirectReclaimPerSec                    float64
 	DiskReadBytesPerSec                    float64
 	DiskWriteBytesPerSec                   float64
 	DiskIOTimePerSec                       float64
@@ -64,7 +64,7 @@ func lean(iv *record.Interval) ival {
 		MemSome: iv.MemSome, MemFull: iv.MemFull, CgMemSome: iv.CgMemSome, CgMemFull: iv.CgMemFull,
 		FileLRUDeltaBytes: iv.FileLRUDeltaBytes,
 		RefaultFilePerSec: iv.RefaultFilePerSec, RefaultAnonPerSec: iv.RefaultAnonPerSec,
-		PgscanDirectPerSec:  iv.PgscanDirectPerSec,
+		DirectReclaimPerSec: iv.DirectReclaimPerSec,
 		DiskReadBytesPerSec: iv.DiskReadBytesPerSec, DiskWriteBytesPerSec: iv.DiskWriteBytesPerSec,
 		DiskIOTimePerSec: iv.DiskIOTimePerSec, SwapOutBytesPerSec: iv.SwapOutBytesPerSec,
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -54,5 +55,23 @@ func TestAttachOnsets(t *testing.T) {
 	got := res.Episodes[0].Onset
 	if got == nil || !got.Time.Equal(e.Start.Add(-iv/2)) || len(got.Procs) != 1 || got.Procs[0].Comm != "first" {
 		t.Errorf("episode 0 (%s) onset = %+v, want the one at %s", e.Start, got, e.Start.Add(-iv/2))
+	}
+}
+
+func TestDirectReclaimCountsCgroupLimitReclaim(t *testing.T) {
+	// A job pushing a service's cgroup past its limit: pgscan_direct stays
+	// 0 (mm/vmscan.c counts cgroup reclaim only in pgscan_anon/_file), as
+	// a new user saw live. The signal must be what watch's DIRECT shows.
+	u := func(v uint64) *uint64 { return &v }
+	h := record.Header{}
+	prev := record.Sample{Time: time.Unix(0, 0), VMStat: &lru.VMStat{PgscanDirect: u(0), PgscanKswapd: u(10), PgscanAnon: u(100), PgscanFile: u(1000)}}
+	cur := record.Sample{Time: time.Unix(2, 0), VMStat: &lru.VMStat{PgscanDirect: u(0), PgscanKswapd: u(10), PgscanAnon: u(300), PgscanFile: u(20800)}}
+	iv := record.Between(&h, &prev, &cur)
+	l := lean(&iv)
+	if got := signalValue(DirectReclaim, &l, ""); got != 10000 {
+		t.Errorf("direct_reclaim = %v pages/s, want (200+19800)/2 = 10000", got)
+	}
+	if iv.PgscanDirectPerSec != 0 {
+		t.Errorf("pgscan_direct rate = %v, want 0", iv.PgscanDirectPerSec)
 	}
 }
