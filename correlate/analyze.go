@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/record"
 )
@@ -103,8 +104,8 @@ func (sr *Series) Analyze(opts Options) Result {
 			for i, s := range o.Require {
 				names[i] = string(s)
 			}
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%d intervals raised other signals but none of %s and are in no episode (--require none keeps them)",
-				left, strings.Join(names, ", ")))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s raised other signals but none of %s and %s in no episode (--require none keeps them)",
+				english.Count(left, "interval"), strings.Join(names, ", "), map[bool]string{true: "is", false: "are"}[left == 1]))
 		}
 	}
 	res.Episodes, res.LoneSpikes = splitSpikes(buildEpisodes(sr, ivs, raised, spikes, lat, res.Interval, o, res.Baselines), o)

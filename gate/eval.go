@@ -111,7 +111,10 @@ func (r *Report) Verdict() string {
 		parts = append(parts, "the command failed: "+r.Command.Describe())
 	}
 	if len(parts) == 0 {
-		return fmt.Sprintf("PASS: all %d %s held", n, english.Plural(n, "threshold"))
+		if n == 1 {
+			return "PASS: the threshold held"
+		}
+		return fmt.Sprintf("PASS: all %d thresholds held", n)
 	}
 	return "FAIL: " + strings.Join(parts, "; ")
 }

@@ -45,7 +45,7 @@ func LiveRow(iv record.Interval, s *record.Sample, color bool) string {
 		if !record.Known(x) {
 			return fmt.Sprintf("%*s", w, "n/a")
 		}
-		return fmt.Sprintf("%*.*f", w, prec, x/scale)
+		return fitNum(x/scale, w, prec)
 	}
 	b.WriteString(" ")
 	b.WriteString(pct(iv.MemSome))
@@ -130,4 +130,24 @@ func WriteSummary(w io.Writer, sm *record.Summary, path string, topN int) {
 				float64(p.WriteBytes)/(1<<20), float64(p.ReadBytes)/(1<<20))
 		}
 	}
+}
+
+// fitNum writes v right-aligned in w columns with prec decimals, keeping
+// at least one blank before it so that columns never run together; a
+// value too wide for that is shortened with a k/M/G suffix (10040844 →
+// "10.0M").
+func fitNum(v float64, w, prec int) string {
+	s := fmt.Sprintf("%.*f", prec, v)
+	if len(s) < w {
+		return fmt.Sprintf("%*s", w, s)
+	}
+	for _, u := range []struct {
+		div    float64
+		suffix string
+	}{{1e3, "k"}, {1e6, "M"}, {1e9, "G"}, {1e12, "T"}} {
+		if s = fmt.Sprintf("%.1f%s", v/u.div, u.suffix); len(s) < w {
+			break
+		}
+	}
+	return fmt.Sprintf("%*s", w, s)
 }
