@@ -203,6 +203,9 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 			return err
 		}
 		if jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{}); err == nil {
+			if running, ok := timers.ProbeRunning(opts.Root); ok {
+				timers.ApplyRunning(jobs, running)
+			}
 			noteFirings(rep, jobs)
 		}
 	}
@@ -436,7 +439,13 @@ func noteFirings(rep *gate.Report, jobs []timers.Job) {
 		from := r.Worst.Start.Add(-15 * time.Second)
 		var names []string
 		seen := map[string]bool{}
-		for _, f := range timers.Project(jobs, from.Add(-time.Minute), r.Worst.End, time.Local) {
+		var firing []timers.Job
+		for _, j := range jobs {
+			if !j.IdleNow { // a timer of a systemd that is not running fires nothing
+				firing = append(firing, j)
+			}
+		}
+		for _, f := range timers.Project(firing, from.Add(-time.Minute), r.Worst.End, time.Local) {
 			// The job may start anywhere in [Earliest, Latest]: it counts
 			// if that window meets [from, worst end].
 			if f.Latest.Before(from) || f.Earliest.After(r.Worst.End) || seen[f.Job] {

@@ -343,4 +343,11 @@ func TestNoteFirings(t *testing.T) {
 		!strings.Contains(rep.Warnings[0], "pmlogger_check.timer (12:00:00)") || strings.Contains(rep.Warnings[0], "decoy") {
 		t.Errorf("warnings = %q", rep.Warnings)
 	}
+	// A timer of a systemd that is not running fired nothing: not named.
+	jobs[0].IdleNow = true
+	rep.Warnings = nil
+	noteFirings(rep, jobs)
+	if len(rep.Warnings) != 0 {
+		t.Errorf("idle timer named: %q", rep.Warnings)
+	}
 }

@@ -70,6 +70,13 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 			host (ConditionPathExists= and similar). --all also lists the others and
 			adds an ACTIVE column saying why each job runs or not.
 
+			That is what the files say, as on a mounted image. On the running host
+			(no --root) the NOTE also says what happens now: a timer "does not fire
+			now" while PID 1 is not systemd, a crontab line "does not run now" while
+			no cron daemon runs, and a line that steps aside for systemd runs after
+			all when systemd is not running. gate leaves jobs that do not fire now
+			out of its "came right after these jobs fired" warnings.
+
 			Columns:
 			  NAME      timer unit, or crontab file:line, or anacron:<job id>
 			  SOURCE    systemd, cron or anacron
@@ -191,6 +198,9 @@ func runTimers(ctx context.Context, opts *TimersOptions) error {
 	jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{Users: opts.Users, Live: live})
 	if err != nil {
 		return &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("reading periodic jobs under %s: %w", opts.Root, err)}
+	}
+	if running, ok := timers.ProbeRunning(opts.Root); ok {
+		timers.ApplyRunning(jobs, running)
 	}
 	problems := timers.Problems(jobs)
 	shown := jobs

@@ -35,6 +35,9 @@ func init() {
 		// their firings over the recording later, on any host.
 		if !o.NoTimers {
 			jobs, err := timers.Inventory(o.F.Root, timers.InventoryOptions{})
+			if running, ok := timers.ProbeRunning(o.F.Root); ok {
+				timers.ApplyRunning(jobs, running) // what fires now, for gate --recording
+			}
 			ws.status(h, "timers", err)
 			h.Jobs = jobs
 		}

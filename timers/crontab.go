@@ -411,9 +411,9 @@ func cronJob(root string, d daemons, cl cronLine, prefix string) Job {
 	case anacronGuard.MatchString(cl.Command) && d.anacronInstalled:
 		j.Reason = "does nothing: anacron is installed (usr/sbin/anacron), and /etc/anacrontab runs these scripts"
 	case systemdGuard.MatchString(cl.Command) && d.systemdInit:
-		j.Reason = "does nothing on this host: the command checks /run/systemd/system and systemd is the init system (its systemd unit does the work)"
+		j.Reason = "does nothing when booted with systemd (sbin/init is systemd): the command checks /run/systemd/system and its systemd unit does the work"
 	case selfSkip != "":
-		j.Reason = fmt.Sprintf("does nothing on this host: %s exits when /run/systemd/system exists and systemd is the init system (its systemd timer does the work)", selfSkip)
+		j.Reason = fmt.Sprintf("does nothing when booted with systemd (sbin/init is systemd): %s exits when /run/systemd/system exists and its systemd timer does the work", selfSkip)
 	default:
 		j.Active = true
 		j.ActiveVia = append([]string(nil), d.cronVia...)

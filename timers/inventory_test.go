@@ -137,7 +137,7 @@ func TestInventoryDebian(t *testing.T) {
 			Period:   period(10 * time.Minute),
 			Command:  "command -v debian-sa1 > /dev/null && debian-sa1 1 1",
 			User:     "root",
-			Reason:   "does nothing on this host: /usr/lib/sysstat/debian-sa1 exits when /run/systemd/system exists and systemd is the init system (its systemd timer does the work)",
+			Reason:   "does nothing when booted with systemd (sbin/init is systemd): /usr/lib/sysstat/debian-sa1 exits when /run/systemd/system exists and its systemd timer does the work",
 		},
 		"anacron:cron.daily": {
 			Active:   true,

@@ -90,8 +90,14 @@ type Job struct {
 	Active    bool     `json:"active"`               // will run: pulled in from the boot target / cron is the scheduler
 	ActiveVia []string `json:"active_via,omitempty"` // the chain that pulls it in
 	Reason    string   `json:"reason,omitempty"`     // why it is inactive ("nothing pulls it in", "masked")
-	Note      string   `json:"note,omitempty"`       // e.g. "PCP archive check: heavy disk I/O"
-	Errors    []string `json:"errors,omitempty"`     // "file:line: reason"
+	// IdleNow: the files say it runs, but on the live host it cannot now
+	// (systemd or the cron daemon is not running); LiveNote says why, or
+	// that a job the files rule out runs after all. Set by ApplyRunning on
+	// the running host only, never for a mounted image.
+	IdleNow  bool     `json:"idle_now,omitempty"`
+	LiveNote string   `json:"live_note,omitempty"`
+	Note     string   `json:"note,omitempty"`   // e.g. "PCP archive check: heavy disk I/O"
+	Errors   []string `json:"errors,omitempty"` // "file:line: reason"
 }
 
 // Firing is one planned run of a job, with the window in which it may

@@ -190,6 +190,9 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 		if len(v.Errors) > 0 {
 			note = strings.TrimSpace(note + " ERROR: " + strings.Join(v.Errors, "; "))
 		}
+		if v.LiveNote != "" { // what happens now comes first: the note column is cut on a terminal
+			note = strings.TrimSuffix(v.LiveNote+"; "+note, "; ")
+		}
 		sched := ScheduleString(v.Job)
 		if f == FormatMarkdown {
 			// Cron and calendar expressions are full of '*'.
