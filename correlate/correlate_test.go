@@ -267,6 +267,29 @@ func TestAnalyzeInProcessSchedule(t *testing.T) {
 	}
 }
 
+func TestAnalyzeNewProcessEachTime(t *testing.T) {
+	// As a new user's reproduction had it: a shell loop outside any unit
+	// starts a new "cat" every 15 minutes. Not an in-process schedule:
+	// something starts it, and the advice says to find what.
+	var bs []burst
+	for i := range 8 {
+		bs = append(bs, burst{at: t0.Add(3*time.Minute + time.Duration(i)*15*time.Minute), dur: time.Minute,
+			comm: "cat", pid: 7000 + 10*i, writeBps: 20 * mib, latency: time.Second})
+	}
+	s := synth{bursts: bs, steady: "web", steadyBps: 512 << 10}
+	res := Analyze(s.build(t), Options{Project: testProject})
+	if len(res.Culprits) != 1 || res.Culprits[0].Name != "cat" {
+		t.Fatalf("culprits = %+v, want cat", res.Culprits)
+	}
+	c := res.Culprits[0]
+	if !c.NewEachTime || len(c.Evidence) == 0 || !strings.Contains(c.Evidence[0], "a new cat process each time (8 PIDs) and no timer or cron job starts it: a script, a loop or a service starts it on a schedule") {
+		t.Errorf("NewEachTime %v, evidence %q", c.NewEachTime, c.Evidence)
+	}
+	if res2 := Analyze(inProcessCase().build(t), Options{Project: testProject}); len(res2.Culprits) != 1 || res2.Culprits[0].NewEachTime {
+		t.Errorf("postgres's own workers are a schedule inside postgresql.service: %+v", res2.Culprits)
+	}
+}
+
 // A cron job is tied to its episodes through its firings and through its
 // command's program name.
 func TestAnalyzeCronJob(t *testing.T) {

@@ -235,7 +235,8 @@ func evalJob(res *Result, sr *Series, job *timers.Job, fs []timers.Firing, close
 	procEps := map[int]bool{}
 	type agg struct {
 		ProcActivity
-		eps map[int]bool
+		eps  map[int]bool
+		pids map[int]bool
 	}
 	procs := map[string]*agg{}
 	for i := range res.Episodes {
@@ -533,7 +534,8 @@ func recurringUnexplained(res *Result, sr *Series, named []Culprit) *Culprit {
 	// Processes in the unexplained recurring episodes, by program name.
 	type agg struct {
 		ProcActivity
-		eps map[int]bool
+		eps  map[int]bool
+		pids map[int]bool
 	}
 	procs := map[string]*agg{}
 	for _, i := range un {
@@ -547,10 +549,11 @@ func recurringUnexplained(res *Result, sr *Series, named []Culprit) *Culprit {
 				seen[pr.PID] = true
 				a := procs[pr.Comm]
 				if a == nil {
-					a = &agg{ProcActivity: ProcActivity{Comm: pr.Comm, Unit: pr.Unit, Cmdline: pr.Cmdline}, eps: map[int]bool{}}
+					a = &agg{ProcActivity: ProcActivity{Comm: pr.Comm, Unit: pr.Unit, Cmdline: pr.Cmdline}, eps: map[int]bool{}, pids: map[int]bool{}}
 					procs[pr.Comm] = a
 				}
 				a.eps[i] = true
+				a.pids[pr.PID] = true
 				a.ReadBytes += pr.ReadBytes
 				a.WriteBytes += pr.WriteBytes
 			}
@@ -599,8 +602,18 @@ func recurringUnexplained(res *Result, sr *Series, named []Culprit) *Culprit {
 			total += a.Bytes()
 		}
 		c.BytesPerEpisode = total / uint64(len(covered))
-		c.Evidence = append(c.Evidence, fmt.Sprintf("recurs every %s, %s, no timer or cron job: an in-process schedule?",
-			FormatDuration(p.Period), didEach(best.ProcActivity, len(best.eps))))
+		// One long-lived process doing this on a period has a schedule
+		// inside, and so has a service that forks a worker each time
+		// (postgres's autovacuum); a new process each time outside any
+		// unit is started by something else: a script, a loop.
+		c.NewEachTime = len(best.pids) >= len(best.eps) && best.Unit == ""
+		if c.NewEachTime {
+			c.Evidence = append(c.Evidence, fmt.Sprintf("recurs every %s, %s, a new %s process each time (%d PIDs) and no timer or cron job starts it: a script, a loop or a service starts it on a schedule",
+				FormatDuration(p.Period), didEach(best.ProcActivity, len(best.eps)), best.Comm, len(best.pids)))
+		} else {
+			c.Evidence = append(c.Evidence, fmt.Sprintf("recurs every %s, %s, no timer or cron job: an in-process schedule?",
+				FormatDuration(p.Period), didEach(best.ProcActivity, len(best.eps))))
+		}
 		c.Evidence = append(c.Evidence, recur)
 		for _, a := range cands {
 			c.Evidence = append(c.Evidence, fmt.Sprintf("%s did I/O in %d of the %d recurring episodes no job explains, at least 3 times its rate outside episodes",

@@ -167,6 +167,11 @@ type Culprit struct {
 
 	Evidence   []string
 	Confidence float64 // 0..1
+	// NewEachTime (kind process): each episode had a new process of that
+	// name outside any systemd unit or container, so something else (a
+	// script, a loop) starts it on the schedule; false: one long-lived
+	// process or a service's own workers, a schedule inside it.
+	NewEachTime bool `json:"new_process_each_time,omitempty"`
 }
 
 // ConfidenceLabel is "high" (≥ 0.75), "medium" (≥ 0.5) or "low".

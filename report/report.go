@@ -275,8 +275,13 @@ func Advice(c *correlate.Culprit) []string {
 		if len(c.Processes) > 0 && c.Processes[0].Unit != "" {
 			unit = " on " + c.Processes[0].Unit
 		}
+		first := fmt.Sprintf("look for a schedule inside %s (maintenance, vacuum, compaction, snapshot or flush intervals) and move it out of busy hours", c.Name)
+		if c.NewEachTime {
+			first = fmt.Sprintf("find what starts %s every %s: its parent (the recording's exec events carry the parent PID; `ps -o ppid=,args= -p PID` while it runs), a shell loop, a supervisor or a service's scheduler, and move that out of busy hours",
+				c.Name, correlate.FormatDuration(c.Period))
+		}
 		return []string{
-			fmt.Sprintf("look for a schedule inside %s (maintenance, vacuum, compaction, snapshot or flush intervals) and move it out of busy hours", c.Name),
+			first,
 			fmt.Sprintf("limit its I/O%s (IOWeight=, IOWriteBandwidthMax=, or ionice -c3), or move its data to another disk", unit),
 		}
 	}
