@@ -153,8 +153,12 @@ func TestStallOnsetSnapshot(t *testing.T) {
 			if o.Scope != cg.V2Dir {
 				continue
 			}
-			if o.Time.Before(start) || o.Time.After(end) {
-				t.Errorf("cgroup onset at %s, outside the stall %s..%s", o.Time, start, end)
+			// An onset at T says the window (T − Window, T] held the
+			// threshold's stall: it can come up to one window after the
+			// hog ended (the poller re-arms and the window still covers
+			// the stall's tail), never before the hog started.
+			if o.Time.Before(start) || !o.Time.Before(end.Add(o.Window)) {
+				t.Errorf("cgroup onset at %s, outside the stall %s..%s and its %s window", o.Time, start, end, o.Window)
 				continue
 			}
 			for _, p := range o.Procs {
