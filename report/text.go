@@ -274,7 +274,7 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 		if r.Period != nil {
 			why = "a recurrence too weak to attribute"
 		}
-		fmt.Fprintf(b, "No culprit: %s, %s, and no timer, cron job or recurring process matches them.\n", english.Count(n, "episode"), why)
+		fmt.Fprintf(b, "No culprit: %s, %s, and no timer, cron job or recurring process matches %s.\n", english.Count(n, "episode"), why, map[bool]string{true: "it", false: "them"}[n == 1])
 		return
 	}
 	jobs, covered := 0, map[int]bool{}
