@@ -34,6 +34,24 @@ func memJSON(t *testing.T, memdiag string, args ...string) memview.Report {
 	return r
 }
 
+// kmsgKill returns the OOM kill of pid that memdiag mem read from
+// /dev/kmsg, failing the test when the log was another or the kill is
+// missing.
+func kmsgKill(t *testing.T, r memview.Report, pid int) *memview.OOMKill {
+	t.Helper()
+	if r.OOM.LogSource != "/dev/kmsg" {
+		t.Fatalf("kernel log source %q (unreadable: %q), want /dev/kmsg as root", r.OOM.LogSource, r.OOM.LogUnreadable)
+	}
+	for i := range r.OOM.Kills {
+		if r.OOM.Kills[i].PID == pid {
+			t.Logf("kill as memdiag mem saw it: %+v", r.OOM.Kills[i])
+			return &r.OOM.Kills[i]
+		}
+	}
+	t.Fatalf("no OOM kill of PID %d among %+v", pid, r.OOM.Kills)
+	return nil
+}
+
 func findCgroup(r memview.Report, path string) *memview.Cgroup {
 	for i := range r.Cgroups {
 		if r.Cgroups[i].Path == path {
@@ -151,19 +169,7 @@ func TestMemOOMKillE2E(t *testing.T) {
 	}
 
 	r := memJSON(t, memdiag, "--interval", "0", "--top", "1")
-	if r.OOM.LogSource != "/dev/kmsg" {
-		t.Fatalf("kernel log source %q (unreadable: %q), want /dev/kmsg as root", r.OOM.LogSource, r.OOM.LogUnreadable)
-	}
-	var kill *memview.OOMKill
-	for i := range r.OOM.Kills {
-		if r.OOM.Kills[i].PID == pid {
-			kill = &r.OOM.Kills[i]
-		}
-	}
-	if kill == nil {
-		t.Fatalf("no OOM kill of PID %d among %+v", pid, r.OOM.Kills)
-	}
-	t.Logf("kill as memdiag mem saw it: %+v", *kill)
+	kill := kmsgKill(t, r, pid)
 	if kill.Comm != "hog" || kill.Constraint != "memcg" || kill.OOMCgroup != "/"+name {
 		t.Errorf("kill = %+v; want comm hog, constraint memcg, cgroup /%s", *kill, name)
 	}

@@ -105,19 +105,7 @@ echo $? > /run/out/mem.rc
 	}
 
 	// (c) on v2: the kill, from the guest's /dev/kmsg.
-	if r.OOM.LogSource != "/dev/kmsg" {
-		t.Fatalf("log source %q (%q), want /dev/kmsg", r.OOM.LogSource, r.OOM.LogUnreadable)
-	}
-	var kill *memview.OOMKill
-	for i := range r.OOM.Kills {
-		if r.OOM.Kills[i].PID == pid {
-			kill = &r.OOM.Kills[i]
-		}
-	}
-	if kill == nil {
-		t.Fatalf("no kill of PID %d in %+v", pid, r.OOM.Kills)
-	}
-	t.Logf("kill as memdiag mem saw it: %+v", *kill)
+	kill := kmsgKill(t, r, pid)
 	if kill.Comm != "hog" || kill.Constraint != "memcg" || kill.OOMCgroup != "/memdiag-oom" ||
 		kill.AnonRSSBytes < limit/2 || kill.AnonRSSBytes > limit {
 		t.Errorf("kill = %+v; want hog, memcg, /memdiag-oom, anon-rss in [%d, %d]", *kill, limit/2, limit)
