@@ -82,6 +82,12 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 		}
 	}
 	ws.list = append(ws.list, sources.PSI{C: pc})
+	if o.Cgroup != "" {
+		// The group's refaults, major faults and OOM kills (v2 memory.stat
+		// and memory.events, or the v1 memory twin on a hybrid host), for
+		// gate --recording and analyze.
+		ws.list = append(ws.list, sources.CgroupCounters{Dir: o.Cgroup})
+	}
 
 	if os.Geteuid() != 0 {
 		ws.warnings = append(ws.warnings, "not root: "+diskio.DeniedHint)

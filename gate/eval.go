@@ -336,7 +336,7 @@ func missingReason(samples []record.Sample, scope Scope, m *Metric) string {
 	case m.Counter == nil:
 		what = fmt.Sprintf("no %s PSI (/proc/pressure/%s, %q line)", m.Resource, m.Resource, lineName(m))
 	case scope.Cgroup != "":
-		what = fmt.Sprintf("no %s counter for %s (cgroup v2 memory.stat/memory.events; needs the memory controller enabled in the v2 hierarchy and a kernel that reports it)", m.CounterName, scope)
+		what = fmt.Sprintf("no %s counter for %s (cgroup v2 memory.stat/memory.events, or on a hybrid host the v1 memory group of the same path; v1 has no pgscan, pgsteal or swap counters per group)", m.CounterName, scope)
 	default:
 		what = fmt.Sprintf("no %s counter in /proc/vmstat", m.CounterName)
 	}

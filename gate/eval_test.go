@@ -245,7 +245,7 @@ func TestPreflight(t *testing.T) {
 	err := Preflight(&s, Scope{Cgroup: "/cg"}, mustParse(t, "memory.full.stall<1%", "oom_kills==0"))
 	want := "cannot judge these thresholds:\n" +
 		`  memory.full.stall<1%: no memory PSI (memory.pressure, "full" line) for cgroup /cg` + "\n" +
-		"  oom_kills==0: no oom_kill counter for cgroup /cg (cgroup v2 memory.stat/memory.events; needs the memory controller enabled in the v2 hierarchy and a kernel that reports it)"
+		"  oom_kills==0: no oom_kill counter for cgroup /cg (cgroup v2 memory.stat/memory.events, or on a hybrid host the v1 memory group of the same path; v1 has no pgscan, pgsteal or swap counters per group)"
 	if err == nil {
 		t.Fatal("Preflight without cgroup signals succeeded")
 	}

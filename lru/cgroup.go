@@ -2,8 +2,11 @@ package lru
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // ReadCgroupCounters reads a cgroup v2 group's <dir>/memory.stat
@@ -12,7 +15,10 @@ import (
 // <dir>/memory.events (oom_kill) into a VMStat with the same meanings as
 // the host's. Either file may be absent — a v2 group without the memory
 // controller, as on hybrid hosts whose memory controller is in cgroup v1 —
-// and then its counters stay nil; with neither it returns nil, nil.
+// and then its counters stay nil. With neither, on a hybrid host (dir
+// under .../unified/), it reads the v1 memory controller's group of the
+// same path instead (see [ReadCgroupCountersV1]); otherwise it returns
+// nil, nil.
 // memory.stat uses the /proc/vmstat names, so the same mapping applies.
 // Source: https://docs.kernel.org/admin-guide/cgroup-v2.html ("memory.stat",
 // "memory.events").
@@ -26,6 +32,9 @@ func ReadCgroupCounters(dir string) (*VMStat, error) {
 		return nil, err
 	}
 	if stat == nil && events == nil {
+		if v1 := hybridTwin(dir); v1 != "" {
+			return ReadCgroupCountersV1(v1)
+		}
 		return nil, nil
 	}
 	if stat == nil {
@@ -48,4 +57,73 @@ func readCounterFile(path string) (map[string]uint64, error) {
 	}
 	defer f.Close()
 	return parseVMStat(f, path)
+}
+
+// hybridTwin maps a group of the v2 mount of a hybrid host
+// (<cgroupfs>/unified/<path>) to the v1 memory controller's group of the
+// same path (<cgroupfs>/memory/<path>), "" when dir is not under a
+// unified/ mount or the twin does not exist.
+func hybridTwin(dir string) string {
+	clean := filepath.Clean(dir)
+	i := strings.LastIndex(clean, "/unified")
+	if i < 0 || (len(clean) > i+8 && clean[i+8] != '/') {
+		return ""
+	}
+	twin := clean[:i] + "/memory" + clean[i+8:]
+	if _, err := os.Stat(filepath.Join(twin, "memory.stat")); err != nil {
+		return ""
+	}
+	return twin
+}
+
+// ReadCgroupCountersV1 reads a cgroup v1 memory group's counters into a
+// VMStat with the host's meanings: from <dir>/memory.stat the
+// hierarchical total_workingset_refault_anon/_file (refaults, pages;
+// 5.9+; on 6.18 its delta equalled /proc/vmstat workingset_refault_file's
+// for a group that was the only one refaulting, so pages, not bytes),
+// total_pgmajfault (events), and from
+// <dir>/memory.oom_control oom_kill (4.13+). v1 has no per-group
+// pgscan_*/pgsteal_* or pswpin/pswpout: those stay nil. Source:
+// https://docs.kernel.org/admin-guide/cgroup-v1/memory.html (5.2 stat
+// file, 10 OOM control).
+func ReadCgroupCountersV1(dir string) (*VMStat, error) {
+	stat, err := readKV(filepath.Join(dir, "memory.stat"))
+	if err != nil {
+		return nil, err
+	}
+	oc, err := readKV(filepath.Join(dir, "memory.oom_control"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	vals := map[string]uint64{}
+	for _, n := range []string{"workingset_refault_anon", "workingset_refault_file", "pgmajfault"} {
+		if x, ok := stat["total_"+n]; ok {
+			vals[n] = x
+		}
+	}
+	if x, ok := oc["oom_kill"]; ok {
+		vals["oom_kill"] = x
+	}
+	v, _ := mapVMStat(vals, false)
+	return v, nil
+}
+
+// readKV reads a "name value" file of unsigned counters (cgroup v1
+// memory.stat, memory.oom_control) whole; a malformed line is an error
+// naming the file and line.
+func readKV(path string) (map[string]uint64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]uint64{}
+	for i, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		name, value, ok := strings.Cut(line, " ")
+		v, err := strconv.ParseUint(value, 10, 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("%s:%d: %w: %q: want \"name value\"", path, i+1, ErrParse, line)
+		}
+		out[name] = v
+	}
+	return out, nil
 }

@@ -53,3 +53,25 @@ func TestReadCgroupCounters(t *testing.T) {
 		t.Errorf("bad memory.events error = %v", err)
 	}
 }
+
+func TestReadCgroupCountersHybridTwin(t *testing.T) {
+	// A real hybrid layout (memview's host618 fixture, Linux 6.18): the v2
+	// group under unified/ has no memory files; its v1 memory twin does.
+	root := "../memview/testdata/host618/sys/fs/cgroup"
+	got, err := ReadCgroupCounters(filepath.Join(root, "unified/memdiag-mem-fixture"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// memory/memdiag-mem-fixture/memory.stat total_* and memory.oom_control.
+	want := &VMStat{WorkingsetRefaultAnon: u64(0), WorkingsetRefaultFile: u64(94208), Pgmajfault: u64(0), OOMKill: u64(0)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hybrid twin (-want +got):\n%s", diff)
+	}
+	// No twin: nothing, as before.
+	if got, err := ReadCgroupCounters(filepath.Join(t.TempDir(), "unified", "x")); got != nil || err != nil {
+		t.Errorf("no twin = %v, %v", got, err)
+	}
+	if hybridTwin("/sys/fs/cgroup/unifiedX/a") != "" {
+		t.Error("unifiedX is not the unified mount")
+	}
+}
