@@ -24,7 +24,7 @@ func TestMemorySections(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{" 12:00:30 │", "OOM kill ×1: victim 3", "12:00:30: 1 OOM kill; exited then: victim 3", "MEMORY GROWTH", "leaky (pid 9): anonymous memory grew 360 MiB/h (R² 0.99) over 1m", memview.LeakOrRetention} {
+	for _, want := range []string{" 12:00:30 │", "1 OOM kill; exited then: victim 3", "12:00:30: 1 OOM kill; exited then: victim 3", "MEMORY GROWTH", "leaky (pid 9): anonymous memory grew 360 MiB/h (R² 0.99) over 1m", memview.LeakOrRetention} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -246,9 +246,11 @@ func timelineRows(r *correlate.Result) []*correlate.Episode {
 	// OOM kills are rows of their own: the kill is often where the
 	// question started.
 	for _, k := range r.OOMKills {
-		what := fmt.Sprintf("OOM kill ×%d", k.Count)
+		// The recording counts kills (vmstat oom_kill), it does not name
+		// the victim: the processes that exited then are candidates.
+		what := english.Count(k.Count, "OOM kill")
 		if len(k.Exited) > 0 {
-			what += ": " + strings.Join(k.Exited, ", ")
+			what += "; exited then: " + strings.Join(k.Exited, ", ")
 		}
 		rows = append(rows, &correlate.Episode{Index: -2, Start: k.Time.Add(-r.Interval), End: k.Time, Culprit: what})
 	}
