@@ -265,7 +265,7 @@ func TestRenderSpikePeriod(t *testing.T) {
 	if err := Render(&b, r, Table, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	want := "Spikes: episodes with a latency spike recur every 20m (±40s): 3 of 3 expected\n"
+	want := "Spikes: episodes with a latency spike recur every 20m (±40s): 3 of 3 expected, 0 missed, 0 off schedule\n"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("output lacks %q:\n%s", want, b.String())
 	}

@@ -128,8 +128,8 @@ func summary(r *correlate.Result) []string {
 	}
 	if sp := r.SpikePeriod; sp != nil && (r.Period == nil ||
 		math.Abs(float64(sp.Period-r.Period.Period)) > 0.1*float64(r.Period.Period)) {
-		lines = append(lines, fmt.Sprintf("Spikes: episodes with a latency spike recur every %s (±%s): %d of %d expected",
-			correlate.FormatDuration(sp.Period), correlate.FormatDuration(sp.Jitter), sp.Matched, sp.Expected))
+		lines = append(lines, fmt.Sprintf("Spikes: episodes with a latency spike recur every %s (±%s): %d of %d expected, %d missed, %d off schedule",
+			correlate.FormatDuration(sp.Period), correlate.FormatDuration(sp.Jitter), sp.Matched, sp.Expected, sp.Missed, sp.Extra))
 	}
 	return lines
 }
