@@ -110,6 +110,8 @@ func summary(r *correlate.Result) []string {
 			names[i] = string(s)
 		}
 		ep += "; each needs " + strings.Join(names, " or ")
+	} else {
+		ep += "; any raised signal starts one"
 	}
 	ep += ")"
 	switch n := len(r.LoneSpikes); {
