@@ -149,7 +149,10 @@ type ProcScanner struct {
 	// exitIO holds exact final totals of exited processes given by
 	// NoteExits (taskstats), by PID, until the next Scan uses them.
 	exitIO map[int]exitIO
-	exited []*procState
+	// exitedBy indexes this scan's exited processes by PID while their
+	// reaps are credited.
+	exitedBy map[int]*procState
+	exited   []*procState
 }
 
 // procState is what the scanner remembers about one process.
@@ -164,11 +167,19 @@ type procState struct {
 	ioKnown         bool // /proc/PID/io was readable at the last scan
 	statFD, ioFD    int  // kept-open /proc/PID/stat and io, -1 when not held
 
-	read, write, cancelled    uint64  // cumulative, last seen
-	blkio                     uint64  // ticks, cumulative
-	rss                       uint64  // resident pages at the last scan (stat field 24)
-	final                     *exitIO // exact totals at exit, from NoteExits
-	dRead, dWrite, dCancelled uint64  // this scan
+	read, write, cancelled uint64  // cumulative, last seen
+	blkio                  uint64  // ticks, cumulative
+	rss                    uint64  // resident pages at the last scan (stat field 24)
+	final                  *exitIO // exact totals at exit, from NoteExits
+	// absorbed is what the kernel added to this process's counters for
+	// the children it reaped (their own I/O and what they had absorbed);
+	// taskstats' exit totals leave it out, the parent gets it at reap.
+	absorbed exitIO
+	// absorbedUnseen is the part credited after its counters were last
+	// read (children reaped between its last scan and its exit), which
+	// its last seen totals lack.
+	absorbedUnseen            exitIO
+	dRead, dWrite, dCancelled uint64 // this scan
 	dBlkio                    uint64
 }
 
@@ -273,17 +284,49 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 			delete(s.procs, pid)
 		}
 	}
-	// Exits of processes never seen alive: already reaped, so their
-	// totals are in the parent's counters now.
-	for pid, x := range s.exitIO {
-		s.creditParent(x.ppid, x)
-		delete(s.exitIO, pid)
+	s.exitedBy = make(map[int]*procState, len(s.exited))
+	for _, st := range s.exited {
+		s.exitedBy[st.pid] = st
 	}
+	// Exits of processes never seen alive: already reaped, so their
+	// totals are in the parent's counters now — and, when the parent is
+	// one of them too (a script that ran cat between two scans), in that
+	// parent's, which reaps into its own parent. Children first.
+	for len(s.exitIO) > 0 {
+		before := len(s.exitIO)
+		for pid, x := range s.exitIO {
+			if s.hasExitChild(pid) {
+				continue
+			}
+			if p, ok := s.exitIO[x.ppid]; ok && x.ppid != pid {
+				p.read += x.read
+				p.write += x.write
+				p.cancelled += x.cancelled
+				s.exitIO[x.ppid] = p
+			} else {
+				s.creditParent(x.ppid, x)
+			}
+			delete(s.exitIO, pid)
+		}
+		if len(s.exitIO) == before {
+			// A cycle (PIDs reused within one interval): credit the rest
+			// to their parents as they are.
+			for pid, x := range s.exitIO {
+				s.creditParent(x.ppid, x)
+				delete(s.exitIO, pid)
+			}
+		}
+	}
+	// Exited processes we saw: children before their parents (a child
+	// starts after its parent), so a parent's credit includes what it
+	// absorbed from them.
+	slices.SortFunc(s.exited, func(a, b *procState) int { return cmp.Compare(b.start, a.start) })
 	for _, st := range s.exited {
 		s.closeFiles(st)
 		s.creditReap(st)
 		events = append(events, s.exitEvent(st, now))
 	}
+	s.exitedBy = nil
 	if baseline {
 		return nil, nil, stats, nil
 	}
@@ -433,19 +476,40 @@ func kindOrder(k EventKind) int {
 // the child (see the comment at the top of this file).
 func (s *ProcScanner) creditReap(child *procState) {
 	if child.final != nil {
-		s.creditParent(child.ppid, *child.final)
+		// taskstats counts the child's own I/O; the kernel also hands the
+		// parent what the child had absorbed from its own reaped children.
+		c := *child.final
+		c.read += child.absorbed.read
+		c.write += child.absorbed.write
+		c.cancelled += child.absorbed.cancelled
+		s.creditParent(child.ppid, c)
 		return
 	}
 	if !child.ioKnown {
 		return
 	}
-	s.creditParent(child.ppid, exitIO{read: child.read, write: child.write, cancelled: child.cancelled})
+	u := child.absorbedUnseen
+	s.creditParent(child.ppid, exitIO{read: child.read + u.read, write: child.write + u.write, cancelled: child.cancelled + u.cancelled})
 }
 
-// creditParent takes a reaped child's totals off its parent's delta.
+// creditParent takes a reaped child's totals off its parent's delta and
+// adds them to what the parent absorbed (for the parent's own reap, if
+// it exited in this scan too).
 func (s *ProcScanner) creditParent(ppid int, c exitIO) {
 	p := s.procs[ppid]
-	if p == nil || p.gen != s.gen || !p.ioKnown {
+	if p == nil {
+		p = s.exitedBy[ppid]
+	}
+	if p == nil {
+		return
+	}
+	p.absorbed.read += c.read
+	p.absorbed.write += c.write
+	p.absorbed.cancelled += c.cancelled
+	if p.gen != s.gen || !p.ioKnown {
+		p.absorbedUnseen.read += c.read
+		p.absorbedUnseen.write += c.write
+		p.absorbedUnseen.cancelled += c.cancelled
 		return
 	}
 	p.dRead = satSub(p.dRead, c.read)
@@ -477,6 +541,16 @@ func (s *ProcScanner) NoteExits(evs []ProcEvent) {
 		}
 		s.exitIO[e.PID] = exitIO{ppid: e.PPID, read: e.ReadBytes, write: e.WriteBytes}
 	}
+}
+
+// hasExitChild reports whether a pending exit's parent is pid.
+func (s *ProcScanner) hasExitChild(pid int) bool {
+	for cpid, x := range s.exitIO {
+		if x.ppid == pid && cpid != pid {
+			return true
+		}
+	}
+	return false
 }
 
 func satSub(a, b uint64) uint64 {

@@ -500,3 +500,33 @@ func TestScanLongCmdlineTruncated(t *testing.T) {
 		t.Errorf("top = %+v; want cmdline cut at 100 bytes: %q", top, want)
 	}
 }
+
+// TestScanNoteExitsGrandchildren is what a new user saw: a loop (300)
+// starts a script (301) that runs cat (302); cat's reads are reaped into
+// the script, and the script — cat's reads included — into the loop.
+// taskstats reports only each task's own I/O, so the loop must not be
+// charged with cat's 64 MiB.
+func TestScanNoteExitsGrandchildren(t *testing.T) {
+	for _, seenScript := range []bool{false, true} {
+		a, b := t.TempDir(), t.TempDir()
+		writeProc(t, a, 300, 1, 6000, "loop.sh", 0, 0)
+		if seenScript {
+			writeProc(t, a, 301, 300, 6001, "job.sh", 0, 0)
+		}
+		// After both are reaped the loop's counters hold cat's 64 MiB,
+		// the script's 8192 read and the loop's own 4096.
+		writeProc(t, b, 300, 1, 6000, "loop.sh", 64<<20+8192+4096, 0)
+		link := newProcLink(t, a)
+		s := mustScanner(t, link.root, ProcScanOptions{})
+		scan(t, s, t0)
+		link.set(b)
+		s.NoteExits([]ProcEvent{
+			{Kind: Exit, Source: "taskstats", PID: 302, PPID: 301, ReadBytes: 64 << 20},
+			{Kind: Exit, Source: "taskstats", PID: 301, PPID: 300, ReadBytes: 8192},
+		})
+		top, _, _ := scan(t, s, t0.Add(time.Second))
+		if len(top) != 1 || top[0].PID != 300 || top[0].DeltaReadBytes != 4096 {
+			t.Errorf("script seen alive %v: top = %+v; want the loop with its own 4096 read", seenScript, top)
+		}
+	}
+}
