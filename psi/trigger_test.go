@@ -65,7 +65,10 @@ func TestTriggerFiresInStall(t *testing.T) {
 	if cg.V2Dir == "" {
 		testenv.Unmet(t, "no cgroup v2 directory for per-cgroup memory.pressure")
 	}
-	tr, err := NewTrigger(filepath.Join(cg.V2Dir, "memory.pressure"), "some", 50*time.Millisecond, 2*time.Second)
+	// 10 ms in a 2 s window: reading 1.5 GiB through a 32 MiB group
+	// stalls it longer than that even on a fast disk; 50 ms was missed
+	// once in CI (the hog ran, the trigger never fired).
+	tr, err := NewTrigger(filepath.Join(cg.V2Dir, "memory.pressure"), "some", 10*time.Millisecond, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
