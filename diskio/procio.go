@@ -284,38 +284,50 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 			delete(s.procs, pid)
 		}
 	}
-	s.exitedBy = make(map[int]*procState, len(s.exited))
-	for _, st := range s.exited {
-		s.exitedBy[st.pid] = st
+	if len(s.exited) > 0 { // no map on the usual scan without exits
+		s.exitedBy = make(map[int]*procState, len(s.exited))
+		for _, st := range s.exited {
+			s.exitedBy[st.pid] = st
+		}
 	}
 	// Exits of processes never seen alive: already reaped, so their
 	// totals are in the parent's counters now — and, when the parent is
 	// one of them too (a script that ran cat between two scans), in that
 	// parent's, which reaps into its own parent. Children first.
-	for len(s.exitIO) > 0 {
-		before := len(s.exitIO)
-		for pid, x := range s.exitIO {
-			if s.hasExitChild(pid) {
-				continue
-			}
-			if p, ok := s.exitIO[x.ppid]; ok && x.ppid != pid {
-				p.read += x.read
-				p.write += x.write
-				p.cancelled += x.cancelled
-				s.exitIO[x.ppid] = p
-			} else {
-				s.creditParent(x.ppid, x)
-			}
-			delete(s.exitIO, pid)
+	kids := map[int]int{} // pending exits whose parent is a pending exit too
+	for pid, x := range s.exitIO {
+		if _, ok := s.exitIO[x.ppid]; ok && x.ppid != pid {
+			kids[x.ppid]++
 		}
-		if len(s.exitIO) == before {
-			// A cycle (PIDs reused within one interval): credit the rest
-			// to their parents as they are.
-			for pid, x := range s.exitIO {
-				s.creditParent(x.ppid, x)
-				delete(s.exitIO, pid)
-			}
+	}
+	var leaves []int
+	for pid := range s.exitIO {
+		if kids[pid] == 0 {
+			leaves = append(leaves, pid)
 		}
+	}
+	for len(leaves) > 0 {
+		pid := leaves[len(leaves)-1]
+		leaves = leaves[:len(leaves)-1]
+		x := s.exitIO[pid]
+		delete(s.exitIO, pid)
+		if p, ok := s.exitIO[x.ppid]; ok && x.ppid != pid {
+			p.read += x.read
+			p.write += x.write
+			p.cancelled += x.cancelled
+			s.exitIO[x.ppid] = p
+			if kids[x.ppid]--; kids[x.ppid] == 0 {
+				leaves = append(leaves, x.ppid)
+			}
+		} else {
+			s.creditParent(x.ppid, x)
+		}
+	}
+	// What is left is a cycle (PIDs reused within one interval): credit
+	// it to the parents as it is.
+	for pid, x := range s.exitIO {
+		s.creditParent(x.ppid, x)
+		delete(s.exitIO, pid)
 	}
 	// Exited processes we saw: children before their parents (a child
 	// starts after its parent), so a parent's credit includes what it
@@ -541,16 +553,6 @@ func (s *ProcScanner) NoteExits(evs []ProcEvent) {
 		}
 		s.exitIO[e.PID] = exitIO{ppid: e.PPID, read: e.ReadBytes, write: e.WriteBytes}
 	}
-}
-
-// hasExitChild reports whether a pending exit's parent is pid.
-func (s *ProcScanner) hasExitChild(pid int) bool {
-	for cpid, x := range s.exitIO {
-		if x.ppid == pid && cpid != pid {
-			return true
-		}
-	}
-	return false
 }
 
 func satSub(a, b uint64) uint64 {
