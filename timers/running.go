@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/prometheus/procfs"
 )
 
 // Running is what runs on the live host, which unit files and crontabs
@@ -26,23 +27,17 @@ func ProbeRunning(root string) (r Running, ok bool) {
 	}
 	_, err := os.Stat(filepath.Join(root, "run/systemd/system"))
 	r.Systemd = err == nil
-	if b, err := os.ReadFile(filepath.Join(root, "proc/1/comm")); err == nil {
-		r.Init = strings.TrimSpace(string(b))
+	fs, err := procfs.NewFS(filepath.Join(root, "proc"))
+	if err != nil {
+		return r, true
 	}
-	ents, _ := os.ReadDir(filepath.Join(root, "proc"))
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(root, "proc", e.Name(), "comm"))
-		if err != nil {
-			continue
-		}
-		switch strings.TrimSpace(string(b)) {
-		case "cron", "crond":
+	if p, err := fs.Proc(1); err == nil {
+		r.Init, _ = p.Comm()
+	}
+	procs, _ := fs.AllProcs()
+	for _, p := range procs {
+		if c, err := p.Comm(); err == nil && (c == "cron" || c == "crond") {
 			r.Cron = true
-		}
-		if r.Cron {
 			break
 		}
 	}
