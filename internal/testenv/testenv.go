@@ -14,11 +14,23 @@ import (
 // set by .ci/run): then a missing precondition is a failure, not a skip.
 func Required() bool { return os.Getenv("MEMDIAG_E2E") == "require" }
 
-// RequireRoot skips the test with a message when not running as root, or
-// fails it when end-to-end tests are required. what says what the test
-// needs root for.
+// Enabled reports whether end-to-end tests that change the host (cgroups,
+// swap files, timer units, memory hogs, kernel settings) may run:
+// MEMDIAG_E2E=1 or MEMDIAG_E2E=require. Plain `go test ./...` leaves the
+// host alone, even as root.
+func Enabled() bool {
+	v := os.Getenv("MEMDIAG_E2E")
+	return v == "1" || v == "require"
+}
+
+// RequireRoot skips the test with a message unless end-to-end tests are
+// enabled (MEMDIAG_E2E=1) and it runs as root, or fails it when they are
+// required. what says what the test needs root for.
 func RequireRoot(t testing.TB, what string) {
 	t.Helper()
+	if !Enabled() {
+		t.Skip("end-to-end test skipped: it changes the host (" + what + "); set MEMDIAG_E2E=1 as root to run it")
+	}
 	if os.Geteuid() == 0 {
 		return
 	}
