@@ -173,7 +173,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	if o.EnableDelayAcct {
 		restore, err := setDelayAcct(filepath.Join(f.Root, "proc"), true)
 		if err != nil {
-			return &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("--enable-delayacct: %w", err)}
+			return fmt.Errorf("--enable-delayacct: %w", err)
 		}
 		defer restore()
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/procevents"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
@@ -62,7 +63,7 @@ func init() {
 			})
 			if err != nil {
 				if o.Events == "on" {
-					ws.fatal = &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("--events on: %w", err)}
+					ws.fatal = fmt.Errorf("--events on: %w", err)
 					return
 				}
 				ws.status(h, "events", err)
@@ -144,14 +145,14 @@ func setDelayAcct(procRoot string, on bool) (restore func(), err error) {
 	p := filepath.Join(procRoot, "sys/kernel/task_delayacct")
 	old, err := os.ReadFile(p)
 	if err != nil {
-		return nil, err
+		return nil, &hostenv.Unavailable{Path: p, Need: "delay accounting (CONFIG_TASK_DELAY_ACCT)", Err: err}
 	}
 	v := "0"
 	if on {
 		v = "1"
 	}
 	if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
-		return nil, fmt.Errorf("%s: %w (needs root)", p, err)
+		return nil, &hostenv.Unavailable{Path: p, Need: "permission to write it", Hint: "run as root", Err: err}
 	}
 	return func() { _ = os.WriteFile(p, old, 0o644) }, nil
 }
