@@ -30,7 +30,7 @@ func TestNewMemCmd(t *testing.T) {
 		{"--root testdata --interval 2s", MemOptions{Format: memreport.Table, Top: 10, Interval: 2 * time.Second, Root: "testdata"}, ""},
 		{"--format JSON", MemOptions{Format: memreport.JSON, Top: 10, Interval: time.Second, Root: "/"}, ""},
 		{"--format csv", MemOptions{Format: memreport.CSV, Top: 10, Interval: time.Second, Root: "/"}, ""},
-		{"--format xml", MemOptions{}, `unknown format "xml"`},
+		{"--format xml", MemOptions{}, `--format "xml": unknown format; want one of table, markdown, json, csv`},
 		{"--top -1", MemOptions{}, "--top must be 0"},
 		{"extra", MemOptions{}, `memdiag mem takes no arguments, got "extra"`},
 	}
