@@ -7,23 +7,22 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/sources"
 	"github.com/memdiag/memdiag/timers"
-	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 )
 
 func init() { register(func(f *Factory) *cobra.Command { return newGateCmd(f, nil) }) }
@@ -91,6 +90,12 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			summary is appended to that file. The wrapped command's own output
 			passes through; use --output to keep the report apart from it.
 
+			The command after -- gets memdiag's stdin, stdout and stderr, and is
+			sampled by the same loop as 'memdiag watch', with one last sample after
+			it exits. On Ctrl-C, SIGTERM or SIGHUP memdiag sends the command SIGTERM,
+			waits up to 10 s, then SIGKILL, and exits %[7]d without a verdict: an
+			unfinished run is not judged.
+
 			Exit codes:
 			  %[1]d  every threshold held (and the command succeeded)
 			  %[2]d  a threshold was breached
@@ -99,7 +104,7 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			  %[4]d  environment: a signal a threshold needs cannot be read (no PSI,
 			     not a cgroup v2 directory, unreadable cgroup) — never a pass
 			  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
-		`, ExitOK, ExitBreach, ExitCommand, ExitEnv, ExitUsage, ExitError),
+		`, ExitOK, ExitBreach, ExitCommand, ExitEnv, ExitUsage, ExitError, ExitInterrupt),
 		Example: examples(`
 			# fail the job if the service's cgroup stalled on memory > 1% of the load test
 			memdiag gate --cgroup /sys/fs/cgroup/system.slice/web.service \
@@ -234,7 +239,7 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 	}
 	sp := &record.Sampler{Sources: srcs, Interval: opts.Interval, Logger: opts.Logger, Now: opts.Now}
 
-	first := sp.Collect(ctx, 0)
+	first := sp.Collect(ctx)
 	if err := gate.Preflight(first, scope, ths); err != nil {
 		// Still write the report (JUnit, step summary, annotations) so
 		// CI shows why, then exit 5.
@@ -247,60 +252,51 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 		return nil, envDetail(ctx, c, scope, ths, err)
 	}
 	samples := []record.Sample{*first}
-	take := func() { samples = append(samples, *sp.Collect(ctx, len(samples))) }
+	emit := func(s *record.Sample) error { samples = append(samples, *s); return nil }
 
+	// The same sampler loop as watch: a sample every interval until the
+	// command exits or --duration is over, then a last one.
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var cmdRes *gate.CommandResult
-	var done <-chan struct{}
-	var child *exec.Cmd
+	var child *supervise.Child
 	if len(opts.Command) > 0 {
 		cmdRes = &gate.CommandResult{Args: opts.Command}
-		child = exec.Command(opts.Command[0], opts.Command[1:]...)
-		child.Stdin, child.Stdout, child.Stderr = opts.IO.In, opts.IO.Out, opts.IO.ErrOut
-		if err := child.Start(); err != nil {
+		child, err = supervise.Start(supervise.Options{Args: opts.Command, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut})
+		if err != nil {
 			cmdRes.Err, cmdRes.ExitCode = "could not start: "+err.Error(), 127
-			take()
+			_ = sp.Final(ctx, emit)
 			rep := gate.Evaluate(nil, samples, scope, ths)
 			rep.Command = cmdRes
 			return rep, nil
 		}
-		ch := make(chan struct{})
-		go func() {
-			err := child.Wait()
-			fillExit(cmdRes, child.ProcessState, err)
-			close(ch)
-		}()
-		done = ch
+		go func() { <-child.Done(); cancel() }()
 	} else {
-		ch := make(chan struct{})
-		t := time.AfterFunc(opts.Duration, func() { close(ch) })
-		defer t.Stop()
-		done = ch
-	}
-
-	tick := time.NewTicker(opts.Interval)
-	defer tick.Stop()
-loop:
-	for {
-		select {
-		case <-done:
-			break loop
-		case <-ctx.Done():
-			if child != nil {
-				// Only the process we started, by its PID.
-				_ = child.Process.Signal(syscall.SIGTERM)
-				select {
-				case <-done:
-				case <-time.After(10 * time.Second):
-					_ = child.Process.Kill()
-					<-done
-				}
-			}
-			return nil, ctx.Err()
-		case <-tick.C:
-			take()
+		sp.Limit = int(opts.Duration / opts.Interval)
+		if opts.Duration%opts.Interval != 0 {
+			sp.Limit++
 		}
+		sp.Limit++ // the first sample, at 0
 	}
-	take()
+	_ = sp.Run(runCtx, emit)
+	sig := stoppedBy(ctx)
+	if child != nil && sig == "" && child.Exited() {
+		sig = signalledToo(ctx, child.Result())
+	}
+	if sig != "" {
+		// Interrupted: an unfinished run is judged by nobody.
+		if child != nil {
+			child.Stop("signal: " + sig)
+		}
+		return nil, ctx.Err()
+	}
+	if child != nil {
+		res := child.Result()
+		cmdRes.ExitCode, cmdRes.Signal = res.ExitCode, res.Signal
+		// The command's exit and what it left (swap-out, refaults of its
+		// last moments) go into a last sample.
+		_ = sp.Final(ctx, emit)
+	}
 	h := &record.Header{PageSize: os.Getpagesize()}
 	rep := gate.Evaluate(h, samples, scope, ths)
 	rep.Command = cmdRes
@@ -330,18 +326,6 @@ func envDetail(ctx context.Context, c *psi.Collector, scope gate.Scope, ths []*g
 		}
 	}
 	return &hostenv.Unavailable{Need: strings.Join(msgs, "\n"), Err: err}
-}
-
-func fillExit(r *gate.CommandResult, ps *os.ProcessState, err error) {
-	if ps == nil {
-		r.ExitCode, r.Err = 127, err.Error()
-		return
-	}
-	r.ExitCode = ps.ExitCode()
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		r.Signal = unix.SignalName(ws.Signal())
-		r.ExitCode = 128 + int(ws.Signal())
-	}
 }
 
 // writeGateReport writes the report, the JUnit file and the GitHub step summary,

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/memdiag/memdiag/diskio"
-	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/procevents"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
@@ -137,22 +135,4 @@ func (o *onsetSource) Fill(ctx context.Context, s *record.Sample) error {
 	s.Onsets, o.pending = o.pending, nil
 	o.mu.Unlock()
 	return nil
-}
-
-// setDelayAcct writes kernel.task_delayacct and returns a function that
-// restores the old value.
-func setDelayAcct(procRoot string, on bool) (restore func(), err error) {
-	p := filepath.Join(procRoot, "sys/kernel/task_delayacct")
-	old, err := os.ReadFile(p)
-	if err != nil {
-		return nil, &hostenv.Unavailable{Path: p, Need: "delay accounting (CONFIG_TASK_DELAY_ACCT)", Err: err}
-	}
-	v := "0"
-	if on {
-		v = "1"
-	}
-	if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
-		return nil, &hostenv.Unavailable{Path: p, Need: "permission to write it", Hint: "run as root", Err: err}
-	}
-	return func() { _ = os.WriteFile(p, old, 0o644) }, nil
 }
