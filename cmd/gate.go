@@ -14,6 +14,7 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/iostreams"
@@ -195,17 +196,14 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 		}
 		rep = gate.Evaluate(&rec.Header, rec.Samples, gate.Scope{Cgroup: rec.Header.Cgroup}, ths)
 		rep.Warnings = rec.Warnings
-		noteFirings(rep, rec.Header.Jobs)
+		noteCulprits(rep, correlate.Analyze(rec, correlate.Options{Project: timers.Project}))
 	} else {
+		// A live gate records no processes: it cannot tell which job, if
+		// any, caused a breach, so it names none (analyze a watch
+		// recording for that).
 		rep, err = sampleRun(ctx, opts, ths)
 		if err != nil {
 			return err
-		}
-		if jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{}); err == nil {
-			if running, ok := timers.ProbeRunning(opts.Root); ok {
-				timers.ApplyRunning(jobs, running)
-			}
-			noteFirings(rep, jobs)
 		}
 	}
 	return writeGateReport(opts, rep)
@@ -403,38 +401,28 @@ func writeFile(path string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-// noteFirings adds a note for each breached threshold whose worst moment
-// had a periodic job firing in it or in the 15 s before (a job's I/O
-// follows its start): the first suspects, for analyze to confirm.
-func noteFirings(rep *gate.Report, jobs []timers.Job) {
-	if len(jobs) == 0 {
-		return
-	}
+// noteCulprits adds a note for each breached threshold whose worst
+// moment falls in an episode that analyze's culprit model credits to a
+// job or a process (correlate.CulpritsAt): the same verdict as `memdiag
+// analyze` on the recording, never a projected firing alone.
+func noteCulprits(rep *gate.Report, res correlate.Result) {
 	for _, r := range rep.Results {
 		if r.Status != gate.Fail || r.Worst == nil {
 			continue
 		}
-		from := r.Worst.Start.Add(-15 * time.Second)
+		cs := correlate.CulpritsAt(&res, r.Worst.Start.Add(-res.Interval), r.Worst.End)
+		if len(cs) == 0 {
+			continue
+		}
 		var names []string
-		seen := map[string]bool{}
-		var firing []timers.Job
-		for _, j := range jobs {
-			if !j.IdleNow { // a timer of a systemd that is not running fires nothing
-				firing = append(firing, j)
-			}
+		for _, c := range cs {
+			names = append(names, fmt.Sprintf("%s (%s, %s confidence %.2f)", c.Name, c.Kind, c.ConfidenceLabel(), c.Confidence))
 		}
-		for _, f := range timers.Project(firing, from.Add(-time.Minute), r.Worst.End, time.Local) {
-			// The job may start anywhere in [Earliest, Latest]: it counts
-			// if that window meets [from, worst end].
-			if f.Latest.Before(from) || f.Earliest.After(r.Worst.End) || seen[f.Job] {
-				continue
-			}
-			seen[f.Job] = true
-			names = append(names, fmt.Sprintf("%s (%s)", f.Job, f.Planned.Local().Format("15:04:05")))
+		loc := res.Location
+		if loc == nil {
+			loc = time.UTC
 		}
-		if len(names) > 0 {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: its worst moment (%s–%s) came right after these periodic jobs fired: %s; run memdiag analyze on a recording to check",
-				r.Threshold, r.Worst.Start.Local().Format("15:04:05"), r.Worst.End.Local().Format("15:04:05"), strings.Join(names, ", ")))
-		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: its worst moment (%s–%s) fell in an episode memdiag analyze credits to %s; see memdiag analyze for the evidence",
+			r.Threshold, r.Worst.Start.In(loc).Format("15:04:05"), r.Worst.End.In(loc).Format("15:04:05"), strings.Join(names, ", ")))
 	}
 }
