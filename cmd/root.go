@@ -5,6 +5,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
 )
@@ -31,9 +33,50 @@ type Factory struct {
 // terminal and returns the process exit code.
 func Main(args []string) int {
 	f := &Factory{IO: iostreams.System(), Now: time.Now, Root: "/"}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(context.Background())
 	defer stop()
 	return Run(ctx, f, args)
+}
+
+// stopSignals end every command the way Ctrl-C does: watch takes its
+// final sample, writes the end line and the summary; gate stops the
+// command it wraps. A terminal closing (SIGHUP) and a service manager or
+// CI timeout (SIGTERM) are ends like any other.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// stopOnSignal returns a context cancelled by the first of stopSignals,
+// with a *SignalError as its cause (context.Cause).
+func stopOnSignal(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, stopSignals...)
+	go func() {
+		select {
+		case sig := <-ch:
+			cancel(&SignalError{Signal: sig.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel(nil) }
+}
+
+// SignalError is the cause of a run ended by a signal. It is a
+// context.Canceled, so an interrupted command exits 130.
+type SignalError struct{ Signal syscall.Signal }
+
+func (e *SignalError) Error() string        { return "interrupted by " + unix.SignalName(e.Signal) }
+func (e *SignalError) Is(target error) bool { return target == context.Canceled }
+
+// stoppedBy names the signal that ended ctx ("SIGTERM"), "" if none did.
+func stoppedBy(ctx context.Context) string {
+	var se *SignalError
+	if errors.As(context.Cause(ctx), &se) {
+		return unix.SignalName(se.Signal)
+	}
+	if ctx.Err() != nil {
+		return "cancelled"
+	}
+	return ""
 }
 
 // Run executes the command line against f and maps the outcome to an exit

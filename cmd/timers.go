@@ -74,8 +74,8 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 			(no --root) the NOTE also says what happens now: a timer "does not fire
 			now" while PID 1 is not systemd, a crontab line "does not run now" while
 			no cron daemon runs, and a line that steps aside for systemd runs after
-			all when systemd is not running. gate leaves jobs that do not fire now
-			out of its "came right after these jobs fired" warnings.
+			all when systemd is not running. analyze never names a job the recording
+			says did not fire from its projected firings.
 
 			Columns:
 			  NAME      timer unit, or crontab file:line, or anacron:<job id>

@@ -185,8 +185,10 @@ func TestRunWatchCgroupV1(t *testing.T) {
 func TestRunWatchExecExitCode(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "r.jsonl")
 	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "20ms", "--out", rec, "--quiet", "--no-timers", "--", "sh", "-c", "sleep 0.1; exit 7", "x", "--password=hunter2")
-	if code != 7 {
-		t.Errorf("exit %d, want the command's 7; stderr %s", code, errOut)
+	// One rule for watch and gate: a failed command is exit 4, its own
+	// code printed.
+	if code != ExitCommand || !strings.Contains(errOut, "the wrapped command failed: sh: exit code 7") {
+		t.Errorf("exit %d, want %d and the command's 7 named; stderr %s", code, ExitCommand, errOut)
 	}
 	r, err := record.ReadFile(rec)
 	if err != nil {

@@ -232,11 +232,11 @@ func clip[S ~[]E, E any](s S) S {
 
 // endErr is what Next returns when reading stops with err after line
 // lineNo. A gzip stream cut short (io.ErrUnexpectedEOF: a .gz recorder
-// killed between its flushes, every 10 s) ends the recording with a
-// warning, like a truncated last line of a plain file.
+// killed, or a disk that filled, before the stream's end) ends the
+// recording with a warning, like a truncated last line of a plain file.
 func (r *Reader) endErr(lineNo int, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed stream cut short at this line; the recorder was probably killed (a .gz recording loses up to its last 10 s)", r.name, lineNo))
+		r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed stream cut short at this line; the recorder was probably killed or the disk filled (the sample being written when it stopped is lost)", r.name, lineNo))
 		return io.EOF
 	}
 	return fmt.Errorf("%s:%d: %w", r.name, lineNo, err)

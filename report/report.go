@@ -279,6 +279,10 @@ func Advice(c *correlate.Culprit) []string {
 		if c.NewEachTime {
 			first = fmt.Sprintf("find what starts %s every %s: its parent (the recording's exec events carry the parent PID; `ps -o ppid=,args= -p PID` while it runs), a shell loop, a supervisor or a service's scheduler, and move that out of busy hours",
 				c.Name, correlate.FormatDuration(c.Period))
+			if len(c.Processes) > 0 && len(c.Processes[0].StartedBy) > 0 {
+				first = fmt.Sprintf("%s is started every %s by %s (recorded ancestors, parent first): move that loop or schedule out of busy hours",
+					c.Name, correlate.FormatDuration(c.Period), strings.Join(c.Processes[0].StartedBy, " ← "))
+			}
 		}
 		return []string{
 			first,
