@@ -3,7 +3,6 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -131,7 +130,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi when a --cgroup group was recorded, else none")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
-	fl.StringVarP(&opts.Format, "format", "f", "table", "output format: table, markdown, json or csv")
+	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	return cmd
 }
@@ -204,6 +203,9 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("--format: %w", err)}
 	}
+	if err := oneStdin([]string{"REC", "--latency"}, opts.Recording, opts.LatencyFile); err != nil {
+		return err
+	}
 	co, err := opts.correlateOptions()
 	if err != nil {
 		return err
@@ -234,16 +236,13 @@ const analyzeMemoryLimit = 170 << 20
 // what correlate uses as it is read (correlate.Series), not held, and the
 // results file is imported meanwhile.
 func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
-	f, err := os.Open(path)
+	f, name, err := openInput(io, "", path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return correlate.Result{}, &FlagError{Err: err}
-		}
 		return correlate.Result{}, err
 	}
 	defer f.Close()
-	pr, done := withProgress(io, f, path)
-	r, err := record.NewReader(pr, path)
+	pr, done := withProgress(io, f, name)
+	r, err := record.NewReader(pr, name)
 	if err != nil {
 		done()
 		return correlate.Result{}, err
@@ -255,20 +254,26 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string
 	}
 	lat := make(chan imported, 1)
 	go func() {
-		imp, err := importFor(&h, latFile, latFormat, latTZ)
+		imp, err := importFor(io, &h, latFile, latFormat, latTZ)
 		lat <- imported{imp, err}
 	}()
 	sr := correlate.NewSeries(h)
-	rec, err := r.Each(sr.Add)
+	gaps := record.NewGaps(h)
+	rec, err := r.Each(func(s *record.Sample) { gaps.Add(s); sr.Add(s) })
 	done()
 	if err != nil {
+		return correlate.Result{}, err
+	}
+	if err := record.NeedSamples(path, gaps.Samples(), rec.End, rec.Warnings); err != nil {
 		return correlate.Result{}, err
 	}
 	l := <-lat
 	if l.err != nil {
 		return correlate.Result{}, l.err
 	}
-	return analyzeSeries(io, sr, rec.Warnings, latFile, l.imp, co)
+	res, err := analyzeSeries(io, sr, rec.Warnings, latFile, l.imp, co)
+	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
+	return res, err
 }
 
 // analyzeRecording joins a results file (latFile, if not "") to rec and
@@ -276,7 +281,7 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string
 // recording it has just written, then report.Render, to print the same
 // timeline and verdict as analyze.
 func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
-	imp, err := importFor(&rec.Header, latFile, latFormat, latTZ)
+	imp, err := importFor(io, &rec.Header, latFile, latFormat, latTZ)
 	if err != nil {
 		return correlate.Result{}, err
 	}
@@ -290,7 +295,7 @@ func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile, l
 // importFor imports the results file latFile for a recording with header
 // h (nil, nil when latFile is ""): timestamps without a zone are in latTZ,
 // else in the recording's zone.
-func importFor(h *record.Header, latFile, latFormat, latTZ string) (*latency.Imported, error) {
+func importFor(ios *iostreams.IOStreams, h *record.Header, latFile, latFormat, latTZ string) (*latency.Imported, error) {
 	if latFile == "" {
 		return nil, nil
 	}
@@ -301,7 +306,7 @@ func importFor(h *record.Header, latFile, latFormat, latTZ string) (*latency.Imp
 			return nil, &FlagError{Err: fmt.Errorf("--latency-tz: %w", err)}
 		}
 	}
-	imp, err := importLatency(latFile, latency.ImportOptions{Format: latFormat, Location: loc, Start: h.Start})
+	imp, err := importLatency(ios, latFile, latency.ImportOptions{Format: latFormat, Location: loc, Start: h.Start})
 	if err != nil {
 		return nil, err
 	}
@@ -334,9 +339,15 @@ func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string
 	return res, nil
 }
 
-// importLatency reads a load-test results file.
-func importLatency(path string, o latency.ImportOptions) (*latency.Imported, error) {
-	imp, err := latency.ImportFile(path, o)
+// importLatency reads a load-test results file, or standard input for "-".
+func importLatency(ios *iostreams.IOStreams, path string, o latency.ImportOptions) (*latency.Imported, error) {
+	var imp *latency.Imported
+	var err error
+	if path == "-" {
+		imp, err = latency.Import(ios.In, stdinName, o)
+	} else if err = checkInput("--latency", path); err == nil {
+		imp, err = latency.ImportFile(path, o)
+	}
 	if err != nil {
 		if errors.Is(err, latency.ErrFormat) {
 			return nil, &FlagError{Err: fmt.Errorf("%w (use --latency-format to name it: %v)", err, latency.Formats)}

@@ -8,23 +8,22 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/memdiag/memdiag/timers"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/sources"
+	"github.com/memdiag/memdiag/timers"
 )
 
 func init() { register(func(f *Factory) *cobra.Command { return newGateCmd(f, nil) }) }
@@ -52,10 +51,6 @@ type GateOptions struct {
 
 func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	opts := &GateOptions{IO: f.IO, Now: f.Now, Getenv: os.Getenv, Location: time.Local}
-	var formats []string
-	for _, x := range gate.Formats {
-		formats = append(formats, string(x))
-	}
 	cmd := &cobra.Command{
 		Use:   "gate -t EXPR... (-- COMMAND [ARGS...] | --duration D | --recording FILE)",
 		Short: "Fail a CI job when memory pressure crosses a threshold",
@@ -134,9 +129,6 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 				}
 				opts.Command = args
 			}
-			if !slices.Contains(formats, opts.Format) {
-				return flagErrorf("--format %q: use one of %s", opts.Format, strings.Join(formats, ", "))
-			}
 			if opts.Interval <= 0 {
 				return flagErrorf("--interval must be positive")
 			}
@@ -171,19 +163,22 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
 	fl.StringVar(&opts.Recording, "recording", "", "judge this recording (from memdiag watch) instead of sampling")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 `DIR` instead of the host")
-	fl.StringVarP(&opts.Format, "format", "f", string(gate.FormatTable), "report format: "+strings.Join(formats, ", "))
+	formatFlag(cmd, &opts.Format, gate.FormatTable, gate.Formats, "")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
 	return cmd
 }
 
 func runGate(ctx context.Context, opts *GateOptions) error {
+	if err := oneStdin([]string{"--recording", "--thresholds"}, opts.Recording, opts.ThresholdsFile); err != nil {
+		return err
+	}
 	ths, err := gate.ParseAll(opts.Thresholds)
 	if err != nil {
 		return &FlagError{Err: err}
 	}
 	if opts.ThresholdsFile != "" {
-		more, err := gate.ReadFile(opts.ThresholdsFile)
+		more, err := readThresholds(opts.IO, opts.ThresholdsFile)
 		if err != nil {
 			if errors.Is(err, gate.ErrThreshold) {
 				return &FlagError{Err: err}
@@ -195,12 +190,23 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 
 	var rep *gate.Report
 	if opts.Recording != "" {
-		rec, err := record.ReadFile(opts.Recording)
+		rec, err := readRecording(opts.IO, "--recording", opts.Recording)
 		if err != nil {
+			return err
+		}
+		gaps := record.NewGaps(rec.Header)
+		for i := range rec.Samples {
+			gaps.Add(&rec.Samples[i])
+		}
+		if err := record.NeedSamples(opts.Recording, len(rec.Samples), rec.End, rec.Warnings); err != nil {
 			return err
 		}
 		rep = gate.Evaluate(&rec.Header, rec.Samples, gate.Scope{Cgroup: rec.Header.Cgroup}, ths)
 		rep.Warnings = rec.Warnings
+		rep.Lacks = gaps.Lines(rec.End, rec.Warnings)
+		if why := gaps.Abnormal(rec.End, rec.Warnings); why != "" {
+			rep.CutShort(why)
+		}
 		noteCulprits(rep, correlate.Analyze(rec, correlate.Options{Project: timers.Project}))
 	} else {
 		// A live gate records no processes: it cannot tell which job, if
@@ -230,11 +236,11 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 	}
 	c, err := psi.NewCollector(procRoot, psiOpts...)
 	if err != nil {
-		return nil, &ExitCodeError{Code: ExitEnv, Err: err}
+		return nil, err
 	}
 	lc, err := lru.NewCollector(procRoot)
 	if err != nil {
-		return nil, &ExitCodeError{Code: ExitEnv, Err: err}
+		return nil, err
 	}
 	srcs := []record.Source{sources.PSI{C: c}, sources.VMStat{C: lc}}
 	if scope.Cgroup != "" {
@@ -252,7 +258,7 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 				return nil, werr
 			}
 		}
-		return nil, &ExitCodeError{Code: ExitEnv, Err: envDetail(ctx, c, scope, ths, err)}
+		return nil, envDetail(ctx, c, scope, ths, err)
 	}
 	samples := []record.Sample{*first}
 	emit := func(s *record.Sample) error { samples = append(samples, *s); return nil }
@@ -328,7 +334,7 @@ func envDetail(ctx context.Context, c *psi.Collector, scope gate.Scope, ths []*g
 			msgs = append(msgs, m.Error())
 		}
 	}
-	return errors.New(strings.Join(msgs, "\n"))
+	return &hostenv.Unavailable{Need: strings.Join(msgs, "\n"), Err: err}
 }
 
 // writeGateReport writes the report, the JUnit file and the GitHub step summary,

@@ -53,7 +53,7 @@ func TestNewGateCmd(t *testing.T) {
 		{name: "no mode", args: "-t oom_kills==0", wantErr: "give exactly one of: a command after --, --duration, or --recording"},
 		{name: "two modes", args: "-t oom_kills==0 --duration 1s -- true", wantErr: "give exactly one of: a command after --, --duration, or --recording"},
 		{name: "command without dash", args: "-t oom_kills==0 true", wantErr: "put the command to wrap after --, e.g. memdiag gate --threshold 'memory.full.stall<1%' -- true"},
-		{name: "bad format", args: "-t oom_kills==0 --duration 1s -f xml", wantErr: `--format "xml": use one of table, json, markdown, github`},
+		{name: "bad format", args: "-t oom_kills==0 --duration 1s -f xml", wantErr: `--format "xml": unknown format; want one of table, json, markdown, github`},
 		{name: "cgroup with recording", args: "-t oom_kills==0 --recording r --cgroup /x", wantErr: "--cgroup does not apply to --recording: a recording is judged in the scope it was made in"},
 		{name: "zero duration", args: "-t oom_kills==0 --duration 0s", wantErr: "--duration must be positive"},
 	}
@@ -63,10 +63,7 @@ func TestNewGateCmd(t *testing.T) {
 			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
 			var got *GateOptions
 			cmd := newGateCmd(f, func(o *GateOptions) error { got = o; return nil })
-			cmd.SetArgs(strings.Fields(tt.args))
-			cmd.SetOut(ios.Out)
-			cmd.SetErr(ios.ErrOut)
-			err := cmd.Execute()
+			err := execInRoot(f, cmd, append([]string{"gate"}, strings.Fields(tt.args)...)...)
 			if tt.wantErr != "" {
 				var fe *FlagError
 				if !errors.As(err, &fe) || err.Error() != tt.wantErr {

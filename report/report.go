@@ -13,44 +13,35 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/format"
 )
 
-// Format is an output format.
-type Format string
+// Format is an output format: memdiag's one [format.Format].
+type Format = format.Format
 
 // Output formats.
 const (
-	Table    Format = "table"
-	Markdown Format = "markdown"
-	JSON     Format = "json"
-	CSV      Format = "csv"
+	Table    = format.Table
+	Markdown = format.Markdown
+	JSON     = format.JSON
+	CSV      = format.CSV
 )
 
 // Formats lists the formats, for help texts.
 var Formats = []Format{Table, Markdown, JSON, CSV}
 
 // ErrFormat is returned for an unknown format name.
-var ErrFormat = errors.New("unknown output format")
+var ErrFormat = format.ErrUnknown
 
-// ParseFormat parses "table", "markdown" (or "md"), "json" or "csv".
-func ParseFormat(s string) (Format, error) {
-	switch f := Format(strings.ToLower(s)); f {
-	case "", Table:
-		return Table, nil
-	case "md", Markdown:
-		return Markdown, nil
-	case JSON, CSV:
-		return f, nil
-	}
-	return "", fmt.Errorf("%w %q: want table, markdown, json or csv", ErrFormat, s)
-}
+// ParseFormat parses "table", "markdown" (or "md"), "json" or "csv" (see
+// [format.Parse]).
+func ParseFormat(s string) (Format, error) { return format.Parse(s, Formats) }
 
 // Options change how a result is rendered.
 type Options struct {
