@@ -258,16 +258,22 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string
 		lat <- imported{imp, err}
 	}()
 	sr := correlate.NewSeries(h)
-	rec, err := r.Each(sr.Add)
+	gaps := record.NewGaps(h)
+	rec, err := r.Each(func(s *record.Sample) { gaps.Add(s); sr.Add(s) })
 	done()
 	if err != nil {
+		return correlate.Result{}, err
+	}
+	if err := record.NeedSamples(path, gaps.Samples(), rec.End, rec.Warnings); err != nil {
 		return correlate.Result{}, err
 	}
 	l := <-lat
 	if l.err != nil {
 		return correlate.Result{}, l.err
 	}
-	return analyzeSeries(io, sr, rec.Warnings, latFile, l.imp, co)
+	res, err := analyzeSeries(io, sr, rec.Warnings, latFile, l.imp, co)
+	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
+	return res, err
 }
 
 // analyzeRecording joins a results file (latFile, if not "") to rec and
