@@ -334,4 +334,3 @@ func TestWatchE2ECommandExitKeepsLastEvents(t *testing.T) {
 		t.Errorf("final sample events: tailmarker exec %v, exit %v; the command's own exit %v; want all\n%+v", exec_, exit, shExit, r.Samples[len(r.Samples)-1].Events)
 	}
 }
-
