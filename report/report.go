@@ -31,25 +31,29 @@ const (
 	Markdown Format = "markdown"
 	JSON     Format = "json"
 	CSV      Format = "csv"
+	// HTML is one self-contained page: charts over the recording's time
+	// axis, then the report (see [MaxBuckets] for its size bound).
+	HTML Format = "html"
 )
 
 // Formats lists the formats, for help texts.
-var Formats = []Format{Table, Markdown, JSON, CSV}
+var Formats = []Format{Table, Markdown, JSON, CSV, HTML}
 
 // ErrFormat is returned for an unknown format name.
 var ErrFormat = errors.New("unknown output format")
 
-// ParseFormat parses "table", "markdown" (or "md"), "json" or "csv".
+// ParseFormat parses "table", "markdown" (or "md"), "json", "csv" or
+// "html".
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(s)); f {
 	case "", Table:
 		return Table, nil
 	case "md", Markdown:
 		return Markdown, nil
-	case JSON, CSV:
+	case JSON, CSV, HTML:
 		return f, nil
 	}
-	return "", fmt.Errorf("%w %q: want table, markdown, json or csv", ErrFormat, s)
+	return "", fmt.Errorf("%w %q: want table, markdown, json, csv or html", ErrFormat, s)
 }
 
 // Options change how a result is rendered.
@@ -64,6 +68,10 @@ type Options struct {
 	// Width is the terminal width in columns the table fits, long culprit
 	// names wrapping; 0 (not a terminal) keeps full content.
 	Width int
+	// Traces are the per-interval data the HTML format charts: the
+	// recording's (analyze), or before's and after's (compare). Without
+	// them the page has no charts.
+	Traces []*correlate.Trace
 }
 
 // Render writes r to w in format f.
@@ -77,6 +85,12 @@ func Render(w io.Writer, r correlate.Result, f Format, o Options) error {
 		return renderJSON(w, r)
 	case CSV:
 		return renderCSV(w, r)
+	case HTML:
+		var t *correlate.Trace
+		if len(o.Traces) > 0 {
+			t = o.Traces[0]
+		}
+		return renderHTML(w, r, t, o)
 	}
 	return fmt.Errorf("%w %q", ErrFormat, f)
 }
