@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -139,7 +138,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi when a --cgroup group was recorded, else none")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
-	fl.StringVarP(&opts.Format, "format", "f", "table", "output format: table, markdown, json, csv or html (one self-contained page with charts)")
+	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	return cmd
@@ -213,6 +212,9 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("--format: %w", err)}
 	}
+	if err := oneStdin([]string{"REC", "--latency"}, opts.Recording, opts.LatencyFile); err != nil {
+		return err
+	}
 	co, err := opts.correlateOptions()
 	if err != nil {
 		return err
@@ -255,16 +257,13 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string
 // the per-interval data behind the result (correlate.Series.Trace), for
 // the HTML report's charts.
 func analyzeFileTrace(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
-	f, err := os.Open(path)
+	f, name, err := openInput(io, "", path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return correlate.Result{}, nil, &FlagError{Err: err}
-		}
 		return correlate.Result{}, nil, err
 	}
 	defer f.Close()
-	pr, done := withProgress(io, f, path)
-	r, err := record.NewReader(pr, path)
+	pr, done := withProgress(io, f, name)
+	r, err := record.NewReader(pr, name)
 	if err != nil {
 		done()
 		return correlate.Result{}, nil, err
@@ -276,7 +275,7 @@ func analyzeFileTrace(io *iostreams.IOStreams, path, latFile, latFormat, latTZ s
 	}
 	lat := make(chan imported, 1)
 	go func() {
-		imp, err := importFor(&h, latFile, latFormat, latTZ)
+		imp, err := importFor(io, &h, latFile, latFormat, latTZ)
 		lat <- imported{imp, err}
 	}()
 	sr := correlate.NewSeries(h)
@@ -297,7 +296,7 @@ func analyzeFileTrace(io *iostreams.IOStreams, path, latFile, latFormat, latTZ s
 // recording it has just written, then report.Render, to print the same
 // timeline and verdict as analyze.
 func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
-	imp, err := importFor(&rec.Header, latFile, latFormat, latTZ)
+	imp, err := importFor(io, &rec.Header, latFile, latFormat, latTZ)
 	if err != nil {
 		return correlate.Result{}, err
 	}
@@ -311,7 +310,7 @@ func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile, l
 // importFor imports the results file latFile for a recording with header
 // h (nil, nil when latFile is ""): timestamps without a zone are in latTZ,
 // else in the recording's zone.
-func importFor(h *record.Header, latFile, latFormat, latTZ string) (*latency.Imported, error) {
+func importFor(ios *iostreams.IOStreams, h *record.Header, latFile, latFormat, latTZ string) (*latency.Imported, error) {
 	if latFile == "" {
 		return nil, nil
 	}
@@ -322,7 +321,7 @@ func importFor(h *record.Header, latFile, latFormat, latTZ string) (*latency.Imp
 			return nil, &FlagError{Err: fmt.Errorf("--latency-tz: %w", err)}
 		}
 	}
-	imp, err := importLatency(latFile, latency.ImportOptions{Format: latFormat, Location: loc, Start: h.Start})
+	imp, err := importLatency(ios, latFile, latency.ImportOptions{Format: latFormat, Location: loc, Start: h.Start})
 	if err != nil {
 		return nil, err
 	}
@@ -366,9 +365,15 @@ func analyzeSeriesTrace(io *iostreams.IOStreams, sr *correlate.Series, warns []s
 	return res, t, nil
 }
 
-// importLatency reads a load-test results file.
-func importLatency(path string, o latency.ImportOptions) (*latency.Imported, error) {
-	imp, err := latency.ImportFile(path, o)
+// importLatency reads a load-test results file, or standard input for "-".
+func importLatency(ios *iostreams.IOStreams, path string, o latency.ImportOptions) (*latency.Imported, error) {
+	var imp *latency.Imported
+	var err error
+	if path == "-" {
+		imp, err = latency.Import(ios.In, stdinName, o)
+	} else if err = checkInput("--latency", path); err == nil {
+		imp, err = latency.ImportFile(path, o)
+	}
 	if err != nil {
 		if errors.Is(err, latency.ErrFormat) {
 			return nil, &FlagError{Err: fmt.Errorf("%w (use --latency-format to name it: %v)", err, latency.Formats)}

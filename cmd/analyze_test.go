@@ -40,7 +40,7 @@ func TestNewAnalyzeCmd(t *testing.T) {
 		PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}}, struct {
 		args string
 		want AnalyzeOptions
-	}{"run.jsonl --output r.HTML --format md", AnalyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, Format: "md", Output: "r.HTML",
+	}{"run.jsonl --output r.HTML --format md", AnalyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, Format: "markdown", Output: "r.HTML",
 		PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}})
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -238,7 +238,7 @@ func TestRunAnalyzeErrors(t *testing.T) {
 		{[]string{"analyze", unionRec, "--psi-scope", "vm"}, ExitUsage, "--psi-scope"},
 		{[]string{"analyze", unionRec, "--min-signals", "9"}, ExitUsage, "--min-signals"},
 		{[]string{"analyze", unionRec, "--require", "latency"}, ExitUsage, "--require"},
-		{[]string{"analyze", "testdata/does-not-exist.jsonl"}, ExitUsage, "does-not-exist.jsonl"},
+		{[]string{"analyze", "testdata/does-not-exist.jsonl"}, ExitError, "memdiag: testdata/does-not-exist.jsonl: no such file or directory\n"},
 		{[]string{"analyze", "analyze_test.go"}, ExitError, "not a memdiag recording"},
 	}
 	for _, tt := range tests {

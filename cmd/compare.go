@@ -65,7 +65,7 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", "force the results format of both files")
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic for spikes: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
-	fl.StringVarP(&opts.Format, "format", "f", "table", "output format: table, markdown, json, csv or html (both runs on charts, one self-contained page)")
+	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: both runs on charts, one self-contained page)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the comparison to `FILE` instead of stdout (FILE.html: --format html)")
 	return cmd
 }
@@ -74,6 +74,9 @@ func runCompare(opts *CompareOptions) error {
 	format, err := report.ParseFormat(opts.Format)
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("--format: %w", err)}
+	}
+	if err := oneStdin([]string{"BEFORE", "AFTER", "--latency-before", "--latency-after"}, opts.Before, opts.After, opts.LatencyBefore, opts.LatencyAfter); err != nil {
+		return err
 	}
 	ao := AnalyzeOptions{Stat: opts.Stat, Spike: opts.Spike, PSIScope: "auto", MinSignals: 1}
 	co, err := ao.correlateOptions()

@@ -72,6 +72,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -164,8 +165,9 @@ type procState struct {
 	comm            string
 	cmdline, cgroup string
 	unit            string
-	ioKnown         bool // /proc/PID/io was readable at the last scan
-	statFD, ioFD    int  // kept-open /proc/PID/stat and io, -1 when not held
+	exe             string // /proc/PID/exe link target
+	ioKnown         bool   // /proc/PID/io was readable at the last scan
+	statFD, ioFD    int    // kept-open /proc/PID/stat and io, -1 when not held
 
 	read, write, cancelled uint64  // cumulative, last seen
 	blkio                  uint64  // ticks, cumulative
@@ -365,7 +367,7 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 		s.readMeta(st) // refresh: cheap for N processes, and catches cgroup moves
 		top = append(top, ProcIO{
 			PID: st.pid, PPID: st.ppid, StartTicks: st.start,
-			Comm: st.comm, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
+			Comm: st.comm, Exe: st.exe, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
 			ReadBytes: st.read, WriteBytes: st.write, CancelledWriteBytes: st.cancelled,
 			DeltaReadBytes: st.dRead, DeltaWriteBytes: st.dWrite, DeltaCancelledWriteBytes: st.dCancelled,
 			BlkioDelay:      s.ticks(st.blkio),
@@ -570,7 +572,7 @@ func (s *ProcScanner) exitEvent(st *procState, now time.Time) ProcEvent {
 	return ProcEvent{
 		Kind: Exit, Time: now, Source: "poll",
 		PID: st.pid, PPID: st.ppid, StartTicks: st.start,
-		Comm: st.comm, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
+		Comm: st.comm, Exe: st.exe, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
 		ReadBytes: st.read, WriteBytes: st.write,
 		BlkioDelay: s.ticks(st.blkio),
 	}
@@ -674,16 +676,21 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 		ev = &ProcEvent{
 			Kind: Exec, Source: "poll",
 			PID: pid, PPID: ppid, StartTicks: start,
-			Comm: st.comm, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
+			Comm: st.comm, Exe: st.exe, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
 			ReadBytes: st.read, WriteBytes: st.write, BlkioDelay: s.ticks(blkio),
 		}
 	}
 	return st, ev
 }
 
-// readMeta reads the command line and cgroup of a process. Failures leave
-// the fields as they were: the process may have just exited.
+// readMeta reads the command line, program (/proc/PID/exe) and cgroup of
+// a process. Failures leave the fields as they were: the process may have
+// just exited, and the exe link of another user's process is unreadable
+// without root.
 func (s *ProcScanner) readMeta(st *procState) {
+	if n, err := unix.Readlinkat(s.rootfd, strconv.Itoa(st.pid)+"/exe", s.fileBuf); err == nil {
+		st.exe = string(s.fileBuf[:n])
+	}
 	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cmdline"), s.cmdBuf); err == nil {
 		args := splitCmdline(s.cmdBuf[:n])
 		if s.opts.KeepCmdline {

@@ -10,18 +10,20 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/english"
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/tables"
 )
 
-// Format is an output format of the gate's report.
-type Format string
+// Format is an output format of the gate's report: memdiag's one
+// [format.Format].
+type Format = format.Format
 
 // Formats.
 const (
-	FormatTable    Format = "table"
-	FormatJSON     Format = "json"
-	FormatMarkdown Format = "markdown"
-	FormatGitHub   Format = "github" // GitHub Actions workflow commands (::error …)
+	FormatTable    = format.Table
+	FormatJSON     = format.JSON
+	FormatMarkdown = format.Markdown
+	FormatGitHub   = format.GitHub // GitHub Actions workflow commands (::error …)
 )
 
 // Formats lists the valid formats.

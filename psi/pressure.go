@@ -36,6 +36,8 @@ import (
 	"time"
 
 	gojson "github.com/goccy/go-json"
+
+	"github.com/memdiag/memdiag/internal/hostenv"
 )
 
 // ErrParse is wrapped by every parse error of this package.
@@ -123,23 +125,8 @@ func (s *Snapshot) set(resource string, r *Resource) {
 }
 
 // UnavailableError says a kernel feature memdiag needs is absent, and what
-// to do about it. Commands print it once, as a warning.
-type UnavailableError struct {
-	Path string // the file that could not be read
-	Need string // what is missing, e.g. "kernel >= 4.20 with CONFIG_PSI=y"
-	Hint string // what the user can do
-	Err  error
-}
-
-func (e *UnavailableError) Error() string {
-	s := fmt.Sprintf("%s: unavailable: %s", e.Path, e.Need)
-	if e.Hint != "" {
-		s += " (" + e.Hint + ")"
-	}
-	return s
-}
-
-func (e *UnavailableError) Unwrap() error { return e.Err }
+// to do about it: memdiag's one [hostenv.Unavailable].
+type UnavailableError = hostenv.Unavailable
 
 // Collector reads PSI for the host and, optionally, one cgroup v2 group.
 type Collector struct {
@@ -159,12 +146,8 @@ func WithCgroup(dir string) Option { return func(c *Collector) { c.cgroupDir = d
 // with [WithCgroup] that is not a cgroup v2 directory with PSI files is an
 // *UnavailableError.
 func NewCollector(procRoot string, opts ...Option) (*Collector, error) {
-	fi, err := os.Stat(procRoot)
-	if err != nil {
+	if err := hostenv.CheckProc(procRoot); err != nil {
 		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s: not a directory", procRoot)
 	}
 	c := &Collector{procRoot: procRoot}
 	for _, o := range opts {

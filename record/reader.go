@@ -38,6 +38,8 @@ type Reader struct {
 	end     *End
 	warns   []string
 	strs    map[string]string // interned process strings (comm, cmdline, cgroup, unit)
+	lastNo  int               // line number of the sample last returned or emitted
+	order   orderCheck
 }
 
 // Open opens a recording (plain or gzip, detected from its first bytes)
@@ -126,6 +128,7 @@ func (r *Reader) Next() (*Sample, error) {
 		if bytes.HasPrefix(r.pending, samplePrefix) {
 			s := new(Sample)
 			if err := json.Unmarshal(r.pending, s); err == nil {
+				r.lastNo = lineNo
 				return s, nil
 			}
 			// Let the general path below tell a truncated last line
@@ -155,7 +158,10 @@ func (r *Reader) Next() (*Sample, error) {
 				r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged sample skipped: %v", r.name, lineNo, err))
 				continue
 			}
+			r.lastNo = lineNo
 			return s, nil
+		case TypeHeader:
+			r.order.header(lineNo)
 		case TypeEnd:
 			e := new(End)
 			if err := json.Unmarshal(r.pending, e); err != nil {
@@ -232,11 +238,11 @@ func clip[S ~[]E, E any](s S) S {
 
 // endErr is what Next returns when reading stops with err after line
 // lineNo. A gzip stream cut short (io.ErrUnexpectedEOF: a .gz recorder
-// killed between its flushes, every 10 s) ends the recording with a
-// warning, like a truncated last line of a plain file.
+// killed, or a disk that filled, before the stream's end) ends the
+// recording with a warning, like a truncated last line of a plain file.
 func (r *Reader) endErr(lineNo int, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed stream cut short at this line; the recorder was probably killed (a .gz recording loses up to its last 10 s)", r.name, lineNo))
+		r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed stream cut short at this line; the recorder was probably killed or the disk filled (the sample being written when it stopped is lost)", r.name, lineNo))
 		return io.EOF
 	}
 	return fmt.Errorf("%s:%d: %w", r.name, lineNo, err)
@@ -299,7 +305,10 @@ func readEach(path string, fn func(*Reader, *Sample)) (*Recording, error) {
 
 func (r *Reader) each(fn func(*Reader, *Sample)) (*Recording, error) {
 	rec := &Recording{Header: r.Header()}
-	emit := func(s *Sample) { fn(r, s) }
+	emit := func(s *Sample) {
+		r.order.sample(r.lastNo, s)
+		fn(r, s)
+	}
 	workers := min(runtime.GOMAXPROCS(0), 8)
 	if workers < 2 {
 		for {
@@ -315,7 +324,7 @@ func (r *Reader) each(fn func(*Reader, *Sample)) (*Recording, error) {
 	} else if err := r.readParallel(emit, workers); err != nil {
 		return nil, err
 	}
-	rec.End, rec.Warnings = r.End(), r.Warnings()
+	rec.End, rec.Warnings = r.End(), append(r.Warnings(), r.order.warnings(r.name)...)
 	return rec, nil
 }
 
@@ -399,6 +408,7 @@ func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 				bad = 0
 			}
 			if s := b.samples[i]; s != nil {
+				r.lastNo = b.nums[i]
 				emit(s)
 				continue
 			}
@@ -416,7 +426,10 @@ func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 					r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged sample skipped: %v", r.name, b.nums[i], err))
 					continue
 				}
+				r.lastNo = b.nums[i]
 				emit(s)
+			case TypeHeader:
+				r.order.header(b.nums[i])
 			case TypeEnd:
 				e := new(End)
 				if err := json.Unmarshal(l, e); err != nil {
