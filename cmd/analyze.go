@@ -279,16 +279,22 @@ func analyzeFileTrace(io *iostreams.IOStreams, path, latFile, latFormat, latTZ s
 		lat <- imported{imp, err}
 	}()
 	sr := correlate.NewSeries(h)
-	rec, err := r.Each(sr.Add)
+	gaps := record.NewGaps(h)
+	rec, err := r.Each(func(s *record.Sample) { gaps.Add(s); sr.Add(s) })
 	done()
 	if err != nil {
+		return correlate.Result{}, nil, err
+	}
+	if err := record.NeedSamples(path, gaps.Samples(), rec.End, rec.Warnings); err != nil {
 		return correlate.Result{}, nil, err
 	}
 	l := <-lat
 	if l.err != nil {
 		return correlate.Result{}, nil, l.err
 	}
-	return analyzeSeriesTrace(io, sr, rec.Warnings, latFile, l.imp, co, trace)
+	res, t, err := analyzeSeriesTrace(io, sr, rec.Warnings, latFile, l.imp, co, trace)
+	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
+	return res, t, err
 }
 
 // analyzeRecording joins a results file (latFile, if not "") to rec and

@@ -194,8 +194,19 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 		if err != nil {
 			return err
 		}
+		gaps := record.NewGaps(rec.Header)
+		for i := range rec.Samples {
+			gaps.Add(&rec.Samples[i])
+		}
+		if err := record.NeedSamples(opts.Recording, len(rec.Samples), rec.End, rec.Warnings); err != nil {
+			return err
+		}
 		rep = gate.Evaluate(&rec.Header, rec.Samples, gate.Scope{Cgroup: rec.Header.Cgroup}, ths)
 		rep.Warnings = rec.Warnings
+		rep.Lacks = gaps.Lines(rec.End, rec.Warnings)
+		if why := gaps.Abnormal(rec.End, rec.Warnings); why != "" {
+			rep.CutShort(why)
+		}
 		noteCulprits(rep, correlate.Analyze(rec, correlate.Options{Project: timers.Project}))
 	} else {
 		// A live gate records no processes: it cannot tell which job, if

@@ -467,9 +467,10 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	// so one continuous burst is one episode, not several cut by sampling
 	// noise.
 	low := lowWater(o, baselines)
+	quiet := quietLevels(ivs, o)
 	for i := range ivs {
 		if !flagged(spikes[i], raised[i], o) {
-			if first >= 0 && i == last+1 && continues(&ivs[i], raised[i], o, low) {
+			if first >= 0 && i == last+1 && continues(&ivs[i], raised[i], o, low, quiet) {
 				last = i
 			}
 			continue
@@ -500,15 +501,57 @@ func lowWater(o Options, baselines map[Signal]float64) float64 {
 var reclaimSignals = []Signal{LRUDrop, Refault, DirectReclaim, SwapOut}
 
 // continues says whether interval iv, not flagged itself, continues the
-// episode open before it.
-func continues(iv *ival, raised []Signal, o Options, low float64) bool {
+// episode open before it: its stall is above the low-water mark, or a
+// reclaim signal is still at least its threshold above its quiet level
+// (the 25th percentile: a long burst is half of a short recording, and
+// then its own median).
+func continues(iv *ival, raised []Signal, o Options, low float64, quiet map[Signal]float64) bool {
 	if len(o.Require) == 0 {
 		return false // without a stall requirement every raised signal flags
 	}
 	if v := signalValue(PSISome, iv, o.PSIScope); !math.IsNaN(v) && v >= low {
 		return true
 	}
-	return hasAny(raised, reclaimSignals)
+	if hasAny(raised, reclaimSignals) {
+		return true
+	}
+	for _, s := range reclaimSignals {
+		q, ok := quiet[s]
+		thr := o.Thresholds.Get(s)
+		if !ok || thr < 0 {
+			continue
+		}
+		if v := signalValue(s, iv, o.PSIScope); !math.IsNaN(v) && v-q >= thr {
+			if s == LRUDrop && -iv.FileLRUDeltaBytes < o.Thresholds.LRUDropMin {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// quietLevels is the 25th percentile of each reclaim signal.
+func quietLevels(ivs []ival, o Options) map[Signal]float64 {
+	out := map[Signal]float64{}
+	for _, s := range reclaimSignals {
+		var vals []float64
+		for i := range ivs {
+			if v := signalValue(s, &ivs[i], o.PSIScope); !math.IsNaN(v) {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		slices.Sort(vals)
+		q := vals[len(vals)/4]
+		if s == LRUDrop && q < 0 {
+			q = 0
+		}
+		out[s] = q
+	}
+	return out
 }
 
 func scopeName(s PSIScope) string {

@@ -90,8 +90,9 @@ type Proof struct {
 	EpisodeChance    float64 `json:"episode_chance"`
 	PNull            float64 `json:"p_null"`
 	// The confidence's terms: P = min(PNull, PFiring); Strength =
-	// min(1, −log10(P)/4); Share = the median share of its credits;
-	// Repeat = its matched firings / firings (FiringsUsed) or credited
+	// min(1, −log10(P)/4);
+	// Share = the median of its own share (not the group's) over its
+	// credits; Repeat = its matched firings / firings (FiringsUsed) or credited
 	// episodes / its runs (episodes with its I/O plus runs outside them);
 	// Late: it started after the stall in every credited episode with a
 	// known start; Cap: SoloCap, BlindCap or 1.
@@ -523,7 +524,9 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 	shares := make([]float64, 0, k)
 	timed, late := 0, 0
 	for _, c := range pf.Credits {
-		shares = append(shares, math.Max(c.Share, c.GroupShare))
+		// Its own share: a timer that rode along in a wake-up did only
+		// its part of the harm.
+		shares = append(shares, c.Share)
 		if c.LeadS != nil {
 			timed++
 			if *c.LeadS < -res.Interval.Seconds() {
@@ -679,7 +682,7 @@ func tieSummary(ts []Tie) string {
 		case TieAncestry:
 			s = fmt.Sprintf("%s (started by %s, the job's)", t.Program, t.Via)
 		default:
-			s = fmt.Sprintf("%s (its program %s)", t.Program, t.Via)
+			s = fmt.Sprintf("%s (a program of the job's command)", t.Program)
 		}
 		if !seen[s] {
 			seen[s] = true

@@ -57,6 +57,11 @@ type Result struct {
 
 	Totals   Totals
 	Warnings []string
+	// Lacks says what the recording does not hold — PSI, other users'
+	// per-process I/O, kernel process events, its end (record.Gaps.Lines)
+	// — for the report to say before any verdict: a signal not recorded
+	// is unknown, not quiet.
+	Lacks []string
 
 	// Growth lists the recorded processes whose anonymous memory grew
 	// steadily (memview.Growth over Sample.RSS): a leak or allocator

@@ -71,6 +71,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -830,7 +831,7 @@ func parsePID(name []byte) (int, bool) {
 		}
 		pid = pid*10 + int(c-'0')
 	}
-	return pid, i > 0
+	return pid, pid > 0
 }
 
 // parseStat extracts comm (field 2), ppid (4), starttime (22) and
@@ -855,7 +856,7 @@ func parseStat(b []byte) (comm []byte, ppid int, start, rss, blkio uint64, ok bo
 		switch field {
 		case 4:
 			v, good := parseUint(f)
-			if !good {
+			if !good || v > math.MaxInt32 { // PIDs are at most PID_MAX_LIMIT (2^22)
 				return nil, 0, 0, 0, 0, false
 			}
 			ppid, seen = int(v), seen+1
@@ -882,7 +883,7 @@ func parseStat(b []byte) (comm []byte, ppid int, start, rss, blkio uint64, ok bo
 // parseIO extracts read_bytes, write_bytes and cancelled_write_bytes from
 // /proc/PID/io.
 func parseIO(b []byte) (rd, wr, cw uint64, ok bool) {
-	seen := 0
+	var seen uint8 // one bit per field: a field written twice counts once
 	for len(b) > 0 {
 		line := b
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -896,13 +897,14 @@ func parseIO(b []byte) (rd, wr, cw uint64, ok bool) {
 		}
 		key, val := line[:colon], bytes.TrimLeft(line[colon+1:], " ")
 		var dst *uint64
+		var bit uint8
 		switch string(key) { // no allocation: compiler-optimised switch on string(bytes)
 		case "read_bytes":
-			dst = &rd
+			dst, bit = &rd, 1
 		case "write_bytes":
-			dst = &wr
+			dst, bit = &wr, 2
 		case "cancelled_write_bytes":
-			dst = &cw
+			dst, bit = &cw, 4
 		default:
 			continue
 		}
@@ -911,11 +913,13 @@ func parseIO(b []byte) (rd, wr, cw uint64, ok bool) {
 			return 0, 0, 0, false
 		}
 		*dst = v
-		seen++
+		seen |= bit
 	}
-	return rd, wr, cw, seen == 3
+	return rd, wr, cw, seen == 7
 }
 
+// parseUint parses a decimal counter; a number past 2^64-1 (which a
+// 20-digit field can hold) is refused, not wrapped.
 func parseUint(b []byte) (uint64, bool) {
 	if len(b) == 0 || len(b) > 20 {
 		return 0, false
@@ -925,7 +929,11 @@ func parseUint(b []byte) (uint64, bool) {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		v = v*10 + uint64(c-'0')
+		d := uint64(c - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
 	}
 	return v, true
 }

@@ -18,6 +18,10 @@ import (
 // has a line that cannot be read.
 var ErrFormat = errors.New("not a memdiag recording")
 
+// ErrNoSamples is wrapped by errors about a recording with no sample to
+// read: an empty file, a header cut short, a header and nothing after it.
+var ErrNoSamples = errors.New("no samples")
+
 // Recording is a whole recording read into memory.
 type Recording struct {
 	Header   Header
@@ -75,9 +79,14 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 		if err := r.sc.Err(); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return nil, fmt.Errorf("%s: %w: empty file", name, ErrFormat)
+		return nil, fmt.Errorf("%s: %w: empty file (the recorder wrote nothing: killed at once, or a full disk)", name, ErrNoSamples)
 	}
 	if err := json.Unmarshal(r.pending, &r.header); err != nil || r.header.Format != FormatName {
+		if err != nil && bytes.HasPrefix(r.pending, headerPrefix) && !r.scan() {
+			// The header is the only line and does not end: the recorder
+			// was killed (or the disk filled) while writing it.
+			return nil, fmt.Errorf("%s:1: %w: line 1 cut short, the header is incomplete (the recorder was killed or ran out of disk while writing it)", name, ErrNoSamples)
+		}
 		return nil, fmt.Errorf("%s:1: %w: the first line is not a memdiag header", name, ErrFormat)
 	}
 	if r.header.SchemaVersion > SchemaVersion {
@@ -178,7 +187,10 @@ func (r *Reader) Next() (*Sample, error) {
 	return nil, io.EOF
 }
 
-var samplePrefix = []byte(`{"type":"sample"`)
+var (
+	samplePrefix = []byte(`{"type":"sample"`)
+	headerPrefix = []byte(`{"type":"header"`)
+)
 
 // compact trims what the decoder leaves oversized in a decoded sample,
 // for readers that hold a whole recording (ReadFile):

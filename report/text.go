@@ -59,6 +59,15 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	}
 	b.WriteString("\n")
 
+	if len(r.Lacks) > 0 {
+		// Before anything is concluded: what could not be seen.
+		heading("The recording lacks")
+		for _, l := range r.Lacks {
+			fmt.Fprintf(&b, "%s%s\n", bullet, l)
+		}
+		b.WriteString("\n")
+	}
+
 	if len(r.Episodes)+len(r.LoneSpikes)+len(r.OOMKills) > 0 {
 		heading("Timeline")
 		t := timeline(&r, o)
