@@ -18,6 +18,7 @@ import (
 
 	"github.com/memdiag/memdiag/internal/delayacct"
 	"github.com/memdiag/memdiag/internal/hostenv"
+	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
@@ -170,7 +171,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 func runWatch(ctx context.Context, o *WatchOptions) error {
 	f := o.F
 	if o.CPUProfile != "" {
-		pf, err := os.Create(o.CPUProfile)
+		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true})
 		if err != nil {
 			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
 		}
