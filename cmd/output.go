@@ -1,17 +1,15 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/report"
 )
 
@@ -30,19 +28,17 @@ func formatForOutput(c *cobra.Command, format, output string) string {
 }
 
 // writeOutput runs render on stdout, or on the file path when path is
-// neither "" nor "-": created or truncated with mode 0644, never through
-// a symbolic link (O_NOFOLLOW), with colour off and no width limit (a file
-// is not a terminal). It says on stderr what it wrote.
+// neither "" nor "-": created or overwritten the one safe way
+// (outfile.Create: mode 0600, never through a symbolic link), with colour
+// off and no width limit (a file is not a terminal). It says on stderr
+// what it wrote.
 func writeOutput(ios *iostreams.IOStreams, path string, o *report.Options, render func(w io.Writer) error) error {
 	if path == "" || path == "-" {
 		return render(ios.Out)
 	}
 	o.Color, o.Width = false, 0
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+	f, err := outfile.Create(path, outfile.Options{Overwrite: true})
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			err = fmt.Errorf("%s is a symbolic link; memdiag does not write through one: %w", path, err)
-		}
 		return &FlagError{Err: fmt.Errorf("--output: %w", err)}
 	}
 	if err := render(f); err != nil {
