@@ -61,7 +61,9 @@ func programOf(comm, cmdline string) string {
 	if len(words) == 0 {
 		return comm
 	}
-	prog := path.Base(words[0])
+	// A process that renames itself ("nginx: worker process",
+	// "postgres: checkpointer") keeps its program before the colon.
+	prog := strings.TrimSuffix(path.Base(words[0]), ":")
 	if !isInterpreter(prog) && !isInterpreter(comm) {
 		return prog
 	}

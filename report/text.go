@@ -289,9 +289,9 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 		if len(r.LoneSpikes) > 0 {
 			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes))
 		} else if r.HasLatency {
-			fmt.Fprintln(b, "No episode: no latency spike and no memory-pressure signal rose above its threshold.")
+			fmt.Fprintf(b, "No episode: no latency spike and no memory-pressure signal rose above its threshold%s.\n", stallNote(r))
 		} else {
-			fmt.Fprintln(b, "No episode: no memory-pressure signal rose above its threshold.")
+			fmt.Fprintf(b, "No episode: no memory-pressure signal rose above its threshold%s.\n", stallNote(r))
 		}
 		return
 	}
@@ -475,4 +475,18 @@ func sustainedText(b *strings.Builder, r *correlate.Result, bullet string) {
 		fmt.Fprintf(b, "%sno per-process memory or I/O was recorded: record as root to see who held the memory\n", bullet)
 	}
 	b.WriteString("\n")
+}
+
+// stallNote gives the recording's total memory stall of the scope, so "no
+// episode" is read with what was measured: "(the host stalled on memory
+// for 0s in all)".
+func stallNote(r *correlate.Result) string {
+	if _, ok := r.Baselines[correlate.PSISome]; !ok {
+		return ""
+	}
+	stall, who := r.Totals.MemStall, "the host"
+	if r.PSIScope == correlate.PSICgroup {
+		stall, who = r.Totals.CgroupMemStall, "the recorded cgroup"
+	}
+	return fmt.Sprintf(" (%s stalled on memory for %s in all)", who, correlate.FormatDuration(stall))
 }
