@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -57,6 +58,9 @@ type AnalyzeOptions struct {
 	Lag        time.Duration
 	Format     string
 	Values     bool
+	// Output is the file the report goes to ("" or "-": stdout). Its
+	// extension picks the format when --format is not given (.html).
+	Output string
 }
 
 func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
@@ -99,10 +103,14 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 
 			# the best-ranked culprit, for a script
 			memdiag analyze run.jsonl --format json | jq '.culprits[0]'
+
+			# one self-contained page with charts, to mail or keep as a CI artifact
+			memdiag analyze run.jsonl -o report.html
 		`),
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Recording = args[0]
+			opts.Format = formatForOutput(c, opts.Format, opts.Output)
 			for i, t := range thresholdFlags {
 				if c.Flags().Changed(t.flag) {
 					opts.Thresholds[t.signal] = th[i]
@@ -130,7 +138,8 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi when a --cgroup group was recorded, else none")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
-	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "")
+	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	return cmd
 }
@@ -213,11 +222,15 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(analyzeMemoryLimit))
 	}
-	res, err := analyzeFile(opts.IO, opts.Recording, opts.LatencyFile, opts.LatencyFormat, opts.LatencyTZ, co)
+	res, trace, err := analyzeFileTrace(opts.IO, opts.Recording, opts.LatencyFile, opts.LatencyFormat, opts.LatencyTZ, co, format == report.HTML)
 	if err != nil {
 		return err
 	}
-	return report.Render(opts.IO.Out, res, format, report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()})
+	ro := report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
+	if trace != nil {
+		ro.Traces = []*correlate.Trace{trace}
+	}
+	return writeOutput(opts.IO, opts.Output, &ro, func(w io.Writer) error { return report.Render(w, res, format, ro) })
 }
 
 // analyzeMemoryLimit is the Go heap's soft limit while analyze runs,
@@ -236,16 +249,24 @@ const analyzeMemoryLimit = 170 << 20
 // what correlate uses as it is read (correlate.Series), not held, and the
 // results file is imported meanwhile.
 func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
+	res, _, err := analyzeFileTrace(io, path, latFile, latFormat, latTZ, co, false)
+	return res, err
+}
+
+// analyzeFileTrace is analyzeFile that also returns, when trace is set,
+// the per-interval data behind the result (correlate.Series.Trace), for
+// the HTML report's charts.
+func analyzeFileTrace(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
 	f, name, err := openInput(io, "", path)
 	if err != nil {
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
 	}
 	defer f.Close()
 	pr, done := withProgress(io, f, name)
 	r, err := record.NewReader(pr, name)
 	if err != nil {
 		done()
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
 	}
 	h := r.Header()
 	type imported struct {
@@ -262,18 +283,18 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string
 	rec, err := r.Each(func(s *record.Sample) { gaps.Add(s); sr.Add(s) })
 	done()
 	if err != nil {
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
 	}
 	if err := record.NeedSamples(path, gaps.Samples(), rec.End, rec.Warnings); err != nil {
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
 	}
 	l := <-lat
 	if l.err != nil {
-		return correlate.Result{}, l.err
+		return correlate.Result{}, nil, l.err
 	}
-	res, err := analyzeSeries(io, sr, rec.Warnings, latFile, l.imp, co)
+	res, t, err := analyzeSeriesTrace(io, sr, rec.Warnings, latFile, l.imp, co, trace)
 	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
-	return res, err
+	return res, t, err
 }
 
 // analyzeRecording joins a results file (latFile, if not "") to rec and
@@ -318,6 +339,13 @@ func importFor(ios *iostreams.IOStreams, h *record.Header, latFile, latFormat, l
 // latency); warns are the recording's warnings. It prints imp's problems
 // with rows to stderr.
 func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile string, imp *latency.Imported, co correlate.Options) (correlate.Result, error) {
+	res, _, err := analyzeSeriesTrace(io, sr, warns, latFile, imp, co, false)
+	return res, err
+}
+
+// analyzeSeriesTrace is analyzeSeries that also returns the result's
+// trace when trace is set.
+func analyzeSeriesTrace(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile string, imp *latency.Imported, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
 	if co.Project == nil {
 		co.Project = jobProjector()
 	}
@@ -326,7 +354,7 @@ func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string
 			fmt.Fprintf(io.ErrOut, "memdiag: warning: %v\n", err)
 		}
 		if len(imp.Requests) == 0 && len(imp.Intervals) == 0 {
-			return correlate.Result{}, fmt.Errorf("%s: no request in the file (%s format)", latFile, imp.Report.Format)
+			return correlate.Result{}, nil, fmt.Errorf("%s: no request in the file (%s format)", latFile, imp.Report.Format)
 		}
 		if len(imp.Requests) > 0 {
 			co.Requests = imp.Requests
@@ -336,7 +364,11 @@ func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string
 	}
 	res := sr.Analyze(co)
 	res.Warnings = append(warns, res.Warnings...)
-	return res, nil
+	var t *correlate.Trace
+	if trace {
+		t = sr.Trace(&res, co)
+	}
+	return res, t, nil
 }
 
 // importLatency reads a load-test results file, or standard input for "-".
