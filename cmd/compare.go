@@ -21,6 +21,8 @@ type CompareOptions struct {
 	LatencyBefore       string
 	LatencyAfter        string
 	LatencyFormat       string
+	LatencyTZ           string
+	LatencyIn           latencyInput
 	Stat, Spike, Format string
 }
 
@@ -56,6 +58,8 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LatencyBefore, "latency-before", "", "load-test results `FILE` for the BEFORE recording")
 	fl.StringVar(&opts.LatencyAfter, "latency-after", "", "load-test results `FILE` for the AFTER recording")
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", "force the results format of both files")
+	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: each recording's)")
+	opts.LatencyIn.addFlags(fl)
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic for spikes: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
 	fl.StringVarP(&opts.Format, "format", "f", "table", "output format: table, markdown, json or csv")
@@ -74,7 +78,9 @@ func runCompare(opts *CompareOptions) error {
 	}
 	var res [2]correlate.Result
 	for i, p := range [2][2]string{{opts.Before, opts.LatencyBefore}, {opts.After, opts.LatencyAfter}} {
-		if res[i], err = analyzeFile(opts.IO, p[0], p[1], opts.LatencyFormat, "", co); err != nil {
+		lo := opts.LatencyIn
+		lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
+		if res[i], err = analyzeFile(opts.IO, p[0], p[1], lo, co); err != nil {
 			return err
 		}
 	}

@@ -197,6 +197,15 @@ func (sr *Series) eventsOf(i int) []diskio.ProcEvent {
 	return nil
 }
 
+// Span is the time the recording's intervals cover, (from, to]: its
+// first and last sample; ok is false with fewer than two samples.
+func (sr *Series) Span() (from, to time.Time, ok bool) {
+	if len(sr.ivs) == 0 {
+		return from, to, false
+	}
+	return sr.ivs[0].Start, sr.ivs[len(sr.ivs)-1].End, true
+}
+
 // sampleTime is the time of sample i (i ≥ 1, or 0 with one interval).
 func (sr *Series) sampleTime(i int) time.Time {
 	if i == 0 {
