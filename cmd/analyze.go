@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -133,7 +131,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi when a --cgroup group was recorded, else none")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
-	fl.StringVarP(&opts.Format, "format", "f", "table", "output format: table, markdown, json or csv")
+	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	return cmd
 }
@@ -206,6 +204,9 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("--format: %w", err)}
 	}
+	if err := oneStdin([]string{"REC", "--latency"}, opts.Recording, opts.LatencyFile); err != nil {
+		return err
+	}
 	co, err := opts.correlateOptions()
 	if err != nil {
 		return err
@@ -238,16 +239,13 @@ const analyzeMemoryLimit = 170 << 20
 // what correlate uses as it is read (correlate.Series), not held, and the
 // results file is imported meanwhile.
 func analyzeFile(io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options) (correlate.Result, error) {
-	f, err := os.Open(path)
+	f, name, err := openInput(io, "", path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return correlate.Result{}, &FlagError{Err: err}
-		}
 		return correlate.Result{}, err
 	}
 	defer f.Close()
-	pr, done := withProgress(io, f, path)
-	r, err := record.NewReader(pr, path)
+	pr, done := withProgress(io, f, name)
+	r, err := record.NewReader(pr, name)
 	if err != nil {
 		done()
 		return correlate.Result{}, err
@@ -259,20 +257,26 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile string, lo latencyInput,
 	}
 	lat := make(chan imported, 1)
 	go func() {
-		imp, err := importFor(&h, latFile, lo)
+		imp, err := importFor(io, &h, latFile, lo)
 		lat <- imported{imp, err}
 	}()
 	sr := correlate.NewSeries(h)
-	rec, err := r.Each(sr.Add)
+	gaps := record.NewGaps(h)
+	rec, err := r.Each(func(s *record.Sample) { gaps.Add(s); sr.Add(s) })
 	done()
 	if err != nil {
+		return correlate.Result{}, err
+	}
+	if err := record.NeedSamples(path, gaps.Samples(), rec.End, rec.Warnings); err != nil {
 		return correlate.Result{}, err
 	}
 	l := <-lat
 	if l.err != nil {
 		return correlate.Result{}, l.err
 	}
-	return analyzeSeries(io, sr, rec.Warnings, latFile, l.imp, lo, co)
+	res, err := analyzeSeries(io, sr, rec.Warnings, latFile, l.imp, lo, co)
+	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
+	return res, err
 }
 
 // analyzeRecording joins a results file (latFile, if not "") to rec and
@@ -280,7 +284,7 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile string, lo latencyInput,
 // recording it has just written, then report.Render, to print the same
 // timeline and verdict as analyze.
 func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile string, lo latencyInput, co correlate.Options) (correlate.Result, error) {
-	imp, err := importFor(&rec.Header, latFile, lo)
+	imp, err := importFor(io, &rec.Header, latFile, lo)
 	if err != nil {
 		return correlate.Result{}, err
 	}

@@ -89,7 +89,7 @@ func parseStartFlag(s string) (time.Time, error) {
 
 // importFor imports the results file latFile for a recording with header
 // h (nil, nil when latFile is "").
-func importFor(h *record.Header, latFile string, lo latencyInput) (*latency.Imported, error) {
+func importFor(ios *iostreams.IOStreams, h *record.Header, latFile string, lo latencyInput) (*latency.Imported, error) {
 	if latFile == "" {
 		return nil, nil
 	}
@@ -97,7 +97,7 @@ func importFor(h *record.Header, latFile string, lo latencyInput) (*latency.Impo
 	if err != nil {
 		return nil, err
 	}
-	imp, err := importLatency(latFile, o)
+	imp, err := importLatency(ios, latFile, o)
 	if err != nil {
 		return nil, err
 	}
@@ -141,9 +141,15 @@ func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string
 	return res, nil
 }
 
-// importLatency reads a load-test results file.
-func importLatency(path string, o latency.ImportOptions) (*latency.Imported, error) {
-	imp, err := latency.ImportFile(path, o)
+// importLatency reads a load-test results file, or standard input for "-".
+func importLatency(ios *iostreams.IOStreams, path string, o latency.ImportOptions) (*latency.Imported, error) {
+	var imp *latency.Imported
+	var err error
+	if path == "-" {
+		imp, err = latency.Import(ios.In, stdinName, o)
+	} else if err = checkInput("--latency", path); err == nil {
+		imp, err = latency.ImportFile(path, o)
+	}
 	if err != nil {
 		if errors.Is(err, latency.ErrFormat) {
 			return nil, &FlagError{Err: fmt.Errorf("%w (use --latency-format to name it: %v)", err, latency.Formats)}

@@ -62,7 +62,7 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	opts.LatencyIn.addFlags(fl)
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic for spikes: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
-	fl.StringVarP(&opts.Format, "format", "f", "table", "output format: table, markdown, json or csv")
+	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "")
 	return cmd
 }
 
@@ -70,6 +70,9 @@ func runCompare(opts *CompareOptions) error {
 	format, err := report.ParseFormat(opts.Format)
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("--format: %w", err)}
+	}
+	if err := oneStdin([]string{"BEFORE", "AFTER", "--latency-before", "--latency-after"}, opts.Before, opts.After, opts.LatencyBefore, opts.LatencyAfter); err != nil {
+		return err
 	}
 	ao := AnalyzeOptions{Stat: opts.Stat, Spike: opts.Spike, PSIScope: "auto", MinSignals: 1}
 	co, err := ao.correlateOptions()

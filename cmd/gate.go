@@ -8,22 +8,23 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/memdiag/memdiag/timers"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/sources"
+	"github.com/memdiag/memdiag/timers"
 )
 
 func init() { register(func(f *Factory) *cobra.Command { return newGateCmd(f, nil) }) }
@@ -51,10 +52,6 @@ type GateOptions struct {
 
 func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	opts := &GateOptions{IO: f.IO, Now: f.Now, Getenv: os.Getenv, Location: time.Local}
-	var formats []string
-	for _, x := range gate.Formats {
-		formats = append(formats, string(x))
-	}
 	cmd := &cobra.Command{
 		Use:   "gate -t EXPR... (-- COMMAND [ARGS...] | --duration D | --recording FILE)",
 		Short: "Fail a CI job when memory pressure crosses a threshold",
@@ -133,9 +130,6 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 				}
 				opts.Command = args
 			}
-			if !slices.Contains(formats, opts.Format) {
-				return flagErrorf("--format %q: use one of %s", opts.Format, strings.Join(formats, ", "))
-			}
 			if opts.Interval <= 0 {
 				return flagErrorf("--interval must be positive")
 			}
@@ -170,19 +164,22 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
 	fl.StringVar(&opts.Recording, "recording", "", "judge this recording (from memdiag watch) instead of sampling")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 `DIR` instead of the host")
-	fl.StringVarP(&opts.Format, "format", "f", string(gate.FormatTable), "report format: "+strings.Join(formats, ", "))
+	formatFlag(cmd, &opts.Format, gate.FormatTable, gate.Formats, "")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
 	return cmd
 }
 
 func runGate(ctx context.Context, opts *GateOptions) error {
+	if err := oneStdin([]string{"--recording", "--thresholds"}, opts.Recording, opts.ThresholdsFile); err != nil {
+		return err
+	}
 	ths, err := gate.ParseAll(opts.Thresholds)
 	if err != nil {
 		return &FlagError{Err: err}
 	}
 	if opts.ThresholdsFile != "" {
-		more, err := gate.ReadFile(opts.ThresholdsFile)
+		more, err := readThresholds(opts.IO, opts.ThresholdsFile)
 		if err != nil {
 			if errors.Is(err, gate.ErrThreshold) {
 				return &FlagError{Err: err}
@@ -194,23 +191,31 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 
 	var rep *gate.Report
 	if opts.Recording != "" {
-		rec, err := record.ReadFile(opts.Recording)
+		rec, err := readRecording(opts.IO, "--recording", opts.Recording)
 		if err != nil {
+			return err
+		}
+		gaps := record.NewGaps(rec.Header)
+		for i := range rec.Samples {
+			gaps.Add(&rec.Samples[i])
+		}
+		if err := record.NeedSamples(opts.Recording, len(rec.Samples), rec.End, rec.Warnings); err != nil {
 			return err
 		}
 		rep = gate.Evaluate(&rec.Header, rec.Samples, gate.Scope{Cgroup: rec.Header.Cgroup}, ths)
 		rep.Warnings = rec.Warnings
-		noteFirings(rep, rec.Header.Jobs)
+		rep.Lacks = gaps.Lines(rec.End, rec.Warnings)
+		if why := gaps.Abnormal(rec.End, rec.Warnings); why != "" {
+			rep.CutShort(why)
+		}
+		noteCulprits(rep, correlate.Analyze(rec, correlate.Options{Project: timers.Project}))
 	} else {
+		// A live gate records no processes: it cannot tell which job, if
+		// any, caused a breach, so it names none (analyze a watch
+		// recording for that).
 		rep, err = sampleRun(ctx, opts, ths)
 		if err != nil {
 			return err
-		}
-		if jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{}); err == nil {
-			if running, ok := timers.ProbeRunning(opts.Root); ok {
-				timers.ApplyRunning(jobs, running)
-			}
-			noteFirings(rep, jobs)
 		}
 	}
 	return writeGateReport(opts, rep)
@@ -232,11 +237,11 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 	}
 	c, err := psi.NewCollector(procRoot, psiOpts...)
 	if err != nil {
-		return nil, &ExitCodeError{Code: ExitEnv, Err: err}
+		return nil, err
 	}
 	lc, err := lru.NewCollector(procRoot)
 	if err != nil {
-		return nil, &ExitCodeError{Code: ExitEnv, Err: err}
+		return nil, err
 	}
 	srcs := []record.Source{sources.PSI{C: c}, sources.VMStat{C: lc}}
 	if scope.Cgroup != "" {
@@ -254,7 +259,7 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 				return nil, werr
 			}
 		}
-		return nil, &ExitCodeError{Code: ExitEnv, Err: envDetail(ctx, c, scope, ths, err)}
+		return nil, envDetail(ctx, c, scope, ths, err)
 	}
 	samples := []record.Sample{*first}
 	emit := func(s *record.Sample) error { samples = append(samples, *s); return nil }
@@ -330,7 +335,7 @@ func envDetail(ctx context.Context, c *psi.Collector, scope gate.Scope, ths []*g
 			msgs = append(msgs, m.Error())
 		}
 	}
-	return errors.New(strings.Join(msgs, "\n"))
+	return &hostenv.Unavailable{Need: strings.Join(msgs, "\n"), Err: err}
 }
 
 // writeGateReport writes the report, the JUnit file and the GitHub step summary,
@@ -340,9 +345,11 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 	var out io.Writer = opts.IO.Out
 	if opts.Output != "" {
 		ro.Width, ro.Color = 0, false // a file: full content, no escapes
-		f, err := os.Create(opts.Output)
+		// A report file is rewritten on each run, but never through a
+		// link (outfile); new files are 0600.
+		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: true})
 		if err != nil {
-			return err
+			return fmt.Errorf("--output: %w", err)
 		}
 		defer f.Close()
 		out = f
@@ -356,7 +363,7 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 		}
 	}
 	if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := outfile.Create(p, outfile.Options{Append: true})
 		if err != nil {
 			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
 		}
@@ -396,8 +403,10 @@ func isExitCode(err error, code int) bool {
 	return errors.As(err, &ce) && ce.Code == code
 }
 
+// writeFile writes a report file with outfile: rewritten on each run,
+// never through a symbolic or hard link, new files 0600.
 func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+	f, err := outfile.Create(path, outfile.Options{Overwrite: true})
 	if err != nil {
 		return err
 	}
@@ -408,38 +417,28 @@ func writeFile(path string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-// noteFirings adds a note for each breached threshold whose worst moment
-// had a periodic job firing in it or in the 15 s before (a job's I/O
-// follows its start): the first suspects, for analyze to confirm.
-func noteFirings(rep *gate.Report, jobs []timers.Job) {
-	if len(jobs) == 0 {
-		return
-	}
+// noteCulprits adds a note for each breached threshold whose worst
+// moment falls in an episode that analyze's culprit model credits to a
+// job or a process (correlate.CulpritsAt): the same verdict as `memdiag
+// analyze` on the recording, never a projected firing alone.
+func noteCulprits(rep *gate.Report, res correlate.Result) {
 	for _, r := range rep.Results {
 		if r.Status != gate.Fail || r.Worst == nil {
 			continue
 		}
-		from := r.Worst.Start.Add(-15 * time.Second)
+		cs := correlate.CulpritsAt(&res, r.Worst.Start.Add(-res.Interval), r.Worst.End)
+		if len(cs) == 0 {
+			continue
+		}
 		var names []string
-		seen := map[string]bool{}
-		var firing []timers.Job
-		for _, j := range jobs {
-			if !j.IdleNow { // a timer of a systemd that is not running fires nothing
-				firing = append(firing, j)
-			}
+		for _, c := range cs {
+			names = append(names, fmt.Sprintf("%s (%s, %s confidence %.2f)", c.Name, c.Kind, c.ConfidenceLabel(), c.Confidence))
 		}
-		for _, f := range timers.Project(firing, from.Add(-time.Minute), r.Worst.End, time.Local) {
-			// The job may start anywhere in [Earliest, Latest]: it counts
-			// if that window meets [from, worst end].
-			if f.Latest.Before(from) || f.Earliest.After(r.Worst.End) || seen[f.Job] {
-				continue
-			}
-			seen[f.Job] = true
-			names = append(names, fmt.Sprintf("%s (%s)", f.Job, f.Planned.Local().Format("15:04:05")))
+		loc := res.Location
+		if loc == nil {
+			loc = time.UTC
 		}
-		if len(names) > 0 {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: its worst moment (%s–%s) came right after these periodic jobs fired: %s; run memdiag analyze on a recording to check",
-				r.Threshold, r.Worst.Start.Local().Format("15:04:05"), r.Worst.End.Local().Format("15:04:05"), strings.Join(names, ", ")))
-		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: its worst moment (%s–%s) fell in an episode memdiag analyze credits to %s; see memdiag analyze for the evidence",
+			r.Threshold, r.Worst.Start.In(loc).Format("15:04:05"), r.Worst.End.In(loc).Format("15:04:05"), strings.Join(names, ", ")))
 	}
 }

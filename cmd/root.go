@@ -6,6 +6,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -113,6 +114,22 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		`),
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       versionLine(),
+		// Suggest "analyze" for "analyse" (cobra sets 2 only for its own message).
+		SuggestionsMinimumDistance: 2,
+		// The root takes no arguments: a word that is not a command is a
+		// usage error (exit 2), like an unknown flag.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					msg += fmt.Sprintf("; did you mean %q?", s[0])
+				}
+				return &FlagError{Err: errors.New(msg)}
+			}
+			return cmd.Help()
+		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if noColor {
 				f.IO.DisableColor()
@@ -122,15 +139,24 @@ func NewRootCmd(f *Factory) *cobra.Command {
 				level = slog.LevelDebug
 			}
 			if f.Logger == nil {
-				f.Logger = slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: level}))
+				f.Logger = slog.New(newWarnHandler(f.IO.ErrOut, level))
+			}
+			if err := checkDurations(cmd); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("root") {
+				if _, err := os.Stat(f.Root); err != nil {
+					return inputError("--root", f.Root, err)
+				}
 			}
 			return nil
 		},
 	}
+	root.SetVersionTemplate("memdiag {{.Version}}\n")
 	root.PersistentFlags().BoolVar(&noColor, "no-color", false, "never use colour (also: NO_COLOR set in the environment)")
 	root.PersistentFlags().BoolVar(&debug, "debug", false, "log debug messages to stderr")
 	root.PersistentFlags().StringVar(&f.Root, "root", f.Root, "filesystem root to read /proc, /sys and /etc from (a fixture tree or a mounted host)")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
+	root.SetFlagErrorFunc(flagError)
 
 	root.AddCommand(newVersionCmd(f))
 	for _, add := range subcommands {

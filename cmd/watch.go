@@ -17,6 +17,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/delayacct"
+	"github.com/memdiag/memdiag/internal/hostenv"
+	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
@@ -169,7 +171,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 func runWatch(ctx context.Context, o *WatchOptions) error {
 	f := o.F
 	if o.CPUProfile != "" {
-		pf, err := os.Create(o.CPUProfile)
+		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true})
 		if err != nil {
 			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
 		}
@@ -201,7 +203,10 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	if o.EnableDelayAcct {
 		restore, err := delayacct.Set(da, true, f.Now())
 		if err != nil {
-			return &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("--enable-delayacct: %w", err)}
+			if hostenv.As(err) == nil {
+				err = &hostenv.Unavailable{Path: da.Sysctl, Need: "switching delay accounting on", Hint: "needs root", Err: err}
+			}
+			return fmt.Errorf("--enable-delayacct: %w", err)
 		}
 		// Deferred, so that every return and a panic of this goroutine
 		// restore it; a SIGKILL leaves the state file for the next run.

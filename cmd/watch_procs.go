@@ -61,7 +61,7 @@ func init() {
 			})
 			if err != nil {
 				if o.Events == "on" {
-					ws.fatal = &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("--events on: %w", err)}
+					ws.fatal = fmt.Errorf("--events on: %w", err)
 					return
 				}
 				ws.status(h, "events", err)

@@ -75,13 +75,13 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 	var psiOpts []psi.Option
 	if o.Cgroup != "" {
 		if err := psi.CheckCgroup(o.Cgroup); err != nil {
-			return nil, nil, &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("--cgroup: %w", err)}
+			return nil, nil, fmt.Errorf("--cgroup: %w", err)
 		}
 		psiOpts = append(psiOpts, psi.WithCgroup(o.Cgroup))
 	}
 	pc, err := psi.NewCollector(procRoot, psiOpts...)
 	if err != nil {
-		return nil, nil, &ExitCodeError{Code: ExitEnv, Err: err}
+		return nil, nil, err
 	}
 	_, missing, err := pc.Collect(ctx)
 	switch {

@@ -48,10 +48,10 @@ func TestNewWatchCmd(t *testing.T) {
 		{args: "--exec", wantErr: "--exec needs a command"},
 		{args: "sleep 5", wantErr: `unexpected argument "sleep"`},
 		{args: "--interval 1ms", wantErr: "too short"},
-		{args: "--interval fast", wantErr: `invalid argument "fast"`},
+		{args: "--interval fast", wantErr: `--interval "fast": want a duration such as 500ms, 10s, 5m or 2h`},
 		{args: "--duration 2d", want: def(WatchOptions{Duration: 48 * time.Hour})},
 		{args: "--duration 1w12h", want: def(WatchOptions{Duration: 180 * time.Hour})},
-		{args: "--duration 2x", wantErr: `invalid argument "2x" for "--duration" flag: want a duration such as 90s, 30m, 2h, 2d or 1w`},
+		{args: "--duration 2x", wantErr: `--duration "2x": want a duration such as 90s, 30m, 2h, 2d or 1w`},
 		{args: "--top -1", wantErr: "--top must not be negative"},
 	}
 	for _, tt := range tests {

@@ -51,8 +51,7 @@ func (sp *Sampler) Collect(ctx context.Context) *Sample {
 		if err := src.Fill(ctx, s); err != nil {
 			s.Errors = append(s.Errors, fmt.Sprintf("%s: %v", src.Name(), err))
 			if !sp.failed[src.Name()] && sp.Logger != nil {
-				sp.Logger.Warn("collector failed; further failures are recorded in the samples only",
-					"collector", src.Name(), "err", err)
+				sp.Logger.Warn(fmt.Sprintf("%s: %v; further failures are recorded in the samples only", src.Name(), err))
 			}
 			sp.failed[src.Name()] = true
 		}
