@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -57,6 +58,9 @@ type AnalyzeOptions struct {
 	Lag        time.Duration
 	Format     string
 	Values     bool
+	// Output is the file the report goes to ("" or "-": stdout). Its
+	// extension picks the format when --format is not given (.html).
+	Output string
 }
 
 func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
@@ -99,10 +103,14 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 
 			# the best-ranked culprit, for a script
 			memdiag analyze run.jsonl --format json | jq '.culprits[0]'
+
+			# one self-contained page with charts, to mail or keep as a CI artifact
+			memdiag analyze run.jsonl -o report.html
 		`),
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Recording = args[0]
+			opts.Format = formatForOutput(c, opts.Format, opts.Output)
 			for i, t := range thresholdFlags {
 				if c.Flags().Changed(t.flag) {
 					opts.Thresholds[t.signal] = th[i]
@@ -131,7 +139,8 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi when a --cgroup group was recorded, else none")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
-	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "")
+	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	return cmd
 }
@@ -216,11 +225,15 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	}
 	lo := opts.LatencyIn
 	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
-	res, err := analyzeFile(opts.IO, opts.Recording, opts.LatencyFile, lo, co)
+	res, trace, err := analyzeFileTrace(opts.IO, opts.Recording, opts.LatencyFile, lo, co, format == report.HTML)
 	if err != nil {
 		return err
 	}
-	return report.Render(opts.IO.Out, res, format, report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()})
+	ro := report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
+	if trace != nil {
+		ro.Traces = []*correlate.Trace{trace}
+	}
+	return writeOutput(opts.IO, opts.Output, &ro, func(w io.Writer) error { return report.Render(w, res, format, ro) })
 }
 
 // analyzeMemoryLimit is the Go heap's soft limit while analyze runs,
@@ -239,16 +252,24 @@ const analyzeMemoryLimit = 170 << 20
 // what correlate uses as it is read (correlate.Series), not held, and the
 // results file is imported meanwhile.
 func analyzeFile(io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options) (correlate.Result, error) {
+	res, _, err := analyzeFileTrace(io, path, latFile, lo, co, false)
+	return res, err
+}
+
+// analyzeFileTrace is analyzeFile that also returns, when trace is set,
+// the per-interval data behind the result (correlate.Series.Trace), for
+// the HTML report's charts.
+func analyzeFileTrace(io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
 	f, name, err := openInput(io, "", path)
 	if err != nil {
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
 	}
 	defer f.Close()
 	pr, done := withProgress(io, f, name)
 	r, err := record.NewReader(pr, name)
 	if err != nil {
 		done()
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
 	}
 	h := r.Header()
 	type imported struct {
@@ -265,18 +286,18 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile string, lo latencyInput,
 	rec, err := r.Each(func(s *record.Sample) { gaps.Add(s); sr.Add(s) })
 	done()
 	if err != nil {
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
 	}
 	if err := record.NeedSamples(path, gaps.Samples(), rec.End, rec.Warnings); err != nil {
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
 	}
 	l := <-lat
 	if l.err != nil {
-		return correlate.Result{}, l.err
+		return correlate.Result{}, nil, l.err
 	}
-	res, err := analyzeSeries(io, sr, rec.Warnings, latFile, l.imp, lo, co)
+	res, t, err := analyzeSeriesTrace(io, sr, rec.Warnings, latFile, l.imp, lo, co, trace)
 	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
-	return res, err
+	return res, t, err
 }
 
 // analyzeRecording joins a results file (latFile, if not "") to rec and

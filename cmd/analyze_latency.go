@@ -114,6 +114,13 @@ func importFor(ios *iostreams.IOStreams, h *record.Header, latFile string, lo la
 // whose requests lies inside the recording (or less than
 // --latency-min-share of them) is an error.
 func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile string, imp *latency.Imported, lo latencyInput, co correlate.Options) (correlate.Result, error) {
+	res, _, err := analyzeSeriesTrace(io, sr, warns, latFile, imp, lo, co, false)
+	return res, err
+}
+
+// analyzeSeriesTrace is analyzeSeries that also returns the result's
+// trace when trace is set.
+func analyzeSeriesTrace(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile string, imp *latency.Imported, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
 	if co.Project == nil {
 		co.Project = jobProjector()
 	}
@@ -127,7 +134,7 @@ func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string
 			imp.Within(from, to)
 		}
 		if err := imp.Report.Check(lo.MinShare); err != nil {
-			return correlate.Result{}, &ExitCodeError{Code: ExitError, Err: err}
+			return correlate.Result{}, nil, &ExitCodeError{Code: ExitError, Err: err}
 		}
 		notes = append(notes, imp.Report.Describe())
 		if len(imp.Requests) > 0 {
@@ -138,7 +145,11 @@ func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string
 	}
 	res := sr.Analyze(co)
 	res.Warnings = append(append(warns, notes...), res.Warnings...)
-	return res, nil
+	var t *correlate.Trace
+	if trace {
+		t = sr.Trace(&res, co)
+	}
+	return res, t, nil
 }
 
 // importLatency reads a load-test results file, or standard input for "-".
