@@ -759,6 +759,40 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		e.IOBytes += en.p.Bytes()
 		parts = append(parts, *en.p)
 	}
+	// Memory taken: RSS growth of the largest holders over the episode.
+	type rk struct {
+		pid   int
+		start uint64
+	}
+	before := map[rk]uint64{}
+	// From the sample before the episode's first interval began: a job
+	// starts, then its allocations raise the stall.
+	for _, h := range sr.rssOf(max(first-1, 0)) {
+		before[rk{h.pid, h.start}] = h.anon + h.file
+	}
+	peak := map[rk]uint64{}
+	for k := first + 1; k <= last+1; k++ {
+		for _, h := range sr.rssOf(k) {
+			key := rk{h.pid, h.start}
+			peak[key] = max(peak[key], h.anon+h.file)
+		}
+	}
+	for key, pk := range peak {
+		if g := pk - min(pk, before[key]); g > 0 {
+			e.MemTaken += g
+			found := false
+			for j := range parts {
+				if parts[j].PID == key.pid && (parts[j].start == 0 || key.start == 0 || parts[j].start == key.start) {
+					parts[j].memGrowth += g
+					found = true
+					break
+				}
+			}
+			if !found {
+				parts = append(parts, procPart{ProcActivity: ProcActivity{PID: key.pid}, start: key.start, memGrowth: g})
+			}
+		}
+	}
 	sr.parts[e.Start] = parts
 	var top []*ProcActivity
 	for _, p := range procs {

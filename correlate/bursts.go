@@ -56,14 +56,15 @@ type MemHolder struct {
 // the required ones, outside episodes.
 func ioBursts(sr *Series, ivs []ival, raised [][]Signal, lat []float64, step time.Duration, o Options,
 	baselines map[Signal]float64, eps []Episode) []IOBurst {
-	inEp := func(i int) bool {
-		for k := range eps {
-			if !ivs[i].Start.Before(eps[k].Start) && !ivs[i].End.After(eps[k].End) {
-				return true
-			}
+	in := make([]bool, len(ivs))
+	ep := 0
+	for k := range ivs {
+		for ep < len(eps) && eps[ep].End.Before(ivs[k].End) {
+			ep++
 		}
-		return false
+		in[k] = ep < len(eps) && !ivs[k].Start.Before(eps[ep].Start) && !ivs[k].End.After(eps[ep].End)
 	}
+	inEp := func(i int) bool { return in[i] }
 	none := make([]bool, len(ivs))
 	var out []IOBurst
 	first, last := -1, -1

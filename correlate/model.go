@@ -260,6 +260,9 @@ func buildProcTable(sr *Series) *procTable {
 				p.exited = true
 			}
 		}
+		for _, h := range sr.rssOf(i) {
+			note(get(h.pid, h.start, at), 0, h.comm, "", "")
+		}
 		buf = sr.procsOf(i, buf[:0])
 		for _, pi := range buf {
 			n := &sr.names[pi.name]

@@ -109,8 +109,9 @@ type ProcActivity struct {
 // needs to find it again in the recording.
 type procPart struct {
 	ProcActivity
-	start  uint64    // start ticks, 0 if unknown
-	execAt time.Time // time of its exec event, zero if none
+	start     uint64    // start ticks, 0 if unknown
+	execAt    time.Time // time of its exec event, zero if none
+	memGrowth uint64    // RSS growth in the episode (Episode.MemTaken)
 }
 
 // Bytes is ReadBytes+WriteBytes.
@@ -138,6 +139,11 @@ type Episode struct {
 	// IOBytes is the I/O (read+write) of every recorded process in the
 	// episode: the denominator of a culprit's share.
 	IOBytes uint64
+	// MemTaken is the RSS growth (anon+file, from Sample.RSS's largest
+	// holders) of the processes that grew in the episode, from the sample
+	// one interval before it began to their peak in it: the denominator of a culprit's share
+	// of the memory taken.
+	MemTaken uint64
 	// Onset is the first stall onset recorded in the episode or the
 	// interval before it (record.StallOnset: the moment PSI crossed the
 	// watch's --stall-threshold, to the 50 ms or better), nil when none

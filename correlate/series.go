@@ -63,7 +63,7 @@ type rssHold struct {
 }
 
 // rssKeep is how many RSS holders of each sample the series keeps.
-const rssKeep = 3
+const rssKeep = 5
 
 type cumSeen struct {
 	start uint64
