@@ -56,7 +56,7 @@ type pageState struct {
 	RenderMs float64      `json:"render_ms"` // navigation start to charts drawn
 	TableRow int          `json:"table_rows"`
 	Hover    string       `json:"hover"` // the hover line over the first episode
-	ZoomedTo []float64    `json:"-"` // x scale after following a row link
+	ZoomedTo []float64    `json:"-"`     // x scale after following a row link
 }
 
 // readState is evaluated in the page once it says it is ready: it counts
