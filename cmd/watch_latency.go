@@ -34,6 +34,13 @@ func init() {
 		if o.LatencyFile != "" {
 			h.LatencyFile = o.LatencyFile
 			producers.Go(func() {
+				// A parser that panics on a row it did not expect ends
+				// the following with a warning, not the recorder.
+				defer func() {
+					if r := recover(); r != nil {
+						src.warn(fmt.Sprintf("--latency %s: stopped following: internal error: %v", o.LatencyFile, r))
+					}
+				}()
 				rep, err := latency.Follow(lctx, o.LatencyFile, latency.FollowOptions{
 					ImportOptions: latency.ImportOptions{Format: o.LatencyFmt, Location: time.Local},
 					OnBad: func(e latency.LineError) {
