@@ -229,6 +229,14 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	for _, warn := range srcs.warnings {
 		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", warn)
 	}
+	if len(o.Command) > 0 {
+		// The command starts right after the header is written: its start
+		// anchors a results file that holds only offsets (hey).
+		hdr.CommandStart = f.Now()
+		for _, fn := range srcs.commandStart {
+			fn(hdr.CommandStart)
+		}
+	}
 	if err := w.WriteHeader(hdr); err != nil {
 		w.Close("error")
 		return err
