@@ -241,6 +241,17 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		w.Close("error")
 		return err
 	}
+	closed := false
+	defer func() {
+		// A panic here still ends the recording with its end line (the
+		// deferred delay-accounting restore runs too), then goes on.
+		if r := recover(); r != nil {
+			if !closed {
+				_ = w.Close(fmt.Sprintf("panic: %v", r))
+			}
+			panic(r)
+		}
+	}()
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -316,6 +327,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	if writeErr == nil && (reason != "duration" || child != nil) {
 		writeErr = sampler.Final(ctx, emit)
 	}
+	closed = true
 	if err := w.Close(reason); err != nil && writeErr == nil {
 		writeErr = err
 	}

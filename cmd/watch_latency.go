@@ -44,6 +44,13 @@ func init() {
 				ws.warnings = append(ws.warnings, fmt.Sprintf("--latency %s: %v; waiting for the load tool to create it", o.LatencyFile, errors.Unwrap(err)))
 			}
 			producers.Go(func() {
+				// A parser that panics on a row it did not expect ends
+				// the following with a warning, not the recorder.
+				defer func() {
+					if r := recover(); r != nil {
+						src.warn(fmt.Sprintf("--latency %s: stopped following: internal error: %v", o.LatencyFile, r))
+					}
+				}()
 				rep, err := latency.Follow(lctx, o.LatencyFile, latency.FollowOptions{
 					ImportOptions: latency.ImportOptions{Format: o.LatencyFmt, Location: time.Local},
 					// hey's offsets count from its start: the wrapped command's.
