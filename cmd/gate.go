@@ -18,6 +18,7 @@ import (
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
@@ -103,7 +104,9 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			  %[3]d  the wrapped command failed; its own exit code is printed (the
 			     report is still written; this code wins over %[2]d and %[4]d)
 			  %[4]d  environment: a signal a threshold needs cannot be read (no PSI,
-			     not a cgroup v2 directory, unreadable cgroup) — never a pass
+			     not a cgroup v2 directory, unreadable cgroup), was missing from
+			     over 10%% of the run, or the recording ended abnormally (no end
+			     line, lines cut) — never a pass
 			  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
 		`, ExitOK, ExitBreach, ExitCommand, ExitEnv, ExitUsage, ExitError, ExitInterrupt),
 		Example: examples(`
@@ -344,9 +347,11 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 	var out io.Writer = opts.IO.Out
 	if opts.Output != "" {
 		ro.Width, ro.Color = 0, false // a file: full content, no escapes
-		f, err := os.Create(opts.Output)
+		// A report file is rewritten on each run, but never through a
+		// link (outfile); new files are 0600.
+		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: true})
 		if err != nil {
-			return err
+			return fmt.Errorf("--output: %w", err)
 		}
 		defer f.Close()
 		out = f
@@ -360,7 +365,7 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 		}
 	}
 	if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := outfile.Create(p, outfile.Options{Append: true})
 		if err != nil {
 			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
 		}
@@ -400,8 +405,10 @@ func isExitCode(err error, code int) bool {
 	return errors.As(err, &ce) && ce.Code == code
 }
 
+// writeFile writes a report file with outfile: rewritten on each run,
+// never through a symbolic or hard link, new files 0600.
 func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+	f, err := outfile.Create(path, outfile.Options{Overwrite: true})
 	if err != nil {
 		return err
 	}
