@@ -271,22 +271,6 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string
 	return analyzeSeries(io, sr, rec.Warnings, latFile, l.imp, co)
 }
 
-// analyzeRecording joins a results file (latFile, if not "") to rec and
-// analyses it with the job projector. `memdiag watch` can call it with the
-// recording it has just written, then report.Render, to print the same
-// timeline and verdict as analyze.
-func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
-	imp, err := importFor(&rec.Header, latFile, latFormat, latTZ)
-	if err != nil {
-		return correlate.Result{}, err
-	}
-	sr := correlate.NewSeries(rec.Header)
-	for i := range rec.Samples {
-		sr.Add(&rec.Samples[i])
-	}
-	return analyzeSeries(io, sr, rec.Warnings, latFile, imp, co)
-}
-
 // importFor imports the results file latFile for a recording with header
 // h (nil, nil when latFile is ""): timestamps without a zone are in latTZ,
 // else in the recording's zone.

@@ -33,5 +33,5 @@ func withProgress(ios *iostreams.IOStreams, f *os.File, name string) (io.Reader,
 		progressbar.OptionClearOnFinish(),
 	)
 	r := progressbar.NewReader(f, bar)
-	return &r, func() { bar.Finish() }
+	return &r, func() { _ = bar.Finish() }
 }

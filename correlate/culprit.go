@@ -235,8 +235,7 @@ func evalJob(res *Result, sr *Series, job *timers.Job, fs []timers.Firing, close
 	procEps := map[int]bool{}
 	type agg struct {
 		ProcActivity
-		eps  map[int]bool
-		pids map[int]bool
+		eps map[int]bool
 	}
 	procs := map[string]*agg{}
 	for i := range res.Episodes {
