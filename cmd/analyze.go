@@ -3,7 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -58,6 +58,9 @@ type AnalyzeOptions struct {
 	Lag        time.Duration
 	Format     string
 	Values     bool
+	// Output is the file the report goes to ("" or "-": stdout). Its
+	// extension picks the format when --format is not given (.html).
+	Output string
 }
 
 func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
@@ -100,10 +103,14 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 
 			# the best-ranked culprit, for a script
 			memdiag analyze run.jsonl --format json | jq '.culprits[0]'
+
+			# one self-contained page with charts, to mail or keep as a CI artifact
+			memdiag analyze run.jsonl -o report.html
 		`),
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Recording = args[0]
+			opts.Format = formatForOutput(c, opts.Format, opts.Output)
 			for i, t := range thresholdFlags {
 				if c.Flags().Changed(t.flag) {
 					opts.Thresholds[t.signal] = th[i]
@@ -131,7 +138,8 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi when a --cgroup group was recorded, else none")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
-	fl.StringVarP(&opts.Format, "format", "f", "table", "output format: table, markdown, json or csv")
+	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	return cmd
 }
@@ -204,6 +212,9 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("--format: %w", err)}
 	}
+	if err := oneStdin([]string{"REC", "--latency"}, opts.Recording, opts.LatencyFile); err != nil {
+		return err
+	}
 	co, err := opts.correlateOptions()
 	if err != nil {
 		return err
@@ -211,11 +222,15 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(analyzeMemoryLimit))
 	}
-	res, err := analyzeFile(opts.IO, opts.Recording, opts.LatencyFile, opts.LatencyFormat, opts.LatencyTZ, co)
+	res, trace, err := analyzeFileTrace(opts.IO, opts.Recording, opts.LatencyFile, opts.LatencyFormat, opts.LatencyTZ, co, format == report.HTML)
 	if err != nil {
 		return err
 	}
-	return report.Render(opts.IO.Out, res, format, report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()})
+	ro := report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
+	if trace != nil {
+		ro.Traces = []*correlate.Trace{trace}
+	}
+	return writeOutput(opts.IO, opts.Output, &ro, func(w io.Writer) error { return report.Render(w, res, format, ro) })
 }
 
 // analyzeMemoryLimit is the Go heap's soft limit while analyze runs,
@@ -234,19 +249,24 @@ const analyzeMemoryLimit = 170 << 20
 // what correlate uses as it is read (correlate.Series), not held, and the
 // results file is imported meanwhile.
 func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
-	f, err := os.Open(path)
+	res, _, err := analyzeFileTrace(io, path, latFile, latFormat, latTZ, co, false)
+	return res, err
+}
+
+// analyzeFileTrace is analyzeFile that also returns, when trace is set,
+// the per-interval data behind the result (correlate.Series.Trace), for
+// the HTML report's charts.
+func analyzeFileTrace(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
+	f, name, err := openInput(io, "", path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return correlate.Result{}, &FlagError{Err: err}
-		}
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
 	}
 	defer f.Close()
-	pr, done := withProgress(io, f, path)
-	r, err := record.NewReader(pr, path)
+	pr, done := withProgress(io, f, name)
+	r, err := record.NewReader(pr, name)
 	if err != nil {
 		done()
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
 	}
 	h := r.Header()
 	type imported struct {
@@ -255,26 +275,32 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string
 	}
 	lat := make(chan imported, 1)
 	go func() {
-		imp, err := importFor(&h, latFile, latFormat, latTZ)
+		imp, err := importFor(io, &h, latFile, latFormat, latTZ)
 		lat <- imported{imp, err}
 	}()
 	sr := correlate.NewSeries(h)
-	rec, err := r.Each(sr.Add)
+	gaps := record.NewGaps(h)
+	rec, err := r.Each(func(s *record.Sample) { gaps.Add(s); sr.Add(s) })
 	done()
 	if err != nil {
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
+	}
+	if err := record.NeedSamples(path, gaps.Samples(), rec.End, rec.Warnings); err != nil {
+		return correlate.Result{}, nil, err
 	}
 	l := <-lat
 	if l.err != nil {
-		return correlate.Result{}, l.err
+		return correlate.Result{}, nil, l.err
 	}
-	return analyzeSeries(io, sr, rec.Warnings, latFile, l.imp, co)
+	res, t, err := analyzeSeriesTrace(io, sr, rec.Warnings, latFile, l.imp, co, trace)
+	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
+	return res, t, err
 }
 
 // importFor imports the results file latFile for a recording with header
 // h (nil, nil when latFile is ""): timestamps without a zone are in latTZ,
 // else in the recording's zone.
-func importFor(h *record.Header, latFile, latFormat, latTZ string) (*latency.Imported, error) {
+func importFor(ios *iostreams.IOStreams, h *record.Header, latFile, latFormat, latTZ string) (*latency.Imported, error) {
 	if latFile == "" {
 		return nil, nil
 	}
@@ -285,7 +311,7 @@ func importFor(h *record.Header, latFile, latFormat, latTZ string) (*latency.Imp
 			return nil, &FlagError{Err: fmt.Errorf("--latency-tz: %w", err)}
 		}
 	}
-	imp, err := importLatency(latFile, latency.ImportOptions{Format: latFormat, Location: loc, Start: h.Start})
+	imp, err := importLatency(ios, latFile, latency.ImportOptions{Format: latFormat, Location: loc, Start: h.Start})
 	if err != nil {
 		return nil, err
 	}
@@ -297,6 +323,13 @@ func importFor(h *record.Header, latFile, latFormat, latTZ string) (*latency.Imp
 // latency); warns are the recording's warnings. It prints imp's problems
 // with rows to stderr.
 func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile string, imp *latency.Imported, co correlate.Options) (correlate.Result, error) {
+	res, _, err := analyzeSeriesTrace(io, sr, warns, latFile, imp, co, false)
+	return res, err
+}
+
+// analyzeSeriesTrace is analyzeSeries that also returns the result's
+// trace when trace is set.
+func analyzeSeriesTrace(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile string, imp *latency.Imported, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
 	if co.Project == nil {
 		co.Project = jobProjector()
 	}
@@ -305,7 +338,7 @@ func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string
 			fmt.Fprintf(io.ErrOut, "memdiag: warning: %v\n", err)
 		}
 		if len(imp.Requests) == 0 && len(imp.Intervals) == 0 {
-			return correlate.Result{}, fmt.Errorf("%s: no request in the file (%s format)", latFile, imp.Report.Format)
+			return correlate.Result{}, nil, fmt.Errorf("%s: no request in the file (%s format)", latFile, imp.Report.Format)
 		}
 		if len(imp.Requests) > 0 {
 			co.Requests = imp.Requests
@@ -315,12 +348,22 @@ func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string
 	}
 	res := sr.Analyze(co)
 	res.Warnings = append(warns, res.Warnings...)
-	return res, nil
+	var t *correlate.Trace
+	if trace {
+		t = sr.Trace(&res, co)
+	}
+	return res, t, nil
 }
 
-// importLatency reads a load-test results file.
-func importLatency(path string, o latency.ImportOptions) (*latency.Imported, error) {
-	imp, err := latency.ImportFile(path, o)
+// importLatency reads a load-test results file, or standard input for "-".
+func importLatency(ios *iostreams.IOStreams, path string, o latency.ImportOptions) (*latency.Imported, error) {
+	var imp *latency.Imported
+	var err error
+	if path == "-" {
+		imp, err = latency.Import(ios.In, stdinName, o)
+	} else if err = checkInput("--latency", path); err == nil {
+		imp, err = latency.ImportFile(path, o)
+	}
 	if err != nil {
 		if errors.Is(err, latency.ErrFormat) {
 			return nil, &FlagError{Err: fmt.Errorf("%w (use --latency-format to name it: %v)", err, latency.Formats)}

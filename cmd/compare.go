@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
@@ -22,6 +23,8 @@ type CompareOptions struct {
 	LatencyAfter        string
 	LatencyFormat       string
 	Stat, Spike, Format string
+	// Output is the file the comparison goes to ("" or "-": stdout).
+	Output string
 }
 
 func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command {
@@ -42,10 +45,14 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 
 			# latency from each run's load-test results
 			memdiag compare before.jsonl after.jsonl --latency-before a.csv --latency-after b.csv
+
+			# both runs overlaid on charts, with the headline numbers, in one page
+			memdiag compare before.jsonl after.jsonl -o compare.html
 		`),
 		Args: exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Before, opts.After = args[0], args[1]
+			opts.Format = formatForOutput(c, opts.Format, opts.Output)
 			if runF != nil {
 				return runF(opts)
 			}
@@ -58,7 +65,8 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", "force the results format of both files")
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic for spikes: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
-	fl.StringVarP(&opts.Format, "format", "f", "table", "output format: table, markdown, json or csv")
+	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: both runs on charts, one self-contained page)")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the comparison to `FILE` instead of stdout (FILE.html: --format html)")
 	return cmd
 }
 
@@ -67,16 +75,24 @@ func runCompare(opts *CompareOptions) error {
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("--format: %w", err)}
 	}
+	if err := oneStdin([]string{"BEFORE", "AFTER", "--latency-before", "--latency-after"}, opts.Before, opts.After, opts.LatencyBefore, opts.LatencyAfter); err != nil {
+		return err
+	}
 	ao := AnalyzeOptions{Stat: opts.Stat, Spike: opts.Spike, PSIScope: "auto", MinSignals: 1}
 	co, err := ao.correlateOptions()
 	if err != nil {
 		return err
 	}
 	var res [2]correlate.Result
+	ro := report.Options{Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
 	for i, p := range [2][2]string{{opts.Before, opts.LatencyBefore}, {opts.After, opts.LatencyAfter}} {
-		if res[i], err = analyzeFile(opts.IO, p[0], p[1], opts.LatencyFormat, "", co); err != nil {
+		var t *correlate.Trace
+		if res[i], t, err = analyzeFileTrace(opts.IO, p[0], p[1], opts.LatencyFormat, "", co, format == report.HTML); err != nil {
 			return err
 		}
+		if t != nil {
+			ro.Traces = append(ro.Traces, t)
+		}
 	}
-	return report.RenderCompare(opts.IO.Out, res[0], res[1], format, report.Options{Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()})
+	return writeOutput(opts.IO, opts.Output, &ro, func(w io.Writer) error { return report.RenderCompare(w, res[0], res[1], format, ro) })
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memdiag/memdiag/internal/hostenv"
 )
 
 // Exit codes, one meaning each. `memdiag gate` documents its own in its help.
@@ -48,25 +50,44 @@ func exitCode(f *Factory, root *cobra.Command, err error) int {
 	if err == nil {
 		return ExitOK
 	}
+	code, msg := classify(err)
+	if msg != "" {
+		fmt.Fprintln(f.IO.ErrOut, "memdiag:", msg)
+	}
+	if code == ExitUsage {
+		fmt.Fprintln(f.IO.ErrOut, "Run 'memdiag --help' or 'memdiag <command> --help' for usage.")
+	}
+	return code
+}
+
+// classify is memdiag's one table from an error to an exit code, and the
+// message to print ("" for none). The first kind in err's chain wins, in
+// this order:
+//
+//	*ExitCodeError       its Code (gate's breach 3, a wrapped command 4, ...)
+//	*FlagError           2  usage: bad flag, value or argument, unknown command
+//	*hostenv.Unavailable 5  environment: a kernel feature, file or privilege
+//	                        the host lacks (no PSI, not a cgroup v2 directory)
+//	context.Canceled     130 interrupted
+//	anything else        1  runtime error, including a file the user named
+//	                        that cannot be read (*InputError)
+func classify(err error) (code int, msg string) {
 	var fe *FlagError
 	var ce *ExitCodeError
 	switch {
 	case errors.As(err, &ce):
 		if ce.Err != nil {
-			fmt.Fprintln(f.IO.ErrOut, "memdiag:", ce.Err)
+			msg = ce.Err.Error()
 		}
-		return ce.Code
+		return ce.Code, msg
 	case errors.As(err, &fe):
-		fmt.Fprintln(f.IO.ErrOut, "memdiag:", fe.Err)
-		fmt.Fprintln(f.IO.ErrOut, "Run 'memdiag --help' or 'memdiag <command> --help' for usage.")
-		return ExitUsage
+		return ExitUsage, fe.Err.Error()
+	case hostenv.As(err) != nil:
+		return ExitEnv, err.Error()
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(f.IO.ErrOut, "memdiag: interrupted")
-		return ExitInterrupt
+		return ExitInterrupt, "interrupted"
 	default:
-		// cobra reports unknown commands and missing arguments as plain errors.
-		fmt.Fprintln(f.IO.ErrOut, "memdiag:", err)
-		return ExitError
+		return ExitError, err.Error()
 	}
 }
 

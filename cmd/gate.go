@@ -7,25 +7,24 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"syscall"
 	"time"
-
-	"github.com/memdiag/memdiag/timers"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
+	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/outfile"
+	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/sources"
+	"github.com/memdiag/memdiag/timers"
 )
 
 func init() { register(func(f *Factory) *cobra.Command { return newGateCmd(f, nil) }) }
@@ -53,10 +52,6 @@ type GateOptions struct {
 
 func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	opts := &GateOptions{IO: f.IO, Now: f.Now, Getenv: os.Getenv, Location: time.Local}
-	var formats []string
-	for _, x := range gate.Formats {
-		formats = append(formats, string(x))
-	}
 	cmd := &cobra.Command{
 		Use:   "gate -t EXPR... (-- COMMAND [ARGS...] | --duration D | --recording FILE)",
 		Short: "Fail a CI job when memory pressure crosses a threshold",
@@ -97,6 +92,12 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			summary is appended to that file. The wrapped command's own output
 			passes through; use --output to keep the report apart from it.
 
+			The command after -- gets memdiag's stdin, stdout and stderr, and is
+			sampled by the same loop as 'memdiag watch', with one last sample after
+			it exits. On Ctrl-C, SIGTERM or SIGHUP memdiag sends the command SIGTERM,
+			waits up to 10 s, then SIGKILL, and exits %[7]d without a verdict: an
+			unfinished run is not judged.
+
 			Exit codes:
 			  %[1]d  every threshold held (and the command succeeded)
 			  %[2]d  a threshold was breached
@@ -105,7 +106,7 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			  %[4]d  environment: a signal a threshold needs cannot be read (no PSI,
 			     not a cgroup v2 directory, unreadable cgroup) — never a pass
 			  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
-		`, ExitOK, ExitBreach, ExitCommand, ExitEnv, ExitUsage, ExitError),
+		`, ExitOK, ExitBreach, ExitCommand, ExitEnv, ExitUsage, ExitError, ExitInterrupt),
 		Example: examples(`
 			# fail the job if the service's cgroup stalled on memory > 1% of the load test
 			memdiag gate --cgroup /sys/fs/cgroup/system.slice/web.service \
@@ -128,9 +129,6 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 					return flagErrorf("put the command to wrap after --, e.g. memdiag gate --threshold 'memory.full.stall<1%%' -- %s", strings.Join(args, " "))
 				}
 				opts.Command = args
-			}
-			if !slices.Contains(formats, opts.Format) {
-				return flagErrorf("--format %q: use one of %s", opts.Format, strings.Join(formats, ", "))
 			}
 			if opts.Interval <= 0 {
 				return flagErrorf("--interval must be positive")
@@ -166,19 +164,22 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
 	fl.StringVar(&opts.Recording, "recording", "", "judge this recording (from memdiag watch) instead of sampling")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 `DIR` instead of the host")
-	fl.StringVarP(&opts.Format, "format", "f", string(gate.FormatTable), "report format: "+strings.Join(formats, ", "))
+	formatFlag(cmd, &opts.Format, gate.FormatTable, gate.Formats, "")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
 	return cmd
 }
 
 func runGate(ctx context.Context, opts *GateOptions) error {
+	if err := oneStdin([]string{"--recording", "--thresholds"}, opts.Recording, opts.ThresholdsFile); err != nil {
+		return err
+	}
 	ths, err := gate.ParseAll(opts.Thresholds)
 	if err != nil {
 		return &FlagError{Err: err}
 	}
 	if opts.ThresholdsFile != "" {
-		more, err := gate.ReadFile(opts.ThresholdsFile)
+		more, err := readThresholds(opts.IO, opts.ThresholdsFile)
 		if err != nil {
 			if errors.Is(err, gate.ErrThreshold) {
 				return &FlagError{Err: err}
@@ -190,23 +191,31 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 
 	var rep *gate.Report
 	if opts.Recording != "" {
-		rec, err := record.ReadFile(opts.Recording)
+		rec, err := readRecording(opts.IO, "--recording", opts.Recording)
 		if err != nil {
+			return err
+		}
+		gaps := record.NewGaps(rec.Header)
+		for i := range rec.Samples {
+			gaps.Add(&rec.Samples[i])
+		}
+		if err := record.NeedSamples(opts.Recording, len(rec.Samples), rec.End, rec.Warnings); err != nil {
 			return err
 		}
 		rep = gate.Evaluate(&rec.Header, rec.Samples, gate.Scope{Cgroup: rec.Header.Cgroup}, ths)
 		rep.Warnings = rec.Warnings
-		noteFirings(rep, rec.Header.Jobs)
+		rep.Lacks = gaps.Lines(rec.End, rec.Warnings)
+		if why := gaps.Abnormal(rec.End, rec.Warnings); why != "" {
+			rep.CutShort(why)
+		}
+		noteCulprits(rep, correlate.Analyze(rec, correlate.Options{Project: timers.Project}))
 	} else {
+		// A live gate records no processes: it cannot tell which job, if
+		// any, caused a breach, so it names none (analyze a watch
+		// recording for that).
 		rep, err = sampleRun(ctx, opts, ths)
 		if err != nil {
 			return err
-		}
-		if jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{}); err == nil {
-			if running, ok := timers.ProbeRunning(opts.Root); ok {
-				timers.ApplyRunning(jobs, running)
-			}
-			noteFirings(rep, jobs)
 		}
 	}
 	return writeGateReport(opts, rep)
@@ -228,11 +237,11 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 	}
 	c, err := psi.NewCollector(procRoot, psiOpts...)
 	if err != nil {
-		return nil, &ExitCodeError{Code: ExitEnv, Err: err}
+		return nil, err
 	}
 	lc, err := lru.NewCollector(procRoot)
 	if err != nil {
-		return nil, &ExitCodeError{Code: ExitEnv, Err: err}
+		return nil, err
 	}
 	srcs := []record.Source{sources.PSI{C: c}, sources.VMStat{C: lc}}
 	if scope.Cgroup != "" {
@@ -240,7 +249,7 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 	}
 	sp := &record.Sampler{Sources: srcs, Interval: opts.Interval, Logger: opts.Logger, Now: opts.Now}
 
-	first := sp.Collect(ctx, 0)
+	first := sp.Collect(ctx)
 	if err := gate.Preflight(first, scope, ths); err != nil {
 		// Still write the report (JUnit, step summary, annotations) so
 		// CI shows why, then exit 5.
@@ -250,63 +259,54 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 				return nil, werr
 			}
 		}
-		return nil, &ExitCodeError{Code: ExitEnv, Err: envDetail(ctx, c, scope, ths, err)}
+		return nil, envDetail(ctx, c, scope, ths, err)
 	}
 	samples := []record.Sample{*first}
-	take := func() { samples = append(samples, *sp.Collect(ctx, len(samples))) }
+	emit := func(s *record.Sample) error { samples = append(samples, *s); return nil }
 
+	// The same sampler loop as watch: a sample every interval until the
+	// command exits or --duration is over, then a last one.
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var cmdRes *gate.CommandResult
-	var done <-chan struct{}
-	var child *exec.Cmd
+	var child *supervise.Child
 	if len(opts.Command) > 0 {
 		cmdRes = &gate.CommandResult{Args: opts.Command}
-		child = exec.Command(opts.Command[0], opts.Command[1:]...)
-		child.Stdin, child.Stdout, child.Stderr = opts.IO.In, opts.IO.Out, opts.IO.ErrOut
-		if err := child.Start(); err != nil {
+		child, err = supervise.Start(supervise.Options{Args: opts.Command, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut})
+		if err != nil {
 			cmdRes.Err, cmdRes.ExitCode = "could not start: "+err.Error(), 127
-			take()
+			_ = sp.Final(ctx, emit)
 			rep := gate.Evaluate(nil, samples, scope, ths)
 			rep.Command = cmdRes
 			return rep, nil
 		}
-		ch := make(chan struct{})
-		go func() {
-			err := child.Wait()
-			fillExit(cmdRes, child.ProcessState, err)
-			close(ch)
-		}()
-		done = ch
+		go func() { <-child.Done(); cancel() }()
 	} else {
-		ch := make(chan struct{})
-		t := time.AfterFunc(opts.Duration, func() { close(ch) })
-		defer t.Stop()
-		done = ch
-	}
-
-	tick := time.NewTicker(opts.Interval)
-	defer tick.Stop()
-loop:
-	for {
-		select {
-		case <-done:
-			break loop
-		case <-ctx.Done():
-			if child != nil {
-				// Only the process we started, by its PID.
-				_ = child.Process.Signal(syscall.SIGTERM)
-				select {
-				case <-done:
-				case <-time.After(10 * time.Second):
-					_ = child.Process.Kill()
-					<-done
-				}
-			}
-			return nil, ctx.Err()
-		case <-tick.C:
-			take()
+		sp.Limit = int(opts.Duration / opts.Interval)
+		if opts.Duration%opts.Interval != 0 {
+			sp.Limit++
 		}
+		sp.Limit++ // the first sample, at 0
 	}
-	take()
+	_ = sp.Run(runCtx, emit)
+	sig := stoppedBy(ctx)
+	if child != nil && sig == "" && child.Exited() {
+		sig = signalledToo(ctx, child.Result())
+	}
+	if sig != "" {
+		// Interrupted: an unfinished run is judged by nobody.
+		if child != nil {
+			child.Stop("signal: " + sig)
+		}
+		return nil, ctx.Err()
+	}
+	if child != nil {
+		res := child.Result()
+		cmdRes.ExitCode, cmdRes.Signal = res.ExitCode, res.Signal
+		// The command's exit and what it left (swap-out, refaults of its
+		// last moments) go into a last sample.
+		_ = sp.Final(ctx, emit)
+	}
 	h := &record.Header{PageSize: os.Getpagesize()}
 	rep := gate.Evaluate(h, samples, scope, ths)
 	rep.Command = cmdRes
@@ -335,19 +335,7 @@ func envDetail(ctx context.Context, c *psi.Collector, scope gate.Scope, ths []*g
 			msgs = append(msgs, m.Error())
 		}
 	}
-	return errors.New(strings.Join(msgs, "\n"))
-}
-
-func fillExit(r *gate.CommandResult, ps *os.ProcessState, err error) {
-	if ps == nil {
-		r.ExitCode, r.Err = 127, err.Error()
-		return
-	}
-	r.ExitCode = ps.ExitCode()
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		r.Signal = unix.SignalName(ws.Signal())
-		r.ExitCode = 128 + int(ws.Signal())
-	}
+	return &hostenv.Unavailable{Need: strings.Join(msgs, "\n"), Err: err}
 }
 
 // writeGateReport writes the report, the JUnit file and the GitHub step summary,
@@ -357,9 +345,11 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 	var out io.Writer = opts.IO.Out
 	if opts.Output != "" {
 		ro.Width, ro.Color = 0, false // a file: full content, no escapes
-		f, err := os.Create(opts.Output)
+		// A report file is rewritten on each run, but never through a
+		// link (outfile); new files are 0600.
+		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: true})
 		if err != nil {
-			return err
+			return fmt.Errorf("--output: %w", err)
 		}
 		defer f.Close()
 		out = f
@@ -373,7 +363,7 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 		}
 	}
 	if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := outfile.Create(p, outfile.Options{Append: true})
 		if err != nil {
 			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
 		}
@@ -413,8 +403,10 @@ func isExitCode(err error, code int) bool {
 	return errors.As(err, &ce) && ce.Code == code
 }
 
+// writeFile writes a report file with outfile: rewritten on each run,
+// never through a symbolic or hard link, new files 0600.
 func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+	f, err := outfile.Create(path, outfile.Options{Overwrite: true})
 	if err != nil {
 		return err
 	}
@@ -425,38 +417,28 @@ func writeFile(path string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-// noteFirings adds a note for each breached threshold whose worst moment
-// had a periodic job firing in it or in the 15 s before (a job's I/O
-// follows its start): the first suspects, for analyze to confirm.
-func noteFirings(rep *gate.Report, jobs []timers.Job) {
-	if len(jobs) == 0 {
-		return
-	}
+// noteCulprits adds a note for each breached threshold whose worst
+// moment falls in an episode that analyze's culprit model credits to a
+// job or a process (correlate.CulpritsAt): the same verdict as `memdiag
+// analyze` on the recording, never a projected firing alone.
+func noteCulprits(rep *gate.Report, res correlate.Result) {
 	for _, r := range rep.Results {
 		if r.Status != gate.Fail || r.Worst == nil {
 			continue
 		}
-		from := r.Worst.Start.Add(-15 * time.Second)
+		cs := correlate.CulpritsAt(&res, r.Worst.Start.Add(-res.Interval), r.Worst.End)
+		if len(cs) == 0 {
+			continue
+		}
 		var names []string
-		seen := map[string]bool{}
-		var firing []timers.Job
-		for _, j := range jobs {
-			if !j.IdleNow { // a timer of a systemd that is not running fires nothing
-				firing = append(firing, j)
-			}
+		for _, c := range cs {
+			names = append(names, fmt.Sprintf("%s (%s, %s confidence %.2f)", c.Name, c.Kind, c.ConfidenceLabel(), c.Confidence))
 		}
-		for _, f := range timers.Project(firing, from.Add(-time.Minute), r.Worst.End, time.Local) {
-			// The job may start anywhere in [Earliest, Latest]: it counts
-			// if that window meets [from, worst end].
-			if f.Latest.Before(from) || f.Earliest.After(r.Worst.End) || seen[f.Job] {
-				continue
-			}
-			seen[f.Job] = true
-			names = append(names, fmt.Sprintf("%s (%s)", f.Job, f.Planned.Local().Format("15:04:05")))
+		loc := res.Location
+		if loc == nil {
+			loc = time.UTC
 		}
-		if len(names) > 0 {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: its worst moment (%s–%s) came right after these periodic jobs fired: %s; run memdiag analyze on a recording to check",
-				r.Threshold, r.Worst.Start.Local().Format("15:04:05"), r.Worst.End.Local().Format("15:04:05"), strings.Join(names, ", ")))
-		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: its worst moment (%s–%s) fell in an episode memdiag analyze credits to %s; see memdiag analyze for the evidence",
+			r.Threshold, r.Worst.Start.In(loc).Format("15:04:05"), r.Worst.End.In(loc).Format("15:04:05"), strings.Join(names, ", ")))
 	}
 }

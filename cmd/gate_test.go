@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/lru"
@@ -52,7 +53,7 @@ func TestNewGateCmd(t *testing.T) {
 		{name: "no mode", args: "-t oom_kills==0", wantErr: "give exactly one of: a command after --, --duration, or --recording"},
 		{name: "two modes", args: "-t oom_kills==0 --duration 1s -- true", wantErr: "give exactly one of: a command after --, --duration, or --recording"},
 		{name: "command without dash", args: "-t oom_kills==0 true", wantErr: "put the command to wrap after --, e.g. memdiag gate --threshold 'memory.full.stall<1%' -- true"},
-		{name: "bad format", args: "-t oom_kills==0 --duration 1s -f xml", wantErr: `--format "xml": use one of table, json, markdown, github`},
+		{name: "bad format", args: "-t oom_kills==0 --duration 1s -f xml", wantErr: `--format "xml": unknown format; want one of table, json, markdown, github`},
 		{name: "cgroup with recording", args: "-t oom_kills==0 --recording r --cgroup /x", wantErr: "--cgroup does not apply to --recording: a recording is judged in the scope it was made in"},
 		{name: "zero duration", args: "-t oom_kills==0 --duration 0s", wantErr: "--duration must be positive"},
 	}
@@ -62,10 +63,7 @@ func TestNewGateCmd(t *testing.T) {
 			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
 			var got *GateOptions
 			cmd := newGateCmd(f, func(o *GateOptions) error { got = o; return nil })
-			cmd.SetArgs(strings.Fields(tt.args))
-			cmd.SetOut(ios.Out)
-			cmd.SetErr(ios.ErrOut)
-			err := cmd.Execute()
+			err := execInRoot(f, cmd, append([]string{"gate"}, strings.Fields(tt.args)...)...)
 			if tt.wantErr != "" {
 				var fe *FlagError
 				if !errors.As(err, &fe) || err.Error() != tt.wantErr {
@@ -322,32 +320,33 @@ func TestGateInterruptEndsTheCommand(t *testing.T) {
 	}
 }
 
-// TestNoteFirings: a breach whose worst moment follows a job's firing gets
-// a note naming the job; a passing threshold gets none.
-func TestNoteFirings(t *testing.T) {
+// TestNoteCulprits: a breach whose worst moment falls in an episode the
+// culprit model credits to a job gets a note naming it; a moment outside
+// the credited episodes, or a passing threshold, gets none.
+func TestNoteCulprits(t *testing.T) {
 	ths, err := gate.ParseAll([]string{"memory.some.stall<1%", "oom_kills==0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := time.Date(2026, 11, 29, 12, 0, 5, 0, time.Local)
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	job := timers.Job{Name: "backup.timer", Source: timers.Systemd}
+	res := correlate.Result{Interval: time.Second, Location: time.UTC,
+		Episodes: []correlate.Episode{{Start: t0, End: t0.Add(10 * time.Second)}},
+		Culprits: []correlate.Culprit{{Name: "backup.timer", Kind: correlate.KindTimer, Job: &job, Episodes: []int{0}, Confidence: 0.9}}}
+	w := t0.Add(5 * time.Second)
 	rep := &gate.Report{Results: []gate.Result{
 		{Threshold: ths[0], Status: gate.Fail, Worst: &gate.Moment{Start: w, End: w.Add(time.Second)}},
 		{Threshold: ths[1], Status: gate.Pass, Worst: &gate.Moment{Start: w, End: w.Add(time.Second)}},
 	}}
-	jobs := []timers.Job{
-		{Name: "pmlogger_check.timer", Source: timers.Systemd, Schedule: []string{"*:00:00"}, AccuracySec: time.Second},
-		{Name: "decoy.timer", Source: timers.Systemd, Schedule: []string{"*:30:00"}, AccuracySec: time.Second},
+	noteCulprits(rep, res)
+	want := "memory.some.stall<1%: its worst moment (12:00:05–12:00:06) fell in an episode memdiag analyze credits to backup.timer (timer, high confidence 0.90); see memdiag analyze for the evidence"
+	if len(rep.Warnings) != 1 || rep.Warnings[0] != want {
+		t.Errorf("warnings = %q; want [%q]", rep.Warnings, want)
 	}
-	noteFirings(rep, jobs)
-	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "memory.some.stall<1%") ||
-		!strings.Contains(rep.Warnings[0], "pmlogger_check.timer (12:00:00)") || strings.Contains(rep.Warnings[0], "decoy") {
-		t.Errorf("warnings = %q", rep.Warnings)
-	}
-	// A timer of a systemd that is not running fired nothing: not named.
-	jobs[0].IdleNow = true
 	rep.Warnings = nil
-	noteFirings(rep, jobs)
+	rep.Results[0].Worst = &gate.Moment{Start: t0.Add(time.Minute), End: t0.Add(61 * time.Second)}
+	noteCulprits(rep, res)
 	if len(rep.Warnings) != 0 {
-		t.Errorf("idle timer named: %q", rep.Warnings)
+		t.Errorf("a moment outside the credited episode got %q", rep.Warnings)
 	}
 }

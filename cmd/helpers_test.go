@@ -37,3 +37,9 @@ func execInRoot(f *Factory, c *cobra.Command, args ...string) error {
 	root.SetErr(f.IO.ErrOut)
 	return root.Execute()
 }
+
+// iostreamsTest is iostreams.Test.
+var iostreamsTest = iostreams.Test
+
+// runFactory runs args against f and returns the exit code.
+func runFactory(f *Factory, args []string) int { return Run(context.Background(), f, args) }

@@ -91,7 +91,7 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 			return runMem(opts)
 		},
 	}
-	c.Flags().StringVarP(&format, "format", "f", "table", "output format: table, json, markdown or csv (one value per row: section,id,field,value)")
+	formatFlag(c, &format, memreport.Table, memreport.Formats, "(csv: one value per row: section,id,field,value)")
 	c.Flags().IntVar(&opts.Top, "top", 10, "processes to show by RSS, and cgroups by usage beyond those with a limit or OOM kills (0: all)")
 	c.Flags().DurationVar(&opts.Interval, "interval", time.Second, "time between the two reads that measure pressure (0: do not measure; the default with --root other than /)")
 	return c
@@ -104,10 +104,7 @@ func runMem(opts *MemOptions) error {
 	}
 	col, err := memview.NewCollector(opts.Root)
 	if err != nil {
-		if opts.Root != "/" {
-			err = fmt.Errorf("--root %s: %w (--root takes the root of a host's file tree: it must hold proc/, and sys/ for cgroups)", opts.Root, err)
-		}
-		return &ExitCodeError{Code: ExitEnv, Err: err}
+		return err
 	}
 	var warnings []string
 	warn := func(err error) { warnings = append(warnings, err.Error()) }

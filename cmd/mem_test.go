@@ -26,11 +26,11 @@ func TestNewMemCmd(t *testing.T) {
 		{"", MemOptions{Format: memreport.Table, Top: 10, Interval: time.Second, Root: "/"}, ""},
 		{"--format json --top 3 --interval 0", MemOptions{Format: memreport.JSON, Top: 3, Interval: 0, Root: "/"}, ""},
 		// A copied tree does not change: no interval unless asked for.
-		{"--root /mnt/h --format markdown --top 0", MemOptions{Format: memreport.Markdown, Top: 0, Interval: 0, Root: "/mnt/h"}, ""},
-		{"--root /mnt/h --interval 2s", MemOptions{Format: memreport.Table, Top: 10, Interval: 2 * time.Second, Root: "/mnt/h"}, ""},
+		{"--root testdata --format markdown --top 0", MemOptions{Format: memreport.Markdown, Top: 0, Interval: 0, Root: "testdata"}, ""},
+		{"--root testdata --interval 2s", MemOptions{Format: memreport.Table, Top: 10, Interval: 2 * time.Second, Root: "testdata"}, ""},
 		{"--format JSON", MemOptions{Format: memreport.JSON, Top: 10, Interval: time.Second, Root: "/"}, ""},
 		{"--format csv", MemOptions{Format: memreport.CSV, Top: 10, Interval: time.Second, Root: "/"}, ""},
-		{"--format xml", MemOptions{}, `unknown format "xml"`},
+		{"--format xml", MemOptions{}, `--format "xml": unknown format; want one of table, markdown, json, csv`},
 		{"--top -1", MemOptions{}, "--top must be 0"},
 		{"extra", MemOptions{}, `memdiag mem takes no arguments, got "extra"`},
 	}

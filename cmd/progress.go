@@ -17,10 +17,15 @@ const progressMinBytes = 16 << 20
 // withProgress returns a reader of f that draws a progress bar of the
 // bytes read ("reading NAME") on stderr when stderr is a terminal and f is
 // large, and a func that clears the bar; otherwise f itself and a no-op.
-// For a .gz file the bar counts compressed bytes.
-func withProgress(ios *iostreams.IOStreams, f *os.File, name string) (io.Reader, func()) {
+// For a .gz file the bar counts compressed bytes; a stream that is not a
+// file (stdin from a pipe) gets no bar.
+func withProgress(ios *iostreams.IOStreams, r io.Reader, name string) (io.Reader, func()) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return r, func() {}
+	}
 	st, err := f.Stat()
-	if err != nil || !ios.IsStderrTTY() || st.Size() < progressMinBytes {
+	if err != nil || !ios.IsStderrTTY() || !st.Mode().IsRegular() || st.Size() < progressMinBytes {
 		return f, func() {}
 	}
 	bar := progressbar.NewOptions64(st.Size(),
@@ -32,6 +37,6 @@ func withProgress(ios *iostreams.IOStreams, f *os.File, name string) (io.Reader,
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)
-	r := progressbar.NewReader(f, bar)
-	return &r, func() { _ = bar.Finish() }
+	pr := progressbar.NewReader(f, bar)
+	return &pr, func() { _ = bar.Finish() }
 }

@@ -5,6 +5,8 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
 )
@@ -31,9 +34,50 @@ type Factory struct {
 // terminal and returns the process exit code.
 func Main(args []string) int {
 	f := &Factory{IO: iostreams.System(), Now: time.Now, Root: "/"}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(context.Background())
 	defer stop()
 	return Run(ctx, f, args)
+}
+
+// stopSignals end every command the way Ctrl-C does: watch takes its
+// final sample, writes the end line and the summary; gate stops the
+// command it wraps. A terminal closing (SIGHUP) and a service manager or
+// CI timeout (SIGTERM) are ends like any other.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// stopOnSignal returns a context cancelled by the first of stopSignals,
+// with a *SignalError as its cause (context.Cause).
+func stopOnSignal(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, stopSignals...)
+	go func() {
+		select {
+		case sig := <-ch:
+			cancel(&SignalError{Signal: sig.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel(nil) }
+}
+
+// SignalError is the cause of a run ended by a signal. It is a
+// context.Canceled, so an interrupted command exits 130.
+type SignalError struct{ Signal syscall.Signal }
+
+func (e *SignalError) Error() string        { return "interrupted by " + unix.SignalName(e.Signal) }
+func (e *SignalError) Is(target error) bool { return target == context.Canceled }
+
+// stoppedBy names the signal that ended ctx ("SIGTERM"), "" if none did.
+func stoppedBy(ctx context.Context) string {
+	var se *SignalError
+	if errors.As(context.Cause(ctx), &se) {
+		return unix.SignalName(se.Signal)
+	}
+	if ctx.Err() != nil {
+		return "cancelled"
+	}
+	return ""
 }
 
 // Run executes the command line against f and maps the outcome to an exit
@@ -70,6 +114,22 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		`),
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       versionLine(),
+		// Suggest "analyze" for "analyse" (cobra sets 2 only for its own message).
+		SuggestionsMinimumDistance: 2,
+		// The root takes no arguments: a word that is not a command is a
+		// usage error (exit 2), like an unknown flag.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					msg += fmt.Sprintf("; did you mean %q?", s[0])
+				}
+				return &FlagError{Err: errors.New(msg)}
+			}
+			return cmd.Help()
+		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if noColor {
 				f.IO.DisableColor()
@@ -79,15 +139,24 @@ func NewRootCmd(f *Factory) *cobra.Command {
 				level = slog.LevelDebug
 			}
 			if f.Logger == nil {
-				f.Logger = slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: level}))
+				f.Logger = slog.New(newWarnHandler(f.IO.ErrOut, level))
+			}
+			if err := checkDurations(cmd); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("root") {
+				if _, err := os.Stat(f.Root); err != nil {
+					return inputError("--root", f.Root, err)
+				}
 			}
 			return nil
 		},
 	}
+	root.SetVersionTemplate("memdiag {{.Version}}\n")
 	root.PersistentFlags().BoolVar(&noColor, "no-color", false, "never use colour (also: NO_COLOR set in the environment)")
 	root.PersistentFlags().BoolVar(&debug, "debug", false, "log debug messages to stderr")
 	root.PersistentFlags().StringVar(&f.Root, "root", f.Root, "filesystem root to read /proc, /sys and /etc from (a fixture tree or a mounted host)")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
+	root.SetFlagErrorFunc(flagError)
 
 	root.AddCommand(newVersionCmd(f))
 	for _, add := range subcommands {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -74,8 +73,8 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 			(no --root) the NOTE also says what happens now: a timer "does not fire
 			now" while PID 1 is not systemd, a crontab line "does not run now" while
 			no cron daemon runs, and a line that steps aside for systemd runs after
-			all when systemd is not running. gate leaves jobs that do not fire now
-			out of its "came right after these jobs fired" warnings.
+			all when systemd is not running. analyze never names a job the recording
+			says did not fire from its projected firings.
 
 			Columns:
 			  NAME      timer unit, or crontab file:line, or anacron:<job id>
@@ -130,9 +129,6 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Root = f.Root
-			if !slices.Contains(timers.Formats, timers.Format(opts.Format)) {
-				return flagErrorf("--format %q: want one of table, json, csv, markdown", opts.Format)
-			}
 			if opts.Next < 1 {
 				return flagErrorf("--next %d: want at least 1", opts.Next)
 			}
@@ -152,7 +148,7 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.To, "to", "", "... up to this time (same forms, or a duration after --from such as 2h, 2d or 1w)")
 	cmd.Flags().StringVar(&opts.BaseTime, "base-time", "", "compute next firings from this time instead of now (same forms as --from)")
 	cmd.Flags().StringVar(&opts.TZ, "tz", "", "IANA time zone to show times in (default: the root's etc/localtime, else UTC); schedules are computed in the root's zone, or in --tz when the root names none")
-	cmd.Flags().StringVarP(&opts.Format, "format", "f", "table", "output format: table, json, csv or markdown")
+	formatFlag(cmd, &opts.Format, timers.FormatTable, timers.Formats, "")
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "exit with code 1 when a unit file, calendar expression or crontab line is malformed")
 	return cmd
 }
@@ -197,7 +193,7 @@ func runTimers(ctx context.Context, opts *TimersOptions) error {
 	}
 	jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{Users: opts.Users, Live: live})
 	if err != nil {
-		return &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("reading periodic jobs under %s: %w", opts.Root, err)}
+		return fmt.Errorf("reading periodic jobs under %s: %w", opts.Root, err)
 	}
 	if running, ok := timers.ProbeRunning(opts.Root); ok {
 		timers.ApplyRunning(jobs, running)

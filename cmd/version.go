@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
@@ -39,13 +40,15 @@ func newVersionCmd(f *Factory) *cobra.Command {
 		Short: "Print memdiag's version and the Go version it was built with",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			bi, _ := debug.ReadBuildInfo()
-			gov := ""
-			if bi != nil {
-				gov = bi.GoVersion
-			}
-			fmt.Fprintf(f.IO.Out, "memdiag %s (%s)\n", VersionString(), gov)
+			fmt.Fprintf(f.IO.Out, "memdiag %s\n", versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what `memdiag version` and `memdiag --version` print
+// after "memdiag ": the version and the Go release that built it.
+func versionLine() string {
+	gov := runtime.Version()
+	return fmt.Sprintf("%s (%s)", VersionString(), gov)
 }

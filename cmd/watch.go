@@ -4,16 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/internal/delayacct"
+	"github.com/memdiag/memdiag/internal/hostenv"
+	"github.com/memdiag/memdiag/internal/outfile"
+	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
 )
@@ -67,22 +73,33 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 
 			A live row per interval goes to stdout (--quiet for none), stamped with the
 			interval's end, when its counters were read, as sar and pidstat do; analyze
-			stamps its timeline rows the same way. Ctrl-C, SIGTERM, --duration or the
-			end of the --exec command stop the recording cleanly and print a summary.
-			Run as root to see every process's I/O.
+			stamps its timeline rows the same way. If stdout is closed (watch | head)
+			the live rows stop and the recording goes on. Run as root to see every
+			process's I/O.
 
-			The default recording is gzip-compressed and flushed every 10 s; with
-			--out NAME.jsonl it is plain JSON Lines flushed after every sample, so a
-			killed recorder loses at most the line being written. Command lines are
-			stored with likely secrets (passwords, tokens, keys, URL credentials)
-			replaced by *** unless --keep-cmdline is given. The format is documented
-			in docs/recording.md.
+			Ctrl-C, SIGTERM, SIGHUP, --duration (rounded up to whole intervals) or the
+			end of the command after -- stop the recording the same way: one last
+			sample (what happened since the last tick: the command's exit, its
+			children's exit events, the last requests), the end line, a summary.
+
+			The command after -- gets memdiag's stdin, stdout and stderr. When memdiag
+			stops first, it sends the command SIGTERM, waits up to 10 s, then SIGKILL.
+			A command that fails on its own (a non-zero exit, or a signal memdiag did
+			not cause) makes memdiag exit 4, with the command's code printed (128+N
+			for signal N, as a shell reports it); 'memdiag gate -- CMD' does the same.
+
+			The default recording is gzip-compressed (.jsonl.gz); with --out
+			NAME.jsonl it is plain JSON Lines. Either is flushed to the kernel after
+			every sample (gzip with a sync flush), so a killed recorder loses at most
+			the interval in progress. Command lines are stored with likely secrets
+			(passwords, tokens, keys, URL credentials) replaced by *** unless
+			--keep-cmdline is given. The format is documented in docs/recording.md.
 		`),
 		Example: examples(`
 			# record until Ctrl-C, one sample per second, to a time-stamped file
 			memdiag watch
 
-			# record a load test: stops when it ends and exits with its exit code
+			# record a load test: stops when it ends; exits 4 if it fails
 			memdiag watch --out run.jsonl --exec -- k6 run script.js
 
 			# measure latency with the built-in probe while recording
@@ -129,14 +146,14 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl := c.Flags()
 	fl.DurationVar(&opts.Interval, "interval", time.Second, "time between samples")
 	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long, e.g. 30m, 2h, 2d (default: until Ctrl-C or the command exits)")
-	fl.StringVarP(&opts.Out, "out", "o", "", "recording file (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here); a name ending .gz is gzip-compressed, flushed every 10 s; any other name is plain JSON Lines, flushed every sample")
+	fl.StringVarP(&opts.Out, "out", "o", "", "recording file (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here); a name ending .gz is gzip-compressed, any other plain JSON Lines; both flushed every sample")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite --out if it exists")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "also record this cgroup v2 directory's memory/io/cpu.pressure")
 	fl.IntVar(&opts.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no live rows")
 	fl.BoolVar(&opts.KeepCmdline, "keep-cmdline", false, "store command lines unredacted")
 	fl.BoolVar(&opts.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
-	fl.BoolVar(&execFlag, "exec", false, "run the command after -- and stop when it exits, with its exit code")
+	fl.BoolVar(&execFlag, "exec", false, "run the command after -- and stop when it exits (exit 4 if it fails)")
 	fl.StringVar(&opts.ProbeURL, "probe", "", "measure latency with a built-in HTTP probe of this URL")
 	fl.DurationVar(&opts.ProbeEvery, "probe-interval", 200*time.Millisecond, "time between probe requests")
 	fl.StringVar(&opts.LatencyFile, "latency", "", "follow a load-test results file as it is written")
@@ -154,7 +171,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 func runWatch(ctx context.Context, o *WatchOptions) error {
 	f := o.F
 	if o.CPUProfile != "" {
-		pf, err := os.Create(o.CPUProfile)
+		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true})
 		if err != nil {
 			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
 		}
@@ -166,15 +183,33 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	}
 	if o.Out == "" {
 		// gzip by default: ~2.5 MB per hour at 1,000 processes instead of
-		// ~17 MB plain (docs/benchmarks.md), flushed every 10 s.
+		// ~17 MB plain (docs/benchmarks.md), sync-flushed every sample.
 		o.Out = "memdiag-" + f.Now().Format("20060102-150405") + ".jsonl.gz"
+	}
+	// A closed stdout (watch | head -5) makes writes fail with EPIPE
+	// instead of killing memdiag with SIGPIPE: the live rows stop, the
+	// recording goes on. The wrapped command keeps the default action.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+
+	// Delay accounting left on by a run that was killed is said, and put
+	// back, before anything else.
+	da := delayacct.PathsFor(f.Root, filepath.Join(f.Root, "proc"))
+	if note := delayacct.Leftover(da); note != "" {
+		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", note)
 	}
 	// Everything that can fail on bad input fails before the first sample.
 	if o.EnableDelayAcct {
-		restore, err := setDelayAcct(filepath.Join(f.Root, "proc"), true)
+		restore, err := delayacct.Set(da, true, f.Now())
 		if err != nil {
-			return &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("--enable-delayacct: %w", err)}
+			if hostenv.As(err) == nil {
+				err = &hostenv.Unavailable{Path: da.Sysctl, Need: "switching delay accounting on", Hint: "needs root", Err: err}
+			}
+			return fmt.Errorf("--enable-delayacct: %w", err)
 		}
+		// Deferred, so that every return and a panic of this goroutine
+		// restore it; a SIGKILL leaves the state file for the next run.
 		defer restore()
 	}
 	srcs, hdr, err := buildWatchSources(ctx, o)
@@ -199,96 +234,145 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		return err
 	}
 
-	ctx, cancel := context.WithCancel(ctx)
+	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if o.Duration > 0 {
-		var c2 context.CancelFunc
-		// Half an interval of grace, so the sample due at exactly
-		// --duration is taken rather than racing the deadline.
-		ctx, c2 = context.WithTimeout(ctx, o.Duration+o.Interval/2)
-		defer c2()
-	}
-	var cmdDone chan error
-	var child *exec.Cmd
+	var child *supervise.Child
 	if len(o.Command) > 0 {
-		child = exec.Command(o.Command[0], o.Command[1:]...)
-		child.Stdin, child.Stdout, child.Stderr = os.Stdin, f.IO.Out, f.IO.ErrOut
-		if err := child.Start(); err != nil {
+		child, err = supervise.Start(supervise.Options{Args: o.Command, Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut})
+		if err != nil {
 			w.Close("command failed to start")
 			os.Remove(o.Out)
 			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--exec: %w", err)}
 		}
-		cmdDone = make(chan error, 1)
-		go func() { cmdDone <- child.Wait(); cancel() }()
+		go func() { <-child.Done(); cancel() }()
 	}
 
 	sm := record.NewSummary(hdr)
 	sampler := &record.Sampler{Sources: srcs.list, Interval: o.Interval, Logger: f.Logger, Now: f.Now}
-	var prev *record.Sample
-	rows := 0
-	writeErr := sampler.Run(ctx, func(s *record.Sample) error {
+	if o.Duration > 0 {
+		// --duration is a whole number of intervals (rounded up): the
+		// sample due at exactly --duration is the last one.
+		n := int(o.Duration / o.Interval)
+		if o.Duration%o.Interval != 0 {
+			n++
+		}
+		sampler.Limit = n + 1
+	}
+	live := &liveRows{f: f, hdr: hdr, on: !o.Quiet}
+	emit := func(s *record.Sample) error {
 		if err := w.WriteSample(s); err != nil {
 			return err
 		}
 		sm.Add(s)
-		if prev != nil && !o.Quiet {
-			if rows%20 == 0 {
-				fmt.Fprintln(f.IO.Out, report.LiveColumns)
-				fmt.Fprintln(f.IO.Out, report.LiveUnits)
-			}
-			rows++
-			fmt.Fprintln(f.IO.Out, report.LiveRow(record.Between(hdr, prev, s), s, f.IO.ColorEnabled()))
-		}
-		prev = s
+		live.row(s)
 		return nil
-	})
+	}
+	writeErr := sampler.Run(runCtx, emit)
 
-	reason := "interrupted"
-	exitErr := error(nil)
+	// Why the run ended, and why memdiag stops the command if it runs.
+	reason, stop := "", ""
+	var exitErr error
 	switch {
 	case writeErr != nil:
-		reason = "write error"
-	case cmdDone != nil && ctx.Err() != nil && child.ProcessState != nil:
+		reason, stop = "write error", "write error"
+	case stoppedBy(ctx) != "":
+		reason = "signal: " + stoppedBy(ctx)
+		stop = reason
+	case child != nil && child.Exited():
 		reason = "command exited"
-	case o.Duration > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		reason = "duration"
+	default:
+		reason, stop = "duration", "duration"
 	}
-	if cmdDone != nil {
-		if child.ProcessState == nil { // we stopped first: end the command we started
-			_ = child.Process.Signal(os.Interrupt)
-			select {
-			case <-cmdDone:
-			case <-time.After(5 * time.Second):
-				_ = child.Process.Kill()
-				<-cmdDone
-			}
+	if child != nil {
+		var res supervise.Result
+		if stop != "" {
+			res = child.Stop(stop)
 		} else {
-			<-cmdDone
+			res = child.Result()
+			if s := signalledToo(ctx, res); s != "" {
+				reason = "signal: " + s
+				res = child.Stop(reason)
+			}
 		}
-		code, how := child.ProcessState.ExitCode(), ""
-		if ws, ok := child.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			// Like a shell: 128 + the signal's number.
-			code, how = 128+int(ws.Signal()), fmt.Sprintf(" (killed by %s)", ws.Signal())
+		reason = fmt.Sprintf("%s: command %s", reason, res.Describe())
+		if res.Failed() {
+			exitErr = &ExitCodeError{Code: ExitCommand, Err: fmt.Errorf("the wrapped command failed: %s: %s", o.Command[0], res.Describe())}
 		}
-		reason = fmt.Sprintf("%s: command exit code %d%s", reason, code, how)
-		if code != 0 {
-			exitErr = &ExitCodeError{Code: code, Err: fmt.Errorf("command %q exited with code %d%s", o.Command[0], code, how)}
-		}
+	}
+	// Requests still in flight in the probe and a followed results file
+	// are handed over before the last sample.
+	srcs.drain()
+	// The last sample: what happened after the last tick (the command's
+	// exit, its children's exit events, the last requests) is recorded.
+	// A --duration run without a command ended on its last tick.
+	if writeErr == nil && (reason != "duration" || child != nil) {
+		writeErr = sampler.Final(ctx, emit)
 	}
 	if err := w.Close(reason); err != nil && writeErr == nil {
 		writeErr = err
 	}
+	if live.broken {
+		fmt.Fprintln(f.IO.ErrOut, "memdiag: stdout was closed (broken pipe): live rows stopped after", live.rows, "rows; the recording went on")
+	}
 	report.WriteSummary(f.IO.ErrOut, sm, abs, 5)
-	if writeErr == nil && sm.Samples >= 2 {
+	if writeErr == nil && sm.Samples >= 2 && !live.broken {
 		fmt.Fprintln(f.IO.Out)
 		if err := watchVerdict(f, o.Out); err != nil {
 			fmt.Fprintf(f.IO.ErrOut, "memdiag: analysing the recording: %v\n", err)
 		}
 	}
 	if writeErr != nil {
-		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("recording stopped: %w (samples so far are in %s)", writeErr, abs)}
+		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("recording stopped: %w; %d of %d samples are readable in %s",
+			writeErr, w.Readable(), w.Samples(), abs)}
 	}
 	return exitErr
+}
+
+// signalledToo returns the signal that stopped memdiag when the command
+// died of a stop signal just before memdiag noticed its own: the
+// terminal's Ctrl-C reaches both at once, and the command may win the
+// race to exit. "" when memdiag was not signalled.
+func signalledToo(ctx context.Context, res supervise.Result) string {
+	switch res.Signal {
+	case "SIGINT", "SIGTERM", "SIGHUP":
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return stoppedBy(ctx)
+}
+
+// liveRows prints a row per interval to stdout until a write fails with
+// EPIPE (the reader went away: watch | head); then it stops printing.
+type liveRows struct {
+	f      *Factory
+	hdr    *record.Header
+	on     bool
+	prev   *record.Sample
+	rows   int
+	broken bool
+}
+
+func (l *liveRows) row(s *record.Sample) {
+	prev := l.prev
+	l.prev = s
+	if prev == nil || !l.on || l.broken {
+		return
+	}
+	var b strings.Builder
+	if l.rows%20 == 0 {
+		fmt.Fprintln(&b, report.LiveColumns)
+		fmt.Fprintln(&b, report.LiveUnits)
+	}
+	fmt.Fprintln(&b, report.LiveRow(record.Between(l.hdr, prev, s), s, l.f.IO.ColorEnabled()))
+	if _, err := io.WriteString(l.f.IO.Out, b.String()); err != nil {
+		if errors.Is(err, syscall.EPIPE) {
+			l.broken = true
+		}
+		return
+	}
+	l.rows++
 }
 
 // watchVerdict prints the timeline and verdict of the recording just

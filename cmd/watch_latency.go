@@ -19,7 +19,7 @@ func init() {
 		}
 		src := &latencySource{}
 		lctx, cancel := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
+		var producers, forwarder sync.WaitGroup
 		ch := make(chan latency.Request, 1024)
 		if o.ProbeURL != "" {
 			p, err := latency.NewProbe(o.ProbeURL, latency.ProbeOptions{Interval: o.ProbeEvery})
@@ -29,14 +29,11 @@ func init() {
 				return
 			}
 			h.Probe = o.ProbeURL
-			wg.Add(1)
-			go func() { defer wg.Done(); _ = p.Run(lctx, ch) }()
+			producers.Go(func() { _ = p.Run(lctx, ch) })
 		}
 		if o.LatencyFile != "" {
 			h.LatencyFile = o.LatencyFile
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			producers.Go(func() {
 				rep, err := latency.Follow(lctx, o.LatencyFile, latency.FollowOptions{
 					ImportOptions: latency.ImportOptions{Format: o.LatencyFmt, Location: time.Local},
 					OnBad: func(e latency.LineError) {
@@ -48,22 +45,26 @@ func init() {
 				} else if err := rep.Err(); err != nil {
 					src.warn(fmt.Sprintf("--latency %s: %v", o.LatencyFile, err))
 				}
-			}()
+			})
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-lctx.Done():
-					return
-				case r := <-ch:
-					src.add(r)
-				}
+		// Every request sent is handed to the source: the forwarder ends
+		// only when the producers have and ch is empty.
+		forwarder.Go(func() {
+			for r := range ch {
+				src.add(r)
 			}
-		}()
+		})
+		// The drain before the last sample: the probe stops, and the
+		// follower returns once ctx is done — after reading the file to
+		// its end, where latency.Follow does so (latency/follow.go) — and
+		// what they sent reaches the source.
+		ws.drains = append(ws.drains, func() {
+			cancel()
+			producers.Wait()
+			close(ch)
+			forwarder.Wait()
+		})
 		ws.list = append(ws.list, src)
-		ws.closers = append(ws.closers, func() { cancel(); wg.Wait() })
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -62,7 +61,7 @@ func init() {
 			})
 			if err != nil {
 				if o.Events == "on" {
-					ws.fatal = &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("--events on: %w", err)}
+					ws.fatal = fmt.Errorf("--events on: %w", err)
 					return
 				}
 				ws.status(h, "events", err)
@@ -136,22 +135,4 @@ func (o *onsetSource) Fill(ctx context.Context, s *record.Sample) error {
 	s.Onsets, o.pending = o.pending, nil
 	o.mu.Unlock()
 	return nil
-}
-
-// setDelayAcct writes kernel.task_delayacct and returns a function that
-// restores the old value.
-func setDelayAcct(procRoot string, on bool) (restore func(), err error) {
-	p := filepath.Join(procRoot, "sys/kernel/task_delayacct")
-	old, err := os.ReadFile(p)
-	if err != nil {
-		return nil, err
-	}
-	v := "0"
-	if on {
-		v = "1"
-	}
-	if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
-		return nil, fmt.Errorf("%s: %w (needs root)", p, err)
-	}
-	return func() { _ = os.WriteFile(p, old, 0o644) }, nil
 }

@@ -25,10 +25,22 @@ type watchSources struct {
 	list     []record.Source
 	warnings []string
 	closers  []func()
-	fatal    error // a collector the user demanded could not start
+	// drains hand over what sources still hold in flight (the probe's
+	// requests, a followed results file read to its end) before the
+	// last sample; each runs once.
+	drains []func()
+	fatal  error // a collector the user demanded could not start
+}
+
+func (w *watchSources) drain() {
+	for _, d := range w.drains {
+		d()
+	}
+	w.drains = nil
 }
 
 func (w *watchSources) close() {
+	w.drain()
 	for _, c := range w.closers {
 		c()
 	}
@@ -61,13 +73,13 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 	var psiOpts []psi.Option
 	if o.Cgroup != "" {
 		if err := psi.CheckCgroup(o.Cgroup); err != nil {
-			return nil, nil, &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("--cgroup: %w", err)}
+			return nil, nil, fmt.Errorf("--cgroup: %w", err)
 		}
 		psiOpts = append(psiOpts, psi.WithCgroup(o.Cgroup))
 	}
 	pc, err := psi.NewCollector(procRoot, psiOpts...)
 	if err != nil {
-		return nil, nil, &ExitCodeError{Code: ExitEnv, Err: err}
+		return nil, nil, err
 	}
 	_, missing, err := pc.Collect(ctx)
 	switch {

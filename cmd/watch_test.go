@@ -48,10 +48,10 @@ func TestNewWatchCmd(t *testing.T) {
 		{args: "--exec", wantErr: "--exec needs a command"},
 		{args: "sleep 5", wantErr: `unexpected argument "sleep"`},
 		{args: "--interval 1ms", wantErr: "too short"},
-		{args: "--interval fast", wantErr: `invalid argument "fast"`},
+		{args: "--interval fast", wantErr: `--interval "fast": want a duration such as 500ms, 10s, 5m or 2h`},
 		{args: "--duration 2d", want: def(WatchOptions{Duration: 48 * time.Hour})},
 		{args: "--duration 1w12h", want: def(WatchOptions{Duration: 180 * time.Hour})},
-		{args: "--duration 2x", wantErr: `invalid argument "2x" for "--duration" flag: want a duration such as 90s, 30m, 2h, 2d or 1w`},
+		{args: "--duration 2x", wantErr: `--duration "2x": want a duration such as 90s, 30m, 2h, 2d or 1w`},
 		{args: "--top -1", wantErr: "--top must not be negative"},
 	}
 	for _, tt := range tests {
@@ -185,8 +185,10 @@ func TestRunWatchCgroupV1(t *testing.T) {
 func TestRunWatchExecExitCode(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "r.jsonl")
 	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "20ms", "--out", rec, "--quiet", "--no-timers", "--", "sh", "-c", "sleep 0.1; exit 7", "x", "--password=hunter2")
-	if code != 7 {
-		t.Errorf("exit %d, want the command's 7; stderr %s", code, errOut)
+	// One rule for watch and gate: a failed command is exit 4, its own
+	// code printed.
+	if code != ExitCommand || !strings.Contains(errOut, "the wrapped command failed: sh: exit code 7") {
+		t.Errorf("exit %d, want %d and the command's 7 named; stderr %s", code, ExitCommand, errOut)
 	}
 	r, err := record.ReadFile(rec)
 	if err != nil {
@@ -198,5 +200,28 @@ func TestRunWatchExecExitCode(t *testing.T) {
 	// Recordings are shared: the command's secrets are redacted.
 	if c := strings.Join(r.Header.Command, " "); strings.Contains(c, "hunter2") || !strings.Contains(c, "--password=***") {
 		t.Errorf("header command = %q, want the password redacted", c)
+	}
+}
+
+// --duration ending a wrapped command stops it (SIGTERM) and says so: the
+// command did not fail and was not "killed by interrupt"; watch exits 0.
+func TestRunWatchDurationStopsCommand(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "20ms", "--duration", "100ms",
+		"--out", rec, "--quiet", "--no-timers", "--events", "off", "--", "sleep", "30")
+	if code != 0 {
+		t.Errorf("exit %d, want 0; stderr %s", code, errOut)
+	}
+	r, err := record.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "duration: command exit code 143 (killed by SIGTERM; stopped by memdiag: duration)"; r.End == nil || r.End.Reason != want {
+		t.Errorf("end = %+v, want reason %q", r.End, want)
+	}
+	// 100 ms at 20 ms: samples at 0..100 ms, then the final one after the
+	// command was stopped.
+	if len(r.Samples) != 7 || r.End.Samples != 7 {
+		t.Errorf("%d samples, end counts %d; want 6 + the final one", len(r.Samples), r.End.Samples)
 	}
 }

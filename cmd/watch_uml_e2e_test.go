@@ -33,7 +33,7 @@ echo $? > /run/out/watch.rc
 	if rc := strings.TrimSpace(read("watch.rc")); rc != "0" {
 		t.Fatalf("watch exited %s", rc)
 	}
-	for _, once := range []string{"/proc/pressure", "process-events connector unavailable"} {
+	for _, once := range []string{"/proc/pressure", "process-events connector: unavailable"} {
 		if n := strings.Count(stderr, once); n != 1 {
 			t.Errorf("stderr says %q %d times, want once", once, n)
 		}

@@ -6,11 +6,9 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/diskio"
-	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/record"
 )
@@ -35,6 +33,7 @@ func (sr *Series) Analyze(opts Options) Result {
 		Baselines: map[Signal]float64{}, Location: Location(h, o.Location),
 	}
 	ivs := sr.ivs
+	sr.parts = map[time.Time][]procPart{}
 	if len(ivs) == 0 {
 		res.Warnings = append(res.Warnings, "the recording has fewer than two samples: nothing to analyse")
 		return res
@@ -85,30 +84,22 @@ func (sr *Series) Analyze(opts Options) Result {
 	}
 	res.Totals = totals(ivs, sums, o)
 
-	if o.Require == nil && o.PSIScope == PSICgroup {
-		// The recorded cgroup is the service under test: host-wide disk
-		// and page-cache activity that does not stall it is not its
-		// episode.
-		o.Require = []Signal{PSISome, PSIFull}
+	_, hasPSI := res.Baselines[PSISome]
+	if o.Require == nil {
+		if hasPSI {
+			// A memory-pressure episode needs memory pressure: disk and
+			// page-cache activity that stalled nobody is an I/O burst.
+			o.Require = []Signal{PSISome, PSIFull}
+		} else {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the recording has no memory PSI of %s: episodes are bursts of reclaim and disk signals, not measured stalls, and no culprit can be proven to have caused memory pressure", scopeName(o.PSIScope)))
+		}
 	}
 	res.Require = o.Require
-	if len(o.Require) > 0 {
-		left := 0
-		for i := range raised {
-			if len(raised[i]) > 0 && !hasAny(raised[i], o.Require) {
-				left++
-			}
-		}
-		if left > 0 {
-			names := make([]string, len(o.Require))
-			for i, s := range o.Require {
-				names[i] = string(s)
-			}
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s raised other signals but none of %s and %s in no episode (--require none keeps them)",
-				english.Count(left, "interval"), strings.Join(names, ", "), map[bool]string{true: "is", false: "are"}[left == 1]))
-		}
-	}
 	res.Episodes, res.LoneSpikes = splitSpikes(buildEpisodes(sr, ivs, raised, spikes, lat, res.Interval, o, res.Baselines), o)
+	if len(o.Require) > 0 {
+		res.IOBursts = ioBursts(sr, ivs, raised, lat, res.Interval, o, res.Baselines, res.Episodes)
+	}
+	res.Sustained = sustained(sr, ivs, o)
 	starts := make([]time.Time, len(res.Episodes))
 	var spikeStarts []time.Time
 	for i, e := range res.Episodes {
@@ -225,8 +216,15 @@ func detectSignals(ivs []ival, o Options, baselines map[Signal]float64) [][]Sign
 		if thr < 0 {
 			continue
 		}
+		floor := math.Inf(-1)
+		switch s {
+		case PSISome:
+			floor = o.Thresholds.PSISomeMin
+		case PSIFull:
+			floor = o.Thresholds.PSIFullMin
+		}
 		for i, v := range vals {
-			if math.IsNaN(v) || v-med < thr || v-med <= o.Thresholds.MADFactor*madScale*mad {
+			if math.IsNaN(v) || v < floor || v-med < thr || v-med <= o.Thresholds.MADFactor*madScale*mad {
 				continue
 			}
 			// With short intervals the page cache churns by tens of MiB/s
@@ -464,8 +462,17 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		eps = append(eps, episode(sr, ivs, raised, spikes, lat, first, last, o, baselines))
 		eps[len(eps)-1].Index = len(eps) - 1
 	}
+	// Hysteresis: an open episode goes on through intervals whose stall
+	// stays above the low-water mark or that still raise a reclaim signal,
+	// so one continuous burst is one episode, not several cut by sampling
+	// noise.
+	low := lowWater(o, baselines)
+	quiet := quietLevels(ivs, o)
 	for i := range ivs {
 		if !flagged(spikes[i], raised[i], o) {
+			if first >= 0 && i == last+1 && continues(&ivs[i], raised[i], o, low, quiet) {
+				last = i
+			}
 			continue
 		}
 		if first >= 0 && ivs[i].Start.Sub(ivs[last].End) <= gap {
@@ -477,6 +484,84 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	}
 	flush()
 	return eps
+}
+
+// lowWater is the stall share (scope's PSI some) above which an open
+// episode continues: half of the rise that opens one above the median,
+// and at least half the absolute floor.
+func lowWater(o Options, baselines map[Signal]float64) float64 {
+	t := o.Thresholds
+	if t.PSISome < 0 {
+		return math.Inf(1)
+	}
+	return math.Max(t.PSISomeMin/2, baselines[PSISome]+t.PSISome/2)
+}
+
+// reclaimSignals show reclaim still going on.
+var reclaimSignals = []Signal{LRUDrop, Refault, DirectReclaim, SwapOut}
+
+// continues says whether interval iv, not flagged itself, continues the
+// episode open before it: its stall is above the low-water mark, or a
+// reclaim signal is still at least its threshold above its quiet level
+// (the 25th percentile: a long burst is half of a short recording, and
+// then its own median).
+func continues(iv *ival, raised []Signal, o Options, low float64, quiet map[Signal]float64) bool {
+	if len(o.Require) == 0 {
+		return false // without a stall requirement every raised signal flags
+	}
+	if v := signalValue(PSISome, iv, o.PSIScope); !math.IsNaN(v) && v >= low {
+		return true
+	}
+	if hasAny(raised, reclaimSignals) {
+		return true
+	}
+	for _, s := range reclaimSignals {
+		q, ok := quiet[s]
+		thr := o.Thresholds.Get(s)
+		if !ok || thr < 0 {
+			continue
+		}
+		if v := signalValue(s, iv, o.PSIScope); !math.IsNaN(v) && v-q >= thr {
+			if s == LRUDrop && -iv.FileLRUDeltaBytes < o.Thresholds.LRUDropMin {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// quietLevels is the 25th percentile of each reclaim signal.
+func quietLevels(ivs []ival, o Options) map[Signal]float64 {
+	out := map[Signal]float64{}
+	for _, s := range reclaimSignals {
+		var vals []float64
+		for i := range ivs {
+			if v := signalValue(s, &ivs[i], o.PSIScope); !math.IsNaN(v) {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		slices.Sort(vals)
+		q := vals[len(vals)/4]
+		if s == LRUDrop && q < 0 {
+			q = 0
+		}
+		out[s] = q
+	}
+	return out
+}
+
+func scopeName(s PSIScope) string {
+	switch s {
+	case PSICgroup:
+		return "the recorded cgroup"
+	case PSIAny:
+		return "the host or the cgroup"
+	}
+	return "the host"
 }
 
 // flagged says whether an interval belongs in an episode or a spike: a
@@ -555,7 +640,7 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	// connector reports no start time, so an entry without one matches any
 	// of its PID (PID reuse within one episode is not a concern).
 	type entry struct {
-		p       *ProcActivity
+		p       *procPart
 		start   uint64
 		cum     [2]uint64 // last cumulative read/write bytes seen in Procs
 		seenCum bool
@@ -566,7 +651,7 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	// The latest observation names a process: an exec changes its comm,
 	// and a job's wrapper (sh) moves itself into the unit's cgroup before
 	// it execs the job, so the first sighting may have neither.
-	get := func(pid int, start uint64, comm, cmdline, unit string) *entry {
+	get := func(pid, ppid int, start uint64, comm, cmdline, unit string) *entry {
 		var e *entry
 		for _, x := range byPID[pid] {
 			if x.start == 0 || start == 0 || x.start == start {
@@ -575,7 +660,7 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 			}
 		}
 		if e == nil {
-			e = &entry{p: &ProcActivity{PID: pid}}
+			e = &entry{p: &procPart{ProcActivity: ProcActivity{PID: pid}}}
 			byPID[pid] = append(byPID[pid], e)
 			order = append(order, e)
 		}
@@ -591,20 +676,28 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		if unit != "" {
 			e.p.Unit = unit
 		}
+		if ppid != 0 {
+			e.p.PPID = ppid
+		}
 		return e
 	}
-	var started, exited []*ProcActivity
+	var started, exited []*procPart
 	// In time order. Sample i holds the events since sample i-1, then the
 	// processes' I/O at i. Events of the interval before the episode count
 	// too: a job starts, then its I/O raises the signals. Samples
 	// first+1..last+1 end the episode's intervals.
 	for i := max(first, 1); i <= last+1; i++ {
-		for _, ev := range sr.eventsOf(i) {
-			e := get(ev.PID, ev.StartTicks, ev.Comm, ev.Cmdline, ev.Unit)
+		evs, prior := sr.eventsWithPrior(i)
+		for j, ev := range evs {
+			e := get(ev.PID, ev.PPID, ev.StartTicks, ev.Comm, ev.Cmdline, ev.Unit)
 			switch ev.Kind {
 			case diskio.Exec:
 				if !e.p.Started {
 					e.p.Started = true
+					e.p.execAt = ev.Time
+					if ev.Time.IsZero() {
+						e.p.execAt = sr.sampleTime(i)
+					}
 					started = append(started, e.p)
 				}
 			case diskio.Exit:
@@ -613,6 +706,10 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 					exited = append(exited, e.p)
 				}
 				e.exit = &[2]uint64{ev.ReadBytes, ev.WriteBytes}
+				if prior[j].ok && !e.seenCum {
+					// Seen before the episode: only what it did since.
+					e.cum, e.seenCum = prior[j].cum, true
+				}
 			}
 		}
 		if i < first+1 {
@@ -620,7 +717,10 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		}
 		for _, p := range sr.procsOf(i, nil) {
 			n := &sr.names[p.name]
-			e := get(p.pid, p.start, n.comm, n.cmdline, n.unit)
+			e := get(p.pid, p.ppid, p.start, n.comm, n.cmdline, n.unit)
+			if e.p.start == 0 {
+				e.p.start = p.start
+			}
 			e.p.ReadBytes += p.dReadBytes
 			e.p.WriteBytes += p.dWriteByte
 			e.cum, e.seenCum = [2]uint64{p.readBytes, p.writeBytes}, true
@@ -649,9 +749,51 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		}
 	}
 	procs := make([]*ProcActivity, len(order))
-	for i, e := range order {
-		procs[i] = e.p
+	parts := make([]procPart, 0, len(order))
+	for i, en := range order {
+		en.p.Program = programOf(en.p.Comm, en.p.Cmdline)
+		if en.p.start == 0 {
+			en.p.start = en.start
+		}
+		procs[i] = &en.p.ProcActivity
+		e.IOBytes += en.p.Bytes()
+		parts = append(parts, *en.p)
 	}
+	// Memory taken: RSS growth of the largest holders over the episode.
+	type rk struct {
+		pid   int
+		start uint64
+	}
+	before := map[rk]uint64{}
+	// From the sample before the episode's first interval began: a job
+	// starts, then its allocations raise the stall.
+	for _, h := range sr.rssOf(max(first-1, 0)) {
+		before[rk{h.pid, h.start}] = h.anon + h.file
+	}
+	peak := map[rk]uint64{}
+	for k := first + 1; k <= last+1; k++ {
+		for _, h := range sr.rssOf(k) {
+			key := rk{h.pid, h.start}
+			peak[key] = max(peak[key], h.anon+h.file)
+		}
+	}
+	for key, pk := range peak {
+		if g := pk - min(pk, before[key]); g > 0 {
+			e.MemTaken += g
+			found := false
+			for j := range parts {
+				if parts[j].PID == key.pid && (parts[j].start == 0 || key.start == 0 || parts[j].start == key.start) {
+					parts[j].memGrowth += g
+					found = true
+					break
+				}
+			}
+			if !found {
+				parts = append(parts, procPart{ProcActivity: ProcActivity{PID: key.pid}, start: key.start, memGrowth: g})
+			}
+		}
+	}
+	sr.parts[e.Start] = parts
 	var top []*ProcActivity
 	for _, p := range procs {
 		if p.Bytes() >= o.MinProcBytes {
@@ -672,10 +814,10 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		e.Processes = append(e.Processes, *p)
 	}
 	for _, p := range started {
-		e.Started = append(e.Started, *p)
+		e.Started = append(e.Started, p.ProcActivity)
 	}
 	for _, p := range exited {
-		e.Exited = append(e.Exited, *p)
+		e.Exited = append(e.Exited, p.ProcActivity)
 	}
 	return e
 }

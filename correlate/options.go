@@ -124,6 +124,19 @@ type Thresholds struct {
 	// MADFactor is how many robust standard deviations (1.4826 × MAD) above
 	// the median a value must also be.
 	MADFactor float64
+	// PSISomeMin and PSIFullMin are absolute floors (share of wall time,
+	// 0..1) the PSI signals must also reach: PSI is absolute, and a rise
+	// over a calm host's median of 0 µs is no pressure. An episode that
+	// has started stays open while the stall share stays at or above
+	// PSISomeMin/4 (hysteresis, see the package documentation).
+	PSISomeMin float64
+	PSIFullMin float64
+	// Sustained is the stall share (PSI some of the scope, 0..1) above
+	// which a recording that stalls for most of its length (SustainedFrac
+	// of its intervals) is reported as sustained pressure
+	// ([Result.Sustained]), whatever its median.
+	Sustained     float64
+	SustainedFrac float64
 }
 
 // DefaultThresholds returns the documented defaults.
@@ -139,6 +152,10 @@ func DefaultThresholds() Thresholds {
 		IOTime:        0.2,
 		SwapOut:       256 << 10,
 		MADFactor:     4,
+		PSISomeMin:    0.01,
+		PSIFullMin:    0.005,
+		Sustained:     0.02,
+		SustainedFrac: 0.6,
 	}
 }
 
@@ -216,9 +233,11 @@ type Options struct {
 	// Require, when not empty, makes an interval count only if it raises
 	// one of these signals (or has a latency spike, which then forms a
 	// spike outside episodes unless a required signal rose with it). Nil
-	// means psi_some and psi_full when the memory signals read a cgroup's
-	// PSI (the service under test), else no requirement; an empty non-nil
-	// slice is no requirement.
+	// means psi_some and psi_full whenever the recording has memory PSI of
+	// the scope: a memory-pressure episode needs memory pressure, and
+	// intervals that raised only disk or reclaim signals are reported as
+	// I/O bursts ([Result.IOBursts]). An empty non-nil slice is no
+	// requirement.
 	Require []Signal
 
 	// BaselineWindow is how many previous intervals with requests form the
@@ -266,9 +285,23 @@ func (o Options) withDefaults() Options {
 	if o.Thresholds == nil {
 		t := DefaultThresholds()
 		o.Thresholds = &t
-	} else if o.Thresholds.MADFactor <= 0 {
-		t := *o.Thresholds
-		t.MADFactor = DefaultThresholds().MADFactor
+	} else {
+		t, d := *o.Thresholds, DefaultThresholds()
+		if t.MADFactor <= 0 {
+			t.MADFactor = d.MADFactor
+		}
+		if t.PSISomeMin == 0 {
+			t.PSISomeMin = d.PSISomeMin
+		}
+		if t.PSIFullMin == 0 {
+			t.PSIFullMin = d.PSIFullMin
+		}
+		if t.Sustained == 0 {
+			t.Sustained = d.Sustained
+		}
+		if t.SustainedFrac == 0 {
+			t.SustainedFrac = d.SustainedFrac
+		}
 		o.Thresholds = &t
 	}
 	if o.MinSignals <= 0 {

@@ -43,9 +43,25 @@ type Result struct {
 	// that contain one and the spikes outside episodes.
 	SpikePeriod *Period
 	Culprits    []Culprit // by rank, best first; empty: no culprit
+	// NotRun lists jobs whose firings fell near episodes but which the
+	// recording shows did not run: scheduled but did not run.
+	NotRun []NotRun
+	// IOBursts are runs of disk or reclaim signals without memory stall
+	// of the scope (when Require asks for a stall): not memory pressure.
+	IOBursts []IOBurst
+	// Sustained is pressure lasting most of the recording, nil if none.
+	Sustained *Sustained
+	// ProcessesRecorded says per-process I/O or process events were
+	// recorded, so a job that never ran is known not to have run.
+	ProcessesRecorded bool
 
 	Totals   Totals
 	Warnings []string
+	// Lacks says what the recording does not hold — PSI, other users'
+	// per-process I/O, kernel process events, its end (record.Gaps.Lines)
+	// — for the report to say before any verdict: a signal not recorded
+	// is unknown, not quiet.
+	Lacks []string
 
 	// Growth lists the recorded processes whose anonymous memory grew
 	// steadily (memview.Growth over Sample.RSS): a leak or allocator
@@ -69,14 +85,33 @@ type SignalPeak struct {
 
 // ProcActivity is one process's part in an episode.
 type ProcActivity struct {
-	PID        int    `json:"pid,omitempty"` // 0 in a culprit's summed processes
-	Comm       string `json:"comm"`
+	PID  int    `json:"pid,omitempty"` // 0 in a culprit's summed processes
+	PPID int    `json:"ppid,omitempty"`
+	Comm string `json:"comm"`
+	// Program names the process by what it runs: the base name of
+	// argv[0], or for an interpreter (python3, sh, perl …) the script it
+	// runs ("python3 pressure.py" → "pressure.py"); Comm when the command
+	// line was not recorded.
+	Program    string `json:"program,omitempty"`
 	Cmdline    string `json:"cmdline,omitempty"`
 	Unit       string `json:"unit,omitempty"`
 	ReadBytes  uint64 `json:"read_bytes"`  // in the episode
 	WriteBytes uint64 `json:"write_bytes"` // in the episode
 	Started    bool   `json:"started,omitempty"`
 	Exited     bool   `json:"exited,omitempty"`
+	// StartedBy is the chain of recorded ancestors, parent first
+	// ("periodic.sh 4100", "bash 4000"), from the parent PIDs of the
+	// process events and samples.
+	StartedBy []string `json:"started_by,omitempty"`
+}
+
+// procPart is one process's activity in an episode, with what the model
+// needs to find it again in the recording.
+type procPart struct {
+	ProcActivity
+	start     uint64    // start ticks, 0 if unknown
+	execAt    time.Time // time of its exec event, zero if none
+	memGrowth uint64    // RSS growth in the episode (Episode.MemTaken)
 }
 
 // Bytes is ReadBytes+WriteBytes.
@@ -101,6 +136,14 @@ type Episode struct {
 	// Culprit is the name of the best-ranked culprit that explains the
 	// episode, "" if none.
 	Culprit string
+	// IOBytes is the I/O (read+write) of every recorded process in the
+	// episode: the denominator of a culprit's share.
+	IOBytes uint64
+	// MemTaken is the RSS growth (anon+file, from Sample.RSS's largest
+	// holders) of the processes that grew in the episode, from the sample
+	// one interval before it began to their peak in it: the denominator of a culprit's share
+	// of the memory taken.
+	MemTaken uint64
 	// Onset is the first stall onset recorded in the episode or the
 	// interval before it (record.StallOnset: the moment PSI crossed the
 	// watch's --stall-threshold, to the 50 ms or better), nil when none
@@ -166,7 +209,9 @@ type Culprit struct {
 	BytesPerEpisode uint64
 
 	Evidence   []string
-	Confidence float64 // 0..1
+	Confidence float64 // 0..1, Proof.Confidence()
+	// Proof is the structured evidence the confidence is computed from.
+	Proof *Proof
 	// NewEachTime (kind process): each episode had a new process of that
 	// name outside any systemd unit or container, so something else (a
 	// script, a loop) starts it on the schedule; false: one long-lived

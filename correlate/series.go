@@ -40,6 +40,34 @@ type Series struct {
 	growth  memview.GrowthSeries
 	prev    *record.Sample
 	samples int
+
+	rssOff []int     // per sample: where its largest RSS holders start in rss
+	rss    []rssHold // the rssKeep largest RSS holders of each sample
+	// lastCum is the last cumulative I/O seen of each live process, so an
+	// exit event's life totals are credited only for what was not seen
+	// before (exitPrior).
+	lastCum map[int]cumSeen
+	sawProc bool // some sample had processes or process events
+
+	// parts holds, per episode start, every recorded process's activity
+	// in it (filled by Analyze).
+	parts map[time.Time][]procPart
+}
+
+// rssHold is one of a sample's largest RSS holders.
+type rssHold struct {
+	pid        int
+	start      uint64
+	comm       string
+	anon, file uint64 // bytes
+}
+
+// rssKeep is how many RSS holders of each sample the series keeps.
+const rssKeep = 5
+
+type cumSeen struct {
+	start uint64
+	cum   [2]uint64 // read, write bytes
 }
 
 // ival is the part of a record.Interval that Analyze reads; the fields
@@ -49,7 +77,7 @@ type ival struct {
 	Dt         time.Duration
 
 	MemSome, MemFull, CgMemSome, CgMemFull float64
-	FileLRUDeltaBytes                      float64
+	FileLRUBytes, FileLRUDeltaBytes        float64
 	RefaultFilePerSec, RefaultAnonPerSec   float64
 	DirectReclaimPerSec                    float64
 	DiskReadBytesPerSec                    float64
@@ -62,7 +90,7 @@ func lean(iv *record.Interval) ival {
 	return ival{
 		Start: iv.Start, End: iv.End, Dt: iv.Dt,
 		MemSome: iv.MemSome, MemFull: iv.MemFull, CgMemSome: iv.CgMemSome, CgMemFull: iv.CgMemFull,
-		FileLRUDeltaBytes: iv.FileLRUDeltaBytes,
+		FileLRUBytes: iv.FileLRUBytes, FileLRUDeltaBytes: iv.FileLRUDeltaBytes,
 		RefaultFilePerSec: iv.RefaultFilePerSec, RefaultAnonPerSec: iv.RefaultAnonPerSec,
 		DirectReclaimPerSec: iv.AllocReclaimPerSec, // signal.AllocReclaim: direct + cgroup-limit reclaim
 		DiskReadBytesPerSec: iv.DiskReadBytesPerSec, DiskWriteBytesPerSec: iv.DiskWriteBytesPerSec,
@@ -73,7 +101,7 @@ func lean(iv *record.Interval) ival {
 // procIO is what the episodes and the culprit ranking read of a
 // diskio.ProcIO; name indexes Series.names.
 type procIO struct {
-	pid                    int
+	pid, ppid              int
 	name                   uint32
 	start                  uint64
 	readBytes, writeBytes  uint64 // cumulative
@@ -86,11 +114,20 @@ type procName struct{ comm, cmdline, unit string }
 type sampleEvents struct {
 	sample int
 	events []diskio.ProcEvent
+	// prior[j] is, for an exit event j, the cumulative read/write bytes
+	// last seen of that process in an earlier sample (ok false: never
+	// seen).
+	prior []cumPrior
+}
+
+type cumPrior struct {
+	cum [2]uint64
+	ok  bool
 }
 
 // NewSeries starts an empty series for a recording with header h.
 func NewSeries(h record.Header) *Series {
-	return &Series{Header: h, nameIdx: map[procName]uint32{}}
+	return &Series{Header: h, nameIdx: map[procName]uint32{}, lastCum: map[int]cumSeen{}}
 }
 
 // Add folds in the next sample, which must be later than the previous
@@ -121,14 +158,44 @@ func (sr *Series) Add(s *record.Sample) {
 	for j := range s.Procs {
 		p := &s.Procs[j]
 		sr.procs = packProc(sr.procs, procIO{
-			pid: p.PID, name: sr.intern(p.Comm, p.Cmdline, p.Unit), start: p.StartTicks,
+			pid: p.PID, ppid: p.PPID, name: sr.intern(p.Comm, p.Cmdline, p.Unit), start: p.StartTicks,
 			readBytes: p.ReadBytes, writeBytes: p.WriteBytes, dReadBytes: p.DeltaReadBytes, dWriteByte: p.DeltaWriteBytes,
 		})
 	}
 	if len(s.Events) > 0 {
 		evs := make([]diskio.ProcEvent, len(s.Events))
 		copy(evs, s.Events)
-		sr.events = append(sr.events, sampleEvents{i, evs})
+		prior := make([]cumPrior, len(evs))
+		for j, ev := range evs {
+			if ev.Kind != diskio.Exit {
+				continue
+			}
+			if c, ok := sr.lastCum[ev.PID]; ok && (ev.StartTicks == 0 || c.start == 0 || c.start == ev.StartTicks) {
+				prior[j] = cumPrior{c.cum, true}
+			}
+		}
+		sr.events = append(sr.events, sampleEvents{i, evs, prior})
+		sr.sawProc = true
+	}
+	// After the exits of this sample were matched: processes seen now.
+	for j := range s.Procs {
+		p := &s.Procs[j]
+		sr.lastCum[p.PID] = cumSeen{p.StartTicks, [2]uint64{p.ReadBytes, p.WriteBytes}}
+	}
+	for _, ev := range s.Events {
+		if ev.Kind == diskio.Exit {
+			if c, ok := sr.lastCum[ev.PID]; ok && !slicesHasPID(s.Procs, ev.PID, c.start) {
+				delete(sr.lastCum, ev.PID)
+			}
+		}
+	}
+	if len(s.Procs) > 0 {
+		sr.sawProc = true
+	}
+	sr.rssOff = append(sr.rssOff, len(sr.rss))
+	for j := 0; j < len(s.RSS) && j < rssKeep; j++ {
+		r := &s.RSS[j]
+		sr.rss = append(sr.rss, rssHold{r.PID, r.StartTicks, r.Comm, r.AnonBytes, r.FileBytes})
 	}
 	sr.onsets = append(sr.onsets, s.Onsets...)
 	if len(s.RSS) > 0 {
@@ -168,10 +235,10 @@ func (sr *Series) procsOf(i int, buf []procIO) []procIO {
 	return buf
 }
 
-// packProc appends p to b as seven uvarints: a day's 864,000 entries take
-// ~20 MB instead of 41 MB as structs.
+// packProc appends p to b as eight uvarints: a day's 864,000 entries take
+// ~22 MB instead of 49 MB as structs.
 func packProc(b []byte, p procIO) []byte {
-	for _, v := range [...]uint64{uint64(p.pid), uint64(p.name), p.start, p.readBytes, p.writeBytes, p.dReadBytes, p.dWriteByte} {
+	for _, v := range [...]uint64{uint64(p.pid), uint64(p.name), p.start, p.readBytes, p.writeBytes, p.dReadBytes, p.dWriteByte, uint64(p.ppid)} {
 		b = binary.AppendUvarint(b, v)
 	}
 	return b
@@ -180,12 +247,12 @@ func packProc(b []byte, p procIO) []byte {
 // unpackProc reads what packProc wrote at the start of b and returns the
 // rest of b.
 func unpackProc(b []byte) (procIO, []byte) {
-	var v [7]uint64
+	var v [8]uint64
 	for i := range v {
 		x, n := binary.Uvarint(b)
 		v[i], b = x, b[n:]
 	}
-	return procIO{pid: int(v[0]), name: uint32(v[1]), start: v[2], readBytes: v[3], writeBytes: v[4], dReadBytes: v[5], dWriteByte: v[6]}, b
+	return procIO{pid: int(v[0]), name: uint32(v[1]), start: v[2], readBytes: v[3], writeBytes: v[4], dReadBytes: v[5], dWriteByte: v[6], ppid: int(v[7])}, b
 }
 
 // eventsOf returns the process events of sample i.
@@ -197,10 +264,43 @@ func (sr *Series) eventsOf(i int) []diskio.ProcEvent {
 	return nil
 }
 
+// eventsWithPrior returns the process events of sample i and, per exit
+// event, the cumulative I/O last seen of that process before it.
+func (sr *Series) eventsWithPrior(i int) ([]diskio.ProcEvent, []cumPrior) {
+	j := sort.Search(len(sr.events), func(j int) bool { return sr.events[j].sample >= i })
+	if j < len(sr.events) && sr.events[j].sample == i {
+		return sr.events[j].events, sr.events[j].prior
+	}
+	return nil, nil
+}
+
 // sampleTime is the time of sample i (i ≥ 1, or 0 with one interval).
 func (sr *Series) sampleTime(i int) time.Time {
 	if i == 0 {
 		return sr.ivs[0].Start
 	}
 	return sr.ivs[i-1].End
+}
+
+// slicesHasPID reports whether procs holds the process pid (start ticks
+// start, or any when 0) after it exited: a PID reused within the sample.
+func slicesHasPID(procs []diskio.ProcIO, pid int, start uint64) bool {
+	for i := range procs {
+		if procs[i].PID == pid && start != 0 && procs[i].StartTicks != start {
+			return true
+		}
+	}
+	return false
+}
+
+// rssOf returns the largest RSS holders kept of sample i.
+func (sr *Series) rssOf(i int) []rssHold {
+	if i >= len(sr.rssOff) {
+		return nil
+	}
+	end := len(sr.rss)
+	if i+1 < len(sr.rssOff) {
+		end = sr.rssOff[i+1]
+	}
+	return sr.rss[sr.rssOff[i]:end]
 }

@@ -68,6 +68,22 @@ type Report struct {
 	Results  []Result
 	Command  *CommandResult // nil unless a command was wrapped
 	Warnings []string       // e.g. a truncated recording line
+	// Lacks says what the judged recording does not hold (record.Gaps):
+	// rendered before the verdict.
+	Lacks []string
+}
+
+// CutShort marks a run whose recording ended abnormally (why: no end
+// line, lines cut): a threshold that held over what is left is not
+// known to have held over the run, so it is no data, never a pass. A
+// breach seen stays a breach.
+func (r *Report) CutShort(why string) {
+	for i := range r.Results {
+		if x := &r.Results[i]; x.Status == Pass {
+			x.Status = NoData
+			x.Reason = "held over what was recorded, but the recording ended abnormally (" + why + ")"
+		}
+	}
 }
 
 // CommandResult is how the wrapped command ended.

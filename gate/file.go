@@ -3,6 +3,7 @@ package gate
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 
 	"go.yaml.in/yaml/v3"
@@ -26,6 +27,22 @@ func ReadFile(path string) ([]*Threshold, error) {
 	}
 	return parseFile(b, path)
 }
+
+// Read reads thresholds like [ReadFile] from r (standard input, say);
+// name is the file name errors give.
+func Read(r io.Reader, name string) ([]*Threshold, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxThresholdsFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(b) > maxThresholdsFile {
+		return nil, fmt.Errorf("%s: %w: more than %d bytes; a thresholds file is a short list", name, ErrThreshold, maxThresholdsFile)
+	}
+	return parseFile(b, name)
+}
+
+// maxThresholdsFile bounds what [Read] takes from a stream.
+const maxThresholdsFile = 1 << 20
 
 func parseFile(b []byte, path string) ([]*Threshold, error) {
 	if len(bytes.TrimSpace(b)) == 0 {

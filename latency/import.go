@@ -84,6 +84,12 @@ type ImportReport struct {
 	// Skipped counts well-formed rows that carry no request latency:
 	// other k6 metrics, k6 metric declarations.
 	Skipped int
+	// Transactions counts JMeter Transaction Controller rows, excluded:
+	// each repeats the time and errors of the samples inside it.
+	Transactions int
+	// Resolution is the resolution of the file's timestamps when it is
+	// coarser than a millisecond (k6 CSV's whole seconds: 1 s); 0 else.
+	Resolution time.Duration
 	// Truncated is the line number of an unterminated last line (a writer
 	// still writing or killed mid-line); 0 if none. Such a line is not
 	// imported and not counted in Bad: every tool ends its lines, and a cut
@@ -273,6 +279,12 @@ func newDecoder(name, format string, opts ImportOptions, rep *ImportReport) (*de
 		} else {
 			rep.StartFrom = "option"
 		}
+	}
+	switch p := p.(type) {
+	case *k6CSV:
+		p.rep = rep
+	case *jmeter:
+		p.rep = rep
 	}
 	_, multi := p.(csvParser)
 	return &decoder{p: p, format: format, multi: multi, rep: rep}, nil
@@ -474,11 +486,7 @@ func isText(b []byte) bool {
 // splitLoose splits a first line on tabs or commas without CSV quoting
 // rules, trimming quotes, for detection only.
 func splitLoose(s string) []string {
-	sep := ","
-	if strings.Contains(s, "\t") && !strings.Contains(s, ",") {
-		sep = "\t"
-	}
-	f := strings.Split(s, sep)
+	f := strings.Split(s, string(jmeterSep(s)))
 	for i := range f {
 		f[i] = strings.Trim(strings.TrimSpace(f[i]), `"`)
 	}

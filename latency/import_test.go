@@ -223,12 +223,13 @@ func TestImportK6(t *testing.T) {
 	})
 	t.Run("csv", func(t *testing.T) {
 		imp := importFixture(t, "k6.csv", ImportOptions{})
-		// 1795993801 is 2026-11-29T23:10:01Z.
+		// 1795993801 is 2026-11-29T23:10:01Z; a whole-second stamp is the
+		// end truncated, read as the middle of its second (+0.5 s).
 		want := []Request{
-			{Start: ts(t, "2026-11-29T23:10:00.9875Z"), Latency: 12500 * time.Microsecond, Status: 200},
-			{Start: ts(t, "2026-11-29T23:10:00.49975Z"), Latency: 2500250 * time.Microsecond, Status: 200},
-			{Start: ts(t, "2026-11-29T23:10:03.9992Z"), Latency: 800 * time.Microsecond, Status: 0, Err: true},
-			{Start: ts(t, "2026-11-29T23:10:05.99275Z"), Latency: 7250 * time.Microsecond, Status: 200},
+			{Start: ts(t, "2026-11-29T23:10:01.4875Z"), Latency: 12500 * time.Microsecond, Status: 200},
+			{Start: ts(t, "2026-11-29T23:10:00.99975Z"), Latency: 2500250 * time.Microsecond, Status: 200},
+			{Start: ts(t, "2026-11-29T23:10:04.4992Z"), Latency: 800 * time.Microsecond, Status: 0, Err: true},
+			{Start: ts(t, "2026-11-29T23:10:06.49275Z"), Latency: 7250 * time.Microsecond, Status: 200},
 		}
 		if diff := cmp.Diff(want, imp.Requests); diff != "" {
 			t.Errorf("requests (-want +got):\n%s", diff)
@@ -236,8 +237,8 @@ func TestImportK6(t *testing.T) {
 		if diff := cmp.Diff([]int{7, 8}, badLines(imp.Report)); diff != "" {
 			t.Errorf("bad lines (-want +got):\n%s", diff)
 		}
-		if r := imp.Report; r.Format != FormatK6CSV || r.Rows != 4 || r.Skipped != 2 {
-			t.Errorf("report = %+v, want k6-csv, 4 rows, 2 skipped", r)
+		if r := imp.Report; r.Format != FormatK6CSV || r.Rows != 4 || r.Skipped != 2 || r.Resolution != time.Second {
+			t.Errorf("report = %+v, want k6-csv, 4 rows, 2 skipped, 1 s resolution", r)
 		}
 	})
 }
@@ -543,12 +544,15 @@ func TestImportK6Run(t *testing.T) {
 		t.Errorf("json report = %+v", r)
 	}
 	// The CSV of the same run stamps whole seconds (1795989802 =
-	// 22:03:22Z): same latencies and statuses, starts before 22:03:22.
+	// 22:03:22Z, the ends truncated): same latencies and statuses, ends
+	// read as 22:03:22.5, the middle of the second. The JSON's true ends
+	// are 22:03:22.185 to .619: the midpoint is off by at most 0.32 s,
+	// the truncated stamp by up to 0.62 s.
 	cs := importFixture(t, "k6-run.csv", ImportOptions{})
 	if r := cs.Report; r.Format != FormatK6CSV || r.Rows != 9 || r.Bad != 0 || r.Rows+r.Skipped != 93 {
 		t.Errorf("csv report = %+v", r)
 	}
-	end := ts(t, "2026-11-29T22:03:22Z")
+	end := ts(t, "2026-11-29T22:03:22.5Z")
 	for i := range cs.Requests {
 		if i >= len(want) {
 			break
@@ -611,5 +615,69 @@ func TestImportHeyLocustBadRows(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int{3, 4, 5}, badLines(imp.Report)); diff != "" || imp.Report.Rows != 2 {
 		t.Errorf("locust: rows %d, bad lines (-want +got):\n%s", imp.Report.Rows, diff)
+	}
+}
+
+// TestImportNoPanic covers the inputs that once crashed analyze, compare
+// and a running watch: each is now a bad row naming the cause.
+func TestImportNoPanic(t *testing.T) {
+	for _, tc := range []struct {
+		name, format, in string
+		rows             int
+		bad              []int
+		why              string
+	}{
+		// JMeter with jmeter.save.saveservice.time=false writes no elapsed.
+		{"jtl without elapsed", FormatJMeter, "timeStamp,label,responseCode,success\n1795988650410,hello,200,true\n1795988650610,hello,200,true\n", 0, []int{1, 2, 3}, "no elapsed column"},
+		{"jtl without timeStamp", FormatJMeter, "elapsed,label,responseCode,success\n3,hello,200,true\n", 0, []int{1, 2}, "no timeStamp column"},
+		{"k6 csv without timestamp", FormatK6CSV, "metric_name,metric_value\nhttp_req_duration,12.5\n", 0, []int{1, 2}, "lacks timestamp or metric_value"},
+		{"k6 csv without metric_name", FormatK6CSV, "timestamp,metric_value\n1795993801,12.5\n", 0, []int{1, 2}, "must start with its header"},
+		// 2^63 ns is 9.2×10^12 ms: one more overflows a Duration.
+		{"elapsed overflow", FormatJMeter, "timeStamp,elapsed,responseCode,success\n1795988650410,9223372036855,200,true\n1795988650410,9223372036854,200,true\n", 1, []int{2}, "beyond 292 years"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			imp, err := Import(strings.NewReader(tc.in), "r", ImportOptions{Format: tc.format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if imp.Report.Rows != tc.rows {
+				t.Errorf("rows = %d, want %d", imp.Report.Rows, tc.rows)
+			}
+			if diff := cmp.Diff(tc.bad, badLines(imp.Report)); diff != "" {
+				t.Errorf("bad lines (-want +got):\n%s", diff)
+			}
+			if err := imp.Report.Err(); err == nil || !strings.Contains(err.Error(), tc.why) {
+				t.Errorf("Err() = %v, want it to say %q", err, tc.why)
+			}
+		})
+	}
+}
+
+// TestImportJMeterTransactionsAndSemicolon: a JTL with ";" as
+// jmeter.save.saveservice.default_delimiter, and a Transaction
+// Controller's own row (responseMessage "Number of samples in
+// transaction …"), which is excluded and counted, not a request.
+func TestImportJMeterTransactionsAndSemicolon(t *testing.T) {
+	in := "timeStamp;elapsed;label;responseCode;responseMessage;threadName;dataType;success\n" +
+		"1795988650410;3;hello;200;OK;t 1-1;text;true\n" +
+		"1795988650414;5;missing;404;Not Found;t 1-1;text;false\n" +
+		"1795988650410;9;TC;200;Number of samples in transaction : 2, number of failing samples : 1;t 1-1;;false\n"
+	b := []byte(in)
+	if f, err := Detect(b); err != nil || f != FormatJMeter {
+		t.Fatalf("Detect = %q, %v", f, err)
+	}
+	imp, err := Import(strings.NewReader(in), "r.jtl", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Request{
+		{Start: time.UnixMilli(1795988650410), Latency: 3 * time.Millisecond, Status: 200},
+		{Start: time.UnixMilli(1795988650414), Latency: 5 * time.Millisecond, Status: 404, Err: true},
+	}
+	if diff := cmp.Diff(want, imp.Requests, cmpopts.EquateApproxTime(0)); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+	if r := imp.Report; r.Rows != 2 || r.Transactions != 1 || r.Bad != 0 {
+		t.Errorf("report = %+v, want 2 rows, 1 transaction", r)
 	}
 }

@@ -2,6 +2,7 @@ package latency
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -27,31 +28,64 @@ import (
 // (default_delimiter=\t) are read too. Sub-results (a redirect's "label-0"
 // rows) are imported as separate requests.
 type jmeter struct {
-	loc                        *time.Location
-	init                       bool
-	sep                        rune
-	ts, elapsed, code, success int
-	width                      int
+	loc                             *time.Location
+	rep                             *ImportReport
+	init                            bool
+	sep                             rune
+	ts, elapsed, code, success, msg int
+	width                           int
+	hdrErr                          error // a header naming no timeStamp or elapsed: every row is bad
 }
 
 func (*jmeter) multiline() {}
 
+// jmeterSep picks the separator of a JTL's first record: JMeter's
+// jmeter.save.saveservice.default_delimiter is "," by default, often set
+// to ";" or "\t" (the value "\t" means a tab).
+func jmeterSep(rec string) rune {
+	counts := map[rune]int{',': strings.Count(rec, ","), ';': strings.Count(rec, ";"), '\t': strings.Count(rec, "\t")}
+	best := ','
+	for _, r := range []rune{'\t', ';'} {
+		if counts[r] > counts[best] {
+			best = r
+		}
+	}
+	return best
+}
+
+// transactionPrefix starts the responseMessage of a Transaction
+// Controller's own sample (JMeter TransactionController, "Number of
+// samples in transaction : 3, number of failing samples : 0"). Such a row
+// repeats its children's time and errors: counting it would count the
+// requests twice.
+const transactionPrefix = "Number of samples in transaction"
+
+// maxElapsedMs is the largest elapsed (ms) a Duration holds.
+const maxElapsedMs = math.MaxInt64 / int64(time.Millisecond)
+
 func (j *jmeter) parse(rec string) (row, bool, bool, error) {
 	if !j.init {
 		j.init = true
-		j.sep = ','
-		if strings.Contains(rec, "\t") && !strings.Contains(rec, ",") {
-			j.sep = '\t'
-		}
-		j.ts, j.elapsed, j.code, j.success, j.width = 0, 1, 3, 7, 8
-		if f, err := splitCSV(rec, j.sep); err == nil && indexOf(f, "timeStamp") >= 0 {
+		j.sep = jmeterSep(rec)
+		j.ts, j.elapsed, j.code, j.success, j.msg, j.width = 0, 1, 3, 7, 4, 8
+		if f, err := splitCSV(rec, j.sep); err == nil && (indexOf(f, "timeStamp") >= 0 || indexOf(f, "elapsed") >= 0) {
 			j.ts, j.elapsed, j.code, j.success = indexOf(f, "timeStamp"), indexOf(f, "elapsed"), indexOf(f, "responseCode"), indexOf(f, "success")
-			if j.elapsed < 0 {
-				return row{}, false, false, fmt.Errorf("%w: JTL header has no elapsed column", ErrParse)
+			j.msg = indexOf(f, "responseMessage")
+			switch {
+			case j.elapsed < 0:
+				j.hdrErr = fmt.Errorf("%w: JTL header has no elapsed column (JMeter ran with jmeter.save.saveservice.time=false): no latency in this file", ErrParse)
+			case j.ts < 0:
+				j.hdrErr = fmt.Errorf("%w: JTL header has no timeStamp column (jmeter.save.saveservice.timestamp_format=none): requests cannot be placed in time", ErrParse)
 			}
-			j.width = max(j.ts, j.elapsed, j.code, j.success) + 1
+			if j.hdrErr != nil {
+				return row{}, false, false, j.hdrErr
+			}
+			j.width = max(j.ts, j.elapsed, j.code, j.success, j.msg) + 1
 			return row{}, false, false, nil
 		}
+	}
+	if j.hdrErr != nil {
+		return row{}, false, false, j.hdrErr
 	}
 	f, err := splitCSV(rec, j.sep)
 	if err != nil {
@@ -60,16 +94,24 @@ func (j *jmeter) parse(rec string) (row, bool, bool, error) {
 	if err := need(f, j.width); err != nil {
 		return row{}, false, false, err
 	}
+	if j.msg >= 0 && strings.HasPrefix(f[j.msg], transactionPrefix) {
+		if j.rep != nil {
+			j.rep.Transactions++
+		}
+		return row{}, false, false, nil
+	}
 	t, err := parseTime(f[j.ts], j.loc)
 	if err != nil {
 		return row{}, false, false, bad("timeStamp", err)
 	}
-	ms, err := atoiField("elapsed", f[j.elapsed])
-	if err != nil {
-		return row{}, false, false, err
-	}
-	if ms < 0 {
+	ms, err := strconv.ParseInt(strings.TrimSpace(f[j.elapsed]), 10, 64)
+	switch {
+	case err != nil:
+		return row{}, false, false, bad("elapsed", fmt.Errorf("not an integer: %q", f[j.elapsed]))
+	case ms < 0:
 		return row{}, false, false, bad("elapsed", fmt.Errorf("negative: %d", ms))
+	case ms > maxElapsedMs:
+		return row{}, false, false, bad("elapsed", fmt.Errorf("%d ms is beyond 292 years", ms))
 	}
 	q := Request{Start: t, Latency: time.Duration(ms) * time.Millisecond}
 	if j.code >= 0 {

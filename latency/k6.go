@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -91,26 +92,34 @@ func k6Request(start time.Time, lat time.Duration, status, expected string) (Req
 // with whole-second stamps the start is only known to ±1 s.
 type k6CSV struct {
 	loc                                      *time.Location
+	rep                                      *ImportReport
 	init                                     bool
 	name, ts, value, status, expected, width int
+	hdrErr                                   error
 }
 
 func (*k6CSV) multiline() {}
 
 func (k *k6CSV) parse(rec string) (row, bool, bool, error) {
+	if k.hdrErr != nil {
+		return row{}, false, false, k.hdrErr
+	}
 	f, err := splitCSV(rec, ',')
 	if err != nil {
 		return row{}, false, false, fmt.Errorf("%w: %w", ErrParse, err)
 	}
 	if !k.init {
-		if indexOf(f, "metric_name") < 0 {
-			return row{}, false, false, fmt.Errorf("%w: k6 CSV must start with its header (metric_name,timestamp,metric_value,…)", ErrParse)
-		}
 		k.init = true
 		k.name, k.ts, k.value = indexOf(f, "metric_name"), indexOf(f, "timestamp"), indexOf(f, "metric_value")
 		k.status, k.expected = indexOf(f, "status"), indexOf(f, "expected_response")
-		if k.ts < 0 || k.value < 0 {
-			return row{}, false, false, fmt.Errorf("%w: k6 CSV header lacks timestamp or metric_value", ErrParse)
+		switch {
+		case k.name < 0:
+			k.hdrErr = fmt.Errorf("%w: k6 CSV must start with its header (metric_name,timestamp,metric_value,…)", ErrParse)
+		case k.ts < 0 || k.value < 0:
+			k.hdrErr = fmt.Errorf("%w: k6 CSV header lacks timestamp or metric_value", ErrParse)
+		}
+		if k.hdrErr != nil {
+			return row{}, false, false, k.hdrErr
 		}
 		k.width = max(k.name, k.ts, k.value, k.status, k.expected) + 1
 		return row{}, false, false, nil
@@ -128,6 +137,15 @@ func (k *k6CSV) parse(rec string) (row, bool, bool, error) {
 	if err != nil {
 		return row{}, false, false, bad("timestamp", err)
 	}
+	if s := strings.TrimSpace(f[k.ts]); isDigits(s) && len(s) <= 11 {
+		// k6's default timeFormat "unix" writes sample.Time.Unix(): the
+		// end truncated to the second, so it lies in [ts, ts+1 s). The
+		// midpoint halves the error and removes the 0.5 s early bias.
+		end = end.Add(k6WholeSecond / 2)
+		if k.rep != nil {
+			k.rep.Resolution = max(k.rep.Resolution, k6WholeSecond)
+		}
+	}
 	lat, err := parseFloatUnit(f[k.value], time.Millisecond)
 	if err != nil {
 		return row{}, false, false, bad("metric_value", err)
@@ -142,3 +160,6 @@ func (k *k6CSV) parse(rec string) (row, bool, bool, error) {
 	q, err := k6Request(end.Add(-lat), lat, status, expected)
 	return row{req: q}, err == nil, false, err
 }
+
+// k6WholeSecond is the resolution of k6 CSV's default timestamps.
+const k6WholeSecond = time.Second

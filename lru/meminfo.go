@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/prometheus/procfs"
+
+	"github.com/memdiag/memdiag/internal/hostenv"
 )
 
 // Collector reads /proc/meminfo and /proc/vmstat under one proc root.
@@ -23,12 +24,8 @@ type Collector struct {
 // <procRoot>/vmstat (procRoot is "/proc" on a live host, or a fixture's
 // proc directory). It fails only if procRoot is not a directory.
 func NewCollector(procRoot string) (*Collector, error) {
-	fi, err := os.Stat(procRoot)
-	if err != nil {
+	if err := hostenv.CheckProc(procRoot); err != nil {
 		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s: not a directory", procRoot)
 	}
 	pfs, err := procfs.NewFS(procRoot)
 	if err != nil {

@@ -12,36 +12,29 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/english"
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/tables"
-
 	"github.com/memdiag/memdiag/memview"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/signal"
 )
 
-// Format is an output format of Render.
-type Format string
+// Format is an output format of Render: memdiag's one [format.Format].
+type Format = format.Format
 
 // Formats.
 const (
-	Table    Format = "table"
-	JSON     Format = "json"
-	Markdown Format = "markdown"
-	CSV      Format = "csv"
+	Table    = format.Table
+	JSON     = format.JSON
+	Markdown = format.Markdown
+	CSV      = format.CSV
 )
 
 // Formats lists the accepted formats, for flag help and validation.
-var Formats = []Format{Table, JSON, Markdown, CSV}
+var Formats = []Format{Table, Markdown, JSON, CSV}
 
-// ParseFormat accepts one of Formats.
-func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
-		if string(f) == strings.ToLower(s) || (f == Markdown && strings.EqualFold(s, "md")) {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf("unknown format %q (want table, json, markdown or csv)", s)
-}
+// ParseFormat accepts one of Formats (see [format.Parse]).
+func ParseFormat(s string) (Format, error) { return format.Parse(s, Formats) }
 
 // Options control rendering.
 type Options struct {

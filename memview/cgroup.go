@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/memdiag/memdiag/internal/english"
+	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/psi"
 )
 
@@ -116,12 +117,8 @@ func (c *Collector) Cgroups() ([]Cgroup, error) {
 
 // UnavailableError says a source memview reads does not exist on this
 // host, and what would provide it.
-type UnavailableError struct {
-	Path string
-	Need string
-}
-
-func (e *UnavailableError) Error() string { return e.Path + ": unavailable: " + e.Need }
+// It is memdiag's one [hostenv.Unavailable].
+type UnavailableError = hostenv.Unavailable
 
 func walk(top string, read func(dir, rel string) (Cgroup, bool, error)) ([]Cgroup, error) {
 	var out []Cgroup

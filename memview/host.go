@@ -10,6 +10,8 @@ import (
 
 	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
+
+	"github.com/memdiag/memdiag/internal/hostenv"
 )
 
 // Host is the host-wide memory picture of /proc/meminfo, in bytes.
@@ -96,6 +98,9 @@ type Collector struct {
 // NewCollector returns a Collector reading <root>/proc, <root>/sys and
 // <root>/dev/kmsg. It fails only if <root>/proc is not a directory.
 func NewCollector(root string) (*Collector, error) {
+	if err := hostenv.CheckProc(filepath.Join(root, "proc")); err != nil {
+		return nil, err
+	}
 	fs, err := procfs.NewFS(filepath.Join(root, "proc"))
 	if err != nil {
 		return nil, err

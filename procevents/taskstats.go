@@ -8,6 +8,8 @@ import (
 
 	"github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
+
+	"github.com/memdiag/memdiag/internal/hostenv"
 )
 
 // TaskExit is one exiting task's accounting from struct taskstats
@@ -104,21 +106,13 @@ func decodeTaskstats(b []byte, te *TaskExit) error {
 
 // UnavailableError says process events cannot be used here, why, and
 // what the user can do; memdiag then falls back to polling.
-type UnavailableError struct {
-	What string
-	Hint string
-	Err  error
-}
-
-func (e *UnavailableError) Error() string {
-	return fmt.Sprintf("%s unavailable: %v (%s)", e.What, e.Err, e.Hint)
-}
-func (e *UnavailableError) Unwrap() error { return e.Err }
+// It is memdiag's one [hostenv.Unavailable]: Path names the interface.
+type UnavailableError = hostenv.Unavailable
 
 func unavailable(what string, err error) error {
 	hint := "falling back to polling /proc, which misses processes that live shorter than the interval"
 	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
 		hint = "needs root (CAP_NET_ADMIN) in the initial namespaces; " + hint
 	}
-	return &UnavailableError{What: what, Hint: hint, Err: err}
+	return &UnavailableError{Path: what, Need: err.Error(), Hint: hint, Err: err}
 }

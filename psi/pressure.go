@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,6 +37,8 @@ import (
 	"time"
 
 	gojson "github.com/goccy/go-json"
+
+	"github.com/memdiag/memdiag/internal/hostenv"
 )
 
 // ErrParse is wrapped by every parse error of this package.
@@ -123,23 +126,8 @@ func (s *Snapshot) set(resource string, r *Resource) {
 }
 
 // UnavailableError says a kernel feature memdiag needs is absent, and what
-// to do about it. Commands print it once, as a warning.
-type UnavailableError struct {
-	Path string // the file that could not be read
-	Need string // what is missing, e.g. "kernel >= 4.20 with CONFIG_PSI=y"
-	Hint string // what the user can do
-	Err  error
-}
-
-func (e *UnavailableError) Error() string {
-	s := fmt.Sprintf("%s: unavailable: %s", e.Path, e.Need)
-	if e.Hint != "" {
-		s += " (" + e.Hint + ")"
-	}
-	return s
-}
-
-func (e *UnavailableError) Unwrap() error { return e.Err }
+// to do about it: memdiag's one [hostenv.Unavailable].
+type UnavailableError = hostenv.Unavailable
 
 // Collector reads PSI for the host and, optionally, one cgroup v2 group.
 type Collector struct {
@@ -159,12 +147,8 @@ func WithCgroup(dir string) Option { return func(c *Collector) { c.cgroupDir = d
 // with [WithCgroup] that is not a cgroup v2 directory with PSI files is an
 // *UnavailableError.
 func NewCollector(procRoot string, opts ...Option) (*Collector, error) {
-	fi, err := os.Stat(procRoot)
-	if err != nil {
+	if err := hostenv.CheckProc(procRoot); err != nil {
 		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s: not a directory", procRoot)
 	}
 	c := &Collector{procRoot: procRoot}
 	for _, o := range opts {
@@ -320,6 +304,11 @@ func parseLine(s string) (Line, error) {
 			if err != nil {
 				return l, fmt.Errorf("%s: %w", k, err)
 			}
+			// A share of wall time in percent (kernel/sched/psi.c
+			// LOAD_INT/LOAD_FRAC); NaN or Inf would poison every mean.
+			if math.IsNaN(x) || x < 0 || x > 100 {
+				return l, fmt.Errorf("%s=%s: want a percentage 0-100", k, v)
+			}
 			switch k {
 			case "avg10":
 				l.Avg10 = x
@@ -333,6 +322,9 @@ func parseLine(s string) (Line, error) {
 			x, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {
 				return l, fmt.Errorf("total: %w", err)
+			}
+			if x > math.MaxInt64/uint64(time.Microsecond) {
+				return l, fmt.Errorf("total=%s µs: past 292 years, more than a Duration holds", v)
 			}
 			l.Total = time.Duration(x) * time.Microsecond
 			seen++

@@ -18,6 +18,10 @@ import (
 // has a line that cannot be read.
 var ErrFormat = errors.New("not a memdiag recording")
 
+// ErrNoSamples is wrapped by errors about a recording with no sample to
+// read: an empty file, a header cut short, a header and nothing after it.
+var ErrNoSamples = errors.New("no samples")
+
 // Recording is a whole recording read into memory.
 type Recording struct {
 	Header   Header
@@ -38,6 +42,8 @@ type Reader struct {
 	end     *End
 	warns   []string
 	strs    map[string]string // interned process strings (comm, cmdline, cgroup, unit)
+	lastNo  int               // line number of the sample last returned or emitted
+	order   orderCheck
 }
 
 // Open opens a recording (plain or gzip, detected from its first bytes)
@@ -73,9 +79,14 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 		if err := r.sc.Err(); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return nil, fmt.Errorf("%s: %w: empty file", name, ErrFormat)
+		return nil, fmt.Errorf("%s: %w: empty file (the recorder wrote nothing: killed at once, or a full disk)", name, ErrNoSamples)
 	}
 	if err := json.Unmarshal(r.pending, &r.header); err != nil || r.header.Format != FormatName {
+		if err != nil && bytes.HasPrefix(r.pending, headerPrefix) && !r.scan() {
+			// The header is the only line and does not end: the recorder
+			// was killed (or the disk filled) while writing it.
+			return nil, fmt.Errorf("%s:1: %w: line 1 cut short, the header is incomplete (the recorder was killed or ran out of disk while writing it)", name, ErrNoSamples)
+		}
 		return nil, fmt.Errorf("%s:1: %w: the first line is not a memdiag header", name, ErrFormat)
 	}
 	if r.header.SchemaVersion > SchemaVersion {
@@ -126,6 +137,7 @@ func (r *Reader) Next() (*Sample, error) {
 		if bytes.HasPrefix(r.pending, samplePrefix) {
 			s := new(Sample)
 			if err := json.Unmarshal(r.pending, s); err == nil {
+				r.lastNo = lineNo
 				return s, nil
 			}
 			// Let the general path below tell a truncated last line
@@ -155,7 +167,10 @@ func (r *Reader) Next() (*Sample, error) {
 				r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged sample skipped: %v", r.name, lineNo, err))
 				continue
 			}
+			r.lastNo = lineNo
 			return s, nil
+		case TypeHeader:
+			r.order.header(lineNo)
 		case TypeEnd:
 			e := new(End)
 			if err := json.Unmarshal(r.pending, e); err != nil {
@@ -172,7 +187,10 @@ func (r *Reader) Next() (*Sample, error) {
 	return nil, io.EOF
 }
 
-var samplePrefix = []byte(`{"type":"sample"`)
+var (
+	samplePrefix = []byte(`{"type":"sample"`)
+	headerPrefix = []byte(`{"type":"header"`)
+)
 
 // compact trims what the decoder leaves oversized in a decoded sample,
 // for readers that hold a whole recording (ReadFile):
@@ -232,11 +250,11 @@ func clip[S ~[]E, E any](s S) S {
 
 // endErr is what Next returns when reading stops with err after line
 // lineNo. A gzip stream cut short (io.ErrUnexpectedEOF: a .gz recorder
-// killed between its flushes, every 10 s) ends the recording with a
-// warning, like a truncated last line of a plain file.
+// killed, or a disk that filled, before the stream's end) ends the
+// recording with a warning, like a truncated last line of a plain file.
 func (r *Reader) endErr(lineNo int, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed stream cut short at this line; the recorder was probably killed (a .gz recording loses up to its last 10 s)", r.name, lineNo))
+		r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed stream cut short at this line; the recorder was probably killed or the disk filled (the sample being written when it stopped is lost)", r.name, lineNo))
 		return io.EOF
 	}
 	return fmt.Errorf("%s:%d: %w", r.name, lineNo, err)
@@ -299,7 +317,10 @@ func readEach(path string, fn func(*Reader, *Sample)) (*Recording, error) {
 
 func (r *Reader) each(fn func(*Reader, *Sample)) (*Recording, error) {
 	rec := &Recording{Header: r.Header()}
-	emit := func(s *Sample) { fn(r, s) }
+	emit := func(s *Sample) {
+		r.order.sample(r.lastNo, s)
+		fn(r, s)
+	}
 	workers := min(runtime.GOMAXPROCS(0), 8)
 	if workers < 2 {
 		for {
@@ -315,7 +336,7 @@ func (r *Reader) each(fn func(*Reader, *Sample)) (*Recording, error) {
 	} else if err := r.readParallel(emit, workers); err != nil {
 		return nil, err
 	}
-	rec.End, rec.Warnings = r.End(), r.Warnings()
+	rec.End, rec.Warnings = r.End(), append(r.Warnings(), r.order.warnings(r.name)...)
 	return rec, nil
 }
 
@@ -399,6 +420,7 @@ func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 				bad = 0
 			}
 			if s := b.samples[i]; s != nil {
+				r.lastNo = b.nums[i]
 				emit(s)
 				continue
 			}
@@ -416,7 +438,10 @@ func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 					r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged sample skipped: %v", r.name, b.nums[i], err))
 					continue
 				}
+				r.lastNo = b.nums[i]
 				emit(s)
+			case TypeHeader:
+				r.order.header(b.nums[i])
 			case TypeEnd:
 				e := new(End)
 				if err := json.Unmarshal(l, e); err != nil {

@@ -7,7 +7,7 @@
 // and, when the recorder ended cleanly, an [End] line ("type":"end").
 // Every line is written and flushed to the kernel as soon as it exists, so
 // a SIGKILL loses nothing already sampled; a file ending in ".gz" is gzip
-// compressed and flushed at least every 10 s. docs/recording.md documents
+// compressed with a sync flush after every line. docs/recording.md documents
 // the schema.
 package record
 

@@ -9,52 +9,40 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/outfile"
 )
 
 // ErrExists is returned by Create when the file exists and force is false.
 var ErrExists = errors.New("recording file exists (use --force to overwrite)")
 
-// gzipFlushEvery bounds how much a SIGKILL can lose from a compressed
-// recording: gzip output is flushed at least this often.
-const gzipFlushEvery = 10 * time.Second
-
 // Writer appends lines to a recording. It is not safe for concurrent use.
 type Writer struct {
-	f         *os.File
-	bw        *bufio.Writer
-	gz        *gzip.Writer
-	enc       *json.Encoder
-	lastFlush time.Time
-	now       func() time.Time
-	samples   int
+	f       *os.File
+	bw      *bufio.Writer
+	gz      *gzip.Writer
+	enc     *json.Encoder
+	now     func() time.Time
+	samples int
+	durable int // samples handed to the kernel whole: readable after a SIGKILL
 }
 
-// Create opens path for a new recording. It never follows a symlink at
-// path (O_NOFOLLOW), so a link planted there cannot redirect a root-owned
-// write, and it refuses an existing file unless force is set. A path
+// Create opens path for a new recording, 0600, with [outfile.Create]: it
+// never follows a symlink at path (O_NOFOLLOW), so a link planted there
+// cannot redirect a root-owned write, never truncates through a hard
+// link, and refuses an existing file unless force is set. A path
 // ending in ".gz" is written gzip-compressed.
 func Create(path string, force bool) (*Writer, error) {
-	flags := os.O_WRONLY | os.O_CREATE | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
-	if force {
-		flags |= os.O_TRUNC
-	} else {
-		flags |= os.O_EXCL
-	}
-	f, err := os.OpenFile(path, flags, 0o644)
+	// outfile: mode 0600 (a recording holds every process's command
+	// line), no symlink, no FIFO or device, no truncation through a
+	// hard link.
+	f, err := outfile.Create(path, outfile.Options{Overwrite: force})
 	if err != nil {
-		switch {
-		case errors.Is(err, os.ErrExist):
+		if errors.Is(err, outfile.ErrExists) {
 			return nil, fmt.Errorf("%s: %w", path, ErrExists)
-		case errors.Is(err, syscall.ELOOP):
-			return nil, fmt.Errorf("%s: is a symbolic link; refusing to write through it", path)
 		}
 		return nil, err
-	}
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
 	return newWriter(f, strings.HasSuffix(path, ".gz")), nil
 }
@@ -78,20 +66,32 @@ func (w *Writer) Name() string { return w.f.Name() }
 // WriteHeader writes the header line; call it once, first.
 func (w *Writer) WriteHeader(h *Header) error {
 	h.Type, h.Format, h.SchemaVersion = TypeHeader, FormatName, SchemaVersion
-	return w.writeLine(h, true)
+	return w.writeLine(h)
 }
 
-// WriteSample writes one sample line and flushes it to the kernel (for a
-// gzip file, at least every 10 s).
+// WriteSample writes one sample line and flushes it to the kernel; a gzip
+// file gets a sync flush (the compressed stream up to this line is
+// complete and decodable), so a SIGKILL loses at most the interval in
+// progress.
 func (w *Writer) WriteSample(s *Sample) error {
 	s.Type = TypeSample
 	w.samples++
-	return w.writeLine(s, false)
+	if err := w.writeLine(s); err != nil {
+		return err
+	}
+	w.durable++
+	return nil
 }
+
+// Samples is how many samples were written, and Readable how many of them
+// reached the kernel whole: after a write error (a full disk) only those
+// can be read back.
+func (w *Writer) Samples() int  { return w.samples }
+func (w *Writer) Readable() int { return w.durable }
 
 // Close writes the end line with reason, flushes and closes the file.
 func (w *Writer) Close(reason string) error {
-	err := w.writeLine(&End{Type: TypeEnd, Time: w.now(), Samples: w.samples, Reason: reason}, true)
+	err := w.writeLine(&End{Type: TypeEnd, Time: w.now(), Samples: w.samples, Reason: reason})
 	if w.gz != nil {
 		if e := w.gz.Close(); err == nil {
 			err = e
@@ -103,7 +103,7 @@ func (w *Writer) Close(reason string) error {
 	return err
 }
 
-func (w *Writer) writeLine(v any, forceFlush bool) error {
+func (w *Writer) writeLine(v any) error {
 	if err := w.enc.Encode(v); err != nil {
 		return fmt.Errorf("%s: %w", w.f.Name(), err)
 	}
@@ -111,11 +111,8 @@ func (w *Writer) writeLine(v any, forceFlush bool) error {
 		return fmt.Errorf("%s: %w", w.f.Name(), err)
 	}
 	if w.gz != nil {
-		now := w.now()
-		if !forceFlush && now.Sub(w.lastFlush) < gzipFlushEvery {
-			return nil
-		}
-		w.lastFlush = now
+		// A sync flush (Z_SYNC_FLUSH): ends the deflate block on a byte
+		// boundary; costs a few bytes per sample (docs/benchmarks.md).
 		if err := w.gz.Flush(); err != nil {
 			return fmt.Errorf("%s: %w", w.f.Name(), err)
 		}

@@ -174,6 +174,8 @@ func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Opti
 			rows = append(rows, []string{m.key, num(m.before), num(m.after), num(change(m))})
 		}
 		return cw.WriteAll(rows)
+	case HTML:
+		return renderCompareHTML(w, before, after, o)
 	case Table, Markdown, "":
 	default:
 		return fmt.Errorf("%w %q", ErrFormat, f)

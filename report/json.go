@@ -40,10 +40,20 @@ type jsonResult struct {
 	Verdict         string             `json:"verdict"`
 	Totals          jsonTotals         `json:"totals"`
 	Warnings        []string           `json:"warnings"`
+	// RecordingLacks says what the recording does not hold (no PSI,
+	// per-process I/O denied, events polled, cut short).
+	RecordingLacks []string `json:"recording_lacks"`
 	// MemoryGrowth lists processes whose anonymous memory grew steadily;
 	// OOMKills the intervals with OOM kills.
 	MemoryGrowth []memview.ProcGrowth `json:"memory_growth"`
 	OOMKills     []correlate.OOMKill  `json:"oom_kills"`
+	// IOBursts are disk or reclaim bursts without memory stall;
+	// Sustained is pressure lasting most of the recording (null if
+	// none); NotRun the jobs scheduled near episodes that did not run.
+	IOBursts          []correlate.IOBurst  `json:"io_bursts"`
+	Sustained         *correlate.Sustained `json:"sustained"`
+	NotRun            []correlate.NotRun   `json:"not_run"`
+	ProcessesRecorded bool                 `json:"processes_recorded"`
 }
 
 type jsonThresh struct {
@@ -124,6 +134,9 @@ type jsonCulprit struct {
 	BytesPerEpisode   uint64                   `json:"bytes_per_episode"`
 	Evidence          []string                 `json:"evidence"`
 	Advice            []string                 `json:"advice"`
+	// Proof is the structured evidence the confidence is computed from
+	// (correlate.Proof; docs/analyze.md gives the formula).
+	Proof *correlate.Proof `json:"proof"`
 }
 
 // share is n/of rounded to 0.001, nil when of is 0.
@@ -179,9 +192,13 @@ func toJSON(r correlate.Result) jsonResult {
 		Baselines:      map[string]float64{},
 		Period:         period(&r, r.Period), SpikePeriod: period(&r, r.SpikePeriod),
 		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: nonNil(r.Warnings),
-		Verdict:      verdictLine(&r),
-		MemoryGrowth: append([]memview.ProcGrowth{}, r.Growth...),
-		OOMKills:     append([]correlate.OOMKill{}, r.OOMKills...),
+		RecordingLacks: nonNil(r.Lacks),
+		Verdict:        verdictLine(&r),
+		MemoryGrowth:   append([]memview.ProcGrowth{}, r.Growth...),
+		OOMKills:       append([]correlate.OOMKill{}, r.OOMKills...),
+		IOBursts:       append([]correlate.IOBurst{}, r.IOBursts...),
+		Sustained:      r.Sustained, NotRun: append([]correlate.NotRun{}, r.NotRun...),
+		ProcessesRecorded: r.ProcessesRecorded,
 	}
 	if r.HasLatency {
 		j.LatencyBaseline = ms(r.LatencyBaseline)
@@ -216,7 +233,7 @@ func toJSON(r correlate.Result) jsonResult {
 			FiringsMatched:  c.FiringsMatched, Firings: c.Firings, FiringShare: share(c.FiringsMatched, c.Firings),
 			PeriodS:  c.Period.Seconds(),
 			Episodes: nonNil(c.Episodes), Processes: nonNil(c.Processes), BytesPerEpisode: c.BytesPerEpisode,
-			Evidence: nonNil(c.Evidence), Advice: Advice(c)}
+			Evidence: nonNil(c.Evidence), Advice: Advice(c), Proof: c.Proof}
 		if jb := c.Job; jb != nil {
 			jc.Source, jc.Unit, jc.Command, jc.Schedule, jc.File = string(jb.Source), jb.Unit, jb.Command, jb.Schedule, jb.File
 		}
@@ -235,6 +252,8 @@ func toJSON(r correlate.Result) jsonResult {
 // verdictLine is the verdict in one sentence.
 func verdictLine(r *correlate.Result) string {
 	switch {
+	case len(r.Episodes) == 0 && r.Sustained != nil:
+		return "sustained memory pressure"
 	case len(r.Episodes) == 0:
 		return "no episode"
 	case len(r.Culprits) == 0:

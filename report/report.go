@@ -13,44 +13,38 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/format"
 )
 
-// Format is an output format.
-type Format string
+// Format is an output format: memdiag's one [format.Format].
+type Format = format.Format
 
 // Output formats.
 const (
-	Table    Format = "table"
-	Markdown Format = "markdown"
-	JSON     Format = "json"
-	CSV      Format = "csv"
+	Table    = format.Table
+	Markdown = format.Markdown
+	JSON     = format.JSON
+	CSV      = format.CSV
+	// HTML is one self-contained page: charts over the recording's time
+	// axis, then the report (see [MaxBuckets] for its size bound).
+	HTML = format.HTML
 )
 
 // Formats lists the formats, for help texts.
-var Formats = []Format{Table, Markdown, JSON, CSV}
+var Formats = []Format{Table, Markdown, JSON, CSV, HTML}
 
 // ErrFormat is returned for an unknown format name.
-var ErrFormat = errors.New("unknown output format")
+var ErrFormat = format.ErrUnknown
 
-// ParseFormat parses "table", "markdown" (or "md"), "json" or "csv".
-func ParseFormat(s string) (Format, error) {
-	switch f := Format(strings.ToLower(s)); f {
-	case "", Table:
-		return Table, nil
-	case "md", Markdown:
-		return Markdown, nil
-	case JSON, CSV:
-		return f, nil
-	}
-	return "", fmt.Errorf("%w %q: want table, markdown, json or csv", ErrFormat, s)
-}
+// ParseFormat parses "table", "markdown" (or "md"), "json", "csv" or
+// "html" (see [format.Parse]).
+func ParseFormat(s string) (Format, error) { return format.Parse(s, Formats) }
 
 // Options change how a result is rendered.
 type Options struct {
@@ -64,6 +58,10 @@ type Options struct {
 	// Width is the terminal width in columns the table fits, long culprit
 	// names wrapping; 0 (not a terminal) keeps full content.
 	Width int
+	// Traces are the per-interval data the HTML format charts: the
+	// recording's (analyze), or before's and after's (compare). Without
+	// them the page has no charts.
+	Traces []*correlate.Trace
 }
 
 // Render writes r to w in format f.
@@ -77,6 +75,12 @@ func Render(w io.Writer, r correlate.Result, f Format, o Options) error {
 		return renderJSON(w, r)
 	case CSV:
 		return renderCSV(w, r)
+	case HTML:
+		var t *correlate.Trace
+		if len(o.Traces) > 0 {
+			t = o.Traces[0]
+		}
+		return renderHTML(w, r, t, o)
 	}
 	return fmt.Errorf("%w %q", ErrFormat, f)
 }
@@ -256,6 +260,10 @@ func Advice(c *correlate.Culprit) []string {
 		if c.NewEachTime {
 			first = fmt.Sprintf("find what starts %s every %s: its parent (the recording's exec events carry the parent PID; `ps -o ppid=,args= -p PID` while it runs), a shell loop, a supervisor or a service's scheduler, and move that out of busy hours",
 				c.Name, correlate.FormatDuration(c.Period))
+			if len(c.Processes) > 0 && len(c.Processes[0].StartedBy) > 0 {
+				first = fmt.Sprintf("%s is started every %s by %s (recorded ancestors, parent first): move that loop or schedule out of busy hours",
+					c.Name, correlate.FormatDuration(c.Period), strings.Join(c.Processes[0].StartedBy, " ← "))
+			}
 		}
 		return []string{
 			first,

@@ -59,6 +59,15 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	}
 	b.WriteString("\n")
 
+	if len(r.Lacks) > 0 {
+		// Before anything is concluded: what could not be seen.
+		heading("The recording lacks")
+		for _, l := range r.Lacks {
+			fmt.Fprintf(&b, "%s%s\n", bullet, l)
+		}
+		b.WriteString("\n")
+	}
+
 	if len(r.Episodes)+len(r.LoneSpikes)+len(r.OOMKills) > 0 {
 		heading("Timeline")
 		t := timeline(&r, o)
@@ -263,13 +272,26 @@ func timelineRows(r *correlate.Result) []*correlate.Episode {
 // verdict writes which culprit, how often, what it does and what to do.
 func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 	n := len(r.Episodes)
+	sustainedText(b, r, bullet)
+	defer func() {
+		if len(r.IOBursts) > 0 {
+			fmt.Fprintf(b, "\n%s without memory stall (disk or reclaim activity that stalled nobody: not memory pressure, no culprit named for %s).\n",
+				english.Count(len(r.IOBursts), "I/O burst"), map[bool]string{true: "it", false: "them"}[len(r.IOBursts) == 1])
+		}
+		for _, nr := range r.NotRun {
+			fmt.Fprintf(b, "%s%s: %s.\n", bullet, nr.Name, nr.Reason)
+		}
+	}()
+	if n == 0 && r.Sustained != nil {
+		return
+	}
 	if n == 0 {
 		if len(r.LoneSpikes) > 0 {
 			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes))
 		} else if r.HasLatency {
-			fmt.Fprintln(b, "No episode: no latency spike and no memory-pressure signal rose above its threshold.")
+			fmt.Fprintf(b, "No episode: no latency spike and no memory-pressure signal rose above its threshold%s.\n", stallNote(r))
 		} else {
-			fmt.Fprintln(b, "No episode: no memory-pressure signal rose above its threshold.")
+			fmt.Fprintf(b, "No episode: no memory-pressure signal rose above its threshold%s.\n", stallNote(r))
 		}
 		return
 	}
@@ -295,7 +317,7 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 	}
 	if jobs > 1 {
 		line := fmt.Sprintf("Together, %s explain %d of %d episodes", strings.Join(names, " and "), len(covered), n)
-		if r.Period != nil {
+		if combinedPeriod(r) {
 			line += fmt.Sprintf("; their schedules combine into the %s period", correlate.FormatDuration(r.Period.Period))
 		}
 		fmt.Fprintf(b, "%s.\n\n", line)
@@ -348,7 +370,14 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 		if len(c.Processes) > 0 {
 			var ps []string
 			for _, p := range c.Processes {
-				ps = append(ps, p.Comm)
+				n := p.Program
+				if n == "" {
+					n = p.Comm
+				}
+				if len(p.StartedBy) > 0 {
+					n += ", started by " + strings.Join(p.StartedBy, " ← ")
+				}
+				ps = append(ps, n)
 			}
 			fmt.Fprintf(b, "%sIts processes (%s) did %s of I/O per episode.%s\n", ind, strings.Join(ps, ", "), correlate.FormatBytes(c.BytesPerEpisode), br)
 		}
@@ -374,4 +403,90 @@ func code(s string, md bool) string {
 		return "`" + s + "`"
 	}
 	return s
+}
+
+// combinedPeriod says whether the named jobs' schedules make the
+// episodes' period: every job's own period is a whole multiple of it
+// (within 10 %) and their credited episodes are most of its members.
+func combinedPeriod(r *correlate.Result) bool {
+	p := r.Period
+	if p == nil || p.Period <= 0 {
+		return false
+	}
+	members := map[int]bool{}
+	for _, m := range p.Members {
+		members[m] = true
+	}
+	on := map[int]bool{}
+	for i := range r.Culprits {
+		c := &r.Culprits[i]
+		if c.Kind != correlate.KindTimer && c.Kind != correlate.KindCron {
+			continue
+		}
+		if c.Period <= 0 {
+			return false
+		}
+		k := math.Round(float64(c.Period) / float64(p.Period))
+		if k < 2 || math.Abs(float64(c.Period)-k*float64(p.Period)) > 0.1*float64(p.Period) {
+			return false
+		}
+		for _, e := range c.Episodes {
+			if members[e] {
+				on[e] = true
+			}
+		}
+	}
+	return 2*len(on) > len(p.Members)
+}
+
+// sustainedText writes the sustained-pressure finding first: pressure
+// that never stops is no episode, and never "no pressure".
+func sustainedText(b *strings.Builder, r *correlate.Result, bullet string) {
+	s := r.Sustained
+	if s == nil {
+		return
+	}
+	scope := "the host"
+	if s.Scope == correlate.PSICgroup {
+		scope = "the recorded cgroup"
+	}
+	fmt.Fprintf(b, "Sustained memory pressure: %s stalled on memory %.1f%% of the time from %s to %s (%s of stall; %d of %d intervals at or above %.0f%%). It is the baseline of this recording, so no episode rises above it.\n",
+		scope, 100*s.MeanShare, in(r, s.Start).Format("15:04:05"), in(r, s.End).Format("15:04:05"),
+		correlate.FormatDuration(s.Stall), s.Above, s.Intervals, 100*s.Level)
+	if len(s.Memory) > 0 {
+		var ps []string
+		for _, m := range s.Memory {
+			ps = append(ps, fmt.Sprintf("%s %d (%s anon, %s file)", m.Comm, m.PID, correlate.FormatBytes(m.AnonBytes), correlate.FormatBytes(m.FileBytes)))
+		}
+		fmt.Fprintf(b, "%sheld the most memory then: %s\n", bullet, strings.Join(ps, ", "))
+	}
+	if len(s.IO) > 0 {
+		var ps []string
+		for _, p := range s.IO {
+			n := p.Program
+			if n == "" {
+				n = p.Comm
+			}
+			ps = append(ps, fmt.Sprintf("%s %d (%s)", n, p.PID, correlate.FormatBytes(p.Bytes())))
+		}
+		fmt.Fprintf(b, "%sdid the most I/O then (reclaim-driving): %s\n", bullet, strings.Join(ps, ", "))
+	}
+	if len(s.Memory) == 0 && len(s.IO) == 0 {
+		fmt.Fprintf(b, "%sno per-process memory or I/O was recorded: record as root to see who held the memory\n", bullet)
+	}
+	b.WriteString("\n")
+}
+
+// stallNote gives the recording's total memory stall of the scope, so "no
+// episode" is read with what was measured: "(the host stalled on memory
+// for 0s in all)".
+func stallNote(r *correlate.Result) string {
+	if _, ok := r.Baselines[correlate.PSISome]; !ok {
+		return ""
+	}
+	stall, who := r.Totals.MemStall, "the host"
+	if r.PSIScope == correlate.PSICgroup {
+		stall, who = r.Totals.CgroupMemStall, "the recorded cgroup"
+	}
+	return fmt.Sprintf(" (%s stalled on memory for %s in all)", who, correlate.FormatDuration(stall))
 }

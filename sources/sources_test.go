@@ -45,7 +45,7 @@ func TestSourcesFillASample(t *testing.T) {
 	}
 	sp := &record.Sampler{Sources: []record.Source{PSI{C: c}, LRU{C: lc},
 		CgroupCounters{Dir: filepath.Join(root, "cg")}}}
-	s := sp.Collect(context.Background(), 0)
+	s := sp.Collect(context.Background())
 	if len(s.Errors) != 0 {
 		t.Fatalf("errors: %v", s.Errors)
 	}

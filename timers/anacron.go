@@ -43,6 +43,12 @@ func anacronJobs(root string, trig anacronTrigger, systemdInit bool) []Job {
 		}
 		return []Job{{Name: "anacron", Source: Anacron, File: rel, Errors: []string{err.Error()}}}
 	}
+	return parseAnacrontab(root, rel, lines, trig, systemdInit)
+}
+
+// parseAnacrontab turns the lines of rel (an anacrontab under root) into
+// jobs; root is read only for the jobs' timestamps and run-parts folders.
+func parseAnacrontab(root, rel string, lines []string, trig anacronTrigger, systemdInit bool) []Job {
 	var jobs []Job
 	var startHours string
 	var randomDelay time.Duration
@@ -68,7 +74,7 @@ func anacronJobs(root string, trig anacronTrigger, systemdInit bool) []Job {
 			}
 			continue
 		}
-		f := strings.Fields(l)
+		f := cronFields(l)
 		j := Job{Source: Anacron, File: rel, Line: i + 1, User: "root"}
 		if len(f) < 4 {
 			j.Name = fmt.Sprintf("anacron:%d", i+1)
@@ -78,10 +84,13 @@ func anacronJobs(root string, trig anacronTrigger, systemdInit bool) []Job {
 		}
 		j.Name = "anacron:" + f[2]
 		j.Schedule = []string{f[0]}
-		j.Command = strings.TrimSpace(cutFields(l, 3))
+		j.Command = strings.Trim(cutFields(l, 3), " \t")
 		days, err := anacronPeriod(f[0])
 		if err != nil {
 			j.Errors = append(j.Errors, fmt.Sprintf("%s:%d: %v", rel, i+1, err))
+		}
+		if !validAnacronID(f[2]) {
+			j.Errors = append(j.Errors, fmt.Sprintf("%s:%d: %v: job id %q may not contain '/' or be \".\" or \"..\" (anacrontab(5)): it names a file in /var/spool/anacron", rel, i+1, ErrAnacronParse, f[2]))
 		}
 		delay, err := strconv.Atoi(f[1])
 		if err != nil || delay < 0 {
@@ -117,6 +126,13 @@ func anacronJobs(root string, trig anacronTrigger, systemdInit bool) []Job {
 		jobs = append(jobs, j)
 	}
 	return jobs
+}
+
+// validAnacronID reports whether id may name a timestamp file in
+// /var/spool/anacron: anacrontab(5) allows "any non-blank character except
+// slashes"; "." and ".." would name the folder or its parent.
+func validAnacronID(id string) bool {
+	return id != "" && id != "." && id != ".." && !strings.ContainsRune(id, '/') && !strings.ContainsRune(id, 0)
 }
 
 // anacronPeriod returns a period in days; 0 with no error for @monthly

@@ -61,7 +61,7 @@ func ParseCron(expr string) (*CronSchedule, error) {
 	if s, ok := cronShorthands[expr]; ok {
 		expr = s
 	}
-	f := strings.Fields(expr)
+	f := cronFields(expr)
 	if len(f) != 5 {
 		return nil, fmt.Errorf("%w: want 5 time fields, got %d: %q", ErrCronParse, len(f), expr)
 	}
@@ -184,7 +184,7 @@ func parseCrontab(file string, lines []string, system bool, user string) []cronL
 			continue
 		}
 		cl := cronLine{File: file, Line: i + 1, User: user, Path: pathEnv}
-		f := strings.Fields(l)
+		f := cronFields(l)
 		nTime := 5
 		if strings.HasPrefix(f[0], "@") {
 			nTime = 1
@@ -200,10 +200,10 @@ func parseCrontab(file string, lines []string, system bool, user string) []cronL
 			continue
 		}
 		cl.Spec = strings.Join(f[:nTime], " ")
-		rest := strings.TrimSpace(cutFields(l, nTime))
+		rest := strings.Trim(cutFields(l, nTime), " \t")
 		if system {
-			cl.User = strings.Fields(rest)[0]
-			rest = strings.TrimSpace(cutFields(rest, 1))
+			cl.User = cronFields(rest)[0]
+			rest = strings.Trim(cutFields(rest, 1), " \t")
 		}
 		cl.Command = rest
 		if _, err := ParseCron(cl.Spec); err != nil {
@@ -214,7 +214,15 @@ func parseCrontab(file string, lines []string, system bool, user string) []cronL
 	return out
 }
 
-// cutFields drops the first n whitespace-separated fields of s.
+// cronFields splits a crontab line at runs of spaces and tabs, the only
+// field separators of cron (Vixie cron 3.0pl1 misc.c get_string with
+// " \t"): a no-break space, \v, \f, \r or U+0085 is part of a field, as it
+// is for cron, so the field count and [cutFields] always agree.
+func cronFields(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' })
+}
+
+// cutFields drops the first n fields of s, separated as [cronFields] does.
 func cutFields(s string, n int) string {
 	s = strings.TrimLeft(s, " \t")
 	for ; n > 0; n-- {

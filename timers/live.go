@@ -9,6 +9,8 @@ import (
 	"time"
 
 	sddbus "github.com/coreos/go-systemd/v22/dbus"
+
+	"github.com/memdiag/memdiag/internal/hostenv"
 )
 
 // LiveTimer is what a running systemd knows about a timer and the journal
@@ -28,21 +30,9 @@ type LiveSource interface {
 	Timer(name string) (LiveTimer, error)
 }
 
-// UnavailableError says live state cannot be read, and why. Commands
-// print it once.
-type UnavailableError struct {
-	Path string
-	Need string
-	Hint string
-}
-
-func (e *UnavailableError) Error() string {
-	s := fmt.Sprintf("%s: unavailable: %s", e.Path, e.Need)
-	if e.Hint != "" {
-		s += " (" + e.Hint + ")"
-	}
-	return s
-}
+// UnavailableError says live state cannot be read, and why: memdiag's one
+// [hostenv.Unavailable]. Commands print it once.
+type UnavailableError = hostenv.Unavailable
 
 // unitProperties is the part of go-systemd's *dbus.Conn that live state
 // uses; tests fake it.

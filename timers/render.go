@@ -10,22 +10,24 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/tables"
 )
 
-// Format is an output format of [RenderJobs] and [RenderFirings].
-type Format string
+// Format is an output format of [RenderJobs] and [RenderFirings]:
+// memdiag's one [format.Format].
+type Format = format.Format
 
 // Output formats.
 const (
-	FormatTable    Format = "table"
-	FormatJSON     Format = "json"
-	FormatCSV      Format = "csv"
-	FormatMarkdown Format = "markdown"
+	FormatTable    = format.Table
+	FormatJSON     = format.JSON
+	FormatCSV      = format.CSV
+	FormatMarkdown = format.Markdown
 )
 
 // Formats lists the accepted formats, for flag help.
-var Formats = []Format{FormatTable, FormatJSON, FormatCSV, FormatMarkdown}
+var Formats = []Format{FormatTable, FormatMarkdown, FormatJSON, FormatCSV}
 
 // RenderOptions configures rendering.
 type RenderOptions struct {

@@ -21,16 +21,16 @@ func main() {
 		anonRate   = flag.Int64("anon-rate", 0, "if set, grow anon memory at this many bytes per second up to --anon")
 		hold       = flag.Duration("hold", 0, "keep running (and the memory) this long at the end")
 		chunk      = flag.Int("chunk", 1<<20, "write size")
+		readFor    = flag.Duration("read-for", 0, "after the read passes, keep reading --file until this long after the burst began")
+		repeat     = flag.Int("repeat", 1, "bursts (write, read passes, --read-for) to do, one per --every")
+		every      = flag.Duration("every", 0, "time from one burst's start to the next's (an in-app schedule)")
+		first      = flag.Duration("first", 0, "wait this long before the first burst")
 	)
 	flag.Parse()
-	if *writeBytes > 0 {
-		if err := writeFile(*file, *writeBytes, *chunk); err != nil {
-			fmt.Fprintln(os.Stderr, "hog:", err)
-			os.Exit(1)
-		}
-	}
-	for i := 0; i < *readPasses; i++ {
-		if err := readFile(*file); err != nil {
+	begin := time.Now().Add(*first)
+	for b := 0; b < *repeat; b++ {
+		time.Sleep(time.Until(begin.Add(time.Duration(b) * *every)))
+		if err := burst(*file, *writeBytes, *chunk, *readPasses, *readFor); err != nil {
 			fmt.Fprintln(os.Stderr, "hog:", err)
 			os.Exit(1)
 		}
@@ -58,6 +58,23 @@ func main() {
 		n += int(b[0])
 	}
 	fmt.Println("hog: done", n)
+}
+
+// burst writes n bytes to path (if n > 0), reads it passes times, then
+// keeps reading it until readFor has passed since the burst began.
+func burst(path string, n int64, chunk, passes int, readFor time.Duration) error {
+	start := time.Now()
+	if n > 0 {
+		if err := writeFile(path, n, chunk); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < passes || (readFor > 0 && time.Since(start) < readFor); i++ {
+		if err := readFile(path); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func writeFile(path string, n int64, chunk int) error {

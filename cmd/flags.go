@@ -1,0 +1,80 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/memdiag/memdiag/internal/format"
+)
+
+// formatFlag adds -f/--format to c, restricted to allowed, with def as its
+// default and shell completion of its values. An unknown name fails at
+// parse time with the one wording every command uses (see flagError).
+func formatFlag(c *cobra.Command, p *string, def format.Format, allowed []format.Format, extra string) {
+	v := format.NewValue(p, def, allowed)
+	usage := "output format: " + format.List(allowed)
+	if extra != "" {
+		usage += " " + extra
+	}
+	c.Flags().VarP(v, "format", "f", usage)
+	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return v.Names(), cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// flagError turns pflag's errors into memdiag's wording: a bad value is
+// `--flag "value": what was wanted`, and every flag error is a usage error.
+func flagError(_ *cobra.Command, err error) error {
+	var ive *pflag.InvalidValueError
+	if errors.As(err, &ive) {
+		fl := ive.GetFlag()
+		why := errors.Unwrap(ive)
+		switch fl.Value.Type() {
+		case "duration":
+			why = errors.New("want a duration such as 500ms, 10s, 5m or 2h")
+			if _, long := fl.Value.(durationValue); long {
+				why = errors.Unwrap(ive) // parseDuration's own words list days and weeks
+			}
+		case "int", "uint", "int64":
+			why = errors.New("want a whole number")
+		case "float64":
+			why = errors.New("want a number")
+		case "bool":
+			why = errors.New("want true or false")
+		case "format":
+			if v, ok := fl.Value.(*format.Value); ok {
+				why = errors.New("unknown format; want one of " + format.List(v.Allowed))
+			}
+		}
+		return &FlagError{Err: fmt.Errorf("--%s %q: %w", fl.Name, ive.GetValue(), why)}
+	}
+	return &FlagError{Err: err}
+}
+
+// checkDurations rejects a negative value in any duration flag of c that
+// was given: no memdiag duration (an interval, a gap, a lag, a window) can
+// be negative.
+func checkDurations(c *cobra.Command) error {
+	var bad error
+	c.Flags().Visit(func(fl *pflag.Flag) {
+		if bad != nil || fl.Value.Type() != "duration" {
+			return
+		}
+		d, err := time.ParseDuration(fl.Value.String())
+		if err != nil {
+			if dv, ok := fl.Value.(durationValue); ok {
+				d = *dv.d
+			} else {
+				return
+			}
+		}
+		if d < 0 {
+			bad = flagErrorf("--%s %q: want a duration of 0 or more", fl.Name, fl.Value.String())
+		}
+	})
+	return bad
+}

@@ -1,0 +1,125 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/record"
+)
+
+// stdinName is the file name "-" stands for, in messages.
+const stdinName = "stdin"
+
+// InputError is a file the user named (an argument or a flag's value)
+// that cannot be read. Every command words it the same way — "FLAG PATH:
+// no such file or directory", or "PATH: ..." for an argument — and it is
+// a runtime error (exit 1), never a usage error: the command line was
+// right, the file is not there.
+type InputError struct {
+	Flag string // "--latency", or "" for a positional argument
+	Path string
+	Err  error
+}
+
+func (e *InputError) Error() string {
+	why := e.Err
+	var pe *fs.PathError
+	if errors.As(e.Err, &pe) {
+		why = pe.Err // "no such file or directory", without Go's "open PATH:"
+	}
+	if e.Flag != "" {
+		return fmt.Sprintf("%s %s: %v", e.Flag, e.Path, why)
+	}
+	return fmt.Sprintf("%s: %v", e.Path, why)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputError(flag, path string, err error) error {
+	return &InputError{Flag: flag, Path: path, Err: err}
+}
+
+// openInput opens a file the user named, or standard input for "-"; name
+// is what messages call it ("stdin" for "-"). Closing the returned reader
+// does not close standard input.
+func openInput(ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, name string, err error) {
+	if path == "-" {
+		return io.NopCloser(ios.In), stdinName, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, path, inputError(flag, path, err)
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, path, inputError(flag, path, errors.New("is a directory, not a file"))
+	}
+	return f, path, nil
+}
+
+// checkInput stats a file the user named ("-" always exists), for callers
+// that open it by name themselves.
+func checkInput(flag, path string) error {
+	if path == "-" {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return inputError(flag, path, err)
+	}
+	if fi.IsDir() {
+		return inputError(flag, path, errors.New("is a directory, not a file"))
+	}
+	return nil
+}
+
+// oneStdin fails when more than one of paths is "-": standard input can be
+// read once.
+func oneStdin(names []string, paths ...string) error {
+	var got []string
+	for i, p := range paths {
+		if p == "-" {
+			got = append(got, names[i])
+		}
+	}
+	if len(got) > 1 {
+		return flagErrorf("only one input can be - (stdin); got %d: %v", len(got), got)
+	}
+	return nil
+}
+
+// readRecording reads a whole recording the user named (flag is its flag,
+// "" for an argument), or standard input for "-".
+func readRecording(ios *iostreams.IOStreams, flag, path string) (*record.Recording, error) {
+	f, name, err := openInput(ios, flag, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := record.NewReader(f, name)
+	if err != nil {
+		return nil, err
+	}
+	var samples []record.Sample
+	rec, err := r.Each(func(s *record.Sample) { samples = append(samples, *s) })
+	if err != nil {
+		return nil, err
+	}
+	rec.Samples = samples
+	return rec, nil
+}
+
+// readThresholds reads gate's --thresholds file, or standard input for "-".
+func readThresholds(ios *iostreams.IOStreams, path string) ([]*gate.Threshold, error) {
+	f, name, err := openInput(ios, "--thresholds", path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return gate.Read(f, name)
+}

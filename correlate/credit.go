@@ -1,0 +1,973 @@
+package correlate
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// The culprit model's constants (docs/analyze.md explains each).
+const (
+	// CreditFloor is the I/O (read+write) a culprit's processes must do
+	// in an episode to be credited with it.
+	CreditFloor = 4 << 20
+	// MinShare is the share of every recorded process's I/O in the
+	// episode a culprit's processes must do, alone or together with jobs
+	// that started with it in one wake-up.
+	MinShare = 0.25
+	// SoloShare: a culprit credited with one episode only needs this
+	// share and a start no later than one interval after the stall began.
+	SoloShare = 0.5
+	// MaxChance: a culprit credited with two or more episodes needs a
+	// chance probability (null model or firings) below this.
+	MaxChance = 0.01
+	// SoloCap caps the confidence of a culprit credited with one episode.
+	SoloCap = 0.6
+	// BlindCap caps the confidence of a job named from its firings alone,
+	// when the recording has no per-process data.
+	BlindCap = 0.45
+	// LateFactor scales the confidence when its processes started after
+	// the stall had begun in every credited episode.
+	LateFactor = 0.8
+)
+
+// EpisodeCredit is a culprit's part in one episode it is credited with.
+type EpisodeCredit struct {
+	Episode  int       `json:"episode"`
+	Start    time.Time `json:"start"`
+	Bytes    uint64    `json:"bytes"`     // its processes' I/O in the episode
+	AllBytes uint64    `json:"all_bytes"` // every recorded process's I/O in the episode
+	Share    float64   `json:"share"`     // Bytes / AllBytes
+	// MemBytes is its processes' RSS growth in the episode, MemAll that
+	// of every recorded RSS holder that grew (Sample.RSS's largest), and
+	// MemShare their ratio: the memory it took.
+	MemBytes uint64  `json:"mem_bytes"`
+	MemAll   uint64  `json:"mem_all_bytes"`
+	MemShare float64 `json:"mem_share"`
+	// GroupShare is the share of the jobs that started with it in one
+	// wake-up (FiresWith), itself included; 0 when alone.
+	GroupShare float64 `json:"group_share,omitempty"`
+	// LeadS is how many seconds before the stall onset (the recorded
+	// onset, else the episode's start) its first process started;
+	// negative: after. Nil when its processes were already running.
+	LeadS *float64 `json:"lead_s,omitempty"`
+}
+
+// Proof is a culprit's structured evidence: what its confidence is
+// computed from ([Proof.Confidence]), so a skeptic can recompute it.
+type Proof struct {
+	// ProcessesRecorded: the recording has per-process I/O or process
+	// events. Ran: a process of the culprit was recorded.
+	ProcessesRecorded bool `json:"processes_recorded"`
+	Ran               bool `json:"ran"`
+	// Ties say how each of its recorded processes belongs to it.
+	Ties []Tie `json:"ties"`
+	// Credits are the episodes it is credited with.
+	Credits []EpisodeCredit `json:"credits"`
+	// FiringsUsed: its projected firings were weighed; FiringsNote says
+	// why not otherwise. FiringsMatched and FiringsMissed are the planned
+	// times of its firings within the recording followed, or not, by an
+	// episode it is credited with (by any episode without per-process
+	// data). PFiring is the chance of as many matches with episodes at
+	// random times (1 when not used).
+	FiringsUsed    bool        `json:"firings_used"`
+	FiringsNote    string      `json:"firings_note,omitempty"`
+	FiringsMatched []time.Time `json:"firings_matched"`
+	FiringsMissed  []time.Time `json:"firings_missed"`
+	PFiring        float64     `json:"p_firing"`
+	// Null model: Presence is the share of the intervals outside episodes
+	// in which its processes did I/O, (a+1)/(m+2); EpisodeIntervals the
+	// mean episode length plus one (the interval before it); EpisodeChance
+	// = 1 − (1 − Presence)^EpisodeIntervals, the chance that a random
+	// episode meets its activity; PNull = P(Binomial(episodes,
+	// EpisodeChance) ≥ credited episodes). A process alive everywhere has
+	// PNull 1: it explains nothing.
+	Presence         float64 `json:"presence"`
+	PresentIntervals int     `json:"present_intervals"` // a
+	OutsideIntervals int     `json:"outside_intervals"` // m
+	EpisodeIntervals float64 `json:"episode_intervals"`
+	EpisodeChance    float64 `json:"episode_chance"`
+	PNull            float64 `json:"p_null"`
+	// The confidence's terms: P = min(PNull, PFiring); Strength =
+	// min(1, −log10(P)/4);
+	// Share = the median over its credits of its own share of the I/O
+	// or of the memory taken, the larger (not its wake-up group's); Repeat = its matched firings / firings (FiringsUsed) or credited
+	// episodes / its runs (episodes with its I/O plus runs outside them);
+	// Late: it started after the stall in every credited episode with a
+	// known start; Cap: SoloCap, BlindCap or 1.
+	Runs     int     `json:"runs"`
+	P        float64 `json:"p"`
+	Strength float64 `json:"strength"`
+	Share    float64 `json:"share"`
+	Repeat   float64 `json:"repeat"`
+	Late     bool    `json:"late"`
+	Cap      float64 `json:"cap"`
+	// FiresWith are the jobs that started in the same wake-up in its
+	// credited episodes (coalesced timers).
+	FiresWith []string `json:"fires_with,omitempty"`
+	// Unpredictable: RandomizedDelaySec= is at least half its period, so
+	// its firing times say nothing; matched by process evidence only.
+	Unpredictable bool `json:"unpredictable,omitempty"`
+}
+
+// Confidence is min(Cap, Strength × (0.5 + 0.5 × Share) × Repeat ×
+// (LateFactor if Late)), rounded to 0.01.
+func (p *Proof) Confidence() float64 {
+	c := p.Strength * (0.5 + 0.5*p.Share) * p.Repeat
+	if p.Late {
+		c *= LateFactor
+	}
+	c = math.Min(c, p.Cap)
+	return math.Round(c*100) / 100
+}
+
+func strength(p float64) float64 {
+	return math.Min(1, -math.Log10(math.Max(p, 1e-12))/4)
+}
+
+// NotRun is a job whose firings would have matched episodes, but which
+// the recording shows did not run.
+type NotRun struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// modelCtx is what every job's evaluation shares.
+type modelCtx struct {
+	res      *Result
+	sr       *Series
+	o        Options
+	pt       *procTable
+	recorded bool
+	inEp     []bool  // per interval: inside an episode
+	epLen    float64 // mean episode intervals + 1
+	wake     time.Duration
+}
+
+// jobRun is one job's activity per episode.
+type jobRun struct {
+	job    *timers.Job
+	own    *owner
+	procs  []*proc
+	bytes  []uint64    // per episode
+	mem    []uint64    // per episode: RSS growth of its processes
+	first  []time.Time // per episode: its first exec in or just before it, zero if none
+	procIn [][]ProcActivity
+}
+
+// rankCulprits fills res.Culprits and Episode.Culprit.
+func rankCulprits(res *Result, sr *Series, o Options) {
+	h := &sr.Header
+	n := len(res.Episodes)
+	res.ProcessesRecorded = sr.sawProc || collectorOn(h, "procs") || collectorOn(h, "events")
+	if n == 0 {
+		return
+	}
+	mc := &modelCtx{res: res, sr: sr, o: o, recorded: res.ProcessesRecorded, wake: max(2*res.Interval, 5*time.Second)}
+	mc.pt = buildProcTable(sr)
+	mc.inEp = make([]bool, len(sr.ivs))
+	total := 0
+	for i := range res.Episodes {
+		total += res.Episodes[i].Intervals
+	}
+	mc.epLen = float64(total)/float64(n) + 1
+	// Episodes are in time order and do not overlap: one sweep.
+	ep := 0
+	for k, iv := range sr.ivs {
+		for ep < n && res.Episodes[ep].End.Before(iv.End) {
+			ep++
+		}
+		mc.inEp[k] = ep < n && !iv.Start.Before(res.Episodes[ep].Start) && !iv.End.After(res.Episodes[ep].End)
+	}
+
+	firings := map[string][]timers.Firing{}
+	projected := false
+	if len(h.Jobs) > 0 {
+		if o.Project == nil {
+			res.Warnings = append(res.Warnings, "job schedules were not projected over the recording; jobs are matched only through their processes")
+		} else {
+			projected = true
+			for _, f := range o.Project(h.Jobs, res.Start.Add(-o.LagTolerance), res.End, res.Location) {
+				firings[f.Job] = append(firings[f.Job], f)
+			}
+		}
+	}
+	runs := make([]*jobRun, len(h.Jobs))
+	for j := range h.Jobs {
+		runs[j] = mc.jobActivity(&h.Jobs[j])
+	}
+	// Only firings that can happen contest an episode.
+	var usable []timers.Job
+	for j := range h.Jobs {
+		if ok, _ := firingsUsable(&h.Jobs[j], projected, firings[h.Jobs[j].Name]); ok {
+			usable = append(usable, h.Jobs[j])
+		}
+	}
+	closest := closestFirings(res, usable, firings, o)
+	var cs []Culprit
+	for j := range h.Jobs {
+		if c := mc.evalJob(runs[j], runs, firings[h.Jobs[j].Name], closest, projected); c != nil {
+			cs = append(cs, *c)
+		}
+	}
+	if c := mc.recurringUnexplained(cs); c != nil {
+		cs = append(cs, *c)
+	}
+	slices.SortStableFunc(cs, func(a, b Culprit) int {
+		// An unknown cause names nothing: it comes after every culprit
+		// that names a job or a process.
+		if ua, ub := a.Kind == KindUnknown, b.Kind == KindUnknown; ua != ub {
+			if ua {
+				return 1
+			}
+			return -1
+		}
+		if c := cmp.Compare(b.EpisodesExplained, a.EpisodesExplained); c != 0 {
+			return c
+		}
+		// Co-firing jobs explain the same episodes: the one doing more
+		// I/O did more of the harm.
+		if c := cmp.Compare(b.BytesPerEpisode, a.BytesPerEpisode); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Confidence, a.Confidence); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	for i := range cs {
+		cs[i].Rank = i + 1
+		for _, e := range cs[i].Episodes {
+			if res.Episodes[e].Culprit == "" {
+				res.Episodes[e].Culprit = cs[i].Name
+			}
+		}
+	}
+	res.Culprits = cs
+}
+
+// collectorOn reports whether the header lists collector name as
+// available.
+func collectorOn(h *record.Header, name string) bool {
+	for _, c := range h.Collectors {
+		if c.Name == name && c.Available {
+			return true
+		}
+	}
+	return false
+}
+
+// jobActivity finds the job's processes and what they did per episode.
+func (mc *modelCtx) jobActivity(j *timers.Job) *jobRun {
+	r := &jobRun{job: j, own: newOwner(j, mc.pt)}
+	for _, p := range mc.pt.all {
+		if r.own.tie(p) != nil {
+			r.procs = append(r.procs, p)
+		}
+	}
+	n := len(mc.res.Episodes)
+	r.bytes, r.mem, r.first, r.procIn = make([]uint64, n), make([]uint64, n), make([]time.Time, n), make([][]ProcActivity, n)
+	for i := range mc.res.Episodes {
+		e := &mc.res.Episodes[i]
+		for _, pa := range mc.sr.parts[e.Start] {
+			p := mc.pt.lookup(pa.PID, pa.start, e.End)
+			if p == nil || r.own.tie(p) == nil {
+				continue
+			}
+			r.bytes[i] += pa.Bytes()
+			r.mem[i] += pa.memGrowth
+			if pa.Comm == "" {
+				continue // seen only among the RSS holders
+			}
+			if !pa.execAt.IsZero() && (r.first[i].IsZero() || pa.execAt.Before(r.first[i])) {
+				r.first[i] = pa.execAt
+			}
+			if t := r.own.tie(p); t != nil {
+				pa.StartedBy = t.StartedBy
+			}
+			r.procIn[i] = append(r.procIn[i], pa.ProcActivity)
+		}
+	}
+	return r
+}
+
+// firingsUsable says whether the job's projected firings can be weighed,
+// and why not.
+func firingsUsable(j *timers.Job, projected bool, fs []timers.Firing) (bool, string) {
+	switch {
+	case !projected:
+		return false, "its schedule was not projected over the recording"
+	case j.IdleNow:
+		note := "the recording says it could not fire then"
+		if j.LiveNote != "" {
+			note += " (" + j.LiveNote + ")"
+		}
+		return false, note
+	case unpredictable(j, fs):
+		return false, fmt.Sprintf("RandomizedDelaySec=%s is at least half its period: its firing times are unpredictable, so it is matched by process evidence only", FormatDuration(j.RandomizedDelaySec))
+	}
+	return true, ""
+}
+
+func unpredictable(j *timers.Job, fs []timers.Firing) bool {
+	p := jobPeriod(j, fs)
+	return j.RandomizedDelaySec > 0 && p > 0 && 2*j.RandomizedDelaySec >= p
+}
+
+// onsetOf is the stall onset of episode e: the recorded onset, else its
+// start.
+func onsetOf(e *Episode) time.Time {
+	if e.Onset != nil {
+		return e.Onset.Time
+	}
+	return e.Start
+}
+
+// groupShare is the share of episode i's I/O done by the jobs whose first
+// process started within one wake-up of r's (r included), and their
+// names; 0 and nil when r started alone.
+func (mc *modelCtx) groupShare(r *jobRun, all []*jobRun, i int) (float64, []string) {
+	e := &mc.res.Episodes[i]
+	if r.first[i].IsZero() || e.IOBytes == 0 {
+		return 0, nil
+	}
+	sum := r.bytes[i]
+	var names []string
+	for _, x := range all {
+		if x == r || x.bytes[i] < CreditFloor || x.first[i].IsZero() {
+			continue
+		}
+		if absDur(x.first[i].Sub(r.first[i])) <= mc.wake {
+			sum += x.bytes[i]
+			names = append(names, x.job.Name)
+		}
+	}
+	if len(names) == 0 {
+		return 0, nil
+	}
+	return float64(sum) / float64(e.IOBytes), names
+}
+
+// evalJob decides whether the job explains episodes, and with what
+// evidence.
+func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closest []time.Duration, projected bool) *Culprit {
+	res, o, job := mc.res, mc.o, r.job
+	n := len(res.Episodes)
+	pf := &Proof{ProcessesRecorded: mc.recorded, Ran: len(r.procs) > 0, PFiring: 1, Cap: 1,
+		FiringsMatched: []time.Time{}, FiringsMissed: []time.Time{}, Ties: []Tie{}, Credits: []EpisodeCredit{}}
+	pf.Unpredictable = unpredictable(job, fs)
+	for _, p := range r.procs {
+		pf.Ties = append(pf.Ties, *r.own.tie(p))
+	}
+	if len(pf.Ties) > 20 {
+		pf.Ties = pf.Ties[:20]
+	}
+
+	// Credits: its share of each episode's I/O.
+	credited := map[int]bool{}
+	with := map[string]bool{}
+	for i := range res.Episodes {
+		e := &res.Episodes[i]
+		var share, gs, ms float64
+		var names []string
+		if e.IOBytes > 0 {
+			share = float64(r.bytes[i]) / float64(e.IOBytes)
+			gs, names = mc.groupShare(r, all, i)
+		}
+		if e.MemTaken > 0 {
+			ms = float64(r.mem[i]) / float64(e.MemTaken)
+		}
+		ioOK := r.bytes[i] >= CreditFloor && (share >= MinShare || gs >= MinShare)
+		memOK := r.mem[i] >= CreditFloor && ms >= MinShare
+		if !ioOK && !memOK {
+			continue
+		}
+		if !ioOK {
+			names = nil
+		}
+		c := EpisodeCredit{Episode: i, Start: e.Start, Bytes: r.bytes[i], AllBytes: e.IOBytes, Share: round3(share),
+			MemBytes: r.mem[i], MemAll: e.MemTaken, MemShare: round3(ms)}
+		if names != nil {
+			c.GroupShare = round3(gs)
+			for _, nm := range names {
+				with[nm] = true
+			}
+		}
+		if !r.first[i].IsZero() {
+			l := math.Round(onsetOf(e).Sub(r.first[i]).Seconds()*10) / 10
+			c.LeadS = &l
+		}
+		credited[i] = true
+		pf.Credits = append(pf.Credits, c)
+	}
+	for nm := range with {
+		pf.FiresWith = append(pf.FiresWith, nm)
+	}
+	slices.Sort(pf.FiresWith)
+
+	// Firings.
+	period, lag, ws := jobWindows(res, job, fs, o)
+	slack := res.Interval
+	use, why := firingsUsable(job, projected, fs)
+	pf.FiringsUsed, pf.FiringsNote = use, why
+	counted, matched, paper := 0, 0, 0
+	fireEps := map[int]bool{}
+	if use {
+		var windowSum, reach time.Duration
+		for _, w := range ws {
+			hit, onPaper := false, false
+			for i := range res.Episodes {
+				s := res.Episodes[i].Start
+				inWin := !s.Before(w.from) && !s.After(w.to)
+				if inWin && w.inRec {
+					onPaper = true
+				}
+				if mc.recorded && !credited[i] {
+					continue
+				}
+				if inWin && absDur(s.Sub(w.earliest)) <= closest[i]+slack {
+					fireEps[i], hit = true, true
+					if w.inRec {
+						reach = max(reach, s.Sub(w.from))
+					}
+				}
+			}
+			if onPaper {
+				paper++
+			}
+			if !w.inRec {
+				continue
+			}
+			counted++
+			if hit {
+				matched++
+				pf.FiringsMatched = append(pf.FiringsMatched, w.earliest)
+			} else {
+				pf.FiringsMissed = append(pf.FiringsMissed, w.earliest)
+			}
+			windowSum += w.to.Sub(w.from)
+		}
+		if counted == 0 {
+			pf.FiringsUsed, pf.FiringsNote = false, "no firing fell within the recording"
+		} else {
+			// With episodes at random times a window of width w holds one
+			// of n episode starts with probability q = 1 − (1 − w/span)^n;
+			// w is the part of the window the matched episodes used.
+			span := res.End.Sub(res.Start)
+			w := float64(windowSum) / float64(counted)
+			if matched > 0 {
+				w = math.Min(w, float64(reach+slack))
+			}
+			q := 1 - math.Pow(1-math.Min(1, w/float64(span)), float64(n))
+			pf.PFiring = binomialTail(counted, matched, q)
+		}
+	}
+
+	// Null model: its activity outside episodes, at no less than half
+	// the rate it had in its credited episodes.
+	act := mc.presence(r.procs, pf.Credits)
+	m := 0
+	for _, in := range mc.inEp {
+		if !in {
+			m++
+		}
+	}
+	pf.Presence = round4(float64(len(act)+1) / float64(m+2))
+	pf.PresentIntervals, pf.OutsideIntervals = len(act), m
+	pf.EpisodeIntervals = round4(mc.epLen)
+	pf.EpisodeChance = round4(1 - math.Pow(1-pf.Presence, mc.epLen))
+	k := len(pf.Credits)
+	pf.PNull = binomialTail(n, k, pf.EpisodeChance)
+
+	// Runs: episodes with its I/O, and stretches of activity outside.
+	present := 0
+	for i := range res.Episodes {
+		if r.bytes[i] > 0 || !r.first[i].IsZero() {
+			present++
+		}
+	}
+	outside := 0
+	keys := make([]int, 0, len(act))
+	for x := range act {
+		keys = append(keys, x)
+	}
+	sort.Ints(keys)
+	for i, x := range keys {
+		if i == 0 || x > keys[i-1]+1 {
+			outside++
+		}
+	}
+	pf.Runs = present + outside
+
+	// Naming.
+	named := false
+	switch {
+	case !mc.recorded:
+		// No per-process data: the schedule alone, with that limit.
+		fireOK := pf.FiringsUsed && job.Active && counted >= 2 && matched >= 2 &&
+			2*matched >= counted && len(fireEps) >= 2 && pf.PFiring < MaxChance
+		if fireOK {
+			named = true
+			pf.Cap = BlindCap
+		}
+	case k == 1:
+		c := pf.Credits[0]
+		late := c.LeadS != nil && *c.LeadS < -res.Interval.Seconds()
+		if math.Max(c.Share, c.GroupShare) >= SoloShare && !late {
+			named = true
+			pf.Cap = SoloCap
+		}
+	case k >= 2:
+		named = math.Min(pf.PNull, pf.PFiring) < MaxChance
+	}
+	if !named {
+		if mc.recorded && !pf.Ran && paper > 0 {
+			res.NotRun = append(res.NotRun, NotRun{Name: job.Name,
+				Reason: fmt.Sprintf("scheduled but did not run: %d of its firings fell near episodes, but no process of it was recorded", paper)})
+		} else if mc.recorded && !pf.Ran && job.IdleNow && len(res.Episodes) > 0 {
+			res.NotRun = append(res.NotRun, NotRun{Name: job.Name, Reason: "scheduled but did not run: " + pf.FiringsNote})
+		}
+		return nil
+	}
+
+	pf.P = math.Min(pf.PNull, pf.PFiring)
+	if !mc.recorded {
+		pf.P = pf.PFiring
+	}
+	pf.Strength = round4(strength(pf.P))
+	shares := make([]float64, 0, k)
+	timed, late := 0, 0
+	for _, c := range pf.Credits {
+		// Its own share: a timer that rode along in a wake-up did only
+		// its part of the harm.
+		shares = append(shares, math.Max(c.Share, c.MemShare))
+		if c.LeadS != nil {
+			timed++
+			if *c.LeadS < -res.Interval.Seconds() {
+				late++
+			}
+		}
+	}
+	if len(shares) > 0 {
+		pf.Share = round3(median(shares))
+	}
+	pf.Late = timed > 0 && late == timed
+	switch {
+	case pf.FiringsUsed && counted > 0:
+		pf.Repeat = round3(float64(matched) / float64(counted))
+	case mc.recorded:
+		pf.Repeat = round3(float64(k) / float64(max(k, pf.Runs)))
+	}
+	if !mc.recorded {
+		pf.Repeat = round3(float64(matched) / float64(max(1, counted)))
+	}
+
+	c := &Culprit{Name: job.Name, Kind: KindCron, Job: job, EpisodesTotal: n, Period: period,
+		Firings: counted, FiringsMatched: matched, Proof: pf}
+	if job.Source == timers.Systemd {
+		c.Kind = KindTimer
+	}
+	explained := map[int]bool{}
+	for i := range credited {
+		explained[i] = true
+	}
+	if !mc.recorded {
+		for i := range fireEps {
+			explained[i] = true
+		}
+	}
+	for i := range explained {
+		c.Episodes = append(c.Episodes, i)
+	}
+	slices.Sort(c.Episodes)
+	c.EpisodesExplained = len(c.Episodes)
+
+	// Its processes, summed by program over the credited episodes.
+	byProg := map[string]*ProcActivity{}
+	var total uint64
+	for _, i := range c.Episodes {
+		for _, pa := range r.procIn[i] {
+			key := pa.Program
+			a := byProg[key]
+			if a == nil {
+				a = &ProcActivity{Comm: pa.Comm, Program: pa.Program, Unit: pa.Unit, Cmdline: pa.Cmdline, StartedBy: pa.StartedBy}
+				byProg[key] = a
+			}
+			a.ReadBytes += pa.ReadBytes
+			a.WriteBytes += pa.WriteBytes
+			total += pa.Bytes()
+		}
+	}
+	for _, a := range byProg {
+		c.Processes = append(c.Processes, *a)
+	}
+	slices.SortFunc(c.Processes, func(a, b ProcActivity) int {
+		if x := cmp.Compare(b.Bytes(), a.Bytes()); x != 0 {
+			return x
+		}
+		return cmp.Compare(a.Program, b.Program)
+	})
+	if k > 0 {
+		c.BytesPerEpisode = total / uint64(k)
+	}
+	c.Confidence = pf.Confidence()
+	c.Evidence = jobEvidence(c, pf, job, period, lag, n, projected, mc)
+	return c
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// jobEvidence writes a job culprit's evidence from its proof.
+func jobEvidence(c *Culprit, pf *Proof, job *timers.Job, period, lag time.Duration, n int, projected bool, mc *modelCtx) []string {
+	var ev []string
+	sched := strings.Join(job.Schedule, ", ")
+	if sched == "" {
+		sched = "no calendar schedule"
+	}
+	every := ""
+	if period > 0 {
+		every = "every " + FormatDuration(period) + " "
+	}
+	ev = append(ev, fmt.Sprintf("%s job, fires %s(%s), defined in %s", job.Source, every, sched, jobFile(job)))
+	if len(pf.Ties) > 0 {
+		ev = append(ev, "its processes: "+tieSummary(pf.Ties))
+	}
+	if k := len(pf.Credits); k > 0 {
+		var lead string
+		var leads []float64
+		for _, cr := range pf.Credits {
+			if cr.LeadS != nil {
+				leads = append(leads, *cr.LeadS)
+			}
+		}
+		if len(leads) > 0 {
+			l := median(leads)
+			iv := mc.res.Interval.Seconds()
+			if l <= iv && l >= -iv {
+				lead = ", starting with the stall (within one sampling interval, median)"
+			} else if l >= 0 {
+				lead = fmt.Sprintf(", starting %s before the stall (median)", FormatDuration(time.Duration(l*float64(time.Second))))
+			} else {
+				lead = fmt.Sprintf(", starting %s after the stall began (median)", FormatDuration(time.Duration(-l*float64(time.Second))))
+			}
+		}
+		ev = append(ev, fmt.Sprintf("credited with %d of %d episodes: its processes did %s per episode, %.0f%% of all recorded processes' I/O (median)%s",
+			k, n, FormatBytes(c.BytesPerEpisode), 100*pf.Share, lead))
+	}
+	if pf.FiringsUsed {
+		ev = append(ev, fmt.Sprintf("%d of %d firings in the recording were followed within %s by an episode", c.FiringsMatched, c.Firings, FormatDuration(lag)))
+		if c.FiringsMatched > 0 {
+			ev = append(ev, fmt.Sprintf("with episodes at random times, %d of %d firings would be followed by one with p = %.2g", c.FiringsMatched, c.Firings, pf.PFiring))
+		}
+	} else if projected && pf.FiringsNote != "" {
+		ev = append(ev, "firings not weighed: "+pf.FiringsNote)
+	}
+	if pf.ProcessesRecorded {
+		ev = append(ev, fmt.Sprintf("null model: outside episodes its processes were as busy in %d of %d intervals (presence %.3f); a random episode meets that with probability %.2f, and %d of %d episodes by chance with p = %.2g",
+			pf.PresentIntervals, pf.OutsideIntervals, pf.Presence, pf.EpisodeChance, len(pf.Credits), n, pf.PNull))
+	} else {
+		ev = append(ev, "the recording has no per-process data: that it ran is inferred from its schedule only")
+	}
+	if len(pf.FiresWith) > 0 {
+		ev = append(ev, fmt.Sprintf("fires in one wake-up with %s: each is ranked by its own I/O; RandomizedDelaySec= on these timers would spread them apart",
+			strings.Join(pf.FiresWith, ", ")))
+	}
+	if pf.Late {
+		ev = append(ev, "its processes started after the stall had begun in every credited episode")
+	}
+	if job.Source == timers.Systemd && !job.Active {
+		ev = append(ev, "the timer is not enabled (nothing pulls it in), yet its processes ran in the episodes: started by hand or by another unit?")
+	}
+	return ev
+}
+
+// tieSummary says how processes were tied: "pmlogger_check 1001 (unit
+// pmlogger_check.service), pressure.py 4200 (started by periodic.sh 4100,
+// the job's)".
+func tieSummary(ts []Tie) string {
+	seen := map[string]bool{}
+	var parts []string
+	for _, t := range ts {
+		var s string
+		switch t.How {
+		case TieUnit:
+			s = fmt.Sprintf("%s (unit %s)", t.Program, t.Via)
+		case TieAncestry:
+			s = fmt.Sprintf("%s (started by %s, the job's)", t.Program, t.Via)
+		default:
+			s = fmt.Sprintf("%s (a program of the job's command)", t.Program)
+		}
+		if !seen[s] {
+			seen[s] = true
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) > 5 {
+		parts = append(parts[:5], fmt.Sprintf("%d more", len(parts)-5))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// recurringUnexplained reports a period whose episodes the named jobs do
+// not explain, as the program that did their I/O or as unknown.
+func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
+	res, sr := mc.res, mc.sr
+	p := res.Period
+	if p == nil {
+		return nil
+	}
+	explained := map[int]bool{}
+	for _, c := range named {
+		for _, e := range c.Episodes {
+			explained[e] = true
+		}
+	}
+	var un []int
+	for _, m := range p.Members {
+		if !explained[m] {
+			un = append(un, m)
+		}
+	}
+	if len(un) < periodMinHits || 2*len(un) < len(p.Members) {
+		return nil
+	}
+	// Programs credited with the unexplained recurring episodes: their
+	// processes' share of each episode's I/O, as for jobs.
+	type agg struct {
+		ProcActivity
+		eps    map[int]bool
+		pids   map[int]bool
+		shares []float64
+		procs  map[*proc]bool
+		// null model: intervals outside episodes as busy, of all outside
+		present, outside int
+	}
+	progs := map[string]*agg{}
+	for _, i := range un {
+		e := &res.Episodes[i]
+		per := map[string]*ProcActivity{}
+		var order []string
+		for _, pa := range mc.sr.parts[e.Start] {
+			if pa.Program == "" || pa.Bytes() == 0 && !pa.Started {
+				continue
+			}
+			x := per[pa.Program]
+			if x == nil {
+				x = &ProcActivity{}
+				per[pa.Program] = x
+				order = append(order, pa.Program)
+			}
+			x.ReadBytes += pa.ReadBytes
+			x.WriteBytes += pa.WriteBytes
+			a := progs[pa.Program]
+			if a == nil {
+				a = &agg{ProcActivity: ProcActivity{Comm: pa.Comm, Program: pa.Program, Unit: pa.Unit, Cmdline: pa.Cmdline},
+					eps: map[int]bool{}, pids: map[int]bool{}, procs: map[*proc]bool{}}
+				progs[pa.Program] = a
+			}
+			a.pids[pa.PID] = true
+			if pr := mc.pt.lookup(pa.PID, pa.start, e.End); pr != nil {
+				a.procs[pr] = true
+				if a.StartedBy == nil {
+					for _, anc := range mc.pt.ancestors(pr) {
+						a.StartedBy = append(a.StartedBy, anc.label())
+					}
+				}
+			}
+		}
+		for _, prog := range order {
+			x := per[prog]
+			if x.Bytes() < CreditFloor || e.IOBytes == 0 || float64(x.Bytes()) < MinShare*float64(e.IOBytes) {
+				continue
+			}
+			a := progs[prog]
+			a.eps[i] = true
+			a.ReadBytes += x.ReadBytes
+			a.WriteBytes += x.WriteBytes
+			a.shares = append(a.shares, float64(x.Bytes())/float64(e.IOBytes))
+		}
+	}
+	m := 0
+	for _, in := range mc.inEp {
+		if !in {
+			m++
+		}
+	}
+	nullP := func(a *agg) (float64, float64) {
+		var ps []*proc
+		for pr := range a.procs {
+			ps = append(ps, pr)
+		}
+		var cr []EpisodeCredit
+		for i := range a.eps {
+			e := &res.Episodes[i]
+			var b uint64
+			for _, pa := range mc.sr.parts[e.Start] {
+				if pa.Program == a.Program {
+					b += pa.Bytes()
+				}
+			}
+			cr = append(cr, EpisodeCredit{Episode: i, Bytes: b})
+		}
+		act := mc.presence(ps, cr)
+		q := float64(len(act)+1) / float64(m+2)
+		qe := 1 - math.Pow(1-q, mc.epLen)
+		a.present, a.outside = len(act), m
+		return binomialTail(len(res.Episodes), len(a.eps), qe), q
+	}
+	var cands []*agg
+	for _, a := range progs {
+		if len(a.eps) < 2 || !specificProg(res, sr, a.Program) {
+			continue
+		}
+		if pn, _ := nullP(a); pn >= MaxChance {
+			continue
+		}
+		cands = append(cands, a)
+	}
+	slices.SortFunc(cands, func(a, b *agg) int {
+		if c := cmp.Compare(len(b.eps), len(a.eps)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Bytes(), a.Bytes()); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Program, b.Program)
+	})
+	c := &Culprit{Kind: KindUnknown, Name: "unknown", EpisodesTotal: len(res.Episodes), Period: p.Period,
+		Episodes: un, EpisodesExplained: len(un)}
+	recur := fmt.Sprintf("recurs every %s (±%s): %d of %d episodes on the schedule, %d missed, %d off it",
+		FormatDuration(p.Period), FormatDuration(p.Jitter), p.Matched, len(res.Episodes), p.Missed, p.Extra)
+	covered := map[int]bool{}
+	for _, a := range cands {
+		for e := range a.eps {
+			covered[e] = true
+		}
+	}
+	if len(cands) > 0 && 2*len(covered) >= len(un) {
+		best := cands[0]
+		c.Kind, c.Name = KindProcess, best.Program
+		c.Episodes = c.Episodes[:0]
+		for _, e := range un {
+			if covered[e] {
+				c.Episodes = append(c.Episodes, e)
+			}
+		}
+		c.EpisodesExplained = len(c.Episodes)
+		var total uint64
+		for _, a := range cands {
+			c.Processes = append(c.Processes, a.ProcActivity)
+			total += a.Bytes()
+		}
+		c.BytesPerEpisode = total / uint64(len(covered))
+		pn, q := nullP(best)
+		pf := &Proof{ProcessesRecorded: true, Ran: true, Ties: []Tie{}, FiringsMatched: []time.Time{}, FiringsMissed: []time.Time{},
+			PFiring: 1, FiringsNote: "no timer or cron job runs it", Cap: 1,
+			Presence: round4(q), PresentIntervals: best.present, OutsideIntervals: best.outside, EpisodeIntervals: round4(mc.epLen), EpisodeChance: round4(1 - math.Pow(1-q, mc.epLen)), PNull: pn,
+			P: pn, Strength: round4(strength(pn)), Share: round3(median(best.shares)),
+			Repeat: round3(p.Score * float64(len(covered)) / float64(len(un)))}
+		for _, i := range c.Episodes {
+			if best.eps[i] {
+				e := &res.Episodes[i]
+				var b uint64
+				for _, pa := range mc.sr.parts[e.Start] {
+					if pa.Program == best.Program {
+						b += pa.Bytes()
+					}
+				}
+				pf.Credits = append(pf.Credits, EpisodeCredit{Episode: i, Start: e.Start, Bytes: b, AllBytes: e.IOBytes,
+					Share: round3(float64(b) / float64(max(1, e.IOBytes)))})
+			}
+		}
+		pf.Runs = len(best.eps)
+		c.Proof = pf
+		// One long-lived process doing this on a period has a schedule
+		// inside, and so has a service that forks a worker each time
+		// (postgres's autovacuum); a new process each time outside any
+		// unit is started by something else: a script, a loop.
+		c.NewEachTime = len(best.pids) >= len(best.eps) && best.Unit == ""
+		name := best.Program
+		if c.NewEachTime {
+			starter := "no timer or cron job starts it: a script, a loop or a service starts it on a schedule"
+			if len(best.StartedBy) > 0 {
+				starter = "no timer or cron job starts it; recorded ancestors: " + strings.Join(best.StartedBy, " ← ")
+			}
+			c.Evidence = append(c.Evidence, fmt.Sprintf("recurs every %s, %s, a new %s process each time (%d PIDs) and %s",
+				FormatDuration(p.Period), didEach(best.ProcActivity, len(best.eps)), name, len(best.pids), starter))
+		} else {
+			c.Evidence = append(c.Evidence, fmt.Sprintf("recurs every %s, %s, no timer or cron job: an in-process schedule?",
+				FormatDuration(p.Period), didEach(best.ProcActivity, len(best.eps))))
+		}
+		c.Evidence = append(c.Evidence, recur)
+		for _, a := range cands {
+			c.Evidence = append(c.Evidence, fmt.Sprintf("%s did %.0f%% of the recorded I/O (median) in %d of the %d recurring episodes no job explains, at least 3 times its rate outside episodes",
+				a.Program, 100*median(a.shares), len(a.eps), len(un)))
+		}
+		c.Evidence = append(c.Evidence, fmt.Sprintf("null model: outside episodes it was as busy in %d of %d intervals (presence %.3f); %d of %d episodes by chance with p = %.2g",
+			best.present, best.outside, q, len(best.eps), len(res.Episodes), pn))
+		c.Confidence = pf.Confidence()
+		return c
+	}
+	c.Evidence = []string{recur, "no timer, cron job or process explains it"}
+	c.Confidence = math.Round(p.Score*0.5*100) / 100
+	return c
+}
+
+// presence returns the intervals outside episodes in which procs together
+// did I/O at no less than half their median rate in the credited episodes
+// (any I/O when there is no credit): the null model's "present".
+func (mc *modelCtx) presence(procs []*proc, credits []EpisodeCredit) map[int]bool {
+	var rates []float64
+	for _, c := range credits {
+		e := &mc.res.Episodes[c.Episode]
+		if d := e.End.Sub(e.Start).Seconds(); d > 0 {
+			rates = append(rates, float64(c.Bytes)/d)
+		}
+	}
+	thr := 0.0
+	if len(rates) > 0 {
+		thr = median(rates) / 2
+	}
+	per := map[int]uint64{}
+	for _, p := range procs {
+		for _, a := range p.active {
+			if a.k < len(mc.inEp) && !mc.inEp[a.k] {
+				per[a.k] += a.b
+			}
+		}
+	}
+	act := map[int]bool{}
+	for k, b := range per {
+		if b > 0 && float64(b) >= thr*mc.sr.ivs[k].Dt.Seconds() {
+			act[k] = true
+		}
+	}
+	return act
+}
+
+// CulpritsAt returns the culprits (best first) credited with an episode
+// that overlaps [from, to]; kind unknown is left out: it names nothing.
+func CulpritsAt(res *Result, from, to time.Time) []Culprit {
+	var out []Culprit
+	for _, c := range res.Culprits {
+		if c.Kind == KindUnknown {
+			continue
+		}
+		for _, i := range c.Episodes {
+			e := &res.Episodes[i]
+			if !e.End.Before(from) && !e.Start.After(to) {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}

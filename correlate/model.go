@@ -1,0 +1,402 @@
+package correlate
+
+import (
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// How a process is tied to a job (Tie.How).
+const (
+	TieUnit     = "unit"     // its cgroup is the job's unit
+	TieAncestry = "ancestry" // a process of the job started it (parent PID chain)
+	TieProgram  = "program"  // its own program (argv[0], exe, or the script an interpreter runs) is one the job runs
+)
+
+// interpreters run a script named by their first non-option argument.
+var interpreters = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "busybox": true,
+	"python": true, "python2": true, "python3": true, "perl": true, "ruby": true, "node": true,
+	"php": true, "lua": true, "tclsh": true, "Rscript": true,
+}
+
+// wrappers run the program named by a later word of their command line.
+var wrappers = map[string]bool{
+	"nice": true, "ionice": true, "flock": true, "timeout": true, "env": true, "sudo": true,
+	"chronic": true, "systemd-cat": true, "exec": true, "nohup": true, "setsid": true,
+	"taskset": true, "chrt": true, "stdbuf": true, "systemd-inhibit": true, "run-parts": true,
+}
+
+// builtins never name a job's program: their arguments are data.
+var builtins = map[string]bool{
+	"test": true, "[": true, "[[": true, "if": true, "then": true, "else": true, "fi": true,
+	"true": true, "false": true, "exit": true, "cd": true, "echo": true, "logger": true,
+	"su": true, ":": true, "do": true, "done": true, "for": true, "while": true,
+}
+
+// isInterpreter reports whether the program base name is an interpreter
+// ("python3.11" too).
+func isInterpreter(base string) bool {
+	if interpreters[base] {
+		return true
+	}
+	for _, p := range []string{"python", "perl", "ruby", "php", "lua"} {
+		if strings.HasPrefix(base, p) && strings.Trim(base[len(p):], "0123456789.") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// programOf names a process by its program: the base name of argv[0],
+// or for an interpreter the script it runs ("python3 pressure.py" →
+// "pressure.py"; "sh -c …" stays "sh"). Without a command line, comm.
+func programOf(comm, cmdline string) string {
+	words := strings.Fields(cmdline)
+	if len(words) == 0 {
+		return comm
+	}
+	// A process that renames itself ("nginx: worker process",
+	// "postgres: checkpointer") keeps its program before the colon.
+	prog := strings.TrimSuffix(path.Base(words[0]), ":")
+	if !isInterpreter(prog) && !isInterpreter(comm) {
+		return prog
+	}
+	for _, w := range words[1:] {
+		switch {
+		case w == "-c" || w == "-e" || w == "-m":
+			// Inline code or a module: the interpreter is the program.
+			return prog
+		case strings.HasPrefix(w, "-"):
+			continue
+		}
+		return path.Base(w)
+	}
+	return prog
+}
+
+// JobPrograms are the programs a job's command runs, as [programOf] names
+// a process: the first word of each command of its command line (through
+// wrappers like nice or flock; for an interpreter, the script), and its
+// run-parts scripts. Arguments are never programs: in "find /var/cache/man"
+// only find is.
+func JobPrograms(j *timers.Job) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(w string) {
+		b := path.Base(w)
+		if b == "" || b == "." || b == "/" || seen[b] {
+			return
+		}
+		seen[b] = true
+		out = append(out, b)
+	}
+	var scan func(cmd string)
+	scan = func(cmd string) {
+		segs := strings.FieldsFunc(cmd, func(r rune) bool { return strings.ContainsRune(";&|()`\n", r) })
+		for _, seg := range segs {
+			words := strings.Fields(seg)
+			for k := 0; k < len(words); k++ {
+				w := strings.Trim(words[k], `"'`)
+				w = strings.TrimLeft(w, "-@+!:|") // systemd ExecStart prefixes
+				if w == "" || (strings.Contains(w, "=") && !strings.HasPrefix(w, "/")) {
+					continue // VAR=value before the command
+				}
+				b := path.Base(w)
+				if builtins[b] {
+					break
+				}
+				if wrappers[b] {
+					// Skip the wrapper's options (and their values, roughly:
+					// a number or a word after -n, -c ...).
+					for k+1 < len(words) && strings.HasPrefix(words[k+1], "-") {
+						k++
+						if k+1 < len(words) && !strings.HasPrefix(words[k+1], "/") && !strings.Contains(words[k+1], "/") &&
+							len(words[k]) == 2 && strings.Trim(words[k+1], "0123456789") == "" {
+							k++
+						}
+					}
+					if b == "run-parts" {
+						break // its scripts are Job.Scripts
+					}
+					continue
+				}
+				if isInterpreter(b) {
+					// The script, or with -c the inline command.
+					for k+1 < len(words) {
+						k++
+						a := strings.Trim(words[k], `"'`)
+						if a == "-c" {
+							scan(strings.Trim(strings.Join(words[k+1:], " "), `"'`))
+							k = len(words)
+							break
+						}
+						if strings.HasPrefix(a, "-") {
+							continue
+						}
+						add(a)
+						break
+					}
+					break
+				}
+				add(w)
+				break
+			}
+		}
+	}
+	scan(j.Command)
+	for _, s := range j.Scripts {
+		if !slices.Contains(j.IdleScripts, s) {
+			add(s)
+		}
+	}
+	return out
+}
+
+// proc is one process of the recording, from its samples and events.
+type proc struct {
+	pid, ppid int
+	start     uint64
+	comm      string
+	cmdline   string
+	unit      string
+	programs  []string  // every program it ran (an exec changes it)
+	units     []string  // every unit it was seen in
+	first     time.Time // first seen (its exec event or first sample)
+	execAt    time.Time // its exec event, zero if none was recorded
+	exited    bool
+	active    []ivIO // intervals in which it did I/O
+}
+
+// ivIO is a process's I/O in interval k (sample k+1's delta).
+type ivIO struct {
+	k int
+	b uint64
+}
+
+// procTable is every recorded process, by PID (a PID may be reused).
+type procTable struct {
+	byPID map[int][]*proc
+	all   []*proc
+}
+
+// buildProcTable gathers the recording's processes in time order.
+func buildProcTable(sr *Series) *procTable {
+	t := &procTable{byPID: map[int][]*proc{}}
+	get := func(pid int, start uint64, at time.Time) *proc {
+		list := t.byPID[pid]
+		for k := len(list) - 1; k >= 0; k-- {
+			p := list[k]
+			if start != 0 && p.start != 0 && p.start != start {
+				continue
+			}
+			if p.exited && start == 0 {
+				break // a new process with a reused PID
+			}
+			if p.start == 0 {
+				p.start = start
+			}
+			return p
+		}
+		p := &proc{pid: pid, start: start, first: at}
+		t.byPID[pid] = append(t.byPID[pid], p)
+		t.all = append(t.all, p)
+		return p
+	}
+	note := func(p *proc, ppid int, comm, cmdline, unit string) {
+		if ppid != 0 {
+			p.ppid = ppid
+		}
+		if comm != "" {
+			p.comm = comm
+		}
+		if cmdline != "" {
+			p.cmdline = cmdline
+		}
+		if unit != "" {
+			p.unit = unit
+			if !slices.Contains(p.units, unit) {
+				p.units = append(p.units, unit)
+			}
+		}
+		if prog := programOf(p.comm, p.cmdline); prog != "" && !slices.Contains(p.programs, prog) {
+			p.programs = append(p.programs, prog)
+		}
+		// A 15-character comm names the program too (a script run
+		// directly: comm "backup.sh").
+		if p.comm != "" && !slices.Contains(p.programs, p.comm) {
+			p.programs = append(p.programs, p.comm)
+		}
+	}
+	var buf []procIO
+	for i := 0; i < sr.samples; i++ {
+		at := sr.sampleTimeSafe(i)
+		evs, _ := sr.eventsWithPrior(i)
+		for _, ev := range evs {
+			when := ev.Time
+			if when.IsZero() {
+				when = at
+			}
+			var p *proc
+			if ev.Kind == diskio.Exec && ev.StartTicks == 0 {
+				// The connector's exec: the same PID after an exit is a
+				// new process; before, the same process exec'ing anew.
+				p = get(ev.PID, 0, when)
+			} else {
+				p = get(ev.PID, ev.StartTicks, when)
+			}
+			note(p, ev.PPID, ev.Comm, ev.Cmdline, ev.Unit)
+			switch ev.Kind {
+			case diskio.Exec:
+				if p.execAt.IsZero() {
+					p.execAt = when
+				}
+			case diskio.Exit:
+				p.exited = true
+			}
+		}
+		for _, h := range sr.rssOf(i) {
+			note(get(h.pid, h.start, at), 0, h.comm, "", "")
+		}
+		buf = sr.procsOf(i, buf[:0])
+		for _, pi := range buf {
+			n := &sr.names[pi.name]
+			p := get(pi.pid, pi.start, at)
+			note(p, pi.ppid, n.comm, n.cmdline, n.unit)
+			if i > 0 && pi.dReadBytes+pi.dWriteByte > 0 {
+				p.active = append(p.active, ivIO{i - 1, pi.dReadBytes + pi.dWriteByte})
+			}
+		}
+	}
+	return t
+}
+
+// sampleTimeSafe is sampleTime for any sample index, the header's start
+// for a lone sample.
+func (sr *Series) sampleTimeSafe(i int) time.Time {
+	if len(sr.ivs) == 0 {
+		return sr.Header.Start
+	}
+	return sr.sampleTime(i)
+}
+
+// lookup finds the process pid (start ticks start, 0: the latest seen by
+// at).
+func (t *procTable) lookup(pid int, start uint64, at time.Time) *proc {
+	list := t.byPID[pid]
+	for k := len(list) - 1; k >= 0; k-- {
+		p := list[k]
+		if start != 0 && p.start != 0 {
+			if p.start == start {
+				return p
+			}
+			continue
+		}
+		if !p.first.After(at) {
+			return p
+		}
+	}
+	if len(list) > 0 && start == 0 {
+		return list[0]
+	}
+	return nil
+}
+
+// parent returns the recorded parent of p, nil if none was recorded.
+func (t *procTable) parent(p *proc) *proc {
+	if p.ppid <= 1 || p.ppid == p.pid {
+		return nil
+	}
+	return t.lookup(p.ppid, 0, p.first)
+}
+
+// ancestors lists p's recorded ancestors, parent first, at most 8.
+func (t *procTable) ancestors(p *proc) []*proc {
+	var out []*proc
+	for a := t.parent(p); a != nil && len(out) < 8; a = t.parent(a) {
+		if slices.Contains(out, a) || a == p {
+			break
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func (p *proc) label() string {
+	prog := programOf(p.comm, p.cmdline)
+	if prog == "" {
+		prog = "?"
+	}
+	return prog + " " + strconv.Itoa(p.pid)
+}
+
+// Tie is how one process belongs to a job.
+type Tie struct {
+	PID     int    `json:"pid"`
+	Program string `json:"program"`
+	How     string `json:"how"` // TieUnit, TieAncestry or TieProgram
+	// Via is the unit (unit), the ancestor that is the job's (ancestry:
+	// "periodic.sh 4100") or the program (program).
+	Via string `json:"via"`
+	// StartedBy is the recorded ancestor chain, parent first.
+	StartedBy []string `json:"started_by,omitempty"`
+}
+
+// owner ties processes to one job.
+type owner struct {
+	units    []string
+	programs []string
+	t        *procTable
+	memo     map[*proc]*Tie
+}
+
+func newOwner(j *timers.Job, t *procTable) *owner {
+	return &owner{units: JobUnits(j), programs: JobPrograms(j), t: t, memo: map[*proc]*Tie{}}
+}
+
+// direct ties p through its unit or its own program.
+func (o *owner) direct(p *proc) *Tie {
+	for _, u := range p.units {
+		if slices.Contains(o.units, u) {
+			return &Tie{PID: p.pid, Program: programOf(p.comm, p.cmdline), How: TieUnit, Via: u}
+		}
+	}
+	for _, prog := range p.programs {
+		for _, jp := range o.programs {
+			// comm is cut at 15 characters.
+			if prog == jp || (len(prog) == 15 && strings.HasPrefix(jp, prog)) {
+				return &Tie{PID: p.pid, Program: programOf(p.comm, p.cmdline), How: TieProgram, Via: jp}
+			}
+		}
+	}
+	return nil
+}
+
+// tie says how p belongs to the job, nil if it does not.
+func (o *owner) tie(p *proc) *Tie {
+	if t, ok := o.memo[p]; ok {
+		return t
+	}
+	t := o.direct(p)
+	anc := o.t.ancestors(p)
+	if t == nil {
+		for _, a := range anc {
+			if d := o.direct(a); d != nil {
+				t = &Tie{PID: p.pid, Program: programOf(p.comm, p.cmdline), How: TieAncestry, Via: a.label()}
+				break
+			}
+		}
+	}
+	if t != nil {
+		for _, a := range anc {
+			t.StartedBy = append(t.StartedBy, a.label())
+		}
+	}
+	o.memo[p] = t
+	return t
+}

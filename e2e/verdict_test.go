@@ -1,0 +1,681 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/testenv"
+)
+
+// The verdict scenarios: real runs, as root, of the situations in which a
+// diagnostics tool is tempted to name the wrong culprit. Each records a
+// loaded web service in a memory-limited slice with memdiag watch while
+// the scenario's jobs run (timers fired by hand at the times
+// systemd-analyze gives for their OnCalendar=, in a cgroup named after
+// their .service, because PID 1 is not systemd here; in-app schedules as
+// long-running processes), then reads `memdiag analyze --format json` and
+// checks the culprit list: negative controls name nothing, positives rank
+// the right job first, and no scenario names anything else.
+//
+// Every run appends one JSON line to $MEMDIAG_ACCURACY_OUT when it is set
+// (bench/accuracy.sh reads them). Names and paths start with
+// memdiag-e2e-v, so leftovers of a killed run are easy to find.
+
+const (
+	vPrefix = "memdiag-e2e-v"
+	vDir    = "/var/tmp/memdiag-e2e-v" // scripts and data named in unit files
+	vSlice  = vPrefix + ".slice"
+	// vLength is one scenario's recording: 3 firings of a 10-second
+	// timer after 3 s of warm-up, and 6 s after the last.
+	vLength = 36 * time.Second
+	// vLimit is the slice's memory limit: the web service's 96 MiB of
+	// data and 48 MiB of anonymous memory fit; a job writing and reading
+	// vHeavyMB more does not.
+	vLimit = 224 << 20
+	// vEvery is the schedule of the scenarios' timers and in-app jobs.
+	vEvery   = "*:*:0/10"
+	vPeriod  = 10 * time.Second
+	vWarm    = 3 * time.Second // no firing before start+vWarm
+	vQuiet   = 6 * time.Second // nor after end-vQuiet
+	vHeavyMB = 192             // MiB a heavy job writes, then reads twice
+)
+
+// vBins are built once per test binary.
+var vBins struct {
+	once                 sync.Once
+	memdiag, hog, websvc string
+	err                  error
+}
+
+func vBuild(t *testing.T) {
+	t.Helper()
+	vBins.once.Do(func() {
+		dir, err := os.MkdirTemp("", "memdiag-e2e-v-bin")
+		if err != nil {
+			vBins.err = err
+			return
+		}
+		for _, b := range []struct {
+			pkg string
+			out *string
+		}{
+			{"github.com/memdiag/memdiag", &vBins.memdiag},
+			{"github.com/memdiag/memdiag/internal/testenv/hog", &vBins.hog},
+			{"github.com/memdiag/memdiag/internal/testenv/websvc", &vBins.websvc},
+		} {
+			p := filepath.Join(dir, filepath.Base(b.pkg))
+			if out, err := exec.Command("go", "build", "-o", p, b.pkg).CombinedOutput(); err != nil {
+				vBins.err = fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
+				return
+			}
+			*b.out = p
+		}
+	})
+	if vBins.err != nil {
+		t.Fatal(vBins.err)
+	}
+}
+
+// vRun is one scenario's run: what it installs and starts, and when.
+type vRun struct {
+	t      *testing.T
+	dir    string // the run's temp dir (recording, web data)
+	slice  *testenv.Cgroup
+	groups map[string]*testenv.Cgroup // by unit name, under the slice
+	bg     []vProc                    // started before the recording
+	timers []vTimer                   // fired by hand
+	once   []vOnce                    // started once at an offset
+	bgEnv  map[string]string
+}
+
+type vProc struct {
+	group string // unit under the slice; "" = outside the slice
+	argv  []string
+}
+
+type vTimer struct {
+	unit     string
+	calendar string
+	argv     []string
+}
+
+type vOnce struct {
+	after time.Duration
+	vProc
+}
+
+// newVRun takes the e2e lock and makes the slice, a swap file and vDir.
+func newVRun(t *testing.T) *vRun {
+	t.Helper()
+	testenv.RequireRoot(t, "cgroups, a swap file, timer units in /etc/systemd/system")
+	if _, err := exec.LookPath("systemd-analyze"); err != nil {
+		testenv.Unmet(t, "systemd-analyze (Debian package systemd) is the schedule oracle")
+	}
+	vBuild(t)
+	testenv.Exclusive(t)
+	r := &vRun{t: t, dir: t.TempDir(), groups: map[string]*testenv.Cgroup{}}
+	os.RemoveAll(vDir)
+	if err := os.MkdirAll(vDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(vDir) })
+	r.slice = testenv.NewCgroup(t, vSlice, vLimit)
+	testenv.SwapFile(t, "e2e-verdict", 1<<30)
+	return r
+}
+
+// group returns the cgroup of unit under the slice, making it once.
+func (r *vRun) group(unit string) *testenv.Cgroup {
+	if g, ok := r.groups[unit]; ok {
+		return g
+	}
+	g := testenv.NewCgroup(r.t, vSlice+"/"+unit, 0)
+	r.groups[unit] = g
+	return g
+}
+
+// file writes a file under vDir and returns its path.
+func (r *vRun) file(name, body string, mode os.FileMode) string {
+	r.t.Helper()
+	p := filepath.Join(vDir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), mode); err != nil {
+		r.t.Fatal(err)
+	}
+	return p
+}
+
+// program copies the hog under vDir as name, so the process has its own
+// program name (exe, argv[0], comm), as a real daemon would.
+func (r *vRun) program(name string) string {
+	r.t.Helper()
+	b, err := os.ReadFile(vBins.hog)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return r.file(name, string(b), 0o755)
+}
+
+// timer installs NAME.timer (OnCalendar=vEvery and the extra [Timer]
+// lines) and NAME.service (ExecStart=argv) in /etc/systemd/system and
+// enables the timer as `systemctl enable` does. With fire the run starts
+// argv in NAME.service's cgroup at each time systemd-analyze gives for
+// the calendar; without it the timer never fires, as on this host, where
+// PID 1 is not systemd (memdiag's header says so).
+func (r *vRun) timer(name, extra string, fire bool, argv ...string) {
+	t := r.t
+	t.Helper()
+	files := map[string]string{
+		name + ".timer": fmt.Sprintf("[Unit]\nDescription=memdiag e2e verdict: %s\n\n[Timer]\nOnCalendar=%s\nAccuracySec=1s\n%s\n[Install]\nWantedBy=timers.target\n",
+			name, vEvery, extra),
+		name + ".service": fmt.Sprintf("[Unit]\nDescription=memdiag e2e verdict: %s\n\n[Service]\nType=oneshot\nExecStart=%s\n",
+			name, strings.Join(argv, " ")),
+	}
+	wants := filepath.Join(unitDir, "timers.target.wants")
+	if err := os.MkdirAll(wants, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f, body := range files {
+		p := filepath.Join(unitDir, f)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(p) })
+		if strings.HasSuffix(f, ".timer") {
+			l := filepath.Join(wants, f)
+			os.Remove(l)
+			if err := os.Symlink(p, l); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Remove(l) })
+		}
+	}
+	if fire {
+		r.group(name + ".service")
+		r.timers = append(r.timers, vTimer{name + ".service", vEvery, argv})
+	}
+}
+
+// background starts argv in unit's cgroup under the slice before the
+// recording starts; it is killed when the recording has ended. An
+// argument "@FIRST@" becomes the time from the process's start to the
+// first firing of vEvery in the recording, so an in-app schedule runs in
+// step with the scenario's timers.
+func (r *vRun) background(unit string, argv ...string) {
+	r.group(unit)
+	r.bg = append(r.bg, vProc{unit, argv})
+}
+
+// at starts argv once, after the recording has run for after, in unit's
+// cgroup under the slice ("" = outside the slice).
+func (r *vRun) at(after time.Duration, unit string, argv ...string) {
+	if unit != "" {
+		r.group(unit)
+	}
+	r.once = append(r.once, vOnce{after, vProc{unit, argv}})
+}
+
+func (r *vRun) command(p vProc) *exec.Cmd {
+	if p.group == "" {
+		c := exec.Command(p.argv[0], p.argv[1:]...)
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return c
+	}
+	return r.groups[p.group].Command(p.argv[0], p.argv[1:]...)
+}
+
+// vResult is the part of analyze's JSON the scenarios check.
+type vResult struct {
+	Episodes []struct {
+		Index     int       `json:"index"`
+		Start     time.Time `json:"start"`
+		End       time.Time `json:"end"`
+		DurationS float64   `json:"duration_s"`
+	} `json:"episodes"`
+	Period *struct {
+		PeriodS float64 `json:"period_s"`
+	} `json:"period"`
+	Culprits []vCulprit `json:"culprits"`
+	Verdict  string     `json:"verdict"`
+	Totals   struct {
+		MemStallS       float64 `json:"mem_stall_s"`
+		CgroupMemStallS float64 `json:"cgroup_mem_stall_s"`
+	} `json:"totals"`
+	raw map[string]any
+}
+
+type vCulprit struct {
+	Rank            int     `json:"rank"`
+	Name            string  `json:"name"`
+	Kind            string  `json:"kind"`
+	Unit            string  `json:"unit"`
+	Command         string  `json:"command"`
+	Confidence      float64 `json:"confidence"`
+	ConfidenceLabel string  `json:"confidence_label"`
+	BytesPerEpisode uint64  `json:"bytes_per_episode"`
+	Processes       []struct {
+		Comm    string `json:"comm"`
+		Cmdline string `json:"cmdline"`
+		Unit    string `json:"unit"`
+	} `json:"processes"`
+}
+
+// is reports whether the culprit is one of names: its name or its unit.
+func (c vCulprit) is(names ...string) bool {
+	return slices.Contains(names, c.Name) || (c.Unit != "" && slices.Contains(names, c.Unit))
+}
+
+func (c vCulprit) String() string {
+	return fmt.Sprintf("%s (%s, %s %.2f, unit %q, command %q)", c.Name, c.Kind, c.ConfidenceLabel, c.Confidence, c.Unit, c.Command)
+}
+
+// record runs the scenario: the web service under load in the slice,
+// the background processes, memdiag watch for vLength with the slice as
+// --cgroup, the timers' firings and the one-off starts; then memdiag
+// analyze --format json.
+func (r *vRun) record() *vResult {
+	t := r.t
+	t.Helper()
+	web := r.group(vPrefix + "-web.service")
+	data := filepath.Join(r.dir, "web.dat")
+	srv := web.Command(vBins.websvc, "-data", data, "-data-size", fmt.Sprint(96<<20), "-anon", fmt.Sprint(48<<20))
+	stdout, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Stderr = os.Stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("websvc did not start: %v", err)
+	}
+	url := "http://" + strings.TrimSpace(addr) + "/"
+	for i := 0; i < 200; i++ { // warm the web service's cache
+		if r, err := http.Get(url); err == nil {
+			io.Copy(io.Discard, r.Body)
+			r.Body.Close()
+		}
+	}
+
+	// The recording starts about now; in-app schedules start before it.
+	start := time.Now().Add(500 * time.Millisecond)
+	first := firings(t, vEvery, start.Add(vWarm), 1)[0]
+	for _, p := range r.bg {
+		argv := slices.Clone(p.argv)
+		for i, a := range argv {
+			if a == "@FIRST@" {
+				argv[i] = time.Until(first).Round(time.Millisecond).String()
+			}
+		}
+		c := r.command(vProc{p.group, argv})
+		c.Stdout, c.Stderr = io.Discard, os.Stderr
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
+	}
+
+	rec := filepath.Join(r.dir, "run.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), vLength+time.Minute)
+	defer cancel()
+	watch := exec.CommandContext(ctx, vBins.memdiag, "watch", "--interval", "1s", "--duration", vLength.String(),
+		"--out", rec, "--quiet", "--keep-cmdline", "--probe", url, "--probe-interval", "100ms", "--cgroup", r.slice.V2Dir)
+	watchLog, err := os.Create(rec + ".log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watchLog.Close()
+	watch.Stdout, watch.Stderr = watchLog, watchLog
+	time.Sleep(time.Until(start))
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	end := start.Add(vLength)
+	loadCtx, stopLoad := context.WithDeadline(ctx, end)
+	defer stopLoad()
+	var load sync.WaitGroup
+	for w := 0; w < 4; w++ { // bounded loopback load: 4 clients
+		load.Add(1)
+		go func() {
+			defer load.Done()
+			cl := &http.Client{Timeout: 10 * time.Second}
+			for loadCtx.Err() == nil {
+				req, _ := http.NewRequestWithContext(loadCtx, "GET", url, nil)
+				if r, err := cl.Do(req); err == nil {
+					io.Copy(io.Discard, r.Body)
+					r.Body.Close()
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+	}
+
+	// Timers fire at their calendar times, one-offs at their offsets,
+	// each in its own goroutine: coalesced timers start together.
+	var (
+		jobs   sync.WaitGroup
+		mu     sync.Mutex
+		failed []string
+	)
+	startAt := func(at time.Time, p vProc) {
+		jobs.Add(1)
+		go func() {
+			defer jobs.Done()
+			time.Sleep(time.Until(at))
+			if out, err := r.command(p).CombinedOutput(); err != nil {
+				mu.Lock()
+				failed = append(failed, fmt.Sprintf("%v: %v %s", p.argv, err, out))
+				mu.Unlock()
+			}
+		}()
+	}
+	var fired []string
+	for _, tm := range r.timers {
+		for _, at := range firings(t, tm.calendar, start.Add(vWarm), 8) {
+			if at.Before(end.Add(-vQuiet)) {
+				startAt(at, vProc{tm.unit, tm.argv})
+				fired = append(fired, tm.unit+"@"+at.Format("15:04:05"))
+			}
+		}
+	}
+	for _, o := range r.once {
+		startAt(start.Add(o.after), o.vProc)
+	}
+	werr := watch.Wait()
+	stopLoad()
+	load.Wait()
+	jobs.Wait()
+	if werr != nil {
+		b, _ := os.ReadFile(rec + ".log")
+		t.Fatalf("watch: %v\n%s", werr, b)
+	}
+	if len(failed) > 0 {
+		t.Fatalf("scenario jobs failed:\n%s", strings.Join(failed, "\n"))
+	}
+	t.Logf("fired: %v", fired)
+
+	out, err := exec.Command(vBins.memdiag, "analyze", rec, "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("analyze: %v", err)
+	}
+	if table, err := exec.Command(vBins.memdiag, "analyze", rec, "--no-color").CombinedOutput(); err == nil {
+		t.Logf("memdiag analyze:\n%s", table)
+	}
+	if keep := os.Getenv("MEMDIAG_E2E_KEEP"); keep != "" {
+		// Keep the recording and the verdict for a closer look.
+		base := filepath.Join(keep, strings.ReplaceAll(t.Name(), "/", "-"))
+		b, _ := os.ReadFile(rec)
+		_ = os.WriteFile(base+".jsonl", b, 0o644)
+		_ = os.WriteFile(base+".analyze.json", out, 0o644)
+	}
+	res := &vResult{}
+	if err := json.Unmarshal(out, res); err != nil {
+		t.Fatalf("analyze JSON: %v\n%s", err, out)
+	}
+	if err := json.Unmarshal(out, &res.raw); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// vWant is what a scenario's verdict must be.
+type vWant struct {
+	// top lists the names (culprit name or unit) the first culprit may
+	// have; empty for a negative control, which names nothing.
+	top []string
+	// also lists other names that may be named below the top one without
+	// counting as false culprits.
+	also []string
+}
+
+// check asserts the culprit list against want and appends the run's
+// outcome to $MEMDIAG_ACCURACY_OUT.
+func (r *vRun) check(res *vResult, want vWant) {
+	t := r.t
+	t.Helper()
+	var names, falses []string
+	for _, c := range res.Culprits {
+		names = append(names, c.Name)
+		if !c.is(want.top...) && !c.is(want.also...) {
+			falses = append(falses, c.Name)
+			t.Errorf("false culprit: %v", c)
+		}
+	}
+	top := ""
+	if len(res.Culprits) > 0 {
+		top = res.Culprits[0].Name
+	}
+	switch {
+	case len(want.top) == 0 && len(res.Culprits) > 0 && len(falses) == 0:
+		// Only tolerated names; a negative control still names nothing
+		// first, so this is reported but counted below as a miss.
+		t.Errorf("negative control named %v", names)
+	case len(want.top) > 0 && len(res.Culprits) == 0:
+		t.Errorf("no culprit named; want %v first (verdict %q)", want.top, res.Verdict)
+	case len(want.top) > 0 && !res.Culprits[0].is(want.top...):
+		t.Errorf("top culprit %v; want one of %v", res.Culprits[0], want.top)
+	}
+	if p := os.Getenv("MEMDIAG_ACCURACY_OUT"); p != "" {
+		line, _ := json.Marshal(map[string]any{
+			"scenario": strings.TrimPrefix(t.Name(), "TestVerdict/"),
+			"want":     want.top, "top": top, "culprits": names, "false": falses,
+			"passed": !t.Failed(), "time": time.Now().UTC().Format(time.RFC3339),
+		})
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "%s\n", line)
+			f.Close()
+		}
+	}
+}
+
+// heavy is a job that evicts the web service's cache: it writes vHeavyMB
+// MiB to its own file and reads it back twice.
+func (r *vRun) heavy(prog, file string, mb int) []string {
+	return []string{prog, "-write", fmt.Sprint(mb << 20), "-file", filepath.Join(vDir, file), "-read-passes", "2"}
+}
+
+// vPending skips a scenario that today's correlator is known to fail,
+// naming the behaviour it lacks, unless MEMDIAG_E2E_PENDING=1 (set by
+// bench/accuracy.sh, and by hand to see the failure). A skip stays only
+// until that behaviour lands.
+func vPending(t *testing.T, missing string) {
+	t.Helper()
+	if os.Getenv("MEMDIAG_E2E_PENDING") != "1" {
+		t.Skip("pending correlator behaviour: " + missing + " (MEMDIAG_E2E_PENDING=1 runs it)")
+	}
+}
+
+// pressurePy writes pressure.py, a Python job that writes vHeavyMB MiB to
+// its own file, fsyncs it and reads it back twice, and returns its path.
+func (r *vRun) pressurePy() string {
+	r.t.Helper()
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		testenv.Unmet(r.t, "/usr/bin/python3 missing: apt-get install python3-minimal")
+	}
+	return r.file("pressure.py", fmt.Sprintf(`import os
+path = %q
+block = b"x" * (1 << 20)
+with open(path, "wb") as f:
+    for _ in range(%d):
+        f.write(block)
+    f.flush()
+    os.fsync(f.fileno())
+for _ in range(2):
+    with open(path, "rb") as f:
+        while f.read(1 << 20):
+            pass
+`, filepath.Join(vDir, "pressure.dat"), vHeavyMB), 0o644)
+}
+
+// TestVerdict runs the verdict scenarios one after another (run one with
+// -run TestVerdict/NAME).
+func TestVerdict(t *testing.T) {
+	// (a) A calm host: the loaded web service and nothing else. No
+	// memory pressure, so no culprit.
+	t.Run("calm", func(t *testing.T) {
+		r := newVRun(t)
+		res := r.record()
+		r.check(res, vWant{})
+	})
+
+	// (b) A heavy timer job and a bystander timer fired at the same
+	// moments: the bystander writes 20 KiB and sleeps through each
+	// episode. Only the heavy job is named.
+	t.Run("bystander", func(t *testing.T) {
+		r := newVRun(t)
+		r.timer(vPrefix+"-heavy", "", true, r.heavy(vBins.hog, "heavy.dat", vHeavyMB)...)
+		nap := r.file("nap.sh", "#!/bin/sh\nhead -c 20480 /dev/urandom > "+vDir+"/nap.dat\nsync "+vDir+"/nap.dat\nsleep 7\n", 0o755)
+		r.timer(vPrefix+"-nap", "", true, nap)
+		vPending(t, "presence is not cause: a job's share of each episode's I/O is weighed against everyone's")
+		res := r.record()
+		r.check(res, vWant{top: []string{vPrefix + "-heavy.timer"}})
+	})
+
+	// (c) A backup timer whose command line names the database's data
+	// directory, and which never fires, while the database server itself
+	// does I/O in that directory at the timer's times. The timer is not
+	// named: a shared argument ties no process to a job.
+	t.Run("datapath", func(t *testing.T) {
+		r := newVRun(t)
+		db := filepath.Join(vDir, "db")
+		backup := r.file("backup.sh", "#!/bin/sh\ntar -cf /dev/null \"$1\"\n", 0o755)
+		r.timer(vPrefix+"-backup", "", false, backup, db)
+		server := r.program("dbserver")
+		r.background(vPrefix+"-db.service", server, "-write", fmt.Sprint(vHeavyMB<<20), "-file", filepath.Join(db, "base.dat"),
+			"-read-passes", "2", "-repeat", "10", "-every", vPeriod.String(), "-first", "@FIRST@")
+		if err := os.MkdirAll(db, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		vPending(t, "a process belongs to a job only through what ran (unit, ancestry, program), never a shared argument; a job that did not run is not named")
+		res := r.record()
+		r.check(res, vWant{top: []string{vPrefix + "-db.service", "dbserver"}})
+	})
+
+	// (d) A report timer recorded as not firing (systemd is not running)
+	// whose schedule matches every episode, and an in-app schedule: a
+	// long-running daemon that vacuums every 10 s. The daemon is named,
+	// the timer is not.
+	t.Run("notfiring", func(t *testing.T) {
+		r := newVRun(t)
+		report := r.file("report.sh", "#!/bin/sh\ndu -s /var/log\n", 0o755)
+		r.timer(vPrefix+"-report", "", false, report)
+		vacuumd := r.program("vacuumd")
+		r.background(vPrefix+"-app.service", vacuumd, "-write", fmt.Sprint(vHeavyMB<<20), "-file", filepath.Join(vDir, "vacuum.dat"),
+			"-read-passes", "2", "-repeat", "10", "-every", vPeriod.String(), "-first", "@FIRST@")
+		res := r.record()
+		r.check(res, vWant{top: []string{"vacuumd", vPrefix + "-app.service"}})
+	})
+
+	// (e) One long burst (a batch copy reading for 20 s) beside short
+	// unrelated processes every 3 s outside the slice, each writing
+	// 1.5 MiB. One episode, no period, and no recurring culprit: nothing
+	// on a schedule caused it.
+	t.Run("longburst", func(t *testing.T) {
+		r := newVRun(t)
+		batch := r.program("batchcopy")
+		r.at(6*time.Second, vPrefix+"-batch.scope", batch, "-write", fmt.Sprint(vHeavyMB<<20), "-file", filepath.Join(vDir, "batch.dat"),
+			"-read-for", "20s")
+		short := r.file("short.sh", "#!/bin/sh\ndd if=/dev/zero of="+vDir+"/short.$$ bs=64k count=24 conv=fsync status=none\nrm -f "+vDir+"/short.$$\n", 0o755)
+		for o := 2 * time.Second; o < vLength-2*time.Second; o += 3 * time.Second {
+			r.at(o, "", short)
+		}
+		res := r.record()
+		r.check(res, vWant{also: []string{"batchcopy", vPrefix + "-batch.scope"}})
+		if len(res.Episodes) != 1 {
+			t.Errorf("%d episodes, want 1 (one continuous burst): %+v", len(res.Episodes), res.Episodes)
+		}
+		if res.Period != nil {
+			t.Errorf("period %.1f s found in one burst", res.Period.PeriodS)
+		}
+	})
+
+	// (f) Sustained pressure: a cache service holds memory and reads a
+	// file larger than what is left for the whole run. The slice stalls
+	// from start to end; analyze says so rather than "no episode".
+	t.Run("sustained", func(t *testing.T) {
+		r := newVRun(t)
+		cache := r.program("cached")
+		r.background(vPrefix+"-cache.service", cache, "-anon", fmt.Sprint(64<<20), "-hold", "10m")
+		r.background(vPrefix+"-cache.service", cache, "-write", fmt.Sprint(160<<20), "-file", filepath.Join(vDir, "cache.dat"),
+			"-read-for", "10m")
+		vPending(t, "sustained pressure (PSI stall share above an absolute level for most of the run) is a finding, not \"no episode\"")
+		res := r.record()
+		r.check(res, vWant{also: []string{"cached", vPrefix + "-cache.service"}})
+		if res.Totals.CgroupMemStallS < 0.02*vLength.Seconds() {
+			t.Fatalf("the slice stalled %.2f s of %s: the scenario made no sustained pressure", res.Totals.CgroupMemStallS, vLength)
+		}
+		if strings.HasPrefix(res.Verdict, "no episode") {
+			t.Errorf("verdict %q for a slice stalled %.1f s of %s", res.Verdict, res.Totals.CgroupMemStallS, vLength)
+		}
+	})
+
+	// (g) Two timers coalesced into one wake-up (the same OnCalendar=,
+	// fired together): the one doing more I/O is ranked first, though its
+	// name sorts last, and the other is named too.
+	t.Run("coalesced", func(t *testing.T) {
+		r := newVRun(t)
+		r.timer(vPrefix+"-zheavy", "AccuracySec=12h", true, r.heavy(vBins.hog, "zheavy.dat", vHeavyMB)...)
+		r.timer(vPrefix+"-alight", "AccuracySec=12h", true, vBins.hog, "-write", fmt.Sprint(48<<20), "-file", filepath.Join(vDir, "alight.dat"), "-read-passes", "1")
+		vPending(t, "coalesced timers are one wake-up, ranked by their own I/O, not by name")
+		res := r.record()
+		r.check(res, vWant{top: []string{vPrefix + "-zheavy.timer"}, also: []string{vPrefix + "-alight.timer"}})
+		if len(res.Culprits) < 2 || !res.Culprits[1].is(vPrefix+"-alight.timer") {
+			t.Errorf("want %s-alight.timer second: %v", vPrefix, res.Culprits)
+		}
+	})
+
+	// (h) A timer's service runs a shell script that runs `python3
+	// pressure.py`, which does the I/O: the job is named, never
+	// "python3".
+	t.Run("interpreter", func(t *testing.T) {
+		r := newVRun(t)
+		py := r.pressurePy()
+		periodic := r.file("periodic.sh", "#!/bin/sh\n/usr/bin/python3 "+py+"\n", 0o755)
+		r.timer(vPrefix+"-report", "", true, "/bin/sh", periodic)
+		res := r.record()
+		r.check(res, vWant{top: []string{vPrefix + "-report.timer"}})
+		for _, c := range res.Culprits {
+			if c.Name == "python3" {
+				t.Errorf("the interpreter is named: %v", c)
+			}
+		}
+	})
+
+	// (h') The same Python job run by an in-app schedule: a shell loop
+	// started in a login session before the recording runs `python3
+	// pressure.py` every 10 s. No unit names it; it is named by its
+	// script (or the loop's), never "python3".
+	t.Run("interpreter-loop", func(t *testing.T) {
+		r := newVRun(t)
+		py := r.pressurePy()
+		loop := r.file("periodic.sh", "#!/bin/sh\nsleep \"$1\"\nwhile :; do\n\t/usr/bin/python3 "+py+" &\n\tsleep 10\n\twait\ndone\n", 0o755)
+		r.background(vPrefix+"-session.scope", "/bin/sh", loop, "@FIRST@")
+		vPending(t, "an interpreter-run process is named by the script it runs (python3 pressure.py → pressure.py), with its ancestry")
+		res := r.record()
+		r.check(res, vWant{top: []string{"pressure.py", "periodic.sh"}})
+		for _, c := range res.Culprits {
+			if c.Name == "python3" {
+				t.Errorf("the interpreter is named: %v", c)
+			}
+		}
+	})
+}

@@ -1,0 +1,124 @@
+// Package delayacct turns the kernel's per-task delay accounting
+// (kernel.task_delayacct, /proc/sys/kernel/task_delayacct; needed for
+// delayacct_blkio_ticks in /proc/PID/stat and taskstats' blkio delay,
+// https://docs.kernel.org/accounting/delay-accounting.html) on for a
+// recording and back off after it, and remembers that it did so.
+//
+// Before the switch is written, a state file (<root>/run/memdiag/
+// task_delayacct.json) records the old value, the new one and memdiag's
+// PID; restoring removes it. A run that ended without restoring (SIGKILL,
+// a crash) leaves the file, and the next run reads it ([Leftover]): it
+// says the switch was left on and restores the old value.
+package delayacct
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// state is the content of the state file.
+type state struct {
+	PID   int       `json:"pid"`
+	Start time.Time `json:"start"`
+	Old   string    `json:"old"` // the value before memdiag wrote New
+	New   string    `json:"new"`
+}
+
+// Paths are the sysctl file and the state file under a root.
+type Paths struct {
+	Sysctl string // <proc>/sys/kernel/task_delayacct
+	State  string // <root>/run/memdiag/task_delayacct.json
+}
+
+// PathsFor returns the paths for the filesystem root (and its proc).
+func PathsFor(root, procRoot string) Paths {
+	return Paths{
+		Sysctl: filepath.Join(procRoot, "sys/kernel/task_delayacct"),
+		State:  filepath.Join(root, "run/memdiag/task_delayacct.json"),
+	}
+}
+
+// Leftover checks for a state file left by a memdiag run that did not
+// restore the switch. If that run is gone and the switch still has the
+// value it set, the old value is written back. The note says what was
+// found and done ("" when there was nothing to say).
+func Leftover(p Paths) (note string) {
+	b, err := os.ReadFile(p.State)
+	if err != nil {
+		return ""
+	}
+	var st state
+	if json.Unmarshal(b, &st) != nil || st.Old == "" {
+		_ = os.Remove(p.State)
+		return ""
+	}
+	if st.PID > 0 && st.PID != os.Getpid() && alive(st.PID) {
+		return "" // that run is still recording; it restores the switch itself
+	}
+	cur, err := os.ReadFile(p.Sysctl)
+	if err != nil {
+		return ""
+	}
+	left := fmt.Sprintf("kernel.task_delayacct was left at %s by a memdiag run (pid %d, started %s) that ended without restoring it (killed?); it was %s before",
+		st.New, st.PID, st.Start.Local().Format("2006-01-02 15:04:05"), st.Old)
+	if strings.TrimSpace(string(cur)) != st.New {
+		_ = os.Remove(p.State)
+		return "" // changed since by someone else: theirs now
+	}
+	if err := os.WriteFile(p.Sysctl, []byte(st.Old), 0o644); err != nil {
+		return left + fmt.Sprintf("; could not restore it (%v): run sysctl kernel.task_delayacct=%s as root", err, st.Old)
+	}
+	_ = os.Remove(p.State)
+	return left + "; restored it to " + st.Old
+}
+
+// Set writes on (1) or off (0) to the switch and returns the function
+// that restores the old value. The state file is written first, so a run
+// killed before restore leaves a record for [Leftover].
+func Set(p Paths, on bool, now time.Time) (restore func(), err error) {
+	oldB, err := os.ReadFile(p.Sysctl)
+	if err != nil {
+		return nil, err
+	}
+	old := strings.TrimSpace(string(oldB))
+	v := "0"
+	if on {
+		v = "1"
+	}
+	if old == v {
+		return func() {}, nil // nothing to restore
+	}
+	b, _ := json.Marshal(state{PID: os.Getpid(), Start: now, Old: old, New: v})
+	if err := os.MkdirAll(filepath.Dir(p.State), 0o755); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Dir(p.State), err)
+	}
+	if err := os.WriteFile(p.State, b, 0o600); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(p.Sysctl, []byte(v), 0o644); err != nil {
+		_ = os.Remove(p.State)
+		return nil, fmt.Errorf("%s: %w (needs root)", p.Sysctl, err)
+	}
+	done := false
+	return func() {
+		if done {
+			return
+		}
+		done = true
+		if os.WriteFile(p.Sysctl, []byte(old), 0o644) == nil {
+			_ = os.Remove(p.State)
+		}
+	}, nil
+}
+
+// alive reports whether a process with pid exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

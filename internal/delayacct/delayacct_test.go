@@ -1,0 +1,98 @@
+package delayacct
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func setup(t *testing.T, v string) Paths {
+	t.Helper()
+	root := t.TempDir()
+	p := PathsFor(root, filepath.Join(root, "proc"))
+	if err := os.MkdirAll(filepath.Dir(p.Sysctl), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p.Sysctl, []byte(v+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func TestSetRestore(t *testing.T) {
+	p := setup(t, "0")
+	restore, err := Set(p, true, time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, p.Sysctl); got != "1" {
+		t.Errorf("switch = %q while recording, want 1", got)
+	}
+	if got := read(t, p.State); !strings.Contains(got, `"old":"0"`) || !strings.Contains(got, `"new":"1"`) {
+		t.Errorf("state file = %s", got)
+	}
+	restore()
+	restore() // a second call (a deferred one after an explicit one) changes nothing
+	if got := read(t, p.Sysctl); got != "0" {
+		t.Errorf("switch = %q after restore, want 0", got)
+	}
+	if _, err := os.Stat(p.State); !os.IsNotExist(err) {
+		t.Errorf("state file still there after restore: %v", err)
+	}
+	if note := Leftover(p); note != "" {
+		t.Errorf("Leftover after a clean run = %q", note)
+	}
+}
+
+// A run killed while the switch was on leaves the state file; the next
+// run says so and restores the old value.
+func TestLeftover(t *testing.T) {
+	p := setup(t, "0")
+	if _, err := Set(p, true, time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	// The killed run: a PID that is not running (pid_max is at most 2^22).
+	b := strings.Replace(read(t, p.State), `"pid":`+itoa(os.Getpid()), `"pid":99999999`, 1)
+	if err := os.WriteFile(p.State, []byte(b), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	note := Leftover(p)
+	if !strings.Contains(note, "was left at 1") || !strings.Contains(note, "pid 99999999") || !strings.Contains(note, "restored it to 0") {
+		t.Errorf("note = %q", note)
+	}
+	if got := read(t, p.Sysctl); got != "0" {
+		t.Errorf("switch = %q, want 0 restored", got)
+	}
+	if _, err := os.Stat(p.State); !os.IsNotExist(err) {
+		t.Errorf("state file kept: %v", err)
+	}
+
+	// Changed since by someone else: left alone, nothing said.
+	p2 := setup(t, "0")
+	if err := os.MkdirAll(filepath.Dir(p2.State), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p2.State, []byte(`{"pid":99999999,"old":"1","new":"0"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p2.Sysctl, []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if note := Leftover(p2); note != "" || read(t, p2.Sysctl) != "1" {
+		t.Errorf("someone else's value: note %q, switch %s; want silence and 1 kept", note, read(t, p2.Sysctl))
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,39 @@
+package format
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	all := []Format{Table, Markdown, JSON, CSV}
+	for in, want := range map[string]Format{"": Table, "table": Table, "MD": Markdown, "markdown": Markdown, " json ": JSON, "Csv": CSV} {
+		if got, err := Parse(in, all); err != nil || got != want {
+			t.Errorf("Parse(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	_, err := Parse("xml", all)
+	if !errors.Is(err, ErrUnknown) {
+		t.Fatalf("Parse(xml) error %v does not wrap ErrUnknown", err)
+	}
+	if got, want := err.Error(), `unknown format "xml"; want one of table, markdown, json, csv`; got != want {
+		t.Errorf("Parse(xml) error = %q, want %q", got, want)
+	}
+	if _, err := Parse("github", all); err == nil {
+		t.Error("Parse(github) accepted a format outside allowed")
+	}
+}
+
+func TestValue(t *testing.T) {
+	var s string
+	v := NewValue(&s, JSON, []Format{Table, JSON})
+	if s != "json" || v.String() != "json" {
+		t.Fatalf("default = %q", s)
+	}
+	if err := v.Set("TABLE"); err != nil || s != "table" {
+		t.Errorf("Set(TABLE) = %v, s = %q", err, s)
+	}
+	if err := v.Set("csv"); err == nil || s != "table" {
+		t.Errorf("Set(csv) = %v, s = %q; want an error and s unchanged", err, s)
+	}
+}

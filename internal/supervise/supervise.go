@@ -1,0 +1,177 @@
+// Package supervise runs the command that `memdiag watch -- CMD` and
+// `memdiag gate -- CMD` wrap, under one policy for both:
+//
+//   - The command inherits memdiag's stdin, stdout and stderr (the streams
+//     given in [Options]) and its process group, so a Ctrl-C typed in the
+//     terminal reaches it directly, as it would without memdiag.
+//   - When memdiag stops first (a signal, --duration), [Child.Stop] sends
+//     the command SIGTERM, by its PID only, waits up to [Grace] for it to
+//     exit, and then sends SIGKILL.
+//   - The exit code is the command's own, or 128+N when signal N killed it,
+//     as a shell reports it. A command memdiag stopped, or that ended after
+//     memdiag itself was told to stop, did not fail ([Result.Failed]).
+package supervise
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Grace is how long [Child.Stop] waits after SIGTERM before SIGKILL.
+const Grace = 10 * time.Second
+
+// StopSignal is what [Child.Stop] sends first.
+const StopSignal = syscall.SIGTERM
+
+// Options are the command and the streams it gets.
+type Options struct {
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Grace overrides [Grace] (tests).
+	Grace time.Duration
+}
+
+// Result is how the command ended.
+type Result struct {
+	Args     []string
+	ExitCode int    // the command's exit status; 128+N when signal N killed it
+	Signal   string // the signal that killed it ("SIGTERM"), or ""
+	// StoppedBy says why memdiag ended the command ("duration",
+	// "interrupt", "SIGTERM", ...); "" when it ended by itself.
+	StoppedBy string
+	Killed    bool // it outlived the grace period and got SIGKILL
+}
+
+// Failed reports whether the command failed on its own: a non-zero exit
+// or a signal memdiag did not cause.
+func (r Result) Failed() bool { return r.StoppedBy == "" && r.ExitCode != 0 }
+
+// Describe says how the command ended, for reports and end lines:
+// "exit code 0", "exit code 143 (killed by SIGTERM; stopped by memdiag: duration)".
+func (r Result) Describe() string {
+	s := fmt.Sprintf("exit code %d", r.ExitCode)
+	var more []string
+	if r.Signal != "" {
+		more = append(more, "killed by "+r.Signal)
+	}
+	if r.StoppedBy != "" {
+		how := "stopped by memdiag: " + r.StoppedBy
+		if r.Killed {
+			how += ", SIGKILL after the grace period"
+		}
+		more = append(more, how)
+	}
+	for i, m := range more {
+		if i == 0 {
+			s += " (" + m
+		} else {
+			s += "; " + m
+		}
+	}
+	if len(more) > 0 {
+		s += ")"
+	}
+	return s
+}
+
+// Child is a started command.
+type Child struct {
+	cmd   *exec.Cmd
+	grace time.Duration
+	done  chan struct{}
+	res   Result
+}
+
+// Start starts the command. The error is the one exec gives (not found,
+// not executable).
+func Start(o Options) (*Child, error) {
+	if len(o.Args) == 0 {
+		return nil, errors.New("no command")
+	}
+	c := exec.Command(o.Args[0], o.Args[1:]...)
+	c.Stdin, c.Stdout, c.Stderr = o.Stdin, o.Stdout, o.Stderr
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	ch := &Child{cmd: c, grace: o.Grace, done: make(chan struct{}), res: Result{Args: o.Args}}
+	if ch.grace <= 0 {
+		ch.grace = Grace
+	}
+	go func() {
+		_ = c.Wait() // the outcome is in ProcessState
+		ch.res.ExitCode, ch.res.Signal = exitOf(c.ProcessState)
+		close(ch.done)
+	}()
+	return ch, nil
+}
+
+// PID is the command's process ID.
+func (c *Child) PID() int { return c.cmd.Process.Pid }
+
+// Done is closed when the command has exited and been reaped.
+func (c *Child) Done() <-chan struct{} { return c.done }
+
+// Exited reports whether the command has exited.
+func (c *Child) Exited() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Stop ends the command if it is still running — StopSignal, then SIGKILL
+// after the grace period — and returns how it ended, with why in
+// Result.StoppedBy. For a command that had already exited, why is kept
+// as given: a command that died of the Ctrl-C the terminal sent to it and
+// to memdiag at once was stopped, not failed; pass "" to keep its own
+// outcome.
+func (c *Child) Stop(why string) Result {
+	if !c.Exited() {
+		_ = c.cmd.Process.Signal(StopSignal)
+		t := time.NewTimer(c.grace)
+		select {
+		case <-c.done:
+			t.Stop()
+		case <-t.C:
+			_ = c.cmd.Process.Kill()
+			<-c.done
+			c.res.Killed = true
+		}
+		if why == "" {
+			why = "memdiag stopped"
+		}
+	}
+	<-c.done
+	r := c.res
+	r.StoppedBy = why
+	return r
+}
+
+// Result waits for the command to exit by itself and returns how it ended.
+func (c *Child) Result() Result {
+	<-c.done
+	return c.res
+}
+
+// exitOf is the exit code a shell would report: the status, or 128+N
+// when signal N killed the process.
+func exitOf(ps *os.ProcessState) (code int, signal string) {
+	if ps == nil {
+		return 127, ""
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
+	}
+	return ps.ExitCode(), ""
+}

@@ -1,0 +1,93 @@
+package supervise
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+func start(t *testing.T, o Options) *Child {
+	t.Helper()
+	c, err := Start(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestExitedByItself(t *testing.T) {
+	var out bytes.Buffer
+	c := start(t, Options{Args: []string{"sh", "-c", "read x; echo got $x; exit 7"}, Stdin: strings.NewReader("hello\n"), Stdout: &out})
+	r := c.Result()
+	if r.ExitCode != 7 || r.Signal != "" || r.StoppedBy != "" || !r.Failed() {
+		t.Errorf("result = %+v, want exit 7, failed", r)
+	}
+	// The injected stdin reached the command, its stdout came back.
+	if out.String() != "got hello\n" {
+		t.Errorf("stdout = %q", out.String())
+	}
+	if got := r.Describe(); got != "exit code 7" {
+		t.Errorf("Describe() = %q", got)
+	}
+	// Stop after the command ended by itself, with no reason: its own outcome.
+	if r2 := c.Stop(""); r2.ExitCode != 7 || r2.StoppedBy != "" {
+		t.Errorf("Stop(\"\") = %+v, want %+v", r2, r)
+	}
+}
+
+func TestKilledBySignalOfItsOwn(t *testing.T) {
+	c := start(t, Options{Args: []string{"sh", "-c", "kill -KILL $$"}})
+	r := c.Result()
+	if r.ExitCode != 137 || r.Signal != "SIGKILL" || !r.Failed() {
+		t.Errorf("result = %+v, want 137 SIGKILL failed", r)
+	}
+	if got := r.Describe(); got != "exit code 137 (killed by SIGKILL)" {
+		t.Errorf("Describe() = %q", got)
+	}
+}
+
+func TestStopTerm(t *testing.T) {
+	c := start(t, Options{Args: []string{"sleep", "30"}})
+	r := c.Stop("duration")
+	if r.ExitCode != 143 || r.Signal != "SIGTERM" || r.StoppedBy != "duration" || r.Killed || r.Failed() {
+		t.Errorf("result = %+v, want 143 SIGTERM stopped by duration, not failed", r)
+	}
+	if got := r.Describe(); got != "exit code 143 (killed by SIGTERM; stopped by memdiag: duration)" {
+		t.Errorf("Describe() = %q", got)
+	}
+}
+
+// A command that ignores SIGTERM is killed after the grace period.
+func TestStopKillAfterGrace(t *testing.T) {
+	c := start(t, Options{Args: []string{"sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.05; done"}, Stdout: &syncReady{ch: make(chan struct{})}, Grace: 300 * time.Millisecond})
+	<-c.cmd.Stdout.(*syncReady).ch // the trap is set
+	t0 := time.Now()
+	r := c.Stop("signal: SIGTERM")
+	if r.ExitCode != 137 || r.Signal != "SIGKILL" || !r.Killed || r.StoppedBy != "signal: SIGTERM" || r.Failed() {
+		t.Errorf("result = %+v, want SIGKILL after the grace", r)
+	}
+	if d := time.Since(t0); d < 300*time.Millisecond {
+		t.Errorf("killed after %s, before the 300ms grace", d)
+	}
+}
+
+func TestStartFails(t *testing.T) {
+	if _, err := Start(Options{Args: []string{"/nonexistent/memdiag-test-cmd"}}); err == nil {
+		t.Error("Start of a missing program: no error")
+	}
+}
+
+// syncReady closes ch at the first write.
+type syncReady struct {
+	ch   chan struct{}
+	done bool
+}
+
+func (s *syncReady) Write(b []byte) (int, error) {
+	if !s.done {
+		s.done = true
+		close(s.ch)
+	}
+	return len(b), nil
+}

@@ -1,0 +1,120 @@
+package record
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// countSource records when it was read.
+type countSource struct{ at []time.Time }
+
+func (c *countSource) Name() string { return "count" }
+func (c *countSource) Fill(ctx context.Context, s *Sample) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	c.at = append(c.at, s.Time)
+	return nil
+}
+
+// In a synctest bubble the clock starts at 2000-01-01 00:00:00 UTC and
+// moves only when every goroutine is blocked, so sample times are exact.
+var t0 = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func TestSamplerLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &countSource{}
+		sp := &Sampler{Sources: []Source{src}, Interval: time.Second, Limit: 4}
+		var seqs []int
+		err := sp.Run(t.Context(), func(s *Sample) error { seqs = append(seqs, s.Seq); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		// At once, then at 1 s, 2 s, 3 s: four samples, the last at 3 s.
+		if len(seqs) != 4 || seqs[3] != 3 || !src.at[3].Equal(t0.Add(3*time.Second)) {
+			t.Errorf("seqs %v, times %v", seqs, src.at)
+		}
+		if time.Since(t0) != 3*time.Second {
+			t.Errorf("Run returned at %s, want 3s", time.Since(t0))
+		}
+	})
+}
+
+// A run ended between ticks (the wrapped command exited at 2.5 s) gets a
+// final sample at that moment, read with a context that is not cancelled.
+func TestSamplerFinalAfterCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &countSource{}
+		sp := &Sampler{Sources: []Source{src}, Interval: time.Second}
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(2500*time.Millisecond, cancel)
+		var got []*Sample
+		emit := func(s *Sample) error { got = append(got, s); return nil }
+		if err := sp.Run(ctx, emit); err != nil {
+			t.Fatal(err)
+		}
+		if err := sp.Final(ctx, emit); err != nil {
+			t.Fatal(err)
+		}
+		want := []time.Duration{0, time.Second, 2 * time.Second, 2500 * time.Millisecond}
+		if len(got) != len(want) {
+			t.Fatalf("%d samples, want %d", len(got), len(want))
+		}
+		for i, s := range got {
+			if s.Seq != i || !s.Time.Equal(t0.Add(want[i])) || len(s.Errors) != 0 {
+				t.Errorf("sample %d: seq %d at %s, errors %q; want at %s", i, s.Seq, s.Time.Sub(t0), s.Errors, want[i])
+			}
+		}
+	})
+}
+
+// A final sample right after a tick waits FinalGap (100 ms at 1 s), so the
+// last interval is not a sliver.
+func TestSamplerFinalGap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sp := &Sampler{Sources: []Source{&countSource{}}, Interval: time.Second}
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(time.Second, cancel) // the same instant as the tick
+		var got []*Sample
+		emit := func(s *Sample) error { got = append(got, s); return nil }
+		_ = sp.Run(ctx, emit)
+		_ = sp.Final(ctx, emit)
+		last, prev := got[len(got)-1], got[len(got)-2]
+		if d := last.Time.Sub(prev.Time); d < 100*time.Millisecond {
+			t.Errorf("final sample %s after the previous one, want at least 100ms", d)
+		}
+	})
+}
+
+// gate's preflight sample counts: Run does not sample again at once.
+func TestSamplerRunAfterCollect(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sp := &Sampler{Sources: []Source{&countSource{}}, Interval: time.Second, Limit: 3}
+		first := sp.Collect(t.Context())
+		var got []*Sample
+		_ = sp.Run(t.Context(), func(s *Sample) error { got = append(got, s); return nil })
+		if first.Seq != 0 || len(got) != 2 || got[0].Seq != 1 || !got[0].Time.Equal(t0.Add(time.Second)) {
+			t.Errorf("first %d, then %d samples (first seq %d at %s)", first.Seq, len(got), got[0].Seq, got[0].Time.Sub(t0))
+		}
+	})
+}
+
+func TestSamplerEmitError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sp := &Sampler{Sources: []Source{&countSource{}}, Interval: time.Second}
+		full := errors.New("no space left on device")
+		n := 0
+		err := sp.Run(t.Context(), func(s *Sample) error {
+			if n++; n == 3 {
+				return full
+			}
+			return nil
+		})
+		if !errors.Is(err, full) || n != 3 {
+			t.Errorf("Run = %v after %d samples, want the emit error at the third", err, n)
+		}
+	})
+}
