@@ -243,16 +243,6 @@ func runAnalyze(opts *AnalyzeOptions) error {
 // limits the GC's share of CPU rather than fail.
 const analyzeMemoryLimit = 170 << 20
 
-// analyzeFile reads a recording, joins a results file if one is given, and
-// analyses it. Problems with the results file's rows are printed to
-// stderr, once, and do not stop the analysis. The recording is reduced to
-// what correlate uses as it is read (correlate.Series), not held, and the
-// results file is imported meanwhile.
-func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
-	res, _, err := analyzeFileTrace(io, path, latFile, latFormat, latTZ, co, false)
-	return res, err
-}
-
 // analyzeFileTrace is analyzeFile that also returns, when trace is set,
 // the per-interval data behind the result (correlate.Series.Trace), for
 // the HTML report's charts.
@@ -316,15 +306,6 @@ func importFor(ios *iostreams.IOStreams, h *record.Header, latFile, latFormat, l
 		return nil, err
 	}
 	return imp, nil
-}
-
-// analyzeSeries analyses a recording reduced to a series, with the
-// requests of imp, imported from latFile (nil: the recording's own
-// latency); warns are the recording's warnings. It prints imp's problems
-// with rows to stderr.
-func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile string, imp *latency.Imported, co correlate.Options) (correlate.Result, error) {
-	res, _, err := analyzeSeriesTrace(io, sr, warns, latFile, imp, co, false)
-	return res, err
 }
 
 // analyzeSeriesTrace is analyzeSeries that also returns the result's

@@ -255,15 +255,6 @@ func unpackProc(b []byte) (procIO, []byte) {
 	return procIO{pid: int(v[0]), name: uint32(v[1]), start: v[2], readBytes: v[3], writeBytes: v[4], dReadBytes: v[5], dWriteByte: v[6], ppid: int(v[7])}, b
 }
 
-// eventsOf returns the process events of sample i.
-func (sr *Series) eventsOf(i int) []diskio.ProcEvent {
-	j := sort.Search(len(sr.events), func(j int) bool { return sr.events[j].sample >= i })
-	if j < len(sr.events) && sr.events[j].sample == i {
-		return sr.events[j].events
-	}
-	return nil
-}
-
 // eventsWithPrior returns the process events of sample i and, per exit
 // event, the cumulative I/O last seen of that process before it.
 func (sr *Series) eventsWithPrior(i int) ([]diskio.ProcEvent, []cumPrior) {
