@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -46,6 +45,7 @@ type AnalyzeOptions struct {
 	LatencyFile   string
 	LatencyFormat string
 	LatencyTZ     string // zone of timestamps written without one; "" = the recording's
+	LatencyIn     latencyInput
 	Stat          string
 	Spike         string
 	// Thresholds holds the threshold flags that were given, by signal.
@@ -126,6 +126,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LatencyFile, "latency", "", "load-test results `FILE` to take latency from instead of the recording")
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", fmt.Sprintf("force the results format: %v", latency.Formats))
 	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: the recording's)")
+	opts.LatencyIn.addFlags(fl)
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic per interval: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
 	def := correlate.DefaultThresholds()
@@ -135,7 +136,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LRUDropMin, "lru-drop-min", "32MiB", "bytes the file LRU must also lose within one interval for an LRU drop")
 	fl.StringVar(&opts.PSIScope, "psi-scope", "auto", "whose memory PSI the PSI signals read: auto (the recorded --cgroup group, else the host), host, cgroup or any")
 	fl.IntVar(&opts.MinSignals, "min-signals", 1, "kernel signals an interval must raise to count without a latency spike (2 ignores lone disk bursts on a shared host)")
-	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi when a --cgroup group was recorded, else none")
+	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi whenever the recording has memory PSI (disk or reclaim bursts without stall are I/O bursts, not episodes)")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
 	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
@@ -222,7 +223,9 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(analyzeMemoryLimit))
 	}
-	res, trace, err := analyzeFileTrace(opts.IO, opts.Recording, opts.LatencyFile, opts.LatencyFormat, opts.LatencyTZ, co, format == report.HTML)
+	lo := opts.LatencyIn
+	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
+	res, trace, err := analyzeFileTrace(opts.IO, opts.Recording, opts.LatencyFile, lo, co, format == report.HTML)
 	if err != nil {
 		return err
 	}
@@ -243,10 +246,20 @@ func runAnalyze(opts *AnalyzeOptions) error {
 // limits the GC's share of CPU rather than fail.
 const analyzeMemoryLimit = 170 << 20
 
+// analyzeFile reads a recording, joins a results file if one is given, and
+// analyses it. Problems with the results file's rows are printed to
+// stderr, once, and do not stop the analysis. The recording is reduced to
+// what correlate uses as it is read (correlate.Series), not held, and the
+// results file is imported meanwhile.
+func analyzeFile(io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options) (correlate.Result, error) {
+	res, _, err := analyzeFileTrace(io, path, latFile, lo, co, false)
+	return res, err
+}
+
 // analyzeFileTrace is analyzeFile that also returns, when trace is set,
 // the per-interval data behind the result (correlate.Series.Trace), for
 // the HTML report's charts.
-func analyzeFileTrace(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
+func analyzeFileTrace(io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
 	f, name, err := openInput(io, "", path)
 	if err != nil {
 		return correlate.Result{}, nil, err
@@ -265,7 +278,7 @@ func analyzeFileTrace(io *iostreams.IOStreams, path, latFile, latFormat, latTZ s
 	}
 	lat := make(chan imported, 1)
 	go func() {
-		imp, err := importFor(io, &h, latFile, latFormat, latTZ)
+		imp, err := importFor(io, &h, latFile, lo)
 		lat <- imported{imp, err}
 	}()
 	sr := correlate.NewSeries(h)
@@ -282,74 +295,23 @@ func analyzeFileTrace(io *iostreams.IOStreams, path, latFile, latFormat, latTZ s
 	if l.err != nil {
 		return correlate.Result{}, nil, l.err
 	}
-	res, t, err := analyzeSeriesTrace(io, sr, rec.Warnings, latFile, l.imp, co, trace)
+	res, t, err := analyzeSeriesTrace(io, sr, rec.Warnings, latFile, l.imp, lo, co, trace)
 	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
 	return res, t, err
 }
 
-// importFor imports the results file latFile for a recording with header
-// h (nil, nil when latFile is ""): timestamps without a zone are in latTZ,
-// else in the recording's zone.
-func importFor(ios *iostreams.IOStreams, h *record.Header, latFile, latFormat, latTZ string) (*latency.Imported, error) {
-	if latFile == "" {
-		return nil, nil
-	}
-	loc := correlate.Location(h, nil)
-	if latTZ != "" {
-		var err error
-		if loc, err = time.LoadLocation(latTZ); err != nil {
-			return nil, &FlagError{Err: fmt.Errorf("--latency-tz: %w", err)}
-		}
-	}
-	imp, err := importLatency(ios, latFile, latency.ImportOptions{Format: latFormat, Location: loc, Start: h.Start})
+// analyzeRecording joins a results file (latFile, if not "") to rec and
+// analyses it with the job projector. `memdiag watch` can call it with the
+// recording it has just written, then report.Render, to print the same
+// timeline and verdict as analyze.
+func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile string, lo latencyInput, co correlate.Options) (correlate.Result, error) {
+	imp, err := importFor(io, &rec.Header, latFile, lo)
 	if err != nil {
-		return nil, err
+		return correlate.Result{}, err
 	}
-	return imp, nil
-}
-
-// analyzeSeriesTrace is analyzeSeries that also returns the result's
-// trace when trace is set.
-func analyzeSeriesTrace(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile string, imp *latency.Imported, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
-	if co.Project == nil {
-		co.Project = jobProjector()
+	sr := correlate.NewSeries(rec.Header)
+	for i := range rec.Samples {
+		sr.Add(&rec.Samples[i])
 	}
-	if imp != nil {
-		if err := imp.Report.Err(); err != nil {
-			fmt.Fprintf(io.ErrOut, "memdiag: warning: %v\n", err)
-		}
-		if len(imp.Requests) == 0 && len(imp.Intervals) == 0 {
-			return correlate.Result{}, nil, fmt.Errorf("%s: no request in the file (%s format)", latFile, imp.Report.Format)
-		}
-		if len(imp.Requests) > 0 {
-			co.Requests = imp.Requests
-		} else {
-			co.IntervalStats = imp.Intervals // Locust: per-interval rows only
-		}
-	}
-	res := sr.Analyze(co)
-	res.Warnings = append(warns, res.Warnings...)
-	var t *correlate.Trace
-	if trace {
-		t = sr.Trace(&res, co)
-	}
-	return res, t, nil
-}
-
-// importLatency reads a load-test results file, or standard input for "-".
-func importLatency(ios *iostreams.IOStreams, path string, o latency.ImportOptions) (*latency.Imported, error) {
-	var imp *latency.Imported
-	var err error
-	if path == "-" {
-		imp, err = latency.Import(ios.In, stdinName, o)
-	} else if err = checkInput("--latency", path); err == nil {
-		imp, err = latency.ImportFile(path, o)
-	}
-	if err != nil {
-		if errors.Is(err, latency.ErrFormat) {
-			return nil, &FlagError{Err: fmt.Errorf("%w (use --latency-format to name it: %v)", err, latency.Formats)}
-		}
-		return nil, err
-	}
-	return imp, nil
+	return analyzeSeries(io, sr, rec.Warnings, latFile, imp, lo, co)
 }

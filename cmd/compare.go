@@ -22,6 +22,8 @@ type CompareOptions struct {
 	LatencyBefore       string
 	LatencyAfter        string
 	LatencyFormat       string
+	LatencyTZ           string
+	LatencyIn           latencyInput
 	Stat, Spike, Format string
 	// Output is the file the comparison goes to ("" or "-": stdout).
 	Output string
@@ -63,6 +65,8 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LatencyBefore, "latency-before", "", "load-test results `FILE` for the BEFORE recording")
 	fl.StringVar(&opts.LatencyAfter, "latency-after", "", "load-test results `FILE` for the AFTER recording")
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", "force the results format of both files")
+	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: each recording's)")
+	opts.LatencyIn.addFlags(fl)
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic for spikes: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
 	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: both runs on charts, one self-contained page)")
@@ -86,8 +90,10 @@ func runCompare(opts *CompareOptions) error {
 	var res [2]correlate.Result
 	ro := report.Options{Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
 	for i, p := range [2][2]string{{opts.Before, opts.LatencyBefore}, {opts.After, opts.LatencyAfter}} {
+		lo := opts.LatencyIn
+		lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
 		var t *correlate.Trace
-		if res[i], t, err = analyzeFileTrace(opts.IO, p[0], p[1], opts.LatencyFormat, "", co, format == report.HTML); err != nil {
+		if res[i], t, err = analyzeFileTrace(opts.IO, p[0], p[1], lo, co, format == report.HTML); err != nil {
 			return err
 		}
 		if t != nil {

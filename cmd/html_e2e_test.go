@@ -50,12 +50,15 @@ type pageFigure struct {
 }
 
 type pageState struct {
-	Figures  []pageFigure `json:"figures"`
-	Rows     int          `json:"rows"`      // timeline rows linked to the charts
-	Cards    int          `json:"cards"`     // headline numbers (compare)
-	RenderMs float64      `json:"render_ms"` // navigation start to charts drawn
-	TableRow int          `json:"table_rows"`
-	ZoomedTo []float64    `json:"-"` // x scale after following a row link
+	Figures    []pageFigure `json:"figures"`
+	Rows       int          `json:"rows"`      // timeline rows linked to the charts
+	Cards      int          `json:"cards"`     // headline numbers (compare)
+	RenderMs   float64      `json:"render_ms"` // navigation start to charts drawn
+	TableRow   int          `json:"table_rows"`
+	Hover      string       `json:"hover"` // the hover line over the first episode
+	ZoomedTo   []float64    `json:"-"`     // x scale after following a row link
+	PDF        []byte       `json:"-"`     // the page printed
+	PrintWidth string       `json:"-"`     // the charts' width while printing
 }
 
 // readState is evaluated in the page once it says it is ready: it counts
@@ -71,6 +74,15 @@ const readState = `(() => {
     labels: f.querySelectorAll(".u-over .marker .mlabel").length,
     note: (f.querySelector(".note") || {}).textContent || "",
   }));
+  // Hover the middle of the first episode on the first chart.
+  let hover = "";
+  const over = document.querySelector("figure.chart .u-over");
+  const band = over && over.querySelector(".band");
+  if (band) {
+    const r = band.getBoundingClientRect();
+    over.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + r.width / 2, clientY: r.top + 20, bubbles: true }));
+    hover = document.getElementById("hover").textContent;
+  }
   const det = document.querySelector("details.data");
   let tableRows = 0;
   if (det) { det.open = true; det.dispatchEvent(new Event("toggle")); tableRows = det.querySelectorAll("tbody tr").length; }
@@ -86,14 +98,17 @@ const readState = `(() => {
     cards: document.querySelectorAll("#headline .card").length,
     render_ms: Number(document.body.dataset.renderMs),
     table_rows: tableRows,
+    hover: hover,
   };
 })()`
 
 // loadPage opens file in headless Chromium with no network, waits for
-// the charts, and returns what the page drew, a full-page screenshot
-// (PNG), and every console error, uncaught exception and network request
-// that was not for the file itself.
-func loadPage(t *testing.T, exe, file string) (pageState, []byte) {
+// the charts, and returns what the page drew and a full-page screenshot
+// (PNG); it fails the test on every console error or warning, uncaught
+// exception and network request that was not for the file itself. Under
+// -update it also writes the window's first 1800 pixels (the charts) to
+// ../docs/NAME.png when docs is not "".
+func loadPage(t *testing.T, exe, file, docs string) (pageState, []byte) {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
@@ -105,7 +120,7 @@ func loadPage(t *testing.T, exe, file string) (pageState, []byte) {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("hide-scrollbars", true),
-		chromedp.WindowSize(1280, 900),
+		chromedp.WindowSize(1280, 1800),
 	)
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancel()
@@ -160,8 +175,22 @@ func loadPage(t *testing.T, exe, file string) (pageState, []byte) {
 	if err == nil {
 		shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	}
+	if err == nil && docs != "" && goldenfile.Updating() {
+		var top []byte
+		if top, err = chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
+			err = os.WriteFile(filepath.Join("..", "docs", docs+".png"), top, 0o644)
+		}
+	}
 	if err == nil {
 		st, err = chromedp.Run(ctx, chromedp.Evaluate[pageState](readState))
+	}
+	if err == nil {
+		// Printing: a PDF of the page, the charts narrowed to the paper
+		// (the page's beforeprint handler) and back after.
+		st.PDF, err = chromedp.Run(ctx, chromedp.PrintToPDF(chromedp.PDFPrintBackground()))
+	}
+	if err == nil {
+		st.PrintWidth, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.dataset.printWidth || ""`))
 	}
 	if err == nil {
 		// uPlot commits a new scale in a microtask: read it after.
@@ -251,13 +280,21 @@ func renderReport(t *testing.T, name string, args ...string) string {
 func TestHTMLReportChromium(t *testing.T) {
 	exe := chromium(t)
 	file := renderReport(t, "union.html", "analyze", unionRec)
-	st, shot := loadPage(t, exe, file)
+	st, _ := loadPage(t, exe, file, "report-reference")
 	checkFigures(t, st, map[string]wantFigure{
 		"latency": {2, 12, 12}, "psi": {2, 12, 12}, "lru": {2, 12, 12},
 		"reclaim": {2, 12, 12}, "disk": {3, 12, 12}, "swap": {1, 12, 12},
 	})
 	if st.Rows != 13 {
 		t.Errorf("%d timeline rows linked to the charts, want 13", st.Rows)
+	}
+	// The first episode (12:05:00–12:07:00) is pmlogger_check's: 60 MiB/s
+	// for 30 s in the interval at its middle.
+	if !strings.Contains(st.Hover, "top I/O: pmlogger_check[") || !strings.Contains(st.Hover, "1.8 GiB") {
+		t.Errorf("hover over the first episode: %q, want pmlogger_check first, 1.8 GiB", st.Hover)
+	}
+	if !bytes.HasPrefix(st.PDF, []byte("%PDF-")) || st.PrintWidth != "680" {
+		t.Errorf("printing: %d bytes of PDF (%q…), charts %q px wide; want a PDF and 680", len(st.PDF), st.PDF[:min(8, len(st.PDF))], st.PrintWidth)
 	}
 	// 240 intervals: one point each, one table row each.
 	if st.TableRow != 240 {
@@ -272,11 +309,6 @@ func TestHTMLReportChromium(t *testing.T) {
 		t.Errorf("row link zoomed to %v, want [%v %v]", st.ZoomedTo, from-360, to+360)
 	}
 	t.Logf("reference case: %d bytes, rendered in %.0f ms", fileSize(t, file), st.RenderMs)
-	if goldenfile.Updating() {
-		if err := os.WriteFile(filepath.Join("..", "docs", "report-reference.png"), shot, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // Before and after on one relative axis: the reference case against the
@@ -296,7 +328,7 @@ func TestHTMLCompareChromium(t *testing.T) {
 	}
 	bands := 12 + len(res.Episodes)
 	file := renderReport(t, "compare.html", "compare", unionRec, after)
-	st, _ := loadPage(t, exe, file)
+	st, _ := loadPage(t, exe, file, "")
 	checkFigures(t, st, map[string]wantFigure{
 		"latency": {4, bands, 12}, "psi": {4, bands, 12}, "lru": {4, bands, 12},
 		"reclaim": {4, bands, 12}, "disk": {6, bands, 12}, "swap": {2, bands, 12},
@@ -325,7 +357,7 @@ func TestHTMLDayChromium(t *testing.T) {
 	if size > 1500_000 {
 		t.Errorf("a day's page is %d bytes, above the 1.5 MB bound", size)
 	}
-	st, _ := loadPage(t, exe, file)
+	st, _ := loadPage(t, exe, file, "")
 	var eps, firings int
 	for _, f := range st.Figures {
 		if f.ID == "psi" {

@@ -334,3 +334,64 @@ func TestWatchE2ECommandExitKeepsLastEvents(t *testing.T) {
 		t.Errorf("final sample events: tailmarker exec %v, exit %v; the command's own exit %v; want all\n%+v", exec_, exit, shExit, r.Samples[len(r.Samples)-1].Events)
 	}
 }
+
+// --enable-delayacct turns kernel.task_delayacct on and back off on
+// SIGTERM; after a SIGKILL it stays on, and the next watch says so and
+// restores it.
+func TestWatchE2EDelayAcctRestored(t *testing.T) {
+	testenv.RequireRoot(t, "kernel.task_delayacct")
+	const sysctl = "/proc/sys/kernel/task_delayacct"
+	read := func() string {
+		b, err := os.ReadFile(sysctl)
+		if err != nil {
+			testenv.Unmet(t, err.Error())
+		}
+		return strings.TrimSpace(string(b))
+	}
+	if read() != "0" {
+		testenv.Unmet(t, "kernel.task_delayacct is already on; this test needs it off")
+	}
+	t.Cleanup(func() {
+		if read() != "0" {
+			_ = os.WriteFile(sysctl, []byte("0"), 0o644)
+			t.Error("kernel.task_delayacct left on; set back to 0")
+		}
+		_ = os.Remove("/run/memdiag/task_delayacct.json")
+	})
+	bin := testenv.BuildMemdiag(t)
+	dir := t.TempDir()
+	args := func(name string) []string {
+		return []string{"--interval", "200ms", "--out", filepath.Join(dir, name), "--no-timers", "-q", "--enable-delayacct"}
+	}
+	on := func(w *watchProc) {
+		waitStarted(t, w)
+		if v := read(); v != "1" {
+			t.Fatalf("kernel.task_delayacct = %s while recording with --enable-delayacct", v)
+		}
+	}
+
+	w := startWatch(t, bin, args("term.jsonl")...)
+	on(w)
+	_ = w.c.Process.Signal(syscall.SIGTERM)
+	w.wait(t, 20*time.Second)
+	if v := read(); v != "0" {
+		t.Errorf("after SIGTERM kernel.task_delayacct = %s, want 0 restored", v)
+	}
+
+	w = startWatch(t, bin, args("kill.jsonl")...)
+	on(w)
+	killedPID := w.c.Process.Pid
+	_ = w.c.Process.Signal(syscall.SIGKILL)
+	w.wait(t, 20*time.Second)
+	if v := read(); v != "1" {
+		t.Fatalf("after SIGKILL kernel.task_delayacct = %s; nothing could restore it, want 1", v)
+	}
+	w = startWatch(t, bin, "--interval", "200ms", "--duration", "400ms", "--out", filepath.Join(dir, "next.jsonl"), "--no-timers", "-q")
+	w.wait(t, 20*time.Second)
+	if !strings.Contains(w.errText(), "kernel.task_delayacct was left at 1 by a memdiag run (pid "+strconv.Itoa(killedPID)) {
+		t.Errorf("the next run does not say delay accounting was left on:\n%s", w.errText())
+	}
+	if !strings.Contains(w.errText(), "restored it to 0") || read() != "0" {
+		t.Errorf("not restored: kernel.task_delayacct = %s\n%s", read(), w.errText())
+	}
+}

@@ -72,7 +72,7 @@ func ioBursts(sr *Series, ivs []ival, raised [][]Signal, lat []float64, step tim
 		if first < 0 {
 			return
 		}
-		e := episode(sr, ivs, raised, none, lat, first, last, o, baselines)
+		e := episode(sr, ivs, raised, none, lat, make([]int, len(ivs)), first, last, o, baselines)
 		out = append(out, IOBurst{Start: e.Start, End: e.End, Signals: e.Signals, Processes: e.Processes})
 		first = -1
 	}

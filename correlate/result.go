@@ -74,6 +74,7 @@ type Result struct {
 type Spike struct {
 	Start, End  time.Time
 	LatencyPeak time.Duration
+	Failed      int // failed requests in the spike's intervals
 }
 
 // SignalPeak is one signal raised in an episode.
@@ -128,6 +129,8 @@ type Episode struct {
 	// LatencyPeak is the highest latency statistic in the episode, 0 when
 	// no request was recorded.
 	LatencyPeak time.Duration
+	// Failed is the number of failed requests in the episode's intervals.
+	Failed int
 	// Processes did the most I/O in the episode (most first); Started and
 	// Exited list processes that began or ended in it or just before it.
 	Processes []ProcActivity
@@ -232,13 +235,24 @@ func (c *Culprit) ConfidenceLabel() string {
 
 // Totals are whole-recording figures, for before/after comparisons.
 type Totals struct {
-	Duration       time.Duration
-	Requests       int
-	Errors         int
+	Duration time.Duration
+	Requests int // every request, failed ones included
+	Errors   int // failed requests
+	// ErrorIntervals counts the intervals with a failed request.
+	ErrorIntervals int
+	// LoadFrom and LoadTo bound the load: the first and last request's
+	// start (or the first and last interval with requests).
+	LoadFrom, LoadTo time.Time
+	// RequestsPerSec is over LoadFrom–LoadTo; 0 when unknown: with the
+	// probe as the only source (RateFromProbe) it would be the probe's
+	// own fixed rate, not the service's throughput.
 	RequestsPerSec float64
-	Mean           time.Duration // request-weighted mean latency
-	P99            time.Duration // exact with Options.Requests; else the request-weighted 99th percentile of the interval p99s
-	P99Exact       bool
+	RateFromProbe  bool
+	// Mean and P99 are of the successful requests unless
+	// Options.LatencyWithFailed.
+	Mean     time.Duration // request-weighted mean latency
+	P99      time.Duration // exact with Options.Requests; else the request-weighted 99th percentile of the interval p99s
+	P99Exact bool
 	// MemStall is the time with some task stalled on memory (PSI memory
 	// some, host), summed over the intervals; CgroupMemStall the same for
 	// the --cgroup group.

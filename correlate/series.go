@@ -255,6 +255,15 @@ func unpackProc(b []byte) (procIO, []byte) {
 	return procIO{pid: int(v[0]), name: uint32(v[1]), start: v[2], readBytes: v[3], writeBytes: v[4], dReadBytes: v[5], dWriteByte: v[6], ppid: int(v[7])}, b
 }
 
+// Span is the time the recording's intervals cover, (from, to]: its
+// first and last sample; ok is false with fewer than two samples.
+func (sr *Series) Span() (from, to time.Time, ok bool) {
+	if len(sr.ivs) == 0 {
+		return from, to, false
+	}
+	return sr.ivs[0].Start, sr.ivs[len(sr.ivs)-1].End, true
+}
+
 // eventsWithPrior returns the process events of sample i and, per exit
 // event, the cumulative I/O last seen of that process before it.
 func (sr *Series) eventsWithPrior(i int) ([]diskio.ProcEvent, []cumPrior) {

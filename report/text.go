@@ -100,8 +100,16 @@ func summary(r *correlate.Result) []string {
 		r.Host, in(r, r.Start).Format("2006-01-02 15:04:05"), in(r, r.End).Format("15:04:05"), zone,
 		correlate.FormatDuration(r.End.Sub(r.Start)), r.Intervals, correlate.FormatDuration(r.Interval))}
 	if r.HasLatency {
-		lines = append(lines, fmt.Sprintf("Latency: %s per interval, baseline %s; a spike is above %s the rolling baseline: %s in %s",
-			r.Stat, correlate.FormatDuration(r.LatencyBaseline), spikeRule(r.Spike), english.Count(r.Spikes, "spike interval"), english.Count(spikeEpisodes(r), "episode")))
+		base := "baseline " + correlate.FormatDuration(r.LatencyBaseline)
+		if r.Totals.Requests > 0 && r.Totals.Errors == r.Totals.Requests {
+			base = "no successful request, no baseline"
+		}
+		lines = append(lines, fmt.Sprintf("Latency: %s per interval, %s; a spike is above %s the rolling baseline: %s in %s",
+			r.Stat, base, spikeRule(r.Spike), english.Count(r.Spikes, "spike interval"), english.Count(spikeEpisodes(r), "episode")))
+		if tt := r.Totals; tt.Errors > 0 {
+			lines = append(lines, fmt.Sprintf("Failures: %d of %d requests failed (%.1f%%), in %s; a burst of failures is a spike; latency figures are of the successful requests",
+				tt.Errors, tt.Requests, 100*float64(tt.Errors)/float64(tt.Requests), english.Count(tt.ErrorIntervals, "interval")))
+		}
 	} else {
 		lines = append(lines, "Latency: none recorded; pressure episodes only")
 	}
@@ -195,13 +203,20 @@ func timeline(r *correlate.Result, o Options) *tables.Table {
 			if e.LatencyPeak > 0 {
 				val = correlate.FormatDuration(e.LatencyPeak)
 			}
-			if e.Spike {
-				row = append(row, cell(true, val))
-			} else if o.Values {
-				row = append(row, val)
-			} else {
-				row = append(row, "")
+			// Failed requests are marked in the latency cell ("✗600":
+			// 600 failed), always: a burst of failures is a spike of its
+			// own, and a fast answer may be a refusal.
+			failed := ""
+			if e.Failed > 0 {
+				failed = fmt.Sprintf("✗%d", e.Failed)
 			}
+			c := ""
+			if e.Spike {
+				c = cell(true, val)
+			} else if o.Values {
+				c = val
+			}
+			row = append(row, strings.TrimSpace(c+" "+failed))
 		}
 		for _, c := range columns {
 			if c.wide && !o.Values {
@@ -252,7 +267,7 @@ func timelineRows(r *correlate.Result) []*correlate.Episode {
 		rows = append(rows, &r.Episodes[i])
 	}
 	for _, sp := range r.LoneSpikes {
-		rows = append(rows, &correlate.Episode{Index: -1, Start: sp.Start, End: sp.End, Intervals: spikeIntervals(r, sp), Spike: true, LatencyPeak: sp.LatencyPeak})
+		rows = append(rows, &correlate.Episode{Index: -1, Start: sp.Start, End: sp.End, Intervals: spikeIntervals(r, sp), Spike: true, LatencyPeak: sp.LatencyPeak, Failed: sp.Failed})
 	}
 	// OOM kills are rows of their own: the kill is often where the
 	// question started.
