@@ -8,6 +8,7 @@ import (
 
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/redact"
 )
 
 func init() {
@@ -29,6 +30,9 @@ func init() {
 				return
 			}
 			h.Probe = o.ProbeURL
+			if !o.KeepCmdline {
+				h.Probe = redact.URL(o.ProbeURL)
+			}
 			producers.Go(func() { _ = p.Run(lctx, ch) })
 		}
 		if o.LatencyFile != "" {

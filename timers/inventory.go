@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/memdiag/memdiag/redact"
 )
 
 // InventoryOptions configures [Inventory].
@@ -20,6 +22,11 @@ type InventoryOptions struct {
 	// cannot answer for keeps nil live fields; reporting that the source
 	// is unavailable is the caller's job, once.
 	Live LiveSource
+	// KeepSecrets keeps commands and the lines quoted in errors as the
+	// files write them (--no-redact); otherwise secrets in them (a
+	// crontab's mysqldump -pX, a unit's --api-token=) are replaced by
+	// redact.String.
+	KeepSecrets bool
 }
 
 // daemons is what decides whether cron and anacron jobs run on the root.
@@ -82,6 +89,14 @@ func Inventory(root string, opts InventoryOptions) ([]Job, error) {
 		for i := range jobs {
 			if jobs[i].TimeZone == "" {
 				jobs[i].TimeZone = z
+			}
+		}
+	}
+	if !opts.KeepSecrets {
+		for i := range jobs {
+			jobs[i].Command = redact.String(jobs[i].Command)
+			for k, e := range jobs[i].Errors {
+				jobs[i].Errors[k] = redact.String(e)
 			}
 		}
 	}
