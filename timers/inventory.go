@@ -94,6 +94,13 @@ func Inventory(root string, opts InventoryOptions) ([]Job, error) {
 	}
 	if !opts.KeepSecrets {
 		for i := range jobs {
+			j := &jobs[i]
+			if len(j.Errors) > 0 && j.User != "" {
+				// A malformed line's fields may have shifted ("mysqldump"
+				// taken for the user): redact the command with the word
+				// before it, so that "-pX" keeps its program.
+				j.Command = strings.TrimPrefix(redact.String(j.User+" "+j.Command), j.User+" ")
+			}
 			jobs[i].Command = redact.String(jobs[i].Command)
 			for k, e := range jobs[i].Errors {
 				jobs[i].Errors[k] = redact.String(e)
