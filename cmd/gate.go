@@ -106,7 +106,9 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			  %[3]d  the wrapped command failed; its own exit code is printed (the
 			     report is still written; this code wins over %[2]d and %[4]d)
 			  %[4]d  environment: a signal a threshold needs cannot be read (no PSI,
-			     not a cgroup v2 directory, unreadable cgroup) — never a pass
+			     not a cgroup v2 directory, unreadable cgroup), was missing from
+			     over 10%% of the run, or the recording ended abnormally (no end
+			     line, lines cut) — never a pass
 			  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
 		`, ExitOK, ExitBreach, ExitCommand, ExitEnv, ExitUsage, ExitError, ExitInterrupt),
 		Example: examples(`

@@ -232,10 +232,29 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	for _, warn := range srcs.warnings {
 		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", warn)
 	}
+	if len(o.Command) > 0 {
+		// The command starts right after the header is written: its start
+		// anchors a results file that holds only offsets (hey).
+		hdr.CommandStart = f.Now()
+		for _, fn := range srcs.commandStart {
+			fn(hdr.CommandStart)
+		}
+	}
 	if err := w.WriteHeader(hdr); err != nil {
 		w.Close("error")
 		return err
 	}
+	closed := false
+	defer func() {
+		// A panic here still ends the recording with its end line (the
+		// deferred delay-accounting restore runs too), then goes on.
+		if r := recover(); r != nil {
+			if !closed {
+				_ = w.Close(fmt.Sprintf("panic: %v", r))
+			}
+			panic(r)
+		}
+	}()
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -311,6 +330,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	if writeErr == nil && (reason != "duration" || child != nil) {
 		writeErr = sampler.Final(ctx, emit)
 	}
+	closed = true
 	if err := w.Close(reason); err != nil && writeErr == nil {
 		writeErr = err
 	}

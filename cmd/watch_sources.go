@@ -30,7 +30,9 @@ type watchSources struct {
 	// requests, a followed results file read to its end) before the
 	// last sample; each runs once.
 	drains []func()
-	fatal  error // a collector the user demanded could not start
+	// commandStart are told when the wrapped command starts.
+	commandStart []func(time.Time)
+	fatal        error // a collector the user demanded could not start
 }
 
 func (w *watchSources) drain() {

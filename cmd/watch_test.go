@@ -202,3 +202,26 @@ func TestRunWatchExecExitCode(t *testing.T) {
 		t.Errorf("header command = %q, want the password redacted", c)
 	}
 }
+
+// --duration ending a wrapped command stops it (SIGTERM) and says so: the
+// command did not fail and was not "killed by interrupt"; watch exits 0.
+func TestRunWatchDurationStopsCommand(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "20ms", "--duration", "100ms",
+		"--out", rec, "--quiet", "--no-timers", "--events", "off", "--", "sleep", "30")
+	if code != 0 {
+		t.Errorf("exit %d, want 0; stderr %s", code, errOut)
+	}
+	r, err := record.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "duration: command exit code 143 (killed by SIGTERM; stopped by memdiag: duration)"; r.End == nil || r.End.Reason != want {
+		t.Errorf("end = %+v, want reason %q", r.End, want)
+	}
+	// 100 ms at 20 ms: samples at 0..100 ms, then the final one after the
+	// command was stopped.
+	if len(r.Samples) != 7 || r.End.Samples != 7 {
+		t.Errorf("%d samples, end counts %d; want 6 + the final one", len(r.Samples), r.End.Samples)
+	}
+}

@@ -45,6 +45,12 @@ type EpisodeCredit struct {
 	Bytes    uint64    `json:"bytes"`     // its processes' I/O in the episode
 	AllBytes uint64    `json:"all_bytes"` // every recorded process's I/O in the episode
 	Share    float64   `json:"share"`     // Bytes / AllBytes
+	// MemBytes is its processes' RSS growth in the episode, MemAll that
+	// of every recorded RSS holder that grew (Sample.RSS's largest), and
+	// MemShare their ratio: the memory it took.
+	MemBytes uint64  `json:"mem_bytes"`
+	MemAll   uint64  `json:"mem_all_bytes"`
+	MemShare float64 `json:"mem_share"`
 	// GroupShare is the share of the jobs that started with it in one
 	// wake-up (FiresWith), itself included; 0 when alone.
 	GroupShare float64 `json:"group_share,omitempty"`
@@ -91,8 +97,8 @@ type Proof struct {
 	PNull            float64 `json:"p_null"`
 	// The confidence's terms: P = min(PNull, PFiring); Strength =
 	// min(1, −log10(P)/4);
-	// Share = the median of its own share (not the group's) over its
-	// credits; Repeat = its matched firings / firings (FiringsUsed) or credited
+	// Share = the median over its credits of its own share of the I/O
+	// or of the memory taken, the larger (not its wake-up group's); Repeat = its matched firings / firings (FiringsUsed) or credited
 	// episodes / its runs (episodes with its I/O plus runs outside them);
 	// Late: it started after the stall in every credited episode with a
 	// known start; Cap: SoloCap, BlindCap or 1.
@@ -151,6 +157,7 @@ type jobRun struct {
 	own    *owner
 	procs  []*proc
 	bytes  []uint64    // per episode
+	mem    []uint64    // per episode: RSS growth of its processes
 	first  []time.Time // per episode: its first exec in or just before it, zero if none
 	procIn [][]ProcActivity
 }
@@ -171,13 +178,13 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 		total += res.Episodes[i].Intervals
 	}
 	mc.epLen = float64(total)/float64(n) + 1
+	// Episodes are in time order and do not overlap: one sweep.
+	ep := 0
 	for k, iv := range sr.ivs {
-		for i := range res.Episodes {
-			if !iv.Start.Before(res.Episodes[i].Start) && !iv.End.After(res.Episodes[i].End) {
-				mc.inEp[k] = true
-				break
-			}
+		for ep < n && res.Episodes[ep].End.Before(iv.End) {
+			ep++
 		}
+		mc.inEp[k] = ep < n && !iv.Start.Before(res.Episodes[ep].Start) && !iv.End.After(res.Episodes[ep].End)
 	}
 
 	firings := map[string][]timers.Firing{}
@@ -266,7 +273,7 @@ func (mc *modelCtx) jobActivity(j *timers.Job) *jobRun {
 		}
 	}
 	n := len(mc.res.Episodes)
-	r.bytes, r.first, r.procIn = make([]uint64, n), make([]time.Time, n), make([][]ProcActivity, n)
+	r.bytes, r.mem, r.first, r.procIn = make([]uint64, n), make([]uint64, n), make([]time.Time, n), make([][]ProcActivity, n)
 	for i := range mc.res.Episodes {
 		e := &mc.res.Episodes[i]
 		for _, pa := range mc.sr.parts[e.Start] {
@@ -275,6 +282,10 @@ func (mc *modelCtx) jobActivity(j *timers.Job) *jobRun {
 				continue
 			}
 			r.bytes[i] += pa.Bytes()
+			r.mem[i] += pa.memGrowth
+			if pa.Comm == "" {
+				continue // seen only among the RSS holders
+			}
 			if !pa.execAt.IsZero() && (r.first[i].IsZero() || pa.execAt.Before(r.first[i])) {
 				r.first[i] = pa.execAt
 			}
@@ -364,15 +375,25 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 	with := map[string]bool{}
 	for i := range res.Episodes {
 		e := &res.Episodes[i]
-		if r.bytes[i] < CreditFloor || e.IOBytes == 0 {
+		var share, gs, ms float64
+		var names []string
+		if e.IOBytes > 0 {
+			share = float64(r.bytes[i]) / float64(e.IOBytes)
+			gs, names = mc.groupShare(r, all, i)
+		}
+		if e.MemTaken > 0 {
+			ms = float64(r.mem[i]) / float64(e.MemTaken)
+		}
+		ioOK := r.bytes[i] >= CreditFloor && (share >= MinShare || gs >= MinShare)
+		memOK := r.mem[i] >= CreditFloor && ms >= MinShare
+		if !ioOK && !memOK {
 			continue
 		}
-		share := float64(r.bytes[i]) / float64(e.IOBytes)
-		gs, names := mc.groupShare(r, all, i)
-		if share < MinShare && gs < MinShare {
-			continue
+		if !ioOK {
+			names = nil
 		}
-		c := EpisodeCredit{Episode: i, Start: e.Start, Bytes: r.bytes[i], AllBytes: e.IOBytes, Share: round3(share)}
+		c := EpisodeCredit{Episode: i, Start: e.Start, Bytes: r.bytes[i], AllBytes: e.IOBytes, Share: round3(share),
+			MemBytes: r.mem[i], MemAll: e.MemTaken, MemShare: round3(ms)}
 		if names != nil {
 			c.GroupShare = round3(gs)
 			for _, nm := range names {
@@ -526,7 +547,7 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 	for _, c := range pf.Credits {
 		// Its own share: a timer that rode along in a wake-up did only
 		// its part of the harm.
-		shares = append(shares, c.Share)
+		shares = append(shares, math.Max(c.Share, c.MemShare))
 		if c.LeadS != nil {
 			timed++
 			if *c.LeadS < -res.Interval.Seconds() {
@@ -650,7 +671,7 @@ func jobEvidence(c *Culprit, pf *Proof, job *timers.Job, period, lag time.Durati
 		ev = append(ev, "firings not weighed: "+pf.FiringsNote)
 	}
 	if pf.ProcessesRecorded {
-		ev = append(ev, fmt.Sprintf("null model: outside episodes its processes were as busy in %d of %d intervals (presence %.3f); a random episode meets that with probability %.2f, and %d of %d episodes by chance with p = %.2g",
+		ev = append(ev, fmt.Sprintf("null model: outside episodes its processes were as busy in %d of %d intervals (presence %.2g); a random episode meets that with probability %.2g, and %d of %d episodes by chance with p = %.2g",
 			pf.PresentIntervals, pf.OutsideIntervals, pf.Presence, pf.EpisodeChance, len(pf.Credits), n, pf.PNull))
 	} else {
 		ev = append(ev, "the recording has no per-process data: that it ran is inferred from its schedule only")
@@ -890,7 +911,7 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			c.Evidence = append(c.Evidence, fmt.Sprintf("%s did %.0f%% of the recorded I/O (median) in %d of the %d recurring episodes no job explains, at least 3 times its rate outside episodes",
 				a.Program, 100*median(a.shares), len(a.eps), len(un)))
 		}
-		c.Evidence = append(c.Evidence, fmt.Sprintf("null model: outside episodes it was as busy in %d of %d intervals (presence %.3f); %d of %d episodes by chance with p = %.2g",
+		c.Evidence = append(c.Evidence, fmt.Sprintf("null model: outside episodes it was as busy in %d of %d intervals (presence %.2g); %d of %d episodes by chance with p = %.2g",
 			best.present, best.outside, q, len(best.eps), len(res.Episodes), pn))
 		c.Confidence = pf.Confidence()
 		return c

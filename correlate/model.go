@@ -61,7 +61,9 @@ func programOf(comm, cmdline string) string {
 	if len(words) == 0 {
 		return comm
 	}
-	prog := path.Base(words[0])
+	// A process that renames itself ("nginx: worker process",
+	// "postgres: checkpointer") keeps its program before the colon.
+	prog := strings.TrimSuffix(path.Base(words[0]), ":")
 	if !isInterpreter(prog) && !isInterpreter(comm) {
 		return prog
 	}
@@ -257,6 +259,9 @@ func buildProcTable(sr *Series) *procTable {
 			case diskio.Exit:
 				p.exited = true
 			}
+		}
+		for _, h := range sr.rssOf(i) {
+			note(get(h.pid, h.start, at), 0, h.comm, "", "")
 		}
 		buf = sr.procsOf(i, buf[:0])
 		for _, pi := range buf {

@@ -462,3 +462,28 @@ func writeRecording(t *testing.T, rec *record.Recording, path string) {
 		t.Fatal(err)
 	}
 }
+
+// A positive control for the memory taken: bigalloc.timer's process
+// allocates 1 GiB every 2 minutes and does almost no I/O, while the web
+// service writes 20 MiB/s all the time. Its share of the I/O is tiny;
+// its share of the memory taken is all of it.
+func TestScenarioMemoryTaken(t *testing.T) {
+	ats := offs(2*time.Minute, 5, 30*time.Second)
+	ps := []sproc{{pid: 100, ppid: 1, comm: "web", cmdline: "/opt/web/bin/web", unit: "web.service", bps: steady(20 * mib), rss: 200 * mib}}
+	for k, a := range ats {
+		ps = append(ps, sproc{pid: 8000 + k, ppid: 1, comm: "bigalloc", cmdline: "/usr/local/bin/bigalloc", unit: "bigalloc.service",
+			from: a - sec(0.5), to: a + 20*time.Second, bps: every(64<<10, 10*time.Second, a), rss: 1 << 30})
+	}
+	j := withPeriod(sysTimer("bigalloc.timer", "*:0/2:30", "/usr/local/bin/bigalloc"), 2*time.Minute)
+	s := scenario{interval: 2 * time.Second, dur: 10*time.Minute + 30*time.Second, hostSome: burstPSI(0.25, 16*time.Second, ats...),
+		procs: ps, jobs: []timers.Job{j}}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if len(res.Culprits) != 1 || res.Culprits[0].Name != "bigalloc.timer" {
+		t.Fatalf("culprits %v; want bigalloc.timer", names(res))
+	}
+	c := res.Culprits[0]
+	if len(c.Proof.Credits) != 5 || c.Proof.Credits[0].MemBytes != 1<<30 || c.Proof.Credits[0].MemShare != 1 ||
+		c.Proof.Credits[0].Share > 0.01 || c.ConfidenceLabel() != "high" {
+		t.Errorf("confidence %.2f, credits %+v; want 5 credits of 1 GiB taken (share 1) and high", c.Confidence, c.Proof.Credits)
+	}
+}

@@ -63,7 +63,7 @@ type rssHold struct {
 }
 
 // rssKeep is how many RSS holders of each sample the series keeps.
-const rssKeep = 3
+const rssKeep = 5
 
 type cumSeen struct {
 	start uint64
@@ -77,7 +77,7 @@ type ival struct {
 	Dt         time.Duration
 
 	MemSome, MemFull, CgMemSome, CgMemFull float64
-	FileLRUDeltaBytes                      float64
+	FileLRUBytes, FileLRUDeltaBytes        float64
 	RefaultFilePerSec, RefaultAnonPerSec   float64
 	DirectReclaimPerSec                    float64
 	DiskReadBytesPerSec                    float64
@@ -90,7 +90,7 @@ func lean(iv *record.Interval) ival {
 	return ival{
 		Start: iv.Start, End: iv.End, Dt: iv.Dt,
 		MemSome: iv.MemSome, MemFull: iv.MemFull, CgMemSome: iv.CgMemSome, CgMemFull: iv.CgMemFull,
-		FileLRUDeltaBytes: iv.FileLRUDeltaBytes,
+		FileLRUBytes: iv.FileLRUBytes, FileLRUDeltaBytes: iv.FileLRUDeltaBytes,
 		RefaultFilePerSec: iv.RefaultFilePerSec, RefaultAnonPerSec: iv.RefaultAnonPerSec,
 		DirectReclaimPerSec: iv.DirectReclaimPerSec,
 		DiskReadBytesPerSec: iv.DiskReadBytesPerSec, DiskWriteBytesPerSec: iv.DiskWriteBytesPerSec,
@@ -262,6 +262,15 @@ func (sr *Series) eventsOf(i int) []diskio.ProcEvent {
 		return sr.events[j].events
 	}
 	return nil
+}
+
+// Span is the time the recording's intervals cover, (from, to]: its
+// first and last sample; ok is false with fewer than two samples.
+func (sr *Series) Span() (from, to time.Time, ok bool) {
+	if len(sr.ivs) == 0 {
+		return from, to, false
+	}
+	return sr.ivs[0].Start, sr.ivs[len(sr.ivs)-1].End, true
 }
 
 // eventsWithPrior returns the process events of sample i and, per exit

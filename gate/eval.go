@@ -152,7 +152,8 @@ func (c *CommandResult) Describe() string {
 // Counters that went backwards between two samples (reset, a different
 // scope) and intervals lacking the signal are left out; Result.Covered
 // says how much of the run was judged, and a threshold with no usable
-// interval is NoData, never a pass.
+// interval, or that held but had its signal over less than 90 % of the
+// run, is NoData, never a pass.
 func Evaluate(h *record.Header, samples []record.Sample, scope Scope, ths []*Threshold) *Report {
 	rep := &Report{Scope: scope, Samples: len(samples)}
 	if len(samples) > 0 {
@@ -163,7 +164,16 @@ func Evaluate(h *record.Header, samples []record.Sample, scope Scope, ths []*Thr
 		pageSize = float64(h.PageSize)
 	}
 	for _, t := range ths {
-		rep.Results = append(rep.Results, evaluate(samples, scope, t, pageSize))
+		r := evaluate(samples, scope, t, pageSize)
+		if span := rep.End.Sub(rep.Start); r.Status == Pass && t.Metric.Kind != KindAvg && r.Covered < span*9/10 {
+			// The signal was missing from part of the run (a collector
+			// that failed, a group that went away): what held while it
+			// was there is not known to have held over the run.
+			r.Status = NoData
+			r.Reason = fmt.Sprintf("held over the %s of the run that had the signal, but %s of %s had none",
+				r.Covered.Round(time.Millisecond), (span - r.Covered).Round(time.Millisecond), span.Round(time.Millisecond))
+		}
+		rep.Results = append(rep.Results, r)
 	}
 	return rep
 }

@@ -101,8 +101,10 @@ type ImportReport struct {
 	// of the test (hey) and no start was known: start times then count
 	// from 1970-01-01 UTC and must be shifted by the caller.
 	Relative bool
+	// Window is set by [Imported.Within]: what fell inside a recording.
+	Window *Window
 	// StartFrom says where the start of a relative format came from
-	// ("option", "file mtime"), "" for absolute formats.
+	// ("option", [StartCommand], [StartMtime]), "" for absolute formats.
 	StartFrom string
 }
 
@@ -121,6 +123,13 @@ func (r *ImportReport) bad(e LineError) {
 		r.BadLines = append(r.BadLines, e)
 	}
 }
+
+// Where the start of a relative format (hey) came from: ImportReport.StartFrom.
+const (
+	StartOption  = "option"                                                    // ImportOptions.Start as given (--latency-start)
+	StartCommand = "the start of the wrapped command (recorded by watch)"      // Record.Header.CommandStart
+	StartMtime   = "the file's modification time minus its last request's end" // ImportFile's fallback
+)
 
 // Imported is the content of a results file.
 type Imported struct {
@@ -178,7 +187,7 @@ func Import(r io.Reader, name string, opts ImportOptions) (*Imported, error) {
 // ImportFile opens and imports path (see [Import]). For formats that record
 // only offsets (hey) and a zero opts.Start, the start of the test is taken
 // as the file's modification time minus the end of its last request, and
-// Report.StartFrom is "file mtime".
+// Report.StartFrom is [StartMtime].
 func ImportFile(path string, opts ImportOptions) (*Imported, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -204,7 +213,7 @@ func ImportFile(path string, opts ImportOptions) (*Imported, error) {
 		imp.Requests[i].Start = imp.Requests[i].Start.Add(shift)
 	}
 	imp.Report.Relative = false
-	imp.Report.StartFrom = "file mtime"
+	imp.Report.StartFrom = StartMtime
 	return imp, nil
 }
 
@@ -277,7 +286,7 @@ func newDecoder(name, format string, opts ImportOptions, rep *ImportReport) (*de
 		if opts.Start.IsZero() {
 			rep.Relative = true
 		} else {
-			rep.StartFrom = "option"
+			rep.StartFrom = StartOption
 		}
 	}
 	switch p := p.(type) {
