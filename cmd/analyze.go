@@ -136,7 +136,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LRUDropMin, "lru-drop-min", "32MiB", "bytes the file LRU must also lose within one interval for an LRU drop")
 	fl.StringVar(&opts.PSIScope, "psi-scope", "auto", "whose memory PSI the PSI signals read: auto (the recorded --cgroup group, else the host), host, cgroup or any")
 	fl.IntVar(&opts.MinSignals, "min-signals", 1, "kernel signals an interval must raise to count without a latency spike (2 ignores lone disk bursts on a shared host)")
-	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi when a --cgroup group was recorded, else none")
+	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi whenever the recording has memory PSI (disk or reclaim bursts without stall are I/O bursts, not episodes)")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
 	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
@@ -246,16 +246,6 @@ func runAnalyze(opts *AnalyzeOptions) error {
 // limits the GC's share of CPU rather than fail.
 const analyzeMemoryLimit = 170 << 20
 
-// analyzeFile reads a recording, joins a results file if one is given, and
-// analyses it. Problems with the results file's rows are printed to
-// stderr, once, and do not stop the analysis. The recording is reduced to
-// what correlate uses as it is read (correlate.Series), not held, and the
-// results file is imported meanwhile.
-func analyzeFile(io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options) (correlate.Result, error) {
-	res, _, err := analyzeFileTrace(io, path, latFile, lo, co, false)
-	return res, err
-}
-
 // analyzeFileTrace is analyzeFile that also returns, when trace is set,
 // the per-interval data behind the result (correlate.Series.Trace), for
 // the HTML report's charts.
@@ -298,20 +288,4 @@ func analyzeFileTrace(io *iostreams.IOStreams, path, latFile string, lo latencyI
 	res, t, err := analyzeSeriesTrace(io, sr, rec.Warnings, latFile, l.imp, lo, co, trace)
 	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
 	return res, t, err
-}
-
-// analyzeRecording joins a results file (latFile, if not "") to rec and
-// analyses it with the job projector. `memdiag watch` can call it with the
-// recording it has just written, then report.Render, to print the same
-// timeline and verdict as analyze.
-func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile string, lo latencyInput, co correlate.Options) (correlate.Result, error) {
-	imp, err := importFor(io, &rec.Header, latFile, lo)
-	if err != nil {
-		return correlate.Result{}, err
-	}
-	sr := correlate.NewSeries(rec.Header)
-	for i := range rec.Samples {
-		sr.Add(&rec.Samples[i])
-	}
-	return analyzeSeries(io, sr, rec.Warnings, latFile, imp, lo, co)
 }

@@ -50,13 +50,15 @@ type pageFigure struct {
 }
 
 type pageState struct {
-	Figures  []pageFigure `json:"figures"`
-	Rows     int          `json:"rows"`      // timeline rows linked to the charts
-	Cards    int          `json:"cards"`     // headline numbers (compare)
-	RenderMs float64      `json:"render_ms"` // navigation start to charts drawn
-	TableRow int          `json:"table_rows"`
-	Hover    string       `json:"hover"` // the hover line over the first episode
-	ZoomedTo []float64    `json:"-"`     // x scale after following a row link
+	Figures    []pageFigure `json:"figures"`
+	Rows       int          `json:"rows"`      // timeline rows linked to the charts
+	Cards      int          `json:"cards"`     // headline numbers (compare)
+	RenderMs   float64      `json:"render_ms"` // navigation start to charts drawn
+	TableRow   int          `json:"table_rows"`
+	Hover      string       `json:"hover"` // the hover line over the first episode
+	ZoomedTo   []float64    `json:"-"`     // x scale after following a row link
+	PDF        []byte       `json:"-"`     // the page printed
+	PrintWidth string       `json:"-"`     // the charts' width while printing
 }
 
 // readState is evaluated in the page once it says it is ready: it counts
@@ -183,6 +185,14 @@ func loadPage(t *testing.T, exe, file, docs string) (pageState, []byte) {
 		st, err = chromedp.Run(ctx, chromedp.Evaluate[pageState](readState))
 	}
 	if err == nil {
+		// Printing: a PDF of the page, the charts narrowed to the paper
+		// (the page's beforeprint handler) and back after.
+		st.PDF, err = chromedp.Run(ctx, chromedp.PrintToPDF(chromedp.PDFPrintBackground()))
+	}
+	if err == nil {
+		st.PrintWidth, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.dataset.printWidth || ""`))
+	}
+	if err == nil {
 		// uPlot commits a new scale in a microtask: read it after.
 		st.ZoomedTo, err = chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[Number(document.body.dataset.xMin), Number(document.body.dataset.xMax)]`))
 	}
@@ -282,6 +292,9 @@ func TestHTMLReportChromium(t *testing.T) {
 	// for 30 s in the interval at its middle.
 	if !strings.Contains(st.Hover, "top I/O: pmlogger_check[") || !strings.Contains(st.Hover, "1.8 GiB") {
 		t.Errorf("hover over the first episode: %q, want pmlogger_check first, 1.8 GiB", st.Hover)
+	}
+	if !bytes.HasPrefix(st.PDF, []byte("%PDF-")) || st.PrintWidth != "680" {
+		t.Errorf("printing: %d bytes of PDF (%q…), charts %q px wide; want a PDF and 680", len(st.PDF), st.PDF[:min(8, len(st.PDF))], st.PrintWidth)
 	}
 	// 240 intervals: one point each, one table row each.
 	if st.TableRow != 240 {

@@ -93,7 +93,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			every sample (gzip with a sync flush), so a killed recorder loses at most
 			the interval in progress. Command lines are stored with likely secrets
 			(passwords, tokens, keys, URL credentials) replaced by *** unless
-			--keep-cmdline is given. The format is documented in docs/recording.md.
+			--no-redact is given. The format is documented in docs/recording.md.
 		`),
 		Example: examples(`
 			# record until Ctrl-C, one sample per second, to a time-stamped file
@@ -117,6 +117,8 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			if len(args) > 0 {
 				opts.Command = args
 			}
+			// --keep-cmdline is the older name of --no-redact.
+			opts.KeepCmdline = opts.KeepCmdline || f.NoRedact
 			if execFlag && len(opts.Command) == 0 {
 				return flagErrorf("--exec needs a command after --")
 			}
@@ -152,6 +154,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.IntVar(&opts.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no live rows")
 	fl.BoolVar(&opts.KeepCmdline, "keep-cmdline", false, "store command lines unredacted")
+	_ = fl.MarkDeprecated("keep-cmdline", "use --no-redact")
 	fl.BoolVar(&opts.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
 	fl.BoolVar(&execFlag, "exec", false, "run the command after -- and stop when it exits (exit 4 if it fails)")
 	fl.StringVar(&opts.ProbeURL, "probe", "", "measure latency with a built-in HTTP probe of this URL")
@@ -241,6 +244,17 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		w.Close("error")
 		return err
 	}
+	closed := false
+	defer func() {
+		// A panic here still ends the recording with its end line (the
+		// deferred delay-accounting restore runs too), then goes on.
+		if r := recover(); r != nil {
+			if !closed {
+				_ = w.Close(fmt.Sprintf("panic: %v", r))
+			}
+			panic(r)
+		}
+	}()
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -316,6 +330,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	if writeErr == nil && (reason != "duration" || child != nil) {
 		writeErr = sampler.Final(ctx, emit)
 	}
+	closed = true
 	if err := w.Close(reason); err != nil && writeErr == nil {
 		writeErr = err
 	}

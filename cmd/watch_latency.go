@@ -10,6 +10,7 @@ import (
 
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/redact"
 )
 
 func init() {
@@ -31,6 +32,9 @@ func init() {
 				return
 			}
 			h.Probe = o.ProbeURL
+			if !o.KeepCmdline {
+				h.Probe = redact.URL(o.ProbeURL)
+			}
 			producers.Go(func() { _ = p.Run(lctx, ch) })
 		}
 		ivs := make(chan latency.IntervalStat, 64)
@@ -44,6 +48,13 @@ func init() {
 				ws.warnings = append(ws.warnings, fmt.Sprintf("--latency %s: %v; waiting for the load tool to create it", o.LatencyFile, errors.Unwrap(err)))
 			}
 			producers.Go(func() {
+				// A parser that panics on a row it did not expect ends
+				// the following with a warning, not the recorder.
+				defer func() {
+					if r := recover(); r != nil {
+						src.warn(fmt.Sprintf("--latency %s: stopped following: internal error: %v", o.LatencyFile, r))
+					}
+				}()
 				rep, err := latency.Follow(lctx, o.LatencyFile, latency.FollowOptions{
 					ImportOptions: latency.ImportOptions{Format: o.LatencyFmt, Location: time.Local},
 					// hey's offsets count from its start: the wrapped command's.

@@ -53,7 +53,7 @@ type MemHolder struct {
 }
 
 // ioBursts returns the runs of intervals that raised signals but none of
-// the required ones, outside episodes.
+// the required ones, outside episodes and not next to one.
 func ioBursts(sr *Series, ivs []ival, raised [][]Signal, lat []float64, step time.Duration, o Options,
 	baselines map[Signal]float64, eps []Episode) []IOBurst {
 	in := make([]bool, len(ivs))
@@ -64,7 +64,11 @@ func ioBursts(sr *Series, ivs []ival, raised [][]Signal, lat []float64, step tim
 		}
 		in[k] = ep < len(eps) && !ivs[k].Start.Before(eps[ep].Start) && !ivs[k].End.After(eps[ep].End)
 	}
-	inEp := func(i int) bool { return in[i] }
+	// An interval next to an episode is its edge (the I/O that began
+	// or ended the stall), not a burst of its own.
+	inEp := func(i int) bool {
+		return in[i] || (i > 0 && in[i-1]) || (i+1 < len(in) && in[i+1])
+	}
 	none := make([]bool, len(ivs))
 	var out []IOBurst
 	first, last := -1, -1

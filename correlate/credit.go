@@ -671,7 +671,7 @@ func jobEvidence(c *Culprit, pf *Proof, job *timers.Job, period, lag time.Durati
 		ev = append(ev, "firings not weighed: "+pf.FiringsNote)
 	}
 	if pf.ProcessesRecorded {
-		ev = append(ev, fmt.Sprintf("null model: outside episodes its processes were as busy in %d of %d intervals (presence %.3f); a random episode meets that with probability %.2f, and %d of %d episodes by chance with p = %.2g",
+		ev = append(ev, fmt.Sprintf("null model: outside episodes its processes were as busy in %d of %d intervals (presence %.2g); a random episode meets that with probability %.2g, and %d of %d episodes by chance with p = %.2g",
 			pf.PresentIntervals, pf.OutsideIntervals, pf.Presence, pf.EpisodeChance, len(pf.Credits), n, pf.PNull))
 	} else {
 		ev = append(ev, "the recording has no per-process data: that it ran is inferred from its schedule only")
@@ -911,7 +911,7 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			c.Evidence = append(c.Evidence, fmt.Sprintf("%s did %.0f%% of the recorded I/O (median) in %d of the %d recurring episodes no job explains, at least 3 times its rate outside episodes",
 				a.Program, 100*median(a.shares), len(a.eps), len(un)))
 		}
-		c.Evidence = append(c.Evidence, fmt.Sprintf("null model: outside episodes it was as busy in %d of %d intervals (presence %.3f); %d of %d episodes by chance with p = %.2g",
+		c.Evidence = append(c.Evidence, fmt.Sprintf("null model: outside episodes it was as busy in %d of %d intervals (presence %.2g); %d of %d episodes by chance with p = %.2g",
 			best.present, best.outside, q, len(best.eps), len(res.Episodes), pn))
 		c.Confidence = pf.Confidence()
 		return c

@@ -48,7 +48,7 @@ func (sp *Sampler) Collect(ctx context.Context) *Sample {
 	sp.next++
 	sp.last = s.Time
 	for _, src := range sp.Sources {
-		if err := src.Fill(ctx, s); err != nil {
+		if err := fill(ctx, src, s); err != nil {
 			s.Errors = append(s.Errors, fmt.Sprintf("%s: %v", src.Name(), err))
 			if !sp.failed[src.Name()] && sp.Logger != nil {
 				sp.Logger.Warn(fmt.Sprintf("%s: %v; further failures are recorded in the samples only", src.Name(), err))
@@ -57,6 +57,18 @@ func (sp *Sampler) Collect(ctx context.Context) *Sample {
 		}
 	}
 	return s
+}
+
+// fill runs one source. A source that panics (a parser meeting input it
+// did not expect) fails this sample like any error, rather than taking
+// the recorder down without its end line.
+func fill(ctx context.Context, src Source, s *Sample) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return src.Fill(ctx, s)
 }
 
 // Run samples at once (unless a sample was already taken: gate's

@@ -118,3 +118,21 @@ func TestSamplerEmitError(t *testing.T) {
 		}
 	})
 }
+
+type panicSource struct{}
+
+func (panicSource) Name() string { return "broken" }
+func (panicSource) Fill(ctx context.Context, s *Sample) error {
+	panic("index out of range [3] with length 3")
+}
+
+// A source that panics fails its part of the sample, recorded in
+// Sample.Errors; the other sources and the run go on.
+func TestSamplerSourcePanics(t *testing.T) {
+	src := &countSource{}
+	sp := &Sampler{Sources: []Source{panicSource{}, src}, Interval: time.Second}
+	s := sp.Collect(context.Background())
+	if len(s.Errors) != 1 || s.Errors[0] != "broken: panic: index out of range [3] with length 3" || len(src.at) != 1 {
+		t.Errorf("errors %q, other source read %d times; want the panic as an error and the other source read", s.Errors, len(src.at))
+	}
+}

@@ -293,6 +293,9 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 			fmt.Fprintf(b, "\n%s without memory stall (disk or reclaim activity that stalled nobody: not memory pressure, no culprit named for %s).\n",
 				english.Count(len(r.IOBursts), "I/O burst"), map[bool]string{true: "it", false: "them"}[len(r.IOBursts) == 1])
 		}
+		if len(r.NotRun) > 0 {
+			fmt.Fprintf(b, "\nNot named:\n")
+		}
 		for _, nr := range r.NotRun {
 			fmt.Fprintf(b, "%s%s: %s.\n", bullet, nr.Name, nr.Reason)
 		}

@@ -50,6 +50,11 @@
   };
 
   const css = (name) => getComputedStyle(document.body).getPropertyValue(name).trim();
+  // On a dark background the darkest Okabe-Ito colours give way to
+  // lighter ones of the same set (blue to sky blue, vermillion to orange).
+  const darkMQ = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  const onDark = { "#0072B2": "#56B4E9", "#D55E00": "#E69F00", "#CC79A7": "#E8A3C9" };
+  const themed = (c) => (darkMQ && darkMQ.matches && onDark[c]) || c;
 
   function axis(unit, side) {
     return {
@@ -176,7 +181,7 @@
       series.push({
         label: s.label,
         scale: s.axis ? "r" : "l",
-        stroke: s.color,
+        stroke: () => themed(s.color),
         width: 1.5,
         dash: s.dash ? [6, 4] : undefined,
         value: (u, v) => show(unit, v),
@@ -289,13 +294,14 @@
   const fit = (w) => plots.forEach((p) => p.setSize({ width: w || Math.max(320, p.root.parentElement.clientWidth), height: H }));
   let resizeTimer = 0;
   window.addEventListener("resize", () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(() => fit(), 100); });
-  window.addEventListener("beforeprint", () => fit(680));
+  window.addEventListener("beforeprint", () => {
+    fit(680);
+    document.body.dataset.printWidth = plots.length ? plots[0].width : 0;
+  });
   window.addEventListener("afterprint", () => fit());
   // Light and dark: the axes read the page's colours when drawn.
-  if (window.matchMedia) {
-    const mq = window.matchMedia("(prefers-color-scheme: dark)");
-    const redraw = () => plots.forEach((p) => p.redraw(false, true));
-    if (mq.addEventListener) mq.addEventListener("change", redraw);
+  if (darkMQ && darkMQ.addEventListener) {
+    darkMQ.addEventListener("change", () => plots.forEach((p) => p.redraw(false, true)));
   }
   // The scroll bar appears once the charts are drawn: fit them again.
   fit();
