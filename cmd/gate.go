@@ -23,6 +23,7 @@ import (
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/redact"
 	"github.com/memdiag/memdiag/sources"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -36,6 +37,7 @@ type GateOptions struct {
 	Logger   *slog.Logger
 	Root     string
 	Getenv   func(string) string // GITHUB_STEP_SUMMARY
+	NoRedact bool                // --no-redact: quote the wrapped command as it is
 	Location *time.Location      // zone of the times in reports
 
 	Thresholds     []string
@@ -125,7 +127,7 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			memdiag gate --threshold 'memory.some.avg10<10' --recording run.jsonl
 		`),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Root, opts.Logger = f.Root, f.Logger
+			opts.Root, opts.Logger, opts.NoRedact = f.Root, f.Logger, f.NoRedact
 			if len(args) > 0 {
 				if cmd.ArgsLenAtDash() != 0 {
 					return flagErrorf("put the command to wrap after --, e.g. memdiag gate --threshold 'memory.full.stall<1%%' -- %s", strings.Join(args, " "))
@@ -273,7 +275,12 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 	var cmdRes *gate.CommandResult
 	var child *supervise.Child
 	if len(opts.Command) > 0 {
+		// The report, the JUnit file and the error quote the command:
+		// redacted, like every command line memdiag writes.
 		cmdRes = &gate.CommandResult{Args: opts.Command}
+		if !opts.NoRedact {
+			cmdRes.Args = redact.Args(opts.Command)
+		}
 		child, err = supervise.Start(supervise.Options{Args: opts.Command, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut})
 		if err != nil {
 			cmdRes.Err, cmdRes.ExitCode = "could not start: "+err.Error(), 127

@@ -93,7 +93,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			every sample (gzip with a sync flush), so a killed recorder loses at most
 			the interval in progress. Command lines are stored with likely secrets
 			(passwords, tokens, keys, URL credentials) replaced by *** unless
-			--keep-cmdline is given. The format is documented in docs/recording.md.
+			--no-redact is given. The format is documented in docs/recording.md.
 		`),
 		Example: examples(`
 			# record until Ctrl-C, one sample per second, to a time-stamped file
@@ -117,6 +117,8 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			if len(args) > 0 {
 				opts.Command = args
 			}
+			// --keep-cmdline is the older name of --no-redact.
+			opts.KeepCmdline = opts.KeepCmdline || f.NoRedact
 			if execFlag && len(opts.Command) == 0 {
 				return flagErrorf("--exec needs a command after --")
 			}
@@ -152,6 +154,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.IntVar(&opts.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no live rows")
 	fl.BoolVar(&opts.KeepCmdline, "keep-cmdline", false, "store command lines unredacted")
+	_ = fl.MarkDeprecated("keep-cmdline", "use --no-redact")
 	fl.BoolVar(&opts.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
 	fl.BoolVar(&execFlag, "exec", false, "run the command after -- and stop when it exits (exit 4 if it fails)")
 	fl.StringVar(&opts.ProbeURL, "probe", "", "measure latency with a built-in HTTP probe of this URL")

@@ -280,6 +280,11 @@ func TestWatchE2EDiskFull(t *testing.T) {
 			if r.End != nil {
 				t.Errorf("end line %+v written to a full disk?", r.End)
 			}
+			// analyze says so before anything else, with the same count.
+			_, out, _ := runBinary(t, bin, "analyze", rec)
+			if want := fmt.Sprintf("recording cut short, %d samples readable: no end line", readable); !strings.Contains(out, want) {
+				t.Errorf("analyze does not say %q:\n%s", want, out)
+			}
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/redact"
 )
 
 func init() {
@@ -31,6 +32,9 @@ func init() {
 				return
 			}
 			h.Probe = o.ProbeURL
+			if !o.KeepCmdline {
+				h.Probe = redact.URL(o.ProbeURL)
+			}
 			producers.Go(func() { _ = p.Run(lctx, ch) })
 		}
 		ivs := make(chan latency.IntervalStat, 64)

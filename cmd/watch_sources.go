@@ -16,6 +16,7 @@ import (
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/redact"
 	"github.com/memdiag/memdiag/sources"
 )
 
@@ -68,7 +69,7 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 	if len(o.Command) > 0 && !o.KeepCmdline {
 		// Recordings get shared: the --exec command is redacted like every
 		// other command line (one string, secrets as ***).
-		h.Command = []string{diskio.RedactCmdline(o.Command)}
+		h.Command = []string{redact.Cmdline(o.Command)}
 	}
 	ws := &watchSources{}
 

@@ -80,6 +80,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/memdiag/memdiag/redact"
 )
 
 // DeniedHint is the warning a command prints once when a scan counts
@@ -99,7 +101,7 @@ type ProcScanOptions struct {
 	// bytes read plus written in the interval. Default 10.
 	TopN int
 	// KeepCmdline stores command lines as they are instead of passing
-	// them through [RedactCmdline] (`watch --keep-cmdline`).
+	// them through [redact.Cmdline] (`watch --keep-cmdline`).
 	KeepCmdline bool
 	// ClockTicks is USER_HZ, the unit of delayacct_blkio_ticks
 	// (sysconf(_SC_CLK_TCK)); default 100, which it is on every Linux
@@ -697,7 +699,7 @@ func (s *ProcScanner) readMeta(st *procState) {
 		if s.opts.KeepCmdline {
 			st.cmdline = strings.Join(args, " ")
 		} else {
-			st.cmdline = RedactCmdline(args)
+			st.cmdline = redact.Cmdline(args)
 		}
 	}
 	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cgroup"), s.cgBuf); err == nil {

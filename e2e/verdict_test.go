@@ -86,7 +86,6 @@ type vRun struct {
 	bg     []vProc                    // started before the recording
 	timers []vTimer                   // fired by hand
 	once   []vOnce                    // started once at an offset
-	bgEnv  map[string]string
 }
 
 type vProc struct {

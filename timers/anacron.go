@@ -9,13 +9,16 @@ package timers
 // inside START_HOURS_RANGE.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // ErrAnacronParse is wrapped by errors about malformed anacrontab lines.
@@ -109,7 +112,8 @@ func parseAnacrontab(root, rel string, lines []string, trig anacronTrigger, syst
 		j.RandomizedDelaySec = randomDelay + trig.Jitter
 		j.AccuracySec = trig.Accuracy
 		j.Trigger = trig.Schedules
-		if b, err := os.ReadFile(filepath.Join(root, "var/spool/anacron", f[2])); err == nil && len(b) >= 8 {
+		// The id is checked above: it names a file in var/spool/anacron.
+		if b, err := rootfs.ReadFile(context.Background(), root, path.Join("var/spool/anacron", f[2]), 64); err == nil && len(b) >= 8 {
 			j.LastRun = string(b[:8])
 		}
 		if dir := runPartsDir(j.Command); dir != "" {
