@@ -201,7 +201,9 @@ func charts(stat correlate.Stat) []chartDef {
 		}},
 		{"reclaim", "Refaults and direct reclaim", [2]string{"/s", ""}, []quantity{
 			col("refaults (pages/s)", 0, correlate.TraceRefault, 1),
-			col("direct reclaim (pages/s)", 0, correlate.TraceDirectReclaim, 1),
+			// correlate's direct_reclaim: global direct reclaim and reclaim at
+			// cgroup limits (record.Interval.DirectReclaimPerSec).
+			col("direct reclaim, also at cgroup limits (pages/s)", 0, correlate.TraceDirectReclaim, 1),
 		}},
 		{"disk", "Disk I/O and I/O time", [2]string{"B/s", "s/s"}, []quantity{
 			col("disk read", 0, correlate.TraceDiskRead, 1),
@@ -363,7 +365,10 @@ func newPage(kind string, rs []*correlate.Result, ts []*correlate.Trace, labels 
 		d.Zone = in(rs[0], rs[0].Start).Format("MST (UTC-07:00)")
 	}
 	samplings := make([]sampling, len(rs))
-	if n > 2*MaxBuckets || d.Relative {
+	switch {
+	case n == 0:
+		// Nothing recorded: no points, every chart says so.
+	case n > 2*MaxBuckets || d.Relative:
 		// Buckets on one grid: the runs share the x values. A bucket is
 		// at least the coarsest run's mean interval, so that no run has
 		// empty buckets (gaps) between its samples.
@@ -387,7 +392,7 @@ func newPage(kind string, rs []*correlate.Result, ts []*correlate.Trace, labels 
 			samplings[i] = grid(t, func(j int) float64 { return c.x(t.End[j]) }, t0, span, nb)
 		}
 		d.BucketSeconds = span / float64(nb)
-	} else {
+	default:
 		for _, e := range ts[0].End {
 			d.X = append(d.X, xnum(clocks[0].x(e)))
 		}
@@ -586,7 +591,7 @@ func renderCompareHTML(w io.Writer, before, after correlate.Result, o Options) e
 	if err != nil {
 		return err
 	}
-	ts := []*correlate.Trace{&correlate.Trace{}, &correlate.Trace{}}
+	ts := []*correlate.Trace{{}, {}}
 	for i := range ts {
 		if i < len(o.Traces) && o.Traces[i] != nil {
 			ts[i] = o.Traces[i]

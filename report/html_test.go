@@ -255,3 +255,38 @@ func TestRenderCompareHTML(t *testing.T) {
 		t.Errorf("mean card %+v", h)
 	}
 }
+
+// Without a trace (or with an empty recording) the page still renders:
+// each chart says it has no data, and the report's text is there.
+func TestRenderHTMLNoData(t *testing.T) {
+	empty := correlate.Result{Host: "h", Warnings: []string{"the recording has fewer than two samples: nothing to analyse"}}
+	for name, render := range map[string]func(*bytes.Buffer) error{
+		"analyze, no trace": func(b *bytes.Buffer) error { return Render(b, reference(), HTML, Options{}) },
+		"analyze, empty":    func(b *bytes.Buffer) error { return Render(b, empty, HTML, Options{Traces: []*correlate.Trace{{}}}) },
+		"compare, empty":    func(b *bytes.Buffer) error { return RenderCompare(b, empty, empty, HTML, Options{}) },
+		"compare, one trace": func(b *bytes.Buffer) error {
+			return RenderCompare(b, reference(), empty, HTML, Options{Traces: []*correlate.Trace{flatTrace(at("12:20"), 60, time.Minute)}})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			page, d := pageOf(t, render)
+			note := `<p class="note">The recording has no data for this chart.</p>`
+			if len(d.Charts) != 6 || strings.Count(page, note) != 6-countCharted(d) {
+				t.Errorf("%d charts, %d with data, notes: %d", len(d.Charts), countCharted(d), strings.Count(page, note))
+			}
+			if !strings.Contains(page, "</main>") {
+				t.Error("no report text")
+			}
+		})
+	}
+}
+
+func countCharted(d pageJSON) int {
+	n := 0
+	for _, c := range d.Charts {
+		if len(c.Series) > 0 {
+			n++
+		}
+	}
+	return n
+}
