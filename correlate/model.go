@@ -133,7 +133,6 @@ func JobPrograms(j *timers.Job) []string {
 						a := strings.Trim(words[k], `"'`)
 						if a == "-c" {
 							scan(strings.Trim(strings.Join(words[k+1:], " "), `"'`))
-							k = len(words)
 							break
 						}
 						if strings.HasPrefix(a, "-") {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memdiag/memdiag/internal/golden"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -413,7 +414,7 @@ func scenarios() map[string]scenario {
 }
 
 // TestScenarioRecordings keeps testdata/scenarios/*.jsonl.gz equal to
-// what the builders make (go test -update rewrites them), and checks that
+// what the builders make (make golden rewrites them), and checks that
 // a recording read back gives the verdict built in memory.
 func TestScenarioRecordings(t *testing.T) {
 	for name, s := range scenarios() {
@@ -422,15 +423,15 @@ func TestScenarioRecordings(t *testing.T) {
 			path := filepath.Join("testdata", "scenarios", name+".jsonl.gz")
 			tmp := filepath.Join(t.TempDir(), name+".jsonl.gz")
 			target := tmp
-			if *update {
+			if golden.Updating() {
 				target = path
 			}
 			writeRecording(t, rec, target)
-			if *update {
+			if golden.Updating() {
 				return
 			}
 			if d := cmp.Diff(lines(t, path), lines(t, tmp)); d != "" {
-				t.Fatalf("%s is stale (go test -update rewrites it) (-want +got):\n%s", path, d)
+				t.Fatalf("%s is stale (make golden rewrites it) (-want +got):\n%s", path, d)
 			}
 			back, err := record.ReadFile(path)
 			if err != nil {

@@ -78,7 +78,7 @@ func vBuild(t *testing.T) {
 		} {
 			p := filepath.Join(dir, filepath.Base(b.pkg))
 			if out, err := exec.Command("go", "build", "-o", p, b.pkg).CombinedOutput(); err != nil {
-				vBins.err = fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
+				vBins.err = fmt.Errorf("go build %s: %w\n%s", b.pkg, err, out)
 				return
 			}
 			*b.out = p
@@ -98,7 +98,6 @@ type vRun struct {
 	bg     []vProc                    // started before the recording
 	timers []vTimer                   // fired by hand
 	once   []vOnce                    // started once at an offset
-	bgEnv  map[string]string
 }
 
 type vProc struct {

@@ -591,7 +591,7 @@ func renderCompareHTML(w io.Writer, before, after correlate.Result, o Options) e
 	if err != nil {
 		return err
 	}
-	ts := []*correlate.Trace{&correlate.Trace{}, &correlate.Trace{}}
+	ts := []*correlate.Trace{{}, {}}
 	for i := range ts {
 		if i < len(o.Traces) && o.Traces[i] != nil {
 			ts[i] = o.Traces[i]
