@@ -530,3 +530,37 @@ func TestScenarioMemoryTaken(t *testing.T) {
 		t.Errorf("confidence %.2f, credits %+v; want 5 credits of 1 GiB taken (share 1) and high", c.Confidence, c.Proof.Credits)
 	}
 }
+
+// A run as short as the real e2e scenarios: three firings of a heavy
+// timer 10 s apart in 36 s, systemd not running (firings not weighed).
+// Three episodes in 36 s are too few to rule out chance (p_null above
+// 0.01), but the job did nearly all of the I/O each time and started
+// with the stall: it is named, with a confidence that says how weak the
+// chance test was. A recurrence of three episodes without a process to
+// name is no "unknown" culprit.
+func TestScenarioShortRun(t *testing.T) {
+	ats := offs(10*time.Second, 3, 4*time.Second)
+	var ps []sproc
+	for k, a := range ats {
+		ps = append(ps, sproc{pid: 9000 + k, ppid: 1, comm: "hog", cmdline: "/opt/hog -write 192M", unit: "heavy.service",
+			from: a - sec(0.3), to: a + 6*time.Second, bps: every(192*mib, 5*time.Second, a)})
+	}
+	ps = append(ps, sproc{pid: 50, ppid: 1, comm: "websvc", cmdline: "/opt/websvc", unit: "web.service", bps: steady(1 * mib)})
+	j := withPeriod(sysTimer("heavy.timer", "*:*:0/10", "/opt/hog -write 192M"), 10*time.Second)
+	j.IdleNow, j.LiveNote = true, "does not fire now: systemd is not running"
+	s := scenario{dur: 36 * time.Second, hostSome: burstPSI(0.3, 5*time.Second, ats...), procs: ps, jobs: []timers.Job{j}}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if len(res.Culprits) != 1 || res.Culprits[0].Name != "heavy.timer" {
+		t.Fatalf("culprits %v; want heavy.timer", names(res))
+	}
+	c := res.Culprits[0]
+	if c.Proof.PNull < MaxChance || c.Proof.FiringsUsed || c.ConfidenceLabel() == "high" {
+		t.Errorf("p_null %.3g, firings used %v, confidence %.2f; want p_null ≥ 0.01, no firings, below high", c.Proof.PNull, c.Proof.FiringsUsed, c.Confidence)
+	}
+	// Without the job's processes the same episodes are a 10 s
+	// recurrence of three: no culprit.
+	s.procs = ps[len(ps)-1:]
+	if res := Analyze(s.build(), Options{Project: timers.Project}); len(res.Culprits) != 0 {
+		t.Errorf("culprits %v from three episodes and no process; want none", names(res))
+	}
+}
