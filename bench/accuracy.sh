@@ -38,12 +38,12 @@ scenarios=$(sed -n 's/^\tt\.Run("\([a-z-]*\)", func.*/\1/p' e2e/verdict_test.go 
 go test -c -o "$(dirname "$out")/memdiag-accuracy-e2e.test" ./e2e
 bin="$(dirname "$out")/memdiag-accuracy-e2e.test"
 echo "# memdiag accuracy: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), $(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# command: bench/accuracy.sh -n $N${SEL:+ -s '$SEL'}"
+echo "# command: bench/accuracy.sh -n $N$( [ "$SEL" = '.*' ] || printf " -s '%s'" "$SEL")"
 for ((i = 1; i <= N; i++)); do
   for s in $scenarios; do
     # The test's own verdict (pass/fail) is in the JSON line; a run whose
     # harness failed before analyze wrote none and is reported below.
-    (cd e2e && MEMDIAG_E2E=1 MEMDIAG_ACCURACY_OUT="$out" ${KEEP:+MEMDIAG_E2E_KEEP="$KEEP"} \
+    (cd e2e && env MEMDIAG_E2E=1 MEMDIAG_ACCURACY_OUT="$out" ${KEEP:+MEMDIAG_E2E_KEEP="$KEEP"} \
       "$bin" -test.run "^TestVerdict\$/^$s\$" -test.count=1 -test.timeout=10m >"$out.$s.$i.log" 2>&1) || true
     if [ "$(grep -c "\"scenario\":\"$s\"" "$out")" -lt "$i" ]; then
       echo "run $i of $s wrote no result (harness failure):" >&2
