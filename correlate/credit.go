@@ -835,7 +835,8 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		if len(a.eps) < 2 || !specificProg(res, sr, a.Program) {
 			continue
 		}
-		if pn, _ := nullP(a); pn >= MaxChance {
+		if pn, _ := nullP(a); pn >= MaxChance && median(a.shares) < SoloShare {
+			// Chance not ruled out, and not the dominant I/O either.
 			continue
 		}
 		cands = append(cands, a)
