@@ -2,12 +2,14 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -119,9 +121,10 @@ type bandSpec struct {
 }
 
 type markerSpec struct {
-	At    xnum   `json:"at"`
-	Label string `json:"label"`
-	Run   int    `json:"run"`
+	At     xnum   `json:"at"`
+	Label  string `json:"label"`
+	Run    int    `json:"run"`
+	Missed bool   `json:"missed,omitempty"` // no episode followed it
 }
 
 type headlineRow struct {
@@ -334,9 +337,23 @@ func addRun(d *pageData, defs []chartDef, run int, r *correlate.Result, t *corre
 	for _, e := range r.Episodes {
 		d.Episodes = append(d.Episodes, bandSpec{From: xnum(c.x(e.Start)), To: xnum(c.x(e.End)), Label: fmt.Sprintf("%sepisode %d", prefix, e.Index+1), Run: run, Spike: e.Spike})
 	}
-	for _, f := range t.Firings {
-		d.Firings = append(d.Firings, markerSpec{At: xnum(c.x(f.Time)), Label: prefix + f.Job, Run: run})
+	// The culprits' firings as the verdict weighed them (Proof): those
+	// followed by an episode credited to the job, and those not.
+	var ms []markerSpec
+	for i := range r.Culprits {
+		cu := &r.Culprits[i]
+		if cu.Proof == nil || !cu.Proof.FiringsUsed {
+			continue
+		}
+		for _, f := range cu.Proof.FiringsMatched {
+			ms = append(ms, markerSpec{At: xnum(c.x(f)), Label: prefix + cu.Name, Run: run})
+		}
+		for _, f := range cu.Proof.FiringsMissed {
+			ms = append(ms, markerSpec{At: xnum(c.x(f)), Label: prefix + cu.Name + " (no episode)", Run: run, Missed: true})
+		}
 	}
+	slices.SortStableFunc(ms, func(a, b markerSpec) int { return cmp.Compare(a.At, b.At) })
+	d.Firings = append(d.Firings, ms...)
 }
 
 // newPage builds the charts' data of one run (analyze) or two (compare,
@@ -438,7 +455,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{range .Data.Headline}}<div class="card {{.Better}}"><div class="label">{{.Label}}</div><div class="vals"><span class="before">{{.Before}}</span> → <span class="after">{{.After}}</span></div><div class="change">{{.Change}}</div></div>
 {{end}}</section>{{end}}
 <section id="charts" aria-label="Charts">
-<p class="help">Drag across a chart to zoom all charts; double-click to zoom out. {{if .Data.Relative}}Time is relative to each recording's start; the after run is dashed.{{else}}Times are {{.Data.Zone}}.{{end}} Shaded: episodes. Vertical lines: firings of the culprits' jobs.{{if .Data.BucketSeconds}} Each point pair is the minimum and maximum of {{.Bucket}}.{{end}}</p>
+<p class="help">Drag across a chart to zoom all charts; double-click to zoom out. {{if .Data.Relative}}Time is relative to each recording's start; the after run is dashed.{{else}}Times are {{.Data.Zone}}.{{end}} Shaded: episodes. Dashed lines: firings of the culprits' jobs; dotted: a firing no episode followed.{{if .Data.BucketSeconds}} Each point pair is the minimum and maximum of {{.Bucket}}.{{end}}</p>
 <div id="hover" aria-live="polite"></div>
 {{range .Data.Charts}}<figure class="chart" id="chart-{{.ID}}" data-chart="{{.ID}}">
 <figcaption>{{.Title}}</figcaption>
