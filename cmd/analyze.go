@@ -241,20 +241,10 @@ func runAnalyze(opts *AnalyzeOptions) error {
 // A day (86,400 samples and 1,000,000 requests, bench/analyze.sh) keeps
 // ~115 MB live; with the default GOGC=100 alone the heap would grow to
 // twice that before a collection, and peak RSS to ~290 MiB instead of
-// issue #7's 200 MiB. Below the limit the GC runs as usual; near it, it
+// the 200 MiB budget (docs/benchmarks.md). Below the limit the GC runs as usual; near it, it
 // collects earlier. A larger recording may exceed it: the runtime then
 // limits the GC's share of CPU rather than fail.
 const analyzeMemoryLimit = 170 << 20
-
-// analyzeFile reads a recording, joins a results file if one is given, and
-// analyses it. Problems with the results file's rows are printed to
-// stderr, once, and do not stop the analysis. The recording is reduced to
-// what correlate uses as it is read (correlate.Series), not held, and the
-// results file is imported meanwhile.
-func analyzeFile(io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options) (correlate.Result, error) {
-	res, _, err := analyzeFileTrace(io, path, latFile, lo, co, false)
-	return res, err
-}
 
 // analyzeFileTrace is analyzeFile that also returns, when trace is set,
 // the per-interval data behind the result (correlate.Series.Trace), for
@@ -298,20 +288,4 @@ func analyzeFileTrace(io *iostreams.IOStreams, path, latFile string, lo latencyI
 	res, t, err := analyzeSeriesTrace(io, sr, rec.Warnings, latFile, l.imp, lo, co, trace)
 	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
 	return res, t, err
-}
-
-// analyzeRecording joins a results file (latFile, if not "") to rec and
-// analyses it with the job projector. `memdiag watch` can call it with the
-// recording it has just written, then report.Render, to print the same
-// timeline and verdict as analyze.
-func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile string, lo latencyInput, co correlate.Options) (correlate.Result, error) {
-	imp, err := importFor(io, &rec.Header, latFile, lo)
-	if err != nil {
-		return correlate.Result{}, err
-	}
-	sr := correlate.NewSeries(rec.Header)
-	for i := range rec.Samples {
-		sr.Add(&rec.Samples[i])
-	}
-	return analyzeSeries(io, sr, rec.Warnings, latFile, imp, lo, co)
 }

@@ -107,17 +107,6 @@ func importFor(ios *iostreams.IOStreams, h *record.Header, latFile string, lo la
 	return imp, nil
 }
 
-// analyzeSeries analyses a recording reduced to a series, with the
-// requests of imp, imported from latFile (nil: the recording's own
-// latency); warns are the recording's warnings. What the import read,
-// kept and could not read becomes a note of the result; an import none of
-// whose requests lies inside the recording (or less than
-// --latency-min-share of them) is an error.
-func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile string, imp *latency.Imported, lo latencyInput, co correlate.Options) (correlate.Result, error) {
-	res, _, err := analyzeSeriesTrace(io, sr, warns, latFile, imp, lo, co, false)
-	return res, err
-}
-
 // analyzeSeriesTrace is analyzeSeries that also returns the result's
 // trace when trace is set.
 func analyzeSeriesTrace(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile string, imp *latency.Imported, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {

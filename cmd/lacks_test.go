@@ -48,7 +48,7 @@ func TestRunGateRecordingKilled(t *testing.T) {
 		t.Fatalf("runGate = %v; want exit %d (no pass on a cut recording)", err, ExitEnv)
 	}
 	got := out.String()
-	lacks := strings.Index(got, "the recording lacks: recording cut short: no end line")
+	lacks := strings.Index(got, "the recording lacks: recording cut short, 4 samples readable: no end line")
 	verdict := strings.Index(got, "memdiag gate: FAIL: 2 of 2 thresholds could not be judged")
 	if lacks < 0 || verdict < 0 || lacks > verdict {
 		t.Errorf("want the lack, then the verdict; got:\n%s", got)
@@ -139,7 +139,7 @@ func TestAnalyzeSaysWhatIsLacking(t *testing.T) {
 		t.Fatalf("want the lacks before the verdict:\n%s", out)
 	}
 	for _, want := range []string{
-		"  - recording cut short: no end line",
+		"  - recording cut short, 6 samples readable: no end line",
 		"  - no memory PSI (no /proc/pressure): stall on memory is unknown, not zero",
 		"  - per-process I/O unreadable for 73 of 75 processes",
 		"  - process events off (watch --events off)",

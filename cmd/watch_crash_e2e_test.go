@@ -143,7 +143,7 @@ func TestWatchE2ESIGKILLLosesAtMostOneInterval(t *testing.T) {
 	}
 }
 
-// SIGTERM and SIGHUP end like Ctrl-C: a final sample after the signal,
+// SIGTERM and SIGHUP end like Ctrl-C (SIGINT): a final sample after the signal,
 // the end line naming it, every sample readable, exit 0. With a command
 // wrapped, memdiag stops it and does not call it failed.
 func TestWatchE2ESIGTERMAndSIGHUPLoseNothing(t *testing.T) {
@@ -154,6 +154,7 @@ func TestWatchE2ESIGTERMAndSIGHUPLoseNothing(t *testing.T) {
 		name string
 		cmd  []string
 	}{
+		{syscall.SIGINT, "SIGINT", nil},
 		{syscall.SIGTERM, "SIGTERM", nil},
 		{syscall.SIGHUP, "SIGHUP", nil},
 		{syscall.SIGTERM, "SIGTERM", []string{"--", "sleep", "60"}},
@@ -279,6 +280,11 @@ func TestWatchE2EDiskFull(t *testing.T) {
 			contiguous(t, name, r.Samples)
 			if r.End != nil {
 				t.Errorf("end line %+v written to a full disk?", r.End)
+			}
+			// analyze says so before anything else, with the same count.
+			_, out, _ := runBinary(t, bin, "analyze", rec)
+			if want := fmt.Sprintf("recording cut short, %d samples readable: no end line", readable); !strings.Contains(out, want) {
+				t.Errorf("analyze does not say %q:\n%s", want, out)
 			}
 		})
 	}

@@ -163,31 +163,6 @@ func (s scenario) build() *record.Recording {
 	return rec
 }
 
-// projectFixed is a Project function with fixed firing times per job:
-// each allowed to start up to the job's AccuracySec late.
-func projectFixed(times map[string][]time.Time) ProjectFunc {
-	return func(jobs []timers.Job, from, to time.Time, loc *time.Location) []timers.Firing {
-		var out []timers.Firing
-		for _, j := range jobs {
-			for _, p := range times[j.Name] {
-				if p.Before(from) || p.After(to) {
-					continue
-				}
-				out = append(out, timers.Firing{Job: j.Name, Planned: p, Earliest: p, Latest: p.Add(j.AccuracySec)})
-			}
-		}
-		return out
-	}
-}
-
-func secsAt(base time.Time, period time.Duration, n int, first time.Duration) []time.Time {
-	var out []time.Time
-	for k := range n {
-		out = append(out, base.Add(first+time.Duration(k)*period))
-	}
-	return out
-}
-
 func offs(period time.Duration, n int, first time.Duration) []time.Duration {
 	var out []time.Duration
 	for k := range n {

@@ -92,7 +92,7 @@ func lean(iv *record.Interval) ival {
 		MemSome: iv.MemSome, MemFull: iv.MemFull, CgMemSome: iv.CgMemSome, CgMemFull: iv.CgMemFull,
 		FileLRUBytes: iv.FileLRUBytes, FileLRUDeltaBytes: iv.FileLRUDeltaBytes,
 		RefaultFilePerSec: iv.RefaultFilePerSec, RefaultAnonPerSec: iv.RefaultAnonPerSec,
-		DirectReclaimPerSec: iv.DirectReclaimPerSec,
+		DirectReclaimPerSec: iv.AllocReclaimPerSec, // signal.AllocReclaim: direct + cgroup-limit reclaim
 		DiskReadBytesPerSec: iv.DiskReadBytesPerSec, DiskWriteBytesPerSec: iv.DiskWriteBytesPerSec,
 		DiskIOTimePerSec: iv.DiskIOTimePerSec, SwapOutBytesPerSec: iv.SwapOutBytesPerSec,
 	}
@@ -253,15 +253,6 @@ func unpackProc(b []byte) (procIO, []byte) {
 		v[i], b = x, b[n:]
 	}
 	return procIO{pid: int(v[0]), name: uint32(v[1]), start: v[2], readBytes: v[3], writeBytes: v[4], dReadBytes: v[5], dWriteByte: v[6], ppid: int(v[7])}, b
-}
-
-// eventsOf returns the process events of sample i.
-func (sr *Series) eventsOf(i int) []diskio.ProcEvent {
-	j := sort.Search(len(sr.events), func(j int) bool { return sr.events[j].sample >= i })
-	if j < len(sr.events) && sr.events[j].sample == i {
-		return sr.events[j].events
-	}
-	return nil
 }
 
 // Span is the time the recording's intervals cover, (from, to]: its

@@ -208,7 +208,7 @@ func evaluate(samples []record.Sample, scope Scope, t *Threshold, pageSize float
 			return delta * pageSize
 		case KindCount:
 			return delta
-		case KindRate:
+		case KindRate, KindEventRate:
 			if dt <= 0 {
 				return math.NaN()
 			}
@@ -287,13 +287,6 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 		}
 		return &r.Some
 	}
-	counter := func(s *record.Sample) *uint64 {
-		v := counters(s)
-		if v == nil {
-			return nil
-		}
-		return m.Counter(v)
-	}
 	if len(samples) == 0 {
 		return nil, "no samples"
 	}
@@ -331,18 +324,17 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 			continue
 		}
 		var d float64
-		if m.Counter == nil {
+		if m.Signal == nil {
 			la, lb := line(a), line(b)
 			if la == nil || lb == nil || lb.Total < la.Total {
 				continue
 			}
 			d = float64(lb.Total - la.Total) // ns
 		} else {
-			ca, cb := counter(a), counter(b)
-			if ca == nil || cb == nil || *cb < *ca {
+			var ok bool
+			if d, ok = m.Signal.Delta(counters(a), counters(b)); !ok {
 				continue
 			}
-			d = float64(*cb - *ca)
 		}
 		pts = append(pts, point{start: a.Time, end: b.Time, delta: d, dt: dt})
 	}
@@ -357,9 +349,9 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 func missingReason(samples []record.Sample, scope Scope, m *Metric) string {
 	var what string
 	switch {
-	case m.Counter == nil && scope.Cgroup != "":
+	case m.Signal == nil && scope.Cgroup != "":
 		what = fmt.Sprintf("no %s PSI (%s.pressure, %q line) for %s", m.Resource, m.Resource, lineName(m), scope)
-	case m.Counter == nil:
+	case m.Signal == nil:
 		what = fmt.Sprintf("no %s PSI (/proc/pressure/%s, %q line)", m.Resource, m.Resource, lineName(m))
 	case scope.Cgroup != "":
 		what = fmt.Sprintf("no %s counter for %s (cgroup v2 memory.stat/memory.events, or on a hybrid host the v1 memory group of the same path; v1 has no pgscan, pgsteal or swap counters per group)", m.CounterName, scope)

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -280,8 +281,8 @@ func TestEnvErrorReport(t *testing.T) {
 	s := host(step{sec: 0, pswpout: u64(1)})[0]
 	s.PSI = nil
 	err := Preflight(&s, Scope{}, ths)
-	ee, ok := err.(*EnvError)
-	if !ok {
+	var ee *EnvError
+	if !errors.As(err, &ee) {
 		t.Fatalf("Preflight = %v; want *EnvError", err)
 	}
 	rep := ee.Report(Scope{}, at(0), ths)

@@ -155,3 +155,7 @@ func FuzzFollow(f *testing.F) {
 		close(ivs)
 	})
 }
+
+func FuzzImportAB(f *testing.F) {
+	fuzzImport(f, FormatAB, "ab.tsv", "ab-stall.tsv")
+}

@@ -80,7 +80,7 @@ func (g *Gaps) Abnormal(end *End, warns []string) string {
 func (g *Gaps) Lines(end *End, warns []string) []string {
 	var out []string
 	if a := g.Abnormal(end, warns); a != "" {
-		l := "recording cut short: " + a
+		l := fmt.Sprintf("recording cut short, %s readable: %s", english.Count(g.samples, "sample"), a)
 		if end == nil && !g.last.IsZero() {
 			l += fmt.Sprintf("; nothing is known after the last sample (%s)", g.last.Format("2006-01-02 15:04:05 MST"))
 		}

@@ -52,7 +52,7 @@ func TestGapsEverything(t *testing.T) {
 	}
 	warns := []string{"r.jsonl:5: truncated last line (120 bytes) skipped; the recorder was probably killed"}
 	want := []string{
-		"recording cut short: no end line: the recorder was killed, crashed, ran out of disk or is still recording; 1 line cut short or damaged; nothing is known after the last sample (2026-12-01 12:00:02 UTC)",
+		"recording cut short, 3 samples readable: no end line: the recorder was killed, crashed, ran out of disk or is still recording; 1 line cut short or damaged; nothing is known after the last sample (2026-12-01 12:00:02 UTC)",
 		"no memory PSI (no /proc/pressure: kernel older than 4.20): stall on memory is unknown, not zero; the PSI signals cannot rise and their thresholds cannot be judged",
 		"per-process I/O unreadable for 73 of 75 processes (/proc/PID/io denied; the recorder was not root?): their I/O is missing from the top processes and the culprits",
 		"process events polled, not from the kernel (netlink: operation not permitted): a process that started and ended between two samples is missing",
@@ -73,7 +73,7 @@ func TestGapsPartial(t *testing.T) {
 		g.Add(&s)
 	}
 	want := []string{
-		"recording cut short: the end line counts 5 samples, 4 are readable",
+		"recording cut short, 4 samples readable: the end line counts 5 samples, 4 are readable",
 		"no memory PSI of cgroup /sys/fs/cgroup/web in 1 of 4 samples",
 		"process events off (watch --events off): processes were seen by polling /proc once per interval; one that started and ended between two samples is missing",
 		"8 process events lost (socket or buffer overrun)",

@@ -2,12 +2,14 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -119,9 +121,10 @@ type bandSpec struct {
 }
 
 type markerSpec struct {
-	At    xnum   `json:"at"`
-	Label string `json:"label"`
-	Run   int    `json:"run"`
+	At     xnum   `json:"at"`
+	Label  string `json:"label"`
+	Run    int    `json:"run"`
+	Missed bool   `json:"missed,omitempty"` // no episode followed it
 }
 
 type headlineRow struct {
@@ -201,7 +204,9 @@ func charts(stat correlate.Stat) []chartDef {
 		}},
 		{"reclaim", "Refaults and direct reclaim", [2]string{"/s", ""}, []quantity{
 			col("refaults (pages/s)", 0, correlate.TraceRefault, 1),
-			col("direct reclaim (pages/s)", 0, correlate.TraceDirectReclaim, 1),
+			// correlate's direct_reclaim: global direct reclaim and reclaim at
+			// cgroup limits (record.Interval.DirectReclaimPerSec).
+			col("direct reclaim, also at cgroup limits (pages/s)", 0, correlate.TraceDirectReclaim, 1),
 		}},
 		{"disk", "Disk I/O and I/O time", [2]string{"B/s", "s/s"}, []quantity{
 			col("disk read", 0, correlate.TraceDiskRead, 1),
@@ -332,9 +337,23 @@ func addRun(d *pageData, defs []chartDef, run int, r *correlate.Result, t *corre
 	for _, e := range r.Episodes {
 		d.Episodes = append(d.Episodes, bandSpec{From: xnum(c.x(e.Start)), To: xnum(c.x(e.End)), Label: fmt.Sprintf("%sepisode %d", prefix, e.Index+1), Run: run, Spike: e.Spike})
 	}
-	for _, f := range t.Firings {
-		d.Firings = append(d.Firings, markerSpec{At: xnum(c.x(f.Time)), Label: prefix + f.Job, Run: run})
+	// The culprits' firings as the verdict weighed them (Proof): those
+	// followed by an episode credited to the job, and those not.
+	var ms []markerSpec
+	for i := range r.Culprits {
+		cu := &r.Culprits[i]
+		if cu.Proof == nil || !cu.Proof.FiringsUsed {
+			continue
+		}
+		for _, f := range cu.Proof.FiringsMatched {
+			ms = append(ms, markerSpec{At: xnum(c.x(f)), Label: prefix + cu.Name, Run: run})
+		}
+		for _, f := range cu.Proof.FiringsMissed {
+			ms = append(ms, markerSpec{At: xnum(c.x(f)), Label: prefix + cu.Name + " (no episode)", Run: run, Missed: true})
+		}
 	}
+	slices.SortStableFunc(ms, func(a, b markerSpec) int { return cmp.Compare(a.At, b.At) })
+	d.Firings = append(d.Firings, ms...)
 }
 
 // newPage builds the charts' data of one run (analyze) or two (compare,
@@ -363,7 +382,10 @@ func newPage(kind string, rs []*correlate.Result, ts []*correlate.Trace, labels 
 		d.Zone = in(rs[0], rs[0].Start).Format("MST (UTC-07:00)")
 	}
 	samplings := make([]sampling, len(rs))
-	if n > 2*MaxBuckets || d.Relative {
+	switch {
+	case n == 0:
+		// Nothing recorded: no points, every chart says so.
+	case n > 2*MaxBuckets || d.Relative:
 		// Buckets on one grid: the runs share the x values. A bucket is
 		// at least the coarsest run's mean interval, so that no run has
 		// empty buckets (gaps) between its samples.
@@ -387,7 +409,7 @@ func newPage(kind string, rs []*correlate.Result, ts []*correlate.Trace, labels 
 			samplings[i] = grid(t, func(j int) float64 { return c.x(t.End[j]) }, t0, span, nb)
 		}
 		d.BucketSeconds = span / float64(nb)
-	} else {
+	default:
 		for _, e := range ts[0].End {
 			d.X = append(d.X, xnum(clocks[0].x(e)))
 		}
@@ -433,7 +455,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{range .Data.Headline}}<div class="card {{.Better}}"><div class="label">{{.Label}}</div><div class="vals"><span class="before">{{.Before}}</span> → <span class="after">{{.After}}</span></div><div class="change">{{.Change}}</div></div>
 {{end}}</section>{{end}}
 <section id="charts" aria-label="Charts">
-<p class="help">Drag across a chart to zoom all charts; double-click to zoom out. {{if .Data.Relative}}Time is relative to each recording's start; the after run is dashed.{{else}}Times are {{.Data.Zone}}.{{end}} Shaded: episodes. Vertical lines: firings of the culprits' jobs.{{if .Data.BucketSeconds}} Each point pair is the minimum and maximum of {{.Bucket}}.{{end}}</p>
+<p class="help">Drag across a chart to zoom all charts; double-click to zoom out. {{if .Data.Relative}}Time is relative to each recording's start; the after run is dashed.{{else}}Times are {{.Data.Zone}}.{{end}} Shaded: episodes. Dashed lines: firings of the culprits' jobs; dotted: a firing no episode followed.{{if .Data.BucketSeconds}} Each point pair is the minimum and maximum of {{.Bucket}}.{{end}}</p>
 <div id="hover" aria-live="polite"></div>
 {{range .Data.Charts}}<figure class="chart" id="chart-{{.ID}}" data-chart="{{.ID}}">
 <figcaption>{{.Title}}</figcaption>
@@ -586,7 +608,7 @@ func renderCompareHTML(w io.Writer, before, after correlate.Result, o Options) e
 	if err != nil {
 		return err
 	}
-	ts := []*correlate.Trace{&correlate.Trace{}, &correlate.Trace{}}
+	ts := []*correlate.Trace{{}, {}}
 	for i := range ts {
 		if i < len(o.Traces) && o.Traces[i] != nil {
 			ts[i] = o.Traces[i]

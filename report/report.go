@@ -139,29 +139,6 @@ func signalValue(s correlate.SignalPeak) string {
 	return fmt.Sprint(s.Peak)
 }
 
-// signalName is a signal's name for people.
-func signalName(s correlate.Signal) string {
-	switch s {
-	case correlate.PSISome:
-		return "PSI memory some"
-	case correlate.PSIFull:
-		return "PSI memory full"
-	case correlate.LRUDrop:
-		return "file LRU drop"
-	case correlate.Refault:
-		return "refaults"
-	case correlate.DirectReclaim:
-		return "direct reclaim"
-	case correlate.DiskIO:
-		return "disk I/O"
-	case correlate.IOTime:
-		return "disk I/O time"
-	case correlate.SwapOut:
-		return "swap-out"
-	}
-	return string(s)
-}
-
 // culpritCell is the CULPRIT column: the culprit's name, and the process
 // that did the episode's I/O with its bytes.
 func culpritCell(r *correlate.Result, e *correlate.Episode) string {

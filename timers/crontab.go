@@ -79,7 +79,7 @@ func ParseCron(expr string) (*CronSchedule, error) {
 	}
 	sched, err := cron.ParseStandard(strings.Join([]string{f[0], f[1], f[2], f[3], dow}, " "))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCronParse, err)
+		return nil, fmt.Errorf("%w: %w", ErrCronParse, err)
 	}
 	spec, ok := sched.(*cron.SpecSchedule)
 	if !ok {
