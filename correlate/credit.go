@@ -152,6 +152,7 @@ type modelCtx struct {
 	inEp     []bool  // per interval: inside an episode
 	epLen    float64 // mean episode intervals + 1
 	wake     time.Duration
+	jobUnits map[string]string // every job's unit → the job's name
 }
 
 // jobRun is one job's activity per episode.
@@ -200,6 +201,14 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 			for _, f := range o.Project(h.Jobs, res.Start.Add(-o.LagTolerance), res.End, res.Location) {
 				firings[f.Job] = append(firings[f.Job], f)
 			}
+		}
+	}
+	// A process in a job's own unit is that job's: another job running
+	// the same program does not claim it (two timers of one tool).
+	mc.jobUnits = map[string]string{}
+	for j := range h.Jobs {
+		for _, u := range JobUnits(&h.Jobs[j]) {
+			mc.jobUnits[u] = h.Jobs[j].Name
 		}
 	}
 	runs := make([]*jobRun, len(h.Jobs))
@@ -270,6 +279,7 @@ func collectorOn(h *record.Header, name string) bool {
 // jobActivity finds the job's processes and what they did per episode.
 func (mc *modelCtx) jobActivity(j *timers.Job) *jobRun {
 	r := &jobRun{job: j, own: newOwner(j, mc.pt)}
+	r.own.jobUnits = mc.jobUnits
 	for _, p := range mc.pt.all {
 		if r.own.tie(p) != nil {
 			r.procs = append(r.procs, p)
@@ -835,7 +845,8 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		if len(a.eps) < 2 || !specificProg(res, sr, a.Program) {
 			continue
 		}
-		if pn, _ := nullP(a); pn >= MaxChance {
+		if pn, _ := nullP(a); pn >= MaxChance && median(a.shares) < SoloShare {
+			// Chance not ruled out, and not the dominant I/O either.
 			continue
 		}
 		cands = append(cands, a)
