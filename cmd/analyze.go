@@ -241,7 +241,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 // A day (86,400 samples and 1,000,000 requests, bench/analyze.sh) keeps
 // ~115 MB live; with the default GOGC=100 alone the heap would grow to
 // twice that before a collection, and peak RSS to ~290 MiB instead of
-// issue #7's 200 MiB. Below the limit the GC runs as usual; near it, it
+// the 200 MiB budget (docs/benchmarks.md). Below the limit the GC runs as usual; near it, it
 // collects earlier. A larger recording may exceed it: the runtime then
 // limits the GC's share of CPU rather than fail.
 const analyzeMemoryLimit = 170 << 20

@@ -272,9 +272,10 @@ func renderReport(t *testing.T, name string, args ...string) string {
 // The reference case (correlate/testdata/union.jsonl.gz): two PCP timers
 // 20 minutes apart each, offset by 10 minutes, 2 h at 30 s. The page
 // draws six charts on one time axis; every chart shades the 12 episodes
-// and marks the 12 firings of the two culprit timers (pmlogger_check at
-// :05, :25, :45 and pmlogger_farm_check at :15, :35, :55 of 12:00 and
-// 13:00), and its timeline table has 13 rows (12 episodes and the
+// and marks the 12 firings of the two culprit timers that the verdict's
+// proof weighed (pmlogger_check at :05, :25, :45 and pmlogger_farm_check
+// at :15, :35, :55 of 12:00 and 13:00; 13:15's is followed by no
+// episode), and its timeline table has 13 rows (12 episodes and the
 // latency-only spike at 12:58:30) linked to the charts. The recording has
 // host PSI only (no --cgroup): two PSI series.
 func TestHTMLReportChromium(t *testing.T) {

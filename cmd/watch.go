@@ -262,9 +262,11 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	if len(o.Command) > 0 {
 		child, err = supervise.Start(supervise.Options{Args: o.Command, Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut})
 		if err != nil {
+			// The same rule as gate: a command that cannot start failed
+			// (exit 4), like a shell's 127. Nothing was recorded.
 			w.Close("command failed to start")
 			os.Remove(o.Out)
-			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--exec: %w", err)}
+			return &ExitCodeError{Code: ExitCommand, Err: fmt.Errorf("the wrapped command failed: could not start: %w", err)}
 		}
 		go func() { <-child.Done(); cancel() }()
 	}

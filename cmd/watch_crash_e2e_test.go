@@ -143,7 +143,7 @@ func TestWatchE2ESIGKILLLosesAtMostOneInterval(t *testing.T) {
 	}
 }
 
-// SIGTERM and SIGHUP end like Ctrl-C: a final sample after the signal,
+// SIGTERM and SIGHUP end like Ctrl-C (SIGINT): a final sample after the signal,
 // the end line naming it, every sample readable, exit 0. With a command
 // wrapped, memdiag stops it and does not call it failed.
 func TestWatchE2ESIGTERMAndSIGHUPLoseNothing(t *testing.T) {
@@ -154,6 +154,7 @@ func TestWatchE2ESIGTERMAndSIGHUPLoseNothing(t *testing.T) {
 		name string
 		cmd  []string
 	}{
+		{syscall.SIGINT, "SIGINT", nil},
 		{syscall.SIGTERM, "SIGTERM", nil},
 		{syscall.SIGHUP, "SIGHUP", nil},
 		{syscall.SIGTERM, "SIGTERM", []string{"--", "sleep", "60"}},

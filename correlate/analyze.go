@@ -217,6 +217,16 @@ func detectSignals(ivs []ival, o Options, baselines map[Signal]float64) [][]Sign
 			// the file LRU actually shrinking.
 			med = 0
 		}
+		psiSig := s == PSISome || s == PSIFull
+		if psiSig {
+			// PSI is absolute: its baseline is the quiet level (25th
+			// percentile), not the median, so a burst longer than half
+			// the recording is still a burst; pressure that never stops
+			// is Result.Sustained.
+			sorted := slices.Clone(k)
+			slices.Sort(sorted)
+			med, mad = sorted[len(sorted)/4], 0
+		}
 		baselines[s] = med
 		thr := o.Thresholds.Get(s)
 		if thr < 0 {

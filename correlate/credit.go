@@ -33,6 +33,9 @@ const (
 	// BlindCap caps the confidence of a job named from its firings alone,
 	// when the recording has no per-process data.
 	BlindCap = 0.45
+	// unknownMinHits is how many episodes on its schedule a recurrence
+	// that no job or process explains needs to be reported (kind unknown).
+	unknownMinHits = 5
 	// LateFactor scales the confidence when its processes started after
 	// the stall had begun in every credited episode.
 	LateFactor = 0.8
@@ -149,6 +152,7 @@ type modelCtx struct {
 	inEp     []bool  // per interval: inside an episode
 	epLen    float64 // mean episode intervals + 1
 	wake     time.Duration
+	jobUnits map[string]string // every job's unit → the job's name
 }
 
 // jobRun is one job's activity per episode.
@@ -197,6 +201,14 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 			for _, f := range o.Project(h.Jobs, res.Start.Add(-o.LagTolerance), res.End, res.Location) {
 				firings[f.Job] = append(firings[f.Job], f)
 			}
+		}
+	}
+	// A process in a job's own unit is that job's: another job running
+	// the same program does not claim it (two timers of one tool).
+	mc.jobUnits = map[string]string{}
+	for j := range h.Jobs {
+		for _, u := range JobUnits(&h.Jobs[j]) {
+			mc.jobUnits[u] = h.Jobs[j].Name
 		}
 	}
 	runs := make([]*jobRun, len(h.Jobs))
@@ -267,6 +279,7 @@ func collectorOn(h *record.Header, name string) bool {
 // jobActivity finds the job's processes and what they did per episode.
 func (mc *modelCtx) jobActivity(j *timers.Job) *jobRun {
 	r := &jobRun{job: j, own: newOwner(j, mc.pt)}
+	r.own.jobUnits = mc.jobUnits
 	for _, p := range mc.pt.all {
 		if r.own.tie(p) != nil {
 			r.procs = append(r.procs, p)
@@ -506,6 +519,23 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 	}
 	pf.Runs = present + outside
 
+	shares := make([]float64, 0, k)
+	timed, late := 0, 0
+	for _, c := range pf.Credits {
+		// Its own share: a timer that rode along in a wake-up did only
+		// its part of the harm.
+		shares = append(shares, math.Max(c.Share, c.MemShare))
+		if c.LeadS != nil {
+			timed++
+			if *c.LeadS < -res.Interval.Seconds() {
+				late++
+			}
+		}
+	}
+	if len(shares) > 0 {
+		pf.Share = round3(median(shares))
+	}
+	pf.Late = timed > 0 && late == timed
 	// Naming.
 	named := false
 	switch {
@@ -525,13 +555,17 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 			pf.Cap = SoloCap
 		}
 	case k >= 2:
-		named = math.Min(pf.PNull, pf.PFiring) < MaxChance
+		// Chance ruled out; or, in a recording too short for that, the
+		// bar of a single credit met every time: it did most of the I/O
+		// (or took most of the memory) and started no later than the
+		// stall. Its confidence then says how weak the chance test was.
+		named = math.Min(pf.PNull, pf.PFiring) < MaxChance || (pf.Share >= SoloShare && !pf.Late)
 	}
 	if !named {
 		if mc.recorded && !pf.Ran && paper > 0 {
 			res.NotRun = append(res.NotRun, NotRun{Name: job.Name,
 				Reason: fmt.Sprintf("scheduled but did not run: %d of its firings fell near episodes, but no process of it was recorded", paper)})
-		} else if mc.recorded && !pf.Ran && job.IdleNow && len(res.Episodes) > 0 {
+		} else if mc.recorded && !pf.Ran && !use && projected && paperHits(res, ws) > 0 {
 			res.NotRun = append(res.NotRun, NotRun{Name: job.Name, Reason: "scheduled but did not run: " + pf.FiringsNote})
 		}
 		return nil
@@ -542,23 +576,6 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		pf.P = pf.PFiring
 	}
 	pf.Strength = round4(strength(pf.P))
-	shares := make([]float64, 0, k)
-	timed, late := 0, 0
-	for _, c := range pf.Credits {
-		// Its own share: a timer that rode along in a wake-up did only
-		// its part of the harm.
-		shares = append(shares, math.Max(c.Share, c.MemShare))
-		if c.LeadS != nil {
-			timed++
-			if *c.LeadS < -res.Interval.Seconds() {
-				late++
-			}
-		}
-	}
-	if len(shares) > 0 {
-		pf.Share = round3(median(shares))
-	}
-	pf.Late = timed > 0 && late == timed
 	switch {
 	case pf.FiringsUsed && counted > 0:
 		pf.Repeat = round3(float64(matched) / float64(counted))
@@ -828,7 +845,8 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		if len(a.eps) < 2 || !specificProg(res, sr, a.Program) {
 			continue
 		}
-		if pn, _ := nullP(a); pn >= MaxChance {
+		if pn, _ := nullP(a); pn >= MaxChance && median(a.shares) < SoloShare {
+			// Chance not ruled out, and not the dominant I/O either.
 			continue
 		}
 		cands = append(cands, a)
@@ -916,6 +934,11 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		c.Confidence = pf.Confidence()
 		return c
 	}
+	if p.Matched < unknownMinHits {
+		// A handful of episodes fits some lattice by chance: without a
+		// process to name, too few to call a recurrence a cause.
+		return nil
+	}
 	c.Evidence = []string{recur, "no timer, cron job or process explains it"}
 	c.Confidence = math.Round(p.Score*0.5*100) / 100
 	return c
@@ -970,4 +993,22 @@ func CulpritsAt(res *Result, from, to time.Time) []Culprit {
 		}
 	}
 	return out
+}
+
+// paperHits counts the firings within the recording whose window holds an
+// episode start: firings on paper near episodes.
+func paperHits(res *Result, ws []window) int {
+	n := 0
+	for _, w := range ws {
+		if !w.inRec {
+			continue
+		}
+		for i := range res.Episodes {
+			if s := res.Episodes[i].Start; !s.Before(w.from) && !s.After(w.to) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }

@@ -15,7 +15,8 @@
 //     threshold AND by more than MADFactor robust standard deviations
 //     (1.4826 × the median absolute deviation), so a noisy signal needs a
 //     larger rise. PSI is absolute: psi_some and psi_full must also reach
-//     PSISomeMin (1 %) and PSIFullMin (0.5 %) of wall time. The file LRU's
+//     PSISomeMin (1 %) and PSIFullMin (0.5 %) of wall time, and their
+//     baseline is the quiet level (25th percentile, no deviation test). The file LRU's
 //     baseline is never below zero: a page cache that usually grows makes
 //     no drop out of a pause. The defaults are listed under Defaults below.
 //  3. Spikes: per interval, the chosen latency statistic (p99 by default;

@@ -350,6 +350,9 @@ type Tie struct {
 type owner struct {
 	units    []string
 	programs []string
+	// jobUnits maps every job's unit to the job: a process in another
+	// job's unit is never this job's through its program.
+	jobUnits map[string]string
 	t        *procTable
 	memo     map[*proc]*Tie
 }
@@ -363,6 +366,11 @@ func (o *owner) direct(p *proc) *Tie {
 	for _, u := range p.units {
 		if slices.Contains(o.units, u) {
 			return &Tie{PID: p.pid, Program: programOf(p.comm, p.cmdline), How: TieUnit, Via: u}
+		}
+	}
+	for _, u := range p.units {
+		if _, other := o.jobUnits[u]; other {
+			return nil // in another job's unit (not ours: checked above)
 		}
 	}
 	for _, prog := range p.programs {

@@ -464,6 +464,48 @@ func writeRecording(t *testing.T, rec *record.Recording, path string) {
 	}
 }
 
+// 9c. Two coalesced timers running the same program with different
+// arguments (two runs of one tool, as the e2e "coalesced" scenario
+// does): each process is its own unit's job, so each timer is ranked by
+// its own I/O; the shared program ties neither to the other's process.
+func TestScenarioCoalescedSameProgram(t *testing.T) {
+	var ps []sproc
+	var wake []time.Duration
+	for k := range 4 {
+		wake = append(wake, time.Duration(10+20*k)*time.Second)
+	}
+	pid := 7000
+	var jobs []timers.Job
+	for _, x := range []struct {
+		name string
+		mib  float64
+	}{{"alight", 24}, {"zheavy", 128}} {
+		cmd := "/usr/local/bin/hog -file /var/tmp/" + x.name + ".dat"
+		jobs = append(jobs, withPeriod(sysTimer(x.name+".timer", "*:*:0/20", cmd), 20*time.Second))
+		for _, w := range wake {
+			pid++
+			ps = append(ps, sproc{pid: pid, ppid: 1, comm: "hog", cmdline: cmd, unit: x.name + ".service",
+				from: w, to: w + 4*time.Second, bps: every(x.mib*mib/3, 3*time.Second, w)})
+		}
+	}
+	s := scenario{interval: time.Second, dur: 90 * time.Second, hostSome: burstPSI(0.3, 3*time.Second, wake...), procs: ps, jobs: jobs}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if got := names(res); !slices.Equal(got, []string{"zheavy.timer", "alight.timer"}) {
+		t.Fatalf("culprits %v; want zheavy.timer then alight.timer (by their own I/O)", got)
+	}
+	for _, c := range res.Culprits {
+		for _, tie := range c.Proof.Ties {
+			if tie.How != TieUnit {
+				t.Errorf("%s tied pid %d by %s via %s; want only its own unit's processes", c.Name, tie.PID, tie.How, tie.Via)
+			}
+		}
+	}
+	heavy, light := res.Culprits[0].Proof, res.Culprits[1].Proof
+	if len(heavy.Credits) == 0 || len(light.Credits) == 0 || heavy.Credits[0].Bytes <= 4*light.Credits[0].Bytes {
+		t.Errorf("credits: zheavy %+v, alight %+v; want zheavy's own bytes > 4 × alight's", heavy.Credits, light.Credits)
+	}
+}
+
 // A positive control for the memory taken: bigalloc.timer's process
 // allocates 1 GiB every 2 minutes and does almost no I/O, while the web
 // service writes 20 MiB/s all the time. Its share of the I/O is tiny;
@@ -486,5 +528,39 @@ func TestScenarioMemoryTaken(t *testing.T) {
 	if len(c.Proof.Credits) != 5 || c.Proof.Credits[0].MemBytes != 1<<30 || c.Proof.Credits[0].MemShare != 1 ||
 		c.Proof.Credits[0].Share > 0.01 || c.ConfidenceLabel() != "high" {
 		t.Errorf("confidence %.2f, credits %+v; want 5 credits of 1 GiB taken (share 1) and high", c.Confidence, c.Proof.Credits)
+	}
+}
+
+// A run as short as the real e2e scenarios: three firings of a heavy
+// timer 10 s apart in 36 s, systemd not running (firings not weighed).
+// Three episodes in 36 s are too few to rule out chance (p_null above
+// 0.01), but the job did nearly all of the I/O each time and started
+// with the stall: it is named, with a confidence that says how weak the
+// chance test was. A recurrence of three episodes without a process to
+// name is no "unknown" culprit.
+func TestScenarioShortRun(t *testing.T) {
+	ats := offs(10*time.Second, 3, 4*time.Second)
+	var ps []sproc
+	for k, a := range ats {
+		ps = append(ps, sproc{pid: 9000 + k, ppid: 1, comm: "hog", cmdline: "/opt/hog -write 192M", unit: "heavy.service",
+			from: a - sec(0.3), to: a + 6*time.Second, bps: every(192*mib, 5*time.Second, a)})
+	}
+	ps = append(ps, sproc{pid: 50, ppid: 1, comm: "websvc", cmdline: "/opt/websvc", unit: "web.service", bps: steady(1 * mib)})
+	j := withPeriod(sysTimer("heavy.timer", "*:*:0/10", "/opt/hog -write 192M"), 10*time.Second)
+	j.IdleNow, j.LiveNote = true, "does not fire now: systemd is not running"
+	s := scenario{dur: 36 * time.Second, hostSome: burstPSI(0.3, 5*time.Second, ats...), procs: ps, jobs: []timers.Job{j}}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if len(res.Culprits) != 1 || res.Culprits[0].Name != "heavy.timer" {
+		t.Fatalf("culprits %v; want heavy.timer", names(res))
+	}
+	c := res.Culprits[0]
+	if c.Proof.PNull < MaxChance || c.Proof.FiringsUsed || c.ConfidenceLabel() == "high" {
+		t.Errorf("p_null %.3g, firings used %v, confidence %.2f; want p_null ≥ 0.01, no firings, below high", c.Proof.PNull, c.Proof.FiringsUsed, c.Confidence)
+	}
+	// Without the job's processes the same episodes are a 10 s
+	// recurrence of three: no culprit.
+	s.procs = ps[len(ps)-1:]
+	if res := Analyze(s.build(), Options{Project: timers.Project}); len(res.Culprits) != 0 {
+		t.Errorf("culprits %v from three episodes and no process; want none", names(res))
 	}
 }

@@ -10,9 +10,10 @@ import (
 // Trace is a recording's quantities per interval as the correlator read
 // them, for charts: the latency statistic spikes were detected on, each
 // signal's value ([Signal.Unit], the same function that raised it), the
-// PSI of host and cgroup side by side, and the file LRU's size; plus the
-// firings of the culprits' jobs. Values are NaN where the recording lacks
-// them. A trace of a day at 1 s holds 86,400 intervals of ~150 bytes.
+// PSI of host and cgroup side by side, and the file LRU's size. Values
+// are NaN where the recording lacks them. A trace of a day at 1 s holds 86,400 intervals of ~150 bytes.
+// The culprits' firings are in their [Proof] (FiringsMatched,
+// FiringsMissed).
 type Trace struct {
 	// End is each interval's end (the sample that closes it); Start the
 	// first interval's start.
@@ -25,9 +26,6 @@ type Trace struct {
 	Errors   []int
 	// Columns hold the other quantities, by [TraceColumn].
 	Columns [NumTraceColumns][]float64
-	// Firings are the firings of the culprits' jobs within the recording
-	// (as the job projector computed them for the ranking), in time order.
-	Firings []TraceFiring
 
 	sr *Series
 }
@@ -51,12 +49,6 @@ const (
 	TraceSwapOut                          // signal swap_out: B/s
 	NumTraceColumns
 )
-
-// TraceFiring is one firing of a culprit's job.
-type TraceFiring struct {
-	Job  string // the culprit's name (the timer or cron job)
-	Time time.Time
-}
 
 // Trace returns the per-interval quantities behind res, which
 // [Series.Analyze] computed from sr with opts. Latency is recomputed from
@@ -97,24 +89,6 @@ func (sr *Series) Trace(res *Result, opts Options) *Trace {
 		col[TraceDiskRead][i], col[TraceDiskWrite][i] = iv.DiskReadBytesPerSec, iv.DiskWriteBytesPerSec
 		col[TraceIOTime][i] = signalValue(IOTime, iv, res.PSIScope)
 		col[TraceSwapOut][i] = signalValue(SwapOut, iv, res.PSIScope)
-	}
-	if o.Project != nil {
-		jobs := sr.Header.Jobs[:0:0]
-		names := map[string]bool{}
-		for i := range res.Culprits {
-			if j := res.Culprits[i].Job; j != nil {
-				jobs = append(jobs, *j)
-				names[j.Name] = true
-			}
-		}
-		if len(jobs) > 0 {
-			for _, f := range o.Project(jobs, res.Start, res.End, res.Location) {
-				if names[f.Job] && !f.Planned.Before(res.Start) && !f.Planned.After(res.End) {
-					t.Firings = append(t.Firings, TraceFiring{Job: f.Job, Time: f.Planned})
-				}
-			}
-		}
-		slices.SortStableFunc(t.Firings, func(a, b TraceFiring) int { return a.Time.Compare(b.Time) })
 	}
 	return t
 }

@@ -52,7 +52,7 @@ package diskio
 // only with kernel.task_delayacct=1 or the delayacct boot parameter).
 //
 // Why a reader of our own instead of procfs or gopsutil: this runs every
-// second over every process (issue #7 measures it at 1000-5000
+// second over every process (bench/ measures it at 1000-5000
 // processes). procfs's Proc.IO() and Proc.Stat() each use os.ReadFile
 // (an *os.File, a fresh buffer, and fmt.Sscan for every field), and
 // gopsutil's process.IOCounters/Ppid/CreateTime read stat several times

@@ -2,12 +2,14 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +23,7 @@ import (
 	"github.com/yuin/goldmark/util"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/signal"
 )
 
 // The page's assets, embedded so that a report opens with no network: the
@@ -119,9 +122,10 @@ type bandSpec struct {
 }
 
 type markerSpec struct {
-	At    xnum   `json:"at"`
-	Label string `json:"label"`
-	Run   int    `json:"run"`
+	At     xnum   `json:"at"`
+	Label  string `json:"label"`
+	Run    int    `json:"run"`
+	Missed bool   `json:"missed,omitempty"` // no episode followed it
 }
 
 type headlineRow struct {
@@ -199,19 +203,20 @@ func charts(stat correlate.Stat) []chartDef {
 			col("file LRU", 0, correlate.TraceFileLRU, 1),
 			col("file LRU drop", 1, correlate.TraceLRUDrop, 1),
 		}},
-		{"reclaim", "Refaults and direct reclaim", [2]string{"/s", ""}, []quantity{
-			col("refaults (pages/s)", 0, correlate.TraceRefault, 1),
-			// correlate's direct_reclaim: global direct reclaim and reclaim at
-			// cgroup limits (record.Interval.DirectReclaimPerSec).
-			col("direct reclaim, also at cgroup limits (pages/s)", 0, correlate.TraceDirectReclaim, 1),
+		// Titles of the vmstat signals from their catalogue. The reclaim
+		// line is correlate's direct_reclaim signal, which is
+		// signal.AllocReclaim (record.Interval.DirectReclaimPerSec).
+		{"reclaim", "Refaults and " + signal.AllocReclaim.Title, [2]string{"/s", ""}, []quantity{
+			col(fmt.Sprintf("%s + %s (%s)", signal.RefaultFile.Title, signal.RefaultAnon.Title, signal.RefaultFile.RateUnit()), 0, correlate.TraceRefault, 1),
+			col(fmt.Sprintf("%s (%s)", signal.AllocReclaim.Title, signal.AllocReclaim.RateUnit()), 0, correlate.TraceDirectReclaim, 1),
 		}},
 		{"disk", "Disk I/O and I/O time", [2]string{"B/s", "s/s"}, []quantity{
 			col("disk read", 0, correlate.TraceDiskRead, 1),
 			col("disk write", 0, correlate.TraceDiskWrite, 1),
 			col("I/O time", 1, correlate.TraceIOTime, 1),
 		}},
-		{"swap", "Swap-out", [2]string{"B/s", ""}, []quantity{
-			col("swap-out", 0, correlate.TraceSwapOut, 1),
+		{"swap", strings.ToUpper(signal.SwapOut.Title[:1]) + signal.SwapOut.Title[1:], [2]string{"B/s", ""}, []quantity{
+			col(signal.SwapOut.Title, 0, correlate.TraceSwapOut, 1),
 		}},
 	}
 }
@@ -334,9 +339,23 @@ func addRun(d *pageData, defs []chartDef, run int, r *correlate.Result, t *corre
 	for _, e := range r.Episodes {
 		d.Episodes = append(d.Episodes, bandSpec{From: xnum(c.x(e.Start)), To: xnum(c.x(e.End)), Label: fmt.Sprintf("%sepisode %d", prefix, e.Index+1), Run: run, Spike: e.Spike})
 	}
-	for _, f := range t.Firings {
-		d.Firings = append(d.Firings, markerSpec{At: xnum(c.x(f.Time)), Label: prefix + f.Job, Run: run})
+	// The culprits' firings as the verdict weighed them (Proof): those
+	// followed by an episode credited to the job, and those not.
+	var ms []markerSpec
+	for i := range r.Culprits {
+		cu := &r.Culprits[i]
+		if cu.Proof == nil || !cu.Proof.FiringsUsed {
+			continue
+		}
+		for _, f := range cu.Proof.FiringsMatched {
+			ms = append(ms, markerSpec{At: xnum(c.x(f)), Label: prefix + cu.Name, Run: run})
+		}
+		for _, f := range cu.Proof.FiringsMissed {
+			ms = append(ms, markerSpec{At: xnum(c.x(f)), Label: prefix + cu.Name + " (no episode)", Run: run, Missed: true})
+		}
 	}
+	slices.SortStableFunc(ms, func(a, b markerSpec) int { return cmp.Compare(a.At, b.At) })
+	d.Firings = append(d.Firings, ms...)
 }
 
 // newPage builds the charts' data of one run (analyze) or two (compare,
@@ -438,7 +457,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{range .Data.Headline}}<div class="card {{.Better}}"><div class="label">{{.Label}}</div><div class="vals"><span class="before">{{.Before}}</span> → <span class="after">{{.After}}</span></div><div class="change">{{.Change}}</div></div>
 {{end}}</section>{{end}}
 <section id="charts" aria-label="Charts">
-<p class="help">Drag across a chart to zoom all charts; double-click to zoom out. {{if .Data.Relative}}Time is relative to each recording's start; the after run is dashed.{{else}}Times are {{.Data.Zone}}.{{end}} Shaded: episodes. Vertical lines: firings of the culprits' jobs.{{if .Data.BucketSeconds}} Each point pair is the minimum and maximum of {{.Bucket}}.{{end}}</p>
+<p class="help">Drag across a chart to zoom all charts; double-click to zoom out. {{if .Data.Relative}}Time is relative to each recording's start; the after run is dashed.{{else}}Times are {{.Data.Zone}}.{{end}} Shaded: episodes. Dashed lines: firings of the culprits' jobs; dotted: a firing no episode followed.{{if .Data.BucketSeconds}} Each point pair is the minimum and maximum of {{.Bucket}}.{{end}}</p>
 <div id="hover" aria-live="polite"></div>
 {{range .Data.Charts}}<figure class="chart" id="chart-{{.ID}}" data-chart="{{.ID}}">
 <figcaption>{{.Title}}</figcaption>

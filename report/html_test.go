@@ -103,7 +103,11 @@ func TestRenderHTMLReference(t *testing.T) {
 	tr := flatTrace(r.Start, 60, time.Minute)
 	tr.Columns[correlate.TraceDiskRead][13] = 95 * mib // the 12:33–12:34 interval
 	tr.Latency[5] = -1                                 // no request in 12:25–12:26
-	tr.Firings = []correlate.TraceFiring{{Job: "pmlogger_check.timer", Time: at("12:33")}, {Job: "pmlogger_farm_check.timer", Time: at("12:43")}}
+	// The verdict's proof: pmlogger_check fired at 12:33 and 13:13 with
+	// an episode after each and at 12:53 with none; pmlogger_farm_check
+	// at 12:43.
+	r.Culprits[0].Proof = &correlate.Proof{FiringsUsed: true, FiringsMatched: []time.Time{at("12:33"), at("13:13")}, FiringsMissed: []time.Time{at("12:53")}}
+	r.Culprits[1].Proof = &correlate.Proof{FiringsUsed: true, FiringsMatched: []time.Time{at("12:43")}}
 	page, d := pageOf(t, func(b *bytes.Buffer) error { return Render(b, r, HTML, Options{Traces: []*correlate.Trace{tr}}) })
 
 	if len(d.X) != 60 || d.Bucket != 0 || d.X[0] != float64(at("12:21").Unix()) {
@@ -130,8 +134,14 @@ func TestRenderHTMLReference(t *testing.T) {
 	if len(d.Episodes) != 4 || d.Episodes[1].From != float64(at("12:33").Unix()) || d.Episodes[1].To != float64(at("12:35").Unix()) {
 		t.Errorf("episodes %+v", d.Episodes)
 	}
-	if len(d.Firings) != 2 || d.Firings[1].Label != "pmlogger_farm_check.timer" || d.Firings[1].At != float64(at("12:43").Unix()) {
-		t.Errorf("firings %+v", d.Firings)
+	// In time order; the firing no episode followed is marked so.
+	var fs []string
+	for _, f := range d.Firings {
+		fs = append(fs, time.Unix(int64(f.At), 0).UTC().Format("15:04")+" "+f.Label)
+	}
+	want := []string{"12:33 pmlogger_check.timer", "12:43 pmlogger_farm_check.timer", "12:53 pmlogger_check.timer (no episode)", "13:13 pmlogger_check.timer"}
+	if strings.Join(fs, ", ") != strings.Join(want, ", ") {
+		t.Errorf("firings %q, want %q", fs, want)
 	}
 	// 4 episodes and the lone spike at 12:50, in time order, as the
 	// timeline table lists them.

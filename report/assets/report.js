@@ -106,8 +106,8 @@
     });
     const markers = D.firings.map((f, i) => {
       const el = document.createElement("div");
-      el.className = "marker run" + f.run;
-      el.title = f.label + " fired at " + timeText(f.at, true);
+      el.className = "marker run" + f.run + (f.missed ? " missed" : "");
+      el.title = f.label + ": fired at " + timeText(f.at, true);
       if (labelled) {
         // Labels on the first chart only; the others show the lines.
         const lab = document.createElement("span");
