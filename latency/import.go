@@ -106,6 +106,8 @@ type ImportReport struct {
 	// of the test (hey) and no start was known: start times then count
 	// from 1970-01-01 UTC and must be shifted by the caller.
 	Relative bool
+	// StartAt is the start a relative format was anchored at.
+	StartAt time.Time
 	// Window is set by [Imported.Within]: what fell inside a recording.
 	Window *Window
 	// StartFrom says where the start of a relative format came from
@@ -228,13 +230,22 @@ func ImportFile(path string, opts ImportOptions) (*Imported, error) {
 			last = e
 		}
 	}
-	shift := st.ModTime().Sub(last)
-	for i := range imp.Requests {
-		imp.Requests[i].Start = imp.Requests[i].Start.Add(shift)
-	}
+	imp.Shift(st.ModTime().Sub(last))
 	imp.Report.Relative = false
 	imp.Report.StartFrom = StartMtime
 	return imp, nil
+}
+
+// Shift moves every request (and interval row) by d, and Report.StartAt
+// with them: for re-anchoring a relative format.
+func (imp *Imported) Shift(d time.Duration) {
+	for i := range imp.Requests {
+		imp.Requests[i].Start = imp.Requests[i].Start.Add(d)
+	}
+	for i := range imp.Intervals {
+		imp.Intervals[i].End = imp.Intervals[i].End.Add(d)
+	}
+	imp.Report.StartAt = imp.Report.StartAt.Add(d)
 }
 
 // row is what a parser makes of one record.
@@ -305,8 +316,10 @@ func newDecoder(name, format string, opts ImportOptions, rep *ImportReport) (*de
 	}
 	rep.Name, rep.Format = name, format
 	if format == FormatHey {
+		rep.StartAt = opts.Start
 		if opts.Start.IsZero() {
 			rep.Relative = true
+			rep.StartAt = time.Unix(0, 0).UTC()
 		} else {
 			rep.StartFrom = StartOption
 		}
