@@ -464,6 +464,48 @@ func writeRecording(t *testing.T, rec *record.Recording, path string) {
 	}
 }
 
+// 9c. Two coalesced timers running the same program with different
+// arguments (two runs of one tool, as the e2e "coalesced" scenario
+// does): each process is its own unit's job, so each timer is ranked by
+// its own I/O; the shared program ties neither to the other's process.
+func TestScenarioCoalescedSameProgram(t *testing.T) {
+	var ps []sproc
+	var wake []time.Duration
+	for k := range 4 {
+		wake = append(wake, time.Duration(10+20*k)*time.Second)
+	}
+	pid := 7000
+	var jobs []timers.Job
+	for _, x := range []struct {
+		name string
+		mib  float64
+	}{{"alight", 24}, {"zheavy", 128}} {
+		cmd := "/usr/local/bin/hog -file /var/tmp/" + x.name + ".dat"
+		jobs = append(jobs, withPeriod(sysTimer(x.name+".timer", "*:*:0/20", cmd), 20*time.Second))
+		for _, w := range wake {
+			pid++
+			ps = append(ps, sproc{pid: pid, ppid: 1, comm: "hog", cmdline: cmd, unit: x.name + ".service",
+				from: w, to: w + 4*time.Second, bps: every(x.mib*mib/3, 3*time.Second, w)})
+		}
+	}
+	s := scenario{interval: time.Second, dur: 90 * time.Second, hostSome: burstPSI(0.3, 3*time.Second, wake...), procs: ps, jobs: jobs}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if got := names(res); !slices.Equal(got, []string{"zheavy.timer", "alight.timer"}) {
+		t.Fatalf("culprits %v; want zheavy.timer then alight.timer (by their own I/O)", got)
+	}
+	for _, c := range res.Culprits {
+		for _, tie := range c.Proof.Ties {
+			if tie.How != TieUnit {
+				t.Errorf("%s tied pid %d by %s via %s; want only its own unit's processes", c.Name, tie.PID, tie.How, tie.Via)
+			}
+		}
+	}
+	heavy, light := res.Culprits[0].Proof, res.Culprits[1].Proof
+	if len(heavy.Credits) == 0 || len(light.Credits) == 0 || heavy.Credits[0].Bytes <= 4*light.Credits[0].Bytes {
+		t.Errorf("credits: zheavy %+v, alight %+v; want zheavy's own bytes > 4 × alight's", heavy.Credits, light.Credits)
+	}
+}
+
 // A positive control for the memory taken: bigalloc.timer's process
 // allocates 1 GiB every 2 minutes and does almost no I/O, while the web
 // service writes 20 MiB/s all the time. Its share of the I/O is tiny;
