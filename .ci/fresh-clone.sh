@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 
 snapshot() {
+  set +o pipefail # find reports the directories this host lacks
   echo "# cgroups"
   find /sys/fs/cgroup -mindepth 1 -maxdepth 4 -type d 2>/dev/null | sort
   echo "# swap"
@@ -27,6 +28,7 @@ snapshot() {
   cat /proc/sys/kernel/task_delayacct 2>/dev/null || true
   echo "# memdiag files"
   ls -d /var/tmp/memdiag-* /run/memdiag* 2>/dev/null | grep -v '/var/tmp/memdiag-e2e.lock$' || true
+  set -o pipefail
 }
 
 check_unchanged() { # label before-file

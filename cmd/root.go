@@ -88,6 +88,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	err := root.ExecuteContext(ctx)
+	_ = f.IO.Flush()
 	return exitCode(f, root, err)
 }
 
@@ -134,6 +135,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 			if noColor {
 				f.IO.DisableColor()
 			}
+			f.IO.WrapParagraphs()
 			level := slog.LevelInfo
 			if debug {
 				level = slog.LevelDebug
