@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Real install of Debian's pcp, sysstat and cron for the timers end-to-end
-# test (issue #8, "Real input"). Runs as root from .ci/run; idempotent.
+# test (real input, not fixtures). Runs as root from .ci/run; idempotent.
 #
 # First the plain install. On a host whose PID 1 is not systemd, pcp's
 # postinst fails at `systemctl daemon-reload` ("System has not been booted

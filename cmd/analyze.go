@@ -1,8 +1,8 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -45,6 +45,7 @@ type AnalyzeOptions struct {
 	LatencyFile   string
 	LatencyFormat string
 	LatencyTZ     string // zone of timestamps written without one; "" = the recording's
+	LatencyIn     latencyInput
 	Stat          string
 	Spike         string
 	// Thresholds holds the threshold flags that were given, by signal.
@@ -57,6 +58,9 @@ type AnalyzeOptions struct {
 	Lag        time.Duration
 	Format     string
 	Values     bool
+	// Output is the file the report goes to ("" or "-": stdout). Its
+	// extension picks the format when --format is not given (.html).
+	Output string
 }
 
 func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
@@ -99,10 +103,14 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 
 			# the best-ranked culprit, for a script
 			memdiag analyze run.jsonl --format json | jq '.culprits[0]'
+
+			# one self-contained page with charts, to mail or keep as a CI artifact
+			memdiag analyze run.jsonl -o report.html
 		`),
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Recording = args[0]
+			opts.Format = formatForOutput(c, opts.Format, opts.Output)
 			for i, t := range thresholdFlags {
 				if c.Flags().Changed(t.flag) {
 					opts.Thresholds[t.signal] = th[i]
@@ -118,6 +126,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LatencyFile, "latency", "", "load-test results `FILE` to take latency from instead of the recording")
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", fmt.Sprintf("force the results format: %v", latency.Formats))
 	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: the recording's)")
+	opts.LatencyIn.addFlags(fl)
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic per interval: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
 	def := correlate.DefaultThresholds()
@@ -127,10 +136,11 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LRUDropMin, "lru-drop-min", "32MiB", "bytes the file LRU must also lose within one interval for an LRU drop")
 	fl.StringVar(&opts.PSIScope, "psi-scope", "auto", "whose memory PSI the PSI signals read: auto (the recorded --cgroup group, else the host), host, cgroup or any")
 	fl.IntVar(&opts.MinSignals, "min-signals", 1, "kernel signals an interval must raise to count without a latency spike (2 ignores lone disk bursts on a shared host)")
-	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi when a --cgroup group was recorded, else none")
+	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi whenever the recording has memory PSI (disk or reclaim bursts without stall are I/O bursts, not episodes)")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
-	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "")
+	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	return cmd
 }
@@ -213,11 +223,17 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(analyzeMemoryLimit))
 	}
-	res, err := analyzeFile(opts.IO, opts.Recording, opts.LatencyFile, opts.LatencyFormat, opts.LatencyTZ, co)
+	lo := opts.LatencyIn
+	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
+	res, trace, err := analyzeFileTrace(opts.IO, opts.Recording, opts.LatencyFile, lo, co, format == report.HTML)
 	if err != nil {
 		return err
 	}
-	return report.Render(opts.IO.Out, res, format, report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()})
+	ro := report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
+	if trace != nil {
+		ro.Traces = []*correlate.Trace{trace}
+	}
+	return writeOutput(opts.IO, opts.Output, &ro, func(w io.Writer) error { return report.Render(w, res, format, ro) })
 }
 
 // analyzeMemoryLimit is the Go heap's soft limit while analyze runs,
@@ -225,27 +241,25 @@ func runAnalyze(opts *AnalyzeOptions) error {
 // A day (86,400 samples and 1,000,000 requests, bench/analyze.sh) keeps
 // ~115 MB live; with the default GOGC=100 alone the heap would grow to
 // twice that before a collection, and peak RSS to ~290 MiB instead of
-// issue #7's 200 MiB. Below the limit the GC runs as usual; near it, it
+// the 200 MiB budget (docs/benchmarks.md). Below the limit the GC runs as usual; near it, it
 // collects earlier. A larger recording may exceed it: the runtime then
 // limits the GC's share of CPU rather than fail.
 const analyzeMemoryLimit = 170 << 20
 
-// analyzeFile reads a recording, joins a results file if one is given, and
-// analyses it. Problems with the results file's rows are printed to
-// stderr, once, and do not stop the analysis. The recording is reduced to
-// what correlate uses as it is read (correlate.Series), not held, and the
-// results file is imported meanwhile.
-func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
+// analyzeFileTrace is analyzeFile that also returns, when trace is set,
+// the per-interval data behind the result (correlate.Series.Trace), for
+// the HTML report's charts.
+func analyzeFileTrace(io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
 	f, name, err := openInput(io, "", path)
 	if err != nil {
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
 	}
 	defer f.Close()
 	pr, done := withProgress(io, f, name)
 	r, err := record.NewReader(pr, name)
 	if err != nil {
 		done()
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
 	}
 	h := r.Header()
 	type imported struct {
@@ -254,99 +268,24 @@ func analyzeFile(io *iostreams.IOStreams, path, latFile, latFormat, latTZ string
 	}
 	lat := make(chan imported, 1)
 	go func() {
-		imp, err := importFor(io, &h, latFile, latFormat, latTZ)
+		imp, err := importFor(io, &h, latFile, lo)
 		lat <- imported{imp, err}
 	}()
 	sr := correlate.NewSeries(h)
-	rec, err := r.Each(sr.Add)
+	gaps := record.NewGaps(h)
+	rec, err := r.Each(func(s *record.Sample) { gaps.Add(s); sr.Add(s) })
 	done()
 	if err != nil {
-		return correlate.Result{}, err
+		return correlate.Result{}, nil, err
+	}
+	if err := record.NeedSamples(path, gaps.Samples(), rec.End, rec.Warnings); err != nil {
+		return correlate.Result{}, nil, err
 	}
 	l := <-lat
 	if l.err != nil {
-		return correlate.Result{}, l.err
+		return correlate.Result{}, nil, l.err
 	}
-	return analyzeSeries(io, sr, rec.Warnings, latFile, l.imp, co)
-}
-
-// analyzeRecording joins a results file (latFile, if not "") to rec and
-// analyses it with the job projector. `memdiag watch` can call it with the
-// recording it has just written, then report.Render, to print the same
-// timeline and verdict as analyze.
-func analyzeRecording(io *iostreams.IOStreams, rec *record.Recording, latFile, latFormat, latTZ string, co correlate.Options) (correlate.Result, error) {
-	imp, err := importFor(io, &rec.Header, latFile, latFormat, latTZ)
-	if err != nil {
-		return correlate.Result{}, err
-	}
-	sr := correlate.NewSeries(rec.Header)
-	for i := range rec.Samples {
-		sr.Add(&rec.Samples[i])
-	}
-	return analyzeSeries(io, sr, rec.Warnings, latFile, imp, co)
-}
-
-// importFor imports the results file latFile for a recording with header
-// h (nil, nil when latFile is ""): timestamps without a zone are in latTZ,
-// else in the recording's zone.
-func importFor(ios *iostreams.IOStreams, h *record.Header, latFile, latFormat, latTZ string) (*latency.Imported, error) {
-	if latFile == "" {
-		return nil, nil
-	}
-	loc := correlate.Location(h, nil)
-	if latTZ != "" {
-		var err error
-		if loc, err = time.LoadLocation(latTZ); err != nil {
-			return nil, &FlagError{Err: fmt.Errorf("--latency-tz: %w", err)}
-		}
-	}
-	imp, err := importLatency(ios, latFile, latency.ImportOptions{Format: latFormat, Location: loc, Start: h.Start})
-	if err != nil {
-		return nil, err
-	}
-	return imp, nil
-}
-
-// analyzeSeries analyses a recording reduced to a series, with the
-// requests of imp, imported from latFile (nil: the recording's own
-// latency); warns are the recording's warnings. It prints imp's problems
-// with rows to stderr.
-func analyzeSeries(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile string, imp *latency.Imported, co correlate.Options) (correlate.Result, error) {
-	if co.Project == nil {
-		co.Project = jobProjector()
-	}
-	if imp != nil {
-		if err := imp.Report.Err(); err != nil {
-			fmt.Fprintf(io.ErrOut, "memdiag: warning: %v\n", err)
-		}
-		if len(imp.Requests) == 0 && len(imp.Intervals) == 0 {
-			return correlate.Result{}, fmt.Errorf("%s: no request in the file (%s format)", latFile, imp.Report.Format)
-		}
-		if len(imp.Requests) > 0 {
-			co.Requests = imp.Requests
-		} else {
-			co.IntervalStats = imp.Intervals // Locust: per-interval rows only
-		}
-	}
-	res := sr.Analyze(co)
-	res.Warnings = append(warns, res.Warnings...)
-	return res, nil
-}
-
-// importLatency reads a load-test results file, or standard input for "-".
-func importLatency(ios *iostreams.IOStreams, path string, o latency.ImportOptions) (*latency.Imported, error) {
-	var imp *latency.Imported
-	var err error
-	if path == "-" {
-		imp, err = latency.Import(ios.In, stdinName, o)
-	} else if err = checkInput("--latency", path); err == nil {
-		imp, err = latency.ImportFile(path, o)
-	}
-	if err != nil {
-		if errors.Is(err, latency.ErrFormat) {
-			return nil, &FlagError{Err: fmt.Errorf("%w (use --latency-format to name it: %v)", err, latency.Formats)}
-		}
-		return nil, err
-	}
-	return imp, nil
+	res, t, err := analyzeSeriesTrace(io, sr, rec.Warnings, latFile, l.imp, lo, co, trace)
+	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
+	return res, t, err
 }

@@ -32,6 +32,16 @@ func TestNewAnalyzeCmd(t *testing.T) {
 				Format: "json", Values: true, Gap: time.Minute, Lag: 30 * time.Second, PSIScope: "host", MinSignals: 2, Require: "psi", LRUDropMin: "8MiB",
 				Thresholds: map[correlate.Signal]string{correlate.DiskIO: "32MiB", correlate.SwapOut: "off", correlate.PSISome: "5%"}}},
 	}
+	// -o FILE.html picks the html format unless --format says otherwise.
+	tests = append(tests, struct {
+		args string
+		want AnalyzeOptions
+	}{"run.jsonl -o report.html", AnalyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, Format: "html", Output: "report.html",
+		PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}}, struct {
+		args string
+		want AnalyzeOptions
+	}{"run.jsonl --output r.HTML --format md", AnalyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, Format: "markdown", Output: "r.HTML",
+		PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}})
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
@@ -180,6 +190,42 @@ func TestRunAnalyzeLatencyFile(t *testing.T) {
 	}
 }
 
+// -o writes the page to a file (and says so on stderr), never through a
+// symbolic link planted at its path.
+func TestRunAnalyzeOutputHTML(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "report.html")
+	code, stdout, errOut := runCmd(t, "analyze", unionRec, "-o", out)
+	if code != ExitOK || stdout != "" || !strings.Contains(errOut, "wrote "+out) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errOut)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The union recording: 12 episodes, 2 culprit timers firing 6 times
+	// each in its 2 hours (see TestHTMLReportChromium for the page drawn).
+	page := string(b)
+	for _, want := range []string{"<!DOCTYPE html>", `<figure class="chart" id="chart-psi"`, "pmlogger_farm_check.timer", `<tr id="row-12">`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, `"label":"pmlogger_check.timer"`); n != 6 {
+		t.Errorf("%d firings of pmlogger_check.timer in the page data, want 6", n)
+	}
+	link := filepath.Join(dir, "link.html")
+	if err := os.Symlink(filepath.Join(dir, "elsewhere"), link); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCmd(t, "analyze", unionRec, "-o", link); code != ExitUsage || !strings.Contains(errOut, "symbolic link") {
+		t.Errorf("-o through a symlink: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "elsewhere")); err == nil {
+		t.Error("wrote through the symbolic link")
+	}
+}
+
 func TestRunAnalyzeErrors(t *testing.T) {
 	tests := []struct {
 		args   []string
@@ -188,7 +234,7 @@ func TestRunAnalyzeErrors(t *testing.T) {
 	}{
 		{[]string{"analyze", unionRec, "--spike", "fast"}, ExitUsage, "--spike"},
 		{[]string{"analyze", unionRec, "--disk-io", "lots"}, ExitUsage, "--disk-io"},
-		{[]string{"analyze", unionRec, "--format", "html"}, ExitUsage, "--format"},
+		{[]string{"analyze", unionRec, "--format", "pdf"}, ExitUsage, "--format"},
 		{[]string{"analyze", unionRec, "--psi-scope", "vm"}, ExitUsage, "--psi-scope"},
 		{[]string{"analyze", unionRec, "--min-signals", "9"}, ExitUsage, "--min-signals"},
 		{[]string{"analyze", unionRec, "--require", "latency"}, ExitUsage, "--require"},

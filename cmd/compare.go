@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
@@ -21,7 +22,11 @@ type CompareOptions struct {
 	LatencyBefore       string
 	LatencyAfter        string
 	LatencyFormat       string
+	LatencyTZ           string
+	LatencyIn           latencyInput
 	Stat, Spike, Format string
+	// Output is the file the comparison goes to ("" or "-": stdout).
+	Output string
 }
 
 func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command {
@@ -42,10 +47,14 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 
 			# latency from each run's load-test results
 			memdiag compare before.jsonl after.jsonl --latency-before a.csv --latency-after b.csv
+
+			# both runs overlaid on charts, with the headline numbers, in one page
+			memdiag compare before.jsonl after.jsonl -o compare.html
 		`),
 		Args: exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Before, opts.After = args[0], args[1]
+			opts.Format = formatForOutput(c, opts.Format, opts.Output)
 			if runF != nil {
 				return runF(opts)
 			}
@@ -56,9 +65,12 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LatencyBefore, "latency-before", "", "load-test results `FILE` for the BEFORE recording")
 	fl.StringVar(&opts.LatencyAfter, "latency-after", "", "load-test results `FILE` for the AFTER recording")
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", "force the results format of both files")
+	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: each recording's)")
+	opts.LatencyIn.addFlags(fl)
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic for spikes: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
-	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "")
+	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: both runs on charts, one self-contained page)")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the comparison to `FILE` instead of stdout (FILE.html: --format html)")
 	return cmd
 }
 
@@ -76,10 +88,17 @@ func runCompare(opts *CompareOptions) error {
 		return err
 	}
 	var res [2]correlate.Result
+	ro := report.Options{Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
 	for i, p := range [2][2]string{{opts.Before, opts.LatencyBefore}, {opts.After, opts.LatencyAfter}} {
-		if res[i], err = analyzeFile(opts.IO, p[0], p[1], opts.LatencyFormat, "", co); err != nil {
+		lo := opts.LatencyIn
+		lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
+		var t *correlate.Trace
+		if res[i], t, err = analyzeFileTrace(opts.IO, p[0], p[1], lo, co, format == report.HTML); err != nil {
 			return err
 		}
+		if t != nil {
+			ro.Traces = append(ro.Traces, t)
+		}
 	}
-	return report.RenderCompare(opts.IO.Out, res[0], res[1], format, report.Options{Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()})
+	return writeOutput(opts.IO, opts.Output, &ro, func(w io.Writer) error { return report.RenderCompare(w, res[0], res[1], format, ro) })
 }

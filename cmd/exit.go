@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/hostenv"
+	"github.com/memdiag/memdiag/redact"
 )
 
 // Exit codes, one meaning each. `memdiag gate` documents its own in its help.
@@ -51,6 +52,10 @@ func exitCode(f *Factory, root *cobra.Command, err error) int {
 		return ExitOK
 	}
 	code, msg := classify(err)
+	if !f.NoRedact {
+		// An error may quote a command line, a crontab line or a URL.
+		msg = redact.String(msg)
+	}
 	if msg != "" {
 		fmt.Fprintln(f.IO.ErrOut, "memdiag:", msg)
 	}

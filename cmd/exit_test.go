@@ -41,8 +41,8 @@ func TestExitCodesAcrossCommands(t *testing.T) {
 		{"missing file", []string{"timers", "--root", missing}, ExitError, noFile("--root ")},
 		{"missing file", []string{"watch", "--root", missing, "--duration", "1s"}, ExitError, noFile("--root ")},
 
-		{"bad format", []string{"analyze", unionRec, "--format", "xml"}, ExitUsage, badFormat(reports)},
-		{"bad format", []string{"compare", unionRec, unionRec, "-f", "xml"}, ExitUsage, badFormat(reports)},
+		{"bad format", []string{"analyze", unionRec, "--format", "xml"}, ExitUsage, badFormat(reports + ", html")},
+		{"bad format", []string{"compare", unionRec, unionRec, "-f", "xml"}, ExitUsage, badFormat(reports + ", html")},
 		{"bad format", []string{"timers", "--format", "xml"}, ExitUsage, badFormat(reports)},
 		{"bad format", []string{"mem", "--format", "xml"}, ExitUsage, badFormat(reports)},
 		{"bad format", []string{"gate", "-t", "oom_kills==0", "--duration", "1s", "--format", "xml"}, ExitUsage, badFormat("table, json, markdown, github")},

@@ -18,10 +18,12 @@ import (
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/redact"
 	"github.com/memdiag/memdiag/sources"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -35,6 +37,7 @@ type GateOptions struct {
 	Logger   *slog.Logger
 	Root     string
 	Getenv   func(string) string // GITHUB_STEP_SUMMARY
+	NoRedact bool                // --no-redact: quote the wrapped command as it is
 	Location *time.Location      // zone of the times in reports
 
 	Thresholds     []string
@@ -103,7 +106,9 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			  %[3]d  the wrapped command failed; its own exit code is printed (the
 			     report is still written; this code wins over %[2]d and %[4]d)
 			  %[4]d  environment: a signal a threshold needs cannot be read (no PSI,
-			     not a cgroup v2 directory, unreadable cgroup) — never a pass
+			     not a cgroup v2 directory, unreadable cgroup), was missing from
+			     over 10%% of the run, or the recording ended abnormally (no end
+			     line, lines cut) — never a pass
 			  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
 		`, ExitOK, ExitBreach, ExitCommand, ExitEnv, ExitUsage, ExitError, ExitInterrupt),
 		Example: examples(`
@@ -122,7 +127,7 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			memdiag gate --threshold 'memory.some.avg10<10' --recording run.jsonl
 		`),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Root, opts.Logger = f.Root, f.Logger
+			opts.Root, opts.Logger, opts.NoRedact = f.Root, f.Logger, f.NoRedact
 			if len(args) > 0 {
 				if cmd.ArgsLenAtDash() != 0 {
 					return flagErrorf("put the command to wrap after --, e.g. memdiag gate --threshold 'memory.full.stall<1%%' -- %s", strings.Join(args, " "))
@@ -194,8 +199,19 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 		if err != nil {
 			return err
 		}
+		gaps := record.NewGaps(rec.Header)
+		for i := range rec.Samples {
+			gaps.Add(&rec.Samples[i])
+		}
+		if err := record.NeedSamples(opts.Recording, len(rec.Samples), rec.End, rec.Warnings); err != nil {
+			return err
+		}
 		rep = gate.Evaluate(&rec.Header, rec.Samples, gate.Scope{Cgroup: rec.Header.Cgroup}, ths)
 		rep.Warnings = rec.Warnings
+		rep.Lacks = gaps.Lines(rec.End, rec.Warnings)
+		if why := gaps.Abnormal(rec.End, rec.Warnings); why != "" {
+			rep.CutShort(why)
+		}
 		noteCulprits(rep, correlate.Analyze(rec, correlate.Options{Project: timers.Project}))
 	} else {
 		// A live gate records no processes: it cannot tell which job, if
@@ -259,7 +275,12 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 	var cmdRes *gate.CommandResult
 	var child *supervise.Child
 	if len(opts.Command) > 0 {
+		// The report, the JUnit file and the error quote the command:
+		// redacted, like every command line memdiag writes.
 		cmdRes = &gate.CommandResult{Args: opts.Command}
+		if !opts.NoRedact {
+			cmdRes.Args = redact.Args(opts.Command)
+		}
 		child, err = supervise.Start(supervise.Options{Args: opts.Command, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut})
 		if err != nil {
 			cmdRes.Err, cmdRes.ExitCode = "could not start: "+err.Error(), 127
@@ -333,9 +354,11 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 	var out io.Writer = opts.IO.Out
 	if opts.Output != "" {
 		ro.Width, ro.Color = 0, false // a file: full content, no escapes
-		f, err := os.Create(opts.Output)
+		// A report file is rewritten on each run, but never through a
+		// link (outfile); new files are 0600.
+		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: true})
 		if err != nil {
-			return err
+			return fmt.Errorf("--output: %w", err)
 		}
 		defer f.Close()
 		out = f
@@ -349,7 +372,7 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 		}
 	}
 	if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := outfile.Create(p, outfile.Options{Append: true})
 		if err != nil {
 			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
 		}
@@ -389,8 +412,10 @@ func isExitCode(err error, code int) bool {
 	return errors.As(err, &ce) && ce.Code == code
 }
 
+// writeFile writes a report file with outfile: rewritten on each run,
+// never through a symbolic or hard link, new files 0600.
 func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+	f, err := outfile.Create(path, outfile.Options{Overwrite: true})
 	if err != nil {
 		return err
 	}

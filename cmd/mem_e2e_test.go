@@ -81,7 +81,7 @@ func startInCgroup(t *testing.T, cg *testenv.Cgroup, name string, args ...string
 	return c
 }
 
-// TestMemCacheFillsCgroupE2E is issue #5's (a): a process in a cgroup
+// TestMemCacheFillsCgroupE2E: a process in a cgroup
 // limited to 64 MiB writes and reads a file four times that size. memdiag
 // mem must show the cgroup within 10 % of its limit, filled by page cache
 // rather than anon, and call it reclaimable.
@@ -131,7 +131,7 @@ func TestMemCacheFillsCgroupE2E(t *testing.T) {
 	}
 }
 
-// TestMemOOMKillE2E is issue #5's (c): a process that exceeds its cgroup's
+// TestMemOOMKillE2E: a process that exceeds its cgroup's
 // limit with anonymous memory and no swap for the group is OOM-killed;
 // memdiag mem must list the kill with the process's name and PID.
 func TestMemOOMKillE2E(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/memdiag/memdiag/memview"
 )
 
-// TestMemCgroupV2UMLE2E runs issue #5's (a) and (c) on a second real
+// TestMemCgroupV2UMLE2E runs the cache-fill and OOM-kill checks of memdiag mem on a second real
 // kernel with the memory controller on cgroup v2, which this project's CI
 // host (hybrid v1/v2) cannot give: Debian's user-mode Linux 6.1 boots with
 // a pure v2 hierarchy, a 32 MiB group filled by page cache from an ext4

@@ -38,5 +38,5 @@ func withProgress(ios *iostreams.IOStreams, r io.Reader, name string) (io.Reader
 		progressbar.OptionClearOnFinish(),
 	)
 	pr := progressbar.NewReader(f, bar)
-	return &pr, func() { bar.Finish() }
+	return &pr, func() { _ = bar.Finish() }
 }

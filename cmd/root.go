@@ -28,6 +28,10 @@ type Factory struct {
 	// Root is the filesystem root collectors and inventories read
 	// (--root); "/" on a live host, a fixture tree in tests.
 	Root string
+	// NoRedact (--no-redact) turns memdiag's one redaction policy
+	// (package redact) off: command lines, job commands, the probe URL
+	// and error messages are written as they are.
+	NoRedact bool
 }
 
 // Main runs memdiag with args (without the program name) on the real
@@ -157,6 +161,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	root.SetVersionTemplate("memdiag {{.Version}}\n")
 	root.PersistentFlags().BoolVar(&noColor, "no-color", false, "never use colour (also: NO_COLOR set in the environment)")
 	root.PersistentFlags().BoolVar(&debug, "debug", false, "log debug messages to stderr")
+	root.PersistentFlags().BoolVar(&f.NoRedact, "no-redact", false, "write secrets in command lines, job commands, URLs and errors as they are (default: replaced by ***)")
 	root.PersistentFlags().StringVar(&f.Root, "root", f.Root, "filesystem root to read /proc, /sys and /etc from (a fixture tree or a mounted host)")
 	root.SetFlagErrorFunc(flagError)
 

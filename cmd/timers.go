@@ -19,6 +19,8 @@ type TimersOptions struct {
 	IO   *iostreams.IOStreams
 	Now  func() time.Time
 	Root string
+	// NoRedact keeps secrets in job commands (--no-redact).
+	NoRedact bool
 
 	All      bool
 	Users    bool
@@ -128,7 +130,7 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 		`),
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.Root = f.Root
+			opts.Root, opts.NoRedact = f.Root, f.NoRedact
 			if opts.Next < 1 {
 				return flagErrorf("--next %d: want at least 1", opts.Next)
 			}
@@ -191,7 +193,7 @@ func runTimers(ctx context.Context, opts *TimersOptions) error {
 	if c, ok := live.(io.Closer); ok {
 		defer c.Close()
 	}
-	jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{Users: opts.Users, Live: live})
+	jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{Users: opts.Users, Live: live, KeepSecrets: opts.NoRedact})
 	if err != nil {
 		return fmt.Errorf("reading periodic jobs under %s: %w", opts.Root, err)
 	}

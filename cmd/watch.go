@@ -18,6 +18,7 @@ import (
 
 	"github.com/memdiag/memdiag/internal/delayacct"
 	"github.com/memdiag/memdiag/internal/hostenv"
+	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
@@ -92,7 +93,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			every sample (gzip with a sync flush), so a killed recorder loses at most
 			the interval in progress. Command lines are stored with likely secrets
 			(passwords, tokens, keys, URL credentials) replaced by *** unless
-			--keep-cmdline is given. The format is documented in docs/recording.md.
+			--no-redact is given. The format is documented in docs/recording.md.
 		`),
 		Example: examples(`
 			# record until Ctrl-C, one sample per second, to a time-stamped file
@@ -116,6 +117,8 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			if len(args) > 0 {
 				opts.Command = args
 			}
+			// --keep-cmdline is the older name of --no-redact.
+			opts.KeepCmdline = opts.KeepCmdline || f.NoRedact
 			if execFlag && len(opts.Command) == 0 {
 				return flagErrorf("--exec needs a command after --")
 			}
@@ -151,6 +154,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.IntVar(&opts.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no live rows")
 	fl.BoolVar(&opts.KeepCmdline, "keep-cmdline", false, "store command lines unredacted")
+	_ = fl.MarkDeprecated("keep-cmdline", "use --no-redact")
 	fl.BoolVar(&opts.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
 	fl.BoolVar(&execFlag, "exec", false, "run the command after -- and stop when it exits (exit 4 if it fails)")
 	fl.StringVar(&opts.ProbeURL, "probe", "", "measure latency with a built-in HTTP probe of this URL")
@@ -170,7 +174,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 func runWatch(ctx context.Context, o *WatchOptions) error {
 	f := o.F
 	if o.CPUProfile != "" {
-		pf, err := os.Create(o.CPUProfile)
+		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true})
 		if err != nil {
 			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
 		}
@@ -228,10 +232,29 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	for _, warn := range srcs.warnings {
 		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", warn)
 	}
+	if len(o.Command) > 0 {
+		// The command starts right after the header is written: its start
+		// anchors a results file that holds only offsets (hey).
+		hdr.CommandStart = f.Now()
+		for _, fn := range srcs.commandStart {
+			fn(hdr.CommandStart)
+		}
+	}
 	if err := w.WriteHeader(hdr); err != nil {
 		w.Close("error")
 		return err
 	}
+	closed := false
+	defer func() {
+		// A panic here still ends the recording with its end line (the
+		// deferred delay-accounting restore runs too), then goes on.
+		if r := recover(); r != nil {
+			if !closed {
+				_ = w.Close(fmt.Sprintf("panic: %v", r))
+			}
+			panic(r)
+		}
+	}()
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -239,9 +262,11 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	if len(o.Command) > 0 {
 		child, err = supervise.Start(supervise.Options{Args: o.Command, Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut})
 		if err != nil {
+			// The same rule as gate: a command that cannot start failed
+			// (exit 4), like a shell's 127. Nothing was recorded.
 			w.Close("command failed to start")
 			os.Remove(o.Out)
-			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--exec: %w", err)}
+			return &ExitCodeError{Code: ExitCommand, Err: fmt.Errorf("the wrapped command failed: could not start: %w", err)}
 		}
 		go func() { <-child.Done(); cancel() }()
 	}
@@ -307,6 +332,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	if writeErr == nil && (reason != "duration" || child != nil) {
 		writeErr = sampler.Final(ctx, emit)
 	}
+	closed = true
 	if err := w.Close(reason); err != nil && writeErr == nil {
 		writeErr = err
 	}

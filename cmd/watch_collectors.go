@@ -34,7 +34,7 @@ func init() {
 		// The host's periodic jobs at start, so that analyze can project
 		// their firings over the recording later, on any host.
 		if !o.NoTimers {
-			jobs, err := timers.Inventory(o.F.Root, timers.InventoryOptions{})
+			jobs, err := timers.Inventory(o.F.Root, timers.InventoryOptions{KeepSecrets: o.KeepCmdline})
 			if running, ok := timers.ProbeRunning(o.F.Root); ok {
 				timers.ApplyRunning(jobs, running) // what fires now, for gate --recording
 			}

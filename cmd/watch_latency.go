@@ -2,12 +2,15 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/redact"
 )
 
 func init() {
@@ -29,21 +32,53 @@ func init() {
 				return
 			}
 			h.Probe = o.ProbeURL
+			if !o.KeepCmdline {
+				h.Probe = redact.URL(o.ProbeURL)
+			}
 			producers.Go(func() { _ = p.Run(lctx, ch) })
 		}
+		ivs := make(chan latency.IntervalStat, 64)
+		started := make(chan time.Time, 1)
+		ws.commandStart = append(ws.commandStart, func(t time.Time) { started <- t })
 		if o.LatencyFile != "" {
 			h.LatencyFile = o.LatencyFile
+			if _, err := os.Stat(o.LatencyFile); err != nil {
+				// The load tool may create it later; say so now, and at the
+				// end if it never came.
+				ws.warnings = append(ws.warnings, fmt.Sprintf("--latency %s: %v; waiting for the load tool to create it", o.LatencyFile, errors.Unwrap(err)))
+			}
 			producers.Go(func() {
+				// A parser that panics on a row it did not expect ends
+				// the following with a warning, not the recorder.
+				defer func() {
+					if r := recover(); r != nil {
+						src.warn(fmt.Sprintf("--latency %s: stopped following: internal error: %v", o.LatencyFile, r))
+					}
+				}()
 				rep, err := latency.Follow(lctx, o.LatencyFile, latency.FollowOptions{
 					ImportOptions: latency.ImportOptions{Format: o.LatencyFmt, Location: time.Local},
+					// hey's offsets count from its start: the wrapped command's.
+					StartFunc: func() (time.Time, bool) {
+						select {
+						case t := <-started:
+							started <- t
+							return t, true
+						default:
+							return time.Time{}, false
+						}
+					},
+					Intervals: ivs,
 					OnBad: func(e latency.LineError) {
 						src.warn(fmt.Sprintf("--latency: %v", e))
 					},
 				}, ch)
-				if err != nil {
+				switch {
+				case err != nil:
 					src.warn(fmt.Sprintf("--latency %s: %v", o.LatencyFile, err))
-				} else if err := rep.Err(); err != nil {
-					src.warn(fmt.Sprintf("--latency %s: %v", o.LatencyFile, err))
+				case rep.Format == "":
+					src.warn(fmt.Sprintf("--latency %s: no request read: the file never appeared or stayed empty", o.LatencyFile))
+				case rep.Err() != nil:
+					src.warn(fmt.Sprintf("--latency %s: %v", o.LatencyFile, rep.Err()))
 				}
 			})
 		}
@@ -54,6 +89,11 @@ func init() {
 				src.add(r)
 			}
 		})
+		forwarder.Go(func() {
+			for iv := range ivs {
+				src.addInterval(iv)
+			}
+		})
 		// The drain before the last sample: the probe stops, and the
 		// follower returns once ctx is done — after reading the file to
 		// its end, where latency.Follow does so (latency/follow.go) — and
@@ -62,6 +102,7 @@ func init() {
 			cancel()
 			producers.Wait()
 			close(ch)
+			close(ivs)
 			forwarder.Wait()
 		})
 		ws.list = append(ws.list, src)
@@ -76,7 +117,14 @@ func init() {
 type latencySource struct {
 	mu      sync.Mutex
 	pending []latency.Request
+	ivs     []latency.IntervalStat // rows of a tool without per-request rows (Locust)
 	warns   []string
+}
+
+func (l *latencySource) addInterval(iv latency.IntervalStat) {
+	l.mu.Lock()
+	l.ivs = append(l.ivs, iv)
+	l.mu.Unlock()
 }
 
 func (l *latencySource) Name() string { return "latency" }
@@ -95,9 +143,17 @@ func (l *latencySource) warn(s string) {
 
 func (l *latencySource) Fill(ctx context.Context, s *record.Sample) error {
 	l.mu.Lock()
-	reqs, warns := l.pending, l.warns
-	l.pending, l.warns = nil, nil
+	reqs, ivs, warns := l.pending, l.ivs, l.warns
+	l.pending, l.ivs, l.warns = nil, nil, nil
 	l.mu.Unlock()
+	if len(reqs) == 0 && len(ivs) > 0 {
+		// Locust: its Aggregated rows written since the last sample,
+		// combined as analyze does (latency.BucketIntervals).
+		sum := latency.BucketIntervals(ivs, "Aggregated", []time.Time{{}, s.Time.Add(time.Hour)})[0]
+		if sum.Count > 0 {
+			s.Latency = &sum
+		}
+	}
 	if len(reqs) > 0 {
 		// Summarize selects by start time: give it the whole range.
 		sum := latency.Summarize(reqs, time.Time{}, s.Time.Add(time.Hour))

@@ -13,6 +13,7 @@ import (
 	"github.com/memdiag/memdiag/procevents"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/redact"
 	"github.com/memdiag/memdiag/sources"
 )
 
@@ -56,7 +57,7 @@ func init() {
 					if o.KeepCmdline {
 						return strings.Join(argv, " ")
 					}
-					return diskio.RedactCmdline(argv)
+					return redact.Cmdline(argv)
 				},
 			})
 			if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/redact"
 	"github.com/memdiag/memdiag/sources"
 )
 
@@ -29,7 +30,9 @@ type watchSources struct {
 	// requests, a followed results file read to its end) before the
 	// last sample; each runs once.
 	drains []func()
-	fatal  error // a collector the user demanded could not start
+	// commandStart are told when the wrapped command starts.
+	commandStart []func(time.Time)
+	fatal        error // a collector the user demanded could not start
 }
 
 func (w *watchSources) drain() {
@@ -66,7 +69,7 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 	if len(o.Command) > 0 && !o.KeepCmdline {
 		// Recordings get shared: the --exec command is redacted like every
 		// other command line (one string, secrets as ***).
-		h.Command = []string{diskio.RedactCmdline(o.Command)}
+		h.Command = []string{redact.Cmdline(o.Command)}
 	}
 	ws := &watchSources{}
 

@@ -3,9 +3,12 @@ package cmd
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -200,5 +203,74 @@ func TestRunWatchExecExitCode(t *testing.T) {
 	// Recordings are shared: the command's secrets are redacted.
 	if c := strings.Join(r.Header.Command, " "); strings.Contains(c, "hunter2") || !strings.Contains(c, "--password=***") {
 		t.Errorf("header command = %q, want the password redacted", c)
+	}
+}
+
+// --duration ending a wrapped command stops it (SIGTERM) and says so: the
+// command did not fail and was not "killed by interrupt"; watch exits 0.
+func TestRunWatchDurationStopsCommand(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "20ms", "--duration", "100ms",
+		"--out", rec, "--quiet", "--no-timers", "--events", "off", "--", "sleep", "30")
+	if code != 0 {
+		t.Errorf("exit %d, want 0; stderr %s", code, errOut)
+	}
+	r, err := record.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "duration: command exit code 143 (killed by SIGTERM; stopped by memdiag: duration)"; r.End == nil || r.End.Reason != want {
+		t.Errorf("end = %+v, want reason %q", r.End, want)
+	}
+	// 100 ms at 20 ms: samples at 0..100 ms, then the final one after the
+	// command was stopped.
+	if len(r.Samples) != 7 || r.End.Samples != 7 {
+		t.Errorf("%d samples, end counts %d; want 6 + the final one", len(r.Samples), r.End.Samples)
+	}
+}
+
+// The probe's requests after the last tick are in the final sample:
+// watch --interval 5s -- sh -c 'sleep 0.6' records two samples, and the
+// requests the service answered are counted (all but at most one cut
+// short by the end of the run).
+func TestRunWatchFinalSampleKeepsProbeRequests(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	rec := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "5s", "--out", rec, "--quiet", "--no-timers",
+		"--events", "off", "--probe", srv.URL, "--probe-interval", "100ms", "--", "sh", "-c", "sleep 0.6")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	r, err := record.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Samples) != 2 {
+		t.Fatalf("%d samples, want 2 (start, final)", len(r.Samples))
+	}
+	n := 0
+	for _, s := range r.Samples {
+		if s.Latency != nil {
+			n += s.Latency.Count
+		}
+	}
+	if got := hits.Load(); n < 4 || int64(n) < got-1 || int64(n) > got {
+		t.Errorf("%d requests recorded, the service answered %d; want all but at most the one in flight at the end (and at least 4 in 0.6 s at 100 ms)", n, got)
+	}
+}
+
+// A command that cannot start is a failed command (exit 4, as in gate),
+// and no recording is left behind.
+func TestRunWatchCommandCannotStart(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "20ms", "--out", rec, "--quiet", "--no-timers",
+		"--events", "off", "--", "/nonexistent/memdiag-watch-test")
+	if code != ExitCommand || !strings.Contains(errOut, "the wrapped command failed: could not start: fork/exec /nonexistent/memdiag-watch-test: no such file or directory") {
+		t.Errorf("exit %d, stderr %s; want %d and why", code, errOut, ExitCommand)
+	}
+	if _, err := os.Stat(rec); !os.IsNotExist(err) {
+		t.Errorf("recording left behind: %v", err)
 	}
 }

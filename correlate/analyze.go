@@ -68,8 +68,14 @@ func (sr *Series) Analyze(opts Options) Result {
 		}
 	}
 	var spikes []bool
+	fails := failures(sums)
 	if res.HasLatency {
 		spikes = detectSpikes(lat, o)
+		// A burst of failed requests is a spike too: a service that
+		// refuses or times out is not fast.
+		for i, f := range failureSpikes(sums) {
+			spikes[i] = spikes[i] || f
+		}
 		if k := known(lat); len(k) > 0 {
 			res.LatencyBaseline = time.Duration(median(k))
 		}
@@ -82,7 +88,7 @@ func (sr *Series) Analyze(opts Options) Result {
 			res.Spikes++
 		}
 	}
-	res.Totals = totals(ivs, sums, o)
+	res.Totals = totals(ivs, sums, o, sr.Header.Probe != "")
 
 	_, hasPSI := res.Baselines[PSISome]
 	if o.Require == nil {
@@ -95,7 +101,7 @@ func (sr *Series) Analyze(opts Options) Result {
 		}
 	}
 	res.Require = o.Require
-	res.Episodes, res.LoneSpikes = splitSpikes(buildEpisodes(sr, ivs, raised, spikes, lat, res.Interval, o, res.Baselines), o)
+	res.Episodes, res.LoneSpikes = splitSpikes(buildEpisodes(sr, ivs, raised, spikes, lat, fails, res.Interval, o, res.Baselines), o)
 	if len(o.Require) > 0 {
 		res.IOBursts = ioBursts(sr, ivs, raised, lat, res.Interval, o, res.Baselines, res.Episodes)
 	}
@@ -211,6 +217,16 @@ func detectSignals(ivs []ival, o Options, baselines map[Signal]float64) [][]Sign
 			// the file LRU actually shrinking.
 			med = 0
 		}
+		psiSig := s == PSISome || s == PSIFull
+		if psiSig {
+			// PSI is absolute: its baseline is the quiet level (25th
+			// percentile), not the median, so a burst longer than half
+			// the recording is still a burst; pressure that never stops
+			// is Result.Sustained.
+			sorted := slices.Clone(k)
+			slices.Sort(sorted)
+			med, mad = sorted[len(sorted)/4], 0
+		}
 		baselines[s] = med
 		thr := o.Thresholds.Get(s)
 		if thr < 0 {
@@ -252,20 +268,15 @@ func summaries(sr *Series, ivs []ival, o Options) []*latency.Summary {
 	}
 	switch {
 	case o.Requests != nil:
-		buckets := make([][]time.Duration, len(ivs))
-		errs := make([]int, len(ivs))
+		buckets := make([][]latency.Request, len(ivs))
 		for _, r := range o.Requests {
 			if i := find(r.Start); i >= 0 {
-				buckets[i] = append(buckets[i], r.Latency)
-				if r.Err {
-					errs[i]++
-				}
+				buckets[i] = append(buckets[i], r)
 			}
 		}
 		for i, b := range buckets {
 			if len(b) > 0 {
-				s := summarize(b)
-				s.Errors = errs[i]
+				s := latency.SummarizeRequests(b, o.LatencyWithFailed)
 				out[i] = &s
 			}
 		}
@@ -310,13 +321,52 @@ func summaries(sr *Series, ivs []ival, o Options) []*latency.Summary {
 	return out
 }
 
+// failures is the number of failed requests of each interval.
+func failures(sums []*latency.Summary) []int {
+	out := make([]int, len(sums))
+	for i, s := range sums {
+		if s != nil {
+			out[i] = s.Errors
+		}
+	}
+	return out
+}
+
+// FailureShareFloor is the least share of failed requests that makes an
+// interval a failure spike; it must also be at least twice the median
+// share of the intervals with requests, so a constant rate of expected
+// failures (a 404 in every iteration of a script) raises nothing.
+const FailureShareFloor = 0.05
+
+// failureSpikes flags the intervals whose share of failed requests is a
+// spike (see [FailureShareFloor]).
+func failureSpikes(sums []*latency.Summary) []bool {
+	out := make([]bool, len(sums))
+	var shares []float64
+	for _, s := range sums {
+		if s != nil && s.Count > 0 {
+			shares = append(shares, float64(s.Errors)/float64(s.Count))
+		}
+	}
+	if len(shares) == 0 {
+		return out
+	}
+	floor := max(FailureShareFloor, 2*median(shares))
+	for i, s := range sums {
+		if s != nil && s.Count > 0 && s.Errors > 0 {
+			out[i] = float64(s.Errors)/float64(s.Count) >= floor
+		}
+	}
+	return out
+}
+
 // latencySeries is the latency statistic of each interval (ns, NaN
 // without requests).
 func latencySeries(sums []*latency.Summary, st Stat) []float64 {
 	lat := make([]float64, len(sums))
 	for i, s := range sums {
 		lat[i] = math.NaN()
-		if s != nil && s.Count > 0 {
+		if s != nil && s.Latencies() > 0 {
 			lat[i] = float64(statOf(*s, st))
 		}
 	}
@@ -382,7 +432,11 @@ func detectSpikes(lat []float64, o Options) []bool {
 	return spikes
 }
 
-func totals(ivs []ival, sums []*latency.Summary, o Options) Totals {
+// totals are the whole-recording figures. Requests/s is over the span
+// the load ran, first to last request (the recording may be padded with
+// idle time before and after); with the probe as the only source it is
+// the probe's own fixed rate and is left 0 (unknown), with RateFromProbe.
+func totals(ivs []ival, sums []*latency.Summary, o Options, probe bool) Totals {
 	t := Totals{Duration: ivs[len(ivs)-1].End.Sub(ivs[0].Start)}
 	for _, iv := range ivs {
 		if !math.IsNaN(iv.MemSome) {
@@ -392,59 +446,95 @@ func totals(ivs []ival, sums []*latency.Summary, o Options) Totals {
 			t.CgroupMemStall += time.Duration(iv.CgMemSome * float64(iv.Dt))
 		}
 	}
+	for _, s := range sums {
+		if s != nil && s.Errors > 0 {
+			t.ErrorIntervals++
+		}
+	}
 	if o.Requests != nil {
 		var ds []time.Duration
+		var first, last time.Time
 		from, to := ivs[0].Start, ivs[len(ivs)-1].End
 		for _, r := range o.Requests {
-			if r.Start.After(from) && !r.Start.After(to) {
-				ds = append(ds, r.Latency)
-				if r.Err {
-					t.Errors++
+			if !r.Start.After(from) || r.Start.After(to) {
+				continue
+			}
+			t.Requests++
+			if first.IsZero() || r.Start.Before(first) {
+				first = r.Start
+			}
+			if r.Start.After(last) {
+				last = r.Start
+			}
+			if r.Err {
+				t.Errors++
+				if !o.LatencyWithFailed {
+					continue
 				}
 			}
+			ds = append(ds, r.Latency)
 		}
 		if len(ds) > 0 {
 			s := summarize(ds)
-			t.Requests, t.Mean, t.P99, t.P99Exact = s.Count, s.Mean, s.P99, true
+			t.Mean, t.P99, t.P99Exact = s.Mean, s.P99, true
 		}
-	} else {
-		type wp struct {
-			p99 time.Duration
-			n   int
+		t.LoadFrom, t.LoadTo = first, last
+		if span := last.Sub(first).Seconds(); t.Requests >= 2 && span > 0 {
+			// n requests sent at a steady rate span n-1 gaps.
+			t.RequestsPerSec = float64(t.Requests-1) / span
 		}
-		var ps []wp
-		var sum float64
-		for _, s := range sums {
-			if s == nil {
-				continue
-			}
-			t.Requests += s.Count
-			t.Errors += s.Errors
-			sum += float64(s.Mean) * float64(s.Count)
-			ps = append(ps, wp{s.P99, s.Count})
+		return t
+	}
+	type wp struct {
+		p99 time.Duration
+		n   int
+	}
+	var ps []wp
+	var sum float64
+	lat := 0
+	for i, s := range sums {
+		if s == nil || s.Count == 0 {
+			continue
 		}
-		if t.Requests > 0 {
-			t.Mean = time.Duration(sum / float64(t.Requests))
-			slices.SortFunc(ps, func(a, b wp) int { return cmp.Compare(a.p99, b.p99) })
-			need, acc := 0.99*float64(t.Requests), 0
-			for _, p := range ps {
-				acc += p.n
-				if float64(acc) >= need {
-					t.P99 = p.p99
-					break
-				}
+		if t.LoadFrom.IsZero() {
+			t.LoadFrom = ivs[i].Start
+		}
+		t.LoadTo = ivs[i].End
+		t.Requests += s.Count
+		t.Errors += s.Errors
+		if n := s.Latencies(); n > 0 {
+			lat += n
+			sum += float64(s.Mean) * float64(n)
+			ps = append(ps, wp{s.P99, n})
+		}
+	}
+	if lat > 0 {
+		t.Mean = time.Duration(sum / float64(lat))
+		slices.SortFunc(ps, func(a, b wp) int { return cmp.Compare(a.p99, b.p99) })
+		need, acc := 0.99*float64(lat), 0
+		for _, p := range ps {
+			acc += p.n
+			if float64(acc) >= need {
+				t.P99 = p.p99
+				break
 			}
 		}
 	}
-	if secs := t.Duration.Seconds(); secs > 0 {
-		t.RequestsPerSec = float64(t.Requests) / secs
+	switch {
+	case probe:
+		t.RateFromProbe = true
+	case t.Requests > 0:
+		// Per-interval counts: the span of the intervals with requests.
+		if secs := t.LoadTo.Sub(t.LoadFrom).Seconds(); secs > 0 {
+			t.RequestsPerSec = float64(t.Requests) / secs
+		}
 	}
 	return t
 }
 
 // buildEpisodes merges flagged intervals into episodes.
 func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
-	lat []float64, step time.Duration, o Options, baselines map[Signal]float64) []Episode {
+	lat []float64, fails []int, step time.Duration, o Options, baselines map[Signal]float64) []Episode {
 	gap := o.GapTolerance
 	switch {
 	case gap == 0:
@@ -459,7 +549,7 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		if first < 0 {
 			return
 		}
-		eps = append(eps, episode(sr, ivs, raised, spikes, lat, first, last, o, baselines))
+		eps = append(eps, episode(sr, ivs, raised, spikes, lat, fails, first, last, o, baselines))
 		eps[len(eps)-1].Index = len(eps) - 1
 	}
 	// Hysteresis: an open episode goes on through intervals whose stall
@@ -467,9 +557,10 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	// so one continuous burst is one episode, not several cut by sampling
 	// noise.
 	low := lowWater(o, baselines)
+	quiet := quietLevels(ivs, o)
 	for i := range ivs {
 		if !flagged(spikes[i], raised[i], o) {
-			if first >= 0 && i == last+1 && continues(&ivs[i], raised[i], o, low) {
+			if first >= 0 && i == last+1 && continues(&ivs[i], raised[i], o, low, quiet) {
 				last = i
 			}
 			continue
@@ -500,15 +591,57 @@ func lowWater(o Options, baselines map[Signal]float64) float64 {
 var reclaimSignals = []Signal{LRUDrop, Refault, DirectReclaim, SwapOut}
 
 // continues says whether interval iv, not flagged itself, continues the
-// episode open before it.
-func continues(iv *ival, raised []Signal, o Options, low float64) bool {
+// episode open before it: its stall is above the low-water mark, or a
+// reclaim signal is still at least its threshold above its quiet level
+// (the 25th percentile: a long burst is half of a short recording, and
+// then its own median).
+func continues(iv *ival, raised []Signal, o Options, low float64, quiet map[Signal]float64) bool {
 	if len(o.Require) == 0 {
 		return false // without a stall requirement every raised signal flags
 	}
 	if v := signalValue(PSISome, iv, o.PSIScope); !math.IsNaN(v) && v >= low {
 		return true
 	}
-	return hasAny(raised, reclaimSignals)
+	if hasAny(raised, reclaimSignals) {
+		return true
+	}
+	for _, s := range reclaimSignals {
+		q, ok := quiet[s]
+		thr := o.Thresholds.Get(s)
+		if !ok || thr < 0 {
+			continue
+		}
+		if v := signalValue(s, iv, o.PSIScope); !math.IsNaN(v) && v-q >= thr {
+			if s == LRUDrop && -iv.FileLRUDeltaBytes < o.Thresholds.LRUDropMin {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// quietLevels is the 25th percentile of each reclaim signal.
+func quietLevels(ivs []ival, o Options) map[Signal]float64 {
+	out := map[Signal]float64{}
+	for _, s := range reclaimSignals {
+		var vals []float64
+		for i := range ivs {
+			if v := signalValue(s, &ivs[i], o.PSIScope); !math.IsNaN(v) {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		slices.Sort(vals)
+		q := vals[len(vals)/4]
+		if s == LRUDrop && q < 0 {
+			q = 0
+		}
+		out[s] = q
+	}
+	return out
 }
 
 func scopeName(s PSIScope) string {
@@ -559,7 +692,7 @@ func splitSpikes(eps []Episode, o Options) ([]Episode, []Spike) {
 		}
 		if !pressure {
 			if e.Spike {
-				spikes = append(spikes, Spike{Start: e.Start, End: e.End, LatencyPeak: e.LatencyPeak})
+				spikes = append(spikes, Spike{Start: e.Start, End: e.End, LatencyPeak: e.LatencyPeak, Failed: e.Failed})
 			}
 			continue
 		}
@@ -570,7 +703,7 @@ func splitSpikes(eps []Episode, o Options) ([]Episode, []Spike) {
 }
 
 func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
-	lat []float64, first, last int, o Options, baselines map[Signal]float64) Episode {
+	lat []float64, fails []int, first, last int, o Options, baselines map[Signal]float64) Episode {
 	e := Episode{Start: ivs[first].Start, End: ivs[last].End, Intervals: last - first + 1}
 	peaks := map[Signal]float64{}
 	for i := first; i <= last; i++ {
@@ -583,6 +716,7 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		if spikes[i] {
 			e.Spike = true
 		}
+		e.Failed += fails[i]
 		if !math.IsNaN(lat[i]) && time.Duration(lat[i]) > e.LatencyPeak {
 			e.LatencyPeak = time.Duration(lat[i])
 		}
@@ -715,6 +849,40 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		procs[i] = &en.p.ProcActivity
 		e.IOBytes += en.p.Bytes()
 		parts = append(parts, *en.p)
+	}
+	// Memory taken: RSS growth of the largest holders over the episode.
+	type rk struct {
+		pid   int
+		start uint64
+	}
+	before := map[rk]uint64{}
+	// From the sample before the episode's first interval began: a job
+	// starts, then its allocations raise the stall.
+	for _, h := range sr.rssOf(max(first-1, 0)) {
+		before[rk{h.pid, h.start}] = h.anon + h.file
+	}
+	peak := map[rk]uint64{}
+	for k := first + 1; k <= last+1; k++ {
+		for _, h := range sr.rssOf(k) {
+			key := rk{h.pid, h.start}
+			peak[key] = max(peak[key], h.anon+h.file)
+		}
+	}
+	for key, pk := range peak {
+		if g := pk - min(pk, before[key]); g > 0 {
+			e.MemTaken += g
+			found := false
+			for j := range parts {
+				if parts[j].PID == key.pid && (parts[j].start == 0 || key.start == 0 || parts[j].start == key.start) {
+					parts[j].memGrowth += g
+					found = true
+					break
+				}
+			}
+			if !found {
+				parts = append(parts, procPart{ProcActivity: ProcActivity{PID: key.pid}, start: key.start, memGrowth: g})
+			}
+		}
 	}
 	sr.parts[e.Start] = parts
 	var top []*ProcActivity

@@ -53,16 +53,21 @@ type MemHolder struct {
 }
 
 // ioBursts returns the runs of intervals that raised signals but none of
-// the required ones, outside episodes.
+// the required ones, outside episodes and not next to one.
 func ioBursts(sr *Series, ivs []ival, raised [][]Signal, lat []float64, step time.Duration, o Options,
 	baselines map[Signal]float64, eps []Episode) []IOBurst {
-	inEp := func(i int) bool {
-		for k := range eps {
-			if !ivs[i].Start.Before(eps[k].Start) && !ivs[i].End.After(eps[k].End) {
-				return true
-			}
+	in := make([]bool, len(ivs))
+	ep := 0
+	for k := range ivs {
+		for ep < len(eps) && eps[ep].End.Before(ivs[k].End) {
+			ep++
 		}
-		return false
+		in[k] = ep < len(eps) && !ivs[k].Start.Before(eps[ep].Start) && !ivs[k].End.After(eps[ep].End)
+	}
+	// An interval next to an episode is its edge (the I/O that began
+	// or ended the stall), not a burst of its own.
+	inEp := func(i int) bool {
+		return in[i] || (i > 0 && in[i-1]) || (i+1 < len(in) && in[i+1])
 	}
 	none := make([]bool, len(ivs))
 	var out []IOBurst
@@ -71,7 +76,7 @@ func ioBursts(sr *Series, ivs []ival, raised [][]Signal, lat []float64, step tim
 		if first < 0 {
 			return
 		}
-		e := episode(sr, ivs, raised, none, lat, first, last, o, baselines)
+		e := episode(sr, ivs, raised, none, lat, make([]int, len(ivs)), first, last, o, baselines)
 		out = append(out, IOBurst{Start: e.Start, End: e.End, Signals: e.Signals, Processes: e.Processes})
 		first = -1
 	}

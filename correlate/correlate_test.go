@@ -129,10 +129,9 @@ func TestAnalyzeUnionOfTwoTimers(t *testing.T) {
 	if d := cmp.Diff([]Spike{{Start: at("12:58:00"), End: at("12:58:30"), LatencyPeak: 1500 * time.Millisecond}}, res.LoneSpikes); d != "" {
 		t.Errorf("spikes outside episodes (-want +got):\n%s", d)
 	}
-	var e Episode
 	// A pmlogger episode raises every signal, and its top I/O process is
 	// the job's, not the steady web service.
-	e = res.Episodes[0]
+	e := res.Episodes[0]
 	var sigs []Signal
 	for _, s := range e.Signals {
 		sigs = append(sigs, s.Signal)

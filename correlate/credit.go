@@ -33,6 +33,9 @@ const (
 	// BlindCap caps the confidence of a job named from its firings alone,
 	// when the recording has no per-process data.
 	BlindCap = 0.45
+	// unknownMinHits is how many episodes on its schedule a recurrence
+	// that no job or process explains needs to be reported (kind unknown).
+	unknownMinHits = 5
 	// LateFactor scales the confidence when its processes started after
 	// the stall had begun in every credited episode.
 	LateFactor = 0.8
@@ -45,6 +48,12 @@ type EpisodeCredit struct {
 	Bytes    uint64    `json:"bytes"`     // its processes' I/O in the episode
 	AllBytes uint64    `json:"all_bytes"` // every recorded process's I/O in the episode
 	Share    float64   `json:"share"`     // Bytes / AllBytes
+	// MemBytes is its processes' RSS growth in the episode, MemAll that
+	// of every recorded RSS holder that grew (Sample.RSS's largest), and
+	// MemShare their ratio: the memory it took.
+	MemBytes uint64  `json:"mem_bytes"`
+	MemAll   uint64  `json:"mem_all_bytes"`
+	MemShare float64 `json:"mem_share"`
 	// GroupShare is the share of the jobs that started with it in one
 	// wake-up (FiresWith), itself included; 0 when alone.
 	GroupShare float64 `json:"group_share,omitempty"`
@@ -90,8 +99,9 @@ type Proof struct {
 	EpisodeChance    float64 `json:"episode_chance"`
 	PNull            float64 `json:"p_null"`
 	// The confidence's terms: P = min(PNull, PFiring); Strength =
-	// min(1, −log10(P)/4); Share = the median share of its credits;
-	// Repeat = its matched firings / firings (FiringsUsed) or credited
+	// min(1, −log10(P)/4);
+	// Share = the median over its credits of its own share of the I/O
+	// or of the memory taken, the larger (not its wake-up group's); Repeat = its matched firings / firings (FiringsUsed) or credited
 	// episodes / its runs (episodes with its I/O plus runs outside them);
 	// Late: it started after the stall in every credited episode with a
 	// known start; Cap: SoloCap, BlindCap or 1.
@@ -142,6 +152,7 @@ type modelCtx struct {
 	inEp     []bool  // per interval: inside an episode
 	epLen    float64 // mean episode intervals + 1
 	wake     time.Duration
+	jobUnits map[string]string // every job's unit → the job's name
 }
 
 // jobRun is one job's activity per episode.
@@ -150,6 +161,7 @@ type jobRun struct {
 	own    *owner
 	procs  []*proc
 	bytes  []uint64    // per episode
+	mem    []uint64    // per episode: RSS growth of its processes
 	first  []time.Time // per episode: its first exec in or just before it, zero if none
 	procIn [][]ProcActivity
 }
@@ -170,13 +182,13 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 		total += res.Episodes[i].Intervals
 	}
 	mc.epLen = float64(total)/float64(n) + 1
+	// Episodes are in time order and do not overlap: one sweep.
+	ep := 0
 	for k, iv := range sr.ivs {
-		for i := range res.Episodes {
-			if !iv.Start.Before(res.Episodes[i].Start) && !iv.End.After(res.Episodes[i].End) {
-				mc.inEp[k] = true
-				break
-			}
+		for ep < n && res.Episodes[ep].End.Before(iv.End) {
+			ep++
 		}
+		mc.inEp[k] = ep < n && !iv.Start.Before(res.Episodes[ep].Start) && !iv.End.After(res.Episodes[ep].End)
 	}
 
 	firings := map[string][]timers.Firing{}
@@ -189,6 +201,14 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 			for _, f := range o.Project(h.Jobs, res.Start.Add(-o.LagTolerance), res.End, res.Location) {
 				firings[f.Job] = append(firings[f.Job], f)
 			}
+		}
+	}
+	// A process in a job's own unit is that job's: another job running
+	// the same program does not claim it (two timers of one tool).
+	mc.jobUnits = map[string]string{}
+	for j := range h.Jobs {
+		for _, u := range JobUnits(&h.Jobs[j]) {
+			mc.jobUnits[u] = h.Jobs[j].Name
 		}
 	}
 	runs := make([]*jobRun, len(h.Jobs))
@@ -259,13 +279,14 @@ func collectorOn(h *record.Header, name string) bool {
 // jobActivity finds the job's processes and what they did per episode.
 func (mc *modelCtx) jobActivity(j *timers.Job) *jobRun {
 	r := &jobRun{job: j, own: newOwner(j, mc.pt)}
+	r.own.jobUnits = mc.jobUnits
 	for _, p := range mc.pt.all {
 		if r.own.tie(p) != nil {
 			r.procs = append(r.procs, p)
 		}
 	}
 	n := len(mc.res.Episodes)
-	r.bytes, r.first, r.procIn = make([]uint64, n), make([]time.Time, n), make([][]ProcActivity, n)
+	r.bytes, r.mem, r.first, r.procIn = make([]uint64, n), make([]uint64, n), make([]time.Time, n), make([][]ProcActivity, n)
 	for i := range mc.res.Episodes {
 		e := &mc.res.Episodes[i]
 		for _, pa := range mc.sr.parts[e.Start] {
@@ -274,6 +295,10 @@ func (mc *modelCtx) jobActivity(j *timers.Job) *jobRun {
 				continue
 			}
 			r.bytes[i] += pa.Bytes()
+			r.mem[i] += pa.memGrowth
+			if pa.Comm == "" {
+				continue // seen only among the RSS holders
+			}
 			if !pa.execAt.IsZero() && (r.first[i].IsZero() || pa.execAt.Before(r.first[i])) {
 				r.first[i] = pa.execAt
 			}
@@ -363,15 +388,25 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 	with := map[string]bool{}
 	for i := range res.Episodes {
 		e := &res.Episodes[i]
-		if r.bytes[i] < CreditFloor || e.IOBytes == 0 {
+		var share, gs, ms float64
+		var names []string
+		if e.IOBytes > 0 {
+			share = float64(r.bytes[i]) / float64(e.IOBytes)
+			gs, names = mc.groupShare(r, all, i)
+		}
+		if e.MemTaken > 0 {
+			ms = float64(r.mem[i]) / float64(e.MemTaken)
+		}
+		ioOK := r.bytes[i] >= CreditFloor && (share >= MinShare || gs >= MinShare)
+		memOK := r.mem[i] >= CreditFloor && ms >= MinShare
+		if !ioOK && !memOK {
 			continue
 		}
-		share := float64(r.bytes[i]) / float64(e.IOBytes)
-		gs, names := mc.groupShare(r, all, i)
-		if share < MinShare && gs < MinShare {
-			continue
+		if !ioOK {
+			names = nil
 		}
-		c := EpisodeCredit{Episode: i, Start: e.Start, Bytes: r.bytes[i], AllBytes: e.IOBytes, Share: round3(share)}
+		c := EpisodeCredit{Episode: i, Start: e.Start, Bytes: r.bytes[i], AllBytes: e.IOBytes, Share: round3(share),
+			MemBytes: r.mem[i], MemAll: e.MemTaken, MemShare: round3(ms)}
 		if names != nil {
 			c.GroupShare = round3(gs)
 			for _, nm := range names {
@@ -484,6 +519,23 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 	}
 	pf.Runs = present + outside
 
+	shares := make([]float64, 0, k)
+	timed, late := 0, 0
+	for _, c := range pf.Credits {
+		// Its own share: a timer that rode along in a wake-up did only
+		// its part of the harm.
+		shares = append(shares, math.Max(c.Share, c.MemShare))
+		if c.LeadS != nil {
+			timed++
+			if *c.LeadS < -res.Interval.Seconds() {
+				late++
+			}
+		}
+	}
+	if len(shares) > 0 {
+		pf.Share = round3(median(shares))
+	}
+	pf.Late = timed > 0 && late == timed
 	// Naming.
 	named := false
 	switch {
@@ -503,13 +555,17 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 			pf.Cap = SoloCap
 		}
 	case k >= 2:
-		named = math.Min(pf.PNull, pf.PFiring) < MaxChance
+		// Chance ruled out; or, in a recording too short for that, the
+		// bar of a single credit met every time: it did most of the I/O
+		// (or took most of the memory) and started no later than the
+		// stall. Its confidence then says how weak the chance test was.
+		named = math.Min(pf.PNull, pf.PFiring) < MaxChance || (pf.Share >= SoloShare && !pf.Late)
 	}
 	if !named {
 		if mc.recorded && !pf.Ran && paper > 0 {
 			res.NotRun = append(res.NotRun, NotRun{Name: job.Name,
 				Reason: fmt.Sprintf("scheduled but did not run: %d of its firings fell near episodes, but no process of it was recorded", paper)})
-		} else if mc.recorded && !pf.Ran && job.IdleNow && len(res.Episodes) > 0 {
+		} else if mc.recorded && !pf.Ran && !use && projected && paperHits(res, ws) > 0 {
 			res.NotRun = append(res.NotRun, NotRun{Name: job.Name, Reason: "scheduled but did not run: " + pf.FiringsNote})
 		}
 		return nil
@@ -520,21 +576,6 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		pf.P = pf.PFiring
 	}
 	pf.Strength = round4(strength(pf.P))
-	shares := make([]float64, 0, k)
-	timed, late := 0, 0
-	for _, c := range pf.Credits {
-		shares = append(shares, math.Max(c.Share, c.GroupShare))
-		if c.LeadS != nil {
-			timed++
-			if *c.LeadS < -res.Interval.Seconds() {
-				late++
-			}
-		}
-	}
-	if len(shares) > 0 {
-		pf.Share = round3(median(shares))
-	}
-	pf.Late = timed > 0 && late == timed
 	switch {
 	case pf.FiringsUsed && counted > 0:
 		pf.Repeat = round3(float64(matched) / float64(counted))
@@ -647,7 +688,7 @@ func jobEvidence(c *Culprit, pf *Proof, job *timers.Job, period, lag time.Durati
 		ev = append(ev, "firings not weighed: "+pf.FiringsNote)
 	}
 	if pf.ProcessesRecorded {
-		ev = append(ev, fmt.Sprintf("null model: outside episodes its processes were as busy in %d of %d intervals (presence %.3f); a random episode meets that with probability %.2f, and %d of %d episodes by chance with p = %.2g",
+		ev = append(ev, fmt.Sprintf("null model: outside episodes its processes were as busy in %d of %d intervals (presence %.2g); a random episode meets that with probability %.2g, and %d of %d episodes by chance with p = %.2g",
 			pf.PresentIntervals, pf.OutsideIntervals, pf.Presence, pf.EpisodeChance, len(pf.Credits), n, pf.PNull))
 	} else {
 		ev = append(ev, "the recording has no per-process data: that it ran is inferred from its schedule only")
@@ -679,7 +720,7 @@ func tieSummary(ts []Tie) string {
 		case TieAncestry:
 			s = fmt.Sprintf("%s (started by %s, the job's)", t.Program, t.Via)
 		default:
-			s = fmt.Sprintf("%s (its program %s)", t.Program, t.Via)
+			s = fmt.Sprintf("%s (a program of the job's command)", t.Program)
 		}
 		if !seen[s] {
 			seen[s] = true
@@ -804,7 +845,8 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		if len(a.eps) < 2 || !specificProg(res, sr, a.Program) {
 			continue
 		}
-		if pn, _ := nullP(a); pn >= MaxChance {
+		if pn, _ := nullP(a); pn >= MaxChance && median(a.shares) < SoloShare {
+			// Chance not ruled out, and not the dominant I/O either.
 			continue
 		}
 		cands = append(cands, a)
@@ -887,10 +929,15 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			c.Evidence = append(c.Evidence, fmt.Sprintf("%s did %.0f%% of the recorded I/O (median) in %d of the %d recurring episodes no job explains, at least 3 times its rate outside episodes",
 				a.Program, 100*median(a.shares), len(a.eps), len(un)))
 		}
-		c.Evidence = append(c.Evidence, fmt.Sprintf("null model: outside episodes it was as busy in %d of %d intervals (presence %.3f); %d of %d episodes by chance with p = %.2g",
+		c.Evidence = append(c.Evidence, fmt.Sprintf("null model: outside episodes it was as busy in %d of %d intervals (presence %.2g); %d of %d episodes by chance with p = %.2g",
 			best.present, best.outside, q, len(best.eps), len(res.Episodes), pn))
 		c.Confidence = pf.Confidence()
 		return c
+	}
+	if p.Matched < unknownMinHits {
+		// A handful of episodes fits some lattice by chance: without a
+		// process to name, too few to call a recurrence a cause.
+		return nil
 	}
 	c.Evidence = []string{recur, "no timer, cron job or process explains it"}
 	c.Confidence = math.Round(p.Score*0.5*100) / 100
@@ -946,4 +993,22 @@ func CulpritsAt(res *Result, from, to time.Time) []Culprit {
 		}
 	}
 	return out
+}
+
+// paperHits counts the firings within the recording whose window holds an
+// episode start: firings on paper near episodes.
+func paperHits(res *Result, ws []window) int {
+	n := 0
+	for _, w := range ws {
+		if !w.inRec {
+			continue
+		}
+		for i := range res.Episodes {
+			if s := res.Episodes[i].Start; !s.Before(w.from) && !s.After(w.to) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }

@@ -120,20 +120,6 @@ func jobFile(j *timers.Job) string {
 	return j.File
 }
 
-func sumRead(ps []ProcActivity) (n uint64) {
-	for _, p := range ps {
-		n += p.ReadBytes
-	}
-	return n
-}
-
-func sumWrite(ps []ProcActivity) (n uint64) {
-	for _, p := range ps {
-		n += p.WriteBytes
-	}
-	return n
-}
-
 // JobUnits are the systemd units whose processes belong to job: Job.Unit
 // and, for "x.timer", "x.service".
 func JobUnits(j *timers.Job) []string {

@@ -14,9 +14,11 @@
 //     a signal when the value exceeds the median by at least the signal's
 //     threshold AND by more than MADFactor robust standard deviations
 //     (1.4826 × the median absolute deviation), so a noisy signal needs a
-//     larger rise. The file LRU's baseline is never below zero: a page
-//     cache that usually grows makes no drop out of a pause. The defaults
-//     are listed under Defaults below.
+//     larger rise. PSI is absolute: psi_some and psi_full must also reach
+//     PSISomeMin (1 %) and PSIFullMin (0.5 %) of wall time, and their
+//     baseline is the quiet level (25th percentile, no deviation test). The file LRU's
+//     baseline is never below zero: a page cache that usually grows makes
+//     no drop out of a pause. The defaults are listed under Defaults below.
 //  3. Spikes: per interval, the chosen latency statistic (p99 by default;
 //     max, p95, mean) is compared with a rolling baseline, the median and
 //     MAD of the previous 30 intervals that had requests (the whole
@@ -28,16 +30,18 @@
 //     Without latency only pressure episodes are analysed.
 //  4. Episodes: flagged intervals (a spike or at least one signal) are
 //     merged when the quiet gap between them is at most GapTolerance (one
-//     sampling interval by default). A run that raised no kernel signal is
-//     a latency spike outside episodes ([Result.LoneSpikes]), not an
-//     episode. When the memory signals read a cgroup's PSI (the --cgroup
-//     group of watch: the service under test), an episode must raise
-//     psi_some or psi_full (Options.Require), so host-wide disk and page
-//     cache activity that did not stall the service is left out (a note
-//     counts those intervals). An episode keeps its signals with their
-//     peaks, its latency peak, the processes that did the most I/O in it
-//     (Sample.Procs deltas, with their systemd unit) and the processes that
-//     started or exited in it or in the interval before it (Sample.Events).
+//     sampling interval by default). Whenever the recording has memory PSI
+//     of the scope, an episode must raise psi_some or psi_full
+//     (Options.Require): disk and reclaim activity that stalled nobody is
+//     an [IOBurst], never an episode. An open episode continues through
+//     intervals whose stall stays above a low-water mark or whose reclaim
+//     signals go on (hysteresis), so one burst is one episode. A run that
+//     raised no kernel signal is a latency spike outside episodes
+//     ([Result.LoneSpikes]). Pressure at or above Thresholds.Sustained for
+//     most of the recording is [Result.Sustained]. An episode keeps its
+//     signals with their peaks, its latency peak, the processes that did
+//     the most I/O in it and the processes that started or exited in it
+//     or in the interval before it (Sample.Events).
 //  5. Period: [EstimatePeriod] searches periods between 4 sampling
 //     intervals and half the recording for the lattice (start + k·period)
 //     that best matches the episode starts (F1 of precision and recall,
@@ -46,36 +50,18 @@
 //     20-minute timers offset by 10 minutes) is seen as its combined
 //     10-minute period. A period needs at least 3 matching episodes and a
 //     score of 0.7.
-//  6. Culprits: (a) each job of Header.Jobs is projected over the recording
-//     ([Options.Project], normally timers.Project) and an episode is matched
-//     to a firing when it starts within [Earliest − one interval,
-//     Latest + lag]; the lag (LagTolerance, 60 s, at most a quarter of the
-//     job's period) allows for the I/O following the firing. (b) Processes
-//     that started or did I/O in episodes are tied to a job through their
-//     unit (x.service ← x.timer, or Job.Unit), through the program names
-//     of the job's command (15-character comm; shells and interpreters
-//     excepted) or through a program path of the command in their command
-//     line. A job is named only with evidence: at
-//     least 2 matched firings, at least half of its firings followed by an
-//     episode, and that many matched firings unlikely by chance: with the
-//     episodes at random times a window of width w holds one of n episode
-//     starts with probability q = 1 − (1 − w/span)^n, and the binomial
-//     probability of matching as many firings must be below 0.01; w is
-//     the part of the window the matched episodes used (their latest
-//     start after the window opened, plus one interval). A
-//     firing's window is clamped to a quarter of the job's period so that a
-//     wide AccuracySec cannot cover everything, and an episode in the
-//     windows of several jobs is credited to the job that fired closest to
-//     it, so a decoy firing shortly before another job's episode does not
-//     claim it. A job that is not enabled (Job.Active false) also needs
-//     one of its processes in an episode. Or: its processes did I/O in at
-//     least 2 episodes and 30 % of them, at least three times their rate
-//     outside episodes. Culprits naming a job or a process rank by the
-//     episodes they explain, then confidence; "unknown" ranks last. (c) A recurring pattern that named jobs do
-//     not explain is reported as kind "process" when one process did I/O in
-//     most of its episodes ("recurs every P, PROC wrote N each time, no
-//     timer or cron job: an in-process schedule?") or kind "unknown". When
-//     nothing fits, [Result.Culprits] is empty and the verdict says so.
+//  6. Culprits: the model of docs/analyze.md ("The culprit model").
+//     A process belongs to a job only through its unit, its recorded
+//     ancestry or its own program ([JobPrograms], programOf), never an
+//     argument. A job is credited with an episode when its processes did
+//     at least [CreditFloor] and [MinShare] of all recorded processes' I/O
+//     there; it is named from two or more credits with a chance
+//     probability (a null model of its activity outside episodes, or its
+//     firings) below [MaxChance], or from one credit with [SoloShare] and
+//     a start before the stall. Jobs that did not run are [NotRun]. Every
+//     culprit carries a [Proof]; its confidence is [Proof.Confidence]. A
+//     recurring pattern no job explains is reported as the program that
+//     did its I/O (kind process) or as unknown.
 //
 // # Defaults
 //

@@ -3,7 +3,6 @@ package correlate
 import (
 	"bufio"
 	"compress/gzip"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,14 +10,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memdiag/memdiag/internal/golden"
 	"github.com/memdiag/memdiag/record"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata recordings")
-
 // TestFixtureRecordings keeps testdata/*.jsonl.gz, the synthetic
 // recordings the command tests analyse, equal to what the builder makes
-// (go test -update rewrites them). The end line, which holds the wall
+// (make golden, or go test -update, rewrites them). The end line, which holds the wall
 // clock of the writer, is not compared.
 func TestFixtureRecordings(t *testing.T) {
 	for name, s := range map[string]synth{"union": unionCase(), "inprocess": inProcessCase(), "noperiod": noPeriodCase()} {
@@ -27,7 +25,7 @@ func TestFixtureRecordings(t *testing.T) {
 			path := filepath.Join("testdata", name+".jsonl.gz")
 			tmp := filepath.Join(t.TempDir(), name+".jsonl.gz")
 			target := tmp
-			if *update {
+			if golden.Updating() {
 				target = path
 			}
 			w, err := record.Create(target, true)
@@ -45,11 +43,11 @@ func TestFixtureRecordings(t *testing.T) {
 			if err := w.Close("duration"); err != nil {
 				t.Fatal(err)
 			}
-			if *update {
+			if golden.Updating() {
 				return
 			}
 			if d := cmp.Diff(lines(t, path), lines(t, tmp)); d != "" {
-				t.Errorf("%s is stale (go test -update rewrites it) (-want +got):\n%s", path, d)
+				t.Errorf("%s is stale (make golden rewrites it) (-want +got):\n%s", path, d)
 			}
 			// Read back, the recording gives the same verdict as built.
 			back, err := record.ReadFile(path)

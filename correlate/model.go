@@ -61,7 +61,9 @@ func programOf(comm, cmdline string) string {
 	if len(words) == 0 {
 		return comm
 	}
-	prog := path.Base(words[0])
+	// A process that renames itself ("nginx: worker process",
+	// "postgres: checkpointer") keeps its program before the colon.
+	prog := strings.TrimSuffix(path.Base(words[0]), ":")
 	if !isInterpreter(prog) && !isInterpreter(comm) {
 		return prog
 	}
@@ -131,7 +133,6 @@ func JobPrograms(j *timers.Job) []string {
 						a := strings.Trim(words[k], `"'`)
 						if a == "-c" {
 							scan(strings.Trim(strings.Join(words[k+1:], " "), `"'`))
-							k = len(words)
 							break
 						}
 						if strings.HasPrefix(a, "-") {
@@ -258,6 +259,9 @@ func buildProcTable(sr *Series) *procTable {
 				p.exited = true
 			}
 		}
+		for _, h := range sr.rssOf(i) {
+			note(get(h.pid, h.start, at), 0, h.comm, "", "")
+		}
 		buf = sr.procsOf(i, buf[:0])
 		for _, pi := range buf {
 			n := &sr.names[pi.name]
@@ -346,6 +350,9 @@ type Tie struct {
 type owner struct {
 	units    []string
 	programs []string
+	// jobUnits maps every job's unit to the job: a process in another
+	// job's unit is never this job's through its program.
+	jobUnits map[string]string
 	t        *procTable
 	memo     map[*proc]*Tie
 }
@@ -359,6 +366,11 @@ func (o *owner) direct(p *proc) *Tie {
 	for _, u := range p.units {
 		if slices.Contains(o.units, u) {
 			return &Tie{PID: p.pid, Program: programOf(p.comm, p.cmdline), How: TieUnit, Via: u}
+		}
+	}
+	for _, u := range p.units {
+		if _, other := o.jobUnits[u]; other {
+			return nil // in another job's unit (not ours: checked above)
 		}
 	}
 	for _, prog := range p.programs {

@@ -263,6 +263,11 @@ type Options struct {
 	// Requests, when not nil, replace the recording's Sample.Latency
 	// summaries (an imported load-test result file).
 	Requests []latency.Request
+	// LatencyWithFailed puts failed requests into the latency statistics
+	// of each interval; by default they count in Summary.Count and Errors
+	// but not in Mean and the percentiles (a refused connection answers
+	// fast and would pass for a fast service).
+	LatencyWithFailed bool
 	// IntervalStats, when Requests is nil, replace Sample.Latency with
 	// per-interval rows of a results file (Locust's stats history): rows
 	// ending in an interval are combined, percentiles by their maximum.

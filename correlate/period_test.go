@@ -122,6 +122,7 @@ func TestJobPrograms(t *testing.T) {
 		{"bash", "bash -c while true; do :; done", "bash"},
 		{"postgres", "/usr/lib/postgresql/15/bin/postgres -D /var/lib/postgresql/15/main", "postgres"},
 		{"pmlogger_farm_c", "", "pmlogger_farm_c"},
+		{"nginx", "nginx: worker process", "nginx"},
 		{"python3.11", "/usr/bin/python3.11 -u /opt/x/job.py", "job.py"},
 	} {
 		if got := programOf(tt.comm, tt.cmdline); got != tt.want {

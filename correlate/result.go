@@ -57,6 +57,11 @@ type Result struct {
 
 	Totals   Totals
 	Warnings []string
+	// Lacks says what the recording does not hold — PSI, other users'
+	// per-process I/O, kernel process events, its end (record.Gaps.Lines)
+	// — for the report to say before any verdict: a signal not recorded
+	// is unknown, not quiet.
+	Lacks []string
 
 	// Growth lists the recorded processes whose anonymous memory grew
 	// steadily (memview.Growth over Sample.RSS): a leak or allocator
@@ -69,6 +74,7 @@ type Result struct {
 type Spike struct {
 	Start, End  time.Time
 	LatencyPeak time.Duration
+	Failed      int // failed requests in the spike's intervals
 }
 
 // SignalPeak is one signal raised in an episode.
@@ -104,8 +110,9 @@ type ProcActivity struct {
 // needs to find it again in the recording.
 type procPart struct {
 	ProcActivity
-	start  uint64    // start ticks, 0 if unknown
-	execAt time.Time // time of its exec event, zero if none
+	start     uint64    // start ticks, 0 if unknown
+	execAt    time.Time // time of its exec event, zero if none
+	memGrowth uint64    // RSS growth in the episode (Episode.MemTaken)
 }
 
 // Bytes is ReadBytes+WriteBytes.
@@ -122,6 +129,8 @@ type Episode struct {
 	// LatencyPeak is the highest latency statistic in the episode, 0 when
 	// no request was recorded.
 	LatencyPeak time.Duration
+	// Failed is the number of failed requests in the episode's intervals.
+	Failed int
 	// Processes did the most I/O in the episode (most first); Started and
 	// Exited list processes that began or ended in it or just before it.
 	Processes []ProcActivity
@@ -133,6 +142,11 @@ type Episode struct {
 	// IOBytes is the I/O (read+write) of every recorded process in the
 	// episode: the denominator of a culprit's share.
 	IOBytes uint64
+	// MemTaken is the RSS growth (anon+file, from Sample.RSS's largest
+	// holders) of the processes that grew in the episode, from the sample
+	// one interval before it began to their peak in it: the denominator of a culprit's share
+	// of the memory taken.
+	MemTaken uint64
 	// Onset is the first stall onset recorded in the episode or the
 	// interval before it (record.StallOnset: the moment PSI crossed the
 	// watch's --stall-threshold, to the 50 ms or better), nil when none
@@ -221,13 +235,24 @@ func (c *Culprit) ConfidenceLabel() string {
 
 // Totals are whole-recording figures, for before/after comparisons.
 type Totals struct {
-	Duration       time.Duration
-	Requests       int
-	Errors         int
+	Duration time.Duration
+	Requests int // every request, failed ones included
+	Errors   int // failed requests
+	// ErrorIntervals counts the intervals with a failed request.
+	ErrorIntervals int
+	// LoadFrom and LoadTo bound the load: the first and last request's
+	// start (or the first and last interval with requests).
+	LoadFrom, LoadTo time.Time
+	// RequestsPerSec is over LoadFrom–LoadTo; 0 when unknown: with the
+	// probe as the only source (RateFromProbe) it would be the probe's
+	// own fixed rate, not the service's throughput.
 	RequestsPerSec float64
-	Mean           time.Duration // request-weighted mean latency
-	P99            time.Duration // exact with Options.Requests; else the request-weighted 99th percentile of the interval p99s
-	P99Exact       bool
+	RateFromProbe  bool
+	// Mean and P99 are of the successful requests unless
+	// Options.LatencyWithFailed.
+	Mean     time.Duration // request-weighted mean latency
+	P99      time.Duration // exact with Options.Requests; else the request-weighted 99th percentile of the interval p99s
+	P99Exact bool
 	// MemStall is the time with some task stalled on memory (PSI memory
 	// some, host), summed over the intervals; CgroupMemStall the same for
 	// the --cgroup group.

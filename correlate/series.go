@@ -63,7 +63,7 @@ type rssHold struct {
 }
 
 // rssKeep is how many RSS holders of each sample the series keeps.
-const rssKeep = 3
+const rssKeep = 5
 
 type cumSeen struct {
 	start uint64
@@ -77,7 +77,7 @@ type ival struct {
 	Dt         time.Duration
 
 	MemSome, MemFull, CgMemSome, CgMemFull float64
-	FileLRUDeltaBytes                      float64
+	FileLRUBytes, FileLRUDeltaBytes        float64
 	RefaultFilePerSec, RefaultAnonPerSec   float64
 	DirectReclaimPerSec                    float64
 	DiskReadBytesPerSec                    float64
@@ -90,9 +90,9 @@ func lean(iv *record.Interval) ival {
 	return ival{
 		Start: iv.Start, End: iv.End, Dt: iv.Dt,
 		MemSome: iv.MemSome, MemFull: iv.MemFull, CgMemSome: iv.CgMemSome, CgMemFull: iv.CgMemFull,
-		FileLRUDeltaBytes: iv.FileLRUDeltaBytes,
+		FileLRUBytes: iv.FileLRUBytes, FileLRUDeltaBytes: iv.FileLRUDeltaBytes,
 		RefaultFilePerSec: iv.RefaultFilePerSec, RefaultAnonPerSec: iv.RefaultAnonPerSec,
-		DirectReclaimPerSec: iv.DirectReclaimPerSec,
+		DirectReclaimPerSec: iv.AllocReclaimPerSec, // signal.AllocReclaim: direct + cgroup-limit reclaim
 		DiskReadBytesPerSec: iv.DiskReadBytesPerSec, DiskWriteBytesPerSec: iv.DiskWriteBytesPerSec,
 		DiskIOTimePerSec: iv.DiskIOTimePerSec, SwapOutBytesPerSec: iv.SwapOutBytesPerSec,
 	}
@@ -255,13 +255,13 @@ func unpackProc(b []byte) (procIO, []byte) {
 	return procIO{pid: int(v[0]), name: uint32(v[1]), start: v[2], readBytes: v[3], writeBytes: v[4], dReadBytes: v[5], dWriteByte: v[6], ppid: int(v[7])}, b
 }
 
-// eventsOf returns the process events of sample i.
-func (sr *Series) eventsOf(i int) []diskio.ProcEvent {
-	j := sort.Search(len(sr.events), func(j int) bool { return sr.events[j].sample >= i })
-	if j < len(sr.events) && sr.events[j].sample == i {
-		return sr.events[j].events
+// Span is the time the recording's intervals cover, (from, to]: its
+// first and last sample; ok is false with fewer than two samples.
+func (sr *Series) Span() (from, to time.Time, ok bool) {
+	if len(sr.ivs) == 0 {
+		return from, to, false
 	}
-	return nil
+	return sr.ivs[0].Start, sr.ivs[len(sr.ivs)-1].End, true
 }
 
 // eventsWithPrior returns the process events of sample i and, per exit

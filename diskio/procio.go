@@ -52,7 +52,7 @@ package diskio
 // only with kernel.task_delayacct=1 or the delayacct boot parameter).
 //
 // Why a reader of our own instead of procfs or gopsutil: this runs every
-// second over every process (issue #7 measures it at 1000-5000
+// second over every process (bench/ measures it at 1000-5000
 // processes). procfs's Proc.IO() and Proc.Stat() each use os.ReadFile
 // (an *os.File, a fresh buffer, and fmt.Sscan for every field), and
 // gopsutil's process.IOCounters/Ppid/CreateTime read stat several times
@@ -71,13 +71,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/memdiag/memdiag/redact"
 )
 
 // DeniedHint is the warning a command prints once when a scan counts
@@ -97,7 +101,7 @@ type ProcScanOptions struct {
 	// bytes read plus written in the interval. Default 10.
 	TopN int
 	// KeepCmdline stores command lines as they are instead of passing
-	// them through [RedactCmdline] (`watch --keep-cmdline`).
+	// them through [redact.Cmdline] (`watch --keep-cmdline`).
 	KeepCmdline bool
 	// ClockTicks is USER_HZ, the unit of delayacct_blkio_ticks
 	// (sysconf(_SC_CLK_TCK)); default 100, which it is on every Linux
@@ -164,8 +168,9 @@ type procState struct {
 	comm            string
 	cmdline, cgroup string
 	unit            string
-	ioKnown         bool // /proc/PID/io was readable at the last scan
-	statFD, ioFD    int  // kept-open /proc/PID/stat and io, -1 when not held
+	exe             string // /proc/PID/exe link target
+	ioKnown         bool   // /proc/PID/io was readable at the last scan
+	statFD, ioFD    int    // kept-open /proc/PID/stat and io, -1 when not held
 
 	read, write, cancelled uint64  // cumulative, last seen
 	blkio                  uint64  // ticks, cumulative
@@ -365,7 +370,7 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 		s.readMeta(st) // refresh: cheap for N processes, and catches cgroup moves
 		top = append(top, ProcIO{
 			PID: st.pid, PPID: st.ppid, StartTicks: st.start,
-			Comm: st.comm, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
+			Comm: st.comm, Exe: st.exe, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
 			ReadBytes: st.read, WriteBytes: st.write, CancelledWriteBytes: st.cancelled,
 			DeltaReadBytes: st.dRead, DeltaWriteBytes: st.dWrite, DeltaCancelledWriteBytes: st.dCancelled,
 			BlkioDelay:      s.ticks(st.blkio),
@@ -570,7 +575,7 @@ func (s *ProcScanner) exitEvent(st *procState, now time.Time) ProcEvent {
 	return ProcEvent{
 		Kind: Exit, Time: now, Source: "poll",
 		PID: st.pid, PPID: st.ppid, StartTicks: st.start,
-		Comm: st.comm, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
+		Comm: st.comm, Exe: st.exe, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
 		ReadBytes: st.read, WriteBytes: st.write,
 		BlkioDelay: s.ticks(st.blkio),
 	}
@@ -674,22 +679,27 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 		ev = &ProcEvent{
 			Kind: Exec, Source: "poll",
 			PID: pid, PPID: ppid, StartTicks: start,
-			Comm: st.comm, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
+			Comm: st.comm, Exe: st.exe, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
 			ReadBytes: st.read, WriteBytes: st.write, BlkioDelay: s.ticks(blkio),
 		}
 	}
 	return st, ev
 }
 
-// readMeta reads the command line and cgroup of a process. Failures leave
-// the fields as they were: the process may have just exited.
+// readMeta reads the command line, program (/proc/PID/exe) and cgroup of
+// a process. Failures leave the fields as they were: the process may have
+// just exited, and the exe link of another user's process is unreadable
+// without root.
 func (s *ProcScanner) readMeta(st *procState) {
+	if n, err := unix.Readlinkat(s.rootfd, strconv.Itoa(st.pid)+"/exe", s.fileBuf); err == nil {
+		st.exe = string(s.fileBuf[:n])
+	}
 	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cmdline"), s.cmdBuf); err == nil {
 		args := splitCmdline(s.cmdBuf[:n])
 		if s.opts.KeepCmdline {
 			st.cmdline = strings.Join(args, " ")
 		} else {
-			st.cmdline = RedactCmdline(args)
+			st.cmdline = redact.Cmdline(args)
 		}
 	}
 	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cgroup"), s.cgBuf); err == nil {
@@ -823,7 +833,7 @@ func parsePID(name []byte) (int, bool) {
 		}
 		pid = pid*10 + int(c-'0')
 	}
-	return pid, i > 0
+	return pid, pid > 0
 }
 
 // parseStat extracts comm (field 2), ppid (4), starttime (22) and
@@ -848,7 +858,7 @@ func parseStat(b []byte) (comm []byte, ppid int, start, rss, blkio uint64, ok bo
 		switch field {
 		case 4:
 			v, good := parseUint(f)
-			if !good {
+			if !good || v > math.MaxInt32 { // PIDs are at most PID_MAX_LIMIT (2^22)
 				return nil, 0, 0, 0, 0, false
 			}
 			ppid, seen = int(v), seen+1
@@ -875,7 +885,7 @@ func parseStat(b []byte) (comm []byte, ppid int, start, rss, blkio uint64, ok bo
 // parseIO extracts read_bytes, write_bytes and cancelled_write_bytes from
 // /proc/PID/io.
 func parseIO(b []byte) (rd, wr, cw uint64, ok bool) {
-	seen := 0
+	var seen uint8 // one bit per field: a field written twice counts once
 	for len(b) > 0 {
 		line := b
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -889,13 +899,14 @@ func parseIO(b []byte) (rd, wr, cw uint64, ok bool) {
 		}
 		key, val := line[:colon], bytes.TrimLeft(line[colon+1:], " ")
 		var dst *uint64
+		var bit uint8
 		switch string(key) { // no allocation: compiler-optimised switch on string(bytes)
 		case "read_bytes":
-			dst = &rd
+			dst, bit = &rd, 1
 		case "write_bytes":
-			dst = &wr
+			dst, bit = &wr, 2
 		case "cancelled_write_bytes":
-			dst = &cw
+			dst, bit = &cw, 4
 		default:
 			continue
 		}
@@ -904,11 +915,13 @@ func parseIO(b []byte) (rd, wr, cw uint64, ok bool) {
 			return 0, 0, 0, false
 		}
 		*dst = v
-		seen++
+		seen |= bit
 	}
-	return rd, wr, cw, seen == 3
+	return rd, wr, cw, seen == 7
 }
 
+// parseUint parses a decimal counter; a number past 2^64-1 (which a
+// 20-digit field can hold) is refused, not wrapped.
 func parseUint(b []byte) (uint64, bool) {
 	if len(b) == 0 || len(b) > 20 {
 		return 0, false
@@ -918,7 +931,11 @@ func parseUint(b []byte) (uint64, bool) {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		v = v*10 + uint64(c-'0')
+		d := uint64(c - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
 	}
 	return v, true
 }

@@ -530,3 +530,37 @@ func TestScanNoteExitsGrandchildren(t *testing.T) {
 		}
 	}
 }
+
+// TestScanExecLineage checks what the recording needs to tie a process to
+// the job that ran it: a process that starts between two scans is an
+// exec event with its parent PID, its program (/proc/PID/exe, a symlink
+// whose target here is what python3 shows on Debian bookworm, where
+// /usr/bin/python3 links to python3.11) and the script on its command
+// line; in the top list it carries the same.
+func TestScanExecLineage(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	writeProc(t, a, 100, 1, 1100, "sh", 0, 0)
+	writeProc(t, b, 100, 1, 1100, "sh", 0, 0)
+	writeProc(t, b, 200, 100, 1200, "python3", 4096, 8192)
+	if err := os.WriteFile(filepath.Join(b, "200", "cmdline"), []byte("/usr/bin/python3\x00/var/tmp/job/pressure.py\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/usr/bin/python3.11", filepath.Join(b, "200", "exe")); err != nil {
+		t.Fatal(err)
+	}
+	link := newProcLink(t, a)
+	s := mustScanner(t, link.root, ProcScanOptions{KeepCmdline: true})
+	scan(t, s, t0)
+	link.set(b)
+	t1 := t0.Add(time.Second)
+	top, ev, _ := scan(t, s, t1)
+	wantEv := []ProcEvent{{Kind: Exec, Time: t1, Source: "poll", PID: 200, PPID: 100, StartTicks: 1200,
+		Comm: "python3", Exe: "/usr/bin/python3.11", Cmdline: "/usr/bin/python3 /var/tmp/job/pressure.py",
+		Cgroup: "/system.slice/python3.service", Unit: "python3.service", ReadBytes: 4096, WriteBytes: 8192}}
+	if diff := cmp.Diff(wantEv, ev); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if len(top) != 1 || top[0].PID != 200 || top[0].PPID != 100 || top[0].Exe != "/usr/bin/python3.11" {
+		t.Errorf("top = %+v; want python3 (200) with parent 100 and exe /usr/bin/python3.11", top)
+	}
+}

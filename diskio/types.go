@@ -32,6 +32,7 @@ type ProcIO struct {
 	PPID       int    `json:"ppid,omitempty"`
 	StartTicks uint64 `json:"start_ticks"` // /proc/PID/stat field 22, clock ticks after boot; with PID it identifies a process across PID reuse
 	Comm       string `json:"comm"`
+	Exe        string `json:"exe,omitempty"`     // /proc/PID/exe: the program it runs, "" when unreadable; argv[0] and an interpreter's script are in Cmdline
 	Cmdline    string `json:"cmdline,omitempty"` // redacted unless --keep-cmdline
 	Cgroup     string `json:"cgroup,omitempty"`  // the path of the unified (or name=systemd) hierarchy
 	Unit       string `json:"unit,omitempty"`    // systemd unit derived from Cgroup, e.g. "pmlogger_check.service"
@@ -70,6 +71,7 @@ type ProcEvent struct {
 	PPID       int           `json:"ppid,omitempty"`
 	StartTicks uint64        `json:"start_ticks,omitempty"`
 	Comm       string        `json:"comm"`
+	Exe        string        `json:"exe,omitempty"` // /proc/PID/exe at exec (or first sight); see ProcIO.Exe
 	Cmdline    string        `json:"cmdline,omitempty"`
 	Cgroup     string        `json:"cgroup,omitempty"`
 	Unit       string        `json:"unit,omitempty"`

@@ -281,7 +281,7 @@ func culprits(res map[string]any) []map[string]any {
 	return cs
 }
 
-// TestAnalyzeNamesTimerJob is issue #3's end-to-end check: a job started
+// TestAnalyzeNamesTimerJob is analyze's end-to-end check: a job started
 // on a real .timer's schedule evicts a loaded web service's page cache in a
 // shared memory-limited cgroup; memdiag watch + analyze must rank it first,
 // explain at least 80 % of the episodes with it, and not name the decoy.

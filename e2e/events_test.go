@@ -49,7 +49,7 @@ func recordWhile(t *testing.T, memdiag string, dur time.Duration, args []string,
 	return r
 }
 
-// TestEventsShortChildren is issue #6's first check: a job starts 20
+// TestEventsShortChildren checks process events: a job starts 20
 // children that each live ~100 ms and write 8 MiB, inside a cgroup named
 // after a .service, during a 1 s-interval watch. With process events the
 // recording lists all 20 execs and exits with the unit, and their exit I/O
@@ -119,7 +119,7 @@ func TestEventsShortChildren(t *testing.T) {
 	_ = os.RemoveAll(dir)
 }
 
-// TestStallOnsetSnapshot is issue #6's second check: a ~300 ms memory
+// TestStallOnsetSnapshot checks stall onsets: a ~300 ms memory
 // stall provoked in a cgroup is recorded with an onset whose time falls
 // within the stall, and the onset's snapshot names the process that
 // caused it.

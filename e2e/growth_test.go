@@ -11,7 +11,7 @@ import (
 	"github.com/memdiag/memdiag/internal/testenv"
 )
 
-// TestAnalyzeFlagsGrowth is issue #5's (b) through the commands: a process
+// TestAnalyzeFlagsGrowth checks RSS growth through the commands: a process
 // growing its anonymous memory at a known steady rate for ~30 s while
 // `memdiag watch` records, and a flat one; `memdiag analyze --format json`
 // must flag the first with a slope within 20 % of the true rate, and not

@@ -15,7 +15,7 @@ import (
 	"github.com/memdiag/memdiag/record"
 )
 
-// TestWatchRecordsHog is issue #2's end-to-end check: a hog in a
+// TestWatchRecordsHog is watch's end-to-end check: a hog in a
 // memory-limited cgroup writes a known number of bytes and allocates
 // anonymous memory past the limit while `memdiag watch` records; the
 // recording must show PSI memory total rising, the file LRU shrinking,

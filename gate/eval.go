@@ -68,6 +68,22 @@ type Report struct {
 	Results  []Result
 	Command  *CommandResult // nil unless a command was wrapped
 	Warnings []string       // e.g. a truncated recording line
+	// Lacks says what the judged recording does not hold (record.Gaps):
+	// rendered before the verdict.
+	Lacks []string
+}
+
+// CutShort marks a run whose recording ended abnormally (why: no end
+// line, lines cut): a threshold that held over what is left is not
+// known to have held over the run, so it is no data, never a pass. A
+// breach seen stays a breach.
+func (r *Report) CutShort(why string) {
+	for i := range r.Results {
+		if x := &r.Results[i]; x.Status == Pass {
+			x.Status = NoData
+			x.Reason = "held over what was recorded, but the recording ended abnormally (" + why + ")"
+		}
+	}
 }
 
 // CommandResult is how the wrapped command ended.
@@ -136,7 +152,8 @@ func (c *CommandResult) Describe() string {
 // Counters that went backwards between two samples (reset, a different
 // scope) and intervals lacking the signal are left out; Result.Covered
 // says how much of the run was judged, and a threshold with no usable
-// interval is NoData, never a pass.
+// interval, or that held but had its signal over less than 90 % of the
+// run, is NoData, never a pass.
 func Evaluate(h *record.Header, samples []record.Sample, scope Scope, ths []*Threshold) *Report {
 	rep := &Report{Scope: scope, Samples: len(samples)}
 	if len(samples) > 0 {
@@ -147,7 +164,16 @@ func Evaluate(h *record.Header, samples []record.Sample, scope Scope, ths []*Thr
 		pageSize = float64(h.PageSize)
 	}
 	for _, t := range ths {
-		rep.Results = append(rep.Results, evaluate(samples, scope, t, pageSize))
+		r := evaluate(samples, scope, t, pageSize)
+		if span := rep.End.Sub(rep.Start); r.Status == Pass && t.Metric.Kind != KindAvg && r.Covered < span*9/10 {
+			// The signal was missing from part of the run (a collector
+			// that failed, a group that went away): what held while it
+			// was there is not known to have held over the run.
+			r.Status = NoData
+			r.Reason = fmt.Sprintf("held over the %s of the run that had the signal, but %s of %s had none",
+				r.Covered.Round(time.Millisecond), (span - r.Covered).Round(time.Millisecond), span.Round(time.Millisecond))
+		}
+		rep.Results = append(rep.Results, r)
 	}
 	return rep
 }
@@ -182,7 +208,7 @@ func evaluate(samples []record.Sample, scope Scope, t *Threshold, pageSize float
 			return delta * pageSize
 		case KindCount:
 			return delta
-		case KindRate:
+		case KindRate, KindEventRate:
 			if dt <= 0 {
 				return math.NaN()
 			}
@@ -261,13 +287,6 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 		}
 		return &r.Some
 	}
-	counter := func(s *record.Sample) *uint64 {
-		v := counters(s)
-		if v == nil {
-			return nil
-		}
-		return m.Counter(v)
-	}
 	if len(samples) == 0 {
 		return nil, "no samples"
 	}
@@ -305,18 +324,17 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 			continue
 		}
 		var d float64
-		if m.Counter == nil {
+		if m.Signal == nil {
 			la, lb := line(a), line(b)
 			if la == nil || lb == nil || lb.Total < la.Total {
 				continue
 			}
 			d = float64(lb.Total - la.Total) // ns
 		} else {
-			ca, cb := counter(a), counter(b)
-			if ca == nil || cb == nil || *cb < *ca {
+			var ok bool
+			if d, ok = m.Signal.Delta(counters(a), counters(b)); !ok {
 				continue
 			}
-			d = float64(*cb - *ca)
 		}
 		pts = append(pts, point{start: a.Time, end: b.Time, delta: d, dt: dt})
 	}
@@ -331,9 +349,9 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 func missingReason(samples []record.Sample, scope Scope, m *Metric) string {
 	var what string
 	switch {
-	case m.Counter == nil && scope.Cgroup != "":
+	case m.Signal == nil && scope.Cgroup != "":
 		what = fmt.Sprintf("no %s PSI (%s.pressure, %q line) for %s", m.Resource, m.Resource, lineName(m), scope)
-	case m.Counter == nil:
+	case m.Signal == nil:
 		what = fmt.Sprintf("no %s PSI (/proc/pressure/%s, %q line)", m.Resource, m.Resource, lineName(m))
 	case scope.Cgroup != "":
 		what = fmt.Sprintf("no %s counter for %s (cgroup v2 memory.stat/memory.events, or on a hybrid host the v1 memory group of the same path; v1 has no pgscan, pgsteal or swap counters per group)", m.CounterName, scope)

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -141,16 +142,23 @@ func TestEvaluateCounters(t *testing.T) {
 	)
 	ths := mustParse(t, "swap.out<1MiB", "swap.out==0", "refault.file.rate<500/s", "refault.file.rate<4MiB/s", "oom_kills==0", "reclaim.direct.rate<20/s")
 	rep := Evaluate(nil, samples, Scope{}, ths)
+	// A threshold that held over only part of the run (2 of 3 s for
+	// swap.out after the reset, 1 of 3 s for direct reclaim) is no data:
+	// the interval without the signal could have broken it. A breach seen
+	// stays a breach.
 	want := []got{
-		{Pass, 819200, &Moment{at(0), at(1), 409600}, 2 * time.Second},
+		{NoData, 819200, &Moment{at(0), at(1), 409600}, 2 * time.Second},
 		{Fail, 819200, &Moment{at(0), at(1), 409600}, 2 * time.Second},
 		{Fail, 1000, &Moment{at(1), at(2), 2000}, 3 * time.Second},
 		{Pass, 1000 * 4096, &Moment{at(1), at(2), 2000 * 4096}, 3 * time.Second},
 		{Fail, 1, &Moment{at(1), at(2), 1}, 3 * time.Second},
-		{Pass, 10, &Moment{at(0), at(1), 10}, time.Second},
+		{NoData, 10, &Moment{at(0), at(1), 10}, time.Second},
 	}
 	if diff := cmp.Diff(want, summarize(rep), approx); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if got, want := rep.Results[5].Reason, "held over the 1s of the run that had the signal, but 2s of 3s had none"; got != want {
+		t.Errorf("reason = %q, want %q", got, want)
 	}
 }
 
@@ -273,8 +281,8 @@ func TestEnvErrorReport(t *testing.T) {
 	s := host(step{sec: 0, pswpout: u64(1)})[0]
 	s.PSI = nil
 	err := Preflight(&s, Scope{}, ths)
-	ee, ok := err.(*EnvError)
-	if !ok {
+	var ee *EnvError
+	if !errors.As(err, &ee) {
 		t.Fatalf("Preflight = %v; want *EnvError", err)
 	}
 	rep := ee.Report(Scope{}, at(0), ths)

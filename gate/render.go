@@ -132,6 +132,9 @@ func statusText(s Status) string {
 }
 
 func renderTable(w io.Writer, rep *Report, o RenderOptions) error {
+	for _, l := range rep.Lacks {
+		fmt.Fprintln(w, "the recording lacks:", l)
+	}
 	fmt.Fprintln(w, "memdiag gate:", rep.Verdict())
 	fmt.Fprintln(w, rep.runLine(o.Location))
 	if rep.Command != nil {
@@ -157,6 +160,12 @@ func renderTable(w io.Writer, rep *Report, o RenderOptions) error {
 
 func renderMarkdown(w io.Writer, rep *Report, o RenderOptions) error {
 	icon := map[Status]string{Pass: "✅ pass", Fail: "❌ **FAIL**", NoData: "⚠️ no data"}
+	for _, l := range rep.Lacks {
+		fmt.Fprintf(w, "> ⚠️ the recording lacks: %s\n", mdEscape(l))
+	}
+	if len(rep.Lacks) > 0 {
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "### memdiag gate: %s\n\n", rep.Verdict())
 	fmt.Fprintf(w, "%s\n\n", rep.runLine(o.Location))
 	if rep.Command != nil {
@@ -182,6 +191,9 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // breached or unjudged threshold and for a failed command, and a ::notice
 // with the verdict. https://docs.github.com/actions/reference/workflow-commands-for-github-actions
 func renderGitHub(w io.Writer, rep *Report, o RenderOptions) error {
+	for _, l := range rep.Lacks {
+		fmt.Fprintf(w, "::warning title=%s::%s\n", ghProperty("memdiag gate: the recording lacks"), ghData(l))
+	}
 	for i := range rep.Results {
 		r := &rep.Results[i]
 		switch r.Status {
@@ -229,6 +241,8 @@ type jsonReport struct {
 	Command    *jsonCommand `json:"command,omitempty"`
 	Thresholds []jsonResult `json:"thresholds"`
 	Warnings   []string     `json:"warnings,omitempty"`
+	// RecordingLacks: what the judged recording does not hold.
+	RecordingLacks []string `json:"recording_lacks,omitempty"`
 }
 
 type jsonCommand struct {
@@ -270,7 +284,8 @@ func renderJSON(w io.Writer, rep *Report) error {
 	out := jsonReport{
 		Verdict: "pass", Summary: rep.Verdict(), Scope: "host", Cgroup: rep.Scope.Cgroup,
 		Start: rep.Start, End: rep.End, Samples: rep.Samples, Warnings: rep.Warnings,
-		Thresholds: []jsonResult{},
+		RecordingLacks: rep.Lacks,
+		Thresholds:     []jsonResult{},
 	}
 	if !rep.Passed() {
 		out.Verdict = "fail"

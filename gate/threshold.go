@@ -30,7 +30,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/signal"
 )
 
 // ErrThreshold is wrapped by every error about a threshold expression.
@@ -41,12 +41,13 @@ type Kind int
 
 // Metric kinds.
 const (
-	KindAvg   Kind = iota // peak over the samples of a PSI avg10/60/300 (percent)
-	KindStall             // ΣΔtotal / Σwall of a PSI line (percent of wall time)
-	KindTotal             // ΣΔtotal of a PSI line (seconds)
-	KindBytes             // ΣΔ of a page counter, in bytes
-	KindCount             // ΣΔ of an event counter
-	KindRate              // ΣΔ / Σwall of a page counter (pages/s)
+	KindAvg       Kind = iota // peak over the samples of a PSI avg10/60/300 (percent)
+	KindStall                 // ΣΔtotal / Σwall of a PSI line (percent of wall time)
+	KindTotal                 // ΣΔtotal of a PSI line (seconds)
+	KindBytes                 // ΣΔ of a page counter, in bytes
+	KindCount                 // ΣΔ of an event counter
+	KindRate                  // ΣΔ / Σwall of a page counter (pages/s)
+	KindEventRate             // ΣΔ / Σwall of an event counter (/s)
 )
 
 // Metric is one thing a threshold can be set on.
@@ -60,9 +61,10 @@ type Metric struct {
 	Full     bool   // the "full" line, else "some"
 	Avg      int    // 10, 60 or 300 for KindAvg
 
-	// Counter metrics: the counter, in VMStat meaning.
-	Counter func(*lru.VMStat) *uint64
-	// CounterName names the counter in messages ("pswpout").
+	// Signal is the catalogue entry of a counter metric (nil for PSI):
+	// the one definition analyze and mem use too.
+	Signal *signal.Signal
+	// CounterName names the counters in messages ("pswpout").
 	CounterName string
 }
 
@@ -110,6 +112,8 @@ func (k Kind) allowed() (dims []Dim, bare bool) {
 		return nil, true
 	case KindRate:
 		return []Dim{DimPageRate, DimByteRate}, false
+	case KindEventRate:
+		return []Dim{DimPageRate}, false
 	}
 	return nil, false
 }
@@ -147,23 +151,23 @@ func buildMetrics() []*Metric {
 					Doc: "time stalled over the whole run"})
 		}
 	}
-	ms = append(ms,
-		&Metric{Name: "swap.out", Kind: KindBytes, CounterName: "pswpout", Doc: "bytes swapped out during the run",
-			Counter: func(v *lru.VMStat) *uint64 { return v.Pswpout }},
-		&Metric{Name: "swap.in", Kind: KindBytes, CounterName: "pswpin", Doc: "bytes swapped in during the run",
-			Counter: func(v *lru.VMStat) *uint64 { return v.Pswpin }},
-		&Metric{Name: "oom_kills", Kind: KindCount, CounterName: "oom_kill", Doc: "processes killed by the OOM killer during the run",
-			Counter: func(v *lru.VMStat) *uint64 { return v.OOMKill }},
-		&Metric{Name: "refault.file.rate", Kind: KindRate, CounterName: "workingset_refault_file",
-			Doc:     "page-cache pages read back soon after eviction, per second over the run",
-			Counter: func(v *lru.VMStat) *uint64 { return v.WorkingsetRefaultFile }},
-		&Metric{Name: "refault.anon.rate", Kind: KindRate, CounterName: "workingset_refault_anon",
-			Doc:     "anonymous pages faulted back soon after eviction, per second over the run",
-			Counter: func(v *lru.VMStat) *uint64 { return v.WorkingsetRefaultAnon }},
-		&Metric{Name: "reclaim.direct.rate", Kind: KindRate, CounterName: "pgscan_direct",
-			Doc:     "pages scanned by direct reclaim (allocating tasks reclaiming themselves), per second over the run",
-			Counter: func(v *lru.VMStat) *uint64 { return v.PgscanDirect }},
-	)
+	for _, sig := range signal.Catalogue {
+		if sig.Gate == "" {
+			continue
+		}
+		m := &Metric{Name: sig.Gate, Signal: sig, CounterName: strings.Join(sig.Counters, ", ")}
+		switch {
+		case sig.Aggregate == signal.Total && sig.Unit == signal.Pages:
+			m.Kind, m.Doc = KindBytes, "bytes "+strings.TrimPrefix(sig.Doc, "pages ")+" during the run"
+		case sig.Aggregate == signal.Total:
+			m.Kind, m.Doc = KindCount, sig.Doc+" during the run"
+		case sig.Unit == signal.Pages:
+			m.Kind, m.Doc = KindRate, sig.Doc+", per second over the run"
+		default:
+			m.Kind, m.Doc = KindEventRate, sig.Doc+", per second over the run"
+		}
+		ms = append(ms, m)
+	}
 	return ms
 }
 
@@ -182,8 +186,15 @@ func LookupMetric(name string) *Metric {
 
 // validMetricsText is the list of metrics in error messages, compressed
 // the way a shell brace expansion reads.
-const validMetricsText = "{memory,io,cpu}.{some,full}.{avg10,avg60,avg300,stall,total}, " +
-	"swap.out, swap.in, oom_kills, refault.file.rate, refault.anon.rate, reclaim.direct.rate"
+var validMetricsText = func() string {
+	names := []string{"{memory,io,cpu}.{some,full}.{avg10,avg60,avg300,stall,total}"}
+	for _, sig := range signal.Catalogue {
+		if sig.Gate != "" {
+			names = append(names, sig.Gate)
+		}
+	}
+	return strings.Join(names, ", ")
+}()
 
 // Op is a comparison operator.
 type Op string

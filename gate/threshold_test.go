@@ -53,6 +53,12 @@ func TestParseEveryMetric(t *testing.T) {
 		{"refault.file.rate<500/s", KindRate, OpLT, 500},
 		{"refault.anon.rate<2MiB/s", KindRate, OpLT, 2 << 20},
 		{"reclaim.direct.rate<1000/s", KindRate, OpLT, 1000},
+		{"reclaim.limit.rate<1MiB/s", KindRate, OpLT, 1 << 20},
+		{"reclaim.alloc.rate<1000/s", KindRate, OpLT, 1000},
+		{"reclaim.kswapd.rate<5000/s", KindRate, OpLT, 5000},
+		{"refault.activate.rate<100/s", KindRate, OpLT, 100},
+		{"majfault.rate<50/s", KindEventRate, OpLT, 50},
+		{"allocstall.rate<=0/s", KindEventRate, OpLE, 0},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
@@ -122,7 +128,10 @@ func TestParseUnitsAndOperators(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	const metricsList = "{memory,io,cpu}.{some,full}.{avg10,avg60,avg300,stall,total}, swap.out, swap.in, oom_kills, refault.file.rate, refault.anon.rate, reclaim.direct.rate"
+	const metricsList = "{memory,io,cpu}.{some,full}.{avg10,avg60,avg300,stall,total}, " +
+		"reclaim.direct.rate, reclaim.limit.rate, reclaim.alloc.rate, reclaim.kswapd.rate, " +
+		"refault.file.rate, refault.anon.rate, refault.activate.rate, majfault.rate, allocstall.rate, " +
+		"swap.in, swap.out, oom_kills"
 	tests := []struct{ expr, want string }{
 		{"", `invalid threshold: empty expression; write e.g. memory.full.stall<1%`},
 		{"memory.full.stall 1%", `invalid threshold "memory.full.stall 1%": no comparison operator; use one of < <= > >= == != (e.g. memory.full.stall<1%)`},

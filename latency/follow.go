@@ -19,6 +19,10 @@ type FollowOptions struct {
 	// Intervals receives the rows of formats without per-request rows
 	// (Locust). Following such a file with Intervals nil is an error.
 	Intervals chan<- IntervalStat
+	// StartFunc, if set, gives the start of the run for a format that
+	// records only offsets (hey) when Start is zero; it is asked when the
+	// file's first line is read, and false means not known (yet).
+	StartFunc func() (time.Time, bool)
 	// OnBad, if set, is called for each bad row as it is read.
 	OnBad func(LineError)
 }
@@ -32,10 +36,15 @@ var ErrRelative = errors.New("format records only offsets from the start of the 
 // waits for the file to appear, detects the format from its first complete
 // line (unless opts.Format is set), keeps a partial last line until its
 // newline arrives, and starts over when the file is truncated or replaced
-// (a new run). It returns when ctx is done, with the report of everything
-// read (an unterminated line or quoted record left at the end is noted
-// in Truncated, not parsed) and a nil error; it returns early with an error when the file
-// cannot be read or its format is unknown.
+// (a new run). It returns early with an error when the file cannot be read
+// or its format is unknown.
+//
+// When ctx is done, Follow drains: it reads the file once more to its end,
+// sends every complete row still unread (blocking: the caller must keep
+// receiving from out and Intervals until Follow returns), and returns the
+// report of everything read, with a nil error. An unterminated last line
+// or a quoted record still open at the end is noted in Truncated, not
+// parsed: the writer had not finished it.
 //
 // hey writes its CSV only at the end of its run and with offsets only; it
 // needs opts.Start (else [ErrRelative]) and is better imported afterwards
@@ -74,18 +83,17 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 				sendErr = fmt.Errorf("%s: %s has no per-request rows; follow it with FollowOptions.Intervals", path, rep.Format)
 				return
 			}
-			select {
-			case opts.Intervals <- *x.iv:
-			case <-ctx.Done():
-			}
+			opts.Intervals <- *x.iv
 			return
 		}
-		select {
-		case out <- x.req:
-		case <-ctx.Done():
-		}
+		out <- x.req
 	}
+	draining := false
 	for {
+		if ctx.Err() != nil {
+			// One last pass to the end of the file, then stop.
+			draining = true
+		}
 		if f == nil {
 			var err error
 			f, err = os.Open(path)
@@ -109,7 +117,8 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 				continue
 			}
 			// Read what was appended, a chunk at a time, handing complete
-			// lines on as they come so a large file is never held whole.
+			// lines on as they come so a large file is never held whole,
+			// up to the end of the file.
 			for {
 				n, err := f.ReadAt(rbuf, off)
 				buf = append(buf, rbuf[:n]...)
@@ -133,13 +142,12 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 						buf = append(buf[:0], buf[last+1:]...)
 					}
 				}
-				if n == 0 || ctx.Err() != nil {
+				if n == 0 || (!draining && ctx.Err() != nil) {
 					break
 				}
 			}
 		}
-		select {
-		case <-ctx.Done():
+		if draining {
 			switch {
 			case d == nil:
 			case len(d.pend) > 0: // a quoted record still open
@@ -148,6 +156,9 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 				rep.Truncated = d.n + 1
 			}
 			return rep, nil
+		}
+		select {
+		case <-ctx.Done():
 		case <-time.After(opts.Poll):
 		}
 	}
@@ -176,6 +187,12 @@ func followDecoder(path string, buf []byte, opts FollowOptions, rep *ImportRepor
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
+	from := StartOption
+	if format == FormatHey && opts.Start.IsZero() && opts.StartFunc != nil {
+		if t, ok := opts.StartFunc(); ok {
+			opts.Start, from = t, StartCommand
+		}
+	}
 	if format == FormatHey && opts.Start.IsZero() {
 		return nil, fmt.Errorf("%s: hey: %w; import it after the run instead, or give a start", path, ErrRelative)
 	}
@@ -184,5 +201,8 @@ func followDecoder(path string, buf []byte, opts FollowOptions, rep *ImportRepor
 		return nil, err
 	}
 	d.onBad = opts.OnBad
+	if rep.StartFrom != "" {
+		rep.StartFrom = from
+	}
 	return d, nil
 }

@@ -144,3 +144,48 @@ func TestFollowIntervalsAndRelative(t *testing.T) {
 		}
 	})
 }
+
+// TestFollowDrainsToEOF: rows written just before the end of the run
+// (ctx done) are all read and sent, however many: watch's last sample
+// must count every request the load tool wrote.
+func TestFollowDrainsToEOF(t *testing.T) {
+	b, err := os.ReadFile(fixture("vegeta.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := strings.SplitAfter(string(b), "\n")[0]
+	path := filepath.Join(t.TempDir(), "latency-drain.csv")
+	const n = 5000 // ~1.1 MB: many 64 KiB reads
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		out := make(chan Request) // unbuffered: every row waits for the reader
+		got := make(chan int)
+		go func() {
+			c := 0
+			for range out {
+				c++
+			}
+			got <- c
+		}()
+		done := make(chan *ImportReport)
+		go func() {
+			rep, err := Follow(ctx, path, FollowOptions{}, out)
+			if err != nil {
+				t.Errorf("Follow: %v", err)
+			}
+			done <- rep
+		}()
+		appendFile(t, path, row)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		// The load tool's last burst, then the end of the run at once,
+		// with a cut line at the very end.
+		appendFile(t, path, strings.Repeat(row, n)+row[:30])
+		cancel()
+		rep := <-done
+		close(out)
+		if c := <-got; c != n+1 || rep.Rows != n+1 || rep.Truncated != n+2 {
+			t.Errorf("sent %d, report %d rows, truncated line %d; want %d, %d, %d", c, rep.Rows, rep.Truncated, n+1, n+1, n+2)
+		}
+	})
+}

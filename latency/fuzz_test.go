@@ -131,6 +131,14 @@ func FuzzFollow(f *testing.F) {
 		ctx, cancel := context.WithCancel(context.Background())
 		out := make(chan Request, 16)
 		ivs := make(chan IntervalStat, 16)
+		go func() {
+			for range out {
+			}
+		}()
+		go func() {
+			for range ivs {
+			}
+		}()
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -143,5 +151,11 @@ func FuzzFollow(f *testing.F) {
 		time.Sleep(3 * time.Millisecond)
 		cancel()
 		<-done
+		close(out)
+		close(ivs)
 	})
+}
+
+func FuzzImportAB(f *testing.F) {
+	fuzzImport(f, FormatAB, "ab.tsv", "ab-stall.tsv")
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // ErrParse is wrapped by every bad-row error ([LineError.Err]).
@@ -29,10 +31,11 @@ const (
 	FormatLocust     = "locust"      // locust --csv PREFIX: PREFIX_stats_history.csv
 	FormatHey        = "hey"         // hey -o csv
 	FormatGeneric    = "generic"     // timestamp,latency[,status] CSV
+	FormatAB         = "ab"          // ab -g FILE (gnuplot TSV)
 )
 
 // Formats lists the format names.
-var Formats = []string{FormatVegetaCSV, FormatVegetaJSON, FormatJMeter, FormatK6JSON, FormatK6CSV, FormatLocust, FormatHey, FormatGeneric}
+var Formats = []string{FormatVegetaCSV, FormatVegetaJSON, FormatJMeter, FormatK6JSON, FormatK6CSV, FormatLocust, FormatHey, FormatGeneric, FormatAB}
 
 // maxBadLines bounds ImportReport.BadLines; Bad still counts every bad row.
 const maxBadLines = 1000
@@ -101,8 +104,10 @@ type ImportReport struct {
 	// of the test (hey) and no start was known: start times then count
 	// from 1970-01-01 UTC and must be shifted by the caller.
 	Relative bool
+	// Window is set by [Imported.Within]: what fell inside a recording.
+	Window *Window
 	// StartFrom says where the start of a relative format came from
-	// ("option", "file mtime"), "" for absolute formats.
+	// ("option", [StartCommand], [StartMtime]), "" for absolute formats.
 	StartFrom string
 }
 
@@ -122,6 +127,13 @@ func (r *ImportReport) bad(e LineError) {
 	}
 }
 
+// Where the start of a relative format (hey) came from: ImportReport.StartFrom.
+const (
+	StartOption  = "option"                                                    // ImportOptions.Start as given (--latency-start)
+	StartCommand = "the start of the wrapped command (recorded by watch)"      // Record.Header.CommandStart
+	StartMtime   = "the file's modification time minus its last request's end" // ImportFile's fallback
+)
+
 // Imported is the content of a results file.
 type Imported struct {
 	Requests  []Request      // one per request, in file order
@@ -135,10 +147,19 @@ type Imported struct {
 // only when the format is unknown or r fails.
 func Import(r io.Reader, name string, opts ImportOptions) (*Imported, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		// A gzipped results file (results.csv.gz), any format.
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(zr, 64<<10)
+	}
 	format := opts.Format
 	if format == "" {
 		head, err := br.Peek(8 << 10)
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, bufio.ErrBufferFull) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if format, err = Detect(head); err != nil {
@@ -167,6 +188,12 @@ func Import(r io.Reader, name string, opts ImportOptions) (*Imported, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			// A gzip stream cut short (a writer killed): what came
+			// before is kept, the end is noted as cut.
+			imp.Report.Truncated = d.n + 1
+			break
+		}
 		if err != nil {
 			return imp, fmt.Errorf("%s: %w", name, err)
 		}
@@ -178,7 +205,7 @@ func Import(r io.Reader, name string, opts ImportOptions) (*Imported, error) {
 // ImportFile opens and imports path (see [Import]). For formats that record
 // only offsets (hey) and a zero opts.Start, the start of the test is taken
 // as the file's modification time minus the end of its last request, and
-// Report.StartFrom is "file mtime".
+// Report.StartFrom is [StartMtime].
 func ImportFile(path string, opts ImportOptions) (*Imported, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -204,7 +231,7 @@ func ImportFile(path string, opts ImportOptions) (*Imported, error) {
 		imp.Requests[i].Start = imp.Requests[i].Start.Add(shift)
 	}
 	imp.Report.Relative = false
-	imp.Report.StartFrom = "file mtime"
+	imp.Report.StartFrom = StartMtime
 	return imp, nil
 }
 
@@ -242,6 +269,8 @@ func newParser(format string, opts ImportOptions) (parser, error) {
 		return &hey{start: opts.Start}, nil
 	case FormatGeneric:
 		return &generic{loc: opts.Location, unit: opts.LatencyUnit}, nil
+	case FormatAB:
+		return &ab{}, nil
 	}
 	return nil, fmt.Errorf("%w %q (known: %s)", ErrFormat, format, strings.Join(Formats, ", "))
 }
@@ -277,13 +306,15 @@ func newDecoder(name, format string, opts ImportOptions, rep *ImportReport) (*de
 		if opts.Start.IsZero() {
 			rep.Relative = true
 		} else {
-			rep.StartFrom = "option"
+			rep.StartFrom = StartOption
 		}
 	}
 	switch p := p.(type) {
 	case *k6CSV:
 		p.rep = rep
 	case *jmeter:
+		p.rep = rep
+	case *ab:
 		p.rep = rep
 	}
 	_, multi := p.(csvParser)
@@ -419,6 +450,9 @@ func (d *decoder) record(n int, s string, emit func(row)) {
 // "vegeta encode".
 func Detect(head []byte) (string, error) {
 	head = bytes.TrimPrefix(head, []byte("\ufeff"))
+	if bytes.HasPrefix(head, []byte{0x1f, 0x8b}) {
+		return "", fmt.Errorf("%w: gzip-compressed (analyze and compare read it; watch --latency cannot follow a file compressed as it is written)", ErrFormat)
+	}
 	if !isText(head) {
 		return "", fmt.Errorf("%w: binary content (vegeta's default output? run: vegeta encode --to csv)", ErrFormat)
 	}
@@ -431,6 +465,9 @@ func Detect(head []byte) (string, error) {
 	}
 	if first == "" {
 		return "", fmt.Errorf("%w: empty", ErrFormat)
+	}
+	if hint := summaryHint(first, head); hint != "" {
+		return "", fmt.Errorf("%w: %s", ErrFormat, hint)
 	}
 	if strings.HasPrefix(first, "{") {
 		switch {
@@ -448,6 +485,11 @@ func Detect(head []byte) (string, error) {
 		return FormatLocust, nil
 	case strings.HasPrefix(first, "metric_name,timestamp,metric_value"):
 		return FormatK6CSV, nil
+	case strings.HasPrefix(first, "starttime\tseconds\tctime\tdtime\tttime"):
+		return FormatAB, nil
+	}
+	if hint := summaryHint(first, head); hint != "" {
+		return "", fmt.Errorf("%w: %s", ErrFormat, hint)
 	}
 	f := splitLoose(first)
 	if slices.Contains(f, "timeStamp") && slices.Contains(f, "elapsed") {
@@ -514,4 +556,26 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// summaryHint recognises the end-of-run summaries that load tools write
+// beside (or instead of) their per-request results, and says which file
+// to give instead; "" when head is not one of them.
+func summaryHint(first string, head []byte) string {
+	h := string(head)
+	switch {
+	case strings.HasPrefix(first, "{") && strings.Contains(h, `"root_group"`) && strings.Contains(h, `"metrics"`):
+		return "this is k6's end-of-test summary (--summary-export), totals only; give its per-request output: k6 run --out json=FILE (or --out csv=FILE)"
+	case strings.HasPrefix(first, "{") && strings.Contains(h, `"latencies"`) && strings.Contains(h, `"requests"`) && strings.Contains(h, `"status_codes"`):
+		return "this is a vegeta report (vegeta report -type=json), totals only; give the per-request results: vegeta encode --to csv < results.bin > results.csv"
+	case strings.HasPrefix(first, "Type,Name,Request Count,Failure Count"), strings.HasPrefix(first, `"Type","Name","Request Count","Failure Count"`):
+		return "this is Locust's totals file (PREFIX_stats.csv); give PREFIX_stats_history.csv (run with --csv-full-history) or, exactly, the per-request rows of the request hook in docs/latency.md"
+	case strings.HasPrefix(first, "Summary:") || strings.Contains(h, "Response time histogram:"):
+		return "this is hey's text summary; run hey with -o csv and give that output"
+	case strings.HasPrefix(first, "This is ApacheBench"):
+		return "this is ab's text summary; run ab with -g FILE and give FILE"
+	case strings.HasPrefix(first, "<?xml") || strings.HasPrefix(first, "<testResults"):
+		return "this is a JMeter XML JTL, which memdiag does not read; write CSV (jmeter.save.saveservice.output_format=csv) or convert it"
+	}
+	return ""
 }

@@ -278,7 +278,7 @@ func TestImportHey(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The last request to end is row 12: 1.2012 s + 0.0028 s = 1.2040 s.
-	if r := imp.Report; r.Relative || r.StartFrom != "file mtime" {
+	if r := imp.Report; r.Relative || r.StartFrom != StartMtime {
 		t.Errorf("report = %+v, want StartFrom file mtime", r)
 	}
 	if got, want := imp.Requests[0].Start, mtime.Add(-1204*time.Millisecond+201*time.Millisecond); !got.Equal(want) {

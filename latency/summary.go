@@ -9,26 +9,57 @@ import (
 // Summarize summarises the requests that started in the interval
 // (from, to]: a request exactly at from belongs to the previous interval,
 // one exactly at to to this one, so consecutive intervals never count a
-// request twice. Failed requests (Err) count in Errors and, with the
-// latency they had (a timeout's latency is the timeout), in every
-// statistic: a request that timed out during a spike is part of it.
+// request twice. Count is every request, Errors the failed ones (Err);
+// Mean and the percentiles are those of the successful requests only: a
+// refused connection answers in microseconds and would pass for a fast
+// service (see [SummarizeRequests] to include them).
 //
 // Percentiles use the nearest-rank method: Pp is the value at rank
 // ⌈p/100 × N⌉ (1-based) of the N latencies sorted ascending, so it is
 // always a latency that was measured (no interpolation), P100 is Max, and
 // with N < 100 P99 is also Max. Mean is rounded down to the nanosecond.
 func Summarize(reqs []Request, from, to time.Time) Summary {
+	var in []Request
+	for _, q := range reqs {
+		if q.Start.After(from) && !q.Start.After(to) {
+			in = append(in, q)
+		}
+	}
+	return SummarizeRequests(in, false)
+}
+
+// SummarizeRequests summarises reqs, whatever their times: Count is all of
+// them, Errors the failed ones, and Mean and the percentiles cover the
+// successful ones, or all of them with withFailed (a timeout's latency is
+// then the timeout). With no latency to summarise they are zero: check
+// [Summary.Latencies].
+func SummarizeRequests(reqs []Request, withFailed bool) Summary {
 	var lat []time.Duration
 	errs := 0
 	for _, q := range reqs {
-		if q.Start.After(from) && !q.Start.After(to) {
-			lat = append(lat, q.Latency)
-			if q.Err {
-				errs++
+		if q.Err {
+			errs++
+			if !withFailed {
+				continue
 			}
 		}
+		lat = append(lat, q.Latency)
 	}
-	return summarize(lat, errs)
+	s := summarize(lat, errs)
+	s.Count = len(reqs)
+	if withFailed {
+		s.WithFailed = true
+	}
+	return s
+}
+
+// Latencies is how many requests Mean and the percentiles cover: Count
+// with WithFailed, else the successful ones.
+func (s Summary) Latencies() int {
+	if s.WithFailed {
+		return s.Count
+	}
+	return s.Count - s.Errors
 }
 
 // Bucket summarises requests by start time into the intervals between
@@ -41,22 +72,18 @@ func Bucket(reqs []Request, edges []time.Time) []Summary {
 	if len(edges) < 2 {
 		return nil
 	}
-	lats := make([][]time.Duration, len(edges)-1)
-	errs := make([]int, len(edges)-1)
+	per := make([][]Request, len(edges)-1)
 	for _, q := range reqs {
 		// First edge not before q.Start: q is in (edges[i-1], edges[i]].
 		i := sort.Search(len(edges), func(i int) bool { return !edges[i].Before(q.Start) })
 		if i == 0 || i == len(edges) {
 			continue
 		}
-		lats[i-1] = append(lats[i-1], q.Latency)
-		if q.Err {
-			errs[i-1]++
-		}
+		per[i-1] = append(per[i-1], q)
 	}
-	out := make([]Summary, len(lats))
-	for i := range lats {
-		out[i] = summarize(lats[i], errs[i])
+	out := make([]Summary, len(per))
+	for i := range per {
+		out[i] = SummarizeRequests(per[i], false)
 	}
 	return out
 }

@@ -17,11 +17,28 @@ func TestSummarizeNearestRank(t *testing.T) {
 		reqs = append(reqs, Request{Start: t0.Add(ms), Latency: ms, Status: 200, Err: i == 19})
 	}
 	got := Summarize(reqs, t0, t0.Add(time.Second))
-	// Ranks: p50 ⌈10⌉ = 10, p95 ⌈19⌉ = 19, p99 ⌈19.8⌉ = 20; mean 210/20.
-	want := Summary{Count: 20, Errors: 1, Mean: 10500 * time.Microsecond,
-		P50: 10 * time.Millisecond, P95: 19 * time.Millisecond, P99: 20 * time.Millisecond, Max: 20 * time.Millisecond}
+	// The 19 successful ones, 1..19 ms: p50 rank ⌈9.5⌉ = 10, p95 ⌈18.05⌉
+	// = 19, p99 ⌈18.81⌉ = 19; mean 190/19 = 10 ms.
+	want := Summary{Count: 20, Errors: 1, Mean: 10 * time.Millisecond,
+		P50: 10 * time.Millisecond, P95: 19 * time.Millisecond, P99: 19 * time.Millisecond, Max: 19 * time.Millisecond}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Summarize (-want +got):\n%s", diff)
+	}
+	if got.Latencies() != 19 {
+		t.Errorf("Latencies() = %d, want 19", got.Latencies())
+	}
+	// With the failed one: all 20. Ranks: p50 ⌈10⌉ = 10, p95 ⌈19⌉ = 19,
+	// p99 ⌈19.8⌉ = 20; mean 210/20.
+	got = SummarizeRequests(reqs, true)
+	want = Summary{Count: 20, Errors: 1, WithFailed: true, Mean: 10500 * time.Microsecond,
+		P50: 10 * time.Millisecond, P95: 19 * time.Millisecond, P99: 20 * time.Millisecond, Max: 20 * time.Millisecond}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("SummarizeRequests with failed (-want +got):\n%s", diff)
+	}
+	// Only failures: counted, no latency.
+	dead := []Request{{Start: t0.Add(time.Millisecond), Latency: 300 * time.Microsecond, Err: true}}
+	if got := SummarizeRequests(dead, false); got != (Summary{Count: 1, Errors: 1}) || got.Latencies() != 0 {
+		t.Errorf("all failed: %+v, want count 1, errors 1, no latency", got)
 	}
 
 	// 200 requests: p99 is rank 198, not the maximum.
@@ -59,9 +76,10 @@ func TestBucket(t *testing.T) {
 		at(10*time.Second+1, 2*time.Second, true), // just after edges[1]: second interval
 		at(20*time.Second, 4*time.Second, false),  // at edges[2]: second interval
 	}
+	// Failed requests count, their latency does not.
 	want := []Summary{
-		{Count: 2, Errors: 1, Mean: 20 * time.Millisecond, P50: 10 * time.Millisecond, P95: 30 * time.Millisecond, P99: 30 * time.Millisecond, Max: 30 * time.Millisecond},
-		{Count: 2, Errors: 1, Mean: 3 * time.Second, P50: 2 * time.Second, P95: 4 * time.Second, P99: 4 * time.Second, Max: 4 * time.Second},
+		{Count: 2, Errors: 1, Mean: 30 * time.Millisecond, P50: 30 * time.Millisecond, P95: 30 * time.Millisecond, P99: 30 * time.Millisecond, Max: 30 * time.Millisecond},
+		{Count: 2, Errors: 1, Mean: 4 * time.Second, P50: 4 * time.Second, P95: 4 * time.Second, P99: 4 * time.Second, Max: 4 * time.Second},
 	}
 	if diff := cmp.Diff(want, Bucket(reqs, edges)); diff != "" {
 		t.Errorf("Bucket (-want +got):\n%s", diff)

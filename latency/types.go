@@ -12,14 +12,19 @@ type Request struct {
 
 // Summary is the latency of the requests that started within one sampling
 // interval. Durations are recorded in nanoseconds (the "_ns" fields).
+// Count is every request and Errors the failed ones; Mean and the
+// percentiles cover the successful requests (Count − Errors), or all of
+// them when WithFailed is set. Recordings of memdiag before failures were
+// counted apart hold statistics of all requests without WithFailed.
 type Summary struct {
-	Count  int           `json:"count"`
-	Errors int           `json:"errors,omitempty"`
-	Mean   time.Duration `json:"mean_ns"`
-	P50    time.Duration `json:"p50_ns"`
-	P95    time.Duration `json:"p95_ns"`
-	P99    time.Duration `json:"p99_ns"`
-	Max    time.Duration `json:"max_ns"`
+	Count      int           `json:"count"`
+	Errors     int           `json:"errors,omitempty"`
+	WithFailed bool          `json:"with_failed,omitempty"`
+	Mean       time.Duration `json:"mean_ns"`
+	P50        time.Duration `json:"p50_ns"`
+	P95        time.Duration `json:"p95_ns"`
+	P99        time.Duration `json:"p99_ns"`
+	Max        time.Duration `json:"max_ns"`
 }
 
 // IntervalStat is one per-interval row of a tool that writes no

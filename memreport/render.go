@@ -16,6 +16,7 @@ import (
 	"github.com/memdiag/memdiag/internal/tables"
 	"github.com/memdiag/memdiag/memview"
 	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/signal"
 )
 
 // Format is an output format of Render: memdiag's one [format.Format].
@@ -145,9 +146,9 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 		a := r.Activity
 		over := a.Interval.Round(100 * time.Millisecond).String()
 		t.AppendRow("refaults (last "+over+")", fmt.Sprintf("%d pages", a.RefaultPages), "evicted cache read back: the cache is too small")
-		t.AppendRow("direct reclaim (last "+over+")", fmt.Sprintf("%d stalls, %d pages", a.Allocstalls, a.DirectScanPages), "allocations that had to free host memory first (pgscan_direct)")
-		t.AppendRow("cgroup-limit reclaim (last "+over+")", fmt.Sprintf("%d pages", a.LimitScanPages), "reclaim in cgroups at their limits (pgscan_anon+file − kswapd − direct)")
-		t.AppendRow("kswapd scan (last "+over+")", fmt.Sprintf("%d pages", a.KswapdScanPages), "background reclaim")
+		t.AppendRow(signal.DirectReclaim.Title+" (last "+over+")", fmt.Sprintf("%d stalls, %d pages", a.Allocstalls, a.DirectScanPages), "allocations that had to free host memory first (pgscan_direct)")
+		t.AppendRow(signal.LimitReclaim.Title+" (last "+over+")", fmt.Sprintf("%d pages", a.LimitScanPages), "reclaim in cgroups at their limits (pgscan_anon+file − kswapd − direct)")
+		t.AppendRow(signal.KswapdReclaim.Title+" (last "+over+")", fmt.Sprintf("%d pages", a.KswapdScanPages), "background reclaim")
 	}
 	render(t)
 	if len(h.Tmpfs) > 0 {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/redact"
 	"github.com/prometheus/procfs"
 )
 
@@ -21,7 +22,7 @@ import (
 type Proc struct {
 	PID     int    `json:"pid"`
 	Comm    string `json:"comm"`              // status Name (15 characters at most)
-	Cmdline string `json:"cmdline,omitempty"` // arguments joined by spaces, likely secrets redacted (diskio.RedactCmdline)
+	Cmdline string `json:"cmdline,omitempty"` // arguments joined by spaces, likely secrets redacted (redact.Cmdline)
 
 	RSSBytes      uint64 `json:"rss_bytes"`       // VmRSS = RssAnon + RssFile + RssShmem
 	RSSAnonBytes  uint64 `json:"rss_anon_bytes"`  // RssAnon: heap, stacks, private mappings — what a leak grows
@@ -66,7 +67,7 @@ func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
 			SwapBytes: s.VmSwap,
 		}
 		if args, err := c.p.CmdLine(); err == nil {
-			pr.Cmdline = diskio.RedactCmdline(args)
+			pr.Cmdline = redact.Cmdline(args)
 		}
 		if r, err := c.p.ProcSMapsRollup(); err == nil {
 			pss := r.Pss

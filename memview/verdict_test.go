@@ -48,6 +48,13 @@ func TestActivityAndAssess(t *testing.T) {
 		StallSome: &zero, StallFull: &zero,      // PSI totals did not move
 		RefaultPages: 1176542 - 1176257, // workingset_refault_file; _anon stayed 1601
 		MajorFaults:  3005 - 3002,
+		// Every catalogue signal; all its counters exist on 6.18, so
+		// each is known. Only refaults and major faults moved.
+		Signals: map[string]float64{
+			"direct_reclaim": 0, "limit_reclaim": 0, "alloc_reclaim": 0, "kswapd_reclaim": 0,
+			"refault_file": 1176542 - 1176257, "refault_anon": 0, "workingset_activate": 0,
+			"major_faults": 3005 - 3002, "allocstalls": 0, "swap_in": 0, "swap_out": 0, "oom_kills": 0,
+		},
 	}
 	if d := cmp.Diff(want, a); d != "" {
 		t.Fatalf("Activity (-want +got):\n%s", d)

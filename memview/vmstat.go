@@ -8,6 +8,7 @@ import (
 
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/signal"
 )
 
 // ErrParse is wrapped by every parse error of this package.
@@ -78,6 +79,11 @@ type Activity struct {
 	MajorFaults     uint64 `json:"major_faults"` // pgmajfault
 	SwapOutPages    uint64 `json:"swap_out_pages"`
 	OOMKills        uint64 `json:"oom_kills"` // oom_kill (since 4.13)
+
+	// Signals is every catalogue signal's delta over the interval (in its
+	// unit, signal.Signal.Unit), keyed by signal.Signal.Name; a signal the
+	// kernel does not count is absent, not zero.
+	Signals map[string]float64 `json:"signals,omitempty"`
 }
 
 // NewActivity computes the Activity between prev and cur. A counter that
@@ -87,26 +93,28 @@ func NewActivity(prev, cur Snapshot) Activity {
 	if prev.VMStat == nil || cur.VMStat == nil {
 		return a
 	}
-	pv, cv := prev.VMStat, cur.VMStat
-	d := func(get func(*lru.VMStat) *uint64) uint64 {
-		x, y := get(pv), get(cv)
-		if x == nil || y == nil {
+	// Every count is a catalogue signal's delta (package signal), the
+	// same definition analyze and gate use; an unknown one is 0 here.
+	d := func(sig *signal.Signal) uint64 {
+		x, ok := sig.Delta(prev.VMStat, cur.VMStat)
+		if !ok {
 			return 0
 		}
-		return sub(*y, *x)
+		a.Signals[sig.Name] = x
+		return uint64(x)
 	}
-	a.RefaultPages = d(func(v *lru.VMStat) *uint64 { return v.WorkingsetRefaultFile }) +
-		d(func(v *lru.VMStat) *uint64 { return v.WorkingsetRefaultAnon })
-	a.DirectScanPages = d(func(v *lru.VMStat) *uint64 { return v.PgscanDirect })
-	a.KswapdScanPages = d(func(v *lru.VMStat) *uint64 { return v.PgscanKswapd })
-	// Reclaim forced by a cgroup's limit is in pgscan_anon/_file only
-	// (5.8+; mm/vmscan.c skips pgscan_direct for cgroup reclaim).
-	all := d(func(v *lru.VMStat) *uint64 { return v.PgscanAnon }) + d(func(v *lru.VMStat) *uint64 { return v.PgscanFile })
-	a.LimitScanPages = sub(all, a.KswapdScanPages+a.DirectScanPages)
-	a.Allocstalls = d(func(v *lru.VMStat) *uint64 { return v.Allocstall })
-	a.MajorFaults = d(func(v *lru.VMStat) *uint64 { return v.Pgmajfault })
-	a.SwapOutPages = d(func(v *lru.VMStat) *uint64 { return v.Pswpout })
-	a.OOMKills = d(func(v *lru.VMStat) *uint64 { return v.OOMKill })
+	a.Signals = make(map[string]float64, len(signal.Catalogue))
+	for _, sig := range signal.Catalogue {
+		d(sig)
+	}
+	a.RefaultPages = d(signal.RefaultFile) + d(signal.RefaultAnon)
+	a.DirectScanPages = d(signal.DirectReclaim)
+	a.KswapdScanPages = d(signal.KswapdReclaim)
+	a.LimitScanPages = d(signal.LimitReclaim)
+	a.Allocstalls = d(signal.Allocstalls)
+	a.MajorFaults = d(signal.MajorFaults)
+	a.SwapOutPages = d(signal.SwapOut)
+	a.OOMKills = d(signal.OOMKills)
 	if prev.PSI != nil && cur.PSI != nil {
 		if s, ok := psi.StallShare(prev.PSI.Some, cur.PSI.Some, a.Interval); ok {
 			a.StallSome = &s

@@ -47,6 +47,7 @@ type Options struct {
 
 type procInfo struct {
 	comm, cmdline, cgroup, unit string
+	exe                         string // /proc/PID/exe, read at exec
 	ppid                        int
 	// execIdx is the index of this process's exec event in the buffer of
 	// generation gen, so that what could not be read at exec time (a
@@ -201,7 +202,49 @@ func (l *Listener) readInfo(pid, ppid int, withCmdline bool) *procInfo {
 			pi.cmdline = l.opts.Cmdline(strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"))
 		}
 	}
+	if withCmdline {
+		pi.exe = l.readExe(pid)
+	}
 	return pi
+}
+
+// readExe returns the target of <ProcRoot>/<pid>/exe (the program the
+// process runs since its last exec), "" when it cannot be read (the
+// process is gone, or a kernel thread).
+func (l *Listener) readExe(pid int) string {
+	if l.infoBuf == nil {
+		l.infoBuf = make([]byte, 16<<10)
+	}
+	n, err := unix.Readlink(l.opts.ProcRoot+"/"+strconv.Itoa(pid)+"/exe", l.infoBuf)
+	if err != nil {
+		return ""
+	}
+	return string(l.infoBuf[:n])
+}
+
+// readPPID returns field 4 of <ProcRoot>/<pid>/stat, 0 when it cannot be
+// read. It serves processes whose fork the listener did not see (they
+// were running before it started, or the fork event was lost).
+func (l *Listener) readPPID(pid int) int {
+	b, ok := l.readProcFile(pid, "stat")
+	if !ok {
+		return 0
+	}
+	// "pid (comm) state ppid ...": comm may hold spaces and parentheses,
+	// so parse after the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	v, err := strconv.Atoi(string(f[1]))
+	if err != nil {
+		return 0
+	}
+	return v
 }
 
 // readProcFile reads <ProcRoot>/<pid>/<name> (at most 16 KiB, enough for
@@ -354,6 +397,11 @@ func (l *Listener) handleConnector(ev Event, at time.Time) {
 				pi.cgroup, pi.unit = old.cgroup, old.unit
 			}
 		}
+		if pi.ppid == 0 {
+			// Forked before the listener started (or the fork event was
+			// lost): every exec still carries its parent.
+			pi.ppid = l.readPPID(ev.PID)
+		}
 		pi.execIdx, pi.gen, pi.hasExec = len(l.events), l.gen, true
 		if pe, ok := l.pending[ev.PID]; ok {
 			// The taskstats exit was read before this exec (two sockets,
@@ -364,6 +412,9 @@ func (l *Listener) handleConnector(ev Event, at time.Time) {
 			}
 			if x.Cgroup == "" {
 				x.Cgroup, x.Unit, x.Cmdline = pi.cgroup, pi.unit, pi.cmdline
+			}
+			if x.Exe == "" {
+				x.Exe = pi.exe
 			} else if pi.cgroup == "" {
 				pi.cgroup, pi.unit = x.Cgroup, x.Unit
 			}
@@ -371,7 +422,7 @@ func (l *Listener) handleConnector(ev Event, at time.Time) {
 			l.tracked[ev.PID] = pi
 		}
 		l.push(diskio.ProcEvent{Kind: diskio.Exec, Time: at, Source: "connector", PID: ev.PID, PPID: pi.ppid,
-			Comm: pi.comm, Cmdline: pi.cmdline, Cgroup: pi.cgroup, Unit: pi.unit})
+			Comm: pi.comm, Exe: pi.exe, Cmdline: pi.cmdline, Cgroup: pi.cgroup, Unit: pi.unit})
 	case WhatComm:
 		if pi := l.tracked[ev.TGID]; pi != nil && ev.PID == ev.TGID {
 			pi.comm = ev.Comm
@@ -394,7 +445,7 @@ func (l *Listener) handleConnector(ev Event, at time.Time) {
 		delete(l.tracked, ev.PID)
 		e := diskio.ProcEvent{Kind: diskio.Exit, Time: at, Source: "connector", PID: ev.PID, PPID: ev.ParentTGID}
 		if pi != nil {
-			e.Comm, e.Cmdline, e.Cgroup, e.Unit = pi.comm, pi.cmdline, pi.cgroup, pi.unit
+			e.Comm, e.Exe, e.Cmdline, e.Cgroup, e.Unit = pi.comm, pi.exe, pi.cmdline, pi.cgroup, pi.unit
 		}
 		l.push(e)
 	}
@@ -460,7 +511,7 @@ func (l *Listener) handleExit(te TaskExit, now time.Time) {
 	e := diskio.ProcEvent{Kind: diskio.Exit, Time: at, Source: "taskstats", PID: te.PID, PPID: te.PPID, Comm: te.Comm,
 		ReadBytes: te.ReadBytes, WriteBytes: te.WriteBytes, BlkioDelay: te.BlkioDelay}
 	if pi != nil {
-		e.Cmdline, e.Cgroup, e.Unit = pi.cmdline, pi.cgroup, pi.unit
+		e.Exe, e.Cmdline, e.Cgroup, e.Unit = pi.exe, pi.cmdline, pi.cgroup, pi.unit
 		if e.Comm == "" {
 			e.Comm = pi.comm
 		}
@@ -505,7 +556,7 @@ func (l *Listener) Drain() ([]diskio.ProcEvent, diskio.EventStats) {
 		l.stats.TaskstatsMissing++
 		e := diskio.ProcEvent{Kind: diskio.Exit, Time: at, Source: "connector", PID: pid}
 		if pi := l.tracked[pid]; pi != nil {
-			e.Comm, e.Cmdline, e.Cgroup, e.Unit, e.PPID = pi.comm, pi.cmdline, pi.cgroup, pi.unit, pi.ppid
+			e.Comm, e.Exe, e.Cmdline, e.Cgroup, e.Unit, e.PPID = pi.comm, pi.exe, pi.cmdline, pi.cgroup, pi.unit, pi.ppid
 			delete(l.tracked, pid)
 		}
 		l.push(e)

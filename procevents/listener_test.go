@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,4 +149,84 @@ func TestForkStormAccounting(t *testing.T) {
 			t.Errorf("%d execs missing, only %d reported lost", n+10-execs, st.LostKernel)
 		}
 	})
+}
+
+// TestListenerExecLineage checks that every exec carries what ties a
+// process to the job that ran it: the parent PID (also for a process
+// forked before the listener started, whose fork was never seen), the
+// program (/proc/PID/exe) and the command line with an interpreter's
+// script.
+func TestListenerExecLineage(t *testing.T) {
+	testenv.RequireRoot(t, "the process-events connector (CAP_NET_ADMIN)")
+	py, err := filepath.EvalSymlinks("/usr/bin/python3")
+	if err != nil {
+		testenv.Unmet(t, "/usr/bin/python3 missing: apt-get install python3-minimal")
+	}
+	sleep, err := filepath.EvalSymlinks("/bin/sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, "job.py")
+	if err := os.WriteFile(script, []byte("pass\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runner := filepath.Join(dir, "runner.sh")
+	if err := os.WriteFile(runner, []byte("#!/bin/sh\n/usr/bin/python3 "+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// Forked before the listener: it waits on stdin, then execs sleep.
+	early := exec.Command("/bin/sh", "-c", "read x; exec /bin/sleep 0.1")
+	in, err := early.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := early.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { early.Process.Kill(); early.Wait() })
+
+	l, err := Open(Options{Cmdline: func(argv []string) string { return strings.Join(argv, " ") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	l.Start(ctx)
+	defer func() { cancel(); l.Close(); l.Wait() }()
+	time.Sleep(100 * time.Millisecond)
+
+	in.Write([]byte("go\n"))
+	if err := early.Wait(); err != nil {
+		t.Fatalf("early process: %v", err)
+	}
+	sh := exec.Command("/bin/sh", runner)
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("runner: %v %s", err, out)
+	}
+	time.Sleep(300 * time.Millisecond)
+	evs, _ := l.Drain()
+
+	var gotEarly, gotPy bool
+	for _, e := range evs {
+		if e.Kind != "exec" {
+			continue
+		}
+		switch {
+		case e.PID == early.Process.Pid && e.Comm == "sleep":
+			gotEarly = true
+			if e.PPID != os.Getpid() || e.Exe != sleep {
+				t.Errorf("exec of a process forked before the listener: ppid %d exe %q, want %d and %q", e.PPID, e.Exe, os.Getpid(), sleep)
+			}
+		case e.Comm == "python3" && strings.Contains(e.Cmdline, script):
+			gotPy = true
+			if e.PPID != sh.Process.Pid || e.Exe != py || e.Cmdline != "/usr/bin/python3 "+script {
+				t.Errorf("python3 exec = ppid %d exe %q cmdline %q; want ppid %d (runner.sh), exe %q, cmdline naming %s",
+					e.PPID, e.Exe, e.Cmdline, sh.Process.Pid, py, script)
+			}
+		}
+	}
+	if !gotEarly || !gotPy {
+		t.Errorf("exec events: early sleep seen %v, python3 seen %v; events %+v", gotEarly, gotPy, evs)
+	}
 }

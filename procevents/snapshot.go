@@ -51,6 +51,9 @@ func StallSnapshot(procRoot, cgroupDir string, unit func(string) string, limit i
 			continue
 		}
 		pi := diskio.ProcIO{PID: pid, PPID: st.PPID, StartTicks: st.Starttime, Comm: st.Comm}
+		if exe, err := p.Executable(); err == nil {
+			pi.Exe = exe
+		}
 		if io, err := p.IO(); err == nil {
 			pi.ReadBytes, pi.WriteBytes, pi.CancelledWriteBytes = io.ReadBytes, io.WriteBytes, uint64(max(io.CancelledWriteBytes, 0))
 		}

@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -303,6 +304,11 @@ func parseLine(s string) (Line, error) {
 			if err != nil {
 				return l, fmt.Errorf("%s: %w", k, err)
 			}
+			// A share of wall time in percent (kernel/sched/psi.c
+			// LOAD_INT/LOAD_FRAC); NaN or Inf would poison every mean.
+			if math.IsNaN(x) || x < 0 || x > 100 {
+				return l, fmt.Errorf("%s=%s: want a percentage 0-100", k, v)
+			}
 			switch k {
 			case "avg10":
 				l.Avg10 = x
@@ -316,6 +322,9 @@ func parseLine(s string) (Line, error) {
 			x, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {
 				return l, fmt.Errorf("total: %w", err)
+			}
+			if x > math.MaxInt64/uint64(time.Microsecond) {
+				return l, fmt.Errorf("total=%s µs: past 292 years, more than a Duration holds", v)
 			}
 			l.Total = time.Duration(x) * time.Microsecond
 			seen++

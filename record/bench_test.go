@@ -1,7 +1,10 @@
 package record
 
 import (
+	"bytes"
+	"compress/gzip"
 	stdjson "encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,8 +35,8 @@ func benchSample(b *testing.B) *Sample {
 }
 
 // BenchmarkWriteSample is the recording's cost per sample: JSON encoding
-// and the write(2) per line (plain), or compression with a flush every
-// 10 s of the sample clock (.gz). B/sample is the bytes the file grows.
+// and the write(2) per line (plain), or compression with a sync flush per
+// line (.gz). B/sample is the bytes the file grows.
 func BenchmarkWriteSample(b *testing.B) {
 	for _, name := range []string{"rec.jsonl", "rec.jsonl.gz"} {
 		b.Run(name, func(b *testing.B) {
@@ -92,6 +95,57 @@ func BenchmarkDecodeSample(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkGzipSyncFlush measures what the .gz writer's sync flush after
+// every sample costs in size, against the flush every 10 samples (10 s at
+// the default interval) it replaced: the lines of a real recording
+// (MEMDIAG_BENCH_RECORDING, a plain .jsonl from `memdiag watch`; else the
+// benchmark sample with its counters moving) compressed both ways.
+// B/sample is the compressed bytes per sample line.
+func BenchmarkGzipSyncFlush(b *testing.B) {
+	var lines [][]byte
+	if p := os.Getenv("MEMDIAG_BENCH_RECORDING"); p != "" {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+			if bytes.HasPrefix(l, samplePrefix) {
+				lines = append(lines, l)
+			}
+		}
+	} else {
+		s := benchSample(b)
+		for i := range 600 {
+			s.Seq, s.Time = i, s.Time.Add(time.Second)
+			s.Procs[i%10].ReadBytes += uint64(i) * 4096
+			s.Disks[0].ReadBytes += uint64(i) * 65536
+			l, _ := stdjson.Marshal(s)
+			lines = append(lines, append(l, '\n'))
+		}
+	}
+	if len(lines) == 0 {
+		b.Fatal("no sample lines")
+	}
+	for _, every := range []int{1, 10} {
+		b.Run(fmt.Sprintf("flush-every-%d", every), func(b *testing.B) {
+			var size int
+			for b.Loop() {
+				var buf bytes.Buffer
+				gz := gzip.NewWriter(&buf)
+				for i, l := range lines {
+					_, _ = gz.Write(l)
+					if (i+1)%every == 0 {
+						_ = gz.Flush()
+					}
+				}
+				_ = gz.Close()
+				size = buf.Len()
+			}
+			b.ReportMetric(float64(size)/float64(len(lines)), "B/sample")
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/signal"
 )
 
 // Interval is what happened between two consecutive samples, derived only
@@ -28,23 +29,31 @@ type Interval struct {
 	MemAvailableBytes float64
 	DirtyBytes        float64
 
-	PgscanDirectPerSec float64 // pages/s scanned by global direct reclaim (pgscan_direct)
-	// DirectReclaimPerSec is reclaim in the allocating task's context,
-	// pages/s: global direct reclaim plus reclaim forced by a cgroup's
-	// memory limit, which the kernel counts only in pgscan_anon/_file
-	// (mm/vmscan.c: cgroup reclaim skips pgscan_kswapd/_direct). It is
-	// max(Δpgscan_direct, Δ(pgscan_anon+pgscan_file) − Δpgscan_kswapd); on
-	// kernels without pgscan_anon/_file (< 5.8) it is pgscan_direct.
+	// The /proc/vmstat signals, each defined once in package signal:
+	// PerSec(sig) for any catalogue entry, the named fields for the ones
+	// the views read. Rates are in the signal's unit per second.
+	PgscanDirectPerSec float64 // pages/s, signal.DirectReclaim: global direct reclaim (Δpgscan_direct)
+	LimitReclaimPerSec float64 // pages/s, signal.LimitReclaim: reclaim at cgroup memory limits
+	AllocReclaimPerSec float64 // pages/s, signal.AllocReclaim: direct + cgroup-limit reclaim
+	// DirectReclaimPerSec is AllocReclaimPerSec, kept under its old name
+	// while the correlator and the live view still read it.
+	//
+	// Deprecated: the name says direct reclaim but the value includes
+	// cgroup-limit reclaim; read AllocReclaimPerSec (or PgscanDirectPerSec
+	// for direct reclaim alone).
 	DirectReclaimPerSec float64
 	ReclaimScanPerSec   float64 // pages/s scanned by all reclaim (pgscan_anon+pgscan_file)
-	PgscanKswapdPerSec  float64 // pages/s scanned by kswapd
+	PgscanKswapdPerSec  float64 // pages/s, signal.KswapdReclaim
 	PgstealDirectPerSec float64 // pages/s reclaimed by direct reclaim
 	PgstealKswapdPerSec float64
-	RefaultFilePerSec   float64 // pages/s
-	RefaultAnonPerSec   float64
-	MajfaultPerSec      float64
-	AllocstallPerSec    float64 // direct reclaim entries/s
-	OOMKills            float64 // count in the interval
+	RefaultFilePerSec   float64 // pages/s, signal.RefaultFile
+	RefaultAnonPerSec   float64 // pages/s, signal.RefaultAnon
+	MajfaultPerSec      float64 // faults/s, signal.MajorFaults
+	AllocstallPerSec    float64 // direct reclaim entries/s, signal.Allocstalls
+	OOMKills            float64 // count in the interval, signal.OOMKills
+
+	// signals holds every catalogue signal's rate, by catalogue index.
+	signals []float64
 
 	SwapInBytesPerSec  float64
 	SwapOutBytesPerSec float64
@@ -55,6 +64,17 @@ type Interval struct {
 	DiskBusy             float64 // 0..1, the busiest device's io_ticks share
 	DiskBusyDevice       string
 	DiskIOTimePerSec     float64 // seconds of weighted I/O time per second, summed ("disk I/O time/s")
+}
+
+// PerSec is the rate of a catalogue signal over the interval, in its unit
+// per second (signal.Signal.RateUnit); NaN when the samples cannot give it.
+func (iv *Interval) PerSec(sig *signal.Signal) float64 {
+	for i, s := range signal.Catalogue {
+		if s == sig && i < len(iv.signals) {
+			return iv.signals[i]
+		}
+	}
+	return nan
 }
 
 // Known reports whether x is a measured value (not NaN).
@@ -131,48 +151,37 @@ func Between(h *Header, prev, cur *Sample) Interval {
 		iv.DirtyBytes = gauge(cur.Meminfo.Dirty)
 	}
 
-	rate := func(get func(*Sample) *uint64, scale float64) float64 {
-		if prev.VMStat == nil || cur.VMStat == nil {
-			return nan
-		}
-		d, ok := counterDelta(get(prev), get(cur))
-		if !ok || secs <= 0 {
-			return nan
-		}
-		return d * scale / secs
+	iv.signals = make([]float64, len(signal.Catalogue))
+	for i, sig := range signal.Catalogue {
+		iv.signals[i] = sig.PerSec(prev.VMStat, cur.VMStat, dt)
 	}
-	iv.PgscanDirectPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.PgscanDirect }, 1)
-	iv.PgscanKswapdPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.PgscanKswapd }, 1)
-	iv.PgstealDirectPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.PgstealDirect }, 1)
-	iv.PgstealKswapdPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.PgstealKswapd }, 1)
-	iv.RefaultFilePerSec = rate(func(s *Sample) *uint64 { return s.VMStat.WorkingsetRefaultFile }, 1)
-	iv.RefaultAnonPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.WorkingsetRefaultAnon }, 1)
-	iv.MajfaultPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.Pgmajfault }, 1)
-	iv.AllocstallPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.Allocstall }, 1)
-	iv.ReclaimScanPerSec, iv.DirectReclaimPerSec = nan, iv.PgscanDirectPerSec
+	iv.PgscanDirectPerSec = iv.PerSec(signal.DirectReclaim)
+	iv.LimitReclaimPerSec = iv.PerSec(signal.LimitReclaim)
+	iv.AllocReclaimPerSec = iv.PerSec(signal.AllocReclaim)
+	iv.DirectReclaimPerSec = iv.AllocReclaimPerSec
+	iv.PgscanKswapdPerSec = iv.PerSec(signal.KswapdReclaim)
+	iv.RefaultFilePerSec = iv.PerSec(signal.RefaultFile)
+	iv.RefaultAnonPerSec = iv.PerSec(signal.RefaultAnon)
+	iv.MajfaultPerSec = iv.PerSec(signal.MajorFaults)
+	iv.AllocstallPerSec = iv.PerSec(signal.Allocstalls)
+	iv.SwapInBytesPerSec = iv.PerSec(signal.SwapIn) * ps
+	iv.SwapOutBytesPerSec = iv.PerSec(signal.SwapOut) * ps
+	iv.OOMKills = nan
+	if d, ok := signal.OOMKills.Delta(prev.VMStat, cur.VMStat); ok {
+		iv.OOMKills = d
+	}
+	iv.PgstealDirectPerSec, iv.PgstealKswapdPerSec, iv.ReclaimScanPerSec = nan, nan, nan
 	if prev.VMStat != nil && cur.VMStat != nil && secs > 0 {
+		if d, ok := counterDelta(prev.VMStat.PgstealDirect, cur.VMStat.PgstealDirect); ok {
+			iv.PgstealDirectPerSec = d / secs
+		}
+		if d, ok := counterDelta(prev.VMStat.PgstealKswapd, cur.VMStat.PgstealKswapd); ok {
+			iv.PgstealKswapdPerSec = d / secs
+		}
 		a, okA := counterDelta(prev.VMStat.PgscanAnon, cur.VMStat.PgscanAnon)
 		f, okF := counterDelta(prev.VMStat.PgscanFile, cur.VMStat.PgscanFile)
-		if cur.VMStat.PgscanAnon != nil && prev.VMStat.PgscanAnon != nil && !(okA && okF) {
-			iv.DirectReclaimPerSec = nan // present but reset: unknown, not zero
-		}
 		if okA && okF {
 			iv.ReclaimScanPerSec = (a + f) / secs
-			if k, ok := counterDelta(prev.VMStat.PgscanKswapd, cur.VMStat.PgscanKswapd); ok {
-				d := max((a+f-k)/secs, 0)
-				if Known(iv.DirectReclaimPerSec) {
-					d = max(d, iv.DirectReclaimPerSec)
-				}
-				iv.DirectReclaimPerSec = d
-			}
-		}
-	}
-	iv.SwapInBytesPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.Pswpin }, ps)
-	iv.SwapOutBytesPerSec = rate(func(s *Sample) *uint64 { return s.VMStat.Pswpout }, ps)
-	iv.OOMKills = nan
-	if prev.VMStat != nil && cur.VMStat != nil {
-		if d, ok := counterDelta(prev.VMStat.OOMKill, cur.VMStat.OOMKill); ok {
-			iv.OOMKills = d
 		}
 	}
 
@@ -224,12 +233,5 @@ func gauge(p *uint64) float64 {
 	return float64(*p)
 }
 
-// counterDelta is cur-prev for a cumulative counter; ok is false when
-// either is absent or the counter went backwards (reset or wrap), so no
-// negative or huge value reaches a rate.
-func counterDelta(prev, cur *uint64) (float64, bool) {
-	if prev == nil || cur == nil || *cur < *prev {
-		return 0, false
-	}
-	return float64(*cur - *prev), true
-}
+// counterDelta is signal.CounterDelta.
+func counterDelta(prev, cur *uint64) (float64, bool) { return signal.CounterDelta(prev, cur) }

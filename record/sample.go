@@ -63,6 +63,7 @@ type Header struct {
 	Root           string              `json:"root,omitempty"` // filesystem root the collectors read, "/" normally
 	Cgroup         string              `json:"cgroup,omitempty"`
 	Command        []string            `json:"command,omitempty"`      // the --exec command
+	CommandStart   time.Time           `json:"command_start,omitzero"` // when watch started Command (just before its exec); anchors hey's offsets
 	Probe          string              `json:"probe,omitempty"`        // --probe URL
 	LatencyFile    string              `json:"latency_file,omitempty"` // --latency file
 	Collectors     []CollectorStatus   `json:"collectors"`

@@ -48,7 +48,7 @@ func (sp *Sampler) Collect(ctx context.Context) *Sample {
 	sp.next++
 	sp.last = s.Time
 	for _, src := range sp.Sources {
-		if err := src.Fill(ctx, s); err != nil {
+		if err := fill(ctx, src, s); err != nil {
 			s.Errors = append(s.Errors, fmt.Sprintf("%s: %v", src.Name(), err))
 			if !sp.failed[src.Name()] && sp.Logger != nil {
 				sp.Logger.Warn(fmt.Sprintf("%s: %v; further failures are recorded in the samples only", src.Name(), err))
@@ -57,6 +57,18 @@ func (sp *Sampler) Collect(ctx context.Context) *Sample {
 		}
 	}
 	return s
+}
+
+// fill runs one source. A source that panics (a parser meeting input it
+// did not expect) fails this sample like any error, rather than taking
+// the recorder down without its end line.
+func fill(ctx context.Context, src Source, s *Sample) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return src.Fill(ctx, s)
 }
 
 // Run samples at once (unless a sample was already taken: gate's
@@ -90,25 +102,30 @@ func (sp *Sampler) Run(ctx context.Context, emit func(*Sample) error) error {
 }
 
 // FinalGap is the least time between the last sample of Run and the one
-// Final takes: long enough for the kernel's process events of a command's
-// last moments to be read, and for the last interval not to be a sliver
-// whose rates are noise.
+// Final takes, so that the last interval is not a sliver whose rates are
+// noise.
 func (sp *Sampler) FinalGap() time.Duration { return min(sp.Interval/10, 100*time.Millisecond) }
+
+// FinalSettle is how long Final waits at least: the kernel sends a
+// process's exit events before its parent learns of the exit, but the
+// listener's goroutine still has to read them from its socket.
+const FinalSettle = 50 * time.Millisecond
 
 // Final takes one last sample after Run has ended because ctx was done
 // (the wrapped command exited, Ctrl-C, SIGTERM, SIGHUP), so what happened
 // after the last tick — requests, process exec/exit events, the command's
-// own exit — is recorded rather than lost. It waits until FinalGap after
-// the previous sample, and it reads with a context that is not cancelled
-// (ctx's values only), since the run's context is over by now.
+// own exit — is recorded rather than lost. It waits FinalSettle, and
+// until FinalGap after the previous sample, and it reads with a context
+// that is not cancelled (ctx's values only), since the run's context is
+// over by now.
 func (sp *Sampler) Final(ctx context.Context, emit func(*Sample) error) error {
 	if sp.Now == nil {
 		sp.Now = time.Now
 	}
+	wait := FinalSettle
 	if sp.next > 0 {
-		if wait := sp.last.Add(sp.FinalGap()).Sub(sp.Now()); wait > 0 {
-			time.Sleep(wait)
-		}
+		wait = max(wait, sp.last.Add(sp.FinalGap()).Sub(sp.Now()))
 	}
+	time.Sleep(wait)
 	return emit(sp.Collect(context.WithoutCancel(ctx)))
 }

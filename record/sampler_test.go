@@ -44,7 +44,7 @@ func TestSamplerLimit(t *testing.T) {
 }
 
 // A run ended between ticks (the wrapped command exited at 2.5 s) gets a
-// final sample at that moment, read with a context that is not cancelled.
+// final sample right after, read with a context that is not cancelled.
 func TestSamplerFinalAfterCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := &countSource{}
@@ -59,7 +59,8 @@ func TestSamplerFinalAfterCancel(t *testing.T) {
 		if err := sp.Final(ctx, emit); err != nil {
 			t.Fatal(err)
 		}
-		want := []time.Duration{0, time.Second, 2 * time.Second, 2500 * time.Millisecond}
+		// The final sample waits FinalSettle (50 ms) for late events.
+		want := []time.Duration{0, time.Second, 2 * time.Second, 2550 * time.Millisecond}
 		if len(got) != len(want) {
 			t.Fatalf("%d samples, want %d", len(got), len(want))
 		}
@@ -117,4 +118,22 @@ func TestSamplerEmitError(t *testing.T) {
 			t.Errorf("Run = %v after %d samples, want the emit error at the third", err, n)
 		}
 	})
+}
+
+type panicSource struct{}
+
+func (panicSource) Name() string { return "broken" }
+func (panicSource) Fill(ctx context.Context, s *Sample) error {
+	panic("index out of range [3] with length 3")
+}
+
+// A source that panics fails its part of the sample, recorded in
+// Sample.Errors; the other sources and the run go on.
+func TestSamplerSourcePanics(t *testing.T) {
+	src := &countSource{}
+	sp := &Sampler{Sources: []Source{panicSource{}, src}, Interval: time.Second}
+	s := sp.Collect(context.Background())
+	if len(s.Errors) != 1 || s.Errors[0] != "broken: panic: index out of range [3] with length 3" || len(src.at) != 1 {
+		t.Errorf("errors %q, other source read %d times; want the panic as an error and the other source read", s.Errors, len(src.at))
+	}
 }

@@ -9,8 +9,9 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/outfile"
 )
 
 // ErrExists is returned by Create when the file exists and force is false.
@@ -27,30 +28,21 @@ type Writer struct {
 	durable int // samples handed to the kernel whole: readable after a SIGKILL
 }
 
-// Create opens path for a new recording. It never follows a symlink at
-// path (O_NOFOLLOW), so a link planted there cannot redirect a root-owned
-// write, and it refuses an existing file unless force is set. A path
+// Create opens path for a new recording, 0600, with [outfile.Create]: it
+// never follows a symlink at path (O_NOFOLLOW), so a link planted there
+// cannot redirect a root-owned write, never truncates through a hard
+// link, and refuses an existing file unless force is set. A path
 // ending in ".gz" is written gzip-compressed.
 func Create(path string, force bool) (*Writer, error) {
-	flags := os.O_WRONLY | os.O_CREATE | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
-	if force {
-		flags |= os.O_TRUNC
-	} else {
-		flags |= os.O_EXCL
-	}
-	f, err := os.OpenFile(path, flags, 0o644)
+	// outfile: mode 0600 (a recording holds every process's command
+	// line), no symlink, no FIFO or device, no truncation through a
+	// hard link.
+	f, err := outfile.Create(path, outfile.Options{Overwrite: force})
 	if err != nil {
-		switch {
-		case errors.Is(err, os.ErrExist):
+		if errors.Is(err, outfile.ErrExists) {
 			return nil, fmt.Errorf("%s: %w", path, ErrExists)
-		case errors.Is(err, syscall.ELOOP):
-			return nil, fmt.Errorf("%s: is a symbolic link; refusing to write through it", path)
 		}
 		return nil, err
-	}
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
 	return newWriter(f, strings.HasSuffix(path, ".gz")), nil
 }

@@ -37,7 +37,8 @@ func compareMetrics(a, b *correlate.Result) []metric {
 		return f64(float64(d) / 1e6)
 	}
 	rps := func(r *correlate.Result) *float64 {
-		if r.Totals.Requests == 0 {
+		// Unknown with the probe as the only source: its rate is its own.
+		if r.Totals.Requests == 0 || r.Totals.RateFromProbe || r.Totals.RequestsPerSec == 0 {
 			return nil
 		}
 		return f64(r.Totals.RequestsPerSec)
@@ -82,6 +83,31 @@ func compareMetrics(a, b *correlate.Result) []metric {
 	}
 }
 
+// FailuresRose reports whether the share of failed requests rose from
+// before to after; latency and throughput gains then mean nothing (a
+// service that refuses answers fast), and compare says so instead of
+// showing them as improvements.
+func FailuresRose(before, after *correlate.Result) (bool, float64, float64) {
+	share := func(r *correlate.Result) float64 {
+		if r.Totals.Requests == 0 {
+			return 0
+		}
+		return float64(r.Totals.Errors) / float64(r.Totals.Requests)
+	}
+	b, a := share(before), share(after)
+	return a > b && after.Totals.Errors > 0, b * 100, a * 100
+}
+
+// failureVerdict is the line compare prints when failures rose.
+func failureVerdict(before, after *correlate.Result) string {
+	rose, b, a := FailuresRose(before, after)
+	if !rose {
+		return ""
+	}
+	return fmt.Sprintf("Not an improvement: failed requests rose from %.1f%% to %.1f%% (%d of %d); latency and requests/s of a failing service say nothing about its health.",
+		b, a, after.Totals.Errors, after.Totals.Requests)
+}
+
 // change is the relative change from before to after, in percent; nil
 // when either is missing or before is zero.
 func change(m metric) *float64 {
@@ -107,6 +133,7 @@ func culpritNames(r *correlate.Result) string {
 // episodes, memory stall time and the culprits of each.
 func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Options) error {
 	ms := compareMetrics(&before, &after)
+	rose, _, _ := FailuresRose(&before, &after)
 	val := func(m metric, v *float64) string {
 		if v == nil {
 			return "-"
@@ -119,6 +146,14 @@ func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Opti
 			return ""
 		}
 		s := fmt.Sprintf("%+.1f%%", *c)
+		if rose && m.key != "error_pct" && (*c > 0) == (m.better > 0) && *c != 0 {
+			// Looks better, but more requests failed: not a gain.
+			s += " (more failures)"
+			if o.Color {
+				return text.FgRed.Sprint(s)
+			}
+			return s
+		}
 		if o.Color && *c != 0 {
 			if (*c > 0) == (m.better > 0) {
 				return text.FgGreen.Sprint(s)
@@ -147,10 +182,12 @@ func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Opti
 			return s
 		}
 		doc := struct {
-			Before    side                `json:"before"`
-			After     side                `json:"after"`
-			ChangePct map[string]*float64 `json:"change_pct"`
-		}{mk(&before, func(m metric) *float64 { return m.before }), mk(&after, func(m metric) *float64 { return m.after }), map[string]*float64{}}
+			Before       side                `json:"before"`
+			After        side                `json:"after"`
+			ChangePct    map[string]*float64 `json:"change_pct"`
+			FailuresRose bool                `json:"failures_rose"`
+			Verdict      string              `json:"verdict,omitempty"`
+		}{mk(&before, func(m metric) *float64 { return m.before }), mk(&after, func(m metric) *float64 { return m.after }), map[string]*float64{}, rose, failureVerdict(&before, &after)}
 		for _, m := range ms {
 			if c := change(m); c != nil {
 				doc.ChangePct[m.key] = f64(math.Round(*c*10) / 10)
@@ -174,6 +211,8 @@ func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Opti
 			rows = append(rows, []string{m.key, num(m.before), num(m.after), num(change(m))})
 		}
 		return cw.WriteAll(rows)
+	case HTML:
+		return renderCompareHTML(w, before, after, o)
 	case Table, Markdown, "":
 	default:
 		return fmt.Errorf("%w %q", ErrFormat, f)
@@ -195,6 +234,9 @@ func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Opti
 	}
 	b.WriteString(head)
 	b.WriteString(out + "\n")
+	if v := failureVerdict(&before, &after); v != "" {
+		b.WriteString("\n" + v + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

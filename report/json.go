@@ -40,6 +40,9 @@ type jsonResult struct {
 	Verdict         string             `json:"verdict"`
 	Totals          jsonTotals         `json:"totals"`
 	Warnings        []string           `json:"warnings"`
+	// RecordingLacks says what the recording does not hold (no PSI,
+	// per-process I/O denied, events polled, cut short).
+	RecordingLacks []string `json:"recording_lacks"`
 	// MemoryGrowth lists processes whose anonymous memory grew steadily;
 	// OOMKills the intervals with OOM kills.
 	MemoryGrowth []memview.ProcGrowth `json:"memory_growth"`
@@ -189,11 +192,12 @@ func toJSON(r correlate.Result) jsonResult {
 		Baselines:      map[string]float64{},
 		Period:         period(&r, r.Period), SpikePeriod: period(&r, r.SpikePeriod),
 		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: nonNil(r.Warnings),
-		Verdict:      verdictLine(&r),
-		MemoryGrowth: append([]memview.ProcGrowth{}, r.Growth...),
-		OOMKills:     append([]correlate.OOMKill{}, r.OOMKills...),
-		IOBursts:     append([]correlate.IOBurst{}, r.IOBursts...),
-		Sustained:    r.Sustained, NotRun: append([]correlate.NotRun{}, r.NotRun...),
+		RecordingLacks: nonNil(r.Lacks),
+		Verdict:        verdictLine(&r),
+		MemoryGrowth:   append([]memview.ProcGrowth{}, r.Growth...),
+		OOMKills:       append([]correlate.OOMKill{}, r.OOMKills...),
+		IOBursts:       append([]correlate.IOBurst{}, r.IOBursts...),
+		Sustained:      r.Sustained, NotRun: append([]correlate.NotRun{}, r.NotRun...),
 		ProcessesRecorded: r.ProcessesRecorded,
 	}
 	if r.HasLatency {

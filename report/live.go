@@ -57,7 +57,7 @@ func LiveRow(iv record.Interval, s *record.Sample, color bool) string {
 		d = "\x1b[33m" + d + "\x1b[0m"
 	}
 	b.WriteString(d)
-	b.WriteString(num(iv.DirectReclaimPerSec, 1, 8, 0))
+	b.WriteString(num(iv.AllocReclaimPerSec, 1, 8, 0)) // signal.AllocReclaim, as analyze
 	b.WriteString(num(iv.PgscanKswapdPerSec, 1, 8, 0))
 	refault := iv.RefaultFilePerSec
 	if record.Known(iv.RefaultAnonPerSec) && record.Known(refault) {

@@ -21,7 +21,7 @@ func TestLiveUnitsAlign(t *testing.T) {
 		return e
 	}
 	iv := record.Interval{MemSome: 0.5, MemFull: 0.25, IOSome: 0.125, FileLRUBytes: 100 << 20, FileLRUDeltaBytes: -(3 << 20),
-		DirectReclaimPerSec: 7, PgscanKswapdPerSec: 8, RefaultFilePerSec: 9, RefaultAnonPerSec: 1,
+		AllocReclaimPerSec: 7, PgscanKswapdPerSec: 8, RefaultFilePerSec: 9, RefaultAnonPerSec: 1,
 		SwapOutBytesPerSec: 1 << 20, DiskReadBytesPerSec: 1e6, DiskWriteBytesPerSec: 1e6, DiskBusy: 0.5, Dt: time.Second}
 	row := LiveRow(iv, nil, false) // ends with "  -" for no process
 	ce, ue, re := ends(LiveColumns), ends(LiveUnits), ends(row)
@@ -40,7 +40,7 @@ func TestLiveRowHugeValuesStayApart(t *testing.T) {
 	// Values a new user saw live: ΔLRU 1 MiB next to 10,040,844 pages/s of
 	// reclaim ran together as "110040844".
 	iv := record.Interval{MemSome: 0.5, MemFull: 0.25, IOSome: 0.125, FileLRUBytes: 3039 << 20, FileLRUDeltaBytes: 1 << 20,
-		DirectReclaimPerSec: 10040844, PgscanKswapdPerSec: 0, RefaultFilePerSec: 181235, RefaultAnonPerSec: 0,
+		AllocReclaimPerSec: 10040844, PgscanKswapdPerSec: 0, RefaultFilePerSec: 181235, RefaultAnonPerSec: 0,
 		SwapOutBytesPerSec: 0, DiskReadBytesPerSec: 0, DiskWriteBytesPerSec: 0, DiskBusy: 0, Dt: time.Second}
 	row := LiveRow(iv, nil, false)
 	f := strings.Fields(row)

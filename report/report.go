@@ -31,16 +31,19 @@ const (
 	Markdown = format.Markdown
 	JSON     = format.JSON
 	CSV      = format.CSV
+	// HTML is one self-contained page: charts over the recording's time
+	// axis, then the report (see [MaxBuckets] for its size bound).
+	HTML = format.HTML
 )
 
 // Formats lists the formats, for help texts.
-var Formats = []Format{Table, Markdown, JSON, CSV}
+var Formats = []Format{Table, Markdown, JSON, CSV, HTML}
 
 // ErrFormat is returned for an unknown format name.
 var ErrFormat = format.ErrUnknown
 
-// ParseFormat parses "table", "markdown" (or "md"), "json" or "csv" (see
-// [format.Parse]).
+// ParseFormat parses "table", "markdown" (or "md"), "json", "csv" or
+// "html" (see [format.Parse]).
 func ParseFormat(s string) (Format, error) { return format.Parse(s, Formats) }
 
 // Options change how a result is rendered.
@@ -55,6 +58,10 @@ type Options struct {
 	// Width is the terminal width in columns the table fits, long culprit
 	// names wrapping; 0 (not a terminal) keeps full content.
 	Width int
+	// Traces are the per-interval data the HTML format charts: the
+	// recording's (analyze), or before's and after's (compare). Without
+	// them the page has no charts.
+	Traces []*correlate.Trace
 }
 
 // Render writes r to w in format f.
@@ -68,6 +75,12 @@ func Render(w io.Writer, r correlate.Result, f Format, o Options) error {
 		return renderJSON(w, r)
 	case CSV:
 		return renderCSV(w, r)
+	case HTML:
+		var t *correlate.Trace
+		if len(o.Traces) > 0 {
+			t = o.Traces[0]
+		}
+		return renderHTML(w, r, t, o)
 	}
 	return fmt.Errorf("%w %q", ErrFormat, f)
 }
@@ -124,29 +137,6 @@ func signalValue(s correlate.SignalPeak) string {
 		return fmt.Sprintf("%.1f s/s", s.Peak)
 	}
 	return fmt.Sprint(s.Peak)
-}
-
-// signalName is a signal's name for people.
-func signalName(s correlate.Signal) string {
-	switch s {
-	case correlate.PSISome:
-		return "PSI memory some"
-	case correlate.PSIFull:
-		return "PSI memory full"
-	case correlate.LRUDrop:
-		return "file LRU drop"
-	case correlate.Refault:
-		return "refaults"
-	case correlate.DirectReclaim:
-		return "direct reclaim"
-	case correlate.DiskIO:
-		return "disk I/O"
-	case correlate.IOTime:
-		return "disk I/O time"
-	case correlate.SwapOut:
-		return "swap-out"
-	}
-	return string(s)
 }
 
 // culpritCell is the CULPRIT column (see [culpritLegend]): the job that

@@ -217,13 +217,13 @@ func TestRenderJSON(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for in, want := range map[string]Format{"": Table, "table": Table, "md": Markdown, "Markdown": Markdown, "json": JSON, "csv": CSV} {
+	for in, want := range map[string]Format{"": Table, "table": Table, "md": Markdown, "Markdown": Markdown, "json": JSON, "csv": CSV, "HTML": HTML} {
 		if got, err := ParseFormat(in); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := ParseFormat("html"); err == nil {
-		t.Error("ParseFormat(html) accepted")
+	if _, err := ParseFormat("pdf"); err == nil {
+		t.Error("ParseFormat(pdf) accepted")
 	}
 }
 

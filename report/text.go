@@ -94,6 +94,15 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	}
 	b.WriteString("\n")
 
+	if len(r.Lacks) > 0 {
+		// Before anything is concluded: what could not be seen.
+		heading("The recording lacks")
+		for _, l := range r.Lacks {
+			fmt.Fprintf(&b, "%s%s\n", bullet, l)
+		}
+		b.WriteString("\n")
+	}
+
 	if len(r.Episodes)+len(r.LoneSpikes)+len(r.OOMKills) > 0 {
 		heading("Timeline")
 		t := timeline(&r, o)
@@ -133,8 +142,16 @@ func summary(r *correlate.Result) []string {
 		r.Host, in(r, r.Start).Format("2006-01-02 15:04:05"), in(r, r.End).Format("15:04:05"), zone,
 		correlate.FormatDuration(r.End.Sub(r.Start)), r.Intervals, correlate.FormatDuration(r.Interval))}
 	if r.HasLatency {
-		lines = append(lines, fmt.Sprintf("Latency: %s per interval, baseline %s; a spike is above %s the rolling baseline: %s in %s",
-			r.Stat, correlate.FormatDuration(r.LatencyBaseline), spikeRule(r.Spike), english.Count(r.Spikes, "spike interval"), english.Count(spikeEpisodes(r), "episode")))
+		base := "baseline " + correlate.FormatDuration(r.LatencyBaseline)
+		if r.Totals.Requests > 0 && r.Totals.Errors == r.Totals.Requests {
+			base = "no successful request, no baseline"
+		}
+		lines = append(lines, fmt.Sprintf("Latency: %s per interval, %s; a spike is above %s the rolling baseline: %s in %s",
+			r.Stat, base, spikeRule(r.Spike), english.Count(r.Spikes, "spike interval"), english.Count(spikeEpisodes(r), "episode")))
+		if tt := r.Totals; tt.Errors > 0 {
+			lines = append(lines, fmt.Sprintf("Failures: %d of %d requests failed (%.1f%%), in %s; a burst of failures is a spike; latency figures are of the successful requests",
+				tt.Errors, tt.Requests, 100*float64(tt.Errors)/float64(tt.Requests), english.Count(tt.ErrorIntervals, "interval")))
+		}
 	} else {
 		lines = append(lines, "Latency: none recorded; pressure episodes only")
 	}
@@ -239,13 +256,20 @@ func timeline(r *correlate.Result, o Options) *tables.Table {
 			if e.LatencyPeak > 0 {
 				val = correlate.FormatDuration(e.LatencyPeak)
 			}
-			if e.Spike {
-				row = append(row, cell(true, val))
-			} else if o.Values {
-				row = append(row, val)
-			} else {
-				row = append(row, "")
+			// Failed requests are marked in the latency cell ("✗600":
+			// 600 failed), always: a burst of failures is a spike of its
+			// own, and a fast answer may be a refusal.
+			failed := ""
+			if e.Failed > 0 {
+				failed = fmt.Sprintf("✗%d", e.Failed)
 			}
+			c := ""
+			if e.Spike {
+				c = cell(true, val)
+			} else if o.Values {
+				c = val
+			}
+			row = append(row, strings.TrimSpace(c+" "+failed))
 		}
 		if !o.Values {
 			row = append(row, signalsCell(e))
@@ -299,7 +323,7 @@ func timelineRows(r *correlate.Result) []*correlate.Episode {
 		rows = append(rows, &r.Episodes[i])
 	}
 	for _, sp := range r.LoneSpikes {
-		rows = append(rows, &correlate.Episode{Index: -1, Start: sp.Start, End: sp.End, Intervals: spikeIntervals(r, sp), Spike: true, LatencyPeak: sp.LatencyPeak})
+		rows = append(rows, &correlate.Episode{Index: -1, Start: sp.Start, End: sp.End, Intervals: spikeIntervals(r, sp), Spike: true, LatencyPeak: sp.LatencyPeak, Failed: sp.Failed})
 	}
 	// OOM kills are rows of their own: the kill is often where the
 	// question started.
@@ -325,6 +349,9 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 			fmt.Fprintf(b, "\n%s without memory stall (disk or reclaim activity that stalled nobody: not memory pressure, no culprit named for %s).\n",
 				english.Count(len(r.IOBursts), "I/O burst"), map[bool]string{true: "it", false: "them"}[len(r.IOBursts) == 1])
 		}
+		if len(r.NotRun) > 0 {
+			fmt.Fprintf(b, "\nNot named:\n")
+		}
 		for _, nr := range r.NotRun {
 			fmt.Fprintf(b, "%s%s: %s.\n", bullet, nr.Name, nr.Reason)
 		}
@@ -336,9 +363,9 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 		if len(r.LoneSpikes) > 0 {
 			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes))
 		} else if r.HasLatency {
-			fmt.Fprintln(b, "No episode: no latency spike and no memory-pressure signal rose above its threshold.")
+			fmt.Fprintf(b, "No episode: no latency spike and no memory-pressure signal rose above its threshold%s.\n", stallNote(r))
 		} else {
-			fmt.Fprintln(b, "No episode: no memory-pressure signal rose above its threshold.")
+			fmt.Fprintf(b, "No episode: no memory-pressure signal rose above its threshold%s.\n", stallNote(r))
 		}
 		return
 	}
@@ -522,4 +549,18 @@ func sustainedText(b *strings.Builder, r *correlate.Result, bullet string) {
 		fmt.Fprintf(b, "%sno per-process memory or I/O was recorded: record as root to see who held the memory\n", bullet)
 	}
 	b.WriteString("\n")
+}
+
+// stallNote gives the recording's total memory stall of the scope, so "no
+// episode" is read with what was measured: "(the host stalled on memory
+// for 0s in all)".
+func stallNote(r *correlate.Result) string {
+	if _, ok := r.Baselines[correlate.PSISome]; !ok {
+		return ""
+	}
+	stall, who := r.Totals.MemStall, "the host"
+	if r.PSIScope == correlate.PSICgroup {
+		stall, who = r.Totals.CgroupMemStall, "the recorded cgroup"
+	}
+	return fmt.Sprintf(" (%s stalled on memory for %s in all)", who, correlate.FormatDuration(stall))
 }

@@ -9,13 +9,16 @@ package timers
 // inside START_HOURS_RANGE.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // ErrAnacronParse is wrapped by errors about malformed anacrontab lines.
@@ -43,6 +46,12 @@ func anacronJobs(root string, trig anacronTrigger, systemdInit bool) []Job {
 		}
 		return []Job{{Name: "anacron", Source: Anacron, File: rel, Errors: []string{err.Error()}}}
 	}
+	return parseAnacrontab(root, rel, lines, trig, systemdInit)
+}
+
+// parseAnacrontab turns the lines of rel (an anacrontab under root) into
+// jobs; root is read only for the jobs' timestamps and run-parts folders.
+func parseAnacrontab(root, rel string, lines []string, trig anacronTrigger, systemdInit bool) []Job {
 	var jobs []Job
 	var startHours string
 	var randomDelay time.Duration
@@ -68,7 +77,7 @@ func anacronJobs(root string, trig anacronTrigger, systemdInit bool) []Job {
 			}
 			continue
 		}
-		f := strings.Fields(l)
+		f := cronFields(l)
 		j := Job{Source: Anacron, File: rel, Line: i + 1, User: "root"}
 		if len(f) < 4 {
 			j.Name = fmt.Sprintf("anacron:%d", i+1)
@@ -78,10 +87,13 @@ func anacronJobs(root string, trig anacronTrigger, systemdInit bool) []Job {
 		}
 		j.Name = "anacron:" + f[2]
 		j.Schedule = []string{f[0]}
-		j.Command = strings.TrimSpace(cutFields(l, 3))
+		j.Command = strings.Trim(cutFields(l, 3), " \t")
 		days, err := anacronPeriod(f[0])
 		if err != nil {
 			j.Errors = append(j.Errors, fmt.Sprintf("%s:%d: %v", rel, i+1, err))
+		}
+		if !validAnacronID(f[2]) {
+			j.Errors = append(j.Errors, fmt.Sprintf("%s:%d: %v: job id %q may not contain '/' or be \".\" or \"..\" (anacrontab(5)): it names a file in /var/spool/anacron", rel, i+1, ErrAnacronParse, f[2]))
 		}
 		delay, err := strconv.Atoi(f[1])
 		if err != nil || delay < 0 {
@@ -100,7 +112,8 @@ func anacronJobs(root string, trig anacronTrigger, systemdInit bool) []Job {
 		j.RandomizedDelaySec = randomDelay + trig.Jitter
 		j.AccuracySec = trig.Accuracy
 		j.Trigger = trig.Schedules
-		if b, err := os.ReadFile(filepath.Join(root, "var/spool/anacron", f[2])); err == nil && len(b) >= 8 {
+		// The id is checked above: it names a file in var/spool/anacron.
+		if b, err := rootfs.ReadFile(context.Background(), root, path.Join("var/spool/anacron", f[2]), 64); err == nil && len(b) >= 8 {
 			j.LastRun = string(b[:8])
 		}
 		if dir := runPartsDir(j.Command); dir != "" {
@@ -117,6 +130,13 @@ func anacronJobs(root string, trig anacronTrigger, systemdInit bool) []Job {
 		jobs = append(jobs, j)
 	}
 	return jobs
+}
+
+// validAnacronID reports whether id may name a timestamp file in
+// /var/spool/anacron: anacrontab(5) allows "any non-blank character except
+// slashes"; "." and ".." would name the folder or its parent.
+func validAnacronID(id string) bool {
+	return id != "" && id != "." && id != ".." && !strings.ContainsRune(id, '/') && !strings.ContainsRune(id, 0)
 }
 
 // anacronPeriod returns a period in days; 0 with no error for @monthly

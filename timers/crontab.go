@@ -30,6 +30,8 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // ErrCronParse is wrapped by errors about malformed crontab lines.
@@ -61,7 +63,7 @@ func ParseCron(expr string) (*CronSchedule, error) {
 	if s, ok := cronShorthands[expr]; ok {
 		expr = s
 	}
-	f := strings.Fields(expr)
+	f := cronFields(expr)
 	if len(f) != 5 {
 		return nil, fmt.Errorf("%w: want 5 time fields, got %d: %q", ErrCronParse, len(f), expr)
 	}
@@ -77,7 +79,7 @@ func ParseCron(expr string) (*CronSchedule, error) {
 	}
 	sched, err := cron.ParseStandard(strings.Join([]string{f[0], f[1], f[2], f[3], dow}, " "))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCronParse, err)
+		return nil, fmt.Errorf("%w: %w", ErrCronParse, err)
 	}
 	spec, ok := sched.(*cron.SpecSchedule)
 	if !ok {
@@ -184,7 +186,7 @@ func parseCrontab(file string, lines []string, system bool, user string) []cronL
 			continue
 		}
 		cl := cronLine{File: file, Line: i + 1, User: user, Path: pathEnv}
-		f := strings.Fields(l)
+		f := cronFields(l)
 		nTime := 5
 		if strings.HasPrefix(f[0], "@") {
 			nTime = 1
@@ -200,10 +202,10 @@ func parseCrontab(file string, lines []string, system bool, user string) []cronL
 			continue
 		}
 		cl.Spec = strings.Join(f[:nTime], " ")
-		rest := strings.TrimSpace(cutFields(l, nTime))
+		rest := strings.Trim(cutFields(l, nTime), " \t")
 		if system {
-			cl.User = strings.Fields(rest)[0]
-			rest = strings.TrimSpace(cutFields(rest, 1))
+			cl.User = cronFields(rest)[0]
+			rest = strings.Trim(cutFields(rest, 1), " \t")
 		}
 		cl.Command = rest
 		if _, err := ParseCron(cl.Spec); err != nil {
@@ -214,7 +216,15 @@ func parseCrontab(file string, lines []string, system bool, user string) []cronL
 	return out
 }
 
-// cutFields drops the first n whitespace-separated fields of s.
+// cronFields splits a crontab line at runs of spaces and tabs, the only
+// field separators of cron (Vixie cron 3.0pl1 misc.c get_string with
+// " \t"): a no-break space, \v, \f, \r or U+0085 is part of a field, as it
+// is for cron, so the field count and [cutFields] always agree.
+func cronFields(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' })
+}
+
+// cutFields drops the first n fields of s, separated as [cronFields] does.
 func cutFields(s string, n int) string {
 	s = strings.TrimLeft(s, " \t")
 	for ; n > 0; n-- {
@@ -247,7 +257,7 @@ func runPartsDir(cmd string) string {
 // runPartsScripts lists the scripts run-parts would run in dir: regular
 // executable files with valid names, sorted.
 func runPartsScripts(root, dir string) []string {
-	des, err := os.ReadDir(filepath.Join(root, dir))
+	des, err := rootfs.ReadDir(root, dir)
 	if err != nil {
 		return nil
 	}
@@ -285,7 +295,7 @@ var scriptSkipsOnSystemd = regexp.MustCompile(`\[\s+-d\s+/run/systemd/system\s+\
 // exits at once when systemd is the init system. Only the first 4 KiB are
 // read.
 func skipsOnSystemd(root, rel string) bool {
-	f, err := os.Open(filepath.Join(root, rel))
+	f, err := rootfs.Open(root, rel) // a FIFO or device is refused, never read
 	if err != nil {
 		return false
 	}
@@ -342,10 +352,12 @@ func commandScripts(root, cmd, pathEnv string) []string {
 // cronJobs reads /etc/crontab, /etc/cron.d/* and /var/spool/cron/crontabs/*.
 func cronJobs(root string, d daemons) []Job {
 	var jobs []Job
-	add := func(rel string, system bool, user, prefix string) {
+	// listed: the file was seen in its folder, so not finding it means a
+	// link that leads nowhere inside the root, which is said.
+	add := func(rel string, system bool, user, prefix string, listed bool) {
 		lines, err := readLines(root, rel)
 		if err != nil {
-			if !errors.Is(err, os.ErrNotExist) {
+			if listed || !errors.Is(err, os.ErrNotExist) {
 				jobs = append(jobs, Job{Name: prefix, Source: Cron, File: rel, Errors: []string{err.Error()}})
 			}
 			return
@@ -354,21 +366,21 @@ func cronJobs(root string, d daemons) []Job {
 			jobs = append(jobs, cronJob(root, d, cl, prefix))
 		}
 	}
-	add("etc/crontab", true, "", "crontab")
-	if des, err := os.ReadDir(filepath.Join(root, "etc/cron.d")); err == nil {
+	add("etc/crontab", true, "", "crontab", false)
+	if des, err := rootfs.ReadDir(root, "etc/cron.d"); err == nil {
 		for _, de := range des {
 			if de.IsDir() || !runPartsName.MatchString(de.Name()) {
 				continue
 			}
-			add(path.Join("etc/cron.d", de.Name()), true, "", "cron.d/"+de.Name())
+			add(path.Join("etc/cron.d", de.Name()), true, "", "cron.d/"+de.Name(), true)
 		}
 	}
-	if des, err := os.ReadDir(filepath.Join(root, "var/spool/cron/crontabs")); err == nil {
+	if des, err := rootfs.ReadDir(root, "var/spool/cron/crontabs"); err == nil {
 		for _, de := range des {
 			if de.IsDir() || strings.HasPrefix(de.Name(), ".") {
 				continue
 			}
-			add(path.Join("var/spool/cron/crontabs", de.Name()), false, de.Name(), "crontabs/"+de.Name())
+			add(path.Join("var/spool/cron/crontabs", de.Name()), false, de.Name(), "crontabs/"+de.Name(), true)
 		}
 	}
 	return jobs

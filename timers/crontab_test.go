@@ -2,6 +2,7 @@ package timers
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -182,5 +183,40 @@ func TestRegularPeriod(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("period of %q = %v, %v; want %v, %v", tt.spec, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestParseCrontabUnicodeSpace: cron separates fields by spaces and tabs
+// only; a no-break space, \v, \f, \r or U+0085 between fields used to
+// panic the parser (fields counted by strings.Fields, cut at spaces and
+// tabs). It is part of a field now, as for cron, and the line is an error
+// or a job, never a panic.
+func TestParseCrontabUnicodeSpace(t *testing.T) {
+	for _, sep := range []string{"\u00a0", "\v", "\f", "\r", "\u0085"} {
+		all := strings.Repeat("*"+sep, 5) + "root" + sep + "x" // the line that panicked
+		lines := []string{"* * * * * root" + sep + "x", "* * * * *" + sep + "root x", "0" + sep + "* * * * root x", all}
+		got := parseCrontab("etc/cron.d/x", lines, true, "")
+		if len(got) != 4 {
+			t.Fatalf("sep %q: %d lines, want 4", sep, len(got))
+		}
+		if got[3].Err == "" {
+			t.Errorf("sep %q: %+v: want a too-few-fields error", sep, got[3])
+		}
+		// "root<sep>x" is the user field, and no command follows it.
+		if got[0].Err == "" {
+			t.Errorf("sep %q: %+v: want a too-few-fields error", sep, got[0])
+		}
+		// "*<sep>root" is the fifth time field: not a day of week.
+		if got[1].Err == "" {
+			t.Errorf("sep %q: %+v: want an error for the fifth field", sep, got[1])
+		}
+		if got[2].Err == "" {
+			t.Errorf("sep %q: %+v: want an error for the first field", sep, got[2])
+		}
+	}
+	// A tab separates, as for cron.
+	got := parseCrontab("etc/cron.d/x", []string{"*\t*\t*\t*\t*\troot\tx\u00a0y"}, true, "")
+	if len(got) != 1 || got[0].Err != "" || got[0].User != "root" || got[0].Command != "x\u00a0y" {
+		t.Errorf("tabs: %+v", got)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/memdiag/memdiag/redact"
 )
 
 // InventoryOptions configures [Inventory].
@@ -20,6 +22,11 @@ type InventoryOptions struct {
 	// cannot answer for keeps nil live fields; reporting that the source
 	// is unavailable is the caller's job, once.
 	Live LiveSource
+	// KeepSecrets keeps commands and the lines quoted in errors as the
+	// files write them (--no-redact); otherwise secrets in them (a
+	// crontab's mysqldump -pX, a unit's --api-token=) are replaced by
+	// redact.String.
+	KeepSecrets bool
 }
 
 // daemons is what decides whether cron and anacron jobs run on the root.
@@ -82,6 +89,21 @@ func Inventory(root string, opts InventoryOptions) ([]Job, error) {
 		for i := range jobs {
 			if jobs[i].TimeZone == "" {
 				jobs[i].TimeZone = z
+			}
+		}
+	}
+	if !opts.KeepSecrets {
+		for i := range jobs {
+			j := &jobs[i]
+			if len(j.Errors) > 0 && j.User != "" {
+				// A malformed line's fields may have shifted ("mysqldump"
+				// taken for the user): redact the command with the word
+				// before it, so that "-pX" keeps its program.
+				j.Command = strings.TrimPrefix(redact.String(j.User+" "+j.Command), j.User+" ")
+			}
+			jobs[i].Command = redact.String(jobs[i].Command)
+			for k, e := range jobs[i].Errors {
+				jobs[i].Errors[k] = redact.String(e)
 			}
 		}
 	}

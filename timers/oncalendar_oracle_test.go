@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -414,7 +415,8 @@ func oracleOne(t *testing.T, zone string, base int64, n int, e string) (oracleBl
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		if _, ok := err.(*exec.ExitError); !ok {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
 			t.Fatalf("systemd-analyze calendar %q: %v", e, err)
 		}
 		switch msg := stderr.String(); {

@@ -294,3 +294,16 @@ func TestParseCalendarBlanks(t *testing.T) {
 		}
 	}
 }
+
+// TestParseTimespanOverflow: a span past the largest Duration used to
+// wrap negative (found by FuzzParseTimespan); systemd refuses it (ERANGE).
+func TestParseTimespanOverflow(t *testing.T) {
+	for _, s := range []string{"9223372036854775807us", "300000y", "200000y 200000y"} {
+		if d, err := ParseTimespan(s, time.Second); err == nil {
+			t.Errorf("ParseTimespan(%q) = %v, want an error", s, d)
+		}
+	}
+	if d, err := ParseTimespan("292y", time.Second); err != nil || d != 292*31557600*time.Second {
+		t.Errorf("ParseTimespan(292y) = %v, %v", d, err)
+	}
+}

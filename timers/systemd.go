@@ -164,9 +164,7 @@ func timerJob(root string, m *manager, u *unitFile) Job {
 	}
 	sv := m.set.load(j.Unit)
 	svFound := sv.Fragment != "" || len(sv.DropIns) > 0
-	for _, e := range sv.Errors {
-		j.Errors = append(j.Errors, e)
-	}
+	j.Errors = append(j.Errors, sv.Errors...)
 	var execs []string
 	for _, e := range sv.values("Service", "ExecStart") {
 		execs = append(execs, strings.TrimLeft(expandSpecifiers(e.Value, j.Unit), "-@:+!|"))

@@ -69,7 +69,13 @@ func ParseTimespan(s string, defUnit time.Duration) (time.Duration, error) {
 			}
 		}
 		rest = rest[j:]
-		total += time.Duration(num * float64(u))
+		// systemd refuses a span past the largest usec_t (ERANGE);
+		// a float64 product that large would wrap a Duration negative.
+		v := num * float64(u)
+		if v >= math.MaxInt64 || float64(total)+v >= math.MaxInt64 {
+			return 0, fmt.Errorf("%w: %q is too large", ErrTimespan, s)
+		}
+		total += time.Duration(v)
 	}
 	return total, nil
 }

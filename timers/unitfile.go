@@ -9,6 +9,7 @@ package timers
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,6 +21,8 @@ import (
 	"strings"
 
 	"github.com/coreos/go-systemd/v22/unit"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // ErrUnitParse is wrapped by errors about malformed unit files.
@@ -136,47 +139,8 @@ func newUnitSet(root string, dirs []string) *unitSet {
 
 // resolveIn resolves symlinks of rel inside root, treating absolute link
 // targets as relative to root, and returns the resolved path relative to
-// root.
-func resolveIn(root, rel string) (string, error) {
-	parts := strings.Split(filepath.ToSlash(filepath.Clean(rel)), "/")
-	cur := ""
-	for hops := 0; len(parts) > 0; {
-		p := parts[0]
-		parts = parts[1:]
-		if p == "" || p == "." {
-			continue
-		}
-		if p == ".." {
-			cur = path.Dir(cur)
-			if cur == "." {
-				cur = ""
-			}
-			continue
-		}
-		next := path.Join(cur, p)
-		fi, err := os.Lstat(filepath.Join(root, next))
-		if err != nil {
-			return "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		hops++
-		if hops > 40 {
-			return "", fmt.Errorf("%s: too many levels of symbolic links", rel)
-		}
-		target, err := os.Readlink(filepath.Join(root, next))
-		if err != nil {
-			return "", err
-		}
-		if strings.HasPrefix(target, "/") {
-			cur = ""
-		}
-		parts = append(strings.Split(target, "/"), parts...)
-	}
-	return cur, nil
-}
+// root ([rootfs.Resolve]).
+func resolveIn(root, rel string) (string, error) { return rootfs.Resolve(root, rel) }
 
 // splitName splits "getty@tty1.service" into prefix "getty", instance
 // "tty1" and suffix ".service"; instance is "" for non-template names.
@@ -245,7 +209,7 @@ func (s *unitSet) readFragment(u *unitFile, frag string) {
 		}
 	}
 	u.Fragment = frag
-	b, err := os.ReadFile(filepath.Join(s.root, frag))
+	b, err := rootfs.ReadFile(context.Background(), s.root, frag, 0)
 	if err != nil {
 		u.Errors = append(u.Errors, fmt.Sprintf("%s: %v", frag, err))
 		return
@@ -284,7 +248,7 @@ func (s *unitSet) readDropIns(u *unitFile) {
 	for i := len(s.dirs) - 1; i >= 0; i-- {
 		for _, n := range names {
 			dir := path.Join(s.dirs[i], n)
-			des, err := os.ReadDir(filepath.Join(s.root, dir))
+			des, err := rootfs.ReadDir(s.root, dir)
 			if err != nil {
 				continue
 			}
@@ -306,7 +270,7 @@ func (s *unitSet) readDropIns(u *unitFile) {
 		if t, err := os.Readlink(full); err == nil && t == "/dev/null" {
 			continue
 		}
-		b, err := os.ReadFile(full)
+		b, err := rootfs.ReadFile(context.Background(), s.root, p, 0)
 		if err != nil {
 			u.Errors = append(u.Errors, fmt.Sprintf("%s: %v", p, err))
 			continue
@@ -533,7 +497,7 @@ func (s *unitSet) listTimers() []string {
 
 // readLines returns the lines of a file under root, for the cron parsers.
 func readLines(root, rel string) ([]string, error) {
-	f, err := os.Open(filepath.Join(root, rel))
+	f, err := rootfs.Open(root, rel)
 	if err != nil {
 		return nil, err
 	}

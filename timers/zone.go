@@ -1,10 +1,13 @@
 package timers
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // HostZone returns the IANA name of the root's time zone — the target of
@@ -21,10 +24,12 @@ func HostZone(root string) string {
 			}
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(root, "etc/timezone")); err == nil {
+	if b, err := rootfs.ReadFile(context.Background(), root, "etc/timezone", 256); err == nil {
 		name := strings.TrimSpace(string(b))
-		if _, err := time.LoadLocation(name); err == nil && name != "" {
-			return name
+		if validZoneName(name) {
+			if _, err := time.LoadLocation(name); err == nil {
+				return name
+			}
 		}
 	}
 	return ""
@@ -40,10 +45,27 @@ func HostLocation(root, name string) (*time.Location, error) {
 	if z := HostZone(root); z != "" {
 		return time.LoadLocation(z)
 	}
-	if b, err := os.ReadFile(filepath.Join(root, "etc/localtime")); err == nil {
+	// TZif files are a few KiB; 1 MiB bounds a hostile one.
+	if b, err := rootfs.ReadFile(context.Background(), root, "etc/localtime", 1<<20); err == nil {
 		if l, err := time.LoadLocationFromTZData("Local", b); err == nil {
 			return l, nil
 		}
 	}
 	return time.UTC, nil
+}
+
+// validZoneName reports whether name looks like an IANA zone name
+// ("Europe/Berlin", "Etc/GMT+5", "UTC"): letters, digits and "/_+-",
+// no ".." or leading "/", so that it cannot name a file outside the zone
+// database.
+func validZoneName(name string) bool {
+	if name == "" || len(name) > 64 || strings.HasPrefix(name, "/") || strings.Contains(name, "..") {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("/_+-", r)) {
+			return false
+		}
+	}
+	return true
 }

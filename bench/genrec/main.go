@@ -1,5 +1,5 @@
 // Command genrec writes a synthetic `memdiag watch` recording and a
-// load-test results file for benchmarking `memdiag analyze` (issue #7):
+// load-test results file for benchmarking `memdiag analyze`:
 // by default 24 hours at 1 s (86,400 samples) with 10 processes per
 // sample (Procs and RSS, as watch writes them) and a generic CSV of
 // 1,000,000 requests (timestamp,latency_ms,status).

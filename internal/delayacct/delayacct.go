@@ -94,7 +94,10 @@ func Set(p Paths, on bool, now time.Time) (restore func(), err error) {
 	if old == v {
 		return func() {}, nil // nothing to restore
 	}
-	b, _ := json.Marshal(state{PID: os.Getpid(), Start: now, Old: old, New: v})
+	b, err := json.Marshal(state{PID: os.Getpid(), Start: now, Old: old, New: v})
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(p.State), 0o755); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Dir(p.State), err)
 	}

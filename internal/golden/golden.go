@@ -1,6 +1,13 @@
 // Package golden compares test output with golden files, in the manner of
-// go/printer's tests: `go test ./... -update` rewrites the files, and
-// every rewrite must be reviewed like code.
+// go/printer's tests. MEMDIAG_UPDATE_GOLDEN=1 (what `make golden` sets)
+// rewrites the files in every package at once; `-update` still works for
+// one package at a time (`go test ./report -update`). Every rewrite must be
+// reviewed like code.
+//
+// Every test package that keeps golden files or fixture recordings asks
+// [Updating] instead of declaring its own flag, so that the whole tree can
+// be updated with one command: a flag that only some test binaries define
+// makes `go test ./... -update` fail in the others.
 package golden
 
 import (
@@ -12,17 +19,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files instead of comparing with them")
+// EnvVar is the environment variable that, set to 1, rewrites golden
+// files instead of comparing with them.
+const EnvVar = "MEMDIAG_UPDATE_GOLDEN"
 
-// Updating reports whether -update was given.
-func Updating() bool { return *update }
+var update = flag.Bool("update", false, "rewrite golden files instead of comparing with them (or set "+EnvVar+"=1)")
+
+// Updating reports whether -update was given or MEMDIAG_UPDATE_GOLDEN=1
+// is set.
+func Updating() bool { return *update || os.Getenv(EnvVar) == "1" }
 
 // Check compares got with the file at path (relative to the test's
-// package directory), or writes it under -update, showing a -want +got
+// package directory), or writes it when [Updating], showing a -want +got
 // diff on a mismatch.
 func Check(t testing.TB, path, got string) {
 	t.Helper()
-	if *update {
+	if Updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +45,7 @@ func Check(t testing.TB, path, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test -update to create it, then review it)", err)
+		t.Fatalf("%v (run make golden, or go test -update in this package, to create it, then review it)", err)
 	}
 	if d := cmp.Diff(string(want), got); d != "" {
 		t.Errorf("%s (-want +got):\n%s", path, d)

@@ -50,7 +50,7 @@ func Exclusive(t testing.TB) {
 		delete(lockFor, t)
 		lockRefs--
 		if lockRefs == 0 {
-			syscall.Flock(int(lockFile.Fd()), syscall.LOCK_UN)
+			_ = syscall.Flock(int(lockFile.Fd()), syscall.LOCK_UN)
 			lockFile.Close()
 			lockFile = nil
 		}

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"time"
 )
 
 func main() {
@@ -21,6 +22,11 @@ func main() {
 		size    = flag.Int64("data-size", 96<<20, "size of the data file to create")
 		anon    = flag.Int64("anon", 32<<20, "anonymous working set in bytes")
 		addrArg = flag.String("addr", "127.0.0.1:0", "listen address (loopback)")
+		// A known stall for latency tests: a request that arrives in the
+		// first stall of each stall-every period (counted from start) is
+		// held for stall before it is served.
+		stallEvery = flag.Duration("stall-every", 0, "stall period (0: never)")
+		stall      = flag.Duration("stall", 300*time.Millisecond, "how long each stall holds a request")
 	)
 	flag.Parse()
 	if fi, err := os.Stat(*data); err != nil || fi.Size() < *size {
@@ -40,7 +46,11 @@ func main() {
 	}
 	var mu sync.Mutex
 	const chunk = 256 << 10
+	t0 := time.Now()
 	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if *stallEvery > 0 && time.Since(t0)%*stallEvery < *stall {
+			time.Sleep(*stall)
+		}
 		buf := make([]byte, chunk)
 		off := rand.Int64N(*size/chunk) * chunk
 		if _, err := f.ReadAt(buf, off); err != nil {
@@ -64,6 +74,7 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println(ln.Addr().String())
+	fmt.Fprintln(os.Stderr, "websvc: stall periods count from", t0.Format(time.RFC3339Nano))
 	_ = http.Serve(ln, nil)
 }
 

@@ -1,8 +1,8 @@
-package diskio
+package redact
 
 import "testing"
 
-func TestRedactCmdline(t *testing.T) {
+func TestCmdline(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
@@ -58,7 +58,40 @@ func TestRedactCmdline(t *testing.T) {
 		{"url user only kept", []string{"git", "clone", "ssh://git@github.com/o/r.git"}, "git clone ssh://git@github.com/o/r.git"},
 		{"url no credentials", []string{"curl", "https://example.com/a@b"}, "curl https://example.com/a@b"},
 
+		// The shapes that got through before the policy had one home.
+		{"--auth next", []string{"agent", "--auth", "user:pw1", "-v"}, "agent --auth *** -v"},
+		{"--auth=", []string{"agent", "--auth=pw1"}, "agent --auth=***"},
+		{"--pin", []string{"pkcs11-tool", "--login", "--pin", "1234"}, "pkcs11-tool --login --pin ***"},
+		{"--authorization=", []string{"client", "--authorization=Bearer x1"}, "client --authorization=*** ***"},
+		{"--cookie=", []string{"client", "--cookie=sid=abc"}, "client --cookie=***"},
+		{"--api-token=", []string{"client", "--api-token=t1"}, "client --api-token=***"},
+		{"openssl -k", []string{"openssl", "enc", "-aes256", "-k", "pw1", "-in", "x"}, "openssl enc -aes256 -k *** -in x"},
+		{"openssl -kX", []string{"openssl", "enc", "-kpw1"}, "openssl enc -k***"},
+		{"zip -P", []string{"zip", "-P", "pw1", "a.zip", "f"}, "zip -P *** a.zip f"},
+		{"ipmitool -P", []string{"ipmitool", "-H", "bmc", "-U", "admin", "-P", "pw1", "power", "status"}, "ipmitool -H bmc -U admin -P *** power status"},
+		{"unknown -P", []string{"/opt/x/bin/tool", "-Ppw1"}, "/opt/x/bin/tool -P***"},
+		{"7z -p", []string{"7z", "a", "-ppw1", "x.7z", "f"}, "7z a -p*** x.7z f"},
+		{"ldapsearch -w", []string{"ldapsearch", "-D", "cn=admin", "-w", "pw1", "-b", "dc=x"}, "ldapsearch -D cn=admin -w *** -b dc=x"},
+		{"cookie header, many pairs", []string{"curl", "-H", "Cookie: sid=abc; csrftoken=def", "u"}, "curl -H Cookie: *** u"},
+		{"cookie in sh -c", []string{"sh", "-c", "curl -H 'Cookie: a=1; b=2' https://x"}, "sh -c curl -H 'Cookie: ***' https://x"},
+		{"access_token query", []string{"curl", "https://api/x?access_token=t1&page=2"}, "curl https://api/x?access_token=***&page=2"},
+		{"signature query", []string{"curl", "https://s3/b/o?X-Amz-Signature=abc&X-Amz-Date=1"}, "curl https://s3/b/o?X-Amz-Signature=***&X-Amz-Date=1"},
+		{"mysqldump -p in a crontab command", []string{"mysqldump -uroot -pS3cret --all-databases | gzip > /b.gz"}, "mysqldump -uroot -p*** --all-databases | gzip > /b.gz"},
+
+		{"script run by an interpreter", []string{"/bin/sh", "/opt/backup.sh", "-k", "pw1", "-P", "pw2"}, "/bin/sh /opt/backup.sh -k *** -P ***"},
+		{"python script", []string{"python3", "-u", "/opt/job.py", "-kpw1"}, "python3 -u /opt/job.py -k***"},
+		{"sudo wrapper", []string{"sudo", "-u", "app", "/opt/tool", "-P", "pw1"}, "sudo -u app /opt/tool -P ***"},
+
 		// Must NOT be redacted.
+		{"curl -k", []string{"curl", "-k", "https://x/health"}, "curl -k https://x/health"},
+		{"sort -k", []string{"sort", "-k", "2", "f"}, "sort -k 2 f"},
+		{"grep -P", []string{"grep", "-P", "a+b", "f"}, "grep -P a+b f"},
+		{"scp -P", []string{"scp", "-P", "2222", "f", "h:"}, "scp -P 2222 f h:"},
+		{"mysql -P port", []string{"mysql", "-h", "db", "-P", "3306", "app"}, "mysql -h db -P 3306 app"},
+		{"xargs -P in a pipeline", []string{"sh", "-c", "find . | xargs -P 4 gzip"}, "sh -c find . | xargs -P 4 gzip"},
+		{"python -P script", []string{"python3", "-P", "/opt/job.py"}, "python3 -P /opt/job.py"},
+		{"author", []string{"git", "commit", "--author=Bob"}, "git commit --author=Bob"},
+		{"auth type", []string{"client", "--auth-type", "basic"}, "client --auth-type basic"},
 		{"nc -p port", []string{"nc", "-l", "-p", "8080"}, "nc -l -p 8080"},
 		{"ssh -p port", []string{"ssh", "-p", "2222", "host"}, "ssh -p 2222 host"},
 		{"docker -p", []string{"docker", "run", "-p", "8080:80", "nginx"}, "docker run -p 8080:80 nginx"},
@@ -78,12 +111,12 @@ func TestRedactCmdline(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := RedactCmdline(tt.args)
+			got := Cmdline(tt.args)
 			if got != tt.want {
-				t.Errorf("RedactCmdline(%q)\n got %q\nwant %q", tt.args, got, tt.want)
+				t.Errorf("Cmdline(%q)\n got %q\nwant %q", tt.args, got, tt.want)
 			}
 			// Redacting twice changes nothing.
-			if again := RedactCmdline([]string{got}); again != got {
+			if again := Cmdline([]string{got}); again != got {
 				t.Errorf("not idempotent: %q -> %q", got, again)
 			}
 		})
@@ -100,5 +133,20 @@ func TestSensitiveName(t *testing.T) {
 		if got := sensitiveName(name); got != want {
 			t.Errorf("sensitiveName(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+func TestURLAndString(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://bob:pw1@127.0.0.1:8080/health?token=t1&x=1": "http://bob:***@127.0.0.1:8080/health?token=***&x=1",
+		"http://127.0.0.1:8080/health":                      "http://127.0.0.1:8080/health",
+		"https://h/x?api_key=k1":                            "https://h/x?api_key=***",
+	} {
+		if got := URL(in); got != want {
+			t.Errorf("URL(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got, want := String("PGPASSWORD=pw1 pg_dump -h db app  >  /b"), "PGPASSWORD=*** pg_dump -h db app > /b"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
 	}
 }

@@ -1,0 +1,62 @@
+# Everyday commands. Each target is one go command (or a short loop of
+# them), so what CI and a contributor run is the same thing.
+#
+#   make test     the fast suite (about 70 s); host-changing tests skip
+#   make e2e      everything, with the end-to-end tests (root; they take the e2e lock)
+#   make golden   rewrite every golden file and fixture recording; review the diff
+#   make bench    the benchmarks (not while others use the machine)
+#   make fuzz     each Fuzz target for FUZZTIME (default 10s)
+#   make lint     golangci-lint with .golangci.yml
+#   make build    ./memdiag
+
+GO        ?= go
+FUZZTIME  ?= 10s
+BENCHTIME ?= 1s
+PKGS      ?= ./...
+# The linter CI installs (.ci/run); `make lint` uses it from GOBIN or PATH.
+GOLANGCI_LINT_VERSION ?= v2.15.0
+GOLANGCI_LINT ?= $(shell command -v golangci-lint 2>/dev/null || echo $$($(GO) env GOPATH)/bin/golangci-lint)
+
+.PHONY: all build test e2e golden bench fuzz lint lint-install vet fmt
+
+all: build test
+
+build:
+	$(GO) build -o memdiag .
+
+test:
+	$(GO) test $(PKGS)
+
+e2e:
+	MEMDIAG_E2E=1 $(GO) test -count=1 -timeout=30m $(PKGS)
+
+# MEMDIAG_UPDATE_GOLDEN=1 is read by internal/golden, which every test
+# package with golden files uses, so this works over ./... (a -update flag
+# would fail in the packages that do not define it).
+golden:
+	MEMDIAG_UPDATE_GOLDEN=1 $(GO) test -count=1 $(PKGS)
+	@git status --short -- '*testdata*' || true
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
+
+# go test -fuzz takes one target in one package at a time: run each for
+# FUZZTIME. New crashers land in <pkg>/testdata/fuzz/<Target>/; keep them.
+fuzz:
+	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do \
+		dir=$$(dirname $$f); \
+		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+			echo "$(GO) test -run '^$$' -fuzz '^$$t\$$' -fuzztime $(FUZZTIME) $$dir"; \
+			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$dir; \
+		done; \
+	done
+
+lint-install:
+	$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+
+lint:
+	$(GOLANGCI_LINT) run $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }

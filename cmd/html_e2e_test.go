@@ -1,0 +1,384 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	goldenfile "github.com/memdiag/memdiag/internal/golden"
+	"github.com/memdiag/memdiag/internal/testenv"
+)
+
+// chromium finds Debian's headless-capable Chromium, or skips the test
+// (fails it under MEMDIAG_E2E=require, as in CI). Loading pages into a
+// browser takes seconds: like the other end-to-end tests it runs only
+// with MEMDIAG_E2E set.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if !testenv.Enabled() {
+		t.Skip("end-to-end test skipped: it renders reports in headless Chromium; set MEMDIAG_E2E=1 to run it")
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	testenv.Unmet(t, "no chromium on PATH (apt-get install chromium)")
+	return ""
+}
+
+// pageFigure is what the page drew for one chart, read from the DOM.
+type pageFigure struct {
+	ID      string `json:"id"`
+	Series  int    `json:"series"`  // uPlot's legend entries, less the time
+	Canvas  int    `json:"canvas"`  // drawn canvases
+	Bands   int    `json:"bands"`   // episode bands in the overlay
+	Markers int    `json:"markers"` // firing markers in the overlay
+	Labels  int    `json:"labels"`  // marker labels
+	Note    string `json:"note"`    // "no data" note instead of a plot
+}
+
+type pageState struct {
+	Figures    []pageFigure `json:"figures"`
+	Rows       int          `json:"rows"`      // timeline rows linked to the charts
+	Cards      int          `json:"cards"`     // headline numbers (compare)
+	RenderMs   float64      `json:"render_ms"` // navigation start to charts drawn
+	TableRow   int          `json:"table_rows"`
+	Hover      string       `json:"hover"` // the hover line over the first episode
+	ZoomedTo   []float64    `json:"-"`     // x scale after following a row link
+	PDF        []byte       `json:"-"`     // the page printed
+	PrintWidth string       `json:"-"`     // the charts' width while printing
+}
+
+// readState is evaluated in the page once it says it is ready: it counts
+// what is in the DOM, opens the first data table, and follows the first
+// timeline row's link.
+const readState = `(() => {
+  const figs = Array.from(document.querySelectorAll("figure.chart")).map((f) => ({
+    id: f.dataset.chart,
+    series: Math.max(0, f.querySelectorAll(".u-legend .u-series").length - 1),
+    canvas: Array.from(f.querySelectorAll("canvas")).filter((c) => c.width > 0 && c.height > 0).length,
+    bands: f.querySelectorAll(".u-over .band").length,
+    markers: f.querySelectorAll(".u-over .marker").length,
+    labels: f.querySelectorAll(".u-over .marker .mlabel").length,
+    note: (f.querySelector(".note") || {}).textContent || "",
+  }));
+  // Hover the middle of the first episode on the first chart.
+  let hover = "";
+  const over = document.querySelector("figure.chart .u-over");
+  const band = over && over.querySelector(".band");
+  if (band) {
+    const r = band.getBoundingClientRect();
+    over.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + r.width / 2, clientY: r.top + 20, bubbles: true }));
+    hover = document.getElementById("hover").textContent;
+  }
+  const det = document.querySelector("details.data");
+  let tableRows = 0;
+  if (det) { det.open = true; det.dispatchEvent(new Event("toggle")); tableRows = det.querySelectorAll("tbody tr").length; }
+  let zoomed = [];
+  const a = document.querySelector('a[href="#row-0"]');
+  if (a) {
+    location.hash = "#row-0";
+    window.dispatchEvent(new HashChangeEvent("hashchange"));
+  }
+  return {
+    figures: figs,
+    rows: document.querySelectorAll('#report tr[id^="row-"] a[href^="#row-"]').length,
+    cards: document.querySelectorAll("#headline .card").length,
+    render_ms: Number(document.body.dataset.renderMs),
+    table_rows: tableRows,
+    hover: hover,
+  };
+})()`
+
+// loadPage opens file in headless Chromium with no network, waits for
+// the charts, and returns what the page drew and a full-page screenshot
+// (PNG); it fails the test on every console error or warning, uncaught
+// exception and network request that was not for the file itself. Under
+// -update it also writes the window's first 1800 pixels (the charts) to
+// ../docs/NAME.png when docs is not "".
+func loadPage(t *testing.T, exe, file, docs string) (pageState, []byte) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox, // as root
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.WindowSize(1280, 1800),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+
+	// The first Run starts the browser; subscriptions need it.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	var mu sync.Mutex
+	var problems []string
+	add := func(p string) {
+		mu.Lock()
+		problems = append(problems, p)
+		mu.Unlock()
+	}
+	url := "file://" + file
+	console := chromedp.Console(ctx)
+	requests := chromedp.Events(ctx, network.RequestWillBeSent)
+	lctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for m, err := range console {
+			if err != nil || lctx.Err() != nil {
+				return
+			}
+			switch m.Type {
+			case chromedp.ConsoleError, chromedp.ConsoleWarning, chromedp.ConsoleException:
+				add(m.String())
+			}
+		}
+	})
+	wg.Go(func() {
+		for ev, err := range requests {
+			if err != nil || lctx.Err() != nil {
+				return
+			}
+			if u := ev.Request.URL; u != url && !strings.HasPrefix(u, "data:") {
+				add("network request: " + u)
+			}
+		}
+	})
+	var st pageState
+	var shot []byte
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(url),
+		chromedp.WaitReady(`body[data-ready="1"]`),
+	)
+	if err == nil {
+		shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	}
+	if err == nil && docs != "" && goldenfile.Updating() {
+		var top []byte
+		if top, err = chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
+			err = os.WriteFile(filepath.Join("..", "docs", docs+".png"), top, 0o644)
+		}
+	}
+	if err == nil {
+		st, err = chromedp.Run(ctx, chromedp.Evaluate[pageState](readState))
+	}
+	if err == nil {
+		// Printing: a PDF of the page, the charts narrowed to the paper
+		// (the page's beforeprint handler) and back after.
+		st.PDF, err = chromedp.Run(ctx, chromedp.PrintToPDF(chromedp.PDFPrintBackground()))
+	}
+	if err == nil {
+		st.PrintWidth, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.dataset.printWidth || ""`))
+	}
+	if err == nil {
+		// uPlot commits a new scale in a microtask: read it after.
+		st.ZoomedTo, err = chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[Number(document.body.dataset.xMin), Number(document.body.dataset.xMax)]`))
+	}
+	// Let late messages arrive, then stop listening.
+	time.Sleep(200 * time.Millisecond)
+	stop()
+	cancel()
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil {
+		t.Fatalf("chromium: %v; page problems: %q", err, problems)
+	}
+	if len(problems) > 0 {
+		t.Errorf("%s: %d problems in the page:\n%s", filepath.Base(file), len(problems), strings.Join(problems, "\n"))
+	}
+	if _, err := png.Decode(bytes.NewReader(shot)); err != nil {
+		t.Errorf("screenshot is not a PNG: %v", err)
+	}
+	// MEMDIAG_HTML_SHOTS=DIR keeps the screenshots (CI artifacts, review).
+	if dir := os.Getenv("MEMDIAG_HTML_SHOTS"); dir != "" {
+		name := strings.TrimSuffix(filepath.Base(file), ".html") + ".png"
+		if err := os.WriteFile(filepath.Join(dir, name), shot, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	return st, shot
+}
+
+// wantFigure is a chart's expected content.
+type wantFigure struct {
+	series, bands, markers int
+}
+
+func checkFigures(t *testing.T, st pageState, want map[string]wantFigure) {
+	t.Helper()
+	if len(st.Figures) != len(want) {
+		t.Errorf("%d charts, want %d: %+v", len(st.Figures), len(want), st.Figures)
+	}
+	first := true
+	for _, f := range st.Figures {
+		w, ok := want[f.ID]
+		if !ok {
+			t.Errorf("unexpected chart %q", f.ID)
+			continue
+		}
+		if w.series == 0 {
+			if f.Note == "" || f.Canvas != 0 {
+				t.Errorf("chart %s: want a no-data note and no plot, got %+v", f.ID, f)
+			}
+			continue
+		}
+		if f.Series != w.series || f.Bands != w.bands || f.Markers != w.markers || f.Canvas == 0 {
+			t.Errorf("chart %s: %d series, %d episode bands, %d firing markers, %d canvases; want %d, %d, %d and a canvas",
+				f.ID, f.Series, f.Bands, f.Markers, f.Canvas, w.series, w.bands, w.markers)
+		}
+		// Labels on the first drawn chart only.
+		if wantLabels := map[bool]int{true: w.markers, false: 0}[first]; f.Labels != wantLabels {
+			t.Errorf("chart %s: %d marker labels, want %d", f.ID, f.Labels, wantLabels)
+		}
+		first = false
+	}
+}
+
+// renderReport runs memdiag with args plus -o FILE.html and returns the
+// file's path.
+func renderReport(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), name)
+	code, _, errOut := runCmd(t, append(args, "-o", out)...)
+	if code != ExitOK {
+		t.Fatalf("memdiag %v: exit %d: %s", args, code, errOut)
+	}
+	return out
+}
+
+// The reference case (correlate/testdata/union.jsonl.gz): two PCP timers
+// 20 minutes apart each, offset by 10 minutes, 2 h at 30 s. The page
+// draws six charts on one time axis; every chart shades the 12 episodes
+// and marks the 12 firings of the two culprit timers that the verdict's
+// proof weighed (pmlogger_check at :05, :25, :45 and pmlogger_farm_check
+// at :15, :35, :55 of 12:00 and 13:00; 13:15's is followed by no
+// episode), and its timeline table has 13 rows (12 episodes and the
+// latency-only spike at 12:58:30) linked to the charts. The recording has
+// host PSI only (no --cgroup): two PSI series.
+func TestHTMLReportChromium(t *testing.T) {
+	exe := chromium(t)
+	file := renderReport(t, "union.html", "analyze", unionRec)
+	st, _ := loadPage(t, exe, file, "report-reference")
+	checkFigures(t, st, map[string]wantFigure{
+		"latency": {2, 12, 12}, "psi": {2, 12, 12}, "lru": {2, 12, 12},
+		"reclaim": {2, 12, 12}, "disk": {3, 12, 12}, "swap": {1, 12, 12},
+	})
+	if st.Rows != 13 {
+		t.Errorf("%d timeline rows linked to the charts, want 13", st.Rows)
+	}
+	// The first episode (12:05:00–12:07:00) is pmlogger_check's: 60 MiB/s
+	// for 30 s in the interval at its middle.
+	if !strings.Contains(st.Hover, "top I/O: pmlogger_check[") || !strings.Contains(st.Hover, "1.8 GiB") {
+		t.Errorf("hover over the first episode: %q, want pmlogger_check first, 1.8 GiB", st.Hover)
+	}
+	if !bytes.HasPrefix(st.PDF, []byte("%PDF-")) || st.PrintWidth != "680" {
+		t.Errorf("printing: %d bytes of PDF (%q…), charts %q px wide; want a PDF and 680", len(st.PDF), st.PDF[:min(8, len(st.PDF))], st.PrintWidth)
+	}
+	// 240 intervals: one point each, one table row each.
+	if st.TableRow != 240 {
+		t.Errorf("data table has %d rows, want 240", st.TableRow)
+	}
+	// Row 0 is the first episode, 12:05:00–12:07:00 UTC (analyze
+	// --format json; x is in seconds): the link zooms to it with three
+	// times its length either side.
+	from := float64(time.Date(2026, 3, 15, 12, 5, 0, 0, time.UTC).Unix())
+	to := from + 120
+	if len(st.ZoomedTo) != 2 || st.ZoomedTo[0] != from-3*120 || st.ZoomedTo[1] != to+3*120 {
+		t.Errorf("row link zoomed to %v, want [%v %v]", st.ZoomedTo, from-360, to+360)
+	}
+	t.Logf("reference case: %d bytes, rendered in %.0f ms", fileSize(t, file), st.RenderMs)
+}
+
+// Before and after on one relative axis: the reference case against the
+// in-process recording (postgres every 15 minutes, 2 h at 30 s: 8
+// episodes, no job culprit, so no firing). Every chart holds each series
+// twice, the after run dashed; bands for both runs' episodes; the
+// headline numbers as cards.
+func TestHTMLCompareChromium(t *testing.T) {
+	exe := chromium(t)
+	after := "../correlate/testdata/inprocess.jsonl.gz"
+	var res struct {
+		Episodes []json.RawMessage `json:"episodes"`
+	}
+	_, out, _ := runCmd(t, "analyze", after, "--format", "json")
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	bands := 12 + len(res.Episodes)
+	file := renderReport(t, "compare.html", "compare", unionRec, after)
+	st, _ := loadPage(t, exe, file, "")
+	checkFigures(t, st, map[string]wantFigure{
+		"latency": {4, bands, 12}, "psi": {4, bands, 12}, "lru": {4, bands, 12},
+		"reclaim": {4, bands, 12}, "disk": {6, bands, 12}, "swap": {2, bands, 12},
+	})
+	// compareMetrics: length, requests/s, failed, mean, p99, spike
+	// intervals, episodes, episodes per hour, memory stall.
+	if st.Cards != 9 {
+		t.Errorf("%d headline cards, want 9", st.Cards)
+	}
+	t.Logf("compare: %d bytes, %d episodes after, rendered in %.0f ms", fileSize(t, file), len(res.Episodes), st.RenderMs)
+}
+
+// A day at 1 s (bench/genrec: 86,400 samples, an hourly cron backup at
+// minute 5 causing 24 episodes) is downsampled to 2,000 buckets of
+// min and max: 4,000 points per series, whatever the length.
+func TestHTMLDayChromium(t *testing.T) {
+	exe := chromium(t)
+	dir := t.TempDir()
+	gen := testenv.BuildPackage(t, "github.com/memdiag/memdiag/bench/genrec", "genrec")
+	rec, lat := filepath.Join(dir, "day.jsonl.gz"), filepath.Join(dir, "day.csv")
+	if b, err := exec.Command(gen, "-out", rec, "-latency", lat, "-requests", "200000").CombinedOutput(); err != nil {
+		t.Fatalf("genrec: %v\n%s", err, b)
+	}
+	file := renderReport(t, "day.html", "analyze", rec, "--latency", lat)
+	size := fileSize(t, file)
+	if size > 1500_000 {
+		t.Errorf("a day's page is %d bytes, above the 1.5 MB bound", size)
+	}
+	st, _ := loadPage(t, exe, file, "")
+	var eps, firings int
+	for _, f := range st.Figures {
+		if f.ID == "psi" {
+			eps, firings = f.Bands, f.Markers
+		}
+	}
+	if eps != 24 || firings != 24 {
+		t.Errorf("%d episode bands and %d firing markers, want 24 and 24", eps, firings)
+	}
+	if st.TableRow != 2*2000 {
+		t.Errorf("data table has %d rows, want 4000 (2000 buckets, min and max)", st.TableRow)
+	}
+	t.Logf("day at 1 s: %d bytes, rendered in %.0f ms", size, st.RenderMs)
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}

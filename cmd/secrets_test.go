@@ -1,0 +1,151 @@
+package cmd
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/report"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// TestSecretsNeverLeave plants a secret of every shape the redaction
+// policy knows in a crontab, a timer's service unit, the --probe URL and
+// the argv of a process that runs while watch records the live host, then
+// greps the recording, every format of analyze, gate and timers, the
+// JUnit file and stderr for them. None may appear; the places that held
+// them must show "***" instead (so the test fails if nothing was
+// recorded).
+func TestSecretsNeverLeave(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	for _, d := range []string{"etc/cron.d", "etc/systemd/system/timers.target.wants", "opt"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The live host's /proc and /sys: the process with secrets in its
+	// argv is a real one.
+	for _, d := range []string{"proc", "sys"} {
+		if err := os.Symlink("/"+d, filepath.Join(root, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(rel, s string, mode os.FileMode) {
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(s), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("etc/crontab", `SHELL=/bin/sh
+0 3 * * * root mysqldump -uroot -pCRONaSECRET --all-databases | gzip > /b.gz
+*/5 * * * * root curl -s -H 'Authorization: Bearer CRONbSECRET' 'https://api.example.com/x?access_token=CRONcSECRET'
+@daily root PGPASSWORD=CRONdSECRET pg_dump app
+@hourly root /opt/sync --api-token=CRONeSECRET --cookie=CRONfSECRET https://u:CRONgSECRET@h.example.com/
+`, 0o644)
+	write("etc/cron.d/bad", "* * * * root mysqldump -pCRONhSECRET\n", 0o644) // malformed: quoted in an error
+	write("etc/systemd/system/backup.timer", "[Timer]\nOnCalendar=*:0/10\n", 0o644)
+	write("etc/systemd/system/backup.service", "[Service]\nExecStart=/opt/backup --password UNITaSECRET --auth UNITbSECRET -k UNITcSECRET -P UNITdSECRET --pin UNITeSECRET --authorization=UNITfSECRET\n", 0o644)
+	if err := os.Symlink("../backup.timer", filepath.Join(root, "etc/systemd/system/timers.target.wants/backup.timer")); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	probe := strings.Replace(srv.URL, "http://", "http://probeuser:PROBEaSECRET@", 1) + "/health?token=PROBEbSECRET"
+
+	job := filepath.Join(dir, "backup-job")
+	if err := os.WriteFile(job, []byte("#!/bin/sh\nsleep 1.5\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	argv := []string{job, "--password", "ARGVaSECRET", "--auth", "ARGVbSECRET", "-k", "ARGVcSECRET", "-P", "ARGVdSECRET",
+		"--pin", "ARGVeSECRET", "--authorization=ARGVfSECRET", "--cookie=ARGVgSECRET", "--api-token=ARGVhSECRET",
+		"DB_PASSWORD=ARGViSECRET", "https://u:ARGVjSECRET@h.example.com/", "Authorization: Bearer ARGVkSECRET",
+		"Cookie: sid=ARGVlSECRET; csrf=ARGVmSECRET"}
+
+	rec := filepath.Join(dir, "run.jsonl")
+	code, out, errOut := runMemdiag(t, root, append([]string{"watch", "--interval", "250ms", "--out", rec, "--probe", probe, "--"}, argv...)...)
+	if code != 0 {
+		t.Fatalf("watch exit %d\nstderr: %s", code, errOut)
+	}
+	outputs := map[string]string{"watch stdout": out, "watch stderr": errOut}
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs["recording"] = string(b)
+
+	// What the redacted places must show.
+	r, err := record.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Join(r.Header.Command, " "); !strings.Contains(c, "--password *** --auth *** -k *** -P ***") {
+		t.Errorf("header command %q lacks the redacted options", c)
+	}
+	if !strings.Contains(r.Header.Probe, "probeuser:***@") || !strings.Contains(r.Header.Probe, "token=***") {
+		t.Errorf("header probe %q", r.Header.Probe)
+	}
+	var sawUnit, sawCron, sawJob bool
+	for _, j := range r.Header.Jobs {
+		sawUnit = sawUnit || strings.Contains(j.Command, "/opt/backup --password *** --auth ***")
+		sawCron = sawCron || strings.Contains(j.Command, "mysqldump -uroot -p***")
+	}
+	for _, s := range r.Samples {
+		for _, p := range s.Procs {
+			sawJob = sawJob || strings.Contains(p.Cmdline, "backup-job --password ***")
+		}
+		for _, e := range s.Events {
+			sawJob = sawJob || strings.Contains(e.Cmdline, "backup-job --password ***")
+		}
+	}
+	if !sawUnit || !sawCron {
+		t.Errorf("header jobs lack the redacted unit (%v) or cron (%v) command: %+v", sawUnit, sawCron, r.Header.Jobs)
+	}
+	if !sawJob {
+		t.Errorf("no sample or event holds the job's redacted command line")
+	}
+
+	for _, f := range report.Formats {
+		_, o, e := runMemdiag(t, root, "analyze", rec, "--format", string(f))
+		outputs["analyze "+string(f)] = o + e
+	}
+	for _, f := range gate.Formats {
+		junit := filepath.Join(dir, "gate-"+string(f)+".xml")
+		_, o, e := runMemdiag(t, root, "gate", "--recording", rec, "-t", "oom_kills==0", "--format", string(f), "--junit", junit)
+		jb, _ := os.ReadFile(junit)
+		outputs["gate "+string(f)] = o + e + string(jb)
+	}
+	for _, f := range timers.Formats {
+		_, o, e := runMemdiag(t, root, "timers", "--format", string(f))
+		outputs["timers "+string(f)] = o + e
+	}
+	// A wrapped command that fails is quoted in gate's error and report.
+	_, o, e := runMemdiag(t, root, "gate", "-t", "oom_kills==0", "--", "sh", "-c", "exit 3", "x", "--password", "GATEaSECRET")
+	outputs["gate wrapped"] = o + e
+	if !strings.Contains(e, "--password ***") {
+		t.Errorf("gate's error does not quote the redacted command:\n%s", e)
+	}
+
+	secret := regexp.MustCompile(`[A-Z]+[a-z]SECRET`)
+	for name, text := range outputs {
+		if text == "" {
+			t.Errorf("%s: empty", name)
+		}
+		if m := secret.FindAllString(text, -1); len(m) > 0 {
+			t.Errorf("%s leaks %v", name, m)
+		}
+	}
+	if t.Failed() {
+		for name, text := range outputs {
+			if secret.MatchString(text) {
+				fmt.Fprintf(os.Stderr, "--- %s ---\n%s\n", name, text)
+			}
+		}
+	}
+}

@@ -1,0 +1,566 @@
+package correlate
+
+import (
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdiag/memdiag/internal/golden"
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// The scenario corpus: one synthetic recording per way the old culprit
+// model failed (see docs/analyze.md, "Scenario corpus"). Each test states
+// what the old model said and what must be said instead. The recordings
+// are kept in testdata/scenarios (TestScenarioRecordings) so that any
+// memdiag binary can be run on them.
+
+func sec(n float64) time.Duration { return time.Duration(n * float64(time.Second)) }
+
+// burstPSI is a stall share of v during [at, at+dur) for each at, 0 else.
+func burstPSI(v float64, dur time.Duration, at ...time.Duration) func(time.Duration) float64 {
+	return every(v, dur, at...)
+}
+
+func sysTimer(name, cal, cmd string) timers.Job {
+	base := strings.TrimSuffix(name, ".timer")
+	return timers.Job{Name: name, Source: timers.Systemd, File: "etc/systemd/system/" + name, Schedule: []string{cal},
+		AccuracySec: time.Second, Unit: base + ".service", Command: cmd, Active: true}
+}
+
+func withPeriod(j timers.Job, p time.Duration) timers.Job {
+	s := p.Seconds()
+	j.PeriodSeconds = &s
+	return j
+}
+
+// 1. A calm host: no memory stall at all, only disk and refault blips
+// of short rm processes every 6 s. The old model made episodes of the
+// blips and named rm; there is no memory pressure, so no episode and no
+// culprit, and the blips are I/O bursts.
+func calmScenario() scenario {
+	var ps []sproc
+	ats := offs(6*time.Second, 9, 3*time.Second)
+	for k, a := range ats {
+		ps = append(ps, sproc{pid: 500 + k, ppid: 400, comm: "rm", cmdline: "rm -rf /tmp/build-cache", from: a, to: a + sec(1.5),
+			bps: every(60*mib, time.Second, a)})
+	}
+	return scenario{dur: time.Minute, hostSome: steady(0), diskBps: steady(1 * mib),
+		refault: func(t time.Duration) float64 { return every(900, time.Second, ats...)(t) + 5 }, procs: ps}
+}
+
+func TestScenarioCalmHost(t *testing.T) {
+	res := Analyze(calmScenario().build(), Options{Project: timers.Project})
+	if len(res.Episodes) != 0 || len(res.Culprits) != 0 {
+		t.Errorf("%d episodes, culprits %v; want none on a host with 0 µs of memory stall", len(res.Episodes), names(res))
+	}
+	if len(res.IOBursts) != 9 || res.Sustained != nil {
+		t.Errorf("%d I/O bursts, sustained %v; want the 9 rm bursts and no sustained pressure", len(res.IOBursts), res.Sustained)
+	}
+}
+
+// 2. A backup timer that never runs shares a data path with the
+// database: ExecStart=/usr/local/bin/backup.sh /var/lib/postgresql. The
+// old model tied postgres' checkpoints to the timer through the path in
+// both command lines and named the timer. Arguments tie nothing: the
+// timer is not named; postgres' own schedule is.
+func sharedPathScenario() scenario {
+	ps := []sproc{{pid: 300, ppid: 1, comm: "postgres", cmdline: "/usr/lib/postgresql/15/bin/postgres -D /var/lib/postgresql/15/main",
+		unit: "postgresql.service", bps: steady(256 << 10)}}
+	ats := offs(2*time.Minute, 5, 70*time.Second)
+	for k, a := range ats {
+		ps = append(ps, sproc{pid: 2000 + k, ppid: 300, comm: "postgres", cmdline: "/usr/lib/postgresql/15/bin/postgres -D /var/lib/postgresql/15/main",
+			unit: "postgresql.service", from: a, to: a + 12*time.Second, bps: every(80*mib, 10*time.Second, a)})
+	}
+	backup := withPeriod(sysTimer("backup.timer", "*:0/2", "/usr/local/bin/backup.sh /var/lib/postgresql"), 2*time.Minute)
+	return scenario{interval: 2 * time.Second, dur: 10 * time.Minute, hostSome: burstPSI(0.15, 10*time.Second, ats...),
+		procs: ps, jobs: []timers.Job{backup}}
+}
+
+func TestScenarioSharedDataPath(t *testing.T) {
+	res := Analyze(sharedPathScenario().build(), Options{Project: timers.Project})
+	if slices.Contains(names(res), "backup.timer") {
+		t.Errorf("backup.timer named through an argument it shares with postgres: %v", names(res))
+	}
+	if len(res.Culprits) == 0 || res.Culprits[0].Name != "postgres" || res.Culprits[0].Kind != KindProcess {
+		t.Errorf("culprits %v; want postgres (process) first", names(res))
+	}
+}
+
+// 3. A timer the recording says cannot fire (systemd not running) and an
+// active decoy that never ran, both on the schedule of an application's
+// own flushes. The old model named both from their projected firings; a
+// job that did not run is not named, it is listed as scheduled but did
+// not run, and the application is the culprit.
+func notRunScenario() scenario {
+	ats := offs(2*time.Minute, 5, 5*time.Second)
+	ps := []sproc{{pid: 350, ppid: 1, comm: "app-worker", cmdline: "/opt/app/bin/app-worker", unit: "app.service",
+		bps: func(t time.Duration) float64 { return 128<<10 + every(100*mib, 8*time.Second, ats...)(t) }}}
+	report := withPeriod(sysTimer("report.timer", "*:0/2", "/opt/report/bin/report"), 2*time.Minute)
+	report.IdleNow, report.LiveNote = true, "does not fire now: PID 1 is not systemd"
+	decoy := withPeriod(sysTimer("decoy.timer", "*:0/2", "/usr/local/bin/decoy"), 2*time.Minute)
+	return scenario{interval: 2 * time.Second, dur: 10 * time.Minute, hostSome: burstPSI(0.2, 8*time.Second, ats...),
+		procs: ps, jobs: []timers.Job{report, decoy}}
+}
+
+func TestScenarioJobsThatDidNotRun(t *testing.T) {
+	res := Analyze(notRunScenario().build(), Options{Project: timers.Project})
+	got := names(res)
+	if slices.Contains(got, "report.timer") || slices.Contains(got, "decoy.timer") {
+		t.Errorf("a job that did not run is named: %v", got)
+	}
+	if len(res.Culprits) == 0 || res.Culprits[0].Name != "app-worker" {
+		t.Errorf("culprits %v; want app-worker first", got)
+	}
+	var notRun []string
+	for _, n := range res.NotRun {
+		notRun = append(notRun, n.Name)
+	}
+	slices.Sort(notRun)
+	if !slices.Equal(notRun, []string{"decoy.timer", "report.timer"}) {
+		t.Errorf("not run = %+v; want decoy.timer and report.timer", res.NotRun)
+	}
+}
+
+// 4. A bystander: sleeper.timer's process sleeps through heavy.timer's
+// episodes doing 20 KiB, and a minutely cron line starts a tiny process.
+// The old model named the sleeper at medium confidence and said their
+// schedules combine into the period. Only heavy.timer is named.
+func bystanderScenario() scenario {
+	heavyAt := offs(time.Minute, 4, time.Second)
+	var ps []sproc
+	for k, a := range heavyAt {
+		ps = append(ps, sproc{pid: 3000 + k, ppid: 1, comm: "heavy", cmdline: "/usr/local/bin/heavy", unit: "heavy.service",
+			from: a - sec(0.5), to: a + 9*time.Second, bps: every(96*mib, 8*time.Second, a)})
+	}
+	for k, a := range offs(30*time.Second, 8, 0) {
+		if a == 0 {
+			a = sec(0.2)
+		}
+		ps = append(ps, sproc{pid: 3100 + k, ppid: 1, comm: "sleeper", cmdline: "/usr/local/bin/sleeper", unit: "sleeper.service",
+			from: a, to: a + 20*time.Second, bps: every(2<<10, 10*time.Second, a)})
+	}
+	for k, a := range offs(time.Minute, 4, sec(0.5)) {
+		ps = append(ps, sproc{pid: 3200 + k, ppid: 90, comm: "tick", cmdline: "/usr/local/bin/tick", from: a, to: a + time.Second,
+			bps: every(10<<10, time.Second, a)})
+	}
+	one := 60.0
+	tick := timers.Job{Name: "cron.d/tick:1", Source: timers.Cron, File: "etc/cron.d/tick", Line: 1, Schedule: []string{"* * * * *"},
+		PeriodSeconds: &one, Command: "/usr/local/bin/tick", User: "root", Active: true}
+	return scenario{dur: 4 * time.Minute, hostSome: burstPSI(0.25, 8*time.Second, heavyAt...), procs: ps,
+		jobs: []timers.Job{
+			withPeriod(sysTimer("heavy.timer", "*:*:00", "/usr/local/bin/heavy"), time.Minute),
+			withPeriod(sysTimer("sleeper.timer", "*:*:00/30", "/usr/local/bin/sleeper"), 30*time.Second),
+			tick,
+		}}
+}
+
+func TestScenarioBystander(t *testing.T) {
+	res := Analyze(bystanderScenario().build(), Options{Project: timers.Project})
+	if got := names(res); !slices.Equal(got, []string{"heavy.timer"}) {
+		t.Errorf("culprits %v; want heavy.timer only", got)
+	}
+	for _, c := range res.Culprits {
+		if c.Name != "heavy.timer" && c.Confidence >= 0.5 {
+			t.Errorf("bystander %s at %.2f", c.Name, c.Confidence)
+		}
+	}
+}
+
+// 5. One continuous 35 s reclaim burst (one cat, 400 MiB) in a cgroup
+// whose stall share swings between 30 % and 0.4 % from sample to
+// sample, beside unrelated builds every 7 s. The old model cut it into 5
+// episodes and found a 7 s period; it is one episode, without period.
+func longBurstScenario() scenario {
+	ps := []sproc{{pid: 600, ppid: 500, comm: "cat", cmdline: "cat /srv/data/big.img", from: 10 * time.Second, to: 45 * time.Second,
+		bps: func(t time.Duration) float64 {
+			if t > 10*time.Second && t <= 45*time.Second {
+				return 400 * mib / 35
+			}
+			return 0
+		}}}
+	for k, a := range offs(7*time.Second, 5, 11*time.Second) {
+		ps = append(ps, sproc{pid: 700 + k, ppid: 650, comm: "cc1", cmdline: "/usr/lib/gcc/x86_64-linux-gnu/12/cc1 -quiet compile.c",
+			from: a - sec(0.5), to: a + sec(0.9), bps: every(1.6*mib, time.Second, a)})
+	}
+	cg := func(t time.Duration) float64 {
+		s := int(t / time.Second)
+		if s <= 10 || s > 45 {
+			return 0
+		}
+		if s%7 == 4 {
+			return 0.30
+		}
+		return 0.004
+	}
+	return scenario{dur: time.Minute, hostSome: cg, cgSome: cg, procs: ps,
+		refault: func(t time.Duration) float64 {
+			if t > 10*time.Second && t <= 45*time.Second {
+				return 3000
+			}
+			return 5
+		}}
+}
+
+func TestScenarioOneLongBurst(t *testing.T) {
+	res := Analyze(longBurstScenario().build(), Options{Project: timers.Project})
+	if len(res.Episodes) != 1 || res.Period != nil {
+		t.Fatalf("%d episodes, period %+v; want one episode and no period", len(res.Episodes), res.Period)
+	}
+	e := res.Episodes[0]
+	if e.Start != t0.Add(10*time.Second) || e.End.Before(t0.Add(45*time.Second)) || len(e.Processes) == 0 || e.Processes[0].Comm != "cat" {
+		t.Errorf("episode %s–%s, processes %+v; want 12:00:10 to at least 12:00:45 led by cat", e.Start.Format("15:04:05"), e.End.Format("15:04:05"), e.Processes)
+	}
+	for _, c := range res.Culprits {
+		if c.Name == "cc1" {
+			t.Errorf("the unrelated builds are named: %+v", c)
+		}
+	}
+}
+
+// 6. Sustained pressure: a cgroup stalled 10.3 % of a 40 s run from
+// start to end. The old model said "no episode"; it is a finding of its
+// own, with the process holding the memory and doing the I/O.
+func sustainedScenario() scenario {
+	return scenario{dur: 40 * time.Second, hostSome: steady(0.02), cgSome: steady(0.103),
+		procs: []sproc{
+			{pid: 900, ppid: 1, comm: "hog", cmdline: "/opt/svc/bin/hog --cache 900M", unit: "svc.service", bps: steady(5 * mib), rss: 900 * mib},
+			{pid: 901, ppid: 1, comm: "nginx", cmdline: "nginx: worker process", unit: "nginx.service", bps: steady(64 << 10), rss: 40 * mib},
+		}}
+}
+
+func TestScenarioSustainedPressure(t *testing.T) {
+	res := Analyze(sustainedScenario().build(), Options{Project: timers.Project})
+	s := res.Sustained
+	if s == nil {
+		t.Fatalf("no sustained pressure found; episodes %d", len(res.Episodes))
+	}
+	if s.Scope != PSICgroup || math.Abs(s.MeanShare-0.103) > 0.001 || s.Above != 40 || s.Intervals != 40 {
+		t.Errorf("sustained = %+v; want cgroup, 10.3 %%, 40 of 40 intervals", *s)
+	}
+	if len(s.Memory) == 0 || s.Memory[0].Comm != "hog" || s.Memory[0].AnonBytes != 900*mib ||
+		len(s.IO) == 0 || s.IO[0].Comm != "hog" || s.IO[0].Bytes() != 200*mib {
+		t.Errorf("memory %+v, I/O %+v; want hog holding 900 MiB and writing 200 MiB", s.Memory, s.IO)
+	}
+}
+
+// 7. A long-lived loader does 100 MiB every minute and exits right after
+// its fifth burst, which /proc never saw. The old model credited its
+// whole-life exit I/O (500 MiB) to the last episode; only the 100 MiB not
+// seen before belong there.
+func exitIOScenario() scenario {
+	ats := offs(time.Minute, 5, 30*time.Second)
+	return scenario{interval: 2 * time.Second, dur: 6 * time.Minute, hostSome: burstPSI(0.2, 10*time.Second, ats...),
+		procs: []sproc{{pid: 800, ppid: 1, comm: "loader", cmdline: "/opt/etl/bin/loader", from: sec(0.5), to: 4*time.Minute + 40*time.Second,
+			hideAfter: 4*time.Minute + 29*time.Second, bps: every(10*mib, 10*time.Second, ats...)}}}
+}
+
+func TestScenarioExitIOCountedOnce(t *testing.T) {
+	res := Analyze(exitIOScenario().build(), Options{Project: timers.Project})
+	if len(res.Episodes) != 5 {
+		t.Fatalf("%d episodes, want 5", len(res.Episodes))
+	}
+	last := res.Episodes[4]
+	if len(last.Processes) == 0 || last.Processes[0].Comm != "loader" || last.Processes[0].Bytes() != 100*mib {
+		t.Errorf("last episode's processes %+v; want loader with 100 MiB", last.Processes)
+	}
+}
+
+// 8. periodic.sh runs "python3 pressure.py" every minute. The old model
+// named python3 and sent the user to ps for its parent; the process is
+// pressure.py, started by periodic.sh, as the recording shows.
+func interpreterScenario() scenario {
+	ats := offs(time.Minute, 6, 10*time.Second)
+	ps := []sproc{{pid: 4100, ppid: 4000, comm: "periodic.sh", cmdline: "/bin/bash /opt/jobs/periodic.sh", from: time.Second}}
+	for k, a := range ats {
+		ps = append(ps, sproc{pid: 4200 + k, ppid: 4100, comm: "python3", cmdline: "python3 pressure.py --mib 300",
+			from: a - sec(0.5), to: a + 11*time.Second, bps: every(30*mib, 10*time.Second, a)})
+	}
+	return scenario{interval: 2 * time.Second, dur: 6*time.Minute + 30*time.Second, hostSome: burstPSI(0.2, 10*time.Second, ats...), procs: ps}
+}
+
+func TestScenarioInterpreterScript(t *testing.T) {
+	res := Analyze(interpreterScenario().build(), Options{Project: timers.Project})
+	if len(res.Culprits) == 0 || res.Culprits[0].Name != "pressure.py" {
+		t.Fatalf("culprits %v; want pressure.py", names(res))
+	}
+	c := res.Culprits[0]
+	if len(c.Processes) == 0 || !slices.Equal(c.Processes[0].StartedBy, []string{"periodic.sh 4100"}) || !c.NewEachTime {
+		t.Errorf("processes %+v, new each time %v; want pressure.py started by periodic.sh 4100", c.Processes, c.NewEachTime)
+	}
+}
+
+// 9. Five daily timers coalesced into one wake-up by AccuracySec=12h,
+// over three days. The old model ranked them by name; they rank by their
+// own I/O, and each says it fires with the others and that
+// RandomizedDelaySec= would spread them.
+func coalescedScenario() scenario {
+	start := time.Date(2026, 3, 14, 23, 0, 0, 0, time.UTC)
+	mibs := map[string]float64{"alpha": 32, "bravo": 152, "charlie": 100, "delta": 80, "echo": 50}
+	var ps []sproc
+	var jobs []timers.Job
+	var wake []time.Duration
+	for d := range 3 {
+		wake = append(wake, time.Hour+time.Duration(d)*24*time.Hour+5*time.Hour+30*time.Minute) // 05:30 each day
+	}
+	pid := 5000
+	for _, name := range []string{"alpha", "bravo", "charlie", "delta", "echo"} {
+		j := withPeriod(sysTimer(name+".timer", "*-*-* 00:00:00", "/usr/local/bin/"+name), 24*time.Hour)
+		j.AccuracySec = 12 * time.Hour
+		jobs = append(jobs, j)
+		for _, w := range wake {
+			pid++
+			ps = append(ps, sproc{pid: pid, ppid: 1, comm: name, cmdline: "/usr/local/bin/" + name, unit: name + ".service",
+				from: w + time.Second, to: w + 3*time.Minute, bps: every(mibs[name]*mib/120, 2*time.Minute, w+time.Second)})
+		}
+	}
+	return scenario{start: start, interval: time.Minute, dur: 3 * 24 * time.Hour, hostSome: burstPSI(0.3, 2*time.Minute, wake...),
+		procs: ps, jobs: jobs}
+}
+
+func TestScenarioCoalescedTimers(t *testing.T) {
+	res := Analyze(coalescedScenario().build(), Options{Project: timers.Project})
+	want := []string{"bravo.timer", "charlie.timer", "delta.timer", "echo.timer", "alpha.timer"}
+	if got := names(res); !slices.Equal(got, want) {
+		t.Fatalf("culprits %v; want %v (by their own I/O)", got, want)
+	}
+	c := res.Culprits[0]
+	if !slices.Equal(c.Proof.FiresWith, []string{"alpha.timer", "charlie.timer", "delta.timer", "echo.timer"}) ||
+		!containsPrefix(c.Evidence, "fires in one wake-up with alpha.timer, charlie.timer, delta.timer, echo.timer: each is ranked by its own I/O; RandomizedDelaySec=") {
+		t.Errorf("bravo fires with %v, evidence %q", c.Proof.FiresWith, c.Evidence)
+	}
+	// None of them alone explains the wake-up: bravo did 152 of 414 MiB
+	// (share 0.367), so 1 × (0.5 + 0.5 × 0.367) × 1 = 0.68, medium.
+	if c.Confidence != 0.68 || c.ConfidenceLabel() != "medium" {
+		t.Errorf("bravo confidence %.2f (%s), proof %+v; want 0.68 medium", c.Confidence, c.ConfidenceLabel(), *c.Proof)
+	}
+}
+
+// 9b. An hourly timer with RandomizedDelaySec=1h fires anywhere in its
+// hour: its firing times say nothing, it is matched by process evidence
+// only and marked unpredictable.
+func TestScenarioUnpredictableTimer(t *testing.T) {
+	var ps []sproc
+	var ats []time.Duration
+	for h, m := range []int{7, 41, 13, 55, 26, 3} {
+		a := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute
+		ats = append(ats, a)
+		ps = append(ps, sproc{pid: 6000 + h, ppid: 1, comm: "scrub", cmdline: "/usr/local/bin/scrub", unit: "scrub.service",
+			from: a - 10*time.Second, to: a + 3*time.Minute, bps: every(40*mib, 2*time.Minute, a)})
+	}
+	j := withPeriod(sysTimer("scrub.timer", "hourly", "/usr/local/bin/scrub"), time.Hour)
+	j.RandomizedDelaySec = time.Hour
+	s := scenario{interval: 30 * time.Second, dur: 6 * time.Hour, hostSome: burstPSI(0.2, 2*time.Minute, ats...), procs: ps, jobs: []timers.Job{j}}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if len(res.Culprits) != 1 || res.Culprits[0].Name != "scrub.timer" {
+		t.Fatalf("culprits %v; want scrub.timer", names(res))
+	}
+	pf := res.Culprits[0].Proof
+	if !pf.Unpredictable || pf.FiringsUsed || len(pf.Credits) != 6 || res.Culprits[0].ConfidenceLabel() != "high" {
+		t.Errorf("proof %+v; want unpredictable, firings not used, 6 credits, high", *pf)
+	}
+}
+
+// 10. A cron line whose command is "dd … && cat …". The old evidence said
+// the cron line "is not enabled (nothing pulls its timer in)" and listed
+// its processes twice ("dd, cat ran in 4 of 4 episodes (dd, cat)").
+func cronLineScenario() scenario {
+	ats := offs(time.Minute, 5, 2*time.Second)
+	var ps []sproc
+	for k, a := range ats {
+		ps = append(ps,
+			sproc{pid: 7000 + 10*k, ppid: 90, comm: "sh", cmdline: "/bin/sh -c dd if=/dev/zero of=/var/tmp/etl bs=1M count=200 && cat /var/tmp/etl", from: a - sec(0.5), to: a + 12*time.Second},
+			sproc{pid: 7001 + 10*k, ppid: 7000 + 10*k, comm: "dd", cmdline: "dd if=/dev/zero of=/var/tmp/etl bs=1M count=200", from: a - sec(0.2), to: a + 6*time.Second, bps: every(40*mib, 5*time.Second, a)},
+			sproc{pid: 7002 + 10*k, ppid: 7000 + 10*k, comm: "cat", cmdline: "cat /var/tmp/etl", from: a + 6*time.Second, to: a + 11*time.Second, bps: every(40*mib, 5*time.Second, a+6*time.Second)})
+	}
+	one := 60.0
+	etl := timers.Job{Name: "cron.d/etl:1", Source: timers.Cron, File: "etc/cron.d/etl", Line: 1, Schedule: []string{"* * * * *"},
+		PeriodSeconds: &one, Command: "dd if=/dev/zero of=/var/tmp/etl bs=1M count=200 && cat /var/tmp/etl", User: "root"}
+	return scenario{dur: 5*time.Minute + 30*time.Second, hostSome: burstPSI(0.2, 11*time.Second, ats...), procs: ps, jobs: []timers.Job{etl}}
+}
+
+func TestScenarioCronEvidence(t *testing.T) {
+	res := Analyze(cronLineScenario().build(), Options{Project: timers.Project})
+	if len(res.Culprits) != 1 || res.Culprits[0].Name != "cron.d/etl:1" {
+		t.Fatalf("culprits %v; want cron.d/etl:1", names(res))
+	}
+	for _, e := range res.Culprits[0].Evidence {
+		if strings.Contains(e, "not enabled") || strings.Count(e, "dd") > 1 {
+			t.Errorf("false or repeated evidence: %q", e)
+		}
+	}
+}
+
+// scenarios lists the corpus by file name under testdata/scenarios.
+func scenarios() map[string]scenario {
+	return map[string]scenario{
+		"01-calm-host":     calmScenario(),
+		"02-shared-path":   sharedPathScenario(),
+		"03-did-not-run":   notRunScenario(),
+		"04-bystander":     bystanderScenario(),
+		"05-long-burst":    longBurstScenario(),
+		"06-sustained":     sustainedScenario(),
+		"07-exit-io":       exitIOScenario(),
+		"08-interpreter":   interpreterScenario(),
+		"09-coalesced":     coalescedScenario(),
+		"10-cron-evidence": cronLineScenario(),
+	}
+}
+
+// TestScenarioRecordings keeps testdata/scenarios/*.jsonl.gz equal to
+// what the builders make (make golden rewrites them), and checks that
+// a recording read back gives the verdict built in memory.
+func TestScenarioRecordings(t *testing.T) {
+	for name, s := range scenarios() {
+		t.Run(name, func(t *testing.T) {
+			rec := s.build()
+			path := filepath.Join("testdata", "scenarios", name+".jsonl.gz")
+			tmp := filepath.Join(t.TempDir(), name+".jsonl.gz")
+			target := tmp
+			if golden.Updating() {
+				target = path
+			}
+			writeRecording(t, rec, target)
+			if golden.Updating() {
+				return
+			}
+			if d := cmp.Diff(lines(t, path), lines(t, tmp)); d != "" {
+				t.Fatalf("%s is stale (make golden rewrites it) (-want +got):\n%s", path, d)
+			}
+			back, err := record.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, got := Analyze(rec, Options{Project: timers.Project}), Analyze(back, Options{Project: timers.Project})
+			if d := cmp.Diff(names(want), names(got)); d != "" || len(want.Episodes) != len(got.Episodes) {
+				t.Errorf("read back: %d episodes (want %d), culprits (-want +got):\n%s", len(got.Episodes), len(want.Episodes), d)
+			}
+		})
+	}
+}
+
+func writeRecording(t *testing.T, rec *record.Recording, path string) {
+	t.Helper()
+	w, err := record.Create(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteHeader(&rec.Header); err != nil {
+		t.Fatal(err)
+	}
+	for i := range rec.Samples {
+		if err := w.WriteSample(&rec.Samples[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close("duration"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// 9c. Two coalesced timers running the same program with different
+// arguments (two runs of one tool, as the e2e "coalesced" scenario
+// does): each process is its own unit's job, so each timer is ranked by
+// its own I/O; the shared program ties neither to the other's process.
+func TestScenarioCoalescedSameProgram(t *testing.T) {
+	var ps []sproc
+	var wake []time.Duration
+	for k := range 4 {
+		wake = append(wake, time.Duration(10+20*k)*time.Second)
+	}
+	pid := 7000
+	var jobs []timers.Job
+	for _, x := range []struct {
+		name string
+		mib  float64
+	}{{"alight", 24}, {"zheavy", 128}} {
+		cmd := "/usr/local/bin/hog -file /var/tmp/" + x.name + ".dat"
+		jobs = append(jobs, withPeriod(sysTimer(x.name+".timer", "*:*:0/20", cmd), 20*time.Second))
+		for _, w := range wake {
+			pid++
+			ps = append(ps, sproc{pid: pid, ppid: 1, comm: "hog", cmdline: cmd, unit: x.name + ".service",
+				from: w, to: w + 4*time.Second, bps: every(x.mib*mib/3, 3*time.Second, w)})
+		}
+	}
+	s := scenario{interval: time.Second, dur: 90 * time.Second, hostSome: burstPSI(0.3, 3*time.Second, wake...), procs: ps, jobs: jobs}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if got := names(res); !slices.Equal(got, []string{"zheavy.timer", "alight.timer"}) {
+		t.Fatalf("culprits %v; want zheavy.timer then alight.timer (by their own I/O)", got)
+	}
+	for _, c := range res.Culprits {
+		for _, tie := range c.Proof.Ties {
+			if tie.How != TieUnit {
+				t.Errorf("%s tied pid %d by %s via %s; want only its own unit's processes", c.Name, tie.PID, tie.How, tie.Via)
+			}
+		}
+	}
+	heavy, light := res.Culprits[0].Proof, res.Culprits[1].Proof
+	if len(heavy.Credits) == 0 || len(light.Credits) == 0 || heavy.Credits[0].Bytes <= 4*light.Credits[0].Bytes {
+		t.Errorf("credits: zheavy %+v, alight %+v; want zheavy's own bytes > 4 × alight's", heavy.Credits, light.Credits)
+	}
+}
+
+// A positive control for the memory taken: bigalloc.timer's process
+// allocates 1 GiB every 2 minutes and does almost no I/O, while the web
+// service writes 20 MiB/s all the time. Its share of the I/O is tiny;
+// its share of the memory taken is all of it.
+func TestScenarioMemoryTaken(t *testing.T) {
+	ats := offs(2*time.Minute, 5, 30*time.Second)
+	ps := []sproc{{pid: 100, ppid: 1, comm: "web", cmdline: "/opt/web/bin/web", unit: "web.service", bps: steady(20 * mib), rss: 200 * mib}}
+	for k, a := range ats {
+		ps = append(ps, sproc{pid: 8000 + k, ppid: 1, comm: "bigalloc", cmdline: "/usr/local/bin/bigalloc", unit: "bigalloc.service",
+			from: a - sec(0.5), to: a + 20*time.Second, bps: every(64<<10, 10*time.Second, a), rss: 1 << 30})
+	}
+	j := withPeriod(sysTimer("bigalloc.timer", "*:0/2:30", "/usr/local/bin/bigalloc"), 2*time.Minute)
+	s := scenario{interval: 2 * time.Second, dur: 10*time.Minute + 30*time.Second, hostSome: burstPSI(0.25, 16*time.Second, ats...),
+		procs: ps, jobs: []timers.Job{j}}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if len(res.Culprits) != 1 || res.Culprits[0].Name != "bigalloc.timer" {
+		t.Fatalf("culprits %v; want bigalloc.timer", names(res))
+	}
+	c := res.Culprits[0]
+	if len(c.Proof.Credits) != 5 || c.Proof.Credits[0].MemBytes != 1<<30 || c.Proof.Credits[0].MemShare != 1 ||
+		c.Proof.Credits[0].Share > 0.01 || c.ConfidenceLabel() != "high" {
+		t.Errorf("confidence %.2f, credits %+v; want 5 credits of 1 GiB taken (share 1) and high", c.Confidence, c.Proof.Credits)
+	}
+}
+
+// A run as short as the real e2e scenarios: three firings of a heavy
+// timer 10 s apart in 36 s, systemd not running (firings not weighed).
+// Three episodes in 36 s are too few to rule out chance (p_null above
+// 0.01), but the job did nearly all of the I/O each time and started
+// with the stall: it is named, with a confidence that says how weak the
+// chance test was. A recurrence of three episodes without a process to
+// name is no "unknown" culprit.
+func TestScenarioShortRun(t *testing.T) {
+	ats := offs(10*time.Second, 3, 4*time.Second)
+	var ps []sproc
+	for k, a := range ats {
+		ps = append(ps, sproc{pid: 9000 + k, ppid: 1, comm: "hog", cmdline: "/opt/hog -write 192M", unit: "heavy.service",
+			from: a - sec(0.3), to: a + 6*time.Second, bps: every(192*mib, 5*time.Second, a)})
+	}
+	ps = append(ps, sproc{pid: 50, ppid: 1, comm: "websvc", cmdline: "/opt/websvc", unit: "web.service", bps: steady(1 * mib)})
+	j := withPeriod(sysTimer("heavy.timer", "*:*:0/10", "/opt/hog -write 192M"), 10*time.Second)
+	j.IdleNow, j.LiveNote = true, "does not fire now: systemd is not running"
+	s := scenario{dur: 36 * time.Second, hostSome: burstPSI(0.3, 5*time.Second, ats...), procs: ps, jobs: []timers.Job{j}}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if len(res.Culprits) != 1 || res.Culprits[0].Name != "heavy.timer" {
+		t.Fatalf("culprits %v; want heavy.timer", names(res))
+	}
+	c := res.Culprits[0]
+	if c.Proof.PNull < MaxChance || c.Proof.FiringsUsed || c.ConfidenceLabel() == "high" {
+		t.Errorf("p_null %.3g, firings used %v, confidence %.2f; want p_null ≥ 0.01, no firings, below high", c.Proof.PNull, c.Proof.FiringsUsed, c.Confidence)
+	}
+	// Without the job's processes the same episodes are a 10 s
+	// recurrence of three: no culprit.
+	s.procs = ps[len(ps)-1:]
+	if res := Analyze(s.build(), Options{Project: timers.Project}); len(res.Culprits) != 0 {
+		t.Errorf("culprits %v from three episodes and no process; want none", names(res))
+	}
+}

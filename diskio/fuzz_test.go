@@ -1,0 +1,110 @@
+package diskio
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func seedProc(f *testing.F, name string) {
+	f.Helper()
+	for _, pid := range []string{"15749", "9225"} {
+		b, err := os.ReadFile("../testdata/diskio/poll/t0/proc/" + pid + "/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+// FuzzParseStat checks that no /proc/PID/stat panics the parser and that
+// what it accepts is what the file says.
+func FuzzParseStat(f *testing.F) {
+	seedProc(f, "stat")
+	f.Add([]byte("1 (a) b) S 99999999999999999999 " + strings.Repeat("0 ", 40)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		comm, ppid, _, _, _, ok := parseStat(b)
+		if !ok {
+			return
+		}
+		if ppid < 0 {
+			t.Fatalf("ppid %d", ppid)
+		}
+		if len(comm) > len(b) {
+			t.Fatalf("comm longer than the file")
+		}
+	})
+}
+
+// FuzzParseIO checks that no /proc/PID/io panics the parser and that each
+// byte count it accepts is the decimal number written.
+func FuzzParseIO(f *testing.F) {
+	seedProc(f, "io")
+	f.Add([]byte("read_bytes: 99999999999999999999\nwrite_bytes: 0\ncancelled_write_bytes: 0\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rd, wr, cw, ok := parseIO(b)
+		if !ok {
+			return
+		}
+		last := map[string]string{}
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, found := strings.Cut(l, ":"); found {
+				last[k] = strings.TrimLeft(v, " ")
+			}
+		}
+		for k, got := range map[string]uint64{"read_bytes": rd, "write_bytes": wr, "cancelled_write_bytes": cw} {
+			if n, err := strconv.ParseUint(last[k], 10, 64); err != nil || n != got {
+				t.Fatalf("%s = %d, written %q", k, got, last[k])
+			}
+		}
+	})
+}
+
+// FuzzParseCgroup checks that no /proc/PID/cgroup panics the parser and
+// that a unit it derives is a component of the path.
+func FuzzParseCgroup(f *testing.F) {
+	seedProc(f, "cgroup")
+	f.Add([]byte("0::/system.slice/x.service\n1:name=systemd:/a.scope\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, unit := parseCgroup(b)
+		if unit != "" && !strings.Contains(p, unit) {
+			t.Fatalf("unit %q not in path %q", unit, p)
+		}
+	})
+}
+
+// FuzzParsePID checks /proc directory names.
+func FuzzParsePID(f *testing.F) {
+	f.Add([]byte("1"))
+	f.Add([]byte("4194304"))
+	f.Add([]byte("99999999999999999999"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		pid, ok := parsePID(b)
+		if ok && pid <= 0 {
+			t.Fatalf("parsePID(%q) = %d", b, pid)
+		}
+	})
+}
+
+// TestParseFuzzFindings: what FuzzParseIO, FuzzParseStat and FuzzParsePID
+// found. A field written twice made /proc/PID/io complete without
+// cancelled_write_bytes; a 20-digit number past 2^64-1 wrapped; a ppid
+// past int32 became negative; "0" was a PID.
+func TestParseFuzzFindings(t *testing.T) {
+	if _, _, _, ok := parseIO([]byte("read_bytes: 1\nwrite_bytes: 2\nwrite_bytes: 3\n")); ok {
+		t.Error("parseIO accepted a file without cancelled_write_bytes")
+	}
+	if _, _, _, ok := parseIO([]byte("read_bytes: 99999999999999999999\nwrite_bytes: 0\ncancelled_write_bytes: 0\n")); ok {
+		t.Error("parseIO accepted 99999999999999999999")
+	}
+	if rd, wr, cw, ok := parseIO([]byte("read_bytes: 18446744073709551615\nwrite_bytes: 2\ncancelled_write_bytes: 3\n")); !ok || rd != 18446744073709551615 || wr != 2 || cw != 3 {
+		t.Errorf("parseIO of the largest counter: %d %d %d %v", rd, wr, cw, ok)
+	}
+	if _, ppid, _, _, _, ok := parseStat([]byte("1 (a) S 9223372036854775808 " + strings.Repeat("0 ", 40))); ok {
+		t.Errorf("parseStat accepted ppid 2^63 as %d", ppid)
+	}
+	if pid, ok := parsePID([]byte("0")); ok {
+		t.Errorf("parsePID(0) = %d, ok", pid)
+	}
+}

@@ -1,0 +1,94 @@
+// Package outfile creates the files memdiag writes (recordings, gate
+// reports, JUnit XML, profiles) the one safe way: mode 0600 unless told
+// otherwise, never through a symbolic link (O_NOFOLLOW), never into a
+// FIFO, device or folder, and never truncating a file that has other
+// hard links. memdiag runs as root and its recordings hold every
+// process's command line, so a link planted at an output path must not
+// redirect the write (a copy of /etc/passwd turned into JUnit XML) and a
+// recording must not be readable by every user.
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// DefaultMode is the permission of every file memdiag creates: the owner
+// alone may read it.
+const DefaultMode fs.FileMode = 0o600
+
+// ErrExists is returned (wrapped) when the file exists and overwriting was
+// not asked for.
+var ErrExists = errors.New("file exists")
+
+// Options say how to open an output file.
+type Options struct {
+	// Mode is the permission of a new file; 0 means DefaultMode. An
+	// existing file keeps its mode.
+	Mode fs.FileMode
+	// Overwrite truncates an existing regular file with one link; without
+	// it an existing file is an ErrExists error.
+	Overwrite bool
+	// Append writes at the end of an existing file instead (a CI step
+	// summary); it implies that an existing file is fine.
+	Append bool
+}
+
+// Create opens path for writing as opts say. Errors name the path and say
+// why the file was refused.
+func Create(path string, opts Options) (*os.File, error) {
+	mode := opts.Mode
+	if mode == 0 {
+		mode = DefaultMode
+	}
+	// O_NONBLOCK: a FIFO planted at the path must not block the open; it
+	// is refused below as not a regular file.
+	flags := os.O_WRONLY | os.O_CREATE | syscall.O_NOFOLLOW | syscall.O_CLOEXEC | syscall.O_NONBLOCK
+	switch {
+	case opts.Append:
+		flags |= os.O_APPEND
+	case !opts.Overwrite:
+		flags |= os.O_EXCL
+	}
+	// Never O_TRUNC at open: a hard link to another file would be
+	// truncated before it could be checked.
+	f, err := os.OpenFile(path, flags, mode)
+	if err != nil {
+		switch {
+		case errors.Is(err, os.ErrExist):
+			return nil, fmt.Errorf("%s: %w (use --force to overwrite)", path, ErrExists)
+		case errors.Is(err, syscall.ELOOP):
+			return nil, fmt.Errorf("%s: is a symbolic link; refusing to write through it", path)
+		case errors.Is(err, syscall.ENXIO):
+			return nil, fmt.Errorf("%s: is a FIFO or socket with no reader; refusing to write to it", path)
+		}
+		return nil, err
+	}
+	fail := func(format string, a ...any) (*os.File, error) {
+		f.Close()
+		return nil, fmt.Errorf("%s: "+format, append([]any{path}, a...)...)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fail("%w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fail("not a regular file (%s); refusing to write to it", fi.Mode().Type())
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		return fail("has %d hard links; refusing to overwrite a file that is also elsewhere", st.Nlink)
+	}
+	if opts.Overwrite && !opts.Append {
+		if err := f.Truncate(0); err != nil {
+			return fail("%w", err)
+		}
+	}
+	// Writes block as usual from here on.
+	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
+		return fail("%w", err)
+	}
+	return f, nil
+}

@@ -1,0 +1,129 @@
+package latency
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bucketWant is one per-second bucket as testdata/latency/expected.sh
+// computes it with awk and sort, independently of the importer: the
+// bucket's end (Unix s; a request starting at t is in bucket ceil(t)),
+// requests, failed ones, mean and p99 of the successful ones (ns).
+type bucketWant struct {
+	end           int64
+	count, errors int
+	meanNs, p99Ns int64
+}
+
+// TestRealFilesPerInterval checks each real tool's file, bucket by
+// bucket, against expected.sh's output (pasted below as it printed it).
+func TestRealFilesPerInterval(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		opts   ImportOptions
+		format string
+		want   []bucketWant
+	}{
+		{"vegeta-stall.csv", ImportOptions{}, FormatVegetaCSV, []bucketWant{
+			{1796152092, 9, 4, 8205407, 31301781},
+			{1796152093, 20, 10, 93863129, 309876987},
+			{1796152094, 20, 10, 1298150, 2509022},
+			{1796152095, 20, 10, 92411056, 313310374},
+			{1796152096, 20, 10, 1007432, 1529805},
+			{1796152097, 11, 6, 62280067, 301699973},
+		}},
+		// The same file gzipped.
+		{"vegeta-stall.csv.gz", ImportOptions{}, FormatVegetaCSV, []bucketWant{
+			{1796152092, 9, 4, 8205407, 31301781},
+			{1796152093, 20, 10, 93863129, 309876987},
+			{1796152094, 20, 10, 1298150, 2509022},
+			{1796152095, 20, 10, 92411056, 313310374},
+			{1796152096, 20, 10, 1007432, 1529805},
+			{1796152097, 11, 6, 62280067, 301699973},
+		}},
+		{"hey-stall.csv", ImportOptions{Start: time.Unix(1796152000, 0)}, FormatHey, []bucketWant{
+			{1796152001, 19, 0, 2094736, 5500000},
+			{1796152002, 15, 0, 21740000, 312500000},
+			{1796152003, 20, 0, 1265000, 6400000},
+			{1796152004, 15, 0, 21213333, 302300000},
+			{1796152005, 19, 0, 1794736, 16800000},
+			{1796152006, 1, 0, 2000000, 2000000},
+		}},
+		{"ab-stall.tsv", ImportOptions{}, FormatAB, []bucketWant{
+			{1796152112, 300, 0, 416666, 6000000},
+		}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			imp := importFixture(t, tc.file, tc.opts)
+			total, errs := 0, 0
+			for _, w := range tc.want {
+				total += w.count
+				errs += w.errors
+			}
+			if r := imp.Report; r.Format != tc.format || r.Rows != total || r.Bad != 0 || r.Truncated != 0 {
+				t.Errorf("report = %+v, want %s with %d rows", r, tc.format, total)
+			}
+			edges := []time.Time{time.Unix(tc.want[0].end-1, 0)}
+			for _, w := range tc.want {
+				edges = append(edges, time.Unix(w.end, 0))
+			}
+			got := Bucket(imp.Requests, edges)
+			gotTotal, gotErrs := 0, 0
+			for i, w := range tc.want {
+				g := got[i]
+				gotTotal += g.Count
+				gotErrs += g.Errors
+				if g.Count != w.count || g.Errors != w.errors || int64(g.Mean) != w.meanNs || int64(g.P99) != w.p99Ns {
+					t.Errorf("bucket ending %d: count %d errors %d mean %d p99 %d; want %d %d %d %d",
+						w.end, g.Count, g.Errors, int64(g.Mean), int64(g.P99), w.count, w.errors, w.meanNs, w.p99Ns)
+				}
+			}
+			if gotTotal != total || gotErrs != errs {
+				t.Errorf("buckets hold %d requests, %d failed; want %d, %d (every request counted once)", gotTotal, gotErrs, total, errs)
+			}
+		})
+	}
+}
+
+// TestDetectABAndSummaries: ab -g is detected; a tool's end-of-run
+// summary gets a pointed hint naming the per-request file to give.
+func TestDetectABAndSummaries(t *testing.T) {
+	if f, err := Detect([]byte("starttime\tseconds\tctime\tdtime\tttime\twait\nTue Dec 01 19:04:11 2026\t1796151851\t0\t1\t1\t1\n")); err != nil || f != FormatAB {
+		t.Errorf("ab -g: %q, %v", f, err)
+	}
+	imp := importFixture(t, "ab.tsv", ImportOptions{})
+	if r := imp.Report; r.Rows != 40 || r.Resolution != time.Second || !imp.Requests[0].Start.Equal(time.Unix(1796151851, 5e8)) || imp.Requests[0].Latency != time.Millisecond {
+		t.Errorf("ab.tsv: %+v, first %+v", r, imp.Requests[0])
+	}
+	for _, tc := range []struct{ head, want string }{
+		{`{"root_group":{"name":""},"metrics":{"http_req_duration":{"avg":1.2}}}`, "--summary-export"},
+		{`{"latencies":{"total":1,"mean":2},"bytes_in":{},"requests":100,"status_codes":{"200":100}}`, "vegeta encode --to csv"},
+		{"Type,Name,Request Count,Failure Count,Median Response Time,Average Response Time\n", "stats_history.csv"},
+		{"\nSummary:\n  Total:\t5.0 secs\n", "hey with -o csv"},
+		{"This is ApacheBench, Version 2.3\n", "ab with -g FILE"},
+		{"\x1f\x8b\x08\x00", "gzip-compressed"},
+	} {
+		_, err := Detect([]byte(tc.head))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Detect(%.30q) = %v, want a hint with %q", tc.head, err, tc.want)
+		}
+	}
+}
+
+// TestImportGzipCut: a gzipped file cut short keeps what came before.
+func TestImportGzipCut(t *testing.T) {
+	b, err := os.ReadFile(fixture("vegeta-stall.csv.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp, err := Import(bytes.NewReader(b[:len(b)/2]), "cut.csv.gz", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := imp.Report; r.Rows == 0 || r.Rows >= 100 || r.Truncated == 0 {
+		t.Errorf("cut gzip: %+v, want some of the 100 rows and a truncation noted", r)
+	}
+}

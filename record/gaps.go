@@ -1,0 +1,162 @@
+package record
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/english"
+)
+
+// Gaps collects what a recording lacks, sample by sample, so that
+// `memdiag analyze` and `memdiag gate --recording` can say it before any
+// verdict: a signal that was not recorded is unknown, never "no
+// pressure". Feed it every sample with Add, then ask Lines and Abnormal.
+type Gaps struct {
+	h       Header
+	samples int
+	last    time.Time
+
+	noPSI int // samples without memory PSI of the recording's scope
+
+	// The sample where the most processes' /proc/PID/io was unreadable.
+	denied, listed int
+
+	eventsLost uint64 // process events lost (kernel or memdiag's buffer)
+	eventsErr  string // a reader that stopped
+}
+
+// NewGaps starts the accounting for a recording with header h.
+func NewGaps(h Header) *Gaps { return &Gaps{h: h} }
+
+// Add accounts for one sample.
+func (g *Gaps) Add(s *Sample) {
+	g.samples++
+	if s.Time.After(g.last) {
+		g.last = s.Time
+	}
+	// The PSI of the recording's scope: its --cgroup group's when it has
+	// one (what analyze and gate read by default), else the host's.
+	p := s.PSI
+	if g.h.Cgroup != "" {
+		p = s.CgroupPSI
+	}
+	if p == nil || p.Memory == nil {
+		g.noPSI++
+	}
+	if st := s.Scan; st != nil && st.Denied > g.denied {
+		g.denied, g.listed = st.Denied, st.Processes
+	}
+	if es := s.EventStats; es != nil {
+		g.eventsLost += es.LostKernel + es.LostBuffer
+		if es.Error != "" && g.eventsErr == "" {
+			g.eventsErr = es.Error
+		}
+	}
+}
+
+// Samples is how many samples were added.
+func (g *Gaps) Samples() int { return g.samples }
+
+// Abnormal says why the recording did not end cleanly — no end line (the
+// recorder was killed, or the disk filled), lines cut short or damaged,
+// fewer samples than its end line counts — or "" when it did. A gate
+// passes no threshold of an abnormal recording.
+func (g *Gaps) Abnormal(end *End, warns []string) string {
+	var why []string
+	if end == nil {
+		why = append(why, "no end line: the recorder was killed, crashed, ran out of disk or is still recording")
+	} else if end.Samples > g.samples {
+		why = append(why, fmt.Sprintf("the end line counts %d samples, %d are readable", end.Samples, g.samples))
+	}
+	if n := cutLines(warns); n > 0 {
+		why = append(why, fmt.Sprintf("%d %s cut short or damaged", n, english.Plural(n, "line")))
+	}
+	return strings.Join(why, "; ")
+}
+
+// Lines says what the recording lacks, one finding a line, most
+// important first; none for a complete recording of every signal.
+func (g *Gaps) Lines(end *End, warns []string) []string {
+	var out []string
+	if a := g.Abnormal(end, warns); a != "" {
+		l := fmt.Sprintf("recording cut short, %s readable: %s", english.Count(g.samples, "sample"), a)
+		if end == nil && !g.last.IsZero() {
+			l += fmt.Sprintf("; nothing is known after the last sample (%s)", g.last.Format("2006-01-02 15:04:05 MST"))
+		}
+		out = append(out, l)
+	}
+	if g.samples > 0 && g.noPSI > 0 {
+		why := ""
+		if st, ok := g.collector("psi"); ok && !st.Available && st.Reason != "" {
+			why = " (" + st.Reason + ")"
+		}
+		if g.noPSI == g.samples {
+			out = append(out, "no memory PSI"+g.scope()+why+": stall on memory is unknown, not zero; the PSI signals cannot rise and their thresholds cannot be judged")
+		} else {
+			out = append(out, fmt.Sprintf("no memory PSI%s in %d of %d samples%s", g.scope(), g.noPSI, g.samples, why))
+		}
+	}
+	if g.denied > 0 {
+		out = append(out, fmt.Sprintf("per-process I/O unreadable for %d of %d processes (/proc/PID/io denied; the recorder was not root?): their I/O is missing from the top processes and the culprits", g.denied, g.listed))
+	}
+	if _, ok := g.collector("procs"); ok {
+		switch st, ok := g.collector("events"); {
+		case !ok:
+			out = append(out, "process events off (watch --events off): processes were seen by polling /proc once per interval; one that started and ended between two samples is missing")
+		case !st.Available:
+			out = append(out, "process events polled, not from the kernel ("+st.Reason+"): a process that started and ended between two samples is missing")
+		}
+	}
+	if g.eventsLost > 0 {
+		out = append(out, fmt.Sprintf("%d process %s lost (socket or buffer overrun)", g.eventsLost, english.Plural(int(g.eventsLost), "event")))
+	}
+	if g.eventsErr != "" {
+		out = append(out, "process events stopped: "+g.eventsErr)
+	}
+	return out
+}
+
+func (g *Gaps) scope() string {
+	if g.h.Cgroup != "" {
+		return " of cgroup " + g.h.Cgroup
+	}
+	return ""
+}
+
+func (g *Gaps) collector(name string) (CollectorStatus, bool) {
+	for _, c := range g.h.Collectors {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return CollectorStatus{}, false
+}
+
+// NeedSamples returns an error wrapping ErrNoSamples when a recording
+// named name, read to its end with n samples, has too few to analyse or
+// judge: none (a header only), or one (a rate needs two samples).
+func NeedSamples(name string, n int, end *End, warns []string) error {
+	switch {
+	case n >= 2:
+		return nil
+	case n == 1:
+		return fmt.Errorf("%s: only 1 sample (%w to compare it with: a rate needs two; record for at least two intervals)", name, ErrNoSamples)
+	case end != nil:
+		return fmt.Errorf("%s: %w: a header and an end line (%q) and nothing between", name, ErrNoSamples, end.Reason)
+	case cutLines(warns) > 0:
+		return fmt.Errorf("%s: %w: the header, then line 2 cut short (%s)", name, ErrNoSamples, warns[0])
+	}
+	return fmt.Errorf("%s: %w: the header only (the recorder was killed before its first sample, or is still starting)", name, ErrNoSamples)
+}
+
+// cutLines counts the reader's warnings about lines cut short or damaged.
+func cutLines(warns []string) int {
+	n := 0
+	for _, w := range warns {
+		if strings.Contains(w, "truncated last line") || strings.Contains(w, "cut short") || strings.Contains(w, "damaged") {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,118 @@
+package record
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/psi"
+)
+
+var gt0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+func withPSI(s Sample) Sample {
+	s.PSI = &psi.Snapshot{Memory: &psi.Resource{Some: psi.Line{}, Full: &psi.Line{}}}
+	return s
+}
+
+func TestGapsComplete(t *testing.T) {
+	h := Header{Collectors: []CollectorStatus{{Name: "psi", Available: true}, {Name: "procs", Available: true}, {Name: "events", Available: true}}}
+	g := NewGaps(h)
+	for i := range 3 {
+		s := withPSI(Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), Scan: &diskio.ScanStats{Processes: 75}, EventStats: &diskio.EventStats{Received: 4}})
+		g.Add(&s)
+	}
+	end := &End{Samples: 3, Reason: "duration"}
+	if got := g.Lines(end, nil); len(got) != 0 {
+		t.Errorf("Lines() of a complete recording = %q, want none", got)
+	}
+	if got := g.Abnormal(end, nil); got != "" {
+		t.Errorf("Abnormal() = %q", got)
+	}
+}
+
+// A recording made without PSI, not as root, with events polled, killed
+// (no end line, last line cut): every gap is named, in this order.
+func TestGapsEverything(t *testing.T) {
+	h := Header{Collectors: []CollectorStatus{
+		{Name: "psi", Available: false, Reason: "no /proc/pressure: kernel older than 4.20"},
+		{Name: "procs", Available: true},
+		{Name: "events", Available: false, Reason: "netlink: operation not permitted"},
+	}}
+	g := NewGaps(h)
+	for i, denied := range []int{70, 73, 72} {
+		s := Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), Scan: &diskio.ScanStats{Processes: 75, Denied: denied}}
+		g.Add(&s)
+	}
+	warns := []string{"r.jsonl:5: truncated last line (120 bytes) skipped; the recorder was probably killed"}
+	want := []string{
+		"recording cut short, 3 samples readable: no end line: the recorder was killed, crashed, ran out of disk or is still recording; 1 line cut short or damaged; nothing is known after the last sample (2026-12-01 12:00:02 UTC)",
+		"no memory PSI (no /proc/pressure: kernel older than 4.20): stall on memory is unknown, not zero; the PSI signals cannot rise and their thresholds cannot be judged",
+		"per-process I/O unreadable for 73 of 75 processes (/proc/PID/io denied; the recorder was not root?): their I/O is missing from the top processes and the culprits",
+		"process events polled, not from the kernel (netlink: operation not permitted): a process that started and ended between two samples is missing",
+	}
+	if diff := cmp.Diff(want, g.Lines(nil, warns)); diff != "" {
+		t.Errorf("Lines() (-want +got):\n%s", diff)
+	}
+}
+
+func TestGapsPartial(t *testing.T) {
+	h := Header{Cgroup: "/sys/fs/cgroup/web", Collectors: []CollectorStatus{{Name: "procs", Available: true}}}
+	g := NewGaps(h)
+	for i := range 4 {
+		s := Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), EventStats: &diskio.EventStats{LostKernel: 2}}
+		if i != 2 { // the group's PSI missing once (the group was removed and re-created)
+			s.CgroupPSI = &psi.Snapshot{Memory: &psi.Resource{}}
+		}
+		g.Add(&s)
+	}
+	want := []string{
+		"recording cut short, 4 samples readable: the end line counts 5 samples, 4 are readable",
+		"no memory PSI of cgroup /sys/fs/cgroup/web in 1 of 4 samples",
+		"process events off (watch --events off): processes were seen by polling /proc once per interval; one that started and ended between two samples is missing",
+		"8 process events lost (socket or buffer overrun)",
+	}
+	if diff := cmp.Diff(want, g.Lines(&End{Samples: 5}, nil)); diff != "" {
+		t.Errorf("Lines() (-want +got):\n%s", diff)
+	}
+}
+
+// Empty, header-only, cut and one-sample recordings are errors wrapping
+// ErrNoSamples, each saying which.
+func TestNoSamples(t *testing.T) {
+	dir := t.TempDir()
+	header := `{"type":"header","format":"memdiag-recording","schema_version":1,"interval_ns":1000000000,"collectors":[]}` + "\n"
+	sample := `{"type":"sample","seq":0,"time":"2026-12-01T12:00:00Z"}` + "\n"
+	tests := []struct{ name, content, want string }{
+		{"empty", "", "empty.jsonl: no samples: empty file"},
+		{"cut-header", header[:40], "cut-header.jsonl:1: no samples: line 1 cut short"},
+		{"header-only", header, "header-only.jsonl: no samples: the header only"},
+		{"header-end", header + `{"type":"end","samples":0,"reason":"signal: SIGTERM"}` + "\n", `header-end.jsonl: no samples: a header and an end line ("signal: SIGTERM") and nothing between`},
+		{"cut-sample", header + sample[:30], "cut-sample.jsonl: no samples: the header, then line 2 cut short"},
+		{"one-sample", header + sample, "one-sample.jsonl: only 1 sample (no samples to compare it with"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, tt.name+".jsonl")
+			if err := os.WriteFile(p, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := func() error {
+				rec, err := ReadFile(p)
+				if err != nil {
+					return err
+				}
+				return NeedSamples(p, len(rec.Samples), rec.End, rec.Warnings)
+			}()
+			if !errors.Is(err, ErrNoSamples) || !strings.Contains(err.Error(), filepath.Join(dir, tt.want)) {
+				t.Errorf("err = %v, want ErrNoSamples and %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,159 @@
+package record
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// wireSchema lists every JSON path a recording line can carry, with its Go
+// kind: "sample.vmstat.pgscan_direct_pages uint64". It walks the types
+// record writes (Header, Sample, End), including the types they embed from
+// the collector packages, so that a collector's struct cannot change the
+// file without this list changing.
+func wireSchema() []string {
+	var out []string
+	seen := map[reflect.Type]bool{}
+	var walk func(prefix string, t reflect.Type)
+	walk = func(prefix string, t reflect.Type) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch {
+		case t == reflect.TypeFor[time.Time]():
+			out = append(out, prefix+" time")
+			return
+		case t == reflect.TypeFor[time.Duration]():
+			out = append(out, prefix+" duration_ns")
+			return
+		case t.Implements(reflect.TypeFor[json.Marshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Marshaler]()):
+			// A type with its own MarshalJSON: list the keys its zero
+			// value writes, so a renamed key still shows.
+			out = append(out, prefix+" custom:"+t.String())
+			b, err := json.Marshal(reflect.New(t).Interface())
+			var keys map[string]json.RawMessage
+			if err == nil && json.Unmarshal(b, &keys) == nil {
+				for k := range keys {
+					out = append(out, prefix+"."+k+" custom")
+				}
+			}
+			return
+		}
+		switch t.Kind() {
+		case reflect.Struct:
+			if seen[t] {
+				out = append(out, prefix+" recursive:"+t.String())
+				return
+			}
+			seen[t] = true
+			defer delete(seen, t)
+			for i := range t.NumField() {
+				f := t.Field(i)
+				if !f.IsExported() {
+					continue
+				}
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if name == "-" {
+					continue
+				}
+				if f.Anonymous && name == "" {
+					walk(prefix, f.Type)
+					continue
+				}
+				if name == "" {
+					name = f.Name
+				}
+				walk(prefix+"."+name, f.Type)
+			}
+		case reflect.Slice, reflect.Array:
+			walk(prefix+"[]", t.Elem())
+		case reflect.Map:
+			walk(prefix+"{"+t.Key().Kind().String()+"}", t.Elem())
+		default:
+			out = append(out, prefix+" "+t.Kind().String())
+		}
+	}
+	walk("header", reflect.TypeFor[Header]())
+	walk("sample", reflect.TypeFor[Sample]())
+	walk("end", reflect.TypeFor[End]())
+	sort.Strings(out)
+	return out
+}
+
+// TestWireSchemaV1 keeps every JSON path of schema version 1 readable:
+// testdata/v1/schema.txt is frozen (never rewritten, not even by make
+// golden). A path that disappears or changes kind — a renamed JSON tag in
+// any collector's struct, a field turned from pages to bytes under the
+// same name — fails here, because every recording users already have
+// carries the old one. New optional paths are allowed (old readers ignore
+// them); they are listed so that the next schema file includes them.
+func TestWireSchemaV1(t *testing.T) {
+	f, err := os.Open("testdata/v1/schema.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	now := map[string]bool{}
+	for _, l := range wireSchema() {
+		now[l] = true
+	}
+	frozen := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		l := sc.Text()
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		frozen[l] = true
+		if !now[l] {
+			t.Errorf("testdata/v1/schema.txt:%d: %q is no longer written: recordings of schema 1 carry it; "+
+				"keep the tag and kind (add a new field instead), or bump SchemaVersion with a reader for 1", n, l)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var added []string
+	for l := range now {
+		if !frozen[l] {
+			added = append(added, l)
+		}
+	}
+	sort.Strings(added)
+	if len(added) > 0 {
+		t.Logf("paths added since schema.txt was frozen (compatible):\n%s", strings.Join(added, "\n"))
+	}
+	if SchemaVersion != 1 {
+		t.Errorf("SchemaVersion = %d: freeze testdata/v%d/ beside v1 and keep v1's test", SchemaVersion, SchemaVersion)
+	}
+}
+
+// TestWireSchemaDetectsRename checks that the walk sees a renamed tag, so
+// TestWireSchemaV1 can fail.
+func TestWireSchemaDetectsRename(t *testing.T) {
+	type a struct {
+		X uint64 `json:"pgscan_direct_pages"`
+	}
+	type b struct {
+		X uint64 `json:"pgscan_direct"`
+	}
+	sa, sb := fmt.Sprint(reflect.TypeFor[a]().Field(0).Tag), fmt.Sprint(reflect.TypeFor[b]().Field(0).Tag)
+	if sa == sb {
+		t.Fatal("tags compare equal")
+	}
+	n := 0
+	for _, l := range wireSchema() {
+		if l == "sample.vmstat.pgscan_direct_pages uint64" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("sample.vmstat.pgscan_direct_pages uint64 appears %d times in the schema, want 1", n)
+	}
+}

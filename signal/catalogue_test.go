@@ -1,0 +1,193 @@
+package signal_test
+
+import (
+	"math"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/signal"
+)
+
+// readVMStat parses a real /proc/vmstat from the shared fixture trees.
+func readVMStat(t *testing.T, path string) *lru.VMStat {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := lru.ParseVMStat(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// hog is two real samples of a 6.18 host while a memory hog ran in a
+// 64 MiB cgroup v1 group and was OOM-killed (testdata/linux-6.18-hog-t0
+// and -t1; see their SOURCE): t1 − t0 = 1151581560 ns.
+func hog(t *testing.T) (prev, cur *lru.VMStat, dt time.Duration) {
+	return readVMStat(t, "../testdata/linux-6.18-hog-t0/proc/vmstat"),
+		readVMStat(t, "../testdata/linux-6.18-hog-t1/proc/vmstat"),
+		1151581560 * time.Nanosecond
+}
+
+// hogWant is every catalogue signal's delta between hog-t0 and hog-t1,
+// read off the two vmstat files by hand (grep '^pgscan' … of each).
+// Adding a signal to the catalogue means adding its row here.
+var hogWant = map[string]float64{
+	// pgscan_direct 0 → 0: the host never ran short; the group did.
+	"direct_reclaim": 0,
+	// pgscan_anon 71952 → 182548, pgscan_file 537355 → 537355,
+	// pgscan_kswapd 0 → 0, pgscan_direct 0 → 0: all of it at the limit.
+	"limit_reclaim":  182548 - 71952,
+	"alloc_reclaim":  182548 - 71952,
+	"kswapd_reclaim": 0,
+	// workingset_refault_file 277394 → 277398; _anon 1601 → 1601.
+	"refault_file": 4,
+	"refault_anon": 0,
+	// workingset_activate_file 23732 → 23732, _anon 0 → 0.
+	"workingset_activate": 0,
+	// pgmajfault 1466 → 1467; allocstall_* all 0.
+	"major_faults": 1,
+	"allocstalls":  0,
+	// pswpin 68 → 68, pswpout 12154 → 32945; oom_kill 0 → 1.
+	"swap_in":   0,
+	"swap_out":  32945 - 12154,
+	"oom_kills": 1,
+}
+
+func TestCatalogueOnRealSamples(t *testing.T) {
+	prev, cur, _ := hog(t)
+	for _, sig := range signal.Catalogue {
+		want, ok := hogWant[sig.Name]
+		if !ok {
+			t.Errorf("%s: no hand-checked value in hogWant", sig.Name)
+			continue
+		}
+		got, ok := sig.Delta(prev, cur)
+		if !ok || got != want {
+			t.Errorf("%s: Delta = %v, %v; want %v, true", sig.Name, got, ok, want)
+		}
+	}
+	if len(hogWant) != len(signal.Catalogue) {
+		t.Errorf("hogWant has %d rows, the catalogue %d entries", len(hogWant), len(signal.Catalogue))
+	}
+}
+
+// TestCatalogueOldKernel: 4.13 has no pgscan_anon/_file, no anon refaults
+// and counts allocstall per zone; what it cannot count is unknown, never 0.
+func TestCatalogueOldKernel(t *testing.T) {
+	v := readVMStat(t, "../testdata/ubuntu-17.10-linux-4.13/proc/vmstat")
+	for _, sig := range signal.Catalogue {
+		_, ok := sig.Delta(v, v)
+		wantOK := sig != signal.LimitReclaim && sig != signal.RefaultAnon
+		if ok != wantOK {
+			t.Errorf("%s on 4.13: known = %v, want %v", sig.Name, ok, wantOK)
+		}
+	}
+	// Before 5.8 the kernel cannot tell limit reclaim apart: alloc
+	// reclaim is direct reclaim.
+	p, c := *v, *v
+	d := *v.PgscanDirect + 500
+	c.PgscanDirect = &d
+	if got, ok := signal.AllocReclaim.Delta(&p, &c); !ok || got != 500 {
+		t.Errorf("alloc_reclaim on 4.13 = %v, %v; want 500, true", got, ok)
+	}
+}
+
+func TestCatalogueCounterReset(t *testing.T) {
+	prev, cur, _ := hog(t)
+	for _, sig := range signal.Catalogue {
+		if _, ok := sig.Delta(cur, prev); ok && hogWant[sig.Name] != 0 {
+			t.Errorf("%s: a counter that went backwards gave a value", sig.Name)
+		}
+	}
+}
+
+func TestCatalogueEntriesComplete(t *testing.T) {
+	names, gates := map[string]bool{}, map[string]bool{}
+	for _, sig := range signal.Catalogue {
+		if sig.Name == "" || sig.Title == "" || sig.Unit == "" || sig.Computed == "" || sig.Doc == "" ||
+			sig.Kernel == "" || sig.URL == "" || len(sig.Counters) == 0 {
+			t.Errorf("%+v: every field must be set", sig)
+		}
+		if names[sig.Name] || (sig.Gate != "" && gates[sig.Gate]) {
+			t.Errorf("%s: name or gate name used twice", sig.Name)
+		}
+		names[sig.Name], gates[sig.Gate] = true, true
+		if signal.Lookup(sig.Name) != sig {
+			t.Errorf("Lookup(%q) is not the entry", sig.Name)
+		}
+	}
+}
+
+// TestSameSignalEverywhere is the catalogue's promise: for every entry,
+// the same two samples give the same name, value and unit in analyze
+// (record.Interval), gate (its metric over the run) and mem
+// (memview.Activity).
+func TestSameSignalEverywhere(t *testing.T) {
+	prev, cur, dt := hog(t)
+	t0 := time.Date(2026, 11, 29, 21, 42, 0, 0, time.UTC)
+	h := &record.Header{PageSize: 4096}
+	samples := []record.Sample{{Time: t0, VMStat: prev}, {Seq: 1, Time: t0.Add(dt), VMStat: cur}}
+
+	iv := record.Between(h, &samples[0], &samples[1])
+	act := memview.NewActivity(memview.Snapshot{Time: t0, VMStat: prev}, memview.Snapshot{Time: t0.Add(dt), VMStat: cur})
+
+	for _, sig := range signal.Catalogue {
+		t.Run(sig.Name, func(t *testing.T) {
+			want := hogWant[sig.Name]
+			wantRate := want / dt.Seconds()
+
+			// analyze
+			if got := iv.PerSec(sig); math.Abs(got-wantRate) > 1e-9*max(1, wantRate) {
+				t.Errorf("analyze: %s = %v %s, want %v", sig.Name, got, sig.RateUnit(), wantRate)
+			}
+			// mem: the same name as key, the delta in the signal's unit.
+			if got, ok := act.Signals[sig.Name]; !ok || got != want {
+				t.Errorf("mem: Signals[%q] = %v, %v; want %v", sig.Name, got, ok, want)
+			}
+			// gate: its metric is this entry, judged over the run.
+			if sig.Gate == "" {
+				return
+			}
+			m := gate.LookupMetric(sig.Gate)
+			if m == nil || m.Signal != sig {
+				t.Fatalf("gate: metric %q is not catalogue entry %s", sig.Gate, sig.Name)
+			}
+			var expr string
+			var wantObs float64
+			switch sig.Aggregate {
+			case signal.Rate:
+				expr, wantObs = sig.Gate+"<1000000/s", wantRate // "/s": the signal's unit per second
+			case signal.Total:
+				expr, wantObs = sig.Gate+"<1000000", want
+				if sig.Unit == signal.Pages {
+					expr, wantObs = sig.Gate+"<1GiB", want*4096
+				}
+			}
+			th, err := gate.Parse(expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := gate.Evaluate(h, samples, gate.Scope{}, []*gate.Threshold{th})
+			if got := rep.Results[0].Observed; math.Abs(got-wantObs) > 1e-9*max(1, wantObs) {
+				t.Errorf("gate: %s = %v, want %v", expr, got, wantObs)
+			}
+			// Units: a page signal's rate converts to bytes/s, an event's does not.
+			_, err = gate.Parse(sig.Gate + "<1MiB/s")
+			if wantBytes := sig.Unit == signal.Pages && sig.Aggregate == signal.Rate; (err == nil) != wantBytes {
+				t.Errorf("gate: %s in MiB/s accepted = %v, want %v (%s)", sig.Gate, err == nil, wantBytes, sig.Unit)
+			}
+		})
+	}
+	if got := signal.DirectReclaim.JSONKey(); got != "direct_reclaim_pages_per_s" {
+		t.Errorf("JSONKey = %q", got)
+	}
+}
