@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra/doc"
 )
 
-func init() { register(newManCmd) }
-
 // newManCmd writes one man page per command, generated from the command
 // tree (cobra/doc), so the pages say what --help says.
 func newManCmd(f *Factory) *cobra.Command {

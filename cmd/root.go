@@ -174,6 +174,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		newMemCmd(f, nil),
 		newTimersCmd(f, nil),
 		newVersionCmd(f),
+		newManCmd(f),
 	)
 	return root
 }
