@@ -20,8 +20,6 @@ import (
 	"github.com/memdiag/memdiag/report"
 )
 
-func init() { register(func(f *Factory) *cobra.Command { return newAnalyzeCmd(f, nil) }) }
-
 // thresholdFlags maps each signal to its flag name.
 var thresholdFlags = []struct {
 	signal correlate.Signal

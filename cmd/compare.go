@@ -13,8 +13,6 @@ import (
 	"github.com/memdiag/memdiag/report"
 )
 
-func init() { register(func(f *Factory) *cobra.Command { return newCompareCmd(f, nil) }) }
-
 // CompareOptions are the inputs of `memdiag compare`.
 type CompareOptions struct {
 	IO *iostreams.IOStreams

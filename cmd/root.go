@@ -163,15 +163,15 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	root.PersistentFlags().StringVar(&f.Root, "root", f.Root, "filesystem root to read /proc, /sys and /etc from (a fixture tree or a mounted host)")
 	root.SetFlagErrorFunc(flagError)
 
-	root.AddCommand(newVersionCmd(f))
-	for _, add := range subcommands {
-		root.AddCommand(add(f))
-	}
+	// Every command, in one place (as cli/cli's root.go lists them).
+	root.AddCommand(
+		newWatchCmd(f, nil),
+		newAnalyzeCmd(f, nil),
+		newCompareCmd(f, nil),
+		newGateCmd(f, nil),
+		newMemCmd(f, nil),
+		newTimersCmd(f, nil),
+		newVersionCmd(f),
+	)
 	return root
 }
-
-// subcommands is filled by each command file's init, so that commands can
-// be added in separate files without editing this one.
-var subcommands []func(*Factory) *cobra.Command
-
-func register(c func(*Factory) *cobra.Command) { subcommands = append(subcommands, c) }
