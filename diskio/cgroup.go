@@ -60,12 +60,8 @@ func parseCgroup(b []byte) (path, unit string) {
 	var unified, systemd string
 	var haveUnified, haveSystemd bool
 	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = cutLine(b)
 		// hierarchy-ID:controllers:path; the path itself may contain ':'.
 		i := bytes.IndexByte(line, ':')
 		if i < 0 {
