@@ -51,8 +51,6 @@ type WatchOptions struct {
 	CPUProfile      string // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
 }
 
-func init() { register(func(f *Factory) *cobra.Command { return newWatchCmd(f, nil) }) }
-
 func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
 	opts := &WatchOptions{F: f}
 	var execFlag bool

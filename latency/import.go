@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/memdiag/memdiag/internal/lineio"
 )
 
 // ErrParse is wrapped by every bad-row error ([LineError.Err]).
@@ -180,25 +182,25 @@ func Import(r io.Reader, name string, opts ImportOptions) (*Imported, error) {
 			imp.Requests = append(imp.Requests, x.req)
 		}
 	}
-	for {
-		line, err := br.ReadString('\n')
-		if strings.HasSuffix(line, "\n") {
-			d.line(line[:len(line)-1], emit)
-		} else if line != "" {
-			d.last(line, emit)
+	// Lines are bounded (MaxLine): a longer one is a bad row, read past
+	// without being held.
+	sc := lineio.NewScanner(br, MaxLine)
+	for sc.Scan() {
+		switch {
+		case sc.Oversize() > 0:
+			d.oversize(sc.Oversize())
+		case sc.Terminated():
+			d.line(string(sc.Bytes()), emit)
+		case len(sc.Bytes()) > 0:
+			d.last(string(sc.Bytes()), emit)
 		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			// A gzip stream cut short (a writer killed): what came
-			// before is kept, the end is noted as cut.
-			imp.Report.Truncated = d.n + 1
-			break
-		}
-		if err != nil {
-			return imp, fmt.Errorf("%s: %w", name, err)
-		}
+	}
+	if err := sc.Err(); errors.Is(err, io.ErrUnexpectedEOF) {
+		// A gzip stream cut short (a writer killed): what came
+		// before is kept, the end is noted as cut.
+		imp.Report.Truncated = d.n + 1
+	} else if err != nil {
+		return imp, fmt.Errorf("%s: %w", name, err)
 	}
 	d.flush(emit)
 	return imp, nil
@@ -411,6 +413,20 @@ func (d *decoder) last(s string, emit func(row)) {
 	case skip:
 		d.rep.Skipped++
 	}
+}
+
+// MaxLine bounds one line of a results file, in bytes: a row of any
+// format is well under 1 KiB (a k6 JSON point a few hundred bytes); a
+// longer line is a bad row, skipped without being held in memory.
+const MaxLine = 1 << 20
+
+// ErrLineTooLong is the error of a line over MaxLine.
+var ErrLineTooLong = errors.New("line too long")
+
+// oversize counts a line of size bytes that was over MaxLine.
+func (d *decoder) oversize(size int64) {
+	d.n++
+	d.badRow(d.n, fmt.Sprintf("(%d bytes, over the %d MiB a line may have)", size, MaxLine>>20), ErrLineTooLong)
 }
 
 // flush ends the input: a quote still open is a bad row.

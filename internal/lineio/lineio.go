@@ -20,6 +20,7 @@ type Scanner struct {
 	max  int
 	line []byte
 	over int64
+	term bool // the line ended with "\n"
 	err  error
 	done bool
 }
@@ -37,7 +38,7 @@ func (s *Scanner) Scan() bool {
 	if s.done {
 		return false
 	}
-	s.line, s.over = s.line[:0], 0
+	s.line, s.over, s.term = s.line[:0], 0, false
 	var n int64
 	skipping := false
 	for {
@@ -51,6 +52,7 @@ func (s *Scanner) Scan() bool {
 			s.line = append(s.line, body...)
 		}
 		if err == nil {
+			s.term = true
 			break
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -83,6 +85,10 @@ func (s *Scanner) Bytes() []byte {
 // Oversize is the length in bytes (newline included) of the line Scan
 // skipped for being over the bound, or 0.
 func (s *Scanner) Oversize() int64 { return s.over }
+
+// Terminated reports whether the line Scan read ended with "\n" (false for
+// a last line without one: a writer still writing, or killed).
+func (s *Scanner) Terminated() bool { return s.term }
 
 // Max is the bound on a line, in bytes.
 func (s *Scanner) Max() int { return s.max }
