@@ -5,12 +5,12 @@
 #   make e2e      everything, with the end-to-end tests (root; they take the e2e lock)
 #   make golden   rewrite every golden file and fixture recording; review the diff
 #   make bench    the benchmarks (not while others use the machine)
-#   make fuzz     each Fuzz target for FUZZTIME (default 10s)
+#   make fuzz     each Fuzz target for FUZZTIME (default 1m)
 #   make lint     golangci-lint with .golangci.yml
 #   make build    ./memdiag
 
 GO        ?= go
-FUZZTIME  ?= 10s
+FUZZTIME  ?= 1m
 BENCHTIME ?= 1s
 PKGS      ?= ./...
 # The linter CI installs (.ci/run); `make lint` uses it from GOBIN or PATH.
@@ -40,16 +40,12 @@ golden:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
 
-# go test -fuzz takes one target in one package at a time: run each for
-# FUZZTIME. New crashers land in <pkg>/testdata/fuzz/<Target>/; keep them.
+# go test -fuzz takes one target in one package at a time: scripts/fuzz.sh
+# runs each func FuzzX of the tree for FUZZTIME (the same script .ci/run
+# runs for a few seconds each). New crashers land in
+# <pkg>/testdata/fuzz/<Target>/; keep them and add a regression test.
 fuzz:
-	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do \
-		dir=$$(dirname $$f); \
-		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
-			echo "$(GO) test -run '^$$' -fuzz '^$$t\$$' -fuzztime $(FUZZTIME) $$dir"; \
-			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$dir; \
-		done; \
-	done
+	bash scripts/fuzz.sh $(FUZZTIME)
 
 lint-install:
 	$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
