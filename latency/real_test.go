@@ -52,6 +52,16 @@ func TestRealFilesPerInterval(t *testing.T) {
 			{1796152005, 19, 0, 1794736, 16800000},
 			{1796152006, 1, 0, 2000000, 2000000},
 		}},
+		// Locust 2.12.1 with memdiag's request hook: Locust's own summary
+		// counted 60 requests, 28 failures.
+		{"locust-hook.csv", ImportOptions{}, FormatGeneric, []bucketWant{
+			{1796153910, 2, 1, 304268000, 304268000},
+			{1796153911, 10, 6, 240408750, 445380000},
+			{1796153912, 12, 7, 9564400, 32808000},
+			{1796153913, 18, 7, 8549090, 19746000},
+			{1796153914, 14, 5, 95375777, 404159000},
+			{1796153915, 4, 2, 10508000, 11336000},
+		}},
 		{"ab-stall.tsv", ImportOptions{}, FormatAB, []bucketWant{
 			{1796152112, 300, 0, 416666, 6000000},
 		}},
