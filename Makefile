@@ -2,12 +2,14 @@
 # them), so what CI and a contributor run is the same thing.
 #
 #   make test     the fast suite (about 70 s); host-changing tests skip
-#   make e2e      everything, with the end-to-end tests (root; they take the e2e lock)
+#   make e2e      everything, with the end-to-end tests (root; they take the e2e lock);
+#                 ends with every skipped test and why (gotestsum, a go.mod tool)
 #   make golden   rewrite every golden file and fixture recording; review the diff
 #   make bench    the benchmarks (not while others use the machine)
 #   make fuzz     each Fuzz target for FUZZTIME (default 1m)
 #   make lint     golangci-lint with .golangci.yml
 #   make build    ./memdiag
+#   make dist     dist/: static linux/amd64 and arm64 binaries, .debs, SHA256SUMS
 
 GO        ?= go
 FUZZTIME  ?= 1m
@@ -17,7 +19,7 @@ PKGS      ?= ./...
 GOLANGCI_LINT_VERSION ?= v2.15.0
 GOLANGCI_LINT ?= $(shell command -v golangci-lint 2>/dev/null || echo $$($(GO) env GOPATH)/bin/golangci-lint)
 
-.PHONY: all build test e2e golden bench fuzz lint lint-install vet fmt
+.PHONY: all build test e2e golden bench fuzz lint lint-install vet fmt dist
 
 all: build test
 
@@ -28,7 +30,11 @@ test:
 	$(GO) test $(PKGS)
 
 e2e:
-	MEMDIAG_E2E=1 $(GO) test -count=1 -timeout=30m $(PKGS)
+	MEMDIAG_E2E=1 $(GO) tool gotestsum --format pkgname-and-test-fails -- -count=1 -timeout=30m $(PKGS)
+
+# Release artifacts, built, not published (packaging/dist.sh says what).
+dist:
+	GO=$(GO) bash packaging/dist.sh
 
 # MEMDIAG_UPDATE_GOLDEN=1 is read by internal/golden, which every test
 # package with golden files uses, so this works over ./... (a -update flag

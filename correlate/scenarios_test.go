@@ -340,6 +340,11 @@ func TestScenarioCoalescedTimers(t *testing.T) {
 	if c.Confidence != 0.68 || c.ConfidenceLabel() != "medium" {
 		t.Errorf("bravo confidence %.2f (%s), proof %+v; want 0.68 medium", c.Confidence, c.ConfidenceLabel(), *c.Proof)
 	}
+	// alpha did 32 of 414 MiB: credited only with its wake-up, it rides
+	// along and stays low.
+	if a := res.Culprits[4]; a.Confidence > RideAlongCap || a.Proof.Cap != RideAlongCap {
+		t.Errorf("alpha confidence %.2f, cap %.2f; want at most %.2f", a.Confidence, a.Proof.Cap, RideAlongCap)
+	}
 }
 
 // 9b. An hourly timer with RandomizedDelaySec=1h fires anywhere in its
