@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -12,11 +13,11 @@ import (
 	"github.com/memdiag/memdiag/report"
 )
 
-func init() { register(func(f *Factory) *cobra.Command { return newCompareCmd(f, nil) }) }
-
 // CompareOptions are the inputs of `memdiag compare`.
 type CompareOptions struct {
 	IO *iostreams.IOStreams
+	// Ctx ends reading when done (Ctrl-C, SIGTERM); nil never ends it.
+	Ctx context.Context
 
 	Before, After       string
 	LatencyBefore       string
@@ -58,6 +59,7 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 			if runF != nil {
 				return runF(opts)
 			}
+			opts.Ctx = c.Context()
 			return runCompare(opts)
 		},
 	}
@@ -93,7 +95,7 @@ func runCompare(opts *CompareOptions) error {
 		lo := opts.LatencyIn
 		lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
 		var t *correlate.Trace
-		if res[i], t, err = analyzeFileTrace(opts.IO, p[0], p[1], lo, co, format == report.HTML); err != nil {
+		if res[i], t, err = analyzeFileTrace(opts.Ctx, opts.IO, p[0], p[1], lo, co, format == report.HTML); err != nil {
 			return err
 		}
 		if t != nil {

@@ -28,8 +28,6 @@ import (
 	"github.com/memdiag/memdiag/timers"
 )
 
-func init() { register(func(f *Factory) *cobra.Command { return newGateCmd(f, nil) }) }
-
 // GateOptions are the inputs of `memdiag gate`.
 type GateOptions struct {
 	IO       *iostreams.IOStreams

@@ -16,8 +16,6 @@ import (
 	"github.com/memdiag/memdiag/memview"
 )
 
-func init() { register(func(f *Factory) *cobra.Command { return newMemCmd(f, nil) }) }
-
 // MemOptions are the inputs of `memdiag mem`.
 type MemOptions struct {
 	IO       *iostreams.IOStreams

@@ -92,6 +92,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	err := root.ExecuteContext(ctx)
+	_ = f.IO.Flush()
 	return exitCode(f, root, err)
 }
 
@@ -138,6 +139,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 			if noColor {
 				f.IO.DisableColor()
 			}
+			f.IO.WrapParagraphs()
 			level := slog.LevelInfo
 			if debug {
 				level = slog.LevelDebug
@@ -163,15 +165,16 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	root.PersistentFlags().StringVar(&f.Root, "root", f.Root, "filesystem root to read /proc, /sys and /etc from (a fixture tree or a mounted host)")
 	root.SetFlagErrorFunc(flagError)
 
-	root.AddCommand(newVersionCmd(f))
-	for _, add := range subcommands {
-		root.AddCommand(add(f))
-	}
+	// Every command, in one place (as cli/cli's root.go lists them).
+	root.AddCommand(
+		newWatchCmd(f, nil),
+		newAnalyzeCmd(f, nil),
+		newCompareCmd(f, nil),
+		newGateCmd(f, nil),
+		newMemCmd(f, nil),
+		newTimersCmd(f, nil),
+		newVersionCmd(f),
+		newManCmd(f),
+	)
 	return root
 }
-
-// subcommands is filled by each command file's init, so that commands can
-// be added in separate files without editing this one.
-var subcommands []func(*Factory) *cobra.Command
-
-func register(c func(*Factory) *cobra.Command) { subcommands = append(subcommands, c) }

@@ -50,8 +50,6 @@ func probeLive(ctx context.Context, root string) (timers.LiveSource, error) {
 	return m, nil
 }
 
-func init() { register(func(f *Factory) *cobra.Command { return newTimersCmd(f, nil) }) }
-
 func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 	opts := &TimersOptions{IO: f.IO, Now: f.Now, Live: probeLive}
 	cmd := &cobra.Command{

@@ -51,8 +51,6 @@ type WatchOptions struct {
 	CPUProfile      string // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
 }
 
-func init() { register(func(f *Factory) *cobra.Command { return newWatchCmd(f, nil) }) }
-
 func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
 	opts := &WatchOptions{F: f}
 	var execFlag bool
@@ -262,9 +260,11 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	if len(o.Command) > 0 {
 		child, err = supervise.Start(supervise.Options{Args: o.Command, Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut})
 		if err != nil {
+			// The same rule as gate: a command that cannot start failed
+			// (exit 4), like a shell's 127. Nothing was recorded.
 			w.Close("command failed to start")
 			os.Remove(o.Out)
-			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--exec: %w", err)}
+			return &ExitCodeError{Code: ExitCommand, Err: fmt.Errorf("the wrapped command failed: could not start: %w", err)}
 		}
 		go func() { <-child.Done(); cancel() }()
 	}

@@ -97,13 +97,32 @@ func contiguous(t *testing.T, name string, ss []record.Sample) {
 	}
 }
 
+// TestWatchE2ECrash runs the crash tests below against one build of the
+// binary. They need root: every process's I/O and the kernel's process
+// events, a tmpfs mount, kernel.task_delayacct.
+func TestWatchE2ECrash(t *testing.T) {
+	testenv.RequireRoot(t, "process events, a tmpfs mount, kernel.task_delayacct")
+	bin := testenv.BuildMemdiag(t)
+	for _, c := range []struct {
+		name string
+		run  func(*testing.T, string)
+	}{
+		{"SIGKILLLosesAtMostOneInterval", crashSIGKILLLosesAtMostOneInterval},
+		{"SIGTERMAndSIGHUPLoseNothing", crashSIGTERMAndSIGHUPLoseNothing},
+		{"SIGPIPERecordingGoesOn", crashSIGPIPERecordingGoesOn},
+		{"DiskFull", crashDiskFull},
+		{"CommandExitKeepsLastEvents", crashCommandExitKeepsLastEvents},
+		{"DelayAcctRestored", crashDelayAcctRestored},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.run(t, bin) })
+	}
+}
+
 // SIGKILL at a random moment loses at most the interval in progress, from
 // a plain and from a .gz recording: every sample before the kill is
 // readable, and the last one is at most one interval (plus the time one
 // sample takes to collect) before the kill.
-func TestWatchE2ESIGKILLLosesAtMostOneInterval(t *testing.T) {
-	testenv.RequireRoot(t, "every process's I/O and the kernel's process events")
-	bin := testenv.BuildMemdiag(t)
+func crashSIGKILLLosesAtMostOneInterval(t *testing.T, bin string) {
 	const interval = 400 * time.Millisecond
 	// The time a sample takes to collect and write on a busy 2-core CI
 	// host, checked by hand: 20–80 ms here.
@@ -146,9 +165,7 @@ func TestWatchE2ESIGKILLLosesAtMostOneInterval(t *testing.T) {
 // SIGTERM and SIGHUP end like Ctrl-C (SIGINT): a final sample after the signal,
 // the end line naming it, every sample readable, exit 0. With a command
 // wrapped, memdiag stops it and does not call it failed.
-func TestWatchE2ESIGTERMAndSIGHUPLoseNothing(t *testing.T) {
-	testenv.RequireRoot(t, "every process's I/O and the kernel's process events")
-	bin := testenv.BuildMemdiag(t)
+func crashSIGTERMAndSIGHUPLoseNothing(t *testing.T, bin string) {
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		name string
@@ -198,9 +215,7 @@ func TestWatchE2ESIGTERMAndSIGHUPLoseNothing(t *testing.T) {
 
 // watch | head -3: the reader goes away; memdiag is not killed by SIGPIPE,
 // stops its live rows and records to the end of --duration.
-func TestWatchE2ESIGPIPERecordingGoesOn(t *testing.T) {
-	testenv.RequireRoot(t, "every process's I/O and the kernel's process events")
-	bin := testenv.BuildMemdiag(t)
+func crashSIGPIPERecordingGoesOn(t *testing.T, bin string) {
 	rec := filepath.Join(t.TempDir(), "r.jsonl.gz")
 	c := exec.Command(bin, "watch", "--interval", "100ms", "--duration", "2s", "--out", rec, "--no-timers")
 	stdout, err := c.StdoutPipe()
@@ -242,9 +257,7 @@ func TestWatchE2ESIGPIPERecordingGoesOn(t *testing.T) {
 // A full disk (a 64 KiB tmpfs mounted by the test) stops the recording
 // with an error that says how many samples are readable, and exactly
 // those are: nothing written before is lost.
-func TestWatchE2EDiskFull(t *testing.T) {
-	testenv.RequireRoot(t, "a tmpfs mount")
-	bin := testenv.BuildMemdiag(t)
+func crashDiskFull(t *testing.T, bin string) {
 	dir := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "memdiag-test-diskfull", dir).CombinedOutput(); err != nil {
 		testenv.Unmet(t, fmt.Sprintf("mount tmpfs: %v: %s", err, out))
@@ -293,9 +306,7 @@ func TestWatchE2EDiskFull(t *testing.T) {
 // `watch -- CMD` with CMD exiting between two ticks (5 s interval, CMD
 // runs ~0.7 s): the process it starts just before it exits, and its own
 // exit, are in the final sample; the end line has CMD's exit code.
-func TestWatchE2ECommandExitKeepsLastEvents(t *testing.T) {
-	testenv.RequireRoot(t, "the kernel's process events")
-	bin := testenv.BuildMemdiag(t)
+func crashCommandExitKeepsLastEvents(t *testing.T, bin string) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "tailmarker")
 	src, err := os.ReadFile("/bin/true")
@@ -344,8 +355,7 @@ func TestWatchE2ECommandExitKeepsLastEvents(t *testing.T) {
 // --enable-delayacct turns kernel.task_delayacct on and back off on
 // SIGTERM; after a SIGKILL it stays on, and the next watch says so and
 // restores it.
-func TestWatchE2EDelayAcctRestored(t *testing.T) {
-	testenv.RequireRoot(t, "kernel.task_delayacct")
+func crashDelayAcctRestored(t *testing.T, bin string) {
 	const sysctl = "/proc/sys/kernel/task_delayacct"
 	read := func() string {
 		b, err := os.ReadFile(sysctl)
@@ -364,7 +374,6 @@ func TestWatchE2EDelayAcctRestored(t *testing.T) {
 		}
 		_ = os.Remove("/run/memdiag/task_delayacct.json")
 	})
-	bin := testenv.BuildMemdiag(t)
 	dir := t.TempDir()
 	args := func(name string) []string {
 		return []string{"--interval", "200ms", "--out", filepath.Join(dir, name), "--no-timers", "-q", "--enable-delayacct"}

@@ -260,3 +260,17 @@ func TestRunWatchFinalSampleKeepsProbeRequests(t *testing.T) {
 		t.Errorf("%d requests recorded, the service answered %d; want all but at most the one in flight at the end (and at least 4 in 0.6 s at 100 ms)", n, got)
 	}
 }
+
+// A command that cannot start is a failed command (exit 4, as in gate),
+// and no recording is left behind.
+func TestRunWatchCommandCannotStart(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "20ms", "--out", rec, "--quiet", "--no-timers",
+		"--events", "off", "--", "/nonexistent/memdiag-watch-test")
+	if code != ExitCommand || !strings.Contains(errOut, "the wrapped command failed: could not start: fork/exec /nonexistent/memdiag-watch-test: no such file or directory") {
+		t.Errorf("exit %d, stderr %s; want %d and why", code, errOut, ExitCommand)
+	}
+	if _, err := os.Stat(rec); !os.IsNotExist(err) {
+		t.Errorf("recording left behind: %v", err)
+	}
+}

@@ -3,21 +3,13 @@ package correlate
 import (
 	"fmt"
 	"time"
+
+	"github.com/memdiag/memdiag/units"
 )
 
-// FormatBytes writes n with a binary (IEC) unit: "512 B", "1.5 MiB".
-func FormatBytes(n uint64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := uint64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+// FormatBytes writes n with a binary (IEC) unit and one decimal: it is
+// units.FormatBytes, kept here for this package's callers.
+func FormatBytes(n uint64) string { return units.FormatBytes(n) }
 
 // FormatDuration writes d compactly: "10m", "1h30m", "45s", "1.5s",
 // "250ms".

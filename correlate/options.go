@@ -10,6 +10,7 @@ import (
 
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/timers"
+	"github.com/memdiag/memdiag/units"
 )
 
 // Stat is the per-interval latency statistic spikes are detected on.
@@ -403,29 +404,13 @@ func thresholdHint(s Signal) string {
 	return "a rate in pages per second like 200"
 }
 
-// parseBytes parses "4MiB", "512KiB", "1.5GB", "1048576".
+// parseBytes parses "4MiB", "512KiB", "1.5GB", "1048576" (units.ParseBytes).
 func parseBytes(v string) (float64, error) {
-	v = strings.TrimSpace(v)
-	units := []struct {
-		suffix string
-		mult   float64
-	}{
-		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1},
+	x, err := units.ParseBytes(v)
+	if err != nil {
+		return 0, fmt.Errorf("bad size %q", strings.TrimSpace(v))
 	}
-	mult := 1.0
-	for _, u := range units {
-		if n, ok := strings.CutSuffix(v, u.suffix); ok {
-			v, mult = strings.TrimSpace(n), u.mult
-			break
-		}
-	}
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || x < 0 {
-		return 0, fmt.Errorf("bad size %q", v)
-	}
-	return x * mult, nil
+	return x, nil
 }
 
 // Set sets the threshold of s.

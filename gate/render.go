@@ -87,8 +87,8 @@ func FormatValue(t *Threshold, v float64) string {
 			u = Unit{Name: "s", Dim: DimDuration, Scale: 1}
 		case DimBytes:
 			u = Unit{Name: "B", Dim: DimBytes, Scale: 1}
-			for _, c := range units {
-				if c.Dim == DimBytes && v >= c.Scale {
+			for _, c := range unitTable {
+				if c.Dim == DimBytes && strings.HasSuffix(c.Name, "iB") && v >= c.Scale { // printed in binary units, as units.FormatBytes
 					u = c
 				}
 			}

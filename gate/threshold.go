@@ -31,6 +31,7 @@ import (
 	"unicode"
 
 	"github.com/memdiag/memdiag/signal"
+	"github.com/memdiag/memdiag/units"
 )
 
 // ErrThreshold is wrapped by every error about a threshold expression.
@@ -88,12 +89,15 @@ type Unit struct {
 	Scale float64 // value in the dimension's base unit of 1 Name
 }
 
-var units = []Unit{
+var unitTable = []Unit{
 	{"%", DimPercent, 1},
 	{"us", DimDuration, 1e-6}, {"µs", DimDuration, 1e-6}, {"ms", DimDuration, 1e-3}, {"s", DimDuration, 1}, {"m", DimDuration, 60},
-	{"B", DimBytes, 1}, {"KiB", DimBytes, 1 << 10}, {"MiB", DimBytes, 1 << 20}, {"GiB", DimBytes, 1 << 30},
+	{"h", DimDuration, 3600}, {"d", DimDuration, units.Day.Seconds()}, {"w", DimDuration, units.Week.Seconds()},
+	{"B", DimBytes, 1}, {"KiB", DimBytes, units.KiB}, {"MiB", DimBytes, units.MiB}, {"GiB", DimBytes, units.GiB},
+	{"kB", DimBytes, units.KB}, {"MB", DimBytes, units.MB}, {"GB", DimBytes, units.GB},
 	{"/s", DimPageRate, 1},
-	{"B/s", DimByteRate, 1}, {"KiB/s", DimByteRate, 1 << 10}, {"MiB/s", DimByteRate, 1 << 20}, {"GiB/s", DimByteRate, 1 << 30},
+	{"B/s", DimByteRate, 1}, {"KiB/s", DimByteRate, units.KiB}, {"MiB/s", DimByteRate, units.MiB}, {"GiB/s", DimByteRate, units.GiB},
+	{"kB/s", DimByteRate, units.KB}, {"MB/s", DimByteRate, units.MB}, {"GB/s", DimByteRate, units.GB},
 }
 
 // allowed lists the dimensions each kind accepts, and whether a bare number
@@ -122,7 +126,7 @@ func (k Kind) allowed() (dims []Dim, bare bool) {
 func (m *Metric) ValidUnits() []string {
 	dims, _ := m.Kind.allowed()
 	var out []string
-	for _, u := range units {
+	for _, u := range unitTable {
 		for _, d := range dims {
 			if u.Dim == d {
 				out = append(out, u.Name)
@@ -313,7 +317,7 @@ func Parse(expr string) (*Threshold, error) {
 		}
 	} else {
 		found := false
-		for _, u := range units {
+		for _, u := range unitTable {
 			if u.Name != unitText {
 				continue
 			}

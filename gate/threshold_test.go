@@ -109,6 +109,12 @@ func TestParseUnitsAndOperators(t *testing.T) {
 		{"refault.file.rate<8KiB/s", OpLT, "KiB/s", 8 << 10},
 		{"refault.file.rate<1MiB/s", OpLT, "MiB/s", 1 << 20},
 		{"refault.file.rate<1GiB/s", OpLT, "GiB/s", 1 << 30},
+		{"refault.file.rate<2MB/s", OpLT, "MB/s", 2e6},
+		{"swap.out<64MB", OpLT, "MB", 64e6},
+		{"swap.out<1kB", OpLT, "kB", 1000},
+		{"memory.full.total<2h", OpLT, "h", 7200},
+		{"memory.some.total<1d", OpLT, "d", 86400},
+		{"io.some.total<1w", OpLT, "w", 7 * 86400},
 		{"memory.some.avg10<10", OpLT, "", 10}, // the kernel's unit, percent
 		{"oom_kills<=2", OpLE, "", 2},
 		{"swap.out==0", OpEQ, "", 0}, // a bare zero needs no unit
@@ -148,14 +154,14 @@ func TestParseErrors(t *testing.T) {
 		{"memory.full.stall<1s", `invalid threshold "memory.full.stall<1s": unit "s" is not valid for memory.full.stall; use one of %`},
 		{"memory.full.stall<101%", `invalid threshold "memory.full.stall<101%": memory.full.stall is a share of wall time and cannot exceed 100%`},
 		{"memory.some.avg10<10ms", `invalid threshold "memory.some.avg10<10ms": unit "ms" is not valid for memory.some.avg10; use one of %`},
-		{"memory.full.total<2", `invalid threshold "memory.full.total<2": memory.full.total needs a unit: one of us µs ms s m (e.g. memory.full.total<2s)`},
-		{"memory.full.total<2h", `invalid threshold "memory.full.total<2h": unit "h" is not valid for memory.full.total; use one of us µs ms s m`},
-		{"swap.out<64MB", `invalid threshold "swap.out<64MB": unit "MB" is not valid for swap.out; use one of B KiB MiB GiB`},
-		{"swap.out<64", `invalid threshold "swap.out<64": swap.out needs a unit: one of B KiB MiB GiB (e.g. swap.out<64MiB)`},
+		{"memory.full.total<2", `invalid threshold "memory.full.total<2": memory.full.total needs a unit: one of us µs ms s m h d w (e.g. memory.full.total<2s)`},
+		{"memory.full.total<2y", `invalid threshold "memory.full.total<2y": unit "y" is not valid for memory.full.total; use one of us µs ms s m h d w`},
+		{"swap.out<64Mb", `invalid threshold "swap.out<64Mb": unit "Mb" is not valid for swap.out; use one of B KiB MiB GiB kB MB GB`},
+		{"swap.out<64", `invalid threshold "swap.out<64": swap.out needs a unit: one of B KiB MiB GiB kB MB GB (e.g. swap.out<64MiB)`},
 		{"oom_kills<1%", `invalid threshold "oom_kills<1%": oom_kills is a count and takes no unit, got "%"`},
 		{"oom_kills<0.5", `invalid threshold "oom_kills<0.5": oom_kills is a count; "0.5" is not a whole number`},
-		{"refault.file.rate<100", `invalid threshold "refault.file.rate<100": refault.file.rate needs a unit: one of /s B/s KiB/s MiB/s GiB/s (e.g. refault.file.rate<100/s)`},
-		{"reclaim.direct.rate<100/m", `invalid threshold "reclaim.direct.rate<100/m": unit "/m" is not valid for reclaim.direct.rate; use one of /s B/s KiB/s MiB/s GiB/s`},
+		{"refault.file.rate<100", `invalid threshold "refault.file.rate<100": refault.file.rate needs a unit: one of /s B/s KiB/s MiB/s GiB/s kB/s MB/s GB/s (e.g. refault.file.rate<100/s)`},
+		{"reclaim.direct.rate<100/m", `invalid threshold "reclaim.direct.rate<100/m": unit "/m" is not valid for reclaim.direct.rate; use one of /s B/s KiB/s MiB/s GiB/s kB/s MB/s GB/s`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {
@@ -174,11 +180,11 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseAllReportsEveryBadExpression(t *testing.T) {
-	ths, err := ParseAll([]string{"memory.full.stall<1%", "bogus<1", "swap.out<1MB"})
+	ths, err := ParseAll([]string{"memory.full.stall<1%", "bogus<1", "swap.out<1XB"})
 	if len(ths) != 1 || ths[0].Expr != "memory.full.stall<1%" {
 		t.Errorf("ParseAll kept %v; want the one good threshold", ths)
 	}
-	if err == nil || !strings.Contains(err.Error(), `"bogus<1"`) || !strings.Contains(err.Error(), `"swap.out<1MB"`) {
+	if err == nil || !strings.Contains(err.Error(), `"bogus<1"`) || !strings.Contains(err.Error(), `"swap.out<1XB"`) {
 		t.Errorf("ParseAll error = %v; want both bad expressions named", err)
 	}
 }

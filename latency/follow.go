@@ -61,6 +61,9 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 		buf  []byte
 		d    *decoder
 		rbuf = make([]byte, 64<<10)
+		// skipping is the length so far of a line over MaxLine being
+		// read past; 0 when none is.
+		skipping int64
 	)
 	defer func() {
 		if f != nil {
@@ -71,7 +74,7 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 		if f != nil {
 			f.Close()
 		}
-		f, st, off, buf, d = nil, nil, 0, buf[:0], nil
+		f, st, off, buf, d, skipping = nil, nil, 0, buf[:0], nil, 0
 	}
 	var sendErr error
 	emit := func(x row) {
@@ -121,7 +124,19 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 			// up to the end of the file.
 			for {
 				n, err := f.ReadAt(rbuf, off)
-				buf = append(buf, rbuf[:n]...)
+				chunk := rbuf[:n]
+				if skipping > 0 {
+					// The rest of a line over MaxLine: dropped up to
+					// its newline, never held.
+					if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
+						followOversize(d, rep, skipping+int64(i+1))
+						chunk, skipping = chunk[i+1:], 0
+					} else {
+						skipping += int64(len(chunk))
+						chunk = nil
+					}
+				}
+				buf = append(buf, chunk...)
 				off += int64(n)
 				if err != nil && !errors.Is(err, io.EOF) {
 					return rep, fmt.Errorf("%s: %w", path, err)
@@ -142,6 +157,11 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 						buf = append(buf[:0], buf[last+1:]...)
 					}
 				}
+				if len(buf) > MaxLine {
+					// An incomplete line already over the bound: skip
+					// the rest of it as it comes.
+					skipping, buf = int64(len(buf)), buf[:0]
+				}
 				if n == 0 || (!draining && ctx.Err() != nil) {
 					break
 				}
@@ -149,6 +169,8 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 		}
 		if draining {
 			switch {
+			case skipping > 0: // an unterminated line over MaxLine
+				followOversize(d, rep, skipping)
 			case d == nil:
 			case len(d.pend) > 0: // a quoted record still open
 				rep.Truncated = d.pend[0].n
@@ -162,6 +184,15 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 		case <-time.After(opts.Poll):
 		}
 	}
+}
+
+// followOversize counts a line of size bytes over MaxLine as a bad row.
+func followOversize(d *decoder, rep *ImportReport, size int64) {
+	if d != nil {
+		d.oversize(size)
+		return
+	}
+	rep.bad(LineError{File: rep.Name, Line: 1, Text: fmt.Sprintf("(%d bytes, over the %d MiB a line may have)", size, MaxLine>>20), Err: ErrLineTooLong})
 }
 
 // followDecoder returns a decoder once the format is known: forced, or

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/memdiag/memdiag/internal/lineio"
 )
 
 // ErrParse is wrapped by every bad-row error ([LineError.Err]).
@@ -32,10 +34,11 @@ const (
 	FormatHey        = "hey"         // hey -o csv
 	FormatGeneric    = "generic"     // timestamp,latency[,status] CSV
 	FormatAB         = "ab"          // ab -g FILE (gnuplot TSV)
+	FormatJMeterXML  = "jmeter-xml"  // JMeter JTL, XML form
 )
 
 // Formats lists the format names.
-var Formats = []string{FormatVegetaCSV, FormatVegetaJSON, FormatJMeter, FormatK6JSON, FormatK6CSV, FormatLocust, FormatHey, FormatGeneric, FormatAB}
+var Formats = []string{FormatVegetaCSV, FormatVegetaJSON, FormatJMeter, FormatK6JSON, FormatK6CSV, FormatLocust, FormatHey, FormatGeneric, FormatAB, FormatJMeterXML}
 
 // maxBadLines bounds ImportReport.BadLines; Bad still counts every bad row.
 const maxBadLines = 1000
@@ -104,6 +107,8 @@ type ImportReport struct {
 	// of the test (hey) and no start was known: start times then count
 	// from 1970-01-01 UTC and must be shifted by the caller.
 	Relative bool
+	// StartAt is the start a relative format was anchored at.
+	StartAt time.Time
 	// Window is set by [Imported.Within]: what fell inside a recording.
 	Window *Window
 	// StartFrom says where the start of a relative format came from
@@ -178,25 +183,25 @@ func Import(r io.Reader, name string, opts ImportOptions) (*Imported, error) {
 			imp.Requests = append(imp.Requests, x.req)
 		}
 	}
-	for {
-		line, err := br.ReadString('\n')
-		if strings.HasSuffix(line, "\n") {
-			d.line(line[:len(line)-1], emit)
-		} else if line != "" {
-			d.last(line, emit)
+	// Lines are bounded (MaxLine): a longer one is a bad row, read past
+	// without being held.
+	sc := lineio.NewScanner(br, MaxLine)
+	for sc.Scan() {
+		switch {
+		case sc.Oversize() > 0:
+			d.oversize(sc.Oversize())
+		case sc.Terminated():
+			d.line(string(sc.Bytes()), emit)
+		case len(sc.Bytes()) > 0:
+			d.last(string(sc.Bytes()), emit)
 		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			// A gzip stream cut short (a writer killed): what came
-			// before is kept, the end is noted as cut.
-			imp.Report.Truncated = d.n + 1
-			break
-		}
-		if err != nil {
-			return imp, fmt.Errorf("%s: %w", name, err)
-		}
+	}
+	if err := sc.Err(); errors.Is(err, io.ErrUnexpectedEOF) {
+		// A gzip stream cut short (a writer killed): what came
+		// before is kept, the end is noted as cut.
+		imp.Report.Truncated = d.n + 1
+	} else if err != nil {
+		return imp, fmt.Errorf("%s: %w", name, err)
 	}
 	d.flush(emit)
 	return imp, nil
@@ -226,13 +231,22 @@ func ImportFile(path string, opts ImportOptions) (*Imported, error) {
 			last = e
 		}
 	}
-	shift := st.ModTime().Sub(last)
-	for i := range imp.Requests {
-		imp.Requests[i].Start = imp.Requests[i].Start.Add(shift)
-	}
+	imp.Shift(st.ModTime().Sub(last))
 	imp.Report.Relative = false
 	imp.Report.StartFrom = StartMtime
 	return imp, nil
+}
+
+// Shift moves every request (and interval row) by d, and Report.StartAt
+// with them: for re-anchoring a relative format.
+func (imp *Imported) Shift(d time.Duration) {
+	for i := range imp.Requests {
+		imp.Requests[i].Start = imp.Requests[i].Start.Add(d)
+	}
+	for i := range imp.Intervals {
+		imp.Intervals[i].End = imp.Intervals[i].End.Add(d)
+	}
+	imp.Report.StartAt = imp.Report.StartAt.Add(d)
 }
 
 // row is what a parser makes of one record.
@@ -271,6 +285,8 @@ func newParser(format string, opts ImportOptions) (parser, error) {
 		return &generic{loc: opts.Location, unit: opts.LatencyUnit}, nil
 	case FormatAB:
 		return &ab{}, nil
+	case FormatJMeterXML:
+		return &jmeterXML{}, nil
 	}
 	return nil, fmt.Errorf("%w %q (known: %s)", ErrFormat, format, strings.Join(Formats, ", "))
 }
@@ -303,8 +319,10 @@ func newDecoder(name, format string, opts ImportOptions, rep *ImportReport) (*de
 	}
 	rep.Name, rep.Format = name, format
 	if format == FormatHey {
+		rep.StartAt = opts.Start
 		if opts.Start.IsZero() {
 			rep.Relative = true
+			rep.StartAt = time.Unix(0, 0).UTC()
 		} else {
 			rep.StartFrom = StartOption
 		}
@@ -315,6 +333,8 @@ func newDecoder(name, format string, opts ImportOptions, rep *ImportReport) (*de
 	case *jmeter:
 		p.rep = rep
 	case *ab:
+		p.rep = rep
+	case *jmeterXML:
 		p.rep = rep
 	}
 	_, multi := p.(csvParser)
@@ -400,6 +420,20 @@ func (d *decoder) last(s string, emit func(row)) {
 	}
 }
 
+// MaxLine bounds one line of a results file, in bytes: a row of any
+// format is well under 1 KiB (a k6 JSON point a few hundred bytes); a
+// longer line is a bad row, skipped without being held in memory.
+const MaxLine = 1 << 20
+
+// ErrLineTooLong is the error of a line over MaxLine.
+var ErrLineTooLong = errors.New("line too long")
+
+// oversize counts a line of size bytes that was over MaxLine.
+func (d *decoder) oversize(size int64) {
+	d.n++
+	d.badRow(d.n, fmt.Sprintf("(%d bytes, over the %d MiB a line may have)", size, MaxLine>>20), ErrLineTooLong)
+}
+
 // flush ends the input: a quote still open is a bad row.
 func (d *decoder) flush(emit func(row)) { d.unclosed(emit) }
 
@@ -468,6 +502,9 @@ func Detect(head []byte) (string, error) {
 	}
 	if hint := summaryHint(first, head); hint != "" {
 		return "", fmt.Errorf("%w: %s", ErrFormat, hint)
+	}
+	if (strings.HasPrefix(first, "<?xml") || strings.HasPrefix(first, "<testResults")) && bytes.Contains(head, []byte("<testResults")) {
+		return FormatJMeterXML, nil
 	}
 	if strings.HasPrefix(first, "{") {
 		switch {
@@ -574,8 +611,6 @@ func summaryHint(first string, head []byte) string {
 		return "this is hey's text summary; run hey with -o csv and give that output"
 	case strings.HasPrefix(first, "This is ApacheBench"):
 		return "this is ab's text summary; run ab with -g FILE and give FILE"
-	case strings.HasPrefix(first, "<?xml") || strings.HasPrefix(first, "<testResults"):
-		return "this is a JMeter XML JTL, which memdiag does not read; write CSV (jmeter.save.saveservice.output_format=csv) or convert it"
 	}
 	return ""
 }

@@ -97,7 +97,9 @@ func (r *ImportReport) Check(minShare float64) error {
 	}
 	fmt.Fprintf(&b, " (%s)", r.rangeText())
 	switch {
-	case r.StartFrom == StartMtime:
+	case r.Relative:
+		b.WriteString("; hey writes only offsets and no start is known (standard input has no modification time): give the run's start with --latency-start")
+	case strings.HasPrefix(r.StartFrom, StartMtime):
 		b.WriteString("; hey writes only offsets, anchored at " + r.StartFrom + ": give the run's start with --latency-start")
 	case r.StartFrom != "":
 		b.WriteString("; hey's offsets were anchored at " + r.StartFrom)

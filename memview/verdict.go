@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/english"
+	"github.com/memdiag/memdiag/units"
 )
 
 // Thresholds of [Assess]. Any one of them met over the interval means the
@@ -165,19 +166,9 @@ func (v *Verdict) explain(cgs []Cgroup, oom OOMReport, loc *time.Location) {
 	}
 }
 
-// FormatBytes writes n in IEC units with one decimal ("1.5 GiB", "512 B").
-func FormatBytes(n uint64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := uint64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+// FormatBytes writes n with a binary (IEC) unit and one decimal: it is
+// units.FormatBytes, kept here for this package's callers.
+func FormatBytes(n uint64) string { return units.FormatBytes(n) }
 
 // percent writes a/b as a whole percentage, "-" when b is zero.
 func percent(a, b uint64) string {

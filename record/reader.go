@@ -3,6 +3,7 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,9 @@ import (
 
 	json "github.com/goccy/go-json"
 	gzip "github.com/klauspost/compress/gzip"
+	"golang.org/x/sync/semaphore"
+
+	"github.com/memdiag/memdiag/internal/lineio"
 )
 
 // ErrFormat is wrapped by errors about a file that is not a recording or
@@ -33,7 +37,7 @@ type Recording struct {
 // Reader reads a recording line by line, for recordings too large to hold.
 type Reader struct {
 	name    string
-	sc      *bufio.Scanner
+	sc      *lineio.Scanner
 	closer  io.Closer
 	line    int
 	pending []byte // the line read ahead, to tell a truncated last line from a bad middle one
@@ -41,6 +45,7 @@ type Reader struct {
 	header  Header
 	end     *End
 	warns   []string
+	skipped []string          // lines over MaxLine, noted by scan (the producer's own while reading in parallel)
 	strs    map[string]string // interned process strings (comm, cmdline, cgroup, unit)
 	lastNo  int               // line number of the sample last returned or emitted
 	order   orderCheck
@@ -72,9 +77,7 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 		}
 		br = bufio.NewReaderSize(gz, 64<<10)
 	}
-	sc := bufio.NewScanner(br)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	r := &Reader{name: name, sc: sc}
+	r := &Reader{name: name, sc: lineio.NewScanner(br, MaxLine)}
 	if !r.scan() {
 		if err := r.sc.Err(); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -104,6 +107,10 @@ func (r *Reader) scan() bool {
 	}
 	for r.sc.Scan() {
 		r.line++
+		if n := r.sc.Oversize(); n > 0 {
+			r.skipped = append(r.skipped, fmt.Sprintf("%s:%d: line of %d bytes skipped: over the %d MiB a recording line may have (damaged, or not written by memdiag)", r.name, r.line, n, MaxLine>>20))
+			continue
+		}
 		b := bytes.TrimSpace(r.sc.Bytes())
 		if len(b) == 0 {
 			continue
@@ -121,8 +128,17 @@ func (r *Reader) Header() Header { return r.header }
 // did not end cleanly.
 func (r *Reader) End() *End { return r.end }
 
-// Warnings lists problems that were tolerated (a truncated last line).
-func (r *Reader) Warnings() []string { return r.warns }
+// Warnings lists problems that were tolerated (a truncated last line, a
+// line over MaxLine).
+func (r *Reader) Warnings() []string {
+	return append(r.warns[:len(r.warns):len(r.warns)], r.skipped...)
+}
+
+// MaxLine bounds one line of a recording, in bytes. memdiag writes lines
+// of a few KiB to a few MiB (a sample with thousands of processes); a
+// longer line is skipped with a warning, like a damaged one, and is never
+// held in memory.
+const MaxLine = 64 << 20
 
 // Next returns the next sample, or io.EOF. A last line that is cut short
 // (SIGKILL, power loss, a recorder still writing), a compressed file
@@ -343,18 +359,33 @@ func (r *Reader) each(fn func(*Reader, *Sample)) (*Recording, error) {
 // lineBatch is a run of consecutive lines decoded by one worker.
 type lineBatch struct {
 	lines   [][]byte
+	bytes   int64     // the lines' length, acquired from the in-flight budget
 	nums    []int     // line numbers
 	samples []*Sample // decoded by the fast path; nil where the line needs the general path
 	done    chan struct{}
 }
 
-const batchLines = 256
+// A batch holds at most batchLines lines and, past its first line, at
+// most batchBytes bytes; all batches in flight (read, being decoded, or
+// waiting to be handed on in order) hold at most inFlightBytes of lines,
+// or one line when that line alone is larger. With MaxLine that bounds
+// what reading holds, whatever the input: about 2×MaxLine for the line
+// being read and its copy, plus inFlightBytes (or one MaxLine line) and
+// what those lines decode to.
+const (
+	batchLines    = 256
+	batchBytes    = 1 << 20
+	inFlightBytes = 32 << 20
+)
 
 func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 	jobs := make(chan *lineBatch, workers)
 	order := make(chan *lineBatch, 2*workers)
 	stop := make(chan struct{})
 	defer close(stop)
+	budget := semaphore.NewWeighted(inFlightBytes)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -394,9 +425,20 @@ func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 			return true
 		}
 		for r.scan() {
+			n := min(int64(len(r.pending)), inFlightBytes)
+			if n > 0 && !budget.TryAcquire(n) {
+				// Hand on what is held before waiting for room.
+				if len(b.lines) > 0 && !send() {
+					return
+				}
+				if budget.Acquire(ctx, n) != nil {
+					return
+				}
+			}
 			b.lines = append(b.lines, bytes.Clone(r.pending))
+			b.bytes += n
 			b.nums = append(b.nums, r.line)
-			if len(b.lines) == batchLines && !send() {
+			if (len(b.lines) == batchLines || b.bytes >= batchBytes) && !send() {
 				return
 			}
 		}
@@ -450,6 +492,8 @@ func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 				r.end = e
 			}
 		}
+		b.lines, b.samples = nil, nil
+		budget.Release(b.bytes)
 	}
 	// order is closed: the producer is done with scanErr and lastLine.
 	switch {

@@ -31,7 +31,7 @@ func f64(v float64) *float64 { return &v }
 
 func compareMetrics(a, b *correlate.Result) []metric {
 	lat := func(r *correlate.Result, d time.Duration) *float64 {
-		if r.Totals.Requests == 0 {
+		if r.Totals.Requests == r.Totals.Errors { // no successful request: no latency
 			return nil
 		}
 		return f64(float64(d) / 1e6)
@@ -146,7 +146,7 @@ func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Opti
 			return ""
 		}
 		s := fmt.Sprintf("%+.1f%%", *c)
-		if rose && m.key != "error_pct" && (*c > 0) == (m.better > 0) && *c != 0 {
+		if rose && m.key != "error_pct" && m.better != 0 && (*c > 0) == (m.better > 0) && *c != 0 {
 			// Looks better, but more requests failed: not a gain.
 			s += " (more failures)"
 			if o.Color {

@@ -23,6 +23,7 @@ import (
 	"github.com/yuin/goldmark/util"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/signal"
 )
 
 // The page's assets, embedded so that a report opens with no network: the
@@ -202,19 +203,20 @@ func charts(stat correlate.Stat) []chartDef {
 			col("file LRU", 0, correlate.TraceFileLRU, 1),
 			col("file LRU drop", 1, correlate.TraceLRUDrop, 1),
 		}},
-		{"reclaim", "Refaults and direct reclaim", [2]string{"/s", ""}, []quantity{
-			col("refaults (pages/s)", 0, correlate.TraceRefault, 1),
-			// correlate's direct_reclaim: global direct reclaim and reclaim at
-			// cgroup limits (record.Interval.DirectReclaimPerSec).
-			col("direct reclaim, also at cgroup limits (pages/s)", 0, correlate.TraceDirectReclaim, 1),
+		// Titles of the vmstat signals from their catalogue. The reclaim
+		// line is correlate's direct_reclaim signal, which is
+		// signal.AllocReclaim (record.Interval.DirectReclaimPerSec).
+		{"reclaim", "Refaults and " + signal.AllocReclaim.Title, [2]string{"/s", ""}, []quantity{
+			col(fmt.Sprintf("%s + %s (%s)", signal.RefaultFile.Title, signal.RefaultAnon.Title, signal.RefaultFile.RateUnit()), 0, correlate.TraceRefault, 1),
+			col(fmt.Sprintf("%s (%s)", signal.AllocReclaim.Title, signal.AllocReclaim.RateUnit()), 0, correlate.TraceDirectReclaim, 1),
 		}},
 		{"disk", "Disk I/O and I/O time", [2]string{"B/s", "s/s"}, []quantity{
 			col("disk read", 0, correlate.TraceDiskRead, 1),
 			col("disk write", 0, correlate.TraceDiskWrite, 1),
 			col("I/O time", 1, correlate.TraceIOTime, 1),
 		}},
-		{"swap", "Swap-out", [2]string{"B/s", ""}, []quantity{
-			col("swap-out", 0, correlate.TraceSwapOut, 1),
+		{"swap", strings.ToUpper(signal.SwapOut.Title[:1]) + signal.SwapOut.Title[1:], [2]string{"B/s", ""}, []quantity{
+			col(signal.SwapOut.Title, 0, correlate.TraceSwapOut, 1),
 		}},
 	}
 }

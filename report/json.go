@@ -149,15 +149,19 @@ func share(n, of int) *float64 {
 }
 
 type jsonTotals struct {
-	DurationS       float64  `json:"duration_s"`
-	Requests        int      `json:"requests"`
-	Errors          int      `json:"errors"`
-	RequestsPerS    float64  `json:"requests_per_s"`
-	MeanMS          *float64 `json:"mean_ms"`
-	P99MS           *float64 `json:"p99_ms"`
-	P99Exact        bool     `json:"p99_exact"`
-	MemStallS       float64  `json:"mem_stall_s"`
-	CgroupMemStallS float64  `json:"cgroup_mem_stall_s"`
+	DurationS       float64    `json:"duration_s"`
+	Requests        int        `json:"requests"`
+	Errors          int        `json:"errors"`
+	ErrorIntervals  int        `json:"error_intervals"`
+	LoadFrom        *time.Time `json:"load_from,omitempty"` // first request (or interval with requests)
+	LoadTo          *time.Time `json:"load_to,omitempty"`   // last one; requests_per_s is over this span
+	RequestsPerS    float64    `json:"requests_per_s"`
+	RateFromProbe   bool       `json:"rate_from_probe,omitempty"` // requests_per_s unknown: the probe's own rate
+	MeanMS          *float64   `json:"mean_ms"`
+	P99MS           *float64   `json:"p99_ms"`
+	P99Exact        bool       `json:"p99_exact"`
+	MemStallS       float64    `json:"mem_stall_s"`
+	CgroupMemStallS float64    `json:"cgroup_mem_stall_s"`
 }
 
 func ms(d time.Duration) *float64 {
@@ -240,10 +244,14 @@ func toJSON(r correlate.Result) jsonResult {
 		j.Culprits = append(j.Culprits, jc)
 	}
 	tt := r.Totals
-	j.Totals = jsonTotals{DurationS: tt.Duration.Seconds(), Requests: tt.Requests, Errors: tt.Errors,
+	j.Totals = jsonTotals{DurationS: tt.Duration.Seconds(), Requests: tt.Requests, Errors: tt.Errors, ErrorIntervals: tt.ErrorIntervals, RateFromProbe: tt.RateFromProbe,
 		RequestsPerS: math.Round(tt.RequestsPerSec*1000) / 1000, P99Exact: tt.P99Exact,
 		MemStallS: tt.MemStall.Round(time.Millisecond).Seconds(), CgroupMemStallS: tt.CgroupMemStall.Round(time.Millisecond).Seconds()}
-	if tt.Requests > 0 {
+	if !tt.LoadFrom.IsZero() {
+		from, to := in(&r, tt.LoadFrom), in(&r, tt.LoadTo)
+		j.Totals.LoadFrom, j.Totals.LoadTo = &from, &to
+	}
+	if tt.Requests > tt.Errors { // some request succeeded: a latency to show
 		j.Totals.MeanMS, j.Totals.P99MS = ms(tt.Mean), ms(tt.P99)
 	}
 	return j

@@ -1,0 +1,187 @@
+package cmd
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/testenv"
+)
+
+// startStallingService starts internal/testenv/websvc holding every
+// request that arrives in the first stall of each period; it returns its
+// address and when the periods start.
+func startStallingService(t *testing.T, period, stall time.Duration) (string, time.Time) {
+	t.Helper()
+	ws := testenv.BuildPackage(t, "github.com/memdiag/memdiag/internal/testenv/websvc", "websvc")
+	cmd := exec.Command(ws, "-data", filepath.Join(t.TempDir(), "data.bin"), "-data-size", "4194304", "-anon", "1048576",
+		"-stall-every", period.String(), "-stall", stall.String())
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("websvc: %v", err)
+	}
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("websvc: %v", err)
+	}
+	t0, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(strings.TrimPrefix(line, "websvc: stall periods count from ")))
+	if err != nil {
+		t.Fatalf("websvc start line %q: %v", line, err)
+	}
+	return strings.TrimSpace(addr), t0
+}
+
+type e2eLatencyDoc struct {
+	Episodes []struct {
+		Start, End time.Time
+		Spike      bool `json:"spike"`
+	} `json:"episodes"`
+	Spikes []struct {
+		Start, End time.Time
+	} `json:"spikes"`
+	Totals struct {
+		Requests int `json:"requests"`
+		Errors   int `json:"errors"`
+	} `json:"totals"`
+}
+
+// TestLatencyE2EHeyUnderWatch: hey loads a service that stalls 400 ms
+// every 3 s, run by `memdiag watch -- …`; analyze with hey's CSV counts
+// every request hey wrote (hey's offsets anchored at the command's start,
+// which watch recorded) and finds a spike at each stall and nowhere else.
+// Then the service is down: a probe recording shows only failures, and
+// compare does not call it an improvement.
+func TestLatencyE2EHeyUnderWatch(t *testing.T) {
+	testenv.RequireRoot(t, "a real load tool against a local service")
+	hey, err := exec.LookPath("hey")
+	if err != nil {
+		testenv.Unmet(t, "hey is not installed (apt-get install hey)")
+	}
+	bin := testenv.BuildMemdiag(t)
+	const period, stall = 3 * time.Second, 400 * time.Millisecond
+	addr, t0 := startStallingService(t, period, stall)
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "hey.csv")
+	rec := filepath.Join(dir, "run.jsonl")
+	code, _, stderr := runBinary(t, bin, "watch", "--interval", "1s", "-q", "--no-timers", "-o", rec, "--latency", csvPath, "--",
+		"sh", "-c", "exec "+hey+" -z 13s -q 10 -c 2 -o csv http://"+addr+"/ > "+csvPath)
+	if code != ExitOK {
+		t.Fatalf("watch: exit %d\n%s", code, stderr)
+	}
+	// hey's own count: its CSV's rows.
+	b, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heyRows := strings.Count(string(b), "\n") - 1
+	if heyRows < 200 {
+		t.Fatalf("hey wrote %d rows; want ~260 (13 s at 20/s)", heyRows)
+	}
+	code, out, stderr := runBinary(t, bin, "analyze", rec, "--latency", csvPath, "--format", "json", "--stat", "max")
+	if code != ExitOK {
+		t.Fatalf("analyze: exit %d\n%s", code, stderr)
+	}
+	var doc e2eLatencyDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if doc.Totals.Requests != heyRows || doc.Totals.Errors != 0 {
+		t.Errorf("analyze counted %d requests, %d failed; hey wrote %d rows, none failed", doc.Totals.Requests, doc.Totals.Errors, heyRows)
+	}
+	var spans [][2]time.Time
+	for _, e := range doc.Episodes {
+		if e.Spike {
+			spans = append(spans, [2]time.Time{e.Start, e.End})
+		}
+	}
+	for _, s := range doc.Spikes {
+		spans = append(spans, [2]time.Time{s.Start, s.End})
+	}
+	// Every spike covers a stall window; every stall window well inside
+	// the load lies in a spike.
+	stallAt := func(from, to time.Time) bool {
+		for w := t0; w.Before(to); w = w.Add(period) {
+			if w.Before(to) && w.Add(stall).After(from) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range spans {
+		if !stallAt(s[0], s[1]) {
+			t.Errorf("spike %s–%s is not at a stall", s[0].Format("15:04:05.000"), s[1].Format("15:04:05.000"))
+		}
+	}
+	firstReq, lastReq := loadSpan(t, bin, rec, csvPath)
+	found := 0
+	for w := t0; w.Before(lastReq); w = w.Add(period) {
+		if w.Before(firstReq.Add(time.Second)) || w.Add(stall+time.Second).After(lastReq) {
+			continue
+		}
+		in := false
+		for _, s := range spans {
+			if w.Before(s[1]) && w.Add(stall).After(s[0]) {
+				in = true
+			}
+		}
+		if !in {
+			t.Errorf("stall at %s found in no spike (spikes %v)", w.Format("15:04:05.000"), spans)
+		}
+		found++
+	}
+	if found < 3 {
+		t.Errorf("only %d stalls inside the load; want at least 3", found)
+	}
+
+	// The service down: a probe of a closed port for 3 s.
+	down := filepath.Join(dir, "down.jsonl")
+	code, _, stderr = runBinary(t, bin, "watch", "--interval", "1s", "--duration", "3s", "-q", "--no-timers", "-o", down, "--probe", "http://127.0.0.1:1/")
+	if code != ExitOK {
+		t.Fatalf("watch --probe: exit %d\n%s", code, stderr)
+	}
+	code, out, stderr = runBinary(t, bin, "analyze", down)
+	if code != ExitOK {
+		t.Fatalf("analyze down: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(out, "requests failed (100.0%)") || !strings.Contains(out, "no successful request") {
+		t.Errorf("analyze of the dead service does not report the failures:\n%s", out)
+	}
+	code, out, stderr = runBinary(t, bin, "compare", rec, down, "--latency-before", csvPath)
+	if code != ExitOK {
+		t.Fatalf("compare: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(out, "Not an improvement: failed requests rose from 0.0% to 100.0%") {
+		t.Errorf("compare does not call out the failures:\n%s", out)
+	}
+}
+
+// loadSpan is the first and last request start of the import, from the
+// import note of analyze's text report.
+func loadSpan(t *testing.T, bin, rec, csvPath string) (time.Time, time.Time) {
+	t.Helper()
+	code, out, stderr := runBinary(t, bin, "analyze", rec, "--latency", csvPath, "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("analyze: %s", stderr)
+	}
+	var doc struct {
+		Totals struct {
+			LoadFrom time.Time `json:"load_from"`
+			LoadTo   time.Time `json:"load_to"`
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Totals.LoadFrom.IsZero() {
+		t.Fatalf("no load span in the JSON (%v)", err)
+	}
+	return doc.Totals.LoadFrom, doc.Totals.LoadTo
+}
