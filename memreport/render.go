@@ -181,8 +181,8 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 	}
 
 	heading("Memory cgroups")
-	t = newTable("cgroup", "v", "usage", "limit", "anon", "cache", "shmem", "dirty", "swap", "psi some avg10", "oom kills", "note").
-		SetFit(0, tables.Wrap, 24).SetFit(11, tables.Wrap, 12)
+	t = newTable("cgroup", "v", "usage", "limit", "anon", "cache", "shmem", "working set", "dirty", "swap", "psi some avg10", "oom kills", "note").
+		SetFit(0, tables.Wrap, 24).SetFit(12, tables.Wrap, 12)
 	for i, c := range r.Cgroups {
 		show := i < o.TopCgroups || c.LimitBytes != nil || (c.OOMKills != nil && *c.OOMKills > 0) || o.TopCgroups <= 0
 		if !show {
@@ -190,7 +190,7 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 		}
 		t.AppendRow(c.Path, c.Version, memview.FormatBytes(c.UsageBytes), optBytes(c.LimitBytes),
 			memview.FormatBytes(c.AnonBytes), memview.FormatBytes(c.CacheBytes), memview.FormatBytes(c.ShmemBytes),
-			memview.FormatBytes(c.DirtyBytes), optBytes(c.SwapBytes), optPSI(c.PSI), optUint(c.OOMKills), flag(c))
+			memview.FormatBytes(c.WorkingSetBytes), memview.FormatBytes(c.DirtyBytes), optBytes(c.SwapBytes), optPSI(c.PSI), optUint(c.OOMKills), flag(c))
 	}
 	render(t)
 	for _, c := range r.Cgroups {
