@@ -2,22 +2,24 @@
 # them), so what CI and a contributor run is the same thing.
 #
 #   make test     the fast suite (about 70 s); host-changing tests skip
-#   make e2e      everything, with the end-to-end tests (root; they take the e2e lock)
+#   make e2e      everything, with the end-to-end tests (root; they take the e2e lock);
+#                 ends with every skipped test and why (gotestsum, a go.mod tool)
 #   make golden   rewrite every golden file and fixture recording; review the diff
 #   make bench    the benchmarks (not while others use the machine)
-#   make fuzz     each Fuzz target for FUZZTIME (default 10s)
+#   make fuzz     each Fuzz target for FUZZTIME (default 1m)
 #   make lint     golangci-lint with .golangci.yml
 #   make build    ./memdiag
+#   make dist     dist/: static linux/amd64 and arm64 binaries, .debs, SHA256SUMS
 
 GO        ?= go
-FUZZTIME  ?= 10s
+FUZZTIME  ?= 1m
 BENCHTIME ?= 1s
 PKGS      ?= ./...
 # The linter CI installs (.ci/run); `make lint` uses it from GOBIN or PATH.
 GOLANGCI_LINT_VERSION ?= v2.15.0
 GOLANGCI_LINT ?= $(shell command -v golangci-lint 2>/dev/null || echo $$($(GO) env GOPATH)/bin/golangci-lint)
 
-.PHONY: all build test e2e golden bench fuzz lint lint-install vet fmt
+.PHONY: all build test e2e golden bench fuzz lint lint-install vet fmt dist
 
 all: build test
 
@@ -28,7 +30,11 @@ test:
 	$(GO) test $(PKGS)
 
 e2e:
-	MEMDIAG_E2E=1 $(GO) test -count=1 -timeout=30m $(PKGS)
+	MEMDIAG_E2E=1 $(GO) tool gotestsum --format pkgname-and-test-fails -- -count=1 -timeout=30m $(PKGS)
+
+# Release artifacts, built, not published (packaging/dist.sh says what).
+dist:
+	GO=$(GO) bash packaging/dist.sh
 
 # MEMDIAG_UPDATE_GOLDEN=1 is read by internal/golden, which every test
 # package with golden files uses, so this works over ./... (a -update flag
@@ -40,16 +46,12 @@ golden:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
 
-# go test -fuzz takes one target in one package at a time: run each for
-# FUZZTIME. New crashers land in <pkg>/testdata/fuzz/<Target>/; keep them.
+# go test -fuzz takes one target in one package at a time: scripts/fuzz.sh
+# runs each func FuzzX of the tree for FUZZTIME (the same script .ci/run
+# runs for a few seconds each). New crashers land in
+# <pkg>/testdata/fuzz/<Target>/; keep them and add a regression test.
 fuzz:
-	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do \
-		dir=$$(dirname $$f); \
-		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
-			echo "$(GO) test -run '^$$' -fuzz '^$$t\$$' -fuzztime $(FUZZTIME) $$dir"; \
-			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$dir; \
-		done; \
-	done
+	bash scripts/fuzz.sh $(FUZZTIME)
 
 lint-install:
 	$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -38,6 +39,8 @@ var thresholdFlags = []struct {
 // AnalyzeOptions are the inputs of `memdiag analyze`.
 type AnalyzeOptions struct {
 	IO *iostreams.IOStreams
+	// Ctx ends reading when done (Ctrl-C, SIGTERM); nil never ends it.
+	Ctx context.Context
 
 	Recording     string
 	LatencyFile   string
@@ -117,6 +120,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			if runF != nil {
 				return runF(opts)
 			}
+			opts.Ctx = c.Context()
 			return runAnalyze(opts)
 		},
 	}
@@ -223,7 +227,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	}
 	lo := opts.LatencyIn
 	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
-	res, trace, err := analyzeFileTrace(opts.IO, opts.Recording, opts.LatencyFile, lo, co, format == report.HTML)
+	res, trace, err := analyzeFileTrace(opts.Ctx, opts.IO, opts.Recording, opts.LatencyFile, lo, co, format == report.HTML)
 	if err != nil {
 		return err
 	}
@@ -247,13 +251,19 @@ const analyzeMemoryLimit = 170 << 20
 // analyzeFileTrace is analyzeFile that also returns, when trace is set,
 // the per-interval data behind the result (correlate.Series.Trace), for
 // the HTML report's charts.
-func analyzeFileTrace(io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
+func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
 	f, name, err := openInput(io, "", path)
 	if err != nil {
 		return correlate.Result{}, nil, err
 	}
 	defer f.Close()
 	pr, done := withProgress(io, f, name)
+	// Ctrl-C ends a long read at the next 64 KiB, not at the end, and a
+	// read blocked on a FIFO or stdin by closing it.
+	pr = ctxReader{ctx, pr}
+	if ctx != nil {
+		defer context.AfterFunc(ctx, func() { f.Close() })()
+	}
 	r, err := record.NewReader(pr, name)
 	if err != nil {
 		done()

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -15,6 +16,8 @@ import (
 // CompareOptions are the inputs of `memdiag compare`.
 type CompareOptions struct {
 	IO *iostreams.IOStreams
+	// Ctx ends reading when done (Ctrl-C, SIGTERM); nil never ends it.
+	Ctx context.Context
 
 	Before, After       string
 	LatencyBefore       string
@@ -56,6 +59,7 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 			if runF != nil {
 				return runF(opts)
 			}
+			opts.Ctx = c.Context()
 			return runCompare(opts)
 		},
 	}
@@ -91,7 +95,7 @@ func runCompare(opts *CompareOptions) error {
 		lo := opts.LatencyIn
 		lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
 		var t *correlate.Trace
-		if res[i], t, err = analyzeFileTrace(opts.IO, p[0], p[1], lo, co, format == report.HTML); err != nil {
+		if res[i], t, err = analyzeFileTrace(opts.Ctx, opts.IO, p[0], p[1], lo, co, format == report.HTML); err != nil {
 			return err
 		}
 		if t != nil {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"io"
 	"os"
 	"time"
@@ -39,4 +40,26 @@ func withProgress(ios *iostreams.IOStreams, r io.Reader, name string) (io.Reader
 	)
 	pr := progressbar.NewReader(f, bar)
 	return &pr, func() { _ = bar.Finish() }
+}
+
+// ctxReader ends reading with ctx's error once ctx is done, so that a
+// signal ends a long read of a large recording within one read.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if c.ctx == nil {
+		return c.r.Read(p)
+	}
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	if err != nil && c.ctx.Err() != nil {
+		// The read was cut by closing the file (a FIFO, stdin).
+		return n, c.ctx.Err()
+	}
+	return n, err
 }

@@ -92,6 +92,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	err := root.ExecuteContext(ctx)
+	_ = f.IO.Flush()
 	return exitCode(f, root, err)
 }
 
@@ -138,6 +139,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 			if noColor {
 				f.IO.DisableColor()
 			}
+			f.IO.WrapParagraphs()
 			level := slog.LevelInfo
 			if debug {
 				level = slog.LevelDebug
@@ -172,6 +174,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		newMemCmd(f, nil),
 		newTimersCmd(f, nil),
 		newVersionCmd(f),
+		newManCmd(f),
 	)
 	return root
 }

@@ -50,6 +50,12 @@ func UnitFromCgroup(path string) string {
 	return ""
 }
 
+// ParseCgroupFile is the one parser of /proc/PID/cgroup (b is its
+// content): the cgroup path of the process and its unit, by the rules of
+// parseCgroup. procevents and diskio both use it, so a process has the
+// same cgroup and unit in every list.
+func ParseCgroupFile(b []byte) (path, unit string) { return parseCgroup(b) }
+
 // parseCgroup picks the cgroup path of a process from the content of
 // /proc/PID/cgroup and derives its unit. It prefers the cgroup v2 ("0::")
 // path; when that path names no unit (a hybrid host where the process sits
@@ -60,12 +66,8 @@ func parseCgroup(b []byte) (path, unit string) {
 	var unified, systemd string
 	var haveUnified, haveSystemd bool
 	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = cutLine(b)
 		// hierarchy-ID:controllers:path; the path itself may contain ':'.
 		i := bytes.IndexByte(line, ':')
 		if i < 0 {

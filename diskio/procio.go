@@ -882,17 +882,22 @@ func parseStat(b []byte) (comm []byte, ppid int, start, rss, blkio uint64, ok bo
 	return comm, ppid, start, rss, blkio, seen == 2
 }
 
+// cutLine splits b at its first newline: the line without it, and the
+// rest (nil after the last line).
+func cutLine(b []byte) (line, rest []byte) {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i], b[i+1:]
+	}
+	return b, nil
+}
+
 // parseIO extracts read_bytes, write_bytes and cancelled_write_bytes from
 // /proc/PID/io.
 func parseIO(b []byte) (rd, wr, cw uint64, ok bool) {
 	var seen uint8 // one bit per field: a field written twice counts once
 	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = cutLine(b)
 		colon := bytes.IndexByte(line, ':')
 		if colon < 0 {
 			continue

@@ -77,12 +77,8 @@ func (s *ProcScanner) TopRSS(n int) []ProcRSS {
 // before 4.5, kernel threads).
 func parseStatusRSS(b []byte, r *ProcRSS) (ok bool) {
 	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = cutLine(b)
 		var dst *uint64
 		switch {
 		case bytes.HasPrefix(line, []byte("RssAnon:")):

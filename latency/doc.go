@@ -21,6 +21,14 @@
 //	locust       locust --csv P (P_stats_history.csv)     row written (1 s) per-interval stats only
 //	hey          hey -o csv                               offset from start response-time s
 //	generic      timestamp,latency[,status]               request start     unit in header or value
+//	ab           ab -g FILE (gnuplot TSV)                 request start (1 s) ttime ms
+//
+// Any of them may be gzip-compressed. Failed requests count in
+// [Summary.Count] and [Summary.Errors] but not in its latency statistics
+// (see [SummarizeRequests]); [Imported.Within] clips an import to a
+// recording and [ImportReport.Check] and [ImportReport.Describe] say
+// what was kept. Locust's exact per-request rows come from the request
+// hook in docs/latency.md (generic format).
 //
 // [Request.Start] is always the request start: for k6 it is the end
 // minus the latency. Request.Err is what the tool marked as failed

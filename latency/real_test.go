@@ -52,6 +52,16 @@ func TestRealFilesPerInterval(t *testing.T) {
 			{1796152005, 19, 0, 1794736, 16800000},
 			{1796152006, 1, 0, 2000000, 2000000},
 		}},
+		// Locust 2.12.1 with memdiag's request hook: Locust's own summary
+		// counted 60 requests, 28 failures.
+		{"locust-hook.csv", ImportOptions{}, FormatGeneric, []bucketWant{
+			{1796153910, 2, 1, 304268000, 304268000},
+			{1796153911, 10, 6, 240408750, 445380000},
+			{1796153912, 12, 7, 9564400, 32808000},
+			{1796153913, 18, 7, 8549090, 19746000},
+			{1796153914, 14, 5, 95375777, 404159000},
+			{1796153915, 4, 2, 10508000, 11336000},
+		}},
 		{"ab-stall.tsv", ImportOptions{}, FormatAB, []bucketWant{
 			{1796152112, 300, 0, 416666, 6000000},
 		}},
@@ -125,5 +135,33 @@ func TestImportGzipCut(t *testing.T) {
 	}
 	if r := imp.Report; r.Rows == 0 || r.Rows >= 100 || r.Truncated == 0 {
 		t.Errorf("cut gzip: %+v, want some of the 100 rows and a truncation noted", r)
+	}
+}
+
+// TestImportJMeterXML: top-level samples and a Transaction Controller's
+// children are requests; the controller's own sample and a redirect's
+// sub-results are not.
+func TestImportJMeterXML(t *testing.T) {
+	imp := importFixture(t, "jmeter.xml.jtl", ImportOptions{})
+	ms := func(n int64) time.Time { return time.UnixMilli(n) }
+	want := []Request{
+		{Start: ms(1795988650410), Latency: 3 * time.Millisecond, Status: 200},
+		{Start: ms(1795988650614), Latency: 2 * time.Millisecond, Status: 404, Err: true},
+		{Start: ms(1795988650817), Latency: 1 * time.Millisecond, Status: 0, Err: true},
+		{Start: ms(1795988651020), Latency: 4 * time.Millisecond, Status: 200},
+		{Start: ms(1795988651024), Latency: 8 * time.Millisecond, Status: 404, Err: true},
+		{Start: ms(1795988651240), Latency: 30 * time.Millisecond, Status: 200},
+	}
+	if len(imp.Requests) != len(want) {
+		t.Fatalf("%d requests, want %d: %+v", len(imp.Requests), len(want), imp.Requests)
+	}
+	for i, w := range want {
+		g := imp.Requests[i]
+		if !g.Start.Equal(w.Start) || g.Latency != w.Latency || g.Status != w.Status || g.Err != w.Err {
+			t.Errorf("request %d = %+v, want %+v", i, g, w)
+		}
+	}
+	if r := imp.Report; r.Format != FormatJMeterXML || r.Rows != 6 || r.Transactions != 1 || r.Bad != 1 || r.BadLines[0].Line != 16 {
+		t.Errorf("report = %+v, want jmeter-xml, 6 rows, 1 transaction, bad line 16", r)
 	}
 }

@@ -117,7 +117,7 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 
 	h := r.Host
 	heading("Host")
-	t := newTable("figure", "bytes", "what it is").SetFit(2, tables.Wrap, 24)
+	t := newTable("figure", "bytes", "what it is").SetFit(0, tables.Wrap, 16).SetFit(1, tables.Wrap, 14).SetFit(2, tables.Wrap, 20)
 	rows := [][]any{
 		{"total", h.TotalBytes, "MemTotal"},
 		{"free", h.FreeBytes, "MemFree: unused"},
@@ -161,7 +161,9 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 	}
 
 	heading(fmt.Sprintf("Processes by RSS (top %d)", len(r.Procs)))
-	t = newTable("pid", "command", "rss", "anon", "file", "shmem", "pss", "swap", "cgroup").SetFit(8, tables.Wrap, 24)
+	// A narrow terminal hides pss, swap and shmem, then the cgroup.
+	t = newTable("pid", "command", "rss", "anon", "file", "shmem", "pss", "swap", "cgroup").SetFit(1, tables.Truncate, 12).
+		SetFit(8, tables.Wrap, 16).HideWhenNarrow(6, 7, 5, 8)
 	for _, p := range r.Procs {
 		pss := "-"
 		if p.PSSBytes != nil {
@@ -182,7 +184,7 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 
 	heading("Memory cgroups")
 	t = newTable("cgroup", "v", "usage", "limit", "anon", "cache", "shmem", "working set", "dirty", "swap", "psi some avg10", "oom kills", "note").
-		SetFit(0, tables.Wrap, 24).SetFit(12, tables.Wrap, 12)
+		SetFit(0, tables.Wrap, 20).SetFit(12, tables.Wrap, 12).HideWhenNarrow(8, 6, 9, 1, 7, 5, 4, 12)
 	for i, c := range r.Cgroups {
 		show := i < o.TopCgroups || c.LimitBytes != nil || (c.OOMKills != nil && *c.OOMKills > 0) || o.TopCgroups <= 0
 		if !show {
@@ -209,7 +211,8 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 		}
 	}
 	if len(r.OOM.Kills) > 0 {
-		t = newTable("time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup", "group usage / limit").SetFit(8, tables.Wrap, 24)
+		t = newTable("time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup", "group usage / limit").SetFit(8, tables.Wrap, 16).
+			HideWhenNarrow(1, 6, 5, 7, 4)
 		for _, k := range r.OOM.Kills {
 			when := "-"
 			if !k.Time.IsZero() {

@@ -282,23 +282,12 @@ func (l *Listener) readProcFile(pid int, name string) ([]byte, bool) {
 	return l.infoBuf[:total], true
 }
 
-// cgroupPath picks the path of the unified hierarchy ("0::/x") from
-// /proc/PID/cgroup, else the name=systemd hierarchy's.
+// cgroupPath is the cgroup path diskio.ParseCgroupFile picks from the
+// content of /proc/PID/cgroup (the unified hierarchy's, or the
+// name=systemd one's when only that names a unit).
 func cgroupPath(s string) string {
-	var named string
-	for _, line := range strings.Split(s, "\n") {
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		if parts[0] == "0" && parts[1] == "" && parts[2] != "/" {
-			return parts[2]
-		}
-		if parts[1] == "name=systemd" {
-			named = parts[2]
-		}
-	}
-	return named
+	p, _ := diskio.ParseCgroupFile([]byte(s))
+	return p
 }
 
 // Start reads events until ctx ends or Close is called.

@@ -139,8 +139,10 @@ func signalValue(s correlate.SignalPeak) string {
 	return fmt.Sprint(s.Peak)
 }
 
-// culpritCell is the CULPRIT column: the culprit's name, and the process
-// that did the episode's I/O with its bytes.
+// culpritCell is the CULPRIT column (see [culpritLegend]): the job that
+// explains the episode, then its process that did the most of the
+// episode's I/O with the bytes it read and wrote ("job: process 7.0
+// GiB"); with no job, "no job: " and the process that did the most.
 func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 	var p *correlate.ProcActivity
 	if c := culpritByName(r, e.Culprit); c != nil {
@@ -156,7 +158,7 @@ func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 			}
 		}
 	}
-	if p == nil && len(e.Processes) > 0 {
+	if p == nil && e.Culprit == "" && len(e.Processes) > 0 {
 		p = &e.Processes[0]
 	}
 	proc := ""
@@ -165,14 +167,17 @@ func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 	}
 	switch {
 	case e.Culprit != "" && proc != "":
-		return e.Culprit + " ← " + proc
+		return e.Culprit + ": " + proc
 	case e.Culprit != "":
 		return e.Culprit
 	case proc != "":
-		return "? " + proc
+		return "no job: " + proc
 	}
 	return ""
 }
+
+// culpritLegend says what the CULPRIT column holds.
+const culpritLegend = "CULPRIT: the job that explains the episode, then its process that did the most of the episode's disk I/O, with the bytes it read and wrote; \"no job:\" names the process that did the most when no job explains it."
 
 func culpritByName(r *correlate.Result, name string) *correlate.Culprit {
 	if name == "" {

@@ -18,19 +18,54 @@ import (
 // column groups of the timeline: a column is marked when the episode
 // raised any of its signals; its value is the first one raised.
 type column struct {
-	title   string
+	title   string // the column's title in the wide layout (--values)
+	short   string // its name in the SIGNALS column
+	what    string // what the short name means, for the legend
 	signals []correlate.Signal
-	wide    bool // only in the wide layout
+	wide    bool // counted in the compact layout's SIGNALS only
 }
 
 var columns = []column{
-	{title: "PSI UP", signals: []correlate.Signal{correlate.PSISome, correlate.PSIFull}},
-	{title: "LRU DOWN", signals: []correlate.Signal{correlate.LRUDrop}},
-	{title: "REFAULT", signals: []correlate.Signal{correlate.Refault}, wide: true},
-	{title: "RECLAIM", signals: []correlate.Signal{correlate.DirectReclaim}, wide: true},
-	{title: "DISK I/O", signals: []correlate.Signal{correlate.DiskIO}},
-	{title: "I/O TIME UP", signals: []correlate.Signal{correlate.IOTime}},
-	{title: "SWAP UP", signals: []correlate.Signal{correlate.SwapOut}},
+	{title: "PSI UP", short: "PSI", what: "memory PSI rose", signals: []correlate.Signal{correlate.PSISome, correlate.PSIFull}},
+	{title: "LRU DOWN", short: "LRU", what: "file LRU shrank", signals: []correlate.Signal{correlate.LRUDrop}},
+	{title: "REFAULT", short: "RF", what: "refaults rose", signals: []correlate.Signal{correlate.Refault}, wide: true},
+	{title: "RECLAIM", short: "DR", what: "direct reclaim rose", signals: []correlate.Signal{correlate.DirectReclaim}, wide: true},
+	{title: "DISK I/O", short: "IO", what: "disk I/O rose", signals: []correlate.Signal{correlate.DiskIO}},
+	{title: "I/O TIME UP", short: "IOT", what: "I/O time rose", signals: []correlate.Signal{correlate.IOTime}},
+	{title: "SWAP UP", short: "SW", what: "swap-out rose", signals: []correlate.Signal{correlate.SwapOut}},
+}
+
+// signalsCell is the SIGNALS cell of the compact timeline: the short name
+// of every signal that rose in the episode, each at its own place so that
+// the marks line up in columns ("PSI LRU       IO IOT SW").
+func signalsCell(e *correlate.Episode) string {
+	var b strings.Builder
+	for i, c := range columns {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		on := false
+		for _, s := range c.signals {
+			if _, ok := e.Has(s); ok {
+				on = true
+			}
+		}
+		if on {
+			b.WriteString(c.short)
+		} else {
+			b.WriteString(strings.Repeat(" ", len(c.short)))
+		}
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// signalsLegend explains the SIGNALS column's short names.
+func signalsLegend() string {
+	parts := make([]string, len(columns))
+	for i, c := range columns {
+		parts[i] = c.short + " " + c.what
+	}
+	return "SIGNALS: " + strings.Join(parts, ", ") + "."
 }
 
 func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
@@ -76,7 +111,14 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 		} else {
 			b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}))
 		}
-		b.WriteString("\n\n")
+		b.WriteString("\n")
+		if md {
+			b.WriteString("\n")
+		}
+		if !o.Values {
+			b.WriteString(signalsLegend() + "\n")
+		}
+		b.WriteString(culpritLegend + "\n\n")
 	}
 
 	heading("Verdict")
@@ -183,14 +225,25 @@ func timeline(r *correlate.Result, o Options) *tables.Table {
 	if r.HasLatency {
 		hdr = append(hdr, "LATENCY")
 	}
-	for _, c := range columns {
-		if !c.wide || o.Values {
+	if o.Values {
+		for _, c := range columns {
 			hdr = append(hdr, c.title)
 		}
+	} else {
+		hdr = append(hdr, "SIGNALS")
 	}
 	hdr = append(hdr, "CULPRIT")
-	// On a narrow terminal the culprit wraps; the marks never do.
-	t := tables.New(hdr...).SetFit(len(hdr)-1, tables.Wrap, 24)
+	// On a narrow terminal the culprit wraps; the marks never do. The
+	// wide layout (--values) hides its extra columns, then the values'
+	// widest ones, one at a time until it fits (named under the table).
+	t := tables.New(hdr...).SetFit(len(hdr)-1, tables.Wrap, 18)
+	if o.Values {
+		var hide []int
+		for i := len(hdr) - 2; i > 0; i-- {
+			hide = append(hide, i)
+		}
+		t.HideWhenNarrow(hide...)
+	}
 
 	layout := timeLayout(r)
 	for _, e := range timelineRows(r) {
@@ -218,9 +271,12 @@ func timeline(r *correlate.Result, o Options) *tables.Table {
 			}
 			row = append(row, strings.TrimSpace(c+" "+failed))
 		}
+		if !o.Values {
+			row = append(row, signalsCell(e))
+		}
 		for _, c := range columns {
-			if c.wide && !o.Values {
-				continue
+			if !o.Values {
+				break
 			}
 			on, val := false, ""
 			for _, s := range c.signals {

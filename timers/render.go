@@ -167,8 +167,20 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 	// On a terminal the command line and the note are cut to fit (piped
 	// output, markdown, CSV and JSON have them whole); a long schedule
 	// and the ACTIVE reasons wrap.
-	t := tables.New(header...).SetFit(2, tables.Wrap, 24).SetFit(cmdCol, tables.Truncate, 24).
+	// A terminal still too narrow hides the note, the reasons, the
+	// source, LAST and the period, in that order (the name, its schedule,
+	// NEXT and the command stay).
+	t := tables.New(header...).SetFit(0, tables.Truncate, 20).SetFit(2, tables.Wrap, 16).SetFit(cmdCol, tables.Truncate, 16).
 		SetFit(cmdCol+1, tables.Truncate, 16).SetFit(cmdCol+2, tables.Wrap, 30)
+	hide := []int{cmdCol + 1}
+	if o.ShowWhy {
+		hide = append(hide, cmdCol+2)
+	}
+	hide = append(hide, 1)
+	if showLast {
+		hide = append(hide, cmdCol-1)
+	}
+	t.HideWhenNarrow(append(hide, 3)...)
 	multi := f == FormatTable
 	join := func(ss []string) string {
 		if multi {
@@ -257,7 +269,8 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f Format, o RenderOptio
 		return enc.Encode(doc)
 	}
 	t := tables.New("TIME ("+o.Loc.String()+")", "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE").
-		SetFit(4, tables.Truncate, 24).SetFit(5, tables.Truncate, 16)
+		SetFit(1, tables.Truncate, 20).SetFit(4, tables.Truncate, 16).SetFit(5, tables.Truncate, 16).
+		HideWhenNarrow(5, 2, 3)
 	for _, x := range fs {
 		j := byName[x.Job]
 		tf := "2006-01-02 15:04:05"

@@ -28,14 +28,19 @@ type IOStreams struct {
 // System returns streams bound to the process's stdin, stdout and stderr.
 // Colour is off when NO_COLOR is set (https://no-color.org) or stdout is
 // not a terminal.
-func System() *IOStreams {
-	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	s.stdoutTTY = isatty.IsTerminal(os.Stdout.Fd())
-	s.stderrTTY = isatty.IsTerminal(os.Stderr.Fd())
+func System() *IOStreams { return Files(os.Stdin, os.Stdout, os.Stderr) }
+
+// Files returns streams bound to the given files, deciding terminal,
+// width and colour from them as [System] does from the process's own
+// (a test hands it a pseudo-terminal).
+func Files(in, out, errOut *os.File) *IOStreams {
+	s := &IOStreams{In: in, Out: out, ErrOut: errOut}
+	s.stdoutTTY = isatty.IsTerminal(out.Fd())
+	s.stderrTTY = isatty.IsTerminal(errOut.Fd())
 	if os.Getenv("NO_COLOR") != "" { // https://no-color.org: set and not empty
 		s.colorOff = true
 	}
-	s.width = terminalWidth(os.Stdout.Fd())
+	s.width = terminalWidth(out.Fd())
 	return s
 }
 

@@ -43,3 +43,19 @@ func TestWidth(t *testing.T) {
 		t.Errorf("Width = %d after SetWidth(132)", got)
 	}
 }
+
+func TestWrapLine(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"short line", "short line"},
+		{"Period: episodes recur every 10m1s (±20.1s) from 12:05:07: 11 of 12 expected, 1 missed",
+			"Period: episodes recur every 10m1s (±20.1s) from 12:05:07: 11 of 12 expected, 1\nmissed"},
+		{"  - a bullet whose text is long enough to need a second line of its own, here it is",
+			"  - a bullet whose text is long enough to need a second line of its own, here\n    it is"},
+		{" a │ table │ line that is far too long for the terminal but is left alone by it", " a │ table │ line that is far too long for the terminal but is left alone by it"},
+		{"19:26:26      0.0%     0.0%     0.3%      5671       2       0       0     256     0.0", "19:26:26      0.0%     0.0%     0.3%      5671       2       0       0     256     0.0"},
+	} {
+		if got := WrapLine(tt.in, 80); got != tt.want {
+			t.Errorf("WrapLine(%q) =\n%s\nwant\n%s", tt.in, got, tt.want)
+		}
+	}
+}

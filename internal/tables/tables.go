@@ -59,6 +59,7 @@ type Table struct {
 	header table.Row
 	rows   []table.Row
 	fits   map[int]fit
+	hide   []int // columns a too-narrow terminal hides, first one first
 }
 
 // New returns a table with the given column titles.
@@ -71,6 +72,15 @@ func New(header ...any) *Table {
 // its header's width); a column not set is [Keep].
 func (t *Table) SetFit(col int, f Fit, minCols int) *Table {
 	t.fits[col] = fit{f, max(minCols, minWidth)}
+	return t
+}
+
+// HideWhenNarrow lists columns (0-based) that a terminal too narrow for
+// the table even after wrapping and truncating hides, the first listed
+// first, one at a time until the table fits. [Table.Text] then ends with
+// a line naming them: Markdown, CSV and piped output keep every column.
+func (t *Table) HideWhenNarrow(cols ...int) *Table {
+	t.hide = append(t.hide, cols...)
 	return t
 }
 
@@ -110,22 +120,44 @@ func (t *Table) Text(o Options) string {
 	if o.Color {
 		style.Color.Header = text.Colors{text.Bold}
 	}
-	w := t.writer()
-	w.SetStyle(style)
-	out := w.Render()
+	render := func(cfgs []table.ColumnConfig) string {
+		w := t.writer()
+		w.SetStyle(style)
+		w.SetColumnConfigs(cfgs)
+		return w.Render()
+	}
+	out := render(nil)
+	var hidden []string
 	if o.Width > 0 {
-		if got := text.LongestLineLen(out); got > o.Width {
-			if cfgs := t.narrow(got - o.Width); len(cfgs) > 0 {
-				w = t.writer()
-				w.SetStyle(style)
-				w.SetColumnConfigs(cfgs)
-				out = w.Render()
+		for k := 0; k <= len(t.hide); k++ {
+			var cfgs []table.ColumnConfig
+			gone := map[int]bool{}
+			hidden = hidden[:0]
+			for _, col := range t.hide[:k] {
+				gone[col] = true
+				cfgs = append(cfgs, table.ColumnConfig{Number: col + 1, Hidden: true})
+				if col < len(t.header) {
+					hidden = append(hidden, fmt.Sprint(t.header[col]))
+				}
+			}
+			out = render(cfgs)
+			if got := text.LongestLineLen(out); got > o.Width {
+				if more := t.narrow(got-o.Width, gone); len(more) > 0 {
+					out = render(append(cfgs, more...))
+				}
+			}
+			if text.LongestLineLen(out) <= o.Width {
+				break
 			}
 		}
 	}
 	lines := strings.Split(out, "\n")
 	for i, l := range lines {
 		lines[i] = trimRight(l)
+	}
+	if len(hidden) > 0 {
+		lines = append(lines, text.WrapSoft(fmt.Sprintf("(%s not shown at %d columns: a wider terminal, a pipe or --format markdown shows them)",
+			strings.Join(hidden, ", "), o.Width), o.Width))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -145,11 +177,11 @@ func trimRight(l string) string {
 // narrow returns column configs that take excess terminal columns out of
 // the Wrap and Truncate columns: all of them are capped at one width, the
 // largest that absorbs the excess, and none goes below its minimum.
-func (t *Table) narrow(excess int) []table.ColumnConfig {
+func (t *Table) narrow(excess int, hidden map[int]bool) []table.ColumnConfig {
 	natural := map[int]int{}
 	floor := map[int]int{}
 	for col, f := range t.fits {
-		if f.how == Keep {
+		if f.how == Keep || hidden[col] {
 			continue
 		}
 		floor[col] = f.min

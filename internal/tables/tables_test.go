@@ -114,3 +114,22 @@ func TestTextWrapKeepsLines(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestHideWhenNarrow: a table that wrapping and truncating cannot fit
+// hides the listed columns, first listed first, and names them below;
+// piped output keeps them all.
+func TestHideWhenNarrow(t *testing.T) {
+	tb := New("NAME", "SOURCE", "PERIOD", "NEXT", "COMMAND").SetFit(4, Truncate, 12).HideWhenNarrow(1, 2)
+	tb.AppendRow("apt-daily-upgrade.timer", "systemd", "1d", "2026-11-30 06:00", "/usr/lib/apt/apt.systemd.daily install")
+	got := tb.Text(Options{Width: 60})
+	want := " NAME                    │ NEXT             │ COMMAND\n" +
+		"─────────────────────────┼──────────────────┼───────────────\n" +
+		" apt-daily-upgrade.timer │ 2026-11-30 06:00 │ /usr/lib/apt…\n" +
+		"(SOURCE, PERIOD not shown at 60 columns: a wider terminal, a\npipe or --format markdown shows them)"
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if full := tb.Text(Options{}); !strings.Contains(full, "systemd") || !strings.Contains(full, "apt.systemd.daily install") {
+		t.Errorf("piped output lost columns:\n%s", full)
+	}
+}

@@ -3,7 +3,7 @@
 # key count errors mean_ns p99_ns, where key is the bucket's end (Unix s)
 # and a request starting at t is in bucket ceil(t) (intervals (k-1, k]).
 # mean and p99 (nearest rank, ceil(0.99 n)) are of the successful requests.
-# usage: expected.sh vegeta|hey|ab FILE [hey-start-unix-s]
+# usage: expected.sh vegeta|hey|ab|generic FILE [hey-start-unix-s]
 fmt=$1 file=$2 start=${3:-0}
 case $fmt in
 vegeta) # timestamp ns, code, latency ns, ..., error (field 6)
@@ -12,6 +12,9 @@ vegeta) # timestamp ns, code, latency ns, ..., error (field 6)
 hey) # response-time s, ..., status-code (7), offset s (8); header skipped
   awk -F, -v st="$start" 'NR>1 { o=$8; k=st+int(o)+(o>int(o)); err=($7>=400);
              printf "%d %d %.0f\n", k, err, $1*1e9 }' "$file" ;;
+generic) # timestamp (Unix s), latency_ms, status, error; header skipped
+  awk -F, 'NR>1 { split($1,p,"."); k=p[1]+(p[2]+0>0); err=($3==0 || $3>=400 || $4!="");
+             printf "%d %d %.0f\n", k, err, $2*1e6 }' "$file" ;;
 ab) # starttime, seconds, ctime, dtime, ttime (ms); start read as seconds+0.5
   awk -F'\t' 'NR>1 { print $2+1, 0, $5*1000000 }' "$file" ;;
 esac | sort -k1,1n -k2,2n -k3,3n | awk '

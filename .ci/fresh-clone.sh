@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Two checks of what a new user meets, run by .ci/run as root before the
+# end-to-end suite:
+#
+# 1. A fresh clone, built and tested as an unprivileged user (nobody) with
+#    a clean HOME and GOPATH: `go install` of the clone, `memdiag
+#    --version`, then the README's test command, `go test ./...`.
+# 2. The README's test command as root without MEMDIAG_E2E.
+#
+# Around both, the host's state is compared: cgroups, active swap, systemd
+# unit files, kernel.task_delayacct and memdiag's files under /var/tmp and
+# /run. Plain `go test ./...` must leave all of them as they were: only
+# MEMDIAG_E2E=1 (or =require) lets a test change the host.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+
+snapshot() {
+  set +o pipefail # find reports the directories this host lacks
+  echo "# cgroups"
+  find /sys/fs/cgroup -mindepth 1 -maxdepth 4 -type d 2>/dev/null | sort
+  echo "# swap"
+  tail -n +2 /proc/swaps | awk '{print $1}' | sort
+  echo "# unit files"
+  find /etc/systemd /run/systemd/system /run/systemd/transient /usr/lib/systemd/system /lib/systemd/system \
+    \( -name '*.timer' -o -name '*.service' \) 2>/dev/null | sort
+  echo "# sysctl"
+  cat /proc/sys/kernel/task_delayacct 2>/dev/null || true
+  echo "# memdiag files"
+  ls -d /var/tmp/memdiag-* /run/memdiag* 2>/dev/null | grep -v '/var/tmp/memdiag-e2e.lock$' || true
+  set -o pipefail
+}
+
+check_unchanged() { # label before-file
+  local after
+  after=$(mktemp)
+  snapshot >"$after"
+  if ! diff -u "$2" "$after"; then
+    echo "FAIL: $1 changed the host (diff above: - before, + after)"
+    rm -f "$after"
+    exit 1
+  fi
+  rm -f "$after"
+  echo "ok: $1 left cgroups, swap, unit files, kernel.task_delayacct and /var/tmp, /run as they were"
+}
+
+work=$(mktemp -d /tmp/memdiag-fresh.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+before=$work/before
+snapshot >"$before"
+
+# 1. As nobody, in a fresh clone, with nothing of root's Go state.
+git clone -q --no-hardlinks "$repo" "$work/src"
+mkdir -p "$work/home"
+chown -R nobody:nogroup "$work/src" "$work/home"
+chmod 755 "$work"
+goroot=$(go env GOROOT)
+as_nobody() {
+  runuser -u nobody -- env -i PATH="$goroot/bin:/usr/local/bin:/usr/bin:/bin" HOME="$work/home" \
+    GOPATH="$work/home/go" GOCACHE="$work/home/cache" GOTOOLCHAIN=local GOFLAGS=-count=1 \
+    bash -c "cd '$work/src' && $1"
+}
+as_nobody 'go install . && "$(go env GOPATH)/bin/memdiag" --version'
+start=$(date +%s)
+as_nobody 'go test ./...'
+echo "ok: go test ./... as nobody in a fresh clone took $(($(date +%s) - start)) s"
+check_unchanged "go test ./... as nobody" "$before"
+
+# 2. As root, without MEMDIAG_E2E.
+start=$(date +%s)
+env -u MEMDIAG_E2E go test -count=1 ./...
+echo "ok: go test ./... as root without MEMDIAG_E2E took $(($(date +%s) - start)) s"
+check_unchanged "go test ./... as root without MEMDIAG_E2E" "$before"

@@ -1,0 +1,49 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+)
+
+// newManCmd writes one man page per command, generated from the command
+// tree (cobra/doc), so the pages say what --help says.
+func newManCmd(f *Factory) *cobra.Command {
+	var dir string
+	c := &cobra.Command{
+		Use:   "man --dir DIR",
+		Short: "Write memdiag's man pages (memdiag.1, memdiag-watch.1, ...) into a directory",
+		Long: heredoc.Doc(`
+			man writes a man page for memdiag and for each of its commands into
+			DIR, generated from the same text as --help; man memdiag-analyze
+			then reads one.
+		`),
+		Example: examples(`
+			# install the pages for every user
+			memdiag man --dir /usr/local/share/man/man1
+		`),
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("--dir: %w", err)
+			}
+			root := cmd.Root()
+			root.DisableAutoGenTag = true // no date: the same tree gives the same pages
+			hdr := &doc.GenManHeader{Title: "MEMDIAG", Section: "1", Source: "memdiag " + VersionString(), Manual: "memdiag manual"}
+			if err := doc.GenManTree(root, hdr, dir); err != nil {
+				return err
+			}
+			pages, _ := filepath.Glob(filepath.Join(dir, "*.1"))
+			fmt.Fprintf(f.IO.Out, "wrote %d man pages to %s\n", len(pages), dir)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&dir, "dir", "", "write the pages into this `DIR` (created if missing)")
+	_ = c.MarkFlagRequired("dir")
+	_ = c.MarkFlagDirname("dir")
+	return c
+}
