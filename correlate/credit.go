@@ -566,7 +566,14 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		// bar of a single credit met every time: it did most of the I/O
 		// (or took most of the memory) and started no later than the
 		// stall. Its confidence then says how weak the chance test was.
-		named = math.Min(pf.PNull, pf.PFiring) < MaxChance || (pf.Share >= SoloShare && !pf.Late)
+		// A timer of a coalesced wake-up is named with its group: the
+		// wake-up's share counts for the bar (its own share still sets
+		// its confidence, capped at RideAlongCap).
+		var gshares []float64
+		for _, c := range pf.Credits {
+			gshares = append(gshares, math.Max(math.Max(c.Share, c.MemShare), c.GroupShare))
+		}
+		named = math.Min(pf.PNull, pf.PFiring) < MaxChance || (median(gshares) >= SoloShare && !pf.Late)
 	}
 	if !named {
 		if mc.recorded && !pf.Ran && paper > 0 {
