@@ -36,6 +36,10 @@ const (
 	// unknownMinHits is how many episodes on its schedule a recurrence
 	// that no job or process explains needs to be reported (kind unknown).
 	unknownMinHits = 5
+	// RideAlongCap caps the confidence of a job credited only together
+	// with the jobs of its wake-up: its own median share is below
+	// MinShare, so it is never more than low.
+	RideAlongCap = 0.49
 	// LateFactor scales the confidence when its processes started after
 	// the stall had begun in every credited episode.
 	LateFactor = 0.8
@@ -104,7 +108,7 @@ type Proof struct {
 	// or of the memory taken, the larger (not its wake-up group's); Repeat = its matched firings / firings (FiringsUsed) or credited
 	// episodes / its runs (episodes with its I/O plus runs outside them);
 	// Late: it started after the stall in every credited episode with a
-	// known start; Cap: SoloCap, BlindCap or 1.
+	// known start; Cap: SoloCap, BlindCap, RideAlongCap or 1.
 	Runs     int     `json:"runs"`
 	P        float64 `json:"p"`
 	Strength float64 `json:"strength"`
@@ -536,6 +540,9 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		pf.Share = round3(median(shares))
 	}
 	pf.Late = timed > 0 && late == timed
+	if k > 0 && pf.Share < MinShare {
+		pf.Cap = math.Min(pf.Cap, RideAlongCap)
+	}
 	// Naming.
 	named := false
 	switch {
@@ -559,7 +566,14 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		// bar of a single credit met every time: it did most of the I/O
 		// (or took most of the memory) and started no later than the
 		// stall. Its confidence then says how weak the chance test was.
-		named = math.Min(pf.PNull, pf.PFiring) < MaxChance || (pf.Share >= SoloShare && !pf.Late)
+		// A timer of a coalesced wake-up is named with its group: the
+		// wake-up's share counts for the bar (its own share still sets
+		// its confidence, capped at RideAlongCap).
+		var gshares []float64
+		for _, c := range pf.Credits {
+			gshares = append(gshares, math.Max(math.Max(c.Share, c.MemShare), c.GroupShare))
+		}
+		named = math.Min(pf.PNull, pf.PFiring) < MaxChance || (median(gshares) >= SoloShare && !pf.Late)
 	}
 	if !named {
 		if mc.recorded && !pf.Ran && paper > 0 {

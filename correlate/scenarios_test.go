@@ -340,6 +340,11 @@ func TestScenarioCoalescedTimers(t *testing.T) {
 	if c.Confidence != 0.68 || c.ConfidenceLabel() != "medium" {
 		t.Errorf("bravo confidence %.2f (%s), proof %+v; want 0.68 medium", c.Confidence, c.ConfidenceLabel(), *c.Proof)
 	}
+	// alpha did 32 of 414 MiB: credited only with its wake-up, it rides
+	// along and stays low.
+	if a := res.Culprits[4]; a.Confidence > RideAlongCap || a.Proof.Cap != RideAlongCap {
+		t.Errorf("alpha confidence %.2f, cap %.2f; want at most %.2f", a.Confidence, a.Proof.Cap, RideAlongCap)
+	}
 }
 
 // 9b. An hourly timer with RandomizedDelaySec=1h fires anywhere in its
@@ -562,5 +567,32 @@ func TestScenarioShortRun(t *testing.T) {
 	s.procs = ps[len(ps)-1:]
 	if res := Analyze(s.build(), Options{Project: timers.Project}); len(res.Culprits) != 0 {
 		t.Errorf("culprits %v from three episodes and no process; want none", names(res))
+	}
+}
+
+// The short run with a second timer in the same wake-up doing a tenth of
+// the I/O: it is named with its group, after heavy.timer, and rides along
+// at low confidence.
+func TestScenarioShortRunCoalesced(t *testing.T) {
+	ats := offs(10*time.Second, 3, 4*time.Second)
+	var ps []sproc
+	for k, a := range ats {
+		ps = append(ps,
+			sproc{pid: 9000 + k, ppid: 1, comm: "hog", cmdline: "/opt/hog -write 192M", unit: "heavy.service",
+				from: a - sec(0.3), to: a + 6*time.Second, bps: every(192*mib, 5*time.Second, a)},
+			sproc{pid: 9100 + k, ppid: 1, comm: "hog", cmdline: "/opt/hog -write 20M", unit: "light.service",
+				from: a - sec(0.3), to: a + 6*time.Second, bps: every(20*mib, 5*time.Second, a)})
+	}
+	ps = append(ps, sproc{pid: 50, ppid: 1, comm: "websvc", cmdline: "/opt/websvc", unit: "web.service", bps: steady(1 * mib)})
+	heavy := withPeriod(sysTimer("heavy.timer", "*:*:0/10", "/opt/hog -write 192M"), 10*time.Second)
+	light := withPeriod(sysTimer("light.timer", "*:*:0/10", "/opt/hog -write 20M"), 10*time.Second)
+	heavy.IdleNow, light.IdleNow = true, true
+	s := scenario{dur: 36 * time.Second, hostSome: burstPSI(0.3, 5*time.Second, ats...), procs: ps, jobs: []timers.Job{light, heavy}}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if got := names(res); !slices.Equal(got, []string{"heavy.timer", "light.timer"}) {
+		t.Fatalf("culprits %v; want heavy.timer, light.timer", got)
+	}
+	if l := res.Culprits[1]; l.Confidence > RideAlongCap || !slices.Equal(l.Proof.FiresWith, []string{"heavy.timer"}) {
+		t.Errorf("light.timer confidence %.2f, fires with %v; want at most %.2f, with heavy.timer", l.Confidence, l.Proof.FiresWith, RideAlongCap)
 	}
 }

@@ -516,17 +516,6 @@ func (r *vRun) heavy(prog, file string, mb int) []string {
 	return []string{prog, "-write", fmt.Sprint(mb << 20), "-file", filepath.Join(vDir, file), "-read-passes", fmt.Sprint(vReadPasses)}
 }
 
-// vPending skips a scenario that today's correlator is known to fail,
-// naming the behaviour it lacks, unless MEMDIAG_E2E_PENDING=1 (set by
-// bench/accuracy.sh, and by hand to see the failure). A skip stays only
-// until that behaviour lands.
-func vPending(t *testing.T, missing string) {
-	t.Helper()
-	if os.Getenv("MEMDIAG_E2E_PENDING") != "1" {
-		t.Skip("pending correlator behaviour: " + missing + " (MEMDIAG_E2E_PENDING=1 runs it)")
-	}
-}
-
 // pressurePy writes pressure.py, a Python job that writes vHeavyMB MiB to
 // its own file, fsyncs it and reads it back twice, and returns its path.
 func (r *vRun) pressurePy() string {

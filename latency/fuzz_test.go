@@ -159,3 +159,7 @@ func FuzzFollow(f *testing.F) {
 func FuzzImportAB(f *testing.F) {
 	fuzzImport(f, FormatAB, "ab.tsv", "ab-stall.tsv")
 }
+
+func FuzzImportJMeterXML(f *testing.F) {
+	fuzzImport(f, FormatJMeterXML, "jmeter.xml.jtl")
+}

@@ -34,10 +34,11 @@ const (
 	FormatHey        = "hey"         // hey -o csv
 	FormatGeneric    = "generic"     // timestamp,latency[,status] CSV
 	FormatAB         = "ab"          // ab -g FILE (gnuplot TSV)
+	FormatJMeterXML  = "jmeter-xml"  // JMeter JTL, XML form
 )
 
 // Formats lists the format names.
-var Formats = []string{FormatVegetaCSV, FormatVegetaJSON, FormatJMeter, FormatK6JSON, FormatK6CSV, FormatLocust, FormatHey, FormatGeneric, FormatAB}
+var Formats = []string{FormatVegetaCSV, FormatVegetaJSON, FormatJMeter, FormatK6JSON, FormatK6CSV, FormatLocust, FormatHey, FormatGeneric, FormatAB, FormatJMeterXML}
 
 // maxBadLines bounds ImportReport.BadLines; Bad still counts every bad row.
 const maxBadLines = 1000
@@ -284,6 +285,8 @@ func newParser(format string, opts ImportOptions) (parser, error) {
 		return &generic{loc: opts.Location, unit: opts.LatencyUnit}, nil
 	case FormatAB:
 		return &ab{}, nil
+	case FormatJMeterXML:
+		return &jmeterXML{}, nil
 	}
 	return nil, fmt.Errorf("%w %q (known: %s)", ErrFormat, format, strings.Join(Formats, ", "))
 }
@@ -330,6 +333,8 @@ func newDecoder(name, format string, opts ImportOptions, rep *ImportReport) (*de
 	case *jmeter:
 		p.rep = rep
 	case *ab:
+		p.rep = rep
+	case *jmeterXML:
 		p.rep = rep
 	}
 	_, multi := p.(csvParser)
@@ -498,6 +503,9 @@ func Detect(head []byte) (string, error) {
 	if hint := summaryHint(first, head); hint != "" {
 		return "", fmt.Errorf("%w: %s", ErrFormat, hint)
 	}
+	if (strings.HasPrefix(first, "<?xml") || strings.HasPrefix(first, "<testResults")) && bytes.Contains(head, []byte("<testResults")) {
+		return FormatJMeterXML, nil
+	}
 	if strings.HasPrefix(first, "{") {
 		switch {
 		case strings.Contains(first, `"metric"`) && (strings.Contains(first, `"type":"Point"`) || strings.Contains(first, `"type":"Metric"`)):
@@ -603,8 +611,6 @@ func summaryHint(first string, head []byte) string {
 		return "this is hey's text summary; run hey with -o csv and give that output"
 	case strings.HasPrefix(first, "This is ApacheBench"):
 		return "this is ab's text summary; run ab with -g FILE and give FILE"
-	case strings.HasPrefix(first, "<?xml") || strings.HasPrefix(first, "<testResults"):
-		return "this is a JMeter XML JTL, which memdiag does not read; write CSV (jmeter.save.saveservice.output_format=csv) or convert it"
 	}
 	return ""
 }

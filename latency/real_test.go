@@ -137,3 +137,31 @@ func TestImportGzipCut(t *testing.T) {
 		t.Errorf("cut gzip: %+v, want some of the 100 rows and a truncation noted", r)
 	}
 }
+
+// TestImportJMeterXML: top-level samples and a Transaction Controller's
+// children are requests; the controller's own sample and a redirect's
+// sub-results are not.
+func TestImportJMeterXML(t *testing.T) {
+	imp := importFixture(t, "jmeter.xml.jtl", ImportOptions{})
+	ms := func(n int64) time.Time { return time.UnixMilli(n) }
+	want := []Request{
+		{Start: ms(1795988650410), Latency: 3 * time.Millisecond, Status: 200},
+		{Start: ms(1795988650614), Latency: 2 * time.Millisecond, Status: 404, Err: true},
+		{Start: ms(1795988650817), Latency: 1 * time.Millisecond, Status: 0, Err: true},
+		{Start: ms(1795988651020), Latency: 4 * time.Millisecond, Status: 200},
+		{Start: ms(1795988651024), Latency: 8 * time.Millisecond, Status: 404, Err: true},
+		{Start: ms(1795988651240), Latency: 30 * time.Millisecond, Status: 200},
+	}
+	if len(imp.Requests) != len(want) {
+		t.Fatalf("%d requests, want %d: %+v", len(imp.Requests), len(want), imp.Requests)
+	}
+	for i, w := range want {
+		g := imp.Requests[i]
+		if !g.Start.Equal(w.Start) || g.Latency != w.Latency || g.Status != w.Status || g.Err != w.Err {
+			t.Errorf("request %d = %+v, want %+v", i, g, w)
+		}
+	}
+	if r := imp.Report; r.Format != FormatJMeterXML || r.Rows != 6 || r.Transactions != 1 || r.Bad != 1 || r.BadLines[0].Line != 16 {
+		t.Errorf("report = %+v, want jmeter-xml, 6 rows, 1 transaction, bad line 16", r)
+	}
+}
