@@ -48,9 +48,9 @@ type GateOptions struct {
 	Output         string
 	// Out is the recording of a sampled run ("off": none), so that
 	// `memdiag analyze` can explain a red gate later.
-	Out string
-	JUnit          string
-	Command        []string
+	Out     string
+	JUnit   string
+	Command []string
 }
 
 func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
