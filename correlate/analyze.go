@@ -81,7 +81,16 @@ func (sr *Series) Analyze(opts Options) Result {
 		}
 	} else {
 		spikes = make([]bool, len(ivs))
-		res.Warnings = append(res.Warnings, "no latency in the recording and none given: analysing pressure episodes only")
+		switch {
+		case sr.Header.LatencyFile != "":
+			// A file was given to watch: say it yielded nothing, never
+			// that none was given.
+			res.Warnings = append(res.Warnings, fmt.Sprintf("watch followed --latency %s but read no request from it (the file never appeared, stayed empty, or its rows were bad: see the recording's warnings); analysing pressure episodes only", sr.Header.LatencyFile))
+		case sr.Header.Probe != "":
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the probe of %s recorded no request; analysing pressure episodes only", sr.Header.Probe))
+		default:
+			res.Warnings = append(res.Warnings, "no latency in the recording and none given: analysing pressure episodes only")
+		}
 	}
 	for _, s := range spikes {
 		if s {

@@ -1,25 +1,39 @@
 #!/usr/bin/env bash
 # Runs every fuzz target of memdiag (each func FuzzX in a _test.go file,
-# found in the tree so none is forgotten) for the given time each:
-#   scripts/fuzz.sh 1m      # make fuzz
-#   scripts/fuzz.sh 4s      # .ci/run
+# found in the tree so none is forgotten) for the given budget each:
+#   scripts/fuzz.sh 1m       # make fuzz: one minute each
+#   scripts/fuzz.sh 2000x    # .ci/run: 2000 executions each
 # A crash fails the run and go test writes its input to the package's
 # testdata/fuzz/FuzzX/; keep it there and add a regression test.
+#
+# A duration budget can end in "context deadline exceeded" with no input
+# written: a race in Go's fuzzing coordinator at the -fuzztime deadline
+# (go.dev/issue/75804, fixed in Go 1.27; seen here on a loaded machine).
+# Such a run wrote no crasher and is not a failure: it is reported as a
+# flake. CI uses a count budget, which has no deadline to race.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${1:-1m}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-n=0
+n=0 flakes=0
 while IFS=: read -r file line; do
   pkg=./$(dirname "$file")
   target=$(sed -E 's/^func (Fuzz[A-Za-z0-9_]*).*/\1/' <<<"$line")
+  corpus="$(dirname "$file")/testdata/fuzz/$target"
+  before=$(ls "$corpus" 2>/dev/null | wc -l)
   echo "fuzz $pkg $target ($fuzztime)"
   if ! go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" >"$log" 2>&1; then
-    cat "$log"
-    echo "fuzz $pkg $target failed"
-    exit 1
+    after=$(ls "$corpus" 2>/dev/null | wc -l)
+    if [ "$after" = "$before" ] && grep -q 'context deadline exceeded' "$log"; then
+      echo "fuzz $pkg $target: flake at the -fuzztime deadline (go.dev/issue/75804), no crasher written"
+      flakes=$((flakes + 1))
+    else
+      cat "$log"
+      echo "fuzz $pkg $target failed"
+      exit 1
+    fi
   fi
   n=$((n + 1))
 done < <(grep -rH --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]*\(f \*testing\.F\)' . | grep -v '^./.git/' | sed -E 's/^\.\///' | sort)
-echo "$n fuzz targets ran for $fuzztime each"
+echo "$n fuzz targets ran for $fuzztime each ($flakes deadline flakes)"
