@@ -24,33 +24,38 @@
 # python3. Runs the scenarios one at a time under the e2e lock, so it
 # waits while another engineer's e2e test holds it.
 set -euo pipefail
-N=3; SEL='.*'; KEEP=""
-while getopts "n:s:k:" o; do
-  case $o in n) N=$OPTARG;; s) SEL=$OPTARG;; k) KEEP=$OPTARG;; *) exit 2;; esac
+N=3; SEL='.*'; KEEP=""; OUT=""
+while getopts "n:s:k:o:" o; do
+  case $o in n) N=$OPTARG;; s) SEL=$OPTARG;; k) KEEP=$OPTARG;; o) OUT=$OPTARG;; *) exit 2;; esac
 done
 [ "$(id -u)" = 0 ] || { echo "accuracy.sh: needs root (cgroups, swap file, unit files)" >&2; exit 2; }
 command -v jq >/dev/null || { echo "accuracy.sh: missing jq: apt-get install jq" >&2; exit 2; }
 cd "$(dirname "$0")/.."
-out=$(mktemp /tmp/memdiag-accuracy.XXXXXX.jsonl)
-trap 'rm -f "$out"' EXIT
+# -o FILE appends each run's JSON line to FILE and keeps it; the table is
+# computed over the whole file, so runs of several invocations add up.
+if [ -n "$OUT" ]; then out=$OUT; touch "$out"; else
+  out=$(mktemp /tmp/memdiag-accuracy.XXXXXX.jsonl)
+  trap 'rm -f "$out"' EXIT
+fi
 scenarios=$(sed -n 's/^\tt\.Run("\([a-z-]*\)", func.*/\1/p' e2e/verdict_test.go | grep -E "^($SEL)$" || true)
 [ -n "$scenarios" ] || { echo "accuracy.sh: no scenario matches '$SEL'" >&2; exit 2; }
 go test -c -o "$(dirname "$out")/memdiag-accuracy-e2e.test" ./e2e
 bin="$(dirname "$out")/memdiag-accuracy-e2e.test"
 echo "# memdiag accuracy: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), $(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# command: bench/accuracy.sh -n $N${SEL:+ -s '$SEL'}"
+echo "# command: bench/accuracy.sh -n $N$( [ "$SEL" = '.*' ] || printf " -s '%s'" "$SEL")"
+# One test process per round: the binaries are built once per round, and
+# the scenarios run one after another as in CI.
+alt=$(echo $scenarios | tr ' ' '|')
 for ((i = 1; i <= N; i++)); do
-  for s in $scenarios; do
-    # The test's own verdict (pass/fail) is in the JSON line; a run whose
-    # harness failed before analyze wrote none and is reported below.
-    (cd e2e && MEMDIAG_E2E=1 MEMDIAG_ACCURACY_OUT="$out" ${KEEP:+MEMDIAG_E2E_KEEP="$KEEP"} \
-      "$bin" -test.run "^TestVerdict\$/^$s\$" -test.count=1 -test.timeout=10m >"$out.$s.$i.log" 2>&1) || true
-    if [ "$(grep -c "\"scenario\":\"$s\"" "$out")" -lt "$i" ]; then
-      echo "run $i of $s wrote no result (harness failure):" >&2
-      tail -n 20 "$out.$s.$i.log" >&2
-    fi
-    rm -f "$out.$s.$i.log"
-  done
+  before=$(wc -l <"$out")
+  (cd e2e && env MEMDIAG_E2E=1 MEMDIAG_ACCURACY_OUT="$out" ${KEEP:+MEMDIAG_E2E_KEEP="$KEEP"} \
+    "$bin" -test.run "^TestVerdict\$/^($alt)\$" -test.count=1 -test.timeout=30m >"$out.$i.log" 2>&1) || true
+  got=$(($(wc -l <"$out") - before))
+  if [ "$got" -lt "$(echo $scenarios | wc -w)" ]; then
+    echo "round $i wrote $got results for $(echo $scenarios | wc -w) scenarios (harness failure):" >&2
+    grep -E "^\s*--- FAIL|panic|Fatal" "$out.$i.log" | head -20 >&2
+  fi
+  rm -f "$out.$i.log"
 done
 rm -f "$bin"
 echo

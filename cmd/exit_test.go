@@ -60,7 +60,7 @@ func TestExitCodesAcrossCommands(t *testing.T) {
 		{"two stdins", []string{"compare", "-", "-"}, ExitUsage, "memdiag: only one input can be - (stdin); got 2: [BEFORE AFTER]" + usage},
 
 		{"environment", []string{"mem", "--root", empty}, ExitEnv, noProc},
-		{"environment", []string{"gate", "--root", empty, "-t", "oom_kills==0", "--duration", "1s"}, ExitEnv, noProc},
+		{"environment", []string{"gate", "--out", "off", "--root", empty, "-t", "oom_kills==0", "--duration", "1s"}, ExitEnv, noProc},
 		{"environment", []string{"watch", "--root", empty, "--duration", "1s", "--out", filepath.Join(tmp, "w.jsonl")}, ExitEnv, noProc},
 		{"environment", []string{"watch", "--cgroup", tmp, "--duration", "1s", "--out", filepath.Join(tmp, "c.jsonl")}, ExitEnv,
 			"memdiag: --cgroup: " + tmp + ": unavailable: not a cgroup directory (give the cgroup's directory under /sys/fs/cgroup)\n"},

@@ -46,8 +46,11 @@ type GateOptions struct {
 	Cgroup         string
 	Format         string
 	Output         string
-	JUnit          string
-	Command        []string
+	// Out is the recording of a sampled run ("off": none), so that
+	// `memdiag analyze` can explain a red gate later.
+	Out     string
+	JUnit   string
+	Command []string
 }
 
 func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
@@ -168,6 +171,7 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 `DIR` instead of the host")
 	formatFlag(cmd, &opts.Format, gate.FormatTable, gate.Formats, "")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout")
+	fl.StringVar(&opts.Out, "out", "", "record the sampled run to `FILE` for memdiag analyze (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here, as watch; off: no recording)")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
 	return cmd
 }
@@ -264,7 +268,27 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 		return nil, envDetail(ctx, c, scope, ths, err)
 	}
 	samples := []record.Sample{*first}
-	emit := func(s *record.Sample) error { samples = append(samples, *s); return nil }
+	rec, err := gateRecording(ctx, opts, procRoot, scope, first)
+	if err != nil {
+		return nil, err
+	}
+	reason := "interrupted"
+	defer func() {
+		if rec != nil {
+			_ = rec.Close(reason)
+		}
+	}()
+	emit := func(s *record.Sample) error {
+		samples = append(samples, *s)
+		if rec != nil {
+			if err := rec.WriteSample(s); err != nil {
+				fmt.Fprintf(opts.IO.ErrOut, "memdiag: warning: recording stopped: %v (samples so far are in %s)\n", err, rec.Name())
+				_ = rec.Close("write error")
+				rec = nil
+			}
+		}
+		return nil
+	}
 
 	// The same sampler loop as watch: a sample every interval until the
 	// command exits or --duration is over, then a last one.
@@ -314,10 +338,54 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 		// last moments) go into a last sample.
 		_ = sp.Final(ctx, emit)
 	}
+	reason = "duration"
+	if child != nil {
+		reason = "command exited"
+	}
 	h := &record.Header{PageSize: os.Getpagesize()}
 	rep := gate.Evaluate(h, samples, scope, ths)
 	rep.Command = cmdRes
 	return rep, nil
+}
+
+// gateRecording creates the recording of a sampled gate run (nil when
+// --out is off) and writes its header and first sample; the header is
+// watch's, for the collectors gate runs.
+func gateRecording(ctx context.Context, opts *GateOptions, procRoot string, scope gate.Scope, first *record.Sample) (*record.Writer, error) {
+	if opts.Out == "off" {
+		return nil, nil
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	out := opts.Out
+	if out == "" {
+		out = "memdiag-" + now().Format("20060102-150405") + ".jsonl.gz"
+	}
+	w, err := record.Create(out, false)
+	if err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	h := hostHeader(ctx, &Factory{Now: func() time.Time { return first.Time }, Root: opts.Root}, procRoot)
+	h.Interval, h.Cgroup = opts.Interval, scope.Cgroup
+	if len(opts.Command) > 0 {
+		args := opts.Command
+		if !opts.NoRedact {
+			args = redact.Args(args)
+		}
+		h.Command = []string{strings.Join(args, " ")}
+	}
+	if err := w.WriteHeader(h); err == nil {
+		err = w.WriteSample(first)
+	}
+	if err != nil {
+		_ = w.Close("write error")
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	abs, _ := filepath.Abs(out)
+	fmt.Fprintf(opts.IO.ErrOut, "memdiag: recording to %s (memdiag analyze reads it)\n", abs)
+	return w, nil
 }
 
 // envDetail adds the kernel's reasons (psi.UnavailableError with a hint)

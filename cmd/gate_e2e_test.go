@@ -72,7 +72,7 @@ func TestGateE2EPressureBreachesAndCalmPasses(t *testing.T) {
 		// memory in a 64 MiB group: the group reclaims page cache and swaps.
 		work := cg.Command(hog, "-file", filepath.Join(dir, "memdiag-gate-hog.dat"),
 			"-write", strconv.Itoa(200<<20), "-read-passes", "2", "-anon", strconv.Itoa(160<<20))
-		args := append([]string{"gate", "--cgroup", cg.V2Dir, "--junit", junit}, gateThresholds...)
+		args := append([]string{"gate", "--out", "off", "--cgroup", cg.V2Dir, "--junit", junit}, gateThresholds...)
 		args = append(append(args, "--"), work.Args...)
 		code, stdout, stderr := runBinary(t, bin, args...)
 		if code != ExitBreach {
@@ -114,7 +114,7 @@ func TestGateE2EPressureBreachesAndCalmPasses(t *testing.T) {
 		}
 		t.Cleanup(func() { killGroupProcs(t, cg) })
 		junit := filepath.Join(t.TempDir(), "gate.xml")
-		args := append([]string{"gate", "--cgroup", cg.V2Dir, "--junit", junit}, gateThresholds...)
+		args := append([]string{"gate", "--out", "off", "--cgroup", cg.V2Dir, "--junit", junit}, gateThresholds...)
 		args = append(append(args, "--"), cg.Command("sleep", "3").Args...)
 		code, stdout, _ := runBinary(t, bin, args...)
 		if code != ExitOK {
@@ -138,7 +138,7 @@ func TestGateE2EPressureBreachesAndCalmPasses(t *testing.T) {
 func TestGateE2ENoPSIIsAnEnvironmentError(t *testing.T) {
 	bin := testenv.BuildMemdiag(t)
 	root := fixtureRoot(t, map[string]string{"proc/vmstat": "pswpout 7\noom_kill 0\n"})
-	code, stdout, stderr := runBinary(t, bin, append([]string{"--root", root, "gate", "--duration", "5s"}, gateThresholds...)...)
+	code, stdout, stderr := runBinary(t, bin, append([]string{"--root", root, "gate", "--out", "off", "--duration", "5s"}, gateThresholds...)...)
 	if code != ExitEnv {
 		t.Fatalf("exit code %d; want %d (environment)", code, ExitEnv)
 	}
@@ -164,7 +164,7 @@ func TestGateE2ECommandFailureIsNotABreach(t *testing.T) {
 	}
 	bin := testenv.BuildMemdiag(t)
 	// A threshold that holds whatever the host does, so only the command fails.
-	code, stdout, stderr := runBinary(t, bin, "gate", "-t", "memory.some.stall<=100%", "--", "sh", "-c", "exit 3")
+	code, stdout, stderr := runBinary(t, bin, "gate", "--out", "off", "-t", "memory.some.stall<=100%", "--", "sh", "-c", "exit 3")
 	if code != ExitCommand {
 		t.Fatalf("exit code %d; want %d (command failed)", code, ExitCommand)
 	}

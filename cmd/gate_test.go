@@ -241,7 +241,9 @@ func TestGateExitCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := run(t, tt.root, tt.args...)
+			// The sampled run's recording goes to the test's directory.
+			args := append([]string{"gate", "--out", filepath.Join(t.TempDir(), "gate.jsonl")}, tt.args[1:]...)
+			code, stdout, stderr := run(t, tt.root, args...)
 			if code != tt.code {
 				t.Errorf("exit code %d; want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
 			}
@@ -284,7 +286,7 @@ func TestGateGitHubFormatAndThresholdsFile(t *testing.T) {
 		"bad.yaml":             "thresholds:\n  - memory.full.stall<1%\n  - oom_kills=0\n",
 	})
 	out := filepath.Join(root, "report.txt")
-	code, stdout, stderr := run(t, root, "gate", "--thresholds", filepath.Join(root, "t.yaml"), "--format", "github", "-o", out,
+	code, stdout, stderr := run(t, root, "gate", "--out", "off", "--thresholds", filepath.Join(root, "t.yaml"), "--format", "github", "-o", out,
 		"--duration", "200ms", "--interval", "100ms")
 	if code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
@@ -300,7 +302,7 @@ func TestGateGitHubFormatAndThresholdsFile(t *testing.T) {
 		t.Errorf("report = %q; want prefix %q", b, want)
 	}
 
-	code, _, stderr = run(t, root, "gate", "--thresholds", filepath.Join(root, "bad.yaml"), "--duration", "1s")
+	code, _, stderr = run(t, root, "gate", "--out", "off", "--thresholds", filepath.Join(root, "bad.yaml"), "--duration", "1s")
 	want := filepath.Join(root, "bad.yaml") + `:3: invalid threshold "oom_kills=0": bad operator "=0"`
 	if code != ExitUsage || !strings.Contains(stderr, want) {
 		t.Errorf("bad file: exit %d, stderr %q; want %d and %q", code, stderr, ExitUsage, want)
@@ -314,7 +316,7 @@ func TestGateInterruptEndsTheCommand(t *testing.T) {
 	f := &Factory{IO: ios, Now: time.Now, Root: root}
 	time.AfterFunc(300*time.Millisecond, cancel)
 	// sleep gets SIGTERM from the gate and ends; Run returns only after.
-	code := Run(ctx, f, []string{"gate", "-t", "memory.full.stall<1%", "--interval", "100ms", "--", "sleep", "30"})
+	code := Run(ctx, f, []string{"gate", "--out", "off", "-t", "memory.full.stall<1%", "--interval", "100ms", "--", "sleep", "30"})
 	if code != ExitInterrupt {
 		t.Errorf("exit %d; want %d", code, ExitInterrupt)
 	}

@@ -126,7 +126,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 		outputs["timers "+string(f)] = o + e
 	}
 	// A wrapped command that fails is quoted in gate's error and report.
-	_, o, e := runMemdiag(t, root, "gate", "-t", "oom_kills==0", "--", "sh", "-c", "exit 3", "x", "--password", "GATEaSECRET")
+	_, o, e := runMemdiag(t, root, "gate", "--out", filepath.Join(dir, "gate-run.jsonl"), "-t", "oom_kills==0", "--", "sh", "-c", "exit 3", "x", "--password", "GATEaSECRET")
 	outputs["gate wrapped"] = o + e
 	if !strings.Contains(e, "--password ***") {
 		t.Errorf("gate's error does not quote the redacted command:\n%s", e)

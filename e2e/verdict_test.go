@@ -493,7 +493,7 @@ func (r *vRun) check(res *vResult, want vWant) {
 		t.Errorf("negative control named %v", names)
 	case len(want.top) > 0 && len(res.Culprits) == 0 && !want.noneOK:
 		t.Errorf("no culprit named; want %v first (verdict %q)", want.top, res.Verdict)
-	case len(want.top) > 0 && !res.Culprits[0].is(want.top...):
+	case len(want.top) > 0 && len(res.Culprits) > 0 && !res.Culprits[0].is(want.top...):
 		t.Errorf("top culprit %v; want one of %v", res.Culprits[0], want.top)
 	}
 	if p := os.Getenv("MEMDIAG_ACCURACY_OUT"); p != "" {

@@ -183,8 +183,8 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 	}
 
 	heading("Memory cgroups")
-	t = newTable("cgroup", "v", "usage", "limit", "anon", "cache", "shmem", "dirty", "swap", "psi some avg10", "oom kills", "note").
-		SetFit(0, tables.Wrap, 20).SetFit(11, tables.Wrap, 12).HideWhenNarrow(7, 6, 8, 1, 5, 4, 11)
+	t = newTable("cgroup", "v", "usage", "limit", "anon", "cache", "shmem", "working set", "dirty", "swap", "psi some avg10", "oom kills", "note").
+		SetFit(0, tables.Wrap, 20).SetFit(12, tables.Wrap, 12).HideWhenNarrow(8, 6, 9, 1, 7, 5, 4, 12)
 	for i, c := range r.Cgroups {
 		show := i < o.TopCgroups || c.LimitBytes != nil || (c.OOMKills != nil && *c.OOMKills > 0) || o.TopCgroups <= 0
 		if !show {
@@ -192,7 +192,7 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 		}
 		t.AppendRow(c.Path, c.Version, memview.FormatBytes(c.UsageBytes), optBytes(c.LimitBytes),
 			memview.FormatBytes(c.AnonBytes), memview.FormatBytes(c.CacheBytes), memview.FormatBytes(c.ShmemBytes),
-			memview.FormatBytes(c.DirtyBytes), optBytes(c.SwapBytes), optPSI(c.PSI), optUint(c.OOMKills), flag(c))
+			memview.FormatBytes(c.WorkingSetBytes), memview.FormatBytes(c.DirtyBytes), optBytes(c.SwapBytes), optPSI(c.PSI), optUint(c.OOMKills), flag(c))
 	}
 	render(t)
 	for _, c := range r.Cgroups {

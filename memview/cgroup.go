@@ -59,9 +59,26 @@ type Cgroup struct {
 	DirtyBytes     uint64 `json:"dirty_bytes"`     // v2 file_dirty, v1 total_dirty
 	WritebackBytes uint64 `json:"writeback_bytes"` // v2 file_writeback, v1 total_writeback
 	SockBytes      uint64 `json:"sock_bytes"`      // v2 sock (v1 has none)
+	// ActiveFileBytes and InactiveFileBytes are the group's file LRU lists
+	// (v2 active_file/inactive_file, v1 total_active_file/
+	// total_inactive_file). Shmem is on the anon LRU, so they exclude it:
+	// active + inactive file = file − shmem, give or take pages in flight.
+	ActiveFileBytes   uint64 `json:"active_file_bytes"`
+	InactiveFileBytes uint64 `json:"inactive_file_bytes"`
 	// CacheBytes is the page cache the kernel can reclaim from the group
 	// without swap: file minus shmem.
 	CacheBytes uint64 `json:"cache_bytes"`
+	// WorkingSetBytes is usage minus inactive file, floored at 0: the
+	// figure docker stats shows as the container's usage and the kubelet
+	// evicts on (cAdvisor's container_memory_working_set_bytes).
+	WorkingSetBytes uint64 `json:"working_set_bytes"`
+	// UnreclaimableBytes is anon + shmem: what the group cannot give back
+	// without swapping it out (anon and tmpfs pages only leave RAM to swap).
+	UnreclaimableBytes uint64 `json:"unreclaimable_bytes"`
+	// Sources names, for each figure above that comes from the kernel,
+	// the file and field it was read from ("memory.stat total_rss"), keyed
+	// by the figure's JSON name.
+	Sources map[string]string `json:"sources"`
 
 	Events  map[string]uint64 `json:"events,omitempty"`  // v2 memory.events: low, high, max, oom, oom_kill, …
 	Failcnt *uint64           `json:"failcnt,omitempty"` // v1 memory.failcnt: times usage hit the limit
@@ -177,6 +194,16 @@ func readV2(dir, rel string) (Cgroup, bool, error) {
 	cg.AnonBytes, cg.FileBytes, cg.ShmemBytes = st["anon"], st["file"], st["shmem"]
 	cg.MappedBytes, cg.DirtyBytes, cg.WritebackBytes = st["file_mapped"], st["file_dirty"], st["file_writeback"]
 	cg.SockBytes = st["sock"]
+	cg.ActiveFileBytes, cg.InactiveFileBytes = st["active_file"], st["inactive_file"]
+	cg.Sources = map[string]string{
+		"usage_bytes": "memory.current", "limit_bytes": "memory.max", "high_bytes": "memory.high",
+		"swap_bytes": "memory.swap.current", "anon_bytes": "memory.stat anon", "file_bytes": "memory.stat file",
+		"shmem_bytes": "memory.stat shmem", "active_file_bytes": "memory.stat active_file",
+		"inactive_file_bytes": "memory.stat inactive_file", "dirty_bytes": "memory.stat file_dirty",
+		"cache_bytes":         "memory.stat file − shmem",
+		"working_set_bytes":   "memory.current − memory.stat inactive_file",
+		"unreclaimable_bytes": "memory.stat anon + shmem",
+	}
 	if cg.Events, err = readKV(filepath.Join(dir, "memory.events")); err != nil {
 		return cg, false, err
 	}
@@ -238,6 +265,19 @@ func readV1(dir, rel, v2dir string) (Cgroup, bool, error) {
 	}
 	cg.AnonBytes, cg.FileBytes, cg.ShmemBytes = pick("rss"), pick("cache"), pick("shmem")
 	cg.MappedBytes, cg.DirtyBytes, cg.WritebackBytes = pick("mapped_file"), pick("dirty"), pick("writeback")
+	cg.ActiveFileBytes, cg.InactiveFileBytes = pick("active_file"), pick("inactive_file")
+	cg.Sources = map[string]string{
+		"usage_bytes": "memory.usage_in_bytes", "limit_bytes": "min(memory.limit_in_bytes, memory.stat hierarchical_memory_limit)",
+		"swap_bytes": "memory.stat total_swap", "anon_bytes": "memory.stat total_rss", "file_bytes": "memory.stat total_cache",
+		"shmem_bytes": "memory.stat total_shmem", "active_file_bytes": "memory.stat total_active_file",
+		"inactive_file_bytes": "memory.stat total_inactive_file", "dirty_bytes": "memory.stat total_dirty",
+		"cache_bytes":         "memory.stat total_cache − total_shmem",
+		"working_set_bytes":   "memory.usage_in_bytes − memory.stat total_inactive_file",
+		"unreclaimable_bytes": "memory.stat total_rss + total_shmem",
+	}
+	if _, ok := st["total_swap"]; !ok {
+		cg.Sources["swap_bytes"] = "memory.memsw.usage_in_bytes − memory.usage_in_bytes"
+	}
 	if v, ok, err := readUint(filepath.Join(dir, "memory.failcnt")); err != nil {
 		return cg, false, err
 	} else if ok {
@@ -257,9 +297,12 @@ func readV1(dir, rel, v2dir string) (Cgroup, bool, error) {
 	return cg, true, nil
 }
 
-// judge sets CacheBytes, NearLimit, MostlyCache and Note.
+// judge sets CacheBytes, WorkingSetBytes, UnreclaimableBytes,
+// NearLimit, MostlyCache and Note.
 func judge(cg *Cgroup) {
 	cg.CacheBytes = sub(cg.FileBytes, cg.ShmemBytes)
+	cg.WorkingSetBytes = sub(cg.UsageBytes, cg.InactiveFileBytes)
+	cg.UnreclaimableBytes = cg.AnonBytes + cg.ShmemBytes
 	cache := cg.CacheBytes
 	cg.MostlyCache = cg.UsageBytes > 0 && float64(cache) >= MostlyCacheShare*float64(cg.UsageBytes)
 	// Without the group's PSI, say what to watch instead.
@@ -294,18 +337,23 @@ func judge(cg *Cgroup) {
 		}
 		return
 	}
+	// What the group cannot give back without swap, against its limit.
+	unrecl := fmt.Sprintf("%s of anon + shmem not reclaimable without swap (anon %s, shmem %s: %s of the limit)",
+		FormatBytes(cg.UnreclaimableBytes), FormatBytes(cg.AnonBytes), FormatBytes(cg.ShmemBytes),
+		percent(cg.UnreclaimableBytes, *cg.LimitBytes))
+	ws := fmt.Sprintf("working set (usage − inactive file) %s", FormatBytes(cg.WorkingSetBytes))
 	if cg.MostlyCache && stalls {
-		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable; anon %s), but %s: reclaiming it stalls the group's tasks, its working set does not fit the limit",
-			percent(cg.UsageBytes, *cg.LimitBytes), FormatBytes(cache), FormatBytes(cg.AnonBytes), psiText)
+		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable), %s, %s; but %s: reclaiming it stalls the group's tasks, its working set does not fit the limit",
+			percent(cg.UsageBytes, *cg.LimitBytes), FormatBytes(cache), unrecl, ws, psiText)
 		return
 	}
 	if cg.MostlyCache {
-		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable; anon %s): fine unless reclaiming it stalls the group's tasks; %s",
-			percent(cg.UsageBytes, *cg.LimitBytes), FormatBytes(cache), FormatBytes(cg.AnonBytes), psiText)
+		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable), %s, %s: fine unless reclaiming it stalls the group's tasks; %s",
+			percent(cg.UsageBytes, *cg.LimitBytes), FormatBytes(cache), unrecl, ws, psiText)
 		return
 	}
-	cg.Note = fmt.Sprintf("%s of its limit, mostly anon/shmem (%s; cache %s): the next allocations reclaim the cache, swap, or OOM-kill; %s",
-		percent(cg.UsageBytes, *cg.LimitBytes), FormatBytes(cg.AnonBytes+cg.ShmemBytes), FormatBytes(cache), psiText)
+	cg.Note = fmt.Sprintf("%s of its limit, mostly %s; cache %s, %s: the next allocations reclaim the cache, swap, or OOM-kill; %s",
+		percent(cg.UsageBytes, *cg.LimitBytes), unrecl, FormatBytes(cache), ws, psiText)
 }
 
 func deref(p *uint64) uint64 {

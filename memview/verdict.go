@@ -109,9 +109,10 @@ func (v *Verdict) explain(cgs []Cgroup, oom OOMReport, loc *time.Location) {
 		if !c.NearLimit && !c.NearHigh {
 			continue
 		}
-		what := "mostly anon/shmem"
+		// Name what cannot be reclaimed even when the rest is cache.
+		what := fmt.Sprintf("mostly anon/shmem: %s not reclaimable without swap", FormatBytes(c.UnreclaimableBytes))
 		if c.MostlyCache {
-			what = "mostly reclaimable cache"
+			what = fmt.Sprintf("mostly reclaimable cache, but %s of anon/shmem is not", FormatBytes(c.UnreclaimableBytes))
 		}
 		of := "limit"
 		lim := c.LimitBytes
