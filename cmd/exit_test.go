@@ -57,6 +57,7 @@ func TestExitCodesAcrossCommands(t *testing.T) {
 		{"bad value", []string{"mem", "--interval", "banana"}, ExitUsage, `memdiag: --interval "banana": want a duration such as 500ms, 10s, 5m or 2h` + usage},
 		{"bad value", []string{"analyze", unionRec, "--gap", "-5s"}, ExitUsage, `memdiag: --gap "-5s": want a duration of 0 or more` + usage},
 		{"bad value", []string{"watch", "--interval", "-1s"}, ExitUsage, `memdiag: --interval "-1s": want a duration of 0 or more` + usage},
+		{"missing flag", []string{"man"}, ExitUsage, "memdiag: --dir: required: the directory to write the man pages into" + usage},
 		{"two stdins", []string{"compare", "-", "-"}, ExitUsage, "memdiag: only one input can be - (stdin); got 2: [BEFORE AFTER]" + usage},
 
 		{"environment", []string{"mem", "--root", empty}, ExitEnv, noProc},

@@ -382,3 +382,19 @@ func fileSize(t *testing.T, path string) int64 {
 	}
 	return fi.Size()
 }
+
+// A calm recording (correlate/testdata/scenarios/01-calm-host: no
+// episode, no latency, no firing) still draws every chart it has data
+// for. Its lists of episodes and firings are empty, and the page once
+// failed on them ("Cannot read properties of null") and drew nothing.
+func TestHTMLCalmChromium(t *testing.T) {
+	exe := chromium(t)
+	file := renderReport(t, "calm.html", "analyze", "../correlate/testdata/scenarios/01-calm-host.jsonl.gz")
+	st, _ := loadPage(t, exe, file, "")
+	// No latency in this recording: that chart says so; the others draw
+	// their series with no band and no marker.
+	checkFigures(t, st, map[string]wantFigure{
+		"latency": {0, 0, 0}, "psi": {2, 0, 0}, "lru": {2, 0, 0},
+		"reclaim": {2, 0, 0}, "disk": {3, 0, 0}, "swap": {1, 0, 0},
+	})
+}

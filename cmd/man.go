@@ -28,6 +28,11 @@ func newManCmd(f *Factory) *cobra.Command {
 		`),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir == "" {
+				// A usage error (exit 2), as every missing flag value;
+				// cobra's MarkFlagRequired would make it a plain error.
+				return &FlagError{Err: fmt.Errorf("--dir: required: the directory to write the man pages into")}
+			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return fmt.Errorf("--dir: %w", err)
 			}
@@ -43,7 +48,6 @@ func newManCmd(f *Factory) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&dir, "dir", "", "write the pages into this `DIR` (created if missing)")
-	_ = c.MarkFlagRequired("dir")
 	_ = c.MarkFlagDirname("dir")
 	return c
 }

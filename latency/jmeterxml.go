@@ -53,7 +53,7 @@ func (j *jmeterXML) parse(rec string) (row, bool, bool, error) {
 	tok, err := xml.NewDecoder(strings.NewReader(tag)).Token()
 	se, ok := tok.(xml.StartElement)
 	if err != nil || !ok {
-		return row{}, false, false, fmt.Errorf("%w: bad sample tag: %v", ErrParse, err)
+		return row{}, false, false, fmt.Errorf("%w: bad sample tag: %w", ErrParse, err)
 	}
 	attr := map[string]string{}
 	for _, a := range se.Attr {

@@ -98,7 +98,14 @@ func (g *Gaps) Lines(end *End, warns []string) []string {
 		}
 	}
 	if g.denied > 0 {
-		out = append(out, fmt.Sprintf("per-process I/O unreadable for %d of %d processes (/proc/PID/io denied; the recorder was not root?): their I/O is missing from the top processes and the culprits", g.denied, g.listed))
+		// Most denied: the recorder lacked root (or CAP_SYS_PTRACE). A
+		// few denied: processes even root may not read, such as a
+		// sandbox's init; the recording cannot tell which.
+		why := "the recorder needs root or CAP_SYS_PTRACE + CAP_DAC_READ_SEARCH"
+		if g.denied*2 < g.listed {
+			why = "a few processes even root may not read, such as a sandbox's init, or a recorder without CAP_SYS_PTRACE"
+		}
+		out = append(out, fmt.Sprintf("per-process I/O unreadable for %d of %d processes (/proc/PID/io denied: %s): their I/O is missing from the top processes and the culprits", g.denied, g.listed, why))
 	}
 	if _, ok := g.collector("procs"); ok {
 		switch st, ok := g.collector("events"); {

@@ -54,7 +54,7 @@ func TestGapsEverything(t *testing.T) {
 	want := []string{
 		"recording cut short, 3 samples readable: no end line: the recorder was killed, crashed, ran out of disk or is still recording; 1 line cut short or damaged; nothing is known after the last sample (2026-12-01 12:00:02 UTC)",
 		"no memory PSI (no /proc/pressure: kernel older than 4.20): stall on memory is unknown, not zero; the PSI signals cannot rise and their thresholds cannot be judged",
-		"per-process I/O unreadable for 73 of 75 processes (/proc/PID/io denied; the recorder was not root?): their I/O is missing from the top processes and the culprits",
+		"per-process I/O unreadable for 73 of 75 processes (/proc/PID/io denied: the recorder needs root or CAP_SYS_PTRACE + CAP_DAC_READ_SEARCH): their I/O is missing from the top processes and the culprits",
 		"process events polled, not from the kernel (netlink: operation not permitted): a process that started and ended between two samples is missing",
 	}
 	if diff := cmp.Diff(want, g.Lines(nil, warns)); diff != "" {
@@ -114,5 +114,19 @@ func TestNoSamples(t *testing.T) {
 				t.Errorf("err = %v, want ErrNoSamples and %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// One process of 140 denied (a sandbox's PID 1, which root may not read
+// here): no claim that the recorder was not root.
+func TestGapsFewDenied(t *testing.T) {
+	g := NewGaps(Header{Collectors: []CollectorStatus{{Name: "procs", Available: true}, {Name: "events", Available: true}}})
+	for i := range 3 {
+		s := Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), Scan: &diskio.ScanStats{Processes: 140, Denied: 1}, PSI: &psi.Snapshot{Memory: &psi.Resource{}}}
+		g.Add(&s)
+	}
+	want := []string{"per-process I/O unreadable for 1 of 140 processes (/proc/PID/io denied: a few processes even root may not read, such as a sandbox's init, or a recorder without CAP_SYS_PTRACE): their I/O is missing from the top processes and the culprits"}
+	if diff := cmp.Diff(want, g.Lines(&End{Samples: 3, Reason: "duration"}, nil)); diff != "" {
+		t.Errorf("Lines() (-want +got):\n%s", diff)
 	}
 }

@@ -476,9 +476,52 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 </html>
 `))
 
+// fillEmpty makes every list the page's script reads an empty array, not
+// null: a recording without episodes, latency or firings has nil slices,
+// which encoding/json writes as null, and the script maps over each.
+func (d *pageData) fillEmpty() {
+	if d.X == nil {
+		d.X = []xnum{}
+	}
+	if d.Runs == nil {
+		d.Runs = []string{}
+	}
+	if d.Charts == nil {
+		d.Charts = []chartSpec{}
+	}
+	for i := range d.Charts {
+		if d.Charts[i].Series == nil {
+			d.Charts[i].Series = []seriesSpec{}
+		}
+		for j := range d.Charts[i].Series {
+			if d.Charts[i].Series[j].Values == nil {
+				d.Charts[i].Series[j].Values = []num{}
+			}
+		}
+	}
+	if d.Top == nil {
+		d.Top = [][]string{}
+	}
+	for i := range d.Top {
+		if d.Top[i] == nil {
+			d.Top[i] = []string{}
+		}
+	}
+	if d.Episodes == nil {
+		d.Episodes = []bandSpec{}
+	}
+	if d.Firings == nil {
+		d.Firings = []markerSpec{}
+	}
+	if d.Rows == nil {
+		d.Rows = []bandSpec{}
+	}
+}
+
 // writePage writes the page with body (the report's Markdown rendered as
 // HTML) and the charts' data.
 func writePage(w io.Writer, title, sub string, body []byte, d *pageData) error {
+	d.fillEmpty()
 	js, err := json.Marshal(d)
 	if err != nil {
 		return err
