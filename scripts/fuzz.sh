@@ -17,14 +17,16 @@ fuzztime=${1:-1m}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 n=0 flakes=0
+# count_inputs DIR: how many inputs a corpus directory holds (0 if none yet).
+count_inputs() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
 while IFS=: read -r file line; do
   pkg=./$(dirname "$file")
   target=$(sed -E 's/^func (Fuzz[A-Za-z0-9_]*).*/\1/' <<<"$line")
   corpus="$(dirname "$file")/testdata/fuzz/$target"
-  before=$(ls "$corpus" 2>/dev/null | wc -l)
+  before=$(count_inputs "$corpus")
   echo "fuzz $pkg $target ($fuzztime)"
   if ! go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" >"$log" 2>&1; then
-    after=$(ls "$corpus" 2>/dev/null | wc -l)
+    after=$(count_inputs "$corpus")
     if [ "$after" = "$before" ] && grep -q 'context deadline exceeded' "$log"; then
       echo "fuzz $pkg $target: flake at the -fuzztime deadline (go.dev/issue/75804), no crasher written"
       flakes=$((flakes + 1))
