@@ -346,7 +346,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	}
 	if writeErr != nil {
 		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("recording stopped: %w; %d of %d samples are readable in %s",
-			writeErr, w.Readable(), w.Samples(), abs)}
+			writeErr, w.ReadBack(), w.Samples(), abs)}
 	}
 	return exitErr
 }

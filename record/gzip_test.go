@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,53 @@ func TestReadFileParallelOrder(t *testing.T) {
 		if got := rec.Samples[5].Errors; len(got) != 1 || got[0] != "procs: x" {
 			t.Errorf("%s: sample 5 errors = %q", name, got)
 		}
+	}
+}
+
+// A full disk can fail a gzip sample's sync flush after the sample's
+// compressed data reached the file: the sample is readable though the
+// write failed. ReadBack counts what a reader gets, as analyze does.
+func TestWriterReadBackAfterFailedFlush(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rec.jsonl.gz")
+	w, err := Create(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.f.Close()
+	if err := w.WriteHeader(&Header{Host: "h", Interval: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 5; i++ {
+		if err := w.WriteSample(&Sample{Seq: i, Time: time.Date(2026, 12, 1, 12, 0, i, 0, time.UTC), Errors: []string{strings.Repeat(strconv.Itoa(i), 3000)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The last sync flush's empty stored block (00 00 00 ff ff) did not
+	// reach the disk, and the writer counted the sample as lost.
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, fi.Size()-5); err != nil {
+		t.Fatal(err)
+	}
+	w.durable--
+	if got := w.ReadBack(); got != 5 {
+		t.Errorf("ReadBack() = %d, want 5: the fifth sample's data is in the file", got)
+	}
+	if err := os.Truncate(path, fi.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatalf("the header is in the first half: %v", err)
+	}
+	want := 0
+	for s, err := r.Next(); err == nil && s != nil; s, err = r.Next() {
+		want++
+	}
+	r.Close()
+	if got := w.ReadBack(); got != want || want >= 5 {
+		t.Errorf("after cutting the file in half: ReadBack() = %d, a reader gets %d (want fewer than 5)", got, want)
 	}
 }

@@ -89,6 +89,32 @@ func (w *Writer) WriteSample(s *Sample) error {
 func (w *Writer) Samples() int  { return w.samples }
 func (w *Writer) Readable() int { return w.durable }
 
+// ReadBack counts the samples a reader gets from the file as it is on
+// disk, with the same reader analyze uses. After a write error it is the
+// exact answer: a gzip sample whose data reached the file before its sync
+// flush failed is readable though Readable does not count it. It falls
+// back to Readable if the file cannot be opened; a file whose header
+// cannot be read holds no readable sample.
+func (w *Writer) ReadBack() int {
+	f, err := os.Open(w.f.Name())
+	if err != nil {
+		return w.durable
+	}
+	defer f.Close()
+	r, err := NewReader(f, w.f.Name())
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for {
+		s, err := r.Next()
+		if err != nil || s == nil {
+			return n
+		}
+		n++
+	}
+}
+
 // Close writes the end line with reason, flushes and closes the file.
 func (w *Writer) Close(reason string) error {
 	err := w.writeLine(&End{Type: TypeEnd, Time: w.now(), Samples: w.samples, Reason: reason})
