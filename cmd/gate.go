@@ -376,7 +376,8 @@ func gateRecording(ctx context.Context, opts *GateOptions, procRoot string, scop
 		}
 		h.Command = []string{strings.Join(args, " ")}
 	}
-	if err := w.WriteHeader(h); err == nil {
+	err = w.WriteHeader(h)
+	if err == nil {
 		err = w.WriteSample(first)
 	}
 	if err != nil {
