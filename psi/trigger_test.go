@@ -102,7 +102,10 @@ func TestOnsetWatcherInStall(t *testing.T) {
 	if cg.V2Dir == "" {
 		testenv.Unmet(t, "no cgroup v2 directory for per-cgroup memory.pressure")
 	}
-	w, err := NewOnsetWatcher(filepath.Join(cg.V2Dir, "memory.pressure"), "some", 50*time.Millisecond, time.Second, 50*time.Millisecond)
+	// 10 ms of stall in a 1 s window, as TestTriggerFiresInStall: on this
+	// VM's fast disk a 3-pass hog once stalled the group less than 50 ms
+	// in every window and CI saw no onset.
+	w, err := NewOnsetWatcher(filepath.Join(cg.V2Dir, "memory.pressure"), "some", 10*time.Millisecond, time.Second, 50*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +117,7 @@ func TestOnsetWatcherInStall(t *testing.T) {
 		defer close(done)
 		_ = w.Run(ctx, func(o Onset) { onsets = append(onsets, o) })
 	}()
-	start, end := stallInCgroup(t, cg, 3)
+	start, end := stallInCgroup(t, cg, 6)
 	time.Sleep(200 * time.Millisecond)
 	cancel()
 	<-done
