@@ -83,18 +83,16 @@ func (w *Writer) WriteSample(s *Sample) error {
 	return nil
 }
 
-// Samples is how many samples were written, and Readable how many of them
-// reached the kernel whole: after a write error (a full disk) only those
-// can be read back.
-func (w *Writer) Samples() int  { return w.samples }
-func (w *Writer) Readable() int { return w.durable }
+// Samples is how many samples were written (see [Writer.ReadBack] for how
+// many can be read back after a write error).
+func (w *Writer) Samples() int { return w.samples }
 
 // ReadBack counts the samples a reader gets from the file as it is on
 // disk, with the same reader analyze uses. After a write error it is the
 // exact answer: a gzip sample whose data reached the file before its sync
-// flush failed is readable though Readable does not count it. It falls
-// back to Readable if the file cannot be opened; a file whose header
-// cannot be read holds no readable sample.
+// flush failed is readable though its write returned an error. It falls
+// back to the samples whose writes succeeded if the file cannot be
+// opened; a file whose header cannot be read holds no readable sample.
 func (w *Writer) ReadBack() int {
 	f, err := os.Open(w.f.Name())
 	if err != nil {
