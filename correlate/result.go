@@ -3,7 +3,7 @@ package correlate
 import (
 	"time"
 
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/record"
 
 	"github.com/memdiag/memdiag/timers"
@@ -67,9 +67,9 @@ type Result struct {
 	Lacks []string
 
 	// Growth lists the recorded processes whose anonymous memory grew
-	// steadily (memview.Growth over Sample.RSS): a leak or allocator
+	// steadily (memstate.Growth over Sample.RSS): a leak or allocator
 	// retention. OOMKills lists the intervals with OOM kills.
-	Growth   []memview.ProcGrowth
+	Growth   []memstate.ProcGrowth
 	OOMKills []OOMKill
 }
 

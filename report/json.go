@@ -10,7 +10,7 @@ import (
 
 	"github.com/memdiag/memdiag/record"
 
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 
 	"github.com/memdiag/memdiag/correlate"
 )
@@ -45,8 +45,8 @@ type jsonResult struct {
 	RecordingLacks []string `json:"recording_lacks"`
 	// MemoryGrowth lists processes whose anonymous memory grew steadily;
 	// OOMKills the intervals with OOM kills.
-	MemoryGrowth []memview.ProcGrowth `json:"memory_growth"`
-	OOMKills     []correlate.OOMKill  `json:"oom_kills"`
+	MemoryGrowth []memstate.ProcGrowth `json:"memory_growth"`
+	OOMKills     []correlate.OOMKill   `json:"oom_kills"`
 	// IOBursts are disk or reclaim bursts without memory stall;
 	// Sustained is pressure lasting most of the recording (null if
 	// none); NotRun the jobs scheduled near episodes that did not run.
@@ -200,7 +200,7 @@ func toJSON(r correlate.Result) jsonResult {
 		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: nonNil(r.Warnings),
 		RecordingLacks: nonNil(r.Lacks),
 		Verdict:        verdictLine(&r),
-		MemoryGrowth:   append([]memview.ProcGrowth{}, r.Growth...),
+		MemoryGrowth:   append([]memstate.ProcGrowth{}, r.Growth...),
 		OOMKills:       append([]correlate.OOMKill{}, r.OOMKills...),
 		IOBursts:       append([]correlate.IOBurst{}, r.IOBursts...),
 		Sustained:      r.Sustained, Failing: r.Failing, NotRun: append([]correlate.NotRun{}, r.NotRun...),
