@@ -51,6 +51,9 @@ type Result struct {
 	IOBursts []IOBurst
 	// Sustained is pressure lasting most of the recording, nil if none.
 	Sustained *Sustained
+	// Failing is a load that failed most of the time (no failure spike
+	// is flagged then), nil if none.
+	Failing *Failing
 	// ProcessesRecorded says per-process I/O or process events were
 	// recorded, so a job that never ran is known not to have run.
 	ProcessesRecorded bool
