@@ -397,7 +397,7 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 		"swap_limit_bytes": "min(memory.memsw.limit_in_bytes, memory.stat hierarchical_memsw_limit) − limit",
 		"swap_room_bytes":  "min(/proc/meminfo SwapFree, memsw limit − memory.memsw.usage_in_bytes); 0 with memory.swappiness 0",
 		"pinned_bytes":     "total_rss + total_shmem − swap room (v1 does not split kmem into reclaimable and not)",
-		"usage_bytes": "memory.usage_in_bytes", "limit_bytes": "min(memory.limit_in_bytes, memory.stat hierarchical_memory_limit)",
+		"usage_bytes":      "memory.usage_in_bytes", "limit_bytes": "min(memory.limit_in_bytes, memory.stat hierarchical_memory_limit)",
 		"swap_bytes": "memory.stat total_swap", "anon_bytes": "memory.stat total_rss", "file_bytes": "memory.stat total_cache",
 		"shmem_bytes": "memory.stat total_shmem", "active_file_bytes": "memory.stat total_active_file",
 		"inactive_file_bytes": "memory.stat total_inactive_file", "dirty_bytes": "memory.stat total_dirty",

@@ -32,7 +32,7 @@ func TestCgroupV1CacheAndShmem(t *testing.T) {
 		UnreclaimableBytes: 0 + 39800832,
 		// SwapFree passed as 0: the tmpfs pages stay.
 		PinnedBytes: 39800832,
-		Failcnt:            u64(241), OOMKills: u64(0),
+		Failcnt:     u64(241), OOMKills: u64(0),
 		NearLimit: true, MostlyCache: true,
 		Note: "98 % of its limit, mostly page cache (88.0 MiB, reclaimable), anon 0 B + shmem 38.0 MiB not reclaimable without swap, swap can take none (no free swap): 38.0 MiB cannot be reclaimed, 30 % of the limit, working set (usage − inactive file) 38.1 MiB: fine unless reclaiming it stalls the group's tasks; no memory.pressure for it (a v1 group without a v2 twin): watch memory.failcnt and its refaults instead",
 	}
@@ -94,7 +94,7 @@ func TestCgroupV1KmemAndProtections(t *testing.T) {
 		UsageBytes: 94396416, LimitBytes: u64(128 << 20), SwapBytes: u64(0),
 		FileBytes: 92311552, ShmemBytes: 25165824, // the 24 MiB written to the tmpfs
 		ActiveFileBytes: 28672, InactiveFileBytes: 67117056,
-		DirtyBytes:      67117056, // the 64 MiB file, just written
+		DirtyBytes:         67117056, // the 64 MiB file, just written
 		CacheBytes:         92311552 - 25165824,
 		WorkingSetBytes:    94396416 - 67117056,
 		UnreclaimableBytes: 25165824,

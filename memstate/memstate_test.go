@@ -183,7 +183,7 @@ func TestCgroupsV1Hybrid(t *testing.T) {
 			UnevictableBytes:   20369408,               // total_unevictable
 			// No swap on the host (SwapFree 0): all anon and shmem stays.
 			PinnedBytes: 121446400 + 17457152,
-			Failcnt:            u64(0),
+			Failcnt:     u64(0),
 			PSI: &psi.Resource{
 				Some: psi.Line{Avg10: 0.17, Avg60: 0.41, Avg300: 0.17, Total: 795019 * time.Microsecond},
 				Full: &psi.Line{Avg10: 0.14, Avg60: 0.28, Avg300: 0.10, Total: 548285 * time.Microsecond},
@@ -196,7 +196,7 @@ func TestCgroupsV1Hybrid(t *testing.T) {
 			AnonBytes: 21114880, FileBytes: 44040192, CacheBytes: 44040192,
 			InactiveFileBytes: 44040192, WorkingSetBytes: 65687552 - 44040192, UnreclaimableBytes: 21114880,
 			PinnedBytes: 21114880,
-			Failcnt: u64(1015), OOMKills: u64(0),
+			Failcnt:     u64(1015), OOMKills: u64(0),
 			PSI: &psi.Resource{
 				Some: psi.Line{Avg10: 0.24, Avg60: 0.23, Avg300: 0.06, Total: 218663 * time.Microsecond},
 				Full: &psi.Line{Avg10: 0.24, Avg60: 0.23, Avg300: 0.06, Total: 212173 * time.Microsecond},
@@ -230,8 +230,8 @@ func TestCgroupsV2(t *testing.T) {
 		SlabReclaimableBytes: u64(220088), SlabUnreclaimableBytes: u64(479392), // slab 699480
 		// host618's meminfo (no swap): anon stays, with kernel − slab_reclaimable.
 		PinnedBytes: 10895360 + 1409024 - 220088,
-		Events:   map[string]uint64{"low": 0, "high": 0, "max": 3, "oom": 0, "oom_kill": 0, "oom_group_kill": 0},
-		OOMKills: u64(0), MostlyCache: true,
+		Events:      map[string]uint64{"low": 0, "high": 0, "max": 3, "oom": 0, "oom_kill": 0, "oom_group_kill": 0},
+		OOMKills:    u64(0), MostlyCache: true,
 	}}
 	if d := cmp.Diff(want, cgs, ignoreSources); d != "" {
 		t.Errorf("Cgroups (-want +got):\n%s", d)

@@ -99,7 +99,7 @@ func TestCgroupsV2UML61(t *testing.T) {
 			SwapLimitBytes: u64(0), SwapRoomBytes: 0,
 			KernelBytes: u64(4096), SlabReclaimableBytes: u64(792), SlabUnreclaimableBytes: u64(3264),
 			PinnedBytes: 4096 - 792,
-			Events: noEvents(0, 69, 1, 1), OOMKills: u64(1),
+			Events:      noEvents(0, 69, 1, 1), OOMKills: u64(1),
 			Note: "1 OOM kill in this group since it was made (memory.events oom_kill); now 0 % of its limit",
 		},
 	}
