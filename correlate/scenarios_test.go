@@ -313,6 +313,33 @@ func TestScenarioBurstMostOfShortRun(t *testing.T) {
 	}
 }
 
+// 12. A recurrence no recorded process explains: a stall every 10 s,
+// processes recorded and readable, but only a web server's steady small
+// I/O. The old advice was "record again as root" whatever the recording
+// held; it must follow what the recording lacked: here not processes
+// but the I/O of whatever stalled (io), and without per-process data
+// (noProcs) the processes.
+func unexplainedScenario(noProcs bool) scenario {
+	return scenario{dur: 80 * time.Second, hostSome: burstPSI(0.3, 3*time.Second, offs(10*time.Second, 7, 8*time.Second)...),
+		refault: every(2000, 3*time.Second, offs(10*time.Second, 7, 8*time.Second)...), noProcs: noProcs,
+		procs: []sproc{{pid: 300, ppid: 1, comm: "nginx", cmdline: "nginx: worker process", unit: "nginx.service", from: sec(0.5), bps: steady(200 << 10)}}}
+}
+
+func TestScenarioUnknownSaysWhatIsMissing(t *testing.T) {
+	for _, c := range []struct {
+		noProcs bool
+		want    []Missing
+	}{{false, []Missing{MissingIO}}, {true, []Missing{MissingProcesses}}} {
+		res := Analyze(unexplainedScenario(c.noProcs).build(), Options{Project: timers.Project})
+		if len(res.Culprits) != 1 || res.Culprits[0].Kind != KindUnknown {
+			t.Fatalf("noProcs %v: culprits %v, %d episodes, period %+v; want one unknown", c.noProcs, names(res), len(res.Episodes), res.Period)
+		}
+		if d := cmp.Diff(c.want, res.Culprits[0].Missing); d != "" {
+			t.Errorf("noProcs %v: missing (-want +got):\n%s", c.noProcs, d)
+		}
+	}
+}
+
 // 7. A long-lived loader does 100 MiB every minute and exits right after
 // its fifth burst, which /proc never saw. The old model credited its
 // whole-life exit I/O (500 MiB) to the last episode; only the 100 MiB not
