@@ -72,9 +72,13 @@ func (sr *Series) Analyze(opts Options) Result {
 	if res.HasLatency {
 		spikes = detectSpikes(lat, o)
 		// A burst of failed requests is a spike too: a service that
-		// refuses or times out is not fast.
-		for i, f := range failureSpikes(sums) {
-			spikes[i] = spikes[i] || f
+		// refuses or times out is not fast. A load failing most of the
+		// time has no burst to rise above: it is a finding of its own.
+		res.Failing = failing(ivs, sums)
+		if res.Failing == nil {
+			for i, f := range failureSpikes(sums) {
+				spikes[i] = spikes[i] || f
+			}
 		}
 		if k := known(lat); len(k) > 0 {
 			res.LatencyBaseline = time.Duration(median(k))

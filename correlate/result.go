@@ -3,7 +3,7 @@ package correlate
 import (
 	"time"
 
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/record"
 
 	"github.com/memdiag/memdiag/timers"
@@ -51,6 +51,9 @@ type Result struct {
 	IOBursts []IOBurst
 	// Sustained is pressure lasting most of the recording, nil if none.
 	Sustained *Sustained
+	// Failing is a load that failed most of the time (no failure spike
+	// is flagged then), nil if none.
+	Failing *Failing
 	// ProcessesRecorded says per-process I/O or process events were
 	// recorded, so a job that never ran is known not to have run.
 	ProcessesRecorded bool
@@ -64,9 +67,9 @@ type Result struct {
 	Lacks []string
 
 	// Growth lists the recorded processes whose anonymous memory grew
-	// steadily (memview.Growth over Sample.RSS): a leak or allocator
+	// steadily (memstate.Growth over Sample.RSS): a leak or allocator
 	// retention. OOMKills lists the intervals with OOM kills.
-	Growth   []memview.ProcGrowth
+	Growth   []memstate.ProcGrowth
 	OOMKills []OOMKill
 }
 

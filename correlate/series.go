@@ -8,7 +8,7 @@ import (
 
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/latency"
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -17,7 +17,7 @@ import (
 // of a day (86,400 samples of ~6 KB) keeps per interval the signal values
 // of [record.Interval] it reads (~150 bytes), the latency summary, the
 // top processes by I/O (~20 bytes each, packed, names interned) and the RSS
-// points memview.Growth fits (24 bytes a process), plus the rare process
+// points memstate.Growth fits (24 bytes a process), plus the rare process
 // events, stall onsets and OOM kills.
 //
 //	s := correlate.NewSeries(h)
@@ -37,7 +37,7 @@ type Series struct {
 	events  []sampleEvents // samples with process events, in sample order
 	onsets  []record.StallOnset
 	ooms    []OOMKill
-	growth  memview.GrowthSeries
+	growth  memstate.GrowthSeries
 	prev    *record.Sample
 	samples int
 

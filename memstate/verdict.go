@@ -1,4 +1,4 @@
-package memview
+package memstate
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package memview
+package memstate
 
 import (
 	"math"
@@ -72,7 +72,7 @@ func TestGrowthTooShortAndPIDReuse(t *testing.T) {
 	}
 }
 
-// TestGrowthLiveE2E checks RSS growth detection at the level memview owns: a hog
+// TestGrowthLiveE2E checks RSS growth detection at the level memstate owns: a hog
 // growing its anon memory at a known rate and a flat one, sampled with
 // diskio's TopRSS every second for ~30 s as `memdiag watch` does; Growth must flag
 // the first with a slope within 20 % of the true rate and not the second.

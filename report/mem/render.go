@@ -1,7 +1,7 @@
-// Package memreport renders a [memview.Report] (what `memdiag mem` shows)
+// Package mem renders a [memstate.Report] (what `memdiag mem` shows)
 // as a table, markdown, JSON or CSV. It never reads /proc: everything comes in
 // the Report.
-package memreport
+package mem
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/tables"
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/signal"
 )
@@ -53,7 +53,7 @@ type Options struct {
 }
 
 // Render writes r in format f.
-func Render(w io.Writer, r memview.Report, f Format, o Options) error {
+func Render(w io.Writer, r memstate.Report, f Format, o Options) error {
 	switch f {
 	case CSV:
 		return renderCSV(w, r)
@@ -67,7 +67,7 @@ func Render(w io.Writer, r memview.Report, f Format, o Options) error {
 	return fmt.Errorf("unknown format %q", f)
 }
 
-func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
+func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 	loc := o.Loc
 	if loc == nil {
 		loc = time.UTC
@@ -135,7 +135,7 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 	}
 	for _, row := range rows {
 		if n, ok := row[1].(uint64); ok {
-			row[1] = memview.FormatBytes(n)
+			row[1] = memstate.FormatBytes(n)
 		}
 		t.AppendRow(row...)
 	}
@@ -155,7 +155,7 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 		heading("tmpfs")
 		t := newTable("mount", "used", "size").SetFit(0, tables.Wrap, 24)
 		for _, m := range h.Tmpfs {
-			t.AppendRow(m.MountPoint, memview.FormatBytes(m.UsedBytes), memview.FormatBytes(m.SizeBytes))
+			t.AppendRow(m.MountPoint, memstate.FormatBytes(m.UsedBytes), memstate.FormatBytes(m.SizeBytes))
 		}
 		render(t)
 	}
@@ -167,14 +167,14 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 	for _, p := range r.Procs {
 		pss := "-"
 		if p.PSSBytes != nil {
-			pss = memview.FormatBytes(*p.PSSBytes)
+			pss = memstate.FormatBytes(*p.PSSBytes)
 		}
 		cg := p.Cgroup
 		if p.Unit != "" {
 			cg = p.Unit
 		}
-		t.AppendRow(p.PID, p.Comm, memview.FormatBytes(p.RSSBytes), memview.FormatBytes(p.RSSAnonBytes),
-			memview.FormatBytes(p.RSSFileBytes), memview.FormatBytes(p.RSSShmemBytes), pss, memview.FormatBytes(p.SwapBytes), cg)
+		t.AppendRow(p.PID, p.Comm, memstate.FormatBytes(p.RSSBytes), memstate.FormatBytes(p.RSSAnonBytes),
+			memstate.FormatBytes(p.RSSFileBytes), memstate.FormatBytes(p.RSSShmemBytes), pss, memstate.FormatBytes(p.SwapBytes), cg)
 	}
 	render(t)
 	if r.ProcScan.NoPSS > 0 {
@@ -190,9 +190,9 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 		if !show {
 			continue
 		}
-		t.AppendRow(c.Path, c.Version, memview.FormatBytes(c.UsageBytes), optBytes(c.LimitBytes),
-			memview.FormatBytes(c.AnonBytes), memview.FormatBytes(c.CacheBytes), memview.FormatBytes(c.ShmemBytes),
-			memview.FormatBytes(c.WorkingSetBytes), memview.FormatBytes(c.DirtyBytes), optBytes(c.SwapBytes), optPSI(c.PSI), optUint(c.OOMKills), flag(c))
+		t.AppendRow(c.Path, c.Version, memstate.FormatBytes(c.UsageBytes), optBytes(c.LimitBytes),
+			memstate.FormatBytes(c.AnonBytes), memstate.FormatBytes(c.CacheBytes), memstate.FormatBytes(c.ShmemBytes),
+			memstate.FormatBytes(c.WorkingSetBytes), memstate.FormatBytes(c.DirtyBytes), optBytes(c.SwapBytes), optPSI(c.PSI), optUint(c.OOMKills), flag(c))
 	}
 	render(t)
 	for _, c := range r.Cgroups {
@@ -227,10 +227,10 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 			}
 			lim := "-"
 			if k.CgroupLimitBytes > 0 {
-				lim = memview.FormatBytes(k.CgroupUsageBytes) + " / " + memview.FormatBytes(k.CgroupLimitBytes)
+				lim = memstate.FormatBytes(k.CgroupUsageBytes) + " / " + memstate.FormatBytes(k.CgroupLimitBytes)
 			}
 			t.AppendRow(when, k.SinceBoot.Round(time.Second).String(), k.PID, k.Comm,
-				memview.FormatBytes(k.AnonRSSBytes), memview.FormatBytes(k.FileRSSBytes), memview.FormatBytes(k.ShmemRSSBytes), k.Constraint, cg, lim)
+				memstate.FormatBytes(k.AnonRSSBytes), memstate.FormatBytes(k.FileRSSBytes), memstate.FormatBytes(k.ShmemRSSBytes), k.Constraint, cg, lim)
 		}
 		render(t)
 		b.WriteString("anon-rss, file-rss, shmem-rss: the killed process's own RSS; file-rss counts shared files charged to other groups, so it can exceed what the group held.\n")
@@ -249,13 +249,13 @@ func renderText(w io.Writer, r memview.Report, md bool, o Options) error {
 	return err
 }
 
-func pair(a, b uint64) string { return memview.FormatBytes(a) + " / " + memview.FormatBytes(b) }
+func pair(a, b uint64) string { return memstate.FormatBytes(a) + " / " + memstate.FormatBytes(b) }
 
 func optBytes(p *uint64) string {
 	if p == nil {
 		return "-"
 	}
-	return memview.FormatBytes(*p)
+	return memstate.FormatBytes(*p)
 }
 
 func optUint(p *uint64) string {
@@ -281,7 +281,7 @@ func psiText(r *psi.Resource) string {
 }
 
 // flag is the short mark of the cgroup's state; the full note follows the table.
-func flag(c memview.Cgroup) string {
+func flag(c memstate.Cgroup) string {
 	switch {
 	case c.NearLimit && c.MostlyCache:
 		return "near limit, mostly cache"

@@ -1,4 +1,4 @@
-package memview
+package memstate
 
 import (
 	"errors"
@@ -88,7 +88,7 @@ func statfs(path string) (uint64, uint64, error) {
 	return s.Blocks * uint64(s.Bsize), s.Bfree * uint64(s.Bsize), nil
 }
 
-// Collector reads memview's sources from one root.
+// Collector reads memstate's sources from one root.
 type Collector struct {
 	root   string    // "/" live, a fixture tree in tests
 	fs     procfs.FS // <root>/proc
@@ -121,7 +121,7 @@ func (c *Collector) Host() (h Host, warn []error, err error) {
 	return h, warn, nil
 }
 
-// hostFromMeminfo copies the fields memview shows; procfs has already
+// hostFromMeminfo copies the fields memstate shows; procfs has already
 // turned the file's kB (KiB) into bytes.
 func hostFromMeminfo(mi procfs.Meminfo) Host {
 	var h Host

@@ -1,4 +1,4 @@
-package memreport
+package mem
 
 import (
 	"bytes"
@@ -7,16 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 )
 
 func TestRenderOOMSection(t *testing.T) {
 	three := uint64(3)
-	r := memview.Report{
+	r := memstate.Report{
 		Time: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC),
-		OOM: memview.OOMReport{
+		OOM: memstate.OOMReport{
 			LogSource: "dmesg",
-			Kills: []memview.OOMKill{{
+			Kills: []memstate.OOMKill{{
 				SinceBoot: 90 * time.Second, PID: 2915, Comm: "hog", AnonRSSBytes: 64360 << 10,
 				Constraint: "memcg", OOMCgroup: "/docker/a", TaskCgroup: "/docker/a/b",
 			}, {
@@ -24,7 +24,7 @@ func TestRenderOOMSection(t *testing.T) {
 				SinceBoot: 95 * time.Second, PID: 846, Comm: "tail", Constraint: "global", TaskCgroup: "/user.slice",
 			}},
 			VMStatOOMKills: &three,
-			CgroupOOMKills: []memview.CgroupCount{{Path: "/docker/a", Version: 2, OOMKills: 1}},
+			CgroupOOMKills: []memstate.CgroupCount{{Path: "/docker/a", Version: 2, OOMKills: 1}},
 		},
 	}
 	for _, f := range []Format{Table, Markdown} {
@@ -56,10 +56,10 @@ func TestRenderOOMSection(t *testing.T) {
 func TestRenderCSV(t *testing.T) {
 	// Long form, one value per row; byte counts above 2^53 keep every digit.
 	lim := uint64(9223372036854771712)
-	r := memview.Report{
-		Host:    memview.Host{TotalBytes: 25276510208},
-		Cgroups: []memview.Cgroup{{Path: "/a,b", Version: 1, UsageBytes: 5, LimitBytes: &lim, Events: map[string]uint64{"oom_kill": 2}}},
-		OOM:     memview.OOMReport{Kills: []memview.OOMKill{{PID: 846, Comm: "tail", AnonRSSBytes: 158277632}}},
+	r := memstate.Report{
+		Host:    memstate.Host{TotalBytes: 25276510208},
+		Cgroups: []memstate.Cgroup{{Path: "/a,b", Version: 1, UsageBytes: 5, LimitBytes: &lim, Events: map[string]uint64{"oom_kill": 2}}},
+		OOM:     memstate.OOMReport{Kills: []memstate.OOMKill{{PID: 846, Comm: "tail", AnonRSSBytes: 158277632}}},
 	}
 	var b bytes.Buffer
 	if err := Render(&b, r, CSV, Options{}); err != nil {

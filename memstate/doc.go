@@ -1,4 +1,4 @@
-// Package memview answers "which memory is the problem?" from the kernel's
+// Package memstate answers "which memory is the problem?" from the kernel's
 // own accounting, for the host, each memory cgroup and each process, and
 // lists the OOM kills that usually started the question.
 //
@@ -25,4 +25,4 @@
 // https://docs.kernel.org/accounting/psi.html,
 // https://docs.kernel.org/admin-guide/abi-testing.html (/dev/kmsg), and
 // mm/oom_kill.c for the OOM kill messages.
-package memview
+package memstate

@@ -1,4 +1,4 @@
-package memreport
+package mem
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 )
 
 // renderCSV writes r in long form, one value per row:
@@ -25,7 +25,7 @@ import (
 // point), psi_memory, activity, verdict, process (id: PID), cgroup (id:
 // path), oom_kill (id: PID), oom_counter (id: "/proc/vmstat" or a
 // cgroup's path), warning.
-func renderCSV(w io.Writer, r memview.Report) error {
+func renderCSV(w io.Writer, r memstate.Report) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"section", "id", "field", "value"})
 	emit := func(section, id string, v any) error {

@@ -1,4 +1,4 @@
-package memview
+package memstate
 
 import (
 	"bufio"
@@ -22,7 +22,7 @@ import (
 const NearLimitShare = 0.9
 
 // MostlyCacheShare is the share of a cgroup's usage that must be page cache
-// (file minus shmem) for memview to call it "mostly cache".
+// (file minus shmem) for memstate to call it "mostly cache".
 const MostlyCacheShare = 0.5
 
 // v1Unlimited: cgroup v1 reports "no limit" as PAGE_COUNTER_MAX pages in
@@ -132,7 +132,7 @@ func (c *Collector) Cgroups() ([]Cgroup, error) {
 	return out, nil
 }
 
-// UnavailableError says a source memview reads does not exist on this
+// UnavailableError says a source memstate reads does not exist on this
 // host, and what would provide it.
 // It is memdiag's one [hostenv.Unavailable].
 type UnavailableError = hostenv.Unavailable
