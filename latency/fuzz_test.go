@@ -161,5 +161,5 @@ func FuzzImportAB(f *testing.F) {
 }
 
 func FuzzImportJMeterXML(f *testing.F) {
-	fuzzImport(f, FormatJMeterXML, "jmeter.xml.jtl")
+	fuzzImport(f, FormatJMeterXML, "jmeter-bad.xml.jtl")
 }
