@@ -41,7 +41,9 @@ type WatchOptions struct {
 	ProbeEvery  time.Duration
 	LatencyFile string
 	LatencyFmt  string
-	NoTimers    bool
+	// LatencyColumns and LatencyProps: --latency-columns, --latency-properties.
+	LatencyColumns, LatencyProps string
+	NoTimers                     bool
 	// Events is auto, on or off: the process-events connector and
 	// taskstats (auto: when permitted, else polling with a note).
 	Events          string
@@ -159,6 +161,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.DurationVar(&opts.ProbeEvery, "probe-interval", 200*time.Millisecond, "time between probe requests")
 	fl.StringVar(&opts.LatencyFile, "latency", "", "follow a load-test results file as it is written")
 	fl.StringVar(&opts.LatencyFmt, "latency-format", "", "format of --latency (default: detected)")
+	addJMeterFlags(fl, &opts.LatencyColumns, &opts.LatencyProps)
 	fl.BoolVar(&opts.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the header")
 	fl.StringVar(&opts.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
 	fl.DurationVar(&opts.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")

@@ -2,6 +2,7 @@ package latency
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -197,5 +198,66 @@ func TestImportJMeterXML(t *testing.T) {
 	}
 	if r := imp.Report; r.Format != FormatJMeterXML || r.Rows != 9 || r.Transactions != 2 || r.Bad != 1 || r.BadLines[0].Line != 41 {
 		t.Errorf("report = %+v, want jmeter-xml, 9 rows, 2 transactions, bad line 41", r)
+	}
+}
+
+// TestImportJMeterCustomColumns: JMeter 2.13's header-less file with the
+// columns its properties left on reads the same as the run's CSV with a
+// header, from the properties file JMeter ran with or from a column list.
+func TestImportJMeterCustomColumns(t *testing.T) {
+	pf, err := os.Open(fixture("jmeter-stall-custom.properties"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	fromProps, err := ParseJMeterProperties(pf, "jmeter-stall-custom.properties")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// connect_time and the 2.x/3.1+ defaults left open: two candidates.
+	if got := strings.Join(fromProps.Columns, ","); got != "timeStamp,elapsed,label,responseCode,responseMessage,success,failureMessage,sentBytes,URL,IdleTime,Connect" {
+		t.Errorf("3.1+ columns %s", got)
+	}
+	if got := strings.Join(fromProps.Alt, ","); got != "timeStamp,elapsed,label,responseCode,responseMessage,success,Connect" {
+		t.Errorf("2.x columns %s", got)
+	}
+	fromList, err := ParseJMeterColumns("timeStamp,elapsed,label,responseCode,responseMessage,success,Connect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := importFixture(t, "jmeter-stall.jtl", ImportOptions{})
+	for _, save := range []*JMeterSave{fromProps, fromList} {
+		imp := importFixture(t, "jmeter-stall-custom.jtl", ImportOptions{JMeter: save})
+		r := imp.Report
+		if r.Format != FormatJMeter || r.Rows != 94 || r.Transactions != 22 || r.Bad != 0 || !strings.Contains(r.Columns, "success,Connect") {
+			t.Errorf("%s: report %+v", save.From, r)
+		}
+		if save.Alt != nil && !strings.Contains(r.Describe(), "with JMeter 2.x's defaults") {
+			t.Errorf("%s: report does not say which defaults: %s", save.From, r.Describe())
+		}
+		if len(imp.Requests) != len(want.Requests) {
+			t.Fatalf("%s: %d requests, want %d", save.From, len(imp.Requests), len(want.Requests))
+		}
+		// Both files hold the same samples; their order differs where two
+		// threads finished together, so compare as multisets.
+		key := func(q Request) string { return fmt.Sprint(q.Start.UnixMilli(), q.Latency, q.Status, q.Err) }
+		n := map[string]int{}
+		for _, q := range want.Requests {
+			n[key(q)]++
+		}
+		for _, q := range imp.Requests {
+			n[key(q)]--
+		}
+		for k, v := range n {
+			if v != 0 {
+				t.Errorf("%s: request %s differs by %d", save.From, k, v)
+			}
+		}
+	}
+	// A column list that does not fit the rows is said once, plainly.
+	bad, _ := ParseJMeterColumns("timeStamp,elapsed,success")
+	imp := importFixture(t, "jmeter-stall-custom.jtl", ImportOptions{JMeter: bad})
+	if imp.Report.Rows != 0 || imp.Report.Bad != 116 || !strings.Contains(imp.Report.BadLines[0].Error(), "the first row has 7 fields, --latency-columns gives 3 columns") {
+		t.Errorf("misfit columns: %+v", imp.Report)
 	}
 }
