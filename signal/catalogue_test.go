@@ -8,7 +8,7 @@ import (
 
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/lru"
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
 )
@@ -130,7 +130,7 @@ func TestCatalogueEntriesComplete(t *testing.T) {
 // TestSameSignalEverywhere is the catalogue's promise: for every entry,
 // the same two samples give the same name, value and unit in analyze
 // (record.Interval), gate (its metric over the run) and mem
-// (memview.Activity).
+// (memstate.Activity).
 func TestSameSignalEverywhere(t *testing.T) {
 	prev, cur, dt := hog(t)
 	t0 := time.Date(2026, 11, 29, 21, 42, 0, 0, time.UTC)
@@ -138,7 +138,7 @@ func TestSameSignalEverywhere(t *testing.T) {
 	samples := []record.Sample{{Time: t0, VMStat: prev}, {Seq: 1, Time: t0.Add(dt), VMStat: cur}}
 
 	iv := record.Between(h, &samples[0], &samples[1])
-	act := memview.NewActivity(memview.Snapshot{Time: t0, VMStat: prev}, memview.Snapshot{Time: t0.Add(dt), VMStat: cur})
+	act := memstate.NewActivity(memstate.Snapshot{Time: t0, VMStat: prev}, memstate.Snapshot{Time: t0.Add(dt), VMStat: cur})
 
 	for _, sig := range signal.Catalogue {
 		t.Run(sig.Name, func(t *testing.T) {
