@@ -49,6 +49,7 @@ type WatchOptions struct {
 	StallWindow     time.Duration
 	EnableDelayAcct bool
 	CPUProfile      string // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
+	Listen          string // --listen ADDR: serve /metrics (docs/fleet.md)
 }
 
 func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
@@ -166,6 +167,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.BoolVar(&opts.EnableDelayAcct, "enable-delayacct", false, "turn kernel.task_delayacct on while recording (root), then restore it")
 	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
+	fl.StringVar(&opts.Listen, "listen", "", "serve Prometheus metrics at http://ADDR/metrics while recording, e.g. 127.0.0.1:9465 (docs/fleet.md)")
 	return c
 }
 
@@ -221,6 +223,11 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	if srcs.fatal != nil {
 		return srcs.fatal
 	}
+	observe, stopListen, err := startListen(ctx, f, o.Listen, hdr)
+	if err != nil {
+		return err
+	}
+	defer stopListen()
 	w, err := record.Create(o.Out, o.Force)
 	if err != nil {
 		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("cannot record: %w", err)}
@@ -286,6 +293,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 			return err
 		}
 		sm.Add(s)
+		observe(s)
 		live.row(s)
 		return nil
 	}

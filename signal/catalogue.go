@@ -5,7 +5,7 @@
 //
 // Every view reads this table and none recomputes: `analyze`
 // (record.Interval), `gate` (its metrics are the entries with a
-// [Signal.Gate] name), `mem` (memview.Activity and its lines), and the JSON
+// [Signal.Gate] name), `mem` (memstate.Activity and its lines), and the JSON
 // keys ([Signal.JSONKey]). A new signal is one entry in [Catalogue] plus a
 // row in the catalogue test; see CONTRIBUTING.md.
 //

@@ -10,7 +10,7 @@ import (
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/lru"
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
@@ -214,7 +214,7 @@ func TestCatalogueEntriesComplete(t *testing.T) {
 // TestSameSignalEverywhere is the catalogue's promise: for every entry,
 // the same two samples give the same name, value and unit in analyze
 // (record.Interval), gate (its metric over the run) and mem
-// (memview.Activity).
+// (memstate.Activity).
 func TestSameSignalEverywhere(t *testing.T) {
 	_, _, dt := hog(t)
 	prev, cur := hogReading(t, "t0"), hogReading(t, "t1")
@@ -227,8 +227,8 @@ func TestSameSignalEverywhere(t *testing.T) {
 
 	iv := record.Between(h, &samples[0], &samples[1])
 	// mem reads /proc/vmstat and /proc/pressure/memory only.
-	act := memview.NewActivity(memview.Snapshot{Time: t0, VMStat: prev.VMStat, PSI: prev.PSI.Memory},
-		memview.Snapshot{Time: t0.Add(dt), VMStat: cur.VMStat, PSI: cur.PSI.Memory})
+	act := memstate.NewActivity(memstate.Snapshot{Time: t0, VMStat: prev.VMStat, PSI: prev.PSI.Memory},
+		memstate.Snapshot{Time: t0.Add(dt), VMStat: cur.VMStat, PSI: cur.PSI.Memory})
 	memReads := func(sig *signal.Signal) bool {
 		return sig.Source == "/proc/vmstat" || sig.Source == "/proc/pressure/memory"
 	}
