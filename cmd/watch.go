@@ -51,13 +51,14 @@ type WatchOptions struct {
 	StallWindow     time.Duration
 	EnableDelayAcct bool
 	CPUProfile      string // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
+	Listen          string // --listen ADDR: serve /metrics (docs/fleet.md)
 }
 
 func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
 	opts := &WatchOptions{F: f}
-	var execFlag bool
+	var execFlag bool // removed; kept hidden to say so
 	c := &cobra.Command{
-		Use:   "watch [flags] [--exec] [-- COMMAND ARGS...]",
+		Use:   "watch [flags] [-- COMMAND ARGS...]",
 		Short: "Record memory pressure, reclaim, swap and per-process disk I/O every interval",
 		Long: heredoc.Doc(`
 			Sample the kernel's memory-pressure signals once per interval and record
@@ -100,7 +101,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			memdiag watch
 
 			# record a load test: stops when it ends; exits 4 if it fails
-			memdiag watch --out run.jsonl --exec -- k6 run script.js
+			memdiag watch --out run.jsonl -- k6 run script.js
 
 			# measure latency with the built-in probe while recording
 			memdiag watch --out run.jsonl --probe http://127.0.0.1:8080/health -- ./load-test.sh
@@ -112,15 +113,16 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			if dash := cmd.ArgsLenAtDash(); dash > 0 {
 				return flagErrorf("unexpected argument %q: put the command after --", args[0])
 			} else if dash < 0 && len(args) > 0 {
-				return flagErrorf("unexpected argument %q: put the command after -- (memdiag watch --exec -- CMD ARGS)", args[0])
+				return flagErrorf("unexpected argument %q: put the command after -- (memdiag watch -- CMD ARGS)", args[0])
 			}
 			if len(args) > 0 {
 				opts.Command = args
 			}
 			// --keep-cmdline is the older name of --no-redact.
 			opts.KeepCmdline = opts.KeepCmdline || f.NoRedact
-			if execFlag && len(opts.Command) == 0 {
-				return flagErrorf("--exec needs a command after --")
+			if execFlag {
+				// --exec said what "-- CMD" alone already does.
+				return flagErrorf("--exec was removed: the command after -- is always run, and the recording stops when it exits; drop --exec (memdiag watch -- CMD ARGS)")
 			}
 			if opts.Interval < 10*time.Millisecond {
 				return flagErrorf("--interval %s is too short (at least 10ms)", opts.Interval)
@@ -156,7 +158,8 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.BoolVar(&opts.KeepCmdline, "keep-cmdline", false, "store command lines unredacted")
 	_ = fl.MarkDeprecated("keep-cmdline", "use --no-redact")
 	fl.BoolVar(&opts.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
-	fl.BoolVar(&execFlag, "exec", false, "run the command after -- and stop when it exits (exit 4 if it fails)")
+	fl.BoolVar(&execFlag, "exec", false, "removed: the command after -- is always run")
+	_ = fl.MarkHidden("exec")
 	fl.StringVar(&opts.ProbeURL, "probe", "", "measure latency with a built-in HTTP probe of this URL")
 	fl.DurationVar(&opts.ProbeEvery, "probe-interval", 200*time.Millisecond, "time between probe requests")
 	fl.StringVar(&opts.LatencyFile, "latency", "", "follow a load-test results file as it is written")
@@ -169,6 +172,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.BoolVar(&opts.EnableDelayAcct, "enable-delayacct", false, "turn kernel.task_delayacct on while recording (root), then restore it")
 	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
+	fl.StringVar(&opts.Listen, "listen", "", "serve Prometheus metrics at http://ADDR/metrics while recording, e.g. 127.0.0.1:9465 (docs/fleet.md)")
 	return c
 }
 
@@ -224,6 +228,11 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	if srcs.fatal != nil {
 		return srcs.fatal
 	}
+	observe, stopListen, err := startListen(ctx, f, o.Listen, hdr)
+	if err != nil {
+		return err
+	}
+	defer stopListen()
 	w, err := record.Create(o.Out, o.Force)
 	if err != nil {
 		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("cannot record: %w", err)}
@@ -289,6 +298,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 			return err
 		}
 		sm.Add(s)
+		observe(s)
 		live.row(s)
 		return nil
 	}
