@@ -118,11 +118,11 @@ func TestParseJMeterPropertiesErrors(t *testing.T) {
 
 func TestJavaDateLayout(t *testing.T) {
 	for in, want := range map[string]string{
-		"yyyy/MM/dd HH:mm:ss.SSS":       "2006/01/02 15:04:05.000",
-		"yyyy-MM-dd'T'HH:mm:ss.SSSXXX":  "2006-01-02T15:04:05.000-07:00",
-		"dd MMM yy hh:mm:ss a Z":        "02 Jan 06 03:04:05 PM -0700",
+		"yyyy/MM/dd HH:mm:ss.SSS":        "2006/01/02 15:04:05.000",
+		"yyyy-MM-dd'T'HH:mm:ss.SSSXXX":   "2006-01-02T15:04:05.000-07:00",
+		"dd MMM yy hh:mm:ss a Z":         "02 Jan 06 03:04:05 PM -0700",
 		"EEE, d MMM yyyy HH:mm:ss,SSS z": "Mon, 2 Jan 2006 15:04:05,000 MST",
-		"yyyy-MM-dd''HH":                "2006-01-02'15",
+		"yyyy-MM-dd''HH":                 "2006-01-02'15",
 	} {
 		if got, err := javaDateLayout(in); err != nil || got != want {
 			t.Errorf("%q = %q, %v; want %q", in, got, err, want)
