@@ -24,7 +24,8 @@ while IFS=: read -r file line; do
   target=$(sed -E 's/^func (Fuzz[A-Za-z0-9_]*).*/\1/' <<<"$line")
   corpus="$(dirname "$file")/testdata/fuzz/$target"
   before=$(count_inputs "$corpus")
-  echo "fuzz $pkg $target ($fuzztime)"
+  start=$SECONDS
+  echo -n "fuzz $pkg $target ($fuzztime)"
   if ! go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" >"$log" 2>&1; then
     after=$(count_inputs "$corpus")
     if [ "$after" = "$before" ] && grep -q 'context deadline exceeded' "$log"; then
@@ -36,6 +37,7 @@ while IFS=: read -r file line; do
       exit 1
     fi
   fi
+  echo " $((SECONDS - start)) s"
   n=$((n + 1))
 done < <(grep -rH --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]*\(f \*testing\.F\)' . | grep -v '^./.git/' | sed -E 's/^\.\///' | sort)
 echo "$n fuzz targets ran for $fuzztime each ($flakes deadline flakes)"
