@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -48,7 +49,8 @@ type WatchOptions struct {
 	StallThreshold  time.Duration // PSI memory "some" stall within StallWindow that marks an onset; 0 disables
 	StallWindow     time.Duration
 	EnableDelayAcct bool
-	CPUProfile      string // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
+	CPUProfile      string      // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
+	Mode            fs.FileMode // --mode of the recording and profile
 }
 
 func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
@@ -166,13 +168,14 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.BoolVar(&opts.EnableDelayAcct, "enable-delayacct", false, "turn kernel.task_delayacct on while recording (root), then restore it")
 	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
+	modeFlag(fl, &opts.Mode)
 	return c
 }
 
 func runWatch(ctx context.Context, o *WatchOptions) error {
 	f := o.F
 	if o.CPUProfile != "" {
-		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true})
+		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true, Mode: o.Mode})
 		if err != nil {
 			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
 		}
@@ -221,7 +224,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	if srcs.fatal != nil {
 		return srcs.fatal
 	}
-	w, err := record.Create(o.Out, o.Force)
+	w, err := record.CreateMode(o.Out, o.Force, o.Mode)
 	if err != nil {
 		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("cannot record: %w", err)}
 	}
