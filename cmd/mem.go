@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
-	"github.com/memdiag/memdiag/memreport"
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
+	"github.com/memdiag/memdiag/report/mem"
 )
 
 // MemOptions are the inputs of `memdiag mem`.
@@ -21,7 +21,7 @@ type MemOptions struct {
 	IO       *iostreams.IOStreams
 	Now      func() time.Time
 	Root     string
-	Format   memreport.Format
+	Format   mem.Format
 	Top      int
 	Interval time.Duration // between the two /proc/vmstat and PSI reads; 0: one read, pressure not measured
 	// RunLog runs a kernel log command (dmesg, journalctl) when /dev/kmsg
@@ -67,7 +67,7 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
-			if opts.Format, err = memreport.ParseFormat(format); err != nil {
+			if opts.Format, err = mem.ParseFormat(format); err != nil {
 				return &FlagError{Err: err}
 			}
 			if opts.Top < 0 {
@@ -89,7 +89,7 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 			return runMem(opts)
 		},
 	}
-	formatFlag(c, &format, memreport.Table, memreport.Formats, "(csv: one value per row: section,id,field,value)")
+	formatFlag(c, &format, mem.Table, mem.Formats, "(csv: one value per row: section,id,field,value)")
 	c.Flags().IntVar(&opts.Top, "top", 10, "processes to show by RSS, and cgroups by usage beyond those with a limit or OOM kills (0: all)")
 	c.Flags().DurationVar(&opts.Interval, "interval", time.Second, "time between the two reads that measure pressure (0: do not measure; the default with --root other than /)")
 	return c
@@ -100,7 +100,7 @@ func runMem(opts *MemOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	col, err := memview.NewCollector(opts.Root)
+	col, err := memstate.NewCollector(opts.Root)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func runMem(opts *MemOptions) error {
 	}
 	cgs, err := col.Cgroups()
 	if err != nil {
-		var ue *memview.UnavailableError
+		var ue *memstate.UnavailableError
 		if !errors.As(err, &ue) {
 			return err
 		}
@@ -149,20 +149,20 @@ func runMem(opts *MemOptions) error {
 		warn(err)
 	}
 	log := readKernelLog(ctx, opts, col, boot)
-	rep := memview.Build(opts.Now(), prev, cur, host, procs, scan, cgs, log)
+	rep := memstate.Build(opts.Now(), prev, cur, host, procs, scan, cgs, log)
 	rep.Warnings = warnings
-	return memreport.Render(opts.IO.Out, rep, opts.Format, memreport.Options{TopCgroups: opts.Top, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()})
+	return mem.Render(opts.IO.Out, rep, opts.Format, mem.Options{TopCgroups: opts.Top, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()})
 }
 
 // readKernelLog reads OOM kills from /dev/kmsg, else (live host only)
 // from dmesg, else journalctl -k, and says why when none worked.
-func readKernelLog(ctx context.Context, opts *MemOptions, col *memview.Collector, boot time.Time) memview.KernelLog {
+func readKernelLog(ctx context.Context, opts *MemOptions, col *memstate.Collector, boot time.Time) memstate.KernelLog {
 	var why []string
-	b, err := memview.ReadKmsg(col.KmsgPath())
+	b, err := memstate.ReadKmsg(col.KmsgPath())
 	if err == nil {
-		kills, perr := memview.ParseKernelLog(strings.NewReader(string(b)), col.KmsgPath(), boot)
+		kills, perr := memstate.ParseKernelLog(strings.NewReader(string(b)), col.KmsgPath(), boot)
 		if perr == nil {
-			return memview.KernelLog{Source: "/dev/kmsg", Kills: kills}
+			return memstate.KernelLog{Source: "/dev/kmsg", Kills: kills}
 		}
 		err = perr
 	}
@@ -180,15 +180,15 @@ func readKernelLog(ctx context.Context, opts *MemOptions, col *memview.Collector
 				why = append(why, c[0]+": no kernel messages (no journal, or no access to it)")
 				continue
 			}
-			kills, err := memview.ParseKernelLog(strings.NewReader(string(out)), c[0], boot)
+			kills, err := memstate.ParseKernelLog(strings.NewReader(string(out)), c[0], boot)
 			if err != nil {
 				why = append(why, err.Error())
 				continue
 			}
-			return memview.KernelLog{Source: strings.Join(c[:min(2, len(c))], " "), Kills: kills}
+			return memstate.KernelLog{Source: strings.Join(c[:min(2, len(c))], " "), Kills: kills}
 		}
 	}
-	return memview.KernelLog{Unreadable: strings.Join(why, "; ")}
+	return memstate.KernelLog{Unreadable: strings.Join(why, "; ")}
 }
 
 // runLogCommand runs a kernel-log reader; its error carries the command's

@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/testenv"
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 )
 
 // memJSON runs `memdiag mem --format json` for real and decodes it.
-func memJSON(t *testing.T, memdiag string, args ...string) memview.Report {
+func memJSON(t *testing.T, memdiag string, args ...string) memstate.Report {
 	t.Helper()
 	c := exec.Command(memdiag, append([]string{"mem", "--format", "json"}, args...)...)
 	var stderr strings.Builder
@@ -27,7 +27,7 @@ func memJSON(t *testing.T, memdiag string, args ...string) memview.Report {
 	if err != nil {
 		t.Fatalf("memdiag mem: %v\n%s", err, stderr.String())
 	}
-	var r memview.Report
+	var r memstate.Report
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("decode memdiag mem output: %v\n%s", err, out)
 	}
@@ -37,7 +37,7 @@ func memJSON(t *testing.T, memdiag string, args ...string) memview.Report {
 // kmsgKill returns the OOM kill of pid that memdiag mem read from
 // /dev/kmsg, failing the test when the log was another or the kill is
 // missing.
-func kmsgKill(t *testing.T, r memview.Report, pid int) *memview.OOMKill {
+func kmsgKill(t *testing.T, r memstate.Report, pid int) *memstate.OOMKill {
 	t.Helper()
 	if r.OOM.LogSource != "/dev/kmsg" {
 		t.Fatalf("kernel log source %q (unreadable: %q), want /dev/kmsg as root", r.OOM.LogSource, r.OOM.LogUnreadable)
@@ -52,7 +52,7 @@ func kmsgKill(t *testing.T, r memview.Report, pid int) *memview.OOMKill {
 	return nil
 }
 
-func findCgroup(r memview.Report, path string) *memview.Cgroup {
+func findCgroup(r memstate.Report, path string) *memstate.Cgroup {
 	for i := range r.Cgroups {
 		if r.Cgroups[i].Path == path {
 			return &r.Cgroups[i]
@@ -99,7 +99,7 @@ func TestMemCacheFillsCgroupE2E(t *testing.T) {
 	startInCgroup(t, cg, hog, "-write", strconv.Itoa(4*limit), "-file", filepath.Join(dir, "data"),
 		"-read-passes", "2", "-hold", "5m")
 
-	var last *memview.Cgroup
+	var last *memstate.Cgroup
 	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
 		r := memJSON(t, memdiag, "--interval", "0", "--top", "1")
 		last = findCgroup(r, "/"+name)

@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
-	"github.com/memdiag/memdiag/memreport"
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
+	"github.com/memdiag/memdiag/report/mem"
 )
 
 func TestNewMemCmd(t *testing.T) {
@@ -23,13 +23,13 @@ func TestNewMemCmd(t *testing.T) {
 		want    MemOptions
 		wantErr string
 	}{
-		{"", MemOptions{Format: memreport.Table, Top: 10, Interval: time.Second, Root: "/"}, ""},
-		{"--format json --top 3 --interval 0", MemOptions{Format: memreport.JSON, Top: 3, Interval: 0, Root: "/"}, ""},
+		{"", MemOptions{Format: mem.Table, Top: 10, Interval: time.Second, Root: "/"}, ""},
+		{"--format json --top 3 --interval 0", MemOptions{Format: mem.JSON, Top: 3, Interval: 0, Root: "/"}, ""},
 		// A copied tree does not change: no interval unless asked for.
-		{"--root testdata --format markdown --top 0", MemOptions{Format: memreport.Markdown, Top: 0, Interval: 0, Root: "testdata"}, ""},
-		{"--root testdata --interval 2s", MemOptions{Format: memreport.Table, Top: 10, Interval: 2 * time.Second, Root: "testdata"}, ""},
-		{"--format JSON", MemOptions{Format: memreport.JSON, Top: 10, Interval: time.Second, Root: "/"}, ""},
-		{"--format csv", MemOptions{Format: memreport.CSV, Top: 10, Interval: time.Second, Root: "/"}, ""},
+		{"--root testdata --format markdown --top 0", MemOptions{Format: mem.Markdown, Top: 0, Interval: 0, Root: "testdata"}, ""},
+		{"--root testdata --interval 2s", MemOptions{Format: mem.Table, Top: 10, Interval: 2 * time.Second, Root: "testdata"}, ""},
+		{"--format JSON", MemOptions{Format: mem.JSON, Top: 10, Interval: time.Second, Root: "/"}, ""},
+		{"--format csv", MemOptions{Format: mem.CSV, Top: 10, Interval: time.Second, Root: "/"}, ""},
 		{"--format xml", MemOptions{}, `--format "xml": unknown format; want one of table, markdown, json, csv`},
 		{"--top -1", MemOptions{}, "--top must be 0"},
 		{"extra", MemOptions{}, `memdiag mem takes no arguments, got "extra"`},
@@ -62,13 +62,13 @@ func TestNewMemCmd(t *testing.T) {
 }
 
 func TestRunMemGolden(t *testing.T) {
-	for _, format := range []memreport.Format{memreport.Table, memreport.Markdown, memreport.JSON, memreport.CSV} {
+	for _, format := range []mem.Format{mem.Table, mem.Markdown, mem.JSON, mem.CSV} {
 		t.Run(string(format), func(t *testing.T) {
 			ios, _, out, _ := iostreams.Test()
 			opts := &MemOptions{
 				IO:     ios,
 				Now:    func() time.Time { return time.Date(2026, 11, 29, 21, 44, 0, 0, time.UTC) },
-				Root:   "../memview/testdata/host618",
+				Root:   "../memstate/testdata/host618",
 				Format: format, Top: 10, Interval: 0,
 				RunLog: func(context.Context, string, ...string) ([]byte, error) {
 					return nil, errors.New("must not run with a fixture root")
@@ -77,7 +77,7 @@ func TestRunMemGolden(t *testing.T) {
 			if err := runMem(opts); err != nil {
 				t.Fatal(err)
 			}
-			ext := map[memreport.Format]string{memreport.Table: "txt", memreport.Markdown: "md", memreport.JSON: "json", memreport.CSV: "csv"}[format]
+			ext := map[mem.Format]string{mem.Table: "txt", mem.Markdown: "md", mem.JSON: "json", mem.CSV: "csv"}[format]
 			golden(t, "mem-host618."+ext, out.String())
 		})
 	}
@@ -87,7 +87,7 @@ func TestRunMemNoKernelLog(t *testing.T) {
 	// A root without dev/kmsg: the report says the log was unreadable and
 	// still shows the vmstat and cgroup counters.
 	root := t.TempDir()
-	src := "../memview/testdata/host618"
+	src := "../memstate/testdata/host618"
 	if err := os.CopyFS(root, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestRunMemNoKernelLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	ios, _, out, _ := iostreams.Test()
-	opts := &MemOptions{IO: ios, Now: time.Now, Root: root, Format: memreport.Table, Top: 10}
+	opts := &MemOptions{IO: ios, Now: time.Now, Root: root, Format: mem.Table, Top: 10}
 	if err := runMem(opts); err != nil {
 		t.Fatal(err)
 	}
@@ -114,11 +114,11 @@ func TestReadKernelLogFallback(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, "proc"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	col, err := memview.NewCollector(root)
+	col, err := memstate.NewCollector(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dmesg414, err := os.ReadFile("../memview/testdata/oom/dmesg-4.14-memcg.txt")
+	dmesg414, err := os.ReadFile("../memstate/testdata/oom/dmesg-4.14-memcg.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

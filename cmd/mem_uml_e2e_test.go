@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/testenv"
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 )
 
 // TestMemCgroupV2UMLE2E runs the cache-fill and OOM-kill checks of memdiag mem on a second real
@@ -75,7 +75,7 @@ echo $? > /run/out/mem.rc
 	if rc := read("mem.rc"); rc != "0" {
 		t.Fatalf("memdiag mem in the guest exited %s: %s", rc, read("mem.err"))
 	}
-	var r memview.Report
+	var r memstate.Report
 	if err := json.Unmarshal([]byte(read("mem.json")), &r); err != nil {
 		t.Fatalf("decode mem.json: %v", err)
 	}

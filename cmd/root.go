@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -56,14 +58,27 @@ func stopOnSignal(parent context.Context) (context.Context, func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, stopSignals...)
 	go func() {
-		select {
-		case sig := <-ch:
-			cancel(&SignalError{Signal: sig.(syscall.Signal)})
-		case <-ctx.Done():
+		for {
+			select {
+			case sig := <-ch:
+				if h := onHangup.Load(); sig == syscall.SIGHUP && h != nil {
+					(*h)() // memdiag record: start a new segment, go on
+					continue
+				}
+				cancel(&SignalError{Signal: sig.(syscall.Signal)})
+				return
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
 	return ctx, func() { signal.Stop(ch); cancel(nil) }
 }
+
+// onHangup, when set, is what SIGHUP does instead of ending the command:
+// `memdiag record` reopens (starts a new segment) and goes on, as daemons
+// do on SIGHUP.
+var onHangup atomic.Pointer[func()]
 
 // SignalError is the cause of a run ended by a signal. It is a
 // context.Canceled, so an interrupted command exits 130.
@@ -168,6 +183,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	// Every command, in one place (as cli/cli's root.go lists them).
 	root.AddCommand(
 		newWatchCmd(f, nil),
+		newRecordCmd(f, nil),
 		newAnalyzeCmd(f, nil),
 		newCompareCmd(f, nil),
 		newGateCmd(f, nil),
@@ -176,5 +192,29 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		newVersionCmd(f),
 		newManCmd(f),
 	)
+	addCompletionCheck(root)
 	return root
+}
+
+// addCompletionCheck makes cobra's default completion command reject a
+// shell it has no script for (`memdiag completion tcsh`) as a usage error
+// naming the shells it has; cobra alone prints the help and exits 0.
+func addCompletionCheck(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sh := range c.Commands() {
+			shells = append(shells, sh.Name())
+		}
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return flagErrorf("completion: unknown shell %q; want one of %s", args[0], strings.Join(shells, ", "))
+		}
+	}
 }

@@ -11,35 +11,33 @@ import (
 	"github.com/memdiag/memdiag/timers"
 )
 
-func init() {
-	prev := addWatchCollectors
-	addWatchCollectors = func(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {
-		prev(ctx, o, h, ws)
-		procRoot := filepath.Join(o.F.Root, "proc")
-		lc, err := lru.NewCollector(procRoot)
-		if err == nil {
-			_, err = lc.Meminfo()
-		}
-		ws.status(h, "meminfo", err)
-		if err == nil {
-			m, verr := lc.VMStatMapping()
-			ws.status(h, "vmstat", verr)
-			h.VMStatMapping = m
-			ws.list = append(ws.list, sources.LRU{C: lc})
-		}
-		sw, err := swap.Swaps(procRoot)
-		ws.status(h, "swaps", err)
-		h.Swaps = sw
+// addMemorySources wires /proc/meminfo and /proc/vmstat (LRU), /proc/swaps and the
+// periodic-job inventory into the recording header.
+func addMemorySources(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {
+	procRoot := filepath.Join(o.F.Root, "proc")
+	lc, err := lru.NewCollector(procRoot)
+	if err == nil {
+		_, err = lc.Meminfo()
+	}
+	ws.status(h, "meminfo", err)
+	if err == nil {
+		m, verr := lc.VMStatMapping()
+		ws.status(h, "vmstat", verr)
+		h.VMStatMapping = m
+		ws.list = append(ws.list, sources.LRU{C: lc})
+	}
+	sw, err := swap.Swaps(procRoot)
+	ws.status(h, "swaps", err)
+	h.Swaps = sw
 
-		// The host's periodic jobs at start, so that analyze can project
-		// their firings over the recording later, on any host.
-		if !o.NoTimers {
-			jobs, err := timers.Inventory(o.F.Root, timers.InventoryOptions{KeepSecrets: o.KeepCmdline})
-			if running, ok := timers.ProbeRunning(o.F.Root); ok {
-				timers.ApplyRunning(jobs, running) // what fires now, for gate --recording
-			}
-			ws.status(h, "timers", err)
-			h.Jobs = jobs
+	// The host's periodic jobs at start, so that analyze can project
+	// their firings over the recording later, on any host.
+	if !o.NoTimers {
+		jobs, err := timers.Inventory(o.F.Root, timers.InventoryOptions{KeepSecrets: o.KeepCmdline})
+		if running, ok := timers.ProbeRunning(o.F.Root); ok {
+			timers.ApplyRunning(jobs, running) // what fires now, for gate --recording
 		}
+		ws.status(h, "timers", err)
+		h.Jobs = jobs
 	}
 }

@@ -13,100 +13,102 @@ import (
 	"github.com/memdiag/memdiag/redact"
 )
 
-func init() {
-	prev := addWatchCollectors
-	addWatchCollectors = func(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {
-		prev(ctx, o, h, ws)
-		if o.ProbeURL == "" && o.LatencyFile == "" {
+// addLatencySources wires the --probe and --latency sources.
+func addLatencySources(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {
+	if o.ProbeURL == "" && o.LatencyFile == "" {
+		return
+	}
+	js, err := jmeterSave(o.LatencyColumns, o.LatencyProps)
+	if err != nil {
+		ws.fatal = err
+		return
+	}
+	src := &latencySource{}
+	lctx, cancel := context.WithCancel(context.Background())
+	var producers, forwarder sync.WaitGroup
+	ch := make(chan latency.Request, 1024)
+	if o.ProbeURL != "" {
+		p, err := latency.NewProbe(o.ProbeURL, latency.ProbeOptions{Interval: o.ProbeEvery})
+		if err != nil {
+			cancel()
+			ws.fatal = &FlagError{Err: fmt.Errorf("--probe: %w", err)}
 			return
 		}
-		src := &latencySource{}
-		lctx, cancel := context.WithCancel(context.Background())
-		var producers, forwarder sync.WaitGroup
-		ch := make(chan latency.Request, 1024)
-		if o.ProbeURL != "" {
-			p, err := latency.NewProbe(o.ProbeURL, latency.ProbeOptions{Interval: o.ProbeEvery})
-			if err != nil {
-				cancel()
-				ws.fatal = &FlagError{Err: fmt.Errorf("--probe: %w", err)}
-				return
-			}
-			h.Probe = o.ProbeURL
-			if !o.KeepCmdline {
-				h.Probe = redact.URL(o.ProbeURL)
-			}
-			producers.Go(func() { _ = p.Run(lctx, ch) })
+		h.Probe = o.ProbeURL
+		if !o.KeepCmdline {
+			h.Probe = redact.URL(o.ProbeURL)
 		}
-		ivs := make(chan latency.IntervalStat, 64)
-		started := make(chan time.Time, 1)
-		ws.commandStart = append(ws.commandStart, func(t time.Time) { started <- t })
-		if o.LatencyFile != "" {
-			h.LatencyFile = o.LatencyFile
-			if _, err := os.Stat(o.LatencyFile); err != nil {
-				// The load tool may create it later; say so now, and at the
-				// end if it never came.
-				ws.warnings = append(ws.warnings, fmt.Sprintf("--latency %s: %v; waiting for the load tool to create it", o.LatencyFile, errors.Unwrap(err)))
-			}
-			producers.Go(func() {
-				// A parser that panics on a row it did not expect ends
-				// the following with a warning, not the recorder.
-				defer func() {
-					if r := recover(); r != nil {
-						src.warn(fmt.Sprintf("--latency %s: stopped following: internal error: %v", o.LatencyFile, r))
-					}
-				}()
-				rep, err := latency.Follow(lctx, o.LatencyFile, latency.FollowOptions{
-					ImportOptions: latency.ImportOptions{Format: o.LatencyFmt, Location: time.Local},
-					// hey's offsets count from its start: the wrapped command's.
-					StartFunc: func() (time.Time, bool) {
-						select {
-						case t := <-started:
-							started <- t
-							return t, true
-						default:
-							return time.Time{}, false
-						}
-					},
-					Intervals: ivs,
-					OnBad: func(e latency.LineError) {
-						src.warn(fmt.Sprintf("--latency: %v", e))
-					},
-				}, ch)
-				switch {
-				case err != nil:
-					src.warn(fmt.Sprintf("--latency %s: %v", o.LatencyFile, err))
-				case rep.Format == "":
-					src.warn(fmt.Sprintf("--latency %s: no request read: the file never appeared or stayed empty", o.LatencyFile))
-				case rep.Err() != nil:
-					src.warn(fmt.Sprintf("--latency %s: %v", o.LatencyFile, rep.Err()))
-				}
-			})
-		}
-		// Every request sent is handed to the source: the forwarder ends
-		// only when the producers have and ch is empty.
-		forwarder.Go(func() {
-			for r := range ch {
-				src.add(r)
-			}
-		})
-		forwarder.Go(func() {
-			for iv := range ivs {
-				src.addInterval(iv)
-			}
-		})
-		// The drain before the last sample: the probe stops, and the
-		// follower returns once ctx is done — after reading the file to
-		// its end, where latency.Follow does so (latency/follow.go) — and
-		// what they sent reaches the source.
-		ws.drains = append(ws.drains, func() {
-			cancel()
-			producers.Wait()
-			close(ch)
-			close(ivs)
-			forwarder.Wait()
-		})
-		ws.list = append(ws.list, src)
+		producers.Go(func() { _ = p.Run(lctx, ch) })
 	}
+	ivs := make(chan latency.IntervalStat, 64)
+	started := make(chan time.Time, 1)
+	ws.commandStart = append(ws.commandStart, func(t time.Time) { started <- t })
+	if o.LatencyFile != "" {
+		h.LatencyFile = o.LatencyFile
+		if _, err := os.Stat(o.LatencyFile); err != nil {
+			// The load tool may create it later; say so now, and at the
+			// end if it never came.
+			ws.warnings = append(ws.warnings, fmt.Sprintf("--latency %s: %v; waiting for the load tool to create it", o.LatencyFile, errors.Unwrap(err)))
+		}
+		producers.Go(func() {
+			// A parser that panics on a row it did not expect ends
+			// the following with a warning, not the recorder.
+			defer func() {
+				if r := recover(); r != nil {
+					src.warn(fmt.Sprintf("--latency %s: stopped following: internal error: %v", o.LatencyFile, r))
+				}
+			}()
+			rep, err := latency.Follow(lctx, o.LatencyFile, latency.FollowOptions{
+				ImportOptions: latency.ImportOptions{Format: o.LatencyFmt, Location: time.Local, JMeter: js},
+				// hey's offsets count from its start: the wrapped command's.
+				StartFunc: func() (time.Time, bool) {
+					select {
+					case t := <-started:
+						started <- t
+						return t, true
+					default:
+						return time.Time{}, false
+					}
+				},
+				Intervals: ivs,
+				OnBad: func(e latency.LineError) {
+					src.warn(fmt.Sprintf("--latency: %v", e))
+				},
+			}, ch)
+			switch {
+			case err != nil:
+				src.warn(fmt.Sprintf("--latency %s: %v", o.LatencyFile, err))
+			case rep.Format == "":
+				src.warn(fmt.Sprintf("--latency %s: no request read: the file never appeared or stayed empty", o.LatencyFile))
+			case rep.Err() != nil:
+				src.warn(fmt.Sprintf("--latency %s: %v", o.LatencyFile, rep.Err()))
+			}
+		})
+	}
+	// Every request sent is handed to the source: the forwarder ends
+	// only when the producers have and ch is empty.
+	forwarder.Go(func() {
+		for r := range ch {
+			src.add(r)
+		}
+	})
+	forwarder.Go(func() {
+		for iv := range ivs {
+			src.addInterval(iv)
+		}
+	})
+	// The drain before the last sample: the probe stops, and the
+	// follower returns once ctx is done — after reading the file to
+	// its end, where latency.Follow does so (latency/follow.go) — and
+	// what they sent reaches the source.
+	ws.drains = append(ws.drains, func() {
+		cancel()
+		producers.Wait()
+		close(ch)
+		close(ivs)
+		forwarder.Wait()
+	})
+	ws.list = append(ws.list, src)
 }
 
 // latencySource turns the requests of the probe or a followed results

@@ -17,98 +17,96 @@ import (
 	"github.com/memdiag/memdiag/sources"
 )
 
-func init() {
-	prev := addWatchCollectors
-	addWatchCollectors = func(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {
-		prev(ctx, o, h, ws)
-		procRoot := filepath.Join(o.F.Root, "proc")
-		sysRoot := filepath.Join(o.F.Root, "sys")
+// addProcSources wires /proc/diskstats, the per-process scanner, the
+// process-events connector and the --stall-threshold onset watchers.
+func addProcSources(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {
+	procRoot := filepath.Join(o.F.Root, "proc")
+	sysRoot := filepath.Join(o.F.Root, "sys")
 
-		dc, err := diskio.NewDiskCollector(procRoot, sysRoot, diskio.DiskFilter{Partitions: o.AllDevices, Virtual: o.AllDevices})
-		if err == nil {
-			_, err = dc.Disks()
-		}
-		ws.status(h, "diskstats", err)
-		if err == nil {
-			ws.list = append(ws.list, sources.Disks{C: dc})
-		}
+	dc, err := diskio.NewDiskCollector(procRoot, sysRoot, diskio.DiskFilter{Partitions: o.AllDevices, Virtual: o.AllDevices})
+	if err == nil {
+		_, err = dc.Disks()
+	}
+	ws.status(h, "diskstats", err)
+	if err == nil {
+		ws.list = append(ws.list, sources.Disks{C: dc})
+	}
 
-		ps, err := diskio.NewProcScanner(procRoot, diskio.ProcScanOptions{TopN: o.TopN, KeepCmdline: o.KeepCmdline, ClockTicks: h.ClockTicks})
-		ws.status(h, "procs", err)
+	ps, err := diskio.NewProcScanner(procRoot, diskio.ProcScanOptions{TopN: o.TopN, KeepCmdline: o.KeepCmdline, ClockTicks: h.ClockTicks})
+	ws.status(h, "procs", err)
+	if err != nil {
+		return
+	}
+	ws.closers = append(ws.closers, func() { ps.Close() })
+	src := &sources.Procs{Scanner: ps, TopRSS: o.TopN}
+	// The first scan is the baseline: every process already running
+	// is known, so only what starts later is reported as exec.
+	_, _, _, _ = ps.Scan(time.Now())
+	ws.list = append(ws.list, src)
+
+	if h.DelayAcct != nil && !*h.DelayAcct && !o.EnableDelayAcct {
+		ws.warnings = append(ws.warnings, "kernel.task_delayacct is 0: per-process block-I/O delay (delayacct_blkio_ticks) is not measured and is not recorded; --enable-delayacct turns it on for the recording (root)")
+	}
+
+	if o.Events != "off" {
+		l, err := procevents.Open(procevents.Options{
+			ProcRoot: procRoot, SysRoot: sysRoot,
+			Unit: diskio.UnitFromCgroup,
+			Cmdline: func(argv []string) string {
+				if o.KeepCmdline {
+					return strings.Join(argv, " ")
+				}
+				return redact.Cmdline(argv)
+			},
+		})
 		if err != nil {
-			return
+			if o.Events == "on" {
+				ws.fatal = fmt.Errorf("--events on: %w", err)
+				return
+			}
+			ws.status(h, "events", err)
+		} else {
+			ws.status(h, "events", nil)
+			lctx, cancel := context.WithCancel(context.Background())
+			l.Start(lctx)
+			ws.closers = append(ws.closers, func() { cancel(); l.Close(); l.Wait() })
+			src.Events = l
 		}
-		ws.closers = append(ws.closers, func() { ps.Close() })
-		src := &sources.Procs{Scanner: ps, TopRSS: o.TopN}
-		// The first scan is the baseline: every process already running
-		// is known, so only what starts later is reported as exec.
-		_, _, _, _ = ps.Scan(time.Now())
-		ws.list = append(ws.list, src)
+	}
 
-		if h.DelayAcct != nil && !*h.DelayAcct && !o.EnableDelayAcct {
-			ws.warnings = append(ws.warnings, "kernel.task_delayacct is 0: per-process block-I/O delay (delayacct_blkio_ticks) is not measured and is not recorded; --enable-delayacct turns it on for the recording (root)")
+	if o.StallThreshold > 0 {
+		ons := &onsetSource{procRoot: procRoot, top: o.TopN}
+		scopes := []struct{ scope, path, cg string }{{"host", filepath.Join(procRoot, "pressure", "memory"), ""}}
+		if o.Cgroup != "" {
+			scopes = append(scopes, struct{ scope, path, cg string }{o.Cgroup, filepath.Join(o.Cgroup, "memory.pressure"), o.Cgroup})
 		}
-
-		if o.Events != "off" {
-			l, err := procevents.Open(procevents.Options{
-				ProcRoot: procRoot, SysRoot: sysRoot,
-				Unit: diskio.UnitFromCgroup,
-				Cmdline: func(argv []string) string {
-					if o.KeepCmdline {
-						return strings.Join(argv, " ")
-					}
-					return redact.Cmdline(argv)
-				},
-			})
+		octx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		var notes []error
+		for _, sc := range scopes {
+			w, err := psi.NewOnsetWatcher(sc.path, "some", o.StallThreshold, o.StallWindow, 50*time.Millisecond)
 			if err != nil {
-				if o.Events == "on" {
-					ws.fatal = fmt.Errorf("--events on: %w", err)
-					return
-				}
-				ws.status(h, "events", err)
-			} else {
-				ws.status(h, "events", nil)
-				lctx, cancel := context.WithCancel(context.Background())
-				l.Start(lctx)
-				ws.closers = append(ws.closers, func() { cancel(); l.Close(); l.Wait() })
-				src.Events = l
+				notes = append(notes, err)
+				continue
 			}
+			if w.Fallback != "" {
+				notes = append(notes, errors.New(w.Fallback))
+			}
+			wg.Add(1)
+			go func(scope, cg string) {
+				defer wg.Done()
+				_ = w.Run(octx, func(on psi.Onset) { ons.add(on, scope, cg) })
+			}(sc.scope, sc.cg)
 		}
-
-		if o.StallThreshold > 0 {
-			ons := &onsetSource{procRoot: procRoot, top: o.TopN}
-			scopes := []struct{ scope, path, cg string }{{"host", filepath.Join(procRoot, "pressure", "memory"), ""}}
-			if o.Cgroup != "" {
-				scopes = append(scopes, struct{ scope, path, cg string }{o.Cgroup, filepath.Join(o.Cgroup, "memory.pressure"), o.Cgroup})
-			}
-			octx, cancel := context.WithCancel(context.Background())
-			var wg sync.WaitGroup
-			var notes []error
-			for _, sc := range scopes {
-				w, err := psi.NewOnsetWatcher(sc.path, "some", o.StallThreshold, o.StallWindow, 50*time.Millisecond)
-				if err != nil {
-					notes = append(notes, err)
-					continue
-				}
-				if w.Fallback != "" {
-					notes = append(notes, errors.New(w.Fallback))
-				}
-				wg.Add(1)
-				go func(scope, cg string) {
-					defer wg.Done()
-					_ = w.Run(octx, func(on psi.Onset) { ons.add(on, scope, cg) })
-				}(sc.scope, sc.cg)
-			}
-			if len(notes) > 0 {
-				// Polling works as well as a trigger here; record the note
-				// but do not count it as a missing collector.
-				h.Collectors = append(h.Collectors, record.CollectorStatus{Name: "onsets", Available: true, Reason: errors.Join(notes...).Error()})
-			} else {
-				h.Collectors = append(h.Collectors, record.CollectorStatus{Name: "onsets", Available: true})
-			}
-			ws.closers = append(ws.closers, func() { cancel(); wg.Wait() })
-			ws.list = append(ws.list, ons)
+		if len(notes) > 0 {
+			// Polling works as well as a trigger here; record the note
+			// but do not count it as a missing collector.
+			h.Collectors = append(h.Collectors, record.CollectorStatus{Name: "onsets", Available: true, Reason: errors.Join(notes...).Error()})
+		} else {
+			h.Collectors = append(h.Collectors, record.CollectorStatus{Name: "onsets", Available: true})
 		}
+		ws.closers = append(ws.closers, func() { cancel(); wg.Wait() })
+		ws.list = append(ws.list, ons)
 	}
 }
 

@@ -67,7 +67,7 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 	h := hostHeader(ctx, o.F, procRoot)
 	h.Interval, h.TopN, h.Command, h.Cgroup = o.Interval, o.TopN, o.Command, o.Cgroup
 	if len(o.Command) > 0 && !o.KeepCmdline {
-		// Recordings get shared: the --exec command is redacted like every
+		// Recordings get shared: the command after -- is redacted like every
 		// other command line (one string, secrets as ***).
 		h.Command = []string{redact.Cmdline(o.Command)}
 	}
@@ -107,12 +107,23 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 	if os.Geteuid() != 0 {
 		ws.warnings = append(ws.warnings, "not root: "+diskio.DeniedHint)
 	}
-	addWatchCollectors(ctx, o, h, ws)
+	for _, add := range watchSourceOrder {
+		add(ctx, o, h, ws)
+	}
 	return ws, h, nil
 }
 
-// addWatchCollectors is extended as collectors land; see watch_collectors.go.
-var addWatchCollectors = func(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {}
+// watchSourceOrder is every step after PSI that wires watch's sources, in
+// the order they are sampled and listed in the recording header: the
+// sampler fills a Sample source by source, so this order is the order of
+// the header's collectors and of the sources' timings. A new collector
+// is one function (in its own watch_*.go file) added here, where its
+// place is chosen, not derived from file names.
+var watchSourceOrder = []func(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources){
+	addMemorySources,  // meminfo, vmstat, swaps, timers (watch_collectors.go)
+	addLatencySources, // --probe, --latency (watch_latency.go)
+	addProcSources,    // diskstats, procs, events, onsets (watch_procs.go)
+}
 
 // hostHeader fills the host facts of a recording header. Boot time and
 // host name come from gopsutil, pointed at the same root as the

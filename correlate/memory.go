@@ -3,7 +3,7 @@ package correlate
 import (
 	"time"
 
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 )
 
 // OOMKill is an interval in which the kernel OOM-killed processes
@@ -18,9 +18,9 @@ type OOMKill struct {
 }
 
 // memoryFindings fills Result.Growth (steady anon growth of the recorded
-// top processes by RSS, memview.Growth) and Result.OOMKills.
+// top processes by RSS, memstate.Growth) and Result.OOMKills.
 func memoryFindings(sr *Series, res *Result) {
-	for _, g := range sr.growth.Fit(memview.DefaultGrowthOptions()) {
+	for _, g := range sr.growth.Fit(memstate.DefaultGrowthOptions()) {
 		if g.Growing {
 			res.Growth = append(res.Growth, g)
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/latency"
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -17,7 +17,7 @@ import (
 // of a day (86,400 samples of ~6 KB) keeps per interval the signal values
 // of [record.Interval] it reads (~150 bytes), the latency summary, the
 // top processes by I/O (~20 bytes each, packed, names interned) and the RSS
-// points memview.Growth fits (24 bytes a process), plus the rare process
+// points memstate.Growth fits (24 bytes a process), plus the rare process
 // events, stall onsets and OOM kills.
 //
 //	s := correlate.NewSeries(h)
@@ -37,7 +37,7 @@ type Series struct {
 	events  []sampleEvents // samples with process events, in sample order
 	onsets  []record.StallOnset
 	ooms    []OOMKill
-	growth  memview.GrowthSeries
+	growth  memstate.GrowthSeries
 	prev    *record.Sample
 	samples int
 
@@ -48,6 +48,10 @@ type Series struct {
 	// before (exitPrior).
 	lastCum map[int]cumSeen
 	sawProc bool // some sample had processes or process events
+	// denied, listed: the sample where the most processes' /proc/PID/io
+	// was unreadable (Sample.Scan), and how many processes it listed.
+	denied, listed int
+	kernelEvents   bool // some process event came from the kernel (not "poll")
 
 	// parts holds, per episode start, every recorded process's activity
 	// in it (filled by Analyze).
@@ -153,6 +157,15 @@ func (sr *Series) Add(s *record.Sample) {
 			}
 			sr.ooms = append(sr.ooms, k)
 		}
+	}
+	for j := range s.Events {
+		if s.Events[j].Source != "poll" {
+			sr.kernelEvents = true
+			break
+		}
+	}
+	if st := s.Scan; st != nil && st.Denied > sr.denied {
+		sr.denied, sr.listed = st.Denied, st.Processes
 	}
 	sr.procOff = append(sr.procOff, len(sr.procs))
 	for j := range s.Procs {

@@ -10,7 +10,7 @@ import (
 
 // ProcRSS is one process's resident memory at one sample, kept small for
 // recordings (`memdiag watch` stores the top processes by RSS each
-// interval; memview.Growth fits them). Source: /proc/PID/status RssAnon,
+// interval; memstate.Growth fits them). Source: /proc/PID/status RssAnon,
 // RssFile, RssShmem (kB, converted to bytes here);
 // https://docs.kernel.org/filesystems/proc.html ("/proc/<pid>/status").
 type ProcRSS struct {

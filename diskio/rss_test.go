@@ -12,12 +12,12 @@ import (
 )
 
 // TestTopRSS ranks by stat's resident pages and splits RSS from status:
-// /proc/PID/{stat,status} of two real processes (memview's host618
+// /proc/PID/{stat,status} of two real processes (memstate's host618
 // fixture: a hog in a 64 MiB cgroup and a sleep), each with a real
 // /proc/PID/io file from the diskio poll fixture so the scanner keeps them.
 func TestTopRSS(t *testing.T) {
 	proc := filepath.Join(t.TempDir(), "proc")
-	src := filepath.Join(fixtures.Dir(t), "..", "memview", "testdata", "host618", "proc")
+	src := filepath.Join(fixtures.Dir(t), "..", "memstate", "testdata", "host618", "proc")
 	io, err := os.ReadFile(filepath.Join(fixtures.Dir(t), "diskio", "poll", "t0", "proc", "9225", "io"))
 	if err != nil {
 		t.Fatal(err)

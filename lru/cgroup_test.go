@@ -55,9 +55,9 @@ func TestReadCgroupCounters(t *testing.T) {
 }
 
 func TestReadCgroupCountersHybridTwin(t *testing.T) {
-	// A real hybrid layout (memview's host618 fixture, Linux 6.18): the v2
+	// A real hybrid layout (memstate's host618 fixture, Linux 6.18): the v2
 	// group under unified/ has no memory files; its v1 memory twin does.
-	root := "../memview/testdata/host618/sys/fs/cgroup"
+	root := "../memstate/testdata/host618/sys/fs/cgroup"
 	got, err := ReadCgroupCounters(filepath.Join(root, "unified/memdiag-mem-fixture"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,16 +1,16 @@
 package record
 
-import "github.com/memdiag/memdiag/memview"
+import "github.com/memdiag/memdiag/memstate"
 
 // RSSSamples extracts the per-process RSS of each sample, for
-// memview.Growth (steady anon growth: leak or allocator retention).
+// memstate.Growth (steady anon growth: leak or allocator retention).
 // Samples without RSS (recorded without it, or by an older memdiag) are
 // skipped.
-func RSSSamples(ss []Sample) []memview.RSSSample {
-	var out []memview.RSSSample
+func RSSSamples(ss []Sample) []memstate.RSSSample {
+	var out []memstate.RSSSample
 	for _, s := range ss {
 		if len(s.RSS) > 0 {
-			out = append(out, memview.RSSSample{Time: s.Time, Procs: s.RSS})
+			out = append(out, memstate.RSSSample{Time: s.Time, Procs: s.RSS})
 		}
 	}
 	return out

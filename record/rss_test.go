@@ -8,13 +8,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 )
 
 func TestSampleRSSRoundTrip(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	in := []Sample{
-		{Type: TypeSample, Seq: 1, Time: t0, RSS: []memview.ProcRSS{{PID: 7, StartTicks: 9, Comm: "hog", AnonBytes: 4 << 20, FileBytes: 1 << 20}}},
+		{Type: TypeSample, Seq: 1, Time: t0, RSS: []memstate.ProcRSS{{PID: 7, StartTicks: 9, Comm: "hog", AnonBytes: 4 << 20, FileBytes: 1 << 20}}},
 		{Type: TypeSample, Seq: 2, Time: t0.Add(time.Second)}, // no RSS recorded
 	}
 	b, err := json.Marshal(in[0])
@@ -30,7 +30,7 @@ func TestSampleRSSRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := RSSSamples([]Sample{back, in[1]})
-	if d := cmp.Diff([]memview.RSSSample{{Time: t0, Procs: in[0].RSS}}, got); d != "" {
+	if d := cmp.Diff([]memstate.RSSSample{{Time: t0, Procs: in[0].RSS}}, got); d != "" {
 		t.Errorf("RSSSamples (-want +got):\n%s", d)
 	}
 }

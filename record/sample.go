@@ -17,7 +17,7 @@ import (
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/lru"
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/swap"
 	"github.com/memdiag/memdiag/timers"
@@ -62,7 +62,7 @@ type Header struct {
 	ClockTicks     int                 `json:"clock_ticks"`    // USER_HZ; converts *_ticks fields
 	Root           string              `json:"root,omitempty"` // filesystem root the collectors read, "/" normally
 	Cgroup         string              `json:"cgroup,omitempty"`
-	Command        []string            `json:"command,omitempty"`      // the --exec command
+	Command        []string            `json:"command,omitempty"`      // the command watch wrapped (after --)
 	CommandStart   time.Time           `json:"command_start,omitzero"` // when watch started Command (just before its exec); anchors hey's offsets
 	Probe          string              `json:"probe,omitempty"`        // --probe URL
 	LatencyFile    string              `json:"latency_file,omitempty"` // --latency file
@@ -98,9 +98,9 @@ type Sample struct {
 	// Onsets are the stall thresholds crossed since the previous sample.
 	Onsets []StallOnset `json:"onsets,omitempty"`
 	// RSS is the top N processes by RSS: anon/file/shmem
-	// (memview.Collector.TopRSS); memview.Growth fits them.
-	RSS    []memview.ProcRSS `json:"rss,omitempty"`
-	Errors []string          `json:"errors,omitempty"` // collectors that failed this time, "name: error"
+	// (memstate.Collector.TopRSS); memstate.Growth fits them.
+	RSS    []memstate.ProcRSS `json:"rss,omitempty"`
+	Errors []string           `json:"errors,omitempty"` // collectors that failed this time, "name: error"
 
 	// CgroupVMStat holds the --cgroup group's counters with the meanings of
 	// VMStat, from cgroup v2 <group>/memory.stat and memory.events

@@ -10,7 +10,7 @@ import (
 
 	"github.com/memdiag/memdiag/record"
 
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 
 	"github.com/memdiag/memdiag/correlate"
 )
@@ -45,15 +45,17 @@ type jsonResult struct {
 	RecordingLacks []string `json:"recording_lacks"`
 	// MemoryGrowth lists processes whose anonymous memory grew steadily;
 	// OOMKills the intervals with OOM kills.
-	MemoryGrowth []memview.ProcGrowth `json:"memory_growth"`
-	OOMKills     []correlate.OOMKill  `json:"oom_kills"`
+	MemoryGrowth []memstate.ProcGrowth `json:"memory_growth"`
+	OOMKills     []correlate.OOMKill   `json:"oom_kills"`
 	// IOBursts are disk or reclaim bursts without memory stall;
 	// Sustained is pressure lasting most of the recording (null if
 	// none); NotRun the jobs scheduled near episodes that did not run.
-	IOBursts          []correlate.IOBurst  `json:"io_bursts"`
-	Sustained         *correlate.Sustained `json:"sustained"`
-	NotRun            []correlate.NotRun   `json:"not_run"`
-	ProcessesRecorded bool                 `json:"processes_recorded"`
+	IOBursts  []correlate.IOBurst  `json:"io_bursts"`
+	Sustained *correlate.Sustained `json:"sustained"`
+	// Failing is a load that failed most of the time (null if not).
+	Failing           *correlate.Failing `json:"failing"`
+	NotRun            []correlate.NotRun `json:"not_run"`
+	ProcessesRecorded bool               `json:"processes_recorded"`
 }
 
 type jsonThresh struct {
@@ -134,6 +136,9 @@ type jsonCulprit struct {
 	BytesPerEpisode   uint64                   `json:"bytes_per_episode"`
 	Evidence          []string                 `json:"evidence"`
 	Advice            []string                 `json:"advice"`
+	// Missing (kind unknown): what the recording lacked to name the
+	// cause (correlate.Missing).
+	Missing []correlate.Missing `json:"missing,omitempty"`
 	// Proof is the structured evidence the confidence is computed from
 	// (correlate.Proof; docs/analyze.md gives the formula).
 	Proof *correlate.Proof `json:"proof"`
@@ -198,10 +203,10 @@ func toJSON(r correlate.Result) jsonResult {
 		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: nonNil(r.Warnings),
 		RecordingLacks: nonNil(r.Lacks),
 		Verdict:        verdictLine(&r),
-		MemoryGrowth:   append([]memview.ProcGrowth{}, r.Growth...),
+		MemoryGrowth:   append([]memstate.ProcGrowth{}, r.Growth...),
 		OOMKills:       append([]correlate.OOMKill{}, r.OOMKills...),
 		IOBursts:       append([]correlate.IOBurst{}, r.IOBursts...),
-		Sustained:      r.Sustained, NotRun: append([]correlate.NotRun{}, r.NotRun...),
+		Sustained:      r.Sustained, Failing: r.Failing, NotRun: append([]correlate.NotRun{}, r.NotRun...),
 		ProcessesRecorded: r.ProcessesRecorded,
 	}
 	if r.HasLatency {
@@ -237,7 +242,7 @@ func toJSON(r correlate.Result) jsonResult {
 			FiringsMatched:  c.FiringsMatched, Firings: c.Firings, FiringShare: share(c.FiringsMatched, c.Firings),
 			PeriodS:  c.Period.Seconds(),
 			Episodes: nonNil(c.Episodes), Processes: nonNil(c.Processes), BytesPerEpisode: c.BytesPerEpisode,
-			Evidence: nonNil(c.Evidence), Advice: Advice(c), Proof: c.Proof}
+			Evidence: nonNil(c.Evidence), Advice: Advice(c), Missing: c.Missing, Proof: c.Proof}
 		if jb := c.Job; jb != nil {
 			jc.Source, jc.Unit, jc.Command, jc.Schedule, jc.File = string(jb.Source), jb.Unit, jb.Command, jb.Schedule, jb.File
 		}
@@ -257,8 +262,16 @@ func toJSON(r correlate.Result) jsonResult {
 	return j
 }
 
-// verdictLine is the verdict in one sentence.
+// verdictLine is the verdict in one sentence; a failing load leads it.
 func verdictLine(r *correlate.Result) string {
+	v := verdictCore(r)
+	if r.Failing != nil {
+		return "load failing; " + v
+	}
+	return v
+}
+
+func verdictCore(r *correlate.Result) string {
 	switch {
 	case len(r.Episodes) == 0 && r.Sustained != nil:
 		return "sustained memory pressure"

@@ -6,7 +6,7 @@ import (
 
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/english"
-	"github.com/memdiag/memdiag/memview"
+	"github.com/memdiag/memdiag/memstate"
 )
 
 // memoryText writes the OOM kills and the processes whose anonymous
@@ -61,8 +61,8 @@ func memoryText(b *strings.Builder, r *correlate.Result, heading func(string), b
 		for _, g := range r.Growth {
 			fmt.Fprintf(b, "%s%s (pid %d): anonymous memory grew %.0f MiB/h (R² %.2f) over %s, %s → %s\n",
 				bullet, g.Comm, g.PID, g.AnonSlope, g.AnonR2, correlate.FormatDuration(g.Observed),
-				memview.FormatBytes(g.AnonFirstBytes), memview.FormatBytes(g.AnonLastBytes))
+				memstate.FormatBytes(g.AnonFirstBytes), memstate.FormatBytes(g.AnonLastBytes))
 		}
-		fmt.Fprintf(b, "\n%s\n", memview.LeakOrRetention)
+		fmt.Fprintf(b, "\n%s\n", memstate.LeakOrRetention)
 	}
 }

@@ -149,8 +149,12 @@ func summary(r *correlate.Result) []string {
 		lines = append(lines, fmt.Sprintf("Latency: %s per interval, %s; a spike is above %s the rolling baseline: %s in %s",
 			r.Stat, base, spikeRule(r.Spike), english.Count(r.Spikes, "spike interval"), english.Count(spikeEpisodes(r), "episode")))
 		if tt := r.Totals; tt.Errors > 0 {
-			lines = append(lines, fmt.Sprintf("Failures: %d of %d requests failed (%.1f%%), in %s; a burst of failures is a spike; latency figures are of the successful requests",
-				tt.Errors, tt.Requests, 100*float64(tt.Errors)/float64(tt.Requests), english.Count(tt.ErrorIntervals, "interval")))
+			rule := "a burst of failures is a spike"
+			if f := r.Failing; f != nil {
+				rule = fmt.Sprintf("FAILING: at least half failed in %d of %d intervals, no spike rises above that", f.Failing, f.Intervals)
+			}
+			lines = append(lines, fmt.Sprintf("Failures: %d of %d requests failed (%.1f%%), in %s; %s; latency figures are of the successful requests",
+				tt.Errors, tt.Requests, 100*float64(tt.Errors)/float64(tt.Requests), english.Count(tt.ErrorIntervals, "interval"), rule))
 		}
 	} else {
 		lines = append(lines, "Latency: none recorded; pressure episodes only")
@@ -343,6 +347,7 @@ func timelineRows(r *correlate.Result) []*correlate.Episode {
 // verdict writes which culprit, how often, what it does and what to do.
 func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 	n := len(r.Episodes)
+	failingText(b, r)
 	sustainedText(b, r, bullet)
 	defer func() {
 		if len(r.IOBursts) > 0 {
@@ -362,7 +367,7 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 	if n == 0 {
 		if len(r.LoneSpikes) > 0 {
 			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes))
-		} else if r.HasLatency {
+		} else if r.HasLatency && r.Failing == nil {
 			fmt.Fprintf(b, "No episode: no latency spike and no memory-pressure signal rose above its threshold%s.\n", stallNote(r))
 		} else {
 			fmt.Fprintf(b, "No episode: no memory-pressure signal rose above its threshold%s.\n", stallNote(r))
@@ -511,6 +516,18 @@ func combinedPeriod(r *correlate.Result) bool {
 		}
 	}
 	return 2*len(on) > len(p.Members)
+}
+
+// failingText writes the failing-load finding first: a service that
+// failed most of the time is never a calm run.
+func failingText(b *strings.Builder, r *correlate.Result) {
+	f := r.Failing
+	if f == nil {
+		return
+	}
+	fmt.Fprintf(b, "The load was failing: %d of %d requests failed (%.1f%%); at least half failed in %d of %d intervals with requests, from %s to %s. Failure was the run's normal state, so it is no spike, and this run cannot show what memory pressure did to the service's latency: check the service and the load's target (refused connections, a wrong URL or port, an error status), then record again.\n\n",
+		f.Errors, f.Requests, 100*float64(f.Errors)/float64(f.Requests), f.Failing, f.Intervals,
+		in(r, f.Start).Format("15:04:05"), in(r, f.End).Format("15:04:05"))
 }
 
 // sustainedText writes the sustained-pressure finding first: pressure

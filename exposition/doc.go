@@ -1,0 +1,55 @@
+// Package exposition serves what memdiag records as Prometheus metrics
+// (/metrics, the text exposition format), through
+// github.com/prometheus/client_golang: `memdiag watch --listen ADDR` and the
+// recording service both feed it the samples they write.
+//
+// The hook, for any command that samples:
+//
+//	exp := exposition.New(hdr, exposition.Options{})
+//	srv, err := exposition.Listen(ctx, addr, exp) // fails at once on a bad address
+//	defer srv.Close()
+//	... for each sample written: exp.Observe(&s)
+//	... on a new header (service restart, new segment): exp.SetHeader(hdr)
+//
+// # What it exposes
+//
+// Only what node_exporter cannot give (node_exporter already has the host's
+// PSI totals, meminfo, vmstat and diskstats; docs/fleet.md lists both):
+//
+//   - memdiag_unit_read_bytes_total, memdiag_unit_written_bytes_total
+//     {unit}: per systemd unit (or container scope) the bytes its
+//     processes read from and wrote to storage (/proc/PID/io read_bytes,
+//     write_bytes), counting the top processes of each interval (watch
+//     --top) and the whole-life I/O of every process that exited (the
+//     process-events connector's taskstats, or the last /proc/PID/io read),
+//     so a cron job that lives 300 ms is still counted.
+//   - memdiag_stall_onsets_total{scope,resource,kind} and
+//     memdiag_stall_onset_last_timestamp_seconds: the moments PSI crossed
+//     watch's --stall-threshold (record.StallOnset).
+//   - memdiag_job_info{job,source,unit}, memdiag_job_period_seconds,
+//     memdiag_job_next_firing_timestamp_seconds,
+//     memdiag_job_last_firing_timestamp_seconds: the periodic-job inventory
+//     (timers, cron, anacron) as projected by package timers, for Grafana
+//     annotations.
+//   - memdiag_episodes_total, memdiag_episode_active,
+//     memdiag_episode_last_start_timestamp_seconds and
+//     memdiag_culprit_confidence{culprit,kind} /
+//     memdiag_culprit_episodes{culprit,kind}: the correlator's episodes and
+//     culprits, re-derived every Options.AnalyzeEvery over the recent
+//     samples (Options.Window).
+//   - one counter per entry of the signal catalogue (package signal):
+//     memdiag_<name>_bytes_total for page counts (pages × page size),
+//     memdiag_<name>_total for events, and the --cgroup group's PSI
+//     (memdiag_cgroup_pressure_*_seconds_total), which node_exporter does
+//     not read.
+//
+// # Cardinality
+//
+// Labels are units, jobs and culprits, never PIDs or command lines. Units
+// are capped at Options.MaxUnits (default 50): the first units seen get a
+// label of their own for the life of the process (a counter must not move
+// between labels), every later one is summed under unit="other", and
+// memdiag_unit_overflow_total counts how many units went there. A process
+// in no unit is counted under unit="none". Culprits are capped at
+// Options.MaxCulprits (default 5, the best ranked).
+package exposition

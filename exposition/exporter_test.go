@@ -1,0 +1,243 @@
+package exposition
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/internal/testenv"
+	"github.com/memdiag/memdiag/record"
+)
+
+// scrape renders the exporter's /metrics and parses it.
+func scrape(t *testing.T, e *Exporter) (string, map[string]*dto.MetricFamily) {
+	t.Helper()
+	srv := httptest.NewServer(e.Handler())
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("parse /metrics: %v\n%s", err, body)
+	}
+	out := map[string]*dto.MetricFamily{}
+	for name, f := range fams {
+		out[name] = f
+	}
+	return string(body), out
+}
+
+// value is the value of the series of family name whose labels include
+// want ("k=v" pairs); ok is false when there is none.
+func value(fams map[string]*dto.MetricFamily, name string, want ...string) (float64, bool) {
+	f := fams[name]
+	if f == nil {
+		return 0, false
+	}
+next:
+	for _, m := range f.Metric {
+		have := map[string]string{}
+		for _, l := range m.Label {
+			have[l.GetName()] = l.GetValue()
+		}
+		for _, kv := range want {
+			k, v, _ := strings.Cut(kv, "=")
+			if have[k] != v {
+				continue next
+			}
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue(), true
+		case m.Gauge != nil:
+			return m.Gauge.GetValue(), true
+		}
+	}
+	return 0, false
+}
+
+func TestUnitIOCountsExitsOnceAndCaps(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 6, 25, 0, 0, time.UTC)
+	e := New(record.Header{PageSize: 4096}, Options{MaxUnits: 2, AnalyzeEvery: -1})
+	proc := func(pid int, unit string, cum, delta uint64) diskio.ProcIO {
+		return diskio.ProcIO{PID: pid, StartTicks: 7, Unit: unit, ReadBytes: cum, DeltaReadBytes: delta, WriteBytes: 2 * cum, DeltaWriteBytes: 2 * delta}
+	}
+	e.Observe(&record.Sample{Seq: 0, Time: t0, Procs: []diskio.ProcIO{proc(10, "a.service", 100, 100)}})
+	e.Observe(&record.Sample{Seq: 1, Time: t0.Add(time.Second), Procs: []diskio.ProcIO{proc(10, "a.service", 300, 200)}})
+	e.Observe(&record.Sample{Seq: 2, Time: t0.Add(2 * time.Second), Events: []diskio.ProcEvent{
+		// pid 10 exits having read 1000 in all: 700 more than seen.
+		{Kind: diskio.Exit, PID: 10, StartTicks: 7, Unit: "a.service", ReadBytes: 1000, WriteBytes: 2000},
+		// a 300 ms job never seen by a sample: its whole life.
+		{Kind: diskio.Exit, PID: 11, StartTicks: 9, Unit: "cron.service", ReadBytes: 5000, WriteBytes: 64},
+		// past the cap of 2 units: summed under "other".
+		{Kind: diskio.Exit, PID: 12, StartTicks: 9, Unit: "c.service", ReadBytes: 40},
+		{Kind: diskio.Exit, PID: 13, StartTicks: 9, ReadBytes: 1},
+		{Kind: diskio.Exec, PID: 14, Unit: "d.service"},
+	}})
+	_, fams := scrape(t, e)
+	for _, c := range []struct {
+		metric, unit string
+		want         float64
+	}{
+		{UnitReadBytes, "a.service", 1000},
+		{UnitWrittenBytes, "a.service", 2000},
+		{UnitReadBytes, "cron.service", 5000},
+		{UnitWrittenBytes, "cron.service", 64},
+		{UnitReadBytes, "other", 41}, // c.service's 40 and the unit-less process's 1
+	} {
+		got, ok := value(fams, c.metric, "unit="+c.unit)
+		if !ok || got != c.want {
+			t.Errorf("%s{unit=%q} = %v (present %v), want %v", c.metric, c.unit, got, ok, c.want)
+		}
+	}
+	if got, _ := value(fams, UnitOverflow); got != 2 {
+		t.Errorf("%s = %v, want 2", UnitOverflow, got)
+	}
+	if _, ok := value(fams, UnitReadBytes, "unit=d.service"); ok {
+		t.Error("an exec without I/O made a series")
+	}
+}
+
+// TestRecordingMetrics feeds a real recording (watch on Linux 6.18 with a
+// cgroup; record/testdata/v1/SOURCE) and checks the catalogue counters
+// against the recording's first and last /proc/vmstat values.
+func TestRecordingMetrics(t *testing.T) {
+	rec, err := record.ReadFile("../record/testdata/v1/watch-6.18-cgroup.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(rec.Header, Options{AnalyzeEvery: -1})
+	for i := range rec.Samples {
+		e.Observe(&rec.Samples[i])
+	}
+	body, fams := scrape(t, e)
+	first, last := rec.Samples[0], rec.Samples[len(rec.Samples)-1]
+	// Σ per-interval deltas of a counter that never went backwards is
+	// last − first: pgmajfault is an event count, pswpout pages × 4096.
+	wantMaj := float64(*last.VMStat.Pgmajfault - *first.VMStat.Pgmajfault)
+	if got, ok := value(fams, "memdiag_major_faults_total"); !ok || got != wantMaj {
+		t.Errorf("memdiag_major_faults_total = %v, want %v", got, wantMaj)
+	}
+	wantDirect := float64(*last.VMStat.PgscanDirect-*first.VMStat.PgscanDirect) * float64(rec.Header.PageSize)
+	if got, ok := value(fams, "memdiag_direct_reclaim_bytes_total"); !ok || got != wantDirect {
+		t.Errorf("memdiag_direct_reclaim_bytes_total = %v, want %v", got, wantDirect)
+	}
+	wantSome := last.PSI.Memory.Some.Total.Seconds()
+	if got, ok := value(fams, "memdiag_pressure_memory_waiting_seconds_total"); !ok || got != wantSome {
+		t.Errorf("memdiag_pressure_memory_waiting_seconds_total = %v, want %v", got, wantSome)
+	}
+	if last.CgroupPSI != nil {
+		want := last.CgroupPSI.Memory.Some.Total.Seconds()
+		if got, ok := value(fams, "memdiag_cgroup_pressure_memory_waiting_seconds_total"); !ok || got != want {
+			t.Errorf("cgroup memory waiting = %v, want %v", got, want)
+		}
+	}
+	lru, _ := last.Meminfo.FileLRU()
+	if got, _ := value(fams, FileLRUBytes); got != float64(lru) {
+		t.Errorf("%s = %v, want %v", FileLRUBytes, got, lru)
+	}
+	if got, _ := value(fams, Samples); got != float64(len(rec.Samples)) {
+		t.Errorf("%s = %v, want %d", Samples, got, len(rec.Samples))
+	}
+	promtoolCheck(t, body)
+}
+
+// TestEpisodesAndCulpritsAsTheyHappen feeds a recording whose answer is
+// known (correlate/testdata/SOURCE: union.jsonl.gz, two PCP timers) and
+// checks the live episode count and culprits against analyze's, and the
+// job inventory's firings against the schedules (*:05/20, *:15/20, UTC).
+func TestEpisodesAndCulpritsAsTheyHappen(t *testing.T) {
+	rec, err := record.ReadFile("../correlate/testdata/union.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := rec.Samples[len(rec.Samples)-1].Time
+	e := New(rec.Header, Options{Window: 24 * time.Hour, AnalyzeEvery: time.Minute, Now: func() time.Time { return end }})
+	for i := range rec.Samples {
+		e.Observe(&rec.Samples[i])
+	}
+	// The last analysis ran on the final sample (30 s samples, 1 min).
+	e.mu.Lock()
+	res := e.series[0].Analyze(correlate.Options{})
+	e.mu.Unlock()
+	want := correlate.Analyze(rec, correlate.Options{})
+	if len(want.Culprits) < 2 || want.Culprits[0].Name != "pmlogger_check.timer" {
+		t.Fatalf("fixture's verdict changed: %+v", want.Culprits)
+	}
+	if len(res.Episodes) != len(want.Episodes) {
+		t.Fatalf("series holds %d episodes, analyze %d", len(res.Episodes), len(want.Episodes))
+	}
+	body, fams := scrape(t, e)
+	if got, _ := value(fams, Episodes); got != float64(len(want.Episodes)) {
+		t.Errorf("%s = %v, want %d (each episode counted once as it appeared)", Episodes, got, len(want.Episodes))
+	}
+	for _, c := range want.Culprits {
+		got, ok := value(fams, CulpritConfidence, "culprit="+c.Name, "kind="+string(c.Kind))
+		if !ok || got != c.Confidence {
+			t.Errorf("%s{culprit=%q} = %v (present %v), want %v", CulpritConfidence, c.Name, got, ok, c.Confidence)
+		}
+		n, _ := value(fams, CulpritEpisodes, "culprit="+c.Name)
+		if n != float64(c.EpisodesExplained) {
+			t.Errorf("%s{culprit=%q} = %v, want %d", CulpritEpisodes, c.Name, n, c.EpisodesExplained)
+		}
+	}
+	last := want.Episodes[len(want.Episodes)-1].Start
+	if got, _ := value(fams, EpisodeLastStart); got != float64(last.Unix()) {
+		t.Errorf("%s = %v, want %v (%s)", EpisodeLastStart, got, last.Unix(), last)
+	}
+	// Firings: pmlogger_check at *:05/20 (UTC); the recording ends at
+	// end, so the last is the :05/:25/:45 at or before it.
+	wantLast := end.Truncate(20 * time.Minute).Add(5 * time.Minute)
+	if wantLast.After(end) {
+		wantLast = wantLast.Add(-20 * time.Minute)
+	}
+	if got, _ := value(fams, JobLastFiring, "job=pmlogger_check.timer"); got != float64(wantLast.Unix()) {
+		t.Errorf("last firing = %v, want %v (%s; end %s)", got, wantLast.Unix(), wantLast, end)
+	}
+	if got, _ := value(fams, JobNextFiring, "job=pmlogger_check.timer"); got != float64(wantLast.Add(20*time.Minute).Unix()) {
+		t.Errorf("next firing = %v, want %s", got, wantLast.Add(20*time.Minute))
+	}
+	if got, _ := value(fams, JobPeriod, "job=pmlogger_farm_check.timer"); got != 1200 {
+		t.Errorf("period = %v, want 1200", got)
+	}
+	if got, ok := value(fams, JobInfo, "job=pmlogger_check.timer", "unit=pmlogger_check.service", "schedule=*:05/20", "source=systemd"); !ok || got != 1 {
+		t.Errorf("%s for pmlogger_check.timer missing: %v %v", JobInfo, got, ok)
+	}
+	promtoolCheck(t, body)
+}
+
+// promtoolCheck runs Prometheus's own linter (promtool check metrics:
+// naming, _total, base units, help) on an exposition.
+func promtoolCheck(t *testing.T, body string) {
+	t.Helper()
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		testenv.Unmet(t, "promtool is not installed (apt-get install prometheus)")
+		return
+	}
+	cmd := exec.Command(path, "check", "metrics")
+	cmd.Stdin = strings.NewReader(body)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}

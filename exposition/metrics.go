@@ -1,0 +1,212 @@
+package exposition
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/signal"
+)
+
+// Namespace prefixes every metric memdiag exposes.
+const Namespace = "memdiag"
+
+// Metric names that package promql reads back (analyze --prometheus).
+const (
+	UnitReadBytes       = "memdiag_unit_read_bytes_total"
+	UnitWrittenBytes    = "memdiag_unit_written_bytes_total"
+	UnitOverflow        = "memdiag_unit_overflow_total"
+	StallOnsets         = "memdiag_stall_onsets_total"
+	StallOnsetLast      = "memdiag_stall_onset_last_timestamp_seconds"
+	JobInfo             = "memdiag_job_info"
+	JobPeriod           = "memdiag_job_period_seconds"
+	JobNextFiring       = "memdiag_job_next_firing_timestamp_seconds"
+	JobLastFiring       = "memdiag_job_last_firing_timestamp_seconds"
+	Episodes            = "memdiag_episodes_total"
+	EpisodeActive       = "memdiag_episode_active"
+	EpisodeLastStart    = "memdiag_episode_last_start_timestamp_seconds"
+	CulpritConfidence   = "memdiag_culprit_confidence"
+	CulpritEpisodes     = "memdiag_culprit_episodes"
+	FileLRUBytes        = "memdiag_file_lru_bytes"
+	Samples             = "memdiag_samples_total"
+	PressurePrefix      = "memdiag_pressure_"        // + <resource>_<waiting|stalled>_seconds_total, the host
+	CgroupPressurePrfix = "memdiag_cgroup_pressure_" // the same for the --cgroup group
+)
+
+// SignalMetric is the metric name of a catalogue signal: its Name with
+// the base unit and _total (Prometheus naming: counters end in _total,
+// amounts are in base units), "memdiag_direct_reclaim_bytes_total" for a
+// page count (pages × the host's page size), "memdiag_oom_kills_total"
+// for events.
+func SignalMetric(s *signal.Signal) string {
+	if s.Unit == signal.Pages {
+		return Namespace + "_" + s.Name + "_bytes_total"
+	}
+	return Namespace + "_" + s.Name + "_total"
+}
+
+// vmstatCounter reports whether the exporter sums the signal's deltas:
+// the /proc/vmstat counters. The catalogue's PSI, meminfo and disk
+// entries read other files (their Reading's PSI, Meminfo, Disks; PSI is
+// exposed below as node_exporter spells it); summing their vmstat delta
+// would expose a constant 0.
+func vmstatCounter(s *signal.Signal) bool {
+	return s.Kind == signal.Counter && s.Source == "/proc/vmstat"
+}
+
+// SignalHelp is the metric's help: the catalogue's Doc, how it is
+// computed, and the kernel source.
+func SignalHelp(s *signal.Signal) string {
+	h := "Cumulative " + s.Title + " since memdiag started: " + s.Doc + " (" + s.Computed
+	if s.Unit == signal.Pages {
+		h += ", pages × page size"
+	}
+	return h + "; " + s.Kernel + ", " + s.URL + ")."
+}
+
+// PressureMetric is the name of a PSI total as node_exporter spells the
+// host's (node_pressure_memory_waiting_seconds_total: "waiting" is the
+// "some" line, "stalled" the "full" line), with prefix PressurePrefix or
+// CgroupPressurePrfix.
+func PressureMetric(prefix, resource, kind string) string {
+	return prefix + resource + "_" + kind + "_seconds_total"
+}
+
+// collector renders an Exporter's state on each scrape, as node_exporter's
+// collectors do (const metrics built in Collect).
+type collector struct{ e *Exporter }
+
+func (c collector) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(c, ch) }
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(name, help, labels, nil)
+}
+
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	counter := func(d *prometheus.Desc, v float64, lv ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, lv...)
+	}
+	gauge := func(d *prometheus.Desc, v float64, lv ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lv...)
+	}
+	counter(desc(Samples, "Samples memdiag took since it started."), float64(e.samples))
+	if e.samples >= 2 {
+		for i, s := range signal.Catalogue {
+			if vmstatCounter(s) {
+				counter(desc(SignalMetric(s), SignalHelp(s)), e.signals[i])
+			}
+		}
+	}
+	for _, sc := range []struct {
+		prefix, what string
+		t            *psiTotals
+	}{{PressurePrefix, "the host (/proc/pressure/RESOURCE)", e.host}, {CgroupPressurePrfix, "the --cgroup group (<group>/RESOURCE.pressure)", e.cgroup}} {
+		if sc.t == nil {
+			continue
+		}
+		keys := make([][2]string, 0, len(sc.t.vals))
+		for k := range sc.t.vals {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
+		for _, k := range keys {
+			line := "some"
+			if k[1] == "stalled" {
+				line = "full"
+			}
+			help := "PSI " + k[0] + " " + line + " total of " + strings.ReplaceAll(sc.what, "RESOURCE", k[0]) +
+				": seconds some (waiting) or all (stalled) non-idle tasks were stalled on " + k[0] + "; https://docs.kernel.org/accounting/psi.html."
+			counter(desc(PressureMetric(sc.prefix, k[0], k[1]), help), sc.t.vals[k])
+		}
+	}
+	if e.fileLRU != nil {
+		gauge(desc(FileLRUBytes, "File LRU (page cache on the LRU lists): Active(file)+Inactive(file) of /proc/meminfo, bytes; https://docs.kernel.org/admin-guide/mm/concepts.html#page-cache."), *e.fileLRU)
+	}
+
+	rd := desc(UnitReadBytes, "Bytes the unit's processes caused to be read from storage (/proc/PID/io read_bytes): the top processes of each interval plus every exited process's life total (taskstats at exit). unit=\"other\" sums units past the cap, unit=\"none\" processes in no unit.", "unit")
+	wr := desc(UnitWrittenBytes, "Bytes the unit's processes caused to be written to storage (/proc/PID/io write_bytes), counted as memdiag_unit_read_bytes_total.", "unit")
+	names := make([]string, 0, len(e.units))
+	for u := range e.units {
+		names = append(names, u)
+	}
+	sort.Strings(names)
+	for _, u := range names {
+		counter(rd, e.units[u].read, u)
+		counter(wr, e.units[u].written, u)
+	}
+	counter(desc(UnitOverflow, "Unit I/O observations summed under unit=\"other\" because the unit label cap was reached."), float64(e.overflow))
+
+	on := desc(StallOnsets, "Stall onsets: times PSI stall time crossed memdiag's --stall-threshold within --stall-window (a PSI trigger or 50 ms polling).", "scope", "resource", "kind")
+	onLast := desc(StallOnsetLast, "Unix time of the last stall onset.", "scope", "resource", "kind")
+	keys := make([]onsetKey, 0, len(e.onsets))
+	for k := range e.onsets {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i].scope+keys[i].resource+keys[i].kind < keys[j].scope+keys[j].resource+keys[j].kind
+	})
+	for _, k := range keys {
+		counter(on, float64(e.onsets[k].n), k.scope, k.resource, k.kind)
+		gauge(onLast, unixSeconds(e.onsets[k].last), k.scope, k.resource, k.kind)
+	}
+
+	c.collectJobs(ch, gauge)
+
+	if e.o.AnalyzeEvery >= 0 && e.series[0] != nil {
+		counter(desc(Episodes, "Memory-pressure episodes the correlator found since memdiag started (memdiag analyze's episodes, counted once each)."), float64(e.episodes))
+		active := 0.0
+		if e.active {
+			active = 1
+		}
+		gauge(desc(EpisodeActive, "1 while an episode reaches the newest analysed interval, else 0."), active)
+		if !e.lastStart.IsZero() {
+			gauge(desc(EpisodeLastStart, "Unix time the newest episode started."), unixSeconds(e.lastStart))
+		}
+		conf := desc(CulpritConfidence, "Confidence (0..1) of each culprit the correlator names over the recent window, best ranked first (correlate.Proof).", "culprit", "kind")
+		eps := desc(CulpritEpisodes, "Episodes of the recent window each culprit explains.", "culprit", "kind")
+		for _, cu := range e.culprits {
+			gauge(conf, cu.Confidence, cu.Name, string(cu.Kind))
+			gauge(eps, float64(cu.EpisodesExplained), cu.Name, string(cu.Kind))
+		}
+	}
+}
+
+// collectJobs renders the periodic-job inventory of the header.
+func (c collector) collectJobs(ch chan<- prometheus.Metric, gauge func(*prometheus.Desc, float64, ...string)) {
+	e := c.e
+	if len(e.hdr.Jobs) == 0 {
+		return
+	}
+	info := desc(JobInfo, "A periodic job memdiag knows on this host (systemd timer, cron, anacron): value 1; schedule as written.", "job", "source", "unit", "schedule")
+	period := desc(JobPeriod, "Typical time between the job's firings, seconds (absent when irregular).", "job")
+	next := desc(JobNextFiring, "Unix time of the job's next planned firing, projected from its schedule.", "job")
+	last := desc(JobLastFiring, "Unix time of the job's last planned firing at or before the scrape; a change marks a firing (Grafana annotation: changes(...[1m]) > 0).", "job")
+	now := e.o.Now()
+	loc := correlate.Location(&e.hdr, nil)
+	seen := map[string]bool{}
+	for _, j := range e.hdr.Jobs {
+		if seen[j.Name] {
+			continue
+		}
+		seen[j.Name] = true
+		gauge(info, 1, j.Name, string(j.Source), j.Unit, strings.Join(j.Schedule, "; "))
+		if j.PeriodSeconds != nil {
+			gauge(period, *j.PeriodSeconds, j.Name)
+		}
+		l, n := jobFirings(j, now, loc)
+		if !n.IsZero() {
+			gauge(next, unixSeconds(n), j.Name)
+		}
+		if !l.IsZero() {
+			gauge(last, unixSeconds(l), j.Name)
+		}
+	}
+}
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

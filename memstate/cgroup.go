@@ -1,0 +1,654 @@
+package memstate
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/memdiag/memdiag/internal/english"
+	"github.com/memdiag/memdiag/internal/hostenv"
+	"github.com/memdiag/memdiag/psi"
+)
+
+// NearLimitShare is the share of its limit from which a cgroup is flagged:
+// within 10 % of it.
+const NearLimitShare = 0.9
+
+// MostlyCacheShare is the share of a cgroup's usage that must be page cache
+// (file minus shmem) for memstate to call it "mostly cache".
+const MostlyCacheShare = 0.5
+
+// v1Unlimited: cgroup v1 reports "no limit" as PAGE_COUNTER_MAX pages in
+// bytes (9223372036854771712 with 4 KiB pages); anything from 2^62 up is
+// treated as unlimited.
+const v1Unlimited = 1 << 62
+
+// Cgroup is one memory cgroup, v1 or v2, in bytes.
+// Sources: v2 <group>/memory.{current,max,high,swap.current,stat,events,
+// pressure} (https://docs.kernel.org/admin-guide/cgroup-v2.html#memory);
+// v1 <group>/memory.{usage_in_bytes,limit_in_bytes,memsw.usage_in_bytes,
+// stat,failcnt,oom_control}
+// (https://docs.kernel.org/admin-guide/cgroup-v1/memory.html).
+type Cgroup struct {
+	Path    string `json:"path"`    // relative to the hierarchy's mount, "/" for the root
+	Version int    `json:"version"` // 1 or 2
+
+	UsageBytes uint64 `json:"usage_bytes"` // v2 memory.current, v1 memory.usage_in_bytes (includes page cache)
+	// LimitBytes is the limit in force: v2 memory.max, v1 the smaller of
+	// memory.limit_in_bytes and memory.stat hierarchical_memory_limit (a
+	// parent's limit applies to its children). nil: no limit.
+	LimitBytes *uint64 `json:"limit_bytes,omitempty"`
+	HighBytes  *uint64 `json:"high_bytes,omitempty"` // v2 memory.high (throttling point); nil: "max" or v1
+	// SwapBytes is v2 memory.swap.current, v1 memory.stat total_swap (or,
+	// without it, memory.memsw.usage_in_bytes − memory.usage_in_bytes);
+	// nil when swap is not accounted.
+	SwapBytes *uint64 `json:"swap_bytes,omitempty"`
+
+	// From memory.stat; v1 uses the hierarchical total_* fields.
+	AnonBytes      uint64 `json:"anon_bytes"`      // v2 anon, v1 total_rss
+	FileBytes      uint64 `json:"file_bytes"`      // v2 file, v1 total_cache: page cache, shmem included
+	ShmemBytes     uint64 `json:"shmem_bytes"`     // v2 shmem, v1 total_shmem
+	MappedBytes    uint64 `json:"mapped_bytes"`    // v2 file_mapped, v1 total_mapped_file
+	DirtyBytes     uint64 `json:"dirty_bytes"`     // v2 file_dirty, v1 total_dirty
+	WritebackBytes uint64 `json:"writeback_bytes"` // v2 file_writeback, v1 total_writeback
+	SockBytes      uint64 `json:"sock_bytes"`      // v2 sock (v1 has none)
+	// ActiveFileBytes and InactiveFileBytes are the group's file LRU lists
+	// (v2 active_file/inactive_file, v1 total_active_file/
+	// total_inactive_file). Shmem is on the anon LRU, so they exclude it:
+	// active + inactive file = file − shmem, give or take pages in flight.
+	ActiveFileBytes   uint64 `json:"active_file_bytes"`
+	InactiveFileBytes uint64 `json:"inactive_file_bytes"`
+	// CacheBytes is the page cache the kernel can reclaim from the group
+	// without swap: file minus shmem.
+	CacheBytes uint64 `json:"cache_bytes"`
+	// WorkingSetBytes is usage minus inactive file, floored at 0: the
+	// figure docker stats shows as the container's usage and the kubelet
+	// evicts on (cAdvisor's container_memory_working_set_bytes).
+	WorkingSetBytes uint64 `json:"working_set_bytes"`
+	// UnreclaimableBytes is anon + shmem: what the group cannot give back
+	// without swapping it out (anon and tmpfs pages only leave RAM to swap).
+	UnreclaimableBytes uint64 `json:"unreclaimable_bytes"`
+	// UnevictableBytes is v2 unevictable, v1 total_unevictable: mlocked
+	// pages and ramfs, which no reclaim and no swap can take (they are
+	// also counted in anon or file).
+	UnevictableBytes uint64 `json:"unevictable_bytes"`
+
+	// Kernel memory charged to the group, where the kernel gives it.
+	// KernelBytes is v2 memory.stat kernel (5.18+; before it, the sum of
+	// kernel_stack, pagetables, percpu, sock, vmalloc and slab) or v1
+	// memory.kmem.usage_in_bytes; nil when the kernel does not say.
+	KernelBytes *uint64 `json:"kernel_bytes,omitempty"`
+	// SlabReclaimableBytes and SlabUnreclaimableBytes are v2 memory.stat
+	// slab_reclaimable and slab_unreclaimable (5.9+); v1 memory.stat has no
+	// slab figures (memory.kmem.slabinfo lists caches, not bytes), so nil.
+	SlabReclaimableBytes   *uint64 `json:"slab_reclaimable_bytes,omitempty"`
+	SlabUnreclaimableBytes *uint64 `json:"slab_unreclaimable_bytes,omitempty"`
+
+	// Protections: memory the kernel leaves alone while reclaiming on
+	// behalf of others. MinBytes is v2 memory.min (never reclaimed),
+	// LowBytes v2 memory.low (reclaimed only when nothing unprotected is
+	// left); nil when 0 or absent. SoftLimitBytes is v1
+	// memory.soft_limit_in_bytes (under host pressure the group is
+	// reclaimed down to it first); nil when unlimited.
+	MinBytes       *uint64 `json:"min_bytes,omitempty"`
+	LowBytes       *uint64 `json:"low_bytes,omitempty"`
+	SoftLimitBytes *uint64 `json:"soft_limit_bytes,omitempty"`
+	// SwapLimitBytes is how much the group may keep in swap: v2
+	// memory.swap.max, v1 memory.memsw.limit_in_bytes − the memory limit
+	// (memsw bounds memory + swap); nil when unlimited.
+	SwapLimitBytes *uint64 `json:"swap_limit_bytes,omitempty"`
+	// Swappiness is v1 memory.swappiness (0: the group's own reclaim never
+	// swaps anon); nil on v2, where the group follows vm.swappiness.
+	Swappiness *uint64 `json:"swappiness,omitempty"`
+
+	// SwapRoomBytes is how much of the group's anon and shmem swap could
+	// still take: the free swap of the host (/proc/meminfo SwapFree), at
+	// most the group's swap allowance left (v2 memory.swap.max −
+	// memory.swap.current; v1 memsw.limit − memsw.usage), 0 with v1
+	// swappiness 0.
+	SwapRoomBytes uint64 `json:"swap_room_bytes"`
+	// PinnedBytes is what reclaim cannot take from the group now: anon +
+	// shmem beyond SwapRoomBytes, plus unreclaimable kernel memory (v2:
+	// kernel − slab_reclaimable; v1: none counted, the kernel does not split
+	// kmem). Against the limit it is the room the group really has.
+	PinnedBytes uint64 `json:"pinned_bytes"`
+
+	// Sources names, for each figure above that comes from the kernel,
+	// the file and field it was read from ("memory.stat total_rss"), keyed
+	// by the figure's JSON name.
+	Sources map[string]string `json:"sources"`
+
+	Events  map[string]uint64 `json:"events,omitempty"`  // v2 memory.events: low, high, max, oom, oom_kill, …
+	Failcnt *uint64           `json:"failcnt,omitempty"` // v1 memory.failcnt: times usage hit the limit
+	// OOMKills is v2 memory.events oom_kill or v1 memory.oom_control
+	// oom_kill (since 4.13); nil where the kernel has no such counter.
+	OOMKills *uint64 `json:"oom_kills,omitempty"`
+
+	// PSI is the group's memory.pressure: its own v2 directory, or on a
+	// hybrid host the v2 group of the same path; nil if there is none.
+	PSI *psi.Resource `json:"psi,omitempty"`
+
+	NearLimit bool `json:"near_limit"` // usage ≥ NearLimitShare × limit
+	// NearHigh: usage ≥ NearLimitShare × memory.high (v2) while not near
+	// the limit: the kernel throttles the group's allocations and reclaims
+	// it there, so its tasks slow down without being OOM-killed.
+	NearHigh    bool   `json:"near_high,omitempty"`
+	MostlyCache bool   `json:"mostly_cache"` // CacheBytes ≥ MostlyCacheShare × usage
+	Note        string `json:"note,omitempty"`
+}
+
+// Cgroups walks the memory cgroups under <root>/sys/fs/cgroup: the v2
+// hierarchy when it has the memory controller, else the v1 memory
+// controller at memory/ with PSI from the v2 mount at unified/ (hybrid
+// layout). It returns them largest usage first. A group that vanishes
+// while being read is skipped. Neither layout present is an
+// *UnavailableError.
+func (c *Collector) Cgroups() ([]Cgroup, error) {
+	base := filepath.Join(c.root, "sys/fs/cgroup")
+	var out []Cgroup
+	var err error
+	// The host's free swap bounds what any group can swap out.
+	var swapFree *uint64
+	if mi, err := c.fs.Meminfo(); err == nil && mi.SwapFreeBytes != nil {
+		swapFree = mi.SwapFreeBytes
+	}
+	switch {
+	case hasController(base, "memory"):
+		out, err = walk(base, func(dir, rel string) (Cgroup, bool, error) { return readV2(dir, rel, swapFree) })
+	case exists(filepath.Join(base, "memory/memory.usage_in_bytes")):
+		unified := filepath.Join(base, "unified")
+		out, err = walk(filepath.Join(base, "memory"), func(dir, rel string) (Cgroup, bool, error) {
+			return readV1(dir, rel, filepath.Join(unified, rel), swapFree)
+		})
+	default:
+		return nil, &UnavailableError{Path: base, Need: "a memory cgroup hierarchy (cgroup v2 with the memory controller, or v1 memory/)"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].UsageBytes != out[j].UsageBytes {
+			return out[i].UsageBytes > out[j].UsageBytes
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out, nil
+}
+
+// UnavailableError says a source memstate reads does not exist on this
+// host, and what would provide it.
+// It is memdiag's one [hostenv.Unavailable].
+type UnavailableError = hostenv.Unavailable
+
+func walk(top string, read func(dir, rel string) (Cgroup, bool, error)) ([]Cgroup, error) {
+	var out []Cgroup
+	err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p != top && gone(err) {
+				return nil
+			}
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(top, p)
+		rel = "/" + strings.TrimPrefix(filepath.ToSlash(rel), ".")
+		rel = filepath.Clean(rel)
+		cg, ok, err := read(p, rel)
+		if err != nil {
+			if gone(err) {
+				return fs.SkipDir
+			}
+			return err
+		}
+		if ok {
+			out = append(out, cg)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// readV2 reads one v2 group; ok is false for a directory without
+// memory.current (the root group).
+func readV2(dir, rel string, swapFree *uint64) (Cgroup, bool, error) {
+	cg := Cgroup{Path: rel, Version: 2}
+	cur, ok, err := readUint(filepath.Join(dir, "memory.current"))
+	if err != nil || !ok {
+		return cg, false, err
+	}
+	cg.UsageBytes = cur
+	if cg.LimitBytes, err = readLimit(filepath.Join(dir, "memory.max")); err != nil {
+		return cg, false, err
+	}
+	if cg.HighBytes, err = readLimit(filepath.Join(dir, "memory.high")); err != nil {
+		return cg, false, err
+	}
+	if v, ok, err := readUint(filepath.Join(dir, "memory.swap.current")); err != nil {
+		return cg, false, err
+	} else if ok {
+		cg.SwapBytes = &v
+	}
+	st, err := readKV(filepath.Join(dir, "memory.stat"))
+	if err != nil {
+		return cg, false, err
+	}
+	cg.AnonBytes, cg.FileBytes, cg.ShmemBytes = st["anon"], st["file"], st["shmem"]
+	cg.MappedBytes, cg.DirtyBytes, cg.WritebackBytes = st["file_mapped"], st["file_dirty"], st["file_writeback"]
+	cg.SockBytes = st["sock"]
+	cg.ActiveFileBytes, cg.InactiveFileBytes = st["active_file"], st["inactive_file"]
+	cg.UnevictableBytes = st["unevictable"]
+	kernelSrc := "memory.stat kernel"
+	if v, ok := st["kernel"]; ok {
+		cg.KernelBytes = &v
+	} else if _, ok := st["kernel_stack"]; ok {
+		var v uint64
+		for _, k := range []string{"kernel_stack", "pagetables", "percpu", "sock", "vmalloc", "slab_reclaimable", "slab_unreclaimable"} {
+			v += st[k]
+		}
+		cg.KernelBytes = &v
+		kernelSrc = "memory.stat kernel_stack + pagetables + percpu + sock + vmalloc + slab_reclaimable + slab_unreclaimable"
+	}
+	if v, ok := st["slab_reclaimable"]; ok {
+		cg.SlabReclaimableBytes = &v
+	}
+	if v, ok := st["slab_unreclaimable"]; ok {
+		cg.SlabUnreclaimableBytes = &v
+	}
+	for _, f := range []struct {
+		file string
+		dst  **uint64
+	}{{"memory.min", &cg.MinBytes}, {"memory.low", &cg.LowBytes}, {"memory.swap.max", &cg.SwapLimitBytes}} {
+		v, err := readLimit(filepath.Join(dir, f.file))
+		if err != nil {
+			return cg, false, err
+		}
+		if v != nil && (*v > 0 || f.file == "memory.swap.max") {
+			*f.dst = v
+		}
+	}
+	cg.Sources = map[string]string{
+		"kernel_bytes": kernelSrc, "slab_reclaimable_bytes": "memory.stat slab_reclaimable",
+		"slab_unreclaimable_bytes": "memory.stat slab_unreclaimable", "unevictable_bytes": "memory.stat unevictable",
+		"min_bytes": "memory.min", "low_bytes": "memory.low", "swap_limit_bytes": "memory.swap.max",
+		"swap_room_bytes": "min(/proc/meminfo SwapFree, memory.swap.max − memory.swap.current)",
+		"pinned_bytes":    "anon + shmem − swap room + (memory.stat kernel − slab_reclaimable)",
+		"usage_bytes":     "memory.current", "limit_bytes": "memory.max", "high_bytes": "memory.high",
+		"swap_bytes": "memory.swap.current", "anon_bytes": "memory.stat anon", "file_bytes": "memory.stat file",
+		"shmem_bytes": "memory.stat shmem", "active_file_bytes": "memory.stat active_file",
+		"inactive_file_bytes": "memory.stat inactive_file", "dirty_bytes": "memory.stat file_dirty",
+		"cache_bytes":         "memory.stat file − shmem",
+		"working_set_bytes":   "memory.current − memory.stat inactive_file",
+		"unreclaimable_bytes": "memory.stat anon + shmem",
+	}
+	if cg.Events, err = readKV(filepath.Join(dir, "memory.events")); err != nil {
+		return cg, false, err
+	}
+	if v, ok := cg.Events["oom_kill"]; ok {
+		cg.OOMKills = &v
+	}
+	if len(cg.Events) == 0 {
+		cg.Events = nil
+	}
+	if cg.PSI, err = readPSI(filepath.Join(dir, "memory.pressure")); err != nil {
+		return cg, false, err
+	}
+	var swapLeft *uint64
+	if cg.SwapLimitBytes != nil {
+		v := sub(*cg.SwapLimitBytes, deref(cg.SwapBytes))
+		swapLeft = &v
+	}
+	judge(&cg, swapFree, swapLeft)
+	return cg, true, nil
+}
+
+// readV1 reads one v1 memory group; v2dir is the v2 group of the same path
+// on a hybrid host, where its memory.pressure lives.
+func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
+	cg := Cgroup{Path: rel, Version: 1}
+	u, ok, err := readUint(filepath.Join(dir, "memory.usage_in_bytes"))
+	if err != nil || !ok {
+		return cg, false, err
+	}
+	cg.UsageBytes = u
+	st, err := readKV(filepath.Join(dir, "memory.stat"))
+	if err != nil {
+		return cg, false, err
+	}
+	lim, ok, err := readUint(filepath.Join(dir, "memory.limit_in_bytes"))
+	if err != nil {
+		return cg, false, err
+	}
+	if h, hok := st["hierarchical_memory_limit"]; hok && (!ok || h < lim) {
+		lim, ok = h, true
+	}
+	if ok && lim < v1Unlimited {
+		cg.LimitBytes = &lim
+	}
+	// Swap: memory.stat's total_swap (hierarchical; present with swap
+	// accounting) is one consistent reading. memsw.usage − usage is the
+	// fallback: two files read at different moments, so it can show a
+	// few hundred KiB of "swap" on a host without any.
+	if s, ok := st["total_swap"]; ok {
+		cg.SwapBytes = &s
+	} else if sw, ok, err := readUint(filepath.Join(dir, "memory.memsw.usage_in_bytes")); err != nil {
+		return cg, false, err
+	} else if ok {
+		s := sub(sw, u)
+		cg.SwapBytes = &s
+	}
+	// total_* are hierarchical (this group and its children), like v2's
+	// figures; the plain names count this group's own pages only.
+	pick := func(name string) uint64 {
+		if v, ok := st["total_"+name]; ok {
+			return v
+		}
+		return st[name]
+	}
+	cg.AnonBytes, cg.FileBytes, cg.ShmemBytes = pick("rss"), pick("cache"), pick("shmem")
+	cg.MappedBytes, cg.DirtyBytes, cg.WritebackBytes = pick("mapped_file"), pick("dirty"), pick("writeback")
+	cg.ActiveFileBytes, cg.InactiveFileBytes = pick("active_file"), pick("inactive_file")
+	cg.UnevictableBytes = pick("unevictable")
+	if v, ok, err := readUint(filepath.Join(dir, "memory.kmem.usage_in_bytes")); err != nil {
+		return cg, false, err
+	} else if ok {
+		cg.KernelBytes = &v
+	}
+	if v, ok, err := readUint(filepath.Join(dir, "memory.soft_limit_in_bytes")); err != nil {
+		return cg, false, err
+	} else if ok && v < v1Unlimited {
+		cg.SoftLimitBytes = &v
+	}
+	if v, ok, err := readUint(filepath.Join(dir, "memory.swappiness")); err != nil {
+		return cg, false, err
+	} else if ok {
+		cg.Swappiness = &v
+	}
+	memsw, hasMemsw := st["hierarchical_memsw_limit"]
+	if l, ok, err := readUint(filepath.Join(dir, "memory.memsw.limit_in_bytes")); err != nil {
+		return cg, false, err
+	} else if ok && (!hasMemsw || l < memsw) {
+		memsw, hasMemsw = l, true
+	}
+	memswUsage, hasMemswUsage, err := readUint(filepath.Join(dir, "memory.memsw.usage_in_bytes"))
+	if err != nil {
+		return cg, false, err
+	}
+	if hasMemsw && memsw < v1Unlimited && cg.LimitBytes != nil {
+		v := sub(memsw, *cg.LimitBytes)
+		cg.SwapLimitBytes = &v
+	}
+	var swapLeft *uint64 // memsw bounds memory + swap: what is left of it
+	if hasMemsw && memsw < v1Unlimited && hasMemswUsage {
+		v := sub(memsw, memswUsage)
+		swapLeft = &v
+	}
+	cg.Sources = map[string]string{
+		"kernel_bytes": "memory.kmem.usage_in_bytes", "unevictable_bytes": "memory.stat total_unevictable",
+		"soft_limit_bytes": "memory.soft_limit_in_bytes", "swappiness": "memory.swappiness",
+		"swap_limit_bytes": "min(memory.memsw.limit_in_bytes, memory.stat hierarchical_memsw_limit) − limit",
+		"swap_room_bytes":  "min(/proc/meminfo SwapFree, memsw limit − memory.memsw.usage_in_bytes); 0 with memory.swappiness 0",
+		"pinned_bytes":     "total_rss + total_shmem − swap room (v1 does not split kmem into reclaimable and not)",
+		"usage_bytes":      "memory.usage_in_bytes", "limit_bytes": "min(memory.limit_in_bytes, memory.stat hierarchical_memory_limit)",
+		"swap_bytes": "memory.stat total_swap", "anon_bytes": "memory.stat total_rss", "file_bytes": "memory.stat total_cache",
+		"shmem_bytes": "memory.stat total_shmem", "active_file_bytes": "memory.stat total_active_file",
+		"inactive_file_bytes": "memory.stat total_inactive_file", "dirty_bytes": "memory.stat total_dirty",
+		"cache_bytes":         "memory.stat total_cache − total_shmem",
+		"working_set_bytes":   "memory.usage_in_bytes − memory.stat total_inactive_file",
+		"unreclaimable_bytes": "memory.stat total_rss + total_shmem",
+	}
+	if _, ok := st["total_swap"]; !ok {
+		cg.Sources["swap_bytes"] = "memory.memsw.usage_in_bytes − memory.usage_in_bytes"
+	}
+	if v, ok, err := readUint(filepath.Join(dir, "memory.failcnt")); err != nil {
+		return cg, false, err
+	} else if ok {
+		cg.Failcnt = &v
+	}
+	oc, err := readKV(filepath.Join(dir, "memory.oom_control"))
+	if err != nil {
+		return cg, false, err
+	}
+	if v, ok := oc["oom_kill"]; ok {
+		cg.OOMKills = &v
+	}
+	if cg.PSI, err = readPSI(filepath.Join(v2dir, "memory.pressure")); err != nil {
+		return cg, false, err
+	}
+	judge(&cg, swapFree, swapLeft)
+	return cg, true, nil
+}
+
+// judge sets CacheBytes, WorkingSetBytes, UnreclaimableBytes,
+// SwapRoomBytes, PinnedBytes, NearLimit, MostlyCache and Note. swapFree
+// is the host's free swap, swapLeft the group's swap allowance left (nil:
+// unlimited).
+func judge(cg *Cgroup, swapFree, swapLeft *uint64) {
+	cg.CacheBytes = sub(cg.FileBytes, cg.ShmemBytes)
+	cg.WorkingSetBytes = sub(cg.UsageBytes, cg.InactiveFileBytes)
+	cg.UnreclaimableBytes = cg.AnonBytes + cg.ShmemBytes
+	room := deref(swapFree)
+	if swapFree == nil && cg.Sources != nil {
+		cg.Sources["swap_room_bytes"] += " (SwapFree unreadable: taken as 0)"
+	}
+	if swapLeft != nil {
+		room = min(room, *swapLeft)
+	}
+	if cg.Swappiness != nil && *cg.Swappiness == 0 {
+		room = 0
+	}
+	cg.SwapRoomBytes = room
+	defer func() {
+		if p := protections(cg); p != "" {
+			if cg.Note != "" {
+				cg.Note += "; "
+			}
+			cg.Note += p
+		}
+	}()
+	cg.PinnedBytes = cg.UnreclaimableBytes - min(cg.UnreclaimableBytes, room)
+	if cg.Version == 2 && cg.KernelBytes != nil {
+		cg.PinnedBytes += sub(*cg.KernelBytes, deref(cg.SlabReclaimableBytes))
+	}
+	cache := cg.CacheBytes
+	cg.MostlyCache = cg.UsageBytes > 0 && float64(cache) >= MostlyCacheShare*float64(cg.UsageBytes)
+	// Without the group's PSI, say what to watch instead.
+	psiText := "no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead"
+	if cg.Version == 1 {
+		psiText = "no memory.pressure for it (a v1 group without a v2 twin): watch memory.failcnt and its refaults instead"
+	}
+	stalls := false
+	if cg.PSI != nil {
+		psiText = fmt.Sprintf("its memory PSI is some avg10=%.2f %%", cg.PSI.Some.Avg10)
+		stalls = cg.PSI.Some.Avg10 >= PressureStallShare*100
+	}
+	if cg.LimitBytes != nil && *cg.LimitBytes > 0 {
+		cg.NearLimit = float64(cg.UsageBytes) >= NearLimitShare*float64(*cg.LimitBytes)
+	}
+	if !cg.NearLimit && cg.HighBytes != nil && *cg.HighBytes > 0 &&
+		float64(cg.UsageBytes) >= NearLimitShare*float64(*cg.HighBytes) {
+		cg.NearHigh = true
+		cg.Note = fmt.Sprintf("%s of its memory.high (%s): the kernel throttles its allocations and reclaims it there (memory.events high=%d)",
+			percent(cg.UsageBytes, *cg.HighBytes), FormatBytes(*cg.HighBytes), cg.Events["high"])
+		if cg.SwapBytes != nil && *cg.SwapBytes > 0 {
+			cg.Note += fmt.Sprintf(", %s of it swapped out", FormatBytes(*cg.SwapBytes))
+		}
+		cg.Note += "; " + psiText
+		return
+	}
+	if !cg.NearLimit {
+		if cg.OOMKills != nil && *cg.OOMKills > 0 {
+			cg.Note = fmt.Sprintf("%s in this group since it was made (%s oom_kill); now %s of its limit",
+				english.Count(int(*cg.OOMKills), "OOM kill"), map[int]string{1: "memory.oom_control", 2: "memory.events"}[cg.Version],
+				percent(cg.UsageBytes, deref(cg.LimitBytes)))
+		}
+		return
+	}
+	// What the group cannot give back, against its limit.
+	unrecl := pinnedText(cg)
+	ws := fmt.Sprintf("working set (usage − inactive file) %s", FormatBytes(cg.WorkingSetBytes))
+	if cg.MostlyCache && stalls {
+		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable), %s, %s; but %s: reclaiming it stalls the group's tasks, its working set does not fit the limit",
+			percent(cg.UsageBytes, *cg.LimitBytes), FormatBytes(cache), unrecl, ws, psiText)
+		return
+	}
+	if cg.MostlyCache {
+		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable), %s, %s: fine unless reclaiming it stalls the group's tasks; %s",
+			percent(cg.UsageBytes, *cg.LimitBytes), FormatBytes(cache), unrecl, ws, psiText)
+		return
+	}
+	cg.Note = fmt.Sprintf("%s of its limit, mostly anon/shmem: %s; cache %s, %s: the next allocations reclaim the cache, swap, or OOM-kill; %s",
+		percent(cg.UsageBytes, *cg.LimitBytes), unrecl, FormatBytes(cache), ws, psiText)
+}
+
+// pinnedText says what reclaim cannot take from a group at its limit:
+// anon and shmem beyond what swap can take, and unreclaimable kernel
+// memory, against the limit.
+func pinnedText(cg *Cgroup) string {
+	var swap string
+	switch {
+	case cg.SwapRoomBytes == 0 && cg.Swappiness != nil && *cg.Swappiness == 0:
+		swap = "swap can take none (memory.swappiness 0)"
+	case cg.SwapRoomBytes == 0 && cg.SwapLimitBytes != nil && *cg.SwapLimitBytes <= deref(cg.SwapBytes):
+		swap = fmt.Sprintf("swap can take none (its swap allowance of %s is used)", FormatBytes(deref(cg.SwapLimitBytes)))
+	case cg.SwapRoomBytes == 0:
+		swap = "swap can take none (no free swap)"
+	default:
+		swap = fmt.Sprintf("swap can take %s", FormatBytes(cg.SwapRoomBytes))
+	}
+	kern := ""
+	if k := cg.PinnedBytes + min(cg.UnreclaimableBytes, cg.SwapRoomBytes) - cg.UnreclaimableBytes; k > 0 {
+		kern = fmt.Sprintf(" (%s of it unreclaimable kernel memory)", FormatBytes(k))
+	}
+	return fmt.Sprintf("anon %s + shmem %s not reclaimable without swap, %s: %s cannot be reclaimed%s, %s of the limit",
+		FormatBytes(cg.AnonBytes), FormatBytes(cg.ShmemBytes), swap, FormatBytes(cg.PinnedBytes), kern,
+		percent(cg.PinnedBytes, *cg.LimitBytes))
+}
+
+// protections says which reclaim protections the group has, "" if none.
+func protections(cg *Cgroup) string {
+	var p []string
+	if cg.MinBytes != nil {
+		p = append(p, "memory.min "+FormatBytes(*cg.MinBytes)+" (never reclaimed below it)")
+	}
+	if cg.LowBytes != nil {
+		p = append(p, "memory.low "+FormatBytes(*cg.LowBytes)+" (reclaimed below it only when nothing unprotected is left)")
+	}
+	if cg.SoftLimitBytes != nil {
+		p = append(p, "memory.soft_limit_in_bytes "+FormatBytes(*cg.SoftLimitBytes)+" (under host pressure reclaimed down to it first)")
+	}
+	if len(p) == 0 {
+		return ""
+	}
+	return "protections: " + strings.Join(p, ", ")
+}
+
+func deref(p *uint64) uint64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func hasController(dir, c string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
+	return err == nil && strings.Contains(" "+strings.TrimSpace(string(b))+" ", " "+c+" ")
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// readUint reads a file holding one number; ok is false if it does not exist.
+func readUint(p string) (v uint64, ok bool, err error) {
+	b, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	s := strings.TrimSpace(string(b))
+	v, err = strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("%s:1: %w: %q", p, ErrParse, s)
+	}
+	return v, true, nil
+}
+
+// readLimit reads a v2 limit file: a number, or "max" (nil). A missing
+// file is nil too.
+func readLimit(p string) (*uint64, error) {
+	b, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "max" {
+		return nil, nil
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("%s:1: %w: %q", p, ErrParse, s)
+	}
+	return &v, nil
+}
+
+// readKV reads a flat keyed file ("name value" per line: memory.stat,
+// memory.events, memory.oom_control). A missing file is an empty map.
+func readKV(p string) (map[string]uint64, error) {
+	f, err := os.Open(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]uint64{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parseKV(f, p)
+}
+
+func parseKV(r io.Reader, p string) (map[string]uint64, error) {
+	m := map[string]uint64{}
+	sc := bufio.NewScanner(r)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, " ")
+		x, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("%s:%d: %w: %q", p, n, ErrParse, line)
+		}
+		m[k] = x
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return m, nil
+}
+
+// readPSI reads a cgroup's memory.pressure; nil when it does not exist.
+func readPSI(p string) (*psi.Resource, error) {
+	r, err := psi.ReadFile(p)
+	if err != nil {
+		var ue *psi.UnavailableError
+		if errors.As(err, &ue) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return &r, nil
+}

@@ -1,0 +1,211 @@
+package memstate
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/memdiag/memdiag/diskio"
+)
+
+// ProcRSS is one process's RSS split into anon, file and shmem at one
+// sample: `memdiag watch` records the top processes by RSS each interval
+// with diskio.ProcScanner.TopRSS, which ranks by the resident pages it
+// already reads from /proc/PID/stat and reads /proc/PID/status only for
+// those few.
+type ProcRSS = diskio.ProcRSS
+
+// RSSSample is the RSS of the recorded processes at one time: what
+// `analyze` passes to [Growth] from each record.Sample.
+type RSSSample struct {
+	Time  time.Time
+	Procs []ProcRSS
+}
+
+// GrowthOptions say when steady growth is reported.
+type GrowthOptions struct {
+	MinObserved time.Duration // the process must be seen at least this long
+	MinPoints   int           // and in at least this many samples
+	MinR2       float64       // the linear fit must explain this share of the variance (0..1): steady, not a step
+	MinSlope    float64       // MiB/h of anon growth
+	MinIncrease uint64        // bytes of anon growth over the observation, to ignore page-level jitter
+}
+
+// DefaultGrowthOptions flag a process whose anon memory grew by at least
+// 1 MiB at 1 MiB/h or more, on a straight line (R² ≥ 0.9), over at least
+// 20 s and 5 samples.
+func DefaultGrowthOptions() GrowthOptions {
+	return GrowthOptions{MinObserved: 20 * time.Second, MinPoints: 5, MinR2: 0.9, MinSlope: 1, MinIncrease: 1 << 20}
+}
+
+// ProcGrowth is the fitted growth of one process's memory.
+type ProcGrowth struct {
+	PID        int    `json:"pid"`
+	StartTicks uint64 `json:"start_ticks"`
+	Comm       string `json:"comm"`
+
+	First    time.Time     `json:"first"`
+	Last     time.Time     `json:"last"`
+	Observed time.Duration `json:"observed_ns"`
+	Points   int           `json:"points"`
+
+	AnonFirstBytes uint64 `json:"anon_first_bytes"`
+	AnonLastBytes  uint64 `json:"anon_last_bytes"`
+	// AnonSlope is the least-squares slope of RssAnon over time in MiB/h;
+	// AnonR2 the fit's coefficient of determination (0..1; 0 when flat).
+	AnonSlope float64 `json:"anon_slope_mib_per_h"`
+	AnonR2    float64 `json:"anon_r2"`
+	// RSSSlope and RSSR2 are the same for anon+file+shmem.
+	RSSSlope float64 `json:"rss_slope_mib_per_h"`
+	RSSR2    float64 `json:"rss_r2"`
+
+	Growing bool   `json:"growing"`
+	Note    string `json:"note,omitempty"`
+}
+
+// LeakOrRetention is the note on a growing process: what steady anon
+// growth means and how to tell the two causes apart.
+const LeakOrRetention = "steady anon growth without a matching workload is a leak or allocator retention; " +
+	"compare the runtime's heap profile (live objects: Go pprof heap, Java heap histogram, Python tracemalloc) with RssAnon: " +
+	"if the heap grows too it is a leak, if the heap is flat while RssAnon grows the allocator keeps freed pages " +
+	"(glibc arenas: try MALLOC_ARENA_MAX or malloc_trim; or run under jemalloc/tcmalloc with profiling on), " +
+	"and memory allocated outside the runtime (cgo, C libraries) shows only in the kernel's view"
+
+// Growth fits a straight line to each process's anon memory and RSS over
+// the samples and flags steady anon growth (see GrowthOptions). Processes
+// are told apart by PID and start time. The result lists every process
+// seen in at least two samples, growing ones first, fastest first.
+// It is pure: analyze can re-derive it from a recording.
+func Growth(samples []RSSSample, o GrowthOptions) []ProcGrowth {
+	var g GrowthSeries
+	for i := range samples {
+		g.Add(samples[i].Time, samples[i].Procs)
+	}
+	return g.Fit(o)
+}
+
+// GrowthSeries gathers what [Growth] fits one sample at a time, for a
+// recording read as a stream (`memdiag analyze` of a day): three numbers
+// per process and sample (time, anon and RSS bytes), not the samples.
+// The zero value is ready to use.
+type GrowthSeries struct {
+	procs map[growthKey]*growthProc
+}
+
+type growthKey struct {
+	pid   int
+	start uint64
+}
+
+type growthPoint struct {
+	t         int64 // Unix ns
+	anon, rss uint64
+}
+
+type growthProc struct {
+	comm        string // the latest seen
+	first, last time.Time
+	pts         []growthPoint
+}
+
+// Add adds the processes' RSS at time t.
+func (gs *GrowthSeries) Add(t time.Time, procs []ProcRSS) {
+	if gs.procs == nil {
+		gs.procs = map[growthKey]*growthProc{}
+	}
+	for i := range procs {
+		p := &procs[i]
+		k := growthKey{p.PID, p.StartTicks}
+		gp := gs.procs[k]
+		if gp == nil {
+			gp = &growthProc{first: t, last: t}
+			gs.procs[k] = gp
+		}
+		if t.Before(gp.first) {
+			gp.first = t
+		}
+		if !t.Before(gp.last) {
+			gp.last = t
+		}
+		gp.pts = append(gp.pts, growthPoint{t.UnixNano(), p.AnonBytes, p.AnonBytes + p.FileBytes + p.ShmemBytes})
+		gp.comm = p.Comm
+	}
+}
+
+// Fit fits each process seen in at least two samples, as [Growth] does.
+func (gs *GrowthSeries) Fit(o GrowthOptions) []ProcGrowth {
+	var out []ProcGrowth
+	for k, gp := range gs.procs {
+		pts := gp.pts
+		if len(pts) < 2 {
+			continue
+		}
+		sort.Slice(pts, func(i, j int) bool { return pts[i].t < pts[j].t })
+		g := ProcGrowth{
+			PID: k.pid, StartTicks: k.start, Comm: gp.comm,
+			First: gp.first, Last: gp.last, Points: len(pts),
+			AnonFirstBytes: pts[0].anon, AnonLastBytes: pts[len(pts)-1].anon,
+		}
+		g.Observed = g.Last.Sub(g.First)
+		xs := make([]float64, len(pts))
+		anon := make([]float64, len(pts))
+		rss := make([]float64, len(pts))
+		for i, p := range pts {
+			xs[i] = time.Duration(p.t - pts[0].t).Hours()
+			anon[i] = float64(p.anon) / (1 << 20)
+			rss[i] = float64(p.rss) / (1 << 20)
+		}
+		g.AnonSlope, g.AnonR2 = fit(xs, anon)
+		g.RSSSlope, g.RSSR2 = fit(xs, rss)
+		g.Growing = g.Observed >= o.MinObserved && g.Points >= o.MinPoints && g.AnonR2 >= o.MinR2 &&
+			g.AnonSlope >= o.MinSlope && g.AnonLastBytes >= g.AnonFirstBytes+o.MinIncrease
+		if g.Growing {
+			g.Note = fmt.Sprintf("anon grew %s at %.1f MiB/h (R² %.2f) over %s: %s",
+				FormatBytes(g.AnonLastBytes-g.AnonFirstBytes), g.AnonSlope, g.AnonR2, g.Observed.Round(time.Second), LeakOrRetention)
+		}
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Growing != b.Growing {
+			return a.Growing
+		}
+		if a.AnonSlope != b.AnonSlope {
+			return a.AnonSlope > b.AnonSlope
+		}
+		if a.PID != b.PID {
+			return a.PID < b.PID
+		}
+		return a.StartTicks < b.StartTicks
+	})
+	return out
+}
+
+// fit returns the least-squares slope of ys over xs and the coefficient
+// of determination R² (0 when ys is constant or xs has no spread).
+func fit(xs, ys []float64) (slope, r2 float64) {
+	n := float64(len(xs))
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx, my = mx/n, my/n
+	var sxx, sxy, syy float64
+	for i := range xs {
+		dx, dy := xs[i]-mx, ys[i]-my
+		sxx += dx * dx
+		sxy += dx * dy
+		syy += dy * dy
+	}
+	if sxx == 0 {
+		return 0, 0
+	}
+	slope = sxy / sxx
+	if syy == 0 {
+		return slope, 0
+	}
+	r2 = sxy * sxy / (sxx * syy)
+	return slope, math.Min(r2, 1)
+}

@@ -1,0 +1,294 @@
+// Package mem renders a [memstate.Report] (what `memdiag mem` shows)
+// as a table, markdown, JSON or CSV. It never reads /proc: everything comes in
+// the Report.
+package mem
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/english"
+	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/tables"
+	"github.com/memdiag/memdiag/memstate"
+	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/signal"
+)
+
+// Format is an output format of Render: memdiag's one [format.Format].
+type Format = format.Format
+
+// Formats.
+const (
+	Table    = format.Table
+	JSON     = format.JSON
+	Markdown = format.Markdown
+	CSV      = format.CSV
+)
+
+// Formats lists the accepted formats, for flag help and validation.
+var Formats = []Format{Table, Markdown, JSON, CSV}
+
+// ParseFormat accepts one of Formats (see [format.Parse]).
+func ParseFormat(s string) (Format, error) { return format.Parse(s, Formats) }
+
+// Options control rendering.
+type Options struct {
+	// TopCgroups is how many cgroups the table and markdown show by usage;
+	// cgroups with a limit or OOM kills are shown anyway. JSON has all.
+	TopCgroups int
+	// Loc is the zone times are shown in; nil is UTC.
+	Loc *time.Location
+	// Width is the terminal width in columns the tables fit, long
+	// descriptions and cgroup paths wrapping; 0 (not a terminal) keeps
+	// full content.
+	Width int
+	// Color makes table headers bold (a terminal, no NO_COLOR, no
+	// --no-color).
+	Color bool
+}
+
+// Render writes r in format f.
+func Render(w io.Writer, r memstate.Report, f Format, o Options) error {
+	switch f {
+	case CSV:
+		return renderCSV(w, r)
+	case JSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case Table, Markdown:
+		return renderText(w, r, f == Markdown, o)
+	}
+	return fmt.Errorf("unknown format %q", f)
+}
+
+func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
+	loc := o.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	var b strings.Builder
+	heading := func(s string) {
+		if md {
+			fmt.Fprintf(&b, "\n## %s\n\n", s)
+		} else {
+			fmt.Fprintf(&b, "\n%s\n", strings.ToUpper(s))
+		}
+	}
+	render := func(t *tables.Table) {
+		if md {
+			// A table needs blank lines around it, or the next line of
+			// text becomes one more row (GFM).
+			if !strings.HasSuffix(b.String(), "\n\n") {
+				b.WriteString("\n")
+			}
+			b.WriteString(t.Markdown())
+			b.WriteString("\n")
+		} else {
+			b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}))
+		}
+		b.WriteString("\n")
+	}
+	// Titles are upper case in text, as written in Markdown.
+	newTable := func(titles ...string) *tables.Table {
+		hdr := make([]any, len(titles))
+		for i, s := range titles {
+			if !md {
+				s = strings.ToUpper(s)
+			}
+			hdr[i] = s
+		}
+		return tables.New(hdr...)
+	}
+	if md {
+		fmt.Fprintf(&b, "# Memory at %s\n\n", r.Time.In(loc).Format(time.RFC3339))
+	} else {
+		fmt.Fprintf(&b, "Memory at %s\n\n", r.Time.In(loc).Format(time.RFC3339))
+	}
+	b.WriteString(r.Verdict.Sentence + "\n")
+	for _, wmsg := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", wmsg)
+	}
+
+	h := r.Host
+	heading("Host")
+	t := newTable("figure", "bytes", "what it is").SetFit(0, tables.Wrap, 16).SetFit(1, tables.Wrap, 14).SetFit(2, tables.Wrap, 20)
+	rows := [][]any{
+		{"total", h.TotalBytes, "MemTotal"},
+		{"free", h.FreeBytes, "MemFree: unused"},
+		{"available", h.AvailableBytes, "MemAvailable: free + what reclaim gives back"},
+		{"used incl. cache", r.Verdict.UsedWithCacheBytes, "total − free: a dashboard's \"used\""},
+		{"reclaimable", r.Verdict.ReclaimableBytes, "available − free: cache and slab given back on demand"},
+		{"anon active / inactive", pair(h.ActiveAnonBytes, h.InactiveAnonBytes), "process memory (and shmem); freed only to swap"},
+		{"file active / inactive", pair(h.ActiveFileBytes, h.InactiveFileBytes), "page cache on the LRU; inactive goes first"},
+		{"dirty / writeback", pair(h.DirtyBytes, h.WritebackBytes), "cache to be written before it can be freed"},
+		{"shmem", h.ShmemBytes, "tmpfs and shared memory: counted as cache, freed only to swap"},
+		{"slab reclaimable / unreclaimable", pair(h.SlabReclaimableBytes, h.SlabUnreclaimableBytes), "kernel objects (dentries, inodes / the rest)"},
+		{"kernel stack / page tables", pair(h.KernelStackBytes, h.PageTablesBytes), ""},
+		{"swap used / total", pair(h.SwapUsedBytes, h.SwapTotalBytes), ""},
+		{"swap cached", h.SwapCachedBytes, "swapped pages also still in RAM"},
+	}
+	for _, row := range rows {
+		if n, ok := row[1].(uint64); ok {
+			row[1] = memstate.FormatBytes(n)
+		}
+		t.AppendRow(row...)
+	}
+	if r.PSI != nil {
+		t.AppendRow("PSI memory some / full", psiText(r.PSI), "% of time stalled, avg10 avg60 avg300")
+	}
+	if r.Activity.Interval > 0 {
+		a := r.Activity
+		over := a.Interval.Round(100 * time.Millisecond).String()
+		t.AppendRow("refaults (last "+over+")", fmt.Sprintf("%d pages", a.RefaultPages), "evicted cache read back: the cache is too small")
+		t.AppendRow(signal.DirectReclaim.Title+" (last "+over+")", fmt.Sprintf("%d stalls, %d pages", a.Allocstalls, a.DirectScanPages), "allocations that had to free host memory first (pgscan_direct)")
+		t.AppendRow(signal.LimitReclaim.Title+" (last "+over+")", fmt.Sprintf("%d pages", a.LimitScanPages), "reclaim in cgroups at their limits (pgscan_anon+file − kswapd − direct)")
+		t.AppendRow(signal.KswapdReclaim.Title+" (last "+over+")", fmt.Sprintf("%d pages", a.KswapdScanPages), "background reclaim")
+	}
+	render(t)
+	if len(h.Tmpfs) > 0 {
+		heading("tmpfs")
+		t := newTable("mount", "used", "size").SetFit(0, tables.Wrap, 24)
+		for _, m := range h.Tmpfs {
+			t.AppendRow(m.MountPoint, memstate.FormatBytes(m.UsedBytes), memstate.FormatBytes(m.SizeBytes))
+		}
+		render(t)
+	}
+
+	heading(fmt.Sprintf("Processes by RSS (top %d)", len(r.Procs)))
+	// A narrow terminal hides pss, swap and shmem, then the cgroup.
+	t = newTable("pid", "command", "rss", "anon", "file", "shmem", "pss", "swap", "cgroup").SetFit(1, tables.Truncate, 12).
+		SetFit(8, tables.Wrap, 16).HideWhenNarrow(6, 7, 5, 8)
+	for _, p := range r.Procs {
+		pss := "-"
+		if p.PSSBytes != nil {
+			pss = memstate.FormatBytes(*p.PSSBytes)
+		}
+		cg := p.Cgroup
+		if p.Unit != "" {
+			cg = p.Unit
+		}
+		t.AppendRow(p.PID, p.Comm, memstate.FormatBytes(p.RSSBytes), memstate.FormatBytes(p.RSSAnonBytes),
+			memstate.FormatBytes(p.RSSFileBytes), memstate.FormatBytes(p.RSSShmemBytes), pss, memstate.FormatBytes(p.SwapBytes), cg)
+	}
+	render(t)
+	if r.ProcScan.NoPSS > 0 {
+		fmt.Fprintf(&b, "PSS unknown for %s: smaps_rollup unreadable (needs root; some processes, such as a container's PID 1, refuse even root).\n",
+			english.Count(r.ProcScan.NoPSS, "process"))
+	}
+
+	heading("Memory cgroups")
+	t = newTable("cgroup", "v", "usage", "limit", "anon", "cache", "shmem", "working set", "dirty", "swap", "psi some avg10", "oom kills", "note").
+		SetFit(0, tables.Wrap, 20).SetFit(12, tables.Wrap, 12).HideWhenNarrow(8, 6, 9, 1, 7, 5, 4, 12)
+	for i, c := range r.Cgroups {
+		show := i < o.TopCgroups || c.LimitBytes != nil || (c.OOMKills != nil && *c.OOMKills > 0) || o.TopCgroups <= 0
+		if !show {
+			continue
+		}
+		t.AppendRow(c.Path, c.Version, memstate.FormatBytes(c.UsageBytes), optBytes(c.LimitBytes),
+			memstate.FormatBytes(c.AnonBytes), memstate.FormatBytes(c.CacheBytes), memstate.FormatBytes(c.ShmemBytes),
+			memstate.FormatBytes(c.WorkingSetBytes), memstate.FormatBytes(c.DirtyBytes), optBytes(c.SwapBytes), optPSI(c.PSI), optUint(c.OOMKills), flag(c))
+	}
+	render(t)
+	for _, c := range r.Cgroups {
+		if c.Note != "" {
+			fmt.Fprintf(&b, "%s: %s.\n", c.Path, c.Note)
+		}
+	}
+
+	heading("OOM kills")
+	if r.OOM.LogUnreadable != "" {
+		fmt.Fprintf(&b, "Kernel log not readable (%s); only the counters below are known.\n", r.OOM.LogUnreadable)
+	} else {
+		fmt.Fprintf(&b, "From %s: %s in the kernel log.\n", r.OOM.LogSource, english.Count(len(r.OOM.Kills), "OOM kill"))
+		if v := r.OOM.VMStatOOMKills; v != nil && *v > uint64(len(r.OOM.Kills)) {
+			fmt.Fprintf(&b, "The kernel counted %d since boot: the others' messages have left the log.\n", *v)
+		}
+	}
+	if len(r.OOM.Kills) > 0 {
+		t = newTable("time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup", "group usage / limit").SetFit(8, tables.Wrap, 16).
+			HideWhenNarrow(1, 6, 5, 7, 4)
+		for _, k := range r.OOM.Kills {
+			when := "-"
+			if !k.Time.IsZero() {
+				when = k.Time.In(loc).Format(time.RFC3339)
+			}
+			cg := k.OOMCgroup
+			switch {
+			case k.OOMCgroup == "":
+				cg = k.TaskCgroup // a global OOM: no group's limit was hit
+			case k.TaskCgroup != "" && k.TaskCgroup != k.OOMCgroup:
+				cg = k.TaskCgroup + " (limit of " + k.OOMCgroup + ")"
+			}
+			lim := "-"
+			if k.CgroupLimitBytes > 0 {
+				lim = memstate.FormatBytes(k.CgroupUsageBytes) + " / " + memstate.FormatBytes(k.CgroupLimitBytes)
+			}
+			t.AppendRow(when, k.SinceBoot.Round(time.Second).String(), k.PID, k.Comm,
+				memstate.FormatBytes(k.AnonRSSBytes), memstate.FormatBytes(k.FileRSSBytes), memstate.FormatBytes(k.ShmemRSSBytes), k.Constraint, cg, lim)
+		}
+		render(t)
+		b.WriteString("anon-rss, file-rss, shmem-rss: the killed process's own RSS; file-rss counts shared files charged to other groups, so it can exceed what the group held.\n")
+	}
+	var counters []string
+	if r.OOM.VMStatOOMKills != nil {
+		counters = append(counters, fmt.Sprintf("/proc/vmstat oom_kill %d", *r.OOM.VMStatOOMKills))
+	}
+	for _, c := range r.OOM.CgroupOOMKills {
+		counters = append(counters, fmt.Sprintf("%s oom_kill %d", c.Path, c.OOMKills))
+	}
+	if len(counters) > 0 {
+		fmt.Fprintf(&b, "Counters since boot: %s.\n", strings.Join(counters, "; "))
+	}
+	_, err := io.WriteString(w, strings.TrimLeft(b.String(), "\n"))
+	return err
+}
+
+func pair(a, b uint64) string { return memstate.FormatBytes(a) + " / " + memstate.FormatBytes(b) }
+
+func optBytes(p *uint64) string {
+	if p == nil {
+		return "-"
+	}
+	return memstate.FormatBytes(*p)
+}
+
+func optUint(p *uint64) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.FormatUint(*p, 10)
+}
+
+func optPSI(r *psi.Resource) string {
+	if r == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f %%", r.Some.Avg10)
+}
+
+func psiText(r *psi.Resource) string {
+	s := fmt.Sprintf("%.2f %.2f %.2f", r.Some.Avg10, r.Some.Avg60, r.Some.Avg300)
+	if r.Full != nil {
+		s += fmt.Sprintf(" / %.2f %.2f %.2f", r.Full.Avg10, r.Full.Avg60, r.Full.Avg300)
+	}
+	return s
+}
+
+// flag is the short mark of the cgroup's state; the full note follows the table.
+func flag(c memstate.Cgroup) string {
+	switch {
+	case c.NearLimit && c.MostlyCache:
+		return "near limit, mostly cache"
+	case c.NearLimit:
+		return "NEAR LIMIT"
+	case c.NearHigh:
+		return "at memory.high"
+	}
+	return ""
+}
