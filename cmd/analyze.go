@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -67,6 +68,7 @@ type AnalyzeOptions struct {
 	// Output is the file the report goes to ("" or "-": stdout). Its
 	// extension picks the format when --format is not given (.html).
 	Output string
+	Mode   fs.FileMode // --mode of --output
 }
 
 func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
@@ -152,6 +154,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
 	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
+	modeFlag(fl, &opts.Mode)
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	return cmd
 }
@@ -245,7 +248,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if trace != nil {
 		ro.Traces = []*correlate.Trace{trace}
 	}
-	return writeOutput(opts.IO, opts.Output, &ro, func(w io.Writer) error { return report.Render(w, res, format, ro) })
+	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.Render(w, res, format, ro) })
 }
 
 // analyzeMemoryLimit is the Go heap's soft limit while analyze runs,
