@@ -20,6 +20,9 @@ import (
 type recInput struct {
 	Paths    []string
 	From, To string // --from, --to as given; "" for none
+	// WindowFlag names the flag From came from when it is not --from
+	// (compare --before-window), for messages.
+	WindowFlag string
 	Now      func() time.Time
 }
 
@@ -76,6 +79,9 @@ func (in recInput) open(flag string) (*store.Joined, store.Window, error) {
 	}
 	w, err := store.ParseWindow(in.From, in.To, now(), loc)
 	if err != nil {
+		if in.WindowFlag != "" {
+			err = errors.New(strings.Replace(err.Error(), "--from", in.WindowFlag, 1))
+		}
 		return nil, w, &FlagError{Err: err}
 	}
 	sel := store.Select(segs, w)
