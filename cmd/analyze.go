@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -30,7 +31,8 @@ var thresholdFlags = []struct {
 	{correlate.PSIFull, "psi-full", "PSI memory full rise (share of wall time)"},
 	{correlate.LRUDrop, "lru-drop", "file LRU shrink rate, bytes/s"},
 	{correlate.Refault, "refault", "workingset refault rise, pages/s"},
-	{correlate.DirectReclaim, "direct-reclaim", "direct reclaim scan rise, pages/s"},
+	{correlate.DirectReclaim, "direct-reclaim", "global direct reclaim scan rise (pgscan_direct), pages/s"},
+	{correlate.LimitReclaim, "limit-reclaim", "cgroup-limit reclaim scan rise (pgscan_anon+file − kswapd − direct), pages/s"},
 	{correlate.DiskIO, "disk-io", "disk read+write rise, bytes/s"},
 	{correlate.IOTime, "io-time", "disk weighted I/O time rise, s/s"},
 	{correlate.SwapOut, "swap-out", "swap-out rise, bytes/s"},
@@ -42,7 +44,11 @@ type AnalyzeOptions struct {
 	// Ctx ends reading when done (Ctrl-C, SIGTERM); nil never ends it.
 	Ctx context.Context
 
-	Recording     string
+	Recording string
+	// More are the recordings after the first (segments, store
+	// directories), read with Recording as one; From and To keep a window.
+	More          []string
+	From, To      string
 	LatencyFile   string
 	LatencyFormat string
 	LatencyTZ     string // zone of timestamps written without one; "" = the recording's
@@ -62,13 +68,14 @@ type AnalyzeOptions struct {
 	// Output is the file the report goes to ("" or "-": stdout). Its
 	// extension picks the format when --format is not given (.html).
 	Output string
+	Mode   fs.FileMode // --mode of --output
 }
 
 func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
 	opts := &AnalyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}}
 	th := make([]string, len(thresholdFlags))
 	cmd := &cobra.Command{
-		Use:   "analyze REC",
+		Use:   "analyze REC [REC...]",
 		Short: "Find the latency spikes and pressure episodes of a recording, their period and the job that causes them",
 		Long: heredoc.Doc(`
 			analyze reads a recording made by memdiag watch and prints the timeline
@@ -108,9 +115,12 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			# one self-contained page with charts, to mail or keep as a CI artifact
 			memdiag analyze run.jsonl -o report.html
 		`),
-		Args: exactArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Recording = args[0]
+			if len(args) > 1 {
+				opts.More = args[1:]
+			}
 			opts.Format = formatForOutput(c, opts.Format, opts.Output)
 			for i, t := range thresholdFlags {
 				if c.Flags().Changed(t.flag) {
@@ -125,6 +135,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 		},
 	}
 	fl := cmd.Flags()
+	windowFlags(fl, &opts.From, &opts.To, "")
 	fl.StringVar(&opts.LatencyFile, "latency", "", "load-test results `FILE` to take latency from instead of the recording")
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", fmt.Sprintf("force the results format: %v", latency.Formats))
 	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: the recording's)")
@@ -143,6 +154,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
 	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
+	modeFlag(fl, &opts.Mode)
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	return cmd
 }
@@ -227,7 +239,8 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	}
 	lo := opts.LatencyIn
 	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
-	res, trace, err := analyzeFileTrace(opts.Ctx, opts.IO, opts.Recording, opts.LatencyFile, lo, co, format == report.HTML)
+	in := recInput{Paths: append([]string{opts.Recording}, opts.More...), From: opts.From, To: opts.To}
+	res, trace, err := analyzeInputTrace(opts.Ctx, opts.IO, in, opts.LatencyFile, lo, co, format == report.HTML)
 	if err != nil {
 		return err
 	}
@@ -235,7 +248,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if trace != nil {
 		ro.Traces = []*correlate.Trace{trace}
 	}
-	return writeOutput(opts.IO, opts.Output, &ro, func(w io.Writer) error { return report.Render(w, res, format, ro) })
+	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.Render(w, res, format, ro) })
 }
 
 // analyzeMemoryLimit is the Go heap's soft limit while analyze runs,
@@ -269,6 +282,32 @@ func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFil
 		done()
 		return correlate.Result{}, nil, err
 	}
+	return analyzeSource(io, r, done, path, latFile, lo, co, trace)
+}
+
+// analyzeInputTrace is analyzeFileTrace of one recording, or of several
+// segments and store directories joined, within in's window.
+func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
+	if !in.joined() {
+		return analyzeFileTrace(ctx, io, in.Paths[0], latFile, lo, co, trace)
+	}
+	j, _, err := in.open("")
+	if err != nil {
+		return correlate.Result{}, nil, err
+	}
+	return analyzeSource(io, joinedSource{ctx, j}, func() {}, j.Name(), latFile, lo, co, trace)
+}
+
+// sampleSource is a recording read sample by sample: one file
+// (record.Reader) or joined segments.
+type sampleSource interface {
+	Header() record.Header
+	Each(fn func(*record.Sample)) (*record.Recording, error)
+}
+
+// analyzeSource reduces a recording as it is read; done ends the
+// progress display once the samples are read.
+func analyzeSource(io *iostreams.IOStreams, r sampleSource, done func(), path, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
 	h := r.Header()
 	type imported struct {
 		imp *latency.Imported

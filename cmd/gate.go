@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -43,6 +44,11 @@ type GateOptions struct {
 	Interval       time.Duration
 	Duration       time.Duration
 	Recording      string
+	// MoreRecordings are the --recording values after the first (segments,
+	// store directories), judged with it as one recording; From and To
+	// keep a window of them.
+	MoreRecordings []string
+	From, To       string
 	Cgroup         string
 	Format         string
 	Output         string
@@ -50,6 +56,7 @@ type GateOptions struct {
 	// `memdiag analyze` can explain a red gate later.
 	Out     string
 	JUnit   string
+	Mode    fs.FileMode // --mode of --out, --output and --junit
 	Command []string
 }
 
@@ -126,6 +133,9 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 
 			# judge an existing recording
 			memdiag gate --threshold 'memory.some.avg10<10' --recording run.jsonl
+
+			# judge last night's hour of the service's store
+			memdiag gate --threshold 'memory.full.stall<1%' --recording /var/lib/memdiag --from 'yesterday 02:00..03:00'
 		`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Root, opts.Logger, opts.NoRedact = f.Root, f.Logger, f.NoRedact
@@ -150,6 +160,9 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			if cmd.Flags().Changed("duration") && opts.Duration <= 0 {
 				return flagErrorf("--duration must be positive")
 			}
+			if opts.Recording == "" && (opts.From != "" || opts.To != "") {
+				return flagErrorf("--from and --to apply to --recording only")
+			}
 			if opts.Recording != "" && opts.Cgroup != "" {
 				return flagErrorf("--cgroup does not apply to --recording: a recording is judged in the scope it was made in")
 			}
@@ -167,12 +180,14 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	fl.StringVar(&opts.ThresholdsFile, "thresholds", "", "read thresholds from a YAML or JSON `FILE` (a list, or a \"thresholds\" list)")
 	fl.DurationVar(&opts.Interval, "interval", time.Second, "sampling interval")
 	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
-	fl.StringVar(&opts.Recording, "recording", "", "judge this recording (from memdiag watch) instead of sampling")
+	fl.Var(pathsValue{&opts.Recording, &opts.MoreRecordings}, "recording", "judge this recording (from memdiag watch), or store directory of memdiag record, instead of sampling; repeat it for several segments")
+	windowFlags(fl, &opts.From, &opts.To, "--recording")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 `DIR` instead of the host")
 	formatFlag(cmd, &opts.Format, gate.FormatTable, gate.Formats, "")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout")
 	fl.StringVar(&opts.Out, "out", "", "record the sampled run to `FILE` for memdiag analyze (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here, as watch; off: no recording)")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
+	modeFlag(fl, &opts.Mode)
 	return cmd
 }
 
@@ -197,7 +212,13 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 
 	var rep *gate.Report
 	if opts.Recording != "" {
-		rec, err := readRecording(opts.IO, "--recording", opts.Recording)
+		in := recInput{Paths: append([]string{opts.Recording}, opts.MoreRecordings...), From: opts.From, To: opts.To}
+		var rec *record.Recording
+		if in.joined() {
+			rec, err = readJoined(ctx, in, "--recording")
+		} else {
+			rec, err = readRecording(opts.IO, "--recording", opts.Recording)
+		}
 		if err != nil {
 			return err
 		}
@@ -363,7 +384,7 @@ func gateRecording(ctx context.Context, opts *GateOptions, procRoot string, scop
 	if out == "" {
 		out = "memdiag-" + now().Format("20060102-150405") + ".jsonl.gz"
 	}
-	w, err := record.Create(out, false)
+	w, err := record.CreateMode(out, false, opts.Mode)
 	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
@@ -422,8 +443,8 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 	if opts.Output != "" {
 		ro.Width, ro.Color = 0, false // a file: full content, no escapes
 		// A report file is rewritten on each run, but never through a
-		// link (outfile); new files are 0600.
-		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: true})
+		// link (outfile); 0600 unless --mode.
+		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: true, Mode: opts.Mode})
 		if err != nil {
 			return fmt.Errorf("--output: %w", err)
 		}
@@ -434,7 +455,7 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 		return err
 	}
 	if opts.JUnit != "" {
-		if err := writeFile(opts.JUnit, func(w io.Writer) error { return gate.WriteJUnit(w, rep, opts.Location) }); err != nil {
+		if err := writeFile(opts.JUnit, opts.Mode, func(w io.Writer) error { return gate.WriteJUnit(w, rep, opts.Location) }); err != nil {
 			return err
 		}
 	}
@@ -480,9 +501,9 @@ func isExitCode(err error, code int) bool {
 }
 
 // writeFile writes a report file with outfile: rewritten on each run,
-// never through a symbolic or hard link, new files 0600.
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := outfile.Create(path, outfile.Options{Overwrite: true})
+// never through a symbolic or hard link, with mode (--mode, 0600).
+func writeFile(path string, mode fs.FileMode, write func(io.Writer) error) error {
+	f, err := outfile.Create(path, outfile.Options{Overwrite: true, Mode: mode})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -41,22 +42,25 @@ type WatchOptions struct {
 	ProbeEvery  time.Duration
 	LatencyFile string
 	LatencyFmt  string
-	NoTimers    bool
+	// LatencyColumns and LatencyProps: --latency-columns, --latency-properties.
+	LatencyColumns, LatencyProps string
+	NoTimers                     bool
 	// Events is auto, on or off: the process-events connector and
 	// taskstats (auto: when permitted, else polling with a note).
 	Events          string
 	StallThreshold  time.Duration // PSI memory "some" stall within StallWindow that marks an onset; 0 disables
 	StallWindow     time.Duration
 	EnableDelayAcct bool
-	CPUProfile      string // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
-	Listen          string // --listen ADDR: serve /metrics (docs/fleet.md)
+	CPUProfile      string      // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
+	Listen          string      // --listen ADDR: serve /metrics (docs/fleet.md)
+	Mode            fs.FileMode // --mode of the recording and profile
 }
 
 func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
 	opts := &WatchOptions{F: f}
-	var execFlag bool
+	var execFlag bool // removed; kept hidden to say so
 	c := &cobra.Command{
-		Use:   "watch [flags] [--exec] [-- COMMAND ARGS...]",
+		Use:   "watch [flags] [-- COMMAND ARGS...]",
 		Short: "Record memory pressure, reclaim, swap and per-process disk I/O every interval",
 		Long: heredoc.Doc(`
 			Sample the kernel's memory-pressure signals once per interval and record
@@ -99,7 +103,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			memdiag watch
 
 			# record a load test: stops when it ends; exits 4 if it fails
-			memdiag watch --out run.jsonl --exec -- k6 run script.js
+			memdiag watch --out run.jsonl -- k6 run script.js
 
 			# measure latency with the built-in probe while recording
 			memdiag watch --out run.jsonl --probe http://127.0.0.1:8080/health -- ./load-test.sh
@@ -111,15 +115,16 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			if dash := cmd.ArgsLenAtDash(); dash > 0 {
 				return flagErrorf("unexpected argument %q: put the command after --", args[0])
 			} else if dash < 0 && len(args) > 0 {
-				return flagErrorf("unexpected argument %q: put the command after -- (memdiag watch --exec -- CMD ARGS)", args[0])
+				return flagErrorf("unexpected argument %q: put the command after -- (memdiag watch -- CMD ARGS)", args[0])
 			}
 			if len(args) > 0 {
 				opts.Command = args
 			}
 			// --keep-cmdline is the older name of --no-redact.
 			opts.KeepCmdline = opts.KeepCmdline || f.NoRedact
-			if execFlag && len(opts.Command) == 0 {
-				return flagErrorf("--exec needs a command after --")
+			if execFlag {
+				// --exec said what "-- CMD" alone already does.
+				return flagErrorf("--exec was removed: the command after -- is always run, and the recording stops when it exits; drop --exec (memdiag watch -- CMD ARGS)")
 			}
 			if opts.Interval < 10*time.Millisecond {
 				return flagErrorf("--interval %s is too short (at least 10ms)", opts.Interval)
@@ -155,11 +160,13 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.BoolVar(&opts.KeepCmdline, "keep-cmdline", false, "store command lines unredacted")
 	_ = fl.MarkDeprecated("keep-cmdline", "use --no-redact")
 	fl.BoolVar(&opts.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
-	fl.BoolVar(&execFlag, "exec", false, "run the command after -- and stop when it exits (exit 4 if it fails)")
+	fl.BoolVar(&execFlag, "exec", false, "removed: the command after -- is always run")
+	_ = fl.MarkHidden("exec")
 	fl.StringVar(&opts.ProbeURL, "probe", "", "measure latency with a built-in HTTP probe of this URL")
 	fl.DurationVar(&opts.ProbeEvery, "probe-interval", 200*time.Millisecond, "time between probe requests")
 	fl.StringVar(&opts.LatencyFile, "latency", "", "follow a load-test results file as it is written")
 	fl.StringVar(&opts.LatencyFmt, "latency-format", "", "format of --latency (default: detected)")
+	addJMeterFlags(fl, &opts.LatencyColumns, &opts.LatencyProps)
 	fl.BoolVar(&opts.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the header")
 	fl.StringVar(&opts.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
 	fl.DurationVar(&opts.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
@@ -168,13 +175,14 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
 	fl.StringVar(&opts.Listen, "listen", "", "serve Prometheus metrics at http://ADDR/metrics while recording, e.g. 127.0.0.1:9465 (docs/fleet.md)")
+	modeFlag(fl, &opts.Mode)
 	return c
 }
 
 func runWatch(ctx context.Context, o *WatchOptions) error {
 	f := o.F
 	if o.CPUProfile != "" {
-		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true})
+		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true, Mode: o.Mode})
 		if err != nil {
 			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
 		}
@@ -228,7 +236,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		return err
 	}
 	defer stopListen()
-	w, err := record.Create(o.Out, o.Force)
+	w, err := record.CreateMode(o.Out, o.Force, o.Mode)
 	if err != nil {
 		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("cannot record: %w", err)}
 	}

@@ -155,6 +155,9 @@ func (e *Exporter) Observe(s *record.Sample) {
 			page = 4096
 		}
 		for i, sig := range signal.Catalogue {
+			if !vmstatCounter(sig) {
+				continue
+			}
 			if d, ok := sig.Delta(e.prev.VMStat, s.VMStat); ok {
 				if sig.Unit == signal.Pages {
 					d *= page

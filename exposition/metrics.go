@@ -48,6 +48,15 @@ func SignalMetric(s *signal.Signal) string {
 	return Namespace + "_" + s.Name + "_total"
 }
 
+// vmstatCounter reports whether the exporter sums the signal's deltas:
+// the /proc/vmstat counters. The catalogue's PSI, meminfo and disk
+// entries read other files (their Reading's PSI, Meminfo, Disks; PSI is
+// exposed below as node_exporter spells it); summing their vmstat delta
+// would expose a constant 0.
+func vmstatCounter(s *signal.Signal) bool {
+	return s.Kind == signal.Counter && s.Source == "/proc/vmstat"
+}
+
 // SignalHelp is the metric's help: the catalogue's Doc, how it is
 // computed, and the kernel source.
 func SignalHelp(s *signal.Signal) string {
@@ -89,7 +98,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	counter(desc(Samples, "Samples memdiag took since it started."), float64(e.samples))
 	if e.samples >= 2 {
 		for i, s := range signal.Catalogue {
-			counter(desc(SignalMetric(s), SignalHelp(s)), e.signals[i])
+			if vmstatCounter(s) {
+				counter(desc(SignalMetric(s), SignalHelp(s)), e.signals[i])
+			}
 		}
 	}
 	for _, sc := range []struct {
