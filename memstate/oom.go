@@ -108,7 +108,7 @@ type OOMTrigger struct {
 // fields as printed (sizes in bytes, pg* fields event counts), 4.x's
 // "key:valueKB" pairs converted to bytes.
 type OOMCgroupStats struct {
-	Path  string            `json:"path"`
+	Path   string            `json:"path"`
 	Values map[string]uint64 `json:"values"`
 }
 
@@ -131,11 +131,11 @@ type OOMMemory struct {
 
 // OOMTask is one row of the report's task table, in bytes.
 type OOMTask struct {
-	PID   int    `json:"pid"`
-	UID   int    `json:"uid"`
-	TGID  int    `json:"tgid"`
-	Name  string `json:"name"`
-	Victim bool  `json:"victim,omitempty"`
+	PID    int    `json:"pid"`
+	UID    int    `json:"uid"`
+	TGID   int    `json:"tgid"`
+	Name   string `json:"name"`
+	Victim bool   `json:"victim,omitempty"`
 
 	TotalVMBytes uint64 `json:"total_vm_bytes"`
 	RSSBytes     uint64 `json:"rss_bytes"`

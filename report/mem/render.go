@@ -5,9 +5,9 @@ package mem
 
 import (
 	"encoding/json"
-	"sort"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
