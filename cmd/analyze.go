@@ -62,10 +62,14 @@ type AnalyzeOptions struct {
 	// Output is the file the report goes to ("" or "-": stdout). Its
 	// extension picks the format when --format is not given (.html).
 	Output string
+	// Prom holds --prometheus and its flags (analyze_prometheus.go); Now
+	// is the clock of its relative --from/--to.
+	Prom promOptions
+	Now  func() time.Time
 }
 
 func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
-	opts := &AnalyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}}
+	opts := &AnalyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}, Now: f.Now}
 	th := make([]string, len(thresholdFlags))
 	cmd := &cobra.Command{
 		Use:   "analyze REC",
@@ -108,9 +112,11 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			# one self-contained page with charts, to mail or keep as a CI artifact
 			memdiag analyze run.jsonl -o report.html
 		`),
-		Args: exactArgs(1),
+		Args: analyzeArgs(&opts.Prom),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.Recording = args[0]
+			if len(args) > 0 {
+				opts.Recording = args[0]
+			}
 			opts.Format = formatForOutput(c, opts.Format, opts.Output)
 			for i, t := range thresholdFlags {
 				if c.Flags().Changed(t.flag) {
@@ -121,6 +127,9 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 				return runF(opts)
 			}
 			opts.Ctx = c.Context()
+			if opts.Prom.URL != "" {
+				return runAnalyzePrometheus(opts, c)
+			}
 			return runAnalyze(opts)
 		},
 	}
@@ -144,6 +153,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
+	addPrometheusFlags(cmd, &opts.Prom) // last: it shares --from/--to when analyze has them
 	return cmd
 }
 

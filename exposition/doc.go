@@ -26,7 +26,7 @@
 //   - memdiag_stall_onsets_total{scope,resource,kind} and
 //     memdiag_stall_onset_last_timestamp_seconds: the moments PSI crossed
 //     watch's --stall-threshold (record.StallOnset).
-//   - memdiag_job_info{job,source,unit}, memdiag_job_period_seconds,
+//   - memdiag_job_info{periodic_job,source,unit,schedule}, memdiag_job_period_seconds,
 //     memdiag_job_next_firing_timestamp_seconds,
 //     memdiag_job_last_firing_timestamp_seconds: the periodic-job inventory
 //     (timers, cron, anacron) as projected by package timers, for Grafana

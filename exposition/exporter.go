@@ -52,6 +52,9 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Analyze.Project == nil {
+		o.Analyze.Project = timers.Project // as analyze does: firings are evidence
+	}
 	return o
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/internal/testenv"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/timers"
 )
 
 // scrape renders the exporter's /metrics and parses it.
@@ -177,9 +178,9 @@ func TestEpisodesAndCulpritsAsTheyHappen(t *testing.T) {
 	}
 	// The last analysis ran on the final sample (30 s samples, 1 min).
 	e.mu.Lock()
-	res := e.series[0].Analyze(correlate.Options{})
+	res := e.series[0].Analyze(correlate.Options{Project: timers.Project})
 	e.mu.Unlock()
-	want := correlate.Analyze(rec, correlate.Options{})
+	want := correlate.Analyze(rec, correlate.Options{Project: timers.Project})
 	if len(want.Culprits) < 2 || want.Culprits[0].Name != "pmlogger_check.timer" {
 		t.Fatalf("fixture's verdict changed: %+v", want.Culprits)
 	}
@@ -210,16 +211,16 @@ func TestEpisodesAndCulpritsAsTheyHappen(t *testing.T) {
 	if wantLast.After(end) {
 		wantLast = wantLast.Add(-20 * time.Minute)
 	}
-	if got, _ := value(fams, JobLastFiring, "job=pmlogger_check.timer"); got != float64(wantLast.Unix()) {
+	if got, _ := value(fams, JobLastFiring, "periodic_job=pmlogger_check.timer"); got != float64(wantLast.Unix()) {
 		t.Errorf("last firing = %v, want %v (%s; end %s)", got, wantLast.Unix(), wantLast, end)
 	}
-	if got, _ := value(fams, JobNextFiring, "job=pmlogger_check.timer"); got != float64(wantLast.Add(20*time.Minute).Unix()) {
+	if got, _ := value(fams, JobNextFiring, "periodic_job=pmlogger_check.timer"); got != float64(wantLast.Add(20*time.Minute).Unix()) {
 		t.Errorf("next firing = %v, want %s", got, wantLast.Add(20*time.Minute))
 	}
-	if got, _ := value(fams, JobPeriod, "job=pmlogger_farm_check.timer"); got != 1200 {
+	if got, _ := value(fams, JobPeriod, "periodic_job=pmlogger_farm_check.timer"); got != 1200 {
 		t.Errorf("period = %v, want 1200", got)
 	}
-	if got, ok := value(fams, JobInfo, "job=pmlogger_check.timer", "unit=pmlogger_check.service", "schedule=*:05/20", "source=systemd"); !ok || got != 1 {
+	if got, ok := value(fams, JobInfo, "periodic_job=pmlogger_check.timer", "unit=pmlogger_check.service", "schedule=*:05/20", "source=systemd"); !ok || got != 1 {
 		t.Errorf("%s for pmlogger_check.timer missing: %v %v", JobInfo, got, ok)
 	}
 	promtoolCheck(t, body)

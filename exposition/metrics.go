@@ -16,22 +16,25 @@ const Namespace = "memdiag"
 
 // Metric names that package promql reads back (analyze --prometheus).
 const (
-	UnitReadBytes       = "memdiag_unit_read_bytes_total"
-	UnitWrittenBytes    = "memdiag_unit_written_bytes_total"
-	UnitOverflow        = "memdiag_unit_overflow_total"
-	StallOnsets         = "memdiag_stall_onsets_total"
-	StallOnsetLast      = "memdiag_stall_onset_last_timestamp_seconds"
-	JobInfo             = "memdiag_job_info"
-	JobPeriod           = "memdiag_job_period_seconds"
-	JobNextFiring       = "memdiag_job_next_firing_timestamp_seconds"
-	JobLastFiring       = "memdiag_job_last_firing_timestamp_seconds"
-	Episodes            = "memdiag_episodes_total"
-	EpisodeActive       = "memdiag_episode_active"
-	EpisodeLastStart    = "memdiag_episode_last_start_timestamp_seconds"
-	CulpritConfidence   = "memdiag_culprit_confidence"
-	CulpritEpisodes     = "memdiag_culprit_episodes"
-	FileLRUBytes        = "memdiag_file_lru_bytes"
-	Samples             = "memdiag_samples_total"
+	UnitReadBytes     = "memdiag_unit_read_bytes_total"
+	UnitWrittenBytes  = "memdiag_unit_written_bytes_total"
+	UnitOverflow      = "memdiag_unit_overflow_total"
+	StallOnsets       = "memdiag_stall_onsets_total"
+	StallOnsetLast    = "memdiag_stall_onset_last_timestamp_seconds"
+	JobInfo           = "memdiag_job_info"
+	JobPeriod         = "memdiag_job_period_seconds"
+	JobNextFiring     = "memdiag_job_next_firing_timestamp_seconds"
+	JobLastFiring     = "memdiag_job_last_firing_timestamp_seconds"
+	Episodes          = "memdiag_episodes_total"
+	EpisodeActive     = "memdiag_episode_active"
+	EpisodeLastStart  = "memdiag_episode_last_start_timestamp_seconds"
+	CulpritConfidence = "memdiag_culprit_confidence"
+	CulpritEpisodes   = "memdiag_culprit_episodes"
+	FileLRUBytes      = "memdiag_file_lru_bytes"
+	Samples           = "memdiag_samples_total"
+	HostInfo          = "memdiag_host_info"
+	// JobLabel names a periodic job in the memdiag_job_* metrics.
+	JobLabel            = "periodic_job"
 	PressurePrefix      = "memdiag_pressure_"        // + <resource>_<waiting|stalled>_seconds_total, the host
 	CgroupPressurePrfix = "memdiag_cgroup_pressure_" // the same for the --cgroup group
 )
@@ -87,6 +90,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lv...)
 	}
 	counter(desc(Samples, "Samples memdiag took since it started."), float64(e.samples))
+	gauge(desc(HostInfo, "The recorded host: value 1; time_zone is the zone its cron and OnCalendar schedules run in, kernel the uname release.", "host", "kernel", "time_zone", "version"),
+		1, e.hdr.Host, e.hdr.Kernel, e.hdr.TimeZone, e.hdr.MemdiagVersion)
 	if e.samples >= 2 {
 		for i, s := range signal.Catalogue {
 			counter(desc(SignalMetric(s), SignalHelp(s)), e.signals[i])
@@ -172,10 +177,10 @@ func (c collector) collectJobs(ch chan<- prometheus.Metric, gauge func(*promethe
 	if len(e.hdr.Jobs) == 0 {
 		return
 	}
-	info := desc(JobInfo, "A periodic job memdiag knows on this host (systemd timer, cron, anacron): value 1; schedule as written.", "job", "source", "unit", "schedule")
-	period := desc(JobPeriod, "Typical time between the job's firings, seconds (absent when irregular).", "job")
-	next := desc(JobNextFiring, "Unix time of the job's next planned firing, projected from its schedule.", "job")
-	last := desc(JobLastFiring, "Unix time of the job's last planned firing at or before the scrape; a change marks a firing (Grafana annotation: changes(...[1m]) > 0).", "job")
+	info := desc(JobInfo, "A periodic job memdiag knows on this host (systemd timer, cron, anacron): value 1; schedule as written. The label is periodic_job, not job: Prometheus's target label job would rename it.", JobLabel, "source", "unit", "schedule")
+	period := desc(JobPeriod, "Typical time between the job's firings, seconds (absent when irregular).", JobLabel)
+	next := desc(JobNextFiring, "Unix time of the job's next planned firing, projected from its schedule.", JobLabel)
+	last := desc(JobLastFiring, "Unix time of the job's last planned firing at or before the scrape; a change marks a firing (Grafana annotation: changes(...[1m]) > 0).", JobLabel)
 	now := e.o.Now()
 	loc := correlate.Location(&e.hdr, nil)
 	seen := map[string]bool{}
