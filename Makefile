@@ -23,8 +23,12 @@ GOLANGCI_LINT ?= $(shell command -v golangci-lint 2>/dev/null || echo $$($(GO) e
 
 all: build test
 
+# The version --version prints: git describe of this checkout (what a
+# plain `go build` leaves out when it records no commit, as in `go run`).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+
 build:
-	$(GO) build -o memdiag .
+	$(GO) build -ldflags "-X github.com/memdiag/memdiag/cmd.Version=$(VERSION)" -o memdiag .
 
 test:
 	$(GO) test $(PKGS)

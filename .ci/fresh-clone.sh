@@ -60,7 +60,12 @@ as_nobody() {
     GOPATH="$work/home/go" GOCACHE="$work/home/cache" GOTOOLCHAIN=local GOFLAGS=-count=1 \
     bash -c "cd '$work/src' && $1"
 }
-as_nobody 'go install . && "$(go env GOPATH)/bin/memdiag" --version'
+version=$(as_nobody 'go install . && "$(go env GOPATH)/bin/memdiag" --version')
+echo "$version"
+# go install in a git clone records the commit: the version names it.
+case $version in
+  *"(devel)"*) echo "FAIL: --version of a go install from a clone says (devel)"; exit 1 ;;
+esac
 start=$(date +%s)
 as_nobody 'go test ./...'
 echo "ok: go test ./... as nobody in a fresh clone took $(($(date +%s) - start)) s"

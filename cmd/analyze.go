@@ -42,7 +42,11 @@ type AnalyzeOptions struct {
 	// Ctx ends reading when done (Ctrl-C, SIGTERM); nil never ends it.
 	Ctx context.Context
 
-	Recording     string
+	Recording string
+	// More are the recordings after the first (segments, store
+	// directories), read with Recording as one; From and To keep a window.
+	More          []string
+	From, To      string
 	LatencyFile   string
 	LatencyFormat string
 	LatencyTZ     string // zone of timestamps written without one; "" = the recording's
@@ -72,7 +76,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	opts := &AnalyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}, Now: f.Now}
 	th := make([]string, len(thresholdFlags))
 	cmd := &cobra.Command{
-		Use:   "analyze REC",
+		Use:   "analyze REC [REC...]",
 		Short: "Find the latency spikes and pressure episodes of a recording, their period and the job that causes them",
 		Long: heredoc.Doc(`
 			analyze reads a recording made by memdiag watch and prints the timeline
@@ -117,6 +121,9 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			if len(args) > 0 {
 				opts.Recording = args[0]
 			}
+			if len(args) > 1 {
+				opts.More = args[1:]
+			}
 			opts.Format = formatForOutput(c, opts.Format, opts.Output)
 			for i, t := range thresholdFlags {
 				if c.Flags().Changed(t.flag) {
@@ -128,12 +135,13 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			}
 			opts.Ctx = c.Context()
 			if opts.Prom.URL != "" {
-				return runAnalyzePrometheus(opts, c)
+				return runAnalyzePrometheus(opts)
 			}
 			return runAnalyze(opts)
 		},
 	}
 	fl := cmd.Flags()
+	windowFlags(fl, &opts.From, &opts.To, "")
 	fl.StringVar(&opts.LatencyFile, "latency", "", "load-test results `FILE` to take latency from instead of the recording")
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", fmt.Sprintf("force the results format: %v", latency.Formats))
 	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: the recording's)")
@@ -153,7 +161,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
-	addPrometheusFlags(cmd, &opts.Prom) // last: it shares --from/--to when analyze has them
+	addPrometheusFlags(cmd, &opts.Prom)
 	return cmd
 }
 
@@ -237,7 +245,8 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	}
 	lo := opts.LatencyIn
 	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
-	res, trace, err := analyzeFileTrace(opts.Ctx, opts.IO, opts.Recording, opts.LatencyFile, lo, co, format == report.HTML)
+	in := recInput{Paths: append([]string{opts.Recording}, opts.More...), From: opts.From, To: opts.To}
+	res, trace, err := analyzeInputTrace(opts.Ctx, opts.IO, in, opts.LatencyFile, lo, co, format == report.HTML)
 	if err != nil {
 		return err
 	}
@@ -279,6 +288,32 @@ func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFil
 		done()
 		return correlate.Result{}, nil, err
 	}
+	return analyzeSource(io, r, done, path, latFile, lo, co, trace)
+}
+
+// analyzeInputTrace is analyzeFileTrace of one recording, or of several
+// segments and store directories joined, within in's window.
+func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
+	if !in.joined() {
+		return analyzeFileTrace(ctx, io, in.Paths[0], latFile, lo, co, trace)
+	}
+	j, _, err := in.open("")
+	if err != nil {
+		return correlate.Result{}, nil, err
+	}
+	return analyzeSource(io, joinedSource{ctx, j}, func() {}, j.Name(), latFile, lo, co, trace)
+}
+
+// sampleSource is a recording read sample by sample: one file
+// (record.Reader) or joined segments.
+type sampleSource interface {
+	Header() record.Header
+	Each(fn func(*record.Sample)) (*record.Recording, error)
+}
+
+// analyzeSource reduces a recording as it is read; done ends the
+// progress display once the samples are read.
+func analyzeSource(io *iostreams.IOStreams, r sampleSource, done func(), path, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
 	h := r.Header()
 	type imported struct {
 		imp *latency.Imported

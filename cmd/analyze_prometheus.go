@@ -15,6 +15,7 @@ import (
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/fleet"
 	"github.com/memdiag/memdiag/report"
+	"github.com/memdiag/memdiag/store"
 )
 
 // promOptions are analyze's --prometheus flags.
@@ -25,13 +26,11 @@ type promOptions struct {
 	LatencyQuery string
 	Step         time.Duration
 	Align        time.Duration
-	From, To     string
 	Timeout      time.Duration
 }
 
-// addPrometheusFlags adds --prometheus and its companions to analyze.
-// --from and --to are shared with the recording window when analyze
-// already has them.
+// addPrometheusFlags adds --prometheus and its companions to analyze;
+// the window is analyze's --from/--to (default: the last hour).
 func addPrometheusFlags(c *cobra.Command, p *promOptions) {
 	fl := c.Flags()
 	fl.StringVar(&p.URL, "prometheus", "", "read node_exporter's and memdiag's series from this Prometheus server (http://HOST:9090) instead of a recording (docs/fleet.md)")
@@ -41,48 +40,26 @@ func addPrometheusFlags(c *cobra.Command, p *promOptions) {
 	fl.DurationVar(&p.Step, "step", 0, "with --prometheus: resolution to read at (default: the scrape interval, measured)")
 	fl.DurationVar(&p.Align, "align", time.Minute, "with --prometheus: episodes of different hosts starting within this of each other are one fleet event")
 	fl.DurationVar(&p.Timeout, "timeout", 2*time.Minute, "with --prometheus: give up on the server after this long")
-	if fl.Lookup("from") == nil {
-		fl.StringVar(&p.From, "from", "", "start of the window: RFC 3339 (2026-12-01T06:00:00Z), now, or relative (-6h) (default: --to minus 1h)")
-	}
-	if fl.Lookup("to") == nil {
-		fl.StringVar(&p.To, "to", "", "end of the window: RFC 3339, now, or relative (-5m) (default: now)")
-	}
 }
 
-// promWindow parses --from/--to for --prometheus.
+// promWindow is the window --prometheus reads: --from/--to in the grammar
+// of recordings (store.ParseWindow, times without a zone in the local
+// one), the last hour by default, ending now.
 func promWindow(from, to string, now time.Time) (time.Time, time.Time, error) {
-	parse := func(flag, s string, def time.Time) (time.Time, error) {
-		s = strings.TrimSpace(s)
-		switch {
-		case s == "":
-			return def, nil
-		case s == "now":
-			return now, nil
-		case strings.HasPrefix(s, "-"):
-			d, err := parseDuration(s[1:])
-			if err != nil {
-				return time.Time{}, flagErrorf("--%s %q: %v", flag, s, err)
-			}
-			return now.Add(-d), nil
-		}
-		t, err := time.Parse(time.RFC3339, s)
-		if err != nil {
-			return time.Time{}, flagErrorf("--%s %q: want RFC 3339 (2026-12-01T06:00:00Z), now or -DURATION", flag, s)
-		}
-		return t, nil
-	}
-	t, err := parse("to", to, now)
+	w, err := store.ParseWindow(from, to, now, time.Local)
 	if err != nil {
-		return t, t, err
+		return w.From, w.To, &FlagError{Err: err}
 	}
-	f, err := parse("from", from, t.Add(-time.Hour))
-	if err != nil {
-		return f, t, err
+	if w.To.IsZero() {
+		w.To = now
 	}
-	if !f.Before(t) {
-		return f, t, flagErrorf("--from %s is not before --to %s", f.Format(time.RFC3339), t.Format(time.RFC3339))
+	if w.From.IsZero() {
+		w.From = w.To.Add(-time.Hour)
 	}
-	return f, t, nil
+	if !w.From.Before(w.To) {
+		return w.From, w.To, flagErrorf("--from %s is not before --to %s", w.From.Format(time.RFC3339), w.To.Format(time.RFC3339))
+	}
+	return w.From, w.To, nil
 }
 
 // fleetJSON is analyze --prometheus --format json.
@@ -111,11 +88,8 @@ type fleetLineJSON struct {
 	Line string `json:"line"`
 }
 
-func runAnalyzePrometheus(opts *AnalyzeOptions, c *cobra.Command) error {
+func runAnalyzePrometheus(opts *AnalyzeOptions) error {
 	p := &opts.Prom
-	if opts.Recording != "" {
-		return flagErrorf("--prometheus reads a Prometheus server: give no recording (got %q)", opts.Recording)
-	}
 	if u, err := url.Parse(p.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return flagErrorf("--prometheus %q: want an http:// or https:// URL of a Prometheus server", p.URL)
 	}
@@ -126,14 +100,7 @@ func runAnalyzePrometheus(opts *AnalyzeOptions, c *cobra.Command) error {
 	if format != report.Table && format != report.Markdown && format != report.JSON {
 		return flagErrorf("--format %s: --prometheus writes table, markdown or json", format)
 	}
-	from, to := p.From, p.To
-	if f := c.Flags().Lookup("from"); f != nil {
-		from = f.Value.String()
-	}
-	if f := c.Flags().Lookup("to"); f != nil {
-		to = f.Value.String()
-	}
-	start, end, err := promWindow(from, to, opts.now())
+	start, end, err := promWindow(opts.From, opts.To, opts.now())
 	if err != nil {
 		return err
 	}

@@ -15,8 +15,8 @@ func TestAnalyzePrometheusBadInput(t *testing.T) {
 		{[]string{"analyze", "--prometheus", "prom:9090"}, ExitUsage, `--prometheus "prom:9090": want an http:// or https:// URL`},
 		{[]string{"analyze", "--prometheus", "http://127.0.0.1:9", "run.jsonl"}, ExitUsage, `give no recording (got "run.jsonl")`},
 		{[]string{"analyze", "--prometheus", "http://127.0.0.1:9", "--format", "csv"}, ExitUsage, "--prometheus writes table, markdown or json"},
-		{[]string{"analyze", "--prometheus", "http://127.0.0.1:9", "--from", "yesterday"}, ExitUsage, `--from "yesterday": want RFC 3339`},
-		{[]string{"analyze", "--prometheus", "http://127.0.0.1:9", "--from", "-1h", "--to", "-2h"}, ExitUsage, "is not before --to"},
+		{[]string{"analyze", "--prometheus", "http://127.0.0.1:9", "--from", "soon"}, ExitUsage, `--from: `},
+		{[]string{"analyze", "--prometheus", "http://127.0.0.1:9", "--from", "-1h", "--to", "-2h"}, ExitUsage, "is not after --from"},
 		// Port 9 (discard) refuses: the server cannot be reached.
 		{[]string{"analyze", "--prometheus", "http://127.0.0.1:9", "--step", "1s"}, ExitError, "--prometheus http://127.0.0.1:9: query {__name__=~"},
 	} {

@@ -47,7 +47,7 @@ func TestNewAnalyzeCmd(t *testing.T) {
 	}{"--prometheus http://prom:9090 --match instance=~\"web-.*\" --host-label host --latency-query p99 --step 5s --align 5s --from -6h --to now --format json",
 		AnalyzeOptions{Stat: "p99", Spike: "3x", Lag: time.Minute, Format: "json", PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB",
 			Thresholds: map[correlate.Signal]string{}, Prom: promOptions{URL: "http://prom:9090", Match: `instance=~"web-.*"`, HostLabel: "host",
-				LatencyQuery: "p99", Step: 5 * time.Second, Align: 5 * time.Second, From: "-6h", To: "now", Timeout: 2 * time.Minute}}})
+				LatencyQuery: "p99", Step: 5 * time.Second, Align: 5 * time.Second, Timeout: 2 * time.Minute}, From: "-6h", To: "now"}})
 	for _, tt := range tests {
 		if tt.want.Prom.URL == "" {
 			tt.want.Prom = promOptions{HostLabel: "instance", Align: time.Minute, Timeout: 2 * time.Minute}

@@ -19,13 +19,17 @@ type CompareOptions struct {
 	// Ctx ends reading when done (Ctrl-C, SIGTERM); nil never ends it.
 	Ctx context.Context
 
-	Before, After       string
-	LatencyBefore       string
-	LatencyAfter        string
-	LatencyFormat       string
-	LatencyTZ           string
-	LatencyIn           latencyInput
-	Stat, Spike, Format string
+	Before, After string
+	// From and To keep a window of both recordings; BeforeWindow and
+	// AfterWindow ("FROM..TO") one side's, instead.
+	From, To                  string
+	BeforeWindow, AfterWindow string
+	LatencyBefore             string
+	LatencyAfter              string
+	LatencyFormat             string
+	LatencyTZ                 string
+	LatencyIn                 latencyInput
+	Stat, Spike, Format       string
 	// Output is the file the comparison goes to ("" or "-": stdout).
 	Output string
 }
@@ -51,6 +55,9 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 
 			# both runs overlaid on charts, with the headline numbers, in one page
 			memdiag compare before.jsonl after.jsonl -o compare.html
+
+			# this morning's 06:00 hour against yesterday's, from the service's store
+			memdiag compare /var/lib/memdiag /var/lib/memdiag --before-window 'yesterday 06:00..07:00' --after-window 'today 06:00..07:00'
 		`),
 		Args: exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -69,6 +76,9 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", "force the results format of both files")
 	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: each recording's)")
 	opts.LatencyIn.addFlags(fl)
+	windowFlags(fl, &opts.From, &opts.To, "both recordings")
+	fl.StringVar(&opts.BeforeWindow, "before-window", "", "read BEFORE only within `FROM..TO` (the forms of --from), instead of --from/--to")
+	fl.StringVar(&opts.AfterWindow, "after-window", "", "read AFTER only within `FROM..TO`, instead of --from/--to")
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic for spikes: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
 	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: both runs on charts, one self-contained page)")
@@ -95,7 +105,11 @@ func runCompare(opts *CompareOptions) error {
 		lo := opts.LatencyIn
 		lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
 		var t *correlate.Trace
-		if res[i], t, err = analyzeFileTrace(opts.Ctx, opts.IO, p[0], p[1], lo, co, format == report.HTML); err != nil {
+		in := recInput{Paths: []string{p[0]}, From: opts.From, To: opts.To}
+		if side := [2]string{opts.BeforeWindow, opts.AfterWindow}[i]; side != "" {
+			in.From, in.To = side, ""
+		}
+		if res[i], t, err = analyzeInputTrace(opts.Ctx, opts.IO, in, p[1], lo, co, format == report.HTML); err != nil {
 			return err
 		}
 		if t != nil {

@@ -18,7 +18,7 @@ const (
 	ExitError     = 1 // runtime failure; `timers --strict` with problems
 	ExitUsage     = 2 // bad flags or arguments
 	ExitBreach    = 3 // gate: a threshold was breached
-	ExitCommand   = 4 // gate/watch --exec: the wrapped command failed (its own code is printed)
+	ExitCommand   = 4 // gate/watch -- CMD: the wrapped command failed (its own code is printed)
 	ExitEnv       = 5 // environment: a needed kernel feature or file is missing (no PSI, unreadable cgroup)
 	ExitInterrupt = 130
 )

@@ -58,6 +58,7 @@ func TestExitCodesAcrossCommands(t *testing.T) {
 		{"bad value", []string{"analyze", unionRec, "--gap", "-5s"}, ExitUsage, `memdiag: --gap "-5s": want a duration of 0 or more` + usage},
 		{"bad value", []string{"watch", "--interval", "-1s"}, ExitUsage, `memdiag: --interval "-1s": want a duration of 0 or more` + usage},
 		{"missing flag", []string{"man"}, ExitUsage, "memdiag: --dir: required: the directory to write the man pages into" + usage},
+		{"unknown shell", []string{"completion", "tcsh"}, ExitUsage, `memdiag: completion: unknown shell "tcsh"; want one of bash, fish, powershell, zsh` + usage},
 		{"two stdins", []string{"compare", "-", "-"}, ExitUsage, "memdiag: only one input can be - (stdin); got 2: [BEFORE AFTER]" + usage},
 
 		{"environment", []string{"mem", "--root", empty}, ExitEnv, noProc},

@@ -43,6 +43,11 @@ type GateOptions struct {
 	Interval       time.Duration
 	Duration       time.Duration
 	Recording      string
+	// MoreRecordings are the --recording values after the first (segments,
+	// store directories), judged with it as one recording; From and To
+	// keep a window of them.
+	MoreRecordings []string
+	From, To       string
 	Cgroup         string
 	Format         string
 	Output         string
@@ -126,6 +131,9 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 
 			# judge an existing recording
 			memdiag gate --threshold 'memory.some.avg10<10' --recording run.jsonl
+
+			# judge last night's hour of the service's store
+			memdiag gate --threshold 'memory.full.stall<1%' --recording /var/lib/memdiag --from 'yesterday 02:00..03:00'
 		`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Root, opts.Logger, opts.NoRedact = f.Root, f.Logger, f.NoRedact
@@ -150,6 +158,9 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			if cmd.Flags().Changed("duration") && opts.Duration <= 0 {
 				return flagErrorf("--duration must be positive")
 			}
+			if opts.Recording == "" && (opts.From != "" || opts.To != "") {
+				return flagErrorf("--from and --to apply to --recording only")
+			}
 			if opts.Recording != "" && opts.Cgroup != "" {
 				return flagErrorf("--cgroup does not apply to --recording: a recording is judged in the scope it was made in")
 			}
@@ -167,7 +178,8 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	fl.StringVar(&opts.ThresholdsFile, "thresholds", "", "read thresholds from a YAML or JSON `FILE` (a list, or a \"thresholds\" list)")
 	fl.DurationVar(&opts.Interval, "interval", time.Second, "sampling interval")
 	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
-	fl.StringVar(&opts.Recording, "recording", "", "judge this recording (from memdiag watch) instead of sampling")
+	fl.Var(pathsValue{&opts.Recording, &opts.MoreRecordings}, "recording", "judge this recording (from memdiag watch), or store directory of memdiag record, instead of sampling; repeat it for several segments")
+	windowFlags(fl, &opts.From, &opts.To, "--recording")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 `DIR` instead of the host")
 	formatFlag(cmd, &opts.Format, gate.FormatTable, gate.Formats, "")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout")
@@ -197,7 +209,13 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 
 	var rep *gate.Report
 	if opts.Recording != "" {
-		rec, err := readRecording(opts.IO, "--recording", opts.Recording)
+		in := recInput{Paths: append([]string{opts.Recording}, opts.MoreRecordings...), From: opts.From, To: opts.To}
+		var rec *record.Recording
+		if in.joined() {
+			rec, err = readJoined(ctx, in, "--recording")
+		} else {
+			rec, err = readRecording(opts.IO, "--recording", opts.Recording)
+		}
 		if err != nil {
 			return err
 		}

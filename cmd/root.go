@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -191,5 +192,29 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		newVersionCmd(f),
 		newManCmd(f),
 	)
+	addCompletionCheck(root)
 	return root
+}
+
+// addCompletionCheck makes cobra's default completion command reject a
+// shell it has no script for (`memdiag completion tcsh`) as a usage error
+// naming the shells it has; cobra alone prints the help and exits 0.
+func addCompletionCheck(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sh := range c.Commands() {
+			shells = append(shells, sh.Name())
+		}
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return flagErrorf("completion: unknown shell %q; want one of %s", args[0], strings.Join(shells, ", "))
+		}
+	}
 }

@@ -4,34 +4,66 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
 
-// Version is set with -ldflags "-X github.com/memdiag/memdiag/cmd.Version=v1.2.3";
-// otherwise it comes from the module's build info.
+// Version is set with -ldflags "-X github.com/memdiag/memdiag/cmd.Version=v1.2.3"
+// (make build, make dist); otherwise it comes from the module's build info.
 var Version = ""
 
-// VersionString is memdiag's version: the -X value, the module version, or
-// the VCS revision the binary was built from.
+// VersionString is memdiag's version as one word, as recordings store it:
+// the -X value, the module version (a release tag, or the pseudo-version
+// Go ≥ 1.24 stamps from the git checkout), "devel-<commit>" from the VCS
+// stamp, or "(devel)" when the build carries none of these.
 func VersionString() string {
-	if Version != "" {
-		return Version
-	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "(unknown)"
+		bi = nil
 	}
-	v := bi.Main.Version
+	v, _ := versionFrom(Version, bi)
+	return v
+}
+
+// versionFrom derives the version word and, for a development build, what
+// is known of its source (commit time, uncommitted changes, or why nothing
+// is known) from the -X value and the binary's build info (nil: none).
+func versionFrom(ldflags string, bi *debug.BuildInfo) (version, detail string) {
+	if ldflags != "" {
+		return ldflags, ""
+	}
+	if bi == nil {
+		return "(devel)", "built without module information"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v, ""
+	}
+	var rev, when string
+	modified := false
 	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && (v == "" || v == "(devel)") {
-			v = "devel-" + s.Value[:min(12, len(s.Value))]
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
 		}
 	}
-	if v == "" {
-		v = "(devel)"
+	if rev == "" {
+		return "(devel)", "no commit recorded (go run, -buildvcs=false or a git worktree); make build records it"
 	}
-	return v
+	version = "devel-" + rev[:min(12, len(rev))]
+	var d []string
+	if when != "" {
+		d = append(d, "committed "+when)
+	}
+	if modified {
+		version += "+dirty"
+		d = append(d, "with uncommitted changes")
+	}
+	return version, strings.Join(d, ", ")
 }
 
 func newVersionCmd(f *Factory) *cobra.Command {
@@ -47,8 +79,16 @@ func newVersionCmd(f *Factory) *cobra.Command {
 }
 
 // versionLine is what `memdiag version` and `memdiag --version` print
-// after "memdiag ": the version and the Go release that built it.
+// after "memdiag ": the version, what is known of a development build's
+// source, and the Go release that built it.
 func versionLine() string {
-	gov := runtime.Version()
-	return fmt.Sprintf("%s (%s)", VersionString(), gov)
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = nil
+	}
+	v, detail := versionFrom(Version, bi)
+	if detail != "" {
+		return fmt.Sprintf("%s (%s; %s)", v, detail, runtime.Version())
+	}
+	return fmt.Sprintf("%s (%s)", v, runtime.Version())
 }

@@ -41,7 +41,9 @@ type WatchOptions struct {
 	ProbeEvery  time.Duration
 	LatencyFile string
 	LatencyFmt  string
-	NoTimers    bool
+	// LatencyColumns and LatencyProps: --latency-columns, --latency-properties.
+	LatencyColumns, LatencyProps string
+	NoTimers                     bool
 	// Events is auto, on or off: the process-events connector and
 	// taskstats (auto: when permitted, else polling with a note).
 	Events          string
@@ -54,9 +56,9 @@ type WatchOptions struct {
 
 func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
 	opts := &WatchOptions{F: f}
-	var execFlag bool
+	var execFlag bool // removed; kept hidden to say so
 	c := &cobra.Command{
-		Use:   "watch [flags] [--exec] [-- COMMAND ARGS...]",
+		Use:   "watch [flags] [-- COMMAND ARGS...]",
 		Short: "Record memory pressure, reclaim, swap and per-process disk I/O every interval",
 		Long: heredoc.Doc(`
 			Sample the kernel's memory-pressure signals once per interval and record
@@ -99,7 +101,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			memdiag watch
 
 			# record a load test: stops when it ends; exits 4 if it fails
-			memdiag watch --out run.jsonl --exec -- k6 run script.js
+			memdiag watch --out run.jsonl -- k6 run script.js
 
 			# measure latency with the built-in probe while recording
 			memdiag watch --out run.jsonl --probe http://127.0.0.1:8080/health -- ./load-test.sh
@@ -111,15 +113,16 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			if dash := cmd.ArgsLenAtDash(); dash > 0 {
 				return flagErrorf("unexpected argument %q: put the command after --", args[0])
 			} else if dash < 0 && len(args) > 0 {
-				return flagErrorf("unexpected argument %q: put the command after -- (memdiag watch --exec -- CMD ARGS)", args[0])
+				return flagErrorf("unexpected argument %q: put the command after -- (memdiag watch -- CMD ARGS)", args[0])
 			}
 			if len(args) > 0 {
 				opts.Command = args
 			}
 			// --keep-cmdline is the older name of --no-redact.
 			opts.KeepCmdline = opts.KeepCmdline || f.NoRedact
-			if execFlag && len(opts.Command) == 0 {
-				return flagErrorf("--exec needs a command after --")
+			if execFlag {
+				// --exec said what "-- CMD" alone already does.
+				return flagErrorf("--exec was removed: the command after -- is always run, and the recording stops when it exits; drop --exec (memdiag watch -- CMD ARGS)")
 			}
 			if opts.Interval < 10*time.Millisecond {
 				return flagErrorf("--interval %s is too short (at least 10ms)", opts.Interval)
@@ -155,11 +158,13 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.BoolVar(&opts.KeepCmdline, "keep-cmdline", false, "store command lines unredacted")
 	_ = fl.MarkDeprecated("keep-cmdline", "use --no-redact")
 	fl.BoolVar(&opts.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
-	fl.BoolVar(&execFlag, "exec", false, "run the command after -- and stop when it exits (exit 4 if it fails)")
+	fl.BoolVar(&execFlag, "exec", false, "removed: the command after -- is always run")
+	_ = fl.MarkHidden("exec")
 	fl.StringVar(&opts.ProbeURL, "probe", "", "measure latency with a built-in HTTP probe of this URL")
 	fl.DurationVar(&opts.ProbeEvery, "probe-interval", 200*time.Millisecond, "time between probe requests")
 	fl.StringVar(&opts.LatencyFile, "latency", "", "follow a load-test results file as it is written")
 	fl.StringVar(&opts.LatencyFmt, "latency-format", "", "format of --latency (default: detected)")
+	addJMeterFlags(fl, &opts.LatencyColumns, &opts.LatencyProps)
 	fl.BoolVar(&opts.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the header")
 	fl.StringVar(&opts.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
 	fl.DurationVar(&opts.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")

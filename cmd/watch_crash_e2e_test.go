@@ -203,7 +203,7 @@ func crashSIGTERMAndSIGHUPLoseNothing(t *testing.T, bin string) {
 			if last := r.Samples[len(r.Samples)-1].Time; last.Before(sentAt) {
 				t.Errorf("last sample at %s, before the signal at %s: no final sample", last.Format(time.StampMilli), sentAt.Format(time.StampMilli))
 			}
-			if tc.cmd != nil && !strings.Contains(r.End.Reason, "command exit code 143 (killed by SIGTERM; stopped by memdiag: signal: SIGTERM)") {
+			if tc.cmd != nil && !strings.Contains(r.End.Reason, "command exit code 143 (memdiag sent SIGTERM: memdiag received SIGTERM)") {
 				t.Errorf("end reason %q: want the command stopped by memdiag with SIGTERM", r.End.Reason)
 			}
 			if !strings.Contains(w.errText(), "Recorded ") {

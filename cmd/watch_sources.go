@@ -67,7 +67,7 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 	h := hostHeader(ctx, o.F, procRoot)
 	h.Interval, h.TopN, h.Command, h.Cgroup = o.Interval, o.TopN, o.Command, o.Cgroup
 	if len(o.Command) > 0 && !o.KeepCmdline {
-		// Recordings get shared: the --exec command is redacted like every
+		// Recordings get shared: the command after -- is redacted like every
 		// other command line (one string, secrets as ***).
 		h.Command = []string{redact.Cmdline(o.Command)}
 	}

@@ -38,7 +38,7 @@ func TestNewWatchCmd(t *testing.T) {
 		{args: "", want: def(WatchOptions{})},
 		{args: "--interval 500ms --duration 1m --out r.jsonl --force --top 3 -q --cgroup /sys/fs/cgroup/x",
 			want: def(WatchOptions{Interval: 500 * time.Millisecond, Duration: time.Minute, Out: "r.jsonl", Force: true, TopN: 3, Quiet: true, Cgroup: "/sys/fs/cgroup/x"})},
-		{args: "--exec -- sleep 5", want: def(WatchOptions{Command: []string{"sleep", "5"}})},
+		{args: "--exec -- sleep 5", wantErr: "--exec was removed: the command after -- is always run, and the recording stops when it exits; drop --exec (memdiag watch -- CMD ARGS)"},
 		{args: "-- ./load.sh -x", want: def(WatchOptions{Command: []string{"./load.sh", "-x"}})},
 		{args: "--events off --stall-threshold 0 --enable-delayacct --keep-cmdline --all-devices",
 			want: func() WatchOptions {
@@ -48,7 +48,7 @@ func TestNewWatchCmd(t *testing.T) {
 			}()},
 		{args: "--events sometimes", wantErr: `--events "sometimes": want auto, on or off`},
 		{args: "--stall-window 100ms", wantErr: "--stall-window must be 500ms..10s"},
-		{args: "--exec", wantErr: "--exec needs a command"},
+		{args: "--exec", wantErr: "--exec was removed"},
 		{args: "sleep 5", wantErr: `unexpected argument "sleep"`},
 		{args: "--interval 1ms", wantErr: "too short"},
 		{args: "--interval fast", wantErr: `--interval "fast": want a duration such as 500ms, 10s, 5m or 2h`},
@@ -219,7 +219,7 @@ func TestRunWatchDurationStopsCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "duration: command exit code 143 (killed by SIGTERM; stopped by memdiag: duration)"; r.End == nil || r.End.Reason != want {
+	if want := "duration: command exit code 143 (memdiag sent SIGTERM: --duration was over)"; r.End == nil || r.End.Reason != want {
 		t.Errorf("end = %+v, want reason %q", r.End, want)
 	}
 	// 100 ms at 20 ms: samples at 0..100 ms, then the final one after the

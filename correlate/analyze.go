@@ -571,19 +571,23 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	// noise.
 	low := lowWater(o, baselines)
 	quiet := quietLevels(ivs, o)
+	var own ownLevel
 	for i := range ivs {
 		if !flagged(spikes[i], raised[i], o) {
-			if first >= 0 && i == last+1 && continues(&ivs[i], raised[i], o, low, quiet) {
+			if first >= 0 && i == last+1 && (continues(&ivs[i], raised[i], o, low, quiet) || own.continues(&ivs[i], o)) {
 				last = i
 			}
 			continue
 		}
 		if first >= 0 && ivs[i].Start.Sub(ivs[last].End) <= gap {
 			last = i
+			own.add(&ivs[i], o)
 			continue
 		}
 		flush()
 		first, last = i, i
+		own = ownLevel{}
+		own.add(&ivs[i], o)
 	}
 	flush()
 	return eps
@@ -601,7 +605,7 @@ func lowWater(o Options, baselines map[Signal]float64) float64 {
 }
 
 // reclaimSignals show reclaim still going on.
-var reclaimSignals = []Signal{LRUDrop, Refault, DirectReclaim, SwapOut}
+var reclaimSignals = [...]Signal{LRUDrop, Refault, DirectReclaim, SwapOut}
 
 // continues says whether interval iv, not flagged itself, continues the
 // episode open before it: its stall is above the low-water mark, or a
@@ -615,7 +619,7 @@ func continues(iv *ival, raised []Signal, o Options, low float64, quiet map[Sign
 	if v := signalValue(PSISome, iv, o.PSIScope); !math.IsNaN(v) && v >= low {
 		return true
 	}
-	if hasAny(raised, reclaimSignals) {
+	if hasAny(raised, reclaimSignals[:]) {
 		return true
 	}
 	for _, s := range reclaimSignals {
@@ -630,6 +634,47 @@ func continues(iv *ival, raised []Signal, o Options, low float64, quiet map[Sign
 			}
 			return true
 		}
+	}
+	return false
+}
+
+// ownLevel is an open episode's own reclaim level: the mean of each
+// reclaim signal over the episode's flagged intervals. It is the
+// hysteresis of a burst that covers most of a short recording, where the
+// recording's quiet level (25th percentile) lies inside the burst and no
+// interval rises above it: the episode goes on while reclaim stays at its
+// absolute threshold and at least half the episode's own level.
+type ownLevel struct {
+	sum [len(reclaimSignals)]float64
+	n   [len(reclaimSignals)]int
+}
+
+func (l *ownLevel) add(iv *ival, o Options) {
+	for k, s := range reclaimSignals {
+		if v := signalValue(s, iv, o.PSIScope); !math.IsNaN(v) {
+			l.sum[k] += v
+			l.n[k]++
+		}
+	}
+}
+
+func (l *ownLevel) continues(iv *ival, o Options) bool {
+	if len(o.Require) == 0 {
+		return false
+	}
+	for k, s := range reclaimSignals {
+		thr := o.Thresholds.Get(s)
+		if thr <= 0 || l.n[k] == 0 {
+			continue
+		}
+		v := signalValue(s, iv, o.PSIScope)
+		if math.IsNaN(v) || v < thr || v < l.sum[k]/float64(l.n[k])/2 {
+			continue
+		}
+		if s == LRUDrop && -iv.FileLRUDeltaBytes < o.Thresholds.LRUDropMin {
+			continue
+		}
+		return true
 	}
 	return false
 }

@@ -855,12 +855,14 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		return binomialTail(len(res.Episodes), len(a.eps), qe), q
 	}
 	var cands []*agg
+	chance := false // a program credited twice or more, chance not ruled out
 	for _, a := range progs {
 		if len(a.eps) < 2 || !specificProg(res, sr, a.Program) {
 			continue
 		}
 		if pn, _ := nullP(a); pn >= MaxChance && median(a.shares) < SoloShare {
 			// Chance not ruled out, and not the dominant I/O either.
+			chance = true
 			continue
 		}
 		cands = append(cands, a)
@@ -953,9 +955,33 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		// process to name, too few to call a recurrence a cause.
 		return nil
 	}
+	c.Missing = mc.missing(chance)
 	c.Evidence = []string{recur, "no timer, cron job or process explains it"}
 	c.Confidence = math.Round(p.Score*0.5*100) / 100
 	return c
+}
+
+// missing says what the recording lacked to name a recurrence's cause;
+// chance: a recorded program did the I/O of two or more of its episodes,
+// too few to rule out chance.
+func (mc *modelCtx) missing(chance bool) []Missing {
+	if !mc.recorded {
+		return []Missing{MissingProcesses}
+	}
+	var out []Missing
+	if chance {
+		out = append(out, MissingEpisodes)
+	}
+	if sr := mc.sr; sr.denied > 0 && 2*sr.denied >= sr.listed {
+		out = append(out, MissingIOAccess)
+	}
+	if !mc.sr.kernelEvents && !collectorOn(&mc.sr.Header, "events") {
+		out = append(out, MissingEvents)
+	}
+	if len(out) == 0 {
+		out = append(out, MissingIO)
+	}
+	return out
 }
 
 // presence returns the intervals outside episodes in which procs together

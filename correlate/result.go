@@ -223,7 +223,38 @@ type Culprit struct {
 	// script, a loop) starts it on the schedule; false: one long-lived
 	// process or a service's own workers, a schedule inside it.
 	NewEachTime bool `json:"new_process_each_time,omitempty"`
+	// Missing (kind unknown) is what the recording lacked to name the
+	// cause of the recurrence; the advice follows it.
+	Missing []Missing
 }
+
+// Missing is one thing a recording lacked to name the cause of a
+// recurrence (Culprit.Missing).
+type Missing string
+
+// What a recording can lack to name a recurrence's cause.
+const (
+	// MissingProcesses: no per-process I/O and no process events were
+	// recorded (watch ran without root, or its procs collector was off).
+	MissingProcesses Missing = "processes"
+	// MissingIOAccess: /proc/PID/io was unreadable for most processes
+	// (Sample.Scan.Denied): their I/O is not in the recording.
+	MissingIOAccess Missing = "io_access"
+	// MissingEvents: no process events from the kernel (watch --events
+	// off, or polled): a process that started and ended between two
+	// samples is not in the recording.
+	MissingEvents Missing = "events"
+	// MissingEpisodes: recorded processes did the episodes' I/O, but
+	// too few episodes to rule out chance (p_null ≥ MaxChance, share
+	// below SoloShare): a longer recording decides.
+	MissingEpisodes Missing = "episodes"
+	// MissingIO: processes were recorded and readable, and none did
+	// CreditFloor and MinShare of an episode's I/O or memory taken more
+	// than once: the pressure came from memory the recording does not
+	// attribute (kernel, page cache of processes outside the top, or a
+	// cgroup's other tasks).
+	MissingIO Missing = "io"
+)
 
 // ConfidenceLabel is "high" (≥ 0.75), "medium" (≥ 0.5) or "low".
 func (c *Culprit) ConfidenceLabel() string {

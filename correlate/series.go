@@ -48,6 +48,10 @@ type Series struct {
 	// before (exitPrior).
 	lastCum map[int]cumSeen
 	sawProc bool // some sample had processes or process events
+	// denied, listed: the sample where the most processes' /proc/PID/io
+	// was unreadable (Sample.Scan), and how many processes it listed.
+	denied, listed int
+	kernelEvents   bool // some process event came from the kernel (not "poll")
 
 	// parts holds, per episode start, every recorded process's activity
 	// in it (filled by Analyze).
@@ -153,6 +157,15 @@ func (sr *Series) Add(s *record.Sample) {
 			}
 			sr.ooms = append(sr.ooms, k)
 		}
+	}
+	for j := range s.Events {
+		if s.Events[j].Source != "poll" {
+			sr.kernelEvents = true
+			break
+		}
+	}
+	if st := s.Scan; st != nil && st.Denied > sr.denied {
+		sr.denied, sr.listed = st.Denied, st.Processes
 	}
 	sr.procOff = append(sr.procOff, len(sr.procs))
 	for j := range s.Procs {

@@ -54,19 +54,25 @@ func (d *Data) Recording(host string) *Host {
 	node := has("node_pressure_memory_waiting_seconds_total")
 	mine := has(exposition.Samples)
 	h.Memdiag = mine
-	psiPrefix := ""
+	var hostPSI func(res string, full bool) []float64
 	switch {
 	case node:
-		psiPrefix = "node_pressure_"
+		hostPSI = func(res string, full bool) []float64 {
+			kind := "waiting"
+			if full {
+				kind = "stalled"
+			}
+			return s["node_pressure_"+res+"_"+kind+"_seconds_total"][""]
+		}
 		h.Sources = append(h.Sources, "node_exporter PSI")
-	case has(exposition.PressureMetric(exposition.PressurePrefix, "memory", "waiting")):
-		psiPrefix = exposition.PressurePrefix
+	case has(exposition.SignalMetric(signal.PSIMemorySome)):
+		hostPSI = mineScope(s, hostKey)
 		h.Sources = append(h.Sources, "memdiag PSI")
 	default:
-		h.Lacks = append(h.Lacks, "no memory PSI series (node_pressure_memory_* or memdiag_pressure_memory_*): node_exporter's pressure collector needs kernel ≥ 4.20 with PSI; episodes cannot be measured stalls")
+		h.Lacks = append(h.Lacks, "no memory PSI series (node_pressure_memory_* or memdiag_psi_memory_*): node_exporter's pressure collector needs kernel ≥ 4.20 with PSI; episodes cannot be measured stalls")
 	}
 	lruActive, lruInactive := s["node_memory_Active_file_bytes"][""], s["node_memory_Inactive_file_bytes"][""]
-	lruTotal := s[exposition.FileLRUBytes][""]
+	lruTotal := s[exposition.SignalMetric(signal.FileLRU)][hostKey]
 	switch {
 	case lruActive != nil && lruInactive != nil:
 		h.Sources = append(h.Sources, "node_exporter meminfo")
@@ -83,8 +89,12 @@ func (d *Data) Recording(host string) *Host {
 		h.Sources = append(h.Sources, vmstat.source)
 	}
 	disks := sortedKeys(s["node_disk_read_bytes_total"])
+	mineDisk := false
 	if len(disks) > 0 {
 		h.Sources = append(h.Sources, "node_exporter diskstats")
+	} else if s[exposition.SignalMetric(signal.DiskRead)][hostKey] != nil {
+		mineDisk = true
+		h.Sources = append(h.Sources, "memdiag disk counters")
 	} else {
 		h.Lacks = append(h.Lacks, "no disk series (node_disk_*): disk I/O and I/O time are unknown")
 	}
@@ -112,12 +122,10 @@ func (d *Data) Recording(host string) *Host {
 	prevUnit := map[string][2]float64{}
 	for i, t := range d.Times {
 		smp := record.Sample{Type: record.TypeSample, Seq: i, Time: t}
-		if psiPrefix != "" {
-			smp.PSI = psiAt(s, psiPrefix, "", i)
+		if hostPSI != nil {
+			smp.PSI = psiAt(hostPSI, i)
 		}
-		if cg := psiAt(s, exposition.CgroupPressurePrfix, "", i); cg != nil {
-			smp.CgroupPSI = cg
-		}
+		smp.CgroupPSI = psiAt(mineScope(s, cgroupKey), i)
 		if lruActive != nil && lruInactive != nil {
 			if a, b := lruActive[i], lruInactive[i]; !math.IsNaN(a) && !math.IsNaN(b) {
 				smp.Meminfo = &lru.Meminfo{ActiveFile: u64(a), InactiveFile: u64(b)}
@@ -142,6 +150,17 @@ func (d *Data) Recording(host string) *Host {
 				dk.IOTicks = time.Duration(v[i] * float64(time.Second))
 			}
 			smp.Disks = append(smp.Disks, dk)
+		}
+		if mineDisk {
+			// memdiag's counters sum the devices: one disk, "all".
+			r, w := at(s[exposition.SignalMetric(signal.DiskRead)][hostKey], i), at(s[exposition.SignalMetric(signal.DiskWritten)][hostKey], i)
+			if !math.IsNaN(r) && !math.IsNaN(w) {
+				dk := diskio.Disk{Name: "all", ReadBytes: uint64(r), WriteBytes: uint64(w)}
+				if t := at(s[exposition.SignalMetric(signal.DiskIOTime)][hostKey], i); !math.IsNaN(t) {
+					dk.TimeInQueue = time.Duration(t * float64(time.Second))
+				}
+				smp.Disks = append(smp.Disks, dk)
+			}
 		}
 		// Each unit is one "process" of the recording: the correlator
 		// credits a job through its unit, the only link metrics keep.
@@ -205,24 +224,42 @@ func u64(v float64) *uint64 {
 	return &x
 }
 
-// psiAt is the PSI snapshot at step i from the series prefix+<resource>_
-// <waiting|stalled>_seconds_total; nil when memory has no value there.
-func psiAt(s Series, prefix, key string, i int) *psi.Snapshot {
-	line := func(res, kind string) (psi.Line, bool) {
-		v := s[prefix+res+"_"+kind+"_seconds_total"][key]
-		if v == nil || math.IsNaN(v[i]) {
+// The label sets of memdiag's catalogue metrics, by scope.
+const (
+	hostKey   = `scope="host"`
+	cgroupKey = `scope="cgroup"`
+)
+
+// mineScope looks up memdiag's PSI series of one scope.
+func mineScope(s Series, key string) func(res string, full bool) []float64 {
+	return func(res string, full bool) []float64 {
+		for _, sig := range signal.Catalogue {
+			if sig.PSI != nil && sig.PSI.Resource == res && sig.PSI.Full == full {
+				return s[exposition.SignalMetric(sig)][key]
+			}
+		}
+		return nil
+	}
+}
+
+// psiAt is the PSI snapshot at step i from the totals get returns (in
+// seconds); nil when memory has no value there.
+func psiAt(get func(res string, full bool) []float64, i int) *psi.Snapshot {
+	line := func(res string, full bool) (psi.Line, bool) {
+		v := at(get(res, full), i)
+		if math.IsNaN(v) {
 			return psi.Line{}, false
 		}
-		return psi.Line{Total: time.Duration(v[i] * float64(time.Second))}, true
+		return psi.Line{Total: time.Duration(v * float64(time.Second))}, true
 	}
 	var snap psi.Snapshot
 	for _, res := range []string{"memory", "io", "cpu"} {
-		some, ok := line(res, "waiting")
+		some, ok := line(res, false)
 		if !ok {
 			continue
 		}
 		r := &psi.Resource{Some: some}
-		if full, ok := line(res, "stalled"); ok {
+		if full, ok := line(res, true); ok {
 			r.Full = &full
 		}
 		switch res {
@@ -266,7 +303,7 @@ func (d *Data) vmstatSeries(s Series) (*vmSeries, string) {
 				missing = append(missing, c)
 			}
 		}
-		if len(missing) > 0 && len(s[exposition.SignalMetric(signal.DirectReclaim)]) == 0 {
+		if len(missing) > 0 && s[exposition.SignalMetric(signal.DirectReclaim)][hostKey] == nil {
 			return vs, "node_exporter's vmstat collector did not export " + strings.Join(missing, ", ") +
 				": its default --collector.vmstat.fields keeps only faults and swap; add pgscan_.*|workingset_.* (docs/fleet.md), else direct reclaim and refaults are unknown"
 		}
@@ -284,7 +321,7 @@ func (d *Data) vmstatSeries(s Series) (*vmSeries, string) {
 	}
 	for _, sig := range signal.Catalogue {
 		c, ok := back[sig]
-		v := s[exposition.SignalMetric(sig)][""]
+		v := s[exposition.SignalMetric(sig)][hostKey]
 		if !ok || v == nil {
 			continue
 		}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/exposition"
-	"github.com/memdiag/memdiag/signal"
 )
 
 func TestAlignNamesTheSharedJobOnce(t *testing.T) {
@@ -61,16 +60,16 @@ func TestRecordingFromMemdiagMetrics(t *testing.T) {
 	nan := math.NaN()
 	d := &Data{URL: "http://prom:9090", Step: time.Second, Times: []time.Time{t0, t0.Add(time.Second), t0.Add(2 * time.Second)},
 		Hosts: map[string]Series{"web-2": {
-			exposition.Samples: {"": {10, 11, 12}},
-			"memdiag_pressure_memory_waiting_seconds_total": {"": {1.5, 1.75, 2}},
-			"memdiag_pressure_memory_stalled_seconds_total": {"": {0.5, 0.5, nan}},
-			exposition.FileLRUBytes:                         {"": {8 << 20, 4 << 20, 4 << 20}},
-			exposition.SignalMetric(signal.DirectReclaim):   {"": {0, 4096 * 10, 4096 * 25}},
-			exposition.UnitReadBytes:                        {`unit="cron.service"`: {100, 600, 600}, `unit="none"`: {0, 0, 7}},
-			exposition.UnitWrittenBytes:                     {`unit="cron.service"`: {0, 50, 50}},
-			exposition.JobInfo:                              {`periodic_job="cron.d/x:1",schedule="25 6 * * *",source="cron",unit=""`: {1, 1, 1}},
-			exposition.JobPeriod:                            {`periodic_job="cron.d/x:1"`: {86400, 86400, 86400}},
-			exposition.HostInfo:                             {`host="web-2",kernel="6.1.0",time_zone="Europe/Berlin",version="x"`: {1, 1, 1}},
+			exposition.Samples:                      {"": {10, 11, 12}},
+			"memdiag_psi_memory_some_seconds_total": {hostKey: {1.5, 1.75, 2}, cgroupKey: {0.25, 0.5, 0.75}},
+			"memdiag_psi_memory_full_seconds_total": {hostKey: {0.5, 0.5, nan}},
+			"memdiag_file_lru_bytes":                {hostKey: {8 << 20, 4 << 20, 4 << 20}},
+			"memdiag_direct_reclaim_bytes_total":    {hostKey: {0, 4096 * 10, 4096 * 25}},
+			exposition.UnitReadBytes:                {`unit="cron.service"`: {100, 600, 600}, `unit="none"`: {0, 0, 7}},
+			exposition.UnitWrittenBytes:             {`unit="cron.service"`: {0, 50, 50}},
+			exposition.JobInfo:                      {`periodic_job="cron.d/x:1",schedule="25 6 * * *",source="cron",unit=""`: {1, 1, 1}},
+			exposition.JobPeriod:                    {`periodic_job="cron.d/x:1"`: {86400, 86400, 86400}},
+			exposition.HostInfo:                     {`host="web-2",kernel="6.1.0",time_zone="Europe/Berlin",version="x"`: {1, 1, 1}},
 		}}}
 	h := d.Recording("web-2")
 	rec := h.Rec
@@ -80,6 +79,9 @@ func TestRecordingFromMemdiagMetrics(t *testing.T) {
 	s1, s2 := rec.Samples[1], rec.Samples[2]
 	if got := s1.PSI.Memory.Some.Total; got != 1750*time.Millisecond {
 		t.Errorf("memory some total %s, want 1.75s", got)
+	}
+	if got := s1.CgroupPSI.Memory.Some.Total; got != 500*time.Millisecond {
+		t.Errorf("cgroup memory some total %s, want 0.5s", got)
 	}
 	if s2.PSI.Memory.Full != nil {
 		t.Errorf("a missing full value became %v", s2.PSI.Memory.Full)

@@ -8,9 +8,9 @@ import (
 
 	"github.com/memdiag/memdiag/internal/english"
 
-	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/signal"
 )
 
 // Scope says whose signals a gate judges.
@@ -181,7 +181,7 @@ func Evaluate(h *record.Header, samples []record.Sample, scope Scope, ths []*Thr
 // point is one interval's (or sample's) value of a metric.
 type point struct {
 	start, end time.Time
-	delta      float64 // counter delta, stall µs; or the EWMA for KindAvg
+	delta      float64 // the signal's delta in its unit (pages, events), stall in ns; or the EWMA for KindAvg
 	dt         time.Duration
 }
 
@@ -271,11 +271,11 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 		}
 		return s.PSI
 	}
-	counters := func(s *record.Sample) *lru.VMStat {
+	reading := func(s *record.Sample) *signal.Reading {
 		if scope.Cgroup != "" {
-			return s.CgroupVMStat
+			return s.CgroupReading(nil)
 		}
-		return s.VMStat
+		return s.Reading(nil)
 	}
 	line := func(s *record.Sample) *psi.Line {
 		r := psiOf(s).Get(m.Resource)
@@ -323,18 +323,12 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 		if dt <= 0 {
 			continue
 		}
-		var d float64
-		if m.Signal == nil {
-			la, lb := line(a), line(b)
-			if la == nil || lb == nil || lb.Total < la.Total {
-				continue
-			}
-			d = float64(lb.Total - la.Total) // ns
-		} else {
-			var ok bool
-			if d, ok = m.Signal.Delta(counters(a), counters(b)); !ok {
-				continue
-			}
+		d, ok := m.Signal.Between(reading(a), reading(b))
+		if !ok {
+			continue
+		}
+		if m.Signal.Unit == signal.Seconds {
+			d = math.Round(d * 1e9) // whole ns, as the kernel counts (µs), summed exactly
 		}
 		pts = append(pts, point{start: a.Time, end: b.Time, delta: d, dt: dt})
 	}
@@ -349,9 +343,9 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 func missingReason(samples []record.Sample, scope Scope, m *Metric) string {
 	var what string
 	switch {
-	case m.Signal == nil && scope.Cgroup != "":
+	case m.Resource != "" && scope.Cgroup != "":
 		what = fmt.Sprintf("no %s PSI (%s.pressure, %q line) for %s", m.Resource, m.Resource, lineName(m), scope)
-	case m.Signal == nil:
+	case m.Resource != "":
 		what = fmt.Sprintf("no %s PSI (/proc/pressure/%s, %q line)", m.Resource, m.Resource, lineName(m))
 	case scope.Cgroup != "":
 		what = fmt.Sprintf("no %s counter for %s (cgroup v2 memory.stat/memory.events, or on a hybrid host the v1 memory group of the same path; v1 has no pgscan, pgsteal or swap counters per group)", m.CounterName, scope)

@@ -62,8 +62,9 @@ type Metric struct {
 	Full     bool   // the "full" line, else "some"
 	Avg      int    // 10, 60 or 300 for KindAvg
 
-	// Signal is the catalogue entry of a counter metric (nil for PSI):
-	// the one definition analyze and mem use too.
+	// Signal is the catalogue entry the metric judges (nil for a PSI
+	// average, which is the kernel's EWMA read as it is): the one
+	// definition analyze and mem use too.
 	Signal *signal.Signal
 	// CounterName names the counters in messages ("pswpout").
 	CounterName string
@@ -140,23 +141,26 @@ var metrics = buildMetrics()
 
 func buildMetrics() []*Metric {
 	var ms []*Metric
-	for _, res := range []string{"memory", "io", "cpu"} {
-		for _, line := range []string{"some", "full"} {
-			full := line == "full"
-			p := res + "." + line + "."
-			for _, avg := range []int{10, 60, 300} {
-				ms = append(ms, &Metric{Name: p + "avg" + strconv.Itoa(avg), Kind: KindAvg, Resource: res, Full: full, Avg: avg,
-					Doc: fmt.Sprintf("peak of the kernel's %d s average over the run, percent", avg)})
-			}
-			ms = append(ms,
-				&Metric{Name: p + "stall", Kind: KindStall, Resource: res, Full: full,
-					Doc: "share of wall time stalled over the whole run, from the total counter"},
-				&Metric{Name: p + "total", Kind: KindTotal, Resource: res, Full: full,
-					Doc: "time stalled over the whole run"})
+	// A PSI line gives five metrics: the kernel's three averages, the
+	// catalogue entry's stall share (its Gate name) and its total.
+	for _, sig := range signal.Catalogue {
+		if sig.PSI == nil {
+			continue
 		}
+		res, full := sig.PSI.Resource, sig.PSI.Full
+		p := strings.TrimSuffix(sig.Gate, "stall")
+		for _, avg := range []int{10, 60, 300} {
+			ms = append(ms, &Metric{Name: p + "avg" + strconv.Itoa(avg), Kind: KindAvg, Resource: res, Full: full, Avg: avg,
+				Doc: fmt.Sprintf("peak of the kernel's %d s average over the run, percent", avg)})
+		}
+		ms = append(ms,
+			&Metric{Name: sig.Gate, Kind: KindStall, Resource: res, Full: full, Signal: sig,
+				Doc: "share of wall time stalled over the whole run, from the total counter"},
+			&Metric{Name: p + "total", Kind: KindTotal, Resource: res, Full: full, Signal: sig,
+				Doc: "time stalled over the whole run"})
 	}
 	for _, sig := range signal.Catalogue {
-		if sig.Gate == "" {
+		if sig.Gate == "" || sig.PSI != nil {
 			continue
 		}
 		m := &Metric{Name: sig.Gate, Signal: sig, CounterName: strings.Join(sig.Counters, ", ")}
@@ -193,7 +197,7 @@ func LookupMetric(name string) *Metric {
 var validMetricsText = func() string {
 	names := []string{"{memory,io,cpu}.{some,full}.{avg10,avg60,avg300,stall,total}"}
 	for _, sig := range signal.Catalogue {
-		if sig.Gate != "" {
+		if sig.Gate != "" && sig.PSI == nil {
 			names = append(names, sig.Gate)
 		}
 	}

@@ -75,6 +75,51 @@ type Cgroup struct {
 	// UnreclaimableBytes is anon + shmem: what the group cannot give back
 	// without swapping it out (anon and tmpfs pages only leave RAM to swap).
 	UnreclaimableBytes uint64 `json:"unreclaimable_bytes"`
+	// UnevictableBytes is v2 unevictable, v1 total_unevictable: mlocked
+	// pages and ramfs, which no reclaim and no swap can take (they are
+	// also counted in anon or file).
+	UnevictableBytes uint64 `json:"unevictable_bytes"`
+
+	// Kernel memory charged to the group, where the kernel gives it.
+	// KernelBytes is v2 memory.stat kernel (5.18+; before it, the sum of
+	// kernel_stack, pagetables, percpu, sock, vmalloc and slab) or v1
+	// memory.kmem.usage_in_bytes; nil when the kernel does not say.
+	KernelBytes *uint64 `json:"kernel_bytes,omitempty"`
+	// SlabReclaimableBytes and SlabUnreclaimableBytes are v2 memory.stat
+	// slab_reclaimable and slab_unreclaimable (5.9+); v1 memory.stat has no
+	// slab figures (memory.kmem.slabinfo lists caches, not bytes), so nil.
+	SlabReclaimableBytes   *uint64 `json:"slab_reclaimable_bytes,omitempty"`
+	SlabUnreclaimableBytes *uint64 `json:"slab_unreclaimable_bytes,omitempty"`
+
+	// Protections: memory the kernel leaves alone while reclaiming on
+	// behalf of others. MinBytes is v2 memory.min (never reclaimed),
+	// LowBytes v2 memory.low (reclaimed only when nothing unprotected is
+	// left); nil when 0 or absent. SoftLimitBytes is v1
+	// memory.soft_limit_in_bytes (under host pressure the group is
+	// reclaimed down to it first); nil when unlimited.
+	MinBytes       *uint64 `json:"min_bytes,omitempty"`
+	LowBytes       *uint64 `json:"low_bytes,omitempty"`
+	SoftLimitBytes *uint64 `json:"soft_limit_bytes,omitempty"`
+	// SwapLimitBytes is how much the group may keep in swap: v2
+	// memory.swap.max, v1 memory.memsw.limit_in_bytes − the memory limit
+	// (memsw bounds memory + swap); nil when unlimited.
+	SwapLimitBytes *uint64 `json:"swap_limit_bytes,omitempty"`
+	// Swappiness is v1 memory.swappiness (0: the group's own reclaim never
+	// swaps anon); nil on v2, where the group follows vm.swappiness.
+	Swappiness *uint64 `json:"swappiness,omitempty"`
+
+	// SwapRoomBytes is how much of the group's anon and shmem swap could
+	// still take: the free swap of the host (/proc/meminfo SwapFree), at
+	// most the group's swap allowance left (v2 memory.swap.max −
+	// memory.swap.current; v1 memsw.limit − memsw.usage), 0 with v1
+	// swappiness 0.
+	SwapRoomBytes uint64 `json:"swap_room_bytes"`
+	// PinnedBytes is what reclaim cannot take from the group now: anon +
+	// shmem beyond SwapRoomBytes, plus unreclaimable kernel memory (v2:
+	// kernel − slab_reclaimable; v1: none counted, the kernel does not split
+	// kmem). Against the limit it is the room the group really has.
+	PinnedBytes uint64 `json:"pinned_bytes"`
+
 	// Sources names, for each figure above that comes from the kernel,
 	// the file and field it was read from ("memory.stat total_rss"), keyed
 	// by the figure's JSON name.
@@ -109,13 +154,18 @@ func (c *Collector) Cgroups() ([]Cgroup, error) {
 	base := filepath.Join(c.root, "sys/fs/cgroup")
 	var out []Cgroup
 	var err error
+	// The host's free swap bounds what any group can swap out.
+	var swapFree *uint64
+	if mi, err := c.fs.Meminfo(); err == nil && mi.SwapFreeBytes != nil {
+		swapFree = mi.SwapFreeBytes
+	}
 	switch {
 	case hasController(base, "memory"):
-		out, err = walk(base, func(dir, rel string) (Cgroup, bool, error) { return readV2(dir, rel) })
+		out, err = walk(base, func(dir, rel string) (Cgroup, bool, error) { return readV2(dir, rel, swapFree) })
 	case exists(filepath.Join(base, "memory/memory.usage_in_bytes")):
 		unified := filepath.Join(base, "unified")
 		out, err = walk(filepath.Join(base, "memory"), func(dir, rel string) (Cgroup, bool, error) {
-			return readV1(dir, rel, filepath.Join(unified, rel))
+			return readV1(dir, rel, filepath.Join(unified, rel), swapFree)
 		})
 	default:
 		return nil, &UnavailableError{Path: base, Need: "a memory cgroup hierarchy (cgroup v2 with the memory controller, or v1 memory/)"}
@@ -169,7 +219,7 @@ func walk(top string, read func(dir, rel string) (Cgroup, bool, error)) ([]Cgrou
 
 // readV2 reads one v2 group; ok is false for a directory without
 // memory.current (the root group).
-func readV2(dir, rel string) (Cgroup, bool, error) {
+func readV2(dir, rel string, swapFree *uint64) (Cgroup, bool, error) {
 	cg := Cgroup{Path: rel, Version: 2}
 	cur, ok, err := readUint(filepath.Join(dir, "memory.current"))
 	if err != nil || !ok {
@@ -195,8 +245,43 @@ func readV2(dir, rel string) (Cgroup, bool, error) {
 	cg.MappedBytes, cg.DirtyBytes, cg.WritebackBytes = st["file_mapped"], st["file_dirty"], st["file_writeback"]
 	cg.SockBytes = st["sock"]
 	cg.ActiveFileBytes, cg.InactiveFileBytes = st["active_file"], st["inactive_file"]
+	cg.UnevictableBytes = st["unevictable"]
+	kernelSrc := "memory.stat kernel"
+	if v, ok := st["kernel"]; ok {
+		cg.KernelBytes = &v
+	} else if _, ok := st["kernel_stack"]; ok {
+		var v uint64
+		for _, k := range []string{"kernel_stack", "pagetables", "percpu", "sock", "vmalloc", "slab_reclaimable", "slab_unreclaimable"} {
+			v += st[k]
+		}
+		cg.KernelBytes = &v
+		kernelSrc = "memory.stat kernel_stack + pagetables + percpu + sock + vmalloc + slab_reclaimable + slab_unreclaimable"
+	}
+	if v, ok := st["slab_reclaimable"]; ok {
+		cg.SlabReclaimableBytes = &v
+	}
+	if v, ok := st["slab_unreclaimable"]; ok {
+		cg.SlabUnreclaimableBytes = &v
+	}
+	for _, f := range []struct {
+		file string
+		dst  **uint64
+	}{{"memory.min", &cg.MinBytes}, {"memory.low", &cg.LowBytes}, {"memory.swap.max", &cg.SwapLimitBytes}} {
+		v, err := readLimit(filepath.Join(dir, f.file))
+		if err != nil {
+			return cg, false, err
+		}
+		if v != nil && (*v > 0 || f.file == "memory.swap.max") {
+			*f.dst = v
+		}
+	}
 	cg.Sources = map[string]string{
-		"usage_bytes": "memory.current", "limit_bytes": "memory.max", "high_bytes": "memory.high",
+		"kernel_bytes": kernelSrc, "slab_reclaimable_bytes": "memory.stat slab_reclaimable",
+		"slab_unreclaimable_bytes": "memory.stat slab_unreclaimable", "unevictable_bytes": "memory.stat unevictable",
+		"min_bytes": "memory.min", "low_bytes": "memory.low", "swap_limit_bytes": "memory.swap.max",
+		"swap_room_bytes": "min(/proc/meminfo SwapFree, memory.swap.max − memory.swap.current)",
+		"pinned_bytes":    "anon + shmem − swap room + (memory.stat kernel − slab_reclaimable)",
+		"usage_bytes":     "memory.current", "limit_bytes": "memory.max", "high_bytes": "memory.high",
 		"swap_bytes": "memory.swap.current", "anon_bytes": "memory.stat anon", "file_bytes": "memory.stat file",
 		"shmem_bytes": "memory.stat shmem", "active_file_bytes": "memory.stat active_file",
 		"inactive_file_bytes": "memory.stat inactive_file", "dirty_bytes": "memory.stat file_dirty",
@@ -216,13 +301,18 @@ func readV2(dir, rel string) (Cgroup, bool, error) {
 	if cg.PSI, err = readPSI(filepath.Join(dir, "memory.pressure")); err != nil {
 		return cg, false, err
 	}
-	judge(&cg)
+	var swapLeft *uint64
+	if cg.SwapLimitBytes != nil {
+		v := sub(*cg.SwapLimitBytes, deref(cg.SwapBytes))
+		swapLeft = &v
+	}
+	judge(&cg, swapFree, swapLeft)
 	return cg, true, nil
 }
 
 // readV1 reads one v1 memory group; v2dir is the v2 group of the same path
 // on a hybrid host, where its memory.pressure lives.
-func readV1(dir, rel, v2dir string) (Cgroup, bool, error) {
+func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 	cg := Cgroup{Path: rel, Version: 1}
 	u, ok, err := readUint(filepath.Join(dir, "memory.usage_in_bytes"))
 	if err != nil || !ok {
@@ -266,8 +356,48 @@ func readV1(dir, rel, v2dir string) (Cgroup, bool, error) {
 	cg.AnonBytes, cg.FileBytes, cg.ShmemBytes = pick("rss"), pick("cache"), pick("shmem")
 	cg.MappedBytes, cg.DirtyBytes, cg.WritebackBytes = pick("mapped_file"), pick("dirty"), pick("writeback")
 	cg.ActiveFileBytes, cg.InactiveFileBytes = pick("active_file"), pick("inactive_file")
+	cg.UnevictableBytes = pick("unevictable")
+	if v, ok, err := readUint(filepath.Join(dir, "memory.kmem.usage_in_bytes")); err != nil {
+		return cg, false, err
+	} else if ok {
+		cg.KernelBytes = &v
+	}
+	if v, ok, err := readUint(filepath.Join(dir, "memory.soft_limit_in_bytes")); err != nil {
+		return cg, false, err
+	} else if ok && v < v1Unlimited {
+		cg.SoftLimitBytes = &v
+	}
+	if v, ok, err := readUint(filepath.Join(dir, "memory.swappiness")); err != nil {
+		return cg, false, err
+	} else if ok {
+		cg.Swappiness = &v
+	}
+	memsw, hasMemsw := st["hierarchical_memsw_limit"]
+	if l, ok, err := readUint(filepath.Join(dir, "memory.memsw.limit_in_bytes")); err != nil {
+		return cg, false, err
+	} else if ok && (!hasMemsw || l < memsw) {
+		memsw, hasMemsw = l, true
+	}
+	memswUsage, hasMemswUsage, err := readUint(filepath.Join(dir, "memory.memsw.usage_in_bytes"))
+	if err != nil {
+		return cg, false, err
+	}
+	if hasMemsw && memsw < v1Unlimited && cg.LimitBytes != nil {
+		v := sub(memsw, *cg.LimitBytes)
+		cg.SwapLimitBytes = &v
+	}
+	var swapLeft *uint64 // memsw bounds memory + swap: what is left of it
+	if hasMemsw && memsw < v1Unlimited && hasMemswUsage {
+		v := sub(memsw, memswUsage)
+		swapLeft = &v
+	}
 	cg.Sources = map[string]string{
-		"usage_bytes": "memory.usage_in_bytes", "limit_bytes": "min(memory.limit_in_bytes, memory.stat hierarchical_memory_limit)",
+		"kernel_bytes": "memory.kmem.usage_in_bytes", "unevictable_bytes": "memory.stat total_unevictable",
+		"soft_limit_bytes": "memory.soft_limit_in_bytes", "swappiness": "memory.swappiness",
+		"swap_limit_bytes": "min(memory.memsw.limit_in_bytes, memory.stat hierarchical_memsw_limit) − limit",
+		"swap_room_bytes":  "min(/proc/meminfo SwapFree, memsw limit − memory.memsw.usage_in_bytes); 0 with memory.swappiness 0",
+		"pinned_bytes":     "total_rss + total_shmem − swap room (v1 does not split kmem into reclaimable and not)",
+		"usage_bytes":      "memory.usage_in_bytes", "limit_bytes": "min(memory.limit_in_bytes, memory.stat hierarchical_memory_limit)",
 		"swap_bytes": "memory.stat total_swap", "anon_bytes": "memory.stat total_rss", "file_bytes": "memory.stat total_cache",
 		"shmem_bytes": "memory.stat total_shmem", "active_file_bytes": "memory.stat total_active_file",
 		"inactive_file_bytes": "memory.stat total_inactive_file", "dirty_bytes": "memory.stat total_dirty",
@@ -293,16 +423,41 @@ func readV1(dir, rel, v2dir string) (Cgroup, bool, error) {
 	if cg.PSI, err = readPSI(filepath.Join(v2dir, "memory.pressure")); err != nil {
 		return cg, false, err
 	}
-	judge(&cg)
+	judge(&cg, swapFree, swapLeft)
 	return cg, true, nil
 }
 
 // judge sets CacheBytes, WorkingSetBytes, UnreclaimableBytes,
-// NearLimit, MostlyCache and Note.
-func judge(cg *Cgroup) {
+// SwapRoomBytes, PinnedBytes, NearLimit, MostlyCache and Note. swapFree
+// is the host's free swap, swapLeft the group's swap allowance left (nil:
+// unlimited).
+func judge(cg *Cgroup, swapFree, swapLeft *uint64) {
 	cg.CacheBytes = sub(cg.FileBytes, cg.ShmemBytes)
 	cg.WorkingSetBytes = sub(cg.UsageBytes, cg.InactiveFileBytes)
 	cg.UnreclaimableBytes = cg.AnonBytes + cg.ShmemBytes
+	room := deref(swapFree)
+	if swapFree == nil && cg.Sources != nil {
+		cg.Sources["swap_room_bytes"] += " (SwapFree unreadable: taken as 0)"
+	}
+	if swapLeft != nil {
+		room = min(room, *swapLeft)
+	}
+	if cg.Swappiness != nil && *cg.Swappiness == 0 {
+		room = 0
+	}
+	cg.SwapRoomBytes = room
+	defer func() {
+		if p := protections(cg); p != "" {
+			if cg.Note != "" {
+				cg.Note += "; "
+			}
+			cg.Note += p
+		}
+	}()
+	cg.PinnedBytes = cg.UnreclaimableBytes - min(cg.UnreclaimableBytes, room)
+	if cg.Version == 2 && cg.KernelBytes != nil {
+		cg.PinnedBytes += sub(*cg.KernelBytes, deref(cg.SlabReclaimableBytes))
+	}
 	cache := cg.CacheBytes
 	cg.MostlyCache = cg.UsageBytes > 0 && float64(cache) >= MostlyCacheShare*float64(cg.UsageBytes)
 	// Without the group's PSI, say what to watch instead.
@@ -337,10 +492,8 @@ func judge(cg *Cgroup) {
 		}
 		return
 	}
-	// What the group cannot give back without swap, against its limit.
-	unrecl := fmt.Sprintf("%s of anon + shmem not reclaimable without swap (anon %s, shmem %s: %s of the limit)",
-		FormatBytes(cg.UnreclaimableBytes), FormatBytes(cg.AnonBytes), FormatBytes(cg.ShmemBytes),
-		percent(cg.UnreclaimableBytes, *cg.LimitBytes))
+	// What the group cannot give back, against its limit.
+	unrecl := pinnedText(cg)
 	ws := fmt.Sprintf("working set (usage − inactive file) %s", FormatBytes(cg.WorkingSetBytes))
 	if cg.MostlyCache && stalls {
 		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable), %s, %s; but %s: reclaiming it stalls the group's tasks, its working set does not fit the limit",
@@ -352,8 +505,50 @@ func judge(cg *Cgroup) {
 			percent(cg.UsageBytes, *cg.LimitBytes), FormatBytes(cache), unrecl, ws, psiText)
 		return
 	}
-	cg.Note = fmt.Sprintf("%s of its limit, mostly %s; cache %s, %s: the next allocations reclaim the cache, swap, or OOM-kill; %s",
+	cg.Note = fmt.Sprintf("%s of its limit, mostly anon/shmem: %s; cache %s, %s: the next allocations reclaim the cache, swap, or OOM-kill; %s",
 		percent(cg.UsageBytes, *cg.LimitBytes), unrecl, FormatBytes(cache), ws, psiText)
+}
+
+// pinnedText says what reclaim cannot take from a group at its limit:
+// anon and shmem beyond what swap can take, and unreclaimable kernel
+// memory, against the limit.
+func pinnedText(cg *Cgroup) string {
+	var swap string
+	switch {
+	case cg.SwapRoomBytes == 0 && cg.Swappiness != nil && *cg.Swappiness == 0:
+		swap = "swap can take none (memory.swappiness 0)"
+	case cg.SwapRoomBytes == 0 && cg.SwapLimitBytes != nil && *cg.SwapLimitBytes <= deref(cg.SwapBytes):
+		swap = fmt.Sprintf("swap can take none (its swap allowance of %s is used)", FormatBytes(deref(cg.SwapLimitBytes)))
+	case cg.SwapRoomBytes == 0:
+		swap = "swap can take none (no free swap)"
+	default:
+		swap = fmt.Sprintf("swap can take %s", FormatBytes(cg.SwapRoomBytes))
+	}
+	kern := ""
+	if k := cg.PinnedBytes + min(cg.UnreclaimableBytes, cg.SwapRoomBytes) - cg.UnreclaimableBytes; k > 0 {
+		kern = fmt.Sprintf(" (%s of it unreclaimable kernel memory)", FormatBytes(k))
+	}
+	return fmt.Sprintf("anon %s + shmem %s not reclaimable without swap, %s: %s cannot be reclaimed%s, %s of the limit",
+		FormatBytes(cg.AnonBytes), FormatBytes(cg.ShmemBytes), swap, FormatBytes(cg.PinnedBytes), kern,
+		percent(cg.PinnedBytes, *cg.LimitBytes))
+}
+
+// protections says which reclaim protections the group has, "" if none.
+func protections(cg *Cgroup) string {
+	var p []string
+	if cg.MinBytes != nil {
+		p = append(p, "memory.min "+FormatBytes(*cg.MinBytes)+" (never reclaimed below it)")
+	}
+	if cg.LowBytes != nil {
+		p = append(p, "memory.low "+FormatBytes(*cg.LowBytes)+" (reclaimed below it only when nothing unprotected is left)")
+	}
+	if cg.SoftLimitBytes != nil {
+		p = append(p, "memory.soft_limit_in_bytes "+FormatBytes(*cg.SoftLimitBytes)+" (under host pressure reclaimed down to it first)")
+	}
+	if len(p) == 0 {
+		return ""
+	}
+	return "protections: " + strings.Join(p, ", ")
 }
 
 func deref(p *uint64) uint64 {

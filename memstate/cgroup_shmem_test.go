@@ -14,7 +14,7 @@ import (
 const host618Shmem = "testdata/host618-shmem/sys/fs/cgroup/memory/memdiag-mem-shmemfix"
 
 func TestCgroupV1CacheAndShmem(t *testing.T) {
-	cg, ok, err := readV1(host618Shmem, "/memdiag-mem-shmemfix", filepath.Join(t.TempDir(), "none"))
+	cg, ok, err := readV1(host618Shmem, "/memdiag-mem-shmemfix", filepath.Join(t.TempDir(), "none"), u64(0))
 	if err != nil || !ok {
 		t.Fatalf("readV1 = %v, %v", ok, err)
 	}
@@ -30,9 +30,11 @@ func TestCgroupV1CacheAndShmem(t *testing.T) {
 		CacheBytes:         132075520 - 39800832, // 88.0 MiB
 		WorkingSetBytes:    132202496 - 92274688, // 38.1 MiB
 		UnreclaimableBytes: 0 + 39800832,
-		Failcnt:            u64(241), OOMKills: u64(0),
+		// SwapFree passed as 0: the tmpfs pages stay.
+		PinnedBytes: 39800832,
+		Failcnt:     u64(241), OOMKills: u64(0),
 		NearLimit: true, MostlyCache: true,
-		Note: "98 % of its limit, mostly page cache (88.0 MiB, reclaimable), 38.0 MiB of anon + shmem not reclaimable without swap (anon 0 B, shmem 38.0 MiB: 30 % of the limit), working set (usage − inactive file) 38.1 MiB: fine unless reclaiming it stalls the group's tasks; no memory.pressure for it (a v1 group without a v2 twin): watch memory.failcnt and its refaults instead",
+		Note: "98 % of its limit, mostly page cache (88.0 MiB, reclaimable), anon 0 B + shmem 38.0 MiB not reclaimable without swap, swap can take none (no free swap): 38.0 MiB cannot be reclaimed, 30 % of the limit, working set (usage − inactive file) 38.1 MiB: fine unless reclaiming it stalls the group's tasks; no memory.pressure for it (a v1 group without a v2 twin): watch memory.failcnt and its refaults instead",
 	}
 	if d := cmp.Diff(want, cg, ignoreSources); d != "" {
 		t.Errorf("readV1 (-want +got):\n%s", d)
@@ -54,7 +56,7 @@ func TestCgroupV1CacheAndShmem(t *testing.T) {
 	// The host verdict names the tmpfs part, not only the cache.
 	v := Verdict{}
 	v.explain([]Cgroup{cg}, OOMReport{}, time.UTC)
-	if want := "/memdiag-mem-shmemfix (98 % of its limit, mostly reclaimable cache, but 38.0 MiB of anon/shmem is not)"; !strings.Contains(v.Sentence, want) {
+	if want := "/memdiag-mem-shmemfix (98 % of its limit, mostly reclaimable cache, but 38.0 MiB cannot be reclaimed (anon 0 B + shmem 38.0 MiB, swap can take 0 B): 30 % of the limit)"; !strings.Contains(v.Sentence, want) {
 		t.Errorf("Sentence = %q, want it to contain %q", v.Sentence, want)
 	}
 }
@@ -75,5 +77,66 @@ func TestCgroupV2Sources(t *testing.T) {
 		if cgs[0].Sources[field] != src {
 			t.Errorf("Sources[%q] = %q, want %q", field, cgs[0].Sources[field], src)
 		}
+	}
+}
+
+// TestCgroupV1KmemAndProtections reads a real v1 group of this CI host
+// with a memsw limit, a soft limit, kernel memory and tmpfs data
+// (testdata/SOURCE, host618-protfix).
+func TestCgroupV1KmemAndProtections(t *testing.T) {
+	const dir = "testdata/host618-protfix/sys/fs/cgroup/memory/memdiag-mem-protfix"
+	cg, ok, err := readV1(dir, "/memdiag-mem-protfix", filepath.Join(t.TempDir(), "none"), u64(0)) // meminfo SwapFree 0 kB
+	if err != nil || !ok {
+		t.Fatalf("readV1 = %v, %v", ok, err)
+	}
+	want := Cgroup{
+		Path: "/memdiag-mem-protfix", Version: 1,
+		UsageBytes: 94396416, LimitBytes: u64(128 << 20), SwapBytes: u64(0),
+		FileBytes: 92311552, ShmemBytes: 25165824, // the 24 MiB written to the tmpfs
+		ActiveFileBytes: 28672, InactiveFileBytes: 67117056,
+		DirtyBytes:         67117056, // the 64 MiB file, just written
+		CacheBytes:         92311552 - 25165824,
+		WorkingSetBytes:    94396416 - 67117056,
+		UnreclaimableBytes: 25165824,
+		KernelBytes:        u64(1900544),           // memory.kmem.usage_in_bytes
+		SoftLimitBytes:     u64(64 << 20),          // memory.soft_limit_in_bytes
+		SwapLimitBytes:     u64(160<<20 - 128<<20), // memsw.limit − limit
+		Swappiness:         u64(60),
+		// No free swap: the tmpfs pages cannot leave; v1 kmem is not split,
+		// so it is not counted.
+		SwapRoomBytes: 0, PinnedBytes: 25165824,
+		Failcnt: u64(0), OOMKills: u64(0),
+		MostlyCache: true,
+		Note:        "protections: memory.soft_limit_in_bytes 64.0 MiB (under host pressure reclaimed down to it first)",
+	}
+	if d := cmp.Diff(want, cg, ignoreSources); d != "" {
+		t.Errorf("readV1 (-want +got):\n%s", d)
+	}
+	for field, src := range map[string]string{
+		"kernel_bytes":     "memory.kmem.usage_in_bytes",
+		"soft_limit_bytes": "memory.soft_limit_in_bytes",
+		"swap_limit_bytes": "min(memory.memsw.limit_in_bytes, memory.stat hierarchical_memsw_limit) − limit",
+		"pinned_bytes":     "total_rss + total_shmem − swap room (v1 does not split kmem into reclaimable and not)",
+	} {
+		if cg.Sources[field] != src {
+			t.Errorf("Sources[%q] = %q, want %q", field, cg.Sources[field], src)
+		}
+	}
+	// Near its limit with 20 MiB of free swap on the host, only the
+	// group's 32 MiB swap allowance less what memsw already holds
+	// (167772160 − 94212096) bounds what swap can take.
+	cg.UsageBytes = 125 << 20
+	judge(&cg, u64(20<<20), u64(167772160-94212096))
+	if cg.SwapRoomBytes != 20<<20 || cg.PinnedBytes != 25165824-20<<20 {
+		t.Errorf("SwapRoomBytes, PinnedBytes = %d, %d; want %d, %d", cg.SwapRoomBytes, cg.PinnedBytes, 20<<20, 25165824-20<<20)
+	}
+	if want := "anon 0 B + shmem 24.0 MiB not reclaimable without swap, swap can take 20.0 MiB: 4.0 MiB cannot be reclaimed, 3 % of the limit"; !strings.Contains(cg.Note, want) {
+		t.Errorf("Note = %q, want it to contain %q", cg.Note, want)
+	}
+	zero := uint64(0)
+	cg.Swappiness = &zero
+	judge(&cg, u64(20<<20), nil)
+	if cg.PinnedBytes != 25165824 || !strings.Contains(cg.Note, "swap can take none (memory.swappiness 0)") {
+		t.Errorf("swappiness 0: PinnedBytes %d, Note %q", cg.PinnedBytes, cg.Note)
 	}
 }

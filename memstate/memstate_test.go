@@ -180,7 +180,10 @@ func TestCgroupsV1Hybrid(t *testing.T) {
 			ActiveFileBytes: 852910080, InactiveFileBytes: 620478464,
 			WorkingSetBytes:    1611669504 - 620478464, // usage − total_inactive_file
 			UnreclaimableBytes: 121446400 + 17457152,   // total_rss + total_shmem
-			Failcnt:            u64(0),
+			UnevictableBytes:   20369408,               // total_unevictable
+			// No swap on the host (SwapFree 0): all anon and shmem stays.
+			PinnedBytes: 121446400 + 17457152,
+			Failcnt:     u64(0),
 			PSI: &psi.Resource{
 				Some: psi.Line{Avg10: 0.17, Avg60: 0.41, Avg300: 0.17, Total: 795019 * time.Microsecond},
 				Full: &psi.Line{Avg10: 0.14, Avg60: 0.28, Avg300: 0.10, Total: 548285 * time.Microsecond},
@@ -192,13 +195,14 @@ func TestCgroupsV1Hybrid(t *testing.T) {
 			LimitBytes: u64(64 << 20), SwapBytes: u64(0),
 			AnonBytes: 21114880, FileBytes: 44040192, CacheBytes: 44040192,
 			InactiveFileBytes: 44040192, WorkingSetBytes: 65687552 - 44040192, UnreclaimableBytes: 21114880,
-			Failcnt: u64(1015), OOMKills: u64(0),
+			PinnedBytes: 21114880,
+			Failcnt:     u64(1015), OOMKills: u64(0),
 			PSI: &psi.Resource{
 				Some: psi.Line{Avg10: 0.24, Avg60: 0.23, Avg300: 0.06, Total: 218663 * time.Microsecond},
 				Full: &psi.Line{Avg10: 0.24, Avg60: 0.23, Avg300: 0.06, Total: 212173 * time.Microsecond},
 			},
 			NearLimit: true, MostlyCache: true,
-			Note: "98 % of its limit, mostly page cache (42.0 MiB, reclaimable), 20.1 MiB of anon + shmem not reclaimable without swap (anon 20.1 MiB, shmem 0 B: 31 % of the limit), working set (usage − inactive file) 20.6 MiB: fine unless reclaiming it stalls the group's tasks; its memory PSI is some avg10=0.24 %",
+			Note: "98 % of its limit, mostly page cache (42.0 MiB, reclaimable), anon 20.1 MiB + shmem 0 B not reclaimable without swap, swap can take none (no free swap): 20.1 MiB cannot be reclaimed, 31 % of the limit, working set (usage − inactive file) 20.6 MiB: fine unless reclaiming it stalls the group's tasks; its memory PSI is some avg10=0.24 %",
 		},
 	}
 	if d := cmp.Diff(want, cgs, ignoreSources); d != "" {
@@ -222,8 +226,12 @@ func TestCgroupsV2(t *testing.T) {
 		AnonBytes: 10895360, FileBytes: 14278656, ShmemBytes: 0, MappedBytes: 9904128, CacheBytes: 14278656,
 		ActiveFileBytes: 11796480, InactiveFileBytes: 2482176,
 		WorkingSetBytes: 26591232 - 2482176, UnreclaimableBytes: 10895360,
-		Events:   map[string]uint64{"low": 0, "high": 0, "max": 3, "oom": 0, "oom_kill": 0, "oom_group_kill": 0},
-		OOMKills: u64(0), MostlyCache: true,
+		UnevictableBytes: 4096, KernelBytes: u64(1409024),
+		SlabReclaimableBytes: u64(220088), SlabUnreclaimableBytes: u64(479392), // slab 699480
+		// host618's meminfo (no swap): anon stays, with kernel − slab_reclaimable.
+		PinnedBytes: 10895360 + 1409024 - 220088,
+		Events:      map[string]uint64{"low": 0, "high": 0, "max": 3, "oom": 0, "oom_kill": 0, "oom_group_kill": 0},
+		OOMKills:    u64(0), MostlyCache: true,
 	}}
 	if d := cmp.Diff(want, cgs, ignoreSources); d != "" {
 		t.Errorf("Cgroups (-want +got):\n%s", d)
@@ -233,29 +241,29 @@ func TestCgroupsV2(t *testing.T) {
 func TestJudge(t *testing.T) {
 	// A v2 group at 95 % of a 64 MiB limit filled by anon memory.
 	cg := Cgroup{Path: "/a", Version: 2, UsageBytes: 61 << 20, LimitBytes: u64(64 << 20), AnonBytes: 58 << 20, FileBytes: 3 << 20}
-	judge(&cg)
+	judge(&cg, nil, nil)
 	if !cg.NearLimit || cg.MostlyCache {
 		t.Errorf("NearLimit, MostlyCache = %v, %v; want true, false", cg.NearLimit, cg.MostlyCache)
 	}
-	if !strings.Contains(cg.Note, "mostly 58.0 MiB of anon + shmem not reclaimable without swap (anon 58.0 MiB, shmem 0 B: 91 % of the limit); cache 3.0 MiB") || !strings.Contains(cg.Note, "no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead") {
+	if !strings.Contains(cg.Note, "mostly anon/shmem: anon 58.0 MiB + shmem 0 B not reclaimable without swap, swap can take none (no free swap): 58.0 MiB cannot be reclaimed, 91 % of the limit; cache 3.0 MiB") || !strings.Contains(cg.Note, "no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead") {
 		t.Errorf("Note = %q", cg.Note)
 	}
 	// Mostly cache, but the group's PSI says its tasks stall on reclaim.
 	cg = Cgroup{UsageBytes: 63 << 20, LimitBytes: u64(64 << 20), AnonBytes: 3 << 20, FileBytes: 60 << 20,
 		PSI: &psi.Resource{Some: psi.Line{Avg10: 2.17}}}
-	judge(&cg)
-	if want := "98 % of its limit, mostly page cache (60.0 MiB, reclaimable), 3.0 MiB of anon + shmem not reclaimable without swap (anon 3.0 MiB, shmem 0 B: 5 % of the limit), working set (usage − inactive file) 63.0 MiB; but its memory PSI is some avg10=2.17 %: reclaiming it stalls the group's tasks, its working set does not fit the limit"; cg.Note != want {
+	judge(&cg, nil, nil)
+	if want := "98 % of its limit, mostly page cache (60.0 MiB, reclaimable), anon 3.0 MiB + shmem 0 B not reclaimable without swap, swap can take none (no free swap): 3.0 MiB cannot be reclaimed, 5 % of the limit, working set (usage − inactive file) 63.0 MiB; but its memory PSI is some avg10=2.17 %: reclaiming it stalls the group's tasks, its working set does not fit the limit"; cg.Note != want {
 		t.Errorf("Note = %q, want %q", cg.Note, want)
 	}
 	// Shmem is file in memory.stat but not reclaimable cache.
 	cg = Cgroup{UsageBytes: 60 << 20, LimitBytes: u64(64 << 20), FileBytes: 50 << 20, ShmemBytes: 40 << 20}
-	judge(&cg)
+	judge(&cg, nil, nil)
 	if cg.MostlyCache {
 		t.Errorf("a group of shmem is not mostly cache: %+v", cg)
 	}
 	// 89 % of the limit is not within 10 % of it.
 	cg = Cgroup{UsageBytes: 89, LimitBytes: u64(100)}
-	judge(&cg)
+	judge(&cg, nil, nil)
 	if cg.NearLimit {
 		t.Errorf("89 of 100 flagged near limit")
 	}

@@ -68,9 +68,14 @@ func TestCgroupsV2UML61(t *testing.T) {
 			AnonBytes: 5414912, FileBytes: 27627520, MappedBytes: 1265664, CacheBytes: 27627520,
 			ActiveFileBytes: 1028096, InactiveFileBytes: 26587136,
 			WorkingSetBytes: 33464320 - 26587136, UnreclaimableBytes: 5414912,
+			// memory.stat kernel and slab_*; memory.min/low 0, swap.max "max".
+			KernelBytes: u64(483328), SlabReclaimableBytes: u64(322840), SlabUnreclaimableBytes: u64(23144),
+			// SwapFree 65276 KiB; anon all swappable, so what stays is
+			// kernel − slab_reclaimable = 483328 − 322840.
+			SwapRoomBytes: 65276 << 10, PinnedBytes: 160488,
 			Events: noEvents(0, 22369, 0, 0), OOMKills: u64(0),
 			NearLimit: true, MostlyCache: true,
-			Note: "100 % of its limit, mostly page cache (26.3 MiB, reclaimable), 5.2 MiB of anon + shmem not reclaimable without swap (anon 5.2 MiB, shmem 0 B: 16 % of the limit), working set (usage − inactive file) 6.6 MiB: fine unless reclaiming it stalls the group's tasks; no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead",
+			Note: "100 % of its limit, mostly page cache (26.3 MiB, reclaimable), anon 5.2 MiB + shmem 0 B not reclaimable without swap, swap can take 63.7 MiB: 156.7 KiB cannot be reclaimed (156.7 KiB of it unreclaimable kernel memory), 0 % of the limit, working set (usage − inactive file) 6.6 MiB: fine unless reclaiming it stalls the group's tasks; no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead",
 		},
 		{
 			// memory.max 24 MiB, memory.high 20 MiB, a 40 MiB anon hog:
@@ -80,6 +85,8 @@ func TestCgroupsV2UML61(t *testing.T) {
 			AnonBytes: 19263488, FileBytes: 1011712, MappedBytes: 937984, CacheBytes: 1011712,
 			ActiveFileBytes: 598016, InactiveFileBytes: 413696,
 			WorkingSetBytes: 20754432 - 413696, UnreclaimableBytes: 19263488,
+			KernelBytes: u64(237568), SlabReclaimableBytes: u64(4344), SlabUnreclaimableBytes: u64(23144),
+			SwapRoomBytes: 65276 << 10, PinnedBytes: 237568 - 4344,
 			Events: noEvents(84, 0, 0, 0), OOMKills: u64(0),
 			NearHigh: true,
 			Note:     "99 % of its memory.high (20.0 MiB): the kernel throttles its allocations and reclaims it there (memory.events high=84), 23.0 MiB of it swapped out; no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead",
@@ -88,7 +95,11 @@ func TestCgroupsV2UML61(t *testing.T) {
 			// Its tail was OOM-killed; what is left is kernel memory.
 			Path: "/memdiag-oom", Version: 2, UsageBytes: 12288, WorkingSetBytes: 12288,
 			LimitBytes: u64(32 << 20), SwapBytes: u64(0),
-			Events: noEvents(0, 69, 1, 1), OOMKills: u64(1),
+			// memory.swap.max 0: swap can take nothing from this group.
+			SwapLimitBytes: u64(0), SwapRoomBytes: 0,
+			KernelBytes: u64(4096), SlabReclaimableBytes: u64(792), SlabUnreclaimableBytes: u64(3264),
+			PinnedBytes: 4096 - 792,
+			Events:      noEvents(0, 69, 1, 1), OOMKills: u64(1),
 			Note: "1 OOM kill in this group since it was made (memory.events oom_kill); now 0 % of its limit",
 		},
 	}
@@ -192,7 +203,7 @@ func TestBuildExplainsCgroupsAndKills(t *testing.T) {
 	}
 	r := Build(time.Unix(1796131900, 0).UTC(), snap, snap, h, nil, ProcScan{}, cgs, KernelLog{Source: "/dev/kmsg", Kills: kills})
 	for _, want := range []string{
-		" 2 cgroups near the limit: /memdiag-cache (100 % of its limit, mostly reclaimable cache, but 5.2 MiB of anon/shmem is not), /memdiag-anon (99 % of its memory.high, mostly anon/shmem: 18.4 MiB not reclaimable without swap).",
+		" 2 cgroups near the limit: /memdiag-cache (100 % of its limit, mostly reclaimable cache, but 156.7 KiB cannot be reclaimed (anon 5.2 MiB + shmem 0 B, swap can take 63.7 MiB): 0 % of the limit), /memdiag-anon (99 % of its memory.high, mostly anon/shmem: 227.8 KiB cannot be reclaimed (anon 18.4 MiB + shmem 0 B, swap can take 63.7 MiB): 1 % of the memory.high).",
 		// 1796131835 + 17.07 s = 2026-12-01 13:30:52 UTC
 		" The kernel log has 2 OOM kills (1 at cgroup limits, 1 with the host or a cpuset/mempolicy out of memory); the last tail (PID 846) in / at 2026-12-01 13:30:52 UTC.",
 	} {

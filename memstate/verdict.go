@@ -110,14 +110,19 @@ func (v *Verdict) explain(cgs []Cgroup, oom OOMReport, loc *time.Location) {
 			continue
 		}
 		// Name what cannot be reclaimed even when the rest is cache.
-		what := fmt.Sprintf("mostly anon/shmem: %s not reclaimable without swap", FormatBytes(c.UnreclaimableBytes))
-		if c.MostlyCache {
-			what = fmt.Sprintf("mostly reclaimable cache, but %s of anon/shmem is not", FormatBytes(c.UnreclaimableBytes))
-		}
 		of := "limit"
 		lim := c.LimitBytes
 		if !c.NearLimit {
 			of, lim = "memory.high", c.HighBytes
+		}
+		// Pinned: anon and shmem swap cannot take, and unreclaimable
+		// kernel memory.
+		pinned := fmt.Sprintf("%s cannot be reclaimed (anon %s + shmem %s, swap can take %s): %s of the %s",
+			FormatBytes(c.PinnedBytes), FormatBytes(c.AnonBytes), FormatBytes(c.ShmemBytes), FormatBytes(c.SwapRoomBytes),
+			percent(c.PinnedBytes, *lim), of)
+		what := "mostly anon/shmem: " + pinned
+		if c.MostlyCache {
+			what = "mostly reclaimable cache, but " + pinned
 		}
 		near = append(near, fmt.Sprintf("%s (%s of its %s, %s)", c.Path, percent(c.UsageBytes, *lim), of, what))
 	}

@@ -48,9 +48,11 @@ func TestActivityAndAssess(t *testing.T) {
 		StallSome: &zero, StallFull: &zero,      // PSI totals did not move
 		RefaultPages: 1176542 - 1176257, // workingset_refault_file; _anon stayed 1601
 		MajorFaults:  3005 - 3002,
-		// Every catalogue signal; all its counters exist on 6.18, so
-		// each is known. Only refaults and major faults moved.
+		// Every catalogue signal of /proc/vmstat and
+		// /proc/pressure/memory; all exist on 6.18, so each is known.
+		// Only refaults and major faults moved.
 		Signals: map[string]float64{
+			"psi_memory_some": 0, "psi_memory_full": 0,
 			"direct_reclaim": 0, "limit_reclaim": 0, "alloc_reclaim": 0, "kswapd_reclaim": 0,
 			"refault_file": 1176542 - 1176257, "refault_anon": 0, "workingset_activate": 0,
 			"major_faults": 3005 - 3002, "allocstalls": 0, "swap_in": 0, "swap_out": 0, "oom_kills": 0,

@@ -22,6 +22,15 @@ type Snapshot struct {
 	PSI    *psi.Resource `json:"psi,omitempty"` // nil without PSI (kernel < 4.20, psi=0)
 }
 
+// reading is the snapshot as the signal catalogue reads it.
+func (s Snapshot) reading() *signal.Reading {
+	r := &signal.Reading{VMStat: s.VMStat}
+	if s.PSI != nil {
+		r.PSI = &psi.Snapshot{Memory: s.PSI}
+	}
+	return r
+}
+
 // Snapshot reads /proc/vmstat and /proc/pressure/memory once, stamping it
 // with now. Missing PSI is not an error: PSI stays nil and the
 // *psi.UnavailableError is returned in missing.
@@ -95,8 +104,9 @@ func NewActivity(prev, cur Snapshot) Activity {
 	}
 	// Every count is a catalogue signal's delta (package signal), the
 	// same definition analyze and gate use; an unknown one is 0 here.
+	rp, rc := prev.reading(), cur.reading()
 	d := func(sig *signal.Signal) uint64 {
-		x, ok := sig.Delta(prev.VMStat, cur.VMStat)
+		x, ok := sig.Between(rp, rc)
 		if !ok {
 			return 0
 		}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/signal"
 )
 
@@ -97,63 +97,42 @@ func Intervals(h *Header, samples []Sample) []Interval {
 
 // Between derives the Interval from prev to cur.
 func Between(h *Header, prev, cur *Sample) Interval {
-	ps := 4096.0
-	if h != nil && h.PageSize > 0 {
-		ps = float64(h.PageSize)
-	}
+	ps := float64(h.pageSize())
 	dt := cur.Time.Sub(prev.Time)
 	iv := Interval{Start: prev.Time, End: cur.Time, Dt: dt}
 	secs := dt.Seconds()
-	share := func(a, b *psi.Snapshot, res string, full bool) float64 {
-		ra, rb := a.Get(res), b.Get(res)
-		if ra == nil || rb == nil {
-			return nan
-		}
-		la, lb := &ra.Some, &rb.Some
-		if full {
-			if ra.Full == nil || rb.Full == nil {
-				return nan
-			}
-			la, lb = ra.Full, rb.Full
-		}
-		s, ok := psi.StallShare(*la, *lb, dt)
-		if !ok {
-			return nan
-		}
-		return s
-	}
-	iv.MemSome = share(prev.PSI, cur.PSI, "memory", false)
-	iv.MemFull = share(prev.PSI, cur.PSI, "memory", true)
-	iv.IOSome = share(prev.PSI, cur.PSI, "io", false)
-	iv.IOFull = share(prev.PSI, cur.PSI, "io", true)
-	iv.CPUSome = share(prev.PSI, cur.PSI, "cpu", false)
-	iv.CgMemSome = share(prev.CgroupPSI, cur.CgroupPSI, "memory", false)
-	iv.CgMemFull = share(prev.CgroupPSI, cur.CgroupPSI, "memory", true)
-	iv.CgIOSome = share(prev.CgroupPSI, cur.CgroupPSI, "io", false)
+	hp, hc := prev.Reading(h), cur.Reading(h)
+	cp, cc := prev.CgroupReading(h), cur.CgroupReading(h)
+	iv.MemSome = signal.PSIMemorySome.PerSec(hp, hc, dt)
+	iv.MemFull = signal.PSIMemoryFull.PerSec(hp, hc, dt)
+	iv.IOSome = signal.PSIIOSome.PerSec(hp, hc, dt)
+	iv.IOFull = signal.PSIIOFull.PerSec(hp, hc, dt)
+	iv.CPUSome = signal.PSICPUSome.PerSec(hp, hc, dt)
+	iv.CgMemSome = signal.PSIMemorySome.PerSec(cp, cc, dt)
+	iv.CgMemFull = signal.PSIMemoryFull.PerSec(cp, cc, dt)
+	iv.CgIOSome = signal.PSIIOSome.PerSec(cp, cc, dt)
 	iv.MemSomeAvg10 = nan
 	if m := cur.PSI.Get("memory"); m != nil {
 		iv.MemSomeAvg10 = m.Some.Avg10
 	}
 
-	iv.FileLRUBytes, iv.FileLRUDeltaBytes, iv.AnonLRUBytes = nan, nan, nan
-	iv.MemAvailableBytes, iv.DirtyBytes = nan, nan
-	if f, ok := cur.Meminfo.FileLRU(); ok {
-		iv.FileLRUBytes = float64(f)
-		if p, ok := prev.Meminfo.FileLRU(); ok {
-			iv.FileLRUDeltaBytes = float64(f) - float64(p)
+	level := func(sig *signal.Signal) float64 {
+		if v, ok := sig.Value(hc); ok {
+			return v
 		}
+		return nan
 	}
-	if a, ok := cur.Meminfo.AnonLRU(); ok {
-		iv.AnonLRUBytes = float64(a)
+	iv.FileLRUBytes, iv.FileLRUDeltaBytes = level(signal.FileLRU), nan
+	if d, ok := signal.FileLRU.Between(hp, hc); ok {
+		iv.FileLRUDeltaBytes = d
 	}
-	if cur.Meminfo != nil {
-		iv.MemAvailableBytes = gauge(cur.Meminfo.MemAvailable)
-		iv.DirtyBytes = gauge(cur.Meminfo.Dirty)
-	}
+	iv.AnonLRUBytes = level(signal.AnonLRU)
+	iv.MemAvailableBytes = level(signal.MemAvailable)
+	iv.DirtyBytes = level(signal.Dirty)
 
 	iv.signals = make([]float64, len(signal.Catalogue))
 	for i, sig := range signal.Catalogue {
-		iv.signals[i] = sig.PerSec(prev.VMStat, cur.VMStat, dt)
+		iv.signals[i] = sig.PerSec(hp, hc, dt)
 	}
 	iv.PgscanDirectPerSec = iv.PerSec(signal.DirectReclaim)
 	iv.LimitReclaimPerSec = iv.PerSec(signal.LimitReclaim)
@@ -167,9 +146,13 @@ func Between(h *Header, prev, cur *Sample) Interval {
 	iv.SwapInBytesPerSec = iv.PerSec(signal.SwapIn) * ps
 	iv.SwapOutBytesPerSec = iv.PerSec(signal.SwapOut) * ps
 	iv.OOMKills = nan
-	if d, ok := signal.OOMKills.Delta(prev.VMStat, cur.VMStat); ok {
+	if d, ok := signal.OOMKills.Between(hp, hc); ok {
 		iv.OOMKills = d
 	}
+	iv.DiskReadBytesPerSec = iv.PerSec(signal.DiskRead)
+	iv.DiskWriteBytesPerSec = iv.PerSec(signal.DiskWritten)
+	iv.DiskIOPS = iv.PerSec(signal.DiskIOs)
+	iv.DiskIOTimePerSec = iv.PerSec(signal.DiskIOTime)
 	iv.PgstealDirectPerSec, iv.PgstealKswapdPerSec, iv.ReclaimScanPerSec = nan, nan, nan
 	if prev.VMStat != nil && cur.VMStat != nil && secs > 0 {
 		if d, ok := counterDelta(prev.VMStat.PgstealDirect, cur.VMStat.PgstealDirect); ok {
@@ -185,53 +168,49 @@ func Between(h *Header, prev, cur *Sample) Interval {
 		}
 	}
 
-	iv.DiskReadBytesPerSec, iv.DiskWriteBytesPerSec, iv.DiskIOPS = nan, nan, nan
-	iv.DiskBusy, iv.DiskIOTimePerSec = nan, nan
+	// The busiest device's share of time with I/O in flight: a maximum
+	// over devices, not a sum, so not a catalogue counter.
+	iv.DiskBusy = nan
 	if len(cur.Disks) > 0 && len(prev.Disks) > 0 && secs > 0 {
 		byName := make(map[string]int, len(prev.Disks))
 		for i := range prev.Disks {
 			byName[prev.Disks[i].Name] = i
 		}
-		var rd, wr, ios, wt float64
-		busy, seen := 0.0, false
 		for i := range cur.Disks {
-			c := &cur.Disks[i]
-			j, ok := byName[c.Name]
+			j, ok := byName[cur.Disks[i].Name]
 			if !ok {
 				continue
 			}
-			p := &prev.Disks[j]
-			if c.ReadBytes < p.ReadBytes || c.WriteBytes < p.WriteBytes || c.IOTicks < p.IOTicks ||
-				c.TimeInQueue < p.TimeInQueue || c.Reads < p.Reads || c.Writes < p.Writes {
+			r, ok := diskio.DiskRates(prev.Disks[j], cur.Disks[i], dt)
+			if !ok {
 				continue // device reset or replaced
 			}
-			seen = true
-			rd += float64(c.ReadBytes - p.ReadBytes)
-			wr += float64(c.WriteBytes - p.WriteBytes)
-			ios += float64(c.Reads - p.Reads + c.Writes - p.Writes)
-			wt += float64(c.TimeInQueue - p.TimeInQueue)
-			b := float64(c.IOTicks-p.IOTicks) / float64(dt)
-			if b > 1 {
-				b = 1
+			if !Known(iv.DiskBusy) || r.Busy > iv.DiskBusy {
+				iv.DiskBusy, iv.DiskBusyDevice = r.Busy, r.Name
 			}
-			if b > busy || iv.DiskBusyDevice == "" {
-				busy, iv.DiskBusyDevice = b, c.Name
-			}
-		}
-		if seen {
-			iv.DiskReadBytesPerSec, iv.DiskWriteBytesPerSec, iv.DiskIOPS = rd/secs, wr/secs, ios/secs
-			iv.DiskBusy, iv.DiskIOTimePerSec = busy, wt/float64(dt)
 		}
 	}
 	return iv
 }
 
-func gauge(p *uint64) float64 {
-	if p == nil {
-		return nan
-	}
-	return float64(*p)
-}
-
 // counterDelta is signal.CounterDelta.
 func counterDelta(prev, cur *uint64) (float64, bool) { return signal.CounterDelta(prev, cur) }
+
+// Reading is the sample's host files as the signal catalogue reads them.
+func (s *Sample) Reading(h *Header) *signal.Reading {
+	return &signal.Reading{VMStat: s.VMStat, Meminfo: s.Meminfo, PSI: s.PSI, Disks: s.Disks, PageSize: h.pageSize()}
+}
+
+// CgroupReading is the --cgroup group's files as the signal catalogue
+// reads them: its pressure files and its memory.stat counters.
+func (s *Sample) CgroupReading(h *Header) *signal.Reading {
+	return &signal.Reading{VMStat: s.CgroupVMStat, PSI: s.CgroupPSI, PageSize: h.pageSize()}
+}
+
+// pageSize is the recording's page size, 4096 when the header lacks it.
+func (h *Header) pageSize() int {
+	if h == nil || h.PageSize <= 0 {
+		return 4096
+	}
+	return h.PageSize
+}

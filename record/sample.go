@@ -62,7 +62,7 @@ type Header struct {
 	ClockTicks     int                 `json:"clock_ticks"`    // USER_HZ; converts *_ticks fields
 	Root           string              `json:"root,omitempty"` // filesystem root the collectors read, "/" normally
 	Cgroup         string              `json:"cgroup,omitempty"`
-	Command        []string            `json:"command,omitempty"`      // the --exec command
+	Command        []string            `json:"command,omitempty"`      // the command watch wrapped (after --)
 	CommandStart   time.Time           `json:"command_start,omitzero"` // when watch started Command (just before its exec); anchors hey's offsets
 	Probe          string              `json:"probe,omitempty"`        // --probe URL
 	LatencyFile    string              `json:"latency_file,omitempty"` // --latency file

@@ -1,7 +1,7 @@
 // Package redact is memdiag's one redaction policy: what counts as a
 // secret in a command line, a URL, an HTTP header or free text, and how
 // it is replaced ("***"). It is applied to everything that leaves the
-// process — the recording's header (cron and unit commands, the --exec
+// process — the recording's header (cron and unit commands, the wrapped
 // command, the --probe URL), samples and events (process command lines),
 // every report and every error — unless the user opts out (--no-redact).
 package redact

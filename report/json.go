@@ -136,6 +136,9 @@ type jsonCulprit struct {
 	BytesPerEpisode   uint64                   `json:"bytes_per_episode"`
 	Evidence          []string                 `json:"evidence"`
 	Advice            []string                 `json:"advice"`
+	// Missing (kind unknown): what the recording lacked to name the
+	// cause (correlate.Missing).
+	Missing []correlate.Missing `json:"missing,omitempty"`
 	// Proof is the structured evidence the confidence is computed from
 	// (correlate.Proof; docs/analyze.md gives the formula).
 	Proof *correlate.Proof `json:"proof"`
@@ -239,7 +242,7 @@ func toJSON(r correlate.Result) jsonResult {
 			FiringsMatched:  c.FiringsMatched, Firings: c.Firings, FiringShare: share(c.FiringsMatched, c.Firings),
 			PeriodS:  c.Period.Seconds(),
 			Episodes: nonNil(c.Episodes), Processes: nonNil(c.Processes), BytesPerEpisode: c.BytesPerEpisode,
-			Evidence: nonNil(c.Evidence), Advice: Advice(c), Proof: c.Proof}
+			Evidence: nonNil(c.Evidence), Advice: Advice(c), Missing: c.Missing, Proof: c.Proof}
 		if jb := c.Job; jb != nil {
 			jc.Source, jc.Unit, jc.Command, jc.Schedule, jc.File = string(jb.Source), jb.Unit, jb.Command, jb.Schedule, jb.File
 		}

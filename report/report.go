@@ -275,5 +275,30 @@ func Advice(c *correlate.Culprit) []string {
 			fmt.Sprintf("limit its I/O%s (IOWeight=, IOWriteBandwidthMax=, or ionice -c3), or move its data to another disk", unit),
 		}
 	}
-	return []string{"record again as root so per-process I/O and process starts are collected; they name what runs on this schedule"}
+	return unknownAdvice(c)
+}
+
+// unknownAdvice follows what the recording lacked (Culprit.Missing).
+func unknownAdvice(c *correlate.Culprit) []string {
+	var out []string
+	for _, m := range c.Missing {
+		switch m {
+		case correlate.MissingProcesses:
+			out = append(out, "record again as root so per-process I/O and process starts are collected; they name what runs on this schedule")
+		case correlate.MissingIOAccess:
+			out = append(out, "record again as root (or with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH): most processes' /proc/PID/io was unreadable, so their I/O is missing")
+		case correlate.MissingEvents:
+			out = append(out, "record again with process events from the kernel (watch --events on, as root): a job that starts and ends between two samples is otherwise missing")
+		case correlate.MissingEpisodes:
+			n := 2 * c.EpisodesExplained
+			out = append(out, fmt.Sprintf("record longer (at least %d recurrences, %s): the recorded processes did the episodes' I/O, but too few episodes to rule out chance",
+				n, correlate.FormatDuration(time.Duration(n)*c.Period)))
+		case correlate.MissingIO:
+			out = append(out, "no recorded process did the I/O or took the memory of these episodes: look at who holds memory while they last (`memdiag mem`), at the cgroup's other tasks and at the kernel's own reclaim (kswapd)")
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "no timer, cron job or process explains this schedule")
+	}
+	return out
 }

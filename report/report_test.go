@@ -296,3 +296,24 @@ func TestTimelineStampsLikeWatch(t *testing.T) {
 		t.Errorf("live row %q does not start with the interval's end 12:34:00", live)
 	}
 }
+
+// The advice for a recurrence nobody explains follows what the recording
+// lacked: "record again as root" only when it has no per-process data.
+func TestAdviceUnknownFollowsWhatIsMissing(t *testing.T) {
+	for _, c := range []struct {
+		missing []correlate.Missing
+		want    string // a phrase the advice must hold
+		root    bool   // whether it may say "as root"
+	}{
+		{[]correlate.Missing{correlate.MissingProcesses}, "record again as root so per-process I/O", true},
+		{[]correlate.Missing{correlate.MissingIO}, "no recorded process did the I/O", false},
+		{[]correlate.Missing{correlate.MissingEpisodes}, "record longer (at least 10 recurrences, 1m40s)", false},
+		{[]correlate.Missing{correlate.MissingIOAccess}, "/proc/PID/io was unreadable", true},
+	} {
+		cu := correlate.Culprit{Kind: correlate.KindUnknown, Name: "unknown", Period: 10 * time.Second, EpisodesExplained: 5, Missing: c.missing}
+		got := strings.Join(Advice(&cu), "\n")
+		if !strings.Contains(got, c.want) || !c.root && strings.Contains(got, "as root") {
+			t.Errorf("missing %v: advice %q; want %q, as root %v", c.missing, got, c.want, c.root)
+		}
+	}
+}

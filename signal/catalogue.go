@@ -16,26 +16,81 @@
 // allocating task because its cgroup reached memory.max/memory.high/
 // limit_in_bytes. They are two entries, never one number under one name.
 //
+// Every entry also says what a Prometheus exposition needs: [Signal.Kind]
+// (counter or gauge), [Signal.BaseUnit] (bytes, seconds or none) and
+// [Signal.BaseValue] (the current value in that unit). A metric name is
+// derived from Name and BaseUnit, never spelled elsewhere.
+//
 // Sources: /proc/vmstat, mapped across kernel versions by package lru
 // (https://docs.kernel.org/admin-guide/mm/concepts.html, mm/vmstat.c,
-// mm/vmscan.c, mm/workingset.c).
+// mm/vmscan.c, mm/workingset.c); /proc/pressure/* and a cgroup's
+// *.pressure (https://docs.kernel.org/accounting/psi.html);
+// /proc/meminfo (https://docs.kernel.org/filesystems/proc.html);
+// /proc/diskstats (https://docs.kernel.org/admin-guide/iostats.html).
 package signal
 
 import (
 	"math"
 	"time"
 
+	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/psi"
 )
 
-// Unit is what one unit of a signal's per-interval delta counts.
+// Unit is what one unit of a signal's value or per-interval delta counts.
 type Unit string
 
-// Units of a delta. A rate is the delta per second ("pages/s").
+// Units of a value or delta. A rate is the delta per second ("pages/s").
 const (
-	Pages  Unit = "pages"  // pages of the host page size (Header.PageSize)
-	Events Unit = "events" // occurrences (faults, stalls, kills)
+	Pages   Unit = "pages"   // pages of the host page size (Reading.PageSize)
+	Events  Unit = "events"  // occurrences (faults, stalls, kills, I/O requests)
+	Seconds Unit = "seconds" // time (stall time, weighted I/O time)
+	Bytes   Unit = "bytes"
 )
+
+// Kind is whether a signal's value only grows (a counter, judged by its
+// change between samples) or goes up and down (a gauge, read as it is):
+// the Prometheus metric type.
+type Kind int
+
+// Kinds.
+const (
+	Counter Kind = iota // cumulative since boot; Delta and PerSec are its change
+	Gauge               // a level at the sample; Delta is its change, may be negative
+)
+
+func (k Kind) String() string {
+	if k == Gauge {
+		return "gauge"
+	}
+	return "counter"
+}
+
+// Reading is one sample of the kernel files the catalogue reads, for one
+// scope: the host (/proc) or a cgroup (its *.pressure files and the
+// counters of its memory.stat in VMStat's meanings). A nil part was not
+// read; the signals that need it are unknown.
+type Reading struct {
+	VMStat   *lru.VMStat
+	Meminfo  *lru.Meminfo
+	PSI      *psi.Snapshot
+	Disks    []diskio.Disk
+	PageSize int // bytes per page; 4096 if 0
+}
+
+func (r *Reading) pageSize() float64 {
+	if r == nil || r.PageSize <= 0 {
+		return 4096
+	}
+	return float64(r.PageSize)
+}
+
+// PSILine names the /proc/pressure line a PSI signal reads.
+type PSILine struct {
+	Resource string // "memory", "io", "cpu"
+	Full     bool   // the "full" line, else "some"
+}
 
 // Aggregate says how a signal is judged over a whole run, for gate: its
 // rate (delta per second of wall time) or its total.
@@ -47,8 +102,8 @@ const (
 	Total                  // Σdelta; for Pages, converted to bytes
 )
 
-// Signal is one derived quantity: an amount per interval computed from
-// two samples' cumulative /proc/vmstat counters.
+// Signal is one quantity memdiag reads or derives from the kernel: a
+// counter whose change between two samples is judged, or a gauge.
 type Signal struct {
 	// Name is the signal's stable key ("direct_reclaim"): JSON keys,
 	// flags and test names derive from it. Never renamed.
@@ -70,42 +125,133 @@ type Signal struct {
 	Doc string
 	// Kernel is the kernel source file that counts it; URL its document.
 	Kernel, URL string
+	// Kind is counter or gauge (the Prometheus type).
+	Kind Kind
+	// Source is the file read, as on the host: "/proc/vmstat".
+	Source string
+	// PSI is the pressure line of a PSI signal, nil for the others.
+	PSI *PSILine
 
-	delta func(prev, cur *lru.VMStat) (float64, bool)
+	// value is the signal's current value in Unit (a counter's since
+	// boot); delta, when set, replaces value(cur)−value(prev) for a
+	// counter (a difference of differences clamped at 0, devices matched
+	// by name). maxRate > 0 caps PerSec (a stall share cannot pass 1).
+	value   func(r *Reading) (float64, bool)
+	delta   func(prev, cur *Reading) (float64, bool)
+	maxRate float64
 }
 
-// Delta is the signal's amount between two /proc/vmstat samples, in
-// [Signal.Unit]. ok is false when either sample lacks a counter the signal
-// needs (kernel too old, collector unavailable) or a counter went
-// backwards (reset, a different boot): unknown, never zero.
+// Value is the signal's value in one reading, in [Signal.Unit]: a
+// counter's total since boot, a gauge's level. ok is false when the
+// reading lacks what the signal needs.
+func (s *Signal) Value(r *Reading) (float64, bool) {
+	if r == nil || s.value == nil {
+		return 0, false
+	}
+	return s.value(r)
+}
+
+// BaseUnit is the Prometheus base unit of [Signal.BaseValue]: "bytes"
+// for Pages and Bytes, "seconds" for Seconds, "" for Events (a count).
+func (s *Signal) BaseUnit() string {
+	switch s.Unit {
+	case Pages, Bytes:
+		return "bytes"
+	case Seconds:
+		return "seconds"
+	}
+	return ""
+}
+
+// BaseValue is Value in [Signal.BaseUnit]: pages times the reading's page
+// size, everything else as it is.
+func (s *Signal) BaseValue(r *Reading) (float64, bool) {
+	v, ok := s.Value(r)
+	if ok && s.Unit == Pages {
+		v *= r.pageSize()
+	}
+	return v, ok
+}
+
+// Between is the signal's change from prev to cur, in [Signal.Unit]. ok
+// is false when either reading lacks what the signal needs (kernel too
+// old, collector unavailable) or a counter went backwards (reset, a
+// different boot): unknown, never zero. A gauge's change may be negative.
+func (s *Signal) Between(prev, cur *Reading) (float64, bool) {
+	if prev == nil || cur == nil {
+		return 0, false
+	}
+	if s.delta != nil {
+		return s.delta(prev, cur)
+	}
+	a, okA := s.Value(prev)
+	b, okB := s.Value(cur)
+	if !okA || !okB || (s.Kind == Counter && b < a) {
+		return 0, false
+	}
+	return b - a, true
+}
+
+// Delta is Between for two /proc/vmstat samples alone (the host's or a
+// cgroup's counters); signals that read other files are unknown.
 func (s *Signal) Delta(prev, cur *lru.VMStat) (float64, bool) {
 	if prev == nil || cur == nil {
 		return 0, false
 	}
-	return s.delta(prev, cur)
+	return s.Between(&Reading{VMStat: prev}, &Reading{VMStat: cur})
 }
 
-// PerSec is Delta divided by dt in seconds, NaN when unknown or dt ≤ 0.
-func (s *Signal) PerSec(prev, cur *lru.VMStat, dt time.Duration) float64 {
-	d, ok := s.Delta(prev, cur)
+// PerSec is Between divided by dt in seconds, NaN when unknown or dt ≤ 0.
+// A stall share is capped at 1 (the jitter between reading the file and
+// taking the timestamp).
+func (s *Signal) PerSec(prev, cur *Reading, dt time.Duration) float64 {
+	d, ok := s.Between(prev, cur)
 	if !ok || dt <= 0 {
 		return math.NaN()
 	}
-	return d / dt.Seconds()
+	r := d / dt.Seconds()
+	if s.maxRate > 0 && r > s.maxRate {
+		r = s.maxRate
+	}
+	return r
 }
 
-// JSONKey is the key of the signal's rate in JSON output:
-// "<name>_<unit>_per_s" (STYLE.md §5: units in field names).
-func (s *Signal) JSONKey() string { return s.Name + "_" + string(s.Unit) + "_per_s" }
+// JSONKey is the key of the signal in JSON output (STYLE.md §5: units in
+// field names): a counter's rate "<name>_<unit>_per_s" (a stall share
+// "<name>_share"), a gauge's level "<name>_<unit>".
+func (s *Signal) JSONKey() string {
+	switch {
+	case s.Kind == Gauge:
+		return s.Name + "_" + string(s.Unit)
+	case s.maxRate == 1:
+		return s.Name + "_share"
+	}
+	return s.Name + "_" + string(s.Unit) + "_per_s"
+}
 
-// RateUnit is the rate's unit as printed: "pages/s", "events/s".
-func (s *Signal) RateUnit() string { return string(s.Unit) + "/s" }
+// RateUnit is the rate's unit as printed: "pages/s", "events/s", "B/s",
+// "s/s"; "share" (0..1 of wall time) for a stall share.
+func (s *Signal) RateUnit() string {
+	switch {
+	case s.maxRate == 1:
+		return "share"
+	case s.Unit == Bytes:
+		return "B/s"
+	case s.Unit == Seconds:
+		return "s/s"
+	}
+	return string(s.Unit) + "/s"
+}
 
 // Catalogue lists every signal, in the order views show them.
 var Catalogue = []*Signal{
+	PSIMemorySome, PSIMemoryFull, PSIIOSome, PSIIOFull, PSICPUSome, PSICPUFull,
 	DirectReclaim, LimitReclaim, AllocReclaim, KswapdReclaim,
 	RefaultFile, RefaultAnon, WorkingsetActivate,
 	MajorFaults, Allocstalls, SwapIn, SwapOut, OOMKills,
+	FileLRU, AnonLRU, ActiveFile, InactiveFile, ActiveAnon, InactiveAnon,
+	MemAvailable, Dirty, SwapUsed,
+	DiskRead, DiskWritten, DiskIOs, DiskIOTime,
 }
 
 // Lookup returns the signal named name (its Name or its Gate name), or nil.
@@ -137,7 +283,7 @@ var (
 		Computed: "Δpgscan_direct",
 		Doc:      "pages scanned by direct reclaim (allocating tasks reclaiming because the host ran short)",
 		Kernel:   "mm/vmscan.c", URL: cgroupV2Doc,
-		delta: counter(func(v *lru.VMStat) *uint64 { return v.PgscanDirect }),
+		value: counter(func(v *lru.VMStat) *uint64 { return v.PgscanDirect }), Source: procVMStat,
 	}
 	// LimitReclaim is cgroup-limit reclaim: pages scanned by allocating
 	// tasks because their cgroup reached memory.max, memory.high or
@@ -152,7 +298,7 @@ var (
 		Computed: "max(0, Δ(pgscan_anon+pgscan_file) − Δpgscan_kswapd − Δpgscan_direct)",
 		Doc:      "pages scanned by reclaim at cgroup memory limits (memory.max, memory.high, limit_in_bytes)",
 		Kernel:   "mm/vmscan.c", URL: vmscanURL,
-		delta: limitReclaim,
+		delta: vm(limitReclaim), Source: procVMStat,
 	}
 	// AllocReclaim is all reclaim done by allocating tasks, the reclaim
 	// that stalls them: direct plus cgroup-limit reclaim. On kernels
@@ -164,7 +310,7 @@ var (
 		Computed: "Δdirect_reclaim + Δlimit_reclaim (Δpgscan_direct before 5.8)",
 		Doc:      "pages scanned by allocating tasks, direct reclaim plus reclaim at cgroup limits",
 		Kernel:   "mm/vmscan.c", URL: vmscanURL,
-		delta: allocReclaim,
+		delta: vm(allocReclaim), Source: procVMStat,
 	}
 	// KswapdReclaim is background reclaim by kswapd; it does not stall
 	// tasks by itself.
@@ -175,7 +321,7 @@ var (
 		Computed: "Δpgscan_kswapd",
 		Doc:      "pages scanned by kswapd, the background reclaimer",
 		Kernel:   "mm/vmscan.c", URL: cgroupV2Doc,
-		delta: counter(func(v *lru.VMStat) *uint64 { return v.PgscanKswapd }),
+		value: counter(func(v *lru.VMStat) *uint64 { return v.PgscanKswapd }), Source: procVMStat,
 	}
 	// RefaultFile is page-cache pages read back soon after eviction: the
 	// file LRU is too small for the working set.
@@ -186,7 +332,7 @@ var (
 		Computed: "Δworkingset_refault_file (workingset_refault before 5.9)",
 		Doc:      "page-cache pages read back soon after eviction",
 		Kernel:   "mm/workingset.c", URL: workingsetDoc,
-		delta: counter(func(v *lru.VMStat) *uint64 { return v.WorkingsetRefaultFile }),
+		value: counter(func(v *lru.VMStat) *uint64 { return v.WorkingsetRefaultFile }), Source: procVMStat,
 	}
 	// RefaultAnon is anonymous pages faulted back from swap soon after
 	// eviction (since 5.9).
@@ -197,7 +343,7 @@ var (
 		Computed: "Δworkingset_refault_anon",
 		Doc:      "anonymous pages faulted back soon after eviction",
 		Kernel:   "mm/workingset.c", URL: workingsetDoc,
-		delta: counter(func(v *lru.VMStat) *uint64 { return v.WorkingsetRefaultAnon }),
+		value: counter(func(v *lru.VMStat) *uint64 { return v.WorkingsetRefaultAnon }), Source: procVMStat,
 	}
 	// WorkingsetActivate is refaulted pages that the kernel found to be
 	// part of the working set and put straight back on the active list
@@ -210,7 +356,7 @@ var (
 		Computed: "Δ(workingset_activate_file + workingset_activate_anon) (workingset_activate before 5.9)",
 		Doc:      "refaulted pages that belonged to the working set (evicted too early: thrashing)",
 		Kernel:   "mm/workingset.c", URL: workingsetDoc,
-		delta: counter(func(v *lru.VMStat) *uint64 { return v.WorkingsetActivate }),
+		value: counter(func(v *lru.VMStat) *uint64 { return v.WorkingsetActivate }), Source: procVMStat,
 	}
 	// MajorFaults is page faults that had to read from disk (pgmajfault).
 	MajorFaults = &Signal{
@@ -220,7 +366,7 @@ var (
 		Computed: "Δpgmajfault",
 		Doc:      "page faults that waited for a read from disk or swap",
 		Kernel:   "mm/memory.c", URL: cgroupV2Doc,
-		delta: counter(func(v *lru.VMStat) *uint64 { return v.Pgmajfault }),
+		value: counter(func(v *lru.VMStat) *uint64 { return v.Pgmajfault }), Source: procVMStat,
 	}
 	// Allocstalls is entries into direct reclaim (allocstall, summed over
 	// zones).
@@ -231,7 +377,7 @@ var (
 		Computed: "Δallocstall (Σ allocstall_<zone>)",
 		Doc:      "times an allocating task entered direct reclaim",
 		Kernel:   "mm/vmscan.c", URL: vmscanURL,
-		delta: counter(func(v *lru.VMStat) *uint64 { return v.Allocstall }),
+		value: counter(func(v *lru.VMStat) *uint64 { return v.Allocstall }), Source: procVMStat,
 	}
 	// SwapIn is pages read in from swap (pswpin).
 	SwapIn = &Signal{
@@ -241,7 +387,7 @@ var (
 		Computed: "Δpswpin",
 		Doc:      "pages swapped in",
 		Kernel:   "mm/page_io.c", URL: "https://docs.kernel.org/admin-guide/mm/concepts.html#anonymous-memory",
-		delta: counter(func(v *lru.VMStat) *uint64 { return v.Pswpin }),
+		value: counter(func(v *lru.VMStat) *uint64 { return v.Pswpin }), Source: procVMStat,
 	}
 	// SwapOut is pages written out to swap (pswpout).
 	SwapOut = &Signal{
@@ -251,7 +397,7 @@ var (
 		Computed: "Δpswpout",
 		Doc:      "pages swapped out",
 		Kernel:   "mm/page_io.c", URL: "https://docs.kernel.org/admin-guide/mm/concepts.html#anonymous-memory",
-		delta: counter(func(v *lru.VMStat) *uint64 { return v.Pswpout }),
+		value: counter(func(v *lru.VMStat) *uint64 { return v.Pswpout }), Source: procVMStat,
 	}
 	// OOMKills is processes killed by the OOM killer (oom_kill, since 4.13).
 	OOMKills = &Signal{
@@ -261,13 +407,34 @@ var (
 		Computed: "Δoom_kill",
 		Doc:      "processes killed by the OOM killer",
 		Kernel:   "mm/oom_kill.c", URL: "https://docs.kernel.org/admin-guide/mm/concepts.html#oom-killer",
-		delta: counter(func(v *lru.VMStat) *uint64 { return v.OOMKill }),
+		value: counter(func(v *lru.VMStat) *uint64 { return v.OOMKill }), Source: procVMStat,
 	}
 )
 
-// counter is the delta of one cumulative counter.
-func counter(get func(*lru.VMStat) *uint64) func(prev, cur *lru.VMStat) (float64, bool) {
-	return func(prev, cur *lru.VMStat) (float64, bool) { return CounterDelta(get(prev), get(cur)) }
+const procVMStat = "/proc/vmstat"
+
+// counter is the value of one /proc/vmstat counter.
+func counter(get func(*lru.VMStat) *uint64) func(r *Reading) (float64, bool) {
+	return func(r *Reading) (float64, bool) {
+		if r.VMStat == nil {
+			return 0, false
+		}
+		p := get(r.VMStat)
+		if p == nil {
+			return 0, false
+		}
+		return float64(*p), true
+	}
+}
+
+// vm lifts a delta of two /proc/vmstat samples to readings.
+func vm(f func(prev, cur *lru.VMStat) (float64, bool)) func(prev, cur *Reading) (float64, bool) {
+	return func(prev, cur *Reading) (float64, bool) {
+		if prev.VMStat == nil || cur.VMStat == nil {
+			return 0, false
+		}
+		return f(prev.VMStat, cur.VMStat)
+	}
 }
 
 // CounterDelta is cur−prev for a cumulative counter; ok is false when
@@ -311,3 +478,182 @@ func allocReclaim(prev, cur *lru.VMStat) (float64, bool) {
 	}
 	return d + l, true
 }
+
+// PSI: the cumulative stall time of a pressure line (its total= field),
+// whose rate is the share of wall time stalled. The same entries read a
+// cgroup's *.pressure files when the Reading is the cgroup's.
+const psiURL = "https://docs.kernel.org/accounting/psi.html"
+
+func psiSignal(res, title string, full bool) *Signal {
+	line := "some"
+	if full {
+		line = "full"
+	}
+	doc := "time in which at least one task stalled waiting for " + title
+	if full {
+		doc = "time in which all non-idle tasks stalled waiting for " + title + " at once"
+	}
+	return &Signal{
+		Name: "psi_" + res + "_" + line, Title: res + " PSI " + line, Unit: Seconds, Kind: Counter,
+		Gate: res + "." + line + ".stall", Aggregate: Rate,
+		Counters: []string{res + " " + line + " total"},
+		Computed: "Δtotal / Δwall of the " + line + " line (share of wall time)",
+		Doc:      doc + ", as a share of wall time",
+		Kernel:   "kernel/sched/psi.c", URL: psiURL,
+		Source: "/proc/pressure/" + res, PSI: &PSILine{Resource: res, Full: full},
+		maxRate: 1,
+		value: func(r *Reading) (float64, bool) {
+			l := psiLine(r, res, full)
+			if l == nil {
+				return 0, false
+			}
+			return l.Total.Seconds(), true
+		},
+		// The change of the µs counter, subtracted whole before it
+		// becomes seconds.
+		delta: func(prev, cur *Reading) (float64, bool) {
+			a, b := psiLine(prev, res, full), psiLine(cur, res, full)
+			if a == nil || b == nil || b.Total < a.Total {
+				return 0, false
+			}
+			return (b.Total - a.Total).Seconds(), true
+		},
+	}
+}
+
+func psiLine(r *Reading, res string, full bool) *psi.Line {
+	rr := r.PSI.Get(res)
+	if rr == nil {
+		return nil
+	}
+	if full {
+		return rr.Full
+	}
+	return &rr.Some
+}
+
+// The PSI lines.
+var (
+	PSIMemorySome = psiSignal("memory", "memory", false)
+	PSIMemoryFull = psiSignal("memory", "memory", true)
+	PSIIOSome     = psiSignal("io", "I/O", false)
+	PSIIOFull     = psiSignal("io", "I/O", true)
+	PSICPUSome    = psiSignal("cpu", "CPU", false)
+	PSICPUFull    = psiSignal("cpu", "CPU", true) // since 5.13; zero at host level
+)
+
+// The LRU lists and related levels of /proc/meminfo, in bytes (the file
+// says kB and means KiB). Gauges: Delta is the change (negative when the
+// list shrank).
+const meminfoURL = "https://docs.kernel.org/filesystems/proc.html#meminfo"
+
+func meminfoGauge(name, title, fields, doc string, get func(m *lru.Meminfo) (uint64, bool)) *Signal {
+	return &Signal{
+		Name: name, Title: title, Unit: Bytes, Kind: Gauge,
+		Counters: []string{fields}, Computed: fields + " at the sample",
+		Doc: doc, Kernel: "fs/proc/meminfo.c", URL: meminfoURL, Source: "/proc/meminfo",
+		value: func(r *Reading) (float64, bool) {
+			if r.Meminfo == nil {
+				return 0, false
+			}
+			v, ok := get(r.Meminfo)
+			return float64(v), ok
+		},
+	}
+}
+
+func field(p *uint64) (uint64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
+}
+
+// The meminfo levels.
+var (
+	FileLRU = meminfoGauge("file_lru", "file LRU", "Active(file)+Inactive(file)",
+		"page cache on the LRU lists", (*lru.Meminfo).FileLRU)
+	AnonLRU = meminfoGauge("anon_lru", "anon LRU", "Active(anon)+Inactive(anon)",
+		"anonymous memory on the LRU lists", (*lru.Meminfo).AnonLRU)
+	ActiveFile = meminfoGauge("active_file", "active file LRU", "Active(file)",
+		"page cache recently used, protected from reclaim", func(m *lru.Meminfo) (uint64, bool) { return field(m.ActiveFile) })
+	InactiveFile = meminfoGauge("inactive_file", "inactive file LRU", "Inactive(file)",
+		"page cache reclaim takes first", func(m *lru.Meminfo) (uint64, bool) { return field(m.InactiveFile) })
+	ActiveAnon = meminfoGauge("active_anon", "active anon LRU", "Active(anon)",
+		"anonymous memory recently used", func(m *lru.Meminfo) (uint64, bool) { return field(m.ActiveAnon) })
+	InactiveAnon = meminfoGauge("inactive_anon", "inactive anon LRU", "Inactive(anon)",
+		"anonymous memory reclaim swaps out first", func(m *lru.Meminfo) (uint64, bool) { return field(m.InactiveAnon) })
+	MemAvailable = meminfoGauge("mem_available", "available memory", "MemAvailable",
+		"the kernel's estimate of memory available without swapping (since 3.14)", func(m *lru.Meminfo) (uint64, bool) { return field(m.MemAvailable) })
+	Dirty = meminfoGauge("dirty", "dirty page cache", "Dirty",
+		"page cache waiting to be written back", func(m *lru.Meminfo) (uint64, bool) { return field(m.Dirty) })
+	SwapUsed = meminfoGauge("swap_used", "swap used", "SwapTotal−SwapFree",
+		"swap space in use", func(m *lru.Meminfo) (uint64, bool) {
+			t, okT := field(m.SwapTotal)
+			f, okF := field(m.SwapFree)
+			if !okT || !okF || f > t {
+				return 0, false
+			}
+			return t - f, true
+		})
+)
+
+// The block devices of /proc/diskstats, summed over the devices recorded
+// (whole disks unless asked otherwise). A device missing from either
+// reading, or whose counters went backwards (removed and re-added), is
+// left out of the sum; with no device left the change is unknown.
+const iostatsURL = "https://docs.kernel.org/admin-guide/iostats.html"
+
+func diskCounter(name, title string, unit Unit, fields, doc string, get func(d diskio.DiskRate) float64, cum func(d *diskio.Disk) float64) *Signal {
+	return &Signal{
+		Name: name, Title: title, Unit: unit, Kind: Counter,
+		Counters: []string{fields}, Computed: "Σ over devices of Δ" + fields,
+		Doc: doc, Kernel: "block/genhd.c", URL: iostatsURL, Source: "/proc/diskstats",
+		value: func(r *Reading) (float64, bool) {
+			if len(r.Disks) == 0 {
+				return 0, false
+			}
+			var sum float64
+			for i := range r.Disks {
+				sum += cum(&r.Disks[i])
+			}
+			return sum, true
+		},
+		delta: func(prev, cur *Reading) (float64, bool) {
+			var sum float64
+			seen := false
+			for _, c := range cur.Disks {
+				for _, p := range prev.Disks {
+					if p.Name != c.Name {
+						continue
+					}
+					// Over one second a rate is the change itself.
+					if d, ok := diskio.DiskRates(p, c, time.Second); ok {
+						sum, seen = sum+get(d), true
+					}
+				}
+			}
+			return sum, seen
+		},
+	}
+}
+
+// The disk counters.
+var (
+	DiskRead = diskCounter("disk_read", "disk read", Bytes, "sectors read × 512",
+		"bytes read from the block devices",
+		func(d diskio.DiskRate) float64 { return d.ReadBytesPerSec },
+		func(d *diskio.Disk) float64 { return float64(d.ReadBytes) })
+	DiskWritten = diskCounter("disk_written", "disk written", Bytes, "sectors written × 512",
+		"bytes written to the block devices",
+		func(d diskio.DiskRate) float64 { return d.WriteBytesPerSec },
+		func(d *diskio.Disk) float64 { return float64(d.WriteBytes) })
+	DiskIOs = diskCounter("disk_ios", "disk I/Os", Events, "reads + writes completed",
+		"read and write requests the block devices completed",
+		func(d diskio.DiskRate) float64 { return d.ReadIOPS + d.WriteIOPS },
+		func(d *diskio.Disk) float64 { return float64(d.Reads + d.Writes) })
+	DiskIOTime = diskCounter("disk_io_time", "disk I/O time", Seconds, "weighted time doing I/O",
+		"time requests spent queued and in flight, weighted by their number (queue depth × time)",
+		func(d diskio.DiskRate) float64 { return d.IOTimePerSec },
+		func(d *diskio.Disk) float64 { return d.TimeInQueue.Seconds() })
+)

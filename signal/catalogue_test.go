@@ -1,14 +1,17 @@
 package signal_test
 
 import (
+	"context"
 	"math"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/memstate"
+	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
 )
@@ -37,6 +40,37 @@ func hog(t *testing.T) (prev, cur *lru.VMStat, dt time.Duration) {
 		1151581560 * time.Nanosecond
 }
 
+// hogReading is every file of one hog sample the catalogue reads.
+func hogReading(t *testing.T, which string) *signal.Reading {
+	t.Helper()
+	proc := "../testdata/linux-6.18-hog-" + which + "/proc"
+	lc, err := lru.NewCollector(proc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mi, err := lc.Meminfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := psi.NewCollector(proc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, missing, err := pc.Collect(context.Background())
+	if err != nil || len(missing) > 0 {
+		t.Fatal(err, missing)
+	}
+	dc, err := diskio.NewDiskCollector(proc, "../testdata/linux-6.18-hog-"+which+"/sys", diskio.DiskFilter{Partitions: true, Virtual: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	disks, err := dc.Disks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &signal.Reading{VMStat: readVMStat(t, proc+"/vmstat"), Meminfo: mi, PSI: &ps, Disks: disks, PageSize: 4096}
+}
+
 // hogWant is every catalogue signal's delta between hog-t0 and hog-t1,
 // read off the two vmstat files by hand (grep '^pgscan' … of each).
 // Adding a signal to the catalogue means adding its row here.
@@ -60,19 +94,61 @@ var hogWant = map[string]float64{
 	"swap_in":   0,
 	"swap_out":  32945 - 12154,
 	"oom_kills": 1,
+
+	// proc/pressure/{memory,io,cpu} total=, µs → s: memory some
+	// 411329 → 641648, full 223741 → 408339; io some 4045824 → 4046578,
+	// full 3057719 → 3058048; cpu some 33323895 → 34027764, full 0 → 0.
+	"psi_memory_some": 0.230319,
+	"psi_memory_full": 0.184598,
+	"psi_io_some":     0.000754,
+	"psi_io_full":     0.000329,
+	"psi_cpu_some":    0.703869,
+	"psi_cpu_full":    0,
+
+	// proc/meminfo, kB × 1024, the change t0 → t1: Active(file)
+	// 453092 → 458836, Inactive(file) 902256 → 906472, Active(anon)
+	// 1572 → 1568, Inactive(anon) 165956 → 85120, MemAvailable
+	// 24068316 → 24163456, Dirty 2148 → 12316, SwapFree 165768 → 262140
+	// of SwapTotal 262140 (the OOM kill freed the swap).
+	"file_lru":      (5744 + 4216) * 1024,
+	"anon_lru":      (-4 - 80836) * 1024,
+	"active_file":   5744 * 1024,
+	"inactive_file": 4216 * 1024,
+	"active_anon":   -4 * 1024,
+	"inactive_anon": -80836 * 1024,
+	"mem_available": 95140 * 1024,
+	"dirty":         10168 * 1024,
+	"swap_used":     -96372 * 1024,
+
+	// proc/diskstats, vda (every other device is all zeros): reads
+	// 43474 → 43476, sectors read 3623010 → 3623026, writes 24221 → 44743,
+	// sectors written 3534680 → 3700096, weighted ms 56475 → 64904.
+	"disk_read":    16 * 512,
+	"disk_written": 165416 * 512,
+	"disk_ios":     2 + 20522,
+	"disk_io_time": 8.429,
 }
 
+// near is equality up to float rounding (µs and ms converted to s).
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) }
+
 func TestCatalogueOnRealSamples(t *testing.T) {
-	prev, cur, _ := hog(t)
+	prev, cur := hogReading(t, "t0"), hogReading(t, "t1")
 	for _, sig := range signal.Catalogue {
 		want, ok := hogWant[sig.Name]
 		if !ok {
 			t.Errorf("%s: no hand-checked value in hogWant", sig.Name)
 			continue
 		}
-		got, ok := sig.Delta(prev, cur)
-		if !ok || got != want {
-			t.Errorf("%s: Delta = %v, %v; want %v, true", sig.Name, got, ok, want)
+		got, ok := sig.Between(prev, cur)
+		if !ok || !near(got, want) {
+			t.Errorf("%s: Between = %v, %v; want %v, true", sig.Name, got, ok, want)
+		}
+		// A /proc/vmstat signal reads nothing else.
+		if sig.Source == "/proc/vmstat" {
+			if got, ok := sig.Delta(prev.VMStat, cur.VMStat); !ok || got != want {
+				t.Errorf("%s: Delta = %v, %v; want %v, true", sig.Name, got, ok, want)
+			}
 		}
 	}
 	if len(hogWant) != len(signal.Catalogue) {
@@ -85,6 +161,9 @@ func TestCatalogueOnRealSamples(t *testing.T) {
 func TestCatalogueOldKernel(t *testing.T) {
 	v := readVMStat(t, "../testdata/ubuntu-17.10-linux-4.13/proc/vmstat")
 	for _, sig := range signal.Catalogue {
+		if sig.Source != "/proc/vmstat" {
+			continue
+		}
 		_, ok := sig.Delta(v, v)
 		wantOK := sig != signal.LimitReclaim && sig != signal.RefaultAnon
 		if ok != wantOK {
@@ -102,9 +181,14 @@ func TestCatalogueOldKernel(t *testing.T) {
 }
 
 func TestCatalogueCounterReset(t *testing.T) {
-	prev, cur, _ := hog(t)
+	prev, cur := hogReading(t, "t0"), hogReading(t, "t1")
 	for _, sig := range signal.Catalogue {
-		if _, ok := sig.Delta(cur, prev); ok && hogWant[sig.Name] != 0 {
+		if sig.Kind != signal.Counter {
+			continue
+		}
+		// Unknown, or for a sum over devices the reset device left out
+		// (vda is the only one that moved): never a negative or huge value.
+		if got, ok := sig.Between(cur, prev); ok && got != 0 && hogWant[sig.Name] != 0 {
 			t.Errorf("%s: a counter that went backwards gave a value", sig.Name)
 		}
 	}
@@ -114,7 +198,7 @@ func TestCatalogueEntriesComplete(t *testing.T) {
 	names, gates := map[string]bool{}, map[string]bool{}
 	for _, sig := range signal.Catalogue {
 		if sig.Name == "" || sig.Title == "" || sig.Unit == "" || sig.Computed == "" || sig.Doc == "" ||
-			sig.Kernel == "" || sig.URL == "" || len(sig.Counters) == 0 {
+			sig.Kernel == "" || sig.URL == "" || sig.Source == "" || len(sig.Counters) == 0 {
 			t.Errorf("%+v: every field must be set", sig)
 		}
 		if names[sig.Name] || (sig.Gate != "" && gates[sig.Gate]) {
@@ -132,13 +216,22 @@ func TestCatalogueEntriesComplete(t *testing.T) {
 // (record.Interval), gate (its metric over the run) and mem
 // (memstate.Activity).
 func TestSameSignalEverywhere(t *testing.T) {
-	prev, cur, dt := hog(t)
+	_, _, dt := hog(t)
+	prev, cur := hogReading(t, "t0"), hogReading(t, "t1")
 	t0 := time.Date(2026, 11, 29, 21, 42, 0, 0, time.UTC)
 	h := &record.Header{PageSize: 4096}
-	samples := []record.Sample{{Time: t0, VMStat: prev}, {Seq: 1, Time: t0.Add(dt), VMStat: cur}}
+	samples := []record.Sample{
+		{Time: t0, VMStat: prev.VMStat, Meminfo: prev.Meminfo, PSI: prev.PSI, Disks: prev.Disks},
+		{Seq: 1, Time: t0.Add(dt), VMStat: cur.VMStat, Meminfo: cur.Meminfo, PSI: cur.PSI, Disks: cur.Disks},
+	}
 
 	iv := record.Between(h, &samples[0], &samples[1])
-	act := memstate.NewActivity(memstate.Snapshot{Time: t0, VMStat: prev}, memstate.Snapshot{Time: t0.Add(dt), VMStat: cur})
+	// mem reads /proc/vmstat and /proc/pressure/memory only.
+	act := memstate.NewActivity(memstate.Snapshot{Time: t0, VMStat: prev.VMStat, PSI: prev.PSI.Memory},
+		memstate.Snapshot{Time: t0.Add(dt), VMStat: cur.VMStat, PSI: cur.PSI.Memory})
+	memReads := func(sig *signal.Signal) bool {
+		return sig.Source == "/proc/vmstat" || sig.Source == "/proc/pressure/memory"
+	}
 
 	for _, sig := range signal.Catalogue {
 		t.Run(sig.Name, func(t *testing.T) {
@@ -146,12 +239,13 @@ func TestSameSignalEverywhere(t *testing.T) {
 			wantRate := want / dt.Seconds()
 
 			// analyze
-			if got := iv.PerSec(sig); math.Abs(got-wantRate) > 1e-9*max(1, wantRate) {
+			if got := iv.PerSec(sig); !near(got, wantRate) {
 				t.Errorf("analyze: %s = %v %s, want %v", sig.Name, got, sig.RateUnit(), wantRate)
 			}
-			// mem: the same name as key, the delta in the signal's unit.
-			if got, ok := act.Signals[sig.Name]; !ok || got != want {
-				t.Errorf("mem: Signals[%q] = %v, %v; want %v", sig.Name, got, ok, want)
+			// mem: the same name as key, the delta in the signal's unit,
+			// for every signal of the files it reads; nothing else.
+			if got, ok := act.Signals[sig.Name]; ok != memReads(sig) || (ok && !near(got, want)) {
+				t.Errorf("mem: Signals[%q] = %v, %v; want %v, %v", sig.Name, got, ok, want, memReads(sig))
 			}
 			// gate: its metric is this entry, judged over the run.
 			if sig.Gate == "" {
@@ -163,10 +257,12 @@ func TestSameSignalEverywhere(t *testing.T) {
 			}
 			var expr string
 			var wantObs float64
-			switch sig.Aggregate {
-			case signal.Rate:
+			switch {
+			case sig.PSI != nil:
+				expr, wantObs = sig.Gate+"<100%", wantRate*100 // a stall share, in percent
+			case sig.Aggregate == signal.Rate:
 				expr, wantObs = sig.Gate+"<1000000/s", wantRate // "/s": the signal's unit per second
-			case signal.Total:
+			case sig.Aggregate == signal.Total:
 				expr, wantObs = sig.Gate+"<1000000", want
 				if sig.Unit == signal.Pages {
 					expr, wantObs = sig.Gate+"<1GiB", want*4096
@@ -177,7 +273,7 @@ func TestSameSignalEverywhere(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep := gate.Evaluate(h, samples, gate.Scope{}, []*gate.Threshold{th})
-			if got := rep.Results[0].Observed; math.Abs(got-wantObs) > 1e-9*max(1, wantObs) {
+			if got := rep.Results[0].Observed; !near(got, wantObs) {
 				t.Errorf("gate: %s = %v, want %v", expr, got, wantObs)
 			}
 			// Units: a page signal's rate converts to bytes/s, an event's does not.

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
@@ -56,31 +57,35 @@ type Result struct {
 func (r Result) Failed() bool { return r.StoppedBy == "" && r.ExitCode != 0 }
 
 // Describe says how the command ended, for reports and end lines:
-// "exit code 0", "exit code 143 (killed by SIGTERM; stopped by memdiag: duration)".
+// "exit code 0", "exit code 137 (killed by SIGKILL)", or, when memdiag
+// ended it, "exit code 143 (memdiag sent SIGTERM: --duration was over)".
+// A signal memdiag sent is never called a kill of the command's own.
 func (r Result) Describe() string {
 	s := fmt.Sprintf("exit code %d", r.ExitCode)
-	var more []string
-	if r.Signal != "" {
-		more = append(more, "killed by "+r.Signal)
-	}
-	if r.StoppedBy != "" {
-		how := "stopped by memdiag: " + r.StoppedBy
+	switch {
+	case r.StoppedBy != "":
+		s += " (memdiag sent " + unix.SignalName(StopSignal) + ": " + stopWhy(r.StoppedBy)
 		if r.Killed {
-			how += ", SIGKILL after the grace period"
+			s += "; SIGKILL after the grace period"
 		}
-		more = append(more, how)
-	}
-	for i, m := range more {
-		if i == 0 {
-			s += " (" + m
-		} else {
-			s += "; " + m
-		}
-	}
-	if len(more) > 0 {
 		s += ")"
+	case r.Signal != "":
+		s += " (killed by " + r.Signal + ")"
 	}
 	return s
+}
+
+// stopWhy words a StoppedBy reason for Describe.
+func stopWhy(why string) string {
+	switch {
+	case why == "duration":
+		return "--duration was over"
+	case strings.HasPrefix(why, "signal: "):
+		return "memdiag received " + strings.TrimPrefix(why, "signal: ")
+	case why == "write error":
+		return "the recording could not be written"
+	}
+	return why
 }
 
 // Child is a started command.

@@ -53,7 +53,7 @@ func TestStopTerm(t *testing.T) {
 	if r.ExitCode != 143 || r.Signal != "SIGTERM" || r.StoppedBy != "duration" || r.Killed || r.Failed() {
 		t.Errorf("result = %+v, want 143 SIGTERM stopped by duration, not failed", r)
 	}
-	if got := r.Describe(); got != "exit code 143 (killed by SIGTERM; stopped by memdiag: duration)" {
+	if got := r.Describe(); got != "exit code 143 (memdiag sent SIGTERM: --duration was over)" {
 		t.Errorf("Describe() = %q", got)
 	}
 }
