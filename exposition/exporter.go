@@ -118,7 +118,7 @@ type psiTotals struct {
 func New(hdr record.Header, o Options) *Exporter {
 	e := &Exporter{
 		o: o.withDefaults(), hdr: hdr,
-		units:   map[string]*unitIO{}, lastCum: map[int]procSeen{},
+		units: map[string]*unitIO{}, lastCum: map[int]procSeen{},
 		onsets: map[onsetKey]*onsetCount{},
 	}
 	for i := range e.signals {

@@ -34,7 +34,7 @@ const (
 	Samples           = "memdiag_samples_total"
 	HostInfo          = "memdiag_host_info"
 	// JobLabel names a periodic job in the memdiag_job_* metrics.
-	JobLabel            = "periodic_job"
+	JobLabel = "periodic_job"
 	// ScopeLabel says whose signal a catalogue metric is: "host" or
 	// "cgroup" (the group watch --cgroup names).
 	ScopeLabel = "scope"
