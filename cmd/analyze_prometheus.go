@@ -147,7 +147,7 @@ func runAnalyzePrometheus(opts *AnalyzeOptions) error {
 	aligned := fleet.Align(results, p.Align)
 	resolution := resolutionNote(d)
 	ro := report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
-	return writeOutput(opts.IO, opts.Output, &ro, func(w io.Writer) error {
+	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error {
 		if format == report.JSON {
 			out := fleetJSON{Prometheus: d.URL, From: start.UTC(), To: end.UTC(), StepS: d.Step.Seconds(), ScrapeS: d.Scrape.Seconds(),
 				Resolution: resolution, Warnings: d.Warnings, Fleet: []fleetLineJSON{}}
