@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -67,6 +68,7 @@ type AnalyzeOptions struct {
 	// Output is the file the report goes to ("" or "-": stdout). Its
 	// extension picks the format when --format is not given (.html).
 	Output string
+	Mode   fs.FileMode // --mode of --output
 }
 
 func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
@@ -92,6 +94,11 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			load test's results file given with --latency (vegeta, JMeter, k6,
 			Locust, hey or a generic timestamp,latency CSV; the format is detected).
 
+			REC may also be a store directory of memdiag record, or several of its
+			segments: they are read as one continuous recording, and --from/--to keep
+			a window of it, reading only the segments that overlap (-6h, 06:25,
+			'yesterday 06:00..07:00', RFC 3339; see docs/service.md).
+
 			Every signal is compared with the recording's own median: a threshold is
 			the rise above it that counts (see the flags for defaults; "off"
 			disables a signal). A spike is a latency statistic above the rolling
@@ -112,6 +119,9 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 
 			# one self-contained page with charts, to mail or keep as a CI artifact
 			memdiag analyze run.jsonl -o report.html
+
+			# yesterday's early morning from memdiag record's store, across its segments
+			memdiag analyze /var/lib/memdiag --from 'yesterday 06:00..07:00'
 		`),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -152,6 +162,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
 	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
+	modeFlag(fl, &opts.Mode)
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	return cmd
 }
@@ -245,7 +256,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if trace != nil {
 		ro.Traces = []*correlate.Trace{trace}
 	}
-	return writeOutput(opts.IO, opts.Output, &ro, func(w io.Writer) error { return report.Render(w, res, format, ro) })
+	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.Render(w, res, format, ro) })
 }
 
 // analyzeMemoryLimit is the Go heap's soft limit while analyze runs,

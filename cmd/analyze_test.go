@@ -52,6 +52,9 @@ func TestNewAnalyzeCmd(t *testing.T) {
 				t.Fatal(err)
 			}
 			got.IO = nil
+			if tt.want.Mode == 0 {
+				tt.want.Mode = 0o600 // --mode's default
+			}
 			if d := cmp.Diff(tt.want, *got); d != "" {
 				t.Errorf("options (-want +got):\n%s", d)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -50,8 +51,9 @@ type WatchOptions struct {
 	StallThreshold  time.Duration // PSI memory "some" stall within StallWindow that marks an onset; 0 disables
 	StallWindow     time.Duration
 	EnableDelayAcct bool
-	CPUProfile      string // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
-	Listen          string // --listen ADDR: serve /metrics (docs/fleet.md)
+	CPUProfile      string      // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
+	Listen          string      // --listen ADDR: serve /metrics (docs/fleet.md)
+	Mode            fs.FileMode // --mode of the recording and profile
 }
 
 func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
@@ -173,13 +175,14 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
 	fl.StringVar(&opts.Listen, "listen", "", "serve Prometheus metrics at http://ADDR/metrics while recording, e.g. 127.0.0.1:9465 (docs/fleet.md)")
+	modeFlag(fl, &opts.Mode)
 	return c
 }
 
 func runWatch(ctx context.Context, o *WatchOptions) error {
 	f := o.F
 	if o.CPUProfile != "" {
-		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true})
+		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true, Mode: o.Mode})
 		if err != nil {
 			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
 		}
@@ -233,7 +236,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		return err
 	}
 	defer stopListen()
-	w, err := record.Create(o.Out, o.Force)
+	w, err := record.CreateMode(o.Out, o.Force, o.Mode)
 	if err != nil {
 		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("cannot record: %w", err)}
 	}
