@@ -100,14 +100,16 @@ func TestRecordFixtureRoot(t *testing.T) {
 		t.Errorf("joined %d samples (segments hold %d), want 11 (and %d)", n, total, 11+len(segs)-1)
 	}
 
-	// analyze over a window of the store: from the 4th sample (the 3rd
-	// leads: it starts the first interval) to 1 s later.
+	// analyze over a window of the store: from between the 3rd and 4th
+	// samples (the 3rd leads: it starts the first interval) to between
+	// the 7th and 8th.
 	var times []time.Time
 	if _, err := j.Each(context.Background(), func(s *record.Sample) { times = append(times, s.Time) }); err != nil {
 		t.Fatal(err)
 	}
-	from := times[3].Add(-time.Millisecond)
-	code, out, errOut := runMemdiag(t, root, "analyze", dir, "--from", from.Format(time.RFC3339Nano), "--to", "+1s", "--format", "json")
+	mid := func(a, b time.Time) string { return a.Add(b.Sub(a) / 2).Format(time.RFC3339Nano) }
+	from, to := mid(times[2], times[3]), mid(times[6], times[7])
+	code, out, errOut := runMemdiag(t, root, "analyze", dir, "--from", from, "--to", to, "--format", "json")
 	if code != 0 {
 		t.Fatalf("analyze --from --to: exit %d\n%s", code, errOut)
 	}
@@ -118,12 +120,12 @@ func TestRecordFixtureRoot(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	// samples 3..7 (7 is the last at or before from+1s): 4 intervals
+	// samples 2..6: 4 intervals
 	if !res.Start.Equal(times[2]) || !res.End.Equal(times[6]) || res.Intervals != 4 {
 		t.Errorf("analyze window: %s .. %s, %d intervals; want %s .. %s, 4", res.Start, res.End, res.Intervals, times[2], times[6])
 	}
 	// gate judges the same window
-	code, out, errOut = runMemdiag(t, root, "gate", "-t", "oom_kills==0", "--recording", dir, "--from", from.Format(time.RFC3339Nano), "--to", "+1s")
+	code, out, errOut = runMemdiag(t, root, "gate", "-t", "oom_kills==0", "--recording", dir, "--from", from, "--to", to)
 	if code != 0 || !strings.Contains(out, "5 samples") {
 		t.Errorf("gate --recording DIR --from --to: exit %d\n%s%s", code, out, errOut)
 	}

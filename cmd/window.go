@@ -23,7 +23,7 @@ type recInput struct {
 	// WindowFlag names the flag From came from when it is not --from
 	// (compare --before-window), for messages.
 	WindowFlag string
-	Now      func() time.Time
+	Now        func() time.Time
 }
 
 // windowFlags adds --from and --to to a command that reads recordings;
