@@ -66,9 +66,9 @@ type AnalyzeOptions struct {
 	// Output is the file the report goes to ("" or "-": stdout). Its
 	// extension picks the format when --format is not given (.html).
 	Output string
-	// beforeRender, if set, sees the result before it is rendered (watch
+	// BeforeRender, if set, sees the result before it is rendered (watch
 	// prints its end summary, the culprit's processes first, there).
-	beforeRender func(*correlate.Result)
+	BeforeRender func(*correlate.Result)
 }
 
 func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
@@ -243,8 +243,8 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.beforeRender != nil {
-		opts.beforeRender(&res)
+	if opts.BeforeRender != nil {
+		opts.BeforeRender(&res)
 	}
 	ro := report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
 	if trace != nil {

@@ -461,6 +461,6 @@ func watchVerdict(f *Factory, path string, before func(*correlate.Result)) error
 	if err := c.Execute(); err != nil {
 		return err
 	}
-	opts.beforeRender = before
+	opts.BeforeRender = before
 	return runAnalyze(opts)
 }
