@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -30,7 +31,8 @@ var thresholdFlags = []struct {
 	{correlate.PSIFull, "psi-full", "PSI memory full rise (share of wall time)"},
 	{correlate.LRUDrop, "lru-drop", "file LRU shrink rate, bytes/s"},
 	{correlate.Refault, "refault", "workingset refault rise, pages/s"},
-	{correlate.DirectReclaim, "direct-reclaim", "direct reclaim scan rise, pages/s"},
+	{correlate.DirectReclaim, "direct-reclaim", "global direct reclaim scan rise (pgscan_direct), pages/s"},
+	{correlate.LimitReclaim, "limit-reclaim", "cgroup-limit reclaim scan rise (pgscan_anon+file − kswapd − direct), pages/s"},
 	{correlate.DiskIO, "disk-io", "disk read+write rise, bytes/s"},
 	{correlate.IOTime, "io-time", "disk weighted I/O time rise, s/s"},
 	{correlate.SwapOut, "swap-out", "swap-out rise, bytes/s"},
@@ -66,6 +68,7 @@ type AnalyzeOptions struct {
 	// Output is the file the report goes to ("" or "-": stdout). Its
 	// extension picks the format when --format is not given (.html).
 	Output string
+	Mode   fs.FileMode // --mode of --output
 	// BeforeRender, if set, sees the result before it is rendered (watch
 	// prints its end summary, the culprit's processes first, there).
 	BeforeRender func(*correlate.Result)
@@ -154,6 +157,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
 	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
+	modeFlag(fl, &opts.Mode)
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	return cmd
 }
@@ -250,7 +254,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if trace != nil {
 		ro.Traces = []*correlate.Trace{trace}
 	}
-	return writeOutput(opts.IO, opts.Output, &ro, func(w io.Writer) error { return report.Render(w, res, format, ro) })
+	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.Render(w, res, format, ro) })
 }
 
 // analyzeMemoryLimit is the Go heap's soft limit while analyze runs,

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,47 @@ type latencyInput struct {
 	// WithFailed puts failed requests into the latency statistics
 	// (--latency-with-failed); by default they are counted apart.
 	WithFailed bool
+	// Columns and Properties give the columns of a header-less JMeter
+	// CSV: a list in JMeter's header spelling (--latency-columns), or
+	// the properties file JMeter ran with (--latency-properties).
+	Columns, Properties string
+}
+
+// addJMeterFlags adds --latency-columns and --latency-properties (analyze,
+// compare and watch).
+func addJMeterFlags(fl *pflag.FlagSet, columns, props *string) {
+	fl.StringVar(columns, "latency-columns", "", "`columns` of a JMeter CSV without header line, as JMeter names them in a header (timeStamp,elapsed,label,responseCode,responseMessage,success,…)")
+	fl.StringVar(props, "latency-properties", "", "JMeter properties `file` (user.properties, or what -q/-p gave) whose jmeter.save.saveservice.* settings say the columns, delimiter and timestamp format of a JMeter CSV without header line")
+}
+
+// jmeterSave reads --latency-columns or --latency-properties (nil, nil
+// when neither is given).
+func jmeterSave(columns, props string) (*latency.JMeterSave, error) {
+	switch {
+	case columns != "" && props != "":
+		return nil, flagErrorf("--latency-columns and --latency-properties: give one (the columns, or the properties JMeter ran with)")
+	case columns != "":
+		s, err := latency.ParseJMeterColumns(columns)
+		if err != nil {
+			return nil, &FlagError{Err: fmt.Errorf("--latency-columns: %w", err)}
+		}
+		return s, nil
+	case props != "":
+		if err := checkInput("--latency-properties", props); err != nil {
+			return nil, err
+		}
+		f, err := os.Open(props)
+		if err != nil {
+			return nil, &FlagError{Err: fmt.Errorf("--latency-properties: %w", err)}
+		}
+		defer f.Close()
+		s, err := latency.ParseJMeterProperties(f, props)
+		if err != nil {
+			return nil, &FlagError{Err: fmt.Errorf("--latency-properties: %w", err)}
+		}
+		return s, nil
+	}
+	return nil, nil
 }
 
 // addFlags adds the flags shared by analyze and compare (not --latency-format
@@ -37,6 +79,7 @@ func (l *latencyInput) addFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&l.Start, "latency-start", "", "start `time` of a run whose file holds only offsets from it (hey), RFC 3339 or Unix seconds (default: the wrapped command's start recorded by watch, else the file's modification time minus its last request's end)")
 	fl.Float64Var(&l.MinShare, "latency-min-share", 0, "fail when less than this `share` (0-1) of the file's requests lies inside the recording (a file with none inside always fails)")
 	fl.BoolVar(&l.WithFailed, "latency-with-failed", false, "include failed requests in the latency statistics (default: successful requests only; failures are counted apart)")
+	addJMeterFlags(fl, &l.Columns, &l.Properties)
 }
 
 var latencyUnits = map[string]time.Duration{"ns": time.Nanosecond, "us": time.Microsecond, "µs": time.Microsecond, "ms": time.Millisecond, "s": time.Second}
@@ -60,6 +103,11 @@ func (l latencyInput) importOptions(h *record.Header) (latency.ImportOptions, st
 		}
 		o.LatencyUnit = u
 	}
+	js, err := jmeterSave(l.Columns, l.Properties)
+	if err != nil {
+		return o, "", err
+	}
+	o.JMeter = js
 	if l.MinShare < 0 || l.MinShare > 1 {
 		return o, "", flagErrorf("--latency-min-share: want a share from 0 to 1, got %g", l.MinShare)
 	}

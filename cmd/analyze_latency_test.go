@@ -240,3 +240,50 @@ func TestAnalyzeFailingThroughout(t *testing.T) {
 		}
 	}
 }
+
+// A header-less JMeter CSV with custom columns reads with
+// --latency-columns or with the properties file JMeter ran with; a
+// misspelt column is a usage error naming the flag.
+func TestAnalyzeJMeterColumns(t *testing.T) {
+	var b strings.Builder
+	t0 := time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
+	for i := range 50 {
+		fmt.Fprintf(&b, "%d,%d,home,200,true,3\n", t0.Add(time.Duration(i)*time.Second+500*time.Millisecond).UnixMilli(), 20+i)
+	}
+	p := filepath.Join(t.TempDir(), "r.jtl")
+	props := filepath.Join(t.TempDir(), "user.properties")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := os.WriteFile(props, []byte("jmeter.save.saveservice.print_field_names=false\njmeter.save.saveservice.response_message=false\n"+
+		"jmeter.save.saveservice.thread_name=false\njmeter.save.saveservice.data_type=false\njmeter.save.saveservice.assertion_results_failure_message=false\n"+
+		"jmeter.save.saveservice.bytes=false\njmeter.save.saveservice.sent_bytes=false\njmeter.save.saveservice.thread_counts=false\njmeter.save.saveservice.url=false\n"+
+		"jmeter.save.saveservice.latency=false\njmeter.save.saveservice.idle_time=false\njmeter.save.saveservice.connect_time=true\n"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range [][]string{{"--latency-columns", "timeStamp,elapsed,label,responseCode,success,Connect", "--latency-columns"}, {"--latency-properties", props, props}} {
+		code, out, errOut := runCmd(t, "analyze", calmRec, "--latency", p, flag[0], flag[1], "--format", "json")
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", flag[0], code, errOut)
+		}
+		var doc struct {
+			Totals struct {
+				Requests int     `json:"requests"`
+				MeanMS   float64 `json:"mean_ms"`
+			} `json:"totals"`
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		// 50 requests of 20..69 ms: mean 44.5 ms.
+		if doc.Totals.Requests != 50 || doc.Totals.MeanMS != 44.5 || !strings.Contains(strings.Join(doc.Warnings, "\n"), "columns from "+flag[2]+": timeStamp,elapsed,label,responseCode,success,Connect") {
+			t.Errorf("%s: totals %+v, notes %q", flag[0], doc.Totals, doc.Warnings)
+		}
+	}
+	code, _, errOut := runCmd(t, "analyze", calmRec, "--latency", p, "--latency-columns", "timestamp,elapsed")
+	if code != ExitUsage || !strings.Contains(errOut, `--latency-columns: bad JMeter save settings: column 1 "timestamp" is not one of JMeter's`) {
+		t.Errorf("bad column: exit %d: %s", code, errOut)
+	}
+}

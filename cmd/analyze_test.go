@@ -52,6 +52,9 @@ func TestNewAnalyzeCmd(t *testing.T) {
 				t.Fatal(err)
 			}
 			got.IO = nil
+			if tt.want.Mode == 0 {
+				tt.want.Mode = 0o600 // --mode's default
+			}
 			if d := cmp.Diff(tt.want, *got); d != "" {
 				t.Errorf("options (-want +got):\n%s", d)
 			}
@@ -236,7 +239,7 @@ func TestRunAnalyzeErrors(t *testing.T) {
 		{[]string{"analyze", unionRec, "--disk-io", "lots"}, ExitUsage, "--disk-io"},
 		{[]string{"analyze", unionRec, "--format", "pdf"}, ExitUsage, "--format"},
 		{[]string{"analyze", unionRec, "--psi-scope", "vm"}, ExitUsage, "--psi-scope"},
-		{[]string{"analyze", unionRec, "--min-signals", "9"}, ExitUsage, "--min-signals"},
+		{[]string{"analyze", unionRec, "--min-signals", "10"}, ExitUsage, "--min-signals"},
 		{[]string{"analyze", unionRec, "--require", "latency"}, ExitUsage, "--require"},
 		{[]string{"analyze", "testdata/does-not-exist.jsonl"}, ExitError, "memdiag: testdata/does-not-exist.jsonl: no such file or directory\n"},
 		{[]string{"analyze", "analyze_test.go"}, ExitError, "not a memdiag recording"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
@@ -32,6 +33,7 @@ type CompareOptions struct {
 	Stat, Spike, Format       string
 	// Output is the file the comparison goes to ("" or "-": stdout).
 	Output string
+	Mode   fs.FileMode // --mode of --output
 }
 
 func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command {
@@ -83,6 +85,7 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
 	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: both runs on charts, one self-contained page)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the comparison to `FILE` instead of stdout (FILE.html: --format html)")
+	modeFlag(fl, &opts.Mode)
 	return cmd
 }
 
@@ -116,5 +119,5 @@ func runCompare(opts *CompareOptions) error {
 			ro.Traces = append(ro.Traces, t)
 		}
 	}
-	return writeOutput(opts.IO, opts.Output, &ro, func(w io.Writer) error { return report.RenderCompare(w, res[0], res[1], format, ro) })
+	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.RenderCompare(w, res[0], res[1], format, ro) })
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -55,6 +56,7 @@ type GateOptions struct {
 	// `memdiag analyze` can explain a red gate later.
 	Out     string
 	JUnit   string
+	Mode    fs.FileMode // --mode of --out, --output and --junit
 	Command []string
 }
 
@@ -185,6 +187,7 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout")
 	fl.StringVar(&opts.Out, "out", "", "record the sampled run to `FILE` for memdiag analyze (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here, as watch; off: no recording)")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
+	modeFlag(fl, &opts.Mode)
 	return cmd
 }
 
@@ -381,7 +384,7 @@ func gateRecording(ctx context.Context, opts *GateOptions, procRoot string, scop
 	if out == "" {
 		out = "memdiag-" + now().Format("20060102-150405") + ".jsonl.gz"
 	}
-	w, err := record.Create(out, false)
+	w, err := record.CreateMode(out, false, opts.Mode)
 	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
@@ -440,8 +443,8 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 	if opts.Output != "" {
 		ro.Width, ro.Color = 0, false // a file: full content, no escapes
 		// A report file is rewritten on each run, but never through a
-		// link (outfile); new files are 0600.
-		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: true})
+		// link (outfile); 0600 unless --mode.
+		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: true, Mode: opts.Mode})
 		if err != nil {
 			return fmt.Errorf("--output: %w", err)
 		}
@@ -452,7 +455,7 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 		return err
 	}
 	if opts.JUnit != "" {
-		if err := writeFile(opts.JUnit, func(w io.Writer) error { return gate.WriteJUnit(w, rep, opts.Location) }); err != nil {
+		if err := writeFile(opts.JUnit, opts.Mode, func(w io.Writer) error { return gate.WriteJUnit(w, rep, opts.Location) }); err != nil {
 			return err
 		}
 	}
@@ -498,9 +501,9 @@ func isExitCode(err error, code int) bool {
 }
 
 // writeFile writes a report file with outfile: rewritten on each run,
-// never through a symbolic or hard link, new files 0600.
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := outfile.Create(path, outfile.Options{Overwrite: true})
+// never through a symbolic or hard link, with mode (--mode, 0600).
+func writeFile(path string, mode fs.FileMode, write func(io.Writer) error) error {
+	f, err := outfile.Create(path, outfile.Options{Overwrite: true, Mode: mode})
 	if err != nil {
 		return err
 	}

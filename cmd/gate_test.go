@@ -74,6 +74,9 @@ func TestNewGateCmd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if tt.want.Mode == 0 {
+				tt.want.Mode = 0o600 // --mode's default
+			}
 			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(GateOptions{}, "IO", "Now", "Logger", "Root", "Getenv", "Location")); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -29,15 +30,15 @@ func formatForOutput(c *cobra.Command, format, output string) string {
 
 // writeOutput runs render on stdout, or on the file path when path is
 // neither "" nor "-": created or overwritten the one safe way
-// (outfile.Create: mode 0600, never through a symbolic link), with colour
+// (outfile.Create: mode 0600 or --mode, never through a symbolic link), with colour
 // off and no width limit (a file is not a terminal). It says on stderr
 // what it wrote.
-func writeOutput(ios *iostreams.IOStreams, path string, o *report.Options, render func(w io.Writer) error) error {
+func writeOutput(ios *iostreams.IOStreams, path string, mode fs.FileMode, o *report.Options, render func(w io.Writer) error) error {
 	if path == "" || path == "-" {
 		return render(ios.Out)
 	}
 	o.Color, o.Width = false, 0
-	f, err := outfile.Create(path, outfile.Options{Overwrite: true})
+	f, err := outfile.Create(path, outfile.Options{Overwrite: true, Mode: mode})
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("--output: %w", err)}
 	}

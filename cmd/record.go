@@ -12,6 +12,7 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/exposition"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/store"
 	"github.com/memdiag/memdiag/units"
@@ -33,19 +34,6 @@ type RecordOptions struct {
 	// each time it receives (tests); SIGHUP does the same.
 	Reopen <-chan struct{}
 }
-
-// SampleObserver is told of every sample `memdiag record` (or watch)
-// has written, with the header of the segment it went to, in order, on
-// the sampling goroutine: it must not block. The Prometheus exposition
-// implements it.
-type SampleObserver interface {
-	Observe(h *record.Header, s *record.Sample)
-}
-
-// startMetrics serves /metrics on addr until ctx ends and returns what
-// to tell of each sample. It is set by the exposition's wiring; while it
-// is nil, --listen is refused.
-var startMetrics func(ctx context.Context, f *Factory, addr string) (SampleObserver, error)
 
 func newRecordCmd(f *Factory, runF func(context.Context, *RecordOptions) error) *cobra.Command {
 	opts := &RecordOptions{Watch: WatchOptions{F: f, Quiet: true}}
@@ -120,9 +108,6 @@ func newRecordCmd(f *Factory, runF func(context.Context, *RecordOptions) error) 
 			if w.StallThreshold > 0 && (w.StallWindow < 500*time.Millisecond || w.StallWindow > 10*time.Second || w.StallThreshold > w.StallWindow) {
 				return flagErrorf("--stall-window must be 500ms..10s and at least --stall-threshold")
 			}
-			if opts.Listen != "" && startMetrics == nil {
-				return flagErrorf("--listen: this memdiag was built without the Prometheus exposition")
-			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -157,8 +142,8 @@ type recorder struct {
 	seg     record.Header // the header of the segment being written
 	end     time.Time     // when the current segment's time is up
 	reopen  bool
-	obs     SampleObserver
-	started int // segments started by this run
+	exp     *exposition.Exporter // --listen: /metrics
+	started int                  // segments started by this run
 }
 
 func runRecord(ctx context.Context, o *RecordOptions) error {
@@ -187,9 +172,15 @@ func runRecord(ctx context.Context, o *RecordOptions) error {
 	}
 	r.hdr = hdr
 	if o.Listen != "" {
-		if r.obs, err = startMetrics(ctx, f, o.Listen); err != nil {
-			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--listen %s: %w", o.Listen, err)}
+		// /metrics is served from the same samples the segments get; the
+		// exporter's counters run on across segments.
+		r.exp = exposition.New(*hdr, exposition.Options{Now: f.Now})
+		srv, err := exposition.Listen(ctx, o.Listen, r.exp)
+		if err != nil {
+			return &ExitCodeError{Code: ExitError, Err: err}
 		}
+		defer srv.Close()
+		fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at http://%s/metrics\n", srv.Addr())
 	}
 
 	// SIGHUP (and o.Reopen) ask for a new segment at the next sample.
@@ -287,8 +278,8 @@ func (r *recorder) write(s *record.Sample) error {
 	if err := r.w.WriteSample(s); err != nil {
 		return err
 	}
-	if r.obs != nil {
-		r.obs.Observe(&r.seg, s)
+	if r.exp != nil {
+		r.exp.Observe(s)
 	}
 	return nil
 }
@@ -313,6 +304,9 @@ func (r *recorder) open(t time.Time, why string) error {
 		return err
 	}
 	r.w = w
+	if r.exp != nil {
+		r.exp.SetHeader(r.seg)
+	}
 	r.end = store.Boundary(t, r.o.Segment)
 	r.started++
 	removed, total, err := r.o.Retention.Prune(r.o.Dir, path, t)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -42,15 +43,18 @@ type WatchOptions struct {
 	ProbeEvery  time.Duration
 	LatencyFile string
 	LatencyFmt  string
-	NoTimers    bool
+	// LatencyColumns and LatencyProps: --latency-columns, --latency-properties.
+	LatencyColumns, LatencyProps string
+	NoTimers                     bool
 	// Events is auto, on or off: the process-events connector and
 	// taskstats (auto: when permitted, else polling with a note).
 	Events          string
 	StallThreshold  time.Duration // PSI memory "some" stall within StallWindow that marks an onset; 0 disables
 	StallWindow     time.Duration
 	EnableDelayAcct bool
-	CPUProfile      string // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
-	Listen          string // --listen ADDR: serve /metrics (docs/fleet.md)
+	CPUProfile      string      // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
+	Listen          string      // --listen ADDR: serve /metrics (docs/fleet.md)
+	Mode            fs.FileMode // --mode of the recording and profile
 }
 
 func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
@@ -173,6 +177,7 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.DurationVar(&opts.ProbeEvery, "probe-interval", 200*time.Millisecond, "time between probe requests")
 	fl.StringVar(&opts.LatencyFile, "latency", "", "follow a load-test results file as it is written")
 	fl.StringVar(&opts.LatencyFmt, "latency-format", "", "format of --latency (default: detected)")
+	addJMeterFlags(fl, &opts.LatencyColumns, &opts.LatencyProps)
 	fl.BoolVar(&opts.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the header")
 	fl.StringVar(&opts.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
 	fl.DurationVar(&opts.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
@@ -181,13 +186,14 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
 	fl.StringVar(&opts.Listen, "listen", "", "serve Prometheus metrics at http://ADDR/metrics while recording, e.g. 127.0.0.1:9465 (docs/fleet.md)")
+	modeFlag(fl, &opts.Mode)
 	return c
 }
 
 func runWatch(ctx context.Context, o *WatchOptions) error {
 	f := o.F
 	if o.CPUProfile != "" {
-		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true})
+		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true, Mode: o.Mode})
 		if err != nil {
 			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
 		}
@@ -241,7 +247,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		return err
 	}
 	defer stopListen()
-	w, err := record.Create(o.Out, o.Force)
+	w, err := record.CreateMode(o.Out, o.Force, o.Mode)
 	if err != nil {
 		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("cannot record: %w", err)}
 	}

@@ -18,6 +18,11 @@ func addLatencySources(ctx context.Context, o *WatchOptions, h *record.Header, w
 	if o.ProbeURL == "" && o.LatencyFile == "" {
 		return
 	}
+	js, err := jmeterSave(o.LatencyColumns, o.LatencyProps)
+	if err != nil {
+		ws.fatal = err
+		return
+	}
 	src := &latencySource{}
 	lctx, cancel := context.WithCancel(context.Background())
 	var producers, forwarder sync.WaitGroup
@@ -54,7 +59,7 @@ func addLatencySources(ctx context.Context, o *WatchOptions, h *record.Header, w
 				}
 			}()
 			rep, err := latency.Follow(lctx, o.LatencyFile, latency.FollowOptions{
-				ImportOptions: latency.ImportOptions{Format: o.LatencyFmt, Location: time.Local},
+				ImportOptions: latency.ImportOptions{Format: o.LatencyFmt, Location: time.Local, JMeter: js},
 				// hey's offsets count from its start: the wrapped command's.
 				StartFunc: func() (time.Time, bool) {
 					select {

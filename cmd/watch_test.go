@@ -78,6 +78,9 @@ func TestNewWatchCmd(t *testing.T) {
 				t.Fatal(err)
 			}
 			got.F = nil
+			if tt.want.Mode == 0 {
+				tt.want.Mode = 0o600 // --mode's default
+			}
 			if diff := cmp.Diff(tt.want, *got); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}

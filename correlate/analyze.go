@@ -198,9 +198,9 @@ func signalValue(s Signal, iv *ival, scope PSIScope) float64 {
 		}
 		return iv.RefaultFilePerSec + iv.RefaultAnonPerSec
 	case DirectReclaim:
-		// Global direct reclaim and reclaim at a cgroup's limit, as
-		// watch's DIRECT column (record.Interval.DirectReclaimPerSec).
-		return iv.DirectReclaimPerSec
+		return iv.DirectReclaimPerSec // signal.DirectReclaim
+	case LimitReclaim:
+		return iv.LimitReclaimPerSec // signal.LimitReclaim
 	case DiskIO:
 		return iv.DiskReadBytesPerSec + iv.DiskWriteBytesPerSec
 	case IOTime:
@@ -605,7 +605,7 @@ func lowWater(o Options, baselines map[Signal]float64) float64 {
 }
 
 // reclaimSignals show reclaim still going on.
-var reclaimSignals = [...]Signal{LRUDrop, Refault, DirectReclaim, SwapOut}
+var reclaimSignals = [...]Signal{LRUDrop, Refault, DirectReclaim, LimitReclaim, SwapOut}
 
 // continues says whether interval iv, not flagged itself, continues the
 // episode open before it: its stall is above the low-water mark, or a

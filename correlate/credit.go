@@ -122,6 +122,24 @@ type Proof struct {
 	// Unpredictable: RandomizedDelaySec= is at least half its period, so
 	// its firing times say nothing; matched by process evidence only.
 	Unpredictable bool `json:"unpredictable,omitempty"`
+	// Starts (kind process) are the recorded starts (exec events) of its
+	// runs — a run is its oldest process started for the episode, such
+	// as the script that runs dd and cat — and StartsPeriod their own
+	// period (EstimatePeriod, nil when they show none). A period from
+	// exact exec times stands where episodes merge or are missed.
+	Starts       []time.Time `json:"starts,omitempty"`
+	StartsPeriod *StartsFit  `json:"starts_period,omitempty"`
+}
+
+// StartsFit is the period of a process culprit's recorded starts
+// (Proof.StartsPeriod): EstimatePeriod of Proof.Starts.
+type StartsFit struct {
+	Period   time.Duration `json:"-"`
+	PeriodS  float64       `json:"period_s"`
+	JitterS  float64       `json:"jitter_s"`
+	Matched  int           `json:"matched"`  // starts on the schedule
+	Expected int           `json:"expected"` // schedule points within the recording
+	Score    float64       `json:"score"`
 }
 
 // Confidence is min(Cap, Strength × (0.5 + 0.5 × Share) × Repeat ×
@@ -752,23 +770,54 @@ func tieSummary(ts []Tie) string {
 func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 	res, sr := mc.res, mc.sr
 	p := res.Period
-	if p == nil {
-		return nil
-	}
 	explained := map[int]bool{}
 	for _, c := range named {
 		for _, e := range c.Episodes {
 			explained[e] = true
 		}
 	}
+	// execOnly: the episodes show no period (on a busy host runs merge
+	// or miss), so only a program whose own starts recur (its exec
+	// events) may be named, from all unexplained episodes.
+	execOnly := p == nil
 	var un []int
-	for _, m := range p.Members {
-		if !explained[m] {
-			un = append(un, m)
+	if execOnly {
+		if !mc.recorded {
+			return nil
+		}
+		for i := range res.Episodes {
+			if !explained[i] {
+				un = append(un, i)
+			}
+		}
+	} else {
+		for _, m := range p.Members {
+			if !explained[m] {
+				un = append(un, m)
+			}
+		}
+		if 2*len(un) < len(p.Members) {
+			return nil
 		}
 	}
-	if len(un) < periodMinHits || 2*len(un) < len(p.Members) {
+	if len(un) < periodMinHits {
 		return nil
+	}
+	// A program whose runs' starts recur (exec events) is credited with
+	// every unexplained episode, on the episodes' schedule or not: runs
+	// that merge or wander on a busy host are still its runs.
+	onSched := map[int]bool{}
+	for _, i := range un {
+		onSched[i] = true
+	}
+	scan := un
+	if mc.recorded && !execOnly {
+		scan = nil
+		for i := range res.Episodes {
+			if !explained[i] {
+				scan = append(scan, i)
+			}
+		}
 	}
 	// Programs credited with the unexplained recurring episodes: their
 	// processes' share of each episode's I/O, as for jobs.
@@ -778,11 +827,16 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		pids   map[int]bool
 		shares []float64
 		procs  map[*proc]bool
+		roots  map[*proc]bool // the runs' oldest processes
+		// epBytes is its I/O per credited episode, epIO its reads and
+		// writes.
+		epBytes map[int]uint64
+		epIO    map[int]ProcActivity
 		// null model: intervals outside episodes as busy, of all outside
 		present, outside int
 	}
 	progs := map[string]*agg{}
-	for _, i := range un {
+	for _, i := range scan {
 		e := &res.Episodes[i]
 		per := map[string]*ProcActivity{}
 		var order []string
@@ -790,25 +844,40 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			if pa.Program == "" || pa.Bytes() == 0 && !pa.Started {
 				continue
 			}
-			x := per[pa.Program]
+			// A process's I/O is its run's: the program of the oldest
+			// ancestor started for this run (a script's dd and cat are
+			// the script's).
+			pr := mc.pt.lookup(pa.PID, pa.start, e.End)
+			key, root := pa.Program, pr
+			if pr != nil {
+				root = mc.runRoot(pr, e)
+				if rp := programOf(root.comm, root.cmdline); rp != "" {
+					key = rp
+				}
+			}
+			x := per[key]
 			if x == nil {
 				x = &ProcActivity{}
-				per[pa.Program] = x
-				order = append(order, pa.Program)
+				per[key] = x
+				order = append(order, key)
 			}
 			x.ReadBytes += pa.ReadBytes
 			x.WriteBytes += pa.WriteBytes
-			a := progs[pa.Program]
+			a := progs[key]
 			if a == nil {
-				a = &agg{ProcActivity: ProcActivity{Comm: pa.Comm, Program: pa.Program, Unit: pa.Unit, Cmdline: pa.Cmdline},
-					eps: map[int]bool{}, pids: map[int]bool{}, procs: map[*proc]bool{}}
-				progs[pa.Program] = a
+				a = &agg{ProcActivity: ProcActivity{Comm: pa.Comm, Program: key, Unit: pa.Unit, Cmdline: pa.Cmdline},
+					eps: map[int]bool{}, pids: map[int]bool{}, procs: map[*proc]bool{}, roots: map[*proc]bool{}}
+				if root != nil && root != pr {
+					a.Comm, a.Cmdline, a.Unit = root.comm, root.cmdline, root.unit
+				}
+				progs[key] = a
 			}
 			a.pids[pa.PID] = true
-			if pr := mc.pt.lookup(pa.PID, pa.start, e.End); pr != nil {
+			if pr != nil {
 				a.procs[pr] = true
+				a.roots[root] = true
 				if a.StartedBy == nil {
-					for _, anc := range mc.pt.ancestors(pr) {
+					for _, anc := range mc.pt.ancestors(root) {
 						a.StartedBy = append(a.StartedBy, anc.label())
 					}
 				}
@@ -821,6 +890,22 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			}
 			a := progs[prog]
 			a.eps[i] = true
+			if a.epBytes == nil {
+				a.epBytes, a.epIO = map[int]uint64{}, map[int]ProcActivity{}
+			}
+			a.epBytes[i] = x.Bytes()
+			a.epIO[i] = ProcActivity{ReadBytes: x.ReadBytes, WriteBytes: x.WriteBytes}
+		}
+	}
+	// sum totals a's credited episodes: its I/O and shares.
+	sum := func(a *agg) {
+		a.ReadBytes, a.WriteBytes, a.shares = 0, 0, a.shares[:0]
+		for _, i := range scan {
+			if !a.eps[i] {
+				continue
+			}
+			e := &res.Episodes[i]
+			x := a.epIO[i]
 			a.ReadBytes += x.ReadBytes
 			a.WriteBytes += x.WriteBytes
 			a.shares = append(a.shares, float64(x.Bytes())/float64(e.IOBytes))
@@ -839,14 +924,7 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		}
 		var cr []EpisodeCredit
 		for i := range a.eps {
-			e := &res.Episodes[i]
-			var b uint64
-			for _, pa := range mc.sr.parts[e.Start] {
-				if pa.Program == a.Program {
-					b += pa.Bytes()
-				}
-			}
-			cr = append(cr, EpisodeCredit{Episode: i, Bytes: b})
+			cr = append(cr, EpisodeCredit{Episode: i, Bytes: a.epBytes[i]})
 		}
 		act := mc.presence(ps, cr)
 		q := float64(len(act)+1) / float64(m+2)
@@ -856,10 +934,26 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 	}
 	var cands []*agg
 	chance := false // a program credited twice or more, chance not ruled out
+	execP := map[*agg]*Period{}
 	for _, a := range progs {
-		if len(a.eps) < 2 || !specificProg(res, sr, a.Program) {
+		ep := mc.execPeriod(a.Program)
+		if ep == nil {
+			// Without its own recurring starts, only the episodes on
+			// their schedule count.
+			for i := range a.eps {
+				if !onSched[i] {
+					delete(a.eps, i)
+				}
+			}
+		}
+		sum(a)
+		if len(a.eps) < 2 || !specificProg(res, sr, a.Program) || !mc.specific(a.procs) {
 			continue
 		}
+		if execOnly && (ep == nil || len(a.eps) < periodMinHits) {
+			continue
+		}
+		execP[a] = ep
 		if pn, _ := nullP(a); pn >= MaxChance && median(a.shares) < SoloShare {
 			// Chance not ruled out, and not the dominant I/O either.
 			chance = true
@@ -876,16 +970,32 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		}
 		return cmp.Compare(a.Program, b.Program)
 	})
-	c := &Culprit{Kind: KindUnknown, Name: "unknown", EpisodesTotal: len(res.Episodes), Period: p.Period,
+	if execOnly && len(cands) == 0 {
+		return nil
+	}
+	c := &Culprit{Kind: KindUnknown, Name: "unknown", EpisodesTotal: len(res.Episodes),
 		Episodes: un, EpisodesExplained: len(un)}
-	recur := fmt.Sprintf("recurs every %s (±%s): %d of %d episodes on the schedule, %d missed, %d off it",
-		FormatDuration(p.Period), FormatDuration(p.Jitter), p.Matched, len(res.Episodes), p.Missed, p.Extra)
+	recur := ""
+	if p != nil {
+		c.Period = p.Period
+		recur = fmt.Sprintf("recurs every %s (±%s): %d of %d episodes on the schedule, %d missed, %d off it",
+			FormatDuration(p.Period), FormatDuration(p.Jitter), p.Matched, len(res.Episodes), p.Missed, p.Extra)
+	}
 	covered := map[int]bool{}
 	for _, a := range cands {
 		for e := range a.eps {
 			covered[e] = true
 		}
 	}
+	// pool: the recurring episodes no job explains, and those credited
+	// to a program by its own recurring starts.
+	var pool []int
+	for _, i := range scan {
+		if onSched[i] || covered[i] {
+			pool = append(pool, i)
+		}
+	}
+	un = pool
 	if len(cands) > 0 && 2*len(covered) >= len(un) {
 		best := cands[0]
 		c.Kind, c.Name = KindProcess, best.Program
@@ -903,20 +1013,30 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		}
 		c.BytesPerEpisode = total / uint64(len(covered))
 		pn, q := nullP(best)
+		// The period is that of its own starts when they show one (exec
+		// events: exact), else the episodes'.
+		sp := execP[best]
+		score := 0.0
+		switch {
+		case sp != nil && (p == nil || sp.Score >= p.Score):
+			c.Period, score = sp.Period, sp.Score
+		case p != nil:
+			score = p.Score
+		}
 		pf := &Proof{ProcessesRecorded: true, Ran: true, Ties: []Tie{}, FiringsMatched: []time.Time{}, FiringsMissed: []time.Time{},
 			PFiring: 1, FiringsNote: "no timer or cron job runs it", Cap: 1,
 			Presence: round4(q), PresentIntervals: best.present, OutsideIntervals: best.outside, EpisodeIntervals: round4(mc.epLen), EpisodeChance: round4(1 - math.Pow(1-q, mc.epLen)), PNull: pn,
 			P: pn, Strength: round4(strength(pn)), Share: round3(median(best.shares)),
-			Repeat: round3(p.Score * float64(len(covered)) / float64(len(un)))}
+			Repeat: round3(score * float64(len(covered)) / float64(len(un)))}
+		if sp != nil {
+			pf.Starts = mc.execStarts(best.Program)
+			pf.StartsPeriod = &StartsFit{Period: sp.Period, PeriodS: sp.Period.Round(time.Millisecond).Seconds(),
+				JitterS: sp.Jitter.Round(time.Millisecond).Seconds(), Matched: sp.Matched, Expected: sp.Expected, Score: sp.Score}
+		}
 		for _, i := range c.Episodes {
 			if best.eps[i] {
 				e := &res.Episodes[i]
-				var b uint64
-				for _, pa := range mc.sr.parts[e.Start] {
-					if pa.Program == best.Program {
-						b += pa.Bytes()
-					}
-				}
+				b := best.epBytes[i]
 				pf.Credits = append(pf.Credits, EpisodeCredit{Episode: i, Start: e.Start, Bytes: b, AllBytes: e.IOBytes,
 					Share: round3(float64(b) / float64(max(1, e.IOBytes)))})
 			}
@@ -927,7 +1047,7 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		// inside, and so has a service that forks a worker each time
 		// (postgres's autovacuum); a new process each time outside any
 		// unit is started by something else: a script, a loop.
-		c.NewEachTime = len(best.pids) >= len(best.eps) && best.Unit == ""
+		c.NewEachTime = len(best.roots) >= len(best.eps) && best.Unit == ""
 		name := best.Program
 		if c.NewEachTime {
 			starter := "no timer or cron job starts it: a script, a loop or a service starts it on a schedule"
@@ -935,12 +1055,18 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 				starter = "no timer or cron job starts it; recorded ancestors: " + strings.Join(best.StartedBy, " ← ")
 			}
 			c.Evidence = append(c.Evidence, fmt.Sprintf("recurs every %s, %s, a new %s process each time (%d PIDs) and %s",
-				FormatDuration(p.Period), didEach(best.ProcActivity, len(best.eps)), name, len(best.pids), starter))
+				FormatDuration(c.Period), didEach(best.ProcActivity, len(best.eps)), name, len(best.roots), starter))
 		} else {
 			c.Evidence = append(c.Evidence, fmt.Sprintf("recurs every %s, %s, no timer or cron job: an in-process schedule?",
-				FormatDuration(p.Period), didEach(best.ProcActivity, len(best.eps))))
+				FormatDuration(c.Period), didEach(best.ProcActivity, len(best.eps))))
 		}
-		c.Evidence = append(c.Evidence, recur)
+		if sp != nil {
+			c.Evidence = append(c.Evidence, fmt.Sprintf("its runs started every %s (±%s) by the recorded exec events: %d of %d starts on the schedule",
+				FormatDuration(sp.Period), FormatDuration(sp.Jitter), sp.Matched, len(pf.Starts)))
+		}
+		if recur != "" {
+			c.Evidence = append(c.Evidence, recur)
+		}
 		for _, a := range cands {
 			c.Evidence = append(c.Evidence, fmt.Sprintf("%s did %.0f%% of the recorded I/O (median) in %d of the %d recurring episodes no job explains, at least 3 times its rate outside episodes",
 				a.Program, 100*median(a.shares), len(a.eps), len(un)))
@@ -950,7 +1076,7 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		c.Confidence = pf.Confidence()
 		return c
 	}
-	if p.Matched < unknownMinHits {
+	if p == nil || p.Matched < unknownMinHits {
 		// A handful of episodes fits some lattice by chance: without a
 		// process to name, too few to call a recurrence a cause.
 		return nil
@@ -959,6 +1085,82 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 	c.Evidence = []string{recur, "no timer, cron job or process explains it"}
 	c.Confidence = math.Round(p.Score*0.5*100) / 100
 	return c
+}
+
+// runRoot is the oldest of p and its recorded ancestors started for
+// episode e's run (no earlier than one wake-up before e began): a
+// script's dd and cat belong to the script, a loop's script to itself.
+func (mc *modelCtx) runRoot(p *proc, e *Episode) *proc {
+	from := e.Start.Add(-mc.wake)
+	root := p
+	for _, a := range mc.pt.ancestors(p) {
+		if a.execAt.IsZero() || a.execAt.Before(from) || a.execAt.After(e.End) {
+			break
+		}
+		root = a
+	}
+	return root
+}
+
+// execStarts are the recorded exec times of program prog's runs: its
+// processes whose parent is not prog itself, in time order.
+func (mc *modelCtx) execStarts(prog string) []time.Time {
+	var out []time.Time
+	for _, p := range mc.pt.all {
+		if p.execAt.IsZero() || programOf(p.comm, p.cmdline) != prog {
+			continue
+		}
+		if par := mc.pt.parent(p); par != nil && programOf(par.comm, par.cmdline) == prog {
+			continue
+		}
+		out = append(out, p.execAt)
+	}
+	slices.SortFunc(out, time.Time.Compare)
+	return out
+}
+
+// execPeriod is the period of program prog's recorded starts, nil when
+// they show none.
+func (mc *modelCtx) execPeriod(prog string) *Period {
+	st := mc.execStarts(prog)
+	if len(st) < periodMinHits {
+		return nil
+	}
+	return EstimatePeriod(st, mc.res.Start, mc.res.End, 4*mc.res.Interval)
+}
+
+// specific reports whether procs did at least three times as much I/O
+// per interval inside episodes as outside them, so a process that is
+// always busy (the service itself) is not blamed for the episodes.
+func (mc *modelCtx) specific(procs map[*proc]bool) bool {
+	var inB, outB float64
+	inN, outN := 0, 0
+	for _, in := range mc.inEp {
+		if in {
+			inN++
+		} else {
+			outN++
+		}
+	}
+	for p := range procs {
+		for _, a := range p.active {
+			if a.k >= len(mc.inEp) {
+				continue
+			}
+			if mc.inEp[a.k] {
+				inB += float64(a.b)
+			} else {
+				outB += float64(a.b)
+			}
+		}
+	}
+	if inN == 0 {
+		return false
+	}
+	if outN == 0 {
+		return true
+	}
+	return inB/float64(inN) >= 3*outB/float64(outN)
 }
 
 // missing says what the recording lacked to name a recurrence's cause;

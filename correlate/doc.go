@@ -76,7 +76,8 @@
 //	                least 32 MiB within the interval (LRUDropMin: at 1 s
 //	                sampling a busy host's page cache churns by tens of MiB/s)
 //	refault         workingset refaults (file+anon) +200 pages/s
-//	direct_reclaim  pages scanned by direct reclaim +50 pages/s
+//	direct_reclaim  pages scanned by global direct reclaim +50 pages/s
+//	limit_reclaim   pages scanned by reclaim at cgroup limits +50 pages/s
 //	disk_io         disk read+write +8 MiB/s (all recorded devices)
 //	io_time         disk weighted I/O time +0.2 s/s
 //	swap_out        swap-out +256 KiB/s

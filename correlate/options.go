@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/latency"
+	"github.com/memdiag/memdiag/signal"
 	"github.com/memdiag/memdiag/timers"
 	"github.com/memdiag/memdiag/units"
 )
@@ -85,23 +86,40 @@ const (
 	PSIFull       Signal = "psi_full"
 	LRUDrop       Signal = "lru_drop"
 	Refault       Signal = "refault"
-	DirectReclaim Signal = "direct_reclaim"
+	DirectReclaim Signal = Signal(signal.DirectReclaimName) // signal.DirectReclaim: global direct reclaim
+	LimitReclaim  Signal = Signal(signal.LimitReclaimName)  // signal.LimitReclaim: reclaim at cgroup limits
 	DiskIO        Signal = "disk_io"
 	IOTime        Signal = "io_time"
 	SwapOut       Signal = "swap_out"
 )
 
 // AllSignals lists every signal in table order.
-var AllSignals = []Signal{PSISome, PSIFull, LRUDrop, Refault, DirectReclaim, DiskIO, IOTime, SwapOut}
+var AllSignals = []Signal{PSISome, PSIFull, LRUDrop, Refault, DirectReclaim, LimitReclaim, DiskIO, IOTime, SwapOut}
+
+// Catalogue is the signal catalogue's entry the signal is, nil for the
+// signals analyze derives itself (a PSI share of the chosen scope, the
+// file LRU's shrink rate, sums of several entries).
+func (s Signal) Catalogue() *signal.Signal {
+	switch s {
+	case DirectReclaim:
+		return signal.DirectReclaim
+	case LimitReclaim:
+		return signal.LimitReclaim
+	}
+	return nil
+}
 
 // Unit is the unit of the signal's values.
 func (s Signal) Unit() string {
+	if c := s.Catalogue(); c != nil {
+		return c.RateUnit()
+	}
 	switch s {
 	case PSISome, PSIFull:
 		return "share" // 0..1 of wall time
 	case LRUDrop, DiskIO, SwapOut:
 		return "B/s"
-	case Refault, DirectReclaim:
+	case Refault:
 		return "pages/s"
 	case IOTime:
 		return "s/s"
@@ -118,7 +136,8 @@ type Thresholds struct {
 	LRUDrop       float64 // bytes/s of file LRU shrinking
 	LRUDropMin    float64 // bytes the file LRU must also lose within the interval
 	Refault       float64 // pages/s
-	DirectReclaim float64 // pages/s scanned by direct reclaim, global and at cgroup limits (record.Interval.DirectReclaimPerSec)
+	DirectReclaim float64 // pages/s scanned by global direct reclaim (signal.DirectReclaim)
+	LimitReclaim  float64 // pages/s scanned by reclaim at cgroup limits (signal.LimitReclaim)
 	DiskIO        float64 // bytes/s read+written
 	IOTime        float64 // seconds of weighted I/O time per second
 	SwapOut       float64 // bytes/s
@@ -149,6 +168,7 @@ func DefaultThresholds() Thresholds {
 		LRUDropMin:    32 << 20,
 		Refault:       200,
 		DirectReclaim: 50,
+		LimitReclaim:  50,
 		DiskIO:        8 << 20,
 		IOTime:        0.2,
 		SwapOut:       256 << 10,
@@ -182,6 +202,8 @@ func (t *Thresholds) field(s Signal) *float64 {
 		return &t.Refault
 	case DirectReclaim:
 		return &t.DirectReclaim
+	case LimitReclaim:
+		return &t.LimitReclaim
 	case DiskIO:
 		return &t.DiskIO
 	case IOTime:

@@ -687,3 +687,45 @@ func TestScenarioShortRunCoalesced(t *testing.T) {
 		t.Errorf("light.timer confidence %.2f, fires with %v; want at most %.2f, with heavy.timer", l.Confidence, l.Proof.FiresWith, RideAlongCap)
 	}
 }
+
+// A real recording of a 10 s loop on a busy host (testdata/SOURCE,
+// real/busy-host-loop): its episodes merge and wander (the episodes'
+// own period was 11 s, 4 of 5, in the first 50 s) and the I/O is done by
+// dd and cat, which the loop's job.sh runs. The old model said "no job"
+// for the first 50 s and named "dd" at low confidence for the whole.
+// The job is job.sh, its runs started every ~10.2 s (exec events).
+func TestRealBusyHostLoop(t *testing.T) {
+	rec, err := record.ReadFile(filepath.Join("testdata", "real", "busy-host-loop.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		samples int // 0: all
+		minConf float64
+	}{{"whole-80s", 0, 0.75}, {"first-50s", 51, 0.3}} {
+		t.Run(c.name, func(t *testing.T) {
+			r := *rec
+			if c.samples > 0 {
+				r.Samples = r.Samples[:c.samples]
+			}
+			res := Analyze(&r, Options{Project: timers.Project})
+			if len(res.Culprits) == 0 {
+				t.Fatalf("no culprit; %d episodes, period %+v", len(res.Episodes), res.Period)
+			}
+			cu := res.Culprits[0]
+			if cu.Name != "job.sh" || cu.Kind != KindProcess || cu.Confidence < c.minConf {
+				t.Fatalf("top culprit %s (%s, %.2f); want job.sh (process, at least %.2f)", cu.Name, cu.Kind, cu.Confidence, c.minConf)
+			}
+			if cu.Period < 9500*time.Millisecond || cu.Period > 10500*time.Millisecond {
+				t.Errorf("period %s; want the loop's ~10.2 s", cu.Period)
+			}
+			if cu.Proof == nil || cu.Proof.StartsPeriod == nil || cu.Proof.StartsPeriod.Matched != len(cu.Proof.Starts) {
+				t.Errorf("proof %+v; want every recorded start of job.sh on its period", cu.Proof)
+			}
+			for _, o := range res.Culprits[1:] {
+				t.Errorf("also named: %s (%s, %.2f)", o.Name, o.Kind, o.Confidence)
+			}
+		})
+	}
+}

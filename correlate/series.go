@@ -10,6 +10,7 @@ import (
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/signal"
 )
 
 // Series is what [Analyze] uses of a recording, gathered one sample at a
@@ -80,14 +81,14 @@ type ival struct {
 	Start, End time.Time
 	Dt         time.Duration
 
-	MemSome, MemFull, CgMemSome, CgMemFull float64
-	FileLRUBytes, FileLRUDeltaBytes        float64
-	RefaultFilePerSec, RefaultAnonPerSec   float64
-	DirectReclaimPerSec                    float64
-	DiskReadBytesPerSec                    float64
-	DiskWriteBytesPerSec                   float64
-	DiskIOTimePerSec                       float64
-	SwapOutBytesPerSec                     float64
+	MemSome, MemFull, CgMemSome, CgMemFull  float64
+	FileLRUBytes, FileLRUDeltaBytes         float64
+	RefaultFilePerSec, RefaultAnonPerSec    float64
+	DirectReclaimPerSec, LimitReclaimPerSec float64
+	DiskReadBytesPerSec                     float64
+	DiskWriteBytesPerSec                    float64
+	DiskIOTimePerSec                        float64
+	SwapOutBytesPerSec                      float64
 }
 
 func lean(iv *record.Interval) ival {
@@ -96,7 +97,7 @@ func lean(iv *record.Interval) ival {
 		MemSome: iv.MemSome, MemFull: iv.MemFull, CgMemSome: iv.CgMemSome, CgMemFull: iv.CgMemFull,
 		FileLRUBytes: iv.FileLRUBytes, FileLRUDeltaBytes: iv.FileLRUDeltaBytes,
 		RefaultFilePerSec: iv.RefaultFilePerSec, RefaultAnonPerSec: iv.RefaultAnonPerSec,
-		DirectReclaimPerSec: iv.AllocReclaimPerSec, // signal.AllocReclaim: direct + cgroup-limit reclaim
+		DirectReclaimPerSec: iv.PerSec(signal.DirectReclaim), LimitReclaimPerSec: iv.PerSec(signal.LimitReclaim),
 		DiskReadBytesPerSec: iv.DiskReadBytesPerSec, DiskWriteBytesPerSec: iv.DiskWriteBytesPerSec,
 		DiskIOTimePerSec: iv.DiskIOTimePerSec, SwapOutBytesPerSec: iv.SwapOutBytesPerSec,
 	}

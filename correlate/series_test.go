@@ -8,6 +8,7 @@ import (
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/signal"
 )
 
 // TestPackProc: a packed process reads back as it was, at the fields'
@@ -58,20 +59,25 @@ func TestAttachOnsets(t *testing.T) {
 	}
 }
 
-func TestDirectReclaimCountsCgroupLimitReclaim(t *testing.T) {
+func TestLimitReclaimIsNotDirectReclaim(t *testing.T) {
 	// A job pushing a service's cgroup past its limit: pgscan_direct stays
 	// 0 (mm/vmscan.c counts cgroup reclaim only in pgscan_anon/_file), as
-	// a new user saw live. The signal must be what watch's DIRECT shows.
+	// a new user saw live. analyze names it limit reclaim, as gate and mem
+	// do, and direct reclaim stays 0.
 	u := func(v uint64) *uint64 { return &v }
 	h := record.Header{}
 	prev := record.Sample{Time: time.Unix(0, 0), VMStat: &lru.VMStat{PgscanDirect: u(0), PgscanKswapd: u(10), PgscanAnon: u(100), PgscanFile: u(1000)}}
 	cur := record.Sample{Time: time.Unix(2, 0), VMStat: &lru.VMStat{PgscanDirect: u(0), PgscanKswapd: u(10), PgscanAnon: u(300), PgscanFile: u(20800)}}
 	iv := record.Between(&h, &prev, &cur)
 	l := lean(&iv)
-	if got := signalValue(DirectReclaim, &l, ""); got != 10000 {
-		t.Errorf("direct_reclaim = %v pages/s, want (200+19800)/2 = 10000", got)
+	if got := signalValue(LimitReclaim, &l, ""); got != 10000 {
+		t.Errorf("limit_reclaim = %v pages/s, want (200+19800)/2 = 10000", got)
 	}
-	if iv.PgscanDirectPerSec != 0 {
-		t.Errorf("pgscan_direct rate = %v, want 0", iv.PgscanDirectPerSec)
+	if got := signalValue(DirectReclaim, &l, ""); got != 0 {
+		t.Errorf("direct_reclaim = %v pages/s, want 0 (pgscan_direct did not move)", got)
+	}
+	if string(DirectReclaim) != signal.DirectReclaim.Name || string(LimitReclaim) != signal.LimitReclaim.Name ||
+		DirectReclaim.Unit() != signal.DirectReclaim.RateUnit() || LimitReclaim.Unit() != signal.LimitReclaim.RateUnit() {
+		t.Errorf("analyze's reclaim signals are not the catalogue's names and units")
 	}
 }

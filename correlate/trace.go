@@ -43,6 +43,7 @@ const (
 	TraceLRUDrop                          // signal lru_drop: file LRU shrink rate, B/s (negative: grew)
 	TraceRefault                          // signal refault: workingset refaults, pages/s
 	TraceDirectReclaim                    // signal direct_reclaim: pages/s
+	TraceLimitReclaim                     // signal limit_reclaim: pages/s
 	TraceDiskRead                         // disk read, B/s, summed over recorded devices
 	TraceDiskWrite                        // disk write, B/s
 	TraceIOTime                           // signal io_time: weighted I/O time, s/s
@@ -86,6 +87,7 @@ func (sr *Series) Trace(res *Result, opts Options) *Trace {
 		col[TraceLRUDrop][i] = signalValue(LRUDrop, iv, res.PSIScope)
 		col[TraceRefault][i] = signalValue(Refault, iv, res.PSIScope)
 		col[TraceDirectReclaim][i] = signalValue(DirectReclaim, iv, res.PSIScope)
+		col[TraceLimitReclaim][i] = signalValue(LimitReclaim, iv, res.PSIScope)
 		col[TraceDiskRead][i], col[TraceDiskWrite][i] = iv.DiskReadBytesPerSec, iv.DiskWriteBytesPerSec
 		col[TraceIOTime][i] = signalValue(IOTime, iv, res.PSIScope)
 		col[TraceSwapOut][i] = signalValue(SwapOut, iv, res.PSIScope)

@@ -14,6 +14,7 @@ package diskio
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -86,6 +87,9 @@ func (c *DiskCollector) Disks() ([]Disk, error) {
 		if !c.keep(s.DeviceName) {
 			continue
 		}
+		if err := checkStats(s); err != nil {
+			return nil, fmt.Errorf("diskstats: %s: %w", s.DeviceName, err)
+		}
 		disks = append(disks, diskFromStats(s))
 	}
 	return disks, nil
@@ -114,6 +118,29 @@ func (c *DiskCollector) isPartition(name string) bool {
 	}
 	_, err := os.Lstat(filepath.Join(c.sysRoot, "block", strings.ReplaceAll(name, "/", "!")))
 	return err != nil
+}
+
+// checkStats refuses counters that would wrap when converted: sectors past
+// 2^64 bytes, milliseconds past time.Duration's 292 years. No kernel writes
+// them, but a file under --root can.
+func checkStats(s blockdevice.Diskstats) error {
+	for _, c := range []struct {
+		name string
+		v    uint64
+	}{{"sectors read", s.ReadSectors}, {"sectors written", s.WriteSectors}} {
+		if c.v > math.MaxUint64/sectorSize {
+			return fmt.Errorf("%d %s is past 2^64 bytes", c.v, c.name)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    uint64
+	}{{"ms doing I/O", s.IOsTotalTicks}, {"weighted ms doing I/O", s.WeightedIOTicks}} {
+		if c.v > math.MaxInt64/uint64(time.Millisecond) {
+			return fmt.Errorf("%d %s is past 292 years", c.v, c.name)
+		}
+	}
+	return nil
 }
 
 func diskFromStats(s blockdevice.Diskstats) Disk {

@@ -214,7 +214,7 @@ func followDecoder(path string, buf []byte, opts FollowOptions, rep *ImportRepor
 			return nil, nil
 		}
 		var err error
-		if format, err = Detect(buf[:end+1]); err != nil {
+		if format, err = detectFor(buf[:end+1], opts.ImportOptions); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}

@@ -161,5 +161,53 @@ func FuzzImportAB(f *testing.F) {
 }
 
 func FuzzImportJMeterXML(f *testing.F) {
-	fuzzImport(f, FormatJMeterXML, "jmeter.xml.jtl")
+	fuzzImport(f, FormatJMeterXML, "jmeter-bad.xml.jtl")
+}
+
+// FuzzJMeterProperties: any properties file gives save settings that
+// name timeStamp and elapsed, or an error; never a panic.
+func FuzzJMeterProperties(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join(fixtures, "jmeter-stall-custom.properties"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte("jmeter.save.saveservice.timestamp_format=yyyy/MM/dd HH:mm:ss.SSS\njmeter.save.saveservice.default_delimiter=\\t\nk=\\\n  v\\u0041\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseJMeterProperties(bytes.NewReader(data), "p")
+		if err != nil {
+			return
+		}
+		for _, cols := range [][]string{s.Columns, s.Alt} {
+			if cols != nil && (cols[0] != "timeStamp" || cols[1] != "elapsed") {
+				t.Fatalf("columns %v", cols)
+			}
+		}
+	})
+}
+
+// FuzzImportJMeterColumns: a header-less JTL read with any column list
+// and the real properties file's settings never panics.
+func FuzzImportJMeterColumns(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join(fixtures, "jmeter-stall-custom.jtl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b, "timeStamp,elapsed,label,responseCode,responseMessage,success,Connect", "yyyy/MM/dd HH:mm:ss.SSS")
+	f.Add([]byte("2026/12/01 22:30:00.250;12;true\n"), "timeStamp,elapsed,success", "")
+	f.Fuzz(func(t *testing.T, data []byte, cols, layout string) {
+		s, err := ParseJMeterColumns(cols)
+		if err != nil {
+			return
+		}
+		if layout != "" {
+			if s.DateLayout, err = javaDateLayout(layout); err != nil {
+				return
+			}
+		}
+		imp, err := Import(bytes.NewReader(data), "fuzz", ImportOptions{JMeter: s, Location: time.UTC})
+		if err == nil {
+			checkImported(t, imp)
+		}
+	})
 }

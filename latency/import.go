@@ -61,6 +61,10 @@ type ImportOptions struct {
 	// it from the file's modification time, and [Follow] refuses the file
 	// ([ErrRelative]).
 	Start time.Time
+	// JMeter gives the columns, delimiter and timestamp format of a
+	// header-less JMeter CSV (--latency-columns, --latency-properties);
+	// with it, a file not detected as JMeter's XML is read as JMeter CSV.
+	JMeter *JMeterSave
 }
 
 // LineError is one bad row: its file, 1-based line number, text (cut to
@@ -114,6 +118,9 @@ type ImportReport struct {
 	// StartFrom says where the start of a relative format came from
 	// ("option", [StartCommand], [StartMtime]), "" for absolute formats.
 	StartFrom string
+	// Columns says where a JMeter CSV's columns came from when
+	// ImportOptions.JMeter was given, and which they are.
+	Columns string
 }
 
 // Err returns nil when every row parsed, else an error with the count and
@@ -167,7 +174,7 @@ func Import(r io.Reader, name string, opts ImportOptions) (*Imported, error) {
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, bufio.ErrBufferFull) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		if format, err = Detect(head); err != nil {
+		if format, err = detectFor(head, opts); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -272,7 +279,7 @@ func newParser(format string, opts ImportOptions) (parser, error) {
 	case FormatVegetaJSON:
 		return &vegetaJSON{}, nil
 	case FormatJMeter:
-		return &jmeter{loc: opts.Location}, nil
+		return &jmeter{loc: opts.Location, save: opts.JMeter}, nil
 	case FormatK6JSON:
 		return &k6JSON{}, nil
 	case FormatK6CSV:
@@ -549,6 +556,16 @@ func Detect(head []byte) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%w: first line %.80q", ErrFormat, first)
+}
+
+// detectFor is [Detect], except that a file read with JMeter save
+// settings is JMeter's CSV unless it is JMeter's XML.
+func detectFor(head []byte, opts ImportOptions) (string, error) {
+	f, err := Detect(head)
+	if opts.JMeter != nil && f != FormatJMeterXML {
+		return FormatJMeter, nil
+	}
+	return f, err
 }
 
 // isText reports whether b has no control bytes but tab, CR and LF.

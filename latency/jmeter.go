@@ -30,6 +30,7 @@ import (
 type jmeter struct {
 	loc                             *time.Location
 	rep                             *ImportReport
+	save                            *JMeterSave // columns, delimiter and date format of a header-less file; nil: JMeter's defaults
 	init                            bool
 	sep                             rune
 	ts, elapsed, code, success, msg int
@@ -67,21 +68,22 @@ func (j *jmeter) parse(rec string) (row, bool, bool, error) {
 	if !j.init {
 		j.init = true
 		j.sep = jmeterSep(rec)
+		if j.save != nil && j.save.Delimiter != 0 {
+			j.sep = j.save.Delimiter
+		}
 		j.ts, j.elapsed, j.code, j.success, j.msg, j.width = 0, 1, 3, 7, 4, 8
 		if f, err := splitCSV(rec, j.sep); err == nil && (indexOf(f, "timeStamp") >= 0 || indexOf(f, "elapsed") >= 0) {
-			j.ts, j.elapsed, j.code, j.success = indexOf(f, "timeStamp"), indexOf(f, "elapsed"), indexOf(f, "responseCode"), indexOf(f, "success")
-			j.msg = indexOf(f, "responseMessage")
-			switch {
-			case j.elapsed < 0:
-				j.hdrErr = fmt.Errorf("%w: JTL header has no elapsed column (JMeter ran with jmeter.save.saveservice.time=false): no latency in this file", ErrParse)
-			case j.ts < 0:
-				j.hdrErr = fmt.Errorf("%w: JTL header has no timeStamp column (jmeter.save.saveservice.timestamp_format=none): requests cannot be placed in time", ErrParse)
-			}
+			j.columns(f)
 			if j.hdrErr != nil {
 				return row{}, false, false, j.hdrErr
 			}
-			j.width = max(j.ts, j.elapsed, j.code, j.success, j.msg) + 1
+			if j.save != nil && j.rep != nil {
+				j.rep.Columns = "the file's header (" + j.save.From + " not needed)"
+			}
 			return row{}, false, false, nil
+		}
+		if j.save != nil {
+			j.saved(rec)
 		}
 	}
 	if j.hdrErr != nil {
@@ -100,7 +102,12 @@ func (j *jmeter) parse(rec string) (row, bool, bool, error) {
 		}
 		return row{}, false, false, nil
 	}
-	t, err := parseTime(f[j.ts], j.loc)
+	var t time.Time
+	if j.save != nil && j.save.DateLayout != "" {
+		t, err = parseLayout(j.save.DateLayout, f[j.ts], j.loc)
+	} else {
+		t, err = parseTime(f[j.ts], j.loc)
+	}
 	if err != nil {
 		return row{}, false, false, bad("timeStamp", err)
 	}
@@ -136,4 +143,63 @@ func indexOf(f []string, name string) int {
 		}
 	}
 	return -1
+}
+
+// columns takes the positions of the fields from a header (or the
+// columns the user gave), in JMeter's spelling.
+func (j *jmeter) columns(f []string) {
+	j.ts, j.elapsed, j.code, j.success = indexOf(f, "timeStamp"), indexOf(f, "elapsed"), indexOf(f, "responseCode"), indexOf(f, "success")
+	j.msg = indexOf(f, "responseMessage")
+	switch {
+	case j.elapsed < 0:
+		j.hdrErr = fmt.Errorf("%w: JTL header has no elapsed column (JMeter ran with jmeter.save.saveservice.time=false): no latency in this file", ErrParse)
+	case j.ts < 0:
+		j.hdrErr = fmt.Errorf("%w: JTL header has no timeStamp column (jmeter.save.saveservice.timestamp_format=none): requests cannot be placed in time", ErrParse)
+	}
+	j.width = max(j.ts, j.elapsed, j.code, j.success, j.msg) + 1
+}
+
+// saved sets the columns of a header-less file from j.save, choosing
+// between JMeter 3.1+'s and 2.x's defaults by the first row's field
+// count when the properties left that open.
+func (j *jmeter) saved(rec string) {
+	f, err := splitCSV(rec, j.sep)
+	n := len(f)
+	cols, which := j.save.Columns, ""
+	switch {
+	case err != nil:
+		// The row is bad by itself; read the rest with Columns.
+	case j.save.Alt != nil && n == len(j.save.Alt) && n != len(cols):
+		cols, which = j.save.Alt, ", with JMeter 2.x's defaults for the columns it does not set"
+	case j.save.Alt != nil && n == len(cols):
+		which = ", with JMeter 3.1+'s defaults for the columns it does not set"
+	case n != len(cols):
+		alt := ""
+		if j.save.Alt != nil {
+			alt = fmt.Sprintf(" (%d with JMeter 2.x's defaults)", len(j.save.Alt))
+		}
+		j.hdrErr = fmt.Errorf("%w: the first row has %d fields, %s gives %d columns%s: %s", ErrParse, n, j.save.From, len(cols), alt, strings.Join(cols, ","))
+		return
+	}
+	j.columns(cols)
+	if j.hdrErr == nil && j.rep != nil {
+		j.rep.Columns = fmt.Sprintf("%s%s: %s", j.save.From, which, strings.Join(cols, ","))
+		if j.msg < 0 {
+			j.rep.Columns += " (without responseMessage, Transaction Controller rows cannot be told from samples and count as requests)"
+		}
+	}
+}
+
+// parseLayout parses s with a layout from a JMeter timestamp_format; a
+// layout without a zone reads s in loc (nil: an error, memdiag never
+// guesses a zone).
+func parseLayout(layout, s string, loc *time.Location) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if strings.Contains(layout, "MST") || strings.Contains(layout, "-07") {
+		return time.Parse(layout, s)
+	}
+	if loc == nil {
+		return time.Time{}, errNoZone
+	}
+	return time.ParseInLocation(layout, s, loc)
 }

@@ -94,7 +94,7 @@ func (l *locust) parse(rec string) (row, bool, bool, error) {
 	if cur.fails, err = atoiField("Total Failure Count", f[l.fails]); err != nil {
 		return row{}, false, false, err
 	}
-	if cur.avgMs, err = strconv.ParseFloat(f[l.avg], 64); err != nil || cur.avgMs < 0 {
+	if cur.avgMs, err = strconv.ParseFloat(f[l.avg], 64); err != nil || !(cur.avgMs >= 0) || cur.avgMs*1e6 > math.MaxInt64 {
 		return row{}, false, false, bad("Total Average Response Time", fmt.Errorf("bad number %q", f[l.avg]))
 	}
 	for _, p := range []struct {
@@ -116,6 +116,9 @@ func (l *locust) parse(rec string) (row, bool, bool, error) {
 	iv.Count, iv.Errors = cur.n-prev.n, max(cur.fails-prev.fails, 0)
 	if iv.Count > 0 {
 		ms := (cur.avgMs*float64(cur.n) - prev.avgMs*float64(prev.n)) / float64(iv.Count)
+		if ms*1e6 > math.MaxInt64 {
+			return row{}, false, false, bad("Total Average Response Time", fmt.Errorf("%s gives a mean of %g ms over the interval, past 292 years", f[l.avg], ms))
+		}
 		iv.Mean = time.Duration(math.Round(max(ms, 0) * 1e6))
 	}
 	if iv.Name != "Aggregated" {

@@ -2,6 +2,7 @@ package latency
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -64,6 +65,36 @@ func TestRealFilesPerInterval(t *testing.T) {
 		}},
 		{"ab-stall.tsv", ImportOptions{}, FormatAB, []bucketWant{
 			{1796152112, 300, 0, 416666, 6000000},
+		}},
+		// JMeter 2.13, one run written three ways (expected.py): CSV with
+		// header, XML, and header-less with custom columns; 116 rows of
+		// which 22 are Transaction Controller rows (excluded).
+		{"jmeter-stall.jtl", ImportOptions{}, FormatJMeter, []bucketWant{
+			{1796160748, 2, 0, 616000000, 653000000},
+			{1796160749, 16, 4, 17666666, 57000000},
+			{1796160750, 12, 2, 69100000, 306000000},
+			{1796160751, 17, 5, 12333333, 43000000},
+			{1796160752, 11, 3, 82125000, 308000000},
+			{1796160753, 16, 4, 42166666, 178000000},
+			{1796160754, 10, 2, 97125000, 306000000},
+			{1796160755, 10, 2, 40750000, 130000000},
+		}},
+		{"jmeter-stall.xml.jtl", ImportOptions{}, FormatJMeterXML, []bucketWant{
+			{1796160748, 2, 0, 616000000, 653000000},
+			{1796160749, 16, 4, 17666666, 57000000},
+			{1796160750, 12, 2, 69100000, 306000000},
+			{1796160751, 17, 5, 12333333, 43000000},
+			{1796160752, 11, 3, 82125000, 308000000},
+			{1796160753, 16, 4, 42166666, 178000000},
+			{1796160754, 10, 2, 97125000, 306000000},
+			{1796160755, 10, 2, 40750000, 130000000},
+		}},
+		// k6 v1.8.1 (expected.py k6-json / k6-csv): 9 requests, 6 failed.
+		{"k6-run.json", ImportOptions{}, FormatK6JSON, []bucketWant{
+			{1795989803, 9, 6, 24438910, 70989574},
+		}},
+		{"k6-run.csv", ImportOptions{}, FormatK6CSV, []bucketWant{
+			{1795989803, 9, 6, 24438910, 70989574},
 		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -138,19 +169,23 @@ func TestImportGzipCut(t *testing.T) {
 	}
 }
 
-// TestImportJMeterXML: top-level samples and a Transaction Controller's
-// children are requests; the controller's own sample and a redirect's
-// sub-results are not.
+// TestImportJMeterXML: top-level samples are requests; a Transaction
+// Controller's own sample and a redirect's sub-results are not. The file
+// is the first samples of JMeter 2.13's real jmeter-stall.xml.jtl with
+// line 41's t set to "x".
 func TestImportJMeterXML(t *testing.T) {
-	imp := importFixture(t, "jmeter.xml.jtl", ImportOptions{})
+	imp := importFixture(t, "jmeter-bad.xml.jtl", ImportOptions{})
 	ms := func(n int64) time.Time { return time.UnixMilli(n) }
 	want := []Request{
-		{Start: ms(1795988650410), Latency: 3 * time.Millisecond, Status: 200},
-		{Start: ms(1795988650614), Latency: 2 * time.Millisecond, Status: 404, Err: true},
-		{Start: ms(1795988650817), Latency: 1 * time.Millisecond, Status: 0, Err: true},
-		{Start: ms(1795988651020), Latency: 4 * time.Millisecond, Status: 200},
-		{Start: ms(1795988651024), Latency: 8 * time.Millisecond, Status: 404, Err: true},
-		{Start: ms(1795988651240), Latency: 30 * time.Millisecond, Status: 200},
+		{Start: ms(1796160747426), Latency: 579 * time.Millisecond, Status: 200},
+		{Start: ms(1796160747376), Latency: 653 * time.Millisecond, Status: 200},
+		{Start: ms(1796160748155), Latency: 13 * time.Millisecond, Status: 200}, // redirect: 301 then 200, one request
+		{Start: ms(1796160748155), Latency: 15 * time.Millisecond, Status: 200},
+		{Start: ms(1796160748276), Latency: 5 * time.Millisecond, Status: 200},
+		{Start: ms(1796160748277), Latency: 5 * time.Millisecond, Status: 200},
+		{Start: ms(1796160748385), Latency: 3 * time.Millisecond, Status: 0, Err: true},
+		{Start: ms(1796160748386), Latency: 3 * time.Millisecond, Status: 0, Err: true},
+		{Start: ms(1796160748497), Latency: 6 * time.Millisecond, Status: 200},
 	}
 	if len(imp.Requests) != len(want) {
 		t.Fatalf("%d requests, want %d: %+v", len(imp.Requests), len(want), imp.Requests)
@@ -161,7 +196,68 @@ func TestImportJMeterXML(t *testing.T) {
 			t.Errorf("request %d = %+v, want %+v", i, g, w)
 		}
 	}
-	if r := imp.Report; r.Format != FormatJMeterXML || r.Rows != 6 || r.Transactions != 1 || r.Bad != 1 || r.BadLines[0].Line != 16 {
-		t.Errorf("report = %+v, want jmeter-xml, 6 rows, 1 transaction, bad line 16", r)
+	if r := imp.Report; r.Format != FormatJMeterXML || r.Rows != 9 || r.Transactions != 2 || r.Bad != 1 || r.BadLines[0].Line != 41 {
+		t.Errorf("report = %+v, want jmeter-xml, 9 rows, 2 transactions, bad line 41", r)
+	}
+}
+
+// TestImportJMeterCustomColumns: JMeter 2.13's header-less file with the
+// columns its properties left on reads the same as the run's CSV with a
+// header, from the properties file JMeter ran with or from a column list.
+func TestImportJMeterCustomColumns(t *testing.T) {
+	pf, err := os.Open(fixture("jmeter-stall-custom.properties"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	fromProps, err := ParseJMeterProperties(pf, "jmeter-stall-custom.properties")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// connect_time and the 2.x/3.1+ defaults left open: two candidates.
+	if got := strings.Join(fromProps.Columns, ","); got != "timeStamp,elapsed,label,responseCode,responseMessage,success,failureMessage,sentBytes,URL,IdleTime,Connect" {
+		t.Errorf("3.1+ columns %s", got)
+	}
+	if got := strings.Join(fromProps.Alt, ","); got != "timeStamp,elapsed,label,responseCode,responseMessage,success,Connect" {
+		t.Errorf("2.x columns %s", got)
+	}
+	fromList, err := ParseJMeterColumns("timeStamp,elapsed,label,responseCode,responseMessage,success,Connect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := importFixture(t, "jmeter-stall.jtl", ImportOptions{})
+	for _, save := range []*JMeterSave{fromProps, fromList} {
+		imp := importFixture(t, "jmeter-stall-custom.jtl", ImportOptions{JMeter: save})
+		r := imp.Report
+		if r.Format != FormatJMeter || r.Rows != 94 || r.Transactions != 22 || r.Bad != 0 || !strings.Contains(r.Columns, "success,Connect") {
+			t.Errorf("%s: report %+v", save.From, r)
+		}
+		if save.Alt != nil && !strings.Contains(r.Describe(), "with JMeter 2.x's defaults") {
+			t.Errorf("%s: report does not say which defaults: %s", save.From, r.Describe())
+		}
+		if len(imp.Requests) != len(want.Requests) {
+			t.Fatalf("%s: %d requests, want %d", save.From, len(imp.Requests), len(want.Requests))
+		}
+		// Both files hold the same samples; their order differs where two
+		// threads finished together, so compare as multisets.
+		key := func(q Request) string { return fmt.Sprint(q.Start.UnixMilli(), q.Latency, q.Status, q.Err) }
+		n := map[string]int{}
+		for _, q := range want.Requests {
+			n[key(q)]++
+		}
+		for _, q := range imp.Requests {
+			n[key(q)]--
+		}
+		for k, v := range n {
+			if v != 0 {
+				t.Errorf("%s: request %s differs by %d", save.From, k, v)
+			}
+		}
+	}
+	// A column list that does not fit the rows is said once, plainly.
+	bad, _ := ParseJMeterColumns("timeStamp,elapsed,success")
+	imp := importFixture(t, "jmeter-stall-custom.jtl", ImportOptions{JMeter: bad})
+	if imp.Report.Rows != 0 || imp.Report.Bad != 116 || !strings.Contains(imp.Report.BadLines[0].Error(), "the first row has 7 fields, --latency-columns gives 3 columns") {
+		t.Errorf("misfit columns: %+v", imp.Report)
 	}
 }

@@ -153,6 +153,9 @@ func (r *ImportReport) Describe() string {
 		}
 		parts = append(parts, fmt.Sprintf("%d bad (line %s%s)", r.Bad, strings.Join(lines, ", "), more))
 	}
+	if r.Columns != "" {
+		parts = append(parts, "columns from "+r.Columns)
+	}
 	if r.Transactions > 0 {
 		parts = append(parts, fmt.Sprintf("%d Transaction Controller rows excluded (they repeat their samples)", r.Transactions))
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
 
 	"github.com/prometheus/procfs"
@@ -52,29 +53,57 @@ func (c *Collector) Meminfo() (*Meminfo, error) {
 		// procfs's parse errors name neither file nor line.
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return fromProcfs(&m), nil
+	out, err := fromProcfs(&m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(c.procRoot, "meminfo"), err)
+	}
+	return out, nil
 }
 
 // fromProcfs keeps the fields of procfs's Meminfo that memdiag records.
 // procfs allocates a new value for every line it parses, so the pointers
-// can be shared rather than copied.
-func fromProcfs(m *procfs.Meminfo) *Meminfo {
-	return &Meminfo{
-		MemTotal:     m.MemTotalBytes,
-		MemFree:      m.MemFreeBytes,
-		MemAvailable: m.MemAvailableBytes,
-		Buffers:      m.BuffersBytes,
-		Cached:       m.CachedBytes,
-		SwapCached:   m.SwapCachedBytes,
-		ActiveAnon:   m.ActiveAnonBytes,
-		InactiveAnon: m.InactiveAnonBytes,
-		ActiveFile:   m.ActiveFileBytes,
-		InactiveFile: m.InactiveFileBytes,
-		Unevictable:  m.UnevictableBytes,
-		Dirty:        m.DirtyBytes,
-		Writeback:    m.WritebackBytes,
-		Shmem:        m.ShmemBytes,
-		SwapTotal:    m.SwapTotalBytes,
-		SwapFree:     m.SwapFreeBytes,
+// can be shared rather than copied. procfs multiplies a "kB" value by 1024
+// without checking it fits: a value past 2^64 bytes (never written by a
+// kernel, but possible in a file under --root) is refused, not wrapped.
+func fromProcfs(m *procfs.Meminfo) (*Meminfo, error) {
+	out := &Meminfo{}
+	for _, f := range []struct {
+		name       string
+		val, bytes *uint64
+		dst        **uint64
+	}{
+		{"MemTotal", m.MemTotal, m.MemTotalBytes, &out.MemTotal},
+		{"MemFree", m.MemFree, m.MemFreeBytes, &out.MemFree},
+		{"MemAvailable", m.MemAvailable, m.MemAvailableBytes, &out.MemAvailable},
+		{"Buffers", m.Buffers, m.BuffersBytes, &out.Buffers},
+		{"Cached", m.Cached, m.CachedBytes, &out.Cached},
+		{"SwapCached", m.SwapCached, m.SwapCachedBytes, &out.SwapCached},
+		{"Active(anon)", m.ActiveAnon, m.ActiveAnonBytes, &out.ActiveAnon},
+		{"Inactive(anon)", m.InactiveAnon, m.InactiveAnonBytes, &out.InactiveAnon},
+		{"Active(file)", m.ActiveFile, m.ActiveFileBytes, &out.ActiveFile},
+		{"Inactive(file)", m.InactiveFile, m.InactiveFileBytes, &out.InactiveFile},
+		{"Unevictable", m.Unevictable, m.UnevictableBytes, &out.Unevictable},
+		{"Dirty", m.Dirty, m.DirtyBytes, &out.Dirty},
+		{"Writeback", m.Writeback, m.WritebackBytes, &out.Writeback},
+		{"Shmem", m.Shmem, m.ShmemBytes, &out.Shmem},
+		{"SwapTotal", m.SwapTotal, m.SwapTotalBytes, &out.SwapTotal},
+		{"SwapFree", m.SwapFree, m.SwapFreeBytes, &out.SwapFree},
+	} {
+		if err := KBOverflow(f.name, f.val, f.bytes); err != nil {
+			return nil, err
+		}
+		*f.dst = f.bytes
 	}
+	return out, nil
+}
+
+// KBOverflow returns an error if procfs's bytes value for a meminfo field
+// wrapped: val is the number written, bytes procfs's val*1024 for a "kB"
+// line or val itself for a line without unit. val*1024 mod 2^64 equals
+// val only for 0, so bytes != val means a "kB" line.
+func KBOverflow(name string, val, bytes *uint64) error {
+	if val == nil || bytes == nil || *bytes == *val || *val <= math.MaxUint64/1024 {
+		return nil
+	}
+	return fmt.Errorf("%s: %d kB is past 2^64 bytes", name, *val)
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -100,13 +101,14 @@ func (c *Collector) topByRSS(n int) ([]cand, ProcScan, error) {
 	st.Processes = len(all)
 	var cands []cand
 	for _, p := range all {
-		s, err := p.NewStatus()
+		path := filepath.Join(c.root, "proc", strconv.Itoa(p.PID), "status")
+		s, err := readStatus(path)
 		if err != nil {
 			if gone(err) {
 				st.Vanished++
 				continue
 			}
-			return nil, st, fmt.Errorf("%s/%d/status: %w", filepath.Join(c.root, "proc"), p.PID, err)
+			return nil, st, fmt.Errorf("%s: %w", path, err)
 		}
 		if s.VmRSS == 0 && s.RssAnon == 0 && s.RssFile == 0 {
 			continue // kernel thread, or a zombie

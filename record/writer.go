@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -34,10 +35,16 @@ type Writer struct {
 // link, and refuses an existing file unless force is set. A path
 // ending in ".gz" is written gzip-compressed.
 func Create(path string, force bool) (*Writer, error) {
-	// outfile: mode 0600 (a recording holds every process's command
-	// line), no symlink, no FIFO or device, no truncation through a
-	// hard link.
-	f, err := outfile.Create(path, outfile.Options{Overwrite: force})
+	return CreateMode(path, force, outfile.DefaultMode)
+}
+
+// CreateMode is [Create] with the file's permission (--mode) instead of
+// 0600.
+func CreateMode(path string, force bool, mode fs.FileMode) (*Writer, error) {
+	// outfile: mode 0600 unless told (a recording holds every process's
+	// command line), no symlink, no FIFO or device, no truncation
+	// through a hard link.
+	f, err := outfile.Create(path, outfile.Options{Overwrite: force, Mode: mode})
 	if err != nil {
 		if errors.Is(err, outfile.ErrExists) {
 			return nil, fmt.Errorf("%s: %w", path, ErrExists)

@@ -203,12 +203,13 @@ func charts(stat correlate.Stat) []chartDef {
 			col("file LRU", 0, correlate.TraceFileLRU, 1),
 			col("file LRU drop", 1, correlate.TraceLRUDrop, 1),
 		}},
-		// Titles of the vmstat signals from their catalogue. The reclaim
-		// line is correlate's direct_reclaim signal, which is
-		// signal.AllocReclaim (record.Interval.DirectReclaimPerSec).
-		{"reclaim", "Refaults and " + signal.AllocReclaim.Title, [2]string{"/s", ""}, []quantity{
+		// Titles of the vmstat signals from their catalogue; the reclaim
+		// lines are correlate's direct_reclaim and limit_reclaim, the
+		// catalogue's DirectReclaim and LimitReclaim.
+		{"reclaim", "Refaults, " + signal.DirectReclaim.Title + " and " + signal.LimitReclaim.Title, [2]string{"/s", ""}, []quantity{
 			col(fmt.Sprintf("%s + %s (%s)", signal.RefaultFile.Title, signal.RefaultAnon.Title, signal.RefaultFile.RateUnit()), 0, correlate.TraceRefault, 1),
-			col(fmt.Sprintf("%s (%s)", signal.AllocReclaim.Title, signal.AllocReclaim.RateUnit()), 0, correlate.TraceDirectReclaim, 1),
+			col(fmt.Sprintf("%s (%s)", signal.DirectReclaim.Title, signal.DirectReclaim.RateUnit()), 0, correlate.TraceDirectReclaim, 1),
+			col(fmt.Sprintf("%s (%s)", signal.LimitReclaim.Title, signal.LimitReclaim.RateUnit()), 0, correlate.TraceLimitReclaim, 1),
 		}},
 		{"disk", "Disk I/O and I/O time", [2]string{"B/s", "s/s"}, []quantity{
 			col("disk read", 0, correlate.TraceDiskRead, 1),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/signal"
 
 	"github.com/memdiag/memdiag/memstate"
 
@@ -64,7 +65,8 @@ type jsonThresh struct {
 	LRUDrop       float64 `json:"lru_drop_bytes_per_s"`
 	LRUDropMin    float64 `json:"lru_drop_min_bytes"`
 	Refault       float64 `json:"refault_pages_per_s"`
-	DirectReclaim float64 `json:"direct_reclaim_pages_per_s"`
+	DirectReclaim float64 `json:"direct_reclaim_pages_per_s"` // signal.DirectReclaim.JSONKey()
+	LimitReclaim  float64 `json:"limit_reclaim_pages_per_s"`  // signal.LimitReclaim.JSONKey()
 	DiskIO        float64 `json:"disk_io_bytes_per_s"`
 	IOTime        float64 `json:"io_time_s_per_s"`
 	SwapOut       float64 `json:"swap_out_bytes_per_s"`
@@ -200,7 +202,7 @@ func toJSON(r correlate.Result) jsonResult {
 		Host: r.Host, Start: in(&r, r.Start), End: in(&r, r.End), IntervalS: r.Interval.Seconds(),
 		Intervals: r.Intervals, HasLatency: r.HasLatency, Stat: string(r.Stat), SpikeRule: r.Spike.String(),
 		SpikeIntervals: r.Spikes,
-		Thresholds:     jsonThresh{t.PSISome, t.PSIFull, t.LRUDrop, t.LRUDropMin, t.Refault, t.DirectReclaim, t.DiskIO, t.IOTime, t.SwapOut, t.MADFactor},
+		Thresholds:     jsonThresh{t.PSISome, t.PSIFull, t.LRUDrop, t.LRUDropMin, t.Refault, t.DirectReclaim, t.LimitReclaim, t.DiskIO, t.IOTime, t.SwapOut, t.MADFactor},
 		Baselines:      map[string]float64{},
 		Period:         period(&r, r.Period), SpikePeriod: period(&r, r.SpikePeriod),
 		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: nonNil(r.Warnings),
@@ -302,7 +304,8 @@ func renderCSV(w io.Writer, r correlate.Result) error {
 	hdr := []string{"index", "start", "end", "duration_s", "spike", "latency_ms"}
 	cols := map[correlate.Signal]string{
 		correlate.PSISome: "psi_some_share", correlate.PSIFull: "psi_full_share", correlate.LRUDrop: "lru_drop_bytes_per_s",
-		correlate.Refault: "refault_pages_per_s", correlate.DirectReclaim: "direct_reclaim_pages_per_s",
+		correlate.Refault:       "refault_pages_per_s",
+		correlate.DirectReclaim: signal.DirectReclaim.JSONKey(), correlate.LimitReclaim: signal.LimitReclaim.JSONKey(),
 		correlate.DiskIO: "disk_io_bytes_per_s", correlate.IOTime: "io_time_s_per_s", correlate.SwapOut: "swap_out_bytes_per_s",
 	}
 	for _, s := range correlate.AllSignals {

@@ -147,7 +147,7 @@ func signalValue(s correlate.SignalPeak) string {
 		return rate(-s.Peak)
 	case correlate.DiskIO, correlate.SwapOut:
 		return rate(s.Peak)
-	case correlate.Refault, correlate.DirectReclaim:
+	case correlate.Refault, correlate.DirectReclaim, correlate.LimitReclaim:
 		return fmt.Sprintf("%.0f/s", s.Peak)
 	case correlate.IOTime:
 		return fmt.Sprintf("%.1f s/s", s.Peak)

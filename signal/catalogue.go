@@ -264,6 +264,12 @@ func Lookup(name string) *Signal {
 	return nil
 }
 
+// Names other packages use as constants (analyze's signal names).
+const (
+	DirectReclaimName = "direct_reclaim"
+	LimitReclaimName  = "limit_reclaim"
+)
+
 // The entries. URLs point at the kernel document that defines the counter;
 // where none does, at the source file.
 const (
@@ -277,7 +283,7 @@ var (
 	// tasks because the host as a whole ran short (pgscan_direct). The
 	// allocating task stalls while it reclaims.
 	DirectReclaim = &Signal{
-		Name: "direct_reclaim", Title: "direct reclaim", Unit: Pages,
+		Name: DirectReclaimName, Title: "direct reclaim", Unit: Pages,
 		Gate: "reclaim.direct.rate", Aggregate: Rate,
 		Counters: []string{"pgscan_direct"},
 		Computed: "Δpgscan_direct",
@@ -292,7 +298,7 @@ var (
 	// is what those two hold beyond kswapd and direct reclaim; khugepaged's
 	// and proactive reclaim, rare, land here too. Unknown before 5.8.
 	LimitReclaim = &Signal{
-		Name: "limit_reclaim", Title: "cgroup-limit reclaim", Unit: Pages,
+		Name: LimitReclaimName, Title: "cgroup-limit reclaim", Unit: Pages,
 		Gate: "reclaim.limit.rate", Aggregate: Rate,
 		Counters: []string{"pgscan_anon", "pgscan_file", "pgscan_kswapd", "pgscan_direct"},
 		Computed: "max(0, Δ(pgscan_anon+pgscan_file) − Δpgscan_kswapd − Δpgscan_direct)",

@@ -26,8 +26,9 @@ var ErrExists = errors.New("file exists")
 
 // Options say how to open an output file.
 type Options struct {
-	// Mode is the permission of a new file; 0 means DefaultMode. An
-	// existing file keeps its mode.
+	// Mode is the permission of the file (--mode); 0 means DefaultMode.
+	// It is set exactly, whatever the umask, on a new file and on one
+	// overwritten; a file appended to keeps its mode.
 	Mode fs.FileMode
 	// Overwrite truncates an existing regular file with one link; without
 	// it an existing file is an ErrExists error.
@@ -83,6 +84,13 @@ func Create(path string, opts Options) (*os.File, error) {
 	}
 	if opts.Overwrite && !opts.Append {
 		if err := f.Truncate(0); err != nil {
+			return fail("%w", err)
+		}
+	}
+	if !opts.Append {
+		// The umask narrowed a new file's mode, and an overwritten file
+		// had its own: set exactly the one asked for.
+		if err := f.Chmod(mode.Perm()); err != nil {
 			return fail("%w", err)
 		}
 	}

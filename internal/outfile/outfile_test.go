@@ -113,3 +113,52 @@ func TestCreateOverwriteAndAppend(t *testing.T) {
 		t.Errorf("content %q", b)
 	}
 }
+
+// TestCreateModeExact: the mode asked for is the file's mode whatever the
+// umask, on a new file and on one overwritten; a file appended to keeps
+// its own.
+func TestCreateModeExact(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	stat := func(p string) os.FileMode {
+		t.Helper()
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Mode().Perm()
+	}
+	p := filepath.Join(dir, "report.txt")
+	f, err := Create(p, Options{Mode: 0o644})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got := stat(p); got != 0o644 {
+		t.Errorf("new file under umask 077: mode %v, want 0644", got)
+	}
+	f, err = Create(p, Options{Overwrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got := stat(p); got != 0o600 {
+		t.Errorf("overwritten with the default: mode %v, want 0600", got)
+	}
+	sum := filepath.Join(dir, "summary.md")
+	if err := os.WriteFile(sum, []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(sum, 0o664); err != nil {
+		t.Fatal(err)
+	}
+	f, err = Create(sum, Options{Append: true, Mode: 0o600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got := stat(sum); got != 0o664 {
+		t.Errorf("appended to: mode %v, want its own 0664", got)
+	}
+}

@@ -149,8 +149,10 @@ func open(root, rel string, flags int) (*os.File, error) {
 // Resolve resolves the symbolic links of rel inside root, absolute link
 // targets and ".." taken relative to root, and returns the resolved path
 // relative to root. A missing component is an fs.ErrNotExist error.
+// ".." is taken after the links before it are resolved, as the kernel
+// does ("link/.." is the folder holding link's target), never lexically.
 func Resolve(root, rel string) (string, error) {
-	parts := strings.Split(path.Clean("/"+filepath.ToSlash(rel)), "/")
+	parts := strings.Split(filepath.ToSlash(rel), "/")
 	cur := ""
 	for hops := 0; len(parts) > 0; {
 		p := parts[0]
@@ -159,6 +161,14 @@ func Resolve(root, rel string) (string, error) {
 			continue
 		}
 		if p == ".." {
+			if cur != "" {
+				// As the kernel: ".." of a file is ENOTDIR.
+				if fi, err := os.Stat(filepath.Join(root, cur)); err != nil {
+					return "", err
+				} else if !fi.IsDir() {
+					return "", unix.ENOTDIR
+				}
+			}
 			cur = path.Dir(cur)
 			if cur == "." || cur == "/" {
 				cur = ""

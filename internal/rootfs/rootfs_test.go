@@ -12,7 +12,7 @@ import (
 )
 
 // jail builds a root with hostile entries next to a secret outside it.
-func jail(t *testing.T) (root, outside string) {
+func jail(t testing.TB) (root, outside string) {
 	t.Helper()
 	top := t.TempDir()
 	root = filepath.Join(top, "root")
