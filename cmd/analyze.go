@@ -97,6 +97,11 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			load test's results file given with --latency (vegeta, JMeter, k6,
 			Locust, hey or a generic timestamp,latency CSV; the format is detected).
 
+			REC may also be a store directory of memdiag record, or several of its
+			segments: they are read as one continuous recording, and --from/--to keep
+			a window of it, reading only the segments that overlap (-6h, 06:25,
+			'yesterday 06:00..07:00', RFC 3339; see docs/service.md).
+
 			Every signal is compared with the recording's own median: a threshold is
 			the rise above it that counts (see the flags for defaults; "off"
 			disables a signal). A spike is a latency statistic above the rolling
@@ -117,6 +122,9 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 
 			# one self-contained page with charts, to mail or keep as a CI artifact
 			memdiag analyze run.jsonl -o report.html
+
+			# yesterday's early morning from memdiag record's store, across its segments
+			memdiag analyze /var/lib/memdiag --from 'yesterday 06:00..07:00'
 		`),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {

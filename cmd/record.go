@@ -299,6 +299,13 @@ func (r *recorder) open(t time.Time, why string) error {
 	}
 	r.seg = *r.hdr
 	r.seg.Start = t
+	if r.started > 0 && !r.o.Watch.NoTimers {
+		// the jobs as they are now: a timer installed since the last
+		// segment is projected from this one on
+		if jobs, err := hostJobs(&r.o.Watch); err == nil {
+			r.seg.Jobs = jobs
+		}
+	}
 	if err := w.WriteHeader(&r.seg); err != nil {
 		w.Close("write error")
 		return err
