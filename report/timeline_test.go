@@ -79,7 +79,7 @@ func TestTimelineAcrossMidnight(t *testing.T) {
 	}
 	r := correlate.Result{Host: "db1", Start: hms(23*time.Hour + 50*time.Minute), End: hms(24*time.Hour + 20*time.Minute),
 		Interval: 10 * time.Second, Intervals: 180, Location: time.UTC, Thresholds: correlate.DefaultThresholds(),
-		Require:  []correlate.Signal{correlate.PSISome},
+		Require: []correlate.Signal{correlate.PSISome},
 		Episodes: []correlate.Episode{
 			ep(0, 23*time.Hour+55*time.Minute),
 			ep(1, 23*time.Hour+58*time.Minute),
