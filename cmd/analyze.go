@@ -69,10 +69,14 @@ type AnalyzeOptions struct {
 	// extension picks the format when --format is not given (.html).
 	Output string
 	Mode   fs.FileMode // --mode of --output
+	// Prom holds --prometheus and its flags (analyze_prometheus.go); Now
+	// is the clock of its relative --from/--to.
+	Prom promOptions
+	Now  func() time.Time
 }
 
 func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
-	opts := &AnalyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}}
+	opts := &AnalyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}, Now: f.Now}
 	th := make([]string, len(thresholdFlags))
 	cmd := &cobra.Command{
 		Use:   "analyze REC [REC...]",
@@ -123,9 +127,11 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			# yesterday's early morning from memdiag record's store, across its segments
 			memdiag analyze /var/lib/memdiag --from 'yesterday 06:00..07:00'
 		`),
-		Args: cobra.MinimumNArgs(1),
+		Args: analyzeArgs(&opts.Prom),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.Recording = args[0]
+			if len(args) > 0 {
+				opts.Recording = args[0]
+			}
 			if len(args) > 1 {
 				opts.More = args[1:]
 			}
@@ -139,6 +145,9 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 				return runF(opts)
 			}
 			opts.Ctx = c.Context()
+			if opts.Prom.URL != "" {
+				return runAnalyzePrometheus(opts)
+			}
 			return runAnalyze(opts)
 		},
 	}
@@ -164,6 +173,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
 	modeFlag(fl, &opts.Mode)
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
+	addPrometheusFlags(cmd, &opts.Prom)
 	return cmd
 }
 

@@ -41,8 +41,17 @@ func TestNewAnalyzeCmd(t *testing.T) {
 		args string
 		want AnalyzeOptions
 	}{"run.jsonl --output r.HTML --format md", AnalyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, Format: "markdown", Output: "r.HTML",
-		PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}})
+		PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}}, struct {
+		args string
+		want AnalyzeOptions
+	}{"--prometheus http://prom:9090 --match instance=~\"web-.*\" --host-label host --latency-query p99 --step 5s --align 5s --from -6h --to now --format json",
+		AnalyzeOptions{Stat: "p99", Spike: "3x", Lag: time.Minute, Format: "json", PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB",
+			Thresholds: map[correlate.Signal]string{}, Prom: promOptions{URL: "http://prom:9090", Match: `instance=~"web-.*"`, HostLabel: "host",
+				LatencyQuery: "p99", Step: 5 * time.Second, Align: 5 * time.Second, Timeout: 2 * time.Minute}, From: "-6h", To: "now"}})
 	for _, tt := range tests {
+		if tt.want.Prom.URL == "" {
+			tt.want.Prom = promOptions{HostLabel: "instance", Align: time.Minute, Timeout: 2 * time.Minute}
+		}
 		t.Run(tt.args, func(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
 			var got *AnalyzeOptions

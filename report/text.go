@@ -359,7 +359,7 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 			fmt.Fprintf(b, "\nNot named:\n")
 		}
 		for _, nr := range r.NotRun {
-			fmt.Fprintf(b, "%s%s: %s.\n", bullet, nr.Name, nr.Reason)
+			fmt.Fprintf(b, "%s%s: %s.\n", bullet, nr.Name, NotRunReason(nr))
 		}
 	}()
 	if n == 0 && r.Sustained != nil {
@@ -462,7 +462,7 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 			fmt.Fprintf(b, "%sIts processes (%s) did %s of I/O per episode.%s\n", ind, strings.Join(ps, ", "), correlate.FormatBytes(c.BytesPerEpisode), br)
 		}
 		fmt.Fprintf(b, "%sEvidence:\n", ind)
-		for _, e := range c.Evidence {
+		for _, e := range Evidence(r, c) {
 			fmt.Fprintf(b, "%s%s%s\n", ind, bullet, e)
 		}
 		fmt.Fprintf(b, "%sWhat to do:\n", ind)
