@@ -77,6 +77,9 @@ type AnalyzeOptions struct {
 	// is the clock of its relative --from/--to.
 	Prom promOptions
 	Now  func() time.Time
+	// BeforeRender, if set, sees the result before it is rendered (watch
+	// prints its end summary, the culprit's processes first, there).
+	BeforeRender func(*correlate.Result)
 }
 
 func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
@@ -270,6 +273,9 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	res, trace, err := analyzeInputTrace(opts.Ctx, opts.IO, in, opts.LatencyFile, lo, co, format == report.HTML)
 	if err != nil {
 		return err
+	}
+	if opts.BeforeRender != nil {
+		opts.BeforeRender(&res)
 	}
 	ro := report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
 	if trace != nil {
