@@ -180,7 +180,10 @@ func ParseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error)
 			continue
 		}
 		k := OOMKill{SinceBoot: ts, Comm: m[3]}
-		k.PID, _ = strconv.Atoi(m[2])
+		var err error
+		if k.PID, err = strconv.Atoi(m[2]); err != nil || k.PID <= 0 {
+			continue // no kernel kills PID 0 or one past int: not a kill line
+		}
 		k.TotalVMBytes = kib(m[5])
 		k.AnonRSSBytes = kib(m[6])
 		k.FileRSSBytes = kib(m[7])
