@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -184,4 +186,95 @@ func loadSpan(t *testing.T, bin, rec, csvPath string) (time.Time, time.Time) {
 		t.Fatalf("no load span in the JSON (%v)", err)
 	}
 	return doc.Totals.LoadFrom, doc.Totals.LoadTo
+}
+
+// TestLatencyE2ELocustLive: Locust, run by `memdiag watch -- locust …`,
+// writes per-request rows with the request hook exactly as
+// docs/latency.md gives it; watch follows the file live and records
+// every request: the recording's count (analyze without the file) equals
+// Locust's own (its _stats.csv Aggregated row), failures included.
+func TestLatencyE2ELocustLive(t *testing.T) {
+	testenv.RequireRoot(t, "a real load tool against a local service")
+	locust, err := exec.LookPath("locust")
+	if err != nil {
+		testenv.Unmet(t, "Locust is not installed (apt-get install python3-locust)")
+	}
+	bin := testenv.BuildMemdiag(t)
+	addr, _ := startStallingService(t, 3*time.Second, 400*time.Millisecond)
+	dir := t.TempDir()
+	doc, err := os.ReadFile("../docs/latency.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hook, ok := strings.Cut(string(doc), "```python\n")
+	hook, _, ok2 := strings.Cut(hook, "```")
+	if !ok || !ok2 || !strings.Contains(hook, "events.request.add_listener") {
+		t.Fatal("docs/latency.md has no request hook in a python block")
+	}
+	files := map[string]string{
+		"memdiag_hook.py": hook,
+		"locustfile.py": `from locust import HttpUser, constant, task
+import memdiag_hook  # noqa: F401
+
+class Probe(HttpUser):
+    wait_time = constant(0.05)
+
+    @task(3)
+    def root(self):
+        self.client.get("/")
+
+    @task
+    def refused(self):
+        self.client.get("http://127.0.0.1:1/", name="refused")
+`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := filepath.Join(dir, "locust_requests.csv")
+	rec := filepath.Join(dir, "run.jsonl")
+	code, wout, werr := runBinary(t, bin, "watch", "--interval", "1s", "-q", "--no-timers", "-o", rec, "--latency", rows, "--",
+		"sh", "-c", "cd "+dir+" && MEMDIAG_LOCUST_CSV="+rows+" exec "+locust+" -f locustfile.py --headless -u 2 -r 2 -t 8s --host http://"+addr+" --only-summary --exit-code-on-error 0")
+	if code != ExitOK {
+		t.Fatalf("watch: exit %d\n%s", code, werr)
+	}
+	// Locust's own count: the Aggregated line of the summary it prints at
+	// exit ("Aggregated   135   34(25.19%) | …"). Its loc_stats.csv is
+	// not used: it is rewritten every second and misses the last one.
+	m := regexp.MustCompile(`(?m)^\s+Aggregated\s+(\d+)\s+(\d+)\(`).FindStringSubmatch(wout + werr)
+	if m == nil {
+		t.Fatal("no Aggregated line in Locust's summary")
+	}
+	locReq, _ := strconv.Atoi(m[1])
+	locFail, _ := strconv.Atoi(m[2])
+	if locReq < 100 || locFail < 10 {
+		t.Fatalf("Locust counted %d requests, %d failed; want ~8 s of 2 users at 20/s, a quarter refused", locReq, locFail)
+	}
+	// The recording's own count: what watch followed live.
+	code, out, stderr := runBinary(t, bin, "analyze", rec, "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("analyze: exit %d\n%s", code, stderr)
+	}
+	var res e2eLatencyDoc
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Locust counted %d requests, %d failed; watch recorded %d, %d", locReq, locFail, res.Totals.Requests, res.Totals.Errors)
+	if res.Totals.Requests != locReq || res.Totals.Errors != locFail {
+		t.Errorf("watch recorded %d requests, %d failed; Locust counted %d, %d", res.Totals.Requests, res.Totals.Errors, locReq, locFail)
+	}
+	// And the file, read after the run, holds the same.
+	code, out, stderr = runBinary(t, bin, "analyze", rec, "--latency", rows, "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("analyze --latency: exit %d\n%s", code, stderr)
+	}
+	res = e2eLatencyDoc{}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Totals.Requests != locReq || res.Totals.Errors != locFail {
+		t.Errorf("the hook's file imports %d requests, %d failed; Locust counted %d, %d", res.Totals.Requests, res.Totals.Errors, locReq, locFail)
+	}
 }

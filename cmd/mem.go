@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -24,6 +25,10 @@ type MemOptions struct {
 	Format   mem.Format
 	Top      int
 	Interval time.Duration // between the two /proc/vmstat and PSI reads; 0: one read, pressure not measured
+	// KernelLog is a file holding kernel log text in any form (dmesg,
+	// dmesg -T, journalctl -k, /dev/kmsg records, syslog); "" reads the
+	// host's (or --root's) own log.
+	KernelLog string
 	// RunLog runs a kernel log command (dmesg, journalctl) when /dev/kmsg
 	// is unreadable; nil never does. Only used when Root is "/".
 	RunLog func(ctx context.Context, name string, args ...string) ([]byte, error)
@@ -63,6 +68,9 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 
 			# a mounted host's files: one read, no pressure measurement
 			memdiag mem --root /mnt/host --interval 0
+
+			# what the OOM kills in a pasted log were made of
+			memdiag mem --kernel-log dmesg-T.txt
 		`),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -91,6 +99,7 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 	}
 	formatFlag(c, &format, mem.Table, mem.Formats, "(csv: one value per row: section,id,field,value)")
 	c.Flags().IntVar(&opts.Top, "top", 10, "processes to show by RSS, and cgroups by usage beyond those with a limit or OOM kills (0: all)")
+	c.Flags().StringVar(&opts.KernelLog, "kernel-log", "", "read OOM kills from this file of kernel log text (dmesg, dmesg -T, journalctl -k, /dev/kmsg, syslog) instead of the host's log")
 	c.Flags().DurationVar(&opts.Interval, "interval", time.Second, "time between the two reads that measure pressure (0: do not measure; the default with --root other than /)")
 	return c
 }
@@ -158,9 +167,23 @@ func runMem(opts *MemOptions) error {
 // from dmesg, else journalctl -k, and says why when none worked.
 func readKernelLog(ctx context.Context, opts *MemOptions, col *memstate.Collector, boot time.Time) memstate.KernelLog {
 	var why []string
+	lo := memstate.LogOptions{Boot: boot}
+	if opts.Now != nil {
+		lo.Now = opts.Now()
+	}
+	if opts.KernelLog != "" {
+		b, err := os.ReadFile(opts.KernelLog)
+		if err == nil {
+			var kills []memstate.OOMKill
+			if kills, err = memstate.ParseKernelLogWith(strings.NewReader(string(b)), opts.KernelLog, lo); err == nil {
+				return memstate.KernelLog{Source: opts.KernelLog, Kills: kills}
+			}
+		}
+		return memstate.KernelLog{Unreadable: err.Error()}
+	}
 	b, err := memstate.ReadKmsg(col.KmsgPath())
 	if err == nil {
-		kills, perr := memstate.ParseKernelLog(strings.NewReader(string(b)), col.KmsgPath(), boot)
+		kills, perr := memstate.ParseKernelLogWith(strings.NewReader(string(b)), col.KmsgPath(), lo)
 		if perr == nil {
 			return memstate.KernelLog{Source: "/dev/kmsg", Kills: kills}
 		}
@@ -180,7 +203,7 @@ func readKernelLog(ctx context.Context, opts *MemOptions, col *memstate.Collecto
 				why = append(why, c[0]+": no kernel messages (no journal, or no access to it)")
 				continue
 			}
-			kills, err := memstate.ParseKernelLog(strings.NewReader(string(out)), c[0], boot)
+			kills, err := memstate.ParseKernelLogWith(strings.NewReader(string(out)), c[0], lo)
 			if err != nil {
 				why = append(why, err.Error())
 				continue

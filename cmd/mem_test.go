@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -139,5 +140,38 @@ func TestReadKernelLogFallback(t *testing.T) {
 	got = readKernelLog(context.Background(), opts, col, time.Time{})
 	if got.Source != "dmesg" || len(got.Kills) != 1 || got.Kills[0].PID != 2915 {
 		t.Errorf("got %+v, want the kill of PID 2915 from dmesg", got)
+	}
+}
+
+func TestRunMemKernelLogFile(t *testing.T) {
+	// A pasted `dmesg -T` of another boot: the kill times are the log's own
+	// (21:40:02 on the machine that printed them, read in the local zone), not boot time
+	// of --root plus a stamp; the report's cause and tasks come through.
+	ios, _, out, _ := iostreams.Test()
+	opts := &MemOptions{IO: ios, Now: time.Now, Root: "../memstate/testdata/host618", Format: mem.JSON, Top: 1,
+		KernelLog: "../memstate/testdata/oom/host618-shmem-oom.dmesg-T.txt"}
+	if err := runMem(opts); err != nil {
+		t.Fatal(err)
+	}
+	var r memstate.Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.OOM.LogSource != opts.KernelLog || len(r.OOM.Kills) != 2 {
+		t.Fatalf("oom %+v", r.OOM)
+	}
+	k := r.OOM.Kills[0]
+	if !k.TimeFromLog || !k.Time.Equal(time.Date(2026, 12, 1, 21, 40, 2, 0, time.Local)) || k.OOMCgroup != "/memdiag-mem-shmoom" ||
+		len(k.Tasks) != 3 || !strings.HasPrefix(k.Cause, "shmem-filled /memdiag-mem-shmoom: 52.4 MiB of 64.0 MiB shmem") {
+		t.Errorf("kill %+v", k)
+	}
+	opts.KernelLog = filepath.Join(t.TempDir(), "none")
+	out.Reset()
+	opts.Format = mem.Table
+	if err := runMem(opts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Kernel log not readable (open "+opts.KernelLog+": no such file or directory)") {
+		t.Errorf("missing file not said:\n%s", out.String())
 	}
 }

@@ -74,7 +74,7 @@ func newRecordCmd(f *Factory, runF func(context.Context, *RecordOptions) error) 
 			# a test store: 10 s segments, keep 1 minute
 			memdiag record --store /tmp/st --segment 10s --max-age 1m
 		`),
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := &opts.Watch
 			w.KeepCmdline = w.KeepCmdline || f.NoRedact
@@ -299,6 +299,13 @@ func (r *recorder) open(t time.Time, why string) error {
 	}
 	r.seg = *r.hdr
 	r.seg.Start = t
+	if r.started > 0 && !r.o.Watch.NoTimers {
+		// the jobs as they are now: a timer installed since the last
+		// segment is projected from this one on
+		if jobs, err := hostJobs(&r.o.Watch); err == nil {
+			r.seg.Jobs = jobs
+		}
+	}
 	if err := w.WriteHeader(&r.seg); err != nil {
 		w.Close("write error")
 		return err

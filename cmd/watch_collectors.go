@@ -33,11 +33,19 @@ func addMemorySources(ctx context.Context, o *WatchOptions, h *record.Header, ws
 	// The host's periodic jobs at start, so that analyze can project
 	// their firings over the recording later, on any host.
 	if !o.NoTimers {
-		jobs, err := timers.Inventory(o.F.Root, timers.InventoryOptions{KeepSecrets: o.KeepCmdline})
-		if running, ok := timers.ProbeRunning(o.F.Root); ok {
-			timers.ApplyRunning(jobs, running) // what fires now, for gate --recording
-		}
+		jobs, err := hostJobs(o)
 		ws.status(h, "timers", err)
 		h.Jobs = jobs
 	}
+}
+
+// hostJobs is the host's periodic-job inventory now, with what fires
+// now (for gate --recording); `memdiag record` takes it again for each
+// segment's header, so jobs installed meanwhile are in the next one.
+func hostJobs(o *WatchOptions) ([]timers.Job, error) {
+	jobs, err := timers.Inventory(o.F.Root, timers.InventoryOptions{KeepSecrets: o.KeepCmdline})
+	if running, ok := timers.ProbeRunning(o.F.Root); ok {
+		timers.ApplyRunning(jobs, running)
+	}
+	return jobs, err
 }

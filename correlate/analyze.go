@@ -138,7 +138,7 @@ func (sr *Series) Analyze(opts Options) Result {
 		res.SpikePeriod = EstimatePeriod(spikeStarts, res.Start, res.End, minP)
 	}
 	rankCulprits(&res, sr, o)
-	memoryFindings(sr, &res)
+	memoryFindings(sr, &res, o.GrowthMinWindow)
 	attachOnsets(sr, &res)
 	return res
 }

@@ -119,9 +119,10 @@ func TestAnalyzeUnionOfTwoTimers(t *testing.T) {
 		if c.BytesPerEpisode != 6900*mib {
 			t.Errorf("bytes per episode = %s, want 6.7 GiB", FormatBytes(c.BytesPerEpisode))
 		}
-		wantEv := "6 of 6 firings in the recording were followed within 1m by an episode"
-		if !contains(c.Evidence, wantEv) {
-			t.Errorf("evidence %q lacks %q", c.Evidence, wantEv)
+		// "6 of 6 firings in the recording were followed within 1m by
+		// an episode" (report writes it).
+		if c.FiringsMatched != 6 || c.Firings != 6 || c.Lag != time.Minute || !c.Proof.FiringsUsed {
+			t.Errorf("firings %d of %d within %s (used %v); want 6 of 6 within 1m", c.FiringsMatched, c.Firings, c.Lag, c.Proof.FiringsUsed)
 		}
 	}
 
@@ -264,9 +265,12 @@ func TestAnalyzeInProcessSchedule(t *testing.T) {
 	}
 	// Per episode: 60 s × 20 MiB/s from the burst plus 2 intervals × 30 s ×
 	// 512 KiB/s from the steady postgres = 1230 MiB = 1.2 GiB.
-	want := "recurs every 15m, postgres (postgresql.service) wrote 1.2 GiB each time, no timer or cron job: an in-process schedule?"
-	if len(c.Evidence) == 0 || c.Evidence[0] != want {
-		t.Errorf("evidence = %q, want first %q", c.Evidence, want)
+	// (report: "recurs every 15m, postgres (postgresql.service) wrote
+	// 1.2 GiB each time, no timer or cron job: an in-process schedule?")
+	if p := c.Processes[0]; c.NewEachTime || p.Program != "postgres" || p.Unit != "postgresql.service" ||
+		p.WriteBytes/uint64(len(c.Proof.Credits)) != 1230*mib {
+		t.Errorf("new each time %v, process %+v over %d credits; want postgres in postgresql.service writing 1230 MiB each time",
+			c.NewEachTime, p, len(c.Proof.Credits))
 	}
 }
 
@@ -285,8 +289,8 @@ func TestAnalyzeNewProcessEachTime(t *testing.T) {
 		t.Fatalf("culprits = %+v, want cat", res.Culprits)
 	}
 	c := res.Culprits[0]
-	if !c.NewEachTime || len(c.Evidence) == 0 || !strings.Contains(c.Evidence[0], "a new cat process each time (8 PIDs) and no timer or cron job starts it: a script, a loop or a service starts it on a schedule") {
-		t.Errorf("NewEachTime %v, evidence %q", c.NewEachTime, c.Evidence)
+	if !c.NewEachTime || c.Runs != 8 {
+		t.Errorf("NewEachTime %v, runs %d; want a new cat process each time, 8", c.NewEachTime, c.Runs)
 	}
 	if res2 := Analyze(inProcessCase().build(t), Options{Project: testProject}); len(res2.Culprits) != 1 || res2.Culprits[0].NewEachTime {
 		t.Errorf("postgres's own workers are a schedule inside postgresql.service: %+v", res2.Culprits)
@@ -334,7 +338,7 @@ func TestAnalyzeWithoutProjection(t *testing.T) {
 	// Their processes, in their units, did nearly all of the I/O of their
 	// episodes and nothing much outside them: high without firings.
 	for _, c := range res.Culprits {
-		if c.ConfidenceLabel() != "high" || c.Proof.FiringsUsed || !containsPrefix(c.Evidence, "firings not weighed") && len(c.Proof.FiringsMatched) > 0 {
+		if c.ConfidenceLabel() != "high" || c.Proof.FiringsUsed || c.Proof.FiringsUnused != UnusedNotProjected || len(c.Proof.FiringsMatched) > 0 {
 			t.Errorf("%s: confidence %.2f, proof %+v; want high, from process evidence only", c.Name, c.Confidence, c.Proof)
 		}
 	}
@@ -382,8 +386,8 @@ func TestAnalyzeFastTimers(t *testing.T) {
 	// The firings alone explain the episodes: the 1-minute accuracy window
 	// is clamped to a quarter of the period, so it does not cover the
 	// whole recording.
-	if !strings.HasPrefix(strings.Join(c.Evidence, "\n"), "systemd job") || !contains(c.Evidence, "15 of 15 firings in the recording were followed within 5s by an episode") {
-		t.Errorf("evidence = %q", c.Evidence)
+	if c.Kind != KindTimer || c.FiringsMatched != 15 || c.Firings != 15 || c.Lag != 5*time.Second {
+		t.Errorf("%s, %d of %d firings within %s; want a timer, 15 of 15 within 5s", c.Kind, c.FiringsMatched, c.Firings, c.Lag)
 	}
 	// 20 MiB/s of page cache lost over 1 s intervals is 20 MiB per
 	// interval: below LRUDropMin (32 MiB), so no lru_drop; without the
@@ -399,15 +403,6 @@ func TestAnalyzeFastTimers(t *testing.T) {
 	if res.Period == nil || res.Period.Period < 19*time.Second || res.Period.Period > 21*time.Second {
 		t.Errorf("period = %+v, want 20s", res.Period)
 	}
-}
-
-func containsPrefix(ss []string, p string) bool {
-	for _, s := range ss {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // On a shared host, PSI of the service's cgroup and a minimum number of

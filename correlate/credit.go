@@ -2,11 +2,9 @@ package correlate
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/record"
@@ -78,14 +76,14 @@ type Proof struct {
 	Ties []Tie `json:"ties"`
 	// Credits are the episodes it is credited with.
 	Credits []EpisodeCredit `json:"credits"`
-	// FiringsUsed: its projected firings were weighed; FiringsNote says
-	// why not otherwise. FiringsMatched and FiringsMissed are the planned
+	// FiringsUsed: its projected firings were weighed; FiringsUnused
+	// says why not otherwise (report writes it as firings_note). FiringsMatched and FiringsMissed are the planned
 	// times of its firings within the recording followed, or not, by an
 	// episode it is credited with (by any episode without per-process
 	// data). PFiring is the chance of as many matches with episodes at
 	// random times (1 when not used).
 	FiringsUsed    bool        `json:"firings_used"`
-	FiringsNote    string      `json:"firings_note,omitempty"`
+	FiringsUnused  Unused      `json:"firings_unused,omitempty"`
 	FiringsMatched []time.Time `json:"firings_matched"`
 	FiringsMissed  []time.Time `json:"firings_missed"`
 	PFiring        float64     `json:"p_firing"`
@@ -158,10 +156,14 @@ func strength(p float64) float64 {
 }
 
 // NotRun is a job whose firings would have matched episodes, but which
-// the recording shows did not run.
+// the recording shows did not run: FiringsNear of its firings fell near
+// episodes and no process of it was recorded, or (FiringsNear 0) its
+// firings were not weighed, for FiringsUnused. report writes the reason.
 type NotRun struct {
-	Name   string `json:"name"`
-	Reason string `json:"reason"`
+	Name          string
+	Job           *timers.Job
+	FiringsNear   int
+	FiringsUnused Unused
 }
 
 // modelCtx is what every job's evaluation shares.
@@ -333,20 +335,34 @@ func (mc *modelCtx) jobActivity(j *timers.Job) *jobRun {
 	return r
 }
 
+// Unused says why a culprit's firings were not weighed (Proof.FiringsUnused).
+type Unused string
+
+// Why firings were not weighed.
+const (
+	// UnusedNotProjected: its schedule was not projected over the recording.
+	UnusedNotProjected Unused = "not_projected"
+	// UnusedIdleNow: the recording says it could not fire then
+	// (timers.Job.IdleNow; LiveNote says why).
+	UnusedIdleNow Unused = "idle_now"
+	// UnusedUnpredictable: RandomizedDelaySec= is at least half its period.
+	UnusedUnpredictable Unused = "unpredictable"
+	// UnusedNoneInRecording: no firing fell within the recording.
+	UnusedNoneInRecording Unused = "none_in_recording"
+	// UnusedNoJob: a process no timer or cron job runs.
+	UnusedNoJob Unused = "no_job"
+)
+
 // firingsUsable says whether the job's projected firings can be weighed,
 // and why not.
-func firingsUsable(j *timers.Job, projected bool, fs []timers.Firing) (bool, string) {
+func firingsUsable(j *timers.Job, projected bool, fs []timers.Firing) (bool, Unused) {
 	switch {
 	case !projected:
-		return false, "its schedule was not projected over the recording"
+		return false, UnusedNotProjected
 	case j.IdleNow:
-		note := "the recording says it could not fire then"
-		if j.LiveNote != "" {
-			note += " (" + j.LiveNote + ")"
-		}
-		return false, note
+		return false, UnusedIdleNow
 	case unpredictable(j, fs):
-		return false, fmt.Sprintf("RandomizedDelaySec=%s is at least half its period: its firing times are unpredictable, so it is matched by process evidence only", FormatDuration(j.RandomizedDelaySec))
+		return false, UnusedUnpredictable
 	}
 	return true, ""
 }
@@ -451,7 +467,7 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 	period, lag, ws := jobWindows(res, job, fs, o)
 	slack := res.Interval
 	use, why := firingsUsable(job, projected, fs)
-	pf.FiringsUsed, pf.FiringsNote = use, why
+	pf.FiringsUsed, pf.FiringsUnused = use, why
 	counted, matched, paper := 0, 0, 0
 	fireEps := map[int]bool{}
 	if use {
@@ -490,7 +506,7 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 			windowSum += w.to.Sub(w.from)
 		}
 		if counted == 0 {
-			pf.FiringsUsed, pf.FiringsNote = false, "no firing fell within the recording"
+			pf.FiringsUsed, pf.FiringsUnused = false, UnusedNoneInRecording
 		} else {
 			// With episodes at random times a window of width w holds one
 			// of n episode starts with probability q = 1 − (1 − w/span)^n;
@@ -595,10 +611,9 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 	}
 	if !named {
 		if mc.recorded && !pf.Ran && paper > 0 {
-			res.NotRun = append(res.NotRun, NotRun{Name: job.Name,
-				Reason: fmt.Sprintf("scheduled but did not run: %d of its firings fell near episodes, but no process of it was recorded", paper)})
+			res.NotRun = append(res.NotRun, NotRun{Name: job.Name, Job: job, FiringsNear: paper})
 		} else if mc.recorded && !pf.Ran && !use && projected && paperHits(res, ws) > 0 {
-			res.NotRun = append(res.NotRun, NotRun{Name: job.Name, Reason: "scheduled but did not run: " + pf.FiringsNote})
+			res.NotRun = append(res.NotRun, NotRun{Name: job.Name, Job: job, FiringsUnused: pf.FiringsUnused})
 		}
 		return nil
 	}
@@ -667,103 +682,12 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		c.BytesPerEpisode = total / uint64(k)
 	}
 	c.Confidence = pf.Confidence()
-	c.Evidence = jobEvidence(c, pf, job, period, lag, n, projected, mc)
+	c.Lag, c.Projected = lag, projected
 	return c
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
-
-// jobEvidence writes a job culprit's evidence from its proof.
-func jobEvidence(c *Culprit, pf *Proof, job *timers.Job, period, lag time.Duration, n int, projected bool, mc *modelCtx) []string {
-	var ev []string
-	sched := strings.Join(job.Schedule, ", ")
-	if sched == "" {
-		sched = "no calendar schedule"
-	}
-	every := ""
-	if period > 0 {
-		every = "every " + FormatDuration(period) + " "
-	}
-	ev = append(ev, fmt.Sprintf("%s job, fires %s(%s), defined in %s", job.Source, every, sched, jobFile(job)))
-	if len(pf.Ties) > 0 {
-		ev = append(ev, "its processes: "+tieSummary(pf.Ties))
-	}
-	if k := len(pf.Credits); k > 0 {
-		var lead string
-		var leads []float64
-		for _, cr := range pf.Credits {
-			if cr.LeadS != nil {
-				leads = append(leads, *cr.LeadS)
-			}
-		}
-		if len(leads) > 0 {
-			l := median(leads)
-			iv := mc.res.Interval.Seconds()
-			if l <= iv && l >= -iv {
-				lead = ", starting with the stall (within one sampling interval, median)"
-			} else if l >= 0 {
-				lead = fmt.Sprintf(", starting %s before the stall (median)", FormatDuration(time.Duration(l*float64(time.Second))))
-			} else {
-				lead = fmt.Sprintf(", starting %s after the stall began (median)", FormatDuration(time.Duration(-l*float64(time.Second))))
-			}
-		}
-		ev = append(ev, fmt.Sprintf("credited with %d of %d episodes: its processes did %s per episode, %.0f%% of all recorded processes' I/O (median)%s",
-			k, n, FormatBytes(c.BytesPerEpisode), 100*pf.Share, lead))
-	}
-	if pf.FiringsUsed {
-		ev = append(ev, fmt.Sprintf("%d of %d firings in the recording were followed within %s by an episode", c.FiringsMatched, c.Firings, FormatDuration(lag)))
-		if c.FiringsMatched > 0 {
-			ev = append(ev, fmt.Sprintf("with episodes at random times, %d of %d firings would be followed by one with p = %.2g", c.FiringsMatched, c.Firings, pf.PFiring))
-		}
-	} else if projected && pf.FiringsNote != "" {
-		ev = append(ev, "firings not weighed: "+pf.FiringsNote)
-	}
-	if pf.ProcessesRecorded {
-		ev = append(ev, fmt.Sprintf("null model: outside episodes its processes were as busy in %d of %d intervals (presence %.2g); a random episode meets that with probability %.2g, and %d of %d episodes by chance with p = %.2g",
-			pf.PresentIntervals, pf.OutsideIntervals, pf.Presence, pf.EpisodeChance, len(pf.Credits), n, pf.PNull))
-	} else {
-		ev = append(ev, "the recording has no per-process data: that it ran is inferred from its schedule only")
-	}
-	if len(pf.FiresWith) > 0 {
-		ev = append(ev, fmt.Sprintf("fires in one wake-up with %s: each is ranked by its own I/O; RandomizedDelaySec= on these timers would spread them apart",
-			strings.Join(pf.FiresWith, ", ")))
-	}
-	if pf.Late {
-		ev = append(ev, "its processes started after the stall had begun in every credited episode")
-	}
-	if job.Source == timers.Systemd && !job.Active {
-		ev = append(ev, "the timer is not enabled (nothing pulls it in), yet its processes ran in the episodes: started by hand or by another unit?")
-	}
-	return ev
-}
-
-// tieSummary says how processes were tied: "pmlogger_check 1001 (unit
-// pmlogger_check.service), pressure.py 4200 (started by periodic.sh 4100,
-// the job's)".
-func tieSummary(ts []Tie) string {
-	seen := map[string]bool{}
-	var parts []string
-	for _, t := range ts {
-		var s string
-		switch t.How {
-		case TieUnit:
-			s = fmt.Sprintf("%s (unit %s)", t.Program, t.Via)
-		case TieAncestry:
-			s = fmt.Sprintf("%s (started by %s, the job's)", t.Program, t.Via)
-		default:
-			s = fmt.Sprintf("%s (a program of the job's command)", t.Program)
-		}
-		if !seen[s] {
-			seen[s] = true
-			parts = append(parts, s)
-		}
-	}
-	if len(parts) > 5 {
-		parts = append(parts[:5], fmt.Sprintf("%d more", len(parts)-5))
-	}
-	return strings.Join(parts, ", ")
-}
 
 // recurringUnexplained reports a period whose episodes the named jobs do
 // not explain, as the program that did their I/O or as unknown.
@@ -975,11 +899,8 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 	}
 	c := &Culprit{Kind: KindUnknown, Name: "unknown", EpisodesTotal: len(res.Episodes),
 		Episodes: un, EpisodesExplained: len(un)}
-	recur := ""
 	if p != nil {
 		c.Period = p.Period
-		recur = fmt.Sprintf("recurs every %s (±%s): %d of %d episodes on the schedule, %d missed, %d off it",
-			FormatDuration(p.Period), FormatDuration(p.Jitter), p.Matched, len(res.Episodes), p.Missed, p.Extra)
 	}
 	covered := map[int]bool{}
 	for _, a := range cands {
@@ -1024,7 +945,7 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			score = p.Score
 		}
 		pf := &Proof{ProcessesRecorded: true, Ran: true, Ties: []Tie{}, FiringsMatched: []time.Time{}, FiringsMissed: []time.Time{},
-			PFiring: 1, FiringsNote: "no timer or cron job runs it", Cap: 1,
+			PFiring: 1, FiringsUnused: UnusedNoJob, Cap: 1,
 			Presence: round4(q), PresentIntervals: best.present, OutsideIntervals: best.outside, EpisodeIntervals: round4(mc.epLen), EpisodeChance: round4(1 - math.Pow(1-q, mc.epLen)), PNull: pn,
 			P: pn, Strength: round4(strength(pn)), Share: round3(median(best.shares)),
 			Repeat: round3(score * float64(len(covered)) / float64(len(un)))}
@@ -1048,31 +969,10 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		// (postgres's autovacuum); a new process each time outside any
 		// unit is started by something else: a script, a loop.
 		c.NewEachTime = len(best.roots) >= len(best.eps) && best.Unit == ""
-		name := best.Program
-		if c.NewEachTime {
-			starter := "no timer or cron job starts it: a script, a loop or a service starts it on a schedule"
-			if len(best.StartedBy) > 0 {
-				starter = "no timer or cron job starts it; recorded ancestors: " + strings.Join(best.StartedBy, " ← ")
-			}
-			c.Evidence = append(c.Evidence, fmt.Sprintf("recurs every %s, %s, a new %s process each time (%d PIDs) and %s",
-				FormatDuration(c.Period), didEach(best.ProcActivity, len(best.eps)), name, len(best.roots), starter))
-		} else {
-			c.Evidence = append(c.Evidence, fmt.Sprintf("recurs every %s, %s, no timer or cron job: an in-process schedule?",
-				FormatDuration(c.Period), didEach(best.ProcActivity, len(best.eps))))
-		}
-		if sp != nil {
-			c.Evidence = append(c.Evidence, fmt.Sprintf("its runs started every %s (±%s) by the recorded exec events: %d of %d starts on the schedule",
-				FormatDuration(sp.Period), FormatDuration(sp.Jitter), sp.Matched, len(pf.Starts)))
-		}
-		if recur != "" {
-			c.Evidence = append(c.Evidence, recur)
-		}
+		c.Runs = len(best.roots)
 		for _, a := range cands {
-			c.Evidence = append(c.Evidence, fmt.Sprintf("%s did %.0f%% of the recorded I/O (median) in %d of the %d recurring episodes no job explains, at least 3 times its rate outside episodes",
-				a.Program, 100*median(a.shares), len(a.eps), len(un)))
+			c.Programs = append(c.Programs, ProgramCredit{Program: a.Program, Share: median(a.shares), Episodes: len(a.eps), Of: len(un)})
 		}
-		c.Evidence = append(c.Evidence, fmt.Sprintf("null model: outside episodes it was as busy in %d of %d intervals (presence %.2g); %d of %d episodes by chance with p = %.2g",
-			best.present, best.outside, q, len(best.eps), len(res.Episodes), pn))
 		c.Confidence = pf.Confidence()
 		return c
 	}
@@ -1082,7 +982,6 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		return nil
 	}
 	c.Missing = mc.missing(chance)
-	c.Evidence = []string{recur, "no timer, cron job or process explains it"}
 	c.Confidence = math.Round(p.Score*0.5*100) / 100
 	return c
 }

@@ -1,7 +1,6 @@
 package correlate
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -110,16 +109,6 @@ func absDur(d time.Duration) time.Duration {
 	return d
 }
 
-func jobFile(j *timers.Job) string {
-	if j.Line > 0 {
-		return fmt.Sprintf("%s:%d", j.File, j.Line)
-	}
-	if j.File == "" {
-		return "(unknown file)"
-	}
-	return j.File
-}
-
 // JobUnits are the systemd units whose processes belong to job: Job.Unit
 // and, for "x.timer", "x.service".
 func JobUnits(j *timers.Job) []string {
@@ -176,21 +165,4 @@ func specificProg(res *Result, sr *Series, prog string) bool {
 		return true
 	}
 	return inB/inT.Seconds() >= 3*outB/outT.Seconds()
-}
-
-// didEach says what a process did per episode: "postgres
-// (postgresql.service) wrote 1.2 GiB each time".
-func didEach(p ProcActivity, eps int) string {
-	who := p.Program
-	if who == "" {
-		who = p.Comm
-	}
-	if p.Unit != "" {
-		who += " (" + p.Unit + ")"
-	}
-	verb, per := "wrote", p.WriteBytes/uint64(eps)
-	if p.ReadBytes > p.WriteBytes {
-		verb, per = "read", p.ReadBytes/uint64(eps)
-	}
-	return fmt.Sprintf("%s %s %s each time", who, verb, FormatBytes(per))
 }

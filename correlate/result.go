@@ -214,7 +214,6 @@ type Culprit struct {
 	// episode.
 	BytesPerEpisode uint64
 
-	Evidence   []string
 	Confidence float64 // 0..1, Proof.Confidence()
 	// Proof is the structured evidence the confidence is computed from.
 	Proof *Proof
@@ -226,6 +225,27 @@ type Culprit struct {
 	// Missing (kind unknown) is what the recording lacked to name the
 	// cause of the recurrence; the advice follows it.
 	Missing []Missing
+	// Lag (kinds timer and cron) is how long after a firing an episode
+	// counts as following it; Projected: its schedule was projected over
+	// the recording.
+	Lag       time.Duration
+	Projected bool
+	// Runs (kind process) is how many runs of it were credited: new
+	// processes (each run's oldest), or 1 for a long-lived one.
+	// Programs are the programs credited with the recurring episodes no
+	// job explains, the named one first.
+	Runs     int
+	Programs []ProgramCredit
+}
+
+// ProgramCredit is a program credited with recurring episodes no job
+// explains: its median Share of the recorded I/O in the Episodes of
+// them (of Of) it is credited with.
+type ProgramCredit struct {
+	Program  string
+	Share    float64
+	Episodes int
+	Of       int
 }
 
 // Missing is one thing a recording lacked to name the cause of a

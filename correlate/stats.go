@@ -10,6 +10,10 @@ import (
 const madScale = 1.4826
 
 // median of xs (which it sorts a copy of); NaN when empty.
+// Median is the median of xs (the mean of the middle two for an even
+// count), NaN for none.
+func Median(xs []float64) float64 { return median(xs) }
+
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()

@@ -81,6 +81,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/memdiag/memdiag/process"
+
 	"github.com/memdiag/memdiag/redact"
 )
 
@@ -457,9 +459,10 @@ func (s *ProcScanner) readProcFile(kept *int, opened *int, pid int, name string,
 	return n, nil
 }
 
-// preadFile reads a kept-open /proc file from offset 0 (seq_file
-// regenerates the text for a read at offset 0), with readFileRaw's rule
-// for when to stop.
+// preadFile reads a /proc file from offset 0 (seq_file regenerates the
+// text for a read at offset 0) into buf until EOF, a full buf, or a short
+// read ending in a newline: /proc/PID/stat and io are generated whole by
+// one read, so that is the end and saves a read(2) for EOF.
 func preadFile(fd int, buf []byte) (int, error) {
 	total := 0
 	for total < len(buf) {
@@ -703,7 +706,7 @@ func (s *ProcScanner) readMeta(st *procState) {
 		}
 	}
 	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cgroup"), s.cgBuf); err == nil {
-		st.cgroup, st.unit = parseCgroup(s.cgBuf[:n])
+		st.cgroup, st.unit = process.ParseCgroupFile(s.cgBuf[:n])
 	}
 }
 
@@ -770,26 +773,9 @@ func readFileRaw(dirfd int, path, buf []byte) (int, error) {
 		return 0, e
 	}
 	defer unix.Close(int(fd))
-	total := 0
-	for total < len(buf) {
-		n, err := unix.Read(int(fd), buf[total:])
-		if err == unix.EINTR { //nolint:errorlint // a bare Errno from a syscall
-			continue
-		}
-		if err != nil {
-			return total, err
-		}
-		if n == 0 {
-			break
-		}
-		total += n
-		// /proc/PID/stat and io are generated whole by one read; a short
-		// read ending in a newline is the end and saves a read(2) for EOF.
-		if total < len(buf) && buf[total-1] == '\n' {
-			break
-		}
-	}
-	return total, nil
+	// A fresh fd at offset 0: pread from offset total is read(2), so the
+	// kept-open files' loop serves (one copy of the stop rule).
+	return preadFile(int(fd), buf)
 }
 
 // listPIDs calls fn for each numeric entry of the proc root, reading the

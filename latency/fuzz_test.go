@@ -211,3 +211,7 @@ func FuzzImportJMeterColumns(f *testing.F) {
 		}
 	})
 }
+
+func FuzzImportGatling(f *testing.F) {
+	fuzzImport(f, FormatGatling, "gatling-3.9-simulation.log", "gatling-3.3-simulation.log")
+}

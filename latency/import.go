@@ -35,10 +35,11 @@ const (
 	FormatGeneric    = "generic"     // timestamp,latency[,status] CSV
 	FormatAB         = "ab"          // ab -g FILE (gnuplot TSV)
 	FormatJMeterXML  = "jmeter-xml"  // JMeter JTL, XML form
+	FormatGatling    = "gatling"     // Gatling 3.0-3.12 simulation.log (text)
 )
 
 // Formats lists the format names.
-var Formats = []string{FormatVegetaCSV, FormatVegetaJSON, FormatJMeter, FormatK6JSON, FormatK6CSV, FormatLocust, FormatHey, FormatGeneric, FormatAB, FormatJMeterXML}
+var Formats = []string{FormatVegetaCSV, FormatVegetaJSON, FormatJMeter, FormatK6JSON, FormatK6CSV, FormatLocust, FormatHey, FormatGeneric, FormatAB, FormatJMeterXML, FormatGatling}
 
 // maxBadLines bounds ImportReport.BadLines; Bad still counts every bad row.
 const maxBadLines = 1000
@@ -294,6 +295,8 @@ func newParser(format string, opts ImportOptions) (parser, error) {
 		return &ab{}, nil
 	case FormatJMeterXML:
 		return &jmeterXML{}, nil
+	case FormatGatling:
+		return gatling{}, nil
 	}
 	return nil, fmt.Errorf("%w %q (known: %s)", ErrFormat, format, strings.Join(Formats, ", "))
 }
@@ -531,6 +534,8 @@ func Detect(head []byte) (string, error) {
 		return FormatK6CSV, nil
 	case strings.HasPrefix(first, "starttime\tseconds\tctime\tdtime\tttime"):
 		return FormatAB, nil
+	case gatlingRecord(first):
+		return FormatGatling, nil
 	}
 	if hint := summaryHint(first, head); hint != "" {
 		return "", fmt.Errorf("%w: %s", ErrFormat, hint)
@@ -587,6 +592,17 @@ func splitLoose(s string) []string {
 		f[i] = strings.Trim(strings.TrimSpace(f[i]), `"`)
 	}
 	return f
+}
+
+// gatlingRecord reports whether line is a record of Gatling's text
+// simulation.log (it starts with ASSERTION records, then RUN).
+func gatlingRecord(line string) bool {
+	for _, h := range []string{"RUN\t", "ASSERTION\t", "REQUEST\t", "USER\t", "GROUP\t"} {
+		if strings.HasPrefix(line, h) {
+			return true
+		}
+	}
+	return false
 }
 
 func jmeterRow(f []string) bool {

@@ -443,7 +443,7 @@ func TestImportForcedFormat(t *testing.T) {
 	if imp.Report.Format != FormatGeneric || imp.Report.Bad != 10 || imp.Report.Rows != 0 {
 		t.Errorf("report = %+v, want generic with 10 bad rows", imp.Report)
 	}
-	if _, err := Import(strings.NewReader("x\n"), "x", ImportOptions{Format: "gatling"}); !errors.Is(err, ErrFormat) {
+	if _, err := Import(strings.NewReader("x\n"), "x", ImportOptions{Format: "wrk"}); !errors.Is(err, ErrFormat) {
 		t.Errorf("unknown forced format: err = %v, want ErrFormat", err)
 	}
 }

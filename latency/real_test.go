@@ -89,6 +89,22 @@ func TestRealFilesPerInterval(t *testing.T) {
 			{1796160754, 10, 2, 97125000, 306000000},
 			{1796160755, 10, 2, 40750000, 130000000},
 		}},
+		// Gatling's text simulation.log, 3.4-3.12 and 3.0-3.3 layouts,
+		// written from Gatling's serializer (SOURCE; expected.sh gatling).
+		{"gatling-3.9-simulation.log", ImportOptions{}, FormatGatling, []bucketWant{
+			{1796166001, 14, 2, 49583333, 291000000},
+			{1796166002, 22, 8, 5857142, 9000000},
+			{1796166003, 16, 4, 53500000, 320000000},
+			{1796166004, 23, 6, 3764705, 9000000},
+			{1796166005, 2, 0, 321000000, 321000000},
+		}},
+		{"gatling-3.3-simulation.log", ImportOptions{}, FormatGatling, []bucketWant{
+			{1796166001, 14, 2, 49583333, 291000000},
+			{1796166002, 22, 8, 5857142, 9000000},
+			{1796166003, 16, 4, 53500000, 320000000},
+			{1796166004, 23, 6, 3764705, 9000000},
+			{1796166005, 2, 0, 321000000, 321000000},
+		}},
 		// k6 v1.8.1 (expected.py k6-json / k6-csv): 9 requests, 6 failed.
 		{"k6-run.json", ImportOptions{}, FormatK6JSON, []bucketWant{
 			{1795989803, 9, 6, 24438910, 70989574},
@@ -259,5 +275,33 @@ func TestImportJMeterCustomColumns(t *testing.T) {
 	imp := importFixture(t, "jmeter-stall-custom.jtl", ImportOptions{JMeter: bad})
 	if imp.Report.Rows != 0 || imp.Report.Bad != 116 || !strings.Contains(imp.Report.BadLines[0].Error(), "the first row has 7 fields, --latency-columns gives 3 columns") {
 		t.Errorf("misfit columns: %+v", imp.Report)
+	}
+}
+
+// TestImportGatlingBad: Gatling's other records are skipped; bad REQUEST
+// records are reported with their lines.
+func TestImportGatlingBad(t *testing.T) {
+	in := "RUN\tx.Sim\tsim\t1796166000000\t \t3.9.5\n" +
+		"REQUEST\t\thome\t1796166000100\t1796166000150\tOK\t \n" +
+		"REQUEST\t\thome\t1796166000200\t-9223372036854775808\tOK\t \n" + // unmatched incoming event
+		"REQUEST\t\thome\t1796166000300\t1796166000310\tMAYBE\t \n" +
+		"REQUEST\thome\t1796166000400\t1796166000410\tOK\n" +
+		"REQUEST\tx\t\thome\t1796166000500\t1796166000510\tKO\tboom\n" +
+		"GROUP\tg\t1796166000100\t1796166000150\t50\tOK\n" +
+		"PING\t1\n"
+	imp, err := Import(strings.NewReader(in), "simulation.log", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := imp.Report
+	var lines []int
+	for _, l := range r.BadLines {
+		lines = append(lines, l.Line)
+	}
+	if r.Format != FormatGatling || r.Rows != 1 || r.Skipped != 2 || fmt.Sprint(lines) != "[3 4 5 6 8]" {
+		t.Errorf("report %+v, bad lines %v; want 1 row, 2 skipped, bad 3 4 5 6 8", r, lines)
+	}
+	if q := imp.Requests[0]; !q.Start.Equal(time.UnixMilli(1796166000100)) || q.Latency != 50*time.Millisecond || q.Err {
+		t.Errorf("request %+v", q)
 	}
 }

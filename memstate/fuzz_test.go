@@ -13,7 +13,7 @@ import (
 // journalctl -k) panics the OOM parser and that every kill it reports has
 // a PID and the victim's name from the log.
 func FuzzParseKernelLog(f *testing.F) {
-	for _, g := range []string{"testdata/oom/*", "testdata/*/dev/kmsg"} {
+	for _, g := range []string{"testdata/oom/*.txt", "testdata/oom/*.kmsg", "testdata/oom/public/*.txt", "testdata/*/dev/kmsg"} {
 		ms, _ := filepath.Glob(g)
 		for _, m := range ms {
 			b, err := os.ReadFile(m)
@@ -35,6 +35,18 @@ func FuzzParseKernelLog(f *testing.F) {
 		for _, k := range kills {
 			if k.PID <= 0 {
 				t.Fatalf("kill with PID %d: %+v", k.PID, k)
+			}
+			if k.Cause == "" || k.PageSizeBytes == 0 {
+				t.Fatalf("kill without a cause or page size: %+v", k)
+			}
+			victims := 0
+			for _, task := range k.Tasks {
+				if task.Victim {
+					victims++
+				}
+			}
+			if victims > 1 {
+				t.Fatalf("%d victims in one report: %+v", victims, k.Tasks)
 			}
 		}
 	})

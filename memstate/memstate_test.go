@@ -145,21 +145,6 @@ func TestProcsNoSmapsRollup(t *testing.T) {
 	}
 }
 
-func TestUnitFromCgroup(t *testing.T) {
-	for in, want := range map[string]string{
-		"/system.slice/pmlogger_check.service":        "pmlogger_check.service",
-		"/system.slice/docker-0123abcd.scope":         "docker-0123abcd.scope",
-		"/docker/0123abcd":                            "docker/0123abcd",
-		"/user.slice/user-1000.slice/session-2.scope": "session-2.scope",
-		"/memdiag-mem-fixture":                        "",
-		"/":                                           "",
-	} {
-		if got := unitFromCgroup(in); got != want {
-			t.Errorf("unitFromCgroup(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // ignoreSources leaves Cgroup.Sources out of a comparison; the
 // host618-shmem test checks them.
 var ignoreSources = cmpopts.IgnoreFields(Cgroup{}, "Sources")

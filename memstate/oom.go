@@ -1,29 +1,31 @@
 package memstate
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
 
-// OOMKill is one process the kernel's OOM killer killed, as told by the
-// kernel log. Sources: the messages of mm/oom_kill.c (dump_header,
-// __oom_kill_process); their format changed over time, see
-// [ParseKernelLog].
+// OOMKill is one process the kernel's OOM killer killed, with the report
+// the kernel wrote before killing it. Sources: the messages of
+// mm/oom_kill.c (dump_header, dump_tasks, dump_oom_summary,
+// __oom_kill_process), mm/memcontrol.c (mem_cgroup_print_oom_meminfo)
+// and mm/show_mem.c (the Mem-Info summary of a global OOM); their
+// format changed over time, see [ParseKernelLog].
 type OOMKill struct {
-	// SinceBoot is the log timestamp (time since boot); Time is boot time
-	// (/proc/stat btime) plus SinceBoot, zero if the boot time is unknown.
-	// The log's clock stops while the machine is suspended, so after a
-	// suspend Time is early by the time spent suspended.
-	SinceBoot time.Duration `json:"since_boot_ns"`
-	Time      time.Time     `json:"time,omitzero"`
+	// SinceBoot is the log's stamp (time since boot; 0 when the log form
+	// has none). Time is the wall time of the kill: the log's own when it
+	// carries one (dmesg -T, journalctl -k, syslog; TimeFromLog), else
+	// boot time (/proc/stat btime) plus SinceBoot, zero if neither is
+	// known. The kernel's stamp stops while the machine is suspended, so
+	// after a suspend boot + stamp (and dmesg -T, which computes the same)
+	// is early by the time spent suspended.
+	SinceBoot   time.Duration `json:"since_boot_ns"`
+	Time        time.Time     `json:"time,omitzero"`
+	TimeFromLog bool          `json:"time_from_log,omitempty"`
 
 	PID  int    `json:"pid"`
 	Comm string `json:"comm"`          // task name, 15 characters at most
@@ -34,11 +36,20 @@ type OOMKill struct {
 	FileRSSBytes  uint64 `json:"file_rss_bytes"`
 	ShmemRSSBytes uint64 `json:"shmem_rss_bytes"` // since 4.5; 0 before
 
+	// Trigger is the allocation that invoked the OOM killer (not the
+	// victim): "<comm> invoked oom-killer: gfp_mask=…, order=…,
+	// oom_score_adj=…" and the "CPU: … PID: …" line after it.
+	Trigger *OOMTrigger `json:"trigger,omitempty"`
+
 	// Constraint is what ran out: "memcg" (a cgroup's limit), "global"
 	// (the whole host), "cpuset", "mempolicy", or "" when the log does not
 	// say. ConstraintRaw is the kernel's word (CONSTRAINT_MEMCG, …).
 	Constraint    string `json:"constraint"`
 	ConstraintRaw string `json:"constraint_raw,omitempty"`
+	// Cpuset and MemsAllowed are the triggering task's, from the oom-kill:
+	// line (4.19+) or "<comm> cpuset=… mems_allowed=…" (before).
+	Cpuset      string `json:"cpuset,omitempty"`
+	MemsAllowed string `json:"mems_allowed,omitempty"`
 	// OOMCgroup is the cgroup whose limit was hit (oom_memcg=, or "limit of"
 	// in 4.x's "Task in … killed as a result of limit of …"); TaskCgroup the
 	// killed task's own cgroup.
@@ -51,188 +62,110 @@ type OOMKill struct {
 	// counts shared files charged to other groups.
 	CgroupUsageBytes uint64 `json:"cgroup_usage_bytes,omitempty"`
 	CgroupLimitBytes uint64 `json:"cgroup_limit_bytes,omitempty"`
+	// CgroupSwapCounter is the report's swap line: "memory+swap" (v1:
+	// memory and swap together against memory.memsw.limit_in_bytes) or
+	// "swap" (v2: swap alone against memory.swap.max); "" without one.
+	// Usage and limit are that line's; a limit of PAGE_COUNTER_MAX
+	// (9007199254740988 kB with 4 KiB pages) is no limit: nil.
+	CgroupSwapCounter    string  `json:"cgroup_swap_counter,omitempty"`
+	CgroupSwapUsageBytes *uint64 `json:"cgroup_swap_usage_bytes,omitempty"`
+	CgroupSwapLimitBytes *uint64 `json:"cgroup_swap_limit_bytes,omitempty"`
+	// CgroupStats are the "Memory cgroup stats for <path>:" blocks, in
+	// bytes (4.x prints "key:valueKB" pairs on one line, one line per
+	// group of the subtree; 5.x+ v1 and v2 print memory.stat's lines).
+	CgroupStats []OOMCgroupStats `json:"cgroup_stats,omitempty"`
+	// AtKill is what the limited group (memcg) or the host (global,
+	// cpuset: the Mem-Info "Node N …" lines summed over nodes) held.
+	AtKill *OOMMemory `json:"at_kill,omitempty"`
+
+	// Tasks is the report's task table ("Tasks state (memory values in
+	// pages)"), converted to bytes with PageSizeBytes: the victim (Victim
+	// true) and every other task the killer considered.
+	Tasks []OOMTask `json:"tasks,omitempty"`
+	// PageSizeBytes is the page size of the machine that wrote the log,
+	// as PageSizeFrom says: the victim's rss pages in the table against
+	// anon-rss + file-rss + shmem-rss of the kill line (both printed at the
+	// kill), or assumed.
+	PageSizeBytes uint64 `json:"page_size_bytes,omitempty"`
+	PageSizeFrom  string `json:"page_size_from,omitempty"`
+
+	// Cause is one line saying what filled the memory that ran out, from
+	// the figures above ("anon overrun in /x: 255.0 MiB of 256.0 MiB anon,
+	// no cache left, swap full"), or what the report lacks to say it.
+	Cause string `json:"cause,omitempty"`
 }
 
-var (
-	// dmesg, syslog(2) and journalctl -o short-monotonic: "<3>[  523.181986] …",
-	// "[  523.181986] host kernel: …".
-	bracketLine = regexp.MustCompile(`^(?:<\d+>)?\[\s*(\d+)\.(\d+)\]\s?(.*)$`)
+// OOMTrigger is the allocation that invoked the OOM killer.
+type OOMTrigger struct {
+	Comm        string `json:"comm"`
+	PID         int    `json:"pid,omitempty"` // from "CPU: n PID: p Comm: …"
+	GFPMask     string `json:"gfp_mask"`      // "0xcc0(GFP_KERNEL)"
+	Order       int    `json:"order"`         // 2^order pages were asked for
+	OOMScoreAdj int    `json:"oom_score_adj"`
+}
 
-	// Since 4.19 (mm/oom_kill.c dump_oom_summary):
-	// "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/x,task_memcg=/x,task=hog,pid=13919,uid=0".
-	oomKillLine = regexp.MustCompile(`oom-kill:(constraint=\S*?),task=(.*),pid=(\d+),uid=(\d+)\s*$`)
-	// "Killed process 13919 (hog) total-vm:1292960kB, anon-rss:32384kB, file-rss:1660kB, shmem-rss:0kB, UID:0 pgtables:160kB oom_score_adj:0"
-	// shmem-rss since 4.5, the "Out of memory: "/"Memory cgroup out of memory: "
-	// prefix and UID/pgtables/oom_score_adj since 5.1.
-	// RHEL 7's 3.10 kernels put the UID before total-vm:
-	// "Killed process 1234 (java), UID 0, total-vm:…kB, anon-rss:…".
-	killedLine = regexp.MustCompile(`(?:(Memory cgroup out of memory|Out of memory(?: \(oom_kill_allocating_task\))?): )?Killed process (\d+) \((.*)\)(?:, UID (\d+),)? total-vm:(\d+)kB, anon-rss:(\d+)kB, file-rss:(\d+)kB(?:, shmem-rss:(\d+)kB)?(?:, UID:(\d+))?`)
-	// Before 5.1: "Memory cgroup out of memory: Kill process 1234 (hog) score 1000 or sacrifice child".
-	killLine = regexp.MustCompile(`(Memory cgroup out of memory|Out of memory): Kill process (\d+) \(`)
-	// Before 4.19, memcg only: "Task in /a killed as a result of limit of /b".
-	taskInLine = regexp.MustCompile(`Task in (\S+) killed as a result of limit of (\S+)`)
-	// memcg OOMs, every version: "memory: usage 32768kB, limit 32768kB, failcnt 204".
-	memUsageLine = regexp.MustCompile(`^memory: usage (\d+)kB, limit (\d+)kB, failcnt \d+`)
-)
+// OOMCgroupStats is one "Memory cgroup stats for" block: memory.stat's
+// fields as printed (sizes in bytes, pg* fields event counts), 4.x's
+// "key:valueKB" pairs converted to bytes.
+type OOMCgroupStats struct {
+	Path   string            `json:"path"`
+	Values map[string]uint64 `json:"values"`
+}
 
-// ParseKernelLog finds the OOM kills in kernel log text: /dev/kmsg records
-// ("prio,seq,usec,flags;message", continuation lines starting with a space
-// are skipped), or dmesg/journalctl -o short-monotonic lines ("[secs.usec]
-// message"). It understands both generations of the OOM report:
-//
-//   - since 5.1 (with 4.19's oom-kill: summary before it):
-//     "oom-kill:constraint=CONSTRAINT_MEMCG,…,oom_memcg=/a,task_memcg=/a,task=NAME,pid=N,uid=U"
-//     then "Memory cgroup out of memory: Killed process N (NAME) total-vm:…kB,
-//     anon-rss:…kB, file-rss:…kB, shmem-rss:…kB, UID:U pgtables:…kB oom_score_adj:…";
-//   - before: "Memory cgroup out of memory: Kill process N (NAME) score S or
-//     sacrifice child" (or "Out of memory: …" for a global OOM), "Task in /a
-//     killed as a result of limit of /b" for a memcg, then "Killed process N
-//     (NAME) total-vm:…kB, anon-rss:…kB, file-rss:…kB[, shmem-rss:…kB]".
-//
-// boot is the wall time of boot (/proc/stat btime) used to set Time; zero
-// leaves Time zero. name is used in error messages only.
-func ParseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error) {
-	type pending struct {
-		constraint, raw, oomCg, taskCg string
-		uid                            *int
-	}
-	byPID := map[int]*pending{}
-	var taskIn *[2]string
-	var last *pending   // the report a "Kill process" line opened
-	var usage [2]uint64 // the last "memory: usage, limit" of a memcg report
-	var kills []OOMKill
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Text()
-		if strings.HasPrefix(line, " ") {
-			continue // /dev/kmsg dictionary ("SUBSYSTEM=…")
-		}
-		var ts time.Duration
-		msg := line
-		if hdr, text, ok := strings.Cut(line, ";"); ok && kmsgHeader(hdr) {
-			f := strings.Split(hdr, ",")
-			us, err := strconv.ParseInt(f[2], 10, 64)
-			if err != nil {
-				return kills, fmt.Errorf("%s:%d: %w: %q", name, n, ErrParse, line)
-			}
-			ts, msg = time.Duration(us)*time.Microsecond, text
-		} else if m := bracketLine.FindStringSubmatch(line); m != nil {
-			sec, err1 := strconv.ParseInt(m[1], 10, 64)
-			frac := (m[2] + "000000000")[:9]
-			ns, err2 := strconv.ParseInt(frac, 10, 64)
-			if err1 != nil || err2 != nil {
-				return kills, fmt.Errorf("%s:%d: %w: %q", name, n, ErrParse, line)
-			}
-			ts, msg = time.Duration(sec)*time.Second+time.Duration(ns), m[3]
-		}
-		if m := memUsageLine.FindStringSubmatch(msg); m != nil {
-			usage = [2]uint64{kib(m[1]), kib(m[2])}
-			continue
-		}
-		if !strings.Contains(msg, "ill") && !strings.Contains(msg, "Task in ") {
-			continue // not one of the lines below (all but "Task in" say kill/Killed)
-		}
-		if m := oomKillLine.FindStringSubmatch(msg); m != nil {
-			pid, _ := strconv.Atoi(m[3])
-			uid, _ := strconv.Atoi(m[4])
-			p := &pending{uid: &uid}
-			for _, kv := range strings.Split(m[1], ",") {
-				k, v, _ := strings.Cut(kv, "=")
-				switch k {
-				case "constraint":
-					p.raw = v
-					p.constraint = constraintName(v)
-				case "oom_memcg":
-					p.oomCg = v
-				case "task_memcg":
-					p.taskCg = v
-				}
-			}
-			byPID[pid] = p
-			continue
-		}
-		if m := taskInLine.FindStringSubmatch(msg); m != nil {
-			taskIn = &[2]string{m[1], m[2]}
-			continue
-		}
-		if m := killLine.FindStringSubmatch(msg); m != nil {
-			pid, _ := strconv.Atoi(m[2])
-			p := byPID[pid]
-			if p == nil {
-				p = &pending{}
-				byPID[pid] = p
-			}
-			if p.constraint == "" {
-				p.constraint = prefixConstraint(m[1])
-			}
-			if taskIn != nil && p.constraint == "memcg" {
-				p.taskCg, p.oomCg = taskIn[0], taskIn[1]
-				taskIn = nil
-			}
-			last = p
-			continue
-		}
-		m := killedLine.FindStringSubmatch(msg)
-		if m == nil {
-			continue
-		}
-		k := OOMKill{SinceBoot: ts, Comm: m[3]}
-		var err error
-		if k.PID, err = strconv.Atoi(m[2]); err != nil || k.PID <= 0 {
-			continue // no kernel kills PID 0 or one past int: not a kill line
-		}
-		k.TotalVMBytes = kib(m[5])
-		k.AnonRSSBytes = kib(m[6])
-		k.FileRSSBytes = kib(m[7])
-		k.ShmemRSSBytes = kib(m[8])
-		for _, u := range []string{m[4], m[9]} {
-			if u != "" {
-				uid, _ := strconv.Atoi(u)
-				k.UID = &uid
-			}
-		}
-		p := byPID[k.PID]
-		if p == nil {
-			// Before 4.19 the killer could "sacrifice" a child: "Kill
-			// process 10 (a) … or sacrifice child" then "Killed process 11
-			// (a)"; the report is the last one opened.
-			p = last
-		}
-		if p != nil {
-			k.Constraint, k.ConstraintRaw, k.OOMCgroup, k.TaskCgroup = p.constraint, p.raw, p.oomCg, p.taskCg
-			if k.UID == nil {
-				k.UID = p.uid
-			}
-			for pid, q := range byPID {
-				if q == p {
-					delete(byPID, pid)
-				}
-			}
-		}
-		last = nil
-		if k.Constraint == "" {
-			k.Constraint = prefixConstraint(m[1])
-		}
-		if k.Constraint == "memcg" && k.OOMCgroup == "" && taskIn != nil {
-			k.TaskCgroup, k.OOMCgroup = taskIn[0], taskIn[1]
-		}
-		if k.Constraint == "memcg" {
-			k.CgroupUsageBytes, k.CgroupLimitBytes = usage[0], usage[1]
-		}
-		usage = [2]uint64{}
-		taskIn = nil
-		if !boot.IsZero() {
-			k.Time = boot.Add(ts)
-		}
-		kills = append(kills, k)
-	}
-	if err := sc.Err(); err != nil {
-		return kills, fmt.Errorf("%s: %w", name, err)
-	}
-	return kills, nil
+// OOMMemory is what the memory that ran out held at the kill, in bytes;
+// nil fields were not in the report.
+type OOMMemory struct {
+	AnonBytes   *uint64 `json:"anon_bytes,omitempty"`
+	FileBytes   *uint64 `json:"file_bytes,omitempty"`  // page cache, shmem included
+	ShmemBytes  *uint64 `json:"shmem_bytes,omitempty"` // tmpfs, shared memory
+	DirtyBytes  *uint64 `json:"dirty_bytes,omitempty"`
+	KernelBytes *uint64 `json:"kernel_bytes,omitempty"` // v2 kernel, v1 kmem: usage
+	SwapBytes   *uint64 `json:"swap_bytes,omitempty"`   // v1 total_swap; v2: the swap: line
+	// Host only (global, cpuset): the RAM the kernel manages ("N pages
+	// RAM" − "M pages reserved" of the Mem-Info summary), and swap from
+	// "Free swap  = …kB" / "Total swap = …kB".
+	RAMBytes       *uint64 `json:"ram_bytes,omitempty"`
+	SwapFreeBytes  *uint64 `json:"swap_free_bytes,omitempty"`
+	SwapTotalBytes *uint64 `json:"swap_total_bytes,omitempty"`
+}
+
+// OOMTask is one row of the report's task table, in bytes.
+type OOMTask struct {
+	PID    int    `json:"pid"`
+	UID    int    `json:"uid"`
+	TGID   int    `json:"tgid"`
+	Name   string `json:"name"`
+	Victim bool   `json:"victim,omitempty"`
+
+	TotalVMBytes uint64 `json:"total_vm_bytes"`
+	RSSBytes     uint64 `json:"rss_bytes"`
+	// RSSAnonBytes, RSSFileBytes, RSSShmemBytes: the rss_anon, rss_file
+	// and rss_shmem columns (6.x); nil before.
+	RSSAnonBytes  *uint64 `json:"rss_anon_bytes,omitempty"`
+	RSSFileBytes  *uint64 `json:"rss_file_bytes,omitempty"`
+	RSSShmemBytes *uint64 `json:"rss_shmem_bytes,omitempty"`
+	// PageTablesBytes: pgtables_bytes (4.15+, bytes) or nr_ptes pages.
+	PageTablesBytes uint64 `json:"page_tables_bytes"`
+	SwapBytes       uint64 `json:"swap_bytes"` // swapents pages
+	OOMScoreAdj     int    `json:"oom_score_adj"`
+}
+
+// LogOptions say how to read times and pages in a kernel log.
+type LogOptions struct {
+	// Boot is the wall time of boot (/proc/stat btime) that turns since-
+	// boot stamps into times; zero leaves Time zero for lines that carry
+	// no wall time of their own.
+	Boot time.Time
+	// Loc is the zone of wall times printed without one (dmesg -T,
+	// journalctl -k's default "short" form, syslog): the zone of the
+	// machine that printed them. nil is time.Local.
+	Loc *time.Location
+	// Now dates syslog/journal lines, which have no year: the latest year
+	// that does not put the line after Now. Zero is time.Now().
+	Now time.Time
+	// PageSize is the page size assumed when a report does not tell it
+	// (no victim row in its task table); 0 is 4096.
+	PageSize uint64
 }
 
 // kmsgHeader reports whether hdr is a /dev/kmsg record header,
@@ -276,12 +209,6 @@ func prefixConstraint(prefix string) string {
 		return "global"
 	}
 	return ""
-}
-
-// kib converts a "…kB" figure (KiB) to bytes; "" is 0.
-func kib(s string) uint64 {
-	v, _ := strconv.ParseUint(s, 10, 64)
-	return v * 1024
 }
 
 // ReadKmsg reads every record of the kernel ring buffer from path

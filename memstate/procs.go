@@ -4,14 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"syscall"
 
-	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/redact"
 	"github.com/prometheus/procfs"
 )
@@ -78,7 +76,7 @@ func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
 		}
 		if cgs, err := c.p.Cgroups(); err == nil {
 			pr.Cgroup = memoryCgroup(cgs)
-			pr.Unit = unitFromCgroup(pr.Cgroup)
+			pr.Unit = process.UnitFromCgroup(pr.Cgroup)
 		}
 		out = append(out, pr)
 	}
@@ -147,19 +145,4 @@ func memoryCgroup(cgs []procfs.Cgroup) string {
 		}
 	}
 	return v2
-}
-
-// unitFromCgroup names the systemd unit of a cgroup path
-// (diskio.UnitFromCgroup) or, for container runtimes' cgroupfs paths that
-// name no unit ("/docker/<id>", "/kubepods/…/<id>"), the runtime and the
-// last component. "" when nothing fits.
-func unitFromCgroup(p string) string {
-	if u := diskio.UnitFromCgroup(p); u != "" {
-		return u
-	}
-	parts := strings.Split(strings.Trim(p, "/"), "/")
-	if len(parts) >= 2 && hasPrefixAny(parts[len(parts)-2], "docker", "kubepods", "containerd", "libpod") {
-		return path.Join(parts[len(parts)-2], parts[len(parts)-1])
-	}
-	return ""
 }

@@ -164,7 +164,7 @@ func TestParseKernelLogUML61(t *testing.T) {
 			Constraint: "global", ConstraintRaw: "CONSTRAINT_NONE", TaskCgroup: "/",
 		},
 	}
-	if d := cmp.Diff(want, got); d != "" {
+	if d := cmp.Diff(want, got, reportFields); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 	// vmstat's oom_kill counts both: 1 before the global OOM, 2 after.

@@ -55,7 +55,7 @@ type jsonResult struct {
 	Sustained *correlate.Sustained `json:"sustained"`
 	// Failing is a load that failed most of the time (null if not).
 	Failing           *correlate.Failing `json:"failing"`
-	NotRun            []correlate.NotRun `json:"not_run"`
+	NotRun            []jsonNotRun       `json:"not_run"`
 	ProcessesRecorded bool               `json:"processes_recorded"`
 }
 
@@ -92,7 +92,10 @@ type jsonSignal struct {
 }
 
 type jsonEpisode struct {
-	Index     int                      `json:"index"`
+	Index int `json:"index"`
+	// Time is the episode's one time, as the timeline row, the stall
+	// onsets and the verdict give it: the end of its first interval.
+	Time      time.Time                `json:"time"`
 	Start     time.Time                `json:"start"`
 	End       time.Time                `json:"end"`
 	DurationS float64                  `json:"duration_s"`
@@ -143,7 +146,20 @@ type jsonCulprit struct {
 	Missing []correlate.Missing `json:"missing,omitempty"`
 	// Proof is the structured evidence the confidence is computed from
 	// (correlate.Proof; docs/analyze.md gives the formula).
-	Proof *correlate.Proof `json:"proof"`
+	Proof *jsonProof `json:"proof"`
+}
+
+// jsonProof is correlate.Proof with firings_note, the prose of its
+// firings_unused.
+type jsonProof struct {
+	*correlate.Proof
+	FiringsNote string `json:"firings_note,omitempty"`
+}
+
+// jsonNotRun is a job scheduled near episodes that did not run.
+type jsonNotRun struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
 }
 
 // share is n/of rounded to 0.001, nil when of is 0.
@@ -208,7 +224,7 @@ func toJSON(r correlate.Result) jsonResult {
 		MemoryGrowth:   append([]memstate.ProcGrowth{}, r.Growth...),
 		OOMKills:       append([]correlate.OOMKill{}, r.OOMKills...),
 		IOBursts:       append([]correlate.IOBurst{}, r.IOBursts...),
-		Sustained:      r.Sustained, Failing: r.Failing, NotRun: append([]correlate.NotRun{}, r.NotRun...),
+		Sustained:      r.Sustained, Failing: r.Failing, NotRun: []jsonNotRun{},
 		ProcessesRecorded: r.ProcessesRecorded,
 	}
 	if r.HasLatency {
@@ -219,7 +235,7 @@ func toJSON(r correlate.Result) jsonResult {
 	}
 	for i := range r.Episodes {
 		e := &r.Episodes[i]
-		je := jsonEpisode{Index: e.Index, Start: in(&r, e.Start), End: in(&r, e.End), DurationS: e.End.Sub(e.Start).Seconds(),
+		je := jsonEpisode{Index: e.Index, Time: in(&r, rowTime(e)), Start: in(&r, e.Start), End: in(&r, e.End), DurationS: e.End.Sub(e.Start).Seconds(),
 			Signals: []jsonSignal{}, Spike: e.Spike, Processes: nonNil(e.Processes), Started: nonNil(e.Started),
 			Exited: nonNil(e.Exited), Culprit: e.Culprit, Onset: e.Onset}
 		for _, s := range e.Signals {
@@ -236,6 +252,9 @@ func toJSON(r correlate.Result) jsonResult {
 	for _, s := range r.Require {
 		j.Require = append(j.Require, string(s))
 	}
+	for _, nr := range r.NotRun {
+		j.NotRun = append(j.NotRun, jsonNotRun{Name: nr.Name, Reason: NotRunReason(nr)})
+	}
 	for i := range r.Culprits {
 		c := &r.Culprits[i]
 		jc := jsonCulprit{Rank: c.Rank, Name: c.Name, Kind: c.Kind, Confidence: c.Confidence, ConfidenceLabel: c.ConfidenceLabel(),
@@ -244,7 +263,10 @@ func toJSON(r correlate.Result) jsonResult {
 			FiringsMatched:  c.FiringsMatched, Firings: c.Firings, FiringShare: share(c.FiringsMatched, c.Firings),
 			PeriodS:  c.Period.Seconds(),
 			Episodes: nonNil(c.Episodes), Processes: nonNil(c.Processes), BytesPerEpisode: c.BytesPerEpisode,
-			Evidence: nonNil(c.Evidence), Advice: Advice(c), Missing: c.Missing, Proof: c.Proof}
+			Evidence: nonNil(Evidence(&r, c)), Advice: Advice(c), Missing: c.Missing}
+		if c.Proof != nil {
+			jc.Proof = &jsonProof{Proof: c.Proof, FiringsNote: FiringsNote(c.Proof.FiringsUnused, c.Job)}
+		}
 		if jb := c.Job; jb != nil {
 			jc.Source, jc.Unit, jc.Command, jc.Schedule, jc.File = string(jb.Source), jb.Unit, jb.Command, jb.Schedule, jb.File
 		}

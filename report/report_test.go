@@ -51,10 +51,10 @@ func reference() correlate.Result {
 	period := 1200.0
 	checkJob := &timers.Job{Name: "pmlogger_check.timer", Source: timers.Systemd, File: "lib/systemd/system/pmlogger_check.timer",
 		Schedule: []string{"*:13/20"}, PeriodSeconds: &period, Unit: "pmlogger_check.service",
-		Command: "/usr/libexec/pcp/bin/pmlogger_check -C"}
+		Command: "/usr/libexec/pcp/bin/pmlogger_check -C", Active: true}
 	farmJob := &timers.Job{Name: "pmlogger_farm_check.timer", Source: timers.Systemd, File: "lib/systemd/system/pmlogger_farm_check.timer",
 		Schedule: []string{"*:03/20"}, PeriodSeconds: &period, Unit: "pmlogger_farm_check.service",
-		Command: "/usr/libexec/pcp/bin/pmlogger_farm_check"}
+		Command: "/usr/libexec/pcp/bin/pmlogger_farm_check", Active: true}
 	return correlate.Result{
 		Host: "web1", Start: at("12:20"), End: at("13:20"), Interval: time.Minute, Location: time.UTC, Intervals: 60,
 		HasLatency: true, Stat: correlate.StatP99, Spike: correlate.DefaultSpikeRule, Thresholds: correlate.DefaultThresholds(),
@@ -76,14 +76,17 @@ func reference() correlate.Result {
 			{Rank: 1, Name: "pmlogger_check.timer", Kind: correlate.KindTimer, Job: checkJob, Episodes: []int{1, 3},
 				EpisodesExplained: 2, EpisodesTotal: 4, FiringsMatched: 2, Firings: 3, Period: 20 * time.Minute,
 				Processes:       []correlate.ProcActivity{{Comm: "pmlogger_check", Unit: "pmlogger_check.service", ReadBytes: 600 * mib, WriteBytes: 1800 * mib}},
-				BytesPerEpisode: 1200 * mib, Confidence: 0.72,
-				Evidence: []string{"systemd job, fires every 20m (*:13/20), defined in lib/systemd/system/pmlogger_check.timer",
-					"2 of 3 firings in the recording were followed within 1m by an episode"}},
+				BytesPerEpisode: 1200 * mib, Confidence: 0.72, Lag: time.Minute, Projected: true,
+				Proof: &correlate.Proof{ProcessesRecorded: true, Ran: true, FiringsUsed: true, PFiring: 0.031,
+					Credits: []correlate.EpisodeCredit{{Episode: 1, Bytes: 1200 * mib, AllBytes: 1202 * mib, Share: 0.998},
+						{Episode: 3, Bytes: 1200 * mib, AllBytes: 1200 * mib, Share: 1}},
+					FiringsMatched: []time.Time{at("12:33"), at("13:13")}, FiringsMissed: []time.Time{at("12:53")},
+					Presence: 0.036, PresentIntervals: 1, OutsideIntervals: 54, EpisodeIntervals: 2.5, EpisodeChance: 0.088, PNull: 0.0077,
+					Runs: 2, P: 0.0077, Strength: 0.53, Share: 0.999, Repeat: 0.667, Cap: 1}},
 			{Rank: 2, Name: "pmlogger_farm_check.timer", Kind: correlate.KindTimer, Job: farmJob, Episodes: []int{2},
 				EpisodesExplained: 1, EpisodesTotal: 4, FiringsMatched: 1, Firings: 3, Period: 20 * time.Minute,
 				Processes:       []correlate.ProcActivity{{Comm: "pmlogger_farm_c", Unit: "pmlogger_farm_check.service", ReadBytes: 100 * mib, WriteBytes: 700 * mib}},
-				BytesPerEpisode: 800 * mib, Confidence: 0.4,
-				Evidence: []string{"pmlogger_farm_check.service ran in 1 of 4 episodes"}},
+				BytesPerEpisode: 800 * mib, Confidence: 0.4},
 		},
 		Totals: correlate.Totals{Duration: time.Hour, Requests: 289440, RequestsPerSec: 80.4, Mean: 617300 * time.Microsecond,
 			P99: 2500 * time.Millisecond, MemStall: 95 * time.Second},
@@ -191,7 +194,7 @@ func TestRenderJSON(t *testing.T) {
 		t.Errorf("episode 1 = %+v", e)
 	}
 	if len(doc.Culprits) != 2 || doc.Culprits[0].Name != "pmlogger_check.timer" || doc.Culprits[0].Kind != "timer" ||
-		len(doc.Culprits[0].Evidence) != 2 {
+		len(doc.Culprits[0].Evidence) != 5 {
 		t.Errorf("culprits = %+v", doc.Culprits)
 	}
 	// 2 of 4 episodes, 2 of 3 firings, with their shares.

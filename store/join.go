@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/timers"
 )
 
 // Expand turns what a user named — segment files, other recordings, store
@@ -100,6 +101,21 @@ func Join(segs []Segment, w Window) (*Joined, error) {
 	}
 	defer r.Close()
 	j := &Joined{segs: segs, w: w, header: r.Header()}
+	// A job installed while recording is in the later segments' headers
+	// only: the joined header lists it too (the first definition wins).
+	for _, s := range segs[1:] {
+		r, err := record.Open(s.Path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Path, err)
+		}
+		h := r.Header()
+		r.Close()
+		for _, jb := range h.Jobs {
+			if !hasJob(j.header.Jobs, jb.Name) {
+				j.header.Jobs = append(j.header.Jobs, jb)
+			}
+		}
+	}
 	return j, nil
 }
 
@@ -131,6 +147,7 @@ func (j *Joined) Name() string {
 // ctx ends a long read between samples.
 func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Recording, error) {
 	out := &record.Recording{Header: j.header}
+	out.Header.Jobs = append([]timers.Job(nil), j.header.Jobs...)
 	var (
 		last    time.Time      // the last sample handed on
 		lead    *record.Sample // the last sample before the window's start
@@ -226,4 +243,13 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 		out.End = &e
 	}
 	return out, nil
+}
+
+func hasJob(jobs []timers.Job, name string) bool {
+	for _, j := range jobs {
+		if j.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -234,6 +235,9 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 		}
 		render(t)
 		b.WriteString("anon-rss, file-rss, shmem-rss: the killed process's own RSS; file-rss counts shared files charged to other groups, so it can exceed what the group held.\n")
+		for _, k := range r.OOM.Kills {
+			oomDetail(&b, k)
+		}
 	}
 	var counters []string
 	if r.OOM.VMStatOOMKills != nil {
@@ -291,4 +295,39 @@ func flag(c memstate.Cgroup) string {
 		return "at memory.high"
 	}
 	return ""
+}
+
+// oomDetail writes what the kernel's report said about one kill: the
+// cause, the allocation that triggered it, and the tasks it weighed.
+func oomDetail(b *strings.Builder, k memstate.OOMKill) {
+	fmt.Fprintf(b, "\n%s (PID %d): %s.\n", k.Comm, k.PID, k.Cause)
+	if t := k.Trigger; t != nil {
+		who := t.Comm
+		if t.PID > 0 {
+			who = fmt.Sprintf("%s (PID %d)", t.Comm, t.PID)
+		}
+		fmt.Fprintf(b, "  triggered by %s asking for %d page(s) (order %d, gfp_mask=%s)\n", who, 1<<max(t.Order, 0), t.Order, t.GFPMask)
+	}
+	if len(k.Tasks) == 0 {
+		return
+	}
+	tasks := append([]memstate.OOMTask(nil), k.Tasks...)
+	sort.SliceStable(tasks, func(i, j int) bool { return tasks[i].RSSBytes > tasks[j].RSSBytes })
+	const most = 8
+	fmt.Fprintf(b, "  %s in the report (pages of %s, %s):\n", english.Count(len(tasks), "task"), memstate.FormatBytes(k.PageSizeBytes), k.PageSizeFrom)
+	for i, t := range tasks {
+		if i == most {
+			fmt.Fprintf(b, "    … %d more\n", len(tasks)-most)
+			break
+		}
+		mark := ""
+		if t.Victim {
+			mark = " (killed)"
+		}
+		split := ""
+		if t.RSSAnonBytes != nil && t.RSSFileBytes != nil && t.RSSShmemBytes != nil {
+			split = fmt.Sprintf(" (anon %s, file %s, shmem %s)", memstate.FormatBytes(*t.RSSAnonBytes), memstate.FormatBytes(*t.RSSFileBytes), memstate.FormatBytes(*t.RSSShmemBytes))
+		}
+		fmt.Fprintf(b, "    %s %d%s: rss %s%s, swap %s, oom_score_adj %d\n", t.Name, t.PID, mark, memstate.FormatBytes(t.RSSBytes), split, memstate.FormatBytes(t.SwapBytes), t.OOMScoreAdj)
+	}
 }
