@@ -277,6 +277,9 @@ type Options struct {
 	// and still be matched to it; 0 is 60 s. It is capped at a quarter of
 	// the job's period.
 	LagTolerance time.Duration
+	// GrowthMinWindow is how long a process must be observed before its
+	// steady RSS growth is reported; 0 is memstate.MinGrowthWindow.
+	GrowthMinWindow time.Duration
 	// MinProcBytes is the I/O (read+write) a process must do in an episode
 	// to be listed as one of its I/O processes; 0 is 1 MiB.
 	MinProcBytes uint64
