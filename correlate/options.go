@@ -3,6 +3,7 @@ package correlate
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,7 +59,7 @@ func ParseSpikeRule(s string) (SpikeRule, error) {
 	}
 	if f, ok := strings.CutSuffix(strings.ToLower(s), "x"); ok {
 		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || v <= 1 {
+		if err != nil || !(v > 1) || math.IsInf(v, 1) { // NaN and Inf are no factor
 			return SpikeRule{}, fmt.Errorf("%w: spike rule %q: a factor must be a number above 1, like 3x", ErrOption, s)
 		}
 		return SpikeRule{Factor: v}, nil
@@ -413,6 +414,9 @@ func ParseThreshold(s Signal, v string) (float64, error) {
 		if err != nil || x < 0 {
 			return bad()
 		}
+	}
+	if math.IsNaN(x) || math.IsInf(x, 0) { // "NaN" and "Inf" parse as floats
+		return bad()
 	}
 	return x, nil
 }
