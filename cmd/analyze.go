@@ -17,6 +17,7 @@ import (
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/latency"
+	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
 )
@@ -63,8 +64,11 @@ type AnalyzeOptions struct {
 	Require    string
 	Gap        time.Duration
 	Lag        time.Duration
-	Format     string
-	Values     bool
+	// GrowthWindow is the shortest observation from which steady RSS
+	// growth is reported (--growth-min-window).
+	GrowthWindow time.Duration
+	Format       string
+	Values       bool
 	// Output is the file the report goes to ("" or "-": stdout). Its
 	// extension picks the format when --format is not given (.html).
 	Output string
@@ -172,6 +176,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi whenever the recording has memory PSI (disk or reclaim bursts without stall are I/O bursts, not episodes)")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
+	fl.DurationVar(&opts.GrowthWindow, "growth-min-window", memstate.MinGrowthWindow, "shortest observation of a process from which steady RSS growth is reported")
 	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
 	modeFlag(fl, &opts.Mode)
@@ -239,6 +244,10 @@ func (opts *AnalyzeOptions) correlateOptions() (correlate.Options, error) {
 	}
 	co.Thresholds = &th
 	co.GapTolerance, co.LagTolerance = opts.Gap, opts.Lag
+	if opts.GrowthWindow < 0 {
+		return co, flagErrorf("--growth-min-window must not be negative")
+	}
+	co.GrowthMinWindow = opts.GrowthWindow
 	co.Project = jobProjector()
 	return co, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,25 +116,7 @@ func TestAnalyzePrometheusFleet(t *testing.T) {
 	testenv.Exclusive(t)
 
 	// The timer and its service, enabled as systemctl enable would.
-	wants := filepath.Join(unitDir, "timers.target.wants")
-	if err := os.MkdirAll(wants, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, body := range map[string]string{pPrefix + "-job.timer": pTimer, pPrefix + "-job.service": fmt.Sprintf(pService, hog)} {
-		p := filepath.Join(unitDir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.Remove(p) })
-		if strings.HasSuffix(name, ".timer") {
-			l := filepath.Join(wants, name)
-			os.Remove(l)
-			if err := os.Symlink(p, l); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.Remove(l) })
-		}
-	}
+	writeUnits(t, map[string]string{pPrefix + "-job.timer": pTimer, pPrefix + "-job.service": fmt.Sprintf(pService, hog)})
 	testenv.NewCgroup(t, pPrefix+".slice", 128<<20)
 	job := testenv.NewCgroup(t, pPrefix+".slice/"+pPrefix+"-job.service", 0)
 	t.Cleanup(func() { os.Remove("/var/tmp/memdiag-e2e-p.dat") })
@@ -267,5 +250,87 @@ scrape_configs:
 	}
 	if !strings.Contains(res.Resolution, "scraped every 1s") {
 		t.Errorf("resolution note %q does not state the scrape interval", res.Resolution)
+	}
+
+	// What Prometheus itself holds. The job is short-lived (a few
+	// seconds); its writes (256 MiB each time, fsynced) reach the unit's
+	// counter through the exit I/O of its processes.
+	promQuery := func(q string) float64 {
+		t.Helper()
+		u := promURL + "/api/v1/query?time=" + fmt.Sprint(end.Unix()) + "&query=" + url.QueryEscape(q)
+		r, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		var v struct {
+			Data struct {
+				Result []struct {
+					Value [2]any `json:"value"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&v); err != nil || len(v.Data.Result) != 1 {
+			t.Fatalf("query %s: %v, %+v", q, err, v)
+		}
+		var x float64
+		fmt.Sscan(fmt.Sprint(v.Data.Result[0].Value[1]), &x)
+		return x
+	}
+	unit := pPrefix + "-job.service"
+	if w := promQuery(fmt.Sprintf(`max_over_time(memdiag_unit_written_bytes_total{instance="web-2",unit=%q}[5m])`, unit)); w < float64(len(fired))*256*(1<<20) {
+		t.Errorf("memdiag_unit_written_bytes_total{unit=%q} = %.0f, want at least %d × 256 MiB", unit, w, len(fired))
+	}
+	// The firing annotation's query: the planned last firing changed at
+	// each firing while memdiag was scraped.
+	span := int(end.Sub(start).Seconds())
+	if n := promQuery(fmt.Sprintf(`changes(memdiag_job_last_firing_timestamp_seconds{instance="web-1",periodic_job=%q}[%ds])`, wantJob, span)); n < float64(len(fired)) {
+		t.Errorf("the last-firing gauge changed %.0f times, want at least %d (the firings)", n, len(fired))
+	}
+
+	// Latency from a PromQL query, per host: Prometheus's own scrape
+	// duration of each memdiag target stands in for a service's latency.
+	lat, err := exec.Command(memdiag, append(args, "--format", "json", "--latency-query", `max by (instance) (scrape_duration_seconds{job="memdiag"})`)...).Output()
+	if err != nil {
+		t.Fatalf("analyze --latency-query: %v", err)
+	}
+	var lres struct {
+		Hosts []struct {
+			Host     string         `json:"host"`
+			Analysis map[string]any `json:"analysis"`
+		} `json:"hosts"`
+	}
+	if err := json.Unmarshal(lat, &lres); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range lres.Hosts {
+		if h.Analysis["has_latency"] != true {
+			t.Errorf("%s: --latency-query gave no latency", h.Host)
+		}
+	}
+
+	// Latency from an imported file instead: a generic CSV of one request
+	// every 200 ms over the window, 12 ms each.
+	var csv strings.Builder
+	csv.WriteString("timestamp,latency_ms,status\n")
+	for ts := start; ts.Before(end); ts = ts.Add(200 * time.Millisecond) {
+		fmt.Fprintf(&csv, "%s,12,200\n", ts.UTC().Format(time.RFC3339Nano))
+	}
+	latFile := filepath.Join(dir, "latency.csv")
+	if err := os.WriteFile(latFile, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fl, err := exec.Command(memdiag, append(args, "--format", "json", "--latency", latFile)...).Output()
+	if err != nil {
+		t.Fatalf("analyze --prometheus --latency FILE: %v", err)
+	}
+	lres.Hosts = nil
+	if err := json.Unmarshal(fl, &lres); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range lres.Hosts {
+		if h.Analysis["has_latency"] != true || h.Analysis["latency_baseline_ms"] != 12.0 {
+			t.Errorf("%s: --latency FILE: has_latency %v, baseline %v ms, want 12", h.Host, h.Analysis["has_latency"], h.Analysis["latency_baseline_ms"])
+		}
 	}
 }

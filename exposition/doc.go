@@ -34,8 +34,8 @@
 //     memdiag_episode_last_start_timestamp_seconds and
 //     memdiag_culprit_confidence{culprit,kind} /
 //     memdiag_culprit_episodes{culprit,kind}: the correlator's episodes and
-//     culprits, re-derived every Options.AnalyzeEvery over the recent
-//     samples (Options.Window).
+//     culprits, re-derived every Options.AnalyzeEvery (1 min) over the
+//     last 30-60 min of samples (Options.Window).
 //   - every entry of the signal catalogue (package signal), named by
 //     [SignalMetric] from its Name, base unit and kind
 //     (memdiag_psi_memory_some_seconds_total, memdiag_direct_reclaim_bytes_total,

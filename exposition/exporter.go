@@ -24,10 +24,13 @@ type Options struct {
 	// MaxCulprits caps the culprits exposed (default 5, best ranked first).
 	MaxCulprits int
 	// AnalyzeEvery is how often the correlator re-runs over the recent
-	// samples (default 15 s of sample time); negative disables it.
+	// samples (default 1 min of sample time); negative disables it. One
+	// run over a full hour of 1 s samples costs ~0.2 s of CPU
+	// (BenchmarkAnalyzeWindow, docs/benchmarks.md), while the sampler
+	// waits.
 	AnalyzeEvery time.Duration
 	// Window is how much recent history the correlator sees: between
-	// Window/2 and Window (default 2 h).
+	// Window/2 and Window (default 1 h).
 	Window time.Duration
 	// Analyze are the correlator's options.
 	Analyze correlate.Options
@@ -43,10 +46,10 @@ func (o Options) withDefaults() Options {
 		o.MaxCulprits = 5
 	}
 	if o.AnalyzeEvery == 0 {
-		o.AnalyzeEvery = 15 * time.Second
+		o.AnalyzeEvery = time.Minute
 	}
 	if o.Window <= 0 {
-		o.Window = 2 * time.Hour
+		o.Window = time.Hour
 	}
 	if o.Now == nil {
 		o.Now = time.Now

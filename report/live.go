@@ -119,7 +119,7 @@ func liveColumns(o LiveOptions) []*liveCol {
 		cell: pct(func(iv *record.Interval) float64 { return iv.IOSome })})
 	add(&liveCol{name: "LRU", unit: "MiB", width: 7, prio: 14, what: "LRU the file LRU (page cache)",
 		cell: num(func(iv *record.Interval) float64 { return iv.FileLRUBytes }, mib, 0)})
-	add(&liveCol{name: "ΔLRU", unit: "MiB", width: 6, prio: 8, what: "ΔLRU its change in the interval",
+	add(&liveCol{name: "ΔLRU", unit: "MiB", width: 6, prio: 8, what: "ΔLRU the file LRU's change in the interval",
 		cell: func(c *liveCol, iv *record.Interval, _ *record.Sample, color bool) string {
 			x := iv.FileLRUDeltaBytes
 			if !record.Known(x) {
