@@ -14,6 +14,7 @@ import (
 
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/fleet"
+	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/report"
 	"github.com/memdiag/memdiag/store"
 )
@@ -179,9 +180,9 @@ func runAnalyzePrometheus(opts *AnalyzeOptions) error {
 			fmt.Fprintln(w)
 		}
 		if md {
-			fmt.Fprintf(w, "## Fleet: %d hosts, %s .. %s\n\n", len(results), start.UTC().Format("2006-01-02 15:04:05"), end.UTC().Format("15:04:05 MST"))
+			fmt.Fprintf(w, "## Fleet: %s, %s .. %s\n\n", english.Count(len(results), "host"), start.UTC().Format("2006-01-02 15:04:05"), end.UTC().Format("15:04:05 MST"))
 		} else {
-			fmt.Fprintf(w, "FLEET: %d hosts, %s .. %s\n\n", len(results), start.UTC().Format("2006-01-02 15:04:05"), end.UTC().Format("15:04:05 MST"))
+			fmt.Fprintf(w, "FLEET: %s, %s .. %s\n\n", english.Count(len(results), "host"), start.UTC().Format("2006-01-02 15:04:05"), end.UTC().Format("15:04:05 MST"))
 		}
 		if len(aligned) == 0 {
 			fmt.Fprintln(w, "No host had an episode in the window.")

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/memdiag/memdiag/internal/testenv"
 	"github.com/memdiag/memdiag/memstate"
 )
@@ -343,5 +345,95 @@ func TestMemCacheThenTmpfsE2E(t *testing.T) {
 	}
 	if !strings.Contains(r.Verdict.Sentence, "/"+name+" (") || !strings.Contains(r.Verdict.Sentence, "+ shmem 48.0 MiB, swap can take 0 B)") {
 		t.Errorf("verdict %q does not name the group's shmem", r.Verdict.Sentence)
+	}
+}
+
+// buildC compiles one of internal/testenv/cprog's programs with gcc.
+func buildC(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		testenv.Unmet(t, "gcc not installed (.ci/run installs it)")
+	}
+	out := filepath.Join(t.TempDir(), name)
+	src := filepath.Join("..", "internal", "testenv", "cprog", name+".c")
+	if b, err := exec.Command(gcc, append([]string{"-O2", "-o", out, src}, args...)...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc %s: %v\n%s", src, err, b)
+	}
+	return out
+}
+
+func findProc(r memstate.Report, pid int) *memstate.Proc {
+	for i := range r.Procs {
+		if r.Procs[i].PID == pid {
+			return &r.Procs[i]
+		}
+	}
+	return nil
+}
+
+// TestMemRetentionVsLeakE2E: two C programs whose anon memory grows the
+// same way: retain (8 threads allocating and freeing, live heap flat,
+// glibc arenas keep the freed memory) and leak (one thread, never frees).
+// memdiag mem measures both growing and reads the evidence apart: many
+// threads under glibc's default arena limit for retain, one arena for
+// leak. A third run sets MALLOC_ARENA_MAX and a secret: only the
+// allocator variable may appear in the output.
+func TestMemRetentionVsLeakE2E(t *testing.T) {
+	testenv.RequireRoot(t, "reading other processes' /proc/PID/environ and maps")
+	retain, leak := buildC(t, "retain", "-pthread"), buildC(t, "leak")
+	memdiag := testenv.BuildMemdiag(t)
+	start := func(env []string, name string, args ...string) *exec.Cmd {
+		c := exec.Command(name, args...)
+		c.Env = env
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		return c
+	}
+	r1 := start([]string{"PATH=/usr/bin:/bin"}, retain, "8", "20", "250")
+	l1 := start([]string{"PATH=/usr/bin:/bin"}, leak, "8", "20", "250")
+	r2 := start([]string{"PATH=/usr/bin:/bin", "MALLOC_ARENA_MAX=2", "MEMDIAG_TEST_SECRET=hunter2"}, retain, "8", "20", "250")
+	time.Sleep(1500 * time.Millisecond)
+	before := memJSON(t, memdiag, "--interval", "0", "--top", "0")
+	time.Sleep(4 * time.Second)
+	c := exec.Command(memdiag, "mem", "--format", "json", "--interval", "0", "--top", "0")
+	raw, err := c.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "hunter2") || strings.Contains(string(raw), "MEMDIAG_TEST_SECRET") {
+		t.Errorf("the output carries an environment variable that is not an allocator's")
+	}
+	var after memstate.Report
+	if err := json.Unmarshal(raw, &after); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cmd     *exec.Cmd
+		reading string
+		env     map[string]string
+	}{
+		{r1, "glibc malloc, 9 threads, up to", nil},
+		{l1, "glibc malloc with one thread: one arena", nil},
+		{r2, "glibc malloc, 9 threads, at most 2 arenas", map[string]string{"MALLOC_ARENA_MAX": "2"}},
+	} {
+		pid := c.cmd.Process.Pid
+		b, a := findProc(before, pid), findProc(after, pid)
+		if b == nil || a == nil || a.Retention == nil {
+			t.Fatalf("PID %d not in memdiag mem's processes (before %v, after %v)", pid, b, a)
+		}
+		t.Logf("%s (PID %d): RssAnon %s → %s; %s", a.Comm, pid, memstate.FormatBytes(b.RSSAnonBytes), memstate.FormatBytes(a.RSSAnonBytes), a.Retention.Reading)
+		if a.RSSAnonBytes < b.RSSAnonBytes+16<<20 {
+			t.Errorf("%s: RssAnon %d → %d, want growth of 16 MiB or more", a.Comm, b.RSSAnonBytes, a.RSSAnonBytes)
+		}
+		if !strings.HasPrefix(a.Retention.Reading, c.reading) || cmp.Diff(c.env, a.Retention.Env) != "" ||
+			cmp.Diff([]string{"glibc"}, a.Retention.Allocators) != "" {
+			t.Errorf("%s: retention %+v; want reading %q…, env %v, glibc", a.Comm, a.Retention, c.reading, c.env)
+		}
+	}
+	if r := findProc(after, r1.Process.Pid).Retention; !strings.Contains(r.Reading, "likely retention: try MALLOC_ARENA_MAX=") {
+		t.Errorf("retain without MALLOC_ARENA_MAX: %q lacks the retention reading", r.Reading)
 	}
 }

@@ -308,4 +308,29 @@ scrape_configs:
 			t.Errorf("%s: --latency-query gave no latency", h.Host)
 		}
 	}
+
+	// Latency from an imported file instead: a generic CSV of one request
+	// every 200 ms over the window, 12 ms each.
+	var csv strings.Builder
+	csv.WriteString("timestamp,latency_ms,status\n")
+	for ts := start; ts.Before(end); ts = ts.Add(200 * time.Millisecond) {
+		fmt.Fprintf(&csv, "%s,12,200\n", ts.UTC().Format(time.RFC3339Nano))
+	}
+	latFile := filepath.Join(dir, "latency.csv")
+	if err := os.WriteFile(latFile, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fl, err := exec.Command(memdiag, append(args, "--format", "json", "--latency", latFile)...).Output()
+	if err != nil {
+		t.Fatalf("analyze --prometheus --latency FILE: %v", err)
+	}
+	lres.Hosts = nil
+	if err := json.Unmarshal(fl, &lres); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range lres.Hosts {
+		if h.Analysis["has_latency"] != true || h.Analysis["latency_baseline_ms"] != 12.0 {
+			t.Errorf("%s: --latency FILE: has_latency %v, baseline %v ms, want 12", h.Host, h.Analysis["has_latency"], h.Analysis["latency_baseline_ms"])
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/english"
 )
 
 // HostResult is one host's analysis.
@@ -82,7 +83,7 @@ func (a Aligned) Line(loc *time.Location, tol time.Duration) string {
 	if tol < time.Minute {
 		at = a.At.In(loc).Format("15:04:05 MST")
 	}
-	head := fmt.Sprintf("%d of %d hosts", len(a.Hosts), a.Of)
+	head := fmt.Sprintf("%d of %s", len(a.Hosts), english.Count(a.Of, "host"))
 	if a.Job == "" {
 		return fmt.Sprintf("%s: an episode at %s, no culprit named", head, at)
 	}
