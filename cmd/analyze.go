@@ -17,6 +17,7 @@ import (
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/latency"
+	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
 )
@@ -63,16 +64,26 @@ type AnalyzeOptions struct {
 	Require    string
 	Gap        time.Duration
 	Lag        time.Duration
-	Format     string
-	Values     bool
+	// GrowthWindow is the shortest observation from which steady RSS
+	// growth is reported (--growth-min-window).
+	GrowthWindow time.Duration
+	Format       string
+	Values       bool
 	// Output is the file the report goes to ("" or "-": stdout). Its
 	// extension picks the format when --format is not given (.html).
 	Output string
 	Mode   fs.FileMode // --mode of --output
+	// Prom holds --prometheus and its flags (analyze_prometheus.go); Now
+	// is the clock of its relative --from/--to.
+	Prom promOptions
+	Now  func() time.Time
+	// BeforeRender, if set, sees the result before it is rendered (watch
+	// prints its end summary, the culprit's processes first, there).
+	BeforeRender func(*correlate.Result)
 }
 
 func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
-	opts := &AnalyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}}
+	opts := &AnalyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}, Now: f.Now}
 	th := make([]string, len(thresholdFlags))
 	cmd := &cobra.Command{
 		Use:   "analyze REC [REC...]",
@@ -123,9 +134,11 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			# yesterday's early morning from memdiag record's store, across its segments
 			memdiag analyze /var/lib/memdiag --from 'yesterday 06:00..07:00'
 		`),
-		Args: cobra.MinimumNArgs(1),
+		Args: analyzeArgs(&opts.Prom),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.Recording = args[0]
+			if len(args) > 0 {
+				opts.Recording = args[0]
+			}
 			if len(args) > 1 {
 				opts.More = args[1:]
 			}
@@ -139,6 +152,9 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 				return runF(opts)
 			}
 			opts.Ctx = c.Context()
+			if opts.Prom.URL != "" {
+				return runAnalyzePrometheus(opts)
+			}
 			return runAnalyze(opts)
 		},
 	}
@@ -160,10 +176,12 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Require, "require", "", "an episode needs one of these `signals` (psi_some, psi for both, ...; none: no requirement); default: psi whenever the recording has memory PSI (disk or reclaim bursts without stall are I/O bursts, not episodes)")
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
+	fl.DurationVar(&opts.GrowthWindow, "growth-min-window", memstate.MinGrowthWindow, "shortest observation of a process from which steady RSS growth is reported")
 	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
 	modeFlag(fl, &opts.Mode)
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
+	addPrometheusFlags(cmd, &opts.Prom)
 	return cmd
 }
 
@@ -226,6 +244,10 @@ func (opts *AnalyzeOptions) correlateOptions() (correlate.Options, error) {
 	}
 	co.Thresholds = &th
 	co.GapTolerance, co.LagTolerance = opts.Gap, opts.Lag
+	if opts.GrowthWindow < 0 {
+		return co, flagErrorf("--growth-min-window must not be negative")
+	}
+	co.GrowthMinWindow = opts.GrowthWindow
 	co.Project = jobProjector()
 	return co, nil
 }
@@ -251,6 +273,9 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	res, trace, err := analyzeInputTrace(opts.Ctx, opts.IO, in, opts.LatencyFile, lo, co, format == report.HTML)
 	if err != nil {
 		return err
+	}
+	if opts.BeforeRender != nil {
+		opts.BeforeRender(&res)
 	}
 	ro := report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
 	if trace != nil {

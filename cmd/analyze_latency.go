@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -155,7 +156,9 @@ func parseStartFlag(s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, nil
 	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
+	// Unix seconds up to time.Duration's limit since the epoch (year
+	// 2262): past it, f*1e9 wraps to a time before 1970.
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 && f < math.MaxInt64/1e9 {
 		return time.Unix(0, int64(f*1e9)), nil
 	}
 	return time.Time{}, fmt.Errorf("want RFC 3339 (2026-11-29T21:43:00+01:00) or Unix seconds, got %q", s)

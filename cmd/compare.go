@@ -110,7 +110,7 @@ func runCompare(opts *CompareOptions) error {
 		var t *correlate.Trace
 		in := recInput{Paths: []string{p[0]}, From: opts.From, To: opts.To}
 		if side := [2]string{opts.BeforeWindow, opts.AfterWindow}[i]; side != "" {
-			in.From, in.To = side, ""
+			in.From, in.To, in.WindowFlag = side, "", [2]string{"--before-window", "--after-window"}[i]
 		}
 		if res[i], t, err = analyzeInputTrace(opts.Ctx, opts.IO, in, p[1], lo, co, format == report.HTML); err != nil {
 			return err

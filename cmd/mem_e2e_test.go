@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/memdiag/memdiag/internal/testenv"
 	"github.com/memdiag/memdiag/memstate"
 )
@@ -189,5 +191,249 @@ func TestMemOOMKillE2E(t *testing.T) {
 	}
 	if r.OOM.VMStatOOMKills == nil || *r.OOM.VMStatOOMKills < 1 {
 		t.Errorf("vmstat oom_kill = %v, want ≥ 1", r.OOM.VMStatOOMKills)
+	}
+	// The report's own figures: the group full of anon, nothing else to
+	// reclaim, no swap for it; the hog the victim of its task table.
+	if !strings.HasPrefix(kill.Cause, "anon overrun in /"+name+": ") || !strings.Contains(kill.Cause, "of 32.0 MiB anon") ||
+		!strings.Contains(kill.Cause, "no cache left") || !strings.Contains(kill.Cause, "no swap allowed") {
+		t.Errorf("cause %q, want an anon overrun of /%s with no cache left and no swap allowed", kill.Cause, name)
+	}
+	if len(kill.Tasks) == 0 || !victimIs(kill, pid) || kill.PageSizeBytes != uint64(os.Getpagesize()) {
+		t.Errorf("tasks %+v (page size %d): want the hog as victim, pages of %d", kill.Tasks, kill.PageSizeBytes, os.Getpagesize())
+	}
+}
+
+func victimIs(k *memstate.OOMKill, pid int) bool {
+	for _, t := range k.Tasks {
+		if t.Victim {
+			return t.PID == pid
+		}
+	}
+	return false
+}
+
+// noSwapFor keeps swap from the group, so filling it can only end in a
+// kill (other tests on the host may have swap on).
+func noSwapFor(t *testing.T, cg *testenv.Cgroup, limit int) {
+	t.Helper()
+	if cg.MemV1Dir != "" {
+		if err := os.WriteFile(filepath.Join(cg.MemV1Dir, "memory.memsw.limit_in_bytes"), []byte(strconv.Itoa(limit)), 0o644); err != nil {
+			testenv.Unmet(t, "cannot limit the group's swap (kernel without swap accounting?): "+err.Error())
+		}
+	} else if err := os.WriteFile(filepath.Join(cg.V2Dir, "memory.swap.max"), []byte("0"), 0o644); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+}
+
+// mountTmpfs mounts a tmpfs of size bytes for the test and unmounts it
+// after.
+func mountTmpfs(t *testing.T, size int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := syscall.Mount("memdiag-test", dir, "tmpfs", 0, "size="+strconv.Itoa(size)); err != nil {
+		testenv.Unmet(t, "mount tmpfs: "+err.Error())
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, 0) })
+	return dir
+}
+
+// TestMemShmemOOMKillE2E: tmpfs data (shmem, in no process's RSS) fills a
+// 32 MiB group with no swap while a sleep and an 8 MiB anon hog share it;
+// the OOM killer kills processes that do not hold the memory. memdiag mem
+// must read the kernel's report and call the group shmem-filled, with its
+// tasks.
+func TestMemShmemOOMKillE2E(t *testing.T) {
+	testenv.RequireRoot(t, "a memory-limited cgroup, a tmpfs and /dev/kmsg")
+	const limit = 32 << 20
+	name := fmt.Sprintf("memdiag-mem-shmoom-%d", os.Getpid())
+	cg := testenv.NewCgroup(t, name, limit)
+	noSwapFor(t, cg, limit)
+	tmp := mountTmpfs(t, 4*limit)
+	hog, memdiag := testenv.BuildHog(t), testenv.BuildMemdiag(t)
+	sleeper := startInCgroup(t, cg, "sleep", "120")
+	startInCgroup(t, cg, hog, "-anon", strconv.Itoa(8<<20), "-hold", "120s")
+	time.Sleep(500 * time.Millisecond)
+	w := cg.Command(hog, "-write", strconv.Itoa(3*limit), "-file", filepath.Join(tmp, "fill"))
+	done := make(chan error, 1)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- w.Wait() }()
+	select {
+	case <-done: // killed, or ended with the group full
+	case <-time.After(60 * time.Second):
+		w.Process.Kill()
+		<-done
+		t.Fatal("the tmpfs writer neither ended nor was killed within 60 s")
+	}
+	r := memJSON(t, memdiag, "--interval", "0", "--top", "1")
+	var kills []memstate.OOMKill
+	for _, k := range r.OOM.Kills {
+		if k.OOMCgroup == "/"+name {
+			kills = append(kills, k)
+		}
+	}
+	if len(kills) == 0 {
+		t.Fatalf("no OOM kill in /%s among %+v", name, r.OOM.Kills)
+	}
+	k := kills[0]
+	t.Logf("first kill: %s (PID %d): %s; %d tasks", k.Comm, k.PID, k.Cause, len(k.Tasks))
+	if !strings.HasPrefix(k.Cause, "shmem-filled /"+name+": ") || !strings.Contains(k.Cause, "of 32.0 MiB shmem") || !strings.Contains(k.Cause, "no swap allowed") {
+		t.Errorf("cause %q, want the group shmem-filled with no swap allowed", k.Cause)
+	}
+	if k.AtKill == nil || k.AtKill.ShmemBytes == nil || *k.AtKill.ShmemBytes < limit/2 || k.ShmemRSSBytes != 0 {
+		t.Errorf("at kill %+v, victim shmem-rss %d: want over half the limit in shmem, none of it the victim's", k.AtKill, k.ShmemRSSBytes)
+	}
+	var sleepSeen bool
+	for _, task := range k.Tasks {
+		sleepSeen = sleepSeen || (task.PID == sleeper.Process.Pid && task.Name == "sleep")
+	}
+	if !sleepSeen || len(k.Tasks) < 2 {
+		t.Errorf("tasks %+v: want the sleep (PID %d) among the group's tasks", k.Tasks, sleeper.Process.Pid)
+	}
+}
+
+// TestMemCacheThenTmpfsE2E: a group first filled with page cache, then
+// with tmpfs data. memdiag mem must call the first reclaimable cache and,
+// after the tmpfs write, name the shmem apart: in the group's figures and
+// in the part that cannot be reclaimed.
+func TestMemCacheThenTmpfsE2E(t *testing.T) {
+	testenv.RequireRoot(t, "a memory-limited cgroup and a tmpfs")
+	const limit = 128 << 20
+	name := fmt.Sprintf("memdiag-mem-cachetmpfs-%d", os.Getpid())
+	cg := testenv.NewCgroup(t, name, limit)
+	noSwapFor(t, cg, limit)
+	tmp := mountTmpfs(t, limit)
+	hog, memdiag := testenv.BuildHog(t), testenv.BuildMemdiag(t)
+	dir, err := os.MkdirTemp("/var/tmp", "memdiag-mem-") // not /tmp: it may be a tmpfs
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	run := func(args ...string) {
+		t.Helper()
+		c := cg.Command(hog, args...)
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("hog %v: %v\n%s", args, err, out)
+		}
+	}
+	run("-write", strconv.Itoa(2*limit), "-file", filepath.Join(dir, "data"), "-read-passes", "1")
+	r := memJSON(t, memdiag, "--interval", "0", "--top", "1")
+	c := findCgroup(r, "/"+name)
+	if c == nil {
+		t.Fatalf("cgroup /%s not in the output", name)
+	}
+	t.Logf("after the page cache: usage %d, cache %d, shmem %d, pinned %d; %s", c.UsageBytes, c.CacheBytes, c.ShmemBytes, c.PinnedBytes, c.Note)
+	if !c.NearLimit || !c.MostlyCache || c.ShmemBytes > 1<<20 || c.PinnedBytes > 16<<20 {
+		t.Errorf("after the cache: %+v; want near the limit, mostly cache, no shmem, little pinned", c)
+	}
+
+	run("-write", strconv.Itoa(48<<20), "-file", filepath.Join(tmp, "fill"))
+	r = memJSON(t, memdiag, "--interval", "0", "--top", "1")
+	if c = findCgroup(r, "/"+name); c == nil {
+		t.Fatalf("cgroup /%s not in the output", name)
+	}
+	t.Logf("after the tmpfs: usage %d, cache %d, shmem %d, pinned %d; %s", c.UsageBytes, c.CacheBytes, c.ShmemBytes, c.PinnedBytes, c.Note)
+	// 48 MiB of tmpfs pages: all shmem (a few pages may be in flight),
+	// none of it cache, all of it pinned (the group may not swap).
+	if c.ShmemBytes < 47<<20 || c.ShmemBytes > 49<<20 || c.CacheBytes != c.FileBytes-c.ShmemBytes ||
+		c.PinnedBytes < c.ShmemBytes || c.SwapRoomBytes != 0 {
+		t.Errorf("after the tmpfs: %+v; want 48 MiB shmem apart from the cache, pinned", c)
+	}
+	if !strings.Contains(c.Note, " + shmem 48.0 MiB not reclaimable without swap") || !strings.Contains(c.Note, "swap can take none") {
+		t.Errorf("note %q does not name the 48 MiB of shmem as not reclaimable", c.Note)
+	}
+	if !strings.Contains(r.Verdict.Sentence, "/"+name+" (") || !strings.Contains(r.Verdict.Sentence, "+ shmem 48.0 MiB, swap can take 0 B)") {
+		t.Errorf("verdict %q does not name the group's shmem", r.Verdict.Sentence)
+	}
+}
+
+// buildC compiles one of internal/testenv/cprog's programs with gcc.
+func buildC(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		testenv.Unmet(t, "gcc not installed (.ci/run installs it)")
+	}
+	out := filepath.Join(t.TempDir(), name)
+	src := filepath.Join("..", "internal", "testenv", "cprog", name+".c")
+	if b, err := exec.Command(gcc, append([]string{"-O2", "-o", out, src}, args...)...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc %s: %v\n%s", src, err, b)
+	}
+	return out
+}
+
+func findProc(r memstate.Report, pid int) *memstate.Proc {
+	for i := range r.Procs {
+		if r.Procs[i].PID == pid {
+			return &r.Procs[i]
+		}
+	}
+	return nil
+}
+
+// TestMemRetentionVsLeakE2E: two C programs whose anon memory grows the
+// same way: retain (8 threads allocating and freeing, live heap flat,
+// glibc arenas keep the freed memory) and leak (one thread, never frees).
+// memdiag mem measures both growing and reads the evidence apart: many
+// threads under glibc's default arena limit for retain, one arena for
+// leak. A third run sets MALLOC_ARENA_MAX and a secret: only the
+// allocator variable may appear in the output.
+func TestMemRetentionVsLeakE2E(t *testing.T) {
+	testenv.RequireRoot(t, "reading other processes' /proc/PID/environ and maps")
+	retain, leak := buildC(t, "retain", "-pthread"), buildC(t, "leak")
+	memdiag := testenv.BuildMemdiag(t)
+	start := func(env []string, name string, args ...string) *exec.Cmd {
+		c := exec.Command(name, args...)
+		c.Env = env
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		return c
+	}
+	r1 := start([]string{"PATH=/usr/bin:/bin"}, retain, "8", "20", "250")
+	l1 := start([]string{"PATH=/usr/bin:/bin"}, leak, "8", "20", "250")
+	r2 := start([]string{"PATH=/usr/bin:/bin", "MALLOC_ARENA_MAX=2", "MEMDIAG_TEST_SECRET=hunter2"}, retain, "8", "20", "250")
+	time.Sleep(1500 * time.Millisecond)
+	before := memJSON(t, memdiag, "--interval", "0", "--top", "0")
+	time.Sleep(4 * time.Second)
+	c := exec.Command(memdiag, "mem", "--format", "json", "--interval", "0", "--top", "0")
+	raw, err := c.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "hunter2") || strings.Contains(string(raw), "MEMDIAG_TEST_SECRET") {
+		t.Errorf("the output carries an environment variable that is not an allocator's")
+	}
+	var after memstate.Report
+	if err := json.Unmarshal(raw, &after); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cmd     *exec.Cmd
+		reading string
+		env     map[string]string
+	}{
+		{r1, "glibc malloc, 9 threads, up to", nil},
+		{l1, "glibc malloc with one thread: one arena", nil},
+		{r2, "glibc malloc, 9 threads, at most 2 arenas", map[string]string{"MALLOC_ARENA_MAX": "2"}},
+	} {
+		pid := c.cmd.Process.Pid
+		b, a := findProc(before, pid), findProc(after, pid)
+		if b == nil || a == nil || a.Retention == nil {
+			t.Fatalf("PID %d not in memdiag mem's processes (before %v, after %v)", pid, b, a)
+		}
+		t.Logf("%s (PID %d): RssAnon %s → %s; %s", a.Comm, pid, memstate.FormatBytes(b.RSSAnonBytes), memstate.FormatBytes(a.RSSAnonBytes), a.Retention.Reading)
+		if a.RSSAnonBytes < b.RSSAnonBytes+16<<20 {
+			t.Errorf("%s: RssAnon %d → %d, want growth of 16 MiB or more", a.Comm, b.RSSAnonBytes, a.RSSAnonBytes)
+		}
+		if !strings.HasPrefix(a.Retention.Reading, c.reading) || cmp.Diff(c.env, a.Retention.Env) != "" ||
+			cmp.Diff([]string{"glibc"}, a.Retention.Allocators) != "" {
+			t.Errorf("%s: retention %+v; want reading %q…, env %v, glibc", a.Comm, a.Retention, c.reading, c.env)
+		}
+	}
+	if r := findProc(after, r1.Process.Pid).Retention; !strings.Contains(r.Reading, "likely retention: try MALLOC_ARENA_MAX=") {
+		t.Errorf("retain without MALLOC_ARENA_MAX: %q lacks the retention reading", r.Reading)
 	}
 }

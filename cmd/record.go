@@ -74,7 +74,7 @@ func newRecordCmd(f *Factory, runF func(context.Context, *RecordOptions) error) 
 			# a test store: 10 s segments, keep 1 minute
 			memdiag record --store /tmp/st --segment 10s --max-age 1m
 		`),
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := &opts.Watch
 			w.KeepCmdline = w.KeepCmdline || f.NoRedact

@@ -52,7 +52,7 @@ func versionFrom(ldflags string, bi *debug.BuildInfo) (version, detail string) {
 		}
 	}
 	if rev == "" {
-		return "(devel)", "no commit recorded (go run, -buildvcs=false or a git worktree); make build records it"
+		return "(devel)", "no commit recorded: go run, -buildvcs=false or a git worktree; make build records it"
 	}
 	version = "devel-" + rev[:min(12, len(rev))]
 	var d []string

@@ -17,6 +17,7 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/delayacct"
 	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/outfile"
@@ -79,6 +80,16 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			stamps its timeline rows the same way. If stdout is closed (watch | head)
 			the live rows stop and the recording goes on. Run as root to see every
 			process's I/O.
+
+			The live columns fit the terminal, most important first: latency (P99)
+			and failed requests (ERR) with --probe or --latency, memory PSI of the
+			host (SOME, FULL) and of the --cgroup group (CG-S, CG-F), direct reclaim
+			(DIRECT: the host ran short) and cgroup-limit reclaim (LIMIT) apart,
+			disk (DISK), the file LRU's change (ΔLRU), the busiest process (TOP-IO),
+			then the rest. Sizes and rates are MiB and MiB/s, reclaim pages/s. A
+			legend on stderr names each column and those left out; piped, every
+			column is written. The end summary lists the processes by I/O (read +
+			written), the verdict's culprit first.
 
 			Ctrl-C, SIGTERM, SIGHUP, --duration (rounded up to whole intervals) or the
 			end of the command after -- stop the recording the same way: one last
@@ -295,7 +306,12 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		}
 		sampler.Limit = n + 1
 	}
-	live := &liveRows{f: f, hdr: hdr, on: !o.Quiet}
+	live := &liveRows{f: f, hdr: hdr, on: !o.Quiet, view: report.NewLiveView(report.LiveOptions{
+		Width:   f.IO.Width(),
+		Latency: hdr.Probe != "" || hdr.LatencyFile != "",
+		Cgroup:  hdr.Cgroup != "",
+		Color:   f.IO.ColorEnabled(),
+	})}
 	emit := func(s *record.Sample) error {
 		if err := w.WriteSample(s); err != nil {
 			return err
@@ -353,12 +369,32 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	if live.broken {
 		fmt.Fprintln(f.IO.ErrOut, "memdiag: stdout was closed (broken pipe): live rows stopped after", live.rows, "rows; the recording went on")
 	}
-	report.WriteSummary(f.IO.ErrOut, sm, abs, 5)
+	// The summary lists the processes by I/O with the verdict's culprit
+	// first, so it is written once the recording is analysed, just before
+	// the timeline and verdict.
+	summarised := false
+	summary := func(res *correlate.Result) {
+		so := report.SummaryOptions{TopN: 5}
+		if res != nil && len(res.Culprits) > 0 {
+			c := res.Culprits[0]
+			so.Culprit = c.Name
+			for _, p := range c.Processes {
+				so.CulpritComms = append(so.CulpritComms, p.Comm)
+			}
+		}
+		report.WriteSummaryWith(f.IO.ErrOut, sm, abs, so)
+		summarised = true
+	}
 	if writeErr == nil && sm.Samples >= 2 && !live.broken {
-		fmt.Fprintln(f.IO.Out)
-		if err := watchVerdict(f, o.Out); err != nil {
+		err := watchVerdict(f, o.Out, func(res *correlate.Result) { summary(res); fmt.Fprintln(f.IO.Out) })
+		if !summarised {
+			summary(nil)
+		}
+		if err != nil {
 			fmt.Fprintf(f.IO.ErrOut, "memdiag: analysing the recording: %v\n", err)
 		}
+	} else {
+		summary(nil)
 	}
 	if writeErr != nil {
 		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("recording stopped: %w; %d of %d samples are readable in %s",
@@ -387,6 +423,7 @@ func signalledToo(ctx context.Context, res supervise.Result) string {
 type liveRows struct {
 	f      *Factory
 	hdr    *record.Header
+	view   *report.LiveView
 	on     bool
 	prev   *record.Sample
 	rows   int
@@ -400,11 +437,14 @@ func (l *liveRows) row(s *record.Sample) {
 		return
 	}
 	var b strings.Builder
-	if l.rows%20 == 0 {
-		fmt.Fprintln(&b, report.LiveColumns)
-		fmt.Fprintln(&b, report.LiveUnits)
+	if l.rows == 0 {
+		// What the columns hold, and which did not fit, once.
+		fmt.Fprintln(l.f.IO.ErrOut, l.view.Legend())
 	}
-	fmt.Fprintln(&b, report.LiveRow(record.Between(l.hdr, prev, s), s, l.f.IO.ColorEnabled()))
+	if l.rows%20 == 0 {
+		fmt.Fprintln(&b, l.view.Header())
+	}
+	fmt.Fprintln(&b, l.view.Row(record.Between(l.hdr, prev, s), s))
 	if _, err := io.WriteString(l.f.IO.Out, b.String()); err != nil {
 		if errors.Is(err, syscall.EPIPE) {
 			l.broken = true
@@ -417,7 +457,8 @@ func (l *liveRows) row(s *record.Sample) {
 // watchVerdict prints the timeline and verdict of the recording just
 // written, exactly as `memdiag analyze FILE` with its default flags would:
 // the options come from the analyze command itself, so they cannot drift.
-func watchVerdict(f *Factory, path string) error {
+// before, if not nil, sees the analysis before it is printed.
+func watchVerdict(f *Factory, path string, before func(*correlate.Result)) error {
 	var opts *AnalyzeOptions
 	c := newAnalyzeCmd(f, func(o *AnalyzeOptions) error { opts = o; return nil })
 	c.SetArgs([]string{path})
@@ -426,5 +467,6 @@ func watchVerdict(f *Factory, path string) error {
 	if err := c.Execute(); err != nil {
 		return err
 	}
+	opts.BeforeRender = before
 	return runAnalyze(opts)
 }

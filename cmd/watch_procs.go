@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/procevents"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
@@ -51,7 +52,7 @@ func addProcSources(ctx context.Context, o *WatchOptions, h *record.Header, ws *
 	if o.Events != "off" {
 		l, err := procevents.Open(procevents.Options{
 			ProcRoot: procRoot, SysRoot: sysRoot,
-			Unit: diskio.UnitFromCgroup,
+			Unit: process.UnitFromCgroup,
 			Cmdline: func(argv []string) string {
 				if o.KeepCmdline {
 					return strings.Join(argv, " ")
@@ -122,7 +123,7 @@ type onsetSource struct {
 func (o *onsetSource) Name() string { return "onsets" }
 
 func (o *onsetSource) add(on psi.Onset, scope, cgroupDir string) {
-	procs := procevents.StallSnapshot(o.procRoot, cgroupDir, diskio.UnitFromCgroup, o.top)
+	procs := procevents.StallSnapshot(o.procRoot, cgroupDir, process.UnitFromCgroup, o.top)
 	o.mu.Lock()
 	o.pending = append(o.pending, record.StallOnset{Time: on.Time, Scope: scope, Resource: "memory", Kind: on.Kind,
 		Stall: on.Stall, Window: on.Window, Mode: on.Mode, Procs: procs})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shirou/gopsutil/v4/common"
 	"github.com/shirou/gopsutil/v4/host"
+	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/psi"
@@ -104,7 +105,9 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 		ws.list = append(ws.list, sources.CgroupCounters{Dir: o.Cgroup})
 	}
 
-	if os.Geteuid() != 0 {
+	if os.Geteuid() != 0 && !capEffective(unix.CAP_SYS_PTRACE) {
+		// not root and not given CAP_SYS_PTRACE (the service's unit
+		// runs a dynamic user with it): other users' /proc/PID/io is denied
 		ws.warnings = append(ws.warnings, "not root: "+diskio.DeniedHint)
 	}
 	for _, add := range watchSourceOrder {
@@ -167,4 +170,15 @@ func hostHeader(ctx context.Context, f *Factory, procRoot string) *record.Header
 		}
 	}
 	return h
+}
+
+// capEffective reports whether this process has capability c in its
+// effective set (capget(2)).
+func capEffective(c int) bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return false
+	}
+	return data[c/32].Effective&(1<<(uint(c)%32)) != 0
 }

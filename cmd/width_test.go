@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +25,12 @@ import (
 // the exit code and what the terminal received, ANSI sequences removed.
 func runInPTY(t *testing.T, cols int, args ...string) (int, string) {
 	t.Helper()
+	return runInPTYAt(t, cols, func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }, args...)
+}
+
+// runInPTYAt is runInPTY with the clock now (watch needs a running one).
+func runInPTYAt(t *testing.T, cols int, now func() time.Time, args ...string) (int, string) {
+	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
@@ -35,7 +44,7 @@ func runInPTY(t *testing.T, cols int, args ...string) (int, string) {
 	go func() { io.Copy(&buf, ptmx); close(done) }()
 	ios := iostreams.Files(os.Stdin, tty, tty)
 	ios.DisableColor() // NO_COLOR: widths are the same, the text is easier to check
-	f := &Factory{IO: ios, Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }, Root: "/"}
+	f := &Factory{IO: ios, Now: now, Root: "/"}
 	code := Run(context.Background(), f, args)
 	tty.Close()
 	<-done
@@ -59,12 +68,37 @@ func TestTablesFit80Columns(t *testing.T) {
 		{"compare", rec, rec},
 		{"gate", "--recording", rec, "-t", "memory.some.stall<1%", "-t", "oom_kills==0"},
 		{"mem", "--root", filepath.Join("..", "testdata", "linux-6.18"), "--interval", "0"},
-		// Not yet: watch's live rows (about 108 columns) and its end
-		// summary do not fit 80 columns.
 	}
+	// watch: a live run on this host, and one with every optional column
+	// (a latency probe of a local server, a cgroup's PSI from a fixture
+	// root) that must make room for them.
+	tmp := t.TempDir()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer srv.Close()
+	hog, err := filepath.Abs(filepath.Join("..", "testdata", "linux-6.18-hog-t0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch := []string{"watch", "--interval", "100ms", "--duration", "600ms", "--no-timers", "--events", "off"}
+	cases = append(cases,
+		append(slices.Clone(watch), "--out", filepath.Join(tmp, "host.jsonl")),
+		append(slices.Clone(watch), "--out", filepath.Join(tmp, "all.jsonl"), "--root", hog,
+			"--cgroup", filepath.Join(hog, "sys", "fs", "cgroup", "unified", "lru-fixture"), "--probe", srv.URL),
+	)
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			_, out := runInPTY(t, 80, args...)
+			_, out := runInPTYAt(t, 80, time.Now, args...)
+			if args[0] == "watch" {
+				// The live header is there, with the latency and cgroup
+				// columns when there are sources for them.
+				want := "TIME      SOME"
+				if slices.Contains(args, "--probe") {
+					want = "TIME        P99  ERR  SOME  CG-S"
+				}
+				if !strings.Contains(out, "\n"+want) {
+					t.Errorf("no live header %q in:\n%s", want, out)
+				}
+			}
 			sc := bufio.NewScanner(strings.NewReader(out))
 			n := 0
 			for sc.Scan() {

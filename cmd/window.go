@@ -20,7 +20,10 @@ import (
 type recInput struct {
 	Paths    []string
 	From, To string // --from, --to as given; "" for none
-	Now      func() time.Time
+	// WindowFlag names the flag From came from when it is not --from
+	// (compare --before-window), for messages.
+	WindowFlag string
+	Now        func() time.Time
 }
 
 // windowFlags adds --from and --to to a command that reads recordings;
@@ -76,6 +79,9 @@ func (in recInput) open(flag string) (*store.Joined, store.Window, error) {
 	}
 	w, err := store.ParseWindow(in.From, in.To, now(), loc)
 	if err != nil {
+		if in.WindowFlag != "" {
+			err = errors.New(strings.Replace(err.Error(), "--from", in.WindowFlag, 1))
+		}
 		return nil, w, &FlagError{Err: err}
 	}
 	sel := store.Select(segs, w)

@@ -138,7 +138,7 @@ func (sr *Series) Analyze(opts Options) Result {
 		res.SpikePeriod = EstimatePeriod(spikeStarts, res.Start, res.End, minP)
 	}
 	rankCulprits(&res, sr, o)
-	memoryFindings(sr, &res)
+	memoryFindings(sr, &res, o.GrowthMinWindow)
 	attachOnsets(sr, &res)
 	return res
 }
@@ -162,32 +162,11 @@ func Location(h *record.Header, loc *time.Location) *time.Location {
 
 // signalValue is signal s over interval iv in s's unit, NaN if unknown.
 func signalValue(s Signal, iv *ival, scope PSIScope) float64 {
-	maxKnown := func(a, b float64) float64 {
-		switch {
-		case math.IsNaN(a):
-			return b
-		case math.IsNaN(b):
-			return a
-		}
-		return math.Max(a, b)
-	}
 	switch s {
 	case PSISome:
-		switch scope {
-		case PSIHost:
-			return iv.MemSome
-		case PSICgroup:
-			return iv.CgMemSome
-		}
-		return maxKnown(iv.MemSome, iv.CgMemSome)
+		return scoped(scope, iv.MemSome, iv.CgMemSome)
 	case PSIFull:
-		switch scope {
-		case PSIHost:
-			return iv.MemFull
-		case PSICgroup:
-			return iv.CgMemFull
-		}
-		return maxKnown(iv.MemFull, iv.CgMemFull)
+		return scoped(scope, iv.MemFull, iv.CgMemFull)
 	case LRUDrop:
 		if secs := iv.Dt.Seconds(); secs > 0 {
 			return -iv.FileLRUDeltaBytes / secs
@@ -209,6 +188,22 @@ func signalValue(s Signal, iv *ival, scope PSIScope) float64 {
 		return iv.SwapOutBytesPerSec
 	}
 	return math.NaN()
+}
+
+// scoped is the PSI share of the scope: the host's, the group's, or
+// (auto) the larger of the two that are known.
+func scoped(scope PSIScope, host, cgroup float64) float64 {
+	switch {
+	case scope == PSIHost:
+		return host
+	case scope == PSICgroup:
+		return cgroup
+	case math.IsNaN(host):
+		return cgroup
+	case math.IsNaN(cgroup):
+		return host
+	}
+	return math.Max(host, cgroup)
 }
 
 // detectSignals returns, per interval, the signals it raised, and stores

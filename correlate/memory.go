@@ -19,8 +19,12 @@ type OOMKill struct {
 
 // memoryFindings fills Result.Growth (steady anon growth of the recorded
 // top processes by RSS, memstate.Growth) and Result.OOMKills.
-func memoryFindings(sr *Series, res *Result) {
-	for _, g := range sr.growth.Fit(memstate.DefaultGrowthOptions()) {
+func memoryFindings(sr *Series, res *Result, minWindow time.Duration) {
+	gro := memstate.DefaultGrowthOptions()
+	if minWindow > 0 {
+		gro.MinObserved = minWindow
+	}
+	for _, g := range sr.growth.Fit(gro) {
 		if g.Growing {
 			res.Growth = append(res.Growth, g)
 		}

@@ -31,7 +31,12 @@ func TestMemoryFindings(t *testing.T) {
 		}
 		rec.Samples = append(rec.Samples, s)
 	}
-	res := Analyze(rec, Options{})
+	// 60 s of samples: reported with the window lowered to 20 s, not with
+	// the default 10 min.
+	if res := Analyze(rec, Options{}); len(res.Growth) != 0 {
+		t.Errorf("default window: Growth = %+v; want none over 60 s", res.Growth)
+	}
+	res := Analyze(rec, Options{GrowthMinWindow: 20 * time.Second})
 	if len(res.Growth) != 1 || res.Growth[0].Comm != "leaky" || math.Abs(res.Growth[0].AnonSlope-360) > 1e-6 {
 		t.Fatalf("Growth = %+v; want leaky at 360 MiB/h only", res.Growth)
 	}

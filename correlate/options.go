@@ -3,6 +3,7 @@ package correlate
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,7 +59,7 @@ func ParseSpikeRule(s string) (SpikeRule, error) {
 	}
 	if f, ok := strings.CutSuffix(strings.ToLower(s), "x"); ok {
 		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || v <= 1 {
+		if err != nil || !(v > 1) || math.IsInf(v, 1) { // NaN and Inf are no factor
 			return SpikeRule{}, fmt.Errorf("%w: spike rule %q: a factor must be a number above 1, like 3x", ErrOption, s)
 		}
 		return SpikeRule{Factor: v}, nil
@@ -277,6 +278,9 @@ type Options struct {
 	// and still be matched to it; 0 is 60 s. It is capped at a quarter of
 	// the job's period.
 	LagTolerance time.Duration
+	// GrowthMinWindow is how long a process must be observed before its
+	// steady RSS growth is reported; 0 is memstate.MinGrowthWindow.
+	GrowthMinWindow time.Duration
 	// MinProcBytes is the I/O (read+write) a process must do in an episode
 	// to be listed as one of its I/O processes; 0 is 1 MiB.
 	MinProcBytes uint64
@@ -410,6 +414,9 @@ func ParseThreshold(s Signal, v string) (float64, error) {
 		if err != nil || x < 0 {
 			return bad()
 		}
+	}
+	if math.IsNaN(x) || math.IsInf(x, 0) { // "NaN" and "Inf" parse as floats
+		return bad()
 	}
 	return x, nil
 }

@@ -54,7 +54,9 @@ func FuzzDiskstats(f *testing.F) {
 		for _, d := range disks {
 			var line []string
 			for _, l := range strings.Split(string(b), "\n") {
-				if fs := strings.Fields(l); len(fs) >= 14 && fs[2] == d.Name {
+				// fmt.Sscanf reads runes: each invalid UTF-8 byte of a
+				// name becomes U+FFFD, as string([]rune(name)) does.
+				if fs := strings.Fields(l); len(fs) >= 14 && string([]rune(fs[2])) == d.Name {
 					line = fs
 					break
 				}

@@ -61,19 +61,6 @@ func FuzzParseIO(f *testing.F) {
 	})
 }
 
-// FuzzParseCgroup checks that no /proc/PID/cgroup panics the parser and
-// that a unit it derives is a component of the path.
-func FuzzParseCgroup(f *testing.F) {
-	seedProc(f, "cgroup")
-	f.Add([]byte("0::/system.slice/x.service\n1:name=systemd:/a.scope\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		p, unit := parseCgroup(b)
-		if unit != "" && !strings.Contains(p, unit) {
-			t.Fatalf("unit %q not in path %q", unit, p)
-		}
-	})
-}
-
 // FuzzParsePID checks /proc directory names.
 func FuzzParsePID(f *testing.F) {
 	f.Add([]byte("1"))

@@ -81,6 +81,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/memdiag/memdiag/process"
+
 	"github.com/memdiag/memdiag/redact"
 )
 
@@ -704,7 +706,7 @@ func (s *ProcScanner) readMeta(st *procState) {
 		}
 	}
 	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cgroup"), s.cgBuf); err == nil {
-		st.cgroup, st.unit = parseCgroup(s.cgBuf[:n])
+		st.cgroup, st.unit = process.ParseCgroupFile(s.cgBuf[:n])
 	}
 }
 

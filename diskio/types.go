@@ -1,14 +1,19 @@
 // Package diskio reads disk I/O per block device (/proc/diskstats) and per
-// process (/proc/PID/io, /proc/PID/stat), resolves each process's cgroup
-// (/proc/PID/cgroup) to its systemd unit, and notes processes that started
-// or exited between two samples.
+// process (/proc/PID/io, /proc/PID/stat), and, by polling, notes the
+// processes that started or exited between two samples as package
+// process's events; a process's cgroup and unit come from package process
+// (the one mapper).
 //
 // Sources: https://docs.kernel.org/admin-guide/iostats.html (diskstats),
 // https://docs.kernel.org/filesystems/proc.html ("/proc/<pid>/io",
 // "/proc/<pid>/stat"), https://docs.kernel.org/admin-guide/cgroup-v2.html.
 package diskio
 
-import "time"
+import (
+	"time"
+
+	"github.com/memdiag/memdiag/process"
+)
 
 // Disk is one whole block device's cumulative counters from
 // /proc/diskstats, converted to bytes (sectors are always 512 bytes in that
@@ -50,35 +55,21 @@ type ProcIO struct {
 	DeltaBlkioDelay time.Duration `json:"d_blkio_delay_ns,omitempty"` // BlkioDelay since the previous sample
 }
 
-// EventKind says what happened to a process between two samples.
-type EventKind string
+// EventKind, Exec, Exit and ProcEvent are package process's event, the
+// one type the scanner here and the process-events connector produce.
+//
+// Deprecated: use process.EventKind, process.Exec, process.Exit and
+// process.Event; the aliases stay while other branches use them.
+type EventKind = process.EventKind
 
-// Event kinds.
+// Event kinds (process.Exec, process.Exit).
 const (
-	Exec EventKind = "exec" // the process was first seen (polling) or exec'd (connector)
-	Exit EventKind = "exit" // the process was gone (polling) or exited (connector)
+	Exec = process.Exec
+	Exit = process.Exit
 )
 
-// ProcEvent is a process that started or exited. With polling, Time is the
-// sample at which it was first or last missed, and the I/O is the last seen;
-// with the process-events connector and taskstats Time is exact and the
-// I/O is the task's total at exit.
-type ProcEvent struct {
-	Kind       EventKind     `json:"kind"`
-	Time       time.Time     `json:"time"`
-	Source     string        `json:"source"` // "poll", "connector", "taskstats"
-	PID        int           `json:"pid"`
-	PPID       int           `json:"ppid,omitempty"`
-	StartTicks uint64        `json:"start_ticks,omitempty"`
-	Comm       string        `json:"comm"`
-	Exe        string        `json:"exe,omitempty"` // /proc/PID/exe at exec (or first sight); see ProcIO.Exe
-	Cmdline    string        `json:"cmdline,omitempty"`
-	Cgroup     string        `json:"cgroup,omitempty"`
-	Unit       string        `json:"unit,omitempty"`
-	ReadBytes  uint64        `json:"read_bytes,omitempty"`  // total over the process's life, as far as seen
-	WriteBytes uint64        `json:"write_bytes,omitempty"` // total over the process's life, as far as seen
-	BlkioDelay time.Duration `json:"blkio_delay_ns,omitempty"`
-}
+// ProcEvent is process.Event.
+type ProcEvent = process.Event
 
 // ScanStats counts what one per-process scan saw, so permission problems
 // and races are reported, not hidden.

@@ -75,6 +75,14 @@ func installUnits(t *testing.T, hog string, withJob bool) {
 		files["memdiag-e2e-job.timer"] = jobTimer
 		files["memdiag-e2e-job.service"] = fmt.Sprintf(jobService, hog)
 	}
+	writeUnits(t, files)
+}
+
+// writeUnits writes unit files (name → body) into /etc/systemd/system and
+// enables each .timer as `systemctl enable` does; all is removed after
+// the test.
+func writeUnits(t *testing.T, files map[string]string) {
+	t.Helper()
 	wants := filepath.Join(unitDir, "timers.target.wants")
 	if err := os.MkdirAll(wants, 0o755); err != nil {
 		t.Fatal(err)

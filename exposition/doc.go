@@ -13,8 +13,7 @@
 //
 // # What it exposes
 //
-// Only what node_exporter cannot give (node_exporter already has the host's
-// PSI totals, meminfo, vmstat and diskstats; docs/fleet.md lists both):
+// Above all what node_exporter cannot give (docs/fleet.md lists both):
 //
 //   - memdiag_unit_read_bytes_total, memdiag_unit_written_bytes_total
 //     {unit}: per systemd unit (or container scope) the bytes its
@@ -26,7 +25,7 @@
 //   - memdiag_stall_onsets_total{scope,resource,kind} and
 //     memdiag_stall_onset_last_timestamp_seconds: the moments PSI crossed
 //     watch's --stall-threshold (record.StallOnset).
-//   - memdiag_job_info{job,source,unit}, memdiag_job_period_seconds,
+//   - memdiag_job_info{periodic_job,source,unit,schedule}, memdiag_job_period_seconds,
 //     memdiag_job_next_firing_timestamp_seconds,
 //     memdiag_job_last_firing_timestamp_seconds: the periodic-job inventory
 //     (timers, cron, anacron) as projected by package timers, for Grafana
@@ -35,13 +34,18 @@
 //     memdiag_episode_last_start_timestamp_seconds and
 //     memdiag_culprit_confidence{culprit,kind} /
 //     memdiag_culprit_episodes{culprit,kind}: the correlator's episodes and
-//     culprits, re-derived every Options.AnalyzeEvery over the recent
-//     samples (Options.Window).
-//   - one counter per entry of the signal catalogue (package signal):
-//     memdiag_<name>_bytes_total for page counts (pages × page size),
-//     memdiag_<name>_total for events, and the --cgroup group's PSI
-//     (memdiag_cgroup_pressure_*_seconds_total), which node_exporter does
-//     not read.
+//     culprits, re-derived every Options.AnalyzeEvery (1 min) over the
+//     last 30-60 min of samples (Options.Window).
+//   - every entry of the signal catalogue (package signal), named by
+//     [SignalMetric] from its Name, base unit and kind
+//     (memdiag_psi_memory_some_seconds_total, memdiag_direct_reclaim_bytes_total,
+//     memdiag_file_lru_bytes, memdiag_disk_read_bytes_total), with
+//     scope="host" and, under watch --cgroup, scope="cgroup" — the
+//     group's PSI and memory.stat, which node_exporter does not read. A
+//     counter is the sum of the signal's change between samples since
+//     memdiag started (so it only grows, whatever devices come and go);
+//     the host's counters repeat node_exporter's so that a host scraped
+//     for memdiag alone can still be analysed.
 //
 // # Cardinality
 //

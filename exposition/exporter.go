@@ -11,7 +11,6 @@ import (
 
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/diskio"
-	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
 	"github.com/memdiag/memdiag/timers"
@@ -25,10 +24,13 @@ type Options struct {
 	// MaxCulprits caps the culprits exposed (default 5, best ranked first).
 	MaxCulprits int
 	// AnalyzeEvery is how often the correlator re-runs over the recent
-	// samples (default 15 s of sample time); negative disables it.
+	// samples (default 1 min of sample time); negative disables it. One
+	// run over a full hour of 1 s samples costs ~0.2 s of CPU
+	// (BenchmarkAnalyzeWindow, docs/benchmarks.md), while the sampler
+	// waits.
 	AnalyzeEvery time.Duration
 	// Window is how much recent history the correlator sees: between
-	// Window/2 and Window (default 2 h).
+	// Window/2 and Window (default 1 h).
 	Window time.Duration
 	// Analyze are the correlator's options.
 	Analyze correlate.Options
@@ -44,13 +46,16 @@ func (o Options) withDefaults() Options {
 		o.MaxCulprits = 5
 	}
 	if o.AnalyzeEvery == 0 {
-		o.AnalyzeEvery = 15 * time.Second
+		o.AnalyzeEvery = time.Minute
 	}
 	if o.Window <= 0 {
-		o.Window = 2 * time.Hour
+		o.Window = time.Hour
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Analyze.Project == nil {
+		o.Analyze.Project = timers.Project // as analyze does: firings are evidence
 	}
 	return o
 }
@@ -73,14 +78,12 @@ type Exporter struct {
 	hdr      record.Header
 	prev     *record.Sample
 	samples  uint64
-	signals  []float64 // per signal.Catalogue entry: Σ delta since start, in metric units
+	signals  [2][]float64 // per scope (host, cgroup), per signal.Catalogue entry: a counter's Σ change since start, a gauge's level, in base units
+	known    [2][]bool    // a counter had a known change, a gauge a value, at least once
 	units    map[string]*unitIO
 	overflow uint64 // units summed under "other"
 	lastCum  map[int]procSeen
 	onsets   map[onsetKey]*onsetCount
-	cgroup   *psiTotals // the --cgroup group's last PSI totals
-	host     *psiTotals
-	fileLRU  *float64
 
 	// The correlator: two overlapping series, the older one analysed.
 	series    [2]*correlate.Series
@@ -118,9 +121,12 @@ type psiTotals struct {
 func New(hdr record.Header, o Options) *Exporter {
 	e := &Exporter{
 		o: o.withDefaults(), hdr: hdr,
-		signals: make([]float64, len(signal.Catalogue)),
-		units:   map[string]*unitIO{}, lastCum: map[int]procSeen{},
+		units: map[string]*unitIO{}, lastCum: map[int]procSeen{},
 		onsets: map[onsetKey]*onsetCount{},
+	}
+	for i := range e.signals {
+		e.signals[i] = make([]float64, len(signal.Catalogue))
+		e.known[i] = make([]bool, len(signal.Catalogue))
 	}
 	e.reg = prometheus.NewRegistry()
 	e.reg.MustRegister(collector{e})
@@ -149,23 +155,7 @@ func (e *Exporter) Observe(s *record.Sample) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.samples++
-	if e.prev != nil {
-		page := float64(e.hdr.PageSize)
-		if page <= 0 {
-			page = 4096
-		}
-		for i, sig := range signal.Catalogue {
-			if !vmstatCounter(sig) {
-				continue
-			}
-			if d, ok := sig.Delta(e.prev.VMStat, s.VMStat); ok {
-				if sig.Unit == signal.Pages {
-					d *= page
-				}
-				e.signals[i] += d
-			}
-		}
-	}
+	e.observeSignals(s)
 	e.observeIO(s)
 	for _, on := range s.Onsets {
 		k := onsetKey{on.Scope, on.Resource, on.Kind}
@@ -178,14 +168,6 @@ func (e *Exporter) Observe(s *record.Sample) {
 		if on.Time.After(c.last) {
 			c.last = on.Time
 		}
-	}
-	e.host = totalsOf(s.PSI)
-	e.cgroup = totalsOf(s.CgroupPSI)
-	if b, ok := s.Meminfo.FileLRU(); ok {
-		v := float64(b)
-		e.fileLRU = &v
-	} else {
-		e.fileLRU = nil
 	}
 	e.analyze(s)
 	cp := *s
@@ -272,22 +254,51 @@ func (e *Exporter) addUnit(u string, read, written float64) {
 	c.written += written
 }
 
-func totalsOf(s *psi.Snapshot) *psiTotals {
-	if s == nil {
-		return nil
+// observeSignals updates every catalogue signal of both scopes: a
+// counter by its change since the previous sample (so it only grows, from
+// memdiag's start, whatever devices come and go), a gauge to its level.
+func (e *Exporter) observeSignals(s *record.Sample) {
+	cur := [2]*signal.Reading{s.Reading(&e.hdr), nil}
+	if s.CgroupPSI != nil || s.CgroupVMStat != nil {
+		cur[1] = s.CgroupReading(&e.hdr)
 	}
-	t := &psiTotals{vals: map[[2]string]float64{}}
-	for _, res := range []string{"memory", "io", "cpu"} {
-		r := s.Get(res)
-		if r == nil {
+	var prev [2]*signal.Reading
+	if e.prev != nil {
+		prev[0] = e.prev.Reading(&e.hdr)
+		if e.prev.CgroupPSI != nil || e.prev.CgroupVMStat != nil {
+			prev[1] = e.prev.CgroupReading(&e.hdr)
+		}
+	}
+	for sc := range cur {
+		if cur[sc] == nil {
 			continue
 		}
-		t.vals[[2]string{res, "waiting"}] = r.Some.Total.Seconds()
-		if r.Full != nil {
-			t.vals[[2]string{res, "stalled"}] = r.Full.Total.Seconds()
+		for i, sig := range signal.Catalogue {
+			if sig.Kind == signal.Gauge {
+				if v, ok := sig.BaseValue(cur[sc]); ok {
+					e.signals[sc][i], e.known[sc][i] = v, true
+				}
+				continue
+			}
+			if prev[sc] == nil {
+				continue
+			}
+			if d, ok := sig.Between(prev[sc], cur[sc]); ok {
+				if sig.Unit == signal.Pages {
+					d *= float64(pageSize(&e.hdr))
+				}
+				e.signals[sc][i] += d
+				e.known[sc][i] = true
+			}
 		}
 	}
-	return t
+}
+
+func pageSize(h *record.Header) int {
+	if h.PageSize > 0 {
+		return h.PageSize
+	}
+	return 4096
 }
 
 // analyze feeds the sample to the correlator's series and re-runs it

@@ -3,6 +3,7 @@ package exposition
 import (
 	"bytes"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/internal/testenv"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/timers"
 )
 
 // scrape renders the exporter's /metrics and parses it.
@@ -134,26 +136,38 @@ func TestRecordingMetrics(t *testing.T) {
 	// Σ per-interval deltas of a counter that never went backwards is
 	// last − first: pgmajfault is an event count, pswpout pages × 4096.
 	wantMaj := float64(*last.VMStat.Pgmajfault - *first.VMStat.Pgmajfault)
-	if got, ok := value(fams, "memdiag_major_faults_total"); !ok || got != wantMaj {
+	if got, ok := value(fams, "memdiag_major_faults_total", "scope=host"); !ok || got != wantMaj {
 		t.Errorf("memdiag_major_faults_total = %v, want %v", got, wantMaj)
 	}
 	wantDirect := float64(*last.VMStat.PgscanDirect-*first.VMStat.PgscanDirect) * float64(rec.Header.PageSize)
 	if got, ok := value(fams, "memdiag_direct_reclaim_bytes_total"); !ok || got != wantDirect {
 		t.Errorf("memdiag_direct_reclaim_bytes_total = %v, want %v", got, wantDirect)
 	}
-	wantSome := last.PSI.Memory.Some.Total.Seconds()
-	if got, ok := value(fams, "memdiag_pressure_memory_waiting_seconds_total"); !ok || got != wantSome {
-		t.Errorf("memdiag_pressure_memory_waiting_seconds_total = %v, want %v", got, wantSome)
+	wantSome := (last.PSI.Memory.Some.Total - first.PSI.Memory.Some.Total).Seconds()
+	if got, ok := value(fams, "memdiag_psi_memory_some_seconds_total", "scope=host"); !ok || math.Abs(got-wantSome) > 1e-9 {
+		t.Errorf("memdiag_psi_memory_some_seconds_total = %v, want %v", got, wantSome)
 	}
-	if last.CgroupPSI != nil {
-		want := last.CgroupPSI.Memory.Some.Total.Seconds()
-		if got, ok := value(fams, "memdiag_cgroup_pressure_memory_waiting_seconds_total"); !ok || got != want {
-			t.Errorf("cgroup memory waiting = %v, want %v", got, want)
-		}
+	if last.CgroupPSI == nil || first.CgroupPSI == nil {
+		t.Fatal("the fixture lost its cgroup PSI")
+	}
+	wantCg := (last.CgroupPSI.Memory.Some.Total - first.CgroupPSI.Memory.Some.Total).Seconds()
+	if got, ok := value(fams, "memdiag_psi_memory_some_seconds_total", "scope=cgroup"); !ok || math.Abs(got-wantCg) > 1e-9 {
+		t.Errorf("cgroup memory some = %v, want %v", got, wantCg)
 	}
 	lru, _ := last.Meminfo.FileLRU()
-	if got, _ := value(fams, FileLRUBytes); got != float64(lru) {
-		t.Errorf("%s = %v, want %v", FileLRUBytes, got, lru)
+	if got, _ := value(fams, "memdiag_file_lru_bytes", "scope=host"); got != float64(lru) {
+		t.Errorf("memdiag_file_lru_bytes = %v, want %v", got, lru)
+	}
+	var wantRead float64
+	for _, d := range last.Disks {
+		for _, p := range first.Disks {
+			if p.Name == d.Name {
+				wantRead += float64(d.ReadBytes - p.ReadBytes)
+			}
+		}
+	}
+	if got, _ := value(fams, "memdiag_disk_read_bytes_total", "scope=host"); got != wantRead {
+		t.Errorf("memdiag_disk_read_bytes_total = %v, want %v", got, wantRead)
 	}
 	if got, _ := value(fams, Samples); got != float64(len(rec.Samples)) {
 		t.Errorf("%s = %v, want %d", Samples, got, len(rec.Samples))
@@ -177,9 +191,9 @@ func TestEpisodesAndCulpritsAsTheyHappen(t *testing.T) {
 	}
 	// The last analysis ran on the final sample (30 s samples, 1 min).
 	e.mu.Lock()
-	res := e.series[0].Analyze(correlate.Options{})
+	res := e.series[0].Analyze(correlate.Options{Project: timers.Project})
 	e.mu.Unlock()
-	want := correlate.Analyze(rec, correlate.Options{})
+	want := correlate.Analyze(rec, correlate.Options{Project: timers.Project})
 	if len(want.Culprits) < 2 || want.Culprits[0].Name != "pmlogger_check.timer" {
 		t.Fatalf("fixture's verdict changed: %+v", want.Culprits)
 	}
@@ -210,16 +224,16 @@ func TestEpisodesAndCulpritsAsTheyHappen(t *testing.T) {
 	if wantLast.After(end) {
 		wantLast = wantLast.Add(-20 * time.Minute)
 	}
-	if got, _ := value(fams, JobLastFiring, "job=pmlogger_check.timer"); got != float64(wantLast.Unix()) {
+	if got, _ := value(fams, JobLastFiring, "periodic_job=pmlogger_check.timer"); got != float64(wantLast.Unix()) {
 		t.Errorf("last firing = %v, want %v (%s; end %s)", got, wantLast.Unix(), wantLast, end)
 	}
-	if got, _ := value(fams, JobNextFiring, "job=pmlogger_check.timer"); got != float64(wantLast.Add(20*time.Minute).Unix()) {
+	if got, _ := value(fams, JobNextFiring, "periodic_job=pmlogger_check.timer"); got != float64(wantLast.Add(20*time.Minute).Unix()) {
 		t.Errorf("next firing = %v, want %s", got, wantLast.Add(20*time.Minute))
 	}
-	if got, _ := value(fams, JobPeriod, "job=pmlogger_farm_check.timer"); got != 1200 {
+	if got, _ := value(fams, JobPeriod, "periodic_job=pmlogger_farm_check.timer"); got != 1200 {
 		t.Errorf("period = %v, want 1200", got)
 	}
-	if got, ok := value(fams, JobInfo, "job=pmlogger_check.timer", "unit=pmlogger_check.service", "schedule=*:05/20", "source=systemd"); !ok || got != 1 {
+	if got, ok := value(fams, JobInfo, "periodic_job=pmlogger_check.timer", "unit=pmlogger_check.service", "schedule=*:05/20", "source=systemd"); !ok || got != 1 {
 		t.Errorf("%s for pmlogger_check.timer missing: %v %v", JobInfo, got, ok)
 	}
 	promtoolCheck(t, body)

@@ -16,63 +16,61 @@ const Namespace = "memdiag"
 
 // Metric names that package promql reads back (analyze --prometheus).
 const (
-	UnitReadBytes       = "memdiag_unit_read_bytes_total"
-	UnitWrittenBytes    = "memdiag_unit_written_bytes_total"
-	UnitOverflow        = "memdiag_unit_overflow_total"
-	StallOnsets         = "memdiag_stall_onsets_total"
-	StallOnsetLast      = "memdiag_stall_onset_last_timestamp_seconds"
-	JobInfo             = "memdiag_job_info"
-	JobPeriod           = "memdiag_job_period_seconds"
-	JobNextFiring       = "memdiag_job_next_firing_timestamp_seconds"
-	JobLastFiring       = "memdiag_job_last_firing_timestamp_seconds"
-	Episodes            = "memdiag_episodes_total"
-	EpisodeActive       = "memdiag_episode_active"
-	EpisodeLastStart    = "memdiag_episode_last_start_timestamp_seconds"
-	CulpritConfidence   = "memdiag_culprit_confidence"
-	CulpritEpisodes     = "memdiag_culprit_episodes"
-	FileLRUBytes        = "memdiag_file_lru_bytes"
-	Samples             = "memdiag_samples_total"
-	PressurePrefix      = "memdiag_pressure_"        // + <resource>_<waiting|stalled>_seconds_total, the host
-	CgroupPressurePrfix = "memdiag_cgroup_pressure_" // the same for the --cgroup group
+	UnitReadBytes     = "memdiag_unit_read_bytes_total"
+	UnitWrittenBytes  = "memdiag_unit_written_bytes_total"
+	UnitOverflow      = "memdiag_unit_overflow_total"
+	StallOnsets       = "memdiag_stall_onsets_total"
+	StallOnsetLast    = "memdiag_stall_onset_last_timestamp_seconds"
+	JobInfo           = "memdiag_job_info"
+	JobPeriod         = "memdiag_job_period_seconds"
+	JobNextFiring     = "memdiag_job_next_firing_timestamp_seconds"
+	JobLastFiring     = "memdiag_job_last_firing_timestamp_seconds"
+	Episodes          = "memdiag_episodes_total"
+	EpisodeActive     = "memdiag_episode_active"
+	EpisodeLastStart  = "memdiag_episode_last_start_timestamp_seconds"
+	CulpritConfidence = "memdiag_culprit_confidence"
+	CulpritEpisodes   = "memdiag_culprit_episodes"
+	FileLRUBytes      = "memdiag_file_lru_bytes"
+	Samples           = "memdiag_samples_total"
+	HostInfo          = "memdiag_host_info"
+	// JobLabel names a periodic job in the memdiag_job_* metrics.
+	JobLabel = "periodic_job"
+	// ScopeLabel says whose signal a catalogue metric is: "host" or
+	// "cgroup" (the group watch --cgroup names).
+	ScopeLabel = "scope"
 )
 
-// SignalMetric is the metric name of a catalogue signal: its Name with
-// the base unit and _total (Prometheus naming: counters end in _total,
-// amounts are in base units), "memdiag_direct_reclaim_bytes_total" for a
-// page count (pages × the host's page size), "memdiag_oom_kills_total"
-// for events.
+// SignalMetric is the metric name of a catalogue signal, derived from its
+// Name, its base unit and its kind, as Prometheus's naming practice asks
+// (base units, _total for counters): memdiag_psi_memory_some_seconds_total,
+// memdiag_direct_reclaim_bytes_total (pages × page size),
+// memdiag_oom_kills_total, memdiag_file_lru_bytes.
 func SignalMetric(s *signal.Signal) string {
-	if s.Unit == signal.Pages {
-		return Namespace + "_" + s.Name + "_bytes_total"
+	n := Namespace + "_" + s.Name
+	if u := s.BaseUnit(); u != "" {
+		n += "_" + u
 	}
-	return Namespace + "_" + s.Name + "_total"
-}
-
-// vmstatCounter reports whether the exporter sums the signal's deltas:
-// the /proc/vmstat counters. The catalogue's PSI, meminfo and disk
-// entries read other files (their Reading's PSI, Meminfo, Disks; PSI is
-// exposed below as node_exporter spells it); summing their vmstat delta
-// would expose a constant 0.
-func vmstatCounter(s *signal.Signal) bool {
-	return s.Kind == signal.Counter && s.Source == "/proc/vmstat"
+	if s.Kind == signal.Counter {
+		n += "_total"
+	}
+	return n
 }
 
 // SignalHelp is the metric's help: the catalogue's Doc, how it is
-// computed, and the kernel source.
+// computed, the file and the kernel document.
 func SignalHelp(s *signal.Signal) string {
-	h := "Cumulative " + s.Title + " since memdiag started: " + s.Doc + " (" + s.Computed
-	if s.Unit == signal.Pages {
-		h += ", pages × page size"
+	h := s.Title + ": " + s.Doc + "."
+	if s.Kind == signal.Counter {
+		h = "Cumulative " + h + " Summed from memdiag's start over the change between samples (" + s.Computed + ")."
 	}
-	return h + "; " + s.Kernel + ", " + s.URL + ")."
-}
-
-// PressureMetric is the name of a PSI total as node_exporter spells the
-// host's (node_pressure_memory_waiting_seconds_total: "waiting" is the
-// "some" line, "stalled" the "full" line), with prefix PressurePrefix or
-// CgroupPressurePrfix.
-func PressureMetric(prefix, resource, kind string) string {
-	return prefix + resource + "_" + kind + "_seconds_total"
+	if s.Unit == signal.Pages {
+		h += " Pages × page size."
+	}
+	src := s.Source
+	if s.Kernel != "" {
+		src += ", " + s.Kernel
+	}
+	return h + " Source: " + src + "; " + s.URL + "."
 }
 
 // collector renders an Exporter's state on each scrape, as node_exporter's
@@ -96,37 +94,20 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lv...)
 	}
 	counter(desc(Samples, "Samples memdiag took since it started."), float64(e.samples))
-	if e.samples >= 2 {
-		for i, s := range signal.Catalogue {
-			if vmstatCounter(s) {
-				counter(desc(SignalMetric(s), SignalHelp(s)), e.signals[i])
+	gauge(desc(HostInfo, "The recorded host: value 1; time_zone is the zone its cron and OnCalendar schedules run in, kernel the uname release.", "host", "kernel", "time_zone", "version"),
+		1, e.hdr.Host, e.hdr.Kernel, e.hdr.TimeZone, e.hdr.MemdiagVersion)
+	for i, sig := range signal.Catalogue {
+		d := desc(SignalMetric(sig), SignalHelp(sig), ScopeLabel)
+		for sc, scope := range []string{"host", "cgroup"} {
+			if !e.known[sc][i] {
+				continue
+			}
+			if sig.Kind == signal.Gauge {
+				gauge(d, e.signals[sc][i], scope)
+			} else {
+				counter(d, e.signals[sc][i], scope)
 			}
 		}
-	}
-	for _, sc := range []struct {
-		prefix, what string
-		t            *psiTotals
-	}{{PressurePrefix, "the host (/proc/pressure/RESOURCE)", e.host}, {CgroupPressurePrfix, "the --cgroup group (<group>/RESOURCE.pressure)", e.cgroup}} {
-		if sc.t == nil {
-			continue
-		}
-		keys := make([][2]string, 0, len(sc.t.vals))
-		for k := range sc.t.vals {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
-		for _, k := range keys {
-			line := "some"
-			if k[1] == "stalled" {
-				line = "full"
-			}
-			help := "PSI " + k[0] + " " + line + " total of " + strings.ReplaceAll(sc.what, "RESOURCE", k[0]) +
-				": seconds some (waiting) or all (stalled) non-idle tasks were stalled on " + k[0] + "; https://docs.kernel.org/accounting/psi.html."
-			counter(desc(PressureMetric(sc.prefix, k[0], k[1]), help), sc.t.vals[k])
-		}
-	}
-	if e.fileLRU != nil {
-		gauge(desc(FileLRUBytes, "File LRU (page cache on the LRU lists): Active(file)+Inactive(file) of /proc/meminfo, bytes; https://docs.kernel.org/admin-guide/mm/concepts.html#page-cache."), *e.fileLRU)
 	}
 
 	rd := desc(UnitReadBytes, "Bytes the unit's processes caused to be read from storage (/proc/PID/io read_bytes): the top processes of each interval plus every exited process's life total (taskstats at exit). unit=\"other\" sums units past the cap, unit=\"none\" processes in no unit.", "unit")
@@ -183,10 +164,10 @@ func (c collector) collectJobs(ch chan<- prometheus.Metric, gauge func(*promethe
 	if len(e.hdr.Jobs) == 0 {
 		return
 	}
-	info := desc(JobInfo, "A periodic job memdiag knows on this host (systemd timer, cron, anacron): value 1; schedule as written.", "job", "source", "unit", "schedule")
-	period := desc(JobPeriod, "Typical time between the job's firings, seconds (absent when irregular).", "job")
-	next := desc(JobNextFiring, "Unix time of the job's next planned firing, projected from its schedule.", "job")
-	last := desc(JobLastFiring, "Unix time of the job's last planned firing at or before the scrape; a change marks a firing (Grafana annotation: changes(...[1m]) > 0).", "job")
+	info := desc(JobInfo, "A periodic job memdiag knows on this host (systemd timer, cron, anacron): value 1; schedule as written. The label is periodic_job, not job: Prometheus's target label job would rename it.", JobLabel, "source", "unit", "schedule")
+	period := desc(JobPeriod, "Typical time between the job's firings, seconds (absent when irregular).", JobLabel)
+	next := desc(JobNextFiring, "Unix time of the job's next planned firing, projected from its schedule.", JobLabel)
+	last := desc(JobLastFiring, "Unix time of the job's last planned firing at or before the scrape; a change marks a firing (Grafana annotation: changes(...[1m]) > 0).", JobLabel)
 	now := e.o.Now()
 	loc := correlate.Location(&e.hdr, nil)
 	seen := map[string]bool{}

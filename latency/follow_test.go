@@ -189,3 +189,37 @@ func TestFollowDrainsToEOF(t *testing.T) {
 		}
 	})
 }
+
+// TestFollowJMeterColumns: watch --latency follows a header-less JMeter
+// CSV with custom columns (JMeter 2.13's real file) given the columns.
+func TestFollowJMeterColumns(t *testing.T) {
+	b, err := os.ReadFile(fixture("jmeter-stall-custom.jtl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "latency-custom.jtl")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	save, err := ParseJMeterColumns("timeStamp,elapsed,label,responseCode,responseMessage,success,Connect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		out := make(chan Request, 200)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		rep, err := Follow(ctx, path, FollowOptions{ImportOptions: ImportOptions{JMeter: save}}, out)
+		got := drain(out)
+		errs := 0
+		for _, q := range got {
+			if q.Err {
+				errs++
+			}
+		}
+		// 116 rows: 94 requests (22 failed) and 22 Transaction Controller rows.
+		if err != nil || rep.Format != FormatJMeter || rep.Rows != 94 || rep.Transactions != 22 || len(got) != 94 || errs != 22 {
+			t.Errorf("%v, report %+v, %d requests, %d failed; want 94, 22", err, rep, len(got), errs)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzProcs runs what `memdiag mem` runs over every process, Collector.Procs
@@ -74,5 +75,24 @@ func TestStatusFuzzFindings(t *testing.T) {
 	}
 	if _, err := parseStatus([]byte("Name:\tx\nVmRSS:\t18014398509481984 kB\n")); err == nil || !strings.Contains(err.Error(), "line 2: VmRSS") {
 		t.Errorf("VmRSS past 2^64 bytes: %v, want an error naming line 2", err)
+	}
+}
+
+// TestKernelLogFuzzFindings: what FuzzParseKernelLog found: "Killed
+// process 0" made a kill with PID 0. Such a line is not a kill the kernel
+// writes and is left out.
+func TestKernelLogFuzzFindings(t *testing.T) {
+	boot := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, line := range []string{
+		"Killed process 0 () total-vm:0kB, anon-rss:0kB, file-rss:0kB",
+	} {
+		kills, err := ParseKernelLog(strings.NewReader(line+"\n"), "kmsg", boot)
+		if err != nil || len(kills) != 0 {
+			t.Errorf("%q: %+v, %v; want no kill", line, kills, err)
+		}
+	}
+	kills, err := ParseKernelLog(strings.NewReader("Killed process 13919 (hog) total-vm:1292960kB, anon-rss:32384kB, file-rss:1660kB, shmem-rss:0kB, UID:0 pgtables:160kB oom_score_adj:0\n"), "kmsg", boot)
+	if err != nil || len(kills) != 1 || kills[0].PID != 13919 || kills[0].Comm != "hog" || kills[0].AnonRSSBytes != 32384*1024 {
+		t.Errorf("a real kill line: %+v, %v", kills, err)
 	}
 }

@@ -32,11 +32,20 @@ type GrowthOptions struct {
 	MinIncrease uint64        // bytes of anon growth over the observation, to ignore page-level jitter
 }
 
+// MinGrowthWindow is the shortest observation from which steady growth is
+// reported: 10 minutes. Over a shorter window a straight line of RSS is
+// mostly a process filling its working set (start-up, a compile, a batch
+// step, a cache warming); a rate per hour extrapolated from seconds of it
+// (a 20 s compiler "growing 14370 MiB/h") says nothing about a leak.
+// Ten minutes outlasts start-up and most build steps while staying within
+// one `memdiag watch` session.
+const MinGrowthWindow = 10 * time.Minute
+
 // DefaultGrowthOptions flag a process whose anon memory grew by at least
 // 1 MiB at 1 MiB/h or more, on a straight line (R² ≥ 0.9), over at least
-// 20 s and 5 samples.
+// MinGrowthWindow and 5 samples.
 func DefaultGrowthOptions() GrowthOptions {
-	return GrowthOptions{MinObserved: 20 * time.Second, MinPoints: 5, MinR2: 0.9, MinSlope: 1, MinIncrease: 1 << 20}
+	return GrowthOptions{MinObserved: MinGrowthWindow, MinPoints: 5, MinR2: 0.9, MinSlope: 1, MinIncrease: 1 << 20}
 }
 
 // ProcGrowth is the fitted growth of one process's memory.
@@ -65,8 +74,10 @@ type ProcGrowth struct {
 }
 
 // LeakOrRetention is the note on a growing process: what steady anon
-// growth means and how to tell the two causes apart.
-const LeakOrRetention = "steady anon growth without a matching workload is a leak or allocator retention; " +
+// growth can mean and how to tell the causes apart. It is an observation:
+// the fit cannot tell a leak from retention or from a working set still
+// filling.
+const LeakOrRetention = "steady anon growth is an observation, not a diagnosis: a leak, allocator retention, or a cache or working set still filling; " +
 	"compare the runtime's heap profile (live objects: Go pprof heap, Java heap histogram, Python tracemalloc) with RssAnon: " +
 	"if the heap grows too it is a leak, if the heap is flat while RssAnon grows the allocator keeps freed pages " +
 	"(glibc arenas: try MALLOC_ARENA_MAX or malloc_trim; or run under jemalloc/tcmalloc with profiling on), " +
@@ -161,8 +172,8 @@ func (gs *GrowthSeries) Fit(o GrowthOptions) []ProcGrowth {
 		g.Growing = g.Observed >= o.MinObserved && g.Points >= o.MinPoints && g.AnonR2 >= o.MinR2 &&
 			g.AnonSlope >= o.MinSlope && g.AnonLastBytes >= g.AnonFirstBytes+o.MinIncrease
 		if g.Growing {
-			g.Note = fmt.Sprintf("anon grew %s at %.1f MiB/h (R² %.2f) over %s: %s",
-				FormatBytes(g.AnonLastBytes-g.AnonFirstBytes), g.AnonSlope, g.AnonR2, g.Observed.Round(time.Second), LeakOrRetention)
+			g.Note = fmt.Sprintf("observed: anon grew %s in %s, on a straight line (%.1f MiB/h, R² %.2f); %s",
+				FormatBytes(g.AnonLastBytes-g.AnonFirstBytes), g.Observed.Round(time.Second), g.AnonSlope, g.AnonR2, LeakOrRetention)
 		}
 		out = append(out, g)
 	}

@@ -33,7 +33,7 @@ func TestGrowth(t *testing.T) {
 	steady := []float64{10, 20, 30, 40, 50, 60} // 1 MiB/s = 3600 MiB/h, over 50 s
 	flat := []float64{30, 30, 30, 30, 30, 30}
 	step := []float64{10, 10, 10, 50, 50, 50} // one allocation, not steady growth
-	got := Growth(series(10*time.Second, steady, flat, step), DefaultGrowthOptions())
+	got := Growth(series(10*time.Second, steady, flat, step), shortWindow())
 	if len(got) != 3 {
 		t.Fatalf("got %d processes, want 3: %+v", len(got), got)
 	}
@@ -43,7 +43,7 @@ func TestGrowth(t *testing.T) {
 		g.AnonFirstBytes != 10<<20 || g.AnonLastBytes != 60<<20 {
 		t.Errorf("steady: %+v", g)
 	}
-	if !strings.HasPrefix(g.Note, "anon grew 50.0 MiB at 3600.0 MiB/h (R² 1.00) over 50s: steady anon growth") {
+	if !strings.HasPrefix(g.Note, "observed: anon grew 50.0 MiB in 50s, on a straight line (3600.0 MiB/h, R² 1.00); steady anon growth is an observation") {
 		t.Errorf("note = %q", g.Note)
 	}
 	// The step: slope 1800/1750 MiB/s, R² = 1800²/(1750·2400) = 0.771 < 0.9.
@@ -59,7 +59,7 @@ func TestGrowth(t *testing.T) {
 
 func TestGrowthTooShortAndPIDReuse(t *testing.T) {
 	// 4 samples over 15 s: a straight line, but too short to call.
-	got := Growth(series(5*time.Second, []float64{1, 2, 3, 4}), DefaultGrowthOptions())
+	got := Growth(series(5*time.Second, []float64{1, 2, 3, 4}), shortWindow())
 	if len(got) != 1 || got[0].Growing || got[0].Observed != 15*time.Second {
 		t.Errorf("short: %+v", got)
 	}
@@ -67,7 +67,7 @@ func TestGrowthTooShortAndPIDReuse(t *testing.T) {
 	// of one point each, which are not fitted at all.
 	s := series(time.Second, []float64{1, 50})
 	s[1].Procs[0].StartTicks = 999
-	if got := Growth(s, DefaultGrowthOptions()); len(got) != 0 {
+	if got := Growth(s, shortWindow()); len(got) != 0 {
 		t.Errorf("PID reuse: %+v", got)
 	}
 }
@@ -117,7 +117,7 @@ func TestGrowthLiveE2E(t *testing.T) {
 		time.Sleep(time.Second)
 	}
 	byPID := map[int]ProcGrowth{}
-	for _, g := range Growth(samples, DefaultGrowthOptions()) {
+	for _, g := range Growth(samples, shortWindow()) {
 		byPID[g.PID] = g
 	}
 	g, f := byPID[grow.Process.Pid], byPID[flat.Process.Pid]
@@ -128,5 +128,29 @@ func TestGrowthLiveE2E(t *testing.T) {
 	}
 	if f.Points == 0 || f.Growing {
 		t.Errorf("flat hog: %+v; want seen and not flagged", f)
+	}
+}
+
+// shortWindow is DefaultGrowthOptions with a 20 s minimum window, for the
+// arithmetic tests, which use short series.
+func shortWindow() GrowthOptions {
+	o := DefaultGrowthOptions()
+	o.MinObserved = 20 * time.Second
+	return o
+}
+
+func TestGrowthMinWindow(t *testing.T) {
+	// A compiler filling its working set for 20 s (5 samples, 200 MiB on a
+	// straight line: "36000 MiB/h") is not reported by default; the same
+	// line over 10 minutes is, as an observation.
+	line := []float64{100, 150, 200, 250, 300}
+	got := Growth(series(5*time.Second, line), DefaultGrowthOptions())
+	if len(got) != 1 || got[0].Growing || got[0].Note != "" || math.Abs(got[0].AnonSlope-36000) > 1e-6 {
+		t.Errorf("20 s: %+v", got)
+	}
+	got = Growth(series(150*time.Second, line), DefaultGrowthOptions())
+	if len(got) != 1 || !got[0].Growing || got[0].Observed != MinGrowthWindow ||
+		!strings.HasPrefix(got[0].Note, "observed: anon grew 200.0 MiB in 10m0s, on a straight line (1200.0 MiB/h, R² 1.00); steady anon growth is an observation, not a diagnosis") {
+		t.Errorf("10 min: %+v", got)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
@@ -195,14 +194,4 @@ func sub(a, b uint64) uint64 {
 		return 0
 	}
 	return a - b
-}
-
-// hasPrefixAny reports whether s starts with one of the prefixes.
-func hasPrefixAny(s string, prefixes ...string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }

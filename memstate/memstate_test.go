@@ -109,7 +109,7 @@ func TestProcs(t *testing.T) {
 			PSSBytes: u64(235 * k), Cgroup: "/process_api/69445e46a0cbb4b063867bd9193a0d9e",
 		},
 	}
-	if d := cmp.Diff(want, procs); d != "" {
+	if d := cmp.Diff(want, procs, cmpopts.IgnoreFields(Proc{}, "Retention")); d != "" {
 		t.Errorf("Procs (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff(ProcScan{Processes: 2}, scan); d != "" {
@@ -142,21 +142,6 @@ func TestProcsNoSmapsRollup(t *testing.T) {
 	}
 	if len(procs) != 1 || procs[0].PSSBytes != nil || procs[0].RSSBytes != 1732*1024 || scan.NoPSS != 1 {
 		t.Errorf("procs = %+v, scan = %+v; want one with RSS 1732 KiB, PSS nil, NoPSS 1", procs, scan)
-	}
-}
-
-func TestUnitFromCgroup(t *testing.T) {
-	for in, want := range map[string]string{
-		"/system.slice/pmlogger_check.service":        "pmlogger_check.service",
-		"/system.slice/docker-0123abcd.scope":         "docker-0123abcd.scope",
-		"/docker/0123abcd":                            "docker/0123abcd",
-		"/user.slice/user-1000.slice/session-2.scope": "session-2.scope",
-		"/memdiag-mem-fixture":                        "",
-		"/":                                           "",
-	} {
-		if got := unitFromCgroup(in); got != want {
-			t.Errorf("unitFromCgroup(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

@@ -4,14 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"syscall"
 
-	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/redact"
 	"github.com/prometheus/procfs"
 )
@@ -42,6 +40,11 @@ type Proc struct {
 	// Unit is the systemd unit or container the cgroup belongs to, "" if
 	// none can be told from the path.
 	Unit string `json:"unit,omitempty"`
+
+	// Retention is the host's evidence on whether anon memory is held by
+	// the program or kept by its allocator; nil when /proc/PID/stat was
+	// unreadable.
+	Retention *Retention `json:"retention,omitempty"`
 }
 
 // ProcScan counts what one scan of /proc saw, so permission problems and
@@ -60,6 +63,7 @@ func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
 		return nil, st, err
 	}
 	out := make([]Proc, 0, len(cands))
+	col := c
 	for _, c := range cands {
 		s := c.ps
 		pr := Proc{
@@ -76,9 +80,14 @@ func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
 		} else {
 			st.NoPSS++
 		}
+		cpuPath, v2 := "", true
 		if cgs, err := c.p.Cgroups(); err == nil {
 			pr.Cgroup = memoryCgroup(cgs)
-			pr.Unit = unitFromCgroup(pr.Cgroup)
+			pr.Unit = process.UnitFromCgroup(pr.Cgroup)
+			cpuPath, v2 = cpuCgroup(cgs)
+		}
+		if st, err := c.p.Stat(); err == nil {
+			pr.Retention = col.retention(c.p, st.NumThreads, cpuPath, v2)
 		}
 		out = append(out, pr)
 	}
@@ -149,17 +158,19 @@ func memoryCgroup(cgs []procfs.Cgroup) string {
 	return v2
 }
 
-// unitFromCgroup names the systemd unit of a cgroup path
-// (diskio.UnitFromCgroup) or, for container runtimes' cgroupfs paths that
-// name no unit ("/docker/<id>", "/kubepods/…/<id>"), the runtime and the
-// last component. "" when nothing fits.
-func unitFromCgroup(p string) string {
-	if u := diskio.UnitFromCgroup(p); u != "" {
-		return u
+// cpuCgroup picks the path that governs a process's CPU quota: the v1
+// cpu controller's hierarchy when present (v2 false), else the v2 one.
+func cpuCgroup(cgs []procfs.Cgroup) (path string, v2 bool) {
+	v2p := ""
+	for _, cg := range cgs {
+		if cg.HierarchyID == 0 {
+			v2p = cg.Path
+		}
+		for _, ctl := range cg.Controllers {
+			if ctl == "cpu" {
+				return cg.Path, false
+			}
+		}
 	}
-	parts := strings.Split(strings.Trim(p, "/"), "/")
-	if len(parts) >= 2 && hasPrefixAny(parts[len(parts)-2], "docker", "kubepods", "containerd", "libpod") {
-		return path.Join(parts[len(parts)-2], parts[len(parts)-1])
-	}
-	return ""
+	return v2p, true
 }

@@ -15,7 +15,7 @@ import (
 // reads (a kernel's is under 2 KiB).
 const statusLimit = 1 << 20
 
-// readStatus reads the fields of <procRoot>/<pid>/status that memview
+// readStatus reads the fields of <procRoot>/<pid>/status that memstate
 // uses: Name, VmRSS, RssAnon, RssFile, RssShmem and VmSwap (kB, returned
 // in bytes). Source: https://docs.kernel.org/filesystems/proc.html
 // (Table 1-2, "Contents of the status fields").

@@ -18,7 +18,7 @@ import (
 	"github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
 
-	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/process"
 )
 
 // Options configure a Listener.
@@ -62,7 +62,7 @@ type procInfo struct {
 // the leader's (exit_group), and their I/O belongs to the process; the
 // connector's exit event, sent later in do_exit, gives the exact time.
 type pendingExit struct {
-	ev       diskio.ProcEvent
+	ev       process.Event
 	received time.Time
 }
 
@@ -70,7 +70,7 @@ type pendingExit struct {
 const exitHold = 150 * time.Millisecond
 
 // Listener receives process events from the kernel and buffers them as
-// diskio.ProcEvent values until Drain.
+// process.Event values until Drain.
 type Listener struct {
 	opts Options
 	cn   *netlink.Conn
@@ -78,8 +78,8 @@ type Listener struct {
 	fam  genetlink.Family
 
 	mu       sync.Mutex
-	events   []diskio.ProcEvent
-	stats    diskio.EventStats
+	events   []process.Event
+	stats    process.EventStats
 	seq      seqTracker
 	tracked  map[int]*procInfo
 	threadIO map[int]*TaskExit    // I/O of a process's exited threads, by TGID
@@ -282,11 +282,11 @@ func (l *Listener) readProcFile(pid int, name string) ([]byte, bool) {
 	return l.infoBuf[:total], true
 }
 
-// cgroupPath is the cgroup path diskio.ParseCgroupFile picks from the
+// cgroupPath is the cgroup path process.ParseCgroupFile picks from the
 // content of /proc/PID/cgroup (the unified hierarchy's, or the
 // name=systemd one's when only that names a unit).
 func cgroupPath(s string) string {
-	p, _ := diskio.ParseCgroupFile([]byte(s))
+	p, _ := process.ParseCgroupFile([]byte(s))
 	return p
 }
 
@@ -354,7 +354,7 @@ func (l *Listener) readConnector(ctx context.Context, cn *netlink.Conn) {
 	}
 }
 
-func (l *Listener) push(e diskio.ProcEvent) {
+func (l *Listener) push(e process.Event) {
 	if len(l.events) >= l.opts.MaxEvents {
 		l.stats.LostBuffer++
 		return
@@ -410,7 +410,7 @@ func (l *Listener) handleConnector(ev Event, at time.Time) {
 		} else {
 			l.tracked[ev.PID] = pi
 		}
-		l.push(diskio.ProcEvent{Kind: diskio.Exec, Time: at, Source: "connector", PID: ev.PID, PPID: pi.ppid,
+		l.push(process.Event{Kind: process.Exec, Time: at, Source: "connector", PID: ev.PID, PPID: pi.ppid,
 			Comm: pi.comm, Exe: pi.exe, Cmdline: pi.cmdline, Cgroup: pi.cgroup, Unit: pi.unit})
 	case WhatComm:
 		if pi := l.tracked[ev.TGID]; pi != nil && ev.PID == ev.TGID {
@@ -432,7 +432,7 @@ func (l *Listener) handleConnector(ev Event, at time.Time) {
 		}
 		pi := l.tracked[ev.PID]
 		delete(l.tracked, ev.PID)
-		e := diskio.ProcEvent{Kind: diskio.Exit, Time: at, Source: "connector", PID: ev.PID, PPID: ev.ParentTGID}
+		e := process.Event{Kind: process.Exit, Time: at, Source: "connector", PID: ev.PID, PPID: ev.ParentTGID}
 		if pi != nil {
 			e.Comm, e.Exe, e.Cmdline, e.Cgroup, e.Unit = pi.comm, pi.exe, pi.cmdline, pi.cgroup, pi.unit
 		}
@@ -497,7 +497,7 @@ func (l *Listener) handleExit(te TaskExit, now time.Time) {
 	}
 	pi := l.tracked[te.PID]
 	delete(l.tracked, te.PID)
-	e := diskio.ProcEvent{Kind: diskio.Exit, Time: at, Source: "taskstats", PID: te.PID, PPID: te.PPID, Comm: te.Comm,
+	e := process.Event{Kind: process.Exit, Time: at, Source: "taskstats", PID: te.PID, PPID: te.PPID, Comm: te.Comm,
 		ReadBytes: te.ReadBytes, WriteBytes: te.WriteBytes, BlkioDelay: te.BlkioDelay}
 	if pi != nil {
 		e.Exe, e.Cmdline, e.Cgroup, e.Unit = pi.exe, pi.cmdline, pi.cgroup, pi.unit
@@ -507,7 +507,7 @@ func (l *Listener) handleExit(te TaskExit, now time.Time) {
 		// A process that exited before /proc/PID could be read at exec
 		// time has its exec event completed from taskstats.
 		if pi.hasExec && pi.gen == l.gen && pi.execIdx < len(l.events) {
-			if x := &l.events[pi.execIdx]; x.PID == te.PID && x.Kind == diskio.Exec && x.Comm != te.Comm && te.Comm != "" {
+			if x := &l.events[pi.execIdx]; x.PID == te.PID && x.Kind == process.Exec && x.Comm != te.Comm && te.Comm != "" {
 				x.Comm = te.Comm
 			}
 		}
@@ -533,7 +533,7 @@ func (l *Listener) flushPending(now time.Time, force bool) {
 // and the accounting of that interval. Connector exits of main threads
 // whose taskstats record has not arrived within a second are counted as
 // TaskstatsMissing and emitted without I/O.
-func (l *Listener) Drain() ([]diskio.ProcEvent, diskio.EventStats) {
+func (l *Listener) Drain() ([]process.Event, process.EventStats) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.opts.Now()
@@ -543,7 +543,7 @@ func (l *Listener) Drain() ([]diskio.ProcEvent, diskio.EventStats) {
 		}
 		delete(l.cnExits, pid)
 		l.stats.TaskstatsMissing++
-		e := diskio.ProcEvent{Kind: diskio.Exit, Time: at, Source: "connector", PID: pid}
+		e := process.Event{Kind: process.Exit, Time: at, Source: "connector", PID: pid}
 		if pi := l.tracked[pid]; pi != nil {
 			e.Comm, e.Exe, e.Cmdline, e.Cgroup, e.Unit, e.PPID = pi.comm, pi.exe, pi.cmdline, pi.cgroup, pi.unit, pi.ppid
 			delete(l.tracked, pid)
@@ -564,7 +564,7 @@ func (l *Listener) Drain() ([]diskio.ProcEvent, diskio.EventStats) {
 	st.Error, l.readErr = l.readErr, ""
 	st.LostKernel = l.seq.lost
 	l.seq.lost = 0
-	l.stats = diskio.EventStats{}
+	l.stats = process.EventStats{}
 	return ev, st
 }
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/internal/testenv"
+	"github.com/memdiag/memdiag/process"
 )
 
 // TestListenerShortChildren runs children that each live well under a
@@ -84,15 +84,15 @@ func forkStorm(t *testing.T, n int) {
 	}
 }
 
-func countTrue(evs []diskio.ProcEvent) (execs, exits int) {
+func countTrue(evs []process.Event) (execs, exits int) {
 	for _, e := range evs {
 		if e.Comm != "true" {
 			continue
 		}
 		switch e.Kind {
-		case diskio.Exec:
+		case process.Exec:
 			execs++
-		case diskio.Exit:
+		case process.Exit:
 			exits++
 		}
 	}

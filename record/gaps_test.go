@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/psi"
 )
 
@@ -25,7 +26,7 @@ func TestGapsComplete(t *testing.T) {
 	h := Header{Collectors: []CollectorStatus{{Name: "psi", Available: true}, {Name: "procs", Available: true}, {Name: "events", Available: true}}}
 	g := NewGaps(h)
 	for i := range 3 {
-		s := withPSI(Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), Scan: &diskio.ScanStats{Processes: 75}, EventStats: &diskio.EventStats{Received: 4}})
+		s := withPSI(Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), Scan: &diskio.ScanStats{Processes: 75}, EventStats: &process.EventStats{Received: 4}})
 		g.Add(&s)
 	}
 	end := &End{Samples: 3, Reason: "duration"}
@@ -66,7 +67,7 @@ func TestGapsPartial(t *testing.T) {
 	h := Header{Cgroup: "/sys/fs/cgroup/web", Collectors: []CollectorStatus{{Name: "procs", Available: true}}}
 	g := NewGaps(h)
 	for i := range 4 {
-		s := Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), EventStats: &diskio.EventStats{LostKernel: 2}}
+		s := Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), EventStats: &process.EventStats{LostKernel: 2}}
 		if i != 2 { // the group's PSI missing once (the group was removed and re-created)
 			s.CgroupPSI = &psi.Snapshot{Memory: &psi.Resource{}}
 		}

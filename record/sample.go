@@ -18,6 +18,7 @@ import (
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/memstate"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/swap"
 	"github.com/memdiag/memdiag/timers"
@@ -78,23 +79,23 @@ type Header struct {
 // cumulative as the kernel reports them; rates come from the difference
 // of two samples (see Rates), so any later analysis can re-derive them.
 type Sample struct {
-	Type      string             `json:"type"` // "sample"
-	Seq       int                `json:"seq"`
-	Time      time.Time          `json:"time"`
-	PSI       *psi.Snapshot      `json:"psi,omitempty"`        // host, /proc/pressure/*
-	CgroupPSI *psi.Snapshot      `json:"cgroup_psi,omitempty"` // the --cgroup group's *.pressure
-	Meminfo   *lru.Meminfo       `json:"meminfo,omitempty"`
-	VMStat    *lru.VMStat        `json:"vmstat,omitempty"`
-	Disks     []diskio.Disk      `json:"disks,omitempty"`
-	Procs     []diskio.ProcIO    `json:"procs,omitempty"`  // top N by I/O in the interval
-	Events    []diskio.ProcEvent `json:"events,omitempty"` // processes started/exited since the previous sample
-	Scan      *diskio.ScanStats  `json:"scan,omitempty"`
+	Type      string            `json:"type"` // "sample"
+	Seq       int               `json:"seq"`
+	Time      time.Time         `json:"time"`
+	PSI       *psi.Snapshot     `json:"psi,omitempty"`        // host, /proc/pressure/*
+	CgroupPSI *psi.Snapshot     `json:"cgroup_psi,omitempty"` // the --cgroup group's *.pressure
+	Meminfo   *lru.Meminfo      `json:"meminfo,omitempty"`
+	VMStat    *lru.VMStat       `json:"vmstat,omitempty"`
+	Disks     []diskio.Disk     `json:"disks,omitempty"`
+	Procs     []diskio.ProcIO   `json:"procs,omitempty"`  // top N by I/O in the interval
+	Events    []process.Event   `json:"events,omitempty"` // processes started/exited since the previous sample
+	Scan      *diskio.ScanStats `json:"scan,omitempty"`
 	// Latency summarises the requests (probe or --latency file) that
 	// completed since the previous sample.
 	Latency *latency.Summary `json:"latency,omitempty"`
 	// EventStats accounts for the process events of the interval (the
 	// connector's drops are counted exactly); nil when polling only.
-	EventStats *diskio.EventStats `json:"event_stats,omitempty"`
+	EventStats *process.EventStats `json:"event_stats,omitempty"`
 	// Onsets are the stall thresholds crossed since the previous sample.
 	Onsets []StallOnset `json:"onsets,omitempty"`
 	// RSS is the top N processes by RSS: anon/file/shmem

@@ -168,6 +168,29 @@ func (sm *Summary) Add(s *Sample) {
 	sm.prev = s
 }
 
+// TopIO returns the n processes (n < 0: all) with the most I/O, read +
+// written, most first (ties broken by PID for a stable order); below
+// 64 KiB a process is left out as noise.
+func (sm *Summary) TopIO(n int) []ProcTotal {
+	ps := make([]ProcTotal, 0, len(sm.writers))
+	for _, w := range sm.writers {
+		if w.WriteBytes+w.ReadBytes >= 64<<10 {
+			ps = append(ps, *w)
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool {
+		a, b := ps[i].ReadBytes+ps[i].WriteBytes, ps[j].ReadBytes+ps[j].WriteBytes
+		if a != b {
+			return a > b
+		}
+		return ps[i].PID < ps[j].PID
+	})
+	if n >= 0 && len(ps) > n {
+		ps = ps[:n]
+	}
+	return ps
+}
+
 // TopWriters returns the n processes that wrote the most, most first
 // (ties broken by PID for a stable order).
 func (sm *Summary) TopWriters(n int) []ProcTotal {

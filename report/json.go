@@ -92,7 +92,10 @@ type jsonSignal struct {
 }
 
 type jsonEpisode struct {
-	Index     int                      `json:"index"`
+	Index int `json:"index"`
+	// Time is the episode's one time, as the timeline row, the stall
+	// onsets and the verdict give it: the end of its first interval.
+	Time      time.Time                `json:"time"`
 	Start     time.Time                `json:"start"`
 	End       time.Time                `json:"end"`
 	DurationS float64                  `json:"duration_s"`
@@ -232,7 +235,7 @@ func toJSON(r correlate.Result) jsonResult {
 	}
 	for i := range r.Episodes {
 		e := &r.Episodes[i]
-		je := jsonEpisode{Index: e.Index, Start: in(&r, e.Start), End: in(&r, e.End), DurationS: e.End.Sub(e.Start).Seconds(),
+		je := jsonEpisode{Index: e.Index, Time: in(&r, rowTime(e)), Start: in(&r, e.Start), End: in(&r, e.End), DurationS: e.End.Sub(e.Start).Seconds(),
 			Signals: []jsonSignal{}, Spike: e.Spike, Processes: nonNil(e.Processes), Started: nonNil(e.Started),
 			Exited: nonNil(e.Exited), Culprit: e.Culprit, Onset: e.Onset}
 		for _, s := range e.Signals {

@@ -4,93 +4,321 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
+	"github.com/mattn/go-runewidth"
+
+	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/signal"
 )
 
-// LiveColumns is the header of `memdiag watch`'s live view, one row per
-// interval. Units: PSI in % of wall time from Δtotal; LRU in MiB; reclaim
-// and refault in pages/s (DIRECT includes reclaim forced by cgroup limits); swap-out in MiB/s; disk in MB/s (10^6) and busy %.
-var LiveColumns = fmt.Sprintf(liveLayout,
-	"TIME", "MEM-SOME", "MEM-FULL", "IO-SOME", "FILE-LRU", "ΔLRU", "DIRECT", "KSWAPD", "REFAULT", "SWPOUT", "DISK", "BUSY", "TOP-IO")
-
-// LiveUnits is the line under LiveColumns giving each column's unit.
-var LiveUnits = fmt.Sprintf(liveLayout,
-	"", "%", "%", "%", "MiB", "MiB", "pages/s", "pages/s", "pages/s", "MiB/s", "MB/s", "%", "MB/s")
-
-// liveLayout has LiveRow's field widths, names and units right-aligned
-// over the numbers.
-const liveLayout = "%-8s %9s%9s%9s%10s%8s%8s%8s%8s%8s%7s%6s  %s"
-
-// LiveRow formats one interval for the live view, stamped with the
-// interval's end (iv.End: when its counters were read, as sar and pidstat
-// stamp a row; the timeline's rows use the same instant). top is the sample's
-// heaviest I/O process (or nil). With color, PSI values above 10 % and a
-// shrinking file LRU are highlighted.
-func LiveRow(iv record.Interval, s *record.Sample, color bool) string {
-	var b strings.Builder
-	b.WriteString(iv.End.Format("15:04:05"))
-	pct := func(x float64) string {
-		if !record.Known(x) {
-			return fmt.Sprintf("%9s", "n/a")
-		}
-		v := fmt.Sprintf("%8.1f%%", x*100)
-		if color && x >= 0.10 {
-			return "\x1b[31m" + v + "\x1b[0m"
-		}
-		return v
-	}
-	num := func(x float64, scale float64, w int, prec int) string {
-		if !record.Known(x) {
-			return fmt.Sprintf("%*s", w, "n/a")
-		}
-		return fitNum(x/scale, w, prec)
-	}
-	b.WriteString(" ")
-	b.WriteString(pct(iv.MemSome))
-	b.WriteString(pct(iv.MemFull))
-	b.WriteString(pct(iv.IOSome))
-	b.WriteString(num(iv.FileLRUBytes, 1<<20, 10, 0))
-	d := num(iv.FileLRUDeltaBytes, 1<<20, 8, 0)
-	if color && record.Known(iv.FileLRUDeltaBytes) && iv.FileLRUDeltaBytes < -float64(16<<20) {
-		d = "\x1b[33m" + d + "\x1b[0m"
-	}
-	b.WriteString(d)
-	b.WriteString(num(iv.AllocReclaimPerSec, 1, 8, 0)) // signal.AllocReclaim, as analyze
-	b.WriteString(num(iv.PgscanKswapdPerSec, 1, 8, 0))
-	refault := iv.RefaultFilePerSec
-	if record.Known(iv.RefaultAnonPerSec) && record.Known(refault) {
-		refault += iv.RefaultAnonPerSec
-	}
-	b.WriteString(num(refault, 1, 8, 0))
-	b.WriteString(num(iv.SwapOutBytesPerSec, 1<<20, 8, 1))
-	disk := math.NaN()
-	if record.Known(iv.DiskReadBytesPerSec) {
-		disk = iv.DiskReadBytesPerSec + iv.DiskWriteBytesPerSec
-	}
-	b.WriteString(num(disk, 1e6, 7, 1))
-	if record.Known(iv.DiskBusy) {
-		fmt.Fprintf(&b, "%5.0f%%", iv.DiskBusy*100)
-	} else {
-		b.WriteString("   n/a")
-	}
-	b.WriteString("  ")
-	if s != nil && len(s.Procs) > 0 {
-		p := s.Procs[0]
-		name := p.Comm
-		if p.Unit != "" {
-			name += " (" + p.Unit + ")"
-		}
-		fmt.Fprintf(&b, "%s %.1fMB/s", name, float64(p.DeltaReadBytes+p.DeltaWriteBytes)/1e6/math.Max(iv.Dt.Seconds(), 1e-9))
-	} else {
-		b.WriteString("-")
-	}
-	return b.String()
+// LiveOptions choose the columns of `memdiag watch`'s live view.
+type LiveOptions struct {
+	// Width is the terminal's width in columns; 0 (piped output) shows
+	// every column at its full width.
+	Width int
+	// Latency: a latency source (--probe or --latency) is recording, so
+	// the view has P99 and ERR.
+	Latency bool
+	// Cgroup: a --cgroup group is recording, so the view has its PSI.
+	Cgroup bool
+	// Color highlights PSI at 10 % or more and a file LRU shrinking by
+	// more than 16 MiB in an interval.
+	Color bool
 }
 
-// WriteSummary prints the end-of-run summary of `memdiag watch`.
+// LiveView renders watch's live rows: one per interval, stamped with the
+// interval's end (when its counters were read, as sar and pidstat stamp
+// a row; analyze's timeline rows use the same instant). Sizes and rates
+// are binary (MiB, MiB/s) in every column; reclaim in pages/s.
+//
+// The columns are chosen once, by importance, to fit Width: latency and
+// memory PSI first, then direct and cgroup-limit reclaim, disk and the
+// file LRU's change, the busiest process, then the rest; [LiveView.Hidden]
+// names the ones left out, which the recording still has.
+type LiveView struct {
+	o      LiveOptions
+	cols   []*liveCol // shown, in display order
+	hidden []*liveCol
+	topW   int // the TOP-IO cell's width; 0: as wide as its text
+}
+
+// liveCol is one column of the live view.
+type liveCol struct {
+	name, unit string
+	what       string // for the legend
+	width      int    // including the blank before it
+	prio       int    // lower is kept first
+	cell       func(c *liveCol, iv *record.Interval, s *record.Sample, color bool) string
+}
+
+// topMin is the narrowest TOP-IO cell worth showing: a 10-character
+// process name and its rate.
+const topMin = 18
+
+func liveColumns(o LiveOptions) []*liveCol {
+	pct := func(get func(*record.Interval) float64) func(*liveCol, *record.Interval, *record.Sample, bool) string {
+		return func(c *liveCol, iv *record.Interval, _ *record.Sample, color bool) string {
+			x := get(iv)
+			if !record.Known(x) {
+				return pad("n/a", c.width)
+			}
+			v := fitNum(x*100, c.width, 1)
+			if color && x >= 0.10 {
+				return "\x1b[31m" + v + "\x1b[0m"
+			}
+			return v
+		}
+	}
+	num := func(get func(*record.Interval) float64, scale float64, prec int) func(*liveCol, *record.Interval, *record.Sample, bool) string {
+		return func(c *liveCol, iv *record.Interval, _ *record.Sample, _ bool) string {
+			x := get(iv)
+			if !record.Known(x) {
+				return pad("n/a", c.width)
+			}
+			return fitNum(x/scale, c.width, prec)
+		}
+	}
+	const mib = 1 << 20
+	cols := []*liveCol{}
+	add := func(c *liveCol) { cols = append(cols, c) }
+	if o.Latency {
+		add(&liveCol{name: "P99", unit: "ms", width: 7, prio: 1, what: "P99 the 99th-percentile latency of the requests that completed in the interval",
+			cell: func(c *liveCol, _ *record.Interval, s *record.Sample, _ bool) string {
+				if s == nil || s.Latency == nil || s.Latency.Count-s.Latency.Errors <= 0 {
+					return pad("-", c.width)
+				}
+				ms := float64(s.Latency.P99) / 1e6
+				prec := 0
+				if ms < 100 {
+					prec = 1
+				}
+				return fitNum(ms, c.width, prec)
+			}})
+		add(&liveCol{name: "ERR", unit: "n", width: 5, prio: 4, what: "ERR failed requests",
+			cell: func(c *liveCol, _ *record.Interval, s *record.Sample, _ bool) string {
+				if s == nil || s.Latency == nil {
+					return pad("-", c.width)
+				}
+				return fitNum(float64(s.Latency.Errors), c.width, 0)
+			}})
+	}
+	add(&liveCol{name: "SOME", unit: "%", width: 6, prio: 2, what: "SOME/FULL the host's memory PSI (share of wall time some/all tasks stalled)",
+		cell: pct(func(iv *record.Interval) float64 { return iv.MemSome })})
+	add(&liveCol{name: "FULL", unit: "%", width: 6, prio: 10,
+		cell: pct(func(iv *record.Interval) float64 { return iv.MemFull })})
+	if o.Cgroup {
+		add(&liveCol{name: "CG-S", unit: "%", width: 6, prio: 3, what: "CG-S/CG-F the --cgroup group's memory PSI some/full",
+			cell: pct(func(iv *record.Interval) float64 { return iv.CgMemSome })})
+		add(&liveCol{name: "CG-F", unit: "%", width: 6, prio: 11,
+			cell: pct(func(iv *record.Interval) float64 { return iv.CgMemFull })})
+	}
+	add(&liveCol{name: "IO", unit: "%", width: 6, prio: 16, what: "IO the host's io PSI some",
+		cell: pct(func(iv *record.Interval) float64 { return iv.IOSome })})
+	add(&liveCol{name: "LRU", unit: "MiB", width: 7, prio: 14, what: "LRU the file LRU (page cache)",
+		cell: num(func(iv *record.Interval) float64 { return iv.FileLRUBytes }, mib, 0)})
+	add(&liveCol{name: "ΔLRU", unit: "MiB", width: 6, prio: 8, what: "ΔLRU the file LRU's change in the interval",
+		cell: func(c *liveCol, iv *record.Interval, _ *record.Sample, color bool) string {
+			x := iv.FileLRUDeltaBytes
+			if !record.Known(x) {
+				return pad("n/a", c.width)
+			}
+			v := fitNum(x/mib, c.width, 0)
+			if color && x < -float64(16<<20) {
+				return "\x1b[33m" + v + "\x1b[0m"
+			}
+			return v
+		}})
+	add(&liveCol{name: "DIRECT", unit: "pg/s", width: 7, prio: 5, what: "DIRECT " + signal.DirectReclaim.Title + " (the host ran short)",
+		cell: num(func(iv *record.Interval) float64 { return iv.PgscanDirectPerSec }, 1, 0)})
+	add(&liveCol{name: "LIMIT", unit: "pg/s", width: 6, prio: 6, what: "LIMIT " + signal.LimitReclaim.Title + " (a group reached its limit)",
+		cell: num(func(iv *record.Interval) float64 { return iv.LimitReclaimPerSec }, 1, 0)})
+	add(&liveCol{name: "KSWAPD", unit: "pg/s", width: 7, prio: 15, what: "KSWAPD " + signal.KswapdReclaim.Title,
+		cell: num(func(iv *record.Interval) float64 { return iv.PgscanKswapdPerSec }, 1, 0)})
+	add(&liveCol{name: "RFLT", unit: "pg/s", width: 6, prio: 13, what: "RFLT refaults (file + anon)",
+		cell: num(func(iv *record.Interval) float64 {
+			r := iv.RefaultFilePerSec
+			if record.Known(iv.RefaultAnonPerSec) && record.Known(r) {
+				r += iv.RefaultAnonPerSec
+			}
+			return r
+		}, 1, 0)})
+	add(&liveCol{name: "SWOUT", unit: "MiB/s", width: 6, prio: 12, what: "SWOUT swap-out",
+		cell: num(func(iv *record.Interval) float64 { return iv.SwapOutBytesPerSec }, mib, 1)})
+	add(&liveCol{name: "DISK", unit: "MiB/s", width: 6, prio: 7, what: "DISK read + written on all recorded disks",
+		cell: num(func(iv *record.Interval) float64 {
+			if !record.Known(iv.DiskReadBytesPerSec) {
+				return math.NaN()
+			}
+			return iv.DiskReadBytesPerSec + iv.DiskWriteBytesPerSec
+		}, mib, 1)})
+	add(&liveCol{name: "BUSY", unit: "%", width: 5, prio: 17, what: "BUSY the busiest disk's utilisation",
+		cell: num(func(iv *record.Interval) float64 { return iv.DiskBusy * 100 }, 1, 0)})
+	add(&liveCol{name: "TOP-IO", unit: "MiB/s", width: topMin, prio: 9, what: "TOP-IO the process with the most I/O (read + write) and its rate"})
+	return cols
+}
+
+// NewLiveView chooses the columns for o.
+func NewLiveView(o LiveOptions) *LiveView {
+	all := liveColumns(o)
+	v := &LiveView{o: o}
+	keep := map[*liveCol]bool{}
+	if o.Width <= 0 {
+		for _, c := range all {
+			keep[c] = true
+		}
+	} else {
+		byPrio := slices.Clone(all)
+		slices.SortStableFunc(byPrio, func(a, b *liveCol) int { return a.prio - b.prio })
+		used := 8 // TIME
+		for _, c := range byPrio {
+			if used+c.width <= o.Width {
+				keep[c] = true
+				used += c.width
+			}
+		}
+		if top := all[len(all)-1]; keep[top] {
+			v.topW = top.width + o.Width - used
+		}
+	}
+	for _, c := range all {
+		if keep[c] {
+			v.cols = append(v.cols, c)
+		} else {
+			v.hidden = append(v.hidden, c)
+		}
+	}
+	return v
+}
+
+// Hidden names the columns left out to fit the width.
+func (v *LiveView) Hidden() []string {
+	var names []string
+	for _, c := range v.hidden {
+		names = append(names, c.name)
+	}
+	return names
+}
+
+// Legend says once what the shown columns hold and which were left out.
+func (v *LiveView) Legend() string {
+	var parts []string
+	for _, c := range v.cols {
+		if c.what != "" {
+			parts = append(parts, c.what)
+		}
+	}
+	s := "Live columns: " + strings.Join(parts, "; ") + ". Sizes and rates in MiB (2^20 bytes), reclaim and refaults in pages/s."
+	if h := v.Hidden(); len(h) > 0 {
+		s += fmt.Sprintf(" Not shown at %d columns (the recording has them; a wider terminal or a pipe shows them): %s.", v.o.Width, strings.Join(h, ", "))
+	}
+	return s
+}
+
+// Header is the two header lines: the column names, and their units.
+func (v *LiveView) Header() string {
+	var names, units strings.Builder
+	names.WriteString(pad("TIME", -8))
+	units.WriteString(pad("", -8))
+	for _, c := range v.cols {
+		if c.cell == nil { // TOP-IO, left-aligned
+			names.WriteString("  " + c.name)
+			units.WriteString("  " + c.unit)
+			continue
+		}
+		names.WriteString(pad(c.name, c.width))
+		units.WriteString(pad(c.unit, c.width))
+	}
+	return strings.TrimRight(names.String(), " ") + "\n" + strings.TrimRight(units.String(), " ")
+}
+
+// Row formats one interval; s is the sample at its end (its latency and
+// heaviest-I/O process), or nil.
+func (v *LiveView) Row(iv record.Interval, s *record.Sample) string {
+	var b strings.Builder
+	b.WriteString(iv.End.Format("15:04:05"))
+	for _, c := range v.cols {
+		if c.cell == nil {
+			b.WriteString("  ")
+			b.WriteString(v.topCell(iv, s))
+			continue
+		}
+		b.WriteString(c.cell(c, &iv, s, v.o.Color))
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// topCell is the TOP-IO cell: the process with the most I/O in the
+// interval (the sampler keeps them most first) and its read + write rate,
+// its unit in parentheses when there is room; shortened with "…" to fit.
+func (v *LiveView) topCell(iv record.Interval, s *record.Sample) string {
+	if s == nil || len(s.Procs) == 0 {
+		return "-"
+	}
+	p := s.Procs[0]
+	rate := fmt.Sprintf(" %.1f", float64(p.DeltaReadBytes+p.DeltaWriteBytes)/(1<<20)/math.Max(iv.Dt.Seconds(), 1e-9))
+	name := p.Comm
+	if p.Unit != "" {
+		name += " (" + p.Unit + ")"
+	}
+	if v.topW > 0 {
+		room := v.topW - 2 - len(rate)
+		if runewidth.StringWidth(name) > room {
+			name = runewidth.Truncate(p.Comm, room, "…")
+		}
+	}
+	return name + rate
+}
+
+// pad right-aligns s in w columns (left-aligns for negative w).
+func pad(s string, w int) string {
+	n := runewidth.StringWidth(s)
+	switch {
+	case w >= 0 && n < w:
+		return strings.Repeat(" ", w-n) + s
+	case w < 0 && n < -w:
+		return s + strings.Repeat(" ", -w-n)
+	}
+	return s
+}
+
+// defaultLive is the view of a host-only recording on a pipe.
+var defaultLive = NewLiveView(LiveOptions{})
+
+// LiveColumns and LiveUnits are the header lines of the default view
+// (no latency, no cgroup, every column).
+var LiveColumns, LiveUnits, _ = strings.Cut(defaultLive.Header(), "\n")
+
+// LiveRow formats one interval in the default view (every column, no
+// latency or cgroup columns); see [LiveView.Row].
+func LiveRow(iv record.Interval, s *record.Sample, color bool) string {
+	v := *defaultLive
+	v.o.Color = color
+	return v.Row(iv, s)
+}
+
+// SummaryOptions are the end summary's settings.
+type SummaryOptions struct {
+	// TopN is how many processes the I/O list keeps.
+	TopN int
+	// Culprit is the job the verdict names first ("" for none), and
+	// CulpritComms its processes' names: they lead the I/O list.
+	Culprit      string
+	CulpritComms []string
+}
+
+// WriteSummary prints the end-of-run summary of `memdiag watch` with the
+// topN processes by I/O.
 func WriteSummary(w io.Writer, sm *record.Summary, path string, topN int) {
+	WriteSummaryWith(w, sm, path, SummaryOptions{TopN: topN})
+}
+
+// WriteSummaryWith prints the end-of-run summary of `memdiag watch`: PSI,
+// swap-out, the file LRU, OOM kills, and the processes by total I/O (read
+// + written), the culprit's first. Every line fits 80 columns.
+func WriteSummaryWith(w io.Writer, sm *record.Summary, path string, o SummaryOptions) {
 	noun := "samples"
 	if sm.Samples == 1 {
 		noun = "sample"
@@ -119,17 +347,43 @@ func WriteSummary(w io.Writer, sm *record.Summary, path string, topN int) {
 	if record.Known(sm.OOMKills) && sm.OOMKills > 0 {
 		fmt.Fprintf(w, "  OOM kills: %.0f\n", sm.OOMKills)
 	}
-	if ws := sm.TopWriters(topN); len(ws) > 0 {
-		fmt.Fprintln(w, "  top writers:")
-		for _, p := range ws {
-			unit := p.Unit
-			if unit == "" {
-				unit = "-"
-			}
-			fmt.Fprintf(w, "    %-16s pid %-7d %-32s wrote %8.1f MiB, read %8.1f MiB\n", p.Comm, p.PID, unit,
-				float64(p.WriteBytes)/(1<<20), float64(p.ReadBytes)/(1<<20))
+	ps := topIO(sm.TopIO(-1), o)
+	if len(ps) == 0 {
+		return
+	}
+	if o.Culprit != "" {
+		fmt.Fprintf(w, "  I/O by process (read + written), most first; * the culprit's, %s:\n", o.Culprit)
+	} else {
+		fmt.Fprintln(w, "  I/O by process (read + written), most first:")
+	}
+	fmt.Fprintf(w, "    %-15s %7s %-18s %10s %10s\n", "PROCESS", "PID", "UNIT", "READ", "WRITTEN")
+	for _, p := range ps {
+		unit := p.Unit
+		if unit == "" {
+			unit = "-"
+		}
+		mark := ""
+		if slices.Contains(o.CulpritComms, p.Comm) {
+			mark = " *"
+		}
+		fmt.Fprintf(w, "    %-15s %7d %-18s %10s %10s%s\n", runewidth.Truncate(p.Comm, 15, "…"), p.PID,
+			runewidth.Truncate(unit, 18, "…"), correlate.FormatBytes(p.ReadBytes), correlate.FormatBytes(p.WriteBytes), mark)
+	}
+}
+
+// topIO orders the processes for the summary: the culprit's first, then
+// by total I/O, and keeps o.TopN (and every culprit process).
+func topIO(all []record.ProcTotal, o SummaryOptions) []record.ProcTotal {
+	var first, rest []record.ProcTotal
+	for _, p := range all {
+		if slices.Contains(o.CulpritComms, p.Comm) {
+			first = append(first, p)
+		} else {
+			rest = append(rest, p)
 		}
 	}
+	n := max(0, o.TopN-len(first))
+	return append(first, rest[:min(n, len(rest))]...)
 }
 
 // fitNum writes v right-aligned in w columns with prec decimals, keeping
@@ -147,6 +401,13 @@ func fitNum(v float64, w, prec int) string {
 	}{{1e3, "k"}, {1e6, "M"}, {1e9, "G"}, {1e12, "T"}} {
 		if s = fmt.Sprintf("%.1f%s", v/u.div, u.suffix); len(s) < w {
 			break
+		}
+		// 181235 in 6 columns: "181k" keeps three digits, "0.2M" one;
+		// past three digits the next suffix reads better ("10.0M").
+		if a := math.Abs(v / u.div); a >= 10 && a < 1000 {
+			if s = fmt.Sprintf("%.0f%s", v/u.div, u.suffix); len(s) < w {
+				break
+			}
 		}
 	}
 	return fmt.Sprintf("%*s", w, s)

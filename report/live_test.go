@@ -1,10 +1,15 @@
 package report
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mattn/go-runewidth"
+
+	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -21,18 +26,26 @@ func TestLiveUnitsAlign(t *testing.T) {
 		return e
 	}
 	iv := record.Interval{MemSome: 0.5, MemFull: 0.25, IOSome: 0.125, FileLRUBytes: 100 << 20, FileLRUDeltaBytes: -(3 << 20),
-		AllocReclaimPerSec: 7, PgscanKswapdPerSec: 8, RefaultFilePerSec: 9, RefaultAnonPerSec: 1,
-		SwapOutBytesPerSec: 1 << 20, DiskReadBytesPerSec: 1e6, DiskWriteBytesPerSec: 1e6, DiskBusy: 0.5, Dt: time.Second}
+		PgscanDirectPerSec: 7, LimitReclaimPerSec: 6, PgscanKswapdPerSec: 8, RefaultFilePerSec: 9, RefaultAnonPerSec: 1,
+		SwapOutBytesPerSec: 1 << 20, DiskReadBytesPerSec: 1 << 20, DiskWriteBytesPerSec: 1 << 20, DiskBusy: 0.5, Dt: time.Second}
 	row := LiveRow(iv, nil, false) // ends with "  -" for no process
 	ce, ue, re := ends(LiveColumns), ends(LiveUnits), ends(row)
-	// 13 columns; TIME has no unit; TOP-IO starts (not ends) at a fixed place.
-	if len(ce) != 13 || len(ue) != 12 || len(re) != 13 {
+	// 14 columns; TIME has no unit; TOP-IO starts (not ends) at a fixed place.
+	if len(ce) != 14 || len(ue) != 13 || len(re) != 14 {
 		t.Fatalf("fields: %d names, %d units, %d values\n%s\n%s\n%s", len(ce), len(ue), len(re), LiveColumns, LiveUnits, row)
 	}
-	for i := 1; i < 12; i++ {
+	for i := 1; i < 13; i++ {
 		if ce[i] != ue[i-1] || ce[i] != re[i] {
 			t.Errorf("column %d ends at %d (name), %d (unit), %d (value):\n%s\n%s\n%s", i, ce[i], ue[i-1], re[i], LiveColumns, LiveUnits, row)
 		}
+	}
+	// One unit family: binary sizes and rates only.
+	if strings.Contains(LiveUnits, "MB") || !strings.Contains(LiveUnits, "MiB/s") {
+		t.Errorf("units %q: want MiB and MiB/s only", LiveUnits)
+	}
+	// DISK: 1 MiB/s read + 1 MiB/s written.
+	if f := strings.Fields(row); f[11] != "2.0" {
+		t.Errorf("DISK %q, want 2.0 (MiB/s)", f[11])
 	}
 }
 
@@ -40,14 +53,130 @@ func TestLiveRowHugeValuesStayApart(t *testing.T) {
 	// Values a new user saw live: ΔLRU 1 MiB next to 10,040,844 pages/s of
 	// reclaim ran together as "110040844".
 	iv := record.Interval{MemSome: 0.5, MemFull: 0.25, IOSome: 0.125, FileLRUBytes: 3039 << 20, FileLRUDeltaBytes: 1 << 20,
-		AllocReclaimPerSec: 10040844, PgscanKswapdPerSec: 0, RefaultFilePerSec: 181235, RefaultAnonPerSec: 0,
-		SwapOutBytesPerSec: 0, DiskReadBytesPerSec: 0, DiskWriteBytesPerSec: 0, DiskBusy: 0, Dt: time.Second}
+		PgscanDirectPerSec: 10040844, RefaultFilePerSec: 181235, Dt: time.Second}
 	row := LiveRow(iv, nil, false)
 	f := strings.Fields(row)
-	if len(f) != 13 || f[5] != "1" || f[6] != "10.0M" || f[8] != "181235" {
-		t.Errorf("fields %q of row %q; want ΔLRU 1, DIRECT 10.0M, REFAULT 181235 apart", f, row)
+	if len(f) != 14 || f[5] != "1" || f[6] != "10.0M" || f[9] != "181k" {
+		t.Errorf("fields %q of row %q; want ΔLRU 1, DIRECT 10.0M, RFLT 181k apart", f, row)
 	}
-	if fitNum(-16654930, 8, 0) != "  -16.7M" || fitNum(12.34, 8, 1) != "    12.3" {
-		t.Errorf("fitNum: %q %q", fitNum(-16654930, 8, 0), fitNum(12.34, 8, 1))
+	if fitNum(-16654930, 8, 0) != "  -16.7M" || fitNum(12.34, 8, 1) != "    12.3" || fitNum(181235, 6, 0) != "  181k" {
+		t.Errorf("fitNum: %q %q %q", fitNum(-16654930, 8, 0), fitNum(12.34, 8, 1), fitNum(181235, 6, 0))
+	}
+}
+
+// liveInterval is a busy interval: direct reclaim and cgroup-limit
+// reclaim at different rates, a long process name with its unit.
+func liveInterval() (record.Interval, *record.Sample) {
+	iv := record.Interval{End: time.Date(2026, 11, 29, 12, 0, 1, 0, time.UTC), Dt: time.Second,
+		MemSome: 0.234, MemFull: 0.061, CgMemSome: 0.412, CgMemFull: 0.2, IOSome: 0.3,
+		FileLRUBytes: 23456 << 20, FileLRUDeltaBytes: -(812 << 20),
+		PgscanDirectPerSec: 1234, LimitReclaimPerSec: 56789, PgscanKswapdPerSec: 99999,
+		RefaultFilePerSec: 4000, SwapOutBytesPerSec: 3 << 20,
+		DiskReadBytesPerSec: 300 << 20, DiskWriteBytesPerSec: 12 << 20, DiskBusy: 0.97}
+	s := &record.Sample{
+		Latency: &latency.Summary{Count: 400, Errors: 7, P99: 2345 * time.Millisecond},
+		Procs: []diskio.ProcIO{{PID: 4242, Comm: "pmlogger_farm_c", Unit: "pmlogger_farm_check.service",
+			DeltaReadBytes: 300 << 20, DeltaWriteBytes: 10 << 20}},
+	}
+	return iv, s
+}
+
+// TestLiveViewFits: at 80 columns, whatever the sources, every line of
+// the live view fits, the columns that matter most are there (latency
+// and errors with a latency source, the cgroup's PSI with --cgroup,
+// direct and cgroup-limit reclaim apart), and what was left out is named.
+func TestLiveViewFits(t *testing.T) {
+	iv, s := liveInterval()
+	for _, tt := range []struct {
+		o        LiveOptions
+		want     []string // header names that must be there
+		wantCell map[string]string
+	}{
+		{LiveOptions{Width: 80}, []string{"SOME", "FULL", "DIRECT", "LIMIT", "ΔLRU", "DISK", "TOP-IO"},
+			map[string]string{"SOME": "23.4", "DIRECT": "1234", "LIMIT": "56789", "ΔLRU": "-812", "DISK": "312.0"}},
+		{LiveOptions{Width: 80, Latency: true}, []string{"P99", "ERR", "SOME", "DIRECT", "LIMIT", "TOP-IO"},
+			map[string]string{"P99": "2345", "ERR": "7"}},
+		{LiveOptions{Width: 80, Cgroup: true}, []string{"SOME", "CG-S", "DIRECT", "LIMIT", "TOP-IO"},
+			map[string]string{"CG-S": "41.2"}},
+		{LiveOptions{Width: 80, Latency: true, Cgroup: true}, []string{"P99", "ERR", "SOME", "CG-S", "DIRECT", "LIMIT", "DISK", "TOP-IO"},
+			map[string]string{"P99": "2345", "ERR": "7", "CG-S": "41.2", "DIRECT": "1234", "LIMIT": "56789"}},
+		{LiveOptions{Width: 0, Latency: true, Cgroup: true}, []string{"P99", "ERR", "SOME", "FULL", "CG-S", "CG-F", "IO", "LRU", "KSWAPD", "RFLT", "SWOUT", "BUSY"},
+			map[string]string{"KSWAPD": "99999", "BUSY": "97"}},
+	} {
+		v := NewLiveView(tt.o)
+		hdr := v.Header()
+		row := v.Row(iv, s)
+		names := strings.Fields(strings.Split(hdr, "\n")[0])
+		cells := strings.Fields(row)
+		for _, l := range append(strings.Split(hdr, "\n"), row) {
+			if w := runewidth.StringWidth(l); tt.o.Width > 0 && w > tt.o.Width {
+				t.Errorf("%+v: line %d columns wide:\n%s", tt.o, w, l)
+			}
+		}
+		for _, n := range tt.want {
+			if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+n+" ") {
+				t.Errorf("%+v: no %s column in %q (hidden: %v)", tt.o, n, names, v.Hidden())
+			}
+		}
+		for name, want := range tt.wantCell {
+			for i, n := range names {
+				if n == name && (i >= len(cells) || cells[i] != want) {
+					t.Errorf("%+v: %s = %q, want %q\n%s\n%s", tt.o, name, cells[min(i, len(cells)-1)], want, hdr, row)
+				}
+			}
+		}
+		if tt.o.Width > 0 && len(v.Hidden()) == 0 {
+			t.Errorf("%+v: nothing hidden at %d columns", tt.o, tt.o.Width)
+		}
+		if leg := v.Legend(); tt.o.Width > 0 && !strings.Contains(leg, "Not shown at 80 columns") {
+			t.Errorf("legend does not name the hidden columns: %s", leg)
+		}
+		if !strings.Contains(row, "pmlogger") {
+			t.Errorf("%+v: no busiest process in %q", tt.o, row)
+		}
+	}
+}
+
+// TestSummaryByTotalIO: the end summary lists processes by read +
+// written, so a process that only read 30 GiB is there, and the
+// culprit's processes come first, marked.
+func TestSummaryByTotalIO(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	sm := record.NewSummary(&record.Header{PageSize: 4096})
+	sm.Add(&record.Sample{Time: t0})
+	sm.Add(&record.Sample{Time: t0.Add(time.Second), Procs: []diskio.ProcIO{
+		{PID: 10, StartTicks: 1, Comm: "postgres", Unit: "postgresql.service", DeltaWriteBytes: 900 << 20},
+		{PID: 11, StartTicks: 1, Comm: "tar", Unit: "backup.service", DeltaReadBytes: 30 << 30, DeltaWriteBytes: 1 << 20},
+		{PID: 12, StartTicks: 1, Comm: "logrotate", Unit: "logrotate.service", DeltaWriteBytes: 2 << 30},
+	}})
+	var b bytes.Buffer
+	WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 5})
+	out := b.String()
+	tar, logr, pg := strings.Index(out, "tar "), strings.Index(out, "logrotate"), strings.Index(out, "postgres ")
+	if tar < 0 || logr < tar || pg < logr {
+		t.Errorf("want tar (30 GiB read), logrotate (2 GiB), postgres (900 MiB) in that order:\n%s", out)
+	}
+	if !strings.Contains(out, "30.0 GiB") {
+		t.Errorf("tar's 30 GiB read is missing:\n%s", out)
+	}
+
+	b.Reset()
+	WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 2, Culprit: "logrotate.timer", CulpritComms: []string{"logrotate"}})
+	out = b.String()
+	lines := strings.Split(out, "\n")
+	var procs []string
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) > 2 && (f[0] == "tar" || f[0] == "logrotate" || f[0] == "postgres") {
+			procs = append(procs, f[0]+map[bool]string{true: "*", false: ""}[strings.HasSuffix(l, " *")])
+		}
+		if w := runewidth.StringWidth(l); w > 80 {
+			t.Errorf("summary line %d columns wide: %s", w, l)
+		}
+	}
+	if got := strings.Join(procs, " "); got != "logrotate* tar" {
+		t.Errorf("processes %q, want the culprit's first, marked, then by I/O: logrotate* tar\n%s", got, out)
+	}
+	if !strings.Contains(out, "* the culprit's, logrotate.timer") {
+		t.Errorf("the mark is not explained:\n%s", out)
 	}
 }

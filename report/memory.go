@@ -28,8 +28,8 @@ func memoryText(b *strings.Builder, r *correlate.Result, heading func(string), b
 				scope = "cgroup " + scope
 			}
 			fmt.Fprintf(b, "%sepisode at %s: %s stall %s within %s crossed at %s (%s, %s)", bullet,
-				in(r, e.Start).Format("15:04:05"), o.Kind, correlate.FormatDuration(o.Stall), correlate.FormatDuration(o.Window),
-				in(r, o.Time).Format("15:04:05.000"), scope, o.Mode)
+				episodeTime(r, e), o.Kind, correlate.FormatDuration(o.Stall), correlate.FormatDuration(o.Window),
+				in(r, o.Time).Format(onsetLayout(r)), scope, o.Mode)
 			if len(o.Procs) > 0 {
 				var ps []string
 				for _, p := range o.Procs[:min(3, len(o.Procs))] {
@@ -48,7 +48,7 @@ func memoryText(b *strings.Builder, r *correlate.Result, heading func(string), b
 		b.WriteString("\n")
 		heading("OOM kills")
 		for _, k := range r.OOMKills {
-			fmt.Fprintf(b, "%s%s: %s", bullet, in(r, k.Time).Format("15:04:05"), english.Count(k.Count, "OOM kill"))
+			fmt.Fprintf(b, "%s%s: %s", bullet, in(r, k.Time).Format(timeLayout(r)), english.Count(k.Count, "OOM kill"))
 			if len(k.Exited) > 0 {
 				fmt.Fprintf(b, "; exited then: %s", strings.Join(k.Exited, ", "))
 			}
@@ -65,4 +65,13 @@ func memoryText(b *strings.Builder, r *correlate.Result, heading func(string), b
 		}
 		fmt.Fprintf(b, "\n%s\n", memstate.LeakOrRetention)
 	}
+}
+
+// onsetLayout is the format of a stall onset's own moment: to the
+// millisecond, with the date when the recording spans days.
+func onsetLayout(r *correlate.Result) string {
+	if spansDays(r) {
+		return "Jan 2 15:04:05.000"
+	}
+	return "15:04:05.000"
 }

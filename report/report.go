@@ -88,21 +88,37 @@ func Render(w io.Writer, r correlate.Result, f Format, o Options) error {
 // mark is the sign of a raised signal in the timeline.
 const mark = "●"
 
-// timeLayout picks the timeline's time format: seconds when sampling is
-// finer than a minute, the date when the recording spans days.
+// timeLayout picks the format of an episode's time everywhere it is
+// written (timeline rows aside, see [clockLayout]): seconds when sampling
+// is finer than a minute, the date too when the recording spans days.
 func timeLayout(r *correlate.Result) string {
-	l := "15:04"
+	if spansDays(r) {
+		return "Jan 2 " + clockLayout(r)
+	}
+	return clockLayout(r)
+}
+
+// clockLayout is [timeLayout] without the date: the timeline's rows
+// write the date only on the first row and where the day changes.
+func clockLayout(r *correlate.Result) string {
 	if r.Interval < time.Minute {
-		l = "15:04:05"
+		return "15:04:05"
 	}
-	loc := r.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	if r.Start.In(loc).YearDay() != r.End.In(loc).YearDay() || r.End.Sub(r.Start) > 24*time.Hour {
-		l = "Jan 2 " + l
-	}
-	return l
+	return "15:04"
+}
+
+// spansDays says whether the recording's start and end fall on different
+// days in the report's time zone.
+func spansDays(r *correlate.Result) bool {
+	s, e := in(r, r.Start), in(r, r.End)
+	return s.YearDay() != e.YearDay() || s.Year() != e.Year()
+}
+
+// episodeTime is an episode's one time, as its timeline row, its stall
+// onset, the JSON's "time" and every sentence about it give it: the end
+// of its first interval ([rowTime]), formatted by [timeLayout].
+func episodeTime(r *correlate.Result, e *correlate.Episode) string {
+	return in(r, rowTime(e)).Format(timeLayout(r))
 }
 
 func in(r *correlate.Result, t time.Time) time.Time {
@@ -266,8 +282,8 @@ func Advice(c *correlate.Culprit) []string {
 			first = fmt.Sprintf("find what starts %s every %s: its parent (the recording's exec events carry the parent PID; `ps -o ppid=,args= -p PID` while it runs), a shell loop, a supervisor or a service's scheduler, and move that out of busy hours",
 				c.Name, correlate.FormatDuration(c.Period))
 			if len(c.Processes) > 0 && len(c.Processes[0].StartedBy) > 0 {
-				first = fmt.Sprintf("%s is started every %s by %s (recorded ancestors, parent first): move that loop or schedule out of busy hours",
-					c.Name, correlate.FormatDuration(c.Period), strings.Join(c.Processes[0].StartedBy, " ← "))
+				first = fmt.Sprintf("%s is %s, every %s: move that loop or schedule out of busy hours",
+					c.Name, startedBy(c.Processes[0].StartedBy), correlate.FormatDuration(c.Period))
 			}
 		}
 		return []string{
@@ -301,4 +317,18 @@ func unknownAdvice(c *correlate.Culprit) []string {
 		out = append(out, "no timer, cron job or process explains this schedule")
 	}
 	return out
+}
+
+// startedBy words a recorded ancestor chain (parent first) so that it
+// reads one way only: "started by sh, which cron started, which init
+// started".
+func startedBy(chain []string) string {
+	if len(chain) == 0 {
+		return ""
+	}
+	s := "started by " + chain[0]
+	for _, a := range chain[1:] {
+		s += ", which " + a + " started"
+	}
+	return s
 }

@@ -139,8 +139,13 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 // summary is the header: what was analysed and with which rules.
 func summary(r *correlate.Result) []string {
 	zone := in(r, r.Start).Format("MST")
+	// A recording that spans days gives its end's date too.
+	endLayout := "15:04:05"
+	if spansDays(r) {
+		endLayout = "2006-01-02 15:04:05"
+	}
 	lines := []string{fmt.Sprintf("Recording: %s, %s – %s %s (%s, %d intervals of %s)",
-		r.Host, in(r, r.Start).Format("2006-01-02 15:04:05"), in(r, r.End).Format("15:04:05"), zone,
+		r.Host, in(r, r.Start).Format("2006-01-02 15:04:05"), in(r, r.End).Format(endLayout), zone,
 		correlate.FormatDuration(r.End.Sub(r.Start)), r.Intervals, correlate.FormatDuration(r.Interval))}
 	if r.HasLatency {
 		base := "baseline " + correlate.FormatDuration(r.LatencyBaseline)
@@ -250,9 +255,16 @@ func timeline(r *correlate.Result, o Options) *tables.Table {
 		t.HideWhenNarrow(hide...)
 	}
 
-	layout := timeLayout(r)
+	// The time of day on every row; the date too on the first row and
+	// where the day changes, when the recording spans days.
+	clock, lastDay := clockLayout(r), ""
 	for _, e := range timelineRows(r) {
-		row := []any{in(r, rowTime(e)).Format(layout)}
+		at := in(r, rowTime(e))
+		stamp := at.Format(clock)
+		if day := at.Format("Jan 2"); spansDays(r) && day != lastDay {
+			stamp, lastDay = day+" "+stamp, day
+		}
+		row := []any{stamp}
 		if o.Values {
 			row = append(row, correlate.FormatDuration(e.End.Sub(e.Start)))
 		}
@@ -455,7 +467,7 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 					n = p.Comm
 				}
 				if len(p.StartedBy) > 0 {
-					n += ", started by " + strings.Join(p.StartedBy, " ← ")
+					n += ", " + startedBy(p.StartedBy)
 				}
 				ps = append(ps, n)
 			}

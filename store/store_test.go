@@ -128,3 +128,19 @@ func TestFormatAge(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseName(f *testing.F) {
+	for _, s := range []string{"memdiag-20261201T052503Z.jsonl.gz", "memdiag-20261201T052503Z-12.jsonl.gz", "memdiag-20261201T052503Z-0.jsonl.gz", ".lock", "memdiag-.jsonl.gz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		start, n, ok := ParseName(name)
+		if !ok {
+			return
+		}
+		// a name accepted is the one Name writes for it
+		if got := Name(start, n); got != name {
+			t.Fatalf("ParseName(%q) = %v, %d; Name gives %q", name, start, n, got)
+		}
+	})
+}

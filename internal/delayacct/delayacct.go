@@ -15,11 +15,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/outfile"
 )
 
 // state is the content of the state file.
@@ -49,7 +52,7 @@ func PathsFor(root, procRoot string) Paths {
 // value it set, the old value is written back. The note says what was
 // found and done ("" when there was nothing to say).
 func Leftover(p Paths) (note string) {
-	b, err := os.ReadFile(p.State)
+	b, err := readState(p.State)
 	if err != nil {
 		return ""
 	}
@@ -101,7 +104,7 @@ func Set(p Paths, on bool, now time.Time) (restore func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(p.State), 0o755); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Dir(p.State), err)
 	}
-	if err := os.WriteFile(p.State, b, 0o600); err != nil {
+	if err := writeState(p.State, b); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(p.Sysctl, []byte(v), 0o644); err != nil {
@@ -118,6 +121,47 @@ func Set(p Paths, on bool, now time.Time) (restore func(), err error) {
 			_ = os.Remove(p.State)
 		}
 	}, nil
+}
+
+// stateLimit bounds the state file read back (a real one is ~120 bytes).
+const stateLimit = 64 << 10
+
+// writeState writes the state file the way memdiag writes every file
+// (outfile): 0600, never through a symbolic link planted at the path
+// (memdiag runs as root: a link to /etc/shadow must not be truncated),
+// never into a FIFO or device, never truncating a file with other hard
+// links.
+func writeState(path string, b []byte) error {
+	f, err := outfile.Create(path, outfile.Options{Overwrite: true})
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// readState reads the state file if it is a regular file, not through a
+// symbolic link, without blocking on a FIFO, at most stateLimit bytes.
+func readState(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, stateLimit))
 }
 
 // alive reports whether a process with pid exists.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -96,3 +97,63 @@ func TestLeftover(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestStateFileSafe: the state file is written with outfile (0600, never
+// through a link planted at its path, never into a FIFO) and read back
+// the same way: a link there is neither written through nor followed.
+func TestStateFileSafe(t *testing.T) {
+	old := syscall.Umask(0)
+	defer syscall.Umask(old)
+	p := setup(t, "0")
+	restore, err := Set(p, true, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(p.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode() != 0o600 {
+		t.Errorf("state file mode %v, want -rw-------", fi.Mode())
+	}
+	restore()
+
+	// A link planted at the state path, to a file root would not want
+	// truncated: Set refuses before touching the switch.
+	shadow := filepath.Join(t.TempDir(), "shadow")
+	const content = "root:$6$x:19000:0:99999:7:::\n"
+	if err := os.WriteFile(shadow, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(shadow, p.State); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Set(p, true, time.Now()); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("Set with a link at the state path: %v, want a refusal", err)
+	}
+	if b, _ := os.ReadFile(shadow); string(b) != content {
+		t.Errorf("the link's target was written: %q", b)
+	}
+	if got := read(t, p.Sysctl); got != "0" {
+		t.Errorf("switch = %q after a refused Set, want 0 untouched", got)
+	}
+	// Leftover does not follow it either (a state file elsewhere, naming
+	// a dead run, would make it write the switch).
+	if err := os.WriteFile(shadow, []byte(`{"pid":999999999,"old":"1","new":"0"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if note := Leftover(p); note != "" || read(t, p.Sysctl) != "0" {
+		t.Errorf("Leftover followed the link: %q, switch %s", note, read(t, p.Sysctl))
+	}
+	// A FIFO at the state path neither blocks Leftover nor Set.
+	os.Remove(p.State)
+	if err := syscall.Mkfifo(p.State, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if note := Leftover(p); note != "" {
+		t.Errorf("Leftover of a FIFO = %q", note)
+	}
+	if _, err := Set(p, true, time.Now()); err == nil {
+		t.Error("Set wrote its state into a FIFO")
+	}
+}

@@ -178,6 +178,11 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 			memstate.FormatBytes(p.RSSFileBytes), memstate.FormatBytes(p.RSSShmemBytes), pss, memstate.FormatBytes(p.SwapBytes), cg)
 	}
 	render(t)
+	for _, p := range r.Procs {
+		if p.Retention != nil && p.Retention.Reading != "" {
+			fmt.Fprintf(&b, "%s (PID %d), allocator: %s.\n", p.Comm, p.PID, p.Retention.Reading)
+		}
+	}
 	if r.ProcScan.NoPSS > 0 {
 		fmt.Fprintf(&b, "PSS unknown for %s: smaps_rollup unreadable (needs root; some processes, such as a container's PID 1, refuse even root).\n",
 			english.Count(r.ProcScan.NoPSS, "process"))

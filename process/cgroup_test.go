@@ -1,7 +1,8 @@
-package diskio
+package process
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -38,7 +39,12 @@ func TestUnitFromCgroup(t *testing.T) {
 		// No unit.
 		{"/", ""},
 		{"", ""},
-		{"/docker/4f1c2d3e", ""},          // docker's cgroupfs driver
+		// Container runtimes' cgroupfs drivers: the runtime and the container.
+		{"/docker/4f1c2d3e", "docker/4f1c2d3e"},
+		{"/docker/0123abcd", "docker/0123abcd"},
+		{"/kubepods/besteffort/pod8e1f/77aa", "kubepods/77aa"},
+		{"/kubepods/pod8e1f/77aa", "kubepods/77aa"},
+		{"/docker", ""},                   // the runtime's own group, no container
 		{"/process_api/c94b1ad2b6cf", ""}, // this CI host's v1 memory path
 		{"/lxc.payload.web/", ""},
 		{"/.service", ""}, // a bare suffix is not a unit name
@@ -53,7 +59,7 @@ func TestUnitFromCgroup(t *testing.T) {
 
 func TestParseCgroup(t *testing.T) {
 	read := func(name string) string {
-		b, err := os.ReadFile(fixture("cgroup", name))
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "diskio", "cgroup", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +88,7 @@ func TestParseCgroup(t *testing.T) {
 		{"legacy", "11:memory:/system.slice/crond.service\n1:name=systemd:/system.slice/crond.service\n",
 			"/system.slice/crond.service", "crond.service"},
 		// Docker with the cgroupfs driver, v2: no unit.
-		{"docker cgroupfs", "0::/docker/4f1c2d3e\n", "/docker/4f1c2d3e", ""},
+		{"docker cgroupfs", "0::/docker/4f1c2d3e\n", "/docker/4f1c2d3e", "docker/4f1c2d3e"},
 		// v1 only without systemd: no path we can name a unit from.
 		{"v1 no systemd", "4:memory:/process_api/c94b\n", "", ""},
 		// Empty file (kernel thread of a vanished process, truncated read).

@@ -1,0 +1,157 @@
+package cmd
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/correlate"
+)
+
+// The flag parsers of cmd that no package below holds: --from, --to and
+// --base-time (parseWhen), --latency-start (parseStartFlag), --mode
+// (parseMode), and the analyze/compare flags parsed by correlate
+// (--spike, the per-signal thresholds and --lru-drop-min). Durations and
+// sizes are units.ParseDuration/ParseBytes, fuzzed in units.
+
+// FuzzParseWhen checks that no time flag panics, that "now" is now, and
+// that an accepted time printed in RFC 3339 parses back to itself.
+func FuzzParseWhen(f *testing.F) {
+	for _, s := range []string{"now", "2026-11-29T21:43:00+01:00", "2026-11-29 21:43", "2026-11-29 21:43:05", "2026-11-29T21:43", "2026-11-29", "2026-02-30", "9999-12-31T23:59:59.999999999-23:59", "0000-01-01"} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 12, 1, 21, 0, 0, 0, time.UTC)
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, loc := range []*time.Location{time.UTC, berlin} {
+			got, err := parseWhen(s, now, loc)
+			if err != nil {
+				continue
+			}
+			if s == "now" && !got.Equal(now) {
+				t.Fatalf("now = %v", got)
+			}
+			// RFC 3339 offsets have no seconds: a zone's local mean
+			// time before 1893 (+00:53:28 in Berlin) loses them.
+			back, err := parseWhen(got.Format(time.RFC3339Nano), now, loc)
+			if err != nil || back.Sub(got).Abs() >= time.Minute {
+				t.Fatalf("parseWhen(%q) = %v; printed and parsed again: %v, %v", s, got, back, err)
+			}
+		}
+	})
+}
+
+// FuzzParseStartFlag checks that --latency-start never panics and that an
+// accepted time is after the Unix epoch and before time.Duration's limit
+// of nanoseconds since it (year 2262): a Unix time past it wrapped.
+func FuzzParseStartFlag(f *testing.F) {
+	for _, s := range []string{"1795988632", "1795988632.5", "2026-11-29T21:43:00+01:00", "1e300", "Inf", "NaN", "-1", "0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseStartFlag(s)
+		if err != nil {
+			return
+		}
+		if _, rfc := time.Parse(time.RFC3339Nano, s); rfc == nil {
+			return // any RFC 3339 time, as written
+		}
+		if !got.After(time.Unix(0, 0)) || got.UnixNano() < 0 {
+			t.Fatalf("parseStartFlag(%q) = %v, not after the epoch", s, got)
+		}
+	})
+}
+
+// FuzzParseMode checks that --mode never panics and accepts only
+// permission bits that keep the owner's read and write.
+func FuzzParseMode(f *testing.F) {
+	for _, s := range []string{"0600", "640", "0o644", "0777", "04755", "0400", "", "0x1ff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := parseMode(s)
+		if err != nil {
+			return
+		}
+		if m&^0o777 != 0 || m&0o600 != 0o600 {
+			t.Fatalf("parseMode(%q) = %o", s, m)
+		}
+		if back, err := parseMode(modeValue{&m}.String()); err != nil || back != m {
+			t.Fatalf("parseMode(%q) = %o; its String %q parses to %o, %v", s, m, modeValue{&m}.String(), back, err)
+		}
+	})
+}
+
+// FuzzSpikeFlag checks --spike: no panic; an accepted rule is a positive
+// floor or a finite factor above 1, and prints as a rule parsing back to
+// itself.
+func FuzzSpikeFlag(f *testing.F) {
+	for _, s := range []string{"3x", "1.5X", "500ms", "1x", "NaNx", "Infx", "-1s", "0s", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := correlate.ParseSpikeRule(s)
+		if err != nil {
+			return
+		}
+		if r.Floor < 0 || (r.Floor == 0 && !(r.Factor > 1 && !math.IsInf(r.Factor, 0))) {
+			t.Fatalf("ParseSpikeRule(%q) = %+v", s, r)
+		}
+		if back, err := correlate.ParseSpikeRule(r.String()); err != nil || back != r {
+			t.Fatalf("ParseSpikeRule(%q) = %+v; %q parses to %+v, %v", s, r, r.String(), back, err)
+		}
+	})
+}
+
+// FuzzThresholdFlag checks analyze's per-signal thresholds and
+// --lru-drop-min: no panic; an accepted value is "off" (-1) or a finite
+// number of 0 or more.
+func FuzzThresholdFlag(f *testing.F) {
+	for _, s := range []string{"5%", "0.05", "32MiB", "off", "1e400", "NaN", "-1%", "Inf", "10MB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		for _, tf := range thresholdFlags {
+			sig := tf.signal
+			x, err := correlate.ParseThreshold(sig, v)
+			if err != nil {
+				continue
+			}
+			if x != -1 && (math.IsNaN(x) || math.IsInf(x, 0) || x < 0) {
+				t.Fatalf("ParseThreshold(%s, %q) = %v", sig, v, x)
+			}
+		}
+	})
+}
+
+// TestFlagFuzzFindings: what the flag fuzz targets found. --latency-start
+// 1e300 wrapped to 1677; --spike NaNx and Infx were accepted as factors;
+// a threshold of NaN or Inf was accepted (NaN compares false: never
+// crossed, silently off).
+func TestFlagFuzzFindings(t *testing.T) {
+	if got, err := parseStartFlag("1e300"); err == nil {
+		t.Errorf("parseStartFlag(1e300) = %v", got)
+	}
+	if got, err := parseStartFlag("1795988632.5"); err != nil || !got.Equal(time.Unix(1795988632, 5e8)) {
+		t.Errorf("parseStartFlag(1795988632.5) = %v, %v", got, err)
+	}
+	for _, s := range []string{"NaNx", "Infx", "+Infx"} {
+		if r, err := correlate.ParseSpikeRule(s); err == nil {
+			t.Errorf("ParseSpikeRule(%q) = %+v", s, r)
+		}
+	}
+	for _, c := range []struct {
+		sig correlate.Signal
+		v   string
+	}{{correlate.PSISome, "NaN"}, {correlate.PSISome, "NaN%"}, {correlate.IOTime, "Inf"}, {correlate.Refault, "NaN"}} {
+		if x, err := correlate.ParseThreshold(c.sig, c.v); err == nil {
+			t.Errorf("ParseThreshold(%s, %q) = %v", c.sig, c.v, x)
+		}
+	}
+	if x, err := correlate.ParseThreshold(correlate.PSISome, "5%"); err != nil || x != 0.05 {
+		t.Errorf("ParseThreshold(psi_some, 5%%) = %v, %v", x, err)
+	}
+}

@@ -1,0 +1,127 @@
+package fleet
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/exposition"
+)
+
+func TestAlignNamesTheSharedJobOnce(t *testing.T) {
+	at := func(hms string) time.Time {
+		tm, err := time.Parse("2006-01-02 15:04:05", "2026-12-01 "+hms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	host := func(name string, eps ...correlate.Episode) HostResult {
+		return HostResult{Host: name, Res: correlate.Result{Episodes: eps}}
+	}
+	ep := func(hms, culprit string) correlate.Episode {
+		return correlate.Episode{Start: at(hms), Culprit: culprit}
+	}
+	rs := []HostResult{
+		host("web-1", ep("06:25:02", "cron.daily"), ep("09:00:00", "")),
+		host("web-2", ep("06:24:58", "cron.daily")),
+		host("web-3", ep("06:25:40", ""), ep("06:25:50", "cron.daily")), // twice in the group: counted once
+		host("web-4"),
+	}
+	got := Align(rs, time.Minute)
+	want := []Aligned{
+		{At: at("06:24:58"), Hosts: []string{"web-1", "web-2", "web-3"}, Of: 4, Job: "cron.daily", JobHosts: 3},
+		{At: at("09:00:00"), Hosts: []string{"web-1"}, Of: 4},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("Align (-want +got):\n%s", d)
+	}
+	if l := got[0].Line(time.UTC, time.Minute); l != "3 of 4 hosts: cron.daily at 06:24 UTC" {
+		t.Errorf("line %q", l)
+	}
+	if l := got[1].Line(time.UTC, 5*time.Second); l != "1 of 4 hosts: an episode at 09:00:00 UTC, no culprit named" {
+		t.Errorf("line %q", l)
+	}
+	got[0].JobHosts = 2
+	if l := got[0].Line(time.UTC, time.Minute); l != "3 of 4 hosts: cron.daily at 06:24 UTC (named on 2 of them)" {
+		t.Errorf("line %q", l)
+	}
+}
+
+// TestRecordingFromMemdiagMetrics builds a host's recording from
+// memdiag's own series only (no node_exporter): PSI, file LRU, catalogue
+// counters back to pages, per-unit I/O as one process per unit with
+// deltas, and the job inventory.
+func TestRecordingFromMemdiagMetrics(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 6, 25, 0, 0, time.UTC)
+	nan := math.NaN()
+	d := &Data{URL: "http://prom:9090", Step: time.Second, Times: []time.Time{t0, t0.Add(time.Second), t0.Add(2 * time.Second)},
+		Hosts: map[string]Series{"web-2": {
+			exposition.Samples:                      {"": {10, 11, 12}},
+			"memdiag_psi_memory_some_seconds_total": {hostKey: {1.5, 1.75, 2}, cgroupKey: {0.25, 0.5, 0.75}},
+			"memdiag_psi_memory_full_seconds_total": {hostKey: {0.5, 0.5, nan}},
+			"memdiag_file_lru_bytes":                {hostKey: {8 << 20, 4 << 20, 4 << 20}},
+			"memdiag_direct_reclaim_bytes_total":    {hostKey: {0, 4096 * 10, 4096 * 25}},
+			exposition.UnitReadBytes:                {`unit="cron.service"`: {100, 600, 600}, `unit="none"`: {0, 0, 7}},
+			exposition.UnitWrittenBytes:             {`unit="cron.service"`: {0, 50, 50}},
+			exposition.JobInfo:                      {`periodic_job="cron.d/x:1",schedule="25 6 * * *",source="cron",unit=""`: {1, 1, 1}},
+			exposition.JobPeriod:                    {`periodic_job="cron.d/x:1"`: {86400, 86400, 86400}},
+			exposition.HostInfo:                     {`host="web-2",kernel="6.1.0",time_zone="Europe/Berlin",version="x"`: {1, 1, 1}},
+		}}}
+	h := d.Recording("web-2")
+	rec := h.Rec
+	if len(rec.Samples) != 3 || rec.Header.TimeZone != "Europe/Berlin" || rec.Header.Interval != time.Second {
+		t.Fatalf("samples %d, zone %q, interval %s", len(rec.Samples), rec.Header.TimeZone, rec.Header.Interval)
+	}
+	s1, s2 := rec.Samples[1], rec.Samples[2]
+	if got := s1.PSI.Memory.Some.Total; got != 1750*time.Millisecond {
+		t.Errorf("memory some total %s, want 1.75s", got)
+	}
+	if got := s1.CgroupPSI.Memory.Some.Total; got != 500*time.Millisecond {
+		t.Errorf("cgroup memory some total %s, want 0.5s", got)
+	}
+	if s2.PSI.Memory.Full != nil {
+		t.Errorf("a missing full value became %v", s2.PSI.Memory.Full)
+	}
+	if lru, _ := s1.Meminfo.FileLRU(); lru != 4<<20 {
+		t.Errorf("file LRU %d", lru)
+	}
+	if got := *s2.VMStat.PgscanDirect; got != 25 {
+		t.Errorf("pgscan_direct %d pages, want 25 (25×4096 bytes)", got)
+	}
+	// The first value of a unit holds I/O from before the window: only
+	// what changed is an interval's I/O.
+	if len(rec.Samples[0].Procs) != 0 || len(s1.Procs) != 1 || s1.Procs[0].Unit != "cron.service" ||
+		s1.Procs[0].DeltaReadBytes != 500 || s1.Procs[0].DeltaWriteBytes != 50 {
+		t.Errorf("sample 1 procs %+v", s1.Procs)
+	}
+	if len(s2.Procs) != 1 || s2.Procs[0].Comm != "(none)" || s2.Procs[0].Unit != "" || s2.Procs[0].DeltaReadBytes != 7 {
+		t.Errorf("sample 2 procs %+v", s2.Procs)
+	}
+	jobs := rec.Header.Jobs
+	if len(jobs) != 1 || jobs[0].Name != "cron.d/x:1" || jobs[0].Schedule[0] != "25 6 * * *" || *jobs[0].PeriodSeconds != 86400 {
+		t.Errorf("jobs %+v", jobs)
+	}
+	if !h.Memdiag {
+		t.Error("memdiag metrics not seen")
+	}
+	wantLacks := 2 // no disks, per unit not per process
+	if len(h.Lacks) != wantLacks {
+		t.Errorf("lacks %q", h.Lacks)
+	}
+}
+
+func TestSelector(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                     `{__name__="x"}`,
+		`instance=~"web-.*"`:   `{__name__="x",instance=~"web-.*"}`,
+		` {job="node", a="b"}`: `{__name__="x",job="node", a="b"}`,
+	} {
+		if got := selector(`__name__="x"`, in); got != want {
+			t.Errorf("selector(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,252 @@
+package memstate
+
+import (
+	"bufio"
+	"bytes"
+	"debug/buildinfo"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/procfs"
+)
+
+// Retention is what the host tells about whether a process's anon memory
+// is held by the program (a leak, or data it keeps) or kept by its
+// allocator after the program freed it (retention). memstate cannot see
+// the program's own heap, so it gives the evidence and a plain reading,
+// never a verdict.
+// Sources: /proc/PID/maps (mapped allocator libraries), /proc/PID/exe (Go
+// build info), /proc/PID/environ (only the allocator variables in
+// [AllocatorEnv]), /proc/PID/status Threads, /sys/devices/system/cpu/online,
+// and the process's cgroup cpu.max (v2) or cpu.cfs_quota_us /
+// cpu.cfs_period_us (v1).
+type Retention struct {
+	// Allocators mapped into the process: "glibc" (libc.so: ptmalloc),
+	// "jemalloc", "tcmalloc", "mimalloc".
+	Allocators []string `json:"allocators,omitempty"`
+	Go         bool     `json:"go,omitempty"` // a Go program (build info in its executable)
+	Threads    int      `json:"threads"`
+	// Env holds only the allocator variables of AllocatorEnv set in the
+	// process's environment (GLIBC_TUNABLES reduced to glibc.malloc.*);
+	// nothing else of the environment is read into memdiag.
+	Env map[string]string `json:"env,omitempty"`
+	// CPUsOnline is what glibc counts to size its arena limit (8 per CPU
+	// on 64-bit); CPUQuota the cgroup's CPU limit in CPUs, 0 when none.
+	CPUsOnline int     `json:"cpus_online"`
+	CPUQuota   float64 `json:"cpu_quota,omitempty"`
+	// ArenasMax is how many malloc arenas glibc may create: MALLOC_ARENA_MAX
+	// (or glibc.malloc.arena_max) when set, else 8 × CPUsOnline; 0 without
+	// glibc malloc.
+	ArenasMax int    `json:"glibc_arenas_max,omitempty"`
+	Reading   string `json:"reading"`
+}
+
+// AllocatorEnv are the environment variables memdiag reads from
+// /proc/PID/environ: the ones that change how an allocator keeps freed
+// memory. No other variable is recorded or printed.
+var AllocatorEnv = []string{"MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_",
+	"MALLOC_MMAP_THRESHOLD_", "GLIBC_TUNABLES", "MALLOC_CONF", "JE_MALLOC_CONF", "TCMALLOC_RELEASE_RATE",
+	"MIMALLOC_PURGE_DELAY", "GODEBUG", "GOGC", "GOMEMLIMIT", "LD_PRELOAD"}
+
+// retention reads the evidence for one process; cgPath is its cgroup
+// (the cpu controller's path on v1, the v2 path otherwise).
+func (c *Collector) retention(p procfs.Proc, threads int, cpuPath string, v2 bool) *Retention {
+	r := &Retention{Threads: threads}
+	dir := filepath.Join(c.root, "proc", strconv.Itoa(p.PID))
+	b, err := os.ReadFile(filepath.Join(dir, "maps"))
+	if err != nil {
+		r.Reading = "no allocator evidence: " + err.Error()
+		return r
+	}
+	r.Allocators = allocators(b)
+	if _, err := buildinfo.ReadFile(filepath.Join(dir, "exe")); err == nil {
+		r.Go = true
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "environ")); err == nil {
+		r.Env = allocatorEnv(b)
+	}
+	if b, err := os.ReadFile(filepath.Join(c.root, "sys/devices/system/cpu/online")); err == nil {
+		r.CPUsOnline = countCPUs(strings.TrimSpace(string(b)))
+	}
+	r.CPUQuota = c.cpuQuota(cpuPath, v2)
+	read(r)
+	return r
+}
+
+// allocators names the allocator libraries in a maps file.
+func allocators(maps []byte) []string {
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(maps))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 6 {
+			continue
+		}
+		base := filepath.Base(f[len(f)-1])
+		switch {
+		case strings.HasPrefix(base, "libc.so") || strings.HasPrefix(base, "libc-2."):
+			seen["glibc"] = true
+		case strings.HasPrefix(base, "libjemalloc"):
+			seen["jemalloc"] = true
+		case strings.HasPrefix(base, "libtcmalloc"):
+			seen["tcmalloc"] = true
+		case strings.HasPrefix(base, "libmimalloc"):
+			seen["mimalloc"] = true
+		}
+	}
+	var out []string
+	for a := range seen {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// allocatorEnv keeps the AllocatorEnv variables of a NUL-separated
+// environ, GLIBC_TUNABLES reduced to its glibc.malloc.* settings.
+func allocatorEnv(environ []byte) map[string]string {
+	var out map[string]string
+	for _, kv := range bytes.Split(environ, []byte{0}) {
+		k, v, ok := strings.Cut(string(kv), "=")
+		if !ok || !contains(AllocatorEnv, k) {
+			continue
+		}
+		if k == "GLIBC_TUNABLES" {
+			var keep []string
+			for _, t := range strings.Split(v, ":") {
+				if strings.HasPrefix(t, "glibc.malloc.") {
+					keep = append(keep, t)
+				}
+			}
+			if len(keep) == 0 {
+				continue
+			}
+			v = strings.Join(keep, ":")
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// countCPUs counts a CPU list ("0-3,6").
+func countCPUs(list string) int {
+	n := 0
+	for _, r := range strings.Split(list, ",") {
+		a, b, ok := strings.Cut(r, "-")
+		lo, err1 := strconv.Atoi(a)
+		hi := lo
+		var err2 error
+		if ok {
+			hi, err2 = strconv.Atoi(b)
+		}
+		if err1 == nil && err2 == nil && hi >= lo {
+			n += hi - lo + 1
+		}
+	}
+	return n
+}
+
+// cpuQuota reads the group's CPU limit in CPUs; 0 when none or unknown.
+func (c *Collector) cpuQuota(path string, v2 bool) float64 {
+	base := filepath.Join(c.root, "sys/fs/cgroup")
+	if v2 {
+		b, err := os.ReadFile(filepath.Join(base, path, "cpu.max"))
+		if err != nil {
+			return 0
+		}
+		f := strings.Fields(string(b))
+		if len(f) != 2 || f[0] == "max" {
+			return 0
+		}
+		q, err1 := strconv.ParseFloat(f[0], 64)
+		per, err2 := strconv.ParseFloat(f[1], 64)
+		if err1 != nil || err2 != nil || per <= 0 {
+			return 0
+		}
+		return q / per
+	}
+	for _, ctl := range []string{"cpu,cpuacct", "cpu"} {
+		q, ok1, _ := readInt(filepath.Join(base, ctl, path, "cpu.cfs_quota_us"))
+		per, ok2, _ := readInt(filepath.Join(base, ctl, path, "cpu.cfs_period_us"))
+		if ok1 && ok2 {
+			if q <= 0 || per <= 0 {
+				return 0
+			}
+			return float64(q) / float64(per)
+		}
+	}
+	return 0
+}
+
+func readInt(p string) (int64, bool, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return 0, false, err
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return v, err == nil, err
+}
+
+// read writes the plain reading of the evidence.
+func read(r *Retention) {
+	var parts []string
+	glibc := contains(r.Allocators, "glibc") && !contains(r.Allocators, "jemalloc") &&
+		!contains(r.Allocators, "tcmalloc") && !contains(r.Allocators, "mimalloc")
+	if glibc {
+		r.ArenasMax = 8 * r.CPUsOnline
+		if v, err := strconv.Atoi(r.Env["MALLOC_ARENA_MAX"]); err == nil && v > 0 {
+			r.ArenasMax = v
+		}
+		if t := r.Env["GLIBC_TUNABLES"]; strings.Contains(t, "glibc.malloc.arena_max=") {
+			v, _ := strconv.Atoi(strings.SplitN(strings.SplitN(t, "glibc.malloc.arena_max=", 2)[1], ":", 2)[0])
+			if v > 0 {
+				r.ArenasMax = v
+			}
+		}
+		cpus := fmt.Sprintf("%d CPUs online", r.CPUsOnline)
+		suggest := r.CPUsOnline
+		if r.CPUQuota > 0 {
+			cpus = fmt.Sprintf("a %g-CPU quota", r.CPUQuota)
+			suggest = int(math.Ceil(r.CPUQuota))
+		}
+		suggest = max(suggest, 2)
+		switch {
+		case r.Threads <= 1:
+			parts = append(parts, "glibc malloc with one thread: one arena, so freed memory is not spread over arenas; anon growth is memory the program still holds, or fragmentation of its one heap (malloc_trim(0) tells them apart)")
+		case r.ArenasMax > suggest:
+			parts = append(parts, fmt.Sprintf("glibc malloc, %d threads, up to %d arenas on %s: freed memory can stay in the arenas; if the program's own heap is flat, likely retention: try MALLOC_ARENA_MAX=%d",
+				r.Threads, r.ArenasMax, cpus, suggest))
+		default:
+			parts = append(parts, fmt.Sprintf("glibc malloc, %d threads, at most %d arenas on %s: arena retention is bounded", r.Threads, r.ArenasMax, cpus))
+		}
+	}
+	for _, a := range []string{"jemalloc", "tcmalloc", "mimalloc"} {
+		if contains(r.Allocators, a) {
+			parts = append(parts, a+" mapped: it returns freed memory on its own schedule (decay/release settings); its own statistics tell held from cached memory")
+		}
+	}
+	if r.Go {
+		parts = append(parts, "a Go program: runtime metrics (heap profile, /memory/classes) do not see cgo or C-library allocations; anon beyond them is outside the Go heap")
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no known allocator mapped (a static binary or its own allocator): nothing here tells retention from a leak")
+	}
+	r.Reading = strings.Join(parts, "; ")
+}

@@ -1,0 +1,65 @@
+// Package process is memdiag's model of a process as the lists and the
+// culprit search see it: its identity across PID reuse (PID and start
+// time), the unit it runs under (one mapper from /proc/PID/cgroup to
+// systemd units, cron sessions and container scopes: [ParseCgroupFile],
+// [UnitFromCgroup]) and the exec/exit event ([Event]) that the polling
+// scanner (package diskio) and the process-events connector (package
+// procevents) both produce.
+//
+// Sources: cgroups(7) "/proc/[pid]/cgroup", proc(5) /proc/PID/stat field
+// 22 (starttime), https://docs.kernel.org/admin-guide/cgroup-v2.html,
+// https://systemd.io/CGROUP_DELEGATION/.
+package process
+
+import "time"
+
+// ID identifies a process across PID reuse: its PID and its start time in
+// clock ticks after boot (/proc/PID/stat field 22).
+type ID struct {
+	PID        int
+	StartTicks uint64
+}
+
+// EventKind says what happened to a process between two samples.
+type EventKind string
+
+// Event kinds.
+const (
+	Exec EventKind = "exec" // the process was first seen (polling) or exec'd (connector)
+	Exit EventKind = "exit" // the process was gone (polling) or exited (connector)
+)
+
+// Event is a process that started or exited. With polling, Time is the
+// sample at which it was first or last missed, and the I/O is the last seen;
+// with the process-events connector and taskstats Time is exact and the
+// I/O is the task's total at exit.
+type Event struct {
+	Kind       EventKind     `json:"kind"`
+	Time       time.Time     `json:"time"`
+	Source     string        `json:"source"` // "poll", "connector", "taskstats"
+	PID        int           `json:"pid"`
+	PPID       int           `json:"ppid,omitempty"`
+	StartTicks uint64        `json:"start_ticks,omitempty"`
+	Comm       string        `json:"comm"`
+	Exe        string        `json:"exe,omitempty"` // /proc/PID/exe at exec (or first sight); see diskio.ProcIO.Exe
+	Cmdline    string        `json:"cmdline,omitempty"`
+	Cgroup     string        `json:"cgroup,omitempty"`
+	Unit       string        `json:"unit,omitempty"`        // UnitFromCgroup(Cgroup)
+	ReadBytes  uint64        `json:"read_bytes,omitempty"`  // total over the process's life, as far as seen
+	WriteBytes uint64        `json:"write_bytes,omitempty"` // total over the process's life, as far as seen
+	BlkioDelay time.Duration `json:"blkio_delay_ns,omitempty"`
+}
+
+// ID is the event's process identity.
+func (e *Event) ID() ID { return ID{PID: e.PID, StartTicks: e.StartTicks} }
+
+// EventStats accounts for the process events of one interval, so that a
+// loss is reported, never silent.
+type EventStats struct {
+	Received         uint64 `json:"received"`                    // connector events read
+	LostKernel       uint64 `json:"lost_kernel,omitempty"`       // gaps in the connector's per-CPU sequence numbers: dropped by the kernel (socket buffer full)
+	LostBuffer       uint64 `json:"lost_buffer,omitempty"`       // events memdiag dropped because its own buffer between samples was full
+	Overruns         uint64 `json:"overruns,omitempty"`          // ENOBUFS returned by a socket (the count of lost messages is in LostKernel for the connector)
+	TaskstatsMissing uint64 `json:"taskstats_missing,omitempty"` // process exits seen by the connector without a taskstats record
+	Error            string `json:"error,omitempty"`             // a reader stopped on an unexpected error: events after it are missing
+}
