@@ -5,6 +5,7 @@
 #
 #   sudo bench/service.sh                       # N = 1000, 1 h, 10 min segments
 #   sudo bench/service.sh -n 1000 -d 3600 -s 10m -o /tmp/service-bench
+#   sudo bench/service.sh -n 1000 -d 300 -w    # and `memdiag watch` beside it, same conditions
 #
 # It starts N sleeping processes (ended by PID at the end), runs
 # `memdiag record --interval 1s --segment S --duration D` into a fresh
@@ -14,18 +15,19 @@
 # CPU ms per sample (user+sys of the whole run, from time(1), / samples written), RSS first/last/max, the
 # store's bytes per hour, the load average over the run.
 set -euo pipefail
-N=1000; D=3600; SEG=10m; OUT=""
-while getopts "n:d:s:o:" o; do
-  case $o in n) N=$OPTARG;; d) D=$OPTARG;; s) SEG=$OPTARG;; o) OUT=$OPTARG;; *) exit 2;; esac
+N=1000; D=3600; SEG=10m; OUT=""; WATCH=0
+while getopts "n:d:s:o:w" o; do
+  case $o in n) N=$OPTARG;; d) D=$OPTARG;; s) SEG=$OPTARG;; o) OUT=$OPTARG;; w) WATCH=1;; *) exit 2;; esac
 done
 [ "$(id -u)" = 0 ] || { echo "run as root: memdiag must see every process's /proc/PID/io" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$(mktemp -d /tmp/memdiag-service-bench.XXXXXX)}
 mkdir -p "$OUT"
 rm -rf "$OUT/store"
-idle=(); rec=""
+idle=(); rec=""; wpid=""
 cleanup() {
   [ -n "$rec" ] && kill -TERM "$rec" 2>/dev/null || true
+  [ -n "$wpid" ] && kill -TERM "$wpid" 2>/dev/null || true
   for p in "${idle[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
 }
 trap cleanup EXIT
@@ -37,6 +39,12 @@ start=$(date +%s)
 /usr/bin/time -f "%e %U %S %M" -o "$OUT/time" \
   "$OUT/memdiag" record --store "$OUT/store" --interval 1s --segment "$SEG" --duration "${D}s" --max-age 0 --max-size 0 2>"$OUT/stderr" &
 timer=$!
+if [ "$WATCH" = 1 ]; then
+  rm -f "$OUT/watch.jsonl.gz"
+  /usr/bin/time -f "%e %U %S %M" -o "$OUT/time.watch" \
+    "$OUT/memdiag" watch --quiet --interval 1s --duration "${D}s" --out "$OUT/watch.jsonl.gz" >/dev/null 2>"$OUT/stderr.watch" &
+  wpid=$!
+fi
 sleep 1
 rec=$(pgrep -P "$timer")
 echo "elapsed_s,utime_s,stime_s,rss_kib,hwm_kib,store_bytes,segments,procs,load1" >"$OUT/series.csv"
@@ -58,6 +66,7 @@ while kill -0 "$rec" 2>/dev/null; do
 done
 wait "$timer" || true
 rec=""
+if [ -n "$wpid" ]; then wait "$wpid" || true; wpid=""; fi
 # the whole run's CPU and peak RSS, from time(1)
 read -r e u s m < <(tail -n 1 "$OUT/time")
 end=$(date +%s)
@@ -78,5 +87,14 @@ awk -F, -v n="$N" -v samples="$samples" -v bytes="$bytes" -v wall="$((end - star
     printf "|---|---|---|---|---|---|---|---|---|---|\n"
     printf "| %d | %d | %d | %.2f | %.2f | %.1f / %.1f / %.1f / %.1f | %.1f | %.2f MB | %.2f | %d |\n", n, samples, segs, (u+s)*1000/samples, (u+s)*100/wall, rss0/1024, a[4]/1024, mn/1024, mx/1024, m/1024, bytes*3600/wall/1e6, l/nl, procs
   }' "$OUT/series.csv"
+if [ "$WATCH" = 1 ]; then
+  read -r we wu ws wm < <(tail -n 1 "$OUT/time.watch")
+  wsamples=$(zcat "$OUT/watch.jsonl.gz" | grep -c '"type":"sample"')
+  awk -v u="$u" -v s="$s" -v n="$samples" -v m="$m" -v wu="$wu" -v ws="$ws" -v wn="$wsamples" -v wm="$wm" -v wb="$(stat -c %s "$OUT/watch.jsonl.gz")" -v wall="$((end - start))" -v bytes="$bytes" 'BEGIN {
+    printf "\n| beside each other | samples | CPU ms/sample | peak RSS (MiB) | bytes/hour |\n|---|---|---|---|---|\n"
+    printf "| memdiag record | %d | %.2f | %.1f | %.2f MB |\n", n, (u+s)*1000/n, m/1024, bytes*3600/wall/1e6
+    printf "| memdiag watch --quiet | %d | %.2f | %.1f | %.2f MB |\n", wn, (wu+ws)*1000/wn, wm/1024, wb*3600/wall/1e6
+  }'
+fi
 echo
 echo "series (every 60 s): $OUT/series.csv; recorder's stderr: $OUT/stderr"

@@ -1,7 +1,8 @@
 // Package diskio reads disk I/O per block device (/proc/diskstats) and per
-// process (/proc/PID/io, /proc/PID/stat), resolves each process's cgroup
-// (/proc/PID/cgroup) to its systemd unit, and notes processes that started
-// or exited between two samples.
+// process (/proc/PID/io, /proc/PID/stat), and, by polling, notes the
+// processes that started or exited between two samples as package
+// process's events; a process's cgroup and unit come from package process
+// (the one mapper).
 //
 // Sources: https://docs.kernel.org/admin-guide/iostats.html (diskstats),
 // https://docs.kernel.org/filesystems/proc.html ("/proc/<pid>/io",

@@ -1,7 +1,9 @@
-// Package signal is the catalogue of memdiag's derived quantities: one
-// table of every rate, count and amount memdiag computes from two samples
-// of the kernel's cumulative counters, with its name, unit, kernel source
-// and document, and the one function that computes it.
+// Package signal is the catalogue of memdiag's kernel quantities: one
+// table of every counter memdiag judges by its change between two samples
+// (reclaim, refaults, faults, swap, PSI stall time, disk I/O) and every
+// level it reads (the LRU lists, available memory, swap used), with its
+// name, unit, kind, kernel source and document, and the one function that
+// computes it.
 //
 // Every view reads this table and none recomputes: `analyze`
 // (record.Interval), `gate` (its metrics are the entries with a
