@@ -111,15 +111,23 @@ func TestSecretsNeverLeave(t *testing.T) {
 		t.Errorf("no sample or event holds the job's redacted command line")
 	}
 
+	written := []string{rec}
 	for _, f := range report.Formats {
 		_, o, e := runMemdiag(t, root, "analyze", rec, "--format", string(f))
 		outputs["analyze "+string(f)] = o + e
+		// The same report written with -o: the file too.
+		file := filepath.Join(dir, "analyze."+string(f))
+		_, _, e = runMemdiag(t, root, "analyze", rec, "--format", string(f), "-o", file)
+		fb, _ := os.ReadFile(file)
+		outputs["analyze -o "+string(f)] = e + string(fb)
+		written = append(written, file)
 	}
 	for _, f := range gate.Formats {
 		junit := filepath.Join(dir, "gate-"+string(f)+".xml")
 		_, o, e := runMemdiag(t, root, "gate", "--recording", rec, "-t", "oom_kills==0", "--format", string(f), "--junit", junit)
 		jb, _ := os.ReadFile(junit)
 		outputs["gate "+string(f)] = o + e + string(jb)
+		written = append(written, junit)
 	}
 	for _, f := range timers.Formats {
 		_, o, e := runMemdiag(t, root, "timers", "--format", string(f))
@@ -130,6 +138,18 @@ func TestSecretsNeverLeave(t *testing.T) {
 	outputs["gate wrapped"] = o + e
 	if !strings.Contains(e, "--password ***") {
 		t.Errorf("gate's error does not quote the redacted command:\n%s", e)
+	}
+	written = append(written, filepath.Join(dir, "gate-run.jsonl"))
+	// Every file memdiag wrote is the owner's alone (no --mode given).
+	for _, p := range written {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, want 0600", p, fi.Mode().Perm())
+		}
 	}
 
 	secret := regexp.MustCompile(`[A-Z]+[a-z]SECRET`)
