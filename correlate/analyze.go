@@ -611,10 +611,18 @@ func continues(iv *ival, raised []Signal, o Options, low float64, quiet map[Sign
 	if len(o.Require) == 0 {
 		return false // without a stall requirement every raised signal flags
 	}
-	if v := signalValue(PSISome, iv, o.PSIScope); !math.IsNaN(v) && v >= low {
+	v := signalValue(PSISome, iv, o.PSIScope)
+	if !math.IsNaN(v) && v >= low {
 		return true
 	}
-	if hasAny(raised, reclaimSignals[:]) {
+	if o.PSIScope == PSICgroup {
+		// The group's episode is the group's stall: it ends when the
+		// group stops stalling, whatever the rest of the host reclaims.
+		if math.IsNaN(v) || v <= 0 {
+			return false
+		}
+	}
+	if !cgCounters(iv, o.PSIScope) && hasAny(raised, reclaimSignals[:]) {
 		return true
 	}
 	for _, s := range reclaimSignals {
@@ -623,7 +631,7 @@ func continues(iv *ival, raised []Signal, o Options, low float64, quiet map[Sign
 		if !ok || thr < 0 {
 			continue
 		}
-		if v := signalValue(s, iv, o.PSIScope); !math.IsNaN(v) && v-q >= thr {
+		if v := reclaimValue(s, iv, o.PSIScope); !math.IsNaN(v) && v-q >= thr {
 			if s == LRUDrop && -iv.FileLRUDeltaBytes < o.Thresholds.LRUDropMin {
 				continue
 			}
@@ -631,6 +639,34 @@ func continues(iv *ival, raised []Signal, o Options, low float64, quiet map[Sign
 		}
 	}
 	return false
+}
+
+// cgCounters says whether iv's reclaim is read from the --cgroup group's
+// own counters: the scope is the group and its memory.stat was recorded.
+func cgCounters(iv *ival, scope PSIScope) bool {
+	return scope == PSICgroup && (!math.IsNaN(iv.CgRefaultPerSec) || !math.IsNaN(iv.CgReclaimPerSec))
+}
+
+// reclaimValue is reclaim signal s over iv in the scope: under a cgroup
+// scope with the group's counters recorded, the group's own (its
+// memory.stat refaults, reclaim scans and swap-out; NaN where the group
+// lacks the counter, and for lru_drop, whose level is recorded for the
+// host only); else the host's (signalValue). A recording without the
+// group's counters falls back to the host's reclaim, but only while the
+// group itself still stalls (continues, ownLevel.continues).
+func reclaimValue(s Signal, iv *ival, scope PSIScope) float64 {
+	if !cgCounters(iv, scope) {
+		return signalValue(s, iv, scope)
+	}
+	switch s {
+	case Refault:
+		return iv.CgRefaultPerSec
+	case DirectReclaim, LimitReclaim:
+		return iv.CgReclaimPerSec
+	case SwapOut:
+		return iv.CgSwapOutBytesPerSec
+	}
+	return math.NaN()
 }
 
 // ownLevel is an open episode's own reclaim level: the mean of each
@@ -646,7 +682,7 @@ type ownLevel struct {
 
 func (l *ownLevel) add(iv *ival, o Options) {
 	for k, s := range reclaimSignals {
-		if v := signalValue(s, iv, o.PSIScope); !math.IsNaN(v) {
+		if v := reclaimValue(s, iv, o.PSIScope); !math.IsNaN(v) {
 			l.sum[k] += v
 			l.n[k]++
 		}
@@ -662,7 +698,12 @@ func (l *ownLevel) continues(iv *ival, o Options) bool {
 		if thr <= 0 || l.n[k] == 0 {
 			continue
 		}
-		v := signalValue(s, iv, o.PSIScope)
+		if o.PSIScope == PSICgroup {
+			if v := signalValue(PSISome, iv, o.PSIScope); math.IsNaN(v) || v <= 0 {
+				return false // the group stopped stalling
+			}
+		}
+		v := reclaimValue(s, iv, o.PSIScope)
 		if math.IsNaN(v) || v < thr || v < l.sum[k]/float64(l.n[k])/2 {
 			continue
 		}
@@ -680,7 +721,7 @@ func quietLevels(ivs []ival, o Options) map[Signal]float64 {
 	for _, s := range reclaimSignals {
 		var vals []float64
 		for i := range ivs {
-			if v := signalValue(s, &ivs[i], o.PSIScope); !math.IsNaN(v) {
+			if v := reclaimValue(s, &ivs[i], o.PSIScope); !math.IsNaN(v) {
 				vals = append(vals, v)
 			}
 		}

@@ -32,9 +32,12 @@ type scenario struct {
 	// workingset refaults per second.
 	diskBps func(t time.Duration) float64
 	refault func(t time.Duration) float64
-	procs   []sproc
-	jobs    []timers.Job
-	noProcs bool // a recording without per-process data
+	// cgRefault gives the --cgroup group's own refaults per second
+	// (Sample.CgroupVMStat); nil: the group's counters not recorded.
+	cgRefault func(t time.Duration) float64
+	procs     []sproc
+	jobs      []timers.Job
+	noProcs   bool // a recording without per-process data
 }
 
 // sproc is one process of a scenario, alive in [from, to).
@@ -81,7 +84,7 @@ func (s scenario) build() *record.Recording {
 		rec.Header.Cgroup = "/sys/fs/cgroup/unified/service"
 	}
 	rec.Header.Collectors = []record.CollectorStatus{{Name: "psi", Available: true}, {Name: "procs", Available: !s.noProcs}}
-	var someUS, cgUS, diskWr, refault float64
+	var someUS, cgUS, diskWr, refault, cgRefault float64
 	life := map[int]float64{} // bytes written so far, per process
 	n := int(s.dur / s.interval)
 	for i := 0; i <= n; i++ {
@@ -102,6 +105,9 @@ func (s scenario) build() *record.Recording {
 			}
 			if s.refault != nil {
 				refault += s.refault(t) * dt
+			}
+			if s.cgRefault != nil {
+				cgRefault += s.cgRefault(t) * dt
 			}
 		}
 		for _, p := range s.procs {
@@ -154,6 +160,9 @@ func (s scenario) build() *record.Recording {
 				Some: psi.Line{Total: time.Duration(cgUS) * time.Microsecond},
 				Full: &psi.Line{Total: time.Duration(cgUS/4) * time.Microsecond},
 			}}
+		}
+		if s.cgRefault != nil {
+			smp.CgroupVMStat = &lru.VMStat{WorkingsetRefaultFile: u64(cgRefault)}
 		}
 		smp.Meminfo = &lru.Meminfo{ActiveFile: u64(2 << 30), InactiveFile: u64(2 << 30), ActiveAnon: u64(300 << 20), InactiveAnon: u64(100 << 20)}
 		smp.VMStat = &lru.VMStat{WorkingsetRefaultFile: u64(refault), PgscanDirect: u64(0), Pswpout: u64(0)}

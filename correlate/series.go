@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"encoding/binary"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -89,6 +90,10 @@ type ival struct {
 	DiskWriteBytesPerSec                    float64
 	DiskIOTimePerSec                        float64
 	SwapOutBytesPerSec                      float64
+	// The --cgroup group's own reclaim, from its memory.stat (NaN when
+	// not recorded): refaults pages/s (file+anon), reclaim scans pages/s
+	// (allocation and limit reclaim), swap-out bytes/s.
+	CgRefaultPerSec, CgReclaimPerSec, CgSwapOutBytesPerSec float64
 }
 
 func lean(iv *record.Interval) ival {
@@ -100,7 +105,21 @@ func lean(iv *record.Interval) ival {
 		DirectReclaimPerSec: iv.PerSec(signal.DirectReclaim), LimitReclaimPerSec: iv.PerSec(signal.LimitReclaim),
 		DiskReadBytesPerSec: iv.DiskReadBytesPerSec, DiskWriteBytesPerSec: iv.DiskWriteBytesPerSec,
 		DiskIOTimePerSec: iv.DiskIOTimePerSec, SwapOutBytesPerSec: iv.SwapOutBytesPerSec,
+		CgRefaultPerSec:      sumKnown(iv.CgPerSec(signal.RefaultFile), iv.CgPerSec(signal.RefaultAnon)),
+		CgReclaimPerSec:      iv.CgPerSec(signal.AllocReclaim),
+		CgSwapOutBytesPerSec: iv.CgPerSec(signal.SwapOut), // pages/s until Add scales it
 	}
+}
+
+// sumKnown is a+b, or the known one of them, NaN when neither is known.
+func sumKnown(a, b float64) float64 {
+	switch {
+	case math.IsNaN(a):
+		return b
+	case math.IsNaN(b):
+		return a
+	}
+	return a + b
 }
 
 // procIO is what the episodes and the culprit ranking read of a
@@ -142,7 +161,13 @@ func (sr *Series) Add(s *record.Sample) {
 	sr.samples++
 	if sr.prev != nil {
 		iv := record.Between(&sr.Header, sr.prev, s)
-		sr.ivs = append(sr.ivs, lean(&iv))
+		li := lean(&iv)
+		ps := float64(sr.Header.PageSize)
+		if ps <= 0 {
+			ps = 4096
+		}
+		li.CgSwapOutBytesPerSec *= ps
+		sr.ivs = append(sr.ivs, li)
 		var l *latency.Summary
 		if s.Latency != nil && s.Latency.Count > 0 {
 			c := *s.Latency

@@ -52,8 +52,10 @@ type Interval struct {
 	AllocstallPerSec    float64 // direct reclaim entries/s, signal.Allocstalls
 	OOMKills            float64 // count in the interval, signal.OOMKills
 
-	// signals holds every catalogue signal's rate, by catalogue index.
-	signals []float64
+	// signals holds every catalogue signal's rate, by catalogue index;
+	// cgSignals the same from the --cgroup group's counters
+	// (Sample.CgroupVMStat), nil when not recorded.
+	signals, cgSignals []float64
 
 	SwapInBytesPerSec  float64
 	SwapOutBytesPerSec float64
@@ -72,6 +74,18 @@ func (iv *Interval) PerSec(sig *signal.Signal) float64 {
 	for i, s := range signal.Catalogue {
 		if s == sig && i < len(iv.signals) {
 			return iv.signals[i]
+		}
+	}
+	return nan
+}
+
+// CgPerSec is PerSec from the --cgroup group's own counters
+// (Sample.CgroupVMStat: memory.stat, memory.events); NaN when the group's
+// counters were not recorded or lack that counter.
+func (iv *Interval) CgPerSec(sig *signal.Signal) float64 {
+	for i, s := range signal.Catalogue {
+		if s == sig && i < len(iv.cgSignals) {
+			return iv.cgSignals[i]
 		}
 	}
 	return nan
@@ -133,6 +147,12 @@ func Between(h *Header, prev, cur *Sample) Interval {
 	iv.signals = make([]float64, len(signal.Catalogue))
 	for i, sig := range signal.Catalogue {
 		iv.signals[i] = sig.PerSec(hp, hc, dt)
+	}
+	if prev.CgroupVMStat != nil && cur.CgroupVMStat != nil {
+		iv.cgSignals = make([]float64, len(signal.Catalogue))
+		for i, sig := range signal.Catalogue {
+			iv.cgSignals[i] = sig.PerSec(cp, cc, dt)
+		}
 	}
 	iv.PgscanDirectPerSec = iv.PerSec(signal.DirectReclaim)
 	iv.LimitReclaimPerSec = iv.PerSec(signal.LimitReclaim)
