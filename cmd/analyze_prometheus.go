@@ -225,7 +225,7 @@ func analyzeArgs(p *promOptions) cobra.PositionalArgs {
 			}
 			return nil
 		}
-		return exactArgs(1)(c, args)
+		return minArgs(1)(c, args)
 	}
 }
 

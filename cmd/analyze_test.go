@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -284,6 +286,65 @@ func TestAnalyzeColor(t *testing.T) {
 	for name, out := range map[string]string{"--no-color": run(true, "--no-color"), "piped": run(false)} {
 		if strings.Contains(out, "\x1b[") {
 			t.Errorf("%s: escape sequence in output:\n%q", name, out)
+		}
+	}
+}
+
+// TestAnalyzeSeveralSegments: `analyze A B` (docs/service.md) joins the
+// segments into one recording: the union recording cut in two after its
+// 119th sample gives the same timeline and verdict as the whole file.
+func TestAnalyzeSeveralSegments(t *testing.T) {
+	f, err := os.Open(unionRec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	dir := t.TempDir()
+	seg1, seg2 := filepath.Join(dir, "seg1.jsonl"), filepath.Join(dir, "seg2.jsonl")
+	if err := os.WriteFile(seg1, []byte(strings.Join(lines[:120], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(seg2, []byte(lines[0]+strings.Join(lines[120:], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, whole, _ := runCmd(t, "analyze", unionRec)
+	code, out, errOut := runCmd(t, "analyze", seg1, seg2)
+	if code != ExitOK {
+		t.Fatalf("analyze seg1 seg2: exit %d, stderr %q", code, errOut)
+	}
+	if !strings.HasPrefix(out, strings.TrimRight(whole, "\n")) {
+		t.Errorf("analyze seg1 seg2 differs from the whole recording:\n%s\nwant:\n%s", out, whole)
+	}
+	if !strings.Contains(out, "seg1.jsonl has no end line") {
+		t.Errorf("no note on the first segment's missing end line:\n%s", out)
+	}
+}
+
+// TestArgCountErrors: a wrong number of arguments is a usage error whose
+// message names the command once ("memdiag: compare: ...", not
+// "memdiag: memdiag compare: ...").
+func TestArgCountErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", unionRec}, "memdiag: compare: accepts 2 arg(s), received 1\n"},
+		{[]string{"analyze"}, "memdiag: analyze: requires at least 1 arg(s), only received 0\n"},
+		{[]string{"timers", "extra"}, "memdiag: timers takes no arguments, got \"extra\"\n"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runCmd(t, tt.args...)
+		if code != ExitUsage || !strings.HasPrefix(errOut, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errOut, ExitUsage, tt.want)
 		}
 	}
 }

@@ -100,7 +100,7 @@ func classify(err error) (code int, msg string) {
 // usage hint), like a bad flag.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return &FlagError{Err: fmt.Errorf("%s takes no arguments, got %q", cmd.CommandPath(), strings.Join(args, " "))}
+		return &FlagError{Err: fmt.Errorf("%s takes no arguments, got %q", subPath(cmd), strings.Join(args, " "))}
 	}
 	return nil
 }
@@ -110,8 +110,28 @@ func noArgs(cmd *cobra.Command, args []string) error {
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return &FlagError{Err: fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+			return &FlagError{Err: fmt.Errorf("%s: %w", subPath(cmd), err)}
 		}
 		return nil
 	}
+}
+
+// minArgs is cobra.MinimumNArgs whose error is a usage error (exit 2, with
+// the usage hint), like a bad flag.
+func minArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
+			return &FlagError{Err: fmt.Errorf("%s: %w", subPath(cmd), err)}
+		}
+		return nil
+	}
+}
+
+// subPath is the command's path without the program's name ("analyze",
+// "gate"), since exitCode already prefixes every message with "memdiag:".
+func subPath(cmd *cobra.Command) string {
+	if !cmd.HasParent() {
+		return cmd.Name()
+	}
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
 }

@@ -33,7 +33,7 @@ func TestNewMemCmd(t *testing.T) {
 		{"--format csv", MemOptions{Format: mem.CSV, Top: 10, Interval: time.Second, Root: "/"}, ""},
 		{"--format xml", MemOptions{}, `--format "xml": unknown format; want one of table, markdown, json, csv`},
 		{"--top -1", MemOptions{}, "--top must be 0"},
-		{"extra", MemOptions{}, `memdiag mem takes no arguments, got "extra"`},
+		{"extra", MemOptions{}, `mem takes no arguments, got "extra"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {

@@ -109,10 +109,24 @@ func allocators(maps []byte) []string {
 
 // allocatorEnv keeps the AllocatorEnv variables of a NUL-separated
 // environ, GLIBC_TUNABLES reduced to its glibc.malloc.* settings.
+//
+// glibc (2.36 here) parses GLIBC_TUNABLES in place, turning its ':'
+// separators into NULs, so /proc/PID/environ shows the later tunables as
+// entries of their own ("glibc.malloc.trim_threshold=131072") after it;
+// they are joined back.
 func allocatorEnv(environ []byte) map[string]string {
 	var out map[string]string
+	var entries []string
 	for _, kv := range bytes.Split(environ, []byte{0}) {
-		k, v, ok := strings.Cut(string(kv), "=")
+		e := string(kv)
+		if n := len(entries); n > 0 && strings.HasPrefix(e, "glibc.") && strings.HasPrefix(entries[n-1], "GLIBC_TUNABLES=") {
+			entries[n-1] += ":" + e
+			continue
+		}
+		entries = append(entries, e)
+	}
+	for _, e := range entries {
+		k, v, ok := strings.Cut(e, "=")
 		if !ok || !contains(AllocatorEnv, k) {
 			continue
 		}

@@ -300,3 +300,33 @@ func countCharted(d pageJSON) int {
 	}
 	return n
 }
+
+// TestScheduleAsterisksSurvive: a calendar or cron schedule's asterisks
+// are text, not emphasis: Markdown puts the schedule in a code span and
+// escapes the evidence line, so the HTML page (rendered from that
+// Markdown) shows "*:*:0/20" and never <em>.
+func TestScheduleAsterisksSurvive(t *testing.T) {
+	r := reference()
+	r.Culprits[0].Job.Schedule = []string{"*:*:0/20"}
+	r.Culprits[1].Job.Schedule = []string{"*/5 * * * *"}
+	var md bytes.Buffer
+	if err := Render(&md, r, Markdown, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Fires every 20m (`*:*:0/20`)", `fires every 20m (\*:\*:0/20), defined in lib/systemd/system/pmlogger\_check.timer`,
+		"Fires every 20m (`*/5 * * * *`)"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	page, _ := pageOf(t, func(b *bytes.Buffer) error { return Render(b, r, HTML, Options{}) })
+	for _, want := range []string{"Fires every 20m (<code>*:*:0/20</code>)", "fires every 20m (*:*:0/20), defined in lib/systemd/system/pmlogger_check.timer",
+		"Fires every 20m (<code>*/5 * * * *</code>)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<em>") {
+		t.Error("the page has emphasis (<em>) from a schedule's asterisks")
+	}
+}

@@ -447,7 +447,11 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 				what += " every " + correlate.FormatDuration(c.Period)
 			}
 			if len(j.Schedule) > 0 {
-				what += " (" + strings.Join(j.Schedule, ", ") + ")"
+				var sched []string
+				for _, e := range j.Schedule {
+					sched = append(sched, code(e, md))
+				}
+				what += " (" + strings.Join(sched, ", ") + ")"
 			}
 			if j.Command != "" {
 				what += "; runs " + code(j.Command, md)
@@ -471,10 +475,17 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 				}
 				ps = append(ps, n)
 			}
-			fmt.Fprintf(b, "%sIts processes (%s) did %s of I/O per episode.%s\n", ind, strings.Join(ps, ", "), correlate.FormatBytes(c.BytesPerEpisode), br)
+			procs := strings.Join(ps, ", ")
+			if md {
+				procs = mdEscape(procs)
+			}
+			fmt.Fprintf(b, "%sIts processes (%s) did %s of I/O per episode.%s\n", ind, procs, correlate.FormatBytes(c.BytesPerEpisode), br)
 		}
 		fmt.Fprintf(b, "%sEvidence:\n", ind)
 		for _, e := range Evidence(r, c) {
+			if md {
+				e = mdEscape(e)
+			}
 			fmt.Fprintf(b, "%s%s%s\n", ind, bullet, e)
 		}
 		fmt.Fprintf(b, "%sWhat to do:\n", ind)
@@ -489,6 +500,16 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 		}
 	}
 }
+
+// mdEscape backslash-escapes the characters Markdown would read as
+// emphasis, code, links or HTML in plain text (a cron schedule's *, a
+// unit name's _), so Markdown and the HTML page built from it show the
+// text as it is.
+func mdEscape(s string) string {
+	return mdEscaper.Replace(s)
+}
+
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`, "<", `\<`, ">", `\>`)
 
 func code(s string, md bool) string {
 	if md {
