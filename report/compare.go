@@ -69,7 +69,21 @@ func compareMetrics(a, b *correlate.Result) []metric {
 		}
 		return f64(n / r.Totals.Duration.Hours())
 	}
-	return []metric{
+	// One scope per row: the episodes are counted in each recording's
+	// PSI scope, so with both scoped to their recorded cgroup the stall
+	// row is the cgroup's too (Totals.CgroupMemStall), and the host's
+	// follows under its own label.
+	cg := a.PSIScope == correlate.PSICgroup && b.PSIScope == correlate.PSICgroup
+	episodes := "Episodes"
+	if cg {
+		episodes = "Episodes (cgroup)"
+	}
+	stall := []metric{{"mem_stall_s", "Memory stall (host)", f64(a.Totals.MemStall.Seconds()), f64(b.Totals.MemStall.Seconds()), sFmt, -1}}
+	if cg {
+		stall = append([]metric{{"cgroup_mem_stall_s", "Memory stall (cgroup)",
+			f64(a.Totals.CgroupMemStall.Seconds()), f64(b.Totals.CgroupMemStall.Seconds()), sFmt, -1}}, stall...)
+	}
+	return append([]metric{
 		{"duration_s", "Recording length", f64(a.Totals.Duration.Seconds()), f64(b.Totals.Duration.Seconds()), sFmt, 0},
 		{"requests_per_s", "Requests/s", rps(a), rps(b), func(v float64) string { return fmt.Sprintf("%.1f", v) }, +1},
 		// A failing service can look fast: its error share comes first.
@@ -77,10 +91,9 @@ func compareMetrics(a, b *correlate.Result) []metric {
 		{"mean_ms", "Mean latency", lat(a, a.Totals.Mean), lat(b, b.Totals.Mean), msFmt, -1},
 		{"p99_ms", "p99 latency", lat(a, a.Totals.P99), lat(b, b.Totals.P99), msFmt, -1},
 		{"spike_intervals", "Spike intervals", spikes(a), spikes(b), nFmt, -1},
-		{"episodes", "Episodes", f64(float64(len(a.Episodes))), f64(float64(len(b.Episodes))), nFmt, -1},
+		{"episodes", episodes, f64(float64(len(a.Episodes))), f64(float64(len(b.Episodes))), nFmt, -1},
 		{"episodes_per_h", "Episodes per hour", perHour(a, float64(len(a.Episodes))), perHour(b, float64(len(b.Episodes))), func(v float64) string { return fmt.Sprintf("%.1f", v) }, -1},
-		{"mem_stall_s", "Memory stall (PSI some)", f64(a.Totals.MemStall.Seconds()), f64(b.Totals.MemStall.Seconds()), sFmt, -1},
-	}
+	}, stall...)
 }
 
 // FailuresRose reports whether the share of failed requests rose from

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -317,6 +318,42 @@ func TestAdviceUnknownFollowsWhatIsMissing(t *testing.T) {
 		got := strings.Join(Advice(&cu), "\n")
 		if !strings.Contains(got, c.want) || !c.root && strings.Contains(got, "as root") {
 			t.Errorf("missing %v: advice %q; want %q, as root %v", c.missing, got, c.want, c.root)
+		}
+	}
+}
+
+// Two recordings scoped to their --cgroup group: the stall row is the
+// group's (4.655 s → 1.312 s, like its episodes 9 → 3), and the host's
+// (12.4 s → 699 ms) is labelled as the host's, never shown as the scope's.
+func TestRenderCompareCgroupScope(t *testing.T) {
+	ep := make([]correlate.Episode, 9)
+	before := correlate.Result{Host: "trial", Start: at("22:00"), End: at("22:10"), Location: time.UTC, PSIScope: correlate.PSICgroup,
+		Episodes: ep, Totals: correlate.Totals{Duration: 10 * time.Minute, MemStall: 12400 * time.Millisecond, CgroupMemStall: 4655 * time.Millisecond}}
+	after := correlate.Result{Host: "trial", Start: at("23:00"), End: at("23:10"), Location: time.UTC, PSIScope: correlate.PSICgroup,
+		Episodes: ep[:3], Totals: correlate.Totals{Duration: 10 * time.Minute, MemStall: 699 * time.Millisecond, CgroupMemStall: 1312 * time.Millisecond}}
+	var b bytes.Buffer
+	if err := RenderCompare(&b, before, after, Table, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(b.String(), "\n") {
+		cells := strings.Split(line, "│")
+		if len(cells) == 4 {
+			for i := range cells {
+				cells[i] = strings.TrimSpace(cells[i])
+			}
+			rows[cells[0]] = cells[1:]
+		}
+	}
+	// (1.312-4.655)/4.655 = -71.8 %; (0.699-12.4)/12.4 = -94.4 %.
+	want := map[string][]string{
+		"Episodes (cgroup)":     {"9", "3", "-66.7%"},
+		"Memory stall (cgroup)": {"4.7s", "1.3s", "-71.8%"},
+		"Memory stall (host)":   {"12.4s", "699ms", "-94.4%"},
+	}
+	for k, w := range want {
+		if got := rows[k]; !slices.Equal(got, w) {
+			t.Errorf("row %q = %q; want %q\n%s", k, got, w, b.String())
 		}
 	}
 }
