@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -276,5 +277,39 @@ func TestRunTimersToAlone(t *testing.T) {
 	_, both, _ := runCLI(t, timersRoot("debian"), append(base, "--from", "now", "--to", "2h")...)
 	if alone != both || !strings.Contains(alone, "2026-11-29 12:10:00 │ sysstat-collect.timer") {
 		t.Errorf("--to 2h:\n%s\nwant (--from now --to 2h):\n%s", alone, both)
+	}
+}
+
+// TestTimersNextSecondsForFastTimers: a timer firing every 20 s lists
+// its next firings to the second (12:00:20, 12:00:40, 12:01:00), not
+// 12:00, 12:00, 12:01.
+func TestTimersNextSecondsForFastTimers(t *testing.T) {
+	root := t.TempDir()
+	units := filepath.Join(root, "etc/systemd/system")
+	if err := os.MkdirAll(filepath.Join(units, "timers.target.wants"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "proc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"fast.timer":   "[Timer]\nOnCalendar=*:*:0/20\n\n[Install]\nWantedBy=timers.target\n",
+		"fast.service": "[Service]\nExecStart=/bin/true\n",
+	} {
+		if err := os.WriteFile(filepath.Join(units, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../fast.timer", filepath.Join(units, "timers.target.wants/fast.timer")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, root, "timers", "--base-time", "2026-11-29T12:00:05Z", "--tz", "UTC", "--next", "3")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	for _, want := range []string{"│ 20s    │ 2026-11-29 12:00:20 │", "│ 2026-11-29 12:00:40 │", "│ 2026-11-29 12:01:00 │"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
 	}
 }

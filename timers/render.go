@@ -131,7 +131,12 @@ func views(jobs []Job, o RenderOptions) []jobView {
 	return out
 }
 
-const shownTime = "2006-01-02 15:04"
+// shownTime is a firing in the table; shownTimeSeconds for jobs that
+// fire more often than once a minute.
+const (
+	shownTime        = "2006-01-02 15:04"
+	shownTimeSeconds = "2006-01-02 15:04:05"
+)
 
 // RenderJobs writes the per-job listing.
 func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
@@ -190,9 +195,15 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 	}
 	for _, v := range vs {
 		var next []string
+		layout := shownTime
+		if p := v.Job.PeriodSeconds; p != nil && *p < 60 {
+			// A 20 s timer's next three firings would read 22:33, 22:33,
+			// 22:34 at minute resolution.
+			layout = shownTimeSeconds
+		}
 		for _, n := range v.Next {
 			tt, _ := time.Parse(time.RFC3339, n)
-			next = append(next, tt.In(o.Loc).Format(shownTime))
+			next = append(next, tt.In(o.Loc).Format(layout))
 		}
 		if f != FormatTable {
 			next = v.Next
