@@ -68,6 +68,9 @@ func TestTablesFit80Columns(t *testing.T) {
 		{"compare", rec, rec},
 		{"gate", "--recording", rec, "-t", "memory.some.stall<1%", "-t", "oom_kills==0"},
 		{"mem", "--root", filepath.Join("..", "testdata", "linux-6.18"), "--interval", "0"},
+		// the OOM KILLS table with a cgroup name to wrap
+		{"mem", "--root", filepath.Join("..", "testdata", "linux-6.18"), "--interval", "0",
+			"--kernel-log", filepath.Join("..", "memstate", "testdata", "oom", "host618-shmem-oom.journal.txt")},
 	}
 	// watch: a live run on this host, and one with every optional column
 	// (a latency probe of a local server, a cgroup's PSI from a fixture

@@ -164,7 +164,7 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 	heading(fmt.Sprintf("Processes by RSS (top %d)", len(r.Procs)))
 	// A narrow terminal hides pss, swap and shmem, then the cgroup.
 	t = newTable("pid", "command", "rss", "anon", "file", "shmem", "pss", "swap", "cgroup").SetFit(1, tables.Truncate, 12).
-		SetFit(8, tables.Wrap, 16).HideWhenNarrow(6, 7, 5, 8)
+		SetFit(8, tables.Wrap, 15).HideWhenNarrow(6, 7, 5, 8)
 	for _, p := range r.Procs {
 		pss := "-"
 		if p.PSSBytes != nil {
@@ -217,8 +217,10 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 		}
 	}
 	if len(r.OOM.Kills) > 0 {
-		t = newTable("time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup", "group usage / limit").SetFit(8, tables.Wrap, 16).
+		t = newTable("time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup", "group usage / limit").SetFit(8, tables.Wrap, 15).
 			HideWhenNarrow(1, 6, 5, 7, 4)
+		// cgroup at 15: with the other columns kept (time, pid, a
+		// 7-character process, usage / limit) the table is 80 columns.
 		for _, k := range r.OOM.Kills {
 			when := "-"
 			if !k.Time.IsZero() {
