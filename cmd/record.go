@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/exposition"
+	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/store"
 	"github.com/memdiag/memdiag/units"
@@ -344,8 +345,8 @@ func (r *recorder) state(path, why string, total int64) {
 	case ret.MaxBytes > 0:
 		keep = "keep " + units.FormatBytes(uint64(ret.MaxBytes))
 	}
-	fmt.Fprintf(r.errOut, "memdiag: record: %s: writing %s (every %s, until %s); store %s: %d segments, %s, oldest %s; %s\n",
-		why, filepath.Base(path), r.o.Watch.Interval, r.end.UTC().Format(time.RFC3339), r.o.Dir, len(segs), units.FormatBytes(uint64(total)), oldest, keep)
+	fmt.Fprintf(r.errOut, "memdiag: record: %s: writing %s (every %s, until %s); store %s: %s, %s, oldest %s; %s\n",
+		why, filepath.Base(path), r.o.Watch.Interval, r.end.UTC().Format(time.RFC3339), r.o.Dir, english.Count(len(segs), "segment"), units.FormatBytes(uint64(total)), oldest, keep)
 }
 
 // previous says how the last run's last segment ended: a recorder

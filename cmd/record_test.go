@@ -60,6 +60,10 @@ func TestRecordFixtureRoot(t *testing.T) {
 	if !strings.Contains(errOut, "memdiag: record: start: writing "+filepath.Base(segs[0].Path)) {
 		t.Errorf("no state line at start:\n%s", errOut)
 	}
+	// The count agrees with its noun: "1 segment", "2 segments".
+	if !strings.Contains(errOut, dir+": 1 segment, ") || !strings.Contains(errOut, dir+": 2 segments, ") || strings.Contains(errOut, " 1 segments") {
+		t.Errorf("segment counts not worded 1 segment / 2 segments:\n%s", errOut)
+	}
 	total := 0
 	var prevLast time.Time
 	for i, s := range segs {

@@ -132,8 +132,11 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 			if opts.Next < 1 {
 				return flagErrorf("--next %d: want at least 1", opts.Next)
 			}
-			if (opts.From == "") != (opts.To == "") {
-				return flagErrorf("--from and --to go together")
+			if opts.From != "" && opts.To == "" {
+				return flagErrorf("--from %q needs --to: the end of the window, such as 2d", opts.From)
+			}
+			if opts.From == "" && opts.To != "" {
+				opts.From = "now" // timers --to 2d: the next two days
 			}
 			if runF != nil {
 				return runF(opts)
@@ -144,7 +147,7 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 	cmd.Flags().BoolVarP(&opts.All, "all", "a", false, "also list jobs that will not run, and say why each job runs or not")
 	cmd.Flags().BoolVar(&opts.Users, "user-units", false, "also read systemd user units (etc/systemd/user, ~/.config/systemd/user)")
 	cmd.Flags().IntVarP(&opts.Next, "next", "n", 1, "number of next firings to show per job")
-	cmd.Flags().StringVar(&opts.From, "from", "", "list every firing from this time (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' in --tz, or 'now')")
+	cmd.Flags().StringVar(&opts.From, "from", "", "list every firing from this time (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' in --tz, or 'now', the default when only --to is given)")
 	cmd.Flags().StringVar(&opts.To, "to", "", "... up to this time (same forms, or a duration after --from such as 2h, 2d or 1w)")
 	cmd.Flags().StringVar(&opts.BaseTime, "base-time", "", "compute next firings from this time instead of now (same forms as --from)")
 	cmd.Flags().StringVar(&opts.TZ, "tz", "", "IANA time zone to show times in (default: the root's etc/localtime, else UTC); schedules are computed in the root's zone, or in --tz when the root names none")

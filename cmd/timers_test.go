@@ -31,7 +31,9 @@ func TestNewTimersCmd(t *testing.T) {
 		{"--user-units", TimersOptions{Next: 1, Format: "table", Users: true, Root: "/"}, ""},
 		{"--format yaml", TimersOptions{}, `--format "yaml"`},
 		{"--next 0", TimersOptions{}, "--next 0"},
-		{"--from 2026-11-29", TimersOptions{}, "--from and --to go together"},
+		{"--from 2026-11-29", TimersOptions{}, `--from "2026-11-29" needs --to: the end of the window, such as 2d`},
+		// --to alone is a window from now (README: timers --to 2d).
+		{"--to 2d", TimersOptions{Next: 1, Format: "table", From: "now", To: "2d", Root: "/"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -260,5 +262,19 @@ func TestRunTimersLive(t *testing.T) {
 	_, errOut = run(probeLive)
 	if errOut != "" {
 		t.Errorf("stderr with --root = %q, want none", errOut)
+	}
+}
+
+// TestRunTimersToAlone: `timers --to 2h` lists the same firings as
+// `--from now --to 2h`, not a usage error.
+func TestRunTimersToAlone(t *testing.T) {
+	base := []string{"timers", "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC"}
+	code, alone, errOut := runCLI(t, timersRoot("debian"), append(base, "--to", "2h")...)
+	if code != 0 {
+		t.Fatalf("--to 2h: exit %d; stderr:\n%s", code, errOut)
+	}
+	_, both, _ := runCLI(t, timersRoot("debian"), append(base, "--from", "now", "--to", "2h")...)
+	if alone != both || !strings.Contains(alone, "2026-11-29 12:10:00 │ sysstat-collect.timer") {
+		t.Errorf("--to 2h:\n%s\nwant (--from now --to 2h):\n%s", alone, both)
 	}
 }

@@ -146,6 +146,12 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			if opts.TopN < 0 {
 				return flagErrorf("--top must not be negative")
 			}
+			if opts.Out == "off" || opts.Out == "none" {
+				// gate's --out off means no recording; watch's summary
+				// and verdict are read back from its recording, so it
+				// always writes one rather than a file named "off".
+				return flagErrorf("--out %s: watch always records (its summary is analyzed from the recording); give a file name (./%s for a file of that name)", opts.Out, opts.Out)
+			}
 			switch opts.Events {
 			case "auto", "on", "off":
 			default:

@@ -56,6 +56,11 @@ func TestNewWatchCmd(t *testing.T) {
 		{args: "--duration 1w12h", want: def(WatchOptions{Duration: 180 * time.Hour})},
 		{args: "--duration 2x", wantErr: `--duration "2x": want a duration such as 90s, 30m, 2h, 2d or 1w`},
 		{args: "--top -1", wantErr: "--top must not be negative"},
+		// gate's "--out off" means no recording; watch refuses it rather
+		// than writing a file named off.
+		{args: "--out off", wantErr: "--out off: watch always records (its summary is analyzed from the recording); give a file name (./off for a file of that name)"},
+		{args: "--out none", wantErr: "--out none: watch always records"},
+		{args: "--out ./off", want: def(WatchOptions{Out: "./off"})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {

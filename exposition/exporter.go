@@ -111,12 +111,6 @@ type onsetCount struct {
 	last time.Time
 }
 
-// psiTotals are a scope's cumulative PSI stall times in seconds, NaN-free:
-// a resource the kernel lacks is absent.
-type psiTotals struct {
-	vals map[[2]string]float64 // {resource, "waiting"|"stalled"} → seconds
-}
-
 // New returns an Exporter for a recording with header hdr.
 func New(hdr record.Header, o Options) *Exporter {
 	e := &Exporter{

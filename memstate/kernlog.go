@@ -272,7 +272,7 @@ func ParseKernelLogWith(r io.Reader, name string, o LogOptions) ([]OOMKill, erro
 		n++
 		lines, isKmsg, err := splitLine(sc.Text(), prev, kmsg, &o)
 		if err != nil {
-			return kills, fmt.Errorf("%s:%d: %w: %v", name, n, ErrParse, err)
+			return kills, fmt.Errorf("%s:%d: %w: %w", name, n, ErrParse, err)
 		}
 		kmsg = isKmsg
 		for _, l := range lines {
