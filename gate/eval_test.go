@@ -301,3 +301,20 @@ func TestEnvErrorReport(t *testing.T) {
 		t.Error("a run that could not start passed")
 	}
 }
+
+// Under --cgroup, refault.file.rate is the group's own memory.stat
+// workingset_refault_file (10 pages/s), never the host's /proc/vmstat
+// (1000 pages/s), so the "scope: cgroup" line holds for every row.
+func TestEvaluateCgroupScopeRefault(t *testing.T) {
+	samples := host(step{sec: 0, refault: u64(0)}, step{sec: 2, refault: u64(2000)})
+	samples[0].CgroupPSI, samples[1].CgroupPSI = psiSnap(step{}), psiSnap(step{})
+	samples[0].CgroupVMStat = &lru.VMStat{WorkingsetRefaultFile: u64(100)}
+	samples[1].CgroupVMStat = &lru.VMStat{WorkingsetRefaultFile: u64(120)}
+	rep := Evaluate(nil, samples, Scope{Cgroup: "/sys/fs/cgroup/unified/mdtrial"}, mustParse(t, "refault.file.rate<500/s"))
+	if r := rep.Results[0]; r.Status != Pass || r.Observed != 10 {
+		t.Errorf("cgroup refault.file.rate = %s %g; want pass 10 (20 pages in 2 s, not the host's 1000/s)", r.Status, r.Observed)
+	}
+	if got := rep.runLine(time.UTC); !strings.HasPrefix(got, "scope: cgroup /sys/fs/cgroup/unified/mdtrial;") {
+		t.Errorf("run line %q", got)
+	}
+}

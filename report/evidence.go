@@ -174,7 +174,18 @@ func FiringsNote(u correlate.Unused, job *timers.Job) string {
 
 // NotRunReason says why a job scheduled near episodes is not named:
 // JSON's not_run[].reason.
+// A job that cannot run here (timers.Job.Active false: not pulled in from
+// the boot target, cron not the scheduler, a guard that makes it do
+// nothing) is said to be inactive, with why, never "scheduled but did not
+// run": not running is what it does.
 func NotRunReason(nr correlate.NotRun) string {
+	if j := nr.Job; j != nil && !j.Active {
+		why := j.Reason
+		if why == "" {
+			why = "nothing pulls it in (no boot target wants it, or no cron daemon is the scheduler)"
+		}
+		return "inactive, it cannot run here: " + strings.TrimSuffix(why, ".")
+	}
 	if nr.FiringsNear > 0 {
 		return fmt.Sprintf("scheduled but did not run: %d of its firings fell near episodes, but no process of it was recorded", nr.FiringsNear)
 	}

@@ -88,3 +88,19 @@ func TestEvidenceScenarios(t *testing.T) {
 		}
 	})
 }
+
+// A job memdiag timers lists only with --all (active false) is inactive,
+// not "scheduled but did not run"; an active one that did not run still is.
+func TestNotRunReasonInactive(t *testing.T) {
+	why := "does nothing when booted with systemd (sbin/init is systemd): the command checks /run/systemd/system and its systemd unit does the work"
+	inactive := correlate.NotRun{Name: "cron.d/sysstat:6", FiringsNear: 3,
+		Job: &timers.Job{Name: "cron.d/sysstat:6", Source: timers.Cron, Active: false, Reason: why}}
+	if got, want := NotRunReason(inactive), "inactive, it cannot run here: "+why; got != want {
+		t.Errorf("inactive job: %q; want %q", got, want)
+	}
+	active := inactive
+	active.Job = &timers.Job{Name: "cron.d/sysstat:6", Source: timers.Cron, Active: true}
+	if got, want := NotRunReason(active), "scheduled but did not run: 3 of its firings fell near episodes, but no process of it was recorded"; got != want {
+		t.Errorf("active job: %q; want %q", got, want)
+	}
+}
