@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/diskio"
@@ -830,6 +832,7 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		cum     [2]uint64 // last cumulative read/write bytes seen in Procs
 		seenCum bool
 		exit    *[2]uint64 // life totals from an exit event
+		cgroup  string     // its cgroup path (/proc/PID/cgroup), "" unknown
 	}
 	byPID := map[int][]*entry{}
 	var order []*entry
@@ -909,6 +912,9 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 			e.p.ReadBytes += p.dReadBytes
 			e.p.WriteBytes += p.dWriteByte
 			e.cum, e.seenCum = [2]uint64{p.readBytes, p.writeBytes}, true
+			if n.cgroup != "" {
+				e.cgroup = n.cgroup
+			}
 		}
 	}
 	// An exit carries the process's life totals: what it did after the
@@ -939,6 +945,9 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		en.p.Program = programOf(en.p.Comm, en.p.Cmdline)
 		if en.p.start == 0 {
 			en.p.start = en.start
+		}
+		if o.PSIScope == PSICgroup && en.cgroup != "" && sr.Header.Cgroup != "" {
+			en.p.OutsideScope = !cgroupRelated(sr.Header.Cgroup, en.cgroup)
 		}
 		procs[i] = &en.p.ProcActivity
 		e.IOBytes += en.p.Bytes()
@@ -1005,4 +1014,32 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		e.Exited = append(e.Exited, p.ProcActivity)
 	}
 	return e
+}
+
+// cgroupRelated says whether a process in cgroup proc (its /proc/PID/cgroup
+// path, "/a/b") can cause reclaim in the recorded group dir (a directory
+// under the cgroup mount, "/sys/fs/cgroup/unified/a"): it is in the group,
+// in a descendant (charged to the group) or in an ancestor other than the
+// root (whose limit reclaims from the group too). The root's processes
+// cause only host-wide reclaim. The mount is taken as dir's path up to the
+// longest suffix that is proc's path or one of its ancestors or
+// descendants.
+func cgroupRelated(dir, proc string) bool {
+	proc = path.Clean("/" + proc)
+	if proc == "/" {
+		return false
+	}
+	d := path.Clean(dir)
+	for {
+		// d is a suffix of dir: a candidate for the group's path below
+		// the mount.
+		if d == proc || strings.HasPrefix(proc, d+"/") || strings.HasPrefix(d, proc+"/") {
+			return true
+		}
+		i := strings.Index(d[1:], "/")
+		if i < 0 {
+			return false
+		}
+		d = d[i+1:]
+	}
 }

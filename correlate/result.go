@@ -107,6 +107,11 @@ type ProcActivity struct {
 	// ("periodic.sh 4100", "bash 4000"), from the parent PIDs of the
 	// process events and samples.
 	StartedBy []string `json:"started_by,omitempty"`
+	// OutsideScope: under a cgroup scope, its cgroup is neither the
+	// recorded group, nor one of its descendants, nor a non-root ancestor,
+	// so it cannot cause the group's limit reclaim (only host-wide
+	// reclaim).
+	OutsideScope bool `json:"outside_scope,omitempty"`
 }
 
 // procPart is one process's activity in an episode, with what the model

@@ -44,6 +44,7 @@ type scenario struct {
 type sproc struct {
 	pid, ppid           int
 	comm, cmdline, unit string
+	cgroup              string        // its /proc/PID/cgroup path, "" not recorded
 	from, to            time.Duration // to 0: alive to the end
 	bps                 func(t time.Duration) float64
 	// hideAfter: /proc no longer lists it after this offset (it did
@@ -137,7 +138,7 @@ func (s scenario) build() *record.Recording {
 				hidden := p.hideAfter > 0 && off > p.hideAfter
 				if d > 0 && !hidden && !s.noProcs {
 					smp.Procs = append(smp.Procs, diskio.ProcIO{PID: p.pid, PPID: p.ppid, StartTicks: uint64(p.pid), Comm: p.comm,
-						Cmdline: p.cmdline, Unit: p.unit, WriteBytes: uint64(life[p.pid]), DeltaWriteBytes: uint64(d)})
+						Cmdline: p.cmdline, Unit: p.unit, Cgroup: p.cgroup, WriteBytes: uint64(life[p.pid]), DeltaWriteBytes: uint64(d)})
 				}
 			}
 			if i > 0 && to > prev && to <= off && p.to > 0 {

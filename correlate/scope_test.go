@@ -19,11 +19,11 @@ func cgroupScopeScenario() scenario {
 	var ps []sproc
 	for k, a := range ats {
 		ps = append(ps, sproc{pid: 1000 + k, ppid: 1, comm: "mdjob.sh", cmdline: "/bin/sh /usr/local/bin/mdjob.sh", unit: "mdjob.service",
-			from: a, to: a + 5*time.Second, bps: every(40*mib, 5*time.Second, a)})
+			cgroup: "/service/mdjob.service", from: a, to: a + 5*time.Second, bps: every(40*mib, 5*time.Second, a)})
 	}
 	tenant := func(t time.Duration) bool { return t > 125*time.Second && t <= 200*time.Second }
 	ps = append(ps, sproc{pid: 900, ppid: 1, comm: "cached", cmdline: "/usr/sbin/cached", unit: "cached.service",
-		bps: func(t time.Duration) float64 {
+		cgroup: "/system.slice/cached.service", bps: func(t time.Duration) float64 {
 			if tenant(t) {
 				return 100 * mib
 			}
@@ -81,5 +81,50 @@ func checkCgroupScope(t *testing.T, sc scenario) {
 	}
 	if c := res.Culprits[0]; c.FiringsMatched != 9 || c.Firings != 9 {
 		t.Errorf("mdjob.timer matched %d of %d firings; want 9 of 9", c.FiringsMatched, c.Firings)
+	}
+}
+
+// Under the cgroup scope, another tenant's process in the episodes is
+// marked outside the scope; the group's own job is not.
+func TestScenarioCgroupScopeOutside(t *testing.T) {
+	res := Analyze(cgroupScopeScenario().build(), Options{Project: timers.Project})
+	var cached, job int
+	for _, e := range res.Episodes {
+		for _, p := range e.Processes {
+			switch p.Comm {
+			case "cached":
+				cached++
+				if !p.OutsideScope {
+					t.Errorf("episode %d: cached (system.slice) not marked outside the cgroup", e.Index)
+				}
+			case "mdjob.sh":
+				job++
+				if p.OutsideScope {
+					t.Errorf("episode %d: mdjob.sh (/service/mdjob.service, the recorded group service) marked outside the cgroup", e.Index)
+				}
+			}
+		}
+	}
+	// cached wrote in the episodes of 2:10 and 3:10 (its load 2:05–3:20).
+	if cached != 2 || job != 9 {
+		t.Errorf("cached in %d episodes, mdjob.sh in %d; want 2 and 9", cached, job)
+	}
+}
+
+func TestCgroupRelated(t *testing.T) {
+	for _, c := range []struct {
+		dir, proc string
+		want      bool
+	}{
+		{"/sys/fs/cgroup/unified/mdtrial", "/mdtrial", true},
+		{"/sys/fs/cgroup/unified/mdtrial", "/mdtrial/mdjob.service", true}, // descendant
+		{"/sys/fs/cgroup/memory/a/b", "/a", true},                          // ancestor with its own limit
+		{"/sys/fs/cgroup/unified/mdtrial", "/system.slice/cached.service", false},
+		{"/sys/fs/cgroup/unified/mdtrial", "/", false}, // root: host-wide reclaim only
+		{"/sys/fs/cgroup/unified/mdtrial", "/mdtrial2", false},
+	} {
+		if got := cgroupRelated(c.dir, c.proc); got != c.want {
+			t.Errorf("cgroupRelated(%q, %q) = %v; want %v", c.dir, c.proc, got, c.want)
+		}
 	}
 }

@@ -133,7 +133,7 @@ type procIO struct {
 }
 
 // procName is a process's names, interned: they repeat every sample.
-type procName struct{ comm, cmdline, unit string }
+type procName struct{ comm, cmdline, unit, cgroup string }
 
 type sampleEvents struct {
 	sample int
@@ -197,7 +197,7 @@ func (sr *Series) Add(s *record.Sample) {
 	for j := range s.Procs {
 		p := &s.Procs[j]
 		sr.procs = packProc(sr.procs, procIO{
-			pid: p.PID, ppid: p.PPID, name: sr.intern(p.Comm, p.Cmdline, p.Unit), start: p.StartTicks,
+			pid: p.PID, ppid: p.PPID, name: sr.intern(p.Comm, p.Cmdline, p.Unit, p.Cgroup), start: p.StartTicks,
 			readBytes: p.ReadBytes, writeBytes: p.WriteBytes, dReadBytes: p.DeltaReadBytes, dWriteByte: p.DeltaWriteBytes,
 		})
 	}
@@ -245,8 +245,8 @@ func (sr *Series) Add(s *record.Sample) {
 	sr.prev = s
 }
 
-func (sr *Series) intern(comm, cmdline, unit string) uint32 {
-	k := procName{comm, cmdline, unit}
+func (sr *Series) intern(comm, cmdline, unit, cgroup string) uint32 {
+	k := procName{comm, cmdline, unit, cgroup}
 	if i, ok := sr.nameIdx[k]; ok {
 		return i
 	}

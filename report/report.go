@@ -175,11 +175,22 @@ func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 		}
 	}
 	if p == nil && e.Culprit == "" && len(e.Processes) > 0 {
+		// Under a cgroup scope, the first process that can cause the
+		// group's reclaim; one outside it only when none can, flagged.
 		p = &e.Processes[0]
+		for i := range e.Processes {
+			if !e.Processes[i].OutsideScope {
+				p = &e.Processes[i]
+				break
+			}
+		}
 	}
 	proc := ""
 	if p != nil {
 		proc = p.Comm + " " + correlate.FormatBytes(p.Bytes())
+		if p.OutsideScope {
+			proc += " (outside the cgroup)"
+		}
 	}
 	switch {
 	case e.Culprit != "" && proc != "":

@@ -357,3 +357,19 @@ func TestRenderCompareCgroupScope(t *testing.T) {
 		}
 	}
 }
+
+// Under a cgroup scope, "no job:" names a process that can cause the
+// group's reclaim; another tenant's only when none can, and flagged.
+func TestCulpritCellOutsideScope(t *testing.T) {
+	cached := correlate.ProcActivity{Comm: "cached", WriteBytes: 7 << 30, OutsideScope: true}
+	job := correlate.ProcActivity{Comm: "mdjob.sh", WriteBytes: 40 << 20}
+	r := &correlate.Result{PSIScope: correlate.PSICgroup}
+	e := &correlate.Episode{Processes: []correlate.ProcActivity{cached, job}}
+	if got, want := culpritCell(r, e), "no job: mdjob.sh 40.0 MiB"; got != want {
+		t.Errorf("cell %q; want %q", got, want)
+	}
+	e.Processes = e.Processes[:1]
+	if got, want := culpritCell(r, e), "no job: cached 7.0 GiB (outside the cgroup)"; got != want {
+		t.Errorf("cell %q; want %q", got, want)
+	}
+}
