@@ -24,12 +24,14 @@
 //     so a cron job that lives 300 ms is still counted.
 //   - memdiag_stall_onsets_total{scope,resource,kind} and
 //     memdiag_stall_onset_last_timestamp_seconds: the moments PSI crossed
-//     watch's --stall-threshold (record.StallOnset).
-//   - memdiag_job_info{periodic_job,source,unit,schedule}, memdiag_job_period_seconds,
+//     watch's --stall-threshold (record.StallOnset), scope "host" or
+//     "cgroup" as for the signal metrics (not the cgroup's path).
+//   - memdiag_job_info{periodic_job,source,unit,schedule,active}, memdiag_job_period_seconds,
 //     memdiag_job_next_firing_timestamp_seconds,
 //     memdiag_job_last_firing_timestamp_seconds: the periodic-job inventory
 //     (timers, cron, anacron) as projected by package timers, for Grafana
-//     annotations.
+//     annotations; active="false" marks a job that will not run (what
+//     memdiag timers lists only with --all).
 //   - memdiag_episodes_total, memdiag_episode_active,
 //     memdiag_episode_last_start_timestamp_seconds and
 //     memdiag_culprit_confidence{culprit,kind} /

@@ -152,7 +152,7 @@ func (e *Exporter) Observe(s *record.Sample) {
 	e.observeSignals(s)
 	e.observeIO(s)
 	for _, on := range s.Onsets {
-		k := onsetKey{on.Scope, on.Resource, on.Kind}
+		k := onsetKey{onsetScope(on.Scope), on.Resource, on.Kind}
 		c := e.onsets[k]
 		if c == nil {
 			c = &onsetCount{}
@@ -361,4 +361,14 @@ func jobFirings(j timers.Job, now time.Time, loc *time.Location) (last, next tim
 		last = fs[len(fs)-1].Planned
 	}
 	return last, next
+}
+
+// onsetScope is the scope label of a stall onset: "host", or "cgroup" for
+// the --cgroup directory (record.StallOnset.Scope holds its path), the
+// same two values the signal metrics' scope label takes.
+func onsetScope(recorded string) string {
+	if recorded == "" || recorded == "host" {
+		return "host"
+	}
+	return "cgroup"
 }

@@ -255,3 +255,35 @@ func promtoolCheck(t *testing.T, body string) {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
 }
+
+// TestOnsetScopeAndJobActive: a stall onset in the --cgroup directory is
+// scope="cgroup" (record.StallOnset.Scope holds its path), as the signal
+// metrics label it; memdiag_job_info says whether a job will run.
+func TestOnsetScopeAndJobActive(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 6, 25, 0, 0, time.UTC)
+	hdr := record.Header{PageSize: 4096, Jobs: []timers.Job{
+		{Name: "on.timer", Source: timers.Systemd, Unit: "on.service", Schedule: []string{"*:*:0/20"}, Active: true},
+		{Name: "off.timer", Source: timers.Systemd, Unit: "off.service", Schedule: []string{"daily"}},
+	}}
+	e := New(hdr, Options{AnalyzeEvery: -1, Now: func() time.Time { return t0 }})
+	e.Observe(&record.Sample{Time: t0, Onsets: []record.StallOnset{
+		{Scope: "/sys/fs/cgroup/unified/mdtrial", Resource: "memory", Kind: "some"},
+		{Scope: "/sys/fs/cgroup/unified/mdtrial", Resource: "memory", Kind: "some"},
+		{Scope: "host", Resource: "memory", Kind: "some"},
+	}})
+	body, fams := scrape(t, e)
+	if got, ok := value(fams, StallOnsets, "scope=cgroup", "resource=memory", "kind=some"); !ok || got != 2 {
+		t.Errorf(`%s{scope="cgroup"} = %v (present %v), want 2`, StallOnsets, got, ok)
+	}
+	if got, ok := value(fams, StallOnsets, "scope=host", "resource=memory", "kind=some"); !ok || got != 1 {
+		t.Errorf(`%s{scope="host"} = %v (present %v), want 1`, StallOnsets, got, ok)
+	}
+	if strings.Contains(body, "mdtrial") {
+		t.Errorf("a cgroup path in a label:\n%s", body)
+	}
+	for job, active := range map[string]string{"on.timer": "true", "off.timer": "false"} {
+		if got, ok := value(fams, JobInfo, "periodic_job="+job, "active="+active); !ok || got != 1 {
+			t.Errorf(`%s{periodic_job=%q,active=%q} missing`, JobInfo, job, active)
+		}
+	}
+}

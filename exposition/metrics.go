@@ -2,6 +2,7 @@ package exposition
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -164,7 +165,7 @@ func (c collector) collectJobs(ch chan<- prometheus.Metric, gauge func(*promethe
 	if len(e.hdr.Jobs) == 0 {
 		return
 	}
-	info := desc(JobInfo, "A periodic job memdiag knows on this host (systemd timer, cron, anacron): value 1; schedule as written. The label is periodic_job, not job: Prometheus's target label job would rename it.", JobLabel, "source", "unit", "schedule")
+	info := desc(JobInfo, "A periodic job memdiag knows on this host (systemd timer, cron, anacron): value 1; schedule as written. The label is periodic_job, not job: Prometheus's target label job would rename it. active is false for a job that will not run (a disabled timer: memdiag timers lists it only with --all).", JobLabel, "source", "unit", "schedule", "active")
 	period := desc(JobPeriod, "Typical time between the job's firings, seconds (absent when irregular).", JobLabel)
 	next := desc(JobNextFiring, "Unix time of the job's next planned firing, projected from its schedule.", JobLabel)
 	last := desc(JobLastFiring, "Unix time of the job's last planned firing at or before the scrape; a change marks a firing (Grafana annotation: changes(...[1m]) > 0).", JobLabel)
@@ -176,7 +177,7 @@ func (c collector) collectJobs(ch chan<- prometheus.Metric, gauge func(*promethe
 			continue
 		}
 		seen[j.Name] = true
-		gauge(info, 1, j.Name, string(j.Source), j.Unit, strings.Join(j.Schedule, "; "))
+		gauge(info, 1, j.Name, string(j.Source), j.Unit, strings.Join(j.Schedule, "; "), strconv.FormatBool(j.Active))
 		if j.PeriodSeconds != nil {
 			gauge(period, *j.PeriodSeconds, j.Name)
 		}

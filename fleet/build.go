@@ -369,7 +369,9 @@ func jobsOf(s Series) []timers.Job {
 			Name:   labelValue(key, exposition.JobLabel),
 			Source: timers.Source(labelValue(key, "source")),
 			Unit:   labelValue(key, "unit"),
-			Active: true,
+			// active="false": a job that will not run; older exporters
+			// had no active label and listed only jobs that run.
+			Active: labelValue(key, "active") != "false",
 		}
 		if sch := labelValue(key, "schedule"); sch != "" {
 			j.Schedule = strings.Split(sch, "; ")
