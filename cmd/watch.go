@@ -366,6 +366,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	// exit, its children's exit events, the last requests) is recorded.
 	// A --duration run without a command ended on its last tick.
 	if writeErr == nil && (reason != "duration" || child != nil) {
+		live.final = true
 		writeErr = sampler.Final(ctx, emit)
 	}
 	closed = true
@@ -434,6 +435,7 @@ type liveRows struct {
 	prev   *record.Sample
 	rows   int
 	broken bool
+	final  bool // the next row is the last, partial interval
 }
 
 func (l *liveRows) row(s *record.Sample) {
@@ -450,7 +452,11 @@ func (l *liveRows) row(s *record.Sample) {
 	if l.rows%20 == 0 {
 		fmt.Fprintln(&b, l.view.Header())
 	}
-	fmt.Fprintln(&b, l.view.Row(record.Between(l.hdr, prev, s), s))
+	if l.final {
+		fmt.Fprintln(&b, l.view.FinalRow(record.Between(l.hdr, prev, s), s))
+	} else {
+		fmt.Fprintln(&b, l.view.Row(record.Between(l.hdr, prev, s), s))
+	}
 	if _, err := io.WriteString(l.f.IO.Out, b.String()); err != nil {
 		if errors.Is(err, syscall.EPIPE) {
 			l.broken = true

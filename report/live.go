@@ -237,8 +237,20 @@ func (v *LiveView) Header() string {
 // Row formats one interval; s is the sample at its end (its latency and
 // heaviest-I/O process), or nil.
 func (v *LiveView) Row(iv record.Interval, s *record.Sample) string {
+	return v.row(iv.End.Format("15:04:05"), iv, s)
+}
+
+// FinalRow formats the last, partial interval (from the last tick to the
+// stop: Ctrl-C, the command's exit). Its end usually falls in the same
+// second as the row before, so it is stamped with its length after that
+// row ("   +0.4s") instead of a clock time that would repeat.
+func (v *LiveView) FinalRow(iv record.Interval, s *record.Sample) string {
+	return v.row(fmt.Sprintf("%8s", fmt.Sprintf("+%.1fs", iv.Dt.Seconds())), iv, s)
+}
+
+func (v *LiveView) row(stamp string, iv record.Interval, s *record.Sample) string {
 	var b strings.Builder
-	b.WriteString(iv.End.Format("15:04:05"))
+	b.WriteString(stamp)
 	for _, c := range v.cols {
 		if c.cell == nil {
 			b.WriteString("  ")

@@ -180,3 +180,24 @@ func TestSummaryByTotalIO(t *testing.T) {
 		t.Errorf("the mark is not explained:\n%s", out)
 	}
 }
+
+// TestLiveFinalRowStampedApart: the last, partial interval after Ctrl-C
+// ends in the same second as the tick before it; its row is stamped with
+// its length ("+0.4s") instead of repeating 22:40:47, in the same 8
+// columns, and its values are those Row shows.
+func TestLiveFinalRowStampedApart(t *testing.T) {
+	v := NewLiveView(LiveOptions{})
+	tick := time.Date(2026, 12, 1, 22, 40, 47, 500_000_000, time.UTC)
+	last := record.Interval{End: tick, Dt: time.Second, MemSome: 0.5, DiskReadBytesPerSec: 1 << 20}
+	part := record.Interval{End: tick.Add(400 * time.Millisecond), Dt: 400 * time.Millisecond, MemSome: 0.5, DiskReadBytesPerSec: 1 << 20}
+	row, final := v.Row(last, nil), v.FinalRow(part, nil)
+	if !strings.HasPrefix(row, "22:40:47 ") {
+		t.Errorf("row %q, want it stamped 22:40:47", row)
+	}
+	if !strings.HasPrefix(final, "   +0.4s ") {
+		t.Errorf("final row %q, want it stamped \"   +0.4s\"", final)
+	}
+	if final[8:] != v.Row(part, nil)[8:] {
+		t.Errorf("final row's values %q differ from Row's %q", final[8:], v.Row(part, nil)[8:])
+	}
+}
