@@ -20,15 +20,10 @@ import (
 	"github.com/memdiag/memdiag/internal/iostreams"
 )
 
-// runInPTY runs a memdiag command line with stdout on a pseudo-terminal
-// of cols columns (stderr too), as a user's terminal would be, and returns
-// the exit code and what the terminal received, ANSI sequences removed.
-func runInPTY(t *testing.T, cols int, args ...string) (int, string) {
-	t.Helper()
-	return runInPTYAt(t, cols, func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }, args...)
-}
-
-// runInPTYAt is runInPTY with the clock now (watch needs a running one).
+// runInPTYAt runs a memdiag command line with stdout on a pseudo-terminal
+// of cols columns (stderr too), as a user's terminal would be, with the
+// clock now, and returns the exit code and what the terminal received,
+// ANSI sequences removed.
 func runInPTYAt(t *testing.T, cols int, now func() time.Time, args ...string) (int, string) {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
