@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/internal/hostenv"
+	"github.com/memdiag/memdiag/lru"
 )
 
 // Host is the host-wide memory picture of /proc/meminfo, in bytes.
@@ -115,49 +116,57 @@ func (c *Collector) Host() (h Host, warn []error, err error) {
 	if err != nil {
 		return Host{}, nil, fmt.Errorf("%s: %w", filepath.Join(c.root, "proc/meminfo"), err)
 	}
-	h = hostFromMeminfo(mi)
+	if h, err = hostFromMeminfo(mi); err != nil {
+		return Host{}, nil, fmt.Errorf("%s: %w", filepath.Join(c.root, "proc/meminfo"), err)
+	}
 	h.Tmpfs, warn = c.tmpfs()
 	return h, warn, nil
 }
 
 // hostFromMeminfo copies the fields memstate shows; procfs has already
-// turned the file's kB (KiB) into bytes.
-func hostFromMeminfo(mi procfs.Meminfo) Host {
+// turned the file's kB (KiB) into bytes, without checking that they fit:
+// a value past 2^64 bytes (never written by a kernel, but possible in a
+// file under --root) is refused, not wrapped, as lru refuses it.
+func hostFromMeminfo(mi procfs.Meminfo) (Host, error) {
 	var h Host
 	for _, f := range []struct {
 		name string
 		src  *uint64
 		dst  *uint64
+		raw  *uint64
 	}{
-		{"MemTotal", mi.MemTotalBytes, &h.TotalBytes},
-		{"MemFree", mi.MemFreeBytes, &h.FreeBytes},
-		{"MemAvailable", mi.MemAvailableBytes, &h.AvailableBytes},
-		{"Buffers", mi.BuffersBytes, &h.BuffersBytes},
-		{"Cached", mi.CachedBytes, &h.CachedBytes},
-		{"Active(anon)", mi.ActiveAnonBytes, &h.ActiveAnonBytes},
-		{"Inactive(anon)", mi.InactiveAnonBytes, &h.InactiveAnonBytes},
-		{"Active(file)", mi.ActiveFileBytes, &h.ActiveFileBytes},
-		{"Inactive(file)", mi.InactiveFileBytes, &h.InactiveFileBytes},
-		{"Unevictable", mi.UnevictableBytes, &h.UnevictableBytes},
-		{"Dirty", mi.DirtyBytes, &h.DirtyBytes},
-		{"Writeback", mi.WritebackBytes, &h.WritebackBytes},
-		{"Shmem", mi.ShmemBytes, &h.ShmemBytes},
-		{"SReclaimable", mi.SReclaimableBytes, &h.SlabReclaimableBytes},
-		{"SUnreclaim", mi.SUnreclaimBytes, &h.SlabUnreclaimableBytes},
-		{"KernelStack", mi.KernelStackBytes, &h.KernelStackBytes},
-		{"PageTables", mi.PageTablesBytes, &h.PageTablesBytes},
-		{"SwapTotal", mi.SwapTotalBytes, &h.SwapTotalBytes},
-		{"SwapFree", mi.SwapFreeBytes, &h.SwapFreeBytes},
-		{"SwapCached", mi.SwapCachedBytes, &h.SwapCachedBytes},
+		{"MemTotal", mi.MemTotalBytes, &h.TotalBytes, mi.MemTotal},
+		{"MemFree", mi.MemFreeBytes, &h.FreeBytes, mi.MemFree},
+		{"MemAvailable", mi.MemAvailableBytes, &h.AvailableBytes, mi.MemAvailable},
+		{"Buffers", mi.BuffersBytes, &h.BuffersBytes, mi.Buffers},
+		{"Cached", mi.CachedBytes, &h.CachedBytes, mi.Cached},
+		{"Active(anon)", mi.ActiveAnonBytes, &h.ActiveAnonBytes, mi.ActiveAnon},
+		{"Inactive(anon)", mi.InactiveAnonBytes, &h.InactiveAnonBytes, mi.InactiveAnon},
+		{"Active(file)", mi.ActiveFileBytes, &h.ActiveFileBytes, mi.ActiveFile},
+		{"Inactive(file)", mi.InactiveFileBytes, &h.InactiveFileBytes, mi.InactiveFile},
+		{"Unevictable", mi.UnevictableBytes, &h.UnevictableBytes, mi.Unevictable},
+		{"Dirty", mi.DirtyBytes, &h.DirtyBytes, mi.Dirty},
+		{"Writeback", mi.WritebackBytes, &h.WritebackBytes, mi.Writeback},
+		{"Shmem", mi.ShmemBytes, &h.ShmemBytes, mi.Shmem},
+		{"SReclaimable", mi.SReclaimableBytes, &h.SlabReclaimableBytes, mi.SReclaimable},
+		{"SUnreclaim", mi.SUnreclaimBytes, &h.SlabUnreclaimableBytes, mi.SUnreclaim},
+		{"KernelStack", mi.KernelStackBytes, &h.KernelStackBytes, mi.KernelStack},
+		{"PageTables", mi.PageTablesBytes, &h.PageTablesBytes, mi.PageTables},
+		{"SwapTotal", mi.SwapTotalBytes, &h.SwapTotalBytes, mi.SwapTotal},
+		{"SwapFree", mi.SwapFreeBytes, &h.SwapFreeBytes, mi.SwapFree},
+		{"SwapCached", mi.SwapCachedBytes, &h.SwapCachedBytes, mi.SwapCached},
 	} {
 		if f.src == nil {
 			h.Missing = append(h.Missing, f.name)
 			continue
 		}
+		if err := lru.KBOverflow(f.name, f.raw, f.src); err != nil {
+			return Host{}, err
+		}
 		*f.dst = *f.src
 	}
 	h.SwapUsedBytes = sub(h.SwapTotalBytes, h.SwapFreeBytes)
-	return h
+	return h, nil
 }
 
 // tmpfs lists the tmpfs mounts of <root>/proc/self/mountinfo, sorted by

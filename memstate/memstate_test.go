@@ -90,6 +90,28 @@ func TestHostMissingFields(t *testing.T) {
 	}
 }
 
+// TestHostKBPast64Bits: procfs multiplies a meminfo kB value by 1024
+// without checking it fits; a value past 2^64 bytes (a file under --root)
+// is an error naming the file and the field, not a wrapped size.
+func TestHostKBPast64Bits(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "proc/self"), 0o755)
+	// 2^54 kB = 2^64 bytes: wraps to 0 in procfs's MemTotalBytes.
+	os.WriteFile(filepath.Join(dir, "proc/meminfo"), []byte("MemTotal: 18014398509481984 kB\nMemFree: 50 kB\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "proc/self/mountinfo"), nil, 0o644)
+	c, err := NewCollector(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _, err := c.Host()
+	if err == nil {
+		t.Fatalf("Host = total %d bytes, want an error", h.TotalBytes)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "proc/meminfo") || !strings.Contains(msg, "MemTotal: 18014398509481984 kB is past 2^64 bytes") {
+		t.Errorf("error = %q, want the file and the field named", msg)
+	}
+}
+
 func TestProcs(t *testing.T) {
 	procs, scan, err := fixture(t).Procs(0)
 	if err != nil {
