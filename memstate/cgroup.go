@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/memdiag/memdiag/lru"
 	"io"
 	"io/fs"
 	"os"
@@ -154,9 +155,11 @@ func (c *Collector) Cgroups() ([]Cgroup, error) {
 	base := filepath.Join(c.root, "sys/fs/cgroup")
 	var out []Cgroup
 	var err error
-	// The host's free swap bounds what any group can swap out.
+	// The host's free swap bounds what any group can swap out; a kB
+	// value past 2^64 bytes (procfs wraps it) is left unknown, as Host
+	// refuses it.
 	var swapFree *uint64
-	if mi, err := c.fs.Meminfo(); err == nil && mi.SwapFreeBytes != nil {
+	if mi, err := c.fs.Meminfo(); err == nil && mi.SwapFreeBytes != nil && lru.KBOverflow("SwapFree", mi.SwapFree, mi.SwapFreeBytes) == nil {
 		swapFree = mi.SwapFreeBytes
 	}
 	switch {
