@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/memdiag/memdiag/lru"
 	"io"
 	"io/fs"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/hostenv"
+	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 )
 
