@@ -28,6 +28,9 @@ N=3; SEL='.*'; KEEP=""; OUT=""
 while getopts "n:s:k:o:" o; do
   case $o in n) N=$OPTARG;; s) SEL=$OPTARG;; k) KEEP=$OPTARG;; o) OUT=$OPTARG;; *) exit 2;; esac
 done
+# The test writes the kept files without making the directory (and from
+# e2e/): make it, and take its absolute path.
+if [ -n "$KEEP" ]; then mkdir -p "$KEEP"; KEEP=$(cd "$KEEP" && pwd); fi
 [ "$(id -u)" = 0 ] || { echo "accuracy.sh: needs root (cgroups, swap file, unit files)" >&2; exit 2; }
 command -v jq >/dev/null || { echo "accuracy.sh: missing jq: apt-get install jq" >&2; exit 2; }
 cd "$(dirname "$0")/.."

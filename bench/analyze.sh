@@ -1,23 +1,17 @@
 #!/usr/bin/env bash
 # bench/analyze.sh — wall time and peak RSS of `memdiag analyze` on a
 # generated day: 24 h at 1 s (86,400 samples, 10 processes per sample)
-# and a results file of 1,000,000 requests (bench/genrec). Issue #7
-# targets: <= 2 s wall, <= 200 MiB peak RSS.
+# and a results file of 1,000,000 requests (bench/genrec).
+# Targets: <= 2 s wall, <= 200 MiB peak RSS.
 #
 #   bench/analyze.sh            # 3 runs; plain recording, then .gz
 #   bench/analyze.sh -r 5 -k    # 5 runs, keep the generated files
 #
 # Needs: go, time (apt-get install time). No root.
 set -euo pipefail
-RUNS=3; KEEP=0
-while getopts "r:k" o; do
-  case $o in r) RUNS=$OPTARG;; k) KEEP=1;; *) exit 2;; esac
-done
-command -v /usr/bin/time >/dev/null || { echo "missing /usr/bin/time: apt-get install time" >&2; exit 2; }
-cd "$(dirname "$0")/.."
-tmp=$(mktemp -d /tmp/memdiag-bench-analyze.XXXXXX)
-cleanup() { if [ "$KEEP" = 1 ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi; }
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_setup analyze 3 "$@"
 go build -o "$tmp/memdiag" . && go build -o "$tmp/genrec" ./bench/genrec
 "$tmp/genrec" -out "$tmp/day.jsonl" -latency "$tmp/day.csv"
 "$tmp/genrec" -out "$tmp/day.jsonl.gz" -latency ""

@@ -11,16 +11,10 @@
 #
 # Needs: go, chromium, time (apt-get install chromium time). No network.
 set -euo pipefail
-RUNS=3; KEEP=0
-while getopts "r:k" o; do
-  case $o in r) RUNS=$OPTARG;; k) KEEP=1;; *) exit 2;; esac
-done
 command -v chromium >/dev/null || { echo "missing chromium: apt-get install chromium" >&2; exit 2; }
-command -v /usr/bin/time >/dev/null || { echo "missing /usr/bin/time: apt-get install time" >&2; exit 2; }
-cd "$(dirname "$0")/.."
-tmp=$(mktemp -d /tmp/memdiag-bench-html.XXXXXX)
-cleanup() { if [ "$KEEP" = 1 ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi; }
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_setup html 3 "$@"
 go build -o "$tmp/memdiag" . && go build -o "$tmp/genrec" ./bench/genrec
 "$tmp/genrec" -out "$tmp/day.jsonl.gz" -latency "$tmp/day.csv"
 /usr/bin/time -f "%e %U %S %M" -o "$tmp/analyze.time" "$tmp/memdiag" analyze "$tmp/day.jsonl.gz" --latency "$tmp/day.csv" -o "$tmp/day.html" 2>/dev/null

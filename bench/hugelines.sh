@@ -14,15 +14,9 @@
 # Needs: go, time (apt-get install time), about 100 MiB of disk in /tmp
 # (the 4.8 GiB of many.jsonl.gz is written compressed). No root.
 set -euo pipefail
-RUNS=2; KEEP=0
-while getopts "r:k" o; do
-  case $o in r) RUNS=$OPTARG;; k) KEEP=1;; *) exit 2;; esac
-done
-command -v /usr/bin/time >/dev/null || { echo "missing /usr/bin/time: apt-get install time" >&2; exit 2; }
-cd "$(dirname "$0")/.."
-tmp=$(mktemp -d /tmp/memdiag-bench-hugelines.XXXXXX)
-cleanup() { if [ "$KEEP" = 1 ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi; }
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_setup hugelines 2 "$@"
 go build -o "$tmp/memdiag" . && go build -o "$tmp/genrec" ./bench/genrec && go build -o "$tmp/hugelines" ./bench/hugelines
 "$tmp/genrec" -out "$tmp/small.jsonl" -latency "" -duration 10m
 "$tmp/hugelines" -in "$tmp/small.jsonl" -out "$tmp/one.jsonl" -junk 65

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/memstate"
@@ -39,8 +40,8 @@ var thresholdFlags = []struct {
 	{correlate.SwapOut, "swap-out", "swap-out rise, bytes/s"},
 }
 
-// AnalyzeOptions are the inputs of `memdiag analyze`.
-type AnalyzeOptions struct {
+// analyzeOptions are the inputs of `memdiag analyze`.
+type analyzeOptions struct {
 	IO *iostreams.IOStreams
 	// Ctx ends reading when done (Ctrl-C, SIGTERM); nil never ends it.
 	Ctx context.Context
@@ -67,7 +68,7 @@ type AnalyzeOptions struct {
 	// GrowthWindow is the shortest observation from which steady RSS
 	// growth is reported (--growth-min-window).
 	GrowthWindow time.Duration
-	Format       string
+	Format       format.Format
 	Values       bool
 	// Output is the file the report goes to ("" or "-": stdout). Its
 	// extension picks the format when --format is not given (.html).
@@ -82,19 +83,23 @@ type AnalyzeOptions struct {
 	BeforeRender func(*correlate.Result)
 }
 
-func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
-	opts := &AnalyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}, Now: f.Now}
+func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command {
+	opts := &analyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}, Now: f.Now}
 	th := make([]string, len(thresholdFlags))
 	cmd := &cobra.Command{
 		Use:   "analyze REC [REC...]",
 		Short: "Find the latency spikes and pressure episodes of a recording, their period and the job that causes them",
 		Long: heredoc.Doc(`
 			analyze reads a recording made by memdiag watch and prints the timeline
-			of its episodes — intervals where latency spiked or a memory-pressure
-			signal rose above the recording's own baseline — with the marks of the
-			signals that moved (PSI, file LRU, disk I/O, I/O time, swap), how often
+			of its episodes — intervals where memory pressure (PSI memory some or
+			full) rose above the recording's own quiet level, with the latency
+			spikes that fell in them — with the marks of the signals that moved
+			(PSI, file LRU, refaults, reclaim, disk I/O, I/O time, swap), how often
 			the episodes recur, and the culprit: the timer, cron job or process
-			that explains them, with its evidence and what to do about it.
+			that explains them, with its evidence and what to do about it. A
+			latency spike with no pressure is listed, but never opens an episode;
+			disk or reclaim activity that stalled less than the thresholds is an
+			I/O burst, not an episode (--require none counts any signal).
 
 			A timeline row's TIME is the end of the episode's first interval: the
 			moment its counters were read, which is the time watch printed on that
@@ -110,10 +115,13 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 			a window of it, reading only the segments that overlap (-6h, 06:25,
 			'yesterday 06:00..07:00', RFC 3339; see docs/service.md).
 
-			Every signal is compared with the recording's own median: a threshold is
-			the rise above it that counts (see the flags for defaults; "off"
-			disables a signal). A spike is a latency statistic above the rolling
-			baseline by --spike, either a factor (3x) or an absolute floor (500ms).
+			Each signal is compared with the recording's own baseline: its median
+			(PSI: its quiet level, the 25th percentile, and PSI must also reach 1 %
+			some or 0.5 % full of wall time); a threshold is the rise above it that
+			counts (see the flags for defaults; "off" disables a signal). A spike
+			is a latency statistic above its rolling median by --spike, either a
+			factor (3x) or an absolute floor (500ms). docs/analyze.md has the
+			whole method.
 		`),
 		Example: examples(`
 			# the timeline table and the verdict
@@ -177,7 +185,7 @@ func newAnalyzeCmd(f *Factory, runF func(*AnalyzeOptions) error) *cobra.Command 
 	fl.DurationVar(&opts.Gap, "gap", 0, "merge flagged intervals separated by at most this quiet time (default: one sampling interval)")
 	fl.DurationVar(&opts.Lag, "lag", 60*time.Second, "how long after a job's firing its episode may start")
 	fl.DurationVar(&opts.GrowthWindow, "growth-min-window", memstate.MinGrowthWindow, "shortest observation of a process from which steady RSS growth is reported")
-	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: one self-contained page with charts)")
+	formatFlag(cmd, &opts.Format, format.Table, report.Formats, "(html: one self-contained page with charts)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
 	modeFlag(fl, &opts.Mode)
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
@@ -197,17 +205,17 @@ func defaultThreshold(s correlate.Signal, v float64) string {
 
 // correlateOptions turns the flags into correlate options; bad values are
 // flag errors.
-func (opts *AnalyzeOptions) correlateOptions() (correlate.Options, error) {
+func (opts *analyzeOptions) correlateOptions() (correlate.Options, error) {
 	var co correlate.Options
 	var err error
 	if co.Stat, err = correlate.ParseStat(opts.Stat); err != nil {
-		return co, &FlagError{Err: fmt.Errorf("--stat: %w", err)}
+		return co, &usageError{Err: fmt.Errorf("--stat: %w", err)}
 	}
 	if co.Spike, err = correlate.ParseSpikeRule(opts.Spike); err != nil {
-		return co, &FlagError{Err: fmt.Errorf("--spike: %w", err)}
+		return co, &usageError{Err: fmt.Errorf("--spike: %w", err)}
 	}
 	if co.PSIScope, err = correlate.ParsePSIScope(opts.PSIScope); err != nil {
-		return co, &FlagError{Err: fmt.Errorf("--psi-scope: %w", err)}
+		return co, &usageError{Err: fmt.Errorf("--psi-scope: %w", err)}
 	}
 	if opts.MinSignals < 0 || opts.MinSignals > len(correlate.AllSignals) {
 		return co, flagErrorf("--min-signals: want 1 to %d", len(correlate.AllSignals))
@@ -220,7 +228,7 @@ func (opts *AnalyzeOptions) correlateOptions() (correlate.Options, error) {
 		co.Require = []correlate.Signal{}
 	default:
 		if co.Require, err = correlate.ParseSignals(opts.Require); err != nil {
-			return co, &FlagError{Err: fmt.Errorf("--require: %w", err)}
+			return co, &usageError{Err: fmt.Errorf("--require: %w", err)}
 		}
 	}
 	th := correlate.DefaultThresholds()
@@ -231,7 +239,7 @@ func (opts *AnalyzeOptions) correlateOptions() (correlate.Options, error) {
 		}
 		x, err := correlate.ParseThreshold(t.signal, v)
 		if err != nil {
-			return co, &FlagError{Err: fmt.Errorf("--%s: %w", t.flag, err)}
+			return co, &usageError{Err: fmt.Errorf("--%s: %w", t.flag, err)}
 		}
 		th.Set(t.signal, x)
 	}
@@ -252,11 +260,7 @@ func (opts *AnalyzeOptions) correlateOptions() (correlate.Options, error) {
 	return co, nil
 }
 
-func runAnalyze(opts *AnalyzeOptions) error {
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return &FlagError{Err: fmt.Errorf("--format: %w", err)}
-	}
+func runAnalyze(opts *analyzeOptions) error {
 	if err := oneStdin([]string{"REC", "--latency"}, opts.Recording, opts.LatencyFile); err != nil {
 		return err
 	}
@@ -270,7 +274,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	lo := opts.LatencyIn
 	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
 	in := recInput{Paths: append([]string{opts.Recording}, opts.More...), From: opts.From, To: opts.To}
-	res, trace, err := analyzeInputTrace(opts.Ctx, opts.IO, in, opts.LatencyFile, lo, co, format == report.HTML)
+	res, trace, err := analyzeInputTrace(opts.Ctx, opts.IO, in, opts.LatencyFile, lo, co, opts.Format == format.HTML)
 	if err != nil {
 		return err
 	}
@@ -281,7 +285,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if trace != nil {
 		ro.Traces = []*correlate.Trace{trace}
 	}
-	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.Render(w, res, format, ro) })
+	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.Render(w, res, opts.Format, ro) })
 }
 
 // analyzeMemoryLimit is the Go heap's soft limit while analyze runs,

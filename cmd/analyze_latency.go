@@ -52,7 +52,7 @@ func jmeterSave(columns, props string) (*latency.JMeterSave, error) {
 	case columns != "":
 		s, err := latency.ParseJMeterColumns(columns)
 		if err != nil {
-			return nil, &FlagError{Err: fmt.Errorf("--latency-columns: %w", err)}
+			return nil, &usageError{Err: fmt.Errorf("--latency-columns: %w", err)}
 		}
 		return s, nil
 	case props != "":
@@ -61,12 +61,12 @@ func jmeterSave(columns, props string) (*latency.JMeterSave, error) {
 		}
 		f, err := os.Open(props)
 		if err != nil {
-			return nil, &FlagError{Err: fmt.Errorf("--latency-properties: %w", err)}
+			return nil, &usageError{Err: fmt.Errorf("--latency-properties: %w", err)}
 		}
 		defer f.Close()
 		s, err := latency.ParseJMeterProperties(f, props)
 		if err != nil {
-			return nil, &FlagError{Err: fmt.Errorf("--latency-properties: %w", err)}
+			return nil, &usageError{Err: fmt.Errorf("--latency-properties: %w", err)}
 		}
 		return s, nil
 	}
@@ -93,7 +93,7 @@ func (l latencyInput) importOptions(h *record.Header) (latency.ImportOptions, st
 	if l.TZ != "" {
 		loc, err := time.LoadLocation(l.TZ)
 		if err != nil {
-			return o, "", &FlagError{Err: fmt.Errorf("--latency-tz: %w", err)}
+			return o, "", &usageError{Err: fmt.Errorf("--latency-tz: %w", err)}
 		}
 		o.Location = loc
 	}
@@ -117,7 +117,7 @@ func (l latencyInput) importOptions(h *record.Header) (latency.ImportOptions, st
 	case l.Start != "":
 		t, err := parseStartFlag(l.Start)
 		if err != nil {
-			return o, "", &FlagError{Err: fmt.Errorf("--latency-start: %w", err)}
+			return o, "", &usageError{Err: fmt.Errorf("--latency-start: %w", err)}
 		}
 		o.Start, from = t, latency.StartOption+" (--latency-start)"
 	}
@@ -201,7 +201,7 @@ func analyzeSeriesTrace(io *iostreams.IOStreams, sr *correlate.Series, warns []s
 			imp.Within(from, to)
 		}
 		if err := imp.Report.Check(lo.MinShare); err != nil {
-			return correlate.Result{}, nil, &ExitCodeError{Code: ExitError, Err: err}
+			return correlate.Result{}, nil, &exitCodeError{Code: exitError, Err: err}
 		}
 		notes = append(notes, imp.Report.Describe())
 		if len(imp.Requests) > 0 {
@@ -211,7 +211,7 @@ func analyzeSeriesTrace(io *iostreams.IOStreams, sr *correlate.Series, warns []s
 		}
 	}
 	res := sr.Analyze(co)
-	res.Warnings = append(append(warns, notes...), res.Warnings...)
+	res.Warnings = append(correlate.Notes(append(warns, notes...)...), res.Warnings...)
 	var t *correlate.Trace
 	if trace {
 		t = sr.Trace(&res, co)
@@ -230,7 +230,7 @@ func importLatency(ios *iostreams.IOStreams, path string, o latency.ImportOption
 	}
 	if err != nil {
 		if errors.Is(err, latency.ErrFormat) {
-			return nil, &FlagError{Err: fmt.Errorf("%w (use --latency-format to name it: %v)", err, latency.Formats)}
+			return nil, &usageError{Err: fmt.Errorf("%w (use --latency-format to name it: %v)", err, latency.Formats)}
 		}
 		return nil, err
 	}

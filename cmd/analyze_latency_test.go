@@ -38,8 +38,8 @@ func writeResults(t *testing.T, name string, shift time.Duration, fail func(s in
 func TestAnalyzeLatencyOutsideRecording(t *testing.T) {
 	p := writeResults(t, "other-day.csv", 24*time.Hour, func(int) bool { return false })
 	code, out, errOut := runCmd(t, "analyze", unionRec, "--latency", p)
-	if code != ExitError {
-		t.Fatalf("exit %d, want %d; stdout %s", code, ExitError, out)
+	if code != exitError {
+		t.Fatalf("exit %d, want %d; stdout %s", code, exitError, out)
 	}
 	for _, want := range []string{"none of its 7199 requests is inside the recording", "file 2026-03-16 12:00:01.100 +00:00 to 2026-03-16 13:59:59.100 +00:00", "7199 after"} {
 		if !strings.Contains(errOut, want) {
@@ -52,14 +52,14 @@ func TestAnalyzeLatencyOutsideRecording(t *testing.T) {
 	// Half inside: fine by default, reported; an error under --latency-min-share 0.9.
 	p = writeResults(t, "half.csv", time.Hour, func(int) bool { return false })
 	code, out, errOut = runCmd(t, "analyze", unionRec, "--latency", p)
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("half inside: exit %d: %s", code, errOut)
 	}
 	if !strings.Contains(out, "7199 requests read, 3599 imported, 3600 outside the recording") {
 		t.Errorf("report lacks the import counts:\n%s", out)
 	}
 	code, _, errOut = runCmd(t, "analyze", unionRec, "--latency", p, "--latency-min-share", "0.9")
-	if code != ExitError || !strings.Contains(errOut, "only 3599 of its 7199 requests (50.0%)") {
+	if code != exitError || !strings.Contains(errOut, "only 3599 of its 7199 requests (50.0%)") {
 		t.Errorf("min share: exit %d, stderr %s", code, errOut)
 	}
 }
@@ -73,7 +73,7 @@ func TestAnalyzeCompareServiceDown(t *testing.T) {
 	bad := writeResults(t, "down.csv", 0, down)
 	good := writeResults(t, "up.csv", 0, func(int) bool { return false })
 	code, out, errOut := runCmd(t, "analyze", unionRec, "--latency", bad)
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if !strings.Contains(out, "Failures: 600 of 7199 requests failed (8.3%)") {
@@ -83,7 +83,7 @@ func TestAnalyzeCompareServiceDown(t *testing.T) {
 		t.Errorf("timeline marks no failure:\n%s", out)
 	}
 	code, out, errOut = runCmd(t, "analyze", unionRec, "--latency", bad, "--format", "json")
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var doc struct {
@@ -102,7 +102,7 @@ func TestAnalyzeCompareServiceDown(t *testing.T) {
 		t.Errorf("totals = %+v (mean %v), want 7199 requests, 600 errors, mean 100 ms", doc.Totals, doc.Totals.MeanMS)
 	}
 	code, out, errOut = runCmd(t, "compare", unionRec, unionRec, "--latency-before", good, "--latency-after", bad)
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("compare: exit %d: %s", code, errOut)
 	}
 	if !strings.Contains(out, "Not an improvement: failed requests rose from 0.0% to 8.3%") {
@@ -190,7 +190,7 @@ func TestAnalyzeFailingThroughout(t *testing.T) {
 				args = append(args, "--latency-start", "2026-03-15T12:00:00Z")
 			}
 			code, out, errOut := runCmd(t, args...)
-			if code != ExitOK {
+			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
 			for _, want := range []string{"Failures: 240 of 240 requests failed (100.0%)", "FAILING: at least half failed in 60 of 60 intervals",
@@ -203,7 +203,7 @@ func TestAnalyzeFailingThroughout(t *testing.T) {
 				t.Errorf("a failing run read as calm:\n%s", out)
 			}
 			code, out, errOut = runCmd(t, append(args, "--format", "json")...)
-			if code != ExitOK {
+			if code != exitOK {
 				t.Fatalf("json: exit %d: %s", code, errOut)
 			}
 			var doc struct {
@@ -232,7 +232,7 @@ func TestAnalyzeFailingThroughout(t *testing.T) {
 	p := writeFailing(t, "generic.csv", func(i int) bool { return i%20 == 0 })
 	for _, format := range []string{"table", "markdown", "html"} {
 		code, out, errOut := runCmd(t, "analyze", calmRec, "--latency", p, "--format", format)
-		if code != ExitOK {
+		if code != exitOK {
 			t.Fatalf("%s: exit %d: %s", format, code, errOut)
 		}
 		if !strings.Contains(out, "The load was failing: 228 of 240 requests failed (95.0%); at least half failed in 60 of 60 intervals") || strings.Contains(out, "no latency spike") {
@@ -264,7 +264,7 @@ func TestAnalyzeJMeterColumns(t *testing.T) {
 	}
 	for _, flag := range [][]string{{"--latency-columns", "timeStamp,elapsed,label,responseCode,success,Connect", "--latency-columns"}, {"--latency-properties", props, props}} {
 		code, out, errOut := runCmd(t, "analyze", calmRec, "--latency", p, flag[0], flag[1], "--format", "json")
-		if code != ExitOK {
+		if code != exitOK {
 			t.Fatalf("%s: exit %d: %s", flag[0], code, errOut)
 		}
 		var doc struct {
@@ -283,7 +283,7 @@ func TestAnalyzeJMeterColumns(t *testing.T) {
 		}
 	}
 	code, _, errOut := runCmd(t, "analyze", calmRec, "--latency", p, "--latency-columns", "timestamp,elapsed")
-	if code != ExitUsage || !strings.Contains(errOut, `--latency-columns: bad JMeter save settings: column 1 "timestamp" is not one of JMeter's`) {
+	if code != exitUsage || !strings.Contains(errOut, `--latency-columns: bad JMeter save settings: column 1 "timestamp" is not one of JMeter's`) {
 		t.Errorf("bad column: exit %d: %s", code, errOut)
 	}
 }

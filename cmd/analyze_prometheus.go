@@ -15,6 +15,7 @@ import (
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/fleet"
 	"github.com/memdiag/memdiag/internal/english"
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/report"
 	"github.com/memdiag/memdiag/store"
 )
@@ -49,7 +50,7 @@ func addPrometheusFlags(c *cobra.Command, p *promOptions) {
 func promWindow(from, to string, now time.Time) (time.Time, time.Time, error) {
 	w, err := store.ParseWindow(from, to, now, time.Local)
 	if err != nil {
-		return w.From, w.To, &FlagError{Err: err}
+		return w.From, w.To, &usageError{Err: err}
 	}
 	if w.To.IsZero() {
 		w.To = now
@@ -89,17 +90,14 @@ type fleetLineJSON struct {
 	Line string `json:"line"`
 }
 
-func runAnalyzePrometheus(opts *AnalyzeOptions) error {
+func runAnalyzePrometheus(opts *analyzeOptions) error {
 	p := &opts.Prom
 	if u, err := url.Parse(p.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return flagErrorf("--prometheus %q: want an http:// or https:// URL of a Prometheus server", p.URL)
 	}
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return &FlagError{Err: fmt.Errorf("--format: %w", err)}
-	}
-	if format != report.Table && format != report.Markdown && format != report.JSON {
-		return flagErrorf("--format %s: --prometheus writes table, markdown or json", format)
+	f := opts.Format
+	if f != format.Table && f != format.Markdown && f != format.JSON {
+		return flagErrorf("--format %s: --prometheus writes table, markdown or json", f)
 	}
 	start, end, err := promWindow(opts.From, opts.To, opts.now())
 	if err != nil {
@@ -120,7 +118,7 @@ func runAnalyzePrometheus(opts *AnalyzeOptions) error {
 		Step: p.Step, LatencyQuery: p.LatencyQuery,
 	})
 	if err != nil {
-		return &ExitCodeError{Code: ExitError, Err: err}
+		return &exitCodeError{Code: exitError, Err: err}
 	}
 	lo := opts.LatencyIn
 	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
@@ -142,6 +140,7 @@ func runAnalyzePrometheus(opts *AnalyzeOptions) error {
 			return err
 		}
 		res.Lacks = append(res.Lacks, h.Lacks...)
+		res.Warnings = append(res.Warnings, correlate.Notes(h.Notes...)...)
 		results = append(results, fleet.HostResult{Host: name, Res: res})
 		hosts = append(hosts, h)
 	}
@@ -149,12 +148,12 @@ func runAnalyzePrometheus(opts *AnalyzeOptions) error {
 	resolution := resolutionNote(d)
 	ro := report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
 	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error {
-		if format == report.JSON {
+		if f == format.JSON {
 			out := fleetJSON{Prometheus: d.URL, From: start.UTC(), To: end.UTC(), StepS: d.Step.Seconds(), ScrapeS: d.Scrape.Seconds(),
 				Resolution: resolution, Warnings: d.Warnings, Fleet: []fleetLineJSON{}}
 			for i, r := range results {
 				var b bytes.Buffer
-				if err := report.Render(&b, r.Res, report.JSON, ro); err != nil {
+				if err := report.Render(&b, r.Res, format.JSON, ro); err != nil {
 					return err
 				}
 				out.Hosts = append(out.Hosts, fleetHostJSON{Host: r.Host, Sources: hosts[i].Sources, Lacks: hosts[i].Lacks,
@@ -167,14 +166,14 @@ func runAnalyzePrometheus(opts *AnalyzeOptions) error {
 			enc.SetIndent("", "  ")
 			return enc.Encode(out)
 		}
-		md := format == report.Markdown
+		md := f == format.Markdown
 		for i, r := range results {
 			if md {
 				fmt.Fprintf(w, "## %s\n\nSources: %s.\n\n", r.Host, strings.Join(hosts[i].Sources, ", "))
 			} else {
 				fmt.Fprintf(w, "== %s (from %s) ==\n\n", r.Host, strings.Join(hosts[i].Sources, ", "))
 			}
-			if err := report.Render(w, r.Res, format, ro); err != nil {
+			if err := report.Render(w, r.Res, f, ro); err != nil {
 				return err
 			}
 			fmt.Fprintln(w)
@@ -229,7 +228,7 @@ func analyzeArgs(p *promOptions) cobra.PositionalArgs {
 	}
 }
 
-func (opts *AnalyzeOptions) now() time.Time {
+func (opts *analyzeOptions) now() time.Time {
 	if opts.Now != nil {
 		return opts.Now()
 	}

@@ -25,29 +25,29 @@ const unionRec = "../correlate/testdata/union.jsonl.gz"
 func TestNewAnalyzeCmd(t *testing.T) {
 	tests := []struct {
 		args string
-		want AnalyzeOptions
+		want analyzeOptions
 	}{
-		{"run.jsonl", AnalyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, GrowthWindow: 10 * time.Minute, Format: "table",
+		{"run.jsonl", analyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, GrowthWindow: 10 * time.Minute, Format: "table",
 			PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}},
 		{"run.jsonl --latency res.csv --latency-format vegeta-csv --stat max --spike 500ms --format json --values --gap 1m --lag 30s --disk-io 32MiB --swap-out off --psi-some 5% --psi-scope host --min-signals 2 --require psi --lru-drop-min 8MiB",
-			AnalyzeOptions{Recording: "run.jsonl", LatencyFile: "res.csv", LatencyFormat: "vegeta-csv", Stat: "max", Spike: "500ms",
+			analyzeOptions{Recording: "run.jsonl", LatencyFile: "res.csv", LatencyFormat: "vegeta-csv", Stat: "max", Spike: "500ms",
 				Format: "json", Values: true, Gap: time.Minute, Lag: 30 * time.Second, GrowthWindow: 10 * time.Minute, PSIScope: "host", MinSignals: 2, Require: "psi", LRUDropMin: "8MiB",
 				Thresholds: map[correlate.Signal]string{correlate.DiskIO: "32MiB", correlate.SwapOut: "off", correlate.PSISome: "5%"}}},
 	}
 	// -o FILE.html picks the html format unless --format says otherwise.
 	tests = append(tests, struct {
 		args string
-		want AnalyzeOptions
-	}{"run.jsonl -o report.html", AnalyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, GrowthWindow: 10 * time.Minute, Format: "html", Output: "report.html",
+		want analyzeOptions
+	}{"run.jsonl -o report.html", analyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, GrowthWindow: 10 * time.Minute, Format: "html", Output: "report.html",
 		PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}}, struct {
 		args string
-		want AnalyzeOptions
-	}{"run.jsonl --output r.HTML --format md", AnalyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, GrowthWindow: 10 * time.Minute, Format: "markdown", Output: "r.HTML",
+		want analyzeOptions
+	}{"run.jsonl --output r.HTML --format md", analyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, GrowthWindow: 10 * time.Minute, Format: "markdown", Output: "r.HTML",
 		PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}}, struct {
 		args string
-		want AnalyzeOptions
+		want analyzeOptions
 	}{"--prometheus http://prom:9090 --match instance=~\"web-.*\" --host-label host --latency-query p99 --step 5s --align 5s --from -6h --to now --format json",
-		AnalyzeOptions{Stat: "p99", Spike: "3x", Lag: time.Minute, GrowthWindow: 10 * time.Minute, Format: "json", PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB",
+		analyzeOptions{Stat: "p99", Spike: "3x", Lag: time.Minute, GrowthWindow: 10 * time.Minute, Format: "json", PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB",
 			Thresholds: map[correlate.Signal]string{}, Prom: promOptions{URL: "http://prom:9090", Match: `instance=~"web-.*"`, HostLabel: "host",
 				LatencyQuery: "p99", Step: 5 * time.Second, Align: 5 * time.Second, Timeout: 2 * time.Minute}, From: "-6h", To: "now"}})
 	for _, tt := range tests {
@@ -56,8 +56,8 @@ func TestNewAnalyzeCmd(t *testing.T) {
 		}
 		t.Run(tt.args, func(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
-			var got *AnalyzeOptions
-			c := newAnalyzeCmd(&Factory{IO: ios}, func(o *AnalyzeOptions) error { got = o; return nil })
+			var got *analyzeOptions
+			c := newAnalyzeCmd(&factory{IO: ios}, func(o *analyzeOptions) error { got = o; return nil })
 			c.SetArgs(strings.Fields(tt.args))
 			if err := c.Execute(); err != nil {
 				t.Fatal(err)
@@ -80,12 +80,12 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 
 func TestRunAnalyzeTable(t *testing.T) {
 	code, out, errOut := runCmd(t, "analyze", unionRec)
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	golden(t, "analyze-union.table.txt", out)
 	code, out, _ = runCmd(t, "analyze", unionRec, "--format", "markdown", "--values")
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("markdown: exit %d", code)
 	}
 	golden(t, "analyze-union-values.md", out)
@@ -93,7 +93,7 @@ func TestRunAnalyzeTable(t *testing.T) {
 	// An in-process schedule (kind process) and no culprit at all.
 	for _, name := range []string{"inprocess", "noperiod"} {
 		code, out, errOut = runCmd(t, "analyze", "../correlate/testdata/"+name+".jsonl.gz")
-		if code != ExitOK {
+		if code != exitOK {
 			t.Fatalf("%s: exit %d, stderr %s", name, code, errOut)
 		}
 		golden(t, "analyze-"+name+".table.txt", out)
@@ -104,7 +104,7 @@ func TestRunAnalyzeTable(t *testing.T) {
 // share of episodes it explains, and that the decoy is absent.
 func TestRunAnalyzeJSON(t *testing.T) {
 	code, out, errOut := runCmd(t, "analyze", unionRec, "--format", "json")
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	var doc struct {
@@ -170,7 +170,7 @@ func TestRunAnalyzeLatencyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := runCmd(t, "analyze", unionRec, "--latency", path, "--format", "json")
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	// The bad row is reported with its line number, and does not stop the
@@ -210,7 +210,7 @@ func TestRunAnalyzeOutputHTML(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "report.html")
 	code, stdout, errOut := runCmd(t, "analyze", unionRec, "-o", out)
-	if code != ExitOK || stdout != "" || !strings.Contains(errOut, "wrote "+out) {
+	if code != exitOK || stdout != "" || !strings.Contains(errOut, "wrote "+out) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errOut)
 	}
 	b, err := os.ReadFile(out)
@@ -232,7 +232,7 @@ func TestRunAnalyzeOutputHTML(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "elsewhere"), link); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := runCmd(t, "analyze", unionRec, "-o", link); code != ExitUsage || !strings.Contains(errOut, "symbolic link") {
+	if code, _, errOut := runCmd(t, "analyze", unionRec, "-o", link); code != exitUsage || !strings.Contains(errOut, "symbolic link") {
 		t.Errorf("-o through a symlink: exit %d, %q", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "elsewhere")); err == nil {
@@ -246,14 +246,14 @@ func TestRunAnalyzeErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"analyze", unionRec, "--spike", "fast"}, ExitUsage, "--spike"},
-		{[]string{"analyze", unionRec, "--disk-io", "lots"}, ExitUsage, "--disk-io"},
-		{[]string{"analyze", unionRec, "--format", "pdf"}, ExitUsage, "--format"},
-		{[]string{"analyze", unionRec, "--psi-scope", "vm"}, ExitUsage, "--psi-scope"},
-		{[]string{"analyze", unionRec, "--min-signals", "10"}, ExitUsage, "--min-signals"},
-		{[]string{"analyze", unionRec, "--require", "latency"}, ExitUsage, "--require"},
-		{[]string{"analyze", "testdata/does-not-exist.jsonl"}, ExitError, "memdiag: testdata/does-not-exist.jsonl: no such file or directory\n"},
-		{[]string{"analyze", "analyze_test.go"}, ExitError, "not a memdiag recording"},
+		{[]string{"analyze", unionRec, "--spike", "fast"}, exitUsage, "--spike"},
+		{[]string{"analyze", unionRec, "--disk-io", "lots"}, exitUsage, "--disk-io"},
+		{[]string{"analyze", unionRec, "--format", "pdf"}, exitUsage, "--format"},
+		{[]string{"analyze", unionRec, "--psi-scope", "vm"}, exitUsage, "--psi-scope"},
+		{[]string{"analyze", unionRec, "--min-signals", "10"}, exitUsage, "--min-signals"},
+		{[]string{"analyze", unionRec, "--require", "latency"}, exitUsage, "--require"},
+		{[]string{"analyze", "testdata/does-not-exist.jsonl"}, exitError, "memdiag: testdata/does-not-exist.jsonl: no such file or directory\n"},
+		{[]string{"analyze", "analyze_test.go"}, exitError, "not a memdiag recording"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args[2:], " "), func(t *testing.T) {
@@ -274,8 +274,8 @@ func TestAnalyzeColor(t *testing.T) {
 		ios.SetStdoutTTY(tty)
 		ios.SetWidth(200)
 		ios.EnableColor()
-		f := &Factory{IO: ios, Now: time.Now, Root: "/"}
-		if code := Run(context.Background(), f, append([]string{"analyze", unionRec}, args...)); code != 0 {
+		f := &factory{IO: ios, Now: time.Now, Root: "/"}
+		if code := execute(context.Background(), f, append([]string{"analyze", unionRec}, args...)); code != 0 {
 			t.Fatalf("exit code %d; stderr:\n%s", code, errOut)
 		}
 		return out.String()
@@ -318,7 +318,7 @@ func TestAnalyzeSeveralSegments(t *testing.T) {
 	}
 	_, whole, _ := runCmd(t, "analyze", unionRec)
 	code, out, errOut := runCmd(t, "analyze", seg1, seg2)
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("analyze seg1 seg2: exit %d, stderr %q", code, errOut)
 	}
 	if !strings.HasPrefix(out, strings.TrimRight(whole, "\n")) {
@@ -343,8 +343,8 @@ func TestArgCountErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		code, _, errOut := runCmd(t, tt.args...)
-		if code != ExitUsage || !strings.HasPrefix(errOut, tt.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errOut, ExitUsage, tt.want)
+		if code != exitUsage || !strings.HasPrefix(errOut, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errOut, exitUsage, tt.want)
 		}
 	}
 }

@@ -38,13 +38,13 @@ func TestAnalyzeEndsOnSignalWhileReading(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ios, _, _, errOut := iostreams.Test()
 	done := make(chan int)
-	go func() { done <- Run(ctx, &Factory{IO: ios, Now: time.Now, Root: "/"}, []string{"analyze", fifo}) }()
+	go func() { done <- execute(ctx, &factory{IO: ios, Now: time.Now, Root: "/"}, []string{"analyze", fifo}) }()
 	time.Sleep(300 * time.Millisecond) // let analyze block on the FIFO
 	cancel()
 	select {
 	case code := <-done:
-		if code != ExitInterrupt {
-			t.Errorf("exit %d, want %d; stderr %s", code, ExitInterrupt, errOut)
+		if code != exitInterrupt {
+			t.Errorf("exit %d, want %d; stderr %s", code, exitInterrupt, errOut)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("analyze did not end after its context was cancelled")

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"io/fs"
 
@@ -10,12 +9,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/report"
 )
 
-// CompareOptions are the inputs of `memdiag compare`.
-type CompareOptions struct {
+// compareOptions are the inputs of `memdiag compare`.
+type compareOptions struct {
 	IO *iostreams.IOStreams
 	// Ctx ends reading when done (Ctrl-C, SIGTERM); nil never ends it.
 	Ctx context.Context
@@ -30,14 +30,15 @@ type CompareOptions struct {
 	LatencyFormat             string
 	LatencyTZ                 string
 	LatencyIn                 latencyInput
-	Stat, Spike, Format       string
+	Stat, Spike               string
+	Format                    format.Format
 	// Output is the file the comparison goes to ("" or "-": stdout).
 	Output string
 	Mode   fs.FileMode // --mode of --output
 }
 
-func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command {
-	opts := &CompareOptions{IO: f.IO}
+func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command {
+	opts := &compareOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "compare BEFORE AFTER",
 		Short: "Compare two recordings: requests/s, mean and p99 latency, spikes, stall time",
@@ -83,21 +84,17 @@ func newCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	fl.StringVar(&opts.AfterWindow, "after-window", "", "read AFTER only within `FROM..TO`, instead of --from/--to")
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic for spikes: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
-	formatFlag(cmd, &opts.Format, report.Table, report.Formats, "(html: both runs on charts, one self-contained page)")
+	formatFlag(cmd, &opts.Format, format.Table, report.Formats, "(html: both runs on charts, one self-contained page)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the comparison to `FILE` instead of stdout (FILE.html: --format html)")
 	modeFlag(fl, &opts.Mode)
 	return cmd
 }
 
-func runCompare(opts *CompareOptions) error {
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return &FlagError{Err: fmt.Errorf("--format: %w", err)}
-	}
+func runCompare(opts *compareOptions) error {
 	if err := oneStdin([]string{"BEFORE", "AFTER", "--latency-before", "--latency-after"}, opts.Before, opts.After, opts.LatencyBefore, opts.LatencyAfter); err != nil {
 		return err
 	}
-	ao := AnalyzeOptions{Stat: opts.Stat, Spike: opts.Spike, PSIScope: "auto", MinSignals: 1}
+	ao := analyzeOptions{Stat: opts.Stat, Spike: opts.Spike, PSIScope: "auto", MinSignals: 1}
 	co, err := ao.correlateOptions()
 	if err != nil {
 		return err
@@ -112,12 +109,12 @@ func runCompare(opts *CompareOptions) error {
 		if side := [2]string{opts.BeforeWindow, opts.AfterWindow}[i]; side != "" {
 			in.From, in.To, in.WindowFlag = side, "", [2]string{"--before-window", "--after-window"}[i]
 		}
-		if res[i], t, err = analyzeInputTrace(opts.Ctx, opts.IO, in, p[1], lo, co, format == report.HTML); err != nil {
+		if res[i], t, err = analyzeInputTrace(opts.Ctx, opts.IO, in, p[1], lo, co, opts.Format == format.HTML); err != nil {
 			return err
 		}
 		if t != nil {
 			ro.Traces = append(ro.Traces, t)
 		}
 	}
-	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.RenderCompare(w, res[0], res[1], format, ro) })
+	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.RenderCompare(w, res[0], res[1], opts.Format, ro) })
 }

@@ -9,7 +9,7 @@ import (
 // has 12 episodes and 47 spike intervals (see correlate's tests).
 func TestRunCompare(t *testing.T) {
 	code, out, errOut := runCmd(t, "compare", unionRec, unionRec, "--format", "json")
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	var doc struct {
@@ -33,7 +33,7 @@ func TestRunCompare(t *testing.T) {
 	if c := doc.ChangePct["mean_ms"]; c == nil || *c != 0 {
 		t.Errorf("change of mean = %v, want 0", c)
 	}
-	if code, _, _ := runCmd(t, "compare", unionRec); code != ExitUsage {
+	if code, _, _ := runCmd(t, "compare", unionRec); code != exitUsage {
 		t.Errorf("one argument: exit %d", code)
 	}
 }

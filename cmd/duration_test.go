@@ -47,7 +47,7 @@ func TestRunTimersToDays(t *testing.T) {
 	}
 	code, _, errOut = runCLI(t, timersRoot("debian"), "timers", "--from", "now", "--to", "2 days")
 	want := `--to "2 days": want a time (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' or 'now') or a duration after --from such as 2h, 2d or 1w`
-	if code != ExitUsage || !strings.Contains(errOut, want) {
-		t.Errorf("exit code %d, stderr %q; want %d and %q", code, errOut, ExitUsage, want)
+	if code != exitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("exit code %d, stderr %q; want %d and %q", code, errOut, exitUsage, want)
 	}
 }

@@ -14,42 +14,42 @@ import (
 
 // Exit codes, one meaning each. `memdiag gate` documents its own in its help.
 const (
-	ExitOK        = 0 // success (gate: every threshold held)
-	ExitError     = 1 // runtime failure; `timers --strict` with problems
-	ExitUsage     = 2 // bad flags or arguments
-	ExitBreach    = 3 // gate: a threshold was breached
-	ExitCommand   = 4 // gate/watch -- CMD: the wrapped command failed (its own code is printed)
-	ExitEnv       = 5 // environment: a needed kernel feature or file is missing (no PSI, unreadable cgroup)
-	ExitInterrupt = 130
+	exitOK        = 0 // success (gate: every threshold held)
+	exitError     = 1 // runtime failure; `timers --strict` with problems
+	exitUsage     = 2 // bad flags or arguments
+	exitBreach    = 3 // gate: a threshold was breached
+	exitCommand   = 4 // gate/watch -- CMD: the wrapped command failed (its own code is printed)
+	exitEnv       = 5 // environment: a needed kernel feature or file is missing (no PSI, unreadable cgroup)
+	exitInterrupt = 130
 )
 
-// FlagError is a usage problem: the message is followed by the usage line.
-type FlagError struct{ Err error }
+// usageError is a usage problem: the message is followed by the usage line.
+type usageError struct{ Err error }
 
-func (e *FlagError) Error() string { return e.Err.Error() }
-func (e *FlagError) Unwrap() error { return e.Err }
+func (e *usageError) Error() string { return e.Err.Error() }
+func (e *usageError) Unwrap() error { return e.Err }
 
-// flagErrorf builds a *FlagError.
-func flagErrorf(format string, a ...any) error { return &FlagError{Err: fmt.Errorf(format, a...)} }
+// flagErrorf builds a *usageError.
+func flagErrorf(format string, a ...any) error { return &usageError{Err: fmt.Errorf(format, a...)} }
 
-// ExitCodeError ends the process with Code after printing Err, if any.
-type ExitCodeError struct {
+// exitCodeError ends the process with Code after printing Err, if any.
+type exitCodeError struct {
 	Code int
 	Err  error // nil: nothing more to print
 }
 
-func (e *ExitCodeError) Error() string {
+func (e *exitCodeError) Error() string {
 	if e.Err == nil {
 		return fmt.Sprintf("exit status %d", e.Code)
 	}
 	return e.Err.Error()
 }
-func (e *ExitCodeError) Unwrap() error { return e.Err }
+func (e *exitCodeError) Unwrap() error { return e.Err }
 
 // exitCode maps an error to the process exit code, printing it once.
-func exitCode(f *Factory, root *cobra.Command, err error) int {
+func exitCode(f *factory, root *cobra.Command, err error) int {
 	if err == nil {
-		return ExitOK
+		return exitOK
 	}
 	code, msg := classify(err)
 	if !f.NoRedact {
@@ -59,7 +59,7 @@ func exitCode(f *Factory, root *cobra.Command, err error) int {
 	if msg != "" {
 		fmt.Fprintln(f.IO.ErrOut, "memdiag:", msg)
 	}
-	if code == ExitUsage {
+	if code == exitUsage {
 		fmt.Fprintln(f.IO.ErrOut, "Run 'memdiag --help' or 'memdiag <command> --help' for usage.")
 	}
 	return code
@@ -69,16 +69,16 @@ func exitCode(f *Factory, root *cobra.Command, err error) int {
 // message to print ("" for none). The first kind in err's chain wins, in
 // this order:
 //
-//	*ExitCodeError       its Code (gate's breach 3, a wrapped command 4, ...)
-//	*FlagError           2  usage: bad flag, value or argument, unknown command
+//	*exitCodeError       its Code (gate's breach 3, a wrapped command 4, ...)
+//	*usageError           2  usage: bad flag, value or argument, unknown command
 //	*hostenv.Unavailable 5  environment: a kernel feature, file or privilege
 //	                        the host lacks (no PSI, not a cgroup v2 directory)
 //	context.Canceled     130 interrupted
 //	anything else        1  runtime error, including a file the user named
-//	                        that cannot be read (*InputError)
+//	                        that cannot be read (*inputFileError)
 func classify(err error) (code int, msg string) {
-	var fe *FlagError
-	var ce *ExitCodeError
+	var fe *usageError
+	var ce *exitCodeError
 	switch {
 	case errors.As(err, &ce):
 		if ce.Err != nil {
@@ -86,13 +86,13 @@ func classify(err error) (code int, msg string) {
 		}
 		return ce.Code, msg
 	case errors.As(err, &fe):
-		return ExitUsage, fe.Err.Error()
+		return exitUsage, fe.Err.Error()
 	case hostenv.As(err) != nil:
-		return ExitEnv, err.Error()
+		return exitEnv, err.Error()
 	case errors.Is(err, context.Canceled):
-		return ExitInterrupt, "interrupted"
+		return exitInterrupt, "interrupted"
 	default:
-		return ExitError, err.Error()
+		return exitError, err.Error()
 	}
 }
 
@@ -100,7 +100,7 @@ func classify(err error) (code int, msg string) {
 // usage hint), like a bad flag.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return &FlagError{Err: fmt.Errorf("%s takes no arguments, got %q", subPath(cmd), strings.Join(args, " "))}
+		return &usageError{Err: fmt.Errorf("%s takes no arguments, got %q", subPath(cmd), strings.Join(args, " "))}
 	}
 	return nil
 }
@@ -110,7 +110,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return &FlagError{Err: fmt.Errorf("%s: %w", subPath(cmd), err)}
+			return &usageError{Err: fmt.Errorf("%s: %w", subPath(cmd), err)}
 		}
 		return nil
 	}
@@ -121,7 +121,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 func minArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
-			return &FlagError{Err: fmt.Errorf("%s: %w", subPath(cmd), err)}
+			return &usageError{Err: fmt.Errorf("%s: %w", subPath(cmd), err)}
 		}
 		return nil
 	}

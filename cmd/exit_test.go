@@ -30,41 +30,44 @@ func TestExitCodesAcrossCommands(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"missing file", []string{"analyze", missing}, ExitError, noFile("")},
-		{"missing file", []string{"compare", missing, unionRec}, ExitError, noFile("")},
-		{"missing file", []string{"compare", unionRec, missing}, ExitError, noFile("")},
-		{"missing file", []string{"analyze", unionRec, "--latency", missing}, ExitError, noFile("--latency ")},
-		{"missing file", []string{"compare", unionRec, unionRec, "--latency-after", missing}, ExitError, noFile("--latency ")},
-		{"missing file", []string{"gate", "-t", "oom_kills==0", "--recording", missing}, ExitError, noFile("--recording ")},
-		{"missing file", []string{"gate", "-t", "oom_kills==0", "--recording", unionRec, "--thresholds", missing}, ExitError, noFile("--thresholds ")},
-		{"missing file", []string{"mem", "--root", missing}, ExitError, noFile("--root ")},
-		{"missing file", []string{"timers", "--root", missing}, ExitError, noFile("--root ")},
-		{"missing file", []string{"watch", "--root", missing, "--duration", "1s"}, ExitError, noFile("--root ")},
+		{"missing file", []string{"analyze", missing}, exitError, noFile("")},
+		{"missing file", []string{"compare", missing, unionRec}, exitError, noFile("")},
+		{"missing file", []string{"compare", unionRec, missing}, exitError, noFile("")},
+		{"missing file", []string{"analyze", unionRec, "--latency", missing}, exitError, noFile("--latency ")},
+		{"missing file", []string{"compare", unionRec, unionRec, "--latency-after", missing}, exitError, noFile("--latency ")},
+		{"missing file", []string{"gate", "-t", "oom_kills==0", "--recording", missing}, exitError, noFile("--recording ")},
+		{"missing file", []string{"gate", "-t", "oom_kills==0", "--recording", unionRec, "--thresholds", missing}, exitError, noFile("--thresholds ")},
+		{"missing file", []string{"mem", "--root", missing}, exitError, noFile("--root ")},
+		{"missing file", []string{"timers", "--root", missing}, exitError, noFile("--root ")},
+		{"missing file", []string{"watch", "--root", missing, "--duration", "1s"}, exitError, noFile("--root ")},
 
-		{"bad format", []string{"analyze", unionRec, "--format", "xml"}, ExitUsage, badFormat(reports + ", html")},
-		{"bad format", []string{"compare", unionRec, unionRec, "-f", "xml"}, ExitUsage, badFormat(reports + ", html")},
-		{"bad format", []string{"timers", "--format", "xml"}, ExitUsage, badFormat(reports)},
-		{"bad format", []string{"mem", "--format", "xml"}, ExitUsage, badFormat(reports)},
-		{"bad format", []string{"gate", "-t", "oom_kills==0", "--duration", "1s", "--format", "xml"}, ExitUsage, badFormat("table, json, markdown, github")},
+		{"bad format", []string{"analyze", unionRec, "--format", "xml"}, exitUsage, badFormat(reports + ", html")},
+		{"bad format", []string{"compare", unionRec, unionRec, "-f", "xml"}, exitUsage, badFormat(reports + ", html")},
+		{"bad format", []string{"timers", "--format", "xml"}, exitUsage, badFormat(reports)},
+		{"bad format", []string{"mem", "--format", "xml"}, exitUsage, badFormat(reports)},
+		{"bad format", []string{"gate", "-t", "oom_kills==0", "--duration", "1s", "--format", "xml"}, exitUsage, badFormat("table, json, markdown, github")},
 
-		{"unknown flag", []string{"analyze", unionRec, "--bogus"}, ExitUsage, "memdiag: unknown flag: --bogus" + usage},
-		{"unknown flag", []string{"compare", "--bogus"}, ExitUsage, "memdiag: unknown flag: --bogus" + usage},
-		{"unknown flag", []string{"timers", "--bogus"}, ExitUsage, "memdiag: unknown flag: --bogus" + usage},
-		{"unknown flag", []string{"mem", "--bogus"}, ExitUsage, "memdiag: unknown flag: --bogus" + usage},
-		{"unknown flag", []string{"gate", "--bogus"}, ExitUsage, "memdiag: unknown flag: --bogus" + usage},
-		{"unknown flag", []string{"watch", "--bogus"}, ExitUsage, "memdiag: unknown flag: --bogus" + usage},
-		{"unknown command", []string{"analyse"}, ExitUsage, `memdiag: unknown command "analyse" for "memdiag"; did you mean "analyze"?` + usage},
-		{"bad value", []string{"mem", "--interval", "banana"}, ExitUsage, `memdiag: --interval "banana": want a duration such as 500ms, 10s, 5m or 2h` + usage},
-		{"bad value", []string{"analyze", unionRec, "--gap", "-5s"}, ExitUsage, `memdiag: --gap "-5s": want a duration of 0 or more` + usage},
-		{"bad value", []string{"watch", "--interval", "-1s"}, ExitUsage, `memdiag: --interval "-1s": want a duration of 0 or more` + usage},
-		{"missing flag", []string{"man"}, ExitUsage, "memdiag: --dir: required: the directory to write the man pages into" + usage},
-		{"unknown shell", []string{"completion", "tcsh"}, ExitUsage, `memdiag: completion: unknown shell "tcsh"; want one of bash, fish, powershell, zsh` + usage},
-		{"two stdins", []string{"compare", "-", "-"}, ExitUsage, "memdiag: only one input can be - (stdin); got 2: [BEFORE AFTER]" + usage},
+		{"unknown flag", []string{"analyze", unionRec, "--bogus"}, exitUsage, "memdiag: unknown flag: --bogus" + usage},
+		{"unknown flag", []string{"compare", "--bogus"}, exitUsage, "memdiag: unknown flag: --bogus" + usage},
+		{"unknown flag", []string{"timers", "--bogus"}, exitUsage, "memdiag: unknown flag: --bogus" + usage},
+		{"unknown flag", []string{"mem", "--bogus"}, exitUsage, "memdiag: unknown flag: --bogus" + usage},
+		{"unknown flag", []string{"gate", "--bogus"}, exitUsage, "memdiag: unknown flag: --bogus" + usage},
+		{"unknown flag", []string{"watch", "--bogus"}, exitUsage, "memdiag: unknown flag: --bogus" + usage},
+		{"unknown command", []string{"analyse"}, exitUsage, `memdiag: unknown command "analyse" for "memdiag"; did you mean "analyze"?` + usage},
+		{"bad value", []string{"mem", "--interval", "banana"}, exitUsage, `memdiag: --interval "banana": want a duration such as 500ms, 10s, 5m or 2h` + usage},
+		{"bad value", []string{"analyze", unionRec, "--gap", "-5s"}, exitUsage, `memdiag: --gap "-5s": want a duration of 0 or more` + usage},
+		{"bad value", []string{"watch", "--interval", "-1s"}, exitUsage, `memdiag: --interval "-1s": want a duration of at least 10ms` + usage},
+		{"bad value", []string{"watch", "--interval", "0"}, exitUsage, `memdiag: --interval "0s": want a duration of at least 10ms` + usage},
+		{"bad value", []string{"record", "--interval", "5ms"}, exitUsage, `memdiag: --interval "5ms": want a duration of at least 10ms` + usage},
+		{"bad value", []string{"gate", "--interval", "0", "--", "true"}, exitUsage, `memdiag: --interval "0s": want a duration of at least 10ms` + usage},
+		{"missing flag", []string{"man"}, exitUsage, "memdiag: --dir: required: the directory to write the man pages into" + usage},
+		{"unknown shell", []string{"completion", "tcsh"}, exitUsage, `memdiag: completion: unknown shell "tcsh"; want one of bash, fish, powershell, zsh` + usage},
+		{"two stdins", []string{"compare", "-", "-"}, exitUsage, "memdiag: only one input can be - (stdin); got 2: [BEFORE AFTER]" + usage},
 
-		{"environment", []string{"mem", "--root", empty}, ExitEnv, noProc},
-		{"environment", []string{"gate", "--out", "off", "--root", empty, "-t", "oom_kills==0", "--duration", "1s"}, ExitEnv, noProc},
-		{"environment", []string{"watch", "--root", empty, "--duration", "1s", "--out", filepath.Join(tmp, "w.jsonl")}, ExitEnv, noProc},
-		{"environment", []string{"watch", "--cgroup", tmp, "--duration", "1s", "--out", filepath.Join(tmp, "c.jsonl")}, ExitEnv,
+		{"environment", []string{"mem", "--root", empty}, exitEnv, noProc},
+		{"environment", []string{"gate", "--out", "off", "--root", empty, "-t", "oom_kills==0", "--duration", "1s"}, exitEnv, noProc},
+		{"environment", []string{"watch", "--root", empty, "--duration", "1s", "--out", filepath.Join(tmp, "w.jsonl")}, exitEnv, noProc},
+		{"environment", []string{"watch", "--cgroup", tmp, "--duration", "1s", "--out", filepath.Join(tmp, "c.jsonl")}, exitEnv,
 			"memdiag: --cgroup: " + tmp + ": unavailable: not a cgroup directory (give the cgroup's directory under /sys/fs/cgroup)\n"},
 	}
 	for _, tt := range tests {
@@ -98,7 +101,7 @@ func TestStdinInputs(t *testing.T) {
 			}
 			ios, in, out, errOut := iostreamsTest()
 			in.Write(stdin)
-			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
+			f := &factory{IO: ios, Now: time.Now, Root: "/"}
 			return runFactory(f, a), out.String(), errOut.String()
 		}
 		c1, o1, e1 := run(unionRec, nil)

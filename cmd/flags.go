@@ -14,7 +14,7 @@ import (
 // formatFlag adds -f/--format to c, restricted to allowed, with def as its
 // default and shell completion of its values. An unknown name fails at
 // parse time with the one wording every command uses (see flagError).
-func formatFlag(c *cobra.Command, p *string, def format.Format, allowed []format.Format, extra string) {
+func formatFlag(c *cobra.Command, p *format.Format, def format.Format, allowed []format.Format, extra string) {
 	v := format.NewValue(p, def, allowed)
 	usage := "output format: " + format.List(allowed)
 	if extra != "" {
@@ -50,14 +50,27 @@ func flagError(_ *cobra.Command, err error) error {
 				why = errors.New("unknown format; want one of " + format.List(v.Allowed))
 			}
 		}
-		return &FlagError{Err: fmt.Errorf("--%s %q: %w", fl.Name, ive.GetValue(), why)}
+		return &usageError{Err: fmt.Errorf("--%s %q: %w", fl.Name, ive.GetValue(), why)}
 	}
-	return &FlagError{Err: err}
+	return &usageError{Err: err}
+}
+
+// minDurationKey is the flag annotation that holds a duration flag's
+// smallest accepted value (see minDuration); without it the smallest is 0.
+const minDurationKey = "memdiag_min_duration"
+
+// minDuration makes checkDurations reject a value of flag name below min
+// with the same message as a negative one, so a user who corrects
+// "-1s" is not then told that 0 is too short.
+func minDuration(fs *pflag.FlagSet, name string, min time.Duration) {
+	if err := fs.SetAnnotation(name, minDurationKey, []string{min.String()}); err != nil {
+		panic(err) // a programming error: the flag was not defined
+	}
 }
 
 // checkDurations rejects a negative value in any duration flag of c that
-// was given: no memdiag duration (an interval, a gap, a lag, a window) can
-// be negative.
+// was given (no memdiag duration — an interval, a gap, a lag, a window —
+// can be negative), and a value below a flag's minDuration.
 func checkDurations(c *cobra.Command) error {
 	var bad error
 	c.Flags().Visit(func(fl *pflag.Flag) {
@@ -72,7 +85,14 @@ func checkDurations(c *cobra.Command) error {
 				return
 			}
 		}
-		if d < 0 {
+		var min time.Duration
+		if a := fl.Annotations[minDurationKey]; len(a) == 1 {
+			min, _ = time.ParseDuration(a[0])
+		}
+		switch {
+		case min > 0 && d < min:
+			bad = flagErrorf("--%s %q: want a duration of at least %s", fl.Name, fl.Value.String(), min)
+		case d < 0:
 			bad = flagErrorf("--%s %q: want a duration of 0 or more", fl.Name, fl.Value.String())
 		}
 	})

@@ -1,18 +1,16 @@
 package cmd
 
 import (
-	"math"
 	"testing"
 	"time"
-
-	"github.com/memdiag/memdiag/correlate"
 )
 
 // The flag parsers of cmd that no package below holds: --from, --to and
 // --base-time (parseWhen), --latency-start (parseStartFlag), --mode
-// (parseMode), and the analyze/compare flags parsed by correlate
-// (--spike, the per-signal thresholds and --lru-drop-min). Durations and
-// sizes are units.ParseDuration/ParseBytes, fuzzed in units.
+// (parseMode). The analyze/compare flags parsed by correlate (--spike,
+// --stat, --psi-scope, the per-signal thresholds and --lru-drop-min) are
+// fuzzed beside their parsers in correlate; durations and sizes are
+// units.ParseDuration/ParseBytes, fuzzed in units.
 
 // FuzzParseWhen checks that no time flag panics, that "now" is now, and
 // that an accepted time printed in RFC 3339 parses back to itself.
@@ -85,73 +83,14 @@ func FuzzParseMode(f *testing.F) {
 	})
 }
 
-// FuzzSpikeFlag checks --spike: no panic; an accepted rule is a positive
-// floor or a finite factor above 1, and prints as a rule parsing back to
-// itself.
-func FuzzSpikeFlag(f *testing.F) {
-	for _, s := range []string{"3x", "1.5X", "500ms", "1x", "NaNx", "Infx", "-1s", "0s", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		r, err := correlate.ParseSpikeRule(s)
-		if err != nil {
-			return
-		}
-		if r.Floor < 0 || (r.Floor == 0 && !(r.Factor > 1 && !math.IsInf(r.Factor, 0))) {
-			t.Fatalf("ParseSpikeRule(%q) = %+v", s, r)
-		}
-		if back, err := correlate.ParseSpikeRule(r.String()); err != nil || back != r {
-			t.Fatalf("ParseSpikeRule(%q) = %+v; %q parses to %+v, %v", s, r, r.String(), back, err)
-		}
-	})
-}
-
-// FuzzThresholdFlag checks analyze's per-signal thresholds and
-// --lru-drop-min: no panic; an accepted value is "off" (-1) or a finite
-// number of 0 or more.
-func FuzzThresholdFlag(f *testing.F) {
-	for _, s := range []string{"5%", "0.05", "32MiB", "off", "1e400", "NaN", "-1%", "Inf", "10MB"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, v string) {
-		for _, tf := range thresholdFlags {
-			sig := tf.signal
-			x, err := correlate.ParseThreshold(sig, v)
-			if err != nil {
-				continue
-			}
-			if x != -1 && (math.IsNaN(x) || math.IsInf(x, 0) || x < 0) {
-				t.Fatalf("ParseThreshold(%s, %q) = %v", sig, v, x)
-			}
-		}
-	})
-}
-
 // TestFlagFuzzFindings: what the flag fuzz targets found. --latency-start
-// 1e300 wrapped to 1677; --spike NaNx and Infx were accepted as factors;
-// a threshold of NaN or Inf was accepted (NaN compares false: never
-// crossed, silently off).
+// 1e300 wrapped to 1677. (--spike's and the thresholds' findings are
+// correlate's TestOptionFuzzFindings.)
 func TestFlagFuzzFindings(t *testing.T) {
 	if got, err := parseStartFlag("1e300"); err == nil {
 		t.Errorf("parseStartFlag(1e300) = %v", got)
 	}
 	if got, err := parseStartFlag("1795988632.5"); err != nil || !got.Equal(time.Unix(1795988632, 5e8)) {
 		t.Errorf("parseStartFlag(1795988632.5) = %v, %v", got, err)
-	}
-	for _, s := range []string{"NaNx", "Infx", "+Infx"} {
-		if r, err := correlate.ParseSpikeRule(s); err == nil {
-			t.Errorf("ParseSpikeRule(%q) = %+v", s, r)
-		}
-	}
-	for _, c := range []struct {
-		sig correlate.Signal
-		v   string
-	}{{correlate.PSISome, "NaN"}, {correlate.PSISome, "NaN%"}, {correlate.IOTime, "Inf"}, {correlate.Refault, "NaN"}} {
-		if x, err := correlate.ParseThreshold(c.sig, c.v); err == nil {
-			t.Errorf("ParseThreshold(%s, %q) = %v", c.sig, c.v, x)
-		}
-	}
-	if x, err := correlate.ParseThreshold(correlate.PSISome, "5%"); err != nil || x != 0.05 {
-		t.Errorf("ParseThreshold(psi_some, 5%%) = %v, %v", x, err)
 	}
 }

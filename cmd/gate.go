@@ -17,6 +17,7 @@ import (
 
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/outfile"
@@ -29,8 +30,8 @@ import (
 	"github.com/memdiag/memdiag/timers"
 )
 
-// GateOptions are the inputs of `memdiag gate`.
-type GateOptions struct {
+// gateOptions are the inputs of `memdiag gate`.
+type gateOptions struct {
 	IO       *iostreams.IOStreams
 	Now      func() time.Time
 	Logger   *slog.Logger
@@ -50,7 +51,7 @@ type GateOptions struct {
 	MoreRecordings []string
 	From, To       string
 	Cgroup         string
-	Format         string
+	Format         format.Format
 	Output         string
 	// Out is the recording of a sampled run ("off": none), so that
 	// `memdiag analyze` can explain a red gate later.
@@ -60,8 +61,8 @@ type GateOptions struct {
 	Command []string
 }
 
-func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
-	opts := &GateOptions{IO: f.IO, Now: f.Now, Getenv: os.Getenv, Location: time.Local}
+func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
+	opts := &gateOptions{IO: f.IO, Now: f.Now, Getenv: os.Getenv, Location: time.Local}
 	cmd := &cobra.Command{
 		Use:   "gate -t EXPR... (-- COMMAND [ARGS...] | --duration D | --recording FILE)",
 		Short: "Fail a CI job when memory pressure crosses a threshold",
@@ -104,7 +105,7 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 
 			The command after -- gets memdiag's stdin, stdout and stderr, and is
 			sampled by the same loop as 'memdiag watch', with one last sample after
-			it exits. On Ctrl-C, SIGTERM or SIGHUP memdiag sends the command SIGTERM,
+			it exits. On Ctrl-C, SIGTERM or SIGHUP memdiag sends the command (and the processes it started) SIGTERM,
 			waits up to 10 s, then SIGKILL, and exits %[7]d without a verdict: an
 			unfinished run is not judged.
 
@@ -118,7 +119,7 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			     over 10%% of the run, or the recording ended abnormally (no end
 			     line, lines cut) — never a pass
 			  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
-		`, ExitOK, ExitBreach, ExitCommand, ExitEnv, ExitUsage, ExitError, ExitInterrupt),
+		`, exitOK, exitBreach, exitCommand, exitEnv, exitUsage, exitError, exitInterrupt),
 		Example: examples(`
 			# fail the job if the service's cgroup stalled on memory > 1% of the load test
 			memdiag gate --cgroup /sys/fs/cgroup/system.slice/web.service \
@@ -144,9 +145,6 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 					return flagErrorf("put the command to wrap after --, e.g. memdiag gate --threshold 'memory.full.stall<1%%' -- %s", strings.Join(args, " "))
 				}
 				opts.Command = args
-			}
-			if opts.Interval <= 0 {
-				return flagErrorf("--interval must be positive")
 			}
 			modes := 0
 			for _, on := range []bool{len(opts.Command) > 0, cmd.Flags().Changed("duration"), opts.Recording != ""} {
@@ -178,12 +176,13 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&opts.Thresholds, "threshold", "t", nil, "threshold `EXPR`, e.g. 'memory.full.stall<1%' (repeatable)")
 	fl.StringVar(&opts.ThresholdsFile, "thresholds", "", "read thresholds from a YAML or JSON `FILE` (a list, or a \"thresholds\" list)")
-	fl.DurationVar(&opts.Interval, "interval", time.Second, "sampling interval")
+	fl.DurationVar(&opts.Interval, "interval", time.Second, "sampling interval (at least 10ms)")
+	minDuration(fl, "interval", 10*time.Millisecond)
 	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
 	fl.Var(pathsValue{&opts.Recording, &opts.MoreRecordings}, "recording", "judge this recording (from memdiag watch), or store directory of memdiag record, instead of sampling; repeat it for several segments")
 	windowFlags(fl, &opts.From, &opts.To, "--recording")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 `DIR` instead of the host")
-	formatFlag(cmd, &opts.Format, gate.FormatTable, gate.Formats, "")
+	formatFlag(cmd, &opts.Format, format.Table, gate.Formats, "")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout")
 	fl.StringVar(&opts.Out, "out", "", "record the sampled run to `FILE` for memdiag analyze (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here, as watch; off: no recording)")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
@@ -191,19 +190,19 @@ func newGateCmd(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	return cmd
 }
 
-func runGate(ctx context.Context, opts *GateOptions) error {
+func runGate(ctx context.Context, opts *gateOptions) error {
 	if err := oneStdin([]string{"--recording", "--thresholds"}, opts.Recording, opts.ThresholdsFile); err != nil {
 		return err
 	}
 	ths, err := gate.ParseAll(opts.Thresholds)
 	if err != nil {
-		return &FlagError{Err: err}
+		return &usageError{Err: err}
 	}
 	if opts.ThresholdsFile != "" {
 		more, err := readThresholds(opts.IO, opts.ThresholdsFile)
 		if err != nil {
 			if errors.Is(err, gate.ErrThreshold) {
-				return &FlagError{Err: err}
+				return &usageError{Err: err}
 			}
 			return err
 		}
@@ -250,7 +249,7 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 
 // sampleRun samples the scope before, during (every Interval) and after the
 // command or duration, and judges the samples.
-func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*gate.Report, error) {
+func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*gate.Report, error) {
 	procRoot := filepath.Join(opts.Root, "proc")
 	var scope gate.Scope
 	var psiOpts []psi.Option
@@ -282,7 +281,7 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 		// CI shows why, then exit 5.
 		var ee *gate.EnvError
 		if errors.As(err, &ee) {
-			if werr := writeGateReport(opts, ee.Report(scope, first.Time, ths)); werr != nil && !isExitCode(werr, ExitEnv) {
+			if werr := writeGateReport(opts, ee.Report(scope, first.Time, ths)); werr != nil && !isExitCode(werr, exitEnv) {
 				return nil, werr
 			}
 		}
@@ -372,7 +371,7 @@ func sampleRun(ctx context.Context, opts *GateOptions, ths []*gate.Threshold) (*
 // gateRecording creates the recording of a sampled gate run (nil when
 // --out is off) and writes its header and first sample; the header is
 // watch's, for the collectors gate runs.
-func gateRecording(ctx context.Context, opts *GateOptions, procRoot string, scope gate.Scope, first *record.Sample) (*record.Writer, error) {
+func gateRecording(ctx context.Context, opts *gateOptions, procRoot string, scope gate.Scope, first *record.Sample) (*record.Writer, error) {
 	if opts.Out == "off" {
 		return nil, nil
 	}
@@ -388,7 +387,7 @@ func gateRecording(ctx context.Context, opts *GateOptions, procRoot string, scop
 	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	h := hostHeader(ctx, &Factory{Now: func() time.Time { return first.Time }, Root: opts.Root}, procRoot)
+	h := hostHeader(ctx, &factory{Now: func() time.Time { return first.Time }, Root: opts.Root}, procRoot)
 	h.Interval, h.Cgroup = opts.Interval, scope.Cgroup
 	if len(opts.Command) > 0 {
 		args := opts.Command
@@ -437,7 +436,7 @@ func envDetail(ctx context.Context, c *psi.Collector, scope gate.Scope, ths []*g
 
 // writeGateReport writes the report, the JUnit file and the GitHub step summary,
 // and maps the verdict to an exit code.
-func writeGateReport(opts *GateOptions, rep *gate.Report) error {
+func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 	ro := gate.RenderOptions{Location: opts.Location, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
 	var out io.Writer = opts.IO.Out
 	if opts.Output != "" {
@@ -451,7 +450,7 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 		defer f.Close()
 		out = f
 	}
-	if err := gate.Render(out, rep, gate.Format(opts.Format), ro); err != nil {
+	if err := gate.Render(out, rep, opts.Format, ro); err != nil {
 		return err
 	}
 	if opts.JUnit != "" {
@@ -464,7 +463,7 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 		if err != nil {
 			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
 		}
-		err = gate.Render(f, rep, gate.FormatMarkdown, ro)
+		err = gate.Render(f, rep, format.Markdown, ro)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -474,7 +473,7 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 	}
 	switch {
 	case rep.Command.Failed():
-		return &ExitCodeError{Code: ExitCommand, Err: fmt.Errorf("the wrapped command failed: %s", strings.Join(rep.Command.Args, " ")+": "+rep.Command.Describe())}
+		return &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: %s", strings.Join(rep.Command.Args, " ")+": "+rep.Command.Describe())}
 	case rep.Count(gate.NoData) > 0:
 		var names []string
 		for _, r := range rep.Results {
@@ -482,7 +481,7 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 				names = append(names, r.Threshold.Expr+": "+r.Reason)
 			}
 		}
-		return &ExitCodeError{Code: ExitEnv, Err: fmt.Errorf("could not judge %s", strings.Join(names, "; "))}
+		return &exitCodeError{Code: exitEnv, Err: fmt.Errorf("could not judge %s", strings.Join(names, "; "))}
 	case rep.Count(gate.Fail) > 0:
 		var names []string
 		for _, r := range rep.Results {
@@ -490,13 +489,13 @@ func writeGateReport(opts *GateOptions, rep *gate.Report) error {
 				names = append(names, fmt.Sprintf("%s (observed %s)", r.Threshold.Expr, gate.FormatValue(r.Threshold, r.Observed)))
 			}
 		}
-		return &ExitCodeError{Code: ExitBreach, Err: fmt.Errorf("threshold breached: %s", strings.Join(names, ", "))}
+		return &exitCodeError{Code: exitBreach, Err: fmt.Errorf("threshold breached: %s", strings.Join(names, ", "))}
 	}
 	return nil
 }
 
 func isExitCode(err error, code int) bool {
-	var ce *ExitCodeError
+	var ce *exitCodeError
 	return errors.As(err, &ce) && ce.Code == code
 }
 

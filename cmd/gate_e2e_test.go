@@ -75,8 +75,8 @@ func TestGateE2EPressureBreachesAndCalmPasses(t *testing.T) {
 		args := append([]string{"gate", "--out", "off", "--cgroup", cg.V2Dir, "--junit", junit}, gateThresholds...)
 		args = append(append(args, "--"), work.Args...)
 		code, stdout, stderr := runBinary(t, bin, args...)
-		if code != ExitBreach {
-			t.Fatalf("exit code %d; want %d (breach)", code, ExitBreach)
+		if code != exitBreach {
+			t.Fatalf("exit code %d; want %d (breach)", code, exitBreach)
 		}
 		if !strings.Contains(stderr, "threshold breached: memory.some.stall<1% (observed ") {
 			t.Errorf("stderr does not name memory.some.stall<1%% as breached")
@@ -117,8 +117,8 @@ func TestGateE2EPressureBreachesAndCalmPasses(t *testing.T) {
 		args := append([]string{"gate", "--out", "off", "--cgroup", cg.V2Dir, "--junit", junit}, gateThresholds...)
 		args = append(append(args, "--"), cg.Command("sleep", "3").Args...)
 		code, stdout, _ := runBinary(t, bin, args...)
-		if code != ExitOK {
-			t.Fatalf("exit code %d; want %d (pass)", code, ExitOK)
+		if code != exitOK {
+			t.Fatalf("exit code %d; want %d (pass)", code, exitOK)
 		}
 		if !strings.Contains(stdout, "PASS: all 2 thresholds held") {
 			t.Errorf("report does not say PASS")
@@ -139,8 +139,8 @@ func TestGateE2ENoPSIIsAnEnvironmentError(t *testing.T) {
 	bin := testenv.BuildMemdiag(t)
 	root := fixtureRoot(t, map[string]string{"proc/vmstat": "pswpout 7\noom_kill 0\n"})
 	code, stdout, stderr := runBinary(t, bin, append([]string{"--root", root, "gate", "--out", "off", "--duration", "5s"}, gateThresholds...)...)
-	if code != ExitEnv {
-		t.Fatalf("exit code %d; want %d (environment)", code, ExitEnv)
+	if code != exitEnv {
+		t.Fatalf("exit code %d; want %d (environment)", code, exitEnv)
 	}
 	if !strings.Contains(stdout, "FAIL: 2 of 2 thresholds could not be judged (no data)") {
 		t.Errorf("report does not say the thresholds could not be judged")
@@ -165,8 +165,8 @@ func TestGateE2ECommandFailureIsNotABreach(t *testing.T) {
 	bin := testenv.BuildMemdiag(t)
 	// A threshold that holds whatever the host does, so only the command fails.
 	code, stdout, stderr := runBinary(t, bin, "gate", "--out", "off", "-t", "memory.some.stall<=100%", "--", "sh", "-c", "exit 3")
-	if code != ExitCommand {
-		t.Fatalf("exit code %d; want %d (command failed)", code, ExitCommand)
+	if code != exitCommand {
+		t.Fatalf("exit code %d; want %d (command failed)", code, exitCommand)
 	}
 	if !strings.Contains(stderr, "memdiag: the wrapped command failed: sh -c exit 3: exited with code 3") {
 		t.Errorf("stderr does not report the command's own code")

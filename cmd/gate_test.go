@@ -15,8 +15,6 @@ import (
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/iostreams"
-	"github.com/memdiag/memdiag/lru"
-	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -25,29 +23,29 @@ func TestNewGateCmd(t *testing.T) {
 	tests := []struct {
 		name    string
 		args    string
-		want    GateOptions
+		want    gateOptions
 		wantErr string
 	}{
 		{
 			name: "wrap a command",
 			args: "--threshold memory.full.stall<1% -t oom_kills==0 --junit g.xml --cgroup /sys/fs/cgroup/unified/x -- ./load.sh --vus 50",
-			want: GateOptions{Thresholds: []string{"memory.full.stall<1%", "oom_kills==0"}, JUnit: "g.xml", Cgroup: "/sys/fs/cgroup/unified/x",
+			want: gateOptions{Thresholds: []string{"memory.full.stall<1%", "oom_kills==0"}, JUnit: "g.xml", Cgroup: "/sys/fs/cgroup/unified/x",
 				Command: []string{"./load.sh", "--vus", "50"}, Interval: time.Second, Format: "table"},
 		},
 		{
 			name: "duration from a file",
 			args: "--thresholds t.yaml --duration 5m --interval 500ms --format github -o r.txt",
-			want: GateOptions{ThresholdsFile: "t.yaml", Duration: 5 * time.Minute, Interval: 500 * time.Millisecond, Format: "github", Output: "r.txt"},
+			want: gateOptions{ThresholdsFile: "t.yaml", Duration: 5 * time.Minute, Interval: 500 * time.Millisecond, Format: "github", Output: "r.txt"},
 		},
 		{
 			name: "recording",
 			args: "-t memory.some.avg10<10 --recording run.jsonl -f json",
-			want: GateOptions{Thresholds: []string{"memory.some.avg10<10"}, Recording: "run.jsonl", Interval: time.Second, Format: "json"},
+			want: gateOptions{Thresholds: []string{"memory.some.avg10<10"}, Recording: "run.jsonl", Interval: time.Second, Format: "json"},
 		},
 		{
 			name: "duration in days",
 			args: "-t oom_kills==0 --duration 1d",
-			want: GateOptions{Thresholds: []string{"oom_kills==0"}, Duration: 24 * time.Hour, Interval: time.Second, Format: "table"},
+			want: gateOptions{Thresholds: []string{"oom_kills==0"}, Duration: 24 * time.Hour, Interval: time.Second, Format: "table"},
 		},
 		{name: "no thresholds", args: "--duration 1s", wantErr: "no thresholds: give --threshold EXPR (e.g. 'memory.full.stall<1%') or --thresholds FILE"},
 		{name: "no mode", args: "-t oom_kills==0", wantErr: "give exactly one of: a command after --, --duration, or --recording"},
@@ -60,14 +58,14 @@ func TestNewGateCmd(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
-			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
-			var got *GateOptions
-			cmd := newGateCmd(f, func(o *GateOptions) error { got = o; return nil })
+			f := &factory{IO: ios, Now: time.Now, Root: "/"}
+			var got *gateOptions
+			cmd := newGateCmd(f, func(o *gateOptions) error { got = o; return nil })
 			err := execInRoot(f, cmd, append([]string{"gate"}, strings.Fields(tt.args)...)...)
 			if tt.wantErr != "" {
-				var fe *FlagError
+				var fe *usageError
 				if !errors.As(err, &fe) || err.Error() != tt.wantErr {
-					t.Fatalf("error = %v; want FlagError %q", err, tt.wantErr)
+					t.Fatalf("error = %v; want usageError %q", err, tt.wantErr)
 				}
 				return
 			}
@@ -77,7 +75,7 @@ func TestNewGateCmd(t *testing.T) {
 			if tt.want.Mode == 0 {
 				tt.want.Mode = 0o600 // --mode's default
 			}
-			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(GateOptions{}, "IO", "Now", "Logger", "Root", "Getenv", "Location")); diff != "" {
+			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(gateOptions{}, "IO", "Now", "Logger", "Root", "Getenv", "Location")); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})
@@ -102,10 +100,10 @@ func writeRecording(t *testing.T) string {
 		t.Fatal(err)
 	}
 	for i, us := range []int64{0, 100_000, 100_000, 400_000, 450_000} {
-		l := psi.Line{Total: time.Duration(us) * time.Microsecond}
+		l := record.PSILine{Total: time.Duration(us) * time.Microsecond}
 		s := &record.Sample{Seq: i, Time: t0.Add(time.Duration(i) * time.Second),
-			CgroupPSI:    &psi.Snapshot{Memory: &psi.Resource{Some: l, Full: &psi.Line{}}},
-			CgroupVMStat: &lru.VMStat{Pswpout: u64(uint64(i) * 75), OOMKill: u64(0)}}
+			CgroupPSI:    &record.PSI{Memory: &record.PSIResource{Some: l, Full: &record.PSILine{}}},
+			CgroupVMStat: &record.VMStat{Pswpout: u64(uint64(i) * 75), OOMKill: u64(0)}}
 		if err := w.WriteSample(s); err != nil {
 			t.Fatal(err)
 		}
@@ -124,16 +122,16 @@ func TestRunGateRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	ios, _, out, _ := iostreams.Test()
-	opts := &GateOptions{
+	opts := &gateOptions{
 		IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
 		Getenv:     func(k string) string { return map[string]string{"GITHUB_STEP_SUMMARY": summary}[k] },
 		Thresholds: []string{"memory.some.stall<5%", "memory.full.stall<1%", "swap.out<2MiB", "oom_kills==0"},
 		Recording:  rec, JUnit: filepath.Join(dir, "gate.xml"),
 	}
 	err := runGate(context.Background(), opts)
-	var ce *ExitCodeError
-	if !errors.As(err, &ce) || ce.Code != ExitBreach {
-		t.Fatalf("runGate = %v; want exit %d", err, ExitBreach)
+	var ce *exitCodeError
+	if !errors.As(err, &ce) || ce.Code != exitBreach {
+		t.Fatalf("runGate = %v; want exit %d", err, exitBreach)
 	}
 	if want := "threshold breached: memory.some.stall<5% (observed 11.25%)"; ce.Err.Error() != want {
 		t.Errorf("error = %q; want %q", ce.Err, want)
@@ -164,7 +162,7 @@ func TestRunGateRecording(t *testing.T) {
 
 func TestRunGateRecordingPasses(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
-	opts := &GateOptions{IO: ios, Root: "/", Location: time.UTC, Format: "json", Interval: time.Second,
+	opts := &gateOptions{IO: ios, Root: "/", Location: time.UTC, Format: "json", Interval: time.Second,
 		Getenv: func(string) string { return "" }, Thresholds: []string{"memory.some.stall<12%", "swap.out<=1200KiB"}, Recording: writeRecording(t)}
 	if err := runGate(context.Background(), opts); err != nil {
 		t.Fatalf("runGate = %v; want a pass (11.25%% < 12%%, 300 pages = 1200 KiB)", err)
@@ -193,12 +191,12 @@ func fixtureRoot(t *testing.T, files map[string]string) string {
 
 const psiMemory = "some avg10=1.82 avg60=0.72 avg300=0.17 total=641648\nfull avg10=1.08 avg60=0.41 avg300=0.09 total=408339\n"
 
-// run executes memdiag through cmd.Run, as main does.
+// run executes memdiag through execute, as Main does.
 func run(t *testing.T, root string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
-	f := &Factory{IO: ios, Now: time.Now, Root: root}
-	code = Run(context.Background(), f, args)
+	f := &factory{IO: ios, Now: time.Now, Root: root}
+	code = execute(context.Background(), f, args)
 	return code, out.String(), errOut.String()
 }
 
@@ -222,25 +220,25 @@ func TestGateExitCodes(t *testing.T) {
 		stderrWant string   // substring
 	}{
 		{"calm host fixture passes", calm, []string{"gate", "-t", "memory.full.stall<1%", "-t", "swap.out==0", "--duration", "300ms", "--interval", "100ms"},
-			ExitOK, []string{"PASS: all 2 thresholds held", "scope: host"}, ""},
+			exitOK, []string{"PASS: all 2 thresholds held", "scope: host"}, ""},
 		{"calm cgroup fixture passes", calm, []string{"gate", "-t", "memory.some.stall<1%", "-t", "oom_kills==0", "--cgroup", "/cg", "--duration", "200ms", "--interval", "100ms"},
-			ExitOK, []string{"PASS: all 2 thresholds held", "scope: cgroup " + filepath.Join(calm, "cg")}, ""},
+			exitOK, []string{"PASS: all 2 thresholds held", "scope: cgroup " + filepath.Join(calm, "cg")}, ""},
 		{"no /proc/pressure", noPSI, []string{"gate", "-t", "memory.some.stall<1%", "--duration", "10s"},
-			ExitEnv, nil, `cannot judge memory.some.stall<1%: no memory PSI (/proc/pressure/memory, "some" line)`},
+			exitEnv, nil, `cannot judge memory.some.stall<1%: no memory PSI (/proc/pressure/memory, "some" line)`},
 		{"no /proc/pressure names the kernel need", noPSI, []string{"gate", "-t", "memory.some.stall<1%", "--duration", "10s"},
-			ExitEnv, nil, "unavailable: pressure stall information (kernel >= 4.20 with CONFIG_PSI=y)"},
+			exitEnv, nil, "unavailable: pressure stall information (kernel >= 4.20 with CONFIG_PSI=y)"},
 		{"cgroup v1 directory", calm, []string{"gate", "-t", "memory.some.stall<1%", "--cgroup", "/v1", "--duration", "10s"},
-			ExitEnv, nil, "per-cgroup PSI needs cgroup v2; this is a cgroup v1 directory"},
+			exitEnv, nil, "per-cgroup PSI needs cgroup v2; this is a cgroup v1 directory"},
 		{"cgroup without memory.stat for swap.out", calm, []string{"gate", "-t", "swap.out<1MiB", "--cgroup", "/cg", "--duration", "10s"},
-			ExitEnv, nil, "swap.out<1MiB: no pswpout counter for cgroup"},
+			exitEnv, nil, "swap.out<1MiB: no pswpout counter for cgroup"},
 		{"bad threshold is a usage error", calm, []string{"gate", "-t", "memory.full.stal<1%", "--duration", "1s"},
-			ExitUsage, nil, `unknown metric "memory.full.stal"`},
+			exitUsage, nil, `unknown metric "memory.full.stal"`},
 		{"command exits 3", calm, []string{"gate", "-t", "memory.full.stall<1%", "--", "sh", "-c", "echo from-child; exit 3"},
-			ExitCommand, []string{"from-child", "FAIL: the command failed: exited with code 3"}, "memdiag: the wrapped command failed: sh -c echo from-child; exit 3: exited with code 3"},
+			exitCommand, []string{"from-child", "FAIL: the command failed: exited with code 3"}, "memdiag: the wrapped command failed: sh -c echo from-child; exit 3: exited with code 3"},
 		{"command not found", calm, []string{"gate", "-t", "memory.full.stall<1%", "--", "/nonexistent/memdiag-gate-test"},
-			ExitCommand, nil, "could not start: fork/exec /nonexistent/memdiag-gate-test: no such file or directory"},
+			exitCommand, nil, "could not start: fork/exec /nonexistent/memdiag-gate-test: no such file or directory"},
 		{"command killed by a signal", calm, []string{"gate", "-t", "memory.full.stall<1%", "--", "sh", "-c", "kill -KILL $$"},
-			ExitCommand, nil, "killed by SIGKILL (exit code 137)"},
+			exitCommand, nil, "killed by SIGKILL (exit code 137)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -264,7 +262,7 @@ func TestGateExitCodes(t *testing.T) {
 
 func TestGateHelpDocumentsExitCodes(t *testing.T) {
 	code, stdout, _ := run(t, "/", "gate", "--help")
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("--help exit %d", code)
 	}
 	for _, want := range []string{
@@ -291,7 +289,7 @@ func TestGateGitHubFormatAndThresholdsFile(t *testing.T) {
 	out := filepath.Join(root, "report.txt")
 	code, stdout, stderr := run(t, root, "gate", "--out", "off", "--thresholds", filepath.Join(root, "t.yaml"), "--format", "github", "-o", out,
 		"--duration", "200ms", "--interval", "100ms")
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
 	if stdout != "" {
@@ -307,8 +305,8 @@ func TestGateGitHubFormatAndThresholdsFile(t *testing.T) {
 
 	code, _, stderr = run(t, root, "gate", "--out", "off", "--thresholds", filepath.Join(root, "bad.yaml"), "--duration", "1s")
 	want := filepath.Join(root, "bad.yaml") + `:3: invalid threshold "oom_kills=0": bad operator "=0"`
-	if code != ExitUsage || !strings.Contains(stderr, want) {
-		t.Errorf("bad file: exit %d, stderr %q; want %d and %q", code, stderr, ExitUsage, want)
+	if code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("bad file: exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, want)
 	}
 }
 
@@ -316,12 +314,12 @@ func TestGateInterruptEndsTheCommand(t *testing.T) {
 	root := fixtureRoot(t, map[string]string{"proc/pressure/memory": psiMemory, "proc/vmstat": "pswpout 7\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	ios, _, _, _ := iostreams.Test()
-	f := &Factory{IO: ios, Now: time.Now, Root: root}
+	f := &factory{IO: ios, Now: time.Now, Root: root}
 	time.AfterFunc(300*time.Millisecond, cancel)
 	// sleep gets SIGTERM from the gate and ends; Run returns only after.
-	code := Run(ctx, f, []string{"gate", "--out", "off", "-t", "memory.full.stall<1%", "--interval", "100ms", "--", "sleep", "30"})
-	if code != ExitInterrupt {
-		t.Errorf("exit %d; want %d", code, ExitInterrupt)
+	code := execute(ctx, f, []string{"gate", "--out", "off", "-t", "memory.full.stall<1%", "--interval", "100ms", "--", "sleep", "30"})
+	if code != exitInterrupt {
+		t.Errorf("exit %d; want %d", code, exitInterrupt)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // trailing blanks.
 func TestExamplesShape(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
-	root := NewRootCmd(&Factory{IO: ios, Now: time.Now, Root: "/"})
+	root := newRootCmd(&factory{IO: ios, Now: time.Now, Root: "/"})
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "version", "help", "completion": // nothing to show by example

@@ -15,8 +15,8 @@ import (
 func runWith(t *testing.T, now func() time.Time, root string, args ...string) (int, string, string) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
-	f := &Factory{IO: ios, Now: now, Root: root}
-	code := Run(context.Background(), f, args)
+	f := &factory{IO: ios, Now: now, Root: root}
+	code := execute(context.Background(), f, args)
 	return code, out.String(), errOut.String()
 }
 
@@ -24,8 +24,8 @@ func runWith(t *testing.T, now func() time.Time, root string, args ...string) (i
 // the registered command of c's name replaced by c — built with a runF
 // that captures its options — so that global flags and flag errors behave
 // as in memdiag itself. It returns Execute's error.
-func execInRoot(f *Factory, c *cobra.Command, args ...string) error {
-	root := NewRootCmd(f)
+func execInRoot(f *factory, c *cobra.Command, args ...string) error {
+	root := newRootCmd(f)
 	for _, old := range root.Commands() {
 		if old.Name() == c.Name() {
 			root.RemoveCommand(old)
@@ -42,4 +42,4 @@ func execInRoot(f *Factory, c *cobra.Command, args ...string) error {
 var iostreamsTest = iostreams.Test
 
 // runFactory runs args against f and returns the exit code.
-func runFactory(f *Factory, args []string) int { return Run(context.Background(), f, args) }
+func runFactory(f *factory, args []string) int { return execute(context.Background(), f, args) }

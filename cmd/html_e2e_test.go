@@ -263,7 +263,7 @@ func renderReport(t *testing.T, name string, args ...string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), name)
 	code, _, errOut := runCmd(t, append(args, "-o", out)...)
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("memdiag %v: exit %d: %s", args, code, errOut)
 	}
 	return out

@@ -15,18 +15,18 @@ import (
 // stdinName is the file name "-" stands for, in messages.
 const stdinName = "stdin"
 
-// InputError is a file the user named (an argument or a flag's value)
+// inputFileError is a file the user named (an argument or a flag's value)
 // that cannot be read. Every command words it the same way — "FLAG PATH:
 // no such file or directory", or "PATH: ..." for an argument — and it is
 // a runtime error (exit 1), never a usage error: the command line was
 // right, the file is not there.
-type InputError struct {
+type inputFileError struct {
 	Flag string // "--latency", or "" for a positional argument
 	Path string
 	Err  error
 }
 
-func (e *InputError) Error() string {
+func (e *inputFileError) Error() string {
 	why := e.Err
 	var pe *fs.PathError
 	if errors.As(e.Err, &pe) {
@@ -38,10 +38,10 @@ func (e *InputError) Error() string {
 	return fmt.Sprintf("%s: %v", e.Path, why)
 }
 
-func (e *InputError) Unwrap() error { return e.Err }
+func (e *inputFileError) Unwrap() error { return e.Err }
 
 func inputError(flag, path string, err error) error {
-	return &InputError{Flag: flag, Path: path, Err: err}
+	return &inputFileError{Flag: flag, Path: path, Err: err}
 }
 
 // openInput opens a file the user named, or standard input for "-"; name

@@ -68,8 +68,8 @@ func TestTimersRootJail(t *testing.T) {
 			took := time.Since(start)
 			runtime.ReadMemStats(&after)
 			t.Logf("%s: exit %d in %v, heap allocated %d KiB", tc.name, code, took, (after.TotalAlloc-before.TotalAlloc)>>10)
-			if code != ExitError {
-				t.Errorf("exit %d, want %d (a malformed file under --strict)\nstdout:\n%s\nstderr:\n%s", code, ExitError, stdout, stderr)
+			if code != exitError {
+				t.Errorf("exit %d, want %d (a malformed file under --strict)\nstdout:\n%s\nstderr:\n%s", code, exitError, stdout, stderr)
 			}
 			if !strings.Contains(stdout+stderr, tc.want) {
 				t.Errorf("output lacks %q\nstdout:\n%s\nstderr:\n%s", tc.want, stdout, stderr)

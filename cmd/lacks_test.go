@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/internal/iostreams"
-	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -39,13 +37,13 @@ func writeKilledRecording(t *testing.T) string {
 // what the recording lacks before its verdict.
 func TestRunGateRecordingKilled(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
-	opts := &GateOptions{IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
+	opts := &gateOptions{IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
 		Getenv:     func(string) string { return "" },
 		Thresholds: []string{"memory.some.stall<15%", "swap.out<=1200KiB"}, Recording: writeKilledRecording(t)}
 	err := runGate(context.Background(), opts)
-	var ce *ExitCodeError
-	if !errors.As(err, &ce) || ce.Code != ExitEnv {
-		t.Fatalf("runGate = %v; want exit %d (no pass on a cut recording)", err, ExitEnv)
+	var ce *exitCodeError
+	if !errors.As(err, &ce) || ce.Code != exitEnv {
+		t.Fatalf("runGate = %v; want exit %d (no pass on a cut recording)", err, exitEnv)
 	}
 	got := out.String()
 	lacks := strings.Index(got, "the recording lacks: recording cut short, 4 samples readable: no end line")
@@ -53,7 +51,7 @@ func TestRunGateRecordingKilled(t *testing.T) {
 	if lacks < 0 || verdict < 0 || lacks > verdict {
 		t.Errorf("want the lack, then the verdict; got:\n%s", got)
 	}
-	if !strings.Contains(got, "1 line cut short or damaged") || !strings.Contains(got, "held over what was recorded, but the recording ended abnormally") {
+	if !strings.Contains(got, "1 line cut short") || !strings.Contains(got, "held over what was recorded, but the recording ended abnormally") {
 		t.Errorf("report does not say why:\n%s", got)
 	}
 }
@@ -62,12 +60,12 @@ func TestRunGateRecordingKilled(t *testing.T) {
 // the unjudged ones: no data wins, exit 5, and the breach is listed).
 func TestRunGateRecordingKilledBreach(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
-	opts := &GateOptions{IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
+	opts := &gateOptions{IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
 		Getenv:     func(string) string { return "" },
 		Thresholds: []string{"memory.some.stall<5%", "oom_kills==0"}, Recording: writeKilledRecording(t)}
 	err := runGate(context.Background(), opts)
-	if !isExitCode(err, ExitEnv) {
-		t.Fatalf("runGate = %v; want exit %d", err, ExitEnv)
+	if !isExitCode(err, exitEnv) {
+		t.Fatalf("runGate = %v; want exit %d", err, exitEnv)
 	}
 	if !strings.Contains(out.String(), "1 of 2 thresholds breached; 1 of 2 thresholds could not be judged") {
 		t.Errorf("verdict:\n%s", out)
@@ -88,7 +86,7 @@ func TestRunGateRecordingNoPSI(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 4 {
-		if err := w.WriteSample(&record.Sample{Seq: i, Time: t0.Add(time.Duration(i) * time.Second), VMStat: &lru.VMStat{Pswpout: u64(0), OOMKill: u64(0)}}); err != nil {
+		if err := w.WriteSample(&record.Sample{Seq: i, Time: t0.Add(time.Duration(i) * time.Second), VMStat: &record.VMStat{Pswpout: u64(0), OOMKill: u64(0)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -96,11 +94,11 @@ func TestRunGateRecordingNoPSI(t *testing.T) {
 		t.Fatal(err)
 	}
 	ios, _, out, _ := iostreams.Test()
-	opts := &GateOptions{IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
+	opts := &gateOptions{IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
 		Getenv: func(string) string { return "" }, Thresholds: []string{"memory.some.stall<5%", "oom_kills==0"}, Recording: p}
 	err = runGate(context.Background(), opts)
-	if !isExitCode(err, ExitEnv) {
-		t.Fatalf("runGate = %v; want exit %d", err, ExitEnv)
+	if !isExitCode(err, exitEnv) {
+		t.Fatalf("runGate = %v; want exit %d", err, exitEnv)
 	}
 	got := out.String()
 	if !strings.HasPrefix(got, "the recording lacks: no memory PSI (no /proc/pressure: kernel built without CONFIG_PSI)") ||
@@ -124,7 +122,7 @@ func TestAnalyzeSaysWhatIsLacking(t *testing.T) {
 	}
 	for i := range 6 {
 		s := &record.Sample{Seq: i, Time: t0.Add(time.Duration(i) * time.Second),
-			VMStat: &lru.VMStat{Pswpout: u64(0)}, Scan: &diskio.ScanStats{Processes: 75, Denied: 73}}
+			VMStat: &record.VMStat{Pswpout: u64(0)}, Scan: &record.ScanStats{Processes: 75, Denied: 73}}
 		if err := w.WriteSample(s); err != nil {
 			t.Fatal(err)
 		}
@@ -168,8 +166,8 @@ func TestNoSamplesExitNonZero(t *testing.T) {
 		}
 		for _, args := range [][]string{{"analyze", p}, {"gate", "-t", "oom_kills==0", "--recording", p}} {
 			code, out, errOut := runMemdiag(t, "/", args...)
-			if code != ExitError || !strings.Contains(errOut, want[name]) || strings.Contains(out, "No episode") {
-				t.Errorf("%s %s: exit %d, stderr %q, stdout %q; want %d and %q", args[0], name, code, errOut, out, ExitError, want[name])
+			if code != exitError || !strings.Contains(errOut, want[name]) || strings.Contains(out, "No episode") {
+				t.Errorf("%s %s: exit %d, stderr %q, stdout %q; want %d and %q", args[0], name, code, errOut, out, exitError, want[name])
 			}
 		}
 	}

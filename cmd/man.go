@@ -12,7 +12,7 @@ import (
 
 // newManCmd writes one man page per command, generated from the command
 // tree (cobra/doc), so the pages say what --help says.
-func newManCmd(f *Factory) *cobra.Command {
+func newManCmd(f *factory) *cobra.Command {
 	var dir string
 	c := &cobra.Command{
 		Use:   "man --dir DIR",
@@ -31,14 +31,14 @@ func newManCmd(f *Factory) *cobra.Command {
 			if dir == "" {
 				// A usage error (exit 2), as every missing flag value;
 				// cobra's MarkFlagRequired would make it a plain error.
-				return &FlagError{Err: fmt.Errorf("--dir: required: the directory to write the man pages into")}
+				return &usageError{Err: fmt.Errorf("--dir: required: the directory to write the man pages into")}
 			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return fmt.Errorf("--dir: %w", err)
 			}
 			root := cmd.Root()
 			root.DisableAutoGenTag = true // no date: the same tree gives the same pages
-			hdr := &doc.GenManHeader{Title: "MEMDIAG", Section: "1", Source: "memdiag " + VersionString(), Manual: "memdiag manual"}
+			hdr := &doc.GenManHeader{Title: "MEMDIAG", Section: "1", Source: "memdiag " + versionString(), Manual: "memdiag manual"}
 			if err := doc.GenManTree(root, hdr, dir); err != nil {
 				return err
 			}

@@ -12,17 +12,18 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/report/mem"
 )
 
-// MemOptions are the inputs of `memdiag mem`.
-type MemOptions struct {
+// memOptions are the inputs of `memdiag mem`.
+type memOptions struct {
 	IO       *iostreams.IOStreams
 	Now      func() time.Time
 	Root     string
-	Format   mem.Format
+	Format   format.Format
 	Top      int
 	Interval time.Duration // between the two /proc/vmstat and PSI reads; 0: one read, pressure not measured
 	// KernelLog is a file holding kernel log text in any form (dmesg,
@@ -33,11 +34,13 @@ type MemOptions struct {
 	// is unreadable; nil never does. Only used when Root is "/".
 	RunLog func(ctx context.Context, name string, args ...string) ([]byte, error)
 	ctx    context.Context
+	// beforeSecondRead, when set, runs between the two reads (a test
+	// changes the fixture root's counters there).
+	beforeSecondRead func()
 }
 
-func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
-	opts := &MemOptions{IO: f.IO, Now: f.Now, RunLog: runLogCommand}
-	var format string
+func newMemCmd(f *factory, runF func(*memOptions) error) *cobra.Command {
+	opts := &memOptions{IO: f.IO, Now: f.Now, RunLog: runLogCommand}
 	c := &cobra.Command{
 		Use:   "mem",
 		Short: "Show which memory is the problem: host, cgroups, processes and OOM kills",
@@ -74,10 +77,6 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 		`),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if opts.Format, err = mem.ParseFormat(format); err != nil {
-				return &FlagError{Err: err}
-			}
 			if opts.Top < 0 {
 				return flagErrorf("--top must be 0 (all) or more, not %d", opts.Top)
 			}
@@ -97,14 +96,14 @@ func newMemCmd(f *Factory, runF func(*MemOptions) error) *cobra.Command {
 			return runMem(opts)
 		},
 	}
-	formatFlag(c, &format, mem.Table, mem.Formats, "(csv: one value per row: section,id,field,value)")
+	formatFlag(c, &opts.Format, format.Table, mem.Formats, "(csv: one value per row: section,id,field,value)")
 	c.Flags().IntVar(&opts.Top, "top", 10, "processes to show by RSS, and cgroups by usage beyond those with a limit or OOM kills (0: all)")
 	c.Flags().StringVar(&opts.KernelLog, "kernel-log", "", "read OOM kills from this file of kernel log text (dmesg, dmesg -T, journalctl -k, /dev/kmsg, syslog) instead of the host's log")
 	c.Flags().DurationVar(&opts.Interval, "interval", time.Second, "time between the two reads that measure pressure (0: do not measure; the default with --root other than /)")
 	return c
 }
 
-func runMem(opts *MemOptions) error {
+func runMem(opts *memOptions) error {
 	ctx := opts.ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -130,6 +129,9 @@ func runMem(opts *MemOptions) error {
 			return ctx.Err()
 		case <-time.After(opts.Interval):
 		}
+		if opts.beforeSecondRead != nil {
+			opts.beforeSecondRead()
+		}
 		if cur, _, err = col.Snapshot(opts.Now()); err != nil {
 			return err
 		}
@@ -145,7 +147,7 @@ func runMem(opts *MemOptions) error {
 	if err != nil {
 		return err
 	}
-	cgs, err := col.Cgroups()
+	cgs, err := col.Cgroups(&host)
 	if err != nil {
 		var ue *memstate.UnavailableError
 		if !errors.As(err, &ue) {
@@ -165,21 +167,25 @@ func runMem(opts *MemOptions) error {
 
 // readKernelLog reads OOM kills from /dev/kmsg, else (live host only)
 // from dmesg, else journalctl -k, and says why when none worked.
-func readKernelLog(ctx context.Context, opts *MemOptions, col *memstate.Collector, boot time.Time) memstate.KernelLog {
+func readKernelLog(ctx context.Context, opts *memOptions, col *memstate.Collector, boot time.Time) memstate.KernelLog {
 	var why []string
 	lo := memstate.LogOptions{Boot: boot}
 	if opts.Now != nil {
 		lo.Now = opts.Now()
 	}
 	if opts.KernelLog != "" {
+		// A pasted log may come from another host or boot: its raw
+		// stamps are time since that boot, not this host's; only the
+		// wall times it carries itself are kept.
+		lo.Boot = time.Time{}
 		b, err := os.ReadFile(opts.KernelLog)
 		if err == nil {
 			var kills []memstate.OOMKill
 			if kills, err = memstate.ParseKernelLogWith(strings.NewReader(string(b)), opts.KernelLog, lo); err == nil {
-				return memstate.KernelLog{Source: opts.KernelLog, Kills: kills}
+				return memstate.KernelLog{Source: opts.KernelLog, Kills: kills, File: true}
 			}
 		}
-		return memstate.KernelLog{Unreadable: err.Error()}
+		return memstate.KernelLog{Unreadable: err.Error(), File: true}
 	}
 	b, err := memstate.ReadKmsg(col.KmsgPath())
 	if err == nil {

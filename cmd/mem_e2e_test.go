@@ -348,21 +348,6 @@ func TestMemCacheThenTmpfsE2E(t *testing.T) {
 	}
 }
 
-// buildC compiles one of internal/testenv/cprog's programs with gcc.
-func buildC(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		testenv.Unmet(t, "gcc not installed (.ci/run installs it)")
-	}
-	out := filepath.Join(t.TempDir(), name)
-	src := filepath.Join("..", "internal", "testenv", "cprog", name+".c")
-	if b, err := exec.Command(gcc, append([]string{"-O2", "-o", out, src}, args...)...).CombinedOutput(); err != nil {
-		t.Fatalf("gcc %s: %v\n%s", src, err, b)
-	}
-	return out
-}
-
 func findProc(r memstate.Report, pid int) *memstate.Proc {
 	for i := range r.Procs {
 		if r.Procs[i].PID == pid {
@@ -381,7 +366,7 @@ func findProc(r memstate.Report, pid int) *memstate.Proc {
 // allocator variable may appear in the output.
 func TestMemRetentionVsLeakE2E(t *testing.T) {
 	testenv.RequireRoot(t, "reading other processes' /proc/PID/environ and maps")
-	retain, leak := buildC(t, "retain", "-pthread"), buildC(t, "leak")
+	retain, leak := testenv.BuildC(t, "retain", "-pthread"), testenv.BuildC(t, "leak")
 	memdiag := testenv.BuildMemdiag(t)
 	start := func(env []string, name string, args ...string) *exec.Cmd {
 		c := exec.Command(name, args...)

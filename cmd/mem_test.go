@@ -13,38 +13,38 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/memstate"
-	"github.com/memdiag/memdiag/report/mem"
 )
 
 func TestNewMemCmd(t *testing.T) {
 	tests := []struct {
 		args    string
-		want    MemOptions
+		want    memOptions
 		wantErr string
 	}{
-		{"", MemOptions{Format: mem.Table, Top: 10, Interval: time.Second, Root: "/"}, ""},
-		{"--format json --top 3 --interval 0", MemOptions{Format: mem.JSON, Top: 3, Interval: 0, Root: "/"}, ""},
+		{"", memOptions{Format: format.Table, Top: 10, Interval: time.Second, Root: "/"}, ""},
+		{"--format json --top 3 --interval 0", memOptions{Format: format.JSON, Top: 3, Interval: 0, Root: "/"}, ""},
 		// A copied tree does not change: no interval unless asked for.
-		{"--root testdata --format markdown --top 0", MemOptions{Format: mem.Markdown, Top: 0, Interval: 0, Root: "testdata"}, ""},
-		{"--root testdata --interval 2s", MemOptions{Format: mem.Table, Top: 10, Interval: 2 * time.Second, Root: "testdata"}, ""},
-		{"--format JSON", MemOptions{Format: mem.JSON, Top: 10, Interval: time.Second, Root: "/"}, ""},
-		{"--format csv", MemOptions{Format: mem.CSV, Top: 10, Interval: time.Second, Root: "/"}, ""},
-		{"--format xml", MemOptions{}, `--format "xml": unknown format; want one of table, markdown, json, csv`},
-		{"--top -1", MemOptions{}, "--top must be 0"},
-		{"extra", MemOptions{}, `mem takes no arguments, got "extra"`},
+		{"--root testdata --format markdown --top 0", memOptions{Format: format.Markdown, Top: 0, Interval: 0, Root: "testdata"}, ""},
+		{"--root testdata --interval 2s", memOptions{Format: format.Table, Top: 10, Interval: 2 * time.Second, Root: "testdata"}, ""},
+		{"--format JSON", memOptions{Format: format.JSON, Top: 10, Interval: time.Second, Root: "/"}, ""},
+		{"--format csv", memOptions{Format: format.CSV, Top: 10, Interval: time.Second, Root: "/"}, ""},
+		{"--format xml", memOptions{}, `--format "xml": unknown format; want one of table, markdown, json, csv`},
+		{"--top -1", memOptions{}, "--top must be 0"},
+		{"extra", memOptions{}, `mem takes no arguments, got "extra"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
-			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
-			var got *MemOptions
+			f := &factory{IO: ios, Now: time.Now, Root: "/"}
+			var got *memOptions
 			args := []string{"mem"}
 			if tt.args != "" {
 				args = append(args, strings.Fields(tt.args)...)
 			}
-			err := execInRoot(f, newMemCmd(f, func(o *MemOptions) error { got = o; return nil }), args...)
+			err := execInRoot(f, newMemCmd(f, func(o *memOptions) error { got = o; return nil }), args...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -54,7 +54,7 @@ func TestNewMemCmd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := cmpopts.IgnoreFields(MemOptions{}, "IO", "Now", "RunLog", "ctx")
+			opt := cmpopts.IgnoreFields(memOptions{}, "IO", "Now", "RunLog", "ctx", "beforeSecondRead")
 			if d := cmp.Diff(tt.want, *got, opt); d != "" {
 				t.Errorf("options (-want +got):\n%s", d)
 			}
@@ -63,14 +63,14 @@ func TestNewMemCmd(t *testing.T) {
 }
 
 func TestRunMemGolden(t *testing.T) {
-	for _, format := range []mem.Format{mem.Table, mem.Markdown, mem.JSON, mem.CSV} {
-		t.Run(string(format), func(t *testing.T) {
+	for _, f := range []format.Format{format.Table, format.Markdown, format.JSON, format.CSV} {
+		t.Run(string(f), func(t *testing.T) {
 			ios, _, out, _ := iostreams.Test()
-			opts := &MemOptions{
+			opts := &memOptions{
 				IO:     ios,
 				Now:    func() time.Time { return time.Date(2026, 11, 29, 21, 44, 0, 0, time.UTC) },
 				Root:   "../memstate/testdata/host618",
-				Format: format, Top: 10, Interval: 0,
+				Format: f, Top: 10, Interval: 0,
 				RunLog: func(context.Context, string, ...string) ([]byte, error) {
 					return nil, errors.New("must not run with a fixture root")
 				},
@@ -78,7 +78,7 @@ func TestRunMemGolden(t *testing.T) {
 			if err := runMem(opts); err != nil {
 				t.Fatal(err)
 			}
-			ext := map[mem.Format]string{mem.Table: "txt", mem.Markdown: "md", mem.JSON: "json", mem.CSV: "csv"}[format]
+			ext := map[format.Format]string{format.Table: "txt", format.Markdown: "md", format.JSON: "json", format.CSV: "csv"}[f]
 			golden(t, "mem-host618."+ext, out.String())
 		})
 	}
@@ -96,7 +96,7 @@ func TestRunMemNoKernelLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	ios, _, out, _ := iostreams.Test()
-	opts := &MemOptions{IO: ios, Now: time.Now, Root: root, Format: mem.Table, Top: 10}
+	opts := &memOptions{IO: ios, Now: time.Now, Root: root, Format: format.Table, Top: 10}
 	if err := runMem(opts); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestReadKernelLogFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ran []string
-	opts := &MemOptions{Root: "/", RunLog: func(_ context.Context, name string, args ...string) ([]byte, error) {
+	opts := &memOptions{Root: "/", RunLog: func(_ context.Context, name string, args ...string) ([]byte, error) {
 		ran = append(ran, name)
 		if name == "dmesg" {
 			return nil, errors.New("dmesg: exit status 1: read kernel buffer failed: Operation not permitted")
@@ -148,7 +148,7 @@ func TestRunMemKernelLogFile(t *testing.T) {
 	// (21:40:02 on the machine that printed them, read in the local zone), not boot time
 	// of --root plus a stamp; the report's cause and tasks come through.
 	ios, _, out, _ := iostreams.Test()
-	opts := &MemOptions{IO: ios, Now: time.Now, Root: "../memstate/testdata/host618", Format: mem.JSON, Top: 1,
+	opts := &memOptions{IO: ios, Now: time.Now, Root: "../memstate/testdata/host618", Format: format.JSON, Top: 1,
 		KernelLog: "../memstate/testdata/oom/host618-shmem-oom.dmesg-T.txt"}
 	if err := runMem(opts); err != nil {
 		t.Fatal(err)
@@ -165,9 +165,36 @@ func TestRunMemKernelLogFile(t *testing.T) {
 		len(k.Tasks) != 3 || !strings.HasPrefix(k.Cause, "shmem-filled /memdiag-mem-shmoom: 52.4 MiB of 64.0 MiB shmem") {
 		t.Errorf("kill %+v", k)
 	}
+	// A pasted plain `dmesg` of another host (5.4, a public thread): its
+	// stamp is time since that host's boot, so the kill has no wall
+	// time (not this host's boot time plus the stamp), and this host's
+	// counters are not compared with the file's kills.
+	opts.KernelLog, opts.Root = "../memstate/testdata/oom/public/reportportal-203-5.4-dmesg.txt", "../memstate/testdata/host618"
+	out.Reset()
+	if err := runMem(opts); err != nil {
+		t.Fatal(err)
+	}
+	r = memstate.Report{}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.OOM.Kills) != 1 || !r.OOM.LogFile || !r.OOM.Kills[0].Time.IsZero() || r.OOM.Kills[0].SinceBoot != 7063247407*time.Microsecond ||
+		!strings.Contains(r.Verdict.Sentence, "uwsgi (PID 63214) (its cgroup is not in the log) at 1h57m43s after boot.") {
+		t.Errorf("pasted dmesg: %+v\n%s", r.OOM, r.Verdict.Sentence)
+	}
+	out.Reset()
+	opts.Format = format.Table
+	if err := runMem(opts); err != nil {
+		t.Fatal(err)
+	}
+	if txt := out.String(); strings.Contains(txt, "others' messages have left the log") || !strings.Contains(txt, "no wall time (dmesg -T and journalctl -k print it)") ||
+		!strings.Contains(txt, "This host's counters since its boot (they do not count the file's kills): /proc/vmstat oom_kill") {
+		t.Errorf("pasted dmesg, table:\n%s", txt)
+	}
+	opts.Format = format.JSON
 	opts.KernelLog = filepath.Join(t.TempDir(), "none")
 	out.Reset()
-	opts.Format = mem.Table
+	opts.Format = format.Table
 	if err := runMem(opts); err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func TestModeFlag(t *testing.T) {
 	}
 	for _, c := range []string{"watch", "analyze", "compare", "gate"} {
 		code, _, stderr := run(t, "/", c, "--mode", "0400")
-		if code != ExitUsage || !strings.Contains(stderr, `memdiag: --mode "0400": want an octal file mode`) {
+		if code != exitUsage || !strings.Contains(stderr, `memdiag: --mode "0400": want an octal file mode`) {
 			t.Errorf("%s --mode 0400: exit %d, stderr %q; want a usage error naming --mode", c, code, stderr)
 		}
 	}

@@ -36,7 +36,7 @@ func TestGateOutputsRefuseLinks(t *testing.T) {
 	}
 	run := func(junit, output string) error {
 		ios, _, _, _ := iostreams.Test()
-		return runGate(context.Background(), &GateOptions{
+		return runGate(context.Background(), &gateOptions{
 			IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
 			Getenv:     func(string) string { return "" },
 			Thresholds: []string{"oom_kills==0"}, Recording: rec, JUnit: junit, Output: output,

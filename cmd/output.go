@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/report"
@@ -17,15 +18,15 @@ import (
 // formatForOutput is the --format of a command that also has --output:
 // the flag when given, else "html" for an output file named *.html or
 // *.htm, else the flag's default.
-func formatForOutput(c *cobra.Command, format, output string) string {
+func formatForOutput(c *cobra.Command, f format.Format, output string) format.Format {
 	if c.Flags().Changed("format") {
-		return format
+		return f
 	}
 	switch strings.ToLower(filepath.Ext(output)) {
 	case ".html", ".htm":
-		return string(report.HTML)
+		return format.HTML
 	}
-	return format
+	return f
 }
 
 // writeOutput runs render on stdout, or on the file path when path is
@@ -40,7 +41,7 @@ func writeOutput(ios *iostreams.IOStreams, path string, mode fs.FileMode, o *rep
 	o.Color, o.Width = false, 0
 	f, err := outfile.Create(path, outfile.Options{Overwrite: true, Mode: mode})
 	if err != nil {
-		return &FlagError{Err: fmt.Errorf("--output: %w", err)}
+		return &usageError{Err: fmt.Errorf("--output: %w", err)}
 	}
 	if err := render(f); err != nil {
 		f.Close()

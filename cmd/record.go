@@ -19,12 +19,12 @@ import (
 	"github.com/memdiag/memdiag/units"
 )
 
-// RecordOptions are the settings of `memdiag record`.
-type RecordOptions struct {
+// recordOptions are the settings of `memdiag record`.
+type recordOptions struct {
 	// Watch holds the sampling settings record shares with watch
 	// (interval, top N, cgroup, events, stall onsets); its output,
 	// command and live-row fields are unused.
-	Watch     WatchOptions
+	Watch     watchOptions
 	Dir       string
 	Segment   time.Duration
 	Retention store.Retention
@@ -36,8 +36,8 @@ type RecordOptions struct {
 	Reopen <-chan struct{}
 }
 
-func newRecordCmd(f *Factory, runF func(context.Context, *RecordOptions) error) *cobra.Command {
-	opts := &RecordOptions{Watch: WatchOptions{F: f, Quiet: true}}
+func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) *cobra.Command {
+	opts := &recordOptions{Watch: watchOptions{F: f, Quiet: true}}
 	c := &cobra.Command{
 		Use:   "record [flags]",
 		Short: "Record continuously into a store of hourly segments, with retention (the service form of watch)",
@@ -79,9 +79,6 @@ func newRecordCmd(f *Factory, runF func(context.Context, *RecordOptions) error) 
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := &opts.Watch
 			w.KeepCmdline = w.KeepCmdline || f.NoRedact
-			if w.Interval < 10*time.Millisecond {
-				return flagErrorf("--interval %s is too short (at least 10ms)", w.Interval)
-			}
 			if opts.Segment < time.Second || opts.Segment < 2*w.Interval {
 				return flagErrorf("--segment %s is too short (at least 1s and two intervals)", opts.Segment)
 			}
@@ -101,13 +98,8 @@ func newRecordCmd(f *Factory, runF func(context.Context, *RecordOptions) error) 
 			if w.TopN < 0 {
 				return flagErrorf("--top must not be negative")
 			}
-			switch w.Events {
-			case "auto", "on", "off":
-			default:
-				return flagErrorf("--events %q: want auto, on or off", w.Events)
-			}
-			if w.StallThreshold > 0 && (w.StallWindow < 500*time.Millisecond || w.StallWindow > 10*time.Second || w.StallThreshold > w.StallWindow) {
-				return flagErrorf("--stall-window must be 500ms..10s and at least --stall-threshold")
+			if err := w.checkEventsAndStall(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -123,7 +115,8 @@ func newRecordCmd(f *Factory, runF func(context.Context, *RecordOptions) error) 
 	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long (default: until SIGTERM or Ctrl-C)")
 	fl.StringVar(&opts.Listen, "listen", "", "also serve Prometheus /metrics on this address, e.g. 127.0.0.1:9840")
 	w := &opts.Watch
-	fl.DurationVar(&w.Interval, "interval", time.Second, "time between samples")
+	fl.DurationVar(&w.Interval, "interval", time.Second, "time between samples (at least 10ms)")
+	minDuration(fl, "interval", 10*time.Millisecond)
 	fl.StringVar(&w.Cgroup, "cgroup", "", "also record this cgroup v2 directory's memory/io/cpu.pressure")
 	fl.IntVar(&w.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
 	fl.BoolVar(&w.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
@@ -136,7 +129,7 @@ func newRecordCmd(f *Factory, runF func(context.Context, *RecordOptions) error) 
 
 // recorder writes the samples of one run into the store's segments.
 type recorder struct {
-	o       *RecordOptions
+	o       *recordOptions
 	errOut  io.Writer
 	hdr     *record.Header // the run's header; each segment gets a copy with its own Start
 	w       *record.Writer
@@ -147,14 +140,14 @@ type recorder struct {
 	started int                  // segments started by this run
 }
 
-func runRecord(ctx context.Context, o *RecordOptions) error {
+func runRecord(ctx context.Context, o *recordOptions) error {
 	f := o.Watch.F
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
-		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--store: %w", err)}
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("--store: %w", err)}
 	}
 	lock, err := store.Lock(o.Dir)
 	if err != nil {
-		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--store: %w", err)}
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("--store: %w", err)}
 	}
 	defer lock.Close()
 	r := &recorder{o: o, errOut: f.IO.ErrOut}
@@ -178,7 +171,7 @@ func runRecord(ctx context.Context, o *RecordOptions) error {
 		r.exp = exposition.New(*hdr, exposition.Options{Now: f.Now})
 		srv, err := exposition.Listen(ctx, o.Listen, r.exp)
 		if err != nil {
-			return &ExitCodeError{Code: ExitError, Err: err}
+			return &exitCodeError{Code: exitError, Err: err}
 		}
 		defer srv.Close()
 		fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at http://%s/metrics\n", srv.Addr())
@@ -245,7 +238,7 @@ func runRecord(ctx context.Context, o *RecordOptions) error {
 		if r.w != nil {
 			n = r.w.ReadBack()
 		}
-		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("recording stopped: %w; %d samples of the last segment are readable", writeErr, n)}
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("recording stopped: %w; %d samples of the last segment are readable", writeErr, n)}
 	}
 	return nil
 }
@@ -304,7 +297,7 @@ func (r *recorder) open(t time.Time, why string) error {
 		// the jobs as they are now: a timer installed since the last
 		// segment is projected from this one on
 		if jobs, err := hostJobs(&r.o.Watch); err == nil {
-			r.seg.Jobs = jobs
+			r.seg.Jobs = record.FromJobs(jobs)
 		}
 	}
 	if err := w.WriteHeader(&r.seg); err != nil {

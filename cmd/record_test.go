@@ -26,8 +26,8 @@ func TestRecordFlagErrors(t *testing.T) {
 		{"extra", "takes no arguments"},
 	} {
 		code, _, errOut := runMemdiag(t, "/", append([]string{"record", "--store", dir}, strings.Fields(c.args)...)...)
-		if code != ExitUsage || !strings.Contains(errOut, c.want) {
-			t.Errorf("record %s: exit %d, stderr %q; want exit %d with %q", c.args, code, errOut, ExitUsage, c.want)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("record %s: exit %d, stderr %q; want exit %d with %q", c.args, code, errOut, exitUsage, c.want)
 		}
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
@@ -135,14 +135,14 @@ func TestRecordFixtureRoot(t *testing.T) {
 	}
 	// a window the store does not hold
 	code, _, errOut = runMemdiag(t, root, "analyze", dir, "--from", "2001-01-01", "--to", "2001-01-02")
-	if code != ExitError || !strings.Contains(errOut, "no recording overlaps 2001-01-01T00:00:00") {
+	if code != exitError || !strings.Contains(errOut, "no recording overlaps 2001-01-01T00:00:00") {
 		t.Errorf("window outside the store: exit %d, %s", code, errOut)
 	}
 	// stdin cannot be windowed; --from needs --recording in gate
-	if code, _, errOut = runMemdiag(t, root, "analyze", "-", "--from", "-1h"); code != ExitUsage || !strings.Contains(errOut, "cannot be joined") {
+	if code, _, errOut = runMemdiag(t, root, "analyze", "-", "--from", "-1h"); code != exitUsage || !strings.Contains(errOut, "cannot be joined") {
 		t.Errorf("analyze - --from: exit %d, %s", code, errOut)
 	}
-	if code, _, errOut = runMemdiag(t, root, "gate", "-t", "oom_kills==0", "--duration", "1s", "--from", "-1h"); code != ExitUsage || !strings.Contains(errOut, "--from and --to apply to --recording only") {
+	if code, _, errOut = runMemdiag(t, root, "gate", "-t", "oom_kills==0", "--duration", "1s", "--from", "-1h"); code != exitUsage || !strings.Contains(errOut, "--from and --to apply to --recording only") {
 		t.Errorf("gate --duration --from: exit %d, %s", code, errOut)
 	}
 }
@@ -156,7 +156,7 @@ func TestRecordStoreLocked(t *testing.T) {
 	defer l.Close()
 	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "record", "--store", dir, "--duration", "1s")
 	want := fmt.Sprintf("another memdiag record holds this store (PID %d)", os.Getpid())
-	if code != ExitError || !strings.Contains(errOut, want) {
+	if code != exitError || !strings.Contains(errOut, want) {
 		t.Fatalf("second recorder: exit %d, stderr %q; want exit 1 with %q", code, errOut, want)
 	}
 }

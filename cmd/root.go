@@ -22,8 +22,8 @@ import (
 	"github.com/memdiag/memdiag/internal/iostreams"
 )
 
-// Factory carries what every command needs and tests replace.
-type Factory struct {
+// factory carries what every command needs and tests replace.
+type factory struct {
 	IO     *iostreams.IOStreams
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -39,10 +39,10 @@ type Factory struct {
 // Main runs memdiag with args (without the program name) on the real
 // terminal and returns the process exit code.
 func Main(args []string) int {
-	f := &Factory{IO: iostreams.System(), Now: time.Now, Root: "/"}
+	f := &factory{IO: iostreams.System(), Now: time.Now, Root: "/"}
 	ctx, stop := stopOnSignal(context.Background())
 	defer stop()
-	return Run(ctx, f, args)
+	return execute(ctx, f, args)
 }
 
 // stopSignals end every command the way Ctrl-C does: watch takes its
@@ -52,7 +52,7 @@ func Main(args []string) int {
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 // stopOnSignal returns a context cancelled by the first of stopSignals,
-// with a *SignalError as its cause (context.Cause).
+// with a *signalError as its cause (context.Cause).
 func stopOnSignal(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
@@ -65,7 +65,7 @@ func stopOnSignal(parent context.Context) (context.Context, func()) {
 					(*h)() // memdiag record: start a new segment, go on
 					continue
 				}
-				cancel(&SignalError{Signal: sig.(syscall.Signal)})
+				cancel(&signalError{Signal: sig.(syscall.Signal)})
 				return
 			case <-ctx.Done():
 				return
@@ -80,16 +80,16 @@ func stopOnSignal(parent context.Context) (context.Context, func()) {
 // do on SIGHUP.
 var onHangup atomic.Pointer[func()]
 
-// SignalError is the cause of a run ended by a signal. It is a
+// signalError is the cause of a run ended by a signal. It is a
 // context.Canceled, so an interrupted command exits 130.
-type SignalError struct{ Signal syscall.Signal }
+type signalError struct{ Signal syscall.Signal }
 
-func (e *SignalError) Error() string        { return "interrupted by " + unix.SignalName(e.Signal) }
-func (e *SignalError) Is(target error) bool { return target == context.Canceled }
+func (e *signalError) Error() string        { return "interrupted by " + unix.SignalName(e.Signal) }
+func (e *signalError) Is(target error) bool { return target == context.Canceled }
 
 // stoppedBy names the signal that ended ctx ("SIGTERM"), "" if none did.
 func stoppedBy(ctx context.Context) string {
-	var se *SignalError
+	var se *signalError
 	if errors.As(context.Cause(ctx), &se) {
 		return unix.SignalName(se.Signal)
 	}
@@ -99,10 +99,10 @@ func stoppedBy(ctx context.Context) string {
 	return ""
 }
 
-// Run executes the command line against f and maps the outcome to an exit
+// execute executes the command line against f and maps the outcome to an exit
 // code (see exit.go).
-func Run(ctx context.Context, f *Factory, args []string) int {
-	root := NewRootCmd(f)
+func execute(ctx context.Context, f *factory, args []string) int {
+	root := newRootCmd(f)
 	root.SetArgs(args)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
@@ -111,8 +111,8 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	return exitCode(f, root, err)
 }
 
-// NewRootCmd builds the command tree.
-func NewRootCmd(f *Factory) *cobra.Command {
+// newRootCmd builds the command tree.
+func newRootCmd(f *factory) *cobra.Command {
 	var noColor, debug bool
 	root := &cobra.Command{
 		Use:   "memdiag <command> [flags]",
@@ -146,7 +146,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 					msg += fmt.Sprintf("; did you mean %q?", s[0])
 				}
-				return &FlagError{Err: errors.New(msg)}
+				return &usageError{Err: errors.New(msg)}
 			}
 			return cmd.Help()
 		},

@@ -10,12 +10,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/english"
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/timers"
 )
 
-// TimersOptions are the flags of `memdiag timers`.
-type TimersOptions struct {
+// timersOptions are the flags of `memdiag timers`.
+type timersOptions struct {
 	IO   *iostreams.IOStreams
 	Now  func() time.Time
 	Root string
@@ -28,7 +29,7 @@ type TimersOptions struct {
 	From, To string
 	BaseTime string
 	TZ       string
-	Format   string
+	Format   format.Format
 	Strict   bool
 
 	// Live connects to the running host's systemd for each timer's last
@@ -41,7 +42,7 @@ type TimersOptions struct {
 // live state, so that a hung bus never stalls the listing.
 const liveTimeout = 5 * time.Second
 
-// probeLive is TimersOptions.Live on a real host: timers.ProbeLive.
+// probeLive is timersOptions.Live on a real host: timers.ProbeLive.
 func probeLive(ctx context.Context, root string) (timers.LiveSource, error) {
 	m, err := timers.ProbeLive(ctx, root)
 	if m == nil {
@@ -50,8 +51,8 @@ func probeLive(ctx context.Context, root string) (timers.LiveSource, error) {
 	return m, nil
 }
 
-func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
-	opts := &TimersOptions{IO: f.IO, Now: f.Now, Live: probeLive}
+func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
+	opts := &timersOptions{IO: f.IO, Now: f.Now, Live: probeLive}
 	cmd := &cobra.Command{
 		Use:   "timers",
 		Short: "List every periodic job on the host — systemd timers, cron, anacron — and when it fires next",
@@ -86,6 +87,9 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 			  COMMAND   ExecStart= of the timer's service, or the cron/anacron command
 			            with the run-parts scripts it runs
 			  NOTE      what a known heavy job does to memory and disks; parse errors
+			  ACTIVE    (--all) whether it runs, and if not why: on the running host
+			            what runs now (systemd or a cron daemon not running), else what
+			            its files say; analyze's "Not named" gives the same reason
 
 			--format json adds, per job, the service's User=, Nice=, IOSchedulingClass=,
 			CPUQuota= and MemoryMax=, its conditions, AccuracySec=, RandomizedDelaySec=,
@@ -151,7 +155,7 @@ func newTimersCmd(f *Factory, runF func(*TimersOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.To, "to", "", "... up to this time (same forms, or a duration after --from such as 2h, 2d or 1w)")
 	cmd.Flags().StringVar(&opts.BaseTime, "base-time", "", "compute next firings from this time instead of now (same forms as --from)")
 	cmd.Flags().StringVar(&opts.TZ, "tz", "", "IANA time zone to show times in (default: the root's etc/localtime, else UTC); schedules are computed in the root's zone, or in --tz when the root names none")
-	formatFlag(cmd, &opts.Format, timers.FormatTable, timers.Formats, "")
+	formatFlag(cmd, &opts.Format, format.Table, timers.Formats, "")
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "exit with code 1 when a unit file, calendar expression or crontab line is malformed")
 	return cmd
 }
@@ -173,7 +177,7 @@ func parseWhen(s string, now time.Time, loc *time.Location) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("cannot parse time %q (want RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' or 'now')", s)
 }
 
-func runTimers(ctx context.Context, opts *TimersOptions) error {
+func runTimers(ctx context.Context, opts *timersOptions) error {
 	loc, err := timers.HostLocation(opts.Root, opts.TZ)
 	if err != nil {
 		return flagErrorf("--tz: %v", err)
@@ -213,7 +217,6 @@ func runTimers(ctx context.Context, opts *TimersOptions) error {
 	}
 	ro := timers.RenderOptions{Base: base, Next: opts.Next, Loc: loc, ShowWhy: opts.All, Problems: problems,
 		Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
-	format := timers.Format(opts.Format)
 	if opts.From != "" {
 		from, err := parseWhen(opts.From, base, loc)
 		if err != nil {
@@ -231,21 +234,21 @@ func runTimers(ctx context.Context, opts *TimersOptions) error {
 			return flagErrorf("--to must be after --from")
 		}
 		fs := timers.Project(shown, from, to, loc)
-		err = timers.RenderFirings(opts.IO.Out, fs, shown, format, ro, from, to)
+		err = timers.RenderFirings(opts.IO.Out, fs, shown, opts.Format, ro, from, to)
 		if err != nil {
 			return err
 		}
-	} else if err := timers.RenderJobs(opts.IO.Out, shown, format, ro); err != nil {
+	} else if err := timers.RenderJobs(opts.IO.Out, shown, opts.Format, ro); err != nil {
 		return err
 	}
-	if format == timers.FormatCSV {
+	if opts.Format == format.CSV {
 		// CSV stays one table; the problems go to stderr.
 		for _, p := range problems {
 			fmt.Fprintln(opts.IO.ErrOut, "memdiag:", p)
 		}
 	}
 	if opts.Strict && len(problems) > 0 {
-		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(problems), "problem"))}
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(problems), "problem"))}
 	}
 	return nil
 }

@@ -34,8 +34,8 @@ type e2eJob struct {
 func listHost(t *testing.T, args ...string) map[string]e2eJob {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
-	f := &Factory{IO: ios, Now: time.Now, Root: "/"}
-	if code := Run(t.Context(), f, append([]string{"timers", "-f", "json"}, args...)); code != 0 {
+	f := &factory{IO: ios, Now: time.Now, Root: "/"}
+	if code := execute(t.Context(), f, append([]string{"timers", "-f", "json"}, args...)); code != 0 {
 		t.Fatalf("memdiag timers exit code %d; stderr:\n%s", code, errOut)
 	}
 	var doc struct {

@@ -22,26 +22,26 @@ import (
 func TestNewTimersCmd(t *testing.T) {
 	tests := []struct {
 		args    string
-		want    TimersOptions
+		want    timersOptions
 		wantErr string
 	}{
-		{"", TimersOptions{Next: 1, Format: "table", Root: "/"}, ""},
-		{"--all --next 3 -f json", TimersOptions{All: true, Next: 3, Format: "json", Root: "/"}, ""},
-		{"--from 2026-11-29T12:00:00Z --to 2h --tz Europe/Berlin", TimersOptions{Next: 1, Format: "table", From: "2026-11-29T12:00:00Z", To: "2h", TZ: "Europe/Berlin", Root: "/"}, ""},
-		{"--base-time 2026-11-29T12:00:00Z --strict --format markdown --root /mnt", TimersOptions{Next: 1, Format: "markdown", BaseTime: "2026-11-29T12:00:00Z", Strict: true, Root: "/mnt"}, ""},
-		{"--user-units", TimersOptions{Next: 1, Format: "table", Users: true, Root: "/"}, ""},
-		{"--format yaml", TimersOptions{}, `--format "yaml"`},
-		{"--next 0", TimersOptions{}, "--next 0"},
-		{"--from 2026-11-29", TimersOptions{}, `--from "2026-11-29" needs --to: the end of the window, such as 2d`},
+		{"", timersOptions{Next: 1, Format: "table", Root: "/"}, ""},
+		{"--all --next 3 -f json", timersOptions{All: true, Next: 3, Format: "json", Root: "/"}, ""},
+		{"--from 2026-11-29T12:00:00Z --to 2h --tz Europe/Berlin", timersOptions{Next: 1, Format: "table", From: "2026-11-29T12:00:00Z", To: "2h", TZ: "Europe/Berlin", Root: "/"}, ""},
+		{"--base-time 2026-11-29T12:00:00Z --strict --format markdown --root /mnt", timersOptions{Next: 1, Format: "markdown", BaseTime: "2026-11-29T12:00:00Z", Strict: true, Root: "/mnt"}, ""},
+		{"--user-units", timersOptions{Next: 1, Format: "table", Users: true, Root: "/"}, ""},
+		{"--format yaml", timersOptions{}, `--format "yaml"`},
+		{"--next 0", timersOptions{}, "--next 0"},
+		{"--from 2026-11-29", timersOptions{}, `--from "2026-11-29" needs --to: the end of the window, such as 2d`},
 		// --to alone is a window from now (README: timers --to 2d).
-		{"--to 2d", TimersOptions{Next: 1, Format: "table", From: "now", To: "2d", Root: "/"}, ""},
+		{"--to 2d", timersOptions{Next: 1, Format: "table", From: "now", To: "2d", Root: "/"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
-			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
-			var got *TimersOptions
-			err := execInRoot(f, newTimersCmd(f, func(o *TimersOptions) error { got = o; return nil }),
+			f := &factory{IO: ios, Now: time.Now, Root: "/"}
+			var got *timersOptions
+			err := execInRoot(f, newTimersCmd(f, func(o *timersOptions) error { got = o; return nil }),
 				append([]string{"timers"}, strings.Fields(tt.args)...)...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -52,7 +52,7 @@ func TestNewTimersCmd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(TimersOptions{}, "IO", "Now", "Live")); diff != "" {
+			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(timersOptions{}, "IO", "Now", "Live")); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})
@@ -87,7 +87,7 @@ func TestRunTimersGolden(t *testing.T) {
 		{"timers-debian-window.table.txt", "debian", []string{"--from", "2026-11-29 12:00", "--to", "2026-11-29 13:00"}, 0},
 		{"timers-debian-window.json", "debian", []string{"--from", "2026-11-30T00:00:00Z", "--to", "2026-11-30T08:00:00Z", "-f", "json"}, 0},
 		{"timers-edge-all.table.txt", "edge", []string{"--all", "--tz", "Europe/Berlin"}, 0},
-		{"timers-edge-strict.table.txt", "edge", []string{"--strict"}, ExitError},
+		{"timers-edge-strict.table.txt", "edge", []string{"--strict"}, exitError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +117,7 @@ func TestRunTimersStrict(t *testing.T) {
 		}
 	}
 	code, _, errOut = runCLI(t, timersRoot("edge"), "timers", "--strict", "-f", "json")
-	if code != ExitError || !strings.Contains(errOut, "5 problems in periodic job definitions") {
+	if code != exitError || !strings.Contains(errOut, "5 problems in periodic job definitions") {
 		t.Errorf("--strict: exit code %d, stderr %q; want 1 and the problem count", code, errOut)
 	}
 	code, _, _ = runCLI(t, timersRoot("debian"), "timers", "--strict")
@@ -173,9 +173,9 @@ func TestRunTimersTerminalWidth(t *testing.T) {
 			ios, _, out, errOut := iostreams.Test()
 			ios.SetStdoutTTY(true)
 			ios.SetWidth(width)
-			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
+			f := &factory{IO: ios, Now: time.Now, Root: "/"}
 			args := []string{"--root", timersRoot("debian"), "timers", "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC"}
-			if code := Run(context.Background(), f, args); code != 0 {
+			if code := execute(context.Background(), f, args); code != 0 {
 				t.Fatalf("exit code %d; stderr:\n%s", code, errOut)
 			}
 			for i, l := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
@@ -213,8 +213,8 @@ func TestRunTimersLive(t *testing.T) {
 	run := func(live func(context.Context, string) (timers.LiveSource, error), args ...string) (string, string) {
 		t.Helper()
 		ios, _, out, errOut := iostreams.Test()
-		f := &Factory{IO: ios, Now: time.Now, Root: timersRoot("debian")}
-		err := execInRoot(f, newTimersCmd(f, func(o *TimersOptions) error {
+		f := &factory{IO: ios, Now: time.Now, Root: timersRoot("debian")}
+		err := execInRoot(f, newTimersCmd(f, func(o *timersOptions) error {
 			o.Live = live
 			return runTimers(context.Background(), o)
 		}), append([]string{"timers", "--root", timersRoot("debian"), "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC"}, args...)...)

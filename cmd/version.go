@@ -13,11 +13,11 @@ import (
 // (make build, make dist); otherwise it comes from the module's build info.
 var Version = ""
 
-// VersionString is memdiag's version as one word, as recordings store it:
+// versionString is memdiag's version as one word, as recordings store it:
 // the -X value, the module version (a release tag, or the pseudo-version
 // Go ≥ 1.24 stamps from the git checkout), "devel-<commit>" from the VCS
 // stamp, or "(devel)" when the build carries none of these.
-func VersionString() string {
+func versionString() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		bi = nil
@@ -52,7 +52,7 @@ func versionFrom(ldflags string, bi *debug.BuildInfo) (version, detail string) {
 		}
 	}
 	if rev == "" {
-		return "(devel)", "no commit recorded: go run, -buildvcs=false or a git worktree; make build records it"
+		return "(devel)", "no commit recorded: go run, -buildvcs=false (see go env GOFLAGS) or a git worktree; go build -buildvcs=true in a clone or make build records it"
 	}
 	version = "devel-" + rev[:min(12, len(rev))]
 	var d []string
@@ -66,7 +66,7 @@ func versionFrom(ldflags string, bi *debug.BuildInfo) (version, detail string) {
 	return version, strings.Join(d, ", ")
 }
 
-func newVersionCmd(f *Factory) *cobra.Command {
+func newVersionCmd(f *factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print memdiag's version and the Go version it was built with",

@@ -30,7 +30,7 @@ func TestVersionFrom(t *testing.T) {
 			"devel-d3cd7b8255d7", "committed 2026-12-01T20:49:44Z"},
 		{"devel, modified", "", vcs("(devel)", "vcs.revision", rev, "vcs.time", "2026-12-01T20:49:44Z", "vcs.modified", "true"),
 			"devel-d3cd7b8255d7+dirty", "committed 2026-12-01T20:49:44Z, with uncommitted changes"},
-		{"go run (no stamp)", "", vcs("(devel)"), "(devel)", "no commit recorded: go run, -buildvcs=false or a git worktree; make build records it"},
+		{"go run (no stamp)", "", vcs("(devel)"), "(devel)", "no commit recorded: go run, -buildvcs=false (see go env GOFLAGS) or a git worktree; go build -buildvcs=true in a clone or make build records it"},
 		{"no build info", "", nil, "(devel)", "built without module information"},
 	}
 	for _, tt := range tests {

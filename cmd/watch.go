@@ -26,9 +26,9 @@ import (
 	"github.com/memdiag/memdiag/report"
 )
 
-// WatchOptions are the settings of `memdiag watch`.
-type WatchOptions struct {
-	F           *Factory
+// watchOptions are the settings of `memdiag watch`.
+type watchOptions struct {
+	F           *factory
 	Interval    time.Duration
 	Duration    time.Duration // 0: until Ctrl-C or the command exits
 	Out         string
@@ -57,8 +57,8 @@ type WatchOptions struct {
 	Mode            fs.FileMode // --mode of the recording and profile
 }
 
-func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
-	opts := &WatchOptions{F: f}
+func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *cobra.Command {
+	opts := &watchOptions{F: f}
 	var execFlag bool // removed; kept hidden to say so
 	c := &cobra.Command{
 		Use:   "watch [flags] [-- COMMAND ARGS...]",
@@ -97,7 +97,8 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 			children's exit events, the last requests), the end line, a summary.
 
 			The command after -- gets memdiag's stdin, stdout and stderr. When memdiag
-			stops first, it sends the command SIGTERM, waits up to 10 s, then SIGKILL.
+			stops first, it sends the command and the processes it started SIGTERM
+			(sh -c 'vegeta ...' stops vegeta too), waits up to 10 s, then SIGKILL.
 			A command that fails on its own (a non-zero exit, or a signal memdiag did
 			not cause) makes memdiag exit 4, with the command's code printed (128+N
 			for signal N, as a shell reports it); 'memdiag gate -- CMD' does the same.
@@ -137,9 +138,6 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 				// --exec said what "-- CMD" alone already does.
 				return flagErrorf("--exec was removed: the command after -- is always run, and the recording stops when it exits; drop --exec (memdiag watch -- CMD ARGS)")
 			}
-			if opts.Interval < 10*time.Millisecond {
-				return flagErrorf("--interval %s is too short (at least 10ms)", opts.Interval)
-			}
 			if opts.Duration < 0 {
 				return flagErrorf("--duration must not be negative")
 			}
@@ -152,13 +150,8 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 				// always writes one rather than a file named "off".
 				return flagErrorf("--out %s: watch always records (its summary is analyzed from the recording); give a file name (./%s for a file of that name)", opts.Out, opts.Out)
 			}
-			switch opts.Events {
-			case "auto", "on", "off":
-			default:
-				return flagErrorf("--events %q: want auto, on or off", opts.Events)
-			}
-			if opts.StallThreshold > 0 && (opts.StallWindow < 500*time.Millisecond || opts.StallWindow > 10*time.Second || opts.StallThreshold > opts.StallWindow) {
-				return flagErrorf("--stall-window must be 500ms..10s and at least --stall-threshold")
+			if err := opts.checkEventsAndStall(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -167,7 +160,8 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 		},
 	}
 	fl := c.Flags()
-	fl.DurationVar(&opts.Interval, "interval", time.Second, "time between samples")
+	fl.DurationVar(&opts.Interval, "interval", time.Second, "time between samples (at least 10ms)")
+	minDuration(fl, "interval", 10*time.Millisecond)
 	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long, e.g. 30m, 2h, 2d (default: until Ctrl-C or the command exits)")
 	fl.StringVarP(&opts.Out, "out", "o", "", "recording file (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here); a name ending .gz is gzip-compressed, any other plain JSON Lines; both flushed every sample")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite --out if it exists")
@@ -196,16 +190,31 @@ func newWatchCmd(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 	return c
 }
 
-func runWatch(ctx context.Context, o *WatchOptions) error {
+// checkEventsAndStall checks the flags watch and record share: --events
+// is auto, on or off, and a --stall-threshold comes with a --stall-window
+// of 500ms..10s no shorter than it.
+func (o *watchOptions) checkEventsAndStall() error {
+	switch o.Events {
+	case "auto", "on", "off":
+	default:
+		return flagErrorf("--events %q: want auto, on or off", o.Events)
+	}
+	if o.StallThreshold > 0 && (o.StallWindow < 500*time.Millisecond || o.StallWindow > 10*time.Second || o.StallThreshold > o.StallWindow) {
+		return flagErrorf("--stall-window must be 500ms..10s and at least --stall-threshold")
+	}
+	return nil
+}
+
+func runWatch(ctx context.Context, o *watchOptions) error {
 	f := o.F
 	if o.CPUProfile != "" {
 		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true, Mode: o.Mode})
 		if err != nil {
-			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
+			return &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
 		}
 		if err := pprof.StartCPUProfile(pf); err != nil {
 			pf.Close()
-			return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
+			return &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
 		}
 		defer func() { pprof.StopCPUProfile(); pf.Close() }()
 	}
@@ -255,7 +264,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	defer stopListen()
 	w, err := record.CreateMode(o.Out, o.Force, o.Mode)
 	if err != nil {
-		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("cannot record: %w", err)}
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("cannot record: %w", err)}
 	}
 	abs, _ := filepath.Abs(o.Out)
 	fmt.Fprintf(f.IO.ErrOut, "memdiag: recording to %s every %s (Ctrl-C to stop)\n", abs, o.Interval)
@@ -296,7 +305,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 			// (exit 4), like a shell's 127. Nothing was recorded.
 			w.Close("command failed to start")
 			os.Remove(o.Out)
-			return &ExitCodeError{Code: ExitCommand, Err: fmt.Errorf("the wrapped command failed: could not start: %w", err)}
+			return &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: could not start: %w", err)}
 		}
 		go func() { <-child.Done(); cancel() }()
 	}
@@ -356,7 +365,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		}
 		reason = fmt.Sprintf("%s: command %s", reason, res.Describe())
 		if res.Failed() {
-			exitErr = &ExitCodeError{Code: ExitCommand, Err: fmt.Errorf("the wrapped command failed: %s: %s", o.Command[0], res.Describe())}
+			exitErr = &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: %s: %s", o.Command[0], res.Describe())}
 		}
 	}
 	// Requests still in flight in the probe and a followed results file
@@ -381,7 +390,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 	// the timeline and verdict.
 	summarised := false
 	summary := func(res *correlate.Result) {
-		so := report.SummaryOptions{TopN: 5}
+		so := report.SummaryOptions{TopN: 5, Width: f.IO.Width()}
 		if res != nil && len(res.Culprits) > 0 {
 			c := res.Culprits[0]
 			so.Culprit = c.Name
@@ -404,7 +413,7 @@ func runWatch(ctx context.Context, o *WatchOptions) error {
 		summary(nil)
 	}
 	if writeErr != nil {
-		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("recording stopped: %w; %d of %d samples are readable in %s",
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("recording stopped: %w; %d of %d samples are readable in %s",
 			writeErr, w.ReadBack(), w.Samples(), abs)}
 	}
 	return exitErr
@@ -428,7 +437,7 @@ func signalledToo(ctx context.Context, res supervise.Result) string {
 // liveRows prints a row per interval to stdout until a write fails with
 // EPIPE (the reader went away: watch | head); then it stops printing.
 type liveRows struct {
-	f      *Factory
+	f      *factory
 	hdr    *record.Header
 	view   *report.LiveView
 	on     bool
@@ -470,9 +479,9 @@ func (l *liveRows) row(s *record.Sample) {
 // written, exactly as `memdiag analyze FILE` with its default flags would:
 // the options come from the analyze command itself, so they cannot drift.
 // before, if not nil, sees the analysis before it is printed.
-func watchVerdict(f *Factory, path string, before func(*correlate.Result)) error {
-	var opts *AnalyzeOptions
-	c := newAnalyzeCmd(f, func(o *AnalyzeOptions) error { opts = o; return nil })
+func watchVerdict(f *factory, path string, before func(*correlate.Result)) error {
+	var opts *analyzeOptions
+	c := newAnalyzeCmd(f, func(o *analyzeOptions) error { opts = o; return nil })
 	c.SetArgs([]string{path})
 	c.SetOut(f.IO.ErrOut)
 	c.SetErr(f.IO.ErrOut)

@@ -13,7 +13,7 @@ import (
 
 // addMemorySources wires /proc/meminfo and /proc/vmstat (LRU), /proc/swaps and the
 // periodic-job inventory into the recording header.
-func addMemorySources(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {
+func addMemorySources(ctx context.Context, o *watchOptions, h *record.Header, ws *watchSources) {
 	procRoot := filepath.Join(o.F.Root, "proc")
 	lc, err := lru.NewCollector(procRoot)
 	if err == nil {
@@ -24,25 +24,26 @@ func addMemorySources(ctx context.Context, o *WatchOptions, h *record.Header, ws
 		m, verr := lc.VMStatMapping()
 		ws.status(h, "vmstat", verr)
 		h.VMStatMapping = m
-		ws.list = append(ws.list, sources.LRU{C: lc})
+		ws.list = append(ws.list, sources.LRU{C: lc},
+			&sources.OOMKills{Kmsg: filepath.Join(o.F.Root, "dev/kmsg"), Boot: h.BootTime})
 	}
 	sw, err := swap.Swaps(procRoot)
 	ws.status(h, "swaps", err)
-	h.Swaps = sw
+	h.Swaps = record.FromSwaps(sw)
 
 	// The host's periodic jobs at start, so that analyze can project
 	// their firings over the recording later, on any host.
 	if !o.NoTimers {
 		jobs, err := hostJobs(o)
 		ws.status(h, "timers", err)
-		h.Jobs = jobs
+		h.Jobs = record.FromJobs(jobs)
 	}
 }
 
 // hostJobs is the host's periodic-job inventory now, with what fires
 // now (for gate --recording); `memdiag record` takes it again for each
 // segment's header, so jobs installed meanwhile are in the next one.
-func hostJobs(o *WatchOptions) ([]timers.Job, error) {
+func hostJobs(o *watchOptions) ([]timers.Job, error) {
 	jobs, err := timers.Inventory(o.F.Root, timers.InventoryOptions{KeepSecrets: o.KeepCmdline})
 	if running, ok := timers.ProbeRunning(o.F.Root); ok {
 		timers.ApplyRunning(jobs, running)

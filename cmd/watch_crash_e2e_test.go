@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/internal/testenv"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -274,8 +274,8 @@ func crashDiskFull(t *testing.T, bin string) {
 			defer os.Remove(rec) // room for the next case
 			w := startWatch(t, bin, "--interval", "20ms", "--out", rec, "--no-timers", "-q", "--top", "50")
 			w.wait(t, time.Minute)
-			if w.code != ExitError {
-				t.Fatalf("exit %d, want %d (write error)", w.code, ExitError)
+			if w.code != exitError {
+				t.Fatalf("exit %d, want %d (write error)", w.code, exitError)
 			}
 			m := re.FindStringSubmatch(w.errText())
 			if m == nil || !strings.Contains(w.errText(), "no space left on device") {
@@ -320,8 +320,8 @@ func crashCommandExitKeepsLastEvents(t *testing.T, bin string) {
 	w := startWatch(t, bin, "--interval", "5s", "--out", rec, "--no-timers", "-q", "--events", "on",
 		"--", "sh", "-c", "sleep 0.7; "+marker+"; exit 3")
 	w.wait(t, 30*time.Second)
-	if w.code != ExitCommand || !strings.Contains(w.errText(), "the wrapped command failed: sh: exit code 3") {
-		t.Errorf("exit %d, want %d with the command's code 3 named", w.code, ExitCommand)
+	if w.code != exitCommand || !strings.Contains(w.errText(), "the wrapped command failed: sh: exit code 3") {
+		t.Errorf("exit %d, want %d with the command's code 3 named", w.code, exitCommand)
 	}
 	r, err := record.ReadFile(rec)
 	if err != nil {
@@ -338,11 +338,11 @@ func crashCommandExitKeepsLastEvents(t *testing.T, bin string) {
 	for _, s := range r.Samples {
 		for _, e := range s.Events {
 			switch {
-			case e.Comm == "tailmarker" && e.Kind == diskio.Exec:
+			case e.Comm == "tailmarker" && e.Kind == process.Exec:
 				exec_ = true
-			case e.Comm == "tailmarker" && e.Kind == diskio.Exit:
+			case e.Comm == "tailmarker" && e.Kind == process.Exit:
 				exit = true
-			case e.Comm == "sh" && e.Kind == diskio.Exit && e.PPID == w.c.Process.Pid:
+			case e.Comm == "sh" && e.Kind == process.Exit && e.PPID == w.c.Process.Pid:
 				shExit = true
 			}
 		}

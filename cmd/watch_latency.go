@@ -14,7 +14,7 @@ import (
 )
 
 // addLatencySources wires the --probe and --latency sources.
-func addLatencySources(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {
+func addLatencySources(ctx context.Context, o *watchOptions, h *record.Header, ws *watchSources) {
 	if o.ProbeURL == "" && o.LatencyFile == "" {
 		return
 	}
@@ -31,7 +31,7 @@ func addLatencySources(ctx context.Context, o *WatchOptions, h *record.Header, w
 		p, err := latency.NewProbe(o.ProbeURL, latency.ProbeOptions{Interval: o.ProbeEvery})
 		if err != nil {
 			cancel()
-			ws.fatal = &FlagError{Err: fmt.Errorf("--probe: %w", err)}
+			ws.fatal = &usageError{Err: fmt.Errorf("--probe: %w", err)}
 			return
 		}
 		h.Probe = o.ProbeURL
@@ -153,13 +153,13 @@ func (l *latencySource) Fill(ctx context.Context, s *record.Sample) error {
 		// combined as analyze does (latency.BucketIntervals).
 		sum := latency.BucketIntervals(ivs, "Aggregated", []time.Time{{}, s.Time.Add(time.Hour)})[0]
 		if sum.Count > 0 {
-			s.Latency = &sum
+			s.Latency = record.FromLatency(&sum)
 		}
 	}
 	if len(reqs) > 0 {
 		// Summarize selects by start time: give it the whole range.
 		sum := latency.Summarize(reqs, time.Time{}, s.Time.Add(time.Hour))
-		s.Latency = &sum
+		s.Latency = record.FromLatency(&sum)
 		if sum.Errors == sum.Count {
 			// A dead service answers fast: never let it pass for a
 			// healthy one silently.

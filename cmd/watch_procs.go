@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/diskio"
-	"github.com/memdiag/memdiag/process"
+	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/procevents"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
@@ -20,7 +20,7 @@ import (
 
 // addProcSources wires /proc/diskstats, the per-process scanner, the
 // process-events connector and the --stall-threshold onset watchers.
-func addProcSources(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources) {
+func addProcSources(ctx context.Context, o *watchOptions, h *record.Header, ws *watchSources) {
 	procRoot := filepath.Join(o.F.Root, "proc")
 	sysRoot := filepath.Join(o.F.Root, "sys")
 
@@ -39,7 +39,13 @@ func addProcSources(ctx context.Context, o *WatchOptions, h *record.Header, ws *
 		return
 	}
 	ws.closers = append(ws.closers, func() { ps.Close() })
-	src := &sources.Procs{Scanner: ps, TopRSS: o.TopN}
+	h.ProcIOAccounting = record.ProcIOAccountingThreads
+	src := &sources.Procs{Scanner: ps, TopRSS: o.TopN, Growth: true}
+	// The allocator evidence of each process that starts growing, once:
+	// without it, analyze's growth findings say none was recorded.
+	if col, err := memstate.NewCollector(o.F.Root); err == nil {
+		src.Evidence = col
+	}
 	// The first scan is the baseline: every process already running
 	// is known, so only what starts later is reported as exec.
 	_, _, _, _ = ps.Scan(time.Now())
@@ -52,7 +58,6 @@ func addProcSources(ctx context.Context, o *WatchOptions, h *record.Header, ws *
 	if o.Events != "off" {
 		l, err := procevents.Open(procevents.Options{
 			ProcRoot: procRoot, SysRoot: sysRoot,
-			Unit: process.UnitFromCgroup,
 			Cmdline: func(argv []string) string {
 				if o.KeepCmdline {
 					return strings.Join(argv, " ")
@@ -123,10 +128,10 @@ type onsetSource struct {
 func (o *onsetSource) Name() string { return "onsets" }
 
 func (o *onsetSource) add(on psi.Onset, scope, cgroupDir string) {
-	procs := procevents.StallSnapshot(o.procRoot, cgroupDir, process.UnitFromCgroup, o.top)
+	procs := procevents.StallSnapshot(o.procRoot, cgroupDir, o.top)
 	o.mu.Lock()
 	o.pending = append(o.pending, record.StallOnset{Time: on.Time, Scope: scope, Resource: "memory", Kind: on.Kind,
-		Stall: on.Stall, Window: on.Window, Mode: on.Mode, Procs: procs})
+		Stall: on.Stall, Window: on.Window, Mode: on.Mode, Procs: record.FromProcs(procs)})
 	o.mu.Unlock()
 }
 

@@ -62,7 +62,7 @@ func (w *watchSources) status(h *record.Header, name string, err error) {
 // buildWatchSources builds every collector from the options' root and the
 // recording header describing them. Bad flags (an unreadable --cgroup)
 // fail here, before anything is recorded.
-func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *record.Header, error) {
+func buildWatchSources(ctx context.Context, o *watchOptions) (*watchSources, *record.Header, error) {
 	root := o.F.Root
 	procRoot := filepath.Join(root, "proc")
 	h := hostHeader(ctx, o.F, procRoot)
@@ -122,7 +122,7 @@ func buildWatchSources(ctx context.Context, o *WatchOptions) (*watchSources, *re
 // the header's collectors and of the sources' timings. A new collector
 // is one function (in its own watch_*.go file) added here, where its
 // place is chosen, not derived from file names.
-var watchSourceOrder = []func(ctx context.Context, o *WatchOptions, h *record.Header, ws *watchSources){
+var watchSourceOrder = []func(ctx context.Context, o *watchOptions, h *record.Header, ws *watchSources){
 	addMemorySources,  // meminfo, vmstat, swaps, timers (watch_collectors.go)
 	addLatencySources, // --probe, --latency (watch_latency.go)
 	addProcSources,    // diskstats, procs, events, onsets (watch_procs.go)
@@ -132,10 +132,10 @@ var watchSourceOrder = []func(ctx context.Context, o *WatchOptions, h *record.He
 // host name come from gopsutil, pointed at the same root as the
 // collectors (shirou/gopsutil common.EnvMap); the kernel release, page
 // size and delay accounting switch come from procRoot.
-func hostHeader(ctx context.Context, f *Factory, procRoot string) *record.Header {
+func hostHeader(ctx context.Context, f *factory, procRoot string) *record.Header {
 	now := f.Now()
 	h := &record.Header{
-		MemdiagVersion: VersionString(),
+		MemdiagVersion: versionString(),
 		Start:          now,
 		PageSize:       os.Getpagesize(),
 		ClockTicks:     100, // USER_HZ is 100 on every Linux architecture memdiag supports

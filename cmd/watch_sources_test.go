@@ -16,8 +16,8 @@ import (
 // /proc (testdata/linux-6.18/SOURCE) with no processes in it.
 func TestWatchSourceOrder(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
-	o := &WatchOptions{
-		F:           &Factory{IO: ios, Now: time.Now, Root: "../testdata/linux-6.18"},
+	o := &watchOptions{
+		F:           &factory{IO: ios, Now: time.Now, Root: "../testdata/linux-6.18"},
 		Interval:    time.Second,
 		TopN:        5,
 		NoTimers:    true,
@@ -35,7 +35,7 @@ func TestWatchSourceOrder(t *testing.T) {
 	}
 	// diskstats is in the header but not sampled: the fixture has no
 	// /sys/block to tell disks from partitions.
-	want := []string{"psi", "lru", "latency", "procs"}
+	want := []string{"psi", "lru", "oom-kills", "latency", "procs"}
 	if !slices.Equal(got, want) {
 		t.Errorf("sources = %v, want %v", got, want)
 	}

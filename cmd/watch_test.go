@@ -20,7 +20,7 @@ import (
 )
 
 func TestNewWatchCmd(t *testing.T) {
-	def := func(o WatchOptions) WatchOptions {
+	def := func(o watchOptions) watchOptions {
 		o.ProbeEvery, o.Events, o.StallThreshold, o.StallWindow = 200*time.Millisecond, "auto", 100*time.Millisecond, time.Second
 		if o.Interval == 0 {
 			o.Interval = time.Second
@@ -32,17 +32,17 @@ func TestNewWatchCmd(t *testing.T) {
 	}
 	tests := []struct {
 		args    string
-		want    WatchOptions
+		want    watchOptions
 		wantErr string
 	}{
-		{args: "", want: def(WatchOptions{})},
+		{args: "", want: def(watchOptions{})},
 		{args: "--interval 500ms --duration 1m --out r.jsonl --force --top 3 -q --cgroup /sys/fs/cgroup/x",
-			want: def(WatchOptions{Interval: 500 * time.Millisecond, Duration: time.Minute, Out: "r.jsonl", Force: true, TopN: 3, Quiet: true, Cgroup: "/sys/fs/cgroup/x"})},
+			want: def(watchOptions{Interval: 500 * time.Millisecond, Duration: time.Minute, Out: "r.jsonl", Force: true, TopN: 3, Quiet: true, Cgroup: "/sys/fs/cgroup/x"})},
 		{args: "--exec -- sleep 5", wantErr: "--exec was removed: the command after -- is always run, and the recording stops when it exits; drop --exec (memdiag watch -- CMD ARGS)"},
-		{args: "-- ./load.sh -x", want: def(WatchOptions{Command: []string{"./load.sh", "-x"}})},
+		{args: "-- ./load.sh -x", want: def(watchOptions{Command: []string{"./load.sh", "-x"}})},
 		{args: "--events off --stall-threshold 0 --enable-delayacct --keep-cmdline --all-devices",
-			want: func() WatchOptions {
-				o := def(WatchOptions{KeepCmdline: true, AllDevices: true, EnableDelayAcct: true})
+			want: func() watchOptions {
+				o := def(watchOptions{KeepCmdline: true, AllDevices: true, EnableDelayAcct: true})
 				o.Events, o.StallThreshold = "off", 0
 				return o
 			}()},
@@ -50,32 +50,32 @@ func TestNewWatchCmd(t *testing.T) {
 		{args: "--stall-window 100ms", wantErr: "--stall-window must be 500ms..10s"},
 		{args: "--exec", wantErr: "--exec was removed"},
 		{args: "sleep 5", wantErr: `unexpected argument "sleep"`},
-		{args: "--interval 1ms", wantErr: "too short"},
+		{args: "--interval 1ms", wantErr: `--interval "1ms": want a duration of at least 10ms`},
 		{args: "--interval fast", wantErr: `--interval "fast": want a duration such as 500ms, 10s, 5m or 2h`},
-		{args: "--duration 2d", want: def(WatchOptions{Duration: 48 * time.Hour})},
-		{args: "--duration 1w12h", want: def(WatchOptions{Duration: 180 * time.Hour})},
+		{args: "--duration 2d", want: def(watchOptions{Duration: 48 * time.Hour})},
+		{args: "--duration 1w12h", want: def(watchOptions{Duration: 180 * time.Hour})},
 		{args: "--duration 2x", wantErr: `--duration "2x": want a duration such as 90s, 30m, 2h, 2d or 1w`},
 		{args: "--top -1", wantErr: "--top must not be negative"},
 		// gate's "--out off" means no recording; watch refuses it rather
 		// than writing a file named off.
 		{args: "--out off", wantErr: "--out off: watch always records (its summary is analyzed from the recording); give a file name (./off for a file of that name)"},
 		{args: "--out none", wantErr: "--out none: watch always records"},
-		{args: "--out ./off", want: def(WatchOptions{Out: "./off"})},
+		{args: "--out ./off", want: def(watchOptions{Out: "./off"})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
-			f := &Factory{IO: ios, Now: time.Now, Root: "/"}
-			var got *WatchOptions
-			err := execInRoot(f, newWatchCmd(f, func(_ context.Context, o *WatchOptions) error { got = o; return nil }),
+			f := &factory{IO: ios, Now: time.Now, Root: "/"}
+			var got *watchOptions
+			err := execInRoot(f, newWatchCmd(f, func(_ context.Context, o *watchOptions) error { got = o; return nil }),
 				append([]string{"watch"}, strings.Fields(tt.args)...)...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
 				}
-				var fe *FlagError
+				var fe *usageError
 				if !errors.As(err, &fe) {
-					t.Errorf("err %T is not a *FlagError (no usage hint)", err)
+					t.Errorf("err %T is not a *usageError (no usage hint)", err)
 				}
 				return
 			}
@@ -188,8 +188,8 @@ func TestRunWatchCgroupV1(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--duration", "50ms", "--cgroup", dir, "--out", filepath.Join(t.TempDir(), "r.jsonl"))
-	if code != ExitEnv || !strings.Contains(errOut, "cgroup v2") {
-		t.Errorf("v1 cgroup: exit %d, stderr %q; want %d and a cgroup v2 hint", code, errOut, ExitEnv)
+	if code != exitEnv || !strings.Contains(errOut, "cgroup v2") {
+		t.Errorf("v1 cgroup: exit %d, stderr %q; want %d and a cgroup v2 hint", code, errOut, exitEnv)
 	}
 }
 
@@ -198,8 +198,8 @@ func TestRunWatchExecExitCode(t *testing.T) {
 	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "20ms", "--out", rec, "--quiet", "--no-timers", "--", "sh", "-c", "sleep 0.1; exit 7", "x", "--password=hunter2")
 	// One rule for watch and gate: a failed command is exit 4, its own
 	// code printed.
-	if code != ExitCommand || !strings.Contains(errOut, "the wrapped command failed: sh: exit code 7") {
-		t.Errorf("exit %d, want %d and the command's 7 named; stderr %s", code, ExitCommand, errOut)
+	if code != exitCommand || !strings.Contains(errOut, "the wrapped command failed: sh: exit code 7") {
+		t.Errorf("exit %d, want %d and the command's 7 named; stderr %s", code, exitCommand, errOut)
 	}
 	r, err := record.ReadFile(rec)
 	if err != nil {
@@ -275,8 +275,8 @@ func TestRunWatchCommandCannotStart(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "r.jsonl")
 	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "20ms", "--out", rec, "--quiet", "--no-timers",
 		"--events", "off", "--", "/nonexistent/memdiag-watch-test")
-	if code != ExitCommand || !strings.Contains(errOut, "the wrapped command failed: could not start: fork/exec /nonexistent/memdiag-watch-test: no such file or directory") {
-		t.Errorf("exit %d, stderr %s; want %d and why", code, errOut, ExitCommand)
+	if code != exitCommand || !strings.Contains(errOut, "the wrapped command failed: could not start: fork/exec /nonexistent/memdiag-watch-test: no such file or directory") {
+		t.Errorf("exit %d, stderr %s; want %d and why", code, errOut, exitCommand)
 	}
 	if _, err := os.Stat(rec); !os.IsNotExist(err) {
 		t.Errorf("recording left behind: %v", err)

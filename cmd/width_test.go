@@ -39,8 +39,8 @@ func runInPTYAt(t *testing.T, cols int, now func() time.Time, args ...string) (i
 	go func() { io.Copy(&buf, ptmx); close(done) }()
 	ios := iostreams.Files(os.Stdin, tty, tty)
 	ios.DisableColor() // NO_COLOR: widths are the same, the text is easier to check
-	f := &Factory{IO: ios, Now: now, Root: "/"}
-	code := Run(context.Background(), f, args)
+	f := &factory{IO: ios, Now: now, Root: "/"}
+	code := execute(context.Background(), f, args)
 	tty.Close()
 	<-done
 	return code, strings.ReplaceAll(buf.String(), "\r\n", "\n")

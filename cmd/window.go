@@ -82,12 +82,12 @@ func (in recInput) open(flag string) (*store.Joined, store.Window, error) {
 		if in.WindowFlag != "" {
 			err = errors.New(strings.Replace(err.Error(), "--from", in.WindowFlag, 1))
 		}
-		return nil, w, &FlagError{Err: err}
+		return nil, w, &usageError{Err: err}
 	}
 	sel := store.Select(segs, w)
 	if len(sel) == 0 {
 		first, last := segs[0].Start, segs[len(segs)-1].Last
-		return nil, w, &ExitCodeError{Code: ExitError, Err: fmt.Errorf("%s: no recording overlaps %s: they span %s .. %s",
+		return nil, w, &exitCodeError{Code: exitError, Err: fmt.Errorf("%s: no recording overlaps %s: they span %s .. %s",
 			in.name(), describeWindow(w, loc), first.In(loc).Format(time.RFC3339), last.In(loc).Format(time.RFC3339))}
 	}
 	j, err := store.Join(sel, w)

@@ -2,7 +2,6 @@ package correlate
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"path"
 	"slices"
@@ -10,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/latency"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -37,10 +36,11 @@ func (sr *Series) Analyze(opts Options) Result {
 	ivs := sr.ivs
 	sr.parts = map[time.Time][]procPart{}
 	if len(ivs) == 0 {
-		res.Warnings = append(res.Warnings, "the recording has fewer than two samples: nothing to analyse")
+		res.Warnings = append(res.Warnings, Warning{Kind: WarnTooFewSamples})
 		return res
 	}
 	res.Start, res.End, res.Intervals = ivs[0].Start, ivs[len(ivs)-1].End, len(ivs)
+	res.Catalogue = episodeRates(ivs)
 	res.Interval = h.Interval
 	if res.Interval <= 0 {
 		dts := make([]float64, len(ivs))
@@ -91,11 +91,11 @@ func (sr *Series) Analyze(opts Options) Result {
 		case sr.Header.LatencyFile != "":
 			// A file was given to watch: say it yielded nothing, never
 			// that none was given.
-			res.Warnings = append(res.Warnings, fmt.Sprintf("watch followed --latency %s but read no request from it (the file never appeared, stayed empty, or its rows were bad: see the recording's warnings); analysing pressure episodes only", sr.Header.LatencyFile))
+			res.Warnings = append(res.Warnings, Warning{Kind: WarnLatencyFileEmpty, LatencyFile: sr.Header.LatencyFile})
 		case sr.Header.Probe != "":
-			res.Warnings = append(res.Warnings, fmt.Sprintf("the probe of %s recorded no request; analysing pressure episodes only", sr.Header.Probe))
+			res.Warnings = append(res.Warnings, Warning{Kind: WarnProbeEmpty, Probe: sr.Header.Probe})
 		default:
-			res.Warnings = append(res.Warnings, "no latency in the recording and none given: analysing pressure episodes only")
+			res.Warnings = append(res.Warnings, Warning{Kind: WarnNoLatency})
 		}
 	}
 	for _, s := range spikes {
@@ -112,11 +112,12 @@ func (sr *Series) Analyze(opts Options) Result {
 			// page-cache activity that stalled nobody is an I/O burst.
 			o.Require = []Signal{PSISome, PSIFull}
 		} else {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("the recording has no memory PSI of %s: episodes are bursts of reclaim and disk signals, not measured stalls, and no culprit can be proven to have caused memory pressure", scopeName(o.PSIScope)))
+			res.Warnings = append(res.Warnings, Warning{Kind: WarnNoPSI, Scope: o.PSIScope})
 		}
 	}
 	res.Require = o.Require
-	res.Episodes, res.LoneSpikes = splitSpikes(buildEpisodes(sr, ivs, raised, spikes, lat, fails, res.Interval, o, res.Baselines), o)
+	eps, lone := buildEpisodes(sr, ivs, raised, spikes, lat, fails, res.Interval, o, res.Baselines)
+	res.Episodes, res.LoneSpikes = splitSpikes(eps, lone, o)
 	if len(o.Require) > 0 {
 		res.IOBursts = ioBursts(sr, ivs, raised, lat, res.Interval, o, res.Baselines, res.Episodes)
 	}
@@ -130,14 +131,14 @@ func (sr *Series) Analyze(opts Options) Result {
 		}
 	}
 	minP := 4 * res.Interval
-	res.Period = EstimatePeriod(starts, res.Start, res.End, minP)
+	res.Period = estimatePeriod(starts, res.Start, res.End, minP)
 	if res.HasLatency {
 		// Spikes recur as spikes, whether a kernel signal rose with them
 		// or not.
 		for _, sp := range res.LoneSpikes {
 			spikeStarts = append(spikeStarts, sp.Start)
 		}
-		res.SpikePeriod = EstimatePeriod(spikeStarts, res.Start, res.End, minP)
+		res.SpikePeriod = estimatePeriod(spikeStarts, res.Start, res.End, minP)
 	}
 	rankCulprits(&res, sr, o)
 	memoryFindings(sr, &res, o.GrowthMinWindow)
@@ -342,14 +343,14 @@ func failures(sums []*latency.Summary) []int {
 	return out
 }
 
-// FailureShareFloor is the least share of failed requests that makes an
+// failureShareFloor is the least share of failed requests that makes an
 // interval a failure spike; it must also be at least twice the median
 // share of the intervals with requests, so a constant rate of expected
 // failures (a 404 in every iteration of a script) raises nothing.
-const FailureShareFloor = 0.05
+const failureShareFloor = 0.05
 
 // failureSpikes flags the intervals whose share of failed requests is a
-// spike (see [FailureShareFloor]).
+// spike (see [failureShareFloor]).
 func failureSpikes(sums []*latency.Summary) []bool {
 	out := make([]bool, len(sums))
 	var shares []float64
@@ -361,7 +362,7 @@ func failureSpikes(sums []*latency.Summary) []bool {
 	if len(shares) == 0 {
 		return out
 	}
-	floor := max(FailureShareFloor, 2*median(shares))
+	floor := max(failureShareFloor, 2*median(shares))
 	for i, s := range sums {
 		if s != nil && s.Count > 0 && s.Errors > 0 {
 			out[i] = float64(s.Errors)/float64(s.Count) >= floor
@@ -542,9 +543,16 @@ func totals(ivs []ival, sums []*latency.Summary, o Options, probe bool) Totals {
 	return t
 }
 
-// buildEpisodes merges flagged intervals into episodes.
+// buildEpisodes merges the intervals with memory pressure into episodes
+// and returns the latency spikes outside them. Episodes are built from
+// the kernel signals alone: a latency spike never opens, extends or
+// merges an episode, so the episodes are the same with any latency
+// source or none (a spike between two stalls does not make them one). A
+// spike in an episode or within the gap of one marks that episode a
+// spike episode; any other run of spike intervals is a spike outside
+// episodes.
 func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
-	lat []float64, fails []int, step time.Duration, o Options, baselines map[Signal]float64) []Episode {
+	lat []float64, fails []int, step time.Duration, o Options, baselines map[Signal]float64) ([]Episode, []Spike) {
 	gap := o.GapTolerance
 	switch {
 	case gap == 0:
@@ -554,6 +562,7 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	}
 	gap += step / 4 // sampling jitter
 	var eps []Episode
+	var spans [][2]int // each episode's first and last interval
 	first, last := -1, -1
 	flush := func() {
 		if first < 0 {
@@ -561,6 +570,7 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		}
 		eps = append(eps, episode(sr, ivs, raised, spikes, lat, fails, first, last, o, baselines))
 		eps[len(eps)-1].Index = len(eps) - 1
+		spans = append(spans, [2]int{first, last})
 	}
 	// Hysteresis: an open episode goes on through intervals whose stall
 	// stays above the low-water mark or that still raise a reclaim signal,
@@ -570,7 +580,7 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	quiet := quietLevels(ivs, o)
 	var own ownLevel
 	for i := range ivs {
-		if !flagged(spikes[i], raised[i], o) {
+		if !flagged(false, raised[i], o) {
 			if first >= 0 && i == last+1 && (continues(&ivs[i], raised[i], o, low, quiet) || own.continues(&ivs[i], o)) {
 				last = i
 			}
@@ -587,7 +597,65 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		own.add(&ivs[i], o)
 	}
 	flush()
-	return eps
+	return eps, spikesOutside(ivs, spikes, lat, fails, gap, eps, spans)
+}
+
+// spikesOutside marks the episodes a spike interval falls within gap of
+// (the spike's latency and failed requests then count for the nearest)
+// and returns the runs of the other spike intervals, merged when at most
+// gap apart.
+func spikesOutside(ivs []ival, spikes []bool, lat []float64, fails []int, gap time.Duration,
+	eps []Episode, spans [][2]int) []Spike {
+	var out []Spike
+	open := false
+	for i := range ivs {
+		if !spikes[i] {
+			continue
+		}
+		near, dist := -1, time.Duration(math.MaxInt64)
+		for k, sp := range spans {
+			var d time.Duration
+			switch {
+			case i >= sp[0] && i <= sp[1]:
+				d = -1 // inside: episode() counted it
+			case i < sp[0]:
+				d = ivs[sp[0]].Start.Sub(ivs[i].End)
+			default:
+				d = ivs[i].Start.Sub(ivs[sp[1]].End)
+			}
+			if d <= gap && d < dist {
+				near, dist = k, d
+			}
+		}
+		if near >= 0 {
+			if dist >= 0 {
+				e := &eps[near]
+				e.Spike = true
+				e.Failed += fails[i]
+				if !math.IsNaN(lat[i]) && time.Duration(lat[i]) > e.LatencyPeak {
+					e.LatencyPeak = time.Duration(lat[i])
+				}
+			}
+			open = false
+			continue
+		}
+		if open && ivs[i].Start.Sub(out[len(out)-1].End) <= gap {
+			sp := &out[len(out)-1]
+			sp.End = ivs[i].End
+			sp.Failed += fails[i]
+			if !math.IsNaN(lat[i]) && time.Duration(lat[i]) > sp.LatencyPeak {
+				sp.LatencyPeak = time.Duration(lat[i])
+			}
+			continue
+		}
+		sp := Spike{Start: ivs[i].Start, End: ivs[i].End, Failed: fails[i]}
+		if !math.IsNaN(lat[i]) {
+			sp.LatencyPeak = time.Duration(lat[i])
+		}
+		out = append(out, sp)
+		open = true
+	}
+	return out
 }
 
 // lowWater is the stall share (scope's PSI some) above which an open
@@ -740,16 +808,6 @@ func quietLevels(ivs []ival, o Options) map[Signal]float64 {
 	return out
 }
 
-func scopeName(s PSIScope) string {
-	switch s {
-	case PSICgroup:
-		return "the recorded cgroup"
-	case PSIAny:
-		return "the host or the cgroup"
-	}
-	return "the host"
-}
-
 // flagged says whether an interval belongs in an episode or a spike: a
 // latency spike, or MinSignals raised signals — or, when Options.Require
 // is set, one of the required signals.
@@ -774,9 +832,9 @@ func hasAny(raised, want []Signal) bool {
 
 // splitSpikes moves the episodes that raised no kernel signal (or none of
 // the required ones) out of eps: they are latency spikes outside episodes.
-func splitSpikes(eps []Episode, o Options) ([]Episode, []Spike) {
+func splitSpikes(eps []Episode, lone []Spike, o Options) ([]Episode, []Spike) {
 	var keep []Episode
-	var spikes []Spike
+	spikes := lone
 	for _, e := range eps {
 		var sigs []Signal
 		for _, p := range e.Signals {
@@ -795,14 +853,21 @@ func splitSpikes(eps []Episode, o Options) ([]Episode, []Spike) {
 		e.Index = len(keep)
 		keep = append(keep, e)
 	}
+	slices.SortStableFunc(spikes, func(a, b Spike) int { return a.Start.Compare(b.Start) })
 	return keep, spikes
 }
 
 func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	lat []float64, fails []int, first, last int, o Options, baselines map[Signal]float64) Episode {
-	e := Episode{Start: ivs[first].Start, End: ivs[last].End, Intervals: last - first + 1}
+	e := Episode{Start: ivs[first].Start, End: ivs[last].End, Intervals: last - first + 1, Stall: []float64{math.NaN(), math.NaN()},
+		Catalogue: episodeRates(ivs[first : last+1])}
 	peaks := map[Signal]float64{}
 	for i := first; i <= last; i++ {
+		for k, s := range []Signal{PSISome, PSIFull} {
+			if v := signalValue(s, &ivs[i], o.PSIScope); !math.IsNaN(v) && (math.IsNaN(e.Stall[k]) || v > e.Stall[k]) {
+				e.Stall[k] = v
+			}
+		}
 		for _, s := range raised[i] {
 			v := signalValue(s, &ivs[i], o.PSIScope)
 			if p, ok := peaks[s]; !ok || v > p {
@@ -823,135 +888,43 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		}
 	}
 
-	// A process is identified by PID and start time; the process-events
-	// connector reports no start time, so an entry without one matches any
-	// of its PID (PID reuse within one episode is not a concern).
-	type entry struct {
-		p       *procPart
-		start   uint64
-		cum     [2]uint64 // last cumulative read/write bytes seen in Procs
-		seenCum bool
-		exit    *[2]uint64 // life totals from an exit event
-		cgroup  string     // its cgroup path (/proc/PID/cgroup), "" unknown
-	}
-	byPID := map[int][]*entry{}
-	var order []*entry
-	// The latest observation names a process: an exec changes its comm,
-	// and a job's wrapper (sh) moves itself into the unit's cgroup before
-	// it execs the job, so the first sighting may have neither.
-	get := func(pid, ppid int, start uint64, comm, cmdline, unit string) *entry {
-		var e *entry
-		for _, x := range byPID[pid] {
-			if x.start == 0 || start == 0 || x.start == start {
-				e = x
-				break
-			}
-		}
-		if e == nil {
-			e = &entry{p: &procPart{ProcActivity: ProcActivity{PID: pid}}}
-			byPID[pid] = append(byPID[pid], e)
-			order = append(order, e)
-		}
-		if e.start == 0 {
-			e.start = start
-		}
-		if comm != "" {
-			e.p.Comm = comm
-		}
-		if cmdline != "" {
-			e.p.Cmdline = cmdline
-		}
-		if unit != "" {
-			e.p.Unit = unit
-		}
-		if ppid != 0 {
-			e.p.PPID = ppid
-		}
-		return e
-	}
-	var started, exited []*procPart
-	// In time order. Sample i holds the events since sample i-1, then the
-	// processes' I/O at i. Events of the interval before the episode count
-	// too: a job starts, then its I/O raises the signals. Samples
-	// first+1..last+1 end the episode's intervals.
-	for i := max(first, 1); i <= last+1; i++ {
-		evs, prior := sr.eventsWithPrior(i)
-		for j, ev := range evs {
-			e := get(ev.PID, ev.PPID, ev.StartTicks, ev.Comm, ev.Cmdline, ev.Unit)
-			switch ev.Kind {
-			case diskio.Exec:
-				if !e.p.Started {
-					e.p.Started = true
-					e.p.execAt = ev.Time
-					if ev.Time.IsZero() {
-						e.p.execAt = sr.sampleTime(i)
-					}
-					started = append(started, e.p)
-				}
-			case diskio.Exit:
-				if !e.p.Exited {
-					e.p.Exited = true
-					exited = append(exited, e.p)
-				}
-				e.exit = &[2]uint64{ev.ReadBytes, ev.WriteBytes}
-				if prior[j].ok && !e.seenCum {
-					// Seen before the episode: only what it did since.
-					e.cum, e.seenCum = prior[j].cum, true
-				}
-			}
-		}
-		if i < first+1 {
-			continue
-		}
-		for _, p := range sr.procsOf(i, nil) {
-			n := &sr.names[p.name]
-			e := get(p.pid, p.ppid, p.start, n.comm, n.cmdline, n.unit)
-			if e.p.start == 0 {
-				e.p.start = p.start
-			}
-			e.p.ReadBytes += p.dReadBytes
-			e.p.WriteBytes += p.dWriteByte
-			e.cum, e.seenCum = [2]uint64{p.readBytes, p.writeBytes}, true
-			if n.cgroup != "" {
-				e.cgroup = n.cgroup
-			}
-		}
-	}
-	// An exit carries the process's life totals: what it did after the
-	// last sample that saw it. A process that started in the episode did
-	// all of its I/O there.
-	for _, e := range order {
-		if e.exit == nil {
-			continue
-		}
-		switch {
-		case e.p.Started:
-			e.p.ReadBytes = max(e.p.ReadBytes, e.exit[0])
-			e.p.WriteBytes = max(e.p.WriteBytes, e.exit[1])
-		case e.seenCum:
-			if e.exit[0] > e.cum[0] {
-				e.p.ReadBytes += e.exit[0] - e.cum[0]
-			}
-			if e.exit[1] > e.cum[1] {
-				e.p.WriteBytes += e.exit[1] - e.cum[1]
-			}
-		case e.p.Bytes() == 0:
-			e.p.ReadBytes, e.p.WriteBytes = e.exit[0], e.exit[1]
-		}
-	}
-	procs := make([]*ProcActivity, len(order))
+	order, started, exited := sr.activity(max(first, 1), first+1, last+1)
+	// Under a cgroup scope the culprit model weighs only the processes
+	// that can cause the group's reclaim (docs/analyze.md).
+	scoped := o.PSIScope == PSICgroup && sr.Header.Cgroup != ""
+	procs := make([]*ProcActivity, 0, len(order))
 	parts := make([]procPart, 0, len(order))
-	for i, en := range order {
+	for _, en := range order {
 		en.p.Program = programOf(en.p.Comm, en.p.Cmdline)
 		if en.p.start == 0 {
 			en.p.start = en.start
 		}
-		if o.PSIScope == PSICgroup && en.cgroup != "" && sr.Header.Cgroup != "" {
-			en.p.OutsideScope = !cgroupRelated(sr.Header.Cgroup, en.cgroup)
+		if scoped {
+			if en.cgroup == "" {
+				// Not seen in the episode: where the recording last saw it.
+				en.cgroup = sr.cgroupOf(en.p.PID, en.p.start)
+			}
+			if en.cgroup == "" {
+				en.p.CgroupUnknown = true
+			} else {
+				en.p.OutsideScope = !cgroupRelated(sr.Header.Cgroup, en.cgroup)
+			}
 		}
-		procs[i] = &en.p.ProcActivity
-		e.IOBytes += en.p.Bytes()
-		parts = append(parts, *en.p)
+		ps := []*procPart{en.p}
+		if en.reaped != [2]uint64{} {
+			// Children it reaped between two scans, never seen: their
+			// I/O is theirs, not its, but they were its job's processes.
+			ps = append(ps, reapedPart(en.p, en.reaped))
+			e.ReapedBytes += en.reaped[0] + en.reaped[1]
+		}
+		for _, p := range ps {
+			procs = append(procs, &p.ProcActivity)
+			e.IOBytes += p.Bytes()
+			if p.OutsideScope {
+				e.OutsideBytes += p.Bytes()
+			}
+			parts = append(parts, *p)
+		}
 	}
 	// Memory taken: RSS growth of the largest holders over the episode.
 	type rk struct {
@@ -978,12 +951,25 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 			for j := range parts {
 				if parts[j].PID == key.pid && (parts[j].start == 0 || key.start == 0 || parts[j].start == key.start) {
 					parts[j].memGrowth += g
+					if parts[j].OutsideScope {
+						e.OutsideMem += g
+					}
 					found = true
 					break
 				}
 			}
 			if !found {
-				parts = append(parts, procPart{ProcActivity: ProcActivity{PID: key.pid}, start: key.start, memGrowth: g})
+				// Seen in the episode only among the RSS holders, which
+				// carry no cgroup: where the recording last saw it.
+				p := procPart{ProcActivity: ProcActivity{PID: key.pid}, start: key.start, memGrowth: g}
+				if scoped {
+					if cg := sr.cgroupOf(key.pid, key.start); cg == "" {
+						p.CgroupUnknown = true
+					} else if p.OutsideScope = !cgroupRelated(sr.Header.Cgroup, cg); p.OutsideScope {
+						e.OutsideMem += g
+					}
+				}
+				parts = append(parts, p)
 			}
 		}
 	}
@@ -1014,6 +1000,217 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		e.Exited = append(e.Exited, p.ProcActivity)
 	}
 	return e
+}
+
+// actEntry is one process's activity over a span of samples
+// ([Series.activity]).
+type actEntry struct {
+	p       *procPart
+	start   uint64
+	cum     [2]uint64 // last cumulative read/write bytes seen in Procs
+	seenCum bool
+	exit    *[2]uint64 // life totals from an exit event
+	cgroup  string     // its cgroup path (/proc/PID/cgroup), "" unknown
+	reaped  [2]uint64  // read/write of children it reaped unseen
+}
+
+// activity is each process's I/O over samples evFrom..to (their events)
+// and rowFrom..to (their rows; sample i's rows cover the interval ending
+// at it), counted once: a row's deltas, and of an exit's life totals
+// only what no row held (all of it for a process that started in the
+// span, what it did after the last row that saw it for one seen before,
+// all of it for one never seen otherwise). order is every process met,
+// in order; started and exited those with an exec or exit event.
+func (sr *Series) activity(evFrom, rowFrom, to int) (order []*actEntry, started, exited []*procPart) {
+	// A process is identified by PID and start time; the process-events
+	// connector reports no start time, so an entry without one matches any
+	// of its PID (PID reuse within one episode is not a concern).
+	byPID := map[int][]*actEntry{}
+	// The latest observation names a process: an exec changes its comm,
+	// and a job's wrapper (sh) moves itself into the unit's cgroup before
+	// it execs the job, so the first sighting may have neither.
+	get := func(pid, ppid int, start uint64, comm, cmdline, unit string) *actEntry {
+		var e *actEntry
+		for _, x := range byPID[pid] {
+			if x.start == 0 || start == 0 || x.start == start {
+				e = x
+				break
+			}
+		}
+		if e == nil {
+			e = &actEntry{p: &procPart{ProcActivity: ProcActivity{PID: pid}}}
+			byPID[pid] = append(byPID[pid], e)
+			order = append(order, e)
+		}
+		if e.start == 0 {
+			e.start = start
+		}
+		if comm != "" {
+			e.p.Comm = comm
+		}
+		if cmdline != "" {
+			e.p.Cmdline = cmdline
+		}
+		if unit != "" {
+			e.p.Unit = unit
+		}
+		if ppid != 0 {
+			e.p.PPID = ppid
+		}
+		return e
+	}
+	// In time order. Sample i holds the events since sample i-1, then the
+	// processes' I/O at i. An episode gives the events of the interval
+	// before it too (evFrom < rowFrom): a job starts, then its I/O raises
+	// the signals.
+	for i := evFrom; i <= to; i++ {
+		evs, prior := sr.eventsWithPrior(i)
+		for j, ev := range evs {
+			e := get(ev.PID, ev.PPID, ev.StartTicks, ev.Comm, ev.Cmdline, ev.Unit)
+			if ev.Cgroup != "" {
+				e.cgroup = ev.Cgroup
+			}
+			switch ev.Kind {
+			case process.Exec:
+				if !e.p.Started {
+					e.p.Started = true
+					e.p.execAt = ev.Time
+					if ev.Time.IsZero() {
+						e.p.execAt = sr.sampleTime(i)
+					}
+					started = append(started, e.p)
+				}
+			case process.Exit:
+				if !e.p.Exited {
+					e.p.Exited = true
+					exited = append(exited, e.p)
+				}
+				e.exit = &[2]uint64{ev.ReadBytes, ev.WriteBytes}
+				if prior[j].ok && !e.seenCum {
+					// Seen before the span: only what it did since.
+					e.cum, e.seenCum = prior[j].cum, true
+				}
+			}
+		}
+		if i < rowFrom {
+			continue
+		}
+		for _, p := range sr.procsOf(i, nil) {
+			n := &sr.names[p.name]
+			e := get(p.pid, p.ppid, p.start, n.comm, n.cmdline, n.unit)
+			if e.p.start == 0 {
+				e.p.start = p.start
+			}
+			e.p.ReadBytes += p.dReadBytes
+			e.p.WriteBytes += p.dWriteByte
+			e.reaped[0] += p.rReadBytes
+			e.reaped[1] += p.rWriteBytes
+			e.cum, e.seenCum = [2]uint64{p.readBytes, p.writeBytes}, true
+			if n.cgroup != "" {
+				e.cgroup = n.cgroup
+			}
+		}
+	}
+	// An exit carries the process's life totals: what it did after the
+	// last sample that saw it. A process that started in the span did
+	// all of its I/O there.
+	for _, e := range order {
+		if e.exit == nil {
+			continue
+		}
+		switch {
+		case e.p.Started:
+			e.p.ReadBytes = max(e.p.ReadBytes, e.exit[0])
+			e.p.WriteBytes = max(e.p.WriteBytes, e.exit[1])
+		case e.seenCum:
+			if e.exit[0] > e.cum[0] {
+				e.p.ReadBytes += e.exit[0] - e.cum[0]
+			}
+			if e.exit[1] > e.cum[1] {
+				e.p.WriteBytes += e.exit[1] - e.cum[1]
+			}
+		case e.p.Bytes() == 0:
+			e.p.ReadBytes, e.p.WriteBytes = e.exit[0], e.exit[1]
+		}
+	}
+	return order, started, exited
+}
+
+// reapedPart is the row of the children parent reaped between two scans
+// of the diskio scanner that no scan saw (record.ProcIO.DeltaReaped*Bytes),
+// with their read/write bytes rw: PID 0, PPID the parent, named by
+// [ReapedComm], and in the parent's unit and cgroup.
+func reapedPart(parent *procPart, rw [2]uint64) *procPart {
+	pa := parent.ProcActivity
+	return &procPart{ProcActivity: ProcActivity{PPID: pa.PID, Comm: ReapedComm(pa.Comm), Program: ReapedComm(pa.Program),
+		Unit: pa.Unit, ReadBytes: rw[0], WriteBytes: rw[1], Reaped: true, OutsideScope: pa.OutsideScope, CgroupUnknown: pa.CgroupUnknown},
+		start: parent.start}
+}
+
+// ReapedComm names the row of I/O the kernel added to parent's counters
+// that no process row or exit record holds (record.ProcIO.DeltaReaped*Bytes):
+// "exited threads or children of parent". The kernel adds both a reaped
+// child's I/O and an exited thread's to the process's signal->ioac
+// (kernel/exit.c wait_task_zombie and __exit_signal; fs/proc/base.c
+// do_io_accounting shows it in /proc/PID/io), and /proc cannot tell them
+// apart in an interval in which the process also reaped a child. The
+// scanner counts the gain as the process's own when it reaped none
+// (package diskio); a recording made before that
+// (record.ProcIOAccountingThreads) holds exited threads' I/O here
+// whatever the interval: a threaded server's request threads.
+func ReapedComm(parent string) string { return "exited threads or children of " + parent }
+
+// cgroupWithin says whether cgroup proc (a path relative to its
+// hierarchy's root, as /proc/PID/cgroup and the kernel log's
+// task_memcg= give it: "/a/b") is the recorded group dir (a directory
+// under a cgroup mount) or one of its descendants. dir is taken relative
+// to its hierarchy's root (hierarchyPath), so on a hybrid host the v1
+// memory controller's "/a/b" matches the v2 group
+// /sys/fs/cgroup/unified/a.
+func cgroupWithin(dir, proc string) bool {
+	if proc == "" {
+		return false
+	}
+	rel, ok := hierarchyPath(dir)
+	if !ok {
+		return false
+	}
+	proc = path.Clean("/" + proc)
+	return proc == rel || rel == "/" || strings.HasPrefix(proc, rel+"/")
+}
+
+// hierarchyPath is dir's path relative to the root of its cgroup
+// hierarchy: the part after <root>/sys/fs/cgroup, without the v1
+// controller's or the hybrid v2 mount's directory (unified, memory,
+// cpu,cpuacct, name=systemd's systemd …) when there is one. ok is false
+// when dir is not under a sys/fs/cgroup mount.
+func hierarchyPath(dir string) (string, bool) {
+	d := path.Clean("/" + dir)
+	const mnt = "/sys/fs/cgroup"
+	i := strings.LastIndex(d, mnt)
+	if i < 0 || (len(d) > i+len(mnt) && d[i+len(mnt)] != '/') {
+		return "", false
+	}
+	rest := d[i+len(mnt):]
+	if rest == "" {
+		return "/", true
+	}
+	first, tail, _ := strings.Cut(rest[1:], "/")
+	if cgroupMountDirs[first] || strings.Contains(first, ",") {
+		return path.Clean("/" + tail), true
+	}
+	return rest, true
+}
+
+// cgroupMountDirs are the directories under /sys/fs/cgroup where a hybrid
+// or v1 host mounts one hierarchy each (the v2 one at unified, each v1
+// controller at its name, systemd's named hierarchy at systemd); see
+// https://docs.kernel.org/admin-guide/cgroup-v1/cgroups.html and
+// systemd's "hybrid" layout.
+var cgroupMountDirs = map[string]bool{
+	"unified": true, "systemd": true, "memory": true, "cpu": true, "cpuacct": true, "cpuset": true,
+	"blkio": true, "io": true, "pids": true, "devices": true, "freezer": true, "net_cls": true,
+	"net_prio": true, "perf_event": true, "hugetlb": true, "rdma": true, "misc": true,
 }
 
 // cgroupRelated says whether a process in cgroup proc (its /proc/PID/cgroup

@@ -29,7 +29,7 @@ func manyTimes() []time.Time {
 }
 
 func TestEstimatePeriodMany(t *testing.T) {
-	p := EstimatePeriod(manyTimes(), t0, t0.Add(30*time.Hour), 2*time.Minute)
+	p := estimatePeriod(manyTimes(), t0, t0.Add(30*time.Hour), 2*time.Minute)
 	if p == nil || p.Period < 7*time.Minute-2*time.Second || p.Period > 7*time.Minute+2*time.Second || p.Matched < 250 {
 		t.Fatalf("period = %+v, want 7m matching at least the 250 scheduled times", p)
 	}
@@ -38,7 +38,7 @@ func TestEstimatePeriodMany(t *testing.T) {
 func BenchmarkEstimatePeriod300(b *testing.B) {
 	ts := manyTimes()
 	for b.Loop() {
-		EstimatePeriod(ts, t0, t0.Add(30*time.Hour), 2*time.Minute)
+		estimatePeriod(ts, t0, t0.Add(30*time.Hour), 2*time.Minute)
 	}
 }
 
@@ -55,6 +55,6 @@ func BenchmarkEstimatePeriodSpikes(b *testing.B) {
 		ts = append(ts, t0.Add(time.Duration(rng.IntN(24*3600))*time.Second))
 	}
 	for b.Loop() {
-		EstimatePeriod(ts, t0, t0.Add(24*time.Hour), 4*time.Second)
+		estimatePeriod(ts, t0, t0.Add(24*time.Hour), 4*time.Second)
 	}
 }

@@ -21,8 +21,8 @@ type IOBurst struct {
 
 // Sustained is memory pressure that lasts: the scope's PSI memory "some"
 // share at or above Thresholds.Sustained in at least SustainedFrac of the
-// recording's intervals. Its level is its own baseline, so no episode
-// rises above it; it is a finding of its own.
+// recording's intervals. It is a finding of its own: the recording's
+// baseline, so only stalls that rise above it further are episodes.
 type Sustained struct {
 	Scope PSIScope  `json:"scope"`
 	Start time.Time `json:"start"` // start of the first interval at or above Level
@@ -41,6 +41,10 @@ type Sustained struct {
 	// seen then (largest peak first).
 	IO     []ProcActivity `json:"io"`
 	Memory []MemHolder    `json:"memory"`
+	// OutsideLeftOut is how many processes a --cgroup analysis left out
+	// of IO and Memory because the recording places them outside the
+	// group: they cannot cause its reclaim.
+	OutsideLeftOut int `json:"outside_left_out,omitempty"`
 }
 
 // MemHolder is a process holding memory during sustained pressure: its
@@ -139,11 +143,31 @@ func sustained(sr *Series, ivs []ival, o Options) *Sustained {
 		pid   int
 		start uint64
 	}
+	// A --cgroup analysis lists the group's processes (and those of no
+	// known cgroup) only: another tenant's I/O or memory cannot cause the
+	// group's reclaim.
+	scoped := o.PSIScope == PSICgroup && sr.Header.Cgroup != ""
+	outside := map[key]bool{}
+	isOutside := func(pid int, start uint64) bool {
+		if !scoped {
+			return false
+		}
+		k := key{pid, start}
+		if v, ok := outside[k]; ok {
+			return v
+		}
+		cg := sr.cgroupOf(pid, start)
+		outside[k] = cg != "" && !cgroupRelated(sr.Header.Cgroup, cg)
+		return outside[k]
+	}
 	io := map[key]*ProcActivity{}
 	var buf []procIO
 	for k := first + 1; k <= last+1; k++ {
 		buf = sr.procsOf(k, buf[:0])
 		for _, p := range buf {
+			if isOutside(p.pid, p.start) {
+				continue
+			}
 			n := &sr.names[p.name]
 			a := io[key{p.pid, p.start}]
 			if a == nil {
@@ -172,6 +196,9 @@ func sustained(sr *Series, ivs []ival, o Options) *Sustained {
 	mem := map[key]*MemHolder{}
 	for k := first; k <= last+1; k++ {
 		for _, r := range sr.rssOf(k) {
+			if isOutside(r.pid, r.start) {
+				continue
+			}
 			m := mem[key{r.pid, r.start}]
 			if m == nil {
 				m = &MemHolder{PID: r.pid, Comm: r.comm}
@@ -193,6 +220,11 @@ func sustained(sr *Series, ivs []ival, o Options) *Sustained {
 	})
 	if len(s.Memory) > 5 {
 		s.Memory = s.Memory[:5]
+	}
+	for _, out := range outside {
+		if out {
+			s.OutsideLeftOut++
+		}
 	}
 	return s
 }

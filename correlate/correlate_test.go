@@ -9,7 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/process"
+	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -42,7 +43,7 @@ func unionCase() synth {
 	}
 	return synth{
 		bursts: bs, starts: starts, steady: "webapp", steadyUnit: "webapp.service", steadyBps: 1 * mib,
-		jobs: []timers.Job{
+		jobs: []record.Job{
 			timerJob("pmlogger_check.timer", "*:05/20", "/usr/libexec/pcp/bin/pmlogger_check -C"),
 			timerJob("pmlogger_farm_check.timer", "*:15/20", "/usr/libexec/pcp/bin/pmlogger_farm_check"),
 			timerJob("decoy.timer", "*:10/20", "/usr/local/bin/decoy-job"),
@@ -171,7 +172,7 @@ func TestAnalyzeDisabledTwin(t *testing.T) {
 func TestAnalyzeMinutelyCron(t *testing.T) {
 	s := unionCase()
 	one := 60.0
-	s.jobs = append(s.jobs, timers.Job{Name: "cron.d/tick:1", Source: timers.Cron, File: "etc/cron.d/tick", Line: 1,
+	s.jobs = append(s.jobs, record.Job{Name: "cron.d/tick:1", Source: timers.Cron, File: "etc/cron.d/tick", Line: 1,
 		Schedule: []string{"*:00/1"}, PeriodSeconds: &one, Command: "/usr/local/bin/tick", Active: true})
 	for i := range 120 {
 		s.starts = append(s.starts, burst{at: t0.Add(time.Duration(i)*time.Minute + 2*time.Second), comm: "tick", pid: 9000 + i})
@@ -198,19 +199,20 @@ func TestAnalyzeDecoyTimerNotNamed(t *testing.T) {
 	}
 	// Without their jobs the pmlogger episodes still recur: they are
 	// reported as processes on an unknown schedule, led by pmlogger_check
-	// (6 episodes), and never as the steady web service.
+	// (6 episodes, its own count: its credits), with pmlogger_farm_c
+	// (5) beside it, and never as the steady web service.
 	if len(res.Culprits) != 1 {
 		t.Fatalf("culprits = %+v, want one", res.Culprits)
 	}
 	c := res.Culprits[0]
-	var procs []string
-	for _, p := range c.Processes {
-		procs = append(procs, p.Comm)
+	var progs []string
+	for _, p := range c.Programs {
+		progs = append(progs, fmt.Sprintf("%s %d", p.Program, p.Episodes))
 	}
-	if c.Kind != KindProcess || c.Name != "pmlogger_check" || c.EpisodesExplained != 11 ||
-		strings.Join(procs, ",") != "pmlogger_check,pmlogger_farm_c" {
-		t.Errorf("culprit %s %q explains %d with %v; want process pmlogger_check explaining 11 with pmlogger_check,pmlogger_farm_c",
-			c.Kind, c.Name, c.EpisodesExplained, procs)
+	if c.Kind != KindProcess || c.Name != "pmlogger_check" || c.EpisodesExplained != 6 || len(c.Proof.Credits) != 6 ||
+		strings.Join(progs, ",") != "pmlogger_check 6,pmlogger_farm_c 5" {
+		t.Errorf("culprit %s %q explains %d (%d credits) with %v; want process pmlogger_check explaining 6 with pmlogger_check 6,pmlogger_farm_c 5",
+			c.Kind, c.Name, c.EpisodesExplained, len(c.Proof.Credits), progs)
 	}
 }
 
@@ -222,7 +224,7 @@ func noPeriodCase() synth {
 		bs = append(bs, burst{at: at(hms), dur: 60 * time.Second, comm: []string{"a", "b", "c", "d", "e", "f"}[i],
 			pid: 3000 + i, writeBps: 50 * mib, latency: 2 * time.Second})
 	}
-	return synth{bursts: bs, jobs: []timers.Job{
+	return synth{bursts: bs, jobs: []record.Job{
 		timerJob("pmlogger_check.timer", "*:00/20", "/usr/libexec/pcp/bin/pmlogger_check -C"),
 	}}
 }
@@ -250,7 +252,7 @@ func inProcessCase() synth {
 			comm: "postgres", unit: "postgresql.service", pid: 4000 + i, writeBps: 20 * mib, latency: time.Second})
 	}
 	return synth{bursts: bs, steady: "postgres", steadyUnit: "postgresql.service", steadyBps: 512 << 10,
-		jobs: []timers.Job{timerJob("decoy.timer", "*:10/20", "/usr/local/bin/decoy-job")}}
+		jobs: []record.Job{timerJob("decoy.timer", "*:10/20", "/usr/local/bin/decoy-job")}}
 }
 
 func TestAnalyzeInProcessSchedule(t *testing.T) {
@@ -266,7 +268,7 @@ func TestAnalyzeInProcessSchedule(t *testing.T) {
 	// Per episode: 60 s × 20 MiB/s from the burst plus 2 intervals × 30 s ×
 	// 512 KiB/s from the steady postgres = 1230 MiB = 1.2 GiB.
 	// (report: "recurs every 15m, postgres (postgresql.service) wrote
-	// 1.2 GiB each time, no timer or cron job: an in-process schedule?")
+	// 1.2 GiB per episode (median), no timer or cron job: an in-process schedule?")
 	if p := c.Processes[0]; c.NewEachTime || p.Program != "postgres" || p.Unit != "postgresql.service" ||
 		p.WriteBytes/uint64(len(c.Proof.Credits)) != 1230*mib {
 		t.Errorf("new each time %v, process %+v over %d credits; want postgres in postgresql.service writing 1230 MiB each time",
@@ -305,7 +307,7 @@ func TestAnalyzeCronJob(t *testing.T) {
 		bs = append(bs, burst{at: at(hms), dur: 2 * time.Minute, comm: "backup.sh", pid: 5000 + i, writeBps: 30 * mib})
 	}
 	p := 3600.0
-	s := synth{dur: 4 * time.Hour, bursts: bs, noLatency: true, jobs: []timers.Job{{
+	s := synth{dur: 4 * time.Hour, bursts: bs, noLatency: true, jobs: []record.Job{{
 		Name: "cron.d/backup:2", Source: timers.Cron, File: "etc/cron.d/backup", Line: 2,
 		Schedule: []string{"*:30/60"}, PeriodSeconds: &p, Command: "test -x /usr/local/bin/backup.sh && /usr/local/bin/backup.sh --full",
 		User: "root", Active: true,
@@ -342,18 +344,9 @@ func TestAnalyzeWithoutProjection(t *testing.T) {
 			t.Errorf("%s: confidence %.2f, proof %+v; want high, from process evidence only", c.Name, c.Confidence, c.Proof)
 		}
 	}
-	if !contains(res.Warnings, "job schedules were not projected over the recording; jobs are matched only through their processes") {
-		t.Errorf("warnings = %q", res.Warnings)
+	if !slices.Contains(res.Warnings, Warning{Kind: WarnNotProjected}) {
+		t.Errorf("warnings = %+v; want not_projected", res.Warnings)
 	}
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // The end-to-end shape: 1 s samples over 5 minutes, a job firing every 20 s
@@ -369,7 +362,7 @@ func TestAnalyzeFastTimers(t *testing.T) {
 	}
 	heavy := timerJob("heavy-io.timer", "*:*:00/20", "/usr/local/bin/heavy-io")
 	decoy := timerJob("decoy.timer", "*:*:10/20", "/usr/local/bin/decoy")
-	s := synth{interval: time.Second, dur: 5 * time.Minute, bursts: bs, starts: starts, jobs: []timers.Job{heavy, decoy},
+	s := synth{interval: time.Second, dur: 5 * time.Minute, bursts: bs, starts: starts, jobs: []record.Job{heavy, decoy},
 		steady: "webapp", steadyUnit: "webapp.service", steadyBps: 2 * mib}
 	res := Analyze(s.build(t), Options{Project: testProject})
 	if len(res.Culprits) != 1 {
@@ -470,7 +463,7 @@ func TestAnalyzeUnknownRanksLast(t *testing.T) {
 	for i, hms := range []string{"12:10:20", "12:40:20", "13:10:20", "13:40:20"} {
 		bs = append(bs, burst{at: at(hms), dur: time.Minute, comm: "rotate", unit: "rotate.service", pid: 200 + i, writeBps: 20 * mib})
 	}
-	s := synth{bursts: bs, jobs: []timers.Job{timerJob("rotate.timer", "*:10/30", "/usr/local/bin/rotate")}}
+	s := synth{bursts: bs, jobs: []record.Job{timerJob("rotate.timer", "*:10/30", "/usr/local/bin/rotate")}}
 	res := Analyze(s.build(t), Options{Project: testProject})
 	var got []string
 	for _, c := range res.Culprits {
@@ -492,18 +485,18 @@ func TestAnalyzeWrappedJobProcess(t *testing.T) {
 			noProc: true, pid: 6000 + i, writeBps: 80 * mib, latency: 900 * time.Millisecond})
 	}
 	heavy := timerJob("heavy-io.timer", "*:*:00/20", "/usr/local/bin/heavy-io")
-	s := synth{interval: time.Second, dur: 200 * time.Second, bursts: bs, jobs: []timers.Job{heavy}}
+	s := synth{interval: time.Second, dur: 200 * time.Second, bursts: bs, jobs: []record.Job{heavy}}
 	rec := s.build(t)
 	for i, b := range bs {
 		k := int(b.at.Sub(t0)/time.Second) + 1 // the sample after the firing
 		pid := 6000 + i
 		rec.Samples[k].Events = append(rec.Samples[k].Events,
-			diskio.ProcEvent{Kind: diskio.Exec, Source: "connector", PID: pid, Comm: "sh"},
-			diskio.ProcEvent{Kind: diskio.Exec, Source: "connector", PID: pid, Comm: "heavy-io", Unit: "heavy-io.service"})
-		rec.Samples[k].Procs = append(rec.Samples[k].Procs, diskio.ProcIO{PID: pid, StartTicks: uint64(900 + i), Comm: "heavy-io",
+			record.Event{Kind: process.Exec, Source: "connector", PID: pid, Comm: "sh"},
+			record.Event{Kind: process.Exec, Source: "connector", PID: pid, Comm: "heavy-io", Unit: "heavy-io.service"})
+		rec.Samples[k].Procs = append(rec.Samples[k].Procs, record.ProcIO{PID: pid, StartTicks: uint64(900 + i), Comm: "heavy-io",
 			Unit: "heavy-io.service", WriteBytes: 24 * mib, DeltaWriteBytes: 24 * mib})
 		rec.Samples[k+4].Events = append(rec.Samples[k+4].Events,
-			diskio.ProcEvent{Kind: diskio.Exit, Source: "taskstats", PID: pid, Comm: "heavy-io", Unit: "heavy-io.service",
+			record.Event{Kind: process.Exit, Source: "taskstats", PID: pid, Comm: "heavy-io", Unit: "heavy-io.service",
 				ReadBytes: 100 * mib, WriteBytes: 320 * mib})
 	}
 	// Without projected firings, only the unit ties the process to the job.
@@ -516,5 +509,28 @@ func TestAnalyzeWrappedJobProcess(t *testing.T) {
 		Started: true, Exited: true}}
 	if d := cmp.Diff(want, e.Processes); d != "" {
 		t.Errorf("first episode's processes (-want +got):\n%s", d)
+	}
+}
+
+// startedAnew: a new process each time is started from outside its
+// program (a loop, a script) unless a service runs it with no recorded
+// parent, or its parent runs the same program (a service's own workers).
+// Trial s7: a shell loop in trial-cron.service starting trial-nightly.sh
+// every 20 s was told to "look for a schedule inside trial-nightly.sh".
+func TestStartedAnew(t *testing.T) {
+	for _, c := range []struct {
+		rep  ProcActivity
+		want bool
+	}{
+		{ProcActivity{Comm: "cat", Program: "cat"}, true},
+		{ProcActivity{Comm: "cat", Program: "cat", Unit: "session-3.scope"}, true},
+		{ProcActivity{Comm: "postgres", Program: "postgres", Unit: "postgresql.service"}, false},
+		{ProcActivity{Comm: "postgres", Program: "postgres", Unit: "postgresql.service", StartedBy: []string{"postgres 555"}}, false},
+		{ProcActivity{Comm: "trial-nightly.s", Program: "trial-nightly.sh", Unit: "trial-cron.service", StartedBy: []string{"trial-cron.sh 19114"}}, true},
+		{ProcActivity{Comm: "md5sum", Program: "md5sum", Unit: "x.service", StartedBy: []string{"? 12"}}, false},
+	} {
+		if got := startedAnew(c.rep); got != c.want {
+			t.Errorf("startedAnew(%+v) = %v, want %v", c.rep, got, c.want)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/record"
@@ -13,49 +15,61 @@ import (
 
 // The culprit model's constants (docs/analyze.md explains each).
 const (
-	// CreditFloor is the I/O (read+write) a culprit's processes must do
+	// creditFloor is the I/O (read+write) a culprit's processes must do
 	// in an episode to be credited with it.
-	CreditFloor = 4 << 20
-	// MinShare is the share of every recorded process's I/O in the
+	creditFloor = 4 << 20
+	// minShare is the share of every recorded process's I/O in the
 	// episode a culprit's processes must do, alone or together with jobs
 	// that started with it in one wake-up.
-	MinShare = 0.25
-	// SoloShare: a culprit credited with one episode only needs this
+	minShare = 0.25
+	// soloShare: a culprit credited with one episode only needs this
 	// share and a start no later than one interval after the stall began.
-	SoloShare = 0.5
-	// MaxChance: a culprit credited with two or more episodes needs a
+	soloShare = 0.5
+	// maxChance: a culprit credited with two or more episodes needs a
 	// chance probability (null model or firings) below this.
-	MaxChance = 0.01
-	// SoloCap caps the confidence of a culprit credited with one episode.
-	SoloCap = 0.6
-	// BlindCap caps the confidence of a job named from its firings alone,
+	maxChance = 0.01
+	// soloCap caps the confidence of a culprit credited with one episode.
+	soloCap = 0.6
+	// blindCap caps the confidence of a job named from its firings alone,
 	// when the recording has no per-process data.
-	BlindCap = 0.45
+	blindCap = 0.45
 	// unknownMinHits is how many episodes on its schedule a recurrence
 	// that no job or process explains needs to be reported (kind unknown).
 	unknownMinHits = 5
-	// RideAlongCap caps the confidence of a job credited only together
+	// rideAlongCap caps the confidence of a job credited only together
 	// with the jobs of its wake-up: its own median share is below
-	// MinShare, so it is never more than low.
-	RideAlongCap = 0.49
-	// LateFactor scales the confidence when its processes started after
+	// minShare, so it is never more than low.
+	rideAlongCap = 0.49
+	// lateFactor scales the confidence when its processes started after
 	// the stall had begun in every credited episode.
-	LateFactor = 0.8
+	lateFactor = 0.8
 )
 
 // EpisodeCredit is a culprit's part in one episode it is credited with.
 type EpisodeCredit struct {
-	Episode  int       `json:"episode"`
-	Start    time.Time `json:"start"`
-	Bytes    uint64    `json:"bytes"`     // its processes' I/O in the episode
-	AllBytes uint64    `json:"all_bytes"` // every recorded process's I/O in the episode
-	Share    float64   `json:"share"`     // Bytes / AllBytes
+	Episode int       `json:"episode"`
+	Start   time.Time `json:"start"`
+	Bytes   uint64    `json:"bytes"` // its processes' I/O in the episode
+	// AllBytes is the I/O of every recorded process in the episode that
+	// can cause the scope's reclaim (Proof.ShareScope); OutsideBytes that
+	// of the processes outside a cgroup scope, left out of it. AllBytes +
+	// OutsideBytes is every recorded process's I/O.
+	AllBytes     uint64  `json:"all_bytes"`
+	OutsideBytes uint64  `json:"outside_bytes,omitempty"`
+	Share        float64 `json:"share"` // Bytes / AllBytes
+	// UnknownBytes is the part of Bytes done by its processes whose
+	// cgroup was not recorded (ProcActivity.CgroupUnknown): under a
+	// cgroup scope they count, as they may be in the group.
+	UnknownBytes uint64 `json:"unknown_bytes,omitempty"`
 	// MemBytes is its processes' RSS growth in the episode, MemAll that
 	// of every recorded RSS holder that grew (Sample.RSS's largest), and
 	// MemShare their ratio: the memory it took.
-	MemBytes uint64  `json:"mem_bytes"`
-	MemAll   uint64  `json:"mem_all_bytes"`
-	MemShare float64 `json:"mem_share"`
+	// MemOutside is what processes outside a cgroup scope took, left out
+	// of MemAll.
+	MemBytes   uint64  `json:"mem_bytes"`
+	MemAll     uint64  `json:"mem_all_bytes"`
+	MemOutside uint64  `json:"mem_outside_bytes,omitempty"`
+	MemShare   float64 `json:"mem_share"`
 	// GroupShare is the share of the jobs that started with it in one
 	// wake-up (FiresWith), itself included; 0 when alone.
 	GroupShare float64 `json:"group_share,omitempty"`
@@ -66,12 +80,19 @@ type EpisodeCredit struct {
 }
 
 // Proof is a culprit's structured evidence: what its confidence is
-// computed from ([Proof.Confidence]), so a skeptic can recompute it.
+// computed from ([Proof.confidence]), so a skeptic can recompute it.
 type Proof struct {
 	// ProcessesRecorded: the recording has per-process I/O or process
 	// events. Ran: a process of the culprit was recorded.
 	ProcessesRecorded bool `json:"processes_recorded"`
 	Ran               bool `json:"ran"`
+	// ShareScope says over which processes a credit's shares are taken:
+	// ScopeAll (every recorded process) or ScopeCgroup (under a --cgroup
+	// scope, the processes that can cause the group's reclaim: in the
+	// group, a descendant or a non-root ancestor, or whose cgroup was not
+	// recorded; a process outside it counts neither for the culprit nor
+	// in the denominator).
+	ShareScope string `json:"share_scope"`
 	// Ties say how each of its recorded processes belongs to it.
 	Ties []Tie `json:"ties"`
 	// Credits are the episodes it is credited with.
@@ -106,7 +127,7 @@ type Proof struct {
 	// or of the memory taken, the larger (not its wake-up group's); Repeat = its matched firings / firings (FiringsUsed) or credited
 	// episodes / its runs (episodes with its I/O plus runs outside them);
 	// Late: it started after the stall in every credited episode with a
-	// known start; Cap: SoloCap, BlindCap, RideAlongCap or 1.
+	// known start; Cap: soloCap, blindCap, rideAlongCap or 1.
 	Runs     int     `json:"runs"`
 	P        float64 `json:"p"`
 	Strength float64 `json:"strength"`
@@ -123,14 +144,23 @@ type Proof struct {
 	// Starts (kind process) are the recorded starts (exec events) of its
 	// runs — a run is its oldest process started for the episode, such
 	// as the script that runs dd and cat — and StartsPeriod their own
-	// period (EstimatePeriod, nil when they show none). A period from
+	// period (estimatePeriod, nil when they show none). A period from
 	// exact exec times stands where episodes merge or are missed.
 	Starts       []time.Time `json:"starts,omitempty"`
 	StartsPeriod *StartsFit  `json:"starts_period,omitempty"`
+	// OOMKilled are its processes ("comm pid") the kernel log names as
+	// OOM-killed in the analysed scope during one of its credited
+	// episodes (OOMKill.Victims): it overflowed the limit itself.
+	OOMKilled []string `json:"oom_killed,omitempty"`
+	// SharedWith are the other culprits credited with some of its
+	// episodes: a named job and a process pattern whose runs did their
+	// own share of the same episodes (sharedPatterns). Each counts such
+	// an episode as explained, with its own share of the episode's I/O.
+	SharedWith []string `json:"shared_with,omitempty"`
 }
 
 // StartsFit is the period of a process culprit's recorded starts
-// (Proof.StartsPeriod): EstimatePeriod of Proof.Starts.
+// (Proof.StartsPeriod): estimatePeriod of Proof.Starts.
 type StartsFit struct {
 	Period   time.Duration `json:"-"`
 	PeriodS  float64       `json:"period_s"`
@@ -140,12 +170,12 @@ type StartsFit struct {
 	Score    float64       `json:"score"`
 }
 
-// Confidence is min(Cap, Strength × (0.5 + 0.5 × Share) × Repeat ×
-// (LateFactor if Late)), rounded to 0.01.
-func (p *Proof) Confidence() float64 {
+// confidence is min(Cap, Strength × (0.5 + 0.5 × Share) × Repeat ×
+// (lateFactor if Late)), rounded to 0.01.
+func (p *Proof) confidence() float64 {
 	c := p.Strength * (0.5 + 0.5*p.Share) * p.Repeat
 	if p.Late {
-		c *= LateFactor
+		c *= lateFactor
 	}
 	c = math.Min(c, p.Cap)
 	return math.Round(c*100) / 100
@@ -155,16 +185,46 @@ func strength(p float64) float64 {
 	return math.Min(1, -math.Log10(math.Max(p, 1e-12))/4)
 }
 
-// NotRun is a job whose firings would have matched episodes, but which
-// the recording shows did not run: FiringsNear of its firings fell near
-// episodes and no process of it was recorded, or (FiringsNear 0) its
-// firings were not weighed, for FiringsUnused. report writes the reason.
+// NotRun is a job of the recording's inventory that the verdict does not
+// name, with why (Kind): every job that is not a culprit is one, when
+// the recording has episodes. FiringsNear of its firings fell near
+// episodes (Kind NotRunScheduled), or its firings were not weighed, for
+// FiringsUnused; OutsideScope is set for a job that ran, but only
+// outside the --cgroup group analysed; Ran for one that ran in the
+// scope and was not named; Cgroup for one whose unit runs outside the
+// group. report writes the reason.
 type NotRun struct {
 	Name          string
+	Kind          NotNamedKind
 	Job           *timers.Job
 	FiringsNear   int
 	FiringsUnused Unused
+	OutsideScope  *RanOutside
+	Ran           *RanUnnamed
+	Cgroup        string // Kind NotRunOtherCgroup: the cgroup its unit runs in
+	Group         string // Kind NotRunOtherCgroup: the analysed group (record.Header.Cgroup)
+	// Firings and Matched are, without per-process data (Kind
+	// NotRunUnknown), its firings within the recording and how many an
+	// episode followed.
+	Firings, Matched int
 }
+
+// RanOutside is a job every recorded process of which ran outside the
+// --cgroup group analysed (NotRun.OutsideScope): it cannot cause the
+// group's reclaim, so it is credited with none of the group's episodes.
+type RanOutside struct {
+	Group     string   // the analysed group: record.Header.Cgroup
+	Cgroups   []string // its processes' cgroups (/proc/PID/cgroup), sorted
+	Processes int      // its recorded processes
+	Episodes  int      // the group's episodes in which its processes did I/O
+	Bytes     uint64   // the I/O its processes did in them, bytes
+}
+
+// The processes a credit's shares are taken over (Proof.ShareScope).
+const (
+	ScopeAll    = "all"
+	ScopeCgroup = "cgroup"
+)
 
 // modelCtx is what every job's evaluation shares.
 type modelCtx struct {
@@ -173,10 +233,16 @@ type modelCtx struct {
 	o        Options
 	pt       *procTable
 	recorded bool
+	scope    string  // ScopeAll or ScopeCgroup
 	inEp     []bool  // per interval: inside an episode
 	epLen    float64 // mean episode intervals + 1
 	wake     time.Duration
-	jobUnits map[string]string // every job's unit → the job's name
+	unitData bool           // some recorded process was in a unit
+	runs     map[*proc]*run // runOf's memo
+	persist  map[*proc]bool // persistent's memo
+	// reapedTied marks the reaped-children parts ({episode, index in
+	// Series.parts}) a job claimed.
+	reapedTied map[[2]int]bool
 }
 
 // jobRun is one job's activity per episode.
@@ -185,6 +251,8 @@ type jobRun struct {
 	own    *owner
 	procs  []*proc
 	bytes  []uint64    // per episode
+	unk    []uint64    // per episode: the part of bytes whose cgroup was not recorded
+	out    []uint64    // per episode: its processes' I/O outside the cgroup scope
 	mem    []uint64    // per episode: RSS growth of its processes
 	first  []time.Time // per episode: its first exec in or just before it, zero if none
 	procIn [][]ProcActivity
@@ -198,8 +266,13 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 	if n == 0 {
 		return
 	}
-	mc := &modelCtx{res: res, sr: sr, o: o, recorded: res.ProcessesRecorded, wake: max(2*res.Interval, 5*time.Second)}
+	mc := &modelCtx{res: res, sr: sr, o: o, recorded: res.ProcessesRecorded, wake: max(2*res.Interval, 5*time.Second), scope: ScopeAll}
+	if res.PSIScope == PSICgroup && h.Cgroup != "" {
+		mc.scope = ScopeCgroup
+	}
 	mc.pt = buildProcTable(sr)
+	mc.runs, mc.persist = map[*proc]*run{}, map[*proc]bool{}
+	mc.fillStartedBy()
 	mc.inEp = make([]bool, len(sr.ivs))
 	total := 0
 	for i := range res.Episodes {
@@ -215,46 +288,54 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 		mc.inEp[k] = ep < n && !iv.Start.Before(res.Episodes[ep].Start) && !iv.End.After(res.Episodes[ep].End)
 	}
 
+	jobs := record.TimersJobs(h.Jobs)
 	firings := map[string][]timers.Firing{}
 	projected := false
-	if len(h.Jobs) > 0 {
+	if len(jobs) > 0 {
 		if o.Project == nil {
-			res.Warnings = append(res.Warnings, "job schedules were not projected over the recording; jobs are matched only through their processes")
+			res.Warnings = append(res.Warnings, Warning{Kind: WarnNotProjected})
 		} else {
 			projected = true
-			for _, f := range o.Project(h.Jobs, res.Start.Add(-o.LagTolerance), res.End, res.Location) {
+			for _, f := range o.Project(jobs, res.Start.Add(-o.LagTolerance), res.End, res.Location) {
 				firings[f.Job] = append(firings[f.Job], f)
 			}
 		}
 	}
-	// A process in a job's own unit is that job's: another job running
-	// the same program does not claim it (two timers of one tool).
-	mc.jobUnits = map[string]string{}
-	for j := range h.Jobs {
-		for _, u := range JobUnits(&h.Jobs[j]) {
-			mc.jobUnits[u] = h.Jobs[j].Name
-		}
+	// A process in a unit is that unit's: another job running the same
+	// program does not claim it (two timers of one tool, a loop's md5sum
+	// and a timer's), owner.byProgram.
+	mc.unitData = slices.ContainsFunc(mc.pt.all, func(p *proc) bool { return len(p.units) > 0 })
+	runs := make([]*jobRun, len(jobs))
+	mc.reapedTied = map[[2]int]bool{}
+	for j := range jobs {
+		runs[j] = mc.jobActivity(&jobs[j])
 	}
-	runs := make([]*jobRun, len(h.Jobs))
-	for j := range h.Jobs {
-		runs[j] = mc.jobActivity(&h.Jobs[j])
-	}
+	mc.unattributedReaped()
 	// Only firings that can happen contest an episode.
 	var usable []timers.Job
-	for j := range h.Jobs {
-		if ok, _ := firingsUsable(&h.Jobs[j], projected, firings[h.Jobs[j].Name]); ok {
-			usable = append(usable, h.Jobs[j])
+	for j := range jobs {
+		if ok, _ := firingsUsable(&jobs[j], projected, firings[jobs[j].Name]); ok {
+			usable = append(usable, jobs[j])
 		}
 	}
 	closest := closestFirings(res, usable, firings, o)
 	var cs []Culprit
-	for j := range h.Jobs {
-		if c := mc.evalJob(runs[j], runs, firings[h.Jobs[j].Name], closest, projected); c != nil {
+	for j := range jobs {
+		if c := mc.evalJob(runs[j], runs, firings[jobs[j].Name], closest, projected); c != nil {
 			cs = append(cs, *c)
 		}
 	}
 	if c := mc.recurringUnexplained(cs); c != nil {
 		cs = append(cs, *c)
+	}
+	for _, sp := range mc.sharedPatterns(cs, runs) {
+		for k := range cs {
+			if cs[k].Proof != nil && slices.ContainsFunc(cs[k].Episodes, func(e int) bool { return slices.Contains(sp.Episodes, e) }) &&
+				slices.Contains(sp.Proof.SharedWith, cs[k].Name) {
+				cs[k].Proof.SharedWith = append(cs[k].Proof.SharedWith, sp.Name)
+			}
+		}
+		cs = append(cs, sp)
 	}
 	slices.SortStableFunc(cs, func(a, b Culprit) int {
 		// An unknown cause names nothing: it comes after every culprit
@@ -289,6 +370,45 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 	res.Culprits = cs
 }
 
+// unattributedReaped sets each episode's UnattributedReapedBytes: the
+// in-scope I/O of reaped children (ProcActivity.Reaped) whose parent no
+// job claimed in jobActivity.
+func (mc *modelCtx) unattributedReaped() {
+	for i := range mc.res.Episodes {
+		e := &mc.res.Episodes[i]
+		for k, pa := range mc.sr.parts[e.Start] {
+			if pa.Reaped && !pa.OutsideScope && !mc.reapedTied[[2]int{i, k}] {
+				e.UnattributedReapedBytes += pa.Bytes()
+			}
+		}
+	}
+}
+
+// fillStartedBy gives every episode process its recorded ancestor chain
+// (ProcActivity.StartedBy), from every exec event and sample of the
+// recording, parent first.
+func (mc *modelCtx) fillStartedBy() {
+	for i := range mc.res.Episodes {
+		e := &mc.res.Episodes[i]
+		for _, list := range [][]ProcActivity{e.Processes, e.Started, e.Exited} {
+			for k := range list {
+				pa := &list[k]
+				if pa.Reaped {
+					// The children's chain starts at the parent that
+					// reaped them.
+					if p := mc.pt.lookup(pa.PPID, 0, e.End); p != nil && pa.StartedBy == nil {
+						pa.StartedBy = append([]string{p.label()}, mc.startedBy(p)...)
+					}
+					continue
+				}
+				if p := mc.pt.lookup(pa.PID, 0, e.End); p != nil && pa.StartedBy == nil {
+					pa.StartedBy = mc.startedBy(p)
+				}
+			}
+		}
+	}
+}
+
 // collectorOn reports whether the header lists collector name as
 // available.
 func collectorOn(h *record.Header, name string) bool {
@@ -303,36 +423,93 @@ func collectorOn(h *record.Header, name string) bool {
 // jobActivity finds the job's processes and what they did per episode.
 func (mc *modelCtx) jobActivity(j *timers.Job) *jobRun {
 	r := &jobRun{job: j, own: newOwner(j, mc.pt)}
-	r.own.jobUnits = mc.jobUnits
+	r.own.unitData = mc.unitData
+	r.own.cgroupOf = func(p *proc) string { return mc.sr.cgroupOf(p.pid, p.start) }
+	for _, p := range mc.pt.all {
+		if slices.ContainsFunc(p.units, func(u string) bool { return slices.Contains(r.own.units, u) }) {
+			r.own.ran = true
+			break
+		}
+	}
 	for _, p := range mc.pt.all {
 		if r.own.tie(p) != nil {
 			r.procs = append(r.procs, p)
 		}
 	}
 	n := len(mc.res.Episodes)
-	r.bytes, r.mem, r.first, r.procIn = make([]uint64, n), make([]uint64, n), make([]time.Time, n), make([][]ProcActivity, n)
+	r.bytes, r.unk, r.out, r.mem, r.first, r.procIn = make([]uint64, n), make([]uint64, n), make([]uint64, n), make([]uint64, n), make([]time.Time, n), make([][]ProcActivity, n)
 	for i := range mc.res.Episodes {
 		e := &mc.res.Episodes[i]
-		for _, pa := range mc.sr.parts[e.Start] {
-			p := mc.pt.lookup(pa.PID, pa.start, e.End)
+		for k, pa := range mc.sr.parts[e.Start] {
+			p := mc.pt.lookup(pa.procPID(), pa.start, e.End)
 			if p == nil || r.own.tie(p) == nil {
 				continue
 			}
+			if pa.OutsideScope {
+				// It cannot cause the group's reclaim: neither the job's
+				// share nor the denominator counts it.
+				r.out[i] += pa.Bytes()
+				continue
+			}
+			if pa.Reaped {
+				mc.reapedTied[[2]int{i, k}] = true
+			}
 			r.bytes[i] += pa.Bytes()
+			if pa.CgroupUnknown {
+				r.unk[i] += pa.Bytes()
+			}
 			r.mem[i] += pa.memGrowth
 			if pa.Comm == "" {
 				continue // seen only among the RSS holders
 			}
-			if !pa.execAt.IsZero() && (r.first[i].IsZero() || pa.execAt.Before(r.first[i])) {
-				r.first[i] = pa.execAt
+			at := pa.execAt
+			if at.IsZero() && !p.execAt.IsZero() && p.execAt.Before(e.Start) {
+				// Started before the episode (its exec recorded): a job
+				// whose allocation grew into the stall led it.
+				at = p.execAt
+			}
+			if !at.IsZero() && (r.first[i].IsZero() || at.Before(r.first[i])) {
+				r.first[i] = at
 			}
 			if t := r.own.tie(p); t != nil {
 				pa.StartedBy = t.StartedBy
+				if pa.Reaped {
+					pa.StartedBy = append([]string{p.label()}, t.StartedBy...)
+				}
 			}
 			r.procIn[i] = append(r.procIn[i], pa.ProcActivity)
 		}
 	}
 	return r
+}
+
+// ranOutside says whether every recorded process of the job ran outside
+// the cgroup scope (their cgroups recorded, none related to the group),
+// and what they did in the group's episodes; nil if not, or with the
+// host's scope.
+func (mc *modelCtx) ranOutside(r *jobRun) *RanOutside {
+	if mc.scope != ScopeCgroup || len(r.procs) == 0 {
+		return nil
+	}
+	group := mc.sr.Header.Cgroup
+	o := &RanOutside{Group: group, Processes: len(r.procs)}
+	for _, p := range r.procs {
+		cg := mc.sr.cgroupOf(p.pid, p.start)
+		if cg == "" || cgroupRelated(group, cg) {
+			return nil
+		}
+		if !slices.Contains(o.Cgroups, cg) {
+			o.Cgroups = append(o.Cgroups, cg)
+		}
+	}
+	slices.Sort(o.Cgroups)
+	for _, b := range r.out {
+		if b > 0 {
+			o.Episodes++
+			o.Bytes += b
+		}
+	}
+	return o
 }
 
 // Unused says why a culprit's firings were not weighed (Proof.FiringsUnused).
@@ -386,13 +563,13 @@ func onsetOf(e *Episode) time.Time {
 // names; 0 and nil when r started alone.
 func (mc *modelCtx) groupShare(r *jobRun, all []*jobRun, i int) (float64, []string) {
 	e := &mc.res.Episodes[i]
-	if r.first[i].IsZero() || e.IOBytes == 0 {
+	if r.first[i].IsZero() || e.scopeBytes() == 0 {
 		return 0, nil
 	}
 	sum := r.bytes[i]
 	var names []string
 	for _, x := range all {
-		if x == r || x.bytes[i] < CreditFloor || x.first[i].IsZero() {
+		if x == r || x.bytes[i] < creditFloor || x.first[i].IsZero() {
 			continue
 		}
 		if absDur(x.first[i].Sub(r.first[i])) <= mc.wake {
@@ -403,7 +580,7 @@ func (mc *modelCtx) groupShare(r *jobRun, all []*jobRun, i int) (float64, []stri
 	if len(names) == 0 {
 		return 0, nil
 	}
-	return float64(sum) / float64(e.IOBytes), names
+	return float64(sum) / float64(e.scopeBytes()), names
 }
 
 // evalJob decides whether the job explains episodes, and with what
@@ -411,7 +588,7 @@ func (mc *modelCtx) groupShare(r *jobRun, all []*jobRun, i int) (float64, []stri
 func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closest []time.Duration, projected bool) *Culprit {
 	res, o, job := mc.res, mc.o, r.job
 	n := len(res.Episodes)
-	pf := &Proof{ProcessesRecorded: mc.recorded, Ran: len(r.procs) > 0, PFiring: 1, Cap: 1,
+	pf := &Proof{ProcessesRecorded: mc.recorded, Ran: len(r.procs) > 0, PFiring: 1, Cap: 1, ShareScope: mc.scope,
 		FiringsMatched: []time.Time{}, FiringsMissed: []time.Time{}, Ties: []Tie{}, Credits: []EpisodeCredit{}}
 	pf.Unpredictable = unpredictable(job, fs)
 	for _, p := range r.procs {
@@ -428,23 +605,23 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		e := &res.Episodes[i]
 		var share, gs, ms float64
 		var names []string
-		if e.IOBytes > 0 {
-			share = float64(r.bytes[i]) / float64(e.IOBytes)
+		if e.scopeBytes() > 0 {
+			share = float64(r.bytes[i]) / float64(e.scopeBytes())
 			gs, names = mc.groupShare(r, all, i)
 		}
-		if e.MemTaken > 0 {
-			ms = float64(r.mem[i]) / float64(e.MemTaken)
+		if e.scopeMem() > 0 {
+			ms = float64(r.mem[i]) / float64(e.scopeMem())
 		}
-		ioOK := r.bytes[i] >= CreditFloor && (share >= MinShare || gs >= MinShare)
-		memOK := r.mem[i] >= CreditFloor && ms >= MinShare
+		ioOK := r.bytes[i] >= creditFloor && (share >= minShare || gs >= minShare)
+		memOK := r.mem[i] >= creditFloor && ms >= minShare
 		if !ioOK && !memOK {
 			continue
 		}
 		if !ioOK {
 			names = nil
 		}
-		c := EpisodeCredit{Episode: i, Start: e.Start, Bytes: r.bytes[i], AllBytes: e.IOBytes, Share: round3(share),
-			MemBytes: r.mem[i], MemAll: e.MemTaken, MemShare: round3(ms)}
+		c := EpisodeCredit{Episode: i, Start: e.Start, Bytes: r.bytes[i], AllBytes: e.scopeBytes(), OutsideBytes: e.OutsideBytes, Share: round3(share), UnknownBytes: r.unk[i],
+			MemBytes: r.mem[i], MemAll: e.scopeMem(), MemOutside: e.OutsideMem, MemShare: round3(ms)}
 		if names != nil {
 			c.GroupShare = round3(gs)
 			for _, nm := range names {
@@ -461,6 +638,7 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 	for nm := range with {
 		pf.FiresWith = append(pf.FiresWith, nm)
 	}
+	pf.OOMKilled = mc.oomKilled(r, credited)
 	slices.Sort(pf.FiresWith)
 
 	// Firings.
@@ -574,26 +752,31 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		pf.Share = round3(median(shares))
 	}
 	pf.Late = timed > 0 && late == timed
-	if k > 0 && pf.Share < MinShare {
-		pf.Cap = math.Min(pf.Cap, RideAlongCap)
+	if k > 0 && pf.Share < minShare {
+		pf.Cap = math.Min(pf.Cap, rideAlongCap)
 	}
-	// Naming.
+	// Naming. barShare and barLate are what the rule for credited jobs
+	// weighed (RanUnnamed.Share, Late): the share, or the median share,
+	// and whether it started after the stall.
 	named := false
+	var barShare float64
+	barLate := false
 	switch {
 	case !mc.recorded:
 		// No per-process data: the schedule alone, with that limit.
 		fireOK := pf.FiringsUsed && job.Active && counted >= 2 && matched >= 2 &&
-			2*matched >= counted && len(fireEps) >= 2 && pf.PFiring < MaxChance
+			2*matched >= counted && len(fireEps) >= 2 && pf.PFiring < maxChance
 		if fireOK {
 			named = true
-			pf.Cap = BlindCap
+			pf.Cap = blindCap
 		}
 	case k == 1:
 		c := pf.Credits[0]
 		late := c.LeadS != nil && *c.LeadS < -res.Interval.Seconds()
-		if math.Max(c.Share, c.GroupShare) >= SoloShare && !late {
+		barShare, barLate = math.Max(c.Share, c.GroupShare), late
+		if barShare >= soloShare && !late {
 			named = true
-			pf.Cap = SoloCap
+			pf.Cap = soloCap
 		}
 	case k >= 2:
 		// Chance ruled out; or, in a recording too short for that, the
@@ -602,19 +785,24 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		// stall. Its confidence then says how weak the chance test was.
 		// A timer of a coalesced wake-up is named with its group: the
 		// wake-up's share counts for the bar (its own share still sets
-		// its confidence, capped at RideAlongCap).
-		var gshares []float64
+		// its confidence, capped at rideAlongCap).
+		// "Started no later than the stall" is judged by the median
+		// lead, as the evidence reports it: late in one of two credits
+		// is late (pf.Late, for the confidence, needs every one).
+		var gshares, leads []float64
 		for _, c := range pf.Credits {
 			gshares = append(gshares, math.Max(math.Max(c.Share, c.MemShare), c.GroupShare))
+			if c.LeadS != nil {
+				leads = append(leads, *c.LeadS)
+			}
 		}
-		named = math.Min(pf.PNull, pf.PFiring) < MaxChance || (median(gshares) >= SoloShare && !pf.Late)
+		lateMedian := len(leads) > 0 && median(leads) < -res.Interval.Seconds()
+		barShare, barLate = median(gshares), lateMedian
+		named = math.Min(pf.PNull, pf.PFiring) < maxChance || (barShare >= soloShare && !lateMedian)
 	}
 	if !named {
-		if mc.recorded && !pf.Ran && paper > 0 {
-			res.NotRun = append(res.NotRun, NotRun{Name: job.Name, Job: job, FiringsNear: paper})
-		} else if mc.recorded && !pf.Ran && !use && projected && paperHits(res, ws) > 0 {
-			res.NotRun = append(res.NotRun, NotRun{Name: job.Name, Job: job, FiringsUnused: pf.FiringsUnused})
-		}
+		res.NotRun = append(res.NotRun, mc.notNamed(r, pf, unnamedEval{paper: paper, use: use, projected: projected, ws: ws,
+			counted: counted, matched: matched, share: barShare, late: barLate}))
 		return nil
 	}
 
@@ -681,7 +869,7 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 	if k > 0 {
 		c.BytesPerEpisode = total / uint64(k)
 	}
-	c.Confidence = pf.Confidence()
+	c.Confidence = pf.confidence()
 	c.Lag, c.Projected = lag, projected
 	return c
 }
@@ -689,10 +877,26 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
+// patternMem is the RSS growth in episode i of the processes of the
+// pattern (runOf's key) inside the scope.
+func (mc *modelCtx) patternMem(key string, i int) uint64 {
+	e := &mc.res.Episodes[i]
+	var m uint64
+	for _, pa := range mc.sr.parts[e.Start] {
+		if pa.memGrowth == 0 || pa.OutsideScope || pa.Reaped {
+			continue
+		}
+		if pr := mc.pt.lookup(pa.procPID(), pa.start, e.End); pr != nil && mc.runOf(pr).key == key {
+			m += pa.memGrowth
+		}
+	}
+	return m
+}
+
 // recurringUnexplained reports a period whose episodes the named jobs do
 // not explain, as the program that did their I/O or as unknown.
 func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
-	res, sr := mc.res, mc.sr
+	res := mc.res
 	p := res.Period
 	explained := map[int]bool{}
 	for _, c := range named {
@@ -743,19 +947,27 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			}
 		}
 	}
-	// Programs credited with the unexplained recurring episodes: their
-	// processes' share of each episode's I/O, as for jobs.
+	// Patterns credited with the unexplained recurring episodes: runs of
+	// one program and one lineage (runOf), with their processes' share of
+	// each episode's I/O, as for jobs.
 	type agg struct {
-		ProcActivity
-		eps    map[int]bool
-		pids   map[int]bool
-		shares []float64
-		procs  map[*proc]bool
-		roots  map[*proc]bool // the runs' oldest processes
-		// epBytes is its I/O per credited episode, epIO its reads and
-		// writes.
+		key     string
+		program string
+		eps     map[int]bool
+		shares  []float64
+		// epBytes is its I/O per credited episode, epUnk the part of it
+		// whose cgroup was not recorded, epIO its reads and writes,
+		// epRuns the bytes of each of its runs there.
 		epBytes map[int]uint64
+		epUnk   map[int]uint64
 		epIO    map[int]ProcActivity
+		epRuns  map[int]map[*run]uint64
+		// rep is its representative (the run that did the most of the
+		// credited bytes), roots the runs that did I/O in its credited
+		// episodes, procs every recorded process of the pattern.
+		rep   ProcActivity
+		roots int
+		procs map[*proc]bool
 		// null model: intervals outside episodes as busy, of all outside
 		present, outside int
 	}
@@ -763,21 +975,20 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 	for _, i := range scan {
 		e := &res.Episodes[i]
 		per := map[string]*ProcActivity{}
+		unk := map[string]uint64{} // of per's bytes, by processes whose cgroup was not recorded
 		var order []string
 		for _, pa := range mc.sr.parts[e.Start] {
-			if pa.Program == "" || pa.Bytes() == 0 && !pa.Started {
+			// Only what did I/O: a zero-byte process that merely started
+			// in the episode is no evidence of anything.
+			if pa.Program == "" || pa.Bytes() == 0 || pa.OutsideScope {
 				continue
 			}
-			// A process's I/O is its run's: the program of the oldest
-			// ancestor started for this run (a script's dd and cat are
-			// the script's).
-			pr := mc.pt.lookup(pa.PID, pa.start, e.End)
-			key, root := pa.Program, pr
+			pr := mc.pt.lookup(pa.procPID(), pa.start, e.End)
+			var ru *run
+			key := pa.Program + "\x00?"
 			if pr != nil {
-				root = mc.runRoot(pr, e)
-				if rp := programOf(root.comm, root.cmdline); rp != "" {
-					key = rp
-				}
+				ru = mc.runOf(pr)
+				key = ru.key
 			}
 			x := per[key]
 			if x == nil {
@@ -787,52 +998,67 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			}
 			x.ReadBytes += pa.ReadBytes
 			x.WriteBytes += pa.WriteBytes
+			if pa.CgroupUnknown {
+				unk[key] += pa.Bytes()
+			}
 			a := progs[key]
 			if a == nil {
-				a = &agg{ProcActivity: ProcActivity{Comm: pa.Comm, Program: key, Unit: pa.Unit, Cmdline: pa.Cmdline},
-					eps: map[int]bool{}, pids: map[int]bool{}, procs: map[*proc]bool{}, roots: map[*proc]bool{}}
-				if root != nil && root != pr {
-					a.Comm, a.Cmdline, a.Unit = root.comm, root.cmdline, root.unit
+				a = &agg{key: key, program: pa.Program, eps: map[int]bool{}, epBytes: map[int]uint64{}, epUnk: map[int]uint64{}, epIO: map[int]ProcActivity{}, epRuns: map[int]map[*run]uint64{}}
+				if ru != nil {
+					a.program = ru.program
 				}
 				progs[key] = a
 			}
-			a.pids[pa.PID] = true
-			if pr != nil {
-				a.procs[pr] = true
-				a.roots[root] = true
-				if a.StartedBy == nil {
-					for _, anc := range mc.pt.ancestors(root) {
-						a.StartedBy = append(a.StartedBy, anc.label())
-					}
+			if ru != nil {
+				if a.epRuns[i] == nil {
+					a.epRuns[i] = map[*run]uint64{}
 				}
+				a.epRuns[i][ru] += pa.Bytes()
 			}
 		}
-		for _, prog := range order {
-			x := per[prog]
-			if x.Bytes() < CreditFloor || e.IOBytes == 0 || float64(x.Bytes()) < MinShare*float64(e.IOBytes) {
+		for _, key := range order {
+			x := per[key]
+			if x.Bytes() < creditFloor || e.scopeBytes() == 0 || float64(x.Bytes()) < minShare*float64(e.scopeBytes()) {
 				continue
 			}
-			a := progs[prog]
+			a := progs[key]
 			a.eps[i] = true
-			if a.epBytes == nil {
-				a.epBytes, a.epIO = map[int]uint64{}, map[int]ProcActivity{}
-			}
 			a.epBytes[i] = x.Bytes()
+			a.epUnk[i] = unk[key]
 			a.epIO[i] = ProcActivity{ReadBytes: x.ReadBytes, WriteBytes: x.WriteBytes}
 		}
 	}
-	// sum totals a's credited episodes: its I/O and shares.
+	// sum totals a's credited episodes: its I/O, shares, runs and its
+	// representative, the run that did the most of the credited bytes.
 	sum := func(a *agg) {
-		a.ReadBytes, a.WriteBytes, a.shares = 0, 0, a.shares[:0]
+		a.rep.ReadBytes, a.rep.WriteBytes, a.shares = 0, 0, a.shares[:0]
+		byRun := map[*run]uint64{}
 		for _, i := range scan {
 			if !a.eps[i] {
 				continue
 			}
 			e := &res.Episodes[i]
 			x := a.epIO[i]
-			a.ReadBytes += x.ReadBytes
-			a.WriteBytes += x.WriteBytes
-			a.shares = append(a.shares, float64(x.Bytes())/float64(e.IOBytes))
+			a.rep.ReadBytes += x.ReadBytes
+			a.rep.WriteBytes += x.WriteBytes
+			a.shares = append(a.shares, float64(x.Bytes())/float64(e.scopeBytes()))
+			for ru, b := range a.epRuns[i] {
+				byRun[ru] += b
+			}
+		}
+		roots := map[*proc]bool{}
+		var best *run
+		for ru, b := range byRun {
+			roots[ru.root] = true
+			if best == nil || b > byRun[best] || b == byRun[best] && ru.name.pid < best.name.pid {
+				best = ru
+			}
+		}
+		a.roots = len(roots)
+		a.rep.Program = a.program
+		if best != nil {
+			n := best.name
+			a.rep.PID, a.rep.Comm, a.rep.Cmdline, a.rep.Unit, a.rep.StartedBy = n.pid, n.comm, n.cmdline, n.unit, mc.startedBy(n)
 		}
 	}
 	m := 0
@@ -857,10 +1083,12 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		return binomialTail(len(res.Episodes), len(a.eps), qe), q
 	}
 	var cands []*agg
-	chance := false // a program credited twice or more, chance not ruled out
+	// Patterns credited with two or more of the recurring episodes but
+	// not named: chance not ruled out, or as busy outside them (busy).
+	var chance, busy []*agg
 	execP := map[*agg]*Period{}
 	for _, a := range progs {
-		ep := mc.execPeriod(a.Program)
+		ep := mc.runPeriod(a.key)
 		if ep == nil {
 			// Without its own recurring starts, only the episodes on
 			// their schedule count.
@@ -871,16 +1099,21 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			}
 		}
 		sum(a)
-		if len(a.eps) < 2 || !specificProg(res, sr, a.Program) || !mc.specific(a.procs) {
+		if len(a.eps) < 2 {
+			continue
+		}
+		a.procs = mc.patternProcs(a.key)
+		if !mc.specific(a.procs) {
+			busy = append(busy, a)
 			continue
 		}
 		if execOnly && (ep == nil || len(a.eps) < periodMinHits) {
 			continue
 		}
 		execP[a] = ep
-		if pn, _ := nullP(a); pn >= MaxChance && median(a.shares) < SoloShare {
+		if pn, _ := nullP(a); pn >= maxChance && median(a.shares) < soloShare {
 			// Chance not ruled out, and not the dominant I/O either.
-			chance = true
+			chance = append(chance, a)
 			continue
 		}
 		cands = append(cands, a)
@@ -889,10 +1122,10 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		if c := cmp.Compare(len(b.eps), len(a.eps)); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(b.Bytes(), a.Bytes()); c != 0 {
+		if c := cmp.Compare(b.rep.Bytes(), a.rep.Bytes()); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Program, b.Program)
+		return cmp.Compare(a.key, b.key)
 	})
 	if execOnly && len(cands) == 0 {
 		return nil
@@ -909,7 +1142,7 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		}
 	}
 	// pool: the recurring episodes no job explains, and those credited
-	// to a program by its own recurring starts.
+	// to a pattern by its own recurring starts.
 	var pool []int
 	for _, i := range scan {
 		if onSched[i] || covered[i] {
@@ -919,20 +1152,18 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 	un = pool
 	if len(cands) > 0 && 2*len(covered) >= len(un) {
 		best := cands[0]
-		c.Kind, c.Name = KindProcess, best.Program
+		c.Kind, c.Name = KindProcess, best.program
+		// One count everywhere: the episodes it is credited with are the
+		// episodes it explains, its credits and its runs.
 		c.Episodes = c.Episodes[:0]
 		for _, e := range un {
-			if covered[e] {
+			if best.eps[e] {
 				c.Episodes = append(c.Episodes, e)
 			}
 		}
 		c.EpisodesExplained = len(c.Episodes)
-		var total uint64
-		for _, a := range cands {
-			c.Processes = append(c.Processes, a.ProcActivity)
-			total += a.Bytes()
-		}
-		c.BytesPerEpisode = total / uint64(len(covered))
+		c.Processes = []ProcActivity{best.rep}
+		c.BytesPerEpisode = best.rep.Bytes() / uint64(max(1, len(best.eps)))
 		pn, q := nullP(best)
 		// The period is that of its own starts when they show one (exec
 		// events: exact), else the episodes'.
@@ -944,88 +1175,196 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		case p != nil:
 			score = p.Score
 		}
-		pf := &Proof{ProcessesRecorded: true, Ran: true, Ties: []Tie{}, FiringsMatched: []time.Time{}, FiringsMissed: []time.Time{},
+		pf := &Proof{ProcessesRecorded: true, Ran: true, ShareScope: mc.scope, Ties: []Tie{}, FiringsMatched: []time.Time{}, FiringsMissed: []time.Time{},
 			PFiring: 1, FiringsUnused: UnusedNoJob, Cap: 1,
 			Presence: round4(q), PresentIntervals: best.present, OutsideIntervals: best.outside, EpisodeIntervals: round4(mc.epLen), EpisodeChance: round4(1 - math.Pow(1-q, mc.epLen)), PNull: pn,
 			P: pn, Strength: round4(strength(pn)), Share: round3(median(best.shares)),
-			Repeat: round3(score * float64(len(covered)) / float64(len(un)))}
+			Repeat: round3(score * float64(len(best.eps)) / float64(len(un)))}
 		if sp != nil {
-			pf.Starts = mc.execStarts(best.Program)
+			pf.Starts = mc.runStarts(best.key)
 			pf.StartsPeriod = &StartsFit{Period: sp.Period, PeriodS: sp.Period.Round(time.Millisecond).Seconds(),
 				JitterS: sp.Jitter.Round(time.Millisecond).Seconds(), Matched: sp.Matched, Expected: sp.Expected, Score: sp.Score}
 		}
+		// Its credits carry what a job's do, so its share recomputes the
+		// same way: the larger of its I/O share and its memory share.
+		var own []float64
 		for _, i := range c.Episodes {
-			if best.eps[i] {
-				e := &res.Episodes[i]
-				b := best.epBytes[i]
-				pf.Credits = append(pf.Credits, EpisodeCredit{Episode: i, Start: e.Start, Bytes: b, AllBytes: e.IOBytes,
-					Share: round3(float64(b) / float64(max(1, e.IOBytes)))})
+			e := &res.Episodes[i]
+			b := best.epBytes[i]
+			cr := EpisodeCredit{Episode: i, Start: e.Start, Bytes: b, AllBytes: e.scopeBytes(), OutsideBytes: e.OutsideBytes,
+				Share: round3(float64(b) / float64(max(1, e.scopeBytes()))), UnknownBytes: best.epUnk[i],
+				MemBytes: mc.patternMem(best.key, i), MemAll: e.scopeMem(), MemOutside: e.OutsideMem}
+			if cr.MemAll > 0 {
+				cr.MemShare = round3(float64(cr.MemBytes) / float64(cr.MemAll))
 			}
+			own = append(own, math.Max(float64(b)/float64(max(1, e.scopeBytes())), cr.MemShare))
+			pf.Credits = append(pf.Credits, cr)
 		}
+		pf.Share = round3(median(own))
 		pf.Runs = len(best.eps)
 		c.Proof = pf
-		// One long-lived process doing this on a period has a schedule
-		// inside, and so has a service that forks a worker each time
-		// (postgres's autovacuum); a new process each time outside any
-		// unit is started by something else: a script, a loop.
-		c.NewEachTime = len(best.roots) >= len(best.eps) && best.Unit == ""
-		c.Runs = len(best.roots)
+		c.NewEachTime = best.roots >= len(best.eps) && startedAnew(best.rep)
+		c.Runs = best.roots
 		for _, a := range cands {
-			c.Programs = append(c.Programs, ProgramCredit{Program: a.Program, Share: median(a.shares), Episodes: len(a.eps), Of: len(un)})
+			c.Programs = append(c.Programs, ProgramCredit{Program: a.program, Share: median(a.shares), Episodes: len(a.eps), Of: len(un)})
 		}
-		c.Confidence = pf.Confidence()
+		c.Confidence = pf.confidence()
 		return c
 	}
-	if p == nil || p.Matched < unknownMinHits {
+	if p == nil || p.Matched < unknownMinHits && !mc.ioDenied() {
 		// A handful of episodes fits some lattice by chance: without a
-		// process to name, too few to call a recurrence a cause.
+		// process to name, too few to call a recurrence a cause. Unless
+		// most processes' I/O was unreadable: then "no process matches"
+		// would be said of data that is not there, so the recurrence is
+		// reported as one the recording cannot attribute.
 		return nil
 	}
-	c.Missing = mc.missing(chance)
+	c.Missing = mc.missing(len(chance) > 0, len(busy) > 0)
+	// What did the recurring episodes' I/O, and why it is not named.
+	for _, x := range []struct {
+		as  []*agg
+		why Unnamed
+	}{{busy, UnnamedBusy}, {chance, unnamedChance}} {
+		slices.SortFunc(x.as, func(a, b *agg) int {
+			if c := cmp.Compare(len(b.eps), len(a.eps)); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.key, b.key)
+		})
+		for _, a := range x.as {
+			c.Programs = append(c.Programs, ProgramCredit{Program: a.program, Share: median(a.shares), Episodes: len(a.eps), Of: len(un), Unnamed: x.why})
+		}
+	}
 	c.Confidence = math.Round(p.Score*0.5*100) / 100
 	return c
 }
 
-// runRoot is the oldest of p and its recorded ancestors started for
-// episode e's run (no earlier than one wake-up before e began): a
-// script's dd and cat belong to the script, a loop's script to itself.
-func (mc *modelCtx) runRoot(p *proc, e *Episode) *proc {
-	from := e.Start.Add(-mc.wake)
-	root := p
-	for _, a := range mc.pt.ancestors(p) {
-		if a.execAt.IsZero() || a.execAt.Before(from) || a.execAt.After(e.End) {
-			break
-		}
-		root = a
-	}
-	return root
+// run is the run a process without a job belongs to (runOf): key pools
+// runs of one program and one lineage into one recurring pattern.
+type run struct {
+	key     string
+	program string
+	// root is the oldest process started for the run: p, or its
+	// ancestors up to the last one that is not persistent (the fresh
+	// s5nightly.sh that runs cat). name is the process that names it:
+	// root, or below a shell running a command line (sh -c) the first
+	// process that runs a program.
+	root, name *proc
 }
 
-// execStarts are the recorded exec times of program prog's runs: its
-// processes whose parent is not prog itself, in time order.
-func (mc *modelCtx) execStarts(prog string) []time.Time {
+// runOf is p's run. A run's processes are p and its ancestors that are
+// not persistent (started for one run only); the run is named by the
+// program of its root (a script's dd and cat are the script's), and
+// pooled with the runs of the same program under the same anchor: the
+// nearest persistent ancestor (the loop, the scheduler), by its program
+// and command line, or by its PID when its identity was not recorded.
+// So the loop's cat and a shell harness's cats are two patterns, and
+// seven fresh s5nightly.sh runs under one loop are one.
+func (mc *modelCtx) runOf(p *proc) *run {
+	if r, ok := mc.runs[p]; ok {
+		return r
+	}
+	chain := append([]*proc{p}, mc.pt.ancestors(p)...)
+	k := 0
+	if !mc.persistent(p) {
+		for k+1 < len(chain) && !mc.persistent(chain[k+1]) {
+			k++
+		}
+	}
+	j := k
+	for j > 0 && isInterpreter(programOf(chain[j].comm, chain[j].cmdline)) {
+		j--
+	}
+	r := &run{root: chain[k], name: chain[j], program: programOf(chain[j].comm, chain[j].cmdline)}
+	anchor := "init"
+	switch {
+	case k+1 < len(chain) && chain[k+1].comm != "":
+		a := chain[k+1]
+		anchor = programOf(a.comm, a.cmdline) + "\x00" + a.cmdline
+	case k+1 < len(chain):
+		anchor = "pid " + strconv.Itoa(chain[k+1].pid)
+	case chain[k].ppid > 1:
+		anchor = "pid " + strconv.Itoa(chain[k].ppid)
+	}
+	r.key = r.program + "\x00" + anchor
+	mc.runs[p] = r
+	return r
+}
+
+// persistent reports whether p outlives one run: alive at the start of
+// two or more episodes (from its exec, else its first sighting, to its
+// exit, else the end), like a loop or a scheduler, as opposed to a
+// process started for one run.
+func (mc *modelCtx) persistent(p *proc) bool {
+	if v, ok := mc.persist[p]; ok {
+		return v
+	}
+	from := p.execAt
+	if from.IsZero() {
+		from = p.first
+	}
+	n := 0
+	for i := range mc.res.Episodes {
+		s := mc.res.Episodes[i].Start
+		if from.After(s) || p.exited && !p.exitAt.IsZero() && p.exitAt.Before(s) {
+			continue
+		}
+		n++
+	}
+	mc.persist[p] = n >= 2
+	return n >= 2
+}
+
+// startedBy is p's recorded ancestor chain, parent first ("s5job.sh
+// 2100"); a parent whose identity was not recorded is "? PID" (its PID
+// from p's exec event or samples).
+func (mc *modelCtx) startedBy(p *proc) []string {
+	var out []string
+	for _, a := range mc.pt.ancestors(p) {
+		out = append(out, a.label())
+	}
+	if len(out) == 0 && p.ppid > 1 && p.ppid != p.pid {
+		out = append(out, "? "+strconv.Itoa(p.ppid))
+	}
+	return out
+}
+
+// patternProcs are the recorded processes of the pattern key.
+func (mc *modelCtx) patternProcs(key string) map[*proc]bool {
+	out := map[*proc]bool{}
+	for _, p := range mc.pt.all {
+		if mc.runOf(p).key == key {
+			out[p] = true
+		}
+	}
+	return out
+}
+
+// runStarts are the recorded exec times of the pattern key's runs (their
+// roots), in time order.
+func (mc *modelCtx) runStarts(key string) []time.Time {
+	seen := map[*proc]bool{}
 	var out []time.Time
 	for _, p := range mc.pt.all {
-		if p.execAt.IsZero() || programOf(p.comm, p.cmdline) != prog {
+		r := mc.runOf(p)
+		if r.key != key || seen[r.root] || r.root.execAt.IsZero() {
 			continue
 		}
-		if par := mc.pt.parent(p); par != nil && programOf(par.comm, par.cmdline) == prog {
-			continue
-		}
-		out = append(out, p.execAt)
+		seen[r.root] = true
+		out = append(out, r.root.execAt)
 	}
 	slices.SortFunc(out, time.Time.Compare)
 	return out
 }
 
-// execPeriod is the period of program prog's recorded starts, nil when
+// runPeriod is the period of the pattern key's recorded starts, nil when
 // they show none.
-func (mc *modelCtx) execPeriod(prog string) *Period {
-	st := mc.execStarts(prog)
+func (mc *modelCtx) runPeriod(key string) *Period {
+	st := mc.runStarts(key)
 	if len(st) < periodMinHits {
 		return nil
 	}
-	return EstimatePeriod(st, mc.res.Start, mc.res.End, 4*mc.res.Interval)
+	return estimatePeriod(st, mc.res.Start, mc.res.End, 4*mc.res.Interval)
 }
 
 // specific reports whether procs did at least three times as much I/O
@@ -1046,7 +1385,7 @@ func (mc *modelCtx) specific(procs map[*proc]bool) bool {
 			if a.k >= len(mc.inEp) {
 				continue
 			}
-			if mc.inEp[a.k] {
+			if mc.episodeIO(p, a.k) {
 				inB += float64(a.b)
 			} else {
 				outB += float64(a.b)
@@ -1064,8 +1403,9 @@ func (mc *modelCtx) specific(procs map[*proc]bool) bool {
 
 // missing says what the recording lacked to name a recurrence's cause;
 // chance: a recorded program did the I/O of two or more of its episodes,
-// too few to rule out chance.
-func (mc *modelCtx) missing(chance bool) []Missing {
+// too few to rule out chance; busy: one did, but as busy outside them.
+// MissingIO only when no recorded process did.
+func (mc *modelCtx) missing(chance, busy bool) []Missing {
 	if !mc.recorded {
 		return []Missing{MissingProcesses}
 	}
@@ -1073,7 +1413,10 @@ func (mc *modelCtx) missing(chance bool) []Missing {
 	if chance {
 		out = append(out, MissingEpisodes)
 	}
-	if sr := mc.sr; sr.denied > 0 && 2*sr.denied >= sr.listed {
+	if busy {
+		out = append(out, MissingBusy)
+	}
+	if mc.ioDenied() {
 		out = append(out, MissingIOAccess)
 	}
 	if !mc.sr.kernelEvents && !collectorOn(&mc.sr.Header, "events") {
@@ -1083,6 +1426,27 @@ func (mc *modelCtx) missing(chance bool) []Missing {
 		out = append(out, MissingIO)
 	}
 	return out
+}
+
+// episodeIO reports whether p's I/O in interval k (proc.active) is
+// counted in an episode's: k is one of its intervals, or p started in
+// the interval just before the episode and exited within it — the
+// episode then counts p's exit life totals, its I/O from its exec on
+// (analyze.go's episode: a job starts, then its I/O raises the stall).
+// specific and presence weigh the rest as outside, so no byte is both.
+func (mc *modelCtx) episodeIO(p *proc, k int) bool {
+	if mc.inEp[k] {
+		return true
+	}
+	if k != p.execK || k+1 >= len(mc.inEp) || !mc.inEp[k+1] || p.exitK < k {
+		return false
+	}
+	for x := k + 1; x <= p.exitK; x++ {
+		if x >= len(mc.inEp) || !mc.inEp[x] {
+			return false
+		}
+	}
+	return true
 }
 
 // presence returns the intervals outside episodes in which procs together
@@ -1103,7 +1467,7 @@ func (mc *modelCtx) presence(procs []*proc, credits []EpisodeCredit) map[int]boo
 	per := map[int]uint64{}
 	for _, p := range procs {
 		for _, a := range p.active {
-			if a.k < len(mc.inEp) && !mc.inEp[a.k] {
+			if a.k < len(mc.inEp) && !mc.episodeIO(p, a.k) {
 				per[a.k] += a.b
 			}
 		}
@@ -1152,4 +1516,65 @@ func paperHits(res *Result, ws []window) int {
 		}
 	}
 	return n
+}
+
+// oomKilled are r's processes ("comm pid") OOM-killed in scope within one
+// of the credited episodes (to the end of the interval that holds the
+// kill), in time order.
+func (mc *modelCtx) oomKilled(r *jobRun, credited map[int]bool) []string {
+	var out []string
+	for _, k := range mc.sr.ooms {
+		in := false
+		for i := range credited {
+			e := &mc.res.Episodes[i]
+			if !k.Time.Before(e.Start) && !k.Time.After(e.End.Add(mc.res.Interval)) {
+				in = true
+			}
+		}
+		if !in {
+			continue
+		}
+		for _, v := range k.Victims {
+			if v.OutsideScope {
+				continue
+			}
+			for _, p := range r.procs {
+				if p.pid == v.PID {
+					out = append(out, v.Comm+" "+strconv.Itoa(v.PID))
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ioDenied reports whether /proc/PID/io was unreadable for at least half
+// the processes a scan listed (Sample.Scan.Denied).
+func (mc *modelCtx) ioDenied() bool {
+	return mc.sr.denied > 0 && 2*mc.sr.denied >= mc.sr.listed
+}
+
+// startedAnew reports whether a pattern that had a new process each time
+// is started by something outside it rather than by a schedule inside its
+// own program. One long-lived process doing this on a period has a
+// schedule inside, and so has a service that forks a worker each time
+// (postgres's autovacuum: the parent runs the same program). A new process
+// each time outside any unit is started by something else: a script, a
+// loop; a scope (a login session, a transient group) is no service, a
+// shell loop in it starts its own processes. In a service, a recorded
+// parent that runs another program (a shell loop starting a script) is
+// that something else too.
+func startedAnew(rep ProcActivity) bool {
+	if rep.Unit == "" || strings.HasSuffix(rep.Unit, ".scope") {
+		return true
+	}
+	if len(rep.StartedBy) == 0 {
+		return false
+	}
+	parent := rep.StartedBy[0]
+	if i := strings.LastIndexByte(parent, ' '); i >= 0 {
+		parent = parent[:i]
+	}
+	return parent != "?" && parent != rep.Program && parent != rep.Comm
 }

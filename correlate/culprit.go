@@ -109,9 +109,9 @@ func absDur(d time.Duration) time.Duration {
 	return d
 }
 
-// JobUnits are the systemd units whose processes belong to job: Job.Unit
+// jobUnits are the systemd units whose processes belong to job: Job.Unit
 // and, for "x.timer", "x.service".
-func JobUnits(j *timers.Job) []string {
+func jobUnits(j *timers.Job) []string {
 	var us []string
 	if j.Unit != "" {
 		us = append(us, j.Unit)
@@ -122,47 +122,4 @@ func JobUnits(j *timers.Job) []string {
 		}
 	}
 	return us
-}
-
-// specificProg reports whether the program prog did at least three times
-// as much I/O per second inside episodes as outside them, so a process
-// that is always busy (the service itself) is not blamed for the episodes.
-func specificProg(res *Result, sr *Series, prog string) bool {
-	var inB, outB float64
-	var inT, outT time.Duration
-	ep := 0
-	var procs []procIO
-	progOf := map[uint32]string{}
-	for i := 1; i < sr.samples; i++ {
-		start, end := sr.sampleTime(i-1), sr.sampleTime(i)
-		for ep < len(res.Episodes) && !res.Episodes[ep].End.After(start) {
-			ep++
-		}
-		inside := ep < len(res.Episodes) && !res.Episodes[ep].Start.After(start) && !res.Episodes[ep].End.Before(end)
-		var b float64
-		procs = sr.procsOf(i, procs[:0])
-		for _, p := range procs {
-			pg, ok := progOf[p.name]
-			if !ok {
-				n := &sr.names[p.name]
-				pg = programOf(n.comm, n.cmdline)
-				progOf[p.name] = pg
-			}
-			if pg == prog {
-				b += float64(p.dReadBytes + p.dWriteByte)
-			}
-		}
-		if inside {
-			inB, inT = inB+b, inT+end.Sub(start)
-		} else {
-			outB, outT = outB+b, outT+end.Sub(start)
-		}
-	}
-	if inT <= 0 {
-		return false
-	}
-	if outT <= 0 {
-		return true
-	}
-	return inB/inT.Seconds() >= 3*outB/outT.Seconds()
 }

@@ -28,21 +28,24 @@
 //     median ("3x", the default). Latency comes from Sample.Latency or,
 //     when given, from [Options.Requests] (an imported load-test file).
 //     Without latency only pressure episodes are analysed.
-//  4. Episodes: flagged intervals (a spike or at least one signal) are
+//  4. Episodes: intervals that raise at least one kernel signal are
 //     merged when the quiet gap between them is at most GapTolerance (one
-//     sampling interval by default). Whenever the recording has memory PSI
+//     sampling interval by default). A latency spike never opens, extends
+//     or merges an episode, so the episodes do not depend on the latency
+//     source; a spike in an episode or within GapTolerance of it makes it
+//     a spike episode. Whenever the recording has memory PSI
 //     of the scope, an episode must raise psi_some or psi_full
 //     (Options.Require): disk and reclaim activity that stalled nobody is
 //     an [IOBurst], never an episode. An open episode continues through
 //     intervals whose stall stays above a low-water mark or whose reclaim
-//     signals go on (hysteresis), so one burst is one episode. A run that
-//     raised no kernel signal is a latency spike outside episodes
+//     signals go on (hysteresis), so one burst is one episode. Any other
+//     run of spike intervals is a latency spike outside episodes
 //     ([Result.LoneSpikes]). Pressure at or above Thresholds.Sustained for
 //     most of the recording is [Result.Sustained]. An episode keeps its
 //     signals with their peaks, its latency peak, the processes that did
 //     the most I/O in it and the processes that started or exited in it
 //     or in the interval before it (Sample.Events).
-//  5. Period: [EstimatePeriod] searches periods between 4 sampling
+//  5. Period: estimatePeriod searches periods between 4 sampling
 //     intervals and half the recording for the lattice (start + k·period)
 //     that best matches the episode starts (F1 of precision and recall,
 //     tolerance 10 % of the period), so missed and extra episodes lower the
@@ -52,16 +55,22 @@
 //     score of 0.7.
 //  6. Culprits: the model of docs/analyze.md ("The culprit model").
 //     A process belongs to a job only through its unit, its recorded
-//     ancestry or its own program ([JobPrograms], programOf), never an
+//     ancestry or its own program (jobPrograms and programOf in model.go), never an
 //     argument. A job is credited with an episode when its processes did
-//     at least [CreditFloor] and [MinShare] of all recorded processes' I/O
+//     at least 4 MiB and 25 % of all recorded processes' I/O
 //     there; it is named from two or more credits with a chance
 //     probability (a null model of its activity outside episodes, or its
-//     firings) below [MaxChance], or from one credit with [SoloShare] and
-//     a start before the stall. Jobs that did not run are [NotRun]. Every
-//     culprit carries a [Proof]; its confidence is [Proof.Confidence]. A
+//     firings) below 0.01, or from one credit with a 50 % share and
+//     a start before the stall. Every job not named is a [NotRun],
+//     with why ([NotNamedKind]): it ran only outside the --cgroup
+//     group ([RanOutside]), ran but was not proven ([RanUnnamed]), or
+//     did not run. Every
+//     culprit carries a [Proof], from which its confidence is computed. A
 //     recurring pattern no job explains is reported as the program that
-//     did its I/O (kind process) or as unknown.
+//     did its I/O (kind process) or as unknown; a pattern whose runs
+//     recur and did their share of a named job's episodes too is named
+//     beside the job, each credited with its own share of the episodes
+//     they share ([Proof.SharedWith]).
 //
 // # Defaults
 //

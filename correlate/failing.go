@@ -6,13 +6,13 @@ import (
 	"github.com/memdiag/memdiag/latency"
 )
 
-// FailingShare is the share of failed requests that makes an interval a
+// failingShare is the share of failed requests that makes an interval a
 // failing one, and the share of failing intervals (of those with
 // requests) that makes the whole load [Failing].
-const FailingShare = 0.5
+const failingShare = 0.5
 
 // Failing is a load that failed most of the time: in at least
-// FailingShare of the intervals with requests, at least FailingShare of
+// failingShare of the intervals with requests, at least failingShare of
 // the requests failed. Failures are then the run's normal state, not a
 // burst above it (the failure-spike rule compares an interval with the
 // median interval, which is itself failing), so no failure spike is
@@ -44,7 +44,7 @@ func failing(ivs []ival, sums []*latency.Summary) *Failing {
 		f.Intervals++
 		f.Requests += s.Count
 		f.Errors += s.Errors
-		if float64(s.Errors) >= FailingShare*float64(s.Count) {
+		if float64(s.Errors) >= failingShare*float64(s.Count) {
 			f.Failing++
 			if first < 0 {
 				first = i
@@ -52,7 +52,7 @@ func failing(ivs []ival, sums []*latency.Summary) *Failing {
 			last = i
 		}
 	}
-	if f.Intervals == 0 || f.Failing == 0 || float64(f.Failing) < FailingShare*float64(f.Intervals) {
+	if f.Intervals == 0 || f.Failing == 0 || float64(f.Failing) < failingShare*float64(f.Intervals) {
 		return nil
 	}
 	f.Start, f.End = ivs[first].Start, ivs[last].End

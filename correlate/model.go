@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -74,18 +74,22 @@ func programOf(comm, cmdline string) string {
 			return prog
 		case strings.HasPrefix(w, "-"):
 			continue
+		case strings.HasPrefix(w, "/dev/fd/") || strings.HasPrefix(w, "/proc/self/fd/") || w == "/dev/stdin":
+			// A script read from a file descriptor (bash <(…), a
+			// heredoc): its path names no program, the interpreter does.
+			return prog
 		}
 		return path.Base(w)
 	}
 	return prog
 }
 
-// JobPrograms are the programs a job's command runs, as [programOf] names
+// jobPrograms are the programs a job's command runs, as [programOf] names
 // a process: the first word of each command of its command line (through
 // wrappers like nice or flock; for an interpreter, the script), and its
 // run-parts scripts. Arguments are never programs: in "find /var/cache/man"
 // only find is.
-func JobPrograms(j *timers.Job) []string {
+func jobPrograms(j *timers.Job) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(w string) {
@@ -169,7 +173,15 @@ type proc struct {
 	first     time.Time // first seen (its exec event or first sample)
 	execAt    time.Time // its exec event, zero if none was recorded
 	exited    bool
-	active    []ivIO // intervals in which it did I/O
+	exitAt    time.Time // its exit event, zero if none was recorded
+	// execK and exitK are the intervals its exec and exit events fell
+	// in (events of sample k+1), -1 when none was recorded.
+	execK, exitK int
+	// active is its I/O per interval, counted as an episode counts it
+	// (analyze.go's episode): its sampled delta (with the children it
+	// reaped unseen), and in the interval of its exit the part of its
+	// exit event's life totals no sample saw.
+	active []ivIO
 }
 
 // ivIO is a process's I/O in interval k (sample k+1's delta).
@@ -202,7 +214,7 @@ func buildProcTable(sr *Series) *procTable {
 			}
 			return p
 		}
-		p := &proc{pid: pid, start: start, first: at}
+		p := &proc{pid: pid, start: start, first: at, execK: -1, exitK: -1}
 		t.byPID[pid] = append(t.byPID[pid], p)
 		t.all = append(t.all, p)
 		return p
@@ -235,14 +247,14 @@ func buildProcTable(sr *Series) *procTable {
 	var buf []procIO
 	for i := 0; i < sr.samples; i++ {
 		at := sr.sampleTimeSafe(i)
-		evs, _ := sr.eventsWithPrior(i)
-		for _, ev := range evs {
+		evs, prior := sr.eventsWithPrior(i)
+		for j, ev := range evs {
 			when := ev.Time
 			if when.IsZero() {
 				when = at
 			}
 			var p *proc
-			if ev.Kind == diskio.Exec && ev.StartTicks == 0 {
+			if ev.Kind == process.Exec && ev.StartTicks == 0 {
 				// The connector's exec: the same PID after an exit is a
 				// new process; before, the same process exec'ing anew.
 				p = get(ev.PID, 0, when)
@@ -250,13 +262,38 @@ func buildProcTable(sr *Series) *procTable {
 				p = get(ev.PID, ev.StartTicks, when)
 			}
 			note(p, ev.PPID, ev.Comm, ev.Cmdline, ev.Unit)
+			if ev.ParentComm != "" && ev.PPID > 1 {
+				// The parent's identity, recorded at this exec because its
+				// own exec was not (a loop started before the recording).
+				note(get(ev.PPID, 0, when), ev.ParentPPID, ev.ParentComm, ev.ParentCmdline, "")
+			}
 			switch ev.Kind {
-			case diskio.Exec:
+			case process.Exec:
 				if p.execAt.IsZero() {
 					p.execAt = when
+					p.execK = i - 1
 				}
-			case diskio.Exit:
+			case process.Exit:
+				if !p.exited && i > 0 {
+					// What it did after the last sample that saw it (all of
+					// it, if none did): a process that lived between two
+					// samples did its I/O here, not nowhere.
+					var seen [2]uint64
+					if prior[j].ok {
+						seen = prior[j].cum
+					}
+					b := ev.ReadBytes - min(ev.ReadBytes, seen[0]) + ev.WriteBytes - min(ev.WriteBytes, seen[1])
+					if b > 0 {
+						p.active = append(p.active, ivIO{i - 1, b})
+					}
+				}
+				if !p.exited {
+					p.exitK = i - 1
+				}
 				p.exited = true
+				if p.exitAt.IsZero() {
+					p.exitAt = when
+				}
 			}
 		}
 		for _, h := range sr.rssOf(i) {
@@ -267,8 +304,8 @@ func buildProcTable(sr *Series) *procTable {
 			n := &sr.names[pi.name]
 			p := get(pi.pid, pi.start, at)
 			note(p, pi.ppid, n.comm, n.cmdline, n.unit)
-			if i > 0 && pi.dReadBytes+pi.dWriteByte > 0 {
-				p.active = append(p.active, ivIO{i - 1, pi.dReadBytes + pi.dWriteByte})
+			if b := pi.dReadBytes + pi.dWriteByte + pi.rReadBytes + pi.rWriteBytes; i > 0 && b > 0 {
+				p.active = append(p.active, ivIO{i - 1, b})
 			}
 		}
 	}
@@ -350,15 +387,79 @@ type Tie struct {
 type owner struct {
 	units    []string
 	programs []string
-	// jobUnits maps every job's unit to the job: a process in another
-	// job's unit is never this job's through its program.
-	jobUnits map[string]string
 	t        *procTable
 	memo     map[*proc]*Tie
+	// systemd: the job is a timer's service, whose processes systemd
+	// always starts in the service's cgroup.
+	systemd bool
+	// unitData: the recording places processes in units (some process
+	// was recorded in one); without it a program is the only link.
+	unitData bool
+	// ran: a process of the job was recorded in its unit.
+	ran bool
+	// cgroupOf is a process's recorded cgroup, "" if none was recorded.
+	cgroupOf func(p *proc) string
 }
 
 func newOwner(j *timers.Job, t *procTable) *owner {
-	return &owner{units: JobUnits(j), programs: JobPrograms(j), t: t, memo: map[*proc]*Tie{}}
+	return &owner{units: jobUnits(j), programs: jobPrograms(j), t: t, memo: map[*proc]*Tie{},
+		systemd: j.Source == timers.Systemd, cgroupOf: func(*proc) string { return "" }}
+}
+
+// cronDaemons are the programs (comm) of the cron daemons, which start a
+// cron or anacron job's processes.
+var cronDaemons = map[string]bool{"cron": true, "CRON": true, "crond": true, "anacron": true, "fcron": true}
+
+// cronUnit says whether a cron job's process may run in unit u: the cron
+// daemon's service, or (pam_systemd) a session scope of its own.
+func cronUnit(u string) bool {
+	base := strings.TrimSuffix(u, ".service")
+	return cronDaemons[base] || base == "cronie" ||
+		strings.HasPrefix(u, "session-") && strings.HasSuffix(u, ".scope")
+}
+
+// byProgram says whether p may be the job's through its program name
+// alone, by what else the recording says of p and of the job's runs:
+//   - a process recorded in a unit that is not the job's (for a cron
+//     job: not the cron daemon's or a session scope) is that unit's;
+//   - without unit data in the recording the program is the only link,
+//     and it stands;
+//   - a timer's service runs in its own cgroup: a process whose cgroup
+//     (or, not recorded, a recorded ancestor's: a child starts in its
+//     parent's) is elsewhere is not its, and one whose cgroup was not
+//     recorded is its only when the job's unit was seen running;
+//   - a cron job's process was started by the cron daemon (a recorded
+//     ancestor), or its parent was not recorded.
+func (o *owner) byProgram(p *proc) bool {
+	for _, u := range p.units {
+		if o.systemd || !cronUnit(u) {
+			return false
+		}
+	}
+	if !o.unitData {
+		return true
+	}
+	if o.systemd {
+		// A child starts in its parent's cgroup: without its own, the
+		// nearest recorded ancestor's says where it ran.
+		if o.cgroupOf(p) != "" {
+			return false
+		}
+		for _, a := range o.t.ancestors(p) {
+			if len(a.units) > 0 || o.cgroupOf(a) != "" {
+				return false
+			}
+		}
+		return o.ran
+	}
+	anc := o.t.ancestors(p)
+	for _, a := range anc {
+		if cronDaemons[a.comm] {
+			return true
+		}
+	}
+	// No recorded parent: nothing says who started it.
+	return len(anc) == 0
 }
 
 // direct ties p through its unit or its own program.
@@ -368,10 +469,8 @@ func (o *owner) direct(p *proc) *Tie {
 			return &Tie{PID: p.pid, Program: programOf(p.comm, p.cmdline), How: TieUnit, Via: u}
 		}
 	}
-	for _, u := range p.units {
-		if _, other := o.jobUnits[u]; other {
-			return nil // in another job's unit (not ours: checked above)
-		}
+	if !o.byProgram(p) {
+		return nil
 	}
 	for _, prog := range p.programs {
 		for _, jp := range o.programs {

@@ -97,10 +97,10 @@ const (
 // AllSignals lists every signal in table order.
 var AllSignals = []Signal{PSISome, PSIFull, LRUDrop, Refault, DirectReclaim, LimitReclaim, DiskIO, IOTime, SwapOut}
 
-// Catalogue is the signal catalogue's entry the signal is, nil for the
+// catalogue is the signal catalogue's entry the signal is, nil for the
 // signals analyze derives itself (a PSI share of the chosen scope, the
 // file LRU's shrink rate, sums of several entries).
-func (s Signal) Catalogue() *signal.Signal {
+func (s Signal) catalogue() *signal.Signal {
 	switch s {
 	case DirectReclaim:
 		return signal.DirectReclaim
@@ -112,7 +112,7 @@ func (s Signal) Catalogue() *signal.Signal {
 
 // Unit is the unit of the signal's values.
 func (s Signal) Unit() string {
-	if c := s.Catalogue(); c != nil {
+	if c := s.catalogue(); c != nil {
 		return c.RateUnit()
 	}
 	switch s {
@@ -395,13 +395,7 @@ func ParseThreshold(s Signal, v string) (float64, error) {
 	var err error
 	switch s.Unit() {
 	case "share":
-		if p, ok := strings.CutSuffix(v, "%"); ok {
-			x, err = strconv.ParseFloat(strings.TrimSpace(p), 64)
-			x /= 100
-		} else {
-			x, err = strconv.ParseFloat(v, 64)
-		}
-		if err != nil || x < 0 || x > 1 {
+		if x, err = units.ParseShare(v); err != nil {
 			return bad()
 		}
 	case "B/s":

@@ -16,7 +16,7 @@ const (
 	periodMinHits   = 3
 )
 
-// EstimatePeriod finds the schedule start + k·period that best matches
+// estimatePeriod finds the schedule start + k·period that best matches
 // times (sorted or not) within [from, to], or nil when none matches at
 // least 3 times with a score of 0.7 (see [Period]). Periods between
 // minPeriod and half of to−from are tried. A time counts as on the
@@ -24,7 +24,7 @@ const (
 // score (F1 of precision and recall) but does not hide the schedule, and
 // two schedules offset by half their period are found as one of half the
 // period.
-func EstimatePeriod(times []time.Time, from, to time.Time, minPeriod time.Duration) *Period {
+func estimatePeriod(times []time.Time, from, to time.Time, minPeriod time.Duration) *Period {
 	n := len(times)
 	span := to.Sub(from).Seconds()
 	maxP := span / 2

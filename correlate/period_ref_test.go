@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// refEstimatePeriod is EstimatePeriod as it was before it was made
+// refEstimatePeriod is estimatePeriod as it was before it was made
 // faster (commit 7162084), to check that the faster one finds the same.
 // It finds the schedule start + k·period that best matches
 // times (sorted or not) within [from, to], or nil when none matches at
@@ -186,7 +186,7 @@ func refEvalAnchored(x []float64, p, a, span float64) fit {
 	return f
 }
 
-// TestEstimatePeriodSameAsBefore: the faster EstimatePeriod finds the
+// TestEstimatePeriodSameAsBefore: the faster estimatePeriod finds the
 // same period, phase, members and score as the one it replaced, on
 // schedules with jitter, misses and random extra times, and on random
 // times alone.
@@ -216,7 +216,7 @@ func TestEstimatePeriodSameAsBefore(t *testing.T) {
 	for i, ts := range cases {
 		for _, minP := range []time.Duration{0, 2 * time.Minute} {
 			want := refEstimatePeriod(ts, t0, t0.Add(span), minP)
-			got := EstimatePeriod(ts, t0, t0.Add(span), minP)
+			got := estimatePeriod(ts, t0, t0.Add(span), minP)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("case %d (%d times, min period %s): -before +now\n%s", i, len(ts), minP, diff)
 			}

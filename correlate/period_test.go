@@ -42,7 +42,7 @@ func TestEstimatePeriod(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := EstimatePeriod(tt.times, t0, end, 2*time.Minute)
+			p := estimatePeriod(tt.times, t0, end, 2*time.Minute)
 			if tt.want == 0 {
 				if p != nil {
 					t.Fatalf("period = %v (%+v), want none", p.Period, *p)
@@ -111,8 +111,8 @@ func TestJobPrograms(t *testing.T) {
 		{timers.Job{Command: "/usr/bin/find /var/cache/man -type f -name *.gz -atime +6 -delete"}, []string{"find"}},
 	}
 	for _, tt := range tests {
-		if d := cmp.Diff(tt.want, JobPrograms(&tt.job)); d != "" {
-			t.Errorf("JobPrograms(%q) (-want +got):\n%s", tt.job.Command, d)
+		if d := cmp.Diff(tt.want, jobPrograms(&tt.job)); d != "" {
+			t.Errorf("jobPrograms(%q) (-want +got):\n%s", tt.job.Command, d)
 		}
 	}
 	for _, tt := range []struct{ comm, cmdline, want string }{
@@ -124,13 +124,17 @@ func TestJobPrograms(t *testing.T) {
 		{"pmlogger_farm_c", "", "pmlogger_farm_c"},
 		{"nginx", "nginx: worker process", "nginx"},
 		{"python3.11", "/usr/bin/python3.11 -u /opt/x/job.py", "job.py"},
+		// A script from a file descriptor (bash /dev/fd/3, as the tool
+		// runner of trial s7 ran): the interpreter, never "3".
+		{"bash", "bash /dev/fd/3", "bash"},
+		{"sh", "sh /proc/self/fd/0 x", "sh"},
 	} {
 		if got := programOf(tt.comm, tt.cmdline); got != tt.want {
 			t.Errorf("programOf(%q, %q) = %q, want %q", tt.comm, tt.cmdline, got, tt.want)
 		}
 	}
 	j := timers.Job{Name: "pmlogger_check.timer", Source: timers.Systemd}
-	if d := cmp.Diff([]string{"pmlogger_check.service"}, JobUnits(&j)); d != "" {
-		t.Errorf("JobUnits (-want +got):\n%s", d)
+	if d := cmp.Diff([]string{"pmlogger_check.service"}, jobUnits(&j)); d != "" {
+		t.Errorf("jobUnits (-want +got):\n%s", d)
 	}
 }

@@ -1,11 +1,12 @@
 package correlate
 
 import (
+	"math"
 	"time"
 
 	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/record"
-
+	"github.com/memdiag/memdiag/signal"
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -26,6 +27,9 @@ type Result struct {
 	// Baselines is each signal's median over the recording, in the signal's
 	// unit; absent when the recording lacks the signal.
 	Baselines map[Signal]float64
+	// Catalogue is every signal.Catalogue entry over the whole recording
+	// (mean rate and peak interval rate), as gate judges a run.
+	Catalogue []CatalogueRate
 	// LatencyBaseline is the median of the latency statistic over the
 	// recording.
 	LatencyBaseline time.Duration
@@ -43,8 +47,8 @@ type Result struct {
 	// that contain one and the spikes outside episodes.
 	SpikePeriod *Period
 	Culprits    []Culprit // by rank, best first; empty: no culprit
-	// NotRun lists jobs whose firings fell near episodes but which the
-	// recording shows did not run: scheduled but did not run.
+	// NotRun lists every job of the recording's inventory that is not a
+	// culprit, with why (NotRun.Kind); empty without episodes.
 	NotRun []NotRun
 	// IOBursts are runs of disk or reclaim signals without memory stall
 	// of the scope (when Require asks for a stall): not memory pressure.
@@ -58,8 +62,9 @@ type Result struct {
 	// recorded, so a job that never ran is known not to have run.
 	ProcessesRecorded bool
 
-	Totals   Totals
-	Warnings []string
+	Totals Totals
+	// Warnings say what the analysis could not do (report writes them).
+	Warnings []Warning
 	// Lacks says what the recording does not hold — PSI, other users'
 	// per-process I/O, kernel process events, its end (record.Gaps.Lines)
 	// — for the report to say before any verdict: a signal not recorded
@@ -87,6 +92,40 @@ type SignalPeak struct {
 	Baseline float64 `json:"baseline"` // the recording's median
 }
 
+// CatalogueRate is one catalogue signal over an episode: its mean rate
+// (Σchange / Σwall over the intervals that had it) and its highest
+// interval rate, in Signal.RateUnit(); NaN when no interval had it.
+type CatalogueRate struct {
+	Signal     *signal.Signal
+	Mean, Peak float64
+}
+
+// episodeRates is every catalogue entry's CatalogueRate over ivs (an
+// episode's intervals, or the whole recording's).
+func episodeRates(ivs []ival) []CatalogueRate {
+	out := make([]CatalogueRate, len(signal.Catalogue))
+	for k, sig := range signal.Catalogue {
+		var sum, wall float64
+		peak := math.NaN()
+		for i := range ivs {
+			if k >= len(ivs[i].Cat) || math.IsNaN(ivs[i].Cat[k]) {
+				continue
+			}
+			r, dt := ivs[i].Cat[k], ivs[i].Dt.Seconds()
+			sum, wall = sum+r*dt, wall+dt
+			if math.IsNaN(peak) || r > peak {
+				peak = r
+			}
+		}
+		mean := math.NaN()
+		if wall > 0 {
+			mean = sum / wall
+		}
+		out[k] = CatalogueRate{Signal: sig, Mean: mean, Peak: peak}
+	}
+	return out
+}
+
 // ProcActivity is one process's part in an episode.
 type ProcActivity struct {
 	PID  int    `json:"pid,omitempty"` // 0 in a culprit's summed processes
@@ -112,6 +151,16 @@ type ProcActivity struct {
 	// so it cannot cause the group's limit reclaim (only host-wide
 	// reclaim).
 	OutsideScope bool `json:"outside_scope,omitempty"`
+	// CgroupUnknown: under a cgroup scope, its cgroup was not recorded
+	// (no sample or event of it carried /proc/PID/cgroup), so it may be
+	// in the group or not; it is not marked outside, and the culprit
+	// model counts it as able to cause the group's reclaim.
+	CgroupUnknown bool `json:"cgroup_unknown,omitempty"`
+	// Reaped: the row is not one process but the children its parent
+	// (PPID) reaped between two scans, which no scan saw: their I/O, from
+	// the parent's record.ProcIO.DeltaReaped*Bytes. They count as the
+	// parent's job's, as they ran in its unit, cgroup and lineage.
+	Reaped bool `json:"reaped,omitempty"`
 }
 
 // procPart is one process's activity in an episode, with what the model
@@ -123,6 +172,15 @@ type procPart struct {
 	memGrowth uint64    // RSS growth in the episode (Episode.MemTaken)
 }
 
+// procPID is the PID to find the process in the recording by: the
+// parent's for a Reaped row.
+func (p *procPart) procPID() int {
+	if p.Reaped {
+		return p.PPID
+	}
+	return p.PID
+}
+
 // Bytes is ReadBytes+WriteBytes.
 func (p ProcActivity) Bytes() uint64 { return p.ReadBytes + p.WriteBytes }
 
@@ -132,6 +190,16 @@ type Episode struct {
 	Start, End time.Time
 	Intervals  int
 	Signals    []SignalPeak // in AllSignals order
+	// Catalogue is every signal.Catalogue entry's rate in the episode, in
+	// catalogue order, whether or not it raised the episode.
+	Catalogue []CatalogueRate
+	// Stall holds the scope's PSI some and full peaks in the episode (share
+	// of wall time, /proc/pressure/memory or the group's memory.pressure)
+	// whether or not they rose above their threshold, NaN when not
+	// recorded (nil in an Episode not built by Analyze): some ≥ full
+	// always, and a CSV cell left blank beside a raised full would read
+	// as 0.
+	Stall []float64
 	// Spike is true when an interval of the episode had a latency spike.
 	Spike bool
 	// LatencyPeak is the highest latency statistic in the episode, 0 when
@@ -148,19 +216,42 @@ type Episode struct {
 	// episode, "" if none.
 	Culprit string
 	// IOBytes is the I/O (read+write) of every recorded process in the
-	// episode: the denominator of a culprit's share.
-	IOBytes uint64
+	// episode; OutsideBytes the part of it done by processes outside the
+	// cgroup scope (ProcActivity.OutsideScope). A culprit's share is of
+	// IOBytes − OutsideBytes (scopeBytes).
+	IOBytes      uint64
+	OutsideBytes uint64
+	// ReapedBytes is the part of IOBytes done by children reaped between
+	// two scans that no scan saw (ProcActivity.Reaped rows);
+	// UnattributedReapedBytes the part of it whose parent no job's unit,
+	// cgroup or lineage claims: counted in the denominator, credited to
+	// no job.
+	ReapedBytes             uint64
+	UnattributedReapedBytes uint64
 	// MemTaken is the RSS growth (anon+file, from Sample.RSS's largest
 	// holders) of the processes that grew in the episode, from the sample
 	// one interval before it began to their peak in it: the denominator of a culprit's share
 	// of the memory taken.
 	MemTaken uint64
+	// OutsideMem is the part of MemTaken taken by processes outside the
+	// cgroup scope; a culprit's memory share is of MemTaken − OutsideMem
+	// (scopeMem).
+	OutsideMem uint64
 	// Onset is the first stall onset recorded in the episode or the
 	// interval before it (record.StallOnset: the moment PSI crossed the
 	// watch's --stall-threshold, to the 50 ms or better), nil when none
 	// was recorded; its Procs are the processes seen at that moment.
 	Onset *record.StallOnset
 }
+
+// scopeBytes is the I/O of the episode's processes that can cause the
+// scope's reclaim: every recorded process's, less that of the processes
+// outside a cgroup scope. It is the denominator of a culprit's share.
+func (e *Episode) scopeBytes() uint64 { return e.IOBytes - min(e.OutsideBytes, e.IOBytes) }
+
+// scopeMem is MemTaken less what processes outside a cgroup scope took:
+// the denominator of a culprit's memory share.
+func (e *Episode) scopeMem() uint64 { return e.MemTaken - min(e.OutsideMem, e.MemTaken) }
 
 // Has reports whether the episode raised s.
 func (e *Episode) Has(s Signal) (SignalPeak, bool) {
@@ -219,13 +310,14 @@ type Culprit struct {
 	// episode.
 	BytesPerEpisode uint64
 
-	Confidence float64 // 0..1, Proof.Confidence()
+	Confidence float64 // 0..1, computed from Proof
 	// Proof is the structured evidence the confidence is computed from.
 	Proof *Proof
 	// NewEachTime (kind process): each episode had a new process of that
-	// name outside any systemd unit or container, so something else (a
-	// script, a loop) starts it on the schedule; false: one long-lived
-	// process or a service's own workers, a schedule inside it.
+	// name outside any systemd unit or container, or one whose recorded
+	// parent runs another program, so something else (a script, a loop)
+	// starts it on the schedule; false: one long-lived process or a
+	// service's own workers, a schedule inside it (startedAnew).
 	NewEachTime bool `json:"new_process_each_time,omitempty"`
 	// Missing (kind unknown) is what the recording lacked to name the
 	// cause of the recurrence; the advice follows it.
@@ -245,13 +337,30 @@ type Culprit struct {
 
 // ProgramCredit is a program credited with recurring episodes no job
 // explains: its median Share of the recorded I/O in the Episodes of
-// them (of Of) it is credited with.
+// them (of Of) it is credited with. Of a culprit of kind unknown, it
+// is a program credited with two or more of them and not named, and
+// Unnamed says why.
 type ProgramCredit struct {
 	Program  string
 	Share    float64
 	Episodes int
 	Of       int
+	Unnamed  Unnamed
 }
+
+// Unnamed is why a program that did the I/O of recurring episodes was
+// not named (ProgramCredit.Unnamed).
+type Unnamed string
+
+// Why a credited program was not named.
+const (
+	// UnnamedBusy: it did under 3 times as much I/O per interval inside
+	// the episodes as outside them: its I/O does not tell them apart.
+	UnnamedBusy Unnamed = "busy"
+	// unnamedChance: p_null ≥ maxChance and a median share below
+	// SoloShare: too few episodes to rule out chance.
+	unnamedChance Unnamed = "chance"
+)
 
 // Missing is one thing a recording lacked to name the cause of a
 // recurrence (Culprit.Missing).
@@ -273,9 +382,14 @@ const (
 	// too few episodes to rule out chance (p_null ≥ MaxChance, share
 	// below SoloShare): a longer recording decides.
 	MissingEpisodes Missing = "episodes"
+	// MissingBusy: recorded processes did the episodes' I/O, but
+	// were as busy outside them (ProgramCredit.Unnamed busy): their I/O
+	// does not set the schedule, and what does (memory taken beyond
+	// the RSS holders kept, a job cgroup's page cache) is not recorded.
+	MissingBusy Missing = "busy"
 	// MissingIO: processes were recorded and readable, and none did
-	// CreditFloor and MinShare of an episode's I/O or memory taken more
-	// than once: the pressure came from memory the recording does not
+	// CreditFloor and MinShare of the I/O of two or more of the
+	// recurring episodes: the pressure came from memory the recording does not
 	// attribute (kernel, page cache of processes outside the top, or a
 	// cgroup's other tasks).
 	MissingIO Missing = "io"

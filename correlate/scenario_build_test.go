@@ -5,11 +5,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
-	"github.com/memdiag/memdiag/lru"
-	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
-	"github.com/memdiag/memdiag/timers"
 )
 
 // A scenario is a synthetic recording built interval by interval: the
@@ -36,8 +33,12 @@ type scenario struct {
 	// (Sample.CgroupVMStat); nil: the group's counters not recorded.
 	cgRefault func(t time.Duration) float64
 	procs     []sproc
-	jobs      []timers.Job
+	jobs      []record.Job
 	noProcs   bool // a recording without per-process data
+	// describeParents: an exec event carries its parent's identity
+	// (process.Event.ParentComm …) when the parent started before the
+	// recording (from 0), once per parent, as watch's listener does.
+	describeParents bool
 }
 
 // sproc is one process of a scenario, alive in [from, to).
@@ -50,8 +51,10 @@ type sproc struct {
 	// hideAfter: /proc no longer lists it after this offset (it did
 	// its I/O between samples); its exit event carries the totals.
 	hideAfter time.Duration
-	// rss is its anon RSS in bytes (0: not among the RSS holders).
-	rss uint64
+	// rss is its anon RSS in bytes (0: not among the RSS holders);
+	// rssAt, when set, gives it over time instead.
+	rss   uint64
+	rssAt func(t time.Duration) float64
 }
 
 // every returns a rate function: rate bps for dur starting at each of
@@ -87,6 +90,11 @@ func (s scenario) build() *record.Recording {
 	rec.Header.Collectors = []record.CollectorStatus{{Name: "psi", Available: true}, {Name: "procs", Available: !s.noProcs}}
 	var someUS, cgUS, diskWr, refault, cgRefault float64
 	life := map[int]float64{} // bytes written so far, per process
+	described := map[int]bool{}
+	byPID := map[int]sproc{}
+	for _, p := range s.procs {
+		byPID[p.pid] = p
+	}
 	n := int(s.dur / s.interval)
 	for i := 0; i <= n; i++ {
 		off := time.Duration(i) * s.interval
@@ -119,8 +127,13 @@ func (s scenario) build() *record.Recording {
 			prev := off - s.interval
 			// Events of (prev, off].
 			if i > 0 && p.from > prev && p.from <= off && p.from > 0 {
-				smp.Events = append(smp.Events, diskio.ProcEvent{Kind: diskio.Exec, Time: s.start.Add(p.from), Source: "connector",
-					PID: p.pid, PPID: p.ppid, Comm: p.comm, Cmdline: p.cmdline, Unit: p.unit})
+				ev := record.Event{Kind: process.Exec, Time: s.start.Add(p.from), Source: "connector",
+					PID: p.pid, PPID: p.ppid, Comm: p.comm, Cmdline: p.cmdline, Unit: p.unit}
+				if par, ok := byPID[p.ppid]; ok && s.describeParents && par.from == 0 && !described[par.pid] {
+					described[par.pid] = true
+					ev.ParentComm, ev.ParentCmdline, ev.ParentPPID = par.comm, par.cmdline, par.ppid
+				}
+				smp.Events = append(smp.Events, ev)
 			}
 			alive := p.from < off && to > prev
 			if i > 0 && alive && p.bps != nil {
@@ -137,37 +150,41 @@ func (s scenario) build() *record.Recording {
 				diskWr += d
 				hidden := p.hideAfter > 0 && off > p.hideAfter
 				if d > 0 && !hidden && !s.noProcs {
-					smp.Procs = append(smp.Procs, diskio.ProcIO{PID: p.pid, PPID: p.ppid, StartTicks: uint64(p.pid), Comm: p.comm,
+					smp.Procs = append(smp.Procs, record.ProcIO{PID: p.pid, PPID: p.ppid, StartTicks: uint64(p.pid), Comm: p.comm,
 						Cmdline: p.cmdline, Unit: p.unit, Cgroup: p.cgroup, WriteBytes: uint64(life[p.pid]), DeltaWriteBytes: uint64(d)})
 				}
 			}
 			if i > 0 && to > prev && to <= off && p.to > 0 {
-				smp.Events = append(smp.Events, diskio.ProcEvent{Kind: diskio.Exit, Time: s.start.Add(to), Source: "connector",
+				smp.Events = append(smp.Events, record.Event{Kind: process.Exit, Time: s.start.Add(to), Source: "connector",
 					PID: p.pid, PPID: p.ppid, Comm: p.comm, Cmdline: p.cmdline, Unit: p.unit, WriteBytes: uint64(life[p.pid])})
 			}
-			if alive && p.rss > 0 && !s.noProcs {
-				smp.RSS = append(smp.RSS, diskio.ProcRSS{PID: p.pid, StartTicks: uint64(p.pid), Comm: p.comm, AnonBytes: p.rss})
+			rss := p.rss
+			if p.rssAt != nil {
+				rss = uint64(p.rssAt(off))
+			}
+			if alive && rss > 0 && !s.noProcs {
+				smp.RSS = append(smp.RSS, record.ProcRSS{PID: p.pid, StartTicks: uint64(p.pid), Comm: p.comm, AnonBytes: rss})
 			}
 		}
 		if s.noProcs {
 			smp.Events = nil
 		}
-		smp.PSI = &psi.Snapshot{Memory: &psi.Resource{
-			Some: psi.Line{Total: time.Duration(someUS) * time.Microsecond},
-			Full: &psi.Line{Total: time.Duration(someUS/4) * time.Microsecond},
+		smp.PSI = &record.PSI{Memory: &record.PSIResource{
+			Some: record.PSILine{Total: time.Duration(someUS) * time.Microsecond},
+			Full: &record.PSILine{Total: time.Duration(someUS/4) * time.Microsecond},
 		}}
 		if s.cgSome != nil {
-			smp.CgroupPSI = &psi.Snapshot{Memory: &psi.Resource{
-				Some: psi.Line{Total: time.Duration(cgUS) * time.Microsecond},
-				Full: &psi.Line{Total: time.Duration(cgUS/4) * time.Microsecond},
+			smp.CgroupPSI = &record.PSI{Memory: &record.PSIResource{
+				Some: record.PSILine{Total: time.Duration(cgUS) * time.Microsecond},
+				Full: &record.PSILine{Total: time.Duration(cgUS/4) * time.Microsecond},
 			}}
 		}
 		if s.cgRefault != nil {
-			smp.CgroupVMStat = &lru.VMStat{WorkingsetRefaultFile: u64(cgRefault)}
+			smp.CgroupVMStat = &record.VMStat{WorkingsetRefaultFile: u64(cgRefault)}
 		}
-		smp.Meminfo = &lru.Meminfo{ActiveFile: u64(2 << 30), InactiveFile: u64(2 << 30), ActiveAnon: u64(300 << 20), InactiveAnon: u64(100 << 20)}
-		smp.VMStat = &lru.VMStat{WorkingsetRefaultFile: u64(refault), PgscanDirect: u64(0), Pswpout: u64(0)}
-		smp.Disks = []diskio.Disk{{Name: "sda", WriteBytes: uint64(diskWr), IOTicks: time.Duration(math.Min(float64(off), float64(off)/2))}}
+		smp.Meminfo = &record.Meminfo{ActiveFile: u64(2 << 30), InactiveFile: u64(2 << 30), ActiveAnon: u64(300 << 20), InactiveAnon: u64(100 << 20)}
+		smp.VMStat = &record.VMStat{WorkingsetRefaultFile: u64(refault), PgscanDirect: u64(0), Pswpout: u64(0)}
+		smp.Disks = []record.Disk{{Name: "sda", WriteBytes: uint64(diskWr), IOTicks: time.Duration(math.Min(float64(off), float64(off)/2))}}
 		rec.Samples = append(rec.Samples, smp)
 	}
 	return rec

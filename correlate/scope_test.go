@@ -1,9 +1,11 @@
 package correlate
 
 import (
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -35,7 +37,7 @@ func cgroupScopeScenario() scenario {
 		}
 		return burstPSI(0.2, 5*time.Second, ats...)(t)
 	}
-	return scenario{dur: 9*time.Minute + 5*time.Second, jobs: []timers.Job{job}, procs: ps,
+	return scenario{dur: 9*time.Minute + 5*time.Second, jobs: []record.Job{job}, procs: ps,
 		hostSome: host, cgSome: burstPSI(0.2, 5*time.Second, ats...),
 		refault: func(t time.Duration) float64 {
 			if tenant(t) {
@@ -126,5 +128,222 @@ func TestCgroupRelated(t *testing.T) {
 		if got := cgroupRelated(c.dir, c.proc); got != c.want {
 			t.Errorf("cgroupRelated(%q, %q) = %v; want %v", c.dir, c.proc, got, c.want)
 		}
+	}
+}
+
+// dilutedScopeScenario: the --cgroup group's job (mdjob.timer, each
+// minute at :10, in the group's descendant /service/mdjob.service)
+// writes 40 MiB in each of its 9 firings and stalls the group; at the
+// same moments another tenant outside the group writes 400 MiB, through
+// a timer of its own (tenant.timer, /system.slice/tenant.service) or,
+// with tenantJob false, a daemon's own schedule (/system.slice/bulk.service).
+func dilutedScopeScenario(tenantJob bool) scenario {
+	job := withPeriod(sysTimer("mdjob.timer", "*:*:10", "/usr/local/bin/mdjob.sh"), time.Minute)
+	jobs := []record.Job{job}
+	ats := offs(time.Minute, 9, 10*time.Second)
+	var ps []sproc
+	for k, a := range ats {
+		ps = append(ps, sproc{pid: 1000 + k, ppid: 1, comm: "mdjob.sh", cmdline: "/bin/sh /usr/local/bin/mdjob.sh", unit: "mdjob.service",
+			cgroup: "/service/mdjob.service", from: a, to: a + 5*time.Second, bps: every(8*mib, 5*time.Second, a)})
+		if tenantJob {
+			ps = append(ps, sproc{pid: 2000 + k, ppid: 1, comm: "tenant-sync", cmdline: "/usr/local/bin/tenant-sync", unit: "tenant.service",
+				cgroup: "/system.slice/tenant.service", from: a, to: a + 5*time.Second, bps: every(80*mib, 5*time.Second, a)})
+		}
+	}
+	if tenantJob {
+		jobs = append(jobs, withPeriod(sysTimer("tenant.timer", "*:*:10", "/usr/local/bin/tenant-sync"), time.Minute))
+	} else {
+		ps = append(ps, sproc{pid: 900, ppid: 1, comm: "bulkd", cmdline: "/usr/sbin/bulkd", unit: "bulk.service",
+			cgroup: "/system.slice/bulk.service", bps: every(80*mib, 5*time.Second, ats...)})
+	}
+	stall := burstPSI(0.2, 5*time.Second, ats...)
+	return scenario{dur: 9*time.Minute + 5*time.Second, jobs: jobs, procs: ps, hostSome: stall, cgSome: stall,
+		refault:   func(t time.Duration) float64 { return every(800, 5*time.Second, ats...)(t) + 5 },
+		cgRefault: func(t time.Duration) float64 { return every(800, 5*time.Second, ats...)(t) }}
+}
+
+// Under a cgroup scope a job's share is taken over the I/O of the
+// processes that can cause the group's reclaim: another tenant's 400 MiB
+// per episode outside the group neither dilutes the group's job (40 MiB,
+// 9 % of every process's I/O) nor makes the tenant the group's culprit.
+func TestScenarioCgroupScopeShare(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		tenantJob bool
+		tenant    string
+	}{{"outside timer", true, "tenant.timer"}, {"outside daemon", false, "bulkd"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Analyze(dilutedScopeScenario(tc.tenantJob).build(), Options{Project: timers.Project})
+			if len(res.Episodes) != 9 {
+				t.Fatalf("%d episodes; want 9", len(res.Episodes))
+			}
+			for _, c := range res.Culprits {
+				if c.Name == tc.tenant || c.Name == "tenant-sync" {
+					t.Errorf("%s (outside the cgroup) named the group's culprit: %+v", c.Name, c.Proof)
+				}
+			}
+			if len(res.Culprits) == 0 || res.Culprits[0].Name != "mdjob.timer" {
+				t.Fatalf("culprits %v; want mdjob.timer first", names(res))
+			}
+			c := res.Culprits[0]
+			if c.EpisodesExplained != 9 || c.Proof.ShareScope != ScopeCgroup {
+				t.Errorf("mdjob.timer explains %d of 9, share scope %q; want 9 and cgroup", c.EpisodesExplained, c.Proof.ShareScope)
+			}
+			for _, cr := range c.Proof.Credits {
+				// 5 s at 8 MiB/s inside, 80 MiB/s outside; the episode
+				// spans the interval before the stall too.
+				if cr.Bytes != cr.AllBytes || cr.Share != 1 || cr.OutsideBytes < 399*mib || cr.OutsideBytes > 401*mib || cr.Bytes < 39*mib || cr.Bytes > 41*mib {
+					t.Errorf("episode %d: bytes %d of %d (share %.3f), outside %d; want 40 MiB of 40 MiB (1), 400 MiB outside",
+						cr.Episode, cr.Bytes, cr.AllBytes, cr.Share, cr.OutsideBytes)
+				}
+			}
+		})
+	}
+}
+
+// A process whose cgroup was not recorded is not inside: it is marked
+// cgroup_unknown, not outside, and its I/O stays in the denominator (it
+// may be in the group), so an unplaced 400 MiB still dilutes the job.
+func TestScenarioCgroupScopeUnknown(t *testing.T) {
+	sc := dilutedScopeScenario(false)
+	for i := range sc.procs {
+		if sc.procs[i].comm == "bulkd" {
+			sc.procs[i].cgroup = ""
+		}
+	}
+	res := Analyze(sc.build(), Options{Project: timers.Project})
+	var seen int
+	for _, e := range res.Episodes {
+		if e.OutsideBytes != 0 {
+			t.Errorf("episode %d: %d bytes outside; bulkd's cgroup is unknown, not outside", e.Index, e.OutsideBytes)
+		}
+		for _, p := range e.Processes {
+			if p.Comm == "bulkd" {
+				seen++
+				if !p.CgroupUnknown || p.OutsideScope {
+					t.Errorf("episode %d: bulkd cgroup_unknown %v, outside_scope %v; want true, false", e.Index, p.CgroupUnknown, p.OutsideScope)
+				}
+			}
+		}
+	}
+	if seen != 9 {
+		t.Errorf("bulkd in %d episodes; want 9", seen)
+	}
+	for _, c := range res.Culprits {
+		if c.Name == "mdjob.timer" {
+			t.Errorf("mdjob.timer named on %v of a share diluted by a process that may be in the group", c.Proof.Credits)
+		}
+	}
+}
+
+// The memory taken under a cgroup scope: the group's job allocates
+// 100 MiB in each firing (and does 1 MiB of I/O, below the credit floor);
+// at the same moments a long-running cache outside the group
+// (/system.slice/cached.service) grows by 400 MiB and gives it back. The
+// cache did I/O only in the recording's first seconds, so in the
+// episodes it is only among the RSS holders, which carry no cgroup: its
+// cgroup comes from where the recording saw it, and its growth is left
+// out of the job's memory share (1, not 0.2).
+func TestScenarioCgroupScopeMemory(t *testing.T) {
+	job := withPeriod(sysTimer("mdjob.timer", "*:*:10", "/usr/local/bin/mdjob.sh"), time.Minute)
+	ats := offs(time.Minute, 9, 10*time.Second)
+	var ps []sproc
+	for k, a := range ats {
+		ps = append(ps, sproc{pid: 1000 + k, ppid: 1, comm: "mdjob.sh", cmdline: "/bin/sh /usr/local/bin/mdjob.sh", unit: "mdjob.service",
+			cgroup: "/service/mdjob.service", from: a, to: a + 5*time.Second, bps: every(0.2*mib, 5*time.Second, a), rss: 100 * mib})
+	}
+	ps = append(ps, sproc{pid: 900, ppid: 1, comm: "cached", cmdline: "/usr/sbin/cached", unit: "cached.service",
+		cgroup: "/system.slice/cached.service", bps: func(t time.Duration) float64 {
+			if t <= 3*time.Second {
+				return mib
+			}
+			return 0
+		}, rssAt: func(t time.Duration) float64 { return 50*mib + every(400*mib, 5*time.Second, ats...)(t) }})
+	stall := burstPSI(0.2, 5*time.Second, ats...)
+	sc := scenario{dur: 9*time.Minute + 5*time.Second, jobs: []record.Job{job}, procs: ps, hostSome: stall, cgSome: stall,
+		refault:   func(t time.Duration) float64 { return every(800, 5*time.Second, ats...)(t) + 5 },
+		cgRefault: func(t time.Duration) float64 { return every(800, 5*time.Second, ats...)(t) }}
+	res := Analyze(sc.build(), Options{Project: timers.Project})
+	if len(res.Episodes) != 9 {
+		t.Fatalf("%d episodes; want 9", len(res.Episodes))
+	}
+	if len(res.Culprits) == 0 || res.Culprits[0].Name != "mdjob.timer" {
+		t.Fatalf("culprits %v; want mdjob.timer first", names(res))
+	}
+	for _, cr := range res.Culprits[0].Proof.Credits {
+		if cr.MemBytes != 100*mib || cr.MemAll != 100*mib || cr.MemOutside != 400*mib || cr.MemShare != 1 {
+			t.Errorf("episode %d: memory %d of %d (share %.3f), outside %d; want 100 MiB of 100 MiB (1), 400 MiB outside",
+				cr.Episode, cr.MemBytes, cr.MemAll, cr.MemShare, cr.MemOutside)
+		}
+	}
+}
+
+// A job whose processes all ran outside the --cgroup group is not the
+// group's culprit, and the verdict says why: it ran, outside the
+// analysed scope, in the group's episodes (tenant.timer's tenant-sync in
+// /system.slice/tenant.service wrote 400 MiB in each of the 9).
+func TestScenarioCgroupScopeJobOutside(t *testing.T) {
+	res := Analyze(dilutedScopeScenario(true).build(), Options{Project: timers.Project})
+	var got *NotRun
+	for i := range res.NotRun {
+		if res.NotRun[i].Name == "tenant.timer" {
+			got = &res.NotRun[i]
+		}
+	}
+	if got == nil {
+		t.Fatalf("not named %+v; want tenant.timer, which ran outside the cgroup", res.NotRun)
+	}
+	if got.OutsideScope == nil {
+		t.Fatalf("tenant.timer: %+v; want it said to have run outside the cgroup", *got)
+	}
+	o := got.OutsideScope
+	if o.Processes != 9 || o.Episodes != 9 || o.Bytes < 9*399*mib || o.Bytes > 9*401*mib || !slices.Equal(o.Cgroups, []string{"/system.slice/tenant.service"}) {
+		t.Errorf("tenant.timer outside: %+v; want 9 processes in /system.slice/tenant.service, 9 episodes, 3.5 GiB", *o)
+	}
+	for _, nr := range res.NotRun {
+		if nr.Name == "mdjob.timer" {
+			t.Errorf("mdjob.timer (in the group, named) listed as not named: %+v", nr)
+		}
+	}
+	// With the host's scope every process counts: nothing is outside.
+	res = Analyze(dilutedScopeScenario(true).build(), Options{Project: timers.Project, PSIScope: PSIHost})
+	for _, nr := range res.NotRun {
+		if nr.OutsideScope != nil {
+			t.Errorf("host scope: %s said to run outside the scope", nr.Name)
+		}
+	}
+}
+
+// A process culprit's credits carry what a job's carry, so a skeptic can
+// recompute its share and see what rests on processes of unknown cgroup:
+// under a cgroup scope pressure.py (cgroup not recorded) writes 300 MiB
+// and holds 200 MiB in each of its 6 episodes, alone.
+func TestScenarioProcessCreditEvidence(t *testing.T) {
+	sc := interpreterScenario()
+	sc.cgSome = sc.hostSome
+	ats := offs(time.Minute, 6, 10*time.Second)
+	for i := range sc.procs {
+		if sc.procs[i].comm == "python3" {
+			sc.procs[i].rssAt = every(200*mib, 10*time.Second, ats...)
+		}
+	}
+	res := Analyze(sc.build(), Options{Project: timers.Project})
+	if res.PSIScope != PSICgroup || len(res.Culprits) == 0 || res.Culprits[0].Name != "pressure.py" {
+		t.Fatalf("scope %q, culprits %v; want cgroup, pressure.py", res.PSIScope, names(res))
+	}
+	pf := res.Culprits[0].Proof
+	if len(pf.Credits) != 6 {
+		t.Fatalf("%d credits; want 6", len(pf.Credits))
+	}
+	var own []float64
+	for _, cr := range pf.Credits {
+		if cr.Bytes < 299*mib || cr.Bytes > 301*mib || cr.UnknownBytes != cr.Bytes || cr.MemBytes != 200*mib || cr.MemAll != 200*mib || cr.MemShare != 1 {
+			t.Errorf("episode %d: bytes %d, unknown %d, memory %d of %d (%.3f); want 300 MiB all of unknown cgroup, 200 MiB of 200 MiB (1)",
+				cr.Episode, cr.Bytes, cr.UnknownBytes, cr.MemBytes, cr.MemAll, cr.MemShare)
+		}
+		own = append(own, max(cr.Share, cr.MemShare))
+	}
+	if got := round3(median(own)); pf.Share != got {
+		t.Errorf("proof share %.3f; the credits give %.3f", pf.Share, got)
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/memstate"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
 )
@@ -40,8 +40,14 @@ type Series struct {
 	onsets  []record.StallOnset
 	ooms    []OOMKill
 	growth  memstate.GrowthSeries
-	prev    *record.Sample
-	samples int
+	// leftOutSamples counts the samples whose RSS left growing processes
+	// out (Sample.RSSLeftOut), leftOutMax the most left out of one.
+	leftOutSamples, leftOutMax int
+	// retention is the allocator evidence recorded for growing
+	// processes (Sample.Retention), the first per process.
+	retention map[procKey]*memstate.Retention
+	prev      *record.Sample
+	samples   int
 
 	rssOff []int     // per sample: where its largest RSS holders start in rss
 	rss    []rssHold // the rssKeep largest RSS holders of each sample
@@ -49,6 +55,14 @@ type Series struct {
 	// exit event's life totals are credited only for what was not seen
 	// before (exitPrior).
 	lastCum map[int]cumSeen
+	// execAt is each live process's exec time (exec events), for
+	// reapedThroughTie; nil until needed.
+	execAt map[int]time.Time
+	// cgroups is, per PID, the cgroup each of its processes (by start
+	// ticks, 0 unknown) was last seen in by a sample or an event: where
+	// an episode saw a process only among the RSS holders, which carry
+	// no cgroup.
+	cgroups map[int][]seenCgroup
 	sawProc bool // some sample had processes or process events
 	// denied, listed: the sample where the most processes' /proc/PID/io
 	// was unreadable (Sample.Scan), and how many processes it listed.
@@ -60,6 +74,12 @@ type Series struct {
 	parts map[time.Time][]procPart
 }
 
+// procKey tells a process from a later one that reuses its PID.
+type procKey struct {
+	pid   int
+	start uint64
+}
+
 // rssHold is one of a sample's largest RSS holders.
 type rssHold struct {
 	pid        int
@@ -68,7 +88,8 @@ type rssHold struct {
 	anon, file uint64 // bytes
 }
 
-// rssKeep is how many RSS holders of each sample the series keeps.
+// rssKeep is how many RSS holders of each sample the series keeps (fewer
+// when the recording's --top is smaller: Header.TopN).
 const rssKeep = 5
 
 type cumSeen struct {
@@ -94,6 +115,9 @@ type ival struct {
 	// not recorded): refaults pages/s (file+anon), reclaim scans pages/s
 	// (allocation and limit reclaim), swap-out bytes/s.
 	CgRefaultPerSec, CgReclaimPerSec, CgSwapOutBytesPerSec float64
+	// Cat is every signal.Catalogue entry's rate in the interval, in its
+	// RateUnit (record.Interval.PerSec), NaN when unknown.
+	Cat []float64
 }
 
 func lean(iv *record.Interval) ival {
@@ -108,7 +132,17 @@ func lean(iv *record.Interval) ival {
 		CgRefaultPerSec:      sumKnown(iv.CgPerSec(signal.RefaultFile), iv.CgPerSec(signal.RefaultAnon)),
 		CgReclaimPerSec:      iv.CgPerSec(signal.AllocReclaim),
 		CgSwapOutBytesPerSec: iv.CgPerSec(signal.SwapOut), // pages/s until Add scales it
+		Cat:                  catalogueRates(iv),
 	}
+}
+
+// catalogueRates is iv.PerSec of every signal.Catalogue entry, in order.
+func catalogueRates(iv *record.Interval) []float64 {
+	out := make([]float64, len(signal.Catalogue))
+	for i, sig := range signal.Catalogue {
+		out[i] = iv.PerSec(sig)
+	}
+	return out
 }
 
 // sumKnown is a+b, or the known one of them, NaN when neither is known.
@@ -130,6 +164,9 @@ type procIO struct {
 	start                  uint64
 	readBytes, writeBytes  uint64 // cumulative
 	dReadBytes, dWriteByte uint64 // since the previous sample
+	// Since the previous sample, I/O of children it reaped that no scan
+	// saw (record.ProcIO.DeltaReaped*Bytes).
+	rReadBytes, rWriteBytes uint64
 }
 
 // procName is a process's names, interned: they repeat every sample.
@@ -137,7 +174,7 @@ type procName struct{ comm, cmdline, unit, cgroup string }
 
 type sampleEvents struct {
 	sample int
-	events []diskio.ProcEvent
+	events []process.Event
 	// prior[j] is, for an exit event j, the cumulative read/write bytes
 	// last seen of that process in an earlier sample (ok false: never
 	// seen).
@@ -151,7 +188,7 @@ type cumPrior struct {
 
 // NewSeries starts an empty series for a recording with header h.
 func NewSeries(h record.Header) *Series {
-	return &Series{Header: h, nameIdx: map[procName]uint32{}, lastCum: map[int]cumSeen{}}
+	return &Series{Header: h, nameIdx: map[procName]uint32{}, lastCum: map[int]cumSeen{}, cgroups: map[int][]seenCgroup{}}
 }
 
 // Add folds in the next sample, which must be later than the previous
@@ -171,14 +208,36 @@ func (sr *Series) Add(s *record.Sample) {
 		var l *latency.Summary
 		if s.Latency != nil && s.Latency.Count > 0 {
 			c := *s.Latency
-			l = &c
+			l = c.Summary()
 		}
 		sr.lat = append(sr.lat, l)
 		if p, c := sr.prev.VMStat, s.VMStat; p != nil && c != nil && p.OOMKill != nil && c.OOMKill != nil && *c.OOMKill > *p.OOMKill {
-			k := OOMKill{Time: s.Time, Count: int(*c.OOMKill - *p.OOMKill)}
+			k := OOMKill{Time: s.Time, Count: int(*c.OOMKill - *p.OOMKill), Group: sr.Header.Cgroup}
+			if pg, cg := sr.prev.CgroupVMStat, s.CgroupVMStat; k.Group != "" && pg != nil && cg != nil && pg.OOMKill != nil && cg.OOMKill != nil {
+				n := int(*cg.OOMKill) - int(*pg.OOMKill)
+				k.InGroup = &n
+			}
+			named := 0
+			for _, v := range s.OOMKills {
+				k.Victims = append(k.Victims, OOMVictim{PID: v.PID, Comm: v.Comm, Cgroup: v.Cgroup, OOMCgroup: v.OOMCgroup,
+					Constraint: v.Constraint, OutsideScope: k.Group != "" && v.Cgroup != "" && !cgroupRelated(k.Group, v.Cgroup)})
+				if k.Group != "" && cgroupWithin(k.Group, v.Cgroup) {
+					named++
+				}
+			}
+			// A v1 memory group's oom_kill (memory.oom_control) counts
+			// only its own tasks, not its children's: a victim the
+			// kernel log places in the group or below it is in it.
+			if k.Group != "" && named > 0 && (k.InGroup == nil || *k.InGroup < named) {
+				k.InGroup = &named
+			}
 			for _, e := range s.Events {
 				if e.Kind == "exit" {
-					k.Exited = append(k.Exited, e.Comm+" "+strconv.Itoa(e.PID))
+					comm := e.Comm
+					if comm == "" {
+						comm = "?" // exited before any scan or event named it
+					}
+					k.Exited = append(k.Exited, comm+" "+strconv.Itoa(e.PID))
 				}
 			}
 			sr.ooms = append(sr.ooms, k)
@@ -193,20 +252,35 @@ func (sr *Series) Add(s *record.Sample) {
 	if st := s.Scan; st != nil && st.Denied > sr.denied {
 		sr.denied, sr.listed = st.Denied, st.Processes
 	}
+	var evs []process.Event
+	if len(s.Events) > 0 {
+		evs = record.ProcessEvents(s.Events)
+	}
+	lost := sr.reapedThroughTie(s, evs)
 	sr.procOff = append(sr.procOff, len(sr.procs))
 	for j := range s.Procs {
 		p := &s.Procs[j]
+		r := [2]uint64{p.DeltaReapedReadBytes, p.DeltaReapedWriteBytes}
+		d := [2]uint64{p.DeltaReadBytes, p.DeltaWriteBytes}
+		if l, ok := lost[p.PID]; ok {
+			// Off the reaped delta first (a single-threaded parent's
+			// exact split), the rest off its own (a multi-threaded one's).
+			for k := range 2 {
+				c := min(r[k], l[k])
+				r[k] -= c
+				d[k] -= min(d[k], l[k]-c)
+			}
+		}
 		sr.procs = packProc(sr.procs, procIO{
 			pid: p.PID, ppid: p.PPID, name: sr.intern(p.Comm, p.Cmdline, p.Unit, p.Cgroup), start: p.StartTicks,
-			readBytes: p.ReadBytes, writeBytes: p.WriteBytes, dReadBytes: p.DeltaReadBytes, dWriteByte: p.DeltaWriteBytes,
+			readBytes: p.ReadBytes, writeBytes: p.WriteBytes, dReadBytes: d[0], dWriteByte: d[1],
+			rReadBytes: r[0], rWriteBytes: r[1],
 		})
 	}
 	if len(s.Events) > 0 {
-		evs := make([]diskio.ProcEvent, len(s.Events))
-		copy(evs, s.Events)
 		prior := make([]cumPrior, len(evs))
 		for j, ev := range evs {
-			if ev.Kind != diskio.Exit {
+			if ev.Kind != process.Exit {
 				continue
 			}
 			if c, ok := sr.lastCum[ev.PID]; ok && (ev.StartTicks == 0 || c.start == 0 || c.start == ev.StartTicks) {
@@ -222,7 +296,7 @@ func (sr *Series) Add(s *record.Sample) {
 		sr.lastCum[p.PID] = cumSeen{p.StartTicks, [2]uint64{p.ReadBytes, p.WriteBytes}}
 	}
 	for _, ev := range s.Events {
-		if ev.Kind == diskio.Exit {
+		if ev.Kind == process.Exit {
 			if c, ok := sr.lastCum[ev.PID]; ok && !slicesHasPID(s.Procs, ev.PID, c.start) {
 				delete(sr.lastCum, ev.PID)
 			}
@@ -231,14 +305,45 @@ func (sr *Series) Add(s *record.Sample) {
 	if len(s.Procs) > 0 {
 		sr.sawProc = true
 	}
+	for j := range s.Events {
+		if ev := &s.Events[j]; ev.Cgroup != "" {
+			sr.sawCgroup(ev.PID, ev.StartTicks, ev.Cgroup)
+		}
+	}
+	for j := range s.Procs {
+		if p := &s.Procs[j]; p.Cgroup != "" {
+			sr.sawCgroup(p.PID, p.StartTicks, p.Cgroup)
+		}
+	}
 	sr.rssOff = append(sr.rssOff, len(sr.rss))
-	for j := 0; j < len(s.RSS) && j < rssKeep; j++ {
+	// Sample.RSS holds the --top largest, then the growth candidates:
+	// with --top below rssKeep, only the top are the largest holders.
+	// (0: not said, as in recordings built by hand: all count.)
+	keep := rssKeep
+	if sr.Header.TopN > 0 && sr.Header.TopN < keep {
+		keep = sr.Header.TopN
+	}
+	for j := 0; j < len(s.RSS) && j < keep; j++ {
 		r := &s.RSS[j]
 		sr.rss = append(sr.rss, rssHold{r.PID, r.StartTicks, r.Comm, r.AnonBytes, r.FileBytes})
 	}
 	sr.onsets = append(sr.onsets, s.Onsets...)
 	if len(s.RSS) > 0 {
-		sr.growth.Add(s.Time, s.RSS)
+		sr.growth.Add(s.Time, record.MemstateRSS(s.RSS))
+	}
+	if s.RSSLeftOut > 0 {
+		sr.leftOutSamples++
+		sr.leftOutMax = max(sr.leftOutMax, s.RSSLeftOut)
+	}
+	for i := range s.Retention {
+		r := &s.Retention[i]
+		k := procKey{r.PID, r.StartTicks}
+		if sr.retention == nil {
+			sr.retention = map[procKey]*memstate.Retention{}
+		}
+		if sr.retention[k] == nil {
+			sr.retention[k] = r.Retention.Memstate()
+		}
 	}
 	// Between needs the previous sample's counters; nothing else of it
 	// is kept.
@@ -256,8 +361,37 @@ func (sr *Series) intern(comm, cmdline, unit, cgroup string) uint32 {
 	return i
 }
 
-// Samples is the number of samples added.
-func (sr *Series) Samples() int { return sr.samples }
+type seenCgroup struct {
+	start  uint64
+	cgroup string
+}
+
+// sawCgroup notes that process pid (start ticks start, 0 unknown) was in
+// cgroup.
+func (sr *Series) sawCgroup(pid int, start uint64, cgroup string) {
+	cs := sr.cgroups[pid]
+	for i := range cs {
+		if cs[i].start == start || start == 0 || cs[i].start == 0 {
+			cs[i].cgroup = cgroup
+			if cs[i].start == 0 {
+				cs[i].start = start
+			}
+			return
+		}
+	}
+	sr.cgroups[pid] = append(cs, seenCgroup{start, cgroup})
+}
+
+// cgroupOf is the cgroup process pid (start ticks start, 0 any) was last
+// seen in anywhere in the recording, "" if never.
+func (sr *Series) cgroupOf(pid int, start uint64) string {
+	for _, c := range sr.cgroups[pid] {
+		if c.start == start || start == 0 || c.start == 0 {
+			return c.cgroup
+		}
+	}
+	return ""
+}
 
 // procsOf appends the processes of sample i to buf.
 func (sr *Series) procsOf(i int, buf []procIO) []procIO {
@@ -277,7 +411,7 @@ func (sr *Series) procsOf(i int, buf []procIO) []procIO {
 // packProc appends p to b as eight uvarints: a day's 864,000 entries take
 // ~22 MB instead of 49 MB as structs.
 func packProc(b []byte, p procIO) []byte {
-	for _, v := range [...]uint64{uint64(p.pid), uint64(p.name), p.start, p.readBytes, p.writeBytes, p.dReadBytes, p.dWriteByte, uint64(p.ppid)} {
+	for _, v := range [...]uint64{uint64(p.pid), uint64(p.name), p.start, p.readBytes, p.writeBytes, p.dReadBytes, p.dWriteByte, uint64(p.ppid), p.rReadBytes, p.rWriteBytes} {
 		b = binary.AppendUvarint(b, v)
 	}
 	return b
@@ -286,12 +420,13 @@ func packProc(b []byte, p procIO) []byte {
 // unpackProc reads what packProc wrote at the start of b and returns the
 // rest of b.
 func unpackProc(b []byte) (procIO, []byte) {
-	var v [8]uint64
+	var v [10]uint64
 	for i := range v {
 		x, n := binary.Uvarint(b)
 		v[i], b = x, b[n:]
 	}
-	return procIO{pid: int(v[0]), name: uint32(v[1]), start: v[2], readBytes: v[3], writeBytes: v[4], dReadBytes: v[5], dWriteByte: v[6], ppid: int(v[7])}, b
+	return procIO{pid: int(v[0]), name: uint32(v[1]), start: v[2], readBytes: v[3], writeBytes: v[4], dReadBytes: v[5], dWriteByte: v[6], ppid: int(v[7]),
+		rReadBytes: v[8], rWriteBytes: v[9]}, b
 }
 
 // Span is the time the recording's intervals cover, (from, to]: its
@@ -305,7 +440,7 @@ func (sr *Series) Span() (from, to time.Time, ok bool) {
 
 // eventsWithPrior returns the process events of sample i and, per exit
 // event, the cumulative I/O last seen of that process before it.
-func (sr *Series) eventsWithPrior(i int) ([]diskio.ProcEvent, []cumPrior) {
+func (sr *Series) eventsWithPrior(i int) ([]process.Event, []cumPrior) {
 	j := sort.Search(len(sr.events), func(j int) bool { return sr.events[j].sample >= i })
 	if j < len(sr.events) && sr.events[j].sample == i {
 		return sr.events[j].events, sr.events[j].prior
@@ -323,7 +458,7 @@ func (sr *Series) sampleTime(i int) time.Time {
 
 // slicesHasPID reports whether procs holds the process pid (start ticks
 // start, or any when 0) after it exited: a PID reused within the sample.
-func slicesHasPID(procs []diskio.ProcIO, pid int, start uint64) bool {
+func slicesHasPID(procs []record.ProcIO, pid int, start uint64) bool {
 	for i := range procs {
 		if procs[i].PID == pid && start != 0 && procs[i].StartTicks != start {
 			return true
@@ -342,4 +477,103 @@ func (sr *Series) rssOf(i int) []rssHold {
 		end = sr.rssOff[i+1]
 	}
 	return sr.rss[sr.rssOff[i]:end]
+}
+
+// reapedThroughTie is, for a recording made before
+// record.ProcIOAccountingDepth, the I/O that sample s's deltas hold a
+// second time, by the PID of the live ancestor whose delta holds it: the
+// kernel adds a reaped child's I/O to its parent, and the old scanner
+// failed to take it off in two cases.
+//   - It took exited processes' totals off their parents in start-time
+//     order; a script and the cat it runs at once share a start tick, and
+//     when the script came first, cat's total — recorded in its own rows
+//     and exit — stayed in the reaped delta of the loop that reaped the
+//     script. Only when both were seen alive by an earlier scan (exec
+//     before the previous sample, or no exec recorded) and both exited
+//     before this one, cat's exec within two clock ticks of the script's;
+//     the exit's bytes are what was lost.
+//   - It took taskstats' exit totals as a child's whole I/O; for a
+//     multi-threaded child they are its last task's (a go test binary:
+//     12 KiB at exit, 1.5 GiB in its rows), so the rest stayed in the
+//     parent's delta: what an earlier sample saw of the child beyond its
+//     exit's bytes is what was lost.
+func (sr *Series) reapedThroughTie(s *record.Sample, evs []process.Event) map[int][2]uint64 {
+	if sr.Header.ProcIOAccounting >= record.ProcIOAccountingDepth || len(evs) == 0 {
+		return nil
+	}
+	if sr.execAt == nil {
+		sr.execAt = map[int]time.Time{}
+	}
+	type exit struct {
+		ppid int
+		rw   [2]uint64
+	}
+	var exits map[int]exit
+	for _, ev := range evs {
+		switch ev.Kind {
+		case process.Exec:
+			sr.execAt[ev.PID] = ev.Time
+		case process.Exit:
+			if exits == nil {
+				exits = map[int]exit{}
+			}
+			exits[ev.PID] = exit{ev.PPID, [2]uint64{ev.ReadBytes, ev.WriteBytes}}
+		}
+	}
+	seenAlive := func(pid int) bool {
+		t, ok := sr.execAt[pid]
+		return sr.prev != nil && (!ok || t.IsZero() || t.Before(sr.prev.Time))
+	}
+	hz := sr.Header.ClockTicks
+	if hz <= 0 {
+		hz = 100 // USER_HZ on every Linux architecture memdiag runs on
+	}
+	tick := 2 * time.Second / time.Duration(hz)
+	// The first ancestor that did not exit in this interval reaped it.
+	liveAncestor := func(a int) int {
+		for n := 0; n < len(exits); n++ {
+			up, ok := exits[a]
+			if !ok {
+				break
+			}
+			a = up.ppid
+		}
+		return a
+	}
+	var lost map[int][2]uint64
+	addLost := func(pid int, rw [2]uint64) {
+		if lost == nil {
+			lost = map[int][2]uint64{}
+		}
+		l := lost[pid]
+		lost[pid] = [2]uint64{l[0] + rw[0], l[1] + rw[1]}
+	}
+	for _, ev := range evs {
+		if ev.Kind != process.Exit || ev.Source != "taskstats" {
+			continue
+		}
+		c, ok := sr.lastCum[ev.PID]
+		if !ok || (ev.StartTicks != 0 && c.start != 0 && c.start != ev.StartTicks) {
+			continue
+		}
+		if rw := [2]uint64{c.cum[0] - min(c.cum[0], ev.ReadBytes), c.cum[1] - min(c.cum[1], ev.WriteBytes)}; rw != [2]uint64{} {
+			addLost(liveAncestor(ev.PPID), rw)
+		}
+	}
+	for pid, x := range exits {
+		m, ok := exits[x.ppid]
+		if !ok || x.ppid == pid || x.rw == [2]uint64{} || !seenAlive(pid) || !seenAlive(x.ppid) {
+			continue
+		}
+		if tx, okx := sr.execAt[pid]; okx {
+			if tm, okm := sr.execAt[x.ppid]; okm && (tx.Sub(tm) >= tick || tm.Sub(tx) >= tick) {
+				continue // started in different ticks: the old order was right
+			}
+		}
+		addLost(liveAncestor(m.ppid), x.rw)
+	}
+	for pid := range exits {
+		delete(sr.execAt, pid)
+	}
+	return lost
 }

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
-	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
 )
@@ -47,7 +45,7 @@ func TestAttachOnsets(t *testing.T) {
 	iv := res.Interval
 	onset := func(at time.Time, comm string) record.StallOnset {
 		return record.StallOnset{Time: at, Scope: "host", Resource: "memory", Kind: "some", Mode: "poll",
-			Procs: []diskio.ProcIO{{PID: 7, Comm: comm}}}
+			Procs: []record.ProcIO{{PID: 7, Comm: comm}}}
 	}
 	last := len(rec.Samples) - 1
 	rec.Samples[last].Onsets = append(rec.Samples[last].Onsets, onset(e.Start.Add(iv/2), "later"))
@@ -66,8 +64,8 @@ func TestLimitReclaimIsNotDirectReclaim(t *testing.T) {
 	// do, and direct reclaim stays 0.
 	u := func(v uint64) *uint64 { return &v }
 	h := record.Header{}
-	prev := record.Sample{Time: time.Unix(0, 0), VMStat: &lru.VMStat{PgscanDirect: u(0), PgscanKswapd: u(10), PgscanAnon: u(100), PgscanFile: u(1000)}}
-	cur := record.Sample{Time: time.Unix(2, 0), VMStat: &lru.VMStat{PgscanDirect: u(0), PgscanKswapd: u(10), PgscanAnon: u(300), PgscanFile: u(20800)}}
+	prev := record.Sample{Time: time.Unix(0, 0), VMStat: &record.VMStat{PgscanDirect: u(0), PgscanKswapd: u(10), PgscanAnon: u(100), PgscanFile: u(1000)}}
+	cur := record.Sample{Time: time.Unix(2, 0), VMStat: &record.VMStat{PgscanDirect: u(0), PgscanKswapd: u(10), PgscanAnon: u(300), PgscanFile: u(20800)}}
 	iv := record.Between(&h, &prev, &cur)
 	l := lean(&iv)
 	if got := signalValue(LimitReclaim, &l, ""); got != 10000 {
@@ -79,5 +77,39 @@ func TestLimitReclaimIsNotDirectReclaim(t *testing.T) {
 	if string(DirectReclaim) != signal.DirectReclaim.Name || string(LimitReclaim) != signal.LimitReclaim.Name ||
 		DirectReclaim.Unit() != signal.DirectReclaim.RateUnit() || LimitReclaim.Unit() != signal.LimitReclaim.RateUnit() {
 		t.Errorf("analyze's reclaim signals are not the catalogue's names and units")
+	}
+}
+
+// TestRSSHoldersAreTheTop: a recording made with --top 2 holds in each
+// sample's RSS the two largest processes and then the growth candidates
+// (here a small grower that is recorded only from its third sample on).
+// Only the two are the sample's largest holders (one with --top 1; a
+// header without top_n, as in recordings built by hand, keeps the first
+// five as before): a candidate counted
+// among them would have its whole RSS taken for growth in an episode
+// (absent from the sample before, present at the peak).
+func TestRSSHoldersAreTheTop(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ top, want int }{{2, 2}, {1, 1}, {10, 3}} {
+		sr := NewSeries(record.Header{Host: "h", Interval: time.Second, TopN: tc.top})
+		for i := range 4 {
+			s := record.Sample{Seq: i, Time: t0.Add(time.Duration(i) * time.Second), RSS: []record.ProcRSS{
+				{PID: 1, StartTicks: 1, Comm: "big", AnonBytes: 900 << 20},
+				{PID: 2, StartTicks: 2, Comm: "large", AnonBytes: 800 << 20},
+			}}
+			if i >= 2 {
+				s.RSS = append(s.RSS, record.ProcRSS{PID: 3, StartTicks: 3, Comm: "grower", AnonBytes: uint64(40+i) << 20})
+			}
+			sr.Add(&s)
+		}
+		for i := range 4 {
+			want := min(tc.want, 2)
+			if i >= 2 {
+				want = tc.want
+			}
+			if got := len(sr.rssOf(i)); got != want {
+				t.Errorf("--top %d, sample %d: %d holders %+v, want %d", tc.top, i, got, sr.rssOf(i), want)
+			}
+		}
 	}
 }

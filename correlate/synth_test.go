@@ -8,10 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
-	"github.com/memdiag/memdiag/latency"
-	"github.com/memdiag/memdiag/lru"
-	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -48,7 +45,7 @@ type synth struct {
 	interval time.Duration
 	dur      time.Duration
 	bursts   []burst
-	jobs     []timers.Job
+	jobs     []record.Job
 	// steady is a process doing I/O all the time (the service itself).
 	steady     string
 	steadyUnit string
@@ -99,7 +96,7 @@ func (s synth) build(t *testing.T) *record.Recording {
 		busy, qt := noise(0.05), noise(0.05)
 		lruDelta, ref, sc, so := noise(64<<10)*dt*(rng.Float64()-0.5), noise(10), 0.0, 0.0
 		lat := time.Duration(noise(80e6))
-		var procs []diskio.ProcIO
+		var procs []record.ProcIO
 		for _, b := range active {
 			if b.noSignal {
 				lat = b.latency
@@ -109,7 +106,7 @@ func (s synth) build(t *testing.T) *record.Recording {
 			if b.diskOnly {
 				d := b.writeBps * dt
 				procTotals[b.pid] += d
-				procs = append(procs, diskio.ProcIO{PID: b.pid, StartTicks: uint64(b.pid), Comm: b.comm, Unit: b.unit,
+				procs = append(procs, record.ProcIO{PID: b.pid, StartTicks: uint64(b.pid), Comm: b.comm, Unit: b.unit,
 					WriteBytes: uint64(procTotals[b.pid]), DeltaWriteBytes: uint64(d)})
 				continue
 			}
@@ -125,13 +122,13 @@ func (s synth) build(t *testing.T) *record.Recording {
 			}
 			d := b.writeBps * dt
 			procTotals[b.pid] += d
-			procs = append(procs, diskio.ProcIO{PID: b.pid, StartTicks: uint64(b.pid), Comm: b.comm, Unit: b.unit,
+			procs = append(procs, record.ProcIO{PID: b.pid, StartTicks: uint64(b.pid), Comm: b.comm, Unit: b.unit,
 				WriteBytes: uint64(procTotals[b.pid]), DeltaWriteBytes: uint64(d)})
 		}
 		if s.steady != "" && i > 0 {
 			d := s.steadyBps * dt
 			steadyBytes += d
-			procs = append(procs, diskio.ProcIO{PID: 100, StartTicks: 100, Comm: s.steady, Unit: s.steadyUnit,
+			procs = append(procs, record.ProcIO{PID: 100, StartTicks: 100, Comm: s.steady, Unit: s.steadyUnit,
 				WriteBytes: uint64(steadyBytes), DeltaWriteBytes: uint64(d)})
 		}
 		for _, list := range [][]burst{s.bursts, s.starts} {
@@ -140,7 +137,7 @@ func (s synth) build(t *testing.T) *record.Recording {
 					continue
 				}
 				if i > 0 && b.at.Before(now) && !b.at.Before(now.Add(-s.interval)) {
-					smp.Events = append(smp.Events, diskio.ProcEvent{Kind: diskio.Exec, Time: now, Source: "poll",
+					smp.Events = append(smp.Events, record.Event{Kind: process.Exec, Time: now, Source: "poll",
 						PID: b.pid, StartTicks: uint64(b.pid), Comm: b.comm, Unit: b.unit})
 				}
 			}
@@ -161,21 +158,21 @@ func (s synth) build(t *testing.T) *record.Recording {
 			}
 			fileLRU += lruDelta
 			if !s.noLatency {
-				smp.Latency = &latency.Summary{Count: int(50 * dt), Mean: lat / 3, P50: lat / 4, P95: lat / 2, P99: lat, Max: lat * 11 / 10}
+				smp.Latency = &record.Latency{Count: int(50 * dt), Mean: lat / 3, P50: lat / 4, P95: lat / 2, P99: lat, Max: lat * 11 / 10}
 			}
 		}
-		smp.PSI = &psi.Snapshot{Memory: &psi.Resource{
-			Some: psi.Line{Total: time.Duration(someUS) * time.Microsecond},
-			Full: &psi.Line{Total: time.Duration(fullUS) * time.Microsecond},
+		smp.PSI = &record.PSI{Memory: &record.PSIResource{
+			Some: record.PSILine{Total: time.Duration(someUS) * time.Microsecond},
+			Full: &record.PSILine{Total: time.Duration(fullUS) * time.Microsecond},
 		}}
 		if s.cgroupCalm {
 			cg := time.Duration(float64(now.Sub(t0)) * 0.005)
-			smp.CgroupPSI = &psi.Snapshot{Memory: &psi.Resource{Some: psi.Line{Total: cg}, Full: &psi.Line{Total: cg / 5}}}
+			smp.CgroupPSI = &record.PSI{Memory: &record.PSIResource{Some: record.PSILine{Total: cg}, Full: &record.PSILine{Total: cg / 5}}}
 		}
 		half := fileLRU / 2
-		smp.Meminfo = &lru.Meminfo{ActiveFile: u64(half), InactiveFile: u64(half), ActiveAnon: u64(300 << 20), InactiveAnon: u64(100 << 20)}
-		smp.VMStat = &lru.VMStat{WorkingsetRefaultFile: u64(refault), PgscanDirect: u64(scan), Pswpout: u64(pswpout)}
-		smp.Disks = []diskio.Disk{{Name: "sda", ReadBytes: uint64(diskRd), WriteBytes: uint64(diskWr),
+		smp.Meminfo = &record.Meminfo{ActiveFile: u64(half), InactiveFile: u64(half), ActiveAnon: u64(300 << 20), InactiveAnon: u64(100 << 20)}
+		smp.VMStat = &record.VMStat{WorkingsetRefaultFile: u64(refault), PgscanDirect: u64(scan), Pswpout: u64(pswpout)}
+		smp.Disks = []record.Disk{{Name: "sda", ReadBytes: uint64(diskRd), WriteBytes: uint64(diskWr),
 			IOTicks: time.Duration(ioTicks), TimeInQueue: time.Duration(wtime)}}
 		smp.Procs = procs
 		rec.Samples = append(rec.Samples, smp)
@@ -185,10 +182,10 @@ func (s synth) build(t *testing.T) *record.Recording {
 
 // timerJob is a systemd timer with a calendar schedule "*:MM/PP" (minute
 // MM of every hour, then every PP minutes), understood by testProject.
-func timerJob(name, sched, command string) timers.Job {
+func timerJob(name, sched, command string) record.Job {
 	base := strings.TrimSuffix(name, ".timer")
 	p := schedPeriod(sched).Seconds()
-	return timers.Job{Name: name, Source: timers.Systemd, File: "lib/systemd/system/" + name,
+	return record.Job{Name: name, Source: timers.Systemd, File: "lib/systemd/system/" + name,
 		Schedule: []string{sched}, AccuracySec: time.Minute, PeriodSeconds: &p,
 		Unit: base + ".service", Command: command, Active: true}
 }

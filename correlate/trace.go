@@ -25,7 +25,7 @@ type Trace struct {
 	Requests []int
 	Errors   []int
 	// Columns hold the other quantities, by [TraceColumn].
-	Columns [NumTraceColumns][]float64
+	Columns [numTraceColumns][]float64
 
 	sr *Series
 }
@@ -48,7 +48,7 @@ const (
 	TraceDiskWrite                        // disk write, B/s
 	TraceIOTime                           // signal io_time: weighted I/O time, s/s
 	TraceSwapOut                          // signal swap_out: B/s
-	NumTraceColumns
+	numTraceColumns
 )
 
 // Trace returns the per-interval quantities behind res, which
@@ -106,49 +106,42 @@ func (t *Trace) Known(c TraceColumn) bool {
 	return slices.ContainsFunc(t.Columns[c], func(v float64) bool { return !math.IsNaN(v) })
 }
 
-// Top returns the n processes that did the most I/O (read plus write, as
-// the recording's per-process deltas count it) in intervals from..to-1,
-// most first, with their bytes summed.
+// Top returns the n processes that did the most I/O (read plus write) in
+// intervals from..to-1, most first, counted as an episode counts them
+// ([Series.activity]): a row's deltas, and the part of an exit's life
+// totals no row held — a process that lived between two samples is
+// there by its exit record alone. The children a process reaped that no
+// scan saw are one row, as in an episode (reapedPart): named by
+// [ReapedComm], PID 0, PPID the parent, Reaped.
 func (t *Trace) Top(from, to, n int) []ProcActivity {
 	if t.sr == nil || from >= to {
 		return nil
 	}
-	type key struct {
-		pid  int
-		name uint32
+	// Interval i ends at sample i+1, whose events and deltas cover it.
+	to = min(to, len(t.sr.procOff)-1)
+	if from+1 > to {
+		return nil
 	}
-	sum := map[key]*ProcActivity{}
-	var buf []procIO
-	for i := from; i < to; i++ {
-		// Interval i ends at sample i+1, whose deltas cover it.
-		if i+1 >= len(t.sr.procOff) {
-			break
+	order, _, _ := t.sr.activity(from+1, from+1, to)
+	out := make([]ProcActivity, 0, len(order))
+	for _, e := range order {
+		a := ProcActivity{PID: e.p.PID, Comm: e.p.Comm, Cmdline: e.p.Cmdline, Unit: e.p.Unit, ReadBytes: e.p.ReadBytes, WriteBytes: e.p.WriteBytes}
+		if a.Bytes() > 0 {
+			out = append(out, a)
 		}
-		buf = t.sr.procsOf(i+1, buf[:0])
-		for _, p := range buf {
-			if p.dReadBytes+p.dWriteByte == 0 {
-				continue
-			}
-			k := key{p.pid, p.name}
-			a := sum[k]
-			if a == nil {
-				nm := t.sr.names[p.name]
-				a = &ProcActivity{PID: p.pid, Comm: nm.comm, Cmdline: nm.cmdline, Unit: nm.unit}
-				sum[k] = a
-			}
-			a.ReadBytes += p.dReadBytes
-			a.WriteBytes += p.dWriteByte
+		if e.reaped != [2]uint64{} {
+			out = append(out, ProcActivity{PPID: e.p.PID, Comm: ReapedComm(e.p.Comm), Unit: e.p.Unit,
+				ReadBytes: e.reaped[0], WriteBytes: e.reaped[1], Reaped: true})
 		}
-	}
-	out := make([]ProcActivity, 0, len(sum))
-	for _, a := range sum {
-		out = append(out, *a)
 	}
 	slices.SortFunc(out, func(a, b ProcActivity) int {
 		if c := cmp.Compare(b.Bytes(), a.Bytes()); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.PID, b.PID)
+		if c := cmp.Compare(a.PID, b.PID); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.PPID, b.PPID)
 	})
 	if len(out) > n {
 		out = out[:n]

@@ -3,6 +3,8 @@ package correlate
 import (
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // The reference case's trace: one row per interval (2 h at 30 s), the
@@ -43,5 +45,46 @@ func TestTraceUnion(t *testing.T) {
 	top := tr.Top(i, i+1, 2)
 	if len(top) != 2 || top[0].Comm != "pmlogger_check" || top[0].WriteBytes != 30*60*mib || top[1].Comm != "webapp" {
 		t.Errorf("top = %+v, want pmlogger_check with 1800 MiB written, then webapp", top)
+	}
+}
+
+// The trace's top processes count what the episodes count: the I/O of
+// the children a process reaped unseen is a "children of sh" row with
+// the parent's PID, as in the episode (reapedChildrenRec: sh 7000 writes
+// 1 MiB itself and reaps 64 MiB of children in the interval ending at
+// 00:00:02; a login bash 9000 reaps 2 MiB of its own).
+func TestTraceTopReaped(t *testing.T) {
+	rec := reapedChildrenRec(t, false)
+	sr := NewSeries(rec.Header)
+	for i := range rec.Samples {
+		sr.Add(&rec.Samples[i])
+	}
+	res := sr.Analyze(Options{})
+	tr := sr.Trace(&res, Options{})
+	i := -1
+	for j, e := range tr.End {
+		if e.Equal(t0.Add(2 * time.Second)) {
+			i = j
+		}
+	}
+	if i < 0 {
+		t.Fatal("no interval ends at 00:00:02")
+	}
+	top := tr.Top(i, i+1, 5)
+	want := []ProcActivity{
+		{PPID: 7000, Comm: "exited threads or children of sh", Unit: "backup.service", WriteBytes: 64 * mib, Reaped: true},
+		{PPID: 9000, Comm: "exited threads or children of bash", Unit: "session-3.scope", WriteBytes: 2 * mib, Reaped: true},
+	}
+	var got []ProcActivity
+	var sh uint64
+	for _, p := range top {
+		if p.Reaped {
+			got = append(got, ProcActivity{PPID: p.PPID, Comm: p.Comm, Unit: p.Unit, WriteBytes: p.WriteBytes, Reaped: true})
+		} else if p.PID == 7000 {
+			sh = p.WriteBytes
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" || sh < mib {
+		t.Errorf("top %+v: reaped rows (-want +got):\n%s\nsh's own %d bytes; want 1 MiB", top, d, sh)
 	}
 }

@@ -13,7 +13,12 @@ package diskio
 // https://docs.kernel.org/admin-guide/abi-testing.html (procfs-diskstats).
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -54,6 +59,7 @@ var partitionName = regexp.MustCompile(`^(?:(?:sd|hd|vd|xvd)[a-z]+[0-9]+|.*[0-9]
 // DiskCollector reads /proc/diskstats.
 type DiskCollector struct {
 	fs      blockdevice.FS
+	path    string // <procRoot>/diskstats, for errors
 	sysRoot string
 	filter  DiskFilter
 	hasSys  bool
@@ -71,16 +77,24 @@ func NewDiskCollector(procRoot, sysRoot string, f DiskFilter) (*DiskCollector, e
 		return nil, fmt.Errorf("diskstats: %w", err)
 	}
 	_, err = os.Stat(filepath.Join(sysRoot, "block"))
-	return &DiskCollector{fs: fs, sysRoot: sysRoot, filter: f, hasSys: err == nil}, nil
+	return &DiskCollector{fs: fs, path: filepath.Join(procRoot, "diskstats"), sysRoot: sysRoot, filter: f, hasSys: err == nil}, nil
 }
 
 // Disks reads /proc/diskstats once and returns the devices the filter
 // selects, in the file's order, with sectors converted to bytes and
-// milliseconds to durations.
+// milliseconds to durations. An error names the file (and the line of
+// a malformed one) once; the caller adds what it was reading for.
 func (c *DiskCollector) Disks() ([]Disk, error) {
 	stats, err := c.fs.ProcDiskstats()
 	if err != nil {
-		return nil, fmt.Errorf("diskstats: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, err // "open <path>: …" names the file
+		}
+		if n := malformedLine(c.path); n > 0 {
+			return nil, fmt.Errorf("%s:%d: malformed line: %w", c.path, n, err)
+		}
+		return nil, fmt.Errorf("%s: %w", c.path, err)
 	}
 	disks := make([]Disk, 0, len(stats))
 	for _, s := range stats {
@@ -88,12 +102,43 @@ func (c *DiskCollector) Disks() ([]Disk, error) {
 			continue
 		}
 		if err := checkStats(s); err != nil {
-			return nil, fmt.Errorf("diskstats: %s: %w", s.DeviceName, err)
+			return nil, fmt.Errorf("%s: %s: %w", c.path, s.DeviceName, err)
 		}
 		disks = append(disks, diskFromStats(s))
 	}
 	return disks, nil
 }
+
+// malformedLine is the 1-based number of the first line of the file at
+// path that procfs's diskstats parser (blockdevice.FS.ProcDiskstats, whose
+// error names no line) refuses: the same fmt.Sscanf format into the same
+// types, a short line (io.EOF) accepted as procfs does. 0 when the file is
+// unreadable now or no line fails.
+func malformedLine(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	var (
+		major, minor uint32
+		name         string
+		v            [17]uint64
+	)
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		_, err := fmt.Sscanf(sc.Text(), procfsDiskstatsFormat, &major, &minor, &name,
+			&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10],
+			&v[11], &v[12], &v[13], &v[14], &v[15], &v[16])
+		if err != nil && !errors.Is(err, io.EOF) {
+			return n
+		}
+	}
+	return 0
+}
+
+// procfsDiskstatsFormat is prometheus/procfs's blockdevice/stats.go
+// procDiskstatsFormat (unexported there).
+const procfsDiskstatsFormat = "%d %d %s %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d"
 
 func (c *DiskCollector) keep(name string) bool {
 	if !c.filter.Virtual {

@@ -1,21 +1,16 @@
 package diskio
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/memdiag/memdiag/internal/testutil"
 )
 
 func seedProc(f *testing.F, name string) {
 	f.Helper()
-	for _, pid := range []string{"15749", "9225"} {
-		b, err := os.ReadFile("../testdata/diskio/poll/t0/proc/" + pid + "/" + name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	testutil.Seed[[]byte](f, "../testdata/diskio/poll/t0/proc/15749/"+name, "../testdata/diskio/poll/t0/proc/9225/"+name)
 }
 
 // FuzzParseStat checks that no /proc/PID/stat panics the parser and that
@@ -24,7 +19,8 @@ func FuzzParseStat(f *testing.F) {
 	seedProc(f, "stat")
 	f.Add([]byte("1 (a) b) S 99999999999999999999 " + strings.Repeat("0 ", 40)))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		comm, ppid, _, _, _, ok := parseStat(b)
+		sf, ok := parseStat(b)
+		comm, ppid := sf.comm, sf.ppid
 		if !ok {
 			return
 		}
@@ -88,8 +84,8 @@ func TestParseFuzzFindings(t *testing.T) {
 	if rd, wr, cw, ok := parseIO([]byte("read_bytes: 18446744073709551615\nwrite_bytes: 2\ncancelled_write_bytes: 3\n")); !ok || rd != 18446744073709551615 || wr != 2 || cw != 3 {
 		t.Errorf("parseIO of the largest counter: %d %d %d %v", rd, wr, cw, ok)
 	}
-	if _, ppid, _, _, _, ok := parseStat([]byte("1 (a) S 9223372036854775808 " + strings.Repeat("0 ", 40))); ok {
-		t.Errorf("parseStat accepted ppid 2^63 as %d", ppid)
+	if sf, ok := parseStat([]byte("1 (a) S 9223372036854775808 " + strings.Repeat("0 ", 40))); ok {
+		t.Errorf("parseStat accepted ppid 2^63 as %d", sf.ppid)
 	}
 	if pid, ok := parsePID([]byte("0")); ok {
 		t.Errorf("parsePID(0) = %d, ok", pid)

@@ -36,14 +36,54 @@ package diskio
 // host (kernel 6.18): a bash running `sh -c "dd ... bs=1M count=8
 // conv=fsync"` showed write_bytes 0 before and 8409088 after reaping sh.
 // Children reaped automatically (SIGCHLD ignored, SA_NOCLDWAIT) are not
-// added. So when a process we saw exits, its parent's counters jump by
-// the child's total in the same interval: the scanner subtracts the
-// child's last seen totals from the parent's delta (saturating at 0) so
-// that I/O is not counted twice, and a parent like `memdiag watch --exec`
-// or a shell does not show up as the top writer when its child ends. I/O
-// of children never seen (started and reaped between two scans), and the
-// part a seen child did after our last look, stay with the parent — the
-// only place the kernel leaves it.
+// added. So when a child exits, its parent's counters jump by the
+// child's whole total in the interval in which it is reaped, and a
+// per-interval delta of /proc/PID/io charges a shell with what its dd
+// did — a second time, since the child's own counters (and its exit
+// record) already hold it. pidstat -d reads the same file and shows the
+// same jump; so does atop, whose photoproc.c procio() (revision 1.33)
+// reads /proc/PID/io for the process and task/TID/io per thread only for
+// multi-threaded ones, and which reports exited processes from process
+// accounting, with no correction for the parent.
+//
+// What memdiag does:
+//   - For a single-threaded process (stat field 20 num_threads is 1),
+//     /proc/PID/task/PID/io is the thread's own counters
+//     (do_io_accounting() with whole=0 reports task->ioac only), so
+//     /proc/PID/io minus it is signal->ioac: what reaped children
+//     brought in (plus any threads that exited earlier). The scanner
+//     reads it when the process's /proc/PID/io changed (and at first
+//     sight), so the process's delta is exactly its own I/O, whatever
+//     it reaped and whenever. signal->ioac also holds the I/O of the
+//     process's threads that exited (kernel/exit.c __exit_signal adds
+//     each thread's counters to it): a threaded server idle between
+//     requests is single-threaded, and its request threads' I/O lands
+//     there. That is its own I/O. A reap raises the process's
+//     children's faults and times (stat fields 11, 13, 16, 17) with
+//     the I/O, in one critical section of wait_task_zombie(); a thread's
+//     exit does not. So signal->ioac's gain in an interval in which
+//     those fields did not move (read before and again after io) is
+//     exited threads' and counted as the process's own; in an interval
+//     in which it reaped a child, the gain is taken as reaped: exited
+//     threads or children, which /proc cannot tell apart. What reaped
+//     children (or exited threads) brought in, less the
+//     totals of the children the scanner knows (their last seen
+//     counters, or taskstats' exact exit totals given to NoteExits), is
+//     I/O no other row holds — children that started and ended between
+//     two scans, or wrote after the last scan saw them — and is
+//     reported as the parent's DeltaReaped*Bytes and in ScanStats,
+//     attributed to no process: memdiag cannot tell which child did it.
+//   - For a multi-threaded process the per-thread files do not separate
+//     reaped children from exited threads, so the known children's
+//     totals are taken off its delta (saturating at 0); I/O of children
+//     never seen, and the part a seen child did after our last look,
+//     stay with the parent, unless taskstats gave the child's total.
+//
+// ProcIO's cumulative ReadBytes/WriteBytes and a polled exit's totals are
+// the process's own as far as known (/proc/PID/io less what its reaped
+// children brought in), like taskstats' exit totals, so that a consumer
+// adding a process's deltas and its exit total never counts a child on
+// its parent.
 //
 // /proc/PID/stat (proc(5)): "15706 (python3) S 15700 ..." — field 2 comm
 // in parentheses (it may contain spaces and ')', so it ends at the last
@@ -111,6 +151,12 @@ type ProcScanOptions struct {
 	ClockTicks int
 	// MaxCmdline caps the bytes of /proc/PID/cmdline read; default 4096.
 	MaxCmdline int
+	// GrowthFloor, GrowthIdle and MaxGrowth say which processes RSS
+	// returns besides the largest: see [ProcScanner.RSS]. Defaults 1 MiB,
+	// 10 minutes and 32.
+	GrowthFloor uint64
+	GrowthIdle  time.Duration
+	MaxGrowth   int
 }
 
 // ProcScanner follows every process's I/O counters from one scan to the
@@ -152,6 +198,14 @@ type ProcScanner struct {
 	cgBuf   []byte // /proc/PID/cgroup: up to ~13 v1 hierarchies with long paths
 	cand    []*procState
 	rssCand []*procState
+	// growCand are this scan's growth candidates (see RSS), now its time
+	// (Unix ns) and floorPages GrowthFloor in pages.
+	growCand []*procState
+	// growLeftOut is how many growth candidates the last RSS call did
+	// not return (more than MaxGrowth); see GrowthLeftOut.
+	growLeftOut int
+	now         int64
+	floorPages  uint64
 	// exitIO holds exact final totals of exited processes given by
 	// NoteExits (taskstats), by PID, until the next Scan uses them.
 	exitIO map[int]exitIO
@@ -174,21 +228,60 @@ type procState struct {
 	ioKnown         bool   // /proc/PID/io was readable at the last scan
 	statFD, ioFD    int    // kept-open /proc/PID/stat and io, -1 when not held
 
-	read, write, cancelled uint64  // cumulative, last seen
-	blkio                  uint64  // ticks, cumulative
-	rss                    uint64  // resident pages at the last scan (stat field 24)
-	final                  *exitIO // exact totals at exit, from NoteExits
-	// absorbed is what the kernel added to this process's counters for
-	// the children it reaped (their own I/O and what they had absorbed);
-	// taskstats' exit totals leave it out, the parent gets it at reap.
-	absorbed exitIO
-	// absorbedUnseen is the part credited after its counters were last
-	// read (children reaped between its last scan and its exit), which
-	// its last seen totals lack.
+	whole ioCounters // /proc/PID/io, cumulative, last seen
+	blkio uint64     // ticks, cumulative
+	rss   uint64     // resident pages at the last scan (stat field 24)
+	final *exitIO    // exact totals at exit, from NoteExits
+	// reaped is the part of whole the kernel added for reaped children,
+	// as far as known: the sum of what was taken off its deltas as such
+	// (signal->ioac growth in an interval in which it reaped a child,
+	// known children's totals). whole minus reaped is the process's own
+	// I/O, its exited threads' included, and the sum of its own deltas;
+	// taskstats' exit totals (every thread's, summed by procevents) are
+	// that too.
+	reaped ioCounters
+	// sig is signal->ioac at the last split read: /proc/PID/io minus
+	// /proc/PID/task/PID/io, what exited threads and reaped children
+	// brought in.
+	sig   ioCounters
+	split bool // sig is exact (single-threaded, task io read)
+	// mark is statFields.reapMark at the last scan, read before io.
+	mark uint64
+	// splitNow: this scan's delta was split exactly, so known children's
+	// totals come off dReap, not off the process's own delta.
+	splitNow bool
+	// absorbedUnseen is what its reaped children brought in after its
+	// counters were last read (children reaped between its last scan and
+	// its exit), which its last seen totals lack.
 	absorbedUnseen            exitIO
-	dRead, dWrite, dCancelled uint64 // this scan
-	dBlkio                    uint64
+	dRead, dWrite, dCancelled uint64 // this scan, its own I/O
+	// dReap is what reaped children brought into its counters in this
+	// scan that no known child accounts for (exact only when splitNow).
+	dReap  ioCounters
+	dBlkio uint64
+	grow   growState
 }
+
+// ioCounters are the three /proc/PID/io byte counters memdiag keeps.
+type ioCounters struct{ read, write, cancelled uint64 }
+
+// sub is c - d per counter, 0 where d is larger.
+func (c ioCounters) sub(d ioCounters) ioCounters {
+	return ioCounters{satSub(c.read, d.read), satSub(c.write, d.write), satSub(c.cancelled, d.cancelled)}
+}
+
+// max is the larger of c and d per counter.
+func (c ioCounters) max(d ioCounters) ioCounters {
+	return ioCounters{max(c.read, d.read), max(c.write, d.write), max(c.cancelled, d.cancelled)}
+}
+
+func (c ioCounters) add(d ioCounters) ioCounters {
+	return ioCounters{c.read + d.read, c.write + d.write, c.cancelled + d.cancelled}
+}
+
+// own is the process's own cumulative I/O as far as known: /proc/PID/io
+// less what reaped children brought in.
+func (st *procState) own() ioCounters { return st.whole.sub(st.reaped) }
 
 // NewProcScanner returns a scanner of the processes under procRoot
 // (normally /proc). It fails if procRoot is not a directory.
@@ -208,6 +301,15 @@ func NewProcScanner(procRoot string, opts ProcScanOptions) (*ProcScanner, error)
 	}
 	if opts.MaxCmdline <= 0 {
 		opts.MaxCmdline = 4096
+	}
+	if opts.GrowthFloor == 0 {
+		opts.GrowthFloor = 1 << 20
+	}
+	if opts.GrowthIdle <= 0 {
+		opts.GrowthIdle = 10 * time.Minute
+	}
+	if opts.MaxGrowth <= 0 {
+		opts.MaxGrowth = 32
 	}
 	var sfs unix.Statfs_t
 	keep := unix.Statfs(procRoot, &sfs) == nil && sfs.Type == unix.PROC_SUPER_MAGIC
@@ -231,6 +333,8 @@ func NewProcScanner(procRoot string, opts ProcScanOptions) (*ProcScanner, error)
 		fileBuf:  make([]byte, 4096),
 		cmdBuf:   make([]byte, opts.MaxCmdline),
 		cgBuf:    make([]byte, 16<<10),
+		// RSS pages: stat field 24 counts pages of the kernel's size.
+		floorPages: (opts.GrowthFloor + uint64(unix.Getpagesize()) - 1) / uint64(unix.Getpagesize()),
 	}, nil
 }
 
@@ -252,10 +356,12 @@ func NewProcScanner(procRoot string, opts ProcScanOptions) (*ProcScanner, error)
 // in stats.Denied — they still produce exec and exit events — and other
 // per-process failures in stats.Failed. err is set only when the process
 // list itself cannot be read.
-func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, stats ScanStats, err error) {
+func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []process.Event, stats ScanStats, err error) {
 	s.gen++
 	baseline := s.scans == 0
 	s.cand = s.cand[:0]
+	s.growCand = s.growCand[:0]
+	s.now = now.UnixNano()
 	s.exited = s.exited[:0]
 
 	if err := s.openRoot(); err != nil {
@@ -271,7 +377,7 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 		if ev != nil && !baseline {
 			events = append(events, *ev)
 		}
-		if st != nil && st.dRead+st.dWrite > 0 {
+		if st != nil && st.dRead+st.dWrite+st.dReap.read+st.dReap.write > 0 {
 			s.cand = append(s.cand, st)
 		}
 	})
@@ -327,19 +433,35 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 				leaves = append(leaves, x.ppid)
 			}
 		} else {
-			s.creditParent(x.ppid, x)
+			s.creditParent(x.ppid, x.counters())
 		}
 	}
 	// What is left is a cycle (PIDs reused within one interval): credit
 	// it to the parents as it is.
 	for pid, x := range s.exitIO {
-		s.creditParent(x.ppid, x)
+		s.creditParent(x.ppid, x.counters())
 		delete(s.exitIO, pid)
 	}
-	// Exited processes we saw: children before their parents (a child
-	// starts after its parent), so a parent's credit includes what it
-	// absorbed from them.
-	slices.SortFunc(s.exited, func(a, b *procState) int { return cmp.Compare(b.start, a.start) })
+	// Exited processes we saw: children before their parents, so a
+	// parent's credit includes what it absorbed from them. By their depth
+	// among the exited (a child is deeper than its parent), not by start
+	// time: a script and the cat it runs at once often share a start tick
+	// (USER_HZ 100), and a script credited first left cat's total charged
+	// to the loop that reaped the script, as if unseen children did it.
+	depth := make(map[*procState]int, len(s.exited))
+	for _, st := range s.exited {
+		d := 0
+		for p := s.exitedBy[st.ppid]; p != nil && p != st && d < len(s.exited); p = s.exitedBy[p.ppid] {
+			d++
+		}
+		depth[st] = d
+	}
+	slices.SortFunc(s.exited, func(a, b *procState) int {
+		if c := cmp.Compare(depth[b], depth[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.start, a.start)
+	})
 	for _, st := range s.exited {
 		s.closeFiles(st)
 		s.creditReap(st)
@@ -352,16 +474,20 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 	for i := range events {
 		events[i].Time = now
 	}
-	slices.SortStableFunc(events, func(a, b ProcEvent) int {
+	slices.SortStableFunc(events, func(a, b process.Event) int {
 		if c := cmp.Compare(a.PID, b.PID); c != 0 {
 			return c
 		}
 		return cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind))
 	})
 
-	s.cand = slices.DeleteFunc(s.cand, func(st *procState) bool { return st.dRead+st.dWrite == 0 })
+	s.cand = slices.DeleteFunc(s.cand, func(st *procState) bool { return st.ioBytes() == 0 })
+	for _, st := range s.cand {
+		stats.ReapedReadBytes += st.dReap.read
+		stats.ReapedWriteBytes += st.dReap.write
+	}
 	slices.SortFunc(s.cand, func(a, b *procState) int {
-		if c := cmp.Compare(b.dRead+b.dWrite, a.dRead+a.dWrite); c != 0 {
+		if c := cmp.Compare(b.ioBytes(), a.ioBytes()); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.pid, b.pid)
@@ -370,11 +496,13 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []ProcEvent, sta
 	top = make([]ProcIO, 0, n)
 	for _, st := range s.cand[:n] {
 		s.readMeta(st) // refresh: cheap for N processes, and catches cgroup moves
+		own := st.own()
 		top = append(top, ProcIO{
 			PID: st.pid, PPID: st.ppid, StartTicks: st.start,
 			Comm: st.comm, Exe: st.exe, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
-			ReadBytes: st.read, WriteBytes: st.write, CancelledWriteBytes: st.cancelled,
+			ReadBytes: own.read, WriteBytes: own.write, CancelledWriteBytes: own.cancelled,
 			DeltaReadBytes: st.dRead, DeltaWriteBytes: st.dWrite, DeltaCancelledWriteBytes: st.dCancelled,
+			DeltaReapedReadBytes: st.dReap.read, DeltaReapedWriteBytes: st.dReap.write,
 			BlkioDelay:      s.ticks(st.blkio),
 			DeltaBlkioDelay: s.ticks(st.dBlkio),
 		})
@@ -459,63 +587,58 @@ func (s *ProcScanner) readProcFile(kept *int, opened *int, pid int, name string,
 	return n, nil
 }
 
-// preadFile reads a /proc file from offset 0 (seq_file regenerates the
-// text for a read at offset 0) into buf until EOF, a full buf, or a short
-// read ending in a newline: /proc/PID/stat and io are generated whole by
-// one read, so that is the end and saves a read(2) for EOF.
-func preadFile(fd int, buf []byte) (int, error) {
-	total := 0
-	for total < len(buf) {
-		n, err := unix.Pread(fd, buf[total:], int64(total))
-		if err == unix.EINTR { //nolint:errorlint // a bare Errno from a syscall
-			continue
-		}
-		if err != nil {
-			return total, err
-		}
-		if n == 0 {
-			break
-		}
-		total += n
-		if total < len(buf) && buf[total-1] == '\n' {
-			break
-		}
-	}
-	return total, nil
+// preadFile reads a /proc file from offset 0 into buf, stopping at a
+// short read that ends in a newline (process.ReadFile).
+func preadFile(fd int, buf []byte) (int, error) { return process.ReadFile(fd, buf, true) }
+
+// ioBytes is what ranks a process in Scan's top: its own bytes read and
+// written in the interval plus those of reaped children no row holds.
+func (st *procState) ioBytes() uint64 {
+	return st.dRead + st.dWrite + st.dReap.read + st.dReap.write
 }
 
-func kindOrder(k EventKind) int {
-	if k == Exit {
+func kindOrder(k process.EventKind) int {
+	if k == process.Exit {
 		return 0
 	}
 	return 1
 }
 
-// creditReap removes an exited child's last seen totals from its parent's
-// delta of this scan: the kernel added them to the parent when it reaped
-// the child (see the comment at the top of this file).
+// creditReap takes an exited child's totals off its parent's delta of
+// this scan: the kernel added them to the parent when it reaped the child
+// (see the comment at the top of this file).
 func (s *ProcScanner) creditReap(child *procState) {
+	// The kernel hands the parent the child's whole counters: its own
+	// I/O and what it had itself absorbed from its reaped children.
+	in := child.reaped.add(child.absorbedUnseen.counters())
 	if child.final != nil {
-		// taskstats counts the child's own I/O; the kernel also hands the
-		// parent what the child had absorbed from its own reaped children.
-		c := *child.final
-		c.read += child.absorbed.read
-		c.write += child.absorbed.write
-		c.cancelled += child.absorbed.cancelled
-		s.creditParent(child.ppid, c)
+		// taskstats counts the child's own I/O, exactly: one record
+		// per thread, which procevents sums into the exit (checked on
+		// a real threaded python3, threads ended before it and killed
+		// by exit_group: sources TestThreadedProcessIOCountedOnce).
+		// It may hold less than a scan saw: threads that ended before
+		// the listener started, and for a multi-threaded child (not
+		// split) the I/O of its own children that no scan saw, which
+		// its rows held (a go test binary: 12 KiB at exit after 1.5
+		// GiB in its rows). So no less than what a scan saw of it.
+		c := child.final.counters()
+		if child.ioKnown {
+			c = c.max(child.own())
+		}
+		s.creditParent(child.ppid, c.add(in))
 		return
 	}
 	if !child.ioKnown {
 		return
 	}
-	u := child.absorbedUnseen
-	s.creditParent(child.ppid, exitIO{read: child.read + u.read, write: child.write + u.write, cancelled: child.cancelled + u.cancelled})
+	s.creditParent(child.ppid, child.own().add(in))
 }
 
-// creditParent takes a reaped child's totals off its parent's delta and
-// adds them to what the parent absorbed (for the parent's own reap, if
-// it exited in this scan too).
-func (s *ProcScanner) creditParent(ppid int, c exitIO) {
+// creditParent takes a reaped child's totals (c) off its parent's
+// delta: off what reaped children brought in when the parent's delta
+// was split exactly (the rest of dReap is children memdiag did not
+// know), else off the parent's own delta, counting them as reaped.
+func (s *ProcScanner) creditParent(ppid int, c ioCounters) {
 	p := s.procs[ppid]
 	if p == nil {
 		p = s.exitedBy[ppid]
@@ -523,14 +646,18 @@ func (s *ProcScanner) creditParent(ppid int, c exitIO) {
 	if p == nil {
 		return
 	}
-	p.absorbed.read += c.read
-	p.absorbed.write += c.write
-	p.absorbed.cancelled += c.cancelled
 	if p.gen != s.gen || !p.ioKnown {
 		p.absorbedUnseen.read += c.read
 		p.absorbedUnseen.write += c.write
 		p.absorbedUnseen.cancelled += c.cancelled
 		return
+	}
+	if p.splitNow {
+		p.dReap = p.dReap.sub(c)
+		return
+	}
+	if !p.split {
+		p.reaped = p.reaped.add(c)
 	}
 	p.dRead = satSub(p.dRead, c.read)
 	p.dWrite = satSub(p.dWrite, c.write)
@@ -544,6 +671,8 @@ type exitIO struct {
 	read, write, cancelled uint64
 }
 
+func (x exitIO) counters() ioCounters { return ioCounters{x.read, x.write, x.cancelled} }
+
 // NoteExits gives the scanner the exact life-time I/O of processes that
 // exited (Exit events with Source "taskstats" from package procevents),
 // to be used by the next Scan. A parent's /proc/PID/io grows by a reaped
@@ -551,9 +680,9 @@ type exitIO struct {
 // parent's delta — also for children it never saw alive, which polling
 // alone leaves charged to the parent. A child still present at the next
 // Scan (not yet reaped) keeps its totals until it is gone.
-func (s *ProcScanner) NoteExits(evs []ProcEvent) {
+func (s *ProcScanner) NoteExits(evs []process.Event) {
 	for _, e := range evs {
-		if e.Kind != Exit || e.Source != "taskstats" {
+		if e.Kind != process.Exit || e.Source != "taskstats" {
 			continue
 		}
 		if s.exitIO == nil {
@@ -574,12 +703,13 @@ func (s *ProcScanner) ticks(t uint64) time.Duration {
 	return time.Duration(t) * time.Second / time.Duration(s.opts.ClockTicks)
 }
 
-func (s *ProcScanner) exitEvent(st *procState, now time.Time) ProcEvent {
-	return ProcEvent{
-		Kind: Exit, Time: now, Source: "poll",
+func (s *ProcScanner) exitEvent(st *procState, now time.Time) process.Event {
+	own := st.own()
+	return process.Event{
+		Kind: process.Exit, Time: now, Source: "poll",
 		PID: st.pid, PPID: st.ppid, StartTicks: st.start,
 		Comm: st.comm, Exe: st.exe, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
-		ReadBytes: st.read, WriteBytes: st.write,
+		ReadBytes: own.read, WriteBytes: own.write,
 		BlkioDelay: s.ticks(st.blkio),
 	}
 }
@@ -587,7 +717,7 @@ func (s *ProcScanner) exitEvent(st *procState, now time.Time) ProcEvent {
 // scanOne reads one process's stat and io and updates its state. It
 // returns the state (nil if the process was skipped) and an exec event
 // if the process is new or exec'd.
-func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procState, *ProcEvent) {
+func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procState, *process.Event) {
 	// Files opened by path in this call, kept by the process's state at
 	// the end or closed on an early return.
 	statFD, ioFD := -1, -1
@@ -602,14 +732,14 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 		countErr(err, stats)
 		return nil, nil
 	}
-	comm, ppid, start, rss, blkio, ok := parseStat(s.statBuf[:n])
+	sf, ok := parseStat(s.statBuf[:n])
 	if !ok {
 		s.closeFD(&statFD)
 		stats.Failed++
 		return nil, nil
 	}
 
-	if st != nil && st.start != start {
+	if st != nil && st.start != sf.start {
 		// PID reused: the old process exited.
 		s.exited = append(s.exited, st)
 		st = nil
@@ -621,11 +751,11 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 		keptIO = &st.ioFD
 	}
 	n, err = s.readProcFile(keptIO, &ioFD, pid, "io", s.fileBuf)
-	var rd, wr, cw uint64
+	var cur ioCounters
 	ioKnown := false
 	switch {
 	case err == nil:
-		if rd, wr, cw, ok = parseIO(s.fileBuf[:n]); !ok {
+		if cur.read, cur.write, cur.cancelled, ok = parseIO(s.fileBuf[:n]); !ok {
 			s.closeFD(&statFD)
 			s.closeFD(&ioFD)
 			stats.Failed++
@@ -642,31 +772,24 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 		return nil, nil
 	}
 
-	var ev *ProcEvent
+	var ev *process.Event
+	created := isNew
 	if isNew {
-		st = &procState{pid: pid, start: start, comm: string(comm), statFD: -1, ioFD: -1}
+		st = &procState{pid: pid, start: sf.start, comm: string(sf.comm), statFD: -1, ioFD: -1}
 		s.procs[pid] = st
 		s.readMeta(st)
-		if !baseline {
-			// Everything it did happened since it started, in this interval.
-			st.dRead, st.dWrite, st.dCancelled, st.dBlkio = rd, wr, cw, blkio
-		}
-	} else {
-		if string(comm) != st.comm { // no allocation: compiler-optimised comparison
-			st.comm = string(comm)
-			s.readMeta(st)
-			isNew = true // it exec'd: report as an exec
-		}
-		if st.ioKnown && ioKnown {
-			// A counter going backwards cannot happen for one process;
-			// if it does, the delta is 0, never a wrapped huge value.
-			st.dRead, st.dWrite, st.dCancelled = satSub(rd, st.read), satSub(wr, st.write), satSub(cw, st.cancelled)
-		} else {
-			st.dRead, st.dWrite, st.dCancelled = 0, 0, 0
-		}
-		st.dBlkio = satSub(blkio, st.blkio)
+	} else if string(sf.comm) != st.comm { // no allocation: compiler-optimised comparison
+		st.comm = string(sf.comm)
+		s.readMeta(st)
+		isNew = true // it exec'd: report as an exec
 	}
-	st.ppid, st.blkio, st.rss, st.gen, st.ioKnown = ppid, blkio, rss, s.gen, ioKnown
+	s.account(st, cur, ioKnown, sf, st.gen == 0, baseline)
+	st.dBlkio = satSub(sf.blkio, st.blkio)
+	if st.gen == 0 && baseline {
+		st.dBlkio = 0
+	}
+	st.ppid, st.blkio, st.rss, st.gen = sf.ppid, sf.blkio, sf.rss, s.gen
+	s.trackGrowth(st, created)
 	if statFD >= 0 {
 		s.closeFD(&st.statFD) // none normally: it was read by path because none was kept
 		st.statFD = statFD
@@ -675,18 +798,127 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 		s.closeFD(&st.ioFD)
 		st.ioFD = ioFD
 	}
-	if ioKnown {
-		st.read, st.write, st.cancelled = rd, wr, cw
-	}
 	if isNew {
-		ev = &ProcEvent{
-			Kind: Exec, Source: "poll",
-			PID: pid, PPID: ppid, StartTicks: start,
+		own := st.own()
+		ev = &process.Event{
+			Kind: process.Exec, Source: "poll",
+			PID: pid, PPID: sf.ppid, StartTicks: sf.start,
 			Comm: st.comm, Exe: st.exe, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
-			ReadBytes: st.read, WriteBytes: st.write, BlkioDelay: s.ticks(blkio),
+			ReadBytes: own.read, WriteBytes: own.write, BlkioDelay: s.ticks(sf.blkio),
 		}
 	}
 	return st, ev
+}
+
+// account takes a process's /proc/PID/io counters (cur; ioKnown false
+// when unreadable) and its stat fields (sf, read before io), and sets its
+// deltas for this scan: the I/O it did itself, its exited threads'
+// included (dRead, dWrite, dCancelled), and what the kernel added for
+// children it reaped (dReap*, before the children memdiag knows are
+// taken off by creditParent). first is set for a process not seen
+// before; baseline for the first scan, which has no deltas.
+//
+// For a single-threaded process (threads == 1) the split is exact:
+// /proc/PID/task/PID/io is the thread's own counters (do_io_accounting()
+// with whole=0 reports task->ioac alone), so /proc/PID/io minus it is
+// what signal->ioac holds: reaped children and exited threads. It is
+// read only when /proc/PID/io changed (or at first sight, to know the
+// part already there), so an idle process costs nothing more. What
+// signal->ioac gained is its exited threads' when it reaped no child
+// meanwhile (reapMark unchanged, see [statFields]): its own I/O, as a
+// threaded server's workers are the server. Otherwise the two cannot
+// be told apart and the gain is dReap: "exited threads or children".
+func (s *ProcScanner) account(st *procState, cur ioCounters, ioKnown bool, sf statFields, first, baseline bool) {
+	prev, prevSig, prevSplit, prevKnown, prevMark := st.whole, st.sig, st.split, st.ioKnown && !first, st.mark
+	st.mark = sf.reapMark
+	st.dRead, st.dWrite, st.dCancelled = 0, 0, 0
+	st.dReap = ioCounters{}
+	st.splitNow = false
+	if !ioKnown {
+		st.ioKnown, st.split = false, false
+		return
+	}
+	changed := first || !prevKnown || cur != prev
+	switch {
+	case sf.threads == 1 && cur == (ioCounters{}):
+		st.sig, st.split = ioCounters{}, true
+	case sf.threads == 1 && changed:
+		if own, ok := s.readTaskIO(st); ok {
+			st.sig, st.split = cur.sub(own), true
+		} else {
+			st.split = false
+		}
+	case sf.threads != 1:
+		st.split = false
+	}
+	// Unchanged counters keep the split as it was: nothing was reaped.
+	st.whole, st.ioKnown = cur, true
+	switch {
+	case first:
+		// At first sight signal->ioac holds its whole life's reaped
+		// children and exited threads: only threads when it never
+		// reaped a child (its children's faults and times are 0).
+		if st.split && sf.reapMark != 0 {
+			st.reaped = st.sig
+		}
+		if baseline {
+			return
+		}
+		// Everything it did happened since it started, in this interval.
+		own := cur.sub(st.reaped)
+		st.dRead, st.dWrite, st.dCancelled = own.read, own.write, own.cancelled
+		st.dReap, st.splitNow = st.reaped, st.split
+	case !prevKnown:
+		// Readable again after being denied: no delta this time.
+	case st.split && prevSplit:
+		// A counter going backwards cannot happen for one process; if it
+		// does, the delta is 0, never a wrapped huge value.
+		if g := st.sig.sub(prevSig); g != (ioCounters{}) && (sf.reapMark != prevMark || s.reapMarkNow(st) != prevMark) {
+			st.dReap = g
+			st.reaped = st.reaped.add(g)
+		}
+		d := cur.sub(prev).sub(st.dReap)
+		st.dRead, st.dWrite, st.dCancelled = d.read, d.write, d.cancelled
+		st.splitNow = true
+	default:
+		// Multi-threaded (its live and exited threads are its own; known
+		// children come off in creditParent), or split for the first
+		// time since: the whole delta is its own.
+		d := cur.sub(prev)
+		st.dRead, st.dWrite, st.dCancelled = d.read, d.write, d.cancelled
+	}
+}
+
+// reapMarkNow reads the process's stat again, after its io: a child
+// reaped between the stat read of this scan and the io read shows in io
+// but not in the first read's reapMark. It returns the mark, or
+// MaxUint64 when the read fails (so the gain counts as reaped).
+func (s *ProcScanner) reapMarkNow(st *procState) uint64 {
+	n, err := s.readFile(s.rootfd, s.path(st.pid, "stat"), s.fileBuf)
+	if err != nil {
+		return math.MaxUint64
+	}
+	sf, ok := parseStat(s.fileBuf[:n])
+	if !ok {
+		return math.MaxUint64
+	}
+	return sf.reapMark
+}
+
+// readTaskIO reads the main thread's own counters,
+// /proc/PID/task/PID/io. It is read by path, not kept open like stat
+// and io: it is read only when the process's I/O changed, and the
+// descriptors the scanner may hold are better spent on the files read
+// every scan.
+func (s *ProcScanner) readTaskIO(st *procState) (ioCounters, bool) {
+	var c ioCounters
+	n, err := s.readFile(s.rootfd, s.path(st.pid, taskIO), s.fileBuf)
+	if err != nil {
+		return c, false
+	}
+	var ok bool
+	c.read, c.write, c.cancelled, ok = parseIO(s.fileBuf[:n])
+	return c, ok
 }
 
 // readMeta reads the command line, program (/proc/PID/exe) and cgroup of
@@ -738,11 +970,21 @@ func isVanished(err error) bool {
 // isDenied: EACCES/EPERM (fs.ErrPermission matches both).
 func isDenied(err error) bool { return errors.Is(err, fs.ErrPermission) }
 
-// path builds "<pid>/<file>\x00", relative to the proc root, in the
-// reused path buffer.
+// taskIO names /proc/PID/task/PID/io, the main thread's own counters,
+// for path.
+const taskIO = ""
+
+// path builds "<pid>/<file>\x00" (for taskIO "<pid>/task/<pid>/io\x00"),
+// relative to the proc root, in the reused path buffer.
 func (s *ProcScanner) path(pid int, file string) []byte {
 	b := appendInt(s.pathBuf[:0], pid)
 	b = append(b, '/')
+	if file == taskIO {
+		b = append(b, "task/"...)
+		b = appendInt(b, pid)
+		file = "io"
+		b = append(b, '/')
+	}
 	b = append(b, file...)
 	b = append(b, 0)
 	s.pathBuf = b
@@ -822,16 +1064,38 @@ func parsePID(name []byte) (int, bool) {
 	return pid, pid > 0
 }
 
-// parseStat extracts comm (field 2), ppid (4), starttime (22) and
-// delayacct_blkio_ticks (42, absent before Linux 2.6.18: 0) from
-// /proc/PID/stat. comm aliases b.
-func parseStat(b []byte) (comm []byte, ppid int, start, rss, blkio uint64, ok bool) {
+// statFields are the fields of /proc/PID/stat the scanner uses.
+type statFields struct {
+	comm    []byte // field 2, aliasing the parsed buffer
+	ppid    int    // field 4
+	start   uint64 // field 22, starttime in clock ticks after boot
+	rss     uint64 // field 24, resident pages (anon+file+shmem)
+	threads int    // field 20, num_threads
+	blkio   uint64 // field 42, delayacct_blkio_ticks (absent before Linux 2.6.18: 0)
+	// reapMark is the sum of fields 11 cminflt, 13 cmajflt, 16 cutime
+	// and 17 cstime: what the process's reaped children brought into its
+	// signal_struct besides their I/O. kernel/exit.c wait_task_zombie()
+	// adds a reaped child's faults and times to these and its I/O to
+	// signal->ioac in one critical section (psig->stats_lock); a thread
+	// that exits adds its I/O to signal->ioac too (__exit_signal) but
+	// nothing to these. So signal->ioac growing while reapMark stays is
+	// exited threads' I/O. A child that ran at all took page faults (its
+	// first write after fork, or loading the program it exec'd), so a
+	// reap always moves cminflt.
+	reapMark uint64
+}
+
+// parseStat extracts comm (field 2), ppid (4), the children's faults
+// and times (11, 13, 16, 17, summed in reapMark), num_threads (20),
+// starttime (22), rss (24) and delayacct_blkio_ticks (42) from
+// /proc/PID/stat. comm aliases b. ppid and starttime are required.
+func parseStat(b []byte) (f statFields, ok bool) {
 	open := bytes.IndexByte(b, '(')
 	closing := bytes.LastIndexByte(b, ')')
 	if open < 0 || closing < open || closing+2 > len(b) {
-		return nil, 0, 0, 0, 0, false
+		return statFields{}, false
 	}
-	comm = b[open+1 : closing]
+	f.comm = b[open+1 : closing]
 	field := 3
 	rest := b[closing+2:]
 	seen := 0
@@ -840,24 +1104,32 @@ func parseStat(b []byte) (comm []byte, ppid int, start, rss, blkio uint64, ok bo
 		if end < 0 {
 			end = len(rest)
 		}
-		f := rest[:end]
+		v := rest[:end]
 		switch field {
 		case 4:
-			v, good := parseUint(f)
-			if !good || v > math.MaxInt32 { // PIDs are at most PID_MAX_LIMIT (2^22)
-				return nil, 0, 0, 0, 0, false
+			n, good := parseUint(v)
+			if !good || n > math.MaxInt32 { // PIDs are at most PID_MAX_LIMIT (2^22)
+				return statFields{}, false
 			}
-			ppid, seen = int(v), seen+1
+			f.ppid, seen = int(n), seen+1
+		case 11, 13, 16, 17:
+			if n, good := parseUint(v); good {
+				f.reapMark += n
+			}
+		case 20:
+			if n, good := parseUint(v); good && n <= math.MaxInt32 {
+				f.threads = int(n)
+			}
 		case 22:
-			v, good := parseUint(f)
+			n, good := parseUint(v)
 			if !good {
-				return nil, 0, 0, 0, 0, false
+				return statFields{}, false
 			}
-			start, seen = v, seen+1
+			f.start, seen = n, seen+1
 		case 24:
-			rss, _ = parseUint(f) // resident pages (anon+file+shmem)
+			f.rss, _ = parseUint(v)
 		case 42:
-			blkio, _ = parseUint(f)
+			f.blkio, _ = parseUint(v)
 		}
 		field++
 		if end == len(rest) {
@@ -865,7 +1137,10 @@ func parseStat(b []byte) (comm []byte, ppid int, start, rss, blkio uint64, ok bo
 		}
 		rest = rest[end+1:]
 	}
-	return comm, ppid, start, rss, blkio, seen == 2
+	if seen != 2 {
+		return statFields{}, false
+	}
+	return f, true
 }
 
 // cutLine splits b at its first newline: the line without it, and the

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/memdiag/memdiag/process"
 )
 
 // TestScanKeepsFilesOpen checks the procfs mode of the scanner: a
@@ -56,7 +58,7 @@ func TestScanKeepsFilesOpen(t *testing.T) {
 	}
 	var exited bool
 	for _, e := range evs {
-		if e.PID == pid && e.Kind == Exit && e.Comm == "sleep" {
+		if e.PID == pid && e.Kind == process.Exit && e.Comm == "sleep" {
 			exited = true
 		}
 	}

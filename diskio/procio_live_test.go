@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/testenv"
+	"github.com/memdiag/memdiag/process"
 )
 
 // TestScanLiveHog runs the scanner over the real /proc while a hog in the
@@ -51,7 +52,7 @@ func TestScanLiveHog(t *testing.T) {
 	var (
 		attributed uint64
 		sawExec    bool
-		exit       *ProcEvent
+		exit       *process.Event
 		units      = map[string]bool{}
 		selfWrite  uint64 // this test process's delta in the scan that sees the exit
 	)
@@ -85,11 +86,11 @@ func TestScanLiveHog(t *testing.T) {
 				continue
 			}
 			switch e.Kind {
-			case Exec:
+			case process.Exec:
 				if e.Comm == "hog" && e.Unit == "memdiag-diskio-test.service" {
 					sawExec = true
 				}
-			case Exit:
+			case process.Exit:
 				e := e
 				exit = &e
 			}

@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdiag/memdiag/process"
 )
 
 var t0 = time.Date(2026, 11, 29, 21, 45, 30, 0, time.UTC)
@@ -62,7 +66,7 @@ func mustScanner(t *testing.T, root string, opts ProcScanOptions) *ProcScanner {
 	return s
 }
 
-func scan(t *testing.T, s *ProcScanner, now time.Time) ([]ProcIO, []ProcEvent, ScanStats) {
+func scan(t *testing.T, s *ProcScanner, now time.Time) ([]ProcIO, []process.Event, ScanStats) {
 	t.Helper()
 	top, ev, st, err := s.Scan(now)
 	if err != nil {
@@ -103,10 +107,10 @@ func TestScanPollFixture(t *testing.T) {
 	if diff := cmp.Diff(wantTop, top); diff != "" {
 		t.Errorf("top (-want +got):\n%s", diff)
 	}
-	wantEv := []ProcEvent{
-		{Kind: Exit, Time: t1, Source: "poll", PID: 15749, PPID: 15700, StartTicks: 60904,
+	wantEv := []process.Event{
+		{Kind: process.Exit, Time: t1, Source: "poll", PID: 15749, PPID: 15700, StartTicks: 60904,
 			Comm: "sleep", Cmdline: "sleep 0.6", Cgroup: "/"},
-		{Kind: Exec, Time: t1, Source: "poll", PID: 15776, PPID: 15700, StartTicks: 60940,
+		{Kind: process.Exec, Time: t1, Source: "poll", PID: 15776, PPID: 15700, StartTicks: 60940,
 			Comm: "sleep", Cmdline: "sleep 30", Cgroup: "/"},
 	}
 	if diff := cmp.Diff(wantEv, ev); diff != "" {
@@ -172,12 +176,12 @@ func TestScanPIDReuse(t *testing.T) {
 	link.set(b)
 	t1 := t0.Add(time.Second)
 	top, ev, _ := scan(t, s, t1)
-	wantEv := []ProcEvent{
-		{Kind: Exit, Time: t1, Source: "poll", PID: 15706, PPID: 15700, StartTicks: 60704, Comm: "python3",
+	wantEv := []process.Event{
+		{Kind: process.Exit, Time: t1, Source: "poll", PID: 15706, PPID: 15700, StartTicks: 60704, Comm: "python3",
 			Cmdline: "/root/.pyenv/versions/3.11.7/bin/python3 /var/tmp/memdiag-diskio-cap/writer.py --token=*** --password ***",
 			Cgroup:  "/memdiag-diskio-fixture.service", Unit: "memdiag-diskio-fixture.service",
 			ReadBytes: 5287936, WriteBytes: 4980736},
-		{Kind: Exec, Time: t1, Source: "poll", PID: 15706, PPID: 15700, StartTicks: 60940, Comm: "sleep",
+		{Kind: process.Exec, Time: t1, Source: "poll", PID: 15706, PPID: 15700, StartTicks: 60940, Comm: "sleep",
 			Cmdline: "sleep 30", Cgroup: "/", ReadBytes: 7909376, WriteBytes: 7602176},
 	}
 	if diff := cmp.Diff(wantEv, ev); diff != "" {
@@ -218,7 +222,7 @@ func TestScanVanished(t *testing.T) {
 	}
 	var exits []int
 	for _, e := range ev {
-		if e.Kind != Exit {
+		if e.Kind != process.Exit {
 			t.Errorf("unexpected event %+v", e)
 		}
 		exits = append(exits, e.PID)
@@ -255,7 +259,7 @@ func TestScanDenied(t *testing.T) {
 		t.Errorf("top = %+v; denied processes have no known I/O", top)
 	}
 	// A new process whose I/O is unreadable is still an exec event.
-	want := []ProcEvent{{Kind: Exec, Time: t1, Source: "poll", PID: 15776, PPID: 15700, StartTicks: 60940,
+	want := []process.Event{{Kind: process.Exec, Time: t1, Source: "poll", PID: 15776, PPID: 15700, StartTicks: 60940,
 		Comm: "sleep", Cmdline: "sleep 30", Cgroup: "/"}}
 	if diff := cmp.Diff(want, ev); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
@@ -350,7 +354,7 @@ func TestScanReapedChildNotCountedTwice(t *testing.T) {
 	if len(top) != 1 || top[0].PID != 200 || top[0].DeltaWriteBytes != 8192 || top[0].DeltaReadBytes != 16384 {
 		t.Errorf("top = %+v; want the shell with 8192 written, 16384 read", top)
 	}
-	want := []ProcEvent{{Kind: Exit, Time: t0.Add(time.Second), Source: "poll", PID: 201, PPID: 200, StartTicks: 5001,
+	want := []process.Event{{Kind: process.Exit, Time: t0.Add(time.Second), Source: "poll", PID: 201, PPID: 200, StartTicks: 5001,
 		Comm: "dd", Cmdline: "dd", Cgroup: "/system.slice/dd.service", Unit: "dd.service", WriteBytes: 8 << 20}}
 	if diff := cmp.Diff(want, ev); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
@@ -371,10 +375,10 @@ func TestScanNoteExits(t *testing.T) {
 	s := mustScanner(t, link.root, ProcScanOptions{})
 	scan(t, s, t0)
 	link.set(b)
-	s.NoteExits([]ProcEvent{
-		{Kind: Exit, Source: "taskstats", PID: 201, PPID: 200, WriteBytes: 8<<20 + 4096},
-		{Kind: Exit, Source: "taskstats", PID: 202, PPID: 200, WriteBytes: 1 << 20},
-		{Kind: Exit, Source: "poll", PID: 203, PPID: 200, WriteBytes: 1 << 30}, // not exact: ignored
+	s.NoteExits([]process.Event{
+		{Kind: process.Exit, Source: "taskstats", PID: 201, PPID: 200, WriteBytes: 8<<20 + 4096},
+		{Kind: process.Exit, Source: "taskstats", PID: 202, PPID: 200, WriteBytes: 1 << 20},
+		{Kind: process.Exit, Source: "poll", PID: 203, PPID: 200, WriteBytes: 1 << 30}, // not exact: ignored
 	})
 	top, _, _ := scan(t, s, t0.Add(time.Second))
 	if len(top) != 1 || top[0].PID != 200 || top[0].DeltaWriteBytes != 4096 || top[0].DeltaReadBytes != 16384 {
@@ -395,7 +399,7 @@ func TestScanExecSamePID(t *testing.T) {
 	scan(t, s, t0)
 	link.set(b)
 	top, ev, _ := scan(t, s, t0.Add(time.Second))
-	if len(ev) != 1 || ev[0].Kind != Exec || ev[0].Comm != "pmlogger_check" || ev[0].Unit != "pmlogger_check.service" {
+	if len(ev) != 1 || ev[0].Kind != process.Exec || ev[0].Comm != "pmlogger_check" || ev[0].Unit != "pmlogger_check.service" {
 		t.Errorf("events = %+v; want one exec of pmlogger_check", ev)
 	}
 	if len(top) != 1 || top[0].DeltaReadBytes != 4096 || top[0].Cmdline != "pmlogger_check" {
@@ -426,7 +430,8 @@ func TestParseStat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			comm, ppid, start, _, blkio, ok := parseStat([]byte(tt.line))
+			sf, ok := parseStat([]byte(tt.line))
+			comm, ppid, start, blkio := sf.comm, sf.ppid, sf.start, sf.blkio
 			if ok != tt.ok {
 				t.Fatalf("ok = %v, want %v", ok, tt.ok)
 			}
@@ -520,14 +525,135 @@ func TestScanNoteExitsGrandchildren(t *testing.T) {
 		s := mustScanner(t, link.root, ProcScanOptions{})
 		scan(t, s, t0)
 		link.set(b)
-		s.NoteExits([]ProcEvent{
-			{Kind: Exit, Source: "taskstats", PID: 302, PPID: 301, ReadBytes: 64 << 20},
-			{Kind: Exit, Source: "taskstats", PID: 301, PPID: 300, ReadBytes: 8192},
+		s.NoteExits([]process.Event{
+			{Kind: process.Exit, Source: "taskstats", PID: 302, PPID: 301, ReadBytes: 64 << 20},
+			{Kind: process.Exit, Source: "taskstats", PID: 301, PPID: 300, ReadBytes: 8192},
 		})
 		top, _, _ := scan(t, s, t0.Add(time.Second))
 		if len(top) != 1 || top[0].PID != 300 || top[0].DeltaReadBytes != 4096 {
 			t.Errorf("script seen alive %v: top = %+v; want the loop with its own 4096 read", seenScript, top)
 		}
+	}
+}
+
+// TestScanGrandchildSameStartTick is the new user's loop again, with the
+// script and its cat both seen alive and both gone at the next scan: they
+// started within one clock tick (same start time), so only their
+// ancestry says which was reaped first. cat's 64 MiB reached the loop
+// through the script and must come off the loop's reaped delta, with and
+// without taskstats' exact totals. The exited processes come from a map,
+// so each case runs several times.
+func TestScanGrandchildSameStartTick(t *testing.T) {
+	const mib = 1 << 20
+	a, b := t.TempDir(), t.TempDir()
+	writeProcTask(t, a, 300, 1, 6000, "loop.sh", 0, 0, 0, 0)
+	writeProcTask(t, a, 301, 300, 6001, "job.sh", 0, 0, 0, 0)
+	writeProcTask(t, a, 302, 301, 6001, "cat", 64*mib, 0, 64*mib, 0)
+	// Both reaped: the loop's counters hold cat's 64 MiB, the script's
+	// 8192 and its own 4096.
+	writeProcTask(t, b, 300, 1, 6000, "loop.sh", 64*mib+8192+4096, 0, 4096, 0)
+	setReaps(t, b, 300, 1)
+	for _, exact := range []bool{false, true} {
+		for range 8 {
+			link := newProcLink(t, a)
+			s := mustScanner(t, link.root, ProcScanOptions{})
+			scan(t, s, t0)
+			link.set(b)
+			// Without taskstats the script's 8192 after our last look is
+			// unseen: it stays reaped, attributed to no process.
+			var wantReaped uint64 = 8192
+			if exact {
+				s.NoteExits([]process.Event{
+					{Kind: process.Exit, Source: "taskstats", PID: 302, PPID: 301, ReadBytes: 64 * mib},
+					{Kind: process.Exit, Source: "taskstats", PID: 301, PPID: 300, ReadBytes: 8192},
+				})
+				wantReaped = 0
+			}
+			top, _, st := scan(t, s, t0.Add(time.Second))
+			if len(top) != 1 || top[0].PID != 300 || top[0].DeltaReadBytes != 4096 || top[0].DeltaReapedReadBytes != wantReaped {
+				t.Fatalf("exact=%v: top = %+v; want the loop with its own 4096 read and %d reaped", exact, top, wantReaped)
+			}
+			if st.ReapedReadBytes != wantReaped {
+				t.Fatalf("exact=%v: stats = %+v; want %d reaped read", exact, st, wantReaped)
+			}
+		}
+	}
+}
+
+// TestScanNoteExitsThreadedChild is runG's go test: a multi-threaded test
+// binary (e2e.test) read 1.5 GiB on its worker threads, but taskstats'
+// exit record of its last task holds 12 KiB. Its parent (go, reaping
+// it) and, once go exits, the loop that ran go must not be charged with
+// the 1.5 GiB a scan already saw in the binary's own rows.
+func TestScanNoteExitsThreadedChild(t *testing.T) {
+	const mib = 1 << 20
+	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
+	writeProcTask(t, a, 400, 1, 7000, "loop.sh", 0, 0, 0, 0)
+	writeProc(t, a, 401, 400, 7001, "go", 4096, 0)
+	setThreads(t, a, 401, 8)
+	writeProc(t, a, 402, 401, 7002, "e2e.test", 1536*mib, 0)
+	setThreads(t, a, 402, 8)
+	// go reaped the binary: its counters hold the binary's 1.5 GiB.
+	writeProcTask(t, b, 400, 1, 7000, "loop.sh", 0, 0, 0, 0)
+	writeProc(t, b, 401, 400, 7001, "go", 4096+1536*mib, 0)
+	setThreads(t, b, 401, 8)
+	setReaps(t, b, 401, 1)
+	// The loop reaped go.
+	writeProcTask(t, c, 400, 1, 7000, "loop.sh", 4096+1536*mib, 0, 0, 0)
+	setReaps(t, c, 400, 1)
+	link := newProcLink(t, a)
+	s := mustScanner(t, link.root, ProcScanOptions{})
+	scan(t, s, t0)
+	link.set(b)
+	s.NoteExits([]process.Event{{Kind: process.Exit, Source: "taskstats", PID: 402, PPID: 401, ReadBytes: 12288}})
+	top, _, st := scan(t, s, t0.Add(time.Second))
+	if len(top) != 0 || st.ReapedReadBytes != 0 {
+		t.Errorf("after go reaped the binary: top = %+v, stats %+v; want nothing", top, st)
+	}
+	link.set(c)
+	s.NoteExits([]process.Event{{Kind: process.Exit, Source: "taskstats", PID: 401, PPID: 400, ReadBytes: 4096}})
+	top, _, st = scan(t, s, t0.Add(2*time.Second))
+	if len(top) != 0 || st.ReapedReadBytes != 0 {
+		t.Errorf("after the loop reaped go: top = %+v, stats %+v; want nothing", top, st)
+	}
+}
+
+// setThreads sets num_threads (stat field 20) of a process written by
+// writeProc.
+func setThreads(t *testing.T, dir string, pid, n int) {
+	t.Helper()
+	editStat(t, dir, pid, func(f []string) { f[19] = fmt.Sprint(n) })
+}
+
+// setReaps raises stat field 11 (cminflt) of a process written by
+// writeProc by n×1000, as the kernel does when it reaps n children that
+// took 1000 minor faults each: every fixture whose parent's counters
+// hold a reaped child's I/O needs it, or the gain reads as exited
+// threads'.
+func setReaps(t *testing.T, dir string, pid, n int) {
+	t.Helper()
+	editStat(t, dir, pid, func(f []string) {
+		v, err := strconv.ParseUint(f[10], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f[10] = fmt.Sprint(v + uint64(n)*1000)
+	})
+}
+
+// editStat rewrites dir/PID/stat (written by writeProc) with edit applied
+// to its space-separated fields.
+func editStat(t *testing.T, dir string, pid int, edit func(f []string)) {
+	t.Helper()
+	name := filepath.Join(dir, fmt.Sprint(pid), "stat")
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b))
+	edit(f)
+	if err := os.WriteFile(name, []byte(strings.Join(f, " ")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -554,7 +680,7 @@ func TestScanExecLineage(t *testing.T) {
 	link.set(b)
 	t1 := t0.Add(time.Second)
 	top, ev, _ := scan(t, s, t1)
-	wantEv := []ProcEvent{{Kind: Exec, Time: t1, Source: "poll", PID: 200, PPID: 100, StartTicks: 1200,
+	wantEv := []process.Event{{Kind: process.Exec, Time: t1, Source: "poll", PID: 200, PPID: 100, StartTicks: 1200,
 		Comm: "python3", Exe: "/usr/bin/python3.11", Cmdline: "/usr/bin/python3 /var/tmp/job/pressure.py",
 		Cgroup: "/system.slice/python3.service", Unit: "python3.service", ReadBytes: 4096, WriteBytes: 8192}}
 	if diff := cmp.Diff(wantEv, ev); diff != "" {
@@ -563,4 +689,150 @@ func TestScanExecLineage(t *testing.T) {
 	if len(top) != 1 || top[0].PID != 200 || top[0].PPID != 100 || top[0].Exe != "/usr/bin/python3.11" {
 		t.Errorf("top = %+v; want python3 (200) with parent 100 and exe /usr/bin/python3.11", top)
 	}
+}
+
+// writeProcTask writes pid's stat and io (rd, wr: the process's counters,
+// its reaped children's and exited threads' included) and its main
+// thread's task/<pid>/io (taskRd, taskWr: that thread's own).
+func writeProcTask(t *testing.T, dir string, pid, ppid int, start uint64, comm string, rd, wr, taskRd, taskWr uint64) {
+	t.Helper()
+	writeProc(t, dir, pid, ppid, start, comm, rd, wr)
+	writeTaskIO(t, dir, pid, taskRd, taskWr)
+}
+
+// writeTaskIO writes dir/PID/task/PID/io: the main thread's own counters,
+// which the kernel shows without the reaped children's I/O.
+func writeTaskIO(t *testing.T, dir string, pid int, rd, wr uint64) {
+	t.Helper()
+	d := filepath.Join(dir, fmt.Sprint(pid), "task", fmt.Sprint(pid))
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	io := fmt.Sprintf("rchar: %d\nwchar: %d\nsyscr: 10\nsyscw: 10\nread_bytes: %d\nwrite_bytes: %d\ncancelled_write_bytes: 0\n", rd, wr, rd, wr)
+	if err := os.WriteFile(filepath.Join(d, "io"), []byte(io), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestScanReapedSplitByThread: single-threaded processes, so the scanner
+// reads /proc/PID/task/PID/io to tell what a process did from what its
+// reaped children brought in. bash 100 runs sh 200, which runs dd 201
+// (seen) and 202 (never seen, 1 MiB). The shell's own delta is exactly
+// its own I/O; what no known child accounts for (dd's 4096 after our
+// last look, 202's 1 MiB) is the shell's DeltaReaped*, attributed to no
+// one; exits carry own totals; when bash reaps sh, nothing is left over.
+func TestScanReapedSplitByThread(t *testing.T) {
+	const mib = 1 << 20
+	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
+	writeProcTask(t, a, 100, 1, 4000, "bash", 0, 0, 0, 0)
+	writeProcTask(t, a, 200, 100, 5000, "sh", 0, 0, 0, 0)
+	writeProcTask(t, a, 201, 200, 5001, "dd", 0, 8*mib, 0, 8*mib)
+
+	writeProcTask(t, b, 100, 1, 4000, "bash", 0, 0, 0, 0)
+	// sh: its own 16384 read and 4096 written, dd's 8 MiB + 4096, 202's 1 MiB.
+	shWhole := uint64(8*mib + 4096 + 4096 + mib)
+	writeProcTask(t, b, 200, 100, 5000, "sh", 16384, shWhole, 16384, 4096)
+	setReaps(t, b, 200, 2)
+
+	// bash reaped sh: sh's whole counters are in bash's now.
+	writeProcTask(t, c, 100, 1, 4000, "bash", 16384, shWhole, 0, 0)
+	setReaps(t, c, 100, 1)
+
+	for _, exact := range []bool{false, true} {
+		link := newProcLink(t, a)
+		s := mustScanner(t, link.root, ProcScanOptions{})
+		scan(t, s, t0)
+		link.set(b)
+		if exact {
+			s.NoteExits([]process.Event{
+				{Kind: process.Exit, Source: "taskstats", PID: 201, PPID: 200, WriteBytes: 8*mib + 4096},
+				{Kind: process.Exit, Source: "taskstats", PID: 202, PPID: 200, WriteBytes: mib},
+			})
+		}
+		top, ev, st := scan(t, s, t0.Add(time.Second))
+		var wantReaped uint64 = 4096 + mib
+		if exact {
+			wantReaped = 0
+		}
+		if len(top) != 1 || top[0].PID != 200 || top[0].DeltaReadBytes != 16384 || top[0].DeltaWriteBytes != 4096 ||
+			top[0].DeltaReapedWriteBytes != wantReaped || top[0].DeltaReapedReadBytes != 0 ||
+			top[0].ReadBytes != 16384 || top[0].WriteBytes != 4096 {
+			t.Errorf("exact=%v: top = %+v; want sh alone: 16384 read, 4096 written, both its own, %d written by reaped children", exact, top, wantReaped)
+		}
+		if st.ReapedWriteBytes != wantReaped || st.ReapedReadBytes != 0 {
+			t.Errorf("exact=%v: stats = %+v; want %d reaped written", exact, st, wantReaped)
+		}
+		if len(ev) != 1 || ev[0].PID != 201 || ev[0].WriteBytes != 8*mib {
+			t.Errorf("exact=%v: events = %+v; want dd's exit with its last seen 8 MiB", exact, ev)
+		}
+
+		link.set(c)
+		top, ev, st = scan(t, s, t0.Add(2*time.Second))
+		if len(top) != 0 || st.ReapedWriteBytes != 0 || st.ReapedReadBytes != 0 {
+			t.Errorf("exact=%v: after bash reaped sh: top = %+v, stats %+v; want nothing (all of sh's counters are known)", exact, top, st)
+		}
+		if len(ev) != 1 || ev[0].PID != 200 || ev[0].ReadBytes != 16384 || ev[0].WriteBytes != 4096 {
+			t.Errorf("exact=%v: events = %+v; want sh's exit with its own 16384 read, 4096 written", exact, ev)
+		}
+	}
+}
+
+// TestScanExitedThreadsAreOwn: a threaded server (python3's
+// ThreadingHTTPServer) is single-threaded between requests, and its
+// request threads' I/O is in signal->ioac with reaped children's once
+// they exit. When it reaped no child in the interval (stat fields 11, 13,
+// 16, 17 unchanged) the gain is its threads': its own I/O, not a reaped
+// row; when it reaped one too, the gain is reaped (exited threads or
+// children: /proc cannot tell). A process first seen that never reaped
+// a child (those fields 0) holds only its threads' there.
+func TestScanExitedThreadsAreOwn(t *testing.T) {
+	const mib = 1 << 20
+	a, b := t.TempDir(), t.TempDir()
+	// 500 (the server): main thread 4096 written at t0; at t1 its
+	// threads wrote 3 MiB and the main thread 4096 more.
+	writeProcTask(t, a, 500, 1, 9000, "python3", 0, 4096, 0, 4096)
+	writeProcTask(t, b, 500, 1, 9000, "python3", 0, 3*mib+8192, 0, 8192)
+	// 600: the same, but it also reaped a child in the interval.
+	writeProcTask(t, a, 600, 1, 9100, "python3", 0, 4096, 0, 4096)
+	writeProcTask(t, b, 600, 1, 9100, "python3", 0, 3*mib+8192, 0, 8192)
+	setReaps(t, b, 600, 1)
+	// 700: first seen at t1, its threads wrote 2 MiB, it never reaped.
+	writeProcTask(t, b, 700, 1, 9200, "worker", 0, 2*mib+4096, 0, 4096)
+	zeroReaps(t, b, 700)
+
+	link := newProcLink(t, a)
+	s := mustScanner(t, link.root, ProcScanOptions{})
+	scan(t, s, t0)
+	link.set(b)
+	top, _, st := scan(t, s, t0.Add(time.Second))
+	type row struct {
+		PID                            int
+		DWrite, DReapedWrite, CumWrite uint64
+	}
+	var got []row
+	for _, p := range top {
+		got = append(got, row{p.PID, p.DeltaWriteBytes, p.DeltaReapedWriteBytes, p.WriteBytes})
+	}
+	want := []row{
+		{500, 3*mib + 4096, 0, 3*mib + 8192},
+		{600, 4096, 3 * mib, 8192},
+		{700, 2*mib + 4096, 0, 2*mib + 4096},
+	}
+	slices.SortFunc(got, func(x, y row) int { return x.PID - y.PID })
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	if st.ReapedWriteBytes != 3*mib {
+		t.Errorf("stats reaped written = %d; want 3 MiB (600's)", st.ReapedWriteBytes)
+	}
+}
+
+// zeroReaps sets stat fields 11, 13, 16 and 17 (the reaped children's
+// faults and times) of a process written by writeProc to 0: it never
+// reaped a child.
+func zeroReaps(t *testing.T, dir string, pid int) {
+	t.Helper()
+	editStat(t, dir, pid, func(f []string) {
+		f[10], f[12], f[15], f[16] = "0", "0", "0", "0"
+	})
 }

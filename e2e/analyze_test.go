@@ -78,32 +78,6 @@ func installUnits(t *testing.T, hog string, withJob bool) {
 	writeUnits(t, files)
 }
 
-// writeUnits writes unit files (name → body) into /etc/systemd/system and
-// enables each .timer as `systemctl enable` does; all is removed after
-// the test.
-func writeUnits(t *testing.T, files map[string]string) {
-	t.Helper()
-	wants := filepath.Join(unitDir, "timers.target.wants")
-	if err := os.MkdirAll(wants, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, body := range files {
-		p := filepath.Join(unitDir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.Remove(p) })
-		if strings.HasSuffix(name, ".timer") {
-			l := filepath.Join(wants, name)
-			os.Remove(l)
-			if err := os.Symlink(p, l); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.Remove(l) })
-		}
-	}
-}
-
 // firings asks systemd-analyze (the oracle, independent of memdiag's own
 // calendar code) for the next n elapses of expr after base.
 func firings(t *testing.T, expr string, base time.Time, n int) []time.Time {
@@ -160,21 +134,7 @@ func (h *harness) run(withJob bool) (map[string]any, []time.Time) {
 
 	websvc := testenv.BuildPackage(t, "github.com/memdiag/memdiag/internal/testenv/websvc", "websvc")
 	data := filepath.Join(h.dir, "web.dat")
-	srv := web.Command(websvc, "-data", data, "-data-size", fmt.Sprint(96<<20), "-anon", fmt.Sprint(48<<20))
-	stdout, err := srv.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Stderr = os.Stderr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("websvc did not start: %v", err)
-	}
-	url := "http://" + strings.TrimSpace(addr) + "/"
+	url := startWebsvc(t, web.Command(websvc, "-data", data, "-data-size", fmt.Sprint(96<<20), "-anon", fmt.Sprint(48<<20)))
 
 	// Warm the cache, then record with the probe while a load loop runs.
 	for i := 0; i < 200; i++ {

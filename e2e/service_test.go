@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -66,28 +65,10 @@ func TestServiceStore(t *testing.T) {
 	st := filepath.Join(dir, "store")
 
 	testenv.Exclusive(t)
-	for name, body := range map[string]string{
+	writeUnits(t, map[string]string{
 		"memdiag-e2e-svc-job.timer":   svcJobTimer,
 		"memdiag-e2e-svc-job.service": fmt.Sprintf(svcJobService, hog, svcJobMB<<20),
-	} {
-		p := filepath.Join(unitDir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.Remove(p) })
-		if strings.HasSuffix(name, ".timer") {
-			wants := filepath.Join(unitDir, "timers.target.wants")
-			if err := os.MkdirAll(wants, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			l := filepath.Join(wants, name)
-			os.Remove(l)
-			if err := os.Symlink(p, l); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.Remove(l) })
-		}
-	}
+	})
 	parent := testenv.NewCgroup(t, "memdiag-e2e-svc.slice", 224<<20)
 	web := testenv.NewCgroup(t, "memdiag-e2e-svc.slice/memdiag-e2e-svc-web.service", 0)
 	job := testenv.NewCgroup(t, "memdiag-e2e-svc.slice/memdiag-e2e-svc-job.service", 0)
@@ -99,21 +80,7 @@ func TestServiceStore(t *testing.T) {
 
 	// The victim: a web service with 96 MiB of cached data, under a
 	// light loopback load for the whole run.
-	srv := web.Command(websvc, "-data", filepath.Join(dir, "web.dat"), "-data-size", fmt.Sprint(96<<20), "-anon", fmt.Sprint(48<<20))
-	stdout, err := srv.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Stderr = os.Stderr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("websvc did not start: %v", err)
-	}
-	url := "http://" + strings.TrimSpace(addr) + "/"
+	url := startWebsvc(t, web.Command(websvc, "-data", filepath.Join(dir, "web.dat"), "-data-size", fmt.Sprint(96<<20), "-anon", fmt.Sprint(48<<20)))
 	ctx, cancel := context.WithTimeout(context.Background(), svcLength+time.Minute)
 	defer cancel()
 	var wg sync.WaitGroup

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -86,6 +85,9 @@ type vRun struct {
 	bg     []vProc                    // started before the recording
 	timers []vTimer                   // fired by hand
 	once   []vOnce                    // started once at an offset
+	// began is when the run had the e2e lock; cleaning when its cleanups
+	// began: the run logs where its time went.
+	began, made, cleaning time.Time
 }
 
 type vProc struct {
@@ -112,7 +114,12 @@ func newVRun(t *testing.T) *vRun {
 		testenv.Unmet(t, "systemd-analyze (Debian package systemd) is the schedule oracle")
 	}
 	testenv.Exclusive(t)
-	r := &vRun{t: t, dir: t.TempDir(), groups: map[string]*testenv.Cgroup{}}
+	r := &vRun{t: t, dir: t.TempDir(), groups: map[string]*testenv.Cgroup{}, began: time.Now()}
+	t.Cleanup(func() {
+		if !r.cleaning.IsZero() {
+			t.Logf("timing: cleanup %s", time.Since(r.cleaning).Round(100*time.Millisecond))
+		}
+	})
 	os.RemoveAll(vDir)
 	if err := os.MkdirAll(vDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -120,6 +127,7 @@ func newVRun(t *testing.T) *vRun {
 	t.Cleanup(func() { os.RemoveAll(vDir) })
 	r.slice = testenv.NewCgroup(t, vSlice, vLimit)
 	testenv.SwapFile(t, "e2e-verdict", 1<<30)
+	r.made = time.Now()
 	return r
 }
 
@@ -172,25 +180,7 @@ func (r *vRun) timer(name, extra string, fire bool, argv ...string) {
 		name + ".service": fmt.Sprintf("[Unit]\nDescription=memdiag e2e verdict: %s\n\n[Service]\nType=oneshot\nExecStart=%s\n",
 			name, strings.Join(argv, " ")),
 	}
-	wants := filepath.Join(unitDir, "timers.target.wants")
-	if err := os.MkdirAll(wants, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for f, body := range files {
-		p := filepath.Join(unitDir, f)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.Remove(p) })
-		if strings.HasSuffix(f, ".timer") {
-			l := filepath.Join(wants, f)
-			os.Remove(l)
-			if err := os.Symlink(p, l); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.Remove(l) })
-		}
-	}
+	writeUnits(t, files)
 	if fire {
 		r.group(name + ".service")
 		r.timers = append(r.timers, vTimer{name + ".service", vEvery, argv})
@@ -323,23 +313,11 @@ func (c vCulprit) String() string {
 func (r *vRun) record() *vResult {
 	t := r.t
 	t.Helper()
+	t.Cleanup(func() { r.cleaning = time.Now() }) // runs first of the cleanups
 	r.group(vPrefix + "-web.service")
 	data := filepath.Join(r.dir, "web.dat")
-	srv := r.command(vProc{vPrefix + "-web.service", []string{vBins.websvc, "-data", data, "-data-size", fmt.Sprint(96 << 20), "-anon", fmt.Sprint(48 << 20)}})
-	stdout, err := srv.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Stderr = os.Stderr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("websvc did not start: %v", err)
-	}
-	url := "http://" + strings.TrimSpace(addr) + "/"
+	url := startWebsvc(t, r.command(vProc{vPrefix + "-web.service", []string{vBins.websvc, "-data", data, "-data-size", fmt.Sprint(96 << 20), "-anon", fmt.Sprint(48 << 20)}}))
+	webUp := time.Now()
 	for i := 0; i < 200; i++ { // warm the web service's cache
 		if r, err := http.Get(url); err == nil {
 			io.Copy(io.Discard, r.Body)
@@ -387,6 +365,7 @@ func (r *vRun) record() *vResult {
 	}
 	defer watchLog.Close()
 	watch.Stdout, watch.Stderr = watchLog, watchLog
+	warmed, lead := time.Now(), time.Until(start)
 	time.Sleep(time.Until(start))
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
@@ -454,7 +433,9 @@ func (r *vRun) record() *vResult {
 		t.Fatalf("scenario jobs failed:\n%s", strings.Join(failed, "\n"))
 	}
 	t.Logf("fired: %v", fired)
+	recorded := time.Since(start)
 
+	analyzeStart := time.Now()
 	out, err := exec.Command(vBins.memdiag, "analyze", rec, "--format", "json").Output()
 	if err != nil {
 		t.Fatalf("analyze: %v", err)
@@ -462,6 +443,9 @@ func (r *vRun) record() *vResult {
 	if table, err := exec.Command(vBins.memdiag, "analyze", rec, "--no-color").CombinedOutput(); err == nil {
 		t.Logf("memdiag analyze:\n%s", table)
 	}
+	ms := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+	t.Logf("timing: slice and swap file %s, the scenario's files and web service %s, its cache %s, %s to the first firing's lead, recorded %s, analyze %s",
+		ms(r.made.Sub(r.began)), ms(webUp.Sub(r.made)), ms(warmed.Sub(webUp)), ms(max(lead, 0)), ms(recorded), ms(time.Since(analyzeStart)))
 	if keep := os.Getenv("MEMDIAG_E2E_KEEP"); keep != "" {
 		// Keep the recording and the verdict for a closer look.
 		base := filepath.Join(keep, strings.ReplaceAll(t.Name(), "/", "-"))
@@ -731,6 +715,34 @@ func TestVerdict(t *testing.T) {
 			for _, p := range c.Processes {
 				t.Logf("%s: process %s (%s) started by %v", c.Name, p.Program, p.Comm, p.StartedBy)
 			}
+		}
+	})
+
+	// (i) A shell loop started in the slice before the recording reads a
+	// big file with cat every ~10 s (its cache dropped first), while a
+	// decoy shell outside the slice execs tiny cats several times a
+	// second (new-user trial s5, F1/F2). The loop's cat is named (or the
+	// loop), with the big file's command line and the loop as its
+	// parent, never the decoy's cat.
+	t.Run("loop-decoy", func(t *testing.T) {
+		r := newVRun(t)
+		big := filepath.Join(vDir, "big.dat")
+		if err := exec.Command("dd", "if=/dev/zero", "of="+big, "bs=1M", fmt.Sprint("count=", vHeavyMB), "status=none").Run(); err != nil {
+			t.Fatal(err)
+		}
+		loop := r.file("loop.sh", "#!/bin/sh\nsleep \"$1\"\nwhile :; do\n\tdd if="+big+" iflag=nocache count=0 status=none\n\tcat "+big+" >/dev/null\n\tsleep 10\ndone\n", 0o755)
+		r.background(vPrefix+"-session.scope", "/bin/sh", loop, "@FIRST@")
+		decoy := r.file("decoy.sh", "#!/bin/sh\nwhile :; do cat /etc/hostname >/dev/null; sleep 0.2; done\n", 0o755)
+		r.bg = append(r.bg, vProc{"", []string{"/bin/sh", decoy}}) // outside the slice
+		res := r.record()
+		r.check(res, vWant{top: []string{"cat", "loop.sh"}})
+		if len(res.Culprits) == 0 || len(res.Culprits[0].Processes) == 0 {
+			return
+		}
+		p := res.Culprits[0].Processes[0]
+		t.Logf("%s: process %q started by %v", res.Culprits[0].Name, p.Cmdline, p.StartedBy)
+		if res.Culprits[0].Name == "cat" && (p.Cmdline != "cat "+big || len(p.StartedBy) == 0 || !strings.HasPrefix(p.StartedBy[0], "loop.sh ")) {
+			t.Errorf("cat's process %q started by %v; want %q started by loop.sh", p.Cmdline, p.StartedBy, "cat "+big)
 		}
 	})
 }

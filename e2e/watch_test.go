@@ -94,7 +94,7 @@ func TestWatchRecordsHog(t *testing.T) {
 		if s.Time.Before(hogStart) || s.Time.After(hogEnd.Add(2*time.Second)) {
 			continue
 		}
-		f, ok := s.Meminfo.FileLRU()
+		f, ok := s.Meminfo.LRU().FileLRU()
 		if !ok {
 			continue
 		}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/internal/testenv"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -70,7 +70,7 @@ func TestGrafanaDashboard(t *testing.T) {
 			e.Observe(&rec.Samples[i])
 		}
 		e.Observe(&record.Sample{Time: rec.Samples[len(rec.Samples)-1].Time, Onsets: []record.StallOnset{{Scope: "host", Resource: "memory", Kind: "some"}},
-			Events: []diskio.ProcEvent{{Kind: diskio.Exit, PID: 1, Unit: "a.service", ReadBytes: 1}}})
+			Events: []record.Event{{Kind: process.Exit, PID: 1, Unit: "a.service", ReadBytes: 1}}})
 		_, fams := scrape(t, e)
 		for n := range fams {
 			served[n] = true

@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/memdiag/memdiag/correlate"
-	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
 	"github.com/memdiag/memdiag/timers"
@@ -177,7 +177,7 @@ func (e *Exporter) observeIO(s *record.Sample) {
 		e.lastCum[p.PID] = procSeen{start: p.StartTicks, unit: p.Unit, read: p.ReadBytes, writ: p.WriteBytes}
 	}
 	for _, ev := range s.Events {
-		if ev.Kind != diskio.Exit {
+		if ev.Kind != process.Exit {
 			continue
 		}
 		seen, ok := e.lastCum[ev.PID]

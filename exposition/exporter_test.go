@@ -16,8 +16,8 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/memdiag/memdiag/correlate"
-	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/internal/testenv"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -80,20 +80,20 @@ next:
 func TestUnitIOCountsExitsOnceAndCaps(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 6, 25, 0, 0, time.UTC)
 	e := New(record.Header{PageSize: 4096}, Options{MaxUnits: 2, AnalyzeEvery: -1})
-	proc := func(pid int, unit string, cum, delta uint64) diskio.ProcIO {
-		return diskio.ProcIO{PID: pid, StartTicks: 7, Unit: unit, ReadBytes: cum, DeltaReadBytes: delta, WriteBytes: 2 * cum, DeltaWriteBytes: 2 * delta}
+	proc := func(pid int, unit string, cum, delta uint64) record.ProcIO {
+		return record.ProcIO{PID: pid, StartTicks: 7, Unit: unit, ReadBytes: cum, DeltaReadBytes: delta, WriteBytes: 2 * cum, DeltaWriteBytes: 2 * delta}
 	}
-	e.Observe(&record.Sample{Seq: 0, Time: t0, Procs: []diskio.ProcIO{proc(10, "a.service", 100, 100)}})
-	e.Observe(&record.Sample{Seq: 1, Time: t0.Add(time.Second), Procs: []diskio.ProcIO{proc(10, "a.service", 300, 200)}})
-	e.Observe(&record.Sample{Seq: 2, Time: t0.Add(2 * time.Second), Events: []diskio.ProcEvent{
+	e.Observe(&record.Sample{Seq: 0, Time: t0, Procs: []record.ProcIO{proc(10, "a.service", 100, 100)}})
+	e.Observe(&record.Sample{Seq: 1, Time: t0.Add(time.Second), Procs: []record.ProcIO{proc(10, "a.service", 300, 200)}})
+	e.Observe(&record.Sample{Seq: 2, Time: t0.Add(2 * time.Second), Events: []record.Event{
 		// pid 10 exits having read 1000 in all: 700 more than seen.
-		{Kind: diskio.Exit, PID: 10, StartTicks: 7, Unit: "a.service", ReadBytes: 1000, WriteBytes: 2000},
+		{Kind: process.Exit, PID: 10, StartTicks: 7, Unit: "a.service", ReadBytes: 1000, WriteBytes: 2000},
 		// a 300 ms job never seen by a sample: its whole life.
-		{Kind: diskio.Exit, PID: 11, StartTicks: 9, Unit: "cron.service", ReadBytes: 5000, WriteBytes: 64},
+		{Kind: process.Exit, PID: 11, StartTicks: 9, Unit: "cron.service", ReadBytes: 5000, WriteBytes: 64},
 		// past the cap of 2 units: summed under "other".
-		{Kind: diskio.Exit, PID: 12, StartTicks: 9, Unit: "c.service", ReadBytes: 40},
-		{Kind: diskio.Exit, PID: 13, StartTicks: 9, ReadBytes: 1},
-		{Kind: diskio.Exec, PID: 14, Unit: "d.service"},
+		{Kind: process.Exit, PID: 12, StartTicks: 9, Unit: "c.service", ReadBytes: 40},
+		{Kind: process.Exit, PID: 13, StartTicks: 9, ReadBytes: 1},
+		{Kind: process.Exec, PID: 14, Unit: "d.service"},
 	}})
 	_, fams := scrape(t, e)
 	for _, c := range []struct {
@@ -154,7 +154,7 @@ func TestRecordingMetrics(t *testing.T) {
 	if got, ok := value(fams, "memdiag_psi_memory_some_seconds_total", "scope=cgroup"); !ok || math.Abs(got-wantCg) > 1e-9 {
 		t.Errorf("cgroup memory some = %v, want %v", got, wantCg)
 	}
-	lru, _ := last.Meminfo.FileLRU()
+	lru, _ := last.Meminfo.LRU().FileLRU()
 	if got, _ := value(fams, "memdiag_file_lru_bytes", "scope=host"); got != float64(lru) {
 		t.Errorf("memdiag_file_lru_bytes = %v, want %v", got, lru)
 	}
@@ -261,7 +261,7 @@ func promtoolCheck(t *testing.T, body string) {
 // metrics label it; memdiag_job_info says whether a job will run.
 func TestOnsetScopeAndJobActive(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 6, 25, 0, 0, time.UTC)
-	hdr := record.Header{PageSize: 4096, Jobs: []timers.Job{
+	hdr := record.Header{PageSize: 4096, Jobs: []record.Job{
 		{Name: "on.timer", Source: timers.Systemd, Unit: "on.service", Schedule: []string{"*:*:0/20"}, Active: true},
 		{Name: "off.timer", Source: timers.Systemd, Unit: "off.service", Schedule: []string{"daily"}},
 	}}

@@ -57,9 +57,9 @@ func SignalMetric(s *signal.Signal) string {
 	return n
 }
 
-// SignalHelp is the metric's help: the catalogue's Doc, how it is
+// signalHelp is the metric's help: the catalogue's Doc, how it is
 // computed, the file and the kernel document.
-func SignalHelp(s *signal.Signal) string {
+func signalHelp(s *signal.Signal) string {
 	h := s.Title + ": " + s.Doc + "."
 	if s.Kind == signal.Counter {
 		h = "Cumulative " + h + " Summed from memdiag's start over the change between samples (" + s.Computed + ")."
@@ -98,7 +98,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(desc(HostInfo, "The recorded host: value 1; time_zone is the zone its cron and OnCalendar schedules run in, kernel the uname release.", "host", "kernel", "time_zone", "version"),
 		1, e.hdr.Host, e.hdr.Kernel, e.hdr.TimeZone, e.hdr.MemdiagVersion)
 	for i, sig := range signal.Catalogue {
-		d := desc(SignalMetric(sig), SignalHelp(sig), ScopeLabel)
+		d := desc(SignalMetric(sig), signalHelp(sig), ScopeLabel)
 		for sc, scope := range []string{"host", "cgroup"} {
 			if !e.known[sc][i] {
 				continue
@@ -181,7 +181,7 @@ func (c collector) collectJobs(ch chan<- prometheus.Metric, gauge func(*promethe
 		if j.PeriodSeconds != nil {
 			gauge(period, *j.PeriodSeconds, j.Name)
 		}
-		l, n := jobFirings(j, now, loc)
+		l, n := jobFirings(j.Timers(), now, loc)
 		if !n.IsZero() {
 			gauge(next, unixSeconds(n), j.Name)
 		}

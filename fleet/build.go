@@ -9,9 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/exposition"
-	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
@@ -29,9 +27,10 @@ const pageSize = 4096
 type Host struct {
 	Name string
 	Rec  *record.Recording
-	// Sources lists the families found ("node_exporter pressure", "memdiag
-	// per-unit I/O"); Lacks what the correlator will not have, said plainly.
-	Sources, Lacks []string
+	// Sources lists the families used ("node_exporter PSI", "memdiag
+	// per-unit I/O"); Lacks what the correlator will not have, said
+	// plainly; Notes what limits the analysis of what it has.
+	Sources, Lacks, Notes []string
 	// Memdiag is true when memdiag's own metrics were scraped for it.
 	Memdiag bool
 }
@@ -51,12 +50,26 @@ func (d *Data) Recording(host string) *Host {
 		hdr.Start = d.Times[0]
 	}
 	has := func(name string) bool { return len(s[name]) > 0 }
-	node := has("node_pressure_memory_waiting_seconds_total")
 	mine := has(exposition.Samples)
 	h.Memdiag = mine
+	// One clock per host. memdiag updates its signal counters and its
+	// per-unit I/O in the same sample, so a unit's I/O falls in the step
+	// of the stall it caused. node_exporter reads the kernel at its own
+	// scrape, which Prometheus places anywhere in the interval, and
+	// memdiag's values are as old as its last sample: the two sources
+	// of one host are up to about two steps apart, enough to put a short
+	// episode's I/O outside it and leave the job uncredited. So where
+	// memdiag's metrics are scraped its own signals are taken first, and
+	// node_exporter's only for a family memdiag does not export.
+	var clocks []string // node_exporter families used beside memdiag's unit I/O
+	mdPSI := s[exposition.SignalMetric(signal.PSIMemorySome)][hostKey] != nil
+	nodePSI := has("node_pressure_memory_waiting_seconds_total")
 	var hostPSI func(res string, full bool) []float64
 	switch {
-	case node:
+	case mdPSI && (mine || !nodePSI):
+		hostPSI = mineScope(s, hostKey)
+		h.Sources = append(h.Sources, "memdiag PSI")
+	case nodePSI:
 		hostPSI = func(res string, full bool) []float64 {
 			kind := "waiting"
 			if full {
@@ -65,38 +78,49 @@ func (d *Data) Recording(host string) *Host {
 			return s["node_pressure_"+res+"_"+kind+"_seconds_total"][""]
 		}
 		h.Sources = append(h.Sources, "node_exporter PSI")
-	case has(exposition.SignalMetric(signal.PSIMemorySome)):
-		hostPSI = mineScope(s, hostKey)
-		h.Sources = append(h.Sources, "memdiag PSI")
+		clocks = append(clocks, "PSI")
 	default:
 		h.Lacks = append(h.Lacks, "no memory PSI series (node_pressure_memory_* or memdiag_psi_memory_*): node_exporter's pressure collector needs kernel ≥ 4.20 with PSI; episodes cannot be measured stalls")
 	}
 	lruActive, lruInactive := s["node_memory_Active_file_bytes"][""], s["node_memory_Inactive_file_bytes"][""]
 	lruTotal := s[exposition.SignalMetric(signal.FileLRU)][hostKey]
+	nodeLRU := lruActive != nil && lruInactive != nil
 	switch {
-	case lruActive != nil && lruInactive != nil:
-		h.Sources = append(h.Sources, "node_exporter meminfo")
-	case lruTotal != nil:
+	case lruTotal != nil && (mine || !nodeLRU):
+		lruActive, lruInactive = nil, nil
 		h.Sources = append(h.Sources, "memdiag file LRU")
+	case nodeLRU:
+		lruTotal = nil
+		h.Sources = append(h.Sources, "node_exporter meminfo")
+		clocks = append(clocks, "file LRU")
 	default:
 		h.Lacks = append(h.Lacks, "no file LRU (node_memory_{Active,Inactive}_file_bytes)")
 	}
-	vmstat, vmNote := d.vmstatSeries(s)
+	vmstat, vmNote := d.vmstatSeries(s, mine)
 	if vmNote != "" {
 		h.Lacks = append(h.Lacks, vmNote)
 	}
 	if vmstat != nil {
 		h.Sources = append(h.Sources, vmstat.source)
+		if !vmstat.mine {
+			clocks = append(clocks, "vmstat")
+		}
 	}
 	disks := sortedKeys(s["node_disk_read_bytes_total"])
+	mdDisk := s[exposition.SignalMetric(signal.DiskRead)][hostKey] != nil
 	mineDisk := false
-	if len(disks) > 0 {
-		h.Sources = append(h.Sources, "node_exporter diskstats")
-	} else if s[exposition.SignalMetric(signal.DiskRead)][hostKey] != nil {
-		mineDisk = true
+	switch {
+	case mdDisk && (mine || len(disks) == 0):
+		disks, mineDisk = nil, true
 		h.Sources = append(h.Sources, "memdiag disk counters")
-	} else {
+	case len(disks) > 0:
+		h.Sources = append(h.Sources, "node_exporter diskstats")
+		clocks = append(clocks, "disks")
+	default:
 		h.Lacks = append(h.Lacks, "no disk series (node_disk_*): disk I/O and I/O time are unknown")
+	}
+	if mine && len(clocks) > 0 {
+		h.Notes = append(h.Notes, "memdiag's metrics for this host have no "+strings.Join(clocks, ", ")+" series, so node_exporter's are used beside memdiag's per-unit I/O: node_exporter reads the kernel at its own scrape, up to about two steps apart from memdiag's sample, so a short episode may miss the I/O of the job that caused it")
 	}
 	units := sortedKeys(s[exposition.UnitReadBytes])
 	if mine {
@@ -128,11 +152,11 @@ func (d *Data) Recording(host string) *Host {
 		smp.CgroupPSI = psiAt(mineScope(s, cgroupKey), i)
 		if lruActive != nil && lruInactive != nil {
 			if a, b := lruActive[i], lruInactive[i]; !math.IsNaN(a) && !math.IsNaN(b) {
-				smp.Meminfo = &lru.Meminfo{ActiveFile: u64(a), InactiveFile: u64(b)}
+				smp.Meminfo = &record.Meminfo{ActiveFile: u64(a), InactiveFile: u64(b)}
 			}
 		} else if lruTotal != nil && !math.IsNaN(lruTotal[i]) {
 			// memdiag exposes the sum; the split is not needed by the signals.
-			smp.Meminfo = &lru.Meminfo{ActiveFile: u64(lruTotal[i]), InactiveFile: u64(0)}
+			smp.Meminfo = &record.Meminfo{ActiveFile: u64(lruTotal[i]), InactiveFile: u64(0)}
 		}
 		if vmstat != nil {
 			smp.VMStat = vmstat.at(i)
@@ -142,7 +166,7 @@ func (d *Data) Recording(host string) *Host {
 			if math.IsNaN(r) || math.IsNaN(w) {
 				continue
 			}
-			dk := diskio.Disk{Name: labelValue(dev, "device"), ReadBytes: uint64(r), WriteBytes: uint64(w)}
+			dk := record.Disk{Name: labelValue(dev, "device"), ReadBytes: uint64(r), WriteBytes: uint64(w)}
 			if v := s["node_disk_io_time_weighted_seconds_total"][dev]; v != nil && !math.IsNaN(v[i]) {
 				dk.TimeInQueue = time.Duration(v[i] * float64(time.Second))
 			}
@@ -155,7 +179,7 @@ func (d *Data) Recording(host string) *Host {
 			// memdiag's counters sum the devices: one disk, "all".
 			r, w := at(s[exposition.SignalMetric(signal.DiskRead)][hostKey], i), at(s[exposition.SignalMetric(signal.DiskWritten)][hostKey], i)
 			if !math.IsNaN(r) && !math.IsNaN(w) {
-				dk := diskio.Disk{Name: "all", ReadBytes: uint64(r), WriteBytes: uint64(w)}
+				dk := record.Disk{Name: "all", ReadBytes: uint64(r), WriteBytes: uint64(w)}
 				if t := at(s[exposition.SignalMetric(signal.DiskIOTime)][hostKey], i); !math.IsNaN(t) {
 					dk.TimeInQueue = time.Duration(t * float64(time.Second))
 				}
@@ -193,14 +217,14 @@ func (d *Data) Recording(host string) *Host {
 				name = "(" + unit + ")"
 				unit = ""
 			}
-			smp.Procs = append(smp.Procs, diskio.ProcIO{
+			smp.Procs = append(smp.Procs, record.ProcIO{
 				PID: 1_000_000 + k, StartTicks: 1, Comm: name, Cmdline: name, Unit: unit,
 				ReadBytes: uint64(r), WriteBytes: uint64(w), DeltaReadBytes: uint64(dr), DeltaWriteBytes: uint64(dw),
 			})
 		}
 		if lat != nil && i < len(lat) && !math.IsNaN(lat[i]) && lat[i] >= 0 {
 			v := time.Duration(lat[i] * float64(time.Second))
-			smp.Latency = &latency.Summary{Count: 1, Mean: v, P50: v, P95: v, P99: v, Max: v}
+			smp.Latency = &record.Latency{Count: 1, Mean: v, P50: v, P95: v, P99: v, Max: v}
 		}
 		rec.Samples = append(rec.Samples, smp)
 	}
@@ -244,7 +268,7 @@ func mineScope(s Series, key string) func(res string, full bool) []float64 {
 
 // psiAt is the PSI snapshot at step i from the totals get returns (in
 // seconds); nil when memory has no value there.
-func psiAt(get func(res string, full bool) []float64, i int) *psi.Snapshot {
+func psiAt(get func(res string, full bool) []float64, i int) *record.PSI {
 	line := func(res string, full bool) (psi.Line, bool) {
 		v := at(get(res, full), i)
 		if math.IsNaN(v) {
@@ -253,7 +277,7 @@ func psiAt(get func(res string, full bool) []float64, i int) *psi.Snapshot {
 		return psi.Line{Total: time.Duration(v * float64(time.Second))}, true
 	}
 	var snap psi.Snapshot
-	for _, res := range []string{"memory", "io", "cpu"} {
+	for _, res := range psi.Resources {
 		some, ok := line(res, false)
 		if !ok {
 			continue
@@ -262,19 +286,12 @@ func psiAt(get func(res string, full bool) []float64, i int) *psi.Snapshot {
 		if full, ok := line(res, true); ok {
 			r.Full = &full
 		}
-		switch res {
-		case "memory":
-			snap.Memory = r
-		case "io":
-			snap.IO = r
-		case "cpu":
-			snap.CPU = r
-		}
+		snap.Set(res, r)
 	}
 	if snap.Memory == nil {
 		return nil
 	}
-	return &snap
+	return record.FromPSI(&snap)
 }
 
 // vmSeries is the /proc/vmstat counters of a host, from node_exporter's
@@ -287,32 +304,51 @@ type vmSeries struct {
 	mine   bool
 }
 
-func (d *Data) vmstatSeries(s Series) (*vmSeries, string) {
-	vs := &vmSeries{}
+// vmstatSeries takes memdiag's counters first when preferMine (memdiag's
+// metrics are scraped for the host: one clock with its unit I/O),
+// node_exporter's first otherwise; the note says what is missing.
+func (d *Data) vmstatSeries(s Series, preferMine bool) (*vmSeries, string) {
+	node, nodeNote := nodeVMStat(s)
+	mine := mineVMStat(s)
+	switch {
+	case mine != nil && (preferMine || node == nil || nodeNote != ""):
+		return mine, ""
+	case node != nil:
+		return node, nodeNote
+	}
+	return nil, "no vmstat series (node_vmstat_* or memdiag's signal counters): reclaim, refaults and swap are unknown"
+}
+
+// nodeVMStat is node_exporter's node_vmstat_<counter> series, nil if
+// none; the note names the reclaim and refault counters it lacks.
+func nodeVMStat(s Series) (*vmSeries, string) {
+	vs := &vmSeries{source: "node_exporter vmstat"}
 	for name, byKey := range s {
 		if c, ok := strings.CutPrefix(name, "node_vmstat_"); ok && byKey[""] != nil {
 			vs.names = append(vs.names, c)
 			vs.vals = append(vs.vals, byKey[""])
 		}
 	}
-	if len(vs.names) > 0 {
-		vs.source = "node_exporter vmstat"
-		var missing []string
-		for _, c := range []string{"pgscan_direct", "workingset_refault_file", "pswpout"} {
-			if _, ok := s["node_vmstat_"+c]; !ok {
-				missing = append(missing, c)
-			}
-		}
-		if len(missing) > 0 && s[exposition.SignalMetric(signal.DirectReclaim)][hostKey] == nil {
-			return vs, "node_exporter's vmstat collector did not export " + strings.Join(missing, ", ") +
-				": its default --collector.vmstat.fields keeps only faults and swap; add pgscan_.*|workingset_.* (docs/fleet.md), else direct reclaim and refaults are unknown"
-		}
-		if len(missing) == 0 {
-			return vs, ""
+	if len(vs.names) == 0 {
+		return nil, ""
+	}
+	var missing []string
+	for _, c := range []string{"pgscan_direct", "workingset_refault_file", "pswpout"} {
+		if _, ok := s["node_vmstat_"+c]; !ok {
+			missing = append(missing, c)
 		}
 	}
-	// memdiag's catalogue counters, in bytes (pages × page size) or events.
-	vs = &vmSeries{source: "memdiag signal counters", mine: true}
+	if len(missing) > 0 {
+		return vs, "node_exporter's vmstat collector did not export " + strings.Join(missing, ", ") +
+			": its default --collector.vmstat.fields keeps only faults and swap; add pgscan_.*|workingset_.* (docs/fleet.md), else direct reclaim and refaults are unknown"
+	}
+	return vs, ""
+}
+
+// mineVMStat is memdiag's catalogue counters as vmstat counters, in
+// pages (bytes ÷ page size) or events; nil if none.
+func mineVMStat(s Series) *vmSeries {
+	vs := &vmSeries{source: "memdiag signal counters", mine: true}
 	back := map[*signal.Signal]string{
 		signal.DirectReclaim: "pgscan_direct", signal.KswapdReclaim: "pgscan_kswapd",
 		signal.RefaultFile: "workingset_refault_file", signal.RefaultAnon: "workingset_refault_anon",
@@ -336,14 +372,14 @@ func (d *Data) vmstatSeries(s Series) (*vmSeries, string) {
 		vs.vals = append(vs.vals, v)
 	}
 	if len(vs.names) == 0 {
-		return nil, "no vmstat series (node_vmstat_* or memdiag's signal counters): reclaim, refaults and swap are unknown"
+		return nil
 	}
-	return vs, ""
+	return vs
 }
 
 // at is the VMStat at step i, parsed by lru from the text /proc/vmstat
 // would have held, so kernel spellings map as they do for a recording.
-func (v *vmSeries) at(i int) *lru.VMStat {
+func (v *vmSeries) at(i int) *record.VMStat {
 	var b strings.Builder
 	for k, name := range v.names {
 		if x := v.vals[k][i]; !math.IsNaN(x) && x >= 0 {
@@ -357,15 +393,15 @@ func (v *vmSeries) at(i int) *lru.VMStat {
 	if err != nil {
 		return nil
 	}
-	return vm
+	return record.FromVMStat(vm)
 }
 
 // jobsOf rebuilds the periodic-job inventory from memdiag_job_info and
 // memdiag_job_period_seconds.
-func jobsOf(s Series) []timers.Job {
-	var jobs []timers.Job
+func jobsOf(s Series) []record.Job {
+	var jobs []record.Job
 	for _, key := range sortedKeys(s[exposition.JobInfo]) {
-		j := timers.Job{
+		j := record.Job{
 			Name:   labelValue(key, exposition.JobLabel),
 			Source: timers.Source(labelValue(key, "source")),
 			Unit:   labelValue(key, "unit"),

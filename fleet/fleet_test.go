@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/exposition"
+	"github.com/memdiag/memdiag/timers"
 )
 
 func TestAlignNamesTheSharedJobOnce(t *testing.T) {
@@ -86,7 +88,7 @@ func TestRecordingFromMemdiagMetrics(t *testing.T) {
 	if s2.PSI.Memory.Full != nil {
 		t.Errorf("a missing full value became %v", s2.PSI.Memory.Full)
 	}
-	if lru, _ := s1.Meminfo.FileLRU(); lru != 4<<20 {
+	if lru, _ := s1.Meminfo.LRU().FileLRU(); lru != 4<<20 {
 		t.Errorf("file LRU %d", lru)
 	}
 	if got := *s2.VMStat.PgscanDirect; got != 25 {
@@ -123,5 +125,94 @@ func TestSelector(t *testing.T) {
 		if got := selector(`__name__="x"`, in); got != want {
 			t.Errorf("selector(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// clockSkewHost is one host as Prometheus returns it at 1 s steps when
+// both node_exporter and memdiag are scraped for it, from a CI run of
+// e2e/prometheus_test.go that named no culprit on web-1: a timer's job
+// (every 12 s) stalls memory for one step; node_exporter, read at its own
+// scrape, shows the stall at the step after the firing's second one,
+// memdiag shows the same stall one step later, in the same sample as the
+// job's unit I/O (256 MiB written, 512 MiB read). withMinePSI false
+// drops memdiag's PSI (an exporter without the signal catalogue).
+func clockSkewHost(t0 time.Time, withMinePSI bool) *Data {
+	const n = 60
+	d := &Data{URL: "http://prom:9090", Step: time.Second}
+	for i := range n {
+		d.Times = append(d.Times, t0.Add(time.Duration(i)*time.Second))
+	}
+	series := func(f func(i int) float64) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = f(i)
+		}
+		return v
+	}
+	fired := func(i, lag int) int { // firings before step i, seen lag steps after the firing
+		k := 0
+		for _, f := range []int{12, 24, 36, 48} {
+			if i >= f+lag {
+				k++
+			}
+		}
+		return k
+	}
+	const nodeLag, mineLag = 2, 3
+	psiSome := func(lag int) []float64 {
+		return series(func(i int) float64 { return 40 + 0.001*float64(i) + 0.35*float64(fired(i, lag)) })
+	}
+	psiFull := func(lag int) []float64 {
+		return series(func(i int) float64 { return 20 + 0.2*float64(fired(i, lag)) })
+	}
+	s := Series{
+		"node_pressure_memory_waiting_seconds_total": {"": psiSome(nodeLag)},
+		"node_pressure_memory_stalled_seconds_total": {"": psiFull(nodeLag)},
+		exposition.Samples:                           {"": series(func(i int) float64 { return float64(100 + i) })},
+		exposition.UnitReadBytes:                     {`unit="x.service"`: series(func(i int) float64 { return float64(fired(i, mineLag) * 512 << 20) })},
+		exposition.UnitWrittenBytes:                  {`unit="x.service"`: series(func(i int) float64 { return float64(fired(i, mineLag) * 256 << 20) })},
+		exposition.JobInfo:                           {`active="true",periodic_job="x.timer",schedule="*:*:0/12",source="systemd",unit="x.service"`: series(func(int) float64 { return 1 })},
+		exposition.JobPeriod:                         {`periodic_job="x.timer"`: series(func(int) float64 { return 12 })},
+	}
+	if withMinePSI {
+		s["memdiag_psi_memory_some_seconds_total"] = map[string][]float64{hostKey: psiSome(mineLag)}
+		s["memdiag_psi_memory_full_seconds_total"] = map[string][]float64{hostKey: psiFull(mineLag)}
+	}
+	d.Hosts = map[string]Series{"web-1": s}
+	return d
+}
+
+// TestOneClockPerHost: a host scraped from node_exporter and memdiag
+// takes its signals from memdiag, whose samples also hold its per-unit
+// I/O. With node_exporter's PSI the job's I/O fell one step after each
+// one-step stall it caused, and the timer was credited with none of them.
+func TestOneClockPerHost(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 6, 25, 0, 0, time.UTC)
+	h := clockSkewHost(t0, true).Recording("web-1")
+	if h.Sources[0] != "memdiag PSI" {
+		t.Errorf("sources %q, want memdiag PSI first (one clock with the unit I/O)", h.Sources)
+	}
+	if len(h.Notes) != 0 {
+		t.Errorf("notes %q", h.Notes)
+	}
+	res := correlate.Analyze(h.Rec, correlate.Options{Project: timers.Project})
+	var starts []string
+	for _, e := range res.Episodes {
+		starts = append(starts, e.Start.Format("15:04:05")+" "+e.Culprit)
+	}
+	// memdiag's PSI rose in the interval ending at firing + 3 s.
+	want := []string{"06:25:14 x.timer", "06:25:26 x.timer", "06:25:38 x.timer", "06:25:50 x.timer"}
+	if d := cmp.Diff(want, starts); d != "" {
+		t.Errorf("episodes (-want +got):\n%s", d)
+	}
+	if len(res.Culprits) == 0 || res.Culprits[0].Name != "x.timer" || res.Culprits[0].EpisodesExplained != 4 {
+		t.Errorf("culprits %+v, want x.timer explaining 4 episodes", res.Culprits)
+	}
+
+	// Without memdiag's PSI node_exporter's is used, and the report
+	// says the unit I/O may then miss the episodes.
+	h = clockSkewHost(t0, false).Recording("web-1")
+	if h.Sources[0] != "node_exporter PSI" || len(h.Notes) != 1 || !strings.Contains(h.Notes[0], "node_exporter's are used beside memdiag's per-unit I/O") {
+		t.Errorf("sources %q, notes %q", h.Sources, h.Notes)
 	}
 }

@@ -14,7 +14,8 @@
 //	                                                           --collector.vmstat.fields drops pgscan_* and workingset_*)
 //	node_disk_{read,written}_bytes_total, node_disk_io_time_weighted_seconds_total   disks (diskstats collector)
 //	memdiag_*                                                  per-unit I/O, jobs, the --cgroup group's PSI, and the
-//	                                                           host signals above where node_exporter is absent
+//	                                                           host signals above: taken first where memdiag is scraped
+//	                                                           (one clock with its unit I/O; see Data.Recording)
 //
 // What is lost: everything between two scrapes. A counter read every
 // scrape interval gives the stall share, reclaim and I/O per interval, not

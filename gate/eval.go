@@ -8,7 +8,6 @@ import (
 
 	"github.com/memdiag/memdiag/internal/english"
 
-	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
 )
@@ -57,6 +56,11 @@ type Result struct {
 	Worst    *Moment       // nil with NoData
 	Covered  time.Duration // wall time of the intervals that had the signal
 	Reason   string        // why NoData
+	// SignalRate is the metric's catalogue signal over the run as analyze
+	// and mem give it: Σchange / Σwall in Signal.RateUnit() (a stall
+	// share 0..1, pages/s, events/s), whatever unit the threshold was
+	// written in; NaN with NoData or without a catalogue signal.
+	SignalRate float64
 }
 
 // Report is the verdict on a run.
@@ -187,7 +191,7 @@ type point struct {
 
 func evaluate(samples []record.Sample, scope Scope, t *Threshold, pageSize float64) Result {
 	m := t.Metric
-	res := Result{Threshold: t, Observed: math.NaN()}
+	res := Result{Threshold: t, Observed: math.NaN(), SignalRate: math.NaN()}
 	pts, reason := points(samples, scope, m)
 	if len(pts) == 0 {
 		res.Status, res.Reason = NoData, reason
@@ -249,6 +253,7 @@ func evaluate(samples []record.Sample, scope Scope, t *Threshold, pageSize float
 		res.Observed = worst.Value
 	} else {
 		res.Observed = value(sum, covered)
+		res.SignalRate = signalRate(m.Signal, sum, covered)
 	}
 	if math.IsNaN(res.Observed) {
 		res.Status, res.Reason = NoData, "no sampling interval with positive length"
@@ -265,7 +270,7 @@ func evaluate(samples []record.Sample, scope Scope, t *Threshold, pageSize float
 // values) from the samples, skipping those where the signal is missing or
 // the counter went backwards. reason says why there are none.
 func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reason string) {
-	psiOf := func(s *record.Sample) *psi.Snapshot {
+	psiOf := func(s *record.Sample) *record.PSI {
 		if scope.Cgroup != "" {
 			return s.CgroupPSI
 		}
@@ -277,7 +282,7 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 		}
 		return s.Reading(nil)
 	}
-	line := func(s *record.Sample) *psi.Line {
+	line := func(s *record.Sample) *record.PSILine {
 		r := psiOf(s).Get(m.Resource)
 		if r == nil {
 			return nil
@@ -338,6 +343,24 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 	return pts, ""
 }
 
+// signalRate is sum (the change of sig over the intervals points kept,
+// whole ns for a Seconds signal) per second of covered, in
+// sig.RateUnit(): the same value as analyze's and mem's for the same
+// samples.
+func signalRate(sig *signal.Signal, sum float64, covered time.Duration) float64 {
+	if sig == nil || covered <= 0 {
+		return math.NaN()
+	}
+	if sig.Unit == signal.Seconds {
+		sum /= 1e9
+	}
+	r := sum / covered.Seconds()
+	if sig.PSI != nil {
+		r = math.Min(r, 1)
+	}
+	return r
+}
+
 // missingReason explains why no sample carried the metric's signal, quoting
 // the first collector error recorded in the samples, if any.
 func missingReason(samples []record.Sample, scope Scope, m *Metric) string {
@@ -396,7 +419,7 @@ func (e *EnvError) Error() string {
 func (e *EnvError) Report(scope Scope, at time.Time, ths []*Threshold) *Report {
 	rep := &Report{Scope: scope, Start: at, End: at, Samples: 1}
 	for _, t := range ths {
-		r := Result{Threshold: t, Status: NoData, Observed: math.NaN(),
+		r := Result{Threshold: t, Status: NoData, Observed: math.NaN(), SignalRate: math.NaN(),
 			Reason: "the run did not start: other thresholds' signals are missing"}
 		for _, p := range e.Problems {
 			if p.Threshold == t {

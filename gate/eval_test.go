@@ -9,8 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/memdiag/memdiag/lru"
-	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -30,10 +28,10 @@ type step struct {
 	oomKill, pgscanDrct *uint64
 }
 
-func psiSnap(st step) *psi.Snapshot {
-	return &psi.Snapshot{Memory: &psi.Resource{
-		Some: psi.Line{Avg10: st.avg10, Total: time.Duration(st.someUS) * time.Microsecond},
-		Full: &psi.Line{Total: time.Duration(st.fullUS) * time.Microsecond},
+func psiSnap(st step) *record.PSI {
+	return &record.PSI{Memory: &record.PSIResource{
+		Some: record.PSILine{Avg10: st.avg10, Total: time.Duration(st.someUS) * time.Microsecond},
+		Full: &record.PSILine{Total: time.Duration(st.fullUS) * time.Microsecond},
 	}}
 }
 
@@ -42,7 +40,7 @@ func host(steps ...step) []record.Sample {
 	var out []record.Sample
 	for i, st := range steps {
 		out = append(out, record.Sample{Seq: i, Time: at(st.sec), PSI: psiSnap(st),
-			VMStat: &lru.VMStat{Pswpout: st.pswpout, WorkingsetRefaultFile: st.refault, OOMKill: st.oomKill, PgscanDirect: st.pgscanDrct}})
+			VMStat: &record.VMStat{Pswpout: st.pswpout, WorkingsetRefaultFile: st.refault, OOMKill: st.oomKill, PgscanDirect: st.pgscanDrct}})
 	}
 	return out
 }
@@ -191,8 +189,8 @@ func TestEvaluateCgroupScope(t *testing.T) {
 	samples[0].CgroupPSI = psiSnap(step{})
 	samples[1].CgroupPSI = psiSnap(step{someUS: 200_000})
 	samples[2].CgroupPSI = psiSnap(step{someUS: 200_000})
-	samples[0].CgroupVMStat = &lru.VMStat{Pswpout: u64(10)}
-	samples[2].CgroupVMStat = &lru.VMStat{Pswpout: u64(30)}
+	samples[0].CgroupVMStat = &record.VMStat{Pswpout: u64(10)}
+	samples[2].CgroupVMStat = &record.VMStat{Pswpout: u64(30)}
 	rep := Evaluate(nil, samples, Scope{Cgroup: "/sys/fs/cgroup/x"}, mustParse(t, "memory.some.stall<5%", "swap.out<=0"))
 	if rep.Results[0].Observed != 10 || rep.Results[0].Status != Fail {
 		t.Errorf("cgroup memory.some.stall = %s %g; want fail 10 (200 ms of 2 s)", rep.Results[0].Status, rep.Results[0].Observed)
@@ -308,8 +306,8 @@ func TestEnvErrorReport(t *testing.T) {
 func TestEvaluateCgroupScopeRefault(t *testing.T) {
 	samples := host(step{sec: 0, refault: u64(0)}, step{sec: 2, refault: u64(2000)})
 	samples[0].CgroupPSI, samples[1].CgroupPSI = psiSnap(step{}), psiSnap(step{})
-	samples[0].CgroupVMStat = &lru.VMStat{WorkingsetRefaultFile: u64(100)}
-	samples[1].CgroupVMStat = &lru.VMStat{WorkingsetRefaultFile: u64(120)}
+	samples[0].CgroupVMStat = &record.VMStat{WorkingsetRefaultFile: u64(100)}
+	samples[1].CgroupVMStat = &record.VMStat{WorkingsetRefaultFile: u64(120)}
 	rep := Evaluate(nil, samples, Scope{Cgroup: "/sys/fs/cgroup/unified/mdtrial"}, mustParse(t, "refault.file.rate<500/s"))
 	if r := rep.Results[0]; r.Status != Pass || r.Observed != 10 {
 		t.Errorf("cgroup refault.file.rate = %s %g; want pass 10 (20 pages in 2 s, not the host's 1000/s)", r.Status, r.Observed)

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// ReadFile reads thresholds from a YAML or JSON file (JSON is YAML, so one
+// Read reads thresholds from a YAML or JSON file (JSON is YAML, so one
 // parser reads both). Two shapes are accepted — a list of expressions, or
 // a mapping whose "thresholds" key holds that list:
 //
@@ -19,17 +18,8 @@ import (
 //
 //	["memory.full.stall<1%", "oom_kills==0"]
 //
-// Errors name the file and line of the bad entry.
-func ReadFile(path string) ([]*Threshold, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return parseFile(b, path)
-}
-
-// Read reads thresholds like [ReadFile] from r (standard input, say);
-// name is the file name errors give.
+// r is read whole (up to a bound); name is the file name errors give
+// ("-" for standard input, say), and they name its line of the bad entry.
 func Read(r io.Reader, name string) ([]*Threshold, error) {
 	b, err := io.ReadAll(io.LimitReader(r, maxThresholdsFile+1))
 	if err != nil {

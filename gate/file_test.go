@@ -40,10 +40,15 @@ func TestReadFile(t *testing.T) {
 			if err := os.WriteFile(p, []byte(tt.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ths, err := ReadFile(p)
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			ths, err := Read(f, p)
 			if tt.err != "" {
 				if err == nil {
-					t.Fatalf("ReadFile succeeded; want %q", tt.err)
+					t.Fatalf("Read succeeded; want %q", tt.err)
 				}
 				if !errors.Is(err, ErrThreshold) {
 					t.Errorf("error does not wrap ErrThreshold: %v", err)

@@ -12,7 +12,7 @@ func FuzzParse(f *testing.F) {
 	for _, e := range []string{"memory.full.stall<1%", "swap.out<64MiB", "oom_kills==0", "io.some.stall.p95<=20%", "file_lru.drop<50%", "direct_reclaim!=0", "memory.some.avg10<5"} {
 		f.Add(e)
 	}
-	for _, m := range Metrics() {
+	for _, m := range metrics {
 		f.Add(m.Name + "<1")
 	}
 	f.Fuzz(func(t *testing.T, expr string) {

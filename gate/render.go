@@ -14,20 +14,9 @@ import (
 	"github.com/memdiag/memdiag/internal/tables"
 )
 
-// Format is an output format of the gate's report: memdiag's one
-// [format.Format].
-type Format = format.Format
-
-// Formats.
-const (
-	FormatTable    = format.Table
-	FormatJSON     = format.JSON
-	FormatMarkdown = format.Markdown
-	FormatGitHub   = format.GitHub // GitHub Actions workflow commands (::error …)
-)
-
-// Formats lists the valid formats.
-var Formats = []Format{FormatTable, FormatJSON, FormatMarkdown, FormatGitHub}
+// Formats lists the formats [Render] writes; github is GitHub Actions
+// workflow commands (::error …).
+var Formats = []format.Format{format.Table, format.JSON, format.Markdown, format.GitHub}
 
 // RenderOptions are the facts rendering needs from the caller.
 type RenderOptions struct {
@@ -37,21 +26,21 @@ type RenderOptions struct {
 }
 
 // Render writes the report in format f.
-func Render(w io.Writer, rep *Report, f Format, o RenderOptions) error {
+func Render(w io.Writer, rep *Report, f format.Format, o RenderOptions) error {
 	if o.Location == nil {
 		o.Location = time.UTC
 	}
 	switch f {
-	case FormatTable:
+	case format.Table:
 		return renderTable(w, rep, o)
-	case FormatJSON:
+	case format.JSON:
 		return renderJSON(w, rep)
-	case FormatMarkdown:
+	case format.Markdown:
 		return renderMarkdown(w, rep, o)
-	case FormatGitHub:
+	case format.GitHub:
 		return renderGitHub(w, rep, o)
 	}
-	return fmt.Errorf("unknown format %q", f)
+	return format.Unsupported(f, Formats)
 }
 
 // runLine is "cgroup /x, 12 samples, 12:00:00–12:00:11 (11s)".
@@ -263,7 +252,10 @@ type jsonResult struct {
 	ObservedText string      `json:"observed_text"`      // as in the table
 	Worst        *jsonMoment `json:"worst,omitempty"`    // the worst sampling interval
 	CoveredS     float64     `json:"covered_s"`          // seconds of the run that had the signal
-	Reason       string      `json:"reason,omitempty"`   // why no data
+	// Signal is the catalogue signal the metric judges, named and in the
+	// unit analyze and mem give it (absent for a PSI average).
+	Signal *jsonSignalRate `json:"signal,omitempty"`
+	Reason string          `json:"reason,omitempty"` // why no data
 }
 
 type jsonMoment struct {
@@ -278,6 +270,16 @@ func unitName(u Unit) string {
 		return u.Name
 	}
 	return map[Dim]string{DimPercent: "%", DimDuration: "s", DimBytes: "B", DimPageRate: "/s", DimByteRate: "B/s"}[u.Dim]
+}
+
+// jsonSignalRate is a catalogue signal over the run (Result.SignalRate):
+// Name is signal.Signal.Name, Key its RateKey, Value in Unit (RateUnit),
+// null with no data.
+type jsonSignalRate struct {
+	Name  string   `json:"name"`
+	Key   string   `json:"key"`
+	Unit  string   `json:"unit"`
+	Value *float64 `json:"value"`
 }
 
 func renderJSON(w io.Writer, rep *Report) error {
@@ -307,6 +309,12 @@ func renderJSON(w io.Writer, rep *Report) error {
 		if !math.IsNaN(r.Observed) {
 			v := r.Observed / scale
 			jr.Observed = &v
+		}
+		if sig := t.Metric.Signal; sig != nil {
+			jr.Signal = &jsonSignalRate{Name: sig.Name, Key: sig.RateKey(), Unit: sig.RateUnit()}
+			if v := r.SignalRate; !math.IsNaN(v) {
+				jr.Signal.Value = &v
+			}
 		}
 		if r.Worst != nil {
 			jr.Worst = &jsonMoment{Start: r.Worst.Start, End: r.Worst.End, Value: r.Worst.Value / scale}

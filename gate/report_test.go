@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/format"
 	goldenfile "github.com/memdiag/memdiag/internal/golden"
 )
 
@@ -41,7 +42,7 @@ func TestRenderGolden(t *testing.T) {
 			if err := Render(&b, goldenReport(t, 0), f, RenderOptions{Location: loc}); err != nil {
 				t.Fatal(err)
 			}
-			ext := map[Format]string{FormatTable: "txt", FormatJSON: "json", FormatMarkdown: "md", FormatGitHub: "txt"}[f]
+			ext := map[format.Format]string{format.Table: "txt", format.JSON: "json", format.Markdown: "md", format.GitHub: "txt"}[f]
 			golden(t, "report-"+string(f)+"."+ext, b.Bytes())
 		})
 	}

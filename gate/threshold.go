@@ -13,7 +13,7 @@
 //	refault.file.rate<500/s     file refaults per second over the run (pages, or MiB/s)
 //	reclaim.direct.rate<1000/s  pages scanned by direct reclaim per second
 //
-// [Parse] reads one expression, [ReadFile] a YAML or JSON file of them,
+// [Parse] reads one expression, [Read] a YAML or JSON file of them,
 // [Evaluate] judges them over the samples of a run ([record.Sample]), and
 // [Render] and [WriteJUnit] write the verdict.
 //
@@ -178,9 +178,6 @@ func buildMetrics() []*Metric {
 	}
 	return ms
 }
-
-// Metrics lists every metric a threshold can name.
-func Metrics() []*Metric { return metrics }
 
 // LookupMetric returns the metric by name, or nil.
 func LookupMetric(name string) *Metric {

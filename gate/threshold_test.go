@@ -56,7 +56,9 @@ func TestParseEveryMetric(t *testing.T) {
 		{"reclaim.limit.rate<1MiB/s", KindRate, OpLT, 1 << 20},
 		{"reclaim.alloc.rate<1000/s", KindRate, OpLT, 1000},
 		{"reclaim.kswapd.rate<5000/s", KindRate, OpLT, 5000},
+		{"reclaim.steal.rate<5000/s", KindRate, OpLT, 5000},
 		{"refault.activate.rate<100/s", KindRate, OpLT, 100},
+		{"refault.restore.rate<100/s", KindRate, OpLT, 100},
 		{"majfault.rate<50/s", KindEventRate, OpLT, 50},
 		{"allocstall.rate<=0/s", KindEventRate, OpLE, 0},
 	}
@@ -74,7 +76,7 @@ func TestParseEveryMetric(t *testing.T) {
 			seen[th.Metric.Name] = true
 		})
 	}
-	for _, m := range Metrics() {
+	for _, m := range metrics {
 		if !seen[m.Name] {
 			t.Errorf("metric %s has no parse test", m.Name)
 		}
@@ -135,8 +137,8 @@ func TestParseUnitsAndOperators(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	const metricsList = "{memory,io,cpu}.{some,full}.{avg10,avg60,avg300,stall,total}, " +
-		"reclaim.direct.rate, reclaim.limit.rate, reclaim.alloc.rate, reclaim.kswapd.rate, " +
-		"refault.file.rate, refault.anon.rate, refault.activate.rate, majfault.rate, allocstall.rate, " +
+		"reclaim.direct.rate, reclaim.limit.rate, reclaim.alloc.rate, reclaim.kswapd.rate, reclaim.steal.rate, " +
+		"refault.file.rate, refault.anon.rate, refault.activate.rate, refault.restore.rate, majfault.rate, allocstall.rate, " +
 		"swap.in, swap.out, oom_kills"
 	tests := []struct{ expr, want string }{
 		{"", `invalid threshold: empty expression; write e.g. memory.full.stall<1%`},

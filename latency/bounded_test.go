@@ -11,13 +11,13 @@ import (
 	"time"
 )
 
-// TestImportOversizeLine: a line over MaxLine in a results file is a bad
+// TestImportOversizeLine: a line over maxLine in a results file is a bad
 // row, read past without being held (it grew without bound before); the
 // rows around it are imported.
 func TestImportOversizeLine(t *testing.T) {
-	huge := strings.Repeat("9", MaxLine+5)
+	huge := strings.Repeat("9", maxLine+5)
 	in := "timestamp,latency_ms,status\n2026-11-29T22:00:00.250Z,12.5,200\n" + huge + "\n2026-11-29T22:00:01.250Z,20,200\n" + huge
-	imp, err := Import(strings.NewReader(in), "r.csv", ImportOptions{Format: FormatGeneric})
+	imp, err := Import(strings.NewReader(in), "r.csv", ImportOptions{Format: formatGeneric})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,9 +33,9 @@ func TestImportOversizeLine(t *testing.T) {
 	}
 }
 
-// TestFollowOversizeLine: a followed file whose line grows past MaxLine
+// TestFollowOversizeLine: a followed file whose line grows past maxLine
 // (across many reads, without a newline for a while) costs no more than
-// MaxLine; the line is a bad row and the rows after it arrive.
+// maxLine; the line is a bad row and the rows after it arrive.
 func TestFollowOversizeLine(t *testing.T) {
 	b, err := os.ReadFile(fixture("vegeta.csv"))
 	if err != nil {

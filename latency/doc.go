@@ -10,7 +10,7 @@
 //
 // [Import] and [ImportFile] read a finished results file; [Follow] reads
 // one while the load test writes it. The format is detected from the
-// content by [Detect] or forced by name ([Formats]):
+// content by [detect] or forced by name ([Formats]):
 //
 //	format       produced by                              row time is       latency
 //	vegeta-csv   vegeta encode --to csv                   request start     ns to end of body
@@ -61,7 +61,7 @@
 //
 // # Summaries
 //
-// [Summarize] and [Bucket] give count, errors, mean and nearest-rank
+// [Summarize] and [bucket] give count, errors, mean and nearest-rank
 // p50/p95/p99/max of the requests that started in (from, to] — with a
 // recording's sample times as edges, one [Summary] per sampling interval.
 //
@@ -90,10 +90,10 @@
 //	imp, err := latency.ImportFile(file, latency.ImportOptions{Format: name, Location: loc, LatencyUnit: unit, Start: start})
 //	// err: unreadable or unknown format (errors.Is(err, latency.ErrFormat));
 //	// imp.Report.Err(): bad rows, print once as a warning.
-//	per := latency.Bucket(imp.Requests, sampleTimes)
-//	if len(imp.Requests) == 0 && len(imp.Intervals) > 0 {
-//		per = latency.BucketIntervals(imp.Intervals, "Aggregated", sampleTimes)
-//	}
+//	// per sampling interval (Start, End]: the requests that started in it
+//	s := latency.SummarizeRequests(inInterval, withFailed)
+//	// or, for a tool that writes only aggregates (Locust):
+//	per := latency.BucketIntervals(imp.Intervals, "Aggregated", sampleTimes)
 //
 // Suggested flags for the options: --latency-format (one of [Formats]),
 // --latency-tz (Location, for zone-less dates), --latency-unit (LatencyUnit,

@@ -61,7 +61,7 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 		buf  []byte
 		d    *decoder
 		rbuf = make([]byte, 64<<10)
-		// skipping is the length so far of a line over MaxLine being
+		// skipping is the length so far of a line over maxLine being
 		// read past; 0 when none is.
 		skipping int64
 	)
@@ -126,7 +126,7 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 				n, err := f.ReadAt(rbuf, off)
 				chunk := rbuf[:n]
 				if skipping > 0 {
-					// The rest of a line over MaxLine: dropped up to
+					// The rest of a line over maxLine: dropped up to
 					// its newline, never held.
 					if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
 						followOversize(d, rep, skipping+int64(i+1))
@@ -157,7 +157,7 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 						buf = append(buf[:0], buf[last+1:]...)
 					}
 				}
-				if len(buf) > MaxLine {
+				if len(buf) > maxLine {
 					// An incomplete line already over the bound: skip
 					// the rest of it as it comes.
 					skipping, buf = int64(len(buf)), buf[:0]
@@ -169,7 +169,7 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 		}
 		if draining {
 			switch {
-			case skipping > 0: // an unterminated line over MaxLine
+			case skipping > 0: // an unterminated line over maxLine
 				followOversize(d, rep, skipping)
 			case d == nil:
 			case len(d.pend) > 0: // a quoted record still open
@@ -186,13 +186,13 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 	}
 }
 
-// followOversize counts a line of size bytes over MaxLine as a bad row.
+// followOversize counts a line of size bytes over maxLine as a bad row.
 func followOversize(d *decoder, rep *ImportReport, size int64) {
 	if d != nil {
 		d.oversize(size)
 		return
 	}
-	rep.bad(LineError{File: rep.Name, Line: 1, Text: fmt.Sprintf("(%d bytes, over the %d MiB a line may have)", size, MaxLine>>20), Err: ErrLineTooLong})
+	rep.bad(LineError{File: rep.Name, Line: 1, Text: fmt.Sprintf("(%d bytes, over the %d MiB a line may have)", size, maxLine>>20), Err: ErrLineTooLong})
 }
 
 // followDecoder returns a decoder once the format is known: forced, or
@@ -219,12 +219,12 @@ func followDecoder(path string, buf []byte, opts FollowOptions, rep *ImportRepor
 		}
 	}
 	from := StartOption
-	if format == FormatHey && opts.Start.IsZero() && opts.StartFunc != nil {
+	if format == formatHey && opts.Start.IsZero() && opts.StartFunc != nil {
 		if t, ok := opts.StartFunc(); ok {
 			opts.Start, from = t, StartCommand
 		}
 	}
-	if format == FormatHey && opts.Start.IsZero() {
+	if format == formatHey && opts.Start.IsZero() {
 		return nil, fmt.Errorf("%s: hey: %w; import it after the run instead, or give a start", path, ErrRelative)
 	}
 	d, err := newDecoder(path, format, opts.ImportOptions, rep)

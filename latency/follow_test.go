@@ -99,7 +99,7 @@ func TestFollowVegeta(t *testing.T) {
 			t.Fatalf("Follow: %v", r.err)
 		}
 		// 4 + 1 rows, the bad line, and the cut line 2 of the new run.
-		if r.rep.Format != FormatVegetaCSV || r.rep.Rows != 5 || r.rep.Bad != 1 || r.rep.Truncated != 2 {
+		if r.rep.Format != formatVegetaCSV || r.rep.Rows != 5 || r.rep.Bad != 1 || r.rep.Truncated != 2 {
 			t.Errorf("report = %+v, want vegeta-csv, 5 rows, 1 bad, truncated line 2", r.rep)
 		}
 	})
@@ -218,7 +218,7 @@ func TestFollowJMeterColumns(t *testing.T) {
 			}
 		}
 		// 116 rows: 94 requests (22 failed) and 22 Transaction Controller rows.
-		if err != nil || rep.Format != FormatJMeter || rep.Rows != 94 || rep.Transactions != 22 || len(got) != 94 || errs != 22 {
+		if err != nil || rep.Format != formatJMeter || rep.Rows != 94 || rep.Transactions != 22 || len(got) != 94 || errs != 22 {
 			t.Errorf("%v, report %+v, %d requests, %d failed; want 94, 22", err, rep, len(got), errs)
 		}
 	})

@@ -33,7 +33,7 @@ func fuzzImport(f *testing.F, format string, seeds ...string) {
 		checkImported(t, imp)
 		// Detection on the same bytes must not panic either, and a
 		// detected import must hold up the same way.
-		if _, err := Detect(data); err == nil {
+		if _, err := detect(data); err == nil {
 			if imp, err := Import(bytes.NewReader(data), "fuzz", ImportOptions{}); err == nil {
 				checkImported(t, imp)
 			}
@@ -63,35 +63,35 @@ func checkImported(t *testing.T, imp *Imported) {
 }
 
 func FuzzImportVegetaCSV(f *testing.F) {
-	fuzzImport(f, FormatVegetaCSV, "vegeta.csv", "vegeta-bad.csv")
+	fuzzImport(f, formatVegetaCSV, "vegeta.csv", "vegeta-bad.csv")
 }
 
 func FuzzImportVegetaJSON(f *testing.F) {
-	fuzzImport(f, FormatVegetaJSON, "vegeta.jsonl", "vegeta-bad.jsonl")
+	fuzzImport(f, formatVegetaJSON, "vegeta.jsonl", "vegeta-bad.jsonl")
 }
 
 func FuzzImportJMeter(f *testing.F) {
-	fuzzImport(f, FormatJMeter, "jmeter-noheader.jtl", "jmeter-2.13-header.jtl", "jmeter-5-header.jtl", "jmeter-bad.jtl")
+	fuzzImport(f, formatJMeter, "jmeter-noheader.jtl", "jmeter-2.13-header.jtl", "jmeter-5-header.jtl", "jmeter-bad.jtl")
 }
 
 func FuzzImportK6JSON(f *testing.F) {
-	fuzzImport(f, FormatK6JSON, "k6-run.json", "k6.json")
+	fuzzImport(f, formatK6JSON, "k6-run.json", "k6.json")
 }
 
 func FuzzImportK6CSV(f *testing.F) {
-	fuzzImport(f, FormatK6CSV, "k6-run.csv", "k6.csv")
+	fuzzImport(f, formatK6CSV, "k6-run.csv", "k6.csv")
 }
 
 func FuzzImportLocust(f *testing.F) {
-	fuzzImport(f, FormatLocust, "locust_stats_history.csv")
+	fuzzImport(f, formatLocust, "locust_stats_history.csv")
 }
 
 func FuzzImportHey(f *testing.F) {
-	fuzzImport(f, FormatHey, "hey.csv")
+	fuzzImport(f, formatHey, "hey.csv")
 }
 
 func FuzzImportGeneric(f *testing.F) {
-	fuzzImport(f, FormatGeneric, "generic.csv", "generic-noheader.csv")
+	fuzzImport(f, formatGeneric, "generic.csv", "generic-noheader.csv")
 }
 
 // FuzzDetect: detection of any first bytes names a format or errs.
@@ -104,7 +104,7 @@ func FuzzDetect(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if name, err := Detect(data); err == nil {
+		if name, err := detect(data); err == nil {
 			if _, err := newParser(name, ImportOptions{}); err != nil {
 				t.Fatalf("Detect named %q, which has no parser", name)
 			}
@@ -157,11 +157,11 @@ func FuzzFollow(f *testing.F) {
 }
 
 func FuzzImportAB(f *testing.F) {
-	fuzzImport(f, FormatAB, "ab.tsv", "ab-stall.tsv")
+	fuzzImport(f, formatAB, "ab.tsv", "ab-stall.tsv")
 }
 
 func FuzzImportJMeterXML(f *testing.F) {
-	fuzzImport(f, FormatJMeterXML, "jmeter-bad.xml.jtl")
+	fuzzImport(f, formatJMeterXML, "jmeter-bad.xml.jtl")
 }
 
 // FuzzJMeterProperties: any properties file gives save settings that
@@ -213,5 +213,5 @@ func FuzzImportJMeterColumns(f *testing.F) {
 }
 
 func FuzzImportGatling(f *testing.F) {
-	fuzzImport(f, FormatGatling, "gatling-3.9-simulation.log", "gatling-3.3-simulation.log")
+	fuzzImport(f, formatGatling, "gatling-3.9-simulation.log", "gatling-3.3-simulation.log")
 }

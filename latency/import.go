@@ -23,23 +23,23 @@ var ErrParse = errors.New("malformed row")
 // detected or a forced format name is unknown.
 var ErrFormat = errors.New("unknown latency format")
 
-// Format names accepted by [ImportOptions.Format] and returned by [Detect].
+// Format names accepted by [ImportOptions.Format] and returned by [detect].
 const (
-	FormatVegetaCSV  = "vegeta-csv"  // vegeta encode --to csv
-	FormatVegetaJSON = "vegeta-json" // vegeta encode --to json
-	FormatJMeter     = "jmeter"      // JMeter JTL CSV, with or without header
-	FormatK6JSON     = "k6-json"     // k6 run --out json=FILE
-	FormatK6CSV      = "k6-csv"      // k6 run --out csv=FILE
-	FormatLocust     = "locust"      // locust --csv PREFIX: PREFIX_stats_history.csv
-	FormatHey        = "hey"         // hey -o csv
-	FormatGeneric    = "generic"     // timestamp,latency[,status] CSV
-	FormatAB         = "ab"          // ab -g FILE (gnuplot TSV)
-	FormatJMeterXML  = "jmeter-xml"  // JMeter JTL, XML form
-	FormatGatling    = "gatling"     // Gatling 3.0-3.12 simulation.log (text)
+	formatVegetaCSV  = "vegeta-csv"  // vegeta encode --to csv
+	formatVegetaJSON = "vegeta-json" // vegeta encode --to json
+	formatJMeter     = "jmeter"      // JMeter JTL CSV, with or without header
+	formatK6JSON     = "k6-json"     // k6 run --out json=FILE
+	formatK6CSV      = "k6-csv"      // k6 run --out csv=FILE
+	formatLocust     = "locust"      // locust --csv PREFIX: PREFIX_stats_history.csv
+	formatHey        = "hey"         // hey -o csv
+	formatGeneric    = "generic"     // timestamp,latency[,status] CSV
+	formatAB         = "ab"          // ab -g FILE (gnuplot TSV)
+	formatJMeterXML  = "jmeter-xml"  // JMeter JTL, XML form
+	formatGatling    = "gatling"     // Gatling 3.0-3.12 simulation.log (text)
 )
 
 // Formats lists the format names.
-var Formats = []string{FormatVegetaCSV, FormatVegetaJSON, FormatJMeter, FormatK6JSON, FormatK6CSV, FormatLocust, FormatHey, FormatGeneric, FormatAB, FormatJMeterXML, FormatGatling}
+var Formats = []string{formatVegetaCSV, formatVegetaJSON, formatJMeter, formatK6JSON, formatK6CSV, formatLocust, formatHey, formatGeneric, formatAB, formatJMeterXML, formatGatling}
 
 // maxBadLines bounds ImportReport.BadLines; Bad still counts every bad row.
 const maxBadLines = 1000
@@ -47,7 +47,7 @@ const maxBadLines = 1000
 // ImportOptions configures [Import], [ImportFile] and [Follow].
 type ImportOptions struct {
 	// Format forces a format by name (one of [Formats]); "" detects it
-	// from the content with [Detect].
+	// from the content (see detect).
 	Format string
 	// Location is the time zone of timestamps written without one
 	// ("2026/11/29 21:42:53.033", JMeter's timestamp_format). Nil makes
@@ -156,7 +156,7 @@ type Imported struct {
 
 // Import reads a whole results file from r. name is used in messages. The
 // format is opts.Format or, if empty, detected from the first line with
-// [Detect]. Bad rows are reported in Imported.Report; the error is non-nil
+// [detect]. Bad rows are reported in Imported.Report; the error is non-nil
 // only when the format is unknown or r fails.
 func Import(r io.Reader, name string, opts ImportOptions) (*Imported, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -191,9 +191,9 @@ func Import(r io.Reader, name string, opts ImportOptions) (*Imported, error) {
 			imp.Requests = append(imp.Requests, x.req)
 		}
 	}
-	// Lines are bounded (MaxLine): a longer one is a bad row, read past
+	// Lines are bounded (maxLine): a longer one is a bad row, read past
 	// without being held.
-	sc := lineio.NewScanner(br, MaxLine)
+	sc := lineio.NewScanner(br, maxLine)
 	for sc.Scan() {
 		switch {
 		case sc.Oversize() > 0:
@@ -275,27 +275,27 @@ type csvParser interface{ multiline() }
 
 func newParser(format string, opts ImportOptions) (parser, error) {
 	switch format {
-	case FormatVegetaCSV:
+	case formatVegetaCSV:
 		return &vegetaCSV{}, nil
-	case FormatVegetaJSON:
+	case formatVegetaJSON:
 		return &vegetaJSON{}, nil
-	case FormatJMeter:
+	case formatJMeter:
 		return &jmeter{loc: opts.Location, save: opts.JMeter}, nil
-	case FormatK6JSON:
+	case formatK6JSON:
 		return &k6JSON{}, nil
-	case FormatK6CSV:
+	case formatK6CSV:
 		return &k6CSV{loc: opts.Location}, nil
-	case FormatLocust:
+	case formatLocust:
 		return &locust{prev: map[string]locustTotals{}}, nil
-	case FormatHey:
+	case formatHey:
 		return &hey{start: opts.Start}, nil
-	case FormatGeneric:
+	case formatGeneric:
 		return &generic{loc: opts.Location, unit: opts.LatencyUnit}, nil
-	case FormatAB:
+	case formatAB:
 		return &ab{}, nil
-	case FormatJMeterXML:
+	case formatJMeterXML:
 		return &jmeterXML{}, nil
-	case FormatGatling:
+	case formatGatling:
 		return gatling{}, nil
 	}
 	return nil, fmt.Errorf("%w %q (known: %s)", ErrFormat, format, strings.Join(Formats, ", "))
@@ -328,7 +328,7 @@ func newDecoder(name, format string, opts ImportOptions, rep *ImportReport) (*de
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	rep.Name, rep.Format = name, format
-	if format == FormatHey {
+	if format == formatHey {
 		rep.StartAt = opts.Start
 		if opts.Start.IsZero() {
 			rep.Relative = true
@@ -414,7 +414,7 @@ func (d *decoder) last(s string, emit func(row)) {
 	if strings.TrimSpace(s) == "" {
 		return
 	}
-	if d.format != FormatGeneric || (d.multi && strings.Count(s, `"`)%2 == 1) {
+	if d.format != formatGeneric || (d.multi && strings.Count(s, `"`)%2 == 1) {
 		d.rep.Truncated = d.n
 		return
 	}
@@ -430,18 +430,18 @@ func (d *decoder) last(s string, emit func(row)) {
 	}
 }
 
-// MaxLine bounds one line of a results file, in bytes: a row of any
+// maxLine bounds one line of a results file, in bytes: a row of any
 // format is well under 1 KiB (a k6 JSON point a few hundred bytes); a
 // longer line is a bad row, skipped without being held in memory.
-const MaxLine = 1 << 20
+const maxLine = 1 << 20
 
-// ErrLineTooLong is the error of a line over MaxLine.
+// ErrLineTooLong is the error of a line over maxLine.
 var ErrLineTooLong = errors.New("line too long")
 
-// oversize counts a line of size bytes that was over MaxLine.
+// oversize counts a line of size bytes that was over maxLine.
 func (d *decoder) oversize(size int64) {
 	d.n++
-	d.badRow(d.n, fmt.Sprintf("(%d bytes, over the %d MiB a line may have)", size, MaxLine>>20), ErrLineTooLong)
+	d.badRow(d.n, fmt.Sprintf("(%d bytes, over the %d MiB a line may have)", size, maxLine>>20), ErrLineTooLong)
 }
 
 // flush ends the input: a quote still open is a bad row.
@@ -474,7 +474,7 @@ func (d *decoder) record(n int, s string, emit func(row)) {
 	}
 }
 
-// Detect names the format of a results file from its first bytes (the
+// detect names the format of a results file from its first bytes (the
 // first line is enough; pass a few KiB). It recognises:
 //
 //   - vegeta-json: JSON lines with "timestamp", "latency" and "code";
@@ -492,7 +492,7 @@ func (d *decoder) record(n int, s string, emit func(row)) {
 //
 // Binary content (vegeta's default gob output) is an error that says to run
 // "vegeta encode".
-func Detect(head []byte) (string, error) {
+func detect(head []byte) (string, error) {
 	head = bytes.TrimPrefix(head, []byte("\ufeff"))
 	if bytes.HasPrefix(head, []byte{0x1f, 0x8b}) {
 		return "", fmt.Errorf("%w: gzip-compressed (analyze and compare read it; watch --latency cannot follow a file compressed as it is written)", ErrFormat)
@@ -514,61 +514,61 @@ func Detect(head []byte) (string, error) {
 		return "", fmt.Errorf("%w: %s", ErrFormat, hint)
 	}
 	if (strings.HasPrefix(first, "<?xml") || strings.HasPrefix(first, "<testResults")) && bytes.Contains(head, []byte("<testResults")) {
-		return FormatJMeterXML, nil
+		return formatJMeterXML, nil
 	}
 	if strings.HasPrefix(first, "{") {
 		switch {
 		case strings.Contains(first, `"metric"`) && (strings.Contains(first, `"type":"Point"`) || strings.Contains(first, `"type":"Metric"`)):
-			return FormatK6JSON, nil
+			return formatK6JSON, nil
 		case strings.Contains(first, `"latency"`) && strings.Contains(first, `"code"`) && strings.Contains(first, `"timestamp"`):
-			return FormatVegetaJSON, nil
+			return formatVegetaJSON, nil
 		}
 		return "", fmt.Errorf("%w: JSON lines that are neither vegeta nor k6: %.80q", ErrFormat, first)
 	}
 	switch {
 	case strings.HasPrefix(first, "response-time,DNS+dialup"):
-		return FormatHey, nil
+		return formatHey, nil
 	case strings.HasPrefix(first, "Timestamp,User Count,Type,Name"), strings.HasPrefix(first, `"Timestamp","User Count","Type","Name"`):
-		return FormatLocust, nil
+		return formatLocust, nil
 	case strings.HasPrefix(first, "metric_name,timestamp,metric_value"):
-		return FormatK6CSV, nil
+		return formatK6CSV, nil
 	case strings.HasPrefix(first, "starttime\tseconds\tctime\tdtime\tttime"):
-		return FormatAB, nil
+		return formatAB, nil
 	case gatlingRecord(first):
-		return FormatGatling, nil
+		return formatGatling, nil
 	}
 	if hint := summaryHint(first, head); hint != "" {
 		return "", fmt.Errorf("%w: %s", ErrFormat, hint)
 	}
 	f := splitLoose(first)
 	if slices.Contains(f, "timeStamp") && slices.Contains(f, "elapsed") {
-		return FormatJMeter, nil
+		return formatJMeter, nil
 	}
 	if jmeterRow(f) {
-		return FormatJMeter, nil
+		return formatJMeter, nil
 	}
 	if vegetaRow(f) {
-		return FormatVegetaCSV, nil
+		return formatVegetaCSV, nil
 	}
 	if _, _, ok := genericHeader(f); ok {
-		return FormatGeneric, nil
+		return formatGeneric, nil
 	}
 	if len(f) >= 2 && len(f) <= 4 {
 		if _, err := parseTime(f[0], time.UTC); err == nil {
 			if _, err := parseLatency(f[1], 0); err == nil {
-				return FormatGeneric, nil
+				return formatGeneric, nil
 			}
 		}
 	}
 	return "", fmt.Errorf("%w: first line %.80q", ErrFormat, first)
 }
 
-// detectFor is [Detect], except that a file read with JMeter save
+// detectFor is [detect], except that a file read with JMeter save
 // settings is JMeter's CSV unless it is JMeter's XML.
 func detectFor(head []byte, opts ImportOptions) (string, error) {
-	f, err := Detect(head)
-	if opts.JMeter != nil && f != FormatJMeterXML {
-		return FormatJMeter, nil
+	f, err := detect(head)
+	if opts.JMeter != nil && f != formatJMeterXML {
+		return formatJMeter, nil
 	}
 	return f, err
 }

@@ -67,8 +67,8 @@ var vegetaWant = []Request{
 
 func TestImportVegeta(t *testing.T) {
 	for _, tc := range []struct{ file, format string }{
-		{"vegeta.csv", FormatVegetaCSV},
-		{"vegeta.jsonl", FormatVegetaJSON},
+		{"vegeta.csv", formatVegetaCSV},
+		{"vegeta.jsonl", formatVegetaJSON},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			imp := importFixture(t, tc.file, ImportOptions{})
@@ -163,7 +163,7 @@ func TestImportJMeter(t *testing.T) {
 			if diff := cmp.Diff(tc.want, imp.Requests); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
-			if r := imp.Report; r.Format != FormatJMeter || r.Rows != len(tc.want) || r.Bad != 0 || r.Truncated != 0 {
+			if r := imp.Report; r.Format != formatJMeter || r.Rows != len(tc.want) || r.Bad != 0 || r.Truncated != 0 {
 				t.Errorf("report = %+v", r)
 			}
 		})
@@ -217,7 +217,7 @@ func TestImportK6(t *testing.T) {
 		if diff := cmp.Diff([]int{9, 10, 11, 12}, badLines(imp.Report)); diff != "" {
 			t.Errorf("bad lines (-want +got):\n%s", diff)
 		}
-		if r := imp.Report; r.Format != FormatK6JSON || r.Rows != 5 || r.Skipped != 4 {
+		if r := imp.Report; r.Format != formatK6JSON || r.Rows != 5 || r.Skipped != 4 {
 			t.Errorf("report = %+v, want k6-json, 5 rows, 4 skipped", r)
 		}
 	})
@@ -237,7 +237,7 @@ func TestImportK6(t *testing.T) {
 		if diff := cmp.Diff([]int{7, 8}, badLines(imp.Report)); diff != "" {
 			t.Errorf("bad lines (-want +got):\n%s", diff)
 		}
-		if r := imp.Report; r.Format != FormatK6CSV || r.Rows != 4 || r.Skipped != 2 || r.Resolution != time.Second {
+		if r := imp.Report; r.Format != formatK6CSV || r.Rows != 4 || r.Skipped != 2 || r.Resolution != time.Second {
 			t.Errorf("report = %+v, want k6-csv, 4 rows, 2 skipped, 1 s resolution", r)
 		}
 	})
@@ -246,7 +246,7 @@ func TestImportK6(t *testing.T) {
 func TestImportHey(t *testing.T) {
 	start := ts(t, "2026-11-29T21:43:00Z")
 	imp := importFixture(t, "hey.csv", ImportOptions{Start: start})
-	if r := imp.Report; r.Format != FormatHey || r.Rows != 12 || r.Bad != 0 || r.Relative || r.StartFrom != "option" {
+	if r := imp.Report; r.Format != formatHey || r.Rows != 12 || r.Bad != 0 || r.Relative || r.StartFrom != "option" {
 		t.Fatalf("report = %+v", r)
 	}
 	// First and last rows: "0.0026,…,200,0.2010" and "0.0028,…,200,1.2012".
@@ -302,7 +302,7 @@ func TestImportHey(t *testing.T) {
 
 func TestImportLocust(t *testing.T) {
 	imp := importFixture(t, "locust_stats_history.csv", ImportOptions{})
-	if r := imp.Report; r.Format != FormatLocust || r.Rows != 31 || r.Bad != 0 || len(imp.Requests) != 0 {
+	if r := imp.Report; r.Format != formatLocust || r.Rows != 31 || r.Bad != 0 || len(imp.Requests) != 0 {
 		t.Fatalf("report = %+v, %d requests; want 31 locust rows, no requests", r, len(imp.Requests))
 	}
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -378,25 +378,25 @@ func TestImportGeneric(t *testing.T) {
 
 func TestDetect(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
-		{"vegeta.csv", FormatVegetaCSV},
-		{"vegeta.jsonl", FormatVegetaJSON},
-		{"jmeter-5-header.jtl", FormatJMeter},
-		{"jmeter-2.13-header.jtl", FormatJMeter},
-		{"jmeter-noheader.jtl", FormatJMeter},
-		{"k6-run.json", FormatK6JSON},
-		{"k6-run.csv", FormatK6CSV},
-		{"k6.json", FormatK6JSON},
-		{"k6.csv", FormatK6CSV},
-		{"locust_stats_history.csv", FormatLocust},
-		{"hey.csv", FormatHey},
-		{"generic.csv", FormatGeneric},
-		{"generic-noheader.csv", FormatGeneric},
+		{"vegeta.csv", formatVegetaCSV},
+		{"vegeta.jsonl", formatVegetaJSON},
+		{"jmeter-5-header.jtl", formatJMeter},
+		{"jmeter-2.13-header.jtl", formatJMeter},
+		{"jmeter-noheader.jtl", formatJMeter},
+		{"k6-run.json", formatK6JSON},
+		{"k6-run.csv", formatK6CSV},
+		{"k6.json", formatK6JSON},
+		{"k6.csv", formatK6CSV},
+		{"locust_stats_history.csv", formatLocust},
+		{"hey.csv", formatHey},
+		{"generic.csv", formatGeneric},
+		{"generic-noheader.csv", formatGeneric},
 	} {
 		b, err := os.ReadFile(fixture(tc.file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := Detect(b); got != tc.want || err != nil {
+		if got, err := detect(b); got != tc.want || err != nil {
 			t.Errorf("Detect(%s) = %q, %v; want %q", tc.file, got, err, tc.want)
 		}
 	}
@@ -407,7 +407,7 @@ func TestDetect(t *testing.T) {
 		{"prose", "this is not a results file\n"},
 		{"NUL", "1795988650410552652,200,2968143,0,3\x00\n"},
 	} {
-		if got, err := Detect([]byte(tc.head)); !errors.Is(err, ErrFormat) {
+		if got, err := detect([]byte(tc.head)); !errors.Is(err, ErrFormat) {
 			t.Errorf("Detect(%s) = %q, %v; want ErrFormat", tc.name, got, err)
 		}
 	}
@@ -423,7 +423,7 @@ func TestDetectVegetaBinary(t *testing.T) {
 func TestDetectLatin1(t *testing.T) {
 	// JMeter writes labels in the platform charset: "café" in Latin-1.
 	head := []byte("1795989914323,142,caf\xe9,200,OK,probe 1-1,text,true,188,1,1,131\n")
-	if got, err := Detect(head); got != FormatJMeter || err != nil {
+	if got, err := detect(head); got != formatJMeter || err != nil {
 		t.Errorf("Detect(Latin-1 JTL) = %q, %v; want jmeter", got, err)
 	}
 }
@@ -436,11 +436,11 @@ func TestImportForcedFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	imp, err := Import(f, "vegeta.csv", ImportOptions{Format: FormatGeneric})
+	imp, err := Import(f, "vegeta.csv", ImportOptions{Format: formatGeneric})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if imp.Report.Format != FormatGeneric || imp.Report.Bad != 10 || imp.Report.Rows != 0 {
+	if imp.Report.Format != formatGeneric || imp.Report.Bad != 10 || imp.Report.Rows != 0 {
 		t.Errorf("report = %+v, want generic with 10 bad rows", imp.Report)
 	}
 	if _, err := Import(strings.NewReader("x\n"), "x", ImportOptions{Format: "wrk"}); !errors.Is(err, ErrFormat) {
@@ -499,7 +499,7 @@ func TestImportLongFirstLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if imp.Report.Format != FormatVegetaCSV || imp.Report.Rows != 2 || imp.Report.Bad != 0 {
+	if imp.Report.Format != formatVegetaCSV || imp.Report.Rows != 2 || imp.Report.Bad != 0 {
 		t.Errorf("report = %+v, want 2 vegeta-csv rows", imp.Report)
 	}
 }
@@ -540,7 +540,7 @@ func TestImportK6Run(t *testing.T) {
 	}
 	// 106 lines: 9 duration points, the rest other metrics' points and
 	// declarations.
-	if r := js.Report; r.Format != FormatK6JSON || r.Rows != 9 || r.Bad != 0 || r.Rows+r.Skipped != 106 {
+	if r := js.Report; r.Format != formatK6JSON || r.Rows != 9 || r.Bad != 0 || r.Rows+r.Skipped != 106 {
 		t.Errorf("json report = %+v", r)
 	}
 	// The CSV of the same run stamps whole seconds (1795989802 =
@@ -549,7 +549,7 @@ func TestImportK6Run(t *testing.T) {
 	// are 22:03:22.185 to .619: the midpoint is off by at most 0.32 s,
 	// the truncated stamp by up to 0.62 s.
 	cs := importFixture(t, "k6-run.csv", ImportOptions{})
-	if r := cs.Report; r.Format != FormatK6CSV || r.Rows != 9 || r.Bad != 0 || r.Rows+r.Skipped != 93 {
+	if r := cs.Report; r.Format != formatK6CSV || r.Rows != 9 || r.Bad != 0 || r.Rows+r.Skipped != 93 {
 		t.Errorf("csv report = %+v", r)
 	}
 	end := ts(t, "2026-11-29T22:03:22.5Z")
@@ -628,12 +628,12 @@ func TestImportNoPanic(t *testing.T) {
 		why              string
 	}{
 		// JMeter with jmeter.save.saveservice.time=false writes no elapsed.
-		{"jtl without elapsed", FormatJMeter, "timeStamp,label,responseCode,success\n1795988650410,hello,200,true\n1795988650610,hello,200,true\n", 0, []int{1, 2, 3}, "no elapsed column"},
-		{"jtl without timeStamp", FormatJMeter, "elapsed,label,responseCode,success\n3,hello,200,true\n", 0, []int{1, 2}, "no timeStamp column"},
-		{"k6 csv without timestamp", FormatK6CSV, "metric_name,metric_value\nhttp_req_duration,12.5\n", 0, []int{1, 2}, "lacks timestamp or metric_value"},
-		{"k6 csv without metric_name", FormatK6CSV, "timestamp,metric_value\n1795993801,12.5\n", 0, []int{1, 2}, "must start with its header"},
+		{"jtl without elapsed", formatJMeter, "timeStamp,label,responseCode,success\n1795988650410,hello,200,true\n1795988650610,hello,200,true\n", 0, []int{1, 2, 3}, "no elapsed column"},
+		{"jtl without timeStamp", formatJMeter, "elapsed,label,responseCode,success\n3,hello,200,true\n", 0, []int{1, 2}, "no timeStamp column"},
+		{"k6 csv without timestamp", formatK6CSV, "metric_name,metric_value\nhttp_req_duration,12.5\n", 0, []int{1, 2}, "lacks timestamp or metric_value"},
+		{"k6 csv without metric_name", formatK6CSV, "timestamp,metric_value\n1795993801,12.5\n", 0, []int{1, 2}, "must start with its header"},
 		// 2^63 ns is 9.2×10^12 ms: one more overflows a Duration.
-		{"elapsed overflow", FormatJMeter, "timeStamp,elapsed,responseCode,success\n1795988650410,9223372036855,200,true\n1795988650410,9223372036854,200,true\n", 1, []int{2}, "beyond 292 years"},
+		{"elapsed overflow", formatJMeter, "timeStamp,elapsed,responseCode,success\n1795988650410,9223372036855,200,true\n1795988650410,9223372036854,200,true\n", 1, []int{2}, "beyond 292 years"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			imp, err := Import(strings.NewReader(tc.in), "r", ImportOptions{Format: tc.format})
@@ -663,7 +663,7 @@ func TestImportJMeterTransactionsAndSemicolon(t *testing.T) {
 		"1795988650414;5;missing;404;Not Found;t 1-1;text;false\n" +
 		"1795988650410;9;TC;200;Number of samples in transaction : 2, number of failing samples : 1;t 1-1;;false\n"
 	b := []byte(in)
-	if f, err := Detect(b); err != nil || f != FormatJMeter {
+	if f, err := detect(b); err != nil || f != formatJMeter {
 		t.Fatalf("Detect = %q, %v", f, err)
 	}
 	imp, err := Import(strings.NewReader(in), "r.jtl", ImportOptions{})

@@ -70,10 +70,10 @@ var jmeterColumns = []struct {
 	{[]string{"Connect"}, "connect_time", true, false, false, false},
 }
 
-// JMeterColumnNames are the names --latency-columns accepts: JMeter's
+// jmeterColumnNames are the names --latency-columns accepts: JMeter's
 // CSV header names. A name in double quotes ("myVar") is a
 // sample_variables column.
-var JMeterColumnNames = func() []string {
+var jmeterColumnNames = func() []string {
 	var out []string
 	for _, c := range jmeterColumns {
 		out = append(out, c.names...)
@@ -97,8 +97,8 @@ func ParseJMeterColumns(list string) (*JMeterSave, error) {
 		switch {
 		case c == "":
 			return nil, fmt.Errorf("%w: column %d is empty", ErrJMeterSave, i+1)
-		case !quoted && !slices.Contains(JMeterColumnNames, c):
-			return nil, fmt.Errorf("%w: column %d %q is not one of JMeter's (%s; a sample variable in double quotes)", ErrJMeterSave, i+1, c, strings.Join(JMeterColumnNames, ","))
+		case !quoted && !slices.Contains(jmeterColumnNames, c):
+			return nil, fmt.Errorf("%w: column %d %q is not one of JMeter's (%s; a sample variable in double quotes)", ErrJMeterSave, i+1, c, strings.Join(jmeterColumnNames, ","))
 		case seen[c]:
 			return nil, fmt.Errorf("%w: column %q given twice", ErrJMeterSave, c)
 		}
@@ -204,7 +204,7 @@ func ParseJMeterProperties(r io.Reader, name string) (*JMeterSave, error) {
 func readProperties(r io.Reader, name string) (map[string]string, map[string]int, error) {
 	props, lines := map[string]string{}, map[string]int{}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), MaxLine)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
 	n := 0
 	for sc.Scan() {
 		n++

@@ -19,7 +19,7 @@ func TestLocustFuzzFindings(t *testing.T) {
 		{"mean past 292 years", row("1795988632", "1", "5") + row("1795988633", "2", "9000000000000")},
 		{"NaN average", row("1795988632", "1", "NaN")},
 	} {
-		imp, err := Import(strings.NewReader(header+tc.body), "stats_history.csv", ImportOptions{Format: FormatLocust, Location: time.UTC})
+		imp, err := Import(strings.NewReader(header+tc.body), "stats_history.csv", ImportOptions{Format: formatLocust, Location: time.UTC})
 		if err == nil {
 			err = imp.Report.Err()
 		}
@@ -34,7 +34,7 @@ func TestLocustFuzzFindings(t *testing.T) {
 			}
 		}
 	}
-	imp, err := Import(strings.NewReader(header+row("1795988632", "1", "5")+row("1795988633", "3", "6")), "stats_history.csv", ImportOptions{Format: FormatLocust, Location: time.UTC})
+	imp, err := Import(strings.NewReader(header+row("1795988632", "1", "5")+row("1795988633", "3", "6")), "stats_history.csv", ImportOptions{Format: formatLocust, Location: time.UTC})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,9 +110,11 @@ func (p *Probe) Run(ctx context.Context, out chan<- Request) error {
 
 // Once sends one GET and returns its outcome (see [Probe.Run]).
 func (p *Probe) Once(ctx context.Context) Request {
+	// start is taken before the deadline is set, so a request that runs
+	// into the timeout measures at least the timeout.
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	defer cancel()
-	start := time.Now()
 	q := Request{Start: start}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url, nil)
 	if err != nil {

@@ -22,30 +22,46 @@ type bucketWant struct {
 // TestRealFilesPerInterval checks each real tool's file, bucket by
 // bucket, against expected.sh's output (pasted below as it printed it).
 func TestRealFilesPerInterval(t *testing.T) {
+	// Runs written in more than one format: each format must give the
+	// same buckets.
+	vegetaStall := []bucketWant{
+		{1796152092, 9, 4, 8205407, 31301781},
+		{1796152093, 20, 10, 93863129, 309876987},
+		{1796152094, 20, 10, 1298150, 2509022},
+		{1796152095, 20, 10, 92411056, 313310374},
+		{1796152096, 20, 10, 1007432, 1529805},
+		{1796152097, 11, 6, 62280067, 301699973},
+	}
+	jmeterStall := []bucketWant{
+		{1796160748, 2, 0, 616000000, 653000000},
+		{1796160749, 16, 4, 17666666, 57000000},
+		{1796160750, 12, 2, 69100000, 306000000},
+		{1796160751, 17, 5, 12333333, 43000000},
+		{1796160752, 11, 3, 82125000, 308000000},
+		{1796160753, 16, 4, 42166666, 178000000},
+		{1796160754, 10, 2, 97125000, 306000000},
+		{1796160755, 10, 2, 40750000, 130000000},
+	}
+	gatlingStall := []bucketWant{
+		{1796166001, 14, 2, 49583333, 291000000},
+		{1796166002, 22, 8, 5857142, 9000000},
+		{1796166003, 16, 4, 53500000, 320000000},
+		{1796166004, 23, 6, 3764705, 9000000},
+		{1796166005, 2, 0, 321000000, 321000000},
+	}
+	k6Run := []bucketWant{
+		{1795989803, 9, 6, 24438910, 70989574},
+	}
 	for _, tc := range []struct {
 		file   string
 		opts   ImportOptions
 		format string
 		want   []bucketWant
 	}{
-		{"vegeta-stall.csv", ImportOptions{}, FormatVegetaCSV, []bucketWant{
-			{1796152092, 9, 4, 8205407, 31301781},
-			{1796152093, 20, 10, 93863129, 309876987},
-			{1796152094, 20, 10, 1298150, 2509022},
-			{1796152095, 20, 10, 92411056, 313310374},
-			{1796152096, 20, 10, 1007432, 1529805},
-			{1796152097, 11, 6, 62280067, 301699973},
-		}},
+		{"vegeta-stall.csv", ImportOptions{}, formatVegetaCSV, vegetaStall},
 		// The same file gzipped.
-		{"vegeta-stall.csv.gz", ImportOptions{}, FormatVegetaCSV, []bucketWant{
-			{1796152092, 9, 4, 8205407, 31301781},
-			{1796152093, 20, 10, 93863129, 309876987},
-			{1796152094, 20, 10, 1298150, 2509022},
-			{1796152095, 20, 10, 92411056, 313310374},
-			{1796152096, 20, 10, 1007432, 1529805},
-			{1796152097, 11, 6, 62280067, 301699973},
-		}},
-		{"hey-stall.csv", ImportOptions{Start: time.Unix(1796152000, 0)}, FormatHey, []bucketWant{
+		{"vegeta-stall.csv.gz", ImportOptions{}, formatVegetaCSV, vegetaStall},
+		{"hey-stall.csv", ImportOptions{Start: time.Unix(1796152000, 0)}, formatHey, []bucketWant{
 			{1796152001, 19, 0, 2094736, 5500000},
 			{1796152002, 15, 0, 21740000, 312500000},
 			{1796152003, 20, 0, 1265000, 6400000},
@@ -55,7 +71,7 @@ func TestRealFilesPerInterval(t *testing.T) {
 		}},
 		// Locust 2.12.1 with memdiag's request hook: Locust's own summary
 		// counted 60 requests, 28 failures.
-		{"locust-hook.csv", ImportOptions{}, FormatGeneric, []bucketWant{
+		{"locust-hook.csv", ImportOptions{}, formatGeneric, []bucketWant{
 			{1796153910, 2, 1, 304268000, 304268000},
 			{1796153911, 10, 6, 240408750, 445380000},
 			{1796153912, 12, 7, 9564400, 32808000},
@@ -63,55 +79,21 @@ func TestRealFilesPerInterval(t *testing.T) {
 			{1796153914, 14, 5, 95375777, 404159000},
 			{1796153915, 4, 2, 10508000, 11336000},
 		}},
-		{"ab-stall.tsv", ImportOptions{}, FormatAB, []bucketWant{
+		{"ab-stall.tsv", ImportOptions{}, formatAB, []bucketWant{
 			{1796152112, 300, 0, 416666, 6000000},
 		}},
 		// JMeter 2.13, one run written three ways (expected.py): CSV with
 		// header, XML, and header-less with custom columns; 116 rows of
 		// which 22 are Transaction Controller rows (excluded).
-		{"jmeter-stall.jtl", ImportOptions{}, FormatJMeter, []bucketWant{
-			{1796160748, 2, 0, 616000000, 653000000},
-			{1796160749, 16, 4, 17666666, 57000000},
-			{1796160750, 12, 2, 69100000, 306000000},
-			{1796160751, 17, 5, 12333333, 43000000},
-			{1796160752, 11, 3, 82125000, 308000000},
-			{1796160753, 16, 4, 42166666, 178000000},
-			{1796160754, 10, 2, 97125000, 306000000},
-			{1796160755, 10, 2, 40750000, 130000000},
-		}},
-		{"jmeter-stall.xml.jtl", ImportOptions{}, FormatJMeterXML, []bucketWant{
-			{1796160748, 2, 0, 616000000, 653000000},
-			{1796160749, 16, 4, 17666666, 57000000},
-			{1796160750, 12, 2, 69100000, 306000000},
-			{1796160751, 17, 5, 12333333, 43000000},
-			{1796160752, 11, 3, 82125000, 308000000},
-			{1796160753, 16, 4, 42166666, 178000000},
-			{1796160754, 10, 2, 97125000, 306000000},
-			{1796160755, 10, 2, 40750000, 130000000},
-		}},
+		{"jmeter-stall.jtl", ImportOptions{}, formatJMeter, jmeterStall},
+		{"jmeter-stall.xml.jtl", ImportOptions{}, formatJMeterXML, jmeterStall},
 		// Gatling's text simulation.log, 3.4-3.12 and 3.0-3.3 layouts,
 		// written from Gatling's serializer (SOURCE; expected.sh gatling).
-		{"gatling-3.9-simulation.log", ImportOptions{}, FormatGatling, []bucketWant{
-			{1796166001, 14, 2, 49583333, 291000000},
-			{1796166002, 22, 8, 5857142, 9000000},
-			{1796166003, 16, 4, 53500000, 320000000},
-			{1796166004, 23, 6, 3764705, 9000000},
-			{1796166005, 2, 0, 321000000, 321000000},
-		}},
-		{"gatling-3.3-simulation.log", ImportOptions{}, FormatGatling, []bucketWant{
-			{1796166001, 14, 2, 49583333, 291000000},
-			{1796166002, 22, 8, 5857142, 9000000},
-			{1796166003, 16, 4, 53500000, 320000000},
-			{1796166004, 23, 6, 3764705, 9000000},
-			{1796166005, 2, 0, 321000000, 321000000},
-		}},
+		{"gatling-3.9-simulation.log", ImportOptions{}, formatGatling, gatlingStall},
+		{"gatling-3.3-simulation.log", ImportOptions{}, formatGatling, gatlingStall},
 		// k6 v1.8.1 (expected.py k6-json / k6-csv): 9 requests, 6 failed.
-		{"k6-run.json", ImportOptions{}, FormatK6JSON, []bucketWant{
-			{1795989803, 9, 6, 24438910, 70989574},
-		}},
-		{"k6-run.csv", ImportOptions{}, FormatK6CSV, []bucketWant{
-			{1795989803, 9, 6, 24438910, 70989574},
-		}},
+		{"k6-run.json", ImportOptions{}, formatK6JSON, k6Run},
+		{"k6-run.csv", ImportOptions{}, formatK6CSV, k6Run},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			imp := importFixture(t, tc.file, tc.opts)
@@ -127,7 +109,7 @@ func TestRealFilesPerInterval(t *testing.T) {
 			for _, w := range tc.want {
 				edges = append(edges, time.Unix(w.end, 0))
 			}
-			got := Bucket(imp.Requests, edges)
+			got := bucket(imp.Requests, edges)
 			gotTotal, gotErrs := 0, 0
 			for i, w := range tc.want {
 				g := got[i]
@@ -148,7 +130,7 @@ func TestRealFilesPerInterval(t *testing.T) {
 // TestDetectABAndSummaries: ab -g is detected; a tool's end-of-run
 // summary gets a pointed hint naming the per-request file to give.
 func TestDetectABAndSummaries(t *testing.T) {
-	if f, err := Detect([]byte("starttime\tseconds\tctime\tdtime\tttime\twait\nTue Dec 01 19:04:11 2026\t1796151851\t0\t1\t1\t1\n")); err != nil || f != FormatAB {
+	if f, err := detect([]byte("starttime\tseconds\tctime\tdtime\tttime\twait\nTue Dec 01 19:04:11 2026\t1796151851\t0\t1\t1\t1\n")); err != nil || f != formatAB {
 		t.Errorf("ab -g: %q, %v", f, err)
 	}
 	imp := importFixture(t, "ab.tsv", ImportOptions{})
@@ -163,9 +145,9 @@ func TestDetectABAndSummaries(t *testing.T) {
 		{"This is ApacheBench, Version 2.3\n", "ab with -g FILE"},
 		{"\x1f\x8b\x08\x00", "gzip-compressed"},
 	} {
-		_, err := Detect([]byte(tc.head))
+		_, err := detect([]byte(tc.head))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Detect(%.30q) = %v, want a hint with %q", tc.head, err, tc.want)
+			t.Errorf("detect(%.30q) = %v, want a hint with %q", tc.head, err, tc.want)
 		}
 	}
 }
@@ -212,7 +194,7 @@ func TestImportJMeterXML(t *testing.T) {
 			t.Errorf("request %d = %+v, want %+v", i, g, w)
 		}
 	}
-	if r := imp.Report; r.Format != FormatJMeterXML || r.Rows != 9 || r.Transactions != 2 || r.Bad != 1 || r.BadLines[0].Line != 41 {
+	if r := imp.Report; r.Format != formatJMeterXML || r.Rows != 9 || r.Transactions != 2 || r.Bad != 1 || r.BadLines[0].Line != 41 {
 		t.Errorf("report = %+v, want jmeter-xml, 9 rows, 2 transactions, bad line 41", r)
 	}
 }
@@ -245,7 +227,7 @@ func TestImportJMeterCustomColumns(t *testing.T) {
 	for _, save := range []*JMeterSave{fromProps, fromList} {
 		imp := importFixture(t, "jmeter-stall-custom.jtl", ImportOptions{JMeter: save})
 		r := imp.Report
-		if r.Format != FormatJMeter || r.Rows != 94 || r.Transactions != 22 || r.Bad != 0 || !strings.Contains(r.Columns, "success,Connect") {
+		if r.Format != formatJMeter || r.Rows != 94 || r.Transactions != 22 || r.Bad != 0 || !strings.Contains(r.Columns, "success,Connect") {
 			t.Errorf("%s: report %+v", save.From, r)
 		}
 		if save.Alt != nil && !strings.Contains(r.Describe(), "with JMeter 2.x's defaults") {
@@ -298,7 +280,7 @@ func TestImportGatlingBad(t *testing.T) {
 	for _, l := range r.BadLines {
 		lines = append(lines, l.Line)
 	}
-	if r.Format != FormatGatling || r.Rows != 1 || r.Skipped != 2 || fmt.Sprint(lines) != "[3 4 5 6 8]" {
+	if r.Format != formatGatling || r.Rows != 1 || r.Skipped != 2 || fmt.Sprint(lines) != "[3 4 5 6 8]" {
 		t.Errorf("report %+v, bad lines %v; want 1 row, 2 skipped, bad 3 4 5 6 8", r, lines)
 	}
 	if q := imp.Requests[0]; !q.Start.Equal(time.UnixMilli(1796166000100)) || q.Latency != 50*time.Millisecond || q.Err {

@@ -62,13 +62,13 @@ func (s Summary) Latencies() int {
 	return s.Count - s.Errors
 }
 
-// Bucket summarises requests by start time into the intervals between
+// bucket summarises requests by start time into the intervals between
 // consecutive edges: result i covers (edges[i], edges[i+1]], like
 // [Summarize]. It returns len(edges)-1 summaries (nil for fewer than two
 // edges); edges must be ascending. Requests outside (edges[0],
 // edges[len-1]] are not counted. Pass the recording's sample times to get
 // one Summary per sampling interval.
-func Bucket(reqs []Request, edges []time.Time) []Summary {
+func bucket(reqs []Request, edges []time.Time) []Summary {
 	if len(edges) < 2 {
 		return nil
 	}
@@ -121,7 +121,7 @@ func nearestRank(sorted []time.Duration, p int) time.Duration {
 }
 
 // BucketIntervals summarises per-interval rows (Locust's stats history)
-// into the intervals between consecutive edges, like [Bucket]: result i
+// into the intervals between consecutive edges, like bucket: result i
 // covers the rows named name ("Aggregated" for all requests) whose End
 // is in (edges[i], edges[i+1]]. Count and Errors are sums and Mean is
 // the count-weighted mean, all exact. P50, P95, P99 and Max are the

@@ -81,7 +81,7 @@ func TestBucket(t *testing.T) {
 		{Count: 2, Errors: 1, Mean: 30 * time.Millisecond, P50: 30 * time.Millisecond, P95: 30 * time.Millisecond, P99: 30 * time.Millisecond, Max: 30 * time.Millisecond},
 		{Count: 2, Errors: 1, Mean: 4 * time.Second, P50: 4 * time.Second, P95: 4 * time.Second, P99: 4 * time.Second, Max: 4 * time.Second},
 	}
-	if diff := cmp.Diff(want, Bucket(reqs, edges)); diff != "" {
+	if diff := cmp.Diff(want, bucket(reqs, edges)); diff != "" {
 		t.Errorf("Bucket (-want +got):\n%s", diff)
 	}
 	// Bucket agrees with Summarize over each interval.
@@ -90,7 +90,7 @@ func TestBucket(t *testing.T) {
 			t.Errorf("Summarize interval %d (-want +got):\n%s", i, diff)
 		}
 	}
-	if got := Bucket(reqs, edges[:1]); got != nil {
+	if got := bucket(reqs, edges[:1]); got != nil {
 		t.Errorf("Bucket with one edge = %v, want nil", got)
 	}
 }
@@ -107,7 +107,7 @@ func BenchmarkBucket(b *testing.B) {
 		edges[i] = t0.Add(time.Duration(i) * 10 * time.Second)
 	}
 	for b.Loop() {
-		Bucket(reqs, edges)
+		bucket(reqs, edges)
 	}
 }
 

@@ -110,7 +110,7 @@ func (r *ImportReport) Check(minShare float64) error {
 }
 
 func (r *ImportReport) unit() string {
-	if r.Format == FormatLocust {
+	if r.Format == formatLocust {
 		return "rows"
 	}
 	return "requests"
@@ -169,9 +169,9 @@ func (r *ImportReport) Describe() string {
 		parts = append(parts, "offsets anchored at "+r.StartFrom)
 	}
 	switch r.Format {
-	case FormatHey:
+	case formatHey:
 		parts = append(parts, "hey writes no row for a request that got no response: memdiag cannot know how many failed that way (see hey's own summary)")
-	case FormatLocust:
+	case formatLocust:
 		parts = append(parts, "Locust's stats history is coarse: counts per row, percentiles over its ~10 s window; use the request hook in docs/latency.md for exact per-request rows")
 	}
 	return fmt.Sprintf("%s (%s): %s", r.Name, r.Format, strings.Join(parts, "; "))

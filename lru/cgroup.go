@@ -1,8 +1,10 @@
 package lru
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,23 +19,23 @@ import (
 // controller, as on hybrid hosts whose memory controller is in cgroup v1 —
 // and then its counters stay nil. With neither, on a hybrid host (dir
 // under .../unified/), it reads the v1 memory controller's group of the
-// same path instead (see [ReadCgroupCountersV1]); otherwise it returns
+// same path instead (see [readCgroupCountersV1]); otherwise it returns
 // nil, nil.
 // memory.stat uses the /proc/vmstat names, so the same mapping applies.
 // Source: https://docs.kernel.org/admin-guide/cgroup-v2.html ("memory.stat",
 // "memory.events").
 func ReadCgroupCounters(dir string) (*VMStat, error) {
-	stat, err := readCounterFile(filepath.Join(dir, "memory.stat"))
+	stat, err := ReadKV(filepath.Join(dir, "memory.stat"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	events, err := readCounterFile(filepath.Join(dir, "memory.events"))
+	events, err := ReadKV(filepath.Join(dir, "memory.events"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
 	if stat == nil && events == nil {
 		if v1 := hybridTwin(dir); v1 != "" {
-			return ReadCgroupCountersV1(v1)
+			return readCgroupCountersV1(v1)
 		}
 		return nil, nil
 	}
@@ -48,15 +50,6 @@ func ReadCgroupCounters(dir string) (*VMStat, error) {
 	}
 	v, _ := mapVMStat(stat, false)
 	return v, nil
-}
-
-func readCounterFile(path string) (map[string]uint64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return parseVMStat(f, path)
 }
 
 // hybridTwin maps a group of the v2 mount of a hybrid host
@@ -76,7 +69,7 @@ func hybridTwin(dir string) string {
 	return twin
 }
 
-// ReadCgroupCountersV1 reads a cgroup v1 memory group's counters into a
+// readCgroupCountersV1 reads a cgroup v1 memory group's counters into a
 // VMStat with the host's meanings: from <dir>/memory.stat the
 // hierarchical total_workingset_refault_anon/_file (refaults, pages;
 // 5.9+; on 6.18 its delta equalled /proc/vmstat workingset_refault_file's
@@ -86,12 +79,12 @@ func hybridTwin(dir string) string {
 // pgscan_*/pgsteal_* or pswpin/pswpout: those stay nil. Source:
 // https://docs.kernel.org/admin-guide/cgroup-v1/memory.html (5.2 stat
 // file, 10 OOM control).
-func ReadCgroupCountersV1(dir string) (*VMStat, error) {
-	stat, err := readKV(filepath.Join(dir, "memory.stat"))
+func readCgroupCountersV1(dir string) (*VMStat, error) {
+	stat, err := ReadKV(filepath.Join(dir, "memory.stat"))
 	if err != nil {
 		return nil, err
 	}
-	oc, err := readKV(filepath.Join(dir, "memory.oom_control"))
+	oc, err := ReadKV(filepath.Join(dir, "memory.oom_control"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
@@ -108,22 +101,43 @@ func ReadCgroupCountersV1(dir string) (*VMStat, error) {
 	return v, nil
 }
 
-// readKV reads a "name value" file of unsigned counters (cgroup v1
-// memory.stat, memory.oom_control) whole; a malformed line is an error
-// naming the file and line.
-func readKV(path string) (map[string]uint64, error) {
-	b, err := os.ReadFile(path)
+// ErrKV is wrapped by the errors of [ParseKV] and [ReadKV].
+var ErrKV = errors.New("malformed line")
+
+// ReadKV reads a "name value" file of unsigned counters (cgroup v2
+// memory.stat and memory.events, v1 memory.stat and memory.oom_control)
+// whole with [ParseKV]; a missing file is an error (os.ErrNotExist).
+func ReadKV(path string) (map[string]uint64, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	return ParseKV(f, path)
+}
+
+// ParseKV parses "name value" lines of unsigned counters, blank lines
+// and surrounding spaces ignored; a malformed line is an error wrapping
+// [ErrKV] that names the file (name) and line.
+func ParseKV(r io.Reader, name string) (map[string]uint64, error) {
 	out := map[string]uint64{}
-	for i, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-		name, value, ok := strings.Cut(line, " ")
-		v, err := strconv.ParseUint(value, 10, 64)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("%s:%d: %w: %q: want \"name value\"", path, i+1, ErrParse, line)
+	sc := bufio.NewScanner(r)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
 		}
-		out[name] = v
+		k, value, ok := strings.Cut(line, " ")
+		v, err := strconv.ParseUint(strings.TrimSpace(value), 10, 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("%s:%d: %w: %q: want \"name value\"", name, n, ErrKV, line)
+		}
+		out[k] = v
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return out, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/memdiag/memdiag/internal/testutil"
 )
 
 // FuzzMeminfo runs what watch runs every interval, Collector.Meminfo
@@ -16,25 +18,17 @@ import (
 // It checks that nothing panics or hangs, that an error names the file,
 // and that every kept value is the number written, times 1024 for "kB".
 func FuzzMeminfo(f *testing.F) {
-	for _, p := range []string{"../testdata/linux-6.18/proc/meminfo", "../testdata/linux-3.x-goprocinfo/proc/meminfo", "../testdata/node-exporter-old/proc/meminfo"} {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	testutil.Seed[[]byte](f, "../testdata/linux-6.18/proc/meminfo", "../testdata/linux-3.x-goprocinfo/proc/meminfo", "../testdata/node-exporter-old/proc/meminfo")
 	f.Add([]byte("MemTotal: 18446744073709551615 kB\n"))
 	f.Add([]byte("MemTotal: 0x10 kB\nMemFree: 1_000\n"))
-	dir := f.TempDir()
+	dir := testutil.FuzzRoot(f)
 	path := filepath.Join(dir, "meminfo")
 	c, err := NewCollector(dir)
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteInput(t, path, b)
 		m, err := c.Meminfo()
 		if err != nil {
 			if !strings.Contains(err.Error(), path) {

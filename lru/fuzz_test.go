@@ -1,23 +1,18 @@
 package lru
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/memdiag/memdiag/internal/testutil"
 )
 
 // FuzzParseVMStat checks that no /proc/vmstat (or memory.stat) panics the
 // parser, that errors name the file, and that every counter it keeps is
 // the decimal number written.
 func FuzzParseVMStat(f *testing.F) {
-	for _, p := range []string{"../testdata/linux-6.18/proc/vmstat", "../testdata/linux-3.x-goprocinfo/proc/vmstat", "../testdata/node-exporter-old/proc/vmstat"} {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(b))
-	}
+	testutil.Seed[string](f, "../testdata/linux-6.18/proc/vmstat", "../testdata/linux-3.x-goprocinfo/proc/vmstat", "../testdata/node-exporter-old/proc/vmstat")
 	f.Add("pgmajfault 18446744073709551616\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		vals, err := parseVMStat(strings.NewReader(text), "vmstat")

@@ -74,4 +74,7 @@ type VMStat struct {
 	PgscanFile  *uint64 `json:"pgscan_file_pages,omitempty"`
 	PgstealAnon *uint64 `json:"pgsteal_anon_pages,omitempty"`
 	PgstealFile *uint64 `json:"pgsteal_file_pages,omitempty"`
+	// WorkingsetRestore is refaulted pages that were active before they
+	// were evicted (file+anon since 5.9, workingset_restore since 4.20).
+	WorkingsetRestore *uint64 `json:"workingset_restore_pages,omitempty"`
 }

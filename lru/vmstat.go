@@ -11,8 +11,8 @@ import (
 	"strconv"
 )
 
-// ErrParse is wrapped by every parse error of this package.
-var ErrParse = errors.New("malformed vmstat line")
+// errParse is wrapped by every parse error of this package.
+var errParse = errors.New("malformed vmstat line")
 
 // vmstatRules is the mapping table documented on [Collector.VMStat]: one
 // rule per VMStat field, spellings newest first.
@@ -39,6 +39,8 @@ var vmstatRules = []rule{
 		[][]string{{"workingset_refault_anon"}}},
 	{"workingset_activate_pages", func(v *VMStat) **uint64 { return &v.WorkingsetActivate },
 		[][]string{{"workingset_activate_file", "workingset_activate_anon"}, {"workingset_activate"}}},
+	{"workingset_restore_pages", func(v *VMStat) **uint64 { return &v.WorkingsetRestore },
+		[][]string{{"workingset_restore_file", "workingset_restore_anon"}, {"workingset_restore"}}},
 	{"pgmajfault", func(v *VMStat) **uint64 { return &v.Pgmajfault },
 		[][]string{{"pgmajfault"}}},
 	{"allocstall", func(v *VMStat) **uint64 { return &v.Allocstall },
@@ -117,6 +119,8 @@ type Mapping map[string][]string
 //	WorkingsetRefaultFile  workingset_refault_file (5.9)       workingset_refault (3.15; only file pages then)
 //	WorkingsetRefaultAnon  workingset_refault_anon (5.9)       none: nil (anon refaults were not tracked)
 //	WorkingsetActivate     workingset_activate_file + _anon    workingset_activate (3.15)
+//	                       (5.9)
+//	WorkingsetRestore      workingset_restore_file + _anon     workingset_restore (4.20)
 //	                       (5.9)
 //	Pgmajfault             pgmajfault                          pgmajfault
 //	Allocstall             allocstall_{dma,dma32,normal,high,  allocstall
@@ -267,7 +271,7 @@ func parseVMStatInto(r io.Reader, path string, vals map[string]uint64, scan []by
 		}
 		name, value, ok := bytes.Cut(line, []byte(" "))
 		if !ok || len(name) == 0 || len(value) == 0 {
-			return fmt.Errorf("%s:%d: %w: %q: want \"name value\"", path, n, ErrParse, line)
+			return fmt.Errorf("%s:%d: %w: %q: want \"name value\"", path, n, errParse, line)
 		}
 		key, want := vmstatWanted[string(name)] // no allocation: the conversion is only a lookup
 		if !want {
@@ -275,7 +279,7 @@ func parseVMStatInto(r io.Reader, path string, vals map[string]uint64, scan []by
 		}
 		x, err := parseUint(value)
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w: %q: %w", path, n, ErrParse, line, err)
+			return fmt.Errorf("%s:%d: %w: %q: %w", path, n, errParse, line, err)
 		}
 		vals[key] = x
 	}

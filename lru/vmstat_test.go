@@ -26,6 +26,7 @@ func TestVMStat(t *testing.T) {
 			PgscanAnon: u(0), PgscanFile: u(282123), PgstealAnon: u(0), PgstealFile: u(229351),
 			WorkingsetRefaultFile: u(197274), WorkingsetRefaultAnon: u(0),
 			WorkingsetActivate: u(21464 + 0), // workingset_activate_file + _anon
+			WorkingsetRestore:  u(0 + 0),     // workingset_restore_file + _anon
 			Pgmajfault:         u(1177),
 			Allocstall:         u(0), // allocstall_{dma,dma32,normal,movable,device}, all 0
 			OOMKill:            u(0), Pswpin: u(0), Pswpout: u(0),
@@ -36,6 +37,7 @@ func TestVMStat(t *testing.T) {
 			PgscanAnon: u(182548), PgscanFile: u(537355), PgstealAnon: u(67092), PgstealFile: u(382951),
 			WorkingsetRefaultFile: u(277398), WorkingsetRefaultAnon: u(1601),
 			WorkingsetActivate: u(23732 + 0),
+			WorkingsetRestore:  u(0 + 0),
 			Pgmajfault:         u(1467), Allocstall: u(0), OOMKill: u(1),
 			Pswpin: u(68), Pswpout: u(32945),
 		}},
@@ -106,6 +108,7 @@ func TestVMStatMapping(t *testing.T) {
 			"workingset_refault_file_pages": {"workingset_refault_file"},
 			"workingset_refault_anon_pages": {"workingset_refault_anon"},
 			"workingset_activate_pages":     {"workingset_activate_file", "workingset_activate_anon"},
+			"workingset_restore_pages":      {"workingset_restore_file", "workingset_restore_anon"},
 			"pgmajfault":                    {"pgmajfault"},
 			"allocstall":                    {"allocstall_dma", "allocstall_dma32", "allocstall_normal", "allocstall_movable", "allocstall_device"},
 			"oom_kill":                      {"oom_kill"},
@@ -124,6 +127,7 @@ func TestVMStatMapping(t *testing.T) {
 			"workingset_refault_file_pages": {"workingset_refault"},
 			"workingset_refault_anon_pages": nil,
 			"workingset_activate_pages":     {"workingset_activate"},
+			"workingset_restore_pages":      nil, // since 4.20
 			"pgmajfault":                    {"pgmajfault"},
 			"allocstall":                    {"allocstall"},
 			"oom_kill":                      nil,
@@ -197,8 +201,8 @@ func TestParseVMStatErrors(t *testing.T) {
 			if err == nil || !strings.HasPrefix(err.Error(), tt.wantPrefix) {
 				t.Fatalf("parseVMStat error = %v, want prefix %q", err, tt.wantPrefix)
 			}
-			if tt.name != "line too long" && !errors.Is(err, ErrParse) {
-				t.Errorf("error %v does not wrap ErrParse", err)
+			if tt.name != "line too long" && !errors.Is(err, errParse) {
+				t.Errorf("error %v does not wrap errParse", err)
 			}
 		})
 	}
@@ -259,5 +263,24 @@ func TestVMStatResultSurvivesNextRead(t *testing.T) {
 	}
 	if diff := cmp.Diff(&VMStat{Pswpout: u(20)}, second); diff != "" {
 		t.Errorf("second read (-want +got):\n%s", diff)
+	}
+}
+
+// TestVMStatWorkingsetRestore: a real 6.1 file with restores (a UML
+// guest's /proc/vmstat, memstate/testdata/uml61): workingset_restore_file
+// 1129 + workingset_restore_anon 0.
+func TestVMStatWorkingsetRestore(t *testing.T) {
+	path := "../memstate/testdata/uml61/proc/vmstat"
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := ParseVMStat(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.WorkingsetRestore == nil || *v.WorkingsetRestore != 1129+0 {
+		t.Errorf("WorkingsetRestore = %v, want 1129", v.WorkingsetRestore)
 	}
 }

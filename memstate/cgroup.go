@@ -1,13 +1,12 @@
 package memstate
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,13 +17,13 @@ import (
 	"github.com/memdiag/memdiag/psi"
 )
 
-// NearLimitShare is the share of its limit from which a cgroup is flagged:
+// nearLimitShare is the share of its limit from which a cgroup is flagged:
 // within 10 % of it.
-const NearLimitShare = 0.9
+const nearLimitShare = 0.9
 
-// MostlyCacheShare is the share of a cgroup's usage that must be page cache
+// mostlyCacheShare is the share of a cgroup's usage that must be page cache
 // (file minus shmem) for memstate to call it "mostly cache".
-const MostlyCacheShare = 0.5
+const mostlyCacheShare = 0.5
 
 // v1Unlimited: cgroup v1 reports "no limit" as PAGE_COUNTER_MAX pages in
 // bytes (9223372036854771712 with 4 KiB pages); anything from 2^62 up is
@@ -136,12 +135,12 @@ type Cgroup struct {
 	// hybrid host the v2 group of the same path; nil if there is none.
 	PSI *psi.Resource `json:"psi,omitempty"`
 
-	NearLimit bool `json:"near_limit"` // usage ≥ NearLimitShare × limit
-	// NearHigh: usage ≥ NearLimitShare × memory.high (v2) while not near
+	NearLimit bool `json:"near_limit"` // usage ≥ nearLimitShare × limit
+	// NearHigh: usage ≥ nearLimitShare × memory.high (v2) while not near
 	// the limit: the kernel throttles the group's allocations and reclaims
 	// it there, so its tasks slow down without being OOM-killed.
 	NearHigh    bool   `json:"near_high,omitempty"`
-	MostlyCache bool   `json:"mostly_cache"` // CacheBytes ≥ MostlyCacheShare × usage
+	MostlyCache bool   `json:"mostly_cache"` // CacheBytes ≥ mostlyCacheShare × usage
 	Note        string `json:"note,omitempty"`
 }
 
@@ -151,16 +150,19 @@ type Cgroup struct {
 // layout). It returns them largest usage first. A group that vanishes
 // while being read is skipped. Neither layout present is an
 // *UnavailableError.
-func (c *Collector) Cgroups() ([]Cgroup, error) {
+//
+// host is what [Collector.Host] read, so /proc/meminfo is read once per
+// run: the host's free swap bounds what any group can swap out
+// (SwapRoomBytes). With a nil host, or one whose meminfo lacks SwapFree,
+// that room is unknown.
+func (c *Collector) Cgroups(host *Host) ([]Cgroup, error) {
 	base := filepath.Join(c.root, "sys/fs/cgroup")
 	var out []Cgroup
 	var err error
-	// The host's free swap bounds what any group can swap out; a kB
-	// value past 2^64 bytes (procfs wraps it) is left unknown, as Host
-	// refuses it.
 	var swapFree *uint64
-	if mi, err := c.fs.Meminfo(); err == nil && mi.SwapFreeBytes != nil && lru.KBOverflow("SwapFree", mi.SwapFree, mi.SwapFreeBytes) == nil {
-		swapFree = mi.SwapFreeBytes
+	if host != nil && !slices.Contains(host.Missing, "SwapFree") {
+		v := host.SwapFreeBytes
+		swapFree = &v
 	}
 	switch {
 	case hasController(base, "memory"):
@@ -462,7 +464,7 @@ func judge(cg *Cgroup, swapFree, swapLeft *uint64) {
 		cg.PinnedBytes += sub(*cg.KernelBytes, deref(cg.SlabReclaimableBytes))
 	}
 	cache := cg.CacheBytes
-	cg.MostlyCache = cg.UsageBytes > 0 && float64(cache) >= MostlyCacheShare*float64(cg.UsageBytes)
+	cg.MostlyCache = cg.UsageBytes > 0 && float64(cache) >= mostlyCacheShare*float64(cg.UsageBytes)
 	// Without the group's PSI, say what to watch instead.
 	psiText := "no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead"
 	if cg.Version == 1 {
@@ -471,13 +473,13 @@ func judge(cg *Cgroup, swapFree, swapLeft *uint64) {
 	stalls := false
 	if cg.PSI != nil {
 		psiText = fmt.Sprintf("its memory PSI is some avg10=%.2f %%", cg.PSI.Some.Avg10)
-		stalls = cg.PSI.Some.Avg10 >= PressureStallShare*100
+		stalls = cg.PSI.Some.Avg10 >= pressureStallShare*100
 	}
 	if cg.LimitBytes != nil && *cg.LimitBytes > 0 {
-		cg.NearLimit = float64(cg.UsageBytes) >= NearLimitShare*float64(*cg.LimitBytes)
+		cg.NearLimit = float64(cg.UsageBytes) >= nearLimitShare*float64(*cg.LimitBytes)
 	}
 	if !cg.NearLimit && cg.HighBytes != nil && *cg.HighBytes > 0 &&
-		float64(cg.UsageBytes) >= NearLimitShare*float64(*cg.HighBytes) {
+		float64(cg.UsageBytes) >= nearLimitShare*float64(*cg.HighBytes) {
 		cg.NearHigh = true
 		cg.Note = fmt.Sprintf("%s of its memory.high (%s): the kernel throttles its allocations and reclaims it there (memory.events high=%d)",
 			percent(cg.UsageBytes, *cg.HighBytes), FormatBytes(*cg.HighBytes), cg.Events["high"])
@@ -607,7 +609,8 @@ func readLimit(p string) (*uint64, error) {
 }
 
 // readKV reads a flat keyed file ("name value" per line: memory.stat,
-// memory.events, memory.oom_control). A missing file is an empty map.
+// memory.events, memory.oom_control) with lru.ParseKV. A missing file is
+// an empty map.
 func readKV(p string) (map[string]uint64, error) {
 	f, err := os.Open(p)
 	if errors.Is(err, os.ErrNotExist) {
@@ -617,30 +620,7 @@ func readKV(p string) (map[string]uint64, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return parseKV(f, p)
-}
-
-func parseKV(r io.Reader, p string) (map[string]uint64, error) {
-	m := map[string]uint64{}
-	sc := bufio.NewScanner(r)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(line, " ")
-		x, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("%s:%d: %w: %q", p, n, ErrParse, line)
-		}
-		m[k] = x
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	return m, nil
+	return lru.ParseKV(f, p)
 }
 
 // readPSI reads a cgroup's memory.pressure; nil when it does not exist.

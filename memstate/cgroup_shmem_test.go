@@ -62,7 +62,7 @@ func TestCgroupV1CacheAndShmem(t *testing.T) {
 }
 
 func TestCgroupV2Sources(t *testing.T) {
-	cgs, err := uml61Fixture(t).Cgroups()
+	cgs, err := cgroupsOf(t, uml61Fixture(t))
 	if err != nil {
 		t.Fatal(err)
 	}

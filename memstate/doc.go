@@ -6,7 +6,7 @@
 //
 //   - /proc/meminfo (host totals, LRU lists, slab, swap; via procfs) and the
 //     tmpfs mounts of /proc/self/mountinfo with their statfs(2) use;
-//   - /proc/vmstat and /proc/pressure/memory, twice, so [Assess] can say
+//   - /proc/vmstat and /proc/pressure/memory, twice, so the [Verdict] can say
 //     whether the kernel is under pressure (PSI stall share, refaults,
 //     direct reclaim) over the seconds between the reads;
 //   - /proc/PID/status (RssAnon, RssFile, RssShmem), /proc/PID/smaps_rollup
@@ -15,7 +15,7 @@
 //     swap.current,stat,events,pressure} and v1 memory.{usage_in_bytes,
 //     limit_in_bytes,stat,failcnt,oom_control};
 //   - OOM kills from the kernel log (/dev/kmsg, or dmesg / journalctl -k
-//     text handed to [ParseKernelLog]).
+//     text handed to [ParseKernelLogWith]).
 //
 // Every figure is in bytes; the kernel's kB in /proc is KiB.
 //

@@ -1,11 +1,14 @@
 package memstate
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/testutil"
 )
 
 // FuzzProcs runs what `memdiag mem` runs over every process, Collector.Procs
@@ -29,22 +32,15 @@ func FuzzProcs(f *testing.F) {
 	f.Add([]byte("Name:\tx\nUid:\t0\t0\t0\t0\t0\nVmRSS:\t4 kB\n"), []byte("0::/\n"))
 	f.Add([]byte("Name:\tx\nCpus_allowed_list:\t0-18446744073709551615\nVmRSS:\t4 kB\n"), []byte("0::/\n"))
 	f.Add([]byte("VmRSS:\t18014398509481984 kB\n"), []byte("0::/system.slice/a.service\n"))
-	root := f.TempDir()
+	root := testutil.FuzzRoot(f, "proc/1")
 	dir := filepath.Join(root, "proc", "1")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		f.Fatal(err)
-	}
 	c, err := NewCollector(root)
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, status, cgroup []byte) {
-		if err := os.WriteFile(filepath.Join(dir, "status"), status, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "cgroup"), cgroup, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteInput(t, filepath.Join(dir, "status"), status)
+		testutil.WriteInput(t, filepath.Join(dir, "cgroup"), cgroup)
 		procs, _, err := c.Procs(0)
 		if err != nil {
 			if !strings.Contains(err.Error(), filepath.Join(dir, "status")) {
@@ -73,8 +69,13 @@ func TestStatusFuzzFindings(t *testing.T) {
 	if err != nil || s.Name != "x" || s.VmRSS != 4096 || s.RssAnon != 1024 {
 		t.Errorf("parseStatus = %+v, %v; want Name x, VmRSS 4096, RssAnon 1024", s, err)
 	}
-	if _, err := parseStatus([]byte("Name:\tx\nVmRSS:\t18014398509481984 kB\n")); err == nil || !strings.Contains(err.Error(), "line 2: VmRSS") {
-		t.Errorf("VmRSS past 2^64 bytes: %v, want an error naming line 2", err)
+	path := filepath.Join(t.TempDir(), "status")
+	if err := os.WriteFile(path, []byte("Name:\tx\nVmRSS:\t18014398509481984 kB\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := path + ":2: malformed line: VmRSS: 18014398509481984 kB is past 2^64 bytes"
+	if _, err := readStatus(path); err == nil || err.Error() != want || !errors.Is(err, ErrParse) {
+		t.Errorf("VmRSS past 2^64 bytes: %v, want %q wrapping ErrParse", err, want)
 	}
 }
 
@@ -86,12 +87,12 @@ func TestKernelLogFuzzFindings(t *testing.T) {
 	for _, line := range []string{
 		"Killed process 0 () total-vm:0kB, anon-rss:0kB, file-rss:0kB",
 	} {
-		kills, err := ParseKernelLog(strings.NewReader(line+"\n"), "kmsg", boot)
+		kills, err := parseKernelLog(strings.NewReader(line+"\n"), "kmsg", boot)
 		if err != nil || len(kills) != 0 {
 			t.Errorf("%q: %+v, %v; want no kill", line, kills, err)
 		}
 	}
-	kills, err := ParseKernelLog(strings.NewReader("Killed process 13919 (hog) total-vm:1292960kB, anon-rss:32384kB, file-rss:1660kB, shmem-rss:0kB, UID:0 pgtables:160kB oom_score_adj:0\n"), "kmsg", boot)
+	kills, err := parseKernelLog(strings.NewReader("Killed process 13919 (hog) total-vm:1292960kB, anon-rss:32384kB, file-rss:1660kB, shmem-rss:0kB, UID:0 pgtables:160kB oom_score_adj:0\n"), "kmsg", boot)
 	if err != nil || len(kills) != 1 || kills[0].PID != 13919 || kills[0].Comm != "hog" || kills[0].AnonRSSBytes != 32384*1024 {
 		t.Errorf("a real kill line: %+v, %v", kills, err)
 	}

@@ -6,22 +6,15 @@ import (
 	"sort"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/process"
 )
 
 // ProcRSS is one process's RSS split into anon, file and shmem at one
-// sample: `memdiag watch` records the top processes by RSS each interval
-// with diskio.ProcScanner.TopRSS, which ranks by the resident pages it
-// already reads from /proc/PID/stat and reads /proc/PID/status only for
-// those few.
-type ProcRSS = diskio.ProcRSS
-
-// RSSSample is the RSS of the recorded processes at one time: what
-// `analyze` passes to [Growth] from each record.Sample.
-type RSSSample struct {
-	Time  time.Time
-	Procs []ProcRSS
-}
+// sample: `memdiag watch` records, each interval, the top processes by
+// RSS and every process whose RSS is growing (diskio.ProcScanner.RSS,
+// which ranks and notices growth by the resident pages it already reads
+// from /proc/PID/stat and reads /proc/PID/status only for those few).
+type ProcRSS = process.RSS
 
 // GrowthOptions say when steady growth is reported.
 type GrowthOptions struct {
@@ -68,9 +61,21 @@ type ProcGrowth struct {
 	// RSSSlope and RSSR2 are the same for anon+file+shmem.
 	RSSSlope float64 `json:"rss_slope_mib_per_h"`
 	RSSR2    float64 `json:"rss_r2"`
+	// RssFile and RssShmem at the first and last sample, beside the anon
+	// figures: which kind of memory grew.
+	FileFirstBytes  uint64 `json:"file_first_bytes"`
+	FileLastBytes   uint64 `json:"file_last_bytes"`
+	ShmemFirstBytes uint64 `json:"shmem_first_bytes"`
+	ShmemLastBytes  uint64 `json:"shmem_last_bytes"`
 
 	Growing bool   `json:"growing"`
 	Note    string `json:"note,omitempty"`
+	// Retention is the allocator evidence `watch` read when the process
+	// started growing (nil when none was recorded); Evidence the plain
+	// reading of it and of the RSS split, one line each (see
+	// [ProcGrowth.AddEvidence]).
+	Retention *Retention `json:"retention,omitempty"`
+	Evidence  []string   `json:"evidence,omitempty"`
 }
 
 // LeakOrRetention is the note on a growing process: what steady anon
@@ -83,23 +88,13 @@ const LeakOrRetention = "steady anon growth is an observation, not a diagnosis: 
 	"(glibc arenas: try MALLOC_ARENA_MAX or malloc_trim; or run under jemalloc/tcmalloc with profiling on), " +
 	"and memory allocated outside the runtime (cgo, C libraries) shows only in the kernel's view"
 
-// Growth fits a straight line to each process's anon memory and RSS over
-// the samples and flags steady anon growth (see GrowthOptions). Processes
-// are told apart by PID and start time. The result lists every process
-// seen in at least two samples, growing ones first, fastest first.
-// It is pure: analyze can re-derive it from a recording.
-func Growth(samples []RSSSample, o GrowthOptions) []ProcGrowth {
-	var g GrowthSeries
-	for i := range samples {
-		g.Add(samples[i].Time, samples[i].Procs)
-	}
-	return g.Fit(o)
-}
-
-// GrowthSeries gathers what [Growth] fits one sample at a time, for a
-// recording read as a stream (`memdiag analyze` of a day): three numbers
-// per process and sample (time, anon and RSS bytes), not the samples.
-// The zero value is ready to use.
+// GrowthSeries fits a straight line to each process's anon memory and
+// RSS over the samples and flags steady anon growth (see GrowthOptions).
+// Processes are told apart by PID and start time. It gathers one sample
+// at a time, for a recording read as a stream (`memdiag analyze` of a
+// day): three numbers per process and sample (time, anon and RSS bytes),
+// not the samples. The zero value is ready to use. It is pure: analyze
+// can re-derive it from a recording.
 type GrowthSeries struct {
 	procs map[growthKey]*growthProc
 }
@@ -118,6 +113,8 @@ type growthProc struct {
 	comm        string // the latest seen
 	first, last time.Time
 	pts         []growthPoint
+	// RssFile and RssShmem at the first and last times.
+	fileFirst, fileLast, shmemFirst, shmemLast uint64
 }
 
 // Add adds the processes' RSS at time t.
@@ -130,21 +127,22 @@ func (gs *GrowthSeries) Add(t time.Time, procs []ProcRSS) {
 		k := growthKey{p.PID, p.StartTicks}
 		gp := gs.procs[k]
 		if gp == nil {
-			gp = &growthProc{first: t, last: t}
+			gp = &growthProc{first: t, last: t, fileFirst: p.FileBytes, shmemFirst: p.ShmemBytes}
 			gs.procs[k] = gp
 		}
 		if t.Before(gp.first) {
-			gp.first = t
+			gp.first, gp.fileFirst, gp.shmemFirst = t, p.FileBytes, p.ShmemBytes
 		}
 		if !t.Before(gp.last) {
-			gp.last = t
+			gp.last, gp.fileLast, gp.shmemLast = t, p.FileBytes, p.ShmemBytes
 		}
 		gp.pts = append(gp.pts, growthPoint{t.UnixNano(), p.AnonBytes, p.AnonBytes + p.FileBytes + p.ShmemBytes})
 		gp.comm = p.Comm
 	}
 }
 
-// Fit fits each process seen in at least two samples, as [Growth] does.
+// Fit fits each process seen in at least two samples. The result lists
+// them growing ones first, fastest first.
 func (gs *GrowthSeries) Fit(o GrowthOptions) []ProcGrowth {
 	var out []ProcGrowth
 	for k, gp := range gs.procs {
@@ -157,6 +155,8 @@ func (gs *GrowthSeries) Fit(o GrowthOptions) []ProcGrowth {
 			PID: k.pid, StartTicks: k.start, Comm: gp.comm,
 			First: gp.first, Last: gp.last, Points: len(pts),
 			AnonFirstBytes: pts[0].anon, AnonLastBytes: pts[len(pts)-1].anon,
+			FileFirstBytes: gp.fileFirst, FileLastBytes: gp.fileLast,
+			ShmemFirstBytes: gp.shmemFirst, ShmemLastBytes: gp.shmemLast,
 		}
 		g.Observed = g.Last.Sub(g.First)
 		xs := make([]float64, len(pts))

@@ -15,11 +15,11 @@ import (
 
 // series makes samples every step seconds from t0, one process per
 // anon-MiB list (PID = index+1, start ticks 100), file 2 MiB each.
-func series(step time.Duration, anonMiB ...[]float64) []RSSSample {
+func series(step time.Duration, anonMiB ...[]float64) []rssSample {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	var out []RSSSample
+	var out []rssSample
 	for i := range anonMiB[0] {
-		s := RSSSample{Time: t0.Add(time.Duration(i) * step)}
+		s := rssSample{Time: t0.Add(time.Duration(i) * step)}
 		for p, a := range anonMiB {
 			s.Procs = append(s.Procs, ProcRSS{PID: p + 1, StartTicks: 100, Comm: "p" + strconv.Itoa(p+1),
 				AnonBytes: uint64(a[i] * (1 << 20)), FileBytes: 2 << 20})
@@ -33,7 +33,7 @@ func TestGrowth(t *testing.T) {
 	steady := []float64{10, 20, 30, 40, 50, 60} // 1 MiB/s = 3600 MiB/h, over 50 s
 	flat := []float64{30, 30, 30, 30, 30, 30}
 	step := []float64{10, 10, 10, 50, 50, 50} // one allocation, not steady growth
-	got := Growth(series(10*time.Second, steady, flat, step), shortWindow())
+	got := growth(series(10*time.Second, steady, flat, step), shortWindow())
 	if len(got) != 3 {
 		t.Fatalf("got %d processes, want 3: %+v", len(got), got)
 	}
@@ -59,7 +59,7 @@ func TestGrowth(t *testing.T) {
 
 func TestGrowthTooShortAndPIDReuse(t *testing.T) {
 	// 4 samples over 15 s: a straight line, but too short to call.
-	got := Growth(series(5*time.Second, []float64{1, 2, 3, 4}), shortWindow())
+	got := growth(series(5*time.Second, []float64{1, 2, 3, 4}), shortWindow())
 	if len(got) != 1 || got[0].Growing || got[0].Observed != 15*time.Second {
 		t.Errorf("short: %+v", got)
 	}
@@ -67,17 +67,16 @@ func TestGrowthTooShortAndPIDReuse(t *testing.T) {
 	// of one point each, which are not fitted at all.
 	s := series(time.Second, []float64{1, 50})
 	s[1].Procs[0].StartTicks = 999
-	if got := Growth(s, shortWindow()); len(got) != 0 {
+	if got := growth(s, shortWindow()); len(got) != 0 {
 		t.Errorf("PID reuse: %+v", got)
 	}
 }
 
 // TestGrowthLiveE2E checks RSS growth detection at the level memstate owns: a hog
 // growing its anon memory at a known rate and a flat one, sampled with
-// diskio's TopRSS every second for ~30 s as `memdiag watch` does; Growth must flag
+// diskio's TopRSS every second for ~30 s as `memdiag watch` does; growth must flag
 // the first with a slope within 20 % of the true rate and not the second.
-// TODO(lead): once watch records ProcRSS and analyze calls Growth, run the
-// same through the commands.
+// Through the commands (watch, then analyze): e2e's TestAnalyzeFlagsGrowth.
 func TestGrowthLiveE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("samples for 30 s")
@@ -101,13 +100,13 @@ func TestGrowthLiveE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	mine := map[int]bool{flat.Process.Pid: true, grow.Process.Pid: true}
-	var samples []RSSSample
+	var samples []rssSample
 	for i := 0; i < 30; i++ {
 		if _, _, _, err := c.Scan(time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		all := c.TopRSS(1 << 20)
-		s := RSSSample{Time: time.Now()}
+		s := rssSample{Time: time.Now()}
 		for _, p := range all {
 			if mine[p.PID] {
 				s.Procs = append(s.Procs, p)
@@ -117,7 +116,7 @@ func TestGrowthLiveE2E(t *testing.T) {
 		time.Sleep(time.Second)
 	}
 	byPID := map[int]ProcGrowth{}
-	for _, g := range Growth(samples, shortWindow()) {
+	for _, g := range growth(samples, shortWindow()) {
 		byPID[g.PID] = g
 	}
 	g, f := byPID[grow.Process.Pid], byPID[flat.Process.Pid]
@@ -144,13 +143,29 @@ func TestGrowthMinWindow(t *testing.T) {
 	// straight line: "36000 MiB/h") is not reported by default; the same
 	// line over 10 minutes is, as an observation.
 	line := []float64{100, 150, 200, 250, 300}
-	got := Growth(series(5*time.Second, line), DefaultGrowthOptions())
+	got := growth(series(5*time.Second, line), DefaultGrowthOptions())
 	if len(got) != 1 || got[0].Growing || got[0].Note != "" || math.Abs(got[0].AnonSlope-36000) > 1e-6 {
 		t.Errorf("20 s: %+v", got)
 	}
-	got = Growth(series(150*time.Second, line), DefaultGrowthOptions())
+	got = growth(series(150*time.Second, line), DefaultGrowthOptions())
 	if len(got) != 1 || !got[0].Growing || got[0].Observed != MinGrowthWindow ||
 		!strings.HasPrefix(got[0].Note, "observed: anon grew 200.0 MiB in 10m0s, on a straight line (1200.0 MiB/h, R² 1.00); steady anon growth is an observation, not a diagnosis") {
 		t.Errorf("10 min: %+v", got)
 	}
+}
+
+// rssSample is the RSS of the recorded processes at one time: a test's
+// input to growth.
+type rssSample struct {
+	Time  time.Time
+	Procs []ProcRSS
+}
+
+// growth fits samples through a GrowthSeries.
+func growth(samples []rssSample, o GrowthOptions) []ProcGrowth {
+	var g GrowthSeries
+	for i := range samples {
+		g.Add(samples[i].Time, samples[i].Procs)
+	}
+	return g.Fit(o)
 }

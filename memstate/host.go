@@ -51,13 +51,6 @@ type Host struct {
 	Missing []string     `json:"missing,omitempty"` // /proc/meminfo fields absent on this kernel
 }
 
-// FileLRUBytes is Active(file)+Inactive(file): the page cache on the LRU
-// lists, which the kernel reclaims before anything else.
-func (h Host) FileLRUBytes() uint64 { return h.ActiveFileBytes + h.InactiveFileBytes }
-
-// AnonLRUBytes is Active(anon)+Inactive(anon), shmem included.
-func (h Host) AnonLRUBytes() uint64 { return h.ActiveAnonBytes + h.InactiveAnonBytes }
-
 // TmpfsMount is one tmpfs mount and its use from statfs(2). Its pages are
 // Shmem in /proc/meminfo: they look like cache but only swap can free them.
 type TmpfsMount struct {

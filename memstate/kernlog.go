@@ -225,13 +225,6 @@ type oomReport struct {
 	reservedP               uint64
 }
 
-// ParseKernelLog finds the OOM kills in kernel log text, with the report
-// the kernel wrote before each: [ParseKernelLogWith] with only a boot
-// time.
-func ParseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error) {
-	return ParseKernelLogWith(r, name, LogOptions{Boot: boot})
-}
-
 // ParseKernelLogWith finds the OOM kills in kernel log text in any form
 // users paste: /dev/kmsg records ("prio,seq,usec,flags;message", \x0a
 // inside a record splitting its lines), dmesg ("[secs.usec] message",

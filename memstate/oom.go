@@ -14,7 +14,7 @@ import (
 // mm/oom_kill.c (dump_header, dump_tasks, dump_oom_summary,
 // __oom_kill_process), mm/memcontrol.c (mem_cgroup_print_oom_meminfo)
 // and mm/show_mem.c (the Mem-Info summary of a global OOM); their
-// format changed over time, see [ParseKernelLog].
+// format changed over time, see [ParseKernelLogWith].
 type OOMKill struct {
 	// SinceBoot is the log's stamp (time since boot; 0 when the log form
 	// has none). Time is the wall time of the kill: the log's own when it
@@ -98,7 +98,7 @@ type OOMKill struct {
 // OOMTrigger is the allocation that invoked the OOM killer.
 type OOMTrigger struct {
 	Comm        string `json:"comm"`
-	PID         int    `json:"pid,omitempty"` // from "CPU: n PID: p Comm: …"
+	PID         int    `json:"pid,omitempty"` // from "CPU: n PID: p Comm: …": the task's own ID, a thread's in a multi-threaded process
 	GFPMask     string `json:"gfp_mask"`      // "0xcc0(GFP_KERNEL)"
 	Order       int    `json:"order"`         // 2^order pages were asked for
 	OOMScoreAdj int    `json:"oom_score_adj"`

@@ -1,6 +1,7 @@
 package memstate
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,7 +67,7 @@ func TestParseKernelLog(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			got, err := ParseKernelLog(f, tt.file, boot)
+			got, err := parseKernelLog(f, tt.file, boot)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +80,7 @@ func TestParseKernelLog(t *testing.T) {
 
 func TestParseKernelLogNoBoot(t *testing.T) {
 	// Without a boot time, Time stays zero; the since-boot stamp remains.
-	got, err := ParseKernelLog(strings.NewReader(
+	got, err := parseKernelLog(strings.NewReader(
 		"[ 5.5] Killed process 7 (a b) total-vm:4kB, anon-rss:8kB, file-rss:0kB, shmem-rss:12kB\n"), "x", time.Time{})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +101,7 @@ func TestParseKernelLogTwoKills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ParseKernelLog(strings.NewReader(string(b)+string(a)), "x", time.Time{})
+	got, err := parseKernelLog(strings.NewReader(string(b)+string(a)), "x", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func BenchmarkParseKernelLog(b *testing.B) {
 	}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := ParseKernelLog(strings.NewReader(string(data)), "kmsg", time.Time{}); err != nil {
+		if _, err := parseKernelLog(strings.NewReader(string(data)), "kmsg", time.Time{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -148,7 +149,7 @@ func TestParseKernelLogUML61V1(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got, err := ParseKernelLog(f, "dmesg", time.Time{})
+	got, err := parseKernelLog(f, "dmesg", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestParseKernelLogOldVariants(t *testing.T) {
 		"[  100.000003] Killed process 501 (java), UID 1001, total-vm:2048kB, anon-rss:1024kB, file-rss:4kB, shmem-rss:0kB\n" +
 		"[  200.5] Out of memory: Kill process 600 (big) score 900 or sacrifice child\n" +
 		"[  200.6] Killed process 600 (big) total-vm:8kB, anon-rss:4kB, file-rss:0kB\n"
-	got, err := ParseKernelLog(strings.NewReader(log), "x", time.Time{})
+	got, err := parseKernelLog(strings.NewReader(log), "x", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,4 +195,11 @@ func TestParseKernelLogOldVariants(t *testing.T) {
 	if d := cmp.Diff(want, got, reportFields); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
+}
+
+// parseKernelLog finds the OOM kills in kernel log text, with the report
+// the kernel wrote before each: [ParseKernelLogWith] with only a boot
+// time.
+func parseKernelLog(r io.Reader, name string, boot time.Time) ([]OOMKill, error) {
+	return ParseKernelLogWith(r, name, LogOptions{Boot: boot})
 }

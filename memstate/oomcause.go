@@ -258,6 +258,11 @@ func swapText(k *OOMKill) string {
 		case l != nil && u != nil:
 			return FormatBytes(*l-*u) + " of swap allowed left (the host's swap is not in a memcg report)"
 		}
+		if m.SwapBytes != nil {
+			// What the group had pushed to swap; a memcg report does not
+			// print the host's swap, so whether it was full is unknown.
+			return FormatBytes(*m.SwapBytes) + " in swap, the group's swap not limited (the host's free swap is not in a memcg report)"
+		}
 		return "swap not limited for the group (the host's swap is not in a memcg report)"
 	case "swap":
 		switch {

@@ -25,6 +25,37 @@ func parseFile(t *testing.T, file string, o LogOptions) []OOMKill {
 	return ks
 }
 
+// logForm is one of the forms users paste a kernel log in (testdata
+// file) and what the first kill's time reads as in it: since boot for
+// kmsg and dmesg, the wall time the log prints for dmesg -T and journalctl.
+type logForm struct {
+	file      string
+	since     time.Duration
+	time      time.Time
+	timeInLog bool
+}
+
+// everyForm parses each form of one capture, wants n kills and the first
+// equal to want (with the form's time; CgroupStats left to more), then
+// hands the kills to more.
+func everyForm(t *testing.T, o LogOptions, forms []logForm, n int, want OOMKill, more func(t *testing.T, ks []OOMKill)) {
+	t.Helper()
+	for _, f := range forms {
+		t.Run(filepath.Base(f.file), func(t *testing.T) {
+			ks := parseFile(t, f.file, o)
+			if len(ks) != n {
+				t.Fatalf("%d kills, want %d", len(ks), n)
+			}
+			w := want
+			w.SinceBoot, w.Time, w.TimeFromLog = f.since, f.time, f.timeInLog
+			if d := cmp.Diff(w, ks[0], cmpopts.IgnoreFields(OOMKill{}, "CgroupStats")); d != "" {
+				t.Errorf("first kill (-want +got):\n%s", d)
+			}
+			more(t, ks)
+		})
+	}
+}
+
 // TestOOMReportShmemEveryForm: two real memcg OOM kills of this CI host
 // (6.18, v1; testdata/oom/SOURCE), a group filled with tmpfs data, read
 // from the same records in the five forms users paste them. Every figure
@@ -36,12 +67,7 @@ func TestOOMReportShmemEveryForm(t *testing.T) {
 	o := LogOptions{Boot: btime, Loc: time.UTC, Now: now}
 	stamp1 := 12955002632 * time.Microsecond // the first kill line's stamp
 	wall := time.Date(2026, 12, 1, 21, 40, 2, 0, time.UTC)
-	forms := []struct {
-		file      string
-		since     time.Duration
-		time      time.Time
-		timeInLog bool
-	}{
+	forms := []logForm{
 		{"oom/host618-shmem-oom.kmsg", stamp1, btime.Add(stamp1), false},
 		{"oom/host618-shmem-oom.dmesg.txt", stamp1, btime.Add(stamp1), false},
 		{"oom/host618-shmem-oom.dmesg-T.txt", 0, wall, true},
@@ -73,32 +99,21 @@ func TestOOMReportShmemEveryForm(t *testing.T) {
 		PageSizeBytes: 4096, PageSizeFrom: "the victim's rss pages in the task table against its anon+file+shmem-rss",
 		Cause: "shmem-filled /memdiag-mem-shmoom: 52.4 MiB of 64.0 MiB shmem (tmpfs, shared memory: only swap can take it), anon 11.0 MiB, no cache left, no swap allowed (memory+swap limit = memory limit)",
 	}
-	for _, f := range forms {
-		t.Run(filepath.Base(f.file), func(t *testing.T) {
-			ks := parseFile(t, f.file, o)
-			if len(ks) != 2 {
-				t.Fatalf("%d kills, want 2", len(ks))
-			}
-			w := want
-			w.SinceBoot, w.Time, w.TimeFromLog = f.since, f.time, f.timeInLog
-			if d := cmp.Diff(w, ks[0], cmpopts.IgnoreFields(OOMKill{}, "CgroupStats")); d != "" {
-				t.Errorf("first kill (-want +got):\n%s", d)
-			}
-			st := ks[0].CgroupStats
-			if len(st) != 1 || st[0].Path != "/memdiag-mem-shmoom" || st[0].Values["total_shmem"] != 54935552 ||
-				st[0].Values["shmem"] != 54935552 || st[0].Values["hierarchical_memsw_limit"] != 64<<20 || len(st[0].Values) != 42 {
-				t.Errorf("cgroup stats %+v", st)
-			}
-			// The second kill: the anon hog gone, the writer killed with
-			// 61.6 MiB of the 64 MiB in the tmpfs (total_shmem 64634880).
-			k2 := ks[1]
-			if k2.PID != 18602 || len(k2.Tasks) != 2 || !k2.Tasks[1].Victim || k2.Tasks[0].Name != "sleep" ||
-				*k2.AtKill.ShmemBytes != 64634880 || *k2.AtKill.AnonBytes != 1925120 ||
-				k2.Cause != "shmem-filled /memdiag-mem-shmoom: 61.6 MiB of 64.0 MiB shmem (tmpfs, shared memory: only swap can take it), anon 1.8 MiB, no cache left, no swap allowed (memory+swap limit = memory limit)" {
-				t.Errorf("second kill %+v\ncause %q", k2, k2.Cause)
-			}
-		})
-	}
+	everyForm(t, o, forms, 2, want, func(t *testing.T, ks []OOMKill) {
+		st := ks[0].CgroupStats
+		if len(st) != 1 || st[0].Path != "/memdiag-mem-shmoom" || st[0].Values["total_shmem"] != 54935552 ||
+			st[0].Values["shmem"] != 54935552 || st[0].Values["hierarchical_memsw_limit"] != 64<<20 || len(st[0].Values) != 42 {
+			t.Errorf("cgroup stats %+v", st)
+		}
+		// The second kill: the anon hog gone, the writer killed with
+		// 61.6 MiB of the 64 MiB in the tmpfs (total_shmem 64634880).
+		k2 := ks[1]
+		if k2.PID != 18602 || len(k2.Tasks) != 2 || !k2.Tasks[1].Victim || k2.Tasks[0].Name != "sleep" ||
+			*k2.AtKill.ShmemBytes != 64634880 || *k2.AtKill.AnonBytes != 1925120 ||
+			k2.Cause != "shmem-filled /memdiag-mem-shmoom: 61.6 MiB of 64.0 MiB shmem (tmpfs, shared memory: only swap can take it), anon 1.8 MiB, no cache left, no swap allowed (memory+swap limit = memory limit)" {
+			t.Errorf("second kill %+v\ncause %q", k2, k2.Cause)
+		}
+	})
 }
 
 // TestOOMReportAnonOverrun: the real 6.18 v1 kill of host618/dev/kmsg,
@@ -237,4 +252,56 @@ func TestOOMReportForms(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "log:2: ") {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// TestOOMReportSwapEveryForm: a real memcg OOM kill of this CI host
+// (6.18, v1; testdata/SOURCE) in a group whose swap is not limited: the
+// anon hog pushed 15.3 MiB into a 16 MiB swap file, and with the swap
+// full it was killed. The cause line must say what the group held in
+// swap; whether the host's swap was full is not in a memcg report.
+func TestOOMReportSwapEveryForm(t *testing.T) {
+	const k, pg = 1024, 4096
+	btime := time.Unix(1796148247, 0).UTC() // the host's /proc/stat at the capture
+	now := time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC)
+	o := LogOptions{Boot: btime, Loc: time.UTC, Now: now}
+	stamp := 34436157430 * time.Microsecond // the kill line's stamp
+	wall := time.Date(2026, 12, 2, 3, 38, 3, 0, time.UTC)
+	forms := []logForm{
+		{"oom/host618-swap-oom.kmsg", stamp, btime.Add(stamp), false},
+		{"oom/host618-swap-oom.dmesg.txt", stamp, btime.Add(stamp), false},
+		{"oom/host618-swap-oom.dmesg-x.txt", stamp, btime.Add(stamp), false},
+		{"oom/host618-swap-oom.dmesg-T.txt", 0, wall, true},
+		{"oom/host618-swap-oom.journal.txt", 0, wall, true},
+		{"oom/host618-swap-oom.journal-iso.txt", 0, wall, true},
+	}
+	u := func(v uint64) *uint64 { return &v }
+	want := OOMKill{
+		PID: 19019, Comm: "hog", UID: intp(0),
+		TotalVMBytes: 1293208 * k, AnonRSSBytes: 31616 * k, FileRSSBytes: 1588 * k,
+		Trigger:    &OOMTrigger{Comm: "hog", PID: 19022, GFPMask: "0xcc0(GFP_KERNEL)"},
+		Constraint: "memcg", ConstraintRaw: "CONSTRAINT_MEMCG", Cpuset: "/", MemsAllowed: "0",
+		OOMCgroup: "/check19-swapfull", TaskCgroup: "/check19-swapfull",
+		CgroupUsageBytes: 32768 * k, CgroupLimitBytes: 32768 * k,
+		// memory+swap: usage 48396kB, limit 9007199254740988kB (none).
+		CgroupSwapCounter: "memory+swap", CgroupSwapUsageBytes: u(48396 * k),
+		// total_rss, total_cache, total_shmem, total_dirty, total_swap
+		// (48396 − 32768 kB); kmem: usage 280kB.
+		AtKill: &OOMMemory{AnonBytes: u(32481280), FileBytes: u(0), ShmemBytes: u(0),
+			DirtyBytes: u(0), KernelBytes: u(280 * k), SwapBytes: u(16003072)},
+		Tasks: []OOMTask{
+			{PID: 19019, TGID: 19019, Name: "hog", Victim: true, TotalVMBytes: 323302 * pg, RSSBytes: 8301 * pg,
+				RSSAnonBytes: u(7904 * pg), RSSFileBytes: u(397 * pg), RSSShmemBytes: u(0), PageTablesBytes: 192512,
+				SwapBytes: 4064 * pg},
+		},
+		PageSizeBytes: 4096, PageSizeFrom: "the victim's rss pages in the task table against its anon+file+shmem-rss",
+		Cause: "anon overrun in /check19-swapfull: 31.0 MiB of 32.0 MiB anon, shmem 0 B, no cache left, " +
+			"15.3 MiB in swap, the group's swap not limited (the host's free swap is not in a memcg report)",
+	}
+	everyForm(t, o, forms, 1, want, func(t *testing.T, ks []OOMKill) {
+		st := ks[0].CgroupStats
+		if len(st) != 1 || st[0].Path != "/check19-swapfull" || st[0].Values["total_swap"] != 16003072 ||
+			st[0].Values["swapcached"] != 770048 || st[0].Values["total_writeback"] != 409600 || len(st[0].Values) != 42 {
+			t.Errorf("cgroup stats %+v", st)
+		}
+	})
 }

@@ -2,8 +2,8 @@ package memstate
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -37,8 +37,9 @@ type Proc struct {
 	// Cgroup is the process's memory cgroup: the v1 memory controller's
 	// path when there is one, else the v2 path ("0::").
 	Cgroup string `json:"cgroup,omitempty"`
-	// Unit is the systemd unit or container the cgroup belongs to, "" if
-	// none can be told from the path.
+	// Unit is the systemd unit or container the process runs under
+	// (process.ParseCgroupFile, the same as in every other list), "" if
+	// none can be told.
 	Unit string `json:"unit,omitempty"`
 
 	// Retention is the host's evidence on whether anon memory is held by
@@ -81,10 +82,12 @@ func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
 			st.NoPSS++
 		}
 		cpuPath, v2 := "", true
-		if cgs, err := c.p.Cgroups(); err == nil {
-			pr.Cgroup = memoryCgroup(cgs)
-			pr.Unit = process.UnitFromCgroup(pr.Cgroup)
-			cpuPath, v2 = cpuCgroup(cgs)
+		if b, err := os.ReadFile(filepath.Join(col.root, "proc", strconv.Itoa(c.p.PID), "cgroup")); err == nil {
+			pr.Cgroup, _ = process.ControllerPath(b, "memory")
+			_, pr.Unit = process.ParseCgroupFile(b)
+			var v1 bool
+			cpuPath, v1 = process.ControllerPath(b, "cpu")
+			v2 = !v1
 		}
 		if st, err := c.p.Stat(); err == nil {
 			pr.Retention = col.retention(c.p, st.NumThreads, cpuPath, v2)
@@ -117,7 +120,7 @@ func (c *Collector) topByRSS(n int) ([]cand, ProcScan, error) {
 				st.Vanished++
 				continue
 			}
-			return nil, st, fmt.Errorf("%s: %w", path, err)
+			return nil, st, err // names the file (and line)
 		}
 		if s.VmRSS == 0 && s.RssAnon == 0 && s.RssFile == 0 {
 			continue // kernel thread, or a zombie
@@ -139,38 +142,4 @@ func (c *Collector) topByRSS(n int) ([]cand, ProcScan, error) {
 // gone reports whether err means the process exited while being read.
 func gone(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
-}
-
-// memoryCgroup picks the path that governs a process's memory: the v1
-// memory controller's hierarchy when present, else the v2 one.
-func memoryCgroup(cgs []procfs.Cgroup) string {
-	v2 := ""
-	for _, cg := range cgs {
-		if cg.HierarchyID == 0 {
-			v2 = cg.Path
-		}
-		for _, ctl := range cg.Controllers {
-			if ctl == "memory" {
-				return cg.Path
-			}
-		}
-	}
-	return v2
-}
-
-// cpuCgroup picks the path that governs a process's CPU quota: the v1
-// cpu controller's hierarchy when present (v2 false), else the v2 one.
-func cpuCgroup(cgs []procfs.Cgroup) (path string, v2 bool) {
-	v2p := ""
-	for _, cg := range cgs {
-		if cg.HierarchyID == 0 {
-			v2p = cg.Path
-		}
-		for _, ctl := range cg.Controllers {
-			if ctl == "cpu" {
-				return cg.Path, false
-			}
-		}
-	}
-	return v2p, true
 }

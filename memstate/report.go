@@ -26,9 +26,14 @@ type Report struct {
 // OOMReport is what is known about OOM kills: the kills in the kernel log
 // when it was readable, and the counters, which need no log.
 type OOMReport struct {
-	LogSource     string    `json:"log_source,omitempty"`     // "/dev/kmsg", "dmesg", "journalctl -k"
-	LogUnreadable string    `json:"log_unreadable,omitempty"` // why no log could be read
-	Kills         []OOMKill `json:"kills"`
+	LogSource     string `json:"log_source,omitempty"`     // "/dev/kmsg", "dmesg", "journalctl -k"
+	LogUnreadable string `json:"log_unreadable,omitempty"` // why no log could be read
+	// LogFile: the log is a file the user gave (`mem --kernel-log`),
+	// maybe of another host or boot: its raw stamps (time since that
+	// boot) get no wall time, and this host's counters below do not
+	// count its kills.
+	LogFile bool      `json:"log_file,omitempty"`
+	Kills   []OOMKill `json:"kills"`
 	// VMStatOOMKills is /proc/vmstat oom_kill: kills since boot (4.13+);
 	// nil when the kernel lacks it.
 	VMStatOOMKills *uint64       `json:"vmstat_oom_kill,omitempty"`
@@ -48,6 +53,7 @@ type KernelLog struct {
 	Source     string
 	Kills      []OOMKill
 	Unreadable string
+	File       bool // a file the user gave (OOMReport.LogFile)
 }
 
 // Build assembles a Report from two pressure snapshots (prev may equal cur
@@ -64,8 +70,8 @@ func Build(now time.Time, prev, cur Snapshot, h Host, procs []Proc, scan ProcSca
 	if r.Cgroups == nil {
 		r.Cgroups = []Cgroup{}
 	}
-	r.Verdict = Assess(h, r.Activity)
-	r.OOM = OOMReport{LogSource: log.Source, LogUnreadable: log.Unreadable, Kills: log.Kills}
+	r.Verdict = assess(h, r.Activity)
+	r.OOM = OOMReport{LogSource: log.Source, LogUnreadable: log.Unreadable, Kills: log.Kills, LogFile: log.File}
 	if r.OOM.Kills == nil {
 		r.OOM.Kills = []OOMKill{}
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/prometheus/procfs"
+
+	"github.com/memdiag/memdiag/process"
 )
 
 // Retention is what the host tells about whether a process's anon memory
@@ -22,7 +24,7 @@ import (
 // never a verdict.
 // Sources: /proc/PID/maps (mapped allocator libraries), /proc/PID/exe (Go
 // build info), /proc/PID/environ (only the allocator variables in
-// [AllocatorEnv]), /proc/PID/status Threads, /sys/devices/system/cpu/online,
+// [allocatorVars]), /proc/PID/status Threads, /sys/devices/system/cpu/online,
 // and the process's cgroup cpu.max (v2) or cpu.cfs_quota_us /
 // cpu.cfs_period_us (v1).
 type Retention struct {
@@ -31,7 +33,7 @@ type Retention struct {
 	Allocators []string `json:"allocators,omitempty"`
 	Go         bool     `json:"go,omitempty"` // a Go program (build info in its executable)
 	Threads    int      `json:"threads"`
-	// Env holds only the allocator variables of AllocatorEnv set in the
+	// Env holds only the allocator variables of allocatorVars set in the
 	// process's environment (GLIBC_TUNABLES reduced to glibc.malloc.*);
 	// nothing else of the environment is read into memdiag.
 	Env map[string]string `json:"env,omitempty"`
@@ -46,10 +48,47 @@ type Retention struct {
 	Reading   string `json:"reading"`
 }
 
-// AllocatorEnv are the environment variables memdiag reads from
+// ProcRetention is one process's retention evidence as `memdiag watch`
+// records it (record.Sample.Retention): read once, in the interval in
+// which the process first became a growth candidate (its RSS rose to a
+// new high at least 1 MiB above its lowest; diskio.ProcScanner.RSS), so
+// that `analyze` can attach it to the process's growth finding.
+type ProcRetention struct {
+	PID        int    `json:"pid"`
+	StartTicks uint64 `json:"start_ticks"` // with PID, tells a reused PID apart
+	Comm       string `json:"comm"`
+	Retention
+}
+
+// RetentionOf reads the retention evidence of one process, as `mem` does
+// for its processes by RSS, from <root>/proc/PID/{stat,cgroup,maps,exe,environ}.
+// startTicks is the start time (stat field 22) the caller saw: a process
+// that has since exited and left its PID to another is refused.
+func (c *Collector) RetentionOf(pid int, startTicks uint64) (*Retention, error) {
+	p, err := c.fs.Proc(pid)
+	if err != nil {
+		return nil, err
+	}
+	st, err := p.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Starttime != startTicks {
+		return nil, fmt.Errorf("process %d: started at tick %d, not %d: another process", pid, st.Starttime, startTicks)
+	}
+	cpuPath, v2 := "", true
+	if b, err := os.ReadFile(filepath.Join(c.root, "proc", strconv.Itoa(pid), "cgroup")); err == nil {
+		var v1 bool
+		cpuPath, v1 = process.ControllerPath(b, "cpu")
+		v2 = !v1
+	}
+	return c.retention(p, st.NumThreads, cpuPath, v2), nil
+}
+
+// allocatorVars are the environment variables memdiag reads from
 // /proc/PID/environ: the ones that change how an allocator keeps freed
 // memory. No other variable is recorded or printed.
-var AllocatorEnv = []string{"MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_",
+var allocatorVars = []string{"MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_",
 	"MALLOC_MMAP_THRESHOLD_", "GLIBC_TUNABLES", "MALLOC_CONF", "JE_MALLOC_CONF", "TCMALLOC_RELEASE_RATE",
 	"MIMALLOC_PURGE_DELAY", "GODEBUG", "GOGC", "GOMEMLIMIT", "LD_PRELOAD"}
 
@@ -107,7 +146,7 @@ func allocators(maps []byte) []string {
 	return out
 }
 
-// allocatorEnv keeps the AllocatorEnv variables of a NUL-separated
+// allocatorEnv keeps the allocatorVars variables of a NUL-separated
 // environ, GLIBC_TUNABLES reduced to its glibc.malloc.* settings.
 //
 // glibc (2.36 here) parses GLIBC_TUNABLES in place, turning its ':'
@@ -127,7 +166,7 @@ func allocatorEnv(environ []byte) map[string]string {
 	}
 	for _, e := range entries {
 		k, v, ok := strings.Cut(e, "=")
-		if !ok || !contains(AllocatorEnv, k) {
+		if !ok || !contains(allocatorVars, k) {
 			continue
 		}
 		if k == "GLIBC_TUNABLES" {
@@ -235,12 +274,10 @@ func read(r *Retention) {
 			}
 		}
 		cpus := fmt.Sprintf("%d CPUs online", r.CPUsOnline)
-		suggest := r.CPUsOnline
 		if r.CPUQuota > 0 {
 			cpus = fmt.Sprintf("a %g-CPU quota", r.CPUQuota)
-			suggest = int(math.Ceil(r.CPUQuota))
 		}
-		suggest = max(suggest, 2)
+		suggest := arenaSuggestion(r)
 		switch {
 		case r.Threads <= 1:
 			parts = append(parts, "glibc malloc with one thread: one arena, so freed memory is not spread over arenas; anon growth is memory the program still holds, or fragmentation of its one heap (malloc_trim(0) tells them apart)")
@@ -251,16 +288,109 @@ func read(r *Retention) {
 			parts = append(parts, fmt.Sprintf("glibc malloc, %d threads, at most %d arenas on %s: arena retention is bounded", r.Threads, r.ArenasMax, cpus))
 		}
 	}
-	for _, a := range []string{"jemalloc", "tcmalloc", "mimalloc"} {
-		if contains(r.Allocators, a) {
-			parts = append(parts, a+" mapped: it returns freed memory on its own schedule (decay/release settings); its own statistics tell held from cached memory")
-		}
-	}
-	if r.Go {
-		parts = append(parts, "a Go program: runtime metrics (heap profile, /memory/classes) do not see cgo or C-library allocations; anon beyond them is outside the Go heap")
-	}
+	parts = otherAllocators(r, parts,
+		" mapped: it returns freed memory on its own schedule (decay/release settings); its own statistics tell held from cached memory",
+		"a Go program: runtime metrics (heap profile, /memory/classes) do not see cgo or C-library allocations; anon beyond them is outside the Go heap")
 	if len(parts) == 0 {
 		parts = append(parts, "no known allocator mapped (a static binary or its own allocator): nothing here tells retention from a leak")
 	}
 	r.Reading = strings.Join(parts, "; ")
+}
+
+// arenaSuggestion is the MALLOC_ARENA_MAX to try: the CPUs the process
+// can use (its CPU quota rounded up, else the CPUs online), at least 2.
+func arenaSuggestion(r *Retention) int {
+	if r.CPUQuota > 0 {
+		return max(int(math.Ceil(r.CPUQuota)), 2)
+	}
+	return max(r.CPUsOnline, 2)
+}
+
+// otherAllocators appends to parts one sentence per allocator besides
+// glibc's that r found mapped (the allocator's name then perAllocator),
+// and goSentence for a Go program: the reading and the tell-apart advice
+// differ only in these sentences.
+func otherAllocators(r *Retention, parts []string, perAllocator, goSentence string) []string {
+	for _, a := range []string{"jemalloc", "tcmalloc", "mimalloc"} {
+		if contains(r.Allocators, a) {
+			parts = append(parts, a+perAllocator)
+		}
+	}
+	if r.Go {
+		parts = append(parts, goSentence)
+	}
+	return parts
+}
+
+// AddEvidence attaches r, the retention evidence `watch` recorded when
+// the process began growing (nil when none was recorded), to a growth
+// finding and writes its Evidence: which kind of memory grew (RssAnon,
+// RssFile, RssShmem from the first to the last sample), the allocator
+// reading of [Retention] (re-derived from the recorded evidence), the
+// allocator settings in the process's environment, and what would tell a
+// leak from retention. A leak and retention look alike from outside the
+// process: the lines never conclude more than the evidence says.
+func (g *ProcGrowth) AddEvidence(r *Retention) {
+	anonUp := g.AnonLastBytes - min(g.AnonLastBytes, g.AnonFirstBytes)
+	fileUp := g.FileLastBytes - min(g.FileLastBytes, g.FileFirstBytes)
+	shmUp := g.ShmemLastBytes - min(g.ShmemLastBytes, g.ShmemFirstBytes)
+	split := fmt.Sprintf("RssAnon %s → %s, RssFile %s → %s, RssShmem %s → %s",
+		FormatBytes(g.AnonFirstBytes), FormatBytes(g.AnonLastBytes), FormatBytes(g.FileFirstBytes), FormatBytes(g.FileLastBytes),
+		FormatBytes(g.ShmemFirstBytes), FormatBytes(g.ShmemLastBytes))
+	switch {
+	case shmUp > anonUp:
+		split += ": shmem grew most (tmpfs files, shared memory): no allocator holds it; look at its tmpfs files and shared segments"
+	case fileUp > anonUp:
+		split += ": mapped files grew most (page cache mapped in, given back under pressure)"
+	default:
+		split += ": the growth is anonymous memory (heap, anonymous mappings), what both a leak and allocator retention grow"
+	}
+	g.Evidence = []string{split}
+	if r == nil {
+		g.Evidence = append(g.Evidence, "no allocator evidence recorded (a recording older than it, or the process could not be read when it began growing); `memdiag mem` reads it while the process runs")
+		return
+	}
+	rr := *r
+	if !strings.HasPrefix(rr.Reading, "no allocator evidence") {
+		read(&rr) // this memdiag's reading of the recorded evidence
+	}
+	g.Retention = &rr
+	g.Evidence = append(g.Evidence, "allocator: "+rr.Reading)
+	if len(rr.Env) > 0 {
+		var kv []string
+		for k, v := range rr.Env {
+			kv = append(kv, k+"="+v)
+		}
+		sort.Strings(kv)
+		g.Evidence = append(g.Evidence, "allocator settings in its environment: "+strings.Join(kv, " "))
+	} else if len(rr.Allocators) > 0 {
+		g.Evidence = append(g.Evidence, "no allocator variable in its environment (MALLOC_ARENA_MAX, GLIBC_TUNABLES, MALLOC_CONF, …): the allocator's defaults apply")
+	}
+	g.Evidence = append(g.Evidence, "what tells a leak from retention: "+tellApart(&rr))
+}
+
+// tellApart says what would tell a leak from allocator retention for
+// this evidence: something to look at inside the process or to change,
+// since from outside they look alike.
+func tellApart(r *Retention) string {
+	var parts []string
+	if r.ArenasMax > 0 { // glibc malloc alone
+		if r.Threads <= 1 {
+			parts = append(parts, "malloc_trim(0) in the process (gdb -p PID -batch -ex 'call (int)malloc_trim(0)') returns what glibc keeps: RssAnon falling back is retention or fragmentation, RssAnon staying is memory the program holds (a leak, or data it keeps)")
+		} else {
+			suggest := arenaSuggestion(r)
+			if r.ArenasMax <= suggest {
+				suggest = 1
+			}
+			parts = append(parts, fmt.Sprintf("the program's live heap (malloc_stats(), a heap profiler): flat while RssAnon grows is retention, growing with it is a leak; "+
+				"or run it with MALLOC_ARENA_MAX=%d: retention then grows less or stops, a leak keeps its slope", suggest))
+		}
+	}
+	parts = otherAllocators(r, parts,
+		"'s own statistics: memory allocated by the program (held) against resident or mapped (kept by the allocator)",
+		"the Go runtime's heap (runtime/metrics /memory/classes/heap/objects:bytes, pprof heap) against RssAnon: a growing Go heap is held by the program; growth outside it is cgo or C-library memory the runtime does not see, or freed spans not yet returned (/memory/classes/heap/released:bytes)")
+	if len(parts) == 0 {
+		return "nothing on the host: only the program's own heap profile"
+	}
+	return strings.Join(parts, "; ")
 }

@@ -34,11 +34,17 @@ func readStatus(path string) (procfs.ProcStatus, error) {
 	if err != nil {
 		return procfs.ProcStatus{}, err
 	}
-	return parseStatus(b)
+	s, err := parseStatus(b)
+	if err != nil {
+		return s, fmt.Errorf("%s:%w", path, err)
+	}
+	return s, nil
 }
 
 // parseStatus parses the fields readStatus keeps. A field without a
-// number, or one past 2^64 bytes, is an error naming the line.
+// number, or one past 2^64 bytes, is an error wrapping ErrParse that
+// begins with the line number ("3: …"), for readStatus to put after the
+// file's name.
 func parseStatus(b []byte) (procfs.ProcStatus, error) {
 	var s procfs.ProcStatus
 	for i, line := range strings.Split(string(b), "\n") {
@@ -68,14 +74,14 @@ func parseStatus(b []byte) (procfs.ProcStatus, error) {
 		}
 		num, ok := strings.CutSuffix(v, " kB")
 		if !ok {
-			return s, fmt.Errorf("line %d: %s: %q is not a number of kB", i+1, k, v)
+			return s, fmt.Errorf("%d: %w: %s: %q is not a number of kB", i+1, ErrParse, k, v)
 		}
 		n, err := strconv.ParseUint(strings.TrimSpace(num), 10, 64)
 		if err != nil {
-			return s, fmt.Errorf("line %d: %s: %q is not a number of kB", i+1, k, v)
+			return s, fmt.Errorf("%d: %w: %s: %q is not a number of kB", i+1, ErrParse, k, v)
 		}
 		if n > math.MaxUint64/1024 {
-			return s, fmt.Errorf("line %d: %s: %d kB is past 2^64 bytes", i+1, k, n)
+			return s, fmt.Errorf("%d: %w: %s: %d kB is past 2^64 bytes", i+1, ErrParse, k, n)
 		}
 		*dst = n * 1024
 	}

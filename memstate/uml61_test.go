@@ -54,7 +54,7 @@ func TestHostUML61(t *testing.T) {
 }
 
 func TestCgroupsV2UML61(t *testing.T) {
-	cgs, err := uml61Fixture(t).Cgroups()
+	cgs, err := cgroupsOf(t, uml61Fixture(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestParseKernelLogUML61(t *testing.T) {
 	}
 	defer f.Close()
 	boot := time.Unix(1796131835, 0).UTC() // uml61/proc/stat btime
-	got, err := ParseKernelLog(f, "kmsg", boot)
+	got, err := parseKernelLog(f, "kmsg", boot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestBuildExplainsCgroupsAndKills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cgs, err := c.Cgroups()
+	cgs, err := c.Cgroups(&h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestBuildExplainsCgroupsAndKills(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	kills, err := ParseKernelLog(f, "kmsg", time.Unix(1796131835, 0))
+	kills, err := parseKernelLog(f, "kmsg", time.Unix(1796131835, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

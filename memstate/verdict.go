@@ -9,19 +9,19 @@ import (
 	"github.com/memdiag/memdiag/units"
 )
 
-// Thresholds of [Assess]. Any one of them met over the interval means the
+// Thresholds of assess. Any one of them met over the interval means the
 // kernel is under memory pressure.
 const (
-	// PressureStallShare is the PSI memory "some" stall share of wall time
+	// pressureStallShare is the PSI memory "some" stall share of wall time
 	// from which memory counts as a problem: 1 % means tasks lost 10 ms per
 	// second waiting for memory.
-	PressureStallShare = 0.01
-	// PressureRefaultsPerSec is the refault rate, in pages per second, from
+	pressureStallShare = 0.01
+	// pressureRefaultsPerSec is the refault rate, in pages per second, from
 	// which the cache is thrashing (256 pages = 1 MiB/s with 4 KiB pages).
-	PressureRefaultsPerSec = 256
-	// LowAvailableShare: below this share of MemTotal available, the host
+	pressureRefaultsPerSec = 256
+	// lowAvailableShare: below this share of MemTotal available, the host
 	// itself counts as short of memory.
-	LowAvailableShare = 0.10
+	lowAvailableShare = 0.10
 )
 
 // Verdict says in plain words which memory is the problem.
@@ -42,9 +42,9 @@ type Verdict struct {
 	Sentence      string   `json:"sentence"`
 }
 
-// Assess turns the host figures and the activity over an interval into a
+// assess turns the host figures and the activity over an interval into a
 // Verdict. An Activity with a zero Interval leaves UnderPressure nil.
-func Assess(h Host, a Activity) Verdict {
+func assess(h Host, a Activity) Verdict {
 	v := Verdict{
 		UsedWithCacheBytes: sub(h.TotalBytes, h.FreeBytes),
 		ReclaimableBytes:   sub(h.AvailableBytes, h.FreeBytes),
@@ -61,7 +61,7 @@ func Assess(h Host, a Activity) Verdict {
 		return v
 	}
 	secs := a.Interval.Seconds()
-	if a.StallSome != nil && *a.StallSome >= PressureStallShare {
+	if a.StallSome != nil && *a.StallSome >= pressureStallShare {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("PSI memory some %.1f %%", *a.StallSome*100))
 	}
 	if a.Allocstalls > 0 || a.DirectScanPages > 0 {
@@ -70,7 +70,7 @@ func Assess(h Host, a Activity) Verdict {
 	if a.LimitScanPages > 0 {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("cgroup-limit reclaim (%d pages scanned)", a.LimitScanPages))
 	}
-	if float64(a.RefaultPages)/secs >= PressureRefaultsPerSec {
+	if float64(a.RefaultPages)/secs >= pressureRefaultsPerSec {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("%.0f refaults/s", float64(a.RefaultPages)/secs))
 	}
 	if a.OOMKills > 0 {
@@ -80,7 +80,7 @@ func Assess(h Host, a Activity) Verdict {
 	v.UnderPressure = &under
 	over := a.Interval.Round(100 * time.Millisecond)
 	hostShort := a.Allocstalls > 0 || a.DirectScanPages > 0 || a.KswapdScanPages > 0 ||
-		float64(h.AvailableBytes) < LowAvailableShare*float64(h.TotalBytes)
+		float64(h.AvailableBytes) < lowAvailableShare*float64(h.TotalBytes)
 	switch {
 	case under && !hostShort && h.TotalBytes > 0:
 		fmt.Fprintf(&b, " Over the last %s memory was under pressure (%s), but the host is not short of it (%s available, no host-wide reclaim): the pressure comes from cgroup limits.",
@@ -164,8 +164,12 @@ func (v *Verdict) explain(cgs []Cgroup, oom OOMReport, loc *time.Location) {
 		if len(k) == 1 {
 			lead = ":"
 		}
-		v.Sentence += fmt.Sprintf(" The kernel log has %s (%s)%s %s (PID %d) in %s at %s.",
-			english.Count(len(k), "OOM kill"), kinds, lead, last.Comm, last.PID, where, when)
+		in := " in " + where
+		if where == "" {
+			in = " (its cgroup is not in the log)"
+		}
+		v.Sentence += fmt.Sprintf(" The kernel log has %s (%s)%s %s (PID %d)%s at %s.",
+			english.Count(len(k), "OOM kill"), kinds, lead, last.Comm, last.PID, in, when)
 	case oom.VMStatOOMKills != nil && *oom.VMStatOOMKills > 0:
 		v.Sentence += fmt.Sprintf(" The kernel counted %s since boot (/proc/vmstat oom_kill) but its log does not say which.",
 			english.Count(int(*oom.VMStatOOMKills), "OOM kill"))

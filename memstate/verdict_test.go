@@ -43,19 +43,25 @@ func TestActivityAndAssess(t *testing.T) {
 	prev, cur := activitySnapshot(t, "0"), activitySnapshot(t, "1")
 	a := NewActivity(prev, cur)
 	zero := 0.0
+	dt := 1017563753 * time.Nanosecond // 1795988982.699037647 − 1795988981.681473894
+	perSec := func(d float64) float64 { return d / dt.Seconds() }
 	want := Activity{
-		Interval:  1017563753 * time.Nanosecond, // 1795988982.699037647 − 1795988981.681473894
-		StallSome: &zero, StallFull: &zero,      // PSI totals did not move
+		Interval:  dt,
+		StallSome: &zero, StallFull: &zero, // PSI totals did not move
 		RefaultPages: 1176542 - 1176257, // workingset_refault_file; _anon stayed 1601
 		MajorFaults:  3005 - 3002,
 		// Every catalogue signal of /proc/vmstat and
-		// /proc/pressure/memory; all exist on 6.18, so each is known.
-		// Only refaults and major faults moved.
+		// /proc/pressure/memory, as a rate keyed as analyze and gate key
+		// it; all exist on 6.18, so each is known. Only refaults and
+		// major faults moved.
 		Signals: map[string]float64{
-			"psi_memory_some": 0, "psi_memory_full": 0,
-			"direct_reclaim": 0, "limit_reclaim": 0, "alloc_reclaim": 0, "kswapd_reclaim": 0,
-			"refault_file": 1176542 - 1176257, "refault_anon": 0, "workingset_activate": 0,
-			"major_faults": 3005 - 3002, "allocstalls": 0, "swap_in": 0, "swap_out": 0, "oom_kills": 0,
+			"psi_memory_some_share": 0, "psi_memory_full_share": 0,
+			"direct_reclaim_pages_per_s": 0, "limit_reclaim_pages_per_s": 0, "alloc_reclaim_pages_per_s": 0, "kswapd_reclaim_pages_per_s": 0,
+			"reclaimed_pages_per_s":    0, // pgsteal_anon 67092, pgsteal_file 1233383 in both
+			"refault_file_pages_per_s": perSec(1176542 - 1176257), "refault_anon_pages_per_s": 0, "workingset_activate_pages_per_s": 0,
+			"workingset_restore_pages_per_s": 0, // workingset_restore_file, _anon 0 in both
+			"major_faults_events_per_s":      perSec(3005 - 3002), "allocstalls_events_per_s": 0,
+			"swap_in_pages_per_s": 0, "swap_out_pages_per_s": 0, "oom_kills_events_per_s": 0,
 		},
 	}
 	if d := cmp.Diff(want, a); d != "" {
@@ -67,8 +73,8 @@ func TestActivityAndAssess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := Assess(h, a)
-	// 285 refaults in 1.0176 s = 280/s ≥ PressureRefaultsPerSec.
+	v := assess(h, a)
+	// 285 refaults in 1.0176 s = 280/s ≥ pressureRefaultsPerSec.
 	yes := true
 	wantV := Verdict{
 		UsedWithCacheBytes: (24684092 - 22807592) * 1024,
@@ -105,7 +111,7 @@ func TestAssessCalm(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := Snapshot{Time: time.Unix(101, 0), VMStat: later, PSI: prev.PSI}
-	v := Assess(h, NewActivity(prev, cur))
+	v := assess(h, NewActivity(prev, cur))
 	if v.UnderPressure == nil || *v.UnderPressure || v.Reasons != nil {
 		t.Fatalf("UnderPressure = %v, reasons %v; want false", v.UnderPressure, v.Reasons)
 	}
@@ -113,7 +119,7 @@ func TestAssessCalm(t *testing.T) {
 		t.Errorf("Sentence = %q", v.Sentence)
 	}
 	// Without an interval nothing is claimed about pressure.
-	v = Assess(h, NewActivity(prev, prev))
+	v = assess(h, NewActivity(prev, prev))
 	if v.UnderPressure != nil || !strings.Contains(v.Sentence, "Pressure was not measured") {
 		t.Errorf("no interval: %+v", v)
 	}
@@ -138,7 +144,7 @@ func TestActivityOldKernelNames(t *testing.T) {
 	if a.DirectScanPages != 520 || a.Allocstalls != 4 || a.RefaultPages != 100 || a.StallSome != nil {
 		t.Fatalf("Activity = %+v; want 520 direct scan pages, 4 allocstalls, 100 refaults, no PSI", a)
 	}
-	v := Assess(Host{}, a)
+	v := assess(Host{}, a)
 	if v.UnderPressure == nil || !*v.UnderPressure || len(v.Reasons) != 1 || v.Reasons[0] != "direct reclaim (4 stalls, 520 pages scanned)" {
 		t.Errorf("Verdict = %+v", v)
 	}
@@ -170,13 +176,13 @@ func TestActivityLimitReclaim(t *testing.T) {
 		t.Fatalf("Activity = %+v; want 15360 limit-reclaim pages, no direct or kswapd", a)
 	}
 	plenty := Host{TotalBytes: 24 << 30, AvailableBytes: 21 << 30}
-	v := Assess(plenty, a)
+	v := assess(plenty, a)
 	if !strings.Contains(v.Sentence, "Over the last 6s memory was under pressure (cgroup-limit reclaim (15360 pages scanned)), but the host is not short of it (21.0 GiB available, no host-wide reclaim): the pressure comes from cgroup limits.") {
 		t.Errorf("Sentence = %q", v.Sentence)
 	}
 	// Short of memory (under 10 % available): host pressure, said so.
 	short := Host{TotalBytes: 24 << 30, AvailableBytes: 1 << 30}
-	if v := Assess(short, a); !strings.Contains(v.Sentence, "the kernel was under memory pressure: cgroup-limit reclaim") {
+	if v := assess(short, a); !strings.Contains(v.Sentence, "the kernel was under memory pressure: cgroup-limit reclaim") {
 		t.Errorf("Sentence = %q", v.Sentence)
 	}
 }

@@ -2,6 +2,7 @@ package memstate
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -12,10 +13,10 @@ import (
 )
 
 // ErrParse is wrapped by every parse error of this package.
-var ErrParse = errors.New("malformed line")
+var ErrParse = lru.ErrKV // "malformed line", the same as lru's "name value" files
 
 // Snapshot is one read of the pressure side of memory: /proc/vmstat and
-// /proc/pressure/memory at Time. [Assess] compares two of them.
+// /proc/pressure/memory at Time. [Build] compares two of them.
 type Snapshot struct {
 	Time   time.Time     `json:"time"`
 	VMStat *lru.VMStat   `json:"-"`             // /proc/vmstat, mapped across kernel versions by package lru
@@ -89,9 +90,12 @@ type Activity struct {
 	SwapOutPages    uint64 `json:"swap_out_pages"`
 	OOMKills        uint64 `json:"oom_kills"` // oom_kill (since 4.13)
 
-	// Signals is every catalogue signal's delta over the interval (in its
-	// unit, signal.Signal.Unit), keyed by signal.Signal.Name; a signal the
-	// kernel does not count is absent, not zero.
+	// Signals is every catalogue signal's rate over the interval, keyed
+	// and in the unit as analyze's episodes and gate's results give it:
+	// the key is signal.Signal.RateKey ("swap_out_pages_per_s"), the value
+	// Σchange per second in its RateUnit (a stall share 0..1). A signal
+	// the kernel does not count is absent, not zero; with no interval
+	// (one read) there is none.
 	Signals map[string]float64 `json:"signals,omitempty"`
 }
 
@@ -110,12 +114,13 @@ func NewActivity(prev, cur Snapshot) Activity {
 		if !ok {
 			return 0
 		}
-		a.Signals[sig.Name] = x
 		return uint64(x)
 	}
 	a.Signals = make(map[string]float64, len(signal.Catalogue))
 	for _, sig := range signal.Catalogue {
-		d(sig)
+		if r := sig.PerSec(rp, rc, a.Interval); !math.IsNaN(r) {
+			a.Signals[sig.RateKey()] = r
+		}
 	}
 	a.RefaultPages = d(signal.RefaultFile) + d(signal.RefaultAnon)
 	a.DirectScanPages = d(signal.DirectReclaim)

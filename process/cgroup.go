@@ -28,7 +28,7 @@ var unitSuffixes = []string{".service", ".scope", ".slice", ".mount", ".swap", "
 // Kubernetes (kubelet's cgroupfs driver) and podman.
 var containerRuntimes = []string{"docker", "kubepods", "containerd", "libpod"}
 
-// UnitFromCgroup is memdiag's one mapper from a cgroup path to the unit a
+// unitFromCgroup is memdiag's one mapper from a cgroup path to the unit a
 // process runs under, used by every list (per-process I/O, process
 // events, mem's processes), so a process belongs to the same job
 // everywhere. It returns the systemd unit: the last path component that
@@ -46,7 +46,7 @@ var containerRuntimes = []string{"docker", "kubepods", "containerd", "libpod"}
 //	/machine.slice/libpod-9a2b….scope/container      -> libpod-9a2b….scope
 //	/docker/4f1c…                                    -> docker/4f1c…
 //	/kubepods/besteffort/pod8e1f/77aa…               -> kubepods/77aa…
-func UnitFromCgroup(path string) string {
+func unitFromCgroup(path string) string {
 	if u := systemdUnit(path); u != "" {
 		return u
 	}
@@ -95,26 +95,14 @@ func ParseCgroupFile(b []byte) (path, unit string) { return parseCgroup(b) }
 func parseCgroup(b []byte) (path, unit string) {
 	var unified, systemd string
 	var haveUnified, haveSystemd bool
-	for len(b) > 0 {
-		var line []byte
-		line, b, _ = bytes.Cut(b, []byte{'\n'})
-		// hierarchy-ID:controllers:path; the path itself may contain ':'.
-		i := bytes.IndexByte(line, ':')
-		if i < 0 {
-			continue
-		}
-		j := bytes.IndexByte(line[i+1:], ':')
-		if j < 0 {
-			continue
-		}
-		id, ctrl, p := line[:i], line[i+1:i+1+j], line[i+2+j:]
+	eachCgroup(b, func(id, ctrl, p []byte) {
 		switch {
 		case string(id) == "0" && len(ctrl) == 0:
 			unified, haveUnified = string(p), true
 		case string(ctrl) == "name=systemd":
 			systemd, haveSystemd = string(p), true
 		}
-	}
+	})
 	if u := systemdUnit(unified); u != "" {
 		return unified, u
 	}
@@ -123,9 +111,53 @@ func parseCgroup(b []byte) (path, unit string) {
 	}
 	switch {
 	case haveUnified:
-		return unified, UnitFromCgroup(unified)
+		return unified, unitFromCgroup(unified)
 	case haveSystemd:
-		return systemd, UnitFromCgroup(systemd)
+		return systemd, unitFromCgroup(systemd)
 	}
 	return "", ""
+}
+
+// ControllerPath is the cgroup that governs controller ctrl ("memory",
+// "cpu") for the process whose /proc/PID/cgroup content is b: the path of
+// the v1 hierarchy that lists ctrl (v1 true) when there is one, else the
+// unified ("0::") path; "" when b has neither. The unit of the process is
+// ParseCgroupFile's, whichever hierarchy governs a controller.
+func ControllerPath(b []byte, ctrl string) (path string, v1 bool) {
+	var found bool
+	eachCgroup(b, func(id, ctrls, p []byte) {
+		if found {
+			return
+		}
+		if string(id) == "0" && len(ctrls) == 0 {
+			path = string(p)
+			return
+		}
+		for c := range bytes.SplitSeq(ctrls, []byte{','}) {
+			if string(c) == ctrl {
+				path, v1, found = string(p), true, true
+				return
+			}
+		}
+	})
+	return path, v1
+}
+
+// eachCgroup calls fn with the fields of each well-formed line of b,
+// "hierarchy-ID:controller-list:cgroup-path"; the path itself may contain
+// ':'. Lines without two colons are skipped.
+func eachCgroup(b []byte, fn func(id, ctrls, path []byte)) {
+	for len(b) > 0 {
+		var line []byte
+		line, b, _ = bytes.Cut(b, []byte{'\n'})
+		id, rest, ok := bytes.Cut(line, []byte{':'})
+		if !ok {
+			continue
+		}
+		ctrls, p, ok := bytes.Cut(rest, []byte{':'})
+		if !ok {
+			continue
+		}
+		fn(id, ctrls, p)
+	}
 }

@@ -51,8 +51,8 @@ func TestUnitFromCgroup(t *testing.T) {
 		{"/foo.service.d", ""},
 	}
 	for _, tt := range tests {
-		if got := UnitFromCgroup(tt.path); got != tt.want {
-			t.Errorf("UnitFromCgroup(%q) = %q, want %q", tt.path, got, tt.want)
+		if got := unitFromCgroup(tt.path); got != tt.want {
+			t.Errorf("unitFromCgroup(%q) = %q, want %q", tt.path, got, tt.want)
 		}
 	}
 }
@@ -101,6 +101,45 @@ func TestParseCgroup(t *testing.T) {
 			p, u := parseCgroup([]byte(tt.content))
 			if p != tt.wantPath || u != tt.wantUnit {
 				t.Errorf("parseCgroup = (%q, %q), want (%q, %q)", p, u, tt.wantPath, tt.wantUnit)
+			}
+		})
+	}
+}
+
+func TestControllerPath(t *testing.T) {
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "diskio", "cgroup", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	tests := []struct {
+		name    string
+		content []byte
+		ctrl    string
+		want    string
+		wantV1  bool
+	}{
+		// The CI host (testdata/diskio/cgroup/SOURCE): v1 controllers beside
+		// a v2 mount; memory is governed by the v1 group, whatever v2 says.
+		{"host shell memory", read("host-shell"), "memory", "/process_api/c94b1ad2b6cff9addecf9ee6e05d8f5f", true},
+		{"host v2 service memory", read("host-v2-service"), "memory", "/process_api/c94b1ad2b6cff9addecf9ee6e05d8f5f", true},
+		{"host v2 service cpu", read("host-v2-service"), "cpu", "/", true},
+		// "2:cpuacct:/" must not match "cpu" by prefix; a joint "cpu,cpuacct" must.
+		{"joint list", []byte("3:cpu,cpuacct:/a.slice\n0::/b.service\n"), "cpu", "/a.slice", true},
+		{"cpuacct alone", []byte("2:cpuacct:/a.slice\n0::/b.service\n"), "cpu", "/b.service", false},
+		// Pure v2: the unified path, v1 false.
+		{"v2", []byte("0::/system.slice/cron.service\n"), "memory", "/system.slice/cron.service", false},
+		// The v2 line before the v1 one does not win.
+		{"v2 first", []byte("0::/x.service\n4:memory:/m\n"), "memory", "/m", true},
+		{"empty", nil, "memory", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, v1 := ControllerPath(tt.content, tt.ctrl)
+			if p != tt.want || v1 != tt.wantV1 {
+				t.Errorf("ControllerPath(%q) = (%q, %v), want (%q, %v)", tt.ctrl, p, v1, tt.want, tt.wantV1)
 			}
 		})
 	}

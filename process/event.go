@@ -1,10 +1,11 @@
 // Package process is memdiag's model of a process as the lists and the
-// culprit search see it: its identity across PID reuse (PID and start
-// time), the unit it runs under (one mapper from /proc/PID/cgroup to
-// systemd units, cron sessions and container scopes: [ParseCgroupFile],
-// [UnitFromCgroup]) and the exec/exit event ([Event]) that the polling
-// scanner (package diskio) and the process-events connector (package
-// procevents) both produce.
+// culprit search see it: the unit it runs under, from the one parser of
+// /proc/PID/cgroup and the one mapper from a cgroup to systemd units, cron
+// sessions and container scopes ([ParseCgroupFile], [ControllerPath]);
+// and the exec/exit [Event] that the polling scanner (package diskio) and
+// the process-events connector (package procevents) both produce, which
+// identifies a process across PID reuse by its PID and start time; and
+// its resident memory at a sample ([RSS]).
 //
 // Sources: cgroups(7) "/proc/[pid]/cgroup", proc(5) /proc/PID/stat field
 // 22 (starttime), https://docs.kernel.org/admin-guide/cgroup-v2.html,
@@ -12,13 +13,6 @@
 package process
 
 import "time"
-
-// ID identifies a process across PID reuse: its PID and its start time in
-// clock ticks after boot (/proc/PID/stat field 22).
-type ID struct {
-	PID        int
-	StartTicks uint64
-}
 
 // EventKind says what happened to a process between two samples.
 type EventKind string
@@ -39,19 +33,24 @@ type Event struct {
 	Source     string        `json:"source"` // "poll", "connector", "taskstats"
 	PID        int           `json:"pid"`
 	PPID       int           `json:"ppid,omitempty"`
-	StartTicks uint64        `json:"start_ticks,omitempty"`
+	StartTicks uint64        `json:"start_ticks,omitempty"` // /proc/PID/stat field 22, clock ticks after boot; with PID it identifies a process across PID reuse
 	Comm       string        `json:"comm"`
 	Exe        string        `json:"exe,omitempty"` // /proc/PID/exe at exec (or first sight); see diskio.ProcIO.Exe
 	Cmdline    string        `json:"cmdline,omitempty"`
 	Cgroup     string        `json:"cgroup,omitempty"`
-	Unit       string        `json:"unit,omitempty"`        // UnitFromCgroup(Cgroup)
-	ReadBytes  uint64        `json:"read_bytes,omitempty"`  // total over the process's life, as far as seen
-	WriteBytes uint64        `json:"write_bytes,omitempty"` // total over the process's life, as far as seen
+	Unit       string        `json:"unit,omitempty"`        // unitFromCgroup(Cgroup)
+	ReadBytes  uint64        `json:"read_bytes,omitempty"`  // total over the process's life, as far as seen; its own, without its reaped children's
+	WriteBytes uint64        `json:"write_bytes,omitempty"` // total over the process's life, as far as seen; its own, without its reaped children's
 	BlkioDelay time.Duration `json:"blkio_delay_ns,omitempty"`
+	// ParentComm, ParentCmdline and ParentPPID describe the parent
+	// (PPID) of an exec when its own exec was not recorded (it started
+	// before the recorder, like a loop's shell): read from
+	// /proc/PPID/{comm,cmdline,stat} at this exec, once per parent PID.
+	// Empty otherwise.
+	ParentComm    string `json:"parent_comm,omitempty"`
+	ParentCmdline string `json:"parent_cmdline,omitempty"`
+	ParentPPID    int    `json:"parent_ppid,omitempty"`
 }
-
-// ID is the event's process identity.
-func (e *Event) ID() ID { return ID{PID: e.PID, StartTicks: e.StartTicks} }
 
 // EventStats accounts for the process events of one interval, so that a
 // loss is reported, never silent.

@@ -1,14 +1,16 @@
 package process
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// FuzzParseCgroup checks that no /proc/PID/cgroup panics the parser and
-// that every component of a unit it derives is a component of the path.
+// FuzzParseCgroup checks that no /proc/PID/cgroup panics the parsers
+// (parseCgroup, ControllerPath), that a controller's path is a piece of
+// the input, and that every component of a unit it derives is a component of the path.
 // Seeds: the real files of testdata/diskio/cgroup (see its SOURCE).
 func FuzzParseCgroup(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join("..", "testdata", "diskio", "cgroup", "*"))
@@ -20,6 +22,11 @@ func FuzzParseCgroup(f *testing.F) {
 	f.Add([]byte("0::/system.slice/x.service\n1:name=systemd:/a.scope\n"))
 	f.Add([]byte("0::/kubepods/besteffort/pod1/abc\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, ctrl := range []string{"memory", "cpu"} {
+			if p, _ := ControllerPath(b, ctrl); !bytes.Contains(b, []byte(p)) {
+				t.Fatalf("ControllerPath(%q) = %q, not in the input", ctrl, p)
+			}
+		}
 		p, unit := parseCgroup(b)
 		if unit == "" {
 			return

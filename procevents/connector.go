@@ -16,8 +16,11 @@
 //     time — to the listener.
 //
 // Both need CAP_NET_ADMIN (root) in the initial network and PID namespace.
-// Without them [Open] returns an *UnavailableError and memdiag falls back to
+// Without them [Open] returns a *hostenv.Unavailable and memdiag falls back to
 // polling /proc.
+//
+// [StallSnapshot] lists, at a stall onset, the processes to blame (those
+// of a cgroup, or the host's in uninterruptible sleep) with their I/O.
 package procevents
 
 import (
@@ -36,21 +39,21 @@ const (
 	procEventHeaderLen = 16 // what, cpu, timestamp_ns
 )
 
-// What is a proc_event's type (enum what in cn_proc.h).
-type What uint32
+// eventWhat is a proc_event's type (enum what in cn_proc.h).
+type eventWhat uint32
 
 // Event types memdiag reads.
 const (
-	WhatNone What = 0x00000000
-	WhatFork What = 0x00000001
-	WhatExec What = 0x00000002
-	WhatComm What = 0x00000200
-	WhatExit What = 0x80000000
+	whatNone eventWhat = 0x00000000
+	whatFork eventWhat = 0x00000001
+	whatExec eventWhat = 0x00000002
+	whatComm eventWhat = 0x00000200
+	whatExit eventWhat = 0x80000000
 )
 
-// Event is one decoded proc connector event.
-type Event struct {
-	What        What
+// procEvent is one decoded proc connector event (struct proc_event).
+type procEvent struct {
+	What        eventWhat
 	CPU         uint32
 	Seq         uint32 // cn_msg seq: per-CPU counter; a gap means lost events
 	TimestampNS uint64 // ktime_get_ns(): CLOCK_MONOTONIC ns
@@ -66,8 +69,8 @@ var errShort = errors.New("proc connector message too short")
 
 // parseCnMsg decodes one cn_msg carrying a proc_event (data is the netlink
 // payload, host byte order).
-func parseCnMsg(b []byte) (Event, error) {
-	var ev Event
+func parseCnMsg(b []byte) (procEvent, error) {
+	var ev procEvent
 	if len(b) < cnMsgHeaderLen {
 		return ev, errShort
 	}
@@ -86,7 +89,7 @@ func parseCnMsg(b []byte) (Event, error) {
 	if len(data) < procEventHeaderLen {
 		return ev, errShort
 	}
-	ev.What = What(ne.Uint32(data[0:]))
+	ev.What = eventWhat(ne.Uint32(data[0:]))
 	ev.CPU = ne.Uint32(data[4:])
 	ev.TimestampNS = ne.Uint64(data[8:])
 	d := data[procEventHeaderLen:]
@@ -97,12 +100,12 @@ func parseCnMsg(b []byte) (Event, error) {
 		return ne.Uint32(d[i*4:])
 	}
 	switch ev.What {
-	case WhatFork:
+	case whatFork:
 		ev.ParentPID, ev.ParentTGID = int(u32(0)), int(u32(1))
 		ev.PID, ev.TGID = int(u32(2)), int(u32(3))
-	case WhatExec:
+	case whatExec:
 		ev.PID, ev.TGID = int(u32(0)), int(u32(1))
-	case WhatComm:
+	case whatComm:
 		ev.PID, ev.TGID = int(u32(0)), int(u32(1))
 		if len(d) >= 8+16 {
 			c := d[8 : 8+16]
@@ -114,7 +117,7 @@ func parseCnMsg(b []byte) (Event, error) {
 			}
 			ev.Comm = string(c)
 		}
-	case WhatExit:
+	case whatExit:
 		ev.PID, ev.TGID = int(u32(0)), int(u32(1))
 		ev.ExitCode = u32(2)
 		ev.ParentPID, ev.ParentTGID = int(u32(4)), int(u32(5))

@@ -34,8 +34,6 @@ type Options struct {
 	// Cmdline turns a process's argv into the stored command line (e.g.
 	// redaction); nil stores nothing.
 	Cmdline func(argv []string) string
-	// Unit maps a cgroup path to its systemd unit; nil stores none.
-	Unit func(cgroupPath string) string
 	// NoTaskstats disables the taskstats listener (exits then carry no I/O).
 	NoTaskstats bool
 	// ReadBuffer is the sockets' receive buffer in bytes (default 8 MiB;
@@ -55,6 +53,9 @@ type procInfo struct {
 	execIdx int
 	gen     uint64
 	hasExec bool
+	// described: a child's exec event already carried this process's
+	// identity (process.Event.ParentComm).
+	described bool
 }
 
 // pendingExit is a process exit held back briefly before it is handed
@@ -64,6 +65,10 @@ type procInfo struct {
 type pendingExit struct {
 	ev       process.Event
 	received time.Time
+	// info is what was tracked of the process when its exit was read
+	// (from its fork or exec): an exec read after the exit (two sockets,
+	// two readers) takes its parent and cgroup from it.
+	info *procInfo
 }
 
 // exitHold is how long an exit is held for its late threads.
@@ -82,7 +87,7 @@ type Listener struct {
 	stats    process.EventStats
 	seq      seqTracker
 	tracked  map[int]*procInfo
-	threadIO map[int]*TaskExit    // I/O of a process's exited threads, by TGID
+	threadIO map[int]*taskExit    // I/O of a process's exited threads, by TGID
 	cnExits  map[int]time.Time    // connector exits of main threads awaiting taskstats
 	pending  map[int]*pendingExit // by TGID
 	readErr  string               // why a reader stopped early, reported once by Drain
@@ -95,7 +100,7 @@ type Listener struct {
 
 // Open subscribes to the proc connector and, unless disabled, registers
 // for taskstats exit records on every online CPU. Without the needed
-// privileges it returns an *UnavailableError.
+// privileges it returns a *hostenv.Unavailable.
 func Open(opts Options) (*Listener, error) {
 	if opts.ProcRoot == "" {
 		opts.ProcRoot = "/proc"
@@ -112,7 +117,7 @@ func Open(opts Options) (*Listener, error) {
 	if opts.ReadBuffer <= 0 {
 		opts.ReadBuffer = 8 << 20
 	}
-	l := &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*TaskExit{}, cnExits: map[int]time.Time{}, pending: map[int]*pendingExit{}}
+	l := &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*taskExit{}, cnExits: map[int]time.Time{}, pending: map[int]*pendingExit{}}
 	cn, err := netlink.Dial(unix.NETLINK_CONNECTOR, &netlink.Config{Groups: cnIdxProc})
 	if err != nil {
 		return nil, unavailable("process-events connector", err)
@@ -192,10 +197,7 @@ func (l *Listener) readInfo(pid, ppid int, withCmdline bool) *procInfo {
 		pi.comm = string(bytes.TrimSpace(b))
 	}
 	if b, ok := l.readProcFile(pid, "cgroup"); ok {
-		pi.cgroup = cgroupPath(string(b))
-		if l.opts.Unit != nil {
-			pi.unit = l.opts.Unit(pi.cgroup)
-		}
+		pi.cgroup, pi.unit = process.ParseCgroupFile(b)
 	}
 	if withCmdline && l.opts.Cmdline != nil {
 		if b, ok := l.readProcFile(pid, "cmdline"); ok && len(b) > 0 {
@@ -206,6 +208,31 @@ func (l *Listener) readInfo(pid, ppid int, withCmdline bool) *procInfo {
 		pi.exe = l.readExe(pid)
 	}
 	return pi
+}
+
+// describeParent gives an exec event its parent's identity when the
+// parent's own exec was not recorded (it was running before the listener
+// started, like a loop's shell): comm, command line and parent PID, read
+// from /proc once per parent, so a child's ancestry reaches the loop.
+func (l *Listener) describeParent(e *process.Event) {
+	if e.PPID <= 1 {
+		return
+	}
+	par := l.tracked[e.PPID]
+	if par != nil && (par.hasExec || par.described) {
+		return
+	}
+	info := l.readInfo(e.PPID, 0, true)
+	if info.comm == "" {
+		return // gone already
+	}
+	e.ParentComm, e.ParentCmdline, e.ParentPPID = info.comm, info.cmdline, l.readPPID(e.PPID)
+	if par == nil {
+		info.ppid = e.ParentPPID
+		par = info
+		l.tracked[e.PPID] = par
+	}
+	par.described = true
 }
 
 // readExe returns the target of <ProcRoot>/<pid>/exe (the program the
@@ -265,29 +292,11 @@ func (l *Listener) readProcFile(pid int, name string) ([]byte, bool) {
 		return nil, false
 	}
 	defer unix.Close(fd)
-	total := 0
-	for total < len(l.infoBuf) {
-		n, err := unix.Read(fd, l.infoBuf[total:])
-		if err == unix.EINTR { //nolint:errorlint // a bare Errno from a syscall
-			continue
-		}
-		if err != nil {
-			return nil, false
-		}
-		if n == 0 {
-			break
-		}
-		total += n
+	total, err := process.ReadFile(fd, l.infoBuf, false)
+	if err != nil {
+		return nil, false
 	}
 	return l.infoBuf[:total], true
-}
-
-// cgroupPath is the cgroup path process.ParseCgroupFile picks from the
-// content of /proc/PID/cgroup (the unified hierarchy's, or the
-// name=systemd one's when only that names a unit).
-func cgroupPath(s string) string {
-	p, _ := process.ParseCgroupFile([]byte(s))
-	return p
 }
 
 // Start reads events until ctx ends or Close is called.
@@ -362,9 +371,9 @@ func (l *Listener) push(e process.Event) {
 	l.events = append(l.events, e)
 }
 
-func (l *Listener) handleConnector(ev Event, at time.Time) {
+func (l *Listener) handleConnector(ev procEvent, at time.Time) {
 	switch ev.What {
-	case WhatFork:
+	case whatFork:
 		if ev.PID != ev.TGID {
 			return // a new thread, not a process
 		}
@@ -374,11 +383,17 @@ func (l *Listener) handleConnector(ev Event, at time.Time) {
 			pi.comm = parent.comm
 		}
 		l.tracked[ev.PID] = pi
-	case WhatExec:
+	case whatExec:
 		if ev.PID != ev.TGID {
 			return
 		}
 		old := l.tracked[ev.PID]
+		pe, exited := l.pending[ev.PID]
+		if old == nil && exited {
+			// Its taskstats exit was read first and took the record of
+			// its fork: /proc/PID is gone, the record is all there is.
+			old = pe.info
+		}
 		pi := l.readInfo(ev.PID, 0, true)
 		if old != nil {
 			pi.ppid = old.ppid
@@ -386,13 +401,16 @@ func (l *Listener) handleConnector(ev Event, at time.Time) {
 				pi.cgroup, pi.unit = old.cgroup, old.unit
 			}
 		}
+		if pi.ppid == 0 && exited {
+			pi.ppid = pe.ev.PPID // taskstats' ac_ppid
+		}
 		if pi.ppid == 0 {
 			// Forked before the listener started (or the fork event was
 			// lost): every exec still carries its parent.
 			pi.ppid = l.readPPID(ev.PID)
 		}
 		pi.execIdx, pi.gen, pi.hasExec = len(l.events), l.gen, true
-		if pe, ok := l.pending[ev.PID]; ok {
+		if exited {
 			// The taskstats exit was read before this exec (two sockets,
 			// two readers): the process is gone; complete from its exit.
 			x := &pe.ev
@@ -410,13 +428,15 @@ func (l *Listener) handleConnector(ev Event, at time.Time) {
 		} else {
 			l.tracked[ev.PID] = pi
 		}
-		l.push(process.Event{Kind: process.Exec, Time: at, Source: "connector", PID: ev.PID, PPID: pi.ppid,
-			Comm: pi.comm, Exe: pi.exe, Cmdline: pi.cmdline, Cgroup: pi.cgroup, Unit: pi.unit})
-	case WhatComm:
+		e := process.Event{Kind: process.Exec, Time: at, Source: "connector", PID: ev.PID, PPID: pi.ppid,
+			Comm: pi.comm, Exe: pi.exe, Cmdline: pi.cmdline, Cgroup: pi.cgroup, Unit: pi.unit}
+		l.describeParent(&e)
+		l.push(e)
+	case whatComm:
 		if pi := l.tracked[ev.TGID]; pi != nil && ev.PID == ev.TGID {
 			pi.comm = ev.Comm
 		}
-	case WhatExit:
+	case whatExit:
 		if ev.PID != ev.TGID {
 			return
 		}
@@ -465,7 +485,7 @@ func (l *Listener) readTaskstats(ctx context.Context, ts *genetlink.Conn) {
 	}
 }
 
-func (l *Listener) handleExit(te TaskExit, now time.Time) {
+func (l *Listener) handleExit(te taskExit, now time.Time) {
 	if te.PID != te.TGID {
 		if pe, ok := l.pending[te.TGID]; ok { // a thread ending after its leader
 			pe.ev.ReadBytes += te.ReadBytes
@@ -475,7 +495,7 @@ func (l *Listener) handleExit(te TaskExit, now time.Time) {
 		}
 		acc := l.threadIO[te.TGID]
 		if acc == nil {
-			acc = &TaskExit{}
+			acc = &taskExit{}
 			l.threadIO[te.TGID] = acc
 		}
 		acc.ReadBytes += te.ReadBytes
@@ -515,7 +535,7 @@ func (l *Listener) handleExit(te TaskExit, now time.Time) {
 	if old, ok := l.pending[te.PID]; ok { // PID reused within the hold: hand out the old one
 		l.push(old.ev)
 	}
-	l.pending[te.PID] = &pendingExit{ev: e, received: now}
+	l.pending[te.PID] = &pendingExit{ev: e, received: now, info: pi}
 }
 
 // flushPending hands out the exits held at least exitHold (all with

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/process"
 )
 
 // StallSnapshot lists the processes to blame at a stall onset: with
@@ -19,9 +20,10 @@ import (
 // (cgroup.procs); without, the host's processes in uninterruptible sleep
 // (state D in /proc/PID/stat: blocked in reclaim, on a page fault or on
 // I/O). Each comes with its cumulative I/O from /proc/PID/io, most I/O
-// first; at most limit processes. It is called only at onsets (at most once
+// first; at most limit processes; the cgroup and unit are
+// process.ParseCgroupFile's, as in every other list. It is called only at onsets (at most once
 // per trigger window), not every sample, so it uses procfs for clarity.
-func StallSnapshot(procRoot, cgroupDir string, unit func(string) string, limit int) []diskio.ProcIO {
+func StallSnapshot(procRoot, cgroupDir string, limit int) []diskio.ProcIO {
 	pfs, err := procfs.NewFS(procRoot)
 	if err != nil {
 		return nil
@@ -58,10 +60,7 @@ func StallSnapshot(procRoot, cgroupDir string, unit func(string) string, limit i
 			pi.ReadBytes, pi.WriteBytes, pi.CancelledWriteBytes = io.ReadBytes, io.WriteBytes, uint64(max(io.CancelledWriteBytes, 0))
 		}
 		if b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "cgroup")); err == nil {
-			pi.Cgroup = cgroupPath(string(b))
-			if unit != nil {
-				pi.Unit = unit(pi.Cgroup)
-			}
+			pi.Cgroup, pi.Unit = process.ParseCgroupFile(b)
 		}
 		out = append(out, pi)
 	}

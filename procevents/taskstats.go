@@ -3,6 +3,7 @@ package procevents
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 	"unsafe"
 
@@ -12,10 +13,10 @@ import (
 	"github.com/memdiag/memdiag/internal/hostenv"
 )
 
-// TaskExit is one exiting task's accounting from struct taskstats
+// taskExit is one exiting task's accounting from struct taskstats
 // (include/uapi/linux/taskstats.h), as the kernel sends it to listeners
 // registered with TASKSTATS_CMD_ATTR_REGISTER_CPUMASK.
-type TaskExit struct {
+type taskExit struct {
 	PID, TGID, PPID     int
 	Comm                string
 	ExitCode            uint32
@@ -37,7 +38,7 @@ const taskstatsSize = int(unsafe.Sizeof(unix.Taskstats{}))
 // message: an AGGR_PID (or AGGR_TGID) nest holding PID and STATS.
 // ok is false for aggregates memdiag does not use (AGGR_TGID carries only
 // delay totals).
-func parseTaskstatsAttrs(b []byte) (te TaskExit, ok bool, err error) {
+func parseTaskstatsAttrs(b []byte) (te taskExit, ok bool, err error) {
 	ad, err := netlink.NewAttributeDecoder(b)
 	if err != nil {
 		return te, false, err
@@ -68,7 +69,7 @@ func parseTaskstatsAttrs(b []byte) (te TaskExit, ok bool, err error) {
 	return te, ok, nil
 }
 
-func decodeTaskstats(b []byte, te *TaskExit) error {
+func decodeTaskstats(b []byte, te *taskExit) error {
 	var ts unix.Taskstats
 	minLen := int(unsafe.Offsetof(ts.Cancelled_write_bytes)) + 8
 	if len(b) < minLen {
@@ -93,6 +94,13 @@ func decodeTaskstats(b []byte, te *TaskExit) error {
 	te.Comm = string(buf)
 	te.ExitCode = ts.Ac_exitcode
 	te.ReadBytes, te.WriteBytes, te.CancelledWriteBytes = ts.Read_bytes, ts.Write_bytes, ts.Cancelled_write_bytes
+	// Counters past what a Duration holds (292 years) are no kernel's;
+	// refused rather than wrapped to a negative time (found by
+	// FuzzParseTaskstatsAttrs).
+	if ts.Blkio_delay_total > math.MaxInt64 || ts.Cpu_run_real_total > math.MaxInt64 || ts.Ac_etime > math.MaxInt64/uint64(time.Microsecond) {
+		return fmt.Errorf("struct taskstats: a delay or time past 292 years (blkio_delay_total %d ns, cpu_run_real_total %d ns, ac_etime %d µs)",
+			ts.Blkio_delay_total, ts.Cpu_run_real_total, ts.Ac_etime)
+	}
 	te.BlkioDelay = time.Duration(ts.Blkio_delay_total)
 	te.RunTime = time.Duration(ts.Cpu_run_real_total)
 	te.Elapsed = time.Duration(ts.Ac_etime) * time.Microsecond
@@ -104,15 +112,13 @@ func decodeTaskstats(b []byte, te *TaskExit) error {
 	return nil
 }
 
-// UnavailableError says process events cannot be used here, why, and
-// what the user can do; memdiag then falls back to polling.
-// It is memdiag's one [hostenv.Unavailable]: Path names the interface.
-type UnavailableError = hostenv.Unavailable
-
+// unavailable says process events cannot be used here, why, and what the
+// user can do (memdiag then falls back to polling), as memdiag's one
+// *hostenv.Unavailable: Path names the interface.
 func unavailable(what string, err error) error {
 	hint := "falling back to polling /proc, which misses processes that live shorter than the interval"
 	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
 		hint = "needs root (CAP_NET_ADMIN) in the initial namespaces; " + hint
 	}
-	return &UnavailableError{Path: what, Need: err.Error(), Hint: hint, Err: err}
+	return &hostenv.Unavailable{Path: what, Need: err.Error(), Hint: hint, Err: err}
 }

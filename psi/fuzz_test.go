@@ -2,22 +2,17 @@ package psi
 
 import (
 	"math"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/memdiag/memdiag/internal/testutil"
 )
 
 // FuzzParse checks that no PSI file panics the parser and that what it
 // accepts is a valid reading: averages finite and within 0–100 %, totals
 // not negative, errors naming the file.
 func FuzzParse(f *testing.F) {
-	for _, p := range []string{"../testdata/linux-6.18/proc/pressure/memory", "../testdata/linux-6.18/proc/pressure/io", "../testdata/linux-6.18-hog-t1/proc/pressure/memory"} {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(b))
-	}
+	testutil.Seed[string](f, "../testdata/linux-6.18/proc/pressure/memory", "../testdata/linux-6.18/proc/pressure/io", "../testdata/linux-6.18-hog-t1/proc/pressure/memory")
 	f.Add("some avg10=NaN avg60=0 avg300=0 total=1\n")
 	f.Add("some avg10=0 avg60=0 avg300=0 total=18446744073709551615\n")
 	f.Fuzz(func(t *testing.T, text string) {
@@ -62,4 +57,38 @@ func TestParseRejectsImpossible(t *testing.T) {
 	if err != nil || r.Some.Total != 9223372036854775*1000 {
 		t.Errorf("largest total: %+v, %v", r, err)
 	}
+}
+
+// FuzzParseTotal checks the onset watcher's fast reader of one total=
+// (parseTotal, read on every trigger wake-up): no panic, no negative
+// total, errors naming the file, and where the full parser accepts the
+// same file both read the same some and full totals.
+func FuzzParseTotal(f *testing.F) {
+	testutil.Seed[string](f, "../testdata/linux-6.18/proc/pressure/memory", "../testdata/linux-6.18-hog-t1/proc/pressure/memory")
+	f.Add("some avg10=0 avg60=0 avg300=0 total=9999999999999999999\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		r, perr := parse(strings.NewReader(text), "memory")
+		for _, want := range []string{"some ", "full "} {
+			tot, err := parseTotal([]byte(text), []byte(want), "memory")
+			if err != nil {
+				if !strings.HasPrefix(err.Error(), "memory") {
+					t.Fatalf("error does not name the file: %v", err)
+				}
+				continue
+			}
+			if tot < 0 {
+				t.Fatalf("parseTotal(%q) = %v, negative", want, tot)
+			}
+			if perr != nil {
+				continue
+			}
+			l := &r.Some
+			if want == "full " {
+				l = r.Full
+			}
+			if l != nil && l.Total != tot {
+				t.Fatalf("%q: parseTotal %v, parse %v", want, tot, l.Total)
+			}
+		}
+	})
 }

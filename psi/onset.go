@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -39,7 +40,7 @@ type OnsetWatcher struct {
 	// Fallback says why polling is used instead of a kernel trigger
 	// ("" when a trigger is in use); print it once.
 	Fallback string
-	trig     *Trigger
+	trig     *trigger
 }
 
 // NewOnsetWatcher sets up a watcher on path. It fails only for bad
@@ -52,7 +53,7 @@ func NewOnsetWatcher(path, kind string, stall, window, pollEvery time.Duration) 
 	if !hasCapSysResource() {
 		w.Fallback = fmt.Sprintf("PSI triggers on %s: this process lacks CAP_SYS_RESOURCE, so the kernel allows only 2 s-multiple windows evaluated every 2 s; polling total every %s instead", path, pollEvery)
 	} else {
-		t, err := NewTrigger(path, kind, stall, window)
+		t, err := newTrigger(path, kind, stall, window)
 		switch {
 		case err == nil:
 			w.trig = t
@@ -224,22 +225,25 @@ func parseTotal(b, want []byte, path string) (time.Duration, error) {
 		}
 		i := bytes.Index(l, []byte("total="))
 		if i < 0 {
-			return 0, fmt.Errorf("%s:%d: %w: no total= in %q", path, line, ErrParse, l)
+			return 0, fmt.Errorf("%s:%d: %w: no total= in %q", path, line, errParse, l)
 		}
 		var v uint64
 		digits := l[i+len("total="):]
 		if len(digits) == 0 || len(digits) > 19 {
-			return 0, fmt.Errorf("%s:%d: %w: bad total in %q", path, line, ErrParse, l)
+			return 0, fmt.Errorf("%s:%d: %w: bad total in %q", path, line, errParse, l)
 		}
 		for _, c := range digits {
 			if c < '0' || c > '9' {
-				return 0, fmt.Errorf("%s:%d: %w: bad total in %q", path, line, ErrParse, l)
+				return 0, fmt.Errorf("%s:%d: %w: bad total in %q", path, line, errParse, l)
 			}
 			v = v*10 + uint64(c-'0')
 		}
+		if v > math.MaxInt64/uint64(time.Microsecond) { // as parse refuses it
+			return 0, fmt.Errorf("%s:%d: %w: total=%d µs: past 292 years, more than a Duration holds", path, line, errParse, v)
+		}
 		return time.Duration(v) * time.Microsecond, nil
 	}
-	return 0, fmt.Errorf("%s: %w: no %q line", path, ErrParse, bytes.TrimSpace(want))
+	return 0, fmt.Errorf("%s: %w: no %q line", path, errParse, bytes.TrimSpace(want))
 }
 
 // hasCapSysResource reports whether this process has CAP_SYS_RESOURCE in

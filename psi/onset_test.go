@@ -40,11 +40,13 @@ func TestParseTotalErrors(t *testing.T) {
 		{"no full line", "some avg10=0.00 avg60=0.00 avg300=0.00 total=5\n", "full", `f: malformed PSI line: no "full" line`},
 		{"no total", "some avg10=0.00 avg60=0.00 avg300=0.00\n", "some", `f:1: malformed PSI line: no total= in "some avg10=0.00 avg60=0.00 avg300=0.00"`},
 		{"bad total", "full avg10=0.00 avg60=0.00 avg300=0.00 total=12x\nsome total=1\n", "full", `f:1: malformed PSI line: bad total in "full avg10=0.00 avg60=0.00 avg300=0.00 total=12x"`},
+		// Found by FuzzParseTotal (testdata/fuzz): wrapped to a negative duration.
+		{"total past 292 years", "some avg10=0.00 avg60=0.00 avg300=0.00 total=5\nfull total=9227000000000000\n", "full", `f:2: malformed PSI line: total=9227000000000000 µs: past 292 years, more than a Duration holds`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseTotal([]byte(tc.text), []byte(tc.kind+" "), "f")
-			if err == nil || err.Error() != tc.wantMsg || !errors.Is(err, ErrParse) {
-				t.Errorf("parseTotal() error = %v, want %q wrapping ErrParse", err, tc.wantMsg)
+			if err == nil || err.Error() != tc.wantMsg || !errors.Is(err, errParse) {
+				t.Errorf("parseTotal() error = %v, want %q wrapping errParse", err, tc.wantMsg)
 			}
 		})
 	}

@@ -19,6 +19,9 @@
 // The parser is our own rather than procfs's PSIStatsForResource because it
 // must also read cgroup v2 *.pressure files, which procfs does not, and it
 // names the file and line of bad input and checks the scanner's error.
+//
+// [OnsetWatcher] reports when a stall starts, to the millisecond: with a
+// kernel PSI trigger where the kernel allows one, else by polling total.
 package psi
 
 import (
@@ -41,8 +44,8 @@ import (
 	"github.com/memdiag/memdiag/internal/hostenv"
 )
 
-// ErrParse is wrapped by every parse error of this package.
-var ErrParse = errors.New("malformed PSI line")
+// errParse is wrapped by every parse error of this package.
+var errParse = errors.New("malformed PSI line")
 
 // Resources lists the PSI resources in the order they are read.
 var Resources = []string{"memory", "io", "cpu"}
@@ -114,7 +117,9 @@ func (s *Snapshot) Get(resource string) *Resource {
 	return nil
 }
 
-func (s *Snapshot) set(resource string, r *Resource) {
+// Set stores r as the resource named ("memory", "io", "cpu"); another
+// name is ignored.
+func (s *Snapshot) Set(resource string, r *Resource) {
 	switch resource {
 	case "memory":
 		s.Memory = r
@@ -219,7 +224,7 @@ func collectDir(dir string, name func(string) string) (Snapshot, []error, error)
 			}
 			return s, missing, err
 		}
-		s.set(res, &r)
+		s.Set(res, &r)
 	}
 	return s, missing, nil
 }
@@ -269,7 +274,7 @@ func parse(r io.Reader, path string) (Resource, error) {
 		kind, rest, _ := strings.Cut(text, " ")
 		l, err := parseLine(rest)
 		if err != nil {
-			return Resource{}, fmt.Errorf("%s:%d: %w: %q: %w", path, n, ErrParse, text, err)
+			return Resource{}, fmt.Errorf("%s:%d: %w: %q: %w", path, n, errParse, text, err)
 		}
 		switch kind {
 		case "some":
@@ -285,7 +290,7 @@ func parse(r io.Reader, path string) (Resource, error) {
 		return Resource{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if !seenSome {
-		return Resource{}, fmt.Errorf("%s: %w: no \"some\" line", path, ErrParse)
+		return Resource{}, fmt.Errorf("%s: %w: no \"some\" line", path, errParse)
 	}
 	return res, nil
 }

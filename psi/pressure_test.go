@@ -221,8 +221,8 @@ func TestReadFileErrors(t *testing.T) {
 			if err == nil || !strings.HasPrefix(err.Error(), path+tt.want) {
 				t.Errorf("ReadFile error = %v\nwant prefix %q", err, path+tt.want)
 			}
-			if !errors.Is(err, ErrParse) {
-				t.Errorf("error does not wrap ErrParse")
+			if !errors.Is(err, errParse) {
+				t.Errorf("error does not wrap errParse")
 			}
 		})
 	}

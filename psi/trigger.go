@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Trigger is a PSI trigger: the kernel wakes a poller with POLLPRI as soon
+// trigger is a PSI trigger: the kernel wakes a poller with POLLPRI as soon
 // as the stall time of one kind ("some" or "full") reaches Stall within a
 // moving Window, so the onset of a stall is known to the millisecond
 // instead of being averaged into a sampling interval.
@@ -20,7 +20,7 @@ import (
 // users may create triggers only on kernels >= 6.5 and only with windows
 // that are multiples of 2 s. The kernel fires a trigger at most once per
 // window.
-type Trigger struct {
+type trigger struct {
 	Path   string        // the pressure file: /proc/pressure/memory or <cgroup>/memory.pressure
 	Kind   string        // "some" or "full"
 	Stall  time.Duration // threshold within Window
@@ -28,9 +28,9 @@ type Trigger struct {
 	f      *os.File
 }
 
-// NewTrigger registers a trigger on path. A kernel or privilege that does
+// newTrigger registers a trigger on path. A kernel or privilege that does
 // not allow it yields an *UnavailableError saying why.
-func NewTrigger(path, kind string, stall, window time.Duration) (*Trigger, error) {
+func newTrigger(path, kind string, stall, window time.Duration) (*trigger, error) {
 	if kind != "some" && kind != "full" {
 		return nil, fmt.Errorf("psi trigger: kind %q: want some or full", kind)
 	}
@@ -60,17 +60,17 @@ func NewTrigger(path, kind string, stall, window time.Duration) (*Trigger, error
 		}
 		return nil, &UnavailableError{Path: path, Need: "a PSI trigger \"" + spec + "\": " + err.Error(), Hint: hint, Err: err}
 	}
-	return &Trigger{Path: path, Kind: kind, Stall: stall, Window: window, f: f}, nil
+	return &trigger{Path: path, Kind: kind, Stall: stall, Window: window, f: f}, nil
 }
 
 // Spec is the trigger as written to the kernel ("some 150000 1000000").
-func (t *Trigger) Spec() string {
+func (t *trigger) Spec() string {
 	return fmt.Sprintf("%s %d %d", t.Kind, t.Stall.Microseconds(), t.Window.Microseconds())
 }
 
 // Wait blocks until the trigger fires and returns the time poll returned,
 // or returns ctx's error. It polls in slices of 250 ms to notice ctx.
-func (t *Trigger) Wait(ctx context.Context) (time.Time, error) {
+func (t *trigger) Wait(ctx context.Context) (time.Time, error) {
 	fds := []unix.PollFd{{Fd: int32(t.f.Fd()), Events: unix.POLLPRI}}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -96,4 +96,4 @@ func (t *Trigger) Wait(ctx context.Context) (time.Time, error) {
 }
 
 // Close removes the trigger.
-func (t *Trigger) Close() error { return t.f.Close() }
+func (t *trigger) Close() error { return t.f.Close() }

@@ -29,12 +29,12 @@ func TestNewTriggerValidates(t *testing.T) {
 		{"some", 100 * time.Millisecond, 11 * time.Second, "out of the kernel's range"},
 		{"some", 2 * time.Second, time.Second, "must be in (0, window 1s]"},
 	} {
-		_, err := NewTrigger(p, tc.kind, tc.stall, tc.window)
+		_, err := newTrigger(p, tc.kind, tc.stall, tc.window)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("NewTrigger(%s,%s,%s) = %v, want error containing %q", tc.kind, tc.stall, tc.window, err, tc.want)
+			t.Errorf("newTrigger(%s,%s,%s) = %v, want error containing %q", tc.kind, tc.stall, tc.window, err, tc.want)
 		}
 	}
-	_, err := NewTrigger(filepath.Join(dir, "missing"), "some", 100*time.Millisecond, time.Second)
+	_, err := newTrigger(filepath.Join(dir, "missing"), "some", 100*time.Millisecond, time.Second)
 	var ue *UnavailableError
 	if !errors.As(err, &ue) {
 		t.Errorf("missing file: %v, want *UnavailableError", err)
@@ -68,7 +68,7 @@ func TestTriggerFiresInStall(t *testing.T) {
 	// 10 ms in a 2 s window: reading 1.5 GiB through a 32 MiB group
 	// stalls it longer than that even on a fast disk; 50 ms was missed
 	// once in CI (the hog ran, the trigger never fired).
-	tr, err := NewTrigger(filepath.Join(cg.V2Dir, "memory.pressure"), "some", 10*time.Millisecond, 2*time.Second)
+	tr, err := newTrigger(filepath.Join(cg.V2Dir, "memory.pressure"), "some", 10*time.Millisecond, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
-
-	"github.com/memdiag/memdiag/diskio"
 )
 
 // benchSample is a sample like `watch` writes each second at N=1000 on
@@ -21,16 +19,16 @@ import (
 // with the field values of a live recording (docs/benchmarks.md).
 func benchSample(b *testing.B) *Sample {
 	s := sampleFromRoot(b, "linux-6.18")
-	s.Disks = []diskio.Disk{{Name: "vda", Reads: 300215, Writes: 165777, ReadBytes: 28919649280, WriteBytes: 34315735040,
+	s.Disks = []Disk{{Name: "vda", Reads: 300215, Writes: 165777, ReadBytes: 28919649280, WriteBytes: 34315735040,
 		IOTicks: 148148 * time.Millisecond, TimeInQueue: 873224 * time.Millisecond}}
 	for i := 0; i < 10; i++ {
-		s.Procs = append(s.Procs, diskio.ProcIO{PID: 31710 + i, PPID: 31620, StartTicks: 317931, Comm: "websvc",
+		s.Procs = append(s.Procs, ProcIO{PID: 31710 + i, PPID: 31620, StartTicks: 317931, Comm: "websvc",
 			Cmdline: "/tmp/TestAnalyze/001/websvc -data /tmp/TestAnalyze/003/web.dat -data-size 100663296 -anon 50331648",
 			Cgroup:  "/memdiag-e2e.slice/memdiag-e2e-web.service", Unit: "memdiag-e2e-web.service",
 			ReadBytes: 123891712, WriteBytes: 100663296, DeltaReadBytes: 147456})
-		s.RSS = append(s.RSS, diskio.ProcRSS{PID: 31710 + i, StartTicks: 317931, Comm: "websvc", AnonBytes: 105103360, FileBytes: 6598656})
+		s.RSS = append(s.RSS, ProcRSS{PID: 31710 + i, StartTicks: 317931, Comm: "websvc", AnonBytes: 105103360, FileBytes: 6598656})
 	}
-	s.Scan = &diskio.ScanStats{Processes: 1072, Denied: 1}
+	s.Scan = &ScanStats{Processes: 1072, Denied: 1}
 	return &s
 }
 
@@ -147,5 +145,22 @@ func BenchmarkGzipSyncFlush(b *testing.B) {
 			}
 			b.ReportMetric(float64(size)/float64(len(lines)), "B/sample")
 		})
+	}
+}
+
+// BenchmarkBetween is one interval's derivation from two samples as
+// `analyze` does it for every sample (correlate.Series.Add): the
+// catalogue's readings of both samples, converted from the wire types,
+// and every signal. The samples are the hog fixtures with one disk.
+func BenchmarkBetween(b *testing.B) {
+	s0, s1 := sampleFromRoot(b, "linux-6.18-hog-t0"), sampleFromRoot(b, "linux-6.18-hog-t1")
+	s0.Disks = []Disk{{Name: "vda", Reads: 300215, Writes: 165777, ReadBytes: 28919649280, WriteBytes: 34315735040,
+		IOTicks: 148148 * time.Millisecond, TimeInQueue: 873224 * time.Millisecond}}
+	s1.Disks = []Disk{{Name: "vda", Reads: 300415, Writes: 165877, ReadBytes: 28929649280, WriteBytes: 34325735040,
+		IOTicks: 148948 * time.Millisecond, TimeInQueue: 874224 * time.Millisecond}}
+	h := &Header{PageSize: 4096}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = Between(h, &s0, &s1)
 	}
 }

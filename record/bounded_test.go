@@ -47,14 +47,14 @@ func firstLines(t *testing.T, n int) [][]byte {
 	return bytes.SplitAfter(plain, []byte("\n"))[:n+1]
 }
 
-// TestOversizeLineSkipped: a line over MaxLine used to reject the whole
+// TestOversizeLineSkipped: a line over maxLine used to reject the whole
 // recording ("bufio.Scanner: token too long"); it is skipped with a
 // warning naming it, like a damaged line, and every other sample is read.
 func TestOversizeLineSkipped(t *testing.T) {
 	lines := firstLines(t, 4)
 	input := func() io.Reader {
 		return io.MultiReader(bytes.NewReader(lines[0]), bytes.NewReader(lines[1]), bytes.NewReader(lines[2]),
-			&repeatReader{c: 'x', n: MaxLine + 10}, strings.NewReader("\n"),
+			&repeatReader{c: 'x', n: maxLine + 10}, strings.NewReader("\n"),
 			bytes.NewReader(lines[3]), bytes.NewReader(lines[4]))
 	}
 	const want = "rec.jsonl:4: line of 67108875 bytes skipped: over the 64 MiB a recording line may have"

@@ -59,32 +59,51 @@ func (g *Gaps) Add(s *Sample) {
 func (g *Gaps) Samples() int { return g.samples }
 
 // Abnormal says why the recording did not end cleanly — no end line (the
-// recorder was killed, or the disk filled), lines cut short or damaged,
-// fewer samples than its end line counts — or "" when it did. A gate
-// passes no threshold of an abnormal recording.
+// recorder was killed, or the disk filled), a last line cut short, fewer
+// samples than its end line counts, damaged lines skipped in the middle —
+// or "" when it did. A gate passes no threshold of an abnormal recording.
 func (g *Gaps) Abnormal(end *End, warns []string) string {
-	var why []string
+	cut, why := g.abnormal(end, warns)
+	return strings.Join(append(cut, why...), "; ")
+}
+
+// abnormal splits Abnormal's findings into those that mean the recording
+// was cut short (its end is missing) and damaged lines in the middle of a
+// recording that ends properly, which do not.
+func (g *Gaps) abnormal(end *End, warns []string) (cut, damaged []string) {
+	bad := damagedLines(warns)
 	if end == nil {
-		why = append(why, "no end line: the recorder was killed, crashed, ran out of disk or is still recording")
-	} else if end.Samples > g.samples {
-		why = append(why, fmt.Sprintf("the end line counts %d samples, %d are readable", end.Samples, g.samples))
+		cut = append(cut, "no end line: the recorder was killed, crashed, ran out of disk or is still recording")
+	} else if end.Samples > g.samples+len(bad) {
+		cut = append(cut, fmt.Sprintf("the end line counts %d samples, %d are readable", end.Samples, g.samples))
 	}
 	if n := cutLines(warns); n > 0 {
-		why = append(why, fmt.Sprintf("%d %s cut short or damaged", n, english.Plural(n, "line")))
+		cut = append(cut, fmt.Sprintf("%d %s cut short", n, english.Plural(n, "line")))
 	}
-	return strings.Join(why, "; ")
+	if n := len(bad); n > 0 {
+		at := bad
+		if n > 3 {
+			at = append(append([]string{}, bad[:3]...), "…")
+		}
+		damaged = append(damaged, fmt.Sprintf("%d damaged %s skipped (%s), the rest read", n, english.Plural(n, "line"), strings.Join(at, ", ")))
+	}
+	return cut, damaged
 }
 
 // Lines says what the recording lacks, one finding a line, most
 // important first; none for a complete recording of every signal.
 func (g *Gaps) Lines(end *End, warns []string) []string {
 	var out []string
-	if a := g.Abnormal(end, warns); a != "" {
-		l := fmt.Sprintf("recording cut short, %s readable: %s", english.Count(g.samples, "sample"), a)
+	cut, damaged := g.abnormal(end, warns)
+	switch {
+	case len(cut) > 0:
+		l := fmt.Sprintf("recording cut short, %s readable: %s", english.Count(g.samples, "sample"), strings.Join(append(cut, damaged...), "; "))
 		if end == nil && !g.last.IsZero() {
 			l += fmt.Sprintf("; nothing is known after the last sample (%s)", g.last.Format("2006-01-02 15:04:05 MST"))
 		}
 		out = append(out, l)
+	case len(damaged) > 0:
+		out = append(out, fmt.Sprintf("recording damaged, %s readable: %s; its end line is there", english.Count(g.samples, "sample"), strings.Join(damaged, "; ")))
 	}
 	if g.samples > 0 && g.noPSI > 0 {
 		why := ""
@@ -153,17 +172,35 @@ func NeedSamples(name string, n int, end *End, warns []string) error {
 		return fmt.Errorf("%s: %w: a header and an end line (%q) and nothing between", name, ErrNoSamples, end.Reason)
 	case cutLines(warns) > 0:
 		return fmt.Errorf("%s: %w: the header, then line 2 cut short (%s)", name, ErrNoSamples, warns[0])
+	case len(damagedLines(warns)) > 0:
+		return fmt.Errorf("%s: %w: the header, then only damaged lines (%s)", name, ErrNoSamples, warns[0])
 	}
 	return fmt.Errorf("%s: %w: the header only (the recorder was killed before its first sample, or is still starting)", name, ErrNoSamples)
 }
 
-// cutLines counts the reader's warnings about lines cut short or damaged.
+// cutLines counts the reader's warnings about lines cut short: a last
+// line without its end, a compressed stream that stops.
 func cutLines(warns []string) int {
 	n := 0
 	for _, w := range warns {
-		if strings.Contains(w, "truncated last line") || strings.Contains(w, "cut short") || strings.Contains(w, "damaged") {
+		if strings.Contains(w, "truncated last line") || strings.Contains(w, "cut short") {
 			n++
 		}
 	}
 	return n
+}
+
+// damagedLines returns the file:line of each line the reader skipped as
+// damaged (not JSON, not a sample, over the line limit) while lines after
+// it were read.
+func damagedLines(warns []string) []string {
+	var at []string
+	for _, w := range warns {
+		if !strings.Contains(w, ": damaged ") && !strings.Contains(w, "(damaged, or not written by memdiag)") {
+			continue
+		}
+		loc, _, _ := strings.Cut(w, ": ")
+		at = append(at, loc)
+	}
+	return at
 }

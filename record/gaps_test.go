@@ -9,16 +9,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/memdiag/memdiag/diskio"
-	"github.com/memdiag/memdiag/process"
-	"github.com/memdiag/memdiag/psi"
 )
 
 var gt0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 func withPSI(s Sample) Sample {
-	s.PSI = &psi.Snapshot{Memory: &psi.Resource{Some: psi.Line{}, Full: &psi.Line{}}}
+	s.PSI = &PSI{Memory: &PSIResource{Some: PSILine{}, Full: &PSILine{}}}
 	return s
 }
 
@@ -26,7 +22,7 @@ func TestGapsComplete(t *testing.T) {
 	h := Header{Collectors: []CollectorStatus{{Name: "psi", Available: true}, {Name: "procs", Available: true}, {Name: "events", Available: true}}}
 	g := NewGaps(h)
 	for i := range 3 {
-		s := withPSI(Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), Scan: &diskio.ScanStats{Processes: 75}, EventStats: &process.EventStats{Received: 4}})
+		s := withPSI(Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), Scan: &ScanStats{Processes: 75}, EventStats: &EventStats{Received: 4}})
 		g.Add(&s)
 	}
 	end := &End{Samples: 3, Reason: "duration"}
@@ -48,12 +44,12 @@ func TestGapsEverything(t *testing.T) {
 	}}
 	g := NewGaps(h)
 	for i, denied := range []int{70, 73, 72} {
-		s := Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), Scan: &diskio.ScanStats{Processes: 75, Denied: denied}}
+		s := Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), Scan: &ScanStats{Processes: 75, Denied: denied}}
 		g.Add(&s)
 	}
 	warns := []string{"r.jsonl:5: truncated last line (120 bytes) skipped; the recorder was probably killed"}
 	want := []string{
-		"recording cut short, 3 samples readable: no end line: the recorder was killed, crashed, ran out of disk or is still recording; 1 line cut short or damaged; nothing is known after the last sample (2026-12-01 12:00:02 UTC)",
+		"recording cut short, 3 samples readable: no end line: the recorder was killed, crashed, ran out of disk or is still recording; 1 line cut short; nothing is known after the last sample (2026-12-01 12:00:02 UTC)",
 		"no memory PSI (no /proc/pressure: kernel older than 4.20): stall on memory is unknown, not zero; the PSI signals cannot rise and their thresholds cannot be judged",
 		"per-process I/O unreadable for 73 of 75 processes (/proc/PID/io denied: the recorder needs root or CAP_SYS_PTRACE + CAP_DAC_READ_SEARCH): their I/O is missing from the top processes and the culprits",
 		"process events polled, not from the kernel (netlink: operation not permitted): a process that started and ended between two samples is missing",
@@ -63,13 +59,40 @@ func TestGapsEverything(t *testing.T) {
 	}
 }
 
+// A damaged line in the middle of a recording with a proper end line is
+// not a recording cut short: it is named with its place, and the rest was
+// read. A damaged sample line explains one sample missing from the end
+// line's count.
+func TestGapsDamagedMiddle(t *testing.T) {
+	g := NewGaps(Header{})
+	for i := range 91 {
+		s := Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), PSI: &PSI{Memory: &PSIResource{}}}
+		g.Add(&s)
+	}
+	warns := []string{"midbad.jsonl:2: damaged line skipped: invalid character 'o' in literal null (expecting 'u')"}
+	want := []string{"recording damaged, 91 samples readable: 1 damaged line skipped (midbad.jsonl:2), the rest read; its end line is there"}
+	for _, end := range []*End{{Samples: 91}, {Samples: 92}} {
+		if diff := cmp.Diff(want, g.Lines(end, warns)); diff != "" {
+			t.Errorf("end counts %d: Lines() (-want +got):\n%s", end.Samples, diff)
+		}
+	}
+	// Two samples missing, one damaged line: one is unaccounted for.
+	got := g.Lines(&End{Samples: 93}, warns)
+	if len(got) != 1 || got[0] != "recording cut short, 91 samples readable: the end line counts 93 samples, 91 are readable; 1 damaged line skipped (midbad.jsonl:2), the rest read" {
+		t.Errorf("end counts 93: %q", got)
+	}
+	if a := g.Abnormal(&End{Samples: 91}, warns); a != "1 damaged line skipped (midbad.jsonl:2), the rest read" {
+		t.Errorf("Abnormal = %q", a)
+	}
+}
+
 func TestGapsPartial(t *testing.T) {
 	h := Header{Cgroup: "/sys/fs/cgroup/web", Collectors: []CollectorStatus{{Name: "procs", Available: true}}}
 	g := NewGaps(h)
 	for i := range 4 {
-		s := Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), EventStats: &process.EventStats{LostKernel: 2}}
+		s := Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), EventStats: &EventStats{LostKernel: 2}}
 		if i != 2 { // the group's PSI missing once (the group was removed and re-created)
-			s.CgroupPSI = &psi.Snapshot{Memory: &psi.Resource{}}
+			s.CgroupPSI = &PSI{Memory: &PSIResource{}}
 		}
 		g.Add(&s)
 	}
@@ -123,7 +146,7 @@ func TestNoSamples(t *testing.T) {
 func TestGapsFewDenied(t *testing.T) {
 	g := NewGaps(Header{Collectors: []CollectorStatus{{Name: "procs", Available: true}, {Name: "events", Available: true}}})
 	for i := range 3 {
-		s := Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), Scan: &diskio.ScanStats{Processes: 140, Denied: 1}, PSI: &psi.Snapshot{Memory: &psi.Resource{}}}
+		s := Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second), Scan: &ScanStats{Processes: 140, Denied: 1}, PSI: &PSI{Memory: &PSIResource{}}}
 		g.Add(&s)
 	}
 	want := []string{"per-process I/O unreadable for 1 of 140 processes (/proc/PID/io denied: a few processes even root may not read, such as a sandbox's init, or a recorder without CAP_SYS_PTRACE): their I/O is missing from the top processes and the culprits"}

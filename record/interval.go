@@ -103,20 +103,29 @@ func Intervals(h *Header, samples []Sample) []Interval {
 		return nil
 	}
 	out := make([]Interval, 0, len(samples)-1)
+	// Each sample's readings are built once, for the interval it ends
+	// and the one it starts.
+	hp, cp := samples[0].Reading(h), samples[0].CgroupReading(h)
 	for i := 1; i < len(samples); i++ {
-		out = append(out, Between(h, &samples[i-1], &samples[i]))
+		hc, cc := samples[i].Reading(h), samples[i].CgroupReading(h)
+		out = append(out, between(h, &samples[i-1], &samples[i], hp, hc, cp, cc))
+		hp, cp = hc, cc
 	}
 	return out
 }
 
 // Between derives the Interval from prev to cur.
 func Between(h *Header, prev, cur *Sample) Interval {
+	return between(h, prev, cur, prev.Reading(h), cur.Reading(h), prev.CgroupReading(h), cur.CgroupReading(h))
+}
+
+// between is Between given the samples' host (hp, hc) and cgroup (cp, cc)
+// readings.
+func between(h *Header, prev, cur *Sample, hp, hc, cp, cc *signal.Reading) Interval {
 	ps := float64(h.pageSize())
 	dt := cur.Time.Sub(prev.Time)
 	iv := Interval{Start: prev.Time, End: cur.Time, Dt: dt}
 	secs := dt.Seconds()
-	hp, hc := prev.Reading(h), cur.Reading(h)
-	cp, cc := prev.CgroupReading(h), cur.CgroupReading(h)
 	iv.MemSome = signal.PSIMemorySome.PerSec(hp, hc, dt)
 	iv.MemFull = signal.PSIMemoryFull.PerSec(hp, hc, dt)
 	iv.IOSome = signal.PSIIOSome.PerSec(hp, hc, dt)
@@ -191,17 +200,17 @@ func Between(h *Header, prev, cur *Sample) Interval {
 	// The busiest device's share of time with I/O in flight: a maximum
 	// over devices, not a sum, so not a catalogue counter.
 	iv.DiskBusy = nan
-	if len(cur.Disks) > 0 && len(prev.Disks) > 0 && secs > 0 {
-		byName := make(map[string]int, len(prev.Disks))
-		for i := range prev.Disks {
-			byName[prev.Disks[i].Name] = i
+	if len(hc.Disks) > 0 && len(hp.Disks) > 0 && secs > 0 {
+		byName := make(map[string]int, len(hp.Disks))
+		for i := range hp.Disks {
+			byName[hp.Disks[i].Name] = i
 		}
-		for i := range cur.Disks {
-			j, ok := byName[cur.Disks[i].Name]
+		for i := range hc.Disks {
+			j, ok := byName[hc.Disks[i].Name]
 			if !ok {
 				continue
 			}
-			r, ok := diskio.DiskRates(prev.Disks[j], cur.Disks[i], dt)
+			r, ok := diskio.DiskRates(hp.Disks[j], hc.Disks[i], dt)
 			if !ok {
 				continue // device reset or replaced
 			}
@@ -216,15 +225,34 @@ func Between(h *Header, prev, cur *Sample) Interval {
 // counterDelta is signal.CounterDelta.
 func counterDelta(prev, cur *uint64) (float64, bool) { return signal.CounterDelta(prev, cur) }
 
-// Reading is the sample's host files as the signal catalogue reads them.
+// Reading is the sample's host files as the signal catalogue reads them:
+// the wire types converted to the collectors' (the catalogue serves live
+// readings too, so it computes from those).
 func (s *Sample) Reading(h *Header) *signal.Reading {
-	return &signal.Reading{VMStat: s.VMStat, Meminfo: s.Meminfo, PSI: s.PSI, Disks: s.Disks, PageSize: h.pageSize()}
+	r := newReading(s.PSI)
+	r.VMStat, r.Meminfo, r.Disks, r.PageSize = s.VMStat.LRU(), s.Meminfo.LRU(), diskioDisks(s.Disks), h.pageSize()
+	return r
 }
 
 // CgroupReading is the --cgroup group's files as the signal catalogue
 // reads them: its pressure files and its memory.stat counters.
 func (s *Sample) CgroupReading(h *Header) *signal.Reading {
-	return &signal.Reading{VMStat: s.CgroupVMStat, PSI: s.CgroupPSI, PageSize: h.pageSize()}
+	r := newReading(s.CgroupPSI)
+	r.VMStat, r.PageSize = s.CgroupVMStat.LRU(), h.pageSize()
+	return r
+}
+
+// newReading is a Reading with p converted, in one allocation with it.
+func newReading(p *PSI) *signal.Reading {
+	if p == nil {
+		return &signal.Reading{}
+	}
+	c := new(struct {
+		r   signal.Reading
+		psi psiSnapshot
+	})
+	c.r.PSI = p.snapshot(&c.psi)
+	return &c.r
 }
 
 // pageSize is the recording's page size, 4096 when the header lacks it.

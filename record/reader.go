@@ -45,7 +45,7 @@ type Reader struct {
 	header  Header
 	end     *End
 	warns   []string
-	skipped []string          // lines over MaxLine, noted by scan (the producer's own while reading in parallel)
+	skipped []string          // lines over maxLine, noted by scan (the producer's own while reading in parallel)
 	strs    map[string]string // interned process strings (comm, cmdline, cgroup, unit)
 	lastNo  int               // line number of the sample last returned or emitted
 	order   orderCheck
@@ -77,7 +77,7 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 		}
 		br = bufio.NewReaderSize(gz, 64<<10)
 	}
-	r := &Reader{name: name, sc: lineio.NewScanner(br, MaxLine)}
+	r := &Reader{name: name, sc: lineio.NewScanner(br, maxLine)}
 	if !r.scan() {
 		if err := r.sc.Err(); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -108,7 +108,7 @@ func (r *Reader) scan() bool {
 	for r.sc.Scan() {
 		r.line++
 		if n := r.sc.Oversize(); n > 0 {
-			r.skipped = append(r.skipped, fmt.Sprintf("%s:%d: line of %d bytes skipped: over the %d MiB a recording line may have (damaged, or not written by memdiag)", r.name, r.line, n, MaxLine>>20))
+			r.skipped = append(r.skipped, fmt.Sprintf("%s:%d: line of %d bytes skipped: over the %d MiB a recording line may have (damaged, or not written by memdiag)", r.name, r.line, n, maxLine>>20))
 			continue
 		}
 		b := bytes.TrimSpace(r.sc.Bytes())
@@ -129,16 +129,16 @@ func (r *Reader) Header() Header { return r.header }
 func (r *Reader) End() *End { return r.end }
 
 // Warnings lists problems that were tolerated (a truncated last line, a
-// line over MaxLine).
+// line over maxLine).
 func (r *Reader) Warnings() []string {
 	return append(r.warns[:len(r.warns):len(r.warns)], r.skipped...)
 }
 
-// MaxLine bounds one line of a recording, in bytes. memdiag writes lines
+// maxLine bounds one line of a recording, in bytes. memdiag writes lines
 // of a few KiB to a few MiB (a sample with thousands of processes); a
 // longer line is skipped with a warning, like a damaged one, and is never
 // held in memory.
-const MaxLine = 64 << 20
+const maxLine = 64 << 20
 
 // Next returns the next sample, or io.EOF. A last line that is cut short
 // (SIGKILL, power loss, a recorder still writing), a compressed file
@@ -368,9 +368,9 @@ type lineBatch struct {
 // A batch holds at most batchLines lines and, past its first line, at
 // most batchBytes bytes; all batches in flight (read, being decoded, or
 // waiting to be handed on in order) hold at most inFlightBytes of lines,
-// or one line when that line alone is larger. With MaxLine that bounds
-// what reading holds, whatever the input: about 2×MaxLine for the line
-// being read and its copy, plus inFlightBytes (or one MaxLine line) and
+// or one line when that line alone is larger. With maxLine that bounds
+// what reading holds, whatever the input: about 2×maxLine for the line
+// being read and its copy, plus inFlightBytes (or one maxLine line) and
 // what those lines decode to.
 const (
 	batchLines    = 256

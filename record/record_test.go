@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/internal/fixtures"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
@@ -53,7 +52,7 @@ func sampleFromRoot(t testing.TB, name string) Sample {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Sample{Type: TypeSample, Time: time.Unix(0, ns), PSI: &host, Meminfo: m, VMStat: v}
+	return Sample{Type: TypeSample, Time: time.Unix(0, ns), PSI: FromPSI(&host), Meminfo: FromMeminfo(m), VMStat: FromVMStat(v)}
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
@@ -325,13 +324,13 @@ func TestSummaryExitEvents(t *testing.T) {
 	sm := NewSummary(&Header{PageSize: 4096})
 	sm.Add(&Sample{Time: t0})
 	sm.Add(&Sample{Time: t0.Add(time.Second),
-		Procs: []diskio.ProcIO{{PID: 10, StartTicks: 5, Comm: "job", DeltaWriteBytes: 3 << 20}},
-		Events: []diskio.ProcEvent{
+		Procs: []ProcIO{{PID: 10, StartTicks: 5, Comm: "job", DeltaWriteBytes: 3 << 20}},
+		Events: []Event{
 			{Kind: "exec", PID: 10, Comm: "job"},
 			{Kind: "exec", PID: 11, Comm: "child", Unit: "x.service"},
 			{Kind: "exit", PID: 11, Comm: "child", Unit: "x.service", WriteBytes: 8 << 20},
 		}})
-	sm.Add(&Sample{Time: t0.Add(2 * time.Second), Events: []diskio.ProcEvent{
+	sm.Add(&Sample{Time: t0.Add(2 * time.Second), Events: []Event{
 		{Kind: "exit", PID: 10, Comm: "job", WriteBytes: 5 << 20},
 		{Kind: "exit", PID: 12, Comm: "old", WriteBytes: 1 << 30},
 	}})

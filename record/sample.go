@@ -11,18 +11,7 @@
 // the schema.
 package record
 
-import (
-	"time"
-
-	"github.com/memdiag/memdiag/diskio"
-	"github.com/memdiag/memdiag/latency"
-	"github.com/memdiag/memdiag/lru"
-	"github.com/memdiag/memdiag/memstate"
-	"github.com/memdiag/memdiag/process"
-	"github.com/memdiag/memdiag/psi"
-	"github.com/memdiag/memdiag/swap"
-	"github.com/memdiag/memdiag/timers"
-)
+import "time"
 
 // SchemaVersion is the version of the recording format written by this
 // build. Readers accept recordings with the same major version.
@@ -68,47 +57,108 @@ type Header struct {
 	Probe          string              `json:"probe,omitempty"`        // --probe URL
 	LatencyFile    string              `json:"latency_file,omitempty"` // --latency file
 	Collectors     []CollectorStatus   `json:"collectors"`
-	Swaps          []swap.Device       `json:"swaps,omitempty"`
+	Swaps          []SwapDevice        `json:"swaps,omitempty"`
 	VMStatMapping  map[string][]string `json:"vmstat_mapping,omitempty"` // which /proc/vmstat counters feed each vmstat field on this kernel
-	Jobs           []timers.Job        `json:"jobs,omitempty"`           // periodic jobs on the host at Start
+	Jobs           []Job               `json:"jobs,omitempty"`           // periodic jobs on the host at Start
 	TopN           int                 `json:"top_n"`
 	DelayAcct      *bool               `json:"task_delayacct,omitempty"` // kernel.task_delayacct at Start
+	// ProcIOAccounting is the per-process I/O accounting of the recorder
+	// (ProcIOAccountingThreads, ProcIOAccountingDepth or 0). 0, recordings made before it: a
+	// ProcIO's DeltaReaped*Bytes may hold the I/O of a grandchild that
+	// exited between the same two scans as its parent, both seen alive
+	// and started within one clock tick (the old scanner took it off in
+	// start-time order); package correlate takes it off then.
+	ProcIOAccounting int `json:"proc_io_accounting,omitempty"`
 }
+
+// ProcIOAccountingDepth: the diskio scanner takes exited processes'
+// totals off their parents children first by ancestry, so a reaped delta
+// holds no recorded descendant's I/O.
+const ProcIOAccountingDepth = 1
+
+// ProcIOAccountingThreads: besides ProcIOAccountingDepth, a
+// single-threaded process's exited threads' I/O is its own (in
+// ProcIO.Delta*Bytes and its cumulative and exit totals) whenever it
+// reaped no child in the interval; DeltaReaped*Bytes then holds I/O
+// only from intervals in which it reaped a child (its children's, or its
+// exited threads' too: /proc cannot tell them apart). Before it, a
+// threaded server's exited request threads' I/O was DeltaReaped*Bytes,
+// and its exit total (taskstats sums every thread) held it a second
+// time beyond its cumulative totals.
+const ProcIOAccountingThreads = 2
 
 // Sample is one interval's reading of every collector. Counters are
 // cumulative as the kernel reports them; rates come from the difference
 // of two samples (see Rates), so any later analysis can re-derive them.
 type Sample struct {
-	Type      string            `json:"type"` // "sample"
-	Seq       int               `json:"seq"`
-	Time      time.Time         `json:"time"`
-	PSI       *psi.Snapshot     `json:"psi,omitempty"`        // host, /proc/pressure/*
-	CgroupPSI *psi.Snapshot     `json:"cgroup_psi,omitempty"` // the --cgroup group's *.pressure
-	Meminfo   *lru.Meminfo      `json:"meminfo,omitempty"`
-	VMStat    *lru.VMStat       `json:"vmstat,omitempty"`
-	Disks     []diskio.Disk     `json:"disks,omitempty"`
-	Procs     []diskio.ProcIO   `json:"procs,omitempty"`  // top N by I/O in the interval
-	Events    []process.Event   `json:"events,omitempty"` // processes started/exited since the previous sample
-	Scan      *diskio.ScanStats `json:"scan,omitempty"`
+	Type      string     `json:"type"` // "sample"
+	Seq       int        `json:"seq"`
+	Time      time.Time  `json:"time"`
+	PSI       *PSI       `json:"psi,omitempty"`        // host, /proc/pressure/*
+	CgroupPSI *PSI       `json:"cgroup_psi,omitempty"` // the --cgroup group's *.pressure
+	Meminfo   *Meminfo   `json:"meminfo,omitempty"`
+	VMStat    *VMStat    `json:"vmstat,omitempty"`
+	Disks     []Disk     `json:"disks,omitempty"`
+	Procs     []ProcIO   `json:"procs,omitempty"`  // top N by I/O in the interval
+	Events    []Event    `json:"events,omitempty"` // processes started/exited since the previous sample
+	Scan      *ScanStats `json:"scan,omitempty"`
 	// Latency summarises the requests (probe or --latency file) that
 	// completed since the previous sample.
-	Latency *latency.Summary `json:"latency,omitempty"`
+	Latency *Latency `json:"latency,omitempty"`
 	// EventStats accounts for the process events of the interval (the
 	// connector's drops are counted exactly); nil when polling only.
-	EventStats *process.EventStats `json:"event_stats,omitempty"`
+	EventStats *EventStats `json:"event_stats,omitempty"`
 	// Onsets are the stall thresholds crossed since the previous sample.
 	Onsets []StallOnset `json:"onsets,omitempty"`
-	// RSS is the top N processes by RSS: anon/file/shmem
-	// (memstate.Collector.TopRSS); memstate.Growth fits them.
-	RSS    []memstate.ProcRSS `json:"rss,omitempty"`
-	Errors []string           `json:"errors,omitempty"` // collectors that failed this time, "name: error"
+	// RSS is the top N processes by RSS, then every process whose RSS
+	// is growing (diskio.ProcScanner.RSS): anon/file/shmem;
+	// memstate.GrowthSeries fits them.
+	RSS []ProcRSS `json:"rss,omitempty"`
+	// RSSLeftOut is how many growth candidates RSS leaves out: more
+	// processes were growing than the scanner records per sample
+	// (diskio.ProcScanOptions.MaxGrowth); each is recorded in turn, in
+	// fewer samples. Absent (0) when none was left out, and in
+	// recordings made before it was added.
+	RSSLeftOut int `json:"rss_left_out,omitempty"`
+	// Retention is the allocator evidence of the processes that became
+	// growth candidates in this interval, read once per process
+	// (memstate.Collector.RetentionOf); analyze attaches it to their
+	// growth findings. Absent from recordings before it was added.
+	Retention []ProcRetention `json:"retention,omitempty"`
+	Errors    []string        `json:"errors,omitempty"` // collectors that failed this time, "name: error"
 
 	// CgroupVMStat holds the --cgroup group's counters with the meanings of
 	// VMStat, from cgroup v2 <group>/memory.stat and memory.events
 	// (oom_kill); nil when no group was given, and a nil field where the
 	// group or kernel lacks that counter (no v2 memory controller, older
 	// kernel).
-	CgroupVMStat *lru.VMStat `json:"cgroup_vmstat,omitempty"`
+	CgroupVMStat *VMStat `json:"cgroup_vmstat,omitempty"`
+
+	// OOMKills are the processes the kernel's OOM killer killed since the
+	// previous sample, read from the kernel log (/dev/kmsg, parsed by
+	// memstate.ParseKernelLogWith, as `memdiag mem` does) when
+	// /proc/vmstat oom_kill rose; absent when none, when the log was
+	// unreadable (Errors says why) and in recordings made before it was
+	// added.
+	OOMKills []OOMVictim `json:"oom_kills,omitempty"`
+}
+
+// OOMVictim is one process killed by the OOM killer, from the kernel's
+// report of the kill (mm/oom_kill.c __oom_kill_process, dump_header;
+// https://docs.kernel.org/admin-guide/mm/concepts.html#oom-killer).
+type OOMVictim struct {
+	Time time.Time `json:"time"` // boot time + the log's stamp
+	PID  int       `json:"pid"`
+	Comm string    `json:"comm"`
+	// Cgroup is the victim's memory cgroup (task_memcg=, relative to the
+	// memory controller's root, as /proc/PID/cgroup gives it); OOMCgroup
+	// the cgroup whose limit was hit (oom_memcg=); "" when the log's form
+	// lacks them (before 4.19).
+	Cgroup    string `json:"cgroup,omitempty"`
+	OOMCgroup string `json:"oom_cgroup,omitempty"`
+	// Constraint is what ran out: "memcg" (a cgroup's limit), "global",
+	// "cpuset", "mempolicy", "" when the log does not say.
+	Constraint string `json:"constraint,omitempty"`
 }
 
 // StallOnset is the moment stall time crossed a threshold within a moving
@@ -125,7 +175,7 @@ type StallOnset struct {
 	// Procs are the processes at the onset: the cgroup's members for a
 	// cgroup scope, the host's tasks in uninterruptible sleep (D: waiting
 	// on reclaim or I/O) for the host, most I/O first, with cumulative I/O.
-	Procs []diskio.ProcIO `json:"procs,omitempty"`
+	Procs []ProcIO `json:"procs,omitempty"`
 }
 
 // End is the last line of a cleanly ended recording.

@@ -106,15 +106,15 @@ func (sp *Sampler) Run(ctx context.Context, emit func(*Sample) error) error {
 // noise.
 func (sp *Sampler) FinalGap() time.Duration { return min(sp.Interval/10, 100*time.Millisecond) }
 
-// FinalSettle is how long Final waits at least: the kernel sends a
+// finalSettle is how long Final waits at least: the kernel sends a
 // process's exit events before its parent learns of the exit, but the
 // listener's goroutine still has to read them from its socket.
-const FinalSettle = 50 * time.Millisecond
+const finalSettle = 50 * time.Millisecond
 
 // Final takes one last sample after Run has ended because ctx was done
 // (the wrapped command exited, Ctrl-C, SIGTERM, SIGHUP), so what happened
 // after the last tick — requests, process exec/exit events, the command's
-// own exit — is recorded rather than lost. It waits FinalSettle, and
+// own exit — is recorded rather than lost. It waits finalSettle, and
 // until FinalGap after the previous sample, and it reads with a context
 // that is not cancelled (ctx's values only), since the run's context is
 // over by now.
@@ -122,7 +122,7 @@ func (sp *Sampler) Final(ctx context.Context, emit func(*Sample) error) error {
 	if sp.Now == nil {
 		sp.Now = time.Now
 	}
-	wait := FinalSettle
+	wait := finalSettle
 	if sp.next > 0 {
 		wait = max(wait, sp.last.Add(sp.FinalGap()).Sub(sp.Now()))
 	}

@@ -59,7 +59,7 @@ func TestSamplerFinalAfterCancel(t *testing.T) {
 		if err := sp.Final(ctx, emit); err != nil {
 			t.Fatal(err)
 		}
-		// The final sample waits FinalSettle (50 ms) for late events.
+		// The final sample waits finalSettle (50 ms) for late events.
 		want := []time.Duration{0, time.Second, 2 * time.Second, 2550 * time.Millisecond}
 		if len(got) != len(want) {
 			t.Fatalf("%d samples, want %d", len(got), len(want))

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bufio"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,14 +13,21 @@ import (
 	"time"
 )
 
+// v1TypeNames are the names schema.txt gives the wire types with their own
+// MarshalJSON, where the name differs from the type's: the name is not
+// part of the file, the keys listed under it are. PSILine was psi.Line
+// when schema 1 was frozen, before the wire types moved into record.
+var v1TypeNames = map[reflect.Type]string{reflect.TypeFor[PSILine](): "psi.Line"}
+
 // wireSchema lists every JSON path a recording line can carry, with its Go
 // kind: "sample.vmstat.pgscan_direct_pages uint64". It walks the types
-// record writes (Header, Sample, End), including the types they embed from
-// the collector packages, so that a collector's struct cannot change the
-// file without this list changing.
-func wireSchema() []string {
-	var out []string
+// record writes (Header, Sample, End) and every type they hold. foreign
+// lists the struct types it met outside package record (and time): a
+// recording's structs are record's own, so that a collector's struct
+// cannot change the file (TestWireTypesOwnedByRecord).
+func wireSchema() (out, foreign []string) {
 	seen := map[reflect.Type]bool{}
+	recordPkg := reflect.TypeFor[Sample]().PkgPath()
 	var walk func(prefix string, t reflect.Type)
 	walk = func(prefix string, t reflect.Type) {
 		for t.Kind() == reflect.Pointer {
@@ -32,10 +40,23 @@ func wireSchema() []string {
 		case t == reflect.TypeFor[time.Duration]():
 			out = append(out, prefix+" duration_ns")
 			return
+		case t.Implements(reflect.TypeFor[encoding.TextMarshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextMarshaler]()):
+			// encoding/json writes such a type as the string its
+			// MarshalText returns, whatever its kind: a named string
+			// type of a collector that gains one changes the file.
+			out = append(out, prefix+" text:"+t.String())
+			return
 		case t.Implements(reflect.TypeFor[json.Marshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Marshaler]()):
 			// A type with its own MarshalJSON: list the keys its zero
 			// value writes, so a renamed key still shows.
-			out = append(out, prefix+" custom:"+t.String())
+			name, ok := v1TypeNames[t]
+			if !ok {
+				name = t.String()
+			}
+			out = append(out, prefix+" custom:"+name)
+			if t.PkgPath() != recordPkg {
+				foreign = append(foreign, prefix+" "+t.String())
+			}
 			b, err := json.Marshal(reflect.New(t).Interface())
 			var keys map[string]json.RawMessage
 			if err == nil && json.Unmarshal(b, &keys) == nil {
@@ -47,6 +68,9 @@ func wireSchema() []string {
 		}
 		switch t.Kind() {
 		case reflect.Struct:
+			if t.PkgPath() != recordPkg {
+				foreign = append(foreign, prefix+" "+t.String())
+			}
 			if seen[t] {
 				out = append(out, prefix+" recursive:"+t.String())
 				return
@@ -83,7 +107,19 @@ func wireSchema() []string {
 	walk("sample", reflect.TypeFor[Sample]())
 	walk("end", reflect.TypeFor[End]())
 	sort.Strings(out)
-	return out
+	return out, foreign
+}
+
+// TestWireTypesOwnedByRecord fails when a line of the recording holds a
+// struct, or a type with its own MarshalJSON, from another package: its
+// owner could then change the file by editing its struct. Declare a wire
+// type in wire.go and convert to it (a Go conversion where the two
+// structs match).
+func TestWireTypesOwnedByRecord(t *testing.T) {
+	_, foreign := wireSchema()
+	for _, f := range foreign {
+		t.Errorf("%s: not a record type; the recording's structs are declared in package record (wire.go)", f)
+	}
 }
 
 // TestWireSchemaV1 keeps every JSON path of schema version 1 readable:
@@ -100,7 +136,8 @@ func TestWireSchemaV1(t *testing.T) {
 	}
 	defer f.Close()
 	now := map[string]bool{}
-	for _, l := range wireSchema() {
+	paths, _ := wireSchema()
+	for _, l := range paths {
 		now[l] = true
 	}
 	frozen := map[string]bool{}
@@ -148,7 +185,8 @@ func TestWireSchemaDetectsRename(t *testing.T) {
 		t.Fatal("tags compare equal")
 	}
 	n := 0
-	for _, l := range wireSchema() {
+	paths, _ := wireSchema()
+	for _, l := range paths {
 		if l == "sample.vmstat.pgscan_direct_pages uint64" {
 			n++
 		}

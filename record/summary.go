@@ -32,14 +32,18 @@ type Summary struct {
 
 	wall    time.Duration
 	writers map[procKey]*ProcTotal
-	lastKey map[int]procKey // PID -> its latest process, to join exit events
-	started map[int]bool    // PIDs exec'd during the recording
+	reaped  map[procKey]*ProcTotal // by parent: its unseen children's I/O
+	lastKey map[int]procKey        // PID -> its latest process, to join exit events
+	started map[int]bool           // PIDs exec'd during the recording
 	prev    *Sample
 	header  *Header
 }
 
 // ProcTotal is one process's I/O over a run, summed from the per-sample
-// deltas of the samples in which it was among the top N.
+// deltas of the samples in which it was among the top N, and, for a
+// process that started and ended in the run, its exit record's total.
+// Both are the process's own I/O: what its reaped children did is not
+// in them (diskio splits it off; see [Summary.UnseenChildren]).
 type ProcTotal struct {
 	PID        int
 	Comm       string
@@ -55,7 +59,7 @@ type procKey struct {
 
 // NewSummary starts an empty summary for a recording with header h.
 func NewSummary(h *Header) *Summary {
-	return &Summary{header: h, writers: map[procKey]*ProcTotal{}, lastKey: map[int]procKey{}, started: map[int]bool{},
+	return &Summary{header: h, writers: map[procKey]*ProcTotal{}, reaped: map[procKey]*ProcTotal{}, lastKey: map[int]procKey{}, started: map[int]bool{},
 		SwapOutBytes: math.NaN(), FileLRUMinBytes: math.NaN(), FileLRUStartBytes: math.NaN(), OOMKills: math.NaN(),
 		DirectReclaimPgs: math.NaN()}
 }
@@ -65,26 +69,23 @@ func (sm *Summary) Add(s *Sample) {
 	sm.Samples++
 	if sm.Samples == 1 {
 		sm.Start = s.Time
-		if f, ok := s.Meminfo.FileLRU(); ok {
+		if f, ok := s.Meminfo.LRU().FileLRU(); ok {
 			sm.FileLRUStartBytes = float64(f)
 		}
 	}
 	sm.End = s.Time
 	sm.Duration = sm.End.Sub(sm.Start)
-	if f, ok := s.Meminfo.FileLRU(); ok && (math.IsNaN(sm.FileLRUMinBytes) || float64(f) < sm.FileLRUMinBytes) {
+	if f, ok := s.Meminfo.LRU().FileLRU(); ok && (math.IsNaN(sm.FileLRUMinBytes) || float64(f) < sm.FileLRUMinBytes) {
 		sm.FileLRUMinBytes = float64(f)
 	}
 	for i := range s.Procs {
 		p := &s.Procs[i]
 		k := procKey{p.PID, p.StartTicks}
-		w := sm.writers[k]
-		if w == nil {
-			w = &ProcTotal{PID: p.PID, Comm: p.Comm, Unit: p.Unit}
-			sm.writers[k] = w
-		}
-		w.ReadBytes += p.DeltaReadBytes
-		w.WriteBytes += p.DeltaWriteBytes
+		addTotal(sm.writers, k, p, p.DeltaReadBytes, p.DeltaWriteBytes)
 		sm.lastKey[p.PID] = k
+		if p.DeltaReapedReadBytes+p.DeltaReapedWriteBytes > 0 {
+			addTotal(sm.reaped, k, p, p.DeltaReapedReadBytes, p.DeltaReapedWriteBytes)
+		}
 	}
 	// A process that started during the recording and exited is owed
 	// what its exit record (life-time totals: exact with taskstats) has
@@ -172,10 +173,41 @@ func (sm *Summary) Add(s *Sample) {
 // written, most first (ties broken by PID for a stable order); below
 // 64 KiB a process is left out as noise.
 func (sm *Summary) TopIO(n int) []ProcTotal {
-	ps := make([]ProcTotal, 0, len(sm.writers))
-	for _, w := range sm.writers {
-		if w.WriteBytes+w.ReadBytes >= 64<<10 {
-			ps = append(ps, *w)
+	return topTotals(sm.writers, n)
+}
+
+// UnseenChildren returns, for the n parents (n < 0: all) whose children
+// did the most I/O memdiag could not name, that I/O, most first, below
+// 64 KiB left out: the ProcTotal is the parent's (PID, Comm, Unit) with
+// the bytes its children read and wrote that the kernel added to the
+// parent's counters when it reaped them, and that no process row or exit
+// record holds (children that started and ended between two samples
+// with no exit record, or wrote after the last sample that saw them;
+// diskio.ProcIO.DeltaReaped*Bytes).
+func (sm *Summary) UnseenChildren(n int) []ProcTotal {
+	return topTotals(sm.reaped, n)
+}
+
+// addTotal adds read and written bytes to p's total in m under k,
+// starting it with p's PID, comm and unit.
+func addTotal(m map[procKey]*ProcTotal, k procKey, p *ProcIO, read, written uint64) {
+	t := m[k]
+	if t == nil {
+		t = &ProcTotal{PID: p.PID, Comm: p.Comm, Unit: p.Unit}
+		m[k] = t
+	}
+	t.ReadBytes += read
+	t.WriteBytes += written
+}
+
+// topTotals is the n totals (n < 0: all) with the most I/O, read +
+// written, most first, ties broken by PID; below 64 KiB a total is noise
+// in a summary and left out.
+func topTotals(m map[procKey]*ProcTotal, n int) []ProcTotal {
+	ps := make([]ProcTotal, 0, len(m))
+	for _, t := range m {
+		if t.ReadBytes+t.WriteBytes >= 64<<10 {
+			ps = append(ps, *t)
 		}
 	}
 	sort.Slice(ps, func(i, j int) bool {

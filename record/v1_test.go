@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/signal"
 )
 
@@ -80,7 +80,7 @@ func TestV1Recordings(t *testing.T) {
 				}
 				dd := 0
 				for _, e := range s.Events {
-					if e.Kind == diskio.Exec && e.Comm == "dd" {
+					if e.Kind == process.Exec && e.Comm == "dd" {
 						dd++
 					}
 				}

@@ -13,8 +13,8 @@ import (
 	"unicode"
 )
 
-// Redacted replaces a secret in a redacted command line.
-const Redacted = "***"
+// redacted replaces a secret in a redacted command line.
+const redacted = "***"
 
 // Cmdline joins a process's arguments (/proc/PID/cmdline split at
 // NUL) with spaces, as ps does, after replacing likely secrets with "***".
@@ -111,14 +111,14 @@ func Args(args []string) []string {
 		if pending {
 			pending = false
 			if !strings.HasPrefix(w, "-") {
-				words[i] = Redacted
+				words[i] = redacted
 				continue
 			}
 		}
 		if pendingUserPass {
 			pendingUserPass = false
 			if u, _, ok := strings.Cut(w, ":"); ok {
-				words[i] = u + ":" + Redacted
+				words[i] = u + ":" + redacted
 				continue
 			}
 		}
@@ -133,11 +133,11 @@ func Args(args []string) []string {
 		switch {
 		case !long && mysqlStyle && strings.HasPrefix(w, "-p"):
 			if len(w) > 2 {
-				words[i] = "-p" + Redacted
+				words[i] = "-p" + redacted
 			}
 		case !long && ((mongoStyle && strings.HasPrefix(w, "-p")) || (redisStyle && strings.HasPrefix(w, "-a"))):
 			if len(w) > 2 {
-				words[i] = w[:2] + Redacted
+				words[i] = w[:2] + redacted
 			} else {
 				pending = true
 			}
@@ -145,15 +145,15 @@ func Args(args []string) []string {
 			if len(w) == 2 {
 				pendingUserPass = true
 			} else if u, _, ok := strings.Cut(w[2:], ":"); ok {
-				words[i] = w[:2] + u + ":" + Redacted
+				words[i] = w[:2] + u + ":" + redacted
 			}
 		case !long && archiveStyle && strings.HasPrefix(w, "-p") && len(w) > 2:
-			words[i] = "-p" + Redacted
+			words[i] = "-p" + redacted
 		case !long && ldapStyle && w == "-w":
 			pending = true
 		case !long && (w[1] == 'k' || w[1] == 'P') && !kOrPNotSecret[cur] && !(w[1] == 'P' && mysqlStyle):
 			if len(w) > 2 {
-				words[i] = w[:2] + Redacted
+				words[i] = w[:2] + redacted
 			} else {
 				pending = true
 			}
@@ -295,14 +295,14 @@ func redactInline(a string) string {
 			if !ok {
 				return m
 			}
-			return sub[1] + user + ":" + Redacted + "@"
+			return sub[1] + user + ":" + redacted + "@"
 		})
 	}
 	if strings.Contains(a, ":") {
-		a = cookieHeader.ReplaceAllString(a, "${1}${2}"+Redacted)
-		a = authHeader.ReplaceAllString(a, "${1}${2}${3}"+Redacted)
+		a = cookieHeader.ReplaceAllString(a, "${1}${2}"+redacted)
+		a = authHeader.ReplaceAllString(a, "${1}${2}${3}"+redacted)
 	}
-	a = bearer.ReplaceAllString(a, "${1}"+Redacted)
+	a = bearer.ReplaceAllString(a, "${1}"+redacted)
 	if strings.Contains(a, "=") {
 		a = redactAssignments(a)
 	}
@@ -339,7 +339,7 @@ func redactAssignments(s string) string {
 			continue // empty value
 		}
 		b.WriteString(s[last : i+1])
-		b.WriteString(Redacted)
+		b.WriteString(redacted)
 		last = k
 		i = k - 1
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/tables"
 )
 
@@ -25,6 +26,15 @@ type metric struct {
 	after  *float64
 	format func(float64) string
 	better int // +1: higher is better, -1: lower is better
+	// shareBefore and shareAfter, for a total over the recording (stall
+	// time), are that total per second of recording, in percent: they
+	// drive the change, so that runs of different lengths compare, and
+	// show beside the total; nil for a metric that is a rate already.
+	shareBefore, shareAfter *float64
+	// uneven: a count over the whole recording (episodes) of two
+	// recordings of different lengths, whose change says nothing; its
+	// rate per hour is a row of its own.
+	uneven bool
 }
 
 func f64(v float64) *float64 { return &v }
@@ -48,6 +58,14 @@ func compareMetrics(a, b *correlate.Result) []metric {
 			return nil
 		}
 		return f64(float64(r.Spikes))
+	}
+	// spikeShare is the spike intervals' share of the intervals analysed,
+	// in percent: recordings of different lengths (or intervals) compare.
+	spikeShare := func(r *correlate.Result) *float64 {
+		if !r.HasLatency || r.Intervals <= 0 {
+			return nil
+		}
+		return f64(float64(r.Spikes) / float64(r.Intervals) * 100)
 	}
 	msFmt := func(v float64) string {
 		if v < 1000 {
@@ -78,29 +96,42 @@ func compareMetrics(a, b *correlate.Result) []metric {
 	if cg {
 		episodes = "Episodes (cgroup)"
 	}
-	stall := []metric{{"mem_stall_s", "Memory stall (host)", f64(a.Totals.MemStall.Seconds()), f64(b.Totals.MemStall.Seconds()), sFmt, -1}}
+	share := func(r *correlate.Result, d time.Duration) *float64 {
+		if r.Totals.Duration <= 0 {
+			return nil
+		}
+		return f64(d.Seconds() / r.Totals.Duration.Seconds() * 100)
+	}
+	host := metric{key: "mem_stall_s", label: "Memory stall % (host)", before: f64(a.Totals.MemStall.Seconds()), after: f64(b.Totals.MemStall.Seconds()), format: sFmt, better: -1}
+	host.shareBefore, host.shareAfter = share(a, a.Totals.MemStall), share(b, b.Totals.MemStall)
+	stall := []metric{host}
 	if cg {
-		stall = append([]metric{{"cgroup_mem_stall_s", "Memory stall (cgroup)",
-			f64(a.Totals.CgroupMemStall.Seconds()), f64(b.Totals.CgroupMemStall.Seconds()), sFmt, -1}}, stall...)
+		group := metric{key: "cgroup_mem_stall_s", label: "Memory stall % (cgroup)",
+			before: f64(a.Totals.CgroupMemStall.Seconds()), after: f64(b.Totals.CgroupMemStall.Seconds()), format: sFmt, better: -1}
+		group.shareBefore, group.shareAfter = share(a, a.Totals.CgroupMemStall), share(b, b.Totals.CgroupMemStall)
+		stall = append([]metric{group}, stall...)
 	}
 	return append([]metric{
-		{"duration_s", "Recording length", f64(a.Totals.Duration.Seconds()), f64(b.Totals.Duration.Seconds()), sFmt, 0},
-		{"requests_per_s", "Requests/s", rps(a), rps(b), func(v float64) string { return fmt.Sprintf("%.1f", v) }, +1},
+		{key: "duration_s", label: "Recording length", before: f64(a.Totals.Duration.Seconds()), after: f64(b.Totals.Duration.Seconds()), format: sFmt},
+		{key: "requests_per_s", label: "Requests/s", before: rps(a), after: rps(b), format: func(v float64) string { return fmt.Sprintf("%.1f", v) }, better: +1},
 		// A failing service can look fast: its error share comes first.
-		{"error_pct", "Failed requests", errPct(a), errPct(b), func(v float64) string { return fmt.Sprintf("%.1f%%", v) }, -1},
-		{"mean_ms", "Mean latency", lat(a, a.Totals.Mean), lat(b, b.Totals.Mean), msFmt, -1},
-		{"p99_ms", "p99 latency", lat(a, a.Totals.P99), lat(b, b.Totals.P99), msFmt, -1},
-		{"spike_intervals", "Spike intervals", spikes(a), spikes(b), nFmt, -1},
-		{"episodes", episodes, f64(float64(len(a.Episodes))), f64(float64(len(b.Episodes))), nFmt, -1},
-		{"episodes_per_h", "Episodes per hour", perHour(a, float64(len(a.Episodes))), perHour(b, float64(len(b.Episodes))), func(v float64) string { return fmt.Sprintf("%.1f", v) }, -1},
+		{key: "error_pct", label: "Failed requests", before: errPct(a), after: errPct(b), format: func(v float64) string { return fmt.Sprintf("%.1f%%", v) }, better: -1},
+		{key: "mean_ms", label: "Mean latency", before: lat(a, a.Totals.Mean), after: lat(b, b.Totals.Mean), format: msFmt, better: -1},
+		{key: "p99_ms", label: "p99 latency", before: lat(a, a.Totals.P99), after: lat(b, b.Totals.P99), format: msFmt, better: -1},
+		{key: "spike_intervals", label: "Spike intervals %", before: spikes(a), after: spikes(b), format: nFmt, better: -1,
+			shareBefore: spikeShare(a), shareAfter: spikeShare(b)},
+		{key: "episodes", label: episodes, before: f64(float64(len(a.Episodes))), after: f64(float64(len(b.Episodes))), format: nFmt, better: -1,
+			uneven: a.Totals.Duration != b.Totals.Duration},
+		{key: "episodes_per_h", label: "Episodes per hour", before: perHour(a, float64(len(a.Episodes))), after: perHour(b, float64(len(b.Episodes))),
+			format: func(v float64) string { return fmt.Sprintf("%.1f", v) }, better: -1},
 	}, stall...)
 }
 
-// FailuresRose reports whether the share of failed requests rose from
+// failuresRose reports whether the share of failed requests rose from
 // before to after; latency and throughput gains then mean nothing (a
 // service that refuses answers fast), and compare says so instead of
 // showing them as improvements.
-func FailuresRose(before, after *correlate.Result) (bool, float64, float64) {
+func failuresRose(before, after *correlate.Result) (bool, float64, float64) {
 	share := func(r *correlate.Result) float64 {
 		if r.Totals.Requests == 0 {
 			return 0
@@ -113,7 +144,7 @@ func FailuresRose(before, after *correlate.Result) (bool, float64, float64) {
 
 // failureVerdict is the line compare prints when failures rose.
 func failureVerdict(before, after *correlate.Result) string {
-	rose, b, a := FailuresRose(before, after)
+	rose, b, a := failuresRose(before, after)
 	if !rose {
 		return ""
 	}
@@ -121,14 +152,39 @@ func failureVerdict(before, after *correlate.Result) string {
 		b, a, after.Totals.Errors, after.Totals.Requests)
 }
 
-// change is the relative change from before to after, in percent; nil
-// when either is missing or before is zero.
+// change is the relative change from before to after, in percent — of
+// the share of time for a total that has one, so that a 150 s run and a
+// 60 s run compare — nil when either is missing or before is zero, and
+// for a count over recordings of different lengths.
 func change(m metric) *float64 {
-	if m.before == nil || m.after == nil || *m.before == 0 {
+	if m.uneven {
 		return nil
 	}
-	return f64((*m.after - *m.before) / *m.before * 100)
+	before, after := m.before, m.after
+	if m.shareBefore != nil || m.shareAfter != nil {
+		before, after = m.shareBefore, m.shareAfter
+	}
+	if before == nil || after == nil || *before == 0 {
+		return nil
+	}
+	return f64((*after - *before) / *before * 100)
 }
+
+// metricValue is one side of a metric as the table and the page show
+// it: "2.6% (1m35s)" for a total with its share, "-" when missing.
+func metricValue(m metric, v, share *float64) string {
+	if v == nil {
+		return "-"
+	}
+	if share != nil {
+		return fmt.Sprintf("%.1f%% (%s)", *share, m.format(*v))
+	}
+	return m.format(*v)
+}
+
+// shareKey is the JSON/CSV name of a total's share of the recording's
+// length: mem_stall_s → mem_stall_pct.
+func shareKey(m metric) string { return strings.TrimSuffix(m.key, "_s") + "_pct" }
 
 func culpritNames(r *correlate.Result) string {
 	if len(r.Culprits) == 0 {
@@ -144,15 +200,9 @@ func culpritNames(r *correlate.Result) string {
 // RenderCompare writes a before/after comparison of two analysed
 // recordings: requests per second, mean and p99 latency, spike intervals,
 // episodes, memory stall time and the culprits of each.
-func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Options) error {
+func RenderCompare(w io.Writer, before, after correlate.Result, f format.Format, o Options) error {
 	ms := compareMetrics(&before, &after)
-	rose, _, _ := FailuresRose(&before, &after)
-	val := func(m metric, v *float64) string {
-		if v == nil {
-			return "-"
-		}
-		return m.format(*v)
-	}
+	rose, _, _ := failuresRose(&before, &after)
 	chg := func(m metric) string {
 		c := change(m)
 		if c == nil {
@@ -176,7 +226,7 @@ func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Opti
 		return s
 	}
 	switch f {
-	case JSON:
+	case format.JSON:
 		type side struct {
 			Host     string              `json:"host"`
 			Start    time.Time           `json:"start"`
@@ -184,10 +234,13 @@ func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Opti
 			Metrics  map[string]*float64 `json:"metrics"`
 			Culprits []string            `json:"culprits"`
 		}
-		mk := func(r *correlate.Result, pick func(metric) *float64) side {
+		mk := func(r *correlate.Result, pick, pickShare func(metric) *float64) side {
 			s := side{Host: r.Host, Start: in(r, r.Start), End: in(r, r.End), Metrics: map[string]*float64{}, Culprits: []string{}}
 			for _, m := range ms {
 				s.Metrics[m.key] = pick(m)
+				if m.shareBefore != nil || m.shareAfter != nil {
+					s.Metrics[shareKey(m)] = pickShare(m)
+				}
 			}
 			for _, c := range r.Culprits {
 				s.Culprits = append(s.Culprits, c.Name)
@@ -200,18 +253,23 @@ func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Opti
 			ChangePct    map[string]*float64 `json:"change_pct"`
 			FailuresRose bool                `json:"failures_rose"`
 			Verdict      string              `json:"verdict,omitempty"`
-		}{mk(&before, func(m metric) *float64 { return m.before }), mk(&after, func(m metric) *float64 { return m.after }), map[string]*float64{}, rose, failureVerdict(&before, &after)}
+		}{mk(&before, func(m metric) *float64 { return m.before }, func(m metric) *float64 { return m.shareBefore }),
+			mk(&after, func(m metric) *float64 { return m.after }, func(m metric) *float64 { return m.shareAfter }),
+			map[string]*float64{}, rose, failureVerdict(&before, &after)}
 		for _, m := range ms {
 			if c := change(m); c != nil {
 				doc.ChangePct[m.key] = f64(math.Round(*c*10) / 10)
 			} else {
 				doc.ChangePct[m.key] = nil
 			}
+			if m.shareBefore != nil || m.shareAfter != nil {
+				doc.ChangePct[shareKey(m)] = doc.ChangePct[m.key]
+			}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
-	case CSV:
+	case format.CSV:
 		cw := csv.NewWriter(w)
 		num := func(v *float64) string {
 			if v == nil {
@@ -222,18 +280,21 @@ func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Opti
 		rows := [][]string{{"metric", "before", "after", "change_pct"}}
 		for _, m := range ms {
 			rows = append(rows, []string{m.key, num(m.before), num(m.after), num(change(m))})
+			if m.shareBefore != nil || m.shareAfter != nil {
+				rows = append(rows, []string{shareKey(m), num(m.shareBefore), num(m.shareAfter), num(change(m))})
+			}
 		}
 		return cw.WriteAll(rows)
-	case HTML:
+	case format.HTML:
 		return renderCompareHTML(w, before, after, o)
-	case Table, Markdown, "":
+	case format.Table, format.Markdown, "":
 	default:
-		return fmt.Errorf("%w %q", ErrFormat, f)
+		return format.Unsupported(f, Formats)
 	}
 	// Only the culprit names can be long; they wrap on a narrow terminal.
 	t := tables.New("", "BEFORE", "AFTER", "CHANGE").SetFit(1, tables.Wrap, 20).SetFit(2, tables.Wrap, 20)
 	for _, m := range ms {
-		t.AppendRow(m.label, val(m, m.before), val(m, m.after), chg(m))
+		t.AppendRow(m.label, metricValue(m, m.before, m.shareBefore), metricValue(m, m.after, m.shareAfter), chg(m))
 	}
 	t.AppendRow("Culprits", culpritNames(&before), culpritNames(&after), "")
 	var b strings.Builder
@@ -241,7 +302,7 @@ func RenderCompare(w io.Writer, before, after correlate.Result, f Format, o Opti
 		before.Host, in(&before, before.Start).Format("2006-01-02 15:04:05"), in(&before, before.End).Format("15:04:05 MST"),
 		after.Host, in(&after, after.Start).Format("2006-01-02 15:04:05"), in(&after, after.End).Format("15:04:05 MST"))
 	out := t.Text(tables.Options{Width: o.Width, Color: o.Color})
-	if f == Markdown {
+	if f == format.Markdown {
 		head = strings.ReplaceAll(head, "\n", "  \n")
 		out = t.Markdown()
 	}

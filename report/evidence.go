@@ -2,17 +2,20 @@ package report
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/timers"
 )
 
-// Evidence writes a culprit's evidence, one finding a line, from its
+// evidence writes a culprit's evidence, one finding a line, from its
 // structured proof (correlate.Proof and the culprit's fields): what the
 // text verdict prints and JSON's culprits[].evidence.
-func Evidence(r *correlate.Result, c *correlate.Culprit) []string {
+func evidence(r *correlate.Result, c *correlate.Culprit) []string {
 	switch c.Kind {
 	case correlate.KindTimer, correlate.KindCron:
 		if c.Job == nil {
@@ -31,7 +34,21 @@ func Evidence(r *correlate.Result, c *correlate.Culprit) []string {
 	if l := recurrence(r); l != "" {
 		ev = append(ev, l)
 	}
-	return append(ev, "no timer, cron job or process explains it")
+	if blind := unseenIO(c); blind != "" {
+		ev = append(ev, "cannot tell which timer, cron job or process it is: "+blind)
+	} else {
+		ev = append(ev, "no timer, cron job or process explains it")
+	}
+	// Programs that did the recurring episodes' I/O, not named.
+	for _, p := range c.Programs {
+		why := "but too few episodes to rule out chance"
+		if p.Unnamed == correlate.UnnamedBusy {
+			why = "but it was as busy outside them (less than 3 times its rate there): its I/O does not set the schedule"
+		}
+		ev = append(ev, fmt.Sprintf("%s did %.0f%% (median) of the I/O in %d of the %d recurring episodes, %s",
+			p.Program, 100*p.Share, p.Episodes, p.Of, why))
+	}
+	return ev
 }
 
 // recurrence is the episodes' period: "recurs every 10s (±1s): 6 of 8
@@ -64,33 +81,27 @@ func jobEvidence(r *correlate.Result, c *correlate.Culprit, pf *correlate.Proof,
 		ev = append(ev, "its processes: "+tieSummary(pf.Ties))
 	}
 	if k := len(pf.Credits); k > 0 {
-		var lead string
-		var leads []float64
-		for _, cr := range pf.Credits {
-			if cr.LeadS != nil {
-				leads = append(leads, *cr.LeadS)
-			}
+		if m, ok := memCredit(pf); ok {
+			ev = append(ev, fmt.Sprintf("credited with %d of %d episodes for the memory it took: its processes' resident memory grew %s per episode (median, anon + file), %s; its I/O was %s per episode, %s%s",
+				k, n, correlate.FormatBytes(m.bytes), memShareOf(pf, m), correlate.FormatBytes(c.BytesPerEpisode), shareOf(pf, m.ioShare), leadOf(r, pf)))
+		} else {
+			ev = append(ev, fmt.Sprintf("credited with %d of %d episodes: its processes did %s per episode, %s%s",
+				k, n, correlate.FormatBytes(c.BytesPerEpisode), shareOf(pf, pf.Share), leadOf(r, pf)))
 		}
-		if len(leads) > 0 {
-			l := correlate.Median(leads)
-			iv := r.Interval.Seconds()
-			if l <= iv && l >= -iv {
-				lead = ", starting with the stall (within one sampling interval, median)"
-			} else if l >= 0 {
-				lead = fmt.Sprintf(", starting %s before the stall (median)", correlate.FormatDuration(time.Duration(l*float64(time.Second))))
-			} else {
-				lead = fmt.Sprintf(", starting %s after the stall began (median)", correlate.FormatDuration(time.Duration(-l*float64(time.Second))))
-			}
-		}
-		ev = append(ev, fmt.Sprintf("credited with %d of %d episodes: its processes did %s per episode, %.0f%% of all recorded processes' I/O (median)%s",
-			k, n, correlate.FormatBytes(c.BytesPerEpisode), 100*pf.Share, lead))
+	}
+	if l := sharedWith(r, c); l != "" {
+		ev = append(ev, l)
+	}
+	if len(pf.OOMKilled) > 0 {
+		ev = append(ev, fmt.Sprintf("the kernel OOM-killed %s, its process, in the analysed scope during an episode it is credited with: it ran into the memory limit itself (see OOM KILLS)",
+			strings.Join(pf.OOMKilled, ", ")))
 	}
 	if pf.FiringsUsed {
 		ev = append(ev, fmt.Sprintf("%d of %d firings in the recording were followed within %s by an episode", c.FiringsMatched, c.Firings, correlate.FormatDuration(c.Lag)))
 		if c.FiringsMatched > 0 {
 			ev = append(ev, fmt.Sprintf("with episodes at random times, %d of %d firings would be followed by one with p = %.2g", c.FiringsMatched, c.Firings, pf.PFiring))
 		}
-	} else if note := FiringsNote(pf.FiringsUnused, job); c.Projected && note != "" {
+	} else if note := firingsNote(pf.FiringsUnused, job); c.Projected && note != "" {
 		ev = append(ev, "firings not weighed: "+note)
 	}
 	if pf.ProcessesRecorded {
@@ -100,7 +111,7 @@ func jobEvidence(r *correlate.Result, c *correlate.Culprit, pf *correlate.Proof,
 		ev = append(ev, "the recording has no per-process data: that it ran is inferred from its schedule only")
 	}
 	if len(pf.FiresWith) > 0 {
-		ev = append(ev, fmt.Sprintf("fires in one wake-up with %s: each is ranked by its own I/O; RandomizedDelaySec= on these timers would spread them apart",
+		ev = append(ev, fmt.Sprintf("may share a wake-up with %s (their AccuracySec= windows overlap, so systemd may start them together): each is ranked by its own I/O; RandomizedDelaySec= on these timers would spread them apart",
 			strings.Join(pf.FiresWith, ", ")))
 	}
 	if pf.Late {
@@ -110,6 +121,119 @@ func jobEvidence(r *correlate.Result, c *correlate.Culprit, pf *correlate.Proof,
 		ev = append(ev, "the timer is not enabled (nothing pulls it in), yet its processes ran in the episodes: started by hand or by another unit?")
 	}
 	return ev
+}
+
+// leadOf is when a culprit's processes started, by the median of its
+// credits' LeadS: ", starting with the stall (…)"; "" when unknown.
+func leadOf(r *correlate.Result, pf *correlate.Proof) string {
+	var leads []float64
+	for _, cr := range pf.Credits {
+		if cr.LeadS != nil {
+			leads = append(leads, *cr.LeadS)
+		}
+	}
+	if len(leads) == 0 {
+		return ""
+	}
+	l := correlate.Median(leads)
+	iv := r.Interval.Seconds()
+	switch {
+	case l <= iv && l >= -iv:
+		return ", starting with the stall (within one sampling interval, median)"
+	case l >= 0:
+		return fmt.Sprintf(", starting %s before the stall (median)", correlate.FormatDuration(time.Duration(l*float64(time.Second))))
+	}
+	return fmt.Sprintf(", starting %s after the stall began (median)", correlate.FormatDuration(time.Duration(-l*float64(time.Second))))
+}
+
+// sharedWith says which of a culprit's episodes other culprits are
+// credited with too (Proof.SharedWith): "2 of them are also credited to
+// X (…)"; "" when none.
+func sharedWith(r *correlate.Result, c *correlate.Culprit) string {
+	if c.Proof == nil || len(c.Proof.SharedWith) == 0 {
+		return ""
+	}
+	shared := map[int]bool{}
+	for _, o := range r.Culprits {
+		if o.Name == c.Name || !slices.Contains(c.Proof.SharedWith, o.Name) {
+			continue
+		}
+		for _, e := range o.Episodes {
+			if slices.Contains(c.Episodes, e) {
+				shared[e] = true
+			}
+		}
+	}
+	if len(shared) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of them are also credited to %s: both did their share of those episodes' I/O, and each counts them, with its own share",
+		len(shared), strings.Join(c.Proof.SharedWith, ", "))
+}
+
+// memTake is what a culprit credited for the memory it took
+// (memCredit) took: the median of its credits' MemBytes and MemShare,
+// and the median of their I/O shares.
+type memTake struct {
+	bytes            uint64
+	share, ioShare   float64
+	outside, credits uint64
+}
+
+// memCredit says whether a culprit was credited for the memory it took
+// rather than for its I/O: its median memory share (EpisodeCredit.MemShare)
+// is above its median I/O share (EpisodeCredit.Share), so Proof.Share,
+// the median of the larger of the two, is its memory's.
+func memCredit(pf *correlate.Proof) (memTake, bool) {
+	var mb, ms, io []float64
+	var m memTake
+	for _, cr := range pf.Credits {
+		mb = append(mb, float64(cr.MemBytes))
+		ms = append(ms, cr.MemShare)
+		io = append(io, cr.Share)
+		m.outside += cr.MemOutside
+	}
+	if len(ms) == 0 {
+		return m, false
+	}
+	m.bytes, m.share, m.ioShare = uint64(correlate.Median(mb)), correlate.Median(ms), correlate.Median(io)
+	m.credits = uint64(len(ms))
+	return m, m.share > m.ioShare
+}
+
+// memShareOf is a memory-credited culprit's median share of the memory
+// taken in its episodes and over which processes (Proof.ShareScope).
+func memShareOf(pf *correlate.Proof, m memTake) string {
+	if pf.ShareScope != correlate.ScopeCgroup {
+		return fmt.Sprintf("%.0f%% (median) of the memory all recorded processes took", 100*m.share)
+	}
+	of := fmt.Sprintf("%.0f%% (median) of the memory taken by the processes that can cause the cgroup's reclaim", 100*m.share)
+	if m.outside > 0 {
+		of += fmt.Sprintf(" (%s per episode taken by processes outside it left out)", correlate.FormatBytes(m.outside/m.credits))
+	}
+	return of
+}
+
+// shareOf is a culprit's median I/O share and over which I/O it is taken
+// (Proof.ShareScope), with what a cgroup scope left out and what rests on
+// processes whose cgroup was not recorded.
+func shareOf(pf *correlate.Proof, share float64) string {
+	if pf.ShareScope != correlate.ScopeCgroup {
+		return fmt.Sprintf("%.0f%% of all recorded processes' I/O (median)", 100*share)
+	}
+	var out, unk uint64
+	for _, cr := range pf.Credits {
+		out += cr.OutsideBytes
+		unk += cr.UnknownBytes
+	}
+	of := fmt.Sprintf("%.0f%% (median) of the I/O of the processes that can cause the cgroup's reclaim (in it, below it or in a non-root ancestor", 100*share)
+	if k := uint64(len(pf.Credits)); out > 0 {
+		of += fmt.Sprintf("; %s per episode by processes outside it left out", correlate.FormatBytes(out/k))
+	}
+	if unk > 0 {
+		of += fmt.Sprintf("; %s of its own by processes whose cgroup was not recorded", correlate.FormatBytes(unk))
+	}
+	return of + ")"
 }
 
 func processEvidence(r *correlate.Result, c *correlate.Culprit, pf *correlate.Proof) []string {
@@ -125,10 +249,10 @@ func processEvidence(r *correlate.Result, c *correlate.Culprit, pf *correlate.Pr
 			starter = "no timer or cron job starts it; recorded ancestors: " + strings.Join(best.StartedBy, " ← ")
 		}
 		ev = append(ev, fmt.Sprintf("recurs every %s, %s, a new %s process each time (%d PIDs) and %s",
-			correlate.FormatDuration(c.Period), didEach(best, k), c.Name, c.Runs, starter))
+			correlate.FormatDuration(c.Period), didEach(best, pf.Credits, k), c.Name, c.Runs, starter))
 	} else {
 		ev = append(ev, fmt.Sprintf("recurs every %s, %s, no timer or cron job: an in-process schedule?",
-			correlate.FormatDuration(c.Period), didEach(best, k)))
+			correlate.FormatDuration(c.Period), didEach(best, pf.Credits, k)))
 	}
 	if sp := pf.StartsPeriod; sp != nil {
 		ev = append(ev, fmt.Sprintf("its runs started every %s (±%s) by the recorded exec events: %d of %d starts on the schedule",
@@ -137,18 +261,40 @@ func processEvidence(r *correlate.Result, c *correlate.Culprit, pf *correlate.Pr
 	if l := recurrence(r); l != "" {
 		ev = append(ev, l)
 	}
+	if len(pf.SharedWith) > 0 {
+		// Named beside a job (correlate's sharedPatterns): its credits,
+		// as a job's, and the episodes it shares.
+		ev = append(ev, fmt.Sprintf("credited with %d of %d episodes: its processes did %s per episode, %s%s",
+			k, c.EpisodesTotal, correlate.FormatBytes(c.BytesPerEpisode), shareOf(pf, pf.Share), leadOf(r, pf)))
+		if l := sharedWith(r, c); l != "" {
+			ev = append(ev, l)
+		}
+	}
 	for _, p := range c.Programs {
-		ev = append(ev, fmt.Sprintf("%s did %.0f%% of the recorded I/O (median) in %d of the %d recurring episodes no job explains, at least 3 times its rate outside episodes",
-			p.Program, 100*p.Share, p.Episodes, p.Of))
+		of := "of the recorded I/O (median)"
+		if pf.ShareScope == correlate.ScopeCgroup {
+			of = "(median) of the I/O of the processes that can cause the cgroup's reclaim"
+		}
+		ev = append(ev, fmt.Sprintf("%s did %.0f%% %s in %d of the %d recurring episodes no job explains, at least 3 times its rate outside episodes",
+			p.Program, 100*p.Share, of, p.Episodes, p.Of))
+	}
+	var unk, own uint64
+	for _, cr := range pf.Credits {
+		unk += cr.UnknownBytes
+		own += cr.Bytes
+	}
+	if pf.ShareScope == correlate.ScopeCgroup && unk > 0 {
+		ev = append(ev, fmt.Sprintf("%s of its %s in the credited episodes was done by processes whose cgroup was not recorded: counted, as they may be in the cgroup",
+			correlate.FormatBytes(unk), correlate.FormatBytes(own)))
 	}
 	ev = append(ev, fmt.Sprintf("null model: outside episodes it was as busy in %d of %d intervals (presence %.2g); %d of %d episodes by chance with p = %.2g",
 		pf.PresentIntervals, pf.OutsideIntervals, pf.Presence, k, c.EpisodesTotal, pf.PNull))
 	return ev
 }
 
-// FiringsNote says why a job's firings were not weighed ("" when they
+// firingsNote says why a job's firings were not weighed ("" when they
 // were): JSON's proof.firings_note.
-func FiringsNote(u correlate.Unused, job *timers.Job) string {
+func firingsNote(u correlate.Unused, job *timers.Job) string {
 	switch u {
 	case correlate.UnusedNotProjected:
 		return "its schedule was not projected over the recording"
@@ -172,24 +318,104 @@ func FiringsNote(u correlate.Unused, job *timers.Job) string {
 	return ""
 }
 
-// NotRunReason says why a job scheduled near episodes is not named:
-// JSON's not_run[].reason.
-// A job that cannot run here (timers.Job.Active false: not pulled in from
-// the boot target, cron not the scheduler, a guard that makes it do
-// nothing) is said to be inactive, with why, never "scheduled but did not
-// run": not running is what it does.
-func NotRunReason(nr correlate.NotRun) string {
-	if j := nr.Job; j != nil && !j.Active {
-		why := j.Reason
-		if why == "" {
-			why = "nothing pulls it in (no boot target wants it, or no cron daemon is the scheduler)"
-		}
-		return "inactive, it cannot run here: " + strings.TrimSuffix(why, ".")
+// notRunReason says why a job of the recording's inventory is not named
+// (correlate.NotRun.Kind): JSON's not_run[].reason and the text's "Not
+// named" line. A job that cannot run here (timers.Runs false: not pulled
+// in from the boot target, cron not the scheduler, a guard that makes it
+// do nothing, systemd or cron not running when the recording began) says
+// so with the reason `memdiag timers --all` gives, never "scheduled but
+// did not run": not running is what it does.
+func notRunReason(nr correlate.NotRun) string {
+	if o := nr.OutsideScope; o != nil {
+		return ranOutsideReason(o)
 	}
-	if nr.FiringsNear > 0 {
+	if u := nr.Ran; u != nil {
+		return ranUnnamedReason(nr.Kind, u)
+	}
+	runs, why := true, ""
+	if j := nr.Job; j != nil {
+		runs, why = timers.Runs(j)
+	}
+	switch {
+	case nr.Kind == correlate.NotRunOtherCgroup:
+		// Jobs of one slice share the reason, and so a line.
+		return fmt.Sprintf("cannot run in the analysed cgroup: its unit runs under %s (its Slice=), not in %s or a cgroup that contains it",
+			path.Dir(nr.Cgroup), nr.Group)
+	case !runs:
+		return "cannot run here: " + why
+	case nr.Kind == correlate.NotRunDidNot:
+		return "did not run: no process of it was recorded, and no firing of it fell near an episode"
+	case nr.Kind == correlate.NotRunUnknown:
+		s := "whether it ran is unknown (the recording has no per-process data), and its firings alone do not name it: "
+		switch {
+		case nr.FiringsUnused != "":
+			return s + firingsNote(nr.FiringsUnused, nr.Job)
+		case nr.Firings == 0:
+			return s + "no firing fell within the recording"
+		}
+		return s + fmt.Sprintf("%d of its %d firings in the recording were followed by an episode", nr.Matched, nr.Firings)
+	case nr.FiringsNear > 0:
 		return fmt.Sprintf("scheduled but did not run: %d of its firings fell near episodes, but no process of it was recorded", nr.FiringsNear)
 	}
-	return "scheduled but did not run: " + FiringsNote(nr.FiringsUnused, nr.Job)
+	return "scheduled but did not run: " + firingsNote(nr.FiringsUnused, nr.Job)
+}
+
+// ranUnnamedReason says what a job that ran in the scope did in the
+// episodes, and which rule it did not meet (docs/analyze.md, "Credit"
+// and "Naming").
+func ranUnnamedReason(k correlate.NotNamedKind, u *correlate.RanUnnamed) string {
+	floor, minShare := correlate.CreditBar()
+	maxP, solo := correlate.NamingBar()
+	procs := english.Count(u.Processes, "recorded process")
+	switch k {
+	case correlate.NotRunNoEpisodeIO:
+		return fmt.Sprintf("ran (%s), but its processes did no I/O and took no memory in any of the %s", procs, english.Count(u.Of, "episode"))
+	case correlate.NotRunBelowCredit:
+		return fmt.Sprintf("ran (%s), but did too little in the episodes to be credited with one: at most %s of I/O and %s of an episode's I/O in any one (it did I/O in %d of %d episodes); a credit needs %s and %s",
+			procs, correlate.FormatBytes(u.MaxBytes), smallPct(u.MaxShare), u.Episodes, u.Of, correlate.FormatBytes(floor), pct(minShare))
+	}
+	lead, after := "", ""
+	if u.Lead != nil && *u.Lead < 0 {
+		after = correlate.FormatDuration(time.Duration(-*u.Lead * float64(time.Second)))
+		lead = ", starting " + after + " after the stall began"
+	}
+	if u.Credited == 1 {
+		s := fmt.Sprintf("ran and was credited with 1 of %d episodes (%s of its I/O%s), but one episode names a job only when it did at least %s and started no later than the stall",
+			u.Of, pct(u.Share), lead, pct(solo))
+		return s
+	}
+	s := fmt.Sprintf("ran and was credited with %d of %d episodes, but chance is not ruled out (p = %.2g; a job is named below %.2g)", u.Credited, u.Of, u.P, maxP)
+	if u.Late {
+		if after != "" {
+			return s + " and it started " + after + " after the stall began (median)"
+		}
+		return s + " and it started after the stall began"
+	}
+	return s + fmt.Sprintf(", and its median share, %s, is below the %s that names a job in a recording too short to rule out chance", pct(u.Share), pct(solo))
+}
+
+// ranOutsideReason says that a job ran, but only outside the --cgroup
+// group analysed: "ran, but outside the analysed cgroup: its 9 processes
+// ran in /system.slice/tenant.service, not in /sys/fs/cgroup/memory/app
+// or a cgroup that contains it; they did 3.5 GiB of I/O in 9 of the
+// group's episodes, which a process outside the group cannot turn into
+// reclaim at the group's limit: not credited with them".
+func ranOutsideReason(o *correlate.RanOutside) string {
+	where := strings.Join(o.Cgroups, ", ")
+	if len(o.Cgroups) > 3 {
+		where = strings.Join(o.Cgroups[:3], ", ") + fmt.Sprintf(" and %d more", len(o.Cgroups)-3)
+	}
+	s := fmt.Sprintf("ran, but outside the analysed cgroup: its %s ran in %s, not in %s or a cgroup that contains it; ",
+		english.Count(o.Processes, "recorded process"), where, o.Group)
+	they := "they"
+	if o.Processes == 1 {
+		they = "it"
+	}
+	if o.Episodes == 0 {
+		return s + they + " did no I/O in the group's episodes"
+	}
+	return s + fmt.Sprintf(they+" did %s of I/O in %d of the group's episodes, which a process outside the group cannot turn into reclaim at the group's limit (only host-wide reclaim and disk contention): not credited with them",
+		correlate.FormatBytes(o.Bytes), o.Episodes)
 }
 
 // tieSummary says how processes were tied: "pmlogger_check 1001 (unit
@@ -219,30 +445,85 @@ func tieSummary(ts []correlate.Tie) string {
 	return strings.Join(parts, ", ")
 }
 
+// procName names a process by what it runs, its comm when the command
+// line was not recorded.
+func procName(p correlate.ProcActivity) string {
+	if p.Program != "" {
+		return p.Program
+	}
+	return p.Comm
+}
+
 // didEach says what a process did per episode: "postgres
 // (postgresql.service) wrote 1.2 GiB each time".
-func didEach(p correlate.ProcActivity, eps int) string {
-	who := p.Program
-	if who == "" {
-		who = p.Comm
-	}
+// didEach is what the pattern's process did per episode: the median of
+// its credited episodes' bytes (a run cut by the recording's end does not
+// pull it down, as a mean would), split by its reads and writes; the mean
+// over eps episodes when nothing was credited.
+func didEach(p correlate.ProcActivity, credits []correlate.EpisodeCredit, eps int) string {
+	who := procName(p)
 	if p.Unit != "" {
 		who += " (" + p.Unit + ")"
 	}
-	eps = max(eps, 1)
-	verb, per := "wrote", p.WriteBytes/uint64(eps)
+	verb, part := "wrote", p.WriteBytes
 	if p.ReadBytes > p.WriteBytes {
-		verb, per = "read", p.ReadBytes/uint64(eps)
+		verb, part = "read", p.ReadBytes
 	}
-	return fmt.Sprintf("%s %s %s each time", who, verb, correlate.FormatBytes(per))
+	if len(credits) == 0 || p.Bytes() == 0 {
+		return fmt.Sprintf("%s %s %s each time", who, verb, correlate.FormatBytes(part/uint64(max(eps, 1))))
+	}
+	bs := make([]uint64, len(credits))
+	for i, c := range credits {
+		bs[i] = c.Bytes
+	}
+	slices.Sort(bs)
+	med := bs[len(bs)/2]
+	if len(bs)%2 == 0 {
+		med = bs[len(bs)/2-1]/2 + bs[len(bs)/2]/2
+	}
+	per := uint64(float64(med) * float64(part) / float64(p.Bytes()))
+	return fmt.Sprintf("%s %s %s per episode (median)", who, verb, correlate.FormatBytes(per))
 }
 
 func jobFile(j *timers.Job) string {
 	if j.Line > 0 {
-		return fmt.Sprintf("%s:%d", j.File, j.Line)
+		return fmt.Sprintf("%s:%d", absPath(j.File), j.Line)
 	}
 	if j.File == "" {
 		return "(unknown file)"
 	}
-	return j.File
+	return absPath(j.File)
+}
+
+// absPath gives a job's file as the user finds it on the host: the
+// inventory keeps it relative to the root it read (etc/cron.d/x), the
+// user reads /etc/cron.d/x.
+func absPath(p string) string {
+	if p == "" || strings.HasPrefix(p, "/") {
+		return p
+	}
+	return "/" + p
+}
+
+// unseenIO says why the recording cannot show who did an unknown
+// culprit's I/O ("" when it could): no per-process data, or most
+// processes' /proc/PID/io unreadable.
+func unseenIO(c *correlate.Culprit) string {
+	for _, m := range c.Missing {
+		switch m {
+		case correlate.MissingProcesses:
+			return "the recording has no per-process I/O (recorded without root)"
+		case correlate.MissingIOAccess:
+			return "per-process I/O was unreadable for most processes (/proc/PID/io denied: recorded without root)"
+		}
+	}
+	return ""
+}
+
+// smallPct is pct, "under 1%" for a share above 0 that pct would call 0%.
+func smallPct(share float64) string {
+	if share > 0 && share < 0.005 {
+		return "under 1%"
+	}
+	return pct(share)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/yuin/goldmark/util"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/signal"
 )
 
@@ -40,14 +41,14 @@ var (
 	reportCSS string
 )
 
-// MaxBuckets bounds the points of every chart series: a recording with
-// more intervals is cut into MaxBuckets buckets of equal time, each drawn
+// maxBuckets bounds the points of every chart series: a recording with
+// more intervals is cut into maxBuckets buckets of equal time, each drawn
 // as its minimum and its maximum in the order they occurred, so that no
 // spike is lost however long the recording. A series therefore has at
-// most 2×MaxBuckets points (4,000: one per pixel of a wide screen, twice),
+// most 2×maxBuckets points (4,000: one per pixel of a wide screen, twice),
 // and the page stays under 1.5 MB whatever the recording's length (a day
 // at 1 s: docs/benchmarks.md).
-const MaxBuckets = 2000
+const maxBuckets = 2000
 
 // topProcs is how many processes a hover lists per bucket.
 const topProcs = 3
@@ -284,7 +285,11 @@ func (s sampling) top(t *correlate.Trace) []string {
 	line := func(from, to int) string {
 		var ps []string
 		for _, p := range t.Top(from, to, topProcs) {
-			ps = append(ps, fmt.Sprintf("%s[%d] %s", p.Comm, p.PID, correlate.FormatBytes(p.Bytes())))
+			pid := p.PID
+			if p.Reaped {
+				pid = p.PPID // "exited threads or children of sh[4100]": which sh
+			}
+			ps = append(ps, fmt.Sprintf("%s[%d] %s", p.Comm, pid, correlate.FormatBytes(p.Bytes())))
 		}
 		return strings.Join(ps, ", ")
 	}
@@ -388,11 +393,11 @@ func newPage(kind string, rs []*correlate.Result, ts []*correlate.Trace, labels 
 	switch {
 	case n == 0:
 		// Nothing recorded: no points, every chart says so.
-	case n > 2*MaxBuckets || d.Relative:
+	case n > 2*maxBuckets || d.Relative:
 		// Buckets on one grid: the runs share the x values. A bucket is
 		// at least the coarsest run's mean interval, so that no run has
 		// empty buckets (gaps) between its samples.
-		nb := MaxBuckets
+		nb := maxBuckets
 		if coarsest > 0 {
 			nb = min(nb, int(span/coarsest))
 		}
@@ -637,7 +642,7 @@ func renderHTML(w io.Writer, r correlate.Result, t *correlate.Trace, o Options) 
 func renderCompareHTML(w io.Writer, before, after correlate.Result, o Options) error {
 	var md bytes.Buffer
 	o.Color, o.Width = false, 0
-	if err := RenderCompare(&md, before, after, Markdown, o); err != nil {
+	if err := RenderCompare(&md, before, after, format.Markdown, o); err != nil {
 		return err
 	}
 	for i, r := range []correlate.Result{before, after} {
@@ -662,13 +667,7 @@ func renderCompareHTML(w io.Writer, before, after correlate.Result, o Options) e
 	}
 	d := newPage("compare", []*correlate.Result{&before, &after}, ts, []string{"before", "after"})
 	for _, m := range compareMetrics(&before, &after) {
-		h := headlineRow{Label: m.label, Before: "-", After: "-"}
-		if m.before != nil {
-			h.Before = m.format(*m.before)
-		}
-		if m.after != nil {
-			h.After = m.format(*m.after)
-		}
+		h := headlineRow{Label: m.label, Before: metricValue(m, m.before, m.shareBefore), After: metricValue(m, m.after, m.shareAfter)}
 		if c := change(m); c != nil {
 			h.Change = fmt.Sprintf("%+.1f%%", *c)
 			if *c != 0 && m.better != 0 {

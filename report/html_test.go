@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/process"
+	"github.com/memdiag/memdiag/record"
 )
 
 // flatTrace is a trace of n intervals of dt from start with every
@@ -108,7 +111,7 @@ func TestRenderHTMLReference(t *testing.T) {
 	// at 12:43.
 	r.Culprits[0].Proof = &correlate.Proof{FiringsUsed: true, FiringsMatched: []time.Time{at("12:33"), at("13:13")}, FiringsMissed: []time.Time{at("12:53")}}
 	r.Culprits[1].Proof = &correlate.Proof{FiringsUsed: true, FiringsMatched: []time.Time{at("12:43")}}
-	page, d := pageOf(t, func(b *bytes.Buffer) error { return Render(b, r, HTML, Options{Traces: []*correlate.Trace{tr}}) })
+	page, d := pageOf(t, func(b *bytes.Buffer) error { return Render(b, r, format.HTML, Options{Traces: []*correlate.Trace{tr}}) })
 
 	if len(d.X) != 60 || d.Bucket != 0 || d.X[0] != float64(at("12:21").Unix()) {
 		t.Fatalf("x: %d points from %v, bucket %v; want 60 from %d, no buckets", len(d.X), d.X[0], d.Bucket, at("12:21").Unix())
@@ -171,7 +174,7 @@ func TestRenderHTMLReference(t *testing.T) {
 func TestRenderHTMLSelfContained(t *testing.T) {
 	r := reference()
 	page, _ := pageOf(t, func(b *bytes.Buffer) error {
-		return Render(b, r, HTML, Options{Traces: []*correlate.Trace{flatTrace(r.Start, 60, time.Minute)}})
+		return Render(b, r, format.HTML, Options{Traces: []*correlate.Trace{flatTrace(r.Start, 60, time.Minute)}})
 	})
 	for _, bad := range []string{" src=", "<link", "@import", "url(", "<iframe", "fetch(", "XMLHttpRequest"} {
 		if strings.Contains(page, bad) {
@@ -188,7 +191,7 @@ func TestRenderHTMLSelfContained(t *testing.T) {
 	}
 }
 
-// A day at 1 s is cut into MaxBuckets buckets of 43.2 s, each drawn as
+// A day at 1 s is cut into maxBuckets buckets of 43.2 s, each drawn as
 // its minimum and maximum in the order they occurred: a one-interval
 // spike survives, and so does a one-interval dip; the page stays under
 // its 1.5 MB bound with noisy values in every column.
@@ -210,12 +213,12 @@ func TestRenderHTMLDownsample(t *testing.T) {
 	}
 	w[50_000] = 5e9 // a 1 s spike at 13:53:21 (bucket 1157)
 	w[50_010] = 1   // and a dip 10 s after it, same bucket
-	page, d := pageOf(t, func(b *bytes.Buffer) error { return Render(b, r, HTML, Options{Traces: []*correlate.Trace{tr}}) })
+	page, d := pageOf(t, func(b *bytes.Buffer) error { return Render(b, r, format.HTML, Options{Traces: []*correlate.Trace{tr}}) })
 	if len(page) > 1_500_000 {
 		t.Errorf("a day's page is %d bytes, above the 1.5 MB bound", len(page))
 	}
-	if len(d.X) != 2*MaxBuckets || d.Bucket != 43.2 {
-		t.Fatalf("%d points, buckets of %v s; want %d, 43.2", len(d.X), d.Bucket, 2*MaxBuckets)
+	if len(d.X) != 2*maxBuckets || d.Bucket != 43.2 {
+		t.Fatalf("%d points, buckets of %v s; want %d, 43.2", len(d.X), d.Bucket, 2*maxBuckets)
 	}
 	vals := d.series("disk", "disk write")
 	b := 50_001 * 2000 / 86400 // the bucket of the interval ending at 50,001 s
@@ -241,7 +244,7 @@ func TestRenderCompareHTML(t *testing.T) {
 	ta, tb := flatTrace(a.Start, 60, time.Minute), flatTrace(b.Start, 30, 2*time.Minute)
 	tb.Columns[correlate.TraceSwapOut][0] = 7
 	_, d := pageOf(t, func(w *bytes.Buffer) error {
-		return RenderCompare(w, a, b, HTML, Options{Traces: []*correlate.Trace{ta, tb}})
+		return RenderCompare(w, a, b, format.HTML, Options{Traces: []*correlate.Trace{ta, tb}})
 	})
 	// Buckets of 2 minutes, after's interval: 30 of them over the hour.
 	if !d.Relative || len(d.X) != 2*30 || d.X[0] != 30 || d.X[1] != 90 {
@@ -269,13 +272,15 @@ func TestRenderCompareHTML(t *testing.T) {
 // Without a trace (or with an empty recording) the page still renders:
 // each chart says it has no data, and the report's text is there.
 func TestRenderHTMLNoData(t *testing.T) {
-	empty := correlate.Result{Host: "h", Warnings: []string{"the recording has fewer than two samples: nothing to analyse"}}
+	empty := correlate.Result{Host: "h", Warnings: []correlate.Warning{{Kind: correlate.WarnTooFewSamples}}}
 	for name, render := range map[string]func(*bytes.Buffer) error{
-		"analyze, no trace": func(b *bytes.Buffer) error { return Render(b, reference(), HTML, Options{}) },
-		"analyze, empty":    func(b *bytes.Buffer) error { return Render(b, empty, HTML, Options{Traces: []*correlate.Trace{{}}}) },
-		"compare, empty":    func(b *bytes.Buffer) error { return RenderCompare(b, empty, empty, HTML, Options{}) },
+		"analyze, no trace": func(b *bytes.Buffer) error { return Render(b, reference(), format.HTML, Options{}) },
+		"analyze, empty": func(b *bytes.Buffer) error {
+			return Render(b, empty, format.HTML, Options{Traces: []*correlate.Trace{{}}})
+		},
+		"compare, empty": func(b *bytes.Buffer) error { return RenderCompare(b, empty, empty, format.HTML, Options{}) },
 		"compare, one trace": func(b *bytes.Buffer) error {
-			return RenderCompare(b, reference(), empty, HTML, Options{Traces: []*correlate.Trace{flatTrace(at("12:20"), 60, time.Minute)}})
+			return RenderCompare(b, reference(), empty, format.HTML, Options{Traces: []*correlate.Trace{flatTrace(at("12:20"), 60, time.Minute)}})
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -310,17 +315,17 @@ func TestScheduleAsterisksSurvive(t *testing.T) {
 	r.Culprits[0].Job.Schedule = []string{"*:*:0/20"}
 	r.Culprits[1].Job.Schedule = []string{"*/5 * * * *"}
 	var md bytes.Buffer
-	if err := Render(&md, r, Markdown, Options{}); err != nil {
+	if err := Render(&md, r, format.Markdown, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Fires every 20m (`*:*:0/20`)", `fires every 20m (\*:\*:0/20), defined in lib/systemd/system/pmlogger\_check.timer`,
+	for _, want := range []string{"Fires every 20m (`*:*:0/20`)", `fires every 20m (\*:\*:0/20), defined in /lib/systemd/system/pmlogger\_check.timer`,
 		"Fires every 20m (`*/5 * * * *`)"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
 	}
-	page, _ := pageOf(t, func(b *bytes.Buffer) error { return Render(b, r, HTML, Options{}) })
-	for _, want := range []string{"Fires every 20m (<code>*:*:0/20</code>)", "fires every 20m (*:*:0/20), defined in lib/systemd/system/pmlogger_check.timer",
+	page, _ := pageOf(t, func(b *bytes.Buffer) error { return Render(b, r, format.HTML, Options{}) })
+	for _, want := range []string{"Fires every 20m (<code>*:*:0/20</code>)", "fires every 20m (*:*:0/20), defined in /lib/systemd/system/pmlogger_check.timer",
 		"Fires every 20m (<code>*/5 * * * *</code>)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
@@ -329,4 +334,76 @@ func TestScheduleAsterisksSurvive(t *testing.T) {
 	if strings.Contains(page, "<em>") {
 		t.Error("the page has emphasis (<em>) from a schedule's asterisks")
 	}
+}
+
+// The page's top processes count the I/O of children a process reaped
+// unseen, as the text and JSON do: sh 7000 writes 1 MiB itself and reaps
+// 64 MiB of children between two scans.
+func TestRenderHTMLTopReaped(t *testing.T) {
+	start := at("12:00")
+	rec := &record.Recording{Header: record.Header{Type: record.TypeHeader, Format: record.FormatName, SchemaVersion: record.SchemaVersion,
+		Host: "h", Start: start, Interval: time.Second, PageSize: 4096, TimeZone: "UTC"}}
+	for i := range 4 {
+		s := record.Sample{Type: record.TypeSample, Seq: i, Time: start.Add(time.Duration(i) * time.Second)}
+		if i == 2 {
+			s.Procs = []record.ProcIO{{PID: 7000, PPID: 1, StartTicks: 7000, Comm: "sh", WriteBytes: mib, DeltaWriteBytes: mib, DeltaReapedWriteBytes: 64 * mib}}
+		}
+		rec.Samples = append(rec.Samples, s)
+	}
+	d := htmlTop(t, rec)
+	if got, want := d.Top[0][1], "exited threads or children of sh[7000] 64.0 MiB, sh[7000] 1.0 MiB"; got != want {
+		t.Errorf("top of the interval ending 12:00:02: %q; want %q", got, want)
+	}
+}
+
+// The per-process list counts what the text and JSON count: a process
+// that lived between two samples is in no row, only in its exit record
+// (taskstats: dd 8100, 32 MiB); one seen before exits with more than its
+// last row held (postgres 12: 8 MiB seen at 12:00:01, 20 MiB at its exit
+// before 12:00:02: 12 MiB in that interval, counted once).
+func TestRenderHTMLTopExitOnly(t *testing.T) {
+	start := at("12:00")
+	rec := &record.Recording{Header: record.Header{Type: record.TypeHeader, Format: record.FormatName, SchemaVersion: record.SchemaVersion,
+		Host: "h", Start: start, Interval: time.Second, PageSize: 4096, TimeZone: "UTC"}}
+	for i := range 4 {
+		s := record.Sample{Type: record.TypeSample, Seq: i, Time: start.Add(time.Duration(i) * time.Second)}
+		switch i {
+		case 1:
+			s.Procs = []record.ProcIO{{PID: 12, PPID: 1, StartTicks: 12, Comm: "postgres", WriteBytes: 8 * mib, DeltaWriteBytes: 8 * mib}}
+		case 2:
+			at := start.Add(1500 * time.Millisecond)
+			s.Events = []record.Event{
+				{Kind: process.Exec, Time: at, Source: "connector", PID: 8100, PPID: 7000, Comm: "dd"},
+				{Kind: process.Exit, Time: at.Add(100 * time.Millisecond), Source: "taskstats", PID: 8100, PPID: 7000, Comm: "dd", WriteBytes: 32 * mib},
+				{Kind: process.Exit, Time: at.Add(200 * time.Millisecond), Source: "taskstats", PID: 12, PPID: 1, Comm: "postgres", WriteBytes: 20 * mib},
+			}
+		}
+		rec.Samples = append(rec.Samples, s)
+	}
+	d := htmlTop(t, rec)
+	if got, want := d.Top[0][0], "postgres[12] 8.0 MiB"; got != want {
+		t.Errorf("top of the interval ending 12:00:01: %q; want %q", got, want)
+	}
+	if got, want := d.Top[0][1], "dd[8100] 32.0 MiB, postgres[12] 12.0 MiB"; got != want {
+		t.Errorf("top of the interval ending 12:00:02: %q; want %q", got, want)
+	}
+}
+
+// htmlTop renders rec's analysis and trace as the HTML page and returns the
+// page's data, whose per-process list (Top) must hold two intervals at least.
+func htmlTop(t *testing.T, rec *record.Recording) pageJSON {
+	t.Helper()
+	sr := correlate.NewSeries(rec.Header)
+	for i := range rec.Samples {
+		sr.Add(&rec.Samples[i])
+	}
+	res := sr.Analyze(correlate.Options{})
+	tr := sr.Trace(&res, correlate.Options{})
+	_, d := pageOf(t, func(b *bytes.Buffer) error {
+		return Render(b, res, format.HTML, Options{Traces: []*correlate.Trace{tr}})
+	})
+	if len(d.Top) == 0 || len(d.Top[0]) < 2 {
+		t.Fatalf("top %q", d.Top)
+	}
+	return d
 }

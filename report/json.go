@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -32,15 +33,21 @@ type jsonResult struct {
 	SpikeIntervals  int                `json:"spike_intervals"`
 	Thresholds      jsonThresh         `json:"thresholds"`
 	Baselines       map[string]float64 `json:"baselines"`
-	Period          *jsonPeriod        `json:"period"`
-	SpikePeriod     *jsonPeriod        `json:"spike_period"`
-	Episodes        []jsonEpisode      `json:"episodes"`
-	Spikes          []jsonSpike        `json:"spikes"` // latency spikes outside episodes
-	Require         []string           `json:"require"`
-	Culprits        []jsonCulprit      `json:"culprits"`
-	Verdict         string             `json:"verdict"`
-	Totals          jsonTotals         `json:"totals"`
-	Warnings        []string           `json:"warnings"`
+	// Catalogue is every signal.Catalogue entry over the whole recording,
+	// as gate judges a run (correlate.Result.Catalogue).
+	Catalogue   []jsonCatalogueRate `json:"catalogue"`
+	Period      *jsonPeriod         `json:"period"`
+	SpikePeriod *jsonPeriod         `json:"spike_period"`
+	Episodes    []jsonEpisode       `json:"episodes"`
+	Spikes      []jsonSpike         `json:"spikes"` // latency spikes outside episodes
+	Require     []string            `json:"require"`
+	Culprits    []jsonCulprit       `json:"culprits"`
+	Verdict     string              `json:"verdict"`
+	Totals      jsonTotals          `json:"totals"`
+	// Warnings are the analysis warnings' sentences; WarningDetails the
+	// same warnings, in the same order, as kind and fields.
+	Warnings       []string            `json:"warnings"`
+	WarningDetails []correlate.Warning `json:"warning_details"`
 	// RecordingLacks says what the recording does not hold (no PSI,
 	// per-process I/O denied, events polled, cut short).
 	RecordingLacks []string `json:"recording_lacks"`
@@ -84,28 +91,54 @@ type jsonPeriod struct {
 	Score    float64   `json:"score"`
 }
 
+// jsonSignal is one signal an episode raised. Scope is whose counters
+// it read: "host" for every signal but psi_some and psi_full, which read
+// the analysis's PSI scope (Result.PSIScope: "host", "cgroup" or "any").
 type jsonSignal struct {
 	Signal   string  `json:"signal"`
 	Peak     float64 `json:"peak"`
 	Baseline float64 `json:"baseline"`
 	Unit     string  `json:"unit"`
+	Scope    string  `json:"scope"`
+}
+
+// jsonCatalogueRate is one catalogue signal over an episode: Key is its
+// JSON key (signal.Signal.RateKey), Mean and Peak are in Unit, null when
+// the recording lacks what the signal needs.
+type jsonCatalogueRate struct {
+	Name  string   `json:"name"`
+	Key   string   `json:"key"`
+	Unit  string   `json:"unit"`
+	Mean  *float64 `json:"mean"`
+	Peak  *float64 `json:"peak"`
+	Title string   `json:"title"`
 }
 
 type jsonEpisode struct {
 	Index int `json:"index"`
 	// Time is the episode's one time, as the timeline row, the stall
 	// onsets and the verdict give it: the end of its first interval.
-	Time      time.Time                `json:"time"`
-	Start     time.Time                `json:"start"`
-	End       time.Time                `json:"end"`
-	DurationS float64                  `json:"duration_s"`
-	Signals   []jsonSignal             `json:"signals"`
+	Time      time.Time    `json:"time"`
+	Start     time.Time    `json:"start"`
+	End       time.Time    `json:"end"`
+	DurationS float64      `json:"duration_s"`
+	Signals   []jsonSignal `json:"signals"`
+	// Catalogue is every signal.Catalogue entry over the episode, whether
+	// or not it raised it: the same names, values and units as gate and
+	// mem give (correlate.CatalogueRate).
+	Catalogue []jsonCatalogueRate      `json:"catalogue"`
 	Spike     bool                     `json:"spike"`
 	LatencyMS *float64                 `json:"latency_ms"`
 	Processes []correlate.ProcActivity `json:"processes"`
 	Started   []correlate.ProcActivity `json:"started"`
 	Exited    []correlate.ProcActivity `json:"exited"`
 	Culprit   string                   `json:"culprit"`
+	// ReapedBytes is the I/O of children reaped between two scans that no
+	// scan saw (the "exited threads or children of" rows), part of the episode's total;
+	// UnattributedReapedBytes the part of it no job claimed
+	// (correlate.Episode).
+	ReapedBytes             uint64 `json:"reaped_bytes,omitempty"`
+	UnattributedReapedBytes uint64 `json:"unattributed_reaped_bytes,omitempty"`
 	// Onset is the recorded stall onset: when PSI crossed the threshold
 	// and the processes seen then.
 	Onset *record.StallOnset `json:"onset,omitempty"`
@@ -156,10 +189,51 @@ type jsonProof struct {
 	FiringsNote string `json:"firings_note,omitempty"`
 }
 
-// jsonNotRun is a job scheduled near episodes that did not run.
+// jsonNotRun is a job scheduled near episodes that did not run, or
+// that ran only outside the --cgroup group analysed (outside_scope).
 type jsonNotRun struct {
-	Name   string `json:"name"`
-	Reason string `json:"reason"`
+	Name         string                 `json:"name"`
+	Kind         correlate.NotNamedKind `json:"kind,omitempty"`
+	Reason       string                 `json:"reason"`
+	OutsideScope *jsonRanOutside        `json:"outside_scope,omitempty"`
+	Ran          *jsonRanUnnamed        `json:"ran,omitempty"`
+	FiringsNear  int                    `json:"firings_near,omitempty"`
+	Cgroup       string                 `json:"cgroup,omitempty"`
+}
+
+// jsonRanUnnamed is correlate.RanUnnamed: what a job that ran in the
+// scope did in the episodes, though not named.
+type jsonRanUnnamed struct {
+	Processes int      `json:"processes"`
+	Episodes  int      `json:"episodes"`
+	Of        int      `json:"episodes_total"`
+	MaxBytes  uint64   `json:"max_bytes"`
+	MaxShare  float64  `json:"max_share"`
+	Credited  int      `json:"credited"`
+	P         *float64 `json:"p,omitempty"`
+	Share     *float64 `json:"share,omitempty"`
+	Late      bool     `json:"late,omitempty"`
+	LeadS     *float64 `json:"lead_s,omitempty"`
+}
+
+// jsonRanOutside is correlate.RanOutside.
+type jsonRanOutside struct {
+	Group     string   `json:"group"`
+	Cgroups   []string `json:"cgroups"`
+	Processes int      `json:"processes"`
+	Episodes  int      `json:"episodes"`
+	Bytes     uint64   `json:"bytes"`
+}
+
+// signalScope is whose counters signal s read (jsonSignal.Scope).
+func signalScope(r *correlate.Result, s correlate.Signal) string {
+	if s != correlate.PSISome && s != correlate.PSIFull {
+		return string(correlate.PSIHost)
+	}
+	if r.PSIScope == correlate.PSIAuto {
+		return string(correlate.PSIHost)
+	}
+	return string(r.PSIScope)
 }
 
 // share is n/of rounded to 0.001, nil when of is 0.
@@ -218,7 +292,8 @@ func toJSON(r correlate.Result) jsonResult {
 		Thresholds:     jsonThresh{t.PSISome, t.PSIFull, t.LRUDrop, t.LRUDropMin, t.Refault, t.DirectReclaim, t.LimitReclaim, t.DiskIO, t.IOTime, t.SwapOut, t.MADFactor},
 		Baselines:      map[string]float64{},
 		Period:         period(&r, r.Period), SpikePeriod: period(&r, r.SpikePeriod),
-		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: nonNil(r.Warnings),
+		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: warningTexts(r.Warnings),
+		WarningDetails: nonNil(r.Warnings),
 		RecordingLacks: nonNil(r.Lacks),
 		Verdict:        verdictLine(&r),
 		MemoryGrowth:   append([]memstate.ProcGrowth{}, r.Growth...),
@@ -230,6 +305,7 @@ func toJSON(r correlate.Result) jsonResult {
 	if r.HasLatency {
 		j.LatencyBaseline = ms(r.LatencyBaseline)
 	}
+	j.Catalogue = catalogueRates(r.Catalogue)
 	for s, v := range r.Baselines {
 		j.Baselines[string(s)] = finite(v)
 	}
@@ -237,9 +313,11 @@ func toJSON(r correlate.Result) jsonResult {
 		e := &r.Episodes[i]
 		je := jsonEpisode{Index: e.Index, Time: in(&r, rowTime(e)), Start: in(&r, e.Start), End: in(&r, e.End), DurationS: e.End.Sub(e.Start).Seconds(),
 			Signals: []jsonSignal{}, Spike: e.Spike, Processes: nonNil(e.Processes), Started: nonNil(e.Started),
-			Exited: nonNil(e.Exited), Culprit: e.Culprit, Onset: e.Onset}
+			Exited: nonNil(e.Exited), Culprit: e.Culprit, Onset: e.Onset,
+			ReapedBytes: e.ReapedBytes, UnattributedReapedBytes: e.UnattributedReapedBytes}
+		je.Catalogue = catalogueRates(e.Catalogue)
 		for _, s := range e.Signals {
-			je.Signals = append(je.Signals, jsonSignal{string(s.Signal), finite(s.Peak), finite(s.Baseline), s.Signal.Unit()})
+			je.Signals = append(je.Signals, jsonSignal{string(s.Signal), finite(s.Peak), finite(s.Baseline), s.Signal.Unit(), signalScope(&r, s.Signal)})
 		}
 		if e.LatencyPeak > 0 {
 			je.LatencyMS = ms(e.LatencyPeak)
@@ -253,7 +331,18 @@ func toJSON(r correlate.Result) jsonResult {
 		j.Require = append(j.Require, string(s))
 	}
 	for _, nr := range r.NotRun {
-		j.NotRun = append(j.NotRun, jsonNotRun{Name: nr.Name, Reason: NotRunReason(nr)})
+		jn := jsonNotRun{Name: nr.Name, Kind: nr.Kind, Reason: notRunReason(nr), FiringsNear: nr.FiringsNear, Cgroup: nr.Cgroup}
+		if u := nr.Ran; u != nil {
+			jn.Ran = &jsonRanUnnamed{Processes: u.Processes, Episodes: u.Episodes, Of: u.Of, MaxBytes: u.MaxBytes, MaxShare: u.MaxShare,
+				Credited: u.Credited, Late: u.Late, LeadS: u.Lead}
+			if u.Credited > 0 {
+				jn.Ran.P, jn.Ran.Share = &u.P, &u.Share
+			}
+		}
+		if o := nr.OutsideScope; o != nil {
+			jn.OutsideScope = &jsonRanOutside{Group: o.Group, Cgroups: o.Cgroups, Processes: o.Processes, Episodes: o.Episodes, Bytes: o.Bytes}
+		}
+		j.NotRun = append(j.NotRun, jn)
 	}
 	for i := range r.Culprits {
 		c := &r.Culprits[i]
@@ -263,9 +352,9 @@ func toJSON(r correlate.Result) jsonResult {
 			FiringsMatched:  c.FiringsMatched, Firings: c.Firings, FiringShare: share(c.FiringsMatched, c.Firings),
 			PeriodS:  c.Period.Seconds(),
 			Episodes: nonNil(c.Episodes), Processes: nonNil(c.Processes), BytesPerEpisode: c.BytesPerEpisode,
-			Evidence: nonNil(Evidence(&r, c)), Advice: Advice(c), Missing: c.Missing}
+			Evidence: nonNil(evidence(&r, c)), Advice: advice(c), Missing: c.Missing}
 		if c.Proof != nil {
-			jc.Proof = &jsonProof{Proof: c.Proof, FiringsNote: FiringsNote(c.Proof.FiringsUnused, c.Job)}
+			jc.Proof = &jsonProof{Proof: c.Proof, FiringsNote: firingsNote(c.Proof.FiringsUnused, c.Job)}
 		}
 		if jb := c.Job; jb != nil {
 			jc.Source, jc.Unit, jc.Command, jc.Schedule, jc.File = string(jb.Source), jb.Unit, jb.Command, jb.Schedule, jb.File
@@ -305,6 +394,10 @@ func verdictCore(r *correlate.Result) string {
 		return "no culprit"
 	}
 	c := &r.Culprits[0]
+	if c.Kind == correlate.KindUnknown && unseenIO(c) != "" {
+		return "cannot know: per-process I/O missing; a recurrence explains " + strconv.Itoa(c.EpisodesExplained) + " of " +
+			strconv.Itoa(c.EpisodesTotal) + " episodes"
+	}
 	return c.Name + " (" + string(c.Kind) + ") explains " + strconv.Itoa(c.EpisodesExplained) + " of " +
 		strconv.Itoa(c.EpisodesTotal) + " episodes"
 }
@@ -317,7 +410,9 @@ func renderJSON(w io.Writer, r correlate.Result) error {
 }
 
 // renderCSV writes one row per episode; a signal's cell holds its peak (in
-// the unit of the column name) when the episode raised it, else is empty.
+// the unit of the column name) when the episode raised it, else is empty,
+// but for psi_some_share and psi_full_share, which hold the episode's
+// peak whenever the stall was recorded.
 func renderCSV(w io.Writer, r correlate.Result) error {
 	cw := csv.NewWriter(w)
 	hdr := []string{"index", "start", "end", "duration_s", "spike", "latency_ms"}
@@ -347,6 +442,10 @@ func renderCSV(w io.Writer, r correlate.Result) error {
 			v := ""
 			if p, ok := e.Has(s); ok {
 				v = csvNumber(p.Peak)
+			} else if k := slices.Index([]correlate.Signal{correlate.PSISome, correlate.PSIFull}, s); k >= 0 && k < len(e.Stall) && !math.IsNaN(e.Stall[k]) {
+				// The stall is known even where it did not rise: a blank
+				// psi_some beside a raised psi_full would read as 0.
+				v = csvNumber(e.Stall[k])
 			}
 			row = append(row, v)
 		}
@@ -382,4 +481,22 @@ func finite(v float64) float64 {
 		return 0
 	}
 	return v
+}
+
+// finitePtr is &v, nil for NaN or ±Inf: unknown is null, never 0.
+func finitePtr(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// catalogueRates is cs as JSON, [] when there is none.
+func catalogueRates(cs []correlate.CatalogueRate) []jsonCatalogueRate {
+	out := make([]jsonCatalogueRate, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, jsonCatalogueRate{Name: c.Signal.Name, Key: c.Signal.RateKey(),
+			Unit: c.Signal.RateUnit(), Mean: finitePtr(c.Mean), Peak: finitePtr(c.Peak), Title: c.Signal.Title})
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
 )
@@ -36,7 +37,7 @@ type LiveOptions struct {
 //
 // The columns are chosen once, by importance, to fit Width: latency and
 // memory PSI first, then direct and cgroup-limit reclaim, disk and the
-// file LRU's change, the busiest process, then the rest; [LiveView.Hidden]
+// file LRU's change, the busiest process, then the rest; [LiveView.Legend]
 // names the ones left out, which the recording still has.
 type LiveView struct {
 	o      LiveOptions
@@ -156,7 +157,7 @@ func liveColumns(o LiveOptions) []*liveCol {
 		}, mib, 1)})
 	add(&liveCol{name: "BUSY", unit: "%", width: 5, prio: 17, what: "BUSY the busiest disk's utilisation",
 		cell: num(func(iv *record.Interval) float64 { return iv.DiskBusy * 100 }, 1, 0)})
-	add(&liveCol{name: "TOP-IO", unit: "MiB/s", width: topMin, prio: 9, what: "TOP-IO the process with the most I/O (read + write) and its rate"})
+	add(&liveCol{name: "TOP-IO", unit: "MiB/s", width: topMin, prio: 9, what: "TOP-IO the process with the most I/O (read + write) and its rate (\"exited threads or children of X\": I/O the kernel added to X for its exited threads or for children that ended unseen)"})
 	return cols
 }
 
@@ -193,8 +194,8 @@ func NewLiveView(o LiveOptions) *LiveView {
 	return v
 }
 
-// Hidden names the columns left out to fit the width.
-func (v *LiveView) Hidden() []string {
+// hiddenNames names the columns left out to fit the width.
+func (v *LiveView) hiddenNames() []string {
 	var names []string
 	for _, c := range v.hidden {
 		names = append(names, c.name)
@@ -211,7 +212,7 @@ func (v *LiveView) Legend() string {
 		}
 	}
 	s := "Live columns: " + strings.Join(parts, "; ") + ". Sizes and rates in MiB (2^20 bytes), reclaim and refaults in pages/s."
-	if h := v.Hidden(); len(h) > 0 {
+	if h := v.hiddenNames(); len(h) > 0 {
 		s += fmt.Sprintf(" Not shown at %d columns (the recording has them; a wider terminal or a pipe shows them): %s.", v.o.Width, strings.Join(h, ", "))
 	}
 	return s
@@ -263,25 +264,62 @@ func (v *LiveView) row(stamp string, iv record.Interval, s *record.Sample) strin
 }
 
 // topCell is the TOP-IO cell: the process with the most I/O in the
-// interval (the sampler keeps them most first) and its read + write rate,
-// its unit in parentheses when there is room; shortened with "…" to fit.
+// interval and its read + write rate, its unit in parentheses when there
+// is room; shortened with "…" to fit. See [topOf] for what competes.
 func (v *LiveView) topCell(iv record.Interval, s *record.Sample) string {
-	if s == nil || len(s.Procs) == 0 {
+	comm, unit, bytes := topOf(s)
+	if comm == "" {
 		return "-"
 	}
-	p := s.Procs[0]
-	rate := fmt.Sprintf(" %.1f", float64(p.DeltaReadBytes+p.DeltaWriteBytes)/(1<<20)/math.Max(iv.Dt.Seconds(), 1e-9))
-	name := p.Comm
-	if p.Unit != "" {
-		name += " (" + p.Unit + ")"
+	rate := fmt.Sprintf(" %.1f", float64(bytes)/(1<<20)/math.Max(iv.Dt.Seconds(), 1e-9))
+	name := comm
+	if unit != "" {
+		name += " (" + unit + ")"
 	}
 	if v.topW > 0 {
 		room := v.topW - 2 - len(rate)
 		if runewidth.StringWidth(name) > room {
-			name = runewidth.Truncate(p.Comm, room, "…")
+			name = runewidth.Truncate(comm, room, "…")
 		}
 	}
 	return name + rate
+}
+
+// topOf picks the interval's busiest process (read + written): a
+// process row's own I/O; a process that started and exited within the
+// interval, by its exit record's exact total (taskstats: such a dd is
+// never in a row); or, named by correlate.ReapedComm, the I/O the kernel
+// added to X for children it reaped that no row or exit record holds,
+// or for its exited threads (diskio.ProcIO.DeltaReaped*Bytes). Ties go to the first met. comm is
+// "" when nothing did I/O.
+func topOf(s *record.Sample) (comm, unit string, bytes uint64) {
+	if s == nil {
+		return "", "", 0
+	}
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		if b := p.DeltaReadBytes + p.DeltaWriteBytes; b > bytes {
+			comm, unit, bytes = p.Comm, p.Unit, b
+		}
+		if b := p.DeltaReapedReadBytes + p.DeltaReapedWriteBytes; b > bytes {
+			comm, unit, bytes = correlate.ReapedComm(p.Comm), "", b
+		}
+	}
+	var execd map[int]bool
+	for i := range s.Events {
+		e := &s.Events[i]
+		if e.Kind == process.Exec {
+			if execd == nil {
+				execd = map[int]bool{}
+			}
+			execd[e.PID] = true
+			continue
+		}
+		if e.Kind == process.Exit && e.Source == "taskstats" && execd[e.PID] && e.ReadBytes+e.WriteBytes > bytes {
+			comm, unit, bytes = e.Comm, e.Unit, e.ReadBytes+e.WriteBytes
+		}
+	}
+	return comm, unit, bytes
 }
 
 // pad right-aligns s in w columns (left-aligns for negative w).
@@ -296,21 +334,6 @@ func pad(s string, w int) string {
 	return s
 }
 
-// defaultLive is the view of a host-only recording on a pipe.
-var defaultLive = NewLiveView(LiveOptions{})
-
-// LiveColumns and LiveUnits are the header lines of the default view
-// (no latency, no cgroup, every column).
-var LiveColumns, LiveUnits, _ = strings.Cut(defaultLive.Header(), "\n")
-
-// LiveRow formats one interval in the default view (every column, no
-// latency or cgroup columns); see [LiveView.Row].
-func LiveRow(iv record.Interval, s *record.Sample, color bool) string {
-	v := *defaultLive
-	v.o.Color = color
-	return v.Row(iv, s)
-}
-
 // SummaryOptions are the end summary's settings.
 type SummaryOptions struct {
 	// TopN is how many processes the I/O list keeps.
@@ -319,12 +342,9 @@ type SummaryOptions struct {
 	// CulpritComms its processes' names: they lead the I/O list.
 	Culprit      string
 	CulpritComms []string
-}
-
-// WriteSummary prints the end-of-run summary of `memdiag watch` with the
-// topN processes by I/O.
-func WriteSummary(w io.Writer, sm *record.Summary, path string, topN int) {
-	WriteSummaryWith(w, sm, path, SummaryOptions{TopN: topN})
+	// Width is the terminal's width in columns (0: unknown, 80 assumed):
+	// the process list narrows its UNIT, then PROCESS column to fit it.
+	Width int
 }
 
 // WriteSummaryWith prints the end-of-run summary of `memdiag watch`: PSI,
@@ -360,6 +380,11 @@ func WriteSummaryWith(w io.Writer, sm *record.Summary, path string, o SummaryOpt
 		fmt.Fprintf(w, "  OOM kills: %.0f\n", sm.OOMKills)
 	}
 	ps := topIO(sm.TopIO(-1), o)
+	kids := sm.UnseenChildren(o.TopN)
+	if len(ps) == 0 && len(kids) == 0 {
+		return
+	}
+	defer writeUnseenChildren(w, kids)
 	if len(ps) == 0 {
 		return
 	}
@@ -368,7 +393,8 @@ func WriteSummaryWith(w io.Writer, sm *record.Summary, path string, o SummaryOpt
 	} else {
 		fmt.Fprintln(w, "  I/O by process (read + written), most first:")
 	}
-	fmt.Fprintf(w, "    %-15s %7s %-18s %10s %10s\n", "PROCESS", "PID", "UNIT", "READ", "WRITTEN")
+	commW, unitW := summaryColumns(o.Width)
+	fmt.Fprintf(w, "    %-*s %7s %-*s %10s %10s\n", commW, "PROCESS", "PID", unitW, "UNIT", "READ", "WRITTEN")
 	for _, p := range ps {
 		unit := p.Unit
 		if unit == "" {
@@ -378,8 +404,46 @@ func WriteSummaryWith(w io.Writer, sm *record.Summary, path string, o SummaryOpt
 		if slices.Contains(o.CulpritComms, p.Comm) {
 			mark = " *"
 		}
-		fmt.Fprintf(w, "    %-15s %7d %-18s %10s %10s%s\n", runewidth.Truncate(p.Comm, 15, "…"), p.PID,
-			runewidth.Truncate(unit, 18, "…"), correlate.FormatBytes(p.ReadBytes), correlate.FormatBytes(p.WriteBytes), mark)
+		fmt.Fprintf(w, "    %-*s %7d %-*s %10s %10s%s\n", commW, runewidth.FillRight(runewidth.Truncate(p.Comm, commW, "…"), commW), p.PID,
+			unitW, runewidth.FillRight(runewidth.Truncate(unit, unitW, "…"), unitW), correlate.FormatBytes(p.ReadBytes), correlate.FormatBytes(p.WriteBytes), mark)
+	}
+}
+
+// summaryColumns returns the widths of the summary's PROCESS and UNIT
+// columns for a terminal of width columns (0: unknown): 15 and 18, which
+// with the culprit's mark take 70 columns, narrowed (UNIT to 6, then
+// PROCESS to 8) until a row fits.
+func summaryColumns(width int) (comm, unit int) {
+	comm, unit = 15, 18
+	if width <= 0 {
+		return comm, unit
+	}
+	over := 4 + comm + 1 + 7 + 1 + unit + 1 + 10 + 1 + 10 + 2 - width
+	if over <= 0 {
+		return comm, unit
+	}
+	cut := min(over, unit-6)
+	unit -= cut
+	over -= cut
+	comm -= min(over, comm-8)
+	return comm, unit
+}
+
+// writeUnseenChildren lists, after the processes, the I/O of children
+// that ended unseen or of exited threads, under their parent: the kernel
+// added it to the parent's counters (signal->ioac), and /proc cannot
+// tell the two apart (correlate.ReapedComm).
+func writeUnseenChildren(w io.Writer, kids []record.ProcTotal) {
+	if len(kids) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  I/O the kernel added to these processes for their exited threads or for")
+	fmt.Fprintln(w, "  children that ended between two samples, unseen (no exit record names")
+	fmt.Fprintln(w, "  them: a thread's exit is never recorded, a child's only from taskstats,")
+	fmt.Fprintln(w, "  as root with process events on), not their own:")
+	for _, p := range kids {
+		fmt.Fprintf(w, "    threads/children of %-15s %7d %9s read %9s written\n", runewidth.Truncate(p.Comm, 15, "…"), p.PID,
+			correlate.FormatBytes(p.ReadBytes), correlate.FormatBytes(p.WriteBytes))
 	}
 }
 

@@ -8,8 +8,7 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
-	"github.com/memdiag/memdiag/diskio"
-	"github.com/memdiag/memdiag/latency"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -28,20 +27,20 @@ func TestLiveUnitsAlign(t *testing.T) {
 	iv := record.Interval{MemSome: 0.5, MemFull: 0.25, IOSome: 0.125, FileLRUBytes: 100 << 20, FileLRUDeltaBytes: -(3 << 20),
 		PgscanDirectPerSec: 7, LimitReclaimPerSec: 6, PgscanKswapdPerSec: 8, RefaultFilePerSec: 9, RefaultAnonPerSec: 1,
 		SwapOutBytesPerSec: 1 << 20, DiskReadBytesPerSec: 1 << 20, DiskWriteBytesPerSec: 1 << 20, DiskBusy: 0.5, Dt: time.Second}
-	row := LiveRow(iv, nil, false) // ends with "  -" for no process
-	ce, ue, re := ends(LiveColumns), ends(LiveUnits), ends(row)
+	row := liveRow(iv, nil, false) // ends with "  -" for no process
+	ce, ue, re := ends(liveHeader), ends(liveUnits), ends(row)
 	// 14 columns; TIME has no unit; TOP-IO starts (not ends) at a fixed place.
 	if len(ce) != 14 || len(ue) != 13 || len(re) != 14 {
-		t.Fatalf("fields: %d names, %d units, %d values\n%s\n%s\n%s", len(ce), len(ue), len(re), LiveColumns, LiveUnits, row)
+		t.Fatalf("fields: %d names, %d units, %d values\n%s\n%s\n%s", len(ce), len(ue), len(re), liveHeader, liveUnits, row)
 	}
 	for i := 1; i < 13; i++ {
 		if ce[i] != ue[i-1] || ce[i] != re[i] {
-			t.Errorf("column %d ends at %d (name), %d (unit), %d (value):\n%s\n%s\n%s", i, ce[i], ue[i-1], re[i], LiveColumns, LiveUnits, row)
+			t.Errorf("column %d ends at %d (name), %d (unit), %d (value):\n%s\n%s\n%s", i, ce[i], ue[i-1], re[i], liveHeader, liveUnits, row)
 		}
 	}
 	// One unit family: binary sizes and rates only.
-	if strings.Contains(LiveUnits, "MB") || !strings.Contains(LiveUnits, "MiB/s") {
-		t.Errorf("units %q: want MiB and MiB/s only", LiveUnits)
+	if strings.Contains(liveUnits, "MB") || !strings.Contains(liveUnits, "MiB/s") {
+		t.Errorf("units %q: want MiB and MiB/s only", liveUnits)
 	}
 	// DISK: 1 MiB/s read + 1 MiB/s written.
 	if f := strings.Fields(row); f[11] != "2.0" {
@@ -54,7 +53,7 @@ func TestLiveRowHugeValuesStayApart(t *testing.T) {
 	// reclaim ran together as "110040844".
 	iv := record.Interval{MemSome: 0.5, MemFull: 0.25, IOSome: 0.125, FileLRUBytes: 3039 << 20, FileLRUDeltaBytes: 1 << 20,
 		PgscanDirectPerSec: 10040844, RefaultFilePerSec: 181235, Dt: time.Second}
-	row := LiveRow(iv, nil, false)
+	row := liveRow(iv, nil, false)
 	f := strings.Fields(row)
 	if len(f) != 14 || f[5] != "1" || f[6] != "10.0M" || f[9] != "181k" {
 		t.Errorf("fields %q of row %q; want ΔLRU 1, DIRECT 10.0M, RFLT 181k apart", f, row)
@@ -74,8 +73,8 @@ func liveInterval() (record.Interval, *record.Sample) {
 		RefaultFilePerSec: 4000, SwapOutBytesPerSec: 3 << 20,
 		DiskReadBytesPerSec: 300 << 20, DiskWriteBytesPerSec: 12 << 20, DiskBusy: 0.97}
 	s := &record.Sample{
-		Latency: &latency.Summary{Count: 400, Errors: 7, P99: 2345 * time.Millisecond},
-		Procs: []diskio.ProcIO{{PID: 4242, Comm: "pmlogger_farm_c", Unit: "pmlogger_farm_check.service",
+		Latency: &record.Latency{Count: 400, Errors: 7, P99: 2345 * time.Millisecond},
+		Procs: []record.ProcIO{{PID: 4242, Comm: "pmlogger_farm_c", Unit: "pmlogger_farm_check.service",
 			DeltaReadBytes: 300 << 20, DeltaWriteBytes: 10 << 20}},
 	}
 	return iv, s
@@ -115,7 +114,7 @@ func TestLiveViewFits(t *testing.T) {
 		}
 		for _, n := range tt.want {
 			if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+n+" ") {
-				t.Errorf("%+v: no %s column in %q (hidden: %v)", tt.o, n, names, v.Hidden())
+				t.Errorf("%+v: no %s column in %q (hidden: %v)", tt.o, n, names, v.hiddenNames())
 			}
 		}
 		for name, want := range tt.wantCell {
@@ -125,7 +124,7 @@ func TestLiveViewFits(t *testing.T) {
 				}
 			}
 		}
-		if tt.o.Width > 0 && len(v.Hidden()) == 0 {
+		if tt.o.Width > 0 && len(v.hiddenNames()) == 0 {
 			t.Errorf("%+v: nothing hidden at %d columns", tt.o, tt.o.Width)
 		}
 		if leg := v.Legend(); tt.o.Width > 0 && !strings.Contains(leg, "Not shown at 80 columns") {
@@ -144,7 +143,7 @@ func TestSummaryByTotalIO(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	sm := record.NewSummary(&record.Header{PageSize: 4096})
 	sm.Add(&record.Sample{Time: t0})
-	sm.Add(&record.Sample{Time: t0.Add(time.Second), Procs: []diskio.ProcIO{
+	sm.Add(&record.Sample{Time: t0.Add(time.Second), Procs: []record.ProcIO{
 		{PID: 10, StartTicks: 1, Comm: "postgres", Unit: "postgresql.service", DeltaWriteBytes: 900 << 20},
 		{PID: 11, StartTicks: 1, Comm: "tar", Unit: "backup.service", DeltaReadBytes: 30 << 30, DeltaWriteBytes: 1 << 20},
 		{PID: 12, StartTicks: 1, Comm: "logrotate", Unit: "logrotate.service", DeltaWriteBytes: 2 << 30},
@@ -200,4 +199,112 @@ func TestLiveFinalRowStampedApart(t *testing.T) {
 	if final[8:] != v.Row(part, nil)[8:] {
 		t.Errorf("final row's values %q differ from Row's %q", final[8:], v.Row(part, nil)[8:])
 	}
+}
+
+// TestTopIOChargesTheChildNotTheShell: a shell loop around dd. In one
+// interval the shell's own I/O is 4 KiB, while 64 MiB its unseen
+// children wrote came into its counters when it reaped them (the diskio
+// scanner splits that off); the TOP-IO cell names "exited threads or
+// children of bash",
+// not bash. With taskstats, the dd that started and ended in the
+// interval is named by its exit record. The end summary lists the
+// unseen children's I/O under their parent, not as the parent's.
+func TestTopIOChargesTheChildNotTheShell(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 0, 30, 0, 0, time.UTC)
+	iv := record.Interval{Dt: time.Second}
+	polled := &record.Sample{Time: t0.Add(time.Second), Procs: []record.ProcIO{
+		{PID: 300, StartTicks: 9, Comm: "bash", DeltaWriteBytes: 4096, DeltaReapedWriteBytes: 64 << 20},
+		{PID: 12, StartTicks: 1, Comm: "postgres", DeltaWriteBytes: 8 << 20},
+	}}
+	if got := liveRow(iv, polled, false); !strings.HasSuffix(got, "children of bash 64.0") {
+		t.Errorf("polled row ends %q, want \"children of bash 64.0\"", got[max(0, len(got)-30):])
+	}
+	exact := &record.Sample{Time: t0.Add(2 * time.Second), Procs: []record.ProcIO{
+		{PID: 12, StartTicks: 1, Comm: "postgres", DeltaWriteBytes: 8 << 20},
+	}, Events: []record.Event{
+		{Kind: process.Exec, Source: "connector", PID: 301, PPID: 300, Comm: "dd"},
+		{Kind: process.Exit, Source: "taskstats", PID: 301, PPID: 300, Comm: "dd", WriteBytes: 64 << 20},
+		// Exec'd in an earlier interval: its life total is not this interval's.
+		{Kind: process.Exit, Source: "taskstats", PID: 250, PPID: 1, Comm: "old", WriteBytes: 1 << 30},
+	}}
+	if got := liveRow(iv, exact, false); !strings.HasSuffix(got, " dd 64.0") {
+		t.Errorf("exact row ends %q, want \"dd 64.0\"", got[max(0, len(got)-30):])
+	}
+
+	sm := record.NewSummary(&record.Header{PageSize: 4096})
+	sm.Add(&record.Sample{Time: t0})
+	sm.Add(polled)
+	var b bytes.Buffer
+	WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 5})
+	out := b.String()
+	var bashRow, kidsRow string
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) > 0 && f[0] == "bash":
+			bashRow = l
+		case len(f) > 3 && f[0] == "threads/children" && f[2] == "bash":
+			kidsRow = l
+		}
+		if w := runewidth.StringWidth(l); w > 80 {
+			t.Errorf("summary line %d columns wide: %s", w, l)
+		}
+	}
+	if bashRow != "" {
+		t.Errorf("bash listed with I/O it did not do (4 KiB own is noise):\n%s", out)
+	}
+	if !strings.Contains(kidsRow, "300") || !strings.Contains(kidsRow, "64.0 MiB written") {
+		t.Errorf("no line \"threads/children of bash 300 … 64.0 MiB written\":\n%s", out)
+	}
+}
+
+// TestSummaryNarrow: on a 60-column terminal the summary's process table
+// narrows UNIT (then PROCESS) so that every row, the culprit's mark
+// included, fits, as the other tables do.
+func TestSummaryNarrow(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	sm := record.NewSummary(&record.Header{PageSize: 4096})
+	sm.Add(&record.Sample{Time: t0})
+	sm.Add(&record.Sample{Time: t0.Add(time.Second), Procs: []record.ProcIO{
+		{PID: 1234567, StartTicks: 1, Comm: "postgres-writer", Unit: "postgresql@15-main.service", DeltaWriteBytes: 900 << 20},
+		{PID: 12, StartTicks: 1, Comm: "logrotate", Unit: "logrotate.service", DeltaReadBytes: 2 << 30, DeltaWriteBytes: 2 << 30},
+	}})
+	for _, width := range []int{60, 0} {
+		var b bytes.Buffer
+		WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 5, Width: width, Culprit: "logrotate.timer", CulpritComms: []string{"logrotate"}})
+		max, rows := 70, 0
+		if width > 0 {
+			max = width
+		}
+		for _, l := range strings.Split(b.String(), "\n") {
+			if !strings.HasPrefix(l, "    ") {
+				continue
+			}
+			rows++
+			if w := runewidth.StringWidth(l); w > max {
+				t.Errorf("width %d: row %d columns wide: %q", width, w, l)
+			}
+		}
+		if rows != 3 {
+			t.Errorf("width %d: %d table rows, want a header and 2:\n%s", width, rows, b.String())
+		}
+		if want := map[int]string{60: "postgre…", 0: "postgresql@15-mai…"}[width]; !strings.Contains(b.String(), want) {
+			t.Errorf("width %d: unit not cut to %q:\n%s", width, want, b.String())
+		}
+	}
+}
+
+// defaultLive is the view of a host-only recording on a pipe.
+var defaultLive = NewLiveView(LiveOptions{})
+
+// liveHeader and liveUnits are the header lines of the default view
+// (no latency, no cgroup, every column).
+var liveHeader, liveUnits, _ = strings.Cut(defaultLive.Header(), "\n")
+
+// liveRow formats one interval in the default view (every column, no
+// latency or cgroup columns); see [LiveView.Row].
+func liveRow(iv record.Interval, s *record.Sample, color bool) string {
+	v := *defaultLive
+	v.o.Color = color
+	return v.Row(iv, s)
 }

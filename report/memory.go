@@ -10,7 +10,8 @@ import (
 )
 
 // memoryText writes the OOM kills and the processes whose anonymous
-// memory grew steadily, after the verdict; nothing when there are none.
+// memory grew steadily, each with its evidence lines nested under it,
+// after the verdict; nothing when there are none.
 func memoryText(b *strings.Builder, r *correlate.Result, heading func(string), bullet string) {
 	var onsets []*correlate.Episode
 	for i := range r.Episodes {
@@ -24,8 +25,13 @@ func memoryText(b *strings.Builder, r *correlate.Result, heading func(string), b
 		for _, e := range onsets {
 			o := e.Onset
 			scope := o.Scope
-			if scope != "host" {
+			switch {
+			case scope != "host":
 				scope = "cgroup " + scope
+			case r.PSIScope == correlate.PSICgroup:
+				// The episodes are the group's stall; this onset is the
+				// whole machine's, perhaps another tenant's.
+				scope = "host-wide, not the analysed group's"
 			}
 			fmt.Fprintf(b, "%sepisode at %s: %s stall %s within %s crossed at %s (%s, %s)", bullet,
 				episodeTime(r, e), o.Kind, correlate.FormatDuration(o.Stall), correlate.FormatDuration(o.Window),
@@ -48,11 +54,7 @@ func memoryText(b *strings.Builder, r *correlate.Result, heading func(string), b
 		b.WriteString("\n")
 		heading("OOM kills")
 		for _, k := range r.OOMKills {
-			fmt.Fprintf(b, "%s%s: %s", bullet, in(r, k.Time).Format(timeLayout(r)), english.Count(k.Count, "OOM kill"))
-			if len(k.Exited) > 0 {
-				fmt.Fprintf(b, "; exited then: %s", strings.Join(k.Exited, ", "))
-			}
-			b.WriteString("\n")
+			fmt.Fprintf(b, "%s%s: %s\n", bullet, in(r, k.Time).Format(timeLayout(r)), oomText(k))
 		}
 	}
 	if len(r.Growth) > 0 {
@@ -62,6 +64,9 @@ func memoryText(b *strings.Builder, r *correlate.Result, heading func(string), b
 			fmt.Fprintf(b, "%s%s (pid %d): anonymous memory grew %.0f MiB/h (R² %.2f) over %s, %s → %s\n",
 				bullet, g.Comm, g.PID, g.AnonSlope, g.AnonR2, correlate.FormatDuration(g.Observed),
 				memstate.FormatBytes(g.AnonFirstBytes), memstate.FormatBytes(g.AnonLastBytes))
+			for _, l := range g.Evidence {
+				fmt.Fprintf(b, "  %s%s\n", bullet, l)
+			}
 		}
 		fmt.Fprintf(b, "\n%s\n", memstate.LeakOrRetention)
 	}
@@ -74,4 +79,44 @@ func onsetLayout(r *correlate.Result) string {
 		return "Jan 2 15:04:05.000"
 	}
 	return "15:04:05.000"
+}
+
+// oomText says what an interval's OOM kills were: the victims the kernel
+// log named (with their memory cgroup), else the processes that exited
+// then, and whether the kills were in the --cgroup group analysed.
+func oomText(k correlate.OOMKill) string {
+	what := english.Count(k.Count, "OOM kill")
+	outside := k.Group != "" && k.InGroup != nil && *k.InGroup == 0
+	if len(k.Victims) > 0 {
+		var vs []string
+		all := k.Group != ""
+		for _, v := range k.Victims {
+			s := fmt.Sprintf("%s (PID %d)", v.Comm, v.PID)
+			if v.Cgroup != "" {
+				s += " in " + v.Cgroup
+			}
+			if v.OOMCgroup != "" && v.OOMCgroup != v.Cgroup {
+				s += " (limit of " + v.OOMCgroup + ")"
+			}
+			all = all && v.OutsideScope
+			vs = append(vs, s)
+		}
+		what += ": killed " + strings.Join(vs, ", ")
+		if all || outside {
+			what += "; outside the analysed group " + k.Group
+		}
+		return what
+	}
+	switch {
+	case outside:
+		// Its own counter did not rise: another group's kill, and the
+		// processes that happened to exit then say nothing about it.
+		return what + " outside the analysed group " + k.Group + " (its oom_kill did not rise); the recording does not name the victim"
+	case k.Group != "" && k.InGroup != nil:
+		what += fmt.Sprintf(", %d in the analysed group", *k.InGroup)
+	}
+	if len(k.Exited) > 0 {
+		what += "; the recording does not name the victim; exited then: " + strings.Join(k.Exited, ", ")
+	}
+	return what
 }

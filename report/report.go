@@ -3,8 +3,11 @@
 // end, as watch stamps an interval), latency, PSI up,
 // file LRU down, disk I/O spike, I/O time up, swap up — and the culprit)
 // and the verdict (which job, how often, how many spikes it explains, what
-// it does and what to do about it), as a terminal table, Markdown, JSON or
-// CSV.
+// it does and what to do about it), as a terminal table, Markdown, JSON,
+// CSV or a self-contained HTML page with charts ([Render]). It also
+// compares two results ([RenderCompare]) and writes what `memdiag watch`
+// prints while it records: one row per interval ([LiveView]) and the
+// end-of-run summary ([WriteSummaryWith]).
 //
 // Report only formats: it never reads /proc or the clock, and it uses
 // colour only when [Options.Color] says so. Machine formats are stable:
@@ -22,29 +25,10 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 )
 
-// Format is an output format: memdiag's one [format.Format].
-type Format = format.Format
-
-// Output formats.
-const (
-	Table    = format.Table
-	Markdown = format.Markdown
-	JSON     = format.JSON
-	CSV      = format.CSV
-	// HTML is one self-contained page: charts over the recording's time
-	// axis, then the report (see [MaxBuckets] for its size bound).
-	HTML = format.HTML
-)
-
-// Formats lists the formats, for help texts.
-var Formats = []Format{Table, Markdown, JSON, CSV, HTML}
-
-// ErrFormat is returned for an unknown format name.
-var ErrFormat = format.ErrUnknown
-
-// ParseFormat parses "table", "markdown" (or "md"), "json", "csv" or
-// "html" (see [format.Parse]).
-func ParseFormat(s string) (Format, error) { return format.Parse(s, Formats) }
+// Formats lists the formats [Render] and [RenderCompare] write. html is
+// one self-contained page: charts over the recording's time axis, then
+// the report (see [maxBuckets] for its size bound).
+var Formats = []format.Format{format.Table, format.Markdown, format.JSON, format.CSV, format.HTML}
 
 // Options change how a result is rendered.
 type Options struct {
@@ -65,24 +49,24 @@ type Options struct {
 }
 
 // Render writes r to w in format f.
-func Render(w io.Writer, r correlate.Result, f Format, o Options) error {
+func Render(w io.Writer, r correlate.Result, f format.Format, o Options) error {
 	switch f {
-	case Table, "":
+	case format.Table, "":
 		return renderText(w, r, o, false)
-	case Markdown:
+	case format.Markdown:
 		return renderText(w, r, o, true)
-	case JSON:
+	case format.JSON:
 		return renderJSON(w, r)
-	case CSV:
+	case format.CSV:
 		return renderCSV(w, r)
-	case HTML:
+	case format.HTML:
 		var t *correlate.Trace
 		if len(o.Traces) > 0 {
 			t = o.Traces[0]
 		}
 		return renderHTML(w, r, t, o)
 	}
-	return fmt.Errorf("%w %q", ErrFormat, f)
+	return format.Unsupported(f, Formats)
 }
 
 // mark is the sign of a raised signal in the timeline.
@@ -162,9 +146,27 @@ func signalValue(s correlate.SignalPeak) string {
 func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 	var p *correlate.ProcActivity
 	if c := culpritByName(r, e.Culprit); c != nil {
+		if took := memTaken(c, e); took != "" {
+			return e.Culprit + ": " + took
+		}
 		for i := range e.Processes {
 			for _, cp := range c.Processes {
-				if e.Processes[i].Comm == cp.Comm {
+				if otherUnit(e.Processes[i], cp) {
+					// The same comm in another unit (the victim
+					// service's python3) is not the job's process.
+					continue
+				}
+				// A pattern's process (sh) did its I/O through the
+				// children it reaped unseen: their row is its. The row is
+				// found by its parent's comm, not by its PPID: a job
+				// culprit's processes are summed by program (PID 0; its
+				// reaped rows are one entry of their own, matched by
+				// comm above), and a pattern's culprit carries one
+				// representative process, whose PID is the parent of the
+				// reaped row in its own episode only — matching by PPID
+				// would show another row in every other episode.
+				ep := &e.Processes[i]
+				if ep.Comm == cp.Comm || ep.Reaped && ep.Comm == correlate.ReapedComm(cp.Comm) {
 					p = &e.Processes[i]
 					break
 				}
@@ -188,6 +190,11 @@ func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 	proc := ""
 	if p != nil {
 		proc = p.Comm + " " + correlate.FormatBytes(p.Bytes())
+		if p.Reaped {
+			// "exited threads or children of sh" says nothing of which sh: its PID, as
+			// started_by gives it.
+			proc = reapedName(*p) + " " + correlate.FormatBytes(p.Bytes())
+		}
 		if p.OutsideScope {
 			proc += " (outside the cgroup)"
 		}
@@ -202,6 +209,44 @@ func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 	}
 	return ""
 }
+
+// otherUnit says that an episode's process ep ran in another unit than
+// the culprit's process cp: both units recorded and different.
+func otherUnit(ep, cp correlate.ProcActivity) bool {
+	return ep.Unit != "" && cp.Unit != "" && ep.Unit != cp.Unit
+}
+
+// memTaken is the cell of an episode its culprit is credited with for
+// the memory it took (EpisodeCredit.MemShare above its I/O share): its
+// first process and that memory, "batch.py +209.0 MiB memory"; "" when
+// the credit is for its I/O.
+func memTaken(c *correlate.Culprit, e *correlate.Episode) string {
+	if c.Proof == nil {
+		return ""
+	}
+	for _, cr := range c.Proof.Credits {
+		if cr.Episode != e.Index || cr.MemShare <= cr.Share || cr.MemBytes == 0 {
+			continue
+		}
+		name := c.Name
+		if len(c.Processes) > 0 {
+			name = procName(c.Processes[0])
+		}
+		return name + " +" + correlate.FormatBytes(cr.MemBytes) + " memory"
+	}
+	return ""
+}
+
+// reapedName names the row of the children a process reaped unseen
+// (ProcActivity.Reaped) with the parent's PID, as started_by names a
+// process: "exited threads or children of sh 4100".
+func reapedName(p correlate.ProcActivity) string {
+	return fmt.Sprintf("%s %d", p.Comm, p.PPID)
+}
+
+// memLegend is added to culpritLegend when a cell shows the memory a
+// job took (memTaken).
+const memLegend = " A job credited for the memory it took (not for its I/O) shows its process and the memory it took: \"+209.0 MiB memory\" is its resident memory growth in the episode."
 
 // culpritLegend says what the CULPRIT column holds.
 const culpritLegend = "CULPRIT: the job that explains the episode, then its process that did the most of the episode's disk I/O, with the bytes it read and wrote; \"no job:\" names the process that did the most when no job explains it."
@@ -254,8 +299,8 @@ func kindName(c *correlate.Culprit) string {
 	return "unknown cause"
 }
 
-// Advice says what to do about a culprit.
-func Advice(c *correlate.Culprit) []string {
+// advice says what to do about a culprit.
+func advice(c *correlate.Culprit) []string {
 	switch c.Kind {
 	case correlate.KindTimer:
 		svc := c.Name
@@ -273,10 +318,7 @@ func Advice(c *correlate.Culprit) []string {
 	case correlate.KindCron:
 		where := "its crontab line"
 		if c.Job != nil && c.Job.File != "" {
-			where = c.Job.File
-			if c.Job.Line > 0 {
-				where = fmt.Sprintf("%s:%d", c.Job.File, c.Job.Line)
-			}
+			where = jobFile(c.Job)
 		}
 		return []string{
 			fmt.Sprintf("confirm: comment out %s for one test run; the episodes it explains should disappear", where),
@@ -320,6 +362,19 @@ func unknownAdvice(c *correlate.Culprit) []string {
 			n := 2 * c.EpisodesExplained
 			out = append(out, fmt.Sprintf("record longer (at least %d recurrences, %s): the recorded processes did the episodes' I/O, but too few episodes to rule out chance",
 				n, correlate.FormatDuration(time.Duration(n)*c.Period)))
+		case correlate.MissingBusy:
+			var busy []string
+			for _, p := range c.Programs {
+				if p.Unnamed == correlate.UnnamedBusy {
+					busy = append(busy, p.Program)
+				}
+			}
+			who := "the recorded processes that did these episodes' I/O"
+			if len(busy) > 0 {
+				who = strings.Join(busy, ", ") + ", which did these episodes' I/O,"
+			}
+			out = append(out, fmt.Sprintf("%s did as much between them: that I/O does not set the schedule; look at what else recurs every %s — who holds memory while the episodes last (`memdiag mem`), the cgroup's other tasks, the kernel's own reclaim (kswapd)",
+				who, correlate.FormatDuration(c.Period)))
 		case correlate.MissingIO:
 			out = append(out, "no recorded process did the I/O or took the memory of these episodes: look at who holds memory while they last (`memdiag mem`), at the cgroup's other tasks and at the kernel's own reclaim (kswapd)")
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/tables"
+	"github.com/memdiag/memdiag/signal"
 )
 
 // column groups of the timeline: a column is marked when the episode
@@ -60,24 +62,45 @@ func signalsCell(e *correlate.Episode) string {
 	return strings.TrimRight(b.String(), " ")
 }
 
-// signalsLegend explains the SIGNALS column's short names.
-func signalsLegend() string {
+// signalsLegend explains the SIGNALS column's short names. Under a
+// cgroup scope only PSI is the group's: every other signal is read from
+// the host's counters (correlate's signalValue), and the legend says so.
+func signalsLegend(r *correlate.Result) string {
 	parts := make([]string, len(columns))
 	for i, c := range columns {
 		parts[i] = c.short + " " + c.what
 	}
-	return "SIGNALS: " + strings.Join(parts, ", ") + "."
+	if !groupScope(r) {
+		return "SIGNALS: " + strings.Join(parts, ", ") + "."
+	}
+	return fmt.Sprintf("SIGNALS: PSI memory PSI of %s rose; host-wide, the whole machine's and not the cgroup's alone: %s.",
+		psiScopeName(r.PSIScope), strings.Join(parts[1:], ", "))
+}
+
+// groupScope reports whether the memory PSI the episodes were found on
+// is (or may be) the recorded cgroup's, so that the other signals,
+// host-wide, must be labelled as such.
+func groupScope(r *correlate.Result) bool {
+	return r.PSIScope == correlate.PSICgroup || r.PSIScope == correlate.PSIAny
+}
+
+// valuesScopeNote is the wide layout's counterpart of signalsLegend's
+// scope: "" with the host's scope.
+func valuesScopeNote(r *correlate.Result) string {
+	if !groupScope(r) {
+		return ""
+	}
+	var titles []string
+	for _, c := range columns[1:] {
+		titles = append(titles, c.title)
+	}
+	return fmt.Sprintf("PSI UP is the memory PSI of %s; %s are host-wide, the whole machine's and not the cgroup's alone.",
+		psiScopeName(r.PSIScope), strings.Join(titles, ", "))
 }
 
 func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	var b strings.Builder
-	heading := func(s string) {
-		if md {
-			fmt.Fprintf(&b, "## %s\n\n", s)
-		} else {
-			fmt.Fprintf(&b, "%s\n\n", strings.ToUpper(s))
-		}
-	}
+	heading := func(s string) { b.WriteString(tables.Heading(s, md) + "\n\n") }
 	bullet := "  - "
 	if md {
 		bullet = "- "
@@ -117,9 +140,36 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 			b.WriteString("\n")
 		}
 		if !o.Values {
-			b.WriteString(signalsLegend() + "\n")
+			b.WriteString(signalsLegend(&r) + "\n")
+		} else if n := valuesScopeNote(&r); n != "" {
+			b.WriteString(n + "\n")
 		}
-		b.WriteString(culpritLegend + "\n\n")
+		b.WriteString(culpritLegend)
+		for i := range r.Episodes {
+			if c := culpritByName(&r, r.Episodes[i].Culprit); c != nil && memTaken(c, &r.Episodes[i]) != "" {
+				b.WriteString(memLegend)
+				break
+			}
+		}
+		b.WriteString("\n\n")
+	}
+	if o.Values && len(r.Episodes) > 0 && r.Episodes[0].Catalogue != nil {
+		heading("Signals per episode")
+		// As many episodes side by side as the width holds (a signal's
+		// name and unit take 33 columns, an episode about 15).
+		per := len(r.Episodes)
+		if o.Width > 0 && !md {
+			per = max(1, (o.Width-33)/15)
+		}
+		for from := 0; from < len(r.Episodes); from += per {
+			t := catalogueTable(&r, from, min(from+per, len(r.Episodes)))
+			if md {
+				b.WriteString(t.Markdown() + "\n")
+			} else {
+				b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}) + "\n")
+			}
+		}
+		b.WriteString("Every catalogue signal's mean rate over each episode (the wide layout's extra table; `memdiag analyze --format json` has it as each episode's \"catalogue\", with its peak); - is not recorded.\n\n")
 	}
 
 	heading("Verdict")
@@ -129,7 +179,7 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	if len(r.Warnings) > 0 {
 		b.WriteString("\n")
 		for _, wn := range r.Warnings {
-			fmt.Fprintf(&b, "Note: %s\n", wn)
+			fmt.Fprintf(&b, "Note: %s\n", warningText(wn))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -165,12 +215,9 @@ func summary(r *correlate.Result) []string {
 	} else {
 		lines = append(lines, "Latency: none recorded; pressure episodes only")
 	}
-	scope := "the host"
-	switch r.PSIScope {
-	case correlate.PSICgroup:
-		scope = "the recorded cgroup"
-	case correlate.PSIAny:
-		scope = "host or cgroup, the higher"
+	scope := psiScopeName(r.PSIScope)
+	if r.PSIScope == correlate.PSIAny {
+		scope += ", the higher"
 	}
 	ep := fmt.Sprintf("Episodes: %d (memory PSI of %s", len(r.Episodes), scope)
 	if len(r.Require) > 0 {
@@ -199,8 +246,17 @@ func summary(r *correlate.Result) []string {
 	}
 	if sp := r.SpikePeriod; sp != nil && (r.Period == nil ||
 		math.Abs(float64(sp.Period-r.Period.Period)) > 0.1*float64(r.Period.Period)) {
-		lines = append(lines, fmt.Sprintf("Spikes: episodes with a latency spike recur every %s (±%s): %d of %d expected, %d missed, %d off schedule",
-			correlate.FormatDuration(sp.Period), correlate.FormatDuration(sp.Jitter), sp.Matched, sp.Expected, sp.Missed, sp.Extra))
+		// The spike period is of every spike, in episodes or outside
+		// them: with no episode, "episodes with a spike" would be false.
+		what := "latency spikes (in episodes and outside them)"
+		switch {
+		case len(r.LoneSpikes) == 0:
+			what = "episodes with a latency spike"
+		case spikeEpisodes(r) == 0:
+			what = "latency spikes outside episodes"
+		}
+		lines = append(lines, fmt.Sprintf("Spikes: %s recur every %s (±%s): %d of %d expected, %d missed, %d off schedule",
+			what, correlate.FormatDuration(sp.Period), correlate.FormatDuration(sp.Jitter), sp.Matched, sp.Expected, sp.Missed, sp.Extra))
 	}
 	return lines
 }
@@ -309,6 +365,43 @@ func timeline(r *correlate.Result, o Options) *tables.Table {
 	return t
 }
 
+// catalogueTable is every signal.Catalogue entry's mean rate in each
+// episode (correlate.Episode.Catalogue): one row per signal, named and
+// in the unit as in gate and mem, one column per episode of [from, to).
+func catalogueTable(r *correlate.Result, from, to int) *tables.Table {
+	hdr := []any{"SIGNAL", "UNIT"}
+	for i := from; i < to; i++ {
+		hdr = append(hdr, "#"+strconv.Itoa(i+1)+" "+in(r, rowTime(&r.Episodes[i])).Format(clockLayout(r)))
+	}
+	t := tables.New(hdr...)
+	for k, sig := range signal.Catalogue {
+		row := []any{sig.Name, sig.RateUnit()}
+		for i := from; i < to; i++ {
+			v := math.NaN()
+			if c := r.Episodes[i].Catalogue; k < len(c) && c[k].Signal == sig {
+				v = c[k].Mean
+			}
+			row = append(row, rateText(v))
+		}
+		t.AppendRow(row...)
+	}
+	return t
+}
+
+// rateText prints a rate in its own unit: whole numbers from 100 up,
+// three significant digits below, 0 below 10⁻⁶, "-" when unknown.
+func rateText(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "-"
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case math.Abs(v) < 1e-6: // a sum of rates × seconds that cancels leaves 1e-13
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
 // rowTime is the time a timeline row shows: the end of the episode's
 // first interval, the moment that interval's counters were read. `memdiag
 // watch` stamps its live rows the same way (as sar and pidstat do), so an
@@ -345,17 +438,17 @@ func timelineRows(r *correlate.Result) []*correlate.Episode {
 	// OOM kills are rows of their own: the kill is often where the
 	// question started.
 	for _, k := range r.OOMKills {
-		// The recording counts kills (vmstat oom_kill), it does not name
-		// the victim: the processes that exited then are candidates.
-		what := english.Count(k.Count, "OOM kill")
-		if len(k.Exited) > 0 {
-			what += "; exited then: " + strings.Join(k.Exited, ", ")
-		}
-		rows = append(rows, &correlate.Episode{Index: -2, Start: k.Time.Add(-r.Interval), End: k.Time, Culprit: what})
+		rows = append(rows, &correlate.Episode{Index: -2, Start: k.Time.Add(-r.Interval), End: k.Time, Culprit: oomText(k)})
 	}
 	slices.SortStableFunc(rows, func(a, b *correlate.Episode) int { return a.Start.Compare(b.Start) })
 	return rows
 }
+
+// fewEpisodes is the count of episodes under which "no culprit" also says
+// to record longer: with fewer, a job or process in some of them cannot be
+// told from chance (naming needs p < 0.01 against the null model, or a
+// median share of 50 %, over the episodes it is credited with).
+const fewEpisodes = 5
 
 // verdict writes which culprit, how often, what it does and what to do.
 func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
@@ -364,15 +457,10 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 	sustainedText(b, r, bullet)
 	defer func() {
 		if len(r.IOBursts) > 0 {
-			fmt.Fprintf(b, "\n%s without memory stall (disk or reclaim activity that stalled nobody: not memory pressure, no culprit named for %s).\n",
+			fmt.Fprintf(b, "\n%s without memory stall above the thresholds (disk or reclaim activity whose stall, if any, stayed under the PSI thresholds: not an episode, no culprit named for %s).\n",
 				english.Count(len(r.IOBursts), "I/O burst"), map[bool]string{true: "it", false: "them"}[len(r.IOBursts) == 1])
 		}
-		if len(r.NotRun) > 0 {
-			fmt.Fprintf(b, "\nNot named:\n")
-		}
-		for _, nr := range r.NotRun {
-			fmt.Fprintf(b, "%s%s: %s.\n", bullet, nr.Name, NotRunReason(nr))
-		}
+		notNamedText(b, r, bullet)
 	}()
 	if n == 0 && r.Sustained != nil {
 		return
@@ -392,7 +480,11 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 		if r.Period != nil {
 			why = "a recurrence too weak to attribute"
 		}
-		fmt.Fprintf(b, "No culprit: %s, %s, and no timer, cron job or recurring process matches %s.\n", english.Count(n, "episode"), why, map[bool]string{true: "it", false: "them"}[n == 1])
+		fmt.Fprintf(b, "No culprit: %s, %s, and no timer, cron job or recurring process is shown to cause %s.\n", english.Count(n, "episode"), why, map[bool]string{true: "it", false: "them"}[n == 1])
+		if n < fewEpisodes {
+			fmt.Fprintf(b, "%s too few to tell a job or process seen in some of them from chance: record longer, over several more runs of a suspected job.\n",
+				map[bool]string{true: "One episode is", false: english.Count(n, "episode") + " are"}[n == 1])
+		}
 		return
 	}
 	jobs, covered := 0, map[int]bool{}
@@ -465,31 +557,39 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 		}
 		if len(c.Processes) > 0 {
 			var ps []string
+			sep := ", "
 			for _, p := range c.Processes {
-				n := p.Program
-				if n == "" {
-					n = p.Comm
-				}
+				n := procName(p)
 				if len(p.StartedBy) > 0 {
+					// A chain has commas of its own: processes are then
+					// set apart by semicolons, so two chains never read
+					// as one list.
 					n += ", " + startedBy(p.StartedBy)
+					sep = "; "
 				}
 				ps = append(ps, n)
 			}
-			procs := strings.Join(ps, ", ")
+			procs := strings.Join(ps, sep)
 			if md {
 				procs = mdEscape(procs)
 			}
-			fmt.Fprintf(b, "%sIts processes (%s) did %s of I/O per episode.%s\n", ind, procs, correlate.FormatBytes(c.BytesPerEpisode), br)
+			did := fmt.Sprintf("did %s of I/O per episode", correlate.FormatBytes(c.BytesPerEpisode))
+			if c.Proof != nil {
+				if m, ok := memCredit(c.Proof); ok {
+					did = fmt.Sprintf("took %s of memory per episode (median resident memory growth) and %s", correlate.FormatBytes(m.bytes), did)
+				}
+			}
+			fmt.Fprintf(b, "%sIts processes (%s) %s.%s\n", ind, procs, did, br)
 		}
 		fmt.Fprintf(b, "%sEvidence:\n", ind)
-		for _, e := range Evidence(r, c) {
+		for _, e := range evidence(r, c) {
 			if md {
 				e = mdEscape(e)
 			}
 			fmt.Fprintf(b, "%s%s%s\n", ind, bullet, e)
 		}
 		fmt.Fprintf(b, "%sWhat to do:\n", ind)
-		for _, a := range Advice(c) {
+		for _, a := range advice(c) {
 			if !md {
 				a = strings.ReplaceAll(a, "`", "")
 			}
@@ -575,9 +675,13 @@ func sustainedText(b *strings.Builder, r *correlate.Result, bullet string) {
 	if s.Scope == correlate.PSICgroup {
 		scope = "the recorded cgroup"
 	}
-	fmt.Fprintf(b, "Sustained memory pressure: %s stalled on memory %.1f%% of the time from %s to %s (%s of stall; %d of %d intervals at or above %.0f%%). It is the baseline of this recording, so no episode rises above it.\n",
+	baseline := "It is the baseline of this recording, and no stall rose further above it: no episode."
+	if n := len(r.Episodes); n > 0 {
+		baseline = fmt.Sprintf("It is the baseline of this recording: the %s below rose further above it.", english.Count(n, "episode"))
+	}
+	fmt.Fprintf(b, "Sustained memory pressure: %s stalled on memory %.1f%% of the time from %s to %s (%s of stall; %d of %d intervals at or above %.0f%%). %s\n",
 		scope, 100*s.MeanShare, in(r, s.Start).Format("15:04:05"), in(r, s.End).Format("15:04:05"),
-		correlate.FormatDuration(s.Stall), s.Above, s.Intervals, 100*s.Level)
+		correlate.FormatDuration(s.Stall), s.Above, s.Intervals, 100*s.Level, baseline)
 	if len(s.Memory) > 0 {
 		var ps []string
 		for _, m := range s.Memory {
@@ -588,15 +692,14 @@ func sustainedText(b *strings.Builder, r *correlate.Result, bullet string) {
 	if len(s.IO) > 0 {
 		var ps []string
 		for _, p := range s.IO {
-			n := p.Program
-			if n == "" {
-				n = p.Comm
-			}
-			ps = append(ps, fmt.Sprintf("%s %d (%s)", n, p.PID, correlate.FormatBytes(p.Bytes())))
+			ps = append(ps, fmt.Sprintf("%s %d (%s)", procName(p), p.PID, correlate.FormatBytes(p.Bytes())))
 		}
 		fmt.Fprintf(b, "%sdid the most I/O then (reclaim-driving): %s\n", bullet, strings.Join(ps, ", "))
 	}
-	if len(s.Memory) == 0 && len(s.IO) == 0 {
+	if s.OutsideLeftOut > 0 {
+		fmt.Fprintf(b, "%s%s outside the analysed cgroup left out of these lists: they cannot cause its reclaim\n", bullet, english.Count(s.OutsideLeftOut, "process"))
+	}
+	if len(s.Memory) == 0 && len(s.IO) == 0 && s.OutsideLeftOut == 0 {
 		fmt.Fprintf(b, "%sno per-process memory or I/O was recorded: record as root to see who held the memory\n", bullet)
 	}
 	b.WriteString("\n")
@@ -614,4 +717,50 @@ func stallNote(r *correlate.Result) string {
 		stall, who = r.Totals.CgroupMemStall, "the recorded cgroup"
 	}
 	return fmt.Sprintf(" (%s stalled on memory for %s in all)", who, correlate.FormatDuration(stall))
+}
+
+// notNamedText writes "Not named": every job of the recording's
+// inventory the verdict does not name, with why. A job that ran, or was
+// scheduled near episodes, has a line of its own; jobs with the same
+// reason of the other kinds (cannot run here, did not run, whether they
+// ran unknown) share one, their names first.
+func notNamedText(b *strings.Builder, r *correlate.Result, bullet string) {
+	if len(r.NotRun) == 0 {
+		return
+	}
+	named := 0
+	for i := range r.Culprits {
+		if r.Culprits[i].Job != nil {
+			named++
+		}
+	}
+	fmt.Fprintf(b, "\nNot named (%d of the recording's %s):\n", len(r.NotRun), english.Count(len(r.NotRun)+named, "periodic job"))
+	type line struct {
+		names  []string
+		reason string
+	}
+	var own, shared []*line
+	byReason := map[string]*line{}
+	for _, nr := range r.NotRun {
+		why := notRunReason(nr)
+		switch nr.Kind {
+		case correlate.NotRunCannot, correlate.NotRunDidNot, correlate.NotRunUnknown, correlate.NotRunOtherCgroup:
+			if l := byReason[why]; l != nil {
+				l.names = append(l.names, nr.Name)
+				continue
+			}
+			l := &line{names: []string{nr.Name}, reason: why}
+			byReason[why] = l
+			shared = append(shared, l)
+		default:
+			own = append(own, &line{names: []string{nr.Name}, reason: why})
+		}
+	}
+	for _, l := range append(own, shared...) {
+		names := strings.Join(l.names, ", ")
+		if len(l.names) > 1 {
+			names += fmt.Sprintf(" (%d jobs)", len(l.names))
+		}
+		fmt.Fprintf(b, "%s%s: %s.\n", bullet, names, l.reason)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -37,7 +38,7 @@ func TestEpisodeOneTime(t *testing.T) {
 		Scope: "host", Resource: "memory", Kind: "some", Stall: 100 * time.Millisecond, Window: time.Second, Mode: "trigger"}
 
 	var b bytes.Buffer
-	if err := Render(&b, r, Table, Options{}); err != nil {
+	if err := Render(&b, r, format.Table, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -50,7 +51,7 @@ func TestEpisodeOneTime(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := Render(&b, r, JSON, Options{}); err != nil {
+	if err := Render(&b, r, format.JSON, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var j struct {
@@ -91,7 +92,7 @@ func TestTimelineAcrossMidnight(t *testing.T) {
 		Scope: "host", Resource: "memory", Kind: "full", Stall: 100 * time.Millisecond, Window: time.Second, Mode: "poll"}
 
 	var b bytes.Buffer
-	if err := Render(&b, r, Table, Options{}); err != nil {
+	if err := Render(&b, r, format.Table, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -104,5 +105,23 @@ func TestTimelineAcrossMidnight(t *testing.T) {
 	}
 	if w := "episode at Mar 16 00:10:10: full stall 100ms within 1s crossed at Mar 16 00:10:03.000 (host, poll)"; !strings.Contains(out, w) {
 		t.Errorf("STALL ONSETS does not say %q:\n%s", w, out)
+	}
+}
+
+// In a --cgroup analysis a host onset is labelled as the host's: the
+// episodes are the group's stall, the onset perhaps another tenant's.
+func TestHostOnsetInCgroupAnalysis(t *testing.T) {
+	r := reference()
+	r.Interval = 30 * time.Second
+	r.PSIScope = correlate.PSICgroup
+	r.Episodes[1].Onset = &record.StallOnset{Time: at("12:33").Add(41 * time.Second),
+		Scope: "host", Resource: "memory", Kind: "some", Stall: 100 * time.Millisecond, Window: time.Second, Mode: "poll"}
+	var b bytes.Buffer
+	if err := Render(&b, r, format.Table, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "episode at 12:34:00: some stall 100ms within 1s crossed at 12:33:41.000 (host-wide, not the analysed group's, poll)"
+	if out := b.String(); !strings.Contains(out, want) {
+		t.Errorf("STALL ONSETS does not say %q:\n%s", want, out)
 	}
 }

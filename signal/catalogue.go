@@ -231,6 +231,16 @@ func (s *Signal) JSONKey() string {
 	return s.Name + "_" + string(s.Unit) + "_per_s"
 }
 
+// RateKey is the JSON key of the signal's rate over an interval or an
+// episode: JSONKey for a counter, "<name>_<unit>_per_s" (its change per
+// second) for a gauge.
+func (s *Signal) RateKey() string {
+	if s.Kind == Gauge {
+		return s.Name + "_" + string(s.Unit) + "_per_s"
+	}
+	return s.JSONKey()
+}
+
 // RateUnit is the rate's unit as printed: "pages/s", "events/s", "B/s",
 // "s/s"; "share" (0..1 of wall time) for a stall share.
 func (s *Signal) RateUnit() string {
@@ -248,8 +258,8 @@ func (s *Signal) RateUnit() string {
 // Catalogue lists every signal, in the order views show them.
 var Catalogue = []*Signal{
 	PSIMemorySome, PSIMemoryFull, PSIIOSome, PSIIOFull, PSICPUSome, PSICPUFull,
-	DirectReclaim, LimitReclaim, AllocReclaim, KswapdReclaim,
-	RefaultFile, RefaultAnon, WorkingsetActivate,
+	DirectReclaim, LimitReclaim, AllocReclaim, KswapdReclaim, Reclaimed,
+	RefaultFile, RefaultAnon, WorkingsetActivate, WorkingsetRestore,
 	MajorFaults, Allocstalls, SwapIn, SwapOut, OOMKills,
 	FileLRU, AnonLRU, ActiveFile, InactiveFile, ActiveAnon, InactiveAnon,
 	MemAvailable, Dirty, SwapUsed,
@@ -331,6 +341,22 @@ var (
 		Kernel:   "mm/vmscan.c", URL: cgroupV2Doc,
 		value: counter(func(v *lru.VMStat) *uint64 { return v.PgscanKswapd }), Source: procVMStat,
 	}
+	// Reclaimed is the pages reclaim actually freed (pgsteal), by kswapd,
+	// allocating tasks and cgroup limits alike: set against the pages
+	// scanned (direct/limit/kswapd reclaim) it tells reclaim that finds
+	// pages to free from reclaim that scans and fails (a small or hot LRU).
+	// pgsteal_anon/_file (since 5.8) count every reclaimer; before 5.8 only
+	// pgsteal_kswapd + pgsteal_direct exist, and they miss cgroup-limit
+	// reclaim (mm/vmscan.c counts them only when !cgroup_reclaim()).
+	Reclaimed = &Signal{
+		Name: "reclaimed", Title: "pages reclaimed (pgsteal)", Unit: Pages,
+		Gate: "reclaim.steal.rate", Aggregate: Rate,
+		Counters: []string{"pgsteal_anon", "pgsteal_file", "pgsteal_kswapd", "pgsteal_direct"},
+		Computed: "Δ(pgsteal_anon+pgsteal_file) (Δ(pgsteal_kswapd+pgsteal_direct) before 5.8)",
+		Doc:      "pages freed by reclaim (kswapd, direct and cgroup-limit), not only scanned",
+		Kernel:   "mm/vmscan.c", URL: vmscanURL,
+		delta: vm(reclaimed), Source: procVMStat,
+	}
 	// RefaultFile is page-cache pages read back soon after eviction: the
 	// file LRU is too small for the working set.
 	RefaultFile = &Signal{
@@ -365,6 +391,19 @@ var (
 		Doc:      "refaulted pages that belonged to the working set (evicted too early: thrashing)",
 		Kernel:   "mm/workingset.c", URL: workingsetDoc,
 		value: counter(func(v *lru.VMStat) *uint64 { return v.WorkingsetActivate }), Source: procVMStat,
+	}
+	// WorkingsetRestore is refaulted pages that had been on the active
+	// list before they were evicted (workingset_restore_file + _anon since
+	// 5.9): the hot working set itself is being thrashed, not pages on
+	// their way out.
+	WorkingsetRestore = &Signal{
+		Name: "workingset_restore", Title: "refaults of active pages", Unit: Pages,
+		Gate: "refault.restore.rate", Aggregate: Rate,
+		Counters: []string{"workingset_restore"},
+		Computed: "Δ(workingset_restore_file + workingset_restore_anon) (workingset_restore before 5.9)",
+		Doc:      "refaulted pages that were active before eviction (the hot working set thrashing)",
+		Kernel:   "mm/workingset.c", URL: workingsetDoc,
+		value: counter(func(v *lru.VMStat) *uint64 { return v.WorkingsetRestore }), Source: procVMStat,
 	}
 	// MajorFaults is page faults that had to read from disk (pgmajfault).
 	MajorFaults = &Signal{
@@ -457,9 +496,15 @@ func CounterDelta(prev, cur *uint64) (float64, bool) {
 
 // scanAll is Δ(pgscan_anon+pgscan_file), the scans of every reclaimer.
 func scanAll(prev, cur *lru.VMStat) (float64, bool) {
-	a, okA := CounterDelta(prev.PgscanAnon, cur.PgscanAnon)
-	f, okF := CounterDelta(prev.PgscanFile, cur.PgscanFile)
-	return a + f, okA && okF
+	return deltaSum(prev.PgscanAnon, cur.PgscanAnon, prev.PgscanFile, cur.PgscanFile)
+}
+
+// deltaSum is the sum of two counters' CounterDelta; ok only when both
+// are known.
+func deltaSum(prevA, curA, prevB, curB *uint64) (float64, bool) {
+	a, okA := CounterDelta(prevA, curA)
+	b, okB := CounterDelta(prevB, curB)
+	return a + b, okA && okB
 }
 
 func limitReclaim(prev, cur *lru.VMStat) (float64, bool) {
@@ -473,6 +518,13 @@ func limitReclaim(prev, cur *lru.VMStat) (float64, bool) {
 		return 0, false
 	}
 	return max(all-k-d, 0), true
+}
+
+func reclaimed(prev, cur *lru.VMStat) (float64, bool) {
+	if prev.PgstealAnon != nil && cur.PgstealAnon != nil {
+		return deltaSum(prev.PgstealAnon, cur.PgstealAnon, prev.PgstealFile, cur.PgstealFile)
+	}
+	return deltaSum(prev.PgstealKswapd, cur.PgstealKswapd, prev.PgstealDirect, cur.PgstealDirect)
 }
 
 func allocReclaim(prev, cur *lru.VMStat) (float64, bool) {

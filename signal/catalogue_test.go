@@ -1,17 +1,15 @@
 package signal_test
 
 import (
-	"context"
 	"math"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/internal/testutil/hogsample"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/memstate"
-	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
 )
@@ -43,32 +41,8 @@ func hog(t *testing.T) (prev, cur *lru.VMStat, dt time.Duration) {
 // hogReading is every file of one hog sample the catalogue reads.
 func hogReading(t *testing.T, which string) *signal.Reading {
 	t.Helper()
-	proc := "../testdata/linux-6.18-hog-" + which + "/proc"
-	lc, err := lru.NewCollector(proc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mi, err := lc.Meminfo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pc, err := psi.NewCollector(proc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, missing, err := pc.Collect(context.Background())
-	if err != nil || len(missing) > 0 {
-		t.Fatal(err, missing)
-	}
-	dc, err := diskio.NewDiskCollector(proc, "../testdata/linux-6.18-hog-"+which+"/sys", diskio.DiskFilter{Partitions: true, Virtual: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	disks, err := dc.Disks()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &signal.Reading{VMStat: readVMStat(t, proc+"/vmstat"), Meminfo: mi, PSI: &ps, Disks: disks, PageSize: 4096}
+	h := hogsample.Read(t, which)
+	return &signal.Reading{VMStat: h.VMStat, Meminfo: h.Meminfo, PSI: &h.PSI, Disks: h.Disks, PageSize: 4096}
 }
 
 // hogWant is every catalogue signal's delta between hog-t0 and hog-t1,
@@ -82,11 +56,16 @@ var hogWant = map[string]float64{
 	"limit_reclaim":  182548 - 71952,
 	"alloc_reclaim":  182548 - 71952,
 	"kswapd_reclaim": 0,
+	// pgsteal_anon 25714 → 67092, pgsteal_file 382951 → 382951
+	// (pgsteal_kswapd and _direct 0 → 0: limit reclaim is not in them).
+	"reclaimed": 67092 - 25714,
 	// workingset_refault_file 277394 → 277398; _anon 1601 → 1601.
 	"refault_file": 4,
 	"refault_anon": 0,
 	// workingset_activate_file 23732 → 23732, _anon 0 → 0.
 	"workingset_activate": 0,
+	// workingset_restore_file 0 → 0, _anon 0 → 0.
+	"workingset_restore": 0,
 	// pgmajfault 1466 → 1467; allocstall_* all 0.
 	"major_faults": 1,
 	"allocstalls":  0,
@@ -156,8 +135,8 @@ func TestCatalogueOnRealSamples(t *testing.T) {
 	}
 }
 
-// TestCatalogueOldKernel: 4.13 has no pgscan_anon/_file, no anon refaults
-// and counts allocstall per zone; what it cannot count is unknown, never 0.
+// TestCatalogueOldKernel: 4.13 has no pgscan_anon/_file, no anon refaults,
+// no workingset_restore and counts allocstall per zone; what it cannot count is unknown, never 0.
 func TestCatalogueOldKernel(t *testing.T) {
 	v := readVMStat(t, "../testdata/ubuntu-17.10-linux-4.13/proc/vmstat")
 	for _, sig := range signal.Catalogue {
@@ -165,7 +144,8 @@ func TestCatalogueOldKernel(t *testing.T) {
 			continue
 		}
 		_, ok := sig.Delta(v, v)
-		wantOK := sig != signal.LimitReclaim && sig != signal.RefaultAnon
+		// workingset_restore came in 4.20.
+		wantOK := sig != signal.LimitReclaim && sig != signal.RefaultAnon && sig != signal.WorkingsetRestore
 		if ok != wantOK {
 			t.Errorf("%s on 4.13: known = %v, want %v", sig.Name, ok, wantOK)
 		}
@@ -221,8 +201,8 @@ func TestSameSignalEverywhere(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 21, 42, 0, 0, time.UTC)
 	h := &record.Header{PageSize: 4096}
 	samples := []record.Sample{
-		{Time: t0, VMStat: prev.VMStat, Meminfo: prev.Meminfo, PSI: prev.PSI, Disks: prev.Disks},
-		{Seq: 1, Time: t0.Add(dt), VMStat: cur.VMStat, Meminfo: cur.Meminfo, PSI: cur.PSI, Disks: cur.Disks},
+		{Time: t0, VMStat: record.FromVMStat(prev.VMStat), Meminfo: record.FromMeminfo(prev.Meminfo), PSI: record.FromPSI(prev.PSI), Disks: record.FromDisks(prev.Disks)},
+		{Seq: 1, Time: t0.Add(dt), VMStat: record.FromVMStat(cur.VMStat), Meminfo: record.FromMeminfo(cur.Meminfo), PSI: record.FromPSI(cur.PSI), Disks: record.FromDisks(cur.Disks)},
 	}
 
 	iv := record.Between(h, &samples[0], &samples[1])
@@ -242,10 +222,10 @@ func TestSameSignalEverywhere(t *testing.T) {
 			if got := iv.PerSec(sig); !near(got, wantRate) {
 				t.Errorf("analyze: %s = %v %s, want %v", sig.Name, got, sig.RateUnit(), wantRate)
 			}
-			// mem: the same name as key, the delta in the signal's unit,
-			// for every signal of the files it reads; nothing else.
-			if got, ok := act.Signals[sig.Name]; ok != memReads(sig) || (ok && !near(got, want)) {
-				t.Errorf("mem: Signals[%q] = %v, %v; want %v, %v", sig.Name, got, ok, want, memReads(sig))
+			// mem: the same key and rate as analyze, for every signal of
+			// the files it reads; nothing else.
+			if got, ok := act.Signals[sig.RateKey()]; ok != memReads(sig) || (ok && !near(got, wantRate)) {
+				t.Errorf("mem: Signals[%q] = %v, %v; want %v, %v", sig.RateKey(), got, ok, wantRate, memReads(sig))
 			}
 			// gate: its metric is this entry, judged over the run.
 			if sig.Gate == "" {
@@ -275,6 +255,10 @@ func TestSameSignalEverywhere(t *testing.T) {
 			rep := gate.Evaluate(h, samples, gate.Scope{}, []*gate.Threshold{th})
 			if got := rep.Results[0].Observed; !near(got, wantObs) {
 				t.Errorf("gate: %s = %v, want %v", expr, got, wantObs)
+			}
+			// and the catalogue's rate, as analyze and mem give it.
+			if got := rep.Results[0].SignalRate; !near(got, wantRate) {
+				t.Errorf("gate: %s signal rate = %v %s, want %v", expr, got, sig.RateUnit(), wantRate)
 			}
 			// Units: a page signal's rate converts to bytes/s, an event's does not.
 			_, err = gate.Parse(sig.Gate + "<1MiB/s")

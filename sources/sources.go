@@ -2,14 +2,19 @@
 // `watch` and `gate` sample through the same code: PSI (package psi),
 // meminfo and vmstat (lru), a cgroup's memory counters (lru), disks and
 // per-process I/O with process events (diskio, procevents). Each adapter
-// only moves a collector's result into its part of a record.Sample.
+// only moves a collector's result into its part of a record.Sample,
+// converted to record's wire types (record.FromPSI, …), so what a
+// collector's struct looks like never decides what the recording holds.
 package sources
 
 import (
 	"context"
+	"strings"
+	"time"
 
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/procevents"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
@@ -29,14 +34,14 @@ func (p PSI) Fill(ctx context.Context, s *record.Sample) error {
 		return err
 	}
 	if host.Memory != nil || host.IO != nil || host.CPU != nil {
-		s.PSI = &host
+		s.PSI = record.FromPSI(&host)
 	}
 	cg, _, ok, err := p.C.CollectCgroup(ctx)
 	if err != nil {
 		return err
 	}
 	if ok && (cg.Memory != nil || cg.IO != nil || cg.CPU != nil) {
-		s.CgroupPSI = &cg
+		s.CgroupPSI = record.FromPSI(&cg)
 	}
 	return nil
 }
@@ -53,12 +58,12 @@ func (l LRU) Fill(ctx context.Context, s *record.Sample) error {
 	if err != nil {
 		return err
 	}
-	s.Meminfo = m
+	s.Meminfo = record.FromMeminfo(m)
 	v, err := l.C.VMStat()
 	if err != nil {
 		return err
 	}
-	s.VMStat = v
+	s.VMStat = record.FromVMStat(v)
 	return nil
 }
 
@@ -75,7 +80,59 @@ func (c CgroupCounters) Fill(ctx context.Context, s *record.Sample) error {
 	if err != nil {
 		return err
 	}
-	s.CgroupVMStat = v
+	s.CgroupVMStat = record.FromVMStat(v)
+	return nil
+}
+
+// OOMKills fills Sample.OOMKills when /proc/vmstat oom_kill rose since
+// the previous sample: it reads the kernel log (memstate.ReadKmsg) and
+// keeps the kills stamped after the previous sample that it has not
+// recorded yet. It must come after LRU, which fills Sample.VMStat.
+type OOMKills struct {
+	Kmsg string    // /dev/kmsg
+	Boot time.Time // turns the log's stamps into wall time
+
+	last     *uint64 // oom_kill at the previous sample
+	prevTime time.Time
+	seen     map[[2]int64]bool // PID and stamp of the kills recorded
+}
+
+// Name implements record.Source.
+func (*OOMKills) Name() string { return "oom-kills" }
+
+// Fill implements record.Source.
+func (o *OOMKills) Fill(ctx context.Context, s *record.Sample) error {
+	var cur *uint64
+	if s.VMStat != nil {
+		cur = s.VMStat.OOMKill
+	}
+	last, prev := o.last, o.prevTime
+	o.last, o.prevTime = cur, s.Time
+	if cur == nil || last == nil || *cur <= *last {
+		return nil
+	}
+	b, err := memstate.ReadKmsg(o.Kmsg)
+	if err != nil {
+		return err
+	}
+	kills, err := memstate.ParseKernelLogWith(strings.NewReader(string(b)), o.Kmsg, memstate.LogOptions{Boot: o.Boot, Now: s.Time})
+	if err != nil {
+		return err
+	}
+	if o.seen == nil {
+		o.seen = map[[2]int64]bool{}
+	}
+	for _, k := range kills {
+		key := [2]int64{int64(k.PID), int64(k.SinceBoot)}
+		// The boot time is whole seconds: a kill up to 2 s before the
+		// previous sample may be this interval's.
+		if o.seen[key] || k.Time.IsZero() || k.Time.Before(prev.Add(-2*time.Second)) {
+			continue
+		}
+		o.seen[key] = true
+		s.OOMKills = append(s.OOMKills, record.OOMVictim{Time: k.Time, PID: k.PID, Comm: k.Comm,
+			Cgroup: k.TaskCgroup, OOMCgroup: k.OOMCgroup, Constraint: k.Constraint})
+	}
 	return nil
 }
 
@@ -88,7 +145,7 @@ func (Disks) Name() string { return "diskstats" }
 // Fill implements record.Source.
 func (d Disks) Fill(ctx context.Context, s *record.Sample) error {
 	disks, err := d.C.Disks()
-	s.Disks = disks
+	s.Disks = record.FromDisks(disks)
 	return err
 }
 
@@ -100,6 +157,11 @@ type Procs struct {
 	Scanner *diskio.ProcScanner
 	Events  *procevents.Listener // nil: polling only
 	TopRSS  int                  // also fill Sample.RSS with this many processes by RSS
+	// Growth adds to Sample.RSS every process whose RSS is growing
+	// (diskio.ProcScanner.RSS), and, when Evidence is set, the
+	// retention evidence of each new one to Sample.Retention.
+	Growth   bool
+	Evidence *memstate.Collector
 }
 
 // Name implements record.Source.
@@ -111,17 +173,33 @@ func (p Procs) Fill(ctx context.Context, s *record.Sample) error {
 		// Drain first: the exits' exact I/O lets the scan take reaped
 		// children's I/O off their parents.
 		evs, es := p.Events.Drain()
-		s.Events, s.EventStats = evs, &es
+		s.Events, s.EventStats = record.FromEvents(evs), record.FromEventStats(&es)
 		p.Scanner.NoteExits(evs)
 	}
 	top, evs, st, err := p.Scanner.Scan(s.Time)
 	if err != nil {
 		return err
 	}
-	s.Procs, s.Scan = top, &st
-	s.RSS = p.Scanner.TopRSS(p.TopRSS)
+	s.Procs, s.Scan = record.FromProcs(top), record.FromScan(&st)
+	if !p.Growth {
+		s.RSS = record.FromRSS(p.Scanner.TopRSS(p.TopRSS))
+	} else {
+		rss, fresh := p.Scanner.RSS(p.TopRSS)
+		s.RSS, s.RSSLeftOut = record.FromRSS(rss), p.Scanner.GrowthLeftOut()
+		for _, i := range fresh {
+			if p.Evidence == nil {
+				break
+			}
+			r := &rss[i]
+			// Once per grower: it has exited, or the read failed, and no
+			// evidence is recorded (analyze then says none was read).
+			if ev, err := p.Evidence.RetentionOf(r.PID, r.StartTicks); err == nil {
+				s.Retention = append(s.Retention, record.FromRetention(memstate.ProcRetention{PID: r.PID, StartTicks: r.StartTicks, Comm: r.Comm, Retention: *ev}))
+			}
+		}
+	}
 	if p.Events == nil {
-		s.Events = evs
+		s.Events = record.FromEvents(evs)
 	}
 	return nil
 }
@@ -139,6 +217,6 @@ func (v VMStat) Fill(ctx context.Context, s *record.Sample) error {
 	if err != nil {
 		return err
 	}
-	s.VMStat = m
+	s.VMStat = record.FromVMStat(m)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/internal/fixtures"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
@@ -57,5 +58,34 @@ func TestSourcesFillASample(t *testing.T) {
 	}
 	if *s.VMStat.Pswpout != 12 || *s.VMStat.OOMKill != 1 || *s.CgroupVMStat.OOMKill != 4 || s.CgroupVMStat.Pswpout != nil {
 		t.Errorf("counters: host %+v, cgroup %+v", s.VMStat, s.CgroupVMStat)
+	}
+}
+
+// TestDiskstatsErrorNamesTheSourceOnce: a malformed /proc/diskstats line
+// reaches the sample as the source's name, then the file and line, each
+// once (the collector used to add "diskstats: " as the sampler does).
+func TestDiskstatsErrorNamesTheSourceOnce(t *testing.T) {
+	root := t.TempDir()
+	proc, sys := filepath.Join(root, "proc"), filepath.Join(root, "sys")
+	for _, d := range []string{proc, sys} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Line 1 is vda from this CI host's kernel (testdata/linux-6.18); line 2
+	// has "x" where reads completed should be.
+	content := " 254       0 vda 89983 23257 5526546 53249 56417 38357 4616552 41197 0 24668 96845 6817 47 2342880 2149 3418 248\n" +
+		" 254      16 vdb x 0 1 0 1 0 8 0 0 0 0 0 0 0 0 0 0\n"
+	if err := os.WriteFile(filepath.Join(proc, "diskstats"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dc, err := diskio.NewDiskCollector(proc, sys, diskio.DiskFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := (&record.Sampler{Sources: []record.Source{Disks{C: dc}}}).Collect(context.Background())
+	want := "diskstats: " + filepath.Join(proc, "diskstats") + ":2: malformed line: expected integer"
+	if len(s.Errors) != 1 || s.Errors[0] != want {
+		t.Fatalf("errors = %q, want [%q]", s.Errors, want)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/record"
-	"github.com/memdiag/memdiag/timers"
 )
 
 // Expand turns what a user named — segment files, other recordings, store
@@ -38,7 +37,7 @@ func Expand(paths []string) ([]Segment, error) {
 			continue
 		}
 		s := Segment{Path: p, Last: fi.ModTime(), Size: fi.Size()}
-		if start, _, ok := ParseName(filepath.Base(p)); ok {
+		if start, _, ok := parseSegmentName(filepath.Base(p)); ok {
 			s.Start = start
 		} else {
 			r, err := record.Open(p)
@@ -147,7 +146,7 @@ func (j *Joined) Name() string {
 // ctx ends a long read between samples.
 func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Recording, error) {
 	out := &record.Recording{Header: j.header}
-	out.Header.Jobs = append([]timers.Job(nil), j.header.Jobs...)
+	out.Header.Jobs = append([]record.Job(nil), j.header.Jobs...)
 	var (
 		last    time.Time      // the last sample handed on
 		lead    *record.Sample // the last sample before the window's start
@@ -245,7 +244,7 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 	return out, nil
 }
 
-func hasJob(jobs []timers.Job, name string) bool {
+func hasJob(jobs []record.Job, name string) bool {
 	for _, j := range jobs {
 		if j.Name == name {
 			return true

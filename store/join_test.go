@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -18,7 +17,7 @@ import (
 func writeSegment(t *testing.T, dir string, t0 time.Time, secs []int, close bool) string {
 	t.Helper()
 	start := t0.Add(time.Duration(secs[0]) * time.Second)
-	p := filepath.Join(dir, Name(start, 0))
+	p := filepath.Join(dir, segmentName(start, 0))
 	w, err := record.Create(p, false)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +27,7 @@ func writeSegment(t *testing.T, dir string, t0 time.Time, secs []int, close bool
 	}
 	for _, s := range secs {
 		n := uint64(100 * s)
-		if err := w.WriteSample(&record.Sample{Seq: s, Time: t0.Add(time.Duration(s) * time.Second), VMStat: &lru.VMStat{Pgmajfault: &n}}); err != nil {
+		if err := w.WriteSample(&record.Sample{Seq: s, Time: t0.Add(time.Duration(s) * time.Second), VMStat: &record.VMStat{Pgmajfault: &n}}); err != nil {
 			t.Fatal(err)
 		}
 	}

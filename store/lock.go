@@ -11,19 +11,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// LockName is the file in a store that its recorder holds locked.
-const LockName = ".lock"
+// lockName is the file in a store that its recorder holds locked.
+const lockName = ".lock"
 
-// ErrLocked is wrapped by Lock's error when another recorder holds the
+// errLocked is wrapped by Lock's error when another recorder holds the
 // store.
-var ErrLocked = errors.New("another memdiag record holds this store")
+var errLocked = errors.New("another memdiag record holds this store")
 
 // Lock takes the store's lock (flock(2) on dir/.lock, which the kernel
 // releases when the holder dies, SIGKILL included, so a restart after a
 // crash never finds a stale lock) and writes the holder's PID into it.
 // Close the returned file to release it.
 func Lock(dir string) (*os.File, error) {
-	p := filepath.Join(dir, LockName)
+	p := filepath.Join(dir, lockName)
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, err
@@ -37,7 +37,7 @@ func Lock(dir string) (*os.File, error) {
 		}
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%s: %w%s", dir, ErrLocked, holder)
+			return nil, fmt.Errorf("%s: %w%s", dir, errLocked, holder)
 		}
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}

@@ -45,9 +45,9 @@ type Segment struct {
 	Size int64 // bytes on disk (compressed)
 }
 
-// Name is the file name of a segment whose first sample is at t; n > 0
+// segmentName is the file name of a segment whose first sample is at t; n > 0
 // tells apart segments started within the same second.
-func Name(t time.Time, n int) string {
+func segmentName(t time.Time, n int) string {
 	s := Prefix + t.UTC().Format(stamp)
 	if n > 0 {
 		s += fmt.Sprintf("-%d", n)
@@ -55,9 +55,9 @@ func Name(t time.Time, n int) string {
 	return s + Suffix
 }
 
-// ParseName returns the start time and collision number in a segment's
+// parseSegmentName returns the start time and collision number in a segment's
 // file name (no directory), and ok = false for any other name.
-func ParseName(name string) (start time.Time, n int, ok bool) {
+func parseSegmentName(name string) (start time.Time, n int, ok bool) {
 	rest, ok1 := strings.CutPrefix(name, Prefix)
 	rest, ok2 := strings.CutSuffix(rest, Suffix)
 	if !ok1 || !ok2 || len(rest) < len(stamp) {
@@ -89,7 +89,7 @@ func ParseName(name string) (start time.Time, n int, ok bool) {
 // not exist yet.
 func NextName(dir string, t time.Time) (string, error) {
 	for n := 0; n < 1000; n++ {
-		p := filepath.Join(dir, Name(t, n))
+		p := filepath.Join(dir, segmentName(t, n))
 		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			return p, nil
 		} else if err != nil {
@@ -113,7 +113,7 @@ func List(dir string) ([]Segment, error) {
 	}
 	var ks []keyed
 	for _, e := range ents {
-		start, n, ok := ParseName(e.Name())
+		start, n, ok := parseSegmentName(e.Name())
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}

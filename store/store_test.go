@@ -10,20 +10,20 @@ import (
 
 func TestNameRoundTrip(t *testing.T) {
 	at := time.Date(2026, 12, 1, 6, 25, 3, 999, time.FixedZone("CET", 3600))
-	if got, want := Name(at, 0), "memdiag-20261201T052503Z.jsonl.gz"; got != want {
+	if got, want := segmentName(at, 0), "memdiag-20261201T052503Z.jsonl.gz"; got != want {
 		t.Fatalf("Name = %s, want %s", got, want)
 	}
 	for _, n := range []int{0, 1, 12} {
-		start, gotN, ok := ParseName(Name(at, n))
+		start, gotN, ok := parseSegmentName(segmentName(at, n))
 		if !ok || gotN != n || !start.Equal(at.Truncate(time.Second)) {
-			t.Errorf("ParseName(Name(at, %d)) = %v %d %v", n, start, gotN, ok)
+			t.Errorf("parseSegmentName(segmentName(at, %d)) = %v %d %v", n, start, gotN, ok)
 		}
 	}
 	for _, bad := range []string{"memdiag-20261201T052503Z.jsonl", "memdiag-20261301T052503Z.jsonl.gz",
 		"memdiag-20261201T052503Z-0.jsonl.gz", "memdiag-20261201T052503Z-01.jsonl.gz", "memdiag-20261201T052503Z-x.jsonl.gz",
 		"memdiag-20261201T052503Z-.jsonl.gz", "x-20261201T052503Z.jsonl.gz", ".lock"} {
-		if _, _, ok := ParseName(bad); ok {
-			t.Errorf("ParseName(%q) accepted", bad)
+		if _, _, ok := parseSegmentName(bad); ok {
+			t.Errorf("parseSegmentName(%q) accepted", bad)
 		}
 	}
 }
@@ -43,7 +43,7 @@ func TestBoundary(t *testing.T) {
 // segment writes a file named for start, of size bytes, last written at last.
 func segment(t *testing.T, dir string, start time.Time, n, size int, last time.Time) string {
 	t.Helper()
-	p := filepath.Join(dir, Name(start, n))
+	p := filepath.Join(dir, segmentName(start, n))
 	if err := os.WriteFile(p, make([]byte, size), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -129,18 +129,18 @@ func TestFormatAge(t *testing.T) {
 	}
 }
 
-func FuzzParseName(f *testing.F) {
+func FuzzParseSegmentName(f *testing.F) {
 	for _, s := range []string{"memdiag-20261201T052503Z.jsonl.gz", "memdiag-20261201T052503Z-12.jsonl.gz", "memdiag-20261201T052503Z-0.jsonl.gz", ".lock", "memdiag-.jsonl.gz"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		start, n, ok := ParseName(name)
+		start, n, ok := parseSegmentName(name)
 		if !ok {
 			return
 		}
 		// a name accepted is the one Name writes for it
-		if got := Name(start, n); got != name {
-			t.Fatalf("ParseName(%q) = %v, %d; Name gives %q", name, start, n, got)
+		if got := segmentName(start, n); got != name {
+			t.Fatalf("parseSegmentName(%q) = %v, %d; Name gives %q", name, start, n, got)
 		}
 	})
 }

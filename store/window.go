@@ -29,8 +29,8 @@ func (w Window) Overlaps(start, last time.Time) bool {
 	return true
 }
 
-// ErrWhen is wrapped by every error of ParseWindow.
-var ErrWhen = errors.New("want a time such as 2026-12-01T06:00:00Z, '2026-12-01 06:00', 06:00, 'yesterday 06:00', -6h or now")
+// errWhen is wrapped by every error of ParseWindow.
+var errWhen = errors.New("want a time such as 2026-12-01T06:00:00Z, '2026-12-01 06:00', 06:00, 'yesterday 06:00', -6h or now")
 
 // ParseWindow parses the --from and --to flags of analyze, compare and
 // gate --recording (docs/service.md, "Time windows"):
@@ -57,7 +57,7 @@ func ParseWindow(from, to string, now time.Time, loc *time.Location) (Window, er
 			return w, fmt.Errorf("--from %q: want FROM..TO, both sides given", from+".."+to)
 		}
 		var err error
-		if w.From, err = ParseWhen(from, now, loc); err != nil {
+		if w.From, err = parseWhen(from, now, loc); err != nil {
 			return w, fmt.Errorf("--from: %w", err)
 		}
 		if w.To, err = parseEnd(to, w.From, now, loc, true); err != nil {
@@ -66,7 +66,7 @@ func ParseWindow(from, to string, now time.Time, loc *time.Location) (Window, er
 	} else {
 		if from != "" {
 			var err error
-			if w.From, err = ParseWhen(from, now, loc); err != nil {
+			if w.From, err = parseWhen(from, now, loc); err != nil {
 				return w, fmt.Errorf("--from: %w", err)
 			}
 		}
@@ -108,7 +108,7 @@ func parseEnd(s string, from, now time.Time, loc *time.Location, inRange bool) (
 			return t, nil
 		}
 	}
-	return ParseWhen(s, now, loc)
+	return parseWhen(s, now, loc)
 }
 
 type clock struct{ h, m, s int }
@@ -126,11 +126,11 @@ func parseClock(s string) (clock, bool) {
 	return clock{}, false
 }
 
-// ParseWhen parses one point in time of the grammar of ParseWindow.
-func ParseWhen(s string, now time.Time, loc *time.Location) (time.Time, error) {
+// parseWhen parses one point in time of the grammar of ParseWindow.
+func parseWhen(s string, now time.Time, loc *time.Location) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return time.Time{}, fmt.Errorf("empty time: %w", ErrWhen)
+		return time.Time{}, fmt.Errorf("empty time: %w", errWhen)
 	}
 	if s == "now" {
 		return now, nil
@@ -138,7 +138,7 @@ func ParseWhen(s string, now time.Time, loc *time.Location) (time.Time, error) {
 	if rel, ok := strings.CutPrefix(s, "-"); ok {
 		d, err := units.ParseDuration(rel)
 		if err != nil || d <= 0 {
-			return time.Time{}, fmt.Errorf("%q: %w", s, ErrWhen)
+			return time.Time{}, fmt.Errorf("%q: %w", s, errWhen)
 		}
 		return now.Add(-d), nil
 	}
@@ -166,7 +166,7 @@ func ParseWhen(s string, now time.Time, loc *time.Location) (time.Time, error) {
 		}
 		t, err := time.ParseInLocation("2006-01-02", day, loc)
 		if err != nil {
-			return time.Time{}, fmt.Errorf("%q: %w", s, ErrWhen)
+			return time.Time{}, fmt.Errorf("%q: %w", s, errWhen)
 		}
 		date = t
 	}
@@ -175,7 +175,7 @@ func ParseWhen(s string, now time.Time, loc *time.Location) (time.Time, error) {
 	}
 	c, ok := parseClock(rest)
 	if !ok {
-		return time.Time{}, fmt.Errorf("%q: %w", s, ErrWhen)
+		return time.Time{}, fmt.Errorf("%q: %w", s, errWhen)
 	}
 	y, m, d := date.Date()
 	return time.Date(y, m, d, c.h, c.m, c.s, 0, loc), nil

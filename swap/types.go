@@ -1,9 +1,9 @@
-// Package swap reads swap devices (/proc/swaps) and turns the swap-in/out
-// counters of /proc/vmstat (pswpin, pswpout; pages) into rates.
+// Package swap reads the swap devices of /proc/swaps (files and
+// partitions, their size, use and priority). The swap-in/out rates are
+// signal catalogue entries (pswpin, pswpout of /proc/vmstat), and
+// SwapTotal, SwapFree and SwapCached come with /proc/meminfo (package lru).
 //
-// Sources: /proc/swaps (mm/swapfile.c, sizes in KiB), /proc/vmstat pswpin
-// and pswpout (mm/page_io.c, pages of the host page size), /proc/meminfo
-// SwapTotal, SwapFree, SwapCached (see package lru).
+// Source: /proc/swaps (mm/swapfile.c, sizes in KiB).
 package swap
 
 // Device is one line of /proc/swaps, with sizes converted to bytes (the

@@ -37,8 +37,8 @@ import (
 // ErrCronParse is wrapped by errors about malformed crontab lines.
 var ErrCronParse = errors.New("malformed crontab line")
 
-// CronSchedule is a parsed cron time spec.
-type CronSchedule struct {
+// cronSchedule is a parsed cron time spec.
+type cronSchedule struct {
 	spec   *cron.SpecSchedule
 	Reboot bool // @reboot: runs once when cron starts
 }
@@ -52,13 +52,13 @@ var cronShorthands = map[string]string{
 	"@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *",
 }
 
-// ParseCron parses a five-field cron time spec ("*/10 * * * *",
+// parseCron parses a five-field cron time spec ("*/10 * * * *",
 // "30 7 1-7 * mon") or a shorthand ("@daily", "@reboot") with Vixie
 // cron's semantics.
-func ParseCron(expr string) (*CronSchedule, error) {
+func parseCron(expr string) (*cronSchedule, error) {
 	expr = strings.TrimSpace(expr)
 	if expr == "@reboot" {
-		return &CronSchedule{Reboot: true}, nil
+		return &cronSchedule{Reboot: true}, nil
 	}
 	if s, ok := cronShorthands[expr]; ok {
 		expr = s
@@ -94,7 +94,7 @@ func ParseCron(expr string) (*CronSchedule, error) {
 	if strings.HasPrefix(f[4], "*") {
 		spec.Dow |= cronStarBit
 	}
-	return &CronSchedule{spec: spec}, nil
+	return &cronSchedule{spec: spec}, nil
 }
 
 // fixDow7 rewrites day-of-week 7 (Sunday in Vixie cron) to 0, expanding
@@ -144,7 +144,7 @@ var dowNames = map[string]int{"sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, 
 // Next returns the first time after after at which the schedule fires,
 // computed in loc, or the zero time for @reboot or when none is found
 // within five years.
-func (c *CronSchedule) Next(after time.Time, loc *time.Location) time.Time {
+func (c *cronSchedule) Next(after time.Time, loc *time.Location) time.Time {
 	if c.Reboot || c.spec == nil {
 		return time.Time{}
 	}
@@ -208,7 +208,7 @@ func parseCrontab(file string, lines []string, system bool, user string) []cronL
 			rest = strings.Trim(cutFields(rest, 1), " \t")
 		}
 		cl.Command = rest
-		if _, err := ParseCron(cl.Spec); err != nil {
+		if _, err := parseCron(cl.Spec); err != nil {
 			cl.Err = fmt.Sprintf("%s:%d: %v", file, i+1, err)
 		}
 		out = append(out, cl)
@@ -397,7 +397,7 @@ func cronJob(root string, d daemons, cl cronLine, prefix string) Job {
 		j.Reason = "malformed line"
 		return j
 	}
-	cs, _ := ParseCron(cl.Spec)
+	cs, _ := parseCron(cl.Spec)
 	if !cs.Reboot {
 		if p, ok := regularPeriod(func(t time.Time) time.Time { return cs.Next(t, time.UTC) }); ok {
 			j.PeriodSeconds = seconds(p)

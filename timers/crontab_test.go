@@ -59,7 +59,7 @@ func TestCronNext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := ParseCron(tt.spec)
+			c, err := parseCron(tt.spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestCronNextZone(t *testing.T) {
 	if err != nil {
 		t.Skip("no tzdata:", err)
 	}
-	c, err := ParseCron("0 2 * * *")
+	c, err := parseCron("0 2 * * *")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,9 +92,9 @@ func TestCronNextZone(t *testing.T) {
 	}
 }
 
-// TestRobfigDiffersFromVixie documents why ParseCron wraps robfig/cron:
+// TestRobfigDiffersFromVixie documents why parseCron wraps robfig/cron:
 // robfig reads "*/2" in day of month as restricted and so ORs it with day
-// of week, where Vixie cron (and ParseCron) ANDs them, and robfig rejects
+// of week, where Vixie cron (and parseCron) ANDs them, and robfig rejects
 // day of week 7.
 func TestRobfigDiffersFromVixie(t *testing.T) {
 	s, err := cron.ParseStandard("0 0 */2 * 5")
@@ -103,7 +103,7 @@ func TestRobfigDiffersFromVixie(t *testing.T) {
 	}
 	base := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	if got, want := s.Next(base), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC); !got.Equal(want) {
-		t.Errorf("robfig next = %v, want %v (OR rule); if robfig changed, revisit ParseCron's wrapper", got, want)
+		t.Errorf("robfig next = %v, want %v (OR rule); if robfig changed, revisit parseCron's wrapper", got, want)
 	}
 	if _, err := cron.ParseStandard("0 0 * * 7"); err == nil {
 		t.Error("robfig now accepts day of week 7; fixDow7 may be unnecessary")
@@ -112,8 +112,8 @@ func TestRobfigDiffersFromVixie(t *testing.T) {
 
 func TestParseCronErrors(t *testing.T) {
 	for _, spec := range []string{"61 * * * *", "* * * *", "0 0 ? * *", "0 0 * * 8", "0 0 * * 7/2", "@fortnightly", "0 0 1-40 * *"} {
-		if _, err := ParseCron(spec); !errors.Is(err, ErrCronParse) {
-			t.Errorf("ParseCron(%q) error = %v, want ErrCronParse", spec, err)
+		if _, err := parseCron(spec); !errors.Is(err, ErrCronParse) {
+			t.Errorf("parseCron(%q) error = %v, want ErrCronParse", spec, err)
 		}
 	}
 }
@@ -175,7 +175,7 @@ func TestRegularPeriod(t *testing.T) {
 		{"0 12 1-7 * mon", 0, false}, // OR rule
 	}
 	for _, tt := range tests {
-		c, err := ParseCron(tt.spec)
+		c, err := parseCron(tt.spec)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ func seedFiles(f *testing.F, globs ...string) {
 }
 
 // FuzzParseCrontab checks that no crontab, system or user, panics the
-// parser, and that every line that parses gives a spec ParseCron accepts.
+// parser, and that every line that parses gives a spec parseCron accepts.
 func FuzzParseCrontab(f *testing.F) {
 	seedFiles(f, "etc/crontab", "etc/cron.d/*")
 	f.Add("*/5 * * * * root run-parts /etc/cron.hourly\n@reboot root x\n")
@@ -41,8 +41,8 @@ func FuzzParseCrontab(f *testing.F) {
 				if cl.Err != "" {
 					continue
 				}
-				if _, err := ParseCron(cl.Spec); err != nil {
-					t.Fatalf("line %d: spec %q has no error but ParseCron says %v", cl.Line, cl.Spec, err)
+				if _, err := parseCron(cl.Spec); err != nil {
+					t.Fatalf("line %d: spec %q has no error but parseCron says %v", cl.Line, cl.Spec, err)
 				}
 				if cl.Command == "" && system {
 					t.Fatalf("line %d: no command and no error: %+v", cl.Line, cl)
@@ -60,7 +60,7 @@ func FuzzParseCron(f *testing.F) {
 	}
 	base := time.Date(2026, 3, 29, 0, 58, 30, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, spec string) {
-		c, err := ParseCron(spec)
+		c, err := parseCron(spec)
 		if err != nil {
 			return
 		}
@@ -112,9 +112,9 @@ func FuzzParseTimespan(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := ParseTimespan(s, time.Second)
+		d, err := parseTimespan(s, time.Second)
 		if err == nil && d < 0 {
-			t.Fatalf("ParseTimespan(%q) = %v, negative", s, d)
+			t.Fatalf("parseTimespan(%q) = %v, negative", s, d)
 		}
 	})
 }

@@ -53,7 +53,7 @@ func Inventory(root string, opts InventoryOptions) ([]Job, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory", root)
 	}
-	sys := &manager{scope: "system", set: newUnitSet(root, SystemUnitDirs)}
+	sys := &manager{scope: "system", set: newUnitSet(root, systemUnitDirs)}
 	sys.act = walk(sys.set, bootTargets(sys.set))
 	jobs := systemdJobs(root, sys)
 	if opts.Live != nil {

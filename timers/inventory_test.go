@@ -309,7 +309,7 @@ func TestInventoryEdge(t *testing.T) {
 		t.Errorf("edge-dropin.timer RandomizedDelaySec=%v AccuracySec=%v, want 10m 1s", d.RandomizedDelaySec, d.AccuracySec)
 	}
 	wantDropIns := []string{"etc/systemd/system/edge-dropin.timer.d/50-random.conf", "etc/systemd/system/edge-dropin.timer.d/override.conf"}
-	set := newUnitSet(fixture(t, "edge"), SystemUnitDirs)
+	set := newUnitSet(fixture(t, "edge"), systemUnitDirs)
 	if diff := cmp.Diff(wantDropIns, set.load("edge-dropin.timer").DropIns); diff != "" {
 		t.Errorf("drop-ins (-want +got):\n%s", diff)
 	}
@@ -336,14 +336,14 @@ func TestParseTimespan(t *testing.T) {
 		"2d": 48 * time.Hour, "1w": 7 * 24 * time.Hour, "500ms": 500 * time.Millisecond, "1.5h": 90 * time.Minute, "5m30s": 330 * time.Second,
 	}
 	for s, want := range tests {
-		got, err := ParseTimespan(s, time.Second)
+		got, err := parseTimespan(s, time.Second)
 		if err != nil || got != want {
-			t.Errorf("ParseTimespan(%q) = %v, %v; want %v", s, got, err, want)
+			t.Errorf("parseTimespan(%q) = %v, %v; want %v", s, got, err, want)
 		}
 	}
 	for _, s := range []string{"", "5 parsecs", "min"} {
-		if _, err := ParseTimespan(s, time.Second); err == nil {
-			t.Errorf("ParseTimespan(%q) succeeded", s)
+		if _, err := parseTimespan(s, time.Second); err == nil {
+			t.Errorf("parseTimespan(%q) succeeded", s)
 		}
 	}
 }
@@ -367,7 +367,7 @@ func TestUnitPrecedenceMergedUsr(t *testing.T) {
 	write("usr/lib/systemd/system/a.timer", "[Timer]\nOnCalendar=daily\n")
 	write("etc/systemd/system/a.timer", "[Timer]\nOnCalendar=weekly\n")
 	write("etc/systemd/system/empty.timer", "")
-	s := newUnitSet(root, SystemUnitDirs)
+	s := newUnitSet(root, systemUnitDirs)
 	for _, d := range s.dirs {
 		if d == "lib/systemd/system" {
 			t.Error("lib/systemd/system read although it is usr/lib/systemd/system")

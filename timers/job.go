@@ -60,7 +60,13 @@ type Job struct {
 	// schedule is irregular.
 	PeriodSeconds *float64 `json:"period_seconds"`
 
-	Unit    string   `json:"unit,omitempty"`    // the activated service, e.g. "pmlogger_check.service"
+	Unit string `json:"unit,omitempty"` // the activated service, e.g. "pmlogger_check.service"
+	// Cgroup is the cgroup a system timer's service runs in, from its
+	// Slice= (systemd.resource-control(5); default system.slice, and for
+	// a template's instance system-<template>.slice): "/system.slice/x.service",
+	// "/app.slice/app-batch.slice/x.service". "" for cron, anacron and
+	// user timers, whose cgroup the files do not fix.
+	Cgroup  string   `json:"cgroup,omitempty"`
 	Command string   `json:"command"`           // ExecStart, cron command, anacron command
 	Scripts []string `json:"scripts,omitempty"` // run-parts scripts run by the job
 	// IdleScripts are the Scripts that exit at once on this host because
@@ -94,10 +100,15 @@ type Job struct {
 	// (systemd or the cron daemon is not running); LiveNote says why, or
 	// that a job the files rule out runs after all. Set by ApplyRunning on
 	// the running host only, never for a mounted image.
-	IdleNow  bool     `json:"idle_now,omitempty"`
-	LiveNote string   `json:"live_note,omitempty"`
-	Note     string   `json:"note,omitempty"`   // e.g. "PCP archive check: heavy disk I/O"
-	Errors   []string `json:"errors,omitempty"` // "file:line: reason"
+	IdleNow  bool   `json:"idle_now,omitempty"`
+	LiveNote string `json:"live_note,omitempty"`
+	// RunsNow says whether the job runs on the live host now, whatever
+	// its files say (a crontab line that steps aside for systemd runs
+	// when systemd is not running and a cron daemon is); nil when the
+	// running state was not read. Set by ApplyRunning; [Runs] reads it.
+	RunsNow *bool    `json:"runs_now,omitempty"`
+	Note    string   `json:"note,omitempty"`   // e.g. "PCP archive check: heavy disk I/O"
+	Errors  []string `json:"errors,omitempty"` // "file:line: reason"
 }
 
 // Firing is one planned run of a job, with the window in which it may

@@ -73,14 +73,3 @@ func noteFor(j Job) string {
 	}
 	return ""
 }
-
-// NoteFor returns the note for the script or unit name s ("logrotate",
-// "pmlogger_check.timer"), or "".
-func NoteFor(s string) string {
-	for _, k := range knownJobs {
-		if k.re.MatchString(s) {
-			return k.note
-		}
-	}
-	return ""
-}

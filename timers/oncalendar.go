@@ -19,7 +19,7 @@ import (
 	"time"
 )
 
-// ErrCalendar is wrapped by every error [ParseCalendar] returns.
+// ErrCalendar is wrapped by every error [parseCalendar] returns.
 var ErrCalendar = errors.New("invalid calendar expression")
 
 const (
@@ -38,12 +38,12 @@ const (
 	maxComponents = 240
 )
 
-// Calendar is a parsed calendar event, such as "Mon..Fri *-*-* 08:00:00"
+// calendarSpec is a parsed calendar event, such as "Mon..Fri *-*-* 08:00:00"
 // or "*-*-* *:00/20:00 Europe/Berlin".
 //
 // A nil component list means "*" (every value). Seconds are kept in
 // microseconds, as systemd does, so fractional seconds are exact.
-type Calendar struct {
+type calendarSpec struct {
 	weekdays   int // bit 0 = Monday … bit 6 = Sunday; -1 = every day
 	endOfMonth bool
 	utc        bool
@@ -61,18 +61,18 @@ type component struct {
 	start, stop, repeat int
 }
 
-// ParseCalendar parses a calendar event expression as systemd.time(7)
+// parseCalendar parses a calendar event expression as systemd.time(7)
 // defines it: "[WEEKDAYS] [[YEAR-]MONTH-DAY] [HOUR:MINUTE[:SECOND]] [ZONE]",
 // the shorthands (minutely, hourly, daily, weekly, monthly, yearly,
 // annually, quarterly, semiannually, and their aliases) and "@UNIXSECONDS".
 // ZONE is "UTC" or an IANA zone name such as "Europe/Berlin", loaded with
 // [time.LoadLocation]. It accepts exactly what systemd v252 accepts, so
 // pass the value as systemd's unit-file parser does, with surrounding
-// blanks removed: like systemd-analyze, ParseCalendar rejects "daily ".
+// blanks removed: like systemd-analyze, parseCalendar rejects "daily ".
 //
 // The error wraps [ErrCalendar] and names the expression and the problem.
 // A Calendar is not changed after parsing and is safe for concurrent use.
-func ParseCalendar(expr string) (*Calendar, error) {
+func parseCalendar(expr string) (*calendarSpec, error) {
 	p := &calParser{expr: expr}
 	c, err := p.parse()
 	if err != nil {
@@ -107,7 +107,7 @@ func looksLikeZone(w string) bool {
 
 // Location returns the zone the expression names (time.UTC for "UTC"),
 // or nil when it names none and is computed in the caller's zone.
-func (c *Calendar) Location() *time.Location {
+func (c *calendarSpec) Location() *time.Location {
 	if c.utc {
 		return time.UTC
 	}
@@ -119,8 +119,8 @@ type calParser struct {
 	s    string // what is left to parse
 }
 
-func (p *calParser) parse() (*Calendar, error) {
-	c := &Calendar{}
+func (p *calParser) parse() (*calendarSpec, error) {
+	c := &calendarSpec{}
 	s := p.expr
 
 	// Time zone suffix: " UTC" (any case), else the last word when it names
@@ -237,7 +237,7 @@ var weekdayNames = []struct {
 
 // weekdays parses an optional weekday list ("Mon,Wed", "Mon..Fri",
 // "Sat-Sun") and the blanks after it (parse_weekdays).
-func (p *calParser) weekdays(c *Calendar) error {
+func (p *calParser) weekdays(c *calendarSpec) error {
 	l := -1
 	first := true
 	for {
@@ -313,7 +313,7 @@ func (p *calParser) weekdays(c *Calendar) error {
 // It reports whether the expression also fixed the time, as "@" does. If
 // the first component is followed by ":" the text is a time and is left
 // for p.time.
-func (p *calParser) date(c *Calendar) (timeDone bool, err error) {
+func (p *calParser) date(c *calendarSpec) (timeDone bool, err error) {
 	t := p.s
 	if t == "" {
 		return false, nil
@@ -361,7 +361,7 @@ func (p *calParser) date(c *Calendar) (timeDone bool, err error) {
 // timestamp handles "@SECONDS": one point in time, kept in UTC
 // (calendarspec_from_time_t). The number is read as strtoul(3) reads it
 // (leading blanks and a sign are allowed); nothing may follow it.
-func (p *calParser) timestamp(c *Calendar, s string) error {
+func (p *calParser) timestamp(c *calendarSpec, s string) error {
 	i := 0
 	for i < len(s) && strings.ContainsRune(" \t\n\v\f\r", rune(s[i])) {
 		i++
@@ -400,7 +400,7 @@ func (p *calParser) timestamp(c *Calendar, s string) error {
 
 // time parses "HOUR:MINUTE[:SECOND]"; an empty time is 00:00:00
 // (parse_calendar_time).
-func (p *calParser) time(c *Calendar) error {
+func (p *calParser) time(c *calendarSpec) error {
 	t := p.s
 	if t == "" {
 		c.hour, c.minute, c.usec = constChain(0), constChain(0), constChain(0)
@@ -553,7 +553,7 @@ func parseFraction(s string) (int, string, error) {
 // normalize is calendar_spec_normalize: full weekday sets become "every
 // day", two-digit years get their century, lists are sorted and
 // deduplicated, ranges are cut to a multiple of their step.
-func (c *Calendar) normalize() {
+func (c *calendarSpec) normalize() {
 	if c.weekdays <= 0 || c.weekdays >= allWeekdays {
 		c.weekdays = -1
 	}
@@ -606,7 +606,7 @@ func compareComponent(a, b component) int {
 }
 
 // validate is calendar_spec_valid (chain_valid), with a reason.
-func (c *Calendar) validate() error {
+func (c *calendarSpec) validate() error {
 	checks := []struct {
 		chain    []component
 		what     string
@@ -681,7 +681,7 @@ var weekdayShort = []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
 // `systemd-analyze calendar` prints it under "Normalized form:", e.g.
 // "Mon..Fri *-*-* 08:00:00" or "*-*-* *:00/20:00 Europe/Berlin"
 // (calendar_spec_to_string).
-func (c *Calendar) String() string {
+func (c *calendarSpec) String() string {
 	var b strings.Builder
 	if c.weekdays > 0 && c.weekdays <= allWeekdays {
 		formatWeekdays(&b, c.weekdays)
@@ -800,7 +800,7 @@ func formatChain(b *strings.Builder, width int, cs []component, usec bool) {
 // (glibc resolves it with the UTC offset it found last). Where systemd
 // gives up after 1000 steps ("Infinite loop in calendar calculation"),
 // Next returns the zero Time too.
-func (c *Calendar) Next(after time.Time, loc *time.Location) time.Time {
+func (c *calendarSpec) Next(after time.Time, loc *time.Location) time.Time {
 	t, _ := c.next(after, loc)
 	return t
 }
@@ -814,7 +814,7 @@ const (
 	gaveUp             // systemd's safety valve: "Infinite loop in calendar calculation"
 )
 
-func (c *Calendar) next(after time.Time, loc *time.Location) (time.Time, nextStatus) {
+func (c *calendarSpec) next(after time.Time, loc *time.Location) (time.Time, nextStatus) {
 	switch {
 	case c.utc:
 		loc = time.UTC
@@ -870,7 +870,7 @@ func compareTm(a, b tm) int {
 
 // findNext is find_next of systemd v252's calendarspec.c, statement by
 // statement.
-func (c *Calendar) findNext(m *mktimeState, start tm, startUsec int) (time.Time, nextStatus) {
+func (c *calendarSpec) findNext(m *mktimeState, start tm, startUsec int) (time.Time, nextStatus) {
 	t, tmUsec := start, startUsec
 	invalidateDST := false
 	for range maxCalendarIterations {
@@ -1004,7 +1004,7 @@ func (c *Calendar) findNext(m *mktimeState, start tm, startUsec int) (time.Time,
 // matchComponent is find_matching_component: it moves *val to the
 // earliest value of chain that is >= *val and returns 1 if it moved, 0 if
 // *val already matched (or chain is "*"), -1 if no value is left.
-func (c *Calendar) matchComponent(m *mktimeState, chain []component, t tm, val *int) int {
+func (c *calendarSpec) matchComponent(m *mktimeState, chain []component, t tm, val *int) int {
 	if chain == nil {
 		return 0
 	}
@@ -1131,7 +1131,7 @@ func (m *mktimeState) matchesWeekday(bits int, t tm) bool {
 // tm_isdst = -1 that guess decides which of the two instants of a
 // repeated local time (fall back) it returns, and a local time in a
 // spring-forward gap is moved by the size of the gap, preferring the DST
-// side. offset carries that state, in seconds east of UTC; a [Calendar]
+// side. offset carries that state, in seconds east of UTC; a [calendarSpec]
 // search starts it at the offset of the start time, as systemd's first
 // call (on the output of localtime) does.
 type mktimeState struct {
@@ -1224,7 +1224,7 @@ func (m *mktimeState) probe(local int64, isdst int) (int64, bool) {
 	return t, true
 }
 
-// CalendarPeriod returns the interval between consecutive elapses of c
+// calendarPeriod returns the interval between consecutive elapses of c
 // when it is always the same, with regular true: "*:0/30" gives 30m,
 // "*-*-* 6,18:00" 12h, "daily" 24h, "Mon *-*-* 02:00" 168h. When the gaps
 // differ ("*-*-01", "Mon,Wed,Fri 08:00", "*-*-* 6,20:00", "*:0/25"),
@@ -1234,7 +1234,7 @@ func (m *mktimeState) probe(local int64, isdst int) (int64, bool) {
 // The period is that of the wall clock: a daylight saving change makes
 // one gap an hour longer or shorter, which is ignored here. A year list
 // only bounds when the schedule runs and does not change its period.
-func CalendarPeriod(c *Calendar) (period time.Duration, regular bool) {
+func calendarPeriod(c *calendarSpec) (period time.Duration, regular bool) {
 	// Times of day, as three levels: hours, minutes, µs of the minute.
 	levels := []struct {
 		values []int
@@ -1320,7 +1320,7 @@ func weekdayGap(bits int) int {
 	return gap
 }
 
-// CombinedCalendarPeriod is [CalendarPeriod] for a timer with several
+// combinedCalendarPeriod is [calendarPeriod] for a timer with several
 // OnCalendar= lines, which elapses whenever any of them does. pcp's
 // pmlogger_check.timer has "*-*-* *:25:00" and "*-*-* *:55:00", each
 // hourly, together every 30 minutes: 30m, regular. It is regular when
@@ -1329,12 +1329,12 @@ func weekdayGap(bits int) int {
 //
 // Phases are taken from each expression's elapses after Monday
 // 2024-01-01 00:00 UTC, in its own zone if it has one, else in UTC.
-func CombinedCalendarPeriod(cs ...*Calendar) (period time.Duration, regular bool) {
+func combinedCalendarPeriod(cs ...*calendarSpec) (period time.Duration, regular bool) {
 	if len(cs) == 0 {
 		return 0, false
 	}
 	if len(cs) == 1 {
-		return CalendarPeriod(cs[0])
+		return calendarPeriod(cs[0])
 	}
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC) // a Monday
 	var l time.Duration = 1
@@ -1342,7 +1342,7 @@ func CombinedCalendarPeriod(cs ...*Calendar) (period time.Duration, regular bool
 	all := true
 	periods := make([]time.Duration, len(cs))
 	for i, c := range cs {
-		p, ok := CalendarPeriod(c)
+		p, ok := calendarPeriod(c)
 		if p > 0 && (shortest == 0 || p < shortest) {
 			shortest = p
 		}
@@ -1443,7 +1443,7 @@ func expand(chain []component, from, to, limit int) []int {
 // dateSeparator accepts the "-" before a month or day field, or the "~"
 // that counts the day from the end of the month (systemd.time(7)), and
 // notes the latter.
-func (c *Calendar) dateSeparator(t string) error {
+func (c *calendarSpec) dateSeparator(t string) error {
 	switch t[0] {
 	case '~':
 		c.endOfMonth = true

@@ -25,7 +25,7 @@ import (
 // oracleExprs are checked against `systemd-analyze calendar`. The first
 // block is every OnCalendar= of the Debian bookworm timer units listed in
 // testdata/calendar/SOURCE; the rest covers the systemd.time(7) grammar.
-// Expressions systemd rejects are kept too: ParseCalendar must reject them.
+// Expressions systemd rejects are kept too: parseCalendar must reject them.
 var oracleExprs = []string{
 	// Debian packages (testdata/calendar/SOURCE).
 	"Sun *-*-* 03:10:00", // e2fsprogs e2scrub_all.timer
@@ -240,23 +240,23 @@ func TestCalendarOracle(t *testing.T) {
 	}
 }
 
-// compareCalendar checks ParseCalendar, String and Next against recorded
+// compareCalendar checks parseCalendar, String and Next against recorded
 // oracle output.
 func compareCalendar(t *testing.T, g calendarGolden) {
 	for _, cs := range g.Cases {
-		c, err := ParseCalendar(cs.Expr)
+		c, err := parseCalendar(cs.Expr)
 		if cs.Invalid {
 			if err == nil {
-				t.Errorf("ParseCalendar(%q) = %q, systemd rejects it", cs.Expr, c)
+				t.Errorf("parseCalendar(%q) = %q, systemd rejects it", cs.Expr, c)
 			}
 			continue
 		}
 		if err != nil {
-			t.Errorf("ParseCalendar(%q): %v; systemd normalizes it to %q", cs.Expr, err, cs.Normalized)
+			t.Errorf("parseCalendar(%q): %v; systemd normalizes it to %q", cs.Expr, err, cs.Normalized)
 			continue
 		}
 		if got := c.String(); got != cs.Normalized {
-			t.Errorf("ParseCalendar(%q).String() = %q, systemd: %q", cs.Expr, got, cs.Normalized)
+			t.Errorf("parseCalendar(%q).String() = %q, systemd: %q", cs.Expr, got, cs.Normalized)
 		}
 		for _, zone := range g.Zones {
 			loc, err := time.LoadLocation(zone)
@@ -285,7 +285,7 @@ func compareCalendar(t *testing.T, g calendarGolden) {
 // "never" if there is no first elapse and stops silently after the last;
 // "error" stands for its "Failed to determine next elapse" (systemd gave
 // up after 1000 steps).
-func iterate(c *Calendar, base time.Time, loc *time.Location, n int) []string {
+func iterate(c *calendarSpec, base time.Time, loc *time.Location, n int) []string {
 	var out []string
 	t := base
 	for i := range n {
@@ -556,7 +556,7 @@ var dstChanges = map[string][]int64{
 	"America/St_Johns":    {1772947800, 1793507400},
 }
 
-// TestCalendarOracleRandom compares ParseCalendar, String and Next with
+// TestCalendarOracleRandom compares parseCalendar, String and Next with
 // systemd-analyze for expressions built at random (fixed seed): half from
 // all pieces of the grammar, from the oracle's base times; half times of
 // night from within 2 h of a daylight saving change. It found differences
@@ -586,16 +586,16 @@ func TestCalendarOracleRandom(t *testing.T) {
 			changes := dstChanges[dstZones[r.IntN(len(dstZones))]]
 			base = changes[r.IntN(len(changes))] + int64(r.IntN(4*3600)) - 2*3600
 		}
-		c, perr := ParseCalendar(e)
+		c, perr := parseCalendar(e)
 		b, status := oracleOne(t, zone, base, 1, e)
 		switch {
 		case status == "invalid" && perr == nil:
-			t.Errorf("%q: systemd rejects it, ParseCalendar gives %q", e, c)
+			t.Errorf("%q: systemd rejects it, parseCalendar gives %q", e, c)
 			continue
 		case status == "invalid":
 			continue
 		case perr != nil:
-			t.Errorf("%q: systemd accepts it, ParseCalendar: %v", e, perr)
+			t.Errorf("%q: systemd accepts it, parseCalendar: %v", e, perr)
 			continue
 		}
 		if status == "ok" && b.normalized != c.String() {

@@ -44,9 +44,9 @@ func TestParseCalendarErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {
-			c, err := ParseCalendar(tt.expr)
+			c, err := parseCalendar(tt.expr)
 			if err == nil {
-				t.Fatalf("ParseCalendar(%q) = %q, want error %q", tt.expr, c, tt.want)
+				t.Fatalf("parseCalendar(%q) = %q, want error %q", tt.expr, c, tt.want)
 			}
 			if !errors.Is(err, ErrCalendar) {
 				t.Errorf("error %v does not wrap ErrCalendar", err)
@@ -92,13 +92,13 @@ func TestCalendarPeriod(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {
-			c, err := ParseCalendar(tt.expr)
+			c, err := parseCalendar(tt.expr)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, r := CalendarPeriod(c)
+			p, r := calendarPeriod(c)
 			if p != tt.period || r != tt.regular {
-				t.Errorf("CalendarPeriod(%q) = %v, %v; want %v, %v", tt.expr, p, r, tt.period, tt.regular)
+				t.Errorf("calendarPeriod(%q) = %v, %v; want %v, %v", tt.expr, p, r, tt.period, tt.regular)
 			}
 		})
 	}
@@ -122,17 +122,17 @@ func TestCombinedCalendarPeriod(t *testing.T) {
 		{[]string{"hourly", "monthly"}, time.Hour, false},
 	}
 	for _, tt := range tests {
-		var cs []*Calendar
+		var cs []*calendarSpec
 		for _, e := range tt.exprs {
-			c, err := ParseCalendar(e)
+			c, err := parseCalendar(e)
 			if err != nil {
 				t.Fatal(err)
 			}
 			cs = append(cs, c)
 		}
-		p, r := CombinedCalendarPeriod(cs...)
+		p, r := combinedCalendarPeriod(cs...)
 		if p != tt.period || r != tt.regular {
-			t.Errorf("CombinedCalendarPeriod(%q) = %v, %v; want %v, %v", tt.exprs, p, r, tt.period, tt.regular)
+			t.Errorf("combinedCalendarPeriod(%q) = %v, %v; want %v, %v", tt.exprs, p, r, tt.period, tt.regular)
 		}
 	}
 }
@@ -156,7 +156,7 @@ func TestNextFractionalSeconds(t *testing.T) {
 		{"10:00:01.000001", time.Date(2026, 1, 15, 10, 0, 1, 999, utc), time.Date(2026, 1, 15, 10, 0, 1, 1000, utc)},
 	}
 	for _, tt := range tests {
-		c, err := ParseCalendar(tt.expr)
+		c, err := parseCalendar(tt.expr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +178,7 @@ func TestNextZone(t *testing.T) {
 	after := time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC)
 
 	// The expression's zone wins over loc; the result is in that zone.
-	c, _ := ParseCalendar("12:00 Europe/Berlin")
+	c, _ := parseCalendar("12:00 Europe/Berlin")
 	got := c.Next(after, tokyo)
 	if want := time.Date(2026, 1, 15, 11, 0, 0, 0, time.UTC); !got.Equal(want) || got.Location().String() != "Europe/Berlin" {
 		t.Errorf("Next = %s, want %s in Europe/Berlin", got, want)
@@ -188,7 +188,7 @@ func TestNextZone(t *testing.T) {
 	}
 
 	// Without a zone, loc is used; nil means UTC.
-	c, _ = ParseCalendar("12:00")
+	c, _ = parseCalendar("12:00")
 	if got, want := c.Next(after, tokyo), time.Date(2026, 1, 15, 3, 0, 0, 0, time.UTC); !got.Equal(want) {
 		t.Errorf("Next in Tokyo = %s, want %s", got, want)
 	}
@@ -200,13 +200,13 @@ func TestNextZone(t *testing.T) {
 	}
 
 	// "UTC" in any case.
-	c, _ = ParseCalendar("12:00 utc")
+	c, _ = parseCalendar("12:00 utc")
 	if got, want := c.Next(after, berlin), time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC); !got.Equal(want) {
 		t.Errorf("Next = %s, want %s", got, want)
 	}
 
 	// Never again: a year in the past.
-	c, _ = ParseCalendar("2020-01-01")
+	c, _ = parseCalendar("2020-01-01")
 	if got := c.Next(after, berlin); !got.IsZero() {
 		t.Errorf("Next = %s, want zero", got)
 	}
@@ -218,7 +218,7 @@ func BenchmarkCalendarNext(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, expr := range []string{"*-*-* *:25:00", "*:00/10", "Mon *-05~07/1", "daily Europe/London"} {
-		c, err := ParseCalendar(expr)
+		c, err := parseCalendar(expr)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -243,19 +243,19 @@ func FuzzParseCalendar(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
-		c, err := ParseCalendar(expr)
+		c, err := parseCalendar(expr)
 		if err != nil {
 			return
 		}
 		norm := c.String()
-		c2, err := ParseCalendar(norm)
+		c2, err := parseCalendar(norm)
 		if err != nil {
 			t.Fatalf("%q normalizes to %q, which does not parse: %v", expr, norm, err)
 		}
 		if again := c2.String(); again != norm {
 			t.Fatalf("%q normalizes to %q, which normalizes to %q", expr, norm, again)
 		}
-		CalendarPeriod(c)
+		calendarPeriod(c)
 		if n := c.Next(base, berlin); !n.IsZero() && !n.After(base) {
 			t.Fatalf("%q: Next(%s) = %s, not after", expr, base, n)
 		}
@@ -265,7 +265,7 @@ func FuzzParseCalendar(f *testing.F) {
 func TestNextBeforeEpoch(t *testing.T) {
 	// systemd counts µs since the epoch without a sign: a search from
 	// before 1970 starts at the epoch.
-	c, err := ParseCalendar("daily")
+	c, err := parseCalendar("daily")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,19 +277,19 @@ func TestNextBeforeEpoch(t *testing.T) {
 	}
 }
 
-// Unit-file values reach ParseCalendar trimmed; untrimmed ones fail, as
+// Unit-file values reach parseCalendar trimmed; untrimmed ones fail, as
 // in systemd-analyze calendar.
 func TestParseCalendarBlanks(t *testing.T) {
 	for _, e := range []string{"daily ", " daily", "Mon  10:00"} {
-		c, err := ParseCalendar(e)
+		c, err := parseCalendar(e)
 		switch e {
 		case "Mon  10:00": // blanks between parts are fine
 			if err != nil || c.String() != "Mon *-*-* 10:00:00" {
-				t.Errorf("ParseCalendar(%q) = %v, %v", e, c, err)
+				t.Errorf("parseCalendar(%q) = %v, %v", e, c, err)
 			}
 		default:
 			if err == nil {
-				t.Errorf("ParseCalendar(%q) = %q, want an error", e, c)
+				t.Errorf("parseCalendar(%q) = %q, want an error", e, c)
 			}
 		}
 	}
@@ -299,11 +299,11 @@ func TestParseCalendarBlanks(t *testing.T) {
 // wrap negative (found by FuzzParseTimespan); systemd refuses it (ERANGE).
 func TestParseTimespanOverflow(t *testing.T) {
 	for _, s := range []string{"9223372036854775807us", "300000y", "200000y 200000y"} {
-		if d, err := ParseTimespan(s, time.Second); err == nil {
-			t.Errorf("ParseTimespan(%q) = %v, want an error", s, d)
+		if d, err := parseTimespan(s, time.Second); err == nil {
+			t.Errorf("parseTimespan(%q) = %v, want an error", s, d)
 		}
 	}
-	if d, err := ParseTimespan("292y", time.Second); err != nil || d != 292*31557600*time.Second {
-		t.Errorf("ParseTimespan(292y) = %v, %v", d, err)
+	if d, err := parseTimespan("292y", time.Second); err != nil || d != 292*31557600*time.Second {
+		t.Errorf("parseTimespan(292y) = %v, %v", d, err)
 	}
 }

@@ -86,24 +86,30 @@ type nextFunc func(t time.Time) time.Time
 // expressions (the union), skipping monotonic descriptions and
 // expressions that do not parse.
 func calendarNext(exprs []string, loc *time.Location) nextFunc {
-	var cals []*Calendar
+	var fns []nextFunc
 	for _, s := range exprs {
 		if isMonotonicDesc(s) {
 			continue
 		}
-		c, err := ParseCalendar(s)
+		c, err := parseCalendar(s)
 		if err != nil {
 			continue
 		}
-		cals = append(cals, c)
+		fns = append(fns, func(t time.Time) time.Time { return c.Next(t, loc) })
 	}
-	if len(cals) == 0 {
+	return earliest(fns)
+}
+
+// earliest is the next-function of a union of schedules: the earliest
+// of fns' next times (zero when none has one); nil without fns.
+func earliest(fns []nextFunc) nextFunc {
+	if len(fns) == 0 {
 		return nil
 	}
 	return func(t time.Time) time.Time {
 		var best time.Time
-		for _, c := range cals {
-			n := c.Next(t, loc)
+		for _, f := range fns {
+			n := f(t)
 			if !n.IsZero() && (best.IsZero() || n.Before(best)) {
 				best = n
 			}
@@ -120,7 +126,7 @@ func isMonotonicDesc(s string) bool {
 
 // cronNext returns the next-function of a cron time spec.
 func cronNext(spec string, loc *time.Location) nextFunc {
-	c, err := ParseCron(spec)
+	c, err := parseCron(spec)
 	if err != nil || c.Reboot {
 		return nil
 	}
@@ -176,19 +182,7 @@ func triggerNext(trig []string, loc *time.Location) nextFunc {
 			}
 		}
 	}
-	if len(fns) == 0 {
-		return nil
-	}
-	return func(t time.Time) time.Time {
-		var best time.Time
-		for _, f := range fns {
-			n := f(t)
-			if !n.IsZero() && (best.IsZero() || n.Before(best)) {
-				best = n
-			}
-		}
-		return best
-	}
+	return earliest(fns)
 }
 
 // dayNumber counts days since 1970-01-01 of the calendar date of t.

@@ -14,20 +14,8 @@ import (
 	"github.com/memdiag/memdiag/internal/tables"
 )
 
-// Format is an output format of [RenderJobs] and [RenderFirings]:
-// memdiag's one [format.Format].
-type Format = format.Format
-
-// Output formats.
-const (
-	FormatTable    = format.Table
-	FormatJSON     = format.JSON
-	FormatCSV      = format.CSV
-	FormatMarkdown = format.Markdown
-)
-
-// Formats lists the accepted formats, for flag help.
-var Formats = []Format{FormatTable, FormatMarkdown, FormatJSON, FormatCSV}
+// Formats lists the formats [RenderJobs] and [RenderFirings] write.
+var Formats = []format.Format{format.Table, format.Markdown, format.JSON, format.CSV}
 
 // RenderOptions configures rendering.
 type RenderOptions struct {
@@ -48,17 +36,17 @@ type jobView struct {
 	Errors   []string `json:"errors"`
 }
 
-// PeriodString is the PERIOD column: "30m", "1d", or "irregular".
-func PeriodString(j Job) string {
+// periodString is the PERIOD column: "30m", "1d", or "irregular".
+func periodString(j Job) string {
 	if j.PeriodSeconds == nil {
 		return "irregular"
 	}
-	return FormatPeriod(time.Duration(*j.PeriodSeconds * float64(time.Second)))
+	return formatPeriod(time.Duration(*j.PeriodSeconds * float64(time.Second)))
 }
 
-// ScheduleString is the SCHEDULE column: each expression as written, and
+// scheduleString is the SCHEDULE column: each expression as written, and
 // for OnCalendar= its normalized form when it differs ("*:00/10 → *-*-* *:00/10:00").
-func ScheduleString(j Job) []string {
+func scheduleString(j Job) []string {
 	var out []string
 	for i, s := range j.Schedule {
 		if i < len(j.Normalized) && j.Normalized[i] != s {
@@ -67,12 +55,12 @@ func ScheduleString(j Job) []string {
 		out = append(out, s)
 	}
 	if j.Source == Systemd && j.OnBootSec > 0 && len(j.Normalized) > 0 {
-		out = append(out, "OnBootSec="+FormatPeriod(j.OnBootSec))
+		out = append(out, "OnBootSec="+formatPeriod(j.OnBootSec))
 	}
 	if j.Source == Anacron {
 		extra := ""
 		if j.Delay > 0 {
-			extra += fmt.Sprintf(" delay %s", FormatPeriod(j.Delay))
+			extra += fmt.Sprintf(" delay %s", formatPeriod(j.Delay))
 		}
 		for _, t := range j.Trigger {
 			extra += " when " + t + " fires"
@@ -84,12 +72,28 @@ func ScheduleString(j Job) []string {
 	return out
 }
 
-// WhyString says why a job is active (the chain of units, and how the
-// last one is pulled in) or inactive (the reason).
-func WhyString(j Job) string {
-	if !j.Active {
-		return "no: " + j.Reason
+// whyString says whether a job runs, from [Runs]: why not (the reason
+// analyze's "Not named" gives too), or the chain of units that pulls it
+// in. Where the live host overrides the files, what the files say
+// follows.
+func whyString(j Job) string {
+	runs, why := Runs(&j)
+	switch {
+	case !runs && j.Active:
+		return "no: " + why + "; its files: " + strings.TrimPrefix(activeChain(j), "yes: ")
+	case !runs && why != strings.TrimSuffix(j.Reason, ".") && j.Reason != "":
+		return "no: " + why + "; its files: " + j.Reason
+	case !runs:
+		return "no: " + why
+	case !j.Active:
+		return "yes: " + why + "; its files: " + j.Reason
 	}
+	return activeChain(j)
+}
+
+// activeChain is "yes: " and the chain of units that pulls an active job
+// in, with its conditions.
+func activeChain(j Job) string {
 	names := make([]string, len(j.ActiveVia))
 	for i, v := range j.ActiveVia {
 		names[i] = v
@@ -139,12 +143,12 @@ const (
 )
 
 // RenderJobs writes the per-job listing.
-func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
+func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error {
 	if o.Loc == nil {
 		o.Loc = time.UTC
 	}
 	vs := views(jobs, o)
-	if f == FormatJSON {
+	if f == format.JSON {
 		doc := struct {
 			BaseTime string    `json:"base_time"`
 			TimeZone string    `json:"time_zone"`
@@ -186,7 +190,7 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 		hide = append(hide, cmdCol-1)
 	}
 	t.HideWhenNarrow(append(hide, 3)...)
-	multi := f == FormatTable
+	multi := f == format.Table
 	join := func(ss []string) string {
 		if multi {
 			return strings.Join(ss, "\n")
@@ -205,7 +209,7 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 			tt, _ := time.Parse(time.RFC3339, n)
 			next = append(next, tt.In(o.Loc).Format(layout))
 		}
-		if f != FormatTable {
+		if f != format.Table {
 			next = v.Next
 		}
 		cmd, note := v.Command, v.Note
@@ -218,8 +222,8 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 		if v.LiveNote != "" { // what happens now comes first: the note column is cut on a terminal
 			note = strings.TrimSuffix(v.LiveNote+"; "+note, "; ")
 		}
-		sched := ScheduleString(v.Job)
-		if f == FormatMarkdown {
+		sched := scheduleString(v.Job)
+		if f == format.Markdown {
 			// Cron and calendar expressions are full of '*'.
 			for i := range sched {
 				sched[i] = "`" + sched[i] + "`"
@@ -228,12 +232,12 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 				cmd = "`" + cmd + "`"
 			}
 		}
-		row := []any{v.Name, string(v.Source), join(sched), PeriodString(v.Job), join(next)}
+		row := []any{v.Name, string(v.Source), join(sched), periodString(v.Job), join(next)}
 		if showLast {
 			last := ""
 			if v.LastTrigger != nil {
 				last = v.LastTrigger.Format(time.RFC3339)
-				if f == FormatTable {
+				if f == format.Table {
 					last = v.LastTrigger.Format(shownTime)
 				}
 			}
@@ -241,7 +245,7 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 		}
 		row = append(row, cmd, note)
 		if o.ShowWhy {
-			row = append(row, WhyString(v.Job))
+			row = append(row, whyString(v.Job))
 		}
 		t.AppendRow(row...)
 	}
@@ -249,7 +253,7 @@ func RenderJobs(w io.Writer, jobs []Job, f Format, o RenderOptions) error {
 }
 
 // RenderFirings writes firings, one row each, sorted as given.
-func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f Format, o RenderOptions, from, to time.Time) error {
+func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o RenderOptions, from, to time.Time) error {
 	if o.Loc == nil {
 		o.Loc = time.UTC
 	}
@@ -257,16 +261,21 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f Format, o RenderOptio
 	for _, j := range jobs {
 		byName[j.Name] = j
 	}
-	if f == FormatJSON {
+	if f == format.JSON {
 		type firingView struct {
 			Firing
 			Source  Source `json:"source"`
 			Command string `json:"command"`
+			// IdleNow: the files project this firing, but the live host
+			// cannot run it now (Job.IdleNow); LiveNote says why.
+			IdleNow  bool   `json:"idle_now,omitempty"`
+			LiveNote string `json:"live_note,omitempty"`
 		}
 		out := []firingView{}
 		for _, x := range fs {
 			x.Planned, x.Earliest, x.Latest = x.Planned.In(o.Loc), x.Earliest.In(o.Loc), x.Latest.In(o.Loc)
-			out = append(out, firingView{x, byName[x.Job].Source, byName[x.Job].Command})
+			j := byName[x.Job]
+			out = append(out, firingView{x, j.Source, j.Command, j.IdleNow, j.LiveNote})
 		}
 		doc := struct {
 			From     string       `json:"from"`
@@ -287,35 +296,89 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f Format, o RenderOptio
 		tf := "2006-01-02 15:04:05"
 		win := x.Earliest.In(o.Loc).Format("15:04:05") + "–" + x.Latest.In(o.Loc).Format("15:04:05")
 		when := x.Planned.In(o.Loc).Format(tf)
-		if f != FormatTable {
+		if f != format.Table {
 			when = x.Planned.In(o.Loc).Format(time.RFC3339)
 			win = x.Earliest.In(o.Loc).Format(time.RFC3339) + "/" + x.Latest.In(o.Loc).Format(time.RFC3339)
 		}
-		t.AppendRow(when, x.Job, string(j.Source), win, j.Command, j.Note)
+		note := j.Note
+		if j.LiveNote != "" { // what happens now comes first, as in RenderJobs
+			note = strings.TrimSuffix(j.LiveNote+"; "+note, "; ")
+		}
+		t.AppendRow(when, x.Job, string(j.Source), win, j.Command, note)
+	}
+	if f != format.CSV {
+		if head := idleFiringsLine(fs, byName); head != "" {
+			if f == format.Markdown {
+				head = "> " + head
+			}
+			if _, err := io.WriteString(w, head+"\n\n"); err != nil {
+				return err
+			}
+		}
 	}
 	return renderTable(w, t, f, o)
 }
 
-func renderTable(w io.Writer, t *tables.Table, f Format, o RenderOptions) error {
+// idleFiringsLine says, above a list of projected firings, how many of them
+// cannot happen on the live host now and why (Job.LiveNote of the idle
+// jobs, each reason once), so that a projection from the files is not
+// read as what will run; "" when every firing can happen. It stands apart
+// from the NOTE column, which a narrow terminal drops.
+func idleFiringsLine(fs []Firing, byName map[string]Job) string {
+	idle := 0
+	var reasons []string
+	seen := map[string]int{}
+	for _, x := range fs {
+		j := byName[x.Job]
+		if !j.IdleNow {
+			continue
+		}
+		idle++
+		if _, ok := seen[j.LiveNote]; !ok {
+			seen[j.LiveNote] = len(reasons)
+			reasons = append(reasons, "")
+		}
+		reasons[seen[j.LiveNote]] = j.LiveNote
+	}
+	if idle == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if idle == len(fs) {
+		fmt.Fprintf(&b, "None of these %d firings will happen on this host now (projected from the files):", idle)
+	} else {
+		fmt.Fprintf(&b, "%d of these %d firings will not happen on this host now (projected from the files; NOTE says which):", idle, len(fs))
+	}
+	for i, r := range reasons {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		b.WriteString(" " + r)
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+func renderTable(w io.Writer, t *tables.Table, f format.Format, o RenderOptions) error {
 	problems := o.Problems
 	var s string
 	switch f {
-	case FormatTable:
+	case format.Table:
 		s = t.Text(tables.Options{Width: o.Width, Color: o.Color})
-	case FormatMarkdown:
+	case format.Markdown:
 		s = t.Markdown()
-	case FormatCSV:
+	case format.CSV:
 		s = t.CSV()
 	default:
-		return fmt.Errorf("unknown format %q (want table, json, csv or markdown)", f)
+		return format.Unsupported(f, Formats)
 	}
 	if _, err := io.WriteString(w, s+"\n"); err != nil {
 		return err
 	}
-	if len(problems) > 0 && f != FormatCSV {
+	if len(problems) > 0 && f != format.CSV {
 		fmt.Fprintf(w, "\nProblems (%d):\n", len(problems))
 		for _, p := range problems {
-			if f == FormatMarkdown {
+			if f == format.Markdown {
 				fmt.Fprintf(w, "- `%s`\n", p)
 			} else {
 				fmt.Fprintf(w, "  %s\n", p)

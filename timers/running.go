@@ -48,24 +48,28 @@ func ProbeRunning(root string) (r Running, ok bool) {
 // run but which cannot run now — systemd timers while PID 1 is not
 // systemd, crontab and anacron jobs while no cron daemon runs — and the
 // crontab lines that step aside for systemd ("test -e /run/systemd/system
-// || …") but do run because systemd is not running. Active and Reason keep
-// what the files say (a mounted image, or this host once booted with
-// systemd); IdleNow and LiveNote say what happens now.
+// || …"), which systemd not running lets through: they run now if a cron
+// daemon does. Active and Reason keep what the files say (a mounted
+// image, or this host once booted with systemd); IdleNow, LiveNote and
+// RunsNow say what happens now, and [Runs] says it in one sentence.
 func ApplyRunning(jobs []Job, r Running) {
 	for i := range jobs {
 		j := &jobs[i]
 		guarded := !j.Active && strings.Contains(j.Reason, "/run/systemd/system")
+		runs := j.Active
 		switch {
 		case j.Source == Systemd && j.Active && !r.Systemd:
-			j.IdleNow = true
+			j.IdleNow, runs = true, false
 			j.LiveNote = fmt.Sprintf("does not fire now: systemd is not running (PID 1 is %q)", r.Init)
 		case j.Source == Cron && j.Active && !r.Cron:
-			j.IdleNow = true
+			j.IdleNow, runs = true, false
 			j.LiveNote = "does not run now: no cron daemon is running"
 		case j.Source == Cron && guarded && !r.Systemd && r.Cron:
-			j.LiveNote = "runs now after all: systemd is not running, so its /run/systemd/system check lets it through"
+			runs = true
+			j.LiveNote = liftedNote
 		case j.Source == Cron && guarded && !r.Systemd:
-			j.LiveNote = "would run now (systemd is not running, so its /run/systemd/system check lets it through), but no cron daemon is running"
+			// What happens now comes first: a terminal cuts the note.
+			j.LiveNote = "does not run now: no cron daemon is running (were one running, its /run/systemd/system check would let it through: systemd is not running)"
 		case j.Source == Anacron && j.Active:
 			viaTimer := false
 			for _, v := range j.ActiveVia {
@@ -73,10 +77,54 @@ func ApplyRunning(jobs []Job, r Running) {
 			}
 			switch {
 			case viaTimer && !r.Systemd:
-				j.IdleNow, j.LiveNote = true, "does not run now: anacron is started by a systemd timer and systemd is not running"
+				j.IdleNow, runs, j.LiveNote = true, false, "does not run now: anacron is started by a systemd timer and systemd is not running"
 			case !viaTimer && !r.Cron:
-				j.IdleNow, j.LiveNote = true, "does not run now: anacron is started by cron and no cron daemon is running"
+				j.IdleNow, runs, j.LiveNote = true, false, "does not run now: anacron is started by cron and no cron daemon is running"
 			}
 		}
+		j.RunsNow = &runs
 	}
+}
+
+// liftedNote is the live note of a crontab line that steps aside for
+// systemd but runs, systemd not running and a cron daemon running.
+const liftedNote = "runs now after all: systemd is not running, so its /run/systemd/system check lets it through"
+
+// inactiveReason is the reason of an inactive job whose files gave none.
+const inactiveReason = "nothing pulls it in (no boot target wants it, or no cron daemon is the scheduler)"
+
+// Runs says whether job j runs on its host and, when it does not, why, in
+// one sentence: `memdiag timers --all` (its ACTIVE column) and analyze's
+// "Not named" both say it from here. On the live host (RunsNow, set by
+// [ApplyRunning]) what happens now decides; for a mounted image the
+// files do (Active, Reason). For a runner, why is the live note when the
+// live host overrides the files ("runs now after all: …"), else "".
+func Runs(j *Job) (runs bool, why string) {
+	reason := strings.TrimSuffix(j.Reason, ".")
+	if reason == "" {
+		reason = inactiveReason
+	}
+	switch {
+	case j.RunsNow != nil && *j.RunsNow:
+		if !j.Active {
+			return true, j.LiveNote
+		}
+		return true, ""
+	case j.RunsNow != nil:
+		if j.LiveNote != "" {
+			return false, j.LiveNote
+		}
+		return false, reason
+	case j.IdleNow:
+		return false, j.LiveNote
+	case !j.Active && j.LiveNote != "":
+		// A recording made before runs_now: the live note of a line
+		// that steps aside for systemd is the only record of whether
+		// a cron daemon ran ("runs now after all", or "would run now
+		// …, but no cron daemon is running").
+		return j.LiveNote == liftedNote, j.LiveNote
+	case !j.Active:
+		return false, reason
+	}
+	return true, ""
 }

@@ -4,6 +4,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/format"
 )
 
 func TestApplyRunning(t *testing.T) {
@@ -27,7 +30,7 @@ func TestApplyRunning(t *testing.T) {
 		{true, `does not fire now: systemd is not running (PID 1 is "process_api")`},
 		{false, ""}, // inactive by its files: nothing to add
 		{true, "does not run now: no cron daemon is running"},
-		{false, "would run now (systemd is not running, so its /run/systemd/system check lets it through), but no cron daemon is running"},
+		{false, "does not run now: no cron daemon is running (were one running, its /run/systemd/system check would let it through: systemd is not running)"},
 		{true, "does not run now: anacron is started by a systemd timer and systemd is not running"},
 	}
 	for i, w := range want {
@@ -38,11 +41,44 @@ func TestApplyRunning(t *testing.T) {
 			t.Errorf("%s: Active/Reason changed; they keep what the files say", js[i].Name)
 		}
 	}
+	// Whether each runs now, and why not: the one sentence timers --all
+	// and analyze's "Not named" both print (Runs).
+	wantRuns := []struct {
+		runs bool
+		why  string
+	}{
+		{false, want[0].note},
+		{false, "nothing pulls it in"},
+		{false, want[2].note},
+		{false, want[3].note}, // not "would run now": no cron daemon runs it
+		{false, want[4].note},
+	}
+	for i, w := range wantRuns {
+		if runs, why := Runs(&js[i]); runs != w.runs || why != w.why {
+			t.Errorf("%s: Runs %v %q; want %v %q", js[i].Name, runs, why, w.runs, w.why)
+		}
+		if got := whyString(js[i]); !strings.HasPrefix(got, "no: "+w.why) {
+			t.Errorf("%s: ACTIVE %q; want it to start with %q", js[i].Name, got, "no: "+w.why)
+		}
+	}
+	// The same on the recorded jobs of a recording made before runs_now
+	// (trial s6's runD: "would run now …, but no cron daemon is running").
+	old := Job{Name: "cron.d/sysstat:6", Source: Cron, Reason: guard,
+		LiveNote: "would run now (systemd is not running, so its /run/systemd/system check lets it through), but no cron daemon is running"}
+	if runs, why := Runs(&old); runs || why != old.LiveNote {
+		t.Errorf("old recording's guarded line: Runs %v %q; want false and its live note", runs, why)
+	}
 	// cron runs, systemd does not: the guarded line runs after all.
 	js = jobs()
 	ApplyRunning(js, Running{Systemd: false, Init: "sh", Cron: true})
 	if js[2].IdleNow || !strings.HasPrefix(js[3].LiveNote, "runs now after all") {
 		t.Errorf("cron running: %+v / %+v", js[2], js[3])
+	}
+	if runs, why := Runs(&js[3]); !runs || why != js[3].LiveNote {
+		t.Errorf("cron running: guarded line Runs %v %q; want true, its live note", runs, why)
+	}
+	if got := whyString(js[3]); !strings.HasPrefix(got, "yes: runs now after all") || !strings.HasSuffix(got, "; its files: "+guard) {
+		t.Errorf("cron running: guarded line ACTIVE %q", got)
 	}
 	// A systemd host: nothing to say.
 	js = jobs()
@@ -50,6 +86,9 @@ func TestApplyRunning(t *testing.T) {
 	for _, j := range js {
 		if j.IdleNow || j.LiveNote != "" {
 			t.Errorf("systemd host: %s IdleNow %v %q", j.Name, j.IdleNow, j.LiveNote)
+		}
+		if runs, why := Runs(&j); runs != j.Active || (!runs && why != j.Reason) {
+			t.Errorf("systemd host: %s Runs %v %q; want what its files say", j.Name, runs, why)
 		}
 	}
 }
@@ -69,5 +108,106 @@ func TestProbeRunning(t *testing.T) {
 	comm, err := os.ReadFile("/proc/1/comm")
 	if err == nil && r.Init != strings.TrimSpace(string(comm)) {
 		t.Errorf("Init = %q, /proc/1/comm %q", r.Init, comm)
+	}
+}
+
+// Projected firings of jobs the live host cannot run now say so: a line
+// above the table (which a narrow terminal keeps) and the NOTE column.
+func TestRenderFiringsIdle(t *testing.T) {
+	jobs := []Job{
+		{Name: "sysstat-collect.timer", Source: Systemd, Active: true, Command: "/usr/lib/sysstat/debian-sa1 1 1"},
+		{Name: "crontab:18", Source: Cron, Active: true, Command: "run-parts /etc/cron.hourly"},
+	}
+	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	fs := []Firing{
+		{Job: "sysstat-collect.timer", Planned: at, Earliest: at, Latest: at},
+		{Job: "crontab:18", Planned: at.Add(17 * time.Minute), Earliest: at.Add(17 * time.Minute), Latest: at.Add(17 * time.Minute)},
+	}
+	render := func(js []Job, f format.Format) string {
+		var b strings.Builder
+		if err := RenderFirings(&b, fs, js, f, RenderOptions{Width: 200}, at, at.Add(2*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if out := render(jobs, format.Table); strings.Contains(out, "will not happen") || strings.Contains(out, "None of these") {
+		t.Errorf("a host that runs them: no idle line, got\n%s", out)
+	}
+	ApplyRunning(jobs, Running{Systemd: false, Init: "process_api", Cron: false})
+	out := render(jobs, format.Table)
+	head := `None of these 2 firings will happen on this host now (projected from the files): does not fire now: systemd is not running (PID 1 is "process_api"); does not run now: no cron daemon is running.`
+	if !strings.HasPrefix(out, head+"\n") {
+		t.Errorf("table does not start with\n%s\ngot\n%s", head, out)
+	}
+	for _, row := range []string{`sysstat-collect.timer`, `crontab:18`} {
+		found := false
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, row) && (strings.Contains(l, "does not fire now") || strings.Contains(l, "does not run now")) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("row %s has no live note:\n%s", row, out)
+		}
+	}
+	jobs[1].IdleNow, jobs[1].LiveNote = false, ""
+	if out := render(jobs, format.Table); !strings.HasPrefix(out, `1 of these 2 firings will not happen on this host now (projected from the files; NOTE says which): does not fire now: systemd is not running (PID 1 is "process_api").`+"\n") {
+		t.Errorf("one idle of two:\n%s", out)
+	}
+	js := render(jobs, format.JSON)
+	if !strings.Contains(js, `"idle_now": true`) || strings.Count(js, `"idle_now"`) != 1 {
+		t.Errorf("JSON: want idle_now on the systemd firing only:\n%s", js)
+	}
+	if csv := render(jobs, format.CSV); strings.Contains(csv, "will not happen") {
+		t.Errorf("CSV holds only the table:\n%s", csv)
+	}
+}
+
+// The cgroup of a system timer's service, as systemd names it
+// (systemd.slice(5): "Slice units … foo-bar.slice is contained in
+// foo.slice"; instances of a template in system-<template>.slice, as
+// /sys/fs/cgroup/system.slice/system-getty.slice/getty@tty1.service).
+func TestUnitCgroup(t *testing.T) {
+	for _, c := range []struct{ slice, unit, want string }{
+		{"", "man-db.service", "/system.slice/man-db.service"},
+		{"s6app.slice", "s6-export.service", "/s6app.slice/s6-export.service"},
+		{"app-batch-night.slice", "x.service", "/app.slice/app-batch.slice/app-batch-night.slice/x.service"},
+		{"", "getty@tty1.service", "/system.slice/system-getty.slice/getty@tty1.service"},
+		{"", "e2scrub@-.service", "/system.slice/system-e2scrub.slice/e2scrub@-.service"},
+		{"", "foo-bar@x.service", `/system.slice/system-foo\x2dbar.slice/foo-bar@x.service`},
+		{"-.slice", "x.service", "/x.service"},
+	} {
+		if got := unitCgroup(c.slice, c.unit); got != c.want {
+			t.Errorf("unitCgroup(%q, %q) = %q; want %q", c.slice, c.unit, got, c.want)
+		}
+	}
+}
+
+// The inventory gives each system timer its service's cgroup, and none
+// to user timers and cron lines (edge fixture).
+func TestInventoryCgroup(t *testing.T) {
+	jobs, err := Inventory(fixture(t, "edge"), InventoryOptions{Users: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"edge-override.timer":  "/system.slice/edge-work.service", // Unit=edge-work.service
+		"backup@nightly.timer": "/system.slice/system-backup.slice/backup@nightly.service",
+		"user:sync.timer":      "",
+	}
+	seen := 0
+	for _, j := range jobs {
+		if w, ok := want[j.Name]; ok {
+			seen++
+			if j.Cgroup != w {
+				t.Errorf("%s: cgroup %q; want %q", j.Name, j.Cgroup, w)
+			}
+		}
+		if j.Source != Systemd && j.Cgroup != "" {
+			t.Errorf("%s (%s): cgroup %q; want none", j.Name, j.Source, j.Cgroup)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("found %d of %d jobs", seen, len(want))
 	}
 }

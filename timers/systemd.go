@@ -99,7 +99,7 @@ func timerJob(root string, m *manager, u *unitFile) Job {
 		}
 		at := fmt.Sprintf("%s:%d", e.File, e.Line)
 		span := func() time.Duration {
-			d, err := ParseTimespan(e.Value, time.Second)
+			d, err := parseTimespan(e.Value, time.Second)
 			if err != nil {
 				j.Errors = append(j.Errors, fmt.Sprintf("%s: %s=: %v", at, e.Key, err))
 			}
@@ -130,9 +130,9 @@ func timerJob(root string, m *manager, u *unitFile) Job {
 			j.Unit = expandSpecifiers(e.Value, u.Name)
 		}
 	}
-	var parsed []*Calendar
+	var parsed []*calendarSpec
 	for _, e := range cals {
-		c, err := ParseCalendar(e.Value)
+		c, err := parseCalendar(e.Value)
 		if err != nil {
 			j.Errors = append(j.Errors, fmt.Sprintf("%s:%d: OnCalendar=%s: %v", e.File, e.Line, e.Value, err))
 			continue
@@ -181,6 +181,13 @@ func timerJob(root string, m *manager, u *unitFile) Job {
 			*dst = e.Value
 		}
 	}
+	if m.scope == "system" {
+		slice := ""
+		if e, ok := sv.last("Service", "Slice"); ok {
+			slice = expandSpecifiers(e.Value, j.Unit)
+		}
+		j.Cgroup = unitCgroup(slice, j.Unit)
+	}
 	conds, runs, failed := evalConditions(root, sv)
 	j.Conditions = conds
 	j.Note = noteFor(j)
@@ -223,19 +230,19 @@ func monotonicSchedule(j Job) []string {
 		d time.Duration
 	}{{"OnActiveSec", j.OnActiveSec}, {"OnBootSec", j.OnBootSec}, {"OnStartupSec", j.OnStartupSec}, {"OnUnitActiveSec", j.OnUnitActiveSec}, {"OnUnitInactiveSec", j.OnUnitInactiveSec}} {
 		if kv.d > 0 {
-			out = append(out, kv.k+"="+FormatPeriod(kv.d))
+			out = append(out, kv.k+"="+formatPeriod(kv.d))
 		}
 	}
 	return out
 }
 
 // calendarsPeriod is the period of the union of several calendar
-// expressions: CalendarPeriod for one; for more, the common gap between
+// expressions: calendarPeriod for one; for more, the common gap between
 // their merged firings when it is constant (pmlogger_check's "*:25" and
 // "*:55" → 30 min).
-func calendarsPeriod(cs []*Calendar) (time.Duration, bool) {
+func calendarsPeriod(cs []*calendarSpec) (time.Duration, bool) {
 	if len(cs) == 1 {
-		return CalendarPeriod(cs[0])
+		return calendarPeriod(cs[0])
 	}
 	return regularPeriod(func(t time.Time) time.Time {
 		var best time.Time
@@ -337,5 +344,31 @@ func userUnitDirs(root string) ([]string, map[string]string) {
 			homes[d] = f[0]
 		}
 	}
-	return append(dirs, UserUnitDirs...), homes
+	return append(dirs, globalUserUnitDirs...), homes
+}
+
+// unitCgroup is the cgroup a system service runs in, below the cgroup
+// mount (systemd.slice(5): a slice "a-b.slice" is a.slice/a-b.slice;
+// systemd.resource-control(5) Slice=, default system.slice; an instance
+// of a template is put in system-<template>.slice): unitCgroup("",
+// "x.service") is "/system.slice/x.service", unitCgroup("app-batch.slice",
+// "x.service") "/app.slice/app-batch.slice/x.service".
+func unitCgroup(slice, unit string) string {
+	if slice == "" {
+		slice = "system.slice"
+		if prefix, _, ok := strings.Cut(strings.TrimSuffix(unit, ".service"), "@"); ok {
+			slice = "system-" + strings.ReplaceAll(prefix, "-", `\x2d`) + ".slice"
+		}
+	}
+	name := strings.TrimSuffix(slice, ".slice")
+	if name == "-" || name == "" {
+		return "/" + unit
+	}
+	var parts []string
+	for i := 0; i <= len(name); i++ {
+		if i == len(name) || name[i] == '-' {
+			parts = append(parts, name[:i]+".slice")
+		}
+	}
+	return "/" + strings.Join(parts, "/") + "/" + unit
 }

@@ -26,10 +26,10 @@ var timespanUnits = map[string]time.Duration{
 	"years": 31557600 * time.Second, "year": 31557600 * time.Second, "y": 31557600 * time.Second,
 }
 
-// ParseTimespan parses a systemd time span ("1min", "1h 30min", "5m30s",
+// parseTimespan parses a systemd time span ("1min", "1h 30min", "5m30s",
 // "300" = seconds, "infinity"); defUnit is the unit of a bare number.
 // Source: systemd.time(7), "Parsing Time Spans".
-func ParseTimespan(s string, defUnit time.Duration) (time.Duration, error) {
+func parseTimespan(s string, defUnit time.Duration) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, fmt.Errorf("%w: empty", ErrTimespan)
@@ -80,9 +80,9 @@ func ParseTimespan(s string, defUnit time.Duration) (time.Duration, error) {
 	return total, nil
 }
 
-// FormatPeriod writes a duration the way the PERIOD column shows it:
+// formatPeriod writes a duration the way the PERIOD column shows it:
 // the largest units that divide it exactly, "30m", "1d", "1h30m", "1w".
-func FormatPeriod(d time.Duration) string {
+func formatPeriod(d time.Duration) string {
 	if d <= 0 {
 		return "0s"
 	}

@@ -28,12 +28,12 @@ import (
 // ErrUnitParse is wrapped by errors about malformed unit files.
 var ErrUnitParse = errors.New("malformed unit file")
 
-// SystemUnitDirs are the system manager's unit search paths, highest
+// systemUnitDirs are the system manager's unit search paths, highest
 // priority first, relative to the root (systemd.unit(5), "System Unit
 // Search Path"). /lib/systemd/system is Debian's pre-usrmerge location; on
 // merged-/usr hosts it is the same directory as /usr/lib/systemd/system and
 // is read once.
-var SystemUnitDirs = []string{
+var systemUnitDirs = []string{
 	"etc/systemd/system.control",
 	"run/systemd/system.control",
 	"run/systemd/transient",
@@ -49,10 +49,10 @@ var SystemUnitDirs = []string{
 	"run/systemd/generator.late",
 }
 
-// UserUnitDirs are the user manager's global unit search paths, highest
+// globalUserUnitDirs are the user manager's global unit search paths, highest
 // priority first (systemd.unit(5), "User Unit Search Path"). Per-user
 // ~/.config/systemd/user comes before them and is added per home directory.
-var UserUnitDirs = []string{
+var globalUserUnitDirs = []string{
 	"etc/systemd/user",
 	"run/systemd/user",
 	"usr/local/lib/systemd/user",

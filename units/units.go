@@ -41,9 +41,9 @@ const (
 	Week = 7 * Day
 )
 
-// ByteUnits lists every byte unit ParseBytes accepts, longest suffix first
+// byteUnits lists every byte unit ParseBytes accepts, longest suffix first
 // within each family, with its multiple.
-var ByteUnits = []struct {
+var byteUnits = []struct {
 	Suffix string
 	Bytes  float64
 }{
@@ -79,7 +79,7 @@ func FormatBytes(n uint64) string {
 func ParseBytes(s string) (float64, error) {
 	v := strings.TrimSpace(s)
 	mult := 1.0
-	for _, u := range ByteUnits {
+	for _, u := range byteUnits {
 		if n, ok := strings.CutSuffix(v, u.Suffix); ok {
 			v, mult = strings.TrimSpace(n), u.Bytes
 			break
@@ -136,13 +136,13 @@ func ParseDuration(s string) (time.Duration, error) {
 // ErrShare.
 func ParseShare(s string) (float64, error) {
 	v := strings.TrimSpace(s)
-	scale := 1.0
-	if n, ok := strings.CutSuffix(v, "%"); ok {
-		v, scale = strings.TrimSpace(n), 0.01
+	n, pct := strings.CutSuffix(v, "%")
+	x, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
+	if pct {
+		x /= 100 // "2%" is the double nearest 0.02, as "0.02" is (× 0.01 is not)
 	}
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || x < 0 || math.IsNaN(x) || x*scale > 1 {
+	if err != nil || x < 0 || math.IsNaN(x) || x > 1 {
 		return 0, fmt.Errorf("%q: %w", s, ErrShare)
 	}
-	return x * scale, nil
+	return x, nil
 }

@@ -101,3 +101,37 @@ func FuzzParseBytes(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseShare checks that no share string panics ParseShare and that an
+// accepted share is a number in [0, 1], errors wrapping ErrShare. Seeds
+// are the shares the docs use (gate's psi.some.share 10%, analyze's 2%).
+func FuzzParseShare(f *testing.F) {
+	for _, s := range []string{"2%", "0.02", "10%", "100%", "1", "101%", "-1%", "NaN", "Inf%", "%", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		x, err := ParseShare(s)
+		if err != nil {
+			if !errors.Is(err, ErrShare) {
+				t.Fatalf("ParseShare(%q): %v does not wrap ErrShare", s, err)
+			}
+			return
+		}
+		if !(x >= 0 && x <= 1) {
+			t.Fatalf("ParseShare(%q) = %v, not a share", s, x)
+		}
+	})
+}
+
+// TestParseSharePercentIsExact: "N%" is the same float64 as the decimal
+// N/100 written out, so a threshold given either way compares alike.
+func TestParseSharePercentIsExact(t *testing.T) {
+	for _, c := range []struct {
+		pct  string
+		want float64
+	}{{"2%", 0.02}, {"5%", 0.05}, {"35%", 0.35}, {"70%", 0.7}, {"0.5%", 0.005}, {"100%", 1}} { // 35 × 0.01 and 70 × 0.01 are not 0.35 and 0.7
+		if got, err := ParseShare(c.pct); err != nil || got != c.want {
+			t.Errorf("ParseShare(%q) = %v, %v; want %v", c.pct, got, err, c.want)
+		}
+	}
+}

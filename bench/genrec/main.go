@@ -26,9 +26,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/memdiag/memdiag/diskio"
-	"github.com/memdiag/memdiag/lru"
-	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -87,7 +84,7 @@ func writeRecording(path string, start time.Time, dur, interval time.Duration, n
 		TimeZone: "UTC", PageSize: 4096, ClockTicks: 100, Root: "/", TopN: nprocs,
 		Collectors: []record.CollectorStatus{{Name: "psi", Available: true}, {Name: "meminfo", Available: true},
 			{Name: "vmstat", Available: true}, {Name: "diskstats", Available: true}, {Name: "procs", Available: true}},
-		Jobs: []timers.Job{{Name: "cron.d/backup:2", Source: timers.Cron, File: "etc/cron.d/backup", Line: 2,
+		Jobs: []record.Job{{Name: "cron.d/backup:2", Source: timers.Cron, File: "etc/cron.d/backup", Line: 2,
 			Schedule: []string{"5 * * * *"}, PeriodSeconds: &period, Command: "/usr/local/bin/backup --all",
 			User: "root", Active: true, ActiveVia: []string{"cron"}}},
 	}
@@ -128,13 +125,13 @@ func writeRecording(path string, start time.Time, dur, interval time.Duration, n
 		psiCPU += time.Duration(jit(0.05) * sec * float64(time.Second))
 		// The kernel prints averages with two decimals.
 		r2 := func(x float64) float64 { return math.Round(x*100) / 100 }
-		line := func(tot time.Duration, share float64) psi.Line {
-			return psi.Line{Avg10: r2(share * 100), Avg60: r2(share * 80), Avg300: r2(share * 50), Total: tot}
+		line := func(tot time.Duration, share float64) record.PSILine {
+			return record.PSILine{Avg10: r2(share * 100), Avg60: r2(share * 80), Avg300: r2(share * 50), Total: tot}
 		}
-		snap := &psi.Snapshot{
-			Memory: &psi.Resource{Some: line(psiMemSome, stall), Full: &psi.Line{Avg10: r2(stall * 50), Avg60: r2(stall * 40), Avg300: r2(stall * 25), Total: psiMemFull}},
-			IO:     &psi.Resource{Some: line(psiIOSome, 3*stall), Full: &psi.Line{Total: psiIOFull}},
-			CPU:    &psi.Resource{Some: line(psiCPU, 0.05), Full: &psi.Line{}},
+		snap := &record.PSI{
+			Memory: &record.PSIResource{Some: line(psiMemSome, stall), Full: &record.PSILine{Avg10: r2(stall * 50), Avg60: r2(stall * 40), Avg300: r2(stall * 25), Total: psiMemFull}},
+			IO:     &record.PSIResource{Some: line(psiIOSome, 3*stall), Full: &record.PSILine{Total: psiIOFull}},
+			CPU:    &record.PSIResource{Some: line(psiCPU, 0.05), Full: &record.PSILine{}},
 		}
 		// Reclaim: the backup's reads push out the services' file pages.
 		scan, ref := uint64(jit(200)), uint64(jit(20))
@@ -168,20 +165,20 @@ func writeRecording(path string, start time.Time, dur, interval time.Duration, n
 		dWeighted += time.Duration(busy * 4 * sec * float64(time.Second))
 
 		s = record.Sample{Seq: i, Time: t, PSI: snap,
-			Meminfo: &lru.Meminfo{MemTotal: u(24 << 30), MemFree: u(2<<30 + uint64(rng.IntN(64<<20))), MemAvailable: u(13 << 30),
+			Meminfo: &record.Meminfo{MemTotal: u(24 << 30), MemFree: u(2<<30 + uint64(rng.IntN(64<<20))), MemAvailable: u(13 << 30),
 				Buffers: u(300 << 20), Cached: u(activeFile + inactiveFile), SwapCached: u(0),
 				ActiveAnon: u(4 << 30), InactiveAnon: u(1 << 30), ActiveFile: u(activeFile), InactiveFile: u(inactiveFile),
 				Unevictable: u(16 << 20), Dirty: u(uint64(rng.IntN(32 << 20))), Writeback: u(0), Shmem: u(64 << 20),
 				SwapTotal: u(0), SwapFree: u(0)},
-			VMStat: &lru.VMStat{PgscanKswapd: u(pgscanK), PgscanDirect: u(pgscanD), PgstealKswapd: u(pgstealK), PgstealDirect: u(pgscanD / 2),
+			VMStat: &record.VMStat{PgscanKswapd: u(pgscanK), PgscanDirect: u(pgscanD), PgstealKswapd: u(pgstealK), PgstealDirect: u(pgscanD / 2),
 				WorkingsetRefaultFile: u(refault), WorkingsetRefaultAnon: u(0), WorkingsetActivate: u(activate),
 				Pgmajfault: u(majflt), Allocstall: u(pgscanD / 100), OOMKill: u(0), Pswpin: u(0), Pswpout: u(0),
 				PgscanAnon: u(0), PgscanFile: u(pgscanK + pgscanD), PgstealAnon: u(0), PgstealFile: u(pgstealK + pgscanD/2)},
-			Disks: []diskio.Disk{
+			Disks: []record.Disk{
 				{Name: "vda", Reads: dReads, Writes: dWrites, ReadBytes: dRB, WriteBytes: dWB, IOTicks: dTicks, TimeInQueue: dWeighted},
 				{Name: "vdb", Reads: 52000, Writes: 1100, ReadBytes: 3 << 30, WriteBytes: 40 << 20, IOTicks: 90 * time.Second, TimeInQueue: 120 * time.Second},
 			},
-			Scan: &diskio.ScanStats{Processes: 180},
+			Scan: &record.ScanStats{Processes: 180},
 		}
 		// Processes: the top nprocs by I/O in the interval.
 		top := svcs
@@ -191,8 +188,8 @@ func writeRecording(path string, start time.Time, dur, interval time.Duration, n
 			}
 			top = append([]*svc{backup}, svcs[:nprocs-1]...)
 		}
-		s.Procs = make([]diskio.ProcIO, 0, len(top))
-		s.RSS = make([]diskio.ProcRSS, 0, len(top))
+		s.Procs = make([]record.ProcIO, 0, len(top))
+		s.RSS = make([]record.ProcRSS, 0, len(top))
 		for _, p := range top {
 			dr, dw := uint64(jit(float64(p.rdRate)*sec)), uint64(jit(float64(p.wrRt)*sec))
 			if p == backup {
@@ -200,10 +197,10 @@ func writeRecording(path string, start time.Time, dur, interval time.Duration, n
 			}
 			p.read += dr
 			p.write += dw
-			s.Procs = append(s.Procs, diskio.ProcIO{PID: p.pid, PPID: 1, StartTicks: uint64(100 + p.pid), Comm: p.comm,
+			s.Procs = append(s.Procs, record.ProcIO{PID: p.pid, PPID: 1, StartTicks: uint64(100 + p.pid), Comm: p.comm,
 				Cmdline: p.cmd, Cgroup: "/system.slice/" + p.unit, Unit: p.unit,
 				ReadBytes: p.read, WriteBytes: p.write, DeltaReadBytes: dr, DeltaWriteBytes: dw})
-			s.RSS = append(s.RSS, diskio.ProcRSS{PID: p.pid, StartTicks: uint64(100 + p.pid), Comm: p.comm,
+			s.RSS = append(s.RSS, record.ProcRSS{PID: p.pid, StartTicks: uint64(100 + p.pid), Comm: p.comm,
 				AnonBytes: p.anon + uint64(rng.IntN(1<<20)), FileBytes: p.file, ShmemBytes: 0})
 		}
 		if err := w.WriteSample(&s); err != nil {

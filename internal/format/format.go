@@ -43,7 +43,14 @@ func Parse(s string, allowed []Format) (Format, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("%w %q; want one of %s", ErrUnknown, s, List(allowed))
+	return "", Unsupported(Format(s), allowed)
+}
+
+// Unsupported is the error for a format f that is not among allowed,
+// worded as [Parse] words it: renderers return it for a format they do
+// not write, so a bad name reads the same from a flag and from the API.
+func Unsupported(f Format, allowed []Format) error {
+	return fmt.Errorf("%w %q; want one of %s", ErrUnknown, string(f), List(allowed))
 }
 
 // List joins formats with ", " for help texts and messages.
@@ -56,16 +63,17 @@ func List(fs []Format) string {
 }
 
 // Value is a pflag.Value for a --format flag: Set rejects a name not in
-// Allowed at parse time, so the error names the flag, and the string it
-// writes to is always one of Allowed.
+// Allowed at parse time, so the error names the flag, and the Format it
+// writes to is always one of Allowed. It is every command's one parser
+// of --format: a command reads the Format, it never parses it again.
 type Value struct {
-	P       *string
+	P       *Format
 	Allowed []Format
 }
 
 // NewValue sets *p to def and returns a Value writing to p.
-func NewValue(p *string, def Format, allowed []Format) *Value {
-	*p = string(def)
+func NewValue(p *Format, def Format, allowed []Format) *Value {
+	*p = def
 	return &Value{P: p, Allowed: allowed}
 }
 
@@ -73,7 +81,7 @@ func (v *Value) String() string {
 	if v.P == nil {
 		return ""
 	}
-	return *v.P
+	return string(*v.P)
 }
 
 // Set parses s with [Parse].
@@ -82,7 +90,7 @@ func (v *Value) Set(s string) error {
 	if err != nil {
 		return err
 	}
-	*v.P = string(f)
+	*v.P = f
 	return nil
 }
 

@@ -25,15 +25,22 @@ func TestParse(t *testing.T) {
 }
 
 func TestValue(t *testing.T) {
-	var s string
+	var s Format
 	v := NewValue(&s, JSON, []Format{Table, JSON})
-	if s != "json" || v.String() != "json" {
+	if s != JSON || v.String() != "json" {
 		t.Fatalf("default = %q", s)
 	}
-	if err := v.Set("TABLE"); err != nil || s != "table" {
+	if err := v.Set("TABLE"); err != nil || s != Table {
 		t.Errorf("Set(TABLE) = %v, s = %q", err, s)
 	}
-	if err := v.Set("csv"); err == nil || s != "table" {
+	if err := v.Set("csv"); err == nil || s != Table {
 		t.Errorf("Set(csv) = %v, s = %q; want an error and s unchanged", err, s)
+	}
+}
+
+func TestUnsupported(t *testing.T) {
+	err := Unsupported("pdf", []Format{Table, JSON})
+	if !errors.Is(err, ErrUnknown) || err.Error() != `unknown format "pdf"; want one of table, json` {
+		t.Errorf("Unsupported(pdf) = %v", err)
 	}
 }

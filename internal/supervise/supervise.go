@@ -5,8 +5,12 @@
 //     given in [Options]) and its process group, so a Ctrl-C typed in the
 //     terminal reaches it directly, as it would without memdiag.
 //   - When memdiag stops first (a signal, --duration), [Child.Stop] sends
-//     the command SIGTERM, by its PID only, waits up to [Grace] for it to
-//     exit, and then sends SIGKILL.
+//     SIGTERM to the command and to every process it started, still
+//     running (its descendants by /proc/PID/stat ppid, read before the
+//     signal: `sh -c 'vegeta …'` must not leave vegeta running under
+//     init), waits up to [Grace] for the command to exit, and then sends
+//     SIGKILL to whatever of them is left. Not by process group: the
+//     command shares memdiag's, so that the terminal's Ctrl-C reaches it.
 //   - The exit code is the command's own, or 128+N when signal N killed it,
 //     as a shell reports it. A command memdiag stopped, or that ended after
 //     memdiag itself was told to stop, did not fail ([Result.Failed]).
@@ -22,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -143,7 +148,12 @@ func (c *Child) Exited() bool {
 // outcome.
 func (c *Child) Stop(why string) Result {
 	if !c.Exited() {
+		desc := descendants(c.cmd.Process.Pid)
 		_ = c.cmd.Process.Signal(StopSignal)
+		for pid := range desc {
+			_ = unix.Kill(pid, StopSignal)
+		}
+		deadline := time.Now().Add(c.grace)
 		t := time.NewTimer(c.grace)
 		select {
 		case <-c.done:
@@ -152,6 +162,23 @@ func (c *Child) Stop(why string) Result {
 			_ = c.cmd.Process.Kill()
 			<-c.done
 			c.res.Killed = true
+		}
+		// The processes it started get the rest of the grace period,
+		// then SIGKILL; a PID that is another process by now (reused,
+		// other start time) is left alone.
+		for len(desc) > 0 {
+			for pid, start := range desc {
+				if st, ok := startOf(pid); !ok || st != start {
+					delete(desc, pid)
+				}
+			}
+			if len(desc) == 0 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		for pid := range desc {
+			_ = unix.Kill(pid, syscall.SIGKILL)
 		}
 		if why == "" {
 			why = "memdiag stopped"
@@ -179,4 +206,51 @@ func exitOf(ps *os.ProcessState) (code int, signal string) {
 		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
 	}
 	return ps.ExitCode(), ""
+}
+
+// descendants are the running processes below pid (children, their
+// children, …, by /proc/PID/stat ppid), each with its start time.
+func descendants(pid int) map[int]uint64 {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil
+	}
+	procs, err := fs.AllProcs()
+	if err != nil {
+		return nil
+	}
+	type st struct {
+		ppid  int
+		start uint64
+	}
+	all := map[int]st{}
+	for _, p := range procs {
+		if s, err := p.Stat(); err == nil && s.State != "Z" {
+			all[p.PID] = st{s.PPID, s.Starttime}
+		}
+	}
+	out := map[int]uint64{}
+	in := map[int]bool{pid: true}
+	for grew := true; grew; {
+		grew = false
+		for p, s := range all {
+			if in[s.ppid] && !in[p] {
+				in[p], out[p], grew = true, s.start, true
+			}
+		}
+	}
+	return out
+}
+
+// startOf is a live (not zombie) process's start time.
+func startOf(pid int) (uint64, bool) {
+	p, err := procfs.NewProc(pid)
+	if err != nil {
+		return 0, false
+	}
+	s, err := p.Stat()
+	if err != nil || s.State == "Z" {
+		return 0, false
+	}
+	return s.Starttime, true
 }

@@ -2,7 +2,10 @@ package supervise
 
 import (
 	"bytes"
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -90,4 +93,33 @@ func (s *syncReady) Write(b []byte) (int, error) {
 		close(s.ch)
 	}
 	return len(b), nil
+}
+
+// A shell's child (watch -- sh -c 'vegeta …', then kill -INT to memdiag)
+// is stopped with the shell, not left running under init.
+func TestStopReachesGrandchild(t *testing.T) {
+	ready := &syncReady{ch: make(chan struct{})}
+	pidFile := t.TempDir() + "/pid"
+	c := start(t, Options{Args: []string{"sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $! > " + pidFile + "; echo ready; wait"}, Stdout: ready})
+	<-ready.ch
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := startOf(pid); !ok {
+		t.Fatalf("sleep %d not running before Stop", pid)
+	}
+	c.Stop("signal: SIGINT")
+	for i := 0; i < 50; i++ {
+		if _, ok := startOf(pid); !ok {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	t.Errorf("the command's child sleep %d still runs after Stop", pid)
 }

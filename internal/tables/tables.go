@@ -255,3 +255,12 @@ func truncate(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Heading is a section title as every report writes it: "## s" in
+// Markdown, s in capitals in text; the caller adds the blank lines.
+func Heading(s string, markdown bool) string {
+	if markdown {
+		return "## " + s
+	}
+	return strings.ToUpper(s)
+}

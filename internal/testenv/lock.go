@@ -5,6 +5,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // lockPath serialises end-to-end tests across test binaries: `go test
@@ -36,9 +37,16 @@ func Exclusive(t testing.TB) {
 		if err != nil {
 			t.Fatalf("e2e lock: %v", err)
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-			f.Close()
-			t.Fatalf("e2e lock: %v", err)
+		// A test's time in go test's output includes this wait: say how
+		// long it was, so a slow test is told from one that queued.
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			waitStart := time.Now()
+			if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+				f.Close()
+				t.Fatalf("e2e lock: %v", err)
+			}
+			t.Logf("waited %s for the e2e lock %s (another test binary's end-to-end test held it)",
+				time.Since(waitStart).Round(100*time.Millisecond), lockPath)
 		}
 		lockFile = f
 	}

@@ -61,6 +61,33 @@ func BuildMemdiag(t testing.TB) string {
 	return BuildPackage(t, "github.com/memdiag/memdiag", "memdiag")
 }
 
+// BuildC compiles one of internal/testenv/cprog's C programs (name.c)
+// with gcc into the test's temp dir, extra arguments (libraries, -pthread)
+// after the source. Without gcc the test is unmet (.ci/run installs it).
+func BuildC(t testing.TB, name string, args ...string) string {
+	t.Helper()
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		Unmet(t, "gcc not installed (.ci/run installs it)")
+	}
+	out := filepath.Join(t.TempDir(), name)
+	src := filepath.Join(moduleRoot(t), "internal", "testenv", "cprog", name+".c")
+	if b, err := exec.Command(gcc, append([]string{"-O2", "-o", out, src}, args...)...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc %s: %v\n%s", src, err, b)
+	}
+	return out
+}
+
+// moduleRoot is the directory of the module's go.mod.
+func moduleRoot(t testing.TB) string {
+	t.Helper()
+	b, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil || len(b) < 2 {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	return filepath.Dir(string(b[:len(b)-1]))
+}
+
 // BuildPackage runs go build for pkg into a temp dir.
 func BuildPackage(t testing.TB, pkg, name string) string {
 	t.Helper()

@@ -56,11 +56,27 @@
   const onDark = { "#0072B2": "#56B4E9", "#D55E00": "#E69F00", "#CC79A7": "#E8A3C9" };
   const themed = (c) => (darkMQ && darkMQ.matches && onDark[c]) || c;
 
+  // A value axis as wide as its longest label ("954 MiB", "1.2 GiB/s")
+  // plus ticks and gap, and at least 50 px: a fixed width cut the first
+  // digit of long labels. uPlot calls it again with the labels it drew;
+  // the second cycle keeps the width it has (uPlot's own auto-size recipe).
+  function axisSize(u, values, ai, cycle) {
+    const a = u.axes[ai];
+    if (cycle > 1) return a._size;
+    let size = a.ticks.size + a.gap;
+    const longest = (values || []).reduce((acc, v) => (v.length > acc.length ? v : acc), "");
+    if (longest !== "") {
+      u.ctx.font = a.font[0];
+      size += u.ctx.measureText(longest).width / (window.devicePixelRatio || 1);
+    }
+    return Math.max(50, Math.ceil(size) + 4);
+  }
+
   function axis(unit, side) {
     return {
       scale: side ? "r" : "l",
       side: side ? 1 : 3,
-      size: 72,
+      size: axisSize,
       grid: { show: !side, stroke: () => css("--grid"), width: 1 },
       stroke: () => css("--fg"),
       ticks: { stroke: () => css("--grid") },

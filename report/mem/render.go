@@ -20,22 +20,8 @@ import (
 	"github.com/memdiag/memdiag/signal"
 )
 
-// Format is an output format of Render: memdiag's one [format.Format].
-type Format = format.Format
-
-// Formats.
-const (
-	Table    = format.Table
-	JSON     = format.JSON
-	Markdown = format.Markdown
-	CSV      = format.CSV
-)
-
-// Formats lists the accepted formats, for flag help and validation.
-var Formats = []Format{Table, Markdown, JSON, CSV}
-
-// ParseFormat accepts one of Formats (see [format.Parse]).
-func ParseFormat(s string) (Format, error) { return format.Parse(s, Formats) }
+// Formats lists the formats [Render] writes.
+var Formats = []format.Format{format.Table, format.Markdown, format.JSON, format.CSV}
 
 // Options control rendering.
 type Options struct {
@@ -54,18 +40,18 @@ type Options struct {
 }
 
 // Render writes r in format f.
-func Render(w io.Writer, r memstate.Report, f Format, o Options) error {
+func Render(w io.Writer, r memstate.Report, f format.Format, o Options) error {
 	switch f {
-	case CSV:
+	case format.CSV:
 		return renderCSV(w, r)
-	case JSON:
+	case format.JSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
-	case Table, Markdown:
-		return renderText(w, r, f == Markdown, o)
+	case format.Table, format.Markdown:
+		return renderText(w, r, f == format.Markdown, o)
 	}
-	return fmt.Errorf("unknown format %q", f)
+	return format.Unsupported(f, Formats)
 }
 
 func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
@@ -75,10 +61,9 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 	}
 	var b strings.Builder
 	heading := func(s string) {
+		b.WriteString("\n" + tables.Heading(s, md) + "\n")
 		if md {
-			fmt.Fprintf(&b, "\n## %s\n\n", s)
-		} else {
-			fmt.Fprintf(&b, "\n%s\n", strings.ToUpper(s))
+			b.WriteString("\n")
 		}
 	}
 	render := func(t *tables.Table) {
@@ -212,7 +197,15 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 		fmt.Fprintf(&b, "Kernel log not readable (%s); only the counters below are known.\n", r.OOM.LogUnreadable)
 	} else {
 		fmt.Fprintf(&b, "From %s: %s in the kernel log.\n", r.OOM.LogSource, english.Count(len(r.OOM.Kills), "OOM kill"))
-		if v := r.OOM.VMStatOOMKills; v != nil && *v > uint64(len(r.OOM.Kills)) {
+		noWall := false
+		for _, k := range r.OOM.Kills {
+			noWall = noWall || k.Time.IsZero()
+		}
+		switch v := r.OOM.VMStatOOMKills; {
+		case r.OOM.LogFile && noWall:
+			b.WriteString("Its stamps are time since its host's boot, which the file does not give: no wall time (dmesg -T and journalctl -k print it).\n")
+		case r.OOM.LogFile:
+		case v != nil && *v > uint64(len(r.OOM.Kills)):
 			fmt.Fprintf(&b, "The kernel counted %d since boot: the others' messages have left the log.\n", *v)
 		}
 	}
@@ -254,7 +247,11 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 		counters = append(counters, fmt.Sprintf("%s oom_kill %d", c.Path, c.OOMKills))
 	}
 	if len(counters) > 0 {
-		fmt.Fprintf(&b, "Counters since boot: %s.\n", strings.Join(counters, "; "))
+		what := "Counters since boot"
+		if r.OOM.LogFile {
+			what = "This host's counters since its boot (they do not count the file's kills)"
+		}
+		fmt.Fprintf(&b, "%s: %s.\n", what, strings.Join(counters, "; "))
 	}
 	_, err := io.WriteString(w, strings.TrimLeft(b.String(), "\n"))
 	return err
@@ -311,7 +308,17 @@ func oomDetail(b *strings.Builder, k memstate.OOMKill) {
 	if t := k.Trigger; t != nil {
 		who := t.Comm
 		if t.PID > 0 {
+			// The kernel prints the task's own ID: a thread's, in a
+			// multi-threaded process, which is no row of the task table
+			// (its rows are processes).
 			who = fmt.Sprintf("%s (PID %d)", t.Comm, t.PID)
+			inTable := len(k.Tasks) == 0
+			for _, task := range k.Tasks {
+				inTable = inTable || task.PID == t.PID
+			}
+			if !inTable {
+				who = fmt.Sprintf("%s (thread ID %d, no process of that PID in the task table)", t.Comm, t.PID)
+			}
 		}
 		fmt.Fprintf(b, "  triggered by %s asking for %d page(s) (order %d, gfp_mask=%s)\n", who, 1<<max(t.Order, 0), t.Order, t.GFPMask)
 	}

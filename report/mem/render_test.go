@@ -3,10 +3,12 @@ package mem
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/memstate"
 )
 
@@ -19,6 +21,10 @@ func TestRenderOOMSection(t *testing.T) {
 			Kills: []memstate.OOMKill{{
 				SinceBoot: 90 * time.Second, PID: 2915, Comm: "hog", AnonRSSBytes: 64360 << 10,
 				Constraint: "memcg", OOMCgroup: "/docker/a", TaskCgroup: "/docker/a/b",
+				// The kernel's "CPU: 1 PID: 2918 Comm: hog": a thread of
+				// the hog, whose process is the task table's row.
+				Trigger: &memstate.OOMTrigger{Comm: "hog", PID: 2918, GFPMask: "0xcc0(GFP_KERNEL)"},
+				Tasks:   []memstate.OOMTask{{PID: 2915, TGID: 2915, Name: "hog", Victim: true}},
 			}, {
 				// A global OOM names the task's cgroup and no limit.
 				SinceBoot: 95 * time.Second, PID: 846, Comm: "tail", Constraint: "global", TaskCgroup: "/user.slice",
@@ -27,7 +33,7 @@ func TestRenderOOMSection(t *testing.T) {
 			CgroupOOMKills: []memstate.CgroupCount{{Path: "/docker/a", Version: 2, OOMKills: 1}},
 		},
 	}
-	for _, f := range []Format{Table, Markdown} {
+	for _, f := range []format.Format{format.Table, format.Markdown} {
 		var b bytes.Buffer
 		if err := Render(&b, r, f, Options{TopCgroups: 5}); err != nil {
 			t.Fatal(err)
@@ -39,6 +45,7 @@ func TestRenderOOMSection(t *testing.T) {
 			"global", "/user.slice",
 			"2915", "hog", "62.9 MiB", "1m30s", "/docker/a/b (limit of /docker/a)",
 			"Counters since boot: /proc/vmstat oom_kill 3; /docker/a oom_kill 1.",
+			"triggered by hog (thread ID 2918, no process of that PID in the task table) asking for 1 page(s)",
 		} {
 			if !strings.Contains(s, want) {
 				t.Errorf("%s output lacks %q:\n%s", f, want, s)
@@ -48,8 +55,8 @@ func TestRenderOOMSection(t *testing.T) {
 			t.Errorf("%s output gives the global OOM kill's cgroup a limit:\n%s", f, s)
 		}
 	}
-	if _, err := ParseFormat("xml"); err == nil {
-		t.Error("ParseFormat(xml) did not fail")
+	if err := Render(&bytes.Buffer{}, r, "xml", Options{}); !errors.Is(err, format.ErrUnknown) {
+		t.Errorf("Render(xml) = %v, want format.ErrUnknown", err)
 	}
 }
 
@@ -62,7 +69,7 @@ func TestRenderCSV(t *testing.T) {
 		OOM:     memstate.OOMReport{Kills: []memstate.OOMKill{{PID: 846, Comm: "tail", AnonRSSBytes: 158277632}}},
 	}
 	var b bytes.Buffer
-	if err := Render(&b, r, CSV, Options{}); err != nil {
+	if err := Render(&b, r, format.CSV, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()

@@ -1,0 +1,64 @@
+package correlate
+
+import (
+	"testing"
+	"time"
+)
+
+// A latency spike between two memory-pressure episodes does not make
+// them one: episodes are built from the kernel signals alone, so they are
+// the same with a latency source or without one (a spike bridged two
+// stalls 3 s apart in a real recording, and the job's share went from 6
+// of 7 episodes to 6 of 6). The spike adjoining each stall marks both as
+// spike episodes.
+func TestSpikeDoesNotBridgeEpisodes(t *testing.T) {
+	s := synth{dur: 30 * time.Minute, bursts: []burst{
+		{at: at("12:10:00"), dur: 30 * time.Second, comm: "dd", pid: 1001, writeBps: 60 * mib, latency: 2 * time.Second},
+		// Calm kernel signals, slow service: 12:10:30-12:11:30.
+		{at: at("12:10:30"), dur: 60 * time.Second, noSignal: true, latency: 1500 * time.Millisecond},
+		{at: at("12:11:30"), dur: 30 * time.Second, comm: "dd", pid: 1002, writeBps: 60 * mib, latency: 2 * time.Second},
+		// A spike far from any stall stays a spike outside episodes.
+		{at: at("12:20:00"), dur: 30 * time.Second, noSignal: true, latency: 1500 * time.Millisecond},
+	}}
+	withLat := Analyze(s.build(t), Options{})
+	s.noLatency = true
+	noLat := Analyze(s.build(t), Options{})
+
+	type span struct {
+		Start, End string
+		Spike      bool
+	}
+	spans := func(r Result) []span {
+		var out []span
+		for _, e := range r.Episodes {
+			out = append(out, span{e.Start.Format("15:04:05"), e.End.Format("15:04:05"), e.Spike})
+		}
+		return out
+	}
+	want := []span{{"12:10:00", "12:10:30", true}, {"12:11:30", "12:12:00", true}}
+	got := spans(withLat)
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("episodes with latency = %v, want %v", got, want)
+	}
+	// Without latency the boundaries are the same, with no spike.
+	got = spans(noLat)
+	if len(got) != 2 || got[0].Start != want[0].Start || got[0].End != want[0].End ||
+		got[1].Start != want[1].Start || got[1].End != want[1].End {
+		t.Errorf("episodes without latency = %v, want the same boundaries as %v", got, want)
+	}
+	if len(withLat.LoneSpikes) != 1 || !withLat.LoneSpikes[0].Start.Equal(at("12:20:00")) ||
+		withLat.LoneSpikes[0].LatencyPeak != 1500*time.Millisecond {
+		t.Errorf("spikes outside episodes = %+v, want one at 12:20:00 of 1.5s", withLat.LoneSpikes)
+	}
+	// Each episode keeps its stall peaks, some ≥ full (the builder's
+	// bursts stall 20 % some, 5 % full, ±10 %).
+	for _, e := range withLat.Episodes {
+		if len(e.Stall) != 2 || e.Stall[0] < 0.18 || e.Stall[0] > 0.22 || e.Stall[1] < 0.045 || e.Stall[1] > 0.055 {
+			t.Errorf("episode %d stall peaks = %v, want some ≈ 0.2, full ≈ 0.05", e.Index, e.Stall)
+		}
+	}
+	// The bridge's latency counts for the episode it adjoins.
+	if len(withLat.Episodes) == 2 && withLat.Episodes[0].LatencyPeak != 2*time.Second {
+		t.Errorf("episode 1 latency peak = %s, want 2s", withLat.Episodes[0].LatencyPeak)
+	}
+}

@@ -1,0 +1,78 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// A job credited for the memory it took (trial-batch.timer: python3
+// batch.py allocates 200 MiB anon every 20 s in a 256 MiB group beside a
+// web service; the real recording correlate/testdata/real/trial-s7-mem-job)
+// is described by that memory, not as "100% of the I/O", and its CULPRIT
+// cells name its own process, never the web service's python3 that did
+// the group's I/O.
+func TestMemoryCreditedJob(t *testing.T) {
+	r := analyzeFile(t, "real/trial-s7-mem-job.jsonl.gz", correlate.Options{Project: timers.Project})
+	if len(r.Culprits) == 0 || r.Culprits[0].Name != "trial-batch.timer" {
+		t.Fatalf("culprits %v, want trial-batch.timer first", r.Culprits)
+	}
+	c := &r.Culprits[0]
+	var line string
+	for _, e := range evidence(&r, c) {
+		if strings.HasPrefix(e, "credited with") {
+			line = e
+		}
+	}
+	// proof.credits: mem_bytes 219189248 … (median 209.0 MiB), mem_share
+	// 1 in all 8; share 0 (median); bytes 0 … 3395584.
+	for _, want := range []string{
+		"credited with 8 of 8 episodes for the memory it took: its processes' resident memory grew 209.0 MiB per episode",
+		"100% (median) of the memory taken by the processes that can cause the cgroup's reclaim",
+		"its I/O was 426.5 KiB per episode, 0% (median) of the I/O",
+	} {
+		if !strings.Contains(line, want) {
+			t.Errorf("credit line %q lacks %q", line, want)
+		}
+	}
+	if strings.Contains(line, "100% (median) of the I/O") {
+		t.Errorf("credit line %q gives the memory share as the I/O share", line)
+	}
+	want := []string{
+		"trial-batch.timer: batch.py +209.0 MiB memory",
+		"trial-batch.timer: batch.py +209.1 MiB memory",
+		"trial-batch.timer: batch.py +209.1 MiB memory",
+		"trial-batch.timer: batch.py +209.1 MiB memory",
+		"trial-batch.timer: batch.py +209.0 MiB memory",
+		"trial-batch.timer: batch.py +208.0 MiB memory",
+		"trial-batch.timer: batch.py +133.8 MiB memory",
+		"trial-batch.timer: batch.py +136.3 MiB memory",
+	}
+	if len(r.Episodes) != len(want) {
+		t.Fatalf("%d episodes, want %d", len(r.Episodes), len(want))
+	}
+	for i := range r.Episodes {
+		if got := culpritCell(&r, &r.Episodes[i]); got != want[i] {
+			t.Errorf("episode %d: cell %q, want %q", i, got, want[i])
+		}
+	}
+}
+
+// A job's CULPRIT cell never names a process of another unit that has
+// the same comm: the web service's python3 is not the batch job's.
+func TestCulpritCellOtherUnit(t *testing.T) {
+	web := correlate.ProcActivity{PID: 16960, Comm: "python3", Program: "web.py", Unit: "trial-web.service", ReadBytes: 90 << 20}
+	batch := correlate.ProcActivity{PID: 10223, Comm: "python3", Program: "batch.py", Unit: "trial-batch.service", ReadBytes: 1 << 20}
+	r := correlate.Result{Culprits: []correlate.Culprit{{Name: "trial-batch.timer", Kind: correlate.KindTimer,
+		Processes: []correlate.ProcActivity{{Comm: "python3", Program: "batch.py", Unit: "trial-batch.service"}}}}}
+	e := correlate.Episode{Culprit: "trial-batch.timer", Processes: []correlate.ProcActivity{web, batch}}
+	if got, want := culpritCell(&r, &e), "trial-batch.timer: python3 1.0 MiB"; got != want {
+		t.Errorf("cell %q, want %q", got, want)
+	}
+	e.Processes = []correlate.ProcActivity{web}
+	if got, want := culpritCell(&r, &e), "trial-batch.timer"; got != want {
+		t.Errorf("cell without the job's process %q, want %q", got, want)
+	}
+}
