@@ -630,7 +630,7 @@ func spikesOutside(ivs []ival, spikes []bool, lat []float64, fails []int, gap ti
 		if near >= 0 {
 			if dist >= 0 {
 				e := &eps[near]
-				e.Spike = true
+				e.addSpike(&ivs[i])
 				e.Failed += fails[i]
 				if !math.IsNaN(lat[i]) && time.Duration(lat[i]) > e.LatencyPeak {
 					e.LatencyPeak = time.Duration(lat[i])
@@ -857,6 +857,18 @@ func splitSpikes(eps []Episode, lone []Spike, o Options) ([]Episode, []Spike) {
 	return keep, spikes
 }
 
+// addSpike marks the episode as a spike episode and widens its spike
+// span to the interval's.
+func (e *Episode) addSpike(iv *ival) {
+	if !e.Spike || iv.Start.Before(e.SpikeStart) {
+		e.SpikeStart = iv.Start
+	}
+	if !e.Spike || iv.End.After(e.SpikeEnd) {
+		e.SpikeEnd = iv.End
+	}
+	e.Spike = true
+}
+
 func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	lat []float64, fails []int, first, last int, o Options, baselines map[Signal]float64) Episode {
 	e := Episode{Start: ivs[first].Start, End: ivs[last].End, Intervals: last - first + 1, Stall: []float64{math.NaN(), math.NaN()},
@@ -875,7 +887,7 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 			}
 		}
 		if spikes[i] {
-			e.Spike = true
+			e.addSpike(&ivs[i])
 		}
 		e.Failed += fails[i]
 		if !math.IsNaN(lat[i]) && time.Duration(lat[i]) > e.LatencyPeak {

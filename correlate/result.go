@@ -200,8 +200,13 @@ type Episode struct {
 	// always, and a CSV cell left blank beside a raised full would read
 	// as 0.
 	Stall []float64
-	// Spike is true when an interval of the episode had a latency spike.
-	Spike bool
+	// Spike is true when an interval of the episode, or a spike interval
+	// within Options.GapTolerance of it (that spike is the episode's),
+	// had a latency spike. SpikeStart and SpikeEnd span those intervals,
+	// zero without a spike: they can begin before the episode or end
+	// after it.
+	Spike                bool
+	SpikeStart, SpikeEnd time.Time
 	// LatencyPeak is the highest latency statistic in the episode, 0 when
 	// no request was recorded.
 	LatencyPeak time.Duration

@@ -61,4 +61,21 @@ func TestSpikeDoesNotBridgeEpisodes(t *testing.T) {
 	if len(withLat.Episodes) == 2 && withLat.Episodes[0].LatencyPeak != 2*time.Second {
 		t.Errorf("episode 1 latency peak = %s, want 2s", withLat.Episodes[0].LatencyPeak)
 	}
+	// Each episode's spike span holds the bridge interval nearest it
+	// (30 s intervals, a gap of one): 12:10:30-12:11:00 is episode 1's
+	// (0 s away), 12:11:00-12:11:30 episode 2's (0 s away, 30 s from
+	// episode 1), so the spans reach past the episodes' own.
+	if len(withLat.Episodes) == 2 {
+		for i, want := range [][2]string{{"12:10:00", "12:11:00"}, {"12:11:00", "12:12:00"}} {
+			e := withLat.Episodes[i]
+			if got := [2]string{e.SpikeStart.Format("15:04:05"), e.SpikeEnd.Format("15:04:05")}; got != want {
+				t.Errorf("episode %d spike span = %v, want %v", i+1, got, want)
+			}
+		}
+	}
+	for _, e := range noLat.Episodes {
+		if !e.SpikeStart.IsZero() || !e.SpikeEnd.IsZero() {
+			t.Errorf("episode %d without latency has a spike span %s-%s", e.Index+1, e.SpikeStart, e.SpikeEnd)
+		}
+	}
 }

@@ -126,13 +126,17 @@ type jsonEpisode struct {
 	// Catalogue is every signal.Catalogue entry over the episode, whether
 	// or not it raised it: the same names, values and units as gate and
 	// mem give (correlate.CatalogueRate).
-	Catalogue []jsonCatalogueRate      `json:"catalogue"`
-	Spike     bool                     `json:"spike"`
-	LatencyMS *float64                 `json:"latency_ms"`
-	Processes []correlate.ProcActivity `json:"processes"`
-	Started   []correlate.ProcActivity `json:"started"`
-	Exited    []correlate.ProcActivity `json:"exited"`
-	Culprit   string                   `json:"culprit"`
+	Catalogue []jsonCatalogueRate `json:"catalogue"`
+	Spike     bool                `json:"spike"`
+	// SpikeStart and SpikeEnd span the spike intervals that are this
+	// episode's, inside it or within --gap of it (correlate.Episode).
+	SpikeStart *time.Time               `json:"spike_start,omitempty"`
+	SpikeEnd   *time.Time               `json:"spike_end,omitempty"`
+	LatencyMS  *float64                 `json:"latency_ms"`
+	Processes  []correlate.ProcActivity `json:"processes"`
+	Started    []correlate.ProcActivity `json:"started"`
+	Exited     []correlate.ProcActivity `json:"exited"`
+	Culprit    string                   `json:"culprit"`
 	// ReapedBytes is the I/O of children reaped between two scans that no
 	// scan saw (the "exited threads or children of" rows), part of the episode's total;
 	// UnattributedReapedBytes the part of it no job claimed
@@ -321,6 +325,10 @@ func toJSON(r correlate.Result) jsonResult {
 		}
 		if e.LatencyPeak > 0 {
 			je.LatencyMS = ms(e.LatencyPeak)
+		}
+		if e.Spike {
+			from, to := in(&r, e.SpikeStart), in(&r, e.SpikeEnd)
+			je.SpikeStart, je.SpikeEnd = &from, &to
 		}
 		j.Episodes = append(j.Episodes, je)
 	}
