@@ -51,8 +51,12 @@ func TestWatchRecordsHog(t *testing.T) {
 	}
 	time.Sleep(3 * time.Second)
 
+	// The anonymous memory grows at 96 MiB/s, so that pushing the group's
+	// page cache out takes a few 1 s samples: at full speed, on a fast
+	// disk, the write, the read pass and the push all fit between two
+	// samples, and the recording (rightly) shows no fall.
 	h := cg.Command(hog, "-write", fmt.Sprint(writeBytes), "-file", data, "-read-passes", "1",
-		"-anon", fmt.Sprint(anonBytes), "-hold", "3s")
+		"-anon", fmt.Sprint(anonBytes), "-anon-rate", fmt.Sprint(96<<20), "-hold", "3s")
 	hogStart := time.Now()
 	if out, err := h.CombinedOutput(); err != nil {
 		t.Fatalf("hog: %v\n%s", err, out)
