@@ -287,7 +287,11 @@ func crashDiskFull(t *testing.T, bin string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if readable < 2 || len(r.Samples) != readable || written != readable+1 {
+			// At most the sample being written when the disk filled is
+			// lost, and none when its data reached the file before the
+			// flush that failed (gzip; record.Writer.ReadBack): seen in CI
+			// as "307 of 307 samples are readable", all 307 read back.
+			if readable < 2 || len(r.Samples) != readable || (written != readable+1 && written != readable) {
 				t.Errorf("%d samples read back; memdiag said %d of %d readable", len(r.Samples), readable, written)
 			}
 			contiguous(t, name, r.Samples)
