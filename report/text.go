@@ -202,8 +202,8 @@ func summary(r *correlate.Result) []string {
 		if r.Totals.Requests > 0 && r.Totals.Errors == r.Totals.Requests {
 			base = "no successful request, no baseline"
 		}
-		lines = append(lines, fmt.Sprintf("Latency: %s per interval, %s; a spike is above %s the rolling baseline: %s in %s",
-			r.Stat, base, spikeRule(r.Spike), english.Count(r.Spikes, "spike interval"), english.Count(spikeEpisodes(r), "episode")))
+		lines = append(lines, fmt.Sprintf("Latency: %s per interval, %s; a spike is above %s the rolling baseline: %s",
+			r.Stat, base, spikeRule(r.Spike), spikesWhere(r)))
 		if tt := r.Totals; tt.Errors > 0 {
 			rule := "a burst of failures is a spike"
 			if f := r.Failing; f != nil {
@@ -763,4 +763,18 @@ func notNamedText(b *strings.Builder, r *correlate.Result, bullet string) {
 		}
 		fmt.Fprintf(b, "%s%s: %s.\n", bullet, names, l.reason)
 	}
+}
+
+// spikesWhere is where the recording's spike intervals are: in how many
+// episodes, and how many spikes (runs of spike intervals) lie outside
+// them, so that a count of intervals is not read as all in episodes.
+func spikesWhere(r *correlate.Result) string {
+	n, eps, lone := english.Count(r.Spikes, "spike interval"), spikeEpisodes(r), len(r.LoneSpikes)
+	switch {
+	case lone == 0:
+		return n + " in " + english.Count(eps, "episode")
+	case eps == 0:
+		return n + ", all outside episodes (" + english.Count(lone, "spike") + ")"
+	}
+	return n + " in " + english.Count(eps, "episode") + " and " + english.Count(lone, "spike") + " outside them"
 }
