@@ -18,6 +18,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -176,6 +177,9 @@ func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 			}
 		}
 	}
+	if c := culpritByName(r, e.Culprit); p == nil && c != nil && c.Kind == correlate.KindProcess {
+		p = patternChild(c, e)
+	}
 	if p == nil && e.Culprit == "" && len(e.Processes) > 0 {
 		// Under a cgroup scope, the first process that can cause the
 		// group's reclaim; one outside it only when none can, flagged.
@@ -208,6 +212,36 @@ func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 		return "no job: " + proc
 	}
 	return ""
+}
+
+// patternChild is, for a recurring-process culprit whose own process
+// did little of the I/O (a script whose cat and dd did it), the
+// episode's process with the most I/O that one of its instances in this
+// episode started: a process whose started_by names an instance ("prog
+// PID") seen in the episode with the culprit's program. Nil when no
+// instance was seen or none of its children did I/O.
+func patternChild(c *correlate.Culprit, e *correlate.Episode) *correlate.ProcActivity {
+	inst := map[string]bool{}
+	for _, list := range [][]correlate.ProcActivity{e.Processes, e.Started, e.Exited} {
+		for _, ep := range list {
+			for _, cp := range c.Processes {
+				if ep.PID != 0 && !ep.Reaped && ep.Program != "" && ep.Program == cp.Program && !otherUnit(ep, cp) {
+					inst[ep.Program+" "+strconv.Itoa(ep.PID)] = true
+				}
+			}
+		}
+	}
+	if len(inst) == 0 {
+		return nil
+	}
+	for i := range e.Processes {
+		for _, a := range e.Processes[i].StartedBy {
+			if inst[a] && e.Processes[i].Bytes() > 0 {
+				return &e.Processes[i]
+			}
+		}
+	}
+	return nil
 }
 
 // otherUnit says that an episode's process ep ran in another unit than
