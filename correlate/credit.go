@@ -237,7 +237,7 @@ type modelCtx struct {
 	inEp     []bool  // per interval: inside an episode
 	epLen    float64 // mean episode intervals + 1
 	wake     time.Duration
-	unitData bool           // some recorded process was in a unit
+	unitData bool           // some recorded process was in a unit, or in a cgroup other than the root
 	runs     map[*proc]*run // runOf's memo
 	persist  map[*proc]bool // persistent's memo
 	// reapedTied marks the reaped-children parts ({episode, index in
@@ -304,7 +304,16 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 	// A process in a unit is that unit's: another job running the same
 	// program does not claim it (two timers of one tool, a loop's md5sum
 	// and a timer's), owner.byProgram.
-	mc.unitData = slices.ContainsFunc(mc.pt.all, func(p *proc) bool { return len(p.units) > 0 })
+	// Cgroups other than the root say where a process ran even where no
+	// unit is named (hand-made groups, containers): a timer's service
+	// runs in its unit's, so a process recorded in another is not its.
+	mc.unitData = slices.ContainsFunc(mc.pt.all, func(p *proc) bool {
+		if len(p.units) > 0 {
+			return true
+		}
+		c := mc.sr.cgroupOf(p.pid, p.start)
+		return c != "" && c != "/"
+	})
 	runs := make([]*jobRun, len(jobs))
 	mc.reapedTied = map[[2]int]bool{}
 	for j := range jobs {

@@ -392,8 +392,9 @@ type owner struct {
 	// systemd: the job is a timer's service, whose processes systemd
 	// always starts in the service's cgroup.
 	systemd bool
-	// unitData: the recording places processes in units (some process
-	// was recorded in one); without it a program is the only link.
+	// unitData: the recording places processes in units or cgroups
+	// (some process was recorded in a unit, or in a cgroup other than
+	// the root); without it a program is the only link.
 	unitData bool
 	// ran: a process of the job was recorded in its unit.
 	ran bool
@@ -422,8 +423,9 @@ func cronUnit(u string) bool {
 // alone, by what else the recording says of p and of the job's runs:
 //   - a process recorded in a unit that is not the job's (for a cron
 //     job: not the cron daemon's or a session scope) is that unit's;
-//   - without unit data in the recording the program is the only link,
-//     and it stands;
+//   - without unit or cgroup data in the recording (no process recorded
+//     in a unit or in a cgroup other than the root) the program is the
+//     only link, and it stands;
 //   - a timer's service runs in its own cgroup: a process whose cgroup
 //     (or, not recorded, a recorded ancestor's: a child starts in its
 //     parent's) is elsewhere is not its, and one whose cgroup was not

@@ -1,0 +1,40 @@
+package correlate
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// F-4 of trial s8 (testdata/SOURCE, real/trial-s8-oneshot): a one-off
+// script in a hand-made cgroup (/trial-app, no systemd unit anywhere in
+// the recording) ran cat over a 1.2 GiB file; trial-idle.timer, whose
+// ExecStart is /bin/cat, never ran and its Slice= is elsewhere. The
+// recording's cgroups place the cat in /trial-app, where no timer's
+// service runs, so the program name ties it to no timer: no culprit,
+// and the episode's cell is the cat itself.
+func TestRealTrialS8OneShotCatNotTimers(t *testing.T) {
+	rec, err := record.ReadFile(filepath.Join("testdata", "real", "trial-s8-oneshot.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Analyze(rec, Options{Project: timers.Project})
+	if len(res.Episodes) != 1 {
+		t.Fatalf("%d episodes, want the one of the one-off cat and dd", len(res.Episodes))
+	}
+	if len(res.Culprits) != 0 {
+		for _, c := range res.Culprits {
+			var ties []string
+			for _, tie := range c.Proof.Ties {
+				ties = append(ties, tie.Program+" "+tie.How+" "+tie.Via)
+			}
+			t.Errorf("named %s (%.2f) through %v; its service never ran and the cat ran in /trial-app", c.Name, c.Confidence, ties)
+		}
+	}
+	e := res.Episodes[0]
+	if e.Culprit != "" || len(e.Processes) == 0 || e.Processes[0].Comm != "cat" {
+		t.Errorf("episode culprit %q, top process %v; want no culprit and cat first", e.Culprit, e.Processes)
+	}
+}
