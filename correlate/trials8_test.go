@@ -38,3 +38,23 @@ func TestRealTrialS8OneShotCatNotTimers(t *testing.T) {
 		t.Errorf("episode culprit %q, top process %v; want no culprit and cat first", e.Culprit, e.Processes)
 	}
 }
+
+// F-5 of trial s8 (real/trial-s8-tenant), host scope: a loop in another
+// hand-made group runs trial-backup.sh, whose cat reads 1.2 GiB three
+// times, every 30 s; trial-idle.timer (ExecStart=/bin/cat, never ran)
+// took all 5 episodes through those cats and the script was not named.
+// The script is the culprit, and the timer is not named.
+func TestRealTrialS8TenantLoopNotTimer(t *testing.T) {
+	rec, err := record.ReadFile(filepath.Join("testdata", "real", "trial-s8-tenant.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Analyze(rec, Options{Project: timers.Project, PSIScope: PSIHost})
+	if len(res.Episodes) != 5 || len(res.Culprits) != 1 {
+		t.Fatalf("%d episodes, culprits %v; want 5 and trial-backup.sh alone", len(res.Episodes), names(res))
+	}
+	c := res.Culprits[0]
+	if c.Name != "trial-backup.sh" || c.Kind != KindProcess || c.EpisodesExplained != 5 || c.Confidence < 0.75 {
+		t.Errorf("culprit %s (%s, %.2f) explaining %d; want trial-backup.sh (process, high) explaining 5 of 5", c.Name, c.Kind, c.Confidence, c.EpisodesExplained)
+	}
+}
