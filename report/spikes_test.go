@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/memdiag/memdiag/correlate"
@@ -28,5 +29,28 @@ func TestSpikesWhere(t *testing.T) {
 		if got := spikesWhere(r); got != c.want {
 			t.Errorf("spikes %d, lone %d: %q, want %q", c.spikes, c.lone, got, c.want)
 		}
+	}
+}
+
+// Spikes outside episodes that came with I/O bursts say so, instead of
+// only "look elsewhere (CPU, network, …)" (trial s8 F-6; the real
+// recording correlate/testdata/real/trial-s8-tenant: another group's
+// loop reads gigabytes every 30 s, the analysed group does not stall).
+func TestLoneSpikesWithBursts(t *testing.T) {
+	r := analyzeFile(t, "real/trial-s8-tenant.jsonl.gz", correlate.Options{})
+	if len(r.Episodes) != 0 || len(r.LoneSpikes) != 7 || len(r.IOBursts) == 0 {
+		t.Fatalf("%d episodes, %d spikes, %d I/O bursts; want 0, 7 and some", len(r.Episodes), len(r.LoneSpikes), len(r.IOBursts))
+	}
+	var b strings.Builder
+	verdict(&b, &r, false, "-")
+	if want := "No episode: 7 latency spikes, but no memory-pressure signal rose with them; 5 of them came with an I/O burst"; !strings.Contains(b.String(), want) {
+		t.Errorf("verdict lacks %q:\n%s", want, b.String())
+	}
+	// Without bursts the sentence is as before.
+	r.IOBursts = nil
+	b.Reset()
+	verdict(&b, &r, false, "-")
+	if want := "no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself)."; !strings.Contains(b.String(), want) {
+		t.Errorf("verdict without bursts lacks %q:\n%s", want, b.String())
 	}
 }

@@ -467,7 +467,11 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 	}
 	if n == 0 {
 		if len(r.LoneSpikes) > 0 {
-			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes))
+			if k := spikesWithBursts(r); k > 0 {
+				fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; %d of them came with an I/O burst (disk or reclaim activity; see below): look there, and at CPU, network and the service itself.\n", len(r.LoneSpikes), k)
+			} else {
+				fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes))
+			}
 		} else if r.HasLatency && r.Failing == nil {
 			fmt.Fprintf(b, "No episode: no latency spike and no memory-pressure signal rose above its threshold%s.\n", stallNote(r))
 		} else {
@@ -777,4 +781,19 @@ func spikesWhere(r *correlate.Result) string {
 		return n + ", all outside episodes (" + english.Count(lone, "spike") + ")"
 	}
 	return n + " in " + english.Count(eps, "episode") + " and " + english.Count(lone, "spike") + " outside them"
+}
+
+// spikesWithBursts counts the latency spikes outside episodes that an I/O
+// burst overlaps, or adjoins within one sampling interval.
+func spikesWithBursts(r *correlate.Result) int {
+	n := 0
+	for _, sp := range r.LoneSpikes {
+		for _, io := range r.IOBursts {
+			if sp.Start.Before(io.End.Add(r.Interval)) && io.Start.Before(sp.End.Add(r.Interval)) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
