@@ -58,3 +58,23 @@ func TestRealTrialS8TenantLoopNotTimer(t *testing.T) {
 		t.Errorf("culprit %s (%s, %.2f) explaining %d; want trial-backup.sh (process, high) explaining 5 of 5", c.Name, c.Kind, c.Confidence, c.EpisodesExplained)
 	}
 }
+
+// F-7 of trial s8 (real/trial-s8-cron): the same loop's cats were tied
+// to a cron.d line running cat, which cannot run (no cron daemon) and
+// did not start them (their ancestors are the loop's shell); the cron
+// job was named at 0.74. A cron job's process must have the cron daemon
+// among its recorded ancestors once the recording places processes in
+// cgroups.
+func TestRealTrialS8CronNotTied(t *testing.T) {
+	rec, err := record.ReadFile(filepath.Join("testdata", "real", "trial-s8-cron.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Analyze(rec, Options{Project: timers.Project})
+	if len(res.Culprits) != 1 || res.Culprits[0].Name != "trial-backup.sh" || res.Culprits[0].EpisodesExplained != 4 {
+		t.Fatalf("culprits %v; want trial-backup.sh alone, explaining 4 of 4", names(res))
+	}
+	if c := res.Culprits[0]; c.Kind != KindProcess || c.Confidence < 0.75 {
+		t.Errorf("culprit %s (%s, %.2f); want a process at high confidence", c.Name, c.Kind, c.Confidence)
+	}
+}
