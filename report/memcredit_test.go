@@ -76,3 +76,35 @@ func TestCulpritCellOtherUnit(t *testing.T) {
 		t.Errorf("cell without the job's process %q, want %q", got, want)
 	}
 }
+
+// A job credited for the memory it took is advised to cap its memory,
+// not to lower its I/O priority or move its data to another disk
+// (trial s8 F-8: a periodic python3 filling 400 MiB in a 256 MiB group
+// was told "limit its I/O … or move its data to another disk"). The
+// real recording trial-s7-mem-job; a job credited for its I/O keeps the
+// I/O advice (busy-host-loop).
+func TestMemoryCreditedAdvice(t *testing.T) {
+	r := analyzeFile(t, "real/trial-s7-mem-job.jsonl.gz", correlate.Options{Project: timers.Project})
+	if len(r.Culprits) == 0 || r.Culprits[0].Name != "trial-batch.timer" {
+		t.Fatalf("culprits %v, want trial-batch.timer first", r.Culprits)
+	}
+	got := strings.Join(advice(&r.Culprits[0]), "\n")
+	for _, want := range []string{"systemctl disable --now trial-batch.timer", "cap its memory: `systemctl edit trial-batch.service` with MemoryHigh=",
+		"credited for the memory it took (209.0 MiB per episode"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("advice lacks %q:\n%s", want, got)
+		}
+	}
+	for _, bad := range []string{"IOSchedulingClass", "another disk"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("advice of a memory-credited job says %q:\n%s", bad, got)
+		}
+	}
+	r = analyzeFile(t, "real/busy-host-loop.jsonl.gz", correlate.Options{Project: timers.Project})
+	if len(r.Culprits) == 0 {
+		t.Fatal("busy-host-loop: no culprit")
+	}
+	if got := strings.Join(advice(&r.Culprits[0]), "\n"); !strings.Contains(got, "limit its I/O") || strings.Contains(got, "cap its memory") {
+		t.Errorf("advice of an I/O-credited %s: %q; want the I/O advice", r.Culprits[0].Name, got)
+	}
+}

@@ -335,6 +335,53 @@ func kindName(c *correlate.Culprit) string {
 
 // advice says what to do about a culprit.
 func advice(c *correlate.Culprit) []string {
+	if c.Proof != nil {
+		if m, ok := memCredit(c.Proof); ok {
+			if a := memAdvice(c, m); a != nil {
+				return a
+			}
+		}
+	}
+	return ioAdvice(c)
+}
+
+// memAdvice is the advice for a job or process credited for the memory
+// it took rather than its I/O (memCredit): the I/O-priority and
+// other-disk lines would not help, so they give way to capping its
+// memory. Nil for kinds without such advice.
+func memAdvice(c *correlate.Culprit, m memTake) []string {
+	why := fmt.Sprintf("it is credited for the memory it took (%s per episode, median resident growth), not for its I/O: "+
+		"lowering its I/O priority or moving its data would not help, and reads it did may be swap-in of its own pages", correlate.FormatBytes(m.bytes))
+	io := ioAdvice(c)
+	if len(io) == 0 {
+		return nil
+	}
+	switch c.Kind {
+	case correlate.KindTimer:
+		svc := c.Name
+		if c.Job != nil && c.Job.Unit != "" {
+			svc = c.Job.Unit
+		} else if b, ok := strings.CutSuffix(c.Name, ".timer"); ok {
+			svc = b + ".service"
+		}
+		return []string{io[0], io[1],
+			fmt.Sprintf("cap its memory: `systemctl edit %s` with MemoryHigh= (the kernel reclaims the job's own pages above it, not the service's) or make it take less; %s", svc, why)}
+	case correlate.KindCron:
+		return []string{io[0], "reschedule it out of busy hours",
+			fmt.Sprintf("cap its memory: run its command under `systemd-run --scope -p MemoryHigh=…` (or in a cgroup with its own memory.high) or make it take less; %s", why)}
+	case correlate.KindProcess:
+		unit := "its unit"
+		if len(c.Processes) > 0 && c.Processes[0].Unit != "" {
+			unit = c.Processes[0].Unit
+		}
+		return []string{io[0],
+			fmt.Sprintf("cap its memory: MemoryHigh= on %s, or a cgroup with its own memory.high, or make it take less; %s", unit, why)}
+	}
+	return nil
+}
+
+// ioAdvice is the advice for a culprit credited for its I/O.
+func ioAdvice(c *correlate.Culprit) []string {
 	switch c.Kind {
 	case correlate.KindTimer:
 		svc := c.Name
