@@ -463,7 +463,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{range .Data.Headline}}<div class="card {{.Better}}"><div class="label">{{.Label}}</div><div class="vals"><span class="before">{{.Before}}</span> → <span class="after">{{.After}}</span></div><div class="change">{{.Change}}</div></div>
 {{end}}</section>{{end}}
 <section id="charts" aria-label="Charts">
-<p class="help">Drag across a chart to zoom all charts; double-click to zoom out. {{if .Data.Relative}}Time is relative to each recording's start; the after run is dashed.{{else}}Times are {{.Data.Zone}}.{{end}} Shaded: episodes. Dashed lines: firings of the culprits' jobs; dotted: a firing no episode followed.{{if .Data.BucketSeconds}} Each point pair is the minimum and maximum of {{.Bucket}}.{{end}}</p>
+<p class="help">Drag across a chart to zoom all charts; double-click to zoom out. {{if .Data.Relative}}Time is relative to each recording's start; the after run is dashed.{{else}}Times are {{.Data.Zone}}.{{end}} Shaded: episodes.{{if .Data.Firings}} Dashed lines: firings of the culprits' jobs; dotted: a firing no episode followed.{{end}}{{if .Data.BucketSeconds}} Each point pair is the minimum and maximum of {{.Bucket}}.{{end}}</p>
 <div id="hover" aria-live="polite"></div>
 {{range .Data.Charts}}<figure class="chart" id="chart-{{.ID}}" data-chart="{{.ID}}">
 <figcaption>{{.Title}}</figcaption>

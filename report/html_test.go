@@ -146,6 +146,16 @@ func TestRenderHTMLReference(t *testing.T) {
 	if strings.Join(fs, ", ") != strings.Join(want, ", ") {
 		t.Errorf("firings %q, want %q", fs, want)
 	}
+	const firingsHelp = "Dashed lines: firings of the culprits' jobs"
+	if !strings.Contains(page, firingsHelp) {
+		t.Errorf("page with firings lacks %q", firingsHelp)
+	}
+	// Without weighed firings no line is drawn, and the help says none
+	// is (trial s8 F-9: it promised dashed lines that were not there).
+	r.Culprits[0].Proof, r.Culprits[1].Proof = nil, nil
+	if page, d := pageOf(t, func(b *bytes.Buffer) error { return Render(b, r, format.HTML, Options{Traces: []*correlate.Trace{tr}}) }); len(d.Firings) != 0 || strings.Contains(page, firingsHelp) {
+		t.Errorf("%d firings; the page without firings says %q: %v", len(d.Firings), firingsHelp, strings.Contains(page, firingsHelp))
+	}
 	// 4 episodes and the lone spike at 12:50, in time order, as the
 	// timeline table lists them.
 	if len(d.Rows) != 5 || d.Rows[3].From != float64(at("12:50").Unix()) {
