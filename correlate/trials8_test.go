@@ -8,6 +8,18 @@ import (
 	"github.com/memdiag/memdiag/timers"
 )
 
+// trialS8 analyses one of the new-user trial s8's REAL recordings
+// (testdata/SOURCE, real/trial-s8-*) with o and the timers' projection.
+func trialS8(t *testing.T, file string, o Options) Result {
+	t.Helper()
+	rec, err := record.ReadFile(filepath.Join("testdata", "real", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Project = timers.Project
+	return Analyze(rec, o)
+}
+
 // F-4 of trial s8 (testdata/SOURCE, real/trial-s8-oneshot): a one-off
 // script in a hand-made cgroup (/trial-app, no systemd unit anywhere in
 // the recording) ran cat over a 1.2 GiB file; trial-idle.timer, whose
@@ -16,11 +28,7 @@ import (
 // service runs, so the program name ties it to no timer: no culprit,
 // and the episode's cell is the cat itself.
 func TestRealTrialS8OneShotCatNotTimers(t *testing.T) {
-	rec, err := record.ReadFile(filepath.Join("testdata", "real", "trial-s8-oneshot.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := Analyze(rec, Options{Project: timers.Project})
+	res := trialS8(t, "trial-s8-oneshot.jsonl.gz", Options{})
 	if len(res.Episodes) != 1 {
 		t.Fatalf("%d episodes, want the one of the one-off cat and dd", len(res.Episodes))
 	}
@@ -45,11 +53,7 @@ func TestRealTrialS8OneShotCatNotTimers(t *testing.T) {
 // took all 5 episodes through those cats and the script was not named.
 // The script is the culprit, and the timer is not named.
 func TestRealTrialS8TenantLoopNotTimer(t *testing.T) {
-	rec, err := record.ReadFile(filepath.Join("testdata", "real", "trial-s8-tenant.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := Analyze(rec, Options{Project: timers.Project, PSIScope: PSIHost})
+	res := trialS8(t, "trial-s8-tenant.jsonl.gz", Options{PSIScope: PSIHost})
 	if len(res.Episodes) != 5 || len(res.Culprits) != 1 {
 		t.Fatalf("%d episodes, culprits %v; want 5 and trial-backup.sh alone", len(res.Episodes), names(res))
 	}
@@ -66,11 +70,7 @@ func TestRealTrialS8TenantLoopNotTimer(t *testing.T) {
 // among its recorded ancestors once the recording places processes in
 // cgroups.
 func TestRealTrialS8CronNotTied(t *testing.T) {
-	rec, err := record.ReadFile(filepath.Join("testdata", "real", "trial-s8-cron.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := Analyze(rec, Options{Project: timers.Project})
+	res := trialS8(t, "trial-s8-cron.jsonl.gz", Options{})
 	if len(res.Culprits) != 1 || res.Culprits[0].Name != "trial-backup.sh" || res.Culprits[0].EpisodesExplained != 4 {
 		t.Fatalf("culprits %v; want trial-backup.sh alone, explaining 4 of 4", names(res))
 	}

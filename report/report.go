@@ -358,12 +358,7 @@ func memAdvice(c *correlate.Culprit, m memTake) []string {
 	}
 	switch c.Kind {
 	case correlate.KindTimer:
-		svc := c.Name
-		if c.Job != nil && c.Job.Unit != "" {
-			svc = c.Job.Unit
-		} else if b, ok := strings.CutSuffix(c.Name, ".timer"); ok {
-			svc = b + ".service"
-		}
+		svc := serviceOf(c)
 		return []string{io[0], io[1],
 			fmt.Sprintf("cap its memory: `systemctl edit %s` with MemoryHigh= (the kernel reclaims the job's own pages above it, not the service's) or make it take less; %s", svc, why)}
 	case correlate.KindCron:
@@ -380,16 +375,23 @@ func memAdvice(c *correlate.Culprit, m memTake) []string {
 	return nil
 }
 
+// serviceOf is the service unit a timer culprit starts: its job's Unit=,
+// else the timer's name with .service.
+func serviceOf(c *correlate.Culprit) string {
+	if c.Job != nil && c.Job.Unit != "" {
+		return c.Job.Unit
+	}
+	if b, ok := strings.CutSuffix(c.Name, ".timer"); ok {
+		return b + ".service"
+	}
+	return c.Name
+}
+
 // ioAdvice is the advice for a culprit credited for its I/O.
 func ioAdvice(c *correlate.Culprit) []string {
 	switch c.Kind {
 	case correlate.KindTimer:
-		svc := c.Name
-		if c.Job != nil && c.Job.Unit != "" {
-			svc = c.Job.Unit
-		} else if b, ok := strings.CutSuffix(c.Name, ".timer"); ok {
-			svc = b + ".service"
-		}
+		svc := serviceOf(c)
 		return []string{
 			fmt.Sprintf("confirm: `systemctl disable --now %s` for one test run; the episodes it explains should disappear", c.Name),
 			fmt.Sprintf("reschedule it out of busy hours: `systemctl edit %s` with a new OnCalendar= (an empty OnCalendar= first resets it)", c.Name),
