@@ -19,8 +19,9 @@ func TestSpikesWhere(t *testing.T) {
 		lone   int
 		want   string
 	}{
-		{23, []correlate.Episode{ep(true), ep(true), ep(false)}, 0, "23 spike intervals in 2 episodes"},
-		{23, []correlate.Episode{ep(true), ep(true), ep(false)}, 2, "23 spike intervals in 2 episodes and 2 spikes outside them"},
+		{23, []correlate.Episode{ep(true), ep(true), ep(false)}, 0, "23 spike intervals in 2 of the 3 episodes"},
+		{23, []correlate.Episode{ep(true), ep(true), ep(false)}, 2, "23 spike intervals in 2 of the 3 episodes and 2 spikes outside them"},
+		{23, []correlate.Episode{ep(true), ep(true)}, 2, "23 spike intervals in 2 episodes and 2 spikes outside them"},
 		{1, []correlate.Episode{ep(true)}, 1, "1 spike interval in 1 episode and 1 spike outside them"},
 		{5, []correlate.Episode{ep(false)}, 2, "5 spike intervals, all outside episodes (2 spikes)"},
 		{0, nil, 0, "0 spike intervals in 0 episodes"},

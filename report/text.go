@@ -774,13 +774,17 @@ func notNamedText(b *strings.Builder, r *correlate.Result, bullet string) {
 // them, so that a count of intervals is not read as all in episodes.
 func spikesWhere(r *correlate.Result) string {
 	n, eps, lone := english.Count(r.Spikes, "spike interval"), spikeEpisodes(r), len(r.LoneSpikes)
+	where := english.Count(eps, "episode")
+	if eps > 0 && eps < len(r.Episodes) {
+		where = fmt.Sprintf("%d of the %d episodes", eps, len(r.Episodes))
+	}
 	switch {
 	case lone == 0:
-		return n + " in " + english.Count(eps, "episode")
+		return n + " in " + where
 	case eps == 0:
 		return n + ", all outside episodes (" + english.Count(lone, "spike") + ")"
 	}
-	return n + " in " + english.Count(eps, "episode") + " and " + english.Count(lone, "spike") + " outside them"
+	return n + " in " + where + " and " + english.Count(lone, "spike") + " outside them"
 }
 
 // spikesWithBursts counts the latency spikes outside episodes that an I/O
