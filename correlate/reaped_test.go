@@ -11,6 +11,22 @@ import (
 	"github.com/memdiag/memdiag/record"
 )
 
+// backupFirings is a recording of backup.timer (*:*:00/20) firing 10
+// times at 1 s samples, each firing a 4 s burst of 16 MiB/s writes with
+// no process recorded (the tests add sh 7000+i and its children), and
+// those bursts.
+func backupFirings(t *testing.T) (*record.Recording, []burst) {
+	t.Helper()
+	var bs []burst
+	for i := range 10 {
+		bs = append(bs, burst{at: t0.Add(time.Duration(i)*20*time.Second + 300*time.Millisecond), dur: 4 * time.Second,
+			noProc: true, pid: 7000 + i, writeBps: 16 * mib})
+	}
+	backup := timerJob("backup.timer", "*:*:00/20", "/usr/local/bin/backup.sh")
+	s := synth{interval: time.Second, dur: 200 * time.Second, bursts: bs, jobs: []record.Job{backup}, noLatency: true}
+	return s.build(t), bs
+}
+
 // TestAnalyzeJobShellNotCreditedWithItsChildren: a timer's script (sh,
 // backup.service) runs dd, which writes 64 MiB, and exits. The samples
 // are what the diskio scanner records when polling (as in its
@@ -23,14 +39,7 @@ import (
 // delta and its exit both held dd's 64 MiB), and the reaped bytes, which
 // no process is known to have written, go to no process.
 func TestAnalyzeJobShellNotCreditedWithItsChildren(t *testing.T) {
-	var bs []burst
-	for i := range 10 {
-		bs = append(bs, burst{at: t0.Add(time.Duration(i)*20*time.Second + 300*time.Millisecond), dur: 4 * time.Second,
-			noProc: true, pid: 7000 + i, writeBps: 16 * mib})
-	}
-	backup := timerJob("backup.timer", "*:*:00/20", "/usr/local/bin/backup.sh")
-	s := synth{interval: time.Second, dur: 200 * time.Second, bursts: bs, jobs: []record.Job{backup}, noLatency: true}
-	rec := s.build(t)
+	rec, bs := backupFirings(t)
 	for i, b := range bs {
 		k := int(b.at.Sub(t0)/time.Second) + 1 // the sample after the firing
 		sh, dd := 7000+i, 7500+i
@@ -78,14 +87,7 @@ func TestAnalyzeJobShellNotCreditedWithItsChildren(t *testing.T) {
 // recording; old: as recorded before the scanner split reaped children's
 // I/O off (no DeltaReaped*: sh's delta holds its children's 64 MiB).
 func reapedChildrenRec(t *testing.T, old bool) *record.Recording {
-	var bs []burst
-	for i := range 10 {
-		bs = append(bs, burst{at: t0.Add(time.Duration(i)*20*time.Second + 300*time.Millisecond), dur: 4 * time.Second,
-			noProc: true, pid: 7000 + i, writeBps: 16 * mib})
-	}
-	backup := timerJob("backup.timer", "*:*:00/20", "/usr/local/bin/backup.sh")
-	s := synth{interval: time.Second, dur: 200 * time.Second, bursts: bs, jobs: []record.Job{backup}, noLatency: true}
-	rec := s.build(t)
+	rec, bs := backupFirings(t)
 	const unit = "backup.service"
 	for i, b := range bs {
 		k := int(b.at.Sub(t0)/time.Second) + 1 // the sample after the firing

@@ -3,6 +3,7 @@ package procevents
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,6 +152,22 @@ func TestForkStormAccounting(t *testing.T) {
 	})
 }
 
+// startShell starts `/bin/sh -c script` with a pipe to its stdin, killed
+// and reaped at the end of the test.
+func startShell(t *testing.T, script string) (*exec.Cmd, io.WriteCloser) {
+	t.Helper()
+	sh := exec.Command("/bin/sh", "-c", script)
+	in, err := sh.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sh.Process.Kill(); sh.Wait() })
+	return sh, in
+}
+
 // TestListenerExecLineage checks that every exec carries what ties a
 // process to the job that ran it: the parent PID (also for a process
 // forked before the listener started, whose fork was never seen), the
@@ -177,15 +194,7 @@ func TestListenerExecLineage(t *testing.T) {
 	}
 
 	// Forked before the listener: it waits on stdin, then execs sleep.
-	early := exec.Command("/bin/sh", "-c", "read x; exec /bin/sleep 0.1")
-	in, err := early.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := early.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { early.Process.Kill(); early.Wait() })
+	early, in := startShell(t, "read x; exec /bin/sleep 0.1")
 
 	l, err := Open(Options{Cmdline: func(argv []string) string { return strings.Join(argv, " ") }})
 	if err != nil {
@@ -241,15 +250,7 @@ func TestListenerDescribesParent(t *testing.T) {
 	// entry is there whenever the listener gets to its children's execs
 	// (the listener reads the parent's identity then; under load that can
 	// be well after the exec).
-	loop := exec.Command("/bin/sh", "-c", "read x; /bin/true; /bin/true; read y; exit 0")
-	in, err := loop.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := loop.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { loop.Process.Kill(); loop.Wait() })
+	loop, in := startShell(t, "read x; /bin/true; /bin/true; read y; exit 0")
 	// Start returns once the shell's exec has closed its close-on-exec
 	// fds, which is before the kernel sends the exec event: without a
 	// pause the listener can still see the shell's own exec, and then

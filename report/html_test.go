@@ -350,17 +350,11 @@ func TestScheduleAsterisksSurvive(t *testing.T) {
 // unseen, as the text and JSON do: sh 7000 writes 1 MiB itself and reaps
 // 64 MiB of children between two scans.
 func TestRenderHTMLTopReaped(t *testing.T) {
-	start := at("12:00")
-	rec := &record.Recording{Header: record.Header{Type: record.TypeHeader, Format: record.FormatName, SchemaVersion: record.SchemaVersion,
-		Host: "h", Start: start, Interval: time.Second, PageSize: 4096, TimeZone: "UTC"}}
-	for i := range 4 {
-		s := record.Sample{Type: record.TypeSample, Seq: i, Time: start.Add(time.Duration(i) * time.Second)}
+	d := htmlTop(t, fourSamples(func(i int, s *record.Sample) {
 		if i == 2 {
 			s.Procs = []record.ProcIO{{PID: 7000, PPID: 1, StartTicks: 7000, Comm: "sh", WriteBytes: mib, DeltaWriteBytes: mib, DeltaReapedWriteBytes: 64 * mib}}
 		}
-		rec.Samples = append(rec.Samples, s)
-	}
-	d := htmlTop(t, rec)
+	}))
 	if got, want := d.Top[0][1], "exited threads or children of sh[7000] 64.0 MiB, sh[7000] 1.0 MiB"; got != want {
 		t.Errorf("top of the interval ending 12:00:02: %q; want %q", got, want)
 	}
@@ -373,10 +367,7 @@ func TestRenderHTMLTopReaped(t *testing.T) {
 // before 12:00:02: 12 MiB in that interval, counted once).
 func TestRenderHTMLTopExitOnly(t *testing.T) {
 	start := at("12:00")
-	rec := &record.Recording{Header: record.Header{Type: record.TypeHeader, Format: record.FormatName, SchemaVersion: record.SchemaVersion,
-		Host: "h", Start: start, Interval: time.Second, PageSize: 4096, TimeZone: "UTC"}}
-	for i := range 4 {
-		s := record.Sample{Type: record.TypeSample, Seq: i, Time: start.Add(time.Duration(i) * time.Second)}
+	rec := fourSamples(func(i int, s *record.Sample) {
 		switch i {
 		case 1:
 			s.Procs = []record.ProcIO{{PID: 12, PPID: 1, StartTicks: 12, Comm: "postgres", WriteBytes: 8 * mib, DeltaWriteBytes: 8 * mib}}
@@ -388,8 +379,7 @@ func TestRenderHTMLTopExitOnly(t *testing.T) {
 				{Kind: process.Exit, Time: at.Add(200 * time.Millisecond), Source: "taskstats", PID: 12, PPID: 1, Comm: "postgres", WriteBytes: 20 * mib},
 			}
 		}
-		rec.Samples = append(rec.Samples, s)
-	}
+	})
 	d := htmlTop(t, rec)
 	if got, want := d.Top[0][0], "postgres[12] 8.0 MiB"; got != want {
 		t.Errorf("top of the interval ending 12:00:01: %q; want %q", got, want)
@@ -401,6 +391,20 @@ func TestRenderHTMLTopExitOnly(t *testing.T) {
 
 // htmlTop renders rec's analysis and trace as the HTML page and returns the
 // page's data, whose per-process list (Top) must hold two intervals at least.
+// fourSamples is a recording of host h from 12:00 UTC with four empty 1 s
+// samples, each filled in by fill(index, sample).
+func fourSamples(fill func(i int, s *record.Sample)) *record.Recording {
+	start := at("12:00")
+	rec := &record.Recording{Header: record.Header{Type: record.TypeHeader, Format: record.FormatName, SchemaVersion: record.SchemaVersion,
+		Host: "h", Start: start, Interval: time.Second, PageSize: 4096, TimeZone: "UTC"}}
+	for i := range 4 {
+		s := record.Sample{Type: record.TypeSample, Seq: i, Time: start.Add(time.Duration(i) * time.Second)}
+		fill(i, &s)
+		rec.Samples = append(rec.Samples, s)
+	}
+	return rec
+}
+
 func htmlTop(t *testing.T, rec *record.Recording) pageJSON {
 	t.Helper()
 	sr := correlate.NewSeries(rec.Header)
