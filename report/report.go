@@ -176,9 +176,9 @@ func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 				break
 			}
 		}
-	}
-	if c := culpritByName(r, e.Culprit); p == nil && c != nil && c.Kind == correlate.KindProcess {
-		p = patternChild(c, e)
+		if p == nil && c.Kind == correlate.KindProcess {
+			p = patternChild(c, e)
+		}
 	}
 	if p == nil && e.Culprit == "" && len(e.Processes) > 0 {
 		// Under a cgroup scope, the first process that can cause the
@@ -352,10 +352,7 @@ func advice(c *correlate.Culprit) []string {
 func memAdvice(c *correlate.Culprit, m memTake) []string {
 	why := fmt.Sprintf("it is credited for the memory it took (%s per episode, median resident growth), not for its I/O: "+
 		"lowering its I/O priority or moving its data would not help, and reads it did may be swap-in of its own pages", correlate.FormatBytes(m.bytes))
-	io := ioAdvice(c)
-	if len(io) == 0 {
-		return nil
-	}
+	io := ioAdvice(c) // the confirm and reschedule lines come first
 	switch c.Kind {
 	case correlate.KindTimer:
 		svc := serviceOf(c)
