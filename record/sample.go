@@ -69,6 +69,37 @@ type Header struct {
 	// and started within one clock tick (the old scanner took it off in
 	// start-time order); package correlate takes it off then.
 	ProcIOAccounting int `json:"proc_io_accounting,omitempty"`
+	// Victim is whose latency the recording explains: the service behind
+	// --probe, behind a followed load-test file's target, or given with
+	// --victim; nil when none was found (Collectors says why) and in
+	// recordings made before it was added.
+	Victim *Victim `json:"victim,omitempty"`
+}
+
+// How a victim was found, Victim.How.
+const (
+	VictimFromProbe   = "probe"   // the process listening behind --probe's local address
+	VictimFromLatency = "latency" // the process listening behind a followed load-test file's target
+	VictimGiven       = "given"   // --victim PID|UNIT|CGROUP
+)
+
+// Victim is the service whose latency a recording explains, and where
+// its own stall and memory are read: its cgroup v2 group's *.pressure
+// (recorded as Header.Cgroup / Sample.CgroupPSI) and its memory cgroup's
+// counters (Sample.CgroupVMStat).
+type Victim struct {
+	PID    int    `json:"pid,omitempty"` // the main process; 0 when given as a unit or cgroup
+	Comm   string `json:"comm,omitempty"`
+	Exe    string `json:"exe,omitempty"`
+	How    string `json:"how"`              // VictimFromProbe, VictimFromLatency, VictimGiven
+	Detail string `json:"detail,omitempty"` // how, in words: "127.0.0.1:8080 is a listening socket of pid 4242"
+	Unit   string `json:"unit,omitempty"`   // its systemd unit, from its cgroup path
+	Cgroup string `json:"cgroup,omitempty"` // its cgroup v2 (unified) group, the path /proc/PID/cgroup gives ("/a/b.service")
+	Memcg  string `json:"memcg,omitempty"`  // its memory cgroup (v1 memory controller on a hybrid host; the v2 group on pure v2)
+	// CgroupDir and MemcgDir are the directories those are read from
+	// (under --root); "" when the group's directory was not found.
+	CgroupDir string `json:"cgroup_dir,omitempty"`
+	MemcgDir  string `json:"memcg_dir,omitempty"`
 }
 
 // ProcIOAccountingDepth: the diskio scanner takes exited processes'
@@ -141,6 +172,11 @@ type Sample struct {
 	// unreadable (Errors says why) and in recordings made before it was
 	// added.
 	OOMKills []OOMVictim `json:"oom_kills,omitempty"`
+
+	// Chain is the page-cache chain of the interval traced with eBPF
+	// (who filled the cache, whose pages reclaim took, who stalled and
+	// who refaulted); nil when not traced. Schema version 2.
+	Chain *Chain `json:"chain,omitempty"`
 }
 
 // OOMVictim is one process killed by the OOM killer, from the kernel's
