@@ -56,7 +56,7 @@ type EpisodeCredit struct {
 	// OutsideBytes is every recorded process's I/O.
 	AllBytes     uint64  `json:"all_bytes"`
 	OutsideBytes uint64  `json:"outside_bytes,omitempty"`
-	Share        float64 `json:"share"` // Bytes / AllBytes
+	Share        float64 `json:"share"` // Bytes / AllBytes; Chain.CostShare when ChainJudged
 	// UnknownBytes is the part of Bytes done by its processes whose
 	// cgroup was not recorded (ProcActivity.CgroupUnknown): under a
 	// cgroup scope they count, as they may be in the group.
@@ -73,6 +73,11 @@ type EpisodeCredit struct {
 	// GroupShare is the share of the jobs that started with it in one
 	// wake-up (FiresWith), itself included; 0 when alone.
 	GroupShare float64 `json:"group_share,omitempty"`
+	// Chain is its part of the episode's traced page-cache chain (nil
+	// when the episode was not traced): what its activity cost the
+	// victim. ChainJudged: the chain decided this credit.
+	Chain       *ChainCredit `json:"chain,omitempty"`
+	ChainJudged bool         `json:"chain_judged,omitempty"`
 	// LeadS is how many seconds before the stall onset (the recorded
 	// onset, else the episode's start) its first process started;
 	// negative: after. Nil when its processes were already running.
@@ -240,6 +245,9 @@ type modelCtx struct {
 	unitData bool           // some recorded process was in a unit, or in a cgroup other than the root
 	runs     map[*proc]*run // runOf's memo
 	persist  map[*proc]bool // persistent's memo
+	// chain is the victim's side of each episode's traced page-cache
+	// chain (chainEpisodes), nil where it was not traced.
+	chain []*ChainEpisode
 	// reapedTied marks the reaped-children parts ({episode, index in
 	// Series.parts}) a job claimed.
 	reapedTied map[[2]int]bool
@@ -287,6 +295,11 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 		}
 		mc.inEp[k] = ep < n && !iv.Start.Before(res.Episodes[ep].Start) && !iv.End.After(res.Episodes[ep].End)
 	}
+	mc.chainEpisodes()
+	for i, ce := range mc.chain {
+		res.Episodes[i].Chain = ce
+	}
+	res.ChainTraced = sr.chainTraced
 
 	jobs := record.TimersJobs(h.Jobs)
 	firings := map[string][]timers.Firing{}
@@ -623,6 +636,18 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		}
 		ioOK := r.bytes[i] >= creditFloor && (share >= minShare || gs >= minShare)
 		memOK := r.mem[i] >= creditFloor && ms >= minShare
+		cc, judged, chainOK := mc.chainJudge(i, func(p *proc) bool { return r.own.tie(p) != nil })
+		if judged {
+			// The chain decides: its I/O counts only for what it cost the
+			// victim (chain.go); its co-firing group no longer carries it.
+			if !chainOK && !memOK {
+				continue
+			}
+			if !ioOK || !chainOK {
+				names = nil
+			}
+			share, ioOK = cc.CostShare, chainOK
+		}
 		if !ioOK && !memOK {
 			continue
 		}
@@ -631,6 +656,10 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		}
 		c := EpisodeCredit{Episode: i, Start: e.Start, Bytes: r.bytes[i], AllBytes: e.scopeBytes(), OutsideBytes: e.OutsideBytes, Share: round3(share), UnknownBytes: r.unk[i],
 			MemBytes: r.mem[i], MemAll: e.scopeMem(), MemOutside: e.OutsideMem, MemShare: round3(ms)}
+		c.Chain, c.ChainJudged = cc, judged
+		if judged {
+			c.Share = round3(share)
+		}
 		if names != nil {
 			c.GroupShare = round3(gs)
 			for _, nm := range names {
@@ -1029,6 +1058,9 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			x := per[key]
 			if x.Bytes() < creditFloor || e.scopeBytes() == 0 || float64(x.Bytes()) < minShare*float64(e.scopeBytes()) {
 				continue
+			}
+			if !mc.chainAllows(i, key) {
+				continue // traced: it cost the victim nothing
 			}
 			a := progs[key]
 			a.eps[i] = true

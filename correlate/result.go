@@ -61,6 +61,10 @@ type Result struct {
 	// ProcessesRecorded says per-process I/O or process events were
 	// recorded, so a job that never ran is known not to have run.
 	ProcessesRecorded bool
+	// ChainTraced says some interval holds the page-cache chain traced
+	// with eBPF (record.Chain): credits weigh what a culprit cost the
+	// victim where it was (chain.go).
+	ChainTraced bool
 
 	Totals Totals
 	// Warnings say what the analysis could not do (report writes them).
@@ -247,6 +251,9 @@ type Episode struct {
 	// watch's --stall-threshold, to the 50 ms or better), nil when none
 	// was recorded; its Procs are the processes seen at that moment.
 	Onset *record.StallOnset
+	// Chain is the victim's side of the episode's traced page-cache
+	// chain (chain.go), nil when none of its intervals was traced.
+	Chain *ChainEpisode
 }
 
 // scopeBytes is the I/O of the episode's processes that can cause the

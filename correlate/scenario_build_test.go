@@ -39,6 +39,11 @@ type scenario struct {
 	// (process.Event.ParentComm …) when the parent started before the
 	// recording (from 0), once per parent, as watch's listener does.
 	describeParents bool
+	// chain gives the traced page-cache chain of the interval that ends
+	// at offset t (Sample.Chain); nil: not traced. victim is the
+	// recorded victim (Header.Victim), nil: none.
+	chain  func(t time.Duration) *record.Chain
+	victim *record.Victim
 }
 
 // sproc is one process of a scenario, alive in [from, to).
@@ -87,6 +92,7 @@ func (s scenario) build() *record.Recording {
 	if s.cgSome != nil {
 		rec.Header.Cgroup = "/sys/fs/cgroup/unified/service"
 	}
+	rec.Header.Victim = s.victim
 	rec.Header.Collectors = []record.CollectorStatus{{Name: "psi", Available: true}, {Name: "procs", Available: !s.noProcs}}
 	var someUS, cgUS, diskWr, refault, cgRefault float64
 	life := map[int]float64{} // bytes written so far, per process
@@ -178,6 +184,9 @@ func (s scenario) build() *record.Recording {
 				Some: record.PSILine{Total: time.Duration(cgUS) * time.Microsecond},
 				Full: &record.PSILine{Total: time.Duration(cgUS/4) * time.Microsecond},
 			}}
+		}
+		if s.chain != nil && i > 0 {
+			smp.Chain = s.chain(off)
 		}
 		if s.cgRefault != nil {
 			smp.CgroupVMStat = &record.VMStat{WorkingsetRefaultFile: u64(cgRefault)}

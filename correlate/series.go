@@ -64,6 +64,11 @@ type Series struct {
 	// no cgroup.
 	cgroups map[int][]seenCgroup
 	sawProc bool // some sample had processes or process events
+	// chains is, per interval, the page-cache chain traced in it (the
+	// Chain of the sample that ends it), nil where none was; chainTraced
+	// says whether any was.
+	chains      []*record.Chain
+	chainTraced bool
 	// denied, listed: the sample where the most processes' /proc/PID/io
 	// was unreadable (Sample.Scan), and how many processes it listed.
 	denied, listed int
@@ -205,6 +210,10 @@ func (sr *Series) Add(s *record.Sample) {
 		}
 		li.CgSwapOutBytesPerSec *= ps
 		sr.ivs = append(sr.ivs, li)
+		sr.chains = append(sr.chains, s.Chain)
+		if s.Chain != nil {
+			sr.chainTraced = true
+		}
 		var l *latency.Summary
 		if s.Latency != nil && s.Latency.Count > 0 {
 			c := *s.Latency

@@ -112,6 +112,9 @@ func (mc *modelCtx) sharedPatterns(named []Culprit, runs []*jobRun) []Culprit {
 			if x.first.IsZero() || x.io.Bytes() < creditFloor || float64(x.io.Bytes()) < minShare*float64(e.scopeBytes()) {
 				continue
 			}
+			if !mc.chainAllows(i, key) {
+				continue // traced: it cost the victim nothing
+			}
 			p := pats[key]
 			if p == nil {
 				p = &pat{key: key, program: x.ru.program, bytes: map[int]uint64{}, unk: map[int]uint64{},

@@ -1,0 +1,305 @@
+package correlate
+
+import (
+	"path"
+	"strings"
+	"time"
+
+	"github.com/memdiag/memdiag/record"
+)
+
+// The causal stage ("weigh the chain", docs/analyze.md): where the
+// recording holds the page-cache chain traced with eBPF (record.Chain),
+// a culprit is credited with an episode for what its activity cost the
+// victim, not for its share of the disk I/O. The chain of an episode
+// (its intervals and the one before it) is: some process added pages to
+// the page cache; reclaim took the victim's file pages; the victim's
+// tasks stalled in reclaim and refaulted. The victim's pages are those
+// charged to the recorded victim's memory cgroup (record.Header.Victim,
+// "known"), else to the --cgroup scope's group, else to any group (host
+// scope). A job's cost in an episode is
+//
+//	took + indirect × added / domainAdded
+//
+// took: the victim's file bytes its own processes' reclaim evicted
+// (direct, or at a cgroup limit); indirect: the victim's bytes evicted by
+// kswapd or by the known victim's own reclaim (it pressed for room that
+// others' cache held); added: its processes' page-cache additions
+// charged to a group in the victim's memory domain (sharing a cgroup
+// ancestor other than the root with the victim's group, so competing
+// under one limit; any group in host scope), the known victim's own
+// left out; domainAdded: everyone's such additions. A group reclaiming
+// its own pages, unless it is the known victim, stalled only itself and
+// is no loss. The chain judges an episode when reclaim took at least
+// creditFloor of the victim's pages in it: a culprit then needs a cost of
+// at least creditFloor and minShare of the victim's loss, whatever disk
+// I/O it did (a job reading with O_DIRECT fills no cache; a neighbour
+// reclaiming inside its own limit takes nothing of the victim's), and
+// its share is that cost share. Memory a culprit took (RSS growth) is
+// weighed as before: the chain traces file pages only. Where an
+// episode's intervals were not traced, or reclaim took less of the
+// victim's pages, credits fall back to correlation.
+
+// ChainEpisode is the victim's side of an episode's traced chain.
+type ChainEpisode struct {
+	// Victim is the memory cgroup whose pages count as the victim's
+	// (record.Victim.Memcg, else the --cgroup scope's path), "" in host
+	// scope: every group's.
+	Victim string `json:"victim_memcg"`
+	// VictimKnown: Victim is a recorded victim's own group
+	// (record.Header.Victim), not a --cgroup scope that may hold the
+	// jobs too: its own reclaim and its own additions are the victim's.
+	VictimKnown bool `json:"victim_known"`
+	// EvictedBytes is the victim's file pages reclaim took in the
+	// episode and the interval before it; KswapdBytes and SelfBytes the
+	// parts taken by kswapd and by the victim's own reclaim.
+	EvictedBytes uint64 `json:"evicted_bytes"`
+	KswapdBytes  uint64 `json:"kswapd_bytes"`
+	SelfBytes    uint64 `json:"self_bytes"`
+	// RefaultBytes is what the victim read back of pages evicted shortly
+	// before; ReclaimStall the time its tasks spent in direct and
+	// cgroup-limit reclaim.
+	RefaultBytes uint64        `json:"refault_bytes"`
+	ReclaimStall time.Duration `json:"-"`
+	StallS       float64       `json:"reclaim_stall_s"`
+	// AddedBytes is every other process's page-cache additions in the
+	// victim's memory domain.
+	AddedBytes uint64 `json:"domain_added_bytes"`
+	// Judged: reclaim took at least creditFloor of the victim's pages,
+	// so the chain decides the credits of this episode.
+	Judged bool `json:"judged"`
+	// From and To span the traced intervals.
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+
+	ks []int // the traced intervals
+}
+
+// ChainCredit is a culprit's part of an episode's chain.
+type ChainCredit struct {
+	// AddedBytes is its processes' page-cache additions in the victim's
+	// memory domain, AddedFrom and AddedTo the first and last interval
+	// with them.
+	AddedBytes uint64    `json:"added_bytes"`
+	AddedFrom  time.Time `json:"added_from,omitzero"`
+	AddedTo    time.Time `json:"added_to,omitzero"`
+	// TookBytes is the victim's file pages its own processes' reclaim
+	// evicted; CostBytes TookBytes plus its share (AddedBytes /
+	// ChainEpisode.AddedBytes) of what kswapd and the victim's own
+	// reclaim took; CostShare CostBytes / ChainEpisode.EvictedBytes.
+	TookBytes uint64  `json:"took_bytes"`
+	CostBytes uint64  `json:"cost_bytes"`
+	CostShare float64 `json:"cost_share"`
+}
+
+// chainOK says whether the credit meets the chain's bar.
+func (c *ChainCredit) chainOK() bool {
+	return c.CostBytes >= creditFloor && c.CostShare >= minShare
+}
+
+// victimMemcg is the memory cgroup whose pages are the victim's: the
+// recorded victim's (known), else the --cgroup scope's path below its
+// mount; "" in host scope.
+func victimMemcg(h *record.Header, scope string) (v string, known bool) {
+	if h.Victim != nil && h.Victim.Memcg != "" && h.Victim.Memcg != "/" {
+		return path.Clean(h.Victim.Memcg), true
+	}
+	if scope != ScopeCgroup || h.Cgroup == "" {
+		return "", false
+	}
+	if rel, ok := hierarchyPath(h.Cgroup); ok && rel != "/" {
+		return rel, false
+	}
+	return "", false
+}
+
+// memcgWithin says whether group g ("/a/b") is dir or below it.
+func memcgWithin(dir, g string) bool {
+	if g == "" {
+		return false
+	}
+	g = path.Clean("/" + g)
+	return g == dir || strings.HasPrefix(g, dir+"/")
+}
+
+// sameDomain says whether group g shares an ancestor other than the root
+// with the victim's group v: their pages compete under one limit.
+func sameDomain(v, g string) bool {
+	if v == "" {
+		return true
+	}
+	top := func(s string) string {
+		s = strings.TrimPrefix(path.Clean("/"+s), "/")
+		if i := strings.IndexByte(s, '/'); i >= 0 {
+			s = s[:i]
+		}
+		return s
+	}
+	t := top(g)
+	return t != "" && t == top(v)
+}
+
+// chainEpisodes fills mc.chain: the victim's side of every episode's
+// traced chain (nil entries where none of its intervals was traced).
+func (mc *modelCtx) chainEpisodes() {
+	res, sr := mc.res, mc.sr
+	mc.chain = make([]*ChainEpisode, len(res.Episodes))
+	if !sr.chainTraced {
+		return
+	}
+	v, known := victimMemcg(&sr.Header, mc.scope)
+	ep := 0
+	for k, iv := range sr.ivs {
+		for ep < len(res.Episodes) && res.Episodes[ep].End.Before(iv.End) {
+			ep++
+		}
+		if ep >= len(res.Episodes) {
+			break
+		}
+		e := &res.Episodes[ep]
+		// The episode's intervals and the one before it: a job fills the
+		// cache, then the victim's stall rises.
+		if iv.End.Before(e.Start) || iv.Start.Before(e.Start.Add(-iv.Dt)) || k >= len(sr.chains) || sr.chains[k] == nil {
+			continue
+		}
+		ce := mc.chain[ep]
+		if ce == nil {
+			ce = &ChainEpisode{Victim: v, VictimKnown: known, From: iv.Start}
+			mc.chain[ep] = ce
+		}
+		ce.ks = append(ce.ks, k)
+		ce.To = iv.End
+		ch := sr.chains[k]
+		for _, ev := range ch.Evictions {
+			loss, indirect := ce.loss(ev)
+			if !loss {
+				continue
+			}
+			ce.EvictedBytes += ev.Bytes
+			if indirect {
+				if ev.Reclaimer == record.ReclaimKswapd || ev.Reclaimer == record.ReclaimOther {
+					ce.KswapdBytes += ev.Bytes
+				} else {
+					ce.SelfBytes += ev.Bytes
+				}
+			}
+		}
+		for _, a := range ch.Adds {
+			if ce.competes(a.Memcg) {
+				ce.AddedBytes += a.Bytes
+			}
+		}
+		for _, r := range ch.Refaults {
+			if v == "" || memcgWithin(v, r.Memcg) {
+				ce.RefaultBytes += r.Bytes
+			}
+		}
+		for _, s := range ch.Stalls {
+			if v == "" || memcgWithin(v, s.Memcg) {
+				ce.ReclaimStall += s.Direct + s.Limit
+			}
+		}
+	}
+	for _, ce := range mc.chain {
+		if ce != nil {
+			ce.Judged = ce.EvictedBytes >= creditFloor
+			ce.StallS = round3(ce.ReclaimStall.Seconds())
+		}
+	}
+}
+
+// loss says whether an eviction took the victim's pages, and whether
+// it did so indirectly: by kswapd, or by the victim's own reclaim (it
+// pressed for room that others' cache held), shared among those who
+// filled the domain. A group reclaiming its own pages, when it is not
+// the known victim, stalled only itself: no loss.
+func (ce *ChainEpisode) loss(ev record.ChainEviction) (loss, indirect bool) {
+	v := ce.Victim
+	if v != "" && !memcgWithin(v, ev.Memcg) || v == "" && ev.Memcg == "" {
+		return false, false
+	}
+	if ev.Reclaimer == record.ReclaimKswapd || ev.Reclaimer == record.ReclaimOther {
+		return true, true
+	}
+	victimReclaims := ce.VictimKnown && memcgWithin(v, ev.ReclMemcg)
+	self := ev.ReclMemcg != "" && path.Clean("/"+ev.ReclMemcg) == path.Clean("/"+ev.Memcg)
+	if self && !victimReclaims {
+		return false, false
+	}
+	return true, victimReclaims
+}
+
+// competes says whether page-cache additions charged to group g compete
+// with the victim's pages: g is in the victim's domain and, for a known
+// victim, not the victim's own group (its refaults are the harm, not a
+// cause).
+func (ce *ChainEpisode) competes(g string) bool {
+	return sameDomain(ce.Victim, g) && !(ce.VictimKnown && memcgWithin(ce.Victim, g))
+}
+
+// chainCredit is the part of episode i's chain done by the processes
+// mine accepts; nil when the episode was not traced.
+func (mc *modelCtx) chainCredit(i int, mine func(*proc) bool) *ChainCredit {
+	if i >= len(mc.chain) || mc.chain[i] == nil {
+		return nil
+	}
+	ce, sr := mc.chain[i], mc.sr
+	c := &ChainCredit{}
+	is := func(pid, k int) bool {
+		if pid <= 0 {
+			return false
+		}
+		p := mc.pt.lookup(pid, 0, sr.ivs[k].End)
+		return p != nil && mine(p)
+	}
+	for _, k := range ce.ks {
+		ch := sr.chains[k]
+		for _, ev := range ch.Evictions {
+			if loss, indirect := ce.loss(ev); loss && !indirect && is(ev.PID, k) {
+				c.TookBytes += ev.Bytes
+			}
+		}
+		for _, a := range ch.Adds {
+			if ce.competes(a.Memcg) && is(a.PID, k) {
+				c.AddedBytes += a.Bytes
+				if c.AddedFrom.IsZero() {
+					c.AddedFrom = sr.ivs[k].Start
+				}
+				c.AddedTo = sr.ivs[k].End
+			}
+		}
+	}
+	c.CostBytes = c.TookBytes
+	if ce.AddedBytes > 0 && c.AddedBytes > 0 {
+		share := float64(c.AddedBytes) / float64(ce.AddedBytes)
+		c.CostBytes += uint64(share * float64(ce.KswapdBytes+ce.SelfBytes))
+	}
+	c.CostBytes = min(c.CostBytes, ce.EvictedBytes)
+	if ce.EvictedBytes > 0 {
+		c.CostShare = round3(float64(c.CostBytes) / float64(ce.EvictedBytes))
+	}
+	return c
+}
+
+// chainJudge applies the chain to a credit decision: judged reports
+// whether the chain decides episode i, ok whether the processes meet
+// its bar there, and cc is their part (nil when not traced).
+func (mc *modelCtx) chainJudge(i int, mine func(*proc) bool) (cc *ChainCredit, judged, ok bool) {
+	cc = mc.chainCredit(i, mine)
+	if cc == nil {
+		return nil, false, false
+	}
+	return cc, mc.chain[i].Judged, cc.chainOK()
+}
+
+// chainAllows says whether the process pattern key (runOf's) may be
+// credited with episode i by its I/O: yes unless the chain judges the
+// episode and its processes' cost to the victim misses the bar.
+func (mc *modelCtx) chainAllows(i int, key string) bool {
+	if i >= len(mc.chain) || mc.chain[i] == nil || !mc.chain[i].Judged {
+		return true
+	}
+	procs := mc.patternProcs(key)
+	_, _, ok := mc.chainJudge(i, func(p *proc) bool { return procs[p] })
+	return ok
+}

@@ -1,0 +1,167 @@
+package correlate
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// chainScenario is issue 25's first case: two timers of a service's
+// slice fire together and do the same disk I/O, one reading with
+// O_DIRECT (no page cache touched), one buffered (filling the cache and,
+// at the slice's limit, evicting the web service's pages). Correlation
+// alone cannot tell them apart; the traced chain can. With traced false
+// the recording holds no chain.
+func chainScenario(traced bool) scenario {
+	ats := offs(time.Minute, 6, 20*time.Second)
+	var ps []sproc
+	pid := 3000
+	bufPIDs := map[int]bool{}
+	for _, a := range ats {
+		pid++
+		bufPIDs[pid] = true
+		ps = append(ps, sproc{pid: pid, ppid: 1, comm: "reader", cmdline: "/usr/local/bin/reader --buffered", unit: "buffered.service",
+			cgroup: "/service/buffered.service", from: a, to: a + 8*time.Second, bps: every(64*mib, 8*time.Second, a)})
+		pid++
+		ps = append(ps, sproc{pid: pid, ppid: 1, comm: "reader", cmdline: "/usr/local/bin/reader --direct", unit: "direct.service",
+			cgroup: "/service/direct.service", from: a, to: a + 8*time.Second, bps: every(64*mib, 8*time.Second, a)})
+	}
+	ps = append(ps, sproc{pid: 200, ppid: 1, comm: "websvc", cmdline: "/usr/bin/websvc", unit: "web.service",
+		cgroup: "/service/web.service", bps: steady(64 << 10)})
+	jobs := []record.Job{
+		withPeriod(sysTimer("buffered.timer", "*:*:20", "/usr/local/bin/reader --buffered"), time.Minute),
+		withPeriod(sysTimer("direct.timer", "*:*:20", "/usr/local/bin/reader --direct"), time.Minute),
+	}
+	s := scenario{interval: 2 * time.Second, dur: 7 * time.Minute, hostSome: steady(0), cgSome: burstPSI(0.2, 8*time.Second, ats...),
+		procs: ps, jobs: jobs, victim: &record.Victim{PID: 200, Comm: "websvc", How: record.VictimFromProbe,
+			Cgroup: "/service/web.service", Memcg: "/service/web.service"}}
+	if traced {
+		active := every(1, 8*time.Second, ats...)
+		s.chain = func(t time.Duration) *record.Chain {
+			ch := &record.Chain{}
+			if active(t) == 0 {
+				return ch
+			}
+			for _, p := range ps {
+				if !bufPIDs[p.pid] || t <= p.from || t > p.to {
+					continue
+				}
+				// 2 s of buffered reads: 128 MiB into its own group's
+				// cache; its reclaim at the slice's limit takes 24 MiB of
+				// its own pages and 16 MiB of the web service's.
+				ch.Adds = append(ch.Adds, record.ChainAdd{PID: p.pid, Comm: "reader", Cgroup: p.cgroup, Memcg: p.cgroup, Bytes: 128 * mib})
+				ch.Evictions = append(ch.Evictions,
+					record.ChainEviction{Memcg: p.cgroup, Reclaimer: record.ReclaimMemcg, PID: p.pid, Comm: "reader", Cgroup: p.cgroup, ReclMemcg: p.cgroup, Bytes: 24 * mib},
+					record.ChainEviction{Memcg: "/service/web.service", Reclaimer: record.ReclaimMemcg, PID: p.pid, Comm: "reader", Cgroup: p.cgroup, ReclMemcg: p.cgroup, Bytes: 16 * mib})
+			}
+			// The web service refaults what it lost and stalls in reclaim,
+			// evicting 4 MiB of its own.
+			ch.Adds = append(ch.Adds, record.ChainAdd{PID: 200, Comm: "websvc", Cgroup: "/service/web.service", Memcg: "/service/web.service", Bytes: 12 * mib})
+			ch.Evictions = append(ch.Evictions, record.ChainEviction{Memcg: "/service/web.service", Reclaimer: record.ReclaimMemcg, PID: 200, Comm: "websvc",
+				Cgroup: "/service/web.service", ReclMemcg: "/service/web.service", Bytes: 4 * mib})
+			ch.Refaults = append(ch.Refaults, record.ChainRefault{PID: 200, Comm: "websvc", Memcg: "/service/web.service", Bytes: 12 * mib})
+			ch.Stalls = append(ch.Stalls, record.ChainStall{PID: 200, Comm: "websvc", Memcg: "/service/web.service", Limit: 300 * time.Millisecond})
+			return ch
+		}
+	}
+	return s
+}
+
+// TestChainTellsBufferedFromDirect: without the chain both readers are
+// credited alike (each did half the I/O at the same moments); with it,
+// only the buffered one, for what it cost the web service.
+func TestChainTellsBufferedFromDirect(t *testing.T) {
+	plain := Analyze(chainScenario(false).build(), Options{Project: timers.Project})
+	if got := names(plain); !slices.Contains(got, "direct.timer") || !slices.Contains(got, "buffered.timer") {
+		t.Fatalf("untraced: culprits %v; want both readers (correlation cannot tell them apart)", got)
+	}
+	if plain.ChainTraced {
+		t.Error("untraced recording reported as traced")
+	}
+	res := Analyze(chainScenario(true).build(), Options{Project: timers.Project})
+	if !res.ChainTraced {
+		t.Fatal("traced recording not reported as traced")
+	}
+	if got := names(res); !slices.Equal(got, []string{"buffered.timer"}) {
+		t.Fatalf("traced: culprits %v; want only buffered.timer", got)
+	}
+	if len(res.Episodes) != 6 {
+		t.Fatalf("%d episodes, want 6", len(res.Episodes))
+	}
+	e := res.Episodes[1].Chain
+	if e == nil || !e.Judged || !e.VictimKnown || e.Victim != "/service/web.service" {
+		t.Fatalf("episode chain %+v; want judged, for the web service", e)
+	}
+	// The episode and the interval before it: 4 traced intervals of the
+	// reader (8 s at 2 s), each taking 16 MiB of the web service's
+	// pages by its own reclaim and 4 MiB by the service's.
+	if e.EvictedBytes != 4*20*mib || e.SelfBytes != 4*4*mib || e.RefaultBytes != 4*12*mib || e.StallS != 1.2 {
+		t.Errorf("episode chain %+v; want 80 MiB evicted (16 by the service itself), 48 MiB refaulted, 1.2 s stalled", *e)
+	}
+	c := res.Culprits[0]
+	cr := c.Proof.Credits[1]
+	if !cr.ChainJudged || cr.Chain == nil {
+		t.Fatalf("credit %+v not judged by the chain", cr)
+	}
+	// It took 64 MiB itself and added all of the domain's other cache:
+	// the 16 MiB the service's own reclaim took are its too.
+	if cr.Chain.TookBytes != 64*mib || cr.Chain.AddedBytes != 4*128*mib || cr.Chain.CostBytes != 80*mib || cr.Chain.CostShare != 1 || cr.Share != 1 {
+		t.Errorf("chain credit %+v share %.3f; want took 64 MiB, added 512 MiB, cost 80 MiB (share 1)", *cr.Chain, cr.Share)
+	}
+	var direct *NotRun
+	for i := range res.NotRun {
+		if res.NotRun[i].Name == "direct.timer" {
+			direct = &res.NotRun[i]
+		}
+	}
+	if direct == nil {
+		t.Fatalf("direct.timer is not listed as not named: %+v", res.NotRun)
+	}
+}
+
+// TestChainNeighbourInItsOwnLimit is issue 25's second case: a
+// neighbour in its own memory-limited group outside the service's slice
+// reads as much, at the same moments, as a job in the slice whose reads
+// evict the service's cache. The neighbour's reclaim takes only its own
+// pages: it stalls itself, costs the service nothing, and is not named,
+// in the victim's scope and in host scope alike.
+func TestChainNeighbourInItsOwnLimit(t *testing.T) {
+	for _, host := range []bool{false, true} {
+		s := chainScenario(true)
+		for i := range s.procs {
+			if s.procs[i].unit == "direct.service" {
+				s.procs[i].unit, s.procs[i].cgroup, s.procs[i].cmdline = "nb.service", "/nb.slice/nb.service", "/usr/local/bin/reader --neighbour"
+			}
+		}
+		s.jobs[1] = withPeriod(sysTimer("nb.timer", "*:*:20", "/usr/local/bin/reader --neighbour"), time.Minute)
+		inner := s.chain
+		s.chain = func(tt time.Duration) *record.Chain {
+			ch := inner(tt)
+			for _, p := range s.procs {
+				if p.unit != "nb.service" || tt <= p.from || tt > p.to {
+					continue
+				}
+				ch.Adds = append(ch.Adds, record.ChainAdd{PID: p.pid, Comm: "reader", Cgroup: p.cgroup, Memcg: p.cgroup, Bytes: 128 * mib})
+				ch.Evictions = append(ch.Evictions, record.ChainEviction{Memcg: p.cgroup, Reclaimer: record.ReclaimMemcg, PID: p.pid, Comm: "reader",
+					Cgroup: p.cgroup, ReclMemcg: p.cgroup, Bytes: 120 * mib})
+			}
+			return ch
+		}
+		if host {
+			s.victim, s.cgSome, s.hostSome = nil, nil, burstPSI(0.2, 8*time.Second, offs(time.Minute, 6, 20*time.Second)...)
+			// Correlation alone names the neighbour in host scope.
+			plain := s
+			plain.chain = nil
+			if got := names(Analyze(plain.build(), Options{Project: timers.Project})); !slices.Contains(got, "nb.timer") {
+				t.Errorf("untraced host scope: culprits %v; the neighbour was expected among them (the case the chain fixes)", got)
+			}
+		}
+		res := Analyze(s.build(), Options{Project: timers.Project})
+		if got := names(res); !slices.Equal(got, []string{"buffered.timer"}) {
+			t.Errorf("host scope %v: culprits %v; want only buffered.timer", host, got)
+		}
+	}
+}
