@@ -264,6 +264,11 @@ type jobRun struct {
 	mem    []uint64    // per episode: RSS growth of its processes
 	first  []time.Time // per episode: its first exec in or just before it, zero if none
 	procIn [][]ProcActivity
+	// chainRefuted counts the episodes in which its I/O met the
+	// correlation bar but the traced chain judged it had cost the victim
+	// too little; chainAdded and chainCost sum its chain there.
+	chainRefuted          int
+	chainAdded, chainCost uint64
 }
 
 // rankCulprits fills res.Culprits and Episode.Culprit.
@@ -637,6 +642,11 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		ioOK := r.bytes[i] >= creditFloor && (share >= minShare || gs >= minShare)
 		memOK := r.mem[i] >= creditFloor && ms >= minShare
 		cc, judged, chainOK := mc.chainJudge(i, func(p *proc) bool { return r.own.tie(p) != nil })
+		if judged && ioOK && !chainOK {
+			r.chainRefuted++
+			r.chainAdded += cc.AddedBytes
+			r.chainCost += cc.CostBytes
+		}
 		if judged {
 			// The chain decides: its I/O counts only for what it cost the
 			// victim (chain.go); its co-firing group no longer carries it.
@@ -1238,6 +1248,8 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			if cr.MemAll > 0 {
 				cr.MemShare = round3(float64(cr.MemBytes) / float64(cr.MemAll))
 			}
+			procs := mc.patternProcs(best.key)
+			cr.Chain, cr.ChainJudged, _ = mc.chainJudge(i, func(p *proc) bool { return procs[p] })
 			own = append(own, math.Max(float64(b)/float64(max(1, e.scopeBytes())), cr.MemShare))
 			pf.Credits = append(pf.Credits, cr)
 		}

@@ -21,6 +21,10 @@ const (
 	// NotRunBelowCredit: it ran and did I/O in episodes, but never
 	// enough for a credit (creditFloor and minShare).
 	NotRunBelowCredit NotNamedKind = "ran_below_credit"
+	// NotRunChainRefuted: its I/O met the correlation bar in episodes,
+	// but the traced page-cache chain judged them and showed it cost the
+	// victim too little (chain.go): correlation without cause.
+	NotRunChainRefuted NotNamedKind = "ran_chain_refuted"
 	// NotRunNotProven: it was credited with episodes, but the naming
 	// rule was not met (chance not ruled out, started after the stall,
 	// one episode below soloShare).
@@ -65,6 +69,13 @@ type RanUnnamed struct {
 	Share    float64
 	Late     bool
 	Lead     *float64 // median lead over the credits, seconds; nil when no start was recorded
+	// ChainRefuted is how many episodes its I/O met the correlation bar
+	// in but the traced chain showed it cost the victim too little;
+	// ChainAdded its page-cache additions in the victim's domain and
+	// ChainCost what they cost the victim there, bytes, summed over them.
+	ChainRefuted int
+	ChainAdded   uint64
+	ChainCost    uint64
 }
 
 // unnamedEval is what evalJob weighed for a job it did not name.
@@ -127,6 +138,9 @@ func (mc *modelCtx) notNamed(r *jobRun, pf *Proof, ev unnamedEval) NotRun {
 				l := math.Round(median(leads)*10) / 10
 				u.Lead = &l
 			}
+		case r.chainRefuted > 0:
+			nr.Kind = NotRunChainRefuted
+			u.ChainRefuted, u.ChainAdded, u.ChainCost = r.chainRefuted, r.chainAdded, r.chainCost
 		case u.Episodes > 0:
 			nr.Kind = NotRunBelowCredit
 		default:

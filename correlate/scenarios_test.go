@@ -542,6 +542,7 @@ func scenarios() map[string]scenario {
 		"09-coalesced":         coalescedScenario(),
 		"10-cron-evidence":     cronLineScenario(),
 		"11-burst-most-of-run": burstMostOfRunScenario(),
+		"12-chain-direct-io":   chainScenario(true),
 	}
 }
 

@@ -66,6 +66,28 @@ func TestEvidenceScenarios(t *testing.T) {
 			t.Errorf("evidence %q lacks %q", ev, want)
 		}
 	})
+	t.Run("chain", func(t *testing.T) {
+		// Issue 25's O_DIRECT case, traced: the buffered reader is named
+		// with the chain it set off; the O_DIRECT reader is not, for what
+		// the chain shows.
+		r := analyzeFile(t, "scenarios/12-chain-direct-io.jsonl.gz", proj)
+		if len(r.Culprits) != 1 || r.Culprits[0].Name != "buffered.timer" {
+			t.Fatalf("culprits %+v; want buffered.timer alone", r.Culprits)
+		}
+		want := "traced chain, episode 1: it added 512.0 MiB to the page cache from 12:00:20 to 12:00:28; reclaim took 80.0 MiB of web.service's file pages in those seconds, 64.0 MiB of them by its own reclaim (100% of the loss is on its account); web.service's tasks spent 1.2s in reclaim and refaulted 48.0 MiB (the chain judged 6 of its 6 credits)"
+		if ev := evidence(&r, &r.Culprits[0]); !slices.Contains(ev, want) {
+			t.Errorf("evidence %q\nlacks %q", ev, want)
+		}
+		var why string
+		for _, nr := range r.NotRun {
+			if nr.Name == "direct.timer" && nr.Ran != nil {
+				why = ranUnnamedReason(nr.Kind, nr.Ran)
+			}
+		}
+		if want := "ran (6 recorded processes) and did enough I/O in 6 episodes to be credited by correlation, but the traced page-cache chain shows it cost the victim too little there: it added 0 B"; !strings.HasPrefix(why, want) {
+			t.Errorf("direct.timer not named because %q; want %q…", why, want)
+		}
+	})
 	t.Run("cron", func(t *testing.T) {
 		r := analyzeFile(t, "scenarios/10-cron-evidence.jsonl.gz", proj)
 		if len(r.Culprits) != 1 {

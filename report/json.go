@@ -64,6 +64,9 @@ type jsonResult struct {
 	Failing           *correlate.Failing `json:"failing"`
 	NotRun            []jsonNotRun       `json:"not_run"`
 	ProcessesRecorded bool               `json:"processes_recorded"`
+	// ChainTraced: the recording holds the page-cache chain traced with
+	// eBPF, and credits weigh what a culprit cost the victim.
+	ChainTraced bool `json:"chain_traced"`
 }
 
 type jsonThresh struct {
@@ -146,6 +149,9 @@ type jsonEpisode struct {
 	// Onset is the recorded stall onset: when PSI crossed the threshold
 	// and the processes seen then.
 	Onset *record.StallOnset `json:"onset,omitempty"`
+	// Chain is the victim's side of the episode's traced page-cache
+	// chain (correlate.ChainEpisode); absent when it was not traced.
+	Chain *correlate.ChainEpisode `json:"chain,omitempty"`
 }
 
 type jsonSpike struct {
@@ -304,7 +310,7 @@ func toJSON(r correlate.Result) jsonResult {
 		OOMKills:       append([]correlate.OOMKill{}, r.OOMKills...),
 		IOBursts:       append([]correlate.IOBurst{}, r.IOBursts...),
 		Sustained:      r.Sustained, Failing: r.Failing, NotRun: []jsonNotRun{},
-		ProcessesRecorded: r.ProcessesRecorded,
+		ProcessesRecorded: r.ProcessesRecorded, ChainTraced: r.ChainTraced,
 	}
 	if r.HasLatency {
 		j.LatencyBaseline = ms(r.LatencyBaseline)
@@ -317,7 +323,7 @@ func toJSON(r correlate.Result) jsonResult {
 		e := &r.Episodes[i]
 		je := jsonEpisode{Index: e.Index, Time: in(&r, rowTime(e)), Start: in(&r, e.Start), End: in(&r, e.End), DurationS: e.End.Sub(e.Start).Seconds(),
 			Signals: []jsonSignal{}, Spike: e.Spike, Processes: nonNil(e.Processes), Started: nonNil(e.Started),
-			Exited: nonNil(e.Exited), Culprit: e.Culprit, Onset: e.Onset,
+			Exited: nonNil(e.Exited), Culprit: e.Culprit, Onset: e.Onset, Chain: e.Chain,
 			ReapedBytes: e.ReapedBytes, UnattributedReapedBytes: e.UnattributedReapedBytes}
 		je.Catalogue = catalogueRates(e.Catalogue)
 		for _, s := range e.Signals {
