@@ -919,7 +919,7 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 			if en.cgroup == "" {
 				en.p.CgroupUnknown = true
 			} else {
-				en.p.OutsideScope = !cgroupRelated(sr.Header.Cgroup, en.cgroup)
+				en.p.OutsideScope = !inScope(&sr.Header, en.cgroup)
 			}
 		}
 		ps := []*procPart{en.p}
@@ -977,7 +977,7 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 				if scoped {
 					if cg := sr.cgroupOf(key.pid, key.start); cg == "" {
 						p.CgroupUnknown = true
-					} else if p.OutsideScope = !cgroupRelated(sr.Header.Cgroup, cg); p.OutsideScope {
+					} else if p.OutsideScope = !inScope(&sr.Header, cg); p.OutsideScope {
 						e.OutsideMem += g
 					}
 				}

@@ -157,7 +157,7 @@ func sustained(sr *Series, ivs []ival, o Options) *Sustained {
 			return v
 		}
 		cg := sr.cgroupOf(pid, start)
-		outside[k] = cg != "" && !cgroupRelated(sr.Header.Cgroup, cg)
+		outside[k] = cg != "" && !inScope(&sr.Header, cg)
 		return outside[k]
 	}
 	io := map[key]*ProcActivity{}

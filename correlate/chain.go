@@ -50,6 +50,13 @@ type ChainEpisode struct {
 	// (record.Header.Victim), not a --cgroup scope that may hold the
 	// jobs too: its own reclaim and its own additions are the victim's.
 	VictimKnown bool `json:"victim_known"`
+	// Limit is the group whose memory limit bounds the victim's
+	// (record.Victim.Limit): the groups under it are its domain.
+	// Unlimited: the victim is known and no group limits it, so every
+	// group competes (host-wide reclaim). Neither: the domain is the
+	// groups that share a top-level group with Victim.
+	Limit     string `json:"limit_memcg,omitempty"`
+	Unlimited bool   `json:"unlimited,omitempty"`
 	// EvictedBytes is the victim's file pages reclaim took in the
 	// episode and the interval before it; KswapdBytes and SelfBytes the
 	// parts taken by kswapd and by the victim's own reclaim.
@@ -123,7 +130,8 @@ func memcgWithin(dir, g string) bool {
 }
 
 // sameDomain says whether group g shares an ancestor other than the root
-// with the victim's group v: their pages compete under one limit.
+// with the victim's group v: their pages may compete under one limit
+// (used when the limit was not recorded).
 func sameDomain(v, g string) bool {
 	if v == "" {
 		return true
@@ -165,6 +173,11 @@ func (mc *modelCtx) chainEpisodes() {
 		ce := mc.chain[ep]
 		if ce == nil {
 			ce = &ChainEpisode{Victim: v, VictimKnown: known, From: iv.Start}
+			if vi := sr.Header.Victim; known && vi.Limit != "" && vi.Limit != "/" {
+				ce.Limit = path.Clean("/" + vi.Limit)
+			} else if known {
+				ce.Unlimited = true
+			}
 			mc.chain[ep] = ce
 		}
 		ce.ks = append(ce.ks, k)
@@ -234,7 +247,16 @@ func (ce *ChainEpisode) loss(ev record.ChainEviction) (loss, indirect bool) {
 // victim, not the victim's own group (its refaults are the harm, not a
 // cause).
 func (ce *ChainEpisode) competes(g string) bool {
-	return sameDomain(ce.Victim, g) && !(ce.VictimKnown && memcgWithin(ce.Victim, g))
+	if ce.VictimKnown && memcgWithin(ce.Victim, g) {
+		return false
+	}
+	switch {
+	case ce.Limit != "":
+		return memcgWithin(ce.Limit, g)
+	case ce.Unlimited:
+		return true // only host-wide reclaim reaches the victim: every group competes
+	}
+	return sameDomain(ce.Victim, g)
 }
 
 // chainCredit is the part of episode i's chain done by the processes
@@ -302,4 +324,20 @@ func (mc *modelCtx) chainAllows(i int, key string) bool {
 	procs := mc.patternProcs(key)
 	_, _, ok := mc.chainJudge(i, func(p *proc) bool { return procs[p] })
 	return ok
+}
+
+// inScope says whether a process in cgroup cg (its /proc/PID/cgroup
+// path) can cause the reclaim of the recorded scope: it is related to
+// the --cgroup group (cgroupRelated), or, for a recorded victim whose
+// memory a group limits (record.Victim.Limit: its own or an ancestor),
+// it runs anywhere under that group, whose pages compete under the same
+// limit (a sibling job of the victim's slice).
+func inScope(h *record.Header, cg string) bool {
+	if cgroupRelated(h.Cgroup, cg) {
+		return true
+	}
+	if v := h.Victim; v != nil && v.Limit != "" && v.Limit != "/" {
+		return memcgWithin(path.Clean("/"+v.Limit), cg)
+	}
+	return false
 }

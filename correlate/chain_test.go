@@ -37,7 +37,7 @@ func chainScenario(traced bool) scenario {
 	}
 	s := scenario{interval: 2 * time.Second, dur: 7 * time.Minute, hostSome: steady(0), cgSome: burstPSI(0.2, 8*time.Second, ats...),
 		procs: ps, jobs: jobs, victim: &record.Victim{PID: 200, Comm: "websvc", How: record.VictimFromProbe,
-			Cgroup: "/service/web.service", Memcg: "/service/web.service"}}
+			Cgroup: "/service/web.service", Memcg: "/service/web.service", Limit: "/service", LimitBytes: 224 * mib}}
 	if traced {
 		active := every(1, 8*time.Second, ats...)
 		s.chain = func(t time.Duration) *record.Chain {
@@ -163,5 +163,31 @@ func TestChainNeighbourInItsOwnLimit(t *testing.T) {
 		if got := names(res); !slices.Equal(got, []string{"buffered.timer"}) {
 			t.Errorf("host scope %v: culprits %v; want only buffered.timer", host, got)
 		}
+	}
+}
+
+// TestInScopeVictimLimit: under a recorded victim whose slice holds the
+// memory limit, a sibling job in the slice can cause the victim's
+// reclaim (it is in scope); a neighbour elsewhere cannot, and without a
+// limit only the group's relatives are.
+func TestInScopeVictimLimit(t *testing.T) {
+	h := record.Header{Cgroup: "/sys/fs/cgroup/unified/app.slice/web.service",
+		Victim: &record.Victim{Memcg: "/app.slice/web.service", Limit: "/app.slice", LimitBytes: 224 * mib}}
+	for cg, want := range map[string]bool{
+		"/app.slice/web.service":        true,
+		"/app.slice/web.service/worker": true,
+		"/app.slice":                    true,
+		"/app.slice/backup.service":     true,
+		"/other.slice/nb.service":       false,
+		"/":                             false,
+		"/app.slice-x/job.service":      false,
+	} {
+		if got := inScope(&h, cg); got != want {
+			t.Errorf("limit /app.slice: inScope(%q) = %v, want %v", cg, got, want)
+		}
+	}
+	h.Victim.Limit = ""
+	if inScope(&h, "/app.slice/backup.service") {
+		t.Error("without a recorded limit a sibling is in scope")
 	}
 }

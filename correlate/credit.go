@@ -522,7 +522,7 @@ func (mc *modelCtx) ranOutside(r *jobRun) *RanOutside {
 	o := &RanOutside{Group: group, Processes: len(r.procs)}
 	for _, p := range r.procs {
 		cg := mc.sr.cgroupOf(p.pid, p.start)
-		if cg == "" || cgroupRelated(group, cg) {
+		if cg == "" || inScope(&mc.sr.Header, cg) {
 			return nil
 		}
 		if !slices.Contains(o.Cgroups, cg) {

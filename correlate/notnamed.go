@@ -96,7 +96,7 @@ func (mc *modelCtx) notNamed(r *jobRun, pf *Proof, ev unnamedEval) NotRun {
 		nr.Kind, nr.OutsideScope = NotRunOutsideScope, o
 		return nr
 	}
-	if !pf.Ran && mc.scope == ScopeCgroup && job.Cgroup != "" && !cgroupRelated(mc.sr.Header.Cgroup, job.Cgroup) {
+	if !pf.Ran && mc.scope == ScopeCgroup && job.Cgroup != "" && !inScope(&mc.sr.Header, job.Cgroup) {
 		nr.Kind, nr.Cgroup, nr.Group = NotRunOtherCgroup, job.Cgroup, mc.sr.Header.Cgroup
 		return nr
 	}

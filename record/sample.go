@@ -96,6 +96,13 @@ type Victim struct {
 	Unit   string `json:"unit,omitempty"`   // its systemd unit, from its cgroup path
 	Cgroup string `json:"cgroup,omitempty"` // its cgroup v2 (unified) group, the path /proc/PID/cgroup gives ("/a/b.service")
 	Memcg  string `json:"memcg,omitempty"`  // its memory cgroup (v1 memory controller on a hybrid host; the v2 group on pure v2)
+	// Limit is the memory cgroup whose limit bounds the victim's memory:
+	// its own group or the nearest ancestor with a memory limit (v1
+	// memory.limit_in_bytes, v2 memory.max), "" when none has one (only
+	// host-wide reclaim reaches it); LimitBytes that limit. Every group
+	// under Limit competes with the victim for the same memory.
+	Limit      string `json:"limit,omitempty"`
+	LimitBytes uint64 `json:"limit_bytes,omitempty"`
 	// CgroupDir and MemcgDir are the directories those are read from
 	// (under --root); "" when the group's directory was not found.
 	CgroupDir string `json:"cgroup_dir,omitempty"`

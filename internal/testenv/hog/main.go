@@ -9,8 +9,29 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"syscall"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
+
+// ioMode is how a burst reads and writes its file.
+type ioMode struct {
+	direct bool // O_DIRECT: the page cache is not used
+	drop   bool // posix_fadvise DONTNEED before each read pass: a cold read
+}
+
+// aligned returns a buffer of n bytes aligned to 4 KiB, as O_DIRECT
+// needs (n a multiple of 4 KiB for O_DIRECT).
+func aligned(n int) []byte {
+	b := make([]byte, n+4096)
+	off := int(uintptr(unsafe.Pointer(&b[0])) & 4095)
+	if off != 0 {
+		off = 4096 - off
+	}
+	return b[off : off+n]
+}
 
 func main() {
 	var (
@@ -25,12 +46,14 @@ func main() {
 		repeat     = flag.Int("repeat", 1, "bursts (write, read passes, --read-for) to do, one per --every")
 		every      = flag.Duration("every", 0, "time from one burst's start to the next's (an in-app schedule)")
 		first      = flag.Duration("first", 0, "wait this long before the first burst")
+		direct     = flag.Bool("direct", false, "write and read --file with O_DIRECT: no page cache")
+		drop       = flag.Bool("drop", false, "drop --file's pages from the page cache before each read pass (posix_fadvise DONTNEED)")
 	)
 	flag.Parse()
 	begin := time.Now().Add(*first)
 	for b := 0; b < *repeat; b++ {
 		time.Sleep(time.Until(begin.Add(time.Duration(b) * *every)))
-		if err := burst(*file, *writeBytes, *chunk, *readPasses, *readFor); err != nil {
+		if err := burst(*file, *writeBytes, *chunk, *readPasses, *readFor, ioMode{direct: *direct, drop: *drop}); err != nil {
 			fmt.Fprintln(os.Stderr, "hog:", err)
 			os.Exit(1)
 		}
@@ -62,27 +85,31 @@ func main() {
 
 // burst writes n bytes to path (if n > 0), reads it passes times, then
 // keeps reading it until readFor has passed since the burst began.
-func burst(path string, n int64, chunk, passes int, readFor time.Duration) error {
+func burst(path string, n int64, chunk, passes int, readFor time.Duration, m ioMode) error {
 	start := time.Now()
 	if n > 0 {
-		if err := writeFile(path, n, chunk); err != nil {
+		if err := writeFile(path, n, chunk, m); err != nil {
 			return err
 		}
 	}
 	for i := 0; i < passes || (readFor > 0 && time.Since(start) < readFor); i++ {
-		if err := readFile(path); err != nil {
+		if err := readFile(path, m); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeFile(path string, n int64, chunk int) error {
-	f, err := os.Create(path)
+func writeFile(path string, n int64, chunk int, m ioMode) error {
+	flags := os.O_RDWR | os.O_CREATE | os.O_TRUNC
+	if m.direct {
+		flags |= syscall.O_DIRECT
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
 	if err != nil {
 		return err
 	}
-	buf := make([]byte, chunk)
+	buf := aligned(chunk)
 	for i := range buf {
 		buf[i] = byte(i)
 	}
@@ -104,13 +131,22 @@ func writeFile(path string, n int64, chunk int) error {
 	return f.Close()
 }
 
-func readFile(path string) error {
-	f, err := os.Open(path)
+func readFile(path string, m ioMode) error {
+	flags := os.O_RDONLY
+	if m.direct {
+		flags |= syscall.O_DIRECT
+	}
+	f, err := os.OpenFile(path, flags, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	buf := make([]byte, 1<<20)
+	if m.drop {
+		if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+			return err
+		}
+	}
+	buf := aligned(1 << 20)
 	for {
 		_, err := f.Read(buf)
 		if err != nil {
