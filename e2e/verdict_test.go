@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/testenv"
+	"github.com/memdiag/memdiag/record"
 )
 
 // The verdict scenarios: real runs, as root, of the situations in which a
@@ -85,6 +86,10 @@ type vRun struct {
 	bg     []vProc                    // started before the recording
 	timers []vTimer                   // fired by hand
 	once   []vOnce                    // started once at an offset
+	// readme: record the README's way, without --cgroup (the victim is
+	// found from --probe); watchArgs are added to watch's.
+	readme    bool
+	watchArgs []string
 	// began is when the run had the e2e lock; cleaning when its cleanups
 	// began: the run logs where its time went.
 	began, made, cleaning time.Time
@@ -268,6 +273,7 @@ type vResult struct {
 		Name   string `json:"name"`
 		Reason string `json:"reason"`
 	} `json:"not_run"`
+	ChainTraced bool `json:"chain_traced"`
 }
 
 type vCulprit struct {
@@ -357,8 +363,12 @@ func (r *vRun) record() *vResult {
 	rec := filepath.Join(r.dir, "run.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), length+time.Minute)
 	defer cancel()
-	watch := exec.CommandContext(ctx, vBins.memdiag, "watch", "--interval", "1s", "--duration", length.String(),
-		"--out", rec, "--quiet", "--keep-cmdline", "--probe", url, "--probe-interval", "100ms", "--cgroup", r.slice.V2Dir)
+	args := []string{"watch", "--interval", "1s", "--duration", length.String(),
+		"--out", rec, "--quiet", "--keep-cmdline", "--probe", url, "--probe-interval", "100ms"}
+	if !r.readme {
+		args = append(args, "--cgroup", r.slice.V2Dir)
+	}
+	watch := exec.CommandContext(ctx, vBins.memdiag, append(args, r.watchArgs...)...)
 	watchLog, err := os.Create(rec + ".log")
 	if err != nil {
 		t.Fatal(err)
@@ -745,4 +755,87 @@ func TestVerdict(t *testing.T) {
 			t.Errorf("cat's process %q started by %v; want %q started by loop.sh", p.Cmdline, p.StartedBy, "cat "+big)
 		}
 	})
+
+	// Issue 25: whom it hurt, and who did it, measured. Each runs the
+	// README's way: no --cgroup, the victim found from --probe.
+
+	// (j) Two timers of the service's slice fire at the same moment and
+	// each reads a 512 MiB file from disk (written with O_DIRECT before
+	// the recording, so it starts cold): one buffered, filling the
+	// slice's page cache and evicting the web service's pages at the
+	// slice's limit; one with O_DIRECT, touching no cache. Correlation
+	// sees two alike; the traced chain names the buffered one only. The
+	// O_DIRECT one's name sorts first.
+	t.Run("chain-direct", func(t *testing.T) {
+		r := newVRun(t)
+		r.readme = true
+		buffered, direct := r.coldFile("buffered.dat", 512), r.coldFile("direct.dat", 512)
+		r.timer(vPrefix+"-zbuffered", "", true, vBins.hog, "-file", buffered, "-drop", "-read-passes", "1")
+		r.timer(vPrefix+"-adirect", "", true, vBins.hog, "-direct", "-file", direct, "-read-passes", "1")
+		res := r.record()
+		r.check(res, vWant{top: []string{vPrefix + "-zbuffered.timer"}})
+		r.checkChain(res, true)
+	})
+
+	// (k) The newcomer's case (issue 25): a neighbour in its own
+	// memory-limited group outside the service's slice reads a big file
+	// on the same schedule as a job of the slice whose reads evict the
+	// web service's cache. Without --cgroup the victim is found from the
+	// probe, so only the job is named, at high confidence; the neighbour
+	// stalled only itself.
+	newcomer := func(t *testing.T, ebpf string) {
+		r := newVRun(t)
+		r.readme = true
+		r.watchArgs = []string{"--ebpf", ebpf}
+		nb := testenv.NewCgroup(t, vPrefix+"-nb.service", 96<<20)
+		r.groups[vPrefix+"-nb.service"] = nb
+		nbFile, jobFile := r.coldFile("nb.dat", 384), r.coldFile("job.dat", 384)
+		r.timer(vPrefix+"-nb", "", true, vBins.hog, "-file", nbFile, "-drop", "-read-passes", "1")
+		r.timer(vPrefix+"-job", "", true, vBins.hog, "-file", jobFile, "-drop", "-read-passes", "1")
+		res := r.record()
+		r.check(res, vWant{top: []string{vPrefix + "-job.timer"}})
+		if len(res.Culprits) > 0 && res.Culprits[0].ConfidenceLabel != "high" {
+			t.Errorf("top culprit %v; want high confidence with the victim's scope", res.Culprits[0])
+		}
+		r.checkChain(res, ebpf != "off")
+	}
+	t.Run("newcomer", func(t *testing.T) { newcomer(t, "auto") })
+	// (l) The same with --ebpf off: today's answer from correlation in
+	// the victim's scope, and the recording says it lacks the chain.
+	t.Run("newcomer-no-ebpf", func(t *testing.T) { newcomer(t, "off") })
+}
+
+// coldFile writes a file of mb MiB under vDir with O_DIRECT, so none of
+// it is in the page cache when a job reads it, and returns its path.
+func (r *vRun) coldFile(name string, mb int) string {
+	r.t.Helper()
+	p := filepath.Join(vDir, name)
+	if out, err := exec.Command(vBins.hog, "-direct", "-write", fmt.Sprint(mb<<20), "-file", p).CombinedOutput(); err != nil {
+		r.t.Fatalf("hog -direct -write: %v\n%s", err, out)
+	}
+	return p
+}
+
+// checkChain asserts that the recording says whose latency it explains
+// (the web service, found from --probe) and whether it traced the
+// page-cache chain.
+func (r *vRun) checkChain(res *vResult, traced bool) {
+	t := r.t
+	t.Helper()
+	if res.ChainTraced != traced {
+		t.Errorf("chain_traced %v, want %v", res.ChainTraced, traced)
+	}
+	rec, err := record.ReadFile(filepath.Join(r.dir, "run.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := rec.Header.Victim
+	if v == nil || v.How != record.VictimFromProbe || !strings.HasSuffix(v.Memcg, vPrefix+"-web.service") || v.Limit != "/"+vSlice {
+		t.Errorf("victim %+v; want the web service found from --probe, limited by %s", v, vSlice)
+	}
+	for _, c := range rec.Header.Collectors {
+		if c.Name == "ebpf-chain" && c.Available != traced {
+			t.Errorf("collector %+v; want available %v", c, traced)
+		}
+	}
 }
