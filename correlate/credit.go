@@ -611,13 +611,30 @@ func (mc *modelCtx) groupShare(r *jobRun, all []*jobRun, i int) (float64, []stri
 }
 
 // evalJob decides whether the job explains episodes, and with what
-// evidence.
+// evidence, in the culprit model's stages (docs/analyze.md, "The
+// culprit model"): credit its episodes (creditJob), weigh its firings
+// (weighFirings) and the null model (weighNull), decide (nameJob) and
+// explain (explainJob).
 func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closest []time.Duration, projected bool) *Culprit {
-	res, o, job := mc.res, mc.o, r.job
-	n := len(res.Episodes)
+	pf := mc.newJobProof(r, fs)
+	credited := mc.creditJob(r, all, pf)
+	fe := mc.weighFirings(r, fs, closest, projected, credited, pf)
+	mc.weighNull(r, pf)
+	named, ev := mc.nameJob(r, pf, fe)
+	if !named {
+		ev.projected = projected
+		mc.res.NotRun = append(mc.res.NotRun, mc.notNamed(r, pf, ev))
+		return nil
+	}
+	return mc.explainJob(r, pf, fe, credited, projected)
+}
+
+// newJobProof starts a job's proof: how its recorded processes are its
+// (Ties, at most 20) and whether its firing times say anything.
+func (mc *modelCtx) newJobProof(r *jobRun, fs []timers.Firing) *Proof {
 	pf := &Proof{ProcessesRecorded: mc.recorded, Ran: len(r.procs) > 0, PFiring: 1, Cap: 1, ShareScope: mc.scope,
 		FiringsMatched: []time.Time{}, FiringsMissed: []time.Time{}, Ties: []Tie{}, Credits: []EpisodeCredit{}}
-	pf.Unpredictable = unpredictable(job, fs)
+	pf.Unpredictable = unpredictable(r.job, fs)
 	for _, p := range r.procs {
 		pf.Ties = append(pf.Ties, *r.own.tie(p))
 	}
@@ -625,6 +642,16 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		pf.Ties = pf.Ties[:20]
 	}
 
+	return pf
+}
+
+// creditJob is the credit stage: per episode, its share of the I/O (or
+// of the memory taken) of the processes that can cause the scope's
+// reclaim, or, where the chain was traced, of what the victim lost
+// (chain.go). It fills pf.Credits, FiresWith and OOMKilled and returns
+// the credited episodes.
+func (mc *modelCtx) creditJob(r *jobRun, all []*jobRun, pf *Proof) map[int]bool {
+	res := mc.res
 	// Credits: its share of each episode's I/O.
 	credited := map[int]bool{}
 	with := map[string]bool{}
@@ -689,7 +716,25 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 	pf.OOMKilled = mc.oomKilled(r, credited)
 	slices.Sort(pf.FiresWith)
 
-	// Firings.
+	return credited
+}
+
+// firingEval is what weighFirings found of a job's firings.
+type firingEval struct {
+	period, lag      time.Duration
+	ws               []window
+	use              bool // its firings were weighed
+	counted, matched int  // its firings within the recording, and those an episode followed
+	paper            int  // its firings near episodes, credited or not
+	fireEps          map[int]bool
+}
+
+// weighFirings is the firings stage: which of its firings within the
+// recording an episode it is credited with followed (any episode without
+// per-process data), and the chance of as many at random (PFiring).
+func (mc *modelCtx) weighFirings(r *jobRun, fs []timers.Firing, closest []time.Duration, projected bool, credited map[int]bool, pf *Proof) *firingEval {
+	res, o, job := mc.res, mc.o, r.job
+	n := len(res.Episodes)
 	period, lag, ws := jobWindows(res, job, fs, o)
 	slack := res.Interval
 	use, why := firingsUsable(job, projected, fs)
@@ -747,6 +792,15 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		}
 	}
 
+	return &firingEval{period: period, lag: lag, ws: ws, use: use, counted: counted, matched: matched, paper: paper, fireEps: fireEps}
+}
+
+// weighNull is the null-model stage: how often its processes were as
+// busy outside episodes (PNull), its runs, its median share and whether
+// it started late, and the cap a ride-along gets.
+func (mc *modelCtx) weighNull(r *jobRun, pf *Proof) {
+	res := mc.res
+	n := len(res.Episodes)
 	// Null model: its activity outside episodes, at no less than half
 	// the rate it had in its credited episodes.
 	act := mc.presence(r.procs, pf.Credits)
@@ -762,7 +816,6 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 	pf.EpisodeChance = round4(1 - math.Pow(1-pf.Presence, mc.epLen))
 	k := len(pf.Credits)
 	pf.PNull = binomialTail(n, k, pf.EpisodeChance)
-
 	// Runs: episodes with its I/O, and stretches of activity outside.
 	present := 0
 	for i := range res.Episodes {
@@ -782,7 +835,6 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		}
 	}
 	pf.Runs = present + outside
-
 	shares := make([]float64, 0, k)
 	timed, late := 0, 0
 	for _, c := range pf.Credits {
@@ -803,6 +855,14 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 	if k > 0 && pf.Share < minShare {
 		pf.Cap = math.Min(pf.Cap, rideAlongCap)
 	}
+}
+
+// nameJob is the naming stage: whether the job is named, and what the
+// rule weighed when it is not (for notNamed).
+func (mc *modelCtx) nameJob(r *jobRun, pf *Proof, fe *firingEval) (bool, unnamedEval) {
+	res, job := mc.res, r.job
+	k := len(pf.Credits)
+	counted, matched, fireEps := fe.counted, fe.matched, fe.fireEps
 	// Naming. barShare and barLate are what the rule for credited jobs
 	// weighed (RanUnnamed.Share, Late): the share, or the median share,
 	// and whether it started after the stall.
@@ -848,12 +908,14 @@ func (mc *modelCtx) evalJob(r *jobRun, all []*jobRun, fs []timers.Firing, closes
 		barShare, barLate = median(gshares), lateMedian
 		named = math.Min(pf.PNull, pf.PFiring) < maxChance || (barShare >= soloShare && !lateMedian)
 	}
-	if !named {
-		res.NotRun = append(res.NotRun, mc.notNamed(r, pf, unnamedEval{paper: paper, use: use, projected: projected, ws: ws,
-			counted: counted, matched: matched, share: barShare, late: barLate}))
-		return nil
-	}
+	return named, unnamedEval{paper: fe.paper, use: fe.use, ws: fe.ws, counted: fe.counted, matched: fe.matched, share: barShare, late: barLate}
+}
 
+// explainJob is the explain stage: the confidence's terms, the episodes
+// it explains and its processes summed by program.
+func (mc *modelCtx) explainJob(r *jobRun, pf *Proof, fe *firingEval, credited map[int]bool, projected bool) *Culprit {
+	job, n, k := r.job, len(mc.res.Episodes), len(pf.Credits)
+	counted, matched, fireEps, period, lag := fe.counted, fe.matched, fe.fireEps, fe.period, fe.lag
 	pf.P = math.Min(pf.PNull, pf.PFiring)
 	if !mc.recorded {
 		pf.P = pf.PFiring
