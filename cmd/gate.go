@@ -15,6 +15,7 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/cgroupfs"
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/format"
@@ -93,7 +94,8 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 			The scope is the host (/proc/pressure/*, /proc/vmstat) unless --cgroup
 			names a cgroup v2 directory: then its *.pressure files, and its
 			memory.stat and memory.events for the counters. A relative --cgroup is
-			taken below /sys/fs/cgroup. A recording is judged in its own scope (its
+			taken below the cgroup2 mount (/sys/fs/cgroup, or /sys/fs/cgroup/unified
+			on a hybrid host). A recording is judged in its own scope (its
 			--cgroup if it was made with one).
 
 			The report shows each threshold, the observed value, pass or FAIL, and
@@ -254,11 +256,7 @@ func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*
 	var scope gate.Scope
 	var psiOpts []psi.Option
 	if opts.Cgroup != "" {
-		dir := opts.Cgroup
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join("/sys/fs/cgroup", dir)
-		}
-		scope.Cgroup = filepath.Join(opts.Root, dir)
+		scope.Cgroup = cgroupfs.Resolve(opts.Root, cgroupMounts(procRoot, opts.Root), opts.Cgroup)
 		psiOpts = append(psiOpts, psi.WithCgroup(scope.Cgroup))
 	}
 	c, err := psi.NewCollector(procRoot, psiOpts...)
