@@ -336,3 +336,42 @@ func TestIsHostRoot(t *testing.T) {
 		t.Error("IsHostRoot")
 	}
 }
+
+func TestFind(t *testing.T) {
+	root := fixtureRoot(t)
+	f := newFixtureFinder(t, root)
+	ctx := context.Background()
+	url := "http://127.0.0.1:" + fixPort + "/"
+	for _, tc := range []struct {
+		flag, probe string
+		pid         int
+		available   bool
+		reason      string
+	}{
+		{"", url, fixPID, true, ""},
+		{"14762", "http://203.0.113.9/", fixPID, true, ""}, // --victim wins over the probe
+		{"", "", 0, false, "no --probe to find the service from: pass --victim"},
+		{"", "http://203.0.113.9/", 0, false, "not found from --probe: 203.0.113.9 is not an address of this host"},
+		{"", "http://127.0.0.1:9/", 0, false, "no listening TCP socket"},
+	} {
+		v, st, err := f.Find(ctx, tc.flag, tc.probe)
+		if err != nil {
+			t.Fatalf("Find(%q, %q): %v", tc.flag, tc.probe, err)
+		}
+		if (v != nil) != (tc.pid != 0) || v != nil && v.PID != tc.pid || st.Available != tc.available ||
+			st.Name != StatusName || !strings.Contains(st.Reason, tc.reason) || (!tc.available && !strings.Contains(st.Reason, "--victim")) {
+			t.Errorf("Find(%q, %q) = %+v, %+v", tc.flag, tc.probe, v, st)
+		}
+	}
+	if _, _, err := f.Find(ctx, "nosuch.service", url); !errors.Is(err, ErrBadFlag) {
+		t.Errorf("bad --victim: %v", err)
+	}
+	// The victim in the root group: found, with a note.
+	if err := os.WriteFile(filepath.Join(root, "proc/14762/cgroup"), []byte("4:memory:/\n0::/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, st, err := f.Find(ctx, "", url)
+	if err != nil || v == nil || !st.Available || !strings.Contains(st.Reason, "cannot be told apart from the host's") {
+		t.Errorf("root group: %+v, %+v, %v", v, st, err)
+	}
+}
