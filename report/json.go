@@ -64,6 +64,9 @@ type jsonResult struct {
 	Failing           *correlate.Failing `json:"failing"`
 	NotRun            []jsonNotRun       `json:"not_run"`
 	ProcessesRecorded bool               `json:"processes_recorded"`
+	// Victim is whose latency the recording explains and whose PSI the
+	// cgroup scope is; absent for recordings with no victim lookup.
+	Victim *jsonVictim `json:"victim,omitempty"`
 }
 
 type jsonThresh struct {
@@ -299,6 +302,7 @@ func toJSON(r correlate.Result) jsonResult {
 		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: warningTexts(r.Warnings),
 		WarningDetails: nonNil(r.Warnings),
 		RecordingLacks: nonNil(r.Lacks),
+		Victim:         victimJSON(&r),
 		Verdict:        verdictLine(&r),
 		MemoryGrowth:   append([]memstate.ProcGrowth{}, r.Growth...),
 		OOMKills:       append([]correlate.OOMKill{}, r.OOMKills...),
