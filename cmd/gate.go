@@ -15,6 +15,7 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/cgroupfs"
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/format"
@@ -28,6 +29,7 @@ import (
 	"github.com/memdiag/memdiag/redact"
 	"github.com/memdiag/memdiag/sources"
 	"github.com/memdiag/memdiag/timers"
+	"github.com/memdiag/memdiag/victim"
 )
 
 // gateOptions are the inputs of `memdiag gate`.
@@ -51,6 +53,7 @@ type gateOptions struct {
 	MoreRecordings []string
 	From, To       string
 	Cgroup         string
+	Victim         string // --victim PID|UNIT|CGROUP: its group is the scope unless --cgroup is given
 	Format         format.Format
 	Output         string
 	// Out is the recording of a sampled run ("off": none), so that
@@ -93,8 +96,12 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 			The scope is the host (/proc/pressure/*, /proc/vmstat) unless --cgroup
 			names a cgroup v2 directory: then its *.pressure files, and its
 			memory.stat and memory.events for the counters. A relative --cgroup is
-			taken below /sys/fs/cgroup. A recording is judged in its own scope (its
-			--cgroup if it was made with one).
+			taken below the cgroup2 mount (/sys/fs/cgroup, or /sys/fs/cgroup/unified
+			on a hybrid host). --victim PID|UNIT|CGROUP judges that service's
+			cgroup v2 group instead (unless --cgroup is given), with its memory
+			cgroup's counters (the v1 memory group on a hybrid host). A recording
+			is judged in its own scope (its --cgroup, or its victim's group, if it
+			was made with one).
 
 			The report shows each threshold, the observed value, pass or FAIL, and
 			the worst sampling interval. --junit writes JUnit XML (one test case per
@@ -161,8 +168,8 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 			if opts.Recording == "" && (opts.From != "" || opts.To != "") {
 				return flagErrorf("--from and --to apply to --recording only")
 			}
-			if opts.Recording != "" && opts.Cgroup != "" {
-				return flagErrorf("--cgroup does not apply to --recording: a recording is judged in the scope it was made in")
+			if opts.Recording != "" && (opts.Cgroup != "" || opts.Victim != "") {
+				return flagErrorf("--cgroup and --victim do not apply to --recording: a recording is judged in the scope it was made in")
 			}
 			if len(opts.Thresholds) == 0 && opts.ThresholdsFile == "" {
 				return flagErrorf("no thresholds: give --threshold EXPR (e.g. 'memory.full.stall<1%%') or --thresholds FILE")
@@ -182,6 +189,7 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	fl.Var(pathsValue{&opts.Recording, &opts.MoreRecordings}, "recording", "judge this recording (from memdiag watch), or store directory of memdiag record, instead of sampling; repeat it for several segments")
 	windowFlags(fl, &opts.From, &opts.To, "--recording")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 `DIR` instead of the host")
+	fl.StringVar(&opts.Victim, "victim", "", "judge the cgroup of this `PID`, UNIT (web.service) or CGROUP instead of the host (recorded as the victim)")
 	formatFlag(cmd, &opts.Format, format.Table, gate.Formats, "")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout")
 	fl.StringVar(&opts.Out, "out", "", "record the sampled run to `FILE` for memdiag analyze (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here, as watch; off: no recording)")
@@ -254,11 +262,23 @@ func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*
 	var scope gate.Scope
 	var psiOpts []psi.Option
 	if opts.Cgroup != "" {
-		dir := opts.Cgroup
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join("/sys/fs/cgroup", dir)
+		scope.Cgroup = cgroupfs.Resolve(opts.Root, cgroupMounts(procRoot, opts.Root), opts.Cgroup)
+	}
+	var vic foundVictim
+	if opts.Victim != "" {
+		// --victim's group is the scope unless --cgroup names one.
+		var err error
+		if vic, err = findVictim(ctx, opts.Root, procRoot, opts.Victim, ""); err != nil {
+			return nil, err
 		}
-		scope.Cgroup = filepath.Join(opts.Root, dir)
+		if v := vic.v; scope.Cgroup == "" && v.CgroupDir != "" && !victim.IsHostRoot(v) {
+			scope.Cgroup = v.CgroupDir
+		}
+		if vic.status.Reason != "" {
+			fmt.Fprintln(opts.IO.ErrOut, "memdiag: warning: victim:", vic.status.Reason)
+		}
+	}
+	if scope.Cgroup != "" {
 		psiOpts = append(psiOpts, psi.WithCgroup(scope.Cgroup))
 	}
 	c, err := psi.NewCollector(procRoot, psiOpts...)
@@ -270,8 +290,11 @@ func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*
 		return nil, err
 	}
 	srcs := []record.Source{sources.PSI{C: c}, sources.VMStat{C: lc}}
-	if scope.Cgroup != "" {
+	// The --cgroup group's counters, else the victim's memory cgroup's.
+	if opts.Cgroup != "" {
 		srcs = append(srcs, sources.CgroupCounters{Dir: scope.Cgroup})
+	} else if src := cgroupCounters("", vic.v); src != nil {
+		srcs = append(srcs, src)
 	}
 	sp := &record.Sampler{Sources: srcs, Interval: opts.Interval, Logger: opts.Logger, Now: opts.Now}
 
@@ -288,7 +311,7 @@ func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*
 		return nil, envDetail(ctx, c, scope, ths, err)
 	}
 	samples := []record.Sample{*first}
-	rec, err := gateRecording(ctx, opts, procRoot, scope, first)
+	rec, err := gateRecording(ctx, opts, procRoot, scope, vic, first)
 	if err != nil {
 		return nil, err
 	}
@@ -371,7 +394,7 @@ func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*
 // gateRecording creates the recording of a sampled gate run (nil when
 // --out is off) and writes its header and first sample; the header is
 // watch's, for the collectors gate runs.
-func gateRecording(ctx context.Context, opts *gateOptions, procRoot string, scope gate.Scope, first *record.Sample) (*record.Writer, error) {
+func gateRecording(ctx context.Context, opts *gateOptions, procRoot string, scope gate.Scope, vic foundVictim, first *record.Sample) (*record.Writer, error) {
 	if opts.Out == "off" {
 		return nil, nil
 	}
@@ -389,6 +412,10 @@ func gateRecording(ctx context.Context, opts *gateOptions, procRoot string, scop
 	}
 	h := hostHeader(ctx, &factory{Now: func() time.Time { return first.Time }, Root: opts.Root}, procRoot)
 	h.Interval, h.Cgroup = opts.Interval, scope.Cgroup
+	if opts.Victim != "" {
+		h.Victim = vic.v
+		h.Collectors = append(h.Collectors, vic.status)
+	}
 	if len(opts.Command) > 0 {
 		args := opts.Command
 		if !opts.NoRedact {

@@ -52,7 +52,8 @@ func TestNewGateCmd(t *testing.T) {
 		{name: "two modes", args: "-t oom_kills==0 --duration 1s -- true", wantErr: "give exactly one of: a command after --, --duration, or --recording"},
 		{name: "command without dash", args: "-t oom_kills==0 true", wantErr: "put the command to wrap after --, e.g. memdiag gate --threshold 'memory.full.stall<1%' -- true"},
 		{name: "bad format", args: "-t oom_kills==0 --duration 1s -f xml", wantErr: `--format "xml": unknown format; want one of table, json, markdown, github`},
-		{name: "cgroup with recording", args: "-t oom_kills==0 --recording r --cgroup /x", wantErr: "--cgroup does not apply to --recording: a recording is judged in the scope it was made in"},
+		{name: "cgroup with recording", args: "-t oom_kills==0 --recording r --cgroup /x", wantErr: "--cgroup and --victim do not apply to --recording: a recording is judged in the scope it was made in"},
+		{name: "victim with recording", args: "-t oom_kills==0 --recording r --victim 1", wantErr: "--cgroup and --victim do not apply to --recording: a recording is judged in the scope it was made in"},
 		{name: "zero duration", args: "-t oom_kills==0 --duration 0s", wantErr: "--duration must be positive"},
 	}
 	for _, tt := range tests {

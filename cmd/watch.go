@@ -34,6 +34,7 @@ type watchOptions struct {
 	Out         string
 	Force       bool
 	Cgroup      string
+	Victim      string // --victim PID|UNIT|CGROUP
 	TopN        int
 	Quiet       bool
 	KeepCmdline bool
@@ -74,6 +75,13 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 			  disks      /proc/diskstats per whole device: bytes/s, IOPS, busy % (io_ticks)
 			  processes  /proc/PID/io deltas, the top N by I/O with their systemd unit,
 			             and processes that started or exited between samples
+
+			Whose latency: with --probe at a local address, the service listening
+			on its port is the victim (--victim PID|UNIT|CGROUP names it instead).
+			Its cgroup v2 group's PSI is recorded as the cgroup's (CG-S, CG-F;
+			analyze reads it first) unless --cgroup is given, and its memory
+			cgroup's refaults and major faults (the v1 memory group on a hybrid
+			host). Not found, it is said once and the host's PSI is used.
 
 			A live row per interval goes to stdout (--quiet for none), stamped with the
 			interval's end, when its counters were read, as sar and pidstat do; analyze
@@ -166,6 +174,7 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 	fl.StringVarP(&opts.Out, "out", "o", "", "recording file (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here); a name ending .gz is gzip-compressed, any other plain JSON Lines; both flushed every sample")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite --out if it exists")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "also record this cgroup v2 directory's memory/io/cpu.pressure")
+	fl.StringVar(&opts.Victim, "victim", "", victimFlagHelp)
 	fl.IntVar(&opts.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no live rows")
 	fl.BoolVar(&opts.KeepCmdline, "keep-cmdline", false, "store command lines unredacted")

@@ -83,8 +83,8 @@ func addProcSources(ctx context.Context, o *watchOptions, h *record.Header, ws *
 	if o.StallThreshold > 0 {
 		ons := &onsetSource{procRoot: procRoot, top: o.TopN}
 		scopes := []struct{ scope, path, cg string }{{"host", filepath.Join(procRoot, "pressure", "memory"), ""}}
-		if o.Cgroup != "" {
-			scopes = append(scopes, struct{ scope, path, cg string }{o.Cgroup, filepath.Join(o.Cgroup, "memory.pressure"), o.Cgroup})
+		if h.Cgroup != "" {
+			scopes = append(scopes, struct{ scope, path, cg string }{h.Cgroup, filepath.Join(h.Cgroup, "memory.pressure"), h.Cgroup})
 		}
 		octx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup

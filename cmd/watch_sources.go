@@ -19,6 +19,7 @@ import (
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/redact"
 	"github.com/memdiag/memdiag/sources"
+	"github.com/memdiag/memdiag/victim"
 )
 
 // watchSources is what buildWatchSources wires: the sources in sampling
@@ -66,7 +67,7 @@ func buildWatchSources(ctx context.Context, o *watchOptions) (*watchSources, *re
 	root := o.F.Root
 	procRoot := filepath.Join(root, "proc")
 	h := hostHeader(ctx, o.F, procRoot)
-	h.Interval, h.TopN, h.Command, h.Cgroup = o.Interval, o.TopN, o.Command, o.Cgroup
+	h.Interval, h.TopN, h.Command = o.Interval, o.TopN, o.Command
 	if len(o.Command) > 0 && !o.KeepCmdline {
 		// Recordings get shared: the command after -- is redacted like every
 		// other command line (one string, secrets as ***).
@@ -74,12 +75,35 @@ func buildWatchSources(ctx context.Context, o *watchOptions) (*watchSources, *re
 	}
 	ws := &watchSources{}
 
+	// Whose latency is measured: --victim, else the service behind a
+	// local --probe. Its v2 group is the cgroup scope unless --cgroup
+	// was given; a wrong --victim fails here, before anything is recorded.
+	vic, err := findVictim(ctx, root, procRoot, o.Victim, o.ProbeURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	h.Victim = vic.v
+	if vic.status.Reason != "" {
+		ws.warnings = append(ws.warnings, "victim: "+vic.status.Reason)
+	}
+	scope := o.Cgroup
+	if scope == "" && vic.v != nil && vic.v.CgroupDir != "" && !victim.IsHostRoot(vic.v) {
+		if err := psi.CheckCgroup(vic.v.CgroupDir); err == nil {
+			scope = vic.v.CgroupDir
+		} else {
+			ws.warnings = append(ws.warnings, "victim: its group's PSI cannot be read, the host's is used: "+err.Error())
+		}
+	}
+	h.Cgroup = scope
+
 	var psiOpts []psi.Option
 	if o.Cgroup != "" {
 		if err := psi.CheckCgroup(o.Cgroup); err != nil {
 			return nil, nil, fmt.Errorf("--cgroup: %w", err)
 		}
-		psiOpts = append(psiOpts, psi.WithCgroup(o.Cgroup))
+	}
+	if scope != "" {
+		psiOpts = append(psiOpts, psi.WithCgroup(scope))
 	}
 	pc, err := psi.NewCollector(procRoot, psiOpts...)
 	if err != nil {
@@ -98,11 +122,11 @@ func buildWatchSources(ctx context.Context, o *watchOptions) (*watchSources, *re
 		}
 	}
 	ws.list = append(ws.list, sources.PSI{C: pc})
-	if o.Cgroup != "" {
+	if src := cgroupCounters(o.Cgroup, vic.v); src != nil {
 		// The group's refaults, major faults and OOM kills (v2 memory.stat
-		// and memory.events, or the v1 memory twin on a hybrid host), for
+		// and memory.events, or the v1 memory group on a hybrid host), for
 		// gate --recording and analyze.
-		ws.list = append(ws.list, sources.CgroupCounters{Dir: o.Cgroup})
+		ws.list = append(ws.list, src)
 	}
 
 	if os.Geteuid() != 0 && !capEffective(unix.CAP_SYS_PTRACE) {
@@ -113,6 +137,8 @@ func buildWatchSources(ctx context.Context, o *watchOptions) (*watchSources, *re
 	for _, add := range watchSourceOrder {
 		add(ctx, o, h, ws)
 	}
+	// Not a source: listed last, so the sources' order stays theirs.
+	h.Collectors = append(h.Collectors, vic.status)
 	return ws, h, nil
 }
 

@@ -2,12 +2,16 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/record"
 )
 
 // TestWatchSourceOrder: watch samples its sources, and lists its
@@ -43,8 +47,102 @@ func TestWatchSourceOrder(t *testing.T) {
 	for _, c := range h.Collectors {
 		cols = append(cols, c.Name)
 	}
-	wantCols := []string{"psi", "meminfo", "vmstat", "swaps", "diskstats", "procs"}
+	// The victim lookup is no source: its status is listed last.
+	wantCols := []string{"psi", "meminfo", "vmstat", "swaps", "diskstats", "procs", "victim"}
 	if !slices.Equal(cols, wantCols) {
 		t.Errorf("header collectors = %v, want %v", cols, wantCols)
 	}
+}
+
+// TestWatchVictim: --victim's v2 group becomes the recorded cgroup scope
+// and its v1 memory group feeds Sample.CgroupVMStat; an explicit
+// --cgroup wins the scope, the victim is still recorded; a --victim that
+// names nothing is a usage error before anything is recorded.
+func TestWatchVictim(t *testing.T) {
+	root := t.TempDir()
+	mk := func(p, content string) {
+		p = filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// This host's mount table (victim/testdata/hybrid) and PSI lines.
+	mk("proc/7/mountinfo", "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"+
+		"41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n")
+	if err := os.Symlink("7", filepath.Join(root, "proc/self")); err != nil {
+		t.Fatal(err)
+	}
+	psiLine := "some avg10=0.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+	mk("proc/pressure/memory", psiLine)
+	mk("sys/fs/cgroup/unified/system.slice/web.service/memory.pressure", psiLine)
+	mk("sys/fs/cgroup/unified/other/memory.pressure", psiLine)
+	mk("sys/fs/cgroup/memory/system.slice/web.service/memory.stat", "total_pgmajfault 3\n")
+	build := func(victim, cgroup string) (*watchSources, *record.Header, error) {
+		ios, _, _, _ := iostreams.Test()
+		o := &watchOptions{F: &factory{IO: ios, Now: time.Now, Root: root}, Interval: time.Second,
+			NoTimers: true, Events: "off", StallThreshold: 0, Victim: victim, Cgroup: cgroup}
+		ws, h, err := buildWatchSources(context.Background(), o)
+		if ws != nil {
+			t.Cleanup(ws.close)
+		}
+		return ws, h, err
+	}
+	uni := filepath.Join(root, "sys/fs/cgroup/unified/system.slice/web.service")
+	_, h, err := build("web.service", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Cgroup != uni || h.Victim == nil || h.Victim.Unit != "web.service" || h.Victim.MemcgVersion != 1 {
+		t.Fatalf("header cgroup %q, victim %+v", h.Cgroup, h.Victim)
+	}
+	if st := h.Collectors[len(h.Collectors)-1]; st.Name != "victim" || !st.Available {
+		t.Errorf("victim status %+v", st)
+	}
+	var s record.Sample
+	for _, src := range mustSources(t, build, "web.service", "") {
+		if src.Name() == "cgroup-counters" {
+			if err := src.Fill(context.Background(), &s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if s.CgroupVMStat == nil || s.CgroupVMStat.Pgmajfault == nil || *s.CgroupVMStat.Pgmajfault != 3 {
+		t.Errorf("CgroupVMStat %+v, want the v1 group's total_pgmajfault 3", s.CgroupVMStat)
+	}
+
+	other := filepath.Join(root, "sys/fs/cgroup/unified/other")
+	_, h, err = build("web.service", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Cgroup != other || h.Victim == nil {
+		t.Errorf("--cgroup given: header cgroup %q (want %q), victim %+v", h.Cgroup, other, h.Victim)
+	}
+
+	_, _, err = build("nosuch.service", "")
+	var ue *usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "nosuch.service") {
+		t.Errorf("bad --victim: %v, want a usage error naming it", err)
+	}
+
+	// Neither --victim nor --probe: no victim, said once.
+	_, h, err = build("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := h.Collectors[len(h.Collectors)-1]; h.Victim != nil || h.Cgroup != "" || st.Available || !strings.Contains(st.Reason, "--victim") {
+		t.Errorf("no victim: cgroup %q, victim %+v, status %+v", h.Cgroup, h.Victim, st)
+	}
+}
+
+func mustSources(t *testing.T, build func(string, string) (*watchSources, *record.Header, error), victim, cgroup string) []record.Source {
+	t.Helper()
+	ws, _, err := build(victim, cgroup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws.list
 }

@@ -32,6 +32,12 @@ func (sr *Series) Analyze(opts Options) Result {
 	res := Result{
 		Host: h.Host, Stat: o.Stat, Spike: o.Spike, Thresholds: *o.Thresholds,
 		Baselines: map[Signal]float64{}, Location: Location(h, o.Location),
+		Cgroup: h.Cgroup, Victim: h.Victim,
+	}
+	for _, c := range h.Collectors {
+		if c.Name == "victim" {
+			res.VictimNote = c.Reason
+		}
 	}
 	ivs := sr.ivs
 	sr.parts = map[time.Time][]procPart{}

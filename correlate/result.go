@@ -24,6 +24,15 @@ type Result struct {
 	Spike      SpikeRule
 	Thresholds Thresholds
 	PSIScope   PSIScope // the PSI the memory signals read: host or cgroup (or any)
+	// Cgroup is the recorded cgroup scope (Header.Cgroup): the --cgroup
+	// directory, or the victim's v2 group's; "" for the host.
+	Cgroup string
+	// Victim is whose latency the recording explains (Header.Victim);
+	// nil when none was found or recorded. VictimNote is the recorder's
+	// note on it (the "victim" collector status's reason): why none was
+	// found, or why its own stall cannot be read apart from the host's.
+	Victim     *record.Victim
+	VictimNote string
 	// Baselines is each signal's median over the recording, in the signal's
 	// unit; absent when the recording lacks the signal.
 	Baselines map[Signal]float64

@@ -107,6 +107,13 @@ type Victim struct {
 	// (under --root); "" when the group's directory was not found.
 	CgroupDir string `json:"cgroup_dir,omitempty"`
 	MemcgDir  string `json:"memcg_dir,omitempty"`
+	// MemcgVersion is the cgroup version of MemcgDir: 1 (the v1 memory
+	// controller, hybrid hosts), 2, or 0 when MemcgDir is "".
+	MemcgVersion int `json:"memcg_version,omitempty"`
+	// Holders is how many processes hold the listening socket (a
+	// prefork server's workers share it); PID is the one whose parent
+	// holds none. 0 when not found from a socket.
+	Holders int `json:"holders,omitempty"`
 }
 
 // ProcIOAccountingDepth: the diskio scanner takes exited processes'

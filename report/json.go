@@ -67,6 +67,9 @@ type jsonResult struct {
 	// ChainTraced: the recording holds the page-cache chain traced with
 	// eBPF, and credits weigh what a culprit cost the victim.
 	ChainTraced bool `json:"chain_traced"`
+	// Victim is whose latency the recording explains and whose PSI the
+	// cgroup scope is; absent for recordings with no victim lookup.
+	Victim *jsonVictim `json:"victim,omitempty"`
 }
 
 type jsonThresh struct {
@@ -305,6 +308,7 @@ func toJSON(r correlate.Result) jsonResult {
 		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: warningTexts(r.Warnings),
 		WarningDetails: nonNil(r.Warnings),
 		RecordingLacks: nonNil(r.Lacks),
+		Victim:         victimJSON(&r),
 		Verdict:        verdictLine(&r),
 		MemoryGrowth:   append([]memstate.ProcGrowth{}, r.Growth...),
 		OOMKills:       append([]correlate.OOMKill{}, r.OOMKills...),

@@ -197,6 +197,9 @@ func summary(r *correlate.Result) []string {
 	lines := []string{fmt.Sprintf("Recording: %s, %s – %s %s (%s, %d intervals of %s)",
 		r.Host, in(r, r.Start).Format("2006-01-02 15:04:05"), in(r, r.End).Format(endLayout), zone,
 		correlate.FormatDuration(r.End.Sub(r.Start)), r.Intervals, correlate.FormatDuration(r.Interval))}
+	if l := victimLine(r); l != "" {
+		lines = append(lines, l)
+	}
 	if r.HasLatency {
 		base := "baseline " + correlate.FormatDuration(r.LatencyBaseline)
 		if r.Totals.Requests > 0 && r.Totals.Errors == r.Totals.Requests {

@@ -84,6 +84,26 @@ func (c CgroupCounters) Fill(ctx context.Context, s *record.Sample) error {
 	return nil
 }
 
+// CgroupCountersV1 fills Sample.CgroupVMStat from a cgroup v1 memory
+// group's memory.stat and memory.oom_control (lru.ReadCgroupCountersV1):
+// the victim's memory cgroup on a hybrid host. Its refaults, major faults
+// and OOM kills have VMStat fields; its file LRU, memory.failcnt and
+// limit have none in the recording and are not recorded.
+type CgroupCountersV1 struct{ Dir string }
+
+// Name implements record.Source.
+func (CgroupCountersV1) Name() string { return "cgroup-counters" }
+
+// Fill implements record.Source.
+func (c CgroupCountersV1) Fill(ctx context.Context, s *record.Sample) error {
+	cg, err := lru.ReadCgroupCountersV1(c.Dir)
+	if err != nil {
+		return err
+	}
+	s.CgroupVMStat = record.FromVMStat(cg.VMStat)
+	return nil
+}
+
 // OOMKills fills Sample.OOMKills when /proc/vmstat oom_kill rose since
 // the previous sample: it reads the kernel log (memstate.ReadKmsg) and
 // keeps the kills stamped after the previous sample that it has not

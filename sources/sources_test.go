@@ -2,6 +2,7 @@ package sources
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -87,5 +88,24 @@ func TestDiskstatsErrorNamesTheSourceOnce(t *testing.T) {
 	want := "diskstats: " + filepath.Join(proc, "diskstats") + ":2: malformed line: expected integer"
 	if len(s.Errors) != 1 || s.Errors[0] != want {
 		t.Fatalf("errors = %q, want [%q]", s.Errors, want)
+	}
+}
+
+func TestCgroupCountersV1(t *testing.T) {
+	// lru's fixture of websvc's v1 memory group (lru/testdata/cgroupv1/SOURCE).
+	var s record.Sample
+	if err := (CgroupCountersV1{Dir: "../lru/testdata/cgroupv1"}).Fill(context.Background(), &s); err != nil {
+		t.Fatal(err)
+	}
+	v := s.CgroupVMStat
+	if v == nil || v.Pgmajfault == nil || *v.Pgmajfault != 0 || v.WorkingsetRefaultFile == nil || v.OOMKill == nil {
+		t.Fatalf("CgroupVMStat = %+v, want total_pgmajfault, refaults and oom_kill", v)
+	}
+	// v1 has no per-group reclaim scan or swap counters: absent, not 0.
+	if v.PgscanFile != nil || v.PgscanKswapd != nil || v.Pswpin != nil {
+		t.Errorf("v1 counters it lacks are set: %+v", v)
+	}
+	if err := (CgroupCountersV1{Dir: t.TempDir()}).Fill(context.Background(), &s); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("not a v1 group: %v", err)
 	}
 }

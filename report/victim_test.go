@@ -1,0 +1,73 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/record"
+)
+
+func TestVictimLine(t *testing.T) {
+	web := &record.Victim{PID: 4242, Comm: "websvc", How: record.VictimFromProbe,
+		Detail: "127.0.0.1:8080 is a listening socket of websvc (pid 4242)",
+		Cgroup: "/x.slice/web.service", CgroupDir: "/sys/fs/cgroup/unified/x.slice/web.service",
+		Memcg: "/x.slice/web.service", MemcgDir: "/sys/fs/cgroup/memory/x.slice/web.service", MemcgVersion: 1}
+	root := &record.Victim{PID: 7, Comm: "websvc", How: record.VictimFromProbe, Detail: "127.0.0.1:8080 is a listening socket of websvc (pid 7)",
+		Cgroup: "/", CgroupDir: "/sys/fs/cgroup/unified", Memcg: "/", MemcgDir: "/sys/fs/cgroup/memory", MemcgVersion: 1}
+	unit := &record.Victim{How: record.VictimGiven, Detail: "given as --victim web.service", Unit: "web.service",
+		Cgroup: "/x.slice/web.service", CgroupDir: "/sys/fs/cgroup/x.slice/web.service",
+		Memcg: "/x.slice/web.service", MemcgDir: "/sys/fs/cgroup/x.slice/web.service", MemcgVersion: 2}
+	for _, tc := range []struct {
+		name string
+		r    correlate.Result
+		want string
+	}{
+		{"none recorded", correlate.Result{}, ""},
+		{"probe, own group", correlate.Result{Victim: web, Cgroup: web.CgroupDir},
+			"Victim: websvc (pid 4242), found from --probe: 127.0.0.1:8080 is a listening socket of websvc (pid 4242); scope: its cgroup /x.slice/web.service; memory: its v1 memory cgroup /x.slice/web.service"},
+		{"--cgroup wins", correlate.Result{Victim: web, Cgroup: "/sys/fs/cgroup/unified/other"},
+			"Victim: websvc (pid 4242), found from --probe: 127.0.0.1:8080 is a listening socket of websvc (pid 4242); scope: --cgroup /sys/fs/cgroup/unified/other (given), not its own group; memory: its v1 memory cgroup /x.slice/web.service"},
+		{"root group", correlate.Result{Victim: root, VictimNote: "its cgroup v2 group is the root (/)"},
+			"Victim: websvc (pid 7), found from --probe: 127.0.0.1:8080 is a listening socket of websvc (pid 7); scope: the host (its cgroup v2 group is the root (/))"},
+		{"unit given", correlate.Result{Victim: unit, Cgroup: unit.CgroupDir},
+			"Victim: web.service, given with --victim; scope: its cgroup /x.slice/web.service; memory: its memory cgroup /x.slice/web.service"},
+		{"not found", correlate.Result{VictimNote: "not found from --probe: 10.0.0.1 is not an address of this host"},
+			"Victim: not found (not found from --probe: 10.0.0.1 is not an address of this host)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := victimLine(&tc.r); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestVictimJSON(t *testing.T) {
+	v := &record.Victim{PID: 4242, Comm: "websvc", How: record.VictimFromProbe, Cgroup: "/w", CgroupDir: "/cg/w"}
+	var b bytes.Buffer
+	if err := Render(&b, correlate.Result{Victim: v, Cgroup: "/cg/w"}, format.JSON, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Victim map[string]any `json:"victim"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"found": true, "pid": 4242.0, "comm": "websvc", "how": "probe", "cgroup": "/w", "cgroup_dir": "/cg/w", "scope": "own_cgroup"}
+	if diff := cmp.Diff(want, doc.Victim); diff != "" {
+		t.Errorf("victim (-want +got):\n%s", diff)
+	}
+	b.Reset()
+	if err := Render(&b, correlate.Result{}, format.JSON, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b.Bytes(), []byte(`"victim"`)) {
+		t.Error("a recording without a victim lookup has a victim object")
+	}
+}
