@@ -241,7 +241,12 @@ func (c *Collector) openRefaults(spec *ebpf.CollectionSpec) {
 			return
 		}
 	}
-	c.missing = append(c.missing, fmt.Sprintf("refaults not traced: fentry/workingset_refault: %v (the kernel refused the fentry program; the memory cgroups' memory.stat workingset_refault_file still counts them)", err))
+	why := err.Error()
+	if errors.Is(err, unix.EPERM) {
+		why = "the kernel refused the fentry program (EPERM at load)"
+	}
+	c.missing = append(c.missing, "refaults not traced: fentry/workingset_refault: "+why+
+		"; the memory cgroups' memory.stat workingset_refault_file still counts them")
 }
 
 // Missing says which parts of the chain are not traced on this kernel
