@@ -123,6 +123,7 @@ func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) 
 	fl.BoolVar(&w.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
 	fl.BoolVar(&w.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the segment headers")
 	fl.StringVar(&w.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
+	fl.StringVar(&w.EBPF, "ebpf", "auto", ebpfFlagHelp)
 	fl.DurationVar(&w.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
 	fl.DurationVar(&w.StallWindow, "stall-window", time.Second, "moving window of --stall-threshold (500ms..10s)")
 	return c

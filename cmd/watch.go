@@ -49,7 +49,9 @@ type watchOptions struct {
 	NoTimers                     bool
 	// Events is auto, on or off: the process-events connector and
 	// taskstats (auto: when permitted, else polling with a note).
-	Events          string
+	Events string
+	// EBPF is auto, on or off: the eBPF page-cache chain (package chain).
+	EBPF            string
 	StallThreshold  time.Duration // PSI memory "some" stall within StallWindow that marks an onset; 0 disables
 	StallWindow     time.Duration
 	EnableDelayAcct bool
@@ -189,6 +191,7 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 	addJMeterFlags(fl, &opts.LatencyColumns, &opts.LatencyProps)
 	fl.BoolVar(&opts.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the header")
 	fl.StringVar(&opts.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
+	fl.StringVar(&opts.EBPF, "ebpf", "auto", ebpfFlagHelp)
 	fl.DurationVar(&opts.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
 	fl.DurationVar(&opts.StallWindow, "stall-window", time.Second, "moving window of --stall-threshold (500ms..10s)")
 	fl.BoolVar(&opts.EnableDelayAcct, "enable-delayacct", false, "turn kernel.task_delayacct on while recording (root), then restore it")
@@ -207,6 +210,11 @@ func (o *watchOptions) checkEventsAndStall() error {
 	case "auto", "on", "off":
 	default:
 		return flagErrorf("--events %q: want auto, on or off", o.Events)
+	}
+	switch o.EBPF {
+	case "auto", "on", "off":
+	default:
+		return flagErrorf("--ebpf %q: want auto, on or off", o.EBPF)
 	}
 	if o.StallThreshold > 0 && (o.StallWindow < 500*time.Millisecond || o.StallWindow > 10*time.Second || o.StallThreshold > o.StallWindow) {
 		return flagErrorf("--stall-window must be 500ms..10s and at least --stall-threshold")

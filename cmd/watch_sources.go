@@ -152,6 +152,7 @@ var watchSourceOrder = []func(ctx context.Context, o *watchOptions, h *record.He
 	addMemorySources,  // meminfo, vmstat, swaps, timers (watch_collectors.go)
 	addLatencySources, // --probe, --latency (watch_latency.go)
 	addProcSources,    // diskstats, procs, events, onsets (watch_procs.go)
+	addChainSource,    // --ebpf: the page-cache chain (watch_chain.go)
 }
 
 // hostHeader fills the host facts of a recording header. Boot time and

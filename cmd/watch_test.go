@@ -22,6 +22,9 @@ import (
 func TestNewWatchCmd(t *testing.T) {
 	def := func(o watchOptions) watchOptions {
 		o.ProbeEvery, o.Events, o.StallThreshold, o.StallWindow = 200*time.Millisecond, "auto", 100*time.Millisecond, time.Second
+		if o.EBPF == "" {
+			o.EBPF = "auto"
+		}
 		if o.Interval == 0 {
 			o.Interval = time.Second
 		}
@@ -47,6 +50,9 @@ func TestNewWatchCmd(t *testing.T) {
 				return o
 			}()},
 		{args: "--events sometimes", wantErr: `--events "sometimes": want auto, on or off`},
+		{args: "--ebpf off", want: def(watchOptions{EBPF: "off"})},
+		{args: "--ebpf on", want: def(watchOptions{EBPF: "on"})},
+		{args: "--ebpf yes", wantErr: `--ebpf "yes": want auto, on or off`},
 		{args: "--stall-window 100ms", wantErr: "--stall-window must be 500ms..10s"},
 		{args: "--exec", wantErr: "--exec was removed"},
 		{args: "sleep 5", wantErr: `unexpected argument "sleep"`},

@@ -1,0 +1,116 @@
+package chain
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// cgroupNames turns the kernfs ids the programs record into cgroup paths
+// as /proc/PID/cgroup gives them ("/", "/system.slice/app.service").
+//
+// A cgroup's id (kernfs_node.id, what bpf_get_current_cgroup_id returns
+// and css.cgroup->kn->id holds) is its directory's inode number on a
+// 64-bit kernel: kernfs_ino() in include/linux/kernfs.h; the root's is 1.
+// The ids are never reused, so an id that a fresh walk does not find
+// belongs to a group removed since, and is remembered as such.
+type cgroupNames struct {
+	dir     string            // hierarchy mount, e.g. /sys/fs/cgroup/unified
+	paths   map[uint64]string // id -> path
+	gone    map[uint64]bool   // ids a fresh walk did not find
+	scanned bool              // walked since the last reset (once per sample)
+	walks   int               // how many walks (tests)
+}
+
+func newCgroupNames(dir string) *cgroupNames {
+	return &cgroupNames{dir: dir, paths: map[uint64]string{}, gone: map[uint64]bool{}}
+}
+
+// reset allows one more walk; Fill calls it once per sample.
+func (c *cgroupNames) reset() { c.scanned = false }
+
+// path returns id's cgroup path: "" for id 0 (no cgroup), the path
+// relative to the hierarchy's root when found, and "(gone ID)" for a
+// group removed before it could be looked up. A miss walks the hierarchy
+// again, at most once between resets.
+func (c *cgroupNames) path(id uint64) string {
+	if id == 0 {
+		return ""
+	}
+	if p, ok := c.paths[id]; ok {
+		return p
+	}
+	if !c.gone[id] && !c.scanned && c.dir != "" {
+		c.scanned = true
+		c.walk()
+		if p, ok := c.paths[id]; ok {
+			return p
+		}
+		c.gone[id] = true
+	}
+	return fmt.Sprintf("(gone %d)", id)
+}
+
+// walk maps every directory under the hierarchy's root by inode number.
+// Groups that vanish during the walk are skipped.
+func (c *cgroupNames) walk() {
+	c.walks++
+	paths := make(map[uint64]string, len(c.paths))
+	_ = filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p != c.dir {
+				return nil
+			}
+			return fs.SkipDir
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return nil
+		}
+		rel, err := filepath.Rel(c.dir, p)
+		if err != nil {
+			return nil
+		}
+		if rel == "." {
+			paths[st.Ino] = "/"
+		} else {
+			paths[st.Ino] = "/" + filepath.ToSlash(rel)
+		}
+		return nil
+	})
+	c.paths = paths
+}
+
+// hierarchies finds, under sysRoot, the cgroup v2 mount (unified on a
+// hybrid host, fs/cgroup on a pure v2 one) and the mount whose groups
+// memcg ids name (the v1 memory controller's on a hybrid host, else the
+// v2 one). "" when absent.
+func hierarchies(sysRoot string) (v2, memcg string) {
+	base := filepath.Join(sysRoot, "fs", "cgroup")
+	if isFile(filepath.Join(base, "unified", "cgroup.procs")) {
+		v2 = filepath.Join(base, "unified")
+	} else if isFile(filepath.Join(base, "cgroup.controllers")) {
+		v2 = base
+	}
+	if isFile(filepath.Join(base, "memory", "memory.limit_in_bytes")) {
+		memcg = filepath.Join(base, "memory")
+	} else {
+		memcg = v2
+	}
+	return v2, memcg
+}
+
+func isFile(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
