@@ -16,7 +16,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/procfs"
@@ -143,7 +146,39 @@ func (f *Finder) hierarchyDirs(v *record.Victim, memV1 bool) {
 	}
 	if d != "" && isDir(d) {
 		v.MemcgDir, v.MemcgVersion = d, version
+		v.Limit, v.LimitBytes = memoryLimit(d, v.Memcg, version)
 	}
+}
+
+// noLimit is at or above what the kernel reports for an unlimited v1
+// memory group (PAGE_COUNTER_MAX pages: 9223372036854771712 with 4 KiB
+// pages).
+const noLimit = 1 << 62
+
+// memoryLimit walks from the memory cgroup directory dir (whose path is
+// memcg, "/a/b") up to its hierarchy's root and returns the first group
+// with a memory limit and that limit in bytes: v1 memory.limit_in_bytes
+// below noLimit, v2 memory.max other than "max"
+// (https://docs.kernel.org/admin-guide/cgroup-v1/memory.html,
+// https://docs.kernel.org/admin-guide/cgroup-v2.html#memory-interface-files).
+// "" when no group up to the root has one.
+func memoryLimit(dir, memcg string, version int) (string, uint64) {
+	file := "memory.max"
+	if version == 1 {
+		file = "memory.limit_in_bytes"
+	}
+	p := filepath.Clean("/" + memcg)
+	for p != "/" {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			return "", 0
+		}
+		if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && v < noLimit {
+			return p, v
+		}
+		dir, p = filepath.Dir(dir), filepath.Dir(p)
+	}
+	return "", 0
 }
 
 // IsHostRoot reports whether v's cgroup v2 group is the hierarchy's root

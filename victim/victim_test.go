@@ -375,3 +375,39 @@ func TestFind(t *testing.T) {
 		t.Errorf("root group: %+v, %+v, %v", v, st, err)
 	}
 }
+
+// TestMemoryLimit: the nearest group with a memory limit, itself or an
+// ancestor, in v1 and v2 layouts built in a temp dir.
+func TestMemoryLimit(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel, file, val string) {
+		d := filepath.Join(root, rel)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, file), []byte(val+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("v1/app.slice", "memory.limit_in_bytes", "234881024")
+	mk("v1/app.slice/web.service", "memory.limit_in_bytes", "9223372036854771712")
+	mk("v1/free.slice/x.service", "memory.limit_in_bytes", "9223372036854771712")
+	mk("v1/free.slice", "memory.limit_in_bytes", "9223372036854771712")
+	mk("v2/app.slice", "memory.max", "max")
+	mk("v2/app.slice/web.service", "memory.max", "104857600")
+	for _, c := range []struct {
+		dir, memcg string
+		version    int
+		want       string
+		bytes      uint64
+	}{
+		{"v1/app.slice/web.service", "/app.slice/web.service", 1, "/app.slice", 234881024},
+		{"v1/free.slice/x.service", "/free.slice/x.service", 1, "", 0},
+		{"v2/app.slice/web.service", "/app.slice/web.service", 2, "/app.slice/web.service", 104857600},
+	} {
+		got, b := memoryLimit(filepath.Join(root, c.dir), c.memcg, c.version)
+		if got != c.want || b != c.bytes {
+			t.Errorf("memoryLimit(%s) = %q, %d; want %q, %d", c.dir, got, b, c.want, c.bytes)
+		}
+	}
+}
