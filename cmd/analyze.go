@@ -70,6 +70,7 @@ type analyzeOptions struct {
 	GrowthWindow time.Duration
 	Format       format.Format
 	Values       bool
+	NoRedact     bool // --no-redact: command lines as the recording holds them
 	// Output is the file the report goes to ("" or "-": stdout). Its
 	// extension picks the format when --format is not given (.html).
 	Output string
@@ -151,6 +152,7 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 				opts.More = args[1:]
 			}
 			opts.Format = formatForOutput(c, opts.Format, opts.Output)
+			opts.NoRedact = f.NoRedact
 			for i, t := range thresholdFlags {
 				if c.Flags().Changed(t.flag) {
 					opts.Thresholds[t.signal] = th[i]
@@ -273,7 +275,7 @@ func runAnalyze(opts *analyzeOptions) error {
 	}
 	lo := opts.LatencyIn
 	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
-	in := recInput{Paths: append([]string{opts.Recording}, opts.More...), From: opts.From, To: opts.To}
+	in := recInput{Paths: append([]string{opts.Recording}, opts.More...), From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
 	res, trace, err := analyzeInputTrace(opts.Ctx, opts.IO, in, opts.LatencyFile, lo, co, opts.Format == format.HTML)
 	if err != nil {
 		return err
@@ -301,7 +303,7 @@ const analyzeMemoryLimit = 170 << 20
 // analyzeFileTrace is analyzeFile that also returns, when trace is set,
 // the per-interval data behind the result (correlate.Series.Trace), for
 // the HTML report's charts.
-func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
+func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options, trace, keep bool) (correlate.Result, *correlate.Trace, error) {
 	f, name, err := openInput(io, "", path)
 	if err != nil {
 		return correlate.Result{}, nil, err
@@ -319,20 +321,20 @@ func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFil
 		done()
 		return correlate.Result{}, nil, err
 	}
-	return analyzeSource(io, r, done, path, latFile, lo, co, trace)
+	return analyzeSource(io, redactSource(r, keep), done, path, latFile, lo, co, trace)
 }
 
 // analyzeInputTrace is analyzeFileTrace of one recording, or of several
 // segments and store directories joined, within in's window.
 func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
 	if !in.joined() {
-		return analyzeFileTrace(ctx, io, in.Paths[0], latFile, lo, co, trace)
+		return analyzeFileTrace(ctx, io, in.Paths[0], latFile, lo, co, trace, in.NoRedact)
 	}
 	j, _, err := in.open("")
 	if err != nil {
 		return correlate.Result{}, nil, err
 	}
-	return analyzeSource(io, joinedSource{ctx, j}, func() {}, j.Name(), latFile, lo, co, trace)
+	return analyzeSource(io, redactSource(joinedSource{ctx, j}, in.NoRedact), func() {}, j.Name(), latFile, lo, co, trace)
 }
 
 // sampleSource is a recording read sample by sample: one file

@@ -33,8 +33,9 @@ type compareOptions struct {
 	Stat, Spike               string
 	Format                    format.Format
 	// Output is the file the comparison goes to ("" or "-": stdout).
-	Output string
-	Mode   fs.FileMode // --mode of --output
+	Output   string
+	Mode     fs.FileMode // --mode of --output
+	NoRedact bool        // --no-redact: command lines as the recordings hold them
 }
 
 func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command {
@@ -66,6 +67,7 @@ func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command 
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Before, opts.After = args[0], args[1]
 			opts.Format = formatForOutput(c, opts.Format, opts.Output)
+			opts.NoRedact = f.NoRedact
 			if runF != nil {
 				return runF(opts)
 			}
@@ -105,7 +107,7 @@ func runCompare(opts *compareOptions) error {
 		lo := opts.LatencyIn
 		lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
 		var t *correlate.Trace
-		in := recInput{Paths: []string{p[0]}, From: opts.From, To: opts.To}
+		in := recInput{Paths: []string{p[0]}, From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
 		if side := [2]string{opts.BeforeWindow, opts.AfterWindow}[i]; side != "" {
 			in.From, in.To, in.WindowFlag = side, "", [2]string{"--before-window", "--after-window"}[i]
 		}

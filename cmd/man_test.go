@@ -44,3 +44,77 @@ func TestFormatCompletion(t *testing.T) {
 		}
 	}
 }
+
+// TestManRefusesLinks: a page path that is a symbolic link or has another
+// hard link is refused (issue 29.4): memdiag man runs as root into shared
+// folders, and a link planted there must not redirect or clobber the
+// write. Pages are 0644 exactly (every user reads man pages), not the
+// umask's choice.
+func TestManRefusesLinks(t *testing.T) {
+	for _, link := range []string{"symlink", "hardlink"} {
+		t.Run(link, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "man1")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			victim := filepath.Join(t.TempDir(), "passwd")
+			const orig = "root:x:0:0:root:/root:/bin/bash\n"
+			if err := os.WriteFile(victim, []byte(orig), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			page := filepath.Join(dir, "memdiag-analyze.1")
+			mk := os.Symlink
+			if link == "hardlink" {
+				mk = os.Link
+			}
+			if err := mk(victim, page); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errOut := runWith(t, time.Now, "/", "man", "--dir", dir)
+			if code == 0 {
+				t.Errorf("exit 0 with a %s at %s", link, page)
+			}
+			if !strings.Contains(errOut, page) {
+				t.Errorf("stderr does not name %s:\n%s", page, errOut)
+			}
+			b, err := os.ReadFile(victim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != orig {
+				t.Errorf("the %s's target was written:\n%.200s", link, b)
+			}
+			if fi, err := os.Stat(victim); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("the %s's target: %v, %v", link, fi.Mode(), err)
+			}
+		})
+	}
+	t.Run("mode", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "man1")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		old := filepath.Join(dir, "memdiag.1")
+		if err := os.WriteFile(old, []byte("old page"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(old, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errOut := runWith(t, time.Now, "/", "man", "--dir", dir); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		pages, _ := filepath.Glob(filepath.Join(dir, "*.1"))
+		if len(pages) < 10 {
+			t.Fatalf("%d pages", len(pages))
+		}
+		for _, p := range pages {
+			if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+				t.Errorf("%s: %v %v, want 0644", p, fi.Mode(), err)
+			}
+		}
+		if b, _ := os.ReadFile(old); !strings.Contains(string(b), ".SH NAME") {
+			t.Errorf("memdiag.1 was not rewritten: %q", b)
+		}
+	})
+}

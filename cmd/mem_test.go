@@ -202,3 +202,45 @@ func TestRunMemKernelLogFile(t *testing.T) {
 		t.Errorf("missing file not said:\n%s", out.String())
 	}
 }
+
+// TestRunMemMeminfoUnknown: a root whose proc/meminfo is empty, missing,
+// a directory or without MemTotal gives no figures at all (issue 29.6:
+// an empty file printed every figure as 0 B and exited 0): mem exits
+// with the environment code (5), names the file and says why, and prints
+// no report.
+func TestRunMemMeminfoUnknown(t *testing.T) {
+	for name, plant := range map[string]func(p string) error{
+		"empty":       func(p string) error { return os.WriteFile(p, nil, 0o644) },
+		"missing":     func(p string) error { return nil },
+		"directory":   func(p string) error { return os.Mkdir(p, 0o755) },
+		"no MemTotal": func(p string) error { return os.WriteFile(p, []byte("Dirty: 4 kB\n"), 0o644) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.CopyFS(root, os.DirFS("../memstate/testdata/host618")); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(root, "proc/meminfo")
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := plant(p); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{"table", "json"} {
+				code, out, errOut := runMemdiag(t, root, "mem", "--interval", "0", "--format", f)
+				if code != exitEnv {
+					t.Errorf("%s: exit %d, want %d (unavailable)\nstderr: %s", f, code, exitEnv, errOut)
+				}
+				if out != "" {
+					t.Errorf("%s: a report was printed:\n%.400s", f, out)
+				}
+				for _, want := range []string{p, "unknown"} {
+					if !strings.Contains(errOut, want) {
+						t.Errorf("%s: stderr lacks %q: %s", f, want, errOut)
+					}
+				}
+			}
+		})
+	}
+}

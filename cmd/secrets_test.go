@@ -169,3 +169,44 @@ func TestSecretsNeverLeave(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeRedactsRecordedSecrets: a recording made with --no-redact or
+// by an older memdiag holds command lines as they were.
+// correlate/testdata/real/busy-host-loop.jsonl.gz is one: it caught
+// TestSecretsNeverLeave's job and gate's wrapped command with their
+// planted secrets (ARGVaSECRET, --password=hunter2). analyze and compare
+// must redact them in every format, to stdout and to -o files, unless
+// --no-redact is given to them too.
+func TestAnalyzeRedactsRecordedSecrets(t *testing.T) {
+	rec := filepath.Join("..", "correlate", "testdata", "real", "busy-host-loop.jsonl.gz")
+	secret := regexp.MustCompile(`[A-Z]+[a-z]SECRET|hunter2`)
+	dir := t.TempDir()
+	outputs := map[string]string{}
+	for _, f := range report.Formats {
+		_, o, e := runMemdiag(t, "", "analyze", rec, "--format", string(f))
+		outputs["analyze "+string(f)] = o + e
+		file := filepath.Join(dir, "analyze."+string(f))
+		_, _, e = runMemdiag(t, "", "analyze", rec, "--format", string(f), "-o", file)
+		b, _ := os.ReadFile(file)
+		outputs["analyze -o "+string(f)] = e + string(b)
+		_, o, e = runMemdiag(t, "", "compare", rec, rec, "--format", string(f))
+		outputs["compare "+string(f)] = o + e
+	}
+	for name, text := range outputs {
+		if text == "" {
+			t.Errorf("%s: empty", name)
+		}
+		if m := secret.FindAllString(text, -1); len(m) > 0 {
+			t.Errorf("%s leaks %d secrets: %v", name, len(m), m[0])
+		}
+	}
+	// The redacted places show "***", and --no-redact keeps them as
+	// recorded, so the test fails if the fixture stops holding them.
+	if o := outputs["analyze json"]; !strings.Contains(o, "--password ***") {
+		t.Errorf("analyze json shows no redacted command line")
+	}
+	_, o, e := runMemdiag(t, "", "analyze", rec, "--format", "json", "--no-redact")
+	if !strings.Contains(o, "ARGVaSECRET") {
+		t.Errorf("analyze --no-redact lost the recorded command line:\n%s", e)
+	}
+}

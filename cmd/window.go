@@ -24,6 +24,9 @@ type recInput struct {
 	// (compare --before-window), for messages.
 	WindowFlag string
 	Now        func() time.Time
+	// NoRedact (--no-redact) reads command lines as the recording holds
+	// them; otherwise analyze and compare redact them (redactSource).
+	NoRedact bool
 }
 
 // windowFlags adds --from and --to to a command that reads recordings;

@@ -3,9 +3,11 @@ package memstate
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 
 	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
@@ -104,16 +106,49 @@ func NewCollector(root string) (*Collector, error) {
 // Host reads /proc/meminfo and the tmpfs mounts of /proc/self/mountinfo,
 // each measured with statfs(2). A tmpfs that cannot be measured is left
 // out and its error returned in warn; err is only a failure of meminfo.
+//
+// A meminfo that cannot be read (missing, a directory, no permission) or
+// that has no MemTotal line (an empty file under --root) gives a
+// *hostenv.Unavailable: the figures are unknown, and zeros would read as
+// a calm host (issue 29.6). A file that does not parse is a plain error.
 func (c *Collector) Host() (h Host, warn []error, err error) {
+	path := filepath.Join(c.root, "proc/meminfo")
 	mi, err := c.fs.Meminfo()
 	if err != nil {
-		return Host{}, nil, fmt.Errorf("%s: %w", filepath.Join(c.root, "proc/meminfo"), err)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR) {
+			return Host{}, nil, meminfoUnknown(path, err)
+		}
+		return Host{}, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if mi.MemTotal == nil {
+		return Host{}, nil, meminfoUnknown(path, errNoMemTotal)
 	}
 	if h, err = hostFromMeminfo(mi); err != nil {
-		return Host{}, nil, fmt.Errorf("%s: %w", filepath.Join(c.root, "proc/meminfo"), err)
+		return Host{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	h.Tmpfs, warn = c.tmpfs()
 	return h, warn, nil
+}
+
+// errNoMemTotal: a meminfo without its first line, MemTotal, which every
+// kernel writes; an empty or cut file.
+var errNoMemTotal = errors.New("no MemTotal line (empty or cut file)")
+
+// meminfoUnknown is the error of a meminfo that gives no figures.
+func meminfoUnknown(path string, err error) error {
+	return &hostenv.Unavailable{Path: path, Err: err,
+		Need: fmt.Sprintf("the host's memory figures are unknown: %v", unwrapPath(err)),
+		Hint: "give --root a host tree whose proc/meminfo is a copy of a kernel's, or run on the host"}
+}
+
+// unwrapPath drops the *fs.PathError's "open PATH: " from err, since the
+// Unavailable names the path already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // hostFromMeminfo copies the fields memstate shows; procfs has already

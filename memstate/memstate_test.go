@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/psi"
 )
 
@@ -342,5 +343,54 @@ func TestCgroupsV1SwapFromStat(t *testing.T) {
 	os.WriteFile(filepath.Join(g, "memory.stat"), []byte(strings.Join(kept, "\n")), 0o644)
 	if cgs, err = c.Cgroups(hostOf(t, c)); err != nil || cgs[0].SwapBytes == nil || *cgs[0].SwapBytes != 262144 {
 		t.Errorf("without total_swap: %+v, %v; want SwapBytes 262144", cgs, err)
+	}
+}
+
+// TestHostMeminfoUnavailable: Host returns a *hostenv.Unavailable, never
+// zeros, when <root>/proc/meminfo cannot say how much memory there is.
+func TestHostMeminfoUnavailable(t *testing.T) {
+	for name, plant := range map[string]func(p string) error{
+		"empty":       func(p string) error { return os.WriteFile(p, nil, 0o644) },
+		"missing":     func(p string) error { return nil },
+		"directory":   func(p string) error { return os.Mkdir(p, 0o755) },
+		"no MemTotal": func(p string) error { return os.WriteFile(p, []byte("MemFree: 4 kB\nDirty: 4 kB\n"), 0o644) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.Mkdir(filepath.Join(root, "proc"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(root, "proc", "meminfo")
+			if err := plant(p); err != nil {
+				t.Fatal(err)
+			}
+			c, err := NewCollector(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, _, err := c.Host()
+			u := hostenv.As(err)
+			if u == nil {
+				t.Fatalf("Host() = %+v, %v; want a *hostenv.Unavailable", h, err)
+			}
+			if u.Path != p || !strings.Contains(err.Error(), "unknown") {
+				t.Errorf("error %q: want the path %s and \"unknown\"", err, p)
+			}
+		})
+	}
+	// A file with MemTotal alone is read: the rest is listed as missing.
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "proc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "proc", "meminfo"), []byte("MemTotal: 1024 kB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCollector(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, _, err := c.Host(); err != nil || h.TotalBytes != 1<<20 || len(h.Missing) == 0 {
+		t.Errorf("MemTotal alone: %+v, %v", h, err)
 	}
 }

@@ -29,7 +29,7 @@ const redacted = "***"
 //     a component (split at "-", "_", ".", and lower-to-upper case changes):
 //     password, passwd, passphrase, pass, pw, pwd (not PWD alone), secret(s),
 //     token(s), apikey, key, credential(s), auth, authorization, cookie(s),
-//     pin, passcode, otp, signature, or that ends in password,
+//     pin, passcode, otp, signature, jwt, bearer, or that ends in password,
 //     passwd, passphrase, secret, token or apikey (PGPASSWORD). Both "--password=x",
 //     "DB_PASSWORD=x", "-Dspring.datasource.password=x", "?token=x&...",
 //     "--api-token=x", "--authorization=x", "--cookie=x" and
@@ -37,7 +37,14 @@ const redacted = "***"
 //     Names starting with "no-" (psql's --no-password) or ending in file,
 //     path, dir, stdin, fd, env, type, size, len, length, id, name, url or
 //     ttl name a place or a property of the secret, not the secret, and are
-//     kept (--password-file=/run/secrets/db, --key-size=2048).
+//     kept (--password-file=/run/secrets/db, --key-size=2048). The name
+//     "sig" alone is one too: an Azure SAS URL's signature ("&sig=x").
+//   - "aws configure set NAME VALUE" (and "npm config set", any "config
+//     set" or "configure set"): VALUE when NAME names a secret
+//     (aws_secret_access_key, aws_session_token).
+//   - htpasswd in batch mode (-b, also in -cbB, -nb): its last
+//     argument, the password ("htpasswd -b FILE USER PASSWORD",
+//     "htpasswd -nb USER PASSWORD").
 //   - mysql/mariadb clients (mysql, mysqldump, mariadb, mariadb-dump, ...):
 //     "-pSECRET" (attached only: "-p" alone prompts, and a separate word
 //     after it is the database name). psql's "-p" is the port and is kept;
@@ -58,16 +65,26 @@ const redacted = "***"
 //   - curl: the password part of "-u user:pass", "--user user:pass" and
 //     "--proxy-user", "-U".
 //   - Credentials in URLs: "scheme://user:pass@host" becomes
-//     "scheme://user:***@host". A URL with a user but no password is kept.
+//     "scheme://user:***@host". A URL whose user alone looks like a token
+//     ("https://ghp_…@github.com", "https://glpat-…@host": a known token
+//     prefix, or 20 or more letters, digits, "-" and "_" with both a
+//     letter and a digit) becomes "scheme://***@host"; another URL with a
+//     user but no password ("ssh://git@github.com") is kept.
+//   - Slack incoming webhooks: "hooks.slack.com/services/T…/B…/SECRET"
+//     keeps its team and channel ids and loses SECRET.
+//   - AWS access key ids ("AKIA" or "ASIA" and 16 upper-case letters or
+//     digits, a word of its own): "AKIA***".
 //   - HTTP headers carrying credentials: Authorization, Proxy-Authorization,
-//     Cookie and X-…-Token/Key/Secret/Auth headers: "Authorization: Bearer x"
+//     Cookie, GitLab's Private-Token, Job-Token and Deploy-Token, and
+//     X-…-Token/Key/Secret/Auth headers: "Authorization: Bearer x"
 //     becomes "Authorization: Bearer ***"; a lone "Bearer x" too. A Cookie
 //     or Set-Cookie header's whole value ("a=1; b=2") is redacted.
 //
 // Not redacted, by decision: "-p 8080" and "-p8080" of any program not
 // listed above (ssh, nc, docker, psql use -p for ports), positional
 // arguments, and secrets in formats not listed (a password inside a
-// quoted shell string with spaces, a token passed as a bare URL user).
+// quoted shell string with spaces, a short token passed as a bare URL
+// user).
 func Cmdline(args []string) string { return strings.Join(Args(args), " ") }
 
 // Args is [Cmdline] before the join: the words of args, secrets replaced.
@@ -82,6 +99,7 @@ func Args(args []string) []string {
 		pending                                       bool   // the next word is a secret value
 		pendingUserPass                               bool   // the next word is curl's user:pass
 		cur                                           string // the program the words belong to
+		htpw                                          htpasswdState
 	)
 	for i, w := range words {
 		// The program the next options belong to: the first word, a
@@ -121,6 +139,19 @@ func Args(args []string) []string {
 				words[i] = u + ":" + redacted
 				continue
 			}
+		}
+		if i >= 3 && isConfigSet(words[i-3], words[i-2]) && !strings.HasPrefix(words[i-1], "-") &&
+			!strings.Contains(words[i-1], "=") && sensitiveName(words[i-1]) && !strings.HasPrefix(w, "-") {
+			words[i] = redacted // aws configure set aws_secret_access_key X
+			continue
+		}
+		if path.Base(w) == "htpasswd" {
+			htpw = htpasswdState{on: true}
+			continue
+		}
+		if cur == "htpasswd" && htpw.on && htpw.word(w) {
+			words[i] = redacted
+			continue
 		}
 		if len(w) < 2 || w[0] != '-' || w == "--" {
 			continue
@@ -169,6 +200,51 @@ func Args(args []string) []string {
 	return words
 }
 
+// isConfigSet reports whether a, b are "configure set" or "config set"
+// (aws configure set NAME VALUE, npm config set NAME VALUE).
+func isConfigSet(a, b string) bool {
+	return b == "set" && (a == "configure" || a == "config")
+}
+
+// htpasswdState follows the arguments of one htpasswd command: in batch
+// mode (-b) its password is the third word that is not an option
+// (FILE USER PASSWORD), the second with -n (USER PASSWORD, no file).
+type htpasswdState struct {
+	on            bool // an htpasswd word was seen
+	batch, noFile bool // -b, -n
+	skip          bool // the next word is an option's value (-C cost, -r rounds)
+	pos           int  // words seen that are not options
+}
+
+// word takes the next word of the htpasswd command and reports whether
+// it is the password.
+func (h *htpasswdState) word(w string) bool {
+	if h.skip {
+		h.skip = false
+		return false
+	}
+	if len(w) > 1 && w[0] == '-' && h.pos == 0 {
+		for k := 1; k < len(w); k++ {
+			switch w[k] {
+			case 'b':
+				h.batch = true
+			case 'n':
+				h.noFile = true
+			case 'C', 'r': // a value: the rest of the word or the next one
+				h.skip = k == len(w)-1
+				return false
+			}
+		}
+		return false
+	}
+	h.pos++
+	want := 3
+	if h.noFile {
+		want = 2
+	}
+	return h.batch && h.pos == want
+}
+
 var mysqlClients = setOf("mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck",
 	"mysqlshow", "mysqlpump", "mysqlbinlog", "mysqlslap", "mariadb", "mariadb-dump",
 	"mariadb-admin", "mariadb-import", "mariadb-check", "mariadb-show", "mariadb-slap",
@@ -179,7 +255,7 @@ var mongoClients = setOf("mongo", "mongosh", "mongodump", "mongorestore", "mongo
 
 var secretWords = setOf("password", "passwd", "passphrase", "pass", "pw", "pwd", "secret",
 	"secrets", "token", "tokens", "apikey", "key", "credential", "credentials", "auth",
-	"authorization", "cookie", "cookies", "pin", "passcode", "otp", "signature")
+	"authorization", "cookie", "cookies", "pin", "passcode", "otp", "signature", "jwt", "bearer")
 
 var archivers = setOf("7z", "7za", "7zr", "rar", "unrar")
 
@@ -209,7 +285,7 @@ var launchers = setOf("sh", "bash", "dash", "zsh", "ksh", "python", "python2", "
 // specially, so that the words after it belong to it.
 func knownProgram(name string) bool {
 	return mysqlClients[name] || mongoClients[name] || archivers[name] || name == "redis-cli" ||
-		name == "curl" || strings.HasPrefix(name, "ldap")
+		name == "curl" || strings.HasPrefix(name, "ldap") || name == "htpasswd"
 }
 
 // keepLast are last name components that say the value is where or what
@@ -234,6 +310,9 @@ func sensitiveName(name string) bool {
 	}
 	if len(comps) == 1 && comps[0] == "pwd" {
 		return false // $PWD is the working directory
+	}
+	if len(comps) == 1 && comps[0] == "sig" {
+		return true // an Azure SAS URL's signature: "&sig=x"
 	}
 	for _, c := range comps {
 		if secretWords[c] {
@@ -279,11 +358,47 @@ var (
 	// scheme://userinfo@ up to the last '@' of the authority.
 	urlUserinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)([^/?#\s'"]*)@`)
 	// A header carrying credentials, optionally with an auth scheme.
-	authHeader = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|cookie|x-[a-z0-9-]*(?:token|key|secret|auth)[a-z0-9-]*)(\s*:\s*)((?:basic|bearer|digest|token|negotiate|aws4-hmac-sha256)\s+)?[^\s'"]+`)
+	authHeader = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|cookie|(?:private|job|deploy)-token|x-[a-z0-9-]*(?:token|key|secret|auth)[a-z0-9-]*)(\s*:\s*)((?:basic|bearer|digest|token|negotiate|aws4-hmac-sha256)\s+)?[^\s'"]+`)
 	bearer     = regexp.MustCompile(`(?i)\b(bearer\s+)[^\s'"]+`)
 	// A Cookie header's value is pairs joined by "; ": "Cookie: a=1; b=2".
 	cookieHeader = regexp.MustCompile(`(?i)\b((?:set-)?cookie)(\s*:\s*)[^\s;'"]+(?:;\s*[^\s;'"]+)*;?`)
+	// A Slack incoming webhook: team id, channel id, secret.
+	slackWebhook = regexp.MustCompile(`(hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/)[A-Za-z0-9]+`)
+	// An AWS access key id: long-term (AKIA) or temporary (ASIA).
+	awsKeyID = regexp.MustCompile(`\b(AKIA|ASIA)[A-Z0-9]{16}\b`)
 )
+
+// tokenPrefixes start tokens that services accept as a URL's user:
+// GitHub (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), GitLab (glpat-,
+// gldt-, glcbt-), Slack (xox).
+var tokenPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "glcbt-", "xox"}
+
+// tokenLike reports whether a URL's user (with no password) looks like a
+// token rather than a name: a known token prefix, or at least 20 letters,
+// digits, "-" and "_" with both a letter and a digit.
+func tokenLike(user string) bool {
+	for _, p := range tokenPrefixes {
+		if strings.HasPrefix(user, p) && len(user) > len(p) {
+			return true
+		}
+	}
+	if len(user) < 20 {
+		return false
+	}
+	var letter, digit bool
+	for _, c := range user {
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		case c == '-' || c == '_':
+		default:
+			return false
+		}
+	}
+	return letter && digit
+}
 
 // redactInline redacts secrets that sit inside one argument: URL
 // credentials, headers, and name=value pairs.
@@ -293,6 +408,9 @@ func redactInline(a string) string {
 			sub := urlUserinfo.FindStringSubmatch(m)
 			user, _, ok := strings.Cut(sub[2], ":")
 			if !ok {
+				if tokenLike(user) {
+					return sub[1] + redacted + "@"
+				}
 				return m
 			}
 			return sub[1] + user + ":" + redacted + "@"
@@ -303,6 +421,12 @@ func redactInline(a string) string {
 		a = authHeader.ReplaceAllString(a, "${1}${2}${3}"+redacted)
 	}
 	a = bearer.ReplaceAllString(a, "${1}"+redacted)
+	if strings.Contains(a, "hooks.slack.com/") {
+		a = slackWebhook.ReplaceAllString(a, "${1}"+redacted)
+	}
+	if strings.Contains(a, "AKIA") || strings.Contains(a, "ASIA") {
+		a = awsKeyID.ReplaceAllString(a, "${1}"+redacted)
+	}
 	if strings.Contains(a, "=") {
 		a = redactAssignments(a)
 	}
