@@ -223,8 +223,10 @@ func parseTotal(b, want []byte, path string) (time.Duration, error) {
 		if !bytes.HasPrefix(l, want) {
 			continue
 		}
-		i := bytes.Index(l, []byte("total="))
-		if i < 0 {
+		// The field, not a field ending in "total" ("0total="): it
+		// follows a space, as every field but the first does.
+		i := bytes.Index(l, []byte(" total="))
+		if i++; i <= 0 {
 			return 0, fmt.Errorf("%s:%d: %w: no total= in %q", path, line, errParse, l)
 		}
 		var v uint64
