@@ -610,6 +610,25 @@ func (mc *modelCtx) groupShare(r *jobRun, all []*jobRun, i int) (float64, []stri
 	return float64(sum) / float64(e.scopeBytes()), names
 }
 
+// groupCost is the cost share (chain.go) of episode i of the jobs
+// named in names (its wake-up group, groupShare) together with cc, the
+// job's own part.
+func (mc *modelCtx) groupCost(cc *ChainCredit, all []*jobRun, names []string, i int) float64 {
+	ce := mc.chain[i]
+	if ce == nil || ce.EvictedBytes == 0 {
+		return 0
+	}
+	sum := cc.CostBytes
+	for _, x := range all {
+		if slices.Contains(names, x.job.Name) {
+			if c := mc.chainCredit(i, func(p *proc) bool { return x.own.tie(p) != nil }); c != nil {
+				sum += c.CostBytes
+			}
+		}
+	}
+	return round3(math.Min(1, float64(sum)/float64(ce.EvictedBytes)))
+}
+
 // evalJob decides whether the job explains episodes, and with what
 // evidence, in the culprit model's stages (docs/analyze.md, "The
 // culprit model"): credit its episodes (creditJob), weigh its firings
@@ -669,6 +688,15 @@ func (mc *modelCtx) creditJob(r *jobRun, all []*jobRun, pf *Proof) map[int]bool 
 		ioOK := r.bytes[i] >= creditFloor && (share >= minShare || gs >= minShare)
 		memOK := r.mem[i] >= creditFloor && ms >= minShare
 		cc, judged, chainOK := mc.chainJudge(i, func(p *proc) bool { return r.own.tie(p) != nil })
+		var gcs float64
+		if judged && len(names) > 0 {
+			// A timer of a coalesced wake-up is credited with its group,
+			// as by I/O: the group's cost share, its own cost at least
+			// the floor (an O_DIRECT reader firing with a buffered one
+			// costs nothing of its own).
+			gcs = mc.groupCost(cc, all, names, i)
+			chainOK = chainOK || cc.CostBytes >= creditFloor && gcs >= minShare
+		}
 		if judged && ioOK && !chainOK {
 			r.chainRefuted++
 			r.chainAdded += cc.AddedBytes
@@ -683,7 +711,7 @@ func (mc *modelCtx) creditJob(r *jobRun, all []*jobRun, pf *Proof) map[int]bool 
 			if !ioOK || !chainOK {
 				names = nil
 			}
-			share, ioOK = cc.CostShare, chainOK
+			share, gs, ioOK = cc.CostShare, gcs, chainOK
 		}
 		if !ioOK && !memOK {
 			continue

@@ -63,6 +63,11 @@ const (
 	// own clean pages are cheap to reclaim, so reads stall little and
 	// draw the job's I/O out past the stall.
 	vReadPasses = 0
+	// vReadFor is how long the chain scenarios' jobs read their cold
+	// file over and over (its first pass cold, dropped from the cache;
+	// the rest thrash the slice): long enough that the web service's
+	// working set is evicted while it serves, at every firing.
+	vReadFor = "2s"
 )
 
 // vBins are the binaries the scenarios run, built once by TestVerdict.
@@ -770,8 +775,8 @@ func TestVerdict(t *testing.T) {
 		r := newVRun(t)
 		r.readme = true
 		buffered, direct := r.coldFile("buffered.dat", 512), r.coldFile("direct.dat", 512)
-		r.timer(vPrefix+"-zbuffered", "", true, vBins.hog, "-file", buffered, "-drop", "-read-passes", "1")
-		r.timer(vPrefix+"-adirect", "", true, vBins.hog, "-direct", "-file", direct, "-read-passes", "1")
+		r.timer(vPrefix+"-zbuffered", "", true, vBins.hog, "-file", buffered, "-drop", "-read-for", vReadFor)
+		r.timer(vPrefix+"-adirect", "", true, vBins.hog, "-direct", "-file", direct, "-read-for", vReadFor)
 		res := r.record()
 		r.check(res, vWant{top: []string{vPrefix + "-zbuffered.timer"}})
 		r.checkChain(res, true)
@@ -787,11 +792,16 @@ func TestVerdict(t *testing.T) {
 		r := newVRun(t)
 		r.readme = true
 		r.watchArgs = []string{"--ebpf", ebpf}
+		// Eight firings: the web service stalls for about half of each
+		// 10 s period (the job reads for 2 s, then the service reads its
+		// working set back), so five leave chance at p ≈ 0.005, too weak
+		// for high confidence; eight rule it out.
+		r.length = 80 * time.Second
 		nb := testenv.NewCgroup(t, vPrefix+"-nb.service", 96<<20)
 		r.groups[vPrefix+"-nb.service"] = nb
 		nbFile, jobFile := r.coldFile("nb.dat", 384), r.coldFile("job.dat", 384)
-		r.timer(vPrefix+"-nb", "", true, vBins.hog, "-file", nbFile, "-drop", "-read-passes", "1")
-		r.timer(vPrefix+"-job", "", true, vBins.hog, "-file", jobFile, "-drop", "-read-passes", "1")
+		r.timer(vPrefix+"-nb", "", true, vBins.hog, "-file", nbFile, "-drop", "-read-for", vReadFor)
+		r.timer(vPrefix+"-job", "", true, vBins.hog, "-file", jobFile, "-drop", "-read-for", vReadFor)
 		res := r.record()
 		r.check(res, vWant{top: []string{vPrefix + "-job.timer"}})
 		if len(res.Culprits) > 0 && res.Culprits[0].ConfidenceLabel != "high" {
