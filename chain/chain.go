@@ -254,6 +254,10 @@ func (c *Collector) openRefaults(spec *ebpf.CollectionSpec) {
 // all are.
 func (c *Collector) Missing() []string { return c.missing }
 
+// UntracedRefaults is record.Chain.Untraced's entry when the refault
+// program (fentry/workingset_refault) could not load.
+const UntracedRefaults = "refaults"
+
 func (c *Collector) readDropped() uint64 {
 	var v uint64
 	_ = c.objs.Dropped.Lookup(uint32(0), &v)
@@ -302,6 +306,9 @@ func (c *Collector) Fill(ctx context.Context, s *record.Sample) error {
 	ch.Evictions = capEvictions(ch.Evictions, c.opts.MaxRows)
 	ch.Stalls = capStalls(ch.Stalls, c.opts.MaxRows)
 	ch.Refaults = capRefaults(ch.Refaults, c.opts.MaxRows)
+	if c.objs.WorkingsetRefault == nil {
+		ch.Untraced = []string{UntracedRefaults}
+	}
 	s.Chain = ch
 	return errors.Join(errs...)
 }

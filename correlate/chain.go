@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,6 +68,10 @@ type ChainEpisode struct {
 	// before; ReclaimStall the time its tasks spent in direct and
 	// cgroup-limit reclaim.
 	RefaultBytes uint64        `json:"refault_bytes"`
+	// RefaultsUntraced: the kernel did not let refaults be traced in
+	// some of its intervals (record.Chain.Untraced): RefaultBytes is
+	// then not the victim's refaults.
+	RefaultsUntraced bool `json:"refaults_untraced,omitempty"`
 	ReclaimStall time.Duration `json:"-"`
 	StallS       float64       `json:"reclaim_stall_s"`
 	// AddedBytes is every other process's page-cache additions in the
@@ -183,6 +188,9 @@ func (mc *modelCtx) chainEpisodes() {
 		ce.ks = append(ce.ks, k)
 		ce.To = iv.End
 		ch := sr.chains[k]
+		if slices.Contains(ch.Untraced, "refaults") {
+			ce.RefaultsUntraced = true
+		}
 		for _, ev := range ch.Evictions {
 			loss, indirect := ce.loss(ev)
 			if !loss {

@@ -373,6 +373,10 @@ func (r *vRun) record() *vResult {
 	if !r.readme {
 		args = append(args, "--cgroup", r.slice.V2Dir)
 	}
+	if e := os.Getenv("MEMDIAG_E2E_EBPF"); e != "" && !slices.Contains(r.watchArgs, "--ebpf") {
+		// bench/accuracy.sh -e: every scenario with or without the chain.
+		args = append(args, "--ebpf", e)
+	}
 	watch := exec.CommandContext(ctx, vBins.memdiag, append(args, r.watchArgs...)...)
 	watchLog, err := os.Create(rec + ".log")
 	if err != nil {
@@ -519,7 +523,7 @@ func (r *vRun) check(res *vResult, want vWant) {
 		line, _ := json.Marshal(map[string]any{
 			"scenario": strings.TrimPrefix(t.Name(), "TestVerdict/"),
 			"want":     want.top, "none_ok": want.noneOK, "top": top, "culprits": names, "false": falses,
-			"passed": !t.Failed(), "time": time.Now().UTC().Format(time.RFC3339),
+			"passed": !t.Failed(), "time": time.Now().UTC().Format(time.RFC3339), "ebpf": os.Getenv("MEMDIAG_E2E_EBPF"),
 		})
 		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err == nil {

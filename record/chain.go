@@ -40,6 +40,11 @@ type Chain struct {
 	// them (the shadow entry said they were recently evicted), by the
 	// memory cgroup they were charged to and the process that faulted.
 	Refaults []ChainRefault `json:"refaults,omitempty"`
+	// Untraced lists the parts of the chain this kernel would not let
+	// memdiag trace ("refaults": fentry/workingset_refault refused),
+	// whose lists are then empty for want of data, not for want of
+	// events. Absent when every part was traced.
+	Untraced []string `json:"untraced,omitempty"`
 	// Dropped counts the kernel map updates that found the map full in
 	// the interval (their events are missing from the lists above).
 	Dropped uint64 `json:"dropped,omitempty"`

@@ -221,6 +221,18 @@ func memShareOf(pf *correlate.Proof, m memTake) string {
 // (Proof.ShareScope), with what a cgroup scope left out and what rests on
 // processes whose cgroup was not recorded.
 func shareOf(pf *correlate.Proof, share float64) string {
+	judged := 0
+	for _, cr := range pf.Credits {
+		if cr.ChainJudged {
+			judged++
+		}
+	}
+	switch {
+	case judged > 0 && judged == len(pf.Credits):
+		return fmt.Sprintf("%.0f%% (median) of the victim's file pages reclaim took, on its account (the traced chain, not its share of the disk I/O)", 100*share)
+	case judged > 0:
+		return fmt.Sprintf("%.0f%% (median) of the victim's loss where the chain was traced (%d of %d credits), of the I/O elsewhere", 100*share, judged, len(pf.Credits))
+	}
 	if pf.ShareScope != correlate.ScopeCgroup {
 		return fmt.Sprintf("%.0f%% of all recorded processes' I/O (median)", 100*share)
 	}
@@ -581,9 +593,12 @@ func chainEvidence(r *correlate.Result, pf *correlate.Proof) string {
 		s += fmt.Sprintf(", %s of them by its own reclaim", correlate.FormatBytes(cc.TookBytes))
 	}
 	s += fmt.Sprintf(" (%s of the loss is on its account)", pct(cc.CostShare))
-	if ce.StallS > 0 || ce.RefaultBytes > 0 {
-		s += fmt.Sprintf("; %s's tasks spent %s in reclaim and refaulted %s", who,
-			correlate.FormatDuration(time.Duration(ce.StallS*float64(time.Second))), correlate.FormatBytes(ce.RefaultBytes))
+	stall := correlate.FormatDuration(time.Duration(ce.StallS * float64(time.Second)))
+	switch {
+	case ce.RefaultsUntraced:
+		s += fmt.Sprintf("; %s's tasks spent %s in reclaim (its refaults were not traced: this kernel refused the program)", who, stall)
+	case ce.StallS > 0 || ce.RefaultBytes > 0:
+		s += fmt.Sprintf("; %s's tasks spent %s in reclaim and refaulted %s", who, stall, correlate.FormatBytes(ce.RefaultBytes))
 	}
 	if e.LatencyPeak > 0 {
 		s += fmt.Sprintf("; the %s rose to %s", r.Stat, correlate.FormatDuration(e.LatencyPeak))
