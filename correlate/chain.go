@@ -67,13 +67,13 @@ type ChainEpisode struct {
 	// RefaultBytes is what the victim read back of pages evicted shortly
 	// before; ReclaimStall the time its tasks spent in direct and
 	// cgroup-limit reclaim.
-	RefaultBytes uint64        `json:"refault_bytes"`
+	RefaultBytes uint64 `json:"refault_bytes"`
 	// RefaultsUntraced: the kernel did not let refaults be traced in
 	// some of its intervals (record.Chain.Untraced): RefaultBytes is
 	// then not the victim's refaults.
-	RefaultsUntraced bool `json:"refaults_untraced,omitempty"`
-	ReclaimStall time.Duration `json:"-"`
-	StallS       float64       `json:"reclaim_stall_s"`
+	RefaultsUntraced bool          `json:"refaults_untraced,omitempty"`
+	ReclaimStall     time.Duration `json:"-"`
+	StallS           float64       `json:"reclaim_stall_s"`
 	// AddedBytes is every other process's page-cache additions in the
 	// victim's memory domain.
 	AddedBytes uint64 `json:"domain_added_bytes"`
