@@ -278,7 +278,8 @@ type vResult struct {
 		Name   string `json:"name"`
 		Reason string `json:"reason"`
 	} `json:"not_run"`
-	ChainTraced bool `json:"chain_traced"`
+	ChainTraced    bool     `json:"chain_traced"`
+	RecordingLacks []string `json:"recording_lacks"`
 }
 
 type vCulprit struct {
@@ -838,6 +839,10 @@ func (r *vRun) checkChain(res *vResult, traced bool) {
 	t.Helper()
 	if res.ChainTraced != traced {
 		t.Errorf("chain_traced %v, want %v", res.ChainTraced, traced)
+	}
+	said := slices.ContainsFunc(res.RecordingLacks, func(l string) bool { return strings.HasPrefix(l, "no page-cache chain (eBPF: ") })
+	if said == traced {
+		t.Errorf("recording_lacks %q: the missing chain said %v, want %v", res.RecordingLacks, said, !traced)
 	}
 	rec, err := record.ReadFile(filepath.Join(r.dir, "run.jsonl"))
 	if err != nil {

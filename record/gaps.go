@@ -134,6 +134,14 @@ func (g *Gaps) Lines(end *End, warns []string) []string {
 			out = append(out, "process events polled, not from the kernel ("+st.Reason+"): a process that started and ended between two samples is missing")
 		}
 	}
+	if st, ok := g.collector("ebpf-chain"); ok {
+		switch {
+		case !st.Available:
+			out = append(out, "no page-cache chain (eBPF: "+st.Reason+"): culprits are credited by correlation — who did the disk I/O when — not by what their page-cache use cost the victim")
+		case st.Reason != "":
+			out = append(out, "page-cache chain traced in part: "+st.Reason)
+		}
+	}
 	if g.eventsLost > 0 {
 		out = append(out, fmt.Sprintf("%d process %s lost (socket or buffer overrun)", g.eventsLost, english.Plural(int(g.eventsLost), "event")))
 	}

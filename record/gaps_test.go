@@ -154,3 +154,33 @@ func TestGapsFewDenied(t *testing.T) {
 		t.Errorf("Lines() (-want +got):\n%s", diff)
 	}
 }
+
+// The page-cache chain: not traced (off, or the programs did not load)
+// is said with the reason; traced in part says what is missing; traced
+// in full, or a recording made before the collector, says nothing.
+func TestGapsChain(t *testing.T) {
+	for _, tt := range []struct {
+		st   *CollectorStatus
+		want []string
+	}{
+		{&CollectorStatus{Name: "ebpf-chain", Reason: "off (--ebpf off)"},
+			[]string{"no page-cache chain (eBPF: off (--ebpf off)): culprits are credited by correlation — who did the disk I/O when — not by what their page-cache use cost the victim"}},
+		{&CollectorStatus{Name: "ebpf-chain", Available: true, Reason: "refaults not traced: fentry refused"},
+			[]string{"page-cache chain traced in part: refaults not traced: fentry refused"}},
+		{&CollectorStatus{Name: "ebpf-chain", Available: true}, nil},
+		{nil, nil},
+	} {
+		h := Header{Collectors: []CollectorStatus{{Name: "psi", Available: true}}}
+		if tt.st != nil {
+			h.Collectors = append(h.Collectors, *tt.st)
+		}
+		g := NewGaps(h)
+		for i := range 2 {
+			s := withPSI(Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second)})
+			g.Add(&s)
+		}
+		if d := cmp.Diff(tt.want, g.Lines(&End{Samples: 2}, nil)); d != "" {
+			t.Errorf("%+v: Lines() (-want +got):\n%s", tt.st, d)
+		}
+	}
+}
