@@ -169,7 +169,7 @@ func (s scenario) build() *record.Recording {
 				rss = uint64(p.rssAt(off))
 			}
 			if alive && rss > 0 && !s.noProcs {
-				smp.RSS = append(smp.RSS, record.ProcRSS{PID: p.pid, StartTicks: uint64(p.pid), Comm: p.comm, AnonBytes: rss})
+				smp.RSS = append(smp.RSS, record.ProcRSS{PID: p.pid, StartTicks: uint64(p.pid), Comm: p.comm, AnonBytes: rss, Cgroup: p.cgroup})
 			}
 		}
 		if s.noProcs {

@@ -236,6 +236,31 @@ func sustainedScenario() scenario {
 		}}
 }
 
+// Issue 30.3: in a --cgroup analysis, another tenant's process seen only
+// among the RSS holders (it did no I/O, so no I/O row gave its cgroup)
+// is left out of the sustained finding's memory holders: the RSS rows
+// carry the holder's cgroup.
+func TestScenarioSustainedMemoryHoldersInScope(t *testing.T) {
+	s := sustainedScenario()
+	for i := range s.procs {
+		s.procs[i].cgroup = "/service/" + s.procs[i].unit
+	}
+	s.procs = append(s.procs, sproc{pid: 950, ppid: 1, comm: "python3", cmdline: "python3 tenant.py", unit: "tenant.service",
+		cgroup: "/tenant.slice/tenant.service", rss: 2 << 30})
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	su := res.Sustained
+	if su == nil {
+		t.Fatal("no sustained pressure found")
+	}
+	var comms []string
+	for _, m := range su.Memory {
+		comms = append(comms, m.Comm)
+	}
+	if !slices.Equal(comms, []string{"hog", "nginx"}) || su.OutsideLeftOut != 1 {
+		t.Errorf("memory holders %v, %d left out; want hog and nginx, the tenant's python3 left out", comms, su.OutsideLeftOut)
+	}
+}
+
 func TestScenarioSustainedPressure(t *testing.T) {
 	res := Analyze(sustainedScenario().build(), Options{Project: timers.Project})
 	s := res.Sustained

@@ -335,6 +335,9 @@ func (sr *Series) Add(s *record.Sample) {
 	for j := 0; j < len(s.RSS) && j < keep; j++ {
 		r := &s.RSS[j]
 		sr.rss = append(sr.rss, rssHold{r.PID, r.StartTicks, r.Comm, r.AnonBytes, r.FileBytes})
+		if r.Cgroup != "" {
+			sr.sawCgroup(r.PID, r.StartTicks, r.Cgroup)
+		}
 	}
 	sr.onsets = append(sr.onsets, s.Onsets...)
 	if len(s.RSS) > 0 {

@@ -189,6 +189,12 @@ func (s *ProcScanner) readRSS(fd int, st *procState) (process.RSS, bool) {
 	if !parseStatusRSS(s.fileBuf[:k], &r) {
 		return process.RSS{}, false // a kernel thread (no Rss lines) or a torn read
 	}
+	if st.cgroup == "" {
+		// A holder that did no I/O was never described: its cgroup
+		// tells another tenant's memory from the analysed group's.
+		s.readMeta(st)
+	}
+	r.Cgroup = st.cgroup
 	return r, true
 }
 

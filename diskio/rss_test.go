@@ -51,10 +51,11 @@ func TestTopRSS(t *testing.T) {
 	}
 	const k = 1024
 	// Values of the RssAnon/RssFile/RssShmem lines of the two status files;
-	// stat field 24 (rss pages) orders them: 5535 pages before 390.
+	// stat field 24 (rss pages) orders them: 5535 pages before 390. The
+	// cgroups are their cgroup files' (the hog's v1 memory group).
 	want := []process.RSS{
-		{PID: 12762, StartTicks: 49399, Comm: "memdiag-mem-hog", AnonBytes: 20620 * k, FileBytes: 1660 * k},
-		{PID: 13604, StartTicks: 51601, Comm: "sleep", AnonBytes: 108 * k, FileBytes: 1624 * k},
+		{PID: 12762, StartTicks: 49399, Comm: "memdiag-mem-hog", AnonBytes: 20620 * k, FileBytes: 1660 * k, Cgroup: "/memdiag-mem-fixture"},
+		{PID: 13604, StartTicks: 51601, Comm: "sleep", AnonBytes: 108 * k, FileBytes: 1624 * k, Cgroup: "/"},
 	}
 	if d := cmp.Diff(want, s.TopRSS(10)); d != "" {
 		t.Errorf("TopRSS (-want +got):\n%s", d)

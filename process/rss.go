@@ -15,4 +15,7 @@ type RSS struct {
 	AnonBytes  uint64 `json:"anon_bytes"`  // RssAnon
 	FileBytes  uint64 `json:"file_bytes"`  // RssFile
 	ShmemBytes uint64 `json:"shmem_bytes"` // RssShmem
+	// Cgroup is its cgroup path (/proc/PID/cgroup, as process.Event's),
+	// "" when unreadable; added after schema 1 was frozen.
+	Cgroup string `json:"cgroup,omitempty"`
 }

@@ -362,6 +362,10 @@ type ProcRSS struct {
 	AnonBytes  uint64 `json:"anon_bytes"`
 	FileBytes  uint64 `json:"file_bytes"`
 	ShmemBytes uint64 `json:"shmem_bytes"`
+	// Cgroup is the holder's cgroup path (/proc/PID/cgroup), so a
+	// cgroup-scoped analysis can tell another tenant's memory from the
+	// group's; absent in recordings made before it was added.
+	Cgroup string `json:"cgroup,omitempty"`
 }
 
 // FromRSS is the wire form of ps.
