@@ -98,6 +98,14 @@ func victimLine(r *correlate.Result) string {
 			kind = "v1 memory cgroup"
 		}
 		line += "; memory: its " + kind + " " + v.Memcg
+		switch {
+		case v.Limit == "":
+			line += ", no memory limit up to the root (only host-wide reclaim reaches it)"
+		case filepath.Clean(v.Limit) == filepath.Clean(v.Memcg):
+			line += fmt.Sprintf(", limited to %s", correlate.FormatBytes(v.LimitBytes))
+		default:
+			line += fmt.Sprintf(", limited to %s with every group under %s", correlate.FormatBytes(v.LimitBytes), v.Limit)
+		}
 	}
 	if r.VictimNote != "" {
 		line += " (" + r.VictimNote + ")"

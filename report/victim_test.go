@@ -16,12 +16,12 @@ func TestVictimLine(t *testing.T) {
 	web := &record.Victim{PID: 4242, Comm: "websvc", How: record.VictimFromProbe,
 		Detail: "127.0.0.1:8080 is a listening socket of websvc (pid 4242)",
 		Cgroup: "/x.slice/web.service", CgroupDir: "/sys/fs/cgroup/unified/x.slice/web.service",
-		Memcg: "/x.slice/web.service", MemcgDir: "/sys/fs/cgroup/memory/x.slice/web.service", MemcgVersion: 1}
+		Memcg: "/x.slice/web.service", MemcgDir: "/sys/fs/cgroup/memory/x.slice/web.service", MemcgVersion: 1, Limit: "/x.slice", LimitBytes: 224 << 20}
 	root := &record.Victim{PID: 7, Comm: "websvc", How: record.VictimFromProbe, Detail: "127.0.0.1:8080 is a listening socket of websvc (pid 7)",
 		Cgroup: "/", CgroupDir: "/sys/fs/cgroup/unified", Memcg: "/", MemcgDir: "/sys/fs/cgroup/memory", MemcgVersion: 1}
 	unit := &record.Victim{How: record.VictimGiven, Detail: "given as --victim web.service", Unit: "web.service",
 		Cgroup: "/x.slice/web.service", CgroupDir: "/sys/fs/cgroup/x.slice/web.service",
-		Memcg: "/x.slice/web.service", MemcgDir: "/sys/fs/cgroup/x.slice/web.service", MemcgVersion: 2}
+		Memcg: "/x.slice/web.service", MemcgDir: "/sys/fs/cgroup/x.slice/web.service", MemcgVersion: 2, Limit: "/x.slice/web.service", LimitBytes: 512 << 20}
 	for _, tc := range []struct {
 		name string
 		r    correlate.Result
@@ -29,13 +29,13 @@ func TestVictimLine(t *testing.T) {
 	}{
 		{"none recorded", correlate.Result{}, ""},
 		{"probe, own group", correlate.Result{Victim: web, Cgroup: web.CgroupDir},
-			"Victim: websvc (pid 4242), found from --probe: 127.0.0.1:8080 is a listening socket of websvc (pid 4242); scope: its cgroup /x.slice/web.service; memory: its v1 memory cgroup /x.slice/web.service"},
+			"Victim: websvc (pid 4242), found from --probe: 127.0.0.1:8080 is a listening socket of websvc (pid 4242); scope: its cgroup /x.slice/web.service; memory: its v1 memory cgroup /x.slice/web.service, limited to 224.0 MiB with every group under /x.slice"},
 		{"--cgroup wins", correlate.Result{Victim: web, Cgroup: "/sys/fs/cgroup/unified/other"},
-			"Victim: websvc (pid 4242), found from --probe: 127.0.0.1:8080 is a listening socket of websvc (pid 4242); scope: --cgroup /sys/fs/cgroup/unified/other (given), not its own group; memory: its v1 memory cgroup /x.slice/web.service"},
+			"Victim: websvc (pid 4242), found from --probe: 127.0.0.1:8080 is a listening socket of websvc (pid 4242); scope: --cgroup /sys/fs/cgroup/unified/other (given), not its own group; memory: its v1 memory cgroup /x.slice/web.service, limited to 224.0 MiB with every group under /x.slice"},
 		{"root group", correlate.Result{Victim: root, VictimNote: "its cgroup v2 group is the root (/)"},
 			"Victim: websvc (pid 7), found from --probe: 127.0.0.1:8080 is a listening socket of websvc (pid 7); scope: the host (its cgroup v2 group is the root (/))"},
 		{"unit given", correlate.Result{Victim: unit, Cgroup: unit.CgroupDir},
-			"Victim: web.service, given with --victim; scope: its cgroup /x.slice/web.service; memory: its memory cgroup /x.slice/web.service"},
+			"Victim: web.service, given with --victim; scope: its cgroup /x.slice/web.service; memory: its memory cgroup /x.slice/web.service, limited to 512.0 MiB"},
 		{"not found", correlate.Result{VictimNote: "not found from --probe: 10.0.0.1 is not an address of this host"},
 			"Victim: not found (not found from --probe: 10.0.0.1 is not an address of this host)"},
 	} {
