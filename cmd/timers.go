@@ -154,7 +154,7 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.From, "from", "", "list every firing from this time (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' in --tz, or 'now', the default when only --to is given)")
 	cmd.Flags().StringVar(&opts.To, "to", "", "... up to this time (same forms, or a duration after --from such as 2h, 2d or 1w)")
 	cmd.Flags().StringVar(&opts.BaseTime, "base-time", "", "compute next firings from this time instead of now (same forms as --from)")
-	cmd.Flags().StringVar(&opts.TZ, "tz", "", "IANA time zone to show times in (default: the root's etc/localtime, else UTC); schedules are computed in the root's zone, or in --tz when the root names none")
+	cmd.Flags().StringVar(&opts.TZ, "tz", "", "IANA time zone to show times in (default: the root's etc/localtime); jobs always run in the root's zone, linked or copied")
 	formatFlag(cmd, &opts.Format, format.Table, timers.Formats, "")
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "exit with code 1 when a unit file, calendar expression or crontab line is malformed")
 	return cmd
@@ -178,9 +178,17 @@ func parseWhen(s string, now time.Time, loc *time.Location) (time.Time, error) {
 }
 
 func runTimers(ctx context.Context, opts *timersOptions) error {
-	loc, err := timers.HostLocation(opts.Root, opts.TZ)
+	// Jobs run in the root's zone; --tz only changes the zone times are
+	// shown (and --from/--to/--base-time read) in.
+	zone, err := timers.RootZone(opts.Root)
 	if err != nil {
-		return flagErrorf("--tz: %v", err)
+		return fmt.Errorf("%w; memdiag does not guess one: fix or replace etc/localtime under %s", err, opts.Root)
+	}
+	loc := zone.Loc
+	if opts.TZ != "" {
+		if loc, err = time.LoadLocation(opts.TZ); err != nil {
+			return flagErrorf("--tz: %v", err)
+		}
 	}
 	base := opts.Now()
 	if opts.BaseTime != "" {
@@ -215,7 +223,7 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 			}
 		}
 	}
-	ro := timers.RenderOptions{Base: base, Next: opts.Next, Loc: loc, ShowWhy: opts.All, Problems: problems,
+	ro := timers.RenderOptions{Base: base, Next: opts.Next, Loc: loc, RunLoc: zone.Loc, ShowWhy: opts.All, Problems: problems,
 		Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
 	if opts.From != "" {
 		from, err := parseWhen(opts.From, base, loc)
@@ -233,7 +241,7 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 		if !to.After(from) {
 			return flagErrorf("--to must be after --from")
 		}
-		fs := timers.Project(shown, from, to, loc)
+		fs := timers.Project(shown, from, to, zone.Loc)
 		err = timers.RenderFirings(opts.IO.Out, fs, shown, opts.Format, ro, from, to)
 		if err != nil {
 			return err

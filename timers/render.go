@@ -19,13 +19,32 @@ var Formats = []format.Format{format.Table, format.Markdown, format.JSON, format
 
 // RenderOptions configures rendering.
 type RenderOptions struct {
-	Base     time.Time      // next firings are computed after this time
-	Next     int            // how many next firings to show per job (>= 1)
-	Loc      *time.Location // zone the times are shown and computed in
-	ShowWhy  bool           // add the ACTIVE column (why each job is active or not)
-	Width    int            // table: terminal width in columns to fit (long columns wrap or are cut); 0 keeps full content
-	Color    bool           // table: bold header (a terminal, no NO_COLOR, no --no-color)
-	Problems []string       // printed after a table or markdown listing
+	Base time.Time      // next firings are computed after this time
+	Next int            // how many next firings to show per job (>= 1)
+	Loc  *time.Location // zone the times are shown in (--tz)
+	// RunLoc is the zone jobs that name none (Job.TimeZone) run in: the
+	// root's ([RootZone]), never the zone they are shown in; nil: Loc.
+	RunLoc   *time.Location
+	ShowWhy  bool     // add the ACTIVE column (why each job is active or not)
+	Width    int      // table: terminal width in columns to fit (long columns wrap or are cut); 0 keeps full content
+	Color    bool     // table: bold header (a terminal, no NO_COLOR, no --no-color)
+	Problems []string // printed after a table or markdown listing
+}
+
+func (o RenderOptions) runLoc() *time.Location {
+	if o.RunLoc != nil {
+		return o.RunLoc
+	}
+	return o.Loc
+}
+
+// zoneLabel is a zone's name in a table header: "localtime" for the
+// unnamed zone of a copied etc/localtime, whose name is long.
+func zoneLabel(l *time.Location) string {
+	if l.String() == UnnamedZone {
+		return "localtime"
+	}
+	return l.String()
 }
 
 // jobView is one job as rendered.
@@ -118,7 +137,7 @@ func views(jobs []Job, o RenderOptions) []jobView {
 		if v.Errors == nil {
 			v.Errors = []string{}
 		}
-		for _, f := range Next(j, o.Base, max(o.Next, 1), o.Loc) {
+		for _, f := range Next(j, o.Base, max(o.Next, 1), o.runLoc()) {
 			v.Next = append(v.Next, f.Planned.In(o.Loc).Format(time.RFC3339))
 		}
 		// Live state is shown in the listing's zone, like every other time.
@@ -164,7 +183,7 @@ func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error
 	for _, v := range vs {
 		showLast = showLast || v.LastTrigger != nil
 	}
-	header := []any{"NAME", "SOURCE", "SCHEDULE", "PERIOD", "NEXT (" + o.Loc.String() + ")"}
+	header := []any{"NAME", "SOURCE", "SCHEDULE", "PERIOD", "NEXT (" + zoneLabel(o.Loc) + ")"}
 	if showLast {
 		header = append(header, "LAST")
 	}
@@ -288,7 +307,7 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	}
-	t := tables.New("TIME ("+o.Loc.String()+")", "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE").
+	t := tables.New("TIME ("+zoneLabel(o.Loc)+")", "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE").
 		SetFit(1, tables.Truncate, 20).SetFit(4, tables.Truncate, 16).SetFit(5, tables.Truncate, 16).
 		HideWhenNarrow(5, 2, 3)
 	for _, x := range fs {
