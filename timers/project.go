@@ -51,19 +51,85 @@ func Project(jobs []Job, from, to time.Time, loc *time.Location) []Firing {
 	return out
 }
 
-// Next returns the first n firings of j after after.
+// horizonYears bounds the search for a job's next firings: 400 years are
+// one whole cycle of the Gregorian calendar (leap days included), so a
+// calendar or cron schedule that can match at all matches within it
+// (systemd's own calendar ends in 2199).
+const horizonYears = 400
+
+// Next returns the first n firings of j after after, searching up to
+// 400 years ahead: a leap-day schedule lists n leap days. An anacron
+// job, whose runs depend on its trigger's, is searched for up to
+// 400 days plus twice its period. Fewer than n firings mean there are no
+// more; see [Never] for none at all.
 func Next(j Job, after time.Time, n int, loc *time.Location) []Firing {
 	if n <= 0 {
 		return nil
 	}
+	if next, late := jobNext(j, loc); next != nil {
+		end := after.AddDate(horizonYears, 0, 0)
+		var out []Firing
+		for t := next(after); len(out) < n && !t.IsZero() && t.Before(end); t = next(t) {
+			out = append(out, Firing{Job: j.Name, Planned: t, Earliest: t, Latest: t.Add(late)})
+		}
+		return out
+	}
+	if j.Source != Anacron || len(j.Schedule) == 0 {
+		return nil
+	}
+	days, err := anacronPeriod(j.Schedule[0])
+	if err != nil {
+		return nil
+	}
+	end := after.AddDate(0, 0, 400+2*max(days, 31))
 	var out []Firing
-	for span := 24 * time.Hour; span <= 12*366*24*time.Hour; span *= 4 {
-		out = projectJob(j, after.Add(time.Nanosecond), after.Add(span), loc)
+	for span := 24 * time.Hour; ; span *= 4 {
+		to := after.Add(span)
+		if !to.Before(end) {
+			to = end
+		}
+		out = projectJob(j, after.Add(time.Nanosecond), to, loc)
 		if len(out) >= n {
 			return out[:n]
 		}
+		if to.Equal(end) {
+			return out
+		}
 	}
-	return out
+}
+
+// Never reports whether j has a calendar or cron schedule that never
+// matches after after ("*-02-30", "0 0 30 2 *", a date in the past)
+// within the 400-year horizon of [Next]. Monotonic timers, @reboot and
+// anacron jobs, which have no calendar of their own, are never "never".
+func Never(j Job, after time.Time, loc *time.Location) bool {
+	next, _ := jobNext(j, loc)
+	if next == nil {
+		return false
+	}
+	t := next(after)
+	return t.IsZero() || !t.Before(after.AddDate(horizonYears, 0, 0))
+}
+
+// jobNext returns the next-function of a systemd or cron job's schedule
+// in its zone, and how late after the planned time it may start; nil for
+// anacron, for a malformed cron line and for a schedule with nothing to
+// project (monotonic settings only, @reboot).
+func jobNext(j Job, loc *time.Location) (nextFunc, time.Duration) {
+	if j.Source != Systemd && len(j.Errors) > 0 {
+		return nil, 0 // a malformed cron or anacron line never runs
+	}
+	loc = jobLocation(j, loc)
+	switch j.Source {
+	case Systemd:
+		return calendarNext(j.Schedule, loc), j.AccuracySec + j.RandomizedDelaySec
+	case Cron:
+		if len(j.Schedule) == 0 {
+			return nil, 0
+		}
+		return cronNext(j.Schedule[0], loc), time.Minute
+	}
+	return nil, 0
 }
 
 // jobLocation is the zone a job's schedule is computed in.
@@ -148,22 +214,14 @@ func firings(name string, next nextFunc, from, to time.Time, early, late time.Du
 }
 
 func projectJob(j Job, from, to time.Time, loc *time.Location) []Firing {
-	if j.Source != Systemd && len(j.Errors) > 0 {
-		return nil // a malformed cron or anacron line never runs
-	}
-	loc = jobLocation(j, loc)
-	switch j.Source {
-	case Systemd:
-		return firings(j.Name, calendarNext(j.Schedule, loc), from, to, 0, j.AccuracySec+j.RandomizedDelaySec)
-	case Cron:
-		if len(j.Schedule) == 0 {
-			return nil
+	if j.Source == Anacron {
+		if len(j.Errors) > 0 {
+			return nil // a malformed anacron line never runs
 		}
-		return firings(j.Name, cronNext(j.Schedule[0], loc), from, to, 0, time.Minute)
-	case Anacron:
-		return projectAnacron(j, from, to, loc)
+		return projectAnacron(j, from, to, jobLocation(j, loc))
 	}
-	return nil
+	next, late := jobNext(j, loc)
+	return firings(j.Name, next, from, to, 0, late)
 }
 
 // triggerNext is the next-function of an anacron job's triggers.

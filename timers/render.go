@@ -52,7 +52,9 @@ type jobView struct {
 	Job
 	Schedule []string `json:"schedule"`
 	Next     []string `json:"next"`
-	Errors   []string `json:"errors"`
+	// Never: the schedule cannot match again within 400 years ([Never]).
+	Never  bool     `json:"never,omitempty"`
+	Errors []string `json:"errors"`
 }
 
 // periodString is the PERIOD column: "30m", "1d", or "irregular".
@@ -140,6 +142,7 @@ func views(jobs []Job, o RenderOptions) []jobView {
 		for _, f := range Next(j, o.Base, max(o.Next, 1), o.runLoc()) {
 			v.Next = append(v.Next, f.Planned.In(o.Loc).Format(time.RFC3339))
 		}
+		v.Never = len(v.Next) == 0 && Never(j, o.Base, o.runLoc())
 		// Live state is shown in the listing's zone, like every other time.
 		if j.LastTrigger != nil {
 			t := j.LastTrigger.In(o.Loc)
@@ -230,6 +233,9 @@ func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error
 		}
 		if f != format.Table {
 			next = v.Next
+		}
+		if v.Never {
+			next = []string{"never"}
 		}
 		cmd, note := v.Command, v.Note
 		if len(v.Scripts) > 0 {
