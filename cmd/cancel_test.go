@@ -1,14 +1,18 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/testenv"
 )
 
 // TestAnalyzeEndsOnSignalWhileReading: analyze reading a recording from a
@@ -48,5 +52,71 @@ func TestAnalyzeEndsOnSignalWhileReading(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("analyze did not end after its context was cancelled")
+	}
+}
+
+// fastTimerRoot is a root with one timer firing every 4 s: `timers --to
+// 8w` projects and lists a million firings, which takes seconds.
+func fastTimerRoot(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	units := filepath.Join(root, "etc/systemd/system")
+	if err := os.MkdirAll(filepath.Join(units, "timers.target.wants"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"fast.timer":   "[Timer]\nOnCalendar=*:*:0/4\n\n[Install]\nWantedBy=timers.target\n",
+		"fast.service": "[Service]\nExecStart=/bin/true\n",
+	} {
+		if err := os.WriteFile(filepath.Join(units, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../fast.timer", filepath.Join(units, "timers.target.wants/fast.timer")); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// TestTimersEndsOnSIGINT (issue 31.3): `timers --to 8w` over a million
+// firings, sent SIGINT (Ctrl-C) while it projects or renders, ends within
+// a second with exit 130 and no listing, like every other command.
+func TestTimersEndsOnSIGINT(t *testing.T) {
+	bin := testenv.BuildMemdiag(t)
+	root := fastTimerRoot(t)
+	for _, after := range []time.Duration{300 * time.Millisecond, 3 * time.Second} {
+		t.Run(after.String(), func(t *testing.T) {
+			c := exec.Command(bin, "timers", "--root", root, "--base-time", "2026-12-05T12:00:00Z", "--tz", "UTC", "--to", "8w")
+			var out, errOut bytes.Buffer
+			c.Stdout, c.Stderr = &out, &errOut
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- c.Wait() }()
+			time.Sleep(after)
+			sent := time.Now()
+			if err := c.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				c.Process.Kill()
+				<-done
+				t.Fatal("timers still running 30 s after SIGINT")
+			}
+			took := time.Since(sent)
+			var ee *exec.ExitError
+			code := 0
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			}
+			if code != exitInterrupt || took > time.Second {
+				t.Errorf("exit %d %s after SIGINT (%d bytes of output); want %d within 1s; stderr %q",
+					code, took.Round(time.Millisecond), out.Len(), exitInterrupt, errOut.String())
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -196,9 +197,9 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 			return flagErrorf("--base-time: %v", err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, liveTimeout)
+	liveCtx, cancel := context.WithTimeout(ctx, liveTimeout)
 	defer cancel()
-	live, err := opts.Live(ctx, opts.Root)
+	live, err := opts.Live(liveCtx, opts.Root)
 	if err != nil {
 		// Said once; the listing goes on from the unit files.
 		fmt.Fprintln(opts.IO.ErrOut, "memdiag: live timer state:", err)
@@ -241,12 +242,19 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 		if !to.After(from) {
 			return flagErrorf("--to must be after --from")
 		}
-		fs := timers.Project(shown, from, to, zone.Loc)
-		err = timers.RenderFirings(opts.IO.Out, fs, shown, opts.Format, ro, from, to)
+		fs, err := timers.ProjectContext(ctx, shown, from, to, zone.Loc)
 		if err != nil {
 			return err
 		}
-	} else if err := timers.RenderJobs(opts.IO.Out, shown, opts.Format, ro); err != nil {
+		err = renderUnlessDone(ctx, opts.IO.Out, func(w io.Writer) error {
+			return timers.RenderFirings(w, fs, shown, opts.Format, ro, from, to)
+		})
+		if err != nil {
+			return err
+		}
+	} else if err := renderUnlessDone(ctx, opts.IO.Out, func(w io.Writer) error {
+		return timers.RenderJobs(w, shown, opts.Format, ro)
+	}); err != nil {
 		return err
 	}
 	if opts.Format == format.CSV {
@@ -259,4 +267,25 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(problems), "problem"))}
 	}
 	return nil
+}
+
+// renderUnlessDone runs render into a buffer and copies it to w, unless
+// ctx is done first (Ctrl-C): then it returns ctx's cause at once and
+// nothing is written. A table of a million firings takes seconds to lay
+// out, and the table writer cannot be stopped half-way; the abandoned
+// render ends with the process.
+func renderUnlessDone(ctx context.Context, w io.Writer, render func(io.Writer) error) error {
+	var buf bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- render(&buf) }()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case err := <-done:
+		if err != nil {
+			return err
+		}
+	}
+	_, err := buf.WriteTo(w)
+	return err
 }

@@ -27,6 +27,7 @@ package timers
 //     Latest adds the trigger's jitter, RANDOM_DELAY and accuracy.
 
 import (
+	"context"
 	"sort"
 	"strings"
 	"time"
@@ -38,9 +39,28 @@ import (
 // expression carries a zone suffix). Jobs are projected whether active or
 // not; callers choose which jobs to pass.
 func Project(jobs []Job, from, to time.Time, loc *time.Location) []Firing {
+	out, _ := ProjectContext(context.Background(), jobs, from, to, loc)
+	return out
+}
+
+// ProjectContext is [Project] that stops when ctx is done, returning
+// ctx's error (its cause, when it has one) and no firings: a window of
+// weeks over a job that fires every few seconds walks millions of
+// firings.
+func ProjectContext(ctx context.Context, jobs []Job, from, to time.Time, loc *time.Location) ([]Firing, error) {
 	var out []Firing
 	for _, j := range jobs {
-		out = append(out, projectJob(j, from, to, loc)...)
+		var fs []Firing
+		if j.Source == Anacron {
+			fs = projectJob(j, from, to, loc)
+		} else {
+			next, late := jobNext(j, loc)
+			fs = firingsContext(ctx, j.Name, next, from, to, 0, late)
+		}
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		out = append(out, fs...)
 	}
 	sort.SliceStable(out, func(a, b int) bool {
 		if !out[a].Planned.Equal(out[b].Planned) {
@@ -48,7 +68,7 @@ func Project(jobs []Job, from, to time.Time, loc *time.Location) []Firing {
 		}
 		return out[a].Job < out[b].Job
 	})
-	return out
+	return out, nil
 }
 
 // horizonYears bounds the search for a job's next firings: 400 years are
@@ -201,12 +221,21 @@ func cronNext(spec string, loc *time.Location) nextFunc {
 
 // firings walks next from from to to.
 func firings(name string, next nextFunc, from, to time.Time, early, late time.Duration) []Firing {
+	return firingsContext(context.Background(), name, next, from, to, early, late)
+}
+
+// firingsContext is firings that stops (with what it has) when ctx is
+// done; it looks every 1024 firings.
+func firingsContext(ctx context.Context, name string, next nextFunc, from, to time.Time, early, late time.Duration) []Firing {
 	if next == nil {
 		return nil
 	}
 	var out []Firing
 	t := next(from.Add(-time.Nanosecond))
 	for i := 0; !t.IsZero() && t.Before(to) && i < 1_000_000; i++ {
+		if i%1024 == 1023 && ctx.Err() != nil {
+			return out
+		}
 		out = append(out, Firing{Job: name, Planned: t, Earliest: t.Add(early), Latest: t.Add(late)})
 		t = next(t)
 	}
