@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,8 +54,51 @@ type jobView struct {
 	Schedule []string `json:"schedule"`
 	Next     []string `json:"next"`
 	// Never: the schedule cannot match again within 400 years ([Never]).
-	Never  bool     `json:"never,omitempty"`
-	Errors []string `json:"errors"`
+	Never bool `json:"never,omitempty"`
+	// RandomizedDelayS is RandomizedDelaySec= (anacron: RANDOM_DELAY and
+	// the trigger's) in seconds; Unpredictable says it is at least half
+	// the period ([Unpredictable]), so NEXT says little about when the
+	// job starts.
+	RandomizedDelayS float64  `json:"randomized_delay_s,omitempty"`
+	Unpredictable    bool     `json:"unpredictable,omitempty"`
+	Errors           []string `json:"errors"`
+}
+
+// unpredictableMark marks the times of an [Unpredictable] job in tables;
+// unpredictableLegend explains it under them.
+const (
+	unpredictableMark   = "~"
+	unpredictableLegend = "~ unpredictable: random delay (RandomizedDelaySec=) of half the period or more"
+)
+
+// markTime marks a table time "2026-11-29 18:00" as "2026-11-29~18:00":
+// the mark takes the place of the space, so the column keeps its width.
+func markTime(s, mark string) string {
+	if mark == "" {
+		return s
+	}
+	return strings.Replace(s, " ", mark, 1)
+}
+
+// jobUnpredictable applies [Unpredictable] to a job: its period is
+// PeriodSeconds, else the median gap between its next firings after base
+// (as correlate measures an irregular job's period).
+func jobUnpredictable(j Job, base time.Time, loc *time.Location) bool {
+	if j.RandomizedDelaySec <= 0 {
+		return false
+	}
+	var period time.Duration
+	if j.PeriodSeconds != nil {
+		period = time.Duration(*j.PeriodSeconds * float64(time.Second))
+	} else if fs := Next(j, base, 5, loc); len(fs) >= 2 {
+		gaps := make([]time.Duration, 0, len(fs)-1)
+		for i := 1; i < len(fs); i++ {
+			gaps = append(gaps, fs[i].Planned.Sub(fs[i-1].Planned))
+		}
+		slices.Sort(gaps)
+		period = gaps[len(gaps)/2]
+	}
+	return Unpredictable(j.RandomizedDelaySec, period)
 }
 
 // periodString is the PERIOD column: "30m", "1d", or "irregular".
@@ -143,6 +187,8 @@ func views(jobs []Job, o RenderOptions) []jobView {
 			v.Next = append(v.Next, f.Planned.In(o.Loc).Format(time.RFC3339))
 		}
 		v.Never = len(v.Next) == 0 && Never(j, o.Base, o.runLoc())
+		v.RandomizedDelayS = j.RandomizedDelaySec.Seconds()
+		v.Unpredictable = jobUnpredictable(j, o.Base, o.runLoc())
 		// Live state is shown in the listing's zone, like every other time.
 		if j.LastTrigger != nil {
 			t := j.LastTrigger.In(o.Loc)
@@ -219,6 +265,7 @@ func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error
 		}
 		return strings.Join(ss, "; ")
 	}
+	var legend []string
 	for _, v := range vs {
 		var next []string
 		layout := shownTime
@@ -227,12 +274,25 @@ func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error
 			// 22:34 at minute resolution.
 			layout = shownTimeSeconds
 		}
+		mark := ""
+		if v.Unpredictable {
+			mark = unpredictableMark
+			legend = []string{unpredictableLegend}
+		}
 		for _, n := range v.Next {
 			tt, _ := time.Parse(time.RFC3339, n)
-			next = append(next, tt.In(o.Loc).Format(layout))
+			next = append(next, markTime(tt.In(o.Loc).Format(layout), mark))
 		}
-		if f != format.Table {
+		if f == format.CSV {
 			next = v.Next
+		} else if f != format.Table {
+			if f == format.Markdown && mark != "" {
+				mark = `\` + mark // a "~" pair is strikethrough in GitHub markdown
+			}
+			next = nil
+			for _, n := range v.Next {
+				next = append(next, mark+n)
+			}
 		}
 		if v.Never {
 			next = []string{"never"}
@@ -274,7 +334,7 @@ func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error
 		}
 		t.AppendRow(row...)
 	}
-	return renderTable(w, t, f, o)
+	return renderTable(w, t, f, o, legend)
 }
 
 // RenderFirings writes firings, one row each, sorted as given.
@@ -286,6 +346,15 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 	for _, j := range jobs {
 		byName[j.Name] = j
 	}
+	unpredictable := map[string]bool{}
+	unpred := func(j Job) bool {
+		u, ok := unpredictable[j.Name]
+		if !ok {
+			u = jobUnpredictable(j, from, o.runLoc())
+			unpredictable[j.Name] = u
+		}
+		return u
+	}
 	if f == format.JSON {
 		type firingView struct {
 			Firing
@@ -295,12 +364,15 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 			// cannot run it now (Job.IdleNow); LiveNote says why.
 			IdleNow  bool   `json:"idle_now,omitempty"`
 			LiveNote string `json:"live_note,omitempty"`
+			// Unpredictable: the job's random delay is half its period
+			// or more; the firing may start anywhere up to Latest.
+			Unpredictable bool `json:"unpredictable,omitempty"`
 		}
 		out := []firingView{}
 		for _, x := range fs {
 			x.Planned, x.Earliest, x.Latest = x.Planned.In(o.Loc), x.Earliest.In(o.Loc), x.Latest.In(o.Loc)
 			j := byName[x.Job]
-			out = append(out, firingView{x, j.Source, j.Command, j.IdleNow, j.LiveNote})
+			out = append(out, firingView{x, j.Source, j.Command, j.IdleNow, j.LiveNote, unpred(j)})
 		}
 		doc := struct {
 			From     string       `json:"from"`
@@ -316,6 +388,7 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 	t := tables.New("TIME ("+zoneLabel(o.Loc)+")", "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE").
 		SetFit(1, tables.Truncate, 20).SetFit(4, tables.Truncate, 16).SetFit(5, tables.Truncate, 16).
 		HideWhenNarrow(5, 2, 3)
+	var legend []string
 	for _, x := range fs {
 		j := byName[x.Job]
 		tf := "2006-01-02 15:04:05"
@@ -324,6 +397,15 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 		if f != format.Table {
 			when = x.Planned.In(o.Loc).Format(time.RFC3339)
 			win = x.Earliest.In(o.Loc).Format(time.RFC3339) + "/" + x.Latest.In(o.Loc).Format(time.RFC3339)
+		}
+		if unpred(j) && f != format.CSV {
+			switch f {
+			case format.Markdown:
+				when = `\` + unpredictableMark + when
+			default:
+				when = markTime(when, unpredictableMark)
+			}
+			legend = []string{unpredictableLegend}
 		}
 		note := j.Note
 		if j.LiveNote != "" { // what happens now comes first, as in RenderJobs
@@ -341,7 +423,7 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 			}
 		}
 	}
-	return renderTable(w, t, f, o)
+	return renderTable(w, t, f, o, legend)
 }
 
 // idleFiringsLine says, above a list of projected firings, how many of them
@@ -384,7 +466,8 @@ func idleFiringsLine(fs []Firing, byName map[string]Job) string {
 	return b.String()
 }
 
-func renderTable(w io.Writer, t *tables.Table, f format.Format, o RenderOptions) error {
+// renderTable writes t, the legend lines (not in CSV) and o.Problems.
+func renderTable(w io.Writer, t *tables.Table, f format.Format, o RenderOptions, legend []string) error {
 	problems := o.Problems
 	var s string
 	switch f {
@@ -399,6 +482,14 @@ func renderTable(w io.Writer, t *tables.Table, f format.Format, o RenderOptions)
 	}
 	if _, err := io.WriteString(w, s+"\n"); err != nil {
 		return err
+	}
+	if f != format.CSV {
+		for _, l := range legend {
+			if f == format.Markdown {
+				l = "\n" + strings.ReplaceAll(l, "~", `\~`)
+			}
+			fmt.Fprintln(w, l)
+		}
 	}
 	if len(problems) > 0 && f != format.CSV {
 		fmt.Fprintf(w, "\nProblems (%d):\n", len(problems))
