@@ -103,7 +103,9 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 
 			Malformed unit files, OnCalendar= expressions and crontab lines are shown as
 			file:line: reason under the listing, which still lists everything else;
-			--strict makes them exit code 1.
+			--strict makes them exit code 1. A program that runs from two definitions
+			(sysstat's sa1 from its timer and from a cron.d line) is listed there too,
+			"runs twice: …", without failing --strict.
 
 			Schedules, NEXT and the firings come from the files, so the command also
 			works on a mounted image (--root) and where PID 1 is not systemd. On the
@@ -214,7 +216,10 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 	if running, ok := timers.ProbeRunning(opts.Root); ok {
 		timers.ApplyRunning(jobs, running)
 	}
-	problems := timers.Problems(jobs)
+	// Malformed definitions fail --strict; a program run twice is shown
+	// with them but is the host's configuration, not a parse error.
+	malformed := timers.Problems(jobs)
+	problems := append(append([]string{}, malformed...), timers.Duplicates(jobs)...)
 	shown := jobs
 	if !opts.All {
 		shown = nil
@@ -263,8 +268,8 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 			fmt.Fprintln(opts.IO.ErrOut, "memdiag:", p)
 		}
 	}
-	if opts.Strict && len(problems) > 0 {
-		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(problems), "problem"))}
+	if opts.Strict && len(malformed) > 0 {
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(malformed), "problem"))}
 	}
 	return nil
 }

@@ -156,3 +156,31 @@ func utcOf(t *testing.T, rfc3339 string) string {
 	}
 	return ts.UTC().Format("2006-01-02T15:04:05Z")
 }
+
+// TestRunTimersDuplicates (issue 30.6): sa1 and sa2 run from sysstat's
+// timers and from an added cron.d file; the listing's problems say so in
+// the table and in JSON. --strict still fails only on malformed files.
+func TestRunTimersDuplicates(t *testing.T) {
+	base := []string{"timers", "--base-time", "2026-12-05T12:00:00Z", "--tz", "UTC"}
+	want := []string{
+		"runs twice: sysstat-collect.timer (10m) and cron.d/sysstat-local:3 (5m): sa1 1 1",
+		"runs twice: sysstat-summary.timer (1d) and cron.d/sysstat-local:5 (1d): sa2 -A",
+	}
+	code, out, errOut := runCLI(t, timersRoot("sysstat-twice"), append(base, "--format", "json", "--strict")...)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	var doc struct {
+		Problems []string `json:"problems"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, doc.Problems); diff != "" {
+		t.Errorf("JSON problems (-want +got):\n%s", diff)
+	}
+	_, out, _ = runCLI(t, timersRoot("sysstat-twice"), base...)
+	if !strings.Contains(out, "Problems (2):\n  "+want[0]+"\n  "+want[1]+"\n") {
+		t.Errorf("table lacks the two problems:\n%s", out)
+	}
+}
