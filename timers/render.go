@@ -48,6 +48,20 @@ func zoneLabel(l *time.Location) string {
 	return l.String()
 }
 
+// timeHeader is the header of a time column, "NEXT (UTC)", and a line to
+// print under the table instead when, in a table fitted to a terminal
+// (o.Width > 0), the zone's name would make the header wider than the
+// times under it (cols columns): "NEXT" and "Times are in Europe/Berlin."
+// The table fits its columns to the terminal from their content, so a
+// header wider than the content would push it past the edge.
+func timeHeader(word string, l *time.Location, f format.Format, o RenderOptions, cols int) (header, line string) {
+	header = word + " (" + zoneLabel(l) + ")"
+	if f != format.Table || o.Width <= 0 || len(header) <= cols {
+		return header, ""
+	}
+	return word, "Times are in " + l.String() + "."
+}
+
 // jobView is one job as rendered.
 type jobView struct {
 	Job
@@ -232,7 +246,12 @@ func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error
 	for _, v := range vs {
 		showLast = showLast || v.LastTrigger != nil
 	}
-	header := []any{"NAME", "SOURCE", "SCHEDULE", "PERIOD", "NEXT (" + zoneLabel(o.Loc) + ")"}
+	var legend []string
+	nextHeader, zoneLine := timeHeader("NEXT", o.Loc, f, o, len(shownTime))
+	if zoneLine != "" {
+		legend = append(legend, zoneLine)
+	}
+	header := []any{"NAME", "SOURCE", "SCHEDULE", "PERIOD", nextHeader}
 	if showLast {
 		header = append(header, "LAST")
 	}
@@ -265,7 +284,7 @@ func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error
 		}
 		return strings.Join(ss, "; ")
 	}
-	var legend []string
+	unpredictableSeen := false
 	for _, v := range vs {
 		var next []string
 		layout := shownTime
@@ -277,7 +296,10 @@ func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error
 		mark := ""
 		if v.Unpredictable {
 			mark = unpredictableMark
-			legend = []string{unpredictableLegend}
+			if !unpredictableSeen {
+				legend = append(legend, unpredictableLegend)
+			}
+			unpredictableSeen = true
 		}
 		for _, n := range v.Next {
 			tt, _ := time.Parse(time.RFC3339, n)
@@ -385,10 +407,15 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	}
-	t := tables.New("TIME ("+zoneLabel(o.Loc)+")", "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE").
+	var legend []string
+	timeHead, zoneLine := timeHeader("TIME", o.Loc, f, o, len(shownTimeSeconds))
+	if zoneLine != "" {
+		legend = append(legend, zoneLine)
+	}
+	t := tables.New(timeHead, "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE").
 		SetFit(1, tables.Truncate, 20).SetFit(4, tables.Truncate, 16).SetFit(5, tables.Truncate, 16).
 		HideWhenNarrow(5, 2, 3)
-	var legend []string
+	unpredictableSeen := false
 	for _, x := range fs {
 		j := byName[x.Job]
 		tf := "2006-01-02 15:04:05"
@@ -405,7 +432,10 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 			default:
 				when = markTime(when, unpredictableMark)
 			}
-			legend = []string{unpredictableLegend}
+			if !unpredictableSeen {
+				legend = append(legend, unpredictableLegend)
+			}
+			unpredictableSeen = true
 		}
 		note := j.Note
 		if j.LiveNote != "" { // what happens now comes first, as in RenderJobs
