@@ -184,3 +184,34 @@ func TestRunTimersDuplicates(t *testing.T) {
 		t.Errorf("table lacks the two problems:\n%s", out)
 	}
 }
+
+// TestTimersUnnamedCopiedLocaltime: a copied etc/localtime that matches
+// no file of the root's zone database (here one holding only UTC) is
+// still the zone's rules: jobs run at Shanghai's times, shown in that
+// zone under the name "unnamed zone (copied /etc/localtime)".
+func TestTimersUnnamedCopiedLocaltime(t *testing.T) {
+	root := zoneRoot(t, true)
+	utc, err := os.ReadFile("/usr/share/zoneinfo/UTC")
+	if err != nil {
+		t.Skip("no tzdata:", err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "usr/share/zoneinfo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "usr/share/zoneinfo/UTC"), utc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, root, "timers", "--base-time", "2026-12-05T12:00:00Z", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	for _, want := range []string{`"time_zone": "unnamed zone (copied /etc/localtime)"`, `"2026-12-07T00:00:00+08:00"`, `"2026-12-06T06:25:00+08:00"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in:\n%s", want, out)
+		}
+	}
+	_, out, _ = runCLI(t, root, "timers", "--base-time", "2026-12-05T12:00:00Z")
+	if !strings.Contains(out, "NEXT (localtime)") || !strings.Contains(out, "\nlocaltime: the root's copied /etc/localtime, which matches no named zone\n") {
+		t.Errorf("table lacks NEXT (localtime) and the line naming the zone:\n%s", out)
+	}
+}

@@ -56,6 +56,9 @@ func zoneLabel(l *time.Location) string {
 // header wider than the content would push it past the edge.
 func timeHeader(word string, l *time.Location, f format.Format, o RenderOptions, cols int) (header, line string) {
 	header = word + " (" + zoneLabel(l) + ")"
+	if l.String() == UnnamedZone && f != format.CSV {
+		return header, "localtime: the root's copied /etc/localtime, which matches no named zone"
+	}
 	if f != format.Table || o.Width <= 0 || len(header) <= cols {
 		return header, ""
 	}
