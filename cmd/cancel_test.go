@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,12 +80,13 @@ func fastTimerRoot(t *testing.T) string {
 }
 
 // TestTimersEndsOnSIGINT (issue 31.3): `timers --to 8w` over a million
-// firings, sent SIGINT (Ctrl-C) while it projects or renders, ends within
-// a second with exit 130 and no listing, like every other command.
+// firings, sent SIGINT (Ctrl-C) while it projects (about 5 s here) or
+// later, ends within a second with exit 130 and no listing, like every
+// other command. TestRenderUnlessDone covers the rendering alone.
 func TestTimersEndsOnSIGINT(t *testing.T) {
 	bin := testenv.BuildMemdiag(t)
 	root := fastTimerRoot(t)
-	for _, after := range []time.Duration{300 * time.Millisecond, 3 * time.Second} {
+	for _, after := range []time.Duration{300 * time.Millisecond, 7 * time.Second} {
 		t.Run(after.String(), func(t *testing.T) {
 			c := exec.Command(bin, "timers", "--root", root, "--base-time", "2026-12-05T12:00:00Z", "--tz", "UTC", "--to", "8w")
 			var out, errOut bytes.Buffer
@@ -118,5 +120,33 @@ func TestTimersEndsOnSIGINT(t *testing.T) {
 					code, took.Round(time.Millisecond), out.Len(), exitInterrupt, errOut.String())
 			}
 		})
+	}
+}
+
+// TestRenderUnlessDone: a render that has not finished when the context
+// ends (a table of a million rows) is abandoned: the context's cause is
+// returned at once and nothing is written.
+func TestRenderUnlessDone(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := &signalError{Signal: syscall.SIGINT}
+	release := make(chan struct{})
+	defer close(release)
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- renderUnlessDone(ctx, &out, func(w io.Writer) error {
+			io.WriteString(w, "half a table")
+			<-release
+			return nil
+		})
+	}()
+	cancel(stop)
+	select {
+	case err := <-done:
+		if !errors.Is(err, stop) || !errors.Is(err, context.Canceled) || out.Len() != 0 {
+			t.Errorf("renderUnlessDone = %v with %q written; want %v and nothing", err, out.String(), stop)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("renderUnlessDone waited for the render after the context ended")
 	}
 }
