@@ -161,9 +161,9 @@ func matchZone(root string, b []byte) string {
 		return name
 	}
 	var names []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return nil
+			return nil //nolint:nilerr // an unreadable entry names no zone; look on
 		}
 		rel, _ := filepath.Rel(dir, p)
 		if d.IsDir() {
