@@ -83,7 +83,9 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 			  SOURCE    systemd, cron or anacron
 			  SCHEDULE  as written; for OnCalendar= also systemd's normalized form
 			  PERIOD    the constant interval between firings (30m, 1d, 1w) or irregular
-			  NEXT      the next firing (--next N for N of them), in --tz
+			  NEXT      the next firing (--next N for N of them), in --tz; "never" for a
+			            calendar that cannot match; 2026-11-29~18:00 marks a job whose
+			            random delay is half its period or more (unpredictable)
 			  LAST      when systemd last triggered the timer (running host only)
 			  COMMAND   ExecStart= of the timer's service, or the cron/anacron command
 			            with the run-parts scripts it runs
@@ -93,8 +95,14 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 			            its files say; analyze's "Not named" gives the same reason
 
 			--format json adds, per job, the service's User=, Nice=, IOSchedulingClass=,
-			CPUQuota= and MemoryMax=, its conditions, AccuracySec=, RandomizedDelaySec=,
-			Persistent= and the chain of units that pulls the timer in.
+			CPUQuota= and MemoryMax=, its conditions, AccuracySec=, RandomizedDelaySec=
+			(also as randomized_delay_s, with "unpredictable": true when it is half the
+			period or more), Persistent= and the chain of units that pulls the timer in.
+
+			Jobs run in the root's zone, from its etc/localtime whether linked or
+			copied (a copy is named by the zone database file with the same bytes); --tz
+			only changes the zone times are shown and typed in. An etc/localtime that
+			cannot be read is an error: memdiag does not guess the zone.
 
 			A systemd timer may start up to AccuracySec= (default 1 min) plus
 			RandomizedDelaySec= after its planned time; --from/--to shows that window.
