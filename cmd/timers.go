@@ -227,7 +227,7 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 	// Malformed definitions fail --strict; a program run twice is shown
 	// with them but is the host's configuration, not a parse error.
 	malformed := timers.Problems(jobs)
-	problems := append(append([]string{}, malformed...), timers.Duplicates(jobs)...)
+	problems := append(append([]string{}, malformed...), timers.Duplicates(jobs, base, zone.Loc)...)
 	shown := jobs
 	if !opts.All {
 		shown = nil

@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // Duplicates finds programs that run from two or more definitions in
@@ -13,9 +14,11 @@ import (
 // program exists dropped, the program compared by name). Only jobs that
 // run count ([Runs]): Debian's cron.d/sysstat line, whose debian-sa1
 // exits while systemd runs, is not a second run of sysstat-collect.timer.
-// Each is one problem line, "runs twice: A (10m) and B (5m): sa1 1 1",
-// definitions in job order with their periods.
-func Duplicates(jobs []Job) []string {
+// Nor does a schedule that never matches after base ([Never], with loc
+// the zone of jobs that name none). Each is one problem line, "runs
+// twice: A (10m) and B (5m): sa1 1 1", definitions in job order with
+// their periods.
+func Duplicates(jobs []Job, base time.Time, loc *time.Location) []string {
 	byKey := map[string][]int{}
 	var keys []string
 	for i := range jobs {
@@ -23,7 +26,7 @@ func Duplicates(jobs []Job) []string {
 		if len(j.Errors) > 0 {
 			continue
 		}
-		if runs, _ := Runs(j); !runs {
+		if runs, _ := Runs(j); !runs || Never(*j, base, loc) {
 			continue
 		}
 		k := commandKey(j.Command)

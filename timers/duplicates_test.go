@@ -2,6 +2,7 @@ package timers
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -20,11 +21,29 @@ func TestDuplicates(t *testing.T) {
 		"runs twice: sysstat-collect.timer (10m) and cron.d/sysstat-local:3 (5m): sa1 1 1",
 		"runs twice: sysstat-summary.timer (1d) and cron.d/sysstat-local:5 (1d): sa2 -A",
 	}
-	if diff := cmp.Diff(want, Duplicates(jobs)); diff != "" {
+	base := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	if diff := cmp.Diff(want, Duplicates(jobs, base, time.UTC)); diff != "" {
 		t.Errorf("Duplicates (-want +got):\n%s", diff)
 	}
-	if got := Duplicates(mustInventory(t, "debian")); len(got) != 0 {
+	if got := Duplicates(mustInventory(t, "debian"), base, time.UTC); len(got) != 0 {
 		t.Errorf("Duplicates on the Debian fixture = %q, want none (its cron lines step aside for systemd)", got)
+	}
+}
+
+// TestDuplicatesNever: two timers running /bin/true, one on a calendar
+// that never matches ("*-02-30"), are not a program run twice.
+func TestDuplicatesNever(t *testing.T) {
+	base := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	jobs := []Job{
+		{Name: "feb30.timer", File: "feb30.timer", Source: Systemd, Schedule: []string{"*-02-30"}, Command: "/bin/true", Active: true},
+		{Name: "leap.timer", File: "leap.timer", Source: Systemd, Schedule: []string{"*-02-29"}, Command: "/bin/true", Active: true},
+	}
+	if got := Duplicates(jobs, base, time.UTC); len(got) != 0 {
+		t.Errorf("Duplicates = %q, want none: feb30.timer never fires", got)
+	}
+	jobs[0].Schedule = []string{"daily"}
+	if got := Duplicates(jobs, base, time.UTC); len(got) != 1 {
+		t.Errorf("Duplicates = %q, want one once both fire", got)
 	}
 }
 
