@@ -1,14 +1,19 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/testenv"
 )
 
 // TestAnalyzeEndsOnSignalWhileReading: analyze reading a recording from a
@@ -48,5 +53,100 @@ func TestAnalyzeEndsOnSignalWhileReading(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("analyze did not end after its context was cancelled")
+	}
+}
+
+// fastTimerRoot is a root with one timer firing every 4 s: `timers --to
+// 8w` projects and lists a million firings, which takes seconds.
+func fastTimerRoot(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	units := filepath.Join(root, "etc/systemd/system")
+	if err := os.MkdirAll(filepath.Join(units, "timers.target.wants"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"fast.timer":   "[Timer]\nOnCalendar=*:*:0/4\n\n[Install]\nWantedBy=timers.target\n",
+		"fast.service": "[Service]\nExecStart=/bin/true\n",
+	} {
+		if err := os.WriteFile(filepath.Join(units, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../fast.timer", filepath.Join(units, "timers.target.wants/fast.timer")); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// TestTimersEndsOnSIGINT (issue 31.3): `timers --to 8w` over a million
+// firings, sent SIGINT (Ctrl-C) while it projects (about 5 s here) or
+// later, ends within a second with exit 130 and no listing, like every
+// other command. TestRenderUnlessDone covers the rendering alone.
+func TestTimersEndsOnSIGINT(t *testing.T) {
+	bin := testenv.BuildMemdiag(t)
+	root := fastTimerRoot(t)
+	for _, after := range []time.Duration{300 * time.Millisecond, 7 * time.Second} {
+		t.Run(after.String(), func(t *testing.T) {
+			c := exec.Command(bin, "timers", "--root", root, "--base-time", "2026-12-05T12:00:00Z", "--tz", "UTC", "--to", "8w")
+			var out, errOut bytes.Buffer
+			c.Stdout, c.Stderr = &out, &errOut
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- c.Wait() }()
+			time.Sleep(after)
+			sent := time.Now()
+			if err := c.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				c.Process.Kill()
+				<-done
+				t.Fatal("timers still running 30 s after SIGINT")
+			}
+			took := time.Since(sent)
+			var ee *exec.ExitError
+			code := 0
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			}
+			if code != exitInterrupt || took > time.Second {
+				t.Errorf("exit %d %s after SIGINT (%d bytes of output); want %d within 1s; stderr %q",
+					code, took.Round(time.Millisecond), out.Len(), exitInterrupt, errOut.String())
+			}
+		})
+	}
+}
+
+// TestRenderUnlessDone: a render that has not finished when the context
+// ends (a table of a million rows) is abandoned: the context's cause is
+// returned at once and nothing is written.
+func TestRenderUnlessDone(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := &signalError{Signal: syscall.SIGINT}
+	release := make(chan struct{})
+	defer close(release)
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- renderUnlessDone(ctx, &out, func(w io.Writer) error {
+			io.WriteString(w, "half a table")
+			<-release
+			return nil
+		})
+	}()
+	cancel(stop)
+	select {
+	case err := <-done:
+		if !errors.Is(err, stop) || !errors.Is(err, context.Canceled) || out.Len() != 0 {
+			t.Errorf("renderUnlessDone = %v with %q written; want %v and nothing", err, out.String(), stop)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("renderUnlessDone waited for the render after the context ended")
 	}
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -82,7 +83,9 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 			  SOURCE    systemd, cron or anacron
 			  SCHEDULE  as written; for OnCalendar= also systemd's normalized form
 			  PERIOD    the constant interval between firings (30m, 1d, 1w) or irregular
-			  NEXT      the next firing (--next N for N of them), in --tz
+			  NEXT      the next firing (--next N for N of them), in --tz; "never" for a
+			            calendar that cannot match; 2026-11-29~18:00 marks a job whose
+			            random delay is half its period or more (unpredictable)
 			  LAST      when systemd last triggered the timer (running host only)
 			  COMMAND   ExecStart= of the timer's service, or the cron/anacron command
 			            with the run-parts scripts it runs
@@ -92,8 +95,14 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 			            its files say; analyze's "Not named" gives the same reason
 
 			--format json adds, per job, the service's User=, Nice=, IOSchedulingClass=,
-			CPUQuota= and MemoryMax=, its conditions, AccuracySec=, RandomizedDelaySec=,
-			Persistent= and the chain of units that pulls the timer in.
+			CPUQuota= and MemoryMax=, its conditions, AccuracySec=, RandomizedDelaySec=
+			(also as randomized_delay_s, with "unpredictable": true when it is half the
+			period or more), Persistent= and the chain of units that pulls the timer in.
+
+			Jobs run in the root's zone, from its etc/localtime whether linked or
+			copied (a copy is named by the zone database file with the same bytes); --tz
+			only changes the zone times are shown and typed in. An etc/localtime that
+			cannot be read is an error: memdiag does not guess the zone.
 
 			A systemd timer may start up to AccuracySec= (default 1 min) plus
 			RandomizedDelaySec= after its planned time; --from/--to shows that window.
@@ -102,7 +111,9 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 
 			Malformed unit files, OnCalendar= expressions and crontab lines are shown as
 			file:line: reason under the listing, which still lists everything else;
-			--strict makes them exit code 1.
+			--strict makes them exit code 1. A program that runs from two definitions
+			(sysstat's sa1 from its timer and from a cron.d line) is listed there too,
+			"runs twice: …", without failing --strict.
 
 			Schedules, NEXT and the firings come from the files, so the command also
 			works on a mounted image (--root) and where PID 1 is not systemd. On the
@@ -154,7 +165,7 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.From, "from", "", "list every firing from this time (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' in --tz, or 'now', the default when only --to is given)")
 	cmd.Flags().StringVar(&opts.To, "to", "", "... up to this time (same forms, or a duration after --from such as 2h, 2d or 1w)")
 	cmd.Flags().StringVar(&opts.BaseTime, "base-time", "", "compute next firings from this time instead of now (same forms as --from)")
-	cmd.Flags().StringVar(&opts.TZ, "tz", "", "IANA time zone to show times in (default: the root's etc/localtime, else UTC); schedules are computed in the root's zone, or in --tz when the root names none")
+	cmd.Flags().StringVar(&opts.TZ, "tz", "", "IANA time zone to show times in (default: the root's etc/localtime); jobs always run in the root's zone, linked or copied")
 	formatFlag(cmd, &opts.Format, format.Table, timers.Formats, "")
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "exit with code 1 when a unit file, calendar expression or crontab line is malformed")
 	return cmd
@@ -178,9 +189,17 @@ func parseWhen(s string, now time.Time, loc *time.Location) (time.Time, error) {
 }
 
 func runTimers(ctx context.Context, opts *timersOptions) error {
-	loc, err := timers.HostLocation(opts.Root, opts.TZ)
+	// Jobs run in the root's zone; --tz only changes the zone times are
+	// shown (and --from/--to/--base-time read) in.
+	zone, err := timers.RootZone(opts.Root)
 	if err != nil {
-		return flagErrorf("--tz: %v", err)
+		return fmt.Errorf("%w; memdiag does not guess one: fix or replace etc/localtime under %s", err, opts.Root)
+	}
+	loc := zone.Loc
+	if opts.TZ != "" {
+		if loc, err = time.LoadLocation(opts.TZ); err != nil {
+			return flagErrorf("--tz: %v", err)
+		}
 	}
 	base := opts.Now()
 	if opts.BaseTime != "" {
@@ -188,9 +207,9 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 			return flagErrorf("--base-time: %v", err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, liveTimeout)
+	liveCtx, cancel := context.WithTimeout(ctx, liveTimeout)
 	defer cancel()
-	live, err := opts.Live(ctx, opts.Root)
+	live, err := opts.Live(liveCtx, opts.Root)
 	if err != nil {
 		// Said once; the listing goes on from the unit files.
 		fmt.Fprintln(opts.IO.ErrOut, "memdiag: live timer state:", err)
@@ -205,7 +224,10 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 	if running, ok := timers.ProbeRunning(opts.Root); ok {
 		timers.ApplyRunning(jobs, running)
 	}
-	problems := timers.Problems(jobs)
+	// Malformed definitions fail --strict; a program run twice is shown
+	// with them but is the host's configuration, not a parse error.
+	malformed := timers.Problems(jobs)
+	problems := append(append([]string{}, malformed...), timers.Duplicates(jobs, base, zone.Loc)...)
 	shown := jobs
 	if !opts.All {
 		shown = nil
@@ -215,7 +237,7 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 			}
 		}
 	}
-	ro := timers.RenderOptions{Base: base, Next: opts.Next, Loc: loc, ShowWhy: opts.All, Problems: problems,
+	ro := timers.RenderOptions{Base: base, Next: opts.Next, Loc: loc, RunLoc: zone.Loc, ShowWhy: opts.All, Problems: problems,
 		Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
 	if opts.From != "" {
 		from, err := parseWhen(opts.From, base, loc)
@@ -233,12 +255,19 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 		if !to.After(from) {
 			return flagErrorf("--to must be after --from")
 		}
-		fs := timers.Project(shown, from, to, loc)
-		err = timers.RenderFirings(opts.IO.Out, fs, shown, opts.Format, ro, from, to)
+		fs, err := timers.ProjectContext(ctx, shown, from, to, zone.Loc)
 		if err != nil {
 			return err
 		}
-	} else if err := timers.RenderJobs(opts.IO.Out, shown, opts.Format, ro); err != nil {
+		err = renderUnlessDone(ctx, opts.IO.Out, func(w io.Writer) error {
+			return timers.RenderFirings(w, fs, shown, opts.Format, ro, from, to)
+		})
+		if err != nil {
+			return err
+		}
+	} else if err := renderUnlessDone(ctx, opts.IO.Out, func(w io.Writer) error {
+		return timers.RenderJobs(w, shown, opts.Format, ro)
+	}); err != nil {
 		return err
 	}
 	if opts.Format == format.CSV {
@@ -247,8 +276,39 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 			fmt.Fprintln(opts.IO.ErrOut, "memdiag:", p)
 		}
 	}
-	if opts.Strict && len(problems) > 0 {
-		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(problems), "problem"))}
+	if opts.Strict && len(malformed) > 0 {
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(malformed), "problem"))}
+	}
+	return nil
+}
+
+// renderUnlessDone runs render into a buffer and copies it to w, unless
+// ctx is done first (Ctrl-C): then it returns ctx's cause at once and
+// nothing more is written. A table of a million firings takes seconds to
+// lay out, and the table writer cannot be stopped half-way; the abandoned
+// render ends with the process. The copy goes in 64 KiB pieces, looking
+// at ctx between them (90 MB to a slow pipe took most of a second).
+func renderUnlessDone(ctx context.Context, w io.Writer, render func(io.Writer) error) error {
+	var buf bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- render(&buf) }()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case err := <-done:
+		if err != nil {
+			return err
+		}
+	}
+	for b := buf.Bytes(); len(b) > 0; {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		n := min(len(b), 64<<10)
+		if _, err := w.Write(b[:n]); err != nil {
+			return err
+		}
+		b = b[n:]
 	}
 	return nil
 }

@@ -151,10 +151,11 @@ func TestTimersHostE2E(t *testing.T) {
 	}
 
 	// The daily run-parts: /etc/crontab's line, or anacron's when installed.
-	loc, err := timers.HostLocation("/", "")
+	zone, err := timers.RootZone("/")
 	if err != nil {
 		t.Fatal(err)
 	}
+	loc := zone.Loc
 	var daily *e2eJob
 	for _, j := range jobs {
 		if j.Active && strings.Contains(j.Command, "run-parts --report /etc/cron.daily") {

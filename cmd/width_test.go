@@ -58,6 +58,11 @@ func TestTablesFit80Columns(t *testing.T) {
 		{"timers", "--root", timersRoot("debian"), "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC"},
 		{"timers", "--root", timersRoot("debian"), "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC", "--all", "--next", "2"},
 		{"timers", "--root", timersRoot("debian"), "--tz", "UTC", "--from", "2026-11-29 12:00", "--to", "2026-11-29 14:00"},
+		// a long zone name in the NEXT header; problems under the table
+		{"timers", "--root", timersRoot("edge"), "--base-time", "2026-11-29T12:00:00Z", "--tz", "America/Argentina/Buenos_Aires", "--all", "--next", "2"},
+		{"timers", "--root", timersRoot("edge"), "--base-time", "2026-11-29T12:00:00Z", "--tz", "Europe/Berlin"},
+		{"timers", "--root", timersRoot("sysstat-twice"), "--base-time", "2026-11-29T12:00:00Z", "--tz", "UTC", "--all"},
+		{"timers", "--root", timersRoot("debian"), "--tz", "America/Argentina/Buenos_Aires", "--from", "2026-11-29 12:00", "--to", "2026-11-30 14:00"},
 		{"analyze", rec},
 		{"analyze", rec, "--values"},
 		{"compare", rec, rec},

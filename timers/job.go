@@ -119,3 +119,13 @@ type Firing struct {
 	Earliest time.Time `json:"earliest"`
 	Latest   time.Time `json:"latest"`
 }
+
+// Unpredictable reports whether a job's firing times say little about
+// when it starts: its random delay (RandomizedDelaySec=, anacron's
+// RANDOM_DELAY) is at least half its period, so a run may start anywhere
+// between one planned time and the next. An unknown period (0) is never
+// unpredictable. correlate sets such a job's firings aside by the same
+// rule (correlate/credit.go unpredictable).
+func Unpredictable(delay, period time.Duration) bool {
+	return delay > 0 && period > 0 && 2*delay >= period
+}

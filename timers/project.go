@@ -27,6 +27,7 @@ package timers
 //     Latest adds the trigger's jitter, RANDOM_DELAY and accuracy.
 
 import (
+	"context"
 	"sort"
 	"strings"
 	"time"
@@ -38,9 +39,28 @@ import (
 // expression carries a zone suffix). Jobs are projected whether active or
 // not; callers choose which jobs to pass.
 func Project(jobs []Job, from, to time.Time, loc *time.Location) []Firing {
+	out, _ := ProjectContext(context.Background(), jobs, from, to, loc)
+	return out
+}
+
+// ProjectContext is [Project] that stops when ctx is done, returning
+// ctx's error (its cause, when it has one) and no firings: a window of
+// weeks over a job that fires every few seconds walks millions of
+// firings.
+func ProjectContext(ctx context.Context, jobs []Job, from, to time.Time, loc *time.Location) ([]Firing, error) {
 	var out []Firing
 	for _, j := range jobs {
-		out = append(out, projectJob(j, from, to, loc)...)
+		var fs []Firing
+		if j.Source == Anacron {
+			fs = projectJob(j, from, to, loc)
+		} else {
+			next, late := jobNext(j, loc)
+			fs = firingsContext(ctx, j.Name, next, from, to, 0, late)
+		}
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		out = append(out, fs...)
 	}
 	sort.SliceStable(out, func(a, b int) bool {
 		if !out[a].Planned.Equal(out[b].Planned) {
@@ -48,22 +68,88 @@ func Project(jobs []Job, from, to time.Time, loc *time.Location) []Firing {
 		}
 		return out[a].Job < out[b].Job
 	})
-	return out
+	return out, nil
 }
 
-// Next returns the first n firings of j after after.
+// horizonYears bounds the search for a job's next firings: 400 years are
+// one whole cycle of the Gregorian calendar (leap days included), so a
+// calendar or cron schedule that can match at all matches within it
+// (systemd's own calendar ends in 2199).
+const horizonYears = 400
+
+// Next returns the first n firings of j after after, searching up to
+// 400 years ahead: a leap-day schedule lists n leap days. An anacron
+// job, whose runs depend on its trigger's, is searched for up to
+// 400 days plus twice its period. Fewer than n firings mean there are no
+// more; see [Never] for none at all.
 func Next(j Job, after time.Time, n int, loc *time.Location) []Firing {
 	if n <= 0 {
 		return nil
 	}
+	if next, late := jobNext(j, loc); next != nil {
+		end := after.AddDate(horizonYears, 0, 0)
+		var out []Firing
+		for t := next(after); len(out) < n && !t.IsZero() && t.Before(end); t = next(t) {
+			out = append(out, Firing{Job: j.Name, Planned: t, Earliest: t, Latest: t.Add(late)})
+		}
+		return out
+	}
+	if j.Source != Anacron || len(j.Schedule) == 0 {
+		return nil
+	}
+	days, err := anacronPeriod(j.Schedule[0])
+	if err != nil {
+		return nil
+	}
+	end := after.AddDate(0, 0, 400+2*max(days, 31))
 	var out []Firing
-	for span := 24 * time.Hour; span <= 12*366*24*time.Hour; span *= 4 {
-		out = projectJob(j, after.Add(time.Nanosecond), after.Add(span), loc)
+	for span := 24 * time.Hour; ; span *= 4 {
+		to := after.Add(span)
+		if !to.Before(end) {
+			to = end
+		}
+		out = projectJob(j, after.Add(time.Nanosecond), to, loc)
 		if len(out) >= n {
 			return out[:n]
 		}
+		if to.Equal(end) {
+			return out
+		}
 	}
-	return out
+}
+
+// Never reports whether j has a calendar or cron schedule that never
+// matches after after ("*-02-30", "0 0 30 2 *", a date in the past)
+// within the 400-year horizon of [Next]. Monotonic timers, @reboot and
+// anacron jobs, which have no calendar of their own, are never "never".
+func Never(j Job, after time.Time, loc *time.Location) bool {
+	next, _ := jobNext(j, loc)
+	if next == nil {
+		return false
+	}
+	t := next(after)
+	return t.IsZero() || !t.Before(after.AddDate(horizonYears, 0, 0))
+}
+
+// jobNext returns the next-function of a systemd or cron job's schedule
+// in its zone, and how late after the planned time it may start; nil for
+// anacron, for a malformed cron line and for a schedule with nothing to
+// project (monotonic settings only, @reboot).
+func jobNext(j Job, loc *time.Location) (nextFunc, time.Duration) {
+	if j.Source != Systemd && len(j.Errors) > 0 {
+		return nil, 0 // a malformed cron or anacron line never runs
+	}
+	loc = jobLocation(j, loc)
+	switch j.Source {
+	case Systemd:
+		return calendarNext(j.Schedule, loc), j.AccuracySec + j.RandomizedDelaySec
+	case Cron:
+		if len(j.Schedule) == 0 {
+			return nil, 0
+		}
+		return cronNext(j.Schedule[0], loc), time.Minute
+	}
+	return nil, 0
 }
 
 // jobLocation is the zone a job's schedule is computed in.
@@ -135,12 +221,21 @@ func cronNext(spec string, loc *time.Location) nextFunc {
 
 // firings walks next from from to to.
 func firings(name string, next nextFunc, from, to time.Time, early, late time.Duration) []Firing {
+	return firingsContext(context.Background(), name, next, from, to, early, late)
+}
+
+// firingsContext is firings that stops (with what it has) when ctx is
+// done; it looks every 1024 firings.
+func firingsContext(ctx context.Context, name string, next nextFunc, from, to time.Time, early, late time.Duration) []Firing {
 	if next == nil {
 		return nil
 	}
 	var out []Firing
 	t := next(from.Add(-time.Nanosecond))
 	for i := 0; !t.IsZero() && t.Before(to) && i < 1_000_000; i++ {
+		if i%1024 == 1023 && ctx.Err() != nil {
+			return out
+		}
 		out = append(out, Firing{Job: name, Planned: t, Earliest: t.Add(early), Latest: t.Add(late)})
 		t = next(t)
 	}
@@ -148,22 +243,14 @@ func firings(name string, next nextFunc, from, to time.Time, early, late time.Du
 }
 
 func projectJob(j Job, from, to time.Time, loc *time.Location) []Firing {
-	if j.Source != Systemd && len(j.Errors) > 0 {
-		return nil // a malformed cron or anacron line never runs
-	}
-	loc = jobLocation(j, loc)
-	switch j.Source {
-	case Systemd:
-		return firings(j.Name, calendarNext(j.Schedule, loc), from, to, 0, j.AccuracySec+j.RandomizedDelaySec)
-	case Cron:
-		if len(j.Schedule) == 0 {
-			return nil
+	if j.Source == Anacron {
+		if len(j.Errors) > 0 {
+			return nil // a malformed anacron line never runs
 		}
-		return firings(j.Name, cronNext(j.Schedule[0], loc), from, to, 0, time.Minute)
-	case Anacron:
-		return projectAnacron(j, from, to, loc)
+		return projectAnacron(j, from, to, jobLocation(j, loc))
 	}
-	return nil
+	next, late := jobNext(j, loc)
+	return firings(j.Name, next, from, to, 0, late)
 }
 
 // triggerNext is the next-function of an anacron job's triggers.

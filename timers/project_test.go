@@ -1,7 +1,9 @@
 package timers
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -244,5 +246,20 @@ func TestOnCalendarOracleDebian(t *testing.T) {
 		if diff := cmp.Diff(want, kept); diff != "" {
 			t.Errorf("%s is stale (run with -update) (-systemd-analyze +golden):\n%s", golden, diff)
 		}
+	}
+}
+
+// TestProjectContextCancelled: a cancelled projection of a job firing
+// every second over eight weeks (4.8 million firings, capped at a
+// million) returns the context's cause and no firings.
+func TestProjectContextCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("interrupted by SIGINT")
+	cancel(stop)
+	from := utc("2026-12-05 12:00:00")
+	jobs := []Job{{Name: "fast.timer", Source: Systemd, Schedule: []string{"*:*:*"}}}
+	fs, err := ProjectContext(ctx, jobs, from, from.AddDate(0, 0, 56), time.UTC)
+	if !errors.Is(err, stop) || fs != nil {
+		t.Errorf("ProjectContext = %d firings, %v; want none and %v", len(fs), err, stop)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,13 +20,49 @@ var Formats = []format.Format{format.Table, format.Markdown, format.JSON, format
 
 // RenderOptions configures rendering.
 type RenderOptions struct {
-	Base     time.Time      // next firings are computed after this time
-	Next     int            // how many next firings to show per job (>= 1)
-	Loc      *time.Location // zone the times are shown and computed in
-	ShowWhy  bool           // add the ACTIVE column (why each job is active or not)
-	Width    int            // table: terminal width in columns to fit (long columns wrap or are cut); 0 keeps full content
-	Color    bool           // table: bold header (a terminal, no NO_COLOR, no --no-color)
-	Problems []string       // printed after a table or markdown listing
+	Base time.Time      // next firings are computed after this time
+	Next int            // how many next firings to show per job (>= 1)
+	Loc  *time.Location // zone the times are shown in (--tz)
+	// RunLoc is the zone jobs that name none (Job.TimeZone) run in: the
+	// root's ([RootZone]), never the zone they are shown in; nil: Loc.
+	RunLoc   *time.Location
+	ShowWhy  bool     // add the ACTIVE column (why each job is active or not)
+	Width    int      // table: terminal width in columns to fit (long columns wrap or are cut); 0 keeps full content
+	Color    bool     // table: bold header (a terminal, no NO_COLOR, no --no-color)
+	Problems []string // printed after a table or markdown listing
+}
+
+func (o RenderOptions) runLoc() *time.Location {
+	if o.RunLoc != nil {
+		return o.RunLoc
+	}
+	return o.Loc
+}
+
+// zoneLabel is a zone's name in a table header: "localtime" for the
+// unnamed zone of a copied etc/localtime, whose name is long.
+func zoneLabel(l *time.Location) string {
+	if l.String() == UnnamedZone {
+		return "localtime"
+	}
+	return l.String()
+}
+
+// timeHeader is the header of a time column, "NEXT (UTC)", and a line to
+// print under the table instead when, in a table fitted to a terminal
+// (o.Width > 0), the zone's name would make the header wider than the
+// times under it (cols columns): "NEXT" and "Times are in Europe/Berlin."
+// The table fits its columns to the terminal from their content, so a
+// header wider than the content would push it past the edge.
+func timeHeader(word string, l *time.Location, f format.Format, o RenderOptions, cols int) (header, line string) {
+	header = word + " (" + zoneLabel(l) + ")"
+	if l.String() == UnnamedZone && f != format.CSV {
+		return header, "localtime: the root's copied /etc/localtime, which matches no named zone"
+	}
+	if f != format.Table || o.Width <= 0 || len(header) <= cols {
+		return header, ""
+	}
+	return word, "Times are in " + l.String() + "."
 }
 
 // jobView is one job as rendered.
@@ -33,7 +70,52 @@ type jobView struct {
 	Job
 	Schedule []string `json:"schedule"`
 	Next     []string `json:"next"`
-	Errors   []string `json:"errors"`
+	// Never: the schedule cannot match again within 400 years ([Never]).
+	Never bool `json:"never,omitempty"`
+	// RandomizedDelayS is RandomizedDelaySec= (anacron: RANDOM_DELAY and
+	// the trigger's) in seconds; Unpredictable says it is at least half
+	// the period ([Unpredictable]), so NEXT says little about when the
+	// job starts.
+	RandomizedDelayS float64  `json:"randomized_delay_s,omitempty"`
+	Unpredictable    bool     `json:"unpredictable,omitempty"`
+	Errors           []string `json:"errors"`
+}
+
+// unpredictableMark marks the times of an [Unpredictable] job in tables;
+// unpredictableLegend explains it under them.
+const (
+	unpredictableMark   = "~"
+	unpredictableLegend = "~ unpredictable: random delay (RandomizedDelaySec=) of half the period or more"
+)
+
+// markTime marks a table time "2026-11-29 18:00" as "2026-11-29~18:00":
+// the mark takes the place of the space, so the column keeps its width.
+func markTime(s, mark string) string {
+	if mark == "" {
+		return s
+	}
+	return strings.Replace(s, " ", mark, 1)
+}
+
+// jobUnpredictable applies [Unpredictable] to a job: its period is
+// PeriodSeconds, else the median gap between its next firings after base
+// (as correlate measures an irregular job's period).
+func jobUnpredictable(j Job, base time.Time, loc *time.Location) bool {
+	if j.RandomizedDelaySec <= 0 {
+		return false
+	}
+	var period time.Duration
+	if j.PeriodSeconds != nil {
+		period = time.Duration(*j.PeriodSeconds * float64(time.Second))
+	} else if fs := Next(j, base, 5, loc); len(fs) >= 2 {
+		gaps := make([]time.Duration, 0, len(fs)-1)
+		for i := 1; i < len(fs); i++ {
+			gaps = append(gaps, fs[i].Planned.Sub(fs[i-1].Planned))
+		}
+		slices.Sort(gaps)
+		period = gaps[len(gaps)/2]
+	}
+	return Unpredictable(j.RandomizedDelaySec, period)
 }
 
 // periodString is the PERIOD column: "30m", "1d", or "irregular".
@@ -118,9 +200,12 @@ func views(jobs []Job, o RenderOptions) []jobView {
 		if v.Errors == nil {
 			v.Errors = []string{}
 		}
-		for _, f := range Next(j, o.Base, max(o.Next, 1), o.Loc) {
+		for _, f := range Next(j, o.Base, max(o.Next, 1), o.runLoc()) {
 			v.Next = append(v.Next, f.Planned.In(o.Loc).Format(time.RFC3339))
 		}
+		v.Never = len(v.Next) == 0 && Never(j, o.Base, o.runLoc())
+		v.RandomizedDelayS = j.RandomizedDelaySec.Seconds()
+		v.Unpredictable = jobUnpredictable(j, o.Base, o.runLoc())
 		// Live state is shown in the listing's zone, like every other time.
 		if j.LastTrigger != nil {
 			t := j.LastTrigger.In(o.Loc)
@@ -164,7 +249,12 @@ func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error
 	for _, v := range vs {
 		showLast = showLast || v.LastTrigger != nil
 	}
-	header := []any{"NAME", "SOURCE", "SCHEDULE", "PERIOD", "NEXT (" + o.Loc.String() + ")"}
+	var legend []string
+	nextHeader, zoneLine := timeHeader("NEXT", o.Loc, f, o, len(shownTime))
+	if zoneLine != "" {
+		legend = append(legend, zoneLine)
+	}
+	header := []any{"NAME", "SOURCE", "SCHEDULE", "PERIOD", nextHeader}
 	if showLast {
 		header = append(header, "LAST")
 	}
@@ -197,6 +287,7 @@ func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error
 		}
 		return strings.Join(ss, "; ")
 	}
+	unpredictableSeen := false
 	for _, v := range vs {
 		var next []string
 		layout := shownTime
@@ -205,12 +296,31 @@ func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error
 			// 22:34 at minute resolution.
 			layout = shownTimeSeconds
 		}
+		mark := ""
+		if v.Unpredictable {
+			mark = unpredictableMark
+			if !unpredictableSeen {
+				legend = append(legend, unpredictableLegend)
+			}
+			unpredictableSeen = true
+		}
 		for _, n := range v.Next {
 			tt, _ := time.Parse(time.RFC3339, n)
-			next = append(next, tt.In(o.Loc).Format(layout))
+			next = append(next, markTime(tt.In(o.Loc).Format(layout), mark))
 		}
-		if f != format.Table {
+		if f == format.CSV {
 			next = v.Next
+		} else if f != format.Table {
+			if f == format.Markdown && mark != "" {
+				mark = `\` + mark // a "~" pair is strikethrough in GitHub markdown
+			}
+			next = nil
+			for _, n := range v.Next {
+				next = append(next, mark+n)
+			}
+		}
+		if v.Never {
+			next = []string{"never"}
 		}
 		cmd, note := v.Command, v.Note
 		if len(v.Scripts) > 0 {
@@ -249,7 +359,7 @@ func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error
 		}
 		t.AppendRow(row...)
 	}
-	return renderTable(w, t, f, o)
+	return renderTable(w, t, f, o, legend)
 }
 
 // RenderFirings writes firings, one row each, sorted as given.
@@ -261,6 +371,15 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 	for _, j := range jobs {
 		byName[j.Name] = j
 	}
+	unpredictable := map[string]bool{}
+	unpred := func(j Job) bool {
+		u, ok := unpredictable[j.Name]
+		if !ok {
+			u = jobUnpredictable(j, from, o.runLoc())
+			unpredictable[j.Name] = u
+		}
+		return u
+	}
 	if f == format.JSON {
 		type firingView struct {
 			Firing
@@ -270,12 +389,15 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 			// cannot run it now (Job.IdleNow); LiveNote says why.
 			IdleNow  bool   `json:"idle_now,omitempty"`
 			LiveNote string `json:"live_note,omitempty"`
+			// Unpredictable: the job's random delay is half its period
+			// or more; the firing may start anywhere up to Latest.
+			Unpredictable bool `json:"unpredictable,omitempty"`
 		}
 		out := []firingView{}
 		for _, x := range fs {
 			x.Planned, x.Earliest, x.Latest = x.Planned.In(o.Loc), x.Earliest.In(o.Loc), x.Latest.In(o.Loc)
 			j := byName[x.Job]
-			out = append(out, firingView{x, j.Source, j.Command, j.IdleNow, j.LiveNote})
+			out = append(out, firingView{x, j.Source, j.Command, j.IdleNow, j.LiveNote, unpred(j)})
 		}
 		doc := struct {
 			From     string       `json:"from"`
@@ -288,9 +410,15 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	}
-	t := tables.New("TIME ("+o.Loc.String()+")", "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE").
+	var legend []string
+	timeHead, zoneLine := timeHeader("TIME", o.Loc, f, o, len(shownTimeSeconds))
+	if zoneLine != "" {
+		legend = append(legend, zoneLine)
+	}
+	t := tables.New(timeHead, "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE").
 		SetFit(1, tables.Truncate, 20).SetFit(4, tables.Truncate, 16).SetFit(5, tables.Truncate, 16).
 		HideWhenNarrow(5, 2, 3)
+	unpredictableSeen := false
 	for _, x := range fs {
 		j := byName[x.Job]
 		tf := "2006-01-02 15:04:05"
@@ -299,6 +427,18 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 		if f != format.Table {
 			when = x.Planned.In(o.Loc).Format(time.RFC3339)
 			win = x.Earliest.In(o.Loc).Format(time.RFC3339) + "/" + x.Latest.In(o.Loc).Format(time.RFC3339)
+		}
+		if unpred(j) && f != format.CSV {
+			switch f {
+			case format.Markdown:
+				when = `\` + unpredictableMark + when
+			default:
+				when = markTime(when, unpredictableMark)
+			}
+			if !unpredictableSeen {
+				legend = append(legend, unpredictableLegend)
+			}
+			unpredictableSeen = true
 		}
 		note := j.Note
 		if j.LiveNote != "" { // what happens now comes first, as in RenderJobs
@@ -316,7 +456,7 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 			}
 		}
 	}
-	return renderTable(w, t, f, o)
+	return renderTable(w, t, f, o, legend)
 }
 
 // idleFiringsLine says, above a list of projected firings, how many of them
@@ -359,7 +499,8 @@ func idleFiringsLine(fs []Firing, byName map[string]Job) string {
 	return b.String()
 }
 
-func renderTable(w io.Writer, t *tables.Table, f format.Format, o RenderOptions) error {
+// renderTable writes t, the legend lines (not in CSV) and o.Problems.
+func renderTable(w io.Writer, t *tables.Table, f format.Format, o RenderOptions, legend []string) error {
 	problems := o.Problems
 	var s string
 	switch f {
@@ -374,6 +515,14 @@ func renderTable(w io.Writer, t *tables.Table, f format.Format, o RenderOptions)
 	}
 	if _, err := io.WriteString(w, s+"\n"); err != nil {
 		return err
+	}
+	if f != format.CSV {
+		for _, l := range legend {
+			if f == format.Markdown {
+				l = "\n" + strings.ReplaceAll(l, "~", `\~`)
+			}
+			fmt.Fprintln(w, l)
+		}
 	}
 	if len(problems) > 0 && f != format.CSV {
 		fmt.Fprintf(w, "\nProblems (%d):\n", len(problems))

@@ -1,57 +1,212 @@
 package timers
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
-// HostZone returns the IANA name of the root's time zone — the target of
-// its etc/localtime link below zoneinfo/, else the content of
-// etc/timezone (Debian) — or "" when neither names a zone this program
-// can load. cron and systemd compute schedules in this zone
-// (systemd.time(7), crontab(5)).
-func HostZone(root string) string {
-	if target, err := os.Readlink(filepath.Join(root, "etc/localtime")); err == nil {
-		if i := strings.Index(target, "zoneinfo/"); i >= 0 {
-			name := target[i+len("zoneinfo/"):]
-			if _, err := time.LoadLocation(name); err == nil {
-				return name
-			}
-		}
-	}
-	if b, err := rootfs.ReadFile(context.Background(), root, "etc/timezone", 256); err == nil {
-		name := strings.TrimSpace(string(b))
-		if validZoneName(name) {
-			if _, err := time.LoadLocation(name); err == nil {
-				return name
-			}
-		}
-	}
-	return ""
+// ErrZoneUnknown is wrapped when the root's etc/localtime exists but
+// cannot be read or is not a TZif file: the zone cron and systemd compute
+// schedules in is unknown, and no other zone is assumed in its place.
+var ErrZoneUnknown = errors.New("the zone periodic jobs run in is unknown")
+
+// UnnamedZone is the name of a zone read from a copied etc/localtime
+// whose bytes match no file of the zone database.
+const UnnamedZone = "unnamed zone (copied /etc/localtime)"
+
+// Zone is the time zone a root's periodic jobs run in: cron and systemd
+// compute schedules in the zone of etc/localtime (systemd.time(7),
+// crontab(5), tzset(3)).
+type Zone struct {
+	// Name is the IANA name ("Asia/Shanghai"), or "" when etc/localtime is
+	// a copy that matches no zone in the zone database.
+	Name string
+	// Loc is the zone's rules: from the root's own TZif data where it has
+	// them, so an image with older or newer tzdata than this host projects
+	// with its own rules.
+	Loc *time.Location
+	// How says where the zone came from: "link", "copy", "etc/timezone",
+	// "unnamed copy" or "none" (no etc/localtime: UTC, as glibc assumes).
+	How string
 }
 
-// HostLocation returns the zone to show times in: name when given (IANA,
-// e.g. "Europe/Berlin"), else the root's zone ([HostZone], or the TZif
-// data in its etc/localtime), else UTC.
-func HostLocation(root, name string) (*time.Location, error) {
-	if name != "" {
-		return time.LoadLocation(name)
+// RootZone returns the zone of root's etc/localtime:
+//   - a symbolic link names the zone (its target below zoneinfo/);
+//   - a copied TZif file is named by comparing its bytes with the zone
+//     database (usr/share/zoneinfo under root, else this host's), the
+//     name in etc/timezone first; when none matches, the copy itself is
+//     the zone's rules, named [UnnamedZone];
+//   - no etc/localtime: the name in etc/timezone (Debian), else UTC, as
+//     glibc assumes (tzset(3)).
+//
+// An etc/localtime that exists but cannot be read or parsed is an
+// [ErrZoneUnknown] error naming the file.
+func RootZone(root string) (Zone, error) {
+	const rel = "etc/localtime"
+	fi, err := os.Lstat(filepath.Join(root, rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		if name := etcTimezone(root); name != "" {
+			if l, err := time.LoadLocation(name); err == nil {
+				return Zone{Name: name, Loc: l, How: "etc/timezone"}, nil
+			}
+		}
+		return Zone{Name: "UTC", Loc: time.UTC, How: "none"}, nil
 	}
-	if z := HostZone(root); z != "" {
-		return time.LoadLocation(z)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if target, err := os.Readlink(filepath.Join(root, rel)); err == nil {
+			if i := strings.Index(target, "zoneinfo/"); i >= 0 {
+				name := target[i+len("zoneinfo/"):]
+				if validZoneName(name) {
+					if l, err := loadRootZone(root, name); err == nil {
+						return Zone{Name: name, Loc: l, How: "link"}, nil
+					}
+				}
+			}
+		}
 	}
 	// TZif files are a few KiB; 1 MiB bounds a hostile one.
-	if b, err := rootfs.ReadFile(context.Background(), root, "etc/localtime", 1<<20); err == nil {
-		if l, err := time.LoadLocationFromTZData("Local", b); err == nil {
+	b, err := rootfs.ReadFile(context.Background(), root, rel, 1<<20)
+	if err != nil {
+		return Zone{}, fmt.Errorf("%w: %w", ErrZoneUnknown, err)
+	}
+	if _, err := time.LoadLocationFromTZData(UnnamedZone, b); err != nil {
+		return Zone{}, fmt.Errorf("%w: %s: not a TZif zone file: %w", ErrZoneUnknown, filepath.Join(root, rel), err)
+	}
+	if name := matchZone(root, b); name != "" {
+		l, _ := time.LoadLocationFromTZData(name, b)
+		return Zone{Name: name, Loc: l, How: "copy"}, nil
+	}
+	l, _ := time.LoadLocationFromTZData(UnnamedZone, b)
+	return Zone{Loc: l, How: "unnamed copy"}, nil
+}
+
+// HostZone returns the IANA name of the root's time zone ([RootZone]), or
+// "" when the root has no zone of its own (no etc/localtime or
+// etc/timezone), when etc/localtime is unreadable, or when it is a copy
+// that matches no named zone.
+func HostZone(root string) string {
+	z, err := RootZone(root)
+	if err != nil || z.How == "none" {
+		return ""
+	}
+	return z.Name
+}
+
+// etcTimezone is the valid zone name in root's etc/timezone, or "".
+func etcTimezone(root string) string {
+	b, err := rootfs.ReadFile(context.Background(), root, "etc/timezone", 256)
+	if err != nil {
+		return ""
+	}
+	name := strings.TrimSpace(string(b))
+	if !validZoneName(name) {
+		return ""
+	}
+	return name
+}
+
+// zoneinfoDir is the zone database to name zones from: root's own
+// (read inside root), else this host's.
+func zoneinfoDir(root string) (dir, rootRel string) {
+	if isDir(filepath.Join(root, "usr/share/zoneinfo")) {
+		return filepath.Join(root, "usr/share/zoneinfo"), "usr/share/zoneinfo"
+	}
+	return "/usr/share/zoneinfo", ""
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// loadRootZone loads the zone name from root's zone database, else this
+// host's (time.LoadLocation).
+func loadRootZone(root, name string) (*time.Location, error) {
+	if b, err := rootfs.ReadFile(context.Background(), root, "usr/share/zoneinfo/"+name, 1<<20); err == nil {
+		if l, err := time.LoadLocationFromTZData(name, b); err == nil {
 			return l, nil
 		}
 	}
-	return time.UTC, nil
+	return time.LoadLocation(name)
+}
+
+// matchZone names the TZif data b: the name in etc/timezone when that
+// zone's file has the same bytes, else the canonical name (one listed in
+// zone1970.tab or zone.tab, else the first in sorted order) among the
+// zone database's files with the same bytes; "" when none has them.
+// posix/ and right/ (leap-second) copies are skipped.
+func matchZone(root string, b []byte) string {
+	dir, rootRel := zoneinfoDir(root)
+	same := func(name string) bool {
+		var c []byte
+		var err error
+		if rootRel != "" {
+			c, err = rootfs.ReadFile(context.Background(), root, rootRel+"/"+name, 1<<20)
+		} else {
+			c, err = os.ReadFile(filepath.Join(dir, name))
+		}
+		return err == nil && bytes.Equal(c, b)
+	}
+	if name := etcTimezone(root); name != "" && same(name) {
+		return name
+	}
+	var names []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil //nolint:nilerr // an unreadable entry names no zone; look on
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			if rel == "posix" || rel == "right" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		if validZoneName(rel) && same(rel) {
+			names = append(names, rel)
+		}
+		return nil
+	})
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	listed := map[string]bool{}
+	for _, tab := range []string{"zone1970.tab", "zone.tab"} {
+		t, err := os.ReadFile(filepath.Join(dir, tab))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(t), "\n") {
+			if f := strings.Fields(line); len(f) >= 3 && !strings.HasPrefix(line, "#") {
+				listed[f[2]] = true
+			}
+		}
+	}
+	for _, n := range names {
+		if listed[n] {
+			return n
+		}
+	}
+	for _, n := range names {
+		if strings.Contains(n, "/") {
+			return n
+		}
+	}
+	return names[0]
 }
 
 // validZoneName reports whether name looks like an IANA zone name
