@@ -19,6 +19,7 @@ import (
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/redact"
 	"github.com/memdiag/memdiag/sources"
+	"github.com/memdiag/memdiag/timers"
 	"github.com/memdiag/memdiag/victim"
 )
 
@@ -170,7 +171,13 @@ func hostHeader(ctx context.Context, f *factory, procRoot string) *record.Header
 	}
 	zone, off := now.Zone()
 	h.UTCOffset = off
-	h.TimeZone = time.Local.String()
+	// The zone the host's jobs run in, by its name: a copied
+	// /etc/localtime leaves time.Local an abbreviation ("CST") that is no
+	// zone to project schedules in (timers.HostZone names the copy).
+	h.TimeZone = timers.HostZone(f.Root)
+	if h.TimeZone == "" {
+		h.TimeZone = time.Local.String()
+	}
 	if h.TimeZone == "Local" {
 		h.TimeZone = zone
 	}
