@@ -78,8 +78,10 @@ func TestGrowthTooShortAndPIDReuse(t *testing.T) {
 // the first with a slope within 20 % of the true rate and not the second.
 // Through the commands (watch, then analyze): e2e's TestAnalyzeFlagsGrowth.
 func TestGrowthLiveE2E(t *testing.T) {
-	if testing.Short() {
-		t.Skip("samples for 30 s")
+	if !testenv.Enabled() {
+		// Live hogs and 30 s of sampling: an end-to-end test, out of the
+		// fast suite (issue 26), where a loaded runner slowed it.
+		t.Skip("end-to-end test skipped: runs live memory hogs for 30 s; set MEMDIAG_E2E=1 to run it")
 	}
 	hog := testenv.BuildHog(t)
 	const rate = 2 << 20 // bytes/s; hog steps 4 MiB every 2 s
@@ -93,7 +95,9 @@ func TestGrowthLiveE2E(t *testing.T) {
 	}
 	flat := start("-anon", strconv.Itoa(32<<20), "-hold", "2m")
 	time.Sleep(2 * time.Second) // let it allocate: flat from here on
-	grow := start("-anon", strconv.Itoa(64<<20), "-anon-rate", strconv.Itoa(rate), "-hold", "2m")
+	// Room for 96 s of growth: on a loaded runner 30 samples took 49 s,
+	// and a hog that reached a 64 MiB cap at 32 s made the tail flat.
+	grow := start("-anon", strconv.Itoa(192<<20), "-anon-rate", strconv.Itoa(rate), "-hold", "2m")
 
 	c, err := diskio.NewProcScanner("/proc", diskio.ProcScanOptions{})
 	if err != nil {
