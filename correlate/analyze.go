@@ -626,6 +626,13 @@ func spikesOutside(ivs []ival, spikes []bool, lat []float64, fails []int, gap ti
 				d = -1 // inside: episode() counted it
 			case i < sp[0]:
 				d = ivs[sp[0]].Start.Sub(ivs[i].End)
+				if d > 0 {
+					// Effect before cause (issue 30.10): a spike that ended
+					// an interval or more before the stall rose is not the
+					// episode's; only the interval just before it may hold
+					// a stall that crossed no threshold yet.
+					continue
+				}
 			default:
 				d = ivs[i].Start.Sub(ivs[sp[1]].End)
 			}

@@ -79,3 +79,33 @@ func TestSpikeDoesNotBridgeEpisodes(t *testing.T) {
 		}
 	}
 }
+
+// TestSpikeBeforeStallIsNotItsEffect (issue 30.10): a latency spike that
+// ended an interval or more before the stall rose is not the episode's
+// (effect before cause): it stays a spike outside episodes. One in the
+// interval just before the episode still counts (a stall can begin in
+// it without crossing a threshold yet), and so does one in the
+// interval after the episode (recovery).
+func TestSpikeBeforeStallIsNotItsEffect(t *testing.T) {
+	s := synth{interval: 10 * time.Second, dur: 30 * time.Minute, bursts: []burst{
+		// Two intervals of slow service, then calm, then the stall.
+		{at: at("12:09:30"), dur: 20 * time.Second, noSignal: true, latency: 1500 * time.Millisecond},
+		{at: at("12:10:00"), dur: 30 * time.Second, comm: "dd", pid: 1001, writeBps: 60 * mib},
+		// Slow in the interval just before a second stall: its spike.
+		{at: at("12:19:50"), dur: 10 * time.Second, noSignal: true, latency: 1500 * time.Millisecond},
+		{at: at("12:20:00"), dur: 30 * time.Second, comm: "dd", pid: 1002, writeBps: 60 * mib},
+	}}
+	r := Analyze(s.build(t), Options{})
+	if len(r.Episodes) != 2 {
+		t.Fatalf("%d episodes, want 2", len(r.Episodes))
+	}
+	if r.Episodes[0].Spike {
+		t.Errorf("episode at %s took the spike of 12:09:30-12:09:50, which ended before its stall", r.Episodes[0].Start.Format("15:04:05"))
+	}
+	if len(r.LoneSpikes) != 1 || !r.LoneSpikes[0].Start.Equal(at("12:09:30")) {
+		t.Errorf("spikes outside episodes %+v, want the one at 12:09:30", r.LoneSpikes)
+	}
+	if e := r.Episodes[1]; !e.Spike || !e.SpikeStart.Equal(at("12:19:50")) {
+		t.Errorf("episode at %s: spike %v from %s, want its spike from 12:19:50", e.Start.Format("15:04:05"), e.Spike, e.SpikeStart.Format("15:04:05"))
+	}
+}
