@@ -112,9 +112,10 @@ func TestLatencyE2EHeyUnderWatch(t *testing.T) {
 	if doc.Totals.Requests != heyRows || doc.Totals.Errors != 0 {
 		t.Errorf("analyze counted %d requests, %d failed; hey wrote %d rows, none failed", doc.Totals.Requests, doc.Totals.Errors, heyRows)
 	}
-	// A spike interval within --gap (by default one sampling interval)
-	// of a pressure episode is that episode's spike (docs/analyze.md,
-	// step 3): another test's pressure on the host can make such an
+	// A spike interval just before a pressure episode, or within --gap
+	// (by default one sampling interval) after it, is that episode's
+	// spike (docs/analyze.md, step 3); an earlier one is a spike outside
+	// episodes: another test's pressure on the host can make such an
 	// episode. Its spike_start–spike_end span those intervals, which can
 	// lie before or after the episode's own span (a spike
 	// interval 37.8–38.8 s was the spike of an episode from 39.8 s here,
