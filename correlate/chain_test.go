@@ -191,3 +191,35 @@ func TestInScopeVictimLimit(t *testing.T) {
 		t.Error("without a recorded limit a sibling is in scope")
 	}
 }
+
+// TestProcessPeriodFromItsOwnEpisodes (issue 30.8): an in-app schedule
+// every 30 s (no exec per run) beside another tenant's bursts 15 s off
+// it. The episodes together recur every 15 s; the process named keeps
+// the period of its own episodes, 30 s.
+func TestProcessPeriodFromItsOwnEpisodes(t *testing.T) {
+	mine := offs(30*time.Second, 19, 10*time.Second)
+	theirs := offs(30*time.Second, 19, 25*time.Second)
+	s := scenario{interval: 2 * time.Second, dur: 10 * time.Minute,
+		hostSome: burstPSI(0.2, 6*time.Second, append(append([]time.Duration{}, mine...), theirs...)...),
+		procs: []sproc{
+			{pid: 500, ppid: 1, comm: "flusher", cmdline: "/opt/app/bin/flusher", unit: "app.service", bps: every(80*mib, 6*time.Second, mine...)},
+			{pid: 600, ppid: 1, comm: "tenant", cmdline: "/opt/tenant/bin/tenant", unit: "tenant.service", bps: every(80*mib, 6*time.Second, theirs...)},
+		}}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if res.Period == nil || res.Period.Period > 16*time.Second {
+		t.Fatalf("episodes' period %+v; want the union's ~15 s", res.Period)
+	}
+	var found bool
+	for _, c := range res.Culprits {
+		if c.Kind != KindProcess {
+			continue
+		}
+		found = true
+		if c.Period < 29*time.Second || c.Period > 31*time.Second {
+			t.Errorf("%s: period %s, want its own 30s", c.Name, c.Period)
+		}
+	}
+	if !found {
+		t.Fatalf("no process culprit: %v", names(res))
+	}
+}

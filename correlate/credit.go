@@ -1315,6 +1315,16 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			c.Period, score = sp.Period, sp.Score
 		case p != nil:
 			score = p.Score
+			// Its own episodes' period, not that of every episode (other
+			// tenants' included, issue 30.8); the recording's when its
+			// own show none.
+			var starts []time.Time
+			for _, e := range c.Episodes {
+				starts = append(starts, res.Episodes[e].Start)
+			}
+			if own := estimatePeriod(starts, res.Start, res.End, 4*res.Interval); own != nil {
+				c.Period = own.Period
+			}
 		}
 		pf := &Proof{ProcessesRecorded: true, Ran: true, ShareScope: mc.scope, Ties: []Tie{}, FiringsMatched: []time.Time{}, FiringsMissed: []time.Time{},
 			PFiring: 1, FiringsUnused: UnusedNoJob, Cap: 1,
