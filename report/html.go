@@ -553,13 +553,13 @@ func writePage(w io.Writer, title, sub string, body []byte, d *pageData) error {
 // ids row-0, row-1, … with the time linked to the charts when link is
 // set.
 func markdownHTML(md string, link bool) ([]byte, error) {
-	var po []parser.Option
+	po := []parser.Option{parser.WithASTTransformers(util.Prioritized(verdictBlocks{}, 998))}
 	if link {
 		po = append(po, parser.WithASTTransformers(util.Prioritized(rowLinker{}, 999)))
 	}
 	p := goldmark.New(goldmark.WithExtensions(extension.Table), goldmark.WithParserOptions(po...))
 	var b bytes.Buffer
-	if err := p.Convert([]byte(md), &b); err != nil {
+	if err := p.Convert([]byte(separateBlocks(md)), &b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -574,6 +574,66 @@ func dropTitle(md string) string {
 		}
 	}
 	return md
+}
+
+// Labels of a culprit's blocks in the verdict (text.go's verdict).
+const (
+	evidenceLabel = "Evidence:"
+	adviceLabel   = "What to do:"
+)
+
+// separateBlocks puts a blank line before each culprit's "Evidence:" and
+// "What to do:" in the Markdown verdict. The Markdown has none (it reads
+// as the text report), so the HTML renderer joined "What to do:" to the
+// last evidence item as a lazy continuation ("p = 1.4e-05 What to do:")
+// and "Evidence:" to the culprit's summary; with the blank line each is a
+// paragraph of its own inside the culprit's list item, followed by its
+// list (verdictBlocks gives both their classes).
+func separateBlocks(md string) string {
+	lines := strings.Split(md, "\n")
+	out := make([]string, 0, len(lines)+8)
+	for i, l := range lines {
+		if t := strings.TrimSpace(l); i > 0 && (t == evidenceLabel || t == adviceLabel) && strings.HasPrefix(l, " ") && strings.TrimSpace(lines[i-1]) != "" {
+			out = append(out, "")
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// verdictBlocks gives the verdict's blocks classes the page styles: the
+// "Evidence:" and "What to do:" paragraphs (class label) and the lists
+// after them (evidence, advice), and the Verdict heading the id verdict,
+// which the headline card links to.
+type verdictBlocks struct{}
+
+func (verdictBlocks) Transform(doc *gast.Document, reader text.Reader, _ parser.Context) {
+	src := reader.Source()
+	_ = gast.Walk(doc, func(n gast.Node, entering bool) (gast.WalkStatus, error) {
+		if !entering {
+			return gast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *gast.Heading:
+			if n.Level == 2 && string(n.Text(src)) == "Verdict" { //nolint:staticcheck // Text is what the heading shows
+				n.SetAttributeString("id", []byte("verdict"))
+			}
+		case *gast.Paragraph:
+			list, ok := n.NextSibling().(*gast.List)
+			if !ok {
+				break
+			}
+			switch strings.TrimSpace(string(n.Text(src))) { //nolint:staticcheck // Text is what the paragraph shows
+			case evidenceLabel:
+				n.SetAttributeString("class", []byte("label"))
+				list.SetAttributeString("class", []byte("evidence"))
+			case adviceLabel:
+				n.SetAttributeString("class", []byte("label"))
+				list.SetAttributeString("class", []byte("advice"))
+			}
+		}
+		return gast.WalkContinue, nil
+	})
 }
 
 // rowLinker gives the timeline table's rows their ids and links.

@@ -421,3 +421,24 @@ func htmlTop(t *testing.T, rec *record.Recording) pageJSON {
 	}
 	return d
 }
+
+// Issue 31: the page glued "What to do:" to the last evidence item ("p =
+// 1.4e-05 What to do:"), a lazy continuation of the Markdown list. Each
+// culprit's evidence and advice are blocks of their own, each list after
+// its label, and the Verdict heading is the card's link target.
+func TestRenderHTMLVerdictBlocks(t *testing.T) {
+	r := reference()
+	page, _ := pageOf(t, func(b *bytes.Buffer) error { return Render(b, r, format.HTML, Options{}) })
+	if n := strings.Count(page, "<p class=\"label\">Evidence:</p>\n<ul class=\"evidence\">"); n != len(r.Culprits) {
+		t.Errorf("%d evidence blocks, want %d", n, len(r.Culprits))
+	}
+	if n := strings.Count(page, "<p class=\"label\">What to do:</p>\n<ul class=\"advice\">"); n != len(r.Culprits) {
+		t.Errorf("%d advice blocks, want %d", n, len(r.Culprits))
+	}
+	if regexp.MustCompile(`\S[ \n]What to do:`).MatchString(page) {
+		t.Error("\"What to do:\" is joined to the text before it")
+	}
+	if !strings.Contains(page, `<h2 id="verdict">Verdict</h2>`) {
+		t.Error("no Verdict heading with id verdict")
+	}
+}
