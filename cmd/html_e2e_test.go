@@ -79,11 +79,11 @@ const readState = `(() => {
   }));
   // Hover the middle of the first episode on the first chart.
   let hover = "";
-  const over = document.querySelector("figure.chart .u-over");
-  const band = over && over.querySelector(".band");
+  const plot = document.querySelector("figure.chart .u-over");
+  const band = plot && plot.querySelector(".band");
   if (band) {
     const r = band.getBoundingClientRect();
-    over.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + r.width / 2, clientY: r.top + 20, bubbles: true }));
+    plot.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + r.width / 2, clientY: r.top + 20, bubbles: true }));
     hover = document.getElementById("hover").textContent;
   }
   const det = document.querySelector("details.data");
@@ -436,6 +436,25 @@ const readLayout = `(() => {
     }
     return bg;
   };
+  const card = document.getElementById("verdict-card");
+  const rect = (e) => { const r = e.getBoundingClientRect(); return { top: r.top + scrollY, bottom: r.bottom + scrollY, left: r.left, width: r.width }; };
+  const layout = {
+    card: card ? Object.assign(rect(card), { text: card.textContent }) : null,
+    culprit: (() => { const c = card && card.querySelector(".culprit"); return c ? Object.assign(rect(c), { text: c.textContent }) : null; })(),
+    plots: Array.from(document.querySelectorAll("figure.chart")).filter((f) => f.querySelector(".u-over")).map((f) => Object.assign(rect(f.querySelector(".u-over")), { text: f.dataset.chart })),
+  };
+  // The text a reader brings up is measured too: the hover line over the
+  // first episode and a timeline row followed to the charts (tr.current).
+  const plot = document.querySelector("figure.chart .u-over");
+  const band = plot && plot.querySelector(".band");
+  if (band) {
+    const r = band.getBoundingClientRect();
+    plot.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + r.width / 2, clientY: r.top + 20, bubbles: true }));
+  }
+  if (document.querySelector('a[href="#row-0"]')) {
+    location.hash = "#row-0";
+    window.dispatchEvent(new HashChangeEvent("hashchange"));
+  }
   const texts = [];
   const unparsed = [];
   for (const el of document.body.querySelectorAll("*")) {
@@ -452,17 +471,14 @@ const readLayout = `(() => {
     const what = el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (typeof el.className === "string" && el.className ? "." + el.className.trim().replace(/\s+/g, ".") : "");
     texts.push({ what: what, text: own.slice(0, 40), fg: st.color, bg: "rgb(" + bg.slice(0, 3).map(Math.round).join(", ") + ")", ratio: ratio(over(fg, bg), bg) });
   }
-  const card = document.getElementById("verdict-card");
-  const rect = (e) => { const r = e.getBoundingClientRect(); return { top: r.top + scrollY, bottom: r.bottom + scrollY, left: r.left, width: r.width }; };
-  return {
-    card: card ? Object.assign(rect(card), { text: card.textContent }) : null,
-    culprit: (() => { const c = card && card.querySelector(".culprit"); return c ? Object.assign(rect(c), { text: c.textContent }) : null; })(),
-    plots: Array.from(document.querySelectorAll("figure.chart")).filter((f) => f.querySelector(".u-over")).map((f) => Object.assign(rect(f.querySelector(".u-over")), { text: f.dataset.chart })),
+  return Object.assign(layout, {
     texts: texts,
     unparsed: unparsed,
     body_bg: getComputedStyle(document.body).backgroundColor,
     dark: matchMedia("(prefers-color-scheme: dark)").matches,
-  };
+    current: document.querySelectorAll("tr.current").length,
+    hover: (document.getElementById("hover") || {}).textContent || "",
+  });
 })()`
 
 type box struct {
@@ -483,6 +499,8 @@ type pageLayout struct {
 	Unparsed []string       `json:"unparsed"`
 	BodyBG   string         `json:"body_bg"`
 	Dark     bool           `json:"dark"`
+	Current  int            `json:"current"` // timeline rows highlighted
+	Hover    string         `json:"hover"`
 }
 
 // layoutAt opens file in headless Chromium in a window of w×h with the
@@ -576,52 +594,93 @@ func layoutAt(t *testing.T, exe, file string, w, h int, dark bool) (pageLayout, 
 // names the culprit; every chart's plot area has the same left edge and
 // width (±1 px), so a moment is one x on every chart; and all text on the
 // page has a contrast ratio of 4.5:1 at least (WCAG AA) in the light and
-// the dark scheme.
+// the dark scheme, the hover line and a followed timeline row included.
+// The same holds for a calm recording (the card says there was no
+// episode), one with a victim (the card names it) and a comparison (its
+// headline numbers, better in green and worse in orange; no card).
 func TestHTMLLayoutChromium(t *testing.T) {
 	exe := chromium(t)
-	file := renderReport(t, "union.html", "analyze", unionRec)
-	for _, dark := range []bool{false, true} {
-		scheme := map[bool]string{false: "light", true: "dark"}[dark]
-		t.Run(scheme, func(t *testing.T) {
-			lay, _ := layoutAt(t, exe, file, 1400, 900, dark)
-			if c := lay.Card; c == nil || lay.Culprit == nil {
-				t.Fatalf("no verdict card, or no culprit in it: %+v", lay.Card)
-			} else {
-				if c.Bottom > 900 {
-					t.Errorf("verdict card spans %.0f–%.0f px: not within the first 900", c.Top, c.Bottom)
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		culprit string   // in the card's first culprit line; "" for none
+		card    []string // in the card's text; nil: no card
+	}{
+		{"union", []string{"analyze", unionRec}, "pmlogger_check.timer", []string{"Together, pmlogger_check.timer and pmlogger_farm_check.timer explain 11 of 12 episodes",
+			"high confidence (0.99)", "Explains 6 of 12 episodes (50%) and 6 of 12 spike episodes", "What to do:", "systemctl disable --now pmlogger_check.timer"}},
+		{"calm", []string{"analyze", "../correlate/testdata/scenarios/01-calm-host.jsonl.gz"}, "", []string{"No episode: no memory-pressure signal rose above its threshold"}},
+		{"victim", []string{"analyze", "../correlate/testdata/scenarios/12-chain-direct-io.jsonl.gz"}, "buffered.timer", []string{"Victim: websvc (pid 200)"}},
+		{"compare", []string{"compare", unionRec, "../correlate/testdata/inprocess.jsonl.gz"}, "", nil},
+	} {
+		file := renderReport(t, tc.name+".html", tc.args...)
+		for _, dark := range []bool{false, true} {
+			scheme := map[bool]string{false: "light", true: "dark"}[dark]
+			t.Run(tc.name+"/"+scheme, func(t *testing.T) {
+				lay, _ := layoutAt(t, exe, file, 1400, 900, dark)
+				checkLayout(t, lay, tc.culprit, tc.card)
+				if tc.name == "union" && (lay.Current != 1 || !strings.Contains(lay.Hover, "top I/O")) {
+					t.Errorf("%d timeline rows highlighted, hover %q: the measured page lacks them", lay.Current, lay.Hover)
 				}
-				if !strings.Contains(lay.Culprit.Text, "pmlogger_check.timer") || !strings.Contains(lay.Culprit.Text, "confidence") {
-					t.Errorf("the card's first culprit: %q", lay.Culprit.Text)
-				}
-				t.Logf("verdict card at %.0f–%.0f px; first culprit at %.0f px: %q", c.Top, c.Bottom, lay.Culprit.Top, lay.Culprit.Text)
-			}
-			if len(lay.Plots) != 6 {
-				t.Errorf("%d plot areas, want 6", len(lay.Plots))
-			}
-			var pl []string
-			for _, p := range lay.Plots {
-				pl = append(pl, fmt.Sprintf("%s %.1f+%.1f", p.Text, p.Left, p.Width))
-				if d0, d1 := p.Left-lay.Plots[0].Left, p.Width-lay.Plots[0].Width; d0 < -1 || d0 > 1 || d1 < -1 || d1 > 1 {
-					t.Errorf("plot area of %s at %.1f, %.1f px wide; %s's at %.1f, %.1f px wide", p.Text, p.Left, p.Width, lay.Plots[0].Text, lay.Plots[0].Left, lay.Plots[0].Width)
-				}
-			}
-			t.Logf("plot areas (left+width): %s", strings.Join(pl, ", "))
-			if len(lay.Unparsed) > 0 {
-				t.Errorf("colours not read: %q", lay.Unparsed)
-			}
-			if len(lay.Texts) < 50 {
-				t.Errorf("only %d pieces of text measured", len(lay.Texts))
-			}
-			least := textContrast{Ratio: 21}
-			for _, x := range lay.Texts {
-				if x.Ratio < 4.5 {
-					t.Errorf("%s %q: %s on %s, contrast %.2f:1, want 4.5:1 at least", x.What, x.Text, x.FG, x.BG, x.Ratio)
-				}
-				if x.Ratio < least.Ratio {
-					least = x
-				}
-			}
-			t.Logf("%s (body %s): %d pieces of text, lowest contrast %.2f:1 (%s %q, %s on %s)", scheme, lay.BodyBG, len(lay.Texts), least.Ratio, least.What, least.Text, least.FG, least.BG)
-		})
+			})
+		}
 	}
+}
+
+func checkLayout(t *testing.T, lay pageLayout, culprit string, want []string) {
+	t.Helper()
+	switch c := lay.Card; {
+	case want == nil && c != nil:
+		t.Errorf("a verdict card: %q", c.Text)
+	case want == nil:
+	case c == nil:
+		t.Errorf("no verdict card")
+	default:
+		if c.Bottom > 900 {
+			t.Errorf("verdict card spans %.0f–%.0f px: not within the first 900", c.Top, c.Bottom)
+		}
+		for _, w := range want {
+			if !strings.Contains(c.Text, w) {
+				t.Errorf("the card lacks %q: %q", w, c.Text)
+			}
+		}
+		switch {
+		case culprit == "" && lay.Culprit != nil:
+			t.Errorf("the card names a culprit: %q", lay.Culprit.Text)
+		case culprit == "":
+		case lay.Culprit == nil || !strings.Contains(lay.Culprit.Text, culprit) || !strings.Contains(lay.Culprit.Text, "confidence"):
+			t.Errorf("the card's first culprit: %+v, want %s and its confidence", lay.Culprit, culprit)
+		default:
+			t.Logf("verdict card at %.0f–%.0f px; first culprit at %.0f px: %q", c.Top, c.Bottom, lay.Culprit.Top, lay.Culprit.Text)
+		}
+		if culprit == "" {
+			t.Logf("verdict card at %.0f–%.0f px", c.Top, c.Bottom)
+		}
+	}
+	if len(lay.Plots) < 5 {
+		t.Errorf("%d plot areas, want 5 at least", len(lay.Plots))
+	}
+	var pl []string
+	for _, p := range lay.Plots {
+		pl = append(pl, fmt.Sprintf("%s %.1f+%.1f", p.Text, p.Left, p.Width))
+		if d0, d1 := p.Left-lay.Plots[0].Left, p.Width-lay.Plots[0].Width; d0 < -1 || d0 > 1 || d1 < -1 || d1 > 1 {
+			t.Errorf("plot area of %s at %.1f, %.1f px wide; %s's at %.1f, %.1f px wide", p.Text, p.Left, p.Width, lay.Plots[0].Text, lay.Plots[0].Left, lay.Plots[0].Width)
+		}
+	}
+	t.Logf("plot areas (left+width): %s", strings.Join(pl, ", "))
+	if len(lay.Unparsed) > 0 {
+		t.Errorf("colours not read: %q", lay.Unparsed)
+	}
+	if len(lay.Texts) < 30 {
+		t.Errorf("only %d pieces of text measured", len(lay.Texts))
+	}
+	least := textContrast{Ratio: 21}
+	for _, x := range lay.Texts {
+		if x.Ratio < 4.5 {
+			t.Errorf("%s %q: %s on %s, contrast %.2f:1, want 4.5:1 at least", x.What, x.Text, x.FG, x.BG, x.Ratio)
+		}
+		if x.Ratio < least.Ratio {
+			least = x
+		}
+	}
+	t.Logf("body %s: %d pieces of text, lowest contrast %.2f:1 (%s %q, %s on %s)", lay.BodyBG, len(lay.Texts), least.Ratio, least.What, least.Text, least.FG, least.BG)
 }

@@ -579,7 +579,8 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{end}}</section>{{end}}
 {{with .Card}}<section id="verdict-card" aria-labelledby="verdict-card-h">
 <h2 id="verdict-card-h">Verdict</h2>
-{{range .Lead}}<div class="lead">{{.}}</div>
+{{if .Victim}}<p class="victim">{{.Victim}}</p>
+{{end}}{{range .Lead}}<div class="lead">{{.}}</div>
 {{end}}{{if .Culprits}}<ol class="culprits">
 {{range .Culprits}}<li><p class="culprit">{{.Title}}</p>{{if .Explains}}
 <p class="explains">{{.Explains}}</p>{{end}}{{if .Advice}}
@@ -588,7 +589,6 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{range .Advice}}<li>{{.}}</li>
 {{end}}</ul>{{end}}</li>
 {{end}}</ol>
-{{end}}{{if .Victim}}<p class="victim">{{.Victim}}</p>
 {{end}}<p class="more">{{if .Culprits}}Evidence{{if .More}} and {{.More}} more culprits{{end}}{{else}}In full{{end}}: <a href="#verdict">the verdict</a>, below the charts.</p>
 </section>
 {{end}}<section id="charts" aria-label="Charts">
