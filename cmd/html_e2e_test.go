@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
@@ -76,11 +79,11 @@ const readState = `(() => {
   }));
   // Hover the middle of the first episode on the first chart.
   let hover = "";
-  const over = document.querySelector("figure.chart .u-over");
-  const band = over && over.querySelector(".band");
+  const plot = document.querySelector("figure.chart .u-over");
+  const band = plot && plot.querySelector(".band");
   if (band) {
     const r = band.getBoundingClientRect();
-    over.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + r.width / 2, clientY: r.top + 20, bubbles: true }));
+    plot.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + r.width / 2, clientY: r.top + 20, bubbles: true }));
     hover = document.getElementById("hover").textContent;
   }
   const det = document.querySelector("details.data");
@@ -397,4 +400,287 @@ func TestHTMLCalmChromium(t *testing.T) {
 		"latency": {0, 0, 0}, "psi": {2, 0, 0}, "lru": {2, 0, 0},
 		"reclaim": {2, 0, 0}, "disk": {3, 0, 0}, "swap": {1, 0, 0},
 	})
+}
+
+// readLayout is evaluated in the page once it is ready: where the
+// verdict card is (in page pixels), each chart's plot area (uPlot's
+// .u-over), and the contrast of every visible piece of text against the
+// background it is drawn on, from getComputedStyle's colours (WCAG 2
+// relative luminance; backgrounds composited up the element's ancestors,
+// text alpha and opacity blended over them).
+const readLayout = `(() => {
+  const parse = (c) => {
+    let m = /^rgba?\(([^)]*)\)$/.exec(c), k = 1;
+    if (!m) { m = /^color\(srgb ([^)]*)\)$/.exec(c); k = 255; }
+    if (!m) return null;
+    const p = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return [p[0] * k, p[1] * k, p[2] * k, p.length > 3 ? p[3] : 1];
+  };
+  const over = (top, under) => {
+    const a = top[3];
+    return [0, 1, 2].map((i) => top[i] * a + under[i] * (1 - a)).concat([1]);
+  };
+  const lum = (c) => {
+    const l = c.slice(0, 3).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+    return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+  };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const bgOf = (el) => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) layers.push(getComputedStyle(e).backgroundColor);
+    let bg = [255, 255, 255, 1];
+    for (const l of layers.reverse()) {
+      const c = parse(l);
+      if (c === null) return null;
+      bg = over(c, bg);
+    }
+    return bg;
+  };
+  const card = document.getElementById("verdict-card");
+  const rect = (e) => { const r = e.getBoundingClientRect(); return { top: r.top + scrollY, bottom: r.bottom + scrollY, left: r.left, width: r.width }; };
+  const layout = {
+    card: card ? Object.assign(rect(card), { text: card.textContent }) : null,
+    culprit: (() => { const c = card && card.querySelector(".culprit"); return c ? Object.assign(rect(c), { text: c.textContent }) : null; })(),
+    plots: Array.from(document.querySelectorAll("figure.chart")).filter((f) => f.querySelector(".u-over")).map((f) => Object.assign(rect(f.querySelector(".u-over")), { text: f.dataset.chart })),
+  };
+  // The text a reader brings up is measured too: the hover line over the
+  // first episode and a timeline row followed to the charts (tr.current).
+  const plot = document.querySelector("figure.chart .u-over");
+  const band = plot && plot.querySelector(".band");
+  if (band) {
+    const r = band.getBoundingClientRect();
+    plot.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + r.width / 2, clientY: r.top + 20, bubbles: true }));
+  }
+  if (document.querySelector('a[href="#row-0"]')) {
+    location.hash = "#row-0";
+    window.dispatchEvent(new HashChangeEvent("hashchange"));
+  }
+  const texts = [];
+  const unparsed = [];
+  for (const el of document.body.querySelectorAll("*")) {
+    if (el.closest("script, style")) continue;
+    const own = Array.from(el.childNodes).filter((n) => n.nodeType === 3 && n.textContent.trim() !== "").map((n) => n.textContent.trim()).join(" ");
+    if (own === "" || el.getClientRects().length === 0) continue;
+    const st = getComputedStyle(el);
+    if (st.visibility === "hidden") continue;
+    let opacity = 1;
+    for (let e = el; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
+    const fg = parse(st.color), bg = bgOf(el);
+    if (fg === null || bg === null) { unparsed.push(st.color + " on " + el.tagName + "." + el.className); continue; }
+    fg[3] *= opacity;
+    const what = el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (typeof el.className === "string" && el.className ? "." + el.className.trim().replace(/\s+/g, ".") : "");
+    texts.push({ what: what, text: own.slice(0, 40), fg: st.color, bg: "rgb(" + bg.slice(0, 3).map(Math.round).join(", ") + ")", ratio: ratio(over(fg, bg), bg) });
+  }
+  return Object.assign(layout, {
+    texts: texts,
+    unparsed: unparsed,
+    body_bg: getComputedStyle(document.body).backgroundColor,
+    dark: matchMedia("(prefers-color-scheme: dark)").matches,
+    current: document.querySelectorAll("tr.current").length,
+    hover: (document.getElementById("hover") || {}).textContent || "",
+  });
+})()`
+
+type box struct {
+	Top, Bottom, Left, Width float64
+	Text                     string
+}
+
+type textContrast struct {
+	What, Text, FG, BG string
+	Ratio              float64
+}
+
+type pageLayout struct {
+	Card     *box           `json:"card"`
+	Culprit  *box           `json:"culprit"`
+	Plots    []box          `json:"plots"`
+	Texts    []textContrast `json:"texts"`
+	Unparsed []string       `json:"unparsed"`
+	BodyBG   string         `json:"body_bg"`
+	Dark     bool           `json:"dark"`
+	Current  int            `json:"current"` // timeline rows highlighted
+	Hover    string         `json:"hover"`
+}
+
+// layoutAt opens file in headless Chromium in a window of w×h with the
+// light or the dark colour scheme (prefers-color-scheme, emulated), waits
+// for the charts and returns readLayout's reading and a screenshot of the
+// window; it fails the test on console errors and warnings.
+func layoutAt(t *testing.T, exe, file string, w, h int, dark bool) (pageLayout, []byte) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox, // as root
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.WindowSize(w, h),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	var mu sync.Mutex
+	var problems []string
+	console := chromedp.Console(ctx)
+	lctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for m, err := range console {
+			if err != nil || lctx.Err() != nil {
+				return
+			}
+			switch m.Type {
+			case chromedp.ConsoleError, chromedp.ConsoleWarning, chromedp.ConsoleException:
+				mu.Lock()
+				problems = append(problems, m.String())
+				mu.Unlock()
+			}
+		}
+	})
+	scheme := map[bool]string{false: "light", true: "dark"}[dark]
+	var lay pageLayout
+	var shot []byte
+	err := chromedp.Do(ctx,
+		chromedp.EmulateViewport(int64(w), int64(h)),
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+			return err
+		}),
+		chromedp.Navigate("file://"+file),
+		chromedp.WaitReady(`body[data-ready="1"]`),
+	)
+	if err == nil {
+		shot, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	}
+	if err == nil {
+		lay, err = chromedp.Run(ctx, chromedp.Evaluate[pageLayout](readLayout))
+	}
+	time.Sleep(200 * time.Millisecond)
+	stop()
+	cancel()
+	wg.Wait()
+	if err != nil {
+		t.Fatalf("chromium: %v; page problems: %q", err, problems)
+	}
+	if len(problems) > 0 {
+		t.Errorf("%s, %s: problems in the page:\n%s", filepath.Base(file), scheme, strings.Join(problems, "\n"))
+	}
+	if lay.Dark != dark {
+		t.Fatalf("the page's prefers-color-scheme: dark is %v, want %v: the emulation did not take", lay.Dark, dark)
+	}
+	if dir := os.Getenv("MEMDIAG_HTML_SHOTS"); dir != "" {
+		name := fmt.Sprintf("%s-%dx%d-%s.png", strings.TrimSuffix(filepath.Base(file), ".html"), w, h, scheme)
+		if err := os.WriteFile(filepath.Join(dir, name), shot, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	return lay, shot
+}
+
+// Issue 31 item 1, the answer first and the charts on one x: at 1400×900
+// the reference report's verdict card is whole within the window and
+// names the culprit; every chart's plot area has the same left edge and
+// width (±1 px), so a moment is one x on every chart; and all text on the
+// page has a contrast ratio of 4.5:1 at least (WCAG AA) in the light and
+// the dark scheme, the hover line and a followed timeline row included.
+// The same holds for a calm recording (the card says there was no
+// episode), one with a victim (the card names it) and a comparison (its
+// headline numbers, better in green and worse in orange; no card).
+func TestHTMLLayoutChromium(t *testing.T) {
+	exe := chromium(t)
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		culprit string   // in the card's first culprit line; "" for none
+		card    []string // in the card's text; nil: no card
+	}{
+		{"union", []string{"analyze", unionRec}, "pmlogger_check.timer", []string{"Together, pmlogger_check.timer and pmlogger_farm_check.timer explain 11 of 12 episodes",
+			"high confidence (0.99)", "Explains 6 of 12 episodes (50%) and 6 of 12 spike episodes", "What to do:", "systemctl disable --now pmlogger_check.timer"}},
+		{"calm", []string{"analyze", "../correlate/testdata/scenarios/01-calm-host.jsonl.gz"}, "", []string{"No episode: no memory-pressure signal rose above its threshold"}},
+		{"victim", []string{"analyze", "../correlate/testdata/scenarios/12-chain-direct-io.jsonl.gz"}, "buffered.timer", []string{"Victim: websvc (pid 200)"}},
+		{"compare", []string{"compare", unionRec, "../correlate/testdata/inprocess.jsonl.gz"}, "", nil},
+	} {
+		file := renderReport(t, tc.name+".html", tc.args...)
+		for _, dark := range []bool{false, true} {
+			scheme := map[bool]string{false: "light", true: "dark"}[dark]
+			t.Run(tc.name+"/"+scheme, func(t *testing.T) {
+				lay, _ := layoutAt(t, exe, file, 1400, 900, dark)
+				checkLayout(t, lay, tc.culprit, tc.card)
+				if tc.name == "union" && (lay.Current != 1 || !strings.Contains(lay.Hover, "top I/O")) {
+					t.Errorf("%d timeline rows highlighted, hover %q: the measured page lacks them", lay.Current, lay.Hover)
+				}
+			})
+		}
+	}
+}
+
+func checkLayout(t *testing.T, lay pageLayout, culprit string, want []string) {
+	t.Helper()
+	switch c := lay.Card; {
+	case want == nil && c != nil:
+		t.Errorf("a verdict card: %q", c.Text)
+	case want == nil:
+	case c == nil:
+		t.Errorf("no verdict card")
+	default:
+		if c.Bottom > 900 {
+			t.Errorf("verdict card spans %.0f–%.0f px: not within the first 900", c.Top, c.Bottom)
+		}
+		for _, w := range want {
+			if !strings.Contains(c.Text, w) {
+				t.Errorf("the card lacks %q: %q", w, c.Text)
+			}
+		}
+		switch {
+		case culprit == "" && lay.Culprit != nil:
+			t.Errorf("the card names a culprit: %q", lay.Culprit.Text)
+		case culprit == "":
+		case lay.Culprit == nil || !strings.Contains(lay.Culprit.Text, culprit) || !strings.Contains(lay.Culprit.Text, "confidence"):
+			t.Errorf("the card's first culprit: %+v, want %s and its confidence", lay.Culprit, culprit)
+		default:
+			t.Logf("verdict card at %.0f–%.0f px; first culprit at %.0f px: %q", c.Top, c.Bottom, lay.Culprit.Top, lay.Culprit.Text)
+		}
+		if culprit == "" {
+			t.Logf("verdict card at %.0f–%.0f px", c.Top, c.Bottom)
+		}
+	}
+	if len(lay.Plots) < 5 {
+		t.Errorf("%d plot areas, want 5 at least", len(lay.Plots))
+	}
+	var pl []string
+	for _, p := range lay.Plots {
+		pl = append(pl, fmt.Sprintf("%s %.1f+%.1f", p.Text, p.Left, p.Width))
+		if d0, d1 := p.Left-lay.Plots[0].Left, p.Width-lay.Plots[0].Width; d0 < -1 || d0 > 1 || d1 < -1 || d1 > 1 {
+			t.Errorf("plot area of %s at %.1f, %.1f px wide; %s's at %.1f, %.1f px wide", p.Text, p.Left, p.Width, lay.Plots[0].Text, lay.Plots[0].Left, lay.Plots[0].Width)
+		}
+	}
+	t.Logf("plot areas (left+width): %s", strings.Join(pl, ", "))
+	if len(lay.Unparsed) > 0 {
+		t.Errorf("colours not read: %q", lay.Unparsed)
+	}
+	if len(lay.Texts) < 30 {
+		t.Errorf("only %d pieces of text measured", len(lay.Texts))
+	}
+	least := textContrast{Ratio: 21}
+	for _, x := range lay.Texts {
+		if x.Ratio < 4.5 {
+			t.Errorf("%s %q: %s on %s, contrast %.2f:1, want 4.5:1 at least", x.What, x.Text, x.FG, x.BG, x.Ratio)
+		}
+		if x.Ratio < least.Ratio {
+			least = x
+		}
+	}
+	t.Logf("body %s: %d pieces of text, lowest contrast %.2f:1 (%s %q, %s on %s)", lay.BodyBG, len(lay.Texts), least.Ratio, least.What, least.Text, least.FG, least.BG)
 }

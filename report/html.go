@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,6 +136,120 @@ type headlineRow struct {
 	After  string `json:"after"`
 	Change string `json:"change"`
 	Better string `json:"better"` // "better", "worse" or ""
+}
+
+// cardCulprits is how many culprits the headline card names; the verdict
+// below has them all.
+const cardCulprits = 3
+
+// verdictCard is the headline card at the top of an analysis page: the
+// verdict's own sentences (text.go's verdict, as Markdown, rendered), so
+// that the page and the text report say the same thing in the same words.
+type verdictCard struct {
+	// Lead is the verdict's paragraphs before its first culprit: the
+	// whole verdict when it names none ("No episode: …", "No culprit:
+	// …", "Sustained memory pressure: …"), else what comes first (the
+	// failing load, sustained pressure, "Together, … explain …").
+	Lead     []template.HTML
+	Culprits []cardCulprit
+	More     int    // culprits named in the verdict but not in the card
+	Victim   string // victimLine: "Victim: websvc (pid 4242), …"; "" when not looked for
+}
+
+// cardCulprit is one culprit's verdict lines: its title (name, kind,
+// confidence), what it explains (episodes and spike episodes) and what to
+// do.
+type cardCulprit struct {
+	Title, Explains template.HTML
+	Advice          []template.HTML
+}
+
+var culpritTitle = regexp.MustCompile(`^(\d+)\. `)
+
+// newVerdictCard takes the card's lines from the Markdown verdict: the
+// paragraphs before the first culprit, then per culprit its numbered
+// title line, the line after it (Explains …) and the items of its "What
+// to do:". The jobs the verdict does not name are left to the verdict.
+func newVerdictCard(r *correlate.Result) (*verdictCard, error) {
+	rc := *r
+	rc.NotRun = nil
+	var b strings.Builder
+	verdict(&b, &rc, true, "- ")
+	c := &verdictCard{Victim: victimLine(r)}
+	var para []string
+	flush := func() error {
+		if len(para) > 0 && len(c.Culprits) == 0 {
+			h, err := markdownHTML(strings.Join(para, "\n"), false)
+			if err != nil {
+				return err
+			}
+			c.Lead = append(c.Lead, template.HTML(h))
+		}
+		para = nil
+		return nil
+	}
+	lines := strings.Split(b.String(), "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if !culpritTitle.MatchString(l) {
+			if strings.TrimSpace(l) == "" {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			} else if len(c.Culprits) == 0 {
+				para = append(para, l)
+			}
+			continue
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		if len(c.Culprits) == cardCulprits {
+			c.More++
+			continue
+		}
+		var cu cardCulprit
+		var err error
+		if cu.Title, err = inlineHTML(culpritTitle.ReplaceAllString(l, "")); err != nil {
+			return nil, err
+		}
+		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "   ") && !strings.HasPrefix(strings.TrimSpace(lines[i+1]), evidenceLabel) {
+			i++
+			if cu.Explains, err = inlineHTML(lines[i]); err != nil {
+				return nil, err
+			}
+		}
+		for i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != adviceLabel && !culpritTitle.MatchString(lines[i+1]) && strings.HasPrefix(lines[i+1], " ") {
+			i++
+		}
+		if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == adviceLabel {
+			i++
+			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "   - ") {
+				i++
+				a, err := inlineHTML(strings.TrimPrefix(lines[i], "   - "))
+				if err != nil {
+					return nil, err
+				}
+				cu.Advice = append(cu.Advice, a)
+			}
+		}
+		c.Culprits = append(c.Culprits, cu)
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// inlineHTML renders one line of Markdown as HTML without its paragraph.
+func inlineHTML(md string) (template.HTML, error) {
+	h, err := markdownHTML(strings.TrimSpace(md), false)
+	if err != nil {
+		return "", err
+	}
+	s := strings.TrimSpace(string(h))
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "<p>"), "</p>")
+	return template.HTML(s), nil
 }
 
 // quantity is one line of a chart, read from a trace.
@@ -462,7 +577,21 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{if .Data.Headline}}<section id="headline" aria-label="Headline numbers">
 {{range .Data.Headline}}<div class="card {{.Better}}"><div class="label">{{.Label}}</div><div class="vals"><span class="before">{{.Before}}</span> → <span class="after">{{.After}}</span></div><div class="change">{{.Change}}</div></div>
 {{end}}</section>{{end}}
-<section id="charts" aria-label="Charts">
+{{with .Card}}<section id="verdict-card" aria-labelledby="verdict-card-h">
+<h2 id="verdict-card-h">Verdict</h2>
+{{if .Victim}}<p class="victim">{{.Victim}}</p>
+{{end}}{{range .Lead}}<div class="lead">{{.}}</div>
+{{end}}{{if .Culprits}}<ol class="culprits">
+{{range .Culprits}}<li><p class="culprit">{{.Title}}</p>{{if .Explains}}
+<p class="explains">{{.Explains}}</p>{{end}}{{if .Advice}}
+<p class="label">What to do:</p>
+<ul class="advice">
+{{range .Advice}}<li>{{.}}</li>
+{{end}}</ul>{{end}}</li>
+{{end}}</ol>
+{{end}}<p class="more">{{if .Culprits}}Evidence{{if .More}} and {{.More}} more culprits{{end}}{{else}}In full{{end}}: <a href="#verdict">the verdict</a>, below the charts.</p>
+</section>
+{{end}}<section id="charts" aria-label="Charts">
 <p class="help">Drag across a chart to zoom all charts; double-click to zoom out. {{if .Data.Relative}}Time is relative to each recording's start; the after run is dashed.{{else}}Times are {{.Data.Zone}}.{{end}} Shaded: episodes.{{if .Data.Firings}} Dashed lines: firings of the culprits' jobs; dotted: a firing no episode followed.{{end}}{{if .Data.BucketSeconds}} Each point pair is the minimum and maximum of {{.Bucket}}.{{end}}</p>
 <div id="hover" aria-live="polite"></div>
 {{range .Data.Charts}}<figure class="chart" id="chart-{{.ID}}" data-chart="{{.ID}}">
@@ -526,7 +655,7 @@ func (d *pageData) fillEmpty() {
 
 // writePage writes the page with body (the report's Markdown rendered as
 // HTML) and the charts' data.
-func writePage(w io.Writer, title, sub string, body []byte, d *pageData) error {
+func writePage(w io.Writer, title, sub string, card *verdictCard, body []byte, d *pageData) error {
 	d.fillEmpty()
 	js, err := json.Marshal(d)
 	if err != nil {
@@ -537,7 +666,7 @@ func writePage(w io.Writer, title, sub string, body []byte, d *pageData) error {
 		bucket = correlate.FormatDuration(time.Duration(d.BucketSeconds * float64(time.Second)).Round(time.Second))
 	}
 	return pageTemplate.Execute(w, map[string]any{
-		"Title": title, "Sub": sub, "Data": d, "Bucket": bucket,
+		"Title": title, "Sub": sub, "Card": card, "Data": d, "Bucket": bucket,
 		// The data is JSON in a script element: only "</" could end it
 		// early; json.Marshal escapes <, > and & already.
 		"JSON":     template.JS(js),
@@ -553,13 +682,13 @@ func writePage(w io.Writer, title, sub string, body []byte, d *pageData) error {
 // ids row-0, row-1, … with the time linked to the charts when link is
 // set.
 func markdownHTML(md string, link bool) ([]byte, error) {
-	var po []parser.Option
+	po := []parser.Option{parser.WithASTTransformers(util.Prioritized(verdictBlocks{}, 998))}
 	if link {
 		po = append(po, parser.WithASTTransformers(util.Prioritized(rowLinker{}, 999)))
 	}
 	p := goldmark.New(goldmark.WithExtensions(extension.Table), goldmark.WithParserOptions(po...))
 	var b bytes.Buffer
-	if err := p.Convert([]byte(md), &b); err != nil {
+	if err := p.Convert([]byte(separateBlocks(md)), &b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -574,6 +703,66 @@ func dropTitle(md string) string {
 		}
 	}
 	return md
+}
+
+// Labels of a culprit's blocks in the verdict (text.go's verdict).
+const (
+	evidenceLabel = "Evidence:"
+	adviceLabel   = "What to do:"
+)
+
+// separateBlocks puts a blank line before each culprit's "Evidence:" and
+// "What to do:" in the Markdown verdict. The Markdown has none (it reads
+// as the text report), so the HTML renderer joined "What to do:" to the
+// last evidence item as a lazy continuation ("p = 1.4e-05 What to do:")
+// and "Evidence:" to the culprit's summary; with the blank line each is a
+// paragraph of its own inside the culprit's list item, followed by its
+// list (verdictBlocks gives both their classes).
+func separateBlocks(md string) string {
+	lines := strings.Split(md, "\n")
+	out := make([]string, 0, len(lines)+8)
+	for i, l := range lines {
+		if t := strings.TrimSpace(l); i > 0 && (t == evidenceLabel || t == adviceLabel) && strings.HasPrefix(l, " ") && strings.TrimSpace(lines[i-1]) != "" {
+			out = append(out, "")
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// verdictBlocks gives the verdict's blocks classes the page styles: the
+// "Evidence:" and "What to do:" paragraphs (class label) and the lists
+// after them (evidence, advice), and the Verdict heading the id verdict,
+// which the headline card links to.
+type verdictBlocks struct{}
+
+func (verdictBlocks) Transform(doc *gast.Document, reader text.Reader, _ parser.Context) {
+	src := reader.Source()
+	_ = gast.Walk(doc, func(n gast.Node, entering bool) (gast.WalkStatus, error) {
+		if !entering {
+			return gast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *gast.Heading:
+			if n.Level == 2 && string(n.Text(src)) == "Verdict" { //nolint:staticcheck // Text is what the heading shows
+				n.SetAttributeString("id", []byte("verdict"))
+			}
+		case *gast.Paragraph:
+			list, ok := n.NextSibling().(*gast.List)
+			if !ok {
+				break
+			}
+			switch strings.TrimSpace(string(n.Text(src))) { //nolint:staticcheck // Text is what the paragraph shows
+			case evidenceLabel:
+				n.SetAttributeString("class", []byte("label"))
+				list.SetAttributeString("class", []byte("evidence"))
+			case adviceLabel:
+				n.SetAttributeString("class", []byte("label"))
+				list.SetAttributeString("class", []byte("advice"))
+			}
+		}
+		return gast.WalkContinue, nil
+	})
 }
 
 // rowLinker gives the timeline table's rows their ids and links.
@@ -630,10 +819,14 @@ func renderHTML(w io.Writer, r correlate.Result, t *correlate.Trace, o Options) 
 	if t == nil {
 		t = &correlate.Trace{}
 	}
+	card, err := newVerdictCard(&r)
+	if err != nil {
+		return err
+	}
 	d := newPage("analyze", []*correlate.Result{&r}, []*correlate.Trace{t}, nil)
 	title := "memdiag analysis of " + r.Host
 	sub := fmt.Sprintf("%s – %s, %s", in(&r, r.Start).Format("2006-01-02 15:04:05"), in(&r, r.End).Format("15:04:05 MST"), correlate.FormatDuration(r.End.Sub(r.Start)))
-	return writePage(w, title, sub, body, d)
+	return writePage(w, title, sub, card, body, d)
 }
 
 // renderCompareHTML writes a before/after comparison as one page: the
@@ -680,5 +873,5 @@ func renderCompareHTML(w io.Writer, before, after correlate.Result, o Options) e
 	sub := fmt.Sprintf("before %s, %s; after %s, %s",
 		in(&before, before.Start).Format("2006-01-02 15:04 MST"), correlate.FormatDuration(before.End.Sub(before.Start)),
 		in(&after, after.Start).Format("2006-01-02 15:04 MST"), correlate.FormatDuration(after.End.Sub(after.Start)))
-	return writePage(w, title, sub, body, d)
+	return writePage(w, title, sub, nil, body, d)
 }

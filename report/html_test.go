@@ -421,3 +421,108 @@ func htmlTop(t *testing.T, rec *record.Recording) pageJSON {
 	}
 	return d
 }
+
+// Issue 31: the page glued "What to do:" to the last evidence item ("p =
+// 1.4e-05 What to do:"), a lazy continuation of the Markdown list. Each
+// culprit's evidence and advice are blocks of their own, each list after
+// its label, and the Verdict heading is the card's link target.
+func TestRenderHTMLVerdictBlocks(t *testing.T) {
+	r := reference()
+	page, _ := pageOf(t, func(b *bytes.Buffer) error { return Render(b, r, format.HTML, Options{}) })
+	page = page[strings.Index(page, `<main id="report">`):] // the full verdict, not the card
+	if n := strings.Count(page, "<p class=\"label\">Evidence:</p>\n<ul class=\"evidence\">"); n != len(r.Culprits) {
+		t.Errorf("%d evidence blocks, want %d", n, len(r.Culprits))
+	}
+	if n := strings.Count(page, "<p class=\"label\">What to do:</p>\n<ul class=\"advice\">"); n != len(r.Culprits) {
+		t.Errorf("%d advice blocks, want %d", n, len(r.Culprits))
+	}
+	if regexp.MustCompile(`\S[ \n]What to do:`).MatchString(page) {
+		t.Error("\"What to do:\" is joined to the text before it")
+	}
+	if !strings.Contains(page, `<h2 id="verdict">Verdict</h2>`) {
+		t.Error("no Verdict heading with id verdict")
+	}
+}
+
+// cardOf is the headline card's HTML in page, "" without one.
+func cardOf(page string) string {
+	from := strings.Index(page, `<section id="verdict-card"`)
+	if from < 0 {
+		return ""
+	}
+	to := strings.Index(page[from:], "</section>")
+	return page[from : from+to]
+}
+
+// Issue 31: the answer first. The analysis page opens with a card holding
+// the verdict in the verdict's own words (the text report's sentences,
+// never a second wording): the culprits' titles (name, kind, confidence),
+// what each explains (episodes, spike episodes) and what to do; when none
+// is named, what the verdict says instead; and the victim when recorded.
+func TestRenderHTMLVerdictCard(t *testing.T) {
+	page, _ := pageOf(t, func(b *bytes.Buffer) error { return Render(b, reference(), format.HTML, Options{}) })
+	card := cardOf(page)
+	if card == "" || strings.Index(page, `<section id="verdict-card"`) > strings.Index(page, `<section id="charts"`) {
+		t.Fatal("no headline card before the charts")
+	}
+	var md bytes.Buffer
+	if err := Render(&md, reference(), format.Markdown, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<p class="culprit"><strong>pmlogger_check.timer</strong> — systemd timer, medium confidence (0.72)</p>`,
+		`<p class="explains">Explains 2 of 4 episodes (50%) and 2 of 3 spike episodes; 2 of its 3 firings were followed by an episode.</p>`,
+		`<li>confirm: <code>systemctl disable --now pmlogger_check.timer</code> for one test run; the episodes it explains should disappear</li>`,
+		`<a href="#verdict">the verdict</a>`,
+	} {
+		if !strings.Contains(card, want) {
+			t.Errorf("card lacks %q:\n%s", want, card)
+		}
+	}
+	// The same words as the Markdown verdict's lines.
+	for _, want := range []string{"1. **pmlogger_check.timer** — systemd timer, medium confidence (0.72)",
+		"   Explains 2 of 4 episodes (50%) and 2 of 3 spike episodes; 2 of its 3 firings were followed by an episode."} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the Markdown verdict lacks %q: the card's lines are not the verdict's", want)
+		}
+	}
+	if strings.Contains(card, "Victim:") || strings.Contains(card, "Not named") {
+		t.Error("card names a victim the recording lacks, or the jobs not named")
+	}
+
+	for _, tc := range []struct {
+		name  string
+		edit  func(r *correlate.Result)
+		want  string
+		wantN int // culprits in the card
+	}{
+		{"no culprit", func(r *correlate.Result) { r.Culprits = nil }, "<p>No culprit: 4 episodes, no periodic pattern,", 0},
+		{"no episode", func(r *correlate.Result) { r.Culprits, r.Episodes, r.LoneSpikes, r.Period = nil, nil, nil, nil }, "<p>No episode:", 0},
+		{"sustained", func(r *correlate.Result) {
+			r.Culprits, r.Episodes, r.LoneSpikes, r.Period = nil, nil, nil, nil
+			r.Sustained = &correlate.Sustained{Scope: correlate.PSIHost, MeanShare: 0.1, Start: r.Start, End: r.End, Intervals: 60, Above: 60, Level: 0.02}
+		}, "<p>Sustained memory pressure: the host stalled on memory 10.0% of the time", 0},
+		{"victim", func(r *correlate.Result) {
+			r.Victim = &record.Victim{PID: 4242, Comm: "websvc", How: record.VictimFromProbe, Detail: "127.0.0.1:8080 is a listening socket of websvc (pid 4242)"}
+		}, `<p class="victim">Victim: websvc (pid 4242), found from --probe: 127.0.0.1:8080 is a listening socket of websvc (pid 4242); scope: the host</p>`, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := reference()
+			tc.edit(&r)
+			page, _ := pageOf(t, func(b *bytes.Buffer) error { return Render(b, r, format.HTML, Options{}) })
+			card := cardOf(page)
+			if !strings.Contains(card, tc.want) {
+				t.Errorf("card lacks %q:\n%s", tc.want, card)
+			}
+			if n := strings.Count(card, `<p class="culprit">`); n != tc.wantN {
+				t.Errorf("card names %d culprits, want %d", n, tc.wantN)
+			}
+		})
+	}
+
+	// compare has its headline numbers, no verdict card.
+	page, _ = pageOf(t, func(b *bytes.Buffer) error { return RenderCompare(b, reference(), reference(), format.HTML, Options{}) })
+	if cardOf(page) != "" {
+		t.Error("compare page has a verdict card")
+	}
+}

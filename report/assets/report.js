@@ -56,20 +56,26 @@
   const onDark = { "#0072B2": "#56B4E9", "#D55E00": "#E69F00", "#CC79A7": "#E8A3C9" };
   const themed = (c) => (darkMQ && darkMQ.matches && onDark[c]) || c;
 
-  // A value axis as wide as its longest label ("954 MiB", "1.2 GiB/s")
-  // plus ticks and gap, and at least 50 px: a fixed width cut the first
-  // digit of long labels. uPlot calls it again with the labels it drew;
-  // the second cycle keeps the width it has (uPlot's own auto-size recipe).
+  // One plot area for every chart, so that one moment is one x on all of
+  // them: each side's value axes share one width, that of the longest
+  // label on any chart ("954 MiB", "1.2 GiB/s") plus ticks and gap, at
+  // least 50 px (a fixed width cut the first digit of long labels). A
+  // chart without a right axis gets a blank one as wide. Every chart is
+  // sized again once all are built (fit), so that the first ones take the
+  // widths the later ones needed.
+  const gutter = [50, 50]; // left, right
   function axisSize(u, values, ai, cycle) {
     const a = u.axes[ai];
-    if (cycle > 1) return a._size;
+    const side = a.side === 1 ? 1 : 0;
+    if (cycle > 1) return gutter[side];
     let size = a.ticks.size + a.gap;
     const longest = (values || []).reduce((acc, v) => (v.length > acc.length ? v : acc), "");
     if (longest !== "") {
       u.ctx.font = a.font[0];
       size += u.ctx.measureText(longest).width / (window.devicePixelRatio || 1);
     }
-    return Math.max(50, Math.ceil(size) + 4);
+    gutter[side] = Math.max(gutter[side], Math.ceil(size) + 4);
+    return gutter[side];
   }
 
   function axis(unit, side) {
@@ -81,6 +87,19 @@
       stroke: () => css("--fg"),
       ticks: { stroke: () => css("--grid") },
       values: (u, splits) => splits.map((v) => v == null ? "" : show(unit, v)),
+    };
+  }
+
+  // The right axis of a chart with none: no labels, no ticks, the
+  // right-hand gutter's width.
+  function blankAxis() {
+    return {
+      scale: "l",
+      side: 1,
+      size: axisSize,
+      grid: { show: false },
+      ticks: { show: false },
+      values: (u, splits) => splits.map(() => ""),
     };
   }
 
@@ -205,7 +224,7 @@
       });
     });
     const axes = [xAxis(), axis(spec.units[0], 0)];
-    if (spec.series.some((s) => s.axis === 1)) axes.push(axis(spec.units[1], 1));
+    axes.push(spec.series.some((s) => s.axis === 1) ? axis(spec.units[1], 1) : blankAxis());
     const opts = {
       width: Math.max(320, el.clientWidth || 800),
       height: H,
@@ -307,7 +326,22 @@
   });
 
   // Sizes: follow the window, and fit the paper when printing.
-  const fit = (w) => plots.forEach((p) => p.setSize({ width: w || Math.max(320, p.root.parentElement.clientWidth), height: H }));
+  // Sizing a chart can widen a gutter (axisSize) after other charts took
+  // the narrower one: they are laid out again until no gutter grows, so
+  // that every plot area ends with the same left edge and width. batch
+  // commits at once (uPlot otherwise commits in a microtask).
+  function align() {
+    for (let round = 0; round < 4; round++) {
+      const before = gutter.join();
+      plots.forEach((p) => p.batch(() => p.redraw(false, true)));
+      if (gutter.join() === before) break;
+    }
+    document.body.dataset.gutters = gutter.join(",");
+  }
+  const fit = (w) => {
+    plots.forEach((p) => p.batch(() => p.setSize({ width: w || Math.max(320, p.root.parentElement.clientWidth), height: H })));
+    align();
+  };
   let resizeTimer = 0;
   window.addEventListener("resize", () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(() => fit(), 100); });
   window.addEventListener("beforeprint", () => {
@@ -317,7 +351,7 @@
   window.addEventListener("afterprint", () => fit());
   // Light and dark: the axes read the page's colours when drawn.
   if (darkMQ && darkMQ.addEventListener) {
-    darkMQ.addEventListener("change", () => plots.forEach((p) => p.redraw(false, true)));
+    darkMQ.addEventListener("change", align);
   }
   // The scroll bar appears once the charts are drawn: fit them again.
   fit();
