@@ -5,6 +5,7 @@
 #
 #   bash bench/ebpf.sh                       # N = 1000 5000, 30 s a run, 2 rounds, 500 MiB/s
 #   bash bench/ebpf.sh -n 1000 -t 20 -r 3 -R 300
+#   bash bench/ebpf.sh -n 5000 -w "--events off --stall-threshold 0"   # the sampler alone, no churn
 #
 # For each N it starts N idle `sleep` processes (ended by PID), and for
 # each load — idle, and "cold": bench/coldread reading a 2 GiB file
@@ -13,7 +14,7 @@
 #
 #   memdiag watch --interval 1s --duration Ts --quiet --no-timers --force --out REC --ebpf off|on
 #
-# under /usr/bin/time, off and on alternately (round 1 off then on,
+# (plus -w's flags) under /usr/bin/time, off and on alternately (round 1 off then on,
 # round 2 on then off, ...). Per run: watch's CPU (user+sys), the BPF
 # programs' kernel run time (the sum of the recording's chain.run_time_ns:
 # that time is charged to the task that hit the tracepoint — the reader,
@@ -27,9 +28,9 @@
 # beside it (and wait for it: ~4 × rounds × (T + 3) s per N).
 # Needs: go, jq, time (apt-get install jq time), kernel BTF.
 set -euo pipefail
-NS="1000 5000"; T=30; ROUNDS=2; RATE=500
-while getopts "n:t:r:R:" o; do
-  case $o in n) NS=$OPTARG;; t) T=$OPTARG;; r) ROUNDS=$OPTARG;; R) RATE=$OPTARG;; *) exit 2;; esac
+NS="1000 5000"; T=30; ROUNDS=2; RATE=500; WFLAGS=""
+while getopts "n:t:r:R:w:" o; do
+  case $o in n) NS=$OPTARG;; t) T=$OPTARG;; r) ROUNDS=$OPTARG;; R) RATE=$OPTARG;; w) WFLAGS=$OPTARG;; *) exit 2;; esac
 done
 [ "$(id -u)" = 0 ] || { echo "run as root: the eBPF programs need CAP_BPF and CAP_PERFMON" >&2; exit 2; }
 for c in go jq /usr/bin/time; do
@@ -70,7 +71,7 @@ run_one() {
     sleep 1
   fi
   /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" \
-    "$tmp/memdiag" watch --interval 1s --duration "${T}s" --quiet --no-timers --force --out "$rec" --ebpf "$v" \
+    "$tmp/memdiag" watch --interval 1s --duration "${T}s" --quiet --no-timers --force --out "$rec" --ebpf "$v" $WFLAGS \
     >"$tmp/stdout" 2>"$tmp/stderr" || { echo "watch --ebpf $v failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
   if [ -n "$reader" ]; then
     wait "$reader" || true
@@ -90,7 +91,7 @@ run_one() {
 }
 
 echo "# memdiag bench/ebpf.sh: $(date -u +%FT%TZ), $(uname -r), $(nproc) cores, T=${T}s, rounds=$ROUNDS, cold reads at ${RATE} MiB/s"
-echo "# command: bench/ebpf.sh -n \"$NS\" -t $T -r $ROUNDS -R $RATE"
+echo "# command: bench/ebpf.sh -n \"$NS\" -t $T -r $ROUNDS -R $RATE${WFLAGS:+ -w \"$WFLAGS\"}"
 echo "# raw: N load variant round watch_cpu_s bpf_s peak_rss_KiB reader_cpu_s reader_MiB/s samples proc_events host_procs load1"
 raw="$tmp/raw"
 : >"$raw"
