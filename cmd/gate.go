@@ -27,6 +27,7 @@ import (
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/redact"
+	"github.com/memdiag/memdiag/session"
 	"github.com/memdiag/memdiag/sources"
 	"github.com/memdiag/memdiag/timers"
 	"github.com/memdiag/memdiag/victim"
@@ -262,20 +263,20 @@ func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*
 	var scope gate.Scope
 	var psiOpts []psi.Option
 	if opts.Cgroup != "" {
-		scope.Cgroup = cgroupfs.Resolve(opts.Root, cgroupMounts(procRoot, opts.Root), opts.Cgroup)
+		scope.Cgroup = cgroupfs.Resolve(opts.Root, session.CgroupMounts(procRoot, opts.Root), opts.Cgroup)
 	}
-	var vic foundVictim
+	var vic session.FoundVictim
 	if opts.Victim != "" {
 		// --victim's group is the scope unless --cgroup names one.
 		var err error
-		if vic, err = findVictim(ctx, opts.Root, procRoot, opts.Victim, ""); err != nil {
+		if vic, err = session.FindVictim(ctx, opts.Root, procRoot, opts.Victim, ""); err != nil {
 			return nil, err
 		}
-		if v := vic.v; scope.Cgroup == "" && v.CgroupDir != "" && !victim.IsHostRoot(v) {
+		if v := vic.V; scope.Cgroup == "" && v.CgroupDir != "" && !victim.IsHostRoot(v) {
 			scope.Cgroup = v.CgroupDir
 		}
-		if vic.status.Reason != "" {
-			fmt.Fprintln(opts.IO.ErrOut, "memdiag: warning: victim:", vic.status.Reason)
+		if vic.Status.Reason != "" {
+			fmt.Fprintln(opts.IO.ErrOut, "memdiag: warning: victim:", vic.Status.Reason)
 		}
 	}
 	if scope.Cgroup != "" {
@@ -293,7 +294,7 @@ func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*
 	// The --cgroup group's counters, else the victim's memory cgroup's.
 	if opts.Cgroup != "" {
 		srcs = append(srcs, sources.CgroupCounters{Dir: scope.Cgroup})
-	} else if src := cgroupCounters("", vic.v); src != nil {
+	} else if src := session.CgroupCounters("", vic.V); src != nil {
 		srcs = append(srcs, src)
 	}
 	sp := &record.Sampler{Sources: srcs, Interval: opts.Interval, Logger: opts.Logger, Now: opts.Now}
@@ -356,11 +357,7 @@ func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*
 		}
 		go func() { <-child.Done(); cancel() }()
 	} else {
-		sp.Limit = int(opts.Duration / opts.Interval)
-		if opts.Duration%opts.Interval != 0 {
-			sp.Limit++
-		}
-		sp.Limit++ // the first sample, at 0
+		sp.Limit = session.Limit(opts.Duration, opts.Interval)
 	}
 	_ = sp.Run(runCtx, emit)
 	sig := stoppedBy(ctx)
@@ -394,7 +391,7 @@ func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*
 // gateRecording creates the recording of a sampled gate run (nil when
 // --out is off) and writes its header and first sample; the header is
 // watch's, for the collectors gate runs.
-func gateRecording(ctx context.Context, opts *gateOptions, procRoot string, scope gate.Scope, vic foundVictim, first *record.Sample) (*record.Writer, error) {
+func gateRecording(ctx context.Context, opts *gateOptions, procRoot string, scope gate.Scope, vic session.FoundVictim, first *record.Sample) (*record.Writer, error) {
 	if opts.Out == "off" {
 		return nil, nil
 	}
@@ -410,11 +407,11 @@ func gateRecording(ctx context.Context, opts *gateOptions, procRoot string, scop
 	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	h := hostHeader(ctx, &factory{Now: func() time.Time { return first.Time }, Root: opts.Root}, procRoot)
+	h := session.HostHeader(ctx, opts.Root, first.Time, versionString())
 	h.Interval, h.Cgroup = opts.Interval, scope.Cgroup
 	if opts.Victim != "" {
-		h.Victim = vic.v
-		h.Collectors = append(h.Collectors, vic.status)
+		h.Victim = vic.V
+		h.Collectors = append(h.Collectors, vic.Status)
 	}
 	if len(opts.Command) > 0 {
 		args := opts.Command

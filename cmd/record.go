@@ -15,6 +15,7 @@ import (
 	"github.com/memdiag/memdiag/exposition"
 	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/session"
 	"github.com/memdiag/memdiag/store"
 	"github.com/memdiag/memdiag/units"
 )
@@ -155,15 +156,19 @@ func runRecord(ctx context.Context, o *recordOptions) error {
 	r := &recorder{o: o, errOut: f.IO.ErrOut}
 	r.previous()
 
-	srcs, hdr, err := buildWatchSources(ctx, &o.Watch)
+	so, err := o.Watch.sessionOptions()
 	if err != nil {
 		return err
 	}
-	defer srcs.close()
-	if srcs.fatal != nil {
-		return srcs.fatal
+	srcs, hdr, err := session.BuildSources(ctx, &so)
+	if err != nil {
+		return err
 	}
-	for _, warn := range srcs.warnings {
+	defer srcs.Close()
+	if srcs.Fatal != nil {
+		return srcs.Fatal
+	}
+	for _, warn := range srcs.Warnings {
 		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", warn)
 	}
 	r.hdr = hdr
@@ -202,14 +207,7 @@ func runRecord(ctx context.Context, o *recordOptions) error {
 		}()
 	}
 
-	sampler := &record.Sampler{Sources: srcs.list, Interval: o.Watch.Interval, Logger: f.Logger, Now: f.Now}
-	if o.Duration > 0 {
-		n := int(o.Duration / o.Watch.Interval)
-		if o.Duration%o.Watch.Interval != 0 {
-			n++
-		}
-		sampler.Limit = n + 1
-	}
+	sampler := &record.Sampler{Sources: srcs.List, Interval: o.Watch.Interval, Logger: f.Logger, Now: f.Now, Limit: session.Limit(o.Duration, o.Watch.Interval)}
 	emit := func(s *record.Sample) error {
 		select {
 		case <-hup:
@@ -298,7 +296,7 @@ func (r *recorder) open(t time.Time, why string) error {
 	if r.started > 0 && !r.o.Watch.NoTimers {
 		// the jobs as they are now: a timer installed since the last
 		// segment is projected from this one on
-		if jobs, err := hostJobs(&r.o.Watch); err == nil {
+		if jobs, err := session.HostJobs(r.o.Watch.F.Root, r.o.Watch.KeepCmdline); err == nil {
 			r.seg.Jobs = record.FromJobs(jobs)
 		}
 	}

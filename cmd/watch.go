@@ -24,6 +24,7 @@ import (
 	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
+	"github.com/memdiag/memdiag/session"
 )
 
 // watchOptions are the settings of `memdiag watch`.
@@ -222,6 +223,29 @@ func (o *watchOptions) checkEventsAndStall() error {
 	return nil
 }
 
+// sessionOptions are the session.Options of o: the sampling settings
+// watch and record share, with the JMeter columns read when latency is
+// measured.
+func (o *watchOptions) sessionOptions() (session.Options, error) {
+	f := o.F
+	so := session.Options{
+		Root: f.Root, Now: f.Now, Logger: f.Logger, Version: versionString(),
+		Interval: o.Interval, Duration: o.Duration, Cgroup: o.Cgroup, Victim: o.Victim,
+		TopN: o.TopN, KeepCmdline: o.KeepCmdline, AllDevices: o.AllDevices, Command: o.Command,
+		ProbeURL: o.ProbeURL, ProbeEvery: o.ProbeEvery, LatencyFile: o.LatencyFile, LatencyFmt: o.LatencyFmt,
+		NoTimers: o.NoTimers, Events: o.Events, EBPF: o.EBPF,
+		StallThreshold: o.StallThreshold, StallWindow: o.StallWindow, EnableDelayAcct: o.EnableDelayAcct,
+	}
+	if o.ProbeURL != "" || o.LatencyFile != "" {
+		js, err := jmeterSave(o.LatencyColumns, o.LatencyProps)
+		if err != nil {
+			return so, err
+		}
+		so.JMeter = js
+	}
+	return so, nil
+}
+
 func runWatch(ctx context.Context, o *watchOptions) error {
 	f := o.F
 	if o.CPUProfile != "" {
@@ -266,13 +290,17 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		// restore it; a SIGKILL leaves the state file for the next run.
 		defer restore()
 	}
-	srcs, hdr, err := buildWatchSources(ctx, o)
+	so, err := o.sessionOptions()
 	if err != nil {
 		return err
 	}
-	defer srcs.close()
-	if srcs.fatal != nil {
-		return srcs.fatal
+	srcs, hdr, err := session.BuildSources(ctx, &so)
+	if err != nil {
+		return err
+	}
+	defer srcs.Close()
+	if srcs.Fatal != nil {
+		return srcs.Fatal
 	}
 	observe, stopListen, err := startListen(ctx, f, o.Listen, hdr)
 	if err != nil {
@@ -285,16 +313,14 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	}
 	abs, _ := filepath.Abs(o.Out)
 	fmt.Fprintf(f.IO.ErrOut, "memdiag: recording to %s every %s (Ctrl-C to stop)\n", abs, o.Interval)
-	for _, warn := range srcs.warnings {
+	for _, warn := range srcs.Warnings {
 		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", warn)
 	}
 	if len(o.Command) > 0 {
 		// The command starts right after the header is written: its start
 		// anchors a results file that holds only offsets (hey).
 		hdr.CommandStart = f.Now()
-		for _, fn := range srcs.commandStart {
-			fn(hdr.CommandStart)
-		}
+		srcs.CommandStarted(hdr.CommandStart)
 	}
 	if err := w.WriteHeader(hdr); err != nil {
 		w.Close("error")
@@ -328,16 +354,9 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	}
 
 	sm := record.NewSummary(hdr)
-	sampler := &record.Sampler{Sources: srcs.list, Interval: o.Interval, Logger: f.Logger, Now: f.Now}
-	if o.Duration > 0 {
-		// --duration is a whole number of intervals (rounded up): the
-		// sample due at exactly --duration is the last one.
-		n := int(o.Duration / o.Interval)
-		if o.Duration%o.Interval != 0 {
-			n++
-		}
-		sampler.Limit = n + 1
-	}
+	// --duration is a whole number of intervals (rounded up): the
+	// sample due at exactly --duration is the last one.
+	sampler := &record.Sampler{Sources: srcs.List, Interval: o.Interval, Logger: f.Logger, Now: f.Now, Limit: session.Limit(o.Duration, o.Interval)}
 	live := &liveRows{f: f, hdr: hdr, on: !o.Quiet, view: report.NewLiveView(report.LiveOptions{
 		Width:   f.IO.Width(),
 		Latency: hdr.Probe != "" || hdr.LatencyFile != "",
@@ -387,7 +406,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	}
 	// Requests still in flight in the probe and a followed results file
 	// are handed over before the last sample.
-	srcs.drain()
+	srcs.Drain()
 	// The last sample: what happened after the last tick (the command's
 	// exit, its children's exit events, the last requests) is recorded.
 	// A --duration run without a command ended on its last tick.

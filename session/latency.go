@@ -1,4 +1,4 @@
-package cmd
+package session
 
 import (
 	"context"
@@ -14,13 +14,8 @@ import (
 )
 
 // addLatencySources wires the --probe and --latency sources.
-func addLatencySources(ctx context.Context, o *watchOptions, h *record.Header, ws *watchSources) {
+func addLatencySources(ctx context.Context, o *Options, h *record.Header, ws *Sources) {
 	if o.ProbeURL == "" && o.LatencyFile == "" {
-		return
-	}
-	js, err := jmeterSave(o.LatencyColumns, o.LatencyProps)
-	if err != nil {
-		ws.fatal = err
 		return
 	}
 	src := &latencySource{}
@@ -31,7 +26,7 @@ func addLatencySources(ctx context.Context, o *watchOptions, h *record.Header, w
 		p, err := latency.NewProbe(o.ProbeURL, latency.ProbeOptions{Interval: o.ProbeEvery})
 		if err != nil {
 			cancel()
-			ws.fatal = &usageError{Err: fmt.Errorf("--probe: %w", err)}
+			ws.Fatal = &UsageError{Err: fmt.Errorf("--probe: %w", err)}
 			return
 		}
 		h.Probe = o.ProbeURL
@@ -48,7 +43,7 @@ func addLatencySources(ctx context.Context, o *watchOptions, h *record.Header, w
 		if _, err := os.Stat(o.LatencyFile); err != nil {
 			// The load tool may create it later; say so now, and at the
 			// end if it never came.
-			ws.warnings = append(ws.warnings, fmt.Sprintf("--latency %s: %v; waiting for the load tool to create it", o.LatencyFile, errors.Unwrap(err)))
+			ws.Warnings = append(ws.Warnings, fmt.Sprintf("--latency %s: %v; waiting for the load tool to create it", o.LatencyFile, errors.Unwrap(err)))
 		}
 		producers.Go(func() {
 			// A parser that panics on a row it did not expect ends
@@ -59,7 +54,7 @@ func addLatencySources(ctx context.Context, o *watchOptions, h *record.Header, w
 				}
 			}()
 			rep, err := latency.Follow(lctx, o.LatencyFile, latency.FollowOptions{
-				ImportOptions: latency.ImportOptions{Format: o.LatencyFmt, Location: time.Local, JMeter: js},
+				ImportOptions: latency.ImportOptions{Format: o.LatencyFmt, Location: time.Local, JMeter: o.JMeter},
 				// hey's offsets count from its start: the wrapped command's.
 				StartFunc: func() (time.Time, bool) {
 					select {
@@ -108,7 +103,7 @@ func addLatencySources(ctx context.Context, o *watchOptions, h *record.Header, w
 		close(ivs)
 		forwarder.Wait()
 	})
-	ws.list = append(ws.list, src)
+	ws.List = append(ws.List, src)
 }
 
 // latencySource turns the requests of the probe or a followed results

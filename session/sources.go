@@ -1,4 +1,4 @@
-package cmd
+package session
 
 import (
 	"context"
@@ -22,11 +22,11 @@ import (
 	"github.com/memdiag/memdiag/victim"
 )
 
-// watchSources is what buildWatchSources wires: the sources in sampling
-// order, warnings to print once at start, and what to release at the end.
-type watchSources struct {
-	list     []record.Source
-	warnings []string
+// Sources is what BuildSources wires: the sources in sampling order,
+// warnings to print once at start, and what to release at the end.
+type Sources struct {
+	List     []record.Source
+	Warnings []string
 	closers  []func()
 	// drains hand over what sources still hold in flight (the probe's
 	// requests, a followed results file read to its end) before the
@@ -34,64 +34,77 @@ type watchSources struct {
 	drains []func()
 	// commandStart are told when the wrapped command starts.
 	commandStart []func(time.Time)
-	fatal        error // a collector the user demanded could not start
+	Fatal        error // a collector the user demanded could not start
 }
 
-func (w *watchSources) drain() {
+// Drain hands over what the sources still hold in flight (the probe's
+// requests, a followed results file read to its end); call it before the
+// last sample. It runs once.
+func (w *Sources) Drain() {
 	for _, d := range w.drains {
 		d()
 	}
 	w.drains = nil
 }
 
-func (w *watchSources) close() {
-	w.drain()
+// Close drains the sources and releases them (event listeners, onset
+// watchers, eBPF programs).
+func (w *Sources) Close() {
+	w.Drain()
 	for _, c := range w.closers {
 		c()
 	}
 }
 
-func (w *watchSources) status(h *record.Header, name string, err error) {
+// CommandStarted tells the sources that need it (a followed results file
+// of offsets, as hey writes) when the wrapped command started.
+func (w *Sources) CommandStarted(t time.Time) {
+	for _, fn := range w.commandStart {
+		fn(t)
+	}
+}
+
+func (w *Sources) status(h *record.Header, name string, err error) {
 	st := record.CollectorStatus{Name: name, Available: err == nil}
 	if err != nil {
 		st.Reason = err.Error()
-		w.warnings = append(w.warnings, name+": "+err.Error())
+		w.Warnings = append(w.Warnings, name+": "+err.Error())
 	}
 	h.Collectors = append(h.Collectors, st)
 }
 
-// buildWatchSources builds every collector from the options' root and the
+// BuildSources builds every collector from the options' root and the
 // recording header describing them. Bad flags (an unreadable --cgroup)
 // fail here, before anything is recorded.
-func buildWatchSources(ctx context.Context, o *watchOptions) (*watchSources, *record.Header, error) {
-	root := o.F.Root
+func BuildSources(ctx context.Context, o *Options) (*Sources, *record.Header, error) {
+	root := o.Root
 	procRoot := filepath.Join(root, "proc")
-	h := hostHeader(ctx, o.F, procRoot)
+	h := HostHeader(ctx, root, o.now(), o.Version)
 	h.Interval, h.TopN, h.Command = o.Interval, o.TopN, o.Command
 	if len(o.Command) > 0 && !o.KeepCmdline {
 		// Recordings get shared: the command after -- is redacted like every
 		// other command line (one string, secrets as ***).
 		h.Command = []string{redact.Cmdline(o.Command)}
 	}
-	ws := &watchSources{}
+	ws := &Sources{}
 
 	// Whose latency is measured: --victim, else the service behind a
 	// local --probe. Its v2 group is the cgroup scope unless --cgroup
 	// was given; a wrong --victim fails here, before anything is recorded.
-	vic, err := findVictim(ctx, root, procRoot, o.Victim, o.ProbeURL)
+	vic, err := FindVictim(ctx, root, procRoot, o.Victim, o.ProbeURL)
 	if err != nil {
 		return nil, nil, err
 	}
-	h.Victim = vic.v
-	if vic.status.Reason != "" {
-		ws.warnings = append(ws.warnings, "victim: "+vic.status.Reason)
+	h.Victim = vic.V
+	if vic.Status.Reason != "" {
+		ws.Warnings = append(ws.Warnings, "victim: "+vic.Status.Reason)
 	}
 	scope := o.Cgroup
-	if scope == "" && vic.v != nil && vic.v.CgroupDir != "" && !victim.IsHostRoot(vic.v) {
-		if err := psi.CheckCgroup(vic.v.CgroupDir); err == nil {
-			scope = vic.v.CgroupDir
+	if scope == "" && vic.V != nil && vic.V.CgroupDir != "" && !victim.IsHostRoot(vic.V) {
+		if err := psi.CheckCgroup(vic.V.CgroupDir); err == nil {
+			scope = vic.V.CgroupDir
 		} else {
-			ws.warnings = append(ws.warnings, "victim: its group's PSI cannot be read, the host's is used: "+err.Error())
+			ws.Warnings = append(ws.Warnings, "victim: its group's PSI cannot be read, the host's is used: "+err.Error())
 		}
 	}
 	h.Cgroup = scope
@@ -121,52 +134,52 @@ func buildWatchSources(ctx context.Context, o *watchOptions) (*watchSources, *re
 			h.Collectors[len(h.Collectors)-1] = record.CollectorStatus{Name: "psi", Available: true}
 		}
 	}
-	ws.list = append(ws.list, sources.PSI{C: pc})
-	if src := cgroupCounters(o.Cgroup, vic.v); src != nil {
+	ws.List = append(ws.List, sources.PSI{C: pc})
+	if src := CgroupCounters(o.Cgroup, vic.V); src != nil {
 		// The group's refaults, major faults and OOM kills (v2 memory.stat
 		// and memory.events, or the v1 memory group on a hybrid host), for
 		// gate --recording and analyze.
-		ws.list = append(ws.list, src)
+		ws.List = append(ws.List, src)
 	}
 
 	if os.Geteuid() != 0 && !capEffective(unix.CAP_SYS_PTRACE) {
 		// not root and not given CAP_SYS_PTRACE (the service's unit
 		// runs a dynamic user with it): other users' /proc/PID/io is denied
-		ws.warnings = append(ws.warnings, "not root: "+diskio.DeniedHint)
+		ws.Warnings = append(ws.Warnings, "not root: "+diskio.DeniedHint)
 	}
-	for _, add := range watchSourceOrder {
+	for _, add := range sourceOrder {
 		add(ctx, o, h, ws)
 	}
 	// Not a source: listed last, so the sources' order stays theirs.
-	h.Collectors = append(h.Collectors, vic.status)
+	h.Collectors = append(h.Collectors, vic.Status)
 	return ws, h, nil
 }
 
-// watchSourceOrder is every step after PSI that wires watch's sources, in
+// sourceOrder is every step after PSI that wires a recording's sources, in
 // the order they are sampled and listed in the recording header: the
 // sampler fills a Sample source by source, so this order is the order of
 // the header's collectors and of the sources' timings. A new collector
-// is one function (in its own watch_*.go file) added here, where its
+// is one function (in its own file) added here, where its
 // place is chosen, not derived from file names.
-var watchSourceOrder = []func(ctx context.Context, o *watchOptions, h *record.Header, ws *watchSources){
-	addMemorySources,  // meminfo, vmstat, swaps, timers (watch_collectors.go)
-	addLatencySources, // --probe, --latency (watch_latency.go)
-	addProcSources,    // diskstats, procs, events, onsets (watch_procs.go)
-	addChainSource,    // --ebpf: the page-cache chain (watch_chain.go)
+var sourceOrder = []func(ctx context.Context, o *Options, h *record.Header, ws *Sources){
+	addMemorySources,  // meminfo, vmstat, swaps, timers (memory.go)
+	addLatencySources, // --probe, --latency (latency.go)
+	addProcSources,    // diskstats, procs, events, onsets (procs.go)
+	addChainSource,    // --ebpf: the page-cache chain (chain.go)
 }
 
-// hostHeader fills the host facts of a recording header. Boot time and
-// host name come from gopsutil, pointed at the same root as the
-// collectors (shirou/gopsutil common.EnvMap); the kernel release, page
-// size and delay accounting switch come from procRoot.
-func hostHeader(ctx context.Context, f *factory, procRoot string) *record.Header {
-	now := f.Now()
+// HostHeader fills the host facts of a recording header started at now
+// by memdiag version. Boot time and host name come from gopsutil, pointed
+// at root like the collectors (shirou/gopsutil common.EnvMap); the kernel
+// release, page size and delay accounting switch come from root's /proc.
+func HostHeader(ctx context.Context, root string, now time.Time, version string) *record.Header {
+	procRoot := filepath.Join(root, "proc")
 	h := &record.Header{
-		MemdiagVersion: versionString(),
+		MemdiagVersion: version,
 		Start:          now,
 		PageSize:       os.Getpagesize(),
 		ClockTicks:     100, // USER_HZ is 100 on every Linux architecture memdiag supports
-		Root:           f.Root,
+		Root:           root,
 	}
 	zone, off := now.Zone()
 	h.UTCOffset = off
@@ -176,8 +189,8 @@ func hostHeader(ctx context.Context, f *factory, procRoot string) *record.Header
 	}
 	gctx := context.WithValue(ctx, common.EnvKey, common.EnvMap{
 		common.HostProcEnvKey: procRoot,
-		common.HostSysEnvKey:  filepath.Join(f.Root, "sys"),
-		common.HostEtcEnvKey:  filepath.Join(f.Root, "etc"),
+		common.HostSysEnvKey:  filepath.Join(root, "sys"),
+		common.HostEtcEnvKey:  filepath.Join(root, "etc"),
 	})
 	if info, err := host.InfoWithContext(gctx); err == nil {
 		h.Host = info.Hostname

@@ -1,4 +1,4 @@
-package cmd
+package session
 
 import (
 	"context"
@@ -20,9 +20,9 @@ import (
 
 // addProcSources wires /proc/diskstats, the per-process scanner, the
 // process-events connector and the --stall-threshold onset watchers.
-func addProcSources(ctx context.Context, o *watchOptions, h *record.Header, ws *watchSources) {
-	procRoot := filepath.Join(o.F.Root, "proc")
-	sysRoot := filepath.Join(o.F.Root, "sys")
+func addProcSources(ctx context.Context, o *Options, h *record.Header, ws *Sources) {
+	procRoot := filepath.Join(o.Root, "proc")
+	sysRoot := filepath.Join(o.Root, "sys")
 
 	dc, err := diskio.NewDiskCollector(procRoot, sysRoot, diskio.DiskFilter{Partitions: o.AllDevices, Virtual: o.AllDevices})
 	if err == nil {
@@ -30,7 +30,7 @@ func addProcSources(ctx context.Context, o *watchOptions, h *record.Header, ws *
 	}
 	ws.status(h, "diskstats", err)
 	if err == nil {
-		ws.list = append(ws.list, sources.Disks{C: dc})
+		ws.List = append(ws.List, sources.Disks{C: dc})
 	}
 
 	ps, err := diskio.NewProcScanner(procRoot, diskio.ProcScanOptions{TopN: o.TopN, KeepCmdline: o.KeepCmdline, ClockTicks: h.ClockTicks})
@@ -43,16 +43,16 @@ func addProcSources(ctx context.Context, o *watchOptions, h *record.Header, ws *
 	src := &sources.Procs{Scanner: ps, TopRSS: o.TopN, Growth: true}
 	// The allocator evidence of each process that starts growing, once:
 	// without it, analyze's growth findings say none was recorded.
-	if col, err := memstate.NewCollector(o.F.Root); err == nil {
+	if col, err := memstate.NewCollector(o.Root); err == nil {
 		src.Evidence = col
 	}
 	// The first scan is the baseline: every process already running
 	// is known, so only what starts later is reported as exec.
 	_, _, _, _ = ps.Scan(time.Now())
-	ws.list = append(ws.list, src)
+	ws.List = append(ws.List, src)
 
 	if h.DelayAcct != nil && !*h.DelayAcct && !o.EnableDelayAcct {
-		ws.warnings = append(ws.warnings, "kernel.task_delayacct is 0: per-process block-I/O delay (delayacct_blkio_ticks) is not measured and is not recorded; --enable-delayacct turns it on for the recording (root)")
+		ws.Warnings = append(ws.Warnings, "kernel.task_delayacct is 0: per-process block-I/O delay (delayacct_blkio_ticks) is not measured and is not recorded; --enable-delayacct turns it on for the recording (root)")
 	}
 
 	if o.Events != "off" {
@@ -67,7 +67,7 @@ func addProcSources(ctx context.Context, o *watchOptions, h *record.Header, ws *
 		})
 		if err != nil {
 			if o.Events == "on" {
-				ws.fatal = fmt.Errorf("--events on: %w", err)
+				ws.Fatal = fmt.Errorf("--events on: %w", err)
 				return
 			}
 			ws.status(h, "events", err)
@@ -112,7 +112,7 @@ func addProcSources(ctx context.Context, o *watchOptions, h *record.Header, ws *
 			h.Collectors = append(h.Collectors, record.CollectorStatus{Name: "onsets", Available: true})
 		}
 		ws.closers = append(ws.closers, func() { cancel(); wg.Wait() })
-		ws.list = append(ws.list, ons)
+		ws.List = append(ws.List, ons)
 	}
 }
 
