@@ -362,7 +362,7 @@ func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*
 	_ = sp.Run(runCtx, emit)
 	sig := stoppedBy(ctx)
 	if child != nil && sig == "" && child.Exited() {
-		sig = signalledToo(ctx, child.Result())
+		sig = session.SignalledToo(ctx, child.Result())
 	}
 	if sig != "" {
 		// Interrupted: an unfinished run is judged by nobody.

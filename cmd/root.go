@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/session"
 )
 
 // factory carries what every command needs and tests replace.
@@ -87,17 +88,12 @@ type signalError struct{ Signal syscall.Signal }
 func (e *signalError) Error() string        { return "interrupted by " + unix.SignalName(e.Signal) }
 func (e *signalError) Is(target error) bool { return target == context.Canceled }
 
-// stoppedBy names the signal that ended ctx ("SIGTERM"), "" if none did.
-func stoppedBy(ctx context.Context) string {
-	var se *signalError
-	if errors.As(context.Cause(ctx), &se) {
-		return unix.SignalName(se.Signal)
-	}
-	if ctx.Err() != nil {
-		return "cancelled"
-	}
-	return ""
-}
+// StopSignal is the signal, for session.StoppedBy.
+func (e *signalError) StopSignal() syscall.Signal { return e.Signal }
+
+// stoppedBy names the signal that ended ctx ("SIGTERM"), "cancelled" if
+// it ended otherwise, "" if it did not end (session.StoppedBy).
+func stoppedBy(ctx context.Context) string { return session.StoppedBy(ctx) }
 
 // execute executes the command line against f and maps the outcome to an exit
 // code (see exit.go).

@@ -18,10 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/correlate"
-	"github.com/memdiag/memdiag/internal/delayacct"
-	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/outfile"
-	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
 	"github.com/memdiag/memdiag/session"
@@ -235,6 +232,7 @@ func (o *watchOptions) sessionOptions() (session.Options, error) {
 		ProbeURL: o.ProbeURL, ProbeEvery: o.ProbeEvery, LatencyFile: o.LatencyFile, LatencyFmt: o.LatencyFmt,
 		NoTimers: o.NoTimers, Events: o.Events, EBPF: o.EBPF,
 		StallThreshold: o.StallThreshold, StallWindow: o.StallWindow, EnableDelayAcct: o.EnableDelayAcct,
+		Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut,
 	}
 	if o.ProbeURL != "" || o.LatencyFile != "" {
 		js, err := jmeterSave(o.LatencyColumns, o.LatencyProps)
@@ -248,17 +246,11 @@ func (o *watchOptions) sessionOptions() (session.Options, error) {
 
 func runWatch(ctx context.Context, o *watchOptions) error {
 	f := o.F
-	if o.CPUProfile != "" {
-		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true, Mode: o.Mode})
-		if err != nil {
-			return &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
-		}
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			pf.Close()
-			return &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
-		}
-		defer func() { pprof.StopCPUProfile(); pf.Close() }()
+	stopProfile, err := startCPUProfile(o.CPUProfile, o.Mode)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	if o.Out == "" {
 		// gzip by default: ~2.5 MB per hour at 1,000 processes instead of
 		// ~17 MB plain (docs/benchmarks.md), sync-flushed every sample.
@@ -271,159 +263,107 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 
-	// Delay accounting left on by a run that was killed is said, and put
-	// back, before anything else.
-	da := delayacct.PathsFor(f.Root, filepath.Join(f.Root, "proc"))
-	if note := delayacct.Leftover(da); note != "" {
-		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", note)
-	}
 	// Everything that can fail on bad input fails before the first sample.
-	if o.EnableDelayAcct {
-		restore, err := delayacct.Set(da, true, f.Now())
-		if err != nil {
-			if hostenv.As(err) == nil {
-				err = &hostenv.Unavailable{Path: da.Sysctl, Need: "switching delay accounting on", Hint: "needs root", Err: err}
-			}
-			return fmt.Errorf("--enable-delayacct: %w", err)
-		}
-		// Deferred, so that every return and a panic of this goroutine
-		// restore it; a SIGKILL leaves the state file for the next run.
-		defer restore()
-	}
-	so, err := o.sessionOptions()
+	s, err := o.startSession(ctx)
 	if err != nil {
 		return err
 	}
-	srcs, hdr, err := session.BuildSources(ctx, &so)
-	if err != nil {
-		return err
-	}
-	defer srcs.Close()
-	if srcs.Fatal != nil {
-		return srcs.Fatal
-	}
-	observe, stopListen, err := startListen(ctx, f, o.Listen, hdr)
-	if err != nil {
-		return err
-	}
-	defer stopListen()
+	defer s.Close()
 	w, err := record.CreateMode(o.Out, o.Force, o.Mode)
 	if err != nil {
 		return &exitCodeError{Code: exitError, Err: fmt.Errorf("cannot record: %w", err)}
 	}
 	abs, _ := filepath.Abs(o.Out)
 	fmt.Fprintf(f.IO.ErrOut, "memdiag: recording to %s every %s (Ctrl-C to stop)\n", abs, o.Interval)
-	for _, warn := range srcs.Warnings {
-		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", warn)
-	}
-	if len(o.Command) > 0 {
-		// The command starts right after the header is written: its start
-		// anchors a results file that holds only offsets (hey).
-		hdr.CommandStart = f.Now()
-		srcs.CommandStarted(hdr.CommandStart)
-	}
-	if err := w.WriteHeader(hdr); err != nil {
-		w.Close("error")
+	printWarnings(f, s.Sources.Warnings)
+	live := newLiveRows(f, s.Header, !o.Quiet)
+	s.Observe(live.row)
+	out, err := s.Run(ctx, w)
+	if errors.As(err, new(*session.CommandStartError)) {
+		// The same rule as gate: a command that cannot start failed
+		// (exit 4), like a shell's 127. Nothing was recorded.
+		os.Remove(o.Out)
+		return &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: %w", err)}
+	} else if err != nil {
 		return err
-	}
-	closed := false
-	defer func() {
-		// A panic here still ends the recording with its end line (the
-		// deferred delay-accounting restore runs too), then goes on.
-		if r := recover(); r != nil {
-			if !closed {
-				_ = w.Close(fmt.Sprintf("panic: %v", r))
-			}
-			panic(r)
-		}
-	}()
-
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var child *supervise.Child
-	if len(o.Command) > 0 {
-		child, err = supervise.Start(supervise.Options{Args: o.Command, Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut})
-		if err != nil {
-			// The same rule as gate: a command that cannot start failed
-			// (exit 4), like a shell's 127. Nothing was recorded.
-			w.Close("command failed to start")
-			os.Remove(o.Out)
-			return &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: could not start: %w", err)}
-		}
-		go func() { <-child.Done(); cancel() }()
-	}
-
-	sm := record.NewSummary(hdr)
-	// --duration is a whole number of intervals (rounded up): the
-	// sample due at exactly --duration is the last one.
-	sampler := &record.Sampler{Sources: srcs.List, Interval: o.Interval, Logger: f.Logger, Now: f.Now, Limit: session.Limit(o.Duration, o.Interval)}
-	live := &liveRows{f: f, hdr: hdr, on: !o.Quiet, view: report.NewLiveView(report.LiveOptions{
-		Width:   f.IO.Width(),
-		Latency: hdr.Probe != "" || hdr.LatencyFile != "",
-		Cgroup:  hdr.Cgroup != "",
-		Color:   f.IO.ColorEnabled(),
-	})}
-	emit := func(s *record.Sample) error {
-		if err := w.WriteSample(s); err != nil {
-			return err
-		}
-		sm.Add(s)
-		observe(s)
-		live.row(s)
-		return nil
-	}
-	writeErr := sampler.Run(runCtx, emit)
-
-	// Why the run ended, and why memdiag stops the command if it runs.
-	reason, stop := "", ""
-	var exitErr error
-	switch {
-	case writeErr != nil:
-		reason, stop = "write error", "write error"
-	case stoppedBy(ctx) != "":
-		reason = "signal: " + stoppedBy(ctx)
-		stop = reason
-	case child != nil && child.Exited():
-		reason = "command exited"
-	default:
-		reason, stop = "duration", "duration"
-	}
-	if child != nil {
-		var res supervise.Result
-		if stop != "" {
-			res = child.Stop(stop)
-		} else {
-			res = child.Result()
-			if s := signalledToo(ctx, res); s != "" {
-				reason = "signal: " + s
-				res = child.Stop(reason)
-			}
-		}
-		reason = fmt.Sprintf("%s: command %s", reason, res.Describe())
-		if res.Failed() {
-			exitErr = &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: %s: %s", o.Command[0], res.Describe())}
-		}
-	}
-	// Requests still in flight in the probe and a followed results file
-	// are handed over before the last sample.
-	srcs.Drain()
-	// The last sample: what happened after the last tick (the command's
-	// exit, its children's exit events, the last requests) is recorded.
-	// A --duration run without a command ended on its last tick.
-	if writeErr == nil && (reason != "duration" || child != nil) {
-		live.final = true
-		writeErr = sampler.Final(ctx, emit)
-	}
-	closed = true
-	if err := w.Close(reason); err != nil && writeErr == nil {
-		writeErr = err
 	}
 	if live.broken {
 		fmt.Fprintln(f.IO.ErrOut, "memdiag: stdout was closed (broken pipe): live rows stopped after", live.rows, "rows; the recording went on")
 	}
-	// The summary lists the processes by I/O with the verdict's culprit
-	// first, so it is written once the recording is analysed, just before
-	// the timeline and verdict.
+	watchSummary(f, o.Out, abs, s.Summary, out.Err == nil && s.Summary.Samples >= 2 && !live.broken)
+	if out.Err != nil {
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("recording stopped: %w; %d of %d samples are readable in %s",
+			out.Err, w.ReadBack(), w.Samples(), abs)}
+	}
+	if out.Command != nil && out.Command.Failed() {
+		return &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: %s: %s", o.Command[0], out.Command.Describe())}
+	}
+	return nil
+}
+
+// startSession starts watch's recording session and its /metrics
+// listener (--listen).
+func (o *watchOptions) startSession(ctx context.Context) (*session.Session, error) {
+	so, err := o.sessionOptions()
+	if err != nil {
+		return nil, err
+	}
+	so.DelayAcctLeftover, so.Summarize = true, true
+	s, err := session.Start(ctx, so)
+	if err != nil {
+		return nil, err
+	}
+	if err := listen(ctx, o.F, s, o.Listen); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// listen serves /metrics on addr (--listen of watch and record) from
+// the session's samples; an address that cannot be bound is an error
+// before the first sample.
+func listen(ctx context.Context, f *factory, s *session.Session, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	bound, err := s.Listen(ctx, addr)
+	if err != nil {
+		return &exitCodeError{Code: exitError, Err: err}
+	}
+	fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at http://%s/metrics\n", bound)
+	return nil
+}
+
+// printWarnings says the sources' warnings once, at start.
+func printWarnings(f *factory, warnings []string) {
+	for _, warn := range warnings {
+		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", warn)
+	}
+}
+
+// startCPUProfile starts the hidden --cpuprofile (bench/); stop ends it.
+func startCPUProfile(path string, mode fs.FileMode) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	pf, err := outfile.Create(path, outfile.Options{Overwrite: true, Mode: mode})
+	if err != nil {
+		return nil, &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
+	}
+	if err := pprof.StartCPUProfile(pf); err != nil {
+		pf.Close()
+		return nil, &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
+	}
+	return func() { pprof.StopCPUProfile(); pf.Close() }, nil
+}
+
+// watchSummary writes the end summary and, when ok (a whole recording of
+// at least two samples, stdout not closed), the timeline and verdict. The
+// summary lists the processes by I/O with the verdict's culprit first, so
+// it is written once the recording is analysed, just before the timeline
+// and verdict.
+func watchSummary(f *factory, path, abs string, sm *record.Summary, ok bool) {
 	summarised := false
 	summary := func(res *correlate.Result) {
 		so := report.SummaryOptions{TopN: 5, Width: f.IO.Width()}
@@ -437,37 +377,17 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		report.WriteSummaryWith(f.IO.ErrOut, sm, abs, so)
 		summarised = true
 	}
-	if writeErr == nil && sm.Samples >= 2 && !live.broken {
-		err := watchVerdict(f, o.Out, func(res *correlate.Result) { summary(res); fmt.Fprintln(f.IO.Out) })
-		if !summarised {
-			summary(nil)
-		}
-		if err != nil {
-			fmt.Fprintf(f.IO.ErrOut, "memdiag: analysing the recording: %v\n", err)
-		}
-	} else {
+	if !ok {
+		summary(nil)
+		return
+	}
+	err := watchVerdict(f, path, func(res *correlate.Result) { summary(res); fmt.Fprintln(f.IO.Out) })
+	if !summarised {
 		summary(nil)
 	}
-	if writeErr != nil {
-		return &exitCodeError{Code: exitError, Err: fmt.Errorf("recording stopped: %w; %d of %d samples are readable in %s",
-			writeErr, w.ReadBack(), w.Samples(), abs)}
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "memdiag: analysing the recording: %v\n", err)
 	}
-	return exitErr
-}
-
-// signalledToo returns the signal that stopped memdiag when the command
-// died of a stop signal just before memdiag noticed its own: the
-// terminal's Ctrl-C reaches both at once, and the command may win the
-// race to exit. "" when memdiag was not signalled.
-func signalledToo(ctx context.Context, res supervise.Result) string {
-	switch res.Signal {
-	case "SIGINT", "SIGTERM", "SIGHUP":
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	return stoppedBy(ctx)
 }
 
 // liveRows prints a row per interval to stdout until a write fails with
@@ -480,10 +400,20 @@ type liveRows struct {
 	prev   *record.Sample
 	rows   int
 	broken bool
-	final  bool // the next row is the last, partial interval
+	final  bool // the row is the last, partial interval
 }
 
-func (l *liveRows) row(s *record.Sample) {
+func newLiveRows(f *factory, hdr *record.Header, on bool) *liveRows {
+	return &liveRows{f: f, hdr: hdr, on: on, view: report.NewLiveView(report.LiveOptions{
+		Width:   f.IO.Width(),
+		Latency: hdr.Probe != "" || hdr.LatencyFile != "",
+		Cgroup:  hdr.Cgroup != "",
+		Color:   f.IO.ColorEnabled(),
+	})}
+}
+
+func (l *liveRows) row(s *record.Sample, final bool) {
+	l.final = final
 	prev := l.prev
 	l.prev = s
 	if prev == nil || !l.on || l.broken {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"io"
 	"log/slog"
 	"time"
 
@@ -42,6 +43,16 @@ type Options struct {
 	// an onset; 0 disables.
 	StallThreshold, StallWindow time.Duration
 	EnableDelayAcct             bool
+	// DelayAcctLeftover says and undoes the delay accounting a killed
+	// run left on, before anything else (watch).
+	DelayAcctLeftover bool
+	// Summarize keeps the totals of the end summary (Session.Summary).
+	Summarize bool
+
+	// The wrapped command's stdin, stdout and stderr; Stderr also gets
+	// the session's notes (a store's state lines, delay accounting).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
 }
 
 func (o *Options) now() time.Time {
