@@ -15,7 +15,6 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
-	"github.com/memdiag/memdiag/cgroupfs"
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/format"
@@ -23,14 +22,11 @@ import (
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/internal/supervise"
-	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/redact"
 	"github.com/memdiag/memdiag/session"
-	"github.com/memdiag/memdiag/sources"
 	"github.com/memdiag/memdiag/timers"
-	"github.com/memdiag/memdiag/victim"
 )
 
 // gateOptions are the inputs of `memdiag gate`.
@@ -259,139 +255,139 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 // sampleRun samples the scope before, during (every Interval) and after the
 // command or duration, and judges the samples.
 func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*gate.Report, error) {
-	procRoot := filepath.Join(opts.Root, "proc")
-	var scope gate.Scope
-	var psiOpts []psi.Option
-	if opts.Cgroup != "" {
-		scope.Cgroup = cgroupfs.Resolve(opts.Root, session.CgroupMounts(procRoot, opts.Root), opts.Cgroup)
-	}
-	var vic session.FoundVictim
-	if opts.Victim != "" {
-		// --victim's group is the scope unless --cgroup names one.
-		var err error
-		if vic, err = session.FindVictim(ctx, opts.Root, procRoot, opts.Victim, ""); err != nil {
-			return nil, err
-		}
-		if v := vic.V; scope.Cgroup == "" && v.CgroupDir != "" && !victim.IsHostRoot(v) {
-			scope.Cgroup = v.CgroupDir
-		}
-		if vic.Status.Reason != "" {
-			fmt.Fprintln(opts.IO.ErrOut, "memdiag: warning: victim:", vic.Status.Reason)
-		}
-	}
-	if scope.Cgroup != "" {
-		psiOpts = append(psiOpts, psi.WithCgroup(scope.Cgroup))
-	}
-	c, err := psi.NewCollector(procRoot, psiOpts...)
+	p, err := session.PressureSources(ctx, opts.Root, opts.Cgroup, opts.Victim, func(w string) {
+		fmt.Fprintln(opts.IO.ErrOut, "memdiag: warning:", w)
+	})
 	if err != nil {
 		return nil, err
 	}
-	lc, err := lru.NewCollector(procRoot)
-	if err != nil {
-		return nil, err
-	}
-	srcs := []record.Source{sources.PSI{C: c}, sources.VMStat{C: lc}}
-	// The --cgroup group's counters, else the victim's memory cgroup's.
-	if opts.Cgroup != "" {
-		srcs = append(srcs, sources.CgroupCounters{Dir: scope.Cgroup})
-	} else if src := session.CgroupCounters("", vic.V); src != nil {
-		srcs = append(srcs, src)
-	}
-	sp := &record.Sampler{Sources: srcs, Interval: opts.Interval, Logger: opts.Logger, Now: opts.Now}
-
+	scope := gate.Scope{Cgroup: p.Cgroup}
+	sp := &record.Sampler{Sources: p.List, Interval: opts.Interval, Logger: opts.Logger, Now: opts.Now}
 	first := sp.Collect(ctx)
 	if err := gate.Preflight(first, scope, ths); err != nil {
-		// Still write the report (JUnit, step summary, annotations) so
-		// CI shows why, then exit 5.
-		var ee *gate.EnvError
-		if errors.As(err, &ee) {
-			if werr := writeGateReport(opts, ee.Report(scope, first.Time, ths)); werr != nil && !isExitCode(werr, exitEnv) {
-				return nil, werr
-			}
-		}
-		return nil, envDetail(ctx, c, scope, ths, err)
+		return nil, preflightFailed(ctx, opts, p.PSI, scope, first, ths, err)
 	}
-	samples := []record.Sample{*first}
-	rec, err := gateRecording(ctx, opts, procRoot, scope, vic, first)
+	rec, err := gateRecording(ctx, opts, scope, p.Victim, first)
 	if err != nil {
 		return nil, err
 	}
-	reason := "interrupted"
-	defer func() {
-		if rec != nil {
-			_ = rec.Close(reason)
-		}
-	}()
-	emit := func(s *record.Sample) error {
-		samples = append(samples, *s)
-		if rec != nil {
-			if err := rec.WriteSample(s); err != nil {
-				fmt.Fprintf(opts.IO.ErrOut, "memdiag: warning: recording stopped: %v (samples so far are in %s)\n", err, rec.Name())
-				_ = rec.Close("write error")
-				rec = nil
-			}
-		}
-		return nil
-	}
+	run := &gateRun{opts: opts, sp: sp, scope: scope, ths: ths, samples: []record.Sample{*first}, rec: rec, reason: "interrupted"}
+	defer run.close()
+	return run.judge(ctx)
+}
 
-	// The same sampler loop as watch: a sample every interval until the
-	// command exits or --duration is over, then a last one.
+// preflightFailed still writes the report of a failed preflight (JUnit,
+// step summary, annotations) so CI shows why, and returns the exit-5
+// error with the kernel's reasons.
+func preflightFailed(ctx context.Context, opts *gateOptions, c *psi.Collector, scope gate.Scope, first *record.Sample, ths []*gate.Threshold, err error) error {
+	var ee *gate.EnvError
+	if errors.As(err, &ee) {
+		if werr := writeGateReport(opts, ee.Report(scope, first.Time, ths)); werr != nil && !isExitCode(werr, exitEnv) {
+			return werr
+		}
+	}
+	return envDetail(ctx, c, scope, ths, err)
+}
+
+// gateRun is the sampled part of a live gate: the samples it judges and
+// the recording (--out) they also go to.
+type gateRun struct {
+	opts    *gateOptions
+	sp      *record.Sampler
+	scope   gate.Scope
+	ths     []*gate.Threshold
+	samples []record.Sample
+	rec     *record.Writer // nil: --out off, or stopped by a write error
+	reason  string         // the recording's end line
+}
+
+func (r *gateRun) close() {
+	if r.rec != nil {
+		_ = r.rec.Close(r.reason)
+	}
+}
+
+// emit keeps a sample and records it; a write error stops the
+// recording, not the gate.
+func (r *gateRun) emit(s *record.Sample) error {
+	r.samples = append(r.samples, *s)
+	if r.rec != nil {
+		if err := r.rec.WriteSample(s); err != nil {
+			fmt.Fprintf(r.opts.IO.ErrOut, "memdiag: warning: recording stopped: %v (samples so far are in %s)\n", err, r.rec.Name())
+			_ = r.rec.Close("write error")
+			r.rec = nil
+		}
+	}
+	return nil
+}
+
+// judge runs the same sampler loop as watch: a sample every interval
+// until the command exits or --duration is over, then a last one, and
+// judges the samples. An interrupted run is judged by nobody.
+func (r *gateRun) judge(ctx context.Context) (*gate.Report, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var cmdRes *gate.CommandResult
-	var child *supervise.Child
-	if len(opts.Command) > 0 {
-		// The report, the JUnit file and the error quote the command:
-		// redacted, like every command line memdiag writes.
-		cmdRes = &gate.CommandResult{Args: opts.Command}
-		if !opts.NoRedact {
-			cmdRes.Args = redact.Args(opts.Command)
-		}
-		child, err = supervise.Start(supervise.Options{Args: opts.Command, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut})
-		if err != nil {
-			cmdRes.Err, cmdRes.ExitCode = "could not start: "+err.Error(), 127
-			_ = sp.Final(ctx, emit)
-			rep := gate.Evaluate(nil, samples, scope, ths)
-			rep.Command = cmdRes
-			return rep, nil
-		}
-		go func() { <-child.Done(); cancel() }()
-	} else {
-		sp.Limit = session.Limit(opts.Duration, opts.Interval)
+	cmdRes, child, err := r.startCommand(cancel)
+	if err != nil {
+		_ = r.sp.Final(ctx, r.emit)
+		rep := gate.Evaluate(nil, r.samples, r.scope, r.ths)
+		rep.Command = cmdRes
+		return rep, nil
 	}
-	_ = sp.Run(runCtx, emit)
+	if child == nil {
+		r.sp.Limit = session.Limit(r.opts.Duration, r.opts.Interval)
+	}
+	_ = r.sp.Run(runCtx, r.emit)
 	sig := stoppedBy(ctx)
 	if child != nil && sig == "" && child.Exited() {
 		sig = session.SignalledToo(ctx, child.Result())
 	}
 	if sig != "" {
-		// Interrupted: an unfinished run is judged by nobody.
 		if child != nil {
 			child.Stop("signal: " + sig)
 		}
 		return nil, ctx.Err()
 	}
+	r.reason = "duration"
 	if child != nil {
 		res := child.Result()
 		cmdRes.ExitCode, cmdRes.Signal = res.ExitCode, res.Signal
 		// The command's exit and what it left (swap-out, refaults of its
 		// last moments) go into a last sample.
-		_ = sp.Final(ctx, emit)
+		_ = r.sp.Final(ctx, r.emit)
+		r.reason = "command exited"
 	}
-	reason = "duration"
-	if child != nil {
-		reason = "command exited"
-	}
-	h := &record.Header{PageSize: os.Getpagesize()}
-	rep := gate.Evaluate(h, samples, scope, ths)
+	rep := gate.Evaluate(&record.Header{PageSize: os.Getpagesize()}, r.samples, r.scope, r.ths)
 	rep.Command = cmdRes
 	return rep, nil
+}
+
+// startCommand starts the command after -- (none: nil, nil, nil); its
+// exit cancels the run. The report, the JUnit file and the error quote
+// the command redacted, like every command line memdiag writes. A
+// command that cannot start is a failed command (127) with the error.
+func (r *gateRun) startCommand(cancel func()) (*gate.CommandResult, *supervise.Child, error) {
+	opts := r.opts
+	if len(opts.Command) == 0 {
+		return nil, nil, nil
+	}
+	cmdRes := &gate.CommandResult{Args: opts.Command}
+	if !opts.NoRedact {
+		cmdRes.Args = redact.Args(opts.Command)
+	}
+	child, err := supervise.Start(supervise.Options{Args: opts.Command, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut})
+	if err != nil {
+		cmdRes.Err, cmdRes.ExitCode = "could not start: "+err.Error(), 127
+		return cmdRes, nil, err
+	}
+	go func() { <-child.Done(); cancel() }()
+	return cmdRes, child, nil
 }
 
 // gateRecording creates the recording of a sampled gate run (nil when
 // --out is off) and writes its header and first sample; the header is
 // watch's, for the collectors gate runs.
-func gateRecording(ctx context.Context, opts *gateOptions, procRoot string, scope gate.Scope, vic session.FoundVictim, first *record.Sample) (*record.Writer, error) {
+func gateRecording(ctx context.Context, opts *gateOptions, scope gate.Scope, vic session.FoundVictim, first *record.Sample) (*record.Writer, error) {
 	if opts.Out == "off" {
 		return nil, nil
 	}
