@@ -107,27 +107,30 @@ func execute(ctx context.Context, f *factory, args []string) int {
 	return exitCode(f, root, err)
 }
 
+// rootLong is the long help of newRootCmd.
+var rootLong = heredoc.Doc(`
+	memdiag records the kernel's memory-pressure signals — PSI, the file LRU
+	(page cache), reclaim and refaults, swap, disk I/O per device and per
+	process — lines latency spikes up with them and with every periodic job
+	on the host (systemd timers, cron, anacron), and names the culprit.
+
+	Typical use during a load test:
+	  memdiag timers                                     every periodic job and its next firings
+	  memdiag watch --out run.jsonl -- ./load-test.sh    record while the test runs
+	  memdiag analyze run.jsonl                          timeline table and verdict
+	  memdiag compare before.jsonl after.jsonl           before/after a change
+	  memdiag mem                                        what holds memory, who was OOM-killed
+	  memdiag gate -t 'memory.full.stall<1%' -- ./load-test.sh
+	                                                     fail CI on memory pressure
+`)
+
 // newRootCmd builds the command tree.
 func newRootCmd(f *factory) *cobra.Command {
 	var noColor, debug bool
 	root := &cobra.Command{
-		Use:   "memdiag <command> [flags]",
-		Short: "Find why latency spikes under memory pressure, and which periodic job causes it",
-		Long: heredoc.Doc(`
-			memdiag records the kernel's memory-pressure signals — PSI, the file LRU
-			(page cache), reclaim and refaults, swap, disk I/O per device and per
-			process — lines latency spikes up with them and with every periodic job
-			on the host (systemd timers, cron, anacron), and names the culprit.
-
-			Typical use during a load test:
-			  memdiag timers                                     every periodic job and its next firings
-			  memdiag watch --out run.jsonl -- ./load-test.sh    record while the test runs
-			  memdiag analyze run.jsonl                          timeline table and verdict
-			  memdiag compare before.jsonl after.jsonl           before/after a change
-			  memdiag mem                                        what holds memory, who was OOM-killed
-			  memdiag gate -t 'memory.full.stall<1%' -- ./load-test.sh
-			                                                     fail CI on memory pressure
-		`),
+		Use:           "memdiag <command> [flags]",
+		Short:         "Find why latency spikes under memory pressure, and which periodic job causes it",
+		Long:          rootLong,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       versionLine(),
