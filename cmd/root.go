@@ -124,6 +124,31 @@ var rootLong = heredoc.Doc(`
 	                                                     fail CI on memory pressure
 `)
 
+// setUp runs before every command: colour, paragraph wrapping, the
+// logger (--debug), duration flags and --root.
+func setUp(cmd *cobra.Command, f *factory, noColor, debug bool) error {
+	if noColor {
+		f.IO.DisableColor()
+	}
+	f.IO.WrapParagraphs()
+	level := slog.LevelInfo
+	if debug {
+		level = slog.LevelDebug
+	}
+	if f.Logger == nil {
+		f.Logger = slog.New(newWarnHandler(f.IO.ErrOut, level))
+	}
+	if err := checkDurations(cmd); err != nil {
+		return err
+	}
+	if cmd.Flags().Changed("root") {
+		if _, err := os.Stat(f.Root); err != nil {
+			return inputError("--root", f.Root, err)
+		}
+	}
+	return nil
+}
+
 // newRootCmd builds the command tree.
 func newRootCmd(f *factory) *cobra.Command {
 	var noColor, debug bool
@@ -150,26 +175,7 @@ func newRootCmd(f *factory) *cobra.Command {
 			return cmd.Help()
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if noColor {
-				f.IO.DisableColor()
-			}
-			f.IO.WrapParagraphs()
-			level := slog.LevelInfo
-			if debug {
-				level = slog.LevelDebug
-			}
-			if f.Logger == nil {
-				f.Logger = slog.New(newWarnHandler(f.IO.ErrOut, level))
-			}
-			if err := checkDurations(cmd); err != nil {
-				return err
-			}
-			if cmd.Flags().Changed("root") {
-				if _, err := os.Stat(f.Root); err != nil {
-					return inputError("--root", f.Root, err)
-				}
-			}
-			return nil
+			return setUp(cmd, f, noColor, debug)
 		},
 	}
 	root.SetVersionTemplate("memdiag {{.Version}}\n")

@@ -138,33 +138,7 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 		Long:    watchLong,
 		Example: watchExample,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if dash := cmd.ArgsLenAtDash(); dash > 0 {
-				return flagErrorf("unexpected argument %q: put the command after --", args[0])
-			} else if dash < 0 && len(args) > 0 {
-				return flagErrorf("unexpected argument %q: put the command after -- (memdiag watch -- CMD ARGS)", args[0])
-			}
-			if len(args) > 0 {
-				opts.Command = args
-			}
-			// --keep-cmdline is the older name of --no-redact.
-			opts.KeepCmdline = opts.KeepCmdline || f.NoRedact
-			if execFlag {
-				// --exec said what "-- CMD" alone already does.
-				return flagErrorf("--exec was removed: the command after -- is always run, and the recording stops when it exits; drop --exec (memdiag watch -- CMD ARGS)")
-			}
-			if opts.Duration < 0 {
-				return flagErrorf("--duration must not be negative")
-			}
-			if opts.TopN < 0 {
-				return flagErrorf("--top must not be negative")
-			}
-			if opts.Out == "off" || opts.Out == "none" {
-				// gate's --out off means no recording; watch's summary
-				// and verdict are read back from its recording, so it
-				// always writes one rather than a file named "off".
-				return flagErrorf("--out %s: watch always records (its summary is analyzed from the recording); give a file name (./%s for a file of that name)", opts.Out, opts.Out)
-			}
-			if err := opts.checkEventsAndStall(); err != nil {
+			if err := opts.complete(cmd, args, execFlag); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -204,6 +178,38 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 	fl.StringVar(&opts.Listen, "listen", "", "serve Prometheus metrics at http://ADDR/metrics while recording, e.g. 127.0.0.1:9465 (docs/fleet.md)")
 	modeFlag(fl, &opts.Mode)
 	return c
+}
+
+// complete takes the command after -- from args and checks the flags;
+// execFlag is the removed --exec.
+func (o *watchOptions) complete(cmd *cobra.Command, args []string, execFlag bool) error {
+	if dash := cmd.ArgsLenAtDash(); dash > 0 {
+		return flagErrorf("unexpected argument %q: put the command after --", args[0])
+	} else if dash < 0 && len(args) > 0 {
+		return flagErrorf("unexpected argument %q: put the command after -- (memdiag watch -- CMD ARGS)", args[0])
+	}
+	if len(args) > 0 {
+		o.Command = args
+	}
+	// --keep-cmdline is the older name of --no-redact.
+	o.KeepCmdline = o.KeepCmdline || o.F.NoRedact
+	if execFlag {
+		// --exec said what "-- CMD" alone already does.
+		return flagErrorf("--exec was removed: the command after -- is always run, and the recording stops when it exits; drop --exec (memdiag watch -- CMD ARGS)")
+	}
+	if o.Duration < 0 {
+		return flagErrorf("--duration must not be negative")
+	}
+	if o.TopN < 0 {
+		return flagErrorf("--top must not be negative")
+	}
+	if o.Out == "off" || o.Out == "none" {
+		// gate's --out off means no recording; watch's summary
+		// and verdict are read back from its recording, so it
+		// always writes one rather than a file named "off".
+		return flagErrorf("--out %s: watch always records (its summary is analyzed from the recording); give a file name (./%s for a file of that name)", o.Out, o.Out)
+	}
+	return o.checkEventsAndStall()
 }
 
 // checkEventsAndStall checks the flags watch and record share: --events
