@@ -18,7 +18,6 @@ import (
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/format"
-	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/internal/supervise"
@@ -245,7 +244,7 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 		if why := gaps.Abnormal(rec.End, rec.Warnings); why != "" {
 			rep.CutShort(why)
 		}
-		noteCulprits(rep, correlate.Analyze(rec, correlate.Options{Project: timers.Project}))
+		gate.NoteCulprits(rep, correlate.Analyze(rec, correlate.Options{Project: timers.Project}))
 	} else {
 		// A live gate records no processes: it cannot tell which job, if
 		// any, caused a breach, so it names none (analyze a watch
@@ -292,7 +291,7 @@ func preflightFailed(ctx context.Context, opts *gateOptions, c *psi.Collector, s
 			return werr
 		}
 	}
-	return envDetail(ctx, c, scope, ths, err)
+	return gate.EnvDetail(ctx, c, scope, ths, err)
 }
 
 // gateRun is the sampled part of a live gate: the samples it judges and
@@ -435,31 +434,6 @@ func gateRecording(ctx context.Context, opts *gateOptions, scope gate.Scope, vic
 	return w, nil
 }
 
-// envDetail adds the kernel's reasons (psi.UnavailableError with a hint)
-// for the PSI resources the thresholds need to a preflight failure.
-func envDetail(ctx context.Context, c *psi.Collector, scope gate.Scope, ths []*gate.Threshold, err error) error {
-	var missing []error
-	if scope.Cgroup != "" {
-		_, missing, _, _ = c.CollectCgroup(ctx)
-	} else {
-		_, missing, _ = c.Collect(ctx)
-	}
-	need := map[string]bool{}
-	for _, t := range ths {
-		if t.Metric.Resource != "" {
-			need[t.Metric.Resource] = true
-		}
-	}
-	msgs := []string{err.Error()}
-	for _, m := range missing {
-		var ue *psi.UnavailableError
-		if errors.As(m, &ue) && need[strings.TrimSuffix(filepath.Base(ue.Path), ".pressure")] {
-			msgs = append(msgs, m.Error())
-		}
-	}
-	return &hostenv.Unavailable{Need: strings.Join(msgs, "\n"), Err: err}
-}
-
 // writeGateReport writes the report, the JUnit file and the GitHub step summary,
 // and maps the verdict to an exit code.
 func writeGateReport(opts *gateOptions, rep *gate.Report) error {
@@ -537,30 +511,4 @@ func writeFile(path string, mode fs.FileMode, write func(io.Writer) error) error
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Close()
-}
-
-// noteCulprits adds a note for each breached threshold whose worst
-// moment falls in an episode that analyze's culprit model credits to a
-// job or a process (correlate.CulpritsAt): the same verdict as `memdiag
-// analyze` on the recording, never a projected firing alone.
-func noteCulprits(rep *gate.Report, res correlate.Result) {
-	for _, r := range rep.Results {
-		if r.Status != gate.Fail || r.Worst == nil {
-			continue
-		}
-		cs := correlate.CulpritsAt(&res, r.Worst.Start.Add(-res.Interval), r.Worst.End)
-		if len(cs) == 0 {
-			continue
-		}
-		var names []string
-		for _, c := range cs {
-			names = append(names, fmt.Sprintf("%s (%s, %s confidence %.2f)", c.Name, c.Kind, c.ConfidenceLabel(), c.Confidence))
-		}
-		loc := res.Location
-		if loc == nil {
-			loc = time.UTC
-		}
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: its worst moment (%s–%s) fell in an episode memdiag analyze credits to %s; see memdiag analyze for the evidence",
-			r.Threshold, r.Worst.Start.In(loc).Format("15:04:05"), r.Worst.End.In(loc).Format("15:04:05"), strings.Join(names, ", ")))
-	}
 }
