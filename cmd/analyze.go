@@ -14,6 +14,7 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/analysis"
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
@@ -327,7 +328,7 @@ func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFil
 		done()
 		return correlate.Result{}, nil, err
 	}
-	return analyzeSource(io, redactSource(r, keep), done, path, latFile, lo, co, trace)
+	return analysis.Recording(redactSource(r, keep), path, done, analysisOptions(io, latFile, lo, co, trace))
 }
 
 // analyzeInputTrace is analyzeFileTrace of one recording, or of several
@@ -340,44 +341,15 @@ func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput
 	if err != nil {
 		return correlate.Result{}, nil, err
 	}
-	return analyzeSource(io, redactSource(joinedSource{ctx, j}, in.NoRedact), func() {}, j.Name(), latFile, lo, co, trace)
+	return analysis.Recording(redactSource(joinedSource{ctx, j}, in.NoRedact), j.Name(), func() {}, analysisOptions(io, latFile, lo, co, trace))
 }
 
-// sampleSource is a recording read sample by sample: one file
-// (record.Reader) or joined segments.
-type sampleSource interface {
-	Header() record.Header
-	Each(fn func(*record.Sample)) (*record.Recording, error)
-}
-
-// analyzeSource reduces a recording as it is read; done ends the
-// progress display once the samples are read.
-func analyzeSource(io *iostreams.IOStreams, r sampleSource, done func(), path, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
-	h := r.Header()
-	type imported struct {
-		imp *latency.Imported
-		err error
+// analysisOptions are the analysis.Options of the latency flags lo
+// for the results file latFile ("": the recording's latency).
+func analysisOptions(ios *iostreams.IOStreams, latFile string, lo latencyInput, co correlate.Options, trace bool) analysis.Options {
+	return analysis.Options{
+		Correlate: co, MinShare: lo.MinShare, WithFailed: lo.WithFailed, Trace: trace,
+		Import: func(h *record.Header) (*latency.Imported, error) { return importFor(ios, h, latFile, lo) },
+		Warn:   func(err error) { fmt.Fprintf(ios.ErrOut, "memdiag: warning: %v\n", err) },
 	}
-	lat := make(chan imported, 1)
-	go func() {
-		imp, err := importFor(io, &h, latFile, lo)
-		lat <- imported{imp, err}
-	}()
-	sr := correlate.NewSeries(h)
-	gaps := record.NewGaps(h)
-	rec, err := r.Each(func(s *record.Sample) { gaps.Add(s); sr.Add(s) })
-	done()
-	if err != nil {
-		return correlate.Result{}, nil, err
-	}
-	if err := record.NeedSamples(path, gaps.Samples(), rec.End, rec.Warnings); err != nil {
-		return correlate.Result{}, nil, err
-	}
-	l := <-lat
-	if l.err != nil {
-		return correlate.Result{}, nil, l.err
-	}
-	res, t, err := analyzeSeriesTrace(io, sr, rec.Warnings, latFile, l.imp, lo, co, trace)
-	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
-	return res, t, err
 }

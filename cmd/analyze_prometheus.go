@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/analysis"
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/fleet"
 	"github.com/memdiag/memdiag/internal/english"
@@ -152,7 +153,7 @@ func analyzeHosts(opts *analyzeOptions, d *fleet.Data, co correlate.Options) ([]
 		for i := range h.Rec.Samples {
 			sr.Add(&h.Rec.Samples[i])
 		}
-		res, _, err := analyzeSeriesTrace(opts.IO, sr, nil, opts.LatencyFile, imp, lo, co, false)
+		res, _, err := analysis.Series(sr, nil, imp, analysisOptions(opts.IO, opts.LatencyFile, lo, co, false))
 		if err != nil {
 			return nil, nil, err
 		}
