@@ -15,7 +15,6 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
-	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
@@ -25,7 +24,6 @@ import (
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/redact"
 	"github.com/memdiag/memdiag/session"
-	"github.com/memdiag/memdiag/timers"
 )
 
 // gateOptions are the inputs of `memdiag gate`.
@@ -221,40 +219,34 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 
 	var rep *gate.Report
 	if opts.Recording != "" {
-		in := recInput{Paths: append([]string{opts.Recording}, opts.MoreRecordings...), From: opts.From, To: opts.To}
-		var rec *record.Recording
-		if in.joined() {
-			rec, err = readJoined(ctx, in, "--recording")
-		} else {
-			rec, err = readRecording(opts.IO, "--recording", opts.Recording)
-		}
-		if err != nil {
-			return err
-		}
-		gaps := record.NewGaps(rec.Header)
-		for i := range rec.Samples {
-			gaps.Add(&rec.Samples[i])
-		}
-		if err := record.NeedSamples(opts.Recording, len(rec.Samples), rec.End, rec.Warnings); err != nil {
-			return err
-		}
-		rep = gate.Evaluate(&rec.Header, rec.Samples, gate.Scope{Cgroup: rec.Header.Cgroup}, ths)
-		rep.Warnings = rec.Warnings
-		rep.Lacks = gaps.Lines(rec.End, rec.Warnings)
-		if why := gaps.Abnormal(rec.End, rec.Warnings); why != "" {
-			rep.CutShort(why)
-		}
-		gate.NoteCulprits(rep, correlate.Analyze(rec, correlate.Options{Project: timers.Project}))
+		rep, err = judgeRecording(ctx, opts, ths)
 	} else {
 		// A live gate records no processes: it cannot tell which job, if
 		// any, caused a breach, so it names none (analyze a watch
 		// recording for that).
 		rep, err = sampleRun(ctx, opts, ths)
-		if err != nil {
-			return err
-		}
+	}
+	if err != nil {
+		return err
 	}
 	return writeGateReport(opts, rep)
+}
+
+// judgeRecording reads --recording (one file, or segments and store
+// directories joined within --from/--to) and judges it.
+func judgeRecording(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*gate.Report, error) {
+	in := recInput{Paths: append([]string{opts.Recording}, opts.MoreRecordings...), From: opts.From, To: opts.To}
+	var rec *record.Recording
+	var err error
+	if in.joined() {
+		rec, err = readJoined(ctx, in, "--recording")
+	} else {
+		rec, err = readRecording(opts.IO, "--recording", opts.Recording)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return gate.JudgeRecording(rec, opts.Recording, ths)
 }
 
 // sampleRun samples the scope before, during (every Interval) and after the
