@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -19,7 +18,6 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/outfile"
-	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/redact"
@@ -250,27 +248,58 @@ func judgeRecording(ctx context.Context, opts *gateOptions, ths []*gate.Threshol
 }
 
 // sampleRun samples the scope before, during (every Interval) and after the
-// command or duration, and judges the samples.
+// command or duration (a session.Gate), and judges the samples.
 func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*gate.Report, error) {
-	p, err := session.PressureSources(ctx, opts.Root, opts.Cgroup, opts.Victim, func(w string) {
-		fmt.Fprintln(opts.IO.ErrOut, "memdiag: warning:", w)
+	g, err := session.StartGate(ctx, session.Options{
+		Root: opts.Root, Now: opts.Now, Logger: opts.Logger, Version: versionString(),
+		Interval: opts.Interval, Duration: opts.Duration, Cgroup: opts.Cgroup, Victim: opts.Victim,
+		Command: opts.Command, KeepCmdline: opts.NoRedact,
+		Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
 	})
 	if err != nil {
 		return nil, err
 	}
-	scope := gate.Scope{Cgroup: p.Cgroup}
-	sp := &record.Sampler{Sources: p.List, Interval: opts.Interval, Logger: opts.Logger, Now: opts.Now}
-	first := sp.Collect(ctx)
+	defer g.Close()
+	scope := gate.Scope{Cgroup: g.Pressure.Cgroup}
+	first := g.First(ctx)
 	if err := gate.Preflight(first, scope, ths); err != nil {
-		return nil, preflightFailed(ctx, opts, p.PSI, scope, first, ths, err)
+		return nil, preflightFailed(ctx, opts, g.Pressure.PSI, scope, first, ths, err)
 	}
-	rec, err := gateRecording(ctx, opts, scope, p.Victim, first)
+	if err := g.Record(ctx, opts.Out, opts.Mode); err != nil {
+		return nil, err
+	}
+	out, err := g.Run(ctx)
 	if err != nil {
 		return nil, err
 	}
-	run := &gateRun{opts: opts, sp: sp, scope: scope, ths: ths, samples: []record.Sample{*first}, rec: rec, reason: "interrupted"}
-	defer run.close()
-	return run.judge(ctx)
+	h := &record.Header{PageSize: os.Getpagesize()}
+	cmdRes := opts.commandResult(out)
+	if out.StartErr != nil {
+		h = nil
+	}
+	rep := gate.Evaluate(h, g.Samples, scope, ths)
+	rep.Command = cmdRes
+	return rep, nil
+}
+
+// commandResult is the wrapped command's line in the report: redacted,
+// like every command line memdiag writes, with its exit (127 when it
+// could not start). nil without a command.
+func (opts *gateOptions) commandResult(out session.GateOutcome) *gate.CommandResult {
+	if len(opts.Command) == 0 {
+		return nil
+	}
+	cmdRes := &gate.CommandResult{Args: opts.Command}
+	if !opts.NoRedact {
+		cmdRes.Args = redact.Args(opts.Command)
+	}
+	switch {
+	case out.StartErr != nil:
+		cmdRes.Err, cmdRes.ExitCode = "could not start: "+out.StartErr.Error(), 127
+	case out.Command != nil:
+		cmdRes.ExitCode, cmdRes.Signal = out.Command.ExitCode, out.Command.Signal
+	}
+	return cmdRes
 }
 
 // preflightFailed still writes the report of a failed preflight (JUnit,
@@ -284,146 +313,6 @@ func preflightFailed(ctx context.Context, opts *gateOptions, c *psi.Collector, s
 		}
 	}
 	return gate.EnvDetail(ctx, c, scope, ths, err)
-}
-
-// gateRun is the sampled part of a live gate: the samples it judges and
-// the recording (--out) they also go to.
-type gateRun struct {
-	opts    *gateOptions
-	sp      *record.Sampler
-	scope   gate.Scope
-	ths     []*gate.Threshold
-	samples []record.Sample
-	rec     *record.Writer // nil: --out off, or stopped by a write error
-	reason  string         // the recording's end line
-}
-
-func (r *gateRun) close() {
-	if r.rec != nil {
-		_ = r.rec.Close(r.reason)
-	}
-}
-
-// emit keeps a sample and records it; a write error stops the
-// recording, not the gate.
-func (r *gateRun) emit(s *record.Sample) error {
-	r.samples = append(r.samples, *s)
-	if r.rec != nil {
-		if err := r.rec.WriteSample(s); err != nil {
-			fmt.Fprintf(r.opts.IO.ErrOut, "memdiag: warning: recording stopped: %v (samples so far are in %s)\n", err, r.rec.Name())
-			_ = r.rec.Close("write error")
-			r.rec = nil
-		}
-	}
-	return nil
-}
-
-// judge runs the same sampler loop as watch: a sample every interval
-// until the command exits or --duration is over, then a last one, and
-// judges the samples. An interrupted run is judged by nobody.
-func (r *gateRun) judge(ctx context.Context) (*gate.Report, error) {
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	cmdRes, child, err := r.startCommand(cancel)
-	if err != nil {
-		_ = r.sp.Final(ctx, r.emit)
-		rep := gate.Evaluate(nil, r.samples, r.scope, r.ths)
-		rep.Command = cmdRes
-		return rep, nil
-	}
-	if child == nil {
-		r.sp.Limit = session.Limit(r.opts.Duration, r.opts.Interval)
-	}
-	_ = r.sp.Run(runCtx, r.emit)
-	sig := stoppedBy(ctx)
-	if child != nil && sig == "" && child.Exited() {
-		sig = session.SignalledToo(ctx, child.Result())
-	}
-	if sig != "" {
-		if child != nil {
-			child.Stop("signal: " + sig)
-		}
-		return nil, ctx.Err()
-	}
-	r.reason = "duration"
-	if child != nil {
-		res := child.Result()
-		cmdRes.ExitCode, cmdRes.Signal = res.ExitCode, res.Signal
-		// The command's exit and what it left (swap-out, refaults of its
-		// last moments) go into a last sample.
-		_ = r.sp.Final(ctx, r.emit)
-		r.reason = "command exited"
-	}
-	rep := gate.Evaluate(&record.Header{PageSize: os.Getpagesize()}, r.samples, r.scope, r.ths)
-	rep.Command = cmdRes
-	return rep, nil
-}
-
-// startCommand starts the command after -- (none: nil, nil, nil); its
-// exit cancels the run. The report, the JUnit file and the error quote
-// the command redacted, like every command line memdiag writes. A
-// command that cannot start is a failed command (127) with the error.
-func (r *gateRun) startCommand(cancel func()) (*gate.CommandResult, *supervise.Child, error) {
-	opts := r.opts
-	if len(opts.Command) == 0 {
-		return nil, nil, nil
-	}
-	cmdRes := &gate.CommandResult{Args: opts.Command}
-	if !opts.NoRedact {
-		cmdRes.Args = redact.Args(opts.Command)
-	}
-	child, err := supervise.Start(supervise.Options{Args: opts.Command, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut})
-	if err != nil {
-		cmdRes.Err, cmdRes.ExitCode = "could not start: "+err.Error(), 127
-		return cmdRes, nil, err
-	}
-	go func() { <-child.Done(); cancel() }()
-	return cmdRes, child, nil
-}
-
-// gateRecording creates the recording of a sampled gate run (nil when
-// --out is off) and writes its header and first sample; the header is
-// watch's, for the collectors gate runs.
-func gateRecording(ctx context.Context, opts *gateOptions, scope gate.Scope, vic session.FoundVictim, first *record.Sample) (*record.Writer, error) {
-	if opts.Out == "off" {
-		return nil, nil
-	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
-	out := opts.Out
-	if out == "" {
-		out = "memdiag-" + now().Format("20060102-150405") + ".jsonl.gz"
-	}
-	w, err := record.CreateMode(out, false, opts.Mode)
-	if err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
-	h := session.HostHeader(ctx, opts.Root, first.Time, versionString())
-	h.Interval, h.Cgroup = opts.Interval, scope.Cgroup
-	if opts.Victim != "" {
-		h.Victim = vic.V
-		h.Collectors = append(h.Collectors, vic.Status)
-	}
-	if len(opts.Command) > 0 {
-		args := opts.Command
-		if !opts.NoRedact {
-			args = redact.Args(args)
-		}
-		h.Command = []string{strings.Join(args, " ")}
-	}
-	err = w.WriteHeader(h)
-	if err == nil {
-		err = w.WriteSample(first)
-	}
-	if err != nil {
-		_ = w.Close("write error")
-		return nil, fmt.Errorf("--out: %w", err)
-	}
-	abs, _ := filepath.Abs(out)
-	fmt.Fprintf(opts.IO.ErrOut, "memdiag: recording to %s (memdiag analyze reads it)\n", abs)
-	return w, nil
 }
 
 // writeGateReport writes the report, the JUnit file and the GitHub step summary,
