@@ -77,9 +77,7 @@ func (w *Sources) status(h *record.Header, name string, err error) {
 // recording header describing them. Bad flags (an unreadable --cgroup)
 // fail here, before anything is recorded.
 func BuildSources(ctx context.Context, o *Options) (*Sources, *record.Header, error) {
-	root := o.Root
-	procRoot := filepath.Join(root, "proc")
-	h := HostHeader(ctx, root, o.now(), o.Version)
+	h := HostHeader(ctx, o.Root, o.now(), o.Version)
 	h.Interval, h.TopN, h.Command = o.Interval, o.TopN, o.Command
 	if len(o.Command) > 0 && !o.KeepCmdline {
 		// Recordings get shared: the command after -- is redacted like every
@@ -87,13 +85,40 @@ func BuildSources(ctx context.Context, o *Options) (*Sources, *record.Header, er
 		h.Command = []string{redact.Cmdline(o.Command)}
 	}
 	ws := &Sources{}
-
-	// Whose latency is measured: --victim, else the service behind a
-	// local --probe. Its v2 group is the cgroup scope unless --cgroup
-	// was given; a wrong --victim fails here, before anything is recorded.
-	vic, err := FindVictim(ctx, root, procRoot, o.Victim, o.ProbeURL)
+	vic, err := ws.scope(ctx, o, h)
 	if err != nil {
 		return nil, nil, err
+	}
+	if err := ws.addPSI(ctx, o, h); err != nil {
+		return nil, nil, err
+	}
+	if src := CgroupCounters(o.Cgroup, vic.V); src != nil {
+		// The group's refaults, major faults and OOM kills (v2 memory.stat
+		// and memory.events, or the v1 memory group on a hybrid host), for
+		// gate --recording and analyze.
+		ws.List = append(ws.List, src)
+	}
+	if os.Geteuid() != 0 && !capEffective(unix.CAP_SYS_PTRACE) {
+		// not root and not given CAP_SYS_PTRACE (the service's unit
+		// runs a dynamic user with it): other users' /proc/PID/io is denied
+		ws.Warnings = append(ws.Warnings, "not root: "+diskio.DeniedHint)
+	}
+	for _, add := range sourceOrder {
+		add(ctx, o, h, ws)
+	}
+	// Not a source: listed last, so the sources' order stays theirs.
+	h.Collectors = append(h.Collectors, vic.Status)
+	return ws, h, nil
+}
+
+// scope finds whose latency is measured: --victim, else the service
+// behind a local --probe. Its v2 group is the cgroup scope (h.Cgroup)
+// unless --cgroup was given; a wrong --victim fails here, before
+// anything is recorded.
+func (ws *Sources) scope(ctx context.Context, o *Options, h *record.Header) (FoundVictim, error) {
+	vic, err := FindVictim(ctx, o.Root, filepath.Join(o.Root, "proc"), o.Victim, o.ProbeURL)
+	if err != nil {
+		return vic, err
 	}
 	h.Victim = vic.V
 	if vic.Status.Reason != "" {
@@ -108,19 +133,25 @@ func BuildSources(ctx context.Context, o *Options) (*Sources, *record.Header, er
 		}
 	}
 	h.Cgroup = scope
+	return vic, nil
+}
 
+// addPSI wires PSI of the host and of the scope (h.Cgroup), and lists
+// which resources the kernel lacks. An unreadable --cgroup is an error.
+func (ws *Sources) addPSI(ctx context.Context, o *Options, h *record.Header) error {
+	procRoot := filepath.Join(o.Root, "proc")
 	var psiOpts []psi.Option
 	if o.Cgroup != "" {
 		if err := psi.CheckCgroup(o.Cgroup); err != nil {
-			return nil, nil, fmt.Errorf("--cgroup: %w", err)
+			return fmt.Errorf("--cgroup: %w", err)
 		}
 	}
-	if scope != "" {
-		psiOpts = append(psiOpts, psi.WithCgroup(scope))
+	if h.Cgroup != "" {
+		psiOpts = append(psiOpts, psi.WithCgroup(h.Cgroup))
 	}
 	pc, err := psi.NewCollector(procRoot, psiOpts...)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	_, missing, err := pc.Collect(ctx)
 	switch {
@@ -135,24 +166,7 @@ func BuildSources(ctx context.Context, o *Options) (*Sources, *record.Header, er
 		}
 	}
 	ws.List = append(ws.List, sources.PSI{C: pc})
-	if src := CgroupCounters(o.Cgroup, vic.V); src != nil {
-		// The group's refaults, major faults and OOM kills (v2 memory.stat
-		// and memory.events, or the v1 memory group on a hybrid host), for
-		// gate --recording and analyze.
-		ws.List = append(ws.List, src)
-	}
-
-	if os.Geteuid() != 0 && !capEffective(unix.CAP_SYS_PTRACE) {
-		// not root and not given CAP_SYS_PTRACE (the service's unit
-		// runs a dynamic user with it): other users' /proc/PID/io is denied
-		ws.Warnings = append(ws.Warnings, "not root: "+diskio.DeniedHint)
-	}
-	for _, add := range sourceOrder {
-		add(ctx, o, h, ws)
-	}
-	// Not a source: listed last, so the sources' order stays theirs.
-	h.Collectors = append(h.Collectors, vic.Status)
-	return ws, h, nil
+	return nil
 }
 
 // sourceOrder is every step after PSI that wires a recording's sources, in
