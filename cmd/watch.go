@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
-	"strings"
 	"syscall"
 	"time"
 
@@ -288,8 +286,8 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	abs, _ := filepath.Abs(o.Out)
 	fmt.Fprintf(f.IO.ErrOut, "memdiag: recording to %s every %s (Ctrl-C to stop)\n", abs, o.Interval)
 	printWarnings(f, s.Sources.Warnings)
-	live := newLiveRows(f, s.Header, !o.Quiet)
-	s.Observe(live.row)
+	live := report.NewLiveRows(f.IO.Out, f.IO.ErrOut, s.Header, !o.Quiet, report.LiveOptions{Width: f.IO.Width(), Color: f.IO.ColorEnabled()})
+	s.Observe(live.Row)
 	out, err := s.Run(ctx, w)
 	if errors.As(err, new(*session.CommandStartError)) {
 		// The same rule as gate: a command that cannot start failed
@@ -299,10 +297,10 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	} else if err != nil {
 		return err
 	}
-	if live.broken {
-		fmt.Fprintln(f.IO.ErrOut, "memdiag: stdout was closed (broken pipe): live rows stopped after", live.rows, "rows; the recording went on")
+	if live.Broken {
+		fmt.Fprintln(f.IO.ErrOut, "memdiag: stdout was closed (broken pipe): live rows stopped after", live.Rows, "rows; the recording went on")
 	}
-	watchSummary(f, o.Out, abs, s.Summary, out.Err == nil && s.Summary.Samples >= 2 && !live.broken)
+	watchSummary(f, o.Out, abs, s.Summary, out.Err == nil && s.Summary.Samples >= 2 && !live.Broken)
 	if out.Err != nil {
 		return &exitCodeError{Code: exitError, Err: fmt.Errorf("recording stopped: %w; %d of %d samples are readable in %s",
 			out.Err, w.ReadBack(), w.Samples(), abs)}
@@ -400,57 +398,6 @@ func watchSummary(f *factory, path, abs string, sm *record.Summary, ok bool) {
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "memdiag: analysing the recording: %v\n", err)
 	}
-}
-
-// liveRows prints a row per interval to stdout until a write fails with
-// EPIPE (the reader went away: watch | head); then it stops printing.
-type liveRows struct {
-	f      *factory
-	hdr    *record.Header
-	view   *report.LiveView
-	on     bool
-	prev   *record.Sample
-	rows   int
-	broken bool
-	final  bool // the row is the last, partial interval
-}
-
-func newLiveRows(f *factory, hdr *record.Header, on bool) *liveRows {
-	return &liveRows{f: f, hdr: hdr, on: on, view: report.NewLiveView(report.LiveOptions{
-		Width:   f.IO.Width(),
-		Latency: hdr.Probe != "" || hdr.LatencyFile != "",
-		Cgroup:  hdr.Cgroup != "",
-		Color:   f.IO.ColorEnabled(),
-	})}
-}
-
-func (l *liveRows) row(s *record.Sample, final bool) {
-	l.final = final
-	prev := l.prev
-	l.prev = s
-	if prev == nil || !l.on || l.broken {
-		return
-	}
-	var b strings.Builder
-	if l.rows == 0 {
-		// What the columns hold, and which did not fit, once.
-		fmt.Fprintln(l.f.IO.ErrOut, l.view.Legend())
-	}
-	if l.rows%20 == 0 {
-		fmt.Fprintln(&b, l.view.Header())
-	}
-	if l.final {
-		fmt.Fprintln(&b, l.view.FinalRow(record.Between(l.hdr, prev, s), s))
-	} else {
-		fmt.Fprintln(&b, l.view.Row(record.Between(l.hdr, prev, s), s))
-	}
-	if _, err := io.WriteString(l.f.IO.Out, b.String()); err != nil {
-		if errors.Is(err, syscall.EPIPE) {
-			l.broken = true
-		}
-		return
-	}
-	l.rows++
 }
 
 // watchVerdict prints the timeline and verdict of the recording just
