@@ -185,40 +185,6 @@ func importFor(ios *iostreams.IOStreams, h *record.Header, latFile string, lo la
 	return imp, nil
 }
 
-// analyzeSeriesTrace is analyzeSeries that also returns the result's
-// trace when trace is set.
-func analyzeSeriesTrace(io *iostreams.IOStreams, sr *correlate.Series, warns []string, latFile string, imp *latency.Imported, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
-	if co.Project == nil {
-		co.Project = jobProjector()
-	}
-	co.LatencyWithFailed = lo.WithFailed
-	var notes []string
-	if imp != nil {
-		if err := imp.Report.Err(); err != nil {
-			fmt.Fprintf(io.ErrOut, "memdiag: warning: %v\n", err)
-		}
-		if from, to, ok := sr.Span(); ok {
-			imp.Within(from, to)
-		}
-		if err := imp.Report.Check(lo.MinShare); err != nil {
-			return correlate.Result{}, nil, &exitCodeError{Code: exitError, Err: err}
-		}
-		notes = append(notes, imp.Report.Describe())
-		if len(imp.Requests) > 0 {
-			co.Requests = imp.Requests
-		} else {
-			co.IntervalStats = imp.Intervals // Locust: per-interval rows only
-		}
-	}
-	res := sr.Analyze(co)
-	res.Warnings = append(correlate.Notes(append(warns, notes...)...), res.Warnings...)
-	var t *correlate.Trace
-	if trace {
-		t = sr.Trace(&res, co)
-	}
-	return res, t, nil
-}
-
 // importLatency reads a load-test results file, or standard input for "-".
 func importLatency(ios *iostreams.IOStreams, path string, o latency.ImportOptions) (*latency.Imported, error) {
 	var imp *latency.Imported

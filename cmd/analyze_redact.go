@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/memdiag/memdiag/analysis"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/redact"
 )
@@ -12,18 +13,18 @@ import (
 // before a redaction rule existed, holds them as they were; what analyze
 // and compare print is redacted all the same. Redacting a redacted
 // recording changes nothing.
-func redactSource(r sampleSource, keep bool) sampleSource {
+func redactSource(r analysis.Source, keep bool) analysis.Source {
 	if keep {
 		return r
 	}
 	return &redactedSource{src: r}
 }
 
-// redactedSource is a sampleSource whose text is redacted on the way out.
+// redactedSource is an analysis.Source whose text is redacted on the way out.
 // Samples come one at a time (record.Reader hands them on in order from
 // one goroutine), so the memo needs no lock.
 type redactedSource struct {
-	src  sampleSource
+	src  analysis.Source
 	memo redact.Memo
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/redact"
+	"github.com/memdiag/memdiag/session"
 )
 
 // Exit codes, one meaning each. `memdiag gate` documents its own in its help.
@@ -71,6 +72,7 @@ func exitCode(f *factory, root *cobra.Command, err error) int {
 //
 //	*exitCodeError       its Code (gate's breach 3, a wrapped command 4, ...)
 //	*usageError           2  usage: bad flag, value or argument, unknown command
+//	*session.UsageError   2  the same, found while wiring a recording session
 //	*hostenv.Unavailable 5  environment: a kernel feature, file or privilege
 //	                        the host lacks (no PSI, not a cgroup v2 directory)
 //	context.Canceled     130 interrupted
@@ -78,6 +80,7 @@ func exitCode(f *factory, root *cobra.Command, err error) int {
 //	                        that cannot be read (*inputFileError)
 func classify(err error) (code int, msg string) {
 	var fe *usageError
+	var se *session.UsageError
 	var ce *exitCodeError
 	switch {
 	case errors.As(err, &ce):
@@ -87,6 +90,8 @@ func classify(err error) (code int, msg string) {
 		return ce.Code, msg
 	case errors.As(err, &fe):
 		return exitUsage, fe.Err.Error()
+	case errors.As(err, &se):
+		return exitUsage, se.Err.Error()
 	case hostenv.As(err) != nil:
 		return exitEnv, err.Error()
 	case errors.Is(err, context.Canceled):

@@ -8,28 +8,20 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
-	"github.com/memdiag/memdiag/cgroupfs"
-	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/format"
-	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/outfile"
-	"github.com/memdiag/memdiag/internal/supervise"
-	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/redact"
-	"github.com/memdiag/memdiag/sources"
-	"github.com/memdiag/memdiag/timers"
-	"github.com/memdiag/memdiag/victim"
+	"github.com/memdiag/memdiag/session"
 )
 
 // gateOptions are the inputs of `memdiag gate`.
@@ -64,87 +56,93 @@ type gateOptions struct {
 	Command []string
 }
 
+// gateLong is the long help of newGateCmd.
+var gateLong = heredoc.Docf(`
+	Judge a run against thresholds on the kernel's own pressure signals and
+	exit non-zero when one is breached: wrap a command (a load test) and
+	sample while it runs, sample for --duration, or judge a recording made
+	by 'memdiag watch'.
+
+	Thresholds are written like k6 thresholds, METRIC OP VALUE[UNIT], with
+	OP one of < <= > >= == !=:
+
+	  memory.some.stall<5%%     share of wall time some task stalled on memory,
+	                           over the whole run, from PSI's total counter
+	  memory.full.stall<1%%     ... all non-idle tasks stalled at once
+	  memory.full.total<2s     stall time over the run (us, ms, s, m)
+	  memory.some.avg10<10     peak of the kernel's 10 s average (also avg60,
+	                           avg300), percent
+	  io.*, cpu.*              the same for I/O and CPU pressure
+	  swap.out<64MiB           bytes swapped out during the run (also swap.in;
+	                           B, KiB, MiB, GiB)
+	  oom_kills==0             OOM kills during the run
+	  refault.file.rate<500/s  page-cache refaults per second over the run
+	                           (also refault.anon.rate; /s counts pages,
+	                           or give B/s, KiB/s, MiB/s, GiB/s)
+	  reclaim.direct.rate<1000/s  pages scanned by direct reclaim per second
+
+	The scope is the host (/proc/pressure/*, /proc/vmstat) unless --cgroup
+	names a cgroup v2 directory: then its *.pressure files, and its
+	memory.stat and memory.events for the counters. A relative --cgroup is
+	taken below the cgroup2 mount (/sys/fs/cgroup, or /sys/fs/cgroup/unified
+	on a hybrid host). --victim PID|UNIT|CGROUP judges that service's
+	cgroup v2 group instead (unless --cgroup is given), with its memory
+	cgroup's counters (the v1 memory group on a hybrid host). A recording
+	is judged in its own scope (its --cgroup, or its victim's group, if it
+	was made with one).
+
+	The report shows each threshold, the observed value, pass or FAIL, and
+	the worst sampling interval. --junit writes JUnit XML (one test case per
+	threshold) for GitLab, Jenkins and GitHub test reporters; --format github
+	writes workflow annotations; when GITHUB_STEP_SUMMARY is set a markdown
+	summary is appended to that file. The wrapped command's own output
+	passes through; use --output to keep the report apart from it.
+
+	The command after -- gets memdiag's stdin, stdout and stderr, and is
+	sampled by the same loop as 'memdiag watch', with one last sample after
+	it exits. On Ctrl-C, SIGTERM or SIGHUP memdiag sends the command (and the processes it started) SIGTERM,
+	waits up to 10 s, then SIGKILL, and exits %[7]d without a verdict: an
+	unfinished run is not judged.
+
+	Exit codes:
+	  %[1]d  every threshold held (and the command succeeded)
+	  %[2]d  a threshold was breached
+	  %[3]d  the wrapped command failed; its own exit code is printed (the
+	     report is still written; this code wins over %[2]d and %[4]d)
+	  %[4]d  environment: a signal a threshold needs cannot be read (no PSI,
+	     not a cgroup v2 directory, unreadable cgroup), was missing from
+	     over 10%% of the run, or the recording ended abnormally (no end
+	     line, lines cut) — never a pass
+	  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
+`, exitOK, exitBreach, exitCommand, exitEnv, exitUsage, exitError, exitInterrupt)
+
+// gateExample is the Example section of newGateCmd's help.
+var gateExample = examples(`
+	# fail the job if the service's cgroup stalled on memory > 1% of the load test
+	memdiag gate --cgroup /sys/fs/cgroup/system.slice/web.service \
+	  --threshold 'memory.full.stall<1%' --threshold 'oom_kills==0' \
+	  --junit gate.xml -- ./load-test.sh --vus 50
+
+	# host-wide, for five minutes, thresholds from a file:
+	#   thresholds:
+	#     - memory.some.stall<5%
+	#     - swap.out<256MiB
+	memdiag gate --thresholds memdiag-thresholds.yaml --duration 5m
+
+	# judge an existing recording
+	memdiag gate --threshold 'memory.some.avg10<10' --recording run.jsonl
+
+	# judge last night's hour of the service's store
+	memdiag gate --threshold 'memory.full.stall<1%' --recording /var/lib/memdiag --from 'yesterday 02:00..03:00'
+`)
+
 func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	opts := &gateOptions{IO: f.IO, Now: f.Now, Getenv: os.Getenv, Location: time.Local}
 	cmd := &cobra.Command{
-		Use:   "gate -t EXPR... (-- COMMAND [ARGS...] | --duration D | --recording FILE)",
-		Short: "Fail a CI job when memory pressure crosses a threshold",
-		Long: heredoc.Docf(`
-			Judge a run against thresholds on the kernel's own pressure signals and
-			exit non-zero when one is breached: wrap a command (a load test) and
-			sample while it runs, sample for --duration, or judge a recording made
-			by 'memdiag watch'.
-
-			Thresholds are written like k6 thresholds, METRIC OP VALUE[UNIT], with
-			OP one of < <= > >= == !=:
-
-			  memory.some.stall<5%%     share of wall time some task stalled on memory,
-			                           over the whole run, from PSI's total counter
-			  memory.full.stall<1%%     ... all non-idle tasks stalled at once
-			  memory.full.total<2s     stall time over the run (us, ms, s, m)
-			  memory.some.avg10<10     peak of the kernel's 10 s average (also avg60,
-			                           avg300), percent
-			  io.*, cpu.*              the same for I/O and CPU pressure
-			  swap.out<64MiB           bytes swapped out during the run (also swap.in;
-			                           B, KiB, MiB, GiB)
-			  oom_kills==0             OOM kills during the run
-			  refault.file.rate<500/s  page-cache refaults per second over the run
-			                           (also refault.anon.rate; /s counts pages,
-			                           or give B/s, KiB/s, MiB/s, GiB/s)
-			  reclaim.direct.rate<1000/s  pages scanned by direct reclaim per second
-
-			The scope is the host (/proc/pressure/*, /proc/vmstat) unless --cgroup
-			names a cgroup v2 directory: then its *.pressure files, and its
-			memory.stat and memory.events for the counters. A relative --cgroup is
-			taken below the cgroup2 mount (/sys/fs/cgroup, or /sys/fs/cgroup/unified
-			on a hybrid host). --victim PID|UNIT|CGROUP judges that service's
-			cgroup v2 group instead (unless --cgroup is given), with its memory
-			cgroup's counters (the v1 memory group on a hybrid host). A recording
-			is judged in its own scope (its --cgroup, or its victim's group, if it
-			was made with one).
-
-			The report shows each threshold, the observed value, pass or FAIL, and
-			the worst sampling interval. --junit writes JUnit XML (one test case per
-			threshold) for GitLab, Jenkins and GitHub test reporters; --format github
-			writes workflow annotations; when GITHUB_STEP_SUMMARY is set a markdown
-			summary is appended to that file. The wrapped command's own output
-			passes through; use --output to keep the report apart from it.
-
-			The command after -- gets memdiag's stdin, stdout and stderr, and is
-			sampled by the same loop as 'memdiag watch', with one last sample after
-			it exits. On Ctrl-C, SIGTERM or SIGHUP memdiag sends the command (and the processes it started) SIGTERM,
-			waits up to 10 s, then SIGKILL, and exits %[7]d without a verdict: an
-			unfinished run is not judged.
-
-			Exit codes:
-			  %[1]d  every threshold held (and the command succeeded)
-			  %[2]d  a threshold was breached
-			  %[3]d  the wrapped command failed; its own exit code is printed (the
-			     report is still written; this code wins over %[2]d and %[4]d)
-			  %[4]d  environment: a signal a threshold needs cannot be read (no PSI,
-			     not a cgroup v2 directory, unreadable cgroup), was missing from
-			     over 10%% of the run, or the recording ended abnormally (no end
-			     line, lines cut) — never a pass
-			  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
-		`, exitOK, exitBreach, exitCommand, exitEnv, exitUsage, exitError, exitInterrupt),
-		Example: examples(`
-			# fail the job if the service's cgroup stalled on memory > 1% of the load test
-			memdiag gate --cgroup /sys/fs/cgroup/system.slice/web.service \
-			  --threshold 'memory.full.stall<1%' --threshold 'oom_kills==0' \
-			  --junit gate.xml -- ./load-test.sh --vus 50
-
-			# host-wide, for five minutes, thresholds from a file:
-			#   thresholds:
-			#     - memory.some.stall<5%
-			#     - swap.out<256MiB
-			memdiag gate --thresholds memdiag-thresholds.yaml --duration 5m
-
-			# judge an existing recording
-			memdiag gate --threshold 'memory.some.avg10<10' --recording run.jsonl
-
-			# judge last night's hour of the service's store
-			memdiag gate --threshold 'memory.full.stall<1%' --recording /var/lib/memdiag --from 'yesterday 02:00..03:00'
-		`),
+		Use:     "gate -t EXPR... (-- COMMAND [ARGS...] | --duration D | --recording FILE)",
+		Short:   "Fail a CI job when memory pressure crosses a threshold",
+		Long:    gateLong,
+		Example: gateExample,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Root, opts.Logger, opts.NoRedact = f.Root, f.Logger, f.NoRedact
 			if len(args) > 0 {
@@ -219,246 +217,102 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 
 	var rep *gate.Report
 	if opts.Recording != "" {
-		in := recInput{Paths: append([]string{opts.Recording}, opts.MoreRecordings...), From: opts.From, To: opts.To}
-		var rec *record.Recording
-		if in.joined() {
-			rec, err = readJoined(ctx, in, "--recording")
-		} else {
-			rec, err = readRecording(opts.IO, "--recording", opts.Recording)
-		}
-		if err != nil {
-			return err
-		}
-		gaps := record.NewGaps(rec.Header)
-		for i := range rec.Samples {
-			gaps.Add(&rec.Samples[i])
-		}
-		if err := record.NeedSamples(opts.Recording, len(rec.Samples), rec.End, rec.Warnings); err != nil {
-			return err
-		}
-		rep = gate.Evaluate(&rec.Header, rec.Samples, gate.Scope{Cgroup: rec.Header.Cgroup}, ths)
-		rep.Warnings = rec.Warnings
-		rep.Lacks = gaps.Lines(rec.End, rec.Warnings)
-		if why := gaps.Abnormal(rec.End, rec.Warnings); why != "" {
-			rep.CutShort(why)
-		}
-		noteCulprits(rep, correlate.Analyze(rec, correlate.Options{Project: timers.Project}))
+		rep, err = judgeRecording(ctx, opts, ths)
 	} else {
 		// A live gate records no processes: it cannot tell which job, if
 		// any, caused a breach, so it names none (analyze a watch
 		// recording for that).
 		rep, err = sampleRun(ctx, opts, ths)
-		if err != nil {
-			return err
-		}
+	}
+	if err != nil {
+		return err
 	}
 	return writeGateReport(opts, rep)
 }
 
-// sampleRun samples the scope before, during (every Interval) and after the
-// command or duration, and judges the samples.
-func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*gate.Report, error) {
-	procRoot := filepath.Join(opts.Root, "proc")
-	var scope gate.Scope
-	var psiOpts []psi.Option
-	if opts.Cgroup != "" {
-		scope.Cgroup = cgroupfs.Resolve(opts.Root, cgroupMounts(procRoot, opts.Root), opts.Cgroup)
-	}
-	var vic foundVictim
-	if opts.Victim != "" {
-		// --victim's group is the scope unless --cgroup names one.
-		var err error
-		if vic, err = findVictim(ctx, opts.Root, procRoot, opts.Victim, ""); err != nil {
-			return nil, err
-		}
-		if v := vic.v; scope.Cgroup == "" && v.CgroupDir != "" && !victim.IsHostRoot(v) {
-			scope.Cgroup = v.CgroupDir
-		}
-		if vic.status.Reason != "" {
-			fmt.Fprintln(opts.IO.ErrOut, "memdiag: warning: victim:", vic.status.Reason)
-		}
-	}
-	if scope.Cgroup != "" {
-		psiOpts = append(psiOpts, psi.WithCgroup(scope.Cgroup))
-	}
-	c, err := psi.NewCollector(procRoot, psiOpts...)
-	if err != nil {
-		return nil, err
-	}
-	lc, err := lru.NewCollector(procRoot)
-	if err != nil {
-		return nil, err
-	}
-	srcs := []record.Source{sources.PSI{C: c}, sources.VMStat{C: lc}}
-	// The --cgroup group's counters, else the victim's memory cgroup's.
-	if opts.Cgroup != "" {
-		srcs = append(srcs, sources.CgroupCounters{Dir: scope.Cgroup})
-	} else if src := cgroupCounters("", vic.v); src != nil {
-		srcs = append(srcs, src)
-	}
-	sp := &record.Sampler{Sources: srcs, Interval: opts.Interval, Logger: opts.Logger, Now: opts.Now}
-
-	first := sp.Collect(ctx)
-	if err := gate.Preflight(first, scope, ths); err != nil {
-		// Still write the report (JUnit, step summary, annotations) so
-		// CI shows why, then exit 5.
-		var ee *gate.EnvError
-		if errors.As(err, &ee) {
-			if werr := writeGateReport(opts, ee.Report(scope, first.Time, ths)); werr != nil && !isExitCode(werr, exitEnv) {
-				return nil, werr
-			}
-		}
-		return nil, envDetail(ctx, c, scope, ths, err)
-	}
-	samples := []record.Sample{*first}
-	rec, err := gateRecording(ctx, opts, procRoot, scope, vic, first)
-	if err != nil {
-		return nil, err
-	}
-	reason := "interrupted"
-	defer func() {
-		if rec != nil {
-			_ = rec.Close(reason)
-		}
-	}()
-	emit := func(s *record.Sample) error {
-		samples = append(samples, *s)
-		if rec != nil {
-			if err := rec.WriteSample(s); err != nil {
-				fmt.Fprintf(opts.IO.ErrOut, "memdiag: warning: recording stopped: %v (samples so far are in %s)\n", err, rec.Name())
-				_ = rec.Close("write error")
-				rec = nil
-			}
-		}
-		return nil
-	}
-
-	// The same sampler loop as watch: a sample every interval until the
-	// command exits or --duration is over, then a last one.
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var cmdRes *gate.CommandResult
-	var child *supervise.Child
-	if len(opts.Command) > 0 {
-		// The report, the JUnit file and the error quote the command:
-		// redacted, like every command line memdiag writes.
-		cmdRes = &gate.CommandResult{Args: opts.Command}
-		if !opts.NoRedact {
-			cmdRes.Args = redact.Args(opts.Command)
-		}
-		child, err = supervise.Start(supervise.Options{Args: opts.Command, Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut})
-		if err != nil {
-			cmdRes.Err, cmdRes.ExitCode = "could not start: "+err.Error(), 127
-			_ = sp.Final(ctx, emit)
-			rep := gate.Evaluate(nil, samples, scope, ths)
-			rep.Command = cmdRes
-			return rep, nil
-		}
-		go func() { <-child.Done(); cancel() }()
+// judgeRecording reads --recording (one file, or segments and store
+// directories joined within --from/--to) and judges it.
+func judgeRecording(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*gate.Report, error) {
+	in := recInput{Paths: append([]string{opts.Recording}, opts.MoreRecordings...), From: opts.From, To: opts.To}
+	var rec *record.Recording
+	var err error
+	if in.joined() {
+		rec, err = readJoined(ctx, in, "--recording")
 	} else {
-		sp.Limit = int(opts.Duration / opts.Interval)
-		if opts.Duration%opts.Interval != 0 {
-			sp.Limit++
-		}
-		sp.Limit++ // the first sample, at 0
+		rec, err = readRecording(opts.IO, "--recording", opts.Recording)
 	}
-	_ = sp.Run(runCtx, emit)
-	sig := stoppedBy(ctx)
-	if child != nil && sig == "" && child.Exited() {
-		sig = signalledToo(ctx, child.Result())
+	if err != nil {
+		return nil, err
 	}
-	if sig != "" {
-		// Interrupted: an unfinished run is judged by nobody.
-		if child != nil {
-			child.Stop("signal: " + sig)
-		}
-		return nil, ctx.Err()
+	return gate.JudgeRecording(rec, opts.Recording, ths)
+}
+
+// sampleRun samples the scope before, during (every Interval) and after the
+// command or duration (a session.Gate), and judges the samples.
+func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*gate.Report, error) {
+	g, err := session.StartGate(ctx, session.Options{
+		Root: opts.Root, Now: opts.Now, Logger: opts.Logger, Version: versionString(),
+		Interval: opts.Interval, Duration: opts.Duration, Cgroup: opts.Cgroup, Victim: opts.Victim,
+		Command: opts.Command, KeepCmdline: opts.NoRedact,
+		Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
+	})
+	if err != nil {
+		return nil, err
 	}
-	if child != nil {
-		res := child.Result()
-		cmdRes.ExitCode, cmdRes.Signal = res.ExitCode, res.Signal
-		// The command's exit and what it left (swap-out, refaults of its
-		// last moments) go into a last sample.
-		_ = sp.Final(ctx, emit)
+	defer g.Close()
+	scope := gate.Scope{Cgroup: g.Pressure.Cgroup}
+	first := g.First(ctx)
+	if err := gate.Preflight(first, scope, ths); err != nil {
+		return nil, preflightFailed(ctx, opts, g.Pressure.PSI, scope, first, ths, err)
 	}
-	reason = "duration"
-	if child != nil {
-		reason = "command exited"
+	if err := g.Record(ctx, opts.Out, opts.Mode); err != nil {
+		return nil, err
+	}
+	out, err := g.Run(ctx)
+	if err != nil {
+		return nil, err
 	}
 	h := &record.Header{PageSize: os.Getpagesize()}
-	rep := gate.Evaluate(h, samples, scope, ths)
+	cmdRes := opts.commandResult(out)
+	if out.StartErr != nil {
+		h = nil
+	}
+	rep := gate.Evaluate(h, g.Samples, scope, ths)
 	rep.Command = cmdRes
 	return rep, nil
 }
 
-// gateRecording creates the recording of a sampled gate run (nil when
-// --out is off) and writes its header and first sample; the header is
-// watch's, for the collectors gate runs.
-func gateRecording(ctx context.Context, opts *gateOptions, procRoot string, scope gate.Scope, vic foundVictim, first *record.Sample) (*record.Writer, error) {
-	if opts.Out == "off" {
-		return nil, nil
+// commandResult is the wrapped command's line in the report: redacted,
+// like every command line memdiag writes, with its exit (127 when it
+// could not start). nil without a command.
+func (opts *gateOptions) commandResult(out session.GateOutcome) *gate.CommandResult {
+	if len(opts.Command) == 0 {
+		return nil
 	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
+	cmdRes := &gate.CommandResult{Args: opts.Command}
+	if !opts.NoRedact {
+		cmdRes.Args = redact.Args(opts.Command)
 	}
-	out := opts.Out
-	if out == "" {
-		out = "memdiag-" + now().Format("20060102-150405") + ".jsonl.gz"
+	switch {
+	case out.StartErr != nil:
+		cmdRes.Err, cmdRes.ExitCode = "could not start: "+out.StartErr.Error(), 127
+	case out.Command != nil:
+		cmdRes.ExitCode, cmdRes.Signal = out.Command.ExitCode, out.Command.Signal
 	}
-	w, err := record.CreateMode(out, false, opts.Mode)
-	if err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
-	h := hostHeader(ctx, &factory{Now: func() time.Time { return first.Time }, Root: opts.Root}, procRoot)
-	h.Interval, h.Cgroup = opts.Interval, scope.Cgroup
-	if opts.Victim != "" {
-		h.Victim = vic.v
-		h.Collectors = append(h.Collectors, vic.status)
-	}
-	if len(opts.Command) > 0 {
-		args := opts.Command
-		if !opts.NoRedact {
-			args = redact.Args(args)
-		}
-		h.Command = []string{strings.Join(args, " ")}
-	}
-	err = w.WriteHeader(h)
-	if err == nil {
-		err = w.WriteSample(first)
-	}
-	if err != nil {
-		_ = w.Close("write error")
-		return nil, fmt.Errorf("--out: %w", err)
-	}
-	abs, _ := filepath.Abs(out)
-	fmt.Fprintf(opts.IO.ErrOut, "memdiag: recording to %s (memdiag analyze reads it)\n", abs)
-	return w, nil
+	return cmdRes
 }
 
-// envDetail adds the kernel's reasons (psi.UnavailableError with a hint)
-// for the PSI resources the thresholds need to a preflight failure.
-func envDetail(ctx context.Context, c *psi.Collector, scope gate.Scope, ths []*gate.Threshold, err error) error {
-	var missing []error
-	if scope.Cgroup != "" {
-		_, missing, _, _ = c.CollectCgroup(ctx)
-	} else {
-		_, missing, _ = c.Collect(ctx)
-	}
-	need := map[string]bool{}
-	for _, t := range ths {
-		if t.Metric.Resource != "" {
-			need[t.Metric.Resource] = true
+// preflightFailed still writes the report of a failed preflight (JUnit,
+// step summary, annotations) so CI shows why, and returns the exit-5
+// error with the kernel's reasons.
+func preflightFailed(ctx context.Context, opts *gateOptions, c *psi.Collector, scope gate.Scope, first *record.Sample, ths []*gate.Threshold, err error) error {
+	var ee *gate.EnvError
+	if errors.As(err, &ee) {
+		if werr := writeGateReport(opts, ee.Report(scope, first.Time, ths)); werr != nil && !isExitCode(werr, exitEnv) {
+			return werr
 		}
 	}
-	msgs := []string{err.Error()}
-	for _, m := range missing {
-		var ue *psi.UnavailableError
-		if errors.As(m, &ue) && need[strings.TrimSuffix(filepath.Base(ue.Path), ".pressure")] {
-			msgs = append(msgs, m.Error())
-		}
-	}
-	return &hostenv.Unavailable{Need: strings.Join(msgs, "\n"), Err: err}
+	return gate.EnvDetail(ctx, c, scope, ths, err)
 }
 
 // writeGateReport writes the report, the JUnit file and the GitHub step summary,
@@ -538,30 +392,4 @@ func writeFile(path string, mode fs.FileMode, write func(io.Writer) error) error
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Close()
-}
-
-// noteCulprits adds a note for each breached threshold whose worst
-// moment falls in an episode that analyze's culprit model credits to a
-// job or a process (correlate.CulpritsAt): the same verdict as `memdiag
-// analyze` on the recording, never a projected firing alone.
-func noteCulprits(rep *gate.Report, res correlate.Result) {
-	for _, r := range rep.Results {
-		if r.Status != gate.Fail || r.Worst == nil {
-			continue
-		}
-		cs := correlate.CulpritsAt(&res, r.Worst.Start.Add(-res.Interval), r.Worst.End)
-		if len(cs) == 0 {
-			continue
-		}
-		var names []string
-		for _, c := range cs {
-			names = append(names, fmt.Sprintf("%s (%s, %s confidence %.2f)", c.Name, c.Kind, c.ConfidenceLabel(), c.Confidence))
-		}
-		loc := res.Location
-		if loc == nil {
-			loc = time.UTC
-		}
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: its worst moment (%s–%s) fell in an episode memdiag analyze credits to %s; see memdiag analyze for the evidence",
-			r.Threshold, r.Worst.Start.In(loc).Format("15:04:05"), r.Worst.End.In(loc).Format("15:04:05"), strings.Join(names, ", ")))
-	}
 }

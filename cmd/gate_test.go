@@ -12,11 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/memdiag/memdiag/correlate"
-	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/record"
-	"github.com/memdiag/memdiag/timers"
 )
 
 func TestNewGateCmd(t *testing.T) {
@@ -321,36 +318,5 @@ func TestGateInterruptEndsTheCommand(t *testing.T) {
 	code := execute(ctx, f, []string{"gate", "--out", "off", "-t", "memory.full.stall<1%", "--interval", "100ms", "--", "sleep", "30"})
 	if code != exitInterrupt {
 		t.Errorf("exit %d; want %d", code, exitInterrupt)
-	}
-}
-
-// TestNoteCulprits: a breach whose worst moment falls in an episode the
-// culprit model credits to a job gets a note naming it; a moment outside
-// the credited episodes, or a passing threshold, gets none.
-func TestNoteCulprits(t *testing.T) {
-	ths, err := gate.ParseAll([]string{"memory.some.stall<1%", "oom_kills==0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	job := timers.Job{Name: "backup.timer", Source: timers.Systemd}
-	res := correlate.Result{Interval: time.Second, Location: time.UTC,
-		Episodes: []correlate.Episode{{Start: t0, End: t0.Add(10 * time.Second)}},
-		Culprits: []correlate.Culprit{{Name: "backup.timer", Kind: correlate.KindTimer, Job: &job, Episodes: []int{0}, Confidence: 0.9}}}
-	w := t0.Add(5 * time.Second)
-	rep := &gate.Report{Results: []gate.Result{
-		{Threshold: ths[0], Status: gate.Fail, Worst: &gate.Moment{Start: w, End: w.Add(time.Second)}},
-		{Threshold: ths[1], Status: gate.Pass, Worst: &gate.Moment{Start: w, End: w.Add(time.Second)}},
-	}}
-	noteCulprits(rep, res)
-	want := "memory.some.stall<1%: its worst moment (12:00:05–12:00:06) fell in an episode memdiag analyze credits to backup.timer (timer, high confidence 0.90); see memdiag analyze for the evidence"
-	if len(rep.Warnings) != 1 || rep.Warnings[0] != want {
-		t.Errorf("warnings = %q; want [%q]", rep.Warnings, want)
-	}
-	rep.Warnings = nil
-	rep.Results[0].Worst = &gate.Moment{Start: t0.Add(time.Minute), End: t0.Add(61 * time.Second)}
-	noteCulprits(rep, res)
-	if len(rep.Warnings) != 0 {
-		t.Errorf("a moment outside the credited episode got %q", rep.Warnings)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/session"
 )
 
 // factory carries what every command needs and tests replace.
@@ -87,17 +88,12 @@ type signalError struct{ Signal syscall.Signal }
 func (e *signalError) Error() string        { return "interrupted by " + unix.SignalName(e.Signal) }
 func (e *signalError) Is(target error) bool { return target == context.Canceled }
 
-// stoppedBy names the signal that ended ctx ("SIGTERM"), "" if none did.
-func stoppedBy(ctx context.Context) string {
-	var se *signalError
-	if errors.As(context.Cause(ctx), &se) {
-		return unix.SignalName(se.Signal)
-	}
-	if ctx.Err() != nil {
-		return "cancelled"
-	}
-	return ""
-}
+// StopSignal is the signal, for session.StoppedBy.
+func (e *signalError) StopSignal() syscall.Signal { return e.Signal }
+
+// stoppedBy names the signal that ended ctx ("SIGTERM"), "cancelled" if
+// it ended otherwise, "" if it did not end (session.StoppedBy).
+func stoppedBy(ctx context.Context) string { return session.StoppedBy(ctx) }
 
 // execute executes the command line against f and maps the outcome to an exit
 // code (see exit.go).
@@ -111,27 +107,55 @@ func execute(ctx context.Context, f *factory, args []string) int {
 	return exitCode(f, root, err)
 }
 
+// rootLong is the long help of newRootCmd.
+var rootLong = heredoc.Doc(`
+	memdiag records the kernel's memory-pressure signals — PSI, the file LRU
+	(page cache), reclaim and refaults, swap, disk I/O per device and per
+	process — lines latency spikes up with them and with every periodic job
+	on the host (systemd timers, cron, anacron), and names the culprit.
+
+	Typical use during a load test:
+	  memdiag timers                                     every periodic job and its next firings
+	  memdiag watch --out run.jsonl -- ./load-test.sh    record while the test runs
+	  memdiag analyze run.jsonl                          timeline table and verdict
+	  memdiag compare before.jsonl after.jsonl           before/after a change
+	  memdiag mem                                        what holds memory, who was OOM-killed
+	  memdiag gate -t 'memory.full.stall<1%' -- ./load-test.sh
+	                                                     fail CI on memory pressure
+`)
+
+// setUp runs before every command: colour, paragraph wrapping, the
+// logger (--debug), duration flags and --root.
+func setUp(cmd *cobra.Command, f *factory, noColor, debug bool) error {
+	if noColor {
+		f.IO.DisableColor()
+	}
+	f.IO.WrapParagraphs()
+	level := slog.LevelInfo
+	if debug {
+		level = slog.LevelDebug
+	}
+	if f.Logger == nil {
+		f.Logger = slog.New(newWarnHandler(f.IO.ErrOut, level))
+	}
+	if err := checkDurations(cmd); err != nil {
+		return err
+	}
+	if cmd.Flags().Changed("root") {
+		if _, err := os.Stat(f.Root); err != nil {
+			return inputError("--root", f.Root, err)
+		}
+	}
+	return nil
+}
+
 // newRootCmd builds the command tree.
 func newRootCmd(f *factory) *cobra.Command {
 	var noColor, debug bool
 	root := &cobra.Command{
-		Use:   "memdiag <command> [flags]",
-		Short: "Find why latency spikes under memory pressure, and which periodic job causes it",
-		Long: heredoc.Doc(`
-			memdiag records the kernel's memory-pressure signals — PSI, the file LRU
-			(page cache), reclaim and refaults, swap, disk I/O per device and per
-			process — lines latency spikes up with them and with every periodic job
-			on the host (systemd timers, cron, anacron), and names the culprit.
-
-			Typical use during a load test:
-			  memdiag timers                                     every periodic job and its next firings
-			  memdiag watch --out run.jsonl -- ./load-test.sh    record while the test runs
-			  memdiag analyze run.jsonl                          timeline table and verdict
-			  memdiag compare before.jsonl after.jsonl           before/after a change
-			  memdiag mem                                        what holds memory, who was OOM-killed
-			  memdiag gate -t 'memory.full.stall<1%' -- ./load-test.sh
-			                                                     fail CI on memory pressure
-		`),
+		Use:           "memdiag <command> [flags]",
+		Short:         "Find why latency spikes under memory pressure, and which periodic job causes it",
+		Long:          rootLong,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       versionLine(),
@@ -151,26 +175,7 @@ func newRootCmd(f *factory) *cobra.Command {
 			return cmd.Help()
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if noColor {
-				f.IO.DisableColor()
-			}
-			f.IO.WrapParagraphs()
-			level := slog.LevelInfo
-			if debug {
-				level = slog.LevelDebug
-			}
-			if f.Logger == nil {
-				f.Logger = slog.New(newWarnHandler(f.IO.ErrOut, level))
-			}
-			if err := checkDurations(cmd); err != nil {
-				return err
-			}
-			if cmd.Flags().Changed("root") {
-				if _, err := os.Stat(f.Root); err != nil {
-					return inputError("--root", f.Root, err)
-				}
-			}
-			return nil
+			return setUp(cmd, f, noColor, debug)
 		},
 	}
 	root.SetVersionTemplate("memdiag {{.Version}}\n")

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
-	"strings"
 	"syscall"
 	"time"
 
@@ -18,12 +16,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/correlate"
-	"github.com/memdiag/memdiag/internal/delayacct"
-	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/outfile"
-	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
+	"github.com/memdiag/memdiag/session"
 )
 
 // watchOptions are the settings of `memdiag watch`.
@@ -60,107 +56,87 @@ type watchOptions struct {
 	Mode            fs.FileMode // --mode of the recording and profile
 }
 
+// watchLong is the long help of newWatchCmd.
+var watchLong = heredoc.Doc(`
+	Sample the kernel's memory-pressure signals once per interval and record
+	them to a JSON Lines file that 'memdiag analyze' and 'memdiag gate' read:
+
+	  PSI        /proc/pressure/{memory,io,cpu}: stall share from Δtotal (some, full)
+	  LRU        /proc/meminfo file/anon LRU, dirty, available; /proc/vmstat
+	             direct and kswapd reclaim, refaults, major faults, OOM kills
+	  swap       pswpin/pswpout (pages/s → bytes/s), /proc/swaps
+	  disks      /proc/diskstats per whole device: bytes/s, IOPS, busy % (io_ticks)
+	  processes  /proc/PID/io deltas, the top N by I/O with their systemd unit,
+	             and processes that started or exited between samples
+
+	Whose latency: with --probe at a local address, the service listening
+	on its port is the victim (--victim PID|UNIT|CGROUP names it instead).
+	Its cgroup v2 group's PSI is recorded as the cgroup's (CG-S, CG-F;
+	analyze reads it first) unless --cgroup is given, and its memory
+	cgroup's refaults and major faults (the v1 memory group on a hybrid
+	host). Not found, it is said once and the host's PSI is used.
+
+	A live row per interval goes to stdout (--quiet for none), stamped with the
+	interval's end, when its counters were read, as sar and pidstat do; analyze
+	stamps its timeline rows the same way. If stdout is closed (watch | head)
+	the live rows stop and the recording goes on. Run as root to see every
+	process's I/O.
+
+	The live columns fit the terminal, most important first: latency (P99)
+	and failed requests (ERR) with --probe or --latency, memory PSI of the
+	host (SOME, FULL) and of the --cgroup group (CG-S, CG-F), direct reclaim
+	(DIRECT: the host ran short) and cgroup-limit reclaim (LIMIT) apart,
+	disk (DISK), the file LRU's change (ΔLRU), the busiest process (TOP-IO),
+	then the rest. Sizes and rates are MiB and MiB/s, reclaim pages/s. A
+	legend on stderr names each column and those left out; piped, every
+	column is written. The end summary lists the processes by I/O (read +
+	written), the verdict's culprit first.
+
+	Ctrl-C, SIGTERM, SIGHUP, --duration (rounded up to whole intervals) or the
+	end of the command after -- stop the recording the same way: one last
+	sample (what happened since the last tick: the command's exit, its
+	children's exit events, the last requests), the end line, a summary.
+
+	The command after -- gets memdiag's stdin, stdout and stderr. When memdiag
+	stops first, it sends the command and the processes it started SIGTERM
+	(sh -c 'vegeta ...' stops vegeta too), waits up to 10 s, then SIGKILL.
+	A command that fails on its own (a non-zero exit, or a signal memdiag did
+	not cause) makes memdiag exit 4, with the command's code printed (128+N
+	for signal N, as a shell reports it); 'memdiag gate -- CMD' does the same.
+
+	The default recording is gzip-compressed (.jsonl.gz); with --out
+	NAME.jsonl it is plain JSON Lines. Either is flushed to the kernel after
+	every sample (gzip with a sync flush), so a killed recorder loses at most
+	the interval in progress. Command lines are stored with likely secrets
+	(passwords, tokens, keys, URL credentials) replaced by *** unless
+	--no-redact is given. The format is documented in docs/recording.md.
+`)
+
+// watchExample is the Example section of newWatchCmd's help.
+var watchExample = examples(`
+	# record until Ctrl-C, one sample per second, to a time-stamped file
+	memdiag watch
+
+	# record a load test: stops when it ends; exits 4 if it fails
+	memdiag watch --out run.jsonl -- k6 run script.js
+
+	# measure latency with the built-in probe while recording
+	memdiag watch --out run.jsonl --probe http://127.0.0.1:8080/health -- ./load-test.sh
+
+	# one minute, every 500 ms, no live rows, also the PSI of one cgroup v2 group
+	memdiag watch --duration 1m --interval 500ms --quiet --cgroup /sys/fs/cgroup/system.slice/app.service
+`)
+
 func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *cobra.Command {
 	opts := &watchOptions{F: f}
 	var execFlag bool // removed; kept hidden to say so
 	c := &cobra.Command{
-		Use:   "watch [flags] [-- COMMAND ARGS...]",
-		Short: "Record memory pressure, reclaim, swap and per-process disk I/O every interval",
-		Long: heredoc.Doc(`
-			Sample the kernel's memory-pressure signals once per interval and record
-			them to a JSON Lines file that 'memdiag analyze' and 'memdiag gate' read:
-
-			  PSI        /proc/pressure/{memory,io,cpu}: stall share from Δtotal (some, full)
-			  LRU        /proc/meminfo file/anon LRU, dirty, available; /proc/vmstat
-			             direct and kswapd reclaim, refaults, major faults, OOM kills
-			  swap       pswpin/pswpout (pages/s → bytes/s), /proc/swaps
-			  disks      /proc/diskstats per whole device: bytes/s, IOPS, busy % (io_ticks)
-			  processes  /proc/PID/io deltas, the top N by I/O with their systemd unit,
-			             and processes that started or exited between samples
-
-			Whose latency: with --probe at a local address, the service listening
-			on its port is the victim (--victim PID|UNIT|CGROUP names it instead).
-			Its cgroup v2 group's PSI is recorded as the cgroup's (CG-S, CG-F;
-			analyze reads it first) unless --cgroup is given, and its memory
-			cgroup's refaults and major faults (the v1 memory group on a hybrid
-			host). Not found, it is said once and the host's PSI is used.
-
-			A live row per interval goes to stdout (--quiet for none), stamped with the
-			interval's end, when its counters were read, as sar and pidstat do; analyze
-			stamps its timeline rows the same way. If stdout is closed (watch | head)
-			the live rows stop and the recording goes on. Run as root to see every
-			process's I/O.
-
-			The live columns fit the terminal, most important first: latency (P99)
-			and failed requests (ERR) with --probe or --latency, memory PSI of the
-			host (SOME, FULL) and of the --cgroup group (CG-S, CG-F), direct reclaim
-			(DIRECT: the host ran short) and cgroup-limit reclaim (LIMIT) apart,
-			disk (DISK), the file LRU's change (ΔLRU), the busiest process (TOP-IO),
-			then the rest. Sizes and rates are MiB and MiB/s, reclaim pages/s. A
-			legend on stderr names each column and those left out; piped, every
-			column is written. The end summary lists the processes by I/O (read +
-			written), the verdict's culprit first.
-
-			Ctrl-C, SIGTERM, SIGHUP, --duration (rounded up to whole intervals) or the
-			end of the command after -- stop the recording the same way: one last
-			sample (what happened since the last tick: the command's exit, its
-			children's exit events, the last requests), the end line, a summary.
-
-			The command after -- gets memdiag's stdin, stdout and stderr. When memdiag
-			stops first, it sends the command and the processes it started SIGTERM
-			(sh -c 'vegeta ...' stops vegeta too), waits up to 10 s, then SIGKILL.
-			A command that fails on its own (a non-zero exit, or a signal memdiag did
-			not cause) makes memdiag exit 4, with the command's code printed (128+N
-			for signal N, as a shell reports it); 'memdiag gate -- CMD' does the same.
-
-			The default recording is gzip-compressed (.jsonl.gz); with --out
-			NAME.jsonl it is plain JSON Lines. Either is flushed to the kernel after
-			every sample (gzip with a sync flush), so a killed recorder loses at most
-			the interval in progress. Command lines are stored with likely secrets
-			(passwords, tokens, keys, URL credentials) replaced by *** unless
-			--no-redact is given. The format is documented in docs/recording.md.
-		`),
-		Example: examples(`
-			# record until Ctrl-C, one sample per second, to a time-stamped file
-			memdiag watch
-
-			# record a load test: stops when it ends; exits 4 if it fails
-			memdiag watch --out run.jsonl -- k6 run script.js
-
-			# measure latency with the built-in probe while recording
-			memdiag watch --out run.jsonl --probe http://127.0.0.1:8080/health -- ./load-test.sh
-
-			# one minute, every 500 ms, no live rows, also the PSI of one cgroup v2 group
-			memdiag watch --duration 1m --interval 500ms --quiet --cgroup /sys/fs/cgroup/system.slice/app.service
-		`),
+		Use:     "watch [flags] [-- COMMAND ARGS...]",
+		Short:   "Record memory pressure, reclaim, swap and per-process disk I/O every interval",
+		Long:    watchLong,
+		Example: watchExample,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if dash := cmd.ArgsLenAtDash(); dash > 0 {
-				return flagErrorf("unexpected argument %q: put the command after --", args[0])
-			} else if dash < 0 && len(args) > 0 {
-				return flagErrorf("unexpected argument %q: put the command after -- (memdiag watch -- CMD ARGS)", args[0])
-			}
-			if len(args) > 0 {
-				opts.Command = args
-			}
-			// --keep-cmdline is the older name of --no-redact.
-			opts.KeepCmdline = opts.KeepCmdline || f.NoRedact
-			if execFlag {
-				// --exec said what "-- CMD" alone already does.
-				return flagErrorf("--exec was removed: the command after -- is always run, and the recording stops when it exits; drop --exec (memdiag watch -- CMD ARGS)")
-			}
-			if opts.Duration < 0 {
-				return flagErrorf("--duration must not be negative")
-			}
-			if opts.TopN < 0 {
-				return flagErrorf("--top must not be negative")
-			}
-			if opts.Out == "off" || opts.Out == "none" {
-				// gate's --out off means no recording; watch's summary
-				// and verdict are read back from its recording, so it
-				// always writes one rather than a file named "off".
-				return flagErrorf("--out %s: watch always records (its summary is analyzed from the recording); give a file name (./%s for a file of that name)", opts.Out, opts.Out)
-			}
-			if err := opts.checkEventsAndStall(); err != nil {
+			if err := opts.complete(cmd, args, execFlag); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -202,6 +178,38 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 	return c
 }
 
+// complete takes the command after -- from args and checks the flags;
+// execFlag is the removed --exec.
+func (o *watchOptions) complete(cmd *cobra.Command, args []string, execFlag bool) error {
+	if dash := cmd.ArgsLenAtDash(); dash > 0 {
+		return flagErrorf("unexpected argument %q: put the command after --", args[0])
+	} else if dash < 0 && len(args) > 0 {
+		return flagErrorf("unexpected argument %q: put the command after -- (memdiag watch -- CMD ARGS)", args[0])
+	}
+	if len(args) > 0 {
+		o.Command = args
+	}
+	// --keep-cmdline is the older name of --no-redact.
+	o.KeepCmdline = o.KeepCmdline || o.F.NoRedact
+	if execFlag {
+		// --exec said what "-- CMD" alone already does.
+		return flagErrorf("--exec was removed: the command after -- is always run, and the recording stops when it exits; drop --exec (memdiag watch -- CMD ARGS)")
+	}
+	if o.Duration < 0 {
+		return flagErrorf("--duration must not be negative")
+	}
+	if o.TopN < 0 {
+		return flagErrorf("--top must not be negative")
+	}
+	if o.Out == "off" || o.Out == "none" {
+		// gate's --out off means no recording; watch's summary
+		// and verdict are read back from its recording, so it
+		// always writes one rather than a file named "off".
+		return flagErrorf("--out %s: watch always records (its summary is analyzed from the recording); give a file name (./%s for a file of that name)", o.Out, o.Out)
+	}
+	return o.checkEventsAndStall()
+}
+
 // checkEventsAndStall checks the flags watch and record share: --events
 // is auto, on or off, and a --stall-threshold comes with a --stall-window
 // of 500ms..10s no shorter than it.
@@ -222,19 +230,37 @@ func (o *watchOptions) checkEventsAndStall() error {
 	return nil
 }
 
+// sessionOptions are the session.Options of o: the sampling settings
+// watch and record share, with the JMeter columns read when latency is
+// measured.
+func (o *watchOptions) sessionOptions() (session.Options, error) {
+	f := o.F
+	so := session.Options{
+		Root: f.Root, Now: f.Now, Logger: f.Logger, Version: versionString(),
+		Interval: o.Interval, Duration: o.Duration, Cgroup: o.Cgroup, Victim: o.Victim,
+		TopN: o.TopN, KeepCmdline: o.KeepCmdline, AllDevices: o.AllDevices, Command: o.Command,
+		ProbeURL: o.ProbeURL, ProbeEvery: o.ProbeEvery, LatencyFile: o.LatencyFile, LatencyFmt: o.LatencyFmt,
+		NoTimers: o.NoTimers, Events: o.Events, EBPF: o.EBPF,
+		StallThreshold: o.StallThreshold, StallWindow: o.StallWindow, EnableDelayAcct: o.EnableDelayAcct,
+		Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut,
+	}
+	if o.ProbeURL != "" || o.LatencyFile != "" {
+		js, err := jmeterSave(o.LatencyColumns, o.LatencyProps)
+		if err != nil {
+			return so, err
+		}
+		so.JMeter = js
+	}
+	return so, nil
+}
+
 func runWatch(ctx context.Context, o *watchOptions) error {
 	f := o.F
-	if o.CPUProfile != "" {
-		pf, err := outfile.Create(o.CPUProfile, outfile.Options{Overwrite: true, Mode: o.Mode})
-		if err != nil {
-			return &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
-		}
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			pf.Close()
-			return &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
-		}
-		defer func() { pprof.StopCPUProfile(); pf.Close() }()
+	stopProfile, err := startCPUProfile(o.CPUProfile, o.Mode)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	if o.Out == "" {
 		// gzip by default: ~2.5 MB per hour at 1,000 processes instead of
 		// ~17 MB plain (docs/benchmarks.md), sync-flushed every sample.
@@ -247,164 +273,107 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 
-	// Delay accounting left on by a run that was killed is said, and put
-	// back, before anything else.
-	da := delayacct.PathsFor(f.Root, filepath.Join(f.Root, "proc"))
-	if note := delayacct.Leftover(da); note != "" {
-		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", note)
-	}
 	// Everything that can fail on bad input fails before the first sample.
-	if o.EnableDelayAcct {
-		restore, err := delayacct.Set(da, true, f.Now())
-		if err != nil {
-			if hostenv.As(err) == nil {
-				err = &hostenv.Unavailable{Path: da.Sysctl, Need: "switching delay accounting on", Hint: "needs root", Err: err}
-			}
-			return fmt.Errorf("--enable-delayacct: %w", err)
-		}
-		// Deferred, so that every return and a panic of this goroutine
-		// restore it; a SIGKILL leaves the state file for the next run.
-		defer restore()
-	}
-	srcs, hdr, err := buildWatchSources(ctx, o)
+	s, err := o.startSession(ctx)
 	if err != nil {
 		return err
 	}
-	defer srcs.close()
-	if srcs.fatal != nil {
-		return srcs.fatal
-	}
-	observe, stopListen, err := startListen(ctx, f, o.Listen, hdr)
-	if err != nil {
-		return err
-	}
-	defer stopListen()
+	defer s.Close()
 	w, err := record.CreateMode(o.Out, o.Force, o.Mode)
 	if err != nil {
 		return &exitCodeError{Code: exitError, Err: fmt.Errorf("cannot record: %w", err)}
 	}
 	abs, _ := filepath.Abs(o.Out)
 	fmt.Fprintf(f.IO.ErrOut, "memdiag: recording to %s every %s (Ctrl-C to stop)\n", abs, o.Interval)
-	for _, warn := range srcs.warnings {
-		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", warn)
-	}
-	if len(o.Command) > 0 {
-		// The command starts right after the header is written: its start
-		// anchors a results file that holds only offsets (hey).
-		hdr.CommandStart = f.Now()
-		for _, fn := range srcs.commandStart {
-			fn(hdr.CommandStart)
-		}
-	}
-	if err := w.WriteHeader(hdr); err != nil {
-		w.Close("error")
+	printWarnings(f, s.Sources.Warnings)
+	live := report.NewLiveRows(f.IO.Out, f.IO.ErrOut, s.Header, !o.Quiet, report.LiveOptions{Width: f.IO.Width(), Color: f.IO.ColorEnabled()})
+	s.Observe(live.Row)
+	out, err := s.Run(ctx, w)
+	if errors.As(err, new(*session.CommandStartError)) {
+		// The same rule as gate: a command that cannot start failed
+		// (exit 4), like a shell's 127. Nothing was recorded.
+		os.Remove(o.Out)
+		return &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: %w", err)}
+	} else if err != nil {
 		return err
 	}
-	closed := false
-	defer func() {
-		// A panic here still ends the recording with its end line (the
-		// deferred delay-accounting restore runs too), then goes on.
-		if r := recover(); r != nil {
-			if !closed {
-				_ = w.Close(fmt.Sprintf("panic: %v", r))
-			}
-			panic(r)
-		}
-	}()
-
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var child *supervise.Child
-	if len(o.Command) > 0 {
-		child, err = supervise.Start(supervise.Options{Args: o.Command, Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut})
-		if err != nil {
-			// The same rule as gate: a command that cannot start failed
-			// (exit 4), like a shell's 127. Nothing was recorded.
-			w.Close("command failed to start")
-			os.Remove(o.Out)
-			return &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: could not start: %w", err)}
-		}
-		go func() { <-child.Done(); cancel() }()
+	if live.Broken {
+		fmt.Fprintln(f.IO.ErrOut, "memdiag: stdout was closed (broken pipe): live rows stopped after", live.Rows, "rows; the recording went on")
 	}
-
-	sm := record.NewSummary(hdr)
-	sampler := &record.Sampler{Sources: srcs.list, Interval: o.Interval, Logger: f.Logger, Now: f.Now}
-	if o.Duration > 0 {
-		// --duration is a whole number of intervals (rounded up): the
-		// sample due at exactly --duration is the last one.
-		n := int(o.Duration / o.Interval)
-		if o.Duration%o.Interval != 0 {
-			n++
-		}
-		sampler.Limit = n + 1
+	watchSummary(f, o.Out, abs, s.Summary, out.Err == nil && s.Summary.Samples >= 2 && !live.Broken)
+	if out.Err != nil {
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("recording stopped: %w; %d of %d samples are readable in %s",
+			out.Err, w.ReadBack(), w.Samples(), abs)}
 	}
-	live := &liveRows{f: f, hdr: hdr, on: !o.Quiet, view: report.NewLiveView(report.LiveOptions{
-		Width:   f.IO.Width(),
-		Latency: hdr.Probe != "" || hdr.LatencyFile != "",
-		Cgroup:  hdr.Cgroup != "",
-		Color:   f.IO.ColorEnabled(),
-	})}
-	emit := func(s *record.Sample) error {
-		if err := w.WriteSample(s); err != nil {
-			return err
-		}
-		sm.Add(s)
-		observe(s)
-		live.row(s)
+	if out.Command != nil && out.Command.Failed() {
+		return &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: %s: %s", o.Command[0], out.Command.Describe())}
+	}
+	return nil
+}
+
+// startSession starts watch's recording session and its /metrics
+// listener (--listen).
+func (o *watchOptions) startSession(ctx context.Context) (*session.Session, error) {
+	so, err := o.sessionOptions()
+	if err != nil {
+		return nil, err
+	}
+	so.DelayAcctLeftover, so.Summarize = true, true
+	s, err := session.Start(ctx, so)
+	if err != nil {
+		return nil, err
+	}
+	if err := listen(ctx, o.F, s, o.Listen); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// listen serves /metrics on addr (--listen of watch and record) from
+// the session's samples; an address that cannot be bound is an error
+// before the first sample.
+func listen(ctx context.Context, f *factory, s *session.Session, addr string) error {
+	if addr == "" {
 		return nil
 	}
-	writeErr := sampler.Run(runCtx, emit)
+	bound, err := s.Listen(ctx, addr)
+	if err != nil {
+		return &exitCodeError{Code: exitError, Err: err}
+	}
+	fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at http://%s/metrics\n", bound)
+	return nil
+}
 
-	// Why the run ended, and why memdiag stops the command if it runs.
-	reason, stop := "", ""
-	var exitErr error
-	switch {
-	case writeErr != nil:
-		reason, stop = "write error", "write error"
-	case stoppedBy(ctx) != "":
-		reason = "signal: " + stoppedBy(ctx)
-		stop = reason
-	case child != nil && child.Exited():
-		reason = "command exited"
-	default:
-		reason, stop = "duration", "duration"
+// printWarnings says the sources' warnings once, at start.
+func printWarnings(f *factory, warnings []string) {
+	for _, warn := range warnings {
+		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", warn)
 	}
-	if child != nil {
-		var res supervise.Result
-		if stop != "" {
-			res = child.Stop(stop)
-		} else {
-			res = child.Result()
-			if s := signalledToo(ctx, res); s != "" {
-				reason = "signal: " + s
-				res = child.Stop(reason)
-			}
-		}
-		reason = fmt.Sprintf("%s: command %s", reason, res.Describe())
-		if res.Failed() {
-			exitErr = &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: %s: %s", o.Command[0], res.Describe())}
-		}
+}
+
+// startCPUProfile starts the hidden --cpuprofile (bench/); stop ends it.
+func startCPUProfile(path string, mode fs.FileMode) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
 	}
-	// Requests still in flight in the probe and a followed results file
-	// are handed over before the last sample.
-	srcs.drain()
-	// The last sample: what happened after the last tick (the command's
-	// exit, its children's exit events, the last requests) is recorded.
-	// A --duration run without a command ended on its last tick.
-	if writeErr == nil && (reason != "duration" || child != nil) {
-		live.final = true
-		writeErr = sampler.Final(ctx, emit)
+	pf, err := outfile.Create(path, outfile.Options{Overwrite: true, Mode: mode})
+	if err != nil {
+		return nil, &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
 	}
-	closed = true
-	if err := w.Close(reason); err != nil && writeErr == nil {
-		writeErr = err
+	if err := pprof.StartCPUProfile(pf); err != nil {
+		pf.Close()
+		return nil, &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
 	}
-	if live.broken {
-		fmt.Fprintln(f.IO.ErrOut, "memdiag: stdout was closed (broken pipe): live rows stopped after", live.rows, "rows; the recording went on")
-	}
-	// The summary lists the processes by I/O with the verdict's culprit
-	// first, so it is written once the recording is analysed, just before
-	// the timeline and verdict.
+	return func() { pprof.StopCPUProfile(); pf.Close() }, nil
+}
+
+// watchSummary writes the end summary and, when ok (a whole recording of
+// at least two samples, stdout not closed), the timeline and verdict. The
+// summary lists the processes by I/O with the verdict's culprit first, so
+// it is written once the recording is analysed, just before the timeline
+// and verdict.
+func watchSummary(f *factory, path, abs string, sm *record.Summary, ok bool) {
 	summarised := false
 	summary := func(res *correlate.Result) {
 		so := report.SummaryOptions{TopN: 5, Width: f.IO.Width()}
@@ -418,78 +387,17 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		report.WriteSummaryWith(f.IO.ErrOut, sm, abs, so)
 		summarised = true
 	}
-	if writeErr == nil && sm.Samples >= 2 && !live.broken {
-		err := watchVerdict(f, o.Out, func(res *correlate.Result) { summary(res); fmt.Fprintln(f.IO.Out) })
-		if !summarised {
-			summary(nil)
-		}
-		if err != nil {
-			fmt.Fprintf(f.IO.ErrOut, "memdiag: analysing the recording: %v\n", err)
-		}
-	} else {
+	if !ok {
+		summary(nil)
+		return
+	}
+	err := watchVerdict(f, path, func(res *correlate.Result) { summary(res); fmt.Fprintln(f.IO.Out) })
+	if !summarised {
 		summary(nil)
 	}
-	if writeErr != nil {
-		return &exitCodeError{Code: exitError, Err: fmt.Errorf("recording stopped: %w; %d of %d samples are readable in %s",
-			writeErr, w.ReadBack(), w.Samples(), abs)}
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "memdiag: analysing the recording: %v\n", err)
 	}
-	return exitErr
-}
-
-// signalledToo returns the signal that stopped memdiag when the command
-// died of a stop signal just before memdiag noticed its own: the
-// terminal's Ctrl-C reaches both at once, and the command may win the
-// race to exit. "" when memdiag was not signalled.
-func signalledToo(ctx context.Context, res supervise.Result) string {
-	switch res.Signal {
-	case "SIGINT", "SIGTERM", "SIGHUP":
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	return stoppedBy(ctx)
-}
-
-// liveRows prints a row per interval to stdout until a write fails with
-// EPIPE (the reader went away: watch | head); then it stops printing.
-type liveRows struct {
-	f      *factory
-	hdr    *record.Header
-	view   *report.LiveView
-	on     bool
-	prev   *record.Sample
-	rows   int
-	broken bool
-	final  bool // the next row is the last, partial interval
-}
-
-func (l *liveRows) row(s *record.Sample) {
-	prev := l.prev
-	l.prev = s
-	if prev == nil || !l.on || l.broken {
-		return
-	}
-	var b strings.Builder
-	if l.rows == 0 {
-		// What the columns hold, and which did not fit, once.
-		fmt.Fprintln(l.f.IO.ErrOut, l.view.Legend())
-	}
-	if l.rows%20 == 0 {
-		fmt.Fprintln(&b, l.view.Header())
-	}
-	if l.final {
-		fmt.Fprintln(&b, l.view.FinalRow(record.Between(l.hdr, prev, s), s))
-	} else {
-		fmt.Fprintln(&b, l.view.Row(record.Between(l.hdr, prev, s), s))
-	}
-	if _, err := io.WriteString(l.f.IO.Out, b.String()); err != nil {
-		if errors.Is(err, syscall.EPIPE) {
-			l.broken = true
-		}
-		return
-	}
-	l.rows++
 }
 
 // watchVerdict prints the timeline and verdict of the recording just

@@ -288,3 +288,21 @@ func TestRunWatchCommandCannotStart(t *testing.T) {
 		t.Errorf("recording left behind: %v", err)
 	}
 }
+
+// TestWatchCommandGetsTheStreams: the command after -- writes to
+// memdiag's stdout and stderr and reads its stdin (the test streams
+// here), rather than to nowhere.
+func TestWatchCommandGetsTheStreams(t *testing.T) {
+	ios, in, out, errOut := iostreams.Test()
+	in.WriteString("from-stdin\n")
+	f := &factory{IO: ios, Now: time.Now, Root: fixtures.Root(t, "linux-6.18")}
+	rec := filepath.Join(t.TempDir(), "r.jsonl")
+	code := execute(context.Background(), f, []string{"watch", "--interval", "20ms", "-q", "--out", rec, "--no-timers", "--events", "off",
+		"--", "sh", "-c", "read line; echo \"out:$line\"; echo err-marker >&2"})
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", code, errOut)
+	}
+	if !strings.Contains(out.String(), "out:from-stdin") || !strings.Contains(errOut.String(), "err-marker") {
+		t.Errorf("stdout %q, stderr %q; want the command's out:from-stdin and err-marker", out, errOut)
+	}
+}

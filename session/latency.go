@@ -1,4 +1,4 @@
-package cmd
+package session
 
 import (
 	"context"
@@ -14,13 +14,8 @@ import (
 )
 
 // addLatencySources wires the --probe and --latency sources.
-func addLatencySources(ctx context.Context, o *watchOptions, h *record.Header, ws *watchSources) {
+func addLatencySources(ctx context.Context, o *Options, h *record.Header, ws *Sources) {
 	if o.ProbeURL == "" && o.LatencyFile == "" {
-		return
-	}
-	js, err := jmeterSave(o.LatencyColumns, o.LatencyProps)
-	if err != nil {
-		ws.fatal = err
 		return
 	}
 	src := &latencySource{}
@@ -31,7 +26,7 @@ func addLatencySources(ctx context.Context, o *watchOptions, h *record.Header, w
 		p, err := latency.NewProbe(o.ProbeURL, latency.ProbeOptions{Interval: o.ProbeEvery})
 		if err != nil {
 			cancel()
-			ws.fatal = &usageError{Err: fmt.Errorf("--probe: %w", err)}
+			ws.Fatal = &UsageError{Err: fmt.Errorf("--probe: %w", err)}
 			return
 		}
 		h.Probe = o.ProbeURL
@@ -48,42 +43,9 @@ func addLatencySources(ctx context.Context, o *watchOptions, h *record.Header, w
 		if _, err := os.Stat(o.LatencyFile); err != nil {
 			// The load tool may create it later; say so now, and at the
 			// end if it never came.
-			ws.warnings = append(ws.warnings, fmt.Sprintf("--latency %s: %v; waiting for the load tool to create it", o.LatencyFile, errors.Unwrap(err)))
+			ws.Warnings = append(ws.Warnings, fmt.Sprintf("--latency %s: %v; waiting for the load tool to create it", o.LatencyFile, errors.Unwrap(err)))
 		}
-		producers.Go(func() {
-			// A parser that panics on a row it did not expect ends
-			// the following with a warning, not the recorder.
-			defer func() {
-				if r := recover(); r != nil {
-					src.warn(fmt.Sprintf("--latency %s: stopped following: internal error: %v", o.LatencyFile, r))
-				}
-			}()
-			rep, err := latency.Follow(lctx, o.LatencyFile, latency.FollowOptions{
-				ImportOptions: latency.ImportOptions{Format: o.LatencyFmt, Location: time.Local, JMeter: js},
-				// hey's offsets count from its start: the wrapped command's.
-				StartFunc: func() (time.Time, bool) {
-					select {
-					case t := <-started:
-						started <- t
-						return t, true
-					default:
-						return time.Time{}, false
-					}
-				},
-				Intervals: ivs,
-				OnBad: func(e latency.LineError) {
-					src.warn(fmt.Sprintf("--latency: %v", e))
-				},
-			}, ch)
-			switch {
-			case err != nil:
-				src.warn(fmt.Sprintf("--latency %s: %v", o.LatencyFile, err))
-			case rep.Format == "":
-				src.warn(fmt.Sprintf("--latency %s: no request read: the file never appeared or stayed empty", o.LatencyFile))
-			case rep.Err() != nil:
-				src.warn(fmt.Sprintf("--latency %s: %v", o.LatencyFile, rep.Err()))
-			}
-		})
+		producers.Go(func() { followLatency(lctx, o, src, ch, ivs, started) })
 	}
 	// Every request sent is handed to the source: the forwarder ends
 	// only when the producers have and ch is empty.
@@ -108,7 +70,47 @@ func addLatencySources(ctx context.Context, o *watchOptions, h *record.Header, w
 		close(ivs)
 		forwarder.Wait()
 	})
-	ws.list = append(ws.list, src)
+	ws.List = append(ws.List, src)
+}
+
+// followLatency follows --latency as the load tool writes it, sending
+// its requests on ch and, for a tool without per-request rows (Locust),
+// its interval rows on ivs; started carries the wrapped command's start
+// (hey's offsets count from it). Problems reach the recording through
+// src's warnings.
+func followLatency(lctx context.Context, o *Options, src *latencySource, ch chan<- latency.Request, ivs chan<- latency.IntervalStat, started chan time.Time) {
+	// A parser that panics on a row it did not expect ends
+	// the following with a warning, not the recorder.
+	defer func() {
+		if r := recover(); r != nil {
+			src.warn(fmt.Sprintf("--latency %s: stopped following: internal error: %v", o.LatencyFile, r))
+		}
+	}()
+	rep, err := latency.Follow(lctx, o.LatencyFile, latency.FollowOptions{
+		ImportOptions: latency.ImportOptions{Format: o.LatencyFmt, Location: time.Local, JMeter: o.JMeter},
+		// hey's offsets count from its start: the wrapped command's.
+		StartFunc: func() (time.Time, bool) {
+			select {
+			case t := <-started:
+				started <- t
+				return t, true
+			default:
+				return time.Time{}, false
+			}
+		},
+		Intervals: ivs,
+		OnBad: func(e latency.LineError) {
+			src.warn(fmt.Sprintf("--latency: %v", e))
+		},
+	}, ch)
+	switch {
+	case err != nil:
+		src.warn(fmt.Sprintf("--latency %s: %v", o.LatencyFile, err))
+	case rep.Format == "":
+		src.warn(fmt.Sprintf("--latency %s: no request read: the file never appeared or stayed empty", o.LatencyFile))
+	case rep.Err() != nil:
+		src.warn(fmt.Sprintf("--latency %s: %v", o.LatencyFile, rep.Err()))
+	}
 }
 
 // latencySource turns the requests of the probe or a followed results

@@ -1,4 +1,4 @@
-package cmd
+package session
 
 import (
 	"context"
@@ -10,31 +10,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/record"
 )
 
 // TestWatchSourceOrder: watch samples its sources, and lists its
-// collectors in the header, in the order of watchSourceOrder, whatever
+// collectors in the header, in the order of sourceOrder, whatever
 // the files defining them are called. The fixture root is a real 6.18
 // /proc (testdata/linux-6.18/SOURCE) with no processes in it.
 func TestWatchSourceOrder(t *testing.T) {
-	ios, _, _, _ := iostreams.Test()
-	o := &watchOptions{
-		F:           &factory{IO: ios, Now: time.Now, Root: "../testdata/linux-6.18"},
+	o := &Options{
+		Root:        "../testdata/linux-6.18",
 		Interval:    time.Second,
 		TopN:        5,
 		NoTimers:    true,
 		Events:      "off",
 		LatencyFile: filepath.Join(t.TempDir(), "hey.csv"), // never created
 	}
-	ws, h, err := buildWatchSources(context.Background(), o)
+	ws, h, err := BuildSources(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.close()
+	defer ws.Close()
 	var got []string
-	for _, s := range ws.list {
+	for _, s := range ws.List {
 		got = append(got, s.Name())
 	}
 	// diskstats is in the header but not sampled: the fixture has no
@@ -80,13 +78,12 @@ func TestWatchVictim(t *testing.T) {
 	mk("sys/fs/cgroup/unified/system.slice/web.service/memory.pressure", psiLine)
 	mk("sys/fs/cgroup/unified/other/memory.pressure", psiLine)
 	mk("sys/fs/cgroup/memory/system.slice/web.service/memory.stat", "total_pgmajfault 3\n")
-	build := func(victim, cgroup string) (*watchSources, *record.Header, error) {
-		ios, _, _, _ := iostreams.Test()
-		o := &watchOptions{F: &factory{IO: ios, Now: time.Now, Root: root}, Interval: time.Second,
+	build := func(victim, cgroup string) (*Sources, *record.Header, error) {
+		o := &Options{Root: root, Interval: time.Second,
 			NoTimers: true, Events: "off", StallThreshold: 0, Victim: victim, Cgroup: cgroup}
-		ws, h, err := buildWatchSources(context.Background(), o)
+		ws, h, err := BuildSources(context.Background(), o)
 		if ws != nil {
-			t.Cleanup(ws.close)
+			t.Cleanup(ws.Close)
 		}
 		return ws, h, err
 	}
@@ -123,7 +120,7 @@ func TestWatchVictim(t *testing.T) {
 	}
 
 	_, _, err = build("nosuch.service", "")
-	var ue *usageError
+	var ue *UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "nosuch.service") {
 		t.Errorf("bad --victim: %v, want a usage error naming it", err)
 	}
@@ -138,11 +135,11 @@ func TestWatchVictim(t *testing.T) {
 	}
 }
 
-func mustSources(t *testing.T, build func(string, string) (*watchSources, *record.Header, error), victim, cgroup string) []record.Source {
+func mustSources(t *testing.T, build func(string, string) (*Sources, *record.Header, error), victim, cgroup string) []record.Source {
 	t.Helper()
 	ws, _, err := build(victim, cgroup)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ws.list
+	return ws.List
 }

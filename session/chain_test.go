@@ -1,4 +1,4 @@
-package cmd
+package session
 
 import (
 	"context"
@@ -20,15 +20,15 @@ func TestAddChainSourceOff(t *testing.T) {
 		{"off", []record.CollectorStatus{{Name: "ebpf-chain", Reason: "off (--ebpf off)"}}},
 		{"", nil},
 	} {
-		o := &watchOptions{F: &factory{Root: "/"}, EBPF: tc.ebpf}
+		o := &Options{Root: "/", EBPF: tc.ebpf}
 		h := &record.Header{}
-		ws := &watchSources{}
+		ws := &Sources{}
 		addChainSource(context.Background(), o, h, ws)
 		if d := cmp.Diff(tc.want, h.Collectors); d != "" {
 			t.Errorf("--ebpf %q: collectors (-want +got):\n%s", tc.ebpf, d)
 		}
-		if len(ws.list) != 0 || ws.fatal != nil {
-			t.Errorf("--ebpf %q: sources %v, fatal %v; want none", tc.ebpf, ws.list, ws.fatal)
+		if len(ws.List) != 0 || ws.Fatal != nil {
+			t.Errorf("--ebpf %q: sources %v, fatal %v; want none", tc.ebpf, ws.List, ws.Fatal)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package cmd
+package session
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 
 // addMemorySources wires /proc/meminfo and /proc/vmstat (LRU), /proc/swaps and the
 // periodic-job inventory into the recording header.
-func addMemorySources(ctx context.Context, o *watchOptions, h *record.Header, ws *watchSources) {
-	procRoot := filepath.Join(o.F.Root, "proc")
+func addMemorySources(ctx context.Context, o *Options, h *record.Header, ws *Sources) {
+	procRoot := filepath.Join(o.Root, "proc")
 	lc, err := lru.NewCollector(procRoot)
 	if err == nil {
 		_, err = lc.Meminfo()
@@ -24,8 +24,8 @@ func addMemorySources(ctx context.Context, o *watchOptions, h *record.Header, ws
 		m, verr := lc.VMStatMapping()
 		ws.status(h, "vmstat", verr)
 		h.VMStatMapping = m
-		ws.list = append(ws.list, sources.LRU{C: lc},
-			&sources.OOMKills{Kmsg: filepath.Join(o.F.Root, "dev/kmsg"), Boot: h.BootTime})
+		ws.List = append(ws.List, sources.LRU{C: lc},
+			&sources.OOMKills{Kmsg: filepath.Join(o.Root, "dev/kmsg"), Boot: h.BootTime})
 	}
 	sw, err := swap.Swaps(procRoot)
 	ws.status(h, "swaps", err)
@@ -34,18 +34,19 @@ func addMemorySources(ctx context.Context, o *watchOptions, h *record.Header, ws
 	// The host's periodic jobs at start, so that analyze can project
 	// their firings over the recording later, on any host.
 	if !o.NoTimers {
-		jobs, err := hostJobs(o)
+		jobs, err := HostJobs(o.Root, o.KeepCmdline)
 		ws.status(h, "timers", err)
 		h.Jobs = record.FromJobs(jobs)
 	}
 }
 
-// hostJobs is the host's periodic-job inventory now, with what fires
-// now (for gate --recording); `memdiag record` takes it again for each
-// segment's header, so jobs installed meanwhile are in the next one.
-func hostJobs(o *watchOptions) ([]timers.Job, error) {
-	jobs, err := timers.Inventory(o.F.Root, timers.InventoryOptions{KeepSecrets: o.KeepCmdline})
-	if running, ok := timers.ProbeRunning(o.F.Root); ok {
+// HostJobs is the periodic-job inventory of the host under root now,
+// with what fires now (for gate --recording); `memdiag record` takes it
+// again for each segment's header, so jobs installed meanwhile are in
+// the next one. keepSecrets stores job commands unredacted.
+func HostJobs(root string, keepSecrets bool) ([]timers.Job, error) {
+	jobs, err := timers.Inventory(root, timers.InventoryOptions{KeepSecrets: keepSecrets})
+	if running, ok := timers.ProbeRunning(root); ok {
 		timers.ApplyRunning(jobs, running)
 	}
 	return jobs, err

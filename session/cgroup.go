@@ -1,11 +1,11 @@
-package cmd
+package session
 
 import "github.com/memdiag/memdiag/cgroupfs"
 
-// cgroupMounts are the cgroup mount points of the host under root, read
+// CgroupMounts are the cgroup mount points of the host under root, read
 // from its mount table; none when it cannot be read (a fixture root
 // without one), and then --cgroup resolves below /sys/fs/cgroup.
-func cgroupMounts(procRoot, root string) cgroupfs.Mounts {
+func CgroupMounts(procRoot, root string) cgroupfs.Mounts {
 	m, err := cgroupfs.ReadMounts(procRoot, root)
 	if err != nil {
 		return cgroupfs.Mounts{Root: root}

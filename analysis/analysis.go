@@ -1,0 +1,117 @@
+// Package analysis is the one pipeline of the commands that explain a
+// recording (analyze, compare, analyze --prometheus, and watch's verdict
+// through analyze): read the recording sample by sample into a
+// correlate.Series while the latency results are imported, check that
+// enough of it was recorded, join the latency and run correlate's
+// analysis, with the trace the HTML report draws. Opening the files and
+// turning flags into import options stay in cmd; rendering is package
+// report's.
+package analysis
+
+import (
+	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/latency"
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// Source is a recording read sample by sample: one file (record.Reader)
+// or joined segments of a store.
+type Source interface {
+	Header() record.Header
+	Each(fn func(*record.Sample)) (*record.Recording, error)
+}
+
+// Options say how to analyze.
+type Options struct {
+	// Correlate are correlate's options; Project nil is timers.Project,
+	// which recomputes each job's firings from the schedule stored in
+	// the header.
+	Correlate correlate.Options
+	// Import imports the load-test results for a recording with header
+	// h; nil (or a nil result) when latency comes from the recording.
+	// Recording runs it while the samples are read.
+	Import func(h *record.Header) (*latency.Imported, error)
+	// MinShare is the share (0–1) of the results' rows that must fall
+	// inside the recording (--latency-min-share).
+	MinShare float64
+	// WithFailed puts failed requests into the latency statistics.
+	WithFailed bool
+	// Trace asks for the result's trace (the HTML report's charts).
+	Trace bool
+	// Warn is told a problem of the results file that does not stop the
+	// analysis (rows that could not be read); nil: not said.
+	Warn func(error)
+}
+
+// Recording analyzes src as it is read, named name in errors; done ends
+// the caller's progress display once the samples are read.
+func Recording(src Source, name string, done func(), o Options) (correlate.Result, *correlate.Trace, error) {
+	h := src.Header()
+	type imported struct {
+		imp *latency.Imported
+		err error
+	}
+	lat := make(chan imported, 1)
+	go func() {
+		var l imported
+		if o.Import != nil {
+			l.imp, l.err = o.Import(&h)
+		}
+		lat <- l
+	}()
+	sr := correlate.NewSeries(h)
+	gaps := record.NewGaps(h)
+	rec, err := src.Each(func(s *record.Sample) { gaps.Add(s); sr.Add(s) })
+	done()
+	if err != nil {
+		return correlate.Result{}, nil, err
+	}
+	if err := record.NeedSamples(name, gaps.Samples(), rec.End, rec.Warnings); err != nil {
+		return correlate.Result{}, nil, err
+	}
+	l := <-lat
+	if l.err != nil {
+		return correlate.Result{}, nil, l.err
+	}
+	res, t, err := Series(sr, rec.Warnings, l.imp, o)
+	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
+	return res, t, err
+}
+
+// Series analyzes the samples added to sr, with the recording's warnings
+// warns and the imported latency imp (nil: the recording's own). An
+// import that cannot stand for the load test (latency.ErrOutside) is an
+// error.
+func Series(sr *correlate.Series, warns []string, imp *latency.Imported, o Options) (correlate.Result, *correlate.Trace, error) {
+	co := o.Correlate
+	if co.Project == nil {
+		co.Project = timers.Project
+	}
+	co.LatencyWithFailed = o.WithFailed
+	var notes []string
+	if imp != nil {
+		if err := imp.Report.Err(); err != nil && o.Warn != nil {
+			o.Warn(err)
+		}
+		if from, to, ok := sr.Span(); ok {
+			imp.Within(from, to)
+		}
+		if err := imp.Report.Check(o.MinShare); err != nil {
+			return correlate.Result{}, nil, err
+		}
+		notes = append(notes, imp.Report.Describe())
+		if len(imp.Requests) > 0 {
+			co.Requests = imp.Requests
+		} else {
+			co.IntervalStats = imp.Intervals // Locust: per-interval rows only
+		}
+	}
+	res := sr.Analyze(co)
+	res.Warnings = append(correlate.Notes(append(warns, notes...)...), res.Warnings...)
+	var t *correlate.Trace
+	if o.Trace {
+		t = sr.Trace(&res, co)
+	}
+	return res, t, nil
+}

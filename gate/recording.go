@@ -1,0 +1,30 @@
+package gate
+
+import (
+	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// JudgeRecording judges a recording made by watch or record (name names
+// it in errors) in the scope it was made in: its gaps are the report's
+// lacks, a recording that ended abnormally is cut short (never a pass),
+// and each breach whose worst moment falls in an episode analyze credits
+// to a job says so (NoteCulprits). Too few samples is an error.
+func JudgeRecording(rec *record.Recording, name string, ths []*Threshold) (*Report, error) {
+	gaps := record.NewGaps(rec.Header)
+	for i := range rec.Samples {
+		gaps.Add(&rec.Samples[i])
+	}
+	if err := record.NeedSamples(name, len(rec.Samples), rec.End, rec.Warnings); err != nil {
+		return nil, err
+	}
+	rep := Evaluate(&rec.Header, rec.Samples, Scope{Cgroup: rec.Header.Cgroup}, ths)
+	rep.Warnings = rec.Warnings
+	rep.Lacks = gaps.Lines(rec.End, rec.Warnings)
+	if why := gaps.Abnormal(rec.End, rec.Warnings); why != "" {
+		rep.CutShort(why)
+	}
+	NoteCulprits(rep, correlate.Analyze(rec, correlate.Options{Project: timers.Project}))
+	return rep, nil
+}

@@ -1,0 +1,304 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/memdiag/memdiag/exposition"
+	"github.com/memdiag/memdiag/internal/delayacct"
+	"github.com/memdiag/memdiag/internal/hostenv"
+	"github.com/memdiag/memdiag/internal/supervise"
+	"github.com/memdiag/memdiag/record"
+)
+
+// Session is one recording run, from the first collector opened to the
+// end line: its sources and header, the /metrics listener, the wrapped
+// command, the sampler, the last sample and the summary. Start it, Run it
+// into a Sink, Close it.
+type Session struct {
+	opts    Options
+	Header  *record.Header
+	Sources *Sources
+	// Summary totals the run for the end summary (Options.Summarize);
+	// nil otherwise, so that a recorder running for months keeps none.
+	Summary   *record.Summary
+	exp       *exposition.Exporter
+	observers []func(s *record.Sample, final bool)
+	closers   []func() // run last first by Close
+}
+
+// Sink is where a session's samples go: one recording (*record.Writer)
+// or a store's segments (*Segments).
+type Sink interface {
+	WriteHeader(h *record.Header) error
+	WriteSample(s *record.Sample) error
+	Close(reason string) error
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	// Reason is the end line's: "duration", "signal: SIGINT", "write
+	// error", "command exited", with ": command …" when one was run.
+	Reason string
+	// Command is the wrapped command's result; nil when none was run.
+	Command *supervise.Result
+	// Err is the write error that ended the run, or the sink's Close
+	// error; nil when the recording is whole.
+	Err error
+}
+
+// CommandStartError is a wrapped command that could not start: nothing
+// was recorded (exit 4, like a shell's 127).
+type CommandStartError struct{ Err error }
+
+func (e *CommandStartError) Error() string { return "could not start: " + e.Err.Error() }
+func (e *CommandStartError) Unwrap() error { return e.Err }
+
+// Start opens everything that can fail on bad input before the first
+// sample: delay accounting (Options.EnableDelayAcct), then every source
+// (BuildSources). On error, what was opened is closed again.
+func Start(ctx context.Context, o Options) (*Session, error) {
+	s := &Session{opts: o}
+	if err := s.delayAcct(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	srcs, hdr, err := BuildSources(ctx, &s.opts)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.Sources, s.Header = srcs, hdr
+	s.closers = append(s.closers, srcs.Close)
+	if srcs.Fatal != nil {
+		s.Close()
+		return nil, srcs.Fatal
+	}
+	if o.Summarize {
+		s.Summary = record.NewSummary(hdr)
+	}
+	return s, nil
+}
+
+// delayAcct says and undoes the delay accounting a killed run left on
+// (Options.DelayAcctLeftover), then turns it on for the run
+// (Options.EnableDelayAcct); Close restores it.
+func (s *Session) delayAcct() error {
+	o := &s.opts
+	da := delayacct.PathsFor(o.Root, filepath.Join(o.Root, "proc"))
+	if o.DelayAcctLeftover && o.Stderr != nil {
+		if note := delayacct.Leftover(da); note != "" {
+			fmt.Fprintln(o.Stderr, "memdiag: warning:", note)
+		}
+	}
+	if !o.EnableDelayAcct {
+		return nil
+	}
+	restore, err := delayacct.Set(da, true, o.now())
+	if err != nil {
+		if hostenv.As(err) == nil {
+			err = &hostenv.Unavailable{Path: da.Sysctl, Need: "switching delay accounting on", Hint: "needs root", Err: err}
+		}
+		return fmt.Errorf("--enable-delayacct: %w", err)
+	}
+	// Restored by Close, on every return and a panic of the caller's
+	// goroutine; a SIGKILL leaves the state file for the next run.
+	s.closers = append(s.closers, restore)
+	return nil
+}
+
+// Listen serves /metrics on addr from the session's samples until Close,
+// and returns the address it is bound to. An address that cannot be
+// bound is an error before the first sample.
+func (s *Session) Listen(ctx context.Context, addr string) (string, error) {
+	s.exp = exposition.New(*s.Header, exposition.Options{Now: s.opts.Now})
+	srv, err := exposition.Listen(ctx, addr, s.exp)
+	if err != nil {
+		s.exp = nil
+		return "", err
+	}
+	s.closers = append(s.closers, func() { _ = srv.Close() })
+	return srv.Addr(), nil
+}
+
+// Observe adds a listener that sees each sample once it is written;
+// final is true for the last sample, taken after the run ended.
+func (s *Session) Observe(fn func(smp *record.Sample, final bool)) {
+	s.observers = append(s.observers, fn)
+}
+
+// Close releases the sources, stops the listener and restores delay
+// accounting. It is safe to call more than once.
+func (s *Session) Close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+}
+
+// Run records into sink until the duration is over, ctx is done, the
+// wrapped command exits or a write fails: it writes the header, starts
+// the command, samples every interval, stops the command if it still
+// runs, takes the last sample and closes sink with the end line. The
+// error is for a run that never started (the header could not be
+// written; a *CommandStartError); the Outcome says how a run ended.
+func (s *Session) Run(ctx context.Context, sink Sink) (out Outcome, err error) {
+	o := &s.opts
+	if len(o.Command) > 0 {
+		// The command starts right after the header is written: its start
+		// anchors a results file that holds only offsets (hey).
+		s.Header.CommandStart = o.now()
+		s.Sources.CommandStarted(s.Header.CommandStart)
+	}
+	if sg, ok := sink.(*Segments); ok {
+		sg.attach(s)
+	}
+	if err := sink.WriteHeader(s.Header); err != nil {
+		sink.Close("error")
+		return out, err
+	}
+	closed := false
+	defer func() {
+		// A panic here still ends the recording with its end line (the
+		// caller's deferred Close restores delay accounting), then goes on.
+		if r := recover(); r != nil {
+			if !closed {
+				_ = sink.Close(fmt.Sprintf("panic: %v", r))
+			}
+			panic(r)
+		}
+	}()
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	child, err := s.startCommand(cancel)
+	if err != nil {
+		closed = true
+		sink.Close("command failed to start")
+		return out, &CommandStartError{Err: err}
+	}
+	out = s.sample(ctx, runCtx, sink, child)
+	closed = true
+	if err := sink.Close(out.Reason); err != nil && out.Err == nil {
+		out.Err = err
+	}
+	return out, nil
+}
+
+// startCommand starts the command after -- (nil when there is none); its
+// exit cancels the run.
+func (s *Session) startCommand(cancel func()) (*supervise.Child, error) {
+	o := &s.opts
+	if len(o.Command) == 0 {
+		return nil, nil
+	}
+	child, err := supervise.Start(supervise.Options{Args: o.Command, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr})
+	if err != nil {
+		return nil, err
+	}
+	go func() { <-child.Done(); cancel() }()
+	return child, nil
+}
+
+// sample runs the sampler until runCtx ends, stops the command, drains
+// the sources and takes the last sample.
+func (s *Session) sample(ctx, runCtx context.Context, sink Sink, child *supervise.Child) Outcome {
+	o := &s.opts
+	// --duration is a whole number of intervals (rounded up): the
+	// sample due at exactly --duration is the last one.
+	sampler := &record.Sampler{Sources: s.Sources.List, Interval: o.Interval, Logger: o.Logger, Now: o.Now, Limit: Limit(o.Duration, o.Interval)}
+	final := false
+	emit := func(smp *record.Sample) error {
+		if err := sink.WriteSample(smp); err != nil {
+			return err
+		}
+		if s.Summary != nil {
+			s.Summary.Add(smp)
+		}
+		if s.exp != nil {
+			s.exp.Observe(smp)
+		}
+		for _, fn := range s.observers {
+			fn(smp, final)
+		}
+		return nil
+	}
+	writeErr := sampler.Run(runCtx, emit)
+	out := s.stop(ctx, child, writeErr)
+	// Requests still in flight in the probe and a followed results file
+	// are handed over before the last sample.
+	s.Sources.Drain()
+	// The last sample: what happened after the last tick (the command's
+	// exit, its children's exit events, the last requests) is recorded.
+	// A --duration run without a command ended on its last tick.
+	if writeErr == nil && (out.Reason != "duration" || child != nil) {
+		final = true
+		writeErr = sampler.Final(ctx, emit)
+	}
+	out.Err = writeErr
+	return out
+}
+
+// stop says why the run ended and stops the command if it still runs.
+func (s *Session) stop(ctx context.Context, child *supervise.Child, writeErr error) Outcome {
+	reason, stop := "", ""
+	switch {
+	case writeErr != nil:
+		reason, stop = "write error", "write error"
+	case StoppedBy(ctx) != "":
+		reason = "signal: " + StoppedBy(ctx)
+		stop = reason
+	case child != nil && child.Exited():
+		reason = "command exited"
+	default:
+		reason, stop = "duration", "duration"
+	}
+	if child == nil {
+		return Outcome{Reason: reason}
+	}
+	var res supervise.Result
+	if stop != "" {
+		res = child.Stop(stop)
+	} else {
+		res = child.Result()
+		if sig := SignalledToo(ctx, res); sig != "" {
+			reason = "signal: " + sig
+			res = child.Stop(reason)
+		}
+	}
+	return Outcome{Reason: fmt.Sprintf("%s: command %s", reason, res.Describe()), Command: &res}
+}
+
+// StoppedBy names the signal that ended ctx ("SIGTERM") when its cause
+// has a StopSignal method (cmd's signal handler sets one), "cancelled"
+// when ctx ended otherwise, and "" while it runs.
+func StoppedBy(ctx context.Context) string {
+	var se interface{ StopSignal() syscall.Signal }
+	if errors.As(context.Cause(ctx), &se) {
+		return unix.SignalName(se.StopSignal())
+	}
+	if ctx.Err() != nil {
+		return "cancelled"
+	}
+	return ""
+}
+
+// SignalledToo returns the signal that stopped memdiag when the command
+// died of a stop signal just before memdiag noticed its own: the
+// terminal's Ctrl-C reaches both at once, and the command may win the
+// race to exit. "" when memdiag was not signalled.
+func SignalledToo(ctx context.Context, res supervise.Result) string {
+	switch res.Signal {
+	case "SIGINT", "SIGTERM", "SIGHUP":
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return StoppedBy(ctx)
+}
