@@ -201,7 +201,7 @@ func HostHeader(ctx context.Context, root string, now time.Time, version string)
 	// The zone the host's jobs run in, by its name: a copied
 	// /etc/localtime leaves time.Local an abbreviation ("CST") that is no
 	// zone to project schedules in (timers.HostZone names the copy).
-	h.TimeZone = timers.HostZone(f.Root)
+	h.TimeZone = timers.HostZone(root)
 	if h.TimeZone == "" {
 		h.TimeZone = time.Local.String()
 	}
