@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -69,22 +70,15 @@ func (c *cgroupNames) walk() {
 		if !d.IsDir() {
 			return nil
 		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil
+		// A group removed while walking, or one the walk cannot name,
+		// is left out: its id stays unresolved ("(gone ID)").
+		var st *syscall.Stat_t
+		if fi, ierr := d.Info(); ierr == nil {
+			st, _ = fi.Sys().(*syscall.Stat_t)
 		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if !ok {
-			return nil
-		}
-		rel, err := filepath.Rel(c.dir, p)
-		if err != nil {
-			return nil
-		}
-		if rel == "." {
-			paths[st.Ino] = "/"
-		} else {
-			paths[st.Ino] = "/" + filepath.ToSlash(rel)
+		if st != nil {
+			// WalkDir's paths are c.dir joined with the group's path.
+			paths[st.Ino] = "/" + strings.TrimLeft(filepath.ToSlash(strings.TrimPrefix(p, c.dir)), "/")
 		}
 		return nil
 	})

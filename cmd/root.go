@@ -20,7 +20,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
-	"github.com/memdiag/memdiag/session"
 )
 
 // factory carries what every command needs and tests replace.
@@ -90,10 +89,6 @@ func (e *signalError) Is(target error) bool { return target == context.Canceled 
 
 // StopSignal is the signal, for session.StoppedBy.
 func (e *signalError) StopSignal() syscall.Signal { return e.Signal }
-
-// stoppedBy names the signal that ended ctx ("SIGTERM"), "cancelled" if
-// it ended otherwise, "" if it did not end (session.StoppedBy).
-func stoppedBy(ctx context.Context) string { return session.StoppedBy(ctx) }
 
 // execute executes the command line against f and maps the outcome to an exit
 // code (see exit.go).

@@ -141,7 +141,10 @@ func (f *Finder) localIPs(ctx context.Context, host string) ([]net.IP, error) {
 // equals its IPv4 one). A missing tcp6 (ipv6.disable=1) is skipped.
 func (f *Finder) listeners(ips []net.IP, port int) ([]uint64, error) {
 	var inodes []uint64
-	for _, read := range []func() (procfs.NetTCP, error){f.fs.NetTCP, f.fs.NetTCP6} {
+	// procfs marks NetTCP deprecated in favour of sock_diag over netlink,
+	// which reads the live kernel only; /proc/net/tcp{,6} is what --root
+	// fixtures and tests can hold, so the files are read here.
+	for _, read := range []func() (procfs.NetTCP, error){f.fs.NetTCP, f.fs.NetTCP6} { //nolint:staticcheck // SA1019: see above
 		lines, err := read()
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
