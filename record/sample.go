@@ -14,8 +14,15 @@ package record
 import "time"
 
 // SchemaVersion is the version of the recording format written by this
-// build. Readers accept recordings with the same major version.
-const SchemaVersion = 1
+// build. Readers accept recordings of this version and older ones.
+//
+// Version 2 (2026-12-06) adds the victim (Header.Victim), the page-cache
+// chain traced with eBPF (Sample.Chain) and the RSS holders' cgroups
+// (ProcRSS.Cgroup). Every path of version 1 is kept (testdata/v1); a
+// memdiag that reads only version 1 refuses version 2 and says to
+// upgrade, rather than ignore the chain and credit by correlation what
+// the chain refutes.
+const SchemaVersion = 2
 
 // FormatName is the value of Header.Format.
 const FormatName = "memdiag-recording"

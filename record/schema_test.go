@@ -122,57 +122,58 @@ func TestWireTypesOwnedByRecord(t *testing.T) {
 	}
 }
 
-// TestWireSchemaV1 keeps every JSON path of schema version 1 readable:
-// testdata/v1/schema.txt is frozen (never rewritten, not even by make
-// golden). A path that disappears or changes kind — a renamed JSON tag in
-// any collector's struct, a field turned from pages to bytes under the
-// same name — fails here, because every recording users already have
-// carries the old one. New optional paths are allowed (old readers ignore
-// them); they are listed so that the next schema file includes them.
-func TestWireSchemaV1(t *testing.T) {
-	f, err := os.Open("testdata/v1/schema.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+// TestWireSchemaFrozen keeps every JSON path of every schema version
+// readable: testdata/vN/schema.txt are frozen (never rewritten, not even
+// by make golden). A path that disappears or changes kind — a renamed
+// JSON tag in any collector's struct, a field turned from pages to bytes
+// under the same name — fails here, because every recording users
+// already have carries the old one. New optional paths are allowed (old
+// readers ignore them); they are listed so that the next schema file
+// includes them. The current version must have its file.
+func TestWireSchemaFrozen(t *testing.T) {
 	now := map[string]bool{}
 	paths, _ := wireSchema()
 	for _, l := range paths {
 		now[l] = true
 	}
-	frozen := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		l := sc.Text()
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
+	for v := 1; v <= SchemaVersion; v++ {
+		name := fmt.Sprintf("testdata/v%d/schema.txt", v)
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatalf("SchemaVersion %d: %v (freeze testdata/v%d/ beside the older ones and keep their tests)", SchemaVersion, err, v)
 		}
-		frozen[l] = true
-		if !now[l] {
-			t.Errorf("testdata/v1/schema.txt:%d: %q is no longer written: recordings of schema 1 carry it; "+
-				"keep the tag and kind (add a new field instead), or bump SchemaVersion with a reader for 1", n, l)
+		frozen := map[string]bool{}
+		sc := bufio.NewScanner(f)
+		for n := 1; sc.Scan(); n++ {
+			l := sc.Text()
+			if l == "" || strings.HasPrefix(l, "#") {
+				continue
+			}
+			frozen[l] = true
+			if !now[l] {
+				t.Errorf("%s:%d: %q is no longer written: recordings of schema %d carry it; "+
+					"keep the tag and kind (add a new field instead), or bump SchemaVersion with a reader for %d", name, n, l, v, v)
+			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	var added []string
-	for l := range now {
-		if !frozen[l] {
-			added = append(added, l)
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
 		}
-	}
-	sort.Strings(added)
-	if len(added) > 0 {
-		t.Logf("paths added since schema.txt was frozen (compatible):\n%s", strings.Join(added, "\n"))
-	}
-	if SchemaVersion != 1 {
-		t.Errorf("SchemaVersion = %d: freeze testdata/v%d/ beside v1 and keep v1's test", SchemaVersion, SchemaVersion)
+		f.Close()
+		var added []string
+		for l := range now {
+			if !frozen[l] {
+				added = append(added, l)
+			}
+		}
+		sort.Strings(added)
+		if v == SchemaVersion && len(added) > 0 {
+			t.Logf("paths added since %s was frozen (compatible):\n%s", name, strings.Join(added, "\n"))
+		}
 	}
 }
 
 // TestWireSchemaDetectsRename checks that the walk sees a renamed tag, so
-// TestWireSchemaV1 can fail.
+// TestWireSchemaFrozen can fail.
 func TestWireSchemaDetectsRename(t *testing.T) {
 	type a struct {
 		X uint64 `json:"pgscan_direct_pages"`
