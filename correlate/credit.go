@@ -242,9 +242,10 @@ type modelCtx struct {
 	inEp     []bool  // per interval: inside an episode
 	epLen    float64 // mean episode intervals + 1
 	wake     time.Duration
-	unitData bool           // some recorded process was in a unit, or in a cgroup other than the root
-	runs     map[*proc]*run // runOf's memo
-	persist  map[*proc]bool // persistent's memo
+	unitData bool                      // some recorded process was in a unit, or in a cgroup other than the root
+	runs     map[*proc]*run            // runOf's memo
+	patterns map[string]map[*proc]bool // patternProcs' memo
+	persist  map[*proc]bool            // persistent's memo
 	// chain is the victim's side of each episode's traced page-cache
 	// chain (chainEpisodes), nil where it was not traced.
 	chain []*ChainEpisode
@@ -1484,12 +1485,19 @@ func (mc *modelCtx) startedBy(p *proc) []string {
 
 // patternProcs are the recorded processes of the pattern key.
 func (mc *modelCtx) patternProcs(key string) map[*proc]bool {
+	if out, ok := mc.patterns[key]; ok {
+		return out
+	}
 	out := map[*proc]bool{}
 	for _, p := range mc.pt.all {
 		if mc.runOf(p).key == key {
 			out[p] = true
 		}
 	}
+	if mc.patterns == nil {
+		mc.patterns = map[string]map[*proc]bool{}
+	}
+	mc.patterns[key] = out
 	return out
 }
 
