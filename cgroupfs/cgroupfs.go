@@ -114,14 +114,17 @@ func Resolve(root string, m Mounts, value string) string {
 	if root == "" {
 		root = "/"
 	}
+	// Cleaned as a rooted path first, so "/.." or "a/../../.." stays
+	// under root (an absolute value) or under the mount (a group path).
+	jailed := filepath.Clean("/" + value)
 	if filepath.IsAbs(value) {
-		return filepath.Join(root, value)
+		return filepath.Join(root, jailed)
 	}
 	base := m.Unified
 	if base == "" {
 		base = DefaultMount
 	}
-	return filepath.Join(root, base, value)
+	return filepath.Join(root, base, jailed)
 }
 
 // Rel is the group path of dir in the hierarchy mounted at mount under
