@@ -23,6 +23,16 @@
 # brackets) and the ratio on/off of (watch CPU + BPF run time), per round
 # and of the means; issue 25's target is ≤ 1.1×.
 #
+# Whole-process CPU of two neighbouring 30 s runs differs by up to ±30 %
+# on a shared host (the churn of other processes that watch reads), far
+# more than the chain costs. So each "on" run also writes a pprof CPU
+# profile (watch --cpuprofile) and the table gives the chain's own share
+# of it: the CPU in every call stack through package chain or
+# cilium/ebpf (loading the BTF and programs at start, draining the maps
+# each sample). "attributed" is then (off's mean + that share + the BPF
+# run time) / off's mean: what the chain adds, measured in the run that
+# paid it rather than as the difference of two noisy totals.
+#
 # It holds the e2e lock (/var/tmp/memdiag-e2e.lock, internal/testenv)
 # while it measures, so other engineers' end-to-end tests do not run
 # beside it (and wait for it: ~4 × rounds × (T + 3) s per N).
@@ -60,9 +70,10 @@ echo "# lock held from $(date -u +%T)" >&2
 dd if=/dev/zero of="$tmp/cold" bs=1M count=2048 conv=fsync status=none
 
 # run_one N LOAD VARIANT ROUND: one watch run; prints a raw line
-#   n load variant round cpu_s bpf_s rss_kib reader_cpu_s reader_mibs samples events procs load1
+#   n load variant round cpu_s bpf_s rss_kib reader_cpu_s reader_mibs samples events procs load1 chain_cpu_s
 run_one() {
-  local n=$1 load=$2 v=$3 r=$4 rec="$tmp/rec.jsonl" rcpu=0 rrate=0
+  local n=$1 load=$2 v=$3 r=$4 rec="$tmp/rec.jsonl" rcpu=0 rrate=0 prof=() chaincpu=0
+  [ "$v" = on ] && prof=(--cpuprofile "$tmp/cpu.prof")
   rm -f "$rec"
   if [ "$load" = cold ]; then
     # started 1 s before watch, ends 1 s after it
@@ -71,7 +82,7 @@ run_one() {
     sleep 1
   fi
   /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" \
-    "$tmp/memdiag" watch --interval 1s --duration "${T}s" --quiet --no-timers --force --out "$rec" --ebpf "$v" $WFLAGS \
+    "$tmp/memdiag" watch --interval 1s --duration "${T}s" --quiet --no-timers --force --out "$rec" --ebpf "$v" "${prof[@]}" $WFLAGS \
     >"$tmp/stdout" 2>"$tmp/stderr" || { echo "watch --ebpf $v failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
   if [ -n "$reader" ]; then
     wait "$reader" || true
@@ -82,17 +93,23 @@ run_one() {
   if [ "$v" = on ] && [ "$(jq -n 'first(inputs | select(.type == "header")) | [.collectors[] | select(.name == "ebpf-chain") | .available] | any' "$rec")" != true ]; then
     echo "--ebpf on: the chain is not in the recording's collectors" >&2; exit 1
   fi
+  if [ "$v" = on ]; then
+    # "Showing nodes accounting for 0.08s, 2.65% of 3.02s total": the first figure
+    chaincpu=$(go tool pprof -top -focus='memdiag/chain\.|cilium/ebpf' "$tmp/memdiag" "$tmp/cpu.prof" 2>/dev/null |
+      sed -n 's/^Showing nodes accounting for \([0-9.]*\)\(m\?s\),.*/\1 \2/p' | awk '{print ($2 == "ms") ? $1 / 1000 : $1}')
+    chaincpu=${chaincpu:-0}
+  fi
   local e u s m bpf samples events
   read -r e u s m < <(tail -n 1 "$tmp/time")
   bpf=$(jq -n '[inputs | .chain.run_time_ns? // 0] | add / 1e9' "$rec")
   samples=$(jq -n '[inputs | select(.type == "sample")] | length' "$rec")
   events=$(grep -o '"kind":"e[a-z]*"' "$rec" | wc -l || true)
-  echo "$n $load $v $r $(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}') $bpf $m $rcpu $rrate $samples $events $(ls /proc | grep -c '^[0-9]') $(cut -d' ' -f1 /proc/loadavg)"
+  echo "$n $load $v $r $(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}') $bpf $m $rcpu $rrate $samples $events $(ls /proc | grep -c '^[0-9]') $(cut -d' ' -f1 /proc/loadavg) $chaincpu"
 }
 
 echo "# memdiag bench/ebpf.sh: $(date -u +%FT%TZ), $(uname -r), $(nproc) cores, T=${T}s, rounds=$ROUNDS, cold reads at ${RATE} MiB/s"
 echo "# command: bench/ebpf.sh -n \"$NS\" -t $T -r $ROUNDS -R $RATE${WFLAGS:+ -w \"$WFLAGS\"}"
-echo "# raw: N load variant round watch_cpu_s bpf_s peak_rss_KiB reader_cpu_s reader_MiB/s samples proc_events host_procs load1"
+echo "# raw: N load variant round watch_cpu_s bpf_s peak_rss_KiB reader_cpu_s reader_MiB/s samples proc_events host_procs load1 chain_cpu_s"
 raw="$tmp/raw"
 : >"$raw"
 for n in $NS; do
@@ -115,14 +132,14 @@ done
 echo "# done $(date -u +%FT%TZ)"
 
 echo
-echo "| N | load | --ebpf | watch CPU ms/s | BPF run time ms/s | CPU + BPF ms/s | peak RSS MiB | reader CPU s | on/off (CPU + BPF), per round | on/off of the means |"
-echo "|---|---|---|---:|---:|---:|---:|---:|---|---:|"
+echo "| N | load | --ebpf | watch CPU ms/s | chain's CPU in watch ms/s (profile) | BPF run time ms/s | CPU + BPF ms/s | peak RSS MiB | reader CPU s | on/off (CPU + BPF), per round | on/off of the means | attributed |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
 awk -v T="$T" '
   function fmt(sum, lo, hi, k) { return sprintf("%.1f [%.1f–%.1f]", sum / k, lo, hi) }
   {
     key = $1 SUBSEP $2 SUBSEP $3; c = $5 * 1000 / T; b = $6 * 1000 / T; t = c + b
     if (!(key in k)) { order[++no] = key; clo[key] = chi[key] = c; blo[key] = bhi[key] = b; tlo[key] = thi[key] = t }
-    k[key]++; cs[key] += c; bs[key] += b; ts[key] += t; rs[key] += $8
+    k[key]++; cs[key] += c; bs[key] += b; ts[key] += t; rs[key] += $8; ps[key] += $14 * 1000 / T
     if (c < clo[key]) clo[key] = c; if (c > chi[key]) chi[key] = c
     if (b < blo[key]) blo[key] = b; if (b > bhi[key]) bhi[key] = b
     if (t < tlo[key]) tlo[key] = t; if (t > thi[key]) thi[key] = t
@@ -132,15 +149,17 @@ awk -v T="$T" '
   }
   END {
     for (i = 1; i <= no; i++) {
-      key = order[i]; split(key, f, SUBSEP); ratio = ""; mean = ""
+      key = order[i]; split(key, f, SUBSEP); ratio = ""; mean = ""; attr = ""; pc = "–"
       if (f[3] == "on") {
         off = f[1] SUBSEP f[2] SUBSEP "off"
         for (r = 1; r <= rounds[f[1] SUBSEP f[2]]; r++)
           ratio = ratio (r > 1 ? ", " : "") sprintf("%.2f", tot[f[1] SUBSEP f[2] SUBSEP "on" SUBSEP r] / tot[f[1] SUBSEP f[2] SUBSEP "off" SUBSEP r])
         mean = sprintf("**%.2f×**", (ts[key] / k[key]) / (ts[off] / k[off]))
+        pc = sprintf("%.1f", ps[key] / k[key])
+        attr = sprintf("**%.3f×**", (ts[off] / k[off] + ps[key] / k[key] + bs[key] / k[key]) / (ts[off] / k[off]))
       }
-      printf "| %s | %s | %s | %s | %s | %s | %.1f | %.2f | %s | %s |\n", f[1], f[2], f[3],
-        fmt(cs[key], clo[key], chi[key], k[key]), fmt(bs[key], blo[key], bhi[key], k[key]),
-        fmt(ts[key], tlo[key], thi[key], k[key]), m[key] / 1024, rs[key] / k[key], ratio, mean
+      printf "| %s | %s | %s | %s | %s | %s | %s | %.1f | %.2f | %s | %s | %s |\n", f[1], f[2], f[3],
+        fmt(cs[key], clo[key], chi[key], k[key]), pc, fmt(bs[key], blo[key], bhi[key], k[key]),
+        fmt(ts[key], tlo[key], thi[key], k[key]), m[key] / 1024, rs[key] / k[key], ratio, mean, attr
     }
   }' "$raw"
