@@ -136,6 +136,13 @@ var gateExample = examples(`
 	memdiag gate --threshold 'memory.full.stall<1%' --recording /var/lib/memdiag --from 'yesterday 02:00..03:00'
 `)
 
+// cgroupValue is what a --cgroup value may be, for every command
+// (cgroupfs.Resolve gives it its one meaning).
+const cgroupValue = "its `DIR` (/sys/fs/cgroup/unified/system.slice/web.service on a hybrid host; read under --root) or its path below the cgroup2 mount (system.slice/web.service)"
+
+// cgroupRecordUsage is watch's and record's --cgroup help.
+const cgroupRecordUsage = "also record this cgroup v2 group's memory, io and cpu pressure and its memory counters: " + cgroupValue + "; default: the victim's group, when one is found"
+
 func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	opts := &gateOptions{IO: f.IO, Now: f.Now, Getenv: os.Getenv, Location: time.Local}
 	cmd := &cobra.Command{
@@ -186,7 +193,7 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
 	fl.Var(pathsValue{&opts.Recording, &opts.MoreRecordings}, "recording", "judge this recording (from memdiag watch), or store directory of memdiag record, instead of sampling; repeat it for several segments")
 	windowFlags(fl, &opts.From, &opts.To, "--recording")
-	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 `DIR` instead of the host")
+	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 group instead of the host: "+cgroupValue)
 	fl.StringVar(&opts.Victim, "victim", "", "judge the cgroup of this `PID`, UNIT (web.service) or CGROUP instead of the host (recorded as the victim)")
 	formatFlag(cmd, &opts.Format, format.Table, gate.Formats, "")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout")

@@ -117,7 +117,7 @@ func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) 
 	w := &opts.Watch
 	fl.DurationVar(&w.Interval, "interval", time.Second, "time between samples (at least 10ms)")
 	minDuration(fl, "interval", 10*time.Millisecond)
-	fl.StringVar(&w.Cgroup, "cgroup", "", "also record this cgroup v2 directory's memory/io/cpu.pressure")
+	fl.StringVar(&w.Cgroup, "cgroup", "", cgroupRecordUsage)
 	fl.StringVar(&w.Victim, "victim", "", victimFlagHelp)
 	fl.IntVar(&w.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
 	fl.BoolVar(&w.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")

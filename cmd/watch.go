@@ -151,7 +151,7 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long, e.g. 30m, 2h, 2d (default: until Ctrl-C or the command exits)")
 	fl.StringVarP(&opts.Out, "out", "o", "", "recording file (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here); a name ending .gz is gzip-compressed, any other plain JSON Lines; both flushed every sample")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite --out if it exists")
-	fl.StringVar(&opts.Cgroup, "cgroup", "", "also record this cgroup v2 directory's memory/io/cpu.pressure")
+	fl.StringVar(&opts.Cgroup, "cgroup", "", cgroupRecordUsage)
 	fl.StringVar(&opts.Victim, "victim", "", victimFlagHelp)
 	fl.IntVar(&opts.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no live rows")

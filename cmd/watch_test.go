@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -188,14 +189,43 @@ func TestRunWatchBadOutput(t *testing.T) {
 }
 
 func TestRunWatchCgroupV1(t *testing.T) {
-	dir := t.TempDir()
 	// A v1 memory cgroup directory has cgroup.procs but no *.pressure.
-	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), nil, 0o644); err != nil {
+	root := fixtureRoot(t, map[string]string{
+		"proc/pressure/memory":     psiMemory,
+		"v1/cgroup.procs":          "",
+		"v1/memory.limit_in_bytes": "67108864\n",
+	})
+	code, _, errOut := runMemdiag(t, root, "watch", "--duration", "50ms", "--cgroup", "/v1", "--out", filepath.Join(t.TempDir(), "r.jsonl"))
+	if code != exitEnv || !strings.Contains(errOut, "cgroup v2") || !strings.Contains(errOut, filepath.Join(root, "v1")) {
+		t.Errorf("v1 cgroup: exit %d, stderr %q; want %d and a cgroup v2 hint naming %s", code, errOut, exitEnv, filepath.Join(root, "v1"))
+	}
+}
+
+// TestCgroupOneMeaning: --cgroup means the same directory to watch,
+// record and gate (cgroupfs.Resolve): an absolute DIR is read under
+// --root, a relative value is a group path below the cgroup2 mount.
+func TestCgroupOneMeaning(t *testing.T) {
+	root := fixtureRoot(t, map[string]string{
+		"proc/pressure/memory":                  psiMemory,
+		"proc/7/mountinfo":                      "35 24 0:30 / /sys/fs/cgroup/unified rw,nosuid,nodev,noexec,relatime shared:10 - cgroup2 cgroup2 rw,nsdelegate\n",
+		"sys/fs/cgroup/unified/v1/cgroup.procs": "",
+	})
+	// procfs finds "self" by its link, as the kernel's is
+	if err := os.Symlink("7", filepath.Join(root, "proc/self")); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--duration", "50ms", "--cgroup", dir, "--out", filepath.Join(t.TempDir(), "r.jsonl"))
-	if code != exitEnv || !strings.Contains(errOut, "cgroup v2") {
-		t.Errorf("v1 cgroup: exit %d, stderr %q; want %d and a cgroup v2 hint", code, errOut, exitEnv)
+	want := filepath.Join(root, "sys/fs/cgroup/unified/v1")
+	for _, cmd := range [][]string{
+		{"watch", "--duration", "50ms", "--out", filepath.Join(t.TempDir(), "r.jsonl")},
+		{"record", "--store", t.TempDir()},
+		{"gate", "-t", "memory.some.stall<1%", "--duration", "50ms"},
+	} {
+		for _, v := range []string{"/sys/fs/cgroup/unified/v1", "v1", "/v1/../sys/fs/cgroup/unified/v1"} {
+			code, _, errOut := runMemdiag(t, root, append(slices.Clone(cmd), "--cgroup", v)...)
+			if code != exitEnv || !strings.Contains(errOut, want) {
+				t.Errorf("%s --cgroup %s: exit %d, stderr %q; want %d naming %s", cmd[0], v, code, errOut, exitEnv, want)
+			}
+		}
 	}
 }
 

@@ -86,7 +86,7 @@ func TestTablesFit80Columns(t *testing.T) {
 	cases = append(cases,
 		append(slices.Clone(watch), "--out", filepath.Join(tmp, "host.jsonl")),
 		append(slices.Clone(watch), "--out", filepath.Join(tmp, "all.jsonl"), "--root", hog,
-			"--cgroup", filepath.Join(hog, "sys", "fs", "cgroup", "unified", "lru-fixture"), "--probe", srv.URL),
+			"--cgroup", "/sys/fs/cgroup/unified/lru-fixture", "--probe", srv.URL),
 	)
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

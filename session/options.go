@@ -22,8 +22,12 @@ type Options struct {
 	Interval time.Duration
 	// Duration, when positive, ends the run after that long, rounded up
 	// to whole intervals (see Limit).
-	Duration    time.Duration
-	Cgroup      string // --cgroup: a cgroup v2 directory
+	Duration time.Duration
+	// Cgroup is --cgroup as given: a cgroup v2 directory (absolute, read
+	// under Root) or a group path below the cgroup2 mount ("system.slice/
+	// web.service"). BuildSources resolves it with cgroupfs.Resolve, as
+	// gate does: one meaning for every command.
+	Cgroup      string
 	Victim      string // --victim PID|UNIT|CGROUP
 	TopN        int
 	KeepCmdline bool // store command lines (and the probe URL) unredacted

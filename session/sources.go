@@ -14,6 +14,7 @@ import (
 	"github.com/shirou/gopsutil/v4/host"
 	"golang.org/x/sys/unix"
 
+	"github.com/memdiag/memdiag/cgroupfs"
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
@@ -84,6 +85,14 @@ func BuildSources(ctx context.Context, o *Options) (*Sources, *record.Header, er
 		// Recordings get shared: the command after -- is redacted like every
 		// other command line (one string, secrets as ***).
 		h.Command = []string{redact.Cmdline(o.Command)}
+	}
+	if o.Cgroup != "" {
+		// One meaning of --cgroup for every command (cgroupfs.Resolve):
+		// the directory under --root, or a group path below the cgroup2
+		// mount; the recording keeps the resolved directory.
+		oc := *o
+		oc.Cgroup = cgroupfs.Resolve(o.Root, CgroupMounts(filepath.Join(o.Root, "proc"), o.Root), o.Cgroup)
+		o = &oc
 	}
 	ws := &Sources{}
 	vic, err := ws.scope(ctx, o, h)

@@ -110,13 +110,17 @@ func TestWatchVictim(t *testing.T) {
 		t.Errorf("CgroupVMStat %+v, want the v1 group's total_pgmajfault 3", s.CgroupVMStat)
 	}
 
+	// --cgroup as a directory under the root, or as a group path below
+	// the cgroup2 mount: the same group (cgroupfs.Resolve).
 	other := filepath.Join(root, "sys/fs/cgroup/unified/other")
-	_, h, err = build("web.service", other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h.Cgroup != other || h.Victim == nil {
-		t.Errorf("--cgroup given: header cgroup %q (want %q), victim %+v", h.Cgroup, other, h.Victim)
+	for _, v := range []string{"/sys/fs/cgroup/unified/other", "other"} {
+		_, h, err = build("web.service", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Cgroup != other || h.Victim == nil {
+			t.Errorf("--cgroup %s: header cgroup %q (want %q), victim %+v", v, h.Cgroup, other, h.Victim)
+		}
 	}
 
 	_, _, err = build("nosuch.service", "")
