@@ -87,6 +87,7 @@ type Header struct {
 const (
 	VictimFromProbe   = "probe"   // the process listening behind --probe's local address
 	VictimFromLatency = "latency" // the process listening behind a followed load-test file's target
+	VictimFromCommand = "command" // the process listening behind the URL in the wrapped command's arguments
 	VictimGiven       = "given"   // --victim PID|UNIT|CGROUP
 )
 
@@ -98,7 +99,7 @@ type Victim struct {
 	PID    int    `json:"pid,omitempty"` // the main process; 0 when given as a unit or cgroup
 	Comm   string `json:"comm,omitempty"`
 	Exe    string `json:"exe,omitempty"`
-	How    string `json:"how"`              // VictimFromProbe, VictimFromLatency, VictimGiven
+	How    string `json:"how"`              // VictimFromProbe, VictimFromLatency, VictimFromCommand, VictimGiven
 	Detail string `json:"detail,omitempty"` // how, in words: "127.0.0.1:8080 is a listening socket of pid 4242"
 	Unit   string `json:"unit,omitempty"`   // its systemd unit, from its cgroup path
 	Cgroup string `json:"cgroup,omitempty"` // its cgroup v2 (unified) group, the path /proc/PID/cgroup gives ("/a/b.service")

@@ -79,6 +79,8 @@ func victimLine(r *correlate.Result) string {
 		how = "found from --probe"
 	case record.VictimFromLatency:
 		how = "found from the --latency file's target"
+	case record.VictimFromCommand:
+		how = "found from the wrapped command's target"
 	}
 	line := "Victim: " + name + ", " + how
 	if v.Detail != "" && v.How != record.VictimGiven {

@@ -35,7 +35,7 @@ func PressureSources(ctx context.Context, root, cgroup, victimFlag string, warn 
 	}
 	if victimFlag != "" {
 		// --victim's group is the scope unless --cgroup names one.
-		vic, err := FindVictim(ctx, root, procRoot, victimFlag, "")
+		vic, err := FindVictim(ctx, root, procRoot, victimFlag, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -126,7 +126,7 @@ func BuildSources(ctx context.Context, o *Options) (*Sources, *record.Header, er
 // unless --cgroup was given; a wrong --victim fails here, before
 // anything is recorded.
 func (ws *Sources) scope(ctx context.Context, o *Options, h *record.Header) (FoundVictim, error) {
-	vic, err := FindVictim(ctx, o.Root, filepath.Join(o.Root, "proc"), o.Victim, o.ProbeURL)
+	vic, err := FindVictim(ctx, o.Root, filepath.Join(o.Root, "proc"), o.Victim, VictimTargets(o.ProbeURL, o.LatencyFile, o.Command))
 	if err != nil {
 		return vic, err
 	}

@@ -13,31 +13,46 @@ const StatusName = "victim"
 
 // Find is the lookup watch, record and gate do at start. With --victim
 // (flag), the victim it names; an error then is the user's (it wraps
-// ErrBadFlag). Without it, the service behind probe when probe is a
-// local URL; not finding it is no error, only a status that says why and
-// to pass --victim. status is the recording header's "victim" entry: its
-// Reason also notes a victim whose stall cannot be read apart from the
-// host's (its v2 group is the root) or at all (no cgroup2 mount).
-func (f *Finder) Find(ctx context.Context, flag, probe string) (*record.Victim, record.CollectorStatus, error) {
+// ErrBadFlag). Without it, the service listening behind the first of
+// targets whose URL is local (--probe, then a followed load-test file's
+// target, then the wrapped command's); not finding it is no error, only
+// a status that says why and to pass --victim. status is the recording
+// header's "victim" entry: its Reason also notes a victim whose stall
+// cannot be read apart from the host's (its v2 group is the root) or at
+// all (no cgroup2 mount).
+func (f *Finder) Find(ctx context.Context, flag string, targets []Target) (*record.Victim, record.CollectorStatus, error) {
 	st := record.CollectorStatus{Name: StatusName}
 	var v *record.Victim
-	var err error
 	switch {
 	case flag != "":
+		var err error
 		if v, err = f.FromFlag(flag); err != nil {
 			return nil, st, err
 		}
-	case probe == "":
-		st.Reason = "no --probe to find the service from: pass --victim PID|UNIT|CGROUP to read its own stall and memory"
+	case len(targets) == 0:
+		st.Reason = "no --probe (nor a local URL in the --latency file or the command after --) to find the service from: pass --victim PID|UNIT|CGROUP to read its own stall and memory"
 		return nil, st, nil
 	default:
-		if v, err = f.FromURL(ctx, probe, record.VictimFromProbe); err != nil {
-			st.Reason = "not found from --probe: " + err.Error()
-			if !strings.Contains(st.Reason, "--victim") {
-				st.Reason += "; pass --victim PID|UNIT|CGROUP"
+		var why []string
+		for _, t := range targets {
+			found, err := f.FromURL(ctx, t.URL, t.How)
+			if err == nil {
+				v = found
+				if t.How != record.VictimFromProbe {
+					v.Detail = t.URL + " in " + t.From + "; " + v.Detail
+				}
+				break
 			}
 			if !errors.Is(err, ErrNotFound) {
 				st.Reason = "reading the host: " + err.Error() + "; pass --victim PID|UNIT|CGROUP"
+				return nil, st, nil
+			}
+			why = append(why, "not found from "+t.From+": "+err.Error())
+		}
+		if v == nil {
+			st.Reason = strings.Join(why, "; ")
+			if !strings.Contains(st.Reason, "--victim") {
+				st.Reason += "; pass --victim PID|UNIT|CGROUP"
 			}
 			return nil, st, nil
 		}

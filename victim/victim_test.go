@@ -350,11 +350,15 @@ func TestFind(t *testing.T) {
 	}{
 		{"", url, fixPID, true, ""},
 		{"14762", "http://203.0.113.9/", fixPID, true, ""}, // --victim wins over the probe
-		{"", "", 0, false, "no --probe to find the service from: pass --victim"},
+		{"", "", 0, false, "to find the service from: pass --victim"},
 		{"", "http://203.0.113.9/", 0, false, "not found from --probe: 203.0.113.9 is not an address of this host"},
 		{"", "http://127.0.0.1:9/", 0, false, "no listening TCP socket"},
 	} {
-		v, st, err := f.Find(ctx, tc.flag, tc.probe)
+		var ts []Target
+		if tc.probe != "" {
+			ts = []Target{{URL: tc.probe, How: record.VictimFromProbe, From: "--probe"}}
+		}
+		v, st, err := f.Find(ctx, tc.flag, ts)
 		if err != nil {
 			t.Fatalf("Find(%q, %q): %v", tc.flag, tc.probe, err)
 		}
@@ -363,14 +367,15 @@ func TestFind(t *testing.T) {
 			t.Errorf("Find(%q, %q) = %+v, %+v", tc.flag, tc.probe, v, st)
 		}
 	}
-	if _, _, err := f.Find(ctx, "nosuch.service", url); !errors.Is(err, ErrBadFlag) {
+	probe := []Target{{URL: url, How: record.VictimFromProbe, From: "--probe"}}
+	if _, _, err := f.Find(ctx, "nosuch.service", probe); !errors.Is(err, ErrBadFlag) {
 		t.Errorf("bad --victim: %v", err)
 	}
 	// The victim in the root group: found, with a note.
 	if err := os.WriteFile(filepath.Join(root, "proc/14762/cgroup"), []byte("4:memory:/\n0::/\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v, st, err := f.Find(ctx, "", url)
+	v, st, err := f.Find(ctx, "", probe)
 	if err != nil || v == nil || !st.Available || !strings.Contains(st.Reason, "cannot be told apart from the host's") {
 		t.Errorf("root group: %+v, %+v, %v", v, st, err)
 	}
