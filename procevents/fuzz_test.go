@@ -113,3 +113,41 @@ func TestTaskstatsFuzzFindings(t *testing.T) {
 		t.Errorf("decodeTaskstats = %+v, %v; want elapsed 49.844ms, run 12ms", te, err)
 	}
 }
+
+// TestParseTGIDReply decodes a real reply to TASKSTATS_CMD_GET by TGID
+// (testdata/netlink/taskstats-tgid-reply, SOURCE): a shell rereading a
+// 150 MB file in a 48 MiB memory group with kernel.task_delayacct 1.
+func TestParseTGIDReply(t *testing.T) {
+	b := readNetlink(t, "taskstats-tgid-reply")
+	d, ok, err := parseTGIDReply(b)
+	if err != nil || !ok {
+		t.Fatalf("ok %v, %v", ok, err)
+	}
+	t.Logf("%+v", d)
+	if d.Reclaim <= 0 || d.ReclaimCount == 0 || d.Blkio <= 0 || d.BlkioCount == 0 {
+		t.Errorf("%+v: want reclaim and block I/O waits", d)
+	}
+	if _, _, err := parseTGIDReply(b[:len(b)-300]); err == nil {
+		t.Error("a truncated struct taskstats decoded without an error")
+	}
+	// An exit's AGGR_PID message is not a TGID reply.
+	if _, ok, err := parseTGIDReply(readNetlink(t, "taskstats-exit")); ok || err != nil {
+		t.Errorf("taskstats-exit as a TGID reply: ok %v, %v", ok, err)
+	}
+}
+
+// FuzzParseTGIDReply: no reply panics the decoder, and a decoded one has
+// no negative delay.
+func FuzzParseTGIDReply(f *testing.F) {
+	f.Add(readNetlink(f, "taskstats-tgid-reply"))
+	f.Add(readNetlink(f, "taskstats-exit"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, ok, err := parseTGIDReply(b)
+		if err != nil || !ok {
+			return
+		}
+		if d.Reclaim < 0 || d.Thrashing < 0 || d.Swapin < 0 || d.Compact < 0 || d.Blkio < 0 {
+			t.Fatalf("negative delay: %+v", d)
+		}
+	})
+}

@@ -199,6 +199,39 @@ type Sample struct {
 	// (who filled the cache, whose pages reclaim took, who stalled and
 	// who refaulted); nil when not traced. Schema version 2.
 	Chain *Chain `json:"chain,omitempty"`
+
+	// VictimDelay is the victim process's delay accounting, cumulative,
+	// summed over its threads (taskstats by TGID); nil when there is no
+	// victim process, when kernel.task_delayacct is 0 (the header's
+	// "victim-delay" collector says so) and in recordings made before it
+	// was added.
+	VictimDelay *TaskDelays `json:"victim_delay,omitempty"`
+}
+
+// TaskDelays is a process's delay accounting summed over its threads,
+// live and exited, from struct taskstats (TASKSTATS_CMD_GET by TGID;
+// include/uapi/linux/taskstats.h, Documentation/accounting/
+// delay-accounting.rst). Totals are cumulative nanoseconds waited since
+// the threads started, counted only while kernel.task_delayacct is 1.
+type TaskDelays struct {
+	PID int `json:"pid"`
+	// ReclaimNS is freepages_delay_total: waiting in direct reclaim.
+	ReclaimNS uint64 `json:"reclaim_ns"`
+	// ThrashingNS is thrashing_delay_total: waiting for a recently
+	// evicted page to be read back (a workingset refault).
+	ThrashingNS uint64 `json:"thrashing_ns"`
+	// SwapinNS is swapin_delay_total: waiting for pages read from swap.
+	SwapinNS uint64 `json:"swapin_ns"`
+	// CompactNS is compact_delay_total: waiting in memory compaction.
+	CompactNS uint64 `json:"compact_ns"`
+	// BlkioNS is blkio_delay_total: waiting for synchronous block I/O.
+	BlkioNS uint64 `json:"blkio_ns"`
+}
+
+// MemoryNS is the time the threads waited on memory: reclaim, thrashing,
+// swap-in and compaction.
+func (d *TaskDelays) MemoryNS() uint64 {
+	return d.ReclaimNS + d.ThrashingNS + d.SwapinNS + d.CompactNS
 }
 
 // OOMVictim is one process killed by the OOM killer, from the kernel's

@@ -190,6 +190,7 @@ var sourceOrder = []func(ctx context.Context, o *Options, h *record.Header, ws *
 	addLatencySources, // --probe, --latency (latency.go)
 	addProcSources,    // diskstats, procs, events, onsets (procs.go)
 	addChainSource,    // --ebpf: the page-cache chain (chain.go)
+	addVictimDelay,    // the victim's delay accounting (victimdelay.go)
 }
 
 // HostHeader fills the host facts of a recording header started at now
