@@ -146,6 +146,9 @@ func runRecord(ctx context.Context, o *recordOptions) error {
 		return err
 	}
 	so.Duration = o.Duration
+	// The service is often the next memdiag to start after a killed
+	// watch --enable-delayacct: it says so and puts the switch back.
+	so.DelayAcctLeftover = true
 	s, err := session.Start(ctx, so)
 	if err != nil {
 		return err
