@@ -14,7 +14,7 @@ import (
 	"github.com/memdiag/memdiag/internal/testenv"
 )
 
-// helperEnv makes the test binary act as a recorder that turns the live
+// helperEnv makes the test binary act as a recorder that turns the host's
 // switch on and waits to be killed (TestHelperRecorder).
 const helperEnv = "MEMDIAG_DELAYACCT_HELPER"
 
