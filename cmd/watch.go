@@ -176,7 +176,7 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 	fl.BoolVar(&opts.EnableDelayAcct, "enable-delayacct", false, "turn kernel.task_delayacct on while recording (root), then restore it")
 	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
-	fl.StringVar(&opts.Listen, "listen", "", "serve Prometheus metrics at http://ADDR/metrics while recording, e.g. "+exposition.DefaultListen+" (docs/fleet.md)")
+	fl.StringVar(&opts.Listen, "listen", "", "serve Prometheus /metrics on this address while recording (https with --web.config.file TLS), e.g. "+exposition.DefaultListen+" (docs/fleet.md)")
 	webConfigFlag(fl, &opts.WebConfigFile)
 	modeFlag(fl, &opts.Mode)
 	return c
