@@ -8,6 +8,7 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/exposition"
 	"github.com/memdiag/memdiag/session"
 	"github.com/memdiag/memdiag/store"
 	"github.com/memdiag/memdiag/units"
@@ -101,6 +102,9 @@ func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) 
 			if err := w.checkEventsAndStall(); err != nil {
 				return err
 			}
+			if err := checkWebConfig(opts.Listen, w.WebConfigFile); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -113,7 +117,8 @@ func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) 
 	longDurationVar(fl, &opts.Retention.MaxAge, "max-age", 7*units.Day, "remove segments whose last sample is older than this (0: keep)")
 	fl.StringVar(&opts.MaxSize, "max-size", "1GiB", "then remove the oldest segments until the store holds at most this (0: no bound)")
 	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long (default: until SIGTERM or Ctrl-C)")
-	fl.StringVar(&opts.Listen, "listen", "", "also serve Prometheus /metrics on this address, e.g. 127.0.0.1:9840")
+	fl.StringVar(&opts.Listen, "listen", "", "also serve Prometheus /metrics on this address, e.g. "+exposition.DefaultListen+" (docs/fleet.md)")
+	webConfigFlag(fl, &opts.Watch.WebConfigFile)
 	w := &opts.Watch
 	fl.DurationVar(&w.Interval, "interval", time.Second, "time between samples (at least 10ms)")
 	minDuration(fl, "interval", 10*time.Millisecond)
@@ -141,6 +146,9 @@ func runRecord(ctx context.Context, o *recordOptions) error {
 		return err
 	}
 	so.Duration = o.Duration
+	// The service is often the next memdiag to start after a killed
+	// watch --enable-delayacct: it says so and puts the switch back.
+	so.DelayAcctLeftover = true
 	s, err := session.Start(ctx, so)
 	if err != nil {
 		return err
@@ -149,7 +157,7 @@ func runRecord(ctx context.Context, o *recordOptions) error {
 	printWarnings(f, s.Sources.Warnings)
 	// /metrics is served from the same samples the segments get; the
 	// exporter's counters run on across segments.
-	if err := listen(ctx, f, s, o.Listen); err != nil {
+	if err := listen(ctx, f, s, o.Listen, o.Watch.WebConfigFile); err != nil {
 		return err
 	}
 	defer o.reopenOnHangup(ctx, sg)()

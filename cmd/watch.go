@@ -14,8 +14,10 @@ import (
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/exposition"
 	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
@@ -53,6 +55,7 @@ type watchOptions struct {
 	EnableDelayAcct bool
 	CPUProfile      string      // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
 	Listen          string      // --listen ADDR: serve /metrics (docs/fleet.md)
+	WebConfigFile   string      // --web.config.file: TLS and basic auth for --listen (exporter-toolkit)
 	Mode            fs.FileMode // --mode of the recording and profile
 }
 
@@ -173,7 +176,8 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 	fl.BoolVar(&opts.EnableDelayAcct, "enable-delayacct", false, "turn kernel.task_delayacct on while recording (root), then restore it")
 	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
-	fl.StringVar(&opts.Listen, "listen", "", "serve Prometheus metrics at http://ADDR/metrics while recording, e.g. 127.0.0.1:9465 (docs/fleet.md)")
+	fl.StringVar(&opts.Listen, "listen", "", "serve Prometheus /metrics on this address while recording (https with --web.config.file TLS), e.g. "+exposition.DefaultListen+" (docs/fleet.md)")
+	webConfigFlag(fl, &opts.WebConfigFile)
 	modeFlag(fl, &opts.Mode)
 	return c
 }
@@ -206,6 +210,9 @@ func (o *watchOptions) complete(cmd *cobra.Command, args []string, execFlag bool
 		// and verdict are read back from its recording, so it
 		// always writes one rather than a file named "off".
 		return flagErrorf("--out %s: watch always records (its summary is analyzed from the recording); give a file name (./%s for a file of that name)", o.Out, o.Out)
+	}
+	if err := checkWebConfig(o.Listen, o.WebConfigFile); err != nil {
+		return err
 	}
 	return o.checkEventsAndStall()
 }
@@ -323,7 +330,7 @@ func (o *watchOptions) startSession(ctx context.Context) (*session.Session, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := listen(ctx, o.F, s, o.Listen); err != nil {
+	if err := listen(ctx, o.F, s, o.Listen, o.WebConfigFile); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -333,15 +340,29 @@ func (o *watchOptions) startSession(ctx context.Context) (*session.Session, erro
 // listen serves /metrics on addr (--listen of watch and record) from
 // the session's samples; an address that cannot be bound is an error
 // before the first sample.
-func listen(ctx context.Context, f *factory, s *session.Session, addr string) error {
+func listen(ctx context.Context, f *factory, s *session.Session, addr, webConfig string) error {
 	if addr == "" {
 		return nil
 	}
-	bound, err := s.Listen(ctx, addr)
+	url, err := s.Listen(ctx, exposition.ListenOptions{Addr: addr, WebConfigFile: webConfig, ErrLog: f.IO.ErrOut})
 	if err != nil {
 		return &exitCodeError{Code: exitError, Err: err}
 	}
-	fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at http://%s/metrics\n", bound)
+	fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at %s\n", url)
+	return nil
+}
+
+// webConfigFlag adds --web.config.file, the exporter-toolkit flag that
+// node_exporter and the other Prometheus exporters read.
+func webConfigFlag(fl *pflag.FlagSet, p *string) {
+	fl.StringVar(p, "web.config.file", "", "TLS and basic auth for --listen: an exporter-toolkit web configuration file, as node_exporter reads (docs/fleet.md)")
+}
+
+// checkWebConfig refuses --web.config.file without --listen.
+func checkWebConfig(listen, webConfig string) error {
+	if webConfig != "" && listen == "" {
+		return flagErrorf("--web.config.file needs --listen")
+	}
 	return nil
 }
 

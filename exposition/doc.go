@@ -1,12 +1,13 @@
 // Package exposition serves what memdiag records as Prometheus metrics
-// (/metrics, the text exposition format), through
+// (/metrics: the text format, or OpenMetrics when the scraper asks for
+// it; TLS and basic auth through exporter-toolkit's web configuration), through
 // github.com/prometheus/client_golang: `memdiag watch --listen ADDR` and the
 // recording service both feed it the samples they write.
 //
 // The hook, for any command that samples:
 //
 //	exp := exposition.New(hdr, exposition.Options{})
-//	srv, err := exposition.Listen(ctx, addr, exp) // fails at once on a bad address
+//	srv, err := exposition.Listen(ctx, exposition.ListenOptions{Addr: addr}, exp) // fails at once on a bad address
 //	defer srv.Close()
 //	... for each sample written: exp.Observe(&s)
 //	... on a new header (service restart, new segment): exp.SetHeader(hdr)
@@ -26,12 +27,17 @@
 //     memdiag_stall_onset_last_timestamp_seconds: the moments PSI crossed
 //     watch's --stall-threshold (record.StallOnset), scope "host" or
 //     "cgroup" as for the signal metrics (not the cgroup's path).
-//   - memdiag_job_info{periodic_job,source,unit,schedule,active}, memdiag_job_period_seconds,
+//   - memdiag_job_info{periodic_job,source,unit,schedule,active,location}, memdiag_job_period_seconds,
 //     memdiag_job_next_firing_timestamp_seconds,
 //     memdiag_job_last_firing_timestamp_seconds: the periodic-job inventory
 //     (timers, cron, anacron) as projected by package timers, for Grafana
 //     annotations; active="false" marks a job that will not run (what
-//     memdiag timers lists only with --all).
+//     memdiag timers lists only with --all). A cron job's periodic_job is
+//     its crontab and command ("cron.d/sysstat: debian-sa1 1 1"), so that
+//     editing the crontab around it keeps its series; the file:line is the
+//     location label of memdiag_job_info alone.
+//   - process_* and go_*: memdiag's own CPU, memory, open files and Go
+//     runtime, as every Go exporter serves them.
 //   - memdiag_episodes_total, memdiag_episode_active,
 //     memdiag_episode_last_start_timestamp_seconds and
 //     memdiag_culprit_confidence{culprit,kind} /

@@ -152,9 +152,14 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		conf := desc(CulpritConfidence, "Confidence (0..1) of each culprit the correlator names over the recent window, best ranked first (correlate.Proof).", "culprit", "kind")
 		eps := desc(CulpritEpisodes, "Episodes of the recent window each culprit explains.", "culprit", "kind")
+		jl := jobLabels(e.hdr.Jobs)
 		for _, cu := range e.culprits {
-			gauge(conf, cu.Confidence, cu.Name, string(cu.Kind))
-			gauge(eps, float64(cu.EpisodesExplained), cu.Name, string(cu.Kind))
+			name := cu.Name
+			if l, ok := jl[name]; ok && (cu.Kind == correlate.KindCron || cu.Kind == correlate.KindTimer) {
+				name = l // the job's periodic_job label
+			}
+			gauge(conf, cu.Confidence, name, string(cu.Kind))
+			gauge(eps, float64(cu.EpisodesExplained), name, string(cu.Kind))
 		}
 	}
 }
@@ -165,28 +170,30 @@ func (c collector) collectJobs(ch chan<- prometheus.Metric, gauge func(*promethe
 	if len(e.hdr.Jobs) == 0 {
 		return
 	}
-	info := desc(JobInfo, "A periodic job memdiag knows on this host (systemd timer, cron, anacron): value 1; schedule as written. The label is periodic_job, not job: Prometheus's target label job would rename it. active is false for a job that will not run (a disabled timer: memdiag timers lists it only with --all).", JobLabel, "source", "unit", "schedule", "active")
+	info := desc(JobInfo, "A periodic job memdiag knows on this host (systemd timer, cron, anacron): value 1; schedule as written; location the file (and line) that defines it. The label is periodic_job, not job: Prometheus's target label job would rename it. A cron job's periodic_job is its crontab and command, which editing other lines leaves alone. active is false for a job that will not run (a disabled timer: memdiag timers lists it only with --all).", JobLabel, "source", "unit", "schedule", "active", LocationLabel)
 	period := desc(JobPeriod, "Typical time between the job's firings, seconds (absent when irregular).", JobLabel)
 	next := desc(JobNextFiring, "Unix time of the job's next planned firing, projected from its schedule.", JobLabel)
 	last := desc(JobLastFiring, "Unix time of the job's last planned firing at or before the scrape; a change marks a firing (Grafana annotation: changes(...[1m]) > 0).", JobLabel)
 	now := e.o.Now()
 	loc := correlate.Location(&e.hdr, nil)
+	labels := jobLabels(e.hdr.Jobs)
 	seen := map[string]bool{}
 	for _, j := range e.hdr.Jobs {
 		if seen[j.Name] {
 			continue
 		}
 		seen[j.Name] = true
-		gauge(info, 1, j.Name, string(j.Source), j.Unit, strings.Join(j.Schedule, "; "), strconv.FormatBool(j.Active))
+		name := labels[j.Name]
+		gauge(info, 1, name, string(j.Source), j.Unit, strings.Join(j.Schedule, "; "), strconv.FormatBool(j.Active), jobLocation(j))
 		if j.PeriodSeconds != nil {
-			gauge(period, *j.PeriodSeconds, j.Name)
+			gauge(period, *j.PeriodSeconds, name)
 		}
 		l, n := jobFirings(j.Timers(), now, loc)
 		if !n.IsZero() {
-			gauge(next, unixSeconds(n), j.Name)
+			gauge(next, unixSeconds(n), name)
 		}
 		if !l.IsZero() {
-			gauge(last, unixSeconds(l), j.Name)
+			gauge(last, unixSeconds(l), name)
 		}
 	}
 }

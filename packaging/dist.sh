@@ -2,9 +2,19 @@
 # Builds memdiag's release artifacts into dist/ (run by `make dist` and by
 # .ci/run; nothing is published from here):
 #   memdiag_VERSION_linux_{amd64,arm64}.tar.gz  static binary (CGO_ENABLED=0),
-#                                               LICENSE, README.md, man pages
-#   memdiag_VERSION_{amd64,arm64}.deb           /usr/bin/memdiag and its man pages
+#                                               LICENSE, README.md, man pages,
+#                                               contrib/memdiag.service
+#   memdiag_VERSION_{amd64,arm64}.deb           /usr/bin/memdiag, its man pages and
+#                                               /lib/systemd/system/memdiag.service,
+#                                               enabled and started by its
+#                                               maintainer scripts (packaging/deb/)
+#                                               as dh_installsystemd's would: never
+#                                               started where systemd is not running
 #   SHA256SUMS                                  sha256sum of each file above
+# Each artifact is checked after it is built (check_tarball, check_deb):
+# the unit is there, identical to contrib/memdiag.service, and the .deb's
+# postinst, prerm and postrm are there, executable, valid sh, and guard
+# every start and stop with [ -d /run/systemd/system ].
 # VERSION is `git describe --tags --always --dirty` without its leading v,
 # or VERSION from the environment. The binary reports it in --version
 # (-ldflags -X .../cmd.Version). The .deb is built with dpkg-deb, which
@@ -25,6 +35,41 @@ DEBVERSION=$VERSION
 case $DEBVERSION in [0-9]*.[0-9]*) ;; *) DEBVERSION="0.0.0~git${DEBVERSION}" ;; esac
 DEBVERSION=${DEBVERSION//-/\~}
 
+UNIT=contrib/memdiag.service
+
+# check_tarball TARBALL NAME: the unit is in the tarball, as in the tree.
+check_tarball() {
+  local unit
+  unit=$(tar -xzOf "$1" "$2/contrib/memdiag.service") || { echo "$1: no $2/contrib/memdiag.service" >&2; return 1; }
+  [ "$unit" = "$(cat "$UNIT")" ] || { echo "$1: contrib/memdiag.service differs from $UNIT" >&2; return 1; }
+}
+
+# check_deb DEB: the unit is installed where systemd reads it, and the
+# maintainer scripts are those of packaging/deb, executable, valid sh,
+# every systemctl/deb-systemd-invoke behind the systemd check.
+check_deb() {
+  local x s
+  x=$(mktemp -d)
+  dpkg-deb -x "$1" "$x/root" && dpkg-deb -e "$1" "$x/DEBIAN"
+  cmp -s "$x/root/lib/systemd/system/memdiag.service" "$UNIT" ||
+    { echo "$1: /lib/systemd/system/memdiag.service missing or not $UNIT" >&2; rm -rf "$x"; return 1; }
+  for s in postinst prerm postrm; do
+    if ! [ -x "$x/DEBIAN/$s" ] || ! cmp -s "$x/DEBIAN/$s" "packaging/deb/$s" || ! sh -n "$x/DEBIAN/$s"; then
+      echo "$1: DEBIAN/$s missing, not executable, not packaging/deb/$s or not valid sh" >&2; rm -rf "$x"; return 1
+    fi
+    # Each line that starts or stops something sits in an if whose
+    # condition tests /run/systemd/system (the systemd-is-running check).
+    if awk '/^[ \t]*#/ {next}
+      /^[ \t]*if / {d++; gd[d] = ($0 ~ /\/run\/systemd\/system/)}
+      /^[ \t]*fi([ \t;]|$)/ || /^[ \t]*if .*;[ \t]*fi[ \t]*$/ {d--}
+      /(systemctl|deb-systemd-invoke) / {ok = 0; for (i = 1; i <= d; i++) if (gd[i]) ok = 1; if (!ok) bad = 1}
+      END {exit bad}' "$x/DEBIAN/$s"; then :; else
+      echo "$1: DEBIAN/$s starts or stops memdiag without checking /run/systemd/system" >&2; rm -rf "$x"; return 1
+    fi
+  done
+  rm -rf "$x"
+}
+
 rm -rf "$DIST"
 mkdir -p "$DIST"
 man=$(mktemp -d)
@@ -35,17 +80,23 @@ $GO run . man --dir "$man" >/dev/null
 for arch in $ARCHES; do
   name=memdiag_${VERSION}_linux_${arch}
   dir=$DIST/$name
-  mkdir -p "$dir/man"
+  mkdir -p "$dir/man" "$dir/contrib"
   CGO_ENABLED=0 GOOS=linux GOARCH=$arch $GO build -trimpath \
     -ldflags "-s -w -X github.com/memdiag/memdiag/cmd.Version=v${VERSION}" \
     -o "$dir/memdiag" .
   cp LICENSE README.md "$dir/"
   cp "$man"/*.1 "$dir/man/"
+  install -m 0644 "$UNIT" "$dir/contrib/memdiag.service"
   tar -C "$DIST" --owner=0 --group=0 --numeric-owner -czf "$DIST/$name.tar.gz" "$name"
+  check_tarball "$DIST/$name.tar.gz" "$name"
 
   deb=$DIST/deb-$arch
-  mkdir -p "$deb/DEBIAN" "$deb/usr/bin" "$deb/usr/share/doc/memdiag" "$deb/usr/share/man/man1"
+  mkdir -p "$deb/DEBIAN" "$deb/usr/bin" "$deb/usr/share/doc/memdiag" "$deb/usr/share/man/man1" "$deb/lib/systemd/system"
   install -m 0755 "$dir/memdiag" "$deb/usr/bin/memdiag"
+  # The unit where Debian bookworm's dh_installsystemd puts a package's
+  # units, and the maintainer scripts it would generate for it.
+  install -m 0644 "$UNIT" "$deb/lib/systemd/system/memdiag.service"
+  install -m 0755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm "$deb/DEBIAN/"
   install -m 0644 LICENSE "$deb/usr/share/doc/memdiag/copyright"
   for p in "$man"/*.1; do gzip -9n <"$p" >"$deb/usr/share/man/man1/$(basename "$p").gz"; done
   cat >"$deb/DEBIAN/control" <<CONTROL
@@ -63,6 +114,7 @@ Description: find why latency spikes under memory pressure, and which job causes
  (systemd timers, cron, anacron) and names the culprit with its evidence.
 CONTROL
   dpkg-deb --root-owner-group -Zxz --build "$deb" "$DIST/memdiag_${DEBVERSION}_${arch}.deb" >/dev/null
+  check_deb "$DIST/memdiag_${DEBVERSION}_${arch}.deb"
   rm -rf "$deb" "$dir"
 done
 (cd "$DIST" && sha256sum -- *.tar.gz *.deb >SHA256SUMS)

@@ -113,18 +113,18 @@ func (s *Session) delayAcct() error {
 	return nil
 }
 
-// Listen serves /metrics on addr from the session's samples until Close,
-// and returns the address it is bound to. An address that cannot be
-// bound is an error before the first sample.
-func (s *Session) Listen(ctx context.Context, addr string) (string, error) {
+// Listen serves /metrics on lo.Addr from the session's samples until
+// Close, and returns the URL it serves. An address that cannot be bound,
+// or a bad web configuration, is an error before the first sample.
+func (s *Session) Listen(ctx context.Context, lo exposition.ListenOptions) (string, error) {
 	s.exp = exposition.New(*s.Header, exposition.Options{Now: s.opts.Now})
-	srv, err := exposition.Listen(ctx, addr, s.exp)
+	srv, err := exposition.Listen(ctx, lo, s.exp)
 	if err != nil {
 		s.exp = nil
 		return "", err
 	}
 	s.closers = append(s.closers, func() { _ = srv.Close() })
-	return srv.Addr(), nil
+	return srv.URL(), nil
 }
 
 // Observe adds a listener that sees each sample once it is written;

@@ -5,19 +5,24 @@
 // recording and back off after it, and remembers that it did so.
 //
 // Before the switch is written, a state file (<root>/run/memdiag/
-// task_delayacct.json) records the old value, the new one and memdiag's
-// PID; restoring removes it. A run that ended without restoring (SIGKILL,
-// a crash) leaves the file, and the next run reads it ([Leftover]): it
-// says the switch was left on and restores the old value.
+// task_delayacct.json) records the old value, the new one, memdiag's PID
+// with its start time, and the boot; restoring removes it. A run that
+// ended without restoring (SIGKILL, a crash) leaves the file, and the next
+// run of watch or record reads it ([Leftover]): it says the switch was
+// left on and restores the old value. A PID since reused by another
+// process does not pass for the run (its start time differs), and a
+// state file of an earlier boot is dropped (the switch was reset then).
 package delayacct
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -31,12 +36,20 @@ type state struct {
 	Start time.Time `json:"start"`
 	Old   string    `json:"old"` // the value before memdiag wrote New
 	New   string    `json:"new"`
+	// PIDStart is field 22 of /proc/PID/stat (starttime, clock ticks
+	// after boot) of the run that wrote the file: with BootID, what tells
+	// it from a later process given the same PID. Empty when unread.
+	PIDStart string `json:"pid_start,omitempty"`
+	// BootID is /proc/sys/kernel/random/boot_id when the file was
+	// written: the switch is 0 again after a reboot.
+	BootID string `json:"boot_id,omitempty"`
 }
 
 // Paths are the sysctl file and the state file under a root.
 type Paths struct {
 	Sysctl string // <proc>/sys/kernel/task_delayacct
 	State  string // <root>/run/memdiag/task_delayacct.json
+	Proc   string // <proc>: PIDs' start times and the boot ID
 }
 
 // PathsFor returns the paths for the filesystem root (and its proc).
@@ -44,7 +57,56 @@ func PathsFor(root, procRoot string) Paths {
 	return Paths{
 		Sysctl: filepath.Join(procRoot, "sys/kernel/task_delayacct"),
 		State:  filepath.Join(root, "run/memdiag/task_delayacct.json"),
+		Proc:   procRoot,
 	}
+}
+
+// pidStart is the starttime field of <proc>/PID/stat, "" when unreadable.
+// The command (field 2) may hold spaces and parentheses: fields are
+// counted after its last ')'.
+func (p Paths) pidStart(pid int) string {
+	if p.Proc == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(p.Proc, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return ""
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// After the command: state is field 3, starttime field 22.
+	if len(f) < 20 {
+		return ""
+	}
+	return f[19]
+}
+
+// bootID is <proc>/sys/kernel/random/boot_id, "" when unreadable.
+func (p Paths) bootID() string {
+	if p.Proc == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(p.Proc, "sys/kernel/random/boot_id"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// running reports whether the run that wrote st is still alive: its PID
+// exists and, where both are known, has the start time recorded.
+func (p Paths) running(st state) bool {
+	if st.PID <= 0 || !alive(st.PID) {
+		return false
+	}
+	if st.PIDStart == "" {
+		return true // an older state file: the PID alone
+	}
+	now := p.pidStart(st.PID)
+	return now == "" || now == st.PIDStart
 }
 
 // Leftover checks for a state file left by a memdiag run that did not
@@ -61,7 +123,13 @@ func Leftover(p Paths) (note string) {
 		_ = os.Remove(p.State)
 		return ""
 	}
-	if st.PID > 0 && st.PID != os.Getpid() && alive(st.PID) {
+	if st.BootID != "" {
+		if b := p.bootID(); b != "" && b != st.BootID {
+			_ = os.Remove(p.State)
+			return "" // written before a reboot, which reset the switch
+		}
+	}
+	if st.PID != os.Getpid() && p.running(st) {
 		return "" // that run is still recording; it restores the switch itself
 	}
 	cur, err := os.ReadFile(p.Sysctl)
@@ -97,7 +165,8 @@ func Set(p Paths, on bool, now time.Time) (restore func(), err error) {
 	if old == v {
 		return func() {}, nil // nothing to restore
 	}
-	b, err := json.Marshal(state{PID: os.Getpid(), Start: now, Old: old, New: v})
+	b, err := json.Marshal(state{PID: os.Getpid(), Start: now, Old: old, New: v,
+		PIDStart: p.pidStart(os.Getpid()), BootID: p.bootID()})
 	if err != nil {
 		return nil, err
 	}

@@ -157,3 +157,104 @@ func TestStateFileSafe(t *testing.T) {
 		t.Error("Set wrote its state into a FIFO")
 	}
 }
+
+// withStat writes <proc>/PID/stat as the kernel writes it (the real
+// /proc/self/stat, its command made "(a b) c)" to check the parsing
+// after the last ')') with starttime replaced by start.
+func withStat(t *testing.T, p Paths, pid int, start string) {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Skip("no /proc/self/stat")
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	f := strings.Fields(s[i+1:])
+	f[19] = start
+	line := itoa(pid) + " (a b) c) " + strings.Join(f, " ") + "\n"
+	dir := filepath.Join(p.Proc, itoa(pid))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func withBootID(t *testing.T, p Paths, id string) {
+	t.Helper()
+	path := filepath.Join(p.Proc, "sys/kernel/random/boot_id")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(id+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStateNamesRunAndBoot: Set records its PID's start time and the
+// boot ID (read from the proc root) in the state file.
+func TestStateNamesRunAndBoot(t *testing.T) {
+	p := setup(t, "0")
+	withStat(t, p, os.Getpid(), "4242")
+	withBootID(t, p, "b1")
+	restore, err := Set(p, true, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restore()
+	if got := read(t, p.State); !strings.Contains(got, `"pid_start":"4242"`) || !strings.Contains(got, `"boot_id":"b1"`) {
+		t.Errorf("state file = %s, want pid_start 4242 and boot_id b1", got)
+	}
+}
+
+// TestLeftoverPIDReused: the run that set the switch was killed and its
+// PID now belongs to another process (a live PID with another start
+// time): the switch is restored. The same PID with the recorded start
+// time is the run itself, still recording: left alone.
+func TestLeftoverPIDReused(t *testing.T) {
+	other := os.Getppid() // alive, not this process
+	for _, c := range []struct {
+		start, want string
+	}{{"200", "0"}, {"100", "1"}} {
+		p := setup(t, "1")
+		withStat(t, p, other, c.start)
+		withBootID(t, p, "b1")
+		if err := os.MkdirAll(filepath.Dir(p.State), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		st := `{"pid":` + itoa(other) + `,"old":"0","new":"1","pid_start":"100","boot_id":"b1"}`
+		if err := os.WriteFile(p.State, []byte(st), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		note := Leftover(p)
+		if got := read(t, p.Sysctl); got != c.want {
+			t.Errorf("PID %d now started at %s (recorded 100): switch %s, want %s; note %q", other, c.start, got, c.want, note)
+		}
+		if c.want == "0" && !strings.Contains(note, "restored it to 0") {
+			t.Errorf("note = %q", note)
+		}
+		if c.want == "1" && note != "" {
+			t.Errorf("a running recorder's switch: note %q, want silence", note)
+		}
+	}
+}
+
+// TestLeftoverOtherBoot: a state file of an earlier boot is dropped
+// without touching the switch (the reboot reset it; a 1 now is not ours).
+func TestLeftoverOtherBoot(t *testing.T) {
+	p := setup(t, "1")
+	withBootID(t, p, "b2")
+	if err := os.MkdirAll(filepath.Dir(p.State), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p.State, []byte(`{"pid":99999999,"old":"0","new":"1","boot_id":"b1"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if note := Leftover(p); note != "" || read(t, p.Sysctl) != "1" {
+		t.Errorf("another boot's state: note %q, switch %s; want silence and 1 kept", note, read(t, p.Sysctl))
+	}
+	if _, err := os.Stat(p.State); !os.IsNotExist(err) {
+		t.Errorf("another boot's state file kept: %v", err)
+	}
+}
