@@ -305,6 +305,9 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 	for i, ce := range mc.chain {
 		res.Episodes[i].Chain = ce
 	}
+	for i, w := range victimWaits(sr, res.Episodes) {
+		res.Episodes[i].VictimWaits = w
+	}
 	res.ChainTraced = sr.chainTraced
 
 	jobs := record.TimersJobs(h.Jobs)

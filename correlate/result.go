@@ -263,6 +263,10 @@ type Episode struct {
 	// Chain is the victim's side of the episode's traced page-cache
 	// chain (chain.go), nil when none of its intervals was traced.
 	Chain *ChainEpisode
+	// VictimWaits is how long the victim process waited on memory in the
+	// episode and the interval before it (its delay accounting,
+	// victimwaits.go), nil when not recorded.
+	VictimWaits *VictimWaits
 }
 
 // scopeBytes is the I/O of the episode's processes that can cause the

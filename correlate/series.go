@@ -69,6 +69,11 @@ type Series struct {
 	// says whether any was.
 	chains      []*record.Chain
 	chainTraced bool
+	// vdelays is, per interval, the rise of the victim's delay
+	// accounting (record.Sample.VictimDelay), nil where an end lacks it;
+	// victimDelays says whether any interval has it.
+	vdelays      []*record.TaskDelays
+	victimDelays bool
 	// denied, listed: the sample where the most processes' /proc/PID/io
 	// was unreadable (Sample.Scan), and how many processes it listed.
 	denied, listed int
@@ -214,6 +219,9 @@ func (sr *Series) Add(s *record.Sample) {
 		if s.Chain != nil {
 			sr.chainTraced = true
 		}
+		vd := waitDelta(sr.prev.VictimDelay, s.VictimDelay, s.Time.Sub(sr.prev.Time))
+		sr.vdelays = append(sr.vdelays, vd)
+		sr.victimDelays = sr.victimDelays || vd != nil
 		var l *latency.Summary
 		if s.Latency != nil && s.Latency.Count > 0 {
 			c := *s.Latency

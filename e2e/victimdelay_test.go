@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -96,5 +97,33 @@ func TestVictimDelays(t *testing.T) {
 		time.Duration(last.SwapinNS-first.SwapinNS), time.Duration(last.CompactNS-first.CompactNS), time.Duration(last.BlkioNS-first.BlkioNS))
 	if last.MemoryNS() <= first.MemoryNS() {
 		t.Errorf("the victim's memory waits did not rise (first %+v, last %+v); victim output:\n%s", first, last, vout.String())
+	}
+
+	// analyze states them per episode.
+	js, err := exec.CommandContext(ctx, memdiag, "analyze", "--format", "json", rec).Output()
+	if err != nil {
+		t.Fatalf("analyze: %v", err)
+	}
+	var res struct {
+		Episodes []struct {
+			VictimWaits *struct {
+				PID      int     `json:"pid"`
+				ReclaimS float64 `json:"reclaim_s"`
+			} `json:"victim_waits"`
+		} `json:"episodes"`
+	}
+	if err := json.Unmarshal(js, &res); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := exec.CommandContext(ctx, memdiag, "analyze", rec).Output()
+	t.Logf("analyze:\n%s", text)
+	waited := 0
+	for _, e := range res.Episodes {
+		if w := e.VictimWaits; w != nil && w.PID == v.Process.Pid && w.ReclaimS > 0 {
+			waited++
+		}
+	}
+	if len(res.Episodes) == 0 || waited == 0 || !strings.Contains(strings.ToLower(string(text)), "the victim's waits on memory") {
+		t.Errorf("%d episodes, %d with the victim's reclaim waits; want some, and the text's section; JSON:\n%s", len(res.Episodes), waited, js)
 	}
 }

@@ -549,6 +549,26 @@ func smallPct(share float64) string {
 	return pct(share)
 }
 
+// victimWaitsText states the victim process's own waits on memory in an
+// episode, from its delay accounting: "its process (pid 4242) waited
+// 1.3 s in reclaim, 0.4 s on thrashing (delay accounting)"; "" when not
+// recorded or nothing was waited.
+func victimWaitsText(w *correlate.VictimWaits) string {
+	if w == nil || w.MemoryS() <= 0 {
+		return ""
+	}
+	var parts []string
+	for _, p := range []struct {
+		s    float64
+		what string
+	}{{w.ReclaimS, "in reclaim"}, {w.ThrashingS, "on thrashing (refaults)"}, {w.SwapinS, "on swap-in"}, {w.CompactS, "in compaction"}} {
+		if p.s > 0 {
+			parts = append(parts, correlate.FormatDuration(time.Duration(p.s*float64(time.Second)))+" "+p.what)
+		}
+	}
+	return fmt.Sprintf("the victim's process (pid %d) waited %s (delay accounting)", w.PID, strings.Join(parts, ", "))
+}
+
 // chainEvidence states the traced chain of the credit that cost the
 // victim most: "traced chain, episode 3: it added 512 MiB to the page
 // cache from 12:00:01 to 12:00:09; reclaim took 80 MiB of
@@ -599,6 +619,9 @@ func chainEvidence(r *correlate.Result, pf *correlate.Proof) string {
 		s += fmt.Sprintf("; %s's tasks spent %s in reclaim (its refaults were not traced: this kernel refused the program)", who, stall)
 	case ce.StallS > 0 || ce.RefaultBytes > 0:
 		s += fmt.Sprintf("; %s's tasks spent %s in reclaim and refaulted %s", who, stall, correlate.FormatBytes(ce.RefaultBytes))
+	}
+	if w := victimWaitsText(e.VictimWaits); w != "" {
+		s += "; " + w
 	}
 	if e.LatencyPeak > 0 {
 		s += fmt.Sprintf("; the %s rose to %s", r.Stat, correlate.FormatDuration(e.LatencyPeak))

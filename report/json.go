@@ -155,6 +155,10 @@ type jsonEpisode struct {
 	// Chain is the victim's side of the episode's traced page-cache
 	// chain (correlate.ChainEpisode); absent when it was not traced.
 	Chain *correlate.ChainEpisode `json:"chain,omitempty"`
+	// VictimWaits is how long the victim process waited on memory in the
+	// episode and the interval before it, from its delay accounting
+	// (correlate.VictimWaits); absent when not recorded.
+	VictimWaits *correlate.VictimWaits `json:"victim_waits,omitempty"`
 }
 
 type jsonSpike struct {
@@ -327,7 +331,7 @@ func toJSON(r correlate.Result) jsonResult {
 		e := &r.Episodes[i]
 		je := jsonEpisode{Index: e.Index, Time: in(&r, rowTime(e)), Start: in(&r, e.Start), End: in(&r, e.End), DurationS: e.End.Sub(e.Start).Seconds(),
 			Signals: []jsonSignal{}, Spike: e.Spike, Processes: nonNil(e.Processes), Started: nonNil(e.Started),
-			Exited: nonNil(e.Exited), Culprit: e.Culprit, Onset: e.Onset, Chain: e.Chain,
+			Exited: nonNil(e.Exited), Culprit: e.Culprit, Onset: e.Onset, Chain: e.Chain, VictimWaits: e.VictimWaits,
 			ReapedBytes: e.ReapedBytes, UnattributedReapedBytes: e.UnattributedReapedBytes}
 		je.Catalogue = catalogueRates(e.Catalogue)
 		for _, s := range e.Signals {

@@ -50,6 +50,19 @@ func memoryText(b *strings.Builder, r *correlate.Result, heading func(string), b
 			b.WriteString("\n")
 		}
 	}
+	var waited []*correlate.Episode
+	for i := range r.Episodes {
+		if w := r.Episodes[i].VictimWaits; w != nil && w.MemoryS() > 0 {
+			waited = append(waited, &r.Episodes[i])
+		}
+	}
+	if len(waited) > 0 {
+		b.WriteString("\n")
+		heading("The victim's waits on memory")
+		for _, e := range waited {
+			fmt.Fprintf(b, "%sepisode at %s: %s\n", bullet, episodeTime(r, e), victimWaitsText(e.VictimWaits))
+		}
+	}
 	if len(r.OOMKills) > 0 {
 		b.WriteString("\n")
 		heading("OOM kills")
