@@ -34,7 +34,7 @@ test:
 	$(GO) test $(PKGS)
 
 e2e:
-	MEMDIAG_E2E=1 $(GO) tool gotestsum --format pkgname-and-test-fails -- -count=1 -timeout=30m $(PKGS)
+	MEMDIAG_E2E=1 $(GO) tool gotestsum --format pkgname-and-test-fails -- -count=1 -timeout=50m $(PKGS)
 
 # Release artifacts, built, not published (packaging/dist.sh says what).
 dist:
