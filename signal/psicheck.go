@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -41,9 +42,9 @@ const (
 // of wall time, 0–100.
 type PSISuspect struct {
 	Kind     PSISuspectKind `json:"kind"`
-	Resource string         `json:"resource"` // "memory", "io", "cpu"
-	Line     string         `json:"line"`     // "some" or "full"
-	From     time.Time      `json:"from"`     // the span checked (the worst one, PSIAveragesVsTotal)
+	Resource string         `json:"resource"`      // "memory", "io", "cpu"
+	Line     string         `json:"line"`          // "some" or "full"
+	From     time.Time      `json:"from,omitzero"` // the span checked (the worst one, PSIAveragesVsTotal)
 	To       time.Time      `json:"to"`
 
 	// PSIAveragesVsTotal: the average (10 or 60 s) the kernel reported at
@@ -58,6 +59,9 @@ type PSISuspect struct {
 	SinceBoot   bool    `json:"since_boot,omitempty"`
 	Checked     int     `json:"checked,omitempty"`
 	Contradicts int     `json:"contradicted,omitempty"`
+	// Also names the resource's other lines and averages that
+	// contradicted total too ("full avg10").
+	Also []string `json:"also,omitempty"`
 
 	// PSIStallWithoutActivity: the counters that did not move over
 	// From..To (TotalShare is the stall).
@@ -357,22 +361,32 @@ func avgOf(l psi.Line, avg int) float64 {
 	return l.Avg10
 }
 
-// Findings are the contradictions found so far: for each resource, line
-// and average, the worst span when at least three spans (or every span
-// checked, when fewer) contradicted total; and the longest stall without
-// activity. In the order of psi.Resources, some before full, avg10
-// before avg60, then the stall.
+// Findings are the contradictions found so far: for each resource, the
+// first of its lines and averages (some before full, avg10 before avg60)
+// of which at least three checks (or every check, when fewer) did not
+// fit total, with the others that did not named in Also; then the
+// longest stall without activity. Resources in the order of
+// psi.Resources.
 func (c *PSICheck) Findings() []PSISuspect {
 	var out []PSISuspect
 	for r := range psi.Resources {
+		var first *PSISuspect
 		for l := range 2 {
 			for _, at := range avgTaus {
 				x := c.avg[avgKey{r, l, at.avg}]
 				if x == nil || x.Contradicts == 0 || x.Contradicts < min(3, x.Checked) {
 					continue
 				}
-				out = append(out, *x)
+				if first == nil {
+					f := *x
+					first = &f
+					continue
+				}
+				first.Also = append(first.Also, fmt.Sprintf("%s avg%d", x.Line, x.Avg))
 			}
+		}
+		if first != nil {
+			out = append(out, *first)
 		}
 	}
 	run, best := c.run, c.best
