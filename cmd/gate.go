@@ -147,7 +147,7 @@ const cgroupValue = "its `DIR` (/sys/fs/cgroup/unified/system.slice/web.service 
 const cgroupRecordUsage = "also record this cgroup v2 group's memory, io and cpu pressure and its memory counters: " + cgroupValue + "; default: the victim's group, when one is found"
 
 func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
-	opts := &gateOptions{IO: f.IO, Now: f.Now, Getenv: os.Getenv, Location: time.Local, SuspectPSI: gate.SuspectWarn}
+	opts := &gateOptions{IO: f.IO, Now: f.Now, Getenv: os.Getenv, Location: time.Local}
 	cmd := &cobra.Command{
 		Use:     "gate -t EXPR... (-- COMMAND [ARGS...] | --duration D | --recording FILE)",
 		Short:   "Fail a CI job when memory pressure crosses a threshold",

@@ -136,3 +136,38 @@ func TestGateSaysSuspectPSI(t *testing.T) {
 		t.Errorf("--suspect-psi maybe: exit %d, %s", code, errOut)
 	}
 }
+
+// mem: averages of 99 % on a kernel whose memory total never moved since
+// boot, as the avg99 recording's; every format says so, with the kernel.
+func TestMemSaysSuspectPSI(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS("../memstate/testdata/host618")); err != nil {
+		t.Fatal(err)
+	}
+	for p, s := range map[string]string{
+		"proc/pressure/memory":      "some avg10=99.00 avg60=99.00 avg300=99.00 total=0\nfull avg10=99.00 avg60=99.00 avg300=99.00 total=0\n",
+		"proc/sys/kernel/osrelease": "6.18.44-fc-v1098\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := suspectWord + ": the host's memory some avg10 read 99 % at "
+	for _, f := range []string{"table", "markdown", "json", "csv"} {
+		code, out, errOut := runMemdiag(t, root, "mem", "--interval", "0", "--format", f)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", f, code, errOut)
+		}
+		if !strings.Contains(out, want) || !strings.Contains(out, "but its total since boot (or the group's creation) allows at most 22.1 %") {
+			t.Errorf("%s: lacks the suspect-PSI warning:\n%s", f, out)
+		}
+	}
+	// The fixture's own PSI (real, 6.18) is not suspect.
+	_, out, _ := runMemdiag(t, "../memstate/testdata/host618", "mem", "--interval", "0")
+	if strings.Contains(out, "suspect PSI") {
+		t.Errorf("false alarm:\n%s", out)
+	}
+}

@@ -103,8 +103,11 @@ var SuspectActions = []SuspectAction{SuspectWarn, SuspectFail, SuspectIgnore}
 
 // CheckPSI looks for contradictions in the PSI of the judged scope
 // (signal.PSICheck) over samples and acts on them as a says. kernel is
-// the kernel's release, for the warning.
+// the kernel's release, for the warning. "" is SuspectWarn.
 func (r *Report) CheckPSI(samples []record.Sample, kernel string, a SuspectAction) {
+	if a == "" {
+		a = SuspectWarn
+	}
 	r.Kernel, r.SuspectAction, r.SuspectPSI = kernel, a, nil
 	if a == SuspectIgnore {
 		return

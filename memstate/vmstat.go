@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/lru"
@@ -21,6 +22,7 @@ type Snapshot struct {
 	Time   time.Time     `json:"time"`
 	VMStat *lru.VMStat   `json:"-"`             // /proc/vmstat, mapped across kernel versions by package lru
 	PSI    *psi.Resource `json:"psi,omitempty"` // nil without PSI (kernel < 4.20, psi=0)
+	Kernel string        `json:"-"`             // /proc/sys/kernel/osrelease, "" if unreadable
 }
 
 // reading is the snapshot as the signal catalogue reads it.
@@ -45,6 +47,9 @@ func (c *Collector) Snapshot(now time.Time) (s Snapshot, missing error, err erro
 	s.Time = now
 	if s.VMStat, err = lru.ParseVMStat(f, p); err != nil {
 		return Snapshot{}, nil, err
+	}
+	if b, err := os.ReadFile(filepath.Join(c.root, "proc/sys/kernel/osrelease")); err == nil && len(b) < 256 {
+		s.Kernel = strings.TrimSpace(string(b))
 	}
 	r, err := psi.ReadFile(filepath.Join(c.root, "proc/pressure/memory"))
 	if err != nil {
