@@ -1,6 +1,7 @@
 package memstate
 
 import (
+	"context"
 	"errors"
 	"math"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/signal"
@@ -48,7 +50,8 @@ func (c *Collector) Snapshot(now time.Time) (s Snapshot, missing error, err erro
 	if s.VMStat, err = lru.ParseVMStat(f, p); err != nil {
 		return Snapshot{}, nil, err
 	}
-	if b, err := os.ReadFile(filepath.Join(c.root, "proc/sys/kernel/osrelease")); err == nil && len(b) < 256 {
+	// Best effort, through the jail: the kernel names a suspect-PSI warning.
+	if b, err := rootfs.ReadFile(context.Background(), c.root, "proc/sys/kernel/osrelease", 256); err == nil {
 		s.Kernel = strings.TrimSpace(string(b))
 	}
 	r, err := psi.ReadFile(filepath.Join(c.root, "proc/pressure/memory"))
