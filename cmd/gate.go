@@ -54,6 +54,9 @@ type gateOptions struct {
 	JUnit   string
 	Mode    fs.FileMode // --mode of --out, --output and --junit
 	Command []string
+	// SuspectPSI is what to do when the judged PSI contradicts itself
+	// (--suspect-psi).
+	SuspectPSI gate.SuspectAction
 }
 
 // gateLong is the long help of newGateCmd.
@@ -200,8 +203,31 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	fl.StringVar(&opts.Out, "out", "", "record the sampled run to `FILE` for memdiag analyze (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here, as watch; off: no recording)")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
 	modeFlag(fl, &opts.Mode)
+	fl.Var(suspectValue{&opts.SuspectPSI}, "suspect-psi", "what to do when the judged PSI contradicts itself (averages against total, stall with no reclaim/refault/swap activity): warn (judge, and say so in every format), fail (thresholds on that PSI are not judged: exit 5), ignore")
 	return cmd
 }
+
+// suspectValue is --suspect-psi: warn (the default), fail or ignore.
+type suspectValue struct{ a *gate.SuspectAction }
+
+func (v suspectValue) String() string {
+	if v.a == nil || *v.a == "" {
+		return string(gate.SuspectWarn)
+	}
+	return string(*v.a)
+}
+
+func (v suspectValue) Set(s string) error {
+	for _, a := range gate.SuspectActions {
+		if string(a) == s {
+			*v.a = a
+			return nil
+		}
+	}
+	return fmt.Errorf("want warn, fail or ignore, not %q", s)
+}
+
+func (suspectValue) Type() string { return "warn|fail|ignore" }
 
 func runGate(ctx context.Context, opts *gateOptions) error {
 	if err := oneStdin([]string{"--recording", "--thresholds"}, opts.Recording, opts.ThresholdsFile); err != nil {
@@ -251,7 +277,7 @@ func judgeRecording(ctx context.Context, opts *gateOptions, ths []*gate.Threshol
 	if err != nil {
 		return nil, err
 	}
-	return gate.JudgeRecording(rec, opts.Recording, ths)
+	return gate.JudgeRecording(rec, opts.Recording, ths, opts.SuspectPSI)
 }
 
 // sampleRun samples the scope before, during (every Interval) and after the
@@ -285,6 +311,7 @@ func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*
 		h = nil
 	}
 	rep := gate.Evaluate(h, g.Samples, scope, ths)
+	rep.CheckPSI(g.Samples, session.HostHeader(ctx, opts.Root, rep.Start, "").Kernel, opts.SuspectPSI)
 	rep.Command = cmdRes
 	return rep, nil
 }
@@ -359,6 +386,10 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
 		}
 	}
+	suspect := ""
+	if len(rep.SuspectPSI) > 0 {
+		suspect = " (the judged PSI is suspect: see the warning)"
+	}
 	switch {
 	case rep.Command.Failed():
 		return &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: %s", strings.Join(rep.Command.Args, " ")+": "+rep.Command.Describe())}
@@ -369,7 +400,7 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 				names = append(names, r.Threshold.Expr+": "+r.Reason)
 			}
 		}
-		return &exitCodeError{Code: exitEnv, Err: fmt.Errorf("could not judge %s", strings.Join(names, "; "))}
+		return &exitCodeError{Code: exitEnv, Err: fmt.Errorf("could not judge %s%s", strings.Join(names, "; "), suspect)}
 	case rep.Count(gate.Fail) > 0:
 		var names []string
 		for _, r := range rep.Results {
@@ -377,7 +408,7 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 				names = append(names, fmt.Sprintf("%s (observed %s)", r.Threshold.Expr, gate.FormatValue(r.Threshold, r.Observed)))
 			}
 		}
-		return &exitCodeError{Code: exitBreach, Err: fmt.Errorf("threshold breached: %s", strings.Join(names, ", "))}
+		return &exitCodeError{Code: exitBreach, Err: fmt.Errorf("threshold breached: %s%s", strings.Join(names, ", "), suspect)}
 	}
 	return nil
 }

@@ -122,6 +122,7 @@ func (sr *Series) Analyze(opts Options) Result {
 		}
 	}
 	res.Require = o.Require
+	res.Warnings = append(res.Warnings, sr.suspectPSI()...)
 	eps, lone := buildEpisodes(sr, ivs, raised, spikes, lat, fails, res.Interval, o, res.Baselines)
 	res.Episodes, res.LoneSpikes = splitSpikes(eps, lone, o)
 	if len(o.Require) > 0 {

@@ -48,6 +48,9 @@ type Series struct {
 	retention map[procKey]*memstate.Retention
 	prev      *record.Sample
 	samples   int
+	// psiHost and psiCgroup check the host's and the group's PSI for
+	// contradictions (nil until a sample has that PSI).
+	psiHost, psiCgroup *signal.PSICheck
 
 	rssOff []int     // per sample: where its largest RSS holders start in rss
 	rss    []rssHold // the rssKeep largest RSS holders of each sample
@@ -206,6 +209,7 @@ func NewSeries(h record.Header) *Series {
 func (sr *Series) Add(s *record.Sample) {
 	i := sr.samples
 	sr.samples++
+	sr.checkPSI(s)
 	if sr.prev != nil {
 		iv := record.Between(&sr.Header, sr.prev, s)
 		li := lean(&iv)
@@ -596,4 +600,38 @@ func (sr *Series) reapedThroughTie(s *record.Sample, evs []process.Event) map[in
 		delete(sr.execAt, pid)
 	}
 	return lost
+}
+
+// checkPSI feeds the sample's PSI to the host's and the group's checks.
+func (sr *Series) checkPSI(s *record.Sample) {
+	if s.PSI != nil {
+		if sr.psiHost == nil {
+			sr.psiHost = signal.NewPSICheck(signal.PSICheckOptions{})
+		}
+		sr.psiHost.Add(s.Time, s.PSI.Snapshot(), s.VMStat.LRU())
+	}
+	if s.CgroupPSI != nil {
+		if sr.psiCgroup == nil {
+			sr.psiCgroup = signal.NewPSICheck(signal.PSICheckOptions{})
+		}
+		sr.psiCgroup.Add(s.Time, s.CgroupPSI.Snapshot(), s.VMStat.LRU(), s.CgroupVMStat.LRU())
+	}
+}
+
+// suspectPSI are the contradictions found in the recording's PSI, the
+// host's first.
+func (sr *Series) suspectPSI() []Warning {
+	var ws []Warning
+	for _, c := range []struct {
+		chk    *signal.PSICheck
+		cgroup string
+	}{{sr.psiHost, ""}, {sr.psiCgroup, sr.Header.Cgroup}} {
+		if c.chk == nil {
+			continue
+		}
+		for _, x := range c.chk.Findings() {
+			ws = append(ws, Warning{Kind: WarnSuspectPSI, SuspectPSI: &x, Cgroup: c.cgroup, Kernel: sr.Header.Kernel})
+		}
+	}
+	return ws
 }

@@ -1,5 +1,7 @@
 package correlate
 
+import "github.com/memdiag/memdiag/signal"
+
 // A Warning is something the analysis could not do, or did with less than
 // it needed, as a kind and the fields it names; package report writes its
 // sentence (report writes them), so correlate returns no English.
@@ -19,6 +21,11 @@ type Warning struct {
 	// left growing processes out, and the most left out of one.
 	Samples   int `json:"samples,omitempty"`
 	Processes int `json:"processes,omitempty"`
+	// SuspectPSI is WarnSuspectPSI's contradiction, in the PSI of
+	// Cgroup ("" the host's), on the recording's Kernel.
+	SuspectPSI *signal.PSISuspect `json:"suspect_psi,omitempty"`
+	Cgroup     string             `json:"cgroup,omitempty"`
+	Kernel     string             `json:"kernel,omitempty"`
 }
 
 // WarningKind names what a Warning is about.
@@ -51,6 +58,10 @@ const (
 	// out of a sample (record.Sample.RSSLeftOut); each was recorded in
 	// turn, so their growth is fitted on fewer points.
 	WarnGrowthLeftOut WarningKind = "growth_left_out"
+	// WarnSuspectPSI: the recording's PSI contradicts itself
+	// (signal.PSICheck): its averages against its total, or a memory
+	// stall without reclaim, refault, swap or major-fault activity.
+	WarnSuspectPSI WarningKind = "suspect_psi"
 	// WarnNote: a sentence from outside package correlate (Text).
 	WarnNote WarningKind = "note"
 )

@@ -75,6 +75,79 @@ type Report struct {
 	// Lacks says what the judged recording does not hold (record.Gaps):
 	// rendered before the verdict.
 	Lacks []string
+	// SuspectPSI is where the judged scope's PSI contradicts itself
+	// (signal.PSICheck), on Kernel (uname -r, "" unknown): rendered in
+	// every format; SuspectAction is what the gate did about it.
+	SuspectPSI    []signal.PSISuspect
+	Kernel        string
+	SuspectAction SuspectAction
+}
+
+// SuspectAction is what a gate does with suspect PSI (--suspect-psi).
+type SuspectAction string
+
+// Actions.
+const (
+	// SuspectWarn: judge as usual; say in every format that the PSI is
+	// suspect (the default).
+	SuspectWarn SuspectAction = "warn"
+	// SuspectFail: a threshold on a resource whose PSI is suspect is not
+	// judged (no data: never a pass, exit 5); the warning as with warn.
+	SuspectFail SuspectAction = "fail"
+	// SuspectIgnore: do not check.
+	SuspectIgnore SuspectAction = "ignore"
+)
+
+// SuspectActions lists the actions, for --suspect-psi's help.
+var SuspectActions = []SuspectAction{SuspectWarn, SuspectFail, SuspectIgnore}
+
+// CheckPSI looks for contradictions in the PSI of the judged scope
+// (signal.PSICheck) over samples and acts on them as a says. kernel is
+// the kernel's release, for the warning. "" is SuspectWarn.
+func (r *Report) CheckPSI(samples []record.Sample, kernel string, a SuspectAction) {
+	if a == "" {
+		a = SuspectWarn
+	}
+	r.Kernel, r.SuspectAction, r.SuspectPSI = kernel, a, nil
+	if a == SuspectIgnore {
+		return
+	}
+	chk := signal.NewPSICheck(signal.PSICheckOptions{})
+	for i := range samples {
+		s := &samples[i]
+		if r.Scope.Cgroup != "" {
+			if s.CgroupPSI != nil {
+				chk.Add(s.Time, s.CgroupPSI.Snapshot(), s.VMStat.LRU(), s.CgroupVMStat.LRU())
+			}
+		} else if s.PSI != nil {
+			chk.Add(s.Time, s.PSI.Snapshot(), s.VMStat.LRU())
+		}
+	}
+	r.SuspectPSI = chk.Findings()
+	if a != SuspectFail {
+		return
+	}
+	for i := range r.Results {
+		x := &r.Results[i]
+		if x.Status == NoData {
+			continue
+		}
+		for _, f := range r.SuspectPSI {
+			if x.Threshold.Metric.Resource == f.Resource {
+				x.Status = NoData
+				x.Reason = "not judged (--suspect-psi fail): the " + f.Resource + " PSI contradicts itself"
+				break
+			}
+		}
+	}
+}
+
+// SuspectScope names the judged scope in a suspect-PSI sentence.
+func (r *Report) SuspectScope() string {
+	if r.Scope.Cgroup == "" {
+		return "the host"
+	}
+	return r.Scope.String()
 }
 
 // CutShort marks a run whose recording ended abnormally (why: no end

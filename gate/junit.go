@@ -31,6 +31,7 @@ type junitSuite struct {
 	Timestamp string          `xml:"timestamp,attr,omitempty"`
 	Props     *junitPropList  `xml:"properties,omitempty"`
 	Cases     []junitTestCase `xml:"testcase"`
+	SystemErr string          `xml:"system-err,omitempty"`
 }
 
 type junitPropList struct {
@@ -69,11 +70,22 @@ func WriteJUnit(w io.Writer, rep *Report, loc *time.Location) error {
 	if !rep.Start.IsZero() {
 		s.Timestamp = rep.Start.UTC().Format(time.RFC3339)
 	}
+	suspect := rep.SuspectTexts(loc)
+	if len(suspect) > 0 {
+		// Where a CI system shows the suite's output, and in the cases of
+		// the thresholds on that PSI below.
+		s.SystemErr = "warning: " + strings.Join(suspect, "\nwarning: ")
+		s.Props.Props = append(s.Props.Props, junitProp{"suspect_psi", fmt.Sprint(len(suspect))}, junitProp{"kernel", rep.Kernel})
+	}
 	for i := range rep.Results {
 		r := &rep.Results[i]
 		tc := junitTestCase{Name: r.Threshold.Expr, Classname: "memdiag.gate", Time: dur}
+		warn := ""
+		for _, l := range rep.suspectFor(r.Threshold, loc) {
+			warn += "\nwarning: " + l
+		}
 		if r.Status != NoData {
-			tc.SystemOut = fmt.Sprintf("observed %s (%s)", FormatValue(r.Threshold, r.Observed), r.Threshold.Metric.Doc)
+			tc.SystemOut = fmt.Sprintf("observed %s (%s)", FormatValue(r.Threshold, r.Observed), r.Threshold.Metric.Doc) + warn
 		}
 		switch r.Status {
 		case Fail:
@@ -82,10 +94,10 @@ func WriteJUnit(w io.Writer, rep *Report, loc *time.Location) error {
 			if wt := rep.WorstText(r, loc); wt != "" {
 				text += "\nworst moment: " + wt
 			}
-			tc.Failure = &junitProblem{Message: msg, Type: "threshold breached", Text: text}
+			tc.Failure = &junitProblem{Message: msg, Type: "threshold breached", Text: text + warn}
 			s.Failures++
 		case NoData:
-			tc.Error = &junitProblem{Message: "could not be judged: " + r.Reason, Type: "no data", Text: r.Reason}
+			tc.Error = &junitProblem{Message: "could not be judged: " + r.Reason, Type: "no data", Text: r.Reason + warn}
 			s.Errors++
 		}
 		s.Cases = append(s.Cases, tc)

@@ -11,7 +11,7 @@ import (
 // lacks, a recording that ended abnormally is cut short (never a pass),
 // and each breach whose worst moment falls in an episode analyze credits
 // to a job says so (NoteCulprits). Too few samples is an error.
-func JudgeRecording(rec *record.Recording, name string, ths []*Threshold) (*Report, error) {
+func JudgeRecording(rec *record.Recording, name string, ths []*Threshold, a SuspectAction) (*Report, error) {
 	gaps := record.NewGaps(rec.Header)
 	for i := range rec.Samples {
 		gaps.Add(&rec.Samples[i])
@@ -25,6 +25,7 @@ func JudgeRecording(rec *record.Recording, name string, ths []*Threshold) (*Repo
 	if why := gaps.Abnormal(rec.End, rec.Warnings); why != "" {
 		rep.CutShort(why)
 	}
+	rep.CheckPSI(rec.Samples, rec.Header.Kernel, a)
 	NoteCulprits(rep, correlate.Analyze(rec, correlate.Options{Project: timers.Project}))
 	return rep, nil
 }

@@ -19,7 +19,7 @@ func TestJudgeRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := JudgeRecording(rec, "union", ths)
+	rep, err := JudgeRecording(rec, "union", ths, SuspectWarn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestJudgeRecording(t *testing.T) {
 		t.Errorf("results %+v, want one pass", rep.Results)
 	}
 	rec.Samples = rec.Samples[:1]
-	if _, err := JudgeRecording(rec, "union", ths); err == nil {
+	if _, err := JudgeRecording(rec, "union", ths, SuspectWarn); err == nil {
 		t.Error("one sample: no error, want too few samples")
 	}
 }

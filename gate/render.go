@@ -12,7 +12,37 @@ import (
 	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/tables"
+	"github.com/memdiag/memdiag/report/psinote"
+	"github.com/memdiag/memdiag/signal"
 )
+
+// SuspectTexts are the sentences of the report's suspect PSI, with
+// what the gate did about it.
+func (r *Report) SuspectTexts(loc *time.Location) []string {
+	var out []string
+	for _, x := range r.SuspectPSI {
+		s := psinote.Sentence(x, r.SuspectScope(), r.Kernel, loc)
+		if r.SuspectAction == SuspectFail {
+			s += " (--suspect-psi fail: thresholds on " + x.Resource + " PSI are not judged)"
+		} else {
+			s += " (--suspect-psi warn: judged as recorded)"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// suspectFor are the sentences of the suspect PSI of t's resource.
+func (r *Report) suspectFor(t *Threshold, loc *time.Location) []string {
+	var out []string
+	all := r.SuspectTexts(loc)
+	for i, x := range r.SuspectPSI {
+		if t.Metric.Resource == x.Resource {
+			out = append(out, all[i])
+		}
+	}
+	return out
+}
 
 // Formats lists the formats [Render] writes; github is GitHub Actions
 // workflow commands (::error …).
@@ -124,6 +154,9 @@ func renderTable(w io.Writer, rep *Report, o RenderOptions) error {
 	for _, l := range rep.Lacks {
 		fmt.Fprintln(w, "the recording lacks:", l)
 	}
+	for _, l := range rep.SuspectTexts(o.Location) {
+		fmt.Fprintln(w, "warning:", l)
+	}
 	fmt.Fprintln(w, "memdiag gate:", rep.Verdict())
 	fmt.Fprintln(w, rep.runLine(o.Location))
 	if rep.Command != nil {
@@ -152,7 +185,10 @@ func renderMarkdown(w io.Writer, rep *Report, o RenderOptions) error {
 	for _, l := range rep.Lacks {
 		fmt.Fprintf(w, "> ⚠️ the recording lacks: %s\n", mdEscape(l))
 	}
-	if len(rep.Lacks) > 0 {
+	for _, l := range rep.SuspectTexts(o.Location) {
+		fmt.Fprintf(w, "> ⚠️ %s\n", mdEscape(l))
+	}
+	if len(rep.Lacks)+len(rep.SuspectPSI) > 0 {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "### memdiag gate: %s\n\n", rep.Verdict())
@@ -182,6 +218,9 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 func renderGitHub(w io.Writer, rep *Report, o RenderOptions) error {
 	for _, l := range rep.Lacks {
 		fmt.Fprintf(w, "::warning title=%s::%s\n", ghProperty("memdiag gate: the recording lacks"), ghData(l))
+	}
+	for _, l := range rep.SuspectTexts(o.Location) {
+		fmt.Fprintf(w, "::warning title=%s::%s\n", ghProperty("memdiag gate: suspect PSI"), ghData(l))
 	}
 	for i := range rep.Results {
 		r := &rep.Results[i]
@@ -232,6 +271,16 @@ type jsonReport struct {
 	Warnings   []string     `json:"warnings,omitempty"`
 	// RecordingLacks: what the judged recording does not hold.
 	RecordingLacks []string `json:"recording_lacks,omitempty"`
+	// SuspectPSI: where the scope's PSI contradicts itself, each with
+	// its sentence; SuspectPSIAction what the gate did (--suspect-psi).
+	SuspectPSI       []jsonSuspect `json:"suspect_psi,omitempty"`
+	SuspectPSIAction string        `json:"suspect_psi_action"`
+	Kernel           string        `json:"kernel,omitempty"`
+}
+
+type jsonSuspect struct {
+	signal.PSISuspect
+	Text string `json:"text"`
 }
 
 type jsonCommand struct {
@@ -288,6 +337,14 @@ func renderJSON(w io.Writer, rep *Report) error {
 		Start: rep.Start, End: rep.End, Samples: rep.Samples, Warnings: rep.Warnings,
 		RecordingLacks: rep.Lacks,
 		Thresholds:     []jsonResult{},
+		Kernel:         rep.Kernel, SuspectPSIAction: string(rep.SuspectAction),
+	}
+	if out.SuspectPSIAction == "" {
+		out.SuspectPSIAction = string(SuspectWarn)
+	}
+	texts := rep.SuspectTexts(time.UTC)
+	for i, x := range rep.SuspectPSI {
+		out.SuspectPSI = append(out.SuspectPSI, jsonSuspect{x, texts[i]})
 	}
 	if !rep.Passed() {
 		out.Verdict = "fail"

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/signal"
 )
 
 // Report is everything `memdiag mem` shows. It is built by [Build] from
@@ -21,6 +22,10 @@ type Report struct {
 	Cgroups  []Cgroup      `json:"cgroups"`
 	OOM      OOMReport     `json:"oom"`
 	Warnings []string      `json:"warnings,omitempty"` // sources that could not be read, once each
+	// SuspectPSI is where /proc/pressure/memory contradicted itself
+	// between the two reads (signal.PSICheck), on Kernel.
+	SuspectPSI []signal.PSISuspect `json:"suspect_psi,omitempty"`
+	Kernel     string              `json:"kernel,omitempty"`
 }
 
 // OOMReport is what is known about OOM kills: the kills in the kernel log
@@ -71,6 +76,7 @@ func Build(now time.Time, prev, cur Snapshot, h Host, procs []Proc, scan ProcSca
 		r.Cgroups = []Cgroup{}
 	}
 	r.Verdict = assess(h, r.Activity)
+	r.Kernel, r.SuspectPSI = cur.Kernel, suspectPSI(prev, cur)
 	r.OOM = OOMReport{LogSource: log.Source, LogUnreadable: log.Unreadable, Kills: log.Kills, LogFile: log.File}
 	if r.OOM.Kills == nil {
 		r.OOM.Kills = []OOMKill{}
@@ -86,6 +92,21 @@ func Build(now time.Time, prev, cur Snapshot, h Host, procs []Proc, scan ProcSca
 	}
 	r.Verdict.explain(cgs, r.OOM, now.Location())
 	return r
+}
+
+// suspectPSI checks the memory PSI of the two reads for contradictions:
+// since boot, and between them (a stall without activity over the whole
+// interval counts).
+func suspectPSI(prev, cur Snapshot) []signal.PSISuspect {
+	dt := cur.Time.Sub(prev.Time)
+	chk := signal.NewPSICheck(signal.PSICheckOptions{MinStall: dt})
+	for i, s := range []Snapshot{prev, cur} {
+		if s.PSI == nil || (i == 1 && dt <= 0) {
+			continue // no PSI, or one read (--interval 0)
+		}
+		chk.Add(s.Time, &psi.Snapshot{Memory: s.PSI}, s.VMStat)
+	}
+	return chk.Findings()
 }
 
 // BootTime reads btime of /proc/stat: the wall time of boot, which turns

@@ -1,12 +1,15 @@
 package memstate
 
 import (
+	"context"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/signal"
@@ -21,6 +24,7 @@ type Snapshot struct {
 	Time   time.Time     `json:"time"`
 	VMStat *lru.VMStat   `json:"-"`             // /proc/vmstat, mapped across kernel versions by package lru
 	PSI    *psi.Resource `json:"psi,omitempty"` // nil without PSI (kernel < 4.20, psi=0)
+	Kernel string        `json:"-"`             // /proc/sys/kernel/osrelease, "" if unreadable
 }
 
 // reading is the snapshot as the signal catalogue reads it.
@@ -45,6 +49,10 @@ func (c *Collector) Snapshot(now time.Time) (s Snapshot, missing error, err erro
 	s.Time = now
 	if s.VMStat, err = lru.ParseVMStat(f, p); err != nil {
 		return Snapshot{}, nil, err
+	}
+	// Best effort, through the jail: the kernel names a suspect-PSI warning.
+	if b, err := rootfs.ReadFile(context.Background(), c.root, "proc/sys/kernel/osrelease", 256); err == nil {
+		s.Kernel = strings.TrimSpace(string(b))
 	}
 	r, err := psi.ReadFile(filepath.Join(c.root, "proc/pressure/memory"))
 	if err != nil {

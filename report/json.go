@@ -309,7 +309,7 @@ func toJSON(r correlate.Result) jsonResult {
 		Thresholds:     jsonThresh{t.PSISome, t.PSIFull, t.LRUDrop, t.LRUDropMin, t.Refault, t.DirectReclaim, t.LimitReclaim, t.DiskIO, t.IOTime, t.SwapOut, t.MADFactor},
 		Baselines:      map[string]float64{},
 		Period:         period(&r, r.Period), SpikePeriod: period(&r, r.SpikePeriod),
-		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: warningTexts(r.Warnings),
+		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: warningTexts(r.Warnings, r.Location),
 		WarningDetails: nonNil(r.Warnings),
 		RecordingLacks: nonNil(r.Lacks),
 		Victim:         victimJSON(&r),

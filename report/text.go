@@ -179,7 +179,7 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	if len(r.Warnings) > 0 {
 		b.WriteString("\n")
 		for _, wn := range r.Warnings {
-			fmt.Fprintf(&b, "Note: %s\n", warningText(wn))
+			fmt.Fprintf(&b, "Note: %s\n", warningText(wn, r.Location))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -2,13 +2,16 @@ package report
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/report/psinote"
 )
 
 // warningText is the sentence of an analysis warning (correlate.Warning):
-// what the analysis could not do and what it did instead.
-func warningText(w correlate.Warning) string {
+// what the analysis could not do and what it did instead; times are in
+// loc.
+func warningText(w correlate.Warning, loc *time.Location) string {
 	switch w.Kind {
 	case correlate.WarnTooFewSamples:
 		return "the recording has fewer than two samples: nothing to analyse"
@@ -24,6 +27,14 @@ func warningText(w correlate.Warning) string {
 		return "job schedules were not projected over the recording; jobs are matched only through their processes"
 	case correlate.WarnGrowthLeftOut:
 		return fmt.Sprintf("in %d samples more processes were growing than watch records per sample (up to %d left out of one): each was recorded in turn, so their growth is fitted on fewer points, and one that grew only while left out is not seen", w.Samples, w.Processes)
+	case correlate.WarnSuspectPSI:
+		if w.SuspectPSI != nil {
+			scope := "the host"
+			if w.Cgroup != "" {
+				scope = "cgroup " + w.Cgroup
+			}
+			return psinote.Sentence(*w.SuspectPSI, scope, w.Kernel, loc)
+		}
 	case correlate.WarnNote:
 		return w.Text
 	}
@@ -35,10 +46,10 @@ func warningText(w correlate.Warning) string {
 }
 
 // warningTexts is warningText of each warning, never nil.
-func warningTexts(ws []correlate.Warning) []string {
+func warningTexts(ws []correlate.Warning, loc *time.Location) []string {
 	out := make([]string, len(ws))
 	for i, w := range ws {
-		out[i] = warningText(w)
+		out[i] = warningText(w, loc)
 	}
 	return out
 }

@@ -76,6 +76,9 @@ func renderCSV(w io.Writer, r memstate.Report) error {
 	if r.OOM.LogUnreadable != "" {
 		cw.Write([]string{"warning", "kernel log", "unreadable", r.OOM.LogUnreadable})
 	}
+	for _, s := range suspectTexts(r, nil) {
+		cw.Write([]string{"warning", "/proc/pressure/memory", "suspect_psi", s})
+	}
 	for _, w := range r.Warnings {
 		cw.Write([]string{"warning", "", "", w})
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/memdiag/memdiag/internal/tables"
 	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/report/psinote"
 	"github.com/memdiag/memdiag/signal"
 )
 
@@ -47,7 +48,11 @@ func Render(w io.Writer, r memstate.Report, f format.Format, o Options) error {
 	case format.JSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return enc.Encode(struct {
+			memstate.Report
+			// SuspectPSIText are SuspectPSI's sentences.
+			SuspectPSIText []string `json:"suspect_psi_text,omitempty"`
+		}{r, suspectTexts(r, o.Loc)})
 	case format.Table, format.Markdown:
 		return renderText(w, r, f == format.Markdown, o)
 	}
@@ -97,6 +102,9 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 		fmt.Fprintf(&b, "Memory at %s\n\n", r.Time.In(loc).Format(time.RFC3339))
 	}
 	b.WriteString(r.Verdict.Sentence + "\n")
+	for _, s := range suspectTexts(r, loc) {
+		fmt.Fprintf(&b, "warning: %s\n", s)
+	}
 	for _, wmsg := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wmsg)
 	}
@@ -344,4 +352,13 @@ func oomDetail(b *strings.Builder, k memstate.OOMKill) {
 		}
 		fmt.Fprintf(b, "    %s %d%s: rss %s%s, swap %s, oom_score_adj %d\n", t.Name, t.PID, mark, memstate.FormatBytes(t.RSSBytes), split, memstate.FormatBytes(t.SwapBytes), t.OOMScoreAdj)
 	}
+}
+
+// suspectTexts are the sentences of r's suspect PSI.
+func suspectTexts(r memstate.Report, loc *time.Location) []string {
+	var out []string
+	for _, x := range r.SuspectPSI {
+		out = append(out, psinote.Sentence(x, "the host", r.Kernel, loc))
+	}
+	return out
 }
