@@ -300,15 +300,29 @@ func renderUnlessDone(ctx context.Context, w io.Writer, render func(io.Writer) e
 			return err
 		}
 	}
-	for b := buf.Bytes(); len(b) > 0; {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
+	// Written from a goroutine: a reader that does not read (a pager
+	// waiting, a full pipe) blocks the write, and Ctrl-C must still end
+	// the command at once.
+	wrote := make(chan error, 1)
+	go func() {
+		for b := buf.Bytes(); len(b) > 0; {
+			if ctx.Err() != nil {
+				wrote <- context.Cause(ctx)
+				return
+			}
+			n := min(len(b), 64<<10)
+			if _, err := w.Write(b[:n]); err != nil {
+				wrote <- err
+				return
+			}
+			b = b[n:]
 		}
-		n := min(len(b), 64<<10)
-		if _, err := w.Write(b[:n]); err != nil {
-			return err
-		}
-		b = b[n:]
+		wrote <- nil
+	}()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case err := <-wrote:
+		return err
 	}
-	return nil
 }
