@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/analysis"
-	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/fleet"
 	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/format"
@@ -121,7 +120,9 @@ func runAnalyzePrometheus(opts *analyzeOptions) error {
 	if err != nil {
 		return &exitCodeError{Code: exitError, Err: err}
 	}
-	results, hosts, err := analyzeHosts(opts, d, co)
+	lo := opts.LatencyIn
+	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
+	results, hosts, err := analysis.Fleet(d, analysisOptions(opts.IO, opts.LatencyFile, lo, co, false))
 	if err != nil {
 		return err
 	}
@@ -133,36 +134,6 @@ func runAnalyzePrometheus(opts *analyzeOptions) error {
 		}
 		return fo.writeText(w, f == format.Markdown)
 	})
-}
-
-// analyzeHosts analyzes each host of the fleet data as analyze does a
-// recording, with the latency of --latency if given.
-func analyzeHosts(opts *analyzeOptions, d *fleet.Data, co correlate.Options) ([]fleet.HostResult, []*fleet.Host, error) {
-	lo := opts.LatencyIn
-	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
-	var results []fleet.HostResult
-	var hosts []*fleet.Host
-	for _, name := range d.HostNames() {
-		h := d.Recording(name)
-		hdr := h.Rec.Header
-		imp, err := importFor(opts.IO, &hdr, opts.LatencyFile, lo)
-		if err != nil {
-			return nil, nil, err
-		}
-		sr := correlate.NewSeries(hdr)
-		for i := range h.Rec.Samples {
-			sr.Add(&h.Rec.Samples[i])
-		}
-		res, _, err := analysis.Series(sr, nil, imp, analysisOptions(opts.IO, opts.LatencyFile, lo, co, false))
-		if err != nil {
-			return nil, nil, err
-		}
-		res.Lacks = append(res.Lacks, h.Lacks...)
-		res.Warnings = append(res.Warnings, correlate.Notes(h.Notes...)...)
-		results = append(results, fleet.HostResult{Host: name, Res: res})
-		hosts = append(hosts, h)
-	}
-	return results, hosts, nil
 }
 
 // fleetOutput is what `analyze --prometheus` writes: each host's
