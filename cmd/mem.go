@@ -105,33 +105,6 @@ func newMemCmd(f *factory, runF func(*memOptions) error) *cobra.Command {
 	return c
 }
 
-// memSnapshots reads the counters now and, with --interval, once more
-// after it (prev == cur without).
-func memSnapshots(ctx context.Context, opts *memOptions, col *memstate.Collector, warn func(error)) (prev, cur memstate.Snapshot, err error) {
-	prev, missing, err := col.Snapshot(opts.Now())
-	if err != nil {
-		return prev, cur, err
-	}
-	if missing != nil {
-		warn(missing)
-	}
-	cur = prev
-	if opts.Interval > 0 {
-		select {
-		case <-ctx.Done():
-			return prev, cur, ctx.Err()
-		case <-time.After(opts.Interval):
-		}
-		if opts.beforeSecondRead != nil {
-			opts.beforeSecondRead()
-		}
-		if cur, _, err = col.Snapshot(opts.Now()); err != nil {
-			return prev, cur, err
-		}
-	}
-	return prev, cur, nil
-}
-
 func runMem(opts *memOptions) error {
 	ctx := opts.ctx
 	if ctx == nil {
@@ -143,9 +116,12 @@ func runMem(opts *memOptions) error {
 	}
 	var warnings []string
 	warn := func(err error) { warnings = append(warnings, err.Error()) }
-	prev, cur, err := memSnapshots(ctx, opts, col, warn)
+	prev, cur, missing, err := col.Snapshots(ctx, opts.Interval, opts.Now, opts.beforeSecondRead)
 	if err != nil {
 		return err
+	}
+	if missing != nil {
+		warn(missing)
 	}
 	host, hw, err := col.Host()
 	if err != nil {
