@@ -1,11 +1,12 @@
 // Package analysis is the one pipeline of the commands that explain a
 // recording (analyze, compare, analyze --prometheus, and watch's verdict
-// through analyze): read the recording sample by sample into a
-// correlate.Series while the latency results are imported, check that
-// enough of it was recorded, join the latency and run correlate's
-// analysis, with the trace the HTML report draws. Opening the files and
-// turning flags into import options stay in cmd; rendering is package
-// report's.
+// through analyze): read the recording sample by sample ([Redacted] on
+// the way) into a correlate.Series while the latency results are
+// imported ([AnchorAtCommand] for a file of offsets), check that enough
+// of it was recorded, join the latency and run correlate's analysis,
+// with the trace the HTML report draws ([Recording]); each host of
+// Prometheus data the same way ([Fleet]). Opening the files and turning
+// flags into import options stay in cmd; rendering is package report's.
 package analysis
 
 import (

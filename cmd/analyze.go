@@ -265,7 +265,6 @@ func (opts *analyzeOptions) correlateOptions() (correlate.Options, error) {
 		return co, flagErrorf("--growth-min-window must not be negative")
 	}
 	co.GrowthMinWindow = opts.GrowthWindow
-	co.Project = jobProjector()
 	return co, nil
 }
 

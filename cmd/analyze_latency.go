@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/memdiag/memdiag/analysis"
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/latency"
@@ -124,34 +125,6 @@ func (l latencyInput) importOptions(h *record.Header) (latency.ImportOptions, st
 	return o, from, nil
 }
 
-// heyStartup bounds how long after its command's start hey begins
-// counting its offsets (its start-up: ~0.2 s measured on a 2-core VM).
-const heyStartup = 2 * time.Second
-
-// anchorAtCommand re-anchors a file of offsets (hey) that ImportFile
-// anchored at its mtime: hey counts from its own start, a little after
-// the command's start that watch recorded, and writes its CSV just after
-// its last response. The mtime anchor is kept when it lies in that range
-// (it is then the closer one); otherwise — a copied or touched file —
-// the offsets count from the command's start.
-func anchorAtCommand(imp *latency.Imported, cmdStart time.Time) {
-	r := &imp.Report
-	if r.Relative && !cmdStart.IsZero() { // read from stdin: no mtime
-		imp.Shift(cmdStart.Sub(r.StartAt))
-		r.Relative, r.StartFrom = false, latency.StartCommand
-		return
-	}
-	if r.StartFrom != latency.StartMtime || cmdStart.IsZero() {
-		return
-	}
-	if d := r.StartAt.Sub(cmdStart); d >= 0 && d <= heyStartup {
-		r.StartFrom = latency.StartMtime + fmt.Sprintf(", %s after the wrapped command's start (recorded by watch)", correlate.FormatDuration(d))
-		return
-	}
-	imp.Shift(cmdStart.Sub(r.StartAt))
-	r.StartFrom = latency.StartCommand
-}
-
 func parseStartFlag(s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, nil
@@ -181,7 +154,7 @@ func importFor(ios *iostreams.IOStreams, h *record.Header, latFile string, lo la
 	if imp.Report.StartFrom != "" && imp.Report.StartFrom != latency.StartMtime && from != "" {
 		imp.Report.StartFrom = from
 	}
-	anchorAtCommand(imp, h.CommandStart)
+	analysis.AnchorAtCommand(imp, h.CommandStart)
 	return imp, nil
 }
 

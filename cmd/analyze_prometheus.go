@@ -1,21 +1,15 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/analysis"
-	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/fleet"
-	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/report"
 	"github.com/memdiag/memdiag/store"
@@ -65,32 +59,6 @@ func promWindow(from, to string, now time.Time) (time.Time, time.Time, error) {
 	return w.From, w.To, nil
 }
 
-// fleetJSON is analyze --prometheus --format json.
-type fleetJSON struct {
-	Prometheus string          `json:"prometheus"`
-	From       time.Time       `json:"from"`
-	To         time.Time       `json:"to"`
-	StepS      float64         `json:"step_s"`
-	ScrapeS    float64         `json:"scrape_interval_s,omitempty"`
-	Resolution string          `json:"resolution"`
-	Hosts      []fleetHostJSON `json:"hosts"`
-	Fleet      []fleetLineJSON `json:"fleet"`
-	Warnings   []string        `json:"warnings,omitempty"`
-}
-
-type fleetHostJSON struct {
-	Host     string          `json:"host"`
-	Sources  []string        `json:"sources"`
-	Lacks    []string        `json:"lacks"`
-	Memdiag  bool            `json:"memdiag_metrics"`
-	Analysis json.RawMessage `json:"analysis"`
-}
-
-type fleetLineJSON struct {
-	fleet.Aligned
-	Line string `json:"line"`
-}
-
 func runAnalyzePrometheus(opts *analyzeOptions) error {
 	p := &opts.Prom
 	if u, err := url.Parse(p.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -121,136 +89,15 @@ func runAnalyzePrometheus(opts *analyzeOptions) error {
 	if err != nil {
 		return &exitCodeError{Code: exitError, Err: err}
 	}
-	results, hosts, err := analyzeHosts(opts, d, co)
+	lo := opts.LatencyIn
+	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
+	results, hosts, err := analysis.Fleet(d, analysisOptions(opts.IO, opts.LatencyFile, lo, co, false))
 	if err != nil {
 		return err
 	}
-	fo := fleetOutput{d: d, start: start, end: end, results: results, hosts: hosts, aligned: fleet.Align(results, p.Align), align: p.Align}
-	fo.ro = report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
-	return writeOutput(opts.IO, opts.Output, opts.Mode, &fo.ro, func(w io.Writer) error {
-		if f == format.JSON {
-			return fo.writeJSON(w)
-		}
-		return fo.writeText(w, f == format.Markdown)
-	})
-}
-
-// analyzeHosts analyzes each host of the fleet data as analyze does a
-// recording, with the latency of --latency if given.
-func analyzeHosts(opts *analyzeOptions, d *fleet.Data, co correlate.Options) ([]fleet.HostResult, []*fleet.Host, error) {
-	lo := opts.LatencyIn
-	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
-	var results []fleet.HostResult
-	var hosts []*fleet.Host
-	for _, name := range d.HostNames() {
-		h := d.Recording(name)
-		hdr := h.Rec.Header
-		imp, err := importFor(opts.IO, &hdr, opts.LatencyFile, lo)
-		if err != nil {
-			return nil, nil, err
-		}
-		sr := correlate.NewSeries(hdr)
-		for i := range h.Rec.Samples {
-			sr.Add(&h.Rec.Samples[i])
-		}
-		res, _, err := analysis.Series(sr, nil, imp, analysisOptions(opts.IO, opts.LatencyFile, lo, co, false))
-		if err != nil {
-			return nil, nil, err
-		}
-		res.Lacks = append(res.Lacks, h.Lacks...)
-		res.Warnings = append(res.Warnings, correlate.Notes(h.Notes...)...)
-		results = append(results, fleet.HostResult{Host: name, Res: res})
-		hosts = append(hosts, h)
-	}
-	return results, hosts, nil
-}
-
-// fleetOutput is what `analyze --prometheus` writes: each host's
-// analysis, then the fleet's aligned episodes.
-type fleetOutput struct {
-	d          *fleet.Data
-	start, end time.Time
-	results    []fleet.HostResult
-	hosts      []*fleet.Host
-	aligned    []fleet.Aligned
-	align      time.Duration
-	ro         report.Options
-}
-
-// writeJSON writes the fleet as one JSON document.
-func (fo *fleetOutput) writeJSON(w io.Writer) error {
-	d, ro, hosts := fo.d, fo.ro, fo.hosts
-	out := fleetJSON{Prometheus: d.URL, From: fo.start.UTC(), To: fo.end.UTC(), StepS: d.Step.Seconds(), ScrapeS: d.Scrape.Seconds(),
-		Resolution: resolutionNote(d), Warnings: d.Warnings, Fleet: []fleetLineJSON{}}
-	for i, r := range fo.results {
-		var b bytes.Buffer
-		if err := report.Render(&b, r.Res, format.JSON, ro); err != nil {
-			return err
-		}
-		out.Hosts = append(out.Hosts, fleetHostJSON{Host: r.Host, Sources: hosts[i].Sources, Lacks: hosts[i].Lacks,
-			Memdiag: hosts[i].Memdiag, Analysis: json.RawMessage(bytes.TrimSpace(b.Bytes()))})
-	}
-	for _, a := range fo.aligned {
-		out.Fleet = append(out.Fleet, fleetLineJSON{a, a.Line(time.UTC, fo.align)})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
-}
-
-// writeText writes each host's report and the fleet's lines as a table
-// or markdown.
-func (fo *fleetOutput) writeText(w io.Writer, md bool) error {
-	f := format.Table
-	if md {
-		f = format.Markdown
-	}
-	d, ro, hosts, results := fo.d, fo.ro, fo.hosts, fo.results
-	for i, r := range results {
-		if md {
-			fmt.Fprintf(w, "## %s\n\nSources: %s.\n\n", r.Host, strings.Join(hosts[i].Sources, ", "))
-		} else {
-			fmt.Fprintf(w, "== %s (from %s) ==\n\n", r.Host, strings.Join(hosts[i].Sources, ", "))
-		}
-		if err := report.Render(w, r.Res, f, ro); err != nil {
-			return err
-		}
-		fmt.Fprintln(w)
-	}
-	if md {
-		fmt.Fprintf(w, "## Fleet: %s, %s .. %s\n\n", english.Count(len(results), "host"), fo.start.UTC().Format("2006-01-02 15:04:05"), fo.end.UTC().Format("15:04:05 MST"))
-	} else {
-		fmt.Fprintf(w, "FLEET: %s, %s .. %s\n\n", english.Count(len(results), "host"), fo.start.UTC().Format("2006-01-02 15:04:05"), fo.end.UTC().Format("15:04:05 MST"))
-	}
-	if len(fo.aligned) == 0 {
-		fmt.Fprintln(w, "No host had an episode in the window.")
-	}
-	bullet := "  "
-	if md {
-		bullet = "- "
-	}
-	for _, a := range fo.aligned {
-		fmt.Fprintln(w, bullet+a.Line(time.UTC, fo.align))
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, resolutionNote(d))
-	for _, wn := range d.Warnings {
-		fmt.Fprintln(w, "Note:", wn)
-	}
-	return nil
-}
-
-// resolutionNote says what reading Prometheus loses against a recording.
-func resolutionNote(d *fleet.Data) string {
-	scrape := "not measured (no `up` samples); assumed " + d.Step.String()
-	if d.Scrape > 0 {
-		scrape = d.Scrape.String()
-	}
-	return fmt.Sprintf("Resolution: Prometheus scraped every %s and was read at %s steps. Counters are known only at the scrapes, so a stall or "+
-		"I/O burst shorter than about two steps (%s) is averaged into its neighbours or missed, every time above is known to one step, and "+
-		"PSI shares are per step (from the *_seconds_total counters), not per second. Per-process attribution is not in Prometheus: "+
-		"with memdiag's own metrics a job is credited through its unit's I/O (memdiag_unit_*_bytes_total); without them no job or "+
-		"process can be shown to have run or caused an episode.", scrape, d.Step, 2*d.Step)
+	fl := report.Fleet{Data: d, From: start, To: end, Results: results, Hosts: hosts, Aligned: fleet.Align(results, p.Align), Align: p.Align}
+	ro := report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
+	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.RenderFleet(w, fl, f, ro) })
 }
 
 // analyzeArgs is one recording, or none with --prometheus.

@@ -3,10 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"strings"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -75,7 +71,7 @@ var memExample = examples(`
 `)
 
 func newMemCmd(f *factory, runF func(*memOptions) error) *cobra.Command {
-	opts := &memOptions{IO: f.IO, Now: f.Now, RunLog: runLogCommand}
+	opts := &memOptions{IO: f.IO, Now: f.Now, RunLog: memstate.RunLogCommand}
 	c := &cobra.Command{
 		Use:     "mem",
 		Short:   "Show which memory is the problem: host, cgroups, processes and OOM kills",
@@ -109,33 +105,6 @@ func newMemCmd(f *factory, runF func(*memOptions) error) *cobra.Command {
 	return c
 }
 
-// memSnapshots reads the counters now and, with --interval, once more
-// after it (prev == cur without).
-func memSnapshots(ctx context.Context, opts *memOptions, col *memstate.Collector, warn func(error)) (prev, cur memstate.Snapshot, err error) {
-	prev, missing, err := col.Snapshot(opts.Now())
-	if err != nil {
-		return prev, cur, err
-	}
-	if missing != nil {
-		warn(missing)
-	}
-	cur = prev
-	if opts.Interval > 0 {
-		select {
-		case <-ctx.Done():
-			return prev, cur, ctx.Err()
-		case <-time.After(opts.Interval):
-		}
-		if opts.beforeSecondRead != nil {
-			opts.beforeSecondRead()
-		}
-		if cur, _, err = col.Snapshot(opts.Now()); err != nil {
-			return prev, cur, err
-		}
-	}
-	return prev, cur, nil
-}
-
 func runMem(opts *memOptions) error {
 	ctx := opts.ctx
 	if ctx == nil {
@@ -147,9 +116,12 @@ func runMem(opts *memOptions) error {
 	}
 	var warnings []string
 	warn := func(err error) { warnings = append(warnings, err.Error()) }
-	prev, cur, err := memSnapshots(ctx, opts, col, warn)
+	prev, cur, missing, err := col.Snapshots(ctx, opts.Interval, opts.Now, opts.beforeSecondRead)
 	if err != nil {
 		return err
+	}
+	if missing != nil {
+		warn(missing)
 	}
 	host, hw, err := col.Host()
 	if err != nil {
@@ -180,70 +152,16 @@ func runMem(opts *memOptions) error {
 	return mem.Render(opts.IO.Out, rep, opts.Format, mem.Options{TopCgroups: opts.Top, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()})
 }
 
-// readKernelLog reads OOM kills from /dev/kmsg, else (live host only)
-// from dmesg, else journalctl -k, and says why when none worked.
+// readKernelLog reads OOM kills from the file of --kernel-log, else
+// from the host's log; only the running host (--root /) falls back to
+// the dmesg and journalctl commands.
 func readKernelLog(ctx context.Context, opts *memOptions, col *memstate.Collector, boot time.Time) memstate.KernelLog {
-	var why []string
-	lo := memstate.LogOptions{Boot: boot}
+	o := memstate.KernelLogOptions{LogOptions: memstate.LogOptions{Boot: boot}, File: opts.KernelLog}
 	if opts.Now != nil {
-		lo.Now = opts.Now()
+		o.Now = opts.Now()
 	}
-	if opts.KernelLog != "" {
-		// A pasted log may come from another host or boot: its raw
-		// stamps are time since that boot, not this host's; only the
-		// wall times it carries itself are kept.
-		lo.Boot = time.Time{}
-		b, err := os.ReadFile(opts.KernelLog)
-		if err == nil {
-			var kills []memstate.OOMKill
-			if kills, err = memstate.ParseKernelLogWith(strings.NewReader(string(b)), opts.KernelLog, lo); err == nil {
-				return memstate.KernelLog{Source: opts.KernelLog, Kills: kills, File: true}
-			}
-		}
-		return memstate.KernelLog{Unreadable: err.Error(), File: true}
+	if opts.Root == "/" {
+		o.Run = opts.RunLog
 	}
-	b, err := memstate.ReadKmsg(col.KmsgPath())
-	if err == nil {
-		kills, perr := memstate.ParseKernelLogWith(strings.NewReader(string(b)), col.KmsgPath(), lo)
-		if perr == nil {
-			return memstate.KernelLog{Source: "/dev/kmsg", Kills: kills}
-		}
-		err = perr
-	}
-	why = append(why, err.Error())
-	if opts.Root == "/" && opts.RunLog != nil {
-		for _, c := range [][]string{{"dmesg"}, {"journalctl", "-k", "-o", "short-monotonic", "--no-pager", "-q"}} {
-			out, err := opts.RunLog(ctx, c[0], c[1:]...)
-			if err != nil {
-				why = append(why, err.Error())
-				continue
-			}
-			if len(strings.TrimSpace(string(out))) == 0 {
-				// journalctl prints nothing, successfully, without a journal
-				// or without the right to read it: that is not "no kills".
-				why = append(why, c[0]+": no kernel messages (no journal, or no access to it)")
-				continue
-			}
-			kills, err := memstate.ParseKernelLogWith(strings.NewReader(string(out)), c[0], lo)
-			if err != nil {
-				why = append(why, err.Error())
-				continue
-			}
-			return memstate.KernelLog{Source: strings.Join(c[:min(2, len(c))], " "), Kills: kills}
-		}
-	}
-	return memstate.KernelLog{Unreadable: strings.Join(why, "; ")}
-}
-
-// runLogCommand runs a kernel-log reader; its error carries the command's
-// stderr, since "exit status 1" alone tells the user nothing.
-func runLogCommand(ctx context.Context, name string, args ...string) ([]byte, error) {
-	c := exec.CommandContext(ctx, name, args...)
-	var stderr strings.Builder
-	c.Stderr = &stderr
-	out, err := c.Output()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %s", name, err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+	return col.ReadKernelLog(ctx, o)
 }

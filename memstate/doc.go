@@ -14,8 +14,9 @@
 //   - the memory cgroups under /sys/fs/cgroup: v2 memory.{current,max,high,
 //     swap.current,stat,events,pressure} and v1 memory.{usage_in_bytes,
 //     limit_in_bytes,stat,failcnt,oom_control};
-//   - OOM kills from the kernel log (/dev/kmsg, or dmesg / journalctl -k
-//     text handed to [ParseKernelLogWith]).
+//   - OOM kills from the kernel log ([Collector.ReadKernelLog]: /dev/kmsg,
+//     else on the running host the output of dmesg or journalctl -k, or a
+//     file of log text; any of them parsed by [ParseKernelLogWith]).
 //
 // Every figure is in bytes; the kernel's kB in /proc is KiB.
 //

@@ -150,3 +150,32 @@ func NewActivity(prev, cur Snapshot) Activity {
 	}
 	return a
 }
+
+// Snapshots reads the pressure side twice, interval apart, so that [Build]
+// can measure pressure over it: prev now and cur after interval, each
+// stamped by now(); with interval 0, one read (cur == prev, pressure not
+// measured). missing is what the first read lacked ([Collector.Snapshot]).
+// between, when set, runs between the reads (a test changes a fixture's
+// counters there). A ctx done while waiting ends it with ctx's error.
+func (c *Collector) Snapshots(ctx context.Context, interval time.Duration, now func() time.Time, between func()) (prev, cur Snapshot, missing, err error) {
+	prev, missing, err = c.Snapshot(now())
+	if err != nil {
+		return prev, cur, missing, err
+	}
+	cur = prev
+	if interval <= 0 {
+		return prev, cur, missing, nil
+	}
+	select {
+	case <-ctx.Done():
+		return prev, cur, missing, ctx.Err()
+	case <-time.After(interval):
+	}
+	if between != nil {
+		between()
+	}
+	if cur, _, err = c.Snapshot(now()); err != nil {
+		return prev, cur, missing, err
+	}
+	return prev, cur, missing, nil
+}

@@ -1,0 +1,36 @@
+package timers
+
+import "time"
+
+// Listing is what `memdiag timers` lists of a host's jobs: the jobs shown
+// and what is wrong with their definitions.
+type Listing struct {
+	// Jobs are the jobs shown: every job when all, else the jobs that run
+	// and those whose definition has an error.
+	Jobs []Job
+	// Malformed are the definitions' errors ([Problems]: unit files,
+	// OnCalendar= expressions, crontab lines), in job order; they fail
+	// `timers --strict`.
+	Malformed []string
+	// Problems are Malformed, then the programs that run from two
+	// definitions ([Duplicates]): shown under the listing, but the host's
+	// configuration, not a parse error.
+	Problems []string
+}
+
+// NewListing chooses the jobs to list among jobs (every one when all) and
+// gathers their problems; base and runLoc (the zone jobs run in) date the
+// firings [Duplicates] compares.
+func NewListing(jobs []Job, all bool, base time.Time, runLoc *time.Location) Listing {
+	l := Listing{Jobs: jobs, Malformed: Problems(jobs)}
+	l.Problems = append(append([]string{}, l.Malformed...), Duplicates(jobs, base, runLoc)...)
+	if !all {
+		l.Jobs = nil
+		for _, j := range jobs {
+			if j.Active || len(j.Errors) > 0 {
+				l.Jobs = append(l.Jobs, j)
+			}
+		}
+	}
+	return l
+}
