@@ -85,9 +85,10 @@ func (g *Gaps) addGap(gp *Gap) {
 	}
 }
 
-// gapLine states the recording's gap records: "3 gaps, 14 s unseen: …";
-// "" when it has none.
-func (g *Gaps) gapLine() string {
+// GapLine states the samples' gap records: "3 gaps, 14 s unseen: …";
+// "" when they have none. Lines includes it; a live gate, which has no
+// recording to lack anything else, says it alone.
+func (g *Gaps) GapLine() string {
 	if g.gaps == 0 {
 		return ""
 	}
@@ -175,7 +176,7 @@ func (g *Gaps) Lines(end *End, warns []string) []string {
 	case len(damaged) > 0:
 		out = append(out, fmt.Sprintf("recording damaged, %s readable: %s; its end line is there", english.Count(g.samples, "sample"), strings.Join(damaged, "; ")))
 	}
-	if l := g.gapLine(); l != "" {
+	if l := g.GapLine(); l != "" {
 		out = append(out, l)
 	}
 	if g.samples > 0 && g.noPSI > 0 {
