@@ -145,6 +145,10 @@ func TestStoppedRecorderGap(t *testing.T) {
 	if g.Late > 0 {
 		want = fmt.Sprintf("1 gap, %s unseen: 1 sample more than half an interval late, %d samples missed", unseen(g.Unseen(time.Second)), g.Missed)
 	}
+	// The service's log says it as it happens.
+	if l := fmt.Sprintf("memdiag: warning: record: %d samples missed", g.Missed); !strings.Contains(readLog(dir), l) {
+		t.Errorf("the recorder's log does not say %q:\n%s", l, readLog(dir))
+	}
 	for _, argv := range [][]string{
 		{"analyze", st, "--no-color"},
 		{"gate", "--recording", st, "-t", "memory.full.stall<100%", "--no-color"},
