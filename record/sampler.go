@@ -23,9 +23,10 @@ type Sampler struct {
 	Interval time.Duration
 	Logger   *slog.Logger
 	Now      func() time.Time
-	// Limit, when > 0, ends Run once this many samples have been taken
-	// (watch and gate --duration: Duration/Interval + 1, the first at
-	// once).
+	// Limit, when > 0, ends Run once the sample due in slot Limit−1 of
+	// the grid (at Limit−1 intervals) has been taken, or a later one:
+	// watch and gate --duration, Duration/Interval + 1 samples, the first
+	// at once. A run whose samples were missed takes fewer, never longer.
 	Limit int
 
 	failed map[string]bool
@@ -106,7 +107,7 @@ func (sp *Sampler) Run(ctx context.Context, emit func(*Sample) error) error {
 	g := grid{start: sp.Now(), every: sp.Interval}
 	t := time.NewTicker(sp.Interval)
 	defer t.Stop()
-	for sp.Limit <= 0 || sp.next < sp.Limit {
+	for sp.Limit <= 0 || g.slot < sp.Limit-1 {
 		select {
 		case <-ctx.Done():
 			return nil

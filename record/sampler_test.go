@@ -165,7 +165,7 @@ func TestSamplerGaps(t *testing.T) {
 		// after its slot. Read 7 (9 s) takes 0.4 s: not late (the 10 s
 		// tick is taken at 10 s).
 		src := &slowSource{delay: map[int]time.Duration{2: 1600 * time.Millisecond, 5: 3200 * time.Millisecond, 7: 400 * time.Millisecond}}
-		sp := &Sampler{Sources: []Source{src}, Interval: time.Second, Limit: 10}
+		sp := &Sampler{Sources: []Source{src}, Interval: time.Second, Limit: 12}
 		var got []*Sample
 		if err := sp.Run(t.Context(), func(s *Sample) error { got = append(got, s); return nil }); err != nil {
 			t.Fatal(err)
@@ -192,6 +192,29 @@ func TestSamplerGaps(t *testing.T) {
 		}
 		if u := wantGaps[6].Unseen(time.Second); u != 2200*time.Millisecond {
 			t.Errorf("Unseen = %s, want 2.2s", u)
+		}
+	})
+}
+
+// --duration is wall time on the grid, not a count of samples: a run
+// whose samples were missed ends at the slot of its last sample, with
+// fewer samples, never later.
+func TestSamplerLimitIsTheGrid(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &slowSource{delay: map[int]time.Duration{2: 3200 * time.Millisecond}}
+		sp := &Sampler{Sources: []Source{src}, Interval: time.Second, Limit: 6}
+		var got []time.Duration
+		if err := sp.Run(t.Context(), func(s *Sample) error { got = append(got, s.Time.Sub(t0)); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		// 0, 1 s, 2 s (taking until 5.2 s), then the slot at 5 s, taken at
+		// 5.2 s: the last slot of a 5 s run.
+		want := []time.Duration{0, time.Second, 2 * time.Second, 5200 * time.Millisecond}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("sample times (-want +got):\n%s", d)
+		}
+		if time.Since(t0) != 5200*time.Millisecond {
+			t.Errorf("Run returned at %s, want 5.2s", time.Since(t0))
 		}
 	})
 }
