@@ -313,6 +313,14 @@ func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*
 	rep := gate.Evaluate(h, g.Samples, scope, ths)
 	rep.CheckPSI(g.Samples, session.HostHeader(ctx, opts.Root, rep.Start, "").Kernel, opts.SuspectPSI)
 	rep.Command = cmdRes
+	// The sampler's gaps: samples late or missed while the run was judged.
+	gaps := record.NewGaps(record.Header{Interval: opts.Interval})
+	for i := range g.Samples {
+		gaps.Add(&g.Samples[i])
+	}
+	if l := gaps.GapLine(); l != "" {
+		rep.Lacks = append(rep.Lacks, l)
+	}
 	return rep, nil
 }
 

@@ -71,6 +71,7 @@ func TestGrafanaDashboard(t *testing.T) {
 		}
 		e.Observe(&record.Sample{Time: rec.Samples[len(rec.Samples)-1].Time, Onsets: []record.StallOnset{{Scope: "host", Resource: "memory", Kind: "some"}},
 			Events: []record.Event{{Kind: process.Exit, PID: 1, Unit: "a.service", ReadBytes: 1}}})
+		e.an.settle() // every sample analysed, the last one too
 		_, fams := scrape(t, e)
 		for n := range fams {
 			served[n] = true

@@ -9,7 +9,7 @@
 //	exp := exposition.New(hdr, exposition.Options{})
 //	srv, err := exposition.Listen(ctx, exposition.ListenOptions{Addr: addr}, exp) // fails at once on a bad address
 //	defer srv.Close()
-//	... for each sample written: exp.Observe(&s)
+//	... for each sample written: exp.Observe(&s) // never waits for a scrape or the analysis
 //	... on a new header (service restart, new segment): exp.SetHeader(hdr)
 //
 // # What it exposes
@@ -44,6 +44,9 @@
 //     memdiag_culprit_episodes{culprit,kind}: the correlator's episodes and
 //     culprits, re-derived every Options.AnalyzeEvery (1 min) over the
 //     last 30-60 min of samples (Options.Window).
+//   - memdiag_samples_late_total and memdiag_samples_missed_total: the
+//     sampler's samples more than half an interval late and those never
+//     taken, each a gap in the recording (record.Gap).
 //   - every entry of the signal catalogue (package signal), named by
 //     [SignalMetric] from its Name, base unit and kind
 //     (memdiag_psi_memory_some_seconds_total, memdiag_direct_reclaim_bytes_total,

@@ -4,10 +4,10 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/process"
@@ -26,8 +26,9 @@ type Options struct {
 	// AnalyzeEvery is how often the correlator re-runs over the recent
 	// samples (default 1 min of sample time); negative disables it. One
 	// run over a full hour of 1 s samples costs ~0.2 s of CPU
-	// (BenchmarkAnalyzeWindow, docs/benchmarks.md), while the sampler
-	// waits.
+	// (BenchmarkAnalyzeWindow, docs/benchmarks.md); it runs on a
+	// goroutine of its own, never on the sampling path, and a run due
+	// while the previous one still runs is skipped.
 	AnalyzeEvery time.Duration
 	// Window is how much recent history the correlator sees: between
 	// Window/2 and Window (default 1 h).
@@ -68,12 +69,15 @@ const (
 )
 
 // Exporter holds the state the metrics are rendered from. Observe and
-// SetHeader may be called from the sampling goroutine while /metrics is
-// scraped.
+// SetHeader are called from the sampling goroutine; a scrape of /metrics
+// reads the view Observe last published (an atomic pointer) and the
+// analysis last finished, and never takes a lock the sampler waits on.
 type Exporter struct {
 	o   Options
 	reg *prometheus.Registry
 
+	// mu serialises Observe and SetHeader (the sampler's goroutine, and
+	// a segment switch within it); scrapes never take it.
 	mu       sync.Mutex
 	hdr      record.Header
 	prev     *record.Sample
@@ -84,13 +88,37 @@ type Exporter struct {
 	overflow uint64 // units summed under "other"
 	lastCum  map[int]procSeen
 	onsets   map[onsetKey]*onsetCount
+	late     uint64 // samples taken more than half an interval after they were due (Sample.Gap)
+	missed   uint64 // samples due and not taken
 
-	// The correlator: two overlapping series, the older one analysed.
-	series    [2]*correlate.Series
-	seriesT0  [2]time.Time
-	lastRun   time.Time
+	cur atomic.Pointer[view] // what a scrape renders, replaced after each sample
+	an  analyzer
+	fir atomic.Pointer[firings]
+}
+
+// view is what one scrape renders: a copy of the sampler's state made
+// after a sample, and the last analysis's findings. A view is never
+// changed once published.
+type view struct {
+	o        Options
+	hdr      record.Header
+	samples  uint64
+	signals  [2][]float64
+	known    [2][]bool
+	units    map[string]unitIO
+	overflow uint64
+	onsets   map[onsetKey]onsetCount
+	late     uint64
+	missed   uint64
+	found
+	fir *atomic.Pointer[firings] // the Exporter's, shared by every view
+}
+
+// found is what the last analysis found; analyzed is false until one
+// ran.
+type found struct {
+	analyzed  bool
 	episodes  uint64
-	counted   time.Time // start of the newest episode counted
 	active    bool
 	lastStart time.Time
 	culprits  []correlate.Culprit
@@ -122,9 +150,79 @@ func New(hdr record.Header, o Options) *Exporter {
 		e.signals[i] = make([]float64, len(signal.Catalogue))
 		e.known[i] = make([]bool, len(signal.Catalogue))
 	}
+	e.an.o = e.o
+	e.publish()
 	e.reg = prometheus.NewRegistry()
-	e.reg.MustRegister(collector{e})
+	e.reg.MustRegister(collector{e}, gapCollector{e})
 	return e
+}
+
+// publish makes the sampler's state what scrapes see. Call it with mu
+// held (or before the Exporter is shared).
+func (e *Exporter) publish() {
+	v := &view{o: e.o, hdr: e.hdr, samples: e.samples, overflow: e.overflow, late: e.late, missed: e.missed,
+		units: make(map[string]unitIO, len(e.units)), onsets: make(map[onsetKey]onsetCount, len(e.onsets))}
+	for i := range e.signals {
+		v.signals[i] = slices.Clone(e.signals[i])
+		v.known[i] = slices.Clone(e.known[i])
+	}
+	for u, c := range e.units {
+		v.units[u] = *c
+	}
+	for k, c := range e.onsets {
+		v.onsets[k] = *c
+	}
+	e.cur.Store(v)
+}
+
+// view is what a scrape renders now: the sampler's last published state
+// with the last analysis's findings.
+func (e *Exporter) view() *view {
+	v := *e.cur.Load()
+	if f := e.an.found.Load(); f != nil {
+		v.found = *f
+	}
+	v.fir = &e.fir
+	return &v
+}
+
+// firings are the jobs' last and next planned firings around one time,
+// kept for the scrapes that follow while they still hold: projecting
+// every job's schedule is most of what a scrape costs (BenchmarkScrape).
+type firings struct {
+	jobs        []record.Job // the header's jobs they were projected from
+	from, until time.Time    // they hold for a scrape at from ≤ now < until
+	at          map[string][2]time.Time
+}
+
+// maxFiringsAge bounds how long projected firings are reused: the last
+// firing is looked for within a lookback window that moves with time.
+const maxFiringsAge = time.Hour
+
+// firingsAt returns each job's last firing at or before now and its next
+// after now (jobFirings), projected again only when a job's next firing
+// has come, the header's jobs changed, or maxFiringsAge passed. The last
+// firing before now stays the same until the next one comes: reusing it
+// changes no value a scrape shows.
+func (v *view) firingsAt(now time.Time, loc *time.Location) map[string][2]time.Time {
+	jobs := v.hdr.Jobs
+	if f := v.fir.Load(); f != nil && len(f.jobs) == len(jobs) && len(jobs) > 0 && &f.jobs[0] == &jobs[0] &&
+		!now.Before(f.from) && now.Before(f.until) {
+		return f.at
+	}
+	f := &firings{jobs: jobs, from: now, until: now.Add(maxFiringsAge), at: make(map[string][2]time.Time, len(jobs))}
+	for _, j := range jobs {
+		if _, ok := f.at[j.Name]; ok {
+			continue
+		}
+		l, n := jobFirings(j.Timers(), now, loc)
+		f.at[j.Name] = [2]time.Time{l, n}
+		if !n.IsZero() && n.Before(f.until) {
+			f.until = n
+		}
+	}
+	v.fir.Store(f)
+	return f.at
 }
 
 // Registry is the registry /metrics renders, for a caller that adds its
@@ -133,7 +231,9 @@ func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
 
 // Handler serves /metrics in the Prometheus text (or OpenMetrics) format.
 func (e *Exporter) Handler() http.Handler {
-	return promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	// One handler for every listener: OpenMetrics on request and the
+	// process_*/go_* collectors (handler.go).
+	return Handler(e)
 }
 
 // SetHeader replaces the header (a new segment or a restart): the job
@@ -142,13 +242,27 @@ func (e *Exporter) SetHeader(hdr record.Header) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.hdr = hdr
+	e.publish()
 }
 
-// Observe takes one sample, in recording order.
+// Observe takes one sample, in recording order, and publishes what
+// scrapes see. It never waits for a scrape nor for the analysis: a due
+// analysis starts on a goroutine of its own (see Options.AnalyzeEvery).
 func (e *Exporter) Observe(s *record.Sample) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
+	hdr := e.observe(s)
+	e.mu.Unlock()
+	e.an.observe(s, hdr)
+}
+
+func (e *Exporter) observe(s *record.Sample) record.Header {
 	e.samples++
+	if g := s.Gap; g != nil {
+		e.missed += uint64(g.Missed)
+		if g.Late > 0 {
+			e.late++
+		}
+	}
 	e.observeSignals(s)
 	e.observeIO(s)
 	for _, on := range s.Onsets {
@@ -163,9 +277,10 @@ func (e *Exporter) Observe(s *record.Sample) {
 			c.last = on.Time
 		}
 	}
-	e.analyze(s)
 	cp := *s
 	e.prev = &cp
+	e.publish()
+	return e.hdr
 }
 
 // observeIO adds the interval's per-process I/O to the units: the deltas
@@ -295,55 +410,149 @@ func pageSize(h *record.Header) int {
 	return 4096
 }
 
-// analyze feeds the sample to the correlator's series and re-runs it
-// every AnalyzeEvery of sample time.
-func (e *Exporter) analyze(s *record.Sample) {
-	if e.o.AnalyzeEvery < 0 {
-		return
-	}
-	for i := range e.series {
-		// The second series starts half a window after the first, so the
-		// one analysed always holds between Window/2 and Window.
-		if e.series[i] == nil && (i == 0 || s.Time.Sub(e.seriesT0[0]) >= e.o.Window/2) {
-			e.series[i] = correlate.NewSeries(e.hdr)
-			e.seriesT0[i] = s.Time
-		}
-		if e.series[i] != nil {
-			e.series[i].Add(s)
-		}
-	}
-	if e.series[1] != nil && s.Time.Sub(e.seriesT0[0]) >= e.o.Window {
-		e.series[0], e.seriesT0[0] = e.series[1], e.seriesT0[1]
-		e.series[1] = nil
-	}
-	if !e.lastRun.IsZero() && s.Time.Sub(e.lastRun) < e.o.AnalyzeEvery {
-		return
-	}
-	e.lastRun = s.Time
-	res := e.series[0].Analyze(e.o.Analyze)
-	e.takeResult(&res)
+// analyzer runs the correlator over the recent samples every
+// AnalyzeEvery of sample time, off the sampling path: Observe queues each
+// sample and adds the queue to the series only when no analysis holds
+// it; a due analysis runs on a goroutine of its own, and one due while
+// the previous still runs is skipped (the next sample tries again).
+type analyzer struct {
+	o Options
+
+	// run is held while the series is worked on: by Observe for the
+	// adds (microseconds), by a round for its whole analysis. Observe
+	// only ever tries it.
+	run sync.Mutex
+	// The correlator: two overlapping series, the older one analysed.
+	series   [2]*correlate.Series
+	seriesT0 [2]time.Time
+	newest   time.Time // the last sample added
+	lastRun  time.Time // sample time of the last analysis started
+	counted  time.Time // start of the newest episode counted
+	episodes uint64
+	rounds   sync.WaitGroup
+
+	qmu   sync.Mutex
+	queue []queued // samples not yet added to the series
+
+	found atomic.Pointer[found]
 }
 
-// takeResult counts the episodes not counted before and keeps the
-// culprits.
-func (e *Exporter) takeResult(res *correlate.Result) {
-	e.active = false
-	for _, ep := range res.Episodes {
-		if ep.Start.After(e.counted) {
-			e.episodes++
-			e.counted = ep.Start
+type queued struct {
+	s   *record.Sample
+	hdr record.Header
+}
+
+// maxQueued bounds the samples waiting for a slow analysis (1 h at
+// 1 s); past it the oldest are dropped from the analysis, never from the
+// recording or the counters.
+const maxQueued = 3600
+
+func (a *analyzer) observe(s *record.Sample, hdr record.Header) {
+	if a.o.AnalyzeEvery < 0 {
+		return
+	}
+	cp := *s
+	a.qmu.Lock()
+	a.queue = append(a.queue, queued{&cp, hdr})
+	if n := len(a.queue) - maxQueued; n > 0 {
+		a.queue = slices.Delete(a.queue, 0, n)
+	}
+	a.qmu.Unlock()
+	if !a.run.TryLock() {
+		return // a round runs: it adds the queue when done
+	}
+	a.drain()
+	if !a.lastRun.IsZero() && a.newest.Sub(a.lastRun) < a.o.AnalyzeEvery {
+		a.run.Unlock()
+		return
+	}
+	a.lastRun = a.newest
+	a.rounds.Add(1)
+	go func() {
+		defer a.rounds.Done()
+		defer a.run.Unlock()
+		a.round()
+		a.drain()
+	}()
+}
+
+// drain adds the queued samples to the series; run is held.
+func (a *analyzer) drain() {
+	a.qmu.Lock()
+	q := a.queue
+	a.queue = nil
+	a.qmu.Unlock()
+	for _, x := range q {
+		a.add(x.s, x.hdr)
+	}
+}
+
+// add feeds a sample to the correlator's series; run is held.
+func (a *analyzer) add(s *record.Sample, hdr record.Header) {
+	for i := range a.series {
+		// The second series starts half a window after the first, so the
+		// one analysed always holds between Window/2 and Window.
+		if a.series[i] == nil && (i == 0 || s.Time.Sub(a.seriesT0[0]) >= a.o.Window/2) {
+			a.series[i] = correlate.NewSeries(hdr)
+			a.seriesT0[i] = s.Time
 		}
-		if ep.Start.After(e.lastStart) {
-			e.lastStart = ep.Start
+		if a.series[i] != nil {
+			a.series[i].Add(s)
+		}
+	}
+	if a.series[1] != nil && s.Time.Sub(a.seriesT0[0]) >= a.o.Window {
+		a.series[0], a.seriesT0[0] = a.series[1], a.seriesT0[1]
+		a.series[1] = nil
+	}
+	a.newest = s.Time
+}
+
+// round analyses the older series and publishes what it found: the
+// episodes not counted before and the culprits; run is held.
+func (a *analyzer) round() {
+	res := a.series[0].Analyze(a.o.Analyze)
+	f := &found{analyzed: true}
+	if prev := a.found.Load(); prev != nil {
+		f.lastStart = prev.lastStart
+	}
+	for _, ep := range res.Episodes {
+		if ep.Start.After(a.counted) {
+			a.episodes++
+			a.counted = ep.Start
+		}
+		if ep.Start.After(f.lastStart) {
+			f.lastStart = ep.Start
 		}
 		// An episode is active when it reaches the newest interval.
 		if !ep.End.Before(res.End) {
-			e.active = true
+			f.active = true
 		}
 	}
-	e.culprits = slices.Clone(res.Culprits)
-	if len(e.culprits) > e.o.MaxCulprits {
-		e.culprits = e.culprits[:e.o.MaxCulprits]
+	f.episodes = a.episodes
+	f.culprits = slices.Clone(res.Culprits)
+	if len(f.culprits) > a.o.MaxCulprits {
+		f.culprits = f.culprits[:a.o.MaxCulprits]
+	}
+	a.found.Store(f)
+}
+
+// wait returns once no analysis runs.
+func (a *analyzer) wait() { a.rounds.Wait() }
+
+// settle waits for the running analysis, then analyses what was queued
+// meanwhile (a sample that came while a round ran is only queued: the
+// next sample's round reads it). For tests and the end of a run, where
+// no next sample comes.
+func (a *analyzer) settle() {
+	a.wait()
+	if a.o.AnalyzeEvery < 0 {
+		return
+	}
+	a.run.Lock()
+	defer a.run.Unlock()
+	a.drain()
+	if a.series[0] != nil {
+		a.round()
 	}
 }
 
@@ -371,4 +580,27 @@ func onsetScope(recorded string) string {
 		return "host"
 	}
 	return "cgroup"
+}
+
+// Metric names of the sampler's own timeliness.
+const (
+	SamplesLate   = "memdiag_samples_late_total"
+	SamplesMissed = "memdiag_samples_missed_total"
+)
+
+// gapCollector renders the sampler's late and missed samples, the gaps
+// the recording holds (record.Gap).
+type gapCollector struct{ e *Exporter }
+
+var (
+	lateDesc   = desc(SamplesLate, "Samples memdiag took more than half an interval after they were due (each is recorded as a gap in the recording).")
+	missedDesc = desc(SamplesMissed, "Samples that were due and never taken: the recorder was stopped, starved of CPU or blocked for more than an interval (recorded as gaps).")
+)
+
+func (c gapCollector) Describe(ch chan<- *prometheus.Desc) { ch <- lateDesc; ch <- missedDesc }
+
+func (c gapCollector) Collect(ch chan<- prometheus.Metric) {
+	v := c.e.cur.Load()
+	ch <- prometheus.MustNewConstMetric(lateDesc, prometheus.CounterValue, float64(v.late))
+	ch <- prometheus.MustNewConstMetric(missedDesc, prometheus.CounterValue, float64(v.missed))
 }

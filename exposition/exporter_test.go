@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -188,11 +189,12 @@ func TestEpisodesAndCulpritsAsTheyHappen(t *testing.T) {
 	e := New(rec.Header, Options{Window: 24 * time.Hour, AnalyzeEvery: time.Minute, Now: func() time.Time { return end }})
 	for i := range rec.Samples {
 		e.Observe(&rec.Samples[i])
+		e.an.wait() // an analysis as fast as the samples come: none skipped
 	}
 	// The last analysis ran on the final sample (30 s samples, 1 min).
-	e.mu.Lock()
-	res := e.series[0].Analyze(correlate.Options{Project: timers.Project})
-	e.mu.Unlock()
+	e.an.run.Lock()
+	res := e.an.series[0].Analyze(correlate.Options{Project: timers.Project})
+	e.an.run.Unlock()
 	want := correlate.Analyze(rec, correlate.Options{Project: timers.Project})
 	if len(want.Culprits) < 2 || want.Culprits[0].Name != "pmlogger_check.timer" {
 		t.Fatalf("fixture's verdict changed: %+v", want.Culprits)
@@ -285,5 +287,101 @@ func TestOnsetScopeAndJobActive(t *testing.T) {
 		if got, ok := value(fams, JobInfo, "periodic_job="+job, "active="+active); !ok || got != 1 {
 			t.Errorf(`%s{periodic_job=%q,active=%q} missing`, JobInfo, job, active)
 		}
+	}
+}
+
+// A scrape stuck half-way (a client that stops reading: here nobody
+// takes the metrics from the channel) holds nothing the sampler waits
+// on: Observe returns, and the stuck scrape still renders the view it
+// started from. With one lock for both, Observe would wait forever.
+func TestScrapeNeverBlocksObserve(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 8, 0, 0, 0, time.UTC)
+	e := New(record.Header{PageSize: 4096, Interval: time.Second}, Options{AnalyzeEvery: -1})
+	e.Observe(&record.Sample{Time: t0})
+	ch := make(chan prometheus.Metric)
+	go func() { collector{e}.Collect(ch); close(ch) }()
+	first := <-ch // the scrape has started and is stuck sending the next metric
+	for i := 1; i <= 5; i++ {
+		e.Observe(&record.Sample{Time: t0.Add(time.Duration(i) * time.Second)})
+	}
+	var m dto.Metric
+	if err := first.Write(&m); err != nil || m.Counter.GetValue() != 1 {
+		t.Errorf("the stuck scrape's %s = %v (%v), want 1: the view it started from", Samples, m.Counter.GetValue(), err)
+	}
+	for range ch { // let the scrape finish
+	}
+	_, fams := scrape(t, e)
+	if got, _ := value(fams, Samples); got != 6 {
+		t.Errorf("%s = %v after the stuck scrape, want 6", Samples, got)
+	}
+}
+
+// The analysis runs off the sampling path: while a round holds the
+// series, Observe queues its sample and returns, a round due meanwhile
+// is skipped, and the next sample after it adds the queue and starts the
+// round that was due.
+func TestAnalysisOffTheSamplingPath(t *testing.T) {
+	rec, err := record.ReadFile("../correlate/testdata/union.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(rec.Header, Options{Window: 24 * time.Hour, AnalyzeEvery: time.Minute})
+	e.Observe(&rec.Samples[0]) // the first sample starts a round
+	e.an.wait()
+	if f := e.an.found.Load(); f == nil || !f.analyzed {
+		t.Fatal("no analysis after the first sample")
+	}
+	first := e.an.lastRun
+	e.an.run.Lock() // a slow round holds the series
+	for i := 1; i <= 4; i++ {
+		e.Observe(&rec.Samples[i]) // 30 s samples: a round is due at the second
+	}
+	e.an.qmu.Lock()
+	queued := len(e.an.queue)
+	e.an.qmu.Unlock()
+	if queued != 4 || e.an.lastRun != first || e.an.series[0].Header.Host != rec.Header.Host {
+		t.Errorf("while a round runs: %d samples queued (want 4), last round at %s (want %s, none started)", queued, e.an.lastRun, first)
+	}
+	e.an.run.Unlock()
+	e.Observe(&rec.Samples[5])
+	e.an.wait()
+	if want := rec.Samples[5].Time; !e.an.lastRun.Equal(want) || len(e.an.queue) != 0 {
+		t.Errorf("after the round: last round at %s, want %s; %d still queued", e.an.lastRun, want, len(e.an.queue))
+	}
+	e.an.run.Lock()
+	from, to, _ := e.an.series[0].Span()
+	e.an.run.Unlock()
+	if !from.Equal(rec.Samples[0].Time) || !to.Equal(rec.Samples[5].Time) {
+		t.Errorf("the series spans %s to %s, want every sample, %s to %s", from, to, rec.Samples[0].Time, rec.Samples[5].Time)
+	}
+}
+
+// Late and missed samples (the gaps the sampler records) are counted,
+// and are 0 from the first scrape.
+func TestLateAndMissedSamples(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 8, 0, 0, 0, time.UTC)
+	e := New(record.Header{PageSize: 4096, Interval: time.Second}, Options{AnalyzeEvery: -1})
+	body, fams := scrape(t, e)
+	for _, n := range []string{SamplesLate, SamplesMissed} {
+		if got, ok := value(fams, n); !ok || got != 0 {
+			t.Errorf("%s = %v (present %v) before any sample, want 0", n, got, ok)
+		}
+	}
+	promtoolCheck(t, body)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	for _, s := range []*record.Sample{
+		{Time: at(0)}, {Time: at(1000)},
+		{Time: at(2600), Gap: &record.Gap{Start: at(1000), End: at(2600), Late: 600 * time.Millisecond, Reason: record.GapLate}},
+		{Time: at(6200), Gap: &record.Gap{Start: at(2600), End: at(6200), Missed: 3, Late: 0, Reason: record.GapMissed}},
+		{Time: at(8700), Gap: &record.Gap{Start: at(6200), End: at(8700), Missed: 1, Late: 700 * time.Millisecond, Reason: record.GapMissed}},
+	} {
+		e.Observe(s)
+	}
+	_, fams = scrape(t, e)
+	if got, _ := value(fams, SamplesLate); got != 2 {
+		t.Errorf("%s = %v, want 2", SamplesLate, got)
+	}
+	if got, _ := value(fams, SamplesMissed); got != 4 {
+		t.Errorf("%s = %v, want 4", SamplesMissed, got)
 	}
 }

@@ -85,9 +85,7 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
-	e := c.e
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e := c.e.view() // never a lock the sampler waits on
 	counter := func(d *prometheus.Desc, v float64, lv ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, lv...)
 	}
@@ -138,9 +136,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(onLast, unixSeconds(e.onsets[k].last), k.scope, k.resource, k.kind)
 	}
 
-	c.collectJobs(ch, gauge)
+	collectJobs(e, ch, gauge)
 
-	if e.o.AnalyzeEvery >= 0 && e.series[0] != nil {
+	if e.o.AnalyzeEvery >= 0 && e.analyzed {
 		counter(desc(Episodes, "Memory-pressure episodes the correlator found since memdiag started (memdiag analyze's episodes, counted once each)."), float64(e.episodes))
 		active := 0.0
 		if e.active {
@@ -165,8 +163,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // collectJobs renders the periodic-job inventory of the header.
-func (c collector) collectJobs(ch chan<- prometheus.Metric, gauge func(*prometheus.Desc, float64, ...string)) {
-	e := c.e
+func collectJobs(e *view, ch chan<- prometheus.Metric, gauge func(*prometheus.Desc, float64, ...string)) {
 	if len(e.hdr.Jobs) == 0 {
 		return
 	}
@@ -177,6 +174,7 @@ func (c collector) collectJobs(ch chan<- prometheus.Metric, gauge func(*promethe
 	now := e.o.Now()
 	loc := correlate.Location(&e.hdr, nil)
 	labels := jobLabels(e.hdr.Jobs)
+	fs := e.firingsAt(now, loc)
 	seen := map[string]bool{}
 	for _, j := range e.hdr.Jobs {
 		if seen[j.Name] {
@@ -188,7 +186,7 @@ func (c collector) collectJobs(ch chan<- prometheus.Metric, gauge func(*promethe
 		if j.PeriodSeconds != nil {
 			gauge(period, *j.PeriodSeconds, name)
 		}
-		l, n := jobFirings(j.Timers(), now, loc)
+		l, n := fs[j.Name][0], fs[j.Name][1]
 		if !n.IsZero() {
 			gauge(next, unixSeconds(n), name)
 		}

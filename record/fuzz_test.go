@@ -47,6 +47,9 @@ func readerSeeds(tb testing.TB) [][]byte {
 		whole[:len(whole)-7],
 		append(append([]byte{}, head...), `{"type":"end"`...),
 		append(append([]byte{}, head...), `{"type":"sample","time":"x"}`+"\n"+`{"type":"end"}`...),
+		// gap lines: whole, merged before one sample, damaged
+		bytes.Join([][]byte{head, []byte(`{"type":"gap","start":"2026-03-15T12:00:00Z","end":"2026-03-15T12:00:01Z","missed":2,"late_ns":600000000,"reason":"missed"}` + "\n"),
+			[]byte(`{"type":"gap","start":"x","missed":"y"}` + "\n"), sample, end}, nil),
 	}
 }
 

@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,14 @@ type Gaps struct {
 
 	eventsLost uint64 // process events lost (kernel or memdiag's buffer)
 	eventsErr  string // a reader that stopped
+
+	// Gap records (Sample.Gap): how many, the samples late and missed,
+	// the time unseen, the longest, and reasons other than the
+	// sampler's.
+	gaps, late, missed int
+	unseen             time.Duration
+	longest            *Gap
+	reasons            []string
 }
 
 // NewGaps starts the accounting for a recording with header h.
@@ -47,12 +56,74 @@ func (g *Gaps) Add(s *Sample) {
 	if st := s.Scan; st != nil && st.Denied > g.denied {
 		g.denied, g.listed = st.Denied, st.Processes
 	}
+	if gp := s.Gap; gp != nil {
+		g.addGap(gp)
+	}
 	if es := s.EventStats; es != nil {
 		g.eventsLost += es.LostKernel + es.LostBuffer
 		if es.Error != "" && g.eventsErr == "" {
 			g.eventsErr = es.Error
 		}
 	}
+}
+
+func (g *Gaps) addGap(gp *Gap) {
+	g.gaps++
+	g.missed += gp.Missed
+	if gp.Late > 0 {
+		g.late++
+	}
+	u := gp.Unseen(g.h.Interval)
+	g.unseen += u
+	if g.longest == nil || u > g.longest.Unseen(g.h.Interval) {
+		g.longest = gp
+	}
+	for r := range strings.SplitSeq(gp.Reason, "; ") {
+		if r != "" && r != GapLate && r != GapMissed && !slices.Contains(g.reasons, r) {
+			g.reasons = append(g.reasons, r)
+		}
+	}
+}
+
+// GapLine states the samples' gap records: "3 gaps, 14 s unseen: …";
+// "" when they have none. Lines includes it; a live gate, which has no
+// recording to lack anything else, says it alone.
+func (g *Gaps) GapLine() string {
+	if g.gaps == 0 {
+		return ""
+	}
+	var what []string
+	if g.late > 0 {
+		what = append(what, english.Count(g.late, "sample")+" more than half an interval late")
+	}
+	if g.missed > 0 {
+		what = append(what, fmt.Sprintf("%d %s", g.missed, english.Plural(g.missed, "sample")+" missed"))
+	}
+	what = append(what, g.reasons...)
+	l := fmt.Sprintf("%s, %s unseen: %s", english.Count(g.gaps, "gap"), seconds(g.unseen), strings.Join(what, ", "))
+	if lg := g.longest; lg != nil {
+		l += fmt.Sprintf("; the longest %s without a sample, from %s to %s", seconds(lg.End.Sub(lg.Start)),
+			lg.Start.Format("2006-01-02 15:04:05"), lg.End.Format("15:04:05 MST"))
+	}
+	why := "the recorder was stopped, starved of CPU or blocked; "
+	if len(g.reasons) > 0 {
+		why = ""
+	}
+	return l + " (" + why + "what happened in a gap is averaged over it)"
+}
+
+// seconds says a duration in seconds, to 0.1 s below 10 s.
+func seconds(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.0f s", d.Seconds())
+}
+
+// Gaps is how many gap records the samples carried, how many samples
+// they say were late and missed, and the time unseen (Gap.Unseen).
+func (g *Gaps) Gaps() (gaps, late, missed int, unseen time.Duration) {
+	return g.gaps, g.late, g.missed, g.unseen
 }
 
 // Samples is how many samples were added.
@@ -104,6 +175,9 @@ func (g *Gaps) Lines(end *End, warns []string) []string {
 		out = append(out, l)
 	case len(damaged) > 0:
 		out = append(out, fmt.Sprintf("recording damaged, %s readable: %s; its end line is there", english.Count(g.samples, "sample"), strings.Join(damaged, "; ")))
+	}
+	if l := g.GapLine(); l != "" {
+		out = append(out, l)
 	}
 	if g.samples > 0 && g.noPSI > 0 {
 		why := ""

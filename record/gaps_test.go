@@ -184,3 +184,105 @@ func TestGapsChain(t *testing.T) {
 		}
 	}
 }
+
+// Gap lines are written before the sample that ends them, read back onto
+// it (two before one sample merged into one), by Next and by the
+// parallel reader alike, and stated by Lines.
+func TestGapRecordsRoundTrip(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "gaps.jsonl")
+	w, err := Create(p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteHeader(&Header{Interval: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	at := func(ms int) time.Time { return gt0.Add(time.Duration(ms) * time.Millisecond) }
+	late := &Gap{Start: at(2000), End: at(3600), Late: 600 * time.Millisecond, Reason: GapLate}
+	stop := &Gap{Start: at(5000), End: at(8200), Missed: 2, Reason: GapMissed}
+	disk := &Gap{Start: at(9000), End: at(13000), Missed: 3, Reason: "no space left on device"}
+	times := []int{0, 1000, 2000, 3600, 4000, 5000, 8200, 9000, 13000}
+	gapAt := map[int]*Gap{3: late, 6: stop, 8: disk}
+	for i, ms := range times {
+		s := withPSI(Sample{Seq: i, Time: at(ms), Gap: gapAt[i]})
+		if i == 8 {
+			// a second gap line before the same sample: the sampler's own
+			if err := w.WriteGap(&Gap{Start: at(12000), End: at(13000), Late: 700 * time.Millisecond, Reason: GapLate}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.WriteSample(&s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close("duration"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	if n := strings.Count(string(b), `{"type":"gap",`); n != 4 {
+		t.Fatalf("%d gap lines written, want 4:\n%s", n, b)
+	}
+	merged := Gap{Type: TypeGap, Start: at(9000), End: at(13000), Missed: 3, Late: 700 * time.Millisecond, Reason: "late; no space left on device"}
+	want := map[int]Gap{3: *late, 6: *stop, 8: merged}
+
+	check := func(name string, samples []Sample) {
+		t.Helper()
+		if len(samples) != len(times) {
+			t.Fatalf("%s: %d samples, want %d", name, len(samples), len(times))
+		}
+		g := NewGaps(Header{Interval: time.Second, Collectors: []CollectorStatus{{Name: "psi", Available: true}}})
+		for i := range samples {
+			s := &samples[i]
+			if wg, ok := want[i]; ok {
+				if d := cmp.Diff(&wg, s.Gap); d != "" {
+					t.Errorf("%s: sample %d gap (-want +got):\n%s", name, i, d)
+				}
+			} else if s.Gap != nil {
+				t.Errorf("%s: sample %d has gap %+v", name, i, s.Gap)
+			}
+			g.Add(s)
+		}
+		// unseen: 0.6 + 2.2 + 3.0 s
+		wantLines := []string{"3 gaps, 5.8 s unseen: 2 samples more than half an interval late, 5 samples missed, no space left on device; " +
+			"the longest 4.0 s without a sample, from 2026-12-01 12:00:09 to 12:00:13 UTC (what happened in a gap is averaged over it)"}
+		if d := cmp.Diff(wantLines, g.Lines(&End{Samples: len(times)}, nil)); d != "" {
+			t.Errorf("%s: Lines() (-want +got):\n%s", name, d)
+		}
+	}
+	rec, err := ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("ReadFile", rec.Samples)
+	r, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var next []Sample
+	for {
+		s, err := r.Next()
+		if err != nil {
+			break
+		}
+		next = append(next, *s)
+	}
+	check("Next", next)
+}
+
+// A recording without gaps other than the sampler's says the usual cause.
+func TestGapLineSampler(t *testing.T) {
+	g := NewGaps(Header{Interval: 200 * time.Millisecond, Collectors: []CollectorStatus{{Name: "psi", Available: true}}})
+	for i := range 3 {
+		s := withPSI(Sample{Seq: i, Time: gt0.Add(time.Duration(i) * time.Second)})
+		if i == 2 {
+			s.Gap = &Gap{Start: gt0.Add(time.Second), End: s.Time, Missed: 4, Reason: GapMissed}
+		}
+		g.Add(&s)
+	}
+	want := []string{"1 gap, 0.8 s unseen: 4 samples missed; the longest 1.0 s without a sample, from 2026-12-01 12:00:01 to 12:00:02 UTC " +
+		"(the recorder was stopped, starved of CPU or blocked; what happened in a gap is averaged over it)"}
+	if d := cmp.Diff(want, g.Lines(&End{Samples: 3}, nil)); d != "" {
+		t.Errorf("Lines() (-want +got):\n%s", d)
+	}
+}

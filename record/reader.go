@@ -48,6 +48,7 @@ type Reader struct {
 	skipped []string          // lines over maxLine, noted by scan (the producer's own while reading in parallel)
 	strs    map[string]string // interned process strings (comm, cmdline, cgroup, unit)
 	lastNo  int               // line number of the sample last returned or emitted
+	gap     *Gap              // gap lines read since the last sample, for the next one
 	order   orderCheck
 }
 
@@ -154,6 +155,7 @@ func (r *Reader) Next() (*Sample, error) {
 			s := new(Sample)
 			if err := json.Unmarshal(r.pending, s); err == nil {
 				r.lastNo = lineNo
+				r.takeGap(s)
 				return s, nil
 			}
 			// Let the general path below tell a truncated last line
@@ -184,7 +186,10 @@ func (r *Reader) Next() (*Sample, error) {
 				continue
 			}
 			r.lastNo = lineNo
+			r.takeGap(s)
 			return s, nil
+		case TypeGap:
+			r.readGap(r.pending, lineNo)
 		case TypeHeader:
 			r.order.header(lineNo)
 		case TypeEnd:
@@ -201,6 +206,28 @@ func (r *Reader) Next() (*Sample, error) {
 		return nil, r.endErr(r.line, err)
 	}
 	return nil, io.EOF
+}
+
+// readGap decodes a gap line (line lineNo) for the next sample; a
+// damaged one is skipped with a warning, like a damaged sample.
+func (r *Reader) readGap(line []byte, lineNo int) {
+	g := new(Gap)
+	if err := json.Unmarshal(line, g); err != nil {
+		r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged gap line skipped: %v", r.name, lineNo, err))
+		return
+	}
+	if r.gap == nil {
+		r.gap = g
+		return
+	}
+	r.gap.merge(g)
+}
+
+// takeGap gives s the gap lines read before it.
+func (r *Reader) takeGap(s *Sample) {
+	if r.gap != nil {
+		s.Gap, r.gap = r.gap, nil
+	}
 }
 
 var (
@@ -463,6 +490,7 @@ func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 			}
 			if s := b.samples[i]; s != nil {
 				r.lastNo = b.nums[i]
+				r.takeGap(s)
 				emit(s)
 				continue
 			}
@@ -481,7 +509,10 @@ func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 					continue
 				}
 				r.lastNo = b.nums[i]
+				r.takeGap(s)
 				emit(s)
+			case TypeGap:
+				r.readGap(l, b.nums[i])
 			case TypeHeader:
 				r.order.header(b.nums[i])
 			case TypeEnd:

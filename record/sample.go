@@ -32,6 +32,7 @@ const (
 	TypeHeader = "header"
 	TypeSample = "sample"
 	TypeEnd    = "end"
+	TypeGap    = "gap" // a stretch without the samples the interval asks for: [Gap]
 )
 
 // CollectorStatus says whether a collector could run on this host, and if
@@ -199,6 +200,14 @@ type Sample struct {
 	// (who filled the cache, whose pages reclaim took, who stalled and
 	// who refaulted); nil when not traced. Schema version 2.
 	Chain *Chain `json:"chain,omitempty"`
+
+	// Gap is the gap this sample ends: the samples due before it that
+	// were not taken or not written, or its own lateness. It is not part
+	// of the sample's line: the Writer writes it as a line of its own
+	// ("type":"gap") just before the sample's, and the Reader puts it
+	// back on the sample that follows it. nil when the sample came on
+	// time.
+	Gap *Gap `json:"-"`
 
 	// VictimDelay is the victim process's delay accounting, cumulative,
 	// summed over its threads (taskstats by TGID); nil when there is no

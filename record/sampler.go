@@ -23,15 +23,24 @@ type Sampler struct {
 	Interval time.Duration
 	Logger   *slog.Logger
 	Now      func() time.Time
-	// Limit, when > 0, ends Run once this many samples have been taken
-	// (watch and gate --duration: Duration/Interval + 1, the first at
-	// once).
+	// Limit, when > 0, ends Run once the sample due in slot Limit−1 of
+	// the grid (at Limit−1 intervals) has been taken, or a later one:
+	// watch and gate --duration, Duration/Interval + 1 samples, the first
+	// at once. A run whose samples were missed takes fewer, never longer.
 	Limit int
 
 	failed map[string]bool
 	next   int       // Seq of the next sample
 	last   time.Time // when the previous sample was taken
+
+	late, missed int // samples taken more than half an interval late; samples due and not taken
 }
+
+// Late is how many samples Run took more than half an interval after
+// they were due, and Missed how many were due and never taken: both are
+// recorded as a Sample.Gap on the sample that ends them.
+func (sp *Sampler) Late() int   { return sp.late }
+func (sp *Sampler) Missed() int { return sp.missed }
 
 // Taken is how many samples the Sampler has taken.
 func (sp *Sampler) Taken() int { return sp.next }
@@ -76,29 +85,80 @@ func fill(ctx context.Context, src Source, s *Sample) (err error) {
 // were taken, or emit returns an error; emit receives each sample in
 // order. Run returns nil when ctx ends or the limit is reached (tell them
 // apart with ctx.Err), and emit's error otherwise. Ticks missed because
-// sampling took longer than the interval are dropped, not queued.
+// sampling took longer than the interval (or the process did not run)
+// are dropped, not queued, and recorded: the samples after the first are
+// due on the ticker's grid (its start + k × Interval), and one taken more
+// than half an interval after its slot, or after slots that got no
+// sample, carries a Gap saying so.
 func (sp *Sampler) Run(ctx context.Context, emit func(*Sample) error) error {
 	if sp.Interval <= 0 {
 		return errors.New("sampler: interval must be positive")
+	}
+	if sp.Now == nil {
+		sp.Now = time.Now
 	}
 	if sp.next == 0 {
 		if err := emit(sp.Collect(ctx)); err != nil {
 			return err
 		}
 	}
+	// The grid is read before the ticker starts, so that every tick is at
+	// or after its slot.
+	g := grid{start: sp.Now(), every: sp.Interval}
 	t := time.NewTicker(sp.Interval)
 	defer t.Stop()
-	for sp.Limit <= 0 || sp.next < sp.Limit {
+	for sp.Limit <= 0 || g.slot < sp.Limit-1 {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
 		}
-		if err := emit(sp.Collect(ctx)); err != nil {
+		prev := sp.last
+		s := sp.Collect(ctx)
+		if gap := g.place(prev, s.Time); gap != nil {
+			s.Gap = gap
+			sp.missed += gap.Missed
+			if gap.Late > 0 {
+				sp.late++
+			}
+		}
+		if err := emit(s); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// grid is when Run's samples are due: start + k × every, one per slot k.
+type grid struct {
+	start time.Time
+	every time.Duration
+	slot  int // the slot of the last sample placed; 0 is start's
+}
+
+// place puts a sample taken at t (the previous one at prev) in the last
+// slot due at or before t, and returns the gap it ends: the slots since
+// the previous sample that got none, and its lateness past its slot when
+// more than half an interval; nil when it came on time.
+func (g *grid) place(prev, t time.Time) *Gap {
+	k := int(t.Sub(g.start) / g.every)
+	if k <= g.slot { // a clock that does not move (a test's): the next slot
+		k = g.slot + 1
+	}
+	missed := k - g.slot - 1
+	late := t.Sub(g.start.Add(time.Duration(k) * g.every))
+	g.slot = k
+	if late <= g.every/2 {
+		late = 0
+	}
+	if missed == 0 && late == 0 {
+		return nil
+	}
+	gap := &Gap{Type: TypeGap, Start: prev, End: t, Missed: missed, Late: late, Reason: GapMissed}
+	if missed == 0 {
+		gap.Reason = GapLate
+	}
+	return gap
 }
 
 // FinalGap is the least time between the last sample of Run and the one

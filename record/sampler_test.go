@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // countSource records when it was read.
@@ -136,4 +138,83 @@ func TestSamplerSourcePanics(t *testing.T) {
 	if len(s.Errors) != 1 || s.Errors[0] != "broken: panic: index out of range [3] with length 3" || len(src.at) != 1 {
 		t.Errorf("errors %q, other source read %d times; want the panic as an error and the other source read", s.Errors, len(src.at))
 	}
+}
+
+// slowSource takes as long as its schedule says at given reads: a
+// sampler starved of CPU, or stopped (SIGSTOP), for that long.
+type slowSource struct {
+	n     int
+	delay map[int]time.Duration // read number → how long it takes
+}
+
+func (s *slowSource) Name() string { return "slow" }
+func (s *slowSource) Fill(ctx context.Context, _ *Sample) error {
+	time.Sleep(s.delay[s.n])
+	s.n++
+	return nil
+}
+
+// Samples are due on the ticker's grid: one taken more than half an
+// interval after its slot is late, slots that got no sample are missed,
+// and the sample after them carries the gap.
+func TestSamplerGaps(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Read 2 (the sample at 2 s) takes 1.6 s: the tick at 3 s is
+		// taken at 3.6 s, late by 0.6 s. Read 5 (at 5 s) takes 3.2 s: the
+		// slots at 6 s and 7 s get none, the sample at 8.2 s is 0.2 s
+		// after its slot. Read 7 (9 s) takes 0.4 s: not late (the 10 s
+		// tick is taken at 10 s).
+		src := &slowSource{delay: map[int]time.Duration{2: 1600 * time.Millisecond, 5: 3200 * time.Millisecond, 7: 400 * time.Millisecond}}
+		sp := &Sampler{Sources: []Source{src}, Interval: time.Second, Limit: 12}
+		var got []*Sample
+		if err := sp.Run(t.Context(), func(s *Sample) error { got = append(got, s); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+		wantTimes := []int{0, 1000, 2000, 3600, 4000, 5000, 8200, 9000, 10000, 11000}
+		wantGaps := map[int]*Gap{
+			3: {Type: TypeGap, Start: at(2000), End: at(3600), Late: 600 * time.Millisecond, Reason: GapLate},
+			6: {Type: TypeGap, Start: at(5000), End: at(8200), Missed: 2, Reason: GapMissed},
+		}
+		if len(got) != len(wantTimes) {
+			t.Fatalf("%d samples, want %d", len(got), len(wantTimes))
+		}
+		for i, s := range got {
+			if !s.Time.Equal(at(wantTimes[i])) {
+				t.Errorf("sample %d at %s, want %dms", i, s.Time.Sub(t0), wantTimes[i])
+			}
+			if d := cmp.Diff(wantGaps[i], s.Gap); d != "" {
+				t.Errorf("sample %d: gap (-want +got):\n%s", i, d)
+			}
+		}
+		if sp.Late() != 1 || sp.Missed() != 2 {
+			t.Errorf("Late() %d, Missed() %d; want 1, 2", sp.Late(), sp.Missed())
+		}
+		if u := wantGaps[6].Unseen(time.Second); u != 2200*time.Millisecond {
+			t.Errorf("Unseen = %s, want 2.2s", u)
+		}
+	})
+}
+
+// --duration is wall time on the grid, not a count of samples: a run
+// whose samples were missed ends at the slot of its last sample, with
+// fewer samples, never later.
+func TestSamplerLimitIsTheGrid(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &slowSource{delay: map[int]time.Duration{2: 3200 * time.Millisecond}}
+		sp := &Sampler{Sources: []Source{src}, Interval: time.Second, Limit: 6}
+		var got []time.Duration
+		if err := sp.Run(t.Context(), func(s *Sample) error { got = append(got, s.Time.Sub(t0)); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		// 0, 1 s, 2 s (taking until 5.2 s), then the slot at 5 s, taken at
+		// 5.2 s: the last slot of a 5 s run.
+		want := []time.Duration{0, time.Second, 2 * time.Second, 5200 * time.Millisecond}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("sample times (-want +got):\n%s", d)
+		}
+		if time.Since(t0) != 5200*time.Millisecond {
+			t.Errorf("Run returned at %s, want 5.2s", time.Since(t0))
+		}
+	})
 }

@@ -106,6 +106,7 @@ func wireSchema() (out, foreign []string) {
 	walk("header", reflect.TypeFor[Header]())
 	walk("sample", reflect.TypeFor[Sample]())
 	walk("end", reflect.TypeFor[End]())
+	walk("gap", reflect.TypeFor[Gap]())
 	sort.Strings(out)
 	return out, foreign
 }

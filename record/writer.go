@@ -80,7 +80,14 @@ func (w *Writer) WriteHeader(h *Header) error {
 // file gets a sync flush (the compressed stream up to this line is
 // complete and decodable), so a SIGKILL loses at most the interval in
 // progress.
+//
+// A sample's Gap is written first, as its own line.
 func (w *Writer) WriteSample(s *Sample) error {
+	if s.Gap != nil {
+		if err := w.WriteGap(s.Gap); err != nil {
+			return err
+		}
+	}
 	s.Type = TypeSample
 	w.samples++
 	if err := w.writeLine(s); err != nil {

@@ -68,8 +68,9 @@ func (o *Options) now() time.Time {
 
 // Limit is the number of samples of a run of duration d at interval iv:
 // d is a whole number of intervals, rounded up, so that the sample due at
-// exactly d is the last one, plus the first sample at 0. 0 (no limit)
-// when d is not positive.
+// exactly d is the last one, plus the first sample at 0; fewer when
+// samples were missed, as the run still ends at d (record.Sampler.Limit
+// counts slots of the grid). 0 (no limit) when d is not positive.
 func Limit(d, iv time.Duration) int {
 	if d <= 0 {
 		return 0

@@ -213,9 +213,18 @@ func (s *Session) sample(ctx, runCtx context.Context, sink Sink, child *supervis
 	// sample due at exactly --duration is the last one.
 	sampler := &record.Sampler{Sources: s.Sources.List, Interval: o.Interval, Logger: o.Logger, Now: o.Now, Limit: Limit(o.Duration, o.Interval)}
 	final := false
+	// The service says its gaps on its log as they happen; watch's and
+	// gate's verdicts state them at the end.
+	var gaps *gapLog
+	if _, ok := sink.(*Segments); ok && o.Stderr != nil {
+		gaps = &gapLog{w: o.Stderr}
+	}
 	emit := func(smp *record.Sample) error {
 		if err := sink.WriteSample(smp); err != nil {
 			return err
+		}
+		if gaps != nil && smp.Gap != nil {
+			gaps.add(smp.Gap)
 		}
 		if s.Summary != nil {
 			s.Summary.Add(smp)
@@ -229,6 +238,9 @@ func (s *Session) sample(ctx, runCtx context.Context, sink Sink, child *supervis
 		return nil
 	}
 	writeErr := sampler.Run(runCtx, emit)
+	if gaps != nil {
+		gaps.flush()
+	}
 	out := s.stop(ctx, child, writeErr)
 	// Requests still in flight in the probe and a followed results file
 	// are handed over before the last sample.
