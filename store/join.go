@@ -107,6 +107,9 @@ type Joined struct {
 	w       Window
 	header  record.Header
 	skipped []string // notes on the segments left out
+	// notes[i] is said before segs[i] is read (segments left out just
+	// before it, in time order); notes[len(segs)] after the last.
+	notes [][]string
 }
 
 // Join opens each of segs, reads its header and leaves out, with a note,
@@ -118,6 +121,7 @@ func Join(segs []Segment, w Window) (*Joined, error) {
 	}
 	j := &Joined{w: w}
 	var first error
+	var pending []string
 	for _, s := range segs {
 		r, err := record.Open(s.Path)
 		if err != nil {
@@ -126,6 +130,7 @@ func Join(segs []Segment, w Window) (*Joined, error) {
 			}
 			if note := skipNote(s, err); note != "" {
 				j.skipped = append(j.skipped, note)
+				pending = append(pending, note)
 			}
 			continue
 		}
@@ -135,6 +140,8 @@ func Join(segs []Segment, w Window) (*Joined, error) {
 			j.header = h
 		}
 		j.segs = append(j.segs, s)
+		j.notes = append(j.notes, pending)
+		pending = nil
 		// A job installed while recording is in the later segments'
 		// headers only: the joined header lists it too (the first
 		// definition wins).
@@ -150,6 +157,7 @@ func Join(segs []Segment, w Window) (*Joined, error) {
 		}
 		return nil, fmt.Errorf("none of the %d segments in the window is readable: %s: %w", len(segs), strings.Join(j.skipped, "; "), first)
 	}
+	j.notes = append(j.notes, pending)
 	return j, nil
 }
 
@@ -207,7 +215,6 @@ const ReasonLive = "live"
 func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Recording, error) {
 	out := &record.Recording{Header: j.header}
 	out.Header.Jobs = append([]record.Job(nil), j.header.Jobs...)
-	out.Warnings = append(out.Warnings, j.skipped...)
 	var (
 		last    time.Time      // the last sample handed on
 		lead    *record.Sample // the last sample before the window's start
@@ -228,6 +235,7 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 		if ctx != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		out.Warnings = append(out.Warnings, j.notes[i]...)
 		r, err := record.Open(seg.Path)
 		if err != nil {
 			// removed or emptied since Join: one segment less
@@ -289,6 +297,14 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 		}
 		isLive := rec.End == nil && seg.Live
 		tail := rec.End == nil && (isLive || past) // its unfinished end is not the window's
+		if first && rec.End == nil {
+			// A header and nothing else (an older recorder on a full
+			// disk, or one that has just started): no sample to read.
+			if !isLive {
+				out.Warnings = append(out.Warnings, skipNote(seg, record.ErrNoSamples))
+			}
+			continue
+		}
 		killed := rec.End == nil && !tail && i < len(j.segs)-1
 		for _, w := range rec.Warnings {
 			if (killed || tail) && (strings.Contains(w, "cut short at this line") || strings.Contains(w, "truncated last line")) {
@@ -309,6 +325,7 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 			out.Header.Start = j.w.From
 		}
 	}
+	out.Warnings = append(out.Warnings, j.notes[len(j.segs)]...)
 	out.End = prevEnd
 	switch {
 	case cut:
