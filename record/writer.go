@@ -173,7 +173,7 @@ func gapWarning(name string, n int, b []byte) string {
 		return fmt.Sprintf("%s:%d: a gap line that cannot be read (%v): samples are missing before the next one", name, n, err)
 	}
 	return fmt.Sprintf("%s:%d: gap: %d %s taken from %s to %s not written (%s); rates across it are its averages",
-		name, n, g.Unwritten, english.Plural(g.Unwritten, "sample"), g.From.Format("15:04:05"), g.To.Format("15:04:05 MST"), g.Reason)
+		name, n, g.Unwritten, english.Plural(g.Unwritten, "sample"), g.From.Format("15:04:05.000"), g.To.Format("15:04:05.000 MST"), g.Reason)
 }
 
 // WriteGap writes a gap line and flushes it like a sample.

@@ -111,7 +111,7 @@ func TestWriterFullDiskRetry(t *testing.T) {
 			if rec.End == nil || rec.End.Samples != 5 || rec.End.Reason != "duration" {
 				t.Errorf("end %+v, want 5 samples, duration", rec.End)
 			}
-			want := name + ":6: gap: 3 samples taken from 12:00:04 to 12:00:06 UTC not written (no space left on device)"
+			want := name + ":6: gap: 3 samples taken from 12:00:04.000 to 12:00:06.000 UTC not written (no space left on device)"
 			if len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0], want) {
 				t.Errorf("warnings %q, want one with %q", rec.Warnings, want)
 			}

@@ -139,7 +139,6 @@ func (r *Segments) write(s *record.Sample) error {
 			if errors.Is(err, errTaken) {
 				return err
 			}
-			r.fault(err)
 			r.unwritten(s, err)
 			return nil
 		}
@@ -192,7 +191,6 @@ func (r *Segments) put(s *record.Sample) bool {
 			err = r.retry()
 		}
 		if err != nil {
-			r.fault(err)
 			r.unwritten(s, err)
 			return false
 		}
@@ -202,22 +200,21 @@ func (r *Segments) put(s *record.Sample) bool {
 		err = r.retry()
 	}
 	if err != nil {
-		r.fault(err) // s waits in the writer
-		return true
+		return true // s waits in the writer; the next sample retries
 	}
 	if r.failing {
 		r.failing = false
 		l := fmt.Sprintf("memdiag: record: writing again to %s", filepath.Base(r.w.Name()))
 		if g.Unwritten > 0 {
-			l += fmt.Sprintf(": %d %s from %s to %s not written (%s), recorded as a gap", g.Unwritten, english.Plural(g.Unwritten, "sample"), g.From.UTC().Format(time.RFC3339), g.To.UTC().Format(time.RFC3339), g.Reason)
+			l += fmt.Sprintf(": %d %s from %s to %s not written (%s), recorded as a gap", g.Unwritten, english.Plural(g.Unwritten, "sample"), g.From.UTC().Format(stampMilli), g.To.UTC().Format(stampMilli), g.Reason)
 		}
 		fmt.Fprintln(r.Log, l)
 	}
 	return true
 }
 
-// fault says, once until writing works again, that the store cannot be
-// written.
+// fault says, at the first sample not written and then not until
+// writing works again, that the store cannot be written.
 func (r *Segments) fault(err error) {
 	if r.failing {
 		return
@@ -245,6 +242,7 @@ func (r *Segments) retry() error {
 // unwritten counts s as a sample that could not be written because of
 // err.
 func (r *Segments) unwritten(s *record.Sample, err error) {
+	r.fault(err)
 	if r.gap.Unwritten == 0 {
 		r.gap.From = s.Time
 	}
@@ -257,6 +255,10 @@ func (r *Segments) unwritten(s *record.Sample, err error) {
 	}
 	r.lost++
 }
+
+// stampMilli is how the log gives a sample's time: to the millisecond,
+// as intervals under a second need.
+const stampMilli = "2006-01-02T15:04:05.000Z07:00"
 
 // errText is err's cause as the kernel says it ("no space left on
 // device"), without the path the messages already name.

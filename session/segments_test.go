@@ -153,7 +153,7 @@ func TestSegmentsFullDisk(t *testing.T) {
 	if seqs != "[0 1 2 3 4 5 6 7 8 13 14]" || end == nil || end.Reason != "signal: SIGTERM" {
 		t.Errorf("after: samples %s, end %+v", seqs, end)
 	}
-	if !hasNote(notes, "memdiag-20261201T060000Z.jsonl.gz:11: gap: 4 samples taken from 06:00:09 to 06:00:12 UTC not written (no space left on device)") {
+	if !hasNote(notes, "memdiag-20261201T060000Z.jsonl.gz:11: gap: 4 samples taken from 06:00:09.000 to 06:00:12.000 UTC not written (no space left on device)") {
 		t.Errorf("no gap note: %q", notes)
 	}
 	segs, _ := store.List(d.dir)
@@ -162,7 +162,7 @@ func TestSegmentsFullDisk(t *testing.T) {
 	}
 	for _, want := range []string{
 		"memdiag: warning: record: cannot write " + filepath.Join(d.dir, "memdiag-20261201T060000Z.jsonl.gz") + ": no space left on device; recording goes on",
-		"memdiag: record: writing again to memdiag-20261201T060000Z.jsonl.gz: 4 samples from 2026-12-01T06:00:09Z to 2026-12-01T06:00:12Z not written (no space left on device), recorded as a gap",
+		"memdiag: record: writing again to memdiag-20261201T060000Z.jsonl.gz: 4 samples from 2026-12-01T06:00:09.000Z to 2026-12-01T06:00:12.000Z not written (no space left on device), recorded as a gap",
 		"memdiag: record: time: writing memdiag-20261201T060013Z.jsonl.gz",
 		"memdiag: record: stopped (signal: SIGTERM); last segment " + filepath.Join(d.dir, "memdiag-20261201T060013Z.jsonl.gz") + ": 2 samples; 4 samples not written since 2026-12-01T06:00:09Z (no space left on device)",
 	} {
@@ -225,7 +225,7 @@ func TestSegmentsReadOnlyAtSwitch(t *testing.T) {
 	if seqs != "[0 1 2 3 4 5 6 7 8 9 10 13]" {
 		t.Errorf("samples %s", seqs)
 	}
-	if !hasNote(notes, "memdiag-20261201T060010Z.jsonl.gz:3: gap: 2 samples taken from 06:00:11 to 06:00:12 UTC not written (read-only file system)") {
+	if !hasNote(notes, "memdiag-20261201T060010Z.jsonl.gz:3: gap: 2 samples taken from 06:00:11.000 to 06:00:12.000 UTC not written (read-only file system)") {
 		t.Errorf("notes %q\nlog:\n%s", notes, log.String())
 	}
 }
