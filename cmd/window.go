@@ -40,14 +40,15 @@ func windowFlags(fl *pflag.FlagSet, from, to *string, side string) {
 }
 
 // joined reports whether in needs the joining reader: several inputs, a
-// directory, or a window. One plain file without a window keeps the
-// single-file reader (progress bar, stdin).
+// directory, a window, or the segment a recorder is writing (read up to
+// its last sample and said to be live). One plain file without a window
+// keeps the single-file reader (progress bar, stdin).
 func (in recInput) joined() bool {
 	if len(in.Paths) != 1 || in.From != "" || in.To != "" {
 		return true
 	}
 	fi, err := os.Stat(in.Paths[0])
-	return err == nil && fi.IsDir()
+	return err == nil && (fi.IsDir() || store.IsLive(in.Paths[0]))
 }
 
 // name is what messages call the input.

@@ -304,7 +304,7 @@ func (r *Segments) Close(reason string) error {
 	}
 	lost := ""
 	if r.lost > 0 {
-		lost = fmt.Sprintf("; %d %s not written since %s (%s)", r.lost, english.Plural(r.lost, "sample"), r.lostSince.UTC().Format(time.RFC3339), r.reason)
+		lost = fmt.Sprintf("; %d %s not written since %s (%s)", r.lost, english.Plural(r.lost, "sample"), r.lostSince.UTC().Format(stampMilli), r.reason)
 	}
 	if r.w == nil {
 		if lost != "" {

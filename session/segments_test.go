@@ -164,7 +164,7 @@ func TestSegmentsFullDisk(t *testing.T) {
 		"memdiag: warning: record: cannot write " + filepath.Join(d.dir, "memdiag-20261201T060000Z.jsonl.gz") + ": no space left on device; recording goes on",
 		"memdiag: record: writing again to memdiag-20261201T060000Z.jsonl.gz: 4 samples from 2026-12-01T06:00:09.000Z to 2026-12-01T06:00:12.000Z not written (no space left on device), recorded as a gap",
 		"memdiag: record: time: writing memdiag-20261201T060013Z.jsonl.gz",
-		"memdiag: record: stopped (signal: SIGTERM); last segment " + filepath.Join(d.dir, "memdiag-20261201T060013Z.jsonl.gz") + ": 2 samples; 4 samples not written since 2026-12-01T06:00:09Z (no space left on device)",
+		"memdiag: record: stopped (signal: SIGTERM); last segment " + filepath.Join(d.dir, "memdiag-20261201T060013Z.jsonl.gz") + ": 2 samples; 4 samples not written since 2026-12-01T06:00:09.000Z (no space left on device)",
 	} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, log.String())
