@@ -154,11 +154,11 @@ func (r *Segments) write(s *record.Sample) error {
 		if r.reopen {
 			why = "reopen (SIGHUP)"
 		}
-		if !r.put(s) {
-			return nil
+		if !r.put(s) || r.w.Pending() {
+			return nil // the switch waits until the segment's lines are written
 		}
 		if err := r.w.Close("segment switch: " + why); err != nil {
-			// the sample is in the old segment; the new one starts with the next
+			// the segment ends on its last whole sample, without an end line
 			fmt.Fprintf(r.Log, "memdiag: warning: record: %s: end line not written: %v\n", filepath.Base(r.w.Name()), err)
 		}
 		r.w, r.reopen = nil, false
