@@ -221,7 +221,7 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 		cut     bool           // samples after the window's end were dropped
 		kept    int
 		prevEnd *record.End
-		live    string // the live segment read last, if any
+		live    string // what the live segment read last is, if any
 	)
 	emit := func(s *record.Sample) {
 		if !last.IsZero() && !s.Time.After(last) {
@@ -295,7 +295,10 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 			prevEnd = nil
 			continue
 		}
-		isLive := rec.End == nil && seg.Live
+		// The newest segment of a store whose recorder runs: being
+		// written, or ended by a switch whose next segment is not
+		// written yet (it is created with its first sample).
+		isLive := seg.Live && (rec.End == nil || strings.HasPrefix(rec.End.Reason, "segment switch"))
 		tail := rec.End == nil && (isLive || past) // its unfinished end is not the window's
 		if first && rec.End == nil {
 			// A header and nothing else (an older recorder on a full
@@ -318,7 +321,10 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 		}
 		live = ""
 		if isLive && !past {
-			live = filepath.Base(seg.Path)
+			live = "memdiag record is writing " + filepath.Base(seg.Path)
+			if rec.End != nil {
+				live = "memdiag record is running; the segment after " + filepath.Base(seg.Path) + " is not written yet"
+			}
 		}
 		prevEnd = rec.End
 		if i == 0 && !j.w.From.IsZero() && j.w.From.After(out.Header.Start) {
@@ -332,7 +338,7 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 		out.End = &record.End{Type: record.TypeEnd, Time: last, Samples: kept, Reason: "window"}
 	case live != "" && kept > 0:
 		out.End = &record.End{Type: record.TypeEnd, Time: last, Samples: kept, Reason: ReasonLive}
-		out.Warnings = append(out.Warnings, fmt.Sprintf("live: up to %s (memdiag record is writing %s; read up to its last flushed sample)", last.Format("15:04:05 MST"), live))
+		out.Warnings = append(out.Warnings, fmt.Sprintf("live: up to %s (%s; read up to its last flushed sample)", last.Format("15:04:05 MST"), live))
 	case out.End != nil:
 		// the last segment's own count is of that segment; the joined
 		// recording's is what was read

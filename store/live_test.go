@@ -137,6 +137,27 @@ func TestJoinLive(t *testing.T) {
 	}
 }
 
+// A running recorder whose next segment is not written yet (created with
+// its first sample, which waits on a full disk): its newest segment ended
+// with a switch, and the store is still live.
+func TestJoinLiveAfterSwitch(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+	writeSegment(t, dir, t0, seq(0, 10), true) // "segment switch: time"
+	lock, err := Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	ss, rec := joinAll(t, dir, Window{From: t0.Add(5 * time.Second)})
+	if a, b := seqsOf(ss); a != 4 || b != 10 || rec.End == nil || rec.End.Reason != ReasonLive {
+		t.Errorf("samples %d..%d, end %+v; want 4..10, live", a, b, rec.End)
+	}
+	if !strings.Contains(strings.Join(rec.Warnings, "\n"), "live: up to 06:00:10 UTC (memdiag record is running; the segment after memdiag-20261201T060000Z.jsonl.gz is not written yet; read up to its last flushed sample)") {
+		t.Errorf("warnings %q", rec.Warnings)
+	}
+}
+
 // Empty, header-only and foreign files named as segments are left out
 // with a note; the others are read. When none is readable the error says
 // why for each.
