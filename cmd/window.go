@@ -71,10 +71,11 @@ func (in recInput) open(flag string) (*store.Joined, store.Window, error) {
 		return nil, store.Window{}, inputError(flag, in.name(), err)
 	}
 	loc := time.Local
-	if len(segs) > 0 {
-		if r, err := record.Open(segs[0].Path); err == nil {
+	for _, s := range segs { // the first readable one (a damaged segment is skipped)
+		if r, err := record.Open(s.Path); err == nil {
 			loc = recordingZone(r.Header())
 			r.Close()
+			break
 		}
 	}
 	now := time.Now
