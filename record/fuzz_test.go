@@ -48,7 +48,7 @@ func readerSeeds(tb testing.TB) [][]byte {
 		append(append([]byte{}, head...), `{"type":"end"`...),
 		append(append([]byte{}, head...), `{"type":"sample","time":"x"}`+"\n"+`{"type":"end"}`...),
 		// a gap line between two samples, and one that does not decode
-		bytes.Join([][]byte{head, sample, []byte(`{"type":"gap","from":"2026-03-15T12:00:02Z","to":"2026-03-15T12:00:04Z","unwritten":3,"reason":"no space left on device"}` + "\n"), sample, []byte(`{"type":"gap","unwritten":"x"}` + "\n"), end}, nil),
+		bytes.Join([][]byte{head, sample, []byte(`{"type":"gap","start":"2026-03-15T12:00:01Z","end":"2026-03-15T12:00:05Z","missed":3,"reason":"no space left on device"}` + "\n"), sample, []byte(`{"type":"gap","missed":"x"}` + "\n"), end}, nil),
 	}
 }
 

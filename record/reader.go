@@ -193,8 +193,6 @@ func (r *Reader) Next() (*Sample, error) {
 				return nil, fmt.Errorf("%s:%d: %w: %w", r.name, lineNo, ErrFormat, err)
 			}
 			r.end = e
-		case TypeGap:
-			r.warns = append(r.warns, gapWarning(r.name, lineNo, r.pending))
 		default:
 			// Unknown line types from newer minor versions are skipped.
 		}
@@ -492,8 +490,6 @@ func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 					return fmt.Errorf("%s:%d: %w: %w", r.name, b.nums[i], ErrFormat, err)
 				}
 				r.end = e
-			case TypeGap:
-				r.warns = append(r.warns, gapWarning(r.name, b.nums[i], l))
 			}
 		}
 		b.lines, b.samples = nil, nil

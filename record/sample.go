@@ -32,6 +32,7 @@ const (
 	TypeHeader = "header"
 	TypeSample = "sample"
 	TypeEnd    = "end"
+	TypeGap    = "gap" // a stretch without the samples the interval asks for: [Gap]
 )
 
 // CollectorStatus says whether a collector could run on this host, and if

@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/outfile"
 )
 
@@ -132,7 +131,7 @@ func (w *Writer) Name() string { return w.name }
 // WriteHeader writes the header line; call it once, first.
 func (w *Writer) WriteHeader(h *Header) error {
 	h.Type, h.Format, h.SchemaVersion = TypeHeader, FormatName, SchemaVersion
-	return w.writeLine(h, false)
+	return w.writeLine(h)
 }
 
 // WriteSample writes one sample line and flushes it to the kernel; a gzip
@@ -142,44 +141,7 @@ func (w *Writer) WriteHeader(h *Header) error {
 // ([Writer.Pending]) and the file ends with the sample before.
 func (w *Writer) WriteSample(s *Sample) error {
 	s.Type = TypeSample
-	return w.writeLine(s, true)
-}
-
-// TypeGap is the type of a gap line ([Gap]).
-const TypeGap = "gap"
-
-// Gap is a line saying that samples were taken but could not be
-// written: `memdiag record` met a full disk, a read-only or a removed
-// store, counted the samples it could not write, and wrote this line
-// when it could write again, after the last sample written before and
-// before the first one after. The interval across a gap is one long
-// interval (the counters are cumulative): its rates are the gap's
-// average.
-//
-//	{"type":"gap","from":"2026-12-01T12:00:03Z","to":"2026-12-01T12:00:41Z","unwritten":39,"reason":"no space left on device"}
-type Gap struct {
-	Type      string    `json:"type"` // "gap"
-	From      time.Time `json:"from"` // the first sample not written
-	To        time.Time `json:"to"`   // the last sample not written
-	Unwritten int       `json:"unwritten"`
-	Reason    string    `json:"reason"` // the write error, e.g. "no space left on device"
-}
-
-// gapWarning is what a reader says of the gap line b (line n of the
-// recording name).
-func gapWarning(name string, n int, b []byte) string {
-	var g Gap
-	if err := json.Unmarshal(b, &g); err != nil {
-		return fmt.Sprintf("%s:%d: a gap line that cannot be read (%v): samples are missing before the next one", name, n, err)
-	}
-	return fmt.Sprintf("%s:%d: gap: %d %s taken from %s to %s not written (%s); rates across it are its averages",
-		name, n, g.Unwritten, english.Plural(g.Unwritten, "sample"), g.From.Format("15:04:05.000"), g.To.Format("15:04:05.000 MST"), g.Reason)
-}
-
-// WriteGap writes a gap line and flushes it like a sample.
-func (w *Writer) WriteGap(g *Gap) error {
-	g.Type = TypeGap
-	return w.writeLine(g, false)
+	return w.writeLine(s)
 }
 
 // Samples is how many samples the file holds or will hold once the
@@ -260,7 +222,7 @@ func (w *Writer) Close(reason string) error {
 			return err
 		}
 	}
-	err := w.writeLine(&End{Type: TypeEnd, Time: w.now(), Samples: w.samples, Reason: reason}, false)
+	err := w.writeLine(&End{Type: TypeEnd, Time: w.now(), Samples: w.samples, Reason: reason})
 	if err == nil && w.gz != nil {
 		if err = w.gz.Close(); err == nil {
 			err = w.flush()
@@ -293,7 +255,8 @@ func (w *Writer) drop() error {
 
 // writeLine encodes v and hands it, with any lines held before it, to
 // the file.
-func (w *Writer) writeLine(v any, sample bool) error {
+func (w *Writer) writeLine(v any) error {
+	_, sample := v.(*Sample)
 	if w.err != nil {
 		return fmt.Errorf("%s: %w (%w)", w.name, errPending, w.err)
 	}

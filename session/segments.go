@@ -58,9 +58,15 @@ type Segments struct {
 	// a test fails it.
 	create func(path string) *record.Writer
 
-	gap       record.Gap // samples not written since the last write that worked
-	lost      int        // samples not written over the run
-	lostSince time.Time  // the first of them
+	// The samples not written since the last write that worked: how
+	// many, the first and last, why; and the last sample a segment took
+	// (the gap line's start).
+	gapN           int
+	gapFrom, gapTo time.Time
+	gapReason      string
+	lastPut        time.Time
+	lost           int       // samples not written over the run
+	lostSince      time.Time // the first of them
 }
 
 // OpenStore creates dir (0700) if missing and locks it, one recorder per
@@ -183,9 +189,15 @@ func (r *Segments) write(s *record.Sample) error {
 // retry): first retention frees what it may (a full disk) and the write
 // is tried once more.
 func (r *Segments) put(s *record.Sample) bool {
-	var g record.Gap
-	if r.gap.Unwritten > 0 {
-		g, r.gap = r.gap, record.Gap{}
+	n, from, to, why := r.gapN, r.gapFrom, r.gapTo, r.gapReason
+	if n > 0 {
+		start := r.lastPut
+		if start.IsZero() {
+			start = from // nothing written before in this run
+		}
+		r.gapN = 0
+		// just before the first sample after it, as the sampler's gaps
+		g := record.Gap{Start: start, End: s.Time, Missed: n, Reason: why}
 		err := r.w.WriteGap(&g) // the line waits in the writer if it fails
 		if err != nil {
 			err = r.retry()
@@ -195,6 +207,7 @@ func (r *Segments) put(s *record.Sample) bool {
 			return false
 		}
 	}
+	r.lastPut = s.Time
 	err := r.w.WriteSample(s)
 	if err != nil {
 		err = r.retry()
@@ -205,8 +218,8 @@ func (r *Segments) put(s *record.Sample) bool {
 	if r.failing {
 		r.failing = false
 		l := fmt.Sprintf("memdiag: record: writing again to %s", filepath.Base(r.w.Name()))
-		if g.Unwritten > 0 {
-			l += fmt.Sprintf(": %d %s from %s to %s not written (%s), recorded as a gap", g.Unwritten, english.Plural(g.Unwritten, "sample"), g.From.UTC().Format(stampMilli), g.To.UTC().Format(stampMilli), g.Reason)
+		if n > 0 {
+			l += fmt.Sprintf(": %d %s from %s to %s not written (%s), recorded as a gap", n, english.Plural(n, "sample"), from.UTC().Format(stampMilli), to.UTC().Format(stampMilli), why)
 		}
 		fmt.Fprintln(r.Log, l)
 	}
@@ -243,13 +256,13 @@ func (r *Segments) retry() error {
 // err.
 func (r *Segments) unwritten(s *record.Sample, err error) {
 	r.fault(err)
-	if r.gap.Unwritten == 0 {
-		r.gap.From = s.Time
+	if r.gapN == 0 {
+		r.gapFrom = s.Time
 	}
-	r.gap.To = s.Time
-	r.gap.Unwritten++
-	r.gap.Reason = errText(err)
-	r.reason = r.gap.Reason
+	r.gapTo = s.Time
+	r.gapN++
+	r.gapReason = errText(err)
+	r.reason = r.gapReason
 	if r.lost == 0 {
 		r.lostSince = s.Time
 	}
@@ -311,11 +324,6 @@ func (r *Segments) Close(reason string) error {
 			fmt.Fprintf(r.Log, "memdiag: record: stopped (%s)%s\n", reason, lost)
 		}
 		return nil
-	}
-	if r.gap.Unwritten > 0 && !r.w.Pending() {
-		// the samples not written at the end: said before the end line
-		g := r.gap
-		_ = r.w.WriteGap(&g)
 	}
 	err := r.w.Close(reason)
 	if err != nil {

@@ -1,8 +1,11 @@
 package session
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -116,13 +119,38 @@ func readStore(t *testing.T, dir string) (string, []string, *record.End) {
 	return fmt.Sprint(seqs), rec.Warnings, rec.End
 }
 
-func hasNote(notes []string, want string) bool {
-	for _, n := range notes {
-		if strings.Contains(n, want) {
-			return true
-		}
+// gapLines returns the store's gap lines, "SEGMENT:LINE: START..END
+// missed N: REASON" each, joined by "; ".
+func gapLines(t *testing.T, dir string) string {
+	t.Helper()
+	segs, err := store.List(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return false
+	var out []string
+	for _, sg := range segs {
+		f, err := os.Open(sg.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(zr)
+		for n := 1; sc.Scan(); n++ {
+			if !strings.HasPrefix(sc.Text(), `{"type":"gap"`) {
+				continue
+			}
+			var g record.Gap
+			if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%s:%d: %s..%s missed %d: %s", filepath.Base(sg.Path), n, g.Start.Format("15:04:05"), g.End.Format("15:04:05"), g.Missed, g.Reason))
+		}
+		f.Close()
+	}
+	return strings.Join(out, "; ")
 }
 
 // A full disk: the sample being written waits, the ones after it are
@@ -153,8 +181,9 @@ func TestSegmentsFullDisk(t *testing.T) {
 	if seqs != "[0 1 2 3 4 5 6 7 8 13 14]" || end == nil || end.Reason != "signal: SIGTERM" {
 		t.Errorf("after: samples %s, end %+v", seqs, end)
 	}
-	if !hasNote(notes, "memdiag-20261201T060000Z.jsonl.gz:11: gap: 4 samples taken from 06:00:09.000 to 06:00:12.000 UTC not written (no space left on device)") {
-		t.Errorf("no gap note: %q", notes)
+	// sample 8 was written late; 9..12 are the gap, before 13
+	if got := gapLines(t, d.dir); got != "memdiag-20261201T060000Z.jsonl.gz:11: 06:00:08..06:00:13 missed 4: no space left on device" {
+		t.Errorf("gap lines %q; notes %q", got, notes)
 	}
 	segs, _ := store.List(d.dir)
 	if len(segs) != 2 || !segs[1].Start.Equal(segT0.Add(13*time.Second)) {
@@ -194,7 +223,7 @@ func TestSegmentsFullDiskRetentionFirst(t *testing.T) {
 		t.Fatal("the old segment is still there")
 	}
 	seqs, notes, _ := readStore(t, d.dir)
-	if seqs != "[0 1 2 3 4 5 6]" || sg.Unwritten() != 0 || hasNote(notes, "gap") {
+	if seqs != "[0 1 2 3 4 5 6]" || sg.Unwritten() != 0 || gapLines(t, d.dir) != "" {
 		t.Errorf("samples %s, unwritten %d, notes %q", seqs, sg.Unwritten(), notes)
 	}
 	if !strings.Contains(log.String(), "memdiag: record: removed memdiag-20261130T060000Z.jsonl.gz (4.9 KiB, store over 4.9 KiB)") {
@@ -225,8 +254,8 @@ func TestSegmentsReadOnlyAtSwitch(t *testing.T) {
 	if seqs != "[0 1 2 3 4 5 6 7 8 9 10 13]" {
 		t.Errorf("samples %s", seqs)
 	}
-	if !hasNote(notes, "memdiag-20261201T060010Z.jsonl.gz:3: gap: 2 samples taken from 06:00:11.000 to 06:00:12.000 UTC not written (read-only file system)") {
-		t.Errorf("notes %q\nlog:\n%s", notes, log.String())
+	if got := gapLines(t, d.dir); got != "memdiag-20261201T060010Z.jsonl.gz:3: 06:00:10..06:00:13 missed 2: read-only file system" {
+		t.Errorf("gap lines %q; notes %q\nlog:\n%s", got, notes, log.String())
 	}
 }
 
