@@ -47,8 +47,6 @@ func readerSeeds(tb testing.TB) [][]byte {
 		whole[:len(whole)-7],
 		append(append([]byte{}, head...), `{"type":"end"`...),
 		append(append([]byte{}, head...), `{"type":"sample","time":"x"}`+"\n"+`{"type":"end"}`...),
-		// a gap line between two samples, and one that does not decode
-		bytes.Join([][]byte{head, sample, []byte(`{"type":"gap","start":"2026-03-15T12:00:01Z","end":"2026-03-15T12:00:05Z","missed":3,"reason":"no space left on device"}` + "\n"), sample, []byte(`{"type":"gap","missed":"x"}` + "\n"), end}, nil),
 	}
 }
 

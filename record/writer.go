@@ -141,7 +141,7 @@ func (w *Writer) WriteHeader(h *Header) error {
 // ([Writer.Pending]) and the file ends with the sample before.
 func (w *Writer) WriteSample(s *Sample) error {
 	s.Type = TypeSample
-	return w.writeLine(s)
+	return w.writeLines(s)
 }
 
 // Samples is how many samples the file holds or will hold once the
@@ -255,25 +255,35 @@ func (w *Writer) drop() error {
 
 // writeLine encodes v and hands it, with any lines held before it, to
 // the file.
-func (w *Writer) writeLine(v any) error {
-	_, sample := v.(*Sample)
+func (w *Writer) writeLine(v any) error { return w.writeLines(v) }
+
+// writeLines encodes vs and hands them to the file in one write, with
+// any lines held before them: a gap line and the sample it precedes
+// reach the file together or not at all.
+func (w *Writer) writeLines(vs ...any) error {
 	if w.err != nil {
 		return fmt.Errorf("%s: %w (%w)", w.name, errPending, w.err)
 	}
-	if err := w.enc.Encode(v); err != nil {
-		return fmt.Errorf("%s: %w", w.name, err)
-	}
-	if w.gz != nil {
-		// A sync flush (Z_SYNC_FLUSH): ends the deflate block on a byte
-		// boundary; costs a few bytes per sample (docs/benchmarks.md).
-		if err := w.gz.Flush(); err != nil {
+	sample := false
+	for _, v := range vs {
+		if err := w.enc.Encode(v); err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)
 		}
+		if w.gz != nil {
+			// A sync flush (Z_SYNC_FLUSH): ends the deflate block on a
+			// byte boundary; costs a few bytes per sample
+			// (docs/benchmarks.md).
+			if err := w.gz.Flush(); err != nil {
+				return fmt.Errorf("%s: %w", w.name, err)
+			}
+		}
+		if _, ok := v.(*Sample); ok {
+			sample = true
+			w.samples++
+			w.inBuf++
+		}
 	}
-	if sample {
-		w.samples++
-		w.inBuf++
-	} else if w.hold {
+	if !sample && w.hold {
 		return nil // the header waits for the first sample
 	}
 	return w.flush()
