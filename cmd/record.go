@@ -45,7 +45,16 @@ var recordLong = heredoc.Doc(`
 	Every sample is flushed to the kernel (a gzip sync flush), so a recorder
 	killed with SIGKILL, or a host that loses power, loses at most the
 	interval in progress; restarted, it starts a new segment and keeps the
-	old ones as they are.
+	old ones as they are. A segment is created with its first sample: the
+	store never holds an empty one.
+
+	A full disk, a read-only or a removed store does not stop the recorder:
+	the line being written waits and is tried again at each sample (on a
+	full disk after retention has removed what it may), the samples taken
+	meanwhile are counted, and once writing works again a gap line in the
+	segment says how many were not written, and when. analyze, compare and
+	gate --recording read the segment being written up to its last sample
+	and say so ("live: up to 12:03:59 UTC").
 
 	Retention runs at start and at each switch: segments whose last sample is
 	older than --max-age are removed, then the oldest until the store holds at

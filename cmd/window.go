@@ -40,14 +40,15 @@ func windowFlags(fl *pflag.FlagSet, from, to *string, side string) {
 }
 
 // joined reports whether in needs the joining reader: several inputs, a
-// directory, or a window. One plain file without a window keeps the
-// single-file reader (progress bar, stdin).
+// directory, a window, or the segment a recorder is writing (read up to
+// its last sample and said to be live). One plain file without a window
+// keeps the single-file reader (progress bar, stdin).
 func (in recInput) joined() bool {
 	if len(in.Paths) != 1 || in.From != "" || in.To != "" {
 		return true
 	}
 	fi, err := os.Stat(in.Paths[0])
-	return err == nil && fi.IsDir()
+	return err == nil && (fi.IsDir() || store.IsLive(in.Paths[0]))
 }
 
 // name is what messages call the input.
@@ -70,10 +71,11 @@ func (in recInput) open(flag string) (*store.Joined, store.Window, error) {
 		return nil, store.Window{}, inputError(flag, in.name(), err)
 	}
 	loc := time.Local
-	if len(segs) > 0 {
-		if r, err := record.Open(segs[0].Path); err == nil {
+	for _, s := range segs { // the first readable one (a damaged segment is skipped)
+		if r, err := record.Open(s.Path); err == nil {
 			loc = recordingZone(r.Header())
 			r.Close()
+			break
 		}
 	}
 	now := time.Now

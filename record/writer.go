@@ -1,7 +1,7 @@
 package record
 
 import (
-	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/memdiag/memdiag/internal/outfile"
@@ -18,14 +19,42 @@ import (
 // ErrExists is returned by Create when the file exists and force is false.
 var ErrExists = errors.New("recording file exists (use --force to overwrite)")
 
+// errPending is wrapped by the error of a line refused because an
+// earlier one is still waiting to be written ([Writer.Pending]).
+var errPending = errors.New("an earlier line is still waiting to be written")
+
+// File is what a Writer writes to: an *os.File, or a test's stand-in
+// that fails as a full disk does.
+type File interface {
+	io.Writer
+	Truncate(size int64) error
+	Seek(offset int64, whence int) (int64, error)
+	Stat() (fs.FileInfo, error)
+	Close() error
+	Name() string
+}
+
 // Writer appends lines to a recording. It is not safe for concurrent use.
+//
+// Each line goes to the file whole or not at all: a write that fails (a
+// full disk) is taken back (the file is truncated to the last whole
+// line) and the line's bytes are kept, so that the file always ends on
+// a line a reader can read, and [Writer.Retry] can write them later
+// without breaking the compressed stream.
 type Writer struct {
-	f       *os.File
-	bw      *bufio.Writer
+	name    string
+	f       File                 // nil until the first line is written (CreateSegment)
+	open    func() (File, error) // opens f; nil when f was given
+	created bool                 // f was created by open: remove it if nothing reaches it
+	buf     bytes.Buffer         // bytes of lines not yet in the file
 	gz      *gzip.Writer
 	enc     *json.Encoder
+	off     int64 // bytes of the file that hold whole lines
+	hold    bool  // keep the header in buf until the first sample
+	err     error // the failed write that left buf pending
 	now     func() time.Time
-	samples int
+	samples int // samples accepted (written, or in buf waiting to be)
+	inBuf   int // of them, in buf
 	durable int // samples handed to the kernel whole: readable after a SIGKILL
 }
 
@@ -51,24 +80,53 @@ func CreateMode(path string, force bool, mode fs.FileMode) (*Writer, error) {
 		}
 		return nil, err
 	}
-	return newWriter(f, strings.HasSuffix(path, ".gz")), nil
+	w := newWriter(path, strings.HasSuffix(path, ".gz"))
+	w.f = f
+	return w, nil
 }
 
-func newWriter(f *os.File, compress bool) *Writer {
-	w := &Writer{f: f, now: time.Now}
-	var out io.Writer = f
+// CreateSegment returns a Writer for a new recording at path (as
+// [Create], never overwriting) that creates the file only when the
+// first sample is written, and writes the header and that sample in one
+// write: a store never holds an empty segment, nor one with a header
+// and no sample, whatever stops the recorder. If that first write fails
+// the file is removed and the lines wait for [Writer.Retry].
+func CreateSegment(path string) *Writer {
+	return CreateSegmentWith(path, func() (File, error) {
+		f, err := outfile.Create(path, outfile.Options{})
+		if errors.Is(err, outfile.ErrExists) {
+			return nil, fmt.Errorf("%s: %w", path, ErrExists)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return f, nil
+	})
+}
+
+// CreateSegmentWith is [CreateSegment] with the file opened by open
+// (tests: a file that fails as a full disk does). The file at path is
+// removed if open created it and nothing could be written to it.
+func CreateSegmentWith(path string, open func() (File, error)) *Writer {
+	w := newWriter(path, strings.HasSuffix(path, ".gz"))
+	w.open, w.hold = open, true
+	return w
+}
+
+func newWriter(name string, compress bool) *Writer {
+	w := &Writer{name: name, now: time.Now}
+	var out io.Writer = &w.buf
 	if compress {
-		w.gz = gzip.NewWriter(f)
+		w.gz = gzip.NewWriter(&w.buf)
 		out = w.gz
 	}
-	w.bw = bufio.NewWriterSize(out, 64<<10)
-	w.enc = json.NewEncoder(w.bw)
+	w.enc = json.NewEncoder(out)
 	w.enc.SetEscapeHTML(false)
 	return w
 }
 
 // Name is the file's path.
-func (w *Writer) Name() string { return w.f.Name() }
+func (w *Writer) Name() string { return w.name }
 
 // WriteHeader writes the header line; call it once, first.
 func (w *Writer) WriteHeader(h *Header) error {
@@ -79,27 +137,54 @@ func (w *Writer) WriteHeader(h *Header) error {
 // WriteSample writes one sample line and flushes it to the kernel; a gzip
 // file gets a sync flush (the compressed stream up to this line is
 // complete and decodable), so a SIGKILL loses at most the interval in
-// progress.
-//
-// A sample's Gap is written first, as its own line.
+// progress. A sample's Gap is written just before it, as its own line,
+// in the same write. When the write fails the sample (and its gap) stay
+// in the Writer ([Writer.Pending]) and the file ends with the sample
+// before.
 func (w *Writer) WriteSample(s *Sample) error {
-	if s.Gap != nil {
-		if err := w.WriteGap(s.Gap); err != nil {
-			return err
-		}
-	}
 	s.Type = TypeSample
-	w.samples++
-	if err := w.writeLine(s); err != nil {
-		return err
+	if s.Gap != nil {
+		s.Gap.Type = TypeGap
+		return w.writeLines(s.Gap, s)
 	}
-	w.durable++
-	return nil
+	return w.writeLines(s)
 }
 
-// Samples is how many samples were written (see [Writer.ReadBack] for how
-// many can be read back after a write error).
+// Samples is how many samples the file holds or will hold once the
+// pending write succeeds (see [Writer.ReadBack] for how many can be read
+// back after a write error).
 func (w *Writer) Samples() int { return w.samples }
+
+// Written is how many samples reached the file.
+func (w *Writer) Written() int { return w.durable }
+
+// Pending reports whether lines wait to be written after a failed
+// write; [Writer.Retry] writes them. No other line is taken meanwhile.
+func (w *Writer) Pending() bool { return w.err != nil }
+
+// Retry writes the lines a failed write left pending; nil when there are
+// none or they are now in the file.
+func (w *Writer) Retry() error {
+	if w.err == nil {
+		return nil
+	}
+	return w.flush()
+}
+
+// Removed reports whether the file was removed (its last link is gone:
+// an operator, or a store directory removed) while it is being written:
+// what is written to it from now on is lost.
+func (w *Writer) Removed() bool {
+	if w.f == nil {
+		return false
+	}
+	fi, err := w.f.Stat()
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 0
+}
 
 // ReadBack counts the samples a reader gets from the file as it is on
 // disk, with the same reader analyze uses. After a write error it is the
@@ -108,12 +193,12 @@ func (w *Writer) Samples() int { return w.samples }
 // back to the samples whose writes succeeded if the file cannot be
 // opened; a file whose header cannot be read holds no readable sample.
 func (w *Writer) ReadBack() int {
-	f, err := os.Open(w.f.Name())
+	f, err := os.Open(w.name)
 	if err != nil {
 		return w.durable
 	}
 	defer f.Close()
-	r, err := NewReader(f, w.f.Name())
+	r, err := NewReader(f, w.name)
 	if err != nil {
 		return 0
 	}
@@ -128,32 +213,127 @@ func (w *Writer) ReadBack() int {
 }
 
 // Close writes the end line with reason, flushes and closes the file.
+// Lines still pending are tried once more first; if they cannot be
+// written the file is closed as it is, without an end line.
 func (w *Writer) Close(reason string) error {
-	err := w.writeLine(&End{Type: TypeEnd, Time: w.now(), Samples: w.samples, Reason: reason})
-	if w.gz != nil {
-		if e := w.gz.Close(); err == nil {
-			err = e
+	if w.f == nil && w.open == nil {
+		return nil // closed
+	}
+	if w.hold && w.samples == 0 {
+		return w.drop() // a segment that never got its first sample: no file
+	}
+	if w.err != nil {
+		if err := w.flush(); err != nil {
+			_ = w.drop()
+			return err
 		}
 	}
-	if e := w.f.Close(); err == nil {
-		err = e
+	err := w.writeLine(&End{Type: TypeEnd, Time: w.now(), Samples: w.samples, Reason: reason})
+	if err == nil && w.gz != nil {
+		if err = w.gz.Close(); err == nil {
+			err = w.flush()
+		}
+	}
+	if derr := w.drop(); err == nil {
+		err = derr
 	}
 	return err
 }
 
-func (w *Writer) writeLine(v any) error {
-	if err := w.enc.Encode(v); err != nil {
-		return fmt.Errorf("%s: %w", w.f.Name(), err)
+// Abandon closes the file without writing anything more (a file that
+// was removed, [Writer.Removed]).
+func (w *Writer) Abandon() error { return w.drop() }
+
+// drop closes the file; a file this Writer created that holds nothing
+// is removed.
+func (w *Writer) drop() error {
+	w.open = nil
+	if w.f == nil {
+		return nil
 	}
-	if err := w.bw.Flush(); err != nil {
-		return fmt.Errorf("%s: %w", w.f.Name(), err)
+	err := w.f.Close()
+	if w.created && w.off == 0 {
+		_ = os.Remove(w.name)
 	}
-	if w.gz != nil {
-		// A sync flush (Z_SYNC_FLUSH): ends the deflate block on a byte
-		// boundary; costs a few bytes per sample (docs/benchmarks.md).
-		if err := w.gz.Flush(); err != nil {
-			return fmt.Errorf("%s: %w", w.f.Name(), err)
+	w.f = nil
+	return err
+}
+
+// writeLine encodes v and hands it, with any lines held before it, to
+// the file.
+func (w *Writer) writeLine(v any) error { return w.writeLines(v) }
+
+// writeLines encodes vs and hands them to the file in one write, with
+// any lines held before them: a gap line and the sample it precedes
+// reach the file together or not at all.
+func (w *Writer) writeLines(vs ...any) error {
+	if w.err != nil {
+		return fmt.Errorf("%s: %w (%w)", w.name, errPending, w.err)
+	}
+	sample := false
+	for _, v := range vs {
+		if err := w.enc.Encode(v); err != nil {
+			return fmt.Errorf("%s: %w", w.name, err)
+		}
+		if w.gz != nil {
+			// A sync flush (Z_SYNC_FLUSH): ends the deflate block on a
+			// byte boundary; costs a few bytes per sample
+			// (docs/benchmarks.md).
+			if err := w.gz.Flush(); err != nil {
+				return fmt.Errorf("%s: %w", w.name, err)
+			}
+		}
+		if _, ok := v.(*Sample); ok {
+			sample = true
+			w.samples++
+			w.inBuf++
 		}
 	}
-	return nil
+	if !sample && w.hold {
+		return nil // the header waits for the first sample
+	}
+	return w.flush()
+}
+
+// flush writes buf to the file, opening it first if it is not open. A
+// write that fails is taken back (truncated), so the file ends on a
+// whole line; the bytes stay in buf for Retry.
+func (w *Writer) flush() error {
+	if w.f == nil {
+		if w.open == nil {
+			return fmt.Errorf("%s: %w", w.name, os.ErrClosed)
+		}
+		f, err := w.open()
+		if err != nil {
+			w.err = err
+			return err
+		}
+		w.f, w.created = f, true
+	}
+	n, err := w.f.Write(w.buf.Bytes())
+	if err == nil {
+		w.off += int64(n)
+		w.buf.Reset()
+		w.durable += w.inBuf
+		w.inBuf, w.err, w.hold = 0, nil, false
+		return nil
+	}
+	if n > 0 {
+		if terr := w.f.Truncate(w.off); terr == nil {
+			_, _ = w.f.Seek(w.off, io.SeekStart)
+		} else {
+			// The part written stays; the rest follows it.
+			w.off += int64(n)
+			w.buf.Next(n)
+		}
+	}
+	if w.created && w.off == 0 {
+		// Nothing of this recording reached the file: no empty file is
+		// left; Retry creates it again.
+		_ = w.f.Close()
+		_ = os.Remove(w.name)
+		w.f = nil
+	}
+	w.err = err
+	return fmt.Errorf("%s: %w", w.name, err)
 }

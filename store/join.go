@@ -17,7 +17,8 @@ import (
 // directories — into the recordings to read, in time order: a directory
 // stands for its segments; a file for itself, its start taken from its
 // name when it is a segment, else from its header. Last is each file's
-// modification time (the recorder's last write).
+// modification time (the recorder's last write). The newest segment of a
+// store whose recorder is running is marked Live.
 func Expand(paths []string) ([]Segment, error) {
 	var out []Segment
 	for _, p := range paths {
@@ -33,12 +34,14 @@ func Expand(paths []string) ([]Segment, error) {
 			if len(segs) == 0 {
 				return nil, fmt.Errorf("%s: no segments (memdiag-*.jsonl.gz) in this directory", p)
 			}
+			segs[len(segs)-1].Live = Held(p)
 			out = append(out, segs...)
 			continue
 		}
 		s := Segment{Path: p, Last: fi.ModTime(), Size: fi.Size()}
 		if start, _, ok := parseSegmentName(filepath.Base(p)); ok {
 			s.Start = start
+			s.Live = IsLive(p)
 		} else {
 			r, err := record.Open(p)
 			if err != nil {
@@ -51,6 +54,20 @@ func Expand(paths []string) ([]Segment, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
 	return out, nil
+}
+
+// IsLive reports whether the file at path is the segment a recorder is
+// writing: the newest segment of its directory, whose lock is held.
+func IsLive(path string) bool {
+	if _, _, ok := parseSegmentName(filepath.Base(path)); !ok {
+		return false
+	}
+	dir := filepath.Dir(path)
+	if !Held(dir) {
+		return false
+	}
+	segs, err := List(dir)
+	return err == nil && len(segs) > 0 && filepath.Base(segs[len(segs)-1].Path) == filepath.Base(path)
 }
 
 // Select keeps the segments that may hold a sample in w, and the one
@@ -81,44 +98,88 @@ func Select(segs []Segment, w Window) []Segment {
 // and counters run on across each join (they are the kernel's cumulative
 // counters, so the interval across a join is like any other). A join
 // where the recorder was not running (killed, restarted) is a longer
-// interval, said in the warnings.
+// interval, said in the warnings. A segment that cannot be read (empty,
+// its header incomplete, not a recording) is skipped with a note, never
+// the whole store; the segment a recorder is still writing is read up to
+// its last flushed sample, and said to be live.
 type Joined struct {
-	segs   []Segment
-	w      Window
-	header record.Header
+	segs    []Segment
+	w       Window
+	header  record.Header
+	skipped []string // notes on the segments left out
+	// notes[i] is said before segs[i] is read (segments left out just
+	// before it, in time order); notes[len(segs)] after the last.
+	notes [][]string
 }
 
-// Join opens the first of segs and reads its header. segs must be in
-// time order (Expand, Select) and not empty.
+// Join opens each of segs, reads its header and leaves out, with a note,
+// those that hold no recording. segs must be in time order (Expand,
+// Select) and not empty; it is an error when none is readable.
 func Join(segs []Segment, w Window) (*Joined, error) {
 	if len(segs) == 0 {
 		return nil, errors.New("no recording overlaps the window")
 	}
-	r, err := record.Open(segs[0].Path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", segs[0].Path, err)
-	}
-	defer r.Close()
-	j := &Joined{segs: segs, w: w, header: r.Header()}
-	// A job installed while recording is in the later segments' headers
-	// only: the joined header lists it too (the first definition wins).
-	for _, s := range segs[1:] {
+	j := &Joined{w: w}
+	var first error
+	var pending []string
+	for _, s := range segs {
 		r, err := record.Open(s.Path)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Path, err)
+			if first == nil {
+				first = err
+			}
+			if note := skipNote(s, err); note != "" {
+				j.skipped = append(j.skipped, note)
+				pending = append(pending, note)
+			}
+			continue
 		}
 		h := r.Header()
 		r.Close()
+		if len(j.segs) == 0 {
+			j.header = h
+		}
+		j.segs = append(j.segs, s)
+		j.notes = append(j.notes, pending)
+		pending = nil
+		// A job installed while recording is in the later segments'
+		// headers only: the joined header lists it too (the first
+		// definition wins).
 		for _, jb := range h.Jobs {
 			if !hasJob(j.header.Jobs, jb.Name) {
 				j.header.Jobs = append(j.header.Jobs, jb)
 			}
 		}
 	}
+	if len(j.segs) == 0 {
+		if len(segs) == 1 {
+			return nil, first
+		}
+		return nil, fmt.Errorf("none of the %d segments in the window is readable: %s: %w", len(segs), strings.Join(j.skipped, "; "), first)
+	}
+	j.notes = append(j.notes, pending)
 	return j, nil
 }
 
-// Header is the joined recording's header: the first segment's.
+// skipNote says why segment s, which record.Open refused with err, is
+// left out; "" for the live segment a recorder has just created (its
+// first line is on its way). The notes avoid the words the gaps
+// accounting reads as a cut or damaged recording: the segments read are
+// whole.
+func skipNote(s Segment, err error) string {
+	name := filepath.Base(s.Path)
+	switch {
+	case s.Live && errors.Is(err, record.ErrNoSamples):
+		return ""
+	case s.Size == 0:
+		return name + " is empty (0 bytes): skipped, the other segments are read"
+	case errors.Is(err, record.ErrNoSamples):
+		return name + " holds no sample (its header is incomplete or alone): skipped, the other segments are read"
+	}
+	return fmt.Sprintf("%s cannot be read (%v): skipped, the other segments are read", name, err)
+}
+
+// Header is the joined recording's header: the first readable segment's.
 func (j *Joined) Header() record.Header { return j.header }
 
 // Segments are the files Each reads.
@@ -139,11 +200,18 @@ func (j *Joined) Name() string {
 	return fmt.Sprintf("%s (%d segments)", dir, len(j.segs))
 }
 
+// ReasonLive is the reason of the end line Each gives a recording whose
+// last segment is still being written: it ends at the last sample read.
+const ReasonLive = "live"
+
 // Each hands every sample of the window to fn, in time order, and
 // returns the joined Recording's header, end and warnings (no Samples).
-// The end is the last segment's, or, when the window cut the recording
-// short, an end line at the last sample kept with reason "window".
-// ctx ends a long read between samples.
+// The end is the last segment's; or, when the window cut the recording
+// short, an end line at the last sample kept with reason "window"; or,
+// when the last segment is live, one at its last flushed sample with
+// reason [ReasonLive] and a note "live: up to 12:03:59 UTC". A segment's
+// half-written last line is not a warning when the segment is live or
+// when the window ends before it. ctx ends a long read between samples.
 func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Recording, error) {
 	out := &record.Recording{Header: j.header}
 	out.Header.Jobs = append([]record.Job(nil), j.header.Jobs...)
@@ -153,6 +221,7 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 		cut     bool           // samples after the window's end were dropped
 		kept    int
 		prevEnd *record.End
+		live    string // what the live segment read last is, if any
 	)
 	emit := func(s *record.Sample) {
 		if !last.IsZero() && !s.Time.After(last) {
@@ -166,9 +235,14 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 		if ctx != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		out.Warnings = append(out.Warnings, j.notes[i]...)
 		r, err := record.Open(seg.Path)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", seg.Path, err)
+			// removed or emptied since Join: one segment less
+			if note := skipNote(seg, err); note != "" {
+				out.Warnings = append(out.Warnings, note)
+			}
+			continue
 		}
 		h := r.Header()
 		if i > 0 {
@@ -181,6 +255,7 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 			}
 		}
 		first := true
+		past := false // this segment has samples after the window
 		var rerr error
 		rec, err := r.Each(func(s *record.Sample) {
 			if ctx != nil && ctx.Err() != nil {
@@ -197,7 +272,7 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 			case !j.w.From.IsZero() && s.Time.Before(j.w.From):
 				lead = s
 			case !j.w.To.IsZero() && s.Time.After(j.w.To):
-				cut = true
+				cut, past = true, true
 			default:
 				// the lead starts the window's first interval, unless the
 				// recorder was not running between them
@@ -209,16 +284,34 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 			}
 		})
 		r.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", seg.Path, err)
-		}
 		if rerr != nil {
 			return nil, rerr
 		}
-		killed := rec.End == nil && i < len(j.segs)-1
+		if err != nil {
+			// A read error in the middle (a damaged compressed stream):
+			// the samples before it were handed on; the rest of this
+			// segment is left out, the other segments are read.
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: reading stopped (%v): its later samples are left out, the other segments are read", filepath.Base(seg.Path), err))
+			prevEnd = nil
+			continue
+		}
+		// The newest segment of a store whose recorder runs: being
+		// written, or ended by a switch whose next segment is not
+		// written yet (it is created with its first sample).
+		isLive := seg.Live && (rec.End == nil || strings.HasPrefix(rec.End.Reason, "segment switch"))
+		tail := rec.End == nil && (isLive || past) // its unfinished end is not the window's
+		if first && rec.End == nil {
+			// A header and nothing else (an older recorder on a full
+			// disk, or one that has just started): no sample to read.
+			if !isLive {
+				out.Warnings = append(out.Warnings, skipNote(seg, record.ErrNoSamples))
+			}
+			continue
+		}
+		killed := rec.End == nil && !tail && i < len(j.segs)-1
 		for _, w := range rec.Warnings {
-			if killed && (strings.Contains(w, "cut short at this line") || strings.Contains(w, "truncated last line")) {
-				continue // said below, as what it is: the end of a killed run, not damage
+			if (killed || tail) && (strings.Contains(w, "cut short at this line") || strings.Contains(w, "truncated last line")) {
+				continue // said below, as what it is: the end of a killed run, or a recorder still writing, not damage
 			}
 			out.Warnings = append(out.Warnings, w)
 		}
@@ -226,15 +319,27 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 			out.Warnings = append(out.Warnings, fmt.Sprintf("%s has no end line: the recorder was killed or the host went down (the sample being written then is lost); the next segment is a new run",
 				filepath.Base(seg.Path)))
 		}
+		live = ""
+		if isLive && !past {
+			live = "memdiag record is writing " + filepath.Base(seg.Path)
+			if rec.End != nil {
+				live = "memdiag record is running; the segment after " + filepath.Base(seg.Path) + " is not written yet"
+			}
+		}
 		prevEnd = rec.End
 		if i == 0 && !j.w.From.IsZero() && j.w.From.After(out.Header.Start) {
 			out.Header.Start = j.w.From
 		}
 	}
+	out.Warnings = append(out.Warnings, j.notes[len(j.segs)]...)
 	out.End = prevEnd
-	if cut {
+	switch {
+	case cut:
 		out.End = &record.End{Type: record.TypeEnd, Time: last, Samples: kept, Reason: "window"}
-	} else if out.End != nil {
+	case live != "" && kept > 0:
+		out.End = &record.End{Type: record.TypeEnd, Time: last, Samples: kept, Reason: ReasonLive}
+		out.Warnings = append(out.Warnings, fmt.Sprintf("live: up to %s (%s; read up to its last flushed sample)", last.Format("15:04:05 MST"), live))
+	case out.End != nil:
 		// the last segment's own count is of that segment; the joined
 		// recording's is what was read
 		e := *out.End

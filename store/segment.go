@@ -43,6 +43,10 @@ type Segment struct {
 	// the last sample written, to within the time to write it.
 	Last time.Time
 	Size int64 // bytes on disk (compressed)
+	// Live is set by [Expand] on the newest segment of a store whose
+	// recorder holds its lock ([Held]): the segment being written, which
+	// has no end line yet and whose last line may be half written.
+	Live bool
 }
 
 // segmentName is the file name of a segment whose first sample is at t; n > 0
