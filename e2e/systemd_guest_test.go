@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/testenv"
+	"github.com/memdiag/memdiag/process"
+	"github.com/memdiag/memdiag/record"
 )
 
 // pcpTimers are the reference case's two timers, with the shortened
@@ -27,8 +29,9 @@ var pcpTimers = []struct {
 }
 
 // guestScript is run by memdiag-e2e.service in the guest. It waits until
-// systemd is up, then polls systemd (once a second, up to %[1]d s) until
-// both timers have triggered and wait for their next elapse, then records what systemd, the journal and
+// systemd is up, starts memdiag watch, polls systemd (once a second, up
+// to %[1]d s) until both timers have triggered and wait for their next
+// elapse, stops the recording, then records what systemd, the journal and
 // memdiag say, and powers the guest off. The state is read twice around
 // memdiag timers; if a timer fired in between (the two reads differ),
 // the capture is repeated, so memdiag and systemctl see the same state.
@@ -40,6 +43,9 @@ systemctl is-system-running --wait > $out/is-system-running 2>&1
 systemd-analyze > $out/systemd-analyze.txt 2>&1
 deadline=$(( $(date +%%s) + %[1]d ))
 systemd-analyze blame --no-pager 2>&1 | head -n 8 > $out/systemd-analyze-blame.txt
+# memdiag watch records while systemd fires the timers.
+%[2]s watch --out $out/watch.jsonl --interval 1s --quiet > $out/watch.log 2>&1 &
+watch=$!
 # Fired, and waiting again: while its service runs, a timer has no next elapse.
 fired() {
   [ "$(systemctl show -P LastTriggerUSecMonotonic "$1")" != 0 ] && [ "$(systemctl show -P SubState "$1")" = waiting ]
@@ -48,6 +54,9 @@ until fired pmlogger_check.timer && fired pmlogger_farm_check.timer; do
   if [ "$(date +%%s)" -ge "$deadline" ]; then echo "no firing of both timers within %[1]d s" > $out/timeout; break; fi
   sleep 1
 done
+kill -TERM $watch
+wait $watch
+echo $? > $out/watch.rc
 # LastTriggerUSec and NextElapseUSecRealtime in µs, as PID 1 holds them
 # (systemctl show prints them to the second).
 raw() {
@@ -65,8 +74,10 @@ show() {
 for try in 1 2 3; do
   show > $out/show-before.txt
   systemctl list-timers --all --no-pager > $out/list-timers.txt
+  t0=$(date +%%s.%%N)
   %[2]s timers --format json > $out/memdiag-timers.json 2> $out/memdiag-timers.err
   echo $? > $out/memdiag-timers.rc
+  echo "$t0 $(date +%%s.%%N)" > $out/memdiag-timers.time
   %[2]s timers > $out/memdiag-timers.txt 2>&1
   show > $out/show.txt
   cmp -s $out/show-before.txt $out/show.txt && break
@@ -166,6 +177,11 @@ StandardError=inherit
 	if err := json.Unmarshal([]byte(read("memdiag-timers.json")), &mj); err != nil {
 		t.Fatalf("memdiag timers --format json: %v", err)
 	}
+	if f := strings.Fields(read("memdiag-timers.time")); len(f) == 2 {
+		t0, _ := strconv.ParseFloat(f[0], 64)
+		t1, _ := strconv.ParseFloat(f[1], 64)
+		t.Logf("memdiag timers --format json took %.1f s in the guest", t1-t0)
+	}
 	t.Logf("memdiag timers in the guest:\n%s", read("memdiag-timers.txt"))
 
 	for _, pt := range pcpTimers {
@@ -233,8 +249,51 @@ StandardError=inherit
 			t.Errorf("memdiag timers does not list %s", pt.timer)
 		}
 	}
+	checkWatch(t, g, show, raw)
 	if t.Failed() {
 		t.Logf("systemctl show:\n%s\njournal:\n%s", read("show.txt"), read("journal-pcp.txt"))
+	}
+}
+
+// checkWatch checks the recording memdiag watch made in the guest while
+// systemd fired the timers: for each timer, a process of its service
+// started (an exec event with the service's unit, read from the
+// process's cgroup) at or after systemd's LastTriggerUSec. How far
+// memdiag's time is from systemd's start of the service is logged.
+func checkWatch(t *testing.T, g *testenv.SystemdGuest, show map[string]map[string]string, raw map[string][2]time.Time) {
+	t.Helper()
+	if rc := strings.TrimSpace(g.Read(t, "watch.rc")); rc != "0" {
+		t.Errorf("memdiag watch in the guest exited %s:\n%s", rc, g.Read(t, "watch.log"))
+		return
+	}
+	r, err := record.ReadFile(filepath.Join(g.Out, "watch.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Samples) == 0 {
+		t.Fatalf("memdiag watch in the guest recorded no sample:\n%s", g.Read(t, "watch.log"))
+	}
+	first := func(unit string, since time.Time) (record.Event, bool) {
+		for _, s := range r.Samples {
+			for _, e := range s.Events {
+				if e.Kind == process.Exec && e.Unit == unit && !e.Time.Before(since) {
+					return e, true
+				}
+			}
+		}
+		return record.Event{}, false
+	}
+	for _, pt := range pcpTimers {
+		last := raw[pt.timer][0]
+		e, ok := first(pt.service, last)
+		if !ok {
+			t.Errorf("memdiag watch recorded no process of %s started at or after systemd's trigger %s (%d samples, %s to %s)",
+				pt.service, last.Format(time.RFC3339Nano), len(r.Samples), r.Header.Start.Format(time.RFC3339), r.Samples[len(r.Samples)-1].Time.Format(time.RFC3339))
+			continue
+		}
+		started := usTime(t, pt.service+" ExecMainStartTimestamp", show[pt.service]["ExecMainStartTimestamp"])
+		t.Logf("memdiag watch: %s (PID %d, %s) started at %s, %.3f s after systemd triggered %s and %.3f s after systemd started the service (ExecMainStartTimestamp)",
+			e.Comm, e.PID, e.Source, e.Time.Format(time.RFC3339Nano), e.Time.Sub(last).Seconds(), pt.timer, e.Time.Sub(started).Seconds())
 	}
 }
 
