@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,9 +30,10 @@ var pcpTimers = []struct {
 }
 
 // guestScript is run by memdiag-e2e.service in the guest. It waits until
-// systemd is up, starts memdiag watch, polls systemd (once a second, up
-// to %[1]d s) until both timers have triggered and wait for their next
-// elapse, stops the recording, then records what systemd, the journal and
+// systemd is up, starts memdiag watch, and once it has recorded a sample
+// polls systemd (once a second, up to %[1]d s in all) until both timers
+// have triggered since and wait for their next elapse; it stops the
+// recording, then records what systemd, the journal and
 // memdiag say, and powers the guest off. The state is read twice around
 // memdiag timers; if a timer fired in between (the two reads differ),
 // the capture is repeated, so memdiag and systemctl see the same state.
@@ -43,28 +45,37 @@ systemctl is-system-running --wait > $out/is-system-running 2>&1
 systemd-analyze > $out/systemd-analyze.txt 2>&1
 deadline=$(( $(date +%%s) + %[1]d ))
 systemd-analyze blame --no-pager 2>&1 | head -n 8 > $out/systemd-analyze-blame.txt
-# memdiag watch records while systemd fires the timers.
+# LastTriggerUSec and NextElapseUSecRealtime in µs, as PID 1 holds them
+# (systemctl show prints them to the second).
+props() {
+  p=$(busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager GetUnit s $1 | cut -d'"' -f2)
+  busctl get-property org.freedesktop.systemd1 "$p" org.freedesktop.systemd1.Timer LastTriggerUSec NextElapseUSecRealtime
+}
+raw() {
+  for u in pmlogger_check.timer pmlogger_farm_check.timer; do echo $u $(props $u); done
+}
+# memdiag watch records while systemd fires the timers; firings count
+# from its first sample on (its start takes 10-20 s in the guest).
 %[2]s watch --out $out/watch.jsonl --interval 1s --quiet > $out/watch.log 2>&1 &
 watch=$!
-# Fired, and waiting again: while its service runs, a timer has no next elapse.
+until [ "$(cat $out/watch.jsonl 2>/dev/null | wc -l)" -ge 2 ]; do
+  if [ "$(date +%%s)" -ge "$deadline" ] || ! kill -0 $watch; then echo "memdiag watch wrote no sample" > $out/timeout; break; fi
+  sleep 1
+done
+recording=$(date +%%s%%6N)
+# Fired since the recording began, and waiting again: while its service
+# runs, a timer has no next elapse.
 fired() {
-  [ "$(systemctl show -P LastTriggerUSecMonotonic "$1")" != 0 ] && [ "$(systemctl show -P SubState "$1")" = waiting ]
+  set -- "$1" $(props "$1")
+  [ "$3" -gt "$recording" ] && [ "$(systemctl show -P SubState "$1")" = waiting ]
 }
 until fired pmlogger_check.timer && fired pmlogger_farm_check.timer; do
-  if [ "$(date +%%s)" -ge "$deadline" ]; then echo "no firing of both timers within %[1]d s" > $out/timeout; break; fi
+  if [ "$(date +%%s)" -ge "$deadline" ]; then echo "no firing of both timers within %[1]d s" >> $out/timeout; break; fi
   sleep 1
 done
 kill -TERM $watch
 wait $watch
 echo $? > $out/watch.rc
-# LastTriggerUSec and NextElapseUSecRealtime in µs, as PID 1 holds them
-# (systemctl show prints them to the second).
-raw() {
-  for u in pmlogger_check.timer pmlogger_farm_check.timer; do
-    p=$(busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager GetUnit s $u | cut -d'"' -f2)
-    echo $u $(busctl get-property org.freedesktop.systemd1 "$p" org.freedesktop.systemd1.Timer LastTriggerUSec NextElapseUSecRealtime)
-  done
-}
 show() {
   raw
   echo
@@ -107,7 +118,8 @@ func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 		testenv.Unmet(t, fmt.Sprintf("pcp is not installed and enabled (%v): .ci/timers-setup.sh installs it", err))
 	}
 	g := testenv.NewSystemdGuest(t)
-	g.Install(t, testenv.BuildMemdiag(t), "/usr/local/bin/memdiag-e2e")
+	memdiag := testenv.BuildMemdiag(t)
+	g.Install(t, memdiag, "/usr/local/bin/memdiag-e2e")
 
 	for _, pt := range pcpTimers {
 		// An empty OnCalendar= resets every trigger of the unit,
@@ -144,6 +156,12 @@ StandardError=inherit
 		t.Fatalf("%v\n%s", err, g.Log())
 	}
 	t.Logf("guest booted, waited for both timers and halted in %s", time.Since(began).Round(time.Second))
+	if keep := os.Getenv("MEMDIAG_E2E_KEEP"); keep != "" {
+		// The guest's output (recording, journal, systemctl's answers) for a look afterwards.
+		if err := os.CopyFS(filepath.Join(keep, t.Name()), os.DirFS(g.Out)); err != nil {
+			t.Logf("MEMDIAG_E2E_KEEP: %v", err)
+		}
+	}
 	read := func(name string) string { return strings.TrimSpace(g.Read(t, name)) }
 	if _, err := os.Stat(filepath.Join(g.Out, "done")); err != nil {
 		t.Fatalf("the guest's test unit did not finish: %v\n%s", err, g.Log())
@@ -250,6 +268,11 @@ StandardError=inherit
 		}
 	}
 	checkWatch(t, g, show, raw)
+	// What analyze says of the guest's recording, for the record: the
+	// guest has no memory pressure, so no episode and no culprit are
+	// expected, and none is asserted.
+	out, err := exec.Command(memdiag, "analyze", filepath.Join(g.Out, "watch.jsonl")).CombinedOutput()
+	t.Logf("memdiag analyze of the guest's recording (%v):\n%s", err, out)
 	if t.Failed() {
 		t.Logf("systemctl show:\n%s\njournal:\n%s", read("show.txt"), read("journal-pcp.txt"))
 	}
@@ -285,6 +308,9 @@ func checkWatch(t *testing.T, g *testenv.SystemdGuest, show map[string]map[strin
 	}
 	for _, pt := range pcpTimers {
 		last := raw[pt.timer][0]
+		if !r.Samples[0].Time.Before(last) {
+			t.Errorf("memdiag watch's first sample %s is not before systemd's trigger of %s at %s", r.Samples[0].Time, pt.timer, last)
+		}
 		e, ok := first(pt.service, last)
 		if !ok {
 			t.Errorf("memdiag watch recorded no process of %s started at or after systemd's trigger %s (%d samples, %s to %s)",
