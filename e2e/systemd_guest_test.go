@@ -117,8 +117,8 @@ func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 	if _, err := os.Stat(link); err != nil {
 		testenv.Unmet(t, fmt.Sprintf("pcp is not installed and enabled (%v): .ci/timers-setup.sh installs it", err))
 	}
+	memdiag := testenv.BuildMemdiag(t) // before the e2e lock NewSystemdGuest takes
 	g := testenv.NewSystemdGuest(t)
-	memdiag := testenv.BuildMemdiag(t)
 	g.Install(t, memdiag, "/usr/local/bin/memdiag-e2e")
 
 	for _, pt := range pcpTimers {
@@ -148,7 +148,7 @@ ExecStart=/bin/sh /etc/memdiag-e2e/run.sh
 StandardOutput=file:/run/out/run.log
 StandardError=inherit
 `, 0o644)
-	const pollFor = 420 // s: two periods, and the rest of a slow boot
+	const pollFor = 420 // s after the boot: watch's start and two periods, with room
 	g.WriteFile(t, "/etc/memdiag-e2e/run.sh", fmt.Sprintf(guestScript, pollFor, "/usr/local/bin/memdiag-e2e"), 0o755)
 
 	began := time.Now()
