@@ -213,6 +213,13 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 			return flagErrorf("--base-time: %v", err)
 		}
 	}
+	jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{Users: opts.Users, KeepSecrets: opts.NoRedact})
+	if err != nil {
+		return fmt.Errorf("reading periodic jobs under %s: %w", opts.Root, err)
+	}
+	// After the unit files are read, so that liveTimeout bounds only the
+	// D-Bus work: on a slow host reading them took more than 5 s and every
+	// timer's live state was lost.
 	liveCtx, cancel := context.WithTimeout(ctx, liveTimeout)
 	defer cancel()
 	live, err := opts.Live(liveCtx, opts.Root)
@@ -223,9 +230,8 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 	if c, ok := live.(io.Closer); ok {
 		defer c.Close()
 	}
-	jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{Users: opts.Users, Live: live, KeepSecrets: opts.NoRedact})
-	if err != nil {
-		return fmt.Errorf("reading periodic jobs under %s: %w", opts.Root, err)
+	if live != nil {
+		timers.ApplyLive(jobs, live)
 	}
 	if running, ok := timers.ProbeRunning(opts.Root); ok {
 		timers.ApplyRunning(jobs, running)

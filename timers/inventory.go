@@ -57,19 +57,7 @@ func Inventory(root string, opts InventoryOptions) ([]Job, error) {
 	sys.act = walk(sys.set, bootTargets(sys.set))
 	jobs := systemdJobs(root, sys)
 	if opts.Live != nil {
-		for i := range jobs {
-			lt, err := opts.Live.Timer(jobs[i].Name)
-			if err != nil {
-				continue
-			}
-			if !lt.LastTrigger.IsZero() {
-				jobs[i].LastTrigger = &lt.LastTrigger
-			}
-			if !lt.NextElapse.IsZero() {
-				jobs[i].NextElapse = &lt.NextElapse
-			}
-			jobs[i].PastStarts = lt.Starts
-		}
+		ApplyLive(jobs, opts.Live)
 	}
 	if opts.Users {
 		dirs, homes := userUnitDirs(root)
@@ -121,6 +109,33 @@ func Inventory(root string, opts InventoryOptions) ([]Job, error) {
 		return jobs[a].Name < jobs[b].Name
 	})
 	return jobs, nil
+}
+
+// ApplyLive adds each systemd timer's last and next elapse and its
+// service's past starts from live (see [InventoryOptions.Live]), for
+// the system manager's timers. A timer
+// live cannot answer for keeps nil live fields. Calling it after
+// [Inventory] lets a caller bound the time live takes (a D-Bus timeout)
+// without the unit files' parsing counted in it.
+func ApplyLive(jobs []Job, live LiveSource) {
+	for i := range jobs {
+		// System timers only: a user manager's ("user:NAME") are not the
+		// system manager's to answer for.
+		if jobs[i].Source != Systemd || strings.HasPrefix(jobs[i].Name, "user:") {
+			continue
+		}
+		lt, err := live.Timer(jobs[i].Name)
+		if err != nil {
+			continue
+		}
+		if !lt.LastTrigger.IsZero() {
+			jobs[i].LastTrigger = &lt.LastTrigger
+		}
+		if !lt.NextElapse.IsZero() {
+			jobs[i].NextElapse = &lt.NextElapse
+		}
+		jobs[i].PastStarts = lt.Starts
+	}
 }
 
 // Problems returns every job's errors, in job order.

@@ -83,6 +83,13 @@ func (u *UML) Boot(t testing.TB, script string, timeout time.Duration) error {
 	if err := os.WriteFile(init, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return u.run(t, init, nil, timeout)
+}
+
+// run boots the kernel with init as PID 1 and extra appended to the
+// kernel command line, until the guest halts or timeout passes.
+func (u *UML) run(t testing.TB, init string, extra []string, timeout time.Duration) error {
+	t.Helper()
 	args := []string{"mem=" + u.MemSize, "uml_dir=" + filepath.Dir(u.Out)} // its mconsole socket dir, removed with the temp dir
 	for i, d := range u.Disks {
 		args = append(args, fmt.Sprintf("ubd%d=%s", i, d))
@@ -95,6 +102,7 @@ func (u *UML) Boot(t testing.TB, script string, timeout time.Duration) error {
 	// init ran 2.4–2.9 s after start on the same loaded host.
 	args = append(args, "root=/dev/root", "rootfstype=hostfs", "rootflags=/", "ro",
 		"init="+init, "con=none", "con0=null,fd:1", "ssl=none", "pty.legacy_count=0")
+	args = append(args, extra...)
 	console, err := os.Create(filepath.Join(u.Out, "console.log"))
 	if err != nil {
 		t.Fatal(err)
