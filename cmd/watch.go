@@ -402,7 +402,7 @@ func watchSummary(f *factory, path, abs string, sm *record.Summary, ok bool) {
 			c := res.Culprits[0]
 			so.Culprit = c.Name
 			for _, p := range c.Processes {
-				so.CulpritComms = append(so.CulpritComms, p.Comm)
+				so.CulpritPIDs = append(so.CulpritPIDs, p.PIDs...)
 			}
 		}
 		report.WriteSummaryWith(f.IO.ErrOut, sm, abs, so)

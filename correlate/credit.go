@@ -996,10 +996,12 @@ func (mc *modelCtx) explainJob(r *jobRun, pf *Proof, fe *firingEval, credited ma
 			}
 			a.ReadBytes += pa.ReadBytes
 			a.WriteBytes += pa.WriteBytes
+			a.PIDs = addPID(a.PIDs, pa)
 			total += pa.Bytes()
 		}
 	}
 	for _, a := range byProg {
+		slices.Sort(a.PIDs)
 		c.Processes = append(c.Processes, *a)
 	}
 	slices.SortFunc(c.Processes, func(a, b ProcActivity) int {
@@ -1014,6 +1016,16 @@ func (mc *modelCtx) explainJob(r *jobRun, pf *Proof, fe *firingEval, credited ma
 	c.Confidence = pf.confidence()
 	c.Lag, c.Projected = lag, projected
 	return c
+}
+
+// addPID adds pa's process to pids once: its PID, or for a row of
+// reaped children (no PID of their own) none, as their parent is the
+// job's own process and is listed by its own row.
+func addPID(pids []int, pa ProcActivity) []int {
+	if pa.Reaped || pa.PID <= 0 || slices.Contains(pids, pa.PID) {
+		return pids
+	}
+	return append(pids, pa.PID)
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
@@ -1104,6 +1116,8 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		epUnk   map[int]uint64
 		epIO    map[int]ProcActivity
 		epRuns  map[int]map[*run]uint64
+		// epPIDs are the processes that did its I/O in each episode.
+		epPIDs map[int][]int
 		// rep is its representative (the run that did the most of the
 		// credited bytes), roots the runs that did I/O in its credited
 		// episodes, procs every recorded process of the pattern.
@@ -1145,12 +1159,13 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			}
 			a := progs[key]
 			if a == nil {
-				a = &agg{key: key, program: pa.Program, eps: map[int]bool{}, epBytes: map[int]uint64{}, epUnk: map[int]uint64{}, epIO: map[int]ProcActivity{}, epRuns: map[int]map[*run]uint64{}}
+				a = &agg{key: key, program: pa.Program, eps: map[int]bool{}, epBytes: map[int]uint64{}, epUnk: map[int]uint64{}, epIO: map[int]ProcActivity{}, epRuns: map[int]map[*run]uint64{}, epPIDs: map[int][]int{}}
 				if ru != nil {
 					a.program = ru.program
 				}
 				progs[key] = a
 			}
+			a.epPIDs[i] = addPID(a.epPIDs[i], pa.ProcActivity)
 			if ru != nil {
 				if a.epRuns[i] == nil {
 					a.epRuns[i] = map[*run]uint64{}
@@ -1176,7 +1191,7 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 	// sum totals a's credited episodes: its I/O, shares, runs and its
 	// representative, the run that did the most of the credited bytes.
 	sum := func(a *agg) {
-		a.rep.ReadBytes, a.rep.WriteBytes, a.shares = 0, 0, a.shares[:0]
+		a.rep.ReadBytes, a.rep.WriteBytes, a.shares, a.rep.PIDs = 0, 0, a.shares[:0], nil
 		byRun := map[*run]uint64{}
 		for _, i := range scan {
 			if !a.eps[i] {
@@ -1186,6 +1201,11 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 			x := a.epIO[i]
 			a.rep.ReadBytes += x.ReadBytes
 			a.rep.WriteBytes += x.WriteBytes
+			for _, pid := range a.epPIDs[i] {
+				if !slices.Contains(a.rep.PIDs, pid) {
+					a.rep.PIDs = append(a.rep.PIDs, pid)
+				}
+			}
 			a.shares = append(a.shares, float64(x.Bytes())/float64(e.scopeBytes()))
 			for ru, b := range a.epRuns[i] {
 				byRun[ru] += b
@@ -1199,6 +1219,7 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 				best = ru
 			}
 		}
+		slices.Sort(a.rep.PIDs)
 		a.roots = len(roots)
 		a.rep.Program = a.program
 		if best != nil {

@@ -141,7 +141,12 @@ func episodeRates(ivs []ival) []CatalogueRate {
 
 // ProcActivity is one process's part in an episode.
 type ProcActivity struct {
-	PID  int    `json:"pid,omitempty"` // 0 in a culprit's summed processes
+	PID int `json:"pid,omitempty"` // 0 in a culprit's summed processes
+	// PIDs (a culprit's summed processes) are the recorded processes the
+	// row sums, sorted: the culprit's own processes, by PID, so a list
+	// of every process on the host (watch's end summary) marks these and
+	// not another tenant's process of the same name.
+	PIDs []int  `json:"pids,omitempty"`
 	PPID int    `json:"ppid,omitempty"`
 	Comm string `json:"comm"`
 	// Program names the process by what it runs: the base name of

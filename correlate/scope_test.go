@@ -347,3 +347,32 @@ func TestScenarioProcessCreditEvidence(t *testing.T) {
 		t.Errorf("proof share %.3f; the credits give %.3f", pf.Share, got)
 	}
 }
+
+// Issue 30 item 12: a culprit's processes carry their PIDs, so that a
+// list of the host's processes marks the culprit's own and not another
+// process of the same name. A job's rows list the processes of its runs;
+// a process culprit's row those of its credited runs.
+func TestCulpritProcessPIDs(t *testing.T) {
+	t.Run("job", func(t *testing.T) {
+		res := Analyze(cgroupScopeScenario().build(), Options{Project: timers.Project})
+		if len(res.Culprits) == 0 || res.Culprits[0].Name != "mdjob.timer" {
+			t.Fatalf("culprits %v; want mdjob.timer", names(res))
+		}
+		ps := res.Culprits[0].Processes
+		want := []int{1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008}
+		if len(ps) != 1 || !slices.Equal(ps[0].PIDs, want) {
+			t.Errorf("processes %+v; want one row, mdjob.sh, with PIDs %v (not cached's 900)", ps, want)
+		}
+	})
+	t.Run("process", func(t *testing.T) {
+		res := Analyze(interpreterScenario().build(), Options{Project: timers.Project})
+		if len(res.Culprits) == 0 || res.Culprits[0].Name != "pressure.py" {
+			t.Fatalf("culprits %v; want pressure.py", names(res))
+		}
+		ps := res.Culprits[0].Processes
+		want := []int{4200, 4201, 4202, 4203, 4204, 4205}
+		if len(ps) != 1 || !slices.Equal(ps[0].PIDs, want) {
+			t.Errorf("processes %+v; want pressure.py with PIDs %v (not periodic.sh 4100)", ps, want)
+		}
+	})
+}

@@ -127,6 +127,16 @@ type Cgroup struct {
 
 	Events  map[string]uint64 `json:"events,omitempty"`  // v2 memory.events: low, high, max, oom, oom_kill, …
 	Failcnt *uint64           `json:"failcnt,omitempty"` // v1 memory.failcnt: times usage hit the limit
+	// MemswFailcnt is v1 memory.memsw.failcnt: times memory + swap hit
+	// memory.memsw.limit_in_bytes. The kernel charges memsw first, so a
+	// group whose memsw limit equals its memory limit (no swap allowed)
+	// counts its hits here and leaves memory.failcnt at 0.
+	MemswFailcnt *uint64 `json:"memsw_failcnt,omitempty"`
+	// PeakBytes is the most the group ever used: v2 memory.peak (5.19+),
+	// v1 memory.max_usage_in_bytes (since the group was made or the file
+	// was last reset by writing 0 to it); nil where the kernel has neither.
+	// A dashboard samples usage; this is what it reached between samples.
+	PeakBytes *uint64 `json:"peak_bytes,omitempty"`
 	// OOMKills is v2 memory.events oom_kill or v1 memory.oom_control
 	// oom_kill (since 4.13); nil where the kernel has no such counter.
 	OOMKills *uint64 `json:"oom_kills,omitempty"`
@@ -293,6 +303,12 @@ func readV2(dir, rel string, swapFree *uint64) (Cgroup, bool, error) {
 		"cache_bytes":         "memory.stat file − shmem",
 		"working_set_bytes":   "memory.current − memory.stat inactive_file",
 		"unreclaimable_bytes": "memory.stat anon + shmem",
+		"peak_bytes":          "memory.peak",
+	}
+	if v, ok, err := readUint(filepath.Join(dir, "memory.peak")); err != nil {
+		return cg, false, err
+	} else if ok {
+		cg.PeakBytes = &v
 	}
 	if cg.Events, err = readKV(filepath.Join(dir, "memory.events")); err != nil {
 		return cg, false, err
@@ -409,6 +425,7 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 		"cache_bytes":         "memory.stat total_cache − total_shmem",
 		"working_set_bytes":   "memory.usage_in_bytes − memory.stat total_inactive_file",
 		"unreclaimable_bytes": "memory.stat total_rss + total_shmem",
+		"peak_bytes":          "memory.max_usage_in_bytes",
 	}
 	if _, ok := st["total_swap"]; !ok {
 		cg.Sources["swap_bytes"] = "memory.memsw.usage_in_bytes − memory.usage_in_bytes"
@@ -417,6 +434,16 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 		return cg, false, err
 	} else if ok {
 		cg.Failcnt = &v
+	}
+	if v, ok, err := readUint(filepath.Join(dir, "memory.memsw.failcnt")); err != nil {
+		return cg, false, err
+	} else if ok {
+		cg.MemswFailcnt = &v
+	}
+	if v, ok, err := readUint(filepath.Join(dir, "memory.max_usage_in_bytes")); err != nil {
+		return cg, false, err
+	} else if ok {
+		cg.PeakBytes = &v
 	}
 	oc, err := readKV(filepath.Join(dir, "memory.oom_control"))
 	if err != nil {
@@ -452,6 +479,12 @@ func judge(cg *Cgroup, swapFree, swapLeft *uint64) {
 	}
 	cg.SwapRoomBytes = room
 	defer func() {
+		if h := limitHistory(cg); h != "" {
+			if cg.Note != "" {
+				cg.Note += "; "
+			}
+			cg.Note += h
+		}
 		if p := protections(cg); p != "" {
 			if cg.Note != "" {
 				cg.Note += "; "
@@ -490,11 +523,7 @@ func judge(cg *Cgroup, swapFree, swapLeft *uint64) {
 		return
 	}
 	if !cg.NearLimit {
-		if cg.OOMKills != nil && *cg.OOMKills > 0 {
-			cg.Note = fmt.Sprintf("%s in this group since it was made (%s oom_kill); now %s of its limit",
-				english.Count(int(*cg.OOMKills), "OOM kill"), map[int]string{1: "memory.oom_control", 2: "memory.events"}[cg.Version],
-				percent(cg.UsageBytes, deref(cg.LimitBytes)))
-		}
+		// limitHistory (deferred) says what it reached before now.
 		return
 	}
 	// What the group cannot give back, against its limit.
@@ -512,6 +541,81 @@ func judge(cg *Cgroup, swapFree, swapLeft *uint64) {
 	}
 	cg.Note = fmt.Sprintf("%s of its limit, mostly anon/shmem: %s; cache %s, %s: the next allocations reclaim the cache, swap, or OOM-kill; %s",
 		percent(cg.UsageBytes, *cg.LimitBytes), unrecl, FormatBytes(cache), ws, psiText)
+}
+
+// LimitHits is how many times the group's usage reached its limit, as the
+// kernel counts it: v1 memory.failcnt plus memory.memsw.failcnt (a charge
+// that found the memory, or the memory + swap, counter at its limit; one
+// charge fails on one of them only), v2 memory.events max (usage about to go over memory.max,
+// counted for the group and the groups below it); the file it came from
+// is the second result. ok is false where the kernel gives neither.
+func (cg *Cgroup) LimitHits() (n uint64, source string, ok bool) {
+	if cg.Version == 1 && cg.Failcnt != nil {
+		if cg.MemswFailcnt != nil && *cg.MemswFailcnt > 0 {
+			return *cg.Failcnt + *cg.MemswFailcnt, fmt.Sprintf("memory.failcnt %d + memory.memsw.failcnt %d", *cg.Failcnt, *cg.MemswFailcnt), true
+		}
+		return *cg.Failcnt, "memory.failcnt", true
+	}
+	if v, has := cg.Events["max"]; has && cg.Version == 2 {
+		return v, "memory.events max", true
+	}
+	return 0, "", false
+}
+
+// ReachedLimit reports whether the group has been at its limit since it
+// was made, whatever its usage now: its limit hits (failcnt, memory.events
+// max), an OOM kill in it, or a peak within 10 % of the limit.
+func (cg *Cgroup) ReachedLimit() bool {
+	if n, _, ok := cg.LimitHits(); ok && n > 0 {
+		return true
+	}
+	if cg.OOMKills != nil && *cg.OOMKills > 0 {
+		return true
+	}
+	return cg.LimitBytes != nil && cg.PeakBytes != nil && *cg.LimitBytes > 0 &&
+		float64(*cg.PeakBytes) >= nearLimitShare*float64(*cg.LimitBytes)
+}
+
+// limitHistory says what the group reached before now, from the kernel's
+// own counters: how many times it hit its limit, the OOM kills, and its
+// peak against the limit, then (when not at its limit now) its usage now.
+// A usage read now, or a dashboard's samples, can show 80 % of a limit
+// the group hit a thousand times. "" when none of it happened.
+func limitHistory(cg *Cgroup) string {
+	if !cg.ReachedLimit() {
+		return ""
+	}
+	var parts []string
+	n, src, ok := cg.LimitHits()
+	switch {
+	case ok && n > 0 && cg.LimitBytes == nil:
+		parts = append(parts, fmt.Sprintf("it reached a memory limit %s (%s), though it has none now", english.Count(int(n), "time"), src))
+	case ok && n > 0:
+		parts = append(parts, fmt.Sprintf("it reached its limit %s (%s)", english.Count(int(n), "time"), src))
+	}
+	if v, has := cg.Events["oom"]; has && cg.Version == 2 && v > 0 {
+		parts = append(parts, fmt.Sprintf("%s reclaim could not make room (memory.events oom)", english.Count(int(v), "time")))
+	}
+	if cg.OOMKills != nil && *cg.OOMKills > 0 {
+		parts = append(parts, fmt.Sprintf("%s (%s oom_kill)", english.Count(int(*cg.OOMKills), "OOM kill"),
+			map[int]string{1: "memory.oom_control", 2: "memory.events"}[cg.Version]))
+	}
+	if cg.PeakBytes != nil {
+		peak := fmt.Sprintf("its peak was %s (%s)", FormatBytes(*cg.PeakBytes), map[int]string{1: "memory.max_usage_in_bytes", 2: "memory.peak"}[cg.Version])
+		if cg.LimitBytes != nil {
+			peak += ", " + percent(*cg.PeakBytes, *cg.LimitBytes) + " of its limit"
+		}
+		parts = append(parts, peak)
+	}
+	s := "since the group was made"
+	if cg.Version == 1 {
+		s += " (or its counters were last reset)"
+	}
+	s += ": " + strings.Join(parts, ", ")
+	if !cg.NearLimit && cg.LimitBytes != nil {
+		s += fmt.Sprintf("; now %s of its limit, which is not what it reached", percent(cg.UsageBytes, *cg.LimitBytes))
+	}
+	return s
 }
 
 // pinnedText says what reclaim cannot take from a group at its limit:

@@ -32,9 +32,9 @@ func TestCgroupV1CacheAndShmem(t *testing.T) {
 		UnreclaimableBytes: 0 + 39800832,
 		// SwapFree passed as 0: the tmpfs pages stay.
 		PinnedBytes: 39800832,
-		Failcnt:     u64(241), OOMKills: u64(0),
+		Failcnt:     u64(241), OOMKills: u64(0), PeakBytes: u64(134205440), // memory.max_usage_in_bytes
 		NearLimit: true, MostlyCache: true,
-		Note: "98 % of its limit, mostly page cache (88.0 MiB, reclaimable), anon 0 B + shmem 38.0 MiB not reclaimable without swap, swap can take none (no free swap): 38.0 MiB cannot be reclaimed, 30 % of the limit, working set (usage − inactive file) 38.1 MiB: fine unless reclaiming it stalls the group's tasks; no memory.pressure for it (a v1 group without a v2 twin): watch memory.failcnt and its refaults instead",
+		Note: "98 % of its limit, mostly page cache (88.0 MiB, reclaimable), anon 0 B + shmem 38.0 MiB not reclaimable without swap, swap can take none (no free swap): 38.0 MiB cannot be reclaimed, 30 % of the limit, working set (usage − inactive file) 38.1 MiB: fine unless reclaiming it stalls the group's tasks; no memory.pressure for it (a v1 group without a v2 twin): watch memory.failcnt and its refaults instead; since the group was made (or its counters were last reset): it reached its limit 241 times (memory.failcnt), its peak was 128.0 MiB (memory.max_usage_in_bytes), 100 % of its limit",
 	}
 	if d := cmp.Diff(want, cg, ignoreSources); d != "" {
 		t.Errorf("readV1 (-want +got):\n%s", d)
@@ -105,7 +105,7 @@ func TestCgroupV1KmemAndProtections(t *testing.T) {
 		// No free swap: the tmpfs pages cannot leave; v1 kmem is not split,
 		// so it is not counted.
 		SwapRoomBytes: 0, PinnedBytes: 25165824,
-		Failcnt: u64(0), OOMKills: u64(0),
+		Failcnt: u64(0), OOMKills: u64(0), PeakBytes: u64(95965184), // 72 % of the limit: no history said
 		MostlyCache: true,
 		Note:        "protections: memory.soft_limit_in_bytes 64.0 MiB (under host pressure reclaimed down to it first)",
 	}

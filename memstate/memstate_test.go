@@ -218,13 +218,13 @@ func TestCgroupsV1Hybrid(t *testing.T) {
 			AnonBytes: 21114880, FileBytes: 44040192, CacheBytes: 44040192,
 			InactiveFileBytes: 44040192, WorkingSetBytes: 65687552 - 44040192, UnreclaimableBytes: 21114880,
 			PinnedBytes: 21114880,
-			Failcnt:     u64(1015), OOMKills: u64(0),
+			Failcnt:     u64(1015), OOMKills: u64(0), PeakBytes: u64(64 << 20), // memory.max_usage_in_bytes
 			PSI: &psi.Resource{
 				Some: psi.Line{Avg10: 0.24, Avg60: 0.23, Avg300: 0.06, Total: 218663 * time.Microsecond},
 				Full: &psi.Line{Avg10: 0.24, Avg60: 0.23, Avg300: 0.06, Total: 212173 * time.Microsecond},
 			},
 			NearLimit: true, MostlyCache: true,
-			Note: "98 % of its limit, mostly page cache (42.0 MiB, reclaimable), anon 20.1 MiB + shmem 0 B not reclaimable without swap, swap can take none (no free swap): 20.1 MiB cannot be reclaimed, 31 % of the limit, working set (usage − inactive file) 20.6 MiB: fine unless reclaiming it stalls the group's tasks; its memory PSI is some avg10=0.24 %",
+			Note: "98 % of its limit, mostly page cache (42.0 MiB, reclaimable), anon 20.1 MiB + shmem 0 B not reclaimable without swap, swap can take none (no free swap): 20.1 MiB cannot be reclaimed, 31 % of the limit, working set (usage − inactive file) 20.6 MiB: fine unless reclaiming it stalls the group's tasks; its memory PSI is some avg10=0.24 %; since the group was made (or its counters were last reset): it reached its limit 1015 times (memory.failcnt), its peak was 64.0 MiB (memory.max_usage_in_bytes), 100 % of its limit",
 		},
 	}
 	if d := cmp.Diff(want, cgs, ignoreSources); d != "" {
@@ -254,6 +254,10 @@ func TestCgroupsV2(t *testing.T) {
 		PinnedBytes: 10895360 + 1409024 - 220088,
 		Events:      map[string]uint64{"low": 0, "high": 0, "max": 3, "oom": 0, "oom_kill": 0, "oom_group_kill": 0},
 		OOMKills:    u64(0), MostlyCache: true,
+		// memory.max is "max" now, but memory.events max 3 says a limit
+		// was hit; memory.peak 31875072.
+		PeakBytes: u64(31875072),
+		Note:      "since the group was made: it reached a memory limit 3 times (memory.events max), though it has none now, its peak was 30.4 MiB (memory.peak)",
 	}}
 	if d := cmp.Diff(want, cgs, ignoreSources); d != "" {
 		t.Errorf("Cgroups (-want +got):\n%s", d)

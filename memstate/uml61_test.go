@@ -76,7 +76,8 @@ func TestCgroupsV2UML61(t *testing.T) {
 			SwapRoomBytes: 65276 << 10, PinnedBytes: 160488,
 			Events: noEvents(0, 22369, 0, 0), OOMKills: u64(0),
 			NearLimit: true, MostlyCache: true,
-			Note: "100 % of its limit, mostly page cache (26.3 MiB, reclaimable), anon 5.2 MiB + shmem 0 B not reclaimable without swap, swap can take 63.7 MiB: 156.7 KiB cannot be reclaimed (156.7 KiB of it unreclaimable kernel memory), 0 % of the limit, working set (usage − inactive file) 6.6 MiB: fine unless reclaiming it stalls the group's tasks; no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead",
+			Note:      "100 % of its limit, mostly page cache (26.3 MiB, reclaimable), anon 5.2 MiB + shmem 0 B not reclaimable without swap, swap can take 63.7 MiB: 156.7 KiB cannot be reclaimed (156.7 KiB of it unreclaimable kernel memory), 0 % of the limit, working set (usage − inactive file) 6.6 MiB: fine unless reclaiming it stalls the group's tasks; no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead; since the group was made: it reached its limit 22369 times (memory.events max), its peak was 32.0 MiB (memory.peak), 100 % of its limit",
+			PeakBytes: u64(32 << 20),
 		},
 		{
 			// memory.max 24 MiB, memory.high 20 MiB, a 40 MiB anon hog:
@@ -89,8 +90,8 @@ func TestCgroupsV2UML61(t *testing.T) {
 			KernelBytes: u64(237568), SlabReclaimableBytes: u64(4344), SlabUnreclaimableBytes: u64(23144),
 			SwapRoomBytes: 65276 << 10, PinnedBytes: 237568 - 4344,
 			Events: noEvents(84, 0, 0, 0), OOMKills: u64(0),
-			NearHigh: true,
-			Note:     "99 % of its memory.high (20.0 MiB): the kernel throttles its allocations and reclaims it there (memory.events high=84), 23.0 MiB of it swapped out; no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead",
+			NearHigh: true, PeakBytes: u64(21229568), // 84 % of memory.max: no history said
+			Note: "99 % of its memory.high (20.0 MiB): the kernel throttles its allocations and reclaims it there (memory.events high=84), 23.0 MiB of it swapped out; no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead",
 		},
 		{
 			// Its tail was OOM-killed; what is left is kernel memory.
@@ -101,7 +102,11 @@ func TestCgroupsV2UML61(t *testing.T) {
 			KernelBytes: u64(4096), SlabReclaimableBytes: u64(792), SlabUnreclaimableBytes: u64(3264),
 			PinnedBytes: 4096 - 792,
 			Events:      noEvents(0, 69, 1, 1), OOMKills: u64(1),
-			Note: "1 OOM kill in this group since it was made (memory.events oom_kill); now 0 % of its limit",
+			// Issue 30 item 5: OOM-killed at its limit, near empty now.
+			// Its usage (0 %) is not what it reached: memory.peak is the
+			// limit, memory.events max 69 and oom 1 say it hit it.
+			PeakBytes: u64(32 << 20),
+			Note:      "since the group was made: it reached its limit 69 times (memory.events max), 1 time reclaim could not make room (memory.events oom), 1 OOM kill (memory.events oom_kill), its peak was 32.0 MiB (memory.peak), 100 % of its limit; now 0 % of its limit, which is not what it reached",
 		},
 	}
 	if d := cmp.Diff(want, cgs, ignoreSources); d != "" {
@@ -205,6 +210,8 @@ func TestBuildExplainsCgroupsAndKills(t *testing.T) {
 	r := Build(time.Unix(1796131900, 0).UTC(), snap, snap, h, nil, ProcScan{}, cgs, KernelLog{Source: "/dev/kmsg", Kills: kills})
 	for _, want := range []string{
 		" 2 cgroups near the limit: /memdiag-cache (100 % of its limit, mostly reclaimable cache, but 156.7 KiB cannot be reclaimed (anon 5.2 MiB + shmem 0 B, swap can take 63.7 MiB): 0 % of the limit), /memdiag-anon (99 % of its memory.high, mostly anon/shmem: 227.8 KiB cannot be reclaimed (anon 18.4 MiB + shmem 0 B, swap can take 63.7 MiB): 1 % of the memory.high).",
+		// Issue 30 item 5: empty now, OOM-killed at its limit before.
+		" 1 cgroup reached its limit before and is below it now: /memdiag-oom (now 0 % of its limit; reached it 69 times (memory.events max), 1 OOM kill, peak 100 %).",
 		// 1796131835 + 17.07 s = 2026-12-01 13:30:52 UTC
 		" The kernel log has 2 OOM kills (1 at cgroup limits, 1 with the host or a cpuset/mempolicy out of memory); the last tail (PID 846) in / at 2026-12-01 13:30:52 UTC.",
 	} {

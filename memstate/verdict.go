@@ -132,6 +132,35 @@ func (v *Verdict) explain(cgs []Cgroup, oom OOMReport, loc *time.Location) {
 		}
 		v.Sentence += fmt.Sprintf(" %s near the limit: %s.", english.Count(n, "cgroup"), strings.Join(near, ", "))
 	}
+	// Groups below their limit now that reached it before: a usage read
+	// now, or a dashboard's samples, would not show it.
+	var before []string
+	for _, c := range cgs {
+		if c.NearLimit || c.LimitBytes == nil || !c.ReachedLimit() {
+			continue
+		}
+		var what []string
+		if n, src, ok := c.LimitHits(); ok && n > 0 {
+			what = append(what, fmt.Sprintf("reached it %s (%s)", english.Count(int(n), "time"), src))
+		}
+		if c.OOMKills != nil && *c.OOMKills > 0 {
+			what = append(what, english.Count(int(*c.OOMKills), "OOM kill"))
+		}
+		if c.PeakBytes != nil {
+			what = append(what, "peak "+percent(*c.PeakBytes, *c.LimitBytes))
+		}
+		before = append(before, fmt.Sprintf("%s (now %s of its limit; %s)", c.Path, percent(c.UsageBytes, *c.LimitBytes), strings.Join(what, ", ")))
+	}
+	if n := len(before); n > 0 {
+		if n > 3 {
+			before = append(before[:3], fmt.Sprintf("%d more", n-3))
+		}
+		verb := "reached its limit before and is below it now"
+		if n > 1 {
+			verb = "reached their limits before and are below them now"
+		}
+		v.Sentence += fmt.Sprintf(" %s %s: %s.", english.Count(n, "cgroup"), verb, strings.Join(before, ", "))
+	}
 	switch k := oom.Kills; {
 	case len(k) > 0:
 		memcg := 0

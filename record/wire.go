@@ -456,12 +456,13 @@ type Job struct {
 
 	PeriodSeconds *float64 `json:"period_seconds"`
 
-	Unit        string   `json:"unit,omitempty"`
-	Cgroup      string   `json:"cgroup,omitempty"`
-	Command     string   `json:"command"`
-	Scripts     []string `json:"scripts,omitempty"`
-	IdleScripts []string `json:"idle_scripts,omitempty"`
-	User        string   `json:"user,omitempty"`
+	Unit          string   `json:"unit,omitempty"`
+	Cgroup        string   `json:"cgroup,omitempty"`
+	Command       string   `json:"command"`
+	Scripts       []string `json:"scripts,omitempty"`
+	IdleScripts   []string `json:"idle_scripts,omitempty"`
+	IdleIOScripts []string `json:"idle_io_scripts,omitempty"`
+	User          string   `json:"user,omitempty"`
 
 	Nice              string `json:"nice,omitempty"`
 	IOSchedulingClass string `json:"io_scheduling_class,omitempty"`

@@ -339,9 +339,12 @@ type SummaryOptions struct {
 	// TopN is how many processes the I/O list keeps.
 	TopN int
 	// Culprit is the job the verdict names first ("" for none), and
-	// CulpritComms its processes' names: they lead the I/O list.
-	Culprit      string
-	CulpritComms []string
+	// CulpritPIDs its own processes (correlate.ProcActivity.PIDs of its
+	// rows): they lead the I/O list, marked. A process is the culprit's
+	// by its PID only: another tenant's dd, or one outside the analysed
+	// group, has the same name and is not.
+	Culprit     string
+	CulpritPIDs []int
 	// Width is the terminal's width in columns (0: unknown, 80 assumed):
 	// the process list narrows its UNIT, then PROCESS column to fit it.
 	Width int
@@ -401,7 +404,7 @@ func WriteSummaryWith(w io.Writer, sm *record.Summary, path string, o SummaryOpt
 			unit = "-"
 		}
 		mark := ""
-		if slices.Contains(o.CulpritComms, p.Comm) {
+		if slices.Contains(o.CulpritPIDs, p.PID) {
 			mark = " *"
 		}
 		fmt.Fprintf(w, "    %-*s %7d %-*s %10s %10s%s\n", commW, runewidth.FillRight(runewidth.Truncate(p.Comm, commW, "…"), commW), p.PID,
@@ -452,7 +455,7 @@ func writeUnseenChildren(w io.Writer, kids []record.ProcTotal) {
 func topIO(all []record.ProcTotal, o SummaryOptions) []record.ProcTotal {
 	var first, rest []record.ProcTotal
 	for _, p := range all {
-		if slices.Contains(o.CulpritComms, p.Comm) {
+		if slices.Contains(o.CulpritPIDs, p.PID) {
 			first = append(first, p)
 		} else {
 			rest = append(rest, p)

@@ -160,7 +160,7 @@ func TestSummaryByTotalIO(t *testing.T) {
 	}
 
 	b.Reset()
-	WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 2, Culprit: "logrotate.timer", CulpritComms: []string{"logrotate"}})
+	WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 2, Culprit: "logrotate.timer", CulpritPIDs: []int{12}})
 	out = b.String()
 	lines := strings.Split(out, "\n")
 	var procs []string
@@ -271,7 +271,7 @@ func TestSummaryNarrow(t *testing.T) {
 	}})
 	for _, width := range []int{60, 0} {
 		var b bytes.Buffer
-		WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 5, Width: width, Culprit: "logrotate.timer", CulpritComms: []string{"logrotate"}})
+		WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 5, Width: width, Culprit: "logrotate.timer", CulpritPIDs: []int{12}})
 		max, rows := 70, 0
 		if width > 0 {
 			max = width
@@ -307,4 +307,31 @@ func liveRow(iv record.Interval, s *record.Sample, color bool) string {
 	v := *defaultLive
 	v.o.Color = color
 	return v.Row(iv, s)
+}
+
+// TestSummaryStarsCulpritByPID is issue 30's item 12 (case C12 in
+// testdata/cases): the culprit's own processes are starred by PID. Another
+// tenant's dd and a python3 outside the analysed group have the names of
+// the culprit's processes and get no star; they are not moved to the top.
+func TestSummaryStarsCulpritByPID(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	sm := record.NewSummary(&record.Header{PageSize: 4096})
+	sm.Add(&record.Sample{Time: t0})
+	sm.Add(&record.Sample{Time: t0.Add(time.Second), Procs: []record.ProcIO{
+		{PID: 20, StartTicks: 1, Comm: "dd", Unit: "mdjob.service", DeltaWriteBytes: 300 << 20},
+		{PID: 21, StartTicks: 1, Comm: "python3", Unit: "mdjob.service", DeltaReadBytes: 100 << 20},
+		{PID: 30, StartTicks: 1, Comm: "dd", Unit: "tenant.service", DeltaWriteBytes: 900 << 20},
+		{PID: 41, StartTicks: 1, Comm: "python3", Unit: "other.service", DeltaReadBytes: 500 << 20},
+	}})
+	var b bytes.Buffer
+	WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 5, Culprit: "mdjob.timer", CulpritPIDs: []int{20, 21}})
+	var rows []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 2 && (f[0] == "dd" || f[0] == "python3") {
+			rows = append(rows, f[0]+" "+f[1]+map[bool]string{true: "*", false: ""}[strings.HasSuffix(l, " *")])
+		}
+	}
+	if got, want := strings.Join(rows, ", "), "dd 20*, python3 21*, dd 30, python3 41"; got != want {
+		t.Errorf("rows %q; want %q:\n%s", got, want, b.String())
+	}
 }

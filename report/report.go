@@ -18,12 +18,15 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/timers"
 )
 
 // Formats lists the formats [Render] and [RenderCompare] write. html is
@@ -392,7 +395,7 @@ func ioAdvice(c *correlate.Culprit) []string {
 		return []string{
 			fmt.Sprintf("confirm: `systemctl disable --now %s` for one test run; the episodes it explains should disappear", c.Name),
 			fmt.Sprintf("reschedule it out of busy hours: `systemctl edit %s` with a new OnCalendar= (an empty OnCalendar= first resets it)", c.Name),
-			fmt.Sprintf("lower its I/O priority: `systemctl edit %s` with IOSchedulingClass=idle, Nice=19 (or IOWeight=10, IOReadBandwidthMax= under cgroup v2)", svc),
+			timerPriorityAdvice(c.Job, svc),
 			"or move the data it reads and writes to another disk than the service's",
 		}
 	case correlate.KindCron:
@@ -402,7 +405,7 @@ func ioAdvice(c *correlate.Culprit) []string {
 		}
 		return []string{
 			fmt.Sprintf("confirm: comment out %s for one test run; the episodes it explains should disappear", where),
-			"reschedule it out of busy hours, or prefix its command with `ionice -c3 nice -n19`",
+			cronPriorityAdvice(c.Job),
 			"or move the data it reads and writes to another disk than the service's",
 		}
 	case correlate.KindProcess:
@@ -425,6 +428,73 @@ func ioAdvice(c *correlate.Culprit) []string {
 		}
 	}
 	return unknownAdvice(c)
+}
+
+// idleIONotEnough is why a job already in the idle I/O class can still be
+// the culprit: the class orders disk requests, not the page cache.
+const idleIONotEnough = "the idle I/O class only puts its disk requests behind others' (where the I/O scheduler honours classes); " +
+	"the pages it reads still enter the page cache and evict the service's, which then refault and stall: it does not make a cache-evicting scan harmless"
+
+// timerPriorityAdvice is the I/O-priority line for a timer's service: what
+// to set, and not what the unit already sets (Nice=, IOSchedulingClass=
+// of job, as written in its unit files).
+func timerPriorityAdvice(job *timers.Job, svc string) string {
+	var idle, nice bool
+	if job != nil {
+		cl := strings.ToLower(strings.TrimSpace(job.IOSchedulingClass))
+		idle = cl == "idle" || cl == "3"
+		nice = strings.TrimSpace(job.Nice) == "19"
+	}
+	switch {
+	case idle:
+		set := "IOSchedulingClass=idle"
+		if nice {
+			set += " and Nice=19"
+		}
+		return fmt.Sprintf("%s already sets %s, and its episodes remain: %s; cap what it keeps in memory instead: `systemctl edit %s` with MemoryHigh= (above it the kernel reclaims the job's own pages first), or make it read less",
+			svc, set, idleIONotEnough, svc)
+	case nice:
+		return fmt.Sprintf("lower its I/O priority: `systemctl edit %s` with IOSchedulingClass=idle (its Nice=19 lowers only its CPU priority and, in the best-effort class, its level within it), or IOWeight=10, IOReadBandwidthMax= under cgroup v2", svc)
+	}
+	return fmt.Sprintf("lower its I/O priority: `systemctl edit %s` with IOSchedulingClass=idle, Nice=19 (or IOWeight=10, IOReadBandwidthMax= under cgroup v2)", svc)
+}
+
+// cronPriorityAdvice is the reschedule-or-ionice line for a cron job:
+// `ionice -c3` is not advised to a command, or to run-parts scripts, that
+// already run their work in the idle I/O class (job.IdleIOScripts).
+func cronPriorityAdvice(job *timers.Job) string {
+	const plain = "reschedule it out of busy hours, or prefix its command with `ionice -c3 nice -n19`"
+	if job == nil {
+		return plain
+	}
+	var who string
+	var all bool
+	if timers.IdleIOCommand(job.Command) {
+		who, all = "its command", true
+	} else {
+		var run, idle []string
+		for _, s := range job.Scripts {
+			if slices.Contains(job.IdleScripts, s) {
+				continue
+			}
+			run = append(run, s)
+			if slices.Contains(job.IdleIOScripts, s) {
+				idle = append(idle, "/"+strings.TrimPrefix(s, "/"))
+			}
+		}
+		if len(idle) == 0 {
+			return plain
+		}
+		who, all = english.Count(len(idle), "script")+" ("+strings.Join(idle, ", ")+")", len(idle) == len(run)
+		if len(idle) == 1 {
+			who = "its script " + idle[0]
+		}
+	}
+	if !all {
+		return fmt.Sprintf("%s; %s already runs in the idle I/O class, and %s", plain, who, idleIONotEnough)
+	}
+	return fmt.Sprintf("reschedule it out of busy hours; %s already runs in the idle I/O class (ionice -c3), and its episodes remain: %s; cap what it keeps in memory instead (run it in a cgroup with its own memory.high, e.g. under `systemd-run --scope -p MemoryHigh=…` where systemd runs), or make it read less",
+		who, idleIONotEnough)
 }
 
 // unknownAdvice follows what the recording lacked (Culprit.Missing).

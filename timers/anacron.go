@@ -119,6 +119,7 @@ func parseAnacrontab(root, rel string, lines []string, trig anacronTrigger, syst
 		if dir := runPartsDir(j.Command); dir != "" {
 			j.Scripts = runPartsScripts(root, strings.TrimPrefix(dir, "/"))
 			j.IdleScripts = idleScripts(root, j.Scripts, systemdInit)
+			j.IdleIOScripts = idleIOScripts(root, j.Scripts, j.IdleScripts)
 		}
 		j.Note = noteFor(j)
 		if len(trig.Schedules) == 0 {

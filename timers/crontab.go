@@ -406,6 +406,7 @@ func cronJob(root string, d daemons, cl cronLine, prefix string) Job {
 	if dir := runPartsDir(cl.Command); dir != "" {
 		j.Scripts = runPartsScripts(root, strings.TrimPrefix(dir, "/"))
 		j.IdleScripts = idleScripts(root, j.Scripts, d.systemdInit)
+		j.IdleIOScripts = idleIOScripts(root, j.Scripts, j.IdleScripts)
 	}
 	j.Note = noteFor(j)
 	selfSkip := ""

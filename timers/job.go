@@ -73,7 +73,11 @@ type Job struct {
 	// systemd is the init system and their own timer does the work
 	// (Debian's logrotate, man-db, apt-compat, dpkg, sysstat cron scripts).
 	IdleScripts []string `json:"idle_scripts,omitempty"`
-	User        string   `json:"user,omitempty"`
+	// IdleIOScripts are the Scripts (not IdleScripts) that run their work
+	// in the idle I/O class themselves (ionice -c3, start-stop-daemon
+	// --iosched idle), as Debian's plocate and man-db cron scripts do.
+	IdleIOScripts []string `json:"idle_io_scripts,omitempty"`
+	User          string   `json:"user,omitempty"`
 
 	// Resource settings of the activated service as written
 	// (systemd.exec(5), systemd.resource-control(5)); "" when unset.
