@@ -47,7 +47,8 @@ type analyzeOptions struct {
 	// Ctx ends reading when done (Ctrl-C, SIGTERM); nil never ends it.
 	Ctx context.Context
 
-	Recording string
+	Recording  string
+	CPUProfile string // hidden --cpuprofile: pprof CPU profile of the run (bench/)
 	// More are the recordings after the first (segments, store
 	// directories), read with Recording as one; From and To keep a window.
 	More          []string
@@ -197,6 +198,8 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 	formatFlag(cmd, &opts.Format, format.Table, report.Formats, "(html: one self-contained page with charts)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
 	modeFlag(fl, &opts.Mode)
+	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
+	_ = fl.MarkHidden("cpuprofile")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	addPrometheusFlags(cmd, &opts.Prom)
 	return cmd
@@ -276,6 +279,11 @@ func runAnalyze(opts *analyzeOptions) error {
 	if err != nil {
 		return err
 	}
+	stopProfile, err := startCPUProfile(opts.CPUProfile, 0o600)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(analyzeMemoryLimit))
 	}

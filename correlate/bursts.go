@@ -201,7 +201,7 @@ func sustained(sr *Series, ivs []ival, o Options) *Sustained {
 			}
 			m := mem[key{r.pid, r.start}]
 			if m == nil {
-				m = &MemHolder{PID: r.pid, Comm: r.comm}
+				m = &MemHolder{PID: r.pid, Comm: sr.comms[r.comm]}
 				mem[key{r.pid, r.start}] = m
 			}
 			if r.anon+r.file > m.AnonBytes+m.FileBytes {

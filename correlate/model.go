@@ -297,7 +297,7 @@ func buildProcTable(sr *Series) *procTable {
 			}
 		}
 		for _, h := range sr.rssOf(i) {
-			note(get(h.pid, h.start, at), 0, h.comm, "", "")
+			note(get(h.pid, h.start, at), 0, sr.comms[h.comm], "", "")
 		}
 		buf = sr.procsOf(i, buf[:0])
 		for _, pi := range buf {

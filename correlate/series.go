@@ -36,6 +36,9 @@ type Series struct {
 	procs   []byte             // procIO fields as uvarints (packProc), ~20 bytes a process
 	names   []procName
 	nameIdx map[procName]uint32
+	// comms interns the RSS holders' comms (rssHold.comm indexes it).
+	comms   []string
+	commIdx map[string]uint32
 	events  []sampleEvents // samples with process events, in sample order
 	onsets  []record.StallOnset
 	ooms    []OOMKill
@@ -97,7 +100,7 @@ type procKey struct {
 type rssHold struct {
 	pid        int
 	start      uint64
-	comm       string
+	comm       uint32 // indexes Series.comms: no pointer for the GC to scan
 	anon, file uint64 // bytes
 }
 
@@ -346,7 +349,7 @@ func (sr *Series) Add(s *record.Sample) {
 	}
 	for j := 0; j < len(s.RSS) && j < keep; j++ {
 		r := &s.RSS[j]
-		sr.rss = append(sr.rss, rssHold{r.PID, r.StartTicks, r.Comm, r.AnonBytes, r.FileBytes})
+		sr.rss = append(sr.rss, rssHold{r.PID, r.StartTicks, sr.internComm(r.Comm), r.AnonBytes, r.FileBytes})
 		if r.Cgroup != "" {
 			sr.sawCgroup(r.PID, r.StartTicks, r.Cgroup)
 		}
@@ -372,6 +375,20 @@ func (sr *Series) Add(s *record.Sample) {
 	// Between needs the previous sample's counters; nothing else of it
 	// is kept.
 	sr.prev = s
+}
+
+// internComm is comm's index in sr.comms, added when new.
+func (sr *Series) internComm(comm string) uint32 {
+	if i, ok := sr.commIdx[comm]; ok {
+		return i
+	}
+	if sr.commIdx == nil {
+		sr.commIdx = map[string]uint32{}
+	}
+	i := uint32(len(sr.comms))
+	sr.comms = append(sr.comms, comm)
+	sr.commIdx[comm] = i
+	return i
 }
 
 func (sr *Series) intern(comm, cmdline, unit, cgroup string) uint32 {
