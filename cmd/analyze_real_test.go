@@ -37,7 +37,7 @@ func TestAnalyzeRealRecordingsJSON(t *testing.T) {
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			golden(t, filepath.Join("analyze-real", dir+"-"+name+".json"), out)
+			golden(t, filepath.Join("analyze-real", dir+"-"+name+".json.gz"), out)
 		})
 	}
 }

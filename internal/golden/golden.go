@@ -11,9 +11,13 @@
 package golden
 
 import (
+	"bytes"
+	"compress/gzip"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,14 +35,24 @@ func Updating() bool { return *update || os.Getenv(EnvVar) == "1" }
 
 // Check compares got with the file at path (relative to the test's
 // package directory), or writes it when [Updating], showing a -want +got
-// diff on a mismatch.
+// diff on a mismatch. A path ending in .gz is kept gzip-compressed (large
+// goldens: `zcat` reads them, `git diff --text` with textconv shows them).
 func Check(t testing.TB, path, got string) {
 	t.Helper()
+	gz := strings.HasSuffix(path, ".gz")
 	if Updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+		b := []byte(got)
+		if gz {
+			var buf bytes.Buffer
+			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+			zw.Write(b)
+			zw.Close()
+			b = buf.Bytes()
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -46,6 +60,15 @@ func Check(t testing.TB, path, got string) {
 	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("%v (run make golden, or go test -update in this package, to create it, then review it)", err)
+	}
+	if gz {
+		zr, err := gzip.NewReader(bytes.NewReader(want))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if want, err = io.ReadAll(zr); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
 	}
 	if d := cmp.Diff(string(want), got); d != "" {
 		t.Errorf("%s (-want +got):\n%s", path, d)
