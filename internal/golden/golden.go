@@ -48,8 +48,12 @@ func Check(t testing.TB, path, got string) {
 		if gz {
 			var buf bytes.Buffer
 			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-			zw.Write(b)
-			zw.Close()
+			if _, err := zw.Write(b); err != nil {
+				t.Fatal(err)
+			}
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
 			b = buf.Bytes()
 		}
 		if err := os.WriteFile(path, b, 0o644); err != nil {
