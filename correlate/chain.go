@@ -51,6 +51,15 @@ type ChainEpisode struct {
 	// (record.Header.Victim), not a --cgroup scope that may hold the
 	// jobs too: its own reclaim and its own additions are the victim's.
 	VictimKnown bool `json:"victim_known"`
+	// VictimPID is the recorded victim's process (0 when it was given as
+	// a unit or cgroup: then every process of its group is the victim).
+	// Another process in the victim's own group — a job started there —
+	// is not the victim: its additions compete for the group's memory,
+	// and its reclaim of the group's pages takes them from the victim.
+	// The victim's process is it, or one with its comm (a prefork
+	// server's workers).
+	VictimPID  int `json:"victim_pid,omitempty"`
+	victimComm string
 	// Limit is the group whose memory limit bounds the victim's
 	// (record.Victim.Limit): the groups under it are its domain.
 	// Unlimited: the victim is known and no group limits it, so every
@@ -178,6 +187,9 @@ func (mc *modelCtx) chainEpisodes() {
 		ce := mc.chain[ep]
 		if ce == nil {
 			ce = &ChainEpisode{Victim: v, VictimKnown: known, From: iv.Start}
+			if vi := sr.Header.Victim; known && vi.PID > 0 {
+				ce.VictimPID, ce.victimComm = vi.PID, vi.Comm
+			}
 			if vi := sr.Header.Victim; known && vi.Limit != "" && vi.Limit != "/" {
 				ce.Limit = path.Clean("/" + vi.Limit)
 			} else if known {
@@ -206,17 +218,17 @@ func (mc *modelCtx) chainEpisodes() {
 			}
 		}
 		for _, a := range ch.Adds {
-			if ce.competes(a.Memcg) {
+			if ce.competes(a) {
 				ce.AddedBytes += a.Bytes
 			}
 		}
 		for _, r := range ch.Refaults {
-			if v == "" || memcgWithin(v, r.Memcg) {
+			if v == "" || memcgWithin(v, r.Memcg) && ce.victimProc(r.PID, r.Comm) {
 				ce.RefaultBytes += r.Bytes
 			}
 		}
 		for _, s := range ch.Stalls {
-			if v == "" || memcgWithin(v, s.Memcg) {
+			if v == "" || memcgWithin(v, s.Memcg) && ce.victimProc(s.PID, s.Comm) {
 				ce.ReclaimStall += s.Direct + s.Limit
 			}
 		}
@@ -242,21 +254,38 @@ func (ce *ChainEpisode) loss(ev record.ChainEviction) (loss, indirect bool) {
 	if ev.Reclaimer == record.ReclaimKswapd || ev.Reclaimer == record.ReclaimOther {
 		return true, true
 	}
-	victimReclaims := ce.VictimKnown && memcgWithin(v, ev.ReclMemcg)
+	// A reclaimer in the victim's own group is the victim's own reclaim
+	// (it pressed for room that others' cache held: indirect) unless it
+	// is another process there, a job started in the victim's group: its
+	// reclaim takes the victim's pages itself.
+	inVictimGroup := ce.VictimKnown && memcgWithin(v, ev.ReclMemcg)
+	victimReclaims := inVictimGroup && ce.victimProc(ev.PID, ev.Comm)
 	self := ev.ReclMemcg != "" && path.Clean("/"+ev.ReclMemcg) == path.Clean("/"+ev.Memcg)
-	if self && !victimReclaims {
+	if self && !inVictimGroup {
 		return false, false
 	}
 	return true, victimReclaims
 }
 
-// competes says whether page-cache additions charged to group g compete
-// with the victim's pages: g is in the victim's domain and, for a known
-// victim, not the victim's own group (its refaults are the harm, not a
-// cause).
-func (ce *ChainEpisode) competes(g string) bool {
+// victimProc says whether a process of the victim's group is the victim
+// itself: always for a victim given as a unit or cgroup (VictimPID 0),
+// else its PID or its comm (rows folded into "others" have PID 0 and
+// are not).
+func (ce *ChainEpisode) victimProc(pid int, comm string) bool {
+	if ce.VictimPID == 0 {
+		return true
+	}
+	return pid == ce.VictimPID || pid > 0 && comm != "" && comm == ce.victimComm
+}
+
+// competes says whether a page-cache addition competes with the
+// victim's pages: it is charged to a group in the victim's domain and,
+// for a known victim, is not the victim's own (its refaults are the harm,
+// not a cause) — another process in the victim's own group competes.
+func (ce *ChainEpisode) competes(a record.ChainAdd) bool {
+	g := a.Memcg
 	if ce.VictimKnown && memcgWithin(ce.Victim, g) {
-		return false
+		return !ce.victimProc(a.PID, a.Comm)
 	}
 	switch {
 	case ce.Limit != "":
@@ -290,7 +319,7 @@ func (mc *modelCtx) chainCredit(i int, mine func(*proc) bool) *ChainCredit {
 			}
 		}
 		for _, a := range ch.Adds {
-			if ce.competes(a.Memcg) && is(a.PID, k) {
+			if ce.competes(a) && is(a.PID, k) {
 				c.AddedBytes += a.Bytes
 				if c.AddedFrom.IsZero() {
 					c.AddedFrom = sr.ivs[k].Start

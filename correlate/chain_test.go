@@ -223,3 +223,58 @@ func TestProcessPeriodFromItsOwnEpisodes(t *testing.T) {
 		t.Fatalf("no process culprit: %v", names(res))
 	}
 }
+
+// TestChainJobInTheVictimsGroup (the new-user trial of 2026-12-06): a
+// job started in the service's own memory group — a cron line or a
+// script run in the service's unit — fills the group's cache and its
+// reclaim evicts the service's pages. The chain traces groups, so the
+// job's pages and the service's are one group's; the job is still not
+// the victim: its additions compete and its reclaim takes the victim's
+// pages. It must be named, the O_DIRECT reader beside it not.
+func TestChainJobInTheVictimsGroup(t *testing.T) {
+	s := chainScenario(true)
+	const web = "/service/web.service"
+	for i := range s.procs {
+		if s.procs[i].unit == "buffered.service" {
+			s.procs[i].cgroup = web
+		}
+	}
+	inner := s.chain
+	s.chain = func(tt time.Duration) *record.Chain {
+		ch := inner(tt)
+		for i := range ch.Adds {
+			if ch.Adds[i].Comm == "reader" {
+				ch.Adds[i].Cgroup, ch.Adds[i].Memcg = web, web
+			}
+		}
+		var evs []record.ChainEviction
+		for _, ev := range ch.Evictions {
+			if ev.Comm == "reader" {
+				if ev.Memcg != web {
+					continue // its own pages are the web group's now: one row below
+				}
+				ev.Cgroup, ev.ReclMemcg, ev.Bytes = web, web, 40*mib
+			}
+			evs = append(evs, ev)
+		}
+		ch.Evictions = evs
+		return ch
+	}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if got := names(res); !slices.Equal(got, []string{"buffered.timer"}) {
+		t.Fatalf("culprits %v; want only buffered.timer (a job in the victim's own group)", got)
+	}
+	e := res.Episodes[1].Chain
+	if e == nil || !e.Judged || e.VictimPID != 200 {
+		t.Fatalf("episode chain %+v; want judged, for the web service's process", e)
+	}
+	// The reader's reclaim took 40 MiB of the group's pages in each of
+	// its traced intervals, the service's own reclaim 4 MiB: every page
+	// the group lost but the service's own is the reader's doing; the
+	// service alone stalled (the reader's stall is not the victim's).
+	cr := res.Culprits[0].Proof.Credits[1]
+	if cr.Chain == nil || cr.Chain.TookBytes < 4*40*mib || cr.Chain.TookBytes != e.EvictedBytes-e.SelfBytes ||
+		cr.Chain.AddedBytes != 4*128*mib || e.StallS != 1.2 || e.SelfBytes != 4*4*mib || cr.Chain.CostShare != 1 {
+		t.Errorf("chain credit %+v, episode %+v; want took all but the service's own 16 MiB, added 512 MiB, the service's 1.2 s stall", cr.Chain, *e)
+	}
+}
