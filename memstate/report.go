@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/psi"
 )
 
@@ -91,6 +92,9 @@ func Build(now time.Time, prev, cur Snapshot, h Host, procs []Proc, scan ProcSca
 // BootTime reads btime of /proc/stat: the wall time of boot, which turns
 // kernel log timestamps into times.
 func (c *Collector) BootTime() (time.Time, error) {
+	if err := rootfs.Check(filepath.Join(c.root, "proc"), "stat"); err != nil {
+		return time.Time{}, err
+	}
 	st, err := c.fs.Stat()
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%s: %w", filepath.Join(c.root, "proc/stat"), err)

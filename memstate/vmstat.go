@@ -3,10 +3,10 @@ package memstate
 import (
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/signal"
@@ -37,7 +37,7 @@ func (s Snapshot) reading() *signal.Reading {
 // *psi.UnavailableError is returned in missing.
 func (c *Collector) Snapshot(now time.Time) (s Snapshot, missing error, err error) {
 	p := filepath.Join(c.root, "proc/vmstat")
-	f, err := os.Open(p)
+	f, err := rootfs.OpenPath(p)
 	if err != nil {
 		return Snapshot{}, nil, err
 	}

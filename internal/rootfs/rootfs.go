@@ -56,7 +56,11 @@ func Open(root, rel string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: display(root, rel), Err: fmt.Errorf("%w (%s); refusing to read it", ErrNotRegular, kind(fi.Mode()))}
+		e := fmt.Errorf("%w (%s); refusing to read it", ErrNotRegular, kind(fi.Mode()))
+		if fi.IsDir() {
+			e = fmt.Errorf("%w (%s): %w", ErrNotRegular, kind(fi.Mode()), unix.EISDIR)
+		}
+		return nil, &fs.PathError{Op: "open", Path: display(root, rel), Err: e}
 	}
 	return f, nil
 }
@@ -219,4 +223,90 @@ func kind(m fs.FileMode) string {
 		return "a folder"
 	}
 	return m.Type().String()
+}
+
+// ProcLimit bounds one /proc or /sys file: far above any real one (a
+// /proc/diskstats of a thousand devices is under 200 KiB, /proc/vmstat
+// under 8 KiB); a file that keeps going (a link to /dev/zero, already
+// refused as a device) cannot cost more.
+const ProcLimit = 16 << 20
+
+// ReadIn reads the file at p, which must lie below the folder jail (both
+// as given: absolute, or relative to the working folder), resolved inside
+// jail with [ReadFile]'s bounds: a regular file, opened O_NONBLOCK, at
+// most limit bytes, stopped when ctx is done. Collectors pass their
+// --root's proc or sys folder (or a cgroup folder) as jail.
+func ReadIn(ctx context.Context, jail, p string, limit int64) ([]byte, error) {
+	rel, err := below(jail, p)
+	if err != nil {
+		return nil, err
+	}
+	return ReadFile(ctx, jail, rel, limit)
+}
+
+// OpenIn opens the file at p below the folder jail as [Open] does.
+func OpenIn(jail, p string) (*os.File, error) {
+	rel, err := below(jail, p)
+	if err != nil {
+		return nil, err
+	}
+	return Open(jail, rel)
+}
+
+// Check vets a file before a library that opens paths itself (such as
+// prometheus/procfs, which opens without O_NONBLOCK and follows links)
+// reads it: rel under root must open inside root as a regular file, and
+// the plain path filepath.Join(root, rel) must be that same file, so that
+// a link leading out of root, a FIFO or a device is refused before the
+// library can block on it or read the host. A file that does not exist
+// is returned as the error of its open (fs.ErrNotExist), for the caller
+// to treat as missing.
+func Check(root, rel string) error {
+	f, err := Open(root, rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Missing inside the root but there outside it: a link out.
+		if _, serr := os.Stat(filepath.Join(root, strings.TrimLeft(rel, "/"))); serr == nil {
+			return &fs.PathError{Op: "open", Path: display(root, rel), Err: ErrOutside}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	in, err := f.Stat()
+	if err != nil {
+		return &fs.PathError{Op: "stat", Path: display(root, rel), Err: err}
+	}
+	out, err := os.Stat(filepath.Join(root, strings.TrimLeft(rel, "/")))
+	if err != nil {
+		return &fs.PathError{Op: "stat", Path: display(root, rel), Err: err}
+	}
+	if !os.SameFile(in, out) {
+		return &fs.PathError{Op: "open", Path: display(root, rel), Err: ErrOutside}
+	}
+	return nil
+}
+
+// ErrOutside is wrapped when a path's links lead out of its root.
+var ErrOutside = errors.New("a link leads out of the root; refusing to read it")
+
+// below returns p relative to jail, or an error when p is not below it.
+func below(jail, p string) (string, error) {
+	rel, err := filepath.Rel(jail, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", &fs.PathError{Op: "open", Path: p, Err: fmt.Errorf("%w (%s)", ErrOutside, jail)}
+	}
+	return rel, nil
+}
+
+// ReadPath reads the file at p as [ReadIn] does, jailed in p's own folder:
+// for a reader given only a file's path (a cgroup's memory.stat), whose
+// folder was chosen from the root; a link at p cannot leave that folder.
+func ReadPath(ctx context.Context, p string, limit int64) ([]byte, error) {
+	return ReadFile(ctx, filepath.Dir(p), filepath.Base(p), limit)
+}
+
+// OpenPath opens the file at p as [Open] does, jailed in p's own folder.
+func OpenPath(p string) (*os.File, error) {
+	return Open(filepath.Dir(p), filepath.Base(p))
 }
