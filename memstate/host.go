@@ -207,6 +207,10 @@ func hostFromMeminfo(mi procfs.Meminfo) (Host, error) {
 // tmpfs lists the tmpfs mounts of <root>/proc/self/mountinfo, sorted by
 // mount point, a mount point appearing twice (over-mounted) once.
 func (c *Collector) tmpfs() ([]TmpfsMount, []error) {
+	// procfs reads mountinfo line by line without a bound: vet it first.
+	if err := rootfs.Check(filepath.Join(c.root, "proc"), "self/mountinfo"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, []error{err}
+	}
 	mounts, err := c.fs.GetMounts()
 	if err != nil {
 		return nil, []error{fmt.Errorf("%s: %w", filepath.Join(c.root, "proc/self/mountinfo"), err)}
