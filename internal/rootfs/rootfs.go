@@ -310,3 +310,99 @@ func ReadPath(ctx context.Context, p string, limit int64) ([]byte, error) {
 func OpenPath(p string) (*os.File, error) {
 	return Open(filepath.Dir(p), filepath.Base(p))
 }
+
+// Stat returns the file information of rel under root, its links
+// resolved inside root (a link out of root leads to root's own file of
+// that name, or to none).
+func Stat(root, rel string) (fs.FileInfo, error) {
+	f, err := open(root, rel, unix.O_PATH)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: display(root, rel), Err: err}
+	}
+	return fi, nil
+}
+
+// Lstat is [Stat] without following a link at rel's last component: the
+// folders before it are resolved inside root.
+func Lstat(root, rel string) (fs.FileInfo, error) {
+	rel = strings.TrimLeft(filepath.ToSlash(rel), "/")
+	dir, base := path.Split(rel)
+	if base == "" || base == "." || base == ".." {
+		return Stat(root, rel)
+	}
+	res, err := Resolve(root, dir)
+	if err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: display(root, rel), Err: err}
+	}
+	fi, err := os.Lstat(filepath.Join(root, res, base))
+	if err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: display(root, rel), Err: unwrapPath(err)}
+	}
+	return fi, nil
+}
+
+// Glob returns the paths (relative to root, without a leading "/") that
+// match pattern (path.Match syntax per component) under root, each folder
+// listed inside root ([ReadDir]), so a linked folder never lists the host.
+func Glob(root, pattern string) ([]string, error) {
+	parts := strings.Split(strings.TrimLeft(filepath.ToSlash(pattern), "/"), "/")
+	cur := []string{""}
+	for i, p := range parts {
+		if p == "" || p == "." {
+			continue
+		}
+		last := i == len(parts)-1
+		var next []string
+		for _, c := range cur {
+			if p == ".." {
+				// As the kernel: ".." of what c resolves to, kept in root.
+				if n, err := Resolve(root, c+"/.."); err == nil {
+					next = append(next, n)
+				}
+				continue
+			}
+			if !hasMeta(p) {
+				n := path.Join(c, p)
+				if _, err := Lstat(root, n); err == nil {
+					next = append(next, n)
+				}
+				continue
+			}
+			if _, err := path.Match(p, ""); err != nil {
+				return nil, err
+			}
+			des, err := ReadDir(root, c)
+			if err != nil {
+				continue
+			}
+			for _, de := range des {
+				if ok, _ := path.Match(p, de.Name()); ok {
+					next = append(next, path.Join(c, de.Name()))
+				}
+			}
+		}
+		cur = next
+		if len(cur) == 0 || last {
+			break
+		}
+	}
+	if len(cur) == 1 && cur[0] == "" {
+		return nil, nil
+	}
+	return cur, nil
+}
+
+func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
