@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/report/mem"
 )
@@ -104,7 +104,7 @@ func newMemCmd(f *factory, runF func(*memOptions) error) *cobra.Command {
 	}
 	formatFlag(c, &opts.Format, format.Table, mem.Formats, "(csv: one value per row: section,id,field,value)")
 	c.Flags().IntVar(&opts.Top, "top", 10, "processes to show by RSS, and cgroups by usage beyond those with a limit or OOM kills (0: all)")
-	c.Flags().StringVar(&opts.KernelLog, "kernel-log", "", "read OOM kills from this file of kernel log text (dmesg, dmesg -T, journalctl -k, /dev/kmsg, syslog) instead of the host's log")
+	c.Flags().StringVar(&opts.KernelLog, "kernel-log", "", "read OOM kills from this file of kernel log text (dmesg, dmesg -T, journalctl -k, /dev/kmsg, syslog) instead of the host's log (a regular file or a pipe, at most 256 MiB: it is read whole)")
 	c.Flags().DurationVar(&opts.Interval, "interval", time.Second, "time between the two reads that measure pressure (0: do not measure; the default with --root other than /)")
 	return c
 }
@@ -193,7 +193,7 @@ func readKernelLog(ctx context.Context, opts *memOptions, col *memstate.Collecto
 		// stamps are time since that boot, not this host's; only the
 		// wall times it carries itself are kept.
 		lo.Boot = time.Time{}
-		b, err := os.ReadFile(opts.KernelLog)
+		b, err := rootfs.ReadInput(ctx, opts.KernelLog, rootfs.KernelLogLimit, true)
 		if err == nil {
 			var kills []memstate.OOMKill
 			if kills, err = memstate.ParseKernelLogWith(strings.NewReader(string(b)), opts.KernelLog, lo); err == nil {

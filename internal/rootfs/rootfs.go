@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -405,4 +406,162 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// Input bounds for files the user names on the command line.
+const (
+	// RecordingLimit bounds a recording (analyze, compare, gate
+	// --recording): a week of 1 s samples is about 1.5 GiB uncompressed.
+	RecordingLimit = 16 << 30
+	// LatencyLimit bounds a load-test results file (--latency).
+	LatencyLimit = 16 << 30
+	// KernelLogLimit bounds mem --kernel-log, which is read whole.
+	KernelLogLimit = 256 << 20
+	// ThresholdsLimit bounds gate --thresholds.
+	ThresholdsLimit = 1 << 20
+)
+
+// Input is a file the user named, opened by [OpenInput]: reads stop at
+// its limit (ErrTooLarge) and once its context is done.
+type Input struct {
+	f     *os.File
+	ctx   context.Context
+	n     int64
+	limit int64
+	stop  func() bool
+}
+
+// OpenInput opens the file p the user named for reading: a regular file,
+// or, when pipe is set, a FIFO or pipe (read while a writer holds it open;
+// a FIFO without a writer reads as empty). A device (/dev/zero), socket or
+// folder is refused with ErrNotRegular, a regular file over limit bytes
+// with ErrTooLarge before it is read, and a pipe that goes past limit
+// fails at that point. Reads return ctx's error once ctx is done; a read
+// blocked on a pipe is woken by closing it.
+func OpenInput(ctx context.Context, p string, limit int64, pipe bool) (*Input, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	m := fi.Mode()
+	switch {
+	case m.IsRegular():
+		if fi.Size() > limit {
+			f.Close()
+			return nil, &fs.PathError{Op: "open", Path: p, Err: fmt.Errorf("%w: %d bytes, over the %s limit", ErrTooLarge, fi.Size(), sizeText(limit))}
+		}
+	case pipe && m&fs.ModeNamedPipe != 0:
+		// The non-blocking open reads a FIFO without a writer as empty:
+		// open it again, blocking until a writer comes or ctx is done.
+		g, err := openFIFO(ctx, p)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		f = g
+	default:
+		f.Close()
+		what := "a regular file"
+		if pipe {
+			what += " or a pipe"
+		}
+		e := fmt.Errorf("%w (%s); want %s", ErrNotRegular, kind(m), what)
+		if m.IsDir() {
+			e = fmt.Errorf("%w (%s): %w", ErrNotRegular, kind(m), unix.EISDIR)
+		}
+		return nil, &fs.PathError{Op: "open", Path: p, Err: e}
+	}
+	in := &Input{f: f, ctx: ctx, limit: limit}
+	in.stop = context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()) })
+	return in, nil
+}
+
+// Read reads from the file, failing with ErrTooLarge past the limit and
+// with the context's error once it is done.
+func (in *Input) Read(b []byte) (int, error) {
+	if err := in.ctx.Err(); err != nil {
+		return 0, &fs.PathError{Op: "read", Path: in.f.Name(), Err: err}
+	}
+	if in.n > in.limit {
+		return 0, &fs.PathError{Op: "read", Path: in.f.Name(), Err: fmt.Errorf("%w: over the %s limit", ErrTooLarge, sizeText(in.limit))}
+	}
+	if rest := in.limit - in.n + 1; int64(len(b)) > rest {
+		b = b[:rest]
+	}
+	n, err := in.f.Read(b)
+	in.n += int64(n)
+	if err != nil && in.ctx.Err() != nil {
+		return n, &fs.PathError{Op: "read", Path: in.f.Name(), Err: in.ctx.Err()}
+	}
+	if in.n > in.limit {
+		return n, &fs.PathError{Op: "read", Path: in.f.Name(), Err: fmt.Errorf("%w: over the %s limit", ErrTooLarge, sizeText(in.limit))}
+	}
+	return n, err
+}
+
+// ReadAt reads a regular file at off (for gzip and zip readers); the
+// limit was checked at open.
+func (in *Input) ReadAt(b []byte, off int64) (int, error) { return in.f.ReadAt(b, off) }
+
+// Stat returns the file's information.
+func (in *Input) Stat() (fs.FileInfo, error) { return in.f.Stat() }
+
+// Name is the path the file was opened by.
+func (in *Input) Name() string { return in.f.Name() }
+
+// Close closes the file.
+func (in *Input) Close() error { in.stop(); return in.f.Close() }
+
+// ReadInput reads the whole of the file p the user named, with
+// [OpenInput]'s bounds.
+func ReadInput(ctx context.Context, p string, limit int64, pipe bool) ([]byte, error) {
+	in, err := OpenInput(ctx, p, limit, pipe)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	return io.ReadAll(in)
+}
+
+// sizeText writes a limit as "16 GiB", "256 MiB" or "1 MiB".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// openFIFO opens the FIFO p for reading, which blocks until a writer opens
+// it; when ctx is done first, it opens p for writing itself to end the
+// wait and returns ctx's error.
+func openFIFO(ctx context.Context, p string) (*os.File, error) {
+	type result struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		f, err := os.OpenFile(p, os.O_RDONLY|unix.O_CLOEXEC, 0)
+		ch <- result{f, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.f, r.err
+	case <-ctx.Done():
+		if w, err := os.OpenFile(p, os.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0); err == nil {
+			w.Close()
+		}
+		if r := <-ch; r.f != nil {
+			r.f.Close()
+		}
+		return nil, &fs.PathError{Op: "open", Path: p, Err: ctx.Err()}
+	}
 }
