@@ -57,6 +57,9 @@ func openInput(ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, n
 // openInputContext is openInput whose wait for a FIFO's writer and reads
 // end when ctx is done.
 func openInputContext(ctx context.Context, ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, name string, err error) {
+	if ctx == nil {
+		ctx = context.Background() // analyzeFileTrace's callers may pass none
+	}
 	if path == "-" {
 		return io.NopCloser(ios.In), stdinName, nil
 	}
