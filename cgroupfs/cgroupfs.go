@@ -16,11 +16,14 @@
 package cgroupfs
 
 import (
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/prometheus/procfs"
 )
 
@@ -51,6 +54,9 @@ func ReadMounts(procRoot, root string) (Mounts, error) {
 	fs, err := procfs.NewFS(procRoot)
 	if err != nil {
 		return Mounts{}, err
+	}
+	if err := rootfs.Check(procRoot, "self/mountinfo"); err != nil && !errors.Is(err, iofs.ErrNotExist) {
+		return Mounts{}, fmt.Errorf("cgroup mounts: %w", err)
 	}
 	self, err := fs.Self()
 	if err != nil {

@@ -178,7 +178,7 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 	}
 	fl := cmd.Flags()
 	windowFlags(fl, &opts.From, &opts.To, "")
-	fl.StringVar(&opts.LatencyFile, "latency", "", "load-test results `FILE` to take latency from instead of the recording")
+	fl.StringVar(&opts.LatencyFile, "latency", "", "load-test results `FILE` to take latency from instead of the recording (a regular file of at most 16 GiB, or - for standard input; a FIFO or a device such as /dev/zero is refused)")
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", fmt.Sprintf("force the results format: %v", latency.Formats))
 	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: the recording's)")
 	opts.LatencyIn.addFlags(fl)
@@ -318,7 +318,7 @@ const analyzeMemoryLimit = 170 << 20
 // the per-interval data behind the result (correlate.Series.Trace), for
 // the HTML report's charts.
 func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options, trace, keep bool) (correlate.Result, *correlate.Trace, error) {
-	f, name, err := openInput(io, "", path)
+	f, name, err := openInputContext(ctx, io, "", path)
 	if err != nil {
 		return correlate.Result{}, nil, err
 	}

@@ -7,9 +7,12 @@ import (
 	"io/fs"
 	"os"
 
+	"context"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/record"
+	"syscall"
 )
 
 // stdinName is the file name "-" stands for, in messages.
@@ -48,16 +51,30 @@ func inputError(flag, path string, err error) error {
 // is what messages call it ("stdin" for "-"). Closing the returned reader
 // does not close standard input.
 func openInput(ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, name string, err error) {
+	return openInputContext(context.Background(), ios, flag, path)
+}
+
+// openInputContext is openInput whose wait for a FIFO's writer and reads
+// end when ctx is done.
+func openInputContext(ctx context.Context, ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, name string, err error) {
+	if ctx == nil {
+		ctx = context.Background() // analyzeFileTrace's callers may pass none
+	}
 	if path == "-" {
 		return io.NopCloser(ios.In), stdinName, nil
 	}
-	f, err := os.Open(path)
+	// A regular file or a pipe, never a device (/dev/zero) or a socket,
+	// and no more than the limit (package rootfs).
+	limit := int64(rootfs.RecordingLimit)
+	if flag == "--thresholds" {
+		limit = rootfs.ThresholdsLimit
+	}
+	f, err := rootfs.OpenInput(ctx, path, limit, true)
+	if errors.Is(err, syscall.EISDIR) {
+		return nil, path, inputError(flag, path, errors.New("is a directory, not a file"))
+	}
 	if err != nil {
 		return nil, path, inputError(flag, path, err)
-	}
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		f.Close()
-		return nil, path, inputError(flag, path, errors.New("is a directory, not a file"))
 	}
 	return f, path, nil
 }

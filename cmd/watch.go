@@ -165,7 +165,7 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 	_ = fl.MarkHidden("exec")
 	fl.StringVar(&opts.ProbeURL, "probe", "", "measure latency with a built-in HTTP probe of this URL")
 	fl.DurationVar(&opts.ProbeEvery, "probe-interval", 200*time.Millisecond, "time between probe requests")
-	fl.StringVar(&opts.LatencyFile, "latency", "", "follow a load-test results file as it is written")
+	fl.StringVar(&opts.LatencyFile, "latency", "", "follow a load-test results file as it is written (a regular file: a FIFO or a device such as /dev/zero is refused)")
 	fl.StringVar(&opts.LatencyFmt, "latency-format", "", "format of --latency (default: detected)")
 	addJMeterFlags(fl, &opts.LatencyColumns, &opts.LatencyProps)
 	fl.BoolVar(&opts.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the header")

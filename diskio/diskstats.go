@@ -15,6 +15,7 @@ package diskio
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,8 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs/blockdevice"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // sectorSize is the unit of the sector fields of /proc/diskstats: always
@@ -85,6 +88,11 @@ func NewDiskCollector(procRoot, sysRoot string, f DiskFilter) (*DiskCollector, e
 // milliseconds to durations. An error names the file (and the line of
 // a malformed one) once; the caller adds what it was reading for.
 func (c *DiskCollector) Disks() ([]Disk, error) {
+	// procfs opens without O_NONBLOCK and follows links: vet the file in
+	// the jail first (a FIFO, a device or a link out of the root).
+	if err := rootfs.Check(filepath.Dir(c.path), "diskstats"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	stats, err := c.fs.ProcDiskstats()
 	if err != nil {
 		var pe *fs.PathError
@@ -115,7 +123,7 @@ func (c *DiskCollector) Disks() ([]Disk, error) {
 // types, a short line (io.EOF) accepted as procfs does. 0 when the file is
 // unreadable now or no line fails.
 func malformedLine(path string) int {
-	b, err := os.ReadFile(path)
+	b, err := rootfs.ReadPath(context.Background(), path, rootfs.ProcLimit)
 	if err != nil {
 		return 0
 	}

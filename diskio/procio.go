@@ -573,7 +573,7 @@ func (s *ProcScanner) readProcFile(kept *int, opened *int, pid int, name string,
 	}
 	path := s.path(pid, name)
 	fd, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(s.rootfd),
-		uintptr(unsafe.Pointer(&path[0])), uintptr(unix.O_RDONLY|unix.O_CLOEXEC), 0, 0, 0)
+		uintptr(unsafe.Pointer(&path[0])), uintptr(unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOFOLLOW), 0, 0, 0)
 	if e != 0 {
 		return 0, e
 	}
@@ -1010,7 +1010,7 @@ func appendInt(b []byte, v int) []byte {
 // buf, close, with no allocation. path must end in a NUL byte.
 func readFileRaw(dirfd int, path, buf []byte) (int, error) {
 	fd, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(dirfd),
-		uintptr(unsafe.Pointer(&path[0])), uintptr(unix.O_RDONLY|unix.O_CLOEXEC), 0, 0, 0)
+		uintptr(unsafe.Pointer(&path[0])), uintptr(unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOFOLLOW), 0, 0, 0)
 	if e != 0 {
 		return 0, e
 	}

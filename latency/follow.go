@@ -8,7 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // FollowOptions configures [Follow].
@@ -99,7 +102,7 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 		}
 		if f == nil {
 			var err error
-			f, err = os.Open(path)
+			f, err = openFollowed(path)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return rep, err
 			}
@@ -236,4 +239,23 @@ func followDecoder(path string, buf []byte, opts FollowOptions, rep *ImportRepor
 		rep.StartFrom = from
 	}
 	return d, nil
+}
+
+// openFollowed opens the followed file without blocking and refuses what
+// is not a regular file: a FIFO (which would block the open, and has no
+// end to drain) or a device (/dev/zero: an endless stream, 100 % CPU).
+func openFollowed(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s); --latency follows a regular file", rootfs.ErrNotRegular, fi.Mode().Type())}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

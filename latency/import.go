@@ -6,14 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
 
+	"context"
 	"github.com/memdiag/memdiag/internal/lineio"
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // ErrParse is wrapped by every bad-row error ([LineError.Err]).
@@ -220,7 +221,10 @@ func Import(r io.Reader, name string, opts ImportOptions) (*Imported, error) {
 // as the file's modification time minus the end of its last request, and
 // Report.StartFrom is [StartMtime].
 func ImportFile(path string, opts ImportOptions) (*Imported, error) {
-	f, err := os.Open(path)
+	// A regular file of at most rootfs.LatencyLimit bytes: a device
+	// (/dev/zero), socket or FIFO is refused, never read (a pipe comes
+	// through standard input, "-", which the caller reads with Import).
+	f, err := rootfs.OpenInput(context.Background(), path, rootfs.LatencyLimit, false)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package lru
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // ReadCgroupCounters reads a cgroup v2 group's <dir>/memory.stat
@@ -108,7 +111,7 @@ type CgroupV1 struct {
 // when absent.
 func ReadCgroupCountersV1(dir string) (*CgroupV1, error) {
 	path := filepath.Join(dir, "memory.stat")
-	f, err := os.Open(path)
+	f, err := rootfs.OpenPath(path)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +181,7 @@ func sum2(m map[string]uint64, a, b string) *uint64 {
 // readUint reads a file of one unsigned number (memory.failcnt,
 // memory.limit_in_bytes); nil, nil when it does not exist.
 func readUint(path string) (*uint64, error) {
-	b, err := os.ReadFile(path)
+	b, err := rootfs.ReadPath(context.Background(), path, rootfs.ProcLimit)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -199,7 +202,7 @@ var ErrKV = errors.New("malformed line")
 // memory.stat and memory.events, v1 memory.stat and memory.oom_control)
 // whole with [ParseKV]; a missing file is an error (os.ErrNotExist).
 func ReadKV(path string) (map[string]uint64, error) {
-	f, err := os.Open(path)
+	f, err := rootfs.OpenPath(path)
 	if err != nil {
 		return nil, err
 	}

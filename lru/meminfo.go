@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"github.com/memdiag/memdiag/internal/hostenv"
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // Collector reads /proc/meminfo and /proc/vmstat under one proc root.
@@ -43,6 +44,11 @@ func NewCollector(procRoot string) (*Collector, error) {
 // Source: /proc/meminfo, https://docs.kernel.org/filesystems/proc.html
 // ("meminfo").
 func (c *Collector) Meminfo() (*Meminfo, error) {
+	// procfs opens without O_NONBLOCK and follows links: vet the file in
+	// the jail first (a FIFO, a device or a link out of the root).
+	if err := rootfs.Check(c.procRoot, "meminfo"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	m, err := c.fs.Meminfo()
 	if err != nil {
 		path := filepath.Join(c.procRoot, "meminfo")

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // errParse is wrapped by every parse error of this package.
@@ -209,7 +210,7 @@ type vmstatReader struct {
 }
 
 func (r *vmstatReader) read(path string) (map[string]uint64, error) {
-	f, err := os.Open(path)
+	f, err := rootfs.OpenPath(path)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +225,9 @@ func (r *vmstatReader) read(path string) (map[string]uint64, error) {
 		}
 		n, err := f.Read(r.buf[len(r.buf):cap(r.buf)])
 		r.buf = r.buf[:len(r.buf)+n]
+		if len(r.buf) > rootfs.ProcLimit {
+			return nil, fmt.Errorf("%s: %w: over %d bytes", path, rootfs.ErrTooLarge, rootfs.ProcLimit)
+		}
 		if err == io.EOF {
 			break
 		}

@@ -1,6 +1,7 @@
 package memstate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/hostenv"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
 )
@@ -668,7 +670,7 @@ func deref(p *uint64) uint64 {
 }
 
 func hasController(dir, c string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
+	b, err := rootfs.ReadPath(context.Background(), filepath.Join(dir, "cgroup.controllers"), rootfs.ProcLimit)
 	return err == nil && strings.Contains(" "+strings.TrimSpace(string(b))+" ", " "+c+" ")
 }
 
@@ -676,7 +678,7 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // readUint reads a file holding one number; ok is false if it does not exist.
 func readUint(p string) (v uint64, ok bool, err error) {
-	b, err := os.ReadFile(p)
+	b, err := rootfs.ReadPath(context.Background(), p, rootfs.ProcLimit)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, false, nil
 	}
@@ -694,7 +696,7 @@ func readUint(p string) (v uint64, ok bool, err error) {
 // readLimit reads a v2 limit file: a number, or "max" (nil). A missing
 // file is nil too.
 func readLimit(p string) (*uint64, error) {
-	b, err := os.ReadFile(p)
+	b, err := rootfs.ReadPath(context.Background(), p, rootfs.ProcLimit)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -716,7 +718,7 @@ func readLimit(p string) (*uint64, error) {
 // memory.events, memory.oom_control) with lru.ParseKV. A missing file is
 // an empty map.
 func readKV(p string) (map[string]uint64, error) {
-	f, err := os.Open(p)
+	f, err := rootfs.OpenPath(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]uint64{}, nil
 	}

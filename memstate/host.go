@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/internal/hostenv"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/lru"
 )
 
@@ -113,7 +114,13 @@ func NewCollector(root string) (*Collector, error) {
 // a calm host (issue 29.6). A file that does not parse is a plain error.
 func (c *Collector) Host() (h Host, warn []error, err error) {
 	path := filepath.Join(c.root, "proc/meminfo")
-	mi, err := c.fs.Meminfo()
+	// procfs opens without O_NONBLOCK and follows links: vet the file in
+	// the jail first (a FIFO, a device or a link out of the root).
+	err = rootfs.Check(filepath.Join(c.root, "proc"), "meminfo")
+	var mi procfs.Meminfo
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		mi, err = c.fs.Meminfo()
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR) {
 			return Host{}, nil, meminfoUnknown(path, err)
@@ -200,6 +207,10 @@ func hostFromMeminfo(mi procfs.Meminfo) (Host, error) {
 // tmpfs lists the tmpfs mounts of <root>/proc/self/mountinfo, sorted by
 // mount point, a mount point appearing twice (over-mounted) once.
 func (c *Collector) tmpfs() ([]TmpfsMount, []error) {
+	// procfs reads mountinfo line by line without a bound: vet it first.
+	if err := rootfs.Check(filepath.Join(c.root, "proc"), "self/mountinfo"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, []error{err}
+	}
 	mounts, err := c.fs.GetMounts()
 	if err != nil {
 		return nil, []error{fmt.Errorf("%s: %w", filepath.Join(c.root, "proc/self/mountinfo"), err)}

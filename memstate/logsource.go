@@ -3,10 +3,11 @@ package memstate
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // KernelLogOptions say where [Collector.ReadKernelLog] finds OOM kills.
@@ -35,7 +36,7 @@ var logCommands = [][]string{{"dmesg"}, {"journalctl", "-k", "-o", "short-monoto
 // each failed.
 func (c *Collector) ReadKernelLog(ctx context.Context, o KernelLogOptions) KernelLog {
 	if o.File != "" {
-		return readLogFile(o.File, o.LogOptions)
+		return readLogFile(ctx, o.File, o.LogOptions)
 	}
 	lo := o.LogOptions
 	b, err := ReadKmsg(c.KmsgPath())
@@ -60,9 +61,11 @@ func (c *Collector) ReadKernelLog(ctx context.Context, o KernelLogOptions) Kerne
 // readLogFile reads the OOM kills of a pasted log. It may come from
 // another host or boot: its raw stamps are time since that boot, not
 // this host's; only the wall times it carries itself are kept.
-func readLogFile(path string, lo LogOptions) KernelLog {
+func readLogFile(ctx context.Context, path string, lo LogOptions) KernelLog {
 	lo.Boot = time.Time{}
-	b, err := os.ReadFile(path)
+	// Bounded (a regular file or a pipe, at most 256 MiB, read whole)
+	// and cancellable: --kernel-log names any file.
+	b, err := rootfs.ReadInput(ctx, path, rootfs.KernelLogLimit, true)
 	if err == nil {
 		var kills []OOMKill
 		if kills, err = ParseKernelLogWith(strings.NewReader(string(b)), path, lo); err == nil {

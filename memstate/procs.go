@@ -1,9 +1,9 @@
 package memstate
 
 import (
+	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,6 +12,8 @@ import (
 	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/redact"
 	"github.com/prometheus/procfs"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // Proc is one process's memory as the kernel accounts it, in bytes.
@@ -82,7 +84,7 @@ func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
 			st.NoPSS++
 		}
 		cpuPath, v2 := "", true
-		if b, err := os.ReadFile(filepath.Join(col.root, "proc", strconv.Itoa(c.p.PID), "cgroup")); err == nil {
+		if b, err := rootfs.ReadPath(context.Background(), filepath.Join(col.root, "proc", strconv.Itoa(c.p.PID), "cgroup"), rootfs.ProcLimit); err == nil {
 			pr.Cgroup, _ = process.ControllerPath(b, "memory")
 			_, pr.Unit = process.ParseCgroupFile(b)
 			var v1 bool

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/signal"
 )
@@ -112,6 +113,9 @@ func suspectPSI(prev, cur Snapshot) []signal.PSISuspect {
 // BootTime reads btime of /proc/stat: the wall time of boot, which turns
 // kernel log timestamps into times.
 func (c *Collector) BootTime() (time.Time, error) {
+	if err := rootfs.Check(filepath.Join(c.root, "proc"), "stat"); err != nil {
+		return time.Time{}, err
+	}
 	st, err := c.fs.Stat()
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%s: %w", filepath.Join(c.root, "proc/stat"), err)

@@ -3,10 +3,10 @@ package memstate
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"debug/buildinfo"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/process"
 )
 
@@ -77,7 +78,7 @@ func (c *Collector) RetentionOf(pid int, startTicks uint64) (*Retention, error) 
 		return nil, fmt.Errorf("process %d: started at tick %d, not %d: another process", pid, st.Starttime, startTicks)
 	}
 	cpuPath, v2 := "", true
-	if b, err := os.ReadFile(filepath.Join(c.root, "proc", strconv.Itoa(pid), "cgroup")); err == nil {
+	if b, err := rootfs.ReadPath(context.Background(), filepath.Join(c.root, "proc", strconv.Itoa(pid), "cgroup"), rootfs.ProcLimit); err == nil {
 		var v1 bool
 		cpuPath, v1 = process.ControllerPath(b, "cpu")
 		v2 = !v1
@@ -97,7 +98,7 @@ var allocatorVars = []string{"MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST", "MALLOC_TR
 func (c *Collector) retention(p procfs.Proc, threads int, cpuPath string, v2 bool) *Retention {
 	r := &Retention{Threads: threads}
 	dir := filepath.Join(c.root, "proc", strconv.Itoa(p.PID))
-	b, err := os.ReadFile(filepath.Join(dir, "maps"))
+	b, err := rootfs.ReadPath(context.Background(), filepath.Join(dir, "maps"), 64<<20)
 	if err != nil {
 		r.Reading = "no allocator evidence: " + err.Error()
 		return r
@@ -106,10 +107,10 @@ func (c *Collector) retention(p procfs.Proc, threads int, cpuPath string, v2 boo
 	if _, err := buildinfo.ReadFile(filepath.Join(dir, "exe")); err == nil {
 		r.Go = true
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "environ")); err == nil {
+	if b, err := rootfs.ReadPath(context.Background(), filepath.Join(dir, "environ"), rootfs.ProcLimit); err == nil {
 		r.Env = allocatorEnv(b)
 	}
-	if b, err := os.ReadFile(filepath.Join(c.root, "sys/devices/system/cpu/online")); err == nil {
+	if b, err := rootfs.ReadPath(context.Background(), filepath.Join(c.root, "sys/devices/system/cpu/online"), rootfs.ProcLimit); err == nil {
 		r.CPUsOnline = countCPUs(strings.TrimSpace(string(b)))
 	}
 	r.CPUQuota = c.cpuQuota(cpuPath, v2)
@@ -220,7 +221,7 @@ func countCPUs(list string) int {
 func (c *Collector) cpuQuota(path string, v2 bool) float64 {
 	base := filepath.Join(c.root, "sys/fs/cgroup")
 	if v2 {
-		b, err := os.ReadFile(filepath.Join(base, path, "cpu.max"))
+		b, err := rootfs.ReadPath(context.Background(), filepath.Join(base, path, "cpu.max"), rootfs.ProcLimit)
 		if err != nil {
 			return 0
 		}
@@ -249,7 +250,7 @@ func (c *Collector) cpuQuota(path string, v2 bool) float64 {
 }
 
 func readInt(p string) (int64, bool, error) {
-	b, err := os.ReadFile(p)
+	b, err := rootfs.ReadPath(context.Background(), p, rootfs.ProcLimit)
 	if err != nil {
 		return 0, false, err
 	}

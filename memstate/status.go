@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/prometheus/procfs"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // statusLimit bounds one /proc/PID/status, as procfs bounds the files it
@@ -25,7 +26,7 @@ const statusLimit = 1 << 20
 // past its array (a panic), and a "Cpus_allowed_list:" range like
 // 0-18446744073709551615 loops forever appending (found by FuzzProcs).
 func readStatus(path string) (procfs.ProcStatus, error) {
-	f, err := os.Open(path)
+	f, err := rootfs.OpenPath(path)
 	if err != nil {
 		return procfs.ProcStatus{}, err
 	}

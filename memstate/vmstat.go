@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -41,7 +40,7 @@ func (s Snapshot) reading() *signal.Reading {
 // *psi.UnavailableError is returned in missing.
 func (c *Collector) Snapshot(now time.Time) (s Snapshot, missing error, err error) {
 	p := filepath.Join(c.root, "proc/vmstat")
-	f, err := os.Open(p)
+	f, err := rootfs.OpenPath(p)
 	if err != nil {
 		return Snapshot{}, nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/process"
 )
 
@@ -151,7 +152,7 @@ func (l *Listener) openTaskstats() error {
 	}
 	_ = c.SetReadBuffer(l.opts.ReadBuffer)
 	mask := "0"
-	if b, err := os.ReadFile(filepath.Join(l.opts.SysRoot, "devices/system/cpu/online")); err == nil {
+	if b, err := rootfs.ReadPath(context.Background(), filepath.Join(l.opts.SysRoot, "devices/system/cpu/online"), rootfs.ProcLimit); err == nil {
 		mask = strings.TrimSpace(string(b))
 	}
 	ae := netlink.NewAttributeEncoder()
@@ -287,7 +288,7 @@ func (l *Listener) readProcFile(pid int, name string) ([]byte, bool) {
 	p = append(p, '/')
 	p = append(p, name...)
 	l.pathBuf = p
-	fd, err := unix.Open(string(p), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, err := unix.Open(string(p), unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, false
 	}

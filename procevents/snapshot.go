@@ -2,8 +2,8 @@ package procevents
 
 import (
 	"bufio"
+	"context"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/process"
 )
 
@@ -59,7 +60,7 @@ func StallSnapshot(procRoot, cgroupDir string, limit int) []diskio.ProcIO {
 		if io, err := p.IO(); err == nil {
 			pi.ReadBytes, pi.WriteBytes, pi.CancelledWriteBytes = io.ReadBytes, io.WriteBytes, uint64(max(io.CancelledWriteBytes, 0))
 		}
-		if b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "cgroup")); err == nil {
+		if b, err := rootfs.ReadPath(context.Background(), filepath.Join(procRoot, strconv.Itoa(pid), "cgroup"), rootfs.ProcLimit); err == nil {
 			pi.Cgroup, pi.Unit = process.ParseCgroupFile(b)
 		}
 		out = append(out, pi)
@@ -80,7 +81,7 @@ func cgroupPIDs(dir string) []int {
 		if err != nil || d.IsDir() || d.Name() != "cgroup.procs" {
 			return nil
 		}
-		f, err := os.Open(p)
+		f, err := rootfs.OpenPath(p)
 		if err != nil {
 			return nil
 		}

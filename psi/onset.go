@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // Onset is the moment a stall threshold was crossed: Stall or more of
@@ -185,7 +187,7 @@ func openTotalReader(path, kind string) (*totalReader, error) {
 	if kind != "some" && kind != "full" {
 		return nil, fmt.Errorf("psi onset: kind %q: want some or full", kind)
 	}
-	f, err := os.Open(path)
+	f, err := rootfs.OpenPath(path) // regular files only, never blocking
 	if err != nil {
 		return nil, err
 	}

@@ -42,6 +42,7 @@ import (
 	gojson "github.com/goccy/go-json"
 
 	"github.com/memdiag/memdiag/internal/hostenv"
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // errParse is wrapped by every parse error of this package.
@@ -234,7 +235,8 @@ func collectDir(dir string, name func(string) string) (Snapshot, []error, error)
 // on read is an *UnavailableError too (CONFIG_PSI_DEFAULT_DISABLED or
 // booted with psi=0).
 func ReadFile(path string) (Resource, error) {
-	f, err := os.Open(path)
+	f, err := rootfs.OpenPath(path) // regular files only, never blocking
+
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return Resource{}, &UnavailableError{
@@ -247,7 +249,7 @@ func ReadFile(path string) (Resource, error) {
 		return Resource{}, err
 	}
 	defer f.Close()
-	r, err := parse(f, path)
+	r, err := parse(io.LimitReader(f, rootfs.ProcLimit), path)
 	if err != nil && errors.Is(err, syscall.EOPNOTSUPP) {
 		return Resource{}, &UnavailableError{
 			Path: path,

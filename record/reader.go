@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"sync"
 
@@ -16,6 +15,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/memdiag/memdiag/internal/lineio"
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // ErrFormat is wrapped by errors about a file that is not a recording or
@@ -55,7 +55,9 @@ type Reader struct {
 // Open opens a recording (plain or gzip, detected from its first bytes)
 // and reads its header.
 func Open(path string) (*Reader, error) {
-	f, err := os.Open(path)
+	// A regular file of at most rootfs.RecordingLimit bytes: a device
+	// (/dev/zero) or a FIFO is refused, never read.
+	f, err := rootfs.OpenInput(context.Background(), path, rootfs.RecordingLimit, false)
 	if err != nil {
 		return nil, err
 	}

@@ -10,12 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shirou/gopsutil/v4/common"
-	"github.com/shirou/gopsutil/v4/host"
 	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/cgroupfs"
 	"github.com/memdiag/memdiag/diskio"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/redact"
@@ -194,9 +193,10 @@ var sourceOrder = []func(ctx context.Context, o *Options, h *record.Header, ws *
 }
 
 // HostHeader fills the host facts of a recording header started at now
-// by memdiag version. Boot time and host name come from gopsutil, pointed
-// at root like the collectors (shirou/gopsutil common.EnvMap); the kernel
-// release, page size and delay accounting switch come from root's /proc.
+// by memdiag version. Boot time (proc/stat's btime), host name (the live
+// host's, or proc/sys/kernel/hostname under another root), kernel release
+// and the delay accounting switch come from root's /proc, each read
+// through the root's jail (package rootfs); the page size from this host.
 func HostHeader(ctx context.Context, root string, now time.Time, version string) *record.Header {
 	procRoot := filepath.Join(root, "proc")
 	h := &record.Header{
@@ -218,22 +218,25 @@ func HostHeader(ctx context.Context, root string, now time.Time, version string)
 	if h.TimeZone == "Local" {
 		h.TimeZone = zone
 	}
-	gctx := context.WithValue(ctx, common.EnvKey, common.EnvMap{
-		common.HostProcEnvKey: procRoot,
-		common.HostSysEnvKey:  filepath.Join(root, "sys"),
-		common.HostEtcEnvKey:  filepath.Join(root, "etc"),
-	})
-	if info, err := host.InfoWithContext(gctx); err == nil {
-		h.Host = info.Hostname
-		h.BootTime = time.Unix(int64(info.BootTime), 0).UTC()
+	// Host name and boot time are read here, through the root's jail,
+	// not with gopsutil's host.Info: that opens a dozen files under the
+	// root (proc/uptime, proc/cpuinfo, etc/*-release...) with plain
+	// blocking opens, so a FIFO there would hang the run.
+	if root == "/" {
+		h.Host, _ = os.Hostname()
 	}
-	if b, err := os.ReadFile(filepath.Join(procRoot, "sys/kernel/osrelease")); err == nil {
+	if b, err := rootfs.ReadPath(ctx, filepath.Join(procRoot, "stat"), rootfs.ProcLimit); err == nil {
+		if bt, ok := btime(b); ok {
+			h.BootTime = time.Unix(bt, 0).UTC()
+		}
+	}
+	if b, err := rootfs.ReadPath(ctx, filepath.Join(procRoot, "sys/kernel/osrelease"), rootfs.ProcLimit); err == nil {
 		h.Kernel = strings.TrimSpace(string(b))
 	}
-	if b, err := os.ReadFile(filepath.Join(procRoot, "sys/kernel/hostname")); err == nil && h.Host == "" {
+	if b, err := rootfs.ReadPath(ctx, filepath.Join(procRoot, "sys/kernel/hostname"), rootfs.ProcLimit); err == nil && h.Host == "" {
 		h.Host = strings.TrimSpace(string(b))
 	}
-	if b, err := os.ReadFile(filepath.Join(procRoot, "sys/kernel/task_delayacct")); err == nil {
+	if b, err := rootfs.ReadPath(ctx, filepath.Join(procRoot, "sys/kernel/task_delayacct"), rootfs.ProcLimit); err == nil {
 		v, err := strconv.Atoi(strings.TrimSpace(string(b)))
 		if err == nil {
 			on := v != 0
@@ -252,4 +255,16 @@ func capEffective(c int) bool {
 		return false
 	}
 	return data[c/32].Effective&(1<<(uint(c)%32)) != 0
+}
+
+// btime is the boot time in seconds since the epoch from /proc/stat's
+// "btime" line; ok is false without one.
+func btime(stat []byte) (int64, bool) {
+	for _, line := range strings.Split(string(stat), "\n") {
+		if v, ok := strings.CutPrefix(line, "btime "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n, err == nil && n > 0
+		}
+	}
+	return 0, false
 }

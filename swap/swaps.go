@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/prometheus/procfs"
 )
 
@@ -16,6 +17,11 @@ import (
 // Source: /proc/swaps (mm/swapfile.c, swap_show), sizes in KiB;
 // https://docs.kernel.org/filesystems/proc.html.
 func Swaps(procRoot string) ([]Device, error) {
+	// procfs opens without O_NONBLOCK and follows links: vet the file in
+	// the jail first (a FIFO, a device or a link out of the root).
+	if err := rootfs.Check(procRoot, "swaps"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	pfs, err := procfs.NewFS(procRoot)
 	if err != nil {
 		return nil, err

@@ -11,8 +11,9 @@ package timers
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // activation is the result of a walk of the dependency graph from the boot
@@ -113,29 +114,30 @@ func conditionResult(root, key, value string) (holds, ok bool) {
 	neg := strings.HasPrefix(v, "!")
 	v = strings.TrimPrefix(v, "!")
 	kind := strings.TrimPrefix(strings.TrimPrefix(key, "Condition"), "Assert")
-	p := filepath.Join(root, v)
+	// Every path is taken inside root, links and ".." included
+	// (package rootfs): an image's conditions answer nothing about the host.
 	var r bool
 	switch kind {
 	case "PathExists":
-		_, err := os.Stat(p)
+		_, err := rootfs.Stat(root, v)
 		r = err == nil
 	case "PathExistsGlob":
-		m, _ := filepath.Glob(p)
+		m, _ := rootfs.Glob(root, v)
 		r = len(m) > 0
 	case "PathIsDirectory":
-		fi, err := os.Stat(p)
+		fi, err := rootfs.Stat(root, v)
 		r = err == nil && fi.IsDir()
 	case "PathIsSymbolicLink":
-		fi, err := os.Lstat(p)
+		fi, err := rootfs.Lstat(root, v)
 		r = err == nil && fi.Mode()&os.ModeSymlink != 0
 	case "DirectoryNotEmpty":
-		des, err := os.ReadDir(p)
+		des, err := rootfs.ReadDir(root, v)
 		r = err == nil && len(des) > 0
 	case "FileNotEmpty":
-		fi, err := os.Stat(p)
+		fi, err := rootfs.Stat(root, v)
 		r = err == nil && fi.Mode().IsRegular() && fi.Size() > 0
 	case "FileIsExecutable":
-		fi, err := os.Stat(p)
+		fi, err := rootfs.Stat(root, v)
 		r = err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 	default:
 		return false, false

@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -266,7 +265,7 @@ func runPartsScripts(root, dir string) []string {
 		if !runPartsName.MatchString(de.Name()) {
 			continue
 		}
-		fi, err := os.Stat(filepath.Join(root, dir, de.Name()))
+		fi, err := rootfs.Stat(root, path.Join(dir, de.Name()))
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/redact"
 )
 
@@ -221,6 +222,6 @@ func findAnacronTrigger(root string, sys *manager, jobs []Job) anacronTrigger {
 }
 
 func isExecutable(root, rel string) bool {
-	fi, err := os.Stat(filepath.Join(root, rel))
+	fi, err := rootfs.Stat(root, rel)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }

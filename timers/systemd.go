@@ -4,14 +4,14 @@ package timers
 
 import (
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // defaultAccuracy is systemd's AccuracySec= default (systemd.timer(5)).
@@ -308,7 +308,7 @@ func parseBool(s string) bool {
 // lingeringUsers lists var/lib/systemd/linger: users whose user manager
 // runs from boot (loginctl enable-linger).
 func lingeringUsers(root string) []string {
-	des, err := os.ReadDir(filepath.Join(root, "var/lib/systemd/linger"))
+	des, err := rootfs.ReadDir(root, "var/lib/systemd/linger")
 	if err != nil {
 		return nil
 	}
@@ -339,7 +339,7 @@ func userUnitDirs(root string) ([]string, map[string]string) {
 			continue
 		}
 		d := path.Join(strings.TrimPrefix(f[5], "/"), ".config/systemd/user")
-		if fi, err := os.Stat(filepath.Join(root, d)); err == nil && fi.IsDir() {
+		if fi, err := rootfs.Stat(root, d); err == nil && fi.IsDir() {
 			dirs = append(dirs, d)
 			homes[d] = f[0]
 		}

@@ -162,7 +162,7 @@ func splitName(name string) (prefix, instance, suffix string, template bool) {
 func (s *unitSet) find(name string) (string, int) {
 	for i, d := range s.dirs {
 		p := path.Join(d, name)
-		if _, err := os.Lstat(filepath.Join(s.root, p)); err == nil {
+		if _, err := rootfs.Lstat(s.root, p); err == nil {
 			return p, i
 		}
 	}
@@ -380,7 +380,7 @@ func (s *unitSet) depDirs(name string) []dep {
 		for _, d := range s.dirs {
 			for _, kind := range []string{"wants", "requires", "upholds"} {
 				dir := path.Join(d, n+"."+kind)
-				des, err := os.ReadDir(filepath.Join(s.root, dir))
+				des, err := rootfs.ReadDir(s.root, dir)
 				if err != nil {
 					continue
 				}
@@ -472,7 +472,7 @@ func expandSpecifiers(v, name string) string {
 func (s *unitSet) listTimers() []string {
 	seen := map[string]bool{}
 	for _, d := range s.dirs {
-		des, err := os.ReadDir(filepath.Join(s.root, d))
+		des, err := rootfs.ReadDir(s.root, d)
 		if err != nil {
 			continue
 		}

@@ -2,9 +2,10 @@ package victim
 
 import (
 	"bytes"
+	"context"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"io"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 )
@@ -47,7 +48,7 @@ var urlRE = regexp.MustCompile(`https?://[^\s",'<>]+`)
 // (hey, ab, Locust and Gatling files do not record it). A file that does
 // not exist yet is "" with its error.
 func URLInFile(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := rootfs.OpenInput(context.Background(), path, rootfs.LatencyLimit, false)
 	if err != nil {
 		return "", err
 	}

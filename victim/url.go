@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"net"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
 )
@@ -247,7 +247,7 @@ func (f *Finder) FromPID(pid int, how string) (*record.Victim, error) {
 	if exe, err := p.Executable(); err == nil {
 		v.Exe = exe
 	}
-	b, err := os.ReadFile(f.procPath(pid, "cgroup"))
+	b, err := rootfs.ReadPath(context.Background(), f.procPath(pid, "cgroup"), rootfs.ProcLimit)
 	if gone(err) {
 		return nil, &NotFoundError{What: "pid " + strconv.Itoa(pid), Why: "exited", Hint: "pass --victim PID|UNIT|CGROUP"}
 	}

@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,6 +24,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"github.com/memdiag/memdiag/cgroupfs"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -169,7 +169,7 @@ func memoryLimit(dir, memcg string, version int) (string, uint64) {
 	}
 	p := filepath.Clean("/" + memcg)
 	for p != "/" {
-		b, err := os.ReadFile(filepath.Join(dir, file))
+		b, err := rootfs.ReadPath(context.Background(), filepath.Join(dir, file), rootfs.ProcLimit)
 		if err != nil {
 			return "", 0
 		}

@@ -16,6 +16,7 @@ package delayacct
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/outfile"
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // state is the content of the state file.
@@ -68,7 +70,7 @@ func (p Paths) pidStart(pid int) string {
 	if p.Proc == "" {
 		return ""
 	}
-	b, err := os.ReadFile(filepath.Join(p.Proc, strconv.Itoa(pid), "stat"))
+	b, err := rootfs.ReadPath(context.Background(), filepath.Join(p.Proc, strconv.Itoa(pid), "stat"), rootfs.ProcLimit)
 	if err != nil {
 		return ""
 	}
@@ -89,7 +91,7 @@ func (p Paths) bootID() string {
 	if p.Proc == "" {
 		return ""
 	}
-	b, err := os.ReadFile(filepath.Join(p.Proc, "sys/kernel/random/boot_id"))
+	b, err := rootfs.ReadPath(context.Background(), filepath.Join(p.Proc, "sys/kernel/random/boot_id"), rootfs.ProcLimit)
 	if err != nil {
 		return ""
 	}
@@ -132,7 +134,7 @@ func Leftover(p Paths) (note string) {
 	if st.PID != os.Getpid() && p.running(st) {
 		return "" // that run is still recording; it restores the switch itself
 	}
-	cur, err := os.ReadFile(p.Sysctl)
+	cur, err := rootfs.ReadPath(context.Background(), p.Sysctl, rootfs.ProcLimit)
 	if err != nil {
 		return ""
 	}
@@ -153,7 +155,7 @@ func Leftover(p Paths) (note string) {
 // that restores the old value. The state file is written first, so a run
 // killed before restore leaves a record for [Leftover].
 func Set(p Paths, on bool, now time.Time) (restore func(), err error) {
-	oldB, err := os.ReadFile(p.Sysctl)
+	oldB, err := rootfs.ReadPath(context.Background(), p.Sysctl, rootfs.ProcLimit)
 	if err != nil {
 		return nil, err
 	}
