@@ -122,6 +122,9 @@ type found struct {
 	active    bool
 	lastStart time.Time
 	culprits  []correlate.Culprit
+	// forecast is each job's recent firings judged against the
+	// episodes (forecast.go), computed with the round.
+	forecast []JobForecast
 }
 
 type unitIO struct{ read, written float64 }
@@ -425,9 +428,10 @@ type analyzer struct {
 	// The correlator: two overlapping series, the older one analysed.
 	series   [2]*correlate.Series
 	seriesT0 [2]time.Time
-	newest   time.Time // the last sample added
-	lastRun  time.Time // sample time of the last analysis started
-	counted  time.Time // start of the newest episode counted
+	newest   time.Time     // the last sample added
+	hdr      record.Header // the header of the last sample added
+	lastRun  time.Time     // sample time of the last analysis started
+	counted  time.Time     // start of the newest episode counted
 	episodes uint64
 	rounds   sync.WaitGroup
 
@@ -505,6 +509,7 @@ func (a *analyzer) add(s *record.Sample, hdr record.Header) {
 		a.series[1] = nil
 	}
 	a.newest = s.Time
+	a.hdr = hdr
 }
 
 // round analyses the older series and publishes what it found: the
@@ -533,6 +538,7 @@ func (a *analyzer) round() {
 	if len(f.culprits) > a.o.MaxCulprits {
 		f.culprits = f.culprits[:a.o.MaxCulprits]
 	}
+	f.forecast = forecast(&res, &a.hdr, a.o.Analyze)
 	a.found.Store(f)
 }
 

@@ -26,6 +26,9 @@ const (
 	JobPeriod         = "memdiag_job_period_seconds"
 	JobNextFiring     = "memdiag_job_next_firing_timestamp_seconds"
 	JobLastFiring     = "memdiag_job_last_firing_timestamp_seconds"
+	JobStallRatio     = "memdiag_job_stall_ratio"
+	JobRecentFirings  = "memdiag_job_recent_firings"
+	JobStallStreak    = "memdiag_job_stall_streak"
 	Episodes          = "memdiag_episodes_total"
 	EpisodeActive     = "memdiag_episode_active"
 	EpisodeLastStart  = "memdiag_episode_last_start_timestamp_seconds"
@@ -159,6 +162,23 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(conf, cu.Confidence, name, string(cu.Kind))
 			gauge(eps, float64(cu.EpisodesExplained), name, string(cu.Kind))
 		}
+		collectForecast(e, gauge)
+	}
+}
+
+// collectForecast renders what each job's recent firings did (forecast.go),
+// as the last analysis round found it.
+func collectForecast(e *view, gauge func(*prometheus.Desc, float64, ...string)) {
+	ratio := desc(JobStallRatio, "Share (0..1) of the job's recent firings (memdiag_job_recent_firings of them, at most 10 within the analysis window) that were followed by a memory-pressure episode of the analysed scope (the victim's cgroup, or the host) within the job's lag.", JobLabel)
+	n := desc(JobRecentFirings, "Firings of the job the stall ratio is taken over: its last planned firings (at most 10) wholly within the analysis window.", JobLabel)
+	streak := desc(JobStallStreak, "How many of the job's most recent firings in a row were followed by an episode (0: the last one was not).", JobLabel)
+	for _, f := range e.forecast {
+		if f.Firings == 0 {
+			continue
+		}
+		gauge(ratio, f.Ratio(), f.Label)
+		gauge(n, float64(f.Firings), f.Label)
+		gauge(streak, float64(f.Streak), f.Label)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/memdiag/memdiag/record"
 )
@@ -24,6 +25,12 @@ type LiveRows struct {
 	// Rows is how many rows were written; Broken, whether out was closed.
 	Rows   int
 	Broken bool
+	// Forecast, when set, is asked at each row for the forecast line
+	// (ForecastLine): it is written above the column header, and as soon
+	// as its job or its firings change.
+	Forecast func(at time.Time) (Forecast, bool)
+	width    int
+	lastFc   string // the job and firings of the last forecast line written
 }
 
 // NewLiveRows returns the live rows of a recording with header hdr; off
@@ -33,7 +40,7 @@ type LiveRows struct {
 func NewLiveRows(out, errOut io.Writer, hdr *record.Header, on bool, o LiveOptions) *LiveRows {
 	o.Latency = hdr.Probe != "" || hdr.LatencyFile != ""
 	o.Cgroup = hdr.Cgroup != ""
-	return &LiveRows{out: out, errOut: errOut, hdr: hdr, on: on, view: NewLiveView(o)}
+	return &LiveRows{out: out, errOut: errOut, hdr: hdr, on: on, view: NewLiveView(o), width: o.Width}
 }
 
 // Row writes the row of the interval that ends with s; final marks the
@@ -49,6 +56,7 @@ func (l *LiveRows) Row(s *record.Sample, final bool) {
 		// What the columns hold, and which did not fit, once.
 		fmt.Fprintln(l.errOut, l.view.Legend())
 	}
+	l.forecast(&b, s.Time, l.Rows%20 == 0)
 	if l.Rows%20 == 0 {
 		fmt.Fprintln(&b, l.view.Header())
 	}
@@ -64,4 +72,24 @@ func (l *LiveRows) Row(s *record.Sample, final bool) {
 		return
 	}
 	l.Rows++
+}
+
+// forecast writes the forecast line to b when there is one and header
+// is true (a column header follows) or it names another job or other
+// firings than the last one written.
+func (l *LiveRows) forecast(b *strings.Builder, at time.Time, header bool) {
+	if l.Forecast == nil {
+		return
+	}
+	f, ok := l.Forecast(at)
+	if !ok {
+		l.lastFc = ""
+		return
+	}
+	key := fmt.Sprintf("%s %d/%d", f.Job, f.Stalled, f.Of)
+	if !header && key == l.lastFc {
+		return
+	}
+	l.lastFc = key
+	fmt.Fprintln(b, ForecastLine(f, l.width))
 }

@@ -127,6 +127,17 @@ func (s *Session) Listen(ctx context.Context, lo exposition.ListenOptions) (stri
 	return srv.URL(), nil
 }
 
+// Exporter is the session's exporter: the one Listen serves, or, when
+// Listen was not called, one that serves nothing and runs the same
+// once-a-minute analysis (watch's forecast line reads it). Call it before
+// Run.
+func (s *Session) Exporter() *exposition.Exporter {
+	if s.exp == nil {
+		s.exp = exposition.New(*s.Header, exposition.Options{Now: s.opts.Now})
+	}
+	return s.exp
+}
+
 // Observe adds a listener that sees each sample once it is written;
 // final is true for the last sample, taken after the run ended.
 func (s *Session) Observe(fn func(smp *record.Sample, final bool)) {
