@@ -9,11 +9,15 @@ import (
 	"time"
 )
 
+// PeriodMinHits is how many episodes (or firings) a schedule must match
+// to be reported as a period.
+const PeriodMinHits = 3
+
 // Period-search settings (see the package documentation).
 const (
 	periodTolerance = 0.10 // of the period: how far a time may sit off the schedule
 	periodMinScore  = 0.7
-	periodMinHits   = 3
+	periodMinHits   = PeriodMinHits
 )
 
 // estimatePeriod finds the schedule start + k·period that best matches

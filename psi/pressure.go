@@ -185,6 +185,13 @@ func CheckCgroup(dir string) error {
 			Err:  os.ErrNotExist,
 		}
 	}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return &UnavailableError{
+			Path: dir, Need: "no such cgroup",
+			Hint: "give the group's directory in the cgroup v2 hierarchy (/sys/fs/cgroup/... on a pure v2 host, /sys/fs/cgroup/unified/... on a hybrid one; see `mount -t cgroup2`) or its path below that mount, such as system.slice/web.service",
+			Err:  os.ErrNotExist,
+		}
+	}
 	return &UnavailableError{
 		Path: dir, Need: "not a cgroup directory",
 		Hint: "give the cgroup's directory under /sys/fs/cgroup", Err: os.ErrNotExist,

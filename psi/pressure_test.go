@@ -196,6 +196,12 @@ func TestCgroupV1IsUnavailable(t *testing.T) {
 	if !errors.As(err, &ue) || !strings.Contains(ue.Need, "not a cgroup directory") {
 		t.Errorf("CheckCgroup(empty dir) = %v, want *UnavailableError \"not a cgroup directory\"", err)
 	}
+	// A group that does not exist (the v1-style path on a hybrid host,
+	// the new-user trial of 2026-12-06) says so, and where v2 groups are.
+	err = CheckCgroup(filepath.Join(t.TempDir(), "system.slice", "web.service"))
+	if !errors.As(err, &ue) || ue.Need != "no such cgroup" || !strings.Contains(ue.Hint, "/sys/fs/cgroup/unified/") || !strings.Contains(ue.Hint, "system.slice/web.service") {
+		t.Errorf("CheckCgroup(missing dir) = %v, want \"no such cgroup\" with where v2 groups are", err)
+	}
 }
 
 func TestReadFileErrors(t *testing.T) {

@@ -244,8 +244,10 @@ func summary(r *correlate.Result) []string {
 		lines = append(lines, fmt.Sprintf("Period: episodes recur every %s (±%s) from %s: %d of %d expected, %d missed, %d off schedule",
 			correlate.FormatDuration(p.Period), correlate.FormatDuration(p.Jitter), in(r, p.Phase).Format(timeLayout(r)),
 			p.Matched, p.Expected, p.Missed, p.Extra))
-	} else if len(r.Episodes) > 0 {
-		lines = append(lines, "Period: none (the episodes do not recur on a schedule)")
+	} else if n := len(r.Episodes); n > 0 && n < correlate.PeriodMinHits {
+		lines = append(lines, fmt.Sprintf("Period: none (%s; a period needs %d)", english.Count(n, "episode"), correlate.PeriodMinHits))
+	} else if n > 0 {
+		lines = append(lines, fmt.Sprintf("Period: none found (the %d episodes' times fit no schedule)", n))
 	}
 	if sp := r.SpikePeriod; sp != nil && (r.Period == nil ||
 		math.Abs(float64(sp.Period-r.Period.Period)) > 0.1*float64(r.Period.Period)) {

@@ -21,14 +21,19 @@ type Target struct {
 // URLInArgs is the first argument of a wrapped load command that is, or
 // ends in (--url=URL), an http:// or https:// URL with a host: the
 // target of `hey -z 60s http://127.0.0.1:8080/`, `wrk -d 30s URL`, `ab
-// -n 1000 URL`, `vegeta`'s `-targets` aside. "" when no argument is one.
+// -n 1000 URL`, `vegeta`'s `-targets` aside — or such a word of a shell
+// command line given as one argument (`sh -c 'hey -o csv URL > hey.csv'`).
+// "" when there is none.
 func URLInArgs(args []string) string {
-	for _, a := range args {
-		if i := strings.Index(a, "="); i > 0 && strings.HasPrefix(a, "-") {
-			a = a[i+1:]
-		}
-		if isHTTPURL(a) {
-			return a
+	for _, arg := range args {
+		for _, a := range strings.Fields(arg) {
+			a = strings.Trim(a, `"'`)
+			if i := strings.Index(a, "="); i > 0 && strings.HasPrefix(a, "-") {
+				a = a[i+1:]
+			}
+			if isHTTPURL(a) {
+				return a
+			}
 		}
 	}
 	return ""

@@ -19,7 +19,8 @@ func TestURLInArgs(t *testing.T) {
 		{[]string{"wrk", "-t2", "-d30s", "https://localhost:8443/api?q=1"}, "https://localhost:8443/api?q=1"},
 		{[]string{"./load", "--url=http://[::1]:9000/x", "http://127.0.0.1:1/"}, "http://[::1]:9000/x"},
 		{[]string{"k6", "run", "script.js"}, ""},
-		{[]string{"sh", "-c", "curl http://127.0.0.1/"}, ""}, // inside a shell string: not an argument of its own
+		// a word of a shell command line (the new-user trial's hey -o csv)
+		{[]string{"sh", "-c", "hey -z 75s -o csv 'http://127.0.0.1:18080/f1.bin' > hey.csv"}, "http://127.0.0.1:18080/f1.bin"},
 		{[]string{"curl", "http://"}, ""},
 		{nil, ""},
 	} {
