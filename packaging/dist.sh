@@ -42,6 +42,7 @@ check_tarball() {
   local unit
   unit=$(tar -xzOf "$1" "$2/contrib/memdiag.service") || { echo "$1: no $2/contrib/memdiag.service" >&2; return 1; }
   [ "$unit" = "$(cat "$UNIT")" ] || { echo "$1: contrib/memdiag.service differs from $UNIT" >&2; return 1; }
+  tar -tzf "$1" "$2/contrib/prometheus/memdiag-alerts.yml" >/dev/null || { echo "$1: no contrib/prometheus/memdiag-alerts.yml" >&2; return 1; }
 }
 
 # check_deb DEB: the unit is installed where systemd reads it, and the
@@ -53,6 +54,8 @@ check_deb() {
   dpkg-deb -x "$1" "$x/root" && dpkg-deb -e "$1" "$x/DEBIAN"
   cmp -s "$x/root/lib/systemd/system/memdiag.service" "$UNIT" ||
     { echo "$1: /lib/systemd/system/memdiag.service missing or not $UNIT" >&2; rm -rf "$x"; return 1; }
+  cmp -s "$x/root/usr/share/doc/memdiag/examples/prometheus/memdiag-alerts.yml" contrib/prometheus/memdiag-alerts.yml ||
+    { echo "$1: /usr/share/doc/memdiag/examples/prometheus/memdiag-alerts.yml missing or not contrib's" >&2; rm -rf "$x"; return 1; }
   for s in postinst prerm postrm; do
     if ! [ -x "$x/DEBIAN/$s" ] || ! cmp -s "$x/DEBIAN/$s" "packaging/deb/$s" || ! sh -n "$x/DEBIAN/$s"; then
       echo "$1: DEBIAN/$s missing, not executable, not packaging/deb/$s or not valid sh" >&2; rm -rf "$x"; return 1
@@ -80,24 +83,27 @@ $GO run . man --dir "$man" >/dev/null
 for arch in $ARCHES; do
   name=memdiag_${VERSION}_linux_${arch}
   dir=$DIST/$name
-  mkdir -p "$dir/man" "$dir/contrib"
+  mkdir -p "$dir/man" "$dir/contrib/prometheus"
   CGO_ENABLED=0 GOOS=linux GOARCH=$arch $GO build -trimpath \
     -ldflags "-s -w -X github.com/memdiag/memdiag/cmd.Version=v${VERSION}" \
     -o "$dir/memdiag" .
   cp LICENSE README.md "$dir/"
   cp "$man"/*.1 "$dir/man/"
   install -m 0644 "$UNIT" "$dir/contrib/memdiag.service"
+  # The alerting rules on memdiag's job forecast, with their promtool test.
+  install -m 0644 contrib/prometheus/*.yml "$dir/contrib/prometheus/"
   tar -C "$DIST" --owner=0 --group=0 --numeric-owner -czf "$DIST/$name.tar.gz" "$name"
   check_tarball "$DIST/$name.tar.gz" "$name"
 
   deb=$DIST/deb-$arch
-  mkdir -p "$deb/DEBIAN" "$deb/usr/bin" "$deb/usr/share/doc/memdiag" "$deb/usr/share/man/man1" "$deb/lib/systemd/system"
+  mkdir -p "$deb/DEBIAN" "$deb/usr/bin" "$deb/usr/share/doc/memdiag/examples/prometheus" "$deb/usr/share/man/man1" "$deb/lib/systemd/system"
   install -m 0755 "$dir/memdiag" "$deb/usr/bin/memdiag"
   # The unit where Debian bookworm's dh_installsystemd puts a package's
   # units, and the maintainer scripts it would generate for it.
   install -m 0644 "$UNIT" "$deb/lib/systemd/system/memdiag.service"
   install -m 0755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm "$deb/DEBIAN/"
   install -m 0644 LICENSE "$deb/usr/share/doc/memdiag/copyright"
+  install -m 0644 contrib/prometheus/*.yml "$deb/usr/share/doc/memdiag/examples/prometheus/"
   for p in "$man"/*.1; do gzip -9n <"$p" >"$deb/usr/share/man/man1/$(basename "$p").gz"; done
   cat >"$deb/DEBIAN/control" <<CONTROL
 Package: memdiag
