@@ -161,6 +161,26 @@ func sameDomain(v, g string) bool {
 	return t != "" && t == top(v)
 }
 
+// episodeWindows calls fn for each interval k of each episode ep's
+// window: its intervals and the one before it (a job fills the cache,
+// then the victim's stall rises). Episodes are in time order and do not
+// overlap: one sweep.
+func episodeWindows(sr *Series, eps []Episode, fn func(ep, k int)) {
+	ep := 0
+	for k, iv := range sr.ivs {
+		for ep < len(eps) && eps[ep].End.Before(iv.End) {
+			ep++
+		}
+		if ep >= len(eps) {
+			return
+		}
+		if e := &eps[ep]; iv.End.Before(e.Start) || iv.Start.Before(e.Start.Add(-iv.Dt)) {
+			continue
+		}
+		fn(ep, k)
+	}
+}
+
 // chainEpisodes fills mc.chain: the victim's side of every episode's
 // traced chain (nil entries where none of its intervals was traced).
 func (mc *modelCtx) chainEpisodes() {
@@ -170,19 +190,10 @@ func (mc *modelCtx) chainEpisodes() {
 		return
 	}
 	v, known := victimMemcg(&sr.Header, mc.scope)
-	ep := 0
-	for k, iv := range sr.ivs {
-		for ep < len(res.Episodes) && res.Episodes[ep].End.Before(iv.End) {
-			ep++
-		}
-		if ep >= len(res.Episodes) {
-			break
-		}
-		e := &res.Episodes[ep]
-		// The episode's intervals and the one before it: a job fills the
-		// cache, then the victim's stall rises.
-		if iv.End.Before(e.Start) || iv.Start.Before(e.Start.Add(-iv.Dt)) || k >= len(sr.chains) || sr.chains[k] == nil {
-			continue
+	episodeWindows(sr, res.Episodes, func(ep, k int) {
+		iv := sr.ivs[k]
+		if k >= len(sr.chains) || sr.chains[k] == nil {
+			return
 		}
 		ce := mc.chain[ep]
 		if ce == nil {
@@ -232,7 +243,7 @@ func (mc *modelCtx) chainEpisodes() {
 				ce.ReclaimStall += s.Direct + s.Limit
 			}
 		}
-	}
+	})
 	for _, ce := range mc.chain {
 		if ce != nil {
 			ce.Judged = ce.EvictedBytes >= creditFloor

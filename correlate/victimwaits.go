@@ -69,17 +69,9 @@ func victimWaits(sr *Series, eps []Episode) []*VictimWaits {
 		return out
 	}
 	sec := func(ns uint64) float64 { return round3(time.Duration(ns).Seconds()) }
-	ep := 0
-	for k, iv := range sr.ivs {
-		for ep < len(eps) && eps[ep].End.Before(iv.End) {
-			ep++
-		}
-		if ep >= len(eps) {
-			break
-		}
-		e := &eps[ep]
-		if iv.End.Before(e.Start) || iv.Start.Before(e.Start.Add(-iv.Dt)) || k >= len(sr.vdelays) || sr.vdelays[k] == nil {
-			continue
+	episodeWindows(sr, eps, func(ep, k int) {
+		if k >= len(sr.vdelays) || sr.vdelays[k] == nil {
+			return
 		}
 		d := sr.vdelays[k]
 		w := out[ep]
@@ -92,7 +84,7 @@ func victimWaits(sr *Series, eps []Episode) []*VictimWaits {
 		w.ThrashingS += sec(d.ThrashingNS)
 		w.SwapinS += sec(d.SwapinNS)
 		w.CompactS += sec(d.CompactNS)
-	}
+	})
 	for _, w := range out {
 		if w != nil {
 			w.ReclaimS, w.ThrashingS, w.SwapinS, w.CompactS = round3(w.ReclaimS), round3(w.ThrashingS), round3(w.SwapinS), round3(w.CompactS)
