@@ -6,8 +6,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/memdiag/memdiag/internal/testenv"
 )
 
 // TestNamedFilesBounded gives each command a file that never ends
@@ -18,7 +16,7 @@ import (
 // mem --kernel-log of a large file died out of memory, analyze --latency
 // FIFO ignored SIGINT and watch --latency /dev/zero spun past --duration.
 func TestNamedFilesBounded(t *testing.T) {
-	bin := testenv.BuildMemdiag(t)
+	bin := buildJailBins(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,7 +49,7 @@ var procJailPaths = []struct {
 // a FIFO at proc/meminfo hung both past SIGINT, and /dev/zero at
 // proc/sys/kernel/osrelease read gigabytes.
 func TestProcRootJail(t *testing.T) {
-	bin := testenv.BuildMemdiag(t)
+	bin := buildJailBins(t)
 	for _, p := range procJailPaths {
 		for _, kind := range []string{"fifo", "dev-zero"} {
 			t.Run(strings.ReplaceAll(p.rel, "/", "_")+"/"+kind, func(t *testing.T) {
@@ -120,9 +121,10 @@ func procJailRoot(t *testing.T) string {
 // written its first line when interrupt is set, and returns its output
 // and peak RSS. A run still going after two minutes is killed and fails
 // the test: it hung.
-func runJailed(t *testing.T, bin, root string, interrupt bool, args ...string) (string, int64) {
+func runJailed(t *testing.T, bin jailBins, root string, interrupt bool, args ...string) (string, int64) {
 	t.Helper()
-	c := exec.Command(bin, append([]string{"--root", root}, args...)...)
+	rssFile := filepath.Join(t.TempDir(), "maxrss")
+	c := exec.Command(bin.peakrss, append([]string{rssFile, bin.memdiag, "--root", root}, args...)...)
 	var out syncBuffer
 	c.Stdout, c.Stderr = &out, &out
 	if err := c.Start(); err != nil {
@@ -147,12 +149,26 @@ func runJailed(t *testing.T, bin, root string, interrupt bool, args ...string) (
 		<-done
 		t.Fatalf("%s hung (killed after 2 min): %s", args[0], out.String())
 	}
-	ru, _ := c.ProcessState.SysUsage().(*syscall.Rusage)
-	var rss int64
-	if ru != nil {
-		rss = ru.Maxrss << 10 // KiB on Linux
+	b, err := os.ReadFile(rssFile)
+	if err != nil {
+		t.Fatalf("%s: no peak RSS from peakrss: %v\n%s", args[0], err, out.String())
 	}
-	return out.String(), rss
+	kib, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		t.Fatalf("peakrss wrote %q: %v", b, err)
+	}
+	return out.String(), kib << 10
+}
+
+// jailBins are the programs runJailed runs: memdiag, under peakrss, which
+// reports memdiag's own peak RSS (the test binary's wait cannot: a child
+// of a large Go process inherits its high-water mark at exec).
+type jailBins struct{ memdiag, peakrss string }
+
+// buildJailBins builds memdiag and internal/testenv/peakrss.
+func buildJailBins(t *testing.T) jailBins {
+	t.Helper()
+	return jailBins{testenv.BuildMemdiag(t), testenv.BuildPackage(t, "github.com/memdiag/memdiag/internal/testenv/peakrss", "peakrss")}
 }
 
 // syncBuffer is a bytes.Buffer the command's output goroutines and the

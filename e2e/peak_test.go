@@ -78,10 +78,13 @@ func TestMemPeakAfterOOM(t *testing.T) {
 		case "/memdiag-e2e-peak":
 			found++
 			t.Logf("%s: usage %d peak %v failcnt %v memsw.failcnt %v oom_kills %v\n  note: %s", g.Path, g.UsageBytes, deref(g.PeakBytes), deref(g.Failcnt), deref(g.MemswFail), deref(g.OOMKills), g.Note)
-			// The counter cannot pass the limit; the allocations that
-			// failed filled it to the page.
-			if g.PeakBytes == nil || *g.PeakBytes > limit || *g.PeakBytes < limit-(1<<20) {
-				t.Errorf("peak_bytes %v, want the limit %d (within 1 MiB below)", deref(g.PeakBytes), limit)
+			// The allocations that failed filled the counter to the
+			// limit. It can pass it by a few pages: a task the OOM killer
+			// chose charges what it still needs past the limit on its way
+			// out (try_charge_memcg's "force"; 4 KiB over, seen here on
+			// 6.18 when the e2e suite ran beside other tests).
+			if g.PeakBytes == nil || *g.PeakBytes > limit+(1<<20) || *g.PeakBytes < limit-(1<<20) {
+				t.Errorf("peak_bytes %v, want the limit %d (within 1 MiB)", deref(g.PeakBytes), limit)
 			}
 			// The kernel charges memory + swap first, and 6.18 counts
 			// no memsw.failcnt: a group whose memsw limit is its memory
