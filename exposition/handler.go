@@ -24,9 +24,30 @@ func Handler(e *Exporter) http.Handler {
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(
 			collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/gc/heap/allocs:bytes$`)})),
 	)
-	return promhttp.HandlerFor(prometheus.Gatherers{e.Registry(), withoutFamily(self, collidingGoMetric)}, promhttp.HandlerOpts{
+	return oneAtATime(promhttp.HandlerFor(prometheus.Gatherers{e.Registry(), withoutFamily(self, collidingGoMetric)}, promhttp.HandlerOpts{
 		ErrorHandling:     promhttp.ContinueOnError,
 		EnableOpenMetrics: true,
+	}))
+}
+
+// oneAtATime serves one request at a time; the others wait their turn
+// (parked, using no CPU) until theirs or until their client goes away.
+// Each scrape gathers and encodes every family; 200 at once were 200
+// runnable goroutines that the sampler's goroutine queued behind on a
+// loaded 2-core host, and a sample came a whole interval late
+// (TestScrapesDoNotDelaySampling). promhttp's MaxRequestsInFlight would
+// answer the surplus 503 instead; a scraper sending several requests at
+// once (two Prometheus servers, a dashboard) gets every answer this way.
+func oneAtATime(h http.Handler) http.Handler {
+	turn := make(chan struct{}, 1)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case turn <- struct{}{}:
+		case <-r.Context().Done():
+			return
+		}
+		defer func() { <-turn }()
+		h.ServeHTTP(w, r)
 	})
 }
 
