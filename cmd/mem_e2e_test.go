@@ -89,6 +89,10 @@ func startInCgroup(t *testing.T, cg *testenv.Cgroup, name string, args ...string
 // rather than anon, and call it reclaimable.
 func TestMemCacheFillsCgroupE2E(t *testing.T) {
 	testenv.RequireRoot(t, "a memory-limited cgroup")
+	// Its own cgroups (or guest) and assertions on them only: beside
+	// the other such tests (testenv.Shared), never beside one that reads the host.
+	t.Parallel()
+	testenv.Shared(t)
 	const limit = 64 << 20
 	name := fmt.Sprintf("memdiag-mem-cache-%d", os.Getpid())
 	cg := testenv.NewCgroup(t, name, limit)
@@ -299,6 +303,10 @@ func TestMemShmemOOMKillE2E(t *testing.T) {
 // in the part that cannot be reclaimed.
 func TestMemCacheThenTmpfsE2E(t *testing.T) {
 	testenv.RequireRoot(t, "a memory-limited cgroup and a tmpfs")
+	// Its own cgroups (or guest) and assertions on them only: beside
+	// the other such tests (testenv.Shared), never beside one that reads the host.
+	t.Parallel()
+	testenv.Shared(t)
 	const limit = 128 << 20
 	name := fmt.Sprintf("memdiag-mem-cachetmpfs-%d", os.Getpid())
 	cg := testenv.NewCgroup(t, name, limit)

@@ -56,6 +56,10 @@ func recordWhile(t *testing.T, memdiag string, dur time.Duration, args []string,
 // sums to 160 MiB within 5 %; polling alone (--events off) misses most.
 func TestEventsShortChildren(t *testing.T) {
 	testenv.RequireRoot(t, "the process-events connector, taskstats and cgroups")
+	// Its own cgroups (or guest) and assertions on them only: beside
+	// the other such tests (testenv.Shared), never beside one that reads the host.
+	t.Parallel()
+	testenv.Shared(t)
 	memdiag, hog := testenv.BuildMemdiag(t), testenv.BuildHog(t)
 	const unit = "memdiag-e2e-children.service"
 	cg := testenv.NewCgroup(t, unit, 0)
@@ -183,6 +187,10 @@ func TestStallOnsetSnapshot(t *testing.T) {
 // heavy writer in any sample.
 func TestEventsGrandchildrenNotChargedToLoop(t *testing.T) {
 	testenv.RequireRoot(t, "the process-events connector, taskstats and cgroups")
+	// Its own cgroups (or guest) and assertions on them only: beside
+	// the other such tests (testenv.Shared), never beside one that reads the host.
+	t.Parallel()
+	testenv.Shared(t)
 	memdiag, hog := testenv.BuildMemdiag(t), testenv.BuildHog(t)
 	cg := testenv.NewCgroup(t, "memdiag-e2e-grandchildren.service", 0)
 	dir := t.TempDir()

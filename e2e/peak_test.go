@@ -22,6 +22,10 @@ import (
 // that never came near its limit gets no such line.
 func TestMemPeakAfterOOM(t *testing.T) {
 	testenv.RequireRoot(t, "memory cgroups and an OOM kill in one")
+	// Its own cgroups (or guest) and assertions on them only: beside
+	// the other such tests (testenv.Shared), never beside one that reads the host.
+	t.Parallel()
+	testenv.Shared(t)
 	memdiag, hog := testenv.BuildMemdiag(t), testenv.BuildHog(t)
 	const limit = 32 << 20
 	hit := testenv.NewCgroup(t, "memdiag-e2e-peak", limit)

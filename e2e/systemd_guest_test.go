@@ -111,6 +111,10 @@ echo o > /proc/sysrq-trigger
 // LAST and, as its own projection from the unit files, systemd's NEXT.
 func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 	testenv.RequireRoot(t, "a user-mode Linux guest booting the host's systemd over a read-only view of its root")
+	// Its own cgroups (or guest) and assertions on them only: beside
+	// the other such tests (testenv.Shared), never beside one that reads the host.
+	t.Parallel()
+	testenv.Shared(t)
 	// pcp's postinst enables pmlogger.service (deb-systemd-helper); the
 	// timers come with it through its BindsTo=, as on a real host.
 	link := "/etc/systemd/system/multi-user.target.wants/pmlogger.service"

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -11,56 +12,157 @@ import (
 // lockPath serialises end-to-end tests across test binaries: `go test
 // ./...` runs packages in parallel, and two tests that each drive a cgroup
 // into reclaim would disturb each other's disk and timing.
-const lockPath = "/var/tmp/memdiag-e2e.lock"
+var lockPath = "/var/tmp/memdiag-e2e.lock"
+
+// A test binary holds the lock in one of two modes, each through its own
+// open file description (flock(2) locks belong to those, so the two modes
+// conflict inside one binary as they do across binaries).
+type lockMode struct {
+	how  int // syscall.LOCK_EX or LOCK_SH
+	file *os.File
+	refs int
+}
 
 var (
-	lockMu   sync.Mutex
-	lockFile *os.File
-	lockRefs int
-	lockFor  = map[testing.TB]bool{}
+	lockMu    sync.Mutex
+	exclusive = &lockMode{how: syscall.LOCK_EX}
+	shared    = &lockMode{how: syscall.LOCK_SH}
+	lockFor   = map[testing.TB]*lockMode{}
+	// sharedTests are the names of the tests that called Shared: their
+	// subtests, and the NewCgroup, SwapFile and NewUML they call, hold
+	// the shared lock too.
+	sharedTests = map[string]bool{}
 )
 
 // Exclusive makes the rest of the test run alone among memdiag's
 // end-to-end tests in other test binaries (a flock on
 // /var/tmp/memdiag-e2e.lock, held while any test of this binary needs it).
 // NewCgroup and SwapFile call it; calling it again, or from a subtest, is
-// fine.
+// fine. In a test that called Shared (or a subtest of one) it holds the
+// shared lock instead.
 func Exclusive(t testing.TB) {
 	t.Helper()
 	lockMu.Lock()
-	defer lockMu.Unlock()
-	if lockFor[t] {
-		return
+	m := exclusive
+	if underShared(t.Name()) {
+		m = shared
 	}
-	if lockRefs == 0 {
-		f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o644)
-		if err != nil {
-			t.Fatalf("e2e lock: %v", err)
-		}
-		// A test's time in go test's output includes this wait: say how
-		// long it was, so a slow test is told from one that queued.
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			waitStart := time.Now()
-			if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-				f.Close()
-				t.Fatalf("e2e lock: %v", err)
-			}
-			t.Logf("waited %s for the e2e lock %s (another test binary's end-to-end test held it)",
-				time.Since(waitStart).Round(100*time.Millisecond), lockPath)
-		}
-		lockFile = f
-	}
-	lockRefs++
-	lockFor[t] = true
+	lockMu.Unlock()
+	hold(t, m)
+}
+
+// Shared marks a test that may run beside other Shared tests, here (call
+// t.Parallel first) and in other test binaries, but never beside an
+// Exclusive one: a test that makes its own cgroups, processes or guest
+// and asserts only on them (their own counters, their own processes' I/O,
+// a UML guest's kernel), so another such test's load cannot change its
+// answer, while it would still disturb a test that reads the host's PSI,
+// LRU or disk, or times its samples. The cgroups, swap files and guests
+// it makes hold the shared lock too.
+func Shared(t testing.TB) {
+	t.Helper()
+	lockMu.Lock()
+	sharedTests[t.Name()] = true
+	lockMu.Unlock()
 	t.Cleanup(func() {
 		lockMu.Lock()
-		defer lockMu.Unlock()
-		delete(lockFor, t)
-		lockRefs--
-		if lockRefs == 0 {
-			_ = syscall.Flock(int(lockFile.Fd()), syscall.LOCK_UN)
-			lockFile.Close()
-			lockFile = nil
-		}
+		delete(sharedTests, t.Name())
+		lockMu.Unlock()
 	})
+	hold(t, shared)
+}
+
+// underShared reports whether name is a test that called Shared or one
+// of its subtests. lockMu is held.
+func underShared(name string) bool {
+	for {
+		if sharedTests[name] {
+			return true
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			return false
+		}
+		name = name[:i]
+	}
+}
+
+// hold takes m for t until t ends (once per test).
+func hold(t testing.TB, m *lockMode) {
+	t.Helper()
+	lockMu.Lock()
+	if lockFor[t] != nil {
+		lockMu.Unlock()
+		return
+	}
+	// Mark t before waiting, so a second call from t returns at once.
+	lockFor[t] = m
+	first := m.refs == 0
+	m.refs++
+	if first {
+		f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			lockMu.Unlock()
+			t.Fatalf("e2e lock: %v", err)
+		}
+		m.file = f
+	}
+	f := m.file
+	lockMu.Unlock()
+	t.Cleanup(func() { release(t, m) })
+	if !first {
+		// Another test of this binary holds (or is taking) the lock in
+		// this mode; wait until it has it.
+		waitHeld(m)
+		return
+	}
+	// A test's time in go test's output includes this wait: say how
+	// long it was, so a slow test is told from one that queued.
+	if err := syscall.Flock(int(f.Fd()), m.how|syscall.LOCK_NB); err != nil {
+		waitStart := time.Now()
+		if err := syscall.Flock(int(f.Fd()), m.how); err != nil {
+			markHeld(m) // the others waiting fail on their own
+			t.Fatalf("e2e lock: %v", err)
+		}
+		t.Logf("waited %s for the e2e lock %s (another end-to-end test held it)",
+			time.Since(waitStart).Round(100*time.Millisecond), lockPath)
+	}
+	markHeld(m)
+}
+
+var (
+	heldMu   sync.Mutex
+	heldCond = sync.NewCond(&heldMu)
+	held     = map[*lockMode]bool{}
+)
+
+func markHeld(m *lockMode) {
+	heldMu.Lock()
+	held[m] = true
+	heldMu.Unlock()
+	heldCond.Broadcast()
+}
+
+func waitHeld(m *lockMode) {
+	heldMu.Lock()
+	for !held[m] {
+		heldCond.Wait()
+	}
+	heldMu.Unlock()
+}
+
+// release drops t's hold of m; the last one unlocks.
+func release(t testing.TB, m *lockMode) {
+	lockMu.Lock()
+	defer lockMu.Unlock()
+	delete(lockFor, t)
+	m.refs--
+	if m.refs == 0 {
+		heldMu.Lock()
+		held[m] = false
+		heldMu.Unlock()
+		_ = syscall.Flock(int(m.file.Fd()), syscall.LOCK_UN)
+		m.file.Close()
+		m.file = nil
+	}
 }

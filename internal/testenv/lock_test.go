@@ -1,0 +1,95 @@
+package testenv
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// tryLock reports whether another open file description of lockPath
+// could take the lock in mode how now (as another test binary would).
+func tryLock(t *testing.T, how int) bool {
+	t.Helper()
+	f, err := os.Open(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+	if err == nil {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return true
+	}
+	if !errors.Is(err, syscall.EWOULDBLOCK) {
+		t.Fatal(err)
+	}
+	return false
+}
+
+func TestLockModes(t *testing.T) {
+	old := lockPath
+	lockPath = filepath.Join(t.TempDir(), "e2e.lock")
+	t.Cleanup(func() { lockPath = old })
+
+	t.Run("exclusive", func(t *testing.T) {
+		Exclusive(t)
+		Exclusive(t) // again: a no-op
+		if tryLock(t, syscall.LOCK_SH) {
+			t.Error("another binary could take the shared lock while a test holds the exclusive one")
+		}
+	})
+	if !tryLock(t, syscall.LOCK_EX) {
+		t.Fatal("the exclusive lock is still held after its test ended")
+	}
+
+	// Two Shared tests hold the lock at the same time; a subtest's
+	// NewCgroup-style Exclusive call holds the shared lock too; another
+	// binary can share it but not take it exclusively.
+	var both sync.WaitGroup
+	both.Add(2)
+	t.Run("group", func(t *testing.T) {
+		for _, name := range []string{"a", "b"} {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				Shared(t)
+				both.Done()
+				done := make(chan struct{})
+				go func() { both.Wait(); close(done) }()
+				select {
+				case <-done:
+				case <-time.After(10 * time.Second):
+					t.Fatal("the other Shared test did not get the lock beside this one")
+				}
+				t.Run("sub", func(t *testing.T) {
+					Exclusive(t)
+					if lockFor[t] != shared {
+						t.Error("Exclusive under a Shared test took the exclusive lock")
+					}
+				})
+				if tryLock(t, syscall.LOCK_EX) {
+					t.Error("another binary could take the exclusive lock while Shared tests hold it")
+				}
+				if !tryLock(t, syscall.LOCK_SH) {
+					t.Error("another binary could not share the lock with Shared tests")
+				}
+			})
+		}
+	})
+	if !tryLock(t, syscall.LOCK_EX) {
+		t.Fatal("the lock is still held after the Shared tests ended")
+	}
+}
+
+func TestUnderShared(t *testing.T) {
+	sharedTests["TestA"] = true
+	defer delete(sharedTests, "TestA")
+	for name, want := range map[string]bool{"TestA": true, "TestA/x": true, "TestA/x/y": true, "TestAB": false, "TestB/TestA": false} {
+		if got := underShared(name); got != want {
+			t.Errorf("underShared(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
