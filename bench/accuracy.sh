@@ -10,6 +10,7 @@
 #   bench/accuracy.sh -k DIR       # keep each run's recording and JSON in DIR
 #   bench/accuracy.sh -e off       # watch --ebpf off in every scenario (default: each scenario's own,
 #                                  # auto: the page-cache chain traced where it loads)
+#   bench/accuracy.sh -l 2         # two scenarios at a time, as CI runs them (default 1: each alone)
 #
 # Per scenario and overall it prints, for the top culprit (culprits[0] of
 # analyze --format json):
@@ -26,10 +27,11 @@
 # python3. Runs the scenarios one at a time under the e2e lock, so it
 # waits while another engineer's e2e test holds it.
 set -euo pipefail
-N=3; SEL='.*'; KEEP=""; OUT=""; EBPF=""
-while getopts "n:s:k:o:e:" o; do
-  case $o in n) N=$OPTARG;; s) SEL=$OPTARG;; k) KEEP=$OPTARG;; o) OUT=$OPTARG;; e) EBPF=$OPTARG;; *) exit 2;; esac
+N=3; SEL='.*'; KEEP=""; OUT=""; EBPF=""; LANES=1
+while getopts "n:s:k:o:e:l:" o; do
+  case $o in n) N=$OPTARG;; s) SEL=$OPTARG;; k) KEEP=$OPTARG;; o) OUT=$OPTARG;; e) EBPF=$OPTARG;; l) LANES=$OPTARG;; *) exit 2;; esac
 done
+case $LANES in 1|2) ;; *) echo "accuracy.sh: -l takes 1 or 2 (scenarios at a time)" >&2; exit 2;; esac
 # The test writes the kept files without making the directory (and from
 # e2e/): make it, and take its absolute path.
 if [ -n "$KEEP" ]; then mkdir -p "$KEEP"; KEEP=$(cd "$KEEP" && pwd); fi
@@ -47,13 +49,13 @@ scenarios=$(sed -n 's/^\tt\.Run("\([a-z-]*\)", func.*/\1/p' e2e/verdict_test.go 
 go test -c -o "$(dirname "$out")/memdiag-accuracy-e2e.test" ./e2e
 bin="$(dirname "$out")/memdiag-accuracy-e2e.test"
 echo "# memdiag accuracy: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), $(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# command: bench/accuracy.sh -n $N$( [ "$SEL" = '.*' ] || printf " -s '%s'" "$SEL")${EBPF:+ -e $EBPF}"
+echo "# command: bench/accuracy.sh -n $N$( [ "$SEL" = '.*' ] || printf " -s '%s'" "$SEL")${EBPF:+ -e $EBPF} -l $LANES"
 # One test process per round: the binaries are built once per round, and
-# the scenarios run one after another as in CI.
+# the scenarios run one after another (-l 1) or two at a time (-l 2, as in CI).
 alt=$(echo $scenarios | tr ' ' '|')
 for ((i = 1; i <= N; i++)); do
   before=$(wc -l <"$out")
-  (cd e2e && env MEMDIAG_E2E=1 MEMDIAG_ACCURACY_OUT="$out" ${KEEP:+MEMDIAG_E2E_KEEP="$KEEP"} ${EBPF:+MEMDIAG_E2E_EBPF="$EBPF"} \
+  (cd e2e && env MEMDIAG_E2E=1 MEMDIAG_E2E_LANES="$LANES" MEMDIAG_ACCURACY_OUT="$out" ${KEEP:+MEMDIAG_E2E_KEEP="$KEEP"} ${EBPF:+MEMDIAG_E2E_EBPF="$EBPF"} \
     "$bin" -test.run "^TestVerdict\$/^($alt)\$" -test.count=1 -test.timeout=30m >"$out.$i.log" 2>&1) || true
   got=$(($(wc -l <"$out") - before))
   if [ "$got" -lt "$(echo $scenarios | wc -w)" ]; then
