@@ -166,3 +166,30 @@ func release(t testing.TB, m *lockMode) {
 		m.file = nil
 	}
 }
+
+// umlLockPath is held by each running UML guest (NewUML): one at a time,
+// in this binary or another.
+var umlLockPath = "/var/tmp/memdiag-e2e-uml.lock"
+
+// oneGuest waits until no other test runs a UML guest and holds that
+// until t ends. Each call has its own open file description, so two
+// tests of one binary wait for each other too.
+func oneGuest(t testing.TB) {
+	t.Helper()
+	f, err := os.OpenFile(umlLockPath, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatalf("UML lock: %v", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		waitStart := time.Now()
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			f.Close()
+			t.Fatalf("UML lock: %v", err)
+		}
+		t.Logf("waited %s for another test's UML guest to end (%s)", time.Since(waitStart).Round(100*time.Millisecond), umlLockPath)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	})
+}

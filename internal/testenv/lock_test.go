@@ -93,3 +93,31 @@ func TestUnderShared(t *testing.T) {
 		}
 	}
 }
+
+// Two guests never run at once: the second waits for the first to end.
+func TestOneGuest(t *testing.T) {
+	old := umlLockPath
+	umlLockPath = filepath.Join(t.TempDir(), "uml.lock")
+	t.Cleanup(func() { umlLockPath = old })
+	var mu sync.Mutex
+	running, most := 0, 0
+	t.Run("group", func(t *testing.T) {
+		for _, name := range []string{"a", "b", "c"} {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				oneGuest(t)
+				mu.Lock()
+				running++
+				most = max(most, running)
+				mu.Unlock()
+				time.Sleep(50 * time.Millisecond)
+				mu.Lock()
+				running--
+				mu.Unlock()
+			})
+		}
+	})
+	if most != 1 {
+		t.Errorf("%d guests ran at once, want 1", most)
+	}
+}

@@ -47,6 +47,11 @@ func NewUML(t testing.TB) *UML {
 	// hundreds of MiB of host page cache that would disturb other e2e
 	// tests measuring the host's file LRU, so run alone like them.
 	Exclusive(t)
+	// One guest at a time, even among Shared tests: a guest's every
+	// system call is a ptrace stop on the host, and two guests beside
+	// other tests on a 2-core runner took the systemd guest past its
+	// 12 minutes (pmlogger.service alone 3 min to start).
+	oneGuest(t)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "umlshim.c")
 	if err := os.WriteFile(src, umlShim, 0o644); err != nil {
