@@ -39,7 +39,7 @@ func (sr *Series) Analyze(opts Options) Result {
 			res.VictimNote = c.Reason
 		}
 	}
-	ivs := sr.ivs
+	ivs := sr.intervals()
 	sr.parts = map[time.Time][]procPart{}
 	if len(ivs) == 0 {
 		res.Warnings = append(res.Warnings, Warning{Kind: WarnTooFewSamples})

@@ -315,7 +315,7 @@ func buildProcTable(sr *Series) *procTable {
 // sampleTimeSafe is sampleTime for any sample index, the header's start
 // for a lone sample.
 func (sr *Series) sampleTimeSafe(i int) time.Time {
-	if len(sr.ivs) == 0 {
+	if len(sr.times) < 2 {
 		return sr.Header.Start
 	}
 	return sr.sampleTime(i)
