@@ -138,7 +138,6 @@ type ival struct {
 type ivalVals struct {
 	Dt time.Duration
 
-
 	MemSome, MemFull, CgMemSome, CgMemFull  float64
 	FileLRUBytes, FileLRUDeltaBytes         float64
 	RefaultFilePerSec, RefaultAnonPerSec    float64
@@ -155,7 +154,7 @@ type ivalVals struct {
 
 func lean(iv *record.Interval) ivalVals {
 	return ivalVals{
-		Dt: iv.Dt,
+		Dt:      iv.Dt,
 		MemSome: iv.MemSome, MemFull: iv.MemFull, CgMemSome: iv.CgMemSome, CgMemFull: iv.CgMemFull,
 		FileLRUBytes: iv.FileLRUBytes, FileLRUDeltaBytes: iv.FileLRUDeltaBytes,
 		RefaultFilePerSec: iv.RefaultFilePerSec, RefaultAnonPerSec: iv.RefaultAnonPerSec,

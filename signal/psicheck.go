@@ -158,7 +158,7 @@ type PSICheck struct {
 	// that Add appends without reallocating once buf holds twice the
 	// window (a point is ~800 bytes; a day at 1 s is 86,400 of them).
 	hist, buf []psiPoint
-	avg  map[avgKey]*PSISuspect
+	avg       map[avgKey]*PSISuspect
 	// the current run of stall without activity, and the longest one
 	run, best *PSISuspect
 	runStall  time.Duration
