@@ -169,6 +169,10 @@ type proc struct {
 	cmdline   string
 	unit      string
 	programs  []string  // every program it ran (an exec changes it)
+	// progOf is the comm and command line programs was last brought up
+	// to date with (noted set): note skips programOf while they stay.
+	progOf [2]string
+	noted  bool
 	units     []string  // every unit it was seen in
 	first     time.Time // first seen (its exec event or first sample)
 	execAt    time.Time // its exec event, zero if none was recorded
@@ -235,6 +239,10 @@ func buildProcTable(sr *Series) *procTable {
 				p.units = append(p.units, unit)
 			}
 		}
+		if p.noted && p.progOf == [2]string{p.comm, p.cmdline} {
+			return // the same names as every sample before: nothing new
+		}
+		p.noted, p.progOf = true, [2]string{p.comm, p.cmdline}
 		if prog := programOf(p.comm, p.cmdline); prog != "" && !slices.Contains(p.programs, prog) {
 			p.programs = append(p.programs, prog)
 		}
