@@ -168,16 +168,16 @@ type proc struct {
 	comm      string
 	cmdline   string
 	unit      string
-	programs  []string  // every program it ran (an exec changes it)
+	programs  []string // every program it ran (an exec changes it)
 	// progOf is the comm and command line programs was last brought up
 	// to date with (noted set): note skips programOf while they stay.
 	progOf [2]string
 	noted  bool
-	units     []string  // every unit it was seen in
-	first     time.Time // first seen (its exec event or first sample)
-	execAt    time.Time // its exec event, zero if none was recorded
-	exited    bool
-	exitAt    time.Time // its exit event, zero if none was recorded
+	units  []string  // every unit it was seen in
+	first  time.Time // first seen (its exec event or first sample)
+	execAt time.Time // its exec event, zero if none was recorded
+	exited bool
+	exitAt time.Time // its exit event, zero if none was recorded
 	// execK and exitK are the intervals its exec and exit events fell
 	// in (events of sample k+1), -1 when none was recorded.
 	execK, exitK int
