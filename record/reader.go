@@ -425,7 +425,7 @@ func (a *arenaPool) put(b []byte) {
 
 const (
 	batchLines    = 256
-	batchBytes    = 1 << 20
+	batchBytes    = 256 << 10
 	inFlightBytes = 32 << 20
 )
 
