@@ -167,7 +167,7 @@ func sameDomain(v, g string) bool {
 // overlap: one sweep.
 func episodeWindows(sr *Series, eps []Episode, fn func(ep, k int)) {
 	ep := 0
-	for k, iv := range sr.ivs {
+	for k, iv := range sr.intervals() {
 		for ep < len(eps) && eps[ep].End.Before(iv.End) {
 			ep++
 		}
@@ -191,7 +191,7 @@ func (mc *modelCtx) chainEpisodes() {
 	}
 	v, known := victimMemcg(&sr.Header, mc.scope)
 	episodeWindows(sr, res.Episodes, func(ep, k int) {
-		iv := sr.ivs[k]
+		iv := sr.intervals()[k]
 		if k >= len(sr.chains) || sr.chains[k] == nil {
 			return
 		}
@@ -319,7 +319,7 @@ func (mc *modelCtx) chainCredit(i int, mine func(*proc) bool) *ChainCredit {
 		if pid <= 0 {
 			return false
 		}
-		p := mc.pt.lookup(pid, 0, sr.ivs[k].End)
+		p := mc.pt.lookup(pid, 0, sr.intervals()[k].End)
 		return p != nil && mine(p)
 	}
 	for _, k := range ce.ks {
@@ -333,9 +333,9 @@ func (mc *modelCtx) chainCredit(i int, mine func(*proc) bool) *ChainCredit {
 			if ce.competes(a) && is(a.PID, k) {
 				c.AddedBytes += a.Bytes
 				if c.AddedFrom.IsZero() {
-					c.AddedFrom = sr.ivs[k].Start
+					c.AddedFrom = sr.intervals()[k].Start
 				}
-				c.AddedTo = sr.ivs[k].End
+				c.AddedTo = sr.intervals()[k].End
 			}
 		}
 	}

@@ -287,7 +287,7 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 	mc.pt = buildProcTable(sr)
 	mc.runs, mc.persist = map[*proc]*run{}, map[*proc]bool{}
 	mc.fillStartedBy()
-	mc.inEp = make([]bool, len(sr.ivs))
+	mc.inEp = make([]bool, len(sr.intervals()))
 	total := 0
 	for i := range res.Episodes {
 		total += res.Episodes[i].Intervals
@@ -295,7 +295,7 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 	mc.epLen = float64(total)/float64(n) + 1
 	// Episodes are in time order and do not overlap: one sweep.
 	ep := 0
-	for k, iv := range sr.ivs {
+	for k, iv := range sr.intervals() {
 		for ep < n && res.Episodes[ep].End.Before(iv.End) {
 			ep++
 		}
@@ -1659,7 +1659,7 @@ func (mc *modelCtx) presence(procs []*proc, credits []EpisodeCredit) map[int]boo
 	}
 	act := map[int]bool{}
 	for k, b := range per {
-		if b > 0 && float64(b) >= thr*mc.sr.ivs[k].Dt.Seconds() {
+		if b > 0 && float64(b) >= thr*mc.sr.intervals()[k].Dt.Seconds() {
 			act[k] = true
 		}
 	}

@@ -168,12 +168,16 @@ type proc struct {
 	comm      string
 	cmdline   string
 	unit      string
-	programs  []string  // every program it ran (an exec changes it)
-	units     []string  // every unit it was seen in
-	first     time.Time // first seen (its exec event or first sample)
-	execAt    time.Time // its exec event, zero if none was recorded
-	exited    bool
-	exitAt    time.Time // its exit event, zero if none was recorded
+	programs  []string // every program it ran (an exec changes it)
+	// progOf is the comm and command line programs was last brought up
+	// to date with (noted set): note skips programOf while they stay.
+	progOf [2]string
+	noted  bool
+	units  []string  // every unit it was seen in
+	first  time.Time // first seen (its exec event or first sample)
+	execAt time.Time // its exec event, zero if none was recorded
+	exited bool
+	exitAt time.Time // its exit event, zero if none was recorded
 	// execK and exitK are the intervals its exec and exit events fell
 	// in (events of sample k+1), -1 when none was recorded.
 	execK, exitK int
@@ -235,6 +239,10 @@ func buildProcTable(sr *Series) *procTable {
 				p.units = append(p.units, unit)
 			}
 		}
+		if p.noted && p.progOf == [2]string{p.comm, p.cmdline} {
+			return // the same names as every sample before: nothing new
+		}
+		p.noted, p.progOf = true, [2]string{p.comm, p.cmdline}
 		if prog := programOf(p.comm, p.cmdline); prog != "" && !slices.Contains(p.programs, prog) {
 			p.programs = append(p.programs, prog)
 		}
@@ -315,7 +323,7 @@ func buildProcTable(sr *Series) *procTable {
 // sampleTimeSafe is sampleTime for any sample index, the header's start
 // for a lone sample.
 func (sr *Series) sampleTimeSafe(i int) time.Time {
-	if len(sr.ivs) == 0 {
+	if len(sr.times) < 2 {
 		return sr.Header.Start
 	}
 	return sr.sampleTime(i)

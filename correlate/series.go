@@ -30,10 +30,17 @@ import (
 type Series struct {
 	Header record.Header
 
+	// times is every sample's time: interval i is times[i]..times[i+1].
+	times []time.Time
+	// vals holds the values of the intervals not yet in ivs; cat their
+	// catalogue rates (ival.Cat), one row an interval.
+	vals column[ivalVals]
+	cat  rows[float64]
+	// ivs is the intervals as Analyze reads them, made from times, vals
+	// and cat by intervals().
 	ivs     []ival
 	lat     []*latency.Summary // per interval: the Latency of the sample that ends it
-	procOff []int              // per sample: where its processes start in procs
-	procs   []byte             // procIO fields as uvarints (packProc), ~20 bytes a process
+	procs   rows[byte]         // per sample: its procIO fields as uvarints (packProc), ~20 bytes a process
 	names   []procName
 	nameIdx map[procName]uint32
 	// comms interns the RSS holders' comms (rssHold.comm indexes it).
@@ -55,8 +62,11 @@ type Series struct {
 	// contradictions (nil until a sample has that PSI).
 	psiHost, psiCgroup *signal.PSICheck
 
-	rssOff []int     // per sample: where its largest RSS holders start in rss
-	rss    []rssHold // the rssKeep largest RSS holders of each sample
+	rss rows[rssHold] // per sample: its rssKeep largest RSS holders
+	// scratch rows for Add
+	packBuf []byte
+	catBuf  []float64
+	rssBuf  []rssHold
 	// lastCum is the last cumulative I/O seen of each live process, so an
 	// exit event's life totals are credited only for what was not seen
 	// before (exitPrior).
@@ -117,7 +127,16 @@ type cumSeen struct {
 // keep their names, units and NaN for unknown.
 type ival struct {
 	Start, End time.Time
-	Dt         time.Duration
+	ivalVals
+	// Cat is every signal.Catalogue entry's rate in the interval, in its
+	// RateUnit (record.Interval.PerSec), NaN when unknown.
+	Cat []float64
+}
+
+// ivalVals are an ival's fixed-size values: what the series stores of an
+// interval besides its times and catalogue rates, with no pointer.
+type ivalVals struct {
+	Dt time.Duration
 
 	MemSome, MemFull, CgMemSome, CgMemFull  float64
 	FileLRUBytes, FileLRUDeltaBytes         float64
@@ -131,14 +150,11 @@ type ival struct {
 	// not recorded): refaults pages/s (file+anon), reclaim scans pages/s
 	// (allocation and limit reclaim), swap-out bytes/s.
 	CgRefaultPerSec, CgReclaimPerSec, CgSwapOutBytesPerSec float64
-	// Cat is every signal.Catalogue entry's rate in the interval, in its
-	// RateUnit (record.Interval.PerSec), NaN when unknown.
-	Cat []float64
 }
 
-func lean(iv *record.Interval) ival {
-	return ival{
-		Start: iv.Start, End: iv.End, Dt: iv.Dt,
+func lean(iv *record.Interval) ivalVals {
+	return ivalVals{
+		Dt:      iv.Dt,
 		MemSome: iv.MemSome, MemFull: iv.MemFull, CgMemSome: iv.CgMemSome, CgMemFull: iv.CgMemFull,
 		FileLRUBytes: iv.FileLRUBytes, FileLRUDeltaBytes: iv.FileLRUDeltaBytes,
 		RefaultFilePerSec: iv.RefaultFilePerSec, RefaultAnonPerSec: iv.RefaultAnonPerSec,
@@ -148,17 +164,35 @@ func lean(iv *record.Interval) ival {
 		CgRefaultPerSec:      sumKnown(iv.CgPerSec(signal.RefaultFile), iv.CgPerSec(signal.RefaultAnon)),
 		CgReclaimPerSec:      iv.CgPerSec(signal.AllocReclaim),
 		CgSwapOutBytesPerSec: iv.CgPerSec(signal.SwapOut), // pages/s until Add scales it
-		Cat:                  catalogueRates(iv),
 	}
 }
 
-// catalogueRates is iv.PerSec of every signal.Catalogue entry, in order.
-func catalogueRates(iv *record.Interval) []float64 {
-	out := make([]float64, len(signal.Catalogue))
-	for i, sig := range signal.Catalogue {
-		out[i] = iv.PerSec(sig)
+// catalogueRates appends iv.PerSec of every signal.Catalogue entry, in
+// order, to out.
+func catalogueRates(out []float64, iv *record.Interval) []float64 {
+	for _, sig := range signal.Catalogue {
+		out = append(out, iv.PerSec(sig))
 	}
 	return out
+}
+
+// intervals is every interval added so far, as Analyze reads them: the
+// ones added since the last call are made from the columns then.
+func (sr *Series) intervals() []ival {
+	n := len(sr.ivs) + sr.vals.len()
+	if sr.vals.len() == 0 {
+		return sr.ivs
+	}
+	ivs := sr.ivs
+	if cap(ivs) < n {
+		ivs = make([]ival, len(sr.ivs), n)
+		copy(ivs, sr.ivs)
+	}
+	for i := len(ivs); i < n; i++ {
+		ivs = append(ivs, ival{Start: sr.times[i], End: sr.times[i+1], ivalVals: *sr.vals.at(i - len(sr.ivs)), Cat: sr.cat.row(i)})
+	}
+	sr.ivs, sr.vals = ivs, column[ivalVals]{}
+	return ivs
 }
 
 // sumKnown is a+b, or the known one of them, NaN when neither is known.
@@ -213,6 +247,7 @@ func (sr *Series) Add(s *record.Sample) {
 	i := sr.samples
 	sr.samples++
 	sr.checkPSI(s)
+	sr.times = append(sr.times, s.Time)
 	if sr.prev != nil {
 		iv := record.Between(&sr.Header, sr.prev, s)
 		li := lean(&iv)
@@ -221,7 +256,9 @@ func (sr *Series) Add(s *record.Sample) {
 			ps = 4096
 		}
 		li.CgSwapOutBytesPerSec *= ps
-		sr.ivs = append(sr.ivs, li)
+		sr.vals.add(li)
+		sr.catBuf = catalogueRates(sr.catBuf[:0], &iv)
+		sr.cat.add(sr.catBuf)
 		sr.chains = append(sr.chains, s.Chain)
 		if s.Chain != nil {
 			sr.chainTraced = true
@@ -281,7 +318,7 @@ func (sr *Series) Add(s *record.Sample) {
 		evs = record.ProcessEvents(s.Events)
 	}
 	lost := sr.reapedThroughTie(s, evs)
-	sr.procOff = append(sr.procOff, len(sr.procs))
+	pack := sr.packBuf[:0]
 	for j := range s.Procs {
 		p := &s.Procs[j]
 		r := [2]uint64{p.DeltaReapedReadBytes, p.DeltaReapedWriteBytes}
@@ -295,12 +332,14 @@ func (sr *Series) Add(s *record.Sample) {
 				d[k] -= min(d[k], l[k]-c)
 			}
 		}
-		sr.procs = packProc(sr.procs, procIO{
+		pack = packProc(pack, procIO{
 			pid: p.PID, ppid: p.PPID, name: sr.intern(p.Comm, p.Cmdline, p.Unit, p.Cgroup), start: p.StartTicks,
 			readBytes: p.ReadBytes, writeBytes: p.WriteBytes, dReadBytes: d[0], dWriteByte: d[1],
 			rReadBytes: r[0], rWriteBytes: r[1],
 		})
 	}
+	sr.procs.add(pack)
+	sr.packBuf = pack
 	if len(s.Events) > 0 {
 		prior := make([]cumPrior, len(evs))
 		for j, ev := range evs {
@@ -339,7 +378,6 @@ func (sr *Series) Add(s *record.Sample) {
 			sr.sawCgroup(p.PID, p.StartTicks, p.Cgroup)
 		}
 	}
-	sr.rssOff = append(sr.rssOff, len(sr.rss))
 	// Sample.RSS holds the --top largest, then the growth candidates:
 	// with --top below rssKeep, only the top are the largest holders.
 	// (0: not said, as in recordings built by hand: all count.)
@@ -347,13 +385,16 @@ func (sr *Series) Add(s *record.Sample) {
 	if sr.Header.TopN > 0 && sr.Header.TopN < keep {
 		keep = sr.Header.TopN
 	}
+	hold := sr.rssBuf[:0]
 	for j := 0; j < len(s.RSS) && j < keep; j++ {
 		r := &s.RSS[j]
-		sr.rss = append(sr.rss, rssHold{r.PID, r.StartTicks, sr.internComm(r.Comm), r.AnonBytes, r.FileBytes})
+		hold = append(hold, rssHold{r.PID, r.StartTicks, sr.internComm(r.Comm), r.AnonBytes, r.FileBytes})
 		if r.Cgroup != "" {
 			sr.sawCgroup(r.PID, r.StartTicks, r.Cgroup)
 		}
 	}
+	sr.rss.add(hold)
+	sr.rssBuf = hold
 	sr.onsets = append(sr.onsets, s.Onsets...)
 	if len(s.RSS) > 0 {
 		sr.growth.Add(s.Time, record.MemstateRSS(s.RSS))
@@ -436,11 +477,7 @@ func (sr *Series) cgroupOf(pid int, start uint64) string {
 
 // procsOf appends the processes of sample i to buf.
 func (sr *Series) procsOf(i int, buf []procIO) []procIO {
-	end := len(sr.procs)
-	if i+1 < len(sr.procOff) {
-		end = sr.procOff[i+1]
-	}
-	b := sr.procs[sr.procOff[i]:end]
+	b := sr.procs.row(i)
 	for len(b) > 0 {
 		var p procIO
 		p, b = unpackProc(b)
@@ -473,10 +510,10 @@ func unpackProc(b []byte) (procIO, []byte) {
 // Span is the time the recording's intervals cover, (from, to]: its
 // first and last sample; ok is false with fewer than two samples.
 func (sr *Series) Span() (from, to time.Time, ok bool) {
-	if len(sr.ivs) == 0 {
+	if len(sr.times) < 2 {
 		return from, to, false
 	}
-	return sr.ivs[0].Start, sr.ivs[len(sr.ivs)-1].End, true
+	return sr.times[0], sr.times[len(sr.times)-1], true
 }
 
 // eventsWithPrior returns the process events of sample i and, per exit
@@ -491,10 +528,7 @@ func (sr *Series) eventsWithPrior(i int) ([]process.Event, []cumPrior) {
 
 // sampleTime is the time of sample i (i ≥ 1, or 0 with one interval).
 func (sr *Series) sampleTime(i int) time.Time {
-	if i == 0 {
-		return sr.ivs[0].Start
-	}
-	return sr.ivs[i-1].End
+	return sr.times[i]
 }
 
 // slicesHasPID reports whether procs holds the process pid (start ticks
@@ -510,14 +544,10 @@ func slicesHasPID(procs []record.ProcIO, pid int, start uint64) bool {
 
 // rssOf returns the largest RSS holders kept of sample i.
 func (sr *Series) rssOf(i int) []rssHold {
-	if i >= len(sr.rssOff) {
+	if i >= sr.rss.len() {
 		return nil
 	}
-	end := len(sr.rss)
-	if i+1 < len(sr.rssOff) {
-		end = sr.rssOff[i+1]
-	}
-	return sr.rss[sr.rssOff[i]:end]
+	return sr.rss.row(i)
 }
 
 // reapedThroughTie is, for a recording made before

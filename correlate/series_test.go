@@ -21,7 +21,8 @@ func TestPackProc(t *testing.T) {
 	for _, p := range ps {
 		b = packProc(b, p)
 	}
-	sr := &Series{procOff: []int{0}, procs: b}
+	sr := &Series{}
+	sr.procs.add(b)
 	got := sr.procsOf(0, nil)
 	if len(got) != len(ps) {
 		t.Fatalf("got %d processes, want %d", len(got), len(ps))
@@ -67,7 +68,7 @@ func TestLimitReclaimIsNotDirectReclaim(t *testing.T) {
 	prev := record.Sample{Time: time.Unix(0, 0), VMStat: &record.VMStat{PgscanDirect: u(0), PgscanKswapd: u(10), PgscanAnon: u(100), PgscanFile: u(1000)}}
 	cur := record.Sample{Time: time.Unix(2, 0), VMStat: &record.VMStat{PgscanDirect: u(0), PgscanKswapd: u(10), PgscanAnon: u(300), PgscanFile: u(20800)}}
 	iv := record.Between(&h, &prev, &cur)
-	l := lean(&iv)
+	l := ival{ivalVals: lean(&iv)}
 	if got := signalValue(LimitReclaim, &l, ""); got != 10000 {
 		t.Errorf("limit_reclaim = %v pages/s, want (200+19800)/2 = 10000", got)
 	}

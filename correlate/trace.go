@@ -57,7 +57,7 @@ const (
 // recording's own).
 func (sr *Series) Trace(res *Result, opts Options) *Trace {
 	o := opts.withDefaults()
-	ivs := sr.ivs
+	ivs := sr.intervals()
 	t := &Trace{sr: sr}
 	if len(ivs) == 0 {
 		return t
@@ -118,7 +118,7 @@ func (t *Trace) Top(from, to, n int) []ProcActivity {
 		return nil
 	}
 	// Interval i ends at sample i+1, whose events and deltas cover it.
-	to = min(to, len(t.sr.procOff)-1)
+	to = min(to, t.sr.procs.len()-1)
 	if from+1 > to {
 		return nil
 	}

@@ -388,6 +388,7 @@ func (r *Reader) each(fn func(*Reader, *Sample)) (*Recording, error) {
 // lineBatch is a run of consecutive lines decoded by one worker.
 type lineBatch struct {
 	lines   [][]byte
+	arena   []byte    // the lines' bytes, one after another; reused (arenas) once the batch is handed on
 	bytes   int64     // the lines' length, acquired from the in-flight budget
 	nums    []int     // line numbers
 	samples []*Sample // decoded by the fast path; nil where the line needs the general path
@@ -401,9 +402,30 @@ type lineBatch struct {
 // what reading holds, whatever the input: about 2×maxLine for the line
 // being read and its copy, plus inFlightBytes (or one maxLine line) and
 // what those lines decode to.
+// arenas are the line arenas of the batches handed on, for the next
+// ones: reading a day's recording copied each of its 86,400 lines into
+// an allocation of its own (536 MB in all, issue 32).
+var arenas arenaPool
+
+type arenaPool struct{ p sync.Pool }
+
+func (a *arenaPool) get() []byte {
+	if b, ok := a.p.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, batchBytes+batchBytes/4)
+}
+
+// put keeps b for a later get unless it grew for an oversize line.
+func (a *arenaPool) put(b []byte) {
+	if b != nil && cap(b) <= 2*batchBytes {
+		a.p.Put(&b)
+	}
+}
+
 const (
 	batchLines    = 256
-	batchBytes    = 1 << 20
+	batchBytes    = 256 << 10
 	inFlightBytes = 32 << 20
 )
 
@@ -464,7 +486,12 @@ func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 					return
 				}
 			}
-			b.lines = append(b.lines, bytes.Clone(r.pending))
+			if b.arena == nil {
+				b.arena = arenas.get()
+			}
+			from := len(b.arena)
+			b.arena = append(b.arena, r.pending...)
+			b.lines = append(b.lines, b.arena[from:len(b.arena):len(b.arena)])
 			b.bytes += n
 			b.nums = append(b.nums, r.line)
 			if (len(b.lines) == batchLines || b.bytes >= batchBytes) && !send() {
@@ -525,7 +552,10 @@ func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 				r.end = e
 			}
 		}
-		b.lines, b.samples = nil, nil
+		// Nothing decoded refers to the lines (the decoder copies what it
+		// keeps), so their arena serves another batch.
+		arenas.put(b.arena)
+		b.lines, b.samples, b.arena = nil, nil, nil
 		budget.Release(b.bytes)
 	}
 	// order is closed: the producer is done with scanErr and lastLine.

@@ -152,9 +152,13 @@ type avgKey struct {
 // of one scope (host or cgroup): Add each reading in time order, then
 // Findings. It is pure: the same readings give the same findings.
 type PSICheck struct {
-	o    PSICheckOptions
-	hist []psiPoint // recent points; hist[0] is the oldest kept
-	avg  map[avgKey]*PSISuspect
+	o PSICheckOptions
+	// hist is the recent points, hist[0] the oldest kept: a window at
+	// the end of buf, moved to its start when it reaches buf's end, so
+	// that Add appends without reallocating once buf holds twice the
+	// window (a point is ~800 bytes; a day at 1 s is 86,400 of them).
+	hist, buf []psiPoint
+	avg       map[avgKey]*PSISuspect
 	// the current run of stall without activity, and the longest one
 	run, best *PSISuspect
 	runStall  time.Duration
@@ -217,7 +221,19 @@ func (c *PSICheck) Add(t time.Time, p *psi.Snapshot, activity ...*lru.VMStat) {
 			c.hist = c.hist[a:]
 		}
 	}
-	c.hist = append(c.hist, pt)
+	c.push(&pt)
+}
+
+// push appends pt to hist, in buf.
+func (c *PSICheck) push(pt *psiPoint) {
+	if len(c.hist) == cap(c.hist) && 2*len(c.hist) <= cap(c.buf) {
+		c.hist = c.buf[:copy(c.buf[:len(c.hist)], c.hist)]
+	}
+	grow := len(c.hist) == cap(c.hist)
+	c.hist = append(c.hist, *pt)
+	if grow {
+		c.buf = c.hist
+	}
 }
 
 var lineNames = [2]string{"some", "full"}
@@ -302,20 +318,13 @@ func worstExcess(x *PSISuspect) float64 { return math.Abs(x.Reported - x.Bound) 
 func (c *PSICheck) checkStall(a, b *psiPoint) {
 	la, lb := a.lines[0][0], b.lines[0][0] // memory some
 	dt := b.t.Sub(a.t)
-	var counters []string
 	known, moved := false, false
 	for k := range maxActivity {
-		for j, ac := range activityList {
+		for j := range activityList {
 			x, y := a.ctr[k][j], b.ctr[k][j]
-			if !x.ok || !y.ok {
-				continue
-			}
-			known = true
-			if y.v != x.v {
-				moved = true
-			}
-			if k == 0 || !contains(counters, ac.name) {
-				counters = append(counters, ac.name)
+			if x.ok && y.ok {
+				known = true
+				moved = moved || y.v != x.v
 			}
 		}
 	}
@@ -324,6 +333,16 @@ func (c *PSICheck) checkStall(a, b *psiPoint) {
 	if !stalled || !known || moved {
 		c.endRun()
 		return
+	}
+	// The counters read at both ends, named only for a stall without
+	// activity (most intervals have none: no list to build).
+	var counters []string
+	for k := range maxActivity {
+		for j, ac := range activityList {
+			if a.ctr[k][j].ok && b.ctr[k][j].ok && (k == 0 || !contains(counters, ac.name)) {
+				counters = append(counters, ac.name)
+			}
+		}
 	}
 	if c.run == nil {
 		c.run = &PSISuspect{Kind: PSIStallWithoutActivity, Resource: "memory", Line: "some", From: a.t}
