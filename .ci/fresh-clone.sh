@@ -30,7 +30,7 @@ snapshot() {
   echo "# sysctl"
   cat /proc/sys/kernel/task_delayacct 2>/dev/null || true
   echo "# memdiag files"
-  ls -d /var/tmp/memdiag-* /run/memdiag* 2>/dev/null | grep -v '/var/tmp/memdiag-e2e.lock$' || true
+  ls -d /var/tmp/memdiag-* /run/memdiag* 2>/dev/null | grep -v '/var/tmp/memdiag-e2e\(-uml\)\?.lock$' || true
   set -o pipefail
 }
 
