@@ -54,10 +54,15 @@ type Reader struct {
 
 // Open opens a recording (plain or gzip, detected from its first bytes)
 // and reads its header.
-func Open(path string) (*Reader, error) {
+func Open(path string) (*Reader, error) { return OpenContext(context.Background(), path) }
+
+// OpenContext is [Open] whose reads, the header's and every later one,
+// fail with ctx's error once ctx is done (Ctrl-C during a large
+// recording ends the read at the next 64 KiB block).
+func OpenContext(ctx context.Context, path string) (*Reader, error) {
 	// A regular file of at most rootfs.RecordingLimit bytes: a device
 	// (/dev/zero) or a FIFO is refused, never read.
-	f, err := rootfs.OpenInput(context.Background(), path, rootfs.RecordingLimit, false)
+	f, err := rootfs.OpenInput(ctx, path, rootfs.RecordingLimit, false)
 	if err != nil {
 		return nil, err
 	}
