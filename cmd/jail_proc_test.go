@@ -36,6 +36,7 @@ var procJailPaths = []struct {
 	{"proc/sys/kernel/task_delayacct", false},
 	{"proc/1/cgroup", false},
 	{"proc/1/status", false},
+	{"dev/kmsg", false},
 	{"proc/self/mountinfo", false},
 	{"sys/devices/system/cpu/online", false},
 }

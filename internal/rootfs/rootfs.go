@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -64,6 +65,34 @@ func Open(root, rel string) (*os.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: display(root, rel), Err: e}
 	}
 	return f, nil
+}
+
+// OpenDevice opens rel under root as [Open] does, but takes the one
+// character device major:minor as well as a regular file: for
+// <root>/dev/kmsg (1:11), which on a live host is that device and in a
+// fixture a regular file. Any other device (a link to /dev/zero, 1:5), a
+// FIFO or a socket is refused with ErrNotRegular.
+func OpenDevice(root, rel string, major, minor uint32) (*os.File, error) {
+	f, err := open(root, rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, &fs.PathError{Op: "stat", Path: display(root, rel), Err: err}
+	}
+	m := fi.Mode()
+	if m.IsRegular() {
+		return f, nil
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && m&fs.ModeCharDevice != 0 &&
+		unix.Major(st.Rdev) == major && unix.Minor(st.Rdev) == minor {
+		return f, nil
+	}
+	f.Close()
+	return nil, &fs.PathError{Op: "open", Path: display(root, rel),
+		Err: fmt.Errorf("%w (%s); want a regular file or the device %d:%d", ErrNotRegular, kind(m), major, minor)}
 }
 
 // ReadFile reads the regular file rel under root, at most limit bytes
