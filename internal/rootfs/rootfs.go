@@ -376,6 +376,23 @@ func Lstat(root, rel string) (fs.FileInfo, error) {
 	return fi, nil
 }
 
+// Readlink returns the target of the symbolic link rel under root, the
+// folders before its last component resolved inside root (a linked etc
+// never makes it read the host's etc/localtime).
+func Readlink(root, rel string) (string, error) {
+	rel = strings.TrimLeft(filepath.ToSlash(rel), "/")
+	dir, base := path.Split(rel)
+	res, err := Resolve(root, dir)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: display(root, rel), Err: err}
+	}
+	t, err := os.Readlink(filepath.Join(root, res, base))
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: display(root, rel), Err: unwrapPath(err)}
+	}
+	return t, nil
+}
+
 // Glob returns the paths (relative to root, without a leading "/") that
 // match pattern (path.Match syntax per component) under root, each folder
 // listed inside root ([ReadDir]), so a linked folder never lists the host.
