@@ -69,12 +69,16 @@ func TestStatusFuzzFindings(t *testing.T) {
 	if err != nil || s.Name != "x" || s.VmRSS != 4096 || s.RssAnon != 1024 {
 		t.Errorf("parseStatus = %+v, %v; want Name x, VmRSS 4096, RssAnon 1024", s, err)
 	}
-	path := filepath.Join(t.TempDir(), "status")
+	proc := filepath.Join(t.TempDir(), "proc")
+	path := filepath.Join(proc, "1", "status")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte("Name:\tx\nVmRSS:\t18014398509481984 kB\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	want := path + ":2: malformed line: VmRSS: 18014398509481984 kB is past 2^64 bytes"
-	if _, err := readStatus(path); err == nil || err.Error() != want || !errors.Is(err, ErrParse) {
+	if _, err := readStatus(proc, 1); err == nil || err.Error() != want || !errors.Is(err, ErrParse) {
 		t.Errorf("VmRSS past 2^64 bytes: %v, want %q wrapping ErrParse", err, want)
 	}
 }

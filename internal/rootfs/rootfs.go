@@ -127,9 +127,15 @@ func ReadFile(ctx context.Context, root, rel string, limit int64) ([]byte, error
 	}
 }
 
+// OpenDir opens the folder rel under root, resolved inside root, for
+// listing it and for *at(2) calls relative to it.
+func OpenDir(root, rel string) (*os.File, error) {
+	return open(root, rel, unix.O_RDONLY|unix.O_DIRECTORY)
+}
+
 // ReadDir lists the folder rel under root, resolved inside root.
 func ReadDir(root, rel string) ([]fs.DirEntry, error) {
-	f, err := open(root, rel, unix.O_RDONLY|unix.O_DIRECTORY)
+	f, err := OpenDir(root, rel)
 	if err != nil {
 		return nil, err
 	}
