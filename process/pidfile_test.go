@@ -93,8 +93,12 @@ func TestPIDFilesHostile(t *testing.T) {
 			must(t, f.Truncate(PIDFileLimit+1))
 			f.Close()
 		}, rootfs.ErrTooLarge},
-		{"nul", func(t *testing.T, p, _ string) { must(t, os.WriteFile(p, []byte("\x00\x00\x00garbage\x00\xff\n"), 0o600)) }, ErrParse},
-		{"cut", func(t *testing.T, p, name string) { must(t, os.WriteFile(p, []byte(real[name][:len(real[name])/2]), 0o600)) }, ErrParse},
+		{"nul", func(t *testing.T, p, _ string) {
+			must(t, os.WriteFile(p, []byte("\x00\x00\x00garbage\x00\xff\n"), 0o600))
+		}, ErrParse},
+		{"cut", func(t *testing.T, p, name string) {
+			must(t, os.WriteFile(p, []byte(real[name][:len(real[name])/2]), 0o600))
+		}, ErrParse},
 		{"gone", nil, fs.ErrNotExist},
 	}
 	for name, read := range readers {
