@@ -12,8 +12,8 @@ import (
 )
 
 // FuzzProcs runs what `memdiag mem` runs over every process, Collector.Procs
-// (its /proc/PID/status reader, then prometheus/procfs's cmdline and
-// cgroup readers), over any status and cgroup file of one process. Each
+// (its /proc/PID/status reader, then package process's jailed readers
+// of cmdline, smaps_rollup, cgroup and stat), over any status and cgroup file of one process. Each
 // input is written to <root>/proc/1/ of a root made once per fuzzing
 // worker. It checks that nothing panics or hangs, that an error names the
 // file, and that the RSS kept is the VmRSS written.
