@@ -47,14 +47,9 @@ var noOpenat2 atomic.Bool
 // Open opens rel (a path relative to root; a leading "/" is ignored) for
 // reading, resolved inside root, and checks that it is a regular file.
 func Open(root, rel string) (*os.File, error) {
-	f, err := open(root, rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	f, fi, err := openRead(root, rel)
 	if err != nil {
 		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, &fs.PathError{Op: "stat", Path: display(root, rel), Err: err}
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
@@ -67,20 +62,31 @@ func Open(root, rel string) (*os.File, error) {
 	return f, nil
 }
 
+// openRead opens rel under root for reading, resolved inside root and
+// non-blocking, and returns its file information; the caller checks its
+// type.
+func openRead(root, rel string) (*os.File, fs.FileInfo, error) {
+	f, err := open(root, rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, &fs.PathError{Op: "stat", Path: display(root, rel), Err: err}
+	}
+	return f, fi, nil
+}
+
 // OpenDevice opens rel under root as [Open] does, but takes the one
 // character device major:minor as well as a regular file: for
 // <root>/dev/kmsg (1:11), which on a live host is that device and in a
 // fixture a regular file. Any other device (a link to /dev/zero, 1:5), a
 // FIFO or a socket is refused with ErrNotRegular.
 func OpenDevice(root, rel string, major, minor uint32) (*os.File, error) {
-	f, err := open(root, rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	f, fi, err := openRead(root, rel)
 	if err != nil {
 		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, &fs.PathError{Op: "stat", Path: display(root, rel), Err: err}
 	}
 	m := fi.Mode()
 	if m.IsRegular() {
