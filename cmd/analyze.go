@@ -335,7 +335,7 @@ func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFil
 		done()
 		return correlate.Result{}, nil, err
 	}
-	return analysis.Recording(redactSource(r, keep), path, done, analysisOptions(io, latFile, lo, co, trace))
+	return analysis.Recording(redactSource(r, keep), path, done, analysisOptions(ctx, io, latFile, lo, co, trace))
 }
 
 // analyzeInputTrace is analyzeFileTrace of one recording, or of several
@@ -348,15 +348,15 @@ func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput
 	if err != nil {
 		return correlate.Result{}, nil, err
 	}
-	return analysis.Recording(redactSource(joinedSource{ctx, j}, in.NoRedact), j.Name(), func() {}, analysisOptions(io, latFile, lo, co, trace))
+	return analysis.Recording(redactSource(joinedSource{ctx, j}, in.NoRedact), j.Name(), func() {}, analysisOptions(ctx, io, latFile, lo, co, trace))
 }
 
 // analysisOptions are the analysis.Options of the latency flags lo
 // for the results file latFile ("": the recording's latency).
-func analysisOptions(ios *iostreams.IOStreams, latFile string, lo latencyInput, co correlate.Options, trace bool) analysis.Options {
+func analysisOptions(ctx context.Context, ios *iostreams.IOStreams, latFile string, lo latencyInput, co correlate.Options, trace bool) analysis.Options {
 	return analysis.Options{
 		Correlate: co, MinShare: lo.MinShare, WithFailed: lo.WithFailed, Trace: trace,
-		Import: func(h *record.Header) (*latency.Imported, error) { return importFor(ios, h, latFile, lo) },
+		Import: func(h *record.Header) (*latency.Imported, error) { return importFor(ctx, ios, h, latFile, lo) },
 		Warn:   func(err error) { fmt.Fprintf(ios.ErrOut, "memdiag: warning: %v\n", err) },
 	}
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -139,7 +140,7 @@ func parseStartFlag(s string) (time.Time, error) {
 
 // importFor imports the results file latFile for a recording with header
 // h (nil, nil when latFile is "").
-func importFor(ios *iostreams.IOStreams, h *record.Header, latFile string, lo latencyInput) (*latency.Imported, error) {
+func importFor(ctx context.Context, ios *iostreams.IOStreams, h *record.Header, latFile string, lo latencyInput) (*latency.Imported, error) {
 	if latFile == "" {
 		return nil, nil
 	}
@@ -147,7 +148,7 @@ func importFor(ios *iostreams.IOStreams, h *record.Header, latFile string, lo la
 	if err != nil {
 		return nil, err
 	}
-	imp, err := importLatency(ios, latFile, o)
+	imp, err := importLatency(ctx, ios, latFile, o)
 	if err != nil {
 		return nil, err
 	}
@@ -158,14 +159,18 @@ func importFor(ios *iostreams.IOStreams, h *record.Header, latFile string, lo la
 	return imp, nil
 }
 
-// importLatency reads a load-test results file, or standard input for "-".
-func importLatency(ios *iostreams.IOStreams, path string, o latency.ImportOptions) (*latency.Imported, error) {
+// importLatency reads a load-test results file, or standard input for
+// "-"; its reads stop once ctx is done (Ctrl-C).
+func importLatency(ctx context.Context, ios *iostreams.IOStreams, path string, o latency.ImportOptions) (*latency.Imported, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	var imp *latency.Imported
 	var err error
 	if path == "-" {
-		imp, err = latency.Import(ios.In, stdinName, o)
+		imp, err = latency.Import(ctxReader{ctx, ios.In}, stdinName, o)
 	} else if err = checkInput("--latency", path); err == nil {
-		imp, err = latency.ImportFile(path, o)
+		imp, err = latency.ImportFileContext(ctx, path, o)
 	}
 	if err != nil {
 		if errors.Is(err, latency.ErrFormat) {

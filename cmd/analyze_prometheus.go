@@ -91,7 +91,7 @@ func runAnalyzePrometheus(opts *analyzeOptions) error {
 	}
 	lo := opts.LatencyIn
 	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
-	results, hosts, err := analysis.Fleet(d, analysisOptions(opts.IO, opts.LatencyFile, lo, co, false))
+	results, hosts, err := analysis.Fleet(d, analysisOptions(opts.Ctx, opts.IO, opts.LatencyFile, lo, co, false))
 	if err != nil {
 		return err
 	}

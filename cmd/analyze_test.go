@@ -232,7 +232,7 @@ func TestRunAnalyzeOutputHTML(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "elsewhere"), link); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := runCmd(t, "analyze", unionRec, "-o", link); code != exitUsage || !strings.Contains(errOut, "symbolic link") {
+	if code, _, errOut := runCmd(t, "analyze", unionRec, "-o", link); code != exitError || !strings.Contains(errOut, "symbolic link") {
 		t.Errorf("-o through a symlink: exit %d, %q", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "elsewhere")); err == nil {

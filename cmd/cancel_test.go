@@ -165,3 +165,62 @@ func TestRenderUnlessDone(t *testing.T) {
 		t.Fatal("renderUnlessDone waited for the render after the context ended")
 	}
 }
+
+// TestGateEndsOnSignalWhileReading: gate's --thresholds and --recording
+// from a FIFO whose writer stalls after part of the file; cancelling the
+// context (what SIGINT does) ends gate with the interrupt exit code.
+// Before, both were read without the command's context and gate waited
+// for the writer.
+func TestGateEndsOnSignalWhileReading(t *testing.T) {
+	rec, err := os.ReadFile(writeRecording(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recPath := writeRecording(t)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		args func(fifo string) []string
+	}{
+		{"thresholds", []byte("memory.some.avg10<50%\n"), func(fifo string) []string {
+			return []string{"gate", "--thresholds", fifo, "--recording", recPath}
+		}},
+		{"recording", rec[:len(rec)/2], func(fifo string) []string {
+			return []string{"gate", "-t", "memory.some.avg10<50%", "--recording", fifo}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "in")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			release := make(chan struct{})
+			defer close(release)
+			go func() {
+				w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+				if err != nil {
+					return
+				}
+				defer w.Close()
+				w.Write(tc.data) // part of the input, then a stall
+				<-release
+			}()
+			ctx, cancel := context.WithCancel(context.Background())
+			ios, _, _, errOut := iostreams.Test()
+			done := make(chan int)
+			go func() {
+				done <- execute(ctx, &factory{IO: ios, Now: time.Now, Root: "/"}, tc.args(fifo))
+			}()
+			time.Sleep(300 * time.Millisecond) // let gate block on the FIFO
+			cancel()
+			select {
+			case code := <-done:
+				if code != exitInterrupt {
+					t.Errorf("exit %d, want %d; stderr %s", code, exitInterrupt, errOut)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("gate did not end after its context was cancelled")
+			}
+		})
+	}
+}

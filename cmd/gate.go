@@ -238,7 +238,7 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 		return &usageError{Err: err}
 	}
 	if opts.ThresholdsFile != "" {
-		more, err := readThresholds(opts.IO, opts.ThresholdsFile)
+		more, err := readThresholds(ctx, opts.IO, opts.ThresholdsFile)
 		if err != nil {
 			if errors.Is(err, gate.ErrThreshold) {
 				return &usageError{Err: err}
@@ -272,7 +272,7 @@ func judgeRecording(ctx context.Context, opts *gateOptions, ths []*gate.Threshol
 	if in.joined() {
 		rec, err = readJoined(ctx, in, "--recording")
 	} else {
-		rec, err = readRecording(opts.IO, "--recording", opts.Recording)
+		rec, err = readRecording(ctx, opts.IO, "--recording", opts.Recording)
 	}
 	if err != nil {
 		return nil, err

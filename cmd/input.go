@@ -47,15 +47,10 @@ func inputError(flag, path string, err error) error {
 	return &inputFileError{Flag: flag, Path: path, Err: err}
 }
 
-// openInput opens a file the user named, or standard input for "-"; name
-// is what messages call it ("stdin" for "-"). Closing the returned reader
-// does not close standard input.
-func openInput(ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, name string, err error) {
-	return openInputContext(context.Background(), ios, flag, path)
-}
-
-// openInputContext is openInput whose wait for a FIFO's writer and reads
-// end when ctx is done.
+// openInputContext opens a file the user named, or standard input for
+// "-"; name is what messages call it ("stdin" for "-"). Closing the
+// returned reader does not close standard input. The wait for a FIFO's
+// writer and the reads end when ctx is done.
 func openInputContext(ctx context.Context, ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, name string, err error) {
 	if ctx == nil {
 		ctx = context.Background() // analyzeFileTrace's callers may pass none
@@ -112,8 +107,8 @@ func oneStdin(names []string, paths ...string) error {
 
 // readRecording reads a whole recording the user named (flag is its flag,
 // "" for an argument), or standard input for "-".
-func readRecording(ios *iostreams.IOStreams, flag, path string) (*record.Recording, error) {
-	f, name, err := openInput(ios, flag, path)
+func readRecording(ctx context.Context, ios *iostreams.IOStreams, flag, path string) (*record.Recording, error) {
+	f, name, err := openInputContext(ctx, ios, flag, path)
 	if err != nil {
 		return nil, err
 	}
@@ -132,8 +127,8 @@ func readRecording(ios *iostreams.IOStreams, flag, path string) (*record.Recordi
 }
 
 // readThresholds reads gate's --thresholds file, or standard input for "-".
-func readThresholds(ios *iostreams.IOStreams, path string) ([]*gate.Threshold, error) {
-	f, name, err := openInput(ios, "--thresholds", path)
+func readThresholds(ctx context.Context, ios *iostreams.IOStreams, path string) ([]*gate.Threshold, error) {
+	f, name, err := openInputContext(ctx, ios, "--thresholds", path)
 	if err != nil {
 		return nil, err
 	}

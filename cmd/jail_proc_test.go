@@ -15,7 +15,7 @@ import (
 	"github.com/memdiag/memdiag/internal/testenv"
 )
 
-// procJailPaths are the /proc and /sys files mem and watch read under
+// procJailPaths are the /proc, /sys and /dev files mem and watch read under
 // --root (found with strace -e openat on both commands over this
 // fixture), and whether a bad one is named in the output: the optional
 // host facts (boot time, host name, kernel release, a process's cgroup)
@@ -37,6 +37,13 @@ var procJailPaths = []struct {
 	{"proc/sys/kernel/task_delayacct", false},
 	{"proc/1/cgroup", false},
 	{"proc/1/status", false},
+	{"proc/1/stat", false},
+	{"proc/1/cmdline", false},
+	{"proc/1/smaps_rollup", false},
+	{"proc/1/maps", false},
+	{"proc/1/environ", false},
+	{"proc/1/exe", false},
+	{"dev/kmsg", false},
 	{"proc/self/mountinfo", false},
 	{"sys/devices/system/cpu/online", false},
 }
@@ -103,7 +110,13 @@ func procJailRoot(t *testing.T) string {
 		"proc/sys/kernel/hostname":       "fixture\n",
 		"proc/sys/kernel/task_delayacct": "0\n",
 		"proc/1/cgroup":                  "0::/init.scope\n",
-		"proc/1/status":                  "Name:\tinit\nPid:\t1\n",
+		"proc/1/status":                  "Name:\tinit\nPid:\t1\nVmRSS:\t4096 kB\nRssAnon:\t4096 kB\n",
+		"proc/1/stat":                    "1 (init) S 0 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0\n",
+		"proc/1/cmdline":                 "/sbin/init\x00",
+		"proc/1/smaps_rollup":            "Rss: 4096 kB\nPss: 4000 kB\n",
+		"proc/1/maps":                    "00400000-00401000 r-xp 00000000 08:01 1 /sbin/init\n",
+		"proc/1/environ":                 "MALLOC_ARENA_MAX=2\x00",
+		"proc/1/exe":                     "not an ELF file\n",
 		"sys/devices/system/cpu/online":  "0-1\n",
 	} {
 		p := filepath.Join(root, rel)

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"strconv"
 	"strings"
@@ -57,4 +59,37 @@ func (v modeValue) Type() string { return "mode" }
 func modeFlag(fl *pflag.FlagSet, p *fs.FileMode) {
 	*p = outfile.DefaultMode
 	fl.Var(modeValue{p}, "mode", "octal permission of the files this command writes (e.g. 0640 to let a group read them)")
+}
+
+// modeWarning is the warning for a --mode that the files it writes are
+// not meant to have, "" for none: execute bits (reports and recordings
+// are data, never programs) and write permission for other users (anyone
+// on the host could change a report or a recording that CI or a person
+// trusts).
+func modeWarning(m fs.FileMode) string {
+	var what []string
+	if m&0o111 != 0 {
+		what = append(what, "executable")
+	}
+	if m&0o002 != 0 {
+		what = append(what, "writable by every user")
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	return "--mode 0" + strconv.FormatUint(uint64(m.Perm()), 8) + " makes the files written " + strings.Join(what, " and ") +
+		"; reports and recordings need neither (0600, or 0640 to share with a group)"
+}
+
+// warnMode prints modeWarning once for cmd's --mode, when it was given.
+func warnMode(cmd *pflag.FlagSet, w io.Writer) {
+	fl := cmd.Lookup("mode")
+	if fl == nil || !fl.Changed {
+		return
+	}
+	if v, ok := fl.Value.(modeValue); ok && v.m != nil {
+		if msg := modeWarning(*v.m); msg != "" {
+			fmt.Fprintf(w, "memdiag: warning: %s\n", msg)
+		}
+	}
 }

@@ -41,7 +41,9 @@ func writeOutput(ios *iostreams.IOStreams, path string, mode fs.FileMode, o *rep
 	o.Color, o.Width = false, 0
 	f, err := outfile.Create(path, outfile.Options{Overwrite: true, Mode: mode})
 	if err != nil {
-		return &usageError{Err: fmt.Errorf("--output: %w", err)}
+		// A refused or failed file is a runtime failure (exit 1, no
+		// usage text), as gate says it: the flag itself was well formed.
+		return fmt.Errorf("--output: %w", err)
 	}
 	if err := render(f); err != nil {
 		f.Close()

@@ -136,6 +136,7 @@ func setUp(cmd *cobra.Command, f *factory, noColor, debug bool) error {
 	if err := checkDurations(cmd); err != nil {
 		return err
 	}
+	warnMode(cmd.Flags(), f.IO.ErrOut)
 	if cmd.Flags().Changed("root") {
 		if _, err := os.Stat(f.Root); err != nil {
 			return inputError("--root", f.Root, err)

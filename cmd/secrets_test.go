@@ -1,10 +1,14 @@
 package cmd
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -22,7 +26,12 @@ import (
 // greps the recording, every format of analyze, gate and timers, the
 // JUnit file and stderr for them. None may appear; the places that held
 // them must show "***" instead (so the test fails if nothing was
-// recorded).
+// recorded). Issue 29.3's shapes are among them: a token as a URL's user,
+// Azure SAS sig= (in the probe URL too), Private-Token headers, --jwt and
+// --bearer as two words, aws configure set aws_secret_access_key, htpasswd
+// -b, Slack webhook paths, AWS access key ids. The same secrets are then
+// grepped in a store that `record` wrote (its segments and analyze of
+// it); TestAnalyzeRedactsRecordedSecrets has them in an old recording.
 func TestSecretsNeverLeave(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
@@ -48,16 +57,22 @@ func TestSecretsNeverLeave(t *testing.T) {
 */5 * * * * root curl -s -H 'Authorization: Bearer CRONbSECRET' 'https://api.example.com/x?access_token=CRONcSECRET'
 @daily root PGPASSWORD=CRONdSECRET pg_dump app
 @hourly root /opt/sync --api-token=CRONeSECRET --cookie=CRONfSECRET https://u:CRONgSECRET@h.example.com/
+@weekly root git clone https://ghp_CRONiSECRET@git.example.com/r.git; curl -H 'Private-Token: CRONjSECRET' 'https://a.blob.core.windows.net/c/b?sv=2022-11-02&sig=CRONkSECRET'
+@monthly root aws configure set aws_secret_access_key CRONlSECRET; htpasswd -b /etc/h admin CRONmSECRET; curl https://hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/CRONnSECRET
+@yearly root AWS_ACCESS_KEY_ID=AKIA2CRONSECRET7XYZQ /opt/tool --jwt CRONoSECRET --bearer CRONpSECRET
 `, 0o644)
 	write("etc/cron.d/bad", "* * * * root mysqldump -pCRONhSECRET\n", 0o644) // malformed: quoted in an error
 	write("etc/systemd/system/backup.timer", "[Timer]\nOnCalendar=*:0/10\n", 0o644)
-	write("etc/systemd/system/backup.service", "[Service]\nExecStart=/opt/backup --password UNITaSECRET --auth UNITbSECRET -k UNITcSECRET -P UNITdSECRET --pin UNITeSECRET --authorization=UNITfSECRET\n", 0o644)
+	write("etc/systemd/system/backup.service", "[Service]\nExecStart=/opt/backup --password UNITaSECRET --auth UNITbSECRET -k UNITcSECRET -P UNITdSECRET --pin UNITeSECRET --authorization=UNITfSECRET"+
+		" https://glpat-UNITgSECRET@git.example.com/r.git --header Private-Token:UNIThSECRET https://a.blob.core.windows.net/c?sig=UNITiSECRET"+
+		" https://hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/UNITjSECRET --jwt UNITkSECRET --bearer UNITlSECRET AKIA2UNITSECRET7XYZQ\n"+
+		"ExecStartPost=/usr/bin/aws configure set aws_secret_access_key UNITmSECRET\nExecStartPost=/usr/bin/htpasswd -b /etc/h admin UNITnSECRET\n", 0o644)
 	if err := os.Symlink("../backup.timer", filepath.Join(root, "etc/systemd/system/timers.target.wants/backup.timer")); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	probe := strings.Replace(srv.URL, "http://", "http://probeuser:PROBEaSECRET@", 1) + "/health?token=PROBEbSECRET"
+	probe := strings.Replace(srv.URL, "http://", "http://probeuser:PROBEaSECRET@", 1) + "/health?token=PROBEbSECRET&sv=2022-11-02&sig=PROBEcSECRET"
 
 	job := filepath.Join(dir, "backup-job")
 	if err := os.WriteFile(job, []byte("#!/bin/sh\nsleep 1.5\n"), 0o755); err != nil {
@@ -66,7 +81,10 @@ func TestSecretsNeverLeave(t *testing.T) {
 	argv := []string{job, "--password", "ARGVaSECRET", "--auth", "ARGVbSECRET", "-k", "ARGVcSECRET", "-P", "ARGVdSECRET",
 		"--pin", "ARGVeSECRET", "--authorization=ARGVfSECRET", "--cookie=ARGVgSECRET", "--api-token=ARGVhSECRET",
 		"DB_PASSWORD=ARGViSECRET", "https://u:ARGVjSECRET@h.example.com/", "Authorization: Bearer ARGVkSECRET",
-		"Cookie: sid=ARGVlSECRET; csrf=ARGVmSECRET"}
+		"Cookie: sid=ARGVlSECRET; csrf=ARGVmSECRET",
+		"https://ghp_ARGVnSECRET@git.example.com/r.git", "Private-Token: ARGVoSECRET", "https://a.blob.core.windows.net/c?sv=1&sig=ARGVpSECRET",
+		"--jwt", "ARGVqSECRET", "--bearer", "ARGVrSECRET", "https://hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/ARGVsSECRET",
+		"AWS_ACCESS_KEY_ID=AKIA2ARGVSECRET7XYZQ"}
 
 	rec := filepath.Join(dir, "run.jsonl")
 	code, out, errOut := runMemdiag(t, root, append([]string{"watch", "--interval", "250ms", "--out", rec, "--probe", probe, "--"}, argv...)...)
@@ -140,6 +158,45 @@ func TestSecretsNeverLeave(t *testing.T) {
 		t.Errorf("gate's error does not quote the redacted command:\n%s", e)
 	}
 	written = append(written, filepath.Join(dir, "gate-run.jsonl"))
+	// The store: `record` with the same root and the job running beside
+	// it (its argv read live from /proc), every segment ungzipped and
+	// grepped, and analyze of the store directory.
+	store := filepath.Join(dir, "store")
+	jobCmd := exec.Command(argv[0], argv[1:]...)
+	if err := jobCmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	code, o, e = runMemdiag(t, root, "record", "--store", store, "--segment", "10s", "--interval", "250ms", "--duration", "1s")
+	_ = jobCmd.Wait()
+	if code != 0 {
+		t.Fatalf("record exit %d\nstderr: %s", code, e)
+	}
+	outputs["record"] = o + e
+	segs, _ := filepath.Glob(filepath.Join(store, "*.jsonl.gz"))
+	if len(segs) == 0 {
+		t.Fatalf("record wrote no segment in %s", store)
+	}
+	var storeText strings.Builder
+	for _, p := range segs {
+		zf, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(zf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(zr)
+		zf.Close()
+		storeText.Write(b)
+	}
+	outputs["store segments"] = storeText.String()
+	if !strings.Contains(storeText.String(), "--header Private-Token:*** https://a.blob.core.windows.net/c?sig=***") {
+		t.Errorf("the store's headers lack the unit's redacted command")
+	}
+	_, o, e = runMemdiag(t, root, "analyze", store, "--format", "json")
+	outputs["analyze store"] = o + e
+
 	// Every file memdiag wrote is the owner's alone (no --mode given).
 	for _, p := range written {
 		fi, err := os.Stat(p)
@@ -152,7 +209,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 		}
 	}
 
-	secret := regexp.MustCompile(`[A-Z]+[a-z]SECRET`)
+	secret := regexp.MustCompile(`[A-Z]+[a-z]SECRET|AKIA[0-9A-Z]{16}`)
 	for name, text := range outputs {
 		if text == "" {
 			t.Errorf("%s: empty", name)
@@ -177,10 +234,39 @@ func TestSecretsNeverLeave(t *testing.T) {
 // planted secrets (ARGVaSECRET, --password=hunter2). analyze and compare
 // must redact them in every format, to stdout and to -o files, unless
 // --no-redact is given to them too.
+//
+// Issue 29.3's shapes are added to each of its command lines that holds
+// ARGVaSECRET (a copy of the real recording, the rest as it was), so that
+// every shape passes through analyze's and compare's outputs.
 func TestAnalyzeRedactsRecordedSecrets(t *testing.T) {
-	rec := filepath.Join("..", "correlate", "testdata", "real", "busy-host-loop.jsonl.gz")
-	secret := regexp.MustCompile(`[A-Z]+[a-z]SECRET|hunter2`)
+	orig := filepath.Join("..", "correlate", "testdata", "real", "busy-host-loop.jsonl.gz")
+	secret := regexp.MustCompile(`[A-Z]+[a-z]SECRET|hunter2|AKIA[0-9A-Z]{16}`)
 	dir := t.TempDir()
+	rec := filepath.Join(dir, "old.jsonl")
+	{
+		zf, err := os.Open(orig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(zf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(zr)
+		zf.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		shapes := "ARGVaSECRET https://ghp_OLDaSECRET@git.example.com/r.git Private-Token: OLDbSECRET https://a.blob.core.windows.net/c?sv=1&sig=OLDcSECRET" +
+			" --jwt OLDdSECRET --bearer OLDeSECRET https://hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/OLDfSECRET AWS_ACCESS_KEY_ID=AKIA2OLDSECRET7XYZQ1"
+		b = bytes.ReplaceAll(b, []byte("ARGVaSECRET"), []byte(shapes))
+		if !bytes.Contains(b, []byte("OLDdSECRET")) {
+			t.Fatal("the fixture no longer holds ARGVaSECRET")
+		}
+		if err := os.WriteFile(rec, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	outputs := map[string]string{}
 	for _, f := range report.Formats {
 		_, o, e := runMemdiag(t, "", "analyze", rec, "--format", string(f))
@@ -205,8 +291,13 @@ func TestAnalyzeRedactsRecordedSecrets(t *testing.T) {
 	if o := outputs["analyze json"]; !strings.Contains(o, "--password ***") {
 		t.Errorf("analyze json shows no redacted command line")
 	}
+	for _, shape := range []string{"https://***@git.example.com", "Private-Token: ***", "sig=***", "--jwt ***", "--bearer ***", "B4E5F6G7H/***", "AKIA***"} {
+		if o := outputs["analyze json"]; !strings.Contains(o, shape) {
+			t.Errorf("analyze json does not show %q", shape)
+		}
+	}
 	_, o, e := runMemdiag(t, "", "analyze", rec, "--format", "json", "--no-redact")
-	if !strings.Contains(o, "ARGVaSECRET") {
+	if !strings.Contains(o, "ARGVaSECRET") || !strings.Contains(o, "OLDdSECRET") {
 		t.Errorf("analyze --no-redact lost the recorded command line:\n%s", e)
 	}
 }

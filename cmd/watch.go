@@ -365,6 +365,14 @@ func listen(ctx context.Context, f *factory, s *session.Session, addr, webConfig
 		return &exitCodeError{Code: exitError, Err: err}
 	}
 	fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at %s\n", url)
+	if exposition.AllInterfaces(addr) {
+		guard := "with the TLS and authentication of --web.config.file"
+		if webConfig == "" {
+			guard = "to anyone who can reach it: no TLS, no authentication (--web.config.file)"
+		}
+		fmt.Fprintf(f.IO.ErrOut, "memdiag: warning: --listen %s serves on every network interface, %s; "+
+			"the metrics name this host's processes and jobs. Use %s for this host only.\n", addr, guard, exposition.DefaultListen)
+	}
 	return nil
 }
 

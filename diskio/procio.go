@@ -320,10 +320,16 @@ func NewProcScanner(procRoot string, opts ProcScanOptions) (*ProcScanner, error)
 		// for the rest of the program (recording, netlink, probes).
 		maxOpen = int(min(lim.Cur, 1<<20)) - 512
 	}
+	readFile := readFileRaw
+	if !keep {
+		// Not a procfs mount (a --root fixture tree or image): each file
+		// is resolved inside the proc root and must be regular.
+		readFile = readFileJailed
+	}
 	return &ProcScanner{
 		procRoot: strings.TrimRight(procRoot, "/"),
 		opts:     opts,
-		readFile: readFileRaw,
+		readFile: readFile,
 		rootfd:   -1,
 		keepOpen: keep,
 		maxOpen:  maxOpen,
@@ -1018,6 +1024,35 @@ func readFileRaw(dirfd int, path, buf []byte) (int, error) {
 	// A fresh fd at offset 0: pread from offset total is read(2), so the
 	// kept-open files' loop serves (one copy of the stop rule).
 	return preadFile(int(fd), buf)
+}
+
+// readFileJailed is readFile for a proc root that is not a procfs mount
+// (--root): path is resolved inside the root (openat2 RESOLVE_IN_ROOT,
+// so a PID folder that is a link to the host's /proc/1 leads nowhere)
+// and must be a regular file (a FIFO or device is refused), then read as
+// readFileRaw reads it. Kernels without openat2 (< 5.6) take the
+// O_NOFOLLOW open of readFileRaw and the same regular-file check.
+func readFileJailed(dirfd int, path, buf []byte) (int, error) {
+	name := string(path[:len(path)-1]) // without its NUL
+	fd, err := unix.Openat2(dirfd, name, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK | unix.O_NOFOLLOW,
+		Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
+		fd, err = unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOFOLLOW, 0)
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return 0, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return 0, unix.EINVAL
+	}
+	return preadFile(fd, buf)
 }
 
 // listPIDs calls fn for each numeric entry of the proc root, reading the

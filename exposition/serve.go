@@ -25,6 +25,23 @@ const DefaultPort = 9840
 // DefaultListen is the example --listen address: this host only.
 var DefaultListen = "127.0.0.1:" + strconv.Itoa(DefaultPort)
 
+// AllInterfaces reports whether addr ("host:port", as --listen takes it)
+// binds every interface of the host: no host (":9840"), 0.0.0.0, or ::
+// (which takes IPv4 too unless IPV6_V6ONLY). Such a listener serves the
+// host's process names, job names and memory figures to every network
+// it is on.
+func AllInterfaces(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false // Listen says what is wrong with it
+	}
+	if host == "" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsUnspecified()
+}
+
 // ListenOptions are the settings of the /metrics listener.
 type ListenOptions struct {
 	// Addr is the address to bind ("127.0.0.1:9840", ":9840", ":0").

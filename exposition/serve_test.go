@@ -395,3 +395,15 @@ func TestJobLabels(t *testing.T) {
 		t.Errorf("location %q", l)
 	}
 }
+
+// TestAllInterfaces: the --listen addresses that bind every interface.
+func TestAllInterfaces(t *testing.T) {
+	for addr, want := range map[string]bool{
+		":9840": true, "0.0.0.0:9840": true, "[::]:9840": true, "[::ffff:0.0.0.0]:1": true,
+		"127.0.0.1:9840": false, "[::1]:9840": false, "localhost:9840": false, "10.0.0.5:9840": false, "9840": false,
+	} {
+		if got := AllInterfaces(addr); got != want {
+			t.Errorf("AllInterfaces(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}

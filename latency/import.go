@@ -221,10 +221,16 @@ func Import(r io.Reader, name string, opts ImportOptions) (*Imported, error) {
 // as the file's modification time minus the end of its last request, and
 // Report.StartFrom is [StartMtime].
 func ImportFile(path string, opts ImportOptions) (*Imported, error) {
+	return ImportFileContext(context.Background(), path, opts)
+}
+
+// ImportFileContext is [ImportFile] whose reads fail with ctx's error
+// once ctx is done (Ctrl-C while a large results file is read).
+func ImportFileContext(ctx context.Context, path string, opts ImportOptions) (*Imported, error) {
 	// A regular file of at most rootfs.LatencyLimit bytes: a device
 	// (/dev/zero), socket or FIFO is refused, never read (a pipe comes
 	// through standard input, "-", which the caller reads with Import).
-	f, err := rootfs.OpenInput(context.Background(), path, rootfs.LatencyLimit, false)
+	f, err := rootfs.OpenInput(ctx, path, rootfs.LatencyLimit, false)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package latency
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -679,5 +680,21 @@ func TestImportJMeterTransactionsAndSemicolon(t *testing.T) {
 	}
 	if r := imp.Report; r.Rows != 2 || r.Transactions != 1 || r.Bad != 0 {
 		t.Errorf("report = %+v, want 2 rows, 1 transaction", r)
+	}
+}
+
+// TestImportFileContextCancelled: a cancelled context (Ctrl-C) ends the
+// read of a real results file with the context's error, naming the file,
+// instead of reading it to its end.
+func TestImportFileContextCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p := fixture("hey.csv")
+	if _, err := ImportFile(p, ImportOptions{}); err != nil {
+		t.Fatalf("ImportFile(%s): %v (the fixture must import)", p, err)
+	}
+	_, err := ImportFileContext(ctx, p, ImportOptions{})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), p) {
+		t.Fatalf("ImportFileContext(cancelled, %s) = %v; want context.Canceled naming the file", p, err)
 	}
 }

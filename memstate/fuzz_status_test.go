@@ -12,8 +12,8 @@ import (
 )
 
 // FuzzProcs runs what `memdiag mem` runs over every process, Collector.Procs
-// (its /proc/PID/status reader, then prometheus/procfs's cmdline and
-// cgroup readers), over any status and cgroup file of one process. Each
+// (its /proc/PID/status reader, then package process's jailed readers
+// of cmdline, smaps_rollup, cgroup and stat), over any status and cgroup file of one process. Each
 // input is written to <root>/proc/1/ of a root made once per fuzzing
 // worker. It checks that nothing panics or hangs, that an error names the
 // file, and that the RSS kept is the VmRSS written.
@@ -69,12 +69,16 @@ func TestStatusFuzzFindings(t *testing.T) {
 	if err != nil || s.Name != "x" || s.VmRSS != 4096 || s.RssAnon != 1024 {
 		t.Errorf("parseStatus = %+v, %v; want Name x, VmRSS 4096, RssAnon 1024", s, err)
 	}
-	path := filepath.Join(t.TempDir(), "status")
+	proc := filepath.Join(t.TempDir(), "proc")
+	path := filepath.Join(proc, "1", "status")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte("Name:\tx\nVmRSS:\t18014398509481984 kB\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	want := path + ":2: malformed line: VmRSS: 18014398509481984 kB is past 2^64 bytes"
-	if _, err := readStatus(path); err == nil || err.Error() != want || !errors.Is(err, ErrParse) {
+	if _, err := readStatus(proc, 1); err == nil || err.Error() != want || !errors.Is(err, ErrParse) {
 		t.Errorf("VmRSS past 2^64 bytes: %v, want %q wrapping ErrParse", err, want)
 	}
 }

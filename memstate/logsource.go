@@ -39,7 +39,7 @@ func (c *Collector) ReadKernelLog(ctx context.Context, o KernelLogOptions) Kerne
 		return readLogFile(ctx, o.File, o.LogOptions)
 	}
 	lo := o.LogOptions
-	b, err := ReadKmsg(c.KmsgPath())
+	b, err := ReadKmsg(ctx, c.root)
 	if err == nil {
 		kills, perr := ParseKernelLogWith(strings.NewReader(string(b)), c.KmsgPath(), lo)
 		if perr == nil {

@@ -1,12 +1,14 @@
 package memstate
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 // OOMKill is one process the kernel's OOM killer killed, with the report
@@ -211,18 +213,29 @@ func prefixConstraint(prefix string) string {
 	return ""
 }
 
-// ReadKmsg reads every record of the kernel ring buffer from path
-// (/dev/kmsg) without blocking: it opens it O_RDONLY|O_NONBLOCK and reads
-// one record per read(2) until EAGAIN, skipping records overwritten while
-// reading (EPIPE). A regular file (a fixture) is read to its end. Reading
-// /dev/kmsg needs CAP_SYSLOG when kernel.dmesg_restrict=1.
+// KmsgLimit bounds what ReadKmsg keeps: the kernel's ring buffer is at
+// most 2^25 bytes (CONFIG_LOG_BUF_SHIFT ≤ 25, log_buf_len= likewise
+// capped), so a device or file that gives more is not the kernel log.
+const KmsgLimit = 64 << 20
+
+// ReadKmsg reads every record of the kernel ring buffer from
+// <root>/dev/kmsg, resolved inside root (package rootfs), without
+// blocking: it opens it O_RDONLY|O_NONBLOCK and reads one record per
+// read(2) until EAGAIN, skipping records overwritten while reading
+// (EPIPE). A regular file (a fixture) is read to its end. Only a regular
+// file or the kmsg device itself (character device 1:11) is read — a FIFO,
+// a link to /dev/zero or a folder is refused — and no more than
+// KmsgLimit bytes; the read stops once ctx is done. Reading /dev/kmsg
+// needs CAP_SYSLOG when kernel.dmesg_restrict=1.
 // Source: https://docs.kernel.org/admin-guide/abi-testing.html#abi-dev-kmsg
-func ReadKmsg(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// and Documentation/admin-guide/devices.txt (1 char, minor 11 = /dev/kmsg).
+func ReadKmsg(ctx context.Context, root string) ([]byte, error) {
+	f, err := rootfs.OpenDevice(root, "dev/kmsg", 1, 11)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	path := f.Name()
 	fd := int(f.Fd()) // f.Fd puts the file in blocking mode; O_NONBLOCK stays on the open file
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		return nil, err
@@ -230,6 +243,9 @@ func ReadKmsg(path string) ([]byte, error) {
 	var out []byte
 	buf := make([]byte, 16*1024)
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
 		n, err := syscall.Read(fd, buf)
 		switch {
 		case errors.Is(err, syscall.EAGAIN):
@@ -244,5 +260,8 @@ func ReadKmsg(path string) ([]byte, error) {
 			return out, nil
 		}
 		out = append(out, buf[:n]...)
+		if len(out) > KmsgLimit {
+			return nil, fmt.Errorf("read %s: %w: over %d MiB, more than any kernel's ring buffer", path, rootfs.ErrTooLarge, KmsgLimit>>20)
+		}
 	}
 }

@@ -1,15 +1,21 @@
 package memstate
 
 import (
+	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
 func intp(v int) *int { return &v }
@@ -117,15 +123,81 @@ func TestReadKmsgFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadKmsg("testdata/host618/dev/kmsg")
+	got, err := ReadKmsg(context.Background(), "testdata/host618")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
 		t.Errorf("ReadKmsg returned %d bytes, want the file's %d", len(got), len(want))
 	}
-	if _, err := ReadKmsg(filepath.Join(t.TempDir(), "none")); !os.IsNotExist(err) {
+	if _, err := ReadKmsg(context.Background(), t.TempDir()); !os.IsNotExist(err) {
 		t.Errorf("missing file: err = %v, want not-exist", err)
+	}
+}
+
+// TestReadKmsgHostile: a fixture root whose dev/kmsg is a FIFO (no
+// writer, or one that never stops), a link to /dev/zero, a link out of
+// the root, or a regular file over KmsgLimit gives a clear error naming
+// the file, at once and without reading the host's log or filling
+// memory. Before, the link to /dev/zero was read until memory ran out and
+// a link to /dev/kmsg read the host's ring buffer.
+func TestReadKmsgHostile(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, p string)
+		want  error
+	}{
+		{"fifo", func(t *testing.T, p string) {
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, rootfs.ErrNotRegular},
+		{"dev-zero", func(t *testing.T, p string) {
+			if err := os.Symlink("/dev/zero", p); err != nil {
+				t.Fatal(err)
+			}
+		}, fs.ErrNotExist}, // resolved inside the root: <root>/dev/zero does not exist
+		{"dev-zero-in-root", func(t *testing.T, p string) {
+			if err := os.Symlink("../../../../../../../../dev/zero", p); err != nil {
+				t.Fatal(err)
+			}
+		}, fs.ErrNotExist},
+		{"huge", func(t *testing.T, p string) {
+			f, err := os.Create(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			// Sparse: KmsgLimit+1 bytes of NULs cost no disk.
+			if err := f.Truncate(KmsgLimit + 1); err != nil {
+				t.Fatal(err)
+			}
+		}, rootfs.ErrTooLarge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, "dev"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(root, "dev/kmsg")
+			tc.setup(t, p)
+			b, err := ReadKmsg(context.Background(), root)
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), p) {
+				t.Fatalf("ReadKmsg = %d bytes, %v; want %v naming %s", len(b), err, tc.want, p)
+			}
+		})
+	}
+	// The one device taken is /dev/kmsg itself (1:11), on the live host.
+	if _, err := os.Stat("/dev/kmsg"); err == nil {
+		_, err := ReadKmsg(context.Background(), "/")
+		if errors.Is(err, rootfs.ErrNotRegular) {
+			t.Errorf("ReadKmsg(/) = %v; the kmsg device must be taken", err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ReadKmsg(ctx, "testdata/host618"); !errors.Is(err, context.Canceled) {
+		t.Errorf("ReadKmsg(cancelled) = %v, want context.Canceled", err)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"syscall"
 
 	"github.com/memdiag/memdiag/process"
@@ -74,25 +73,25 @@ func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
 			RSSBytes: s.VmRSS, RSSAnonBytes: s.RssAnon, RSSFileBytes: s.RssFile, RSSShmemBytes: s.RssShmem,
 			SwapBytes: s.VmSwap,
 		}
-		if args, err := c.p.CmdLine(); err == nil {
+		ctx, procRoot := context.Background(), col.procRoot()
+		if args, err := process.ReadCmdline(ctx, procRoot, c.p.PID, cmdlineLimit); err == nil {
 			pr.Cmdline = redact.Cmdline(args)
 		}
-		if r, err := c.p.ProcSMapsRollup(); err == nil {
-			pss := r.Pss
+		if pss, err := process.ReadPss(ctx, procRoot, c.p.PID); err == nil {
 			pr.PSSBytes = &pss
 		} else {
 			st.NoPSS++
 		}
 		cpuPath, v2 := "", true
-		if b, err := rootfs.ReadPath(context.Background(), filepath.Join(col.root, "proc", strconv.Itoa(c.p.PID), "cgroup"), rootfs.ProcLimit); err == nil {
+		if b, err := process.ReadPIDFile(ctx, procRoot, c.p.PID, "cgroup", rootfs.ProcLimit); err == nil {
 			pr.Cgroup, _ = process.ControllerPath(b, "memory")
 			_, pr.Unit = process.ParseCgroupFile(b)
 			var v1 bool
 			cpuPath, v1 = process.ControllerPath(b, "cpu")
 			v2 = !v1
 		}
-		if st, err := c.p.Stat(); err == nil {
-			pr.Retention = col.retention(c.p, st.NumThreads, cpuPath, v2)
+		if st, err := process.ReadStat(ctx, procRoot, c.p.PID); err == nil {
+			pr.Retention = col.retention(c.p.PID, st.NumThreads, cpuPath, v2)
 		}
 		out = append(out, pr)
 	}
@@ -115,8 +114,7 @@ func (c *Collector) topByRSS(n int) ([]cand, ProcScan, error) {
 	st.Processes = len(all)
 	var cands []cand
 	for _, p := range all {
-		path := filepath.Join(c.root, "proc", strconv.Itoa(p.PID), "status")
-		s, err := readStatus(path)
+		s, err := readStatus(c.procRoot(), p.PID)
 		if err != nil {
 			if gone(err) {
 				st.Vanished++
@@ -140,6 +138,13 @@ func (c *Collector) topByRSS(n int) ([]cand, ProcScan, error) {
 	}
 	return cands, st, nil
 }
+
+// cmdlineLimit is how much of a /proc/PID/cmdline `mem` reads: the
+// table shows a few dozen characters of it.
+const cmdlineLimit = 64 << 10
+
+// procRoot is <root>/proc, the jail of every per-process file.
+func (c *Collector) procRoot() string { return filepath.Join(c.root, "proc") }
 
 // gone reports whether err means the process exited while being read.
 func gone(err error) bool {

@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/prometheus/procfs"
-
 	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/process"
 )
@@ -66,24 +64,21 @@ type ProcRetention struct {
 // startTicks is the start time (stat field 22) the caller saw: a process
 // that has since exited and left its PID to another is refused.
 func (c *Collector) RetentionOf(pid int, startTicks uint64) (*Retention, error) {
-	p, err := c.fs.Proc(pid)
+	ctx := context.Background()
+	st, err := process.ReadStat(ctx, c.procRoot(), pid)
 	if err != nil {
 		return nil, err
 	}
-	st, err := p.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Starttime != startTicks {
-		return nil, fmt.Errorf("process %d: started at tick %d, not %d: another process", pid, st.Starttime, startTicks)
+	if st.StartTicks != startTicks {
+		return nil, fmt.Errorf("process %d: started at tick %d, not %d: another process", pid, st.StartTicks, startTicks)
 	}
 	cpuPath, v2 := "", true
-	if b, err := rootfs.ReadPath(context.Background(), filepath.Join(c.root, "proc", strconv.Itoa(pid), "cgroup"), rootfs.ProcLimit); err == nil {
+	if b, err := process.ReadPIDFile(ctx, c.procRoot(), pid, "cgroup", rootfs.ProcLimit); err == nil {
 		var v1 bool
 		cpuPath, v1 = process.ControllerPath(b, "cpu")
 		v2 = !v1
 	}
-	return c.retention(p, st.NumThreads, cpuPath, v2), nil
+	return c.retention(pid, st.NumThreads, cpuPath, v2), nil
 }
 
 // allocatorVars are the environment variables memdiag reads from
@@ -95,19 +90,26 @@ var allocatorVars = []string{"MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST", "MALLOC_TR
 
 // retention reads the evidence for one process; cgPath is its cgroup
 // (the cpu controller's path on v1, the v2 path otherwise).
-func (c *Collector) retention(p procfs.Proc, threads int, cpuPath string, v2 bool) *Retention {
+//
+// Every file is read inside <root>/proc (package process): maps (at
+// most 64 MiB), environ, and the program behind exe, opened as a regular
+// file only (process.OpenExe) before its Go build information is read.
+func (c *Collector) retention(pid int, threads int, cpuPath string, v2 bool) *Retention {
 	r := &Retention{Threads: threads}
-	dir := filepath.Join(c.root, "proc", strconv.Itoa(p.PID))
-	b, err := rootfs.ReadPath(context.Background(), filepath.Join(dir, "maps"), 64<<20)
+	ctx := context.Background()
+	b, err := process.ReadPIDFile(ctx, c.procRoot(), pid, "maps", 64<<20)
 	if err != nil {
 		r.Reading = "no allocator evidence: " + err.Error()
 		return r
 	}
 	r.Allocators = allocators(b)
-	if _, err := buildinfo.ReadFile(filepath.Join(dir, "exe")); err == nil {
-		r.Go = true
+	if f, err := process.OpenExe(c.procRoot(), pid); err == nil {
+		if _, err := buildinfo.Read(f); err == nil {
+			r.Go = true
+		}
+		f.Close()
 	}
-	if b, err := rootfs.ReadPath(context.Background(), filepath.Join(dir, "environ"), rootfs.ProcLimit); err == nil {
+	if b, err := process.ReadPIDFile(ctx, c.procRoot(), pid, "environ", rootfs.ProcLimit); err == nil {
 		r.Env = allocatorEnv(b)
 	}
 	if b, err := rootfs.ReadPath(context.Background(), filepath.Join(c.root, "sys/devices/system/cpu/online"), rootfs.ProcLimit); err == nil {

@@ -1,15 +1,16 @@
 package memstate
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/prometheus/procfs"
 
-	"github.com/memdiag/memdiag/internal/rootfs"
+	"github.com/memdiag/memdiag/process"
 )
 
 // statusLimit bounds one /proc/PID/status, as procfs bounds the files it
@@ -25,19 +26,18 @@ const statusLimit = 1 << 20
 // unsafe on a file under --root: "Uid:" with more than four values indexes
 // past its array (a panic), and a "Cpus_allowed_list:" range like
 // 0-18446744073709551615 loops forever appending (found by FuzzProcs).
-func readStatus(path string) (procfs.ProcStatus, error) {
-	f, err := rootfs.OpenPath(path)
-	if err != nil {
-		return procfs.ProcStatus{}, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, statusLimit))
+//
+// The file is read inside procRoot (process.ReadPIDFile): a FIFO, a
+// device or a link out of the root is refused, and a file over
+// statusLimit is an error, not cut short.
+func readStatus(procRoot string, pid int) (procfs.ProcStatus, error) {
+	b, err := process.ReadPIDFile(context.Background(), procRoot, pid, "status", statusLimit)
 	if err != nil {
 		return procfs.ProcStatus{}, err
 	}
 	s, err := parseStatus(b)
 	if err != nil {
-		return s, fmt.Errorf("%s:%w", path, err)
+		return s, fmt.Errorf("%s:%w", filepath.Join(procRoot, strconv.Itoa(pid), "status"), err)
 	}
 	return s, nil
 }

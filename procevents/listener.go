@@ -1,7 +1,6 @@
 package procevents
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -195,7 +194,7 @@ func (l *Listener) snapshotExisting() {
 func (l *Listener) readInfo(pid, ppid int, withCmdline bool) *procInfo {
 	pi := &procInfo{ppid: ppid}
 	if b, ok := l.readProcFile(pid, "comm"); ok {
-		pi.comm = string(bytes.TrimSpace(b))
+		pi.comm, _ = process.ParseComm(b) // "" for a comm that is not the kernel's
 	}
 	if b, ok := l.readProcFile(pid, "cgroup"); ok {
 		pi.cgroup, pi.unit = process.ParseCgroupFile(b)
@@ -258,21 +257,11 @@ func (l *Listener) readPPID(pid int) int {
 	if !ok {
 		return 0
 	}
-	// "pid (comm) state ppid ...": comm may hold spaces and parentheses,
-	// so parse after the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 2 {
-		return 0
-	}
-	v, err := strconv.Atoi(string(f[1]))
+	st, err := process.ParseStat(b)
 	if err != nil {
 		return 0
 	}
-	return v
+	return st.PPID
 }
 
 // readProcFile reads <ProcRoot>/<pid>/<name> (at most 16 KiB, enough for

@@ -23,12 +23,14 @@ import (
 // I/O). Each comes with its cumulative I/O from /proc/PID/io, most I/O
 // first; at most limit processes; the cgroup and unit are
 // process.ParseCgroupFile's, as in every other list. It is called only at onsets (at most once
-// per trigger window), not every sample, so it uses procfs for clarity.
+// per trigger window), not every sample; every per-process file is read
+// inside procRoot, bounded (package process).
 func StallSnapshot(procRoot, cgroupDir string, limit int) []diskio.ProcIO {
 	pfs, err := procfs.NewFS(procRoot)
 	if err != nil {
 		return nil
 	}
+	ctx := context.Background()
 	var pids []int
 	if cgroupDir != "" {
 		pids = cgroupPIDs(cgroupDir)
@@ -38,29 +40,25 @@ func StallSnapshot(procRoot, cgroupDir string, limit int) []diskio.ProcIO {
 			return nil
 		}
 		for _, p := range all {
-			if st, err := p.Stat(); err == nil && st.State == "D" {
+			if st, err := process.ReadStat(ctx, procRoot, p.PID); err == nil && st.State == "D" {
 				pids = append(pids, p.PID)
 			}
 		}
 	}
 	var out []diskio.ProcIO
 	for _, pid := range pids {
-		p, err := pfs.Proc(pid)
+		st, err := process.ReadStat(ctx, procRoot, pid)
 		if err != nil {
-			continue
+			continue // exited, or a stat that is not the kernel's
 		}
-		st, err := p.Stat()
-		if err != nil {
-			continue
-		}
-		pi := diskio.ProcIO{PID: pid, PPID: st.PPID, StartTicks: st.Starttime, Comm: st.Comm}
-		if exe, err := p.Executable(); err == nil {
+		pi := diskio.ProcIO{PID: pid, PPID: st.PPID, StartTicks: st.StartTicks, Comm: st.Comm}
+		if exe, err := process.Exe(procRoot, pid); err == nil {
 			pi.Exe = exe
 		}
-		if io, err := p.IO(); err == nil {
-			pi.ReadBytes, pi.WriteBytes, pi.CancelledWriteBytes = io.ReadBytes, io.WriteBytes, uint64(max(io.CancelledWriteBytes, 0))
+		if io, err := process.ReadIO(ctx, procRoot, pid); err == nil {
+			pi.ReadBytes, pi.WriteBytes, pi.CancelledWriteBytes = io.ReadBytes, io.WriteBytes, io.CancelledWriteBytes
 		}
-		if b, err := rootfs.ReadPath(context.Background(), filepath.Join(procRoot, strconv.Itoa(pid), "cgroup"), rootfs.ProcLimit); err == nil {
+		if b, err := process.ReadPIDFile(ctx, procRoot, pid, "cgroup", rootfs.ProcLimit); err == nil {
 			pi.Cgroup, pi.Unit = process.ParseCgroupFile(b)
 		}
 		out = append(out, pi)

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 
 	json "github.com/goccy/go-json"
@@ -54,10 +56,15 @@ type Reader struct {
 
 // Open opens a recording (plain or gzip, detected from its first bytes)
 // and reads its header.
-func Open(path string) (*Reader, error) {
+func Open(path string) (*Reader, error) { return OpenContext(context.Background(), path) }
+
+// OpenContext is [Open] whose reads, the header's and every later one,
+// fail with ctx's error once ctx is done (Ctrl-C during a large
+// recording ends the read at the next 64 KiB block).
+func OpenContext(ctx context.Context, path string) (*Reader, error) {
 	// A regular file of at most rootfs.RecordingLimit bytes: a device
 	// (/dev/zero) or a FIFO is refused, never read.
-	f, err := rootfs.OpenInput(context.Background(), path, rootfs.RecordingLimit, false)
+	f, err := rootfs.OpenInput(ctx, path, rootfs.RecordingLimit, false)
 	if err != nil {
 		return nil, err
 	}
@@ -88,10 +95,17 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 		return nil, fmt.Errorf("%s: %w: empty file (the recorder wrote nothing: killed at once, or a full disk)", name, ErrNoSamples)
 	}
 	if err := json.Unmarshal(r.pending, &r.header); err != nil || r.header.Format != FormatName {
+		first := bytes.Clone(r.pending) // the scan below may reuse its buffer
 		if err != nil && bytes.HasPrefix(r.pending, headerPrefix) && !r.scan() {
 			// The header is the only line and does not end: the recorder
 			// was killed (or the disk filled) while writing it.
 			return nil, fmt.Errorf("%s:1: %w: line 1 cut short, the header is incomplete (the recorder was killed or ran out of disk while writing it)", name, ErrNoSamples)
+		}
+		if v, ok := newerSchema(first); ok {
+			// A header of a later memdiag whose fields this one cannot
+			// decode (a version past int, a field of another type).
+			return nil, fmt.Errorf("%s:1: %w: schema version %s is newer than this memdiag reads (%d); upgrade memdiag",
+				name, ErrFormat, v, SchemaVersion)
 		}
 		return nil, fmt.Errorf("%s:1: %w: the first line is not a memdiag header", name, ErrFormat)
 	}
@@ -101,6 +115,32 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 	}
 	r.pending = nil
 	return r, nil
+}
+
+// newerSchema reports whether line, which did not decode as a Header, is
+// still a memdiag header (its format field says so) whose schema_version
+// is an integer above SchemaVersion, and returns that version as
+// written (at most 32 digits shown).
+func newerSchema(line []byte) (string, bool) {
+	var h struct {
+		Format        string          `json:"format"`
+		SchemaVersion json.RawMessage `json:"schema_version"`
+	}
+	if json.Unmarshal(line, &h) != nil || h.Format != FormatName {
+		return "", false
+	}
+	v := string(h.SchemaVersion)
+	if v == "" || strings.Trim(v, "0123456789") != "" {
+		return "", false
+	}
+	v = strings.TrimLeft(v, "0")
+	if n, err := strconv.Atoi(v); v == "" || err == nil && n <= SchemaVersion {
+		return "", false
+	}
+	if len(v) > 32 {
+		v = v[:32] + "…"
+	}
+	return v, true
 }
 
 func (r *Reader) scan() bool {

@@ -25,7 +25,7 @@ func addMemorySources(ctx context.Context, o *Options, h *record.Header, ws *Sou
 		ws.status(h, "vmstat", verr)
 		h.VMStatMapping = m
 		ws.List = append(ws.List, sources.LRU{C: lc},
-			&sources.OOMKills{Kmsg: filepath.Join(o.Root, "dev/kmsg"), Boot: h.BootTime})
+			&sources.OOMKills{Root: o.Root, Boot: h.BootTime})
 	}
 	sw, err := swap.Swaps(procRoot)
 	ws.status(h, "swaps", err)

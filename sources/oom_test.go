@@ -2,6 +2,8 @@ package sources
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,7 +16,18 @@ import (
 // since boot, task_memcg=/check19-swapfull.
 func TestOOMKillsFromKernelLog(t *testing.T) {
 	boot := time.Date(2026, 12, 1, 18, 4, 7, 0, time.UTC)
-	src := &OOMKills{Kmsg: "../memstate/testdata/oom/host618-swap-oom.kmsg", Boot: boot}
+	root := t.TempDir()
+	b, err := os.ReadFile("../memstate/testdata/oom/host618-swap-oom.kmsg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "dev"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "dev/kmsg"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := &OOMKills{Root: root, Boot: boot}
 	sample := func(sinceBoot time.Duration, oom uint64) *record.Sample {
 		s := &record.Sample{Time: boot.Add(sinceBoot), VMStat: &record.VMStat{OOMKill: &oom}}
 		if err := src.Fill(context.Background(), s); err != nil {
@@ -44,7 +57,7 @@ func TestOOMKillsFromKernelLog(t *testing.T) {
 		t.Errorf("later sample: %+v, want no kill recorded twice", s.OOMKills)
 	}
 	// No rise: the log is not read.
-	src.Kmsg = "/nonexistent"
+	src.Root = "/nonexistent"
 	if s := sample(34441*time.Second, 7); len(s.OOMKills) != 0 {
 		t.Errorf("no rise: %+v", s.OOMKills)
 	}

@@ -9,6 +9,7 @@ package sources
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -109,7 +110,7 @@ func (c CgroupCountersV1) Fill(ctx context.Context, s *record.Sample) error {
 // keeps the kills stamped after the previous sample that it has not
 // recorded yet. It must come after LRU, which fills Sample.VMStat.
 type OOMKills struct {
-	Kmsg string    // /dev/kmsg
+	Root string    // --root: <Root>/dev/kmsg is read inside it (memstate.ReadKmsg)
 	Boot time.Time // turns the log's stamps into wall time
 
 	last     *uint64 // oom_kill at the previous sample
@@ -131,11 +132,11 @@ func (o *OOMKills) Fill(ctx context.Context, s *record.Sample) error {
 	if cur == nil || last == nil || *cur <= *last {
 		return nil
 	}
-	b, err := memstate.ReadKmsg(o.Kmsg)
+	b, err := memstate.ReadKmsg(ctx, o.Root)
 	if err != nil {
 		return err
 	}
-	kills, err := memstate.ParseKernelLogWith(strings.NewReader(string(b)), o.Kmsg, memstate.LogOptions{Boot: o.Boot, Now: s.Time})
+	kills, err := memstate.ParseKernelLogWith(strings.NewReader(string(b)), filepath.Join(o.Root, "dev/kmsg"), memstate.LogOptions{Boot: o.Boot, Now: s.Time})
 	if err != nil {
 		return err
 	}

@@ -236,8 +236,11 @@ func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Rec
 			return nil, ctx.Err()
 		}
 		out.Warnings = append(out.Warnings, j.notes[i]...)
-		r, err := record.Open(seg.Path)
+		r, err := record.OpenContext(orBackground(ctx), seg.Path)
 		if err != nil {
+			if ctx != nil && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			// removed or emptied since Join: one segment less
 			if note := skipNote(seg, err); note != "" {
 				out.Warnings = append(out.Warnings, note)
@@ -356,4 +359,12 @@ func hasJob(jobs []record.Job, name string) bool {
 		}
 	}
 	return false
+}
+
+// orBackground is ctx, or context.Background() when ctx is nil.
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
 }

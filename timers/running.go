@@ -1,12 +1,15 @@
 package timers
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/prometheus/procfs"
+
+	"github.com/memdiag/memdiag/process"
 )
 
 // Running is what runs on the live host, which unit files and crontabs
@@ -31,12 +34,11 @@ func ProbeRunning(root string) (r Running, ok bool) {
 	if err != nil {
 		return r, true
 	}
-	if p, err := fs.Proc(1); err == nil {
-		r.Init, _ = p.Comm()
-	}
+	proc := filepath.Join(root, "proc")
+	r.Init, _ = process.ReadComm(context.Background(), proc, 1)
 	procs, _ := fs.AllProcs()
 	for _, p := range procs {
-		if c, err := p.Comm(); err == nil && (c == "cron" || c == "crond") {
+		if c, err := process.ReadComm(context.Background(), proc, p.PID); err == nil && (c == "cron" || c == "crond") {
 			r.Cron = true
 			break
 		}

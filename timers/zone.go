@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,7 +53,7 @@ type Zone struct {
 // [ErrZoneUnknown] error naming the file.
 func RootZone(root string) (Zone, error) {
 	const rel = "etc/localtime"
-	fi, err := os.Lstat(filepath.Join(root, rel))
+	fi, err := rootfs.Lstat(root, rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		if name := etcTimezone(root); name != "" {
 			if l, err := time.LoadLocation(name); err == nil {
@@ -63,7 +63,7 @@ func RootZone(root string) (Zone, error) {
 		return Zone{Name: "UTC", Loc: time.UTC, How: "none"}, nil
 	}
 	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		if target, err := os.Readlink(filepath.Join(root, rel)); err == nil {
+		if target, err := rootfs.Readlink(root, rel); err == nil {
 			if i := strings.Index(target, "zoneinfo/"); i >= 0 {
 				name := target[i+len("zoneinfo/"):]
 				if validZoneName(name) {
@@ -74,8 +74,7 @@ func RootZone(root string) (Zone, error) {
 			}
 		}
 	}
-	// TZif files are a few KiB; 1 MiB bounds a hostile one.
-	b, err := rootfs.ReadFile(context.Background(), root, rel, 1<<20)
+	b, err := rootfs.ReadFile(context.Background(), root, rel, zoneFileLimit)
 	if err != nil {
 		return Zone{}, fmt.Errorf("%w: %w", ErrZoneUnknown, err)
 	}
@@ -115,24 +114,29 @@ func etcTimezone(root string) string {
 	return name
 }
 
-// zoneinfoDir is the zone database to name zones from: root's own
-// (read inside root), else this host's.
-func zoneinfoDir(root string) (dir, rootRel string) {
-	if isDir(filepath.Join(root, "usr/share/zoneinfo")) {
-		return filepath.Join(root, "usr/share/zoneinfo"), "usr/share/zoneinfo"
+// zoneinfoDir is the zone database to name zones from, as a jail and the
+// folder inside it: root's own usr/share/zoneinfo (read inside root),
+// else this host's.
+func zoneinfoDir(root string) (jail, rel string) {
+	const db = "usr/share/zoneinfo"
+	if fi, err := rootfs.Stat(root, db); err == nil && fi.IsDir() {
+		return root, db
 	}
-	return "/usr/share/zoneinfo", ""
+	return "/", db
 }
 
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
-}
+// zoneFileLimit bounds one zone file: TZif files are a few KiB (the
+// largest of Debian's tzdata under 4 KiB); 1 MiB bounds a hostile one.
+const zoneFileLimit = 1 << 20
+
+// maxZoneFiles bounds how many files matchZone compares: tzdata has
+// about 1,200 outside posix/ and right/.
+const maxZoneFiles = 10000
 
 // loadRootZone loads the zone name from root's zone database, else this
 // host's (time.LoadLocation).
 func loadRootZone(root, name string) (*time.Location, error) {
-	if b, err := rootfs.ReadFile(context.Background(), root, "usr/share/zoneinfo/"+name, 1<<20); err == nil {
+	if b, err := rootfs.ReadFile(context.Background(), root, "usr/share/zoneinfo/"+name, zoneFileLimit); err == nil {
 		if l, err := time.LoadLocationFromTZData(name, b); err == nil {
 			return l, nil
 		}
@@ -144,49 +148,56 @@ func loadRootZone(root, name string) (*time.Location, error) {
 // zone's file has the same bytes, else the canonical name (one listed in
 // zone1970.tab or zone.tab, else the first in sorted order) among the
 // zone database's files with the same bytes; "" when none has them.
-// posix/ and right/ (leap-second) copies are skipped.
+// posix/ and right/ (leap-second) copies are skipped. Every file and
+// folder is read inside the database's root (package rootfs), files of
+// another size are not read, and at most maxZoneFiles are looked at.
 func matchZone(root string, b []byte) string {
-	dir, rootRel := zoneinfoDir(root)
+	jail, db := zoneinfoDir(root)
 	same := func(name string) bool {
-		var c []byte
-		var err error
-		if rootRel != "" {
-			c, err = rootfs.ReadFile(context.Background(), root, rootRel+"/"+name, 1<<20)
-		} else {
-			c, err = os.ReadFile(filepath.Join(dir, name))
-		}
+		c, err := rootfs.ReadFile(context.Background(), jail, db+"/"+name, zoneFileLimit)
 		return err == nil && bytes.Equal(c, b)
 	}
 	if name := etcTimezone(root); name != "" && same(name) {
 		return name
 	}
 	var names []string
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	seen := 0
+	var walk func(sub string)
+	walk = func(sub string) {
+		des, err := rootfs.ReadDir(jail, path.Join(db, sub))
 		if err != nil {
-			return nil //nolint:nilerr // an unreadable entry names no zone; look on
+			return // an unreadable folder names no zone; look on
 		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			if rel == "posix" || rel == "right" {
-				return filepath.SkipDir
+		for _, d := range des {
+			if seen++; seen > maxZoneFiles {
+				return
 			}
-			return nil
+			rel := path.Join(sub, d.Name())
+			switch {
+			case d.IsDir():
+				if rel != "posix" && rel != "right" {
+					walk(rel)
+				}
+			case !validZoneName(rel):
+			case d.Type().IsRegular():
+				if fi, err := d.Info(); err == nil && fi.Size() == int64(len(b)) && same(rel) {
+					names = append(names, rel)
+				}
+			case d.Type()&fs.ModeSymlink != 0:
+				if same(rel) {
+					names = append(names, rel)
+				}
+			}
 		}
-		if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
-			return nil
-		}
-		if validZoneName(rel) && same(rel) {
-			names = append(names, rel)
-		}
-		return nil
-	})
+	}
+	walk("")
 	if len(names) == 0 {
 		return ""
 	}
 	slices.Sort(names)
 	listed := map[string]bool{}
 	for _, tab := range []string{"zone1970.tab", "zone.tab"} {
-		t, err := os.ReadFile(filepath.Join(dir, tab))
+		t, err := rootfs.ReadFile(context.Background(), jail, db+"/"+tab, zoneFileLimit)
 		if err != nil {
 			continue
 		}

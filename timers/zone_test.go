@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -136,5 +137,58 @@ func TestCalendarOracleCopiedZone(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRootZoneStaysInRoot: a root whose etc is a link to a host folder
+// holding a localtime link (Asia/Shanghai) is a root without
+// etc/localtime (UTC, "none"), not the host folder's zone; and a root's
+// own zone database holding a FIFO and a link to /dev/zero beside the
+// copied zone's file names that file, without blocking or reading the
+// device. Before, the linked etc gave the host folder's zone.
+func TestRootZoneStaysInRoot(t *testing.T) {
+	if _, err := os.Stat("/usr/share/zoneinfo/Asia/Shanghai"); err != nil {
+		t.Skip("no tzdata:", err)
+	}
+	top := t.TempDir()
+	host := filepath.Join(top, "host-etc")
+	root := filepath.Join(top, "root")
+	for _, d := range []string{host, root} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("/usr/share/zoneinfo/Asia/Shanghai", filepath.Join(host, "localtime")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(host, filepath.Join(root, "etc")); err != nil {
+		t.Fatal(err)
+	}
+	z, err := RootZone(root)
+	if err != nil || z.How != "none" || z.Loc != time.UTC {
+		t.Errorf("RootZone(etc linked out) = %+v, %v; want UTC (none): the link leads out of the root", z, err)
+	}
+
+	root = localtimeRoot(t, "Asia/Shanghai", true, true)
+	db := filepath.Join(root, "usr/share/zoneinfo")
+	b, err := os.ReadFile("/usr/share/zoneinfo/Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(db, "Asia"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(db, "Asia/Fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(db, "Asia/Zero")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(db, "Asia/Shanghai"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	z, err = RootZone(root)
+	if err != nil || z.Name != "Asia/Shanghai" || z.How != "copy" {
+		t.Errorf("RootZone(own database with a FIFO and /dev/zero) = %q (%s), %v; want Asia/Shanghai (copy)", z.Name, z.How, err)
 	}
 }

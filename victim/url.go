@@ -144,8 +144,14 @@ func (f *Finder) listeners(ips []net.IP, port int) ([]uint64, error) {
 	// procfs marks NetTCP deprecated in favour of sock_diag over netlink,
 	// which reads the live kernel only; /proc/net/tcp{,6} is what --root
 	// fixtures and tests can hold, so the files are read here.
-	for _, read := range []func() (procfs.NetTCP, error){f.fs.NetTCP, f.fs.NetTCP6} { //nolint:staticcheck // SA1019: see above
-		lines, err := read()
+	for i, read := range []func() (procfs.NetTCP, error){f.fs.NetTCP, f.fs.NetTCP6} { //nolint:staticcheck // SA1019: see above
+		// procfs opens without O_NONBLOCK and follows links: vet the
+		// file inside the proc root first (a FIFO, a device, a link out).
+		err := rootfs.Check(f.o.ProcRoot, []string{"net/tcp", "net/tcp6"}[i])
+		var lines procfs.NetTCP
+		if err == nil {
+			lines, err = read()
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -179,7 +185,7 @@ func (f *Finder) holders(inodes []uint64) (map[int]int, int, error) {
 	}
 	out, denied := map[int]int{}, 0
 	for _, p := range procs {
-		targets, err := p.FileDescriptorTargets()
+		targets, err := process.FDTargets(f.o.ProcRoot, p.PID)
 		switch {
 		case gone(err):
 			continue
@@ -192,7 +198,7 @@ func (f *Finder) holders(inodes []uint64) (map[int]int, int, error) {
 		if !slices.ContainsFunc(targets, func(t string) bool { return want[t] }) {
 			continue
 		}
-		st, err := p.Stat()
+		st, err := process.ReadStat(context.Background(), f.o.ProcRoot, p.PID)
 		if gone(err) {
 			continue
 		}
@@ -236,18 +242,18 @@ func mainHolder(holders map[int]int) int {
 // and the systemd unit, by package process's rules). how is the
 // record.Victim How.
 func (f *Finder) FromPID(pid int, how string) (*record.Victim, error) {
-	p, err := f.fs.Proc(pid)
-	if err != nil {
+	if _, err := rootfs.Stat(f.o.ProcRoot, strconv.Itoa(pid)); err != nil {
 		return nil, &NotFoundError{What: "pid " + strconv.Itoa(pid), Why: "no such process", Hint: "pass a running PID"}
 	}
 	v := &record.Victim{PID: pid, How: how}
-	if st, err := p.Stat(); err == nil {
+	ctx := context.Background()
+	if st, err := process.ReadStat(ctx, f.o.ProcRoot, pid); err == nil {
 		v.Comm = st.Comm
 	}
-	if exe, err := p.Executable(); err == nil {
+	if exe, err := process.Exe(f.o.ProcRoot, pid); err == nil {
 		v.Exe = exe
 	}
-	b, err := rootfs.ReadPath(context.Background(), f.procPath(pid, "cgroup"), rootfs.ProcLimit)
+	b, err := process.ReadPIDFile(ctx, f.o.ProcRoot, pid, "cgroup", rootfs.ProcLimit)
 	if gone(err) {
 		return nil, &NotFoundError{What: "pid " + strconv.Itoa(pid), Why: "exited", Hint: "pass --victim PID|UNIT|CGROUP"}
 	}
@@ -262,10 +268,6 @@ func (f *Finder) FromPID(pid int, how string) (*record.Victim, error) {
 	}
 	f.hierarchyDirs(v, memV1)
 	return v, nil
-}
-
-func (f *Finder) procPath(pid int, name string) string {
-	return strings.TrimSuffix(f.o.ProcRoot, "/") + "/" + strconv.Itoa(pid) + "/" + name
 }
 
 // unifiedPath is the v2 group path of a /proc/PID/cgroup content, the

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -100,5 +101,31 @@ func TestStatLstatGlob(t *testing.T) {
 	}
 	if m, _ := Glob(root, "/../../host-*"); len(m) != 0 {
 		t.Errorf("Glob outside = %q, want none", m)
+	}
+}
+
+// TestOpenDevice: the one character device asked for is taken, any other
+// (/dev/zero where /dev/kmsg is wanted) refused with ErrNotRegular, and a
+// regular file taken as Open takes it.
+func TestOpenDevice(t *testing.T) {
+	if f, err := OpenDevice("/", "dev/null", 1, 3); err != nil {
+		t.Errorf("OpenDevice(/dev/null, 1:3) = %v", err)
+	} else {
+		f.Close()
+	}
+	if f, err := OpenDevice("/", "dev/zero", 1, 11); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "/dev/zero") {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("OpenDevice(/dev/zero, 1:11) = %v; want ErrNotRegular naming it", err)
+	}
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "kmsg"), []byte("6,1,2,-;x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := OpenDevice(root, "kmsg", 1, 11); err != nil {
+		t.Errorf("OpenDevice(regular file) = %v", err)
+	} else {
+		f.Close()
 	}
 }

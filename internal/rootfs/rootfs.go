@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -46,14 +47,9 @@ var noOpenat2 atomic.Bool
 // Open opens rel (a path relative to root; a leading "/" is ignored) for
 // reading, resolved inside root, and checks that it is a regular file.
 func Open(root, rel string) (*os.File, error) {
-	f, err := open(root, rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	f, fi, err := openRead(root, rel)
 	if err != nil {
 		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, &fs.PathError{Op: "stat", Path: display(root, rel), Err: err}
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
@@ -64,6 +60,45 @@ func Open(root, rel string) (*os.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: display(root, rel), Err: e}
 	}
 	return f, nil
+}
+
+// openRead opens rel under root for reading, resolved inside root and
+// non-blocking, and returns its file information; the caller checks its
+// type.
+func openRead(root, rel string) (*os.File, fs.FileInfo, error) {
+	f, err := open(root, rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, &fs.PathError{Op: "stat", Path: display(root, rel), Err: err}
+	}
+	return f, fi, nil
+}
+
+// OpenDevice opens rel under root as [Open] does, but takes the one
+// character device major:minor as well as a regular file: for
+// <root>/dev/kmsg (1:11), which on a live host is that device and in a
+// fixture a regular file. Any other device (a link to /dev/zero, 1:5), a
+// FIFO or a socket is refused with ErrNotRegular.
+func OpenDevice(root, rel string, major, minor uint32) (*os.File, error) {
+	f, fi, err := openRead(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	m := fi.Mode()
+	if m.IsRegular() {
+		return f, nil
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && m&fs.ModeCharDevice != 0 &&
+		unix.Major(st.Rdev) == major && unix.Minor(st.Rdev) == minor {
+		return f, nil
+	}
+	f.Close()
+	return nil, &fs.PathError{Op: "open", Path: display(root, rel),
+		Err: fmt.Errorf("%w (%s); want a regular file or the device %d:%d", ErrNotRegular, kind(m), major, minor)}
 }
 
 // ReadFile reads the regular file rel under root, at most limit bytes
@@ -98,9 +133,15 @@ func ReadFile(ctx context.Context, root, rel string, limit int64) ([]byte, error
 	}
 }
 
+// OpenDir opens the folder rel under root, resolved inside root, for
+// listing it and for *at(2) calls relative to it.
+func OpenDir(root, rel string) (*os.File, error) {
+	return open(root, rel, unix.O_RDONLY|unix.O_DIRECTORY)
+}
+
 // ReadDir lists the folder rel under root, resolved inside root.
 func ReadDir(root, rel string) ([]fs.DirEntry, error) {
-	f, err := open(root, rel, unix.O_RDONLY|unix.O_DIRECTORY)
+	f, err := OpenDir(root, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -345,6 +386,23 @@ func Lstat(root, rel string) (fs.FileInfo, error) {
 		return nil, &fs.PathError{Op: "lstat", Path: display(root, rel), Err: unwrapPath(err)}
 	}
 	return fi, nil
+}
+
+// Readlink returns the target of the symbolic link rel under root, the
+// folders before its last component resolved inside root (a linked etc
+// never makes it read the host's etc/localtime).
+func Readlink(root, rel string) (string, error) {
+	rel = strings.TrimLeft(filepath.ToSlash(rel), "/")
+	dir, base := path.Split(rel)
+	res, err := Resolve(root, dir)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: display(root, rel), Err: err}
+	}
+	t, err := os.Readlink(filepath.Join(root, res, base))
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: display(root, rel), Err: unwrapPath(err)}
+	}
+	return t, nil
 }
 
 // Glob returns the paths (relative to root, without a leading "/") that
