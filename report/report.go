@@ -50,6 +50,9 @@ type Options struct {
 	// recording's (analyze), or before's and after's (compare). Without
 	// them the page has no charts.
 	Traces []*correlate.Trace
+	// scraped: the Result is a host's of `analyze --prometheus`, made
+	// from metrics, not from a recording: no advice on how to record.
+	scraped bool
 }
 
 // Render writes r to w in format f.

@@ -174,6 +174,9 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 
 	heading("Verdict")
 	verdict(&b, &r, md, bullet)
+	if h := victimHint(&r); h != "" && !o.scraped {
+		fmt.Fprintf(&b, "\n%s\n", h)
+	}
 	memoryText(&b, &r, heading, bullet)
 
 	if len(r.Warnings) > 0 {
