@@ -43,6 +43,10 @@ type Options struct {
 	// [OOMDetailed], counting the rest by process name. JSON and CSV
 	// always have all.
 	AllOOM bool
+	// Allocators writes, under the process table, each process's
+	// allocator reading (leak or retention, memstate.Retention); without
+	// it one line says how to see them. JSON always has them.
+	Allocators bool
 }
 
 // OOMShown is how many OOM kills, the newest, the table and markdown
@@ -186,10 +190,17 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 			memstate.FormatBytes(p.RSSFileBytes), memstate.FormatBytes(p.RSSShmemBytes), pss, memstate.FormatBytes(p.SwapBytes), cg)
 	}
 	render(t)
+	read := 0
 	for _, p := range r.Procs {
 		if p.Retention != nil && p.Retention.Reading != "" {
-			fmt.Fprintf(&b, "%s (PID %d), allocator: %s.\n", p.Comm, p.PID, p.Retention.Reading)
+			read++
+			if o.Allocators {
+				fmt.Fprintf(&b, "%s (PID %d), allocator: %s.\n", p.Comm, p.PID, p.Retention.Reading)
+			}
 		}
+	}
+	if read > 0 && !o.Allocators {
+		fmt.Fprintf(&b, "Leak or allocator retention? Each process's allocator, threads and arenas: --allocators.\n")
 	}
 	if r.ProcScan.NoPSS > 0 {
 		fmt.Fprintf(&b, "PSS unknown for %s: smaps_rollup unreadable (needs root; some processes, such as a container's PID 1, refuse even root).\n",
