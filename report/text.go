@@ -146,9 +146,11 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 		}
 		b.WriteString(culpritLegend)
 		for i := range r.Episodes {
-			if c := culpritByName(&r, r.Episodes[i].Culprit); c != nil && memTaken(c, &r.Episodes[i]) != "" {
-				b.WriteString(memLegend)
-				break
+			if c := culpritByName(&r, r.Episodes[i].Culprit); c != nil {
+				if took := memTaken(c, &r.Episodes[i]); took != "" {
+					b.WriteString(memLegend(took[strings.LastIndex(took, " +")+1:]))
+					break
+				}
 			}
 		}
 		b.WriteString("\n\n")
