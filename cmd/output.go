@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
@@ -29,19 +31,49 @@ func formatForOutput(c *cobra.Command, f format.Format, output string) format.Fo
 	return f
 }
 
+// checkOutput refuses, before any work is done, an output file that
+// exists (without --force: a report was lost to a silent overwrite) or is
+// a directory. Both are faults of a file the user named: exit 1, as
+// --latency DIR and watch --out EXISTING are.
+func checkOutput(path string, force bool) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return nil // created (or refused) by writeOutput
+	case fi.IsDir():
+		return fmt.Errorf("--output %s: is a directory, not a file", path)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("--output %s: is a symbolic link; refusing to write through it", path)
+	case !force:
+		return fmt.Errorf("--output %s: %w (use --force to overwrite)", path, outfile.ErrExists)
+	}
+	return nil
+}
+
+// forceFlag adds --force, which lets --output overwrite an existing file.
+func forceFlag(fl *pflag.FlagSet, force *bool) {
+	fl.BoolVar(force, "force", false, "overwrite --output if it exists")
+}
+
 // writeOutput runs render on stdout, or on the file path when path is
-// neither "" nor "-": created or overwritten the one safe way
-// (outfile.Create: mode 0600 or --mode, never through a symbolic link), with colour
-// off and no width limit (a file is not a terminal). It says on stderr
-// what it wrote.
-func writeOutput(ios *iostreams.IOStreams, path string, mode fs.FileMode, o *report.Options, render func(w io.Writer) error) error {
+// neither "" nor "-": created, or with force overwritten, the one safe
+// way (outfile.Create: mode 0600 or --mode, never through a symbolic
+// link), with colour off and no width limit (a file is not a terminal).
+// It says on stderr what it wrote.
+func writeOutput(ios *iostreams.IOStreams, path string, mode fs.FileMode, force bool, o *report.Options, render func(w io.Writer) error) error {
 	if path == "" || path == "-" {
 		return render(ios.Out)
 	}
+	if err := checkOutput(path, force); err != nil {
+		return err
+	}
 	o.Color, o.Width = false, 0
-	f, err := outfile.Create(path, outfile.Options{Overwrite: true, Mode: mode})
+	f, err := outfile.Create(path, outfile.Options{Overwrite: force, Mode: mode})
 	if err != nil {
-		return &usageError{Err: fmt.Errorf("--output: %w", err)}
+		return fmt.Errorf("--output: %w", err)
 	}
 	if err := render(f); err != nil {
 		f.Close()
