@@ -75,6 +75,9 @@ func TestTablesFit80Columns(t *testing.T) {
 		{"mem", "--root", filepath.Join("..", "testdata", "linux-6.18"), "--interval", "0",
 			"--kernel-log", filepath.Join("..", "memstate", "testdata", "oom", "host618-shmem-oom.journal.txt")},
 	}
+	// 40 real OOM kills: the capped table and its counts line
+	cases = append(cases, []string{"mem", "--root", filepath.Join("..", "testdata", "linux-6.18"), "--interval", "0",
+		"--kernel-log", gunzipTo(t, filepath.Join("..", "memstate", "testdata", "oom", "host618-40-memcg-oom.dmesg-T.txt.gz"))})
 	// watch: a live run on this host, and one with every optional column
 	// (a latency probe of a local server, a cgroup's PSI from a fixture
 	// root) that must make room for them.
