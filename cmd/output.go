@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -40,9 +41,12 @@ func checkOutput(path string, force bool) error {
 		return nil
 	}
 	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // created by writeOutput
+	}
 	switch {
 	case err != nil:
-		return nil // created (or refused) by writeOutput
+		return fmt.Errorf("--output %s: %w", path, err)
 	case fi.IsDir():
 		return fmt.Errorf("--output %s: is a directory, not a file", path)
 	case fi.Mode()&fs.ModeSymlink != 0:
