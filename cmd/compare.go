@@ -90,7 +90,7 @@ func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command 
 	formatFlag(cmd, &opts.Format, format.Table, report.Formats, "(html: both runs on charts, one self-contained page)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the comparison to `FILE` instead of stdout (FILE.html: --format html)")
 	modeFlag(fl, &opts.Mode)
-	forceFlag(fl, &opts.Force)
+	forceFlag(fl, &opts.Force, "--output")
 	return cmd
 }
 

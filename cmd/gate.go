@@ -57,6 +57,7 @@ type gateOptions struct {
 	// SuspectPSI is what to do when the judged PSI contradicts itself
 	// (--suspect-psi).
 	SuspectPSI gate.SuspectAction
+	Force      bool // --force: --output and --junit may overwrite existing files
 	// AbortOnFail stops the wrapped command at the first breach of a
 	// threshold over the run so far (k6's abortOnFail).
 	AbortOnFail bool
@@ -222,6 +223,7 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	fl.StringVar(&opts.Out, "out", "", "record the sampled run to `FILE` for memdiag analyze (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here, as watch; off: no recording)")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
 	modeFlag(fl, &opts.Mode)
+	forceFlag(fl, &opts.Force, "--output and --junit")
 	fl.BoolVar(&opts.AbortOnFail, "abort-on-fail", false, "stop the wrapped command (SIGTERM, as on Ctrl-C) as soon as a threshold is breached over the run so far, then judge the run (k6's abortOnFail)")
 	fl.StringVar(&opts.ExitCode, "exit-code", "memdiag", fmt.Sprintf("when no threshold failed, exit with memdiag's code (memdiag: %d when the command failed) or the wrapped command's own (command); a breach still exits %d", exitCommand, exitBreach))
 	fl.Var(suspectValue{&opts.SuspectPSI}, "suspect-psi", "what to do when the judged PSI contradicts itself (averages against total, stall with no reclaim/refault/swap activity): warn (judge, and say so in every format), fail (thresholds on that PSI are not judged: exit 5), ignore")
@@ -252,6 +254,13 @@ func (suspectValue) Type() string { return "warn|fail|ignore" }
 
 func runGate(ctx context.Context, opts *gateOptions) error {
 	if err := oneStdin([]string{"--recording", "--thresholds"}, opts.Recording, opts.ThresholdsFile); err != nil {
+		return err
+	}
+	// Refused before the run, not after a load test of an hour.
+	if err := checkOutput(opts.Output, opts.Force); err != nil {
+		return err
+	}
+	if err := checkOutputFlag("--junit", opts.JUnit, opts.Force); err != nil {
 		return err
 	}
 	ths, err := gate.ParseAll(opts.Thresholds)
@@ -388,9 +397,10 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 	var out io.Writer = opts.IO.Out
 	if opts.Output != "" {
 		ro.Width, ro.Color = 0, false // a file: full content, no escapes
-		// A report file is rewritten on each run, but never through a
-		// link (outfile); 0600 unless --mode.
-		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: true, Mode: opts.Mode})
+		// An existing report file is kept unless --force, as every
+		// command's; never written through a link (outfile); 0600
+		// unless --mode.
+		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: opts.Force, Mode: opts.Mode})
 		if err != nil {
 			return fmt.Errorf("--output: %w", err)
 		}
@@ -401,7 +411,7 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 		return err
 	}
 	if opts.JUnit != "" {
-		if err := writeFile(opts.JUnit, opts.Mode, func(w io.Writer) error { return gate.WriteJUnit(w, rep, opts.Location) }); err != nil {
+		if err := writeFile(opts.JUnit, opts.Mode, opts.Force, func(w io.Writer) error { return gate.WriteJUnit(w, rep, opts.Location) }); err != nil {
 			return err
 		}
 	}
@@ -458,10 +468,11 @@ func isExitCode(err error, code int) bool {
 	return errors.As(err, &ce) && ce.Code == code
 }
 
-// writeFile writes a report file with outfile: rewritten on each run,
-// never through a symbolic or hard link, with mode (--mode, 0600).
-func writeFile(path string, mode fs.FileMode, write func(io.Writer) error) error {
-	f, err := outfile.Create(path, outfile.Options{Overwrite: true, Mode: mode})
+// writeFile writes a report file with outfile: an existing one only
+// with force, never through a symbolic or hard link, with mode (--mode,
+// 0600).
+func writeFile(path string, mode fs.FileMode, force bool, write func(io.Writer) error) error {
+	f, err := outfile.Create(path, outfile.Options{Overwrite: force, Mode: mode})
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,7 @@ func TestGateOutputsRefuseLinks(t *testing.T) {
 			IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
 			Getenv:     func(string) string { return "" },
 			Thresholds: []string{"oom_kills==0"}, Recording: rec, JUnit: junit, Output: output,
+			Force: true, // links are refused even with it
 		})
 	}
 	for _, tt := range []struct{ junit, output, want string }{
@@ -101,6 +102,8 @@ func TestOutputFileRules(t *testing.T) {
 	}{
 		{[]string{"analyze", unionRec, "-o", report}, 1, "memdiag: --output " + report + ": file exists (use --force to overwrite)\n"},
 		{[]string{"compare", unionRec, unionRec, "-o", report}, 1, "memdiag: --output " + report + ": file exists (use --force to overwrite)\n"},
+		{[]string{"gate", "--recording", unionRec, "-t", "oom_kills==0", "-o", report}, 1, "memdiag: --output " + report + ": file exists (use --force to overwrite)\n"},
+		{[]string{"gate", "--recording", unionRec, "-t", "oom_kills==0", "--junit", report}, 1, "memdiag: --junit " + report + ": file exists (use --force to overwrite)\n"},
 		{[]string{"analyze", unionRec, "-o", dir}, 1, "memdiag: --output " + dir + ": is a directory, not a file\n"},
 		{[]string{"analyze", unionRec, "--latency", dir}, 1, "memdiag: --latency " + dir + ": is a directory, not a file\n"},
 		{[]string{"analyze", empty}, 1, "memdiag: " + empty + ": an empty directory, not a recording: no memdiag segments (memdiag-*.jsonl.gz) in it yet\n"},

@@ -36,7 +36,10 @@ func formatForOutput(c *cobra.Command, f format.Format, output string) format.Fo
 // exists (without --force: a report was lost to a silent overwrite) or is
 // a directory. Both are faults of a file the user named: exit 1, as
 // --latency DIR and watch --out EXISTING are.
-func checkOutput(path string, force bool) error {
+func checkOutput(path string, force bool) error { return checkOutputFlag("--output", path, force) }
+
+// checkOutputFlag is checkOutput for the file of flag (gate's --junit).
+func checkOutputFlag(flag, path string, force bool) error {
 	if path == "" || path == "-" {
 		return nil
 	}
@@ -46,20 +49,21 @@ func checkOutput(path string, force bool) error {
 	}
 	switch {
 	case err != nil:
-		return fmt.Errorf("--output %s: %w", path, err)
+		return fmt.Errorf("%s %s: %w", flag, path, err)
 	case fi.IsDir():
-		return fmt.Errorf("--output %s: is a directory, not a file", path)
+		return fmt.Errorf("%s %s: is a directory, not a file", flag, path)
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("--output %s: is a symbolic link; refusing to write through it", path)
+		return fmt.Errorf("%s %s: is a symbolic link; refusing to write through it", flag, path)
 	case !force:
-		return fmt.Errorf("--output %s: %w (use --force to overwrite)", path, outfile.ErrExists)
+		return fmt.Errorf("%s %s: %w (use --force to overwrite)", flag, path, outfile.ErrExists)
 	}
 	return nil
 }
 
-// forceFlag adds --force, which lets --output overwrite an existing file.
-func forceFlag(fl *pflag.FlagSet, force *bool) {
-	fl.BoolVar(force, "force", false, "overwrite --output if it exists")
+// forceFlag adds --force, which lets the output files (what) overwrite
+// existing ones.
+func forceFlag(fl *pflag.FlagSet, force *bool, what string) {
+	fl.BoolVar(force, "force", false, "overwrite "+what+" if it exists")
 }
 
 // writeOutput runs render on stdout, or on the file path when path is
