@@ -299,6 +299,16 @@ func TestRunMemManyOOMKills(t *testing.T) {
 // directory and returns its path there (named as gz without ".gz").
 func gunzipTo(t *testing.T, gz string) string {
 	t.Helper()
+	p := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(gz), ".gz"))
+	if err := os.WriteFile(p, gunzipFile(t, gz), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// gunzipFile is the uncompressed content of the gzipped file gz.
+func gunzipFile(t *testing.T, gz string) []byte {
+	t.Helper()
 	f, err := os.Open(gz)
 	if err != nil {
 		t.Fatal(err)
@@ -308,16 +318,9 @@ func gunzipTo(t *testing.T, gz string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(gz), ".gz"))
-	out, err := os.Create(p)
+	raw, err := io.ReadAll(zr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := io.Copy(out, zr); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return raw
 }
