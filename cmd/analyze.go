@@ -77,6 +77,7 @@ type analyzeOptions struct {
 	// extension picks the format when --format is not given (.html).
 	Output string
 	Mode   fs.FileMode // --mode of --output
+	Force  bool        // --force: --output may overwrite an existing file
 	// Prom holds --prometheus and its flags (analyze_prometheus.go); Now
 	// is the clock of its relative --from/--to.
 	Prom promOptions
@@ -198,6 +199,7 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 	formatFlag(cmd, &opts.Format, format.Table, report.Formats, "(html: one self-contained page with charts)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout (FILE.html: --format html)")
 	modeFlag(fl, &opts.Mode)
+	forceFlag(fl, &opts.Force, "--output")
 	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
@@ -275,6 +277,9 @@ func runAnalyze(opts *analyzeOptions) error {
 	if err := oneStdin([]string{"REC", "--latency"}, opts.Recording, opts.LatencyFile); err != nil {
 		return err
 	}
+	if err := checkOutput(opts.Output, opts.Force); err != nil {
+		return err
+	}
 	co, err := opts.correlateOptions()
 	if err != nil {
 		return err
@@ -301,7 +306,7 @@ func runAnalyze(opts *analyzeOptions) error {
 	if trace != nil {
 		ro.Traces = []*correlate.Trace{trace}
 	}
-	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.Render(w, res, opts.Format, ro) })
+	return writeOutput(opts.IO, opts.Output, opts.Mode, opts.Force, &ro, func(w io.Writer) error { return report.Render(w, res, opts.Format, ro) })
 }
 
 // analyzeMemoryLimit is the Go heap's soft limit while analyze runs,

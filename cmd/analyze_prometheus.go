@@ -64,6 +64,9 @@ func runAnalyzePrometheus(opts *analyzeOptions) error {
 	if u, err := url.Parse(p.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return flagErrorf("--prometheus %q: want an http:// or https:// URL of a Prometheus server", p.URL)
 	}
+	if err := checkOutput(opts.Output, opts.Force); err != nil {
+		return err
+	}
 	f := opts.Format
 	if f != format.Table && f != format.Markdown && f != format.JSON {
 		return flagErrorf("--format %s: --prometheus writes table, markdown or json", f)
@@ -97,7 +100,7 @@ func runAnalyzePrometheus(opts *analyzeOptions) error {
 	}
 	fl := report.Fleet{Data: d, From: start, To: end, Results: results, Hosts: hosts, Aligned: fleet.Align(results, p.Align), Align: p.Align}
 	ro := report.Options{Values: opts.Values, Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
-	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.RenderFleet(w, fl, f, ro) })
+	return writeOutput(opts.IO, opts.Output, opts.Mode, opts.Force, &ro, func(w io.Writer) error { return report.RenderFleet(w, fl, f, ro) })
 }
 
 // analyzeArgs is one recording, or none with --prometheus.

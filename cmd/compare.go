@@ -35,6 +35,7 @@ type compareOptions struct {
 	// Output is the file the comparison goes to ("" or "-": stdout).
 	Output   string
 	Mode     fs.FileMode // --mode of --output
+	Force    bool        // --force: --output may overwrite an existing file
 	NoRedact bool        // --no-redact: command lines as the recordings hold them
 }
 
@@ -89,11 +90,15 @@ func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command 
 	formatFlag(cmd, &opts.Format, format.Table, report.Formats, "(html: both runs on charts, one self-contained page)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the comparison to `FILE` instead of stdout (FILE.html: --format html)")
 	modeFlag(fl, &opts.Mode)
+	forceFlag(fl, &opts.Force, "--output")
 	return cmd
 }
 
 func runCompare(opts *compareOptions) error {
 	if err := oneStdin([]string{"BEFORE", "AFTER", "--latency-before", "--latency-after"}, opts.Before, opts.After, opts.LatencyBefore, opts.LatencyAfter); err != nil {
+		return err
+	}
+	if err := checkOutput(opts.Output, opts.Force); err != nil {
 		return err
 	}
 	ao := analyzeOptions{Stat: opts.Stat, Spike: opts.Spike, PSIScope: "auto", MinSignals: 1}
@@ -118,5 +123,5 @@ func runCompare(opts *compareOptions) error {
 			ro.Traces = append(ro.Traces, t)
 		}
 	}
-	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.RenderCompare(w, res[0], res[1], opts.Format, ro) })
+	return writeOutput(opts.IO, opts.Output, opts.Mode, opts.Force, &ro, func(w io.Writer) error { return report.RenderCompare(w, res[0], res[1], opts.Format, ro) })
 }

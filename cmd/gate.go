@@ -57,6 +57,14 @@ type gateOptions struct {
 	// SuspectPSI is what to do when the judged PSI contradicts itself
 	// (--suspect-psi).
 	SuspectPSI gate.SuspectAction
+	Force      bool // --force: --output and --junit may overwrite existing files
+	// AbortOnFail stops the wrapped command at the first breach of a
+	// threshold over the run so far (k6's abortOnFail).
+	AbortOnFail bool
+	// ExitCode is whose exit code gate ends with when no threshold
+	// failed: "memdiag" (4 when the command failed) or "command" (the
+	// command's own).
+	ExitCode string
 }
 
 // gateLong is the long help of newGateCmd.
@@ -106,6 +114,12 @@ var gateLong = heredoc.Docf(`
 	it exits. On Ctrl-C, SIGTERM or SIGHUP memdiag sends the command (and the processes it started) SIGTERM,
 	waits up to 10 s, then SIGKILL, and exits %[7]d without a verdict: an
 	unfinished run is not judged.
+
+	With --abort-on-fail, as with k6's abortOnFail, the thresholds are
+	judged over the run so far after each sample, and the first breach
+	stops the command the same way; the run up to then is judged (exit
+	%[2]d). With --exit-code command, a run whose thresholds held exits with
+	the command's own code (0 when it succeeded) instead of %[3]d.
 
 	Exit codes:
 	  %[1]d  every threshold held (and the command succeeded)
@@ -179,6 +193,12 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 			if opts.Recording != "" && (opts.Cgroup != "" || opts.Victim != "") {
 				return flagErrorf("--cgroup and --victim do not apply to --recording: a recording is judged in the scope it was made in")
 			}
+			if (opts.AbortOnFail || cmd.Flags().Changed("exit-code")) && len(opts.Command) == 0 {
+				return flagErrorf("--abort-on-fail and --exit-code apply to a command after -- only")
+			}
+			if opts.ExitCode != "memdiag" && opts.ExitCode != "command" {
+				return flagErrorf("--exit-code %q: want memdiag or command", opts.ExitCode)
+			}
 			if len(opts.Thresholds) == 0 && opts.ThresholdsFile == "" {
 				return flagErrorf("no thresholds: give --threshold EXPR (e.g. 'memory.full.stall<1%%') or --thresholds FILE")
 			}
@@ -203,6 +223,9 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	fl.StringVar(&opts.Out, "out", "", "record the sampled run to `FILE` for memdiag analyze (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here, as watch; off: no recording)")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
 	modeFlag(fl, &opts.Mode)
+	forceFlag(fl, &opts.Force, "--output and --junit")
+	fl.BoolVar(&opts.AbortOnFail, "abort-on-fail", false, "stop the wrapped command (SIGTERM, as on Ctrl-C) as soon as a threshold is breached over the run so far, then judge the run (k6's abortOnFail)")
+	fl.StringVar(&opts.ExitCode, "exit-code", "memdiag", fmt.Sprintf("when no threshold failed, exit with memdiag's code (memdiag: %d when the command failed) or the wrapped command's own (command); a breach still exits %d", exitCommand, exitBreach))
 	fl.Var(suspectValue{&opts.SuspectPSI}, "suspect-psi", "what to do when the judged PSI contradicts itself (averages against total, stall with no reclaim/refault/swap activity): warn (judge, and say so in every format), fail (thresholds on that PSI are not judged: exit 5), ignore")
 	return cmd
 }
@@ -231,6 +254,13 @@ func (suspectValue) Type() string { return "warn|fail|ignore" }
 
 func runGate(ctx context.Context, opts *gateOptions) error {
 	if err := oneStdin([]string{"--recording", "--thresholds"}, opts.Recording, opts.ThresholdsFile); err != nil {
+		return err
+	}
+	// Refused before the run, not after a load test of an hour.
+	if err := checkOutput(opts.Output, opts.Force); err != nil {
+		return err
+	}
+	if err := checkOutputFlag("--junit", opts.JUnit, opts.Force); err != nil {
 		return err
 	}
 	ths, err := gate.ParseAll(opts.Thresholds)
@@ -301,11 +331,14 @@ func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*
 	if err := g.Record(ctx, opts.Out, opts.Mode); err != nil {
 		return nil, err
 	}
+	h := &record.Header{PageSize: os.Getpagesize()}
+	if opts.AbortOnFail {
+		g.AbortWhen = func(samples []record.Sample) string { return gate.FirstFail(h, samples, scope, ths) }
+	}
 	out, err := g.Run(ctx)
 	if err != nil {
 		return nil, err
 	}
-	h := &record.Header{PageSize: os.Getpagesize()}
 	cmdRes := opts.commandResult(out)
 	if out.StartErr != nil {
 		h = nil
@@ -339,7 +372,7 @@ func (opts *gateOptions) commandResult(out session.GateOutcome) *gate.CommandRes
 	case out.StartErr != nil:
 		cmdRes.Err, cmdRes.ExitCode = "could not start: "+out.StartErr.Error(), 127
 	case out.Command != nil:
-		cmdRes.ExitCode, cmdRes.Signal = out.Command.ExitCode, out.Command.Signal
+		cmdRes.ExitCode, cmdRes.Signal, cmdRes.Aborted = out.Command.ExitCode, out.Command.Signal, out.Aborted
 	}
 	return cmdRes
 }
@@ -364,9 +397,10 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 	var out io.Writer = opts.IO.Out
 	if opts.Output != "" {
 		ro.Width, ro.Color = 0, false // a file: full content, no escapes
-		// A report file is rewritten on each run, but never through a
-		// link (outfile); 0600 unless --mode.
-		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: true, Mode: opts.Mode})
+		// An existing report file is kept unless --force, as every
+		// command's; never written through a link (outfile); 0600
+		// unless --mode.
+		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: opts.Force, Mode: opts.Mode})
 		if err != nil {
 			return fmt.Errorf("--output: %w", err)
 		}
@@ -377,7 +411,7 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 		return err
 	}
 	if opts.JUnit != "" {
-		if err := writeFile(opts.JUnit, opts.Mode, func(w io.Writer) error { return gate.WriteJUnit(w, rep, opts.Location) }); err != nil {
+		if err := writeFile(opts.JUnit, opts.Mode, opts.Force, func(w io.Writer) error { return gate.WriteJUnit(w, rep, opts.Location) }); err != nil {
 			return err
 		}
 	}
@@ -398,8 +432,16 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 	if len(rep.SuspectPSI) > 0 {
 		suspect = " (the judged PSI is suspect: see the warning)"
 	}
+	if opts.ExitCode == "command" && rep.Command != nil && rep.Count(gate.Fail) == 0 && rep.Count(gate.NoData) == 0 {
+		// The command's own code, as if memdiag were not there; 127
+		// when it could not start (as a shell says).
+		if c := rep.Command.ExitCode; c != 0 {
+			return &exitCodeError{Code: c, Err: fmt.Errorf("the wrapped command %s (--exit-code command)", rep.Command.Describe())}
+		}
+		return nil
+	}
 	switch {
-	case rep.Command.Failed():
+	case rep.Command.Failed() && opts.ExitCode != "command":
 		return &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: %s", strings.Join(rep.Command.Args, " ")+": "+rep.Command.Describe())}
 	case rep.Count(gate.NoData) > 0:
 		var names []string
@@ -426,10 +468,11 @@ func isExitCode(err error, code int) bool {
 	return errors.As(err, &ce) && ce.Code == code
 }
 
-// writeFile writes a report file with outfile: rewritten on each run,
-// never through a symbolic or hard link, with mode (--mode, 0600).
-func writeFile(path string, mode fs.FileMode, write func(io.Writer) error) error {
-	f, err := outfile.Create(path, outfile.Options{Overwrite: true, Mode: mode})
+// writeFile writes a report file with outfile: an existing one only
+// with force, never through a symbolic or hard link, with mode (--mode,
+// 0600).
+func writeFile(path string, mode fs.FileMode, force bool, write func(io.Writer) error) error {
+	f, err := outfile.Create(path, outfile.Options{Overwrite: force, Mode: mode})
 	if err != nil {
 		return err
 	}

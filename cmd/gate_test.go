@@ -73,6 +73,9 @@ func TestNewGateCmd(t *testing.T) {
 			if tt.want.Mode == 0 {
 				tt.want.Mode = 0o600 // --mode's default
 			}
+			if tt.want.ExitCode == "" {
+				tt.want.ExitCode = "memdiag" // --exit-code's default
+			}
 			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(gateOptions{}, "IO", "Now", "Logger", "Root", "Getenv", "Location")); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
@@ -237,6 +240,26 @@ func TestGateExitCodes(t *testing.T) {
 			exitCommand, nil, "could not start: fork/exec /nonexistent/memdiag-gate-test: no such file or directory"},
 		{"command killed by a signal", calm, []string{"gate", "-t", "memory.full.stall<1%", "--", "sh", "-c", "kill -KILL $$"},
 			exitCommand, nil, "killed by SIGKILL (exit code 137)"},
+		// --exit-code command (issue 31 item 7): the command's own code
+		// when no threshold failed; a breach still exits 3.
+		{"--exit-code command passes the code through", calm, []string{"gate", "-t", "memory.full.stall<1%", "--exit-code", "command", "--", "sh", "-c", "exit 7"},
+			7, []string{"command: sh -c exit 7: exited with code 7"}, "memdiag: the wrapped command exited with code 7 (--exit-code command)"},
+		{"--exit-code command, the command succeeded", calm, []string{"gate", "-t", "memory.full.stall<1%", "--exit-code", "command", "--", "true"},
+			exitOK, []string{"PASS: the threshold held"}, ""},
+		{"--exit-code command, a breach wins", calm, []string{"gate", "-t", "oom_kills<0", "--exit-code", "command", "--", "sh", "-c", "exit 7"},
+			exitBreach, nil, "memdiag: threshold breached: oom_kills<0 (observed 0)"},
+		// --abort-on-fail (k6's abortOnFail): the first breach over the
+		// run so far stops the command; the stop is not the command's
+		// failure, so the breach's 3 is the code.
+		{"--abort-on-fail stops the command", calm, []string{"gate", "-t", "oom_kills<0", "--abort-on-fail", "--interval", "100ms", "--", "sleep", "600"},
+			exitBreach, []string{"command: sleep 600: stopped by memdiag (--abort-on-fail: oom_kills<0 crossed (observed 0)), exit code 143"},
+			"memdiag: --abort-on-fail: oom_kills<0 crossed (observed 0); stopped the command"},
+		{"--abort-on-fail without a breach lets the command end", calm, []string{"gate", "-t", "memory.full.stall<1%", "--abort-on-fail", "--interval", "100ms", "--", "sh", "-c", "sleep 0.3"},
+			exitOK, []string{"command: sh -c sleep 0.3: exited with code 0"}, ""},
+		{"--abort-on-fail needs a command", calm, []string{"gate", "-t", "oom_kills==0", "--abort-on-fail", "--duration", "1s"},
+			exitUsage, nil, "--abort-on-fail and --exit-code apply to a command after -- only"},
+		{"--exit-code takes memdiag or command", calm, []string{"gate", "-t", "oom_kills==0", "--exit-code", "child", "--", "true"},
+			exitUsage, nil, `--exit-code "child": want memdiag or command`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -26,6 +27,10 @@ type memOptions struct {
 	// dmesg -T, journalctl -k, /dev/kmsg records, syslog); "" reads the
 	// host's (or --root's) own log.
 	KernelLog string
+	AllOOM    bool // every OOM kill of the log in the table, not the newest mem.OOMShown
+	// Allocators writes each top process's allocator reading under
+	// the process table (JSON has them anyway).
+	Allocators bool
 	// RunLog runs a kernel log command (dmesg, journalctl) when /dev/kmsg
 	// is unreadable; nil never does. Only used when Root is "/".
 	RunLog func(ctx context.Context, name string, args ...string) ([]byte, error)
@@ -101,6 +106,8 @@ func newMemCmd(f *factory, runF func(*memOptions) error) *cobra.Command {
 	formatFlag(c, &opts.Format, format.Table, mem.Formats, "(csv: one value per row: section,id,field,value)")
 	c.Flags().IntVar(&opts.Top, "top", 10, "processes to show by RSS, and cgroups by usage beyond those with a limit or OOM kills (0: all)")
 	c.Flags().StringVar(&opts.KernelLog, "kernel-log", "", "read OOM kills from this file of kernel log text (dmesg, dmesg -T, journalctl -k, /dev/kmsg, syslog) instead of the host's log (a regular file or a pipe, at most 256 MiB: it is read whole)")
+	c.Flags().BoolVar(&opts.AllOOM, "all-oom", false, fmt.Sprintf("list every OOM kill of the kernel log, not the newest %d (the kernel's report of each, not of the newest %d)", mem.OOMShown, mem.OOMDetailed))
+	c.Flags().BoolVar(&opts.Allocators, "allocators", false, "say for each process listed which allocator it uses and whether freed memory may stay with it (leak or retention)")
 	c.Flags().DurationVar(&opts.Interval, "interval", time.Second, "time between the two reads that measure pressure (0: do not measure; the default with --root other than /)")
 	return c
 }
@@ -149,7 +156,7 @@ func runMem(opts *memOptions) error {
 	log := readKernelLog(ctx, opts, col, boot)
 	rep := memstate.Build(opts.Now(), prev, cur, host, procs, scan, cgs, log)
 	rep.Warnings = warnings
-	return mem.Render(opts.IO.Out, rep, opts.Format, mem.Options{TopCgroups: opts.Top, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()})
+	return mem.Render(opts.IO.Out, rep, opts.Format, mem.Options{TopCgroups: opts.Top, AllOOM: opts.AllOOM, Allocators: opts.Allocators, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()})
 }
 
 // readKernelLog reads OOM kills from the file of --kernel-log, else

@@ -300,7 +300,7 @@ func TestMemShmemOOMKillE2E(t *testing.T) {
 // TestMemCacheThenTmpfsE2E: a group first filled with page cache, then
 // with tmpfs data. memdiag mem must call the first reclaimable cache and,
 // after the tmpfs write, name the shmem apart: in the group's figures and
-// in the part that cannot be reclaimed.
+// in the part that must stay in RAM.
 func TestMemCacheThenTmpfsE2E(t *testing.T) {
 	testenv.RequireRoot(t, "a memory-limited cgroup and a tmpfs")
 	// Its own cgroups (or guest) and assertions on them only: beside
@@ -348,10 +348,10 @@ func TestMemCacheThenTmpfsE2E(t *testing.T) {
 		c.PinnedBytes < c.ShmemBytes || c.SwapRoomBytes != 0 {
 		t.Errorf("after the tmpfs: %+v; want 48 MiB shmem apart from the cache, pinned", c)
 	}
-	if !strings.Contains(c.Note, " + shmem 48.0 MiB not reclaimable without swap") || !strings.Contains(c.Note, "swap can take none") {
+	if !strings.Contains(c.Note, " and shmem 48.0 MiB can only go to swap, and the group may not use swap)") || !strings.Contains(c.Note, " must stay in RAM (") {
 		t.Errorf("note %q does not name the 48 MiB of shmem as not reclaimable", c.Note)
 	}
-	if !strings.Contains(r.Verdict.Sentence, "/"+name+" (") || !strings.Contains(r.Verdict.Sentence, "+ shmem 48.0 MiB, swap can take 0 B)") {
+	if !strings.Contains(r.Verdict.Sentence, "/"+name+" (") || !strings.Contains(r.Verdict.Sentence, " and shmem 48.0 MiB can only go to swap, and the group may not use swap)") {
 		t.Errorf("verdict %q does not name the group's shmem", r.Verdict.Sentence)
 	}
 }

@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -243,4 +245,82 @@ func TestRunMemMeminfoUnknown(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunMemManyOOMKills: a kernel log with 40 real OOM kills (forty
+// runs of `head -c 64M /dev/zero | tail` in a 16 MiB group) lists the
+// newest 10, counts the 30 earlier by process, and gives the kernel's
+// report of the newest 3 only; --all-oom lists and details all 40.
+func TestRunMemManyOOMKills(t *testing.T) {
+	log := gunzipTo(t, filepath.Join("..", "memstate", "testdata", "oom", "host618-40-memcg-oom.dmesg-T.txt.gz"))
+	run := func(all bool) string {
+		ios, _, out, _ := iostreams.Test()
+		opts := &memOptions{IO: ios, Now: func() time.Time { return time.Date(2026, 12, 6, 11, 0, 0, 0, time.UTC) },
+			Root: "../memstate/testdata/host618", Format: format.Table, Top: 1, KernelLog: log, AllOOM: all}
+		if err := runMem(opts); err != nil {
+			t.Fatal(err)
+		}
+		s := out.String()
+		return s[strings.Index(s, "OOM KILLS\n"):]
+	}
+	rows := func(s string) int {
+		return strings.Count(s, "│ memcg      │ /memdiag-polish-oom │ 16.0 MiB / 16.0 MiB")
+	}
+	details := func(s string) int { return strings.Count(s, "anon overrun in /memdiag-polish-oom") }
+	short := run(false)
+	if rows(short) != 10 || details(short) != 3 ||
+		!strings.Contains(short, "From "+log+": 40 OOM kills in the kernel log.\nThe newest 10 below; 30 earlier since ") ||
+		!strings.Contains(short, " not listed (tail 30; --all-oom lists them).\n") ||
+		!strings.Contains(short, "What the kernel reported for the newest 3 (--all-oom: for each):") {
+		t.Errorf("%d rows, %d details:\n%s", rows(short), details(short), short)
+	}
+	// The newest kill is the table's last row and the last detail.
+	if i, j := strings.Index(short, "│ 12819 │ tail"), strings.Index(short, "tail (PID 12819): anon overrun"); i < 0 || j < i {
+		t.Errorf("the newest kill (PID 12819) not listed and detailed:\n%s", short)
+	}
+	// dmesg -T gives no time since boot: "-", not "0s".
+	if strings.Contains(short, "│ 0s ") {
+		t.Errorf("SINCE BOOT 0s for a dmesg -T log:\n%s", short)
+	}
+	if n := strings.Count(short, "\n"); n > 45 {
+		t.Errorf("%d lines for 40 kills", n)
+	}
+	all := run(true)
+	if rows(all) != 40 || details(all) != 40 || strings.Contains(all, "not listed") || strings.Contains(all, "for the newest") {
+		t.Errorf("--all-oom: %d rows, %d details", rows(all), details(all))
+	}
+	if time.Now().In(time.Local).Format("-0700") == "+0000" {
+		// dmesg -T's times are read in the local zone: the golden is UTC's.
+		golden(t, "mem-40-oom-kills.txt", strings.ReplaceAll(short, log, "<log>"))
+	}
+}
+
+// gunzipTo writes the gzipped file gz, uncompressed, into a temporary
+// directory and returns its path there (named as gz without ".gz").
+func gunzipTo(t *testing.T, gz string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(gz), ".gz"))
+	if err := os.WriteFile(p, gunzipFile(t, gz), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// gunzipFile is the uncompressed content of the gzipped file gz.
+func gunzipFile(t *testing.T, gz string) []byte {
+	t.Helper()
+	f, err := os.Open(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }

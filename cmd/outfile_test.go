@@ -40,6 +40,7 @@ func TestGateOutputsRefuseLinks(t *testing.T) {
 			IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
 			Getenv:     func(string) string { return "" },
 			Thresholds: []string{"oom_kills==0"}, Recording: rec, JUnit: junit, Output: output,
+			Force: true, // links are refused even with it
 		})
 	}
 	for _, tt := range []struct{ junit, output, want string }{
@@ -68,5 +69,56 @@ func TestGateOutputsRefuseLinks(t *testing.T) {
 		if fi.Mode().Perm() != 0o600 || fi.Size() == 0 {
 			t.Errorf("%s: mode %v size %d, want 0600 and content", p, fi.Mode().Perm(), fi.Size())
 		}
+	}
+}
+
+// TestOutputFileRules (issue 31 item 5): one rule for an existing output
+// file — analyze and compare refuse it without --force, as watch --out
+// does (a report was lost to a silent overwrite), and leave it as it was
+// — and one exit code for a directory named as a file: 1, for --output
+// as for --latency and the recording argument, each path named once.
+func TestOutputFileRules(t *testing.T) {
+	dir := t.TempDir()
+	report := filepath.Join(dir, "report.html")
+	const kept = "<p>yesterday's report</p>\n"
+	if err := os.WriteFile(report, []byte(kept), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "store")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "etc")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "hosts"), []byte("127.0.0.1 localhost\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"analyze", unionRec, "-o", report}, 1, "memdiag: --output " + report + ": file exists (use --force to overwrite)\n"},
+		{[]string{"compare", unionRec, unionRec, "-o", report}, 1, "memdiag: --output " + report + ": file exists (use --force to overwrite)\n"},
+		{[]string{"gate", "--recording", unionRec, "-t", "oom_kills==0", "-o", report}, 1, "memdiag: --output " + report + ": file exists (use --force to overwrite)\n"},
+		{[]string{"gate", "--recording", unionRec, "-t", "oom_kills==0", "--junit", report}, 1, "memdiag: --junit " + report + ": file exists (use --force to overwrite)\n"},
+		{[]string{"analyze", unionRec, "-o", dir}, 1, "memdiag: --output " + dir + ": is a directory, not a file\n"},
+		{[]string{"analyze", unionRec, "--latency", dir}, 1, "memdiag: --latency " + dir + ": is a directory, not a file\n"},
+		{[]string{"analyze", empty}, 1, "memdiag: " + empty + ": an empty directory, not a recording: no memdiag segments (memdiag-*.jsonl.gz) in it yet\n"},
+		{[]string{"analyze", unionRec, other}, 1, "memdiag: " + other + ": a directory, not a recording: no memdiag segments (memdiag-*.jsonl.gz) in it\n"},
+	} {
+		code, _, stderr := runWith(t, time.Now, "/", tc.args...)
+		if code != tc.code || stderr != tc.err {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", tc.args, code, stderr, tc.code, tc.err)
+		}
+	}
+	if b, _ := os.ReadFile(report); string(b) != kept {
+		t.Fatalf("the existing report was overwritten: %.60q", b)
+	}
+	code, _, stderr := runWith(t, time.Now, "/", "analyze", unionRec, "-o", report, "--force")
+	if b, _ := os.ReadFile(report); code != 0 || !strings.HasPrefix(string(b), "<!DOCTYPE html>") || !strings.Contains(stderr, "memdiag: wrote "+report) {
+		t.Errorf("--force: exit %d, stderr %q, file %.60q", code, stderr, b)
 	}
 }

@@ -65,6 +65,9 @@ func TestTablesFit80Columns(t *testing.T) {
 		{"timers", "--root", timersRoot("debian"), "--tz", "America/Argentina/Buenos_Aires", "--from", "2026-11-29 12:00", "--to", "2026-11-30 14:00"},
 		{"analyze", rec},
 		{"analyze", rec, "--values"},
+		// a real recording with the victim's delay accounting: its
+		// "waits on memory" section
+		{"analyze", victimWaitsRec},
 		{"compare", rec, rec},
 		{"gate", "--recording", rec, "-t", "memory.some.stall<1%", "-t", "oom_kills==0"},
 		{"mem", "--root", filepath.Join("..", "testdata", "linux-6.18"), "--interval", "0"},
@@ -72,6 +75,9 @@ func TestTablesFit80Columns(t *testing.T) {
 		{"mem", "--root", filepath.Join("..", "testdata", "linux-6.18"), "--interval", "0",
 			"--kernel-log", filepath.Join("..", "memstate", "testdata", "oom", "host618-shmem-oom.journal.txt")},
 	}
+	// 40 real OOM kills: the capped table and its counts line
+	cases = append(cases, []string{"mem", "--root", filepath.Join("..", "testdata", "linux-6.18"), "--interval", "0",
+		"--kernel-log", gunzipTo(t, filepath.Join("..", "memstate", "testdata", "oom", "host618-40-memcg-oom.dmesg-T.txt.gz"))})
 	// watch: a live run on this host, and one with every optional column
 	// (a latency probe of a local server, a cgroup's PSI from a fixture
 	// root) that must make room for them.
@@ -115,4 +121,28 @@ func TestTablesFit80Columns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// victimWaitsRec is a real recording whose victim's delay accounting
+// rose in its one episode (correlate/testdata/SOURCE).
+const victimWaitsRec = "../correlate/testdata/real/victim-waits.jsonl.gz"
+
+// TestAnalyzeVictimWaits80: the text report of a real recording with the
+// victim's waits on memory, as an 80-column terminal shows it: every
+// line, the waits section's included, within 80 columns (the golden is
+// the reviewed page).
+func TestAnalyzeVictimWaits80(t *testing.T) {
+	code, out := runInPTYAt(t, 80, time.Now, "analyze", victimWaitsRec)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "THE VICTIM'S WAITS ON MEMORY\n\n  - episode at 11:14:48: the victim's process (pid 775) waited 138ms in\n    reclaim (delay accounting)\n") {
+		t.Errorf("no wrapped waits section:\n%s", out)
+	}
+	for i, l := range strings.Split(out, "\n") {
+		if w := width.StringWidth(l); w > 80 {
+			t.Errorf("line %d is %d columns wide: %s", i+1, w, l)
+		}
+	}
+	golden(t, "analyze-victim-waits.tty80.txt", out)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -68,7 +69,11 @@ func (in recInput) open(flag string) (*store.Joined, store.Window, error) {
 	}
 	segs, err := store.Expand(in.Paths)
 	if err != nil {
-		return nil, store.Window{}, inputError(flag, in.name(), err)
+		name := in.name()
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			name = pe.Path // the one of several paths at fault, named once
+		}
+		return nil, store.Window{}, inputError(flag, name, err)
 	}
 	loc := time.Local
 	for _, s := range segs { // the first readable one (a damaged segment is skipped)

@@ -169,10 +169,17 @@ type CommandResult struct {
 	ExitCode int    // 0 on success; 128+n when killed by signal n
 	Signal   string // the signal that killed it ("SIGKILL"), or ""
 	Err      string // could not be started, or ""
+	// Aborted says why memdiag stopped the command before it ended
+	// (--abort-on-fail: "memory.full.stall<1% crossed (observed 3.2%)"),
+	// or "". An aborted command did not fail on its own.
+	Aborted string
 }
 
-// Failed reports whether the command did not succeed.
-func (c *CommandResult) Failed() bool { return c != nil && (c.ExitCode != 0 || c.Err != "") }
+// Failed reports whether the command did not succeed on its own (a
+// command memdiag aborted did not).
+func (c *CommandResult) Failed() bool {
+	return c != nil && c.Aborted == "" && (c.ExitCode != 0 || c.Err != "")
+}
 
 // Count returns how many results have status s.
 func (r *Report) Count(s Status) int {
@@ -218,10 +225,29 @@ func (c *CommandResult) Describe() string {
 	switch {
 	case c.Err != "":
 		return c.Err
+	case c.Aborted != "":
+		return fmt.Sprintf("stopped by memdiag (--abort-on-fail: %s), exit code %d", c.Aborted, c.ExitCode)
 	case c.Signal != "":
 		return fmt.Sprintf("killed by %s (exit code %d)", c.Signal, c.ExitCode)
 	}
 	return fmt.Sprintf("exited with code %d", c.ExitCode)
+}
+
+// FirstFail is, for --abort-on-fail, the first threshold the samples so
+// far breach, as "EXPR crossed (observed VALUE)"; "" while every one holds
+// or cannot be judged yet. Like k6's abortOnFail it judges the run so
+// far: a share of the run can fall back under its limit later, but the
+// run is stopped at the first breach.
+func FirstFail(h *record.Header, samples []record.Sample, scope Scope, ths []*Threshold) string {
+	if len(samples) < 2 {
+		return ""
+	}
+	for _, r := range Evaluate(h, samples, scope, ths).Results {
+		if r.Status == Fail {
+			return fmt.Sprintf("%s crossed (observed %s)", r.Threshold.Expr, FormatValue(r.Threshold, r.Observed))
+		}
+	}
+	return ""
 }
 
 // Evaluate judges thresholds over the samples of one run. pageSize

@@ -529,7 +529,7 @@ func judge(cg *Cgroup, swapFree, swapLeft *uint64) {
 		return
 	}
 	// What the group cannot give back, against its limit.
-	unrecl := pinnedText(cg)
+	unrecl := pinnedText(cg, "limit", *cg.LimitBytes)
 	ws := fmt.Sprintf("working set (usage − inactive file) %s", FormatBytes(cg.WorkingSetBytes))
 	if cg.MostlyCache && stalls {
 		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable), %s, %s; but %s: reclaiming it stalls the group's tasks, its working set does not fit the limit",
@@ -620,28 +620,46 @@ func limitHistory(cg *Cgroup) string {
 	return s
 }
 
-// pinnedText says what reclaim cannot take from a group at its limit:
-// anon and shmem beyond what swap can take, and unreclaimable kernel
-// memory, against the limit.
-func pinnedText(cg *Cgroup) string {
-	var swap string
+// pinnedText says what reclaim cannot take from a group at its limit,
+// in the words of free(1) and below: how much must stay in RAM (anon and
+// shmem beyond what swap can take, and unreclaimable kernel memory),
+// against the limit, and why; or that nothing must, when swap can take
+// all the anon and shmem.
+func pinnedText(cg *Cgroup, of string, lim uint64) string {
+	held := cg.UnreclaimableBytes // anon + shmem
+	var why []string
 	switch {
-	case cg.SwapRoomBytes == 0 && cg.Swappiness != nil && *cg.Swappiness == 0:
-		swap = "swap can take none (memory.swappiness 0)"
-	case cg.SwapRoomBytes == 0 && cg.SwapLimitBytes != nil && *cg.SwapLimitBytes <= deref(cg.SwapBytes):
-		swap = fmt.Sprintf("swap can take none (its swap allowance of %s is used)", FormatBytes(deref(cg.SwapLimitBytes)))
-	case cg.SwapRoomBytes == 0:
-		swap = "swap can take none (no free swap)"
+	case held == 0:
+	case cg.SwapRoomBytes >= held:
+		why = append(why, fmt.Sprintf("swap can take all its anon %s and shmem %s, with %s free for it",
+			FormatBytes(cg.AnonBytes), FormatBytes(cg.ShmemBytes), FormatBytes(cg.SwapRoomBytes)))
 	default:
-		swap = fmt.Sprintf("swap can take %s", FormatBytes(cg.SwapRoomBytes))
+		var swap string
+		switch {
+		case cg.SwapRoomBytes > 0:
+			swap = "swap can take only " + FormatBytes(cg.SwapRoomBytes) + " of them"
+		case cg.Swappiness != nil && *cg.Swappiness == 0:
+			swap = "its memory.swappiness is 0"
+		case cg.SwapLimitBytes != nil && *cg.SwapLimitBytes == 0:
+			swap = "the group may not use swap"
+		case cg.SwapLimitBytes != nil && *cg.SwapLimitBytes <= deref(cg.SwapBytes):
+			swap = fmt.Sprintf("its swap allowance of %s is used up", FormatBytes(*cg.SwapLimitBytes))
+		default:
+			swap = "no swap is free"
+		}
+		why = append(why, fmt.Sprintf("its anon %s and shmem %s can only go to swap, and %s",
+			FormatBytes(cg.AnonBytes), FormatBytes(cg.ShmemBytes), swap))
 	}
-	kern := ""
-	if k := cg.PinnedBytes + min(cg.UnreclaimableBytes, cg.SwapRoomBytes) - cg.UnreclaimableBytes; k > 0 {
-		kern = fmt.Sprintf(" (%s of it unreclaimable kernel memory)", FormatBytes(k))
+	if k := cg.PinnedBytes - (held - min(held, cg.SwapRoomBytes)); k > 0 {
+		why = append(why, FormatBytes(k)+" is kernel memory that cannot be freed")
 	}
-	return fmt.Sprintf("anon %s + shmem %s not reclaimable without swap, %s: %s cannot be reclaimed%s, %s of the limit",
-		FormatBytes(cg.AnonBytes), FormatBytes(cg.ShmemBytes), swap, FormatBytes(cg.PinnedBytes), kern,
-		percent(cg.PinnedBytes, *cg.LimitBytes))
+	if cg.PinnedBytes == 0 {
+		if len(why) == 0 {
+			return "nothing must stay in RAM"
+		}
+		return "nothing must stay in RAM (" + strings.Join(why, "; ") + ")"
+	}
+	return fmt.Sprintf("%s must stay in RAM (%s of the %s: %s)", FormatBytes(cg.PinnedBytes), percent(cg.PinnedBytes, lim), of, strings.Join(why, "; "))
 }
 
 // protections says which reclaim protections the group has, "" if none.

@@ -224,7 +224,7 @@ func TestCgroupsV1Hybrid(t *testing.T) {
 				Full: &psi.Line{Avg10: 0.24, Avg60: 0.23, Avg300: 0.06, Total: 212173 * time.Microsecond},
 			},
 			NearLimit: true, MostlyCache: true,
-			Note: "98 % of its limit, mostly page cache (42.0 MiB, reclaimable), anon 20.1 MiB + shmem 0 B not reclaimable without swap, swap can take none (no free swap): 20.1 MiB cannot be reclaimed, 31 % of the limit, working set (usage − inactive file) 20.6 MiB: fine unless reclaiming it stalls the group's tasks; its memory PSI is some avg10=0.24 %; since the group was made (or its counters were last reset): it reached its limit 1015 times (memory.failcnt), its peak was 64.0 MiB (memory.max_usage_in_bytes), 100 % of its limit",
+			Note: "98 % of its limit, mostly page cache (42.0 MiB, reclaimable), 20.1 MiB must stay in RAM (31 % of the limit: its anon 20.1 MiB and shmem 0 B can only go to swap, and no swap is free), working set (usage − inactive file) 20.6 MiB: fine unless reclaiming it stalls the group's tasks; its memory PSI is some avg10=0.24 %; since the group was made (or its counters were last reset): it reached its limit 1015 times (memory.failcnt), its peak was 64.0 MiB (memory.max_usage_in_bytes), 100 % of its limit",
 		},
 	}
 	if d := cmp.Diff(want, cgs, ignoreSources); d != "" {
@@ -271,14 +271,14 @@ func TestJudge(t *testing.T) {
 	if !cg.NearLimit || cg.MostlyCache {
 		t.Errorf("NearLimit, MostlyCache = %v, %v; want true, false", cg.NearLimit, cg.MostlyCache)
 	}
-	if !strings.Contains(cg.Note, "mostly anon/shmem: anon 58.0 MiB + shmem 0 B not reclaimable without swap, swap can take none (no free swap): 58.0 MiB cannot be reclaimed, 91 % of the limit; cache 3.0 MiB") || !strings.Contains(cg.Note, "no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead") {
+	if !strings.Contains(cg.Note, "mostly anon/shmem: 58.0 MiB must stay in RAM (91 % of the limit: its anon 58.0 MiB and shmem 0 B can only go to swap, and no swap is free); cache 3.0 MiB") || !strings.Contains(cg.Note, "no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead") {
 		t.Errorf("Note = %q", cg.Note)
 	}
 	// Mostly cache, but the group's PSI says its tasks stall on reclaim.
 	cg = Cgroup{UsageBytes: 63 << 20, LimitBytes: u64(64 << 20), AnonBytes: 3 << 20, FileBytes: 60 << 20,
 		PSI: &psi.Resource{Some: psi.Line{Avg10: 2.17}}}
 	judge(&cg, nil, nil)
-	if want := "98 % of its limit, mostly page cache (60.0 MiB, reclaimable), anon 3.0 MiB + shmem 0 B not reclaimable without swap, swap can take none (no free swap): 3.0 MiB cannot be reclaimed, 5 % of the limit, working set (usage − inactive file) 63.0 MiB; but its memory PSI is some avg10=2.17 %: reclaiming it stalls the group's tasks, its working set does not fit the limit"; cg.Note != want {
+	if want := "98 % of its limit, mostly page cache (60.0 MiB, reclaimable), 3.0 MiB must stay in RAM (5 % of the limit: its anon 3.0 MiB and shmem 0 B can only go to swap, and no swap is free), working set (usage − inactive file) 63.0 MiB; but its memory PSI is some avg10=2.17 %: reclaiming it stalls the group's tasks, its working set does not fit the limit"; cg.Note != want {
 		t.Errorf("Note = %q, want %q", cg.Note, want)
 	}
 	// Shmem is file in memory.stat but not reclaimable cache.
@@ -286,6 +286,21 @@ func TestJudge(t *testing.T) {
 	judge(&cg, nil, nil)
 	if cg.MostlyCache {
 		t.Errorf("a group of shmem is not mostly cache: %+v", cg)
+	}
+	// Swap can take all the anon (free swap as the CI machine's
+	// /proc/swaps read on 2026-12-06: a 1048572 KiB file, 5900 KiB used;
+	// no swap limit on the v1 group): nothing must stay in RAM,
+	// said so rather than "0 B cannot be reclaimed". The verdict says
+	// the same.
+	cg = Cgroup{Path: "/b", Version: 1, UsageBytes: 62 << 20, LimitBytes: u64(64 << 20), AnonBytes: 20 << 20, FileBytes: 42 << 20}
+	judge(&cg, u64((1048572-5900)<<10), nil)
+	if want := "nothing must stay in RAM (swap can take all its anon 20.0 MiB and shmem 0 B, with 1018.2 MiB free for it)"; cg.PinnedBytes != 0 || !strings.Contains(cg.Note, want) {
+		t.Errorf("pinned %d, Note = %q, want it to contain %q", cg.PinnedBytes, cg.Note, want)
+	}
+	var v Verdict
+	v.explain([]Cgroup{cg}, OOMReport{}, time.UTC)
+	if want := "/b (97 % of its limit, mostly reclaimable cache; nothing must stay in RAM (swap can take all"; !strings.Contains(v.Sentence, want) {
+		t.Errorf("Sentence = %q, want it to contain %q", v.Sentence, want)
 	}
 	// 89 % of the limit is not within 10 % of it.
 	cg = Cgroup{UsageBytes: 89, LimitBytes: u64(100)}

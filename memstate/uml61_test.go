@@ -76,7 +76,7 @@ func TestCgroupsV2UML61(t *testing.T) {
 			SwapRoomBytes: 65276 << 10, PinnedBytes: 160488,
 			Events: noEvents(0, 22369, 0, 0), OOMKills: u64(0),
 			NearLimit: true, MostlyCache: true,
-			Note:      "100 % of its limit, mostly page cache (26.3 MiB, reclaimable), anon 5.2 MiB + shmem 0 B not reclaimable without swap, swap can take 63.7 MiB: 156.7 KiB cannot be reclaimed (156.7 KiB of it unreclaimable kernel memory), 0 % of the limit, working set (usage − inactive file) 6.6 MiB: fine unless reclaiming it stalls the group's tasks; no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead; since the group was made: it reached its limit 22369 times (memory.events max), its peak was 32.0 MiB (memory.peak), 100 % of its limit",
+			Note:      "100 % of its limit, mostly page cache (26.3 MiB, reclaimable), 156.7 KiB must stay in RAM (0 % of the limit: swap can take all its anon 5.2 MiB and shmem 0 B, with 63.7 MiB free for it; 156.7 KiB is kernel memory that cannot be freed), working set (usage − inactive file) 6.6 MiB: fine unless reclaiming it stalls the group's tasks; no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead; since the group was made: it reached its limit 22369 times (memory.events max), its peak was 32.0 MiB (memory.peak), 100 % of its limit",
 			PeakBytes: u64(32 << 20),
 		},
 		{
@@ -209,7 +209,7 @@ func TestBuildExplainsCgroupsAndKills(t *testing.T) {
 	}
 	r := Build(time.Unix(1796131900, 0).UTC(), snap, snap, h, nil, ProcScan{}, cgs, KernelLog{Source: "/dev/kmsg", Kills: kills})
 	for _, want := range []string{
-		" 2 cgroups near the limit: /memdiag-cache (100 % of its limit, mostly reclaimable cache, but 156.7 KiB cannot be reclaimed (anon 5.2 MiB + shmem 0 B, swap can take 63.7 MiB): 0 % of the limit), /memdiag-anon (99 % of its memory.high, mostly anon/shmem: 227.8 KiB cannot be reclaimed (anon 18.4 MiB + shmem 0 B, swap can take 63.7 MiB): 1 % of the memory.high).",
+		" 2 cgroups near the limit: /memdiag-cache (100 % of its limit, mostly reclaimable cache; 156.7 KiB must stay in RAM (0 % of the limit: swap can take all its anon 5.2 MiB and shmem 0 B, with 63.7 MiB free for it; 156.7 KiB is kernel memory that cannot be freed)), /memdiag-anon (99 % of its memory.high, mostly anon/shmem: 227.8 KiB must stay in RAM (1 % of the memory.high: swap can take all its anon 18.4 MiB and shmem 0 B, with 63.7 MiB free for it; 227.8 KiB is kernel memory that cannot be freed)).",
 		// Issue 30 item 5: empty now, OOM-killed at its limit before.
 		" 1 cgroup reached its limit before and is below it now: /memdiag-oom (now 0 % of its limit; reached it 69 times (memory.events max), 1 OOM kill, peak 100 %).",
 		// 1796131835 + 17.07 s = 2026-12-01 13:30:52 UTC

@@ -109,20 +109,16 @@ func (v *Verdict) explain(cgs []Cgroup, oom OOMReport, loc *time.Location) {
 		if !c.NearLimit && !c.NearHigh {
 			continue
 		}
-		// Name what cannot be reclaimed even when the rest is cache.
+		// Name what must stay in RAM even when the rest is cache.
 		of := "limit"
 		lim := c.LimitBytes
 		if !c.NearLimit {
 			of, lim = "memory.high", c.HighBytes
 		}
-		// Pinned: anon and shmem swap cannot take, and unreclaimable
-		// kernel memory.
-		pinned := fmt.Sprintf("%s cannot be reclaimed (anon %s + shmem %s, swap can take %s): %s of the %s",
-			FormatBytes(c.PinnedBytes), FormatBytes(c.AnonBytes), FormatBytes(c.ShmemBytes), FormatBytes(c.SwapRoomBytes),
-			percent(c.PinnedBytes, *lim), of)
+		pinned := pinnedText(&c, of, *lim)
 		what := "mostly anon/shmem: " + pinned
 		if c.MostlyCache {
-			what = "mostly reclaimable cache, but " + pinned
+			what = "mostly reclaimable cache; " + pinned
 		}
 		near = append(near, fmt.Sprintf("%s (%s of its %s, %s)", c.Path, percent(c.UsageBytes, *lim), of, what))
 	}

@@ -90,6 +90,7 @@ func renderFleetJSON(w io.Writer, fl Fleet, o Options) error {
 // renderFleetText writes each host's report and the fleet's lines as a
 // table or markdown.
 func renderFleetText(w io.Writer, fl Fleet, o Options, md bool) error {
+	o.scraped = true
 	f := format.Table
 	if md {
 		f = format.Markdown

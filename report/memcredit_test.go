@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -41,14 +42,14 @@ func TestMemoryCreditedJob(t *testing.T) {
 		t.Errorf("credit line %q gives the memory share as the I/O share", line)
 	}
 	want := []string{
-		"trial-batch.timer: batch.py +209.0 MiB memory",
-		"trial-batch.timer: batch.py +209.1 MiB memory",
-		"trial-batch.timer: batch.py +209.1 MiB memory",
-		"trial-batch.timer: batch.py +209.1 MiB memory",
-		"trial-batch.timer: batch.py +209.0 MiB memory",
-		"trial-batch.timer: batch.py +208.0 MiB memory",
-		"trial-batch.timer: batch.py +133.8 MiB memory",
-		"trial-batch.timer: batch.py +136.3 MiB memory",
+		"trial-batch.timer: batch.py, mkdir +209.0 MiB memory",
+		"trial-batch.timer: batch.py, mkdir +209.1 MiB memory",
+		"trial-batch.timer: batch.py, mkdir +209.1 MiB memory",
+		"trial-batch.timer: batch.py, mkdir +209.1 MiB memory",
+		"trial-batch.timer: batch.py, mkdir +209.0 MiB memory",
+		"trial-batch.timer: batch.py, mkdir +208.0 MiB memory",
+		"trial-batch.timer: batch.py, mkdir +133.8 MiB memory",
+		"trial-batch.timer: batch.py, mkdir +136.3 MiB memory",
 	}
 	if len(r.Episodes) != len(want) {
 		t.Fatalf("%d episodes, want %d", len(r.Episodes), len(want))
@@ -57,6 +58,15 @@ func TestMemoryCreditedJob(t *testing.T) {
 		if got := culpritCell(&r, &r.Episodes[i]); got != want[i] {
 			t.Errorf("episode %d: cell %q, want %q", i, got, want[i])
 		}
+	}
+	// The legend's example is the report's own first cell (it quoted
+	// "+209.0 MiB memory" whatever the report held).
+	var b strings.Builder
+	if err := Render(&b, r, format.Table, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "shows its processes and the memory they took: \"+209.0 MiB memory\" is their resident memory growth in the episode.") {
+		t.Errorf("the legend does not quote the first cell:\n%s", b.String())
 	}
 }
 

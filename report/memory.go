@@ -94,6 +94,10 @@ func onsetLayout(r *correlate.Result) string {
 	return "15:04:05.000"
 }
 
+// exitedNamed is how many of the processes that exited in an OOM kill's
+// interval the text names; the JSON has them all.
+const exitedNamed = 3
+
 // oomText says what an interval's OOM kills were: the victims the kernel
 // log named (with their memory cgroup), else the processes that exited
 // then, and whether the kills were in the --cgroup group analysed.
@@ -128,8 +132,14 @@ func oomText(k correlate.OOMKill) string {
 	case k.Group != "" && k.InGroup != nil:
 		what += fmt.Sprintf(", %d in the analysed group", *k.InGroup)
 	}
-	if len(k.Exited) > 0 {
-		what += "; the recording does not name the victim; exited then: " + strings.Join(k.Exited, ", ")
+	if n := len(k.Exited); n > 0 {
+		ex := k.Exited
+		if n > exitedNamed {
+			// A busy host's interval can see dozens exit (28 in the
+			// new-user trial, 240 columns): the first few, then the count.
+			ex = append(ex[:exitedNamed:exitedNamed], fmt.Sprintf("%d more (JSON: oom_kills[].exited)", n-exitedNamed))
+		}
+		what += "; the recording does not name the victim; exited then: " + strings.Join(ex, ", ")
 	}
 	return what
 }

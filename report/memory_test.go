@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,23 @@ func TestOOMKillOutsideGroup(t *testing.T) {
 		if strings.Contains(out, c.not) {
 			t.Errorf("output lists %q, a process that merely exited then:\n%s", c.not, out)
 		}
+	}
+}
+
+// TestOOMExitedCapped: an OOM row of an interval in which 28 processes
+// exited (the new-user trial's, issue 31 item 2: 240 columns) names the
+// first three and counts the rest; the JSON keeps all 28.
+func TestOOMExitedCapped(t *testing.T) {
+	var ex []string
+	for i := range 28 {
+		ex = append(ex, fmt.Sprintf("sh %d", 31740+i))
+	}
+	k := correlate.OOMKill{Count: 1, Exited: ex}
+	want := "1 OOM kill; the recording does not name the victim; exited then: sh 31740, sh 31741, sh 31742, 25 more (JSON: oom_kills[].exited)"
+	if got := oomText(k); got != want {
+		t.Errorf("oomText = %q\nwant %q", got, want)
+	}
+	if len(k.Exited) != 28 || k.Exited[3] != "sh 31743" {
+		t.Errorf("oomText changed the kill's list: %v", k.Exited)
 	}
 }

@@ -50,6 +50,9 @@ type Options struct {
 	// recording's (analyze), or before's and after's (compare). Without
 	// them the page has no charts.
 	Traces []*correlate.Trace
+	// scraped: the Result is a host's of `analyze --prometheus`, made
+	// from metrics, not from a recording: no advice on how to record.
+	scraped bool
 }
 
 // Render writes r to w in format f.
@@ -265,14 +268,27 @@ func memTaken(c *correlate.Culprit, e *correlate.Episode) string {
 		if cr.Episode != e.Index || cr.MemShare <= cr.Share || cr.MemBytes == 0 {
 			continue
 		}
-		name := c.Name
-		if len(c.Processes) > 0 {
-			name = procName(c.Processes[0])
+		// MemBytes is the growth of all the job's processes, so all are
+		// named (two, then a count): the trial's cron job ran python3
+		// and dd, and "dd +359.0 MiB memory" gave python3's memory to dd.
+		var names []string
+		for i, p := range c.Processes {
+			if i == 2 {
+				names = append(names, fmt.Sprintf("%d more", len(c.Processes)-2))
+				break
+			}
+			names = append(names, procName(p))
 		}
-		return name + " +" + correlate.FormatBytes(cr.MemBytes) + " memory"
+		if len(names) == 0 {
+			names = []string{c.Name}
+		}
+		return strings.Join(names, ", ") + " " + memAmount(cr.MemBytes)
 	}
 	return ""
 }
+
+// memAmount is how memTaken writes the memory taken: "+209.0 MiB memory".
+func memAmount(b uint64) string { return "+" + correlate.FormatBytes(b) + " memory" }
 
 // reapedName names the row of the children a process reaped unseen
 // (ProcActivity.Reaped) with the parent's PID, as started_by names a
@@ -282,8 +298,12 @@ func reapedName(p correlate.ProcActivity) string {
 }
 
 // memLegend is added to culpritLegend when a cell shows the memory a
-// job took (memTaken).
-const memLegend = " A job credited for the memory it took (not for its I/O) shows its process and the memory it took: \"+209.0 MiB memory\" is its resident memory growth in the episode."
+// job took (memTaken); example is such a cell's amount, so the legend
+// quotes the report itself.
+func memLegend(example string) string {
+	return " A job credited for the memory it took (not for its I/O) shows its processes and the memory they took: \"" +
+		example + "\" is their resident memory growth in the episode."
+}
 
 // culpritLegend says what the CULPRIT column holds.
 const culpritLegend = "CULPRIT: the job that explains the episode, then its process that did the most of the episode's disk I/O, with the bytes it read and wrote; \"no job:\" names the process that did the most when no job explains it."

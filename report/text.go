@@ -146,9 +146,11 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 		}
 		b.WriteString(culpritLegend)
 		for i := range r.Episodes {
-			if c := culpritByName(&r, r.Episodes[i].Culprit); c != nil && memTaken(c, &r.Episodes[i]) != "" {
-				b.WriteString(memLegend)
-				break
+			if c := culpritByName(&r, r.Episodes[i].Culprit); c != nil {
+				if took := memTaken(c, &r.Episodes[i]); took != "" {
+					b.WriteString(memLegend(took[strings.LastIndex(took, " +")+1:]))
+					break
+				}
 			}
 		}
 		b.WriteString("\n\n")
@@ -174,6 +176,9 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 
 	heading("Verdict")
 	verdict(&b, &r, md, bullet)
+	if h := victimHint(&r); h != "" && !o.scraped {
+		fmt.Fprintf(&b, "\n%s\n", h)
+	}
 	memoryText(&b, &r, heading, bullet)
 
 	if len(r.Warnings) > 0 {
@@ -449,6 +454,49 @@ func timelineRows(r *correlate.Result) []*correlate.Episode {
 	return rows
 }
 
+// processesText names a culprit's processes with the recorded chain of
+// who started them, each ancestor's own ancestry said once: processes
+// with the same chain share it ("dd, tar, started by export.sh 31737,
+// which CRON 31729 started"), and a chain stops at an ancestor whose
+// ancestry is already said. sep is "; " when a chain is given (chains
+// have commas of their own), else ", ".
+func processesText(procs []correlate.ProcActivity) (names []string, sep string) {
+	sep = ", "
+	var keys []string
+	byChain := map[string][]string{}
+	chains := map[string][]string{}
+	for _, p := range procs {
+		k := strings.Join(p.StartedBy, "\x00")
+		if _, ok := byChain[k]; !ok {
+			keys = append(keys, k)
+			chains[k] = p.StartedBy
+		}
+		byChain[k] = append(byChain[k], procName(p))
+	}
+	said := map[string]bool{} // ancestors whose own starter is said
+	for _, k := range keys {
+		n := strings.Join(byChain[k], ", ")
+		if chain := chains[k]; len(chain) > 0 {
+			// A chain has commas of its own: processes are then set
+			// apart by semicolons, so two chains never read as one list.
+			sep = "; "
+			upTo := len(chain)
+			for i := range chain[:len(chain)-1] {
+				if said[chain[i]] {
+					upTo = i + 1
+					break
+				}
+			}
+			n += ", " + startedBy(chain[:upTo])
+			for _, a := range chain[:upTo-1] {
+				said[a] = true
+			}
+		}
+		names = append(names, n)
+	}
+	return names, sep
+}
+
 // fewEpisodes is the count of episodes under which "no culprit" also says
 // to record longer: with fewer, a job or process in some of them cannot be
 // told from chance (naming needs p < 0.01 against the null model, or a
@@ -565,19 +613,7 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 			fmt.Fprintf(b, "%sRecurs every %s.%s\n", ind, correlate.FormatDuration(c.Period), br)
 		}
 		if len(c.Processes) > 0 {
-			var ps []string
-			sep := ", "
-			for _, p := range c.Processes {
-				n := procName(p)
-				if len(p.StartedBy) > 0 {
-					// A chain has commas of its own: processes are then
-					// set apart by semicolons, so two chains never read
-					// as one list.
-					n += ", " + startedBy(p.StartedBy)
-					sep = "; "
-				}
-				ps = append(ps, n)
-			}
+			ps, sep := processesText(c.Processes)
 			procs := strings.Join(ps, sep)
 			if md {
 				procs = mdEscape(procs)

@@ -114,3 +114,22 @@ func victimLine(r *correlate.Result) string {
 	}
 	return line
 }
+
+// victimHint says how to give the recording a victim when it has none,
+// its scope is the host's memory pressure and the verdict is weak (no
+// culprit for its episodes, or none named with high confidence): a
+// host's PSI is raised by any process on it, and a recording that names
+// the service judges the service's own stall and memory group instead.
+// "" otherwise.
+func victimHint(r *correlate.Result) string {
+	if r.Victim != nil || r.Cgroup != "" || r.PSIScope == correlate.PSICgroup || len(r.Episodes) == 0 {
+		return ""
+	}
+	if len(r.Culprits) > 0 && r.Culprits[0].ConfidenceLabel() == "high" {
+		return ""
+	}
+	return "No victim recorded: this verdict weighs the host's memory pressure, which any " +
+		"process can raise. To judge one service's own stalls, record naming it: " +
+		"memdiag watch --out run.jsonl --victim web.service -- ./load-test.sh " +
+		"(a unit, a PID or a cgroup directory; a local --probe URL finds it by itself)."
+}

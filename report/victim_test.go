@@ -71,3 +71,39 @@ func TestVictimJSON(t *testing.T) {
 		t.Error("a recording without a victim lookup has a victim object")
 	}
 }
+
+// TestVictimHint: the advice to record a victim comes only for a host-
+// scope recording without one whose verdict is weak (no culprit, or the
+// best not of high confidence). Scraped metrics get none: fleet.txt,
+// whose host has one episode and no victim, is TestRenderFleet's golden.
+func TestVictimHint(t *testing.T) {
+	ep := []correlate.Episode{{Index: 0}, {Index: 1}}
+	medium := []correlate.Culprit{{Name: "pmlogger_check.timer", Confidence: 0.72}}
+	high := []correlate.Culprit{{Name: "nightly-export.timer", Confidence: 0.81}}
+	web := &record.Victim{Unit: "web.service", How: record.VictimGiven}
+	for _, tc := range []struct {
+		name string
+		r    correlate.Result
+		want bool
+	}{
+		{"no culprit", correlate.Result{Episodes: ep, PSIScope: correlate.PSIHost}, true},
+		{"medium confidence", correlate.Result{Episodes: ep, Culprits: medium, PSIScope: correlate.PSIHost}, true},
+		{"victim not found", correlate.Result{Episodes: ep, PSIScope: correlate.PSIHost, VictimNote: "not found from --probe"}, true},
+		{"high confidence", correlate.Result{Episodes: ep, Culprits: high, PSIScope: correlate.PSIHost}, false},
+		{"no episode", correlate.Result{PSIScope: correlate.PSIHost}, false},
+		{"victim recorded", correlate.Result{Episodes: ep, Victim: web, PSIScope: correlate.PSIHost}, false},
+		{"--cgroup recorded", correlate.Result{Episodes: ep, Cgroup: "/sys/fs/cgroup/web.slice", PSIScope: correlate.PSICgroup}, false},
+	} {
+		got := victimHint(&tc.r)
+		if (got != "") != tc.want {
+			t.Errorf("%s: hint %q, want one: %v", tc.name, got, tc.want)
+		}
+		var b bytes.Buffer
+		if err := Render(&b, tc.r, format.Table, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if has := bytes.Contains(b.Bytes(), []byte("--victim web.service")); has != tc.want {
+			t.Errorf("%s: the report says how to give a victim: %v, want %v:\n%s", tc.name, has, tc.want, b.String())
+		}
+	}
+}

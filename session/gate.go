@@ -30,12 +30,17 @@ type Gate struct {
 	sampler *record.Sampler
 	rec     *record.Writer // nil: --out off, or stopped by a write error
 	reason  string         // the recording's end line
+	// AbortWhen, when set, is asked after each sample while the command
+	// runs; a non-empty answer stops the command (--abort-on-fail), with
+	// that reason in GateOutcome.Aborted.
+	AbortWhen func(samples []record.Sample) string
 }
 
 // GateOutcome is how a live gate's run ended.
 type GateOutcome struct {
 	Command  *supervise.Result // the command's result; nil without one
 	StartErr error             // the command could not start
+	Aborted  string            // why AbortWhen stopped the command, or ""
 }
 
 // StartGate wires gate's sources (PressureSources); a victim's note is
@@ -125,7 +130,26 @@ func (g *Gate) Run(ctx context.Context) (GateOutcome, error) {
 	} else {
 		g.sampler.Limit = Limit(o.Duration, o.Interval)
 	}
-	_ = g.sampler.Run(runCtx, g.emit)
+	emit := g.emit
+	var stopped chan supervise.Result
+	if child != nil && g.AbortWhen != nil {
+		stopped = make(chan supervise.Result, 1)
+		emit = func(s *record.Sample) error {
+			err := g.emit(s)
+			if out.Aborted == "" && !child.Exited() {
+				if why := g.AbortWhen(g.Samples); why != "" {
+					out.Aborted = why
+					// Stop waits out the grace period: sampling goes on
+					// until the command has exited. Nothing is said
+					// before: the command's stderr may be the same
+					// writer, copied by exec while it runs.
+					go func() { stopped <- child.Stop("abort-on-fail: " + why) }()
+				}
+			}
+			return err
+		}
+	}
+	_ = g.sampler.Run(runCtx, emit)
 	sig := StoppedBy(ctx)
 	if child != nil && sig == "" && child.Exited() {
 		sig = SignalledToo(ctx, child.Result())
@@ -139,11 +163,18 @@ func (g *Gate) Run(ctx context.Context) (GateOutcome, error) {
 	g.reason = "duration"
 	if child != nil {
 		res := child.Result()
+		if out.Aborted != "" {
+			res = <-stopped
+			g.reason = "command aborted"
+			fmt.Fprintf(o.Stderr, "memdiag: --abort-on-fail: %s; stopped the command\n", out.Aborted)
+		}
 		out.Command = &res
 		// The command's exit and what it left (swap-out, refaults of its
 		// last moments) go into a last sample.
 		_ = g.sampler.Final(ctx, g.emit)
-		g.reason = "command exited"
+		if out.Aborted == "" {
+			g.reason = "command exited"
+		}
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -32,7 +33,7 @@ func Expand(paths []string) ([]Segment, error) {
 				return nil, err
 			}
 			if len(segs) == 0 {
-				return nil, fmt.Errorf("%s: no segments (memdiag-*.jsonl.gz) in this directory", p)
+				return nil, notAStore(p)
 			}
 			segs[len(segs)-1].Live = Held(p)
 			out = append(out, segs...)
@@ -54,6 +55,17 @@ func Expand(paths []string) ([]Segment, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
 	return out, nil
+}
+
+// notAStore is the error for a directory named as a recording that holds
+// no segment: a *fs.PathError naming it once, saying whether it is empty
+// (a store not written yet) or some other directory (/etc).
+func notAStore(dir string) error {
+	why := "a directory, not a recording: no memdiag segments (memdiag-*.jsonl.gz) in it"
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) == 0 {
+		why = "an empty directory, not a recording: no memdiag segments (memdiag-*.jsonl.gz) in it yet"
+	}
+	return &fs.PathError{Op: "open", Path: dir, Err: errors.New(why)}
 }
 
 // IsLive reports whether the file at path is the segment a recorder is

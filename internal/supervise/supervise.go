@@ -89,6 +89,8 @@ func stopWhy(why string) string {
 		return "memdiag received " + strings.TrimPrefix(why, "signal: ")
 	case why == "write error":
 		return "the recording could not be written"
+	case strings.HasPrefix(why, "abort-on-fail: "):
+		return "--abort-on-fail: " + strings.TrimPrefix(why, "abort-on-fail: ")
 	}
 	return why
 }

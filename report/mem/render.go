@@ -38,7 +38,26 @@ type Options struct {
 	// Color makes table headers bold (a terminal, no NO_COLOR, no
 	// --no-color).
 	Color bool
+	// AllOOM lists every OOM kill of the kernel log in the table and
+	// markdown; false lists the newest [OOMShown] and details the newest
+	// [OOMDetailed], counting the rest by process name. JSON and CSV
+	// always have all.
+	AllOOM bool
+	// Allocators writes, under the process table, each process's
+	// allocator reading (leak or retention, memstate.Retention); without
+	// it one line says how to see them. JSON always has them.
+	Allocators bool
 }
+
+// OOMShown is how many OOM kills, the newest, the table and markdown
+// list without Options.AllOOM; OOMDetailed is how many of them, the
+// newest, get the kernel report's detail (cause, trigger, task table).
+// A host that has OOM-killed a crash-looping service hundreds of times
+// would otherwise print thousands of lines.
+const (
+	OOMShown    = 10
+	OOMDetailed = 3
+)
 
 // Render writes r in format f.
 func Render(w io.Writer, r memstate.Report, f format.Format, o Options) error {
@@ -171,10 +190,17 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 			memstate.FormatBytes(p.RSSFileBytes), memstate.FormatBytes(p.RSSShmemBytes), pss, memstate.FormatBytes(p.SwapBytes), cg)
 	}
 	render(t)
+	read := 0
 	for _, p := range r.Procs {
 		if p.Retention != nil && p.Retention.Reading != "" {
-			fmt.Fprintf(&b, "%s (PID %d), allocator: %s.\n", p.Comm, p.PID, p.Retention.Reading)
+			read++
+			if o.Allocators {
+				fmt.Fprintf(&b, "%s (PID %d), allocator: %s.\n", p.Comm, p.PID, p.Retention.Reading)
+			}
 		}
+	}
+	if read > 0 && !o.Allocators {
+		fmt.Fprintf(&b, "Leak or allocator retention? Each process's allocator, threads and arenas: --allocators.\n")
 	}
 	if r.ProcScan.NoPSS > 0 {
 		fmt.Fprintf(&b, "PSS unknown for %s: smaps_rollup unreadable (needs root; some processes, such as a container's PID 1, refuse even root).\n",
@@ -217,12 +243,20 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 			fmt.Fprintf(&b, "The kernel counted %d since boot: the others' messages have left the log.\n", *v)
 		}
 	}
-	if len(r.OOM.Kills) > 0 {
+	if kills := r.OOM.Kills; len(kills) > 0 {
+		shown, detailed := kills, kills
+		if !o.AllOOM {
+			shown = kills[max(0, len(kills)-OOMShown):]
+			detailed = kills[max(0, len(kills)-OOMDetailed):]
+		}
+		if earlier := kills[:len(kills)-len(shown)]; len(earlier) > 0 {
+			fmt.Fprintf(&b, "The newest %d below; %s.\n", len(shown), earlierKills(earlier, loc))
+		}
 		t = newTable("time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup", "group usage / limit").SetFit(8, tables.Wrap, 15).
 			HideWhenNarrow(1, 6, 5, 7, 4)
 		// cgroup at 15: with the other columns kept (time, pid, a
 		// 7-character process, usage / limit) the table is 80 columns.
-		for _, k := range r.OOM.Kills {
+		for _, k := range shown {
 			when := "-"
 			if !k.Time.IsZero() {
 				when = k.Time.In(loc).Format(time.RFC3339)
@@ -238,12 +272,19 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 			if k.CgroupLimitBytes > 0 {
 				lim = memstate.FormatBytes(k.CgroupUsageBytes) + " / " + memstate.FormatBytes(k.CgroupLimitBytes)
 			}
-			t.AppendRow(when, k.SinceBoot.Round(time.Second).String(), k.PID, k.Comm,
+			since := k.SinceBoot.Round(time.Second).String()
+			if k.SinceBoot == 0 && k.TimeFromLog {
+				since = "-" // dmesg -T and journalctl -k print no stamp since boot
+			}
+			t.AppendRow(when, since, k.PID, k.Comm,
 				memstate.FormatBytes(k.AnonRSSBytes), memstate.FormatBytes(k.FileRSSBytes), memstate.FormatBytes(k.ShmemRSSBytes), k.Constraint, cg, lim)
 		}
 		render(t)
 		b.WriteString("anon-rss, file-rss, shmem-rss: the killed process's own RSS; file-rss counts shared files charged to other groups, so it can exceed what the group held.\n")
-		for _, k := range r.OOM.Kills {
+		if len(detailed) < len(shown) {
+			fmt.Fprintf(&b, "\nWhat the kernel reported for the newest %d (--all-oom: for each):\n", len(detailed))
+		}
+		for _, k := range detailed {
 			oomDetail(&b, k)
 		}
 	}
@@ -263,6 +304,42 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 	}
 	_, err := io.WriteString(w, strings.TrimLeft(b.String(), "\n"))
 	return err
+}
+
+// earlierKills says what the kills left out of the table were: how many,
+// since when, and the processes killed most often among them.
+func earlierKills(ks []memstate.OOMKill, loc *time.Location) string {
+	n := map[string]int{}
+	for _, k := range ks {
+		n[k.Comm]++
+	}
+	comms := make([]string, 0, len(n))
+	for c := range n {
+		comms = append(comms, c)
+	}
+	sort.Slice(comms, func(i, j int) bool {
+		if n[comms[i]] != n[comms[j]] {
+			return n[comms[i]] > n[comms[j]]
+		}
+		return comms[i] < comms[j]
+	})
+	var who []string
+	named := 0
+	for i, c := range comms {
+		if i == 3 {
+			who = append(who, fmt.Sprintf("others %d", len(ks)-named))
+			break
+		}
+		who = append(who, fmt.Sprintf("%s %d", c, n[c]))
+		named += n[c]
+	}
+	var since string
+	if first := ks[0]; !first.Time.IsZero() {
+		since = " since " + first.Time.In(loc).Format(time.RFC3339)
+	} else {
+		since = fmt.Sprintf(" since %s after boot", first.SinceBoot.Round(time.Second))
+	}
+	return fmt.Sprintf("%d earlier%s not listed (%s; --all-oom lists them)", len(ks), since, strings.Join(who, ", "))
 }
 
 func pair(a, b uint64) string { return memstate.FormatBytes(a) + " / " + memstate.FormatBytes(b) }
