@@ -240,6 +240,7 @@ type modelCtx struct {
 	recorded bool
 	scope    string  // ScopeAll or ScopeCgroup
 	inEp     []bool  // per interval: inside an episode
+	outside  int     // intervals outside every episode: the null model's m
 	epLen    float64 // mean episode intervals + 1
 	wake     time.Duration
 	unitData bool                      // some recorded process was in a unit, or in a cgroup other than the root
@@ -272,14 +273,48 @@ type jobRun struct {
 	chainAdded, chainCost uint64
 }
 
-// rankCulprits fills res.Culprits and Episode.Culprit.
+// rankCulprits is the culprit model (docs/analyze.md, "The culprit
+// model"): it fills res.Culprits and Episode.Culprit through its stages,
+// in the order they run: newModelCtx (what every stage shares: the
+// process table, which intervals are in episodes, the traced chain),
+// gatherJobs (the candidates: the recording's jobs and their firings),
+// tieJobs (tie processes to jobs), evalJob for each job (credit, weigh
+// against the firings and the null model, name, explain), the process
+// patterns (recurringUnexplained, sharedPatterns) and rankOrder (rank).
 func rankCulprits(res *Result, sr *Series, o Options) {
 	h := &sr.Header
-	n := len(res.Episodes)
 	res.ProcessesRecorded = sr.sawProc || collectorOn(h, "procs") || collectorOn(h, "events")
-	if n == 0 {
+	if len(res.Episodes) == 0 {
 		return
 	}
+	mc := newModelCtx(res, sr, o)
+	jobs, firings, projected := mc.gatherJobs()
+	runs := mc.tieJobs(jobs)
+	// Only firings that can happen contest an episode.
+	var usable []timers.Job
+	for j := range jobs {
+		if ok, _ := firingsUsable(&jobs[j], projected, firings[jobs[j].Name]); ok {
+			usable = append(usable, jobs[j])
+		}
+	}
+	closest := closestFirings(res, usable, firings, o)
+	var cs []Culprit
+	for j := range jobs {
+		if c := mc.evalJob(runs[j], runs, firings[jobs[j].Name], closest, projected); c != nil {
+			cs = append(cs, *c)
+		}
+	}
+	cs = mc.addPatterns(cs, runs)
+	rankOrder(res, cs)
+}
+
+// newModelCtx is what every stage of the culprit model shares: the
+// process table, the share scope, which intervals lie in episodes and
+// the mean episode length (the null model's), and each episode's traced
+// chain and victim waits, which it also sets on res.
+func newModelCtx(res *Result, sr *Series, o Options) *modelCtx {
+	h := &sr.Header
+	n := len(res.Episodes)
 	mc := &modelCtx{res: res, sr: sr, o: o, recorded: res.ProcessesRecorded, wake: max(2*res.Interval, 5*time.Second), scope: ScopeAll}
 	if res.PSIScope == PSICgroup && h.Cgroup != "" {
 		mc.scope = ScopeCgroup
@@ -300,6 +335,9 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 			ep++
 		}
 		mc.inEp[k] = ep < n && !iv.Start.Before(res.Episodes[ep].Start) && !iv.End.After(res.Episodes[ep].End)
+		if !mc.inEp[k] {
+			mc.outside++
+		}
 	}
 	mc.chainEpisodes()
 	for i, ce := range mc.chain {
@@ -309,8 +347,16 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 		res.Episodes[i].VictimWaits = w
 	}
 	res.ChainTraced = sr.chainTraced
+	return mc
+}
 
-	jobs := record.TimersJobs(h.Jobs)
+// gatherJobs is the candidates stage: the recording's jobs (its header's
+// inventory) and their firings over it, projected from one lag tolerance
+// before it began (projected false, and a warning, when Options.Project
+// is nil).
+func (mc *modelCtx) gatherJobs() ([]timers.Job, map[string][]timers.Firing, bool) {
+	res, o := mc.res, mc.o
+	jobs := record.TimersJobs(mc.sr.Header.Jobs)
 	firings := map[string][]timers.Firing{}
 	projected := false
 	if len(jobs) > 0 {
@@ -323,6 +369,13 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 			}
 		}
 	}
+	return jobs, firings, projected
+}
+
+// tieJobs is the ties stage: each job's processes (owner, jobActivity)
+// and their activity per episode; the reaped children's I/O no job
+// claims is the episodes' UnattributedReapedBytes.
+func (mc *modelCtx) tieJobs(jobs []timers.Job) []*jobRun {
 	// A process in a unit is that unit's: another job running the same
 	// program does not claim it (two timers of one tool, a loop's md5sum
 	// and a timer's), owner.byProgram.
@@ -342,20 +395,15 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 		runs[j] = mc.jobActivity(&jobs[j])
 	}
 	mc.unattributedReaped()
-	// Only firings that can happen contest an episode.
-	var usable []timers.Job
-	for j := range jobs {
-		if ok, _ := firingsUsable(&jobs[j], projected, firings[jobs[j].Name]); ok {
-			usable = append(usable, jobs[j])
-		}
-	}
-	closest := closestFirings(res, usable, firings, o)
-	var cs []Culprit
-	for j := range jobs {
-		if c := mc.evalJob(runs[j], runs, firings[jobs[j].Name], closest, projected); c != nil {
-			cs = append(cs, *c)
-		}
-	}
+	return runs
+}
+
+// addPatterns adds to the named jobs cs the process patterns: the one
+// that explains the recurring episodes no job does
+// (recurringUnexplained), and those that share the named jobs' episodes
+// (sharedPatterns), each listed in SharedWith of the culprits it shares
+// episodes with.
+func (mc *modelCtx) addPatterns(cs []Culprit, runs []*jobRun) []Culprit {
 	if c := mc.recurringUnexplained(cs); c != nil {
 		cs = append(cs, *c)
 	}
@@ -368,6 +416,14 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 		}
 		cs = append(cs, sp)
 	}
+	return cs
+}
+
+// rankOrder is the rank stage: culprits that name a job or a process
+// first, by episodes explained, then I/O per episode, confidence and
+// name; it numbers them (Rank) and gives each episode its first
+// culprit's name.
+func rankOrder(res *Result, cs []Culprit) {
 	slices.SortStableFunc(cs, func(a, b Culprit) int {
 		// An unknown cause names nothing: it comes after every culprit
 		// that names a job or a process.
@@ -836,12 +892,7 @@ func (mc *modelCtx) weighNull(r *jobRun, pf *Proof) {
 	// Null model: its activity outside episodes, at no less than half
 	// the rate it had in its credited episodes.
 	act := mc.presence(r.procs, pf.Credits)
-	m := 0
-	for _, in := range mc.inEp {
-		if !in {
-			m++
-		}
-	}
+	m := mc.outside
 	pf.Presence = round4(float64(len(act)+1) / float64(m+2))
 	pf.PresentIntervals, pf.OutsideIntervals = len(act), m
 	pf.EpisodeIntervals = round4(mc.epLen)
@@ -1045,376 +1096,6 @@ func (mc *modelCtx) patternMem(key string, i int) uint64 {
 		}
 	}
 	return m
-}
-
-// recurringUnexplained reports a period whose episodes the named jobs do
-// not explain, as the program that did their I/O or as unknown.
-func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
-	res := mc.res
-	p := res.Period
-	explained := map[int]bool{}
-	for _, c := range named {
-		for _, e := range c.Episodes {
-			explained[e] = true
-		}
-	}
-	// execOnly: the episodes show no period (on a busy host runs merge
-	// or miss), so only a program whose own starts recur (its exec
-	// events) may be named, from all unexplained episodes.
-	execOnly := p == nil
-	var un []int
-	if execOnly {
-		if !mc.recorded {
-			return nil
-		}
-		for i := range res.Episodes {
-			if !explained[i] {
-				un = append(un, i)
-			}
-		}
-	} else {
-		for _, m := range p.Members {
-			if !explained[m] {
-				un = append(un, m)
-			}
-		}
-		if 2*len(un) < len(p.Members) {
-			return nil
-		}
-	}
-	if len(un) < periodMinHits {
-		return nil
-	}
-	// A program whose runs' starts recur (exec events) is credited with
-	// every unexplained episode, on the episodes' schedule or not: runs
-	// that merge or wander on a busy host are still its runs.
-	onSched := map[int]bool{}
-	for _, i := range un {
-		onSched[i] = true
-	}
-	scan := un
-	if mc.recorded && !execOnly {
-		scan = nil
-		for i := range res.Episodes {
-			if !explained[i] {
-				scan = append(scan, i)
-			}
-		}
-	}
-	// Patterns credited with the unexplained recurring episodes: runs of
-	// one program and one lineage (runOf), with their processes' share of
-	// each episode's I/O, as for jobs.
-	type agg struct {
-		key     string
-		program string
-		eps     map[int]bool
-		shares  []float64
-		// epBytes is its I/O per credited episode, epUnk the part of it
-		// whose cgroup was not recorded, epIO its reads and writes,
-		// epRuns the bytes of each of its runs there.
-		epBytes map[int]uint64
-		epUnk   map[int]uint64
-		epIO    map[int]ProcActivity
-		epRuns  map[int]map[*run]uint64
-		// epPIDs are the processes that did its I/O in each episode.
-		epPIDs map[int][]int
-		// rep is its representative (the run that did the most of the
-		// credited bytes), roots the runs that did I/O in its credited
-		// episodes, procs every recorded process of the pattern.
-		rep   ProcActivity
-		roots int
-		procs map[*proc]bool
-		// null model: intervals outside episodes as busy, of all outside
-		present, outside int
-	}
-	progs := map[string]*agg{}
-	for _, i := range scan {
-		e := &res.Episodes[i]
-		per := map[string]*ProcActivity{}
-		unk := map[string]uint64{} // of per's bytes, by processes whose cgroup was not recorded
-		var order []string
-		for _, pa := range mc.sr.parts[e.Start] {
-			// Only what did I/O: a zero-byte process that merely started
-			// in the episode is no evidence of anything.
-			if pa.Program == "" || pa.Bytes() == 0 || pa.OutsideScope {
-				continue
-			}
-			pr := mc.pt.lookup(pa.procPID(), pa.start, e.End)
-			var ru *run
-			key := pa.Program + "\x00?"
-			if pr != nil {
-				ru = mc.runOf(pr)
-				key = ru.key
-			}
-			x := per[key]
-			if x == nil {
-				x = &ProcActivity{}
-				per[key] = x
-				order = append(order, key)
-			}
-			x.ReadBytes += pa.ReadBytes
-			x.WriteBytes += pa.WriteBytes
-			if pa.CgroupUnknown {
-				unk[key] += pa.Bytes()
-			}
-			a := progs[key]
-			if a == nil {
-				a = &agg{key: key, program: pa.Program, eps: map[int]bool{}, epBytes: map[int]uint64{}, epUnk: map[int]uint64{}, epIO: map[int]ProcActivity{}, epRuns: map[int]map[*run]uint64{}, epPIDs: map[int][]int{}}
-				if ru != nil {
-					a.program = ru.program
-				}
-				progs[key] = a
-			}
-			a.epPIDs[i] = addPID(a.epPIDs[i], pa.ProcActivity)
-			if ru != nil {
-				if a.epRuns[i] == nil {
-					a.epRuns[i] = map[*run]uint64{}
-				}
-				a.epRuns[i][ru] += pa.Bytes()
-			}
-		}
-		for _, key := range order {
-			x := per[key]
-			if x.Bytes() < creditFloor || e.scopeBytes() == 0 || float64(x.Bytes()) < minShare*float64(e.scopeBytes()) {
-				continue
-			}
-			if !mc.chainAllows(i, key) {
-				continue // traced: it cost the victim nothing
-			}
-			a := progs[key]
-			a.eps[i] = true
-			a.epBytes[i] = x.Bytes()
-			a.epUnk[i] = unk[key]
-			a.epIO[i] = ProcActivity{ReadBytes: x.ReadBytes, WriteBytes: x.WriteBytes}
-		}
-	}
-	// sum totals a's credited episodes: its I/O, shares, runs and its
-	// representative, the run that did the most of the credited bytes.
-	sum := func(a *agg) {
-		a.rep.ReadBytes, a.rep.WriteBytes, a.shares, a.rep.PIDs = 0, 0, a.shares[:0], nil
-		byRun := map[*run]uint64{}
-		for _, i := range scan {
-			if !a.eps[i] {
-				continue
-			}
-			e := &res.Episodes[i]
-			x := a.epIO[i]
-			a.rep.ReadBytes += x.ReadBytes
-			a.rep.WriteBytes += x.WriteBytes
-			for _, pid := range a.epPIDs[i] {
-				if !slices.Contains(a.rep.PIDs, pid) {
-					a.rep.PIDs = append(a.rep.PIDs, pid)
-				}
-			}
-			a.shares = append(a.shares, float64(x.Bytes())/float64(e.scopeBytes()))
-			for ru, b := range a.epRuns[i] {
-				byRun[ru] += b
-			}
-		}
-		roots := map[*proc]bool{}
-		var best *run
-		for ru, b := range byRun {
-			roots[ru.root] = true
-			if best == nil || b > byRun[best] || b == byRun[best] && ru.name.pid < best.name.pid {
-				best = ru
-			}
-		}
-		slices.Sort(a.rep.PIDs)
-		a.roots = len(roots)
-		a.rep.Program = a.program
-		if best != nil {
-			n := best.name
-			a.rep.PID, a.rep.Comm, a.rep.Cmdline, a.rep.Unit, a.rep.StartedBy = n.pid, n.comm, n.cmdline, n.unit, mc.startedBy(n)
-		}
-	}
-	m := 0
-	for _, in := range mc.inEp {
-		if !in {
-			m++
-		}
-	}
-	nullP := func(a *agg) (float64, float64) {
-		var ps []*proc
-		for pr := range a.procs {
-			ps = append(ps, pr)
-		}
-		var cr []EpisodeCredit
-		for i := range a.eps {
-			cr = append(cr, EpisodeCredit{Episode: i, Bytes: a.epBytes[i]})
-		}
-		act := mc.presence(ps, cr)
-		q := float64(len(act)+1) / float64(m+2)
-		qe := 1 - math.Pow(1-q, mc.epLen)
-		a.present, a.outside = len(act), m
-		return binomialTail(len(res.Episodes), len(a.eps), qe), q
-	}
-	var cands []*agg
-	// Patterns credited with two or more of the recurring episodes but
-	// not named: chance not ruled out, or as busy outside them (busy).
-	var chance, busy []*agg
-	execP := map[*agg]*Period{}
-	for _, a := range progs {
-		ep := mc.runPeriod(a.key)
-		if ep == nil {
-			// Without its own recurring starts, only the episodes on
-			// their schedule count.
-			for i := range a.eps {
-				if !onSched[i] {
-					delete(a.eps, i)
-				}
-			}
-		}
-		sum(a)
-		if len(a.eps) < 2 {
-			continue
-		}
-		a.procs = mc.patternProcs(a.key)
-		if !mc.specific(a.procs) {
-			busy = append(busy, a)
-			continue
-		}
-		if execOnly && (ep == nil || len(a.eps) < periodMinHits) {
-			continue
-		}
-		execP[a] = ep
-		if pn, _ := nullP(a); pn >= maxChance && median(a.shares) < soloShare {
-			// Chance not ruled out, and not the dominant I/O either.
-			chance = append(chance, a)
-			continue
-		}
-		cands = append(cands, a)
-	}
-	slices.SortFunc(cands, func(a, b *agg) int {
-		if c := cmp.Compare(len(b.eps), len(a.eps)); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.rep.Bytes(), a.rep.Bytes()); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.key, b.key)
-	})
-	if execOnly && len(cands) == 0 {
-		return nil
-	}
-	c := &Culprit{Kind: KindUnknown, Name: "unknown", EpisodesTotal: len(res.Episodes),
-		Episodes: un, EpisodesExplained: len(un)}
-	if p != nil {
-		c.Period = p.Period
-	}
-	covered := map[int]bool{}
-	for _, a := range cands {
-		for e := range a.eps {
-			covered[e] = true
-		}
-	}
-	// pool: the recurring episodes no job explains, and those credited
-	// to a pattern by its own recurring starts.
-	var pool []int
-	for _, i := range scan {
-		if onSched[i] || covered[i] {
-			pool = append(pool, i)
-		}
-	}
-	un = pool
-	if len(cands) > 0 && 2*len(covered) >= len(un) {
-		best := cands[0]
-		c.Kind, c.Name = KindProcess, best.program
-		// One count everywhere: the episodes it is credited with are the
-		// episodes it explains, its credits and its runs.
-		c.Episodes = c.Episodes[:0]
-		for _, e := range un {
-			if best.eps[e] {
-				c.Episodes = append(c.Episodes, e)
-			}
-		}
-		c.EpisodesExplained = len(c.Episodes)
-		c.Processes = []ProcActivity{best.rep}
-		c.BytesPerEpisode = best.rep.Bytes() / uint64(max(1, len(best.eps)))
-		pn, q := nullP(best)
-		// The period is that of its own starts when they show one (exec
-		// events: exact), else the episodes'.
-		sp := execP[best]
-		score := 0.0
-		switch {
-		case sp != nil && (p == nil || sp.Score >= p.Score):
-			c.Period, score = sp.Period, sp.Score
-		case p != nil:
-			score = p.Score
-			// Its own episodes' period, not that of every episode (other
-			// tenants' included, issue 30.8); the recording's when its
-			// own show none.
-			var starts []time.Time
-			for _, e := range c.Episodes {
-				starts = append(starts, res.Episodes[e].Start)
-			}
-			if own := estimatePeriod(starts, res.Start, res.End, 4*res.Interval); own != nil {
-				c.Period = own.Period
-			}
-		}
-		pf := &Proof{ProcessesRecorded: true, Ran: true, ShareScope: mc.scope, Ties: []Tie{}, FiringsMatched: []time.Time{}, FiringsMissed: []time.Time{},
-			PFiring: 1, FiringsUnused: UnusedNoJob, Cap: 1,
-			Presence: round4(q), PresentIntervals: best.present, OutsideIntervals: best.outside, EpisodeIntervals: round4(mc.epLen), EpisodeChance: round4(1 - math.Pow(1-q, mc.epLen)), PNull: pn,
-			P: pn, Strength: round4(strength(pn)), Share: round3(median(best.shares)),
-			Repeat: round3(score * float64(len(best.eps)) / float64(len(un)))}
-		if sp != nil {
-			pf.Starts = mc.runStarts(best.key)
-			pf.StartsPeriod = &StartsFit{Period: sp.Period, PeriodS: sp.Period.Round(time.Millisecond).Seconds(),
-				JitterS: sp.Jitter.Round(time.Millisecond).Seconds(), Matched: sp.Matched, Expected: sp.Expected, Score: sp.Score}
-		}
-		// Its credits carry what a job's do, so its share recomputes the
-		// same way: the larger of its I/O share and its memory share.
-		var own []float64
-		for _, i := range c.Episodes {
-			e := &res.Episodes[i]
-			b := best.epBytes[i]
-			cr := EpisodeCredit{Episode: i, Start: e.Start, Bytes: b, AllBytes: e.scopeBytes(), OutsideBytes: e.OutsideBytes,
-				Share: round3(float64(b) / float64(max(1, e.scopeBytes()))), UnknownBytes: best.epUnk[i],
-				MemBytes: mc.patternMem(best.key, i), MemAll: e.scopeMem(), MemOutside: e.OutsideMem}
-			if cr.MemAll > 0 {
-				cr.MemShare = round3(float64(cr.MemBytes) / float64(cr.MemAll))
-			}
-			procs := mc.patternProcs(best.key)
-			cr.Chain, cr.ChainJudged, _ = mc.chainJudge(i, func(p *proc) bool { return procs[p] })
-			own = append(own, math.Max(float64(b)/float64(max(1, e.scopeBytes())), cr.MemShare))
-			pf.Credits = append(pf.Credits, cr)
-		}
-		pf.Share = round3(median(own))
-		pf.Runs = len(best.eps)
-		c.Proof = pf
-		c.NewEachTime = best.roots >= len(best.eps) && startedAnew(best.rep)
-		c.Runs = best.roots
-		for _, a := range cands {
-			c.Programs = append(c.Programs, ProgramCredit{Program: a.program, Share: median(a.shares), Episodes: len(a.eps), Of: len(un)})
-		}
-		c.Confidence = pf.confidence()
-		return c
-	}
-	if p == nil || p.Matched < unknownMinHits && !mc.ioDenied() {
-		// A handful of episodes fits some lattice by chance: without a
-		// process to name, too few to call a recurrence a cause. Unless
-		// most processes' I/O was unreadable: then "no process matches"
-		// would be said of data that is not there, so the recurrence is
-		// reported as one the recording cannot attribute.
-		return nil
-	}
-	c.Missing = mc.missing(len(chance) > 0, len(busy) > 0)
-	// What did the recurring episodes' I/O, and why it is not named.
-	for _, x := range []struct {
-		as  []*agg
-		why Unnamed
-	}{{busy, UnnamedBusy}, {chance, unnamedChance}} {
-		slices.SortFunc(x.as, func(a, b *agg) int {
-			if c := cmp.Compare(len(b.eps), len(a.eps)); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.key, b.key)
-		})
-		for _, a := range x.as {
-			c.Programs = append(c.Programs, ProgramCredit{Program: a.program, Share: median(a.shares), Episodes: len(a.eps), Of: len(un), Unnamed: x.why})
-		}
-	}
-	c.Confidence = math.Round(p.Score*0.5*100) / 100
-	return c
 }
 
 // run is the run a process without a job belongs to (runOf): key pools
