@@ -1065,26 +1065,20 @@ func (sr *Series) episodeProcs(e *Episode, first, last int, scoped bool) (procs 
 	return procs, parts, started, exited
 }
 
-// rssKey is a process of the RSS holders: PID and start time.
-type rssKey struct {
-	pid   int
-	start uint64
-}
-
 // episodeMemory is the memory taken in intervals first..last: each of
 // the largest RSS holders' growth from the sample before the episode's
 // first interval began (a job starts, then its allocations raise the
 // stall) to its peak in it. It adds the growth to its process's part
 // (a new part for a holder that did no I/O) and to e's totals.
 func (sr *Series) episodeMemory(e *Episode, parts []procPart, first, last int, scoped bool) []procPart {
-	before := map[rssKey]uint64{}
+	before := map[procKey]uint64{}
 	for _, h := range sr.rssOf(max(first-1, 0)) {
-		before[rssKey{h.pid, h.start}] = h.anon + h.file
+		before[procKey{h.pid, h.start}] = h.anon + h.file
 	}
-	peak := map[rssKey]uint64{}
+	peak := map[procKey]uint64{}
 	for k := first + 1; k <= last+1; k++ {
 		for _, h := range sr.rssOf(k) {
-			key := rssKey{h.pid, h.start}
+			key := procKey{h.pid, h.start}
 			peak[key] = max(peak[key], h.anon+h.file)
 		}
 	}
