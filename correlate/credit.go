@@ -730,70 +730,15 @@ func (mc *modelCtx) newJobProof(r *jobRun, fs []timers.Firing) *Proof {
 // (chain.go). It fills pf.Credits, FiresWith and OOMKilled and returns
 // the credited episodes.
 func (mc *modelCtx) creditJob(r *jobRun, all []*jobRun, pf *Proof) map[int]bool {
-	res := mc.res
-	// Credits: its share of each episode's I/O.
 	credited := map[int]bool{}
 	with := map[string]bool{}
-	for i := range res.Episodes {
-		e := &res.Episodes[i]
-		var share, gs, ms float64
-		var names []string
-		if e.scopeBytes() > 0 {
-			share = float64(r.bytes[i]) / float64(e.scopeBytes())
-			gs, names = mc.groupShare(r, all, i)
-		}
-		if e.scopeMem() > 0 {
-			ms = float64(r.mem[i]) / float64(e.scopeMem())
-		}
-		ioOK := r.bytes[i] >= creditFloor && (share >= minShare || gs >= minShare)
-		memOK := r.mem[i] >= creditFloor && ms >= minShare
-		cc, judged, chainOK := mc.chainJudge(i, func(p *proc) bool { return r.own.tie(p) != nil })
-		var gcs float64
-		if judged && len(names) > 0 {
-			// A timer of a coalesced wake-up is credited with its group,
-			// as by I/O: the group's cost share, its own cost at least
-			// the floor (an O_DIRECT reader firing with a buffered one
-			// costs nothing of its own).
-			gcs = mc.groupCost(cc, all, names, i)
-			chainOK = chainOK || cc.CostBytes >= creditFloor && gcs >= minShare
-		}
-		if judged && ioOK && !chainOK {
-			r.chainRefuted++
-			r.chainAdded += cc.AddedBytes
-			r.chainCost += cc.CostBytes
-		}
-		if judged {
-			// The chain decides: its I/O counts only for what it cost the
-			// victim (chain.go); its co-firing group no longer carries it.
-			if !chainOK && !memOK {
-				continue
-			}
-			if !ioOK || !chainOK {
-				names = nil
-			}
-			share, gs, ioOK = cc.CostShare, gcs, chainOK
-		}
-		if !ioOK && !memOK {
+	for i := range mc.res.Episodes {
+		c, names, ok := mc.creditEpisode(r, all, i)
+		if !ok {
 			continue
 		}
-		if !ioOK {
-			names = nil
-		}
-		c := EpisodeCredit{Episode: i, Start: e.Start, Bytes: r.bytes[i], AllBytes: e.scopeBytes(), OutsideBytes: e.OutsideBytes, Share: round3(share), UnknownBytes: r.unk[i],
-			MemBytes: r.mem[i], MemAll: e.scopeMem(), MemOutside: e.OutsideMem, MemShare: round3(ms)}
-		c.Chain, c.ChainJudged = cc, judged
-		if judged {
-			c.Share = round3(share)
-		}
-		if names != nil {
-			c.GroupShare = round3(gs)
-			for _, nm := range names {
-				with[nm] = true
-			}
-		}
-		if !r.first[i].IsZero() {
-			l := math.Round(onsetOf(e).Sub(r.first[i]).Seconds()*10) / 10
-			c.LeadS = &l
+		for _, nm := range names {
+			with[nm] = true
 		}
 		credited[i] = true
 		pf.Credits = append(pf.Credits, c)
@@ -805,6 +750,69 @@ func (mc *modelCtx) creditJob(r *jobRun, all []*jobRun, pf *Proof) map[int]bool 
 	slices.Sort(pf.FiresWith)
 
 	return credited
+}
+
+// creditEpisode is the job's credit for episode i, if it has one: its
+// I/O share (alone or with its wake-up group, the names returned), its
+// memory share, or, where the chain judged the episode, its cost share.
+// A traced episode whose chain refutes its I/O is counted in
+// r.chainRefuted.
+func (mc *modelCtx) creditEpisode(r *jobRun, all []*jobRun, i int) (EpisodeCredit, []string, bool) {
+	e := &mc.res.Episodes[i]
+	var share, gs, ms float64
+	var names []string
+	if e.scopeBytes() > 0 {
+		share = float64(r.bytes[i]) / float64(e.scopeBytes())
+		gs, names = mc.groupShare(r, all, i)
+	}
+	if e.scopeMem() > 0 {
+		ms = float64(r.mem[i]) / float64(e.scopeMem())
+	}
+	ioOK := r.bytes[i] >= creditFloor && (share >= minShare || gs >= minShare)
+	memOK := r.mem[i] >= creditFloor && ms >= minShare
+	cc, judged, chainOK := mc.chainJudge(i, func(p *proc) bool { return r.own.tie(p) != nil })
+	var gcs float64
+	if judged && len(names) > 0 {
+		// A timer of a coalesced wake-up is credited with its group,
+		// as by I/O: the group's cost share, its own cost at least
+		// the floor (an O_DIRECT reader firing with a buffered one
+		// costs nothing of its own).
+		gcs = mc.groupCost(cc, all, names, i)
+		chainOK = chainOK || cc.CostBytes >= creditFloor && gcs >= minShare
+	}
+	if judged && ioOK && !chainOK {
+		r.chainRefuted++
+		r.chainAdded += cc.AddedBytes
+		r.chainCost += cc.CostBytes
+	}
+	if judged {
+		// The chain decides: its I/O counts only for what it cost the
+		// victim (chain.go); its co-firing group no longer carries it.
+		if !chainOK && !memOK {
+			return EpisodeCredit{}, nil, false
+		}
+		if !ioOK || !chainOK {
+			names = nil
+		}
+		share, gs, ioOK = cc.CostShare, gcs, chainOK
+	}
+	if !ioOK && !memOK {
+		return EpisodeCredit{}, nil, false
+	}
+	if !ioOK {
+		names = nil
+	}
+	c := EpisodeCredit{Episode: i, Start: e.Start, Bytes: r.bytes[i], AllBytes: e.scopeBytes(), OutsideBytes: e.OutsideBytes, Share: round3(share), UnknownBytes: r.unk[i],
+		MemBytes: r.mem[i], MemAll: e.scopeMem(), MemOutside: e.OutsideMem, MemShare: round3(ms)}
+	c.Chain, c.ChainJudged = cc, judged
+	if names != nil {
+		c.GroupShare = round3(gs)
+	}
+	if !r.first[i].IsZero() {
+		l := math.Round(onsetOf(e).Sub(r.first[i]).Seconds()*10) / 10
+		c.LeadS = &l
+	}
+	return c, names, true
 }
 
 // firingEval is what weighFirings found of a job's firings.
@@ -1034,10 +1042,22 @@ func (mc *modelCtx) explainJob(r *jobRun, pf *Proof, fe *firingEval, credited ma
 	slices.Sort(c.Episodes)
 	c.EpisodesExplained = len(c.Episodes)
 
-	// Its processes, summed by program over the credited episodes.
+	var total uint64
+	c.Processes, total = jobProcesses(r, c.Episodes)
+	if k > 0 {
+		c.BytesPerEpisode = total / uint64(k)
+	}
+	c.Confidence = pf.confidence()
+	c.Lag, c.Projected = lag, projected
+	return c
+}
+
+// jobProcesses are the job's processes summed by program over its
+// explained episodes, most I/O first, and their total I/O there.
+func jobProcesses(r *jobRun, episodes []int) ([]ProcActivity, uint64) {
 	byProg := map[string]*ProcActivity{}
 	var total uint64
-	for _, i := range c.Episodes {
+	for _, i := range episodes {
 		for _, pa := range r.procIn[i] {
 			key := pa.Program
 			a := byProg[key]
@@ -1051,22 +1071,18 @@ func (mc *modelCtx) explainJob(r *jobRun, pf *Proof, fe *firingEval, credited ma
 			total += pa.Bytes()
 		}
 	}
+	var out []ProcActivity
 	for _, a := range byProg {
 		slices.Sort(a.PIDs)
-		c.Processes = append(c.Processes, *a)
+		out = append(out, *a)
 	}
-	slices.SortFunc(c.Processes, func(a, b ProcActivity) int {
+	slices.SortFunc(out, func(a, b ProcActivity) int {
 		if x := cmp.Compare(b.Bytes(), a.Bytes()); x != 0 {
 			return x
 		}
 		return cmp.Compare(a.Program, b.Program)
 	})
-	if k > 0 {
-		c.BytesPerEpisode = total / uint64(k)
-	}
-	c.Confidence = pf.confidence()
-	c.Lag, c.Projected = lag, projected
-	return c
+	return out, total
 }
 
 // addPID adds pa's process to pids once: its PID, or for a row of
