@@ -32,8 +32,8 @@ import (
 // left out; domainAdded: everyone's such additions. A group reclaiming
 // its own pages, unless it is the known victim, stalled only itself and
 // is no loss. The chain judges an episode when reclaim took at least
-// creditFloor of the victim's pages in it: a culprit then needs a cost of
-// at least creditFloor and minShare of the victim's loss, whatever disk
+// Model.CreditFloor of the victim's pages in it: a culprit then needs a cost of
+// at least Model.CreditFloor and Model.MinShare of the victim's loss, whatever disk
 // I/O it did (a job reading with O_DIRECT fills no cache; a neighbour
 // reclaiming inside its own limit takes nothing of the victim's), and
 // its share is that cost share. Memory a culprit took (RSS growth) is
@@ -86,7 +86,7 @@ type ChainEpisode struct {
 	// AddedBytes is every other process's page-cache additions in the
 	// victim's memory domain.
 	AddedBytes uint64 `json:"domain_added_bytes"`
-	// Judged: reclaim took at least creditFloor of the victim's pages,
+	// Judged: reclaim took at least Model.CreditFloor of the victim's pages,
 	// so the chain decides the credits of this episode.
 	Judged bool `json:"judged"`
 	// From and To span the traced intervals.
@@ -113,9 +113,10 @@ type ChainCredit struct {
 	CostShare float64 `json:"cost_share"`
 }
 
-// chainOK says whether the credit meets the chain's bar.
-func (c *ChainCredit) chainOK() bool {
-	return c.CostBytes >= creditFloor && c.CostShare >= minShare
+// chainOK says whether the credit meets the chain's bar (m's CreditFloor
+// and MinShare).
+func (c *ChainCredit) chainOK(m ModelThresholds) bool {
+	return c.CostBytes >= m.CreditFloor && c.CostShare >= m.MinShare
 }
 
 // victimMemcg is the memory cgroup whose pages are the victim's: the
@@ -246,7 +247,7 @@ func (mc *modelCtx) chainEpisodes() {
 	})
 	for _, ce := range mc.chain {
 		if ce != nil {
-			ce.Judged = ce.EvictedBytes >= creditFloor
+			ce.Judged = ce.EvictedBytes >= mc.o.Model.CreditFloor
 			ce.StallS = round3(ce.ReclaimStall.Seconds())
 		}
 	}
@@ -359,7 +360,7 @@ func (mc *modelCtx) chainJudge(i int, mine func(*proc) bool) (cc *ChainCredit, j
 	if cc == nil {
 		return nil, false, false
 	}
-	return cc, mc.chain[i].Judged, cc.chainOK()
+	return cc, mc.chain[i].Judged, cc.chainOK(mc.o.Model)
 }
 
 // chainAllows says whether the process pattern key (runOf's) may be

@@ -13,38 +13,6 @@ import (
 	"github.com/memdiag/memdiag/timers"
 )
 
-// The culprit model's constants (docs/analyze.md explains each).
-const (
-	// creditFloor is the I/O (read+write) a culprit's processes must do
-	// in an episode to be credited with it.
-	creditFloor = 4 << 20
-	// minShare is the share of every recorded process's I/O in the
-	// episode a culprit's processes must do, alone or together with jobs
-	// that started with it in one wake-up.
-	minShare = 0.25
-	// soloShare: a culprit credited with one episode only needs this
-	// share and a start no later than one interval after the stall began.
-	soloShare = 0.5
-	// maxChance: a culprit credited with two or more episodes needs a
-	// chance probability (null model or firings) below this.
-	maxChance = 0.01
-	// soloCap caps the confidence of a culprit credited with one episode.
-	soloCap = 0.6
-	// blindCap caps the confidence of a job named from its firings alone,
-	// when the recording has no per-process data.
-	blindCap = 0.45
-	// unknownMinHits is how many episodes on its schedule a recurrence
-	// that no job or process explains needs to be reported (kind unknown).
-	unknownMinHits = 5
-	// rideAlongCap caps the confidence of a job credited only together
-	// with the jobs of its wake-up: its own median share is below
-	// minShare, so it is never more than low.
-	rideAlongCap = 0.49
-	// lateFactor scales the confidence when its processes started after
-	// the stall had begun in every credited episode.
-	lateFactor = 0.8
-)
-
 // EpisodeCredit is a culprit's part in one episode it is credited with.
 type EpisodeCredit struct {
 	Episode int       `json:"episode"`
@@ -132,7 +100,7 @@ type Proof struct {
 	// or of the memory taken, the larger (not its wake-up group's); Repeat = its matched firings / firings (FiringsUsed) or credited
 	// episodes / its runs (episodes with its I/O plus runs outside them);
 	// Late: it started after the stall in every credited episode with a
-	// known start; Cap: soloCap, blindCap, rideAlongCap or 1.
+	// known start; Cap: Model.SoloCap, Model.BlindCap, Model.RideAlongCap or 1.
 	Runs     int     `json:"runs"`
 	P        float64 `json:"p"`
 	Strength float64 `json:"strength"`
@@ -176,8 +144,9 @@ type StartsFit struct {
 }
 
 // confidence is min(Cap, Strength × (0.5 + 0.5 × Share) × Repeat ×
-// (lateFactor if Late)), rounded to 0.01.
-func (p *Proof) confidence() float64 {
+// (lateFactor if Late)), rounded to 0.01; lateFactor is
+// Model.LateFactor.
+func (p *Proof) confidence(lateFactor float64) float64 {
 	c := p.Strength * (0.5 + 0.5*p.Share) * p.Repeat
 	if p.Late {
 		c *= lateFactor
@@ -656,7 +625,7 @@ func (mc *modelCtx) groupShare(r *jobRun, all []*jobRun, i int) (float64, []stri
 	sum := r.bytes[i]
 	var names []string
 	for _, x := range all {
-		if x == r || x.bytes[i] < creditFloor || x.first[i].IsZero() {
+		if x == r || x.bytes[i] < mc.o.Model.CreditFloor || x.first[i].IsZero() {
 			continue
 		}
 		if absDur(x.first[i].Sub(r.first[i])) <= mc.wake {
@@ -768,8 +737,8 @@ func (mc *modelCtx) creditEpisode(r *jobRun, all []*jobRun, i int) (EpisodeCredi
 	if e.scopeMem() > 0 {
 		ms = float64(r.mem[i]) / float64(e.scopeMem())
 	}
-	ioOK := r.bytes[i] >= creditFloor && (share >= minShare || gs >= minShare)
-	memOK := r.mem[i] >= creditFloor && ms >= minShare
+	ioOK := r.bytes[i] >= mc.o.Model.CreditFloor && (share >= mc.o.Model.MinShare || gs >= mc.o.Model.MinShare)
+	memOK := r.mem[i] >= mc.o.Model.CreditFloor && ms >= mc.o.Model.MinShare
 	cc, judged, chainOK := mc.chainJudge(i, func(p *proc) bool { return r.own.tie(p) != nil })
 	var gcs float64
 	if judged && len(names) > 0 {
@@ -778,7 +747,7 @@ func (mc *modelCtx) creditEpisode(r *jobRun, all []*jobRun, i int) (EpisodeCredi
 		// the floor (an O_DIRECT reader firing with a buffered one
 		// costs nothing of its own).
 		gcs = mc.groupCost(cc, all, names, i)
-		chainOK = chainOK || cc.CostBytes >= creditFloor && gcs >= minShare
+		chainOK = chainOK || cc.CostBytes >= mc.o.Model.CreditFloor && gcs >= mc.o.Model.MinShare
 	}
 	if judged && ioOK && !chainOK {
 		r.chainRefuted++
@@ -943,8 +912,8 @@ func (mc *modelCtx) weighNull(r *jobRun, pf *Proof) {
 		pf.Share = round3(median(shares))
 	}
 	pf.Late = timed > 0 && late == timed
-	if k > 0 && pf.Share < minShare {
-		pf.Cap = math.Min(pf.Cap, rideAlongCap)
+	if k > 0 && pf.Share < mc.o.Model.MinShare {
+		pf.Cap = math.Min(pf.Cap, mc.o.Model.RideAlongCap)
 	}
 }
 
@@ -964,18 +933,18 @@ func (mc *modelCtx) nameJob(r *jobRun, pf *Proof, fe *firingEval) (bool, unnamed
 	case !mc.recorded:
 		// No per-process data: the schedule alone, with that limit.
 		fireOK := pf.FiringsUsed && job.Active && counted >= 2 && matched >= 2 &&
-			2*matched >= counted && len(fireEps) >= 2 && pf.PFiring < maxChance
+			2*matched >= counted && len(fireEps) >= 2 && pf.PFiring < mc.o.Model.MaxChance
 		if fireOK {
 			named = true
-			pf.Cap = blindCap
+			pf.Cap = mc.o.Model.BlindCap
 		}
 	case k == 1:
 		c := pf.Credits[0]
 		late := c.LeadS != nil && *c.LeadS < -res.Interval.Seconds()
 		barShare, barLate = math.Max(c.Share, c.GroupShare), late
-		if barShare >= soloShare && !late {
+		if barShare >= mc.o.Model.SoloShare && !late {
 			named = true
-			pf.Cap = soloCap
+			pf.Cap = mc.o.Model.SoloCap
 		}
 	case k >= 2:
 		// Chance ruled out; or, in a recording too short for that, the
@@ -984,7 +953,7 @@ func (mc *modelCtx) nameJob(r *jobRun, pf *Proof, fe *firingEval) (bool, unnamed
 		// stall. Its confidence then says how weak the chance test was.
 		// A timer of a coalesced wake-up is named with its group: the
 		// wake-up's share counts for the bar (its own share still sets
-		// its confidence, capped at rideAlongCap).
+		// its confidence, capped at Model.RideAlongCap).
 		// "Started no later than the stall" is judged by the median
 		// lead, as the evidence reports it: late in one of two credits
 		// is late (pf.Late, for the confidence, needs every one).
@@ -997,7 +966,7 @@ func (mc *modelCtx) nameJob(r *jobRun, pf *Proof, fe *firingEval) (bool, unnamed
 		}
 		lateMedian := len(leads) > 0 && median(leads) < -res.Interval.Seconds()
 		barShare, barLate = median(gshares), lateMedian
-		named = math.Min(pf.PNull, pf.PFiring) < maxChance || (barShare >= soloShare && !lateMedian)
+		named = math.Min(pf.PNull, pf.PFiring) < mc.o.Model.MaxChance || (barShare >= mc.o.Model.SoloShare && !lateMedian)
 	}
 	return named, unnamedEval{paper: fe.paper, use: fe.use, ws: fe.ws, counted: fe.counted, matched: fe.matched, share: barShare, late: barLate}
 }
@@ -1047,7 +1016,7 @@ func (mc *modelCtx) explainJob(r *jobRun, pf *Proof, fe *firingEval, credited ma
 	if k > 0 {
 		c.BytesPerEpisode = total / uint64(k)
 	}
-	c.Confidence = pf.confidence()
+	c.Confidence = pf.confidence(mc.o.Model.LateFactor)
 	c.Lag, c.Projected = lag, projected
 	return c
 }

@@ -19,7 +19,7 @@ const (
 	// no memory in any episode (NotRun.Ran).
 	NotRunNoEpisodeIO NotNamedKind = "ran_no_episode_io"
 	// NotRunBelowCredit: it ran and did I/O in episodes, but never
-	// enough for a credit (creditFloor and minShare).
+	// enough for a credit (Model.CreditFloor and Model.MinShare).
 	NotRunBelowCredit NotNamedKind = "ran_below_credit"
 	// NotRunChainRefuted: its I/O met the correlation bar in episodes,
 	// but the traced page-cache chain judged them and showed it cost the
@@ -27,7 +27,7 @@ const (
 	NotRunChainRefuted NotNamedKind = "ran_chain_refuted"
 	// NotRunNotProven: it was credited with episodes, but the naming
 	// rule was not met (chance not ruled out, started after the stall,
-	// one episode below soloShare).
+	// one episode below Model.SoloShare).
 	NotRunNotProven NotNamedKind = "ran_not_proven"
 	// NotRunScheduled: no process of it was recorded, though its
 	// firings fell near episodes: scheduled but did not run.
@@ -163,11 +163,19 @@ func (mc *modelCtx) notNamed(r *jobRun, pf *Proof, ev unnamedEval) NotRun {
 	return nr
 }
 
-// CreditBar is what a credit needs: its processes' I/O (or memory taken)
-// in the episode at least floor bytes and share of everyone's.
-func CreditBar() (floor uint64, share float64) { return creditFloor, minShare }
+// CreditBar is what a credit needs under the default model
+// (DefaultModel): its processes' I/O (or memory taken) in the episode at
+// least floor bytes and share of everyone's.
+func CreditBar() (floor uint64, share float64) {
+	m := DefaultModel()
+	return m.CreditFloor, m.MinShare
+}
 
-// NamingBar is what naming a credited job needs: a chance probability
-// below maxChance, or (short recordings, one credit) a share of at least
-// share, started no later than the stall.
-func NamingBar() (maxP, share float64) { return maxChance, soloShare }
+// NamingBar is what naming a credited job needs under the default model
+// (DefaultModel): a chance probability below maxP, or (short recordings,
+// one credit) a share of at least share, started no later than the
+// stall.
+func NamingBar() (maxP, share float64) {
+	m := DefaultModel()
+	return m.MaxChance, m.SoloShare
+}

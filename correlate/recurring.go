@@ -150,8 +150,8 @@ type recurPattern struct {
 }
 
 // creditPatterns is the credit stage of recurringUnexplained: per
-// scanned episode, each pattern that did at least creditFloor and
-// minShare of the in-scope I/O (and, traced, cost the victim some) is
+// scanned episode, each pattern that did at least Model.CreditFloor and
+// Model.MinShare of the in-scope I/O (and, traced, cost the victim some) is
 // credited with it.
 func (mc *modelCtx) creditPatterns(u *unexplained) map[string]*recurPattern {
 	progs := map[string]*recurPattern{}
@@ -160,7 +160,7 @@ func (mc *modelCtx) creditPatterns(u *unexplained) map[string]*recurPattern {
 		per, unk, order := mc.patternIO(i, progs)
 		for _, key := range order {
 			x := per[key]
-			if x.Bytes() < creditFloor || e.scopeBytes() == 0 || float64(x.Bytes()) < minShare*float64(e.scopeBytes()) {
+			if x.Bytes() < mc.o.Model.CreditFloor || e.scopeBytes() == 0 || float64(x.Bytes()) < mc.o.Model.MinShare*float64(e.scopeBytes()) {
 				continue
 			}
 			if !mc.chainAllows(i, key) {
@@ -260,7 +260,7 @@ func (mc *modelCtx) sumPattern(a *recurPattern, scan []int) {
 // weighPatterns is the null-model stage of recurringUnexplained: of the
 // patterns credited with two or more episodes, the candidates (sorted,
 // most episodes first) and those not named: chance not ruled out
-// (p_null at least maxChance and a median share below soloShare), or as
+// (p_null at least Model.MaxChance and a median share below Model.SoloShare), or as
 // busy outside the episodes as in them (busy: specific fails).
 func (mc *modelCtx) weighPatterns(u *unexplained, progs map[string]*recurPattern) (cands, chance, busy []*recurPattern) {
 	for _, a := range progs {
@@ -288,7 +288,7 @@ func (mc *modelCtx) weighPatterns(u *unexplained, progs map[string]*recurPattern
 		}
 		a.starts = ep
 		a.null = mc.patternNull(a.procs, slices.Collect(maps.Keys(a.eps)), a.epBytes)
-		if a.null.pn >= maxChance && median(a.shares) < soloShare {
+		if a.null.pn >= mc.o.Model.MaxChance && median(a.shares) < mc.o.Model.SoloShare {
 			// Chance not ruled out, and not the dominant I/O either.
 			chance = append(chance, a)
 			continue
@@ -350,7 +350,7 @@ func (mc *modelCtx) explainPattern(u *unexplained, c *Culprit, cands []*recurPat
 	for _, a := range cands {
 		c.Programs = append(c.Programs, ProgramCredit{Program: a.program, Share: median(a.shares), Episodes: len(a.eps), Of: len(u.un)})
 	}
-	c.Confidence = pf.confidence()
+	c.Confidence = pf.confidence(mc.o.Model.LateFactor)
 	return c
 }
 
@@ -381,10 +381,10 @@ func (mc *modelCtx) patternPeriod(p *Period, c *Culprit, starts *Period) float64
 // explainUnknown is the explain stage of recurringUnexplained when no
 // pattern is named: a recurrence of kind unknown with what did its I/O
 // and why it is not named, or nil when it is too short to call a cause
-// (unknownMinHits).
+// (Model.UnknownMinHits).
 func (mc *modelCtx) explainUnknown(u *unexplained, c *Culprit, chance, busy []*recurPattern) *Culprit {
 	p := u.p
-	if p == nil || p.Matched < unknownMinHits && !mc.ioDenied() {
+	if p == nil || p.Matched < mc.o.Model.UnknownMinHits && !mc.ioDenied() {
 		// A handful of episodes fits some lattice by chance: without a
 		// process to name, too few to call a recurrence a cause. Unless
 		// most processes' I/O was unreadable: then "no process matches"

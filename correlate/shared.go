@@ -15,7 +15,7 @@ import (
 // loop (docs/analyze.md, "Episodes two culprits share").
 //
 // A pattern is weighed here only when it is credited, by the jobs'
-// rule (creditFloor and minShare of the episode's in-scope I/O, every
+// rule (Model.CreditFloor and Model.MinShare of the episode's in-scope I/O, every
 // job's processes in the denominator but never in the pattern), with at
 // least one episode a named job explains, and is named only with the
 // evidence a job needs and a loop shows: a run of its own started for
@@ -23,8 +23,8 @@ import (
 // before the episode or in it), at least periodMinHits credits, its
 // runs' recorded starts recurring (runPeriod) and at least half of them
 // credited, a median start no later than one interval after the stall
-// began, and then, as a job: p_null below maxChance or a median share
-// of at least soloShare. Processes
+// began, and then, as a job: p_null below Model.MaxChance or a median share
+// of at least Model.SoloShare. Processes
 // any job claims (jobActivity) never join a pattern here: a job is
 // judged as a job. A program already named as a process culprit is
 // left alone.
@@ -92,7 +92,7 @@ type sharedIO struct {
 
 // creditShared is the credit stage of sharedPatterns: per episode, each
 // pattern of processes no job claims that started a run for it and did
-// at least creditFloor and minShare of its in-scope I/O (and, traced,
+// at least Model.CreditFloor and Model.MinShare of its in-scope I/O (and, traced,
 // cost the victim some); the patterns in order of first credit.
 func (mc *modelCtx) creditShared(runs []*jobRun) (map[string]*sharedPattern, []string) {
 	jobProc := map[*proc]bool{}
@@ -111,7 +111,7 @@ func (mc *modelCtx) creditShared(runs []*jobRun) (map[string]*sharedPattern, []s
 		per, keys := mc.sharedEpisode(i, jobProc)
 		for _, key := range keys {
 			x := per[key]
-			if x.first.IsZero() || x.io.Bytes() < creditFloor || float64(x.io.Bytes()) < minShare*float64(e.scopeBytes()) {
+			if x.first.IsZero() || x.io.Bytes() < mc.o.Model.CreditFloor || float64(x.io.Bytes()) < mc.o.Model.MinShare*float64(e.scopeBytes()) {
 				continue
 			}
 			if !mc.chainAllows(i, key) {
@@ -175,7 +175,7 @@ func (mc *modelCtx) sharedEpisode(i int, jobProc map[*proc]bool) (map[string]*sh
 // is named (explainShared) when it shares an episode with a named job
 // (byJob), its runs' starts recur, it started no later than one
 // interval after the stall, at least half its runs were credited, and
-// p_null is below maxChance or its median share at least soloShare;
+// p_null is below Model.MaxChance or its median share at least Model.SoloShare;
 // else nil.
 func (mc *modelCtx) weighShared(p *sharedPattern, byJob map[int][]string) *Culprit {
 	res := mc.res
@@ -209,7 +209,7 @@ func (mc *modelCtx) weighShared(p *sharedPattern, byJob map[int][]string) *Culpr
 		return nil
 	}
 	nf := mc.patternNull(mc.patternProcs(p.key), p.eps, p.bytes)
-	if nf.pn >= maxChance && median(shares) < soloShare {
+	if nf.pn >= mc.o.Model.MaxChance && median(shares) < mc.o.Model.SoloShare {
 		return nil
 	}
 	slices.Sort(with)
@@ -253,6 +253,6 @@ func (mc *modelCtx) explainShared(p *sharedPattern, pf *Proof, sp *Period) *Culp
 		EpisodesExplained: len(p.eps), Period: sp.Period, Processes: []ProcActivity{rep},
 		BytesPerEpisode: rep.Bytes() / uint64(len(p.eps)), Proof: pf, Runs: len(roots),
 		NewEachTime: len(roots) >= len(p.eps) && startedAnew(rep)}
-	c.Confidence = pf.confidence()
+	c.Confidence = pf.confidence(mc.o.Model.LateFactor)
 	return c
 }
