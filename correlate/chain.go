@@ -198,57 +198,72 @@ func (mc *modelCtx) chainEpisodes() {
 		}
 		ce := mc.chain[ep]
 		if ce == nil {
-			ce = &ChainEpisode{Victim: v, VictimKnown: known, From: iv.Start}
-			if vi := sr.Header.Victim; known && vi.PID > 0 {
-				ce.VictimPID, ce.victimComm = vi.PID, vi.Comm
-			}
-			if vi := sr.Header.Victim; known && vi.Limit != "" && vi.Limit != "/" {
-				ce.Limit = path.Clean("/" + vi.Limit)
-			} else if known {
-				ce.Unlimited = true
-			}
+			ce = newChainEpisode(&sr.Header, v, known, iv.Start)
 			mc.chain[ep] = ce
 		}
 		ce.ks = append(ce.ks, k)
 		ce.To = iv.End
-		ch := sr.chains[k]
-		if slices.Contains(ch.Untraced, "refaults") {
-			ce.RefaultsUntraced = true
-		}
-		for _, ev := range ch.Evictions {
-			loss, indirect := ce.loss(ev)
-			if !loss {
-				continue
-			}
-			ce.EvictedBytes += ev.Bytes
-			if indirect {
-				if ev.Reclaimer == record.ReclaimKswapd || ev.Reclaimer == record.ReclaimOther {
-					ce.KswapdBytes += ev.Bytes
-				} else {
-					ce.SelfBytes += ev.Bytes
-				}
-			}
-		}
-		for _, a := range ch.Adds {
-			if ce.competes(a) {
-				ce.AddedBytes += a.Bytes
-			}
-		}
-		for _, r := range ch.Refaults {
-			if v == "" || memcgWithin(v, r.Memcg) && ce.victimProc(r.PID, r.Comm) {
-				ce.RefaultBytes += r.Bytes
-			}
-		}
-		for _, s := range ch.Stalls {
-			if v == "" || memcgWithin(v, s.Memcg) && ce.victimProc(s.PID, s.Comm) {
-				ce.ReclaimStall += s.Direct + s.Limit
-			}
-		}
+		ce.add(sr.chains[k], v)
 	})
 	for _, ce := range mc.chain {
 		if ce != nil {
 			ce.Judged = ce.EvictedBytes >= mc.o.Model.CreditFloor
 			ce.StallS = round3(ce.ReclaimStall.Seconds())
+		}
+	}
+}
+
+// newChainEpisode is an episode's chain from its first traced interval
+// (from): the victim's memory cgroup v (known: found), its process and
+// the group whose limit it competes under (none: Unlimited).
+func newChainEpisode(h *record.Header, v string, known bool, from time.Time) *ChainEpisode {
+	ce := &ChainEpisode{Victim: v, VictimKnown: known, From: from}
+	if vi := h.Victim; known && vi.PID > 0 {
+		ce.VictimPID, ce.victimComm = vi.PID, vi.Comm
+	}
+	if vi := h.Victim; known && vi.Limit != "" && vi.Limit != "/" {
+		ce.Limit = path.Clean("/" + vi.Limit)
+	} else if known {
+		ce.Unlimited = true
+	}
+	return ce
+}
+
+// add adds one interval's traced chain ch to ce: the victim's pages
+// evicted (by kswapd or its own reclaim), the page cache others added in
+// its domain, its refaults and its reclaim stalls (v: the victim's
+// memory cgroup, "" every one).
+func (ce *ChainEpisode) add(ch *record.Chain, v string) {
+	if slices.Contains(ch.Untraced, "refaults") {
+		ce.RefaultsUntraced = true
+	}
+	for _, ev := range ch.Evictions {
+		loss, indirect := ce.loss(ev)
+		if !loss {
+			continue
+		}
+		ce.EvictedBytes += ev.Bytes
+		if indirect {
+			if ev.Reclaimer == record.ReclaimKswapd || ev.Reclaimer == record.ReclaimOther {
+				ce.KswapdBytes += ev.Bytes
+			} else {
+				ce.SelfBytes += ev.Bytes
+			}
+		}
+	}
+	for _, a := range ch.Adds {
+		if ce.competes(a) {
+			ce.AddedBytes += a.Bytes
+		}
+	}
+	for _, r := range ch.Refaults {
+		if v == "" || memcgWithin(v, r.Memcg) && ce.victimProc(r.PID, r.Comm) {
+			ce.RefaultBytes += r.Bytes
+		}
+	}
+	for _, s := range ch.Stalls {
+		if v == "" || memcgWithin(v, s.Memcg) && ce.victimProc(s.PID, s.Comm) {
+			ce.ReclaimStall += s.Direct + s.Limit
 		}
 	}
 }

@@ -799,65 +799,74 @@ type firingEval struct {
 // per-process data), and the chance of as many at random (PFiring).
 func (mc *modelCtx) weighFirings(r *jobRun, fs []timers.Firing, closest []time.Duration, projected bool, credited map[int]bool, pf *Proof) *firingEval {
 	res, o, job := mc.res, mc.o, r.job
-	n := len(res.Episodes)
 	period, lag, ws := jobWindows(res, job, fs, o)
-	slack := res.Interval
 	use, why := firingsUsable(job, projected, fs)
 	pf.FiringsUsed, pf.FiringsUnused = use, why
-	counted, matched, paper := 0, 0, 0
-	fireEps := map[int]bool{}
-	if use {
-		var windowSum, reach time.Duration
-		for _, w := range ws {
-			hit, onPaper := false, false
-			for i := range res.Episodes {
-				s := res.Episodes[i].Start
-				inWin := !s.Before(w.from) && !s.After(w.to)
-				if inWin && w.inRec {
-					onPaper = true
-				}
-				if mc.recorded && !credited[i] {
-					continue
-				}
-				if inWin && absDur(s.Sub(w.earliest)) <= closest[i]+slack {
-					fireEps[i], hit = true, true
-					if w.inRec {
-						reach = max(reach, s.Sub(w.from))
-					}
-				}
+	fe := &firingEval{period: period, lag: lag, ws: ws, use: use, fireEps: map[int]bool{}}
+	if !use {
+		return fe
+	}
+	windowSum, reach := mc.matchFirings(fe, closest, credited, pf)
+	if fe.counted == 0 {
+		pf.FiringsUsed, pf.FiringsUnused = false, UnusedNoneInRecording
+		return fe
+	}
+	// With episodes at random times a window of width w holds one
+	// of n episode starts with probability q = 1 − (1 − w/span)^n;
+	// w is the part of the window the matched episodes used.
+	span := res.End.Sub(res.Start)
+	w := float64(windowSum) / float64(fe.counted)
+	if fe.matched > 0 {
+		w = math.Min(w, float64(reach+res.Interval))
+	}
+	q := 1 - math.Pow(1-math.Min(1, w/float64(span)), float64(len(res.Episodes)))
+	pf.PFiring = binomialTail(fe.counted, fe.matched, q)
+	return fe
+}
+
+// matchFirings matches each of fe's firing windows with the episodes it
+// is credited with (any episode without per-process data) that start in
+// it, closer to it than to any other job's firing (closest, with one
+// interval of slack): it counts fe's firings within the recording,
+// matched and near an episode, records them in pf, and returns the
+// windows' summed width and how far into a window a matched episode
+// started at most.
+func (mc *modelCtx) matchFirings(fe *firingEval, closest []time.Duration, credited map[int]bool, pf *Proof) (windowSum, reach time.Duration) {
+	res, slack := mc.res, mc.res.Interval
+	for _, w := range fe.ws {
+		hit, onPaper := false, false
+		for i := range res.Episodes {
+			s := res.Episodes[i].Start
+			inWin := !s.Before(w.from) && !s.After(w.to)
+			if inWin && w.inRec {
+				onPaper = true
 			}
-			if onPaper {
-				paper++
-			}
-			if !w.inRec {
+			if mc.recorded && !credited[i] {
 				continue
 			}
-			counted++
-			if hit {
-				matched++
-				pf.FiringsMatched = append(pf.FiringsMatched, w.earliest)
-			} else {
-				pf.FiringsMissed = append(pf.FiringsMissed, w.earliest)
+			if inWin && absDur(s.Sub(w.earliest)) <= closest[i]+slack {
+				fe.fireEps[i], hit = true, true
+				if w.inRec {
+					reach = max(reach, s.Sub(w.from))
+				}
 			}
-			windowSum += w.to.Sub(w.from)
 		}
-		if counted == 0 {
-			pf.FiringsUsed, pf.FiringsUnused = false, UnusedNoneInRecording
+		if onPaper {
+			fe.paper++
+		}
+		if !w.inRec {
+			continue
+		}
+		fe.counted++
+		if hit {
+			fe.matched++
+			pf.FiringsMatched = append(pf.FiringsMatched, w.earliest)
 		} else {
-			// With episodes at random times a window of width w holds one
-			// of n episode starts with probability q = 1 − (1 − w/span)^n;
-			// w is the part of the window the matched episodes used.
-			span := res.End.Sub(res.Start)
-			w := float64(windowSum) / float64(counted)
-			if matched > 0 {
-				w = math.Min(w, float64(reach+slack))
-			}
-			q := 1 - math.Pow(1-math.Min(1, w/float64(span)), float64(n))
-			pf.PFiring = binomialTail(counted, matched, q)
+			pf.FiringsMissed = append(pf.FiringsMissed, w.earliest)
 		}
+		windowSum += w.to.Sub(w.from)
 	}
-
-	return &firingEval{period: period, lag: lag, ws: ws, use: use, counted: counted, matched: matched, paper: paper, fireEps: fireEps}
+	return windowSum, reach
 }
 
 // weighNull is the null-model stage: how often its processes were as

@@ -112,40 +112,7 @@ func (mc *modelCtx) notNamed(r *jobRun, pf *Proof, ev unnamedEval) NotRun {
 		return nr
 	}
 	if pf.Ran {
-		u := &RanUnnamed{Processes: len(r.procs), Of: len(res.Episodes), Credited: len(pf.Credits)}
-		for i := range res.Episodes {
-			if r.bytes[i] == 0 && r.mem[i] == 0 {
-				continue
-			}
-			u.Episodes++
-			u.MaxBytes = max(u.MaxBytes, r.bytes[i])
-			if all := res.Episodes[i].scopeBytes(); all > 0 {
-				u.MaxShare = math.Max(u.MaxShare, math.Round(1e6*float64(r.bytes[i])/float64(all))/1e6)
-			}
-		}
-		nr.Ran = u
-		switch {
-		case u.Credited > 0:
-			nr.Kind = NotRunNotProven
-			u.P, u.Share, u.Late = round4(math.Min(pf.PNull, pf.PFiring)), round3(ev.share), ev.late
-			var leads []float64
-			for _, c := range pf.Credits {
-				if c.LeadS != nil {
-					leads = append(leads, *c.LeadS)
-				}
-			}
-			if len(leads) > 0 {
-				l := math.Round(median(leads)*10) / 10
-				u.Lead = &l
-			}
-		case r.chainRefuted > 0:
-			nr.Kind = NotRunChainRefuted
-			u.ChainRefuted, u.ChainAdded, u.ChainCost = r.chainRefuted, r.chainAdded, r.chainCost
-		case u.Episodes > 0:
-			nr.Kind = NotRunBelowCredit
-		default:
-			nr.Kind = NotRunNoEpisodeIO
-		}
+		nr.Kind, nr.Ran = mc.ranUnnamed(r, pf, ev)
 		return nr
 	}
 	if runs, _ := timers.Runs(job); !runs {
@@ -161,6 +128,45 @@ func (mc *modelCtx) notNamed(r *jobRun, pf *Proof, ev unnamedEval) NotRun {
 		nr.Kind = NotRunDidNot
 	}
 	return nr
+}
+
+// ranUnnamed is what a job that ran in the scope, and was not named,
+// did in the episodes, and the rule it did not meet: naming (credited),
+// the traced chain's, the credit's, or none (no I/O in any episode).
+func (mc *modelCtx) ranUnnamed(r *jobRun, pf *Proof, ev unnamedEval) (NotNamedKind, *RanUnnamed) {
+	res := mc.res
+	u := &RanUnnamed{Processes: len(r.procs), Of: len(res.Episodes), Credited: len(pf.Credits)}
+	for i := range res.Episodes {
+		if r.bytes[i] == 0 && r.mem[i] == 0 {
+			continue
+		}
+		u.Episodes++
+		u.MaxBytes = max(u.MaxBytes, r.bytes[i])
+		if all := res.Episodes[i].scopeBytes(); all > 0 {
+			u.MaxShare = math.Max(u.MaxShare, math.Round(1e6*float64(r.bytes[i])/float64(all))/1e6)
+		}
+	}
+	switch {
+	case u.Credited > 0:
+		u.P, u.Share, u.Late = round4(math.Min(pf.PNull, pf.PFiring)), round3(ev.share), ev.late
+		var leads []float64
+		for _, c := range pf.Credits {
+			if c.LeadS != nil {
+				leads = append(leads, *c.LeadS)
+			}
+		}
+		if len(leads) > 0 {
+			l := math.Round(median(leads)*10) / 10
+			u.Lead = &l
+		}
+		return NotRunNotProven, u
+	case r.chainRefuted > 0:
+		u.ChainRefuted, u.ChainAdded, u.ChainCost = r.chainRefuted, r.chainAdded, r.chainCost
+		return NotRunChainRefuted, u
+	case u.Episodes > 0:
+		return NotRunBelowCredit, u
+	}
+	return NotRunNoEpisodeIO, u
 }
 
 // CreditBar is what a credit needs under the default model
