@@ -533,39 +533,63 @@ func totals(ivs []ival, sums []*latency.Summary, o Options, probe bool) Totals {
 		}
 	}
 	if o.Requests != nil {
-		ds := make([]time.Duration, 0, len(o.Requests)) // not grown: a day's 1,000,000 are 8 MB
-		var first, last time.Time
-		from, to := ivs[0].Start, ivs[len(ivs)-1].End
-		for _, r := range o.Requests {
-			if !r.Start.After(from) || r.Start.After(to) {
-				continue
-			}
-			t.Requests++
-			if first.IsZero() || r.Start.Before(first) {
-				first = r.Start
-			}
-			if r.Start.After(last) {
-				last = r.Start
-			}
-			if r.Err {
-				t.Errors++
-				if !o.LatencyWithFailed {
-					continue
-				}
-			}
-			ds = append(ds, r.Latency)
-		}
-		if len(ds) > 0 {
-			s := summarize(ds)
-			t.Mean, t.P99, t.P99Exact = s.Mean, s.P99, true
-		}
-		t.LoadFrom, t.LoadTo = first, last
-		if span := last.Sub(first).Seconds(); t.Requests >= 2 && span > 0 {
-			// n requests sent at a steady rate span n-1 gaps.
-			t.RequestsPerSec = float64(t.Requests-1) / span
-		}
+		requestTotals(&t, ivs[0].Start, ivs[len(ivs)-1].End, o)
 		return t
 	}
+	summaryTotals(&t, ivs, sums)
+	switch {
+	case probe:
+		t.RateFromProbe = true
+	case t.Requests > 0:
+		// Per-interval counts: the span of the intervals with requests.
+		if secs := t.LoadTo.Sub(t.LoadFrom).Seconds(); secs > 0 {
+			t.RequestsPerSec = float64(t.Requests) / secs
+		}
+	}
+	return t
+}
+
+// requestTotals sets t's load figures from the imported requests
+// (Options.Requests) sent in (from, to]: exact mean and p99, the load's
+// span and its steady rate.
+func requestTotals(t *Totals, from, to time.Time, o Options) {
+	ds := make([]time.Duration, 0, len(o.Requests)) // not grown: a day's 1,000,000 are 8 MB
+	var first, last time.Time
+	for _, r := range o.Requests {
+		if !r.Start.After(from) || r.Start.After(to) {
+			continue
+		}
+		t.Requests++
+		if first.IsZero() || r.Start.Before(first) {
+			first = r.Start
+		}
+		if r.Start.After(last) {
+			last = r.Start
+		}
+		if r.Err {
+			t.Errors++
+			if !o.LatencyWithFailed {
+				continue
+			}
+		}
+		ds = append(ds, r.Latency)
+	}
+	if len(ds) > 0 {
+		s := summarize(ds)
+		t.Mean, t.P99, t.P99Exact = s.Mean, s.P99, true
+	}
+	t.LoadFrom, t.LoadTo = first, last
+	if span := last.Sub(first).Seconds(); t.Requests >= 2 && span > 0 {
+		// n requests sent at a steady rate span n-1 gaps.
+		t.RequestsPerSec = float64(t.Requests-1) / span
+	}
+}
+
+// summaryTotals sets t's load figures from the per-interval summaries:
+// the requests and errors, the span of the intervals with requests, the
+// mean weighted by each interval's latencies and the p99 of the
+// intervals' p99s so weighted (an estimate).
+func summaryTotals(t *Totals, ivs []ival, sums []*latency.Summary) {
 	type wp struct {
 		p99 time.Duration
 		n   int
@@ -601,16 +625,6 @@ func totals(ivs []ival, sums []*latency.Summary, o Options, probe bool) Totals {
 			}
 		}
 	}
-	switch {
-	case probe:
-		t.RateFromProbe = true
-	case t.Requests > 0:
-		// Per-interval counts: the span of the intervals with requests.
-		if secs := t.LoadTo.Sub(t.LoadFrom).Seconds(); secs > 0 {
-			t.RequestsPerSec = float64(t.Requests) / secs
-		}
-	}
-	return t
 }
 
 // buildEpisodes merges the intervals with memory pressure into episodes
