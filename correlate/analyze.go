@@ -25,7 +25,12 @@ func Analyze(rec *record.Recording, opts Options) Result {
 	return sr.Analyze(opts)
 }
 
-// Analyze is [Analyze] of the samples added so far.
+// Analyze is [Analyze] of the samples added so far. Its stages run in
+// this order (docs/analyze.md, "How it decides"): detectSignals (the
+// kernel signals each interval raises), detectLatency (latency spikes
+// and failures), buildEpisodes and splitSpikes (episodes), ioBursts and
+// sustained, findPeriods, rankCulprits (the culprit model),
+// memoryFindings and attachOnsets.
 func (sr *Series) Analyze(opts Options) Result {
 	o := opts.withDefaults()
 	h := &sr.Header
@@ -47,36 +52,71 @@ func (sr *Series) Analyze(opts Options) Result {
 	}
 	res.Start, res.End, res.Intervals = ivs[0].Start, ivs[len(ivs)-1].End, len(ivs)
 	res.Catalogue = episodeRates(ivs)
-	res.Interval = h.Interval
-	if res.Interval <= 0 {
-		dts := make([]float64, len(ivs))
-		for i, iv := range ivs {
-			dts[i] = float64(iv.Dt)
-		}
-		res.Interval = time.Duration(median(dts))
-	}
-
-	if o.PSIScope == PSIAuto {
-		o.PSIScope = PSIHost
-		for _, iv := range ivs {
-			if !math.IsNaN(iv.CgMemSome) {
-				o.PSIScope = PSICgroup
-				break
-			}
-		}
-	}
+	res.Interval = sampleInterval(h, ivs)
+	o.PSIScope = psiScope(o.PSIScope, ivs)
 	res.PSIScope = o.PSIScope
 	raised := detectSignals(ivs, o, res.Baselines)
-	sums := summaries(sr, ivs, o)
-	lat := latencySeries(sums, o.Stat)
+	sums, lat, spikes, fails := sr.detectLatency(&res, o)
+	res.Totals = totals(ivs, sums, o, sr.Header.Probe != "")
+	o.Require = requireSignals(&res, o)
+	res.Require = o.Require
+	res.Warnings = append(res.Warnings, sr.suspectPSI()...)
+	eps, lone := buildEpisodes(sr, ivs, raised, spikes, lat, fails, res.Interval, o, res.Baselines)
+	res.Episodes, res.LoneSpikes = splitSpikes(eps, lone, o)
+	if len(o.Require) > 0 {
+		res.IOBursts = ioBursts(sr, ivs, raised, lat, res.Interval, o, res.Baselines, res.Episodes)
+	}
+	res.Sustained = sustained(sr, ivs, o)
+	findPeriods(&res)
+	rankCulprits(&res, sr, o)
+	memoryFindings(sr, &res, o.GrowthMinWindow)
+	attachOnsets(sr, &res)
+	return res
+}
+
+// sampleInterval is the header's sampling interval, else the median
+// length of ivs.
+func sampleInterval(h *record.Header, ivs []ival) time.Duration {
+	if h.Interval > 0 {
+		return h.Interval
+	}
+	dts := make([]float64, len(ivs))
+	for i, iv := range ivs {
+		dts[i] = float64(iv.Dt)
+	}
+	return time.Duration(median(dts))
+}
+
+// psiScope resolves PSIAuto: the cgroup's PSI when some interval has
+// it, else the host's.
+func psiScope(scope PSIScope, ivs []ival) PSIScope {
+	if scope != PSIAuto {
+		return scope
+	}
+	for _, iv := range ivs {
+		if !math.IsNaN(iv.CgMemSome) {
+			return PSICgroup
+		}
+	}
+	return PSIHost
+}
+
+// detectLatency is the latency stage: each interval's request summary
+// (summaries), the statistic's series, its spikes (detectSpikes, and
+// bursts of failed requests unless the load was failing throughout:
+// res.Failing) and failures. It sets res.HasLatency, Failing,
+// LatencyBaseline and Spikes, or warns that there is no latency.
+func (sr *Series) detectLatency(res *Result, o Options) (sums []*latency.Summary, lat []float64, spikes []bool, fails []int) {
+	ivs := sr.intervals()
+	sums = summaries(sr, ivs, o)
+	lat = latencySeries(sums, o.Stat)
 	for _, s := range sums {
 		if s != nil {
 			res.HasLatency = true
 			break
 		}
 	}
-	var spikes []bool
-	fails := failures(sums)
+	fails = failures(sums)
 	if res.HasLatency {
 		spikes = detectSpikes(lat, o)
 		// A burst of failed requests is a spike too: a service that
@@ -109,26 +149,30 @@ func (sr *Series) Analyze(opts Options) Result {
 			res.Spikes++
 		}
 	}
-	res.Totals = totals(ivs, sums, o, sr.Header.Probe != "")
+	return sums, lat, spikes, fails
+}
 
-	_, hasPSI := res.Baselines[PSISome]
-	if o.Require == nil {
-		if hasPSI {
-			// A memory-pressure episode needs memory pressure: disk and
-			// page-cache activity that stalled nobody is an I/O burst.
-			o.Require = []Signal{PSISome, PSIFull}
-		} else {
-			res.Warnings = append(res.Warnings, Warning{Kind: WarnNoPSI, Scope: o.PSIScope})
-		}
+// requireSignals is Options.Require resolved: nil means psi_some and
+// psi_full when the recording has memory PSI of the scope (a warning
+// says when it has none).
+func requireSignals(res *Result, o Options) []Signal {
+	if o.Require != nil {
+		return o.Require
 	}
-	res.Require = o.Require
-	res.Warnings = append(res.Warnings, sr.suspectPSI()...)
-	eps, lone := buildEpisodes(sr, ivs, raised, spikes, lat, fails, res.Interval, o, res.Baselines)
-	res.Episodes, res.LoneSpikes = splitSpikes(eps, lone, o)
-	if len(o.Require) > 0 {
-		res.IOBursts = ioBursts(sr, ivs, raised, lat, res.Interval, o, res.Baselines, res.Episodes)
+	if _, hasPSI := res.Baselines[PSISome]; hasPSI {
+		// A memory-pressure episode needs memory pressure: disk and
+		// page-cache activity that stalled nobody is an I/O burst.
+		return []Signal{PSISome, PSIFull}
 	}
-	res.Sustained = sustained(sr, ivs, o)
+	res.Warnings = append(res.Warnings, Warning{Kind: WarnNoPSI, Scope: o.PSIScope})
+	return nil
+}
+
+// findPeriods sets res.Period, the schedule of the episodes' starts,
+// and, with latency, res.SpikePeriod, that of the spikes' (spike
+// episodes and lone spikes: spikes recur as spikes, whether a kernel
+// signal rose with them or not).
+func findPeriods(res *Result) {
 	starts := make([]time.Time, len(res.Episodes))
 	var spikeStarts []time.Time
 	for i, e := range res.Episodes {
@@ -140,17 +184,11 @@ func (sr *Series) Analyze(opts Options) Result {
 	minP := 4 * res.Interval
 	res.Period = estimatePeriod(starts, res.Start, res.End, minP)
 	if res.HasLatency {
-		// Spikes recur as spikes, whether a kernel signal rose with them
-		// or not.
 		for _, sp := range res.LoneSpikes {
 			spikeStarts = append(spikeStarts, sp.Start)
 		}
 		res.SpikePeriod = estimatePeriod(spikeStarts, res.Start, res.End, minP)
 	}
-	rankCulprits(&res, sr, o)
-	memoryFindings(sr, &res, o.GrowthMinWindow)
-	attachOnsets(sr, &res)
-	return res
 }
 
 // Location is the zone of schedules and the timeline: loc if not nil,
@@ -495,39 +533,63 @@ func totals(ivs []ival, sums []*latency.Summary, o Options, probe bool) Totals {
 		}
 	}
 	if o.Requests != nil {
-		ds := make([]time.Duration, 0, len(o.Requests)) // not grown: a day's 1,000,000 are 8 MB
-		var first, last time.Time
-		from, to := ivs[0].Start, ivs[len(ivs)-1].End
-		for _, r := range o.Requests {
-			if !r.Start.After(from) || r.Start.After(to) {
-				continue
-			}
-			t.Requests++
-			if first.IsZero() || r.Start.Before(first) {
-				first = r.Start
-			}
-			if r.Start.After(last) {
-				last = r.Start
-			}
-			if r.Err {
-				t.Errors++
-				if !o.LatencyWithFailed {
-					continue
-				}
-			}
-			ds = append(ds, r.Latency)
-		}
-		if len(ds) > 0 {
-			s := summarize(ds)
-			t.Mean, t.P99, t.P99Exact = s.Mean, s.P99, true
-		}
-		t.LoadFrom, t.LoadTo = first, last
-		if span := last.Sub(first).Seconds(); t.Requests >= 2 && span > 0 {
-			// n requests sent at a steady rate span n-1 gaps.
-			t.RequestsPerSec = float64(t.Requests-1) / span
-		}
+		requestTotals(&t, ivs[0].Start, ivs[len(ivs)-1].End, o)
 		return t
 	}
+	summaryTotals(&t, ivs, sums)
+	switch {
+	case probe:
+		t.RateFromProbe = true
+	case t.Requests > 0:
+		// Per-interval counts: the span of the intervals with requests.
+		if secs := t.LoadTo.Sub(t.LoadFrom).Seconds(); secs > 0 {
+			t.RequestsPerSec = float64(t.Requests) / secs
+		}
+	}
+	return t
+}
+
+// requestTotals sets t's load figures from the imported requests
+// (Options.Requests) sent in (from, to]: exact mean and p99, the load's
+// span and its steady rate.
+func requestTotals(t *Totals, from, to time.Time, o Options) {
+	ds := make([]time.Duration, 0, len(o.Requests)) // not grown: a day's 1,000,000 are 8 MB
+	var first, last time.Time
+	for _, r := range o.Requests {
+		if !r.Start.After(from) || r.Start.After(to) {
+			continue
+		}
+		t.Requests++
+		if first.IsZero() || r.Start.Before(first) {
+			first = r.Start
+		}
+		if r.Start.After(last) {
+			last = r.Start
+		}
+		if r.Err {
+			t.Errors++
+			if !o.LatencyWithFailed {
+				continue
+			}
+		}
+		ds = append(ds, r.Latency)
+	}
+	if len(ds) > 0 {
+		s := summarize(ds)
+		t.Mean, t.P99, t.P99Exact = s.Mean, s.P99, true
+	}
+	t.LoadFrom, t.LoadTo = first, last
+	if span := last.Sub(first).Seconds(); t.Requests >= 2 && span > 0 {
+		// n requests sent at a steady rate span n-1 gaps.
+		t.RequestsPerSec = float64(t.Requests-1) / span
+	}
+}
+
+// summaryTotals sets t's load figures from the per-interval summaries:
+// the requests and errors, the span of the intervals with requests, the
+// mean weighted by each interval's latencies and the p99 of the
+// intervals' p99s so weighted (an estimate).
+func summaryTotals(t *Totals, ivs []ival, sums []*latency.Summary) {
 	type wp struct {
 		p99 time.Duration
 		n   int
@@ -563,16 +625,6 @@ func totals(ivs []ival, sums []*latency.Summary, o Options, probe bool) Totals {
 			}
 		}
 	}
-	switch {
-	case probe:
-		t.RateFromProbe = true
-	case t.Requests > 0:
-		// Per-interval counts: the span of the intervals with requests.
-		if secs := t.LoadTo.Sub(t.LoadFrom).Seconds(); secs > 0 {
-			t.RequestsPerSec = float64(t.Requests) / secs
-		}
-	}
-	return t
 }
 
 // buildEpisodes merges the intervals with memory pressure into episodes
@@ -908,10 +960,54 @@ func (e *Episode) addSpike(iv *ival) {
 	e.Spike = true
 }
 
+// episode is the episode of intervals first..last: its stall and signal
+// peaks (episodeSignals), its processes' I/O (episodeProcs), the memory
+// they took (episodeMemory) and its largest I/O processes; the processes
+// are kept in sr.parts for the culprit model.
 func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	lat []float64, fails []int, first, last int, o Options, baselines map[Signal]float64) Episode {
 	e := Episode{Start: ivs[first].Start, End: ivs[last].End, Intervals: last - first + 1, Stall: []float64{math.NaN(), math.NaN()},
 		Catalogue: episodeRates(ivs[first : last+1])}
+	e.episodeSignals(ivs, raised, spikes, lat, fails, first, last, o, baselines)
+	// Under a cgroup scope the culprit model weighs only the processes
+	// that can cause the group's reclaim (docs/analyze.md).
+	scoped := o.PSIScope == PSICgroup && sr.Header.Cgroup != ""
+	procs, parts, started, exited := sr.episodeProcs(&e, first, last, scoped)
+	parts = sr.episodeMemory(&e, parts, first, last, scoped)
+	sr.parts[e.Start] = parts
+	var top []*ProcActivity
+	for _, p := range procs {
+		if p.Bytes() >= o.MinProcBytes {
+			top = append(top, p)
+		}
+	}
+	byIO := func(a, b *ProcActivity) int {
+		if c := cmp.Compare(b.Bytes(), a.Bytes()); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.PID, b.PID)
+	}
+	slices.SortFunc(top, byIO)
+	for i, p := range top {
+		if i == o.TopProcs {
+			break
+		}
+		e.Processes = append(e.Processes, *p)
+	}
+	for _, p := range started {
+		e.Started = append(e.Started, p.ProcActivity)
+	}
+	for _, p := range exited {
+		e.Exited = append(e.Exited, p.ProcActivity)
+	}
+	return e
+}
+
+// episodeSignals sets e's stall peaks (PSI some and full of the scope),
+// the peaks of the signals its intervals first..last raised, its spike
+// span, failed requests and latency peak.
+func (e *Episode) episodeSignals(ivs []ival, raised [][]Signal, spikes []bool,
+	lat []float64, fails []int, first, last int, o Options, baselines map[Signal]float64) {
 	peaks := map[Signal]float64{}
 	for i := first; i <= last; i++ {
 		for k, s := range []Signal{PSISome, PSIFull} {
@@ -938,13 +1034,16 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 			e.Signals = append(e.Signals, SignalPeak{Signal: s, Peak: p, Baseline: baselines[s]})
 		}
 	}
+}
 
+// episodeProcs is the I/O of the processes of intervals first..last
+// (activity, from the interval before), each placed in or outside a
+// cgroup scope (scoped), with a row for the children each reaped
+// unseen; it adds their I/O to e's totals.
+func (sr *Series) episodeProcs(e *Episode, first, last int, scoped bool) (procs []*ProcActivity, parts []procPart, started, exited []*procPart) {
 	order, started, exited := sr.activity(max(first, 1), first+1, last+1)
-	// Under a cgroup scope the culprit model weighs only the processes
-	// that can cause the group's reclaim (docs/analyze.md).
-	scoped := o.PSIScope == PSICgroup && sr.Header.Cgroup != ""
-	procs := make([]*ProcActivity, 0, len(order))
-	parts := make([]procPart, 0, len(order))
+	procs = make([]*ProcActivity, 0, len(order))
+	parts = make([]procPart, 0, len(order))
 	for _, en := range order {
 		en.p.Program = programOf(en.p.Comm, en.p.Cmdline)
 		if en.p.start == 0 {
@@ -977,80 +1076,54 @@ func episode(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 			parts = append(parts, *p)
 		}
 	}
-	// Memory taken: RSS growth of the largest holders over the episode.
-	type rk struct {
-		pid   int
-		start uint64
-	}
-	before := map[rk]uint64{}
-	// From the sample before the episode's first interval began: a job
-	// starts, then its allocations raise the stall.
+	return procs, parts, started, exited
+}
+
+// episodeMemory is the memory taken in intervals first..last: each of
+// the largest RSS holders' growth from the sample before the episode's
+// first interval began (a job starts, then its allocations raise the
+// stall) to its peak in it. It adds the growth to its process's part
+// (a new part for a holder that did no I/O) and to e's totals.
+func (sr *Series) episodeMemory(e *Episode, parts []procPart, first, last int, scoped bool) []procPart {
+	before := map[procKey]uint64{}
 	for _, h := range sr.rssOf(max(first-1, 0)) {
-		before[rk{h.pid, h.start}] = h.anon + h.file
+		before[procKey{h.pid, h.start}] = h.anon + h.file
 	}
-	peak := map[rk]uint64{}
+	peak := map[procKey]uint64{}
 	for k := first + 1; k <= last+1; k++ {
 		for _, h := range sr.rssOf(k) {
-			key := rk{h.pid, h.start}
+			key := procKey{h.pid, h.start}
 			peak[key] = max(peak[key], h.anon+h.file)
 		}
 	}
 	for key, pk := range peak {
-		if g := pk - min(pk, before[key]); g > 0 {
-			e.MemTaken += g
-			found := false
-			for j := range parts {
-				if parts[j].PID == key.pid && (parts[j].start == 0 || key.start == 0 || parts[j].start == key.start) {
-					parts[j].memGrowth += g
-					if parts[j].OutsideScope {
-						e.OutsideMem += g
-					}
-					found = true
-					break
-				}
+		g := pk - min(pk, before[key])
+		if g == 0 {
+			continue
+		}
+		e.MemTaken += g
+		if j := slices.IndexFunc(parts, func(p procPart) bool {
+			return p.PID == key.pid && (p.start == 0 || key.start == 0 || p.start == key.start)
+		}); j >= 0 {
+			parts[j].memGrowth += g
+			if parts[j].OutsideScope {
+				e.OutsideMem += g
 			}
-			if !found {
-				// Seen in the episode only among the RSS holders, which
-				// carry no cgroup: where the recording last saw it.
-				p := procPart{ProcActivity: ProcActivity{PID: key.pid}, start: key.start, memGrowth: g}
-				if scoped {
-					if cg := sr.cgroupOf(key.pid, key.start); cg == "" {
-						p.CgroupUnknown = true
-					} else if p.OutsideScope = !inScope(&sr.Header, cg); p.OutsideScope {
-						e.OutsideMem += g
-					}
-				}
-				parts = append(parts, p)
+			continue
+		}
+		// Seen in the episode only among the RSS holders, which
+		// carry no cgroup: where the recording last saw it.
+		p := procPart{ProcActivity: ProcActivity{PID: key.pid}, start: key.start, memGrowth: g}
+		if scoped {
+			if cg := sr.cgroupOf(key.pid, key.start); cg == "" {
+				p.CgroupUnknown = true
+			} else if p.OutsideScope = !inScope(&sr.Header, cg); p.OutsideScope {
+				e.OutsideMem += g
 			}
 		}
+		parts = append(parts, p)
 	}
-	sr.parts[e.Start] = parts
-	var top []*ProcActivity
-	for _, p := range procs {
-		if p.Bytes() >= o.MinProcBytes {
-			top = append(top, p)
-		}
-	}
-	byIO := func(a, b *ProcActivity) int {
-		if c := cmp.Compare(b.Bytes(), a.Bytes()); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.PID, b.PID)
-	}
-	slices.SortFunc(top, byIO)
-	for i, p := range top {
-		if i == o.TopProcs {
-			break
-		}
-		e.Processes = append(e.Processes, *p)
-	}
-	for _, p := range started {
-		e.Started = append(e.Started, p.ProcActivity)
-	}
-	for _, p := range exited {
-		e.Exited = append(e.Exited, p.ProcActivity)
-	}
-	return e
+	return parts
 }
 
 // actEntry is one process's activity over a span of samples
@@ -1065,6 +1138,51 @@ type actEntry struct {
 	reaped  [2]uint64  // read/write of children it reaped unseen
 }
 
+// actTable is the processes activity met, in order, and by PID.
+type actTable struct {
+	// A process is identified by PID and start time; the process-events
+	// connector reports no start time, so an entry without one matches any
+	// of its PID (PID reuse within one episode is not a concern).
+	byPID           map[int][]*actEntry
+	order           []*actEntry
+	started, exited []*procPart
+}
+
+// get is the entry of the process, added when new. The latest
+// observation names a process: an exec changes its comm, and a job's
+// wrapper (sh) moves itself into the unit's cgroup before it execs the
+// job, so the first sighting may have neither.
+func (t *actTable) get(pid, ppid int, start uint64, comm, cmdline, unit string) *actEntry {
+	var e *actEntry
+	for _, x := range t.byPID[pid] {
+		if x.start == 0 || start == 0 || x.start == start {
+			e = x
+			break
+		}
+	}
+	if e == nil {
+		e = &actEntry{p: &procPart{ProcActivity: ProcActivity{PID: pid}}}
+		t.byPID[pid] = append(t.byPID[pid], e)
+		t.order = append(t.order, e)
+	}
+	if e.start == 0 {
+		e.start = start
+	}
+	if comm != "" {
+		e.p.Comm = comm
+	}
+	if cmdline != "" {
+		e.p.Cmdline = cmdline
+	}
+	if unit != "" {
+		e.p.Unit = unit
+	}
+	if ppid != 0 {
+		e.p.PPID = ppid
+	}
+	return e
+}
+
 // activity is each process's I/O over samples evFrom..to (their events)
 // and rowFrom..to (their rows; sample i's rows cover the interval ending
 // at it), counted once: a row's deltas, and of an exit's life totals
@@ -1073,99 +1191,21 @@ type actEntry struct {
 // all of it for one never seen otherwise). order is every process met,
 // in order; started and exited those with an exec or exit event.
 func (sr *Series) activity(evFrom, rowFrom, to int) (order []*actEntry, started, exited []*procPart) {
-	// A process is identified by PID and start time; the process-events
-	// connector reports no start time, so an entry without one matches any
-	// of its PID (PID reuse within one episode is not a concern).
-	byPID := map[int][]*actEntry{}
-	// The latest observation names a process: an exec changes its comm,
-	// and a job's wrapper (sh) moves itself into the unit's cgroup before
-	// it execs the job, so the first sighting may have neither.
-	get := func(pid, ppid int, start uint64, comm, cmdline, unit string) *actEntry {
-		var e *actEntry
-		for _, x := range byPID[pid] {
-			if x.start == 0 || start == 0 || x.start == start {
-				e = x
-				break
-			}
-		}
-		if e == nil {
-			e = &actEntry{p: &procPart{ProcActivity: ProcActivity{PID: pid}}}
-			byPID[pid] = append(byPID[pid], e)
-			order = append(order, e)
-		}
-		if e.start == 0 {
-			e.start = start
-		}
-		if comm != "" {
-			e.p.Comm = comm
-		}
-		if cmdline != "" {
-			e.p.Cmdline = cmdline
-		}
-		if unit != "" {
-			e.p.Unit = unit
-		}
-		if ppid != 0 {
-			e.p.PPID = ppid
-		}
-		return e
-	}
+	t := &actTable{byPID: map[int][]*actEntry{}}
 	// In time order. Sample i holds the events since sample i-1, then the
 	// processes' I/O at i. An episode gives the events of the interval
 	// before it too (evFrom < rowFrom): a job starts, then its I/O raises
 	// the signals.
 	for i := evFrom; i <= to; i++ {
-		evs, prior := sr.eventsWithPrior(i)
-		for j, ev := range evs {
-			e := get(ev.PID, ev.PPID, ev.StartTicks, ev.Comm, ev.Cmdline, ev.Unit)
-			if ev.Cgroup != "" {
-				e.cgroup = ev.Cgroup
-			}
-			switch ev.Kind {
-			case process.Exec:
-				if !e.p.Started {
-					e.p.Started = true
-					e.p.execAt = ev.Time
-					if ev.Time.IsZero() {
-						e.p.execAt = sr.sampleTime(i)
-					}
-					started = append(started, e.p)
-				}
-			case process.Exit:
-				if !e.p.Exited {
-					e.p.Exited = true
-					exited = append(exited, e.p)
-				}
-				e.exit = &[2]uint64{ev.ReadBytes, ev.WriteBytes}
-				if prior[j].ok && !e.seenCum {
-					// Seen before the span: only what it did since.
-					e.cum, e.seenCum = prior[j].cum, true
-				}
-			}
-		}
-		if i < rowFrom {
-			continue
-		}
-		for _, p := range sr.procsOf(i, nil) {
-			n := &sr.names[p.name]
-			e := get(p.pid, p.ppid, p.start, n.comm, n.cmdline, n.unit)
-			if e.p.start == 0 {
-				e.p.start = p.start
-			}
-			e.p.ReadBytes += p.dReadBytes
-			e.p.WriteBytes += p.dWriteByte
-			e.reaped[0] += p.rReadBytes
-			e.reaped[1] += p.rWriteBytes
-			e.cum, e.seenCum = [2]uint64{p.readBytes, p.writeBytes}, true
-			if n.cgroup != "" {
-				e.cgroup = n.cgroup
-			}
+		sr.actEvents(t, i)
+		if i >= rowFrom {
+			sr.actRows(t, i)
 		}
 	}
 	// An exit carries the process's life totals: what it did after the
 	// last sample that saw it. A process that started in the span did
 	// all of its I/O there.
-	for _, e := range order {
+	for _, e := range t.order {
 		if e.exit == nil {
 			continue
 		}
@@ -1184,7 +1224,61 @@ func (sr *Series) activity(evFrom, rowFrom, to int) (order []*actEntry, started,
 			e.p.ReadBytes, e.p.WriteBytes = e.exit[0], e.exit[1]
 		}
 	}
-	return order, started, exited
+	return t.order, t.started, t.exited
+}
+
+// actEvents adds sample i's process events to t: execs and exits, an
+// exit's life totals and, for a process seen before the span, its
+// cumulative I/O then.
+func (sr *Series) actEvents(t *actTable, i int) {
+	evs, prior := sr.eventsWithPrior(i)
+	for j, ev := range evs {
+		e := t.get(ev.PID, ev.PPID, ev.StartTicks, ev.Comm, ev.Cmdline, ev.Unit)
+		if ev.Cgroup != "" {
+			e.cgroup = ev.Cgroup
+		}
+		switch ev.Kind {
+		case process.Exec:
+			if !e.p.Started {
+				e.p.Started = true
+				e.p.execAt = ev.Time
+				if ev.Time.IsZero() {
+					e.p.execAt = sr.sampleTime(i)
+				}
+				t.started = append(t.started, e.p)
+			}
+		case process.Exit:
+			if !e.p.Exited {
+				e.p.Exited = true
+				t.exited = append(t.exited, e.p)
+			}
+			e.exit = &[2]uint64{ev.ReadBytes, ev.WriteBytes}
+			if prior[j].ok && !e.seenCum {
+				// Seen before the span: only what it did since.
+				e.cum, e.seenCum = prior[j].cum, true
+			}
+		}
+	}
+}
+
+// actRows adds sample i's process rows to t: their I/O deltas, the
+// children they reaped unseen, and their cumulative I/O and cgroup.
+func (sr *Series) actRows(t *actTable, i int) {
+	for _, p := range sr.procsOf(i, nil) {
+		n := &sr.names[p.name]
+		e := t.get(p.pid, p.ppid, p.start, n.comm, n.cmdline, n.unit)
+		if e.p.start == 0 {
+			e.p.start = p.start
+		}
+		e.p.ReadBytes += p.dReadBytes
+		e.p.WriteBytes += p.dWriteByte
+		e.reaped[0] += p.rReadBytes
+		e.reaped[1] += p.rWriteBytes
+		e.cum, e.seenCum = [2]uint64{p.readBytes, p.writeBytes}, true
+		if n.cgroup != "" {
+			e.cgroup = n.cgroup
+		}
+	}
 }
 
 // reapedPart is the row of the children parent reaped between two scans

@@ -101,13 +101,40 @@ func ioBursts(sr *Series, ivs []ival, raised [][]Signal, lat []float64, step tim
 }
 
 // sustained finds pressure that lasts most of the recording (see
-// [Sustained]); nil when there is none or the scope has no PSI.
+// [Sustained]); nil when there is none or the scope has no PSI. Its
+// steps: sustainedSpan (how long the stall stayed above the level),
+// then who did the I/O (sustainedIO) and held the memory
+// (sustainedMemory) while it lasted.
 func sustained(sr *Series, ivs []ival, o Options) *Sustained {
-	t := o.Thresholds
-	if t.Sustained < 0 {
+	s, first, last := sustainedSpan(ivs, o)
+	if s == nil {
 		return nil
 	}
-	known, above, first, last := 0, 0, -1, -1
+	// A --cgroup analysis lists the group's processes (and those of no
+	// known cgroup) only: another tenant's I/O or memory cannot cause the
+	// group's reclaim.
+	sc := &scopeMemo{sr: sr, scoped: o.PSIScope == PSICgroup && sr.Header.Cgroup != "", outside: map[procKey]bool{}}
+	s.IO = sr.sustainedIO(first, last, sc)
+	s.Memory = sr.sustainedMemory(first, last, sc)
+	for _, out := range sc.outside {
+		if out {
+			s.OutsideLeftOut++
+		}
+	}
+	return s
+}
+
+// sustainedSpan is the stall above Thresholds.Sustained (PSI some of the
+// scope) in at least SustainedFrac of the intervals with PSI, from the
+// first such interval to the last, with its stall time and mean share;
+// nil when there is none.
+func sustainedSpan(ivs []ival, o Options) (s *Sustained, first, last int) {
+	t := o.Thresholds
+	if t.Sustained < 0 {
+		return nil, 0, 0
+	}
+	known, above := 0, 0
+	first, last = -1, -1
 	for i := range ivs {
 		v := signalValue(PSISome, &ivs[i], o.PSIScope)
 		if math.IsNaN(v) {
@@ -123,9 +150,9 @@ func sustained(sr *Series, ivs []ival, o Options) *Sustained {
 		}
 	}
 	if known == 0 || above == 0 || float64(above) < t.SustainedFrac*float64(known) {
-		return nil
+		return nil, 0, 0
 	}
-	s := &Sustained{Scope: o.PSIScope, Start: ivs[first].Start, End: ivs[last].End, Level: t.Sustained,
+	s = &Sustained{Scope: o.PSIScope, Start: ivs[first].Start, End: ivs[last].End, Level: t.Sustained,
 		Intervals: known, Above: above}
 	var stall float64
 	for i := first; i <= last; i++ {
@@ -137,94 +164,107 @@ func sustained(sr *Series, ivs []ival, o Options) *Sustained {
 	if d := s.End.Sub(s.Start); d > 0 {
 		s.MeanShare = math.Round(stall/float64(d)*1e4) / 1e4
 	}
-	// Who did the I/O while it lasted: procs deltas of samples
-	// first+1..last+1 (sample k ends interval k-1).
-	type key struct {
-		pid   int
-		start uint64
+	return s, first, last
+}
+
+// sustainedTop is how many I/O processes and memory holders
+// [Sustained] lists.
+const sustainedTop = 5
+
+// scopeMemo says, once per process, whether it ran outside a cgroup
+// scope (never when not scoped).
+type scopeMemo struct {
+	sr      *Series
+	scoped  bool
+	outside map[procKey]bool
+}
+
+func (m *scopeMemo) isOutside(pid int, start uint64) bool {
+	if !m.scoped {
+		return false
 	}
-	// A --cgroup analysis lists the group's processes (and those of no
-	// known cgroup) only: another tenant's I/O or memory cannot cause the
-	// group's reclaim.
-	scoped := o.PSIScope == PSICgroup && sr.Header.Cgroup != ""
-	outside := map[key]bool{}
-	isOutside := func(pid int, start uint64) bool {
-		if !scoped {
-			return false
-		}
-		k := key{pid, start}
-		if v, ok := outside[k]; ok {
-			return v
-		}
-		cg := sr.cgroupOf(pid, start)
-		outside[k] = cg != "" && !inScope(&sr.Header, cg)
-		return outside[k]
+	k := procKey{pid, start}
+	if v, ok := m.outside[k]; ok {
+		return v
 	}
-	io := map[key]*ProcActivity{}
+	cg := m.sr.cgroupOf(pid, start)
+	m.outside[k] = cg != "" && !inScope(&m.sr.Header, cg)
+	return m.outside[k]
+}
+
+// sustainedIO is who did the I/O while sustained pressure lasted
+// (intervals first..last): the procs deltas of samples first+1..last+1
+// (sample k ends interval k-1), the sustainedTop largest, in scope.
+func (sr *Series) sustainedIO(first, last int, sc *scopeMemo) []ProcActivity {
+	io := map[procKey]*ProcActivity{}
 	var buf []procIO
 	for k := first + 1; k <= last+1; k++ {
 		buf = sr.procsOf(k, buf[:0])
 		for _, p := range buf {
-			if isOutside(p.pid, p.start) {
+			if sc.isOutside(p.pid, p.start) {
 				continue
 			}
 			n := &sr.names[p.name]
-			a := io[key{p.pid, p.start}]
+			a := io[procKey{p.pid, p.start}]
 			if a == nil {
 				a = &ProcActivity{PID: p.pid, Comm: n.comm, Cmdline: n.cmdline, Unit: n.unit}
 				a.Program = programOf(n.comm, n.cmdline)
-				io[key{p.pid, p.start}] = a
+				io[procKey{p.pid, p.start}] = a
 			}
 			a.ReadBytes += p.dReadBytes
 			a.WriteBytes += p.dWriteByte
 		}
 	}
+	var out []ProcActivity
 	for _, a := range io {
 		if a.Bytes() > 0 {
-			s.IO = append(s.IO, *a)
+			out = append(out, *a)
 		}
 	}
-	slices.SortFunc(s.IO, func(a, b ProcActivity) int {
+	slices.SortFunc(out, func(a, b ProcActivity) int {
 		if c := cmp.Compare(b.Bytes(), a.Bytes()); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.PID, b.PID)
 	})
-	if len(s.IO) > 5 {
-		s.IO = s.IO[:5]
+	if len(out) > sustainedTop {
+		out = out[:sustainedTop]
 	}
-	mem := map[key]*MemHolder{}
+	return out
+}
+
+// sustainedMemory is who held the memory while sustained pressure
+// lasted: the largest RSS holders of samples first..last+1, each at its
+// peak, the sustainedTop largest, in scope.
+func (sr *Series) sustainedMemory(first, last int, sc *scopeMemo) []MemHolder {
+	mem := map[procKey]*MemHolder{}
 	for k := first; k <= last+1; k++ {
 		for _, r := range sr.rssOf(k) {
-			if isOutside(r.pid, r.start) {
+			if sc.isOutside(r.pid, r.start) {
 				continue
 			}
-			m := mem[key{r.pid, r.start}]
+			m := mem[procKey{r.pid, r.start}]
 			if m == nil {
 				m = &MemHolder{PID: r.pid, Comm: sr.comms[r.comm]}
-				mem[key{r.pid, r.start}] = m
+				mem[procKey{r.pid, r.start}] = m
 			}
 			if r.anon+r.file > m.AnonBytes+m.FileBytes {
 				m.AnonBytes, m.FileBytes = r.anon, r.file
 			}
 		}
 	}
+	var out []MemHolder
 	for _, m := range mem {
-		s.Memory = append(s.Memory, *m)
+		out = append(out, *m)
 	}
-	slices.SortFunc(s.Memory, func(a, b MemHolder) int {
+	slices.SortFunc(out, func(a, b MemHolder) int {
 		if c := cmp.Compare(b.AnonBytes+b.FileBytes, a.AnonBytes+a.FileBytes); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.PID, b.PID)
 	})
-	if len(s.Memory) > 5 {
-		s.Memory = s.Memory[:5]
+	if len(out) > sustainedTop {
+		out = out[:sustainedTop]
 	}
-	for _, out := range outside {
-		if out {
-			s.OutsideLeftOut++
-		}
-	}
-	return s
+	return out
 }

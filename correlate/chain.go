@@ -32,8 +32,8 @@ import (
 // left out; domainAdded: everyone's such additions. A group reclaiming
 // its own pages, unless it is the known victim, stalled only itself and
 // is no loss. The chain judges an episode when reclaim took at least
-// creditFloor of the victim's pages in it: a culprit then needs a cost of
-// at least creditFloor and minShare of the victim's loss, whatever disk
+// Model.CreditFloor of the victim's pages in it: a culprit then needs a cost of
+// at least Model.CreditFloor and Model.MinShare of the victim's loss, whatever disk
 // I/O it did (a job reading with O_DIRECT fills no cache; a neighbour
 // reclaiming inside its own limit takes nothing of the victim's), and
 // its share is that cost share. Memory a culprit took (RSS growth) is
@@ -86,7 +86,7 @@ type ChainEpisode struct {
 	// AddedBytes is every other process's page-cache additions in the
 	// victim's memory domain.
 	AddedBytes uint64 `json:"domain_added_bytes"`
-	// Judged: reclaim took at least creditFloor of the victim's pages,
+	// Judged: reclaim took at least Model.CreditFloor of the victim's pages,
 	// so the chain decides the credits of this episode.
 	Judged bool `json:"judged"`
 	// From and To span the traced intervals.
@@ -113,9 +113,10 @@ type ChainCredit struct {
 	CostShare float64 `json:"cost_share"`
 }
 
-// chainOK says whether the credit meets the chain's bar.
-func (c *ChainCredit) chainOK() bool {
-	return c.CostBytes >= creditFloor && c.CostShare >= minShare
+// chainOK says whether the credit meets the chain's bar (m's CreditFloor
+// and MinShare).
+func (c *ChainCredit) chainOK(m ModelThresholds) bool {
+	return c.CostBytes >= m.CreditFloor && c.CostShare >= m.MinShare
 }
 
 // victimMemcg is the memory cgroup whose pages are the victim's: the
@@ -197,57 +198,72 @@ func (mc *modelCtx) chainEpisodes() {
 		}
 		ce := mc.chain[ep]
 		if ce == nil {
-			ce = &ChainEpisode{Victim: v, VictimKnown: known, From: iv.Start}
-			if vi := sr.Header.Victim; known && vi.PID > 0 {
-				ce.VictimPID, ce.victimComm = vi.PID, vi.Comm
-			}
-			if vi := sr.Header.Victim; known && vi.Limit != "" && vi.Limit != "/" {
-				ce.Limit = path.Clean("/" + vi.Limit)
-			} else if known {
-				ce.Unlimited = true
-			}
+			ce = newChainEpisode(&sr.Header, v, known, iv.Start)
 			mc.chain[ep] = ce
 		}
 		ce.ks = append(ce.ks, k)
 		ce.To = iv.End
-		ch := sr.chains[k]
-		if slices.Contains(ch.Untraced, "refaults") {
-			ce.RefaultsUntraced = true
-		}
-		for _, ev := range ch.Evictions {
-			loss, indirect := ce.loss(ev)
-			if !loss {
-				continue
-			}
-			ce.EvictedBytes += ev.Bytes
-			if indirect {
-				if ev.Reclaimer == record.ReclaimKswapd || ev.Reclaimer == record.ReclaimOther {
-					ce.KswapdBytes += ev.Bytes
-				} else {
-					ce.SelfBytes += ev.Bytes
-				}
-			}
-		}
-		for _, a := range ch.Adds {
-			if ce.competes(a) {
-				ce.AddedBytes += a.Bytes
-			}
-		}
-		for _, r := range ch.Refaults {
-			if v == "" || memcgWithin(v, r.Memcg) && ce.victimProc(r.PID, r.Comm) {
-				ce.RefaultBytes += r.Bytes
-			}
-		}
-		for _, s := range ch.Stalls {
-			if v == "" || memcgWithin(v, s.Memcg) && ce.victimProc(s.PID, s.Comm) {
-				ce.ReclaimStall += s.Direct + s.Limit
-			}
-		}
+		ce.add(sr.chains[k], v)
 	})
 	for _, ce := range mc.chain {
 		if ce != nil {
-			ce.Judged = ce.EvictedBytes >= creditFloor
+			ce.Judged = ce.EvictedBytes >= mc.o.Model.CreditFloor
 			ce.StallS = round3(ce.ReclaimStall.Seconds())
+		}
+	}
+}
+
+// newChainEpisode is an episode's chain from its first traced interval
+// (from): the victim's memory cgroup v (known: found), its process and
+// the group whose limit it competes under (none: Unlimited).
+func newChainEpisode(h *record.Header, v string, known bool, from time.Time) *ChainEpisode {
+	ce := &ChainEpisode{Victim: v, VictimKnown: known, From: from}
+	if vi := h.Victim; known && vi.PID > 0 {
+		ce.VictimPID, ce.victimComm = vi.PID, vi.Comm
+	}
+	if vi := h.Victim; known && vi.Limit != "" && vi.Limit != "/" {
+		ce.Limit = path.Clean("/" + vi.Limit)
+	} else if known {
+		ce.Unlimited = true
+	}
+	return ce
+}
+
+// add adds one interval's traced chain ch to ce: the victim's pages
+// evicted (by kswapd or its own reclaim), the page cache others added in
+// its domain, its refaults and its reclaim stalls (v: the victim's
+// memory cgroup, "" every one).
+func (ce *ChainEpisode) add(ch *record.Chain, v string) {
+	if slices.Contains(ch.Untraced, "refaults") {
+		ce.RefaultsUntraced = true
+	}
+	for _, ev := range ch.Evictions {
+		loss, indirect := ce.loss(ev)
+		if !loss {
+			continue
+		}
+		ce.EvictedBytes += ev.Bytes
+		if indirect {
+			if ev.Reclaimer == record.ReclaimKswapd || ev.Reclaimer == record.ReclaimOther {
+				ce.KswapdBytes += ev.Bytes
+			} else {
+				ce.SelfBytes += ev.Bytes
+			}
+		}
+	}
+	for _, a := range ch.Adds {
+		if ce.competes(a) {
+			ce.AddedBytes += a.Bytes
+		}
+	}
+	for _, r := range ch.Refaults {
+		if v == "" || memcgWithin(v, r.Memcg) && ce.victimProc(r.PID, r.Comm) {
+			ce.RefaultBytes += r.Bytes
+		}
+	}
+	for _, s := range ch.Stalls {
+		if v == "" || memcgWithin(v, s.Memcg) && ce.victimProc(s.PID, s.Comm) {
+			ce.ReclaimStall += s.Direct + s.Limit
 		}
 	}
 }
@@ -359,7 +375,7 @@ func (mc *modelCtx) chainJudge(i int, mine func(*proc) bool) (cc *ChainCredit, j
 	if cc == nil {
 		return nil, false, false
 	}
-	return cc, mc.chain[i].Judged, cc.chainOK()
+	return cc, mc.chain[i].Judged, cc.chainOK(mc.o.Model)
 }
 
 // chainAllows says whether the process pattern key (runOf's) may be

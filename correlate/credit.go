@@ -13,38 +13,6 @@ import (
 	"github.com/memdiag/memdiag/timers"
 )
 
-// The culprit model's constants (docs/analyze.md explains each).
-const (
-	// creditFloor is the I/O (read+write) a culprit's processes must do
-	// in an episode to be credited with it.
-	creditFloor = 4 << 20
-	// minShare is the share of every recorded process's I/O in the
-	// episode a culprit's processes must do, alone or together with jobs
-	// that started with it in one wake-up.
-	minShare = 0.25
-	// soloShare: a culprit credited with one episode only needs this
-	// share and a start no later than one interval after the stall began.
-	soloShare = 0.5
-	// maxChance: a culprit credited with two or more episodes needs a
-	// chance probability (null model or firings) below this.
-	maxChance = 0.01
-	// soloCap caps the confidence of a culprit credited with one episode.
-	soloCap = 0.6
-	// blindCap caps the confidence of a job named from its firings alone,
-	// when the recording has no per-process data.
-	blindCap = 0.45
-	// unknownMinHits is how many episodes on its schedule a recurrence
-	// that no job or process explains needs to be reported (kind unknown).
-	unknownMinHits = 5
-	// rideAlongCap caps the confidence of a job credited only together
-	// with the jobs of its wake-up: its own median share is below
-	// minShare, so it is never more than low.
-	rideAlongCap = 0.49
-	// lateFactor scales the confidence when its processes started after
-	// the stall had begun in every credited episode.
-	lateFactor = 0.8
-)
-
 // EpisodeCredit is a culprit's part in one episode it is credited with.
 type EpisodeCredit struct {
 	Episode int       `json:"episode"`
@@ -132,7 +100,7 @@ type Proof struct {
 	// or of the memory taken, the larger (not its wake-up group's); Repeat = its matched firings / firings (FiringsUsed) or credited
 	// episodes / its runs (episodes with its I/O plus runs outside them);
 	// Late: it started after the stall in every credited episode with a
-	// known start; Cap: soloCap, blindCap, rideAlongCap or 1.
+	// known start; Cap: Model.SoloCap, Model.BlindCap, Model.RideAlongCap or 1.
 	Runs     int     `json:"runs"`
 	P        float64 `json:"p"`
 	Strength float64 `json:"strength"`
@@ -176,8 +144,9 @@ type StartsFit struct {
 }
 
 // confidence is min(Cap, Strength × (0.5 + 0.5 × Share) × Repeat ×
-// (lateFactor if Late)), rounded to 0.01.
-func (p *Proof) confidence() float64 {
+// (lateFactor if Late)), rounded to 0.01; lateFactor is
+// Model.LateFactor.
+func (p *Proof) confidence(lateFactor float64) float64 {
 	c := p.Strength * (0.5 + 0.5*p.Share) * p.Repeat
 	if p.Late {
 		c *= lateFactor
@@ -240,6 +209,7 @@ type modelCtx struct {
 	recorded bool
 	scope    string  // ScopeAll or ScopeCgroup
 	inEp     []bool  // per interval: inside an episode
+	outside  int     // intervals outside every episode: the null model's m
 	epLen    float64 // mean episode intervals + 1
 	wake     time.Duration
 	unitData bool                      // some recorded process was in a unit, or in a cgroup other than the root
@@ -272,14 +242,48 @@ type jobRun struct {
 	chainAdded, chainCost uint64
 }
 
-// rankCulprits fills res.Culprits and Episode.Culprit.
+// rankCulprits is the culprit model (docs/analyze.md, "The culprit
+// model"): it fills res.Culprits and Episode.Culprit through its stages,
+// in the order they run: newModelCtx (what every stage shares: the
+// process table, which intervals are in episodes, the traced chain),
+// gatherJobs (the candidates: the recording's jobs and their firings),
+// tieJobs (tie processes to jobs), evalJob for each job (credit, weigh
+// against the firings and the null model, name, explain), the process
+// patterns (recurringUnexplained, sharedPatterns) and rankOrder (rank).
 func rankCulprits(res *Result, sr *Series, o Options) {
 	h := &sr.Header
-	n := len(res.Episodes)
 	res.ProcessesRecorded = sr.sawProc || collectorOn(h, "procs") || collectorOn(h, "events")
-	if n == 0 {
+	if len(res.Episodes) == 0 {
 		return
 	}
+	mc := newModelCtx(res, sr, o)
+	jobs, firings, projected := mc.gatherJobs()
+	runs := mc.tieJobs(jobs)
+	// Only firings that can happen contest an episode.
+	var usable []timers.Job
+	for j := range jobs {
+		if ok, _ := firingsUsable(&jobs[j], projected, firings[jobs[j].Name]); ok {
+			usable = append(usable, jobs[j])
+		}
+	}
+	closest := closestFirings(res, usable, firings, o)
+	var cs []Culprit
+	for j := range jobs {
+		if c := mc.evalJob(runs[j], runs, firings[jobs[j].Name], closest, projected); c != nil {
+			cs = append(cs, *c)
+		}
+	}
+	cs = mc.addPatterns(cs, runs)
+	rankOrder(res, cs)
+}
+
+// newModelCtx is what every stage of the culprit model shares: the
+// process table, the share scope, which intervals lie in episodes and
+// the mean episode length (the null model's), and each episode's traced
+// chain and victim waits, which it also sets on res.
+func newModelCtx(res *Result, sr *Series, o Options) *modelCtx {
+	h := &sr.Header
+	n := len(res.Episodes)
 	mc := &modelCtx{res: res, sr: sr, o: o, recorded: res.ProcessesRecorded, wake: max(2*res.Interval, 5*time.Second), scope: ScopeAll}
 	if res.PSIScope == PSICgroup && h.Cgroup != "" {
 		mc.scope = ScopeCgroup
@@ -300,6 +304,9 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 			ep++
 		}
 		mc.inEp[k] = ep < n && !iv.Start.Before(res.Episodes[ep].Start) && !iv.End.After(res.Episodes[ep].End)
+		if !mc.inEp[k] {
+			mc.outside++
+		}
 	}
 	mc.chainEpisodes()
 	for i, ce := range mc.chain {
@@ -309,8 +316,16 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 		res.Episodes[i].VictimWaits = w
 	}
 	res.ChainTraced = sr.chainTraced
+	return mc
+}
 
-	jobs := record.TimersJobs(h.Jobs)
+// gatherJobs is the candidates stage: the recording's jobs (its header's
+// inventory) and their firings over it, projected from one lag tolerance
+// before it began (projected false, and a warning, when Options.Project
+// is nil).
+func (mc *modelCtx) gatherJobs() ([]timers.Job, map[string][]timers.Firing, bool) {
+	res, o := mc.res, mc.o
+	jobs := record.TimersJobs(mc.sr.Header.Jobs)
 	firings := map[string][]timers.Firing{}
 	projected := false
 	if len(jobs) > 0 {
@@ -323,6 +338,13 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 			}
 		}
 	}
+	return jobs, firings, projected
+}
+
+// tieJobs is the ties stage: each job's processes (owner, jobActivity)
+// and their activity per episode; the reaped children's I/O no job
+// claims is the episodes' UnattributedReapedBytes.
+func (mc *modelCtx) tieJobs(jobs []timers.Job) []*jobRun {
 	// A process in a unit is that unit's: another job running the same
 	// program does not claim it (two timers of one tool, a loop's md5sum
 	// and a timer's), owner.byProgram.
@@ -342,20 +364,15 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 		runs[j] = mc.jobActivity(&jobs[j])
 	}
 	mc.unattributedReaped()
-	// Only firings that can happen contest an episode.
-	var usable []timers.Job
-	for j := range jobs {
-		if ok, _ := firingsUsable(&jobs[j], projected, firings[jobs[j].Name]); ok {
-			usable = append(usable, jobs[j])
-		}
-	}
-	closest := closestFirings(res, usable, firings, o)
-	var cs []Culprit
-	for j := range jobs {
-		if c := mc.evalJob(runs[j], runs, firings[jobs[j].Name], closest, projected); c != nil {
-			cs = append(cs, *c)
-		}
-	}
+	return runs
+}
+
+// addPatterns adds to the named jobs cs the process patterns: the one
+// that explains the recurring episodes no job does
+// (recurringUnexplained), and those that share the named jobs' episodes
+// (sharedPatterns), each listed in SharedWith of the culprits it shares
+// episodes with.
+func (mc *modelCtx) addPatterns(cs []Culprit, runs []*jobRun) []Culprit {
 	if c := mc.recurringUnexplained(cs); c != nil {
 		cs = append(cs, *c)
 	}
@@ -368,6 +385,14 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 		}
 		cs = append(cs, sp)
 	}
+	return cs
+}
+
+// rankOrder is the rank stage: culprits that name a job or a process
+// first, by episodes explained, then I/O per episode, confidence and
+// name; it numbers them (Rank) and gives each episode its first
+// culprit's name.
+func rankOrder(res *Result, cs []Culprit) {
 	slices.SortStableFunc(cs, func(a, b Culprit) int {
 		// An unknown cause names nothing: it comes after every culprit
 		// that names a job or a process.
@@ -600,7 +625,7 @@ func (mc *modelCtx) groupShare(r *jobRun, all []*jobRun, i int) (float64, []stri
 	sum := r.bytes[i]
 	var names []string
 	for _, x := range all {
-		if x == r || x.bytes[i] < creditFloor || x.first[i].IsZero() {
+		if x == r || x.bytes[i] < mc.o.Model.CreditFloor || x.first[i].IsZero() {
 			continue
 		}
 		if absDur(x.first[i].Sub(r.first[i])) <= mc.wake {
@@ -674,70 +699,15 @@ func (mc *modelCtx) newJobProof(r *jobRun, fs []timers.Firing) *Proof {
 // (chain.go). It fills pf.Credits, FiresWith and OOMKilled and returns
 // the credited episodes.
 func (mc *modelCtx) creditJob(r *jobRun, all []*jobRun, pf *Proof) map[int]bool {
-	res := mc.res
-	// Credits: its share of each episode's I/O.
 	credited := map[int]bool{}
 	with := map[string]bool{}
-	for i := range res.Episodes {
-		e := &res.Episodes[i]
-		var share, gs, ms float64
-		var names []string
-		if e.scopeBytes() > 0 {
-			share = float64(r.bytes[i]) / float64(e.scopeBytes())
-			gs, names = mc.groupShare(r, all, i)
-		}
-		if e.scopeMem() > 0 {
-			ms = float64(r.mem[i]) / float64(e.scopeMem())
-		}
-		ioOK := r.bytes[i] >= creditFloor && (share >= minShare || gs >= minShare)
-		memOK := r.mem[i] >= creditFloor && ms >= minShare
-		cc, judged, chainOK := mc.chainJudge(i, func(p *proc) bool { return r.own.tie(p) != nil })
-		var gcs float64
-		if judged && len(names) > 0 {
-			// A timer of a coalesced wake-up is credited with its group,
-			// as by I/O: the group's cost share, its own cost at least
-			// the floor (an O_DIRECT reader firing with a buffered one
-			// costs nothing of its own).
-			gcs = mc.groupCost(cc, all, names, i)
-			chainOK = chainOK || cc.CostBytes >= creditFloor && gcs >= minShare
-		}
-		if judged && ioOK && !chainOK {
-			r.chainRefuted++
-			r.chainAdded += cc.AddedBytes
-			r.chainCost += cc.CostBytes
-		}
-		if judged {
-			// The chain decides: its I/O counts only for what it cost the
-			// victim (chain.go); its co-firing group no longer carries it.
-			if !chainOK && !memOK {
-				continue
-			}
-			if !ioOK || !chainOK {
-				names = nil
-			}
-			share, gs, ioOK = cc.CostShare, gcs, chainOK
-		}
-		if !ioOK && !memOK {
+	for i := range mc.res.Episodes {
+		c, names, ok := mc.creditEpisode(r, all, i)
+		if !ok {
 			continue
 		}
-		if !ioOK {
-			names = nil
-		}
-		c := EpisodeCredit{Episode: i, Start: e.Start, Bytes: r.bytes[i], AllBytes: e.scopeBytes(), OutsideBytes: e.OutsideBytes, Share: round3(share), UnknownBytes: r.unk[i],
-			MemBytes: r.mem[i], MemAll: e.scopeMem(), MemOutside: e.OutsideMem, MemShare: round3(ms)}
-		c.Chain, c.ChainJudged = cc, judged
-		if judged {
-			c.Share = round3(share)
-		}
-		if names != nil {
-			c.GroupShare = round3(gs)
-			for _, nm := range names {
-				with[nm] = true
-			}
-		}
-		if !r.first[i].IsZero() {
-			l := math.Round(onsetOf(e).Sub(r.first[i]).Seconds()*10) / 10
-			c.LeadS = &l
+		for _, nm := range names {
+			with[nm] = true
 		}
 		credited[i] = true
 		pf.Credits = append(pf.Credits, c)
@@ -749,6 +719,69 @@ func (mc *modelCtx) creditJob(r *jobRun, all []*jobRun, pf *Proof) map[int]bool 
 	slices.Sort(pf.FiresWith)
 
 	return credited
+}
+
+// creditEpisode is the job's credit for episode i, if it has one: its
+// I/O share (alone or with its wake-up group, the names returned), its
+// memory share, or, where the chain judged the episode, its cost share.
+// A traced episode whose chain refutes its I/O is counted in
+// r.chainRefuted.
+func (mc *modelCtx) creditEpisode(r *jobRun, all []*jobRun, i int) (EpisodeCredit, []string, bool) {
+	e := &mc.res.Episodes[i]
+	var share, gs, ms float64
+	var names []string
+	if e.scopeBytes() > 0 {
+		share = float64(r.bytes[i]) / float64(e.scopeBytes())
+		gs, names = mc.groupShare(r, all, i)
+	}
+	if e.scopeMem() > 0 {
+		ms = float64(r.mem[i]) / float64(e.scopeMem())
+	}
+	ioOK := r.bytes[i] >= mc.o.Model.CreditFloor && (share >= mc.o.Model.MinShare || gs >= mc.o.Model.MinShare)
+	memOK := r.mem[i] >= mc.o.Model.CreditFloor && ms >= mc.o.Model.MinShare
+	cc, judged, chainOK := mc.chainJudge(i, func(p *proc) bool { return r.own.tie(p) != nil })
+	var gcs float64
+	if judged && len(names) > 0 {
+		// A timer of a coalesced wake-up is credited with its group,
+		// as by I/O: the group's cost share, its own cost at least
+		// the floor (an O_DIRECT reader firing with a buffered one
+		// costs nothing of its own).
+		gcs = mc.groupCost(cc, all, names, i)
+		chainOK = chainOK || cc.CostBytes >= mc.o.Model.CreditFloor && gcs >= mc.o.Model.MinShare
+	}
+	if judged && ioOK && !chainOK {
+		r.chainRefuted++
+		r.chainAdded += cc.AddedBytes
+		r.chainCost += cc.CostBytes
+	}
+	if judged {
+		// The chain decides: its I/O counts only for what it cost the
+		// victim (chain.go); its co-firing group no longer carries it.
+		if !chainOK && !memOK {
+			return EpisodeCredit{}, nil, false
+		}
+		if !ioOK || !chainOK {
+			names = nil
+		}
+		share, gs, ioOK = cc.CostShare, gcs, chainOK
+	}
+	if !ioOK && !memOK {
+		return EpisodeCredit{}, nil, false
+	}
+	if !ioOK {
+		names = nil
+	}
+	c := EpisodeCredit{Episode: i, Start: e.Start, Bytes: r.bytes[i], AllBytes: e.scopeBytes(), OutsideBytes: e.OutsideBytes, Share: round3(share), UnknownBytes: r.unk[i],
+		MemBytes: r.mem[i], MemAll: e.scopeMem(), MemOutside: e.OutsideMem, MemShare: round3(ms)}
+	c.Chain, c.ChainJudged = cc, judged
+	if names != nil {
+		c.GroupShare = round3(gs)
+	}
+	if !r.first[i].IsZero() {
+		l := math.Round(onsetOf(e).Sub(r.first[i]).Seconds()*10) / 10
+		c.LeadS = &l
+	}
+	return c, names, true
 }
 
 // firingEval is what weighFirings found of a job's firings.
@@ -766,65 +799,74 @@ type firingEval struct {
 // per-process data), and the chance of as many at random (PFiring).
 func (mc *modelCtx) weighFirings(r *jobRun, fs []timers.Firing, closest []time.Duration, projected bool, credited map[int]bool, pf *Proof) *firingEval {
 	res, o, job := mc.res, mc.o, r.job
-	n := len(res.Episodes)
 	period, lag, ws := jobWindows(res, job, fs, o)
-	slack := res.Interval
 	use, why := firingsUsable(job, projected, fs)
 	pf.FiringsUsed, pf.FiringsUnused = use, why
-	counted, matched, paper := 0, 0, 0
-	fireEps := map[int]bool{}
-	if use {
-		var windowSum, reach time.Duration
-		for _, w := range ws {
-			hit, onPaper := false, false
-			for i := range res.Episodes {
-				s := res.Episodes[i].Start
-				inWin := !s.Before(w.from) && !s.After(w.to)
-				if inWin && w.inRec {
-					onPaper = true
-				}
-				if mc.recorded && !credited[i] {
-					continue
-				}
-				if inWin && absDur(s.Sub(w.earliest)) <= closest[i]+slack {
-					fireEps[i], hit = true, true
-					if w.inRec {
-						reach = max(reach, s.Sub(w.from))
-					}
-				}
+	fe := &firingEval{period: period, lag: lag, ws: ws, use: use, fireEps: map[int]bool{}}
+	if !use {
+		return fe
+	}
+	windowSum, reach := mc.matchFirings(fe, closest, credited, pf)
+	if fe.counted == 0 {
+		pf.FiringsUsed, pf.FiringsUnused = false, UnusedNoneInRecording
+		return fe
+	}
+	// With episodes at random times a window of width w holds one
+	// of n episode starts with probability q = 1 − (1 − w/span)^n;
+	// w is the part of the window the matched episodes used.
+	span := res.End.Sub(res.Start)
+	w := float64(windowSum) / float64(fe.counted)
+	if fe.matched > 0 {
+		w = math.Min(w, float64(reach+res.Interval))
+	}
+	q := 1 - math.Pow(1-math.Min(1, w/float64(span)), float64(len(res.Episodes)))
+	pf.PFiring = binomialTail(fe.counted, fe.matched, q)
+	return fe
+}
+
+// matchFirings matches each of fe's firing windows with the episodes it
+// is credited with (any episode without per-process data) that start in
+// it, closer to it than to any other job's firing (closest, with one
+// interval of slack): it counts fe's firings within the recording,
+// matched and near an episode, records them in pf, and returns the
+// windows' summed width and how far into a window a matched episode
+// started at most.
+func (mc *modelCtx) matchFirings(fe *firingEval, closest []time.Duration, credited map[int]bool, pf *Proof) (windowSum, reach time.Duration) {
+	res, slack := mc.res, mc.res.Interval
+	for _, w := range fe.ws {
+		hit, onPaper := false, false
+		for i := range res.Episodes {
+			s := res.Episodes[i].Start
+			inWin := !s.Before(w.from) && !s.After(w.to)
+			if inWin && w.inRec {
+				onPaper = true
 			}
-			if onPaper {
-				paper++
-			}
-			if !w.inRec {
+			if mc.recorded && !credited[i] {
 				continue
 			}
-			counted++
-			if hit {
-				matched++
-				pf.FiringsMatched = append(pf.FiringsMatched, w.earliest)
-			} else {
-				pf.FiringsMissed = append(pf.FiringsMissed, w.earliest)
+			if inWin && absDur(s.Sub(w.earliest)) <= closest[i]+slack {
+				fe.fireEps[i], hit = true, true
+				if w.inRec {
+					reach = max(reach, s.Sub(w.from))
+				}
 			}
-			windowSum += w.to.Sub(w.from)
 		}
-		if counted == 0 {
-			pf.FiringsUsed, pf.FiringsUnused = false, UnusedNoneInRecording
+		if onPaper {
+			fe.paper++
+		}
+		if !w.inRec {
+			continue
+		}
+		fe.counted++
+		if hit {
+			fe.matched++
+			pf.FiringsMatched = append(pf.FiringsMatched, w.earliest)
 		} else {
-			// With episodes at random times a window of width w holds one
-			// of n episode starts with probability q = 1 − (1 − w/span)^n;
-			// w is the part of the window the matched episodes used.
-			span := res.End.Sub(res.Start)
-			w := float64(windowSum) / float64(counted)
-			if matched > 0 {
-				w = math.Min(w, float64(reach+slack))
-			}
-			q := 1 - math.Pow(1-math.Min(1, w/float64(span)), float64(n))
-			pf.PFiring = binomialTail(counted, matched, q)
+			pf.FiringsMissed = append(pf.FiringsMissed, w.earliest)
 		}
+		windowSum += w.to.Sub(w.from)
 	}
-
-	return &firingEval{period: period, lag: lag, ws: ws, use: use, counted: counted, matched: matched, paper: paper, fireEps: fireEps}
+	return windowSum, reach
 }
 
 // weighNull is the null-model stage: how often its processes were as
@@ -836,12 +878,7 @@ func (mc *modelCtx) weighNull(r *jobRun, pf *Proof) {
 	// Null model: its activity outside episodes, at no less than half
 	// the rate it had in its credited episodes.
 	act := mc.presence(r.procs, pf.Credits)
-	m := 0
-	for _, in := range mc.inEp {
-		if !in {
-			m++
-		}
-	}
+	m := mc.outside
 	pf.Presence = round4(float64(len(act)+1) / float64(m+2))
 	pf.PresentIntervals, pf.OutsideIntervals = len(act), m
 	pf.EpisodeIntervals = round4(mc.epLen)
@@ -884,8 +921,8 @@ func (mc *modelCtx) weighNull(r *jobRun, pf *Proof) {
 		pf.Share = round3(median(shares))
 	}
 	pf.Late = timed > 0 && late == timed
-	if k > 0 && pf.Share < minShare {
-		pf.Cap = math.Min(pf.Cap, rideAlongCap)
+	if k > 0 && pf.Share < mc.o.Model.MinShare {
+		pf.Cap = math.Min(pf.Cap, mc.o.Model.RideAlongCap)
 	}
 }
 
@@ -905,18 +942,18 @@ func (mc *modelCtx) nameJob(r *jobRun, pf *Proof, fe *firingEval) (bool, unnamed
 	case !mc.recorded:
 		// No per-process data: the schedule alone, with that limit.
 		fireOK := pf.FiringsUsed && job.Active && counted >= 2 && matched >= 2 &&
-			2*matched >= counted && len(fireEps) >= 2 && pf.PFiring < maxChance
+			2*matched >= counted && len(fireEps) >= 2 && pf.PFiring < mc.o.Model.MaxChance
 		if fireOK {
 			named = true
-			pf.Cap = blindCap
+			pf.Cap = mc.o.Model.BlindCap
 		}
 	case k == 1:
 		c := pf.Credits[0]
 		late := c.LeadS != nil && *c.LeadS < -res.Interval.Seconds()
 		barShare, barLate = math.Max(c.Share, c.GroupShare), late
-		if barShare >= soloShare && !late {
+		if barShare >= mc.o.Model.SoloShare && !late {
 			named = true
-			pf.Cap = soloCap
+			pf.Cap = mc.o.Model.SoloCap
 		}
 	case k >= 2:
 		// Chance ruled out; or, in a recording too short for that, the
@@ -925,7 +962,7 @@ func (mc *modelCtx) nameJob(r *jobRun, pf *Proof, fe *firingEval) (bool, unnamed
 		// stall. Its confidence then says how weak the chance test was.
 		// A timer of a coalesced wake-up is named with its group: the
 		// wake-up's share counts for the bar (its own share still sets
-		// its confidence, capped at rideAlongCap).
+		// its confidence, capped at Model.RideAlongCap).
 		// "Started no later than the stall" is judged by the median
 		// lead, as the evidence reports it: late in one of two credits
 		// is late (pf.Late, for the confidence, needs every one).
@@ -938,7 +975,7 @@ func (mc *modelCtx) nameJob(r *jobRun, pf *Proof, fe *firingEval) (bool, unnamed
 		}
 		lateMedian := len(leads) > 0 && median(leads) < -res.Interval.Seconds()
 		barShare, barLate = median(gshares), lateMedian
-		named = math.Min(pf.PNull, pf.PFiring) < maxChance || (barShare >= soloShare && !lateMedian)
+		named = math.Min(pf.PNull, pf.PFiring) < mc.o.Model.MaxChance || (barShare >= mc.o.Model.SoloShare && !lateMedian)
 	}
 	return named, unnamedEval{paper: fe.paper, use: fe.use, ws: fe.ws, counted: fe.counted, matched: fe.matched, share: barShare, late: barLate}
 }
@@ -983,10 +1020,22 @@ func (mc *modelCtx) explainJob(r *jobRun, pf *Proof, fe *firingEval, credited ma
 	slices.Sort(c.Episodes)
 	c.EpisodesExplained = len(c.Episodes)
 
-	// Its processes, summed by program over the credited episodes.
+	var total uint64
+	c.Processes, total = jobProcesses(r, c.Episodes)
+	if k > 0 {
+		c.BytesPerEpisode = total / uint64(k)
+	}
+	c.Confidence = pf.confidence(mc.o.Model.LateFactor)
+	c.Lag, c.Projected = lag, projected
+	return c
+}
+
+// jobProcesses are the job's processes summed by program over its
+// explained episodes, most I/O first, and their total I/O there.
+func jobProcesses(r *jobRun, episodes []int) ([]ProcActivity, uint64) {
 	byProg := map[string]*ProcActivity{}
 	var total uint64
-	for _, i := range c.Episodes {
+	for _, i := range episodes {
 		for _, pa := range r.procIn[i] {
 			key := pa.Program
 			a := byProg[key]
@@ -1000,22 +1049,18 @@ func (mc *modelCtx) explainJob(r *jobRun, pf *Proof, fe *firingEval, credited ma
 			total += pa.Bytes()
 		}
 	}
+	var out []ProcActivity
 	for _, a := range byProg {
 		slices.Sort(a.PIDs)
-		c.Processes = append(c.Processes, *a)
+		out = append(out, *a)
 	}
-	slices.SortFunc(c.Processes, func(a, b ProcActivity) int {
+	slices.SortFunc(out, func(a, b ProcActivity) int {
 		if x := cmp.Compare(b.Bytes(), a.Bytes()); x != 0 {
 			return x
 		}
 		return cmp.Compare(a.Program, b.Program)
 	})
-	if k > 0 {
-		c.BytesPerEpisode = total / uint64(k)
-	}
-	c.Confidence = pf.confidence()
-	c.Lag, c.Projected = lag, projected
-	return c
+	return out, total
 }
 
 // addPID adds pa's process to pids once: its PID, or for a row of
@@ -1045,376 +1090,6 @@ func (mc *modelCtx) patternMem(key string, i int) uint64 {
 		}
 	}
 	return m
-}
-
-// recurringUnexplained reports a period whose episodes the named jobs do
-// not explain, as the program that did their I/O or as unknown.
-func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
-	res := mc.res
-	p := res.Period
-	explained := map[int]bool{}
-	for _, c := range named {
-		for _, e := range c.Episodes {
-			explained[e] = true
-		}
-	}
-	// execOnly: the episodes show no period (on a busy host runs merge
-	// or miss), so only a program whose own starts recur (its exec
-	// events) may be named, from all unexplained episodes.
-	execOnly := p == nil
-	var un []int
-	if execOnly {
-		if !mc.recorded {
-			return nil
-		}
-		for i := range res.Episodes {
-			if !explained[i] {
-				un = append(un, i)
-			}
-		}
-	} else {
-		for _, m := range p.Members {
-			if !explained[m] {
-				un = append(un, m)
-			}
-		}
-		if 2*len(un) < len(p.Members) {
-			return nil
-		}
-	}
-	if len(un) < periodMinHits {
-		return nil
-	}
-	// A program whose runs' starts recur (exec events) is credited with
-	// every unexplained episode, on the episodes' schedule or not: runs
-	// that merge or wander on a busy host are still its runs.
-	onSched := map[int]bool{}
-	for _, i := range un {
-		onSched[i] = true
-	}
-	scan := un
-	if mc.recorded && !execOnly {
-		scan = nil
-		for i := range res.Episodes {
-			if !explained[i] {
-				scan = append(scan, i)
-			}
-		}
-	}
-	// Patterns credited with the unexplained recurring episodes: runs of
-	// one program and one lineage (runOf), with their processes' share of
-	// each episode's I/O, as for jobs.
-	type agg struct {
-		key     string
-		program string
-		eps     map[int]bool
-		shares  []float64
-		// epBytes is its I/O per credited episode, epUnk the part of it
-		// whose cgroup was not recorded, epIO its reads and writes,
-		// epRuns the bytes of each of its runs there.
-		epBytes map[int]uint64
-		epUnk   map[int]uint64
-		epIO    map[int]ProcActivity
-		epRuns  map[int]map[*run]uint64
-		// epPIDs are the processes that did its I/O in each episode.
-		epPIDs map[int][]int
-		// rep is its representative (the run that did the most of the
-		// credited bytes), roots the runs that did I/O in its credited
-		// episodes, procs every recorded process of the pattern.
-		rep   ProcActivity
-		roots int
-		procs map[*proc]bool
-		// null model: intervals outside episodes as busy, of all outside
-		present, outside int
-	}
-	progs := map[string]*agg{}
-	for _, i := range scan {
-		e := &res.Episodes[i]
-		per := map[string]*ProcActivity{}
-		unk := map[string]uint64{} // of per's bytes, by processes whose cgroup was not recorded
-		var order []string
-		for _, pa := range mc.sr.parts[e.Start] {
-			// Only what did I/O: a zero-byte process that merely started
-			// in the episode is no evidence of anything.
-			if pa.Program == "" || pa.Bytes() == 0 || pa.OutsideScope {
-				continue
-			}
-			pr := mc.pt.lookup(pa.procPID(), pa.start, e.End)
-			var ru *run
-			key := pa.Program + "\x00?"
-			if pr != nil {
-				ru = mc.runOf(pr)
-				key = ru.key
-			}
-			x := per[key]
-			if x == nil {
-				x = &ProcActivity{}
-				per[key] = x
-				order = append(order, key)
-			}
-			x.ReadBytes += pa.ReadBytes
-			x.WriteBytes += pa.WriteBytes
-			if pa.CgroupUnknown {
-				unk[key] += pa.Bytes()
-			}
-			a := progs[key]
-			if a == nil {
-				a = &agg{key: key, program: pa.Program, eps: map[int]bool{}, epBytes: map[int]uint64{}, epUnk: map[int]uint64{}, epIO: map[int]ProcActivity{}, epRuns: map[int]map[*run]uint64{}, epPIDs: map[int][]int{}}
-				if ru != nil {
-					a.program = ru.program
-				}
-				progs[key] = a
-			}
-			a.epPIDs[i] = addPID(a.epPIDs[i], pa.ProcActivity)
-			if ru != nil {
-				if a.epRuns[i] == nil {
-					a.epRuns[i] = map[*run]uint64{}
-				}
-				a.epRuns[i][ru] += pa.Bytes()
-			}
-		}
-		for _, key := range order {
-			x := per[key]
-			if x.Bytes() < creditFloor || e.scopeBytes() == 0 || float64(x.Bytes()) < minShare*float64(e.scopeBytes()) {
-				continue
-			}
-			if !mc.chainAllows(i, key) {
-				continue // traced: it cost the victim nothing
-			}
-			a := progs[key]
-			a.eps[i] = true
-			a.epBytes[i] = x.Bytes()
-			a.epUnk[i] = unk[key]
-			a.epIO[i] = ProcActivity{ReadBytes: x.ReadBytes, WriteBytes: x.WriteBytes}
-		}
-	}
-	// sum totals a's credited episodes: its I/O, shares, runs and its
-	// representative, the run that did the most of the credited bytes.
-	sum := func(a *agg) {
-		a.rep.ReadBytes, a.rep.WriteBytes, a.shares, a.rep.PIDs = 0, 0, a.shares[:0], nil
-		byRun := map[*run]uint64{}
-		for _, i := range scan {
-			if !a.eps[i] {
-				continue
-			}
-			e := &res.Episodes[i]
-			x := a.epIO[i]
-			a.rep.ReadBytes += x.ReadBytes
-			a.rep.WriteBytes += x.WriteBytes
-			for _, pid := range a.epPIDs[i] {
-				if !slices.Contains(a.rep.PIDs, pid) {
-					a.rep.PIDs = append(a.rep.PIDs, pid)
-				}
-			}
-			a.shares = append(a.shares, float64(x.Bytes())/float64(e.scopeBytes()))
-			for ru, b := range a.epRuns[i] {
-				byRun[ru] += b
-			}
-		}
-		roots := map[*proc]bool{}
-		var best *run
-		for ru, b := range byRun {
-			roots[ru.root] = true
-			if best == nil || b > byRun[best] || b == byRun[best] && ru.name.pid < best.name.pid {
-				best = ru
-			}
-		}
-		slices.Sort(a.rep.PIDs)
-		a.roots = len(roots)
-		a.rep.Program = a.program
-		if best != nil {
-			n := best.name
-			a.rep.PID, a.rep.Comm, a.rep.Cmdline, a.rep.Unit, a.rep.StartedBy = n.pid, n.comm, n.cmdline, n.unit, mc.startedBy(n)
-		}
-	}
-	m := 0
-	for _, in := range mc.inEp {
-		if !in {
-			m++
-		}
-	}
-	nullP := func(a *agg) (float64, float64) {
-		var ps []*proc
-		for pr := range a.procs {
-			ps = append(ps, pr)
-		}
-		var cr []EpisodeCredit
-		for i := range a.eps {
-			cr = append(cr, EpisodeCredit{Episode: i, Bytes: a.epBytes[i]})
-		}
-		act := mc.presence(ps, cr)
-		q := float64(len(act)+1) / float64(m+2)
-		qe := 1 - math.Pow(1-q, mc.epLen)
-		a.present, a.outside = len(act), m
-		return binomialTail(len(res.Episodes), len(a.eps), qe), q
-	}
-	var cands []*agg
-	// Patterns credited with two or more of the recurring episodes but
-	// not named: chance not ruled out, or as busy outside them (busy).
-	var chance, busy []*agg
-	execP := map[*agg]*Period{}
-	for _, a := range progs {
-		ep := mc.runPeriod(a.key)
-		if ep == nil {
-			// Without its own recurring starts, only the episodes on
-			// their schedule count.
-			for i := range a.eps {
-				if !onSched[i] {
-					delete(a.eps, i)
-				}
-			}
-		}
-		sum(a)
-		if len(a.eps) < 2 {
-			continue
-		}
-		a.procs = mc.patternProcs(a.key)
-		if !mc.specific(a.procs) {
-			busy = append(busy, a)
-			continue
-		}
-		if execOnly && (ep == nil || len(a.eps) < periodMinHits) {
-			continue
-		}
-		execP[a] = ep
-		if pn, _ := nullP(a); pn >= maxChance && median(a.shares) < soloShare {
-			// Chance not ruled out, and not the dominant I/O either.
-			chance = append(chance, a)
-			continue
-		}
-		cands = append(cands, a)
-	}
-	slices.SortFunc(cands, func(a, b *agg) int {
-		if c := cmp.Compare(len(b.eps), len(a.eps)); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.rep.Bytes(), a.rep.Bytes()); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.key, b.key)
-	})
-	if execOnly && len(cands) == 0 {
-		return nil
-	}
-	c := &Culprit{Kind: KindUnknown, Name: "unknown", EpisodesTotal: len(res.Episodes),
-		Episodes: un, EpisodesExplained: len(un)}
-	if p != nil {
-		c.Period = p.Period
-	}
-	covered := map[int]bool{}
-	for _, a := range cands {
-		for e := range a.eps {
-			covered[e] = true
-		}
-	}
-	// pool: the recurring episodes no job explains, and those credited
-	// to a pattern by its own recurring starts.
-	var pool []int
-	for _, i := range scan {
-		if onSched[i] || covered[i] {
-			pool = append(pool, i)
-		}
-	}
-	un = pool
-	if len(cands) > 0 && 2*len(covered) >= len(un) {
-		best := cands[0]
-		c.Kind, c.Name = KindProcess, best.program
-		// One count everywhere: the episodes it is credited with are the
-		// episodes it explains, its credits and its runs.
-		c.Episodes = c.Episodes[:0]
-		for _, e := range un {
-			if best.eps[e] {
-				c.Episodes = append(c.Episodes, e)
-			}
-		}
-		c.EpisodesExplained = len(c.Episodes)
-		c.Processes = []ProcActivity{best.rep}
-		c.BytesPerEpisode = best.rep.Bytes() / uint64(max(1, len(best.eps)))
-		pn, q := nullP(best)
-		// The period is that of its own starts when they show one (exec
-		// events: exact), else the episodes'.
-		sp := execP[best]
-		score := 0.0
-		switch {
-		case sp != nil && (p == nil || sp.Score >= p.Score):
-			c.Period, score = sp.Period, sp.Score
-		case p != nil:
-			score = p.Score
-			// Its own episodes' period, not that of every episode (other
-			// tenants' included, issue 30.8); the recording's when its
-			// own show none.
-			var starts []time.Time
-			for _, e := range c.Episodes {
-				starts = append(starts, res.Episodes[e].Start)
-			}
-			if own := estimatePeriod(starts, res.Start, res.End, 4*res.Interval); own != nil {
-				c.Period = own.Period
-			}
-		}
-		pf := &Proof{ProcessesRecorded: true, Ran: true, ShareScope: mc.scope, Ties: []Tie{}, FiringsMatched: []time.Time{}, FiringsMissed: []time.Time{},
-			PFiring: 1, FiringsUnused: UnusedNoJob, Cap: 1,
-			Presence: round4(q), PresentIntervals: best.present, OutsideIntervals: best.outside, EpisodeIntervals: round4(mc.epLen), EpisodeChance: round4(1 - math.Pow(1-q, mc.epLen)), PNull: pn,
-			P: pn, Strength: round4(strength(pn)), Share: round3(median(best.shares)),
-			Repeat: round3(score * float64(len(best.eps)) / float64(len(un)))}
-		if sp != nil {
-			pf.Starts = mc.runStarts(best.key)
-			pf.StartsPeriod = &StartsFit{Period: sp.Period, PeriodS: sp.Period.Round(time.Millisecond).Seconds(),
-				JitterS: sp.Jitter.Round(time.Millisecond).Seconds(), Matched: sp.Matched, Expected: sp.Expected, Score: sp.Score}
-		}
-		// Its credits carry what a job's do, so its share recomputes the
-		// same way: the larger of its I/O share and its memory share.
-		var own []float64
-		for _, i := range c.Episodes {
-			e := &res.Episodes[i]
-			b := best.epBytes[i]
-			cr := EpisodeCredit{Episode: i, Start: e.Start, Bytes: b, AllBytes: e.scopeBytes(), OutsideBytes: e.OutsideBytes,
-				Share: round3(float64(b) / float64(max(1, e.scopeBytes()))), UnknownBytes: best.epUnk[i],
-				MemBytes: mc.patternMem(best.key, i), MemAll: e.scopeMem(), MemOutside: e.OutsideMem}
-			if cr.MemAll > 0 {
-				cr.MemShare = round3(float64(cr.MemBytes) / float64(cr.MemAll))
-			}
-			procs := mc.patternProcs(best.key)
-			cr.Chain, cr.ChainJudged, _ = mc.chainJudge(i, func(p *proc) bool { return procs[p] })
-			own = append(own, math.Max(float64(b)/float64(max(1, e.scopeBytes())), cr.MemShare))
-			pf.Credits = append(pf.Credits, cr)
-		}
-		pf.Share = round3(median(own))
-		pf.Runs = len(best.eps)
-		c.Proof = pf
-		c.NewEachTime = best.roots >= len(best.eps) && startedAnew(best.rep)
-		c.Runs = best.roots
-		for _, a := range cands {
-			c.Programs = append(c.Programs, ProgramCredit{Program: a.program, Share: median(a.shares), Episodes: len(a.eps), Of: len(un)})
-		}
-		c.Confidence = pf.confidence()
-		return c
-	}
-	if p == nil || p.Matched < unknownMinHits && !mc.ioDenied() {
-		// A handful of episodes fits some lattice by chance: without a
-		// process to name, too few to call a recurrence a cause. Unless
-		// most processes' I/O was unreadable: then "no process matches"
-		// would be said of data that is not there, so the recurrence is
-		// reported as one the recording cannot attribute.
-		return nil
-	}
-	c.Missing = mc.missing(len(chance) > 0, len(busy) > 0)
-	// What did the recurring episodes' I/O, and why it is not named.
-	for _, x := range []struct {
-		as  []*agg
-		why Unnamed
-	}{{busy, UnnamedBusy}, {chance, unnamedChance}} {
-		slices.SortFunc(x.as, func(a, b *agg) int {
-			if c := cmp.Compare(len(b.eps), len(a.eps)); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.key, b.key)
-		})
-		for _, a := range x.as {
-			c.Programs = append(c.Programs, ProgramCredit{Program: a.program, Share: median(a.shares), Episodes: len(a.eps), Of: len(un), Unnamed: x.why})
-		}
-	}
-	c.Confidence = math.Round(p.Score*0.5*100) / 100
-	return c
 }
 
 // run is the run a process without a job belongs to (runOf): key pools

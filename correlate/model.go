@@ -200,124 +200,141 @@ type procTable struct {
 	all   []*proc
 }
 
-// buildProcTable gathers the recording's processes in time order.
+// buildProcTable gathers the recording's processes in time order: per
+// sample, its process events (tableEvent), its RSS holders and its
+// process rows, with the intervals each did I/O in.
 func buildProcTable(sr *Series) *procTable {
 	t := &procTable{byPID: map[int][]*proc{}}
-	get := func(pid int, start uint64, at time.Time) *proc {
-		list := t.byPID[pid]
-		for k := len(list) - 1; k >= 0; k-- {
-			p := list[k]
-			if start != 0 && p.start != 0 && p.start != start {
-				continue
-			}
-			if p.exited && start == 0 {
-				break // a new process with a reused PID
-			}
-			if p.start == 0 {
-				p.start = start
-			}
-			return p
-		}
-		p := &proc{pid: pid, start: start, first: at, execK: -1, exitK: -1}
-		t.byPID[pid] = append(t.byPID[pid], p)
-		t.all = append(t.all, p)
-		return p
-	}
-	note := func(p *proc, ppid int, comm, cmdline, unit string) {
-		if ppid != 0 {
-			p.ppid = ppid
-		}
-		if comm != "" {
-			p.comm = comm
-		}
-		if cmdline != "" {
-			p.cmdline = cmdline
-		}
-		if unit != "" {
-			p.unit = unit
-			if !slices.Contains(p.units, unit) {
-				p.units = append(p.units, unit)
-			}
-		}
-		if p.noted && p.progOf == [2]string{p.comm, p.cmdline} {
-			return // the same names as every sample before: nothing new
-		}
-		p.noted, p.progOf = true, [2]string{p.comm, p.cmdline}
-		if prog := programOf(p.comm, p.cmdline); prog != "" && !slices.Contains(p.programs, prog) {
-			p.programs = append(p.programs, prog)
-		}
-		// A 15-character comm names the program too (a script run
-		// directly: comm "backup.sh").
-		if p.comm != "" && !slices.Contains(p.programs, p.comm) {
-			p.programs = append(p.programs, p.comm)
-		}
-	}
 	var buf []procIO
 	for i := 0; i < sr.samples; i++ {
 		at := sr.sampleTimeSafe(i)
 		evs, prior := sr.eventsWithPrior(i)
-		for j, ev := range evs {
-			when := ev.Time
-			if when.IsZero() {
-				when = at
-			}
-			var p *proc
-			if ev.Kind == process.Exec && ev.StartTicks == 0 {
-				// The connector's exec: the same PID after an exit is a
-				// new process; before, the same process exec'ing anew.
-				p = get(ev.PID, 0, when)
-			} else {
-				p = get(ev.PID, ev.StartTicks, when)
-			}
-			note(p, ev.PPID, ev.Comm, ev.Cmdline, ev.Unit)
-			if ev.ParentComm != "" && ev.PPID > 1 {
-				// The parent's identity, recorded at this exec because its
-				// own exec was not (a loop started before the recording).
-				note(get(ev.PPID, 0, when), ev.ParentPPID, ev.ParentComm, ev.ParentCmdline, "")
-			}
-			switch ev.Kind {
-			case process.Exec:
-				if p.execAt.IsZero() {
-					p.execAt = when
-					p.execK = i - 1
-				}
-			case process.Exit:
-				if !p.exited && i > 0 {
-					// What it did after the last sample that saw it (all of
-					// it, if none did): a process that lived between two
-					// samples did its I/O here, not nowhere.
-					var seen [2]uint64
-					if prior[j].ok {
-						seen = prior[j].cum
-					}
-					b := ev.ReadBytes - min(ev.ReadBytes, seen[0]) + ev.WriteBytes - min(ev.WriteBytes, seen[1])
-					if b > 0 {
-						p.active = append(p.active, ivIO{i - 1, b})
-					}
-				}
-				if !p.exited {
-					p.exitK = i - 1
-				}
-				p.exited = true
-				if p.exitAt.IsZero() {
-					p.exitAt = when
-				}
-			}
+		for j := range evs {
+			t.tableEvent(&evs[j], prior[j], i, at)
 		}
 		for _, h := range sr.rssOf(i) {
-			note(get(h.pid, h.start, at), 0, sr.comms[h.comm], "", "")
+			t.get(h.pid, h.start, at).note(0, sr.comms[h.comm], "", "")
 		}
 		buf = sr.procsOf(i, buf[:0])
 		for _, pi := range buf {
 			n := &sr.names[pi.name]
-			p := get(pi.pid, pi.start, at)
-			note(p, pi.ppid, n.comm, n.cmdline, n.unit)
+			p := t.get(pi.pid, pi.start, at)
+			p.note(pi.ppid, n.comm, n.cmdline, n.unit)
 			if b := pi.dReadBytes + pi.dWriteByte + pi.rReadBytes + pi.rWriteBytes; i > 0 && b > 0 {
 				p.active = append(p.active, ivIO{i - 1, b})
 			}
 		}
 	}
 	return t
+}
+
+// get is the process pid started at start (0: unknown, any of the PID's
+// that has not exited), added first seen at at when new.
+func (t *procTable) get(pid int, start uint64, at time.Time) *proc {
+	list := t.byPID[pid]
+	for k := len(list) - 1; k >= 0; k-- {
+		p := list[k]
+		if start != 0 && p.start != 0 && p.start != start {
+			continue
+		}
+		if p.exited && start == 0 {
+			break // a new process with a reused PID
+		}
+		if p.start == 0 {
+			p.start = start
+		}
+		return p
+	}
+	p := &proc{pid: pid, start: start, first: at, execK: -1, exitK: -1}
+	t.byPID[pid] = append(t.byPID[pid], p)
+	t.all = append(t.all, p)
+	return p
+}
+
+// note adds what an observation says of p: its parent, names, units
+// and programs (empty: not said).
+func (p *proc) note(ppid int, comm, cmdline, unit string) {
+	if ppid != 0 {
+		p.ppid = ppid
+	}
+	if comm != "" {
+		p.comm = comm
+	}
+	if cmdline != "" {
+		p.cmdline = cmdline
+	}
+	if unit != "" {
+		p.unit = unit
+		if !slices.Contains(p.units, unit) {
+			p.units = append(p.units, unit)
+		}
+	}
+	if p.noted && p.progOf == [2]string{p.comm, p.cmdline} {
+		return // the same names as every sample before: nothing new
+	}
+	p.noted, p.progOf = true, [2]string{p.comm, p.cmdline}
+	if prog := programOf(p.comm, p.cmdline); prog != "" && !slices.Contains(p.programs, prog) {
+		p.programs = append(p.programs, prog)
+	}
+	// A 15-character comm names the program too (a script run
+	// directly: comm "backup.sh").
+	if p.comm != "" && !slices.Contains(p.programs, p.comm) {
+		p.programs = append(p.programs, p.comm)
+	}
+}
+
+// tableEvent adds process event ev of sample i (at: the sample's time,
+// for an event without its own; prior: its process's cumulative I/O
+// last seen) to t: the process, its parent's identity when the event
+// carries it, its exec and its exit, with the I/O of its exit no sample
+// saw.
+func (t *procTable) tableEvent(ev *process.Event, prior cumPrior, i int, at time.Time) {
+	when := ev.Time
+	if when.IsZero() {
+		when = at
+	}
+	var p *proc
+	if ev.Kind == process.Exec && ev.StartTicks == 0 {
+		// The connector's exec: the same PID after an exit is a
+		// new process; before, the same process exec'ing anew.
+		p = t.get(ev.PID, 0, when)
+	} else {
+		p = t.get(ev.PID, ev.StartTicks, when)
+	}
+	p.note(ev.PPID, ev.Comm, ev.Cmdline, ev.Unit)
+	if ev.ParentComm != "" && ev.PPID > 1 {
+		// The parent's identity, recorded at this exec because its
+		// own exec was not (a loop started before the recording).
+		t.get(ev.PPID, 0, when).note(ev.ParentPPID, ev.ParentComm, ev.ParentCmdline, "")
+	}
+	switch ev.Kind {
+	case process.Exec:
+		if p.execAt.IsZero() {
+			p.execAt = when
+			p.execK = i - 1
+		}
+	case process.Exit:
+		if !p.exited && i > 0 {
+			// What it did after the last sample that saw it (all of
+			// it, if none did): a process that lived between two
+			// samples did its I/O here, not nowhere.
+			var seen [2]uint64
+			if prior.ok {
+				seen = prior.cum
+			}
+			b := ev.ReadBytes - min(ev.ReadBytes, seen[0]) + ev.WriteBytes - min(ev.WriteBytes, seen[1])
+			if b > 0 {
+				p.active = append(p.active, ivIO{i - 1, b})
+			}
+		}
+		if !p.exited {
+			p.exitK = i - 1
+		}
+		p.exited = true
+		if p.exitAt.IsZero() {
+			p.exitAt = when
+		}
+	}
 }
 
 // sampleTimeSafe is sampleTime for any sample index, the header's start

@@ -19,7 +19,7 @@ const (
 	// no memory in any episode (NotRun.Ran).
 	NotRunNoEpisodeIO NotNamedKind = "ran_no_episode_io"
 	// NotRunBelowCredit: it ran and did I/O in episodes, but never
-	// enough for a credit (creditFloor and minShare).
+	// enough for a credit (Model.CreditFloor and Model.MinShare).
 	NotRunBelowCredit NotNamedKind = "ran_below_credit"
 	// NotRunChainRefuted: its I/O met the correlation bar in episodes,
 	// but the traced page-cache chain judged them and showed it cost the
@@ -27,7 +27,7 @@ const (
 	NotRunChainRefuted NotNamedKind = "ran_chain_refuted"
 	// NotRunNotProven: it was credited with episodes, but the naming
 	// rule was not met (chance not ruled out, started after the stall,
-	// one episode below soloShare).
+	// one episode below Model.SoloShare).
 	NotRunNotProven NotNamedKind = "ran_not_proven"
 	// NotRunScheduled: no process of it was recorded, though its
 	// firings fell near episodes: scheduled but did not run.
@@ -112,40 +112,7 @@ func (mc *modelCtx) notNamed(r *jobRun, pf *Proof, ev unnamedEval) NotRun {
 		return nr
 	}
 	if pf.Ran {
-		u := &RanUnnamed{Processes: len(r.procs), Of: len(res.Episodes), Credited: len(pf.Credits)}
-		for i := range res.Episodes {
-			if r.bytes[i] == 0 && r.mem[i] == 0 {
-				continue
-			}
-			u.Episodes++
-			u.MaxBytes = max(u.MaxBytes, r.bytes[i])
-			if all := res.Episodes[i].scopeBytes(); all > 0 {
-				u.MaxShare = math.Max(u.MaxShare, math.Round(1e6*float64(r.bytes[i])/float64(all))/1e6)
-			}
-		}
-		nr.Ran = u
-		switch {
-		case u.Credited > 0:
-			nr.Kind = NotRunNotProven
-			u.P, u.Share, u.Late = round4(math.Min(pf.PNull, pf.PFiring)), round3(ev.share), ev.late
-			var leads []float64
-			for _, c := range pf.Credits {
-				if c.LeadS != nil {
-					leads = append(leads, *c.LeadS)
-				}
-			}
-			if len(leads) > 0 {
-				l := math.Round(median(leads)*10) / 10
-				u.Lead = &l
-			}
-		case r.chainRefuted > 0:
-			nr.Kind = NotRunChainRefuted
-			u.ChainRefuted, u.ChainAdded, u.ChainCost = r.chainRefuted, r.chainAdded, r.chainCost
-		case u.Episodes > 0:
-			nr.Kind = NotRunBelowCredit
-		default:
-			nr.Kind = NotRunNoEpisodeIO
-		}
+		nr.Kind, nr.Ran = mc.ranUnnamed(r, pf, ev)
 		return nr
 	}
 	if runs, _ := timers.Runs(job); !runs {
@@ -163,11 +130,58 @@ func (mc *modelCtx) notNamed(r *jobRun, pf *Proof, ev unnamedEval) NotRun {
 	return nr
 }
 
-// CreditBar is what a credit needs: its processes' I/O (or memory taken)
-// in the episode at least floor bytes and share of everyone's.
-func CreditBar() (floor uint64, share float64) { return creditFloor, minShare }
+// ranUnnamed is what a job that ran in the scope, and was not named,
+// did in the episodes, and the rule it did not meet: naming (credited),
+// the traced chain's, the credit's, or none (no I/O in any episode).
+func (mc *modelCtx) ranUnnamed(r *jobRun, pf *Proof, ev unnamedEval) (NotNamedKind, *RanUnnamed) {
+	res := mc.res
+	u := &RanUnnamed{Processes: len(r.procs), Of: len(res.Episodes), Credited: len(pf.Credits)}
+	for i := range res.Episodes {
+		if r.bytes[i] == 0 && r.mem[i] == 0 {
+			continue
+		}
+		u.Episodes++
+		u.MaxBytes = max(u.MaxBytes, r.bytes[i])
+		if all := res.Episodes[i].scopeBytes(); all > 0 {
+			u.MaxShare = math.Max(u.MaxShare, math.Round(1e6*float64(r.bytes[i])/float64(all))/1e6)
+		}
+	}
+	switch {
+	case u.Credited > 0:
+		u.P, u.Share, u.Late = round4(math.Min(pf.PNull, pf.PFiring)), round3(ev.share), ev.late
+		var leads []float64
+		for _, c := range pf.Credits {
+			if c.LeadS != nil {
+				leads = append(leads, *c.LeadS)
+			}
+		}
+		if len(leads) > 0 {
+			l := math.Round(median(leads)*10) / 10
+			u.Lead = &l
+		}
+		return NotRunNotProven, u
+	case r.chainRefuted > 0:
+		u.ChainRefuted, u.ChainAdded, u.ChainCost = r.chainRefuted, r.chainAdded, r.chainCost
+		return NotRunChainRefuted, u
+	case u.Episodes > 0:
+		return NotRunBelowCredit, u
+	}
+	return NotRunNoEpisodeIO, u
+}
 
-// NamingBar is what naming a credited job needs: a chance probability
-// below maxChance, or (short recordings, one credit) a share of at least
-// share, started no later than the stall.
-func NamingBar() (maxP, share float64) { return maxChance, soloShare }
+// CreditBar is what a credit needs under the default model
+// (DefaultModel): its processes' I/O (or memory taken) in the episode at
+// least floor bytes and share of everyone's.
+func CreditBar() (floor uint64, share float64) {
+	m := DefaultModel()
+	return m.CreditFloor, m.MinShare
+}
+
+// NamingBar is what naming a credited job needs under the default model
+// (DefaultModel): a chance probability below maxP, or (short recordings,
+// one credit) a share of at least share, started no later than the
+// stall.
+func NamingBar() (maxP, share float64) {
+	m := DefaultModel()
+	return m.MaxChance, m.SoloShare
+}

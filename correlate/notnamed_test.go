@@ -77,7 +77,7 @@ func TestNotNamedEveryJob(t *testing.T) {
 		got := accounted(t, rec, res)
 		h := got["memdiag-e2e-p-job.timer"]
 		if h.Kind != NotRunNotProven || h.Ran == nil || h.Ran.Credited != 2 || h.Ran.Of != 5 || !h.Ran.Late ||
-			h.Ran.P < maxChance || h.Ran.Lead == nil || *h.Ran.Lead >= 0 {
+			h.Ran.P < DefaultModel().MaxChance || h.Ran.Lead == nil || *h.Ran.Lead >= 0 {
 			t.Fatalf("hog timer: %+v %+v; want ran_not_proven, 2 of 5 credited, late, p ≥ 0.01", h, h.Ran)
 		}
 	})

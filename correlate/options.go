@@ -305,6 +305,89 @@ type Options struct {
 	// Location is the zone schedules and the timeline use; nil derives it
 	// from the header (TimeZone, else UTCOffset).
 	Location *time.Location
+
+	// Model holds the culprit model's thresholds; its zero fields are
+	// DefaultModel's.
+	Model ModelThresholds
+}
+
+// ModelThresholds are the culprit model's thresholds (docs/analyze.md,
+// "The culprit model", names the stage that applies each).
+type ModelThresholds struct {
+	// CreditFloor is the I/O (read+write, bytes) a culprit's processes
+	// must do in an episode, or the memory (RSS growth, bytes) they must
+	// take, to be credited with it; under a traced chain, the victim's
+	// pages reclaim must take for the chain to judge the episode, and
+	// the cost a culprit must have (creditEpisode, creditPatterns,
+	// creditShared, chainEpisodes). Default 4 MiB.
+	CreditFloor uint64
+	// MinShare is the share (0..1) of the episode's in-scope I/O (or
+	// memory taken, or the victim's loss) a culprit must have, alone or
+	// with the jobs of its wake-up, to be credited. Default 0.25.
+	MinShare float64
+	// SoloShare is the share (0..1) a culprit credited with one episode
+	// needs, with a start no later than one interval after the stall
+	// began; or one credited with more, when chance is not ruled out
+	// (nameJob, weighPatterns, weighShared). Default 0.5.
+	SoloShare float64
+	// MaxChance is the chance probability (null model or firings) below
+	// which a culprit credited with two or more episodes is named.
+	// Default 0.01.
+	MaxChance float64
+	// SoloCap caps the confidence (0..1) of a culprit credited with one
+	// episode. Default 0.6.
+	SoloCap float64
+	// BlindCap caps the confidence of a job named from its firings
+	// alone, when the recording has no per-process data. Default 0.45.
+	BlindCap float64
+	// RideAlongCap caps the confidence of a job credited only together
+	// with the jobs of its wake-up: its own median share is below
+	// MinShare, so it is never more than low (weighNull). Default 0.49.
+	RideAlongCap float64
+	// LateFactor scales the confidence when the culprit's processes
+	// started after the stall had begun in every credited episode
+	// (Proof.confidence). Default 0.8.
+	LateFactor float64
+	// UnknownMinHits is how many episodes on its schedule a recurrence
+	// that no job or process explains needs to be reported, kind unknown
+	// (explainUnknown). Default 5.
+	UnknownMinHits int
+}
+
+// DefaultModel returns the culprit model's documented thresholds.
+func DefaultModel() ModelThresholds {
+	return ModelThresholds{
+		CreditFloor:    4 << 20,
+		MinShare:       0.25,
+		SoloShare:      0.5,
+		MaxChance:      0.01,
+		SoloCap:        0.6,
+		BlindCap:       0.45,
+		RideAlongCap:   0.49,
+		LateFactor:     0.8,
+		UnknownMinHits: 5,
+	}
+}
+
+// withDefaults fills m's zero fields from DefaultModel.
+func (m ModelThresholds) withDefaults() ModelThresholds {
+	d := DefaultModel()
+	if m.CreditFloor == 0 {
+		m.CreditFloor = d.CreditFloor
+	}
+	for _, f := range []struct{ v, d *float64 }{
+		{&m.MinShare, &d.MinShare}, {&m.SoloShare, &d.SoloShare}, {&m.MaxChance, &d.MaxChance},
+		{&m.SoloCap, &d.SoloCap}, {&m.BlindCap, &d.BlindCap}, {&m.RideAlongCap, &d.RideAlongCap},
+		{&m.LateFactor, &d.LateFactor},
+	} {
+		if *f.v == 0 {
+			*f.v = *f.d
+		}
+	}
+	if m.UnknownMinHits == 0 {
+		m.UnknownMinHits = d.UnknownMinHits
+	}
+	return m
 }
 
 func (o Options) withDefaults() Options {
@@ -354,6 +437,7 @@ func (o Options) withDefaults() Options {
 	if o.TopProcs <= 0 {
 		o.TopProcs = 5
 	}
+	o.Model = o.Model.withDefaults()
 	return o
 }
 

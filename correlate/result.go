@@ -387,7 +387,7 @@ const (
 	// UnnamedBusy: it did under 3 times as much I/O per interval inside
 	// the episodes as outside them: its I/O does not tell them apart.
 	UnnamedBusy Unnamed = "busy"
-	// unnamedChance: p_null ≥ maxChance and a median share below
+	// unnamedChance: p_null ≥ Model.MaxChance and a median share below
 	// SoloShare: too few episodes to rule out chance.
 	unnamedChance Unnamed = "chance"
 )

@@ -482,8 +482,8 @@ func TestScenarioCoalescedTimers(t *testing.T) {
 	}
 	// alpha did 32 of 414 MiB: credited only with its wake-up, it rides
 	// along and stays low.
-	if a := res.Culprits[4]; a.Confidence > rideAlongCap || a.Proof.Cap != rideAlongCap {
-		t.Errorf("alpha confidence %.2f, cap %.2f; want at most %.2f", a.Confidence, a.Proof.Cap, rideAlongCap)
+	if a := res.Culprits[4]; a.Confidence > DefaultModel().RideAlongCap || a.Proof.Cap != DefaultModel().RideAlongCap {
+		t.Errorf("alpha confidence %.2f, cap %.2f; want at most %.2f", a.Confidence, a.Proof.Cap, DefaultModel().RideAlongCap)
 	}
 }
 
@@ -712,7 +712,7 @@ func TestScenarioShortRun(t *testing.T) {
 		t.Fatalf("culprits %v; want heavy.timer", names(res))
 	}
 	c := res.Culprits[0]
-	if c.Proof.PNull < maxChance || c.Proof.FiringsUsed || c.ConfidenceLabel() == "high" {
+	if c.Proof.PNull < DefaultModel().MaxChance || c.Proof.FiringsUsed || c.ConfidenceLabel() == "high" {
 		t.Errorf("p_null %.3g, firings used %v, confidence %.2f; want p_null ≥ 0.01, no firings, below high", c.Proof.PNull, c.Proof.FiringsUsed, c.Confidence)
 	}
 	// Without the job's processes the same episodes are a 10 s
@@ -745,8 +745,8 @@ func TestScenarioShortRunCoalesced(t *testing.T) {
 	if got := names(res); !slices.Equal(got, []string{"heavy.timer", "light.timer"}) {
 		t.Fatalf("culprits %v; want heavy.timer, light.timer", got)
 	}
-	if l := res.Culprits[1]; l.Confidence > rideAlongCap || !slices.Equal(l.Proof.FiresWith, []string{"heavy.timer"}) {
-		t.Errorf("light.timer confidence %.2f, fires with %v; want at most %.2f, with heavy.timer", l.Confidence, l.Proof.FiresWith, rideAlongCap)
+	if l := res.Culprits[1]; l.Confidence > DefaultModel().RideAlongCap || !slices.Equal(l.Proof.FiresWith, []string{"heavy.timer"}) {
+		t.Errorf("light.timer confidence %.2f, fires with %v; want at most %.2f, with heavy.timer", l.Confidence, l.Proof.FiresWith, DefaultModel().RideAlongCap)
 	}
 }
 

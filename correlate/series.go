@@ -249,61 +249,88 @@ func (sr *Series) Add(s *record.Sample) {
 	sr.checkPSI(s)
 	sr.times = append(sr.times, s.Time)
 	if sr.prev != nil {
-		iv := record.Between(&sr.Header, sr.prev, s)
-		li := lean(&iv)
-		ps := float64(sr.Header.PageSize)
-		if ps <= 0 {
-			ps = 4096
-		}
-		li.CgSwapOutBytesPerSec *= ps
-		sr.vals.add(li)
-		sr.catBuf = catalogueRates(sr.catBuf[:0], &iv)
-		sr.cat.add(sr.catBuf)
-		sr.chains = append(sr.chains, s.Chain)
-		if s.Chain != nil {
-			sr.chainTraced = true
-		}
-		vd := waitDelta(sr.prev.VictimDelay, s.VictimDelay, s.Time.Sub(sr.prev.Time))
-		sr.vdelays = append(sr.vdelays, vd)
-		sr.victimDelays = sr.victimDelays || vd != nil
-		var l *latency.Summary
-		if s.Latency != nil && s.Latency.Count > 0 {
-			c := *s.Latency
-			l = c.Summary()
-		}
-		sr.lat = append(sr.lat, l)
-		if p, c := sr.prev.VMStat, s.VMStat; p != nil && c != nil && p.OOMKill != nil && c.OOMKill != nil && *c.OOMKill > *p.OOMKill {
-			k := OOMKill{Time: s.Time, Count: int(*c.OOMKill - *p.OOMKill), Group: sr.Header.Cgroup}
-			if pg, cg := sr.prev.CgroupVMStat, s.CgroupVMStat; k.Group != "" && pg != nil && cg != nil && pg.OOMKill != nil && cg.OOMKill != nil {
-				n := int(*cg.OOMKill) - int(*pg.OOMKill)
-				k.InGroup = &n
-			}
-			named := 0
-			for _, v := range s.OOMKills {
-				k.Victims = append(k.Victims, OOMVictim{PID: v.PID, Comm: v.Comm, Cgroup: v.Cgroup, OOMCgroup: v.OOMCgroup,
-					Constraint: v.Constraint, OutsideScope: k.Group != "" && v.Cgroup != "" && !cgroupRelated(k.Group, v.Cgroup)})
-				if k.Group != "" && cgroupWithin(k.Group, v.Cgroup) {
-					named++
-				}
-			}
-			// A v1 memory group's oom_kill (memory.oom_control) counts
-			// only its own tasks, not its children's: a victim the
-			// kernel log places in the group or below it is in it.
-			if k.Group != "" && named > 0 && (k.InGroup == nil || *k.InGroup < named) {
-				k.InGroup = &named
-			}
-			for _, e := range s.Events {
-				if e.Kind == "exit" {
-					comm := e.Comm
-					if comm == "" {
-						comm = "?" // exited before any scan or event named it
-					}
-					k.Exited = append(k.Exited, comm+" "+strconv.Itoa(e.PID))
-				}
-			}
-			sr.ooms = append(sr.ooms, k)
+		sr.addInterval(s)
+	}
+	sr.addProcs(i, s)
+	sr.addMemory(s)
+	// Between needs the previous sample's counters; nothing else of it
+	// is kept.
+	sr.prev = s
+}
+
+// addInterval adds the interval from the previous sample to s: its
+// rates, traced chain, victim waits, latency summary and OOM kills.
+func (sr *Series) addInterval(s *record.Sample) {
+	iv := record.Between(&sr.Header, sr.prev, s)
+	li := lean(&iv)
+	ps := float64(sr.Header.PageSize)
+	if ps <= 0 {
+		ps = 4096
+	}
+	li.CgSwapOutBytesPerSec *= ps
+	sr.vals.add(li)
+	sr.catBuf = catalogueRates(sr.catBuf[:0], &iv)
+	sr.cat.add(sr.catBuf)
+	sr.chains = append(sr.chains, s.Chain)
+	if s.Chain != nil {
+		sr.chainTraced = true
+	}
+	vd := waitDelta(sr.prev.VictimDelay, s.VictimDelay, s.Time.Sub(sr.prev.Time))
+	sr.vdelays = append(sr.vdelays, vd)
+	sr.victimDelays = sr.victimDelays || vd != nil
+	var l *latency.Summary
+	if s.Latency != nil && s.Latency.Count > 0 {
+		c := *s.Latency
+		l = c.Summary()
+	}
+	sr.lat = append(sr.lat, l)
+	if k := sr.oomBetween(s); k != nil {
+		sr.ooms = append(sr.ooms, *k)
+	}
+}
+
+// oomBetween is the OOM kills vmstat's oom_kill counted between the
+// previous sample and s, with the kernel log's victims and the processes
+// that exited then; nil for none.
+func (sr *Series) oomBetween(s *record.Sample) *OOMKill {
+	p, c := sr.prev.VMStat, s.VMStat
+	if p == nil || c == nil || p.OOMKill == nil || c.OOMKill == nil || *c.OOMKill <= *p.OOMKill {
+		return nil
+	}
+	k := OOMKill{Time: s.Time, Count: int(*c.OOMKill - *p.OOMKill), Group: sr.Header.Cgroup}
+	if pg, cg := sr.prev.CgroupVMStat, s.CgroupVMStat; k.Group != "" && pg != nil && cg != nil && pg.OOMKill != nil && cg.OOMKill != nil {
+		n := int(*cg.OOMKill) - int(*pg.OOMKill)
+		k.InGroup = &n
+	}
+	named := 0
+	for _, v := range s.OOMKills {
+		k.Victims = append(k.Victims, OOMVictim{PID: v.PID, Comm: v.Comm, Cgroup: v.Cgroup, OOMCgroup: v.OOMCgroup,
+			Constraint: v.Constraint, OutsideScope: k.Group != "" && v.Cgroup != "" && !cgroupRelated(k.Group, v.Cgroup)})
+		if k.Group != "" && cgroupWithin(k.Group, v.Cgroup) {
+			named++
 		}
 	}
+	// A v1 memory group's oom_kill (memory.oom_control) counts
+	// only its own tasks, not its children's: a victim the
+	// kernel log places in the group or below it is in it.
+	if k.Group != "" && named > 0 && (k.InGroup == nil || *k.InGroup < named) {
+		k.InGroup = &named
+	}
+	for _, e := range s.Events {
+		if e.Kind == "exit" {
+			comm := e.Comm
+			if comm == "" {
+				comm = "?" // exited before any scan or event named it
+			}
+			k.Exited = append(k.Exited, comm+" "+strconv.Itoa(e.PID))
+		}
+	}
+	return &k
+}
+
+// addProcs adds sample i's processes (their I/O, less what reapedThroughTie
+// finds counted twice) and process events, and the cgroups they were seen in.
+func (sr *Series) addProcs(i int, s *record.Sample) {
 	for j := range s.Events {
 		if s.Events[j].Source != "poll" {
 			sr.kernelEvents = true
@@ -320,38 +347,12 @@ func (sr *Series) Add(s *record.Sample) {
 	lost := sr.reapedThroughTie(s, evs)
 	pack := sr.packBuf[:0]
 	for j := range s.Procs {
-		p := &s.Procs[j]
-		r := [2]uint64{p.DeltaReapedReadBytes, p.DeltaReapedWriteBytes}
-		d := [2]uint64{p.DeltaReadBytes, p.DeltaWriteBytes}
-		if l, ok := lost[p.PID]; ok {
-			// Off the reaped delta first (a single-threaded parent's
-			// exact split), the rest off its own (a multi-threaded one's).
-			for k := range 2 {
-				c := min(r[k], l[k])
-				r[k] -= c
-				d[k] -= min(d[k], l[k]-c)
-			}
-		}
-		pack = packProc(pack, procIO{
-			pid: p.PID, ppid: p.PPID, name: sr.intern(p.Comm, p.Cmdline, p.Unit, p.Cgroup), start: p.StartTicks,
-			readBytes: p.ReadBytes, writeBytes: p.WriteBytes, dReadBytes: d[0], dWriteByte: d[1],
-			rReadBytes: r[0], rWriteBytes: r[1],
-		})
+		pack = packProc(pack, sr.procRow(&s.Procs[j], lost))
 	}
 	sr.procs.add(pack)
 	sr.packBuf = pack
 	if len(s.Events) > 0 {
-		prior := make([]cumPrior, len(evs))
-		for j, ev := range evs {
-			if ev.Kind != process.Exit {
-				continue
-			}
-			if c, ok := sr.lastCum[ev.PID]; ok && (ev.StartTicks == 0 || c.start == 0 || c.start == ev.StartTicks) {
-				prior[j] = cumPrior{c.cum, true}
-			}
-		}
-		sr.events = append(sr.events, sampleEvents{i, evs, prior})
-		sr.sawProc = true
+		sr.addEvents(i, evs)
 	}
 	// After the exits of this sample were matched: processes seen now.
 	for j := range s.Procs {
@@ -378,6 +379,47 @@ func (sr *Series) Add(s *record.Sample) {
 			sr.sawCgroup(p.PID, p.StartTicks, p.Cgroup)
 		}
 	}
+}
+
+// procRow is p as a packed row, its deltas less lost (reapedThroughTie):
+// off the reaped delta first (a single-threaded parent's exact split),
+// the rest off its own (a multi-threaded one's).
+func (sr *Series) procRow(p *record.ProcIO, lost map[int][2]uint64) procIO {
+	r := [2]uint64{p.DeltaReapedReadBytes, p.DeltaReapedWriteBytes}
+	d := [2]uint64{p.DeltaReadBytes, p.DeltaWriteBytes}
+	if l, ok := lost[p.PID]; ok {
+		for k := range 2 {
+			c := min(r[k], l[k])
+			r[k] -= c
+			d[k] -= min(d[k], l[k]-c)
+		}
+	}
+	return procIO{
+		pid: p.PID, ppid: p.PPID, name: sr.intern(p.Comm, p.Cmdline, p.Unit, p.Cgroup), start: p.StartTicks,
+		readBytes: p.ReadBytes, writeBytes: p.WriteBytes, dReadBytes: d[0], dWriteByte: d[1],
+		rReadBytes: r[0], rWriteBytes: r[1],
+	}
+}
+
+// addEvents adds sample i's process events, each exit with the
+// cumulative I/O last seen of its process in an earlier sample.
+func (sr *Series) addEvents(i int, evs []process.Event) {
+	prior := make([]cumPrior, len(evs))
+	for j, ev := range evs {
+		if ev.Kind != process.Exit {
+			continue
+		}
+		if c, ok := sr.lastCum[ev.PID]; ok && (ev.StartTicks == 0 || c.start == 0 || c.start == ev.StartTicks) {
+			prior[j] = cumPrior{c.cum, true}
+		}
+	}
+	sr.events = append(sr.events, sampleEvents{i, evs, prior})
+	sr.sawProc = true
+}
+
+// addMemory adds s's largest RSS holders, stall onsets, RSS growth and
+// retention.
+func (sr *Series) addMemory(s *record.Sample) {
 	// Sample.RSS holds the --top largest, then the growth candidates:
 	// with --top below rssKeep, only the top are the largest holders.
 	// (0: not said, as in recordings built by hand: all count.)
@@ -413,9 +455,6 @@ func (sr *Series) Add(s *record.Sample) {
 			sr.retention[k] = r.Retention.Memstate()
 		}
 	}
-	// Between needs the previous sample's counters; nothing else of it
-	// is kept.
-	sr.prev = s
 }
 
 // internComm is comm's index in sr.comms, added when new.

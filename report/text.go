@@ -15,6 +15,7 @@ import (
 	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/tables"
 	"github.com/memdiag/memdiag/signal"
+	"github.com/memdiag/memdiag/timers"
 )
 
 // column groups of the timeline: a column is marked when the episode
@@ -519,31 +520,56 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 		return
 	}
 	if n == 0 {
-		if len(r.LoneSpikes) > 0 {
-			if k := spikesWithBursts(r); k > 0 {
-				fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; %d of them came with an I/O burst (disk or reclaim activity; see below): look there, and at CPU, network and the service itself.\n", len(r.LoneSpikes), k)
-			} else {
-				fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes))
-			}
-		} else if r.HasLatency && r.Failing == nil {
-			fmt.Fprintf(b, "No episode: no latency spike and no memory-pressure signal rose above its threshold%s.\n", stallNote(r))
-		} else {
-			fmt.Fprintf(b, "No episode: no memory-pressure signal rose above its threshold%s.\n", stallNote(r))
-		}
+		noEpisodeText(b, r)
 		return
 	}
 	if len(r.Culprits) == 0 {
-		why := "no periodic pattern"
-		if r.Period != nil {
-			why = "a recurrence too weak to attribute"
-		}
-		fmt.Fprintf(b, "No culprit: %s, %s, and no timer, cron job or recurring process is shown to cause %s.\n", english.Count(n, "episode"), why, map[bool]string{true: "it", false: "them"}[n == 1])
-		if n < fewEpisodes {
-			fmt.Fprintf(b, "%s too few to tell a job or process seen in some of them from chance: record longer, over several more runs of a suspected job.\n",
-				map[bool]string{true: "One episode is", false: english.Count(n, "episode") + " are"}[n == 1])
-		}
+		noCulpritText(b, r)
 		return
 	}
+	togetherText(b, r)
+	for i := range r.Culprits {
+		culpritText(b, r, &r.Culprits[i], md, bullet)
+		if i < len(r.Culprits)-1 {
+			b.WriteString("\n")
+		}
+	}
+}
+
+// noEpisodeText is the verdict of a recording without an episode: its
+// latency spikes, or nothing rose.
+func noEpisodeText(b *strings.Builder, r *correlate.Result) {
+	switch {
+	case len(r.LoneSpikes) > 0:
+		if k := spikesWithBursts(r); k > 0 {
+			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; %d of them came with an I/O burst (disk or reclaim activity; see below): look there, and at CPU, network and the service itself.\n", len(r.LoneSpikes), k)
+		} else {
+			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes))
+		}
+	case r.HasLatency && r.Failing == nil:
+		fmt.Fprintf(b, "No episode: no latency spike and no memory-pressure signal rose above its threshold%s.\n", stallNote(r))
+	default:
+		fmt.Fprintf(b, "No episode: no memory-pressure signal rose above its threshold%s.\n", stallNote(r))
+	}
+}
+
+// noCulpritText is the verdict of episodes no culprit explains.
+func noCulpritText(b *strings.Builder, r *correlate.Result) {
+	n := len(r.Episodes)
+	why := "no periodic pattern"
+	if r.Period != nil {
+		why = "a recurrence too weak to attribute"
+	}
+	fmt.Fprintf(b, "No culprit: %s, %s, and no timer, cron job or recurring process is shown to cause %s.\n", english.Count(n, "episode"), why, map[bool]string{true: "it", false: "them"}[n == 1])
+	if n < fewEpisodes {
+		fmt.Fprintf(b, "%s too few to tell a job or process seen in some of them from chance: record longer, over several more runs of a suspected job.\n",
+			map[bool]string{true: "One episode is", false: english.Count(n, "episode") + " are"}[n == 1])
+	}
+}
+
+// togetherText says how many episodes two or more named jobs explain
+// together, and whether their schedules combine into the period.
+func togetherText(b *strings.Builder, r *correlate.Result) {
 	jobs, covered := 0, map[int]bool{}
 	var names []string
 	for i := range r.Culprits {
@@ -557,93 +583,110 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 		}
 	}
 	if jobs > 1 {
-		line := fmt.Sprintf("Together, %s explain %d of %d episodes", strings.Join(names, " and "), len(covered), n)
+		line := fmt.Sprintf("Together, %s explain %d of %d episodes", strings.Join(names, " and "), len(covered), len(r.Episodes))
 		if combinedPeriod(r) {
 			line += fmt.Sprintf("; their schedules combine into the %s period", correlate.FormatDuration(r.Period.Period))
 		}
 		fmt.Fprintf(b, "%s.\n\n", line)
 	}
-	for i := range r.Culprits {
-		c := &r.Culprits[i]
-		ind := "   "
-		// Markdown joins lines into one paragraph unless they end in two
-		// spaces.
-		br := ""
+}
+
+// culpritText is one culprit's part of the verdict: its title, what it
+// explains, its schedule, its processes, its evidence and what to do.
+func culpritText(b *strings.Builder, r *correlate.Result, c *correlate.Culprit, md bool, bullet string) {
+	ind := "   "
+	// Markdown joins lines into one paragraph unless they end in two
+	// spaces.
+	br := ""
+	if md {
+		br = "  "
+	}
+	title := fmt.Sprintf("%d. %s — %s, %s confidence (%.2f)", c.Rank, c.Name, kindName(c), c.ConfidenceLabel(), c.Confidence)
+	if md {
+		title = fmt.Sprintf("%d. **%s** — %s, %s confidence (%.2f)", c.Rank, c.Name, kindName(c), c.ConfidenceLabel(), c.Confidence)
+	}
+	fmt.Fprintln(b, title+strings.Repeat(" ", len(br)))
+	fmt.Fprintf(b, "%s%s.%s\n", ind, explainsLine(r, c), br)
+	if j := c.Job; j != nil {
+		fmt.Fprintf(b, "%s%s.%s\n", ind, firesLine(c, j, md), br)
+	} else if c.Period > 0 {
+		fmt.Fprintf(b, "%sRecurs every %s.%s\n", ind, correlate.FormatDuration(c.Period), br)
+	}
+	if len(c.Processes) > 0 {
+		fmt.Fprintf(b, "%s%s.%s\n", ind, processesLine(c, md), br)
+	}
+	fmt.Fprintf(b, "%sEvidence:\n", ind)
+	for _, e := range evidence(r, c) {
 		if md {
-			br = "  "
+			e = mdEscape(e)
 		}
-		title := fmt.Sprintf("%d. %s — %s, %s confidence (%.2f)", c.Rank, c.Name, kindName(c), c.ConfidenceLabel(), c.Confidence)
-		if md {
-			title = fmt.Sprintf("%d. **%s** — %s, %s confidence (%.2f)", c.Rank, c.Name, kindName(c), c.ConfidenceLabel(), c.Confidence)
+		fmt.Fprintf(b, "%s%s%s\n", ind, bullet, e)
+	}
+	fmt.Fprintf(b, "%sWhat to do:\n", ind)
+	for _, a := range advice(c) {
+		if !md {
+			a = strings.ReplaceAll(a, "`", "")
 		}
-		fmt.Fprintln(b, title+strings.Repeat(" ", len(br)))
-		line := fmt.Sprintf("Explains %d of %d episodes (%.0f%%)", c.EpisodesExplained, c.EpisodesTotal,
-			100*float64(c.EpisodesExplained)/float64(max(1, c.EpisodesTotal)))
-		if r.HasLatency {
-			line += fmt.Sprintf(" and %d of %d spike episodes", spikesExplained(r, c), spikeEpisodes(r))
+		fmt.Fprintf(b, "%s%s%s\n", ind, bullet, a)
+	}
+}
+
+// explainsLine is "Explains 6 of 6 episodes (100%) …": of the spike
+// episodes too, and how many of its firings an episode followed.
+func explainsLine(r *correlate.Result, c *correlate.Culprit) string {
+	line := fmt.Sprintf("Explains %d of %d episodes (%.0f%%)", c.EpisodesExplained, c.EpisodesTotal,
+		100*float64(c.EpisodesExplained)/float64(max(1, c.EpisodesTotal)))
+	if r.HasLatency {
+		line += fmt.Sprintf(" and %d of %d spike episodes", spikesExplained(r, c), spikeEpisodes(r))
+	}
+	if c.Firings > 0 {
+		verb := "were"
+		if c.FiringsMatched == 1 {
+			verb = "was"
 		}
-		if c.Firings > 0 {
-			verb := "were"
-			if c.FiringsMatched == 1 {
-				verb = "was"
-			}
-			line += fmt.Sprintf("; %d of its %d firings %s followed by an episode", c.FiringsMatched, c.Firings, verb)
+		line += fmt.Sprintf("; %d of its %d firings %s followed by an episode", c.FiringsMatched, c.Firings, verb)
+	}
+	return line
+}
+
+// firesLine is a job's "Fires every …": its period, schedule, command
+// and unit.
+func firesLine(c *correlate.Culprit, j *timers.Job, md bool) string {
+	what := "Fires"
+	if c.Period > 0 {
+		what += " every " + correlate.FormatDuration(c.Period)
+	}
+	if len(j.Schedule) > 0 {
+		var sched []string
+		for _, e := range j.Schedule {
+			sched = append(sched, code(e, md))
 		}
-		fmt.Fprintf(b, "%s%s.%s\n", ind, line, br)
-		if j := c.Job; j != nil {
-			what := "Fires"
-			if c.Period > 0 {
-				what += " every " + correlate.FormatDuration(c.Period)
-			}
-			if len(j.Schedule) > 0 {
-				var sched []string
-				for _, e := range j.Schedule {
-					sched = append(sched, code(e, md))
-				}
-				what += " (" + strings.Join(sched, ", ") + ")"
-			}
-			if j.Command != "" {
-				what += "; runs " + code(j.Command, md)
-			}
-			if j.Unit != "" {
-				what += " as " + j.Unit
-			}
-			fmt.Fprintf(b, "%s%s.%s\n", ind, what, br)
-		} else if c.Period > 0 {
-			fmt.Fprintf(b, "%sRecurs every %s.%s\n", ind, correlate.FormatDuration(c.Period), br)
-		}
-		if len(c.Processes) > 0 {
-			ps, sep := processesText(c.Processes)
-			procs := strings.Join(ps, sep)
-			if md {
-				procs = mdEscape(procs)
-			}
-			did := fmt.Sprintf("did %s of I/O per episode", correlate.FormatBytes(c.BytesPerEpisode))
-			if c.Proof != nil {
-				if m, ok := memCredit(c.Proof); ok {
-					did = fmt.Sprintf("took %s of memory per episode (median resident memory growth) and %s", correlate.FormatBytes(m.bytes), did)
-				}
-			}
-			fmt.Fprintf(b, "%sIts processes (%s) %s.%s\n", ind, procs, did, br)
-		}
-		fmt.Fprintf(b, "%sEvidence:\n", ind)
-		for _, e := range evidence(r, c) {
-			if md {
-				e = mdEscape(e)
-			}
-			fmt.Fprintf(b, "%s%s%s\n", ind, bullet, e)
-		}
-		fmt.Fprintf(b, "%sWhat to do:\n", ind)
-		for _, a := range advice(c) {
-			if !md {
-				a = strings.ReplaceAll(a, "`", "")
-			}
-			fmt.Fprintf(b, "%s%s%s\n", ind, bullet, a)
-		}
-		if i < len(r.Culprits)-1 {
-			b.WriteString("\n")
+		what += " (" + strings.Join(sched, ", ") + ")"
+	}
+	if j.Command != "" {
+		what += "; runs " + code(j.Command, md)
+	}
+	if j.Unit != "" {
+		what += " as " + j.Unit
+	}
+	return what
+}
+
+// processesLine is "Its processes (…) did … of I/O per episode"
+// (processesText), with the memory it took when that credited it.
+func processesLine(c *correlate.Culprit, md bool) string {
+	ps, sep := processesText(c.Processes)
+	procs := strings.Join(ps, sep)
+	if md {
+		procs = mdEscape(procs)
+	}
+	did := fmt.Sprintf("did %s of I/O per episode", correlate.FormatBytes(c.BytesPerEpisode))
+	if c.Proof != nil {
+		if m, ok := memCredit(c.Proof); ok {
+			did = fmt.Sprintf("took %s of memory per episode (median resident memory growth) and %s", correlate.FormatBytes(m.bytes), did)
 		}
 	}
+	return fmt.Sprintf("Its processes (%s) %s", procs, did)
 }
 
 // mdEscape backslash-escapes the characters Markdown would read as

@@ -83,54 +83,77 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 	if loc == nil {
 		loc = time.UTC
 	}
-	var b strings.Builder
-	heading := func(s string) {
-		b.WriteString("\n" + tables.Heading(s, md) + "\n")
-		if md {
-			b.WriteString("\n")
-		}
-	}
-	render := func(t *tables.Table) {
-		if md {
-			// A table needs blank lines around it, or the next line of
-			// text becomes one more row (GFM).
-			if !strings.HasSuffix(b.String(), "\n\n") {
-				b.WriteString("\n")
-			}
-			b.WriteString(t.Markdown())
-			b.WriteString("\n")
-		} else {
-			b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}))
-		}
-		b.WriteString("\n")
-	}
-	// Titles are upper case in text, as written in Markdown.
-	newTable := func(titles ...string) *tables.Table {
-		hdr := make([]any, len(titles))
-		for i, s := range titles {
-			if !md {
-				s = strings.ToUpper(s)
-			}
-			hdr[i] = s
-		}
-		return tables.New(hdr...)
-	}
+	d := &textDoc{md: md, o: o, loc: loc}
+	b := &d.b
 	if md {
-		fmt.Fprintf(&b, "# Memory at %s\n\n", r.Time.In(loc).Format(time.RFC3339))
+		fmt.Fprintf(b, "# Memory at %s\n\n", r.Time.In(loc).Format(time.RFC3339))
 	} else {
-		fmt.Fprintf(&b, "Memory at %s\n\n", r.Time.In(loc).Format(time.RFC3339))
+		fmt.Fprintf(b, "Memory at %s\n\n", r.Time.In(loc).Format(time.RFC3339))
 	}
 	b.WriteString(r.Verdict.Sentence + "\n")
 	for _, s := range suspectTexts(r, loc) {
-		fmt.Fprintf(&b, "warning: %s\n", s)
+		fmt.Fprintf(b, "warning: %s\n", s)
 	}
 	for _, wmsg := range r.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", wmsg)
+		fmt.Fprintf(b, "warning: %s\n", wmsg)
 	}
+	d.hostSection(r)
+	d.procsSection(r)
+	d.cgroupsSection(r)
+	d.oomSection(r)
+	_, err := io.WriteString(w, strings.TrimLeft(b.String(), "\n"))
+	return err
+}
 
+// textDoc is the text or Markdown of a memstate report being written.
+type textDoc struct {
+	b   strings.Builder
+	md  bool
+	o   Options
+	loc *time.Location
+}
+
+func (d *textDoc) heading(s string) {
+	d.b.WriteString("\n" + tables.Heading(s, d.md) + "\n")
+	if d.md {
+		d.b.WriteString("\n")
+	}
+}
+
+func (d *textDoc) render(t *tables.Table) {
+	if d.md {
+		// A table needs blank lines around it, or the next line of
+		// text becomes one more row (GFM).
+		if !strings.HasSuffix(d.b.String(), "\n\n") {
+			d.b.WriteString("\n")
+		}
+		d.b.WriteString(t.Markdown())
+		d.b.WriteString("\n")
+	} else {
+		d.b.WriteString(t.Text(tables.Options{Width: d.o.Width, Color: d.o.Color}))
+	}
+	d.b.WriteString("\n")
+}
+
+// newTable is a table with these column titles, upper case in text, as
+// written in Markdown.
+func (d *textDoc) newTable(titles ...string) *tables.Table {
+	hdr := make([]any, len(titles))
+	for i, s := range titles {
+		if !d.md {
+			s = strings.ToUpper(s)
+		}
+		hdr[i] = s
+	}
+	return tables.New(hdr...)
+}
+
+// hostSection is the host's figures (/proc/meminfo, PSI, the last
+// interval's reclaim) and its tmpfs mounts.
+func (d *textDoc) hostSection(r memstate.Report) {
 	h := r.Host
-	heading("Host")
-	t := newTable("figure", "bytes", "what it is").SetFit(0, tables.Wrap, 16).SetFit(1, tables.Wrap, 14).SetFit(2, tables.Wrap, 20)
+	d.heading("Host")
+	t := d.newTable("figure", "bytes", "what it is").SetFit(0, tables.Wrap, 16).SetFit(1, tables.Wrap, 14).SetFit(2, tables.Wrap, 20)
 	rows := [][]any{
 		{"total", h.TotalBytes, "MemTotal"},
 		{"free", h.FreeBytes, "MemFree: unused"},
@@ -163,19 +186,25 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 		t.AppendRow(signal.LimitReclaim.Title+" (last "+over+")", fmt.Sprintf("%d pages", a.LimitScanPages), "reclaim in cgroups at their limits (pgscan_anon+file − kswapd − direct)")
 		t.AppendRow(signal.KswapdReclaim.Title+" (last "+over+")", fmt.Sprintf("%d pages", a.KswapdScanPages), "background reclaim")
 	}
-	render(t)
+	d.render(t)
 	if len(h.Tmpfs) > 0 {
-		heading("tmpfs")
-		t := newTable("mount", "used", "size").SetFit(0, tables.Wrap, 24)
+		d.heading("tmpfs")
+		t := d.newTable("mount", "used", "size").SetFit(0, tables.Wrap, 24)
 		for _, m := range h.Tmpfs {
 			t.AppendRow(m.MountPoint, memstate.FormatBytes(m.UsedBytes), memstate.FormatBytes(m.SizeBytes))
 		}
-		render(t)
+		d.render(t)
 	}
+}
 
-	heading(fmt.Sprintf("Processes by RSS (top %d)", len(r.Procs)))
+// procsSection is the processes by RSS, their allocators' readings
+// (Options.Allocators; else how to ask for them) and what PSS could not
+// be read.
+func (d *textDoc) procsSection(r memstate.Report) {
+	b := &d.b
+	d.heading(fmt.Sprintf("Processes by RSS (top %d)", len(r.Procs)))
 	// A narrow terminal hides pss, swap and shmem, then the cgroup.
-	t = newTable("pid", "command", "rss", "anon", "file", "shmem", "pss", "swap", "cgroup").SetFit(1, tables.Truncate, 12).
+	t := d.newTable("pid", "command", "rss", "anon", "file", "shmem", "pss", "swap", "cgroup").SetFit(1, tables.Truncate, 12).
 		SetFit(8, tables.Wrap, 15).HideWhenNarrow(6, 7, 5, 8)
 	for _, p := range r.Procs {
 		pss := "-"
@@ -189,26 +218,31 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 		t.AppendRow(p.PID, p.Comm, memstate.FormatBytes(p.RSSBytes), memstate.FormatBytes(p.RSSAnonBytes),
 			memstate.FormatBytes(p.RSSFileBytes), memstate.FormatBytes(p.RSSShmemBytes), pss, memstate.FormatBytes(p.SwapBytes), cg)
 	}
-	render(t)
+	d.render(t)
 	read := 0
 	for _, p := range r.Procs {
 		if p.Retention != nil && p.Retention.Reading != "" {
 			read++
-			if o.Allocators {
-				fmt.Fprintf(&b, "%s (PID %d), allocator: %s.\n", p.Comm, p.PID, p.Retention.Reading)
+			if d.o.Allocators {
+				fmt.Fprintf(b, "%s (PID %d), allocator: %s.\n", p.Comm, p.PID, p.Retention.Reading)
 			}
 		}
 	}
-	if read > 0 && !o.Allocators {
-		fmt.Fprintf(&b, "Leak or allocator retention? Each process's allocator, threads and arenas: --allocators.\n")
+	if read > 0 && !d.o.Allocators {
+		fmt.Fprintf(b, "Leak or allocator retention? Each process's allocator, threads and arenas: --allocators.\n")
 	}
 	if r.ProcScan.NoPSS > 0 {
-		fmt.Fprintf(&b, "PSS unknown for %s: smaps_rollup unreadable (needs root; some processes, such as a container's PID 1, refuse even root).\n",
+		fmt.Fprintf(b, "PSS unknown for %s: smaps_rollup unreadable (needs root; some processes, such as a container's PID 1, refuse even root).\n",
 			english.Count(r.ProcScan.NoPSS, "process"))
 	}
+}
 
-	heading("Memory cgroups")
-	t = newTable("cgroup", "v", "usage", "limit", "anon", "cache", "shmem", "working set", "dirty", "swap", "psi some avg10", "oom kills", "note").
+// cgroupsSection is the memory cgroups (the TopCgroups largest, and
+// every one with a limit or an OOM kill) and their notes.
+func (d *textDoc) cgroupsSection(r memstate.Report) {
+	o := d.o
+	d.heading("Memory cgroups")
+	t := d.newTable("cgroup", "v", "usage", "limit", "anon", "cache", "shmem", "working set", "dirty", "swap", "psi some avg10", "oom kills", "note").
 		SetFit(0, tables.Wrap, 20).SetFit(12, tables.Wrap, 12).HideWhenNarrow(8, 6, 9, 1, 7, 5, 4, 12)
 	for i, c := range r.Cgroups {
 		show := i < o.TopCgroups || c.LimitBytes != nil || (c.OOMKills != nil && *c.OOMKills > 0) || o.TopCgroups <= 0
@@ -219,18 +253,24 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 			memstate.FormatBytes(c.AnonBytes), memstate.FormatBytes(c.CacheBytes), memstate.FormatBytes(c.ShmemBytes),
 			memstate.FormatBytes(c.WorkingSetBytes), memstate.FormatBytes(c.DirtyBytes), optBytes(c.SwapBytes), optPSI(c.PSI), optUint(c.OOMKills), flag(c))
 	}
-	render(t)
+	d.render(t)
 	for _, c := range r.Cgroups {
 		if c.Note != "" {
-			fmt.Fprintf(&b, "%s: %s.\n", c.Path, c.Note)
+			fmt.Fprintf(&d.b, "%s: %s.\n", c.Path, c.Note)
 		}
 	}
+}
 
-	heading("OOM kills")
+// oomSection is the OOM kills: where the kernel log was read from, the
+// kills it holds (oomTable: the newest OOMShown unless Options.AllOOM)
+// and the kernel's counters.
+func (d *textDoc) oomSection(r memstate.Report) {
+	b := &d.b
+	d.heading("OOM kills")
 	if r.OOM.LogUnreadable != "" {
-		fmt.Fprintf(&b, "Kernel log not readable (%s); only the counters below are known.\n", r.OOM.LogUnreadable)
+		fmt.Fprintf(b, "Kernel log not readable (%s); only the counters below are known.\n", r.OOM.LogUnreadable)
 	} else {
-		fmt.Fprintf(&b, "From %s: %s in the kernel log.\n", r.OOM.LogSource, english.Count(len(r.OOM.Kills), "OOM kill"))
+		fmt.Fprintf(b, "From %s: %s in the kernel log.\n", r.OOM.LogSource, english.Count(len(r.OOM.Kills), "OOM kill"))
 		noWall := false
 		for _, k := range r.OOM.Kills {
 			noWall = noWall || k.Time.IsZero()
@@ -240,53 +280,19 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 			b.WriteString("Its stamps are time since its host's boot, which the file does not give: no wall time (dmesg -T and journalctl -k print it).\n")
 		case r.OOM.LogFile:
 		case v != nil && *v > uint64(len(r.OOM.Kills)):
-			fmt.Fprintf(&b, "The kernel counted %d since boot: the others' messages have left the log.\n", *v)
+			fmt.Fprintf(b, "The kernel counted %d since boot: the others' messages have left the log.\n", *v)
 		}
 	}
 	if kills := r.OOM.Kills; len(kills) > 0 {
 		shown, detailed := kills, kills
-		if !o.AllOOM {
+		if !d.o.AllOOM {
 			shown = kills[max(0, len(kills)-OOMShown):]
 			detailed = kills[max(0, len(kills)-OOMDetailed):]
 		}
 		if earlier := kills[:len(kills)-len(shown)]; len(earlier) > 0 {
-			fmt.Fprintf(&b, "The newest %d below; %s.\n", len(shown), earlierKills(earlier, loc))
+			fmt.Fprintf(b, "The newest %d below; %s.\n", len(shown), earlierKills(earlier, d.loc))
 		}
-		t = newTable("time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup", "group usage / limit").SetFit(8, tables.Wrap, 15).
-			HideWhenNarrow(1, 6, 5, 7, 4)
-		// cgroup at 15: with the other columns kept (time, pid, a
-		// 7-character process, usage / limit) the table is 80 columns.
-		for _, k := range shown {
-			when := "-"
-			if !k.Time.IsZero() {
-				when = k.Time.In(loc).Format(time.RFC3339)
-			}
-			cg := k.OOMCgroup
-			switch {
-			case k.OOMCgroup == "":
-				cg = k.TaskCgroup // a global OOM: no group's limit was hit
-			case k.TaskCgroup != "" && k.TaskCgroup != k.OOMCgroup:
-				cg = k.TaskCgroup + " (limit of " + k.OOMCgroup + ")"
-			}
-			lim := "-"
-			if k.CgroupLimitBytes > 0 {
-				lim = memstate.FormatBytes(k.CgroupUsageBytes) + " / " + memstate.FormatBytes(k.CgroupLimitBytes)
-			}
-			since := k.SinceBoot.Round(time.Second).String()
-			if k.SinceBoot == 0 && k.TimeFromLog {
-				since = "-" // dmesg -T and journalctl -k print no stamp since boot
-			}
-			t.AppendRow(when, since, k.PID, k.Comm,
-				memstate.FormatBytes(k.AnonRSSBytes), memstate.FormatBytes(k.FileRSSBytes), memstate.FormatBytes(k.ShmemRSSBytes), k.Constraint, cg, lim)
-		}
-		render(t)
-		b.WriteString("anon-rss, file-rss, shmem-rss: the killed process's own RSS; file-rss counts shared files charged to other groups, so it can exceed what the group held.\n")
-		if len(detailed) < len(shown) {
-			fmt.Fprintf(&b, "\nWhat the kernel reported for the newest %d (--all-oom: for each):\n", len(detailed))
-		}
-		for _, k := range detailed {
-			oomDetail(&b, k)
-		}
+		d.oomTable(shown, detailed)
 	}
 	var counters []string
 	if r.OOM.VMStatOOMKills != nil {
@@ -300,10 +306,48 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 		if r.OOM.LogFile {
 			what = "This host's counters since its boot (they do not count the file's kills)"
 		}
-		fmt.Fprintf(&b, "%s: %s.\n", what, strings.Join(counters, "; "))
+		fmt.Fprintf(b, "%s: %s.\n", what, strings.Join(counters, "; "))
 	}
-	_, err := io.WriteString(w, strings.TrimLeft(b.String(), "\n"))
-	return err
+}
+
+// oomTable is the kernel log's OOM kills shown, one row each, then the
+// detail (oomDetail) of those detailed.
+func (d *textDoc) oomTable(shown, detailed []memstate.OOMKill) {
+	t := d.newTable("time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup", "group usage / limit").SetFit(8, tables.Wrap, 15).
+		HideWhenNarrow(1, 6, 5, 7, 4)
+	// cgroup at 15: with the other columns kept (time, pid, a
+	// 7-character process, usage / limit) the table is 80 columns.
+	for _, k := range shown {
+		when := "-"
+		if !k.Time.IsZero() {
+			when = k.Time.In(d.loc).Format(time.RFC3339)
+		}
+		cg := k.OOMCgroup
+		switch {
+		case k.OOMCgroup == "":
+			cg = k.TaskCgroup // a global OOM: no group's limit was hit
+		case k.TaskCgroup != "" && k.TaskCgroup != k.OOMCgroup:
+			cg = k.TaskCgroup + " (limit of " + k.OOMCgroup + ")"
+		}
+		lim := "-"
+		if k.CgroupLimitBytes > 0 {
+			lim = memstate.FormatBytes(k.CgroupUsageBytes) + " / " + memstate.FormatBytes(k.CgroupLimitBytes)
+		}
+		since := k.SinceBoot.Round(time.Second).String()
+		if k.SinceBoot == 0 && k.TimeFromLog {
+			since = "-" // dmesg -T and journalctl -k print no stamp since boot
+		}
+		t.AppendRow(when, since, k.PID, k.Comm,
+			memstate.FormatBytes(k.AnonRSSBytes), memstate.FormatBytes(k.FileRSSBytes), memstate.FormatBytes(k.ShmemRSSBytes), k.Constraint, cg, lim)
+	}
+	d.render(t)
+	d.b.WriteString("anon-rss, file-rss, shmem-rss: the killed process's own RSS; file-rss counts shared files charged to other groups, so it can exceed what the group held.\n")
+	if len(detailed) < len(shown) {
+		fmt.Fprintf(&d.b, "\nWhat the kernel reported for the newest %d (--all-oom: for each):\n", len(detailed))
+	}
+	for _, k := range detailed {
+		oomDetail(&d.b, k)
+	}
 }
 
 // earlierKills says what the kills left out of the table were: how many,
