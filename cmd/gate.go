@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/outfile"
@@ -194,7 +195,7 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	fl.DurationVar(&opts.Interval, "interval", time.Second, "sampling interval (at least 10ms)")
 	minDuration(fl, "interval", 10*time.Millisecond)
 	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
-	fl.Var(pathsValue{&opts.Recording, &opts.MoreRecordings}, "recording", "judge this recording (from memdiag watch), or store directory of memdiag record, instead of sampling; repeat it for several segments")
+	fl.Var(flagvalue.Paths{First: &opts.Recording, Rest: &opts.MoreRecordings}, "recording", "judge this recording (from memdiag watch), or store directory of memdiag record, instead of sampling; repeat it for several segments")
 	windowFlags(fl, &opts.From, &opts.To, "--recording")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 group instead of the host: "+cgroupValue)
 	fl.StringVar(&opts.Victim, "victim", "", "judge the cgroup of this `PID`, UNIT (web.service) or CGROUP instead of the host (recorded as the victim)")

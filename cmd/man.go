@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
+	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/internal/outfile"
 )
 
@@ -53,7 +54,7 @@ func newManCmd(f *factory) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&dir, "dir", "", "write the pages into this `DIR` (created if missing)")
-	c.Flags().Var(modeValue{&mode}, "mode", "octal permission of the pages (man pages are read by every user)")
+	c.Flags().Var(flagvalue.Mode{M: &mode}, "mode", "octal permission of the pages (man pages are read by every user)")
 	_ = c.MarkFlagDirname("dir")
 	return c
 }

@@ -151,31 +151,3 @@ func (s joinedSource) Header() record.Header { return s.j.Header() }
 func (s joinedSource) Each(fn func(*record.Sample)) (*record.Recording, error) {
 	return s.j.Each(s.ctx, fn)
 }
-
-// pathsValue is a repeatable path flag (gate --recording): the first
-// value goes to first, the others to rest.
-type pathsValue struct {
-	first *string
-	rest  *[]string
-}
-
-func (v pathsValue) String() string {
-	if v.first == nil {
-		return ""
-	}
-	return strings.Join(append([]string{*v.first}, *v.rest...), ",")
-}
-
-func (v pathsValue) Set(s string) error {
-	if s == "" {
-		return errors.New("empty path")
-	}
-	if *v.first == "" {
-		*v.first = s
-	} else {
-		*v.rest = append(*v.rest, s)
-	}
-	return nil
-}
-
-func (v pathsValue) Type() string { return "path" }
