@@ -19,9 +19,8 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/outfile"
-	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
-	"github.com/memdiag/memdiag/redact"
+	"github.com/memdiag/memdiag/report"
 	"github.com/memdiag/memdiag/session"
 )
 
@@ -249,14 +248,25 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 		ths = append(ths, more...)
 	}
 
-	var rep *gate.Report
 	if opts.Recording != "" {
-		rep, err = judgeRecording(ctx, opts, ths)
-	} else {
-		// A live gate records no processes: it cannot tell which job, if
-		// any, caused a breach, so it names none (analyze a watch
-		// recording for that).
-		rep, err = sampleRun(ctx, opts, ths)
+		rep, err := judgeRecording(ctx, opts, ths)
+		if err != nil {
+			return err
+		}
+		return writeGateReport(opts, rep)
+	}
+	rep, err := session.JudgeLive(ctx, session.Options{
+		Root: opts.Root, Now: opts.Now, Logger: opts.Logger, Version: versionString(),
+		Interval: opts.Interval, Duration: opts.Duration, Cgroup: opts.Cgroup, Victim: opts.Victim,
+		Command: opts.Command, KeepCmdline: opts.NoRedact,
+		Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
+	}, session.Judging{Thresholds: ths, Suspect: opts.SuspectPSI, Out: opts.Out, Mode: opts.Mode})
+	if err != nil && rep != nil {
+		// A failed preflight's report is still written (JUnit, step
+		// summary, annotations) so CI shows why; the exit is 5.
+		if werr := writeGateReport(opts, rep); werr != nil && !isExitCode(werr, exitEnv) {
+			return werr
+		}
 	}
 	if err != nil {
 		return err
@@ -281,86 +291,24 @@ func judgeRecording(ctx context.Context, opts *gateOptions, ths []*gate.Threshol
 	return gate.JudgeRecording(rec, opts.Recording, ths, opts.SuspectPSI)
 }
 
-// sampleRun samples the scope before, during (every Interval) and after the
-// command or duration (a session.Gate), and judges the samples.
-func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*gate.Report, error) {
-	g, err := session.StartGate(ctx, session.Options{
-		Root: opts.Root, Now: opts.Now, Logger: opts.Logger, Version: versionString(),
-		Interval: opts.Interval, Duration: opts.Duration, Cgroup: opts.Cgroup, Victim: opts.Victim,
-		Command: opts.Command, KeepCmdline: opts.NoRedact,
-		Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
-	})
-	if err != nil {
-		return nil, err
-	}
-	defer g.Close()
-	scope := gate.Scope{Cgroup: g.Pressure.Cgroup}
-	first := g.First(ctx)
-	if err := gate.Preflight(first, scope, ths); err != nil {
-		return nil, preflightFailed(ctx, opts, g.Pressure.PSI, scope, first, ths, err)
-	}
-	if err := g.Record(ctx, opts.Out, opts.Mode); err != nil {
-		return nil, err
-	}
-	out, err := g.Run(ctx)
-	if err != nil {
-		return nil, err
-	}
-	h := &record.Header{PageSize: os.Getpagesize()}
-	cmdRes := opts.commandResult(out)
-	if out.StartErr != nil {
-		h = nil
-	}
-	rep := gate.Evaluate(h, g.Samples, scope, ths)
-	rep.CheckPSI(g.Samples, session.HostHeader(ctx, opts.Root, rep.Start, "").Kernel, opts.SuspectPSI)
-	rep.Command = cmdRes
-	// The sampler's gaps: samples late or missed while the run was judged.
-	gaps := record.NewGaps(record.Header{Interval: opts.Interval})
-	for i := range g.Samples {
-		gaps.Add(&g.Samples[i])
-	}
-	if l := gaps.GapLine(); l != "" {
-		rep.Lacks = append(rep.Lacks, l)
-	}
-	return rep, nil
-}
+// gateExit is the exit code of each outcome of a judged run.
+var gateExit = map[gate.Outcome]int{gate.OutcomePass: exitOK, gate.OutcomeCommandFailed: exitCommand, gate.OutcomeNoData: exitEnv, gate.OutcomeBreach: exitBreach}
 
-// commandResult is the wrapped command's line in the report: redacted,
-// like every command line memdiag writes, with its exit (127 when it
-// could not start). nil without a command.
-func (opts *gateOptions) commandResult(out session.GateOutcome) *gate.CommandResult {
-	if len(opts.Command) == 0 {
-		return nil
-	}
-	cmdRes := &gate.CommandResult{Args: opts.Command}
-	if !opts.NoRedact {
-		cmdRes.Args = redact.Args(opts.Command)
-	}
-	switch {
-	case out.StartErr != nil:
-		cmdRes.Err, cmdRes.ExitCode = "could not start: "+out.StartErr.Error(), 127
-	case out.Command != nil:
-		cmdRes.ExitCode, cmdRes.Signal = out.Command.ExitCode, out.Command.Signal
-	}
-	return cmdRes
-}
-
-// preflightFailed still writes the report of a failed preflight (JUnit,
-// step summary, annotations) so CI shows why, and returns the exit-5
-// error with the kernel's reasons.
-func preflightFailed(ctx context.Context, opts *gateOptions, c *psi.Collector, scope gate.Scope, first *record.Sample, ths []*gate.Threshold, err error) error {
-	var ee *gate.EnvError
-	if errors.As(err, &ee) {
-		if werr := writeGateReport(opts, ee.Report(scope, first.Time, ths)); werr != nil && !isExitCode(werr, exitEnv) {
-			return werr
-		}
-	}
-	return gate.EnvDetail(ctx, c, scope, ths, err)
-}
-
-// writeGateReport writes the report, the JUnit file and the GitHub step summary,
-// and maps the verdict to an exit code.
+// writeGateReport writes the report, the JUnit file and the GitHub step
+// summary, and maps the outcome to an exit code.
 func writeGateReport(opts *gateOptions, rep *gate.Report) error {
+	if err := writeGateFiles(opts, rep); err != nil {
+		return err
+	}
+	if code := gateExit[rep.Outcome()]; code != exitOK {
+		return &exitCodeError{Code: code, Err: errors.New(report.GateOutcome(rep))}
+	}
+	return nil
+}
+
+// writeGateFiles writes the report (--output or stdout), --junit and the
+// markdown step summary GITHUB_STEP_SUMMARY names.
+func writeGateFiles(opts *gateOptions, rep *gate.Report) error {
 	ro := gate.RenderOptions{Location: opts.Location, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
 	var out io.Writer = opts.IO.Out
 	if opts.Output != "" {
@@ -394,30 +342,6 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 		if err != nil {
 			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
 		}
-	}
-	suspect := ""
-	if len(rep.SuspectPSI) > 0 {
-		suspect = " (the judged PSI is suspect: see the warning)"
-	}
-	switch {
-	case rep.Command.Failed():
-		return &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: %s", strings.Join(rep.Command.Args, " ")+": "+rep.Command.Describe())}
-	case rep.Count(gate.NoData) > 0:
-		var names []string
-		for _, r := range rep.Results {
-			if r.Status == gate.NoData {
-				names = append(names, r.Threshold.Expr+": "+r.Reason)
-			}
-		}
-		return &exitCodeError{Code: exitEnv, Err: fmt.Errorf("could not judge %s%s", strings.Join(names, "; "), suspect)}
-	case rep.Count(gate.Fail) > 0:
-		var names []string
-		for _, r := range rep.Results {
-			if r.Status == gate.Fail {
-				names = append(names, fmt.Sprintf("%s (observed %s)", r.Threshold.Expr, gate.FormatValue(r.Threshold, r.Observed)))
-			}
-		}
-		return &exitCodeError{Code: exitBreach, Err: fmt.Errorf("threshold breached: %s%s", strings.Join(names, ", "), suspect)}
 	}
 	return nil
 }

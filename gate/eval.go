@@ -190,6 +190,33 @@ func (r *Report) Passed() bool {
 	return r.Count(Fail) == 0 && r.Count(NoData) == 0 && !r.Command.Failed()
 }
 
+// Outcome is what a judged run ends with, the first that applies: the
+// wrapped command failed, a threshold could not be judged, a threshold
+// was breached; else it passed. cmd maps each to its exit code and
+// report.GateOutcome says it.
+type Outcome int
+
+// The outcomes of a judged run, in order of precedence after OutcomePass.
+const (
+	OutcomePass Outcome = iota
+	OutcomeCommandFailed
+	OutcomeNoData
+	OutcomeBreach
+)
+
+// Outcome is the run's outcome (see Outcome).
+func (r *Report) Outcome() Outcome {
+	switch {
+	case r.Command.Failed():
+		return OutcomeCommandFailed
+	case r.Count(NoData) > 0:
+		return OutcomeNoData
+	case r.Count(Fail) > 0:
+		return OutcomeBreach
+	}
+	return OutcomePass
+}
+
 // Verdict is the one-line outcome: "PASS: all 3 thresholds held", …
 func (r *Report) Verdict() string {
 	n := len(r.Results)
