@@ -203,31 +203,9 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	fl.StringVar(&opts.Out, "out", "", "record the sampled run to `FILE` for memdiag analyze (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here, as watch; off: no recording)")
 	fl.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
 	modeFlag(fl, &opts.Mode)
-	fl.Var(suspectValue{&opts.SuspectPSI}, "suspect-psi", "what to do when the judged PSI contradicts itself (averages against total, stall with no reclaim/refault/swap activity): warn (judge, and say so in every format), fail (thresholds on that PSI are not judged: exit 5), ignore")
+	fl.Var(&opts.SuspectPSI, "suspect-psi", "what to do when the judged PSI contradicts itself (averages against total, stall with no reclaim/refault/swap activity): warn (judge, and say so in every format), fail (thresholds on that PSI are not judged: exit 5), ignore")
 	return cmd
 }
-
-// suspectValue is --suspect-psi: warn (the default), fail or ignore.
-type suspectValue struct{ a *gate.SuspectAction }
-
-func (v suspectValue) String() string {
-	if v.a == nil || *v.a == "" {
-		return string(gate.SuspectWarn)
-	}
-	return string(*v.a)
-}
-
-func (v suspectValue) Set(s string) error {
-	for _, a := range gate.SuspectActions {
-		if string(a) == s {
-			*v.a = a
-			return nil
-		}
-	}
-	return fmt.Errorf("want warn, fail or ignore, not %q", s)
-}
-
-func (suspectValue) Type() string { return "warn|fail|ignore" }
 
 func runGate(ctx context.Context, opts *gateOptions) error {
 	if err := oneStdin([]string{"--recording", "--thresholds"}, opts.Recording, opts.ThresholdsFile); err != nil {

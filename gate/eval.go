@@ -101,6 +101,29 @@ const (
 // SuspectActions lists the actions, for --suspect-psi's help.
 var SuspectActions = []SuspectAction{SuspectWarn, SuspectFail, SuspectIgnore}
 
+// String, Set and Type make *SuspectAction the pflag.Value of
+// --suspect-psi: warn (also for ""), fail or ignore.
+func (a *SuspectAction) String() string {
+	if a == nil || *a == "" {
+		return string(SuspectWarn)
+	}
+	return string(*a)
+}
+
+// Set takes one of SuspectActions.
+func (a *SuspectAction) Set(s string) error {
+	for _, x := range SuspectActions {
+		if string(x) == s {
+			*a = x
+			return nil
+		}
+	}
+	return fmt.Errorf("want warn, fail or ignore, not %q", s)
+}
+
+// Type is the value's form in help.
+func (*SuspectAction) Type() string { return "warn|fail|ignore" }
+
 // CheckPSI looks for contradictions in the PSI of the judged scope
 // (signal.PSICheck) over samples and acts on them as a says. kernel is
 // the kernel's release, for the warning. "" is SuspectWarn.
