@@ -87,31 +87,7 @@ func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) 
 		Example: recordExample,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w := &opts.Watch
-			w.KeepCmdline = w.KeepCmdline || f.NoRedact
-			if opts.Segment < time.Second || opts.Segment < 2*w.Interval {
-				return flagErrorf("--segment %s is too short (at least 1s and two intervals)", opts.Segment)
-			}
-			if opts.Retention.MaxAge < 0 || opts.Duration < 0 {
-				return flagErrorf("--max-age and --duration must not be negative")
-			}
-			if opts.Retention.MaxAge > 0 && opts.Retention.MaxAge < opts.Segment {
-				return flagErrorf("--max-age %s is shorter than --segment %s: every finished segment would be removed", store.FormatAge(opts.Retention.MaxAge), opts.Segment)
-			}
-			if opts.MaxSize != "" && opts.MaxSize != "0" {
-				b, err := units.ParseBytes(opts.MaxSize)
-				if err != nil {
-					return flagErrorf("--max-size: %v", err)
-				}
-				opts.Retention.MaxBytes = int64(b)
-			}
-			if w.TopN < 0 {
-				return flagErrorf("--top must not be negative")
-			}
-			if err := w.checkEventsAndStall(); err != nil {
-				return err
-			}
-			if err := checkWebConfig(opts.Listen, w.WebConfigFile); err != nil {
+			if err := opts.complete(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -128,19 +104,37 @@ func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) 
 	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long (default: until SIGTERM or Ctrl-C)")
 	fl.StringVar(&opts.Listen, "listen", "", "also serve Prometheus /metrics on this address, e.g. "+exposition.DefaultListen+" (docs/fleet.md)")
 	webConfigFlag(fl, &opts.Watch.WebConfigFile)
-	w := &opts.Watch
-	fl.DurationVar(&w.Interval, "interval", time.Second, "time between samples (at least 10ms)")
-	minDuration(fl, "interval", 10*time.Millisecond)
-	fl.StringVar(&w.Cgroup, "cgroup", "", cgroupRecordUsage)
-	fl.StringVar(&w.Victim, "victim", "", victimFlagHelp)
-	fl.IntVar(&w.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
-	fl.BoolVar(&w.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
-	fl.BoolVar(&w.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the segment headers")
-	fl.StringVar(&w.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
-	fl.StringVar(&w.EBPF, "ebpf", "auto", ebpfFlagHelp)
-	fl.DurationVar(&w.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
-	fl.DurationVar(&w.StallWindow, "stall-window", time.Second, "moving window of --stall-threshold (500ms..10s)")
+	opts.Watch.samplingFlags(fl, "segment headers")
 	return c
+}
+
+// complete checks record's flags and reads --max-size.
+func (o *recordOptions) complete() error {
+	w := &o.Watch
+	w.KeepCmdline = w.KeepCmdline || w.F.NoRedact
+	if o.Segment < time.Second || o.Segment < 2*w.Interval {
+		return flagErrorf("--segment %s is too short (at least 1s and two intervals)", o.Segment)
+	}
+	if o.Retention.MaxAge < 0 || o.Duration < 0 {
+		return flagErrorf("--max-age and --duration must not be negative")
+	}
+	if o.Retention.MaxAge > 0 && o.Retention.MaxAge < o.Segment {
+		return flagErrorf("--max-age %s is shorter than --segment %s: every finished segment would be removed", store.FormatAge(o.Retention.MaxAge), o.Segment)
+	}
+	if o.MaxSize != "" && o.MaxSize != "0" {
+		b, err := units.ParseBytes(o.MaxSize)
+		if err != nil {
+			return flagErrorf("--max-size: %v", err)
+		}
+		o.Retention.MaxBytes = int64(b)
+	}
+	if w.TopN < 0 {
+		return flagErrorf("--top must not be negative")
+	}
+	if err := w.checkEventsAndStall(); err != nil {
+		return err
+	}
+	return checkWebConfig(o.Listen, w.WebConfigFile)
 }
 
 func runRecord(ctx context.Context, o *recordOptions) error {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -18,7 +17,7 @@ import (
 
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/exposition"
-	"github.com/memdiag/memdiag/internal/outfile"
+	"github.com/memdiag/memdiag/internal/cpuprofile"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
 	"github.com/memdiag/memdiag/session"
@@ -149,18 +148,13 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 		},
 	}
 	fl := c.Flags()
-	fl.DurationVar(&opts.Interval, "interval", time.Second, "time between samples (at least 10ms)")
-	minDuration(fl, "interval", 10*time.Millisecond)
+	opts.samplingFlags(fl, "header")
 	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long, e.g. 30m, 2h, 2d (default: until Ctrl-C or the command exits)")
 	fl.StringVarP(&opts.Out, "out", "o", "", "recording file (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here); a name ending .gz is gzip-compressed, any other plain JSON Lines; both flushed every sample")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite --out if it exists")
-	fl.StringVar(&opts.Cgroup, "cgroup", "", cgroupRecordUsage)
-	fl.StringVar(&opts.Victim, "victim", "", victimFlagHelp)
-	fl.IntVar(&opts.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no live rows")
 	fl.BoolVar(&opts.KeepCmdline, "keep-cmdline", false, "store command lines unredacted")
 	_ = fl.MarkDeprecated("keep-cmdline", "use --no-redact")
-	fl.BoolVar(&opts.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
 	fl.BoolVar(&execFlag, "exec", false, "removed: the command after -- is always run")
 	_ = fl.MarkHidden("exec")
 	fl.StringVar(&opts.ProbeURL, "probe", "", "measure latency with a built-in HTTP probe of this URL")
@@ -168,11 +162,6 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 	fl.StringVar(&opts.LatencyFile, "latency", "", "follow a load-test results file as it is written (a regular file: a FIFO or a device such as /dev/zero is refused)")
 	fl.StringVar(&opts.LatencyFmt, "latency-format", "", "format of --latency (default: detected)")
 	addJMeterFlags(fl, &opts.LatencyColumns, &opts.LatencyProps)
-	fl.BoolVar(&opts.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the header")
-	fl.StringVar(&opts.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
-	fl.StringVar(&opts.EBPF, "ebpf", "auto", ebpfFlagHelp)
-	fl.DurationVar(&opts.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
-	fl.DurationVar(&opts.StallWindow, "stall-window", time.Second, "moving window of --stall-threshold (500ms..10s)")
 	fl.BoolVar(&opts.EnableDelayAcct, "enable-delayacct", false, "turn kernel.task_delayacct on while recording (root), then restore it")
 	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
@@ -217,22 +206,27 @@ func (o *watchOptions) complete(cmd *cobra.Command, args []string, execFlag bool
 	return o.checkEventsAndStall()
 }
 
-// checkEventsAndStall checks the flags watch and record share: --events
-// is auto, on or off, and a --stall-threshold comes with a --stall-window
-// of 500ms..10s no shorter than it.
+// samplingFlags adds the flags watch and record share: what is sampled
+// and how often; header is where --no-timers leaves the jobs out of.
+func (o *watchOptions) samplingFlags(fl *pflag.FlagSet, header string) {
+	fl.DurationVar(&o.Interval, "interval", time.Second, "time between samples (at least 10ms)")
+	minDuration(fl, "interval", 10*time.Millisecond)
+	fl.StringVar(&o.Cgroup, "cgroup", "", cgroupRecordUsage)
+	fl.StringVar(&o.Victim, "victim", "", victimFlagHelp)
+	fl.IntVar(&o.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
+	fl.BoolVar(&o.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
+	fl.BoolVar(&o.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the "+header)
+	fl.StringVar(&o.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
+	fl.StringVar(&o.EBPF, "ebpf", "auto", ebpfFlagHelp)
+	fl.DurationVar(&o.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
+	fl.DurationVar(&o.StallWindow, "stall-window", time.Second, "moving window of --stall-threshold (500ms..10s)")
+}
+
+// checkEventsAndStall is session.Options.CheckModes of o's flags.
 func (o *watchOptions) checkEventsAndStall() error {
-	switch o.Events {
-	case "auto", "on", "off":
-	default:
-		return flagErrorf("--events %q: want auto, on or off", o.Events)
-	}
-	switch o.EBPF {
-	case "auto", "on", "off":
-	default:
-		return flagErrorf("--ebpf %q: want auto, on or off", o.EBPF)
-	}
-	if o.StallThreshold > 0 && (o.StallWindow < 500*time.Millisecond || o.StallWindow > 10*time.Second || o.StallThreshold > o.StallWindow) {
-		return flagErrorf("--stall-window must be 500ms..10s and at least --stall-threshold")
+	so := session.Options{Events: o.Events, EBPF: o.EBPF, StallThreshold: o.StallThreshold, StallWindow: o.StallWindow}
+	if err := so.CheckModes(); err != nil {
+		return &usageError{Err: errors.Unwrap(err)}
 	}
 	return nil
 }
@@ -389,21 +383,8 @@ func printWarnings(f *factory, warnings []string) {
 	}
 }
 
-// startCPUProfile starts the hidden --cpuprofile (bench/); stop ends it.
-func startCPUProfile(path string, mode fs.FileMode) (stop func(), err error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	pf, err := outfile.Create(path, outfile.Options{Overwrite: true, Mode: mode})
-	if err != nil {
-		return nil, &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
-	}
-	if err := pprof.StartCPUProfile(pf); err != nil {
-		pf.Close()
-		return nil, &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
-	}
-	return func() { pprof.StopCPUProfile(); pf.Close() }, nil
-}
+// startCPUProfile starts the hidden --cpuprofile (bench/) of watch and analyze.
+var startCPUProfile = cpuprofile.Start
 
 // watchSummary writes the end summary and, when ok (a whole recording of
 // at least two samples, stdout not closed), the timeline and verdict. The
@@ -414,13 +395,7 @@ func watchSummary(f *factory, path, abs string, sm *record.Summary, ok bool) {
 	summarised := false
 	summary := func(res *correlate.Result) {
 		so := report.SummaryOptions{TopN: 5, Width: f.IO.Width()}
-		if res != nil && len(res.Culprits) > 0 {
-			c := res.Culprits[0]
-			so.Culprit = c.Name
-			for _, p := range c.Processes {
-				so.CulpritPIDs = append(so.CulpritPIDs, p.PIDs...)
-			}
-		}
+		so.SetCulprit(res)
 		report.WriteSummaryWith(f.IO.ErrOut, sm, abs, so)
 		summarised = true
 	}

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -89,3 +91,21 @@ type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
+
+// CheckModes checks the settings watch and record share: Events and
+// EBPF are auto, on or off, and a StallThreshold comes with a
+// StallWindow of 500ms..10s no shorter than it. Its errors are
+// *UsageError naming the flags.
+func (o *Options) CheckModes() error {
+	for _, m := range []struct{ flag, v string }{{"events", o.Events}, {"ebpf", o.EBPF}} {
+		switch m.v {
+		case "auto", "on", "off":
+		default:
+			return &UsageError{Err: fmt.Errorf("--%s %q: want auto, on or off", m.flag, m.v)}
+		}
+	}
+	if o.StallThreshold > 0 && (o.StallWindow < 500*time.Millisecond || o.StallWindow > 10*time.Second || o.StallThreshold > o.StallWindow) {
+		return &UsageError{Err: errors.New("--stall-window must be 500ms..10s and at least --stall-threshold")}
+	}
+	return nil
+}
