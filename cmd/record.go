@@ -152,17 +152,16 @@ func runRecord(ctx context.Context, o *recordOptions) error {
 	// The service is often the next memdiag to start after a killed
 	// watch --enable-delayacct: it says so and puts the switch back.
 	so.DelayAcctLeftover = true
+	// /metrics is served from the same samples the segments get; the
+	// exporter's counters run on across segments.
+	so.ListenAddr, so.WebConfigFile = o.Listen, o.Watch.WebConfigFile
 	s, err := session.Start(ctx, so)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	printWarnings(f, s.Sources.Warnings)
-	// /metrics is served from the same samples the segments get; the
-	// exporter's counters run on across segments.
-	if err := listen(ctx, f, s, o.Listen, o.Watch.WebConfigFile); err != nil {
-		return err
-	}
+	sayMetrics(f, s)
 	defer o.reopenOnHangup(ctx, sg)()
 	out, err := s.Run(ctx, sg)
 	if err != nil {

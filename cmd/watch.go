@@ -336,30 +336,20 @@ func (o *watchOptions) startSession(ctx context.Context) (*session.Session, erro
 		return nil, err
 	}
 	so.DelayAcctLeftover, so.Summarize = true, true
+	so.ListenAddr, so.WebConfigFile = o.Listen, o.WebConfigFile
 	s, err := session.Start(ctx, so)
 	if err != nil {
 		return nil, err
 	}
-	if err := listen(ctx, o.F, s, o.Listen, o.WebConfigFile); err != nil {
-		s.Close()
-		return nil, err
-	}
+	sayMetrics(o.F, s)
 	return s, nil
 }
 
-// listen serves /metrics on addr (--listen of watch and record) from
-// the session's samples; an address that cannot be bound is an error
-// before the first sample.
-func listen(ctx context.Context, f *factory, s *session.Session, addr, webConfig string) error {
-	if addr == "" {
-		return nil
+// sayMetrics says where /metrics is served (--listen of watch and record).
+func sayMetrics(f *factory, s *session.Session) {
+	if s.MetricsURL != "" {
+		fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at %s\n", s.MetricsURL)
 	}
-	url, err := s.Listen(ctx, exposition.ListenOptions{Addr: addr, WebConfigFile: webConfig, ErrLog: f.IO.ErrOut})
-	if err != nil {
-		return &exitCodeError{Code: exitError, Err: err}
-	}
-	fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at %s\n", url)
-	return nil
 }
 
 // webConfigFlag adds --web.config.file, the exporter-toolkit flag that

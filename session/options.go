@@ -52,6 +52,10 @@ type Options struct {
 	// DelayAcctLeftover says and undoes the delay accounting a killed
 	// run left on, before anything else (watch).
 	DelayAcctLeftover bool
+	// ListenAddr, when not "", serves /metrics there from the session's
+	// samples (--listen), with WebConfigFile's TLS and basic auth
+	// (--web.config.file); Session.MetricsURL is where.
+	ListenAddr, WebConfigFile string
 	// Summarize keeps the totals of the end summary (Session.Summary).
 	Summarize bool
 
