@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/gate"
@@ -59,85 +58,11 @@ type gateOptions struct {
 	SuspectPSI gate.SuspectAction
 }
 
-// gateLong is the long help of newGateCmd.
-var gateLong = heredoc.Docf(`
-	Judge a run against thresholds on the kernel's own pressure signals and
-	exit non-zero when one is breached: wrap a command (a load test) and
-	sample while it runs, sample for --duration, or judge a recording made
-	by 'memdiag watch'.
-
-	Thresholds are written like k6 thresholds, METRIC OP VALUE[UNIT], with
-	OP one of < <= > >= == !=:
-
-	  memory.some.stall<5%%     share of wall time some task stalled on memory,
-	                           over the whole run, from PSI's total counter
-	  memory.full.stall<1%%     ... all non-idle tasks stalled at once
-	  memory.full.total<2s     stall time over the run (us, ms, s, m)
-	  memory.some.avg10<10     peak of the kernel's 10 s average (also avg60,
-	                           avg300), percent
-	  io.*, cpu.*              the same for I/O and CPU pressure
-	  swap.out<64MiB           bytes swapped out during the run (also swap.in;
-	                           B, KiB, MiB, GiB)
-	  oom_kills==0             OOM kills during the run
-	  refault.file.rate<500/s  page-cache refaults per second over the run
-	                           (also refault.anon.rate; /s counts pages,
-	                           or give B/s, KiB/s, MiB/s, GiB/s)
-	  reclaim.direct.rate<1000/s  pages scanned by direct reclaim per second
-
-	The scope is the host (/proc/pressure/*, /proc/vmstat) unless --cgroup
-	names a cgroup v2 directory: then its *.pressure files, and its
-	memory.stat and memory.events for the counters. A relative --cgroup is
-	taken below the cgroup2 mount (/sys/fs/cgroup, or /sys/fs/cgroup/unified
-	on a hybrid host). --victim PID|UNIT|CGROUP judges that service's
-	cgroup v2 group instead (unless --cgroup is given), with its memory
-	cgroup's counters (the v1 memory group on a hybrid host). A recording
-	is judged in its own scope (its --cgroup, or its victim's group, if it
-	was made with one).
-
-	The report shows each threshold, the observed value, pass or FAIL, and
-	the worst sampling interval. --junit writes JUnit XML (one test case per
-	threshold) for GitLab, Jenkins and GitHub test reporters; --format github
-	writes workflow annotations; when GITHUB_STEP_SUMMARY is set a markdown
-	summary is appended to that file. The wrapped command's own output
-	passes through; use --output to keep the report apart from it.
-
-	The command after -- gets memdiag's stdin, stdout and stderr, and is
-	sampled by the same loop as 'memdiag watch', with one last sample after
-	it exits. On Ctrl-C, SIGTERM or SIGHUP memdiag sends the command (and the processes it started) SIGTERM,
-	waits up to 10 s, then SIGKILL, and exits %[7]d without a verdict: an
-	unfinished run is not judged.
-
-	Exit codes:
-	  %[1]d  every threshold held (and the command succeeded)
-	  %[2]d  a threshold was breached
-	  %[3]d  the wrapped command failed; its own exit code is printed (the
-	     report is still written; this code wins over %[2]d and %[4]d)
-	  %[4]d  environment: a signal a threshold needs cannot be read (no PSI,
-	     not a cgroup v2 directory, unreadable cgroup), was missing from
-	     over 10%% of the run, or the recording ended abnormally (no end
-	     line, lines cut) — never a pass
-	  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
-`, exitOK, exitBreach, exitCommand, exitEnv, exitUsage, exitError, exitInterrupt)
+// gateLong is the long help of newGateCmd; its %[N]d are the exit codes.
+var gateLong = fmt.Sprintf(helpText("gate"), exitOK, exitBreach, exitCommand, exitEnv, exitUsage, exitError, exitInterrupt)
 
 // gateExample is the Example section of newGateCmd's help.
-var gateExample = examples(`
-	# fail the job if the service's cgroup stalled on memory > 1% of the load test
-	memdiag gate --cgroup /sys/fs/cgroup/system.slice/web.service \
-	  --threshold 'memory.full.stall<1%' --threshold 'oom_kills==0' \
-	  --junit gate.xml -- ./load-test.sh --vus 50
-
-	# host-wide, for five minutes, thresholds from a file:
-	#   thresholds:
-	#     - memory.some.stall<5%
-	#     - swap.out<256MiB
-	memdiag gate --thresholds memdiag-thresholds.yaml --duration 5m
-
-	# judge an existing recording
-	memdiag gate --threshold 'memory.some.avg10<10' --recording run.jsonl
-
-	# judge last night's hour of the service's store
-	memdiag gate --threshold 'memory.full.stall<1%' --recording /var/lib/memdiag --from 'yesterday 02:00..03:00'
-`)
+var gateExample = helpText("gate-examples")
 
 // cgroupValue is what a --cgroup value may be, for every command
 // (cgroupfs.Resolve gives it its one meaning).

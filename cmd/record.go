@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/exposition"
@@ -32,51 +31,10 @@ type recordOptions struct {
 }
 
 // recordLong is the long help of newRecordCmd.
-var recordLong = heredoc.Doc(`
-	Sample what watch samples, at the same cost, for as long as the host runs,
-	into a store directory of time-sliced segments (default /var/lib/memdiag):
-	one gzip-compressed recording per --segment (an hour by default, switched
-	on the hour), named memdiag-YYYYMMDDTHHMMSSZ.jsonl.gz after its first
-	sample in UTC. Each segment is a complete recording that 'memdiag analyze'
-	reads alone; the sample at a switch ends one segment and starts the next,
-	so that analyze, compare and gate --recording read a store directory, or
-	several segments, as one continuous recording (see --from/--to there).
-
-	Every sample is flushed to the kernel (a gzip sync flush), so a recorder
-	killed with SIGKILL, or a host that loses power, loses at most the
-	interval in progress; restarted, it starts a new segment and keeps the
-	old ones as they are. A segment is created with its first sample: the
-	store never holds an empty one.
-
-	A full disk, a read-only or a removed store does not stop the recorder:
-	the line being written waits and is tried again at each sample (on a
-	full disk after retention has removed what it may), the samples taken
-	meanwhile are counted, and once writing works again a gap line in the
-	segment says how many were not written, and when. analyze, compare and
-	gate --recording read the segment being written up to its last sample
-	and say so ("live: up to 12:03:59 UTC").
-
-	Retention runs at start and at each switch: segments whose last sample is
-	older than --max-age are removed, then the oldest until the store holds at
-	most --max-size. The segment being written is never removed.
-
-	Signals: SIGHUP starts a new segment at the next sample (reopen); SIGTERM
-	or Ctrl-C takes a last sample, writes the end line and exits 0. A line on
-	stderr (the journal under systemd) says the store's state at start and at
-	each switch. One recorder per store: a second one exits 1.
-
-	contrib/memdiag.service is a hardened systemd unit for it; see
-	docs/service.md.
-`)
+var recordLong = helpText("record")
 
 // recordExample is the Example section of newRecordCmd's help.
-var recordExample = examples(`
-	# the service: hourly segments in /var/lib/memdiag, a week or 1 GiB kept
-	memdiag record
-
-	# a test store: 10 s segments, keep 1 minute
-	memdiag record --store /tmp/st --segment 10s --max-age 1m
-`)
+var recordExample = helpText("record-examples")
 
 func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) *cobra.Command {
 	opts := &recordOptions{Watch: watchOptions{F: f, Quiet: true}}

@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -59,75 +58,10 @@ type watchOptions struct {
 }
 
 // watchLong is the long help of newWatchCmd.
-var watchLong = heredoc.Doc(`
-	Sample the kernel's memory-pressure signals once per interval and record
-	them to a JSON Lines file that 'memdiag analyze' and 'memdiag gate' read:
-
-	  PSI        /proc/pressure/{memory,io,cpu}: stall share from Δtotal (some, full)
-	  LRU        /proc/meminfo file/anon LRU, dirty, available; /proc/vmstat
-	             direct and kswapd reclaim, refaults, major faults, OOM kills
-	  swap       pswpin/pswpout (pages/s → bytes/s), /proc/swaps
-	  disks      /proc/diskstats per whole device: bytes/s, IOPS, busy % (io_ticks)
-	  processes  /proc/PID/io deltas, the top N by I/O with their systemd unit,
-	             and processes that started or exited between samples
-
-	Whose latency: with --probe at a local address, the service listening
-	on its port is the victim (--victim PID|UNIT|CGROUP names it instead).
-	Its cgroup v2 group's PSI is recorded as the cgroup's (CG-S, CG-F;
-	analyze reads it first) unless --cgroup is given, and its memory
-	cgroup's refaults and major faults (the v1 memory group on a hybrid
-	host). Not found, it is said once and the host's PSI is used.
-
-	A live row per interval goes to stdout (--quiet for none), stamped with the
-	interval's end, when its counters were read, as sar and pidstat do; analyze
-	stamps its timeline rows the same way. If stdout is closed (watch | head)
-	the live rows stop and the recording goes on. Run as root to see every
-	process's I/O.
-
-	The live columns fit the terminal, most important first: latency (P99)
-	and failed requests (ERR) with --probe or --latency, memory PSI of the
-	host (SOME, FULL) and of the --cgroup group (CG-S, CG-F), direct reclaim
-	(DIRECT: the host ran short) and cgroup-limit reclaim (LIMIT) apart,
-	disk (DISK), the file LRU's change (ΔLRU), the busiest process (TOP-IO),
-	then the rest. Sizes and rates are MiB and MiB/s, reclaim pages/s. A
-	legend on stderr names each column and those left out; piped, every
-	column is written. The end summary lists the processes by I/O (read +
-	written), the verdict's culprit first.
-
-	Ctrl-C, SIGTERM, SIGHUP, --duration (rounded up to whole intervals) or the
-	end of the command after -- stop the recording the same way: one last
-	sample (what happened since the last tick: the command's exit, its
-	children's exit events, the last requests), the end line, a summary.
-
-	The command after -- gets memdiag's stdin, stdout and stderr. When memdiag
-	stops first, it sends the command and the processes it started SIGTERM
-	(sh -c 'vegeta ...' stops vegeta too), waits up to 10 s, then SIGKILL.
-	A command that fails on its own (a non-zero exit, or a signal memdiag did
-	not cause) makes memdiag exit 4, with the command's code printed (128+N
-	for signal N, as a shell reports it); 'memdiag gate -- CMD' does the same.
-
-	The default recording is gzip-compressed (.jsonl.gz); with --out
-	NAME.jsonl it is plain JSON Lines. Either is flushed to the kernel after
-	every sample (gzip with a sync flush), so a killed recorder loses at most
-	the interval in progress. Command lines are stored with likely secrets
-	(passwords, tokens, keys, URL credentials) replaced by *** unless
-	--no-redact is given. The format is documented in docs/recording.md.
-`)
+var watchLong = helpText("watch")
 
 // watchExample is the Example section of newWatchCmd's help.
-var watchExample = examples(`
-	# record until Ctrl-C, one sample per second, to a time-stamped file
-	memdiag watch
-
-	# record a load test: stops when it ends; exits 4 if it fails
-	memdiag watch --out run.jsonl -- k6 run script.js
-
-	# measure latency with the built-in probe while recording
-	memdiag watch --out run.jsonl --probe http://127.0.0.1:8080/health -- ./load-test.sh
-
-	# one minute, every 500 ms, no live rows, also the PSI of one cgroup v2 group
-	memdiag watch --duration 1m --interval 500ms --quiet --cgroup /sys/fs/cgroup/system.slice/app.service
-`)
+var watchExample = helpText("watch-examples")
 
 func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *cobra.Command {
 	opts := &watchOptions{F: f}
