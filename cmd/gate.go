@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
-	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
 	"github.com/memdiag/memdiag/session"
@@ -212,58 +210,14 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 // writeGateFiles writes the report (--output or stdout), --junit and the
 // markdown step summary GITHUB_STEP_SUMMARY names.
 func writeGateFiles(opts *gateOptions, rep *gate.Report) error {
-	ro := gate.RenderOptions{Location: opts.Location, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
-	var out io.Writer = opts.IO.Out
-	if opts.Output != "" {
-		ro.Width, ro.Color = 0, false // a file: full content, no escapes
-		// A report file is rewritten on each run, but never through a
-		// link (outfile); 0600 unless --mode.
-		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: true, Mode: opts.Mode})
-		if err != nil {
-			return fmt.Errorf("--output: %w", err)
-		}
-		defer f.Close()
-		out = f
-	}
-	if err := gate.Render(out, rep, opts.Format, ro); err != nil {
-		return err
-	}
-	if opts.JUnit != "" {
-		if err := writeFile(opts.JUnit, opts.Mode, func(w io.Writer) error { return gate.WriteJUnit(w, rep, opts.Location) }); err != nil {
-			return err
-		}
-	}
-	if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		f, err := outfile.Create(p, outfile.Options{Append: true})
-		if err != nil {
-			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
-		}
-		err = gate.Render(f, rep, format.Markdown, ro)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
-		}
-	}
-	return nil
+	return gate.Outputs{
+		Stdout: opts.IO.Out, Format: opts.Format, Output: opts.Output, JUnit: opts.JUnit, Mode: opts.Mode,
+		Render:      gate.RenderOptions{Location: opts.Location, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()},
+		StepSummary: opts.Getenv("GITHUB_STEP_SUMMARY"),
+	}.Write(rep)
 }
 
 func isExitCode(err error, code int) bool {
 	var ce *exitCodeError
 	return errors.As(err, &ce) && ce.Code == code
-}
-
-// writeFile writes a report file with outfile: rewritten on each run,
-// never through a symbolic or hard link, with mode (--mode, 0600).
-func writeFile(path string, mode fs.FileMode, write func(io.Writer) error) error {
-	f, err := outfile.Create(path, outfile.Options{Overwrite: true, Mode: mode})
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
 }
