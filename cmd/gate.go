@@ -17,7 +17,7 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/record"
-	"github.com/memdiag/memdiag/report"
+	"github.com/memdiag/memdiag/report/gatereport"
 	"github.com/memdiag/memdiag/session"
 )
 
@@ -202,7 +202,7 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 		return err
 	}
 	if code := gateExit[rep.Outcome()]; code != exitOK {
-		return &exitCodeError{Code: code, Err: errors.New(report.GateOutcome(rep))}
+		return &exitCodeError{Code: code, Err: errors.New(gatereport.Outcome(rep))}
 	}
 	return nil
 }
@@ -210,9 +210,9 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 // writeGateFiles writes the report (--output or stdout), --junit and the
 // markdown step summary GITHUB_STEP_SUMMARY names.
 func writeGateFiles(opts *gateOptions, rep *gate.Report) error {
-	return gate.Outputs{
+	return gatereport.Outputs{
 		Stdout: opts.IO.Out, Format: opts.Format, Output: opts.Output, JUnit: opts.JUnit, Mode: opts.Mode,
-		Render:      gate.RenderOptions{Location: opts.Location, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()},
+		Render:      gatereport.RenderOptions{Location: opts.Location, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()},
 		StepSummary: opts.Getenv("GITHUB_STEP_SUMMARY"),
 	}.Write(rep)
 }

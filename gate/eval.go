@@ -216,7 +216,7 @@ func (r *Report) Passed() bool {
 // Outcome is what a judged run ends with, the first that applies: the
 // wrapped command failed, a threshold could not be judged, a threshold
 // was breached; else it passed. cmd maps each to its exit code and
-// report.GateOutcome says it.
+// report/gatereport.Outcome says it.
 type Outcome int
 
 // The outcomes of a judged run, in order of precedence after OutcomePass.
@@ -358,7 +358,7 @@ func evaluate(samples []record.Sample, scope Scope, t *Threshold, pageSize float
 			continue
 		}
 		better := worst == nil || v > worst.Value
-		if t.Op.lowerIsWorse() {
+		if t.Op.LowerIsWorse() {
 			better = worst == nil || v < worst.Value
 		}
 		if better {

@@ -30,7 +30,8 @@ func TestStartListen(t *testing.T) {
 		t.Errorf("GET %s: %s", s.MetricsURL, resp.Status)
 	}
 	s.Close()
-	if _, err := http.Get(s.MetricsURL); err == nil {
+	if resp, err := http.Get(s.MetricsURL); err == nil {
+		resp.Body.Close()
 		t.Errorf("still served after Close")
 	}
 	o.ListenAddr = "256.0.0.1:1"

@@ -1,4 +1,4 @@
-package report
+package gatereport
 
 import (
 	"fmt"
@@ -7,11 +7,11 @@ import (
 	"github.com/memdiag/memdiag/gate"
 )
 
-// GateOutcome is the sentence a judged run ends with on stderr (after
+// Outcome is the sentence a judged run ends with on stderr (after
 // "memdiag: "): the failed command and how it ended, the thresholds that
 // could not be judged and why, or those breached with the observed
 // values; "" for a pass. A suspect PSI (--suspect-psi warn) is pointed at.
-func GateOutcome(rep *gate.Report) string {
+func Outcome(rep *gate.Report) string {
 	suspect := ""
 	if len(rep.SuspectPSI) > 0 {
 		suspect = " (the judged PSI is suspect: see the warning)"
@@ -30,7 +30,7 @@ func GateOutcome(rep *gate.Report) string {
 	case gate.OutcomeBreach:
 		for _, r := range rep.Results {
 			if r.Status == gate.Fail {
-				names = append(names, fmt.Sprintf("%s (observed %s)", r.Threshold.Expr, gate.FormatValue(r.Threshold, r.Observed)))
+				names = append(names, fmt.Sprintf("%s (observed %s)", r.Threshold.Expr, FormatValue(r.Threshold, r.Observed)))
 			}
 		}
 		return "threshold breached: " + strings.Join(names, ", ") + suspect

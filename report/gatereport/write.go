@@ -1,7 +1,8 @@
-package gate
+package gatereport
 
 import (
 	"fmt"
+	"github.com/memdiag/memdiag/gate"
 	"io"
 	"io/fs"
 
@@ -25,7 +26,7 @@ type Outputs struct {
 }
 
 // Write writes rep to every output, stopping at the first error.
-func (o Outputs) Write(rep *Report) error {
+func (o Outputs) Write(rep *gate.Report) error {
 	ro := o.Render
 	out := o.Stdout
 	if o.Output != "" {
