@@ -136,17 +136,6 @@ func runRecord(ctx context.Context, o *recordOptions) error {
 func (o *recordOptions) reopenOnHangup(ctx context.Context, sg *session.Segments) func() {
 	poke := sg.Reopen
 	onHangup.Store(&poke)
-	if o.Reopen != nil {
-		go func() {
-			for {
-				select {
-				case <-o.Reopen:
-					poke()
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-	}
+	sg.ReopenOn(ctx, o.Reopen)
 	return func() { onHangup.Store(nil) }
 }

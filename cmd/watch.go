@@ -223,7 +223,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	printWarnings(f, s.Sources.Warnings)
 	live := report.NewLiveRows(f.IO.Out, f.IO.ErrOut, s.Header, !o.Quiet, report.LiveOptions{Width: f.IO.Width(), Color: f.IO.ColorEnabled()})
 	if !o.Quiet {
-		live.Forecast = forecastOf(s.Exporter())
+		live.Forecast = report.ForecastOf(s.Exporter())
 	}
 	s.Observe(live.Row)
 	out, err := s.Run(ctx, w)
@@ -247,19 +247,6 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		return &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: %s: %s", o.Command[0], out.Command.Describe())}
 	}
 	return nil
-}
-
-// forecastOf is the live view's forecast line from the exporter's last
-// analysis (docs/fleet.md, Forecast).
-func forecastOf(exp *exposition.Exporter) func(time.Time) (report.Forecast, bool) {
-	return func(at time.Time) (report.Forecast, bool) {
-		f, next, ok := exp.Next(at)
-		if !ok {
-			return report.Forecast{}, false
-		}
-		return report.Forecast{Job: f.Label, In: next.Sub(at), Stalled: f.Stalled, Of: f.Firings,
-			Service: f.Service, Stat: f.Stat, Factor: f.Latency}, true
-	}
 }
 
 // startSession starts watch's recording session and its /metrics
