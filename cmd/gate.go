@@ -78,32 +78,8 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 		Example: gateExample,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Root, opts.Logger, opts.NoRedact = f.Root, f.Logger, f.NoRedact
-			if len(args) > 0 {
-				if cmd.ArgsLenAtDash() != 0 {
-					return flagErrorf("put the command to wrap after --, e.g. memdiag gate --threshold 'memory.full.stall<1%%' -- %s", strings.Join(args, " "))
-				}
-				opts.Command = args
-			}
-			modes := 0
-			for _, on := range []bool{len(opts.Command) > 0, cmd.Flags().Changed("duration"), opts.Recording != ""} {
-				if on {
-					modes++
-				}
-			}
-			if modes != 1 {
-				return flagErrorf("give exactly one of: a command after --, --duration, or --recording")
-			}
-			if cmd.Flags().Changed("duration") && opts.Duration <= 0 {
-				return flagErrorf("--duration must be positive")
-			}
-			if opts.Recording == "" && (opts.From != "" || opts.To != "") {
-				return flagErrorf("--from and --to apply to --recording only")
-			}
-			if opts.Recording != "" && (opts.Cgroup != "" || opts.Victim != "") {
-				return flagErrorf("--cgroup and --victim do not apply to --recording: a recording is judged in the scope it was made in")
-			}
-			if len(opts.Thresholds) == 0 && opts.ThresholdsFile == "" {
-				return flagErrorf("no thresholds: give --threshold EXPR (e.g. 'memory.full.stall<1%%') or --thresholds FILE")
+			if err := opts.complete(cmd, args); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -128,6 +104,39 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	modeFlag(fl, &opts.Mode)
 	fl.Var(&opts.SuspectPSI, "suspect-psi", "what to do when the judged PSI contradicts itself (averages against total, stall with no reclaim/refault/swap activity): warn (judge, and say so in every format), fail (thresholds on that PSI are not judged: exit 5), ignore")
 	return cmd
+}
+
+// complete takes the command after -- from args and checks that one
+// way of judging is given, with what it needs.
+func (o *gateOptions) complete(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		if cmd.ArgsLenAtDash() != 0 {
+			return flagErrorf("put the command to wrap after --, e.g. memdiag gate --threshold 'memory.full.stall<1%%' -- %s", strings.Join(args, " "))
+		}
+		o.Command = args
+	}
+	modes := 0
+	for _, on := range []bool{len(o.Command) > 0, cmd.Flags().Changed("duration"), o.Recording != ""} {
+		if on {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return flagErrorf("give exactly one of: a command after --, --duration, or --recording")
+	}
+	if cmd.Flags().Changed("duration") && o.Duration <= 0 {
+		return flagErrorf("--duration must be positive")
+	}
+	if o.Recording == "" && (o.From != "" || o.To != "") {
+		return flagErrorf("--from and --to apply to --recording only")
+	}
+	if o.Recording != "" && (o.Cgroup != "" || o.Victim != "") {
+		return flagErrorf("--cgroup and --victim do not apply to --recording: a recording is judged in the scope it was made in")
+	}
+	if len(o.Thresholds) == 0 && o.ThresholdsFile == "" {
+		return flagErrorf("no thresholds: give --threshold EXPR (e.g. 'memory.full.stall<1%%') or --thresholds FILE")
+	}
+	return nil
 }
 
 func runGate(ctx context.Context, opts *gateOptions) error {
@@ -162,14 +171,14 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 		Command: opts.Command, KeepCmdline: opts.NoRedact,
 		Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
 	}, session.Judging{Thresholds: ths, Suspect: opts.SuspectPSI, Out: opts.Out, Mode: opts.Mode})
-	if err != nil && rep != nil {
+	if err != nil {
 		// A failed preflight's report is still written (JUnit, step
 		// summary, annotations) so CI shows why; the exit is 5.
-		if werr := writeGateReport(opts, rep); werr != nil && !isExitCode(werr, exitEnv) {
-			return werr
+		if rep != nil {
+			if werr := writeGateReport(opts, rep); werr != nil && !isExitCode(werr, exitEnv) {
+				return werr
+			}
 		}
-	}
-	if err != nil {
 		return err
 	}
 	return writeGateReport(opts, rep)

@@ -214,12 +214,10 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		return err
 	}
 	defer s.Close()
-	w, err := record.CreateMode(o.Out, o.Force, o.Mode)
+	w, abs, err := o.create()
 	if err != nil {
-		return &exitCodeError{Code: exitError, Err: fmt.Errorf("cannot record: %w", err)}
+		return err
 	}
-	abs, _ := filepath.Abs(o.Out)
-	fmt.Fprintf(f.IO.ErrOut, "memdiag: recording to %s every %s (Ctrl-C to stop)\n", abs, o.Interval)
 	printWarnings(f, s.Sources.Warnings)
 	live := report.NewLiveRows(f.IO.Out, f.IO.ErrOut, s.Header, !o.Quiet, report.LiveOptions{Width: f.IO.Width(), Color: f.IO.ColorEnabled()})
 	if !o.Quiet {
@@ -264,6 +262,17 @@ func (o *watchOptions) startSession(ctx context.Context) (*session.Session, erro
 	}
 	sayMetrics(o.F, s)
 	return s, nil
+}
+
+// create creates the recording --out names and says where it goes.
+func (o *watchOptions) create() (w *record.Writer, abs string, err error) {
+	w, err = record.CreateMode(o.Out, o.Force, o.Mode)
+	if err != nil {
+		return nil, "", &exitCodeError{Code: exitError, Err: fmt.Errorf("cannot record: %w", err)}
+	}
+	abs, _ = filepath.Abs(o.Out)
+	fmt.Fprintf(o.F.IO.ErrOut, "memdiag: recording to %s every %s (Ctrl-C to stop)\n", abs, o.Interval)
+	return w, abs, nil
 }
 
 // sayMetrics says where /metrics is served (--listen of watch and record).
