@@ -10,11 +10,10 @@ import (
 	"github.com/memdiag/memdiag/record"
 )
 
-// TestOpenWindow: a window is read whole with ReadAll, in the first
-// recording's zone; a --from that
+// TestOpenWindow: a window is read whole with ReadAll; a --from that
 // does not parse is a *WindowError; a window no segment overlaps names
-// the span the segments cover. The header names no zone, so times are
-// read in the local zone; the window is given in UTC.
+// the span the segments cover. The header names no zone (times are read
+// in the local zone); the window is given in UTC.
 func TestOpenWindow(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
