@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/internal/format"
 )
 
@@ -36,8 +37,8 @@ func flagError(_ *cobra.Command, err error) error {
 		switch fl.Value.Type() {
 		case "duration":
 			why = errors.New("want a duration such as 500ms, 10s, 5m or 2h")
-			if _, long := fl.Value.(durationValue); long {
-				why = errors.Unwrap(ive) // parseDuration's own words list days and weeks
+			if _, long := fl.Value.(flagvalue.Duration); long {
+				why = errors.Unwrap(ive) // flagvalue.ParseDuration's own words list days and weeks
 			}
 		case "int", "uint", "int64":
 			why = errors.New("want a whole number")
@@ -79,8 +80,8 @@ func checkDurations(c *cobra.Command) error {
 		}
 		d, err := time.ParseDuration(fl.Value.String())
 		if err != nil {
-			if dv, ok := fl.Value.(durationValue); ok {
-				d = *dv.d
+			if dv, ok := fl.Value.(flagvalue.Duration); ok {
+				d = *dv.D
 			} else {
 				return
 			}

@@ -4,23 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
-	"github.com/memdiag/memdiag/internal/outfile"
-	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
-	"github.com/memdiag/memdiag/redact"
+	"github.com/memdiag/memdiag/report/gatereport"
 	"github.com/memdiag/memdiag/session"
 )
 
@@ -67,91 +64,11 @@ type gateOptions struct {
 	ExitCode string
 }
 
-// gateLong is the long help of newGateCmd.
-var gateLong = heredoc.Docf(`
-	Judge a run against thresholds on the kernel's own pressure signals and
-	exit non-zero when one is breached: wrap a command (a load test) and
-	sample while it runs, sample for --duration, or judge a recording made
-	by 'memdiag watch'.
-
-	Thresholds are written like k6 thresholds, METRIC OP VALUE[UNIT], with
-	OP one of < <= > >= == !=:
-
-	  memory.some.stall<5%%     share of wall time some task stalled on memory,
-	                           over the whole run, from PSI's total counter
-	  memory.full.stall<1%%     ... all non-idle tasks stalled at once
-	  memory.full.total<2s     stall time over the run (us, ms, s, m)
-	  memory.some.avg10<10     peak of the kernel's 10 s average (also avg60,
-	                           avg300), percent
-	  io.*, cpu.*              the same for I/O and CPU pressure
-	  swap.out<64MiB           bytes swapped out during the run (also swap.in;
-	                           B, KiB, MiB, GiB)
-	  oom_kills==0             OOM kills during the run
-	  refault.file.rate<500/s  page-cache refaults per second over the run
-	                           (also refault.anon.rate; /s counts pages,
-	                           or give B/s, KiB/s, MiB/s, GiB/s)
-	  reclaim.direct.rate<1000/s  pages scanned by direct reclaim per second
-
-	The scope is the host (/proc/pressure/*, /proc/vmstat) unless --cgroup
-	names a cgroup v2 directory: then its *.pressure files, and its
-	memory.stat and memory.events for the counters. A relative --cgroup is
-	taken below the cgroup2 mount (/sys/fs/cgroup, or /sys/fs/cgroup/unified
-	on a hybrid host). --victim PID|UNIT|CGROUP judges that service's
-	cgroup v2 group instead (unless --cgroup is given), with its memory
-	cgroup's counters (the v1 memory group on a hybrid host). A recording
-	is judged in its own scope (its --cgroup, or its victim's group, if it
-	was made with one).
-
-	The report shows each threshold, the observed value, pass or FAIL, and
-	the worst sampling interval. --junit writes JUnit XML (one test case per
-	threshold) for GitLab, Jenkins and GitHub test reporters; --format github
-	writes workflow annotations; when GITHUB_STEP_SUMMARY is set a markdown
-	summary is appended to that file. The wrapped command's own output
-	passes through; use --output to keep the report apart from it.
-
-	The command after -- gets memdiag's stdin, stdout and stderr, and is
-	sampled by the same loop as 'memdiag watch', with one last sample after
-	it exits. On Ctrl-C, SIGTERM or SIGHUP memdiag sends the command (and the processes it started) SIGTERM,
-	waits up to 10 s, then SIGKILL, and exits %[7]d without a verdict: an
-	unfinished run is not judged.
-
-	With --abort-on-fail, as with k6's abortOnFail, the thresholds are
-	judged over the run so far after each sample, and the first breach
-	stops the command the same way; the run up to then is judged (exit
-	%[2]d). With --exit-code command, a run whose thresholds held exits with
-	the command's own code (0 when it succeeded) instead of %[3]d.
-
-	Exit codes:
-	  %[1]d  every threshold held (and the command succeeded)
-	  %[2]d  a threshold was breached
-	  %[3]d  the wrapped command failed; its own exit code is printed (the
-	     report is still written; this code wins over %[2]d and %[4]d)
-	  %[4]d  environment: a signal a threshold needs cannot be read (no PSI,
-	     not a cgroup v2 directory, unreadable cgroup), was missing from
-	     over 10%% of the run, or the recording ended abnormally (no end
-	     line, lines cut) — never a pass
-	  %[5]d  usage error;  %[6]d  other error (e.g. an unreadable recording)
-`, exitOK, exitBreach, exitCommand, exitEnv, exitUsage, exitError, exitInterrupt)
+// gateLong is the long help of newGateCmd; its %[N]d are the exit codes.
+var gateLong = fmt.Sprintf(helpText("gate"), exitOK, exitBreach, exitCommand, exitEnv, exitUsage, exitError, exitInterrupt)
 
 // gateExample is the Example section of newGateCmd's help.
-var gateExample = examples(`
-	# fail the job if the service's cgroup stalled on memory > 1% of the load test
-	memdiag gate --cgroup /sys/fs/cgroup/system.slice/web.service \
-	  --threshold 'memory.full.stall<1%' --threshold 'oom_kills==0' \
-	  --junit gate.xml -- ./load-test.sh --vus 50
-
-	# host-wide, for five minutes, thresholds from a file:
-	#   thresholds:
-	#     - memory.some.stall<5%
-	#     - swap.out<256MiB
-	memdiag gate --thresholds memdiag-thresholds.yaml --duration 5m
-
-	# judge an existing recording
-	memdiag gate --threshold 'memory.some.avg10<10' --recording run.jsonl
-
-	# judge last night's hour of the service's store
-	memdiag gate --threshold 'memory.full.stall<1%' --recording /var/lib/memdiag --from 'yesterday 02:00..03:00'
-`)
+var gateExample = helpText("gate-examples")
 
 // cgroupValue is what a --cgroup value may be, for every command
 // (cgroupfs.Resolve gives it its one meaning).
@@ -169,38 +86,8 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 		Example: gateExample,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Root, opts.Logger, opts.NoRedact = f.Root, f.Logger, f.NoRedact
-			if len(args) > 0 {
-				if cmd.ArgsLenAtDash() != 0 {
-					return flagErrorf("put the command to wrap after --, e.g. memdiag gate --threshold 'memory.full.stall<1%%' -- %s", strings.Join(args, " "))
-				}
-				opts.Command = args
-			}
-			modes := 0
-			for _, on := range []bool{len(opts.Command) > 0, cmd.Flags().Changed("duration"), opts.Recording != ""} {
-				if on {
-					modes++
-				}
-			}
-			if modes != 1 {
-				return flagErrorf("give exactly one of: a command after --, --duration, or --recording")
-			}
-			if cmd.Flags().Changed("duration") && opts.Duration <= 0 {
-				return flagErrorf("--duration must be positive")
-			}
-			if opts.Recording == "" && (opts.From != "" || opts.To != "") {
-				return flagErrorf("--from and --to apply to --recording only")
-			}
-			if opts.Recording != "" && (opts.Cgroup != "" || opts.Victim != "") {
-				return flagErrorf("--cgroup and --victim do not apply to --recording: a recording is judged in the scope it was made in")
-			}
-			if (opts.AbortOnFail || cmd.Flags().Changed("exit-code")) && len(opts.Command) == 0 {
-				return flagErrorf("--abort-on-fail and --exit-code apply to a command after -- only")
-			}
-			if opts.ExitCode != "memdiag" && opts.ExitCode != "command" {
-				return flagErrorf("--exit-code %q: want memdiag or command", opts.ExitCode)
-			}
-			if len(opts.Thresholds) == 0 && opts.ThresholdsFile == "" {
-				return flagErrorf("no thresholds: give --threshold EXPR (e.g. 'memory.full.stall<1%%') or --thresholds FILE")
+			if err := opts.complete(cmd, args); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -214,7 +101,7 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	fl.DurationVar(&opts.Interval, "interval", time.Second, "sampling interval (at least 10ms)")
 	minDuration(fl, "interval", 10*time.Millisecond)
 	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
-	fl.Var(pathsValue{&opts.Recording, &opts.MoreRecordings}, "recording", "judge this recording (from memdiag watch), or store directory of memdiag record, instead of sampling; repeat it for several segments")
+	fl.Var(flagvalue.Paths{First: &opts.Recording, Rest: &opts.MoreRecordings}, "recording", "judge this recording (from memdiag watch), or store directory of memdiag record, instead of sampling; repeat it for several segments")
 	windowFlags(fl, &opts.From, &opts.To, "--recording")
 	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 group instead of the host: "+cgroupValue)
 	fl.StringVar(&opts.Victim, "victim", "", "judge the cgroup of this `PID`, UNIT (web.service) or CGROUP instead of the host (recorded as the victim)")
@@ -226,31 +113,48 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	forceFlag(fl, &opts.Force, "--output and --junit")
 	fl.BoolVar(&opts.AbortOnFail, "abort-on-fail", false, "stop the wrapped command (SIGTERM, as on Ctrl-C) as soon as a threshold is breached over the run so far, then judge the run (k6's abortOnFail)")
 	fl.StringVar(&opts.ExitCode, "exit-code", "memdiag", fmt.Sprintf("when no threshold failed, exit with memdiag's code (memdiag: %d when the command failed) or the wrapped command's own (command); a breach still exits %d", exitCommand, exitBreach))
-	fl.Var(suspectValue{&opts.SuspectPSI}, "suspect-psi", "what to do when the judged PSI contradicts itself (averages against total, stall with no reclaim/refault/swap activity): warn (judge, and say so in every format), fail (thresholds on that PSI are not judged: exit 5), ignore")
+	fl.Var(&opts.SuspectPSI, "suspect-psi", "what to do when the judged PSI contradicts itself (averages against total, stall with no reclaim/refault/swap activity): warn (judge, and say so in every format), fail (thresholds on that PSI are not judged: exit 5), ignore")
 	return cmd
 }
 
-// suspectValue is --suspect-psi: warn (the default), fail or ignore.
-type suspectValue struct{ a *gate.SuspectAction }
-
-func (v suspectValue) String() string {
-	if v.a == nil || *v.a == "" {
-		return string(gate.SuspectWarn)
+// complete takes the command after -- from args and checks that one
+// way of judging is given, with what it needs.
+func (o *gateOptions) complete(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		if cmd.ArgsLenAtDash() != 0 {
+			return flagErrorf("put the command to wrap after --, e.g. memdiag gate --threshold 'memory.full.stall<1%%' -- %s", strings.Join(args, " "))
+		}
+		o.Command = args
 	}
-	return string(*v.a)
-}
-
-func (v suspectValue) Set(s string) error {
-	for _, a := range gate.SuspectActions {
-		if string(a) == s {
-			*v.a = a
-			return nil
+	modes := 0
+	for _, on := range []bool{len(o.Command) > 0, cmd.Flags().Changed("duration"), o.Recording != ""} {
+		if on {
+			modes++
 		}
 	}
-	return fmt.Errorf("want warn, fail or ignore, not %q", s)
+	if modes != 1 {
+		return flagErrorf("give exactly one of: a command after --, --duration, or --recording")
+	}
+	if cmd.Flags().Changed("duration") && o.Duration <= 0 {
+		return flagErrorf("--duration must be positive")
+	}
+	if o.Recording == "" && (o.From != "" || o.To != "") {
+		return flagErrorf("--from and --to apply to --recording only")
+	}
+	if o.Recording != "" && (o.Cgroup != "" || o.Victim != "") {
+		return flagErrorf("--cgroup and --victim do not apply to --recording: a recording is judged in the scope it was made in")
+	}
+	if (o.AbortOnFail || cmd.Flags().Changed("exit-code")) && len(o.Command) == 0 {
+		return flagErrorf("--abort-on-fail and --exit-code apply to a command after -- only")
+	}
+	if o.ExitCode != "memdiag" && o.ExitCode != "command" {
+		return flagErrorf("--exit-code %q: want memdiag or command", o.ExitCode)
+	}
+	if len(o.Thresholds) == 0 && o.ThresholdsFile == "" {
+		return flagErrorf("no thresholds: give --threshold EXPR (e.g. 'memory.full.stall<1%%') or --thresholds FILE")
+	}
+	return nil
 }
-
-func (suspectValue) Type() string { return "warn|fail|ignore" }
 
 func runGate(ctx context.Context, opts *gateOptions) error {
 	if err := oneStdin([]string{"--recording", "--thresholds"}, opts.Recording, opts.ThresholdsFile); err != nil {
@@ -278,16 +182,27 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 		ths = append(ths, more...)
 	}
 
-	var rep *gate.Report
 	if opts.Recording != "" {
-		rep, err = judgeRecording(ctx, opts, ths)
-	} else {
-		// A live gate records no processes: it cannot tell which job, if
-		// any, caused a breach, so it names none (analyze a watch
-		// recording for that).
-		rep, err = sampleRun(ctx, opts, ths)
+		rep, err := judgeRecording(ctx, opts, ths)
+		if err != nil {
+			return err
+		}
+		return writeGateReport(opts, rep)
 	}
+	rep, err := session.JudgeLive(ctx, session.Options{
+		Root: opts.Root, Now: opts.Now, Logger: opts.Logger, Version: versionString(),
+		Interval: opts.Interval, Duration: opts.Duration, Cgroup: opts.Cgroup, Victim: opts.Victim,
+		Command: opts.Command, KeepCmdline: opts.NoRedact,
+		Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
+	}, session.Judging{Thresholds: ths, Suspect: opts.SuspectPSI, Out: opts.Out, Mode: opts.Mode, AbortOnFail: opts.AbortOnFail})
 	if err != nil {
+		// A failed preflight's report is still written (JUnit, step
+		// summary, annotations) so CI shows why; the exit is 5.
+		if rep != nil {
+			if werr := writeGateReport(opts, rep); werr != nil && !isExitCode(werr, exitEnv) {
+				return werr
+			}
+		}
 		return err
 	}
 	return writeGateReport(opts, rep)
@@ -310,127 +225,14 @@ func judgeRecording(ctx context.Context, opts *gateOptions, ths []*gate.Threshol
 	return gate.JudgeRecording(rec, opts.Recording, ths, opts.SuspectPSI)
 }
 
-// sampleRun samples the scope before, during (every Interval) and after the
-// command or duration (a session.Gate), and judges the samples.
-func sampleRun(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*gate.Report, error) {
-	g, err := session.StartGate(ctx, session.Options{
-		Root: opts.Root, Now: opts.Now, Logger: opts.Logger, Version: versionString(),
-		Interval: opts.Interval, Duration: opts.Duration, Cgroup: opts.Cgroup, Victim: opts.Victim,
-		Command: opts.Command, KeepCmdline: opts.NoRedact,
-		Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
-	})
-	if err != nil {
-		return nil, err
-	}
-	defer g.Close()
-	scope := gate.Scope{Cgroup: g.Pressure.Cgroup}
-	first := g.First(ctx)
-	if err := gate.Preflight(first, scope, ths); err != nil {
-		return nil, preflightFailed(ctx, opts, g.Pressure.PSI, scope, first, ths, err)
-	}
-	if err := g.Record(ctx, opts.Out, opts.Mode); err != nil {
-		return nil, err
-	}
-	h := &record.Header{PageSize: os.Getpagesize()}
-	if opts.AbortOnFail {
-		g.AbortWhen = func(samples []record.Sample) string { return gate.FirstFail(h, samples, scope, ths) }
-	}
-	out, err := g.Run(ctx)
-	if err != nil {
-		return nil, err
-	}
-	cmdRes := opts.commandResult(out)
-	if out.StartErr != nil {
-		h = nil
-	}
-	rep := gate.Evaluate(h, g.Samples, scope, ths)
-	rep.CheckPSI(g.Samples, session.HostHeader(ctx, opts.Root, rep.Start, "").Kernel, opts.SuspectPSI)
-	rep.Command = cmdRes
-	// The sampler's gaps: samples late or missed while the run was judged.
-	gaps := record.NewGaps(record.Header{Interval: opts.Interval})
-	for i := range g.Samples {
-		gaps.Add(&g.Samples[i])
-	}
-	if l := gaps.GapLine(); l != "" {
-		rep.Lacks = append(rep.Lacks, l)
-	}
-	return rep, nil
-}
+// gateExit is the exit code of each outcome of a judged run.
+var gateExit = map[gate.Outcome]int{gate.OutcomePass: exitOK, gate.OutcomeCommandFailed: exitCommand, gate.OutcomeNoData: exitEnv, gate.OutcomeBreach: exitBreach}
 
-// commandResult is the wrapped command's line in the report: redacted,
-// like every command line memdiag writes, with its exit (127 when it
-// could not start). nil without a command.
-func (opts *gateOptions) commandResult(out session.GateOutcome) *gate.CommandResult {
-	if len(opts.Command) == 0 {
-		return nil
-	}
-	cmdRes := &gate.CommandResult{Args: opts.Command}
-	if !opts.NoRedact {
-		cmdRes.Args = redact.Args(opts.Command)
-	}
-	switch {
-	case out.StartErr != nil:
-		cmdRes.Err, cmdRes.ExitCode = "could not start: "+out.StartErr.Error(), 127
-	case out.Command != nil:
-		cmdRes.ExitCode, cmdRes.Signal, cmdRes.Aborted = out.Command.ExitCode, out.Command.Signal, out.Aborted
-	}
-	return cmdRes
-}
-
-// preflightFailed still writes the report of a failed preflight (JUnit,
-// step summary, annotations) so CI shows why, and returns the exit-5
-// error with the kernel's reasons.
-func preflightFailed(ctx context.Context, opts *gateOptions, c *psi.Collector, scope gate.Scope, first *record.Sample, ths []*gate.Threshold, err error) error {
-	var ee *gate.EnvError
-	if errors.As(err, &ee) {
-		if werr := writeGateReport(opts, ee.Report(scope, first.Time, ths)); werr != nil && !isExitCode(werr, exitEnv) {
-			return werr
-		}
-	}
-	return gate.EnvDetail(ctx, c, scope, ths, err)
-}
-
-// writeGateReport writes the report, the JUnit file and the GitHub step summary,
-// and maps the verdict to an exit code.
+// writeGateReport writes the report, the JUnit file and the GitHub step
+// summary, and maps the outcome to an exit code.
 func writeGateReport(opts *gateOptions, rep *gate.Report) error {
-	ro := gate.RenderOptions{Location: opts.Location, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
-	var out io.Writer = opts.IO.Out
-	if opts.Output != "" {
-		ro.Width, ro.Color = 0, false // a file: full content, no escapes
-		// An existing report file is kept unless --force, as every
-		// command's; never written through a link (outfile); 0600
-		// unless --mode.
-		f, err := outfile.Create(opts.Output, outfile.Options{Overwrite: opts.Force, Mode: opts.Mode})
-		if err != nil {
-			return fmt.Errorf("--output: %w", err)
-		}
-		defer f.Close()
-		out = f
-	}
-	if err := gate.Render(out, rep, opts.Format, ro); err != nil {
+	if err := writeGateFiles(opts, rep); err != nil {
 		return err
-	}
-	if opts.JUnit != "" {
-		if err := writeFile(opts.JUnit, opts.Mode, opts.Force, func(w io.Writer) error { return gate.WriteJUnit(w, rep, opts.Location) }); err != nil {
-			return err
-		}
-	}
-	if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		f, err := outfile.Create(p, outfile.Options{Append: true})
-		if err != nil {
-			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
-		}
-		err = gate.Render(f, rep, format.Markdown, ro)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
-		}
-	}
-	suspect := ""
-	if len(rep.SuspectPSI) > 0 {
-		suspect = " (the judged PSI is suspect: see the warning)"
 	}
 	if opts.ExitCode == "command" && rep.Command != nil && rep.Count(gate.Fail) == 0 && rep.Count(gate.NoData) == 0 {
 		// The command's own code, as if memdiag were not there; 127
@@ -440,45 +242,32 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 		}
 		return nil
 	}
-	switch {
-	case rep.Command.Failed() && opts.ExitCode != "command":
-		return &exitCodeError{Code: exitCommand, Err: fmt.Errorf("the wrapped command failed: %s", strings.Join(rep.Command.Args, " ")+": "+rep.Command.Describe())}
-	case rep.Count(gate.NoData) > 0:
-		var names []string
-		for _, r := range rep.Results {
-			if r.Status == gate.NoData {
-				names = append(names, r.Threshold.Expr+": "+r.Reason)
-			}
+	oc := rep.Outcome()
+	if oc == gate.OutcomeCommandFailed && opts.ExitCode == "command" {
+		// The command's failure is passed through, not judged: the
+		// thresholds decide (a run that held returned above).
+		oc = gate.OutcomeBreach
+		if rep.Count(gate.NoData) > 0 {
+			oc = gate.OutcomeNoData
 		}
-		return &exitCodeError{Code: exitEnv, Err: fmt.Errorf("could not judge %s%s", strings.Join(names, "; "), suspect)}
-	case rep.Count(gate.Fail) > 0:
-		var names []string
-		for _, r := range rep.Results {
-			if r.Status == gate.Fail {
-				names = append(names, fmt.Sprintf("%s (observed %s)", r.Threshold.Expr, gate.FormatValue(r.Threshold, r.Observed)))
-			}
-		}
-		return &exitCodeError{Code: exitBreach, Err: fmt.Errorf("threshold breached: %s%s", strings.Join(names, ", "), suspect)}
+	}
+	if code := gateExit[oc]; code != exitOK {
+		return &exitCodeError{Code: code, Err: errors.New(gatereport.OutcomeAs(rep, oc))}
 	}
 	return nil
+}
+
+// writeGateFiles writes the report (--output or stdout), --junit and the
+// markdown step summary GITHUB_STEP_SUMMARY names.
+func writeGateFiles(opts *gateOptions, rep *gate.Report) error {
+	return gatereport.Outputs{
+		Stdout: opts.IO.Out, Format: opts.Format, Output: opts.Output, JUnit: opts.JUnit, Mode: opts.Mode, Force: opts.Force,
+		Render:      gatereport.RenderOptions{Location: opts.Location, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()},
+		StepSummary: opts.Getenv("GITHUB_STEP_SUMMARY"),
+	}.Write(rep)
 }
 
 func isExitCode(err error, code int) bool {
 	var ce *exitCodeError
 	return errors.As(err, &ce) && ce.Code == code
-}
-
-// writeFile writes a report file with outfile: an existing one only
-// with force, never through a symbolic or hard link, with mode (--mode,
-// 0600).
-func writeFile(path string, mode fs.FileMode, force bool, write func(io.Writer) error) error {
-	f, err := outfile.Create(path, outfile.Options{Overwrite: force, Mode: mode})
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"embed"
 	"strings"
 
 	"github.com/MakeNowJust/heredoc"
@@ -20,4 +21,19 @@ func examples(s string) string {
 		lines[i] = l
 	}
 	return strings.Join(lines, "\n")
+}
+
+// helpFiles are the long help and the examples of watch, record and
+// gate: text, kept apart from the wiring, read as cobra prints it.
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
+// helpText is cmd/help/NAME.txt.
+func helpText(name string) string {
+	b, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic(err) // a programming error: the file is not embedded
+	}
+	return string(b)
 }

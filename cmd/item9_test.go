@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/internal/iostreams"
 )
 
@@ -93,7 +94,7 @@ func TestModeWarns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want, _ := parseMode(tc.mode); fi.Mode().Perm() != want {
+		if want, _ := flagvalue.ParseMode(tc.mode); fi.Mode().Perm() != want {
 			t.Errorf("--mode %s: file mode %v", tc.mode, fi.Mode().Perm())
 		}
 	}

@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
-	"github.com/memdiag/memdiag/internal/outfile"
+	"github.com/memdiag/memdiag/internal/flagvalue"
+	"github.com/memdiag/memdiag/internal/mangen"
 )
 
 // newManCmd writes one man page per command, generated from the command
@@ -44,7 +43,7 @@ func newManCmd(f *factory) *cobra.Command {
 			root := cmd.Root()
 			root.DisableAutoGenTag = true // no date: the same tree gives the same pages
 			hdr := &doc.GenManHeader{Title: "MEMDIAG", Section: "1", Source: "memdiag " + versionString(), Manual: "memdiag manual"}
-			n, err := writeManTree(root, hdr, dir, mode)
+			n, err := mangen.WriteTree(root, hdr, dir, mode)
 			if err != nil {
 				return err
 			}
@@ -53,7 +52,7 @@ func newManCmd(f *factory) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&dir, "dir", "", "write the pages into this `DIR` (created if missing)")
-	c.Flags().Var(modeValue{&mode}, "mode", "octal permission of the pages (man pages are read by every user)")
+	c.Flags().Var(flagvalue.Mode{M: &mode}, "mode", "octal permission of the pages (man pages are read by every user)")
 	_ = c.MarkFlagDirname("dir")
 	return c
 }
@@ -61,37 +60,3 @@ func newManCmd(f *factory) *cobra.Command {
 // manMode is the permission of a man page: every user's man reads it, and
 // it holds nothing but the help text.
 const manMode fs.FileMode = 0o644
-
-// writeManTree is cobra/doc's GenManTree through outfile.Create: a page
-// path that is a symbolic link, a FIFO or a file with other hard links is
-// refused instead of written through (memdiag man runs as root into
-// shared folders), and each page gets mode exactly. It writes c's page
-// and those of its available subcommands, named as GenManTree names them
-// (memdiag-analyze.1), and returns how many it wrote.
-func writeManTree(c *cobra.Command, hdr *doc.GenManHeader, dir string, mode fs.FileMode) (int, error) {
-	n := 0
-	for _, sub := range c.Commands() {
-		if !sub.IsAvailableCommand() || sub.IsAdditionalHelpTopicCommand() {
-			continue
-		}
-		k, err := writeManTree(sub, hdr, dir, mode)
-		n += k
-		if err != nil {
-			return n, err
-		}
-	}
-	h := *hdr // GenMan fills in the header's empty fields per command
-	path := filepath.Join(dir, strings.ReplaceAll(c.CommandPath(), " ", "-")+"."+hdr.Section)
-	out, err := outfile.Create(path, outfile.Options{Mode: mode, Overwrite: true})
-	if err != nil {
-		return n, err
-	}
-	err = doc.GenMan(c, &h, out)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return n, fmt.Errorf("%s: %w", path, err)
-	}
-	return n + 1, nil
-}

@@ -9,19 +9,6 @@ import (
 	"testing"
 )
 
-func TestParseMode(t *testing.T) {
-	for in, want := range map[string]fs.FileMode{"0600": 0o600, "600": 0o600, "0640": 0o640, "0o644": 0o644, "0777": 0o777, "00660": 0o660} {
-		if got, err := parseMode(in); err != nil || got != want {
-			t.Errorf("parseMode(%q) = %o, %v; want %o", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "0", "0400", "0200", "9", "0800", "1777", "04755", "+600", "-0600", "0x1ff", "rw-r-----", "6_00", "0o", "99999999999999999999999"} {
-		if got, err := parseMode(in); err == nil {
-			t.Errorf("parseMode(%q) = %o, want an error", in, got)
-		}
-	}
-}
-
 // TestModeFlag: --mode sets the permission of every file watch, analyze,
 // compare and gate write, exactly (a umask of 077 does not narrow it);
 // without it they are 0600; a bad value is a usage error naming the flag.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/exposition"
@@ -32,51 +31,10 @@ type recordOptions struct {
 }
 
 // recordLong is the long help of newRecordCmd.
-var recordLong = heredoc.Doc(`
-	Sample what watch samples, at the same cost, for as long as the host runs,
-	into a store directory of time-sliced segments (default /var/lib/memdiag):
-	one gzip-compressed recording per --segment (an hour by default, switched
-	on the hour), named memdiag-YYYYMMDDTHHMMSSZ.jsonl.gz after its first
-	sample in UTC. Each segment is a complete recording that 'memdiag analyze'
-	reads alone; the sample at a switch ends one segment and starts the next,
-	so that analyze, compare and gate --recording read a store directory, or
-	several segments, as one continuous recording (see --from/--to there).
-
-	Every sample is flushed to the kernel (a gzip sync flush), so a recorder
-	killed with SIGKILL, or a host that loses power, loses at most the
-	interval in progress; restarted, it starts a new segment and keeps the
-	old ones as they are. A segment is created with its first sample: the
-	store never holds an empty one.
-
-	A full disk, a read-only or a removed store does not stop the recorder:
-	the line being written waits and is tried again at each sample (on a
-	full disk after retention has removed what it may), the samples taken
-	meanwhile are counted, and once writing works again a gap line in the
-	segment says how many were not written, and when. analyze, compare and
-	gate --recording read the segment being written up to its last sample
-	and say so ("live: up to 12:03:59 UTC").
-
-	Retention runs at start and at each switch: segments whose last sample is
-	older than --max-age are removed, then the oldest until the store holds at
-	most --max-size. The segment being written is never removed.
-
-	Signals: SIGHUP starts a new segment at the next sample (reopen); SIGTERM
-	or Ctrl-C takes a last sample, writes the end line and exits 0. A line on
-	stderr (the journal under systemd) says the store's state at start and at
-	each switch. One recorder per store: a second one exits 1.
-
-	contrib/memdiag.service is a hardened systemd unit for it; see
-	docs/service.md.
-`)
+var recordLong = helpText("record")
 
 // recordExample is the Example section of newRecordCmd's help.
-var recordExample = examples(`
-	# the service: hourly segments in /var/lib/memdiag, a week or 1 GiB kept
-	memdiag record
-
-	# a test store: 10 s segments, keep 1 minute
-	memdiag record --store /tmp/st --segment 10s --max-age 1m
-`)
+var recordExample = helpText("record-examples")
 
 func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) *cobra.Command {
 	opts := &recordOptions{Watch: watchOptions{F: f, Quiet: true}}
@@ -87,31 +45,7 @@ func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) 
 		Example: recordExample,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w := &opts.Watch
-			w.KeepCmdline = w.KeepCmdline || f.NoRedact
-			if opts.Segment < time.Second || opts.Segment < 2*w.Interval {
-				return flagErrorf("--segment %s is too short (at least 1s and two intervals)", opts.Segment)
-			}
-			if opts.Retention.MaxAge < 0 || opts.Duration < 0 {
-				return flagErrorf("--max-age and --duration must not be negative")
-			}
-			if opts.Retention.MaxAge > 0 && opts.Retention.MaxAge < opts.Segment {
-				return flagErrorf("--max-age %s is shorter than --segment %s: every finished segment would be removed", store.FormatAge(opts.Retention.MaxAge), opts.Segment)
-			}
-			if opts.MaxSize != "" && opts.MaxSize != "0" {
-				b, err := units.ParseBytes(opts.MaxSize)
-				if err != nil {
-					return flagErrorf("--max-size: %v", err)
-				}
-				opts.Retention.MaxBytes = int64(b)
-			}
-			if w.TopN < 0 {
-				return flagErrorf("--top must not be negative")
-			}
-			if err := w.checkEventsAndStall(); err != nil {
-				return err
-			}
-			if err := checkWebConfig(opts.Listen, w.WebConfigFile); err != nil {
+			if err := opts.complete(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -128,19 +62,37 @@ func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) 
 	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long (default: until SIGTERM or Ctrl-C)")
 	fl.StringVar(&opts.Listen, "listen", "", "also serve Prometheus /metrics on this address, e.g. "+exposition.DefaultListen+" (docs/fleet.md)")
 	webConfigFlag(fl, &opts.Watch.WebConfigFile)
-	w := &opts.Watch
-	fl.DurationVar(&w.Interval, "interval", time.Second, "time between samples (at least 10ms)")
-	minDuration(fl, "interval", 10*time.Millisecond)
-	fl.StringVar(&w.Cgroup, "cgroup", "", cgroupRecordUsage)
-	fl.StringVar(&w.Victim, "victim", "", victimFlagHelp)
-	fl.IntVar(&w.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
-	fl.BoolVar(&w.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
-	fl.BoolVar(&w.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the segment headers")
-	fl.StringVar(&w.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
-	fl.StringVar(&w.EBPF, "ebpf", "auto", ebpfFlagHelp)
-	fl.DurationVar(&w.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
-	fl.DurationVar(&w.StallWindow, "stall-window", time.Second, "moving window of --stall-threshold (500ms..10s)")
+	opts.Watch.samplingFlags(fl, "segment headers")
 	return c
+}
+
+// complete checks record's flags and reads --max-size.
+func (o *recordOptions) complete() error {
+	w := &o.Watch
+	w.KeepCmdline = w.KeepCmdline || w.F.NoRedact
+	if o.Segment < time.Second || o.Segment < 2*w.Interval {
+		return flagErrorf("--segment %s is too short (at least 1s and two intervals)", o.Segment)
+	}
+	if o.Retention.MaxAge < 0 || o.Duration < 0 {
+		return flagErrorf("--max-age and --duration must not be negative")
+	}
+	if o.Retention.MaxAge > 0 && o.Retention.MaxAge < o.Segment {
+		return flagErrorf("--max-age %s is shorter than --segment %s: every finished segment would be removed", store.FormatAge(o.Retention.MaxAge), o.Segment)
+	}
+	if o.MaxSize != "" && o.MaxSize != "0" {
+		b, err := units.ParseBytes(o.MaxSize)
+		if err != nil {
+			return flagErrorf("--max-size: %v", err)
+		}
+		o.Retention.MaxBytes = int64(b)
+	}
+	if w.TopN < 0 {
+		return flagErrorf("--top must not be negative")
+	}
+	if err := w.checkEventsAndStall(); err != nil {
+		return err
+	}
+	return checkWebConfig(o.Listen, w.WebConfigFile)
 }
 
 func runRecord(ctx context.Context, o *recordOptions) error {
@@ -158,17 +110,16 @@ func runRecord(ctx context.Context, o *recordOptions) error {
 	// The service is often the next memdiag to start after a killed
 	// watch --enable-delayacct: it says so and puts the switch back.
 	so.DelayAcctLeftover = true
+	// /metrics is served from the same samples the segments get; the
+	// exporter's counters run on across segments.
+	so.ListenAddr, so.WebConfigFile = o.Listen, o.Watch.WebConfigFile
 	s, err := session.Start(ctx, so)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	printWarnings(f, s.Sources.Warnings)
-	// /metrics is served from the same samples the segments get; the
-	// exporter's counters run on across segments.
-	if err := listen(ctx, f, s, o.Listen, o.Watch.WebConfigFile); err != nil {
-		return err
-	}
+	sayMetrics(f, s)
 	defer o.reopenOnHangup(ctx, sg)()
 	out, err := s.Run(ctx, sg)
 	if err != nil {
@@ -185,17 +136,6 @@ func runRecord(ctx context.Context, o *recordOptions) error {
 func (o *recordOptions) reopenOnHangup(ctx context.Context, sg *session.Segments) func() {
 	poke := sg.Reopen
 	onHangup.Store(&poke)
-	if o.Reopen != nil {
-		go func() {
-			for {
-				select {
-				case <-o.Reopen:
-					poke()
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-	}
+	sg.ReopenOn(ctx, o.Reopen)
 	return func() { onHangup.Store(nil) }
 }

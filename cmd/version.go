@@ -3,10 +3,10 @@ package cmd
 import (
 	"fmt"
 	"runtime"
-	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memdiag/memdiag/internal/buildinfo"
 )
 
 // Version is set with -ldflags "-X github.com/memdiag/memdiag/cmd.Version=v1.2.3"
@@ -18,52 +18,8 @@ var Version = ""
 // Go ≥ 1.24 stamps from the git checkout), "devel-<commit>" from the VCS
 // stamp, or "(devel)" when the build carries none of these.
 func versionString() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		bi = nil
-	}
-	v, _ := versionFrom(Version, bi)
+	v, _ := buildinfo.Of(Version)
 	return v
-}
-
-// versionFrom derives the version word and, for a development build, what
-// is known of its source (commit time, uncommitted changes, or why nothing
-// is known) from the -X value and the binary's build info (nil: none).
-func versionFrom(ldflags string, bi *debug.BuildInfo) (version, detail string) {
-	if ldflags != "" {
-		return ldflags, ""
-	}
-	if bi == nil {
-		return "(devel)", "built without module information"
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v, ""
-	}
-	var rev, when string
-	modified := false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			when = s.Value
-		case "vcs.modified":
-			modified = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return "(devel)", "no commit recorded: go run, -buildvcs=false (see go env GOFLAGS) or a git worktree; go build -buildvcs=true in a clone or make build records it"
-	}
-	version = "devel-" + rev[:min(12, len(rev))]
-	var d []string
-	if when != "" {
-		d = append(d, "committed "+when)
-	}
-	if modified {
-		version += "+dirty"
-		d = append(d, "with uncommitted changes")
-	}
-	return version, strings.Join(d, ", ")
 }
 
 func newVersionCmd(f *factory) *cobra.Command {
@@ -82,11 +38,7 @@ func newVersionCmd(f *factory) *cobra.Command {
 // after "memdiag ": the version, what is known of a development build's
 // source, and the Go release that built it.
 func versionLine() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		bi = nil
-	}
-	v, detail := versionFrom(Version, bi)
+	v, detail := buildinfo.Of(Version)
 	if detail != "" {
 		return fmt.Sprintf("%s (%s; %s)", v, detail, runtime.Version())
 	}

@@ -8,17 +8,15 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/pprof"
 	"syscall"
 	"time"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/exposition"
-	"github.com/memdiag/memdiag/internal/outfile"
+	"github.com/memdiag/memdiag/internal/cpuprofile"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
 	"github.com/memdiag/memdiag/session"
@@ -60,75 +58,10 @@ type watchOptions struct {
 }
 
 // watchLong is the long help of newWatchCmd.
-var watchLong = heredoc.Doc(`
-	Sample the kernel's memory-pressure signals once per interval and record
-	them to a JSON Lines file that 'memdiag analyze' and 'memdiag gate' read:
-
-	  PSI        /proc/pressure/{memory,io,cpu}: stall share from Δtotal (some, full)
-	  LRU        /proc/meminfo file/anon LRU, dirty, available; /proc/vmstat
-	             direct and kswapd reclaim, refaults, major faults, OOM kills
-	  swap       pswpin/pswpout (pages/s → bytes/s), /proc/swaps
-	  disks      /proc/diskstats per whole device: bytes/s, IOPS, busy % (io_ticks)
-	  processes  /proc/PID/io deltas, the top N by I/O with their systemd unit,
-	             and processes that started or exited between samples
-
-	Whose latency: with --probe at a local address, the service listening
-	on its port is the victim (--victim PID|UNIT|CGROUP names it instead).
-	Its cgroup v2 group's PSI is recorded as the cgroup's (CG-S, CG-F;
-	analyze reads it first) unless --cgroup is given, and its memory
-	cgroup's refaults and major faults (the v1 memory group on a hybrid
-	host). Not found, it is said once and the host's PSI is used.
-
-	A live row per interval goes to stdout (--quiet for none), stamped with the
-	interval's end, when its counters were read, as sar and pidstat do; analyze
-	stamps its timeline rows the same way. If stdout is closed (watch | head)
-	the live rows stop and the recording goes on. Run as root to see every
-	process's I/O.
-
-	The live columns fit the terminal, most important first: latency (P99)
-	and failed requests (ERR) with --probe or --latency, memory PSI of the
-	host (SOME, FULL) and of the --cgroup group (CG-S, CG-F), direct reclaim
-	(DIRECT: the host ran short) and cgroup-limit reclaim (LIMIT) apart,
-	disk (DISK), the file LRU's change (ΔLRU), the busiest process (TOP-IO),
-	then the rest. Sizes and rates are MiB and MiB/s, reclaim pages/s. A
-	legend on stderr names each column and those left out; piped, every
-	column is written. The end summary lists the processes by I/O (read +
-	written), the verdict's culprit first.
-
-	Ctrl-C, SIGTERM, SIGHUP, --duration (rounded up to whole intervals) or the
-	end of the command after -- stop the recording the same way: one last
-	sample (what happened since the last tick: the command's exit, its
-	children's exit events, the last requests), the end line, a summary.
-
-	The command after -- gets memdiag's stdin, stdout and stderr. When memdiag
-	stops first, it sends the command and the processes it started SIGTERM
-	(sh -c 'vegeta ...' stops vegeta too), waits up to 10 s, then SIGKILL.
-	A command that fails on its own (a non-zero exit, or a signal memdiag did
-	not cause) makes memdiag exit 4, with the command's code printed (128+N
-	for signal N, as a shell reports it); 'memdiag gate -- CMD' does the same.
-
-	The default recording is gzip-compressed (.jsonl.gz); with --out
-	NAME.jsonl it is plain JSON Lines. Either is flushed to the kernel after
-	every sample (gzip with a sync flush), so a killed recorder loses at most
-	the interval in progress. Command lines are stored with likely secrets
-	(passwords, tokens, keys, URL credentials) replaced by *** unless
-	--no-redact is given. The format is documented in docs/recording.md.
-`)
+var watchLong = helpText("watch")
 
 // watchExample is the Example section of newWatchCmd's help.
-var watchExample = examples(`
-	# record until Ctrl-C, one sample per second, to a time-stamped file
-	memdiag watch
-
-	# record a load test: stops when it ends; exits 4 if it fails
-	memdiag watch --out run.jsonl -- k6 run script.js
-
-	# measure latency with the built-in probe while recording
-	memdiag watch --out run.jsonl --probe http://127.0.0.1:8080/health -- ./load-test.sh
-
-	# one minute, every 500 ms, no live rows, also the PSI of one cgroup v2 group
-	memdiag watch --duration 1m --interval 500ms --quiet --cgroup /sys/fs/cgroup/system.slice/app.service
-`)
+var watchExample = helpText("watch-examples")
 
 func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *cobra.Command {
 	opts := &watchOptions{F: f}
@@ -149,18 +82,13 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 		},
 	}
 	fl := c.Flags()
-	fl.DurationVar(&opts.Interval, "interval", time.Second, "time between samples (at least 10ms)")
-	minDuration(fl, "interval", 10*time.Millisecond)
+	opts.samplingFlags(fl, "header")
 	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long, e.g. 30m, 2h, 2d (default: until Ctrl-C or the command exits)")
 	fl.StringVarP(&opts.Out, "out", "o", "", "recording file (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here); a name ending .gz is gzip-compressed, any other plain JSON Lines; both flushed every sample")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite --out if it exists")
-	fl.StringVar(&opts.Cgroup, "cgroup", "", cgroupRecordUsage)
-	fl.StringVar(&opts.Victim, "victim", "", victimFlagHelp)
-	fl.IntVar(&opts.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no live rows")
 	fl.BoolVar(&opts.KeepCmdline, "keep-cmdline", false, "store command lines unredacted")
 	_ = fl.MarkDeprecated("keep-cmdline", "use --no-redact")
-	fl.BoolVar(&opts.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
 	fl.BoolVar(&execFlag, "exec", false, "removed: the command after -- is always run")
 	_ = fl.MarkHidden("exec")
 	fl.StringVar(&opts.ProbeURL, "probe", "", "measure latency with a built-in HTTP probe of this URL")
@@ -168,11 +96,6 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 	fl.StringVar(&opts.LatencyFile, "latency", "", "follow a load-test results file as it is written (a regular file: a FIFO or a device such as /dev/zero is refused)")
 	fl.StringVar(&opts.LatencyFmt, "latency-format", "", "format of --latency (default: detected)")
 	addJMeterFlags(fl, &opts.LatencyColumns, &opts.LatencyProps)
-	fl.BoolVar(&opts.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the header")
-	fl.StringVar(&opts.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
-	fl.StringVar(&opts.EBPF, "ebpf", "auto", ebpfFlagHelp)
-	fl.DurationVar(&opts.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
-	fl.DurationVar(&opts.StallWindow, "stall-window", time.Second, "moving window of --stall-threshold (500ms..10s)")
 	fl.BoolVar(&opts.EnableDelayAcct, "enable-delayacct", false, "turn kernel.task_delayacct on while recording (root), then restore it")
 	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
@@ -217,22 +140,27 @@ func (o *watchOptions) complete(cmd *cobra.Command, args []string, execFlag bool
 	return o.checkEventsAndStall()
 }
 
-// checkEventsAndStall checks the flags watch and record share: --events
-// is auto, on or off, and a --stall-threshold comes with a --stall-window
-// of 500ms..10s no shorter than it.
+// samplingFlags adds the flags watch and record share: what is sampled
+// and how often; header is where --no-timers leaves the jobs out of.
+func (o *watchOptions) samplingFlags(fl *pflag.FlagSet, header string) {
+	fl.DurationVar(&o.Interval, "interval", time.Second, "time between samples (at least 10ms)")
+	minDuration(fl, "interval", 10*time.Millisecond)
+	fl.StringVar(&o.Cgroup, "cgroup", "", cgroupRecordUsage)
+	fl.StringVar(&o.Victim, "victim", "", victimFlagHelp)
+	fl.IntVar(&o.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
+	fl.BoolVar(&o.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
+	fl.BoolVar(&o.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the "+header)
+	fl.StringVar(&o.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
+	fl.StringVar(&o.EBPF, "ebpf", "auto", ebpfFlagHelp)
+	fl.DurationVar(&o.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
+	fl.DurationVar(&o.StallWindow, "stall-window", time.Second, "moving window of --stall-threshold (500ms..10s)")
+}
+
+// checkEventsAndStall is session.Options.CheckModes of o's flags.
 func (o *watchOptions) checkEventsAndStall() error {
-	switch o.Events {
-	case "auto", "on", "off":
-	default:
-		return flagErrorf("--events %q: want auto, on or off", o.Events)
-	}
-	switch o.EBPF {
-	case "auto", "on", "off":
-	default:
-		return flagErrorf("--ebpf %q: want auto, on or off", o.EBPF)
-	}
-	if o.StallThreshold > 0 && (o.StallWindow < 500*time.Millisecond || o.StallWindow > 10*time.Second || o.StallThreshold > o.StallWindow) {
-		return flagErrorf("--stall-window must be 500ms..10s and at least --stall-threshold")
+	so := session.Options{Events: o.Events, EBPF: o.EBPF, StallThreshold: o.StallThreshold, StallWindow: o.StallWindow}
+	if err := so.CheckModes(); err != nil {
+		return &usageError{Err: errors.Unwrap(err)}
 	}
 	return nil
 }
@@ -286,16 +214,14 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		return err
 	}
 	defer s.Close()
-	w, err := record.CreateMode(o.Out, o.Force, o.Mode)
+	w, abs, err := o.create()
 	if err != nil {
-		return &exitCodeError{Code: exitError, Err: fmt.Errorf("cannot record: %w", err)}
+		return err
 	}
-	abs, _ := filepath.Abs(o.Out)
-	fmt.Fprintf(f.IO.ErrOut, "memdiag: recording to %s every %s (Ctrl-C to stop)\n", abs, o.Interval)
 	printWarnings(f, s.Sources.Warnings)
 	live := report.NewLiveRows(f.IO.Out, f.IO.ErrOut, s.Header, !o.Quiet, report.LiveOptions{Width: f.IO.Width(), Color: f.IO.ColorEnabled()})
 	if !o.Quiet {
-		live.Forecast = forecastOf(s.Exporter())
+		live.Forecast = report.ForecastOf(s.Exporter())
 	}
 	s.Observe(live.Row)
 	out, err := s.Run(ctx, w)
@@ -321,19 +247,6 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	return nil
 }
 
-// forecastOf is the live view's forecast line from the exporter's last
-// analysis (docs/fleet.md, Forecast).
-func forecastOf(exp *exposition.Exporter) func(time.Time) (report.Forecast, bool) {
-	return func(at time.Time) (report.Forecast, bool) {
-		f, next, ok := exp.Next(at)
-		if !ok {
-			return report.Forecast{}, false
-		}
-		return report.Forecast{Job: f.Label, In: next.Sub(at), Stalled: f.Stalled, Of: f.Firings,
-			Service: f.Service, Stat: f.Stat, Factor: f.Latency}, true
-	}
-}
-
 // startSession starts watch's recording session and its /metrics
 // listener (--listen).
 func (o *watchOptions) startSession(ctx context.Context) (*session.Session, error) {
@@ -342,38 +255,40 @@ func (o *watchOptions) startSession(ctx context.Context) (*session.Session, erro
 		return nil, err
 	}
 	so.DelayAcctLeftover, so.Summarize = true, true
+	so.ListenAddr, so.WebConfigFile = o.Listen, o.WebConfigFile
 	s, err := session.Start(ctx, so)
 	if err != nil {
 		return nil, err
 	}
-	if err := listen(ctx, o.F, s, o.Listen, o.WebConfigFile); err != nil {
-		s.Close()
-		return nil, err
-	}
+	sayMetrics(o.F, s)
 	return s, nil
 }
 
-// listen serves /metrics on addr (--listen of watch and record) from
-// the session's samples; an address that cannot be bound is an error
-// before the first sample.
-func listen(ctx context.Context, f *factory, s *session.Session, addr, webConfig string) error {
-	if addr == "" {
-		return nil
-	}
-	url, err := s.Listen(ctx, exposition.ListenOptions{Addr: addr, WebConfigFile: webConfig, ErrLog: f.IO.ErrOut})
+// create creates the recording --out names and says where it goes.
+func (o *watchOptions) create() (w *record.Writer, abs string, err error) {
+	w, err = record.CreateMode(o.Out, o.Force, o.Mode)
 	if err != nil {
-		return &exitCodeError{Code: exitError, Err: err}
+		return nil, "", &exitCodeError{Code: exitError, Err: fmt.Errorf("cannot record: %w", err)}
 	}
-	fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at %s\n", url)
-	if exposition.AllInterfaces(addr) {
+	abs, _ = filepath.Abs(o.Out)
+	fmt.Fprintf(o.F.IO.ErrOut, "memdiag: recording to %s every %s (Ctrl-C to stop)\n", abs, o.Interval)
+	return w, abs, nil
+}
+
+// sayMetrics says where /metrics is served (--listen of watch and record).
+func sayMetrics(f *factory, s *session.Session) {
+	if s.MetricsURL == "" {
+		return
+	}
+	fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at %s\n", s.MetricsURL)
+	if addr := s.Options().ListenAddr; exposition.AllInterfaces(addr) {
 		guard := "with the TLS and authentication of --web.config.file"
-		if webConfig == "" {
+		if s.Options().WebConfigFile == "" {
 			guard = "to anyone who can reach it: no TLS, no authentication (--web.config.file)"
 		}
 		fmt.Fprintf(f.IO.ErrOut, "memdiag: warning: --listen %s serves on every network interface, %s; "+
 			"the metrics name this host's processes and jobs. Use %s for this host only.\n", addr, guard, exposition.DefaultListen)
 	}
-	return nil
 }
 
 // webConfigFlag adds --web.config.file, the exporter-toolkit flag that
@@ -397,21 +312,8 @@ func printWarnings(f *factory, warnings []string) {
 	}
 }
 
-// startCPUProfile starts the hidden --cpuprofile (bench/); stop ends it.
-func startCPUProfile(path string, mode fs.FileMode) (stop func(), err error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	pf, err := outfile.Create(path, outfile.Options{Overwrite: true, Mode: mode})
-	if err != nil {
-		return nil, &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
-	}
-	if err := pprof.StartCPUProfile(pf); err != nil {
-		pf.Close()
-		return nil, &exitCodeError{Code: exitError, Err: fmt.Errorf("--cpuprofile: %w", err)}
-	}
-	return func() { pprof.StopCPUProfile(); pf.Close() }, nil
-}
+// startCPUProfile starts the hidden --cpuprofile (bench/) of watch and analyze.
+var startCPUProfile = cpuprofile.Start
 
 // watchSummary writes the end summary and, when ok (a whole recording of
 // at least two samples, stdout not closed), the timeline and verdict. The
@@ -422,13 +324,7 @@ func watchSummary(f *factory, path, abs string, sm *record.Summary, ok bool) {
 	summarised := false
 	summary := func(res *correlate.Result) {
 		so := report.SummaryOptions{TopN: 5, Width: f.IO.Width()}
-		if res != nil && len(res.Culprits) > 0 {
-			c := res.Culprits[0]
-			so.Culprit = c.Name
-			for _, p := range c.Processes {
-				so.CulpritPIDs = append(so.CulpritPIDs, p.PIDs...)
-			}
-		}
+		so.SetCulprit(res)
 		report.WriteSummaryWith(f.IO.ErrOut, sm, abs, so)
 		summarised = true
 	}

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -55,9 +54,8 @@ func (in recInput) joined() bool {
 // name is what messages call the input.
 func (in recInput) name() string { return strings.Join(in.Paths, " ") }
 
-// open expands the inputs, parses the window in the first recording's
-// time zone (the zone its timeline is shown in) and selects the
-// segments that overlap it.
+// open expands the inputs and joins them within the window
+// (store.OpenWindow), with flag's wording for a path that cannot be read.
 func (in recInput) open(flag string) (*store.Joined, store.Window, error) {
 	for _, p := range in.Paths {
 		if p == "-" {
@@ -75,60 +73,18 @@ func (in recInput) open(flag string) (*store.Joined, store.Window, error) {
 		}
 		return nil, store.Window{}, inputError(flag, name, err)
 	}
-	loc := time.Local
-	for _, s := range segs { // the first readable one (a damaged segment is skipped)
-		if r, err := record.Open(s.Path); err == nil {
-			loc = recordingZone(r.Header())
-			r.Close()
-			break
-		}
-	}
 	now := time.Now
 	if in.Now != nil {
 		now = in.Now
 	}
-	w, err := store.ParseWindow(in.From, in.To, now(), loc)
-	if err != nil {
+	j, w, err := store.OpenWindow(segs, in.From, in.To, now(), in.name())
+	if we := (*store.WindowError)(nil); errors.As(err, &we) {
 		if in.WindowFlag != "" {
 			err = errors.New(strings.Replace(err.Error(), "--from", in.WindowFlag, 1))
 		}
 		return nil, w, &usageError{Err: err}
 	}
-	sel := store.Select(segs, w)
-	if len(sel) == 0 {
-		first, last := segs[0].Start, segs[len(segs)-1].Last
-		return nil, w, &exitCodeError{Code: exitError, Err: fmt.Errorf("%s: no recording overlaps %s: they span %s .. %s",
-			in.name(), describeWindow(w, loc), first.In(loc).Format(time.RFC3339), last.In(loc).Format(time.RFC3339))}
-	}
-	j, err := store.Join(sel, w)
-	if err != nil {
-		return nil, w, err
-	}
-	return j, w, nil
-}
-
-// recordingZone is the zone a recording's header names, else its UTC
-// offset at start, else the local zone.
-func recordingZone(h record.Header) *time.Location {
-	if h.TimeZone != "" {
-		if loc, err := time.LoadLocation(h.TimeZone); err == nil {
-			return loc
-		}
-	}
-	if h.TimeZone != "" || h.UTCOffset != 0 {
-		return time.FixedZone(h.TimeZone, h.UTCOffset)
-	}
-	return time.Local
-}
-
-func describeWindow(w store.Window, loc *time.Location) string {
-	show := func(t time.Time) string {
-		if t.IsZero() {
-			return "…"
-		}
-		return t.In(loc).Format(time.RFC3339)
-	}
-	return show(w.From) + " .. " + show(w.To)
+	return j, w, err
 }
 
 // readJoined reads a joined input whole (gate --recording).
@@ -137,13 +93,7 @@ func readJoined(ctx context.Context, in recInput, flag string) (*record.Recordin
 	if err != nil {
 		return nil, err
 	}
-	var samples []record.Sample
-	rec, err := j.Each(ctx, func(s *record.Sample) { samples = append(samples, *s) })
-	if err != nil {
-		return nil, err
-	}
-	rec.Samples = samples
-	return rec, nil
+	return j.ReadAll(ctx)
 }
 
 // joinedSource adapts a joined input to the reader analyze reduces.
@@ -156,31 +106,3 @@ func (s joinedSource) Header() record.Header { return s.j.Header() }
 func (s joinedSource) Each(fn func(*record.Sample)) (*record.Recording, error) {
 	return s.j.Each(s.ctx, fn)
 }
-
-// pathsValue is a repeatable path flag (gate --recording): the first
-// value goes to first, the others to rest.
-type pathsValue struct {
-	first *string
-	rest  *[]string
-}
-
-func (v pathsValue) String() string {
-	if v.first == nil {
-		return ""
-	}
-	return strings.Join(append([]string{*v.first}, *v.rest...), ",")
-}
-
-func (v pathsValue) Set(s string) error {
-	if s == "" {
-		return errors.New("empty path")
-	}
-	if *v.first == "" {
-		*v.first = s
-	} else {
-		*v.rest = append(*v.rest, s)
-	}
-	return nil
-}
-
-func (v pathsValue) Type() string { return "path" }

@@ -101,6 +101,29 @@ const (
 // SuspectActions lists the actions, for --suspect-psi's help.
 var SuspectActions = []SuspectAction{SuspectWarn, SuspectFail, SuspectIgnore}
 
+// String, Set and Type make *SuspectAction the pflag.Value of
+// --suspect-psi: warn (also for ""), fail or ignore.
+func (a *SuspectAction) String() string {
+	if a == nil || *a == "" {
+		return string(SuspectWarn)
+	}
+	return string(*a)
+}
+
+// Set takes one of SuspectActions.
+func (a *SuspectAction) Set(s string) error {
+	for _, x := range SuspectActions {
+		if string(x) == s {
+			*a = x
+			return nil
+		}
+	}
+	return fmt.Errorf("want warn, fail or ignore, not %q", s)
+}
+
+// Type is the value's form in help.
+func (*SuspectAction) Type() string { return "warn|fail|ignore" }
+
 // CheckPSI looks for contradictions in the PSI of the judged scope
 // (signal.PSICheck) over samples and acts on them as a says. kernel is
 // the kernel's release, for the warning. "" is SuspectWarn.
@@ -197,6 +220,33 @@ func (r *Report) Passed() bool {
 	return r.Count(Fail) == 0 && r.Count(NoData) == 0 && !r.Command.Failed()
 }
 
+// Outcome is what a judged run ends with, the first that applies: the
+// wrapped command failed, a threshold could not be judged, a threshold
+// was breached; else it passed. cmd maps each to its exit code and
+// report/gatereport.Outcome says it.
+type Outcome int
+
+// The outcomes of a judged run, in order of precedence after OutcomePass.
+const (
+	OutcomePass Outcome = iota
+	OutcomeCommandFailed
+	OutcomeNoData
+	OutcomeBreach
+)
+
+// Outcome is the run's outcome (see Outcome).
+func (r *Report) Outcome() Outcome {
+	switch {
+	case r.Command.Failed():
+		return OutcomeCommandFailed
+	case r.Count(NoData) > 0:
+		return OutcomeNoData
+	case r.Count(Fail) > 0:
+		return OutcomeBreach
+	}
+	return OutcomePass
+}
+
 // Verdict is the one-line outcome: "PASS: all 3 thresholds held", …
 func (r *Report) Verdict() string {
 	n := len(r.Results)
@@ -234,20 +284,20 @@ func (c *CommandResult) Describe() string {
 }
 
 // FirstFail is, for --abort-on-fail, the first threshold the samples so
-// far breach, as "EXPR crossed (observed VALUE)"; "" while every one holds
-// or cannot be judged yet. Like k6's abortOnFail it judges the run so
-// far: a share of the run can fall back under its limit later, but the
-// run is stopped at the first breach.
-func FirstFail(h *record.Header, samples []record.Sample, scope Scope, ths []*Threshold) string {
+// far breach; nil while every one holds or cannot be judged yet. Like
+// k6's abortOnFail it judges the run so far: a share of the run can fall
+// back under its limit later, but the run is stopped at the first breach.
+func FirstFail(h *record.Header, samples []record.Sample, scope Scope, ths []*Threshold) *Result {
 	if len(samples) < 2 {
-		return ""
+		return nil
 	}
-	for _, r := range Evaluate(h, samples, scope, ths).Results {
-		if r.Status == Fail {
-			return fmt.Sprintf("%s crossed (observed %s)", r.Threshold.Expr, FormatValue(r.Threshold, r.Observed))
+	rep := Evaluate(h, samples, scope, ths)
+	for i := range rep.Results {
+		if rep.Results[i].Status == Fail {
+			return &rep.Results[i]
 		}
 	}
-	return ""
+	return nil
 }
 
 // Evaluate judges thresholds over the samples of one run. pageSize
@@ -334,7 +384,7 @@ func evaluate(samples []record.Sample, scope Scope, t *Threshold, pageSize float
 			continue
 		}
 		better := worst == nil || v > worst.Value
-		if t.Op.lowerIsWorse() {
+		if t.Op.LowerIsWorse() {
 			better = worst == nil || v < worst.Value
 		}
 		if better {

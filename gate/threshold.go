@@ -101,6 +101,10 @@ var unitTable = []Unit{
 	{"kB/s", DimByteRate, units.KB}, {"MB/s", DimByteRate, units.MB}, {"GB/s", DimByteRate, units.GB},
 }
 
+// Units lists the units a threshold value may carry, in the order the
+// parser tries them.
+func Units() []Unit { return append([]Unit(nil), unitTable...) }
+
 // allowed lists the dimensions each kind accepts, and whether a bare number
 // (no unit) is allowed besides 0.
 func (k Kind) allowed() (dims []Dim, bare bool) {
@@ -233,9 +237,9 @@ func (o Op) Holds(observed, limit float64) bool {
 	return false
 }
 
-// lowerIsWorse reports whether the worst moment for this operator is the
+// LowerIsWorse reports whether the worst moment for this operator is the
 // lowest value (a floor such as ">"), not the highest.
-func (o Op) lowerIsWorse() bool { return o == OpGT || o == OpGE }
+func (o Op) LowerIsWorse() bool { return o == OpGT || o == OpGE }
 
 // Threshold is one parsed expression such as "memory.full.stall<1%".
 type Threshold struct {

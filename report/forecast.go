@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/memdiag/memdiag/exposition"
 	"math"
 	"strconv"
 	"time"
@@ -92,4 +93,19 @@ func factorText(x float64) string {
 		x = math.Round(x*10) / 10
 	}
 	return strconv.FormatFloat(x, 'f', -1, 64)
+}
+
+// ForecastOf is the live view's forecast line (LiveRows.Forecast) from
+// the exporter's last analysis (docs/fleet.md, Forecast): the next
+// planned firing of a job most of whose firings were followed by an
+// episode.
+func ForecastOf(exp *exposition.Exporter) func(time.Time) (Forecast, bool) {
+	return func(at time.Time) (Forecast, bool) {
+		f, next, ok := exp.Next(at)
+		if !ok {
+			return Forecast{}, false
+		}
+		return Forecast{Job: f.Label, In: next.Sub(at), Stalled: f.Stalled, Of: f.Firings,
+			Service: f.Service, Stat: f.Stat, Factor: f.Latency}, true
+	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
+	"github.com/memdiag/memdiag/exposition"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -78,5 +79,21 @@ func TestLiveRowsForecast(t *testing.T) {
 	}
 	if !strings.HasPrefix(lines[1], "TIME") {
 		t.Errorf("the line is not above the header:\n%s", out.String())
+	}
+}
+
+// TestForecastOfWithoutAnalysis: before the exporter has analysed
+// anything there is no forecast line.
+func TestForecastOfWithoutAnalysis(t *testing.T) {
+	rec, err := record.ReadFile("../correlate/testdata/union.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := exposition.New(rec.Header, exposition.Options{AnalyzeEvery: -1})
+	for i := range rec.Samples {
+		e.Observe(&rec.Samples[i])
+	}
+	if f, ok := ForecastOf(e)(rec.Samples[len(rec.Samples)-1].Time); ok {
+		t.Errorf("a forecast line without analysis: %+v", f)
 	}
 }

@@ -350,6 +350,19 @@ type SummaryOptions struct {
 	Width int
 }
 
+// SetCulprit makes the verdict's first culprit in res (nil: none) and
+// its own processes lead the summary's I/O list.
+func (o *SummaryOptions) SetCulprit(res *correlate.Result) {
+	if res == nil || len(res.Culprits) == 0 {
+		return
+	}
+	c := res.Culprits[0]
+	o.Culprit = c.Name
+	for _, p := range c.Processes {
+		o.CulpritPIDs = append(o.CulpritPIDs, p.PIDs...)
+	}
+}
+
 // WriteSummaryWith prints the end-of-run summary of `memdiag watch`: PSI,
 // swap-out, the file LRU, OOM kills, and the processes by total I/O (read
 // + written), the culprit's first. Every line fits 80 columns.

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -50,6 +52,10 @@ type Options struct {
 	// DelayAcctLeftover says and undoes the delay accounting a killed
 	// run left on, before anything else (watch).
 	DelayAcctLeftover bool
+	// ListenAddr, when not "", serves /metrics there from the session's
+	// samples (--listen), with WebConfigFile's TLS and basic auth
+	// (--web.config.file); Session.MetricsURL is where.
+	ListenAddr, WebConfigFile string
 	// Summarize keeps the totals of the end summary (Session.Summary).
 	Summarize bool
 
@@ -89,3 +95,21 @@ type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
+
+// CheckModes checks the settings watch and record share: Events and
+// EBPF are auto, on or off, and a StallThreshold comes with a
+// StallWindow of 500ms..10s no shorter than it. Its errors are
+// *UsageError naming the flags.
+func (o *Options) CheckModes() error {
+	for _, m := range []struct{ flag, v string }{{"events", o.Events}, {"ebpf", o.EBPF}} {
+		switch m.v {
+		case "auto", "on", "off":
+		default:
+			return &UsageError{Err: fmt.Errorf("--%s %q: want auto, on or off", m.flag, m.v)}
+		}
+	}
+	if o.StallThreshold > 0 && (o.StallWindow < 500*time.Millisecond || o.StallWindow > 10*time.Second || o.StallThreshold > o.StallWindow) {
+		return &UsageError{Err: errors.New("--stall-window must be 500ms..10s and at least --stall-threshold")}
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -96,6 +97,24 @@ func (r *Segments) Unlock() {
 // Reopen starts a new segment at the next sample (SIGHUP). It may be
 // called from any goroutine.
 func (r *Segments) Reopen() { r.hup.Store(true) }
+
+// ReopenOn makes each receive on ch start a new segment at the next
+// sample, as Reopen does, until ctx is done; a nil ch does nothing.
+func (r *Segments) ReopenOn(ctx context.Context, ch <-chan struct{}) {
+	if ch == nil {
+		return
+	}
+	go func() {
+		for {
+			select {
+			case <-ch:
+				r.Reopen()
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+}
 
 // Unwritten is how many samples could not be written over the run.
 func (r *Segments) Unwritten() int { return r.lost }

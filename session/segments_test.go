@@ -313,3 +313,19 @@ func TestOpenStoreRemovesEmptySegments(t *testing.T) {
 		t.Errorf("log lacks %q:\n%s", want, log.String())
 	}
 }
+
+// TestReopenOn: a receive on the channel asks for a new segment, as
+// SIGHUP does; a nil channel starts nothing.
+func TestReopenOn(t *testing.T) {
+	var r Segments
+	r.ReopenOn(context.Background(), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := make(chan struct{})
+	r.ReopenOn(ctx, ch)
+	ch <- struct{}{}
+	ch <- struct{}{} // taken only once the first one's Reopen returned
+	if !r.hup.Load() {
+		t.Error("no new segment asked for after a receive")
+	}
+}

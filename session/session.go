@@ -27,10 +27,12 @@ type Session struct {
 	Sources *Sources
 	// Summary totals the run for the end summary (Options.Summarize);
 	// nil otherwise, so that a recorder running for months keeps none.
-	Summary   *record.Summary
-	exp       *exposition.Exporter
-	observers []func(s *record.Sample, final bool)
-	closers   []func() // run last first by Close
+	Summary *record.Summary
+	// MetricsURL is the /metrics URL served (Options.ListenAddr), or "".
+	MetricsURL string
+	exp        *exposition.Exporter
+	observers  []func(s *record.Sample, final bool)
+	closers    []func() // run last first by Close
 }
 
 // Sink is where a session's samples go: one recording (*record.Writer)
@@ -61,8 +63,10 @@ func (e *CommandStartError) Error() string { return "could not start: " + e.Err.
 func (e *CommandStartError) Unwrap() error { return e.Err }
 
 // Start opens everything that can fail on bad input before the first
-// sample: delay accounting (Options.EnableDelayAcct), then every source
-// (BuildSources). On error, what was opened is closed again.
+// sample: delay accounting (Options.EnableDelayAcct), every source
+// (BuildSources), then the /metrics listener (Options.ListenAddr: an
+// address that cannot be bound is an error here). On error, what was
+// opened is closed again.
 func Start(ctx context.Context, o Options) (*Session, error) {
 	s := &Session{opts: o}
 	if err := s.delayAcct(); err != nil {
@@ -82,6 +86,14 @@ func Start(ctx context.Context, o Options) (*Session, error) {
 	}
 	if o.Summarize {
 		s.Summary = record.NewSummary(hdr)
+	}
+	if o.ListenAddr != "" {
+		url, err := s.Listen(ctx, exposition.ListenOptions{Addr: o.ListenAddr, WebConfigFile: o.WebConfigFile, ErrLog: o.Stderr})
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.MetricsURL = url
 	}
 	return s, nil
 }
@@ -325,3 +337,6 @@ func SignalledToo(ctx context.Context, res supervise.Result) string {
 	}
 	return StoppedBy(ctx)
 }
+
+// Options are the options the session was started with.
+func (s *Session) Options() Options { return s.opts }

@@ -1,4 +1,4 @@
-package cmd
+package warnlog
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 // message on stderr.
 func TestWarnHandler(t *testing.T) {
 	var b bytes.Buffer
-	l := slog.New(newWarnHandler(&b, slog.LevelInfo))
+	l := slog.New(New(&b, slog.LevelInfo))
 	l.Warn("probe: connection refused; further failures are recorded in the samples only")
 	l.With("collector", "psi").Error("read failed", "err", errors.New("EIO"))
 	l.Debug("not shown at Info")

@@ -1,8 +1,9 @@
-package gate
+package gatereport
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/memdiag/memdiag/gate"
 	"io"
 	"math"
 	"strconv"
@@ -18,11 +19,11 @@ import (
 
 // SuspectTexts are the sentences of the report's suspect PSI, with
 // what the gate did about it.
-func (r *Report) SuspectTexts(loc *time.Location) []string {
+func SuspectTexts(r *gate.Report, loc *time.Location) []string {
 	var out []string
 	for _, x := range r.SuspectPSI {
 		s := psinote.Sentence(x, r.SuspectScope(), r.Kernel, loc)
-		if r.SuspectAction == SuspectFail {
+		if r.SuspectAction == gate.SuspectFail {
 			s += " (--suspect-psi fail: thresholds on " + x.Resource + " PSI are not judged)"
 		} else {
 			s += " (--suspect-psi warn: judged as recorded)"
@@ -33,9 +34,9 @@ func (r *Report) SuspectTexts(loc *time.Location) []string {
 }
 
 // suspectFor are the sentences of the suspect PSI of t's resource.
-func (r *Report) suspectFor(t *Threshold, loc *time.Location) []string {
+func suspectFor(r *gate.Report, t *gate.Threshold, loc *time.Location) []string {
 	var out []string
-	all := r.SuspectTexts(loc)
+	all := SuspectTexts(r, loc)
 	for i, x := range r.SuspectPSI {
 		if t.Metric.Resource == x.Resource {
 			out = append(out, all[i])
@@ -43,10 +44,6 @@ func (r *Report) suspectFor(t *Threshold, loc *time.Location) []string {
 	}
 	return out
 }
-
-// Formats lists the formats [Render] writes; github is GitHub Actions
-// workflow commands (::error …).
-var Formats = []format.Format{format.Table, format.JSON, format.Markdown, format.GitHub}
 
 // RenderOptions are the facts rendering needs from the caller.
 type RenderOptions struct {
@@ -56,7 +53,7 @@ type RenderOptions struct {
 }
 
 // Render writes the report in format f.
-func Render(w io.Writer, rep *Report, f format.Format, o RenderOptions) error {
+func Render(w io.Writer, rep *gate.Report, f format.Format, o RenderOptions) error {
 	if o.Location == nil {
 		o.Location = time.UTC
 	}
@@ -70,11 +67,11 @@ func Render(w io.Writer, rep *Report, f format.Format, o RenderOptions) error {
 	case format.GitHub:
 		return renderGitHub(w, rep, o)
 	}
-	return format.Unsupported(f, Formats)
+	return format.Unsupported(f, gate.Formats)
 }
 
 // runLine is "cgroup /x, 12 samples, 12:00:00–12:00:11 (11s)".
-func (r *Report) runLine(loc *time.Location) string {
+func runLine(r *gate.Report, loc *time.Location) string {
 	s := fmt.Sprintf("scope: %s; %s", r.Scope, english.Count(r.Samples, "sample"))
 	if r.Samples > 0 {
 		s += fmt.Sprintf(", %s–%s (%s)", clock(r.Start, loc), clock(r.End, loc), r.End.Sub(r.Start).Round(time.Second))
@@ -91,28 +88,34 @@ func num(v float64) string {
 	return strings.TrimSuffix(s, ".")
 }
 
+// Crossed is --abort-on-fail's reason for stopping the command at r, a
+// breached threshold: "EXPR crossed (observed VALUE)".
+func Crossed(r *gate.Result) string {
+	return fmt.Sprintf("%s crossed (observed %s)", r.Threshold.Expr, FormatValue(r.Threshold, r.Observed))
+}
+
 // FormatValue shows v (in the base unit of t's dimension) in the unit the
 // threshold was written with; for a bare 0 a readable unit is chosen.
-func FormatValue(t *Threshold, v float64) string {
+func FormatValue(t *gate.Threshold, v float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
 	u := t.Unit
 	if u.Name == "" {
 		switch u.Dim {
-		case DimPercent:
-			u = Unit{Name: "%", Dim: DimPercent, Scale: 1}
-		case DimDuration:
-			u = Unit{Name: "s", Dim: DimDuration, Scale: 1}
-		case DimBytes:
-			u = Unit{Name: "B", Dim: DimBytes, Scale: 1}
-			for _, c := range unitTable {
-				if c.Dim == DimBytes && strings.HasSuffix(c.Name, "iB") && v >= c.Scale { // printed in binary units, as units.FormatBytes
+		case gate.DimPercent:
+			u = gate.Unit{Name: "%", Dim: gate.DimPercent, Scale: 1}
+		case gate.DimDuration:
+			u = gate.Unit{Name: "s", Dim: gate.DimDuration, Scale: 1}
+		case gate.DimBytes:
+			u = gate.Unit{Name: "B", Dim: gate.DimBytes, Scale: 1}
+			for _, c := range gate.Units() {
+				if c.Dim == gate.DimBytes && strings.HasSuffix(c.Name, "iB") && v >= c.Scale { // printed in binary units, as units.FormatBytes
 					u = c
 				}
 			}
-		case DimPageRate:
-			u = Unit{Name: "/s", Dim: DimPageRate, Scale: 1}
+		case gate.DimPageRate:
+			u = gate.Unit{Name: "/s", Dim: gate.DimPageRate, Scale: 1}
 		}
 	}
 	return num(v/u.Scale) + u.Name
@@ -122,9 +125,9 @@ func FormatValue(t *Threshold, v float64) string {
 // sample, for an EWMA), its offset from the start of the run and its value.
 // It is "" when there is no moment, or when the worst value of an upper
 // bound is 0 (nothing happened).
-func (r *Report) WorstText(res *Result, loc *time.Location) string {
+func WorstText(r *gate.Report, res *gate.Result, loc *time.Location) string {
 	w := res.Worst
-	if w == nil || (w.Value == 0 && !res.Threshold.Op.lowerIsWorse()) {
+	if w == nil || (w.Value == 0 && !res.Threshold.Op.LowerIsWorse()) {
 		return ""
 	}
 	when := clock(w.End, loc)
@@ -140,25 +143,25 @@ func (r *Report) WorstText(res *Result, loc *time.Location) string {
 	return fmt.Sprintf("%s (+%s) %s", when, off, FormatValue(res.Threshold, w.Value))
 }
 
-func statusText(s Status) string {
+func statusText(s gate.Status) string {
 	switch s {
-	case Fail:
+	case gate.Fail:
 		return "FAIL"
-	case NoData:
+	case gate.NoData:
 		return "NO DATA"
 	}
 	return "pass"
 }
 
-func renderTable(w io.Writer, rep *Report, o RenderOptions) error {
+func renderTable(w io.Writer, rep *gate.Report, o RenderOptions) error {
 	for _, l := range rep.Lacks {
 		fmt.Fprintln(w, "the recording lacks:", l)
 	}
-	for _, l := range rep.SuspectTexts(o.Location) {
+	for _, l := range SuspectTexts(rep, o.Location) {
 		fmt.Fprintln(w, "warning:", l)
 	}
 	fmt.Fprintln(w, "memdiag gate:", rep.Verdict())
-	fmt.Fprintln(w, rep.runLine(o.Location))
+	fmt.Fprintln(w, runLine(rep, o.Location))
 	if rep.Command != nil {
 		fmt.Fprintf(w, "command: %s: %s\n", strings.Join(rep.Command.Args, " "), rep.Command.Describe())
 	}
@@ -166,11 +169,11 @@ func renderTable(w io.Writer, rep *Report, o RenderOptions) error {
 	t := tables.New("THRESHOLD", "OBSERVED", "RESULT", "WORST MOMENT").SetFit(3, tables.Wrap, 20)
 	for i := range rep.Results {
 		r := &rep.Results[i]
-		t.AppendRow(r.Threshold.Expr, FormatValue(r.Threshold, r.Observed), statusText(r.Status), rep.WorstText(r, o.Location))
+		t.AppendRow(r.Threshold.Expr, FormatValue(r.Threshold, r.Observed), statusText(r.Status), WorstText(rep, r, o.Location))
 	}
 	fmt.Fprintln(w, t.Text(tables.Options{Width: o.Width, Color: o.Color}))
 	for _, r := range rep.Results {
-		if r.Status == NoData {
+		if r.Status == gate.NoData {
 			fmt.Fprintf(w, "no data for %s: %s\n", r.Threshold.Expr, r.Reason)
 		}
 	}
@@ -180,19 +183,19 @@ func renderTable(w io.Writer, rep *Report, o RenderOptions) error {
 	return nil
 }
 
-func renderMarkdown(w io.Writer, rep *Report, o RenderOptions) error {
-	icon := map[Status]string{Pass: "✅ pass", Fail: "❌ **FAIL**", NoData: "⚠️ no data"}
+func renderMarkdown(w io.Writer, rep *gate.Report, o RenderOptions) error {
+	icon := map[gate.Status]string{gate.Pass: "✅ pass", gate.Fail: "❌ **FAIL**", gate.NoData: "⚠️ no data"}
 	for _, l := range rep.Lacks {
 		fmt.Fprintf(w, "> ⚠️ the recording lacks: %s\n", mdEscape(l))
 	}
-	for _, l := range rep.SuspectTexts(o.Location) {
+	for _, l := range SuspectTexts(rep, o.Location) {
 		fmt.Fprintf(w, "> ⚠️ %s\n", mdEscape(l))
 	}
 	if len(rep.Lacks)+len(rep.SuspectPSI) > 0 {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "### memdiag gate: %s\n\n", rep.Verdict())
-	fmt.Fprintf(w, "%s\n\n", rep.runLine(o.Location))
+	fmt.Fprintf(w, "%s\n\n", runLine(rep, o.Location))
 	if rep.Command != nil {
 		fmt.Fprintf(w, "Command `%s`: %s\n\n", strings.Join(rep.Command.Args, " "), rep.Command.Describe())
 	}
@@ -200,8 +203,8 @@ func renderMarkdown(w io.Writer, rep *Report, o RenderOptions) error {
 	fmt.Fprintln(w, "|---|---:|---|---|")
 	for i := range rep.Results {
 		r := &rep.Results[i]
-		worst := rep.WorstText(r, o.Location)
-		if r.Status == NoData {
+		worst := WorstText(rep, r, o.Location)
+		if r.Status == gate.NoData {
 			worst = r.Reason
 		}
 		fmt.Fprintf(w, "| `%s` | %s | %s | %s |\n", r.Threshold.Expr, FormatValue(r.Threshold, r.Observed), icon[r.Status], mdEscape(worst))
@@ -215,23 +218,23 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // renderGitHub writes GitHub Actions workflow commands: an ::error per
 // breached or unjudged threshold and for a failed command, and a ::notice
 // with the verdict. https://docs.github.com/actions/reference/workflow-commands-for-github-actions
-func renderGitHub(w io.Writer, rep *Report, o RenderOptions) error {
+func renderGitHub(w io.Writer, rep *gate.Report, o RenderOptions) error {
 	for _, l := range rep.Lacks {
 		fmt.Fprintf(w, "::warning title=%s::%s\n", ghProperty("memdiag gate: the recording lacks"), ghData(l))
 	}
-	for _, l := range rep.SuspectTexts(o.Location) {
+	for _, l := range SuspectTexts(rep, o.Location) {
 		fmt.Fprintf(w, "::warning title=%s::%s\n", ghProperty("memdiag gate: suspect PSI"), ghData(l))
 	}
 	for i := range rep.Results {
 		r := &rep.Results[i]
 		switch r.Status {
-		case Fail:
+		case gate.Fail:
 			msg := fmt.Sprintf("%s breached: observed %s over the run (%s)", r.Threshold.Expr, FormatValue(r.Threshold, r.Observed), rep.Scope)
-			if wt := rep.WorstText(r, o.Location); wt != "" {
+			if wt := WorstText(rep, r, o.Location); wt != "" {
 				msg += "; worst " + wt
 			}
 			fmt.Fprintf(w, "::error title=%s::%s\n", ghProperty("memdiag gate: "+r.Threshold.Expr), ghData(msg))
-		case NoData:
+		case gate.NoData:
 			fmt.Fprintf(w, "::error title=%s::%s\n", ghProperty("memdiag gate: "+r.Threshold.Expr), ghData("could not be judged: "+r.Reason))
 		}
 	}
@@ -243,7 +246,7 @@ func renderGitHub(w io.Writer, rep *Report, o RenderOptions) error {
 	if !rep.Passed() {
 		level = "error"
 	}
-	fmt.Fprintf(w, "::%s title=memdiag gate::%s\n", level, ghData(rep.Verdict()+" ("+rep.runLine(o.Location)+")"))
+	fmt.Fprintf(w, "::%s title=memdiag gate::%s\n", level, ghData(rep.Verdict()+" ("+runLine(rep, o.Location)+")"))
 	return nil
 }
 
@@ -314,11 +317,11 @@ type jsonMoment struct {
 }
 
 // unitName names u, or for a bare number the base unit of its dimension.
-func unitName(u Unit) string {
+func unitName(u gate.Unit) string {
 	if u.Name != "" {
 		return u.Name
 	}
-	return map[Dim]string{DimPercent: "%", DimDuration: "s", DimBytes: "B", DimPageRate: "/s", DimByteRate: "B/s"}[u.Dim]
+	return map[gate.Dim]string{gate.DimPercent: "%", gate.DimDuration: "s", gate.DimBytes: "B", gate.DimPageRate: "/s", gate.DimByteRate: "B/s"}[u.Dim]
 }
 
 // jsonSignalRate is a catalogue signal over the run (Result.SignalRate):
@@ -331,7 +334,7 @@ type jsonSignalRate struct {
 	Value *float64 `json:"value"`
 }
 
-func renderJSON(w io.Writer, rep *Report) error {
+func renderJSON(w io.Writer, rep *gate.Report) error {
 	out := jsonReport{
 		Verdict: "pass", Summary: rep.Verdict(), Scope: "host", Cgroup: rep.Scope.Cgroup,
 		Start: rep.Start, End: rep.End, Samples: rep.Samples, Warnings: rep.Warnings,
@@ -340,9 +343,9 @@ func renderJSON(w io.Writer, rep *Report) error {
 		Kernel:         rep.Kernel, SuspectPSIAction: string(rep.SuspectAction),
 	}
 	if out.SuspectPSIAction == "" {
-		out.SuspectPSIAction = string(SuspectWarn)
+		out.SuspectPSIAction = string(gate.SuspectWarn)
 	}
-	texts := rep.SuspectTexts(time.UTC)
+	texts := SuspectTexts(rep, time.UTC)
 	for i, x := range rep.SuspectPSI {
 		out.SuspectPSI = append(out.SuspectPSI, jsonSuspect{x, texts[i]})
 	}

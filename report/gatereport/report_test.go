@@ -1,7 +1,9 @@
-package gate
+package gatereport
 
 import (
 	"bytes"
+	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/record"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,7 +21,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 // goldenReport is a run with every outcome: a breach, a pass, a threshold
 // that could not be judged, and a wrapped command.
-func goldenReport(t *testing.T, exit int) *Report {
+func goldenReport(t *testing.T, exit int) *gate.Report {
 	samples := host(
 		step{sec: 0, someUS: 0, fullUS: 0, avg10: 0.5, pswpout: u64(100), oomKill: u64(0)},
 		step{sec: 1, someUS: 100_000, fullUS: 0, avg10: 1.5, pswpout: u64(200), oomKill: u64(0)},
@@ -27,16 +29,16 @@ func goldenReport(t *testing.T, exit int) *Report {
 		step{sec: 3, someUS: 400_000, fullUS: 50_000, avg10: 8.25, pswpout: u64(300), oomKill: u64(1)},
 		step{sec: 4, someUS: 450_000, fullUS: 50_000, avg10: 7, pswpout: u64(300), oomKill: u64(1)},
 	)
-	rep := Evaluate(nil, samples, Scope{}, mustParse(t,
+	rep := gate.Evaluate(nil, samples, gate.Scope{}, mustParse(t,
 		"memory.some.stall<5%", "memory.full.stall<2%", "memory.some.avg10<10", "swap.out<64MiB", "oom_kills==0", "io.some.stall<10%"))
-	rep.Command = &CommandResult{Args: []string{"./load-test.sh", "--vus", "50"}, ExitCode: exit}
+	rep.Command = &gate.CommandResult{Args: []string{"./load-test.sh", "--vus", "50"}, ExitCode: exit}
 	return rep
 }
 
 func TestRenderGolden(t *testing.T) {
 	// Times in a zone east of UTC, so a renderer that ignores Location shows.
 	loc := time.FixedZone("CET", 3600)
-	for _, f := range Formats {
+	for _, f := range gate.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			var b bytes.Buffer
 			if err := Render(&b, goldenReport(t, 0), f, RenderOptions{Location: loc}); err != nil {
@@ -93,3 +95,16 @@ func TestFormatValue(t *testing.T) {
 }
 
 func nan() float64 { var z float64; return z / z }
+
+// TestRunLineCgroupScope: under --cgroup the run line names the group
+// (gate's TestEvaluateCgroupScopeRefault judges the same run).
+func TestRunLineCgroupScope(t *testing.T) {
+	samples := host(step{sec: 0, refault: u64(0)}, step{sec: 2, refault: u64(2000)})
+	samples[0].CgroupPSI, samples[1].CgroupPSI = psiSnap(step{}), psiSnap(step{})
+	samples[0].CgroupVMStat = &record.VMStat{WorkingsetRefaultFile: u64(100)}
+	samples[1].CgroupVMStat = &record.VMStat{WorkingsetRefaultFile: u64(120)}
+	rep := gate.Evaluate(nil, samples, gate.Scope{Cgroup: "/sys/fs/cgroup/unified/mdtrial"}, mustParse(t, "refault.file.rate<500/s"))
+	if got := runLine(rep, time.UTC); !strings.HasPrefix(got, "scope: cgroup /sys/fs/cgroup/unified/mdtrial;") {
+		t.Errorf("run line %q", got)
+	}
+}

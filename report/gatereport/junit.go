@@ -1,8 +1,9 @@
-package gate
+package gatereport
 
 import (
 	"encoding/xml"
 	"fmt"
+	"github.com/memdiag/memdiag/gate"
 	"io"
 	"strings"
 	"time"
@@ -60,7 +61,7 @@ type junitProblem struct {
 
 // WriteJUnit writes the report as JUnit XML; loc is the zone of the times
 // in messages (UTC if nil).
-func WriteJUnit(w io.Writer, rep *Report, loc *time.Location) error {
+func WriteJUnit(w io.Writer, rep *gate.Report, loc *time.Location) error {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -70,7 +71,7 @@ func WriteJUnit(w io.Writer, rep *Report, loc *time.Location) error {
 	if !rep.Start.IsZero() {
 		s.Timestamp = rep.Start.UTC().Format(time.RFC3339)
 	}
-	suspect := rep.SuspectTexts(loc)
+	suspect := SuspectTexts(rep, loc)
 	if len(suspect) > 0 {
 		// Where a CI system shows the suite's output, and in the cases of
 		// the thresholds on that PSI below.
@@ -81,22 +82,22 @@ func WriteJUnit(w io.Writer, rep *Report, loc *time.Location) error {
 		r := &rep.Results[i]
 		tc := junitTestCase{Name: r.Threshold.Expr, Classname: "memdiag.gate", Time: dur}
 		warn := ""
-		for _, l := range rep.suspectFor(r.Threshold, loc) {
+		for _, l := range suspectFor(rep, r.Threshold, loc) {
 			warn += "\nwarning: " + l
 		}
-		if r.Status != NoData {
+		if r.Status != gate.NoData {
 			tc.SystemOut = fmt.Sprintf("observed %s (%s)", FormatValue(r.Threshold, r.Observed), r.Threshold.Metric.Doc) + warn
 		}
 		switch r.Status {
-		case Fail:
+		case gate.Fail:
 			msg := fmt.Sprintf("%s breached: observed %s", r.Threshold.Expr, FormatValue(r.Threshold, r.Observed))
 			text := msg + " over the run, " + rep.Scope.String()
-			if wt := rep.WorstText(r, loc); wt != "" {
+			if wt := WorstText(rep, r, loc); wt != "" {
 				text += "\nworst moment: " + wt
 			}
 			tc.Failure = &junitProblem{Message: msg, Type: "threshold breached", Text: text + warn}
 			s.Failures++
-		case NoData:
+		case gate.NoData:
 			tc.Error = &junitProblem{Message: "could not be judged: " + r.Reason, Type: "no data", Text: r.Reason + warn}
 			s.Errors++
 		}

@@ -1,4 +1,7 @@
-package cmd
+// Package warnlog is the slog.Handler memdiag gives every package that
+// logs: one line per record on stderr, worded like every other message
+// memdiag prints there.
+package warnlog
 
 import (
 	"context"
@@ -9,25 +12,28 @@ import (
 	"sync"
 )
 
-// warnHandler is the slog.Handler cmd gives every package that logs: a
+// Handler is the slog.Handler cmd gives every package that logs: a
 // record is one line in the format of every other message memdiag prints
 // on stderr, "memdiag: warning: MSG (key: value, ...)", with "error" for
 // slog's Error level and "debug"/"note" for Debug and Info, so that a
 // collector's failure does not read differently from a command's warning.
-type warnHandler struct {
+type Handler struct {
 	mu    *sync.Mutex
 	w     io.Writer
 	level slog.Level
 	attrs []slog.Attr
 }
 
-func newWarnHandler(w io.Writer, level slog.Level) *warnHandler {
-	return &warnHandler{mu: &sync.Mutex{}, w: w, level: level}
+// New is a Handler that writes the records of level and above to w.
+func New(w io.Writer, level slog.Level) *Handler {
+	return &Handler{mu: &sync.Mutex{}, w: w, level: level}
 }
 
-func (h *warnHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level }
+// Enabled reports whether l is at least the level.
+func (h *Handler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level }
 
-func (h *warnHandler) Handle(_ context.Context, r slog.Record) error {
+// Handle writes r as one line.
+func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	kind := "warning"
 	switch {
 	case r.Level >= slog.LevelError:
@@ -60,11 +66,12 @@ func (h *warnHandler) Handle(_ context.Context, r slog.Record) error {
 	return err
 }
 
-func (h *warnHandler) WithAttrs(as []slog.Attr) slog.Handler {
+// WithAttrs adds attributes to every line.
+func (h *Handler) WithAttrs(as []slog.Attr) slog.Handler {
 	n := *h
 	n.attrs = append(append([]slog.Attr{}, h.attrs...), as...)
 	return &n
 }
 
 // WithGroup is not used by memdiag; groups are flattened.
-func (h *warnHandler) WithGroup(string) slog.Handler { return h }
+func (h *Handler) WithGroup(string) slog.Handler { return h }

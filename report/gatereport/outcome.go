@@ -1,0 +1,44 @@
+package gatereport
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/memdiag/memdiag/gate"
+)
+
+// Outcome is the sentence a judged run ends with on stderr (after
+// "memdiag: "): the failed command and how it ended, the thresholds that
+// could not be judged and why, or those breached with the observed
+// values; "" for a pass. A suspect PSI (--suspect-psi warn) is pointed at.
+func Outcome(rep *gate.Report) string { return OutcomeAs(rep, rep.Outcome()) }
+
+// OutcomeAs is Outcome's sentence for the outcome oc the caller judged
+// the report by (gate --exit-code command passes a failed command's code
+// through, so its breach is the outcome said).
+func OutcomeAs(rep *gate.Report, oc gate.Outcome) string {
+	suspect := ""
+	if len(rep.SuspectPSI) > 0 {
+		suspect = " (the judged PSI is suspect: see the warning)"
+	}
+	var names []string
+	switch oc {
+	case gate.OutcomeCommandFailed:
+		return "the wrapped command failed: " + strings.Join(rep.Command.Args, " ") + ": " + rep.Command.Describe()
+	case gate.OutcomeNoData:
+		for _, r := range rep.Results {
+			if r.Status == gate.NoData {
+				names = append(names, r.Threshold.Expr+": "+r.Reason)
+			}
+		}
+		return "could not judge " + strings.Join(names, "; ") + suspect
+	case gate.OutcomeBreach:
+		for _, r := range rep.Results {
+			if r.Status == gate.Fail {
+				names = append(names, fmt.Sprintf("%s (observed %s)", r.Threshold.Expr, FormatValue(r.Threshold, r.Observed)))
+			}
+		}
+		return "threshold breached: " + strings.Join(names, ", ") + suspect
+	}
+	return ""
+}

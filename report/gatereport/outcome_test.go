@@ -1,0 +1,37 @@
+package gatereport
+
+import (
+	"testing"
+
+	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/signal"
+)
+
+// TestGateOutcome: the closing sentence of each outcome, in gate's order
+// of precedence (a failed command first, then no data, then a breach).
+func TestOutcome(t *testing.T) {
+	ths, err := gate.ParseAll([]string{"oom_kills==0", "swap.out<64MiB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &gate.Report{Results: []gate.Result{
+		{Threshold: ths[0], Status: gate.Fail, Observed: 2},
+		{Threshold: ths[1], Status: gate.Pass, Observed: 1 << 20},
+	}}
+	if got, want := Outcome(rep), "threshold breached: oom_kills==0 (observed 2)"; rep.Outcome() != gate.OutcomeBreach || got != want {
+		t.Errorf("breach: outcome %d, %q; want %d, %q", rep.Outcome(), got, gate.OutcomeBreach, want)
+	}
+	rep.Results[1] = gate.Result{Threshold: ths[1], Status: gate.NoData, Reason: "no swap counters"}
+	rep.SuspectPSI = make([]signal.PSISuspect, 1)
+	if got, want := Outcome(rep), "could not judge swap.out<64MiB: no swap counters (the judged PSI is suspect: see the warning)"; rep.Outcome() != gate.OutcomeNoData || got != want {
+		t.Errorf("no data: outcome %d, %q; want %d, %q", rep.Outcome(), got, gate.OutcomeNoData, want)
+	}
+	rep.Command = &gate.CommandResult{Args: []string{"k6", "run"}, ExitCode: 137, Signal: "SIGKILL"}
+	if got, want := Outcome(rep), "the wrapped command failed: k6 run: killed by SIGKILL (exit code 137)"; rep.Outcome() != gate.OutcomeCommandFailed || got != want {
+		t.Errorf("command: outcome %d, %q; want %d, %q", rep.Outcome(), got, gate.OutcomeCommandFailed, want)
+	}
+	pass := &gate.Report{Results: []gate.Result{{Threshold: ths[0], Status: gate.Pass}}}
+	if pass.Outcome() != gate.OutcomePass || Outcome(pass) != "" {
+		t.Errorf("pass: outcome %d, %q", pass.Outcome(), Outcome(pass))
+	}
+}
