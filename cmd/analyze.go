@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"runtime/debug"
-	"strings"
 	"time"
 	_ "time/tzdata" // a recording's zone resolves on hosts without tzdata ("analyze works later and elsewhere")
 
@@ -24,23 +23,6 @@ import (
 	"github.com/memdiag/memdiag/report"
 )
 
-// thresholdFlags maps each signal to its flag name.
-var thresholdFlags = []struct {
-	signal correlate.Signal
-	flag   string
-	help   string
-}{
-	{correlate.PSISome, "psi-some", "PSI memory some rise (share of wall time: 2% or 0.02)"},
-	{correlate.PSIFull, "psi-full", "PSI memory full rise (share of wall time)"},
-	{correlate.LRUDrop, "lru-drop", "file LRU shrink rate, bytes/s"},
-	{correlate.Refault, "refault", "workingset refault rise, pages/s"},
-	{correlate.DirectReclaim, "direct-reclaim", "global direct reclaim scan rise (pgscan_direct), pages/s"},
-	{correlate.LimitReclaim, "limit-reclaim", "cgroup-limit reclaim scan rise (pgscan_anon+file − kswapd − direct), pages/s"},
-	{correlate.DiskIO, "disk-io", "disk read+write rise, bytes/s"},
-	{correlate.IOTime, "io-time", "disk weighted I/O time rise, s/s"},
-	{correlate.SwapOut, "swap-out", "swap-out rise, bytes/s"},
-}
-
 // analyzeOptions are the inputs of `memdiag analyze`.
 type analyzeOptions struct {
 	IO *iostreams.IOStreams
@@ -56,7 +38,7 @@ type analyzeOptions struct {
 	LatencyFile   string
 	LatencyFormat string
 	LatencyTZ     string // zone of timestamps written without one; "" = the recording's
-	LatencyIn     latencyInput
+	LatencyIn     analysis.LatencyFlags
 	Stat          string
 	Spike         string
 	// Thresholds holds the threshold flags that were given, by signal.
@@ -145,7 +127,7 @@ var analyzeExample = examples(`
 
 func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command {
 	opts := &analyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}, Now: f.Now}
-	th := make([]string, len(thresholdFlags))
+	th := make([]string, len(analysis.ThresholdFlags))
 	cmd := &cobra.Command{
 		Use:     "analyze REC [REC...]",
 		Short:   "Find the latency spikes and pressure episodes of a recording, their period and the job that causes them",
@@ -161,9 +143,9 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 			}
 			opts.Format = formatForOutput(c, opts.Format, opts.Output)
 			opts.NoRedact = f.NoRedact
-			for i, t := range thresholdFlags {
-				if c.Flags().Changed(t.flag) {
-					opts.Thresholds[t.signal] = th[i]
+			for i, t := range analysis.ThresholdFlags {
+				if c.Flags().Changed(t.Flag) {
+					opts.Thresholds[t.Signal] = th[i]
 				}
 			}
 			if runF != nil {
@@ -181,12 +163,12 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LatencyFile, "latency", "", "load-test results `FILE` to take latency from instead of the recording (a regular file of at most 16 GiB, or - for standard input; a FIFO or a device such as /dev/zero is refused)")
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", fmt.Sprintf("force the results format: %v", latency.Formats))
 	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: the recording's)")
-	opts.LatencyIn.addFlags(fl)
+	latencyFlags(fl, &opts.LatencyIn)
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic per interval: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
 	def := correlate.DefaultThresholds()
-	for i, t := range thresholdFlags {
-		fl.StringVar(&th[i], t.flag, defaultThreshold(t.signal, def.Get(t.signal)), t.help)
+	for i, t := range analysis.ThresholdFlags {
+		fl.StringVar(&th[i], t.Flag, analysis.DefaultThreshold(t.Signal, def.Get(t.Signal)), t.Help)
 	}
 	fl.StringVar(&opts.LRUDropMin, "lru-drop-min", "32MiB", "bytes the file LRU must also lose within one interval for an LRU drop")
 	fl.StringVar(&opts.PSIScope, "psi-scope", "auto", "whose memory PSI the PSI signals read: auto (the recorded --cgroup group, else the host), host, cgroup or any")
@@ -205,77 +187,18 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 	return cmd
 }
 
-func defaultThreshold(s correlate.Signal, v float64) string {
-	switch s.Unit() {
-	case "share":
-		return fmt.Sprintf("%g%%", v*100)
-	case "B/s":
-		return correlate.FormatBytes(uint64(v))
-	}
-	return fmt.Sprint(v)
-}
-
-// correlateOptions turns the flags into correlate options; bad values are
-// flag errors.
-func (opts *analyzeOptions) correlateOptions() (correlate.Options, error) {
-	var co correlate.Options
-	var err error
-	if co.Stat, err = correlate.ParseStat(opts.Stat); err != nil {
-		return co, &usageError{Err: fmt.Errorf("--stat: %w", err)}
-	}
-	if co.Spike, err = correlate.ParseSpikeRule(opts.Spike); err != nil {
-		return co, &usageError{Err: fmt.Errorf("--spike: %w", err)}
-	}
-	if co.PSIScope, err = correlate.ParsePSIScope(opts.PSIScope); err != nil {
-		return co, &usageError{Err: fmt.Errorf("--psi-scope: %w", err)}
-	}
-	if opts.MinSignals < 0 || opts.MinSignals > len(correlate.AllSignals) {
-		return co, flagErrorf("--min-signals: want 1 to %d", len(correlate.AllSignals))
-	}
-	co.MinSignals = opts.MinSignals
-	switch strings.ToLower(strings.TrimSpace(opts.Require)) {
-	case "":
-		// Default: the cgroup's memory PSI when one was recorded.
-	case "none":
-		co.Require = []correlate.Signal{}
-	default:
-		if co.Require, err = correlate.ParseSignals(opts.Require); err != nil {
-			return co, &usageError{Err: fmt.Errorf("--require: %w", err)}
-		}
-	}
-	th := correlate.DefaultThresholds()
-	for _, t := range thresholdFlags {
-		v, ok := opts.Thresholds[t.signal]
-		if !ok {
-			continue
-		}
-		x, err := correlate.ParseThreshold(t.signal, v)
-		if err != nil {
-			return co, &usageError{Err: fmt.Errorf("--%s: %w", t.flag, err)}
-		}
-		th.Set(t.signal, x)
-	}
-	if opts.LRUDropMin != "" {
-		v, err := correlate.ParseThreshold(correlate.DiskIO, opts.LRUDropMin) // a byte count, same syntax
-		if err != nil || v < 0 {
-			return co, flagErrorf("--lru-drop-min: want a size like 32MiB")
-		}
-		th.LRUDropMin = v
-	}
-	co.Thresholds = &th
-	co.GapTolerance, co.LagTolerance = opts.Gap, opts.Lag
-	if opts.GrowthWindow < 0 {
-		return co, flagErrorf("--growth-min-window must not be negative")
-	}
-	co.GrowthMinWindow = opts.GrowthWindow
-	return co, nil
+// settings are the analysis flags of opts.
+func (opts *analyzeOptions) settings() analysis.Settings {
+	return analysis.Settings{Stat: opts.Stat, Spike: opts.Spike, PSIScope: opts.PSIScope, MinSignals: opts.MinSignals,
+		Require: opts.Require, Thresholds: opts.Thresholds, LRUDropMin: opts.LRUDropMin,
+		Gap: opts.Gap, Lag: opts.Lag, GrowthWindow: opts.GrowthWindow}
 }
 
 func runAnalyze(opts *analyzeOptions) error {
 	if err := oneStdin([]string{"REC", "--latency"}, opts.Recording, opts.LatencyFile); err != nil {
 		return err
 	}
-	co, err := opts.correlateOptions()
+	co, err := opts.settings().Correlate()
 	if err != nil {
 		return err
 	}
@@ -317,7 +240,7 @@ const analyzeMemoryLimit = 170 << 20
 // analyzeFileTrace is analyzeFile that also returns, when trace is set,
 // the per-interval data behind the result (correlate.Series.Trace), for
 // the HTML report's charts.
-func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options, trace, keep bool) (correlate.Result, *correlate.Trace, error) {
+func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFile string, lo analysis.LatencyFlags, co correlate.Options, trace, keep bool) (correlate.Result, *correlate.Trace, error) {
 	f, name, err := openInputContext(ctx, io, "", path)
 	if err != nil {
 		return correlate.Result{}, nil, err
@@ -340,7 +263,7 @@ func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFil
 
 // analyzeInputTrace is analyzeFileTrace of one recording, or of several
 // segments and store directories joined, within in's window.
-func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
+func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput, latFile string, lo analysis.LatencyFlags, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
 	if !in.joined() {
 		return analyzeFileTrace(ctx, io, in.Paths[0], latFile, lo, co, trace, in.NoRedact)
 	}
@@ -353,10 +276,10 @@ func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput
 
 // analysisOptions are the analysis.Options of the latency flags lo
 // for the results file latFile ("": the recording's latency).
-func analysisOptions(ios *iostreams.IOStreams, latFile string, lo latencyInput, co correlate.Options, trace bool) analysis.Options {
+func analysisOptions(ios *iostreams.IOStreams, latFile string, lo analysis.LatencyFlags, co correlate.Options, trace bool) analysis.Options {
 	return analysis.Options{
 		Correlate: co, MinShare: lo.MinShare, WithFailed: lo.WithFailed, Trace: trace,
-		Import: func(h *record.Header) (*latency.Imported, error) { return importFor(ios, h, latFile, lo) },
+		Import: func(h *record.Header) (*latency.Imported, error) { return lo.Import(ios.In, h, latFile) },
 		Warn:   func(err error) { fmt.Fprintf(ios.ErrOut, "memdiag: warning: %v\n", err) },
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/analysis"
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
@@ -29,7 +30,7 @@ type compareOptions struct {
 	LatencyAfter              string
 	LatencyFormat             string
 	LatencyTZ                 string
-	LatencyIn                 latencyInput
+	LatencyIn                 analysis.LatencyFlags
 	Stat, Spike               string
 	Format                    format.Format
 	// Output is the file the comparison goes to ("" or "-": stdout).
@@ -80,7 +81,7 @@ func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LatencyAfter, "latency-after", "", "load-test results `FILE` for the AFTER recording")
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", "force the results format of both files")
 	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: each recording's)")
-	opts.LatencyIn.addFlags(fl)
+	latencyFlags(fl, &opts.LatencyIn)
 	windowFlags(fl, &opts.From, &opts.To, "both recordings")
 	fl.StringVar(&opts.BeforeWindow, "before-window", "", "read BEFORE only within `FROM..TO` (the forms of --from), instead of --from/--to")
 	fl.StringVar(&opts.AfterWindow, "after-window", "", "read AFTER only within `FROM..TO`, instead of --from/--to")
@@ -96,8 +97,7 @@ func runCompare(opts *compareOptions) error {
 	if err := oneStdin([]string{"BEFORE", "AFTER", "--latency-before", "--latency-after"}, opts.Before, opts.After, opts.LatencyBefore, opts.LatencyAfter); err != nil {
 		return err
 	}
-	ao := analyzeOptions{Stat: opts.Stat, Spike: opts.Spike, PSIScope: "auto", MinSignals: 1}
-	co, err := ao.correlateOptions()
+	co, err := analysis.Settings{Stat: opts.Stat, Spike: opts.Spike, PSIScope: "auto", MinSignals: 1}.Correlate()
 	if err != nil {
 		return err
 	}

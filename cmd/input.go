@@ -1,47 +1,23 @@
 package cmd
 
 import (
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
-
 	"context"
+	"errors"
+	"io"
+	"syscall"
+
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/record"
-	"syscall"
 )
 
 // stdinName is the file name "-" stands for, in messages.
-const stdinName = "stdin"
+const stdinName = rootfs.StdinName
 
-// inputFileError is a file the user named (an argument or a flag's value)
-// that cannot be read. Every command words it the same way — "FLAG PATH:
-// no such file or directory", or "PATH: ..." for an argument — and it is
-// a runtime error (exit 1), never a usage error: the command line was
-// right, the file is not there.
-type inputFileError struct {
-	Flag string // "--latency", or "" for a positional argument
-	Path string
-	Err  error
-}
-
-func (e *inputFileError) Error() string {
-	why := e.Err
-	var pe *fs.PathError
-	if errors.As(e.Err, &pe) {
-		why = pe.Err // "no such file or directory", without Go's "open PATH:"
-	}
-	if e.Flag != "" {
-		return fmt.Sprintf("%s %s: %v", e.Flag, e.Path, why)
-	}
-	return fmt.Sprintf("%s: %v", e.Path, why)
-}
-
-func (e *inputFileError) Unwrap() error { return e.Err }
+// inputFileError is a file the user named that cannot be read: exit 1,
+// worded "FLAG PATH: why" (rootfs.NamedError).
+type inputFileError = rootfs.NamedError
 
 func inputError(flag, path string, err error) error {
 	return &inputFileError{Flag: flag, Path: path, Err: err}
@@ -71,28 +47,12 @@ func openInputContext(ctx context.Context, ios *iostreams.IOStreams, flag, path 
 	}
 	f, err := rootfs.OpenInput(ctx, path, limit, true)
 	if errors.Is(err, syscall.EISDIR) {
-		return nil, path, inputError(flag, path, errors.New("is a directory, not a file"))
+		return nil, path, inputError(flag, path, rootfs.ErrIsDir)
 	}
 	if err != nil {
 		return nil, path, inputError(flag, path, err)
 	}
 	return f, path, nil
-}
-
-// checkInput stats a file the user named ("-" always exists), for callers
-// that open it by name themselves.
-func checkInput(flag, path string) error {
-	if path == "-" {
-		return nil
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return inputError(flag, path, err)
-	}
-	if fi.IsDir() {
-		return inputError(flag, path, errors.New("is a directory, not a file"))
-	}
-	return nil
 }
 
 // oneStdin fails when more than one of paths is "-": standard input can be

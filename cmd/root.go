@@ -99,7 +99,7 @@ func execute(ctx context.Context, f *factory, args []string) int {
 	root.SetErr(f.IO.ErrOut)
 	err := root.ExecuteContext(ctx)
 	_ = f.IO.Flush()
-	return exitCode(f, root, err)
+	return exitCode(f, root, asUsage(err))
 }
 
 // rootLong is the long help of newRootCmd.
