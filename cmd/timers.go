@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -38,10 +37,6 @@ type timersOptions struct {
 	// connect to (--root). Tests replace it.
 	Live func(ctx context.Context, root string) (timers.LiveSource, error)
 }
-
-// liveTimeout bounds connecting to systemd and reading every timer's
-// live state, so that a hung bus never stalls the listing.
-const liveTimeout = 5 * time.Second
 
 // probeLive is timersOptions.Live on a real host: timers.ProbeLive.
 func probeLive(ctx context.Context, root string) (timers.LiveSource, error) {
@@ -177,69 +172,18 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 	return cmd
 }
 
-// parseWhen parses a time flag: RFC 3339, "YYYY-MM-DD HH:MM[:SS]" in loc,
-// "YYYY-MM-DD" or "now".
-func parseWhen(s string, now time.Time, loc *time.Location) (time.Time, error) {
-	if s == "now" {
-		return now, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("cannot parse time %q (want RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' or 'now')", s)
-}
-
 func runTimers(ctx context.Context, opts *timersOptions) error {
-	// Jobs run in the root's zone; --tz only changes the zone times are
-	// shown (and --from/--to/--base-time read) in.
-	zone, err := timers.RootZone(opts.Root)
+	l, err := timers.NewList(ctx, timers.ListOptions{
+		Root: opts.Root, All: opts.All, Users: opts.Users, KeepSecrets: opts.NoRedact,
+		TZ: opts.TZ, BaseTime: opts.BaseTime, From: opts.From, To: opts.To, Now: opts.Now(), Live: opts.Live,
+		Warn: func(err error) { fmt.Fprintln(opts.IO.ErrOut, "memdiag: live timer state:", err) },
+	})
 	if err != nil {
-		return fmt.Errorf("%w; memdiag does not guess one: fix or replace etc/localtime under %s", err, opts.Root)
+		return err
 	}
-	loc := zone.Loc
-	if opts.TZ != "" {
-		if loc, err = time.LoadLocation(opts.TZ); err != nil {
-			return flagErrorf("--tz: %v", err)
-		}
-	}
-	base := opts.Now()
-	if opts.BaseTime != "" {
-		if base, err = parseWhen(opts.BaseTime, opts.Now(), loc); err != nil {
-			return flagErrorf("--base-time: %v", err)
-		}
-	}
-	jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{Users: opts.Users, KeepSecrets: opts.NoRedact})
-	if err != nil {
-		return fmt.Errorf("reading periodic jobs under %s: %w", opts.Root, err)
-	}
-	// After the unit files are read, so that liveTimeout bounds only the
-	// D-Bus work: on a slow host reading them took more than 5 s and every
-	// timer's live state was lost.
-	liveCtx, cancel := context.WithTimeout(ctx, liveTimeout)
-	defer cancel()
-	live, err := opts.Live(liveCtx, opts.Root)
-	if err != nil {
-		// Said once; the listing goes on from the unit files.
-		fmt.Fprintln(opts.IO.ErrOut, "memdiag: live timer state:", err)
-	}
-	if c, ok := live.(io.Closer); ok {
-		defer c.Close()
-	}
-	if live != nil {
-		timers.ApplyLive(jobs, live)
-	}
-	if running, ok := timers.ProbeRunning(opts.Root); ok {
-		timers.ApplyRunning(jobs, running)
-	}
-	l := timers.NewListing(jobs, opts.All, base, zone.Loc)
-	ro := timers.RenderOptions{Base: base, Next: opts.Next, Loc: loc, RunLoc: zone.Loc, ShowWhy: opts.All, Problems: l.Problems,
-		Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
-	if err := renderTimers(ctx, opts, l.Jobs, ro); err != nil {
+	ro := l.Render
+	ro.Next, ro.Width, ro.Color = opts.Next, opts.IO.Width(), opts.IO.ColorEnabled()
+	if err := iostreams.RenderUnlessDone(ctx, opts.IO.Out, func(w io.Writer) error { return l.Write(w, opts.Format, ro) }); err != nil {
 		return err
 	}
 	if opts.Format == format.CSV {
@@ -252,91 +196,4 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(l.Malformed), "problem"))}
 	}
 	return nil
-}
-
-// renderTimers writes the jobs shown, or with --from/--to their firings
-// in that window, projected in the zone jobs run in (ro.RunLoc).
-func renderTimers(ctx context.Context, opts *timersOptions, shown []timers.Job, ro timers.RenderOptions) error {
-	if opts.From == "" {
-		return renderUnlessDone(ctx, opts.IO.Out, func(w io.Writer) error {
-			return timers.RenderJobs(w, shown, opts.Format, ro)
-		})
-	}
-	from, to, err := timersWindow(opts.From, opts.To, ro.Base, ro.Loc)
-	if err != nil {
-		return err
-	}
-	fs, err := timers.ProjectContext(ctx, shown, from, to, ro.RunLoc)
-	if err != nil {
-		return err
-	}
-	return renderUnlessDone(ctx, opts.IO.Out, func(w io.Writer) error {
-		return timers.RenderFirings(w, fs, shown, opts.Format, ro, from, to)
-	})
-}
-
-// timersWindow reads --from and --to (a time, or a duration after
-// --from), times without a zone in loc, "now" being base.
-func timersWindow(fromFlag, toFlag string, base time.Time, loc *time.Location) (from, to time.Time, err error) {
-	from, err = parseWhen(fromFlag, base, loc)
-	if err != nil {
-		return from, to, flagErrorf("--from: %v", err)
-	}
-	to, err = parseWhen(toFlag, base, loc)
-	if err != nil {
-		d, derr := parseDuration(toFlag)
-		if derr != nil {
-			return from, to, flagErrorf("--to %q: want a time (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' or 'now') or a duration after --from such as 2h, 2d or 1w", toFlag)
-		}
-		to = from.Add(d)
-	}
-	if !to.After(from) {
-		return from, to, flagErrorf("--to must be after --from")
-	}
-	return from, to, nil
-}
-
-// renderUnlessDone runs render into a buffer and copies it to w, unless
-// ctx is done first (Ctrl-C): then it returns ctx's cause at once and
-// nothing more is written. A table of a million firings takes seconds to
-// lay out, and the table writer cannot be stopped half-way; the abandoned
-// render ends with the process. The copy goes in 64 KiB pieces, looking
-// at ctx between them (90 MB to a slow pipe took most of a second).
-func renderUnlessDone(ctx context.Context, w io.Writer, render func(io.Writer) error) error {
-	var buf bytes.Buffer
-	done := make(chan error, 1)
-	go func() { done <- render(&buf) }()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case err := <-done:
-		if err != nil {
-			return err
-		}
-	}
-	// Written from a goroutine: a reader that does not read (a pager
-	// waiting, a full pipe) blocks the write, and Ctrl-C must still end
-	// the command at once.
-	wrote := make(chan error, 1)
-	go func() {
-		for b := buf.Bytes(); len(b) > 0; {
-			if ctx.Err() != nil {
-				wrote <- context.Cause(ctx)
-				return
-			}
-			n := min(len(b), 64<<10)
-			if _, err := w.Write(b[:n]); err != nil {
-				wrote <- err
-				return
-			}
-			b = b[n:]
-		}
-		wrote <- nil
-	}()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case err := <-wrote:
-		return err
-	}
 }
