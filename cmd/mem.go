@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -106,62 +105,18 @@ func newMemCmd(f *factory, runF func(*memOptions) error) *cobra.Command {
 }
 
 func runMem(opts *memOptions) error {
-	ctx := opts.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	col, err := memstate.NewCollector(opts.Root)
 	if err != nil {
 		return err
 	}
-	var warnings []string
-	warn := func(err error) { warnings = append(warnings, err.Error()) }
-	prev, cur, missing, err := col.Snapshots(ctx, opts.Interval, opts.Now, opts.beforeSecondRead)
-	if err != nil {
-		return err
-	}
-	if missing != nil {
-		warn(missing)
-	}
-	host, hw, err := col.Host()
-	if err != nil {
-		return err
-	}
-	for _, e := range hw {
-		warn(e)
-	}
-	procs, scan, err := col.Procs(opts.Top)
-	if err != nil {
-		return err
-	}
-	cgs, err := col.Cgroups(&host)
-	if err != nil {
-		var ue *memstate.UnavailableError
-		if !errors.As(err, &ue) {
-			return err
-		}
-		warn(err)
-	}
-	boot, err := col.BootTime()
-	if err != nil {
-		warn(err)
-	}
-	log := readKernelLog(ctx, opts, col, boot)
-	rep := memstate.Build(opts.Now(), prev, cur, host, procs, scan, cgs, log)
-	rep.Warnings = warnings
-	return mem.Render(opts.IO.Out, rep, opts.Format, mem.Options{TopCgroups: opts.Top, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()})
-}
-
-// readKernelLog reads OOM kills from the file of --kernel-log, else
-// from the host's log; only the running host (--root /) falls back to
-// the dmesg and journalctl commands.
-func readKernelLog(ctx context.Context, opts *memOptions, col *memstate.Collector, boot time.Time) memstate.KernelLog {
-	o := memstate.KernelLogOptions{LogOptions: memstate.LogOptions{Boot: boot}, File: opts.KernelLog}
-	if opts.Now != nil {
-		o.Now = opts.Now()
-	}
+	o := memstate.CollectOptions{Top: opts.Top, Interval: opts.Interval, Now: opts.Now, KernelLog: opts.KernelLog,
+		BeforeSecondRead: opts.beforeSecondRead}
 	if opts.Root == "/" {
-		o.Run = opts.RunLog
+		o.RunLog = opts.RunLog // the commands read the running host's log, not a fixture's
 	}
-	return col.ReadKernelLog(ctx, o)
+	rep, err := col.Report(opts.ctx, o)
+	if err != nil {
+		return err
+	}
+	return mem.Render(opts.IO.Out, rep, opts.Format, mem.Options{TopCgroups: opts.Top, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()})
 }
