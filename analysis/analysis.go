@@ -43,11 +43,17 @@ type Options struct {
 	// Warn is told a problem of the results file that does not stop the
 	// analysis (rows that could not be read); nil: not said.
 	Warn func(error)
+	// Redact has Recording read the source through Redacted (what
+	// analyze and compare print, unless --no-redact).
+	Redact bool
 }
 
 // Recording analyzes src as it is read, named name in errors; done ends
 // the caller's progress display once the samples are read.
 func Recording(src Source, name string, done func(), o Options) (correlate.Result, *correlate.Trace, error) {
+	if o.Redact {
+		src = Redacted(src)
+	}
 	h := src.Header()
 	type imported struct {
 		imp *latency.Imported

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"runtime/debug"
 	"time"
 	_ "time/tzdata" // a recording's zone resolves on hosts without tzdata ("analyze works later and elsewhere")
 
@@ -158,6 +156,13 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 			return runAnalyze(opts)
 		},
 	}
+	analyzeFlags(cmd, opts, th)
+	return cmd
+}
+
+// analyzeFlags adds analyze's flags to cmd; th receives the threshold
+// flags, in the order of analysis.ThresholdFlags.
+func analyzeFlags(cmd *cobra.Command, opts *analyzeOptions, th []string) {
 	fl := cmd.Flags()
 	windowFlags(fl, &opts.From, &opts.To, "")
 	fl.StringVar(&opts.LatencyFile, "latency", "", "load-test results `FILE` to take latency from instead of the recording (a regular file of at most 16 GiB, or - for standard input; a FIFO or a device such as /dev/zero is refused)")
@@ -184,7 +189,6 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 	_ = fl.MarkHidden("cpuprofile")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	addPrometheusFlags(cmd, &opts.Prom)
-	return cmd
 }
 
 // settings are the analysis flags of opts.
@@ -207,9 +211,7 @@ func runAnalyze(opts *analyzeOptions) error {
 		return err
 	}
 	defer stopProfile()
-	if os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(analyzeMemoryLimit))
-	}
+	defer analysis.LimitMemory()()
 	lo := opts.LatencyIn
 	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
 	in := recInput{Paths: append([]string{opts.Recording}, opts.More...), From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
@@ -226,16 +228,6 @@ func runAnalyze(opts *analyzeOptions) error {
 	}
 	return writeOutput(opts.IO, opts.Output, opts.Mode, &ro, func(w io.Writer) error { return report.Render(w, res, opts.Format, ro) })
 }
-
-// analyzeMemoryLimit is the Go heap's soft limit while analyze runs,
-// unless GOMEMLIMIT sets one (https://go.dev/doc/gc-guide#Memory_limit).
-// A day (86,400 samples and 1,000,000 requests, bench/analyze.sh) keeps
-// ~115 MB live; with the default GOGC=100 alone the heap would grow to
-// twice that before a collection, and peak RSS to ~290 MiB instead of
-// the 200 MiB budget (docs/benchmarks.md). Below the limit the GC runs as usual; near it, it
-// collects earlier. A larger recording may exceed it: the runtime then
-// limits the GC's share of CPU rather than fail.
-const analyzeMemoryLimit = 170 << 20
 
 // analyzeFileTrace is analyzeFile that also returns, when trace is set,
 // the per-interval data behind the result (correlate.Series.Trace), for
@@ -258,7 +250,9 @@ func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFil
 		done()
 		return correlate.Result{}, nil, err
 	}
-	return analysis.Recording(redactSource(r, keep), path, done, analysisOptions(io, latFile, lo, co, trace))
+	o := analysisOptions(io, latFile, lo, co, trace)
+	o.Redact = !keep
+	return analysis.Recording(r, path, done, o)
 }
 
 // analyzeInputTrace is analyzeFileTrace of one recording, or of several
@@ -271,7 +265,9 @@ func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput
 	if err != nil {
 		return correlate.Result{}, nil, err
 	}
-	return analysis.Recording(redactSource(joinedSource{ctx, j}, in.NoRedact), j.Name(), func() {}, analysisOptions(io, latFile, lo, co, trace))
+	o := analysisOptions(io, latFile, lo, co, trace)
+	o.Redact = !in.NoRedact
+	return analysis.Recording(joinedSource{ctx, j}, j.Name(), func() {}, o)
 }
 
 // analysisOptions are the analysis.Options of the latency flags lo
