@@ -2,9 +2,7 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"io"
-	"syscall"
 
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/iostreams"
@@ -31,28 +29,13 @@ func openInput(ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, n
 }
 
 // openInputContext is openInput whose wait for a FIFO's writer and reads
-// end when ctx is done.
+// end when ctx is done (rootfs.OpenNamed, at most a recording's size).
 func openInputContext(ctx context.Context, ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, name string, err error) {
-	if ctx == nil {
-		ctx = context.Background() // analyzeFileTrace's callers may pass none
-	}
-	if path == "-" {
-		return io.NopCloser(ios.In), stdinName, nil
-	}
-	// A regular file or a pipe, never a device (/dev/zero) or a socket,
-	// and no more than the limit (package rootfs).
 	limit := int64(rootfs.RecordingLimit)
 	if flag == "--thresholds" {
 		limit = rootfs.ThresholdsLimit
 	}
-	f, err := rootfs.OpenInput(ctx, path, limit, true)
-	if errors.Is(err, syscall.EISDIR) {
-		return nil, path, inputError(flag, path, rootfs.ErrIsDir)
-	}
-	if err != nil {
-		return nil, path, inputError(flag, path, err)
-	}
-	return f, path, nil
+	return rootfs.OpenNamed(ctx, ios.In, flag, path, limit)
 }
 
 // oneStdin fails when more than one of paths is "-": standard input can be
@@ -78,17 +61,7 @@ func readRecording(ios *iostreams.IOStreams, flag, path string) (*record.Recordi
 		return nil, err
 	}
 	defer f.Close()
-	r, err := record.NewReader(f, name)
-	if err != nil {
-		return nil, err
-	}
-	var samples []record.Sample
-	rec, err := r.Each(func(s *record.Sample) { samples = append(samples, *s) })
-	if err != nil {
-		return nil, err
-	}
-	rec.Samples = samples
-	return rec, nil
+	return record.ReadAll(f, name)
 }
 
 // readThresholds reads gate's --thresholds file, or standard input for "-".

@@ -1,10 +1,13 @@
 package rootfs
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"syscall"
 )
 
 // StdinName is the file name "-" (standard input) stands for, in messages.
@@ -53,4 +56,27 @@ func CheckNamed(flag, path string) error {
 		return &NamedError{Flag: flag, Path: path, Err: ErrIsDir}
 	}
 	return nil
+}
+
+// OpenNamed opens the file path the user named with flag ("" for an
+// argument), or stdin for "-"; name is what messages call it (StdinName
+// for "-"). A regular file or a pipe (OpenInput), never a device
+// (/dev/zero) or a socket, and no more than limit bytes; one that cannot
+// be opened is a *NamedError. Closing the returned reader does not close
+// stdin. The wait for a FIFO's writer and the reads end when ctx is done.
+func OpenNamed(ctx context.Context, stdin io.Reader, flag, path string, limit int64) (rc io.ReadCloser, name string, err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if path == "-" {
+		return io.NopCloser(stdin), StdinName, nil
+	}
+	f, err := OpenInput(ctx, path, limit, true)
+	if errors.Is(err, syscall.EISDIR) {
+		return nil, path, &NamedError{Flag: flag, Path: path, Err: ErrIsDir}
+	}
+	if err != nil {
+		return nil, path, &NamedError{Flag: flag, Path: path, Err: err}
+	}
+	return f, path, nil
 }

@@ -1,9 +1,12 @@
 package rootfs
 
 import (
+	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -20,5 +23,23 @@ func TestCheckNamed(t *testing.T) {
 	}
 	if err := CheckNamed("--latency", "-"); err != nil {
 		t.Errorf("stdin: %v", err)
+	}
+}
+
+func TestOpenNamed(t *testing.T) {
+	rc, name, err := OpenNamed(context.Background(), strings.NewReader("x"), "", "-", 10)
+	if err != nil || name != StdinName {
+		t.Fatalf("stdin: %q, %v", name, err)
+	}
+	if b, _ := io.ReadAll(rc); string(b) != "x" {
+		t.Errorf("stdin read %q", b)
+	}
+	dir := t.TempDir()
+	if _, _, err := OpenNamed(context.Background(), nil, "--recording", dir, 10); err == nil || err.Error() != "--recording "+dir+": is a directory, not a file" {
+		t.Errorf("folder: %v", err)
+	}
+	var ne *NamedError
+	if _, _, err := OpenNamed(context.Background(), nil, "", filepath.Join(dir, "none"), 10); !errors.As(err, &ne) || ne.Flag != "" {
+		t.Errorf("missing: %T %v", err, err)
 	}
 }
