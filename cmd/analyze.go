@@ -8,7 +8,6 @@ import (
 	"time"
 	_ "time/tzdata" // a recording's zone resolves on hosts without tzdata ("analyze works later and elsewhere")
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/analysis"
@@ -66,71 +65,14 @@ type analyzeOptions struct {
 	BeforeRender func(*correlate.Result)
 }
 
-// analyzeLong is the long help of newAnalyzeCmd.
-var analyzeLong = heredoc.Doc(`
-	analyze reads a recording made by memdiag watch and prints the timeline
-	of its episodes — intervals where memory pressure (PSI memory some or
-	full) rose above the recording's own quiet level, with the latency
-	spikes that fell in them — with the marks of the signals that moved
-	(PSI, file LRU, refaults, reclaim, disk I/O, I/O time, swap), how often
-	the episodes recur, and the culprit: the timer, cron job or process
-	that explains them, with its evidence and what to do about it. A
-	latency spike with no pressure is listed, but never opens an episode;
-	disk or reclaim activity that stalled less than the thresholds is an
-	I/O burst, not an episode (--require none counts any signal).
-
-	A timeline row's TIME is the end of the episode's first interval: the
-	moment its counters were read, which is the time watch printed on that
-	interval's live row (sar and pidstat stamp intervals the same way).
-	--values adds the episode's DURATION.
-
-	Latency comes from the recording (watch --probe or --latency) or from a
-	load test's results file given with --latency (vegeta, JMeter, k6,
-	Locust, hey or a generic timestamp,latency CSV; the format is detected).
-
-	REC may also be a store directory of memdiag record, or several of its
-	segments: they are read as one continuous recording, and --from/--to keep
-	a window of it, reading only the segments that overlap (-6h, 06:25,
-	'yesterday 06:00..07:00', RFC 3339; see docs/service.md).
-
-	Each signal is compared with the recording's own baseline: its median
-	(PSI: its quiet level, the 25th percentile, and PSI must also reach 1 %
-	some or 0.5 % full of wall time); a threshold is the rise above it that
-	counts (see the flags for defaults; "off" disables a signal). A spike
-	is a latency statistic above its rolling median by --spike, either a
-	factor (3x) or an absolute floor (500ms). docs/analyze.md has the
-	whole method.
-`)
-
-// analyzeExample is the Example section of newAnalyzeCmd's help.
-var analyzeExample = examples(`
-	# the timeline table and the verdict
-	memdiag analyze run.jsonl
-
-	# latency from a load test's results; a spike is a max above 500 ms
-	memdiag analyze run.jsonl --latency results.csv --stat max --spike 500ms
-
-	# measured values in the table; a higher disk threshold, swap ignored
-	memdiag analyze run.jsonl --values --disk-io 32MiB --swap-out off
-
-	# the best-ranked culprit, for a script
-	memdiag analyze run.jsonl --format json | jq '.culprits[0]'
-
-	# one self-contained page with charts, to mail or keep as a CI artifact
-	memdiag analyze run.jsonl -o report.html
-
-	# yesterday's early morning from memdiag record's store, across its segments
-	memdiag analyze /var/lib/memdiag --from 'yesterday 06:00..07:00'
-`)
-
 func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command {
 	opts := &analyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}, Now: f.Now}
 	th := make([]string, len(analysis.ThresholdFlags))
 	cmd := &cobra.Command{
 		Use:     "analyze REC [REC...]",
 		Short:   "Find the latency spikes and pressure episodes of a recording, their period and the job that causes them",
-		Long:    analyzeLong,
-		Example: analyzeExample,
+		Long:    longHelp("analyze"),
+		Example: exampleHelp("analyze"),
 		Args:    analyzeArgs(&opts.Prom),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/analysis"
@@ -42,29 +41,11 @@ type compareOptions struct {
 func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command {
 	opts := &compareOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "compare BEFORE AFTER",
-		Short: "Compare two recordings: requests/s, mean and p99 latency, spikes, stall time",
-		Long: heredoc.Doc(`
-			compare analyses two recordings, typically the same load test before and
-			after a change (a timer disabled, a job rescheduled), and prints requests
-			per second, mean and p99 latency, latency spike intervals, episodes and
-			memory stall time side by side with the relative change, and the
-			culprits found in each.
-		`),
-		Example: examples(`
-			# before and after disabling the culprit
-			memdiag compare before.jsonl after.jsonl
-
-			# latency from each run's load-test results
-			memdiag compare before.jsonl after.jsonl --latency-before a.csv --latency-after b.csv
-
-			# both runs overlaid on charts, with the headline numbers, in one page
-			memdiag compare before.jsonl after.jsonl -o compare.html
-
-			# this morning's 06:00 hour against yesterday's, from the service's store
-			memdiag compare /var/lib/memdiag /var/lib/memdiag --before-window 'yesterday 06:00..07:00' --after-window 'today 06:00..07:00'
-		`),
-		Args: exactArgs(2),
+		Use:     "compare BEFORE AFTER",
+		Short:   "Compare two recordings: requests/s, mean and p99 latency, spikes, stall time",
+		Long:    longHelp("compare"),
+		Example: exampleHelp("compare"),
+		Args:    exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Before, opts.After = args[0], args[1]
 			opts.Format = formatForOutput(c, opts.Format, opts.Output)

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
@@ -58,23 +57,6 @@ func execute(ctx context.Context, f *factory, args []string) int {
 	return exitCode(f, root, asUsage(err))
 }
 
-// rootLong is the long help of newRootCmd.
-var rootLong = heredoc.Doc(`
-	memdiag records the kernel's memory-pressure signals — PSI, the file LRU
-	(page cache), reclaim and refaults, swap, disk I/O per device and per
-	process — lines latency spikes up with them and with every periodic job
-	on the host (systemd timers, cron, anacron), and names the culprit.
-
-	Typical use during a load test:
-	  memdiag timers                                     every periodic job and its next firings
-	  memdiag watch --out run.jsonl -- ./load-test.sh    record while the test runs
-	  memdiag analyze run.jsonl                          timeline table and verdict
-	  memdiag compare before.jsonl after.jsonl           before/after a change
-	  memdiag mem                                        what holds memory, who was OOM-killed
-	  memdiag gate -t 'memory.full.stall<1%' -- ./load-test.sh
-	                                                     fail CI on memory pressure
-`)
-
 // setUp runs before every command: colour, paragraph wrapping, the
 // logger (--debug), duration flags and --root.
 func setUp(cmd *cobra.Command, f *factory, noColor, debug bool) error {
@@ -106,7 +88,7 @@ func newRootCmd(f *factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "memdiag <command> [flags]",
 		Short:         "Find why latency spikes under memory pressure, and which periodic job causes it",
-		Long:          rootLong,
+		Long:          longHelp("memdiag"),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       versionLine(),

@@ -1,0 +1,28 @@
+package cmd
+
+import (
+	"embed"
+
+	"github.com/MakeNowJust/heredoc"
+)
+
+// helpFiles hold the commands' long help (help/NAME.txt) and examples
+// (help/NAME.examples.txt): prose, kept apart from the wiring. man.go
+// and --help show them as they always did.
+//
+//go:embed help
+var helpFiles embed.FS
+
+// longHelp is help/NAME.txt as a command's Long.
+func longHelp(name string) string { return heredoc.Doc(readHelp(name + ".txt")) }
+
+// exampleHelp is help/NAME.examples.txt as a command's Example.
+func exampleHelp(name string) string { return examples(readHelp(name + ".examples.txt")) }
+
+func readHelp(file string) string {
+	b, err := helpFiles.ReadFile("help/" + file)
+	if err != nil {
+		panic(err) // a file embedded in the binary: only a build can lose it
+	}
+	return string(b)
+}
