@@ -86,7 +86,7 @@ func fastTimerRoot(t *testing.T) string {
 // pager that waits): whatever phase the 7 s signal finds it in — still
 // projecting on a loaded host, rendering, or blocked writing a listing
 // larger than the pipe holds — it is still running then, and must end.
-// TestRenderUnlessDone covers the rendering alone.
+// iostreams.TestRenderUnlessDone covers the rendering alone.
 func TestTimersEndsOnSIGINT(t *testing.T) {
 	bin := testenv.BuildMemdiag(t)
 	root := fastTimerRoot(t)

@@ -10,9 +10,6 @@ import (
 	"github.com/memdiag/memdiag/record"
 )
 
-// stdinName is the file name "-" stands for, in messages.
-const stdinName = rootfs.StdinName
-
 // inputFileError is a file the user named that cannot be read: exit 1,
 // worded "FLAG PATH: why" (rootfs.NamedError).
 type inputFileError = rootfs.NamedError
