@@ -1,12 +1,9 @@
 package cmd
 
 import (
-	"errors"
-
 	"github.com/spf13/pflag"
 
 	"github.com/memdiag/memdiag/analysis"
-	"github.com/memdiag/memdiag/internal/usage"
 	"github.com/memdiag/memdiag/latency"
 )
 
@@ -32,14 +29,4 @@ func addJMeterFlags(fl *pflag.FlagSet, columns, props *string) {
 func jmeterSave(columns, props string) (*latency.JMeterSave, error) {
 	js, err := analysis.JMeterSave(columns, props)
 	return js, asUsage(err)
-}
-
-// asUsage makes a package's *usage.Error a *usageError, for classify.
-func asUsage(err error) error {
-	var ue *usage.Error
-	var fe *usageError
-	if errors.As(err, &ue) && !errors.As(err, &fe) {
-		return &usageError{Err: err}
-	}
-	return err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/stopsig"
+	"github.com/memdiag/memdiag/internal/usage"
 )
 
 // factory carries what every command needs and tests replace.
@@ -55,6 +56,18 @@ func execute(ctx context.Context, f *factory, args []string) int {
 	err := root.ExecuteContext(ctx)
 	_ = f.IO.Flush()
 	return exitCode(f, root, asUsage(err))
+}
+
+// asUsage makes a package's bad flag value (*usage.Error: analysis,
+// timers) a *usageError, so that classify gives it exit 2 and the usage
+// hint like cmd's own.
+func asUsage(err error) error {
+	var ue *usage.Error
+	var fe *usageError
+	if errors.As(err, &ue) && !errors.As(err, &fe) {
+		return &usageError{Err: err}
+	}
+	return err
 }
 
 // setUp runs before every command: colour, paragraph wrapping, the
