@@ -1,12 +1,15 @@
 // Package analysis is the one pipeline of the commands that explain a
 // recording (analyze, compare, analyze --prometheus, and watch's verdict
-// through analyze): read the recording sample by sample ([Redacted] on
-// the way) into a correlate.Series while the latency results are
-// imported ([AnchorAtCommand] for a file of offsets), check that enough
-// of it was recorded, join the latency and run correlate's analysis,
-// with the trace the HTML report draws ([Recording]); each host of
-// Prometheus data the same way ([Fleet]). Opening the files and turning
-// flags into import options stay in cmd; rendering is package report's.
+// through analyze): turn the flags into correlate's options ([Settings])
+// and the results file's import ([LatencyFlags]), read the recording
+// sample by sample ([Redacted] on the way) into a correlate.Series while
+// the latency results are imported ([AnchorAtCommand] for a file of
+// offsets), check that enough of it was recorded, join the latency and
+// run correlate's analysis, with the trace the HTML report draws
+// ([Recording]); each host of Prometheus data the same way ([Fleet],
+// [Prometheus]). Bad flag values are *usage.Error. Opening the files the
+// user named, the progress bar and writing the output stay in cmd;
+// rendering is package report's.
 package analysis
 
 import (
@@ -43,11 +46,17 @@ type Options struct {
 	// Warn is told a problem of the results file that does not stop the
 	// analysis (rows that could not be read); nil: not said.
 	Warn func(error)
+	// Redact has Recording read the source through Redacted (what
+	// analyze and compare print, unless --no-redact).
+	Redact bool
 }
 
 // Recording analyzes src as it is read, named name in errors; done ends
 // the caller's progress display once the samples are read.
 func Recording(src Source, name string, done func(), o Options) (correlate.Result, *correlate.Trace, error) {
+	if o.Redact {
+		src = Redacted(src)
+	}
 	h := src.Header()
 	type imported struct {
 		imp *latency.Imported

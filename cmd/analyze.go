@@ -5,13 +5,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"runtime/debug"
-	"strings"
 	"time"
 	_ "time/tzdata" // a recording's zone resolves on hosts without tzdata ("analyze works later and elsewhere")
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/analysis"
@@ -23,23 +19,6 @@ import (
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
 )
-
-// thresholdFlags maps each signal to its flag name.
-var thresholdFlags = []struct {
-	signal correlate.Signal
-	flag   string
-	help   string
-}{
-	{correlate.PSISome, "psi-some", "PSI memory some rise (share of wall time: 2% or 0.02)"},
-	{correlate.PSIFull, "psi-full", "PSI memory full rise (share of wall time)"},
-	{correlate.LRUDrop, "lru-drop", "file LRU shrink rate, bytes/s"},
-	{correlate.Refault, "refault", "workingset refault rise, pages/s"},
-	{correlate.DirectReclaim, "direct-reclaim", "global direct reclaim scan rise (pgscan_direct), pages/s"},
-	{correlate.LimitReclaim, "limit-reclaim", "cgroup-limit reclaim scan rise (pgscan_anon+file − kswapd − direct), pages/s"},
-	{correlate.DiskIO, "disk-io", "disk read+write rise, bytes/s"},
-	{correlate.IOTime, "io-time", "disk weighted I/O time rise, s/s"},
-	{correlate.SwapOut, "swap-out", "swap-out rise, bytes/s"},
-}
 
 // analyzeOptions are the inputs of `memdiag analyze`.
 type analyzeOptions struct {
@@ -56,7 +35,7 @@ type analyzeOptions struct {
 	LatencyFile   string
 	LatencyFormat string
 	LatencyTZ     string // zone of timestamps written without one; "" = the recording's
-	LatencyIn     latencyInput
+	LatencyIn     analysis.LatencyFlags
 	Stat          string
 	Spike         string
 	// Thresholds holds the threshold flags that were given, by signal.
@@ -87,71 +66,14 @@ type analyzeOptions struct {
 	BeforeRender func(*correlate.Result)
 }
 
-// analyzeLong is the long help of newAnalyzeCmd.
-var analyzeLong = heredoc.Doc(`
-	analyze reads a recording made by memdiag watch and prints the timeline
-	of its episodes — intervals where memory pressure (PSI memory some or
-	full) rose above the recording's own quiet level, with the latency
-	spikes that fell in them — with the marks of the signals that moved
-	(PSI, file LRU, refaults, reclaim, disk I/O, I/O time, swap), how often
-	the episodes recur, and the culprit: the timer, cron job or process
-	that explains them, with its evidence and what to do about it. A
-	latency spike with no pressure is listed, but never opens an episode;
-	disk or reclaim activity that stalled less than the thresholds is an
-	I/O burst, not an episode (--require none counts any signal).
-
-	A timeline row's TIME is the end of the episode's first interval: the
-	moment its counters were read, which is the time watch printed on that
-	interval's live row (sar and pidstat stamp intervals the same way).
-	--values adds the episode's DURATION.
-
-	Latency comes from the recording (watch --probe or --latency) or from a
-	load test's results file given with --latency (vegeta, JMeter, k6,
-	Locust, hey or a generic timestamp,latency CSV; the format is detected).
-
-	REC may also be a store directory of memdiag record, or several of its
-	segments: they are read as one continuous recording, and --from/--to keep
-	a window of it, reading only the segments that overlap (-6h, 06:25,
-	'yesterday 06:00..07:00', RFC 3339; see docs/service.md).
-
-	Each signal is compared with the recording's own baseline: its median
-	(PSI: its quiet level, the 25th percentile, and PSI must also reach 1 %
-	some or 0.5 % full of wall time); a threshold is the rise above it that
-	counts (see the flags for defaults; "off" disables a signal). A spike
-	is a latency statistic above its rolling median by --spike, either a
-	factor (3x) or an absolute floor (500ms). docs/analyze.md has the
-	whole method.
-`)
-
-// analyzeExample is the Example section of newAnalyzeCmd's help.
-var analyzeExample = examples(`
-	# the timeline table and the verdict
-	memdiag analyze run.jsonl
-
-	# latency from a load test's results; a spike is a max above 500 ms
-	memdiag analyze run.jsonl --latency results.csv --stat max --spike 500ms
-
-	# measured values in the table; a higher disk threshold, swap ignored
-	memdiag analyze run.jsonl --values --disk-io 32MiB --swap-out off
-
-	# the best-ranked culprit, for a script
-	memdiag analyze run.jsonl --format json | jq '.culprits[0]'
-
-	# one self-contained page with charts, to mail or keep as a CI artifact
-	memdiag analyze run.jsonl -o report.html
-
-	# yesterday's early morning from memdiag record's store, across its segments
-	memdiag analyze /var/lib/memdiag --from 'yesterday 06:00..07:00'
-`)
-
 func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command {
 	opts := &analyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}, Now: f.Now}
-	th := make([]string, len(thresholdFlags))
+	th := make([]string, len(analysis.ThresholdFlags))
 	cmd := &cobra.Command{
 		Use:     "analyze REC [REC...]",
 		Short:   "Find the latency spikes and pressure episodes of a recording, their period and the job that causes them",
-		Long:    analyzeLong,
-		Example: analyzeExample,
+		Long:    longHelp("analyze"),
+		Example: exampleHelp("analyze"),
 		Args:    analyzeArgs(&opts.Prom),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -162,9 +84,9 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 			}
 			opts.Format = formatForOutput(c, opts.Format, opts.Output)
 			opts.NoRedact = f.NoRedact
-			for i, t := range thresholdFlags {
-				if c.Flags().Changed(t.flag) {
-					opts.Thresholds[t.signal] = th[i]
+			for i, t := range analysis.ThresholdFlags {
+				if c.Flags().Changed(t.Flag) {
+					opts.Thresholds[t.Signal] = th[i]
 				}
 			}
 			if runF != nil {
@@ -177,17 +99,24 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 			return runAnalyze(opts)
 		},
 	}
+	analyzeFlags(cmd, opts, th)
+	return cmd
+}
+
+// analyzeFlags adds analyze's flags to cmd; th receives the threshold
+// flags, in the order of analysis.ThresholdFlags.
+func analyzeFlags(cmd *cobra.Command, opts *analyzeOptions, th []string) {
 	fl := cmd.Flags()
 	windowFlags(fl, &opts.From, &opts.To, "")
 	fl.StringVar(&opts.LatencyFile, "latency", "", "load-test results `FILE` to take latency from instead of the recording (a regular file of at most 16 GiB, or - for standard input; a FIFO or a device such as /dev/zero is refused)")
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", fmt.Sprintf("force the results format: %v", latency.Formats))
 	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: the recording's)")
-	opts.LatencyIn.addFlags(fl)
+	latencyFlags(fl, &opts.LatencyIn)
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic per interval: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
 	def := correlate.DefaultThresholds()
-	for i, t := range thresholdFlags {
-		fl.StringVar(&th[i], t.flag, defaultThreshold(t.signal, def.Get(t.signal)), t.help)
+	for i, t := range analysis.ThresholdFlags {
+		fl.StringVar(&th[i], t.Flag, analysis.DefaultThreshold(t.Signal, def.Get(t.Signal)), t.Help)
 	}
 	fl.StringVar(&opts.LRUDropMin, "lru-drop-min", "32MiB", "bytes the file LRU must also lose within one interval for an LRU drop")
 	fl.StringVar(&opts.PSIScope, "psi-scope", "auto", "whose memory PSI the PSI signals read: auto (the recorded --cgroup group, else the host), host, cgroup or any")
@@ -204,73 +133,13 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 	_ = fl.MarkHidden("cpuprofile")
 	fl.BoolVar(&opts.Values, "values", false, "show the measured values in the timeline (wide layout)")
 	addPrometheusFlags(cmd, &opts.Prom)
-	return cmd
 }
 
-func defaultThreshold(s correlate.Signal, v float64) string {
-	switch s.Unit() {
-	case "share":
-		return fmt.Sprintf("%g%%", v*100)
-	case "B/s":
-		return correlate.FormatBytes(uint64(v))
-	}
-	return fmt.Sprint(v)
-}
-
-// correlateOptions turns the flags into correlate options; bad values are
-// flag errors.
-func (opts *analyzeOptions) correlateOptions() (correlate.Options, error) {
-	var co correlate.Options
-	var err error
-	if co.Stat, err = correlate.ParseStat(opts.Stat); err != nil {
-		return co, &usageError{Err: fmt.Errorf("--stat: %w", err)}
-	}
-	if co.Spike, err = correlate.ParseSpikeRule(opts.Spike); err != nil {
-		return co, &usageError{Err: fmt.Errorf("--spike: %w", err)}
-	}
-	if co.PSIScope, err = correlate.ParsePSIScope(opts.PSIScope); err != nil {
-		return co, &usageError{Err: fmt.Errorf("--psi-scope: %w", err)}
-	}
-	if opts.MinSignals < 0 || opts.MinSignals > len(correlate.AllSignals) {
-		return co, flagErrorf("--min-signals: want 1 to %d", len(correlate.AllSignals))
-	}
-	co.MinSignals = opts.MinSignals
-	switch strings.ToLower(strings.TrimSpace(opts.Require)) {
-	case "":
-		// Default: the cgroup's memory PSI when one was recorded.
-	case "none":
-		co.Require = []correlate.Signal{}
-	default:
-		if co.Require, err = correlate.ParseSignals(opts.Require); err != nil {
-			return co, &usageError{Err: fmt.Errorf("--require: %w", err)}
-		}
-	}
-	th := correlate.DefaultThresholds()
-	for _, t := range thresholdFlags {
-		v, ok := opts.Thresholds[t.signal]
-		if !ok {
-			continue
-		}
-		x, err := correlate.ParseThreshold(t.signal, v)
-		if err != nil {
-			return co, &usageError{Err: fmt.Errorf("--%s: %w", t.flag, err)}
-		}
-		th.Set(t.signal, x)
-	}
-	if opts.LRUDropMin != "" {
-		v, err := correlate.ParseThreshold(correlate.DiskIO, opts.LRUDropMin) // a byte count, same syntax
-		if err != nil || v < 0 {
-			return co, flagErrorf("--lru-drop-min: want a size like 32MiB")
-		}
-		th.LRUDropMin = v
-	}
-	co.Thresholds = &th
-	co.GapTolerance, co.LagTolerance = opts.Gap, opts.Lag
-	if opts.GrowthWindow < 0 {
-		return co, flagErrorf("--growth-min-window must not be negative")
-	}
-	co.GrowthMinWindow = opts.GrowthWindow
-	return co, nil
+// settings are the analysis flags of opts.
+func (opts *analyzeOptions) settings() analysis.Settings {
+	return analysis.Settings{Stat: opts.Stat, Spike: opts.Spike, PSIScope: opts.PSIScope, MinSignals: opts.MinSignals,
+		Require: opts.Require, Thresholds: opts.Thresholds, LRUDropMin: opts.LRUDropMin,
+		Gap: opts.Gap, Lag: opts.Lag, GrowthWindow: opts.GrowthWindow}
 }
 
 func runAnalyze(opts *analyzeOptions) error {
@@ -280,7 +149,7 @@ func runAnalyze(opts *analyzeOptions) error {
 	if err := checkOutput(opts.Output, opts.Force); err != nil {
 		return err
 	}
-	co, err := opts.correlateOptions()
+	co, err := opts.settings().Correlate()
 	if err != nil {
 		return err
 	}
@@ -289,9 +158,7 @@ func runAnalyze(opts *analyzeOptions) error {
 		return err
 	}
 	defer stopProfile()
-	if os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(analyzeMemoryLimit))
-	}
+	defer analysis.LimitMemory()()
 	lo := opts.LatencyIn
 	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
 	in := recInput{Paths: append([]string{opts.Recording}, opts.More...), From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
@@ -309,20 +176,10 @@ func runAnalyze(opts *analyzeOptions) error {
 	return writeOutput(opts.IO, opts.Output, opts.Mode, opts.Force, &ro, func(w io.Writer) error { return report.Render(w, res, opts.Format, ro) })
 }
 
-// analyzeMemoryLimit is the Go heap's soft limit while analyze runs,
-// unless GOMEMLIMIT sets one (https://go.dev/doc/gc-guide#Memory_limit).
-// A day (86,400 samples and 1,000,000 requests, bench/analyze.sh) keeps
-// ~115 MB live; with the default GOGC=100 alone the heap would grow to
-// twice that before a collection, and peak RSS to ~290 MiB instead of
-// the 200 MiB budget (docs/benchmarks.md). Below the limit the GC runs as usual; near it, it
-// collects earlier. A larger recording may exceed it: the runtime then
-// limits the GC's share of CPU rather than fail.
-const analyzeMemoryLimit = 170 << 20
-
 // analyzeFileTrace is analyzeFile that also returns, when trace is set,
 // the per-interval data behind the result (correlate.Series.Trace), for
 // the HTML report's charts.
-func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFile string, lo latencyInput, co correlate.Options, trace, keep bool) (correlate.Result, *correlate.Trace, error) {
+func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFile string, lo analysis.LatencyFlags, co correlate.Options, trace, keep bool) (correlate.Result, *correlate.Trace, error) {
 	f, name, err := openInputContext(ctx, io, "", path)
 	if err != nil {
 		return correlate.Result{}, nil, err
@@ -340,12 +197,14 @@ func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFil
 		done()
 		return correlate.Result{}, nil, err
 	}
-	return analysis.Recording(redactSource(r, keep), path, done, analysisOptions(ctx, io, latFile, lo, co, trace))
+	o := analysisOptions(ctx, io, latFile, lo, co, trace)
+	o.Redact = !keep
+	return analysis.Recording(r, path, done, o)
 }
 
 // analyzeInputTrace is analyzeFileTrace of one recording, or of several
 // segments and store directories joined, within in's window.
-func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput, latFile string, lo latencyInput, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
+func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput, latFile string, lo analysis.LatencyFlags, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
 	if !in.joined() {
 		return analyzeFileTrace(ctx, io, in.Paths[0], latFile, lo, co, trace, in.NoRedact)
 	}
@@ -353,15 +212,17 @@ func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput
 	if err != nil {
 		return correlate.Result{}, nil, err
 	}
-	return analysis.Recording(redactSource(joinedSource{ctx, j}, in.NoRedact), j.Name(), func() {}, analysisOptions(ctx, io, latFile, lo, co, trace))
+	o := analysisOptions(ctx, io, latFile, lo, co, trace)
+	o.Redact = !in.NoRedact
+	return analysis.Recording(joinedSource{ctx, j}, j.Name(), func() {}, o)
 }
 
 // analysisOptions are the analysis.Options of the latency flags lo
 // for the results file latFile ("": the recording's latency).
-func analysisOptions(ctx context.Context, ios *iostreams.IOStreams, latFile string, lo latencyInput, co correlate.Options, trace bool) analysis.Options {
+func analysisOptions(ctx context.Context, ios *iostreams.IOStreams, latFile string, lo analysis.LatencyFlags, co correlate.Options, trace bool) analysis.Options {
 	return analysis.Options{
 		Correlate: co, MinShare: lo.MinShare, WithFailed: lo.WithFailed, Trace: trace,
-		Import: func(h *record.Header) (*latency.Imported, error) { return importFor(ctx, ios, h, latFile, lo) },
+		Import: func(h *record.Header) (*latency.Imported, error) { return lo.Import(ctx, ios.In, h, latFile) },
 		Warn:   func(err error) { fmt.Fprintf(ios.ErrOut, "memdiag: warning: %v\n", err) },
 	}
 }

@@ -3,7 +3,6 @@ package cmd
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestAnalyzePrometheusBadInput(t *testing.T) {
@@ -24,21 +23,5 @@ func TestAnalyzePrometheusBadInput(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr, tc.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d with %q", tc.args, code, stderr, tc.code, tc.msg)
 		}
-	}
-}
-
-func TestPromWindow(t *testing.T) {
-	now := time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
-	f, to, err := promWindow("", "", now)
-	if err != nil || !to.Equal(now) || !f.Equal(now.Add(-time.Hour)) {
-		t.Errorf("default window %s..%s, %v", f, to, err)
-	}
-	f, to, err = promWindow("2026-12-01T06:20:00Z", "-30m", now)
-	if err != nil || !f.Equal(now.Add(-40*time.Minute)) || !to.Equal(now.Add(-30*time.Minute)) {
-		t.Errorf("window %s..%s, %v", f, to, err)
-	}
-	f, _, err = promWindow("-2d", "now", now)
-	if err != nil || !f.Equal(now.Add(-48*time.Hour)) {
-		t.Errorf("-2d: %s, %v", f, err)
 	}
 }

@@ -87,7 +87,7 @@ func fastTimerRoot(t *testing.T) string {
 // pager that waits): whatever phase the 7 s signal finds it in — still
 // projecting on a loaded host, rendering, or blocked writing a listing
 // larger than the pipe holds — it is still running then, and must end.
-// TestRenderUnlessDone covers the rendering alone.
+// iostreams.TestRenderUnlessDone covers the rendering alone.
 func TestTimersEndsOnSIGINT(t *testing.T) {
 	bin := testenv.BuildMemdiag(t)
 	root := fastTimerRoot(t)
@@ -141,34 +141,6 @@ func TestTimersEndsOnSIGINT(t *testing.T) {
 					code, took.Round(time.Millisecond), n, exitInterrupt, errOut.String())
 			}
 		})
-	}
-}
-
-// TestRenderUnlessDone: a render that has not finished when the context
-// ends (a table of a million rows) is abandoned: the context's cause is
-// returned at once and nothing is written.
-func TestRenderUnlessDone(t *testing.T) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	stop := &signalError{Signal: syscall.SIGINT}
-	release := make(chan struct{})
-	defer close(release)
-	var out bytes.Buffer
-	done := make(chan error, 1)
-	go func() {
-		done <- renderUnlessDone(ctx, &out, func(w io.Writer) error {
-			io.WriteString(w, "half a table")
-			<-release
-			return nil
-		})
-	}()
-	cancel(stop)
-	select {
-	case err := <-done:
-		if !errors.Is(err, stop) || !errors.Is(err, context.Canceled) || out.Len() != 0 {
-			t.Errorf("renderUnlessDone = %v with %q written; want %v and nothing", err, out.String(), stop)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("renderUnlessDone waited for the render after the context ended")
 	}
 }
 

@@ -5,9 +5,9 @@ import (
 	"io"
 	"io/fs"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/analysis"
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
@@ -29,7 +29,7 @@ type compareOptions struct {
 	LatencyAfter              string
 	LatencyFormat             string
 	LatencyTZ                 string
-	LatencyIn                 latencyInput
+	LatencyIn                 analysis.LatencyFlags
 	Stat, Spike               string
 	Format                    format.Format
 	// Output is the file the comparison goes to ("" or "-": stdout).
@@ -42,29 +42,11 @@ type compareOptions struct {
 func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command {
 	opts := &compareOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "compare BEFORE AFTER",
-		Short: "Compare two recordings: requests/s, mean and p99 latency, spikes, stall time",
-		Long: heredoc.Doc(`
-			compare analyses two recordings, typically the same load test before and
-			after a change (a timer disabled, a job rescheduled), and prints requests
-			per second, mean and p99 latency, latency spike intervals, episodes and
-			memory stall time side by side with the relative change, and the
-			culprits found in each.
-		`),
-		Example: examples(`
-			# before and after disabling the culprit
-			memdiag compare before.jsonl after.jsonl
-
-			# latency from each run's load-test results
-			memdiag compare before.jsonl after.jsonl --latency-before a.csv --latency-after b.csv
-
-			# both runs overlaid on charts, with the headline numbers, in one page
-			memdiag compare before.jsonl after.jsonl -o compare.html
-
-			# this morning's 06:00 hour against yesterday's, from the service's store
-			memdiag compare /var/lib/memdiag /var/lib/memdiag --before-window 'yesterday 06:00..07:00' --after-window 'today 06:00..07:00'
-		`),
-		Args: exactArgs(2),
+		Use:     "compare BEFORE AFTER",
+		Short:   "Compare two recordings: requests/s, mean and p99 latency, spikes, stall time",
+		Long:    longHelp("compare"),
+		Example: exampleHelp("compare"),
+		Args:    exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Before, opts.After = args[0], args[1]
 			opts.Format = formatForOutput(c, opts.Format, opts.Output)
@@ -81,7 +63,7 @@ func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command 
 	fl.StringVar(&opts.LatencyAfter, "latency-after", "", "load-test results `FILE` for the AFTER recording")
 	fl.StringVar(&opts.LatencyFormat, "latency-format", "", "force the results format of both files")
 	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: each recording's)")
-	opts.LatencyIn.addFlags(fl)
+	latencyFlags(fl, &opts.LatencyIn)
 	windowFlags(fl, &opts.From, &opts.To, "both recordings")
 	fl.StringVar(&opts.BeforeWindow, "before-window", "", "read BEFORE only within `FROM..TO` (the forms of --from), instead of --from/--to")
 	fl.StringVar(&opts.AfterWindow, "after-window", "", "read AFTER only within `FROM..TO`, instead of --from/--to")
@@ -101,8 +83,7 @@ func runCompare(opts *compareOptions) error {
 	if err := checkOutput(opts.Output, opts.Force); err != nil {
 		return err
 	}
-	ao := analyzeOptions{Stat: opts.Stat, Spike: opts.Spike, PSIScope: "auto", MinSignals: 1}
-	co, err := ao.correlateOptions()
+	co, err := analysis.Settings{Stat: opts.Stat, Spike: opts.Spike, PSIScope: "auto", MinSignals: 1}.Correlate()
 	if err != nil {
 		return err
 	}

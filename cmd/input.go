@@ -1,93 +1,38 @@
 package cmd
 
 import (
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
-
 	"context"
+	"io"
+
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/record"
-	"syscall"
 )
 
-// stdinName is the file name "-" stands for, in messages.
-const stdinName = "stdin"
-
-// inputFileError is a file the user named (an argument or a flag's value)
-// that cannot be read. Every command words it the same way — "FLAG PATH:
-// no such file or directory", or "PATH: ..." for an argument — and it is
-// a runtime error (exit 1), never a usage error: the command line was
-// right, the file is not there.
-type inputFileError struct {
-	Flag string // "--latency", or "" for a positional argument
-	Path string
-	Err  error
-}
-
-func (e *inputFileError) Error() string {
-	why := e.Err
-	var pe *fs.PathError
-	if errors.As(e.Err, &pe) {
-		why = pe.Err // "no such file or directory", without Go's "open PATH:"
-	}
-	if e.Flag != "" {
-		return fmt.Sprintf("%s %s: %v", e.Flag, e.Path, why)
-	}
-	return fmt.Sprintf("%s: %v", e.Path, why)
-}
-
-func (e *inputFileError) Unwrap() error { return e.Err }
+// inputFileError is a file the user named that cannot be read: exit 1,
+// worded "FLAG PATH: why" (rootfs.NamedError).
+type inputFileError = rootfs.NamedError
 
 func inputError(flag, path string, err error) error {
 	return &inputFileError{Flag: flag, Path: path, Err: err}
 }
 
-// openInputContext opens a file the user named, or standard input for
-// "-"; name is what messages call it ("stdin" for "-"). Closing the
-// returned reader does not close standard input. The wait for a FIFO's
-// writer and the reads end when ctx is done.
+// openInput opens a file the user named, or standard input for "-"; name
+// is what messages call it ("stdin" for "-"). Closing the returned reader
+// does not close standard input.
+func openInput(ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, name string, err error) {
+	return openInputContext(context.Background(), ios, flag, path)
+}
+
+// openInputContext is openInput whose wait for a FIFO's writer and reads
+// end when ctx is done (rootfs.OpenNamed, at most a recording's size).
 func openInputContext(ctx context.Context, ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, name string, err error) {
-	if ctx == nil {
-		ctx = context.Background() // analyzeFileTrace's callers may pass none
-	}
-	if path == "-" {
-		return io.NopCloser(ios.In), stdinName, nil
-	}
-	// A regular file or a pipe, never a device (/dev/zero) or a socket,
-	// and no more than the limit (package rootfs).
 	limit := int64(rootfs.RecordingLimit)
 	if flag == "--thresholds" {
 		limit = rootfs.ThresholdsLimit
 	}
-	f, err := rootfs.OpenInput(ctx, path, limit, true)
-	if errors.Is(err, syscall.EISDIR) {
-		return nil, path, inputError(flag, path, errors.New("is a directory, not a file"))
-	}
-	if err != nil {
-		return nil, path, inputError(flag, path, err)
-	}
-	return f, path, nil
-}
-
-// checkInput stats a file the user named ("-" always exists), for callers
-// that open it by name themselves.
-func checkInput(flag, path string) error {
-	if path == "-" {
-		return nil
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return inputError(flag, path, err)
-	}
-	if fi.IsDir() {
-		return inputError(flag, path, errors.New("is a directory, not a file"))
-	}
-	return nil
+	return rootfs.OpenNamed(ctx, ios.In, flag, path, limit)
 }
 
 // oneStdin fails when more than one of paths is "-": standard input can be
@@ -113,17 +58,7 @@ func readRecording(ctx context.Context, ios *iostreams.IOStreams, flag, path str
 		return nil, err
 	}
 	defer f.Close()
-	r, err := record.NewReader(f, name)
-	if err != nil {
-		return nil, err
-	}
-	var samples []record.Sample
-	rec, err := r.Each(func(s *record.Sample) { samples = append(samples, *s) })
-	if err != nil {
-		return nil, err
-	}
-	rec.Samples = samples
-	return rec, nil
+	return record.ReadAll(f, name)
 }
 
 // readThresholds reads gate's --thresholds file, or standard input for "-".

@@ -2,11 +2,9 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/format"
@@ -40,48 +38,13 @@ type memOptions struct {
 	beforeSecondRead func()
 }
 
-// memLong is the long help of newMemCmd.
-var memLong = heredoc.Doc(`
-	Show memory as the kernel accounts it, and say which part is the problem.
-
-	A "used" figure that counts page cache looks full on a healthy host: the
-	kernel gives cache back on demand. mem shows anon (process memory) apart
-	from file (page cache) and shmem, how much is reclaimable, and whether the
-	kernel is actually under pressure over the last --interval: PSI stall time,
-	refaults (cache evicted and read back), direct reclaim (the host short of
-	memory) and cgroup-limit reclaim (groups at their limits) — and so whether
-	the pressure comes from the host or from cgroup limits.
-
-	Then the processes with the largest RSS (anon, file, shmem; PSS and swap
-	from smaps_rollup), every memory cgroup (v1 and v2) with its limit,
-	flagged when within 10 % of it, and the OOM kills in the kernel log
-	(/dev/kmsg as root, else dmesg or journalctl -k) with the limit each
-	group had, and the oom_kill counters of /proc/vmstat and each cgroup.
-	Each column's source file and the thresholds: docs/mem.md.
-`)
-
-// memExample is the Example section of newMemCmd's help.
-var memExample = examples(`
-	# what is reclaimable, who holds memory, who was OOM-killed
-	memdiag mem
-
-	# the five largest processes by RSS, for a script
-	memdiag mem --top 5 --format json
-
-	# a mounted host's files: one read, no pressure measurement
-	memdiag mem --root /mnt/host --interval 0
-
-	# what the OOM kills in a pasted log were made of
-	memdiag mem --kernel-log dmesg-T.txt
-`)
-
 func newMemCmd(f *factory, runF func(*memOptions) error) *cobra.Command {
 	opts := &memOptions{IO: f.IO, Now: f.Now, RunLog: memstate.RunLogCommand}
 	c := &cobra.Command{
 		Use:     "mem",
 		Short:   "Show which memory is the problem: host, cgroups, processes and OOM kills",
-		Long:    memLong,
-		Example: memExample,
+		Long:    longHelp("mem"),
+		Example: exampleHelp("mem"),
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Top < 0 {
@@ -113,62 +76,18 @@ func newMemCmd(f *factory, runF func(*memOptions) error) *cobra.Command {
 }
 
 func runMem(opts *memOptions) error {
-	ctx := opts.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	col, err := memstate.NewCollector(opts.Root)
 	if err != nil {
 		return err
 	}
-	var warnings []string
-	warn := func(err error) { warnings = append(warnings, err.Error()) }
-	prev, cur, missing, err := col.Snapshots(ctx, opts.Interval, opts.Now, opts.beforeSecondRead)
-	if err != nil {
-		return err
-	}
-	if missing != nil {
-		warn(missing)
-	}
-	host, hw, err := col.Host()
-	if err != nil {
-		return err
-	}
-	for _, e := range hw {
-		warn(e)
-	}
-	procs, scan, err := col.Procs(opts.Top)
-	if err != nil {
-		return err
-	}
-	cgs, err := col.Cgroups(&host)
-	if err != nil {
-		var ue *memstate.UnavailableError
-		if !errors.As(err, &ue) {
-			return err
-		}
-		warn(err)
-	}
-	boot, err := col.BootTime()
-	if err != nil {
-		warn(err)
-	}
-	log := readKernelLog(ctx, opts, col, boot)
-	rep := memstate.Build(opts.Now(), prev, cur, host, procs, scan, cgs, log)
-	rep.Warnings = warnings
-	return mem.Render(opts.IO.Out, rep, opts.Format, mem.Options{TopCgroups: opts.Top, AllOOM: opts.AllOOM, Allocators: opts.Allocators, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()})
-}
-
-// readKernelLog reads OOM kills from the file of --kernel-log, else
-// from the host's log; only the running host (--root /) falls back to
-// the dmesg and journalctl commands.
-func readKernelLog(ctx context.Context, opts *memOptions, col *memstate.Collector, boot time.Time) memstate.KernelLog {
-	o := memstate.KernelLogOptions{LogOptions: memstate.LogOptions{Boot: boot}, File: opts.KernelLog}
-	if opts.Now != nil {
-		o.Now = opts.Now()
-	}
+	o := memstate.CollectOptions{Top: opts.Top, Interval: opts.Interval, Now: opts.Now, KernelLog: opts.KernelLog,
+		BeforeSecondRead: opts.beforeSecondRead}
 	if opts.Root == "/" {
-		o.Run = opts.RunLog
+		o.RunLog = opts.RunLog // the commands read the running host's log, not a fixture's
 	}
-	return col.ReadKernelLog(ctx, o)
+	rep, err := col.Report(opts.ctx, o)
+	if err != nil {
+		return err
+	}
+	return mem.Render(opts.IO.Out, rep, opts.Format, mem.Options{TopCgroups: opts.Top, AllOOM: opts.AllOOM, Allocators: opts.Allocators, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()})
 }

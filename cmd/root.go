@@ -9,17 +9,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"sync/atomic"
-	"syscall"
 	"time"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/stopsig"
+	"github.com/memdiag/memdiag/internal/usage"
 )
 
 // factory carries what every command needs and tests replace.
@@ -40,55 +37,14 @@ type factory struct {
 // terminal and returns the process exit code.
 func Main(args []string) int {
 	f := &factory{IO: iostreams.System(), Now: time.Now, Root: "/"}
-	ctx, stop := stopOnSignal(context.Background())
+	ctx, stop := stopsig.Context(context.Background()) // Ctrl-C, SIGTERM, SIGHUP
 	defer stop()
 	return execute(ctx, f, args)
 }
 
-// stopSignals end every command the way Ctrl-C does: watch takes its
-// final sample, writes the end line and the summary; gate stops the
-// command it wraps. A terminal closing (SIGHUP) and a service manager or
-// CI timeout (SIGTERM) are ends like any other.
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
-
-// stopOnSignal returns a context cancelled by the first of stopSignals,
-// with a *signalError as its cause (context.Cause).
-func stopOnSignal(parent context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, stopSignals...)
-	go func() {
-		for {
-			select {
-			case sig := <-ch:
-				if h := onHangup.Load(); sig == syscall.SIGHUP && h != nil {
-					(*h)() // memdiag record: start a new segment, go on
-					continue
-				}
-				cancel(&signalError{Signal: sig.(syscall.Signal)})
-				return
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return ctx, func() { signal.Stop(ch); cancel(nil) }
-}
-
-// onHangup, when set, is what SIGHUP does instead of ending the command:
-// `memdiag record` reopens (starts a new segment) and goes on, as daemons
-// do on SIGHUP.
-var onHangup atomic.Pointer[func()]
-
-// signalError is the cause of a run ended by a signal. It is a
-// context.Canceled, so an interrupted command exits 130.
-type signalError struct{ Signal syscall.Signal }
-
-func (e *signalError) Error() string        { return "interrupted by " + unix.SignalName(e.Signal) }
-func (e *signalError) Is(target error) bool { return target == context.Canceled }
-
-// StopSignal is the signal, for session.StoppedBy.
-func (e *signalError) StopSignal() syscall.Signal { return e.Signal }
+// onHangup, when set, is what SIGHUP does instead of ending the command
+// (stopsig.Hangup): memdiag record starts a new segment.
+var onHangup = &stopsig.Hangup
 
 // execute executes the command line against f and maps the outcome to an exit
 // code (see exit.go).
@@ -99,25 +55,20 @@ func execute(ctx context.Context, f *factory, args []string) int {
 	root.SetErr(f.IO.ErrOut)
 	err := root.ExecuteContext(ctx)
 	_ = f.IO.Flush()
-	return exitCode(f, root, err)
+	return exitCode(f, root, asUsage(err))
 }
 
-// rootLong is the long help of newRootCmd.
-var rootLong = heredoc.Doc(`
-	memdiag records the kernel's memory-pressure signals — PSI, the file LRU
-	(page cache), reclaim and refaults, swap, disk I/O per device and per
-	process — lines latency spikes up with them and with every periodic job
-	on the host (systemd timers, cron, anacron), and names the culprit.
-
-	Typical use during a load test:
-	  memdiag timers                                     every periodic job and its next firings
-	  memdiag watch --out run.jsonl -- ./load-test.sh    record while the test runs
-	  memdiag analyze run.jsonl                          timeline table and verdict
-	  memdiag compare before.jsonl after.jsonl           before/after a change
-	  memdiag mem                                        what holds memory, who was OOM-killed
-	  memdiag gate -t 'memory.full.stall<1%' -- ./load-test.sh
-	                                                     fail CI on memory pressure
-`)
+// asUsage makes a package's bad flag value (*usage.Error: analysis,
+// timers) a *usageError, so that classify gives it exit 2 and the usage
+// hint like cmd's own.
+func asUsage(err error) error {
+	var ue *usage.Error
+	var fe *usageError
+	if errors.As(err, &ue) && !errors.As(err, &fe) {
+		return &usageError{Err: err}
+	}
+	return err
+}
 
 // setUp runs before every command: colour, paragraph wrapping, the
 // logger (--debug), duration flags and --root.
@@ -151,7 +102,7 @@ func newRootCmd(f *factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "memdiag <command> [flags]",
 		Short:         "Find why latency spikes under memory pressure, and which periodic job causes it",
-		Long:          rootLong,
+		Long:          longHelp("memdiag"),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       versionLine(),

@@ -1,13 +1,11 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/english"
@@ -39,10 +37,6 @@ type timersOptions struct {
 	Live func(ctx context.Context, root string) (timers.LiveSource, error)
 }
 
-// liveTimeout bounds connecting to systemd and reading every timer's
-// live state, so that a hung bus never stalls the listing.
-const liveTimeout = 5 * time.Second
-
 // probeLive is timersOptions.Live on a real host: timers.ProbeLive.
 func probeLive(ctx context.Context, root string) (timers.LiveSource, error) {
 	m, err := timers.ProbeLive(ctx, root)
@@ -52,101 +46,13 @@ func probeLive(ctx context.Context, root string) (timers.LiveSource, error) {
 	return m, nil
 }
 
-// timersLong is the long help of newTimersCmd.
-var timersLong = heredoc.Doc(`
-	List every periodic job defined on the host: systemd timer units (with the
-	service each one starts), /etc/crontab, /etc/cron.d/*, users' crontabs in
-	/var/spool/cron/crontabs, /etc/anacrontab, and the run-parts folders
-	/etc/cron.{hourly,daily,weekly,monthly} with the scripts in them.
-
-	Only jobs that will actually run are listed. A systemd timer runs when the
-	boot target pulls it in — through a link in a *.wants/ or *.requires/
-	folder, or through Wants=, Requires=, BindsTo= or Upholds= of a unit that is
-	itself pulled in (PCP's pmlogger_check.timer is pulled in by BindsTo= in
-	pmlogger.service) — and when the conditions of its service hold on this
-	host (ConditionPathExists= and similar). --all also lists the others and
-	adds an ACTIVE column saying why each job runs or not.
-
-	That is what the files say, as on a mounted image. On the running host
-	(no --root) the NOTE also says what happens now: a timer "does not fire
-	now" while PID 1 is not systemd, a crontab line "does not run now" while
-	no cron daemon runs, and a line that steps aside for systemd runs after
-	all when systemd is not running. analyze never names a job the recording
-	says did not fire from its projected firings.
-
-	Columns:
-	  NAME      timer unit, or crontab file:line, or anacron:<job id>
-	  SOURCE    systemd, cron or anacron
-	  SCHEDULE  as written; for OnCalendar= also systemd's normalized form
-	  PERIOD    the constant interval between firings (30m, 1d, 1w) or irregular
-	  NEXT      the next firing (--next N for N of them), in --tz; "never" for a
-	            calendar that cannot match; 2026-11-29~18:00 marks a job whose
-	            random delay is half its period or more (unpredictable)
-	  LAST      when systemd last triggered the timer (running host only)
-	  COMMAND   ExecStart= of the timer's service, or the cron/anacron command
-	            with the run-parts scripts it runs
-	  NOTE      what a known heavy job does to memory and disks; parse errors
-	  ACTIVE    (--all) whether it runs, and if not why: on the running host
-	            what runs now (systemd or a cron daemon not running), else what
-	            its files say; analyze's "Not named" gives the same reason
-
-	--format json adds, per job, the service's User=, Nice=, IOSchedulingClass=,
-	CPUQuota= and MemoryMax=, its conditions, AccuracySec=, RandomizedDelaySec=
-	(also as randomized_delay_s, with "unpredictable": true when it is half the
-	period or more), Persistent= and the chain of units that pulls the timer in.
-
-	Jobs run in the root's zone, from its etc/localtime whether linked or
-	copied (a copy is named by the zone database file with the same bytes); --tz
-	only changes the zone times are shown and typed in. An etc/localtime that
-	cannot be read is an error: memdiag does not guess the zone.
-
-	A systemd timer may start up to AccuracySec= (default 1 min) plus
-	RandomizedDelaySec= after its planned time; --from/--to shows that window.
-	Monotonic settings (OnBootSec=, OnUnitActiveSec=) depend on boot and on the
-	last run, so they give a period but no projected firings.
-
-	Malformed unit files, OnCalendar= expressions and crontab lines are shown as
-	file:line: reason under the listing, which still lists everything else;
-	--strict makes them exit code 1. A program that runs from two definitions
-	(sysstat's sa1 from its timer and from a cron.d line) is listed there too,
-	"runs twice: …", without failing --strict.
-
-	Schedules, NEXT and the firings come from the files, so the command also
-	works on a mounted image (--root) and where PID 1 is not systemd. On the
-	running host (no --root) it also asks systemd over D-Bus for each timer's
-	last trigger: the LAST column, and last_trigger/next_elapse in JSON. When
-	no systemd runs (a container, PID 1 is not systemd) or the bus does not
-	answer, one line on stderr says so and the listing comes from the files.
-`)
-
-// timersExample is the Example section of newTimersCmd's help.
-var timersExample = examples(`
-	# every active periodic job and its next firing
-	memdiag timers
-
-	# also inactive ones, with why; three next firings each
-	memdiag timers --all --next 3
-
-	# every firing during a load test, in time order
-	memdiag timers --from '2026-11-29 12:00' --to '2026-11-29 14:00'
-
-	# every firing in the next two days
-	memdiag timers --from now --to 2d
-
-	# reproducible output for a report
-	memdiag timers --base-time 2026-11-29T12:00:00Z --tz UTC --format markdown
-
-	# a mounted image; fail when anything is malformed
-	memdiag timers --root /mnt/image --strict
-`)
-
 func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 	opts := &timersOptions{IO: f.IO, Now: f.Now, Live: probeLive}
 	cmd := &cobra.Command{
 		Use:     "timers",
 		Short:   "List every periodic job on the host — systemd timers, cron, anacron — and when it fires next",
-		Long:    timersLong,
-		Example: timersExample,
+		Long:    longHelp("timers"),
+		Example: exampleHelp("timers"),
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Root, opts.NoRedact = f.Root, f.NoRedact
@@ -177,69 +83,18 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 	return cmd
 }
 
-// parseWhen parses a time flag: RFC 3339, "YYYY-MM-DD HH:MM[:SS]" in loc,
-// "YYYY-MM-DD" or "now".
-func parseWhen(s string, now time.Time, loc *time.Location) (time.Time, error) {
-	if s == "now" {
-		return now, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("cannot parse time %q (want RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' or 'now')", s)
-}
-
 func runTimers(ctx context.Context, opts *timersOptions) error {
-	// Jobs run in the root's zone; --tz only changes the zone times are
-	// shown (and --from/--to/--base-time read) in.
-	zone, err := timers.RootZone(opts.Root)
+	l, err := timers.NewList(ctx, timers.ListOptions{
+		Root: opts.Root, All: opts.All, Users: opts.Users, KeepSecrets: opts.NoRedact,
+		TZ: opts.TZ, BaseTime: opts.BaseTime, From: opts.From, To: opts.To, Now: opts.Now(), Live: opts.Live,
+		Warn: func(err error) { fmt.Fprintln(opts.IO.ErrOut, "memdiag: live timer state:", err) },
+	})
 	if err != nil {
-		return fmt.Errorf("%w; memdiag does not guess one: fix or replace etc/localtime under %s", err, opts.Root)
+		return err
 	}
-	loc := zone.Loc
-	if opts.TZ != "" {
-		if loc, err = time.LoadLocation(opts.TZ); err != nil {
-			return flagErrorf("--tz: %v", err)
-		}
-	}
-	base := opts.Now()
-	if opts.BaseTime != "" {
-		if base, err = parseWhen(opts.BaseTime, opts.Now(), loc); err != nil {
-			return flagErrorf("--base-time: %v", err)
-		}
-	}
-	jobs, err := timers.Inventory(opts.Root, timers.InventoryOptions{Users: opts.Users, KeepSecrets: opts.NoRedact})
-	if err != nil {
-		return fmt.Errorf("reading periodic jobs under %s: %w", opts.Root, err)
-	}
-	// After the unit files are read, so that liveTimeout bounds only the
-	// D-Bus work: on a slow host reading them took more than 5 s and every
-	// timer's live state was lost.
-	liveCtx, cancel := context.WithTimeout(ctx, liveTimeout)
-	defer cancel()
-	live, err := opts.Live(liveCtx, opts.Root)
-	if err != nil {
-		// Said once; the listing goes on from the unit files.
-		fmt.Fprintln(opts.IO.ErrOut, "memdiag: live timer state:", err)
-	}
-	if c, ok := live.(io.Closer); ok {
-		defer c.Close()
-	}
-	if live != nil {
-		timers.ApplyLive(jobs, live)
-	}
-	if running, ok := timers.ProbeRunning(opts.Root); ok {
-		timers.ApplyRunning(jobs, running)
-	}
-	l := timers.NewListing(jobs, opts.All, base, zone.Loc)
-	ro := timers.RenderOptions{Base: base, Next: opts.Next, Loc: loc, RunLoc: zone.Loc, ShowWhy: opts.All, Problems: l.Problems,
-		Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
-	if err := renderTimers(ctx, opts, l.Jobs, ro); err != nil {
+	ro := l.Render
+	ro.Next, ro.Width, ro.Color = opts.Next, opts.IO.Width(), opts.IO.ColorEnabled()
+	if err := iostreams.RenderUnlessDone(ctx, opts.IO.Out, func(w io.Writer) error { return l.Write(w, opts.Format, ro) }); err != nil {
 		return err
 	}
 	if opts.Format == format.CSV {
@@ -252,91 +107,4 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(l.Malformed), "problem"))}
 	}
 	return nil
-}
-
-// renderTimers writes the jobs shown, or with --from/--to their firings
-// in that window, projected in the zone jobs run in (ro.RunLoc).
-func renderTimers(ctx context.Context, opts *timersOptions, shown []timers.Job, ro timers.RenderOptions) error {
-	if opts.From == "" {
-		return renderUnlessDone(ctx, opts.IO.Out, func(w io.Writer) error {
-			return timers.RenderJobs(w, shown, opts.Format, ro)
-		})
-	}
-	from, to, err := timersWindow(opts.From, opts.To, ro.Base, ro.Loc)
-	if err != nil {
-		return err
-	}
-	fs, err := timers.ProjectContext(ctx, shown, from, to, ro.RunLoc)
-	if err != nil {
-		return err
-	}
-	return renderUnlessDone(ctx, opts.IO.Out, func(w io.Writer) error {
-		return timers.RenderFirings(w, fs, shown, opts.Format, ro, from, to)
-	})
-}
-
-// timersWindow reads --from and --to (a time, or a duration after
-// --from), times without a zone in loc, "now" being base.
-func timersWindow(fromFlag, toFlag string, base time.Time, loc *time.Location) (from, to time.Time, err error) {
-	from, err = parseWhen(fromFlag, base, loc)
-	if err != nil {
-		return from, to, flagErrorf("--from: %v", err)
-	}
-	to, err = parseWhen(toFlag, base, loc)
-	if err != nil {
-		d, derr := parseDuration(toFlag)
-		if derr != nil {
-			return from, to, flagErrorf("--to %q: want a time (RFC 3339, 'YYYY-MM-DD HH:MM[:SS]' or 'now') or a duration after --from such as 2h, 2d or 1w", toFlag)
-		}
-		to = from.Add(d)
-	}
-	if !to.After(from) {
-		return from, to, flagErrorf("--to must be after --from")
-	}
-	return from, to, nil
-}
-
-// renderUnlessDone runs render into a buffer and copies it to w, unless
-// ctx is done first (Ctrl-C): then it returns ctx's cause at once and
-// nothing more is written. A table of a million firings takes seconds to
-// lay out, and the table writer cannot be stopped half-way; the abandoned
-// render ends with the process. The copy goes in 64 KiB pieces, looking
-// at ctx between them (90 MB to a slow pipe took most of a second).
-func renderUnlessDone(ctx context.Context, w io.Writer, render func(io.Writer) error) error {
-	var buf bytes.Buffer
-	done := make(chan error, 1)
-	go func() { done <- render(&buf) }()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case err := <-done:
-		if err != nil {
-			return err
-		}
-	}
-	// Written from a goroutine: a reader that does not read (a pager
-	// waiting, a full pipe) blocks the write, and Ctrl-C must still end
-	// the command at once.
-	wrote := make(chan error, 1)
-	go func() {
-		for b := buf.Bytes(); len(b) > 0; {
-			if ctx.Err() != nil {
-				wrote <- context.Cause(ctx)
-				return
-			}
-			n := min(len(b), 64<<10)
-			if _, err := w.Write(b[:n]); err != nil {
-				wrote <- err
-				return
-			}
-			b = b[n:]
-		}
-		wrote <- nil
-	}()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case err := <-wrote:
-		return err
-	}
 }

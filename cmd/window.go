@@ -25,7 +25,7 @@ type recInput struct {
 	WindowFlag string
 	Now        func() time.Time
 	// NoRedact (--no-redact) reads command lines as the recording holds
-	// them; otherwise analyze and compare redact them (redactSource).
+	// them; otherwise analyze and compare redact them (analysis.Options.Redact).
 	NoRedact bool
 }
 

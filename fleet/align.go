@@ -93,3 +93,16 @@ func (a Aligned) Line(loc *time.Location, tol time.Duration) string {
 	}
 	return s
 }
+
+// Report is what `analyze --prometheus` shows (report.RenderFleet): each
+// host's analysis, then the fleet's episodes aligned across hosts.
+type Report struct {
+	Data     *Data     // what was read: the server, the steps, warnings
+	From, To time.Time // the window read
+	// Results and Hosts are each host's analysis and its data, in the
+	// same order (analysis.Fleet).
+	Results []HostResult
+	Hosts   []*Host
+	Aligned []Aligned     // Align of Results
+	Align   time.Duration // the tolerance Aligned was made with
+}

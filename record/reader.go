@@ -370,6 +370,22 @@ func ReadFile(path string) (*Recording, error) {
 	return rec, nil
 }
 
+// ReadAll reads a whole recording from r, named name in messages (a
+// file already open, or stdin), as [Reader.Each] reads it.
+func ReadAll(r io.Reader, name string) (*Recording, error) {
+	rd, err := NewReader(r, name)
+	if err != nil {
+		return nil, err
+	}
+	var samples []Sample
+	rec, err := rd.Each(func(s *Sample) { samples = append(samples, *s) })
+	if err != nil {
+		return nil, err
+	}
+	rec.Samples = samples
+	return rec, nil
+}
+
 // ReadEach reads a recording like ReadFile but hands each sample to fn,
 // in file order, instead of keeping it; see [Reader.Each].
 func ReadEach(path string, fn func(*Sample)) (*Recording, error) {

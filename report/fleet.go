@@ -13,18 +13,8 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 )
 
-// Fleet is what `analyze --prometheus` shows: each host's analysis, then
-// the fleet's episodes aligned across hosts.
-type Fleet struct {
-	Data     *fleet.Data // what was read: the server, the steps, warnings
-	From, To time.Time   // the window read
-	// Results and Hosts are each host's analysis and its data, in the
-	// same order (analysis.Fleet).
-	Results []fleet.HostResult
-	Hosts   []*fleet.Host
-	Aligned []fleet.Aligned // fleet.Align of Results
-	Align   time.Duration   // the tolerance Aligned was made with
-}
+// Fleet is what `analyze --prometheus` shows (fleet.Report).
+type Fleet = fleet.Report
 
 // RenderFleet writes fl as a table, markdown or JSON; each host's report
 // is Render's in that format.
