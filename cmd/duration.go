@@ -10,9 +10,6 @@ import (
 	"github.com/memdiag/memdiag/internal/outfile"
 )
 
-// parseDuration is flagvalue.ParseDuration (timers --to).
-var parseDuration = flagvalue.ParseDuration
-
 // longDurationVar defines a duration flag that accepts days and weeks
 // ("2d", "1w") besides Go's units, for the flags where people give long
 // spans (--duration of a recording, --to of a window).

@@ -18,15 +18,11 @@ func inputError(flag, path string, err error) error {
 	return &inputFileError{Flag: flag, Path: path, Err: err}
 }
 
-// openInput opens a file the user named, or standard input for "-"; name
-// is what messages call it ("stdin" for "-"). Closing the returned reader
-// does not close standard input.
-func openInput(ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, name string, err error) {
-	return openInputContext(context.Background(), ios, flag, path)
-}
-
-// openInputContext is openInput whose wait for a FIFO's writer and reads
-// end when ctx is done (rootfs.OpenNamed, at most a recording's size).
+// openInputContext opens a file the user named, or standard input for
+// "-"; name is what messages call it ("stdin" for "-"). Closing the
+// returned reader does not close standard input. The wait for a FIFO's
+// writer and the reads end when ctx is done (rootfs.OpenNamed, at most a
+// recording's size).
 func openInputContext(ctx context.Context, ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, name string, err error) {
 	limit := int64(rootfs.RecordingLimit)
 	if flag == "--thresholds" {
