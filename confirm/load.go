@@ -26,13 +26,13 @@ type Load struct {
 	Block   time.Duration
 	// Probe, when set, is GET every ProbeInterval during the block; its
 	// latencies are the block's p99 and spikes.
-	Probe         *latency.Probe
-	Stdin         io.Reader
-	Stdout        io.Writer
-	Stderr        io.Writer
-	ProcRoot      string // where pressure/memory is read ("/proc" live)
-	Now           func() time.Time
-	Grace         time.Duration // supervise grace (tests); 0 = supervise.Grace
+	Probe    *latency.Probe
+	Stdin    io.Reader
+	Stdout   io.Writer
+	Stderr   io.Writer
+	ProcRoot string // where pressure/memory is read ("/proc" live)
+	Now      func() time.Time
+	Grace    time.Duration // supervise grace (tests); 0 = supervise.Grace
 }
 
 // ErrLoadFailed says the load command failed on its own.
