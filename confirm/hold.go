@@ -41,7 +41,7 @@ type Change struct {
 func (c Change) Describe() string {
 	switch c.Kind {
 	case KindCron:
-		return fmt.Sprintf("%s: line %d of %s commented out (%q)", c.Job, c.Line, c.File, heldPrefix)
+		return fmt.Sprintf("%s: line %d of %s commented out with the marker %q", c.Job, c.Line, c.File, heldPrefix)
 	case KindSystemd:
 		if !c.WasActive {
 			return fmt.Sprintf("%s: the timer was not active; nothing stopped", c.Unit)

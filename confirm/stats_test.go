@@ -48,7 +48,11 @@ func blocksFromP99(a, b []float64) []Measurement {
 		return Measurement{Block: Block{Pair: pair, Arm: arm}, Wall: 10 * time.Second, Latencies: lat, HasPSI: true}
 	}
 	for i := range a {
-		out = append(out, mk(i, AsIs, a[i]), mk(i, HeldOff, b[i]))
+		if i%2 == 0 { // Plan's order: AB BA AB …
+			out = append(out, mk(i, AsIs, a[i]), mk(i, HeldOff, b[i]))
+		} else {
+			out = append(out, mk(i, HeldOff, b[i]), mk(i, AsIs, a[i]))
+		}
 	}
 	return out
 }
