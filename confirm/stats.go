@@ -43,7 +43,8 @@ type Options struct {
 	// A's mean (default 0.10: holding the job off must gain 10 %).
 	MinRelative float64
 	// SpikeOver is the latency above which a request is a spike; default
-	// 3 × the median latency of all A blocks' requests.
+	// analyze's rule applied to every request of the run, both arms
+	// pooled: above 3 × their median and above median + 4 × 1.4826 × MAD.
 	SpikeOver time.Duration
 	// Resamples is the number of bootstrap resamples (default 10000).
 	Resamples int
@@ -114,7 +115,7 @@ func Analyze(blocks []Measurement, o Options) (Result, error) {
 	}
 	r.SpikeOver = o.SpikeOver
 	if r.SpikeOver == 0 {
-		r.SpikeOver = 3 * medianOf(blocks, AsIs)
+		r.SpikeOver = spikeThreshold(blocks)
 	}
 	r.tally(blocks)
 	diffs := make([]float64, len(r.Pairs))
@@ -265,16 +266,24 @@ func (r *Result) tally(blocks []Measurement) {
 	}
 }
 
-// medianOf is the median latency of all requests of arm's blocks.
-func medianOf(blocks []Measurement, arm Arm) time.Duration {
+// spikeThreshold is analyze's spike rule (correlate/doc.go, step 3) on
+// single requests: above 3 × the median and above the median plus 4
+// robust standard deviations (1.4826 × the median absolute deviation),
+// over every request of the run, A and B pooled so neither arm sets it.
+func spikeThreshold(blocks []Measurement) time.Duration {
 	var all []time.Duration
 	for _, b := range blocks {
-		if b.Arm == arm {
-			all = append(all, b.Latencies...)
-		}
+		all = append(all, b.Latencies...)
 	}
 	sortDurations(all)
-	return quantile(all, 50)
+	med := quantile(all, 50)
+	dev := make([]time.Duration, len(all))
+	for i, l := range all {
+		dev[i] = max(l-med, med-l)
+	}
+	sortDurations(dev)
+	mad := quantile(dev, 50)
+	return max(3*med, med+time.Duration(4*1.4826*float64(mad)))
 }
 
 func mean(xs []float64) float64 {

@@ -94,7 +94,8 @@ func TestAnalyzeConfirmed(t *testing.T) {
 	if r.Verdict != Confirmed {
 		t.Errorf("verdict %s (%v), want confirmed", r.Verdict, r.Reasons)
 	}
-	// Spike threshold: 3 × the A median (20 ms); every block has two
+	// Spike threshold: 3 × the median of all requests (20 ms; their MAD
+	// is 0, so the deviation rule gives 20 ms); every block has two
 	// requests over 60 ms.
 	if r.SpikeOver != 60*time.Millisecond || r.SpikesA != 10 || r.SpikesB != 10 {
 		t.Errorf("spikes over %v: A %d B %d, want 60ms, 10, 10", r.SpikeOver, r.SpikesA, r.SpikesB)
