@@ -179,11 +179,9 @@ func runConfirm(ctx context.Context, o *confirmOptions) error {
 	if err != nil {
 		return err
 	}
-	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
-	defer cancel()
 	job, change, load, err := o.prepare(ctx)
 	if err != nil {
-		return errors.Join(err, st.Close(uctx))
+		return errors.Join(err, closeState(ctx, st))
 	}
 	blocks, _ := confirm.Plan(o.Pairs)
 	exp := &confirm.Experiment{Blocks: blocks, Change: change, State: st, RunBlock: load.RunBlock, Undo: undoTimeout,
@@ -191,10 +189,18 @@ func runConfirm(ctx context.Context, o *confirmOptions) error {
 			fmt.Fprintf(o.IO.ErrOut, "memdiag: block %d/%d (%s) done: %s\n", m.Index+1, len(blocks), m.Arm, m.Wall.Round(time.Second/10))
 		}}
 	done, runErr := exp.Run(ctx)
-	if cerr := st.Close(uctx); cerr != nil {
+	if cerr := closeState(ctx, st); cerr != nil {
 		runErr = errors.Join(runErr, fmt.Errorf("%w; the state file %s keeps it: run memdiag confirm --restore", cerr, o.State))
 	}
 	return o.report(job, change, done, runErr)
+}
+
+// closeState puts back what st holds, with undoTimeout from now even if
+// ctx is cancelled (Ctrl-C, SIGTERM).
+func closeState(ctx context.Context, st *confirm.State) error {
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	return st.Close(uctx)
 }
 
 // prepare finds the job, reads how to hold it off, builds the load and
