@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -184,7 +185,8 @@ func TestConfirmCronLine(t *testing.T) {
 			err := cmd.Wait()
 			held, _ := os.ReadFile(confirmCrontab)
 			if sig == syscall.SIGTERM {
-				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 					t.Errorf("exit after SIGTERM: %v, want 130\n%s", err, errOut.String())
 				}
 				if string(held) != crontab {
