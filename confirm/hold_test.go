@@ -13,6 +13,7 @@ import (
 	sddbus "github.com/coreos/go-systemd/v22/dbus"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -205,7 +206,7 @@ func TestStateRefusesLiveOwner(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "confirm.state")
 	// PID 1 runs, with its own start time: a live owner.
-	start, ok := startTicks(1)
+	start, ok := supervise.StartOf(1)
 	if !ok {
 		t.Skip("no /proc/1/stat")
 	}

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/prometheus/procfs"
+	"github.com/memdiag/memdiag/internal/supervise"
 )
 
 // DefaultStatePath is where a run records its changes to the host.
@@ -55,7 +55,7 @@ func OpenState(path string, env Env, now time.Time) (*State, error) {
 		return nil, err
 	}
 	s := &State{path: path, env: env, doc: stateDoc{Version: 1, PID: os.Getpid(), Began: now}}
-	s.doc.Start, _ = startTicks(os.Getpid())
+	s.doc.Start, _ = supervise.StartOf(os.Getpid())
 	return s, s.save()
 }
 
@@ -159,22 +159,9 @@ func liveOwner(doc stateDoc) int {
 	if doc.PID == os.Getpid() {
 		return 0
 	}
-	t, ok := startTicks(doc.PID)
+	t, ok := supervise.StartOf(doc.PID)
 	if !ok || t != doc.Start {
 		return 0
 	}
 	return doc.PID
-}
-
-// startTicks is a live process's start time (/proc/PID/stat field 22).
-func startTicks(pid int) (uint64, bool) {
-	p, err := procfs.NewProc(pid)
-	if err != nil {
-		return 0, false
-	}
-	st, err := p.Stat()
-	if err != nil || st.State == "Z" {
-		return 0, false
-	}
-	return st.Starttime, true
 }
