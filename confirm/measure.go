@@ -24,17 +24,13 @@ type Measurement struct {
 	MemorySome time.Duration `json:"memory_some_stall_ns"`
 	MemoryFull time.Duration `json:"memory_full_stall_ns"`
 	HasPSI     bool          `json:"has_psi"`
-
-	// Fired counts the job's firings seen during the block, -1 when they
-	// cannot be seen (held-off blocks should show 0).
-	Fired int `json:"fired"`
 }
 
 // Measure builds a block's Measurement from the probe's requests started
 // in the block, the PSI memory files read at its start and end (nil when
 // unavailable), and its wall time.
 func Measure(b Block, start time.Time, wall time.Duration, reqs []latency.Request, before, after *psi.Resource) Measurement {
-	m := Measurement{Block: b, Start: start, Wall: wall, Fired: -1}
+	m := Measurement{Block: b, Start: start, Wall: wall}
 	s := latency.SummarizeRequests(reqs, false)
 	m.Errors = s.Errors
 	for _, r := range reqs {
