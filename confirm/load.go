@@ -20,8 +20,8 @@ type Load struct {
 	// Command is the load (the command after --). It is started at the
 	// block's start; if it ends (exit 0) before Block has passed it is
 	// started again, and when Block has passed it is stopped (SIGTERM,
-	// then SIGKILL after supervise's grace). With Block 0 a block is one
-	// run of the command.
+	// then SIGKILL after supervise's grace). It is started at most once a
+	// second. With Block 0 a block is one run of the command.
 	Command []string
 	Block   time.Duration
 	// Probe, when set, is GET every ProbeInterval during the block; its
@@ -67,6 +67,10 @@ func (l *Load) RunBlock(ctx context.Context, b Block) (Measurement, error) {
 	return Measure(b, start, wall, reqs, before, after), nil
 }
 
+// restartEvery is the least time between two starts of the load within a
+// block.
+const restartEvery = time.Second
+
 // runLoad runs the command (again and again) until the block is over.
 func (l *Load) runLoad(ctx context.Context) error {
 	var timeout <-chan time.Time
@@ -76,6 +80,7 @@ func (l *Load) runLoad(ctx context.Context) error {
 		timeout = t.C
 	}
 	for {
+		began := time.Now()
 		child, err := supervise.Start(supervise.Options{Args: l.Command, Stdin: l.Stdin, Stdout: l.Stdout, Stderr: l.Stderr, Grace: l.Grace})
 		if err != nil {
 			return fmt.Errorf("%w: could not start %s: %w", ErrLoadFailed, l.Command[0], err)
@@ -88,6 +93,17 @@ func (l *Load) runLoad(ctx context.Context) error {
 			}
 			if l.Block == 0 {
 				return nil
+			}
+			// A load that ends at once is started again at most once
+			// a second, not in a loop of forks.
+			if time.Since(began) < restartEvery {
+				select {
+				case <-time.After(restartEvery - time.Since(began)):
+				case <-timeout:
+					return nil
+				case <-ctx.Done():
+					return context.Cause(ctx)
+				}
 			}
 		case <-timeout:
 			child.Stop("block over")
