@@ -80,9 +80,9 @@ var confirmLong = heredoc.Doc(`
 `)
 
 var confirmExample = examples(`
-	# does pmlogger_check cause the spikes? 5 pairs of 20-minute blocks
-	memdiag confirm --job pmlogger_check.timer --pairs 5 --block 20m \
-	  --probe http://localhost:8080/health -- k6 run --duration 20m load.js
+	# does pmlogger_check (every 30 min) cause the spikes? 5 pairs of 30-minute blocks
+	memdiag confirm --job pmlogger_check.timer --pairs 5 --block 30m \
+	  --probe http://localhost:8080/health -- k6 run --duration 30m load.js
 
 	# the culprit of an earlier recording, on memory stall alone
 	memdiag confirm --recording run.jsonl --block 10m -- ./load-test.sh
@@ -217,6 +217,10 @@ func (o *confirmOptions) prepare(ctx context.Context) (timers.Job, confirm.Chang
 	load, err := o.load()
 	if err != nil {
 		return job, change, nil, err
+	}
+	if p := job.PeriodSeconds; p != nil && o.Block > 0 && o.Block.Seconds() < *p {
+		fmt.Fprintf(o.IO.ErrOut, "memdiag: warning: --block %s is shorter than %s's period (%s): some A blocks may hold no firing\n",
+			o.Block, job.Name, time.Duration(*p*float64(time.Second)))
 	}
 	return job, change, load, o.agree(change)
 }

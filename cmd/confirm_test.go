@@ -139,10 +139,13 @@ func TestRunConfirmLoadFails(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "confirm.state")
 	// The load fails in the first B block (block 2): the line must be back.
 	load := `if grep -q '^#memdiag-confirm-hold' "$1"; then exit 7; fi`
-	code, _, errOut := runWith(t, time.Now, root, "confirm", "--job", "cron.d/decoy:2", "--pairs", "2", "--yes", "--state", state,
+	code, _, errOut := runWith(t, time.Now, root, "confirm", "--job", "cron.d/decoy:2", "--pairs", "2", "--block", "1s", "--yes", "--state", state,
 		"--", "sh", "-c", load, "sh", crontab)
 	if code != exitCommand || !strings.Contains(errOut, "block 2 (B): the load failed") || !strings.Contains(errOut, "7") {
 		t.Errorf("exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "warning: --block 1s is shorter than cron.d/decoy:2's period (2m0s)") {
+		t.Errorf("no warning about the block's length:\n%s", errOut)
 	}
 	if after, _ := os.ReadFile(crontab); string(after) != string(before) {
 		t.Errorf("crontab after the failed run:\n%s", after)
