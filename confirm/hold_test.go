@@ -298,7 +298,9 @@ func TestSystemdHold(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"pmlogger_check.timer", "idle.timer"} {
-		c, err := Prepare(ctx, timers.Job{Name: name, Source: timers.Systemd}, env, t0)
+		// A system timer whose service runs as another user (pcp's
+		// pmlogger_check.service has User=pcp) is held like any other.
+		c, err := Prepare(ctx, timers.Job{Name: name, Source: timers.Systemd, User: "pcp", File: "usr/lib/systemd/system/" + name}, env, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,6 +323,10 @@ func TestSystemdHold(t *testing.T) {
 	}
 	if _, err := Prepare(ctx, timers.Job{Name: "gone.timer", Source: timers.Systemd}, env, t0); err == nil || !strings.Contains(err.Error(), "no such unit") {
 		t.Errorf("missing unit: %v", err)
+	}
+	var ch *CannotHoldError
+	if _, err := Prepare(ctx, timers.Job{Name: "backup.timer", Source: timers.Systemd, User: "alice", File: "home/alice/.config/systemd/user/backup.timer"}, env, t0); !errors.As(err, &ch) || !strings.Contains(err.Error(), "systemctl --user stop backup.timer as alice") {
+		t.Errorf("user timer: %v", err)
 	}
 	if _, err := Prepare(ctx, timers.Job{Name: "x.timer", Source: timers.Systemd}, Env{}, t0); !errors.Is(err, ErrNoSystemd) {
 		t.Errorf("no systemd: %v", err)

@@ -3,6 +3,7 @@ package confirm
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	sddbus "github.com/coreos/go-systemd/v22/dbus"
@@ -26,7 +27,7 @@ func SystemUnits(ctx context.Context) (UnitControl, error) {
 }
 
 func prepareSystemd(ctx context.Context, job timers.Job, env Env, now time.Time) (Change, error) {
-	if job.User != "" {
+	if userTimer(job) {
 		return Change{}, &CannotHoldError{Culprit: job.Name, Why: "it is a user timer (systemctl --user)", Advice: "run systemctl --user stop " + job.Name + " as " + job.User + " for the B runs"}
 	}
 	active, err := withUnits(ctx, env, func(u UnitControl) (bool, error) { return isActive(ctx, u, job.Name) })
@@ -34,6 +35,15 @@ func prepareSystemd(ctx context.Context, job timers.Job, env Env, now time.Time)
 		return Change{}, err
 	}
 	return Change{Kind: KindSystemd, Job: job.Name, At: now, Unit: job.Name, WasActive: active}, nil
+}
+
+// userTimer says whether job is a user manager's timer: its unit file is
+// in a systemd/user folder (etc/systemd/user, usr/lib/systemd/user,
+// ~/.config/systemd/user; systemd.unit(5)). Job.User alone does not say
+// it: a system timer's User= is the user its service runs as (pcp's
+// pmlogger_check.service runs as pcp).
+func userTimer(job timers.Job) bool {
+	return strings.Contains("/"+job.File, "/systemd/user/")
 }
 
 func applySystemd(ctx context.Context, c Change, env Env) error {
