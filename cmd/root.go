@@ -141,6 +141,7 @@ func newRootCmd(f *factory) *cobra.Command {
 		newGateCmd(f, nil),
 		newMemCmd(f, nil),
 		newTimersCmd(f, nil),
+		newConfirmCmd(f, nil),
 		newVersionCmd(f),
 		newManCmd(f),
 	)

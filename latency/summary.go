@@ -101,17 +101,17 @@ func summarize(lat []time.Duration, errs int) Summary {
 		Count:  len(lat),
 		Errors: errs,
 		Mean:   sum / time.Duration(len(lat)),
-		P50:    nearestRank(lat, 50),
-		P95:    nearestRank(lat, 95),
-		P99:    nearestRank(lat, 99),
+		P50:    NearestRank(lat, 50),
+		P95:    NearestRank(lat, 95),
+		P99:    NearestRank(lat, 99),
 		Max:    lat[len(lat)-1],
 	}
 }
 
-// nearestRank returns the p-th percentile of sorted (ascending, non-empty)
+// NearestRank returns the p-th percentile of sorted (ascending, non-empty)
 // by the nearest-rank method: the value at 1-based rank ⌈p/100 × N⌉,
 // computed in integers so 95 % of 20 is exactly rank 19.
-func nearestRank(sorted []time.Duration, p int) time.Duration {
+func NearestRank(sorted []time.Duration, p int) time.Duration {
 	n := len(sorted)
 	rank := (p*n + 99) / 100 // ⌈p·n/100⌉
 	if rank < 1 {

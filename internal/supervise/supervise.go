@@ -170,7 +170,7 @@ func (c *Child) Stop(why string) Result {
 		// other start time) is left alone.
 		for len(desc) > 0 {
 			for pid, start := range desc {
-				if st, ok := startOf(pid); !ok || st != start {
+				if st, ok := StartOf(pid); !ok || st != start {
 					delete(desc, pid)
 				}
 			}
@@ -244,8 +244,10 @@ func descendants(pid int) map[int]uint64 {
 	return out
 }
 
-// startOf is a live (not zombie) process's start time.
-func startOf(pid int) (uint64, bool) {
+// StartOf is a live (not zombie) process's start time, in clock ticks
+// since boot (/proc/PID/stat field 22): with the PID it names one process
+// even after the PID is reused.
+func StartOf(pid int) (uint64, bool) {
 	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return 0, false

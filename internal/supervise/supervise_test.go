@@ -110,12 +110,12 @@ func TestStopReachesGrandchild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := startOf(pid); !ok {
+	if _, ok := StartOf(pid); !ok {
 		t.Fatalf("sleep %d not running before Stop", pid)
 	}
 	c.Stop("signal: SIGINT")
 	for i := 0; i < 50; i++ {
-		if _, ok := startOf(pid); !ok {
+		if _, ok := StartOf(pid); !ok {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)

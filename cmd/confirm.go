@@ -1,0 +1,314 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/memdiag/memdiag/confirm"
+	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/latency"
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/session"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// confirmOptions are the inputs of `memdiag confirm`.
+type confirmOptions struct {
+	IO       *iostreams.IOStreams
+	Now      func() time.Time
+	Root     string
+	Location *time.Location
+
+	Job           string
+	Recording     string
+	Command       []string
+	Pairs         int
+	Block         time.Duration
+	Probe         string
+	ProbeInterval time.Duration
+	SpikeOver     time.Duration
+	MinEffect     float64 // percent of A
+	State         string
+	Yes           bool
+	Restore       bool
+	Format        format.Format
+
+	// StdinTTY says whether stdin is a terminal (tests replace it).
+	StdinTTY func() bool
+	// Units connects to systemd (tests replace it); nil off the live root.
+	Units func(ctx context.Context) (confirm.UnitControl, error)
+}
+
+var confirmLong = heredoc.Doc(`
+	Prove a culprit by experiment: run the same load in alternating blocks,
+	A with the host as it is and B with the job held off, and say whether
+	holding it off made the victim's p99 latency (or, without --probe, its
+	memory stall) smaller: confirmed, refuted or inconclusive, with the
+	effect, a 95% confidence interval and a p-value. Pairs run AB, BA, AB, …
+	so that drift and warm-up favour neither side. docs/confirm.md gives the
+	statistics.
+
+	The job is --job NAME (as 'memdiag timers' names it: pmlogger_check.timer,
+	cron.d/pcp-pmlogger:8) or the first culprit of a recording's verdict
+	(--recording FILE). The load is the command after --: it is started at
+	each block's start, started again if it ends before --block has passed,
+	and stopped when it has (with --block 0, one run of it is a block).
+
+	This changes the host. For each B block a cron line is commented out
+	with the marker "#memdiag-confirm-hold: " (and put back exactly after
+	it), a systemd timer is stopped (and started again after it). Each
+	change is written to the state file before it is made, and undone when
+	the block ends, when the load fails, on Ctrl-C and on SIGTERM. After a
+	run killed outright (SIGKILL, a crash, power), 'memdiag confirm
+	--restore' undoes what the state file lists. A process culprit cannot
+	be held off; memdiag says how you could.
+
+	It asks before changing anything, and refuses to run without --yes when
+	stdin is not a terminal. It needs root to change /etc/cron.d and the
+	state file's folder, and to stop a system timer.
+`)
+
+var confirmExample = examples(`
+	# does pmlogger_check (every 30 min) cause the spikes? 5 pairs of 30-minute blocks
+	memdiag confirm --job pmlogger_check.timer --pairs 5 --block 30m \
+	  --probe http://localhost:8080/health -- k6 run --duration 30m load.js
+
+	# the culprit of an earlier recording, on memory stall alone
+	memdiag confirm --recording run.jsonl --block 10m -- ./load-test.sh
+
+	# after a killed run: put back what it held off
+	memdiag confirm --restore
+`)
+
+func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command {
+	opts := &confirmOptions{IO: f.IO, Now: f.Now, Location: time.Local,
+		StdinTTY: func() bool { return isatty.IsTerminal(os.Stdin.Fd()) }, Units: confirm.SystemUnits}
+	cmd := &cobra.Command{
+		Use:     "confirm (--job NAME | --recording FILE) [flags] -- LOAD [ARGS...]\n  memdiag confirm --restore",
+		Short:   "Prove a culprit: the load with and without the job, alternately",
+		Long:    confirmLong,
+		Example: confirmExample,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Root = f.Root
+			if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
+				return flagErrorf("put the load command after --, e.g. memdiag confirm --job NAME -- %s", strings.Join(args, " "))
+			}
+			if len(args) > 0 {
+				opts.Command = args
+			}
+			if err := opts.check(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runConfirm(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Job, "job", "", "the job to hold off, by its `NAME` in memdiag timers")
+	fl.StringVar(&opts.Recording, "recording", "", "hold off the first culprit of this recording's verdict (`FILE` from memdiag watch)")
+	fl.IntVar(&opts.Pairs, "pairs", 5, "pairs of blocks (A and B); 5 is the fewest that can confirm at p ≤ 0.05")
+	longDurationVar(fl, &opts.Block, "block", 0, "length of each block (at least the job's period, so each A block can see a firing); 0: one run of the load")
+	fl.StringVar(&opts.Probe, "probe", "", "GET this `URL` during each block; its p99 latency is what is compared (without it: PSI memory stall)")
+	fl.DurationVar(&opts.ProbeInterval, "probe-interval", 200*time.Millisecond, "time between probe requests")
+	fl.DurationVar(&opts.SpikeOver, "spike", 0, "a probe request slower than this is a spike (default 3 × the A blocks' median)")
+	fl.Float64Var(&opts.MinEffect, "min-effect", 10, "the smallest effect that matters, in percent of A")
+	fl.StringVar(&opts.State, "state", confirm.DefaultStatePath, "the state `FILE` where every change is written before it is made")
+	fl.BoolVar(&opts.Yes, "yes", false, "change the host without asking (needed when stdin is not a terminal)")
+	fl.BoolVar(&opts.Restore, "restore", false, "undo what a killed run left in the state file, and exit")
+	formatFlag(cmd, &opts.Format, format.Table, []format.Format{format.Table, format.JSON}, "")
+	return cmd
+}
+
+// check validates the flags' combination.
+func (o *confirmOptions) check() error {
+	if o.Restore {
+		if o.Job != "" || o.Recording != "" || len(o.Command) > 0 {
+			return flagErrorf("--restore takes no job, recording or load: it undoes what the state file lists")
+		}
+		return nil
+	}
+	if (o.Job == "") == (o.Recording == "") {
+		return flagErrorf("give exactly one of --job NAME or --recording FILE")
+	}
+	if len(o.Command) == 0 {
+		return flagErrorf("no load: give the load command after --, e.g. memdiag confirm --job NAME -- ./load-test.sh")
+	}
+	if o.Pairs < 1 || o.Pairs > 1000 {
+		return flagErrorf("--pairs %d: want 1 to 1000", o.Pairs)
+	}
+	if o.Block < 0 {
+		return flagErrorf("--block must not be negative")
+	}
+	if o.MinEffect <= 0 || o.MinEffect >= 100 {
+		return flagErrorf("--min-effect %g: want a percentage between 0 and 100", o.MinEffect)
+	}
+	return nil
+}
+
+// undoTimeout bounds putting things back once the run is over.
+const undoTimeout = 30 * time.Second
+
+func (o *confirmOptions) env() confirm.Env {
+	env := confirm.Env{Root: o.Root}
+	if filepath.Clean(o.Root) == "/" {
+		env.Units = o.Units
+	}
+	return env
+}
+
+func runConfirm(ctx context.Context, o *confirmOptions) error {
+	if o.Restore {
+		return runRestore(o)
+	}
+	// The state file first: a killed run's changes are put back before
+	// anything else is read (its held cron line is no job until then).
+	st, err := confirm.OpenState(o.State, o.env(), o.Now())
+	if err != nil {
+		return err
+	}
+	job, change, load, err := o.prepare(ctx)
+	if err != nil {
+		return errors.Join(err, closeState(ctx, st))
+	}
+	blocks, _ := confirm.Plan(o.Pairs)
+	exp := &confirm.Experiment{Blocks: blocks, Change: change, State: st, RunBlock: load.RunBlock, Undo: undoTimeout,
+		Progress: func(m confirm.Measurement) {
+			fmt.Fprintf(o.IO.ErrOut, "memdiag: block %d/%d (%s) done: %s\n", m.Index+1, len(blocks), m.Arm, m.Wall.Round(time.Second/10))
+		}}
+	done, runErr := exp.Run(ctx)
+	if cerr := closeState(ctx, st); cerr != nil {
+		runErr = errors.Join(runErr, fmt.Errorf("%w; the state file %s keeps it: run memdiag confirm --restore", cerr, o.State))
+	}
+	return o.report(job, change, done, runErr)
+}
+
+// closeState puts back what st holds, with undoTimeout from now even if
+// ctx is cancelled (Ctrl-C, SIGTERM).
+func closeState(ctx context.Context, st *confirm.State) error {
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	return st.Close(uctx)
+}
+
+// prepare finds the job, reads how to hold it off, builds the load and
+// asks the user; it changes nothing.
+func (o *confirmOptions) prepare(ctx context.Context) (timers.Job, confirm.Change, *confirm.Load, error) {
+	job, err := o.culprit()
+	if err != nil {
+		return job, confirm.Change{}, nil, err
+	}
+	change, err := confirm.Prepare(ctx, job, o.env(), o.Now())
+	if err != nil {
+		return job, change, nil, err
+	}
+	load, err := o.load()
+	if err != nil {
+		return job, change, nil, err
+	}
+	if p := job.PeriodSeconds; p != nil && o.Block > 0 && o.Block.Seconds() < *p {
+		fmt.Fprintf(o.IO.ErrOut, "memdiag: warning: --block %s is shorter than %s's period (%s): some A blocks may hold no firing\n",
+			o.Block, job.Name, time.Duration(*p*float64(time.Second)))
+	}
+	return job, change, load, o.agree(change)
+}
+
+// culprit is the job to hold off, from --job or the recording's verdict.
+func (o *confirmOptions) culprit() (timers.Job, error) {
+	jobs, err := session.HostJobs(o.Root, false)
+	if err != nil && len(jobs) == 0 {
+		return timers.Job{}, err
+	}
+	if o.Job != "" {
+		return confirm.FindJob(jobs, o.Job)
+	}
+	rec, err := record.ReadFile(o.Recording)
+	if err != nil {
+		return timers.Job{}, &inputFileError{Flag: "--recording", Path: o.Recording, Err: err}
+	}
+	return confirm.CulpritJob(rec, jobs)
+}
+
+// agree asks before changing the host, unless --yes.
+func (o *confirmOptions) agree(c confirm.Change) error {
+	if o.Yes {
+		return nil
+	}
+	if !o.StdinTTY() {
+		return flagErrorf("memdiag confirm changes the host (%s); stdin is not a terminal to ask, so give --yes", c.Describe())
+	}
+	fmt.Fprintf(o.IO.ErrOut, "memdiag confirm will change this host during each B block:\n  %s\nState file: %s. Go on? [y/N] ", c.Describe(), o.State)
+	line, _ := bufio.NewReader(o.IO.In).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		return &exitCodeError{Code: exitError, Err: errors.New("nothing changed: not confirmed")}
+	}
+	return nil
+}
+
+func (o *confirmOptions) load() (*confirm.Load, error) {
+	l := &confirm.Load{Command: o.Command, Block: o.Block, Stdin: os.Stdin, Stdout: o.IO.Out, Stderr: o.IO.ErrOut,
+		ProcRoot: filepath.Join(o.Root, "proc"), Now: o.Now}
+	if o.Probe != "" {
+		p, err := latency.NewProbe(o.Probe, latency.ProbeOptions{Interval: o.ProbeInterval})
+		if err != nil {
+			return nil, flagErrorf("--probe: %v", err)
+		}
+		l.Probe = p
+	}
+	return l, nil
+}
+
+// report analyses the blocks that ran and renders the report; runErr
+// (the load failing, an interruption) decides the exit code after it.
+func (o *confirmOptions) report(job timers.Job, c confirm.Change, done []confirm.Measurement, runErr error) error {
+	rep := confirm.Report{Job: job.Name, Change: c.Describe(), Command: o.Command, Block: o.Block, Pairs: o.Pairs, Blocks: done}
+	if runErr != nil {
+		rep.Stopped = runErr.Error()
+	}
+	if len(done) >= 2 {
+		res, err := confirm.Analyze(done, confirm.Options{MinRelative: o.MinEffect / 100, SpikeOver: o.SpikeOver})
+		if err == nil {
+			rep.Result = &res
+		} else if runErr == nil {
+			runErr = err
+		}
+	}
+	if len(done) > 0 {
+		if err := confirm.Render(o.IO.Out, rep, o.Format, o.IO.Width(), o.Location); err != nil {
+			return err
+		}
+	}
+	if errors.Is(runErr, confirm.ErrLoadFailed) {
+		return &exitCodeError{Code: exitCommand, Err: runErr}
+	}
+	return runErr
+}
+
+func runRestore(o *confirmOptions) error {
+	ctx, cancel := context.WithTimeout(context.Background(), undoTimeout)
+	defer cancel()
+	undone, err := confirm.Restore(ctx, o.State, o.env())
+	if err != nil {
+		return err
+	}
+	if len(undone) == 0 {
+		fmt.Fprintf(o.IO.Out, "Nothing to restore: %s lists no changes.\n", o.State)
+		return nil
+	}
+	for _, c := range undone {
+		fmt.Fprintf(o.IO.Out, "Restored %s (held off since %s).\n", c.Job, c.At.In(o.Location).Format(time.RFC3339))
+	}
+	return nil
+}

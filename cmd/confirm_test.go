@@ -1,0 +1,218 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestNewConfirmCmd(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    string
+		want    confirmOptions
+		wantErr string
+	}{
+		{
+			name: "job and load",
+			args: "--job pmlogger_check.timer --pairs 6 --block 20m --probe http://localhost:8080/ --yes -- k6 run load.js",
+			want: confirmOptions{Job: "pmlogger_check.timer", Pairs: 6, Block: 20 * time.Minute, Probe: "http://localhost:8080/", Yes: true,
+				Command: []string{"k6", "run", "load.js"}, ProbeInterval: 200 * time.Millisecond, MinEffect: 10, State: "/var/lib/memdiag/confirm.state", Format: "table"},
+		},
+		{
+			name: "recording, json, own state",
+			args: "--recording run.jsonl --state /tmp/s --min-effect 5 --spike 1s -f json -- ./load.sh",
+			want: confirmOptions{Recording: "run.jsonl", Pairs: 5, State: "/tmp/s", MinEffect: 5, SpikeOver: time.Second, Format: "json",
+				Command: []string{"./load.sh"}, ProbeInterval: 200 * time.Millisecond},
+		},
+		{
+			name: "restore",
+			args: "--restore --state /tmp/s",
+			want: confirmOptions{Restore: true, State: "/tmp/s", Pairs: 5, MinEffect: 10, Format: "table", ProbeInterval: 200 * time.Millisecond},
+		},
+		{name: "no culprit", args: "-- ./load.sh", wantErr: "give exactly one of --job NAME or --recording FILE"},
+		{name: "both", args: "--job a --recording r -- ./load.sh", wantErr: "give exactly one of --job NAME or --recording FILE"},
+		{name: "no load", args: "--job a", wantErr: "no load: give the load command after --"},
+		{name: "load before --", args: "--job a ./load.sh", wantErr: "put the load command after --"},
+		{name: "restore with a job", args: "--restore --job a", wantErr: "--restore takes no job"},
+		{name: "pairs", args: "--job a --pairs 0 -- x", wantErr: "--pairs 0: want 1 to 1000"},
+		{name: "min effect", args: "--job a --min-effect 120 -- x", wantErr: "--min-effect 120: want a percentage between 0 and 100"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ios, _, _, _ := iostreamsTest()
+			f := &factory{IO: ios, Now: time.Now, Root: "/"}
+			var got *confirmOptions
+			c := newConfirmCmd(f, func(o *confirmOptions) error { got = o; return nil })
+			err := execInRoot(f, c, append([]string{"confirm"}, strings.Fields(tc.args)...)...)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, *got, cmpopts.IgnoreFields(confirmOptions{}, "IO", "Now", "Root", "Location", "StdinTTY", "Units")); diff != "" {
+				t.Errorf("options (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// confirmRoot is a fixture root with one cron line and a quiet
+// /proc/pressure/memory (the same file at both ends of every block: no
+// stall anywhere).
+func confirmRoot(t *testing.T) (root, crontab string) {
+	t.Helper()
+	root = t.TempDir()
+	crontab = filepath.Join(root, "etc/cron.d/decoy")
+	for path, body := range map[string]string{
+		crontab: "# a job that does nothing heavy\n*/2 * * * * root /bin/true\n",
+		filepath.Join(root, "proc/pressure/memory"): "some avg10=0.00 avg60=0.00 avg300=0.00 total=1234\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=567\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, crontab
+}
+
+func TestRunConfirmFixture(t *testing.T) {
+	root, crontab := confirmRoot(t)
+	before, _ := os.ReadFile(crontab)
+	state := filepath.Join(t.TempDir(), "confirm.state")
+	// Each block is one run of a load that checks, as cron would, whether
+	// the job's line is there, and writes what it saw.
+	seen := filepath.Join(t.TempDir(), "seen")
+	load := `if grep -q '^\*/2' "$1"; then echo A >>"$2"; else echo B >>"$2"; fi`
+	code, out, errOut := runWith(t, time.Now, root, "confirm", "--job", "cron.d/decoy:2", "--pairs", "2", "--yes", "--state", state, "-f", "json",
+		"--", "sh", "-c", load, "sh", crontab, seen)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(seen); string(b) != "A\nB\nB\nA\n" {
+		t.Errorf("the load saw the job as %q, want A B B A", b)
+	}
+	if after, _ := os.ReadFile(crontab); string(after) != string(before) {
+		t.Errorf("crontab after the run:\n%s", after)
+	}
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Errorf("state file left: %v", err)
+	}
+	var rep struct {
+		Job     string `json:"job"`
+		HeldOff string `json:"held_off"`
+		Result  struct {
+			Metric  string `json:"metric"`
+			Verdict string `json:"verdict"`
+		} `json:"result"`
+		Blocks []struct{ Arm string } `json:"blocks"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// No stall in either arm: the effect's interval is [0, 0], below the
+	// half-point floor.
+	if rep.Job != "cron.d/decoy:2" || rep.Result.Metric != "memory_some_stall_share" || rep.Result.Verdict != "refuted" || len(rep.Blocks) != 4 {
+		t.Errorf("report %+v", rep)
+	}
+	if strings.Count(errOut, "memdiag: block ") != 4 {
+		t.Errorf("progress:\n%s", errOut)
+	}
+}
+
+func TestRunConfirmLoadFails(t *testing.T) {
+	root, crontab := confirmRoot(t)
+	before, _ := os.ReadFile(crontab)
+	state := filepath.Join(t.TempDir(), "confirm.state")
+	// The load fails in the first B block (block 2): the line must be back.
+	load := `if grep -q '^#memdiag-confirm-hold' "$1"; then exit 7; fi`
+	code, _, errOut := runWith(t, time.Now, root, "confirm", "--job", "cron.d/decoy:2", "--pairs", "2", "--block", "1s", "--yes", "--state", state,
+		"--", "sh", "-c", load, "sh", crontab)
+	if code != exitCommand || !strings.Contains(errOut, "block 2 (B): the load failed") || !strings.Contains(errOut, "7") {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "warning: --block 1s is shorter than cron.d/decoy:2's period (2m0s)") {
+		t.Errorf("no warning about the block's length:\n%s", errOut)
+	}
+	if after, _ := os.ReadFile(crontab); string(after) != string(before) {
+		t.Errorf("crontab after the failed run:\n%s", after)
+	}
+}
+
+func TestRunConfirmAsks(t *testing.T) {
+	root, crontab := confirmRoot(t)
+	before, _ := os.ReadFile(crontab)
+	for _, tc := range []struct {
+		name    string
+		tty     bool
+		answer  string
+		wantErr string
+	}{
+		{"not a terminal", false, "", "stdin is not a terminal to ask, so give --yes"},
+		{"says no", true, "n\n", "nothing changed: not confirmed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ios, in, _, errOut := iostreamsTest()
+			in.WriteString(tc.answer)
+			state := filepath.Join(t.TempDir(), "s")
+			o := &confirmOptions{IO: ios, Now: time.Now, Root: root, Location: time.UTC, Job: "cron.d/decoy:2", Command: []string{"true"},
+				Pairs: 1, MinEffect: 10, State: state, StdinTTY: func() bool { return tc.tty }}
+			err := runConfirm(context.Background(), o)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err %v, want %q", err, tc.wantErr)
+			}
+			if tc.tty && !strings.Contains(errOut.String(), "line 2 of "+crontab+" commented out") {
+				t.Errorf("prompt:\n%s", errOut)
+			}
+			if after, _ := os.ReadFile(crontab); string(after) != string(before) {
+				t.Errorf("crontab changed:\n%s", after)
+			}
+			if _, err := os.Stat(state); !os.IsNotExist(err) {
+				t.Errorf("state file left: %v", err)
+			}
+		})
+	}
+}
+
+func TestConfirmRestore(t *testing.T) {
+	root, crontab := confirmRoot(t)
+	state := filepath.Join(t.TempDir(), "confirm.state")
+	code, out, _ := runWith(t, time.Now, root, "confirm", "--restore", "--state", state)
+	if code != exitOK || !strings.Contains(out, "Nothing to restore") {
+		t.Errorf("no state: exit %d %q", code, out)
+	}
+	// What a run killed with SIGKILL during a B block leaves behind.
+	held := "#memdiag-confirm-hold: */2 * * * * root /bin/true"
+	if err := os.WriteFile(crontab, []byte("# a job that does nothing heavy\n"+held+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"version":1,"pid":1073741824,"pid_start_ticks":1,"began":"2026-12-06T12:00:00Z","changes":[{"kind":"cron","job":"cron.d/decoy:2","at":"2026-12-06T12:00:10Z",` +
+		`"file":"` + crontab + `","line":2,"original":"*/2 * * * * root /bin/true","held":"` + held + `"}]}`
+	if err := os.WriteFile(state, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runWith(t, time.Now, root, "confirm", "--job", "cron.d/decoy:2", "--yes", "--state", state, "--", "true")
+	if code != exitError || !strings.Contains(errOut, "run memdiag confirm --restore") {
+		t.Errorf("a run over a killed run's state: exit %d\n%s", code, errOut)
+	}
+	code, out, errOut = runWith(t, time.Now, root, "confirm", "--restore", "--state", state)
+	if code != exitOK || !strings.Contains(out, "Restored cron.d/decoy:2") {
+		t.Fatalf("restore: exit %d\n%s%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(crontab); string(b) != "# a job that does nothing heavy\n*/2 * * * * root /bin/true\n" {
+		t.Errorf("crontab after restore:\n%s", b)
+	}
+}

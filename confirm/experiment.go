@@ -1,0 +1,74 @@
+package confirm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Experiment runs the planned blocks, holding the job off for each B
+// block and putting it back after.
+type Experiment struct {
+	Blocks []Block
+	// Change holds the job off; State records it before it is made.
+	Change Change
+	State  *State
+	// RunBlock runs the load for one block and measures it.
+	RunBlock func(ctx context.Context, b Block) (Measurement, error)
+	// Progress, when set, is told each block's measurement as it ends.
+	Progress func(Measurement)
+	// Undo bounds the time putting things back may take after the run's
+	// context is cancelled (default 30 s).
+	Undo time.Duration
+}
+
+// Run runs every block in order. The job is held off only during B
+// blocks; it is put back after each, and on every way out — the load
+// failing, the context cancelled (Ctrl-C, SIGTERM) — with a context of
+// its own, so a cancelled run still undoes its changes. It returns the
+// blocks measured so far with the first error.
+func (e *Experiment) Run(ctx context.Context) (done []Measurement, err error) {
+	for _, b := range e.Blocks {
+		m, berr := e.block(ctx, b)
+		if berr != nil {
+			return done, berr
+		}
+		done = append(done, m)
+		if e.Progress != nil {
+			e.Progress(m)
+		}
+	}
+	return done, nil
+}
+
+func (e *Experiment) block(ctx context.Context, b Block) (m Measurement, err error) {
+	if b.Arm == HeldOff {
+		if err := e.State.Hold(ctx, e.Change); err != nil {
+			return m, errors.Join(fmt.Errorf("block %d: holding %s off: %w", b.Index+1, e.Change.Job, err), e.release())
+		}
+		defer func() { err = errors.Join(err, e.release()) }()
+	}
+	if err := ctx.Err(); err != nil {
+		return m, context.Cause(ctx)
+	}
+	m, err = e.RunBlock(ctx, b)
+	if err != nil {
+		return m, fmt.Errorf("block %d (%s): %w", b.Index+1, b.Arm, err)
+	}
+	return m, nil
+}
+
+// release undoes the hold with a context that outlives the run's.
+func (e *Experiment) release() error {
+	d := e.Undo
+	if d <= 0 {
+		d = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if err := e.State.Release(ctx); err != nil {
+		return fmt.Errorf("putting %s back: %w (memdiag confirm --restore retries)", e.Change.Job, err)
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+package confirm
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// heldNow says whether the fixture's pmlogger_check line is commented out.
+func heldNow(t *testing.T, file string) bool {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(b), heldPrefix)
+}
+
+func newExperiment(t *testing.T, pairs int) (*Experiment, string, string) {
+	t.Helper()
+	root, file := cronRoot(t)
+	env := Env{Root: root}
+	c, err := Prepare(context.Background(), checkJob(), env, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(root, "confirm.state")
+	st, err := OpenState(state, env, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, _ := Plan(pairs)
+	return &Experiment{Blocks: blocks, Change: c, State: st}, file, state
+}
+
+func TestExperimentHoldsOnlyInB(t *testing.T) {
+	e, file, state := newExperiment(t, 2)
+	var seen strings.Builder
+	e.RunBlock = func(_ context.Context, b Block) (Measurement, error) {
+		if held := heldNow(t, file); held != (b.Arm == HeldOff) {
+			t.Errorf("block %d (%s): held %v", b.Index, b.Arm, held)
+		}
+		seen.WriteString(string(b.Arm))
+		return Measurement{Block: b}, nil
+	}
+	got, err := e.Run(context.Background())
+	if err != nil || len(got) != 4 || seen.String() != "ABBA" {
+		t.Fatalf("run: %d blocks %s %v", len(got), seen.String(), err)
+	}
+	if err := e.State.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != pcpCron {
+		t.Errorf("file after the run:\n%s", b)
+	}
+	if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("state left: %v", err)
+	}
+}
+
+func TestExperimentPutsBackOnEveryExit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fail func(cancel context.CancelCauseFunc) error
+		want string
+	}{
+		{"load fails", func(context.CancelCauseFunc) error {
+			return errors.Join(ErrLoadFailed, errors.New("exit status 3"))
+		}, "the load failed"},
+		{"interrupted", func(cancel context.CancelCauseFunc) error {
+			cancel(errors.New("interrupted by SIGTERM"))
+			return errors.New("interrupted by SIGTERM")
+		}, "SIGTERM"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, file, _ := newExperiment(t, 3)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			e.RunBlock = func(_ context.Context, b Block) (Measurement, error) {
+				if b.Index == 2 { // pair 2's first block: B
+					if !heldNow(t, file) {
+						t.Error("not held in block 3")
+					}
+					return Measurement{}, tc.fail(cancel)
+				}
+				return Measurement{Block: b}, nil
+			}
+			got, err := e.Run(ctx)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "block 3 (B)") {
+				t.Fatalf("err %v", err)
+			}
+			if len(got) != 2 {
+				t.Errorf("%d blocks measured, want 2", len(got))
+			}
+			if heldNow(t, file) {
+				t.Error("still held after the run ended")
+			}
+		})
+	}
+}
+
+func TestLoadRunBlock(t *testing.T) {
+	proc := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(proc, "pressure"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	psiFile := "some avg10=0.00 avg60=0.00 avg300=0.00 total=1500\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=700\n"
+	if err := os.WriteFile(filepath.Join(proc, "pressure/memory"), []byte(psiFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := &Load{Command: []string{"true"}, ProcRoot: proc, Now: time.Now}
+	m, err := l.RunBlock(context.Background(), Block{Index: 1, Pair: 0, Arm: HeldOff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.HasPSI || m.MemorySome != 0 || m.Arm != HeldOff || m.Index != 1 || m.Wall <= 0 {
+		t.Errorf("measurement %+v", m)
+	}
+	l.Command = []string{"sh", "-c", "exit 3"}
+	if _, err := l.RunBlock(context.Background(), Block{}); !errors.Is(err, ErrLoadFailed) || !strings.Contains(err.Error(), "3") {
+		t.Errorf("failing load: %v", err)
+	}
+	l.ProcRoot = filepath.Join(proc, "none")
+	l.Command = []string{"true"}
+	if m, err := l.RunBlock(context.Background(), Block{}); err != nil || m.HasPSI {
+		t.Errorf("without PSI: %+v %v", m, err)
+	}
+}

@@ -1,0 +1,47 @@
+package confirm
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// FindJob returns the host's job named name, as `memdiag timers` names it
+// ("pmlogger_check.timer", "cron.d/pcp-pmlogger:8"); a timer may be given
+// without ".timer".
+func FindJob(jobs []timers.Job, name string) (timers.Job, error) {
+	for _, j := range jobs {
+		if j.Name == name || (j.Source == timers.Systemd && j.Name == name+".timer") {
+			return j, nil
+		}
+	}
+	var near []string
+	for _, j := range jobs {
+		if strings.Contains(j.Name, name) || strings.Contains(name, strings.TrimSuffix(j.Name, ".timer")) {
+			near = append(near, j.Name)
+		}
+	}
+	if len(near) > 0 {
+		return timers.Job{}, fmt.Errorf("no job %q on this host; did you mean %s? (memdiag timers lists them)", name, strings.Join(near, ", "))
+	}
+	return timers.Job{}, fmt.Errorf("no job %q on this host (memdiag timers lists them)", name)
+}
+
+// CulpritJob is the job a recording's verdict names first (the same
+// verdict as `memdiag analyze`), looked up among the host's jobs as they
+// are now. A process culprit is a *CannotHoldError; no culprit is an
+// error saying so.
+func CulpritJob(rec *record.Recording, jobs []timers.Job) (timers.Job, error) {
+	res := correlate.Analyze(rec, correlate.Options{Project: timers.Project})
+	if len(res.Culprits) == 0 {
+		return timers.Job{}, fmt.Errorf("the recording's verdict names no culprit: nothing to confirm (give --job NAME to test a job anyway)")
+	}
+	c := res.Culprits[0]
+	if c.Job == nil {
+		return timers.Job{}, ProcessCulprit(c.Name)
+	}
+	return FindJob(jobs, c.Job.Name)
+}

@@ -1,0 +1,49 @@
+package confirm
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/timers"
+)
+
+func TestCulpritJob(t *testing.T) {
+	// correlate's scenario 10: analyze names cron.d/etl:1 first.
+	rec, err := record.ReadFile("../correlate/testdata/scenarios/10-cron-evidence.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := []timers.Job{
+		{Name: "pmlogger_check.timer", Source: timers.Systemd},
+		{Name: "cron.d/etl:1", Source: timers.Cron, File: "etc/cron.d/etl", Line: 1},
+	}
+	j, err := CulpritJob(rec, host)
+	if err != nil || j.Name != "cron.d/etl:1" || j.File != "etc/cron.d/etl" {
+		t.Fatalf("job %+v, err %v", j, err)
+	}
+	// The recording's culprit is no job on this host now.
+	if _, err := CulpritJob(rec, host[:1]); err == nil || !strings.Contains(err.Error(), `no job "cron.d/etl:1" on this host`) {
+		t.Errorf("err %v", err)
+	}
+	// A process culprit (correlate's in-process schedule: postgres).
+	rec, err = record.ReadFile("../correlate/testdata/inprocess.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ch *CannotHoldError
+	if _, err := CulpritJob(rec, host); !errors.As(err, &ch) || ch.Culprit != "postgres" {
+		t.Errorf("process culprit: %v", err)
+	}
+}
+
+func TestFindJob(t *testing.T) {
+	host := []timers.Job{{Name: "pmlogger_check.timer", Source: timers.Systemd}, {Name: "pmlogger_farm_check.timer", Source: timers.Systemd}}
+	if j, err := FindJob(host, "pmlogger_check"); err != nil || j.Name != "pmlogger_check.timer" {
+		t.Errorf("without .timer: %+v %v", j, err)
+	}
+	if _, err := FindJob(host, "pmlogger"); err == nil || !strings.Contains(err.Error(), "did you mean pmlogger_check.timer, pmlogger_farm_check.timer?") {
+		t.Errorf("near names: %v", err)
+	}
+}

@@ -1,0 +1,150 @@
+package confirm
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/tables"
+)
+
+// Report is a finished (or interrupted) experiment: what was held off,
+// each block, and the statistics.
+type Report struct {
+	Job     string        `json:"job"`
+	Change  string        `json:"held_off"` // Change.Describe
+	Command []string      `json:"command"`
+	Block   time.Duration `json:"block_ns"` // 0: one run of the command per block
+	Pairs   int           `json:"pairs"`
+	Blocks  []Measurement `json:"-"`
+	Result  *Result       `json:"result,omitempty"` // nil when too few blocks ran
+	// Stopped says why the run ended early ("" when every block ran).
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// blockJSON is a block in the JSON report: the measurement's summary,
+// without each request's latency.
+type blockJSON struct {
+	Index      int       `json:"block"`
+	Pair       int       `json:"pair"`
+	Arm        Arm       `json:"arm"`
+	HeldOff    bool      `json:"held_off"`
+	Start      time.Time `json:"start"`
+	WallNS     int64     `json:"wall_ns"`
+	Requests   int       `json:"requests"`
+	Errors     int       `json:"errors"`
+	P99NS      int64     `json:"p99_ns"`
+	Spikes     int       `json:"spikes"`
+	StallSome  int64     `json:"memory_some_stall_us"`
+	StallFull  int64     `json:"memory_full_stall_us"`
+	StallShare float64   `json:"memory_some_stall_share"`
+}
+
+// Render writes the report as a table (text, for a terminal of width
+// columns) or as JSON, in loc's time.
+func Render(w io.Writer, r Report, f format.Format, width int, loc *time.Location) error {
+	if f == format.JSON {
+		return renderJSON(w, r)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Held off in B blocks: %s\n", r.Change)
+	fmt.Fprintf(&b, "Load: %s, %s, %d pairs (AB BA …)\n\n", strings.Join(r.Command, " "), blockWords(r.Block), r.Pairs)
+	b.WriteString(blockTable(r, loc).Text(tables.Options{Width: width}))
+	b.WriteString("\n\n")
+	if r.Stopped != "" {
+		fmt.Fprintf(&b, "Stopped early: %s.\n", r.Stopped)
+	}
+	if r.Result == nil {
+		b.WriteString("Verdict: none — too few blocks ran to compare.\n")
+	} else {
+		writeVerdict(&b, *r.Result)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func blockWords(d time.Duration) string {
+	if d == 0 {
+		return "one run per block"
+	}
+	return d.String() + " blocks"
+}
+
+func blockTable(r Report, loc *time.Location) *tables.Table {
+	spikeOver := time.Duration(0)
+	if r.Result != nil {
+		spikeOver = r.Result.SpikeOver
+	}
+	t := tables.New("BLOCK", "ARM", "START", "WALL", "REQUESTS", "P99", "SPIKES", "MEM STALL")
+	for _, m := range r.Blocks {
+		arm := "A as is"
+		if m.Arm == HeldOff {
+			arm = "B held off"
+		}
+		req, p99, spikes := "-", "-", "-"
+		if len(m.Latencies) > 0 || m.Errors > 0 {
+			req = fmt.Sprintf("%d", len(m.Latencies)+m.Errors)
+			p99 = m.P99().Round(time.Microsecond * 100).String()
+			if spikeOver > 0 {
+				spikes = fmt.Sprintf("%d", m.Spikes(spikeOver))
+			}
+		}
+		stall := "-"
+		if m.HasPSI {
+			stall = fmt.Sprintf("%.2f%% (%s)", 100*m.StallShare(), m.MemorySome.Round(time.Millisecond))
+		}
+		t.AppendRow(m.Index+1, arm, m.Start.In(loc).Format("15:04:05"), m.Wall.Round(time.Second/10), req, p99, spikes, stall)
+	}
+	return t
+}
+
+func writeVerdict(b *strings.Builder, r Result) {
+	unit := func(v float64) string {
+		if r.Metric == P99Latency {
+			return time.Duration(v * float64(time.Second)).Round(100 * time.Microsecond).String()
+		}
+		return fmt.Sprintf("%.2f points", 100*v)
+	}
+	what := "p99 latency"
+	if r.Metric == MemoryStall {
+		what = "memory stall (PSI some, share of wall time)"
+	}
+	fmt.Fprintf(b, "Verdict: %s\n", strings.ToUpper(string(r.Verdict)))
+	fmt.Fprintf(b, "  %s: A %s, B %s; effect A−B %s (%.1f%% of A), 95%% CI [%s, %s] (bootstrap over %d pairs)\n",
+		what, unit(r.MeanA), unit(r.MeanB), unit(r.Effect), 100*r.Relative, unit(r.CILow), unit(r.CIHigh), len(r.Pairs))
+	exact := "exact"
+	if !r.Exact {
+		exact = "100000 random"
+	}
+	fmt.Fprintf(b, "  p = %.3g (one-sided sign-flip permutation, %s); smallest effect that matters: %s\n", r.P, exact, unit(r.MinEffect))
+	if r.SpikeOver > 0 {
+		fmt.Fprintf(b, "  spikes over %s: A %d, B %d\n", r.SpikeOver.Round(100*time.Microsecond), r.SpikesA, r.SpikesB)
+	}
+	fmt.Fprintf(b, "  memory stall over all blocks: A %.2f%%, B %.2f%%\n", 100*r.StallA, 100*r.StallB)
+	for _, why := range r.Reasons {
+		fmt.Fprintf(b, "  %s\n", why)
+	}
+}
+
+func renderJSON(w io.Writer, r Report) error {
+	type out struct {
+		Report
+		Blocks []blockJSON `json:"blocks"`
+	}
+	o := out{Report: r}
+	for _, m := range r.Blocks {
+		bj := blockJSON{Index: m.Index + 1, Pair: m.Pair + 1, Arm: m.Arm, HeldOff: m.Arm == HeldOff, Start: m.Start.UTC(), WallNS: int64(m.Wall),
+			Requests: len(m.Latencies) + m.Errors, Errors: m.Errors, P99NS: int64(m.P99()),
+			StallSome: m.MemorySome.Microseconds(), StallFull: m.MemoryFull.Microseconds(), StallShare: m.StallShare()}
+		if r.Result != nil && r.Result.SpikeOver > 0 {
+			bj.Spikes = m.Spikes(r.Result.SpikeOver)
+		}
+		o.Blocks = append(o.Blocks, bj)
+	}
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(o)
+}

@@ -1,0 +1,119 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/testenv"
+)
+
+// confirmGuestScript runs in the systemd guest: `memdiag confirm` on
+// pmlogger_check.timer, polling systemd for the timer's state during the
+// run; then a run killed with SIGKILL while the timer is held off, and
+// `memdiag confirm --restore`. Every answer is systemd's (systemctl
+// is-active), written to /run/out.
+const confirmGuestScript = `set -u
+out=/run/out
+m=/usr/local/bin/memdiag-e2e
+systemctl is-system-running --wait > $out/is-system-running 2>&1
+[ -e /proc/pressure/memory ] && echo yes > $out/psi
+systemctl is-active pmlogger_check.timer > $out/before 2>&1
+$m confirm --job pmlogger_check.timer --pairs 1 --block 4s --yes -f json -- sleep 60 > $out/run1.json 2> $out/run1.err &
+pid=$!
+: > $out/during
+while kill -0 $pid 2>/dev/null; do systemctl is-active pmlogger_check.timer >> $out/during; sleep 0.3; done
+wait $pid; echo $? > $out/run1.rc
+systemctl is-active pmlogger_check.timer > $out/after-run 2>&1
+$m confirm --job pmlogger_check.timer --pairs 1 --block 20s --yes -- sleep 60 > $out/run2.out 2> $out/run2.err &
+pid=$!
+n=0
+until [ "$(systemctl is-active pmlogger_check.timer)" = inactive ] || [ $n -ge 200 ]; do sleep 0.2; n=$((n+1)); done
+kill -KILL $pid
+wait $pid; echo $? > $out/run2.rc
+systemctl is-active pmlogger_check.timer > $out/killed 2>&1
+cp /var/lib/memdiag/confirm.state $out/state.json 2>/dev/null
+$m confirm --restore > $out/restore.out 2>&1; echo $? > $out/restore.rc
+systemctl is-active pmlogger_check.timer > $out/after-restore 2>&1
+echo done > $out/done
+sync
+echo o > /proc/sysrq-trigger
+`
+
+// TestConfirmGuestTimer holds pcp's pmlogger_check.timer off with
+// `memdiag confirm` in a user-mode Linux guest whose PID 1 is systemd:
+// systemd says the timer is inactive during the B block and active
+// after the run; a run killed with SIGKILL during the B block leaves it
+// inactive, with a state file, and `memdiag confirm --restore` makes it
+// active again. No load and no effect are measured here (the guest has
+// no pressure): the experiment's statistics are checked on the host
+// (TestConfirmCronLine).
+func TestConfirmGuestTimer(t *testing.T) {
+	testenv.RequireRoot(t, "a user-mode Linux guest booting the host's systemd over a read-only view of its root")
+	link := "/etc/systemd/system/multi-user.target.wants/pmlogger.service"
+	if _, err := os.Stat(link); err != nil {
+		testenv.Unmet(t, "pcp is not installed and enabled: .ci/timers-setup.sh installs it")
+	}
+	memdiag := testenv.BuildMemdiag(t)
+	g := testenv.NewSystemdGuest(t)
+	g.Install(t, memdiag, "/usr/local/bin/memdiag-e2e")
+	g.WriteFile(t, "/etc/systemd/system/memdiag-e2e.target", `[Unit]
+Description=memdiag e2e guest: basic system, pcp's pmlogger, the test
+Requires=basic.target
+After=basic.target
+Wants=pmlogger.service memdiag-e2e.service
+AllowIsolate=yes
+`, 0o644)
+	g.WriteFile(t, "/etc/systemd/system/memdiag-e2e.service", `[Unit]
+Description=memdiag e2e: memdiag confirm on pmlogger_check.timer, then power off
+After=basic.target pmlogger.service
+[Service]
+Type=exec
+ExecStart=/bin/sh /etc/memdiag-e2e/run.sh
+StandardOutput=file:/run/out/run.log
+StandardError=inherit
+`, 0o644)
+	g.WriteFile(t, "/etc/memdiag-e2e/run.sh", confirmGuestScript, 0o755)
+	began := time.Now()
+	if err := g.Boot(t, "memdiag-e2e.target", 10*time.Minute); err != nil {
+		t.Fatalf("%v\n%s", err, g.Log())
+	}
+	t.Logf("guest ran %s", time.Since(began).Round(time.Second))
+	read := func(name string) string { return strings.TrimSpace(g.Read(t, name)) }
+	if _, err := os.Stat(filepath.Join(g.Out, "done")); err != nil {
+		t.Fatalf("the guest's test unit did not finish: %v\n%s", err, g.Log())
+	}
+	t.Logf("is-system-running: %s", read("is-system-running"))
+	if got := read("before"); got != "active" {
+		t.Fatalf("pmlogger_check.timer before the run: %q, want active", got)
+	}
+	during := strings.Fields(read("during"))
+	t.Logf("systemd during the run (every 0.3 s): %s", strings.Join(during, " "))
+	if !strings.Contains(" "+strings.Join(during, " ")+" ", " inactive ") {
+		t.Errorf("systemd never said inactive during the run:\n%s", read("run1.err"))
+	}
+	if got := read("after-run"); got != "active" {
+		t.Errorf("after the run: %q, want active\n%s", got, read("run1.err"))
+	}
+	// Without PSI in the guest kernel and without a probe there is nothing
+	// to compare, and confirm says so after putting the timer back.
+	_, noPSI := os.Stat(filepath.Join(g.Out, "psi"))
+	if rc := read("run1.rc"); rc != "0" && (noPSI == nil || !strings.Contains(read("run1.err"), "nothing to compare")) {
+		t.Errorf("run 1 exited %s:\n%s", rc, read("run1.err"))
+	}
+	t.Logf("run 1:\n%s\n%s", read("run1.json"), read("run1.err"))
+	if got := read("killed"); got != "inactive" {
+		t.Errorf("after SIGKILL in the B block: %q, want inactive (the test must kill while it is held)", got)
+	}
+	if !strings.Contains(read("state.json"), `"unit": "pmlogger_check.timer"`) {
+		t.Errorf("state file after SIGKILL:\n%s", read("state.json"))
+	}
+	if rc := read("restore.rc"); rc != "0" || !strings.Contains(read("restore.out"), "Restored pmlogger_check.timer") {
+		t.Errorf("restore exited %s:\n%s", rc, read("restore.out"))
+	}
+	if got := read("after-restore"); got != "active" {
+		t.Errorf("after --restore systemd says %q, want active", got)
+	}
+}

@@ -1,0 +1,217 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/testenv"
+)
+
+// confirmCrontab is the /etc/cron.d file of the confirm tests: a culprit
+// that pauses the probed service for 400 ms (SIGSTOP, then SIGCONT) and a
+// decoy that does nothing heavy.
+const confirmCrontab = "/etc/cron.d/memdiag-e2e-confirm"
+
+// cronStandIn stands in for crond, which does not run on these hosts: every
+// period it reads the crontab as cron reads it — lines starting with '#'
+// are comments — and runs each job line's command with sh -c, as root.
+// It fires on its own clock (period) instead of cron's minute, so a block of
+// seconds sees firings; what it honours is exactly what memdiag changes
+// (the line commented out or not). It returns a stop function that waits
+// for the running commands.
+func cronStandIn(t *testing.T, path string, period time.Duration) func() {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tk := time.NewTicker(period)
+		defer tk.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tk.C:
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				continue
+			}
+			for _, l := range strings.Split(string(b), "\n") {
+				f := strings.Fields(l)
+				if len(f) < 7 || strings.HasPrefix(l, "#") {
+					continue
+				}
+				// "m h dom mon dow user command…"
+				command := strings.Join(f[6:], " ")
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_ = exec.Command("sh", "-c", command).Run()
+				}()
+			}
+		}
+	}()
+	return func() { cancel(); wg.Wait() }
+}
+
+type confirmJSON struct {
+	Job     string `json:"job"`
+	HeldOff string `json:"held_off"`
+	Result  struct {
+		Metric  string  `json:"metric"`
+		Verdict string  `json:"verdict"`
+		MeanA   float64 `json:"mean_a"`
+		MeanB   float64 `json:"mean_b"`
+		Effect  float64 `json:"effect"`
+		CILow   float64 `json:"ci_low"`
+		CIHigh  float64 `json:"ci_high"`
+		P       float64 `json:"p"`
+	} `json:"result"`
+	Blocks []struct {
+		Arm      string `json:"arm"`
+		Requests int    `json:"requests"`
+		P99NS    int64  `json:"p99_ns"`
+	} `json:"blocks"`
+}
+
+// TestConfirmCronLine runs `memdiag confirm` on a real /etc/cron.d line:
+// the culprit is confirmed, the decoy refuted, and a run killed with
+// SIGKILL in a B block is put back by --restore (SIGTERM: by itself).
+// crond does not run here; cronStandIn fires the lines (see there).
+func TestConfirmCronLine(t *testing.T) {
+	testenv.RequireRoot(t, "a line in /etc/cron.d")
+	testenv.Exclusive(t) // the probe's latency must not pay for others' hogs
+	memdiag := testenv.BuildMemdiag(t)
+	dir := t.TempDir()
+	svc := exec.Command(testenv.BuildPackage(t, "github.com/memdiag/memdiag/internal/testenv/websvc", "websvc"),
+		"-data", filepath.Join(dir, "data"), "-data-size", fmt.Sprint(8<<20), "-anon", fmt.Sprint(4<<20))
+	url := startWebsvc(t, svc)
+	svcPID := svc.Process.Pid
+	crontab := "# memdiag e2e: confirm\n" +
+		fmt.Sprintf("* * * * * root kill -STOP %d; sleep 0.4; kill -CONT %d\n", svcPID, svcPID) +
+		"* * * * * root /bin/true\n"
+	if err := os.WriteFile(confirmCrontab, []byte(crontab), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(confirmCrontab) })
+	// Every 1.5 s: each 6 s A block holds three or four pauses, so its
+	// p99 (for about 100 requests the largest or second largest) is a
+	// paused request whatever the phase of the firings against the
+	// block. At 3 s a block could hold one pause only, and its p99 then
+	// missed it (one of the first two runs said inconclusive).
+	stop := cronStandIn(t, confirmCrontab, 1500*time.Millisecond)
+	defer stop()
+	state := filepath.Join(dir, "confirm.state")
+	run := func(t *testing.T, job string) confirmJSON {
+		t.Helper()
+		cmd := exec.Command(memdiag, "confirm", "--job", job, "--pairs", "5", "--block", "6s", "--probe", url, "--probe-interval", "50ms",
+			"--yes", "--state", state, "-f", "json", "--", "sleep", "60")
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("memdiag confirm: %v\n%s", err, errOut.String())
+		}
+		var r confirmJSON
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		if b, _ := os.ReadFile(confirmCrontab); string(b) != crontab {
+			t.Errorf("crontab after the run:\n%s", b)
+		}
+		if _, err := os.Stat(state); !os.IsNotExist(err) {
+			t.Errorf("state file left: %v", err)
+		}
+		t.Logf("%s: %s, A p99 %.0f ms, B p99 %.0f ms, effect %.0f ms [%.0f, %.0f], p %.3g", job, r.Result.Verdict,
+			1000*r.Result.MeanA, 1000*r.Result.MeanB, 1000*r.Result.Effect, 1000*r.Result.CILow, 1000*r.Result.CIHigh, r.Result.P)
+		return r
+	}
+
+	t.Run("culprit confirmed", func(t *testing.T) {
+		r := run(t, "cron.d/memdiag-e2e-confirm:2")
+		if r.Result.Metric != "p99_latency_seconds" || r.Result.Verdict != "confirmed" || len(r.Blocks) != 10 {
+			t.Fatalf("result %+v", r.Result)
+		}
+		// Each 6 s A block holds three or four 400 ms pauses: its p99 is
+		// a paused request; no B block has one.
+		if r.Result.MeanA < 0.2 || r.Result.MeanB > 0.15 {
+			t.Errorf("mean p99 A %.3f s, B %.3f s: want A ≥ 0.2 s (a pause) and B < 0.15 s", r.Result.MeanA, r.Result.MeanB)
+		}
+	})
+	t.Run("decoy refuted", func(t *testing.T) {
+		r := run(t, "cron.d/memdiag-e2e-confirm:3")
+		if r.Result.Verdict != "refuted" {
+			t.Fatalf("result %+v", r.Result)
+		}
+	})
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run("killed with "+sig.String()+" in a B block", func(t *testing.T) {
+			cmd := exec.Command(memdiag, "confirm", "--job", "cron.d/memdiag-e2e-confirm:2", "--pairs", "2", "--block", "5s",
+				"--yes", "--state", state, "--", "sleep", "60")
+			var errOut bytes.Buffer
+			cmd.Stderr = &errOut
+			// Its own process group, so that SIGKILL can take memdiag and
+			// the load together (as a service manager's kill of the whole
+			// group does), leaving no orphaned load behind.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				b, _ := os.ReadFile(confirmCrontab)
+				if bytes.Contains(b, []byte("#memdiag-confirm-hold: * * * * * root kill -STOP")) {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					cmd.Wait()
+					t.Fatalf("the line was never held off\n%s", errOut.String())
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if sig == syscall.SIGKILL {
+				_ = syscall.Kill(-cmd.Process.Pid, sig)
+			} else {
+				_ = cmd.Process.Signal(sig)
+			}
+			err := cmd.Wait()
+			held, _ := os.ReadFile(confirmCrontab)
+			if sig == syscall.SIGTERM {
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+					t.Errorf("exit after SIGTERM: %v, want 130\n%s", err, errOut.String())
+				}
+				if string(held) != crontab {
+					t.Errorf("SIGTERM: crontab not put back:\n%s", held)
+				}
+				return
+			}
+			if string(held) == crontab {
+				t.Fatal("SIGKILL: the line is back already; the test did not kill inside a B block")
+			}
+			if _, err := os.Stat(state); err != nil {
+				t.Fatalf("SIGKILL: no state file: %v", err)
+			}
+			out, err := exec.Command(memdiag, "confirm", "--restore", "--state", state).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "Restored cron.d/memdiag-e2e-confirm:2") {
+				t.Fatalf("restore: %v\n%s", err, out)
+			}
+			if b, _ := os.ReadFile(confirmCrontab); string(b) != crontab {
+				t.Errorf("after --restore:\n%s", b)
+			}
+		})
+	}
+}
