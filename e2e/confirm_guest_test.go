@@ -52,6 +52,10 @@ echo o > /proc/sysrq-trigger
 // (TestConfirmCronLine).
 func TestConfirmGuestTimer(t *testing.T) {
 	testenv.RequireRoot(t, "a user-mode Linux guest booting the host's systemd over a read-only view of its root")
+	// Its own guest and assertions on it only: beside the other such tests
+	// (testenv.Shared; one guest at a time), never beside one that reads the host.
+	t.Parallel()
+	testenv.Shared(t)
 	link := "/etc/systemd/system/multi-user.target.wants/pmlogger.service"
 	if _, err := os.Stat(link); err != nil {
 		testenv.Unmet(t, "pcp is not installed and enabled: .ci/timers-setup.sh installs it")
