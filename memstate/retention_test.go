@@ -1,12 +1,15 @@
 package memstate
 
 import (
+	"debug/buildinfo"
 	"os"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/memdiag/memdiag/process"
 )
 
 func TestRetentionEvidence(t *testing.T) {
@@ -113,6 +116,14 @@ func TestRetentionOfSelf(t *testing.T) {
 	r, err := c.RetentionOf(os.Getpid(), stat.Starttime)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !r.Go {
+		f, err := process.OpenExe("/proc", os.Getpid())
+		if err == nil {
+			_, err = buildinfo.Read(f)
+			f.Close()
+		}
+		t.Logf("not read as a Go program: %v", err)
 	}
 	if !r.Go || r.Threads < 2 || r.CPUsOnline < runtime.NumCPU() || r.Reading == "" {
 		t.Errorf("RetentionOf(self) = %+v; want a Go program with its threads and at least the %d CPUs it may run on", r, runtime.NumCPU())

@@ -304,25 +304,25 @@ func ReadPss(ctx context.Context, procRoot string, pid int) (uint64, error) {
 }
 
 // OpenExe opens the program of process pid (<procRoot>/<pid>/exe) for
-// reading its build information: inside procRoot as a regular file
-// (rootfs), so that in a fixture tree a link to a FIFO or device is
-// refused and one out of the root leads nowhere. On a real procfs, exe
-// is a "magic" link that openat2's RESOLVE_NO_MAGICLINKS refuses (ELOOP):
-// there, and only when procRoot is a procfs mount (statfs
-// PROC_SUPER_MAGIC), it is opened by its path, non-blocking, and must be
-// a regular file as well.
+// reading its build information, as a regular file. When procRoot is a
+// procfs mount (statfs PROC_SUPER_MAGIC), exe is the kernel's "magic"
+// link (which openat2's RESOLVE_NO_MAGICLINKS refuses): it is opened by
+// its path, non-blocking. In a fixture tree it is opened inside procRoot
+// (rootfs), so that a link to a FIFO or device is refused and one out of
+// the root leads nowhere.
 func OpenExe(procRoot string, pid int) (*os.File, error) {
-	rel := strconv.Itoa(pid) + "/exe"
-	f, err := rootfs.Open(procRoot, rel)
-	if err == nil || !errors.Is(err, unix.ELOOP) {
-		return f, err
-	}
 	var st unix.Statfs_t
-	if serr := unix.Statfs(procRoot, &st); serr != nil || st.Type != unix.PROC_SUPER_MAGIC {
-		return nil, err
+	if err := unix.Statfs(procRoot, &st); err != nil || st.Type != unix.PROC_SUPER_MAGIC {
+		// A fixture tree: its exe is an ordinary link or file, opened
+		// inside the root.
+		return rootfs.Open(procRoot, strconv.Itoa(pid)+"/exe")
 	}
+	// A real procfs: the kernel's magic link, by its path. (Trying the
+	// jailed open first and falling back on its ELOOP failed once in CI
+	// as nobody with another error, and the build information was not
+	// read: the procfs case no longer depends on that error.)
 	p := pidPath(procRoot, pid, "exe")
-	f, err = os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
