@@ -26,6 +26,12 @@
 # Prometheus by PID, reads the gap lines ("type":"gap", record.Gap) from
 # the store into OUT/gaps.tsv with, for each, whether it overlaps a burst
 # (±1 s), and prints a Markdown summary.
+#
+# RSS: with --listen the exporter's correlator holds the last half to
+# whole hour of samples (exposition.Options.Window, two series, the older
+# dropped each half hour from the first hour on), so the recorder's RSS
+# grows for the first hour by design; whether it is then flat shows only
+# in a run longer than an hour (-d 7200 or more).
 set -euo pipefail
 D=3600; SEG=10m; OUT=""; N=200
 while getopts "d:s:o:n:" o; do
@@ -126,7 +132,7 @@ ival99=$(curl -s "http://127.0.0.1:$PPORT/metrics" | awk '/^prometheus_target_in
 failed_scrapes=$(awk -v c="$scrapes" -v s="$upsum" 'BEGIN { if (c == "n/a" || s == "n/a") print "n/a"; else print c - s }')
 kill -TERM "$prom" 2>/dev/null || true; wait "$prom" 2>/dev/null || true; prom=""
 kill -TERM "$rec" 2>/dev/null || true; wait "$timer" || true; rec=""
-read -r _ u s m < <(tail -n 1 "$OUT/time")
+read -r e u s m < <(tail -n 1 "$OUT/time")
 # the gap lines, once each (a sample at a switch is in two segments)
 for f in "$OUT"/store/memdiag-*.jsonl.gz; do zcat "$f"; done | { grep '"type":"gap"' || true; } |
   jq -r '[.start, .end, .missed, (.late_ns // 0), .reason] | @tsv' | sort -u >"$OUT/gaps.raw"
@@ -151,10 +157,10 @@ samples=$((samples - segs + 1))
 echo "# memdiag soak: $(date -u -d @"$start" +%FT%TZ) .. $(date -u -d @"$end" +%FT%TZ), $(uname -r), $(nproc) cores${died:+; $died}"
 echo "# command: bench/soak.sh -d $D -n $N -s $SEG -o $OUT"
 echo
-awk -F, -v samples="$samples" -v wall="$W" -v u="$u" -v s="$s" -v m="$m" -v late="${late:-n/a}" -v missed="${missed:-n/a}" -v ngaps="$ngaps" -v nbg="$nburstgaps" '
+awk -F, -v samples="$samples" -v wall="$e" -v u="$u" -v s="$s" -v m="$m" -v late="${late:-n/a}" -v missed="${missed:-n/a}" -v ngaps="$ngaps" -v nbg="$nburstgaps" '
   NR == 2 { rss0 = $4 } NR > 1 { split($0, a, ","); if (a[4] > mx) mx = a[4]; if (mn == "" || a[4] < mn) mn = a[4]; l += a[10]; nl++; if (lmx == "" || a[10] > lmx) lmx = a[10] }
   END {
-    printf "| samples (of %d s) | late / missed (/metrics) | gap lines (of them during a burst) | CPU ms/sample | RSS first / last / min / max (MiB) | peak RSS (time -f %%M, MiB) | load avg 1 min, mean / max |\n", wall
+    printf "| samples (recorder ran %.0f s) | late / missed (/metrics) | gap lines (of them during a burst) | CPU ms/sample | RSS first / last / min / max (MiB) | peak RSS (time -f %%M, MiB) | load avg 1 min, mean / max |\n", wall
     printf "|---|---|---|---|---|---|---|\n"
     printf "| %d | %s / %s | %d (%d) | %.2f | %.1f / %.1f / %.1f / %.1f | %.1f | %.1f / %.1f |\n", samples, late, missed, ngaps, nbg, (u+s)*1000/samples, rss0/1024, a[4]/1024, mn/1024, mx/1024, m/1024, l/nl, lmx
   }' "$OUT/series.csv"
