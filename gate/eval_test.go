@@ -9,41 +9,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memdiag/memdiag/gate/gatetest"
 	"github.com/memdiag/memdiag/record"
 )
 
-var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+// The synthetic runs of gate/gatetest.
+type step = gatetest.Step
 
-func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
-
-func u64(x uint64) *uint64 { return &x }
-
-// step is one synthetic sample: PSI memory totals in µs and avg10, and a
-// few counters (nil: absent).
-type step struct {
-	sec                 float64
-	someUS, fullUS      int64
-	avg10               float64
-	pswpout, refault    *uint64
-	oomKill, pgscanDrct *uint64
-}
-
-func psiSnap(st step) *record.PSI {
-	return &record.PSI{Memory: &record.PSIResource{
-		Some: record.PSILine{Avg10: st.avg10, Total: time.Duration(st.someUS) * time.Microsecond},
-		Full: &record.PSILine{Total: time.Duration(st.fullUS) * time.Microsecond},
-	}}
-}
-
-// host builds host-scope samples (PSI and VMStat).
-func host(steps ...step) []record.Sample {
-	var out []record.Sample
-	for i, st := range steps {
-		out = append(out, record.Sample{Seq: i, Time: at(st.sec), PSI: psiSnap(st),
-			VMStat: &record.VMStat{Pswpout: st.pswpout, WorkingsetRefaultFile: st.refault, OOMKill: st.oomKill, PgscanDirect: st.pgscanDrct}})
-	}
-	return out
-}
+var (
+	at      = gatetest.At
+	u64     = gatetest.U64
+	psiSnap = gatetest.PSI
+	host    = gatetest.Host
+)
 
 func mustParse(t *testing.T, exprs ...string) []*Threshold {
 	t.Helper()
@@ -84,11 +62,11 @@ func TestEvaluateStallShareFromTotals(t *testing.T) {
 	//   = 450 ms / 4 s = 11.25 %; worst 2..3 s at 30 %.
 	// full: +0, +50 ms, +0, +0 = 50 ms / 4 s = 1.25 %; worst 1..2 s at 5 %.
 	samples := host(
-		step{sec: 0, someUS: 0, fullUS: 0},
-		step{sec: 1, someUS: 100_000, fullUS: 0},
-		step{sec: 2, someUS: 100_000, fullUS: 50_000},
-		step{sec: 3, someUS: 400_000, fullUS: 50_000},
-		step{sec: 4, someUS: 450_000, fullUS: 50_000},
+		step{Sec: 0, SomeUS: 0, FullUS: 0},
+		step{Sec: 1, SomeUS: 100_000, FullUS: 0},
+		step{Sec: 2, SomeUS: 100_000, FullUS: 50_000},
+		step{Sec: 3, SomeUS: 400_000, FullUS: 50_000},
+		step{Sec: 4, SomeUS: 450_000, FullUS: 50_000},
 	)
 	ths := mustParse(t,
 		"memory.some.stall<5%", "memory.some.stall<12%", "memory.full.stall<1%",
@@ -117,7 +95,7 @@ func TestEvaluateStallShareFromTotals(t *testing.T) {
 func TestEvaluateUnevenIntervalsWeighByWallTime(t *testing.T) {
 	// 250 ms stalled in 0.5 s (50 %), then 100 ms in 2 s (5 %):
 	// 350 ms / 2.5 s = 14 %, not the mean of the shares (27.5 %).
-	samples := host(step{sec: 0}, step{sec: 0.5, someUS: 250_000}, step{sec: 2.5, someUS: 350_000})
+	samples := host(step{Sec: 0}, step{Sec: 0.5, SomeUS: 250_000}, step{Sec: 2.5, SomeUS: 350_000})
 	rep := Evaluate(nil, samples, Scope{}, mustParse(t, "memory.some.stall<15%"))
 	want := []got{{Pass, 14, &Moment{at(0), at(0.5), 50}, 2500 * time.Millisecond}}
 	if diff := cmp.Diff(want, summarize(rep), approx); diff != "" {
@@ -133,10 +111,10 @@ func TestEvaluateCounters(t *testing.T) {
 	// oom_kill 5 → 5 → 6 → 6: one kill, in 1..2 s.
 	// pgscan_direct absent in the third sample: two intervals lack it.
 	samples := host(
-		step{sec: 0, pswpout: u64(100), refault: u64(0), oomKill: u64(5), pgscanDrct: u64(0)},
-		step{sec: 1, pswpout: u64(200), refault: u64(1000), oomKill: u64(5), pgscanDrct: u64(10)},
-		step{sec: 2, pswpout: u64(50), refault: u64(3000), oomKill: u64(6)},
-		step{sec: 3, pswpout: u64(150), refault: u64(3000), oomKill: u64(6), pgscanDrct: u64(40)},
+		step{Sec: 0, Pswpout: u64(100), Refault: u64(0), OOMKill: u64(5), PgscanDrct: u64(0)},
+		step{Sec: 1, Pswpout: u64(200), Refault: u64(1000), OOMKill: u64(5), PgscanDrct: u64(10)},
+		step{Sec: 2, Pswpout: u64(50), Refault: u64(3000), OOMKill: u64(6)},
+		step{Sec: 3, Pswpout: u64(150), Refault: u64(3000), OOMKill: u64(6), PgscanDrct: u64(40)},
 	)
 	ths := mustParse(t, "swap.out<1MiB", "swap.out==0", "refault.file.rate<500/s", "refault.file.rate<4MiB/s", "oom_kills==0", "reclaim.direct.rate<20/s")
 	rep := Evaluate(nil, samples, Scope{}, ths)
@@ -161,7 +139,7 @@ func TestEvaluateCounters(t *testing.T) {
 }
 
 func TestEvaluatePageSizeFromHeader(t *testing.T) {
-	samples := host(step{sec: 0, pswpout: u64(0)}, step{sec: 1, pswpout: u64(64)})
+	samples := host(step{Sec: 0, Pswpout: u64(0)}, step{Sec: 1, Pswpout: u64(64)})
 	rep := Evaluate(&record.Header{PageSize: 16384}, samples, Scope{}, mustParse(t, "swap.out<1MiB"))
 	// 64 pages × 16 KiB = 1 MiB: not below 1 MiB.
 	if r := rep.Results[0]; r.Status != Fail || r.Observed != 1<<20 {
@@ -170,7 +148,7 @@ func TestEvaluatePageSizeFromHeader(t *testing.T) {
 }
 
 func TestEvaluateAvgPeak(t *testing.T) {
-	samples := host(step{sec: 0, avg10: 0}, step{sec: 1, avg10: 2.5}, step{sec: 2, avg10: 12}, step{sec: 3, avg10: 7})
+	samples := host(step{Sec: 0, Avg10: 0}, step{Sec: 1, Avg10: 2.5}, step{Sec: 2, Avg10: 12}, step{Sec: 3, Avg10: 7})
 	rep := Evaluate(nil, samples, Scope{}, mustParse(t, "memory.some.avg10<10", "memory.some.avg10<=12", "memory.some.avg10>1"))
 	want := []got{
 		{Fail, 12, &Moment{at(1), at(2), 12}, 0},
@@ -185,10 +163,10 @@ func TestEvaluateAvgPeak(t *testing.T) {
 
 func TestEvaluateCgroupScope(t *testing.T) {
 	// Host PSI is busy; the group is calm except one 200 ms stall.
-	samples := host(step{sec: 0}, step{sec: 1, someUS: 900_000}, step{sec: 2, someUS: 1_800_000})
+	samples := host(step{Sec: 0}, step{Sec: 1, SomeUS: 900_000}, step{Sec: 2, SomeUS: 1_800_000})
 	samples[0].CgroupPSI = psiSnap(step{})
-	samples[1].CgroupPSI = psiSnap(step{someUS: 200_000})
-	samples[2].CgroupPSI = psiSnap(step{someUS: 200_000})
+	samples[1].CgroupPSI = psiSnap(step{SomeUS: 200_000})
+	samples[2].CgroupPSI = psiSnap(step{SomeUS: 200_000})
 	samples[0].CgroupVMStat = &record.VMStat{Pswpout: u64(10)}
 	samples[2].CgroupVMStat = &record.VMStat{Pswpout: u64(30)}
 	rep := Evaluate(nil, samples, Scope{Cgroup: "/sys/fs/cgroup/x"}, mustParse(t, "memory.some.stall<5%", "swap.out<=0"))
@@ -219,12 +197,12 @@ func TestEvaluateNoDataIsNeverAPass(t *testing.T) {
 		reason  string
 	}{
 		{"no samples", nil, Scope{}, "memory.some.stall<1%", "no samples"},
-		{"one sample", host(step{sec: 0}), Scope{}, "memory.some.stall<1%", "only one sample; a run needs at least two to measure a change"},
+		{"one sample", host(step{Sec: 0}), Scope{}, "memory.some.stall<1%", "only one sample; a run needs at least two to measure a change"},
 		{"no host PSI", noPSI, Scope{}, "memory.full.stall<1%",
 			`no memory PSI (/proc/pressure/memory, "full" line); first collector error: psi: /proc/pressure/memory: permission denied`},
-		{"no cgroup PSI", host(step{sec: 0}, step{sec: 1}), Scope{Cgroup: "/cg"}, "memory.some.avg10<1",
+		{"no cgroup PSI", host(step{Sec: 0}, step{Sec: 1}), Scope{Cgroup: "/cg"}, "memory.some.avg10<1",
 			`no memory PSI (memory.pressure, "some" line) for cgroup /cg`},
-		{"no vmstat counter", host(step{sec: 0}, step{sec: 1}), Scope{}, "oom_kills==0", "no oom_kill counter in /proc/vmstat"},
+		{"no vmstat counter", host(step{Sec: 0}, step{Sec: 1}), Scope{}, "oom_kills==0", "no oom_kill counter in /proc/vmstat"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -244,7 +222,7 @@ func TestEvaluateNoDataIsNeverAPass(t *testing.T) {
 }
 
 func TestPreflight(t *testing.T) {
-	s := host(step{sec: 0, pswpout: u64(1)})[0]
+	s := host(step{Sec: 0, Pswpout: u64(1)})[0]
 	if err := Preflight(&s, Scope{}, mustParse(t, "memory.full.stall<1%", "memory.some.avg10<5", "swap.out<1MiB")); err != nil {
 		t.Errorf("Preflight with every signal present: %v", err)
 	}
@@ -261,7 +239,7 @@ func TestPreflight(t *testing.T) {
 }
 
 func TestCommandFailureFailsTheReport(t *testing.T) {
-	rep := Evaluate(nil, host(step{sec: 0}, step{sec: 1}), Scope{}, mustParse(t, "memory.some.stall<1%"))
+	rep := Evaluate(nil, host(step{Sec: 0}, step{Sec: 1}), Scope{}, mustParse(t, "memory.some.stall<1%"))
 	if !rep.Passed() {
 		t.Fatal("calm run did not pass")
 	}
@@ -276,7 +254,7 @@ func TestCommandFailureFailsTheReport(t *testing.T) {
 
 func TestEnvErrorReport(t *testing.T) {
 	ths := mustParse(t, "memory.full.stall<1%", "swap.out<1MiB")
-	s := host(step{sec: 0, pswpout: u64(1)})[0]
+	s := host(step{Sec: 0, Pswpout: u64(1)})[0]
 	s.PSI = nil
 	err := Preflight(&s, Scope{}, ths)
 	var ee *EnvError
@@ -304,7 +282,7 @@ func TestEnvErrorReport(t *testing.T) {
 // workingset_refault_file (10 pages/s), never the host's /proc/vmstat
 // (1000 pages/s), so the "scope: cgroup" line holds for every row.
 func TestEvaluateCgroupScopeRefault(t *testing.T) {
-	samples := host(step{sec: 0, refault: u64(0)}, step{sec: 2, refault: u64(2000)})
+	samples := host(step{Sec: 0, Refault: u64(0)}, step{Sec: 2, Refault: u64(2000)})
 	samples[0].CgroupPSI, samples[1].CgroupPSI = psiSnap(step{}), psiSnap(step{})
 	samples[0].CgroupVMStat = &record.VMStat{WorkingsetRefaultFile: u64(100)}
 	samples[1].CgroupVMStat = &record.VMStat{WorkingsetRefaultFile: u64(120)}

@@ -23,11 +23,11 @@ func golden(t *testing.T, name string, got []byte) {
 // that could not be judged, and a wrapped command.
 func goldenReport(t *testing.T, exit int) *gate.Report {
 	samples := host(
-		step{sec: 0, someUS: 0, fullUS: 0, avg10: 0.5, pswpout: u64(100), oomKill: u64(0)},
-		step{sec: 1, someUS: 100_000, fullUS: 0, avg10: 1.5, pswpout: u64(200), oomKill: u64(0)},
-		step{sec: 2, someUS: 100_000, fullUS: 50_000, avg10: 3, pswpout: u64(200), oomKill: u64(1)},
-		step{sec: 3, someUS: 400_000, fullUS: 50_000, avg10: 8.25, pswpout: u64(300), oomKill: u64(1)},
-		step{sec: 4, someUS: 450_000, fullUS: 50_000, avg10: 7, pswpout: u64(300), oomKill: u64(1)},
+		step{Sec: 0, SomeUS: 0, FullUS: 0, Avg10: 0.5, Pswpout: u64(100), OOMKill: u64(0)},
+		step{Sec: 1, SomeUS: 100_000, FullUS: 0, Avg10: 1.5, Pswpout: u64(200), OOMKill: u64(0)},
+		step{Sec: 2, SomeUS: 100_000, FullUS: 50_000, Avg10: 3, Pswpout: u64(200), OOMKill: u64(1)},
+		step{Sec: 3, SomeUS: 400_000, FullUS: 50_000, Avg10: 8.25, Pswpout: u64(300), OOMKill: u64(1)},
+		step{Sec: 4, SomeUS: 450_000, FullUS: 50_000, Avg10: 7, Pswpout: u64(300), OOMKill: u64(1)},
 	)
 	rep := gate.Evaluate(nil, samples, gate.Scope{}, mustParse(t,
 		"memory.some.stall<5%", "memory.full.stall<2%", "memory.some.avg10<10", "swap.out<64MiB", "oom_kills==0", "io.some.stall<10%"))
@@ -99,7 +99,7 @@ func nan() float64 { var z float64; return z / z }
 // TestRunLineCgroupScope: under --cgroup the run line names the group
 // (gate's TestEvaluateCgroupScopeRefault judges the same run).
 func TestRunLineCgroupScope(t *testing.T) {
-	samples := host(step{sec: 0, refault: u64(0)}, step{sec: 2, refault: u64(2000)})
+	samples := host(step{Sec: 0, Refault: u64(0)}, step{Sec: 2, Refault: u64(2000)})
 	samples[0].CgroupPSI, samples[1].CgroupPSI = psiSnap(step{}), psiSnap(step{})
 	samples[0].CgroupVMStat = &record.VMStat{WorkingsetRefaultFile: u64(100)}
 	samples[1].CgroupVMStat = &record.VMStat{WorkingsetRefaultFile: u64(120)}
