@@ -25,7 +25,15 @@ func TestAnalyzeEndsOnSignalWhileReading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fifo := filepath.Join(t.TempDir(), "rec.jsonl")
+	endsWhileReading(t, rec[:len(rec)/2], func(fifo string) []string { return []string{"analyze", fifo} }) // the header and some samples, then a stall
+}
+
+// endsWhileReading runs memdiag with args(fifo), where fifo's writer
+// writes data and then stalls, cancels the command's context once it
+// is blocked reading (what SIGINT does), and wants exit 130 within 30 s.
+func endsWhileReading(t *testing.T, data []byte, args func(fifo string) []string) {
+	t.Helper()
+	fifo := filepath.Join(t.TempDir(), "in")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -37,14 +45,15 @@ func TestAnalyzeEndsOnSignalWhileReading(t *testing.T) {
 			return
 		}
 		defer w.Close()
-		w.Write(rec[:len(rec)/2]) // the header and some samples, then a stall
+		w.Write(data) // part of the input, then a stall
 		<-release
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	ios, _, _, errOut := iostreams.Test()
+	argv := args(fifo)
 	done := make(chan int)
-	go func() { done <- execute(ctx, &factory{IO: ios, Now: time.Now, Root: "/"}, []string{"analyze", fifo}) }()
-	time.Sleep(300 * time.Millisecond) // let analyze block on the FIFO
+	go func() { done <- execute(ctx, &factory{IO: ios, Now: time.Now, Root: "/"}, argv) }()
+	time.Sleep(300 * time.Millisecond) // let it block on the FIFO
 	cancel()
 	select {
 	case code := <-done:
@@ -52,7 +61,7 @@ func TestAnalyzeEndsOnSignalWhileReading(t *testing.T) {
 			t.Errorf("exit %d, want %d; stderr %s", code, exitInterrupt, errOut)
 		}
 	case <-time.After(30 * time.Second):
-		t.Fatal("analyze did not end after its context was cancelled")
+		t.Fatalf("%s did not end after its context was cancelled", argv[0])
 	}
 }
 
@@ -167,38 +176,6 @@ func TestGateEndsOnSignalWhileReading(t *testing.T) {
 			return []string{"gate", "-t", "memory.some.avg10<50%", "--recording", fifo}
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			fifo := filepath.Join(t.TempDir(), "in")
-			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			release := make(chan struct{})
-			defer close(release)
-			go func() {
-				w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-				if err != nil {
-					return
-				}
-				defer w.Close()
-				w.Write(tc.data) // part of the input, then a stall
-				<-release
-			}()
-			ctx, cancel := context.WithCancel(context.Background())
-			ios, _, _, errOut := iostreams.Test()
-			done := make(chan int)
-			go func() {
-				done <- execute(ctx, &factory{IO: ios, Now: time.Now, Root: "/"}, tc.args(fifo))
-			}()
-			time.Sleep(300 * time.Millisecond) // let gate block on the FIFO
-			cancel()
-			select {
-			case code := <-done:
-				if code != exitInterrupt {
-					t.Errorf("exit %d, want %d; stderr %s", code, exitInterrupt, errOut)
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatal("gate did not end after its context was cancelled")
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { endsWhileReading(t, tc.data, tc.args) })
 	}
 }
