@@ -65,10 +65,10 @@ type gateOptions struct {
 }
 
 // gateLong is the long help of newGateCmd; its %[N]d are the exit codes.
-var gateLong = fmt.Sprintf(helpText("gate"), exitOK, exitBreach, exitCommand, exitEnv, exitUsage, exitError, exitInterrupt)
+var gateLong = fmt.Sprintf(longHelp("gate"), exitOK, exitBreach, exitCommand, exitEnv, exitUsage, exitError, exitInterrupt)
 
 // gateExample is the Example section of newGateCmd's help.
-var gateExample = helpText("gate-examples")
+var gateExample = exampleHelp("gate")
 
 // cgroupValue is what a --cgroup value may be, for every command
 // (cgroupfs.Resolve gives it its one meaning).

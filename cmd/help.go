@@ -23,17 +23,9 @@ func examples(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// helpFiles are the long help and the examples of watch, record and
-// gate: text, kept apart from the wiring, read as cobra prints it.
+// helpFiles are every command's long help (help/NAME.txt) and examples
+// (help/NAME.examples.txt), written as heredocs: text, kept apart from
+// the wiring (helptext.go reads them).
 //
 //go:embed help/*.txt
 var helpFiles embed.FS
-
-// helpText is cmd/help/NAME.txt.
-func helpText(name string) string {
-	b, err := helpFiles.ReadFile("help/" + name + ".txt")
-	if err != nil {
-		panic(err) // a programming error: the file is not embedded
-	}
-	return string(b)
-}

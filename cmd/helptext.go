@@ -4,11 +4,6 @@ import (
 	"github.com/MakeNowJust/heredoc"
 )
 
-// The long help (help/NAME.txt) and examples (help/NAME.examples.txt) of
-// analyze, compare, timers, mem and the root are written as heredocs;
-// watch's, record's and gate's (helpText) as cobra prints them. Both
-// are in helpFiles (help.go).
-
 // longHelp is help/NAME.txt as a command's Long.
 func longHelp(name string) string { return heredoc.Doc(readHelp(name + ".txt")) }
 

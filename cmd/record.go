@@ -31,10 +31,10 @@ type recordOptions struct {
 }
 
 // recordLong is the long help of newRecordCmd.
-var recordLong = helpText("record")
+var recordLong = longHelp("record")
 
 // recordExample is the Example section of newRecordCmd's help.
-var recordExample = helpText("record-examples")
+var recordExample = exampleHelp("record")
 
 func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) *cobra.Command {
 	opts := &recordOptions{Watch: watchOptions{F: f, Quiet: true}}

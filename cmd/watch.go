@@ -58,10 +58,10 @@ type watchOptions struct {
 }
 
 // watchLong is the long help of newWatchCmd.
-var watchLong = helpText("watch")
+var watchLong = longHelp("watch")
 
 // watchExample is the Example section of newWatchCmd's help.
-var watchExample = helpText("watch-examples")
+var watchExample = exampleHelp("watch")
 
 func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *cobra.Command {
 	opts := &watchOptions{F: f}
