@@ -56,35 +56,9 @@ func TestConfirmGuestTimer(t *testing.T) {
 	// (testenv.Shared; one guest at a time), never beside one that reads the host.
 	t.Parallel()
 	testenv.Shared(t)
-	link := "/etc/systemd/system/multi-user.target.wants/pmlogger.service"
-	if _, err := os.Stat(link); err != nil {
-		testenv.Unmet(t, "pcp is not installed and enabled: .ci/timers-setup.sh installs it")
-	}
-	memdiag := testenv.BuildMemdiag(t)
-	g := testenv.NewSystemdGuest(t)
-	g.Install(t, memdiag, "/usr/local/bin/memdiag-e2e")
-	g.WriteFile(t, "/etc/systemd/system/memdiag-e2e.target", `[Unit]
-Description=memdiag e2e guest: basic system, pcp's pmlogger, the test
-Requires=basic.target
-After=basic.target
-Wants=pmlogger.service memdiag-e2e.service
-AllowIsolate=yes
-`, 0o644)
-	g.WriteFile(t, "/etc/systemd/system/memdiag-e2e.service", `[Unit]
-Description=memdiag e2e: memdiag confirm on pmlogger_check.timer, then power off
-After=basic.target pmlogger.service
-[Service]
-Type=exec
-ExecStart=/bin/sh /etc/memdiag-e2e/run.sh
-StandardOutput=file:/run/out/run.log
-StandardError=inherit
-`, 0o644)
-	g.WriteFile(t, "/etc/memdiag-e2e/run.sh", confirmGuestScript, 0o755)
-	began := time.Now()
-	if err := g.Boot(t, "memdiag-e2e.target", 10*time.Minute); err != nil {
-		t.Fatalf("%v\n%s", err, g.Log())
-	}
-	t.Logf("guest ran %s", time.Since(began).Round(time.Second))
+	g, _, ran := bootPCPGuest(t, "memdiag confirm on pmlogger_check.timer, then power off", "basic.target pmlogger.service",
+		confirmGuestScript, 10*time.Minute, nil)
+	t.Logf("guest ran %s", ran.Round(time.Second))
 	read := func(name string) string { return strings.TrimSpace(g.Read(t, name)) }
 	if _, err := os.Stat(filepath.Join(g.Out, "done")); err != nil {
 		t.Fatalf("the guest's test unit did not finish: %v\n%s", err, g.Log())

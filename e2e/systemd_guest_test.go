@@ -115,51 +115,19 @@ func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 	// the other such tests (testenv.Shared), never beside one that reads the host.
 	t.Parallel()
 	testenv.Shared(t)
-	// pcp's postinst enables pmlogger.service (deb-systemd-helper); the
-	// timers come with it through its BindsTo=, as on a real host.
-	link := "/etc/systemd/system/multi-user.target.wants/pmlogger.service"
-	if _, err := os.Stat(link); err != nil {
-		testenv.Unmet(t, fmt.Sprintf("pcp is not installed and enabled (%v): .ci/timers-setup.sh installs it", err))
-	}
-	memdiag := testenv.BuildMemdiag(t) // before the e2e lock NewSystemdGuest takes
-	g := testenv.NewSystemdGuest(t)
-	g.Install(t, memdiag, "/usr/local/bin/memdiag-e2e")
-
-	for _, pt := range pcpTimers {
-		// An empty OnCalendar= resets every trigger of the unit,
-		// pcp's OnBootSec=1min included, so each firing is a calendar one.
-		// AccuracySec=1s: systemd starts the service within a second of
-		// the calendar time instead of coalescing wake-ups over a minute.
-		g.WriteFile(t, "/etc/systemd/system/"+pt.timer+".d/memdiag-e2e.conf",
-			"[Timer]\nOnCalendar=\nOnCalendar="+pt.calendar+"\nAccuracySec=1s\n", 0o644)
-	}
-	// The boot target: the basic system and pcp's pmlogger.service (what
-	// multi-user.target pulls through pcp's enable link), without the rest
-	// of the host's multi-user.target (databases, exporters, getty).
-	g.WriteFile(t, "/etc/systemd/system/memdiag-e2e.target", `[Unit]
-Description=memdiag e2e guest: basic system, pcp's pmlogger, the test
-Requires=basic.target
-After=basic.target
-Wants=pmlogger.service memdiag-e2e.service
-AllowIsolate=yes
-`, 0o644)
-	g.WriteFile(t, "/etc/systemd/system/memdiag-e2e.service", `[Unit]
-Description=memdiag e2e: wait for pcp's timers, record what systemd says, power off
-After=basic.target
-[Service]
-Type=exec
-ExecStart=/bin/sh /etc/memdiag-e2e/run.sh
-StandardOutput=file:/run/out/run.log
-StandardError=inherit
-`, 0o644)
 	const pollFor = 420 // s after the boot: watch's start and two periods, with room
-	g.WriteFile(t, "/etc/memdiag-e2e/run.sh", fmt.Sprintf(guestScript, pollFor, "/usr/local/bin/memdiag-e2e"), 0o755)
-
-	began := time.Now()
-	if err := g.Boot(t, "memdiag-e2e.target", 12*time.Minute); err != nil {
-		t.Fatalf("%v\n%s", err, g.Log())
-	}
-	t.Logf("guest booted, waited for both timers and halted in %s", time.Since(began).Round(time.Second))
+	g, memdiag, ran := bootPCPGuest(t, "wait for pcp's timers, record what systemd says, power off", "basic.target",
+		fmt.Sprintf(guestScript, pollFor, "/usr/local/bin/memdiag-e2e"), 12*time.Minute, func(g *testenv.SystemdGuest) {
+			for _, pt := range pcpTimers {
+				// An empty OnCalendar= resets every trigger of the unit,
+				// pcp's OnBootSec=1min included, so each firing is a calendar one.
+				// AccuracySec=1s: systemd starts the service within a second of
+				// the calendar time instead of coalescing wake-ups over a minute.
+				g.WriteFile(t, "/etc/systemd/system/"+pt.timer+".d/memdiag-e2e.conf",
+					"[Timer]\nOnCalendar=\nOnCalendar="+pt.calendar+"\nAccuracySec=1s\n", 0o644)
+			}
+		})
+	t.Logf("guest booted, waited for both timers and halted in %s", ran.Round(time.Second))
 	if keep := os.Getenv("MEMDIAG_E2E_KEEP"); keep != "" {
 		// The guest's output (recording, journal, systemctl's answers) for a look afterwards.
 		if err := os.CopyFS(filepath.Join(keep, t.Name()), os.DirFS(g.Out)); err != nil {
@@ -422,4 +390,52 @@ func pid1Starts(t *testing.T, path string) map[string][]time.Time {
 		t.Fatal(err)
 	}
 	return starts
+}
+
+// bootPCPGuest boots a user-mode Linux guest whose PID 1 is systemd, with
+// Debian's pcp as installed on the host (unmet when it is not: pcp's
+// postinst enables pmlogger.service, and the timers come with it through
+// its BindsTo=, as on a real host) and memdiag at
+// /usr/local/bin/memdiag-e2e. The guest boots memdiag-e2e.target: the
+// basic system and pmlogger.service (what multi-user.target pulls
+// through pcp's enable link), without the rest of the host's
+// multi-user.target (databases, exporters, getty), and
+// memdiag-e2e.service (described as what, after after), which runs
+// script and powers the guest off. seed writes the test's other files
+// before the boot. It returns the halted guest, the memdiag binary built
+// for it (the host can run it too) and how long the guest ran.
+func bootPCPGuest(t *testing.T, what, after, script string, within time.Duration, seed func(*testenv.SystemdGuest)) (*testenv.SystemdGuest, string, time.Duration) {
+	t.Helper()
+	link := "/etc/systemd/system/multi-user.target.wants/pmlogger.service"
+	if _, err := os.Stat(link); err != nil {
+		testenv.Unmet(t, fmt.Sprintf("pcp is not installed and enabled (%v): .ci/timers-setup.sh installs it", err))
+	}
+	memdiag := testenv.BuildMemdiag(t) // before the e2e lock NewSystemdGuest takes
+	g := testenv.NewSystemdGuest(t)
+	g.Install(t, memdiag, "/usr/local/bin/memdiag-e2e")
+	if seed != nil {
+		seed(g)
+	}
+	g.WriteFile(t, "/etc/systemd/system/memdiag-e2e.target", `[Unit]
+Description=memdiag e2e guest: basic system, pcp's pmlogger, the test
+Requires=basic.target
+After=basic.target
+Wants=pmlogger.service memdiag-e2e.service
+AllowIsolate=yes
+`, 0o644)
+	g.WriteFile(t, "/etc/systemd/system/memdiag-e2e.service", `[Unit]
+Description=memdiag e2e: `+what+`
+After=`+after+`
+[Service]
+Type=exec
+ExecStart=/bin/sh /etc/memdiag-e2e/run.sh
+StandardOutput=file:/run/out/run.log
+StandardError=inherit
+`, 0o644)
+	g.WriteFile(t, "/etc/memdiag-e2e/run.sh", script, 0o755)
+	began := time.Now()
+	if err := g.Boot(t, "memdiag-e2e.target", within); err != nil {
+		t.Fatalf("%v\n%s", err, g.Log())
+	}
+	return g, memdiag, time.Since(began)
 }
