@@ -23,9 +23,19 @@ import (
 //	took + indirect × added / domainAdded
 //
 // took: the victim's file bytes its own processes' reclaim evicted
-// (direct, or at a cgroup limit); indirect: the victim's bytes evicted by
-// kswapd or by the known victim's own reclaim (it pressed for room that
-// others' cache held); added: its processes' page-cache additions
+// (direct, or at a cgroup limit) while they added no page cache in the
+// episode's window (they reclaimed for memory they took: RSS growth);
+// indirect: the victim's bytes evicted by kswapd, by the known victim's
+// own reclaim (it pressed for room that others' cache held), or by the
+// reclaim of any process that added page cache in the domain in the
+// window: which adder runs reclaim is the one whose charge found the
+// group full, a matter of timing, while every addition under the limit
+// filled it (two jobs fired together, one adding 48 MiB and one 256 MiB,
+// share the loss 16:84 whichever reclaimed). Those evictions are shared
+// among the adders under both the evicted group and the reclaimer's
+// (their lowest common group, which the limit reached holds; every
+// group for reclaim because the host ran short) by what they added
+// there; added: its processes' page-cache additions
 // charged to a group in the victim's memory domain (sharing a cgroup
 // ancestor other than the root with the victim's group, so competing
 // under one limit; any group in host scope), the known victim's own
@@ -73,6 +83,10 @@ type ChainEpisode struct {
 	EvictedBytes uint64 `json:"evicted_bytes"`
 	KswapdBytes  uint64 `json:"kswapd_bytes"`
 	SelfBytes    uint64 `json:"self_bytes"`
+	// PooledBytes is the part taken by the reclaim of processes that
+	// added page cache in the victim's domain in the window: shared
+	// among the adders under the limit reached by what they added there.
+	PooledBytes uint64 `json:"pooled_bytes"`
 	// RefaultBytes is what the victim read back of pages evicted shortly
 	// before; ReclaimStall the time its tasks spent in direct and
 	// cgroup-limit reclaim.
@@ -93,7 +107,17 @@ type ChainEpisode struct {
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
 
-	ks []int // the traced intervals
+	ks     []int        // the traced intervals
+	adders map[int]bool // the PIDs that added competing page cache in them
+	// pools: the victim's bytes the adders' reclaim took, by the group
+	// they competed under (poolGroup), and every adder's additions there.
+	pools map[string]*chainPool
+}
+
+// chainPool is the victim's pages taken by adders' reclaim under one
+// group, and the competing page cache added under it.
+type chainPool struct {
+	took, added uint64
 }
 
 // ChainCredit is a culprit's part of an episode's chain.
@@ -105,9 +129,11 @@ type ChainCredit struct {
 	AddedFrom  time.Time `json:"added_from,omitzero"`
 	AddedTo    time.Time `json:"added_to,omitzero"`
 	// TookBytes is the victim's file pages its own processes' reclaim
-	// evicted; CostBytes TookBytes plus its share (AddedBytes /
-	// ChainEpisode.AddedBytes) of what kswapd and the victim's own
-	// reclaim took; CostShare CostBytes / ChainEpisode.EvictedBytes.
+	// evicted; CostBytes the part of TookBytes its processes took while
+	// adding no page cache, plus its share (AddedBytes /
+	// ChainEpisode.AddedBytes) of what kswapd, the victim's own reclaim
+	// and the adders' reclaim took (ChainEpisode.PooledBytes); CostShare
+	// CostBytes / ChainEpisode.EvictedBytes.
 	TookBytes uint64  `json:"took_bytes"`
 	CostBytes uint64  `json:"cost_bytes"`
 	CostShare float64 `json:"cost_share"`
@@ -141,7 +167,7 @@ func memcgWithin(dir, g string) bool {
 		return false
 	}
 	g = path.Clean("/" + g)
-	return g == dir || strings.HasPrefix(g, dir+"/")
+	return dir == "/" || g == dir || strings.HasPrefix(g, dir+"/")
 }
 
 // sameDomain says whether group g shares an ancestor other than the root
@@ -207,10 +233,67 @@ func (mc *modelCtx) chainEpisodes() {
 	})
 	for _, ce := range mc.chain {
 		if ce != nil {
+			ce.pool(sr.chains)
 			ce.Judged = ce.EvictedBytes >= mc.o.Model.CreditFloor
 			ce.StallS = round3(ce.ReclaimStall.Seconds())
 		}
 	}
+}
+
+// pool finds the processes that added competing page cache in ce's
+// intervals (chains: the recording's, by interval), the victim's pages
+// their reclaim took (PooledBytes) by the group they competed under,
+// and what was added under each such group.
+func (ce *ChainEpisode) pool(chains []*record.Chain) {
+	ce.adders, ce.pools = map[int]bool{}, map[string]*chainPool{}
+	for _, k := range ce.ks {
+		for _, a := range chains[k].Adds {
+			if a.PID > 0 && a.Bytes > 0 && ce.competes(a) {
+				ce.adders[a.PID] = true
+			}
+		}
+	}
+	for _, k := range ce.ks {
+		for _, ev := range chains[k].Evictions {
+			if loss, indirect := ce.loss(ev); loss && !indirect && ce.adders[ev.PID] {
+				g := poolGroup(ev)
+				if ce.pools[g] == nil {
+					ce.pools[g] = &chainPool{}
+				}
+				ce.pools[g].took += ev.Bytes
+				ce.PooledBytes += ev.Bytes
+			}
+		}
+	}
+	for _, k := range ce.ks {
+		for _, a := range chains[k].Adds {
+			if !ce.competes(a) {
+				continue
+			}
+			for g, pl := range ce.pools {
+				if memcgWithin(g, a.Memcg) {
+					pl.added += a.Bytes
+				}
+			}
+		}
+	}
+}
+
+// poolGroup is the group whose limit an eviction's reclaim competed
+// under, or a group the limit holds: the lowest group holding both the
+// evicted pages' and the reclaimer's; "/" for reclaim because the host
+// ran short.
+func poolGroup(ev record.ChainEviction) string {
+	if ev.Reclaimer != record.ReclaimMemcg {
+		return "/"
+	}
+	a := strings.Split(strings.Trim(path.Clean("/"+ev.Memcg), "/"), "/")
+	b := strings.Split(strings.Trim(path.Clean("/"+ev.ReclMemcg), "/"), "/")
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] && a[n] != "" {
+		n++
+	}
+	return "/" + strings.Join(a[:n], "/")
 }
 
 // newChainEpisode is an episode's chain from its first traced interval
@@ -331,6 +414,8 @@ func (mc *modelCtx) chainCredit(i int, mine func(*proc) bool) *ChainCredit {
 	}
 	ce, sr := mc.chain[i], mc.sr
 	c := &ChainCredit{}
+	var direct uint64             // taken by its reclaim while adding no cache
+	mineIn := map[string]uint64{} // its additions under each pool's group
 	is := func(pid, k int) bool {
 		if pid <= 0 {
 			return false
@@ -343,10 +428,18 @@ func (mc *modelCtx) chainCredit(i int, mine func(*proc) bool) *ChainCredit {
 		for _, ev := range ch.Evictions {
 			if loss, indirect := ce.loss(ev); loss && !indirect && is(ev.PID, k) {
 				c.TookBytes += ev.Bytes
+				if !ce.adders[ev.PID] {
+					direct += ev.Bytes
+				}
 			}
 		}
 		for _, a := range ch.Adds {
 			if ce.competes(a) && is(a.PID, k) {
+				for g := range ce.pools {
+					if memcgWithin(g, a.Memcg) {
+						mineIn[g] += a.Bytes
+					}
+				}
 				c.AddedBytes += a.Bytes
 				if c.AddedFrom.IsZero() {
 					c.AddedFrom = sr.intervals()[k].Start
@@ -355,10 +448,15 @@ func (mc *modelCtx) chainCredit(i int, mine func(*proc) bool) *ChainCredit {
 			}
 		}
 	}
-	c.CostBytes = c.TookBytes
+	c.CostBytes = direct
 	if ce.AddedBytes > 0 && c.AddedBytes > 0 {
 		share := float64(c.AddedBytes) / float64(ce.AddedBytes)
 		c.CostBytes += uint64(share * float64(ce.KswapdBytes+ce.SelfBytes))
+	}
+	for g, pl := range ce.pools {
+		if pl.added > 0 && mineIn[g] > 0 {
+			c.CostBytes += uint64(float64(mineIn[g]) / float64(pl.added) * float64(pl.took))
+		}
 	}
 	c.CostBytes = min(c.CostBytes, ce.EvictedBytes)
 	if ce.EvictedBytes > 0 {

@@ -278,3 +278,86 @@ func TestChainJobInTheVictimsGroup(t *testing.T) {
 		t.Errorf("chain credit %+v, episode %+v; want took all but the service's own 16 MiB, added 512 MiB, the service's 1.2 s stall", cr.Chain, *e)
 	}
 }
+
+// TestChainCoalescedAddersShareTheLoss (the CI failure of stop 35): two
+// timers of the service's slice fire together, one adding 128 MiB of
+// cache per interval, one 32 MiB. At the slice's limit the light one's
+// charges happened to find the group full, so its reclaim evicted the
+// service's pages, the heavy one's only its own. Who runs reclaim at a
+// shared limit is timing; every addition under the limit filled it: the
+// loss is shared 128:32, and the heavy job is named first.
+func TestChainCoalescedAddersShareTheLoss(t *testing.T) {
+	s := chainScenario(true)
+	var extra []sproc
+	pid := 5000
+	for _, p := range s.procs {
+		if p.unit == "direct.service" {
+			pid++
+			extra = append(extra, sproc{pid: pid, ppid: 1, comm: "light", cmdline: "/usr/local/bin/light", unit: "light.service",
+				cgroup: "/service/light.service", from: p.from, to: p.to, bps: every(16*mib, 8*time.Second, p.from)})
+		}
+	}
+	s.procs = append(s.procs, extra...)
+	s.jobs = append(s.jobs, withPeriod(sysTimer("light.timer", "*:*:20", "/usr/local/bin/light"), time.Minute))
+	inner := s.chain
+	s.chain = func(tt time.Duration) *record.Chain {
+		ch := inner(tt)
+		for _, p := range extra {
+			if tt <= p.from || tt > p.to {
+				continue
+			}
+			ch.Adds = append(ch.Adds, record.ChainAdd{PID: p.pid, Comm: "light", Cgroup: p.cgroup, Memcg: p.cgroup, Bytes: 32 * mib})
+			for i := range ch.Evictions {
+				if ev := &ch.Evictions[i]; ev.Comm == "reader" && ev.Memcg == "/service/web.service" {
+					ev.PID, ev.Comm, ev.Cgroup, ev.ReclMemcg = p.pid, "light", p.cgroup, p.cgroup
+				}
+			}
+		}
+		return ch
+	}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if len(res.Culprits) == 0 || res.Culprits[0].Name != "buffered.timer" {
+		t.Fatalf("culprits %v; want buffered.timer first (it added 4x the cache)", names(res))
+	}
+	e := res.Episodes[1].Chain
+	if e == nil || !e.Judged || e.PooledBytes != 4*16*mib {
+		t.Fatalf("episode chain %+v; want judged, 64 MiB taken by the adders' reclaim", e)
+	}
+	cr := res.Culprits[0].Proof.Credits[1].Chain
+	// 64 MiB pooled, 128 of 160 MiB added per interval: 51.2 MiB, plus
+	// the same share of the service's own 16 MiB: 64 MiB of 80.
+	if cr == nil || cr.TookBytes != 0 || cr.CostShare != 0.8 {
+		t.Errorf("buffered's chain credit %+v; want took 0, cost share 0.8", cr)
+	}
+	for _, c := range res.Culprits {
+		if c.Name != "light.timer" {
+			continue
+		}
+		for _, cd := range c.Proof.Credits {
+			if cd.Chain != nil && (cd.Chain.TookBytes != 4*16*mib || cd.Chain.CostShare != 0.2) {
+				t.Errorf("light's chain credit %+v; want took 64 MiB, cost share 0.2", cd.Chain)
+			}
+		}
+	}
+}
+
+// TestPoolGroup: the group an eviction's reclaim competed under.
+func TestPoolGroup(t *testing.T) {
+	for _, c := range []struct {
+		ev   record.ChainEviction
+		want string
+	}{
+		{record.ChainEviction{Reclaimer: record.ReclaimMemcg, Memcg: "/s/web.service", ReclMemcg: "/s/job.service"}, "/s"},
+		{record.ChainEviction{Reclaimer: record.ReclaimMemcg, Memcg: "/s/web.service", ReclMemcg: "/s/web.service"}, "/s/web.service"},
+		{record.ChainEviction{Reclaimer: record.ReclaimMemcg, Memcg: "/a/x", ReclMemcg: "/b/y"}, "/"},
+		{record.ChainEviction{Reclaimer: record.ReclaimMemcg, Memcg: "/s/web", ReclMemcg: "/s/webx"}, "/s"},
+		{record.ChainEviction{Reclaimer: record.ReclaimDirect, Memcg: "/s/web", ReclMemcg: "/s/web"}, "/"},
+	} {
+		if got := poolGroup(c.ev); got != c.want {
+			t.Errorf("poolGroup(%+v) = %q, want %q", c.ev, got, c.want)
+		}
+	}
+	if !memcgWithin("/", "/a/b") || memcgWithin("/a", "/ab") || memcgWithin("/", "") {
+		t.Error("memcgWithin: the root holds every group, /a not /ab, nothing holds no group")
+	}
+}

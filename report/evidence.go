@@ -612,7 +612,12 @@ func chainEvidence(r *correlate.Result, pf *correlate.Proof) string {
 	if cc.TookBytes > 0 {
 		s += fmt.Sprintf(", %s of them by its own reclaim", correlate.FormatBytes(cc.TookBytes))
 	}
-	s += fmt.Sprintf(" (%s of the loss is on its account)", pct(cc.CostShare))
+	if ce.PooledBytes > 0 && cc.AddedBytes < ce.AddedBytes {
+		// Others added cache beside it: who ran reclaim was timing.
+		s += fmt.Sprintf(" (%s of the loss is on its account: reclaim run by those adding cache is shared by what each added)", pct(cc.CostShare))
+	} else {
+		s += fmt.Sprintf(" (%s of the loss is on its account)", pct(cc.CostShare))
+	}
 	stall := correlate.FormatDuration(time.Duration(ce.StallS * float64(time.Second)))
 	switch {
 	case ce.RefaultsUntraced:
