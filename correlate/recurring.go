@@ -264,6 +264,12 @@ func (mc *modelCtx) sumPattern(a *recurPattern, scan []int) {
 // busy outside the episodes as in them (busy: specific fails).
 func (mc *modelCtx) weighPatterns(u *unexplained, progs map[string]*recurPattern) (cands, chance, busy []*recurPattern) {
 	for _, a := range progs {
+		if len(a.eps) < 2 {
+			// Below, episodes are only removed: it cannot be weighed.
+			// (Its period search was a third of the minute's analysis
+			// on a busy build host.)
+			continue
+		}
 		ep := mc.runPeriod(a.key)
 		if ep == nil {
 			// Without its own recurring starts, only the episodes on

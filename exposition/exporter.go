@@ -26,9 +26,11 @@ type Options struct {
 	// AnalyzeEvery is how often the correlator re-runs over the recent
 	// samples (default 1 min of sample time); negative disables it. One
 	// run over a full hour of 1 s samples costs ~0.2 s of CPU
-	// (BenchmarkAnalyzeWindow, docs/benchmarks.md); it runs on a
-	// goroutine of its own, never on the sampling path, and a run due
-	// while the previous one still runs is skipped.
+	// (BenchmarkAnalyzeWindow), ~1.5 s on a busy build host
+	// (bench/replayanalyze, docs/benchmarks.md); it runs on a goroutine
+	// of its own, never on the sampling path, a run due while the
+	// previous one still runs is skipped, and runs are spaced at least
+	// CostFactor times the last one's cost apart.
 	AnalyzeEvery time.Duration
 	// Window is how much recent history the correlator sees: between
 	// Window/2 and Window (default 1 h).
@@ -431,7 +433,10 @@ type analyzer struct {
 	newest   time.Time     // the last sample added
 	hdr      record.Header // the header of the last sample added
 	lastRun  time.Time     // sample time of the last analysis started
-	counted  time.Time     // start of the newest episode counted
+	// lastCost is the wall time the last round took: the next waits at
+	// least CostFactor times as long (a bounded share of one CPU).
+	lastCost time.Duration
+	counted  time.Time // start of the newest episode counted
 	episodes uint64
 	rounds   sync.WaitGroup
 
@@ -466,7 +471,7 @@ func (a *analyzer) observe(s *record.Sample, hdr record.Header) {
 		return // a round runs: it adds the queue when done
 	}
 	a.drain()
-	if !a.lastRun.IsZero() && a.newest.Sub(a.lastRun) < a.o.AnalyzeEvery {
+	if !a.lastRun.IsZero() && a.newest.Sub(a.lastRun) < max(a.o.AnalyzeEvery, CostFactor*a.lastCost) {
 		a.run.Unlock()
 		return
 	}
@@ -475,10 +480,19 @@ func (a *analyzer) observe(s *record.Sample, hdr record.Header) {
 	go func() {
 		defer a.rounds.Done()
 		defer a.run.Unlock()
+		t0 := time.Now()
 		a.round()
+		a.lastCost = time.Since(t0)
 		a.drain()
 	}()
 }
+
+// CostFactor bounds the in-process analysis to 1/CostFactor of one CPU:
+// a round that took d is followed by the next no sooner than
+// CostFactor·d (of sample time) after it started, whatever AnalyzeEvery
+// says. A 1 h window on a busy build host took ~1.5 s a round
+// (docs/benchmarks.md): rounds every 30 s would still be allowed there.
+const CostFactor = 20
 
 // drain adds the queued samples to the series; run is held.
 func (a *analyzer) drain() {

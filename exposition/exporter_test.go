@@ -385,3 +385,36 @@ func TestLateAndMissedSamples(t *testing.T) {
 		t.Errorf("%s = %v, want 4", SamplesMissed, got)
 	}
 }
+
+// A slow round spaces the next ones: after a round that cost 10 s, the
+// next waits CostFactor × 10 s of sample time, not AnalyzeEvery.
+func TestAnalysisCostBounded(t *testing.T) {
+	rec, err := record.ReadFile("../correlate/testdata/union.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(rec.Header, Options{Window: 24 * time.Hour, AnalyzeEvery: time.Minute})
+	e.Observe(&rec.Samples[0])
+	e.an.wait()
+	first := e.an.lastRun
+	if first.IsZero() || e.an.lastCost <= 0 {
+		t.Fatalf("first round at %s, cost %s; want a round with its cost measured", first, e.an.lastCost)
+	}
+	e.an.run.Lock()
+	e.an.lastCost = 10 * time.Second // as if the round had taken 10 s
+	e.an.run.Unlock()
+	step := rec.Samples[1].Time.Sub(rec.Samples[0].Time)
+	due := CostFactor * 10 * time.Second
+	var ran time.Time
+	for i := 1; i < len(rec.Samples); i++ {
+		e.Observe(&rec.Samples[i])
+		e.an.wait()
+		if e.an.lastRun != first {
+			ran = e.an.lastRun
+			break
+		}
+	}
+	if got := ran.Sub(first); ran.IsZero() || got < due || got >= due+step {
+		t.Errorf("next round %s after the first (samples every %s); want the first sample at or past %s", got, step, due)
+	}
+}

@@ -1,0 +1,98 @@
+// Command replayanalyze replays a store's segments (or recordings), in
+// name order, into one correlate.Series, as `record --listen`'s
+// in-process analysis builds it, and every -every samples runs the
+// correlator over everything so far, printing one line:
+//
+//	samples N heap_inuse_mib H analyze_ms A episodes E culprits C
+//
+// heap_inuse_mib is the live heap after a GC (the series and the
+// reader's state), analyze_ms the wall time of one Analyze. -cpuprofile
+// profiles the last Analyze. It measures what the exporter's round costs
+// on a real host's recording (docs/benchmarks.md), which the union
+// fixture of BenchmarkAnalyzeWindow cannot: a busy host's ~1,100
+// processes, its exec churn and its jobs.
+//
+//	go run ./bench/replayanalyze -every 600 /tmp/soak/long/store/*.jsonl.gz
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"time"
+
+	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/timers"
+)
+
+func main() {
+	every := flag.Int("every", 600, "analyse after every this many samples")
+	cpu := flag.String("cpuprofile", "", "write a CPU profile of the last analysis to this file")
+	flag.Parse()
+	segs := slices.Sorted(slices.Values(flag.Args()))
+	if len(segs) == 0 || *every <= 0 {
+		fmt.Fprintln(os.Stderr, "usage: replayanalyze [-every N] [-cpuprofile F] SEGMENT...")
+		os.Exit(2)
+	}
+	var sr *correlate.Series
+	n := 0
+	last := func(final bool) {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if final && *cpu != "" {
+			f, err := os.Create(*cpu)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			defer pprof.StopCPUProfile()
+		}
+		t0 := time.Now()
+		res := sr.Analyze(correlate.Options{Project: timers.Project})
+		fmt.Printf("samples %d heap_inuse_mib %.1f analyze_ms %d episodes %d culprits %d\n",
+			n, float64(ms.HeapInuse)/(1<<20), time.Since(t0).Milliseconds(), len(res.Episodes), len(res.Culprits))
+	}
+	for _, p := range segs {
+		r, err := record.Open(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if sr == nil {
+			sr = correlate.NewSeries(r.Header())
+		}
+		for {
+			s, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v (the samples before it are kept)\n", p, err)
+				break
+			}
+			if s == nil {
+				break
+			}
+			sr.Add(s)
+			if n++; n%*every == 0 {
+				last(false)
+			}
+		}
+		r.Close()
+	}
+	if sr != nil && n%*every != 0 {
+		last(true)
+	}
+}
