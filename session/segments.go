@@ -17,6 +17,7 @@ import (
 	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/store"
+	"github.com/memdiag/memdiag/timers"
 	"github.com/memdiag/memdiag/units"
 )
 
@@ -58,6 +59,14 @@ type Segments struct {
 	// create opens a new segment's writer; record.CreateSegment unless
 	// a test fails it.
 	create func(path string) *record.Writer
+
+	// jobs is the host's job inventory being read for the next
+	// segment's header, off the sampling path (nil: not asked yet);
+	// reopenAsked, a reopen waiting for it. hostJobs reads it (HostJobs
+	// unless a test slows it).
+	jobs        *jobsFetch
+	reopenAsked bool
+	hostJobs    func(root string, keepSecrets bool) ([]timers.Job, error)
 
 	// The samples not written since the last write that worked: how
 	// many, the first and last, why; and the last sample a segment took
@@ -144,7 +153,15 @@ func (r *Segments) WriteHeader(h *record.Header) error {
 // ends the run only when the store was taken by another recorder.
 func (r *Segments) WriteSample(s *record.Sample) error {
 	if r.hup.Swap(false) {
-		r.reopen = true
+		r.reopenAsked = true
+		r.askJobs()
+	}
+	if r.reopenAsked && r.jobs.ready() {
+		// the switch waits for the inventory, not the sample
+		r.reopen, r.reopenAsked = true, false
+	}
+	if r.w != nil && !s.Time.Before(r.end.Add(-r.jobsLead())) {
+		r.askJobs()
 	}
 	if err := r.write(s); err != nil {
 		r.failed = true
@@ -366,15 +383,19 @@ func (r *Segments) open(t time.Time, why string) {
 		create = record.CreateSegment
 	}
 	w := create(path)
+	prev := r.seg.Jobs
 	r.seg = *r.hdr
 	r.seg.Start = t
 	if r.started > 0 && r.opts != nil && !r.opts.NoTimers {
-		// the jobs as they are now: a timer installed since the last
-		// segment is projected from this one on
-		if jobs, err := HostJobs(r.opts.Root, r.opts.KeepCmdline); err == nil {
-			r.seg.Jobs = record.FromJobs(jobs)
+		// the jobs as read just before (a timer installed since the
+		// last segment is projected from this one on); the last
+		// segment's while the inventory is still being read
+		r.seg.Jobs = prev
+		if r.jobs.ready() && r.jobs.ok {
+			r.seg.Jobs = r.jobs.jobs
 		}
 	}
+	r.jobs = nil
 	_ = w.WriteHeader(&r.seg) // held until the first sample
 	r.w = w
 	if r.exp != nil {
@@ -384,6 +405,57 @@ func (r *Segments) open(t time.Time, why string) {
 	r.started++
 	r.prune(path, t)
 	r.announce = why
+}
+
+// jobsFetch is one reading of the host's job inventory on a goroutine
+// of its own: HostJobs parses every timer unit and crontab and asks
+// systemd which run (~170 ms on a quiet 2-core host, more under load),
+// which at a switch on the sampling path made the 1-hour soak's one late
+// sample.
+type jobsFetch struct {
+	done chan struct{}
+	jobs []record.Job
+	ok   bool
+}
+
+// ready says whether the inventory was read (true for none asked).
+func (f *jobsFetch) ready() bool {
+	if f == nil {
+		return true
+	}
+	select {
+	case <-f.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// jobsLead is how long before a segment's end the next one's inventory
+// is read: 30 s, at most half a segment.
+func (r *Segments) jobsLead() time.Duration {
+	return min(30*time.Second, r.Segment/2)
+}
+
+// askJobs starts reading the inventory for the next segment, once per
+// segment; nothing when the run projects no timers.
+func (r *Segments) askJobs() {
+	if r.jobs != nil || r.opts == nil || r.opts.NoTimers {
+		return
+	}
+	read := r.hostJobs
+	if read == nil {
+		read = HostJobs
+	}
+	f := &jobsFetch{done: make(chan struct{})}
+	root, keep := r.opts.Root, r.opts.KeepCmdline
+	go func() {
+		defer close(f.done)
+		if jobs, err := read(root, keep); err == nil {
+			f.jobs, f.ok = record.FromJobs(jobs), true
+		}
+	}()
+	r.jobs = f
 }
 
 // prune applies retention, keeping current, says what it removed and

@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/store"
+	"github.com/memdiag/memdiag/timers"
 )
 
 // disk is a store directory on a simulated file system of capacity
@@ -328,4 +330,77 @@ func TestReopenOn(t *testing.T) {
 	if !r.hup.Load() {
 		t.Error("no new segment asked for after a receive")
 	}
+}
+
+// The next segment's job inventory is read off the sampling path: a
+// slow read neither delays the switch nor the samples (the segment keeps
+// the last one's jobs), a finished one is the next segment's, and a
+// reopen (SIGHUP) waits for its inventory, not the sampler for it.
+func TestSegmentsJobsOffTheSamplingPath(t *testing.T) {
+	var log bytes.Buffer
+	d := &disk{dir: t.TempDir()}
+	sg := openStore(t, d, store.Retention{}, &log)
+	sg.opts = &Options{}
+	release := make(chan struct{})
+	var calls atomic.Int32
+	sg.hostJobs = func(string, bool) ([]timers.Job, error) {
+		n := calls.Add(1)
+		if n == 1 {
+			<-release // the first read is slow
+		}
+		return []timers.Job{{Name: fmt.Sprintf("read%d.timer", n), Source: timers.Systemd}}, nil
+	}
+	put(t, sg, 0, 10) // asked at 5 s, still reading at the switch at 10 s
+	if sg.jobs != nil {
+		t.Fatal("the switch kept the slow read for the new segment")
+	}
+	close(release)
+	put(t, sg, 11, 15) // asked again at 15 s
+	<-sg.jobs.done
+	put(t, sg, 16, 20) // switch at 20 s with read2's jobs
+	sg.Reopen()
+	reread := make(chan struct{})
+	sg.hostJobs = func(string, bool) ([]timers.Job, error) {
+		<-reread
+		return []timers.Job{{Name: "reread.timer", Source: timers.Systemd}}, nil
+	}
+	put(t, sg, 21, 21) // the reopen asks; it waits for the read
+	close(reread)
+	<-sg.jobs.done
+	put(t, sg, 22, 23) // switches at 22 s
+	if err := sg.Close("test"); err != nil {
+		t.Fatal(err)
+	}
+	segs, err := store.List(d.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range segs {
+		rd, err := record.Open(s.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, j := range rd.Header().Jobs {
+			names = append(names, j.Name)
+		}
+		rd.Close()
+		got = append(got, fmt.Sprintf("%s %v", rd.Header().Start.Format("15:04:05"), names))
+	}
+	want := "[06:00:00 [] 06:00:10 [] 06:00:20 [read2.timer] 06:00:22 [reread.timer]]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("segments' starts and jobs %v, want %s\n%s", got, want, log.String())
+	}
+	if seqs, _, _ := readStore(t, d.dir); seqs != fmt.Sprint(seqRange(0, 23)) {
+		t.Errorf("samples %s; want 0..23, none delayed out", seqs)
+	}
+}
+
+func seqRange(from, to int) []int {
+	var out []int
+	for i := from; i <= to; i++ {
+		out = append(out, i)
+	}
+	return out
 }
