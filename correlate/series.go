@@ -46,7 +46,8 @@ type Series struct {
 	// comms interns the RSS holders' comms (rssHold.comm indexes it).
 	comms   []string
 	commIdx map[string]uint32
-	events  []sampleEvents // samples with process events, in sample order
+	events  []sampleEvents    // samples with process events, in sample order
+	strs    map[string]string // the events' strings, one copy each (internEvent)
 	onsets  []record.StallOnset
 	ooms    []OOMKill
 	growth  memstate.GrowthSeries
@@ -413,8 +414,33 @@ func (sr *Series) addEvents(i int, evs []process.Event) {
 			prior[j] = cumPrior{c.cum, true}
 		}
 	}
+	for j := range evs {
+		sr.internEvent(&evs[j])
+	}
 	sr.events = append(sr.events, sampleEvents{i, evs, prior})
 	sr.sawProc = true
+}
+
+// internEvent makes ev's strings the series' one copy of each: a busy
+// build host's hour holds ~155,000 exec and exit events whose comm,
+// exe, unit, cgroup and source repeat, and whose ~120,000 command lines
+// are ~19,000 distinct (bench/replayanalyze, docs/benchmarks.md). The
+// strings were half of the series' heap. ev is the series' own copy
+// (record.ProcessEvents made it).
+func (sr *Series) internEvent(ev *process.Event) {
+	if sr.strs == nil {
+		sr.strs = map[string]string{}
+	}
+	for _, f := range []*string{&ev.Source, &ev.Comm, &ev.Exe, &ev.Cmdline, &ev.Cgroup, &ev.Unit, &ev.ParentComm, &ev.ParentCmdline} {
+		if *f == "" {
+			continue
+		}
+		if v, ok := sr.strs[*f]; ok {
+			*f = v
+		} else {
+			sr.strs[*f] = *f
+		}
+	}
 }
 
 // addMemory adds s's largest RSS holders, stall onsets, RSS growth and

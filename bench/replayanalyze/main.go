@@ -7,7 +7,8 @@
 //
 // heap_inuse_mib is the live heap after a GC (the series and the
 // reader's state), analyze_ms the wall time of one Analyze. -cpuprofile
-// profiles the last Analyze. It measures what the exporter's round costs
+// profiles the last Analyze, -memprofile writes the heap after the last
+// sample. It measures what the exporter's round costs
 // on a real host's recording (docs/benchmarks.md), which the union
 // fixture of BenchmarkAnalyzeWindow cannot: a busy host's ~1,100
 // processes, its exec churn and its jobs.
@@ -34,6 +35,7 @@ import (
 func main() {
 	every := flag.Int("every", 600, "analyse after every this many samples")
 	cpu := flag.String("cpuprofile", "", "write a CPU profile of the last analysis to this file")
+	mem := flag.String("memprofile", "", "write a heap profile after the last sample to this file (the series alive)")
 	flag.Parse()
 	segs := slices.Sorted(slices.Values(flag.Args()))
 	if len(segs) == 0 || *every <= 0 {
@@ -94,5 +96,18 @@ func main() {
 	}
 	if sr != nil && n%*every != 0 {
 		last(true)
+	}
+	if *mem != "" {
+		runtime.GC()
+		f, err := os.Create(*mem)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		f.Close()
+		runtime.KeepAlive(sr)
 	}
 }
