@@ -1146,6 +1146,7 @@ type actTable struct {
 	byPID           map[int][]*actEntry
 	order           []*actEntry
 	started, exited []*procPart
+	evBuf           []process.Event // scratch for actEvents
 }
 
 // get is the entry of the process, added when new. The latest
@@ -1231,8 +1232,9 @@ func (sr *Series) activity(evFrom, rowFrom, to int) (order []*actEntry, started,
 // exit's life totals and, for a process seen before the span, its
 // cumulative I/O then.
 func (sr *Series) actEvents(t *actTable, i int) {
-	evs, prior := sr.eventsWithPrior(i)
-	for j, ev := range evs {
+	var prior []cumPrior
+	t.evBuf, prior = sr.eventsWithPrior(i, t.evBuf)
+	for j, ev := range t.evBuf {
 		e := t.get(ev.PID, ev.PPID, ev.StartTicks, ev.Comm, ev.Cmdline, ev.Unit)
 		if ev.Cgroup != "" {
 			e.cgroup = ev.Cgroup

@@ -212,9 +212,11 @@ type procTable struct {
 func buildProcTable(sr *Series) *procTable {
 	t := &procTable{byPID: map[int][]*proc{}}
 	var buf []procIO
+	var evs []process.Event
 	for i := 0; i < sr.samples; i++ {
 		at := sr.sampleTimeSafe(i)
-		evs, prior := sr.eventsWithPrior(i)
+		var prior []cumPrior
+		evs, prior = sr.eventsWithPrior(i, evs)
 		for j := range evs {
 			t.tableEvent(&evs[j], prior[j], i, at)
 		}

@@ -46,8 +46,10 @@ type Series struct {
 	// comms interns the RSS holders' comms (rssHold.comm indexes it).
 	comms   []string
 	commIdx map[string]uint32
-	events  []sampleEvents    // samples with process events, in sample order
-	strs    map[string]string // the events' strings, one copy each (internEvent)
+	events  []sampleEvents // samples with process events, in sample order
+	// estr is the events' strings, one copy each (evRow indexes it).
+	estr    []string
+	estrIdx map[string]uint32
 	onsets  []record.StallOnset
 	ooms    []OOMKill
 	growth  memstate.GrowthSeries
@@ -225,7 +227,7 @@ type procName struct{ comm, cmdline, unit, cgroup string }
 
 type sampleEvents struct {
 	sample int
-	events []process.Event
+	events []evRow
 	// prior[j] is, for an exit event j, the cumulative read/write bytes
 	// last seen of that process in an earlier sample (ok false: never
 	// seen).
@@ -414,33 +416,69 @@ func (sr *Series) addEvents(i int, evs []process.Event) {
 			prior[j] = cumPrior{c.cum, true}
 		}
 	}
+	rows := make([]evRow, len(evs))
 	for j := range evs {
-		sr.internEvent(&evs[j])
+		rows[j] = sr.eventRow(&evs[j])
 	}
-	sr.events = append(sr.events, sampleEvents{i, evs, prior})
+	sr.events = append(sr.events, sampleEvents{i, rows, prior})
 	sr.sawProc = true
 }
 
-// internEvent makes ev's strings the series' one copy of each: a busy
-// build host's hour holds ~155,000 exec and exit events whose comm,
-// exe, unit, cgroup and source repeat, and whose ~120,000 command lines
-// are ~19,000 distinct (bench/replayanalyze, docs/benchmarks.md). The
-// strings were half of the series' heap. ev is the series' own copy
-// (record.ProcessEvents made it).
-func (sr *Series) internEvent(ev *process.Event) {
-	if sr.strs == nil {
-		sr.strs = map[string]string{}
+// evRow is a process event as the series keeps it: the fields the
+// analysis reads, its strings as indexes into Series.estr. A busy build
+// host's hour holds ~155,000 exec and exit events (bench/replayanalyze,
+// docs/benchmarks.md): as process.Event, 264 bytes each and their
+// strings, half of the series' heap; as rows, 80 bytes and one copy of
+// each string (~120,000 command lines, ~19,000 distinct).
+type evRow struct {
+	time                          int64 // Unix ns; evNoTime when the event had none
+	start                         uint64
+	read, write                   uint64
+	pid, ppid, parentPPID         int32
+	kind, comm, cmdline, unit     uint32
+	cgroup, parentComm, parentCmd uint32
+}
+
+// evNoTime marks an event without a time (process.Event.Time zero).
+const evNoTime = math.MinInt64
+
+// eventRow is ev as a row, its strings interned.
+func (sr *Series) eventRow(ev *process.Event) evRow {
+	t := int64(evNoTime)
+	if n := ev.Time.UnixNano(); !ev.Time.IsZero() && time.Unix(0, n).Equal(ev.Time) {
+		t = n // a time past what int64 nanoseconds hold (years before 1678, after 2262) is none
 	}
-	for _, f := range []*string{&ev.Source, &ev.Comm, &ev.Exe, &ev.Cmdline, &ev.Cgroup, &ev.Unit, &ev.ParentComm, &ev.ParentCmdline} {
-		if *f == "" {
-			continue
-		}
-		if v, ok := sr.strs[*f]; ok {
-			*f = v
-		} else {
-			sr.strs[*f] = *f
-		}
+	return evRow{time: t, start: ev.StartTicks, read: ev.ReadBytes, write: ev.WriteBytes,
+		pid: int32(ev.PID), ppid: int32(ev.PPID), parentPPID: int32(ev.ParentPPID),
+		kind: sr.estrOf(string(ev.Kind)), comm: sr.estrOf(ev.Comm), cmdline: sr.estrOf(ev.Cmdline), unit: sr.estrOf(ev.Unit),
+		cgroup: sr.estrOf(ev.Cgroup), parentComm: sr.estrOf(ev.ParentComm), parentCmd: sr.estrOf(ev.ParentCmdline)}
+}
+
+// event is row r as a process.Event (Source, Exe and BlkioDelay, which
+// the analysis does not read, left out).
+func (sr *Series) event(r *evRow) process.Event {
+	ev := process.Event{Kind: process.EventKind(sr.estr[r.kind]), StartTicks: r.start, ReadBytes: r.read, WriteBytes: r.write,
+		PID: int(r.pid), PPID: int(r.ppid), ParentPPID: int(r.parentPPID),
+		Comm: sr.estr[r.comm], Cmdline: sr.estr[r.cmdline], Unit: sr.estr[r.unit], Cgroup: sr.estr[r.cgroup],
+		ParentComm: sr.estr[r.parentComm], ParentCmdline: sr.estr[r.parentCmd]}
+	if r.time != evNoTime {
+		ev.Time = time.Unix(0, r.time).UTC()
 	}
+	return ev
+}
+
+// estrOf is s's index in the events' strings, added if new ("" is 0).
+func (sr *Series) estrOf(s string) uint32 {
+	if sr.estrIdx == nil {
+		sr.estr, sr.estrIdx = []string{""}, map[string]uint32{"": 0}
+	}
+	if k, ok := sr.estrIdx[s]; ok {
+		return k
+	}
+	k := uint32(len(sr.estr))
+	sr.estr = append(sr.estr, s)
+	sr.estrIdx[s] = k
+	return k
 }
 
 // addMemory adds s's largest RSS holders, stall onsets, RSS growth and
@@ -581,14 +619,19 @@ func (sr *Series) Span() (from, to time.Time, ok bool) {
 	return sr.times[0], sr.times[len(sr.times)-1], true
 }
 
-// eventsWithPrior returns the process events of sample i and, per exit
-// event, the cumulative I/O last seen of that process before it.
-func (sr *Series) eventsWithPrior(i int) ([]process.Event, []cumPrior) {
+// eventsWithPrior returns the process events of sample i, made in buf
+// (its contents replaced), and, per exit event, the cumulative I/O last
+// seen of that process before it.
+func (sr *Series) eventsWithPrior(i int, buf []process.Event) ([]process.Event, []cumPrior) {
 	j := sort.Search(len(sr.events), func(j int) bool { return sr.events[j].sample >= i })
 	if j < len(sr.events) && sr.events[j].sample == i {
-		return sr.events[j].events, sr.events[j].prior
+		buf = buf[:0]
+		for k := range sr.events[j].events {
+			buf = append(buf, sr.event(&sr.events[j].events[k]))
+		}
+		return buf, sr.events[j].prior
 	}
-	return nil, nil
+	return buf[:0], nil
 }
 
 // sampleTime is the time of sample i (i ≥ 1, or 0 with one interval).

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
 )
@@ -112,5 +113,24 @@ func TestRSSHoldersAreTheTop(t *testing.T) {
 				t.Errorf("--top %d, sample %d: %d holders %+v, want %d", tc.top, i, got, sr.rssOf(i), want)
 			}
 		}
+	}
+}
+
+// A process event kept as a row gives back every field the analysis
+// reads; a time int64 nanoseconds cannot hold is none.
+func TestEventRowRoundTrip(t *testing.T) {
+	sr := NewSeries(record.Header{})
+	in := process.Event{Kind: process.Exit, Time: time.Date(2026, 12, 6, 14, 0, 0, 123456789, time.UTC), Source: "taskstats",
+		PID: 4194303, PPID: 77, StartTicks: 1 << 40, Comm: "sh", Exe: "/bin/sh", Cmdline: "sh -c x", Cgroup: "/a.slice/b.service",
+		Unit: "b.service", ReadBytes: 1 << 50, WriteBytes: 3, BlkioDelay: time.Second, ParentComm: "cron", ParentCmdline: "/usr/sbin/cron -f", ParentPPID: 1}
+	r := sr.eventRow(&in)
+	want := in
+	want.Source, want.Exe, want.BlkioDelay = "", "", 0
+	if got := sr.event(&r); got != want {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
+	}
+	r2 := sr.eventRow(&process.Event{Kind: process.Exec, PID: 5, Comm: "sh", Time: time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)})
+	if got := sr.event(&r2); !got.Time.IsZero() || got.Comm != "sh" || r2.comm != r.comm || len(sr.estr) != 9 {
+		t.Errorf("year 3000: %+v (want no time, comm interned: %d strings, want 9: the empty one, the 7 of the first event, exec)", got, len(sr.estr))
 	}
 }
