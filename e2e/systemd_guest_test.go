@@ -95,6 +95,7 @@ for try in 1 2 3; do
 done
 journalctl -o json --no-pager _PID=1 > $out/journal-pid1.json
 journalctl -o short-iso-precise --no-pager -u pmlogger_check.timer -u pmlogger_check.service -u pmlogger_farm_check.timer -u pmlogger_farm_check.service > $out/journal-pcp.txt
+%[3]s
 echo done > $out/done
 sync
 echo o > /proc/sysrq-trigger
@@ -116,8 +117,10 @@ func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 	t.Parallel()
 	testenv.Shared(t)
 	const pollFor = 420 // s after the boot: watch's start and two periods, with room
-	g, memdiag, ran := bootPCPGuest(t, "wait for pcp's timers, record what systemd says, power off", "basic.target",
-		fmt.Sprintf(guestScript, pollFor, "/usr/local/bin/memdiag-e2e"), 12*time.Minute, func(g *testenv.SystemdGuest) {
+	// Then memdiag confirm on pmlogger_check.timer (confirmGuestPart):
+	// one boot for both, each guest boot being minutes of CI.
+	g, memdiag, ran := bootPCPGuest(t, "wait for pcp's timers, record what systemd says, memdiag confirm, power off", "basic.target",
+		fmt.Sprintf(guestScript, pollFor, "/usr/local/bin/memdiag-e2e", confirmGuestPart), 13*time.Minute, func(g *testenv.SystemdGuest) {
 			for _, pt := range pcpTimers {
 				// An empty OnCalendar= resets every trigger of the unit,
 				// pcp's OnBootSec=1min included, so each firing is a calendar one.
@@ -144,6 +147,7 @@ func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 	if comm, exe, _ := strings.Cut(read("pid1"), "\n"); comm != "systemd" || filepath.Base(exe) != "systemd" {
 		t.Fatalf("PID 1 of the guest: %q (%s), want systemd", comm, exe)
 	}
+	t.Run("confirm", func(t *testing.T) { checkConfirmGuest(t, g) })
 	t.Logf("is-system-running: %s; %s\nslowest units:\n%s", read("is-system-running"), read("systemd-analyze.txt"), read("systemd-analyze-blame.txt"))
 	t.Logf("systemctl list-timers --all in the guest:\n%s", read("list-timers.txt"))
 
