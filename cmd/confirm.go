@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
@@ -50,46 +49,11 @@ type confirmOptions struct {
 	Units func(ctx context.Context) (confirm.UnitControl, error)
 }
 
-var confirmLong = heredoc.Doc(`
-	Prove a culprit by experiment: run the same load in alternating blocks,
-	A with the host as it is and B with the job held off, and say whether
-	holding it off made the victim's p99 latency (or, without --probe, its
-	memory stall) smaller: confirmed, refuted or inconclusive, with the
-	effect, a 95% confidence interval and a p-value. Pairs run AB, BA, AB, …
-	so that drift and warm-up favour neither side. docs/confirm.md gives the
-	statistics.
+// confirmLong is the long help of newConfirmCmd.
+var confirmLong = longHelp("confirm")
 
-	The job is --job NAME (as 'memdiag timers' names it: pmlogger_check.timer,
-	cron.d/pcp-pmlogger:8) or the first culprit of a recording's verdict
-	(--recording FILE). The load is the command after --: it is started at
-	each block's start, started again if it ends before --block has passed,
-	and stopped when it has (with --block 0, one run of it is a block).
-
-	This changes the host. For each B block a cron line is commented out
-	with the marker "#memdiag-confirm-hold: " (and put back exactly after
-	it), a systemd timer is stopped (and started again after it). Each
-	change is written to the state file before it is made, and undone when
-	the block ends, when the load fails, on Ctrl-C and on SIGTERM. After a
-	run killed outright (SIGKILL, a crash, power), 'memdiag confirm
-	--restore' undoes what the state file lists. A process culprit cannot
-	be held off; memdiag says how you could.
-
-	It asks before changing anything, and refuses to run without --yes when
-	stdin is not a terminal. It needs root to change /etc/cron.d and the
-	state file's folder, and to stop a system timer.
-`)
-
-var confirmExample = examples(`
-	# does pmlogger_check (every 30 min) cause the spikes? 5 pairs of 30-minute blocks
-	memdiag confirm --job pmlogger_check.timer --pairs 5 --block 30m \
-	  --probe http://localhost:8080/health -- k6 run --duration 30m load.js
-
-	# the culprit of an earlier recording, on memory stall alone
-	memdiag confirm --recording run.jsonl --block 10m -- ./load-test.sh
-
-	# after a killed run: put back what it held off
-	memdiag confirm --restore
-`)
+// confirmExample is the Example section of newConfirmCmd's help.
+var confirmExample = exampleHelp("confirm")
 
 func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command {
 	opts := &confirmOptions{IO: f.IO, Now: f.Now, Location: time.Local,
