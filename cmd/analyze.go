@@ -16,7 +16,6 @@ import (
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/memstate"
-	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
 )
 
@@ -161,8 +160,8 @@ func runAnalyze(opts *analyzeOptions) error {
 	defer analysis.LimitMemory()()
 	lo := opts.LatencyIn
 	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
-	in := recInput{Paths: append([]string{opts.Recording}, opts.More...), From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
-	res, trace, err := analyzeInputTrace(opts.Ctx, opts.IO, in, opts.LatencyFile, lo, co, opts.Format == format.HTML)
+	in := analysis.Input{Paths: append([]string{opts.Recording}, opts.More...), From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
+	res, trace, err := in.Analyze(opts.Ctx, opts.IO, opts.LatencyFile, lo, co, opts.Format == format.HTML)
 	if err != nil {
 		return err
 	}
@@ -174,55 +173,4 @@ func runAnalyze(opts *analyzeOptions) error {
 		ro.Traces = []*correlate.Trace{trace}
 	}
 	return writeOutput(opts.IO, opts.Output, opts.Mode, opts.Force, &ro, func(w io.Writer) error { return report.Render(w, res, opts.Format, ro) })
-}
-
-// analyzeFileTrace is analyzeFile that also returns, when trace is set,
-// the per-interval data behind the result (correlate.Series.Trace), for
-// the HTML report's charts.
-func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFile string, lo analysis.LatencyFlags, co correlate.Options, trace, keep bool) (correlate.Result, *correlate.Trace, error) {
-	f, name, err := openInputContext(ctx, io, "", path)
-	if err != nil {
-		return correlate.Result{}, nil, err
-	}
-	defer f.Close()
-	pr, done := withProgress(io, f, name)
-	// Ctrl-C ends a long read at the next 64 KiB, not at the end, and a
-	// read blocked on a FIFO or stdin by closing it.
-	pr = ctxReader{ctx, pr}
-	if ctx != nil {
-		defer context.AfterFunc(ctx, func() { f.Close() })()
-	}
-	r, err := record.NewReader(pr, name)
-	if err != nil {
-		done()
-		return correlate.Result{}, nil, err
-	}
-	o := analysisOptions(ctx, io, latFile, lo, co, trace)
-	o.Redact = !keep
-	return analysis.Recording(r, path, done, o)
-}
-
-// analyzeInputTrace is analyzeFileTrace of one recording, or of several
-// segments and store directories joined, within in's window.
-func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput, latFile string, lo analysis.LatencyFlags, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
-	if !in.joined() {
-		return analyzeFileTrace(ctx, io, in.Paths[0], latFile, lo, co, trace, in.NoRedact)
-	}
-	j, _, err := in.open("")
-	if err != nil {
-		return correlate.Result{}, nil, err
-	}
-	o := analysisOptions(ctx, io, latFile, lo, co, trace)
-	o.Redact = !in.NoRedact
-	return analysis.Recording(joinedSource{ctx, j}, j.Name(), func() {}, o)
-}
-
-// analysisOptions are the analysis.Options of the latency flags lo
-// for the results file latFile ("": the recording's latency).
-func analysisOptions(ctx context.Context, ios *iostreams.IOStreams, latFile string, lo analysis.LatencyFlags, co correlate.Options, trace bool) analysis.Options {
-	return analysis.Options{
-		Correlate: co, MinShare: lo.MinShare, WithFailed: lo.WithFailed, Trace: trace,
-		Import: func(h *record.Header) (*latency.Imported, error) { return lo.Import(ctx, ios.In, h, latFile) },
-		Warn:   func(err error) { fmt.Fprintf(ios.ErrOut, "memdiag: warning: %v\n", err) },
-	}
 }

@@ -93,11 +93,11 @@ func runCompare(opts *compareOptions) error {
 		lo := opts.LatencyIn
 		lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
 		var t *correlate.Trace
-		in := recInput{Paths: []string{p[0]}, From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
+		in := analysis.Input{Paths: []string{p[0]}, From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
 		if side := [2]string{opts.BeforeWindow, opts.AfterWindow}[i]; side != "" {
 			in.From, in.To, in.WindowFlag = side, "", [2]string{"--before-window", "--after-window"}[i]
 		}
-		if res[i], t, err = analyzeInputTrace(opts.Ctx, opts.IO, in, p[1], lo, co, opts.Format == format.HTML); err != nil {
+		if res[i], t, err = in.Analyze(opts.Ctx, opts.IO, p[1], lo, co, opts.Format == format.HTML); err != nil {
 			return err
 		}
 		if t != nil {

@@ -105,3 +105,13 @@ const victimFlagHelp = "whose latency is measured: `PID`, UNIT (web.service) or 
 
 // ebpfFlagHelp is the --ebpf help of watch and record.
 const ebpfFlagHelp = "trace the page-cache chain with eBPF: auto, on or off. Records per sample who added pages to the page cache, whose file pages reclaim evicted and by whom (kswapd, direct, cgroup limit), who stalled in reclaim and for how long, and who refaulted (docs/recording.md, \"chain\"). Costs a few hundred ns of kernel time per page added or evicted, summed in kernel maps read once per sample; needs root (CAP_BPF, CAP_PERFMON) and kernel BTF. auto: skip with a note when it cannot load; on: exit 5 instead"
+
+// windowFlags adds --from and --to to a command that reads recordings;
+// side names what they apply to ("" for the one recording).
+func windowFlags(fl *pflag.FlagSet, from, to *string, side string) {
+	if side != "" {
+		side = " of " + side
+	}
+	fl.StringVar(from, "from", "", "read the samples"+side+" from this time: 2026-12-01T06:00:00Z, '2026-12-01 06:00', 06:00, 'yesterday 06:00', -6h, now; or a range 'yesterday 06:00..07:00' (docs/service.md)")
+	fl.StringVar(to, "to", "", "... up to this time (same forms, or +2h after --from)")
+}

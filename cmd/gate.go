@@ -12,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/analysis"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
-	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report/gatereport"
 	"github.com/memdiag/memdiag/session"
 )
@@ -211,14 +211,8 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 // judgeRecording reads --recording (one file, or segments and store
 // directories joined within --from/--to) and judges it.
 func judgeRecording(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*gate.Report, error) {
-	in := recInput{Paths: append([]string{opts.Recording}, opts.MoreRecordings...), From: opts.From, To: opts.To}
-	var rec *record.Recording
-	var err error
-	if in.joined() {
-		rec, err = readJoined(ctx, in, "--recording")
-	} else {
-		rec, err = readRecording(ctx, opts.IO, "--recording", opts.Recording)
-	}
+	in := analysis.Input{Paths: append([]string{opts.Recording}, opts.MoreRecordings...), From: opts.From, To: opts.To}
+	rec, err := in.Read(ctx, opts.IO, "--recording")
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/rootfs"
-	"github.com/memdiag/memdiag/record"
 )
 
 // inputFileError is a file the user named that cannot be read: exit 1,
@@ -44,17 +43,6 @@ func oneStdin(names []string, paths ...string) error {
 		return flagErrorf("only one input can be - (stdin); got %d: %v", len(got), got)
 	}
 	return nil
-}
-
-// readRecording reads a whole recording the user named (flag is its flag,
-// "" for an argument), or standard input for "-".
-func readRecording(ctx context.Context, ios *iostreams.IOStreams, flag, path string) (*record.Recording, error) {
-	f, name, err := openInputContext(ctx, ios, flag, path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return record.ReadAll(f, name)
 }
 
 // readThresholds reads gate's --thresholds file, or standard input for "-".
