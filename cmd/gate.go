@@ -17,6 +17,7 @@ import (
 	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/report/gatereport"
 	"github.com/memdiag/memdiag/session"
 )
@@ -164,7 +165,7 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 	if err := checkOutput(opts.Output, opts.Force); err != nil {
 		return err
 	}
-	if err := checkOutputFlag("--junit", opts.JUnit, opts.Force); err != nil {
+	if err := outfile.Check("--junit", opts.JUnit, opts.Force); err != nil {
 		return err
 	}
 	ths, err := gate.ParseAll(opts.Thresholds)
