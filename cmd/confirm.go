@@ -122,9 +122,6 @@ func (o *confirmOptions) check() error {
 	return nil
 }
 
-// undoTimeout bounds putting things back once the run is over.
-const undoTimeout = 30 * time.Second
-
 func (o *confirmOptions) env() confirm.Env {
 	env := confirm.Env{Root: o.Root}
 	if filepath.Clean(o.Root) == "/" {
@@ -145,26 +142,15 @@ func runConfirm(ctx context.Context, o *confirmOptions) error {
 	}
 	job, change, load, err := o.prepare(ctx)
 	if err != nil {
-		return errors.Join(err, closeState(ctx, st))
+		return errors.Join(err, confirm.CloseState(ctx, st))
 	}
 	blocks, _ := confirm.Plan(o.Pairs)
-	exp := &confirm.Experiment{Blocks: blocks, Change: change, State: st, RunBlock: load.RunBlock, Undo: undoTimeout,
+	exp := &confirm.Experiment{Blocks: blocks, Change: change, State: st, RunBlock: load.RunBlock, Undo: confirm.UndoTimeout,
 		Progress: func(m confirm.Measurement) {
 			fmt.Fprintf(o.IO.ErrOut, "memdiag: block %d/%d (%s) done: %s\n", m.Index+1, len(blocks), m.Arm, m.Wall.Round(time.Second/10))
 		}}
-	done, runErr := exp.Run(ctx)
-	if cerr := closeState(ctx, st); cerr != nil {
-		runErr = errors.Join(runErr, fmt.Errorf("%w; the state file %s keeps it: run memdiag confirm --restore", cerr, o.State))
-	}
+	done, runErr := exp.RunAndClose(ctx, o.State)
 	return o.report(job, change, done, runErr)
-}
-
-// closeState puts back what st holds, with undoTimeout from now even if
-// ctx is cancelled (Ctrl-C, SIGTERM).
-func closeState(ctx context.Context, st *confirm.State) error {
-	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
-	defer cancel()
-	return st.Close(uctx)
 }
 
 // prepare finds the job, reads how to hold it off, builds the load and
@@ -237,18 +223,8 @@ func (o *confirmOptions) load() (*confirm.Load, error) {
 // report analyses the blocks that ran and renders the report; runErr
 // (the load failing, an interruption) decides the exit code after it.
 func (o *confirmOptions) report(job timers.Job, c confirm.Change, done []confirm.Measurement, runErr error) error {
-	rep := confirm.Report{Job: job.Name, Change: c.Describe(), Command: o.Command, Block: o.Block, Pairs: o.Pairs, Blocks: done}
-	if runErr != nil {
-		rep.Stopped = runErr.Error()
-	}
-	if len(done) >= 2 {
-		res, err := confirm.Analyze(done, confirm.Options{MinRelative: o.MinEffect / 100, SpikeOver: o.SpikeOver})
-		if err == nil {
-			rep.Result = &res
-		} else if runErr == nil {
-			runErr = err
-		}
-	}
+	rep := confirm.Report{Job: job.Name, Change: c.Describe(), Command: o.Command, Block: o.Block, Pairs: o.Pairs}
+	rep, runErr = confirm.Conclude(rep, done, runErr, confirm.Options{MinRelative: o.MinEffect / 100, SpikeOver: o.SpikeOver})
 	if len(done) > 0 {
 		if err := confirm.Render(o.IO.Out, rep, o.Format, o.IO.Width(), o.Location); err != nil {
 			return err
@@ -261,18 +237,12 @@ func (o *confirmOptions) report(job timers.Job, c confirm.Change, done []confirm
 }
 
 func runRestore(o *confirmOptions) error {
-	ctx, cancel := context.WithTimeout(context.Background(), undoTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), confirm.UndoTimeout)
 	defer cancel()
 	undone, err := confirm.Restore(ctx, o.State, o.env())
 	if err != nil {
 		return err
 	}
-	if len(undone) == 0 {
-		fmt.Fprintf(o.IO.Out, "Nothing to restore: %s lists no changes.\n", o.State)
-		return nil
-	}
-	for _, c := range undone {
-		fmt.Fprintf(o.IO.Out, "Restored %s (held off since %s).\n", c.Job, c.At.In(o.Location).Format(time.RFC3339))
-	}
+	confirm.WriteRestored(o.IO.Out, o.State, undone, o.Location)
 	return nil
 }
