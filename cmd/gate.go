@@ -100,7 +100,7 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	fl.StringArrayVarP(&opts.Thresholds, "threshold", "t", nil, "threshold `EXPR`, e.g. 'memory.full.stall<1%' (repeatable)")
 	fl.StringVar(&opts.ThresholdsFile, "thresholds", "", "read thresholds from a YAML or JSON `FILE` (a list, or a \"thresholds\" list; a regular file or a pipe, at most 1 MiB)")
 	fl.DurationVar(&opts.Interval, "interval", time.Second, "sampling interval (at least 10ms)")
-	minDuration(fl, "interval", 10*time.Millisecond)
+	flagvalue.MinDuration(fl, "interval", 10*time.Millisecond)
 	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
 	fl.Var(flagvalue.Paths{First: &opts.Recording, Rest: &opts.MoreRecordings}, "recording", "judge this recording (from memdiag watch), or store directory of memdiag record, instead of sampling; repeat it for several segments")
 	windowFlags(fl, &opts.From, &opts.To, "--recording")

@@ -17,6 +17,7 @@ import (
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/exposition"
 	"github.com/memdiag/memdiag/internal/cpuprofile"
+	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
 	"github.com/memdiag/memdiag/session"
@@ -144,7 +145,7 @@ func (o *watchOptions) complete(cmd *cobra.Command, args []string, execFlag bool
 // and how often; header is where --no-timers leaves the jobs out of.
 func (o *watchOptions) samplingFlags(fl *pflag.FlagSet, header string) {
 	fl.DurationVar(&o.Interval, "interval", time.Second, "time between samples (at least 10ms)")
-	minDuration(fl, "interval", 10*time.Millisecond)
+	flagvalue.MinDuration(fl, "interval", 10*time.Millisecond)
 	fl.StringVar(&o.Cgroup, "cgroup", "", cgroupRecordUsage)
 	fl.StringVar(&o.Victim, "victim", "", victimFlagHelp)
 	fl.IntVar(&o.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
