@@ -168,19 +168,9 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 	if err := outfile.Check("--junit", opts.JUnit, opts.Force); err != nil {
 		return err
 	}
-	ths, err := gate.ParseAll(opts.Thresholds)
+	ths, err := gate.Load(ctx, opts.IO.In, opts.Thresholds, opts.ThresholdsFile)
 	if err != nil {
-		return &usageError{Err: err}
-	}
-	if opts.ThresholdsFile != "" {
-		more, err := readThresholds(ctx, opts.IO, opts.ThresholdsFile)
-		if err != nil {
-			if errors.Is(err, gate.ErrThreshold) {
-				return &usageError{Err: err}
-			}
-			return err
-		}
-		ths = append(ths, more...)
+		return err
 	}
 
 	if opts.Recording != "" {
@@ -229,21 +219,18 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 	if err := writeGateFiles(opts, rep); err != nil {
 		return err
 	}
-	if opts.ExitCode == "command" && rep.Command != nil && rep.Count(gate.Fail) == 0 && rep.Count(gate.NoData) == 0 {
-		// The command's own code, as if memdiag were not there; 127
-		// when it could not start (as a shell says).
-		if c := rep.Command.ExitCode; c != 0 {
-			return &exitCodeError{Code: c, Err: fmt.Errorf("the wrapped command %s (--exit-code command)", rep.Command.Describe())}
-		}
-		return nil
-	}
 	oc := rep.Outcome()
-	if oc == gate.OutcomeCommandFailed && opts.ExitCode == "command" {
+	if opts.ExitCode == "command" {
 		// The command's failure is passed through, not judged: the
-		// thresholds decide (a run that held returned above).
-		oc = gate.OutcomeBreach
-		if rep.Count(gate.NoData) > 0 {
-			oc = gate.OutcomeNoData
+		// thresholds decide.
+		oc = rep.ThresholdOutcome()
+		if oc == gate.OutcomePass && rep.Command != nil {
+			// The command's own code, as if memdiag were not there;
+			// 127 when it could not start (as a shell says).
+			if c := rep.Command.ExitCode; c != 0 {
+				return &exitCodeError{Code: c, Err: fmt.Errorf("the wrapped command %s (--exit-code command)", rep.Command.Describe())}
+			}
+			return nil
 		}
 	}
 	if code := gateExit[oc]; code != exitOK {
