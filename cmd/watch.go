@@ -198,9 +198,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	}
 	defer stopProfile()
 	if o.Out == "" {
-		// gzip by default: ~2.5 MB per hour at 1,000 processes instead of
-		// ~17 MB plain (docs/benchmarks.md), sync-flushed every sample.
-		o.Out = "memdiag-" + f.Now().Format("20060102-150405") + ".jsonl.gz"
+		o.Out = record.DefaultName(f.Now())
 	}
 	// A closed stdout (watch | head -5) makes writes fail with EPIPE
 	// instead of killing memdiag with SIGPIPE: the live rows stop, the
@@ -282,13 +280,8 @@ func sayMetrics(f *factory, s *session.Session) {
 		return
 	}
 	fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at %s\n", s.MetricsURL)
-	if addr := s.Options().ListenAddr; exposition.AllInterfaces(addr) {
-		guard := "with the TLS and authentication of --web.config.file"
-		if s.Options().WebConfigFile == "" {
-			guard = "to anyone who can reach it: no TLS, no authentication (--web.config.file)"
-		}
-		fmt.Fprintf(f.IO.ErrOut, "memdiag: warning: --listen %s serves on every network interface, %s; "+
-			"the metrics name this host's processes and jobs. Use %s for this host only.\n", addr, guard, exposition.DefaultListen)
+	if warn := exposition.ListenWarning(s.Options().ListenAddr, s.Options().WebConfigFile != ""); warn != "" {
+		fmt.Fprintf(f.IO.ErrOut, "memdiag: warning: %s\n", warn)
 	}
 }
 
