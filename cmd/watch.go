@@ -25,37 +25,20 @@ import (
 
 // watchOptions are the settings of `memdiag watch`.
 type watchOptions struct {
-	F           *factory
-	Interval    time.Duration
-	Duration    time.Duration // 0: until Ctrl-C or the command exits
-	Out         string
-	Force       bool
-	Cgroup      string
-	Victim      string // --victim PID|UNIT|CGROUP
-	TopN        int
-	Quiet       bool
-	KeepCmdline bool
-	AllDevices  bool
-	Command     []string
-	ProbeURL    string
-	ProbeEvery  time.Duration
-	LatencyFile string
-	LatencyFmt  string
+	F *factory
+	// Options are the recording session's settings, bound to the flags
+	// watch and record share (interval, cgroup, victim, events, latency,
+	// --listen and its --web.config.file); sessionOptions adds the
+	// factory's root, clock and streams. Duration 0: until Ctrl-C or the
+	// command exits.
+	session.Options
+	Out   string
+	Force bool
+	Quiet bool
 	// LatencyColumns and LatencyProps: --latency-columns, --latency-properties.
 	LatencyColumns, LatencyProps string
-	NoTimers                     bool
-	// Events is auto, on or off: the process-events connector and
-	// taskstats (auto: when permitted, else polling with a note).
-	Events string
-	// EBPF is auto, on or off: the eBPF page-cache chain (package chain).
-	EBPF            string
-	StallThreshold  time.Duration // PSI memory "some" stall within StallWindow that marks an onset; 0 disables
-	StallWindow     time.Duration
-	EnableDelayAcct bool
-	CPUProfile      string      // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
-	Listen          string      // --listen ADDR: serve /metrics (docs/fleet.md)
-	WebConfigFile   string      // --web.config.file: TLS and basic auth for --listen (exporter-toolkit)
-	Mode            fs.FileMode // --mode of the recording and profile
+	CPUProfile                   string      // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
+	Mode                         fs.FileMode // --mode of the recording and profile
 }
 
 // watchLong is the long help of newWatchCmd.
@@ -100,7 +83,7 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 	fl.BoolVar(&opts.EnableDelayAcct, "enable-delayacct", false, "turn kernel.task_delayacct on while recording (root), then restore it")
 	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
-	fl.StringVar(&opts.Listen, "listen", "", "serve Prometheus /metrics on this address while recording (https with --web.config.file TLS), e.g. "+exposition.DefaultListen+" (docs/fleet.md)")
+	fl.StringVar(&opts.ListenAddr, "listen", "", "serve Prometheus /metrics on this address while recording (https with --web.config.file TLS), e.g. "+exposition.DefaultListen+" (docs/fleet.md)")
 	webConfigFlag(fl, &opts.WebConfigFile)
 	modeFlag(fl, &opts.Mode)
 	return c
@@ -135,7 +118,7 @@ func (o *watchOptions) complete(cmd *cobra.Command, args []string, execFlag bool
 		// always writes one rather than a file named "off".
 		return flagErrorf("--out %s: watch always records (its summary is analyzed from the recording); give a file name (./%s for a file of that name)", o.Out, o.Out)
 	}
-	if err := checkWebConfig(o.Listen, o.WebConfigFile); err != nil {
+	if err := checkWebConfig(o.ListenAddr, o.WebConfigFile); err != nil {
 		return err
 	}
 	return o.checkEventsAndStall()
@@ -159,27 +142,20 @@ func (o *watchOptions) samplingFlags(fl *pflag.FlagSet, header string) {
 
 // checkEventsAndStall is session.Options.CheckModes of o's flags.
 func (o *watchOptions) checkEventsAndStall() error {
-	so := session.Options{Events: o.Events, EBPF: o.EBPF, StallThreshold: o.StallThreshold, StallWindow: o.StallWindow}
-	if err := so.CheckModes(); err != nil {
+	if err := o.CheckModes(); err != nil {
 		return &usageError{Err: errors.Unwrap(err)}
 	}
 	return nil
 }
 
-// sessionOptions are the session.Options of o: the sampling settings
-// watch and record share, with the JMeter columns read when latency is
-// measured.
+// sessionOptions are the session.Options of o's flags with the
+// factory's root, clock, logger and streams, and the JMeter columns read
+// when latency is measured.
 func (o *watchOptions) sessionOptions() (session.Options, error) {
 	f := o.F
-	so := session.Options{
-		Root: f.Root, Now: f.Now, Logger: f.Logger, Version: versionString(),
-		Interval: o.Interval, Duration: o.Duration, Cgroup: o.Cgroup, Victim: o.Victim,
-		TopN: o.TopN, KeepCmdline: o.KeepCmdline, AllDevices: o.AllDevices, Command: o.Command,
-		ProbeURL: o.ProbeURL, ProbeEvery: o.ProbeEvery, LatencyFile: o.LatencyFile, LatencyFmt: o.LatencyFmt,
-		NoTimers: o.NoTimers, Events: o.Events, EBPF: o.EBPF,
-		StallThreshold: o.StallThreshold, StallWindow: o.StallWindow, EnableDelayAcct: o.EnableDelayAcct,
-		Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut,
-	}
+	so := o.Options
+	so.Root, so.Now, so.Logger, so.Version = f.Root, f.Now, f.Logger, versionString()
+	so.Stdin, so.Stdout, so.Stderr = f.IO.In, f.IO.Out, f.IO.ErrOut
 	if o.ProbeURL != "" || o.LatencyFile != "" {
 		js, err := jmeterSave(o.LatencyColumns, o.LatencyProps)
 		if err != nil {
@@ -254,7 +230,6 @@ func (o *watchOptions) startSession(ctx context.Context) (*session.Session, erro
 		return nil, err
 	}
 	so.DelayAcctLeftover, so.Summarize = true, true
-	so.ListenAddr, so.WebConfigFile = o.Listen, o.WebConfigFile
 	s, err := session.Start(ctx, so)
 	if err != nil {
 		return nil, err
