@@ -35,22 +35,12 @@ type analyzeOptions struct {
 	LatencyFormat string
 	LatencyTZ     string // zone of timestamps written without one; "" = the recording's
 	LatencyIn     analysis.LatencyFlags
-	Stat          string
-	Spike         string
-	// Thresholds holds the threshold flags that were given, by signal.
-	Thresholds map[correlate.Signal]string
-	LRUDropMin string // "" = default
-	PSIScope   string
-	MinSignals int
-	Require    string
-	Gap        time.Duration
-	Lag        time.Duration
-	// GrowthWindow is the shortest observation from which steady RSS
-	// growth is reported (--growth-min-window).
-	GrowthWindow time.Duration
-	Format       format.Format
-	Values       bool
-	NoRedact     bool // --no-redact: command lines as the recording holds them
+	// Settings are the analysis flags (--stat, --spike, the thresholds,
+	// --psi-scope, --min-signals, --require, --gap, --lag, ...).
+	analysis.Settings
+	Format   format.Format
+	Values   bool
+	NoRedact bool // --no-redact: command lines as the recording holds them
 	// Output is the file the report goes to ("" or "-": stdout). Its
 	// extension picks the format when --format is not given (.html).
 	Output string
@@ -66,7 +56,7 @@ type analyzeOptions struct {
 }
 
 func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command {
-	opts := &analyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}, Now: f.Now}
+	opts := &analyzeOptions{IO: f.IO, Settings: analysis.Settings{Thresholds: map[correlate.Signal]string{}}, Now: f.Now}
 	th := make([]string, len(analysis.ThresholdFlags))
 	cmd := &cobra.Command{
 		Use:     "analyze REC [REC...]",
@@ -134,13 +124,6 @@ func analyzeFlags(cmd *cobra.Command, opts *analyzeOptions, th []string) {
 	addPrometheusFlags(cmd, &opts.Prom)
 }
 
-// settings are the analysis flags of opts.
-func (opts *analyzeOptions) settings() analysis.Settings {
-	return analysis.Settings{Stat: opts.Stat, Spike: opts.Spike, PSIScope: opts.PSIScope, MinSignals: opts.MinSignals,
-		Require: opts.Require, Thresholds: opts.Thresholds, LRUDropMin: opts.LRUDropMin,
-		Gap: opts.Gap, Lag: opts.Lag, GrowthWindow: opts.GrowthWindow}
-}
-
 func runAnalyze(opts *analyzeOptions) error {
 	if err := oneStdin([]string{"REC", "--latency"}, opts.Recording, opts.LatencyFile); err != nil {
 		return err
@@ -148,7 +131,7 @@ func runAnalyze(opts *analyzeOptions) error {
 	if err := checkOutput(opts.Output, opts.Force); err != nil {
 		return err
 	}
-	co, err := opts.settings().Correlate()
+	co, err := opts.Correlate()
 	if err != nil {
 		return err
 	}

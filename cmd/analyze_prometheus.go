@@ -35,7 +35,7 @@ func runAnalyzePrometheus(opts *analyzeOptions) error {
 	if err := checkOutput(opts.Output, opts.Force); err != nil {
 		return err
 	}
-	co, err := opts.settings().Correlate()
+	co, err := opts.Correlate()
 	if err != nil {
 		return err
 	}
