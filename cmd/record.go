@@ -116,8 +116,8 @@ func runRecord(ctx context.Context, o *recordOptions) error {
 		return err
 	}
 	defer s.Close()
-	printWarnings(f, s.Sources.Warnings)
-	sayMetrics(f, s)
+	s.SayWarnings()
+	s.SayMetrics()
 	defer o.reopenOnHangup(ctx, sg)()
 	out, err := s.Run(ctx, sg)
 	if err != nil {

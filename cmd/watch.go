@@ -193,7 +193,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(f, s.Sources.Warnings)
+	s.SayWarnings()
 	live := report.NewLiveRows(f.IO.Out, f.IO.ErrOut, s.Header, !o.Quiet, report.LiveOptions{Width: f.IO.Width(), Color: f.IO.ColorEnabled()})
 	if !o.Quiet {
 		live.Forecast = report.ForecastOf(s.Exporter())
@@ -234,7 +234,7 @@ func (o *watchOptions) startSession(ctx context.Context) (*session.Session, erro
 	if err != nil {
 		return nil, err
 	}
-	sayMetrics(o.F, s)
+	s.SayMetrics()
 	return s, nil
 }
 
@@ -249,17 +249,6 @@ func (o *watchOptions) create() (w *record.Writer, abs string, err error) {
 	return w, abs, nil
 }
 
-// sayMetrics says where /metrics is served (--listen of watch and record).
-func sayMetrics(f *factory, s *session.Session) {
-	if s.MetricsURL == "" {
-		return
-	}
-	fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at %s\n", s.MetricsURL)
-	if warn := exposition.ListenWarning(s.Options().ListenAddr, s.Options().WebConfigFile != ""); warn != "" {
-		fmt.Fprintf(f.IO.ErrOut, "memdiag: warning: %s\n", warn)
-	}
-}
-
 // webConfigFlag adds --web.config.file, the exporter-toolkit flag that
 // node_exporter and the other Prometheus exporters read.
 func webConfigFlag(fl *pflag.FlagSet, p *string) {
@@ -272,13 +261,6 @@ func checkWebConfig(listen, webConfig string) error {
 		return flagErrorf("--web.config.file needs --listen")
 	}
 	return nil
-}
-
-// printWarnings says the sources' warnings once, at start.
-func printWarnings(f *factory, warnings []string) {
-	for _, warn := range warnings {
-		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", warn)
-	}
 }
 
 // startCPUProfile starts the hidden --cpuprofile (bench/) of watch and analyze.
