@@ -29,12 +29,11 @@ type analyzeOptions struct {
 	CPUProfile string // hidden --cpuprofile: pprof CPU profile of the run (bench/)
 	// More are the recordings after the first (segments, store
 	// directories), read with Recording as one; From and To keep a window.
-	More          []string
-	From, To      string
-	LatencyFile   string
-	LatencyFormat string
-	LatencyTZ     string // zone of timestamps written without one; "" = the recording's
-	LatencyIn     analysis.LatencyFlags
+	More        []string
+	From, To    string
+	LatencyFile string
+	// LatencyIn are the --latency-* flags of the results file.
+	LatencyIn analysis.LatencyFlags
 	// Settings are the analysis flags (--stat, --spike, the thresholds,
 	// --psi-scope, --min-signals, --require, --gap, --lag, ...).
 	analysis.Settings
@@ -98,8 +97,8 @@ func analyzeFlags(cmd *cobra.Command, opts *analyzeOptions, th []string) {
 	fl := cmd.Flags()
 	windowFlags(fl, &opts.From, &opts.To, "")
 	fl.StringVar(&opts.LatencyFile, "latency", "", "load-test results `FILE` to take latency from instead of the recording (a regular file of at most 16 GiB, or - for standard input; a FIFO or a device such as /dev/zero is refused)")
-	fl.StringVar(&opts.LatencyFormat, "latency-format", "", fmt.Sprintf("force the results format: %v", latency.Formats))
-	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: the recording's)")
+	fl.StringVar(&opts.LatencyIn.Format, "latency-format", "", fmt.Sprintf("force the results format: %v", latency.Formats))
+	fl.StringVar(&opts.LatencyIn.TZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: the recording's)")
 	latencyFlags(fl, &opts.LatencyIn)
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic per interval: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
@@ -141,10 +140,8 @@ func runAnalyze(opts *analyzeOptions) error {
 	}
 	defer stopProfile()
 	defer analysis.LimitMemory()()
-	lo := opts.LatencyIn
-	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
 	in := analysis.Input{Paths: append([]string{opts.Recording}, opts.More...), From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
-	res, trace, err := in.Analyze(opts.Ctx, opts.IO, opts.LatencyFile, lo, co, opts.Format == format.HTML)
+	res, trace, err := in.Analyze(opts.Ctx, opts.IO, opts.LatencyFile, opts.LatencyIn, co, opts.Format == format.HTML)
 	if err != nil {
 		return err
 	}

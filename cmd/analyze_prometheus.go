@@ -39,9 +39,7 @@ func runAnalyzePrometheus(opts *analyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	lo := opts.LatencyIn
-	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
-	fl, err := analysis.Prometheus(opts.Ctx, opts.Prom, q, analysis.NewOptions(opts.Ctx, opts.IO, opts.LatencyFile, lo, co, false))
+	fl, err := analysis.Prometheus(opts.Ctx, opts.Prom, q, analysis.NewOptions(opts.Ctx, opts.IO, opts.LatencyFile, opts.LatencyIn, co, false))
 	var fe *analysis.FetchError
 	if errors.As(err, &fe) {
 		return &exitCodeError{Code: exitError, Err: fe.Err}

@@ -31,7 +31,7 @@ func TestNewAnalyzeCmd(t *testing.T) {
 	}{
 		{"run.jsonl", analyzeOptions{Recording: "run.jsonl", Settings: def, Format: "table"}},
 		{"run.jsonl --latency res.csv --latency-format vegeta-csv --stat max --spike 500ms --format json --values --gap 1m --lag 30s --disk-io 32MiB --swap-out off --psi-some 5% --psi-scope host --min-signals 2 --require psi --lru-drop-min 8MiB",
-			analyzeOptions{Recording: "run.jsonl", LatencyFile: "res.csv", LatencyFormat: "vegeta-csv", Format: "json", Values: true,
+			analyzeOptions{Recording: "run.jsonl", LatencyFile: "res.csv", LatencyIn: analysis.LatencyFlags{Format: "vegeta-csv"}, Format: "json", Values: true,
 				Settings: analysis.Settings{Stat: "max", Spike: "500ms", Gap: time.Minute, Lag: 30 * time.Second, GrowthWindow: 10 * time.Minute, PSIScope: "host", MinSignals: 2, Require: "psi", LRUDropMin: "8MiB",
 					Thresholds: map[correlate.Signal]string{correlate.DiskIO: "32MiB", correlate.SwapOut: "off", correlate.PSISome: "5%"}}}},
 		// -o FILE.html picks the html format unless --format says otherwise.
