@@ -17,7 +17,6 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/latency"
-	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/session"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -181,14 +180,7 @@ func (o *confirmOptions) culprit() (timers.Job, error) {
 	if err != nil && len(jobs) == 0 {
 		return timers.Job{}, err
 	}
-	if o.Job != "" {
-		return confirm.FindJob(jobs, o.Job)
-	}
-	rec, err := record.ReadFile(o.Recording)
-	if err != nil {
-		return timers.Job{}, &inputFileError{Flag: "--recording", Path: o.Recording, Err: err}
-	}
-	return confirm.CulpritJob(rec, jobs)
+	return confirm.Culprit(jobs, o.Job, o.Recording)
 }
 
 // agree asks before changing the host, unless --yes.
