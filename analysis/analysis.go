@@ -7,9 +7,10 @@
 // offsets), check that enough of it was recorded, join the latency and
 // run correlate's analysis, with the trace the HTML report draws
 // ([Recording]); each host of Prometheus data the same way ([Fleet],
-// [Prometheus]). Bad flag values are *usage.Error. Opening the files the
-// user named, the progress bar and writing the output stay in cmd;
-// rendering is package report's.
+// [Prometheus]). The recordings the user named are opened here too
+// ([Input]: one file or stdin with a progress bar, or segments and store
+// directories joined within a window). Bad flag values are *usage.Error.
+// Writing the output stays in cmd; rendering is package report's.
 package analysis
 
 import (

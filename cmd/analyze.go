@@ -16,7 +16,6 @@ import (
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/memstate"
-	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
 )
 
@@ -30,28 +29,17 @@ type analyzeOptions struct {
 	CPUProfile string // hidden --cpuprofile: pprof CPU profile of the run (bench/)
 	// More are the recordings after the first (segments, store
 	// directories), read with Recording as one; From and To keep a window.
-	More          []string
-	From, To      string
-	LatencyFile   string
-	LatencyFormat string
-	LatencyTZ     string // zone of timestamps written without one; "" = the recording's
-	LatencyIn     analysis.LatencyFlags
-	Stat          string
-	Spike         string
-	// Thresholds holds the threshold flags that were given, by signal.
-	Thresholds map[correlate.Signal]string
-	LRUDropMin string // "" = default
-	PSIScope   string
-	MinSignals int
-	Require    string
-	Gap        time.Duration
-	Lag        time.Duration
-	// GrowthWindow is the shortest observation from which steady RSS
-	// growth is reported (--growth-min-window).
-	GrowthWindow time.Duration
-	Format       format.Format
-	Values       bool
-	NoRedact     bool // --no-redact: command lines as the recording holds them
+	More        []string
+	From, To    string
+	LatencyFile string
+	// LatencyIn are the --latency-* flags of the results file.
+	LatencyIn analysis.LatencyFlags
+	// Settings are the analysis flags (--stat, --spike, the thresholds,
+	// --psi-scope, --min-signals, --require, --gap, --lag, ...).
+	analysis.Settings
+	Format   format.Format
+	Values   bool
+	NoRedact bool // --no-redact: command lines as the recording holds them
 	// Output is the file the report goes to ("" or "-": stdout). Its
 	// extension picks the format when --format is not given (.html).
 	Output string
@@ -67,7 +55,7 @@ type analyzeOptions struct {
 }
 
 func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command {
-	opts := &analyzeOptions{IO: f.IO, Thresholds: map[correlate.Signal]string{}, Now: f.Now}
+	opts := &analyzeOptions{IO: f.IO, Settings: analysis.Settings{Thresholds: map[correlate.Signal]string{}}, Now: f.Now}
 	th := make([]string, len(analysis.ThresholdFlags))
 	cmd := &cobra.Command{
 		Use:     "analyze REC [REC...]",
@@ -109,8 +97,8 @@ func analyzeFlags(cmd *cobra.Command, opts *analyzeOptions, th []string) {
 	fl := cmd.Flags()
 	windowFlags(fl, &opts.From, &opts.To, "")
 	fl.StringVar(&opts.LatencyFile, "latency", "", "load-test results `FILE` to take latency from instead of the recording (a regular file of at most 16 GiB, or - for standard input; a FIFO or a device such as /dev/zero is refused)")
-	fl.StringVar(&opts.LatencyFormat, "latency-format", "", fmt.Sprintf("force the results format: %v", latency.Formats))
-	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: the recording's)")
+	fl.StringVar(&opts.LatencyIn.Format, "latency-format", "", fmt.Sprintf("force the results format: %v", latency.Formats))
+	fl.StringVar(&opts.LatencyIn.TZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: the recording's)")
 	latencyFlags(fl, &opts.LatencyIn)
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic per interval: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
@@ -135,13 +123,6 @@ func analyzeFlags(cmd *cobra.Command, opts *analyzeOptions, th []string) {
 	addPrometheusFlags(cmd, &opts.Prom)
 }
 
-// settings are the analysis flags of opts.
-func (opts *analyzeOptions) settings() analysis.Settings {
-	return analysis.Settings{Stat: opts.Stat, Spike: opts.Spike, PSIScope: opts.PSIScope, MinSignals: opts.MinSignals,
-		Require: opts.Require, Thresholds: opts.Thresholds, LRUDropMin: opts.LRUDropMin,
-		Gap: opts.Gap, Lag: opts.Lag, GrowthWindow: opts.GrowthWindow}
-}
-
 func runAnalyze(opts *analyzeOptions) error {
 	if err := oneStdin([]string{"REC", "--latency"}, opts.Recording, opts.LatencyFile); err != nil {
 		return err
@@ -149,7 +130,7 @@ func runAnalyze(opts *analyzeOptions) error {
 	if err := checkOutput(opts.Output, opts.Force); err != nil {
 		return err
 	}
-	co, err := opts.settings().Correlate()
+	co, err := opts.Correlate()
 	if err != nil {
 		return err
 	}
@@ -159,10 +140,8 @@ func runAnalyze(opts *analyzeOptions) error {
 	}
 	defer stopProfile()
 	defer analysis.LimitMemory()()
-	lo := opts.LatencyIn
-	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
-	in := recInput{Paths: append([]string{opts.Recording}, opts.More...), From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
-	res, trace, err := analyzeInputTrace(opts.Ctx, opts.IO, in, opts.LatencyFile, lo, co, opts.Format == format.HTML)
+	in := analysis.Input{Paths: append([]string{opts.Recording}, opts.More...), From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
+	res, trace, err := in.Analyze(opts.Ctx, opts.IO, opts.LatencyFile, opts.LatencyIn, co, opts.Format == format.HTML)
 	if err != nil {
 		return err
 	}
@@ -174,55 +153,4 @@ func runAnalyze(opts *analyzeOptions) error {
 		ro.Traces = []*correlate.Trace{trace}
 	}
 	return writeOutput(opts.IO, opts.Output, opts.Mode, opts.Force, &ro, func(w io.Writer) error { return report.Render(w, res, opts.Format, ro) })
-}
-
-// analyzeFileTrace is analyzeFile that also returns, when trace is set,
-// the per-interval data behind the result (correlate.Series.Trace), for
-// the HTML report's charts.
-func analyzeFileTrace(ctx context.Context, io *iostreams.IOStreams, path, latFile string, lo analysis.LatencyFlags, co correlate.Options, trace, keep bool) (correlate.Result, *correlate.Trace, error) {
-	f, name, err := openInputContext(ctx, io, "", path)
-	if err != nil {
-		return correlate.Result{}, nil, err
-	}
-	defer f.Close()
-	pr, done := withProgress(io, f, name)
-	// Ctrl-C ends a long read at the next 64 KiB, not at the end, and a
-	// read blocked on a FIFO or stdin by closing it.
-	pr = ctxReader{ctx, pr}
-	if ctx != nil {
-		defer context.AfterFunc(ctx, func() { f.Close() })()
-	}
-	r, err := record.NewReader(pr, name)
-	if err != nil {
-		done()
-		return correlate.Result{}, nil, err
-	}
-	o := analysisOptions(ctx, io, latFile, lo, co, trace)
-	o.Redact = !keep
-	return analysis.Recording(r, path, done, o)
-}
-
-// analyzeInputTrace is analyzeFileTrace of one recording, or of several
-// segments and store directories joined, within in's window.
-func analyzeInputTrace(ctx context.Context, io *iostreams.IOStreams, in recInput, latFile string, lo analysis.LatencyFlags, co correlate.Options, trace bool) (correlate.Result, *correlate.Trace, error) {
-	if !in.joined() {
-		return analyzeFileTrace(ctx, io, in.Paths[0], latFile, lo, co, trace, in.NoRedact)
-	}
-	j, _, err := in.open("")
-	if err != nil {
-		return correlate.Result{}, nil, err
-	}
-	o := analysisOptions(ctx, io, latFile, lo, co, trace)
-	o.Redact = !in.NoRedact
-	return analysis.Recording(joinedSource{ctx, j}, j.Name(), func() {}, o)
-}
-
-// analysisOptions are the analysis.Options of the latency flags lo
-// for the results file latFile ("": the recording's latency).
-func analysisOptions(ctx context.Context, ios *iostreams.IOStreams, latFile string, lo analysis.LatencyFlags, co correlate.Options, trace bool) analysis.Options {
-	return analysis.Options{
-		Correlate: co, MinShare: lo.MinShare, WithFailed: lo.WithFailed, Trace: trace,
-		Import: func(h *record.Header) (*latency.Imported, error) { return lo.Import(ctx, ios.In, h, latFile) },
-		Warn:   func(err error) { fmt.Fprintf(ios.ErrOut, "memdiag: warning: %v\n", err) },
-	}
 }

@@ -35,13 +35,11 @@ func runAnalyzePrometheus(opts *analyzeOptions) error {
 	if err := checkOutput(opts.Output, opts.Force); err != nil {
 		return err
 	}
-	co, err := opts.settings().Correlate()
+	co, err := opts.Correlate()
 	if err != nil {
 		return err
 	}
-	lo := opts.LatencyIn
-	lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
-	fl, err := analysis.Prometheus(opts.Ctx, opts.Prom, q, analysisOptions(opts.Ctx, opts.IO, opts.LatencyFile, lo, co, false))
+	fl, err := analysis.Prometheus(opts.Ctx, opts.Prom, q, analysis.NewOptions(opts.Ctx, opts.IO, opts.LatencyFile, opts.LatencyIn, co, false))
 	var fe *analysis.FetchError
 	if errors.As(err, &fe) {
 		return &exitCodeError{Code: exitError, Err: fe.Err}

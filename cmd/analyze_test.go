@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memdiag/memdiag/analysis"
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/iostreams"
 )
@@ -21,33 +22,25 @@ import (
 const unionRec = "../correlate/testdata/union.jsonl.gz"
 
 func TestNewAnalyzeCmd(t *testing.T) {
+	// def is the analysis settings of analyze's flags' defaults.
+	def := analysis.Settings{Stat: "p99", Spike: "3x", Lag: time.Minute, GrowthWindow: 10 * time.Minute,
+		PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}
 	tests := []struct {
 		args string
 		want analyzeOptions
 	}{
-		{"run.jsonl", analyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, GrowthWindow: 10 * time.Minute, Format: "table",
-			PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}},
+		{"run.jsonl", analyzeOptions{Recording: "run.jsonl", Settings: def, Format: "table"}},
 		{"run.jsonl --latency res.csv --latency-format vegeta-csv --stat max --spike 500ms --format json --values --gap 1m --lag 30s --disk-io 32MiB --swap-out off --psi-some 5% --psi-scope host --min-signals 2 --require psi --lru-drop-min 8MiB",
-			analyzeOptions{Recording: "run.jsonl", LatencyFile: "res.csv", LatencyFormat: "vegeta-csv", Stat: "max", Spike: "500ms",
-				Format: "json", Values: true, Gap: time.Minute, Lag: 30 * time.Second, GrowthWindow: 10 * time.Minute, PSIScope: "host", MinSignals: 2, Require: "psi", LRUDropMin: "8MiB",
-				Thresholds: map[correlate.Signal]string{correlate.DiskIO: "32MiB", correlate.SwapOut: "off", correlate.PSISome: "5%"}}},
+			analyzeOptions{Recording: "run.jsonl", LatencyFile: "res.csv", LatencyIn: analysis.LatencyFlags{Format: "vegeta-csv"}, Format: "json", Values: true,
+				Settings: analysis.Settings{Stat: "max", Spike: "500ms", Gap: time.Minute, Lag: 30 * time.Second, GrowthWindow: 10 * time.Minute, PSIScope: "host", MinSignals: 2, Require: "psi", LRUDropMin: "8MiB",
+					Thresholds: map[correlate.Signal]string{correlate.DiskIO: "32MiB", correlate.SwapOut: "off", correlate.PSISome: "5%"}}}},
+		// -o FILE.html picks the html format unless --format says otherwise.
+		{"run.jsonl -o report.html", analyzeOptions{Recording: "run.jsonl", Settings: def, Format: "html", Output: "report.html"}},
+		{"run.jsonl --output r.HTML --format md", analyzeOptions{Recording: "run.jsonl", Settings: def, Format: "markdown", Output: "r.HTML"}},
+		{"--prometheus http://prom:9090 --match instance=~\"web-.*\" --host-label host --latency-query p99 --step 5s --align 5s --from -6h --to now --format json",
+			analyzeOptions{Settings: def, Format: "json", Prom: promOptions{URL: "http://prom:9090", Match: `instance=~"web-.*"`, HostLabel: "host",
+				LatencyQuery: "p99", Step: 5 * time.Second, Align: 5 * time.Second, Timeout: 2 * time.Minute}, From: "-6h", To: "now"}},
 	}
-	// -o FILE.html picks the html format unless --format says otherwise.
-	tests = append(tests, struct {
-		args string
-		want analyzeOptions
-	}{"run.jsonl -o report.html", analyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, GrowthWindow: 10 * time.Minute, Format: "html", Output: "report.html",
-		PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}}, struct {
-		args string
-		want analyzeOptions
-	}{"run.jsonl --output r.HTML --format md", analyzeOptions{Recording: "run.jsonl", Stat: "p99", Spike: "3x", Lag: time.Minute, GrowthWindow: 10 * time.Minute, Format: "markdown", Output: "r.HTML",
-		PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB", Thresholds: map[correlate.Signal]string{}}}, struct {
-		args string
-		want analyzeOptions
-	}{"--prometheus http://prom:9090 --match instance=~\"web-.*\" --host-label host --latency-query p99 --step 5s --align 5s --from -6h --to now --format json",
-		analyzeOptions{Stat: "p99", Spike: "3x", Lag: time.Minute, GrowthWindow: 10 * time.Minute, Format: "json", PSIScope: "auto", MinSignals: 1, LRUDropMin: "32MiB",
-			Thresholds: map[correlate.Signal]string{}, Prom: promOptions{URL: "http://prom:9090", Match: `instance=~"web-.*"`, HostLabel: "host",
-				LatencyQuery: "p99", Step: 5 * time.Second, Align: 5 * time.Second, Timeout: 2 * time.Minute}, From: "-6h", To: "now"}})
 	for _, tt := range tests {
 		if tt.want.Prom.URL == "" {
 			tt.want.Prom = promOptions{HostLabel: "instance", Align: time.Minute, Timeout: 2 * time.Minute}

@@ -27,9 +27,7 @@ type compareOptions struct {
 	BeforeWindow, AfterWindow string
 	LatencyBefore             string
 	LatencyAfter              string
-	LatencyFormat             string
-	LatencyTZ                 string
-	LatencyIn                 analysis.LatencyFlags
+	LatencyIn                 analysis.LatencyFlags // --latency-format, --latency-tz, ...
 	Stat, Spike               string
 	Format                    format.Format
 	// Output is the file the comparison goes to ("" or "-": stdout).
@@ -61,8 +59,8 @@ func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command 
 	fl := cmd.Flags()
 	fl.StringVar(&opts.LatencyBefore, "latency-before", "", "load-test results `FILE` for the BEFORE recording")
 	fl.StringVar(&opts.LatencyAfter, "latency-after", "", "load-test results `FILE` for the AFTER recording")
-	fl.StringVar(&opts.LatencyFormat, "latency-format", "", "force the results format of both files")
-	fl.StringVar(&opts.LatencyTZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: each recording's)")
+	fl.StringVar(&opts.LatencyIn.Format, "latency-format", "", "force the results format of both files")
+	fl.StringVar(&opts.LatencyIn.TZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: each recording's)")
 	latencyFlags(fl, &opts.LatencyIn)
 	windowFlags(fl, &opts.From, &opts.To, "both recordings")
 	fl.StringVar(&opts.BeforeWindow, "before-window", "", "read BEFORE only within `FROM..TO` (the forms of --from), instead of --from/--to")
@@ -90,14 +88,12 @@ func runCompare(opts *compareOptions) error {
 	var res [2]correlate.Result
 	ro := report.Options{Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
 	for i, p := range [2][2]string{{opts.Before, opts.LatencyBefore}, {opts.After, opts.LatencyAfter}} {
-		lo := opts.LatencyIn
-		lo.Format, lo.TZ = opts.LatencyFormat, opts.LatencyTZ
 		var t *correlate.Trace
-		in := recInput{Paths: []string{p[0]}, From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
+		in := analysis.Input{Paths: []string{p[0]}, From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
 		if side := [2]string{opts.BeforeWindow, opts.AfterWindow}[i]; side != "" {
 			in.From, in.To, in.WindowFlag = side, "", [2]string{"--before-window", "--after-window"}[i]
 		}
-		if res[i], t, err = analyzeInputTrace(opts.Ctx, opts.IO, in, p[1], lo, co, opts.Format == format.HTML); err != nil {
+		if res[i], t, err = in.Analyze(opts.Ctx, opts.IO, p[1], opts.LatencyIn, co, opts.Format == format.HTML); err != nil {
 			return err
 		}
 		if t != nil {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
@@ -18,7 +17,6 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/latency"
-	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/session"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -50,46 +48,11 @@ type confirmOptions struct {
 	Units func(ctx context.Context) (confirm.UnitControl, error)
 }
 
-var confirmLong = heredoc.Doc(`
-	Prove a culprit by experiment: run the same load in alternating blocks,
-	A with the host as it is and B with the job held off, and say whether
-	holding it off made the victim's p99 latency (or, without --probe, its
-	memory stall) smaller: confirmed, refuted or inconclusive, with the
-	effect, a 95% confidence interval and a p-value. Pairs run AB, BA, AB, …
-	so that drift and warm-up favour neither side. docs/confirm.md gives the
-	statistics.
+// confirmLong is the long help of newConfirmCmd.
+var confirmLong = longHelp("confirm")
 
-	The job is --job NAME (as 'memdiag timers' names it: pmlogger_check.timer,
-	cron.d/pcp-pmlogger:8) or the first culprit of a recording's verdict
-	(--recording FILE). The load is the command after --: it is started at
-	each block's start, started again if it ends before --block has passed,
-	and stopped when it has (with --block 0, one run of it is a block).
-
-	This changes the host. For each B block a cron line is commented out
-	with the marker "#memdiag-confirm-hold: " (and put back exactly after
-	it), a systemd timer is stopped (and started again after it). Each
-	change is written to the state file before it is made, and undone when
-	the block ends, when the load fails, on Ctrl-C and on SIGTERM. After a
-	run killed outright (SIGKILL, a crash, power), 'memdiag confirm
-	--restore' undoes what the state file lists. A process culprit cannot
-	be held off; memdiag says how you could.
-
-	It asks before changing anything, and refuses to run without --yes when
-	stdin is not a terminal. It needs root to change /etc/cron.d and the
-	state file's folder, and to stop a system timer.
-`)
-
-var confirmExample = examples(`
-	# does pmlogger_check (every 30 min) cause the spikes? 5 pairs of 30-minute blocks
-	memdiag confirm --job pmlogger_check.timer --pairs 5 --block 30m \
-	  --probe http://localhost:8080/health -- k6 run --duration 30m load.js
-
-	# the culprit of an earlier recording, on memory stall alone
-	memdiag confirm --recording run.jsonl --block 10m -- ./load-test.sh
-
-	# after a killed run: put back what it held off
-	memdiag confirm --restore
-`)
+// confirmExample is the Example section of newConfirmCmd's help.
+var confirmExample = exampleHelp("confirm")
 
 func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command {
 	opts := &confirmOptions{IO: f.IO, Now: f.Now, Location: time.Local,
@@ -158,9 +121,6 @@ func (o *confirmOptions) check() error {
 	return nil
 }
 
-// undoTimeout bounds putting things back once the run is over.
-const undoTimeout = 30 * time.Second
-
 func (o *confirmOptions) env() confirm.Env {
 	env := confirm.Env{Root: o.Root}
 	if filepath.Clean(o.Root) == "/" {
@@ -181,26 +141,15 @@ func runConfirm(ctx context.Context, o *confirmOptions) error {
 	}
 	job, change, load, err := o.prepare(ctx)
 	if err != nil {
-		return errors.Join(err, closeState(ctx, st))
+		return errors.Join(err, confirm.CloseState(ctx, st))
 	}
 	blocks, _ := confirm.Plan(o.Pairs)
-	exp := &confirm.Experiment{Blocks: blocks, Change: change, State: st, RunBlock: load.RunBlock, Undo: undoTimeout,
+	exp := &confirm.Experiment{Blocks: blocks, Change: change, State: st, RunBlock: load.RunBlock, Undo: confirm.UndoTimeout,
 		Progress: func(m confirm.Measurement) {
 			fmt.Fprintf(o.IO.ErrOut, "memdiag: block %d/%d (%s) done: %s\n", m.Index+1, len(blocks), m.Arm, m.Wall.Round(time.Second/10))
 		}}
-	done, runErr := exp.Run(ctx)
-	if cerr := closeState(ctx, st); cerr != nil {
-		runErr = errors.Join(runErr, fmt.Errorf("%w; the state file %s keeps it: run memdiag confirm --restore", cerr, o.State))
-	}
+	done, runErr := exp.RunAndClose(ctx, o.State)
 	return o.report(job, change, done, runErr)
-}
-
-// closeState puts back what st holds, with undoTimeout from now even if
-// ctx is cancelled (Ctrl-C, SIGTERM).
-func closeState(ctx context.Context, st *confirm.State) error {
-	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
-	defer cancel()
-	return st.Close(uctx)
 }
 
 // prepare finds the job, reads how to hold it off, builds the load and
@@ -231,14 +180,7 @@ func (o *confirmOptions) culprit() (timers.Job, error) {
 	if err != nil && len(jobs) == 0 {
 		return timers.Job{}, err
 	}
-	if o.Job != "" {
-		return confirm.FindJob(jobs, o.Job)
-	}
-	rec, err := record.ReadFile(o.Recording)
-	if err != nil {
-		return timers.Job{}, &inputFileError{Flag: "--recording", Path: o.Recording, Err: err}
-	}
-	return confirm.CulpritJob(rec, jobs)
+	return confirm.Culprit(jobs, o.Job, o.Recording)
 }
 
 // agree asks before changing the host, unless --yes.
@@ -273,18 +215,8 @@ func (o *confirmOptions) load() (*confirm.Load, error) {
 // report analyses the blocks that ran and renders the report; runErr
 // (the load failing, an interruption) decides the exit code after it.
 func (o *confirmOptions) report(job timers.Job, c confirm.Change, done []confirm.Measurement, runErr error) error {
-	rep := confirm.Report{Job: job.Name, Change: c.Describe(), Command: o.Command, Block: o.Block, Pairs: o.Pairs, Blocks: done}
-	if runErr != nil {
-		rep.Stopped = runErr.Error()
-	}
-	if len(done) >= 2 {
-		res, err := confirm.Analyze(done, confirm.Options{MinRelative: o.MinEffect / 100, SpikeOver: o.SpikeOver})
-		if err == nil {
-			rep.Result = &res
-		} else if runErr == nil {
-			runErr = err
-		}
-	}
+	rep := confirm.Report{Job: job.Name, Change: c.Describe(), Command: o.Command, Block: o.Block, Pairs: o.Pairs}
+	rep, runErr = confirm.Conclude(rep, done, runErr, confirm.Options{MinRelative: o.MinEffect / 100, SpikeOver: o.SpikeOver})
 	if len(done) > 0 {
 		if err := confirm.Render(o.IO.Out, rep, o.Format, o.IO.Width(), o.Location); err != nil {
 			return err
@@ -297,18 +229,12 @@ func (o *confirmOptions) report(job timers.Job, c confirm.Change, done []confirm
 }
 
 func runRestore(o *confirmOptions) error {
-	ctx, cancel := context.WithTimeout(context.Background(), undoTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), confirm.UndoTimeout)
 	defer cancel()
 	undone, err := confirm.Restore(ctx, o.State, o.env())
 	if err != nil {
 		return err
 	}
-	if len(undone) == 0 {
-		fmt.Fprintf(o.IO.Out, "Nothing to restore: %s lists no changes.\n", o.State)
-		return nil
-	}
-	for _, c := range undone {
-		fmt.Fprintf(o.IO.Out, "Restored %s (held off since %s).\n", c.Job, c.At.In(o.Location).Format(time.RFC3339))
-	}
+	confirm.WriteRestored(o.IO.Out, o.State, undone, o.Location)
 	return nil
 }

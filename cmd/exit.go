@@ -115,20 +115,16 @@ func noArgs(cmd *cobra.Command, args []string) error {
 
 // exactArgs is cobra.ExactArgs whose error is a usage error (exit 2, with
 // the usage hint), like a bad flag.
-func exactArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return &usageError{Err: fmt.Errorf("%s: %w", subPath(cmd), err)}
-		}
-		return nil
-	}
-}
+func exactArgs(n int) cobra.PositionalArgs { return usageArgs(cobra.ExactArgs(n)) }
 
 // minArgs is cobra.MinimumNArgs whose error is a usage error (exit 2, with
 // the usage hint), like a bad flag.
-func minArgs(n int) cobra.PositionalArgs {
+func minArgs(n int) cobra.PositionalArgs { return usageArgs(cobra.MinimumNArgs(n)) }
+
+// usageArgs makes check's error a usage error naming the command.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
+		if err := check(cmd, args); err != nil {
 			return &usageError{Err: fmt.Errorf("%s: %w", subPath(cmd), err)}
 		}
 		return nil

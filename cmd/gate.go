@@ -12,11 +12,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/analysis"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
-	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/report/gatereport"
 	"github.com/memdiag/memdiag/session"
 )
@@ -99,7 +100,7 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	fl.StringArrayVarP(&opts.Thresholds, "threshold", "t", nil, "threshold `EXPR`, e.g. 'memory.full.stall<1%' (repeatable)")
 	fl.StringVar(&opts.ThresholdsFile, "thresholds", "", "read thresholds from a YAML or JSON `FILE` (a list, or a \"thresholds\" list; a regular file or a pipe, at most 1 MiB)")
 	fl.DurationVar(&opts.Interval, "interval", time.Second, "sampling interval (at least 10ms)")
-	minDuration(fl, "interval", 10*time.Millisecond)
+	flagvalue.MinDuration(fl, "interval", 10*time.Millisecond)
 	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
 	fl.Var(flagvalue.Paths{First: &opts.Recording, Rest: &opts.MoreRecordings}, "recording", "judge this recording (from memdiag watch), or store directory of memdiag record, instead of sampling; repeat it for several segments")
 	windowFlags(fl, &opts.From, &opts.To, "--recording")
@@ -164,22 +165,12 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 	if err := checkOutput(opts.Output, opts.Force); err != nil {
 		return err
 	}
-	if err := checkOutputFlag("--junit", opts.JUnit, opts.Force); err != nil {
+	if err := outfile.Check("--junit", opts.JUnit, opts.Force); err != nil {
 		return err
 	}
-	ths, err := gate.ParseAll(opts.Thresholds)
+	ths, err := gate.Load(ctx, opts.IO.In, opts.Thresholds, opts.ThresholdsFile)
 	if err != nil {
-		return &usageError{Err: err}
-	}
-	if opts.ThresholdsFile != "" {
-		more, err := readThresholds(ctx, opts.IO, opts.ThresholdsFile)
-		if err != nil {
-			if errors.Is(err, gate.ErrThreshold) {
-				return &usageError{Err: err}
-			}
-			return err
-		}
-		ths = append(ths, more...)
+		return err
 	}
 
 	if opts.Recording != "" {
@@ -211,14 +202,8 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 // judgeRecording reads --recording (one file, or segments and store
 // directories joined within --from/--to) and judges it.
 func judgeRecording(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*gate.Report, error) {
-	in := recInput{Paths: append([]string{opts.Recording}, opts.MoreRecordings...), From: opts.From, To: opts.To}
-	var rec *record.Recording
-	var err error
-	if in.joined() {
-		rec, err = readJoined(ctx, in, "--recording")
-	} else {
-		rec, err = readRecording(ctx, opts.IO, "--recording", opts.Recording)
-	}
+	in := analysis.Input{Paths: append([]string{opts.Recording}, opts.MoreRecordings...), From: opts.From, To: opts.To}
+	rec, err := in.Read(ctx, opts.IO, "--recording")
 	if err != nil {
 		return nil, err
 	}
@@ -234,21 +219,18 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 	if err := writeGateFiles(opts, rep); err != nil {
 		return err
 	}
-	if opts.ExitCode == "command" && rep.Command != nil && rep.Count(gate.Fail) == 0 && rep.Count(gate.NoData) == 0 {
-		// The command's own code, as if memdiag were not there; 127
-		// when it could not start (as a shell says).
-		if c := rep.Command.ExitCode; c != 0 {
-			return &exitCodeError{Code: c, Err: fmt.Errorf("the wrapped command %s (--exit-code command)", rep.Command.Describe())}
-		}
-		return nil
-	}
 	oc := rep.Outcome()
-	if oc == gate.OutcomeCommandFailed && opts.ExitCode == "command" {
+	if opts.ExitCode == "command" {
 		// The command's failure is passed through, not judged: the
-		// thresholds decide (a run that held returned above).
-		oc = gate.OutcomeBreach
-		if rep.Count(gate.NoData) > 0 {
-			oc = gate.OutcomeNoData
+		// thresholds decide.
+		oc = rep.ThresholdOutcome()
+		if oc == gate.OutcomePass && rep.Command != nil {
+			// The command's own code, as if memdiag were not there;
+			// 127 when it could not start (as a shell says).
+			if c := rep.Command.ExitCode; c != 0 {
+				return &exitCodeError{Code: c, Err: fmt.Errorf("the wrapped command %s (--exit-code command)", rep.Command.Describe())}
+			}
+			return nil
 		}
 	}
 	if code := gateExit[oc]; code != exitOK {

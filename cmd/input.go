@@ -1,13 +1,7 @@
 package cmd
 
 import (
-	"context"
-	"io"
-
-	"github.com/memdiag/memdiag/gate"
-	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/rootfs"
-	"github.com/memdiag/memdiag/record"
 )
 
 // inputFileError is a file the user named that cannot be read: exit 1,
@@ -16,19 +10,6 @@ type inputFileError = rootfs.NamedError
 
 func inputError(flag, path string, err error) error {
 	return &inputFileError{Flag: flag, Path: path, Err: err}
-}
-
-// openInputContext opens a file the user named, or standard input for
-// "-"; name is what messages call it ("stdin" for "-"). Closing the
-// returned reader does not close standard input. The wait for a FIFO's
-// writer and the reads end when ctx is done (rootfs.OpenNamed, at most a
-// recording's size).
-func openInputContext(ctx context.Context, ios *iostreams.IOStreams, flag, path string) (rc io.ReadCloser, name string, err error) {
-	limit := int64(rootfs.RecordingLimit)
-	if flag == "--thresholds" {
-		limit = rootfs.ThresholdsLimit
-	}
-	return rootfs.OpenNamed(ctx, ios.In, flag, path, limit)
 }
 
 // oneStdin fails when more than one of paths is "-": standard input can be
@@ -44,25 +25,4 @@ func oneStdin(names []string, paths ...string) error {
 		return flagErrorf("only one input can be - (stdin); got %d: %v", len(got), got)
 	}
 	return nil
-}
-
-// readRecording reads a whole recording the user named (flag is its flag,
-// "" for an argument), or standard input for "-".
-func readRecording(ctx context.Context, ios *iostreams.IOStreams, flag, path string) (*record.Recording, error) {
-	f, name, err := openInputContext(ctx, ios, flag, path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return record.ReadAll(f, name)
-}
-
-// readThresholds reads gate's --thresholds file, or standard input for "-".
-func readThresholds(ctx context.Context, ios *iostreams.IOStreams, path string) ([]*gate.Threshold, error) {
-	f, name, err := openInputContext(ctx, ios, "--thresholds", path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return gate.Read(f, name)
 }

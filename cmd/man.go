@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
@@ -19,18 +18,11 @@ func newManCmd(f *factory) *cobra.Command {
 	var dir string
 	mode := manMode
 	c := &cobra.Command{
-		Use:   "man --dir DIR",
-		Short: "Write memdiag's man pages (memdiag.1, memdiag-watch.1, ...) into a directory",
-		Long: heredoc.Doc(`
-			man writes a man page for memdiag and for each of its commands into
-			DIR, generated from the same text as --help; man memdiag-analyze
-			then reads one.
-		`),
-		Example: examples(`
-			# install the pages for every user
-			memdiag man --dir /usr/local/share/man/man1
-		`),
-		Args: noArgs,
+		Use:     "man --dir DIR",
+		Short:   "Write memdiag's man pages (memdiag.1, memdiag-watch.1, ...) into a directory",
+		Long:    longHelp("man"),
+		Example: exampleHelp("man"),
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dir == "" {
 				// A usage error (exit 2), as every missing flag value;

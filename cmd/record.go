@@ -24,7 +24,6 @@ type recordOptions struct {
 	Retention store.Retention
 	MaxSize   string
 	Duration  time.Duration // 0: until SIGTERM or Ctrl-C
-	Listen    string
 	// Reopen, when not nil, starts a new segment at the next sample
 	// each time it receives (tests); SIGHUP does the same.
 	Reopen <-chan struct{}
@@ -60,7 +59,7 @@ func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) 
 	longDurationVar(fl, &opts.Retention.MaxAge, "max-age", 7*units.Day, "remove segments whose last sample is older than this (0: keep)")
 	fl.StringVar(&opts.MaxSize, "max-size", "1GiB", "then remove the oldest segments until the store holds at most this (0: no bound)")
 	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long (default: until SIGTERM or Ctrl-C)")
-	fl.StringVar(&opts.Listen, "listen", "", "also serve Prometheus /metrics on this address, e.g. "+exposition.DefaultListen+" (docs/fleet.md)")
+	fl.StringVar(&opts.Watch.ListenAddr, "listen", "", "also serve Prometheus /metrics on this address, e.g. "+exposition.DefaultListen+" (docs/fleet.md)")
 	webConfigFlag(fl, &opts.Watch.WebConfigFile)
 	opts.Watch.samplingFlags(fl, "segment headers")
 	return c
@@ -92,7 +91,7 @@ func (o *recordOptions) complete() error {
 	if err := w.checkEventsAndStall(); err != nil {
 		return err
 	}
-	return checkWebConfig(o.Listen, w.WebConfigFile)
+	return checkWebConfig(w.ListenAddr, w.WebConfigFile)
 }
 
 func runRecord(ctx context.Context, o *recordOptions) error {
@@ -110,16 +109,15 @@ func runRecord(ctx context.Context, o *recordOptions) error {
 	// The service is often the next memdiag to start after a killed
 	// watch --enable-delayacct: it says so and puts the switch back.
 	so.DelayAcctLeftover = true
-	// /metrics is served from the same samples the segments get; the
-	// exporter's counters run on across segments.
-	so.ListenAddr, so.WebConfigFile = o.Listen, o.Watch.WebConfigFile
+	// /metrics (--listen) is served from the same samples the segments
+	// get; the exporter's counters run on across segments.
 	s, err := session.Start(ctx, so)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	printWarnings(f, s.Sources.Warnings)
-	sayMetrics(f, s)
+	s.SayWarnings()
+	s.SayMetrics()
 	defer o.reopenOnHangup(ctx, sg)()
 	out, err := s.Run(ctx, sg)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/stopsig"
 	"github.com/memdiag/memdiag/internal/usage"
@@ -84,10 +85,12 @@ func setUp(cmd *cobra.Command, f *factory, noColor, debug bool) error {
 	if f.Logger == nil {
 		f.Logger = slog.New(newWarnHandler(f.IO.ErrOut, level))
 	}
-	if err := checkDurations(cmd); err != nil {
-		return err
+	if err := flagvalue.CheckDurations(cmd.Flags()); err != nil {
+		return &usageError{Err: err}
 	}
-	warnMode(cmd.Flags(), f.IO.ErrOut)
+	if msg := flagvalue.GivenModeWarning(cmd.Flags()); msg != "" {
+		fmt.Fprintf(f.IO.ErrOut, "memdiag: warning: %s\n", msg)
+	}
 	if cmd.Flags().Changed("root") {
 		if _, err := os.Stat(f.Root); err != nil {
 			return inputError("--root", f.Root, err)

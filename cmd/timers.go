@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/timers"
@@ -37,17 +36,8 @@ type timersOptions struct {
 	Live func(ctx context.Context, root string) (timers.LiveSource, error)
 }
 
-// probeLive is timersOptions.Live on a real host: timers.ProbeLive.
-func probeLive(ctx context.Context, root string) (timers.LiveSource, error) {
-	m, err := timers.ProbeLive(ctx, root)
-	if m == nil {
-		return nil, err
-	}
-	return m, nil
-}
-
 func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
-	opts := &timersOptions{IO: f.IO, Now: f.Now, Live: probeLive}
+	opts := &timersOptions{IO: f.IO, Now: f.Now, Live: timers.ProbeLiveSource}
 	cmd := &cobra.Command{
 		Use:     "timers",
 		Short:   "List every periodic job on the host — systemd timers, cron, anacron — and when it fires next",
@@ -98,13 +88,10 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 		return err
 	}
 	if opts.Format == format.CSV {
-		// CSV stays one table; the problems go to stderr.
-		for _, p := range l.Problems {
-			fmt.Fprintln(opts.IO.ErrOut, "memdiag:", p)
-		}
+		l.WriteProblems(opts.IO.ErrOut) // CSV stays one table
 	}
-	if opts.Strict && len(l.Malformed) > 0 {
-		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(l.Malformed), "problem"))}
+	if opts.Strict {
+		return l.StrictError()
 	}
 	return nil
 }

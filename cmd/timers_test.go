@@ -260,7 +260,7 @@ func TestRunTimersLive(t *testing.T) {
 	}
 
 	// The real probe with --root: files only, nothing to report.
-	_, errOut = run(probeLive)
+	_, errOut = run(timers.ProbeLiveSource)
 	if errOut != "" {
 		t.Errorf("stderr with --root = %q, want none", errOut)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/exposition"
 	"github.com/memdiag/memdiag/internal/cpuprofile"
+	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
 	"github.com/memdiag/memdiag/session"
@@ -24,37 +25,20 @@ import (
 
 // watchOptions are the settings of `memdiag watch`.
 type watchOptions struct {
-	F           *factory
-	Interval    time.Duration
-	Duration    time.Duration // 0: until Ctrl-C or the command exits
-	Out         string
-	Force       bool
-	Cgroup      string
-	Victim      string // --victim PID|UNIT|CGROUP
-	TopN        int
-	Quiet       bool
-	KeepCmdline bool
-	AllDevices  bool
-	Command     []string
-	ProbeURL    string
-	ProbeEvery  time.Duration
-	LatencyFile string
-	LatencyFmt  string
+	F *factory
+	// Options are the recording session's settings, bound to the flags
+	// watch and record share (interval, cgroup, victim, events, latency,
+	// --listen and its --web.config.file); sessionOptions adds the
+	// factory's root, clock and streams. Duration 0: until Ctrl-C or the
+	// command exits.
+	session.Options
+	Out   string
+	Force bool
+	Quiet bool
 	// LatencyColumns and LatencyProps: --latency-columns, --latency-properties.
 	LatencyColumns, LatencyProps string
-	NoTimers                     bool
-	// Events is auto, on or off: the process-events connector and
-	// taskstats (auto: when permitted, else polling with a note).
-	Events string
-	// EBPF is auto, on or off: the eBPF page-cache chain (package chain).
-	EBPF            string
-	StallThreshold  time.Duration // PSI memory "some" stall within StallWindow that marks an onset; 0 disables
-	StallWindow     time.Duration
-	EnableDelayAcct bool
-	CPUProfile      string      // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
-	Listen          string      // --listen ADDR: serve /metrics (docs/fleet.md)
-	WebConfigFile   string      // --web.config.file: TLS and basic auth for --listen (exporter-toolkit)
-	Mode            fs.FileMode // --mode of the recording and profile
+	CPUProfile                   string      // hidden --cpuprofile: pprof CPU profile of the whole run (bench/)
+	Mode                         fs.FileMode // --mode of the recording and profile
 }
 
 // watchLong is the long help of newWatchCmd.
@@ -99,7 +83,7 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 	fl.BoolVar(&opts.EnableDelayAcct, "enable-delayacct", false, "turn kernel.task_delayacct on while recording (root), then restore it")
 	fl.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
-	fl.StringVar(&opts.Listen, "listen", "", "serve Prometheus /metrics on this address while recording (https with --web.config.file TLS), e.g. "+exposition.DefaultListen+" (docs/fleet.md)")
+	fl.StringVar(&opts.ListenAddr, "listen", "", "serve Prometheus /metrics on this address while recording (https with --web.config.file TLS), e.g. "+exposition.DefaultListen+" (docs/fleet.md)")
 	webConfigFlag(fl, &opts.WebConfigFile)
 	modeFlag(fl, &opts.Mode)
 	return c
@@ -134,7 +118,7 @@ func (o *watchOptions) complete(cmd *cobra.Command, args []string, execFlag bool
 		// always writes one rather than a file named "off".
 		return flagErrorf("--out %s: watch always records (its summary is analyzed from the recording); give a file name (./%s for a file of that name)", o.Out, o.Out)
 	}
-	if err := checkWebConfig(o.Listen, o.WebConfigFile); err != nil {
+	if err := checkWebConfig(o.ListenAddr, o.WebConfigFile); err != nil {
 		return err
 	}
 	return o.checkEventsAndStall()
@@ -144,7 +128,7 @@ func (o *watchOptions) complete(cmd *cobra.Command, args []string, execFlag bool
 // and how often; header is where --no-timers leaves the jobs out of.
 func (o *watchOptions) samplingFlags(fl *pflag.FlagSet, header string) {
 	fl.DurationVar(&o.Interval, "interval", time.Second, "time between samples (at least 10ms)")
-	minDuration(fl, "interval", 10*time.Millisecond)
+	flagvalue.MinDuration(fl, "interval", 10*time.Millisecond)
 	fl.StringVar(&o.Cgroup, "cgroup", "", cgroupRecordUsage)
 	fl.StringVar(&o.Victim, "victim", "", victimFlagHelp)
 	fl.IntVar(&o.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
@@ -158,27 +142,20 @@ func (o *watchOptions) samplingFlags(fl *pflag.FlagSet, header string) {
 
 // checkEventsAndStall is session.Options.CheckModes of o's flags.
 func (o *watchOptions) checkEventsAndStall() error {
-	so := session.Options{Events: o.Events, EBPF: o.EBPF, StallThreshold: o.StallThreshold, StallWindow: o.StallWindow}
-	if err := so.CheckModes(); err != nil {
+	if err := o.CheckModes(); err != nil {
 		return &usageError{Err: errors.Unwrap(err)}
 	}
 	return nil
 }
 
-// sessionOptions are the session.Options of o: the sampling settings
-// watch and record share, with the JMeter columns read when latency is
-// measured.
+// sessionOptions are the session.Options of o's flags with the
+// factory's root, clock, logger and streams, and the JMeter columns read
+// when latency is measured.
 func (o *watchOptions) sessionOptions() (session.Options, error) {
 	f := o.F
-	so := session.Options{
-		Root: f.Root, Now: f.Now, Logger: f.Logger, Version: versionString(),
-		Interval: o.Interval, Duration: o.Duration, Cgroup: o.Cgroup, Victim: o.Victim,
-		TopN: o.TopN, KeepCmdline: o.KeepCmdline, AllDevices: o.AllDevices, Command: o.Command,
-		ProbeURL: o.ProbeURL, ProbeEvery: o.ProbeEvery, LatencyFile: o.LatencyFile, LatencyFmt: o.LatencyFmt,
-		NoTimers: o.NoTimers, Events: o.Events, EBPF: o.EBPF,
-		StallThreshold: o.StallThreshold, StallWindow: o.StallWindow, EnableDelayAcct: o.EnableDelayAcct,
-		Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut,
-	}
+	so := o.Options
+	so.Root, so.Now, so.Logger, so.Version = f.Root, f.Now, f.Logger, versionString()
+	so.Stdin, so.Stdout, so.Stderr = f.IO.In, f.IO.Out, f.IO.ErrOut
 	if o.ProbeURL != "" || o.LatencyFile != "" {
 		js, err := jmeterSave(o.LatencyColumns, o.LatencyProps)
 		if err != nil {
@@ -197,9 +174,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	}
 	defer stopProfile()
 	if o.Out == "" {
-		// gzip by default: ~2.5 MB per hour at 1,000 processes instead of
-		// ~17 MB plain (docs/benchmarks.md), sync-flushed every sample.
-		o.Out = "memdiag-" + f.Now().Format("20060102-150405") + ".jsonl.gz"
+		o.Out = record.DefaultName(f.Now())
 	}
 	// A closed stdout (watch | head -5) makes writes fail with EPIPE
 	// instead of killing memdiag with SIGPIPE: the live rows stop, the
@@ -218,7 +193,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(f, s.Sources.Warnings)
+	s.SayWarnings()
 	live := report.NewLiveRows(f.IO.Out, f.IO.ErrOut, s.Header, !o.Quiet, report.LiveOptions{Width: f.IO.Width(), Color: f.IO.ColorEnabled()})
 	if !o.Quiet {
 		live.Forecast = report.ForecastOf(s.Exporter())
@@ -255,12 +230,11 @@ func (o *watchOptions) startSession(ctx context.Context) (*session.Session, erro
 		return nil, err
 	}
 	so.DelayAcctLeftover, so.Summarize = true, true
-	so.ListenAddr, so.WebConfigFile = o.Listen, o.WebConfigFile
 	s, err := session.Start(ctx, so)
 	if err != nil {
 		return nil, err
 	}
-	sayMetrics(o.F, s)
+	s.SayMetrics()
 	return s, nil
 }
 
@@ -275,22 +249,6 @@ func (o *watchOptions) create() (w *record.Writer, abs string, err error) {
 	return w, abs, nil
 }
 
-// sayMetrics says where /metrics is served (--listen of watch and record).
-func sayMetrics(f *factory, s *session.Session) {
-	if s.MetricsURL == "" {
-		return
-	}
-	fmt.Fprintf(f.IO.ErrOut, "memdiag: metrics at %s\n", s.MetricsURL)
-	if addr := s.Options().ListenAddr; exposition.AllInterfaces(addr) {
-		guard := "with the TLS and authentication of --web.config.file"
-		if s.Options().WebConfigFile == "" {
-			guard = "to anyone who can reach it: no TLS, no authentication (--web.config.file)"
-		}
-		fmt.Fprintf(f.IO.ErrOut, "memdiag: warning: --listen %s serves on every network interface, %s; "+
-			"the metrics name this host's processes and jobs. Use %s for this host only.\n", addr, guard, exposition.DefaultListen)
-	}
-}
-
 // webConfigFlag adds --web.config.file, the exporter-toolkit flag that
 // node_exporter and the other Prometheus exporters read.
 func webConfigFlag(fl *pflag.FlagSet, p *string) {
@@ -303,13 +261,6 @@ func checkWebConfig(listen, webConfig string) error {
 		return flagErrorf("--web.config.file needs --listen")
 	}
 	return nil
-}
-
-// printWarnings says the sources' warnings once, at start.
-func printWarnings(f *factory, warnings []string) {
-	for _, warn := range warnings {
-		fmt.Fprintln(f.IO.ErrOut, "memdiag: warning:", warn)
-	}
 }
 
 // startCPUProfile starts the hidden --cpuprofile (bench/) of watch and analyze.

@@ -18,6 +18,7 @@ import (
 	"github.com/memdiag/memdiag/internal/fixtures"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/session"
 )
 
 func TestNewWatchCmd(t *testing.T) {
@@ -41,26 +42,26 @@ func TestNewWatchCmd(t *testing.T) {
 	}{
 		{args: "", want: def(watchOptions{})},
 		{args: "--interval 500ms --duration 1m --out r.jsonl --force --top 3 -q --cgroup /sys/fs/cgroup/x",
-			want: def(watchOptions{Interval: 500 * time.Millisecond, Duration: time.Minute, Out: "r.jsonl", Force: true, TopN: 3, Quiet: true, Cgroup: "/sys/fs/cgroup/x"})},
+			want: def(watchOptions{Options: session.Options{Interval: 500 * time.Millisecond, Duration: time.Minute, TopN: 3, Cgroup: "/sys/fs/cgroup/x"}, Out: "r.jsonl", Force: true, Quiet: true})},
 		{args: "--exec -- sleep 5", wantErr: "--exec was removed: the command after -- is always run, and the recording stops when it exits; drop --exec (memdiag watch -- CMD ARGS)"},
-		{args: "-- ./load.sh -x", want: def(watchOptions{Command: []string{"./load.sh", "-x"}})},
+		{args: "-- ./load.sh -x", want: def(watchOptions{Options: session.Options{Command: []string{"./load.sh", "-x"}}})},
 		{args: "--events off --stall-threshold 0 --enable-delayacct --keep-cmdline --all-devices",
 			want: func() watchOptions {
-				o := def(watchOptions{KeepCmdline: true, AllDevices: true, EnableDelayAcct: true})
+				o := def(watchOptions{Options: session.Options{KeepCmdline: true, AllDevices: true, EnableDelayAcct: true}})
 				o.Events, o.StallThreshold = "off", 0
 				return o
 			}()},
 		{args: "--events sometimes", wantErr: `--events "sometimes": want auto, on or off`},
-		{args: "--ebpf off", want: def(watchOptions{EBPF: "off"})},
-		{args: "--ebpf on", want: def(watchOptions{EBPF: "on"})},
+		{args: "--ebpf off", want: def(watchOptions{Options: session.Options{EBPF: "off"}})},
+		{args: "--ebpf on", want: def(watchOptions{Options: session.Options{EBPF: "on"}})},
 		{args: "--ebpf yes", wantErr: `--ebpf "yes": want auto, on or off`},
 		{args: "--stall-window 100ms", wantErr: "--stall-window must be 500ms..10s"},
 		{args: "--exec", wantErr: "--exec was removed"},
 		{args: "sleep 5", wantErr: `unexpected argument "sleep"`},
 		{args: "--interval 1ms", wantErr: `--interval "1ms": want a duration of at least 10ms`},
 		{args: "--interval fast", wantErr: `--interval "fast": want a duration such as 500ms, 10s, 5m or 2h`},
-		{args: "--duration 2d", want: def(watchOptions{Duration: 48 * time.Hour})},
-		{args: "--duration 1w12h", want: def(watchOptions{Duration: 180 * time.Hour})},
+		{args: "--duration 2d", want: def(watchOptions{Options: session.Options{Duration: 48 * time.Hour}})},
+		{args: "--duration 1w12h", want: def(watchOptions{Options: session.Options{Duration: 180 * time.Hour}})},
 		{args: "--duration 2x", wantErr: `--duration "2x": want a duration such as 90s, 30m, 2h, 2d or 1w`},
 		{args: "--top -1", wantErr: "--top must not be negative"},
 		// gate's "--out off" means no recording; watch refuses it rather

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -28,6 +29,21 @@ func FindJob(jobs []timers.Job, name string) (timers.Job, error) {
 		return timers.Job{}, fmt.Errorf("no job %q on this host; did you mean %s? (memdiag timers lists them)", name, strings.Join(near, ", "))
 	}
 	return timers.Job{}, fmt.Errorf("no job %q on this host (memdiag timers lists them)", name)
+}
+
+// Culprit is the job to hold off among the host's jobs: the one named
+// name (--job, FindJob), else the first culprit of the verdict of the
+// recording file at path (--recording, CulpritJob). A recording that
+// cannot be read is a *rootfs.NamedError of --recording.
+func Culprit(jobs []timers.Job, name, path string) (timers.Job, error) {
+	if name != "" {
+		return FindJob(jobs, name)
+	}
+	rec, err := record.ReadFile(path)
+	if err != nil {
+		return timers.Job{}, &rootfs.NamedError{Flag: "--recording", Path: path, Err: err}
+	}
+	return CulpritJob(rec, jobs)
 }
 
 // CulpritJob is the job a recording's verdict names first (the same

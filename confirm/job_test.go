@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -45,5 +46,22 @@ func TestFindJob(t *testing.T) {
 	}
 	if _, err := FindJob(host, "pmlogger"); err == nil || !strings.Contains(err.Error(), "did you mean pmlogger_check.timer, pmlogger_farm_check.timer?") {
 		t.Errorf("near names: %v", err)
+	}
+}
+
+// TestCulprit: --job is looked up by name; --recording is read and its
+// verdict's first culprit taken; a recording that cannot be read is named
+// with its flag.
+func TestCulprit(t *testing.T) {
+	host := []timers.Job{{Name: "pmlogger_check.timer", Source: timers.Systemd}, {Name: "cron.d/etl:1", Source: timers.Cron}}
+	if j, err := Culprit(host, "pmlogger_check", "ignored"); err != nil || j.Name != "pmlogger_check.timer" {
+		t.Errorf("--job: %+v, %v", j, err)
+	}
+	if j, err := Culprit(host, "", "../correlate/testdata/scenarios/10-cron-evidence.jsonl.gz"); err != nil || j.Name != "cron.d/etl:1" {
+		t.Errorf("--recording: %+v, %v", j, err)
+	}
+	var ne *rootfs.NamedError
+	if _, err := Culprit(host, "", "/nonexistent/run.jsonl"); !errors.As(err, &ne) || !strings.HasPrefix(err.Error(), "--recording /nonexistent/run.jsonl: ") {
+		t.Errorf("unreadable recording: %T %v", err, err)
 	}
 }

@@ -42,6 +42,21 @@ func AllInterfaces(addr string) bool {
 	return ip != nil && ip.IsUnspecified()
 }
 
+// ListenWarning is the warning for a --listen address that serves every
+// network interface (AllInterfaces), "" for one that does not; tls says
+// whether --web.config.file guards it with TLS and authentication.
+func ListenWarning(addr string, tls bool) string {
+	if !AllInterfaces(addr) {
+		return ""
+	}
+	guard := "with the TLS and authentication of --web.config.file"
+	if !tls {
+		guard = "to anyone who can reach it: no TLS, no authentication (--web.config.file)"
+	}
+	return fmt.Sprintf("--listen %s serves on every network interface, %s; "+
+		"the metrics name this host's processes and jobs. Use %s for this host only.", addr, guard, DefaultListen)
+}
+
 // ListenOptions are the settings of the /metrics listener.
 type ListenOptions struct {
 	// Addr is the address to bind ("127.0.0.1:9840", ":9840", ":0").

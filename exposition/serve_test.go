@@ -407,3 +407,19 @@ func TestAllInterfaces(t *testing.T) {
 		}
 	}
 }
+
+// TestListenWarning: every interface is warned of, saying whether
+// --web.config.file guards it; this host only is not.
+func TestListenWarning(t *testing.T) {
+	if got := ListenWarning("127.0.0.1:9840", false); got != "" {
+		t.Errorf("this host only: %q, want no warning", got)
+	}
+	want := "--listen :9840 serves on every network interface, to anyone who can reach it: no TLS, no authentication (--web.config.file); " +
+		"the metrics name this host's processes and jobs. Use 127.0.0.1:9840 for this host only."
+	if got := ListenWarning(":9840", false); got != want {
+		t.Errorf("every interface, no TLS:\n%s\nwant\n%s", got, want)
+	}
+	if got := ListenWarning("0.0.0.0:9840", true); !strings.Contains(got, "serves on every network interface, with the TLS and authentication of --web.config.file;") {
+		t.Errorf("every interface with TLS: %q", got)
+	}
+}

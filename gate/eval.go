@@ -236,15 +236,10 @@ const (
 
 // Outcome is the run's outcome (see Outcome).
 func (r *Report) Outcome() Outcome {
-	switch {
-	case r.Command.Failed():
+	if r.Command.Failed() {
 		return OutcomeCommandFailed
-	case r.Count(NoData) > 0:
-		return OutcomeNoData
-	case r.Count(Fail) > 0:
-		return OutcomeBreach
 	}
-	return OutcomePass
+	return r.ThresholdOutcome()
 }
 
 // Verdict is the one-line outcome: "PASS: all 3 thresholds held", …

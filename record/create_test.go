@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestCreateModeAndLinks: a recording is created 0600 (it holds every
@@ -47,5 +48,14 @@ func TestCreateModeAndLinks(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(other); string(b) != "keep me" {
 		t.Errorf("target changed: %q", b)
+	}
+}
+
+// TestDefaultName: the default recording is named after its start, in
+// that time's zone, and gzip-compressed.
+func TestDefaultName(t *testing.T) {
+	at := time.Date(2026, 12, 6, 14, 5, 9, 0, time.FixedZone("CET", 3600))
+	if got, want := DefaultName(at), "memdiag-20261206-140509.jsonl.gz"; got != want {
+		t.Errorf("DefaultName = %q, want %q", got, want)
 	}
 }

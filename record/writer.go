@@ -67,6 +67,15 @@ func Create(path string, force bool) (*Writer, error) {
 	return CreateMode(path, force, outfile.DefaultMode)
 }
 
+// DefaultName is the recording a run started at t writes when it is not
+// given one (watch --out, gate --out): memdiag-YYYYMMDD-HHMMSS.jsonl.gz in
+// the current directory. gzip by default: ~2.5 MB per hour at 1,000
+// processes instead of ~17 MB plain (docs/benchmarks.md), sync-flushed
+// every sample.
+func DefaultName(t time.Time) string {
+	return "memdiag-" + t.Format("20060102-150405") + ".jsonl.gz"
+}
+
 // CreateMode is [Create] with the file's permission (--mode) instead of
 // 0600.
 func CreateMode(path string, force bool, mode fs.FileMode) (*Writer, error) {

@@ -74,7 +74,7 @@ func (g *Gate) Record(ctx context.Context, out string, mode fs.FileMode) error {
 		return nil
 	}
 	if out == "" {
-		out = "memdiag-" + o.now().Format("20060102-150405") + ".jsonl.gz"
+		out = record.DefaultName(o.now())
 	}
 	w, err := record.CreateMode(out, false, mode)
 	if err != nil {

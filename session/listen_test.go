@@ -40,3 +40,29 @@ func TestStartListen(t *testing.T) {
 		t.Error("Start with an address that cannot be bound succeeded")
 	}
 }
+
+// TestSayNotes: the sources' warnings one line each; where /metrics is
+// served, with the warning for every interface when the address is one.
+func TestSayNotes(t *testing.T) {
+	var b strings.Builder
+	s := &Session{opts: Options{Stderr: &b, ListenAddr: ":9840"}, Sources: &Sources{Warnings: []string{"not root: x", "victim: y"}}}
+	s.SayMetrics()
+	if b.Len() != 0 {
+		t.Errorf("no listener, but said %q", b.String())
+	}
+	s.SayWarnings()
+	s.MetricsURL = "http://localhost:9840/metrics"
+	s.SayMetrics()
+	want := "memdiag: warning: not root: x\nmemdiag: warning: victim: y\nmemdiag: metrics at http://localhost:9840/metrics\n" +
+		"memdiag: warning: --listen :9840 serves on every network interface, to anyone who can reach it: no TLS, no authentication (--web.config.file); " +
+		"the metrics name this host's processes and jobs. Use 127.0.0.1:9840 for this host only.\n"
+	if b.String() != want {
+		t.Errorf("said\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	s.opts.ListenAddr = "127.0.0.1:9840"
+	s.SayMetrics()
+	if b.String() != "memdiag: metrics at http://localhost:9840/metrics\n" {
+		t.Errorf("this host only: %q", b.String())
+	}
+}

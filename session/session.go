@@ -340,3 +340,24 @@ func SignalledToo(ctx context.Context, res supervise.Result) string {
 
 // Options are the options the session was started with.
 func (s *Session) Options() Options { return s.opts }
+
+// SayWarnings says the sources' warnings (Sources.Warnings) on
+// Options.Stderr, once, at start.
+func (s *Session) SayWarnings() {
+	for _, warn := range s.Sources.Warnings {
+		fmt.Fprintln(s.opts.Stderr, "memdiag: warning:", warn)
+	}
+}
+
+// SayMetrics says on Options.Stderr where /metrics is served (--listen),
+// with exposition.ListenWarning for an address every network reaches;
+// nothing without a listener.
+func (s *Session) SayMetrics() {
+	if s.MetricsURL == "" {
+		return
+	}
+	fmt.Fprintf(s.opts.Stderr, "memdiag: metrics at %s\n", s.MetricsURL)
+	if warn := exposition.ListenWarning(s.opts.ListenAddr, s.opts.WebConfigFile != ""); warn != "" {
+		fmt.Fprintf(s.opts.Stderr, "memdiag: warning: %s\n", warn)
+	}
+}

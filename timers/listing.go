@@ -1,6 +1,12 @@
 package timers
 
-import "time"
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/english"
+)
 
 // Listing is what `memdiag timers` lists of a host's jobs: the jobs shown
 // and what is wrong with their definitions.
@@ -33,4 +39,22 @@ func NewListing(jobs []Job, all bool, base time.Time, runLoc *time.Location) Lis
 		}
 	}
 	return l
+}
+
+// StrictError is the error of `timers --strict`: how many definitions
+// are malformed; nil when none is.
+func (l Listing) StrictError() error {
+	if len(l.Malformed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(l.Malformed), "problem"))
+}
+
+// WriteProblems writes each problem on a line of its own, "memdiag: "
+// first: how a CSV listing, which stays one table, has them said on
+// stderr.
+func (l Listing) WriteProblems(w io.Writer) {
+	for _, p := range l.Problems {
+		fmt.Fprintln(w, "memdiag:", p)
+	}
 }

@@ -1,6 +1,8 @@
 package timers
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,5 +41,32 @@ func TestNewListing(t *testing.T) {
 	}
 	if l := NewListing(jobs, true, base, time.UTC); len(l.Jobs) != 4 {
 		t.Errorf("all: %v shown, want all four", names(l.Jobs))
+	}
+}
+
+// TestListingProblemsSaid: --strict fails with the count of malformed
+// definitions only (a duplicate program is no parse error), and the
+// problems are said one "memdiag: " line each.
+func TestListingProblemsSaid(t *testing.T) {
+	l := Listing{Malformed: []string{"etc/crontab:3: bad minute"}, Problems: []string{"etc/crontab:3: bad minute", "backup runs from two definitions"}}
+	if err := l.StrictError(); err == nil || err.Error() != "1 problem in periodic job definitions (--strict)" {
+		t.Errorf("StrictError = %v", err)
+	}
+	var b strings.Builder
+	l.WriteProblems(&b)
+	if got, want := b.String(), "memdiag: etc/crontab:3: bad minute\nmemdiag: backup runs from two definitions\n"; got != want {
+		t.Errorf("WriteProblems = %q, want %q", got, want)
+	}
+	if err := (Listing{Problems: []string{"backup runs from two definitions"}}).StrictError(); err != nil {
+		t.Errorf("StrictError without malformed definitions = %v, want nil", err)
+	}
+}
+
+// TestProbeLiveSourceOffHost: off the live root there is nothing to
+// connect to: a nil LiveSource (not a nil pointer in one) and no error.
+func TestProbeLiveSourceOffHost(t *testing.T) {
+	src, err := ProbeLiveSource(context.Background(), t.TempDir())
+	if src != nil || err != nil {
+		t.Errorf("ProbeLiveSource off the host = %#v, %v; want nil, nil", src, err)
 	}
 }

@@ -80,6 +80,16 @@ func (m *ManagerLive) Close() error {
 	return nil
 }
 
+// ProbeLiveSource is ProbeLive as a ListOptions.Live: a nil LiveSource,
+// not a nil *ManagerLive in one, when there is nothing to connect to.
+func ProbeLiveSource(ctx context.Context, root string) (LiveSource, error) {
+	m, err := ProbeLive(ctx, root)
+	if m == nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // ProbeLive connects to the systemd manager of the host memdiag runs on.
 // It returns nil and no error when root is not "/": a mounted image or a
 // fixture tree has unit files but no running manager, and that is nothing

@@ -1,7 +1,9 @@
 // Package flagvalue holds the pflag.Value types of memdiag's own flags:
 // --mode (an octal file permission), the long durations that take days
 // and weeks (--duration, --segment, --max-age) and a repeatable path
-// (gate --recording). cmd defines the flags; the parsing lives here.
+// (gate --recording). cmd defines the flags; the parsing lives here, with
+// the checks every command's flags get (CheckDurations, GivenModeWarning)
+// and the one wording of a bad value (Explain).
 package flagvalue
 
 import (

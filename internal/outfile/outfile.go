@@ -11,6 +11,7 @@ package outfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -99,4 +100,57 @@ func Create(path string, opts Options) (*os.File, error) {
 		return fail("%w", err)
 	}
 	return f, nil
+}
+
+// Check refuses, before any work is done, an output file the user named
+// with flag that exists (without force: a report was lost to a silent
+// overwrite), is a directory or is a symbolic link. All are faults of a
+// file the user named (exit 1, as --latency DIR and watch --out EXISTING
+// are). "" and "-" (stdout) are always fine.
+func Check(flag, path string, force bool) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // created by Write
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	case fi.IsDir():
+		return fmt.Errorf("%s %s: is a directory, not a file", flag, path)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s %s: is a symbolic link; refusing to write through it", flag, path)
+	case !force:
+		return fmt.Errorf("%s %s: %w (use --force to overwrite)", flag, path, ErrExists)
+	}
+	return nil
+}
+
+// Write checks (Check) and creates (Create, opts.Overwrite as force) the
+// file path that flag names, runs write on it and closes it; it returns
+// the file's size in bytes. Errors name flag.
+func Write(flag, path string, opts Options, write func(io.Writer) error) (size int64, err error) {
+	if err := Check(flag, path, opts.Overwrite); err != nil {
+		return 0, err
+	}
+	f, err := Create(path, opts)
+	if err != nil {
+		// A refused or failed file is a runtime failure (exit 1, no
+		// usage text), as gate says it: the flag itself was well formed.
+		return 0, fmt.Errorf("%s: %w", flag, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return 0, err
+	}
+	st, err := f.Stat()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	return st.Size(), nil
 }
