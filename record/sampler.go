@@ -115,7 +115,7 @@ func (sp *Sampler) Run(ctx context.Context, emit func(*Sample) error) error {
 		}
 		prev := sp.last
 		s := sp.Collect(ctx)
-		if gap := g.place(prev, s.Time); gap != nil {
+		if gap := g.place(prev, s.Time, sp.Limit-1); gap != nil {
 			s.Gap = gap
 			sp.missed += gap.Missed
 			if gap.Late > 0 {
@@ -137,13 +137,19 @@ type grid struct {
 }
 
 // place puts a sample taken at t (the previous one at prev) in the last
-// slot due at or before t, and returns the gap it ends: the slots since
-// the previous sample that got none, and its lateness past its slot when
-// more than half an interval; nil when it came on time.
-func (g *grid) place(prev, t time.Time) *Gap {
+// slot due at or before t, but no later than the run's last slot (last;
+// 0 or less: none), and returns the gap it ends: the slots since the
+// previous sample that got none, and its lateness past its slot when
+// more than half an interval; nil when it came on time. A sample taken
+// after the run's end, the sampler starved past it, is its last slot's,
+// late: the slots after the end were never due.
+func (g *grid) place(prev, t time.Time, last int) *Gap {
 	k := int(t.Sub(g.start) / g.every)
 	if k <= g.slot { // a clock that does not move (a test's): the next slot
 		k = g.slot + 1
+	}
+	if last > 0 && k > last {
+		k = max(last, g.slot+1)
 	}
 	missed := k - g.slot - 1
 	late := t.Sub(g.start.Add(time.Duration(k) * g.every))

@@ -218,3 +218,19 @@ func TestSamplerLimitIsTheGrid(t *testing.T) {
 		}
 	})
 }
+
+// A sample taken after the run's last slot, the sampler starved past the
+// end, stands for that last slot, late: only the slots within the run
+// are missed. Without a limit every slot passed is.
+func TestGridPlaceStopsAtTheRunsEnd(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 15, 0, 0, 0, time.UTC)
+	g := grid{start: t0, every: 10 * time.Millisecond}
+	gap := g.place(t0, t0.Add(70*time.Millisecond), 3)
+	if gap == nil || g.slot != 3 || gap.Missed != 2 || gap.Late != 40*time.Millisecond || gap.Reason != GapMissed {
+		t.Errorf("limit 4 samples: slot %d, gap %+v; want slot 3, 2 missed, 40ms late", g.slot, gap)
+	}
+	g = grid{start: t0, every: 10 * time.Millisecond}
+	if gap := g.place(t0, t0.Add(70*time.Millisecond), 0); gap == nil || g.slot != 7 || gap.Missed != 6 || gap.Late != 0 {
+		t.Errorf("no limit: slot %d, gap %+v; want slot 7, 6 missed, on time", g.slot, gap)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -341,20 +340,21 @@ func TestSegmentsJobsOffTheSamplingPath(t *testing.T) {
 	d := &disk{dir: t.TempDir()}
 	sg := openStore(t, d, store.Retention{}, &log)
 	sg.opts = &Options{}
+	// Each read is the function set when it was asked for (askJobs
+	// takes it then), named by what it returns.
 	release := make(chan struct{})
-	var calls atomic.Int32
 	sg.hostJobs = func(string, bool) ([]timers.Job, error) {
-		n := calls.Add(1)
-		if n == 1 {
-			<-release // the first read is slow
-		}
-		return []timers.Job{{Name: fmt.Sprintf("read%d.timer", n), Source: timers.Systemd}}, nil
+		<-release // the first read is slow
+		return []timers.Job{{Name: "read1.timer", Source: timers.Systemd}}, nil
 	}
 	put(t, sg, 0, 10) // asked at 5 s, still reading at the switch at 10 s
 	if sg.jobs != nil {
 		t.Fatal("the switch kept the slow read for the new segment")
 	}
 	close(release)
+	sg.hostJobs = func(string, bool) ([]timers.Job, error) {
+		return []timers.Job{{Name: "read2.timer", Source: timers.Systemd}}, nil
+	}
 	put(t, sg, 11, 15) // asked again at 15 s
 	<-sg.jobs.done
 	put(t, sg, 16, 20) // switch at 20 s with read2's jobs
