@@ -9,6 +9,7 @@ import (
 
 	"github.com/memdiag/memdiag/analysis"
 	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/report"
 )
@@ -37,8 +38,8 @@ func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:     "compare BEFORE AFTER",
 		Short:   "Compare two recordings: requests/s, mean and p99 latency, spikes, stall time",
-		Long:    longHelp("compare"),
-		Example: exampleHelp("compare"),
+		Long:    helptext.Long("compare"),
+		Example: helptext.Examples("compare"),
 		Args:    exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Before.Path, opts.After.Path = args[0], args[1]

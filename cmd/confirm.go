@@ -15,6 +15,7 @@ import (
 
 	"github.com/memdiag/memdiag/confirm"
 	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/session"
@@ -45,10 +46,10 @@ type confirmOptions struct {
 }
 
 // confirmLong is the long help of newConfirmCmd.
-var confirmLong = longHelp("confirm")
+var confirmLong = helptext.Long("confirm")
 
 // confirmExample is the Example section of newConfirmCmd's help.
-var confirmExample = exampleHelp("confirm")
+var confirmExample = helptext.Examples("confirm")
 
 func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command {
 	opts := &confirmOptions{IO: f.IO, Now: f.Now, Location: time.Local,

@@ -14,6 +14,7 @@ import (
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/report/gatereport"
@@ -56,10 +57,10 @@ type gateOptions struct {
 }
 
 // gateLong is the long help of newGateCmd; its %[N]d are the exit codes.
-var gateLong = fmt.Sprintf(longHelp("gate"), exitOK, exitBreach, exitCommand, exitEnv, exitUsage, exitError, exitInterrupt)
+var gateLong = fmt.Sprintf(helptext.Long("gate"), exitOK, exitBreach, exitCommand, exitEnv, exitUsage, exitError, exitInterrupt)
 
 // gateExample is the Example section of newGateCmd's help.
-var gateExample = exampleHelp("gate")
+var gateExample = helptext.Examples("gate")
 
 // cgroupValue is what a --cgroup value may be, for every command
 // (cgroupfs.Resolve gives it its one meaning).

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/flagvalue"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/mangen"
 )
 
@@ -18,8 +19,8 @@ func newManCmd(f *factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:     "man --dir DIR",
 		Short:   "Write memdiag's man pages (memdiag.1, memdiag-watch.1, ...) into a directory",
-		Long:    longHelp("man"),
-		Example: exampleHelp("man"),
+		Long:    helptext.Long("man"),
+		Example: helptext.Examples("man"),
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dir == "" {

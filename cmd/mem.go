@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/report/mem"
@@ -43,8 +44,8 @@ func newMemCmd(f *factory, runF func(*memOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:     "mem",
 		Short:   "Show which memory is the problem: host, cgroups, processes and OOM kills",
-		Long:    longHelp("mem"),
-		Example: exampleHelp("mem"),
+		Long:    helptext.Long("mem"),
+		Example: helptext.Examples("mem"),
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Top < 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/exposition"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/session"
 	"github.com/memdiag/memdiag/store"
 	"github.com/memdiag/memdiag/units"
@@ -30,10 +31,10 @@ type recordOptions struct {
 }
 
 // recordLong is the long help of newRecordCmd.
-var recordLong = longHelp("record")
+var recordLong = helptext.Long("record")
 
 // recordExample is the Example section of newRecordCmd's help.
-var recordExample = exampleHelp("record")
+var recordExample = helptext.Examples("record")
 
 func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) *cobra.Command {
 	opts := &recordOptions{Watch: watchOptions{F: f, Quiet: true}}

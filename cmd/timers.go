@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -32,8 +33,8 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "timers",
 		Short:   "List every periodic job on the host — systemd timers, cron, anacron — and when it fires next",
-		Long:    longHelp("timers"),
-		Example: exampleHelp("timers"),
+		Long:    helptext.Long("timers"),
+		Example: helptext.Examples("timers"),
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Root, opts.KeepSecrets, opts.Now = f.Root, f.NoRedact, f.Now()
