@@ -15,6 +15,7 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/report"
@@ -125,7 +126,7 @@ func analyzeFlags(cmd *cobra.Command, opts *analyzeOptions, th []string) {
 }
 
 func runAnalyze(opts *analyzeOptions) error {
-	if err := oneStdin([]string{"REC", "--latency"}, opts.Recording, opts.LatencyFile); err != nil {
+	if err := rootfs.OneStdin([]string{"REC", "--latency"}, opts.Recording, opts.LatencyFile); err != nil {
 		return err
 	}
 	if err := checkOutput(opts.Output, opts.Force); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/report"
 )
 
@@ -71,7 +72,7 @@ func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command 
 }
 
 func runCompare(opts *compareOptions) error {
-	if err := oneStdin([]string{"BEFORE", "AFTER", "--latency-before", "--latency-after"}, opts.Before.Path, opts.After.Path, opts.Before.Latency, opts.After.Latency); err != nil {
+	if err := rootfs.OneStdin([]string{"BEFORE", "AFTER", "--latency-before", "--latency-after"}, opts.Before.Path, opts.After.Path, opts.Before.Latency, opts.After.Latency); err != nil {
 		return err
 	}
 	if err := checkOutput(opts.Output, opts.Force); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/outfile"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/report/gatereport"
 	"github.com/memdiag/memdiag/session"
 )
@@ -149,7 +150,7 @@ func (o *gateOptions) complete(cmd *cobra.Command, args []string) error {
 }
 
 func runGate(ctx context.Context, opts *gateOptions) error {
-	if err := oneStdin([]string{"--recording", "--thresholds"}, opts.Recording, opts.ThresholdsFile); err != nil {
+	if err := rootfs.OneStdin([]string{"--recording", "--thresholds"}, opts.Recording, opts.ThresholdsFile); err != nil {
 		return err
 	}
 	// Refused before the run, not after a load test of an hour.
