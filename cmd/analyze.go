@@ -13,7 +13,9 @@ import (
 	"github.com/memdiag/memdiag/analysis"
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/report"
@@ -60,8 +62,8 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:     "analyze REC [REC...]",
 		Short:   "Find the latency spikes and pressure episodes of a recording, their period and the job that causes them",
-		Long:    longHelp("analyze"),
-		Example: exampleHelp("analyze"),
+		Long:    helptext.Long("analyze"),
+		Example: helptext.Examples("analyze"),
 		Args:    analyzeArgs(&opts.Prom),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -124,7 +126,7 @@ func analyzeFlags(cmd *cobra.Command, opts *analyzeOptions, th []string) {
 }
 
 func runAnalyze(opts *analyzeOptions) error {
-	if err := oneStdin([]string{"REC", "--latency"}, opts.Recording, opts.LatencyFile); err != nil {
+	if err := rootfs.OneStdin([]string{"REC", "--latency"}, opts.Recording, opts.LatencyFile); err != nil {
 		return err
 	}
 	if err := checkOutput(opts.Output, opts.Force); err != nil {

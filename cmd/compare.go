@@ -8,9 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/analysis"
-	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/report"
 )
 
@@ -20,21 +21,17 @@ type compareOptions struct {
 	// Ctx ends reading when done (Ctrl-C, SIGTERM); nil never ends it.
 	Ctx context.Context
 
-	Before, After string
-	// From and To keep a window of both recordings; BeforeWindow and
-	// AfterWindow ("FROM..TO") one side's, instead.
-	From, To                  string
-	BeforeWindow, AfterWindow string
-	LatencyBefore             string
-	LatencyAfter              string
-	LatencyIn                 analysis.LatencyFlags // --latency-format, --latency-tz, ...
-	Stat, Spike               string
-	Format                    format.Format
+	// Pair are the two recordings (BEFORE, AFTER), their --latency-before
+	// and --latency-after files, the window of both (--from, --to) or of
+	// one side (--before-window, --after-window) and --no-redact.
+	analysis.Pair
+	LatencyIn   analysis.LatencyFlags // --latency-format, --latency-tz, ...
+	Stat, Spike string
+	Format      format.Format
 	// Output is the file the comparison goes to ("" or "-": stdout).
-	Output   string
-	Mode     fs.FileMode // --mode of --output
-	Force    bool        // --force: --output may overwrite an existing file
-	NoRedact bool        // --no-redact: command lines as the recordings hold them
+	Output string
+	Mode   fs.FileMode // --mode of --output
+	Force  bool        // --force: --output may overwrite an existing file
 }
 
 func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command {
@@ -42,11 +39,11 @@ func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:     "compare BEFORE AFTER",
 		Short:   "Compare two recordings: requests/s, mean and p99 latency, spikes, stall time",
-		Long:    longHelp("compare"),
-		Example: exampleHelp("compare"),
+		Long:    helptext.Long("compare"),
+		Example: helptext.Examples("compare"),
 		Args:    exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.Before, opts.After = args[0], args[1]
+			opts.Before.Path, opts.After.Path = args[0], args[1]
 			opts.Format = formatForOutput(c, opts.Format, opts.Output)
 			opts.NoRedact = f.NoRedact
 			if runF != nil {
@@ -57,14 +54,14 @@ func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command 
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.LatencyBefore, "latency-before", "", "load-test results `FILE` for the BEFORE recording")
-	fl.StringVar(&opts.LatencyAfter, "latency-after", "", "load-test results `FILE` for the AFTER recording")
+	fl.StringVar(&opts.Before.Latency, "latency-before", "", "load-test results `FILE` for the BEFORE recording")
+	fl.StringVar(&opts.After.Latency, "latency-after", "", "load-test results `FILE` for the AFTER recording")
 	fl.StringVar(&opts.LatencyIn.Format, "latency-format", "", "force the results format of both files")
 	fl.StringVar(&opts.LatencyIn.TZ, "latency-tz", "", "IANA `zone` of results timestamps written without one (default: each recording's)")
 	latencyFlags(fl, &opts.LatencyIn)
 	windowFlags(fl, &opts.From, &opts.To, "both recordings")
-	fl.StringVar(&opts.BeforeWindow, "before-window", "", "read BEFORE only within `FROM..TO` (the forms of --from), instead of --from/--to")
-	fl.StringVar(&opts.AfterWindow, "after-window", "", "read AFTER only within `FROM..TO`, instead of --from/--to")
+	fl.StringVar(&opts.Before.Window, "before-window", "", "read BEFORE only within `FROM..TO` (the forms of --from), instead of --from/--to")
+	fl.StringVar(&opts.After.Window, "after-window", "", "read AFTER only within `FROM..TO`, instead of --from/--to")
 	fl.StringVar(&opts.Stat, "stat", "p99", "latency statistic for spikes: max, p99, p95 or mean")
 	fl.StringVar(&opts.Spike, "spike", "3x", "spike floor: a factor of the rolling baseline (3x) or a latency (500ms)")
 	formatFlag(cmd, &opts.Format, format.Table, report.Formats, "(html: both runs on charts, one self-contained page)")
@@ -75,7 +72,7 @@ func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command 
 }
 
 func runCompare(opts *compareOptions) error {
-	if err := oneStdin([]string{"BEFORE", "AFTER", "--latency-before", "--latency-after"}, opts.Before, opts.After, opts.LatencyBefore, opts.LatencyAfter); err != nil {
+	if err := rootfs.OneStdin([]string{"BEFORE", "AFTER", "--latency-before", "--latency-after"}, opts.Before.Path, opts.After.Path, opts.Before.Latency, opts.After.Latency); err != nil {
 		return err
 	}
 	if err := checkOutput(opts.Output, opts.Force); err != nil {
@@ -85,20 +82,10 @@ func runCompare(opts *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	var res [2]correlate.Result
-	ro := report.Options{Color: opts.IO.ColorEnabled(), Width: opts.IO.Width()}
-	for i, p := range [2][2]string{{opts.Before, opts.LatencyBefore}, {opts.After, opts.LatencyAfter}} {
-		var t *correlate.Trace
-		in := analysis.Input{Paths: []string{p[0]}, From: opts.From, To: opts.To, NoRedact: opts.NoRedact}
-		if side := [2]string{opts.BeforeWindow, opts.AfterWindow}[i]; side != "" {
-			in.From, in.To, in.WindowFlag = side, "", [2]string{"--before-window", "--after-window"}[i]
-		}
-		if res[i], t, err = in.Analyze(opts.Ctx, opts.IO, p[1], opts.LatencyIn, co, opts.Format == format.HTML); err != nil {
-			return err
-		}
-		if t != nil {
-			ro.Traces = append(ro.Traces, t)
-		}
+	res, traces, err := opts.Analyze(opts.Ctx, opts.IO, opts.LatencyIn, co, opts.Format == format.HTML)
+	if err != nil {
+		return err
 	}
+	ro := report.Options{Color: opts.IO.ColorEnabled(), Width: opts.IO.Width(), Traces: traces}
 	return writeOutput(opts.IO, opts.Output, opts.Mode, opts.Force, &ro, func(w io.Writer) error { return report.RenderCompare(w, res[0], res[1], opts.Format, ro) })
 }

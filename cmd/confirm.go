@@ -15,6 +15,7 @@ import (
 
 	"github.com/memdiag/memdiag/confirm"
 	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/session"
@@ -28,18 +29,14 @@ type confirmOptions struct {
 	Root     string
 	Location *time.Location
 
-	Job           string
-	Recording     string
-	Command       []string
-	Pairs         int
-	Block         time.Duration
+	// Request is what is confirmed, and how (--job or --recording, the
+	// load after --, --pairs, --block, --min-effect), or --restore.
+	confirm.Request
 	Probe         string
 	ProbeInterval time.Duration
 	SpikeOver     time.Duration
-	MinEffect     float64 // percent of A
 	State         string
 	Yes           bool
-	Restore       bool
 	Format        format.Format
 
 	// StdinTTY says whether stdin is a terminal (tests replace it).
@@ -49,10 +46,10 @@ type confirmOptions struct {
 }
 
 // confirmLong is the long help of newConfirmCmd.
-var confirmLong = longHelp("confirm")
+var confirmLong = helptext.Long("confirm")
 
 // confirmExample is the Example section of newConfirmCmd's help.
-var confirmExample = exampleHelp("confirm")
+var confirmExample = helptext.Examples("confirm")
 
 func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command {
 	opts := &confirmOptions{IO: f.IO, Now: f.Now, Location: time.Local,
@@ -70,7 +67,7 @@ func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command 
 			if len(args) > 0 {
 				opts.Command = args
 			}
-			if err := opts.check(); err != nil {
+			if err := opts.Check(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -93,32 +90,6 @@ func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command 
 	fl.BoolVar(&opts.Restore, "restore", false, "undo what a killed run left in the state file, and exit")
 	formatFlag(cmd, &opts.Format, format.Table, []format.Format{format.Table, format.JSON}, "")
 	return cmd
-}
-
-// check validates the flags' combination.
-func (o *confirmOptions) check() error {
-	if o.Restore {
-		if o.Job != "" || o.Recording != "" || len(o.Command) > 0 {
-			return flagErrorf("--restore takes no job, recording or load: it undoes what the state file lists")
-		}
-		return nil
-	}
-	if (o.Job == "") == (o.Recording == "") {
-		return flagErrorf("give exactly one of --job NAME or --recording FILE")
-	}
-	if len(o.Command) == 0 {
-		return flagErrorf("no load: give the load command after --, e.g. memdiag confirm --job NAME -- ./load-test.sh")
-	}
-	if o.Pairs < 1 || o.Pairs > 1000 {
-		return flagErrorf("--pairs %d: want 1 to 1000", o.Pairs)
-	}
-	if o.Block < 0 {
-		return flagErrorf("--block must not be negative")
-	}
-	if o.MinEffect <= 0 || o.MinEffect >= 100 {
-		return flagErrorf("--min-effect %g: want a percentage between 0 and 100", o.MinEffect)
-	}
-	return nil
 }
 
 func (o *confirmOptions) env() confirm.Env {

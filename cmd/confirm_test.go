@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/memdiag/memdiag/confirm"
 )
 
 func TestNewConfirmCmd(t *testing.T) {
@@ -23,19 +25,19 @@ func TestNewConfirmCmd(t *testing.T) {
 		{
 			name: "job and load",
 			args: "--job pmlogger_check.timer --pairs 6 --block 20m --probe http://localhost:8080/ --yes -- k6 run load.js",
-			want: confirmOptions{Job: "pmlogger_check.timer", Pairs: 6, Block: 20 * time.Minute, Probe: "http://localhost:8080/", Yes: true,
-				Command: []string{"k6", "run", "load.js"}, ProbeInterval: 200 * time.Millisecond, MinEffect: 10, State: "/var/lib/memdiag/confirm.state", Format: "table"},
+			want: confirmOptions{Request: confirm.Request{Job: "pmlogger_check.timer", Pairs: 6, Block: 20 * time.Minute, Command: []string{"k6", "run", "load.js"}, MinEffect: 10},
+				Probe: "http://localhost:8080/", Yes: true, ProbeInterval: 200 * time.Millisecond, State: "/var/lib/memdiag/confirm.state", Format: "table"},
 		},
 		{
 			name: "recording, json, own state",
 			args: "--recording run.jsonl --state /tmp/s --min-effect 5 --spike 1s -f json -- ./load.sh",
-			want: confirmOptions{Recording: "run.jsonl", Pairs: 5, State: "/tmp/s", MinEffect: 5, SpikeOver: time.Second, Format: "json",
-				Command: []string{"./load.sh"}, ProbeInterval: 200 * time.Millisecond},
+			want: confirmOptions{Request: confirm.Request{Recording: "run.jsonl", Pairs: 5, MinEffect: 5, Command: []string{"./load.sh"}},
+				State: "/tmp/s", SpikeOver: time.Second, Format: "json", ProbeInterval: 200 * time.Millisecond},
 		},
 		{
 			name: "restore",
 			args: "--restore --state /tmp/s",
-			want: confirmOptions{Restore: true, State: "/tmp/s", Pairs: 5, MinEffect: 10, Format: "table", ProbeInterval: 200 * time.Millisecond},
+			want: confirmOptions{Request: confirm.Request{Restore: true, Pairs: 5, MinEffect: 10}, State: "/tmp/s", Format: "table", ProbeInterval: 200 * time.Millisecond},
 		},
 		{name: "no culprit", args: "-- ./load.sh", wantErr: "give exactly one of --job NAME or --recording FILE"},
 		{name: "both", args: "--job a --recording r -- ./load.sh", wantErr: "give exactly one of --job NAME or --recording FILE"},
@@ -168,8 +170,8 @@ func TestRunConfirmAsks(t *testing.T) {
 			ios, in, _, errOut := iostreamsTest()
 			in.WriteString(tc.answer)
 			state := filepath.Join(t.TempDir(), "s")
-			o := &confirmOptions{IO: ios, Now: time.Now, Root: root, Location: time.UTC, Job: "cron.d/decoy:2", Command: []string{"true"},
-				Pairs: 1, MinEffect: 10, State: state, StdinTTY: func() bool { return tc.tty }}
+			o := &confirmOptions{IO: ios, Now: time.Now, Root: root, Location: time.UTC, State: state, StdinTTY: func() bool { return tc.tty },
+				Request: confirm.Request{Job: "cron.d/decoy:2", Command: []string{"true"}, Pairs: 1, MinEffect: 10}}
 			err := runConfirm(context.Background(), o)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("err %v, want %q", err, tc.wantErr)

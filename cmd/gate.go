@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -16,8 +14,10 @@ import (
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/outfile"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/report/gatereport"
 	"github.com/memdiag/memdiag/session"
 )
@@ -25,40 +25,32 @@ import (
 // gateOptions are the inputs of `memdiag gate`.
 type gateOptions struct {
 	IO       *iostreams.IOStreams
-	Now      func() time.Time
-	Logger   *slog.Logger
-	Root     string
 	Getenv   func(string) string // GITHUB_STEP_SUMMARY
-	NoRedact bool                // --no-redact: quote the wrapped command as it is
 	Location *time.Location      // zone of the times in reports
+	// Options are the live run's session settings, bound to gate's flags
+	// (--interval, --duration, --cgroup, --victim, the command after
+	// --); RunE adds the factory's root, clock, logger and --no-redact
+	// (KeepCmdline), runGate the version and streams.
+	session.Options
+	// Judging holds --suspect-psi, --out (the recording of a sampled
+	// run, "off": none, so that `memdiag analyze` can explain a red gate
+	// later), --mode (of --out, --output and --junit) and
+	// --abort-on-fail; runGate reads its Thresholds from Exprs and
+	// ThresholdsFile.
+	session.Judging
 
-	Thresholds     []string
+	Exprs          []string // --threshold EXPR, in order
 	ThresholdsFile string
-	Interval       time.Duration
-	Duration       time.Duration
 	Recording      string
 	// MoreRecordings are the --recording values after the first (segments,
 	// store directories), judged with it as one recording; From and To
 	// keep a window of them.
 	MoreRecordings []string
 	From, To       string
-	Cgroup         string
-	Victim         string // --victim PID|UNIT|CGROUP: its group is the scope unless --cgroup is given
 	Format         format.Format
 	Output         string
-	// Out is the recording of a sampled run ("off": none), so that
-	// `memdiag analyze` can explain a red gate later.
-	Out     string
-	JUnit   string
-	Mode    fs.FileMode // --mode of --out, --output and --junit
-	Command []string
-	// SuspectPSI is what to do when the judged PSI contradicts itself
-	// (--suspect-psi).
-	SuspectPSI gate.SuspectAction
-	Force      bool // --force: --output and --junit may overwrite existing files
-	// AbortOnFail stops the wrapped command at the first breach of a
-	// threshold over the run so far (k6's abortOnFail).
-	AbortOnFail bool
+	JUnit          string
+	Force          bool // --force: --output and --junit may overwrite existing files
 	// ExitCode is whose exit code gate ends with when no threshold
 	// failed: "memdiag" (4 when the command failed) or "command" (the
 	// command's own).
@@ -66,10 +58,10 @@ type gateOptions struct {
 }
 
 // gateLong is the long help of newGateCmd; its %[N]d are the exit codes.
-var gateLong = fmt.Sprintf(longHelp("gate"), exitOK, exitBreach, exitCommand, exitEnv, exitUsage, exitError, exitInterrupt)
+var gateLong = fmt.Sprintf(helptext.Long("gate"), exitOK, exitBreach, exitCommand, exitEnv, exitUsage, exitError, exitInterrupt)
 
 // gateExample is the Example section of newGateCmd's help.
-var gateExample = exampleHelp("gate")
+var gateExample = helptext.Examples("gate")
 
 // cgroupValue is what a --cgroup value may be, for every command
 // (cgroupfs.Resolve gives it its one meaning).
@@ -79,14 +71,14 @@ const cgroupValue = "its `DIR` (/sys/fs/cgroup/unified/system.slice/web.service 
 const cgroupRecordUsage = "also record this cgroup v2 group's memory, io and cpu pressure and its memory counters: " + cgroupValue + "; default: the victim's group, when one is found"
 
 func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
-	opts := &gateOptions{IO: f.IO, Now: f.Now, Getenv: os.Getenv, Location: time.Local}
+	opts := &gateOptions{IO: f.IO, Getenv: os.Getenv, Location: time.Local}
 	cmd := &cobra.Command{
 		Use:     "gate -t EXPR... (-- COMMAND [ARGS...] | --duration D | --recording FILE)",
 		Short:   "Fail a CI job when memory pressure crosses a threshold",
 		Long:    gateLong,
 		Example: gateExample,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Root, opts.Logger, opts.NoRedact = f.Root, f.Logger, f.NoRedact
+			opts.Root, opts.Now, opts.Logger, opts.KeepCmdline = f.Root, f.Now, f.Logger, f.NoRedact
 			if err := opts.complete(cmd, args); err != nil {
 				return err
 			}
@@ -97,7 +89,7 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVarP(&opts.Thresholds, "threshold", "t", nil, "threshold `EXPR`, e.g. 'memory.full.stall<1%' (repeatable)")
+	fl.StringArrayVarP(&opts.Exprs, "threshold", "t", nil, "threshold `EXPR`, e.g. 'memory.full.stall<1%' (repeatable)")
 	fl.StringVar(&opts.ThresholdsFile, "thresholds", "", "read thresholds from a YAML or JSON `FILE` (a list, or a \"thresholds\" list; a regular file or a pipe, at most 1 MiB)")
 	fl.DurationVar(&opts.Interval, "interval", time.Second, "sampling interval (at least 10ms)")
 	flagvalue.MinDuration(fl, "interval", 10*time.Millisecond)
@@ -114,7 +106,7 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	forceFlag(fl, &opts.Force, "--output and --junit")
 	fl.BoolVar(&opts.AbortOnFail, "abort-on-fail", false, "stop the wrapped command (SIGTERM, as on Ctrl-C) as soon as a threshold is breached over the run so far, then judge the run (k6's abortOnFail)")
 	fl.StringVar(&opts.ExitCode, "exit-code", "memdiag", fmt.Sprintf("when no threshold failed, exit with memdiag's code (memdiag: %d when the command failed) or the wrapped command's own (command); a breach still exits %d", exitCommand, exitBreach))
-	fl.Var(&opts.SuspectPSI, "suspect-psi", "what to do when the judged PSI contradicts itself (averages against total, stall with no reclaim/refault/swap activity): warn (judge, and say so in every format), fail (thresholds on that PSI are not judged: exit 5), ignore")
+	fl.Var(&opts.Suspect, "suspect-psi", "what to do when the judged PSI contradicts itself (averages against total, stall with no reclaim/refault/swap activity): warn (judge, and say so in every format), fail (thresholds on that PSI are not judged: exit 5), ignore")
 	return cmd
 }
 
@@ -151,14 +143,14 @@ func (o *gateOptions) complete(cmd *cobra.Command, args []string) error {
 	if o.ExitCode != "memdiag" && o.ExitCode != "command" {
 		return flagErrorf("--exit-code %q: want memdiag or command", o.ExitCode)
 	}
-	if len(o.Thresholds) == 0 && o.ThresholdsFile == "" {
+	if len(o.Exprs) == 0 && o.ThresholdsFile == "" {
 		return flagErrorf("no thresholds: give --threshold EXPR (e.g. 'memory.full.stall<1%%') or --thresholds FILE")
 	}
 	return nil
 }
 
 func runGate(ctx context.Context, opts *gateOptions) error {
-	if err := oneStdin([]string{"--recording", "--thresholds"}, opts.Recording, opts.ThresholdsFile); err != nil {
+	if err := rootfs.OneStdin([]string{"--recording", "--thresholds"}, opts.Recording, opts.ThresholdsFile); err != nil {
 		return err
 	}
 	// Refused before the run, not after a load test of an hour.
@@ -168,24 +160,21 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 	if err := outfile.Check("--junit", opts.JUnit, opts.Force); err != nil {
 		return err
 	}
-	ths, err := gate.Load(ctx, opts.IO.In, opts.Thresholds, opts.ThresholdsFile)
-	if err != nil {
+	var err error
+	if opts.Thresholds, err = gate.Load(ctx, opts.IO.In, opts.Exprs, opts.ThresholdsFile); err != nil {
 		return err
 	}
 
 	if opts.Recording != "" {
-		rep, err := judgeRecording(ctx, opts, ths)
+		rep, err := judgeRecording(ctx, opts)
 		if err != nil {
 			return err
 		}
 		return writeGateReport(opts, rep)
 	}
-	rep, err := session.JudgeLive(ctx, session.Options{
-		Root: opts.Root, Now: opts.Now, Logger: opts.Logger, Version: versionString(),
-		Interval: opts.Interval, Duration: opts.Duration, Cgroup: opts.Cgroup, Victim: opts.Victim,
-		Command: opts.Command, KeepCmdline: opts.NoRedact,
-		Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
-	}, session.Judging{Thresholds: ths, Suspect: opts.SuspectPSI, Out: opts.Out, Mode: opts.Mode, AbortOnFail: opts.AbortOnFail})
+	so := opts.Options
+	so.Version, so.Stdin, so.Stdout, so.Stderr = versionString(), opts.IO.In, opts.IO.Out, opts.IO.ErrOut
+	rep, err := session.JudgeLive(ctx, so, opts.Judging)
 	if err != nil {
 		// A failed preflight's report is still written (JUnit, step
 		// summary, annotations) so CI shows why; the exit is 5.
@@ -201,13 +190,13 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 
 // judgeRecording reads --recording (one file, or segments and store
 // directories joined within --from/--to) and judges it.
-func judgeRecording(ctx context.Context, opts *gateOptions, ths []*gate.Threshold) (*gate.Report, error) {
+func judgeRecording(ctx context.Context, opts *gateOptions) (*gate.Report, error) {
 	in := analysis.Input{Paths: append([]string{opts.Recording}, opts.MoreRecordings...), From: opts.From, To: opts.To}
 	rec, err := in.Read(ctx, opts.IO, "--recording")
 	if err != nil {
 		return nil, err
 	}
-	return gate.JudgeRecording(rec, opts.Recording, ths, opts.SuspectPSI)
+	return gate.JudgeRecording(rec, opts.Recording, opts.Thresholds, opts.Suspect)
 }
 
 // gateExit is the exit code of each outcome of a judged run.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/session"
 )
 
 func TestNewGateCmd(t *testing.T) {
@@ -26,23 +27,23 @@ func TestNewGateCmd(t *testing.T) {
 		{
 			name: "wrap a command",
 			args: "--threshold memory.full.stall<1% -t oom_kills==0 --junit g.xml --cgroup /sys/fs/cgroup/unified/x -- ./load.sh --vus 50",
-			want: gateOptions{Thresholds: []string{"memory.full.stall<1%", "oom_kills==0"}, JUnit: "g.xml", Cgroup: "/sys/fs/cgroup/unified/x",
-				Command: []string{"./load.sh", "--vus", "50"}, Interval: time.Second, Format: "table"},
+			want: gateOptions{Exprs: []string{"memory.full.stall<1%", "oom_kills==0"}, JUnit: "g.xml", Format: "table",
+				Options: session.Options{Cgroup: "/sys/fs/cgroup/unified/x", Command: []string{"./load.sh", "--vus", "50"}, Interval: time.Second}},
 		},
 		{
 			name: "duration from a file",
 			args: "--thresholds t.yaml --duration 5m --interval 500ms --format github -o r.txt",
-			want: gateOptions{ThresholdsFile: "t.yaml", Duration: 5 * time.Minute, Interval: 500 * time.Millisecond, Format: "github", Output: "r.txt"},
+			want: gateOptions{ThresholdsFile: "t.yaml", Options: session.Options{Duration: 5 * time.Minute, Interval: 500 * time.Millisecond}, Format: "github", Output: "r.txt"},
 		},
 		{
 			name: "recording",
 			args: "-t memory.some.avg10<10 --recording run.jsonl -f json",
-			want: gateOptions{Thresholds: []string{"memory.some.avg10<10"}, Recording: "run.jsonl", Interval: time.Second, Format: "json"},
+			want: gateOptions{Exprs: []string{"memory.some.avg10<10"}, Recording: "run.jsonl", Options: session.Options{Interval: time.Second}, Format: "json"},
 		},
 		{
 			name: "duration in days",
 			args: "-t oom_kills==0 --duration 1d",
-			want: gateOptions{Thresholds: []string{"oom_kills==0"}, Duration: 24 * time.Hour, Interval: time.Second, Format: "table"},
+			want: gateOptions{Exprs: []string{"oom_kills==0"}, Options: session.Options{Duration: 24 * time.Hour, Interval: time.Second}, Format: "table"},
 		},
 		{name: "no thresholds", args: "--duration 1s", wantErr: "no thresholds: give --threshold EXPR (e.g. 'memory.full.stall<1%') or --thresholds FILE"},
 		{name: "no mode", args: "-t oom_kills==0", wantErr: "give exactly one of: a command after --, --duration, or --recording"},
@@ -76,7 +77,7 @@ func TestNewGateCmd(t *testing.T) {
 			if tt.want.ExitCode == "" {
 				tt.want.ExitCode = "memdiag" // --exit-code's default
 			}
-			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(gateOptions{}, "IO", "Now", "Logger", "Root", "Getenv", "Location")); diff != "" {
+			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(gateOptions{}, "IO", "Options.Now", "Options.Logger", "Options.Root", "Getenv", "Location")); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})
@@ -124,10 +125,10 @@ func TestRunGateRecording(t *testing.T) {
 	}
 	ios, _, out, _ := iostreams.Test()
 	opts := &gateOptions{
-		IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
-		Getenv:     func(k string) string { return map[string]string{"GITHUB_STEP_SUMMARY": summary}[k] },
-		Thresholds: []string{"memory.some.stall<5%", "memory.full.stall<1%", "swap.out<2MiB", "oom_kills==0"},
-		Recording:  rec, JUnit: filepath.Join(dir, "gate.xml"),
+		IO: ios, Options: session.Options{Root: "/", Interval: time.Second}, Location: time.UTC, Format: "table",
+		Getenv:    func(k string) string { return map[string]string{"GITHUB_STEP_SUMMARY": summary}[k] },
+		Exprs:     []string{"memory.some.stall<5%", "memory.full.stall<1%", "swap.out<2MiB", "oom_kills==0"},
+		Recording: rec, JUnit: filepath.Join(dir, "gate.xml"),
 	}
 	err := runGate(context.Background(), opts)
 	var ce *exitCodeError
@@ -163,8 +164,8 @@ func TestRunGateRecording(t *testing.T) {
 
 func TestRunGateRecordingPasses(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
-	opts := &gateOptions{IO: ios, Root: "/", Location: time.UTC, Format: "json", Interval: time.Second,
-		Getenv: func(string) string { return "" }, Thresholds: []string{"memory.some.stall<12%", "swap.out<=1200KiB"}, Recording: writeRecording(t)}
+	opts := &gateOptions{IO: ios, Options: session.Options{Root: "/", Interval: time.Second}, Location: time.UTC, Format: "json",
+		Getenv: func(string) string { return "" }, Exprs: []string{"memory.some.stall<12%", "swap.out<=1200KiB"}, Recording: writeRecording(t)}
 	if err := runGate(context.Background(), opts); err != nil {
 		t.Fatalf("runGate = %v; want a pass (11.25%% < 12%%, 300 pages = 1200 KiB)", err)
 	}

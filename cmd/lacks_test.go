@@ -11,6 +11,7 @@ import (
 
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/session"
 )
 
 // writeKilledRecording writes writeRecording's samples (memory some stall
@@ -37,9 +38,9 @@ func writeKilledRecording(t *testing.T) string {
 // what the recording lacks before its verdict.
 func TestRunGateRecordingKilled(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
-	opts := &gateOptions{IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
-		Getenv:     func(string) string { return "" },
-		Thresholds: []string{"memory.some.stall<15%", "swap.out<=1200KiB"}, Recording: writeKilledRecording(t)}
+	opts := &gateOptions{IO: ios, Options: session.Options{Root: "/", Interval: time.Second}, Location: time.UTC, Format: "table",
+		Getenv: func(string) string { return "" },
+		Exprs:  []string{"memory.some.stall<15%", "swap.out<=1200KiB"}, Recording: writeKilledRecording(t)}
 	err := runGate(context.Background(), opts)
 	var ce *exitCodeError
 	if !errors.As(err, &ce) || ce.Code != exitEnv {
@@ -60,9 +61,9 @@ func TestRunGateRecordingKilled(t *testing.T) {
 // the unjudged ones: no data wins, exit 5, and the breach is listed).
 func TestRunGateRecordingKilledBreach(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
-	opts := &gateOptions{IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
-		Getenv:     func(string) string { return "" },
-		Thresholds: []string{"memory.some.stall<5%", "oom_kills==0"}, Recording: writeKilledRecording(t)}
+	opts := &gateOptions{IO: ios, Options: session.Options{Root: "/", Interval: time.Second}, Location: time.UTC, Format: "table",
+		Getenv: func(string) string { return "" },
+		Exprs:  []string{"memory.some.stall<5%", "oom_kills==0"}, Recording: writeKilledRecording(t)}
 	err := runGate(context.Background(), opts)
 	if !isExitCode(err, exitEnv) {
 		t.Fatalf("runGate = %v; want exit %d", err, exitEnv)
@@ -94,8 +95,8 @@ func TestRunGateRecordingNoPSI(t *testing.T) {
 		t.Fatal(err)
 	}
 	ios, _, out, _ := iostreams.Test()
-	opts := &gateOptions{IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
-		Getenv: func(string) string { return "" }, Thresholds: []string{"memory.some.stall<5%", "oom_kills==0"}, Recording: p}
+	opts := &gateOptions{IO: ios, Options: session.Options{Root: "/", Interval: time.Second}, Location: time.UTC, Format: "table",
+		Getenv: func(string) string { return "" }, Exprs: []string{"memory.some.stall<5%", "oom_kills==0"}, Recording: p}
 	err = runGate(context.Background(), opts)
 	if !isExitCode(err, exitEnv) {
 		t.Fatalf("runGate = %v; want exit %d", err, exitEnv)

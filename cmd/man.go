@@ -2,13 +2,12 @@ package cmd
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 
 	"github.com/memdiag/memdiag/internal/flagvalue"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/mangen"
 )
 
@@ -16,12 +15,12 @@ import (
 // tree (cobra/doc), so the pages say what --help says.
 func newManCmd(f *factory) *cobra.Command {
 	var dir string
-	mode := manMode
+	mode := mangen.Mode
 	c := &cobra.Command{
 		Use:     "man --dir DIR",
 		Short:   "Write memdiag's man pages (memdiag.1, memdiag-watch.1, ...) into a directory",
-		Long:    longHelp("man"),
-		Example: exampleHelp("man"),
+		Long:    helptext.Long("man"),
+		Example: helptext.Examples("man"),
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dir == "" {
@@ -32,10 +31,7 @@ func newManCmd(f *factory) *cobra.Command {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return fmt.Errorf("--dir: %w", err)
 			}
-			root := cmd.Root()
-			root.DisableAutoGenTag = true // no date: the same tree gives the same pages
-			hdr := &doc.GenManHeader{Title: "MEMDIAG", Section: "1", Source: "memdiag " + versionString(), Manual: "memdiag manual"}
-			n, err := mangen.WriteTree(root, hdr, dir, mode)
+			n, err := mangen.Write(cmd.Root(), "memdiag "+versionString(), dir, mode)
 			if err != nil {
 				return err
 			}
@@ -48,7 +44,3 @@ func newManCmd(f *factory) *cobra.Command {
 	_ = c.MarkFlagDirname("dir")
 	return c
 }
-
-// manMode is the permission of a man page: every user's man reads it, and
-// it holds nothing but the help text.
-const manMode fs.FileMode = 0o644

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/report/mem"
@@ -15,36 +16,28 @@ import (
 
 // memOptions are the inputs of `memdiag mem`.
 type memOptions struct {
-	IO       *iostreams.IOStreams
-	Now      func() time.Time
-	Root     string
-	Format   format.Format
-	Top      int
-	Interval time.Duration // between the two /proc/vmstat and PSI reads; 0: one read, pressure not measured
-	// KernelLog is a file holding kernel log text in any form (dmesg,
-	// dmesg -T, journalctl -k, /dev/kmsg records, syslog); "" reads the
-	// host's (or --root's) own log.
-	KernelLog string
-	AllOOM    bool // every OOM kill of the log in the table, not the newest mem.OOMShown
+	IO     *iostreams.IOStreams
+	Root   string
+	Format format.Format
+	// CollectOptions are what is read (--top, --interval, --kernel-log)
+	// with the factory's clock; its RunLog runs a kernel log command
+	// (dmesg, journalctl) when /dev/kmsg is unreadable, only when Root is
+	// "/" (runMem), and tests set BeforeSecondRead.
+	memstate.CollectOptions
+	AllOOM bool // every OOM kill of the log in the table, not the newest mem.OOMShown
 	// Allocators writes each top process's allocator reading under
 	// the process table (JSON has them anyway).
 	Allocators bool
-	// RunLog runs a kernel log command (dmesg, journalctl) when /dev/kmsg
-	// is unreadable; nil never does. Only used when Root is "/".
-	RunLog func(ctx context.Context, name string, args ...string) ([]byte, error)
-	ctx    context.Context
-	// beforeSecondRead, when set, runs between the two reads (a test
-	// changes the fixture root's counters there).
-	beforeSecondRead func()
+	ctx        context.Context
 }
 
 func newMemCmd(f *factory, runF func(*memOptions) error) *cobra.Command {
-	opts := &memOptions{IO: f.IO, Now: f.Now, RunLog: memstate.RunLogCommand}
+	opts := &memOptions{IO: f.IO, CollectOptions: memstate.CollectOptions{Now: f.Now, RunLog: memstate.RunLogCommand}}
 	c := &cobra.Command{
 		Use:     "mem",
 		Short:   "Show which memory is the problem: host, cgroups, processes and OOM kills",
-		Long:    longHelp("mem"),
-		Example: exampleHelp("mem"),
+		Long:    helptext.Long("mem"),
+		Example: helptext.Examples("mem"),
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Top < 0 {
@@ -80,10 +73,9 @@ func runMem(opts *memOptions) error {
 	if err != nil {
 		return err
 	}
-	o := memstate.CollectOptions{Top: opts.Top, Interval: opts.Interval, Now: opts.Now, KernelLog: opts.KernelLog,
-		BeforeSecondRead: opts.beforeSecondRead}
-	if opts.Root == "/" {
-		o.RunLog = opts.RunLog // the commands read the running host's log, not a fixture's
+	o := opts.CollectOptions
+	if opts.Root != "/" {
+		o.RunLog = nil // the commands read the running host's log, not a fixture's
 	}
 	rep, err := col.Report(opts.ctx, o)
 	if err != nil {

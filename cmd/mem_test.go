@@ -26,13 +26,13 @@ func TestNewMemCmd(t *testing.T) {
 		want    memOptions
 		wantErr string
 	}{
-		{"", memOptions{Format: format.Table, Top: 10, Interval: time.Second, Root: "/"}, ""},
-		{"--format json --top 3 --interval 0", memOptions{Format: format.JSON, Top: 3, Interval: 0, Root: "/"}, ""},
+		{"", memOptions{Format: format.Table, Root: "/", CollectOptions: memstate.CollectOptions{Top: 10, Interval: time.Second}}, ""},
+		{"--format json --top 3 --interval 0", memOptions{Format: format.JSON, Root: "/", CollectOptions: memstate.CollectOptions{Top: 3, Interval: 0}}, ""},
 		// A copied tree does not change: no interval unless asked for.
-		{"--root testdata --format markdown --top 0", memOptions{Format: format.Markdown, Top: 0, Interval: 0, Root: "testdata"}, ""},
-		{"--root testdata --interval 2s", memOptions{Format: format.Table, Top: 10, Interval: 2 * time.Second, Root: "testdata"}, ""},
-		{"--format JSON", memOptions{Format: format.JSON, Top: 10, Interval: time.Second, Root: "/"}, ""},
-		{"--format csv", memOptions{Format: format.CSV, Top: 10, Interval: time.Second, Root: "/"}, ""},
+		{"--root testdata --format markdown --top 0", memOptions{Format: format.Markdown, Root: "testdata", CollectOptions: memstate.CollectOptions{Top: 0, Interval: 0}}, ""},
+		{"--root testdata --interval 2s", memOptions{Format: format.Table, Root: "testdata", CollectOptions: memstate.CollectOptions{Top: 10, Interval: 2 * time.Second}}, ""},
+		{"--format JSON", memOptions{Format: format.JSON, Root: "/", CollectOptions: memstate.CollectOptions{Top: 10, Interval: time.Second}}, ""},
+		{"--format csv", memOptions{Format: format.CSV, Root: "/", CollectOptions: memstate.CollectOptions{Top: 10, Interval: time.Second}}, ""},
 		{"--format xml", memOptions{}, `--format "xml": unknown format; want one of table, markdown, json, csv`},
 		{"--top -1", memOptions{}, "--top must be 0"},
 		{"extra", memOptions{}, `mem takes no arguments, got "extra"`},
@@ -56,7 +56,7 @@ func TestNewMemCmd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := cmpopts.IgnoreFields(memOptions{}, "IO", "Now", "RunLog", "ctx", "beforeSecondRead")
+			opt := cmpopts.IgnoreFields(memOptions{}, "IO", "CollectOptions.Now", "CollectOptions.RunLog", "ctx")
 			if d := cmp.Diff(tt.want, *got, opt); d != "" {
 				t.Errorf("options (-want +got):\n%s", d)
 			}
@@ -70,11 +70,13 @@ func TestRunMemGolden(t *testing.T) {
 			ios, _, out, _ := iostreams.Test()
 			opts := &memOptions{
 				IO:     ios,
-				Now:    func() time.Time { return time.Date(2026, 11, 29, 21, 44, 0, 0, time.UTC) },
 				Root:   "../memstate/testdata/host618",
-				Format: f, Top: 10, Interval: 0,
-				RunLog: func(context.Context, string, ...string) ([]byte, error) {
-					return nil, errors.New("must not run with a fixture root")
+				Format: f,
+				CollectOptions: memstate.CollectOptions{
+					Now: func() time.Time { return time.Date(2026, 11, 29, 21, 44, 0, 0, time.UTC) }, Top: 10, Interval: 0,
+					RunLog: func(context.Context, string, ...string) ([]byte, error) {
+						return nil, errors.New("must not run with a fixture root")
+					},
 				},
 			}
 			if err := runMem(opts); err != nil {
@@ -98,7 +100,7 @@ func TestRunMemNoKernelLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	ios, _, out, _ := iostreams.Test()
-	opts := &memOptions{IO: ios, Now: time.Now, Root: root, Format: format.Table, Top: 10}
+	opts := &memOptions{IO: ios, Root: root, Format: format.Table, CollectOptions: memstate.CollectOptions{Now: time.Now, Top: 10}}
 	if err := runMem(opts); err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +117,8 @@ func TestRunMemKernelLogFile(t *testing.T) {
 	// (21:40:02 on the machine that printed them, read in the local zone), not boot time
 	// of --root plus a stamp; the report's cause and tasks come through.
 	ios, _, out, _ := iostreams.Test()
-	opts := &memOptions{IO: ios, Now: time.Now, Root: "../memstate/testdata/host618", Format: format.JSON, Top: 1,
-		KernelLog: "../memstate/testdata/oom/host618-shmem-oom.dmesg-T.txt"}
+	opts := &memOptions{IO: ios, Root: "../memstate/testdata/host618", Format: format.JSON,
+		CollectOptions: memstate.CollectOptions{Now: time.Now, Top: 1, KernelLog: "../memstate/testdata/oom/host618-shmem-oom.dmesg-T.txt"}}
 	if err := runMem(opts); err != nil {
 		t.Fatal(err)
 	}
@@ -220,8 +222,8 @@ func TestRunMemManyOOMKills(t *testing.T) {
 	log := gunzipTo(t, filepath.Join("..", "memstate", "testdata", "oom", "host618-40-memcg-oom.dmesg-T.txt.gz"))
 	run := func(all bool) string {
 		ios, _, out, _ := iostreams.Test()
-		opts := &memOptions{IO: ios, Now: func() time.Time { return time.Date(2026, 12, 6, 11, 0, 0, 0, time.UTC) },
-			Root: "../memstate/testdata/host618", Format: format.Table, Top: 1, KernelLog: log, AllOOM: all}
+		opts := &memOptions{IO: ios, Root: "../memstate/testdata/host618", Format: format.Table, AllOOM: all,
+			CollectOptions: memstate.CollectOptions{Now: func() time.Time { return time.Date(2026, 12, 6, 11, 0, 0, 0, time.UTC) }, Top: 1, KernelLog: log}}
 		if err := runMem(opts); err != nil {
 			t.Fatal(err)
 		}

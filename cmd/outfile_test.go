@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/session"
 )
 
 // TestGateOutputsRefuseLinks: gate --junit and --output used to follow a
@@ -37,9 +38,9 @@ func TestGateOutputsRefuseLinks(t *testing.T) {
 	run := func(junit, output string) error {
 		ios, _, _, _ := iostreams.Test()
 		return runGate(context.Background(), &gateOptions{
-			IO: ios, Root: "/", Location: time.UTC, Format: "table", Interval: time.Second,
-			Getenv:     func(string) string { return "" },
-			Thresholds: []string{"oom_kills==0"}, Recording: rec, JUnit: junit, Output: output,
+			IO: ios, Options: session.Options{Root: "/", Interval: time.Second}, Location: time.UTC, Format: "table",
+			Getenv: func(string) string { return "" },
+			Exprs:  []string{"oom_kills==0"}, Recording: rec, JUnit: junit, Output: output,
 			Force: true, // links are refused even with it
 		})
 	}

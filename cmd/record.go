@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/exposition"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/session"
 	"github.com/memdiag/memdiag/store"
 	"github.com/memdiag/memdiag/units"
@@ -30,10 +31,10 @@ type recordOptions struct {
 }
 
 // recordLong is the long help of newRecordCmd.
-var recordLong = longHelp("record")
+var recordLong = helptext.Long("record")
 
 // recordExample is the Example section of newRecordCmd's help.
-var recordExample = exampleHelp("record")
+var recordExample = helptext.Examples("record")
 
 func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) *cobra.Command {
 	opts := &recordOptions{Watch: watchOptions{F: f, Quiet: true}}
@@ -69,21 +70,14 @@ func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) 
 func (o *recordOptions) complete() error {
 	w := &o.Watch
 	w.KeepCmdline = w.KeepCmdline || w.F.NoRedact
-	if o.Segment < time.Second || o.Segment < 2*w.Interval {
-		return flagErrorf("--segment %s is too short (at least 1s and two intervals)", o.Segment)
+	if err := store.CheckSegment(o.Segment, w.Interval); err != nil {
+		return err
 	}
 	if o.Retention.MaxAge < 0 || o.Duration < 0 {
 		return flagErrorf("--max-age and --duration must not be negative")
 	}
-	if o.Retention.MaxAge > 0 && o.Retention.MaxAge < o.Segment {
-		return flagErrorf("--max-age %s is shorter than --segment %s: every finished segment would be removed", store.FormatAge(o.Retention.MaxAge), o.Segment)
-	}
-	if o.MaxSize != "" && o.MaxSize != "0" {
-		b, err := units.ParseBytes(o.MaxSize)
-		if err != nil {
-			return flagErrorf("--max-size: %v", err)
-		}
-		o.Retention.MaxBytes = int64(b)
+	if err := o.Retention.Bound(o.Segment, o.MaxSize); err != nil {
+		return err
 	}
 	if w.TopN < 0 {
 		return flagErrorf("--top must not be negative")

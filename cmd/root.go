@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/flagvalue"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/stopsig"
 	"github.com/memdiag/memdiag/internal/usage"
@@ -105,7 +106,7 @@ func newRootCmd(f *factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "memdiag <command> [flags]",
 		Short:         "Find why latency spikes under memory pressure, and which periodic job causes it",
-		Long:          longHelp("memdiag"),
+		Long:          helptext.Long("memdiag"),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       versionLine(),

@@ -11,6 +11,7 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/testutil/hogsample"
+	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
 )
@@ -82,9 +83,9 @@ func TestSameSignalEverywhere(t *testing.T) {
 	}
 	reads := 0
 	ios, _, memOut, _ := iostreams.Test()
-	opts := &memOptions{IO: ios, Root: root, Format: format.JSON, Top: 1, Interval: time.Millisecond,
+	opts := &memOptions{IO: ios, Root: root, Format: format.JSON, CollectOptions: memstate.CollectOptions{Top: 1, Interval: time.Millisecond,
 		Now: func() time.Time { reads++; return t0.Add(time.Duration(reads-1) * dt) },
-		beforeSecondRead: func() {
+		BeforeSecondRead: func() {
 			for _, f := range []string{"proc/vmstat", "proc/pressure/memory"} {
 				b, err := os.ReadFile(filepath.Join("..", "testdata", "linux-6.18-hog-t1", f))
 				if err != nil {
@@ -94,7 +95,7 @@ func TestSameSignalEverywhere(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-		}}
+		}}}
 	if err := runMem(opts); err != nil {
 		t.Fatal(err)
 	}

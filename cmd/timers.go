@@ -4,48 +4,40 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/timers"
 )
 
 // timersOptions are the flags of `memdiag timers`.
 type timersOptions struct {
-	IO   *iostreams.IOStreams
-	Now  func() time.Time
-	Root string
-	// NoRedact keeps secrets in job commands (--no-redact).
-	NoRedact bool
+	IO *iostreams.IOStreams
+	// ListOptions are what is listed (--all, --user-units, --from, --to,
+	// --base-time, --tz); RunE adds the factory's root, --no-redact
+	// (KeepSecrets) and the time now. Its Live connects to the running
+	// host's systemd for each timer's last and next trigger (tests
+	// replace it); runTimers sets Warn.
+	timers.ListOptions
 
-	All      bool
-	Users    bool
-	Next     int
-	From, To string
-	BaseTime string
-	TZ       string
-	Format   format.Format
-	Strict   bool
-
-	// Live connects to the running host's systemd for each timer's last
-	// and next trigger; nil source and no error when there is nothing to
-	// connect to (--root). Tests replace it.
-	Live func(ctx context.Context, root string) (timers.LiveSource, error)
+	Next   int
+	Format format.Format
+	Strict bool
 }
 
 func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
-	opts := &timersOptions{IO: f.IO, Now: f.Now, Live: timers.ProbeLiveSource}
+	opts := &timersOptions{IO: f.IO, ListOptions: timers.ListOptions{Live: timers.ProbeLiveSource}}
 	cmd := &cobra.Command{
 		Use:     "timers",
 		Short:   "List every periodic job on the host — systemd timers, cron, anacron — and when it fires next",
-		Long:    longHelp("timers"),
-		Example: exampleHelp("timers"),
+		Long:    helptext.Long("timers"),
+		Example: helptext.Examples("timers"),
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.Root, opts.NoRedact = f.Root, f.NoRedact
+			opts.Root, opts.KeepSecrets, opts.Now = f.Root, f.NoRedact, f.Now()
 			if opts.Next < 1 {
 				return flagErrorf("--next %d: want at least 1", opts.Next)
 			}
@@ -74,11 +66,9 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 }
 
 func runTimers(ctx context.Context, opts *timersOptions) error {
-	l, err := timers.NewList(ctx, timers.ListOptions{
-		Root: opts.Root, All: opts.All, Users: opts.Users, KeepSecrets: opts.NoRedact,
-		TZ: opts.TZ, BaseTime: opts.BaseTime, From: opts.From, To: opts.To, Now: opts.Now(), Live: opts.Live,
-		Warn: func(err error) { fmt.Fprintln(opts.IO.ErrOut, "memdiag: live timer state:", err) },
-	})
+	lo := opts.ListOptions
+	lo.Warn = func(err error) { fmt.Fprintln(opts.IO.ErrOut, "memdiag: live timer state:", err) }
+	l, err := timers.NewList(ctx, lo)
 	if err != nil {
 		return err
 	}

@@ -25,16 +25,16 @@ func TestNewTimersCmd(t *testing.T) {
 		want    timersOptions
 		wantErr string
 	}{
-		{"", timersOptions{Next: 1, Format: "table", Root: "/"}, ""},
-		{"--all --next 3 -f json", timersOptions{All: true, Next: 3, Format: "json", Root: "/"}, ""},
-		{"--from 2026-11-29T12:00:00Z --to 2h --tz Europe/Berlin", timersOptions{Next: 1, Format: "table", From: "2026-11-29T12:00:00Z", To: "2h", TZ: "Europe/Berlin", Root: "/"}, ""},
-		{"--base-time 2026-11-29T12:00:00Z --strict --format markdown --root /mnt", timersOptions{Next: 1, Format: "markdown", BaseTime: "2026-11-29T12:00:00Z", Strict: true, Root: "/mnt"}, ""},
-		{"--user-units", timersOptions{Next: 1, Format: "table", Users: true, Root: "/"}, ""},
+		{"", timersOptions{Next: 1, Format: "table", ListOptions: timers.ListOptions{Root: "/"}}, ""},
+		{"--all --next 3 -f json", timersOptions{Next: 3, Format: "json", ListOptions: timers.ListOptions{All: true, Root: "/"}}, ""},
+		{"--from 2026-11-29T12:00:00Z --to 2h --tz Europe/Berlin", timersOptions{Next: 1, Format: "table", ListOptions: timers.ListOptions{From: "2026-11-29T12:00:00Z", To: "2h", TZ: "Europe/Berlin", Root: "/"}}, ""},
+		{"--base-time 2026-11-29T12:00:00Z --strict --format markdown --root /mnt", timersOptions{Next: 1, Format: "markdown", Strict: true, ListOptions: timers.ListOptions{BaseTime: "2026-11-29T12:00:00Z", Root: "/mnt"}}, ""},
+		{"--user-units", timersOptions{Next: 1, Format: "table", ListOptions: timers.ListOptions{Users: true, Root: "/"}}, ""},
 		{"--format yaml", timersOptions{}, `--format "yaml"`},
 		{"--next 0", timersOptions{}, "--next 0"},
 		{"--from 2026-11-29", timersOptions{}, `--from "2026-11-29" needs --to: the end of the window, such as 2d`},
 		// --to alone is a window from now (README: timers --to 2d).
-		{"--to 2d", timersOptions{Next: 1, Format: "table", From: "now", To: "2d", Root: "/"}, ""},
+		{"--to 2d", timersOptions{Next: 1, Format: "table", ListOptions: timers.ListOptions{From: "now", To: "2d", Root: "/"}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -52,7 +52,7 @@ func TestNewTimersCmd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(timersOptions{}, "IO", "Now", "Live")); diff != "" {
+			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(timersOptions{}, "IO", "ListOptions.Now", "ListOptions.Live")); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})

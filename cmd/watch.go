@@ -18,6 +18,7 @@ import (
 	"github.com/memdiag/memdiag/exposition"
 	"github.com/memdiag/memdiag/internal/cpuprofile"
 	"github.com/memdiag/memdiag/internal/flagvalue"
+	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
 	"github.com/memdiag/memdiag/session"
@@ -42,10 +43,10 @@ type watchOptions struct {
 }
 
 // watchLong is the long help of newWatchCmd.
-var watchLong = longHelp("watch")
+var watchLong = helptext.Long("watch")
 
 // watchExample is the Example section of newWatchCmd's help.
-var watchExample = exampleHelp("watch")
+var watchExample = helptext.Examples("watch")
 
 func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *cobra.Command {
 	opts := &watchOptions{F: f}

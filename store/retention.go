@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/usage"
 	"github.com/memdiag/memdiag/units"
 )
 
@@ -18,6 +19,35 @@ import (
 type Retention struct {
 	MaxAge   time.Duration
 	MaxBytes int64
+}
+
+// CheckSegment refuses a segment length (--segment) under a second or
+// under two sampling intervals (--interval): each segment is to be a
+// recording of its own. Its error is a *usage.Error.
+func CheckSegment(segment, interval time.Duration) error {
+	if segment < time.Second || segment < 2*interval {
+		return usage.Errorf("--segment %s is too short (at least 1s and two intervals)", segment)
+	}
+	return nil
+}
+
+// Bound checks r.MaxAge (--max-age; not negative, cmd checks) against
+// the segment length, since a MaxAge shorter than a segment would remove
+// every finished one, and sets r.MaxBytes from maxSize (--max-size: a
+// size such as "1GiB"; "" or "0": no bound). Its errors are *usage.Error
+// naming the flags.
+func (r *Retention) Bound(segment time.Duration, maxSize string) error {
+	if r.MaxAge > 0 && r.MaxAge < segment {
+		return usage.Errorf("--max-age %s is shorter than --segment %s: every finished segment would be removed", FormatAge(r.MaxAge), segment)
+	}
+	if maxSize != "" && maxSize != "0" {
+		b, err := units.ParseBytes(maxSize)
+		if err != nil {
+			return usage.Errorf("--max-size: %v", err)
+		}
+		r.MaxBytes = int64(b)
+	}
+	return nil
 }
 
 // Removed is a segment Prune deleted, and why.

@@ -1,11 +1,15 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/usage"
+	"github.com/memdiag/memdiag/units"
 )
 
 func TestNameRoundTrip(t *testing.T) {
@@ -143,4 +147,41 @@ func FuzzParseSegmentName(f *testing.F) {
 			t.Fatalf("parseSegmentName(%q) = %v, %d; Name gives %q", name, start, n, got)
 		}
 	})
+}
+
+// TestCheckSegmentAndBound: the flag errors of a store's segment length
+// and retention, as *usage.Error naming the flags, and --max-size read
+// into MaxBytes.
+func TestCheckSegmentAndBound(t *testing.T) {
+	var ue *usage.Error
+	for _, c := range []struct {
+		segment, interval time.Duration
+		want              string
+	}{
+		{500 * time.Millisecond, 100 * time.Millisecond, "--segment 500ms is too short (at least 1s and two intervals)"},
+		{time.Second, time.Second, "--segment 1s is too short (at least 1s and two intervals)"},
+		{2 * time.Second, time.Second, ""},
+	} {
+		err := CheckSegment(c.segment, c.interval)
+		if c.want == "" && err != nil || c.want != "" && (!errors.As(err, &ue) || err.Error() != c.want) {
+			t.Errorf("CheckSegment(%s, %s) = %v; want %q", c.segment, c.interval, err, c.want)
+		}
+	}
+	r := Retention{MaxAge: 30 * time.Second}
+	if err := r.Bound(time.Minute, ""); !errors.As(err, &ue) || err.Error() != "--max-age 30s is shorter than --segment 1m0s: every finished segment would be removed" {
+		t.Errorf("Bound(max-age < segment) = %v", err)
+	}
+	r = Retention{MaxAge: 7 * units.Day}
+	if err := r.Bound(time.Hour, "1XB"); !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "--max-size: ") {
+		t.Errorf("Bound(--max-size 1XB) = %v", err)
+	}
+	if err := r.Bound(time.Hour, "1GiB"); err != nil || r.MaxBytes != 1<<30 {
+		t.Errorf("Bound(1GiB) = %v, MaxBytes %d; want 1073741824", err, r.MaxBytes)
+	}
+	r = Retention{}
+	for _, none := range []string{"", "0"} {
+		if err := r.Bound(time.Hour, none); err != nil || r.MaxBytes != 0 {
+			t.Errorf("Bound(%q) = %v, MaxBytes %d; want no bound", none, err, r.MaxBytes)
+		}
+	}
 }

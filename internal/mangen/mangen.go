@@ -14,6 +14,21 @@ import (
 	"github.com/memdiag/memdiag/internal/outfile"
 )
 
+// Mode is the permission of a man page: every user's man reads it, and
+// it holds nothing but the help text.
+const Mode fs.FileMode = 0o644
+
+// Write writes the man pages of root's whole tree into dir (which must
+// exist) as section 1 of the "memdiag manual", source naming the program
+// and its version ("memdiag v1.2.3"). The pages carry no generation date
+// (root's DisableAutoGenTag is set), so the same tree gives the same
+// pages. It returns how many it wrote (WriteTree).
+func Write(root *cobra.Command, source, dir string, mode fs.FileMode) (int, error) {
+	root.DisableAutoGenTag = true
+	hdr := &doc.GenManHeader{Title: "MEMDIAG", Section: "1", Source: source, Manual: "memdiag manual"}
+	return WriteTree(root, hdr, dir, mode)
+}
+
 // WriteTree is cobra/doc's GenManTree through outfile.Create: a page
 // path that is a symbolic link, a FIFO or a file with other hard links is
 // refused instead of written through (memdiag man runs as root into

@@ -41,3 +41,33 @@ func TestWriteTree(t *testing.T) {
 		t.Error("wrote through a symbolic link")
 	}
 }
+
+// TestWrite: Write makes section-1 pages of the memdiag manual with the
+// source given and no generation date, whatever the tree had set.
+func TestWrite(t *testing.T) {
+	root := &cobra.Command{Use: "tool", Short: "a tool", Run: func(*cobra.Command, []string) {}}
+	dir := t.TempDir()
+	n, err := Write(root, "tool v1.2.3", dir, Mode)
+	if err != nil || n != 1 {
+		t.Fatalf("Write = %d, %v; want 1 page", n, err)
+	}
+	if !root.DisableAutoGenTag {
+		t.Error("DisableAutoGenTag not set: the pages would carry a date")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "tool.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`.TH "MEMDIAG" "1"`, `"tool v1.2.3" "memdiag manual"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("tool.1 lacks %q:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), "Auto generated") {
+		t.Errorf("tool.1 has a generation stamp:\n%s", b)
+	}
+	fi, _ := os.Stat(filepath.Join(dir, "tool.1"))
+	if fi.Mode().Perm() != Mode {
+		t.Errorf("mode %v, want %v", fi.Mode().Perm(), Mode)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/memdiag/memdiag/internal/usage"
 )
 
 // StdinName is the file name "-" (standard input) stands for, in messages.
@@ -54,6 +56,23 @@ func CheckNamed(flag, path string) error {
 	}
 	if fi.IsDir() {
 		return &NamedError{Flag: flag, Path: path, Err: ErrIsDir}
+	}
+	return nil
+}
+
+// OneStdin fails when more than one of paths is "-": standard input can
+// be read once. names[i] is what the command line calls paths[i] (an
+// argument such as REC, or a flag); the error, a *usage.Error, lists
+// those given as "-".
+func OneStdin(names []string, paths ...string) error {
+	var got []string
+	for i, p := range paths {
+		if p == "-" {
+			got = append(got, names[i])
+		}
+	}
+	if len(got) > 1 {
+		return usage.Errorf("only one input can be - (stdin); got %d: %v", len(got), got)
 	}
 	return nil
 }

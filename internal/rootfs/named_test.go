@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memdiag/memdiag/internal/usage"
 )
 
 func TestCheckNamed(t *testing.T) {
@@ -41,5 +43,19 @@ func TestOpenNamed(t *testing.T) {
 	var ne *NamedError
 	if _, _, err := OpenNamed(context.Background(), nil, "", filepath.Join(dir, "none"), 10); !errors.As(err, &ne) || ne.Flag != "" {
 		t.Errorf("missing: %T %v", err, err)
+	}
+}
+
+// TestOneStdin: one "-" is fine; two are a *usage.Error naming both, in
+// the order given.
+func TestOneStdin(t *testing.T) {
+	names := []string{"BEFORE", "AFTER", "--latency-before"}
+	if err := OneStdin(names, "-", "b.jsonl", "lat.csv"); err != nil {
+		t.Errorf("one stdin: %v", err)
+	}
+	err := OneStdin(names, "-", "b.jsonl", "-")
+	var ue *usage.Error
+	if !errors.As(err, &ue) || err.Error() != "only one input can be - (stdin); got 2: [BEFORE --latency-before]" {
+		t.Errorf("two stdins: %T %v", err, err)
 	}
 }

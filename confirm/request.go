@@ -1,0 +1,51 @@
+package confirm
+
+import (
+	"time"
+
+	"github.com/memdiag/memdiag/internal/usage"
+)
+
+// Request is what `memdiag confirm` is asked to do: hold off Job (its
+// name in memdiag timers, --job) or the first culprit of Recording's
+// verdict (--recording) during every B block, while Command (the load
+// after --) runs in Pairs pairs of blocks of Block each (0: one run of
+// the load), with MinEffect percent of A as the smallest effect that
+// matters; or, with Restore, only undo what a killed run left.
+type Request struct {
+	Job, Recording string
+	Command        []string
+	Pairs          int
+	Block          time.Duration
+	MinEffect      float64 // percent of A
+	Restore        bool
+}
+
+// Check checks the request's combination and ranges: Restore alone, or
+// exactly one of Job and Recording with a load, 1 to 1000 pairs, a
+// Block not negative and a MinEffect strictly between 0 and 100. Its
+// errors are *usage.Error naming the flags.
+func (r Request) Check() error {
+	if r.Restore {
+		if r.Job != "" || r.Recording != "" || len(r.Command) > 0 {
+			return usage.Errorf("--restore takes no job, recording or load: it undoes what the state file lists")
+		}
+		return nil
+	}
+	if (r.Job == "") == (r.Recording == "") {
+		return usage.Errorf("give exactly one of --job NAME or --recording FILE")
+	}
+	if len(r.Command) == 0 {
+		return usage.Errorf("no load: give the load command after --, e.g. memdiag confirm --job NAME -- ./load-test.sh")
+	}
+	if r.Pairs < 1 || r.Pairs > 1000 {
+		return usage.Errorf("--pairs %d: want 1 to 1000", r.Pairs)
+	}
+	if r.Block < 0 {
+		return usage.Errorf("--block must not be negative")
+	}
+	if r.MinEffect <= 0 || r.MinEffect >= 100 {
+		return usage.Errorf("--min-effect %g: want a percentage between 0 and 100", r.MinEffect)
+	}
+	return nil
+}

@@ -1,0 +1,37 @@
+package confirm
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/usage"
+)
+
+// TestRequestCheck: each bad combination or range is a *usage.Error
+// with its message, checked in order; a good request and a bare
+// --restore pass.
+func TestRequestCheck(t *testing.T) {
+	load := []string{"./load.sh"}
+	for _, c := range []struct {
+		r    Request
+		want string
+	}{
+		{Request{Job: "a", Command: load, Pairs: 5, MinEffect: 10}, ""},
+		{Request{Restore: true}, ""},
+		{Request{Restore: true, Job: "a"}, "--restore takes no job, recording or load: it undoes what the state file lists"},
+		{Request{Restore: true, Command: load}, "--restore takes no job, recording or load: it undoes what the state file lists"},
+		{Request{Command: load, Pairs: 5, MinEffect: 10}, "give exactly one of --job NAME or --recording FILE"},
+		{Request{Job: "a", Recording: "r", Command: load, Pairs: 5, MinEffect: 10}, "give exactly one of --job NAME or --recording FILE"},
+		{Request{Job: "a", Pairs: 0, MinEffect: 10}, "no load: give the load command after --, e.g. memdiag confirm --job NAME -- ./load-test.sh"},
+		{Request{Job: "a", Command: load, Pairs: 1001, MinEffect: 10}, "--pairs 1001: want 1 to 1000"},
+		{Request{Job: "a", Command: load, Pairs: 5, Block: -time.Second, MinEffect: 0}, "--block must not be negative"},
+		{Request{Recording: "r", Command: load, Pairs: 5, MinEffect: 100}, "--min-effect 100: want a percentage between 0 and 100"},
+	} {
+		err := c.r.Check()
+		var ue *usage.Error
+		if c.want == "" && err != nil || c.want != "" && (!errors.As(err, &ue) || err.Error() != c.want) {
+			t.Errorf("%+v.Check() = %v; want %q", c.r, err, c.want)
+		}
+	}
+}
