@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -46,7 +47,10 @@ type Writer struct {
 	f       File                 // nil until the first line is written (CreateSegment)
 	open    func() (File, error) // opens f; nil when f was given
 	created bool                 // f was created by open: remove it if nothing reaches it
-	buf     bytes.Buffer         // bytes of lines not yet in the file
+	// publish links the file, opened under a temporary name, at name
+	// once its first lines are in it (CreateSegment); nil once done.
+	publish func() error
+	buf     bytes.Buffer // bytes of lines not yet in the file
 	gz      *gzip.Writer
 	enc     *json.Encoder
 	off     int64 // bytes of the file that hold whole lines
@@ -100,17 +104,39 @@ func CreateMode(path string, force bool, mode fs.FileMode) (*Writer, error) {
 // write: a store never holds an empty segment, nor one with a header
 // and no sample, whatever stops the recorder. If that first write fails
 // the file is removed and the lines wait for [Writer.Retry].
+//
+// The file is created under a temporary name in the same directory
+// (SegmentTemp) and linked at path only once that first write is in it:
+// a reader listing the store never sees the segment empty, not even for
+// the instant between its creation and its first write (a live store's
+// readers did, and said so).
 func CreateSegment(path string) *Writer {
-	return CreateSegmentWith(path, func() (File, error) {
-		f, err := outfile.Create(path, outfile.Options{})
-		if errors.Is(err, outfile.ErrExists) {
-			return nil, fmt.Errorf("%s: %w", path, ErrExists)
-		}
+	tmp := SegmentTemp(path)
+	w := CreateSegmentWith(path, func() (File, error) {
+		_ = os.Remove(tmp) // one a killed recorder left: it holds nothing published
+		f, err := outfile.Create(tmp, outfile.Options{})
 		if err != nil {
 			return nil, err
 		}
 		return f, nil
 	})
+	w.publish = func() error {
+		if err := os.Link(tmp, path); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("%s: %w", path, ErrExists)
+			}
+			return err
+		}
+		_ = os.Remove(tmp)
+		return nil
+	}
+	return w
+}
+
+// SegmentTemp is the temporary name CreateSegment writes path's first
+// lines under: hidden, and no segment name (store.List skips it).
+func SegmentTemp(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".new")
 }
 
 // CreateSegmentWith is [CreateSegment] with the file opened by open
@@ -260,9 +286,10 @@ func (w *Writer) drop() error {
 	if w.f == nil {
 		return nil
 	}
+	name := w.f.Name()
 	err := w.f.Close()
 	if w.created && w.off == 0 {
-		_ = os.Remove(w.name)
+		_ = os.Remove(name)
 	}
 	w.f = nil
 	return err
@@ -320,6 +347,13 @@ func (w *Writer) flush() error {
 		w.f, w.created = f, true
 	}
 	n, err := w.f.Write(w.buf.Bytes())
+	if err == nil && w.publish != nil {
+		// The first lines are in: the file takes its name. If it cannot,
+		// nothing was published; taken back below, like a failed write.
+		if err = w.publish(); err == nil {
+			w.publish = nil
+		}
+	}
 	if err == nil {
 		w.off += int64(n)
 		w.buf.Reset()
@@ -339,8 +373,9 @@ func (w *Writer) flush() error {
 	if w.created && w.off == 0 {
 		// Nothing of this recording reached the file: no empty file is
 		// left; Retry creates it again.
+		name := w.f.Name()
 		_ = w.f.Close()
-		_ = os.Remove(w.name)
+		_ = os.Remove(name)
 		w.f = nil
 	}
 	w.err = err

@@ -219,3 +219,63 @@ func TestGapMerge(t *testing.T) {
 		t.Errorf("merged %+v", g)
 	}
 }
+
+// A segment is written under a temporary name and appears at its own
+// name only with its header and first sample in it: a reader listing the
+// store never meets it empty. A temporary file a killed recorder left is
+// replaced; a file already at the name is never overwritten, and no
+// temporary file is left then.
+func TestCreateSegmentAppearsWhole(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "memdiag-20261206T150000Z.jsonl.gz")
+	if err := os.WriteFile(SegmentTemp(path), []byte("left by a killed recorder"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := CreateSegment(path)
+	if err := w.WriteHeader(&Header{Host: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the segment exists before its first sample: %v", err)
+	}
+	if err := w.WriteSample(&Sample{Time: time.Date(2026, 12, 6, 15, 0, 0, 0, time.UTC)}); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != filepath.Base(path) {
+		t.Fatalf("after the first sample the directory holds %v; want the segment alone", ents)
+	}
+	rec, err := ReadAll(mustOpen(t, path), path)
+	if err != nil || len(rec.Samples) != 1 || rec.Header.Host != "h" {
+		t.Fatalf("the segment as a live reader sees it: %v, %+v", err, rec)
+	}
+	if err := w.Close("duration"); err != nil {
+		t.Fatal(err)
+	}
+
+	taken := filepath.Join(dir, "memdiag-20261206T151000Z.jsonl.gz")
+	if err := os.WriteFile(taken, []byte("someone else's"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w2 := CreateSegment(taken)
+	_ = w2.WriteHeader(&Header{Host: "h"})
+	if err := w2.WriteSample(&Sample{Time: time.Date(2026, 12, 6, 15, 10, 0, 0, time.UTC)}); !errors.Is(err, ErrExists) {
+		t.Errorf("first sample to a taken name: %v, want ErrExists", err)
+	}
+	if b, _ := os.ReadFile(taken); string(b) != "someone else's" {
+		t.Errorf("the file at the taken name was changed: %q", b)
+	}
+	if _, err := os.Stat(SegmentTemp(taken)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a temporary file is left: %v", err)
+	}
+}
+
+func mustOpen(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}

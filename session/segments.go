@@ -506,6 +506,16 @@ func (r *Segments) state(path, why string) {
 // files, or a header alone, which an older memdiag left on a full disk —
 // are removed: they hold nothing, and readers would only skip them.
 func (r *Segments) previous() {
+	// A recorder killed between creating a segment and its first write
+	// left it under its temporary name (record.SegmentTemp): nothing in
+	// it was published.
+	if tmps, _ := filepath.Glob(record.SegmentTemp(filepath.Join(r.Dir, store.Prefix+"*"+store.Suffix))); len(tmps) > 0 {
+		for _, tmp := range tmps {
+			if os.Remove(tmp) == nil {
+				fmt.Fprintf(r.Log, "memdiag: record: removed %s: a segment a stopped recorder had not written its first sample to\n", filepath.Base(tmp))
+			}
+		}
+	}
 	segs, err := store.List(r.Dir)
 	if err != nil || len(segs) == 0 {
 		return

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -403,4 +404,27 @@ func seqRange(from, to int) []int {
 		out = append(out, i)
 	}
 	return out
+}
+
+// A segment left under its temporary name (a recorder killed between
+// creating it and its first write) is removed at the next start, and
+// said.
+func TestOpenStoreRemovesTemporarySegments(t *testing.T) {
+	dir := t.TempDir()
+	tmp := record.SegmentTemp(filepath.Join(dir, "memdiag-20261201T060005Z.jsonl.gz"))
+	if err := os.WriteFile(tmp, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	sg, err := OpenStore(dir, 10*time.Second, store.Retention{}, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sg.Unlock()
+	if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("temporary segment left: %v", err)
+	}
+	if want := "memdiag: record: removed .memdiag-20261201T060005Z.jsonl.gz.new: a segment a stopped recorder had not written its first sample to"; !strings.Contains(log.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, log.String())
+	}
 }
