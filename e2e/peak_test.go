@@ -108,8 +108,11 @@ func TestMemPeakAfterOOM(t *testing.T) {
 		case "/memdiag-e2e-peak-counted":
 			found++
 			t.Logf("%s: usage %d peak %v failcnt %v oom_kills %v\n  note: %s", g.Path, g.UsageBytes, deref(g.PeakBytes), deref(g.Failcnt), deref(g.OOMKills), g.Note)
-			if g.PeakBytes == nil || *g.PeakBytes > limit || *g.PeakBytes < limit-(1<<20) {
-				t.Errorf("peak_bytes %v, want the limit %d (within 1 MiB below)", deref(g.PeakBytes), limit)
+			// It was OOM-killed too: its peak may pass the limit by the
+			// few pages a killed task force-charges on its way out, as
+			// above (8 KiB over in a CI rehearsal on 2026-12-06).
+			if g.PeakBytes == nil || *g.PeakBytes > limit+(1<<20) || *g.PeakBytes < limit-(1<<20) {
+				t.Errorf("peak_bytes %v, want the limit %d (within 1 MiB)", deref(g.PeakBytes), limit)
 			}
 			want := fmt.Sprintf(`^since the group was made \(or its counters were last reset\): it reached its limit %d times \(memory\.failcnt\), .*its peak was 32\.0 MiB \(memory\.max_usage_in_bytes\), 100 %% of its limit; now \d+ %% of its limit, which is not what it reached$`, deref(g.Failcnt))
 			if g.Failcnt == nil || *g.Failcnt == 0 || !regexp.MustCompile(want).MatchString(g.Note) {
