@@ -245,7 +245,7 @@ func (sr *Series) sustainedMemory(first, last int, sc *scopeMemo) []MemHolder {
 			}
 			m := mem[procKey{r.pid, r.start}]
 			if m == nil {
-				m = &MemHolder{PID: r.pid, Comm: sr.comms[r.comm]}
+				m = &MemHolder{PID: r.pid, Comm: sr.strs[r.comm]}
 				mem[procKey{r.pid, r.start}] = m
 			}
 			if r.anon+r.file > m.AnonBytes+m.FileBytes {

@@ -221,7 +221,7 @@ func buildProcTable(sr *Series) *procTable {
 			t.tableEvent(&evs[j], prior[j], i, at)
 		}
 		for _, h := range sr.rssOf(i) {
-			t.get(h.pid, h.start, at).note(0, sr.comms[h.comm], "", "")
+			t.get(h.pid, h.start, at).note(0, sr.strs[h.comm], "", "")
 		}
 		buf = sr.procsOf(i, buf[:0])
 		for _, pi := range buf {

@@ -43,16 +43,14 @@ type Series struct {
 	procs   rows[byte]         // per sample: its procIO fields as uvarints (packProc), ~20 bytes a process
 	names   []procName
 	nameIdx map[procName]uint32
-	// comms interns the RSS holders' comms (rssHold.comm indexes it).
-	comms   []string
-	commIdx map[string]uint32
-	events  []sampleEvents // samples with process events, in sample order
-	// estr is the events' strings, one copy each (evRow indexes it).
-	estr    []string
-	estrIdx map[string]uint32
-	onsets  []record.StallOnset
-	ooms    []OOMKill
-	growth  memstate.GrowthSeries
+	// strs interns the RSS holders' comms (rssHold.comm indexes it)
+	// and the process events' strings (evRow's), one copy each.
+	strs   []string
+	strIdx map[string]uint32
+	events []sampleEvents // samples with process events, in sample order
+	onsets []record.StallOnset
+	ooms   []OOMKill
+	growth memstate.GrowthSeries
 	// leftOutSamples counts the samples whose RSS left growing processes
 	// out (Sample.RSSLeftOut), leftOutMax the most left out of one.
 	leftOutSamples, leftOutMax int
@@ -113,7 +111,7 @@ type procKey struct {
 type rssHold struct {
 	pid        int
 	start      uint64
-	comm       uint32 // indexes Series.comms: no pointer for the GC to scan
+	comm       uint32 // indexes Series.strs: no pointer for the GC to scan
 	anon, file uint64 // bytes
 }
 
@@ -425,7 +423,7 @@ func (sr *Series) addEvents(i int, evs []process.Event) {
 }
 
 // evRow is a process event as the series keeps it: the fields the
-// analysis reads, its strings as indexes into Series.estr. A busy build
+// analysis reads, its strings as indexes into Series.strs. A busy build
 // host's hour holds ~155,000 exec and exit events (bench/replayanalyze,
 // docs/benchmarks.md): as process.Event, 264 bytes each and their
 // strings, half of the series' heap; as rows, 80 bytes and one copy of
@@ -450,35 +448,21 @@ func (sr *Series) eventRow(ev *process.Event) evRow {
 	}
 	return evRow{time: t, start: ev.StartTicks, read: ev.ReadBytes, write: ev.WriteBytes,
 		pid: int32(ev.PID), ppid: int32(ev.PPID), parentPPID: int32(ev.ParentPPID),
-		kind: sr.estrOf(string(ev.Kind)), comm: sr.estrOf(ev.Comm), cmdline: sr.estrOf(ev.Cmdline), unit: sr.estrOf(ev.Unit),
-		cgroup: sr.estrOf(ev.Cgroup), parentComm: sr.estrOf(ev.ParentComm), parentCmd: sr.estrOf(ev.ParentCmdline)}
+		kind: sr.internStr(string(ev.Kind)), comm: sr.internStr(ev.Comm), cmdline: sr.internStr(ev.Cmdline), unit: sr.internStr(ev.Unit),
+		cgroup: sr.internStr(ev.Cgroup), parentComm: sr.internStr(ev.ParentComm), parentCmd: sr.internStr(ev.ParentCmdline)}
 }
 
 // event is row r as a process.Event (Source, Exe and BlkioDelay, which
 // the analysis does not read, left out).
 func (sr *Series) event(r *evRow) process.Event {
-	ev := process.Event{Kind: process.EventKind(sr.estr[r.kind]), StartTicks: r.start, ReadBytes: r.read, WriteBytes: r.write,
+	ev := process.Event{Kind: process.EventKind(sr.strs[r.kind]), StartTicks: r.start, ReadBytes: r.read, WriteBytes: r.write,
 		PID: int(r.pid), PPID: int(r.ppid), ParentPPID: int(r.parentPPID),
-		Comm: sr.estr[r.comm], Cmdline: sr.estr[r.cmdline], Unit: sr.estr[r.unit], Cgroup: sr.estr[r.cgroup],
-		ParentComm: sr.estr[r.parentComm], ParentCmdline: sr.estr[r.parentCmd]}
+		Comm: sr.strs[r.comm], Cmdline: sr.strs[r.cmdline], Unit: sr.strs[r.unit], Cgroup: sr.strs[r.cgroup],
+		ParentComm: sr.strs[r.parentComm], ParentCmdline: sr.strs[r.parentCmd]}
 	if r.time != evNoTime {
 		ev.Time = time.Unix(0, r.time).UTC()
 	}
 	return ev
-}
-
-// estrOf is s's index in the events' strings, added if new ("" is 0).
-func (sr *Series) estrOf(s string) uint32 {
-	if sr.estrIdx == nil {
-		sr.estr, sr.estrIdx = []string{""}, map[string]uint32{"": 0}
-	}
-	if k, ok := sr.estrIdx[s]; ok {
-		return k
-	}
-	k := uint32(len(sr.estr))
-	sr.estr = append(sr.estr, s)
-	sr.estrIdx[s] = k
-	return k
 }
 
 // addMemory adds s's largest RSS holders, stall onsets, RSS growth and
@@ -494,7 +478,7 @@ func (sr *Series) addMemory(s *record.Sample) {
 	hold := sr.rssBuf[:0]
 	for j := 0; j < len(s.RSS) && j < keep; j++ {
 		r := &s.RSS[j]
-		hold = append(hold, rssHold{r.PID, r.StartTicks, sr.internComm(r.Comm), r.AnonBytes, r.FileBytes})
+		hold = append(hold, rssHold{r.PID, r.StartTicks, sr.internStr(r.Comm), r.AnonBytes, r.FileBytes})
 		if r.Cgroup != "" {
 			sr.sawCgroup(r.PID, r.StartTicks, r.Cgroup)
 		}
@@ -521,17 +505,17 @@ func (sr *Series) addMemory(s *record.Sample) {
 	}
 }
 
-// internComm is comm's index in sr.comms, added when new.
-func (sr *Series) internComm(comm string) uint32 {
-	if i, ok := sr.commIdx[comm]; ok {
+// internStr is str's index in sr.strs, added when new.
+func (sr *Series) internStr(str string) uint32 {
+	if i, ok := sr.strIdx[str]; ok {
 		return i
 	}
-	if sr.commIdx == nil {
-		sr.commIdx = map[string]uint32{}
+	if sr.strIdx == nil {
+		sr.strIdx = map[string]uint32{}
 	}
-	i := uint32(len(sr.comms))
-	sr.comms = append(sr.comms, comm)
-	sr.commIdx[comm] = i
+	i := uint32(len(sr.strs))
+	sr.strs = append(sr.strs, str)
+	sr.strIdx[str] = i
 	return i
 }
 

@@ -130,7 +130,7 @@ func TestEventRowRoundTrip(t *testing.T) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
 	r2 := sr.eventRow(&process.Event{Kind: process.Exec, PID: 5, Comm: "sh", Time: time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)})
-	if got := sr.event(&r2); !got.Time.IsZero() || got.Comm != "sh" || r2.comm != r.comm || len(sr.estr) != 9 {
-		t.Errorf("year 3000: %+v (want no time, comm interned: %d strings, want 9: the empty one, the 7 of the first event, exec)", got, len(sr.estr))
+	if got := sr.event(&r2); !got.Time.IsZero() || got.Comm != "sh" || r2.comm != r.comm || len(sr.strs) != 9 {
+		t.Errorf("year 3000: %+v (want no time, comm interned: %d strings, want 9: the empty one, the 7 of the first event, exec)", got, len(sr.strs))
 	}
 }
