@@ -17,16 +17,19 @@ import (
 	"github.com/memdiag/memdiag/record"
 )
 
-// pcpTimers are the reference case's two timers, with the shortened
-// calendar the guest gives each by a drop-in: every 2 minutes, the farm
-// check 40 s after the check (pcp ships *:25:00/*:55:00 and
-// *:25:10/*:55:10, plus OnBootSec=1min).
+// pcpTimers are the reference case's two timers, each shortened by a
+// drop-in to every 2 minutes (pcp ships *:25:00/*:55:00 and
+// *:25:10/*:55:10, plus OnBootSec=1min). calendar is the drop-in's at
+// boot; once memdiag watch records, the guest's script moves both to a
+// phase just ahead (the check in 20 s, the farm check 15 s after it) and
+// reloads systemd, as an admin editing a drop-in would: the test then
+// waits seconds for both firings, not up to two periods (docs/ci.md).
 var pcpTimers = []struct {
 	timer, service, calendar string
-	second                   int // second of an even minute it fires at
+	offset                   int // s after the check, in the moved calendar
 }{
 	{"pmlogger_check.timer", "pmlogger_check.service", "*-*-* *:00/2:00", 0},
-	{"pmlogger_farm_check.timer", "pmlogger_farm_check.service", "*-*-* *:00/2:40", 40},
+	{"pmlogger_farm_check.timer", "pmlogger_farm_check.service", "*-*-* *:00/2:40", 15},
 }
 
 // guestScript is run by memdiag-e2e.service in the guest. It waits until
@@ -63,6 +66,19 @@ until [ "$(cat $out/watch.jsonl 2>/dev/null | wc -l)" -ge 2 ]; do
   sleep 1
 done
 recording=$(date +%%s%%6N)
+# Move each timer's calendar to a phase just ahead, every 2 minutes still
+# (minute parity and second of the moment it should fire at), and reload.
+at=$(( $(date +%%s) + 20 ))
+: > $out/calendars
+set -- %[4]s
+while [ $# -ge 2 ]; do
+  s=$(( at + $2 ))
+  c="*-*-* *:0$(( $(date -d @$s +%%-M) %% 2 ))/2:$(date -d @$s +%%S)"
+  printf '[Timer]\nOnCalendar=\nOnCalendar=%%s\nAccuracySec=1s\n' "$c" > /etc/systemd/system/$1.d/memdiag-e2e.conf
+  echo "$1 $c" >> $out/calendars
+  shift 2
+done
+systemctl daemon-reload
 # Fired since the recording began, and waiting again: while its service
 # runs, a timer has no next elapse.
 fired() {
@@ -120,7 +136,7 @@ func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 	// Then memdiag confirm on pmlogger_check.timer (confirmGuestPart):
 	// one boot for both, each guest boot being minutes of CI.
 	g, memdiag, ran := bootPCPGuest(t, "wait for pcp's timers, record what systemd says, memdiag confirm, power off", "basic.target",
-		fmt.Sprintf(guestScript, pollFor, "/usr/local/bin/memdiag-e2e", confirmGuestPart), 13*time.Minute, func(g *testenv.SystemdGuest) {
+		fmt.Sprintf(guestScript, pollFor, "/usr/local/bin/memdiag-e2e", confirmGuestPart, timerOffsets()), 13*time.Minute, func(g *testenv.SystemdGuest) {
 			for _, pt := range pcpTimers {
 				// An empty OnCalendar= resets every trigger of the unit,
 				// pcp's OnBootSec=1min included, so each firing is a calendar one.
@@ -178,12 +194,17 @@ func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 	}
 	t.Logf("memdiag timers in the guest:\n%s", read("memdiag-timers.txt"))
 
+	calendars := movedCalendars(t, read("calendars"))
 	for _, pt := range pcpTimers {
+		cal, ok := calendars[pt.timer]
+		if !ok {
+			t.Fatalf("the guest did not move %s's calendar:\n%s", pt.timer, read("calendars"))
+		}
 		tp, sp := show[pt.timer], show[pt.service]
 		if tp == nil || sp == nil {
 			t.Fatalf("systemctl show has no %s or %s:\n%s", pt.timer, pt.service, read("show.txt"))
 		}
-		if want := "{ OnCalendar=" + pt.calendar + " ;"; !strings.HasPrefix(tp["TimersCalendar"], want) {
+		if want := "{ OnCalendar=" + cal.spec + " ;"; !strings.HasPrefix(tp["TimersCalendar"], want) {
 			t.Errorf("%s TimersCalendar=%q, want the drop-in's %q only", pt.timer, tp["TimersCalendar"], want)
 		}
 		last, next := raw[pt.timer][0], raw[pt.timer][1]
@@ -196,9 +217,10 @@ func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 				t.Errorf("%s: systemctl show %s=%s, D-Bus says %s", pt.timer, k, tp[k], v)
 			}
 		}
-		// systemd's own next elapse lies on the drop-in's calendar.
-		if next.Second() != pt.second || next.Minute()%2 != 0 || next.Nanosecond() != 0 || !next.After(last) {
-			t.Errorf("%s: systemd's next elapse %s is not on %s after the last trigger %s", pt.timer, next, pt.calendar, last)
+		// systemd's own next elapse lies on the drop-in's calendar
+		// (local time: the guest's zone is the host's).
+		if l := next.Local(); l.Second() != cal.second || l.Minute()%2 != cal.parity || next.Nanosecond() != 0 || !next.After(last) {
+			t.Errorf("%s: systemd's next elapse %s is not on %s after the last trigger %s", pt.timer, next, cal.spec, last)
 		}
 		if got := sp["TriggeredBy"]; got != pt.timer {
 			t.Errorf("%s TriggeredBy=%q, want %s", pt.service, got, pt.timer)
@@ -214,8 +236,8 @@ func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 			t.Errorf("%s triggered at %s, but PID 1 logged no start of %s then or after (starts: %v)", pt.timer, last, pt.service, starts[pt.service])
 		} else {
 			t.Logf("%s: systemd triggered it at %s (%.3f s after %s), started %s %.3f s later",
-				pt.timer, last.Format(time.RFC3339Nano), last.Sub(last.Truncate(time.Minute)).Seconds()-float64(pt.second),
-				pt.calendar, pt.service, after[0].Sub(last).Seconds())
+				pt.timer, last.Format(time.RFC3339Nano), last.Sub(last.Truncate(time.Minute)).Seconds()-float64(cal.second),
+				cal.spec, pt.service, after[0].Sub(last).Seconds())
 		}
 
 		// memdiag timers: systemd's LAST read over D-Bus; NEXT projected
@@ -252,6 +274,39 @@ func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 	if t.Failed() {
 		t.Logf("systemctl show:\n%s\njournal:\n%s", read("show.txt"), read("journal-pcp.txt"))
 	}
+}
+
+// timerOffsets is the guest script's list of timers to move and their
+// offsets in seconds: "pmlogger_check.timer 0 pmlogger_farm_check.timer 15".
+func timerOffsets() string {
+	var f []string
+	for _, pt := range pcpTimers {
+		f = append(f, pt.timer, strconv.Itoa(pt.offset))
+	}
+	return strings.Join(f, " ")
+}
+
+// movedCalendar is a calendar the guest's script gave a timer:
+// "*-*-* *:0P/2:SS", every 2 minutes from minute parity P at second SS.
+type movedCalendar struct {
+	spec           string
+	parity, second int
+}
+
+// movedCalendars reads the guest's calendars file ("TIMER SPEC" lines).
+func movedCalendars(t *testing.T, s string) map[string]movedCalendar {
+	t.Helper()
+	m := map[string]movedCalendar{}
+	for line := range strings.SplitSeq(s, "\n") {
+		timer, spec, _ := strings.Cut(line, " ")
+		var c movedCalendar
+		if _, err := fmt.Sscanf(spec, "*-*-* *:0%d/2:%d", &c.parity, &c.second); err != nil || c.parity > 1 || c.second > 59 {
+			t.Fatalf("calendars: line %q: want TIMER *-*-* *:0P/2:SS (%v)", line, err)
+		}
+		c.spec = spec
+		m[timer] = c
+	}
+	return m
 }
 
 // checkWatch checks the recording memdiag watch made in the guest while
