@@ -98,6 +98,7 @@ func fastTimerRoot(t *testing.T) string {
 // larger than the pipe holds — it is still running then, and must end.
 // iostreams.TestRenderUnlessDone covers the rendering alone.
 func TestTimersEndsOnSIGINT(t *testing.T) {
+	t.Parallel() // its own binaries and files: beside the others
 	bin := testenv.BuildMemdiag(t)
 	root := fastTimerRoot(t)
 	for _, after := range []time.Duration{300 * time.Millisecond, 7 * time.Second} {

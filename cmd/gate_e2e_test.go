@@ -136,6 +136,7 @@ func TestGateE2EPressureBreachesAndCalmPasses(t *testing.T) {
 // TestGateE2ENoPSIIsAnEnvironmentError runs the binary on a fixture root
 // whose /proc has no pressure directory: exit 5 with a message, never 0.
 func TestGateE2ENoPSIIsAnEnvironmentError(t *testing.T) {
+	t.Parallel() // its own binaries and files: beside the others
 	bin := testenv.BuildMemdiag(t)
 	root := fixtureRoot(t, map[string]string{"proc/vmstat": "pswpout 7\noom_kill 0\n"})
 	code, stdout, stderr := runBinary(t, bin, append([]string{"--root", root, "gate", "--out", "off", "--duration", "5s"}, gateThresholds...)...)
@@ -159,6 +160,7 @@ func TestGateE2ENoPSIIsAnEnvironmentError(t *testing.T) {
 // the breach code — and checks memdiag reports it as the command's failure
 // (exit 4, its code printed), not as a breach.
 func TestGateE2ECommandFailureIsNotABreach(t *testing.T) {
+	t.Parallel() // its own binaries and files: beside the others
 	if _, err := os.Stat("/proc/pressure/memory"); err != nil {
 		testenv.Unmet(t, "this kernel has no /proc/pressure/memory")
 	}

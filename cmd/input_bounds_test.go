@@ -16,6 +16,7 @@ import (
 // mem --kernel-log of a large file died out of memory, analyze --latency
 // FIFO ignored SIGINT and watch --latency /dev/zero spun past --duration.
 func TestNamedFilesBounded(t *testing.T) {
+	t.Parallel() // its own binaries and files: beside the others
 	bin := buildJailBins(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")

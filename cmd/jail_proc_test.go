@@ -56,6 +56,7 @@ var procJailPaths = []struct {
 // a FIFO at proc/meminfo hung both past SIGINT, and /dev/zero at
 // proc/sys/kernel/osrelease read gigabytes.
 func TestProcRootJail(t *testing.T) {
+	t.Parallel() // its own binaries and files: beside the others
 	bin := buildJailBins(t)
 	for _, p := range procJailPaths {
 		for _, kind := range []string{"fifo", "dev-zero"} {

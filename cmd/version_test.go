@@ -9,6 +9,7 @@ import (
 )
 
 func TestVersionLdflags(t *testing.T) {
+	t.Parallel() // its own binaries and files: beside the others
 	if testing.Short() {
 		t.Skip("builds memdiag (-short)")
 	}
