@@ -321,7 +321,13 @@ func TestGateGitHubFormatAndThresholdsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "::notice title=memdiag gate::PASS: all 2 thresholds held (scope: host; "; !strings.HasPrefix(string(b), want) {
+	// A starved host may make a sample late: its gap is said as a
+	// warning line before the verdict, the one other line allowed.
+	report := string(b)
+	if line, rest, _ := strings.Cut(report, "\n"); strings.HasPrefix(line, "::warning title=memdiag gate%3A the recording lacks::") && strings.Contains(line, " late;") {
+		report = rest
+	}
+	if want := "::notice title=memdiag gate::PASS: all 2 thresholds held (scope: host; "; !strings.HasPrefix(report, want) {
 		t.Errorf("report = %q; want prefix %q", b, want)
 	}
 

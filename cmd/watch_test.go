@@ -288,16 +288,23 @@ func gridSlots(ss []record.Sample) int {
 }
 
 // The probe's requests after the last tick are in the final sample:
-// watch --interval 5s -- sh -c 'sleep 0.6' records two samples, and the
-// requests the service answered are counted (all but at most one cut
-// short by the end of the run).
+// watch --interval 5s records two samples while the command runs until
+// the service has answered 5 requests, and the requests the service
+// answered are counted (all but at most one cut short by the end of the
+// run). The command waits for the answers, not a time: on a starved
+// host 0.6 s once held only 3.
 func TestRunWatchFinalSampleKeepsProbeRequests(t *testing.T) {
 	var hits atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	answered := filepath.Join(t.TempDir(), "answered")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 5 {
+			_ = os.WriteFile(answered, nil, 0o644)
+		}
+	}))
 	defer srv.Close()
 	rec := filepath.Join(t.TempDir(), "r.jsonl")
 	code, _, errOut := runMemdiag(t, fixtures.Root(t, "linux-6.18"), "watch", "--interval", "5s", "--out", rec, "--quiet", "--no-timers",
-		"--events", "off", "--probe", srv.URL, "--probe-interval", "100ms", "--", "sh", "-c", "sleep 0.6")
+		"--events", "off", "--probe", srv.URL, "--probe-interval", "100ms", "--", "sh", "-c", "until [ -e "+answered+" ]; do sleep 0.05; done")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -315,7 +322,7 @@ func TestRunWatchFinalSampleKeepsProbeRequests(t *testing.T) {
 		}
 	}
 	if got := hits.Load(); n < 4 || int64(n) < got-1 || int64(n) > got {
-		t.Errorf("%d requests recorded, the service answered %d; want all but at most the one in flight at the end (and at least 4 in 0.6 s at 100 ms)", n, got)
+		t.Errorf("%d requests recorded, the service answered %d; want all but at most the one in flight at the end (and at least 4: the command ran until the 5th was answered)", n, got)
 	}
 }
 
