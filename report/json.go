@@ -192,20 +192,11 @@ const JSONSchemaVersion = 2
 // exited list with its started_by chain replaced by Ancestry, an index
 // into jsonResult.Ancestries (absent: no recorded ancestor).
 type jsonProc struct {
-	PID           int    `json:"pid,omitempty"`
-	PPID          int    `json:"ppid,omitempty"`
-	Comm          string `json:"comm"`
-	Program       string `json:"program,omitempty"`
-	Cmdline       string `json:"cmdline,omitempty"`
-	Unit          string `json:"unit,omitempty"`
-	ReadBytes     uint64 `json:"read_bytes"`  // in the episode
-	WriteBytes    uint64 `json:"write_bytes"` // in the episode
-	Started       bool   `json:"started,omitempty"`
-	Exited        bool   `json:"exited,omitempty"`
-	Ancestry      *int   `json:"ancestry,omitempty"`
-	OutsideScope  bool   `json:"outside_scope,omitempty"`
-	CgroupUnknown bool   `json:"cgroup_unknown,omitempty"`
-	Reaped        bool   `json:"reaped,omitempty"`
+	correlate.ProcActivity
+	// StartedBy, always nil, hides the ProcActivity's chain, which
+	// Ancestry refers to.
+	StartedBy []string `json:"started_by,omitempty"`
+	Ancestry  *int     `json:"ancestry,omitempty"`
 }
 
 // procTable states each process of the episodes' started and exited
@@ -213,25 +204,16 @@ type jsonProc struct {
 // (jsonResult.Ancestries).
 type procTable struct {
 	procs      []jsonProc
-	rows       map[procKey]int
+	rows       map[string]int // a row's JSON: its index in procs
 	ancestries [][]string
-	chains     map[string]int
-}
-
-// procKey is a jsonProc as a map key: Ancestry's index, -1 for none.
-type procKey struct {
-	row      jsonProc
-	ancestry int
+	chains     map[string]int // a chain joined by NUL: its index in ancestries
 }
 
 // ref is p's index in t.procs, added when new: two lists (or episodes)
 // holding the same process with the same I/O and flags share the row.
-// p.PIDs is not kept: only a culprit's summed rows carry it.
 func (t *procTable) ref(p *correlate.ProcActivity) int {
-	row := jsonProc{PID: p.PID, PPID: p.PPID, Comm: p.Comm, Program: p.Program, Cmdline: p.Cmdline, Unit: p.Unit,
-		ReadBytes: p.ReadBytes, WriteBytes: p.WriteBytes, Started: p.Started, Exited: p.Exited,
-		OutsideScope: p.OutsideScope, CgroupUnknown: p.CgroupUnknown, Reaped: p.Reaped}
-	key := procKey{row, -1}
+	row := jsonProc{ProcActivity: *p}
+	row.ProcActivity.StartedBy = nil
 	if len(p.StartedBy) > 0 {
 		chain := strings.Join(p.StartedBy, "\x00")
 		k, ok := t.chains[chain]
@@ -240,15 +222,19 @@ func (t *procTable) ref(p *correlate.ProcActivity) int {
 			t.chains[chain] = k
 			t.ancestries = append(t.ancestries, p.StartedBy)
 		}
-		key.ancestry = k
 		row.Ancestry = &k
 	}
-	i, ok := t.rows[key]
-	if !ok {
-		i = len(t.procs)
-		t.rows[key] = i
-		t.procs = append(t.procs, row)
+	// The row's JSON is its key; it holds strings, integers and bools
+	// only, but were it to fail, the row is written unshared.
+	b, err := json.Marshal(row)
+	if i, ok := t.rows[string(b)]; ok && err == nil {
+		return i
 	}
+	i := len(t.procs)
+	if err == nil {
+		t.rows[string(b)] = i
+	}
+	t.procs = append(t.procs, row)
 	return i
 }
 
@@ -402,7 +388,7 @@ func nonNil[T any](s []T) []T {
 // toJSON converts r to the JSON document's shape.
 func toJSON(r correlate.Result) jsonResult {
 	t := r.Thresholds
-	procs := procTable{rows: map[procKey]int{}, chains: map[string]int{}}
+	procs := procTable{rows: map[string]int{}, chains: map[string]int{}}
 	j := jsonResult{
 		SchemaVersion: JSONSchemaVersion,
 		Host:          r.Host, Start: in(&r, r.Start), End: in(&r, r.End), IntervalS: r.Interval.Seconds(),

@@ -47,9 +47,10 @@ func (d *jsonDocV2) resolve(t *testing.T, i int) correlate.ProcActivity {
 		t.Fatalf("index %d outside procs (%d rows)", i, len(d.Procs))
 	}
 	p := d.Procs[i]
-	a := correlate.ProcActivity{PID: p.PID, PPID: p.PPID, Comm: p.Comm, Program: p.Program, Cmdline: p.Cmdline, Unit: p.Unit,
-		ReadBytes: p.ReadBytes, WriteBytes: p.WriteBytes, Started: p.Started, Exited: p.Exited,
-		OutsideScope: p.OutsideScope, CgroupUnknown: p.CgroupUnknown, Reaped: p.Reaped}
+	if p.StartedBy != nil {
+		t.Errorf("procs[%d] carries started_by %q beside ancestry", i, p.StartedBy)
+	}
+	a := p.ProcActivity
 	if p.Ancestry != nil {
 		if *p.Ancestry < 0 || *p.Ancestry >= len(d.Ancestries) {
 			t.Fatalf("procs[%d]: ancestry %d outside ancestries (%d)", i, *p.Ancestry, len(d.Ancestries))
