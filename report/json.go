@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/record"
@@ -21,6 +22,8 @@ import (
 // recording's zone.
 
 type jsonResult struct {
+	// SchemaVersion is the document's shape (JSONSchemaVersion).
+	SchemaVersion   int                `json:"schema_version"`
 	Host            string             `json:"host"`
 	Start           time.Time          `json:"start"`
 	End             time.Time          `json:"end"`
@@ -39,11 +42,16 @@ type jsonResult struct {
 	Period      *jsonPeriod         `json:"period"`
 	SpikePeriod *jsonPeriod         `json:"spike_period"`
 	Episodes    []jsonEpisode       `json:"episodes"`
-	Spikes      []jsonSpike         `json:"spikes"` // latency spikes outside episodes
-	Require     []string            `json:"require"`
-	Culprits    []jsonCulprit       `json:"culprits"`
-	Verdict     string              `json:"verdict"`
-	Totals      jsonTotals          `json:"totals"`
+	// Procs are the processes the episodes' started and exited lists
+	// refer to, each (process, its I/O and flags in the episode) stated
+	// once; Ancestries the distinct started_by chains Procs refer to.
+	Procs      []jsonProc    `json:"procs"`
+	Ancestries [][]string    `json:"ancestries"`
+	Spikes     []jsonSpike   `json:"spikes"` // latency spikes outside episodes
+	Require    []string      `json:"require"`
+	Culprits   []jsonCulprit `json:"culprits"`
+	Verdict    string        `json:"verdict"`
+	Totals     jsonTotals    `json:"totals"`
 	// Warnings are the analysis warnings' sentences; WarningDetails the
 	// same warnings, in the same order, as kind and fields.
 	Warnings       []string            `json:"warnings"`
@@ -108,9 +116,10 @@ type jsonSignal struct {
 	Scope    string  `json:"scope"`
 }
 
-// jsonCatalogueRate is one catalogue signal over an episode: Key is its
-// JSON key (signal.Signal.RateKey), Mean and Peak are in Unit, null when
-// the recording lacks what the signal needs.
+// jsonCatalogueRate is one catalogue signal over the recording: Key is
+// its JSON key (signal.Signal.RateKey; an episode's catalogue is keyed
+// by it), Mean and Peak are in Unit, null when the recording lacks what
+// the signal needs.
 type jsonCatalogueRate struct {
 	Name  string   `json:"name"`
 	Key   string   `json:"key"`
@@ -118,6 +127,14 @@ type jsonCatalogueRate struct {
 	Mean  *float64 `json:"mean"`
 	Peak  *float64 `json:"peak"`
 	Title string   `json:"title"`
+}
+
+// jsonRate is one catalogue signal's mean and peak over an episode, in
+// the unit of the top-level catalogue entry with its key; null when the
+// recording lacks what the signal needs.
+type jsonRate struct {
+	Mean *float64 `json:"mean"`
+	Peak *float64 `json:"peak"`
 }
 
 type jsonEpisode struct {
@@ -130,9 +147,10 @@ type jsonEpisode struct {
 	DurationS float64      `json:"duration_s"`
 	Signals   []jsonSignal `json:"signals"`
 	// Catalogue is every signal.Catalogue entry over the episode, whether
-	// or not it raised it: the same names, values and units as gate and
-	// mem give (correlate.CatalogueRate).
-	Catalogue []jsonCatalogueRate `json:"catalogue"`
+	// or not it raised it, by its key (jsonCatalogueRate.Key): the same
+	// values as gate and mem give (correlate.CatalogueRate), in the unit
+	// the top-level catalogue entry of that key names.
+	Catalogue map[string]jsonRate `json:"catalogue"`
 	Spike     bool                `json:"spike"`
 	// SpikeStart and SpikeEnd span the spike intervals that are this
 	// episode's, inside it or within --gap of it (correlate.Episode).
@@ -140,9 +158,11 @@ type jsonEpisode struct {
 	SpikeEnd   *time.Time               `json:"spike_end,omitempty"`
 	LatencyMS  *float64                 `json:"latency_ms"`
 	Processes  []correlate.ProcActivity `json:"processes"`
-	Started    []correlate.ProcActivity `json:"started"`
-	Exited     []correlate.ProcActivity `json:"exited"`
-	Culprit    string                   `json:"culprit"`
+	// Started and Exited are indexes into jsonResult.Procs: the
+	// processes that began or ended in the episode or just before it.
+	Started []int  `json:"started"`
+	Exited  []int  `json:"exited"`
+	Culprit string `json:"culprit"`
 	// ReapedBytes is the I/O of children reaped between two scans that no
 	// scan saw (the "exited threads or children of" rows), part of the episode's total;
 	// UnattributedReapedBytes the part of it no job claimed
@@ -159,6 +179,72 @@ type jsonEpisode struct {
 	// episode and the interval before it, from its delay accounting
 	// (correlate.VictimWaits); absent when not recorded.
 	VictimWaits *correlate.VictimWaits `json:"victim_waits,omitempty"`
+}
+
+// JSONSchemaVersion is the analyze JSON document's shape. 1 (no
+// schema_version field) embedded a full copy of every process in each
+// episode's started and exited lists, each with its started_by chain; 2
+// states each once in procs and ancestries and the lists hold indexes
+// (docs/analyze.md, "JSON").
+const JSONSchemaVersion = 2
+
+// jsonProc is one correlate.ProcActivity of an episode's started or
+// exited list with its started_by chain replaced by Ancestry, an index
+// into jsonResult.Ancestries (absent: no recorded ancestor).
+type jsonProc struct {
+	correlate.ProcActivity
+	// StartedBy, always nil, hides the ProcActivity's chain, which
+	// Ancestry refers to.
+	StartedBy []string `json:"started_by,omitempty"`
+	Ancestry  *int     `json:"ancestry,omitempty"`
+}
+
+// procTable states each process of the episodes' started and exited
+// lists once (jsonResult.Procs) and each started_by chain once
+// (jsonResult.Ancestries).
+type procTable struct {
+	procs      []jsonProc
+	rows       map[string]int // a row's JSON: its index in procs
+	ancestries [][]string
+	chains     map[string]int // a chain joined by NUL: its index in ancestries
+}
+
+// ref is p's index in t.procs, added when new: two lists (or episodes)
+// holding the same process with the same I/O and flags share the row.
+func (t *procTable) ref(p *correlate.ProcActivity) int {
+	row := jsonProc{ProcActivity: *p}
+	row.ProcActivity.StartedBy = nil
+	if len(p.StartedBy) > 0 {
+		chain := strings.Join(p.StartedBy, "\x00")
+		k, ok := t.chains[chain]
+		if !ok {
+			k = len(t.ancestries)
+			t.chains[chain] = k
+			t.ancestries = append(t.ancestries, p.StartedBy)
+		}
+		row.Ancestry = &k
+	}
+	// The row's JSON is its key; it holds strings, integers and bools
+	// only, but were it to fail, the row is written unshared.
+	b, err := json.Marshal(row)
+	if i, ok := t.rows[string(b)]; ok && err == nil {
+		return i
+	}
+	i := len(t.procs)
+	if err == nil {
+		t.rows[string(b)] = i
+	}
+	t.procs = append(t.procs, row)
+	return i
+}
+
+// refs is the indexes of ps in t, [] when there is none.
+func (t *procTable) refs(ps []correlate.ProcActivity) []int {
+	out := make([]int, 0, len(ps))
+	for i := range ps {
+		out = append(out, t.ref(&ps[i]))
+	}
+	return out
 }
 
 type jsonSpike struct {
@@ -302,8 +388,10 @@ func nonNil[T any](s []T) []T {
 // toJSON converts r to the JSON document's shape.
 func toJSON(r correlate.Result) jsonResult {
 	t := r.Thresholds
+	procs := procTable{rows: map[string]int{}, chains: map[string]int{}}
 	j := jsonResult{
-		Host: r.Host, Start: in(&r, r.Start), End: in(&r, r.End), IntervalS: r.Interval.Seconds(),
+		SchemaVersion: JSONSchemaVersion,
+		Host:          r.Host, Start: in(&r, r.Start), End: in(&r, r.End), IntervalS: r.Interval.Seconds(),
 		Intervals: r.Intervals, HasLatency: r.HasLatency, Stat: string(r.Stat), SpikeRule: r.Spike.String(),
 		SpikeIntervals: r.Spikes,
 		Thresholds:     jsonThresh{t.PSISome, t.PSIFull, t.LRUDrop, t.LRUDropMin, t.Refault, t.DirectReclaim, t.LimitReclaim, t.DiskIO, t.IOTime, t.SwapOut, t.MADFactor},
@@ -330,10 +418,13 @@ func toJSON(r correlate.Result) jsonResult {
 	for i := range r.Episodes {
 		e := &r.Episodes[i]
 		je := jsonEpisode{Index: e.Index, Time: in(&r, rowTime(e)), Start: in(&r, e.Start), End: in(&r, e.End), DurationS: e.End.Sub(e.Start).Seconds(),
-			Signals: []jsonSignal{}, Spike: e.Spike, Processes: nonNil(e.Processes), Started: nonNil(e.Started),
-			Exited: nonNil(e.Exited), Culprit: e.Culprit, Onset: e.Onset, Chain: e.Chain, VictimWaits: e.VictimWaits,
+			Signals: []jsonSignal{}, Spike: e.Spike, Processes: nonNil(e.Processes), Started: procs.refs(e.Started),
+			Exited: procs.refs(e.Exited), Culprit: e.Culprit, Onset: e.Onset, Chain: e.Chain, VictimWaits: e.VictimWaits,
 			ReapedBytes: e.ReapedBytes, UnattributedReapedBytes: e.UnattributedReapedBytes}
-		je.Catalogue = catalogueRates(e.Catalogue)
+		je.Catalogue = make(map[string]jsonRate, len(e.Catalogue))
+		for _, c := range e.Catalogue {
+			je.Catalogue[c.Signal.RateKey()] = jsonRate{Mean: finitePtr(c.Mean), Peak: finitePtr(c.Peak)}
+		}
 		for _, s := range e.Signals {
 			je.Signals = append(je.Signals, jsonSignal{string(s.Signal), finite(s.Peak), finite(s.Baseline), s.Signal.Unit(), signalScope(&r, s.Signal)})
 		}
@@ -346,6 +437,7 @@ func toJSON(r correlate.Result) jsonResult {
 		}
 		j.Episodes = append(j.Episodes, je)
 	}
+	j.Procs, j.Ancestries = nonNil(procs.procs), nonNil(procs.ancestries)
 	for _, sp := range r.LoneSpikes {
 		j.Spikes = append(j.Spikes, jsonSpike{Start: in(&r, sp.Start), End: in(&r, sp.End), LatencyMS: ms(sp.LatencyPeak)})
 	}
