@@ -228,3 +228,17 @@ func (sr *Series) trimPSI(from time.Time) {
 		}
 	}
 }
+
+// Slide keeps the series a sliding window of the last window of sample
+// time: once its oldest sample is window/8 past that, it trims it to the
+// last window (Trim), so that it holds between window and window+window/8
+// and a trim's pass over the window comes once every window/8 of samples.
+// It reports whether it trimmed.
+func (sr *Series) Slide(window time.Duration) bool {
+	from, to, ok := sr.Span()
+	if !ok || to.Sub(from) <= window+window/8 {
+		return false
+	}
+	sr.Trim(to.Add(-window))
+	return true
+}

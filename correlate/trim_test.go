@@ -11,8 +11,9 @@ import (
 	"github.com/memdiag/memdiag/timers"
 )
 
-// trimCases are real recordings with processes, exec churn, episodes,
-// jobs, RSS growth and OOM kills to trim.
+// trimCases are real recordings (in testdata/real) with processes, exec
+// churn, episodes, jobs, RSS growth and OOM kills to trim, and two whose
+// PSI contradicts itself.
 var trimCases = []string{
 	"busy-host-loop.jsonl.gz",
 	"host-shadowed-loop.jsonl.gz",
@@ -20,6 +21,8 @@ var trimCases = []string{
 	"trial-s7-oom-v1.jsonl.gz",
 	"trial-s7-run3.jsonl.gz",
 	"trial-s8-cron.jsonl.gz",
+	"../../../testdata/psi-suspect/avg99-total-frozen.jsonl.gz", // PSI contradicting itself
+	"../../../testdata/psi-suspect/stall96-counters-frozen.jsonl.gz",
 }
 
 // TestTrimIsFresh: a window series fed a whole recording, trimmed once
