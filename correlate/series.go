@@ -60,7 +60,7 @@ type Series struct {
 	// retentionAt is the sample each retention entry came from (Trim).
 	retentionAt map[procKey]int
 	prev        *record.Sample
-	samples   int
+	samples     int
 	// psiHost and psiCgroup check the host's and the group's PSI for
 	// contradictions (nil until a sample has that PSI).
 	psiHost, psiCgroup *signal.PSICheck
