@@ -105,7 +105,13 @@ func (sr *Series) trimProcs(k int) {
 	str := func(i uint32) uint32 { return sr.internStr(old.strs[i]) }
 	ev := sort.Search(len(old.events), func(j int) bool { return old.events[j].sample >= k })
 	var buf []procIO
+	// The old rows' chunks are let go as the pass leaves them, and the
+	// events are remapped in place: the pass holds little more than the
+	// window, not two of it.
+	procsFreed, rssFreed := 0, 0
 	for i := k; i < n; i++ {
+		procsFreed = old.procs.release(i, procsFreed)
+		rssFreed = old.rss.release(i, rssFreed)
 		// As Add: the processes' names, the events' strings, then the RSS
 		// holders'; cgroups seen by the events, the processes, the holders.
 		buf = old.procsOf(i, buf[:0])
@@ -121,16 +127,16 @@ func (sr *Series) trimProcs(k int) {
 		if ev < len(old.events) && old.events[ev].sample == i {
 			se := old.events[ev]
 			ev++
-			rows := make([]evRow, len(se.events))
-			for j, r := range se.events {
+			rows := se.events
+			for j := range rows {
+				r := &rows[j]
 				r.kind, r.comm, r.cmdline, r.unit = str(r.kind), str(r.comm), str(r.cmdline), str(r.unit)
 				r.cgroup, r.parentComm, r.parentCmd = str(r.cgroup), str(r.parentComm), str(r.parentCmd)
-				rows[j] = r
 				if c := sr.strs[r.cgroup]; c != "" {
 					sr.sawCgroup(int(r.pid), r.start, c)
 				}
 			}
-			prior := slices.Clone(se.prior)
+			prior := se.prior
 			for j := range prior {
 				if prior[j].sample < k {
 					prior[j] = cumPrior{} // seen only by a dropped sample
