@@ -44,6 +44,8 @@ func main() {
 	mem := flag.String("memprofile", "", "write a heap profile after the last sample to this file (the series alive)")
 	window := flag.Duration("window", 0, "keep a sliding window of this much sample time, as the exporter (0: every sample)")
 	pair := flag.Bool("pair", false, "with -window: two overlapping series, as the exporter kept before issue 28")
+	analyze := flag.Bool("analyze", true, "analyse at each report (false: the heap only, fast, as when no round has run)")
+	repeat := flag.Int("repeat", 1, "replay the segments this many times, each later by the span replayed (a longer run from a short store)")
 	flag.Parse()
 	segs := slices.Sorted(slices.Values(flag.Args()))
 	if len(segs) == 0 || *every <= 0 {
@@ -71,7 +73,10 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 		t0 := time.Now()
-		res := sr.Analyze(correlate.Options{Project: timers.Project})
+		var res correlate.Result
+		if *analyze {
+			res = sr.Analyze(correlate.Options{Project: timers.Project})
+		}
 		fmt.Printf("samples %d heap_inuse_mib %.1f analyze_ms %d episodes %d culprits %d",
 			n, float64(ms.HeapInuse)/(1<<20), time.Since(t0).Milliseconds(), len(res.Episodes), len(res.Culprits))
 		if *window > 0 && !*pair {
@@ -79,52 +84,47 @@ func main() {
 		}
 		fmt.Println()
 	}
-	for _, p := range segs {
-		r, err := record.Open(p)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
+	add := func(s *record.Sample, h record.Header) {
 		if sr == nil && *window > 0 && !*pair {
-			sr = correlate.NewWindowSeries(r.Header())
+			sr = correlate.NewWindowSeries(h)
 		} else if sr == nil {
-			sr = correlate.NewSeries(r.Header())
+			sr = correlate.NewSeries(h)
 		}
-		for {
-			s, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
+		sr.Add(s)
+		switch from, _, ok := sr.Span(); {
+		case *window <= 0:
+		case !*pair:
+			t0 := time.Now()
+			if sr.Slide(*window) {
+				trims++
+				trimMax = max(trimMax, time.Since(t0))
 			}
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "%s: %v (the samples before it are kept)\n", p, err)
-				break
+		case second != nil:
+			second.Add(s)
+			if s.Time.Sub(from) >= *window {
+				sr, second = second, nil
 			}
-			if s == nil {
-				break
-			}
-			sr.Add(s)
-			switch from, _, ok := sr.Span(); {
-			case *window <= 0:
-			case !*pair:
-				t0 := time.Now()
-				if sr.Slide(*window) {
-					trims++
-					trimMax = max(trimMax, time.Since(t0))
-				}
-			case second != nil:
-				second.Add(s)
-				if s.Time.Sub(from) >= *window {
-					sr, second = second, nil
-				}
-			case ok && s.Time.Sub(from) >= *window/2:
-				second = correlate.NewSeries(r.Header())
-				second.Add(s)
-			}
-			if n++; n%*every == 0 {
-				last(false)
-			}
+		case ok && s.Time.Sub(from) >= *window/2:
+			second = correlate.NewSeries(h)
+			second.Add(s)
 		}
-		r.Close()
+		if n++; n%*every == 0 {
+			last(false)
+		}
+	}
+	var first, lastAt time.Time
+	for range max(*repeat, 1) {
+		shift := time.Duration(0)
+		if !first.IsZero() {
+			shift = lastAt.Sub(first) + time.Second
+		}
+		replay(segs, shift, func(s *record.Sample, h record.Header) {
+			if first.IsZero() {
+				first = s.Time
+			}
+			lastAt = s.Time
+			add(s, h)
+		})
 	}
 	if sr != nil && n%*every != 0 {
 		last(true)
@@ -142,5 +142,33 @@ func main() {
 		f.Close()
 		runtime.KeepAlive(sr)
 		runtime.KeepAlive(second)
+	}
+}
+
+// replay reads the segments in order and passes each sample, its time
+// later by shift, to fn with its segment's header.
+func replay(segs []string, shift time.Duration, fn func(*record.Sample, record.Header)) {
+	for _, p := range segs {
+		r, err := record.Open(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		for {
+			s, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v (the samples before it are kept)\n", p, err)
+				break
+			}
+			if s == nil {
+				break
+			}
+			s.Time = s.Time.Add(shift)
+			fn(s, r.Header())
+		}
+		r.Close()
 	}
 }
