@@ -164,20 +164,19 @@ func (sr *Series) trimProcs(k int) {
 		sr.rss.add(hold)
 		sr.rssBuf = hold
 	}
-	for pid, c := range sr.lastCum {
-		if c.sample < k {
-			delete(sr.lastCum, pid)
+	shiftSamples(sr.lastCum, k, func(c *cumSeen) *int { return &c.sample })
+	shiftSamples(sr.execAt, k, func(x *execSeen) *int { return &x.sample })
+}
+
+// shiftSamples drops m's entries whose sample (at) is before k and
+// numbers the others' from k.
+func shiftSamples[K comparable, V any](m map[K]V, k int, at func(*V) *int) {
+	for key, v := range m {
+		if p := at(&v); *p < k {
+			delete(m, key)
 		} else {
-			c.sample -= k
-			sr.lastCum[pid] = c
-		}
-	}
-	for pid, x := range sr.execAt {
-		if x.sample < k {
-			delete(sr.execAt, pid)
-		} else {
-			x.sample -= k
-			sr.execAt[pid] = x
+			*p -= k
+			m[key] = v
 		}
 	}
 }
@@ -192,12 +191,10 @@ func (sr *Series) trimMemory(k int, from time.Time) {
 		sr.onsetAt[i] -= k
 	}
 	sr.growth.Trim(from)
-	for key, at := range sr.retentionAt {
-		if at < k {
+	shiftSamples(sr.retentionAt, k, func(at *int) *int { return at })
+	for key := range sr.retention {
+		if _, ok := sr.retentionAt[key]; !ok {
 			delete(sr.retention, key)
-			delete(sr.retentionAt, key)
-		} else {
-			sr.retentionAt[key] = at - k
 		}
 	}
 	sr.leftOutSamples, sr.leftOutMax = 0, 0
