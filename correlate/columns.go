@@ -76,3 +76,18 @@ func (r *rows[T]) row(i int) []T {
 	f := r.ref[i]
 	return r.chunks[f.chunk][f.from:f.to:f.to]
 }
+
+// release lets go of the chunks, from chunk from on, that hold only rows
+// before row i, for a pass that copies the rows out in order (Trim); it
+// returns the first chunk not let go, the next call's from. The rows
+// before i must not be read again.
+func (r *rows[T]) release(i, from int) int {
+	to := len(r.chunks)
+	if i < len(r.ref) {
+		to = int(r.ref[i].chunk)
+	}
+	for c := from; c < to; c++ {
+		r.chunks[c] = nil
+	}
+	return max(from, to)
+}

@@ -57,11 +57,24 @@ type Series struct {
 	// retention is the allocator evidence recorded for growing
 	// processes (Sample.Retention), the first per process.
 	retention map[procKey]*memstate.Retention
-	prev      *record.Sample
-	samples   int
+	// retentionAt is the sample each retention entry came from (Trim).
+	retentionAt map[procKey]int
+	prev        *record.Sample
+	samples     int
 	// psiHost and psiCgroup check the host's and the group's PSI for
 	// contradictions (nil until a sample has that PSI).
 	psiHost, psiCgroup *signal.PSICheck
+
+	// What only Trim needs, kept by a series from NewWindowSeries
+	// (window true): the PSI readings of the host and the group, to
+	// check the window's again; the samples that left RSS out and those
+	// whose scan was denied, to count the window's again.
+	window   bool
+	psiReads [2][]signal.PSIReading
+	leftOuts []leftOut
+	denials  []denial
+	// onsetAt is, per stall onset, the sample it came with.
+	onsetAt []int
 
 	rss rows[rssHold] // per sample: its rssKeep largest RSS holders
 	// scratch rows for Add
@@ -74,7 +87,7 @@ type Series struct {
 	lastCum map[int]cumSeen
 	// execAt is each live process's exec time (exec events), for
 	// reapedThroughTie; nil until needed.
-	execAt map[int]time.Time
+	execAt map[int]execSeen
 	// cgroups is, per PID, the cgroup each of its processes (by start
 	// ticks, 0 unknown) was last seen in by a sample or an event: where
 	// an episode saw a process only among the RSS holders, which carry
@@ -101,6 +114,10 @@ type Series struct {
 	parts map[time.Time][]procPart
 }
 
+type leftOut struct{ sample, n int }
+
+type denial struct{ sample, denied, listed int }
+
 // procKey tells a process from a later one that reuses its PID.
 type procKey struct {
 	pid   int
@@ -112,6 +129,7 @@ type rssHold struct {
 	pid        int
 	start      uint64
 	comm       uint32 // indexes Series.strs: no pointer for the GC to scan
+	cgroup     uint32 // indexes Series.strs: the cgroup recorded ("" none), for Trim
 	anon, file uint64 // bytes
 }
 
@@ -120,8 +138,9 @@ type rssHold struct {
 const rssKeep = 5
 
 type cumSeen struct {
-	start uint64
-	cum   [2]uint64 // read, write bytes
+	start  uint64
+	cum    [2]uint64 // read, write bytes
+	sample int       // the sample that saw it
 }
 
 // ival is the part of a record.Interval that Analyze reads; the fields
@@ -225,6 +244,7 @@ type procName struct{ comm, cmdline, unit, cgroup string }
 
 type sampleEvents struct {
 	sample int
+	kernel bool // some event came from the kernel (Source not "poll")
 	events []evRow
 	// prior[j] is, for an exit event j, the cumulative read/write bytes
 	// last seen of that process in an earlier sample (ok false: never
@@ -233,13 +253,24 @@ type sampleEvents struct {
 }
 
 type cumPrior struct {
-	cum [2]uint64
-	ok  bool
+	cum    [2]uint64
+	ok     bool
+	sample int // the sample that saw it
 }
 
 // NewSeries starts an empty series for a recording with header h.
 func NewSeries(h record.Header) *Series {
 	return &Series{Header: h, nameIdx: map[procName]uint32{}, lastCum: map[int]cumSeen{}, cgroups: map[int][]seenCgroup{}}
+}
+
+// NewWindowSeries starts an empty series that can be trimmed (Trim): it
+// keeps besides what NewSeries's does each sample's PSI readings (~800
+// bytes a sample and scope, host and group), to check the window's
+// again.
+func NewWindowSeries(h record.Header) *Series {
+	sr := NewSeries(h)
+	sr.window = true
+	return sr
 }
 
 // Add folds in the next sample, which must be later than the previous
@@ -332,14 +363,21 @@ func (sr *Series) oomBetween(s *record.Sample) *OOMKill {
 // addProcs adds sample i's processes (their I/O, less what reapedThroughTie
 // finds counted twice) and process events, and the cgroups they were seen in.
 func (sr *Series) addProcs(i int, s *record.Sample) {
+	kernel := false
 	for j := range s.Events {
 		if s.Events[j].Source != "poll" {
-			sr.kernelEvents = true
+			kernel = true
 			break
 		}
 	}
-	if st := s.Scan; st != nil && st.Denied > sr.denied {
-		sr.denied, sr.listed = st.Denied, st.Processes
+	sr.kernelEvents = sr.kernelEvents || kernel
+	if st := s.Scan; st != nil && st.Denied > 0 {
+		if st.Denied > sr.denied {
+			sr.denied, sr.listed = st.Denied, st.Processes
+		}
+		if sr.window {
+			sr.denials = append(sr.denials, denial{i, st.Denied, st.Processes})
+		}
 	}
 	var evs []process.Event
 	if len(s.Events) > 0 {
@@ -353,12 +391,12 @@ func (sr *Series) addProcs(i int, s *record.Sample) {
 	sr.procs.add(pack)
 	sr.packBuf = pack
 	if len(s.Events) > 0 {
-		sr.addEvents(i, evs)
+		sr.addEvents(i, evs, kernel)
 	}
 	// After the exits of this sample were matched: processes seen now.
 	for j := range s.Procs {
 		p := &s.Procs[j]
-		sr.lastCum[p.PID] = cumSeen{p.StartTicks, [2]uint64{p.ReadBytes, p.WriteBytes}}
+		sr.lastCum[p.PID] = cumSeen{p.StartTicks, [2]uint64{p.ReadBytes, p.WriteBytes}, i}
 	}
 	for _, ev := range s.Events {
 		if ev.Kind == process.Exit {
@@ -404,21 +442,21 @@ func (sr *Series) procRow(p *record.ProcIO, lost map[int][2]uint64) procIO {
 
 // addEvents adds sample i's process events, each exit with the
 // cumulative I/O last seen of its process in an earlier sample.
-func (sr *Series) addEvents(i int, evs []process.Event) {
+func (sr *Series) addEvents(i int, evs []process.Event, kernel bool) {
 	prior := make([]cumPrior, len(evs))
 	for j, ev := range evs {
 		if ev.Kind != process.Exit {
 			continue
 		}
 		if c, ok := sr.lastCum[ev.PID]; ok && (ev.StartTicks == 0 || c.start == 0 || c.start == ev.StartTicks) {
-			prior[j] = cumPrior{c.cum, true}
+			prior[j] = cumPrior{c.cum, true, c.sample}
 		}
 	}
 	rows := make([]evRow, len(evs))
 	for j := range evs {
 		rows[j] = sr.eventRow(&evs[j])
 	}
-	sr.events = append(sr.events, sampleEvents{i, rows, prior})
+	sr.events = append(sr.events, sampleEvents{i, kernel, rows, prior})
 	sr.sawProc = true
 }
 
@@ -478,7 +516,7 @@ func (sr *Series) addMemory(s *record.Sample) {
 	hold := sr.rssBuf[:0]
 	for j := 0; j < len(s.RSS) && j < keep; j++ {
 		r := &s.RSS[j]
-		hold = append(hold, rssHold{r.PID, r.StartTicks, sr.internStr(r.Comm), r.AnonBytes, r.FileBytes})
+		hold = append(hold, rssHold{r.PID, r.StartTicks, sr.internStr(r.Comm), sr.internStr(r.Cgroup), r.AnonBytes, r.FileBytes})
 		if r.Cgroup != "" {
 			sr.sawCgroup(r.PID, r.StartTicks, r.Cgroup)
 		}
@@ -486,21 +524,28 @@ func (sr *Series) addMemory(s *record.Sample) {
 	sr.rss.add(hold)
 	sr.rssBuf = hold
 	sr.onsets = append(sr.onsets, s.Onsets...)
+	for range s.Onsets {
+		sr.onsetAt = append(sr.onsetAt, sr.samples-1)
+	}
 	if len(s.RSS) > 0 {
 		sr.growth.Add(s.Time, record.MemstateRSS(s.RSS))
 	}
 	if s.RSSLeftOut > 0 {
 		sr.leftOutSamples++
 		sr.leftOutMax = max(sr.leftOutMax, s.RSSLeftOut)
+		if sr.window {
+			sr.leftOuts = append(sr.leftOuts, leftOut{sr.samples - 1, s.RSSLeftOut})
+		}
 	}
 	for i := range s.Retention {
 		r := &s.Retention[i]
 		k := procKey{r.PID, r.StartTicks}
 		if sr.retention == nil {
-			sr.retention = map[procKey]*memstate.Retention{}
+			sr.retention, sr.retentionAt = map[procKey]*memstate.Retention{}, map[procKey]int{}
 		}
 		if sr.retention[k] == nil {
 			sr.retention[k] = r.Retention.Memstate()
+			sr.retentionAt[k] = sr.samples - 1
 		}
 	}
 }
@@ -665,7 +710,7 @@ func (sr *Series) reapedThroughTie(s *record.Sample, evs []process.Event) map[in
 		return nil
 	}
 	if sr.execAt == nil {
-		sr.execAt = map[int]time.Time{}
+		sr.execAt = map[int]execSeen{}
 	}
 	type exit struct {
 		ppid int
@@ -675,7 +720,7 @@ func (sr *Series) reapedThroughTie(s *record.Sample, evs []process.Event) map[in
 	for _, ev := range evs {
 		switch ev.Kind {
 		case process.Exec:
-			sr.execAt[ev.PID] = ev.Time
+			sr.execAt[ev.PID] = execSeen{ev.Time, sr.samples - 1}
 		case process.Exit:
 			if exits == nil {
 				exits = map[int]exit{}
@@ -684,8 +729,8 @@ func (sr *Series) reapedThroughTie(s *record.Sample, evs []process.Event) map[in
 		}
 	}
 	seenAlive := func(pid int) bool {
-		t, ok := sr.execAt[pid]
-		return sr.prev != nil && (!ok || t.IsZero() || t.Before(sr.prev.Time))
+		x, ok := sr.execAt[pid]
+		return sr.prev != nil && (!ok || x.t.IsZero() || x.t.Before(sr.prev.Time))
 	}
 	hz := sr.Header.ClockTicks
 	if hz <= 0 {
@@ -728,8 +773,8 @@ func (sr *Series) reapedThroughTie(s *record.Sample, evs []process.Event) map[in
 		if !ok || x.ppid == pid || x.rw == [2]uint64{} || !seenAlive(pid) || !seenAlive(x.ppid) {
 			continue
 		}
-		if tx, okx := sr.execAt[pid]; okx {
-			if tm, okm := sr.execAt[x.ppid]; okm && (tx.Sub(tm) >= tick || tm.Sub(tx) >= tick) {
+		if ex, okx := sr.execAt[pid]; okx {
+			if em, okm := sr.execAt[x.ppid]; okm && (ex.t.Sub(em.t) >= tick || em.t.Sub(ex.t) >= tick) {
 				continue // started in different ticks: the old order was right
 			}
 		}
@@ -747,13 +792,21 @@ func (sr *Series) checkPSI(s *record.Sample) {
 		if sr.psiHost == nil {
 			sr.psiHost = signal.NewPSICheck(signal.PSICheckOptions{})
 		}
-		sr.psiHost.Add(s.Time, s.PSI.Snapshot(), s.VMStat.LRU())
+		r := signal.NewPSIReading(s.Time, s.PSI.Snapshot(), s.VMStat.LRU())
+		sr.psiHost.AddReading(&r)
+		if sr.window {
+			sr.psiReads[0] = append(sr.psiReads[0], r)
+		}
 	}
 	if s.CgroupPSI != nil {
 		if sr.psiCgroup == nil {
 			sr.psiCgroup = signal.NewPSICheck(signal.PSICheckOptions{})
 		}
-		sr.psiCgroup.Add(s.Time, s.CgroupPSI.Snapshot(), s.VMStat.LRU(), s.CgroupVMStat.LRU())
+		r := signal.NewPSIReading(s.Time, s.CgroupPSI.Snapshot(), s.VMStat.LRU(), s.CgroupVMStat.LRU())
+		sr.psiCgroup.AddReading(&r)
+		if sr.window {
+			sr.psiReads[1] = append(sr.psiReads[1], r)
+		}
 	}
 }
 

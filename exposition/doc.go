@@ -43,7 +43,7 @@
 //     memdiag_culprit_confidence{culprit,kind} /
 //     memdiag_culprit_episodes{culprit,kind}: the correlator's episodes and
 //     culprits, re-derived every Options.AnalyzeEvery (1 min) over the
-//     last 30-60 min of samples (Options.Window).
+//     last 60-67 min of samples (Options.Window).
 //   - memdiag_samples_late_total and memdiag_samples_missed_total: the
 //     sampler's samples more than half an interval late and those never
 //     taken, each a gap in the recording (record.Gap).

@@ -33,7 +33,9 @@ type Options struct {
 	// CostFactor times the last one's cost apart.
 	AnalyzeEvery time.Duration
 	// Window is how much recent history the correlator sees: between
-	// Window/2 and Window (default 1 h).
+	// Window and Window+Window/8 (default 1 h). The analysis round trims
+	// the series a Window/8 at a time (correlate.Series.Slide), so that
+	// memory is bounded by one window and what came since the last round.
 	Window time.Duration
 	// Analyze are the correlator's options.
 	Analyze correlate.Options
@@ -427,18 +429,20 @@ type analyzer struct {
 	// adds (microseconds), by a round for its whole analysis. Observe
 	// only ever tries it.
 	run sync.Mutex
-	// The correlator: two overlapping series, the older one analysed.
-	series   [2]*correlate.Series
-	seriesT0 [2]time.Time
-	newest   time.Time     // the last sample added
-	hdr      record.Header // the header of the last sample added
-	lastRun  time.Time     // sample time of the last analysis started
+	// series is the correlator's sliding window of the samples.
+	series  *correlate.Series
+	newest  time.Time     // the last sample added
+	hdr     record.Header // the header of the last sample added
+	lastRun time.Time     // sample time of the last analysis started
 	// lastCost is the wall time the last round took: the next waits at
 	// least CostFactor times as long (a bounded share of one CPU).
 	lastCost time.Duration
 	counted  time.Time // start of the newest episode counted
-	episodes uint64
-	rounds   sync.WaitGroup
+	// countedEnd is where that episode ended when last analysed: an
+	// episode the trim cut is it if it starts by then.
+	countedEnd time.Time
+	episodes   uint64
+	rounds     sync.WaitGroup
 
 	qmu   sync.Mutex
 	queue []queued // samples not yet added to the series
@@ -507,39 +511,39 @@ func (a *analyzer) drain() {
 
 // add feeds a sample to the correlator's series; run is held.
 func (a *analyzer) add(s *record.Sample, hdr record.Header) {
-	for i := range a.series {
-		// The second series starts half a window after the first, so the
-		// one analysed always holds between Window/2 and Window.
-		if a.series[i] == nil && (i == 0 || s.Time.Sub(a.seriesT0[0]) >= a.o.Window/2) {
-			a.series[i] = correlate.NewSeries(hdr)
-			a.seriesT0[i] = s.Time
-		}
-		if a.series[i] != nil {
-			a.series[i].Add(s)
-		}
+	if a.series == nil {
+		a.series = correlate.NewWindowSeries(hdr)
 	}
-	if a.series[1] != nil && s.Time.Sub(a.seriesT0[0]) >= a.o.Window {
-		a.series[0], a.seriesT0[0] = a.series[1], a.seriesT0[1]
-		a.series[1] = nil
-	}
+	a.series.Header = hdr // the newest: its job inventory
+	a.series.Add(s)
 	a.newest = s.Time
 	a.hdr = hdr
 }
 
-// round analyses the older series and publishes what it found: the
+// round slides the series to the last Window (correlate.Series.Slide: a
+// trim, a pass over the window, once every Window/8 of samples, here off
+// the sampling path), analyses it and publishes what it found: the
 // episodes not counted before and the culprits; run is held.
 func (a *analyzer) round() {
-	res := a.series[0].Analyze(a.o.Analyze)
+	a.series.Slide(a.o.Window)
+	res := a.series.Analyze(a.o.Analyze)
 	f := &found{analyzed: true}
 	if prev := a.found.Load(); prev != nil {
 		f.lastStart = prev.lastStart
 	}
 	for _, ep := range res.Episodes {
-		if ep.Start.After(a.counted) {
+		// An episode that starts where the window does may be the one
+		// counted last with its start trimmed off: the same one if it
+		// starts before that one (as last seen) ended.
+		cont := !ep.Start.After(res.Start) && !a.countedEnd.IsZero() && !ep.Start.After(a.countedEnd)
+		if ep.Start.After(a.counted) && !cont {
 			a.episodes++
 			a.counted = ep.Start
 		}
-		if ep.Start.After(f.lastStart) {
+		if ep.Start.Equal(a.counted) || cont {
+			a.countedEnd = ep.End
+		}
+		if ep.Start.After(f.lastStart) && !cont {
 			f.lastStart = ep.Start
 		}
 		// An episode is active when it reaches the newest interval.
@@ -571,7 +575,7 @@ func (a *analyzer) settle() {
 	a.run.Lock()
 	defer a.run.Unlock()
 	a.drain()
-	if a.series[0] != nil {
+	if a.series != nil {
 		a.round()
 	}
 }

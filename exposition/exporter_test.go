@@ -193,7 +193,7 @@ func TestEpisodesAndCulpritsAsTheyHappen(t *testing.T) {
 	}
 	// The last analysis ran on the final sample (30 s samples, 1 min).
 	e.an.run.Lock()
-	res := e.an.series[0].Analyze(correlate.Options{Project: timers.Project})
+	res := e.an.series.Analyze(correlate.Options{Project: timers.Project})
 	e.an.run.Unlock()
 	want := correlate.Analyze(rec, correlate.Options{Project: timers.Project})
 	if len(want.Culprits) < 2 || want.Culprits[0].Name != "pmlogger_check.timer" {
@@ -339,7 +339,7 @@ func TestAnalysisOffTheSamplingPath(t *testing.T) {
 	e.an.qmu.Lock()
 	queued := len(e.an.queue)
 	e.an.qmu.Unlock()
-	if queued != 4 || e.an.lastRun != first || e.an.series[0].Header.Host != rec.Header.Host {
+	if queued != 4 || e.an.lastRun != first || e.an.series.Header.Host != rec.Header.Host {
 		t.Errorf("while a round runs: %d samples queued (want 4), last round at %s (want %s, none started)", queued, e.an.lastRun, first)
 	}
 	e.an.run.Unlock()
@@ -349,7 +349,7 @@ func TestAnalysisOffTheSamplingPath(t *testing.T) {
 		t.Errorf("after the round: last round at %s, want %s; %d still queued", e.an.lastRun, want, len(e.an.queue))
 	}
 	e.an.run.Lock()
-	from, to, _ := e.an.series[0].Span()
+	from, to, _ := e.an.series.Span()
 	e.an.run.Unlock()
 	if !from.Equal(rec.Samples[0].Time) || !to.Equal(rec.Samples[5].Time) {
 		t.Errorf("the series spans %s to %s, want every sample, %s to %s", from, to, rec.Samples[0].Time, rec.Samples[5].Time)
@@ -416,5 +416,48 @@ func TestAnalysisCostBounded(t *testing.T) {
 	}
 	if got := ran.Sub(first); ran.IsZero() || got < due || got >= due+step {
 		t.Errorf("next round %s after the first (samples every %s); want the first sample at or past %s", got, step, due)
+	}
+}
+
+// TestAnalysisSlidingWindow: the analysed series holds between Window
+// and Window+Window/8 of samples once that much has come (trimmed a
+// Window/8 at a time, never two series), and each episode of the
+// recording is counted once though the trims cut those in progress
+// (counted as new, 13 or 16 instead of 12 at windows of 20 or 10 min).
+func TestAnalysisSlidingWindow(t *testing.T) {
+	rec, err := record.ReadFile("../correlate/testdata/union.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const window = 15 * time.Minute
+	e := New(rec.Header, Options{Window: window, AnalyzeEvery: time.Minute})
+	t0 := rec.Samples[0].Time
+	trims := 0
+	var prevFrom time.Time
+	for i := range rec.Samples {
+		e.Observe(&rec.Samples[i])
+		e.an.wait()
+		e.an.run.Lock()
+		from, to, ok := e.an.series.Span()
+		e.an.run.Unlock()
+		if !ok {
+			continue
+		}
+		if !from.Equal(prevFrom) && !prevFrom.IsZero() {
+			trims++
+		}
+		prevFrom = from
+		if span := to.Sub(from); span > window+window/8 || (to.Sub(t0) > window+window/8 && span < window) {
+			t.Fatalf("at %s the series spans %s (from %s): want %s to %s", to, span, from, window, window+window/8)
+		}
+	}
+	// 2 h of samples: trims at 16m52s and every 1m52s after (~55).
+	if trims < 50 {
+		t.Errorf("%d trims over 2 h, want one every %s after the first %s", trims, window/8, window+window/8)
+	}
+	want := correlate.Analyze(rec, correlate.Options{Project: timers.Project})
+	_, fams := scrape(t, e)
+	if got, _ := value(fams, Episodes); got != float64(len(want.Episodes)) {
+		t.Errorf("%s = %v, want %d (each episode counted once as it appeared)", Episodes, got, len(want.Episodes))
 	}
 }

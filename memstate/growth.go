@@ -109,13 +109,16 @@ type growthKey struct {
 type growthPoint struct {
 	t         int64 // Unix ns
 	anon, rss uint64
+	// RssFile and RssShmem, bytes: the first and last of them are what
+	// Fit reports, and Trim needs them at any point.
+	file, shmem uint64
 }
 
 type growthProc struct {
 	comm        string // the latest seen
 	first, last time.Time
-	// pts holds n points, each the zigzag varint deltas of t, anon and
-	// rss from the point before (from zero for the first); last is the
+	// pts holds n points, each the zigzag varint deltas of t, anon, rss,
+	// file and shmem from the point before (from zero for the first); last is the
 	// last point, the base of the next delta.
 	pts  []byte
 	n    int
@@ -143,7 +146,7 @@ func (gs *GrowthSeries) Add(t time.Time, procs []ProcRSS) {
 		if !t.Before(gp.last) {
 			gp.last, gp.fileLast, gp.shmemLast = t, p.FileBytes, p.ShmemBytes
 		}
-		gp.add(growthPoint{t.UnixNano(), p.AnonBytes, p.AnonBytes + p.FileBytes + p.ShmemBytes})
+		gp.add(growthPoint{t.UnixNano(), p.AnonBytes, p.AnonBytes + p.FileBytes + p.ShmemBytes, p.FileBytes, p.ShmemBytes})
 		gp.comm = p.Comm
 	}
 }
@@ -153,6 +156,8 @@ func (gp *growthProc) add(pt growthPoint) {
 	gp.pts = binary.AppendVarint(gp.pts, pt.t-gp.prev.t)
 	gp.pts = binary.AppendVarint(gp.pts, int64(pt.anon-gp.prev.anon))
 	gp.pts = binary.AppendVarint(gp.pts, int64(pt.rss-gp.prev.rss))
+	gp.pts = binary.AppendVarint(gp.pts, int64(pt.file-gp.prev.file))
+	gp.pts = binary.AppendVarint(gp.pts, int64(pt.shmem-gp.prev.shmem))
 	gp.prev = pt
 	gp.n++
 }
@@ -162,15 +167,50 @@ func (gp *growthProc) points(buf []growthPoint) []growthPoint {
 	var p growthPoint
 	b := gp.pts
 	for range gp.n {
-		var d [3]int64
+		var d [5]int64
 		for i := range d {
 			v, k := binary.Varint(b)
 			d[i], b = v, b[k:]
 		}
-		p = growthPoint{p.t + d[0], p.anon + uint64(d[1]), p.rss + uint64(d[2])}
+		p = growthPoint{p.t + d[0], p.anon + uint64(d[1]), p.rss + uint64(d[2]), p.file + uint64(d[3]), p.shmem + uint64(d[4])}
 		buf = append(buf, p)
 	}
 	return buf
+}
+
+// Trim drops the points taken before from, and the processes left with
+// none, as if they had never been added: a sliding window
+// (correlate.Series.Trim). Each process's points are unpacked and packed
+// again, so call it in chunks, not at every Add.
+func (gs *GrowthSeries) Trim(from time.Time) {
+	cut := from.UnixNano()
+	var buf []growthPoint
+	for k, gp := range gs.procs {
+		if !gp.first.Before(from) {
+			continue
+		}
+		if gp.last.Before(from) {
+			delete(gs.procs, k)
+			continue
+		}
+		pts := gp.points(buf[:0])
+		buf = pts
+		gp.pts, gp.n, gp.prev = nil, 0, growthPoint{}
+		gp.first = time.Time{}
+		for _, p := range pts {
+			if p.t < cut {
+				continue
+			}
+			if gp.n == 0 || p.t < gp.first.UnixNano() {
+				// In last's location, as the times added were.
+				gp.first, gp.fileFirst, gp.shmemFirst = time.Unix(0, p.t).In(gp.last.Location()), p.file, p.shmem
+			}
+			gp.add(p)
+		}
+		if gp.n == 0 {
+			delete(gs.procs, k)
+		}
+	}
 }
 
 // Fit fits each process seen in at least two samples. The result lists

@@ -2,7 +2,9 @@ package memstate
 
 import (
 	"math"
+	"reflect"
 	"testing"
+	"time"
 )
 
 // TestGrowthPointsPacked: points read back as added, in the order added,
@@ -30,5 +32,32 @@ func TestGrowthPointsPacked(t *testing.T) {
 	}
 	if len(gp.pts) >= 24*len(want) {
 		t.Errorf("%d bytes for %d points: not smaller than unpacked", len(gp.pts), len(want))
+	}
+}
+
+// TestGrowthTrim: a series trimmed at a time fits as one fed only the
+// points from that time on.
+func TestGrowthTrim(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	var all, fresh GrowthSeries
+	from := t0.Add(30 * time.Second)
+	for i := range 60 {
+		at := t0.Add(time.Duration(i) * time.Second)
+		ps := []ProcRSS{{PID: 1, StartTicks: 5, Comm: "grow", AnonBytes: uint64(100+i) << 20, FileBytes: uint64(i) << 10, ShmemBytes: 7}}
+		if i < 20 {
+			ps = append(ps, ProcRSS{PID: 2, StartTicks: 6, Comm: "gone", AnonBytes: 1 << 20})
+		}
+		all.Add(at, ps)
+		if !at.Before(from) {
+			fresh.Add(at, ps)
+		}
+	}
+	all.Trim(from)
+	got, want := all.Fit(GrowthOptions{}), fresh.Fit(GrowthOptions{})
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("trimmed: %+v\nfresh:   %+v", got, want)
+	}
+	if len(got) != 1 || got[0].Points != 30 || got[0].FileFirstBytes != 30<<10 || !got[0].First.Equal(from) {
+		t.Errorf("trimmed fit %+v: want one process, 30 points from %s, file 30 KiB first", got, from)
 	}
 }

@@ -179,6 +179,18 @@ var avgTaus = [...]struct {
 // counters a memory stall moves (the host's /proc/vmstat and, for a
 // cgroup, its own; nil ones are skipped, at most two are kept).
 func (c *PSICheck) Add(t time.Time, p *psi.Snapshot, activity ...*lru.VMStat) {
+	r := NewPSIReading(t, p, activity...)
+	c.AddReading(&r)
+}
+
+// PSIReading is one reading as Add takes it (~800 bytes, no pointer but
+// the time's location), for a caller that keeps the readings to check a
+// sliding window again (correlate.Series.Trim): a new PSICheck fed the
+// window's readings finds what one fed only those would.
+type PSIReading struct{ pt psiPoint }
+
+// NewPSIReading is the reading Add(t, p, activity...) takes.
+func NewPSIReading(t time.Time, p *psi.Snapshot, activity ...*lru.VMStat) PSIReading {
 	var pt psiPoint
 	pt.t = t
 	for i, name := range psi.Resources {
@@ -201,6 +213,15 @@ func (c *PSICheck) Add(t time.Time, p *psi.Snapshot, activity ...*lru.VMStat) {
 			}
 		}
 	}
+	return PSIReading{pt}
+}
+
+// Time is the reading's time.
+func (r *PSIReading) Time() time.Time { return r.pt.t }
+
+// AddReading takes the scope's next reading, as Add.
+func (c *PSICheck) AddReading(r *PSIReading) {
+	pt := r.pt
 	c.checkBoot(&pt)
 	if n := len(c.hist); n > 0 {
 		prev := &c.hist[n-1]
