@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -78,14 +79,14 @@ func TestImportABOutput(t *testing.T) {
 	h := &record.Header{TimeZone: "UTC"}
 	dir := filepath.Join("..", "testdata", "latency")
 	tsv, out := filepath.Join(dir, "ab-non2xx.tsv"), filepath.Join(dir, "ab-non2xx.stdout.txt")
-	imp, err := LatencyFlags{}.Import(nil, nil, h, tsv)
+	imp, err := LatencyFlags{}.Import(context.Background(), nil, h, tsv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := imp.Report.Describe(); !strings.Contains(d, "ab -g writes no status: ab's failed and non-2xx requests are counted only in its standard output (give it with --latency-ab-output)") {
 		t.Errorf("without --latency-ab-output: %q", d)
 	}
-	imp, err = LatencyFlags{ABOutput: out}.Import(nil, nil, h, tsv)
+	imp, err = LatencyFlags{ABOutput: out}.Import(context.Background(), nil, h, tsv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestImportABOutput(t *testing.T) {
 		{LatencyFlags{ABOutput: out}, filepath.Join(dir, "hey.csv"), "--latency-ab-output: the --latency file"},
 		{LatencyFlags{ABOutput: "-"}, tsv, "--latency-ab-output: give ab's saved standard output as a file"},
 	} {
-		_, err := tc.l.Import(nil, nil, h, tc.file)
+		_, err := tc.l.Import(context.Background(), nil, h, tc.file)
 		var ue *usage.Error
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v on %s: %T %v; want a usage error %q", tc.l, tc.file, err, err, tc.want)
