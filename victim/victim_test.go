@@ -385,15 +385,7 @@ func TestFind(t *testing.T) {
 // ancestor, in v1 and v2 layouts built in a temp dir.
 func TestMemoryLimit(t *testing.T) {
 	root := t.TempDir()
-	mk := func(rel, file, val string) {
-		d := filepath.Join(root, rel)
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(d, file), []byte(val+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mk := groupFiles(t, root)
 	mk("v1/app.slice", "memory.limit_in_bytes", "234881024")
 	mk("v1/app.slice/web.service", "memory.limit_in_bytes", "9223372036854771712")
 	mk("v1/free.slice/x.service", "memory.limit_in_bytes", "9223372036854771712")
@@ -424,17 +416,7 @@ func TestMemoryLimit(t *testing.T) {
 // not known.
 func TestGroupLimit(t *testing.T) {
 	root := t.TempDir()
-	mk := func(rel, file, val string) {
-		d := filepath.Join(root, rel)
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if file != "" {
-			if err := os.WriteFile(filepath.Join(d, file), []byte(val+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	mk := groupFiles(t, root)
 	// Pure v2 under /v2: /x.slice limited, /x.slice/web.service not.
 	mk("v2/x.slice", "memory.max", "234881024")
 	mk("v2/x.slice/web.service", "memory.max", "max")
@@ -462,6 +444,24 @@ func TestGroupLimit(t *testing.T) {
 		limit, b, ok := GroupLimit(c.m, filepath.Join(root, c.dir))
 		if limit != c.limit || b != c.bytes || ok != c.ok {
 			t.Errorf("GroupLimit(%s) = %q, %d, %v; want %q, %d, %v", c.dir, limit, b, ok, c.limit, c.bytes, c.ok)
+		}
+	}
+}
+
+// groupFiles returns mk(rel, file, val): it makes the folder rel under
+// root and, when file is not "", writes val and a newline to it.
+func groupFiles(t *testing.T, root string) func(rel, file, val string) {
+	return func(rel, file, val string) {
+		t.Helper()
+		d := filepath.Join(root, rel)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if file == "" {
+			return
+		}
+		if err := os.WriteFile(filepath.Join(d, file), []byte(val+"\n"), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
