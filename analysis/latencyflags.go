@@ -37,6 +37,10 @@ type LatencyFlags struct {
 	// CSV: a list in JMeter's header spelling (--latency-columns), or
 	// the properties file JMeter ran with (--latency-properties).
 	Columns, Properties string
+	// ABOutput is ab's standard output saved to a file
+	// (--latency-ab-output), for an ab -g --latency file: the only place
+	// ab counts its failed and non-2xx requests. "" when not given.
+	ABOutput string
 }
 
 // Import imports the results file path ("-": stdin) for a recording
@@ -60,7 +64,35 @@ func (l LatencyFlags) Import(ctx context.Context, stdin io.Reader, h *record.Hea
 		imp.Report.StartFrom = from
 	}
 	AnchorAtCommand(imp, h.CommandStart)
+	if err := l.readABOutput(ctx, imp); err != nil {
+		return nil, err
+	}
 	return imp, nil
+}
+
+// readABOutput reads --latency-ab-output into imp's report: ab's
+// standard output (at most 16 MiB), for a --latency file ab -g wrote.
+func (l LatencyFlags) readABOutput(ctx context.Context, imp *latency.Imported) error {
+	if l.ABOutput == "" {
+		return nil
+	}
+	if l.ABOutput == "-" {
+		return usage.Errorf("--latency-ab-output: give ab's saved standard output as a file, not - (stdin)")
+	}
+	if imp.Report.Format != "ab" {
+		return usage.Errorf("--latency-ab-output: the --latency file %s is %s, not ab -g", imp.Report.Name, imp.Report.Format)
+	}
+	rc, name, err := rootfs.OpenNamed(ctx, nil, "--latency-ab-output", l.ABOutput, 16<<20)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	s, err := latency.ParseABSummary(rc, name)
+	if err != nil {
+		return usage.Flag("--latency-ab-output", err)
+	}
+	imp.Report.AB, imp.Report.ABName = &s, name
+	return nil
 }
 
 // importFile reads a load-test results file, or stdin for "-", until

@@ -37,7 +37,7 @@ func (sr *Series) Analyze(opts Options) Result {
 	res := Result{
 		Host: h.Host, Stat: o.Stat, Spike: o.Spike, Thresholds: *o.Thresholds,
 		Baselines: map[Signal]float64{}, Location: Location(h, o.Location),
-		Cgroup: h.Cgroup, Victim: h.Victim,
+		Cgroup: h.Cgroup, Victim: h.Victim, CgroupLimit: h.CgroupLimit, CgroupLimitBytes: h.CgroupLimitBytes,
 	}
 	for _, c := range h.Collectors {
 		if c.Name == "victim" {

@@ -27,6 +27,11 @@ type Result struct {
 	// Cgroup is the recorded cgroup scope (Header.Cgroup): the --cgroup
 	// directory, or the victim's v2 group's; "" for the host.
 	Cgroup string
+	// CgroupLimit and CgroupLimitBytes are the memory limit that bounds
+	// Cgroup (Header.CgroupLimit): the group that sets it and its bytes;
+	// "" when none was recorded.
+	CgroupLimit      string
+	CgroupLimitBytes uint64
 	// Victim is whose latency the recording explains (Header.Victim);
 	// nil when none was found or recorded. VictimNote is the recorder's
 	// note on it (the "victim" collector status's reason): why none was

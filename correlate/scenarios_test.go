@@ -568,6 +568,7 @@ func scenarios() map[string]scenario {
 		"10-cron-evidence":     cronLineScenario(),
 		"11-burst-most-of-run": burstMostOfRunScenario(),
 		"12-chain-direct-io":   chainScenario(true),
+		"13-pcp-farm-check":    pcpScenario(true),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memdiag/memdiag/internal/testutil"
+	"github.com/memdiag/memdiag/process"
 )
 
 func seedProc(f *testing.F, name string) {
@@ -90,4 +91,33 @@ func TestParseFuzzFindings(t *testing.T) {
 	if pid, ok := parsePID([]byte("0")); ok {
 		t.Errorf("parsePID(0) = %d, ok", pid)
 	}
+}
+
+// FuzzParseStatusRSS checks that no /proc/PID/status panics the RSS
+// parser and that what it accepts has an RssAnon line and a thread count
+// that is the number its last Threads line says.
+func FuzzParseStatusRSS(f *testing.F) {
+	testutil.Seed[[]byte](f, "../memstate/testdata/host618/proc/12762/status", "../memstate/testdata/host618/proc/13604/status")
+	f.Add([]byte("RssAnon:\t99999999999999999999 kB\nThreads:\t3\n"))
+	f.Add([]byte("RssAnon:\t4 kB\nThreads:\t99999999999\n"))
+	f.Add([]byte("RssAnon:\t4 kB\nThreads:\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var r process.RSS
+		if !parseStatusRSS(b, &r) {
+			return
+		}
+		if !strings.Contains(string(b), "RssAnon:") {
+			t.Fatalf("accepted without an RssAnon line: %+v", r)
+		}
+		if r.Threads < 0 {
+			t.Fatalf("threads %d", r.Threads)
+		}
+		if i := strings.LastIndex(string(b), "\nThreads:"); i >= 0 || strings.HasPrefix(string(b), "Threads:") {
+			line := string(b)[i+1:]
+			line, _, _ = strings.Cut(line, "\n")
+			if f := strings.Fields(strings.TrimPrefix(line, "Threads:")); len(f) > 0 && strconv.Itoa(r.Threads) != strings.TrimLeft(f[0], "0") && r.Threads != 0 {
+				t.Fatalf("threads %d from line %q", r.Threads, line)
+			}
+		}
+	})
 }

@@ -3,6 +3,7 @@ package diskio
 import (
 	"bytes"
 	"cmp"
+	"math"
 	"slices"
 
 	"golang.org/x/sys/unix"
@@ -198,9 +199,10 @@ func (s *ProcScanner) readRSS(fd int, st *procState) (process.RSS, bool) {
 	return r, true
 }
 
-// parseStatusRSS reads the RssAnon, RssFile and RssShmem lines (kB) of
-// /proc/PID/status into r; ok is false when RssAnon is missing (kernels
-// before 4.5, kernel threads).
+// parseStatusRSS reads the RssAnon, RssFile and RssShmem lines (kB) and
+// the Threads line (a count) of /proc/PID/status into r; ok is false
+// when RssAnon is missing (kernels before 4.5, kernel threads) or a line
+// read has no number.
 func parseStatusRSS(b []byte, r *process.RSS) (ok bool) {
 	for len(b) > 0 {
 		var line []byte
@@ -213,6 +215,17 @@ func parseStatusRSS(b []byte, r *process.RSS) (ok bool) {
 			dst = &r.FileBytes
 		case bytes.HasPrefix(line, []byte("RssShmem:")):
 			dst = &r.ShmemBytes
+		case bytes.HasPrefix(line, []byte("Threads:")):
+			f := bytes.Fields(line[len("Threads:"):])
+			if len(f) == 0 {
+				return false
+			}
+			v, good := parseUint(f[0])
+			if !good || v > math.MaxInt32 {
+				return false
+			}
+			r.Threads = int(v)
+			continue
 		default:
 			continue
 		}

@@ -50,12 +50,12 @@ func TestTopRSS(t *testing.T) {
 		t.Fatal(err)
 	}
 	const k = 1024
-	// Values of the RssAnon/RssFile/RssShmem lines of the two status files;
+	// Values of the RssAnon/RssFile/RssShmem and Threads lines of the two status files;
 	// stat field 24 (rss pages) orders them: 5535 pages before 390. The
 	// cgroups are their cgroup files' (the hog's v1 memory group).
 	want := []process.RSS{
-		{PID: 12762, StartTicks: 49399, Comm: "memdiag-mem-hog", AnonBytes: 20620 * k, FileBytes: 1660 * k, Cgroup: "/memdiag-mem-fixture"},
-		{PID: 13604, StartTicks: 51601, Comm: "sleep", AnonBytes: 108 * k, FileBytes: 1624 * k, Cgroup: "/"},
+		{PID: 12762, StartTicks: 49399, Comm: "memdiag-mem-hog", AnonBytes: 20620 * k, FileBytes: 1660 * k, Cgroup: "/memdiag-mem-fixture", Threads: 5},
+		{PID: 13604, StartTicks: 51601, Comm: "sleep", AnonBytes: 108 * k, FileBytes: 1624 * k, Cgroup: "/", Threads: 1},
 	}
 	if d := cmp.Diff(want, s.TopRSS(10)); d != "" {
 		t.Errorf("TopRSS (-want +got):\n%s", d)

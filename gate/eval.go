@@ -17,6 +17,12 @@ type Scope struct {
 	// Cgroup is the cgroup v2 directory judged; "" means the host
 	// (/proc/pressure/*, /proc/vmstat).
 	Cgroup string
+	// Limit is the memory cgroup whose limit bounds Cgroup (its own
+	// group or an ancestor: v1 memory.limit_in_bytes, v2 memory.max) and
+	// LimitBytes that limit; "" when none is known. A group's stall is
+	// most often its limit reached, not the host short of memory.
+	Limit      string
+	LimitBytes uint64
 }
 
 func (s Scope) String() string {

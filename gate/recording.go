@@ -19,7 +19,7 @@ func JudgeRecording(rec *record.Recording, name string, ths []*Threshold, a Susp
 	if err := record.NeedSamples(name, len(rec.Samples), rec.End, rec.Warnings); err != nil {
 		return nil, err
 	}
-	rep := Evaluate(&rec.Header, rec.Samples, Scope{Cgroup: rec.Header.Cgroup}, ths)
+	rep := Evaluate(&rec.Header, rec.Samples, Scope{Cgroup: rec.Header.Cgroup, Limit: rec.Header.CgroupLimit, LimitBytes: rec.Header.CgroupLimitBytes}, ths)
 	rep.Warnings = rec.Warnings
 	rep.Lacks = gaps.Lines(rec.End, rec.Warnings)
 	if why := gaps.Abnormal(rec.End, rec.Warnings); why != "" {

@@ -88,6 +88,11 @@ func (e LineError) Unwrap() error { return e.Err }
 // ImportReport says what an import read. Bad rows are counted and listed
 // with their line numbers; they never abort the import.
 type ImportReport struct {
+	// AB is what ab's standard output counted (--latency-ab-output), nil
+	// when not given; ABName its file name. ab -g rows carry no status,
+	// so only these totals say how many failed (issue 30.11).
+	AB       *ABSummary
+	ABName   string
 	Name     string      // file name, for messages
 	Format   string      // format used (detected or forced)
 	Rows     int         // rows imported (requests or interval rows)

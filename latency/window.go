@@ -127,6 +127,19 @@ func (r *ImportReport) rangeText() string {
 		w.FileFirst.Format(layout), w.FileLast.Format(layout), rec(w.From.In(recLoc)), rec(w.To.In(recLoc)), w.Before, w.After)
 }
 
+// abNote says what ab's -g file cannot hold, and what ab's standard
+// output counted when it was given: totals for the run that no interval
+// can take, so the failure figures of the analysis leave them out.
+func (r *ImportReport) abNote() string {
+	s := r.AB
+	if s == nil {
+		return "ab -g writes no status: ab's failed and non-2xx requests are counted only in its standard output (give it with --latency-ab-output); every row imports as a success"
+	}
+	return fmt.Sprintf("ab's standard output (%s) counts %d failed and %d non-2xx of %d complete requests; "+
+		"ab -g writes no status, so no interval can take them and the failure figures here leave them out",
+		r.ABName, s.Failed, s.Non2xx, s.Complete)
+}
+
 // Describe is one line on what the import read and kept, for the report:
 // rows read and imported, outside the recording, bad rows with their
 // first line, rows excluded, how a relative format was anchored and what
@@ -169,6 +182,8 @@ func (r *ImportReport) Describe() string {
 		parts = append(parts, "offsets anchored at "+r.StartFrom)
 	}
 	switch r.Format {
+	case formatAB:
+		parts = append(parts, r.abNote())
 	case formatHey:
 		parts = append(parts, "hey writes no row for a request that got no response: memdiag cannot know how many failed that way (see hey's own summary)")
 	case formatLocust:

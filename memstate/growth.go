@@ -68,6 +68,11 @@ type ProcGrowth struct {
 	FileLastBytes   uint64 `json:"file_last_bytes"`
 	ShmemFirstBytes uint64 `json:"shmem_first_bytes"`
 	ShmemLastBytes  uint64 `json:"shmem_last_bytes"`
+	// ThreadsFirst and ThreadsMax are its thread count at the first
+	// sample and the most seen in any (/proc/PID/status Threads), 0 in
+	// recordings made before threads were recorded each sample.
+	ThreadsFirst int `json:"threads_first,omitempty"`
+	ThreadsMax   int `json:"threads_max,omitempty"`
 
 	Growing bool   `json:"growing"`
 	Note    string `json:"note,omitempty"`
@@ -125,6 +130,8 @@ type growthProc struct {
 	prev growthPoint
 	// RssFile and RssShmem at the first and last times.
 	fileFirst, fileLast, shmemFirst, shmemLast uint64
+	// Threads at the first time and the most in any sample.
+	threadsFirst, threadsMax int
 }
 
 // Add adds the processes' RSS at time t.
@@ -137,12 +144,13 @@ func (gs *GrowthSeries) Add(t time.Time, procs []ProcRSS) {
 		k := growthKey{p.PID, p.StartTicks}
 		gp := gs.procs[k]
 		if gp == nil {
-			gp = &growthProc{first: t, last: t, fileFirst: p.FileBytes, shmemFirst: p.ShmemBytes}
+			gp = &growthProc{first: t, last: t, fileFirst: p.FileBytes, shmemFirst: p.ShmemBytes, threadsFirst: p.Threads}
 			gs.procs[k] = gp
 		}
 		if t.Before(gp.first) {
-			gp.first, gp.fileFirst, gp.shmemFirst = t, p.FileBytes, p.ShmemBytes
+			gp.first, gp.fileFirst, gp.shmemFirst, gp.threadsFirst = t, p.FileBytes, p.ShmemBytes, p.Threads
 		}
+		gp.threadsMax = max(gp.threadsMax, p.Threads)
 		if !t.Before(gp.last) {
 			gp.last, gp.fileLast, gp.shmemLast = t, p.FileBytes, p.ShmemBytes
 		}
@@ -237,6 +245,7 @@ func (gs *GrowthSeries) Fit(o GrowthOptions) []ProcGrowth {
 			AnonFirstBytes: pts[0].anon, AnonLastBytes: pts[len(pts)-1].anon,
 			FileFirstBytes: gp.fileFirst, FileLastBytes: gp.fileLast,
 			ShmemFirstBytes: gp.shmemFirst, ShmemLastBytes: gp.shmemLast,
+			ThreadsFirst: gp.threadsFirst, ThreadsMax: gp.threadsMax,
 		}
 		g.Observed = g.Last.Sub(g.First)
 		xs := make([]float64, len(pts))

@@ -276,14 +276,20 @@ func read(r *Retention) {
 				r.ArenasMax = v
 			}
 		}
+		// glibc counts the CPUs online (sysconf), never the cgroup's
+		// quota: a 0.5-CPU container on 4 CPUs may still get 32 arenas.
 		cpus := fmt.Sprintf("%d CPUs online", r.CPUsOnline)
 		if r.CPUQuota > 0 {
-			cpus = fmt.Sprintf("a %g-CPU quota", r.CPUQuota)
+			cpus += fmt.Sprintf(" (glibc counts these, not the cgroup's %g-CPU quota)", r.CPUQuota)
 		}
 		suggest := arenaSuggestion(r)
 		switch {
 		case r.Threads <= 1:
-			parts = append(parts, "glibc malloc with one thread: one arena, so freed memory is not spread over arenas; anon growth is memory the program still holds, or fragmentation of its one heap (malloc_trim(0) tells them apart)")
+			one := "glibc malloc with one thread: one arena, so freed memory is not spread over arenas; anon growth is memory the program still holds, or fragmentation of its one heap (malloc_trim(0) tells them apart)"
+			if r.CPUQuota > 0 {
+				one += fmt.Sprintf("; threads it starts later may take up to %d arenas on %s", r.ArenasMax, cpus)
+			}
+			parts = append(parts, one)
 		case r.ArenasMax > suggest:
 			parts = append(parts, fmt.Sprintf("glibc malloc, %d threads, up to %d arenas on %s: freed memory can stay in the arenas; if the program's own heap is flat, likely retention: try MALLOC_ARENA_MAX=%d",
 				r.Threads, r.ArenasMax, cpus, suggest))
@@ -354,10 +360,22 @@ func (g *ProcGrowth) AddEvidence(r *Retention) {
 		return
 	}
 	rr := *r
+	threads := ""
+	if g.ThreadsMax > rr.Threads {
+		// The evidence was read when growth began; the thread count
+		// recorded each sample since says more (issue 30.4: a program
+		// that starts its threads later is not a one-thread program).
+		threads = fmt.Sprintf("threads: %d when it began growing, up to %d later (/proc/PID/status Threads each sample); the reading uses %d",
+			rr.Threads, g.ThreadsMax, g.ThreadsMax)
+		rr.Threads = g.ThreadsMax
+	}
 	if !strings.HasPrefix(rr.Reading, "no allocator evidence") {
 		read(&rr) // this memdiag's reading of the recorded evidence
 	}
 	g.Retention = &rr
+	if threads != "" {
+		g.Evidence = append(g.Evidence, threads)
+	}
 	g.Evidence = append(g.Evidence, "allocator: "+rr.Reading)
 	if len(rr.Env) > 0 {
 		var kv []string

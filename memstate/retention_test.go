@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -36,7 +37,7 @@ func TestRetentionEvidence(t *testing.T) {
 	}
 	r := &Retention{Allocators: []string{"glibc"}, Threads: 4, Env: want, CPUsOnline: 8, CPUQuota: 2}
 	read(r)
-	if r.ArenasMax != 4 || r.Reading != "glibc malloc, 4 threads, up to 4 arenas on a 2-CPU quota: freed memory can stay in the arenas; if the program's own heap is flat, likely retention: try MALLOC_ARENA_MAX=2" {
+	if r.ArenasMax != 4 || r.Reading != "glibc malloc, 4 threads, up to 4 arenas on 8 CPUs online (glibc counts these, not the cgroup's 2-CPU quota): freed memory can stay in the arenas; if the program's own heap is flat, likely retention: try MALLOC_ARENA_MAX=2" {
 		t.Errorf("%+v", r)
 	}
 	r = &Retention{Allocators: []string{"glibc", "jemalloc"}, Go: true, Threads: 12, CPUsOnline: 2}
@@ -130,5 +131,47 @@ func TestRetentionOfSelf(t *testing.T) {
 	}
 	if _, err := c.RetentionOf(os.Getpid(), stat.Starttime+1); err == nil || !strings.Contains(err.Error(), "another process") {
 		t.Errorf("wrong start time: err %v, want refused", err)
+	}
+}
+
+// TestGrowthThreadsStartedLater (issue 30.4): a glibc program that grows
+// alone on one thread and then starts 4 more, in a container with a
+// 0.5-CPU quota on 4 CPUs. The evidence was read when it began growing
+// (1 thread); the thread count of every later sample says 5. The old
+// reading said "one thread … memory the program still holds" (a leak)
+// and never showed the quota; glibc sizes its arenas by the CPUs it sees
+// (8 × 4 = 32), not by the quota.
+func TestGrowthThreadsStartedLater(t *testing.T) {
+	var gs GrowthSeries
+	t0 := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	for i := range 21 {
+		threads := 1
+		if i >= 5 {
+			threads = 5
+		}
+		gs.Add(t0.Add(time.Duration(i)*time.Minute), []ProcRSS{{PID: 700, StartTicks: 9, Comm: "worker",
+			AnonBytes: uint64(10+4*i) << 20, Threads: threads}})
+	}
+	gr := gs.Fit(DefaultGrowthOptions())
+	if len(gr) != 1 || !gr[0].Growing || gr[0].ThreadsFirst != 1 || gr[0].ThreadsMax != 5 {
+		t.Fatalf("growth %+v; want one growing process, threads 1 first, 5 at most", gr)
+	}
+	g := gr[0]
+	g.AddEvidence(&Retention{Allocators: []string{"glibc"}, Threads: 1, CPUsOnline: 4, CPUQuota: 0.5})
+	want := []string{
+		"threads: 1 when it began growing, up to 5 later (/proc/PID/status Threads each sample); the reading uses 5",
+		"allocator: glibc malloc, 5 threads, up to 32 arenas on 4 CPUs online (glibc counts these, not the cgroup's 0.5-CPU quota): freed memory can stay in the arenas; if the program's own heap is flat, likely retention: try MALLOC_ARENA_MAX=2",
+	}
+	if d := cmp.Diff(want, g.Evidence[1:3]); d != "" {
+		t.Errorf("evidence (-want +got):\n%s", d)
+	}
+	if g.Retention.Threads != 5 || g.Retention.ArenasMax != 32 {
+		t.Errorf("retention %+v; want 5 threads, 32 arenas", *g.Retention)
+	}
+	// A one-thread process under a quota is told the quota too.
+	one := &Retention{Allocators: []string{"glibc"}, Threads: 1, CPUsOnline: 4, CPUQuota: 0.5}
+	read(one)
+	if !strings.HasSuffix(one.Reading, "; threads it starts later may take up to 32 arenas on 4 CPUs online (glibc counts these, not the cgroup's 0.5-CPU quota)") {
+		t.Errorf("one-thread reading %q does not say the quota and the CPUs glibc counts", one.Reading)
 	}
 }

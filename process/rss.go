@@ -18,4 +18,9 @@ type RSS struct {
 	// Cgroup is its cgroup path (/proc/PID/cgroup, as process.Event's),
 	// "" when unreadable; added after schema 1 was frozen.
 	Cgroup string `json:"cgroup,omitempty"`
+	// Threads is its thread count (/proc/PID/status Threads), 0 when not
+	// read; added after schema 1 was frozen. Recorded each sample, so a
+	// process that starts threads after it began to grow is seen with
+	// them (glibc malloc gives threads arenas of their own).
+	Threads int `json:"threads,omitempty"`
 }

@@ -82,6 +82,14 @@ type Header struct {
 	// --victim; nil when none was found (Collectors says why) and in
 	// recordings made before it was added.
 	Victim *Victim `json:"victim,omitempty"`
+	// CgroupLimit is the memory cgroup whose limit bounds the Cgroup
+	// scope's memory (its own group or the nearest ancestor with a limit:
+	// v1 memory.limit_in_bytes on a hybrid host, v2 memory.max), ""
+	// when none has one or Cgroup is not under the cgroup2 mount;
+	// CgroupLimitBytes that limit. Added within version 2 (absent before
+	// it, and without --cgroup).
+	CgroupLimit      string `json:"cgroup_limit,omitempty"`
+	CgroupLimitBytes uint64 `json:"cgroup_limit_bytes,omitempty"`
 }
 
 // How a victim was found, Victim.How.

@@ -366,6 +366,9 @@ type ProcRSS struct {
 	// cgroup-scoped analysis can tell another tenant's memory from the
 	// group's; absent in recordings made before it was added.
 	Cgroup string `json:"cgroup,omitempty"`
+	// Threads is its thread count (/proc/PID/status Threads) at the
+	// sample; absent (0) in recordings made before it was added.
+	Threads int `json:"threads,omitempty"`
 }
 
 // FromRSS is the wire form of ps.

@@ -78,6 +78,11 @@ type jsonResult struct {
 	// Victim is whose latency the recording explains and whose PSI the
 	// cgroup scope is; absent for recordings with no victim lookup.
 	Victim *jsonVictim `json:"victim,omitempty"`
+	// CgroupLimit is the group whose memory limit bounds the cgroup
+	// scope and CgroupLimitBytes that limit (record.Header.CgroupLimit);
+	// absent when none was recorded.
+	CgroupLimit      string `json:"cgroup_limit,omitempty"`
+	CgroupLimitBytes uint64 `json:"cgroup_limit_bytes,omitempty"`
 }
 
 type jsonThresh struct {
@@ -401,11 +406,12 @@ func toJSON(r correlate.Result) jsonResult {
 		WarningDetails: nonNil(r.Warnings),
 		RecordingLacks: nonNil(r.Lacks),
 		Victim:         victimJSON(&r),
-		Verdict:        verdictLine(&r),
-		MemoryGrowth:   append([]memstate.ProcGrowth{}, r.Growth...),
-		OOMKills:       append([]correlate.OOMKill{}, r.OOMKills...),
-		IOBursts:       append([]correlate.IOBurst{}, r.IOBursts...),
-		Sustained:      r.Sustained, Failing: r.Failing, NotRun: []jsonNotRun{},
+		CgroupLimit:    r.CgroupLimit, CgroupLimitBytes: r.CgroupLimitBytes,
+		Verdict:      verdictLine(&r),
+		MemoryGrowth: append([]memstate.ProcGrowth{}, r.Growth...),
+		OOMKills:     append([]correlate.OOMKill{}, r.OOMKills...),
+		IOBursts:     append([]correlate.IOBurst{}, r.IOBursts...),
+		Sustained:    r.Sustained, Failing: r.Failing, NotRun: []jsonNotRun{},
 		ProcessesRecorded: r.ProcessesRecorded, ChainTraced: r.ChainTraced,
 	}
 	if r.HasLatency {

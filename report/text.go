@@ -206,6 +206,9 @@ func summary(r *correlate.Result) []string {
 	if l := victimLine(r); l != "" {
 		lines = append(lines, l)
 	}
+	if l := scopeLimitLine(r); l != "" {
+		lines = append(lines, l)
+	}
 	if r.HasLatency {
 		base := "baseline " + correlate.FormatDuration(r.LatencyBaseline)
 		if r.Totals.Requests > 0 && r.Totals.Errors == r.Totals.Requests {

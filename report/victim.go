@@ -6,6 +6,7 @@ import (
 
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/report/psinote"
 )
 
 // Victim scopes, jsonVictim.Scope: whose PSI the recording holds as the
@@ -113,6 +114,17 @@ func victimLine(r *correlate.Result) string {
 		line += " (" + r.VictimNote + ")"
 	}
 	return line
+}
+
+// scopeLimitLine is "Scope: --cgroup DIR, memory limited to …" when the
+// recording's cgroup scope is bounded by a memory limit that no victim
+// line states (no victim, or a --cgroup other than its group): the
+// limit is what a group's stall usually means (issue 30.3). "" else.
+func scopeLimitLine(r *correlate.Result) string {
+	if r.Cgroup == "" || r.CgroupLimit == "" || (r.Victim != nil && victimScope(r) == victimOwnCgroup) {
+		return ""
+	}
+	return "Scope: --cgroup " + r.Cgroup + psinote.LimitNote(r.Cgroup, r.CgroupLimit, r.CgroupLimitBytes)
 }
 
 // victimHint says how to give the recording a victim when it has none,

@@ -107,3 +107,32 @@ func TestVictimHint(t *testing.T) {
 		}
 	}
 }
+
+// TestScopeLimitLine (issue 30.3): a --cgroup analysis says the memory
+// limit that bounds the group when no victim line does: without a
+// victim, or with a victim whose own group is not the scope. A victim
+// whose group is the scope states the limit in its own line.
+func TestScopeLimitLine(t *testing.T) {
+	own := &record.Victim{How: record.VictimGiven, Unit: "web.service", Cgroup: "/x.slice/web.service",
+		CgroupDir: "/sys/fs/cgroup/x.slice/web.service", Memcg: "/x.slice/web.service", MemcgDir: "/sys/fs/cgroup/x.slice/web.service",
+		MemcgVersion: 2, Limit: "/x.slice", LimitBytes: 224 << 20}
+	for _, tc := range []struct {
+		name string
+		r    correlate.Result
+		want string
+	}{
+		{"no victim", correlate.Result{Cgroup: "/sys/fs/cgroup/tenant.slice/app.service", CgroupLimit: "/tenant.slice", CgroupLimitBytes: 1 << 30},
+			"Scope: --cgroup /sys/fs/cgroup/tenant.slice/app.service, memory limited to 1.0 GiB with every group under /tenant.slice"},
+		{"own limit", correlate.Result{Cgroup: "/sys/fs/cgroup/tenant.slice/app.service", CgroupLimit: "/tenant.slice/app.service", CgroupLimitBytes: 96 << 20},
+			"Scope: --cgroup /sys/fs/cgroup/tenant.slice/app.service, memory limited to 96.0 MiB"},
+		{"victim's own group", correlate.Result{Victim: own, Cgroup: own.CgroupDir, CgroupLimit: "/x.slice", CgroupLimitBytes: 224 << 20}, ""},
+		{"no limit recorded", correlate.Result{Cgroup: "/sys/fs/cgroup/tenant.slice/app.service"}, ""},
+		{"host", correlate.Result{}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := scopeLimitLine(&tc.r); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}

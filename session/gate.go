@@ -83,6 +83,7 @@ func (g *Gate) Record(ctx context.Context, out string, mode fs.FileMode) error {
 	first := &g.Samples[0]
 	h := HostHeader(ctx, o.Root, first.Time, o.Version)
 	h.Interval, h.Cgroup = o.Interval, g.Pressure.Cgroup
+	h.CgroupLimit, h.CgroupLimitBytes = g.Pressure.Limit, g.Pressure.LimitBytes
 	if o.Victim != "" {
 		h.Victim = g.Pressure.Victim.V
 		h.Collectors = append(h.Collectors, g.Pressure.Victim.Status)

@@ -39,7 +39,7 @@ func JudgeLive(ctx context.Context, o Options, j Judging) (*gate.Report, error) 
 		return nil, err
 	}
 	defer g.Close()
-	scope := gate.Scope{Cgroup: g.Pressure.Cgroup}
+	scope := gate.Scope{Cgroup: g.Pressure.Cgroup, Limit: g.Pressure.Limit, LimitBytes: g.Pressure.LimitBytes}
 	first := g.First(ctx)
 	if err := gate.Preflight(first, scope, j.Thresholds); err != nil {
 		var rep *gate.Report

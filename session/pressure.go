@@ -18,9 +18,13 @@ type Pressure struct {
 	// Cgroup is the scope: --cgroup resolved below the cgroup2 mount,
 	// else the --victim's v2 group; "" for the host.
 	Cgroup string
-	Victim FoundVictim // looked up only for a --victim
-	PSI    *psi.Collector
-	List   []record.Source
+	// Limit and LimitBytes are the memory limit that bounds Cgroup
+	// (victim.GroupLimit); "" when none or not found.
+	Limit      string
+	LimitBytes uint64
+	Victim     FoundVictim // looked up only for a --victim
+	PSI        *psi.Collector
+	List       []record.Source
 }
 
 // PressureSources wires gate's sources on the host under root for the
@@ -50,6 +54,7 @@ func PressureSources(ctx context.Context, root, cgroup, victimFlag string, warn 
 	var psiOpts []psi.Option
 	if p.Cgroup != "" {
 		psiOpts = append(psiOpts, psi.WithCgroup(p.Cgroup))
+		p.Limit, p.LimitBytes, _ = victim.GroupLimit(CgroupMounts(procRoot, root), p.Cgroup)
 	}
 	c, err := psi.NewCollector(procRoot, psiOpts...)
 	if err != nil {

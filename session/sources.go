@@ -142,6 +142,9 @@ func (ws *Sources) scope(ctx context.Context, o *Options, h *record.Header) (Fou
 		}
 	}
 	h.Cgroup = scope
+	if scope != "" {
+		h.CgroupLimit, h.CgroupLimitBytes, _ = victim.GroupLimit(CgroupMounts(filepath.Join(o.Root, "proc"), o.Root), scope)
+	}
 	return vic, nil
 }
 

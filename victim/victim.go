@@ -181,6 +181,33 @@ func memoryLimit(dir, memcg string, version int) (string, uint64) {
 	return "", 0
 }
 
+// GroupLimit is the memory limit that bounds the cgroup v2 directory
+// dir (a --cgroup scope, under m.Root): the group path of the nearest
+// memory cgroup with a limit, its own or an ancestor's, and that limit
+// in bytes (see memoryLimit). On a hybrid host the same path is read in
+// the v1 memory hierarchy. ok is false when dir is not a group under
+// the cgroup2 mount or its memory group's directory does not exist;
+// limit "" with ok true means no group up to the root has a limit.
+func GroupLimit(m cgroupfs.Mounts, dir string) (limit string, bytes uint64, ok bool) {
+	root := m.Root
+	if root == "" {
+		root = "/"
+	}
+	rel, ok := cgroupfs.Rel(root, m.Unified, dir)
+	if !ok {
+		return "", 0, false
+	}
+	d, version := filepath.Join(root, m.Unified, rel), 2
+	if m.Memory != "" {
+		d, version = filepath.Join(root, m.Memory, rel), 1
+	}
+	if !isDir(d) {
+		return "", 0, false
+	}
+	limit, bytes = memoryLimit(d, rel, version)
+	return limit, bytes, true
+}
+
 // IsHostRoot reports whether v's cgroup v2 group is the hierarchy's root
 // ("/"): its *.pressure are the host's, so its own stall cannot be told
 // apart from the host's.

@@ -385,15 +385,7 @@ func TestFind(t *testing.T) {
 // ancestor, in v1 and v2 layouts built in a temp dir.
 func TestMemoryLimit(t *testing.T) {
 	root := t.TempDir()
-	mk := func(rel, file, val string) {
-		d := filepath.Join(root, rel)
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(d, file), []byte(val+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mk := groupFiles(t, root)
 	mk("v1/app.slice", "memory.limit_in_bytes", "234881024")
 	mk("v1/app.slice/web.service", "memory.limit_in_bytes", "9223372036854771712")
 	mk("v1/free.slice/x.service", "memory.limit_in_bytes", "9223372036854771712")
@@ -413,6 +405,63 @@ func TestMemoryLimit(t *testing.T) {
 		got, b := memoryLimit(filepath.Join(root, c.dir), c.memcg, c.version)
 		if got != c.want || b != c.bytes {
 			t.Errorf("memoryLimit(%s) = %q, %d; want %q, %d", c.dir, got, b, c.want, c.bytes)
+		}
+	}
+}
+
+// TestGroupLimit (issue 30.3): the limit that bounds a --cgroup scope,
+// given as its cgroup2 directory: on pure v2 read in the same hierarchy,
+// on a hybrid host in the v1 memory hierarchy at the same group path; a
+// directory outside the cgroup2 mount, or without a memory group, is
+// not known.
+func TestGroupLimit(t *testing.T) {
+	root := t.TempDir()
+	mk := groupFiles(t, root)
+	// Pure v2 under /v2: /x.slice limited, /x.slice/web.service not.
+	mk("v2/x.slice", "memory.max", "234881024")
+	mk("v2/x.slice/web.service", "memory.max", "max")
+	mk("v2/free.slice", "memory.max", "max")
+	// Hybrid: /uni is the cgroup2 mount, /mem the v1 memory one.
+	mk("uni/x.slice/web.service", "", "")
+	mk("mem/x.slice/web.service", "memory.limit_in_bytes", "536870912")
+	mk("mem/x.slice", "memory.limit_in_bytes", "9223372036854771712")
+	mk("uni/nomem.slice", "", "")
+	v2 := cgroupfs.Mounts{Root: root, Unified: "/v2"}
+	hy := cgroupfs.Mounts{Root: root, Unified: "/uni", Memory: "/mem"}
+	for _, c := range []struct {
+		m     cgroupfs.Mounts
+		dir   string
+		limit string
+		bytes uint64
+		ok    bool
+	}{
+		{v2, "v2/x.slice/web.service", "/x.slice", 234881024, true},
+		{v2, "v2/free.slice", "", 0, true},
+		{hy, "uni/x.slice/web.service", "/x.slice/web.service", 536870912, true},
+		{hy, "uni/nomem.slice", "", 0, false},
+		{v2, "elsewhere/x.slice", "", 0, false},
+	} {
+		limit, b, ok := GroupLimit(c.m, filepath.Join(root, c.dir))
+		if limit != c.limit || b != c.bytes || ok != c.ok {
+			t.Errorf("GroupLimit(%s) = %q, %d, %v; want %q, %d, %v", c.dir, limit, b, ok, c.limit, c.bytes, c.ok)
+		}
+	}
+}
+
+// groupFiles returns mk(rel, file, val): it makes the folder rel under
+// root and, when file is not "", writes val and a newline to it.
+func groupFiles(t *testing.T, root string) func(rel, file, val string) {
+	return func(rel, file, val string) {
+		t.Helper()
+		d := filepath.Join(root, rel)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if file == "" {
+			return
+		}
+		if err := os.WriteFile(filepath.Join(d, file), []byte(val+"\n"), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

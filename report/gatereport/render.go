@@ -3,13 +3,13 @@ package gatereport
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/memdiag/memdiag/gate"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/tables"
@@ -72,7 +72,7 @@ func Render(w io.Writer, rep *gate.Report, f format.Format, o RenderOptions) err
 
 // runLine is "cgroup /x, 12 samples, 12:00:00–12:00:11 (11s)".
 func runLine(r *gate.Report, loc *time.Location) string {
-	s := fmt.Sprintf("scope: %s; %s", r.Scope, english.Count(r.Samples, "sample"))
+	s := fmt.Sprintf("scope: %s%s; %s", r.Scope, psinote.LimitNote(r.Scope.Cgroup, r.Scope.Limit, r.Scope.LimitBytes), english.Count(r.Samples, "sample"))
 	if r.Samples > 0 {
 		s += fmt.Sprintf(", %s–%s (%s)", clock(r.Start, loc), clock(r.End, loc), r.End.Sub(r.Start).Round(time.Second))
 	}
@@ -262,16 +262,20 @@ func ghProperty(s string) string {
 }
 
 type jsonReport struct {
-	Verdict    string       `json:"verdict"` // "pass" or "fail"
-	Summary    string       `json:"summary"`
-	Scope      string       `json:"scope"` // "host" or "cgroup"
-	Cgroup     string       `json:"cgroup,omitempty"`
-	Start      time.Time    `json:"start"`
-	End        time.Time    `json:"end"`
-	Samples    int          `json:"samples"`
-	Command    *jsonCommand `json:"command,omitempty"`
-	Thresholds []jsonResult `json:"thresholds"`
-	Warnings   []string     `json:"warnings,omitempty"`
+	Verdict string `json:"verdict"` // "pass" or "fail"
+	Summary string `json:"summary"`
+	Scope   string `json:"scope"` // "host" or "cgroup"
+	Cgroup  string `json:"cgroup,omitempty"`
+	// MemoryLimit is the group whose memory limit bounds the cgroup
+	// scope and MemoryLimitBytes that limit; absent when none is known.
+	MemoryLimit      string       `json:"memory_limit_cgroup,omitempty"`
+	MemoryLimitBytes uint64       `json:"memory_limit_bytes,omitempty"`
+	Start            time.Time    `json:"start"`
+	End              time.Time    `json:"end"`
+	Samples          int          `json:"samples"`
+	Command          *jsonCommand `json:"command,omitempty"`
+	Thresholds       []jsonResult `json:"thresholds"`
+	Warnings         []string     `json:"warnings,omitempty"`
 	// RecordingLacks: what the judged recording does not hold.
 	RecordingLacks []string `json:"recording_lacks,omitempty"`
 	// SuspectPSI: where the scope's PSI contradicts itself, each with
@@ -337,6 +341,7 @@ type jsonSignalRate struct {
 func renderJSON(w io.Writer, rep *gate.Report) error {
 	out := jsonReport{
 		Verdict: "pass", Summary: rep.Verdict(), Scope: "host", Cgroup: rep.Scope.Cgroup,
+		MemoryLimit: rep.Scope.Limit, MemoryLimitBytes: rep.Scope.LimitBytes,
 		Start: rep.Start, End: rep.End, Samples: rep.Samples, Warnings: rep.Warnings,
 		RecordingLacks: rep.Lacks,
 		Thresholds:     []jsonResult{},

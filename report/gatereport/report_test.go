@@ -2,6 +2,7 @@ package gatereport
 
 import (
 	"bytes"
+	"encoding/json"
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/record"
 	"path/filepath"
@@ -106,5 +107,43 @@ func TestRunLineCgroupScope(t *testing.T) {
 	rep := gate.Evaluate(nil, samples, gate.Scope{Cgroup: "/sys/fs/cgroup/unified/mdtrial"}, mustParse(t, "refault.file.rate<500/s"))
 	if got := runLine(rep, time.UTC); !strings.HasPrefix(got, "scope: cgroup /sys/fs/cgroup/unified/mdtrial;") {
 		t.Errorf("run line %q", got)
+	}
+}
+
+// TestRunLineCgroupLimit (issue 30.3): the run line and the JSON say the
+// memory limit that bounds the judged group, its own or an ancestor's,
+// since that limit is what a group's stall usually is; the host's run
+// and a group without a known limit say nothing of one.
+func TestRunLineCgroupLimit(t *testing.T) {
+	samples := host(step{Sec: 0}, step{Sec: 2})
+	for _, tc := range []struct {
+		scope gate.Scope
+		want  string
+	}{
+		{gate.Scope{Cgroup: "/sys/fs/cgroup/x.slice/web.service", Limit: "/x.slice", LimitBytes: 224 << 20},
+			"scope: cgroup /sys/fs/cgroup/x.slice/web.service, memory limited to 224.0 MiB with every group under /x.slice; 2 samples"},
+		{gate.Scope{Cgroup: "/sys/fs/cgroup/x.slice/web.service", Limit: "/x.slice/web.service", LimitBytes: 512 << 20},
+			"scope: cgroup /sys/fs/cgroup/x.slice/web.service, memory limited to 512.0 MiB; 2 samples"},
+		{gate.Scope{Cgroup: "/sys/fs/cgroup/x.slice/web.service"}, "scope: cgroup /sys/fs/cgroup/x.slice/web.service; 2 samples"},
+		{gate.Scope{}, "scope: host; 2 samples"},
+	} {
+		rep := gate.Evaluate(nil, samples, tc.scope, mustParse(t, "memory.some.avg10<50%"))
+		if got := runLine(rep, time.UTC); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("run line %q\nwant prefix %q", got, tc.want)
+		}
+		var b strings.Builder
+		if err := renderJSON(&b, rep); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Limit string `json:"memory_limit_cgroup"`
+			Bytes uint64 `json:"memory_limit_bytes"`
+		}
+		if err := json.Unmarshal([]byte(b.String()), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Limit != tc.scope.Limit || doc.Bytes != tc.scope.LimitBytes {
+			t.Errorf("JSON limit %q %d, want %q %d", doc.Limit, doc.Bytes, tc.scope.Limit, tc.scope.LimitBytes)
+		}
 	}
 }

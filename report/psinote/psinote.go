@@ -4,10 +4,12 @@ package psinote
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/signal"
+	"github.com/memdiag/memdiag/units"
 )
 
 // Sentence says what contradicted what in scope ("the host", "cgroup
@@ -73,4 +75,24 @@ func families(names []string) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// LimitNote is ", memory limited to 224.0 MiB with every group under
+// /x.slice" (or without the "with" part for the scope's own limit) for
+// a cgroup scope, the directory scopeDir, whose memory is bounded by the
+// limit of the group limit (a group path: the scope's own or an
+// ancestor's), "" without one. A group's memory stall is most often its
+// limit reached, not the host short of memory (issue 30.3): analyze and
+// gate say it beside the scope. The limit is taken as the scope's own
+// when its path ends scopeDir (a group path that repeats its parent's
+// name, /a/a under /a, reads as its own).
+func LimitNote(scopeDir, limit string, bytes uint64) string {
+	if scopeDir == "" || limit == "" {
+		return ""
+	}
+	n := ", memory limited to " + units.FormatBytes(bytes)
+	if !strings.HasSuffix(filepath.Clean(scopeDir), filepath.Clean(limit)) {
+		n += " with every group under " + limit
+	}
+	return n
 }
