@@ -93,7 +93,7 @@ func (s *stdinReader) Read(b []byte) (int, error) {
 func (s *stdinReader) waitReadable() error {
 	rc, err := s.f.SyscallConn()
 	if err != nil {
-		return nil // not pollable: read as it is
+		return err // a closed stdin: read would fail alike
 	}
 	var perr error
 	woken := false
