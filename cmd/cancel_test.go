@@ -16,6 +16,7 @@ import (
 
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/testenv"
+	"github.com/memdiag/memdiag/internal/testutil"
 )
 
 // TestAnalyzeEndsOnSignalWhileReading: analyze reading a recording from a
@@ -75,27 +76,6 @@ func endsOnCancel(t *testing.T, ios *iostreams.IOStreams, argv []string) {
 	}
 }
 
-// silentStdins are standard inputs that never give a byte: a pipe whose
-// writer stays open and writes nothing (`sleep 1d | memdiag ...`), and a
-// terminal nobody types on (when a pseudo-terminal can be had).
-func silentStdins(t *testing.T) map[string]*os.File {
-	t.Helper()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pw.Close(); pr.Close() })
-	in := map[string]*os.File{"pipe": pr}
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Logf("no pseudo-terminal: %v", err)
-		return in
-	}
-	t.Cleanup(func() { tty.Close(); ptmx.Close() })
-	in["terminal"] = tty
-	return in
-}
-
 // TestStdinEndsOnSignalWhileReading (issue 29): every input that can be
 // - (standard input), read from a terminal nobody types on or a pipe
 // whose writer never writes, ends on Ctrl-C (its context cancelled) with
@@ -111,7 +91,7 @@ func TestStdinEndsOnSignalWhileReading(t *testing.T) {
 		"gate --recording":         {"gate", "-t", "memory.some.avg10<50%", "--recording", "-"},
 		"gate --thresholds":        {"gate", "--thresholds", "-", "--recording", rec},
 	}
-	for in, f := range silentStdins(t) {
+	for in, f := range testutil.SilentStdins(t) {
 		for name, argv := range cases {
 			t.Run(in+"/"+name, func(t *testing.T) {
 				ios, _, _, _ := iostreams.Test()
@@ -179,18 +159,7 @@ func TestTimersEndsOnSIGINT(t *testing.T) {
 				t.Fatalf("timers ended (%v) before SIGINT at %s, with its output unread; stderr %q", err, after, errOut.String())
 			default:
 			}
-			sent := time.Now()
-			if err := c.Process.Signal(syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case err = <-done:
-			case <-time.After(30 * time.Second):
-				c.Process.Kill()
-				<-done
-				t.Fatal("timers still running 30 s after SIGINT")
-			}
-			took := time.Since(sent)
+			took, err := interruptAndWait(t, c, done)
 			n, _ := io.Copy(io.Discard, pr)
 			var ee *exec.ExitError
 			code := 0
@@ -207,6 +176,26 @@ func TestTimersEndsOnSIGINT(t *testing.T) {
 					code, took.Round(time.Millisecond), n, exitInterrupt, errOut.String())
 			}
 		})
+	}
+}
+
+// interruptAndWait sends c SIGINT and returns how long after the signal
+// c ended and its end (from done, which receives c.Wait's error); c
+// still running 30 s after it is killed and fails the test (a hang).
+func interruptAndWait(t *testing.T, c *exec.Cmd, done <-chan error) (time.Duration, error) {
+	t.Helper()
+	sent := time.Now()
+	if err := c.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		return time.Since(sent), err
+	case <-time.After(30 * time.Second):
+		c.Process.Kill()
+		<-done
+		t.Fatalf("%s still running 30 s after SIGINT", c.Args[1])
+		return 0, nil
 	}
 }
 
@@ -264,18 +253,7 @@ func TestLatencyStdinEndsOnSIGINT(t *testing.T) {
 		t.Fatalf("analyze ended (%v) before SIGINT with nothing typed; stderr %q", err, errOut.String())
 	default:
 	}
-	sent := time.Now()
-	if err := c.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err = <-done:
-	case <-time.After(30 * time.Second):
-		c.Process.Kill()
-		<-done
-		t.Fatal("analyze still reading the terminal 30 s after SIGINT")
-	}
-	took := time.Since(sent)
+	took, err := interruptAndWait(t, c, done)
 	t.Logf("ended %s after SIGINT", took.Round(time.Millisecond))
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupt || took > 10*time.Second {

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/memdiag/memdiag/confirm"
+	"github.com/memdiag/memdiag/internal/testutil"
 )
 
 func TestNewConfirmCmd(t *testing.T) {
@@ -197,7 +198,7 @@ func TestRunConfirmAsks(t *testing.T) {
 func TestConfirmPromptEndsOnCtrlC(t *testing.T) {
 	root, crontab := confirmRoot(t)
 	before, _ := os.ReadFile(crontab)
-	for in, f := range silentStdins(t) {
+	for in, f := range testutil.SilentStdins(t) {
 		t.Run(in, func(t *testing.T) {
 			ios, _, _, errOut := iostreamsTest()
 			ios.In = f

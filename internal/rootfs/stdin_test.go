@@ -8,30 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
+	"github.com/memdiag/memdiag/internal/testutil"
 )
-
-// silentInputs are standard inputs that never give a byte: a pipe whose
-// writer stays open and writes nothing (`sleep 1d | memdiag ...`), and a
-// terminal nobody types on. Each is returned with the func that closes
-// its other end.
-func silentInputs(t *testing.T) map[string]*os.File {
-	t.Helper()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pw.Close(); pr.Close() })
-	in := map[string]*os.File{"pipe": pr}
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Logf("no pseudo-terminal: %v", err)
-		return in
-	}
-	t.Cleanup(func() { tty.Close(); ptmx.Close() })
-	in["terminal"] = tty
-	return in
-}
 
 // readEnds reads r in a goroutine, runs end, and returns the read's
 // error; it fails the test when the read has not returned 30 s after end
@@ -59,7 +37,7 @@ func readEnds(t *testing.T, r io.Reader, end func()) error {
 // is done (what Ctrl-C does). Before, Go's blocking read of stdin went on
 // until the next byte came.
 func TestStdinCancel(t *testing.T) {
-	for name, f := range silentInputs(t) {
+	for name, f := range testutil.SilentStdins(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -76,7 +54,7 @@ func TestStdinCancel(t *testing.T) {
 // TestStdinClose: closing the reader from another goroutine ends a read
 // waiting for input (os.ErrClosed), and leaves stdin itself open.
 func TestStdinClose(t *testing.T) {
-	for name, f := range silentInputs(t) {
+	for name, f := range testutil.SilentStdins(t) {
 		t.Run(name, func(t *testing.T) {
 			r := Stdin(context.Background(), f, 1<<20)
 			err := readEnds(t, r, func() { r.Close() })
