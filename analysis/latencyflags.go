@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/correlate"
-	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/internal/usage"
 	"github.com/memdiag/memdiag/latency"
@@ -104,7 +103,9 @@ func importFile(ctx context.Context, stdin io.Reader, path string, o latency.Imp
 	var imp *latency.Imported
 	var err error
 	if path == "-" {
-		imp, err = latency.Import(iostreams.CtxReader{Ctx: ctx, R: stdin}, rootfs.StdinName, o)
+		in := rootfs.Stdin(ctx, stdin, rootfs.LatencyLimit)
+		imp, err = latency.Import(in, rootfs.StdinName, o)
+		in.Close()
 	} else if err = rootfs.CheckNamed("--latency", path); err == nil {
 		imp, err = latency.ImportFileContext(ctx, path, o)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/session"
 	"github.com/memdiag/memdiag/timers"
@@ -142,7 +143,7 @@ func (o *confirmOptions) prepare(ctx context.Context) (timers.Job, confirm.Chang
 		fmt.Fprintf(o.IO.ErrOut, "memdiag: warning: --block %s is shorter than %s's period (%s): some A blocks may hold no firing\n",
 			o.Block, job.Name, time.Duration(*p*float64(time.Second)))
 	}
-	return job, change, load, o.agree(change)
+	return job, change, load, o.agree(ctx, change)
 }
 
 // culprit is the job to hold off, from --job or the recording's verdict.
@@ -154,8 +155,9 @@ func (o *confirmOptions) culprit() (timers.Job, error) {
 	return confirm.Culprit(jobs, o.Job, o.Recording)
 }
 
-// agree asks before changing the host, unless --yes.
-func (o *confirmOptions) agree(c confirm.Change) error {
+// agree asks before changing the host, unless --yes. Ctrl-C at the
+// prompt ends the wait for an answer (exit 130).
+func (o *confirmOptions) agree(ctx context.Context, c confirm.Change) error {
 	if o.Yes {
 		return nil
 	}
@@ -163,7 +165,12 @@ func (o *confirmOptions) agree(c confirm.Change) error {
 		return flagErrorf("memdiag confirm changes the host (%s); stdin is not a terminal to ask, so give --yes", c.Describe())
 	}
 	fmt.Fprintf(o.IO.ErrOut, "memdiag confirm will change this host during each B block:\n  %s\nState file: %s. Go on? [y/N] ", c.Describe(), o.State)
-	line, _ := bufio.NewReader(o.IO.In).ReadString('\n')
+	in := rootfs.Stdin(ctx, o.IO.In, 4<<10)
+	defer in.Close()
+	line, err := bufio.NewReader(in).ReadString('\n')
+	if ctx.Err() != nil {
+		return err
+	}
 	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 		return &exitCodeError{Code: exitError, Err: errors.New("nothing changed: not confirmed")}
 	}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/memdiag/memdiag/confirm"
+	"github.com/memdiag/memdiag/internal/testutil"
 )
 
 func TestNewConfirmCmd(t *testing.T) {
@@ -184,6 +186,39 @@ func TestRunConfirmAsks(t *testing.T) {
 			}
 			if _, err := os.Stat(state); !os.IsNotExist(err) {
 				t.Errorf("state file left: %v", err)
+			}
+		})
+	}
+}
+
+// TestConfirmPromptEndsOnCtrlC (issue 29): Ctrl-C (the context
+// cancelled) while confirm waits at its prompt on a terminal nobody
+// answers ends the wait with the interrupt, and nothing is changed.
+// Before, the blocking read of stdin went on until a line was typed.
+func TestConfirmPromptEndsOnCtrlC(t *testing.T) {
+	root, crontab := confirmRoot(t)
+	before, _ := os.ReadFile(crontab)
+	for in, f := range testutil.SilentStdins(t) {
+		t.Run(in, func(t *testing.T) {
+			ios, _, _, errOut := iostreamsTest()
+			ios.In = f
+			o := &confirmOptions{IO: ios, Now: time.Now, Root: root, Location: time.UTC, State: filepath.Join(t.TempDir(), "s"), StdinTTY: func() bool { return true },
+				Request: confirm.Request{Job: "cron.d/decoy:2", Command: []string{"true"}, Pairs: 1, MinEffect: 10}}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- runConfirm(ctx, o) }()
+			time.Sleep(300 * time.Millisecond) // let it wait at the prompt
+			cancel()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("err %v, want the interrupt; stderr %s", err, errOut)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("confirm still waiting at its prompt 30 s after Ctrl-C")
+			}
+			if after, _ := os.ReadFile(crontab); string(after) != string(before) {
+				t.Errorf("crontab changed:\n%s", after)
 			}
 		})
 	}

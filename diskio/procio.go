@@ -115,12 +115,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/process"
 
 	"github.com/memdiag/memdiag/redact"
@@ -186,9 +186,10 @@ type ProcScanner struct {
 	maxOpen  int // file descriptors the scanner may hold (RLIMIT_NOFILE minus a reserve)
 	nOpen    int
 
-	procs map[int]*procState
-	gen   uint64
-	scans int
+	procs  map[int]*procState
+	gen    uint64
+	scans  int
+	faults process.Faults // of the last Scan: Fault
 
 	dirBuf  []byte
 	pathBuf []byte
@@ -365,6 +366,7 @@ func NewProcScanner(procRoot string, opts ProcScanOptions) (*ProcScanner, error)
 func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []process.Event, stats ScanStats, err error) {
 	s.gen++
 	baseline := s.scans == 0
+	s.faults = process.Faults{}
 	s.cand = s.cand[:0]
 	s.growCand = s.growCand[:0]
 	s.now = now.UnixNano()
@@ -501,7 +503,7 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []process.Event,
 	n := min(len(s.cand), s.opts.TopN)
 	top = make([]ProcIO, 0, n)
 	for _, st := range s.cand[:n] {
-		s.readMeta(st) // refresh: cheap for N processes, and catches cgroup moves
+		s.readMeta(st, nil) // refresh: cheap for N processes, and catches cgroup moves
 		own := st.own()
 		top = append(top, ProcIO{
 			PID: st.pid, PPID: st.ppid, StartTicks: st.start,
@@ -735,13 +737,14 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 	}
 	n, err := s.readProcFile(keptStat, &statFD, pid, "stat", s.statBuf)
 	if err != nil {
-		countErr(err, stats)
+		s.countErr(pid, "stat", err, stats)
 		return nil, nil
 	}
 	sf, ok := parseStat(s.statBuf[:n])
 	if !ok {
 		s.closeFD(&statFD)
 		stats.Failed++
+		s.fault(pid, "stat", parseFault(s.statBuf[:n], strictStat, "ppid and starttime are not numbers"))
 		return nil, nil
 	}
 
@@ -765,16 +768,17 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 			s.closeFD(&statFD)
 			s.closeFD(&ioFD)
 			stats.Failed++
+			s.fault(pid, "io", parseFault(s.fileBuf[:n], strictIO, "no cancelled_write_bytes"))
 			return nil, nil
 		}
 		ioKnown = true
-	case isDenied(err):
+	case process.Denied(err):
 		stats.Denied++
 	default:
 		// Vanished between stat and io (or failed): if it was known it
 		// is reported as exited below, as it is not marked seen.
 		s.closeFD(&statFD)
-		countErr(err, stats)
+		s.countErr(pid, "io", err, stats)
 		return nil, nil
 	}
 
@@ -783,10 +787,10 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 	if isNew {
 		st = &procState{pid: pid, start: sf.start, comm: string(sf.comm), statFD: -1, ioFD: -1}
 		s.procs[pid] = st
-		s.readMeta(st)
+		s.readMeta(st, stats)
 	} else if string(sf.comm) != st.comm { // no allocation: compiler-optimised comparison
 		st.comm = string(sf.comm)
-		s.readMeta(st)
+		s.readMeta(st, stats)
 		isNew = true // it exec'd: report as an exec
 	}
 	s.account(st, cur, ioKnown, sf, st.gen == 0, baseline)
@@ -930,8 +934,10 @@ func (s *ProcScanner) readTaskIO(st *procState) (ioCounters, bool) {
 // readMeta reads the command line, program (/proc/PID/exe) and cgroup of
 // a process. Failures leave the fields as they were: the process may have
 // just exited, and the exe link of another user's process is unreadable
-// without root.
-func (s *ProcScanner) readMeta(st *procState) {
+// without root. A cmdline or cgroup that is there and unusable is a
+// fault of the scan, counted in stats (nil: a refresh of a process
+// already read this scan, whose faults are not counted again).
+func (s *ProcScanner) readMeta(st *procState, stats *ScanStats) {
 	if n, err := unix.Readlinkat(s.rootfd, strconv.Itoa(st.pid)+"/exe", s.fileBuf); err == nil {
 		st.exe = string(s.fileBuf[:n])
 	}
@@ -942,9 +948,15 @@ func (s *ProcScanner) readMeta(st *procState) {
 		} else {
 			st.cmdline = redact.Cmdline(args)
 		}
+	} else if stats != nil && !process.Gone(err) && !process.Denied(err) {
+		stats.Failed++
+		s.fault(st.pid, "cmdline", err)
 	}
 	if n, err := s.readFile(s.rootfd, s.path(st.pid, "cgroup"), s.cgBuf); err == nil {
 		st.cgroup, st.unit = process.ParseCgroupFile(s.cgBuf[:n])
+	} else if stats != nil && !process.Gone(err) && !process.Denied(err) {
+		stats.Failed++
+		s.fault(st.pid, "cgroup", err)
 	}
 }
 
@@ -956,25 +968,58 @@ func splitCmdline(b []byte) []string {
 	return strings.Split(string(b), "\x00")
 }
 
-func countErr(err error, stats *ScanStats) {
+// countErr counts a failed read of pid's file name by the per-process
+// file policy (package process): a process that exited is vanished, a
+// file of another user's process denied, anything else a fault, kept
+// (the first of the scan) for [ProcScanner.Fault].
+func (s *ProcScanner) countErr(pid int, name string, err error, stats *ScanStats) {
 	switch {
-	case isVanished(err):
+	case process.Gone(err):
 		stats.Vanished++
-	case isDenied(err):
+	case process.Denied(err):
 		stats.Denied++
 	default:
 		stats.Failed++
+		s.fault(pid, name, err)
 	}
 }
 
-// isVanished: the process exited between listing and reading. ENOENT on
-// open, ESRCH on read of an open file of a dead task.
-func isVanished(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
+// fault adds the fault err of pid's file name (a read error, or a parse
+// error beginning with the line number) to the scan's, naming the file:
+// "<procRoot>/<pid>/<name>: err", or ":<line>: ..." for a parse error.
+func (s *ProcScanner) fault(pid int, name string, err error) {
+	p := s.procRoot + "/" + strconv.Itoa(pid) + "/" + name
+	if errors.Is(err, process.ErrParse) {
+		s.faults.Add(fmt.Errorf("%s:%w", p, err))
+		return
+	}
+	s.faults.Add(&fs.PathError{Op: "read", Path: p, Err: err})
 }
 
-// isDenied: EACCES/EPERM (fs.ErrPermission matches both).
-func isDenied(err error) bool { return errors.Is(err, fs.ErrPermission) }
+// parseFault is why b, which parse (diskio's own fast parser) refused,
+// is malformed: the error of process's parser (strict), which begins
+// with the line number, or "1: malformed line" when that one took it.
+func parseFault(b []byte, strict func([]byte) error, what string) error {
+	if len(b) == 0 {
+		return fmt.Errorf("1: %w: empty file", process.ErrParse)
+	}
+	if err := strict(b); err != nil {
+		return err
+	}
+	return fmt.Errorf("1: %w: %s", process.ErrParse, what)
+}
+
+func strictStat(b []byte) error { _, err := process.ParseStat(b); return err }
+func strictIO(b []byte) error   { _, err := process.ParseIO(b); return err }
+
+// Fault is why the last Scan left files out: nil when every file it
+// read was usable (a process that exited or a denied file is no fault),
+// else a *process.FaultError counting the per-process files that were
+// there but not regular, too large or malformed (ScanStats.Failed), and
+// naming the first with its line. The processes whose stat or io was
+// one are missing from that scan; a cmdline or cgroup one leaves that
+// field empty.
+func (s *ProcScanner) Fault() error { return s.faults.Err() }
 
 // taskIO names /proc/PID/task/PID/io, the main thread's own counters,
 // for path.
@@ -1050,7 +1095,7 @@ func readFileJailed(dirfd int, path, buf []byte) (int, error) {
 		return 0, err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return 0, unix.EINVAL
+		return 0, rootfs.ErrNotRegular
 	}
 	return preadFile(fd, buf)
 }

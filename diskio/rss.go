@@ -193,7 +193,7 @@ func (s *ProcScanner) readRSS(fd int, st *procState) (process.RSS, bool) {
 	if st.cgroup == "" {
 		// A holder that did no I/O was never described: its cgroup
 		// tells another tenant's memory from the analysed group's.
-		s.readMeta(st)
+		s.readMeta(st, nil)
 	}
 	r.Cgroup = st.cgroup
 	return r, true

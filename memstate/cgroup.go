@@ -16,6 +16,7 @@ import (
 	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/lru"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/psi"
 )
 
@@ -208,7 +209,7 @@ func walk(top string, read func(dir, rel string) (Cgroup, bool, error)) ([]Cgrou
 	var out []Cgroup
 	err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p != top && gone(err) {
+			if p != top && process.Gone(err) {
 				return nil
 			}
 			return err
@@ -221,7 +222,7 @@ func walk(top string, read func(dir, rel string) (Cgroup, bool, error)) ([]Cgrou
 		rel = filepath.Clean(rel)
 		cg, ok, err := read(p, rel)
 		if err != nil {
-			if gone(err) {
+			if process.Gone(err) {
 				return fs.SkipDir
 			}
 			return err

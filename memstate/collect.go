@@ -52,6 +52,9 @@ func (c *Collector) Report(ctx context.Context, o CollectOptions) (Report, error
 	if err != nil {
 		return Report{}, err
 	}
+	if scan.Fault != nil {
+		warn(scan.Fault) // once: the count and the first file
+	}
 	cgs, err := c.Cgroups(&host)
 	if err != nil {
 		var ue *UnavailableError

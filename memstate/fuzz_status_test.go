@@ -15,8 +15,9 @@ import (
 // (its /proc/PID/status reader, then package process's jailed readers
 // of cmdline, smaps_rollup, cgroup and stat), over any status and cgroup file of one process. Each
 // input is written to <root>/proc/1/ of a root made once per fuzzing
-// worker. It checks that nothing panics or hangs, that an error names the
-// file, and that the RSS kept is the VmRSS written.
+// worker. It checks that nothing panics or hangs, that a malformed file
+// is a fault naming it (not an error of the whole list), and that the
+// RSS kept is the VmRSS written.
 func FuzzProcs(f *testing.F) {
 	for _, d := range []string{"testdata/host618/proc/12762", "testdata/host618/proc/13604", "testdata/uml61/proc/700"} {
 		st, err := os.ReadFile(d + "/status")
@@ -41,12 +42,15 @@ func FuzzProcs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, status, cgroup []byte) {
 		testutil.WriteInput(t, filepath.Join(dir, "status"), status)
 		testutil.WriteInput(t, filepath.Join(dir, "cgroup"), cgroup)
-		procs, _, err := c.Procs(0)
+		procs, scan, err := c.Procs(0)
 		if err != nil {
-			if !strings.Contains(err.Error(), filepath.Join(dir, "status")) {
-				t.Fatalf("error does not name the file: %v", err)
-			}
-			return
+			t.Fatalf("Procs failed on one process's files: %v", err) // only /proc itself fails it
+		}
+		if scan.Fault != nil && !strings.Contains(scan.Fault.Error(), dir+"/") {
+			t.Fatalf("fault does not name the file: %v", scan.Fault)
+		}
+		if (scan.Fault == nil) != (scan.Failed == 0) {
+			t.Fatalf("Failed %d, Fault %v", scan.Failed, scan.Fault)
 		}
 		for _, p := range procs {
 			if p.PID != 1 {

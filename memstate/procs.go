@@ -2,11 +2,8 @@ package memstate
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"path/filepath"
 	"sort"
-	"syscall"
 
 	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/redact"
@@ -55,12 +52,27 @@ type ProcScan struct {
 	Processes int `json:"processes"`          // PIDs listed
 	Vanished  int `json:"vanished,omitempty"` // exited between listing and reading
 	NoPSS     int `json:"no_pss,omitempty"`   // top processes whose smaps_rollup was unreadable
+	// Failed counts the per-process files that were there but unusable
+	// (not a regular file, too large, malformed: package process's
+	// policy): a status one leaves its process out, any other the
+	// figure it holds (shown as unknown, never 0).
+	Failed int `json:"failed,omitempty"`
+	// Fault is the warning to say for them (a *process.FaultError
+	// naming the first file and line); nil when Failed is 0.
+	Fault error `json:"-"`
 }
 
 // Procs returns the n processes with the largest RSS (all if n ≤ 0),
 // largest first, ties by PID. Kernel threads (no VmRSS) are left out.
+//
+// Per-process files follow package process's policy: a process that
+// exits while read is counted in Vanished, a file that is there but
+// unusable (a FIFO, a malformed status) is counted in Failed and named
+// in Fault, and leaves out its process (status) or its figure; the
+// error is only for /proc itself.
 func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
-	cands, st, err := c.topByRSS(n)
+	var faults process.Faults
+	cands, st, err := c.topByRSS(n, &faults)
 	if err != nil {
 		return nil, st, err
 	}
@@ -76,11 +88,13 @@ func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
 		ctx, procRoot := context.Background(), col.procRoot()
 		if args, err := process.ReadCmdline(ctx, procRoot, c.p.PID, cmdlineLimit); err == nil {
 			pr.Cmdline = redact.Cmdline(args)
+		} else {
+			faults.Note(err)
 		}
 		if pss, err := process.ReadPss(ctx, procRoot, c.p.PID); err == nil {
 			pr.PSSBytes = &pss
-		} else {
-			st.NoPSS++
+		} else if !faults.Note(err) {
+			st.NoPSS++ // denied (or exited): said as needing root
 		}
 		cpuPath, v2 := "", true
 		if b, err := process.ReadPIDFile(ctx, procRoot, c.p.PID, "cgroup", rootfs.ProcLimit); err == nil {
@@ -89,12 +103,17 @@ func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
 			var v1 bool
 			cpuPath, v1 = process.ControllerPath(b, "cpu")
 			v2 = !v1
+		} else {
+			faults.Note(err)
 		}
 		if st, err := process.ReadStat(ctx, procRoot, c.p.PID); err == nil {
-			pr.Retention = col.retention(c.p.PID, st.NumThreads, cpuPath, v2)
+			pr.Retention = col.retention(c.p.PID, st.NumThreads, cpuPath, v2, &faults)
+		} else {
+			faults.Note(err)
 		}
 		out = append(out, pr)
 	}
+	st.Failed, st.Fault = faults.N, faults.Err()
 	return out, st, nil
 }
 
@@ -105,7 +124,7 @@ type cand struct {
 
 // topByRSS reads /proc/PID/status of every process and returns the n with
 // the largest VmRSS (all if n ≤ 0), largest first, ties by PID.
-func (c *Collector) topByRSS(n int) ([]cand, ProcScan, error) {
+func (c *Collector) topByRSS(n int, faults *process.Faults) ([]cand, ProcScan, error) {
 	all, err := c.fs.AllProcs()
 	if err != nil {
 		return nil, ProcScan{}, err
@@ -116,11 +135,12 @@ func (c *Collector) topByRSS(n int) ([]cand, ProcScan, error) {
 	for _, p := range all {
 		s, err := readStatus(c.procRoot(), p.PID)
 		if err != nil {
-			if gone(err) {
+			if process.Gone(err) {
 				st.Vanished++
-				continue
+			} else {
+				faults.Add(err) // names the file (and line); the process is left out
 			}
-			return nil, st, err // names the file (and line)
+			continue
 		}
 		if s.VmRSS == 0 && s.RssAnon == 0 && s.RssFile == 0 {
 			continue // kernel thread, or a zombie
@@ -145,8 +165,3 @@ const cmdlineLimit = 64 << 10
 
 // procRoot is <root>/proc, the jail of every per-process file.
 func (c *Collector) procRoot() string { return filepath.Join(c.root, "proc") }
-
-// gone reports whether err means the process exited while being read.
-func gone(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
-}

@@ -78,7 +78,7 @@ func (c *Collector) RetentionOf(pid int, startTicks uint64) (*Retention, error) 
 		cpuPath, v1 = process.ControllerPath(b, "cpu")
 		v2 = !v1
 	}
-	return c.retention(pid, st.NumThreads, cpuPath, v2), nil
+	return c.retention(pid, st.NumThreads, cpuPath, v2, nil), nil
 }
 
 // allocatorVars are the environment variables memdiag reads from
@@ -89,16 +89,18 @@ var allocatorVars = []string{"MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST", "MALLOC_TR
 	"MIMALLOC_PURGE_DELAY", "GODEBUG", "GOGC", "GOMEMLIMIT", "LD_PRELOAD"}
 
 // retention reads the evidence for one process; cgPath is its cgroup
-// (the cpu controller's path on v1, the v2 path otherwise).
+// (the cpu controller's path on v1, the v2 path otherwise). A file that
+// is there but unusable is noted in faults (nil: not reported).
 //
 // Every file is read inside <root>/proc (package process): maps (at
 // most 64 MiB), environ, and the program behind exe, opened as a regular
 // file only (process.OpenExe) before its Go build information is read.
-func (c *Collector) retention(pid int, threads int, cpuPath string, v2 bool) *Retention {
+func (c *Collector) retention(pid int, threads int, cpuPath string, v2 bool, faults *process.Faults) *Retention {
 	r := &Retention{Threads: threads}
 	ctx := context.Background()
 	b, err := process.ReadPIDFile(ctx, c.procRoot(), pid, "maps", 64<<20)
 	if err != nil {
+		faults.Note(err)
 		r.Reading = "no allocator evidence: " + err.Error()
 		return r
 	}
@@ -108,9 +110,13 @@ func (c *Collector) retention(pid int, threads int, cpuPath string, v2 bool) *Re
 			r.Go = true
 		}
 		f.Close()
+	} else {
+		faults.Note(err)
 	}
 	if b, err := process.ReadPIDFile(ctx, c.procRoot(), pid, "environ", rootfs.ProcLimit); err == nil {
 		r.Env = allocatorEnv(b)
+	} else {
+		faults.Note(err)
 	}
 	if b, err := rootfs.ReadPath(context.Background(), filepath.Join(c.root, "sys/devices/system/cpu/online"), rootfs.ProcLimit); err == nil {
 		r.CPUsOnline = countCPUs(strings.TrimSpace(string(b)))

@@ -113,12 +113,14 @@ func addOnsets(o *Options, h *record.Header, ws *Sources, procRoot string) {
 	octx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	var notes []error
+	started := 0
 	for _, sc := range scopes {
 		w, err := psi.NewOnsetWatcher(sc.path, "some", o.StallThreshold, o.StallWindow, 50*time.Millisecond)
 		if err != nil {
 			notes = append(notes, err)
 			continue
 		}
+		started++
 		if w.Fallback != "" {
 			notes = append(notes, errors.New(w.Fallback))
 		}
@@ -128,11 +130,19 @@ func addOnsets(o *Options, h *record.Header, ws *Sources, procRoot string) {
 			_ = w.Run(octx, func(on psi.Onset) { ons.add(on, scope, cg) })
 		}(sc.scope, sc.cg)
 	}
-	if len(notes) > 0 {
-		// Polling works as well as a trigger here; record the note
-		// but do not count it as a missing collector.
+	switch {
+	case started == 0:
+		// No watcher runs (no PSI file in any scope): onsets are not
+		// recorded, whatever the note says (issue 29.6).
+		cancel()
+		h.Collectors = append(h.Collectors, record.CollectorStatus{Name: "onsets", Available: false, Reason: errors.Join(notes...).Error()})
+		return
+	case len(notes) > 0:
+		// Polling works as well as a trigger here, and a scope without
+		// PSI leaves the others; record the note but do not count it as
+		// a missing collector.
 		h.Collectors = append(h.Collectors, record.CollectorStatus{Name: "onsets", Available: true, Reason: errors.Join(notes...).Error()})
-	} else {
+	default:
 		h.Collectors = append(h.Collectors, record.CollectorStatus{Name: "onsets", Available: true})
 	}
 	ws.closers = append(ws.closers, func() { cancel(); wg.Wait() })

@@ -147,3 +147,36 @@ func mustSources(t *testing.T, build func(string, string) (*Sources, *record.Hea
 	}
 	return ws.List
 }
+
+// TestOnsetsUnavailableWithoutPSI (issue 29.6): with --stall-threshold on
+// a root without /proc/pressure/memory no onset watcher runs, so the
+// header lists "onsets" as unavailable, with the reason. Before, it was
+// "available": true with the reason that PSI is unavailable.
+func TestOnsetsUnavailableWithoutPSI(t *testing.T) {
+	for _, tc := range []struct {
+		root string
+		want bool
+	}{{"../testdata/linux-6.18-nopsi", false}, {"../testdata/linux-6.18", true}} {
+		o := &Options{Root: tc.root, Interval: time.Second, TopN: 5, NoTimers: true, Events: "off",
+			StallThreshold: 100 * time.Millisecond, StallWindow: time.Second}
+		ws, h, err := BuildSources(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws.Close()
+		var st *record.CollectorStatus
+		for i := range h.Collectors {
+			if h.Collectors[i].Name == "onsets" {
+				st = &h.Collectors[i]
+			}
+		}
+		switch {
+		case st == nil:
+			t.Errorf("%s: no onsets status in the header: %+v", tc.root, h.Collectors)
+		case st.Available != tc.want:
+			t.Errorf("%s: onsets %+v, want available %v", tc.root, *st, tc.want)
+		case !tc.want && !strings.Contains(st.Reason, "pressure/memory"):
+			t.Errorf("%s: onsets reason %q does not name pressure/memory", tc.root, st.Reason)
+		}
+	}
+}

@@ -173,7 +173,8 @@ func (d Disks) Fill(ctx context.Context, s *record.Sample) error {
 // Procs fills Sample.Procs and Sample.Scan from a diskio.ProcScanner,
 // and Sample.Events: from the process-events listener when there is one
 // (complete, with exit I/O; Sample.EventStats accounts for losses), else
-// the scanner's polled exec/exit.
+// the scanner's polled exec/exit. Per-process files the scan left out
+// (diskio.ProcScanner.Fault) are its error, with the sample filled.
 type Procs struct {
 	Scanner *diskio.ProcScanner
 	Events  *procevents.Listener // nil: polling only
@@ -222,7 +223,10 @@ func (p Procs) Fill(ctx context.Context, s *record.Sample) error {
 	if p.Events == nil {
 		s.Events = record.FromEvents(evs)
 	}
-	return nil
+	// Files left out (a FIFO, a malformed io under --root): the sample
+	// keeps the other processes; the Sampler says the first once and
+	// records each in the sample's errors.
+	return p.Scanner.Fault()
 }
 
 // VMStat fills only Sample.VMStat (/proc/vmstat), for callers that need

@@ -80,15 +80,17 @@ func OneStdin(names []string, paths ...string) error {
 // OpenNamed opens the file path the user named with flag ("" for an
 // argument), or stdin for "-"; name is what messages call it (StdinName
 // for "-"). A regular file or a pipe (OpenInput), never a device
-// (/dev/zero) or a socket, and no more than limit bytes; one that cannot
-// be opened is a *NamedError. Closing the returned reader does not close
-// stdin. The wait for a FIFO's writer and the reads end when ctx is done.
+// (/dev/zero) or a socket, and no more than limit bytes, stdin included
+// ([Stdin]); one that cannot be opened is a *NamedError. Closing the
+// returned reader does not close stdin. The wait for a FIFO's writer and
+// the reads end when ctx is done, a read of stdin from a terminal or a
+// silent pipe too.
 func OpenNamed(ctx context.Context, stdin io.Reader, flag, path string, limit int64) (rc io.ReadCloser, name string, err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if path == "-" {
-		return io.NopCloser(stdin), StdinName, nil
+		return Stdin(ctx, stdin, limit), StdinName, nil
 	}
 	f, err := OpenInput(ctx, path, limit, true)
 	if errors.Is(err, syscall.EISDIR) {
