@@ -87,6 +87,9 @@ func Recording(src Source, name string, done func(), o Options) (correlate.Resul
 	}
 	res, t, err := Series(sr, rec.Warnings, l.imp, o)
 	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
+	if gaps.PressureOnly() {
+		res.Lacks = append(res.Lacks, record.PressureOnlyLine)
+	}
 	return res, t, err
 }
 

@@ -350,3 +350,34 @@ func TestGateInterruptEndsTheCommand(t *testing.T) {
 		t.Errorf("exit %d; want %d", code, exitInterrupt)
 	}
 }
+
+// A gate run's recording holds pressure and vmstat only: analyze of it
+// says it can name no culprit and how to record one that can; analyze
+// of watch's recording of the same root does not.
+func TestAnalyzeOfGateRecordingSaysPressureOnly(t *testing.T) {
+	root := fixtureRoot(t, map[string]string{
+		"proc/pressure/memory": psiMemory,
+		"proc/vmstat":          "pswpout 7\noom_kill 0\n",
+	})
+	dir := t.TempDir()
+	gateRec, watchRec := filepath.Join(dir, "gate.jsonl"), filepath.Join(dir, "watch.jsonl")
+	if code, _, stderr := run(t, root, "gate", "--out", gateRec, "-t", "oom_kills==0", "--duration", "300ms", "--interval", "100ms"); code != exitOK {
+		t.Fatalf("gate: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := run(t, root, "watch", "--out", watchRec, "--duration", "300ms", "--interval", "100ms", "--no-timers", "-q"); code != exitOK {
+		t.Fatalf("watch: exit %d\n%s", code, stderr)
+	}
+	const want = "no processes, disks or process events recorded (pressure and vmstat only, as `memdiag gate` records)"
+	for _, c := range []struct {
+		rec  string
+		says bool
+	}{{gateRec, true}, {watchRec, false}} {
+		code, out, stderr := run(t, root, "analyze", c.rec)
+		if code != exitOK {
+			t.Fatalf("analyze %s: exit %d\n%s", c.rec, code, stderr)
+		}
+		if strings.Contains(out, want) != c.says {
+			t.Errorf("analyze %s: says %q: %v, want %v\n%s", filepath.Base(c.rec), want, !c.says, c.says, out)
+		}
+	}
+}

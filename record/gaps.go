@@ -22,6 +22,9 @@ type Gaps struct {
 
 	// The sample where the most processes' /proc/PID/io was unreadable.
 	denied, listed int
+	// activity counts the samples with any process, disk or event data:
+	// none in a recording by gate, which samples pressure only.
+	activity int
 
 	eventsLost uint64 // process events lost (kernel or memdiag's buffer)
 	eventsErr  string // a reader that stopped
@@ -52,6 +55,9 @@ func (g *Gaps) Add(s *Sample) {
 	}
 	if p == nil || p.Memory == nil {
 		g.noPSI++
+	}
+	if s.Scan != nil || len(s.Procs)+len(s.Disks)+len(s.Events) > 0 {
+		g.activity++
 	}
 	if st := s.Scan; st != nil && st.Denied > g.denied {
 		g.denied, g.listed = st.Denied, st.Processes
@@ -160,6 +166,14 @@ func (g *Gaps) abnormal(end *End, warns []string) (cut, damaged []string) {
 	}
 	return cut, damaged
 }
+
+// PressureOnly reports whether no sample held process, disk or event
+// data (a recording by gate, which samples pressure and vmstat only):
+// nothing in it can be named a culprit.
+func (g *Gaps) PressureOnly() bool { return g.samples > 0 && g.activity == 0 }
+
+// PressureOnlyLine is what analyze says of such a recording.
+const PressureOnlyLine = "no processes, disks or process events recorded (pressure and vmstat only, as `memdiag gate` records): no culprit can be named from it; record with `memdiag watch --out FILE -- CMD` and judge that with `memdiag gate --recording FILE`"
 
 // Lines says what the recording lacks, one finding a line, most
 // important first; none for a complete recording of every signal.
