@@ -61,7 +61,7 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 	th := make([]string, len(analysis.ThresholdFlags))
 	cmd := &cobra.Command{
 		Use:     "analyze REC [REC...]",
-		Short:   "Find the latency spikes and pressure episodes of a recording, their period and the job that causes them",
+		Short:   "Explain a recording: its spikes, episodes and the job causing them",
 		Long:    helptext.Long("analyze"),
 		Example: helptext.Examples("analyze"),
 		Args:    analyzeArgs(&opts.Prom),

@@ -21,7 +21,7 @@ func latencyFlags(fl *pflag.FlagSet, l *analysis.LatencyFlags) {
 // addJMeterFlags adds --latency-columns and --latency-properties (analyze,
 // compare and watch).
 func addJMeterFlags(fl *pflag.FlagSet, columns, props *string) {
-	fl.StringVar(columns, "latency-columns", "", "`columns` of a JMeter CSV without header line, as JMeter names them in a header (timeStamp,elapsed,label,responseCode,responseMessage,success,…)")
+	fl.StringVar(columns, "latency-columns", "", "`columns` of a JMeter CSV without header line, as JMeter names them in a header (timeStamp,elapsed,label,…)")
 	fl.StringVar(props, "latency-properties", "", "JMeter properties `file` (user.properties, or what -q/-p gave) whose jmeter.save.saveservice.* settings say the columns, delimiter and timestamp format of a JMeter CSV without header line")
 }
 

@@ -38,7 +38,7 @@ func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command 
 	opts := &compareOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:     "compare BEFORE AFTER",
-		Short:   "Compare two recordings: requests/s, mean and p99 latency, spikes, stall time",
+		Short:   "Compare two recordings: requests/s, p99, spikes, stall time",
 		Long:    helptext.Long("compare"),
 		Example: helptext.Examples("compare"),
 		Args:    exactArgs(2),

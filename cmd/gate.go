@@ -65,7 +65,7 @@ var gateExample = helptext.Examples("gate")
 
 // cgroupValue is what a --cgroup value may be, for every command
 // (cgroupfs.Resolve gives it its one meaning).
-const cgroupValue = "its `DIR` (/sys/fs/cgroup/unified/system.slice/web.service on a hybrid host; read under --root) or its path below the cgroup2 mount (system.slice/web.service)"
+const cgroupValue = "its `DIR` (on a hybrid host under /sys/fs/cgroup/unified/; read under --root) or its path below the cgroup2 mount (system.slice/web.service)"
 
 // cgroupRecordUsage is watch's and record's --cgroup help.
 const cgroupRecordUsage = "also record this cgroup v2 group's memory, io and cpu pressure and its memory counters: " + cgroupValue + "; default: the victim's group, when one is found"
@@ -73,7 +73,7 @@ const cgroupRecordUsage = "also record this cgroup v2 group's memory, io and cpu
 func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	opts := &gateOptions{IO: f.IO, Getenv: os.Getenv, Location: time.Local}
 	cmd := &cobra.Command{
-		Use:     "gate -t EXPR... (-- COMMAND [ARGS...] | --duration D | --recording FILE)",
+		Use:     "gate -t EXPR... (-- CMD... | --duration D | --recording FILE)",
 		Short:   "Fail a CI job when memory pressure crosses a threshold",
 		Long:    gateLong,
 		Example: gateExample,

@@ -18,7 +18,7 @@ func newManCmd(f *factory) *cobra.Command {
 	mode := mangen.Mode
 	c := &cobra.Command{
 		Use:     "man --dir DIR",
-		Short:   "Write memdiag's man pages (memdiag.1, memdiag-watch.1, ...) into a directory",
+		Short:   "Write memdiag's man pages into a directory",
 		Long:    helptext.Long("man"),
 		Example: helptext.Examples("man"),
 		Args:    noArgs,

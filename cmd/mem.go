@@ -35,7 +35,7 @@ func newMemCmd(f *factory, runF func(*memOptions) error) *cobra.Command {
 	opts := &memOptions{IO: f.IO, CollectOptions: memstate.CollectOptions{Now: f.Now, RunLog: memstate.RunLogCommand}}
 	c := &cobra.Command{
 		Use:     "mem",
-		Short:   "Show which memory is the problem: host, cgroups, processes and OOM kills",
+		Short:   "Show which memory is the problem: host, cgroups, processes, OOM",
 		Long:    helptext.Long("mem"),
 		Example: helptext.Examples("mem"),
 		Args:    noArgs,

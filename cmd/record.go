@@ -40,7 +40,7 @@ func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) 
 	opts := &recordOptions{Watch: watchOptions{F: f, Quiet: true}}
 	c := &cobra.Command{
 		Use:     "record [flags]",
-		Short:   "Record continuously into a store of hourly segments, with retention (the service form of watch)",
+		Short:   "Record continuously into a store of segments (watch as a service)",
 		Long:    recordLong,
 		Example: recordExample,
 		Args:    noArgs,

@@ -11,8 +11,10 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/memdiag/memdiag/internal/flagvalue"
 	"github.com/memdiag/memdiag/internal/helptext"
@@ -130,6 +132,19 @@ func newRootCmd(f *factory) *cobra.Command {
 		},
 	}
 	root.SetVersionTemplate("memdiag {{.Version}}\n")
+	// Flag descriptions wrapped to the terminal, 80 columns when stdout
+	// is not one (cobra prints each on one line, up to 548 columns, and
+	// pflag's own wrapping stops at the first word longer than a line).
+	cobra.AddTemplateFunc("wrapFlags", func(fs *pflag.FlagSet) string {
+		w := f.IO.Width()
+		if w <= 0 {
+			w = 80
+		}
+		return wrapFlagUsages(fs.FlagUsagesWrapped(0), w)
+	})
+	root.SetUsageTemplate(strings.NewReplacer(
+		".LocalFlags.FlagUsages", "wrapFlags .LocalFlags",
+		".InheritedFlags.FlagUsages", "wrapFlags .InheritedFlags").Replace(root.UsageTemplate()))
 	root.PersistentFlags().BoolVar(&noColor, "no-color", false, "never use colour (also: NO_COLOR set in the environment)")
 	root.PersistentFlags().BoolVar(&debug, "debug", false, "log debug messages to stderr")
 	root.PersistentFlags().BoolVar(&f.NoRedact, "no-redact", false, "write secrets in command lines, job commands, URLs and errors as they are (default: replaced by ***)")
@@ -174,4 +189,57 @@ func addCompletionCheck(root *cobra.Command) {
 			return flagErrorf("completion: unknown shell %q; want one of %s", args[0], strings.Join(shells, ", "))
 		}
 	}
+}
+
+// wrapFlagUsages wraps the description column of pflag's unwrapped flag
+// listing (one flag a line, descriptions starting in one column) at
+// width, continuation lines indented to that column. A word longer than
+// the column's room stays whole on a line of its own; the rest wraps on.
+func wrapFlagUsages(listing string, width int) string {
+	lines := strings.Split(listing, "\n")
+	col := 0
+	for _, l := range lines {
+		// "  -f, --format format   description": the description starts
+		// after the widest flag part plus three spaces, the same for all.
+		lead := len(l) - len(strings.TrimLeft(l, " "))
+		if i := strings.Index(l[lead:], "   "); i > 0 && lead >= 2 {
+			j := lead + i
+			for j < len(l) && l[j] == ' ' {
+				j++
+			}
+			if j < len(l) {
+				col = j
+				break
+			}
+		}
+	}
+	room := width - col
+	if col == 0 || room < 24 {
+		return listing
+	}
+	var b strings.Builder
+	for n, l := range lines {
+		if n > 0 {
+			b.WriteByte('\n')
+		}
+		if len(l) <= width || len(l) < col {
+			b.WriteString(l)
+			continue
+		}
+		b.WriteString(l[:col])
+		used := 0
+		for _, w := range strings.Fields(l[col:]) {
+			wl := utf8.RuneCountInString(w)
+			if used > 0 && used+1+wl > room {
+				b.WriteString("\n" + strings.Repeat(" ", col))
+				used = 0
+			} else if used > 0 {
+				b.WriteByte(' ')
+				used++
+			}
+			b.WriteString(w)
+			used += wl
+		}
+	}
+	return b.String()
 }

@@ -32,7 +32,7 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 	opts := &timersOptions{IO: f.IO, ListOptions: timers.ListOptions{Live: timers.ProbeLiveSource}}
 	cmd := &cobra.Command{
 		Use:     "timers",
-		Short:   "List every periodic job on the host — systemd timers, cron, anacron — and when it fires next",
+		Short:   "List every periodic job (systemd, cron, anacron) and its next run",
 		Long:    helptext.Long("timers"),
 		Example: helptext.Examples("timers"),
 		Args:    noArgs,

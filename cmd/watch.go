@@ -53,7 +53,7 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 	var execFlag bool // removed; kept hidden to say so
 	c := &cobra.Command{
 		Use:     "watch [flags] [-- COMMAND ARGS...]",
-		Short:   "Record memory pressure, reclaim, swap and per-process disk I/O every interval",
+		Short:   "Record memory pressure, reclaim, swap and per-process disk I/O",
 		Long:    watchLong,
 		Example: watchExample,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/creack/pty"
 	"github.com/mattn/go-runewidth"
@@ -145,4 +146,26 @@ func TestAnalyzeVictimWaits80(t *testing.T) {
 		}
 	}
 	golden(t, "analyze-victim-waits.tty80.txt", out)
+}
+
+// Every command's --help fits 80 columns when stdout is not a terminal
+// (flag descriptions wrapped: cobra prints each on one line, up to 548
+// columns before), but for a line that is one word too long to break (a
+// path, a PromQL example).
+func TestHelpFits80Columns(t *testing.T) {
+	for _, c := range []string{"", "watch", "record", "analyze", "compare", "gate", "mem", "timers", "confirm", "man", "version"} {
+		args := []string{"--help"}
+		if c != "" {
+			args = []string{c, "--help"}
+		}
+		code, out, errOut := runCmd(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d\n%s", args, code, errOut)
+		}
+		for l := range strings.SplitSeq(out, "\n") {
+			if n := utf8.RuneCountInString(l); n > 80 && len(strings.Fields(l)) > 1 {
+				t.Errorf("memdiag %s --help: a line of %d columns:\n%s", c, n, l)
+			}
+		}
+	}
 }
