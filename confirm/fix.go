@@ -183,7 +183,11 @@ func prepareDropIn(ctx context.Context, job timers.Job, path string, fix []byte,
 // applyDropIn writes the drop-in (a temporary beside it, which systemd
 // ignores as it does not end in .conf, fsynced and renamed), reloads
 // systemd (Reload over D-Bus, as systemctl daemon-reload) and checks
-// that systemd lists it in the unit's DropInPaths.
+// that systemd lists it in the unit's DropInPaths. Nothing is restarted:
+// a [Service] change applies from the service's next start, and a
+// [Timer] change at the reload, as systemd re-arms a waiting timer from
+// its reloaded settings (src/core/timer.c, timer_coldplug calls
+// timer_enter_waiting).
 func applyDropIn(ctx context.Context, c Change, env Env) error {
 	if c.MadeDir != "" {
 		if err := os.Mkdir(c.MadeDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {

@@ -148,6 +148,7 @@ func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 		t.Fatalf("PID 1 of the guest: %q (%s), want systemd", comm, exe)
 	}
 	t.Run("confirm", func(t *testing.T) { checkConfirmGuest(t, g) })
+	t.Run("confirm --with", func(t *testing.T) { checkConfirmGuestFix(t, g) })
 	t.Logf("is-system-running: %s; %s\nslowest units:\n%s", read("is-system-running"), read("systemd-analyze.txt"), read("systemd-analyze-blame.txt"))
 	t.Logf("systemctl list-timers --all in the guest:\n%s", read("list-timers.txt"))
 
