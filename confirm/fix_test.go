@@ -365,3 +365,34 @@ func TestCronFixRejects(t *testing.T) {
 		t.Errorf("anacron: %v", err)
 	}
 }
+
+// TestDropInNotLoaded: a drop-in systemd does not list after the reload
+// fails the B block, says so, and is removed again.
+func TestDropInNotLoaded(t *testing.T) {
+	ctx := context.Background()
+	env, fu, _ := dropInRoot(t)
+	ch, err := PrepareFix(ctx, pcpTimerJob(), "fix.conf", []byte(serviceFix), env, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(fu.active, "pmlogger_check.service") // the fake's Reload no longer reads its folder
+	state := filepath.Join(env.Root, "confirm.state")
+	st, err := OpenState(state, env, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, _ := Plan(1)
+	e := &Experiment{Blocks: blocks, Change: ch, State: st, RunBlock: func(_ context.Context, b Block) (Measurement, error) {
+		return Measurement{Block: b}, nil
+	}}
+	done, err := e.RunAndClose(ctx, state)
+	want := "block 2: putting fix.conf in place for pmlogger_check.timer: pmlogger_check.service: systemd did not load /etc/systemd/system/pmlogger_check.service.d/50-memdiag-confirm.conf after daemon-reload"
+	if len(done) != 1 || err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("%d blocks, %v; want %q", len(done), err, want)
+	}
+	for _, p := range []string{ch.File, ch.MadeDir, state} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left: %v", p, err)
+		}
+	}
+}
