@@ -30,8 +30,8 @@ type confirmOptions struct {
 	Root     string
 	Location *time.Location
 
-	// Request is what is confirmed, and how (--job or --recording, the
-	// load after --, --pairs, --block, --min-effect), or --restore.
+	// Request is what is confirmed, and how (--job or --recording, --with,
+	// the load after --, --pairs, --block, --min-effect), or --restore.
 	confirm.Request
 	Probe         string
 	ProbeInterval time.Duration
@@ -56,7 +56,7 @@ func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command 
 	opts := &confirmOptions{IO: f.IO, Now: f.Now, Location: time.Local,
 		StdinTTY: func() bool { return isatty.IsTerminal(os.Stdin.Fd()) }, Units: confirm.SystemUnits}
 	cmd := &cobra.Command{
-		Use:     "confirm (--job NAME | --recording FILE) [flags] -- LOAD [ARGS...]\n  memdiag confirm --restore",
+		Use:     "confirm (--job NAME | --recording FILE) [--with FIX] [flags] -- LOAD [ARGS...]\n  memdiag confirm --restore",
 		Short:   "Prove a culprit: the load with and without the job, alternately",
 		Long:    confirmLong,
 		Example: confirmExample,
@@ -80,6 +80,7 @@ func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command 
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Job, "job", "", "the job to hold off, by its `NAME` in memdiag timers")
 	fl.StringVar(&opts.Recording, "recording", "", "hold off the first culprit of this recording's verdict (`FILE` from memdiag watch)")
+	fl.StringVar(&opts.With, "with", "", "instead of holding the job off, put this proposed fix in place for B blocks: a drop-in (`FILE` with [Service] or [Timer]) for a timer, the replacement line for a cron job")
 	fl.IntVar(&opts.Pairs, "pairs", 5, "pairs of blocks (A and B); 5 is the fewest that can confirm at p ≤ 0.05")
 	longDurationVar(fl, &opts.Block, "block", 0, "length of each block (at least the job's period, so each A block can see a firing); 0: one run of the load")
 	fl.StringVar(&opts.Probe, "probe", "", "GET this `URL` during each block; its p99 latency is what is compared (without it: PSI memory stall)")
@@ -131,7 +132,7 @@ func (o *confirmOptions) prepare(ctx context.Context) (timers.Job, confirm.Chang
 	if err != nil {
 		return job, confirm.Change{}, nil, err
 	}
-	change, err := confirm.Prepare(ctx, job, o.env(), o.Now())
+	change, err := o.change(ctx, job)
 	if err != nil {
 		return job, change, nil, err
 	}
@@ -144,6 +145,19 @@ func (o *confirmOptions) prepare(ctx context.Context) (timers.Job, confirm.Chang
 			o.Block, job.Name, time.Duration(*p*float64(time.Second)))
 	}
 	return job, change, load, o.agree(ctx, change)
+}
+
+// change is what B blocks change: job held off, or the --with fix in
+// place of it.
+func (o *confirmOptions) change(ctx context.Context, job timers.Job) (confirm.Change, error) {
+	if o.With == "" {
+		return confirm.Prepare(ctx, job, o.env(), o.Now())
+	}
+	fix, err := rootfs.ReadPath(ctx, o.With, rootfs.DefaultLimit)
+	if err != nil {
+		return confirm.Change{}, &rootfs.NamedError{Flag: "--with", Path: o.With, Err: err}
+	}
+	return confirm.PrepareFix(ctx, job, o.With, fix, o.env(), o.Now())
 }
 
 // culprit is the job to hold off, from --job or the recording's verdict.
@@ -193,7 +207,7 @@ func (o *confirmOptions) load() (*confirm.Load, error) {
 // report analyses the blocks that ran and renders the report; runErr
 // (the load failing, an interruption) decides the exit code after it.
 func (o *confirmOptions) report(job timers.Job, c confirm.Change, done []confirm.Measurement, runErr error) error {
-	rep := confirm.Report{Job: job.Name, Change: c.Describe(), Command: o.Command, Block: o.Block, Pairs: o.Pairs}
+	rep := confirm.Report{Job: job.Name, Change: c.Describe(), Command: o.Command, Block: o.Block, Pairs: o.Pairs, Fix: c.Fix}
 	rep, runErr = confirm.Conclude(rep, done, runErr, confirm.Options{MinRelative: o.MinEffect / 100, SpikeOver: o.SpikeOver})
 	if len(done) > 0 {
 		if err := confirm.Render(o.IO.Out, rep, o.Format, o.IO.Width(), o.Location); err != nil {

@@ -45,7 +45,11 @@ func (e *Experiment) Run(ctx context.Context) (done []Measurement, err error) {
 func (e *Experiment) block(ctx context.Context, b Block) (m Measurement, err error) {
 	if b.Arm == HeldOff {
 		if err := e.State.Hold(ctx, e.Change); err != nil {
-			return m, errors.Join(fmt.Errorf("block %d: holding %s off: %w", b.Index+1, e.Change.Job, err), e.release())
+			what := "holding " + e.Change.Job + " off"
+			if e.Change.Fix != "" {
+				what = "putting " + e.Change.Fix + " in place for " + e.Change.Job
+			}
+			return m, errors.Join(fmt.Errorf("block %d: %s: %w", b.Index+1, what, err), e.release())
 		}
 		defer func() { err = errors.Join(err, e.release()) }()
 	}

@@ -68,3 +68,57 @@ func FuzzReadState(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheckDropIn checks that no --with file panics the drop-in check,
+// that an accepted one goes to the service or the timer and has that
+// section, and that a refused one names the file.
+func FuzzCheckDropIn(f *testing.F) {
+	f.Add(serviceFix)
+	f.Add("[Unit]\n[Timer]\nOnCalendar=\nOnCalendar=*:05/30\n")
+	f.Add("[Service]\nExecStart=/bin/sh -c \\\n[Timer]\n")
+	f.Add("[Service]\r\n[Timer\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		got, err := checkDropIn("fix.conf", []byte(text))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fix.conf") {
+				t.Fatalf("error without the file: %v", err)
+			}
+			return
+		}
+		if (got != "Service" && got != "Timer") || !strings.Contains(text, "["+got+"]") {
+			t.Fatalf("%q accepted for %q", text, got)
+		}
+	})
+}
+
+// FuzzCronFix checks that any --with file for a cron job is refused
+// with its name, or puts in a line the inventory reads as a job and
+// comes back out byte for byte.
+func FuzzCronFix(f *testing.F) {
+	f.Add("*/5 * * * * root nice -n19 true\n")
+	f.Add("# c\n\n@daily root x\r\n")
+	f.Add("[Service]\n")
+	f.Fuzz(func(t *testing.T, fix string) {
+		root, file := cronRoot(t)
+		env := Env{Root: root}
+		c, err := PrepareFix(context.Background(), checkJob(), "fix.cron", []byte(fix), env, t0)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fix.cron") {
+				t.Fatalf("error without the file: %v", err)
+			}
+			return
+		}
+		if err := timers.CheckCronLine("x", 1, c.Held, true); err != nil || strings.Contains(c.Held, "\n") {
+			t.Fatalf("accepted %q: %v", c.Held, err)
+		}
+		if err := Apply(context.Background(), c, env); err != nil {
+			t.Fatal(err)
+		}
+		if err := Undo(context.Background(), c, env); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(file); string(b) != pcpCron {
+			t.Fatalf("not restored byte for byte:\n%s", b)
+		}
+	})
+}

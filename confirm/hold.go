@@ -13,6 +13,7 @@ import (
 const (
 	KindCron    = "cron"          // a crontab line commented out
 	KindSystemd = "systemd-timer" // a timer unit stopped
+	// KindDropIn (fix.go): a drop-in installed for confirm --with.
 )
 
 // Change is one change memdiag makes to hold a job off, as written to the
@@ -25,7 +26,9 @@ type Change struct {
 	At   time.Time `json:"at"`  // when the change was recorded
 
 	// Cron: the crontab (absolute path), the 1-based line, the line as it
-	// was and as memdiag writes it while the job is held off.
+	// was and as memdiag writes it while the job is held off (commented
+	// out) or while a fix is in place (the --with file's line).
+	// Drop-in: the drop-in's absolute path.
 	File     string `json:"file,omitempty"`
 	Line     int    `json:"line,omitempty"`
 	Original string `json:"original,omitempty"`
@@ -35,18 +38,30 @@ type Change struct {
 	// timer is stopped, and only a stopped one is started again).
 	Unit      string `json:"unit,omitempty"`
 	WasActive bool   `json:"was_active,omitempty"`
+
+	// Fix is the --with file the change puts in place (cron, drop-in).
+	Fix string `json:"fix,omitempty"`
+	// Drop-in: its text as written, and the UNIT.d folder memdiag made
+	// for it ("" when it was there), removed after if empty.
+	Content string `json:"content,omitempty"`
+	MadeDir string `json:"made_dir,omitempty"`
 }
 
 // Describe says what the change does, for the report.
 func (c Change) Describe() string {
 	switch c.Kind {
 	case KindCron:
+		if c.Fix != "" {
+			return fmt.Sprintf("%s: line %d of %s replaced by the line of %s: %s", c.Job, c.Line, c.File, c.Fix, c.Held)
+		}
 		return fmt.Sprintf("%s: line %d of %s commented out with the marker %q", c.Job, c.Line, c.File, heldPrefix)
 	case KindSystemd:
 		if !c.WasActive {
 			return fmt.Sprintf("%s: the timer was not active; nothing stopped", c.Unit)
 		}
 		return fmt.Sprintf("%s: stopped (systemctl stop) and started again after each B block", c.Unit)
+	case KindDropIn:
+		return fmt.Sprintf("%s: %s installed as %s (systemctl daemon-reload), removed after each B block", c.Unit, c.Fix, c.File)
 	}
 	return c.Job
 }
@@ -101,6 +116,8 @@ func Apply(ctx context.Context, c Change, env Env) error {
 		return applyCron(c)
 	case KindSystemd:
 		return applySystemd(ctx, c, env)
+	case KindDropIn:
+		return applyDropIn(ctx, c, env)
 	}
 	return fmt.Errorf("unknown change kind %q", c.Kind)
 }
@@ -112,6 +129,8 @@ func Undo(ctx context.Context, c Change, env Env) error {
 		return undoCron(c)
 	case KindSystemd:
 		return undoSystemd(ctx, c, env)
+	case KindDropIn:
+		return undoDropIn(ctx, c, env)
 	}
 	return fmt.Errorf("unknown change kind %q", c.Kind)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	sddbus "github.com/coreos/go-systemd/v22/dbus"
+	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memdiag/memdiag/internal/supervise"
@@ -253,10 +255,34 @@ func TestPrepareCronRejects(t *testing.T) {
 	}
 }
 
-// fakeUnits is systemd's manager as far as holding a timer goes.
+// fakeUnits is systemd's manager as far as holding a timer or putting a
+// drop-in in place goes. Reload reads root's
+// etc/systemd/system/UNIT.d/*.conf for the units it knows, which
+// DropInPaths lists (as live paths) until the next Reload.
 type fakeUnits struct {
-	active map[string]bool
-	calls  *[]string
+	active  map[string]bool
+	calls   *[]string
+	root    string
+	dropIns map[string][]string
+}
+
+func (f fakeUnits) ReloadContext(context.Context) error {
+	*f.calls = append(*f.calls, "reload")
+	for name := range f.active {
+		got, _ := filepath.Glob(filepath.Join(f.root, "etc/systemd/system", name+".d", "*.conf"))
+		for i, p := range got {
+			got[i] = "/" + strings.TrimPrefix(p, f.root+"/")
+		}
+		f.dropIns[name] = got
+	}
+	return nil
+}
+
+func (f fakeUnits) GetUnitPropertyContext(_ context.Context, unit, name string) (*sddbus.Property, error) {
+	if name != "DropInPaths" {
+		return nil, fmt.Errorf("fake: no property %s", name)
+	}
+	return &sddbus.Property{Name: name, Value: dbus.MakeVariant(f.dropIns[unit])}, nil
 }
 
 func (f fakeUnits) ListUnitsByNamesContext(_ context.Context, units []string) ([]sddbus.UnitStatus, error) {

@@ -23,6 +23,27 @@ type Report struct {
 	Result  *Result       `json:"result,omitempty"` // nil when too few blocks ran
 	// Stopped says why the run ended early ("" when every block ran).
 	Stopped string `json:"stopped,omitempty"`
+	// Fix is the --with file in place in B blocks ("" when the job was
+	// held off instead).
+	Fix string `json:"fix,omitempty"`
+}
+
+// FixOutcome says what the verdict means for the fix in place in B
+// blocks: whether it removed the effect, did not, or cannot be told; ""
+// without a fix or a verdict. The statistics are the hold-off
+// experiment's: "removed" means B with the fix beats A as is by at least
+// the smallest effect that matters.
+func (r Report) FixOutcome() string {
+	if r.Fix == "" || r.Result == nil {
+		return ""
+	}
+	switch r.Result.Verdict {
+	case Confirmed:
+		return "the fix removed the effect"
+	case Refuted:
+		return "the fix did not remove the effect"
+	}
+	return "inconclusive: cannot say whether the fix removed the effect"
 }
 
 // blockJSON is a block in the JSON report: the measurement's summary,
@@ -50,7 +71,11 @@ func Render(w io.Writer, r Report, f format.Format, width int, loc *time.Locatio
 		return renderJSON(w, r)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Held off in B blocks: %s\n", r.Change)
+	what := "Held off in B blocks"
+	if r.Fix != "" {
+		what = "In place in B blocks"
+	}
+	fmt.Fprintf(&b, "%s: %s\n", what, r.Change)
 	fmt.Fprintf(&b, "Load: %s, %s, %d pairs (AB BA …)\n\n", strings.Join(r.Command, " "), blockWords(r.Block), r.Pairs)
 	b.WriteString(blockTable(r, loc).Text(tables.Options{Width: width}))
 	b.WriteString("\n\n")
@@ -60,7 +85,7 @@ func Render(w io.Writer, r Report, f format.Format, width int, loc *time.Locatio
 	if r.Result == nil {
 		b.WriteString("Verdict: none — too few blocks ran to compare.\n")
 	} else {
-		writeVerdict(&b, *r.Result)
+		writeVerdict(&b, *r.Result, r.FixOutcome(), fixNote(r))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -81,7 +106,10 @@ func blockTable(r Report, loc *time.Location) *tables.Table {
 	t := tables.New("BLOCK", "ARM", "START", "WALL", "REQUESTS", "P99", "SPIKES", "MEM STALL")
 	for _, m := range r.Blocks {
 		arm := "A as is"
-		if m.Arm == HeldOff {
+		switch {
+		case m.Arm == HeldOff && r.Fix != "":
+			arm = "B with fix"
+		case m.Arm == HeldOff:
 			arm = "B held off"
 		}
 		req, p99, spikes := "-", "-", "-"
@@ -101,7 +129,10 @@ func blockTable(r Report, loc *time.Location) *tables.Table {
 	return t
 }
 
-func writeVerdict(b *strings.Builder, r Result) {
+// writeVerdict writes the verdict of r, with what it means for a fix
+// (outcome, Report.FixOutcome, on the verdict's line, and note after the
+// reasons) when there is one.
+func writeVerdict(b *strings.Builder, r Result, outcome, note string) {
 	unit := func(v float64) string {
 		if r.Metric == P99Latency {
 			return time.Duration(v * float64(time.Second)).Round(100 * time.Microsecond).String()
@@ -112,7 +143,10 @@ func writeVerdict(b *strings.Builder, r Result) {
 	if r.Metric == MemoryStall {
 		what = "memory stall (PSI some, share of wall time)"
 	}
-	fmt.Fprintf(b, "Verdict: %s\n", strings.ToUpper(string(r.Verdict)))
+	if outcome != "" {
+		outcome = " — " + outcome
+	}
+	fmt.Fprintf(b, "Verdict: %s%s\n", strings.ToUpper(string(r.Verdict)), outcome)
 	fmt.Fprintf(b, "  %s: A %s, B %s; effect A−B %s (%.1f%% of A), 95%% CI [%s, %s] (bootstrap over %d pairs)\n",
 		what, unit(r.MeanA), unit(r.MeanB), unit(r.Effect), 100*r.Relative, unit(r.CILow), unit(r.CIHigh), len(r.Pairs))
 	exact := "exact"
@@ -127,14 +161,33 @@ func writeVerdict(b *strings.Builder, r Result) {
 	for _, why := range r.Reasons {
 		fmt.Fprintf(b, "  %s\n", why)
 	}
+	if note != "" {
+		fmt.Fprintf(b, "  %s\n", note)
+	}
+}
+
+// fixNote is the line after the verdict's reasons that says what
+// "removed" and "did not" rest on; "" without a fix.
+func fixNote(r Report) string {
+	if r.FixOutcome() == "" {
+		return ""
+	}
+	switch r.Result.Verdict {
+	case Confirmed:
+		return "B, with the fix in place, beats A as is by at least the smallest effect that matters; whether all of the job's effect is gone, a run holding the job off says"
+	case Refuted:
+		return "with the fix in place, B gains less than the smallest effect that matters over A as is"
+	}
+	return ""
 }
 
 func renderJSON(w io.Writer, r Report) error {
 	type out struct {
 		Report
-		Blocks []blockJSON `json:"blocks"`
+		FixOutcome string      `json:"fix_outcome,omitempty"`
+		Blocks     []blockJSON `json:"blocks"`
 	}
-	o := out{Report: r}
+	o := out{Report: r, FixOutcome: r.FixOutcome()}
 	for _, m := range r.Blocks {
 		bj := blockJSON{Index: m.Index + 1, Pair: m.Pair + 1, Arm: m.Arm, HeldOff: m.Arm == HeldOff, Start: m.Start.UTC(), WallNS: int64(m.Wall),
 			Requests: len(m.Latencies) + m.Errors, Errors: m.Errors, P99NS: int64(m.P99()),

@@ -63,3 +63,44 @@ func TestRenderJSON(t *testing.T) {
 		t.Errorf("result %+v", got.Result)
 	}
 }
+
+// TestRenderFix: with --with, the report says what was in place, labels
+// the B blocks with the fix and says whether it removed the effect, in
+// the table and the JSON; the verdict's statistics are the same.
+func TestRenderFix(t *testing.T) {
+	r := renderReport(t)
+	c := Change{Kind: KindDropIn, Job: "pmlogger_check.timer", Unit: "pmlogger_check.service", Fix: "fix.conf",
+		File: "/etc/systemd/system/pmlogger_check.service.d/50-memdiag-confirm.conf"}
+	r.Job, r.Change, r.Fix = c.Job, c.Describe(), c.Fix
+	var b bytes.Buffer
+	if err := Render(&b, r, format.Table, 100, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/fix-confirmed.table.txt", b.String())
+	b.Reset()
+	if err := Render(&b, r, format.JSON, 0, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Fix        string `json:"fix"`
+		FixOutcome string `json:"fix_outcome"`
+		Result     Result `json:"result"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Fix != "fix.conf" || got.FixOutcome != "the fix removed the effect" || got.Result.Verdict != Confirmed {
+		t.Errorf("JSON: %+v", got)
+	}
+	for v, want := range map[Verdict]string{Refuted: "the fix did not remove the effect", Inconclusive: "inconclusive: cannot say whether the fix removed the effect"} {
+		res := *r.Result
+		res.Verdict = v
+		r.Result = &res
+		if got := r.FixOutcome(); got != want {
+			t.Errorf("%s: %q, want %q", v, got, want)
+		}
+	}
+	if got := renderReport(t).FixOutcome(); got != "" {
+		t.Errorf("without a fix: %q", got)
+	}
+}

@@ -11,9 +11,12 @@ import (
 // verdict (--recording) during every B block, while Command (the load
 // after --) runs in Pairs pairs of blocks of Block each (0: one run of
 // the load), with MinEffect percent of A as the smallest effect that
-// matters; or, with Restore, only undo what a killed run left.
+// matters; or, with Restore, only undo what a killed run left. With,
+// when set, is a file with a proposed fix (--with) put in place for the
+// B blocks instead of holding the job off (PrepareFix).
 type Request struct {
 	Job, Recording string
+	With           string
 	Command        []string
 	Pairs          int
 	Block          time.Duration
@@ -29,6 +32,9 @@ func (r Request) Check() error {
 	if r.Restore {
 		if r.Job != "" || r.Recording != "" || len(r.Command) > 0 {
 			return usage.Errorf("--restore takes no job, recording or load: it undoes what the state file lists")
+		}
+		if r.With != "" {
+			return usage.Errorf("--restore takes no --with: it undoes what the state file lists, a fix in place included")
 		}
 		return nil
 	}

@@ -20,6 +20,8 @@ func TestRequestCheck(t *testing.T) {
 		{Request{Job: "a", Command: load, Pairs: 5, MinEffect: 10}, ""},
 		{Request{Restore: true}, ""},
 		{Request{Restore: true, Job: "a"}, "--restore takes no job, recording or load: it undoes what the state file lists"},
+		{Request{Restore: true, With: "fix.conf"}, "--restore takes no --with: it undoes what the state file lists, a fix in place included"},
+		{Request{Job: "a", With: "fix.conf", Command: load, Pairs: 5, MinEffect: 10}, ""},
 		{Request{Restore: true, Command: load}, "--restore takes no job, recording or load: it undoes what the state file lists"},
 		{Request{Command: load, Pairs: 5, MinEffect: 10}, "give exactly one of --job NAME or --recording FILE"},
 		{Request{Job: "a", Recording: "r", Command: load, Pairs: 5, MinEffect: 10}, "give exactly one of --job NAME or --recording FILE"},

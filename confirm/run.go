@@ -59,6 +59,10 @@ func WriteRestored(w io.Writer, path string, undone []Change, loc *time.Location
 		return
 	}
 	for _, c := range undone {
-		fmt.Fprintf(w, "Restored %s (held off since %s).\n", c.Job, c.At.In(loc).Format(time.RFC3339))
+		since := "held off"
+		if c.Fix != "" {
+			since = "the fix " + c.Fix + " in place"
+		}
+		fmt.Fprintf(w, "Restored %s (%s since %s).\n", c.Job, since, c.At.In(loc).Format(time.RFC3339))
 	}
 }

@@ -12,12 +12,15 @@ import (
 )
 
 // UnitControl is the part of go-systemd's *dbus.Conn that holding a timer
-// uses (org.freedesktop.systemd1.Manager StopUnit, StartUnit and the
-// unit's ActiveState); tests fake it.
+// or putting a drop-in in place uses (org.freedesktop.systemd1.Manager
+// StopUnit, StartUnit, Reload, and the unit's ActiveState and
+// DropInPaths); tests fake it.
 type UnitControl interface {
 	ListUnitsByNamesContext(ctx context.Context, units []string) ([]sddbus.UnitStatus, error)
 	StopUnitContext(ctx context.Context, name, mode string, ch chan<- string) (int, error)
 	StartUnitContext(ctx context.Context, name, mode string, ch chan<- string) (int, error)
+	ReloadContext(ctx context.Context) error
+	GetUnitPropertyContext(ctx context.Context, unit, propertyName string) (*sddbus.Property, error)
 	Close()
 }
 

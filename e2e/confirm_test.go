@@ -68,9 +68,11 @@ func cronStandIn(t *testing.T, path string, period time.Duration) func() {
 }
 
 type confirmJSON struct {
-	Job     string `json:"job"`
-	HeldOff string `json:"held_off"`
-	Result  struct {
+	Job        string `json:"job"`
+	HeldOff    string `json:"held_off"`
+	Fix        string `json:"fix"`
+	FixOutcome string `json:"fix_outcome"`
+	Result     struct {
 		Metric  string  `json:"metric"`
 		Verdict string  `json:"verdict"`
 		MeanA   float64 `json:"mean_a"`
@@ -115,10 +117,13 @@ func TestConfirmCronLine(t *testing.T) {
 	stop := cronStandIn(t, confirmCrontab, 1500*time.Millisecond)
 	defer stop()
 	state := filepath.Join(dir, "confirm.state")
-	run := func(t *testing.T, job string) confirmJSON {
+	// run runs confirm on job, 5 pairs of 6 s blocks unless more flags
+	// (given after those, so they win) say otherwise.
+	run := func(t *testing.T, job string, more ...string) confirmJSON {
 		t.Helper()
-		cmd := exec.Command(memdiag, "confirm", "--job", job, "--pairs", "5", "--block", "6s", "--probe", url, "--probe-interval", "50ms",
-			"--yes", "--state", state, "-f", "json", "--", "sleep", "60")
+		args := append([]string{"confirm", "--job", job, "--pairs", "5", "--block", "6s", "--probe", url, "--probe-interval", "50ms",
+			"--yes", "--state", state, "-f", "json"}, more...)
+		cmd := exec.Command(memdiag, append(args, "--", "sleep", "60")...)
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		if err := cmd.Run(); err != nil {
@@ -134,7 +139,7 @@ func TestConfirmCronLine(t *testing.T) {
 		if _, err := os.Stat(state); !os.IsNotExist(err) {
 			t.Errorf("state file left: %v", err)
 		}
-		t.Logf("%s: %s, A p99 %.0f ms, B p99 %.0f ms, effect %.0f ms [%.0f, %.0f], p %.3g", job, r.Result.Verdict,
+		t.Logf("%s%s: %s, A p99 %.0f ms, B p99 %.0f ms, effect %.0f ms [%.0f, %.0f], p %.3g", job, strings.TrimRight(" "+strings.Join(more, " "), " "), r.Result.Verdict,
 			1000*r.Result.MeanA, 1000*r.Result.MeanB, 1000*r.Result.Effect, 1000*r.Result.CILow, 1000*r.Result.CIHigh, r.Result.P)
 		return r
 	}
@@ -154,6 +159,79 @@ func TestConfirmCronLine(t *testing.T) {
 		r := run(t, "cron.d/memdiag-e2e-confirm:3")
 		if r.Result.Verdict != "refuted" {
 			t.Fatalf("result %+v", r.Result)
+		}
+	})
+	// --with: the culprit's line replaced, in B blocks, by a fix. One that
+	// pauses the service without the sleep removes the effect; one that
+	// only lowers the pause's CPU priority (nice) does not: the service
+	// still stops for 400 ms, so B's p99 stays a pause, which shows the
+	// replacement, not a hold, ran in B.
+	writeFix := func(t *testing.T, line string) string {
+		t.Helper()
+		f := filepath.Join(t.TempDir(), "fix.cron")
+		if err := os.WriteFile(f, []byte("# memdiag e2e: the proposed fix\n"+line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	t.Run("fix removes the effect", func(t *testing.T) {
+		fix := writeFix(t, fmt.Sprintf("* * * * * root kill -STOP %d; kill -CONT %d", svcPID, svcPID))
+		// 3 s blocks (two firings each of the 1.5 s stand-in): the e2e
+		// suite's exclusive tests run one after another, CI's critical path.
+		r := run(t, "cron.d/memdiag-e2e-confirm:2", "--with", fix, "--block", "3s")
+		if r.Result.Verdict != "confirmed" || r.FixOutcome != "the fix removed the effect" || r.Fix != fix || len(r.Blocks) != 10 {
+			t.Fatalf("result %+v, fix %q: %q", r.Result, r.Fix, r.FixOutcome)
+		}
+		if r.Result.MeanA < 0.2 || r.Result.MeanB > 0.15 {
+			t.Errorf("mean p99 A %.3f s, B %.3f s: want A ≥ 0.2 s (a pause) and B < 0.15 s", r.Result.MeanA, r.Result.MeanB)
+		}
+	})
+	t.Run("fix that does not", func(t *testing.T) {
+		fix := writeFix(t, fmt.Sprintf("* * * * * root nice -n19 sh -c 'kill -STOP %d; sleep 0.4; kill -CONT %d'", svcPID, svcPID))
+		r := run(t, "cron.d/memdiag-e2e-confirm:2", "--with", fix, "--pairs", "2", "--block", "3s")
+		// Refuted, or inconclusive when the pauses' phases differ: never
+		// "removed".
+		if r.Result.Verdict == "confirmed" || (r.FixOutcome != "the fix did not remove the effect" && r.FixOutcome != "inconclusive: cannot say whether the fix removed the effect") {
+			t.Fatalf("result %+v: %q", r.Result, r.FixOutcome)
+		}
+		// The fix ran in B: its pauses are there.
+		if r.Result.MeanB < 0.2 {
+			t.Errorf("mean p99 B %.3f s: want ≥ 0.2 s, the replacement line's pauses", r.Result.MeanB)
+		}
+	})
+	t.Run("killed with SIGKILL with the fix in place", func(t *testing.T) {
+		fix := writeFix(t, "* * * * * root /bin/true memdiag-e2e-fix")
+		cmd := exec.Command(memdiag, "confirm", "--job", "cron.d/memdiag-e2e-confirm:2", "--with", fix, "--pairs", "2", "--block", "5s",
+			"--yes", "--state", state, "--", "sleep", "60")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if b, _ := os.ReadFile(confirmCrontab); bytes.Contains(b, []byte("memdiag-e2e-fix")) {
+				break
+			}
+			if time.Now().After(deadline) {
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				_ = cmd.Wait()
+				t.Fatalf("the fix was never put in place\n%s", errOut.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		if b, _ := os.ReadFile(confirmCrontab); !bytes.Contains(b, []byte("memdiag-e2e-fix")) {
+			t.Fatal("the fix is gone already; the test did not kill inside a B block")
+		}
+		out, err := exec.Command(memdiag, "confirm", "--restore", "--state", state).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "Restored cron.d/memdiag-e2e-confirm:2 (the fix "+fix+" in place since") {
+			t.Fatalf("restore: %v\n%s", err, out)
+		}
+		if b, _ := os.ReadFile(confirmCrontab); string(b) != crontab {
+			t.Errorf("after --restore:\n%s", b)
 		}
 	})
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {

@@ -141,3 +141,28 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// Issue 27 item 4: a timer's or cron job's advice ends with the exact
+// `memdiag confirm --with` command that tries a fix first (text only); a
+// process has none, as confirm cannot hold one off or put a fix in place.
+func TestAdviceTryFix(t *testing.T) {
+	for _, tc := range []struct {
+		c    correlate.Culprit
+		want string
+	}{
+		{correlate.Culprit{Kind: correlate.KindTimer, Name: "fstrim.timer", Job: &timers.Job{Name: "fstrim.timer", Unit: "fstrim.service"}},
+			"try a drop-in before deploying it: put its [Service] or [Timer] section in a file and run `sudo memdiag confirm --job fstrim.timer --with FILE -- LOAD`; B blocks of your load test run with it in place, and the report says whether it removed the effect"},
+		{correlate.Culprit{Kind: correlate.KindCron, Name: "pmlogger_check", Job: &timers.Job{Name: "cron.d/pcp-pmlogger:8", File: "etc/cron.d/pcp-pmlogger", Line: 8}},
+			"try a changed line before deploying it: put it in a file and run `sudo memdiag confirm --job cron.d/pcp-pmlogger:8 --with FILE -- LOAD`; B blocks of your load test run with it in place of the job's, and the report says whether it removed the effect"},
+		{correlate.Culprit{Kind: correlate.KindProcess, Name: "postgres"}, ""},
+	} {
+		a := advice(&tc.c)
+		got := ""
+		if last := a[len(a)-1]; strings.Contains(last, "memdiag confirm") {
+			got = last
+		}
+		if got != tc.want {
+			t.Errorf("%s: last advice %q, want %q", tc.c.Name, a[len(a)-1], tc.want)
+		}
+	}
+}

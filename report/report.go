@@ -361,11 +361,31 @@ func advice(c *correlate.Culprit) []string {
 	if c.Proof != nil {
 		if m, ok := memCredit(c.Proof); ok {
 			if a := memAdvice(c, m); a != nil {
-				return a
+				return withTryFix(c, a)
 			}
 		}
 	}
-	return ioAdvice(c)
+	return withTryFix(c, ioAdvice(c))
+}
+
+// withTryFix adds to a timer's or cron job's advice the `memdiag
+// confirm --with` command that tries a proposed drop-in or crontab line
+// before it is deployed (docs/confirm.md). It is text: analyze applies
+// nothing.
+func withTryFix(c *correlate.Culprit, a []string) []string {
+	name := c.Name
+	if c.Job != nil && c.Job.Name != "" {
+		name = c.Job.Name
+	}
+	switch c.Kind {
+	case correlate.KindTimer:
+		return append(a, fmt.Sprintf("try a drop-in before deploying it: put its [Service] or [Timer] section in a file and run `sudo memdiag confirm --job %s --with FILE -- LOAD`; "+
+			"B blocks of your load test run with it in place, and the report says whether it removed the effect", name))
+	case correlate.KindCron:
+		return append(a, fmt.Sprintf("try a changed line before deploying it: put it in a file and run `sudo memdiag confirm --job %s --with FILE -- LOAD`; "+
+			"B blocks of your load test run with it in place of the job's, and the report says whether it removed the effect", name))
+	}
+	return a
 }
 
 // memAdvice is the advice for a job or process credited for the memory

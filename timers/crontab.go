@@ -436,3 +436,28 @@ func cronJob(root string, d daemons, cl cronLine, prefix string) Job {
 	}
 	return j
 }
+
+// CheckCronLine checks that text, line n of file, is a crontab job line
+// as memdiag's inventory reads it (time spec, a user field when the
+// crontab is a system one — /etc/crontab or /etc/cron.d/*, see
+// SystemCrontab — and a command). It returns "file:n: reason" for a
+// comment, a blank or environment line, too few fields or a bad time spec.
+func CheckCronLine(file string, n int, text string, system bool) error {
+	cls := parseCrontab("", []string{text}, system, "")
+	if len(cls) != 1 {
+		return fmt.Errorf("%s:%d: %w: not a job line (a comment, a blank or an environment setting): %q", file, n, ErrCronParse, text)
+	}
+	if e := cls[0].Err; e != "" {
+		// parseCrontab says ":1: reason" for its one line of no file.
+		return fmt.Errorf("%s:%d: %s", file, n, strings.TrimPrefix(e, ":1: "))
+	}
+	return nil
+}
+
+// SystemCrontab says whether the crontab at rel (relative to the root,
+// as Job.File) has a user field on each line: /etc/crontab and
+// /etc/cron.d/* do, a user's crontab under /var/spool/cron/crontabs does
+// not (crontab(5)).
+func SystemCrontab(rel string) bool {
+	return !strings.HasPrefix(strings.TrimPrefix(rel, "/"), "var/spool/cron/")
+}

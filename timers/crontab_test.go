@@ -220,3 +220,33 @@ func TestParseCrontabUnicodeSpace(t *testing.T) {
 		t.Errorf("tabs: %+v", got)
 	}
 }
+
+// TestCheckCronLine: a replacement line is checked as the inventory
+// reads it, and each refusal names the file and line it was given.
+func TestCheckCronLine(t *testing.T) {
+	for _, c := range []struct {
+		text   string
+		system bool
+		want   string
+	}{
+		{"25,55 * * * * root nice -n19 ionice -c3 /usr/libexec/pcp/bin/pmlogger_check -C", true, ""},
+		{"@hourly nice /bin/x", false, ""},
+		{"# a comment", true, `fix.cron:3: malformed crontab line: not a job line (a comment, a blank or an environment setting): "# a comment"`},
+		{"MAILTO=ops", true, `fix.cron:3: malformed crontab line: not a job line (a comment, a blank or an environment setting): "MAILTO=ops"`},
+		{"25,55 * * * * root", true, `fix.cron:3: malformed crontab line: too few fields (want time, user, command): "25,55 * * * * root"`},
+		{"61 * * * * root x", true, "fix.cron:3: "},
+	} {
+		err := CheckCronLine("fix.cron", 3, c.text, c.system)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.text, err)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
+			t.Errorf("%q: %v, want %q", c.text, err, c.want)
+		case c.want == "fix.cron:3: " && strings.HasPrefix(err.Error(), "fix.cron:3: :"):
+			t.Errorf("%q: %v: the line's place is said twice", c.text, err)
+		}
+	}
+	if SystemCrontab("var/spool/cron/crontabs/alice") || !SystemCrontab("etc/cron.d/pcp-pmlogger") || !SystemCrontab("etc/crontab") {
+		t.Error("SystemCrontab")
+	}
+}
