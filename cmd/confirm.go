@@ -56,7 +56,7 @@ func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command 
 	opts := &confirmOptions{IO: f.IO, Now: f.Now, Location: time.Local,
 		StdinTTY: func() bool { return isatty.IsTerminal(os.Stdin.Fd()) }, Units: confirm.SystemUnits}
 	cmd := &cobra.Command{
-		Use:     "confirm (--job NAME | --recording FILE) [--with FIX] [flags] -- LOAD [ARGS...]\n  memdiag confirm --restore",
+		Use:     "confirm (--job NAME | --recording FILE) [--with FIX] [flags] -- LOAD\n  memdiag confirm --restore",
 		Short:   "Prove a culprit: the load with and without the job, alternately",
 		Long:    confirmLong,
 		Example: confirmExample,
