@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Two checks of what a new user meets, run by .ci/run as root before the
-# end-to-end suite:
+# Two checks of what a new user meets, run by .ci/run as root:
 #
-# 1. A fresh clone, built and tested as an unprivileged user (nobody) with
-#    a clean HOME and GOPATH: `go install` of the clone, `memdiag
-#    --version`, then the README's test command, `go test ./...`.
-# 2. The README's test command as root without MEMDIAG_E2E, beside 1.
-#
-# Around both, the host's state is compared: cgroups, active swap, systemd
-# unit files, kernel.task_delayacct and memdiag's files under /var/tmp and
-# /run. Plain `go test ./...` must leave all of them as they were: only
-# MEMDIAG_E2E=1 (or =require) lets a test change the host.
+# fresh-clone.sh root: the README's test command, `go test ./...`, as
+#    root without MEMDIAG_E2E, before the end-to-end suite. Around it the
+#    host's state is compared: cgroups, active swap, systemd unit files,
+#    kernel.task_delayacct and memdiag's files under /var/tmp and /run.
+#    Plain `go test ./...` must leave all of them as they were: only
+#    MEMDIAG_E2E=1 (or =require) lets a test change the host.
+# fresh-clone.sh nobody: a fresh clone, built and tested as an
+#    unprivileged user (nobody) with a clean HOME, GOPATH and GOCACHE (every
+#    dependency downloaded and compiled): `go install` of the clone,
+#    `memdiag --version`, then `go test ./...`. .ci/run runs it beside
+#    the end-to-end suite, at the lowest CPU and I/O priority, its files
+#    in /dev/shm (no disk writes under the e2e tests' disk readings): so
+#    the host-wide comparison above cannot be made then (the e2e tests
+#    change the host), and what it checks is what nobody can change:
+#    that no file owned by nobody appeared outside its work folder in
+#    /tmp, /var/tmp, /dev/shm or /run (its TMPDIR is inside that folder).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -52,50 +58,60 @@ check_unchanged() { # label before-file
   echo "ok: $1 left cgroups, swap, unit files, kernel.task_delayacct and /var/tmp, /run as they were"
 }
 
-work=$(mktemp -d /tmp/memdiag-fresh.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-before=$work/before
-snapshot >"$before"
+mode=${1:-}
+case $mode in
+  root | nobody) ;;
+  *) echo "usage: $0 root|nobody" >&2; exit 2 ;;
+esac
 
-# 1. As nobody, in a fresh clone, with nothing of root's Go state.
+if [ "$mode" = root ]; then
+  before=$(mktemp)
+  trap 'rm -f "$before"' EXIT
+  snapshot >"$before"
+  start=$(date +%s)
+  env -u MEMDIAG_E2E go test -count=1 ./...
+  echo "ok: go test ./... as root without MEMDIAG_E2E took $(($(date +%s) - start)) s"
+  check_unchanged "go test ./... as root without MEMDIAG_E2E" "$before"
+  exit 0
+fi
+
+# As nobody, in a fresh clone, with nothing of root's Go state.
+work=$(mktemp -d /dev/shm/memdiag-fresh.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+nobodys_files() { # outside $work
+  find /tmp /var/tmp /dev/shm /run -xdev -user nobody 2>/dev/null | grep -v "^$work" | sort || true
+}
+before=$work/nobodys-files
+nobodys_files >"$before"
 git clone -q --no-hardlinks "$repo" "$work/src"
-mkdir -p "$work/home"
-chown -R nobody:nogroup "$work/src" "$work/home"
+mkdir -p "$work/home" "$work/tmp"
+chown -R nobody:nogroup "$work/src" "$work/home" "$work/tmp"
 chmod 755 "$work"
 goroot=$(go env GOROOT)
 as_nobody() {
   runuser -u nobody -- env -i PATH="$goroot/bin:/usr/local/bin:/usr/bin:/bin" HOME="$work/home" \
-    GOPATH="$work/home/go" GOCACHE="$work/home/cache" GOTOOLCHAIN=local GOFLAGS=-count=1 \
+    GOPATH="$work/home/go" GOCACHE="$work/home/cache" GOTOOLCHAIN=local GOFLAGS=-count=1 TMPDIR="$work/tmp" \
     bash -c "cd '$work/src' && $1"
 }
+start=$(date +%s)
 version=$(as_nobody 'go install . && "$(go env GOPATH)/bin/memdiag" --version')
 echo "$version"
 # go install in a git clone records the commit: the version names it.
 case $version in
   *"(devel)"*) echo "FAIL: --version of a go install from a clone says (devel)"; exit 1 ;;
 esac
-# 1 and 2 run side by side: the first is mostly building from an empty
-# cache, the second mostly tests waiting on their subprocesses, so
-# together they take little more than the longer one (docs/ci.md). Each
-# one's output is kept and shown whole once both have ended.
-start=$(date +%s)
-as_nobody 'go test ./...' >"$work/nobody.log" 2>&1 &
-nobody=$!
-
-# 2. As root, without MEMDIAG_E2E.
-root_status=0
-env -u MEMDIAG_E2E go test -count=1 ./... >"$work/root.log" 2>&1 || root_status=$?
-root_took=$(($(date +%s) - start))
-nobody_status=0
-wait "$nobody" || nobody_status=$?
-nobody_took=$(($(date +%s) - start))
-echo "# go test ./... as nobody in a fresh clone:"
-cat "$work/nobody.log"
-echo "# go test ./... as root without MEMDIAG_E2E:"
-cat "$work/root.log"
-[ "$nobody_status" = 0 ] || echo "FAIL: go test ./... as nobody in a fresh clone"
-[ "$root_status" = 0 ] || echo "FAIL: go test ./... as root without MEMDIAG_E2E"
-[ "$nobody_status" = 0 ] && [ "$root_status" = 0 ] || exit 1
-echo "ok: go test ./... as nobody in a fresh clone took $nobody_took s"
-echo "ok: go test ./... as root without MEMDIAG_E2E took $root_took s (beside the first)"
-check_unchanged "go test ./... as nobody, and as root without MEMDIAG_E2E," "$before"
+as_nobody 'go test ./...'
+echo "ok: go install and go test ./... as nobody in a fresh clone took $(($(date +%s) - start)) s"
+added=$(nobodys_files | comm -13 "$before" - || true)
+if [ -n "$added" ]; then
+  # Not nobody's run's own if gone in a while: the e2e suite beside it
+  # runs a helper as nobody for a moment (diskio's TestScanAsNobody).
+  sleep 15
+  added=$(nobodys_files | comm -13 "$before" - | comm -12 - <(echo "$added") || true)
+fi
+if [ -n "$added" ]; then
+  echo "$added"
+  echo "FAIL: go test ./... as nobody left $(wc -l <<<"$added") files outside its work folder (above)"
+  exit 1
+fi
+echo "ok: go test ./... as nobody left no file of its own in /tmp, /var/tmp, /dev/shm or /run"

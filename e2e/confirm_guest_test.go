@@ -24,7 +24,7 @@ pid=$!
 while kill -0 $pid 2>/dev/null; do systemctl is-active pmlogger_check.timer >> $out/during; sleep 0.3; done
 wait $pid; echo $? > $out/run1.rc
 systemctl is-active pmlogger_check.timer > $out/after-run 2>&1
-$m confirm --job pmlogger_check.timer --pairs 1 --block 20s --yes -- sleep 60 > $out/run2.out 2> $out/run2.err &
+$m confirm --job pmlogger_check.timer --pairs 1 --block 6s --yes -- sleep 60 > $out/run2.out 2> $out/run2.err &
 pid=$!
 n=0
 until [ "$(systemctl is-active pmlogger_check.timer)" = inactive ] || [ $n -ge 200 ]; do sleep 0.2; n=$((n+1)); done
@@ -51,7 +51,7 @@ while kill -0 $pid 2>/dev/null; do echo "[$(dropins)]" >> $out/fix-during; sleep
 wait $pid; echo $? > $out/fix1.rc
 dropins > $out/fix-after-run 2>&1
 ls -a /etc/systemd/system/pmlogger_check.service.d > $out/fix-dir 2>&1
-$m confirm --job pmlogger_check.timer --with /run/memdiag-fix.conf --pairs 1 --block 20s --yes -- sleep 60 > $out/fix2.out 2> $out/fix2.err &
+$m confirm --job pmlogger_check.timer --with /run/memdiag-fix.conf --pairs 1 --block 6s --yes -- sleep 60 > $out/fix2.out 2> $out/fix2.err &
 pid=$!
 n=0
 until dropins | grep -q 50-memdiag-confirm.conf || [ $n -ge 200 ]; do sleep 0.2; n=$((n+1)); done

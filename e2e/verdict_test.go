@@ -43,7 +43,7 @@ import (
 // victim's scope — and the suite takes half the time (docs/ci.md).
 // MEMDIAG_E2E_LANES=1 runs them one after another, alone on the host.
 var vLanes = func() chan string {
-	names := []string{"memdiag-e2e-v", "memdiag-e2e-w"}
+	names := []string{"memdiag-e2e-v", "memdiag-e2e-w", "memdiag-e2e-x"}
 	if os.Getenv("MEMDIAG_E2E_LANES") == "1" {
 		names = names[:1]
 	}
