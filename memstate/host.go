@@ -71,17 +71,34 @@ type Statfs func(path string) (sizeBytes, freeBytes uint64, err error)
 var errNotTmpfs = fmt.Errorf("not a tmpfs: %w", os.ErrNotExist)
 
 // statfs is the live Statfs, from statfs(2). A path that is not a tmpfs
-// (f_type TMPFS_MAGIC) yields errNotTmpfs, so a fixture root's directories
-// are never measured as if they were the mounts.
+// (f_type TMPFS_MAGIC), or not a mount point (on the same device as its
+// parent directory), yields errNotTmpfs, so a fixture root's directories
+// are never measured as if they were the mounts — a fixture tree under
+// /dev/shm is on a tmpfs, but its sys/fs/cgroup is no mount.
 func statfs(path string) (uint64, uint64, error) {
 	var s unix.Statfs_t
 	if err := unix.Statfs(path, &s); err != nil {
 		return 0, 0, fmt.Errorf("statfs %s: %w", path, err)
 	}
-	if s.Type != unix.TMPFS_MAGIC {
+	if s.Type != unix.TMPFS_MAGIC || !mountPoint(path) {
 		return 0, 0, fmt.Errorf("%s: %w", path, errNotTmpfs)
 	}
 	return s.Blocks * uint64(s.Bsize), s.Bfree * uint64(s.Bsize), nil
+}
+
+// mountPoint reports whether path is "/" or on another device than its
+// parent directory (a bind mount within one tmpfs is not told apart: its
+// use is that tmpfs's, counted at the mount that is).
+func mountPoint(path string) bool {
+	path = filepath.Clean(path)
+	if path == "/" {
+		return true
+	}
+	var st, parent unix.Stat_t
+	if unix.Stat(path, &st) != nil || unix.Stat(filepath.Dir(path), &parent) != nil {
+		return false
+	}
+	return st.Dev != parent.Dev
 }
 
 // Collector reads memstate's sources from one root.
