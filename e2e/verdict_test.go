@@ -32,15 +32,16 @@ import (
 //
 // Every run appends one JSON line to $MEMDIAG_ACCURACY_OUT when it is set
 // (bench/accuracy.sh reads them). Names and paths start with
-// memdiag-e2e-v or memdiag-e2e-w (the lane), so leftovers of a killed run
-// are easy to find.
+// memdiag-e2e-v, -w or -x (the lane), so leftovers of a killed run are
+// easy to find.
 //
-// Scenarios run two at a time, each in a lane of its own: its own slice
+// Scenarios run up to three at a time (as many as go test's -parallel
+// allows: .ci/run gives 3), each in a lane of its own: its own slice
 // with its own memory limit, swap file, unit names, files and web
 // service. Each is thereby also recorded on a shared host, beside another
 // tenant's pressure, disk I/O and timers firing at the same moments —
 // the case issue 25 is about, where a recording is only as good as the
-// victim's scope — and the suite takes half the time (docs/ci.md).
+// victim's scope — and the suite takes a third of the time (docs/ci.md).
 // MEMDIAG_E2E_LANES=1 runs them one after another, alone on the host.
 var vLanes = func() chan string {
 	names := []string{"memdiag-e2e-v", "memdiag-e2e-w", "memdiag-e2e-x"}
