@@ -16,6 +16,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/internal/usage"
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -311,5 +312,26 @@ func TestTimersNextSecondsForFastTimers(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
+	}
+}
+
+// A wrong window is a usage error said alone: before, the host's live
+// timer state was read first and its warning printed above the error
+// (a new user's trial: `timers --to 8x` on a host without systemd).
+func TestTimersBadWindowSaidFirst(t *testing.T) {
+	ios, _, _, errOut := iostreams.Test()
+	f := &factory{IO: ios, Now: time.Now, Root: timersRoot("debian")}
+	err := execInRoot(f, newTimersCmd(f, func(o *timersOptions) error {
+		o.Live = func(context.Context, string) (timers.LiveSource, error) {
+			return nil, &timers.UnavailableError{Path: "/run/systemd/system", Need: "a running systemd (PID 1 is not systemd)"}
+		}
+		return runTimers(context.Background(), o)
+	}), "timers", "--root", timersRoot("debian"), "--to", "8x")
+	var ue *usage.Error
+	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), `--to "8x": want a time`) {
+		t.Fatalf("err = %v, want the --to usage error", err)
+	}
+	if errOut.Len() > 0 {
+		t.Errorf("said before the usage error: %q", errOut.String())
 	}
 }

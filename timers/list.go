@@ -67,6 +67,14 @@ func NewList(ctx context.Context, o ListOptions) (*List, error) {
 			return nil, usage.Errorf("--base-time: %v", err)
 		}
 	}
+	// The window is read before the host is: a wrong --from/--to is a
+	// usage error, said alone (not after the live state's warnings).
+	var from, to time.Time
+	if o.From != "" {
+		if from, to, err = ParseWindow(o.From, o.To, base, loc); err != nil {
+			return nil, err
+		}
+	}
 	jobs, err := Inventory(o.Root, InventoryOptions{Users: o.Users, KeepSecrets: o.KeepSecrets})
 	if err != nil {
 		return nil, fmt.Errorf("reading periodic jobs under %s: %w", o.Root, err)
@@ -80,10 +88,7 @@ func NewList(ctx context.Context, o ListOptions) (*List, error) {
 	if o.From == "" {
 		return l, nil
 	}
-	l.Window = true
-	if l.From, l.To, err = ParseWindow(o.From, o.To, base, loc); err != nil {
-		return nil, err
-	}
+	l.Window, l.From, l.To = true, from, to
 	if l.Firings, err = ProjectContext(ctx, l.Jobs, l.From, l.To, zone.Loc); err != nil {
 		return nil, err
 	}
