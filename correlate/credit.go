@@ -820,7 +820,7 @@ func (mc *modelCtx) weighFirings(r *jobRun, fs []timers.Firing, closest []time.D
 		w = math.Min(w, float64(reach+res.Interval))
 	}
 	q := 1 - math.Pow(1-math.Min(1, w/float64(span)), float64(len(res.Episodes)))
-	pf.PFiring = binomialTail(fe.counted, fe.matched, q)
+	pf.PFiring = BinomialTail(fe.counted, fe.matched, q)
 	return fe
 }
 
@@ -884,7 +884,7 @@ func (mc *modelCtx) weighNull(r *jobRun, pf *Proof) {
 	pf.EpisodeIntervals = round4(mc.epLen)
 	pf.EpisodeChance = round4(1 - math.Pow(1-pf.Presence, mc.epLen))
 	k := len(pf.Credits)
-	pf.PNull = binomialTail(n, k, pf.EpisodeChance)
+	pf.PNull = BinomialTail(n, k, pf.EpisodeChance)
 	// Runs: episodes with its I/O, and stretches of activity outside.
 	present := 0
 	for i := range res.Episodes {

@@ -9,8 +9,10 @@ import (
 	"github.com/memdiag/memdiag/timers"
 )
 
-// binomialTail is P(X ≥ k) for X ~ Binomial(n, p).
-func binomialTail(n, k int, p float64) float64 {
+// BinomialTail is P(X ≥ k) for X ~ Binomial(n, p): the null model's
+// chance of k or more of n events in what covers a share p (episodes
+// after a firing here; spikes within an I/O burst in report).
+func BinomialTail(n, k int, p float64) float64 {
 	if k <= 0 {
 		return 1
 	}

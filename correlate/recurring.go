@@ -443,7 +443,7 @@ func (mc *modelCtx) patternNull(procs map[*proc]bool, eps []int, bytes map[int]u
 	act := mc.presence(ps, cr)
 	q := float64(len(act)+1) / float64(mc.outside+2)
 	qe := 1 - math.Pow(1-q, mc.epLen)
-	return nullFit{pn: binomialTail(len(mc.res.Episodes), len(eps), qe), q: q, qe: qe, present: len(act), outside: mc.outside}
+	return nullFit{pn: BinomialTail(len(mc.res.Episodes), len(eps), qe), q: q, qe: qe, present: len(act), outside: mc.outside}
 }
 
 // patternProof starts a process pattern's proof from its null model: no

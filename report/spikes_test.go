@@ -1,7 +1,6 @@
 package report
 
 import (
-	"math"
 	"strings"
 	"testing"
 
@@ -48,7 +47,7 @@ func TestLoneSpikesWithBursts(t *testing.T) {
 	if want := "No episode: 7 latency spikes, but no memory-pressure signal rose with them; 5 of them came with an I/O burst (disk or reclaim activity; see below), where chance would give 2.4 (the bursts span 35% of the recording): look there"; !strings.Contains(b.String(), want) {
 		t.Errorf("verdict lacks %q:\n%s", want, b.String())
 	}
-	t.Logf("bursts span %.2f of the recording; P(≥5 of 7 by chance) = %.3g", burstCover(&r), binomialTail(7, 5, burstCover(&r)))
+	t.Logf("bursts span %.2f of the recording; P(≥5 of 7 by chance) = %.3g", burstCover(&r), correlate.BinomialTail(7, 5, burstCover(&r)))
 	// The same spikes beside bursts spanning most of the recording: as
 	// many would come with one by chance, and it says so (a new user's
 	// trial: 12 bursts in 62 s, "6 of them came with an I/O burst: look
@@ -66,23 +65,5 @@ func TestLoneSpikesWithBursts(t *testing.T) {
 	verdict(&b, &r, false, "-")
 	if want := "no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself)."; !strings.Contains(b.String(), want) {
 		t.Errorf("verdict without bursts lacks %q:\n%s", want, b.String())
-	}
-}
-
-func TestBinomialTail(t *testing.T) {
-	for _, c := range []struct {
-		n, k int
-		p    float64
-		want float64
-	}{
-		{7, 5, 0.5, 29.0 / 128}, // (21+7+1)/2^7
-		{7, 0, 0.3, 1},
-		{3, 3, 0.1, 0.001},
-		{10, 1, 0, 0},
-		{4, 2, 1, 1},
-	} {
-		if got := binomialTail(c.n, c.k, c.p); math.Abs(got-c.want) > 1e-9 {
-			t.Errorf("P(X ≥ %d | n=%d, p=%g) = %g, want %g", c.k, c.n, c.p, got, c.want)
-		}
 	}
 }

@@ -547,7 +547,7 @@ func noEpisodeText(b *strings.Builder, r *correlate.Result) {
 		k := spikesWithBursts(r)
 		cover := burstCover(r)
 		switch {
-		case k > 0 && binomialTail(len(r.LoneSpikes), k, cover) < burstChance:
+		case k > 0 && correlate.BinomialTail(len(r.LoneSpikes), k, cover) < burstChance:
 			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; %d of them came with an I/O burst (disk or reclaim activity; see below), where chance would give %.1f (the bursts span %.0f%% of the recording): look there, and at CPU, network and the service itself.\n", len(r.LoneSpikes), k, float64(len(r.LoneSpikes))*cover, 100*cover)
 		case k > 0:
 			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; %d of them came with an I/O burst, about as many as chance would give (%.1f; the bursts span %.0f%% of the recording): look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes), k, float64(len(r.LoneSpikes))*cover, 100*cover)
@@ -881,7 +881,7 @@ func spikesWhere(r *correlate.Result) string {
 
 // spikesWithBursts counts the latency spikes outside episodes that an I/O
 // burst overlaps, or adjoins within one sampling interval.
-// burstChance is how unlikely by chance (binomialTail) the spikes that
+// burstChance is how unlikely by chance (correlate.BinomialTail) the spikes that
 // came with an I/O burst must be for the verdict to point at the bursts:
 // a lead to look at, not a culprit, hence 0.1 rather than 0.01.
 const burstChance = 0.1
@@ -913,28 +913,6 @@ func burstCover(r *correlate.Result) float64 {
 		}
 	}
 	return min(1, float64(covered)/float64(span))
-}
-
-// binomialTail is P(X ≥ k) for X ~ Binomial(n, p): how likely k or more
-// of n spikes at random moments fall in what covers a share p.
-func binomialTail(n, k int, p float64) float64 {
-	if k <= 0 {
-		return 1
-	}
-	if p <= 0 {
-		return 0
-	}
-	if p >= 1 {
-		return 1
-	}
-	tail := 0.0
-	for i := k; i <= n; i++ {
-		lc, _ := math.Lgamma(float64(n + 1))
-		li, _ := math.Lgamma(float64(i + 1))
-		lr, _ := math.Lgamma(float64(n - i + 1))
-		tail += math.Exp(lc - li - lr + float64(i)*math.Log(p) + float64(n-i)*math.Log1p(-p))
-	}
-	return min(1, tail)
 }
 
 func spikesWithBursts(r *correlate.Result) int {
