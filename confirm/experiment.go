@@ -21,6 +21,13 @@ type Experiment struct {
 	// Undo bounds the time putting things back may take after the run's
 	// context is cancelled (default 30 s).
 	Undo time.Duration
+	// Running, when set, finds the job's instances running now: before a
+	// B block, once the hold is in place, the experiment waits for those
+	// (started before the hold) to end, at most SettleMax, so that they
+	// do not count as B's. Waiting, when set, is told before it waits.
+	Running   Running
+	SettleMax time.Duration
+	Waiting   func(b Block, pids []int, max time.Duration)
 }
 
 // Run runs every block in order. The job is held off only during B
@@ -53,6 +60,13 @@ func (e *Experiment) block(ctx context.Context, b Block) (m Measurement, err err
 		}
 		defer func() { err = errors.Join(err, e.release()) }()
 	}
+	var waited time.Duration
+	var left []int
+	if b.Arm == HeldOff && e.Running != nil {
+		if waited, left, err = e.settle(ctx, b); err != nil {
+			return m, fmt.Errorf("block %d (%s): %w", b.Index+1, b.Arm, err)
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return m, context.Cause(ctx)
 	}
@@ -60,7 +74,24 @@ func (e *Experiment) block(ctx context.Context, b Block) (m Measurement, err err
 	if err != nil {
 		return m, fmt.Errorf("block %d (%s): %w", b.Index+1, b.Arm, err)
 	}
+	m.Settled, m.StillRunning = waited, left
 	return m, nil
+}
+
+// settle waits for the job's instances running at the hold to end.
+func (e *Experiment) settle(ctx context.Context, b Block) (time.Duration, []int, error) {
+	pids, err := e.Running(ctx)
+	if err != nil || len(pids) == 0 {
+		return 0, nil, err
+	}
+	limit := e.SettleMax
+	if limit <= 0 {
+		limit = SettleMax(0)
+	}
+	if e.Waiting != nil {
+		e.Waiting(b, pids, limit)
+	}
+	return Settle(ctx, e.Running, limit)
 }
 
 // release undoes the hold with a context that outlives the run's.

@@ -24,6 +24,13 @@ type Measurement struct {
 	MemorySome time.Duration `json:"memory_some_stall_ns"`
 	MemoryFull time.Duration `json:"memory_full_stall_ns"`
 	HasPSI     bool          `json:"has_psi"`
+
+	// Settled is how long a B block waited, once the job was held off,
+	// for its instances started before the hold to end (Experiment.Running);
+	// StillRunning lists those that had not ended when the wait's bound
+	// passed (the block then measures part of the job's effect as B's).
+	Settled      time.Duration `json:"settled_ns,omitempty"`
+	StillRunning []int         `json:"still_running,omitempty"`
 }
 
 // Measure builds a block's Measurement from the probe's requests started

@@ -62,6 +62,9 @@ type blockJSON struct {
 	StallSome  int64     `json:"memory_some_stall_us"`
 	StallFull  int64     `json:"memory_full_stall_us"`
 	StallShare float64   `json:"memory_some_stall_share"`
+	// SettledNS and StillRunning: Measurement.Settled and StillRunning.
+	SettledNS    int64 `json:"settled_ns,omitempty"`
+	StillRunning []int `json:"still_running,omitempty"`
 }
 
 // Render writes the report as a table (text, for a terminal of width
@@ -79,6 +82,7 @@ func Render(w io.Writer, r Report, f format.Format, width int, loc *time.Locatio
 	fmt.Fprintf(&b, "Load: %s, %s, %d pairs (AB BA …)\n\n", strings.Join(r.Command, " "), blockWords(r.Block), r.Pairs)
 	b.WriteString(blockTable(r, loc).Text(tables.Options{Width: width}))
 	b.WriteString("\n\n")
+	b.WriteString(settleNote(r))
 	if r.Stopped != "" {
 		fmt.Fprintf(&b, "Stopped early: %s.\n", r.Stopped)
 	}
@@ -89,6 +93,42 @@ func Render(w io.Writer, r Report, f format.Format, width int, loc *time.Locatio
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// settleNote says how many B blocks waited for an instance of the job
+// started before the hold, and which began with one still running; ""
+// when none did.
+func settleNote(r Report) string {
+	var waited, spilled []string
+	var longest time.Duration
+	for _, m := range r.Blocks {
+		if m.Settled <= 0 && len(m.StillRunning) == 0 {
+			continue
+		}
+		waited = append(waited, fmt.Sprint(m.Index+1))
+		longest = max(longest, m.Settled)
+		if len(m.StillRunning) > 0 {
+			spilled = append(spilled, fmt.Sprint(m.Index+1))
+		}
+	}
+	if len(waited) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Before B block%s %s memdiag waited for the job's instance started before the hold to end (longest %s).\n",
+		plural(len(waited)), strings.Join(waited, ", "), longest.Round(time.Millisecond))
+	if len(spilled) > 0 {
+		fmt.Fprintf(&b, "B block%s %s began with it still running (the wait's bound passed): part of the job's effect counts as B's there.\n",
+			plural(len(spilled)), strings.Join(spilled, ", "))
+	}
+	return b.String() + "\n"
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func blockWords(d time.Duration) string {
@@ -191,7 +231,8 @@ func renderJSON(w io.Writer, r Report) error {
 	for _, m := range r.Blocks {
 		bj := blockJSON{Index: m.Index + 1, Pair: m.Pair + 1, Arm: m.Arm, HeldOff: m.Arm == HeldOff, Start: m.Start.UTC(), WallNS: int64(m.Wall),
 			Requests: len(m.Latencies) + m.Errors, Errors: m.Errors, P99NS: int64(m.P99()),
-			StallSome: m.MemorySome.Microseconds(), StallFull: m.MemoryFull.Microseconds(), StallShare: m.StallShare()}
+			StallSome: m.MemorySome.Microseconds(), StallFull: m.MemoryFull.Microseconds(), StallShare: m.StallShare(),
+			SettledNS: int64(m.Settled), StillRunning: m.StillRunning}
 		if r.Result != nil && r.Result.SpikeOver > 0 {
 			bj.Spikes = m.Spikes(r.Result.SpikeOver)
 		}

@@ -83,9 +83,11 @@ type confirmJSON struct {
 		P       float64 `json:"p"`
 	} `json:"result"`
 	Blocks []struct {
-		Arm      string `json:"arm"`
-		Requests int    `json:"requests"`
-		P99NS    int64  `json:"p99_ns"`
+		Arm          string `json:"arm"`
+		Requests     int    `json:"requests"`
+		P99NS        int64  `json:"p99_ns"`
+		SettledNS    int64  `json:"settled_ns"`
+		StillRunning []int  `json:"still_running"`
 	} `json:"blocks"`
 }
 
@@ -109,23 +111,21 @@ func TestConfirmCronLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(confirmCrontab) })
-	// Every 1.5 s: each 6 s A block holds three or four pauses, so its
-	// p99 (for about 100 requests the largest or second largest) is a
-	// paused request whatever the phase of the firings against the
-	// block. At 3 s a block could hold one pause only, and its p99 then
-	// missed it (one of the first two runs said inconclusive).
+	// Every 1.5 s: each 4 s A block holds two or three pauses, so its
+	// p99 (for about 80 requests the largest) is a paused request
+	// whatever the phase of the firings against the block.
 	stop := cronStandIn(t, confirmCrontab, 1500*time.Millisecond)
 	defer stop()
 	state := filepath.Join(dir, "confirm.state")
-	// run runs confirm on job, 5 pairs of 6 s blocks unless more flags
-	// (given after those, so they win) say otherwise. Not shorter where B
-	// must be calm: a pause in progress when B begins spills into it
-	// (the hold stops the next firing, not the one running), and with
-	// 3 s blocks one such spill made a B block's p99 a pause (mean B p99
-	// 160 ms in a run).
+	// run runs confirm on job, 5 pairs of 4 s blocks unless more flags
+	// (given after those, so they win) say otherwise. B is calm although
+	// the hold stops the next firing, not the one running: before a B
+	// block confirm waits for the line's running `sh -c` to end (with 6 s
+	// blocks and no such wait, a pause in progress spilled into B once:
+	// mean B p99 160 ms).
 	run := func(t *testing.T, job string, more ...string) confirmJSON {
 		t.Helper()
-		args := append([]string{"confirm", "--job", job, "--pairs", "5", "--block", "6s", "--probe", url, "--probe-interval", "50ms",
+		args := append([]string{"confirm", "--job", job, "--pairs", "5", "--block", "4s", "--probe", url, "--probe-interval", "50ms",
 			"--yes", "--state", state, "-f", "json"}, more...)
 		cmd := exec.Command(memdiag, append(args, "--", "sleep", "60")...)
 		var out, errOut bytes.Buffer
@@ -143,6 +143,16 @@ func TestConfirmCronLine(t *testing.T) {
 		if _, err := os.Stat(state); !os.IsNotExist(err) {
 			t.Errorf("state file left: %v", err)
 		}
+		waited := 0
+		for _, b := range r.Blocks {
+			if b.SettledNS > 0 {
+				waited++
+			}
+			if len(b.StillRunning) > 0 {
+				t.Errorf("block %+v began with the job still running", b)
+			}
+		}
+		t.Logf("%d B blocks waited for a running instance", waited)
 		t.Logf("%s%s: %s, A p99 %.0f ms, B p99 %.0f ms, effect %.0f ms [%.0f, %.0f], p %.3g", job, strings.TrimRight(" "+strings.Join(more, " "), " "), r.Result.Verdict,
 			1000*r.Result.MeanA, 1000*r.Result.MeanB, 1000*r.Result.Effect, 1000*r.Result.CILow, 1000*r.Result.CIHigh, r.Result.P)
 		return r
@@ -153,7 +163,7 @@ func TestConfirmCronLine(t *testing.T) {
 		if r.Result.Metric != "p99_latency_seconds" || r.Result.Verdict != "confirmed" || len(r.Blocks) != 10 {
 			t.Fatalf("result %+v", r.Result)
 		}
-		// Each 6 s A block holds three or four 400 ms pauses: its p99 is
+		// Each 4 s A block holds two or three 400 ms pauses: its p99 is
 		// a paused request; no B block has one.
 		if r.Result.MeanA < 0.2 || r.Result.MeanB > 0.15 {
 			t.Errorf("mean p99 A %.3f s, B %.3f s: want A ≥ 0.2 s (a pause) and B < 0.15 s", r.Result.MeanA, r.Result.MeanB)

@@ -1,0 +1,179 @@
+package confirm
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/memdiag/memdiag/process"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// Holding a job off stops its next firing, not the one running: a crontab
+// line commented out, or a timer stopped (systemctl stop NAME.timer
+// leaves NAME.service running), lets an instance started just before the
+// hold go on into the B block, where it would count as B's. So before a B
+// block memdiag waits for the job's instances running at the hold to end
+// — at most a bound, after which the block starts anyway and is marked.
+
+// Running lists what of a job runs now: the PIDs of a crontab line's
+// commands, or one entry (the service's main PID, or 0 when systemd does
+// not give one) while the timer's service is active. Nil when memdiag
+// cannot tell (a root other than "/", an anacron job).
+type Running func(ctx context.Context) ([]int, error)
+
+// settlePoll is how often [Settle] looks again.
+const settlePoll = 100 * time.Millisecond
+
+// Settle waits until running reports nothing, or max has passed, or ctx
+// ends. It returns how long it waited and what still ran when it gave up
+// (nil when nothing did).
+func Settle(ctx context.Context, running Running, max time.Duration) (waited time.Duration, left []int, err error) {
+	start := time.Now()
+	for {
+		left, err = running(ctx)
+		if err != nil || len(left) == 0 {
+			return time.Since(start), nil, err
+		}
+		if time.Since(start) >= max {
+			return time.Since(start), left, nil
+		}
+		select {
+		case <-ctx.Done():
+			return time.Since(start), left, context.Cause(ctx)
+		case <-time.After(settlePoll):
+		}
+	}
+}
+
+// SettleMax is how long memdiag waits, before a B block, for the job's
+// running instance to end: twice the block, at least 30 s and at most 10
+// minutes (a block of one run of the command: a minute).
+func SettleMax(block time.Duration) time.Duration {
+	if block <= 0 {
+		return time.Minute
+	}
+	return min(max(2*block, 30*time.Second), 10*time.Minute)
+}
+
+// JobRunning returns how to find job's running instances on the live
+// host (env.Root "/"), nil where memdiag cannot tell.
+func JobRunning(job timers.Job, env Env) Running {
+	if filepath.Clean(env.Root) != "/" {
+		return nil
+	}
+	switch job.Source {
+	case timers.Cron:
+		cmd := CronShellCommand(job.Command)
+		if cmd == "" {
+			return nil
+		}
+		return func(ctx context.Context) ([]int, error) { return cronInstances(ctx, "/proc", cmd) }
+	case timers.Systemd:
+		if job.Unit == "" || userTimer(job) {
+			return nil
+		}
+		return func(ctx context.Context) ([]int, error) { return serviceRunning(ctx, env, job.Unit) }
+	}
+	return nil
+}
+
+// CronShellCommand is the string cron gives `/bin/sh -c` for a crontab
+// line's command (crontab(5)): up to the first unescaped '%' (the rest is
+// the command's standard input), with "\%" made '%'.
+func CronShellCommand(command string) string {
+	var b strings.Builder
+	for i := 0; i < len(command); i++ {
+		switch {
+		case command[i] == '\\' && i+1 < len(command) && command[i+1] == '%':
+			b.WriteByte('%')
+			i++
+		case command[i] == '%':
+			return b.String()
+		default:
+			b.WriteByte(command[i])
+		}
+	}
+	return b.String()
+}
+
+// cronInstances lists the processes running cmd the way cron runs a
+// line: argv "<shell> -c <cmd>" (cron's execle of the user's SHELL,
+// /bin/sh by default), or — the shell having exec'd a simple command in
+// its place, as dash and bash do — a child of a cron process whose
+// arguments are cmd's words. A process that vanishes or denies its files
+// while the list is read is not one.
+func cronInstances(ctx context.Context, procRoot, cmd string) ([]int, error) {
+	fs, err := procfs.NewFS(procRoot)
+	if err != nil {
+		return nil, fmt.Errorf("finding the job's running instances: %w", err)
+	}
+	procs, err := fs.AllProcs()
+	if err != nil {
+		return nil, fmt.Errorf("finding the job's running instances: %w", err)
+	}
+	words := strings.Fields(cmd)
+	var pids []int
+	for _, p := range procs {
+		argv, err := process.ReadCmdline(ctx, procRoot, p.PID, int64(len(cmd))+4096)
+		if err != nil || len(argv) == 0 {
+			continue
+		}
+		if len(argv) == 3 && strings.HasSuffix(argv[0], "sh") && argv[1] == "-c" && argv[2] == cmd {
+			pids = append(pids, p.PID)
+			continue
+		}
+		if slices.Equal(argv, words) && parentIsCron(ctx, procRoot, p.PID) {
+			pids = append(pids, p.PID)
+		}
+	}
+	return pids, nil
+}
+
+// parentIsCron says whether pid's parent is named cron or crond (Debian's
+// cron forks a child of its own name for each job it runs).
+func parentIsCron(ctx context.Context, procRoot string, pid int) bool {
+	st, err := process.ReadStat(ctx, procRoot, pid)
+	if err != nil {
+		return false
+	}
+	comm, err := process.ReadComm(ctx, procRoot, st.PPID)
+	return err == nil && (comm == "cron" || comm == "crond")
+}
+
+// serviceRunning says whether unit runs: active and not merely "exited"
+// (a oneshot with RemainAfterExit=), or on its way in or out
+// (activating — a oneshot while it runs —, deactivating, reloading);
+// org.freedesktop.systemd1(5) ActiveState and SubState.
+func serviceRunning(ctx context.Context, env Env, unit string) ([]int, error) {
+	var pids []int
+	_, err := withUnits(ctx, env, func(u UnitControl) (bool, error) {
+		st, err := u.ListUnitsByNamesContext(ctx, []string{unit})
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", unit, err)
+		}
+		if len(st) == 0 {
+			return false, nil
+		}
+		s := st[0]
+		running := slices.Contains([]string{"activating", "deactivating", "reloading"}, s.ActiveState) ||
+			(s.ActiveState == "active" && s.SubState != "exited")
+		if !running {
+			return false, nil
+		}
+		pid := 0
+		if p, err := u.GetUnitPropertyContext(ctx, unit, "MainPID"); err == nil {
+			if v, ok := p.Value.Value().(uint32); ok {
+				pid = int(v)
+			}
+		}
+		pids = []int{pid}
+		return true, nil
+	})
+	return pids, err
+}

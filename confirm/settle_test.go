@@ -1,0 +1,218 @@
+package confirm
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	sddbus "github.com/coreos/go-systemd/v22/dbus"
+	"github.com/godbus/dbus/v5"
+
+	"github.com/memdiag/memdiag/process"
+)
+
+func TestCronShellCommand(t *testing.T) {
+	for in, want := range map[string]string{
+		"/usr/lib/sa/sa1 1 1":             "/usr/lib/sa/sa1 1 1",
+		`date +\%F > /tmp/x`:              "date +%F > /tmp/x",
+		"mail -s hi root%line one%line 2": "mail -s hi root",
+		`a \% b % c`:                      "a % b ",
+		"%":                               "",
+	} {
+		if got := CronShellCommand(in); got != want {
+			t.Errorf("CronShellCommand(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A real `sh -c CMD`, as cron starts a line, is found by its command;
+// a shell running another command is not.
+func TestCronInstancesFindsShell(t *testing.T) {
+	cmd := "sleep 30; true # memdiag settle test " + t.Name()
+	sh := exec.Command("/bin/sh", "-c", cmd)
+	other := exec.Command("/bin/sh", "-c", "sleep 30; true # another")
+	for _, c := range []*exec.Cmd{sh, other} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	}
+	pids, err := cronInstances(context.Background(), "/proc", cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(pids, []int{sh.Process.Pid}) {
+		t.Errorf("instances %v, want [%d] (the other shell is %d)", pids, sh.Process.Pid, other.Process.Pid)
+	}
+	_ = sh.Process.Kill()
+	_ = sh.Wait()
+	if pids, err = cronInstances(context.Background(), "/proc", cmd); err != nil || len(pids) != 0 {
+		t.Errorf("after it ended: %v, %v; want none", pids, err)
+	}
+}
+
+func TestSettleWaitsUntilNothingRuns(t *testing.T) {
+	calls := 0
+	running := func(context.Context) ([]int, error) {
+		calls++
+		if calls < 3 {
+			return []int{42}, nil
+		}
+		return nil, nil
+	}
+	waited, left, err := Settle(context.Background(), running, time.Minute)
+	if err != nil || left != nil || calls != 3 || waited < 2*settlePoll {
+		t.Errorf("waited %s, left %v, err %v after %d calls; want ≥ %s, none left, 3 calls", waited, left, err, calls, 2*settlePoll)
+	}
+}
+
+func TestSettleGivesUpAtItsBound(t *testing.T) {
+	waited, left, err := Settle(context.Background(), func(context.Context) ([]int, error) { return []int{7}, nil }, 250*time.Millisecond)
+	if err != nil || !slices.Equal(left, []int{7}) || waited < 250*time.Millisecond {
+		t.Errorf("waited %s, left %v, err %v; want ≥ 250ms and [7] left", waited, left, err)
+	}
+}
+
+func TestSettleCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	boom := errors.New("interrupted")
+	cancel(boom)
+	_, _, err := Settle(ctx, func(context.Context) ([]int, error) { return []int{7}, nil }, time.Minute)
+	if !errors.Is(err, boom) {
+		t.Errorf("err %v, want %v", err, boom)
+	}
+}
+
+func TestSettleMax(t *testing.T) {
+	for block, want := range map[time.Duration]time.Duration{
+		0: time.Minute, 3 * time.Second: 30 * time.Second, time.Minute: 2 * time.Minute, time.Hour: 10 * time.Minute,
+	} {
+		if got := SettleMax(block); got != want {
+			t.Errorf("SettleMax(%s) = %s, want %s", block, got, want)
+		}
+	}
+}
+
+// Only B blocks wait, after the hold is in place; what still ran at the
+// bound is kept on the block and said in the report.
+func TestExperimentSettlesBeforeBBlocks(t *testing.T) {
+	e, file, _ := newExperiment(t, 2)
+	var heldAtLook []bool
+	var asked []int
+	e.RunBlock = func(_ context.Context, b Block) (Measurement, error) {
+		return Measurement{Block: b, Wall: time.Second}, nil
+	}
+	e.Running = func(context.Context) ([]int, error) {
+		heldAtLook = append(heldAtLook, heldNow(t, file))
+		return []int{99}, nil
+	}
+	e.SettleMax = 150 * time.Millisecond
+	e.Waiting = func(b Block, _ []int, _ time.Duration) { asked = append(asked, b.Index) }
+	done, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.State.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(asked, []int{1, 2}) {
+		t.Errorf("waited before blocks %v, want [1 2] (the B blocks of AB BA)", asked)
+	}
+	if len(heldAtLook) == 0 || slices.Contains(heldAtLook, false) {
+		t.Errorf("looked for running instances without the hold in place: %v", heldAtLook)
+	}
+	for _, m := range done {
+		if (m.Arm == HeldOff) != (len(m.StillRunning) == 1 && m.Settled >= 150*time.Millisecond) {
+			t.Errorf("block %d (%s): settled %s, still running %v", m.Index+1, m.Arm, m.Settled, m.StillRunning)
+		}
+	}
+	note := settleNote(Report{Blocks: done})
+	if !strings.Contains(note, "Before B blocks 2, 3 memdiag waited") || !strings.Contains(note, "B blocks 2, 3 began with it still running") {
+		t.Errorf("note %q", note)
+	}
+	if settleNote(Report{Blocks: []Measurement{{Block: Block{Arm: HeldOff}}}}) != "" {
+		t.Error("a note for blocks that did not wait")
+	}
+}
+
+// A job's command exec'd by the shell in its place (dash and bash exec a
+// simple command) is found as a child of a process named cron: here a
+// copy of the shell named "cron" that starts `sleep 30` as its child.
+func TestCronInstancesFindsExecdCommand(t *testing.T) {
+	cron := filepath.Join(t.TempDir(), "cron")
+	b, err := os.ReadFile("/bin/sh")
+	if err != nil {
+		t.Skip(err)
+	}
+	if err := os.WriteFile(cron, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := "sleep 31"
+	parent := exec.Command(cron, "-c", cmd+"; true")
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = parent.Process.Kill(); _ = parent.Wait() })
+	// The same words not under cron: not an instance.
+	stray := exec.Command("sleep", "31")
+	if err := stray.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stray.Process.Kill(); _ = stray.Wait() })
+	var pids []int
+	for range 50 { // the child may not have exec'd sleep yet
+		if pids, err = cronInstances(context.Background(), "/proc", cmd); err != nil || len(pids) > 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil || len(pids) != 1 || pids[0] == stray.Process.Pid {
+		t.Fatalf("instances %v, %v; want the one child of %d (not %d)", pids, err, parent.Process.Pid, stray.Process.Pid)
+	}
+	st, err := process.ReadStat(context.Background(), "/proc", pids[0])
+	if err != nil || st.PPID != parent.Process.Pid {
+		t.Errorf("instance %d: parent %d, %v; want %d", pids[0], st.PPID, err, parent.Process.Pid)
+	}
+}
+
+// statesUnits answers ListUnitsByNames with fixed states.
+type statesUnits struct {
+	fakeUnits
+	active, sub string
+}
+
+func (s statesUnits) ListUnitsByNamesContext(_ context.Context, units []string) ([]sddbus.UnitStatus, error) {
+	return []sddbus.UnitStatus{{Name: units[0], LoadState: "loaded", ActiveState: s.active, SubState: s.sub}}, nil
+}
+
+func (statesUnits) GetUnitPropertyContext(_ context.Context, _, name string) (*sddbus.Property, error) {
+	return &sddbus.Property{Name: name, Value: dbus.MakeVariant(uint32(4321))}, nil
+}
+
+func TestServiceRunning(t *testing.T) {
+	for _, tc := range []struct {
+		active, sub string
+		want        []int
+	}{
+		{"activating", "start", []int{4321}}, // a oneshot while it runs
+		{"active", "running", []int{4321}},
+		{"deactivating", "stop-sigterm", []int{4321}},
+		{"active", "exited", nil}, // RemainAfterExit=yes, done
+		{"inactive", "dead", nil},
+		{"failed", "failed", nil},
+	} {
+		env := Env{Units: func(context.Context) (UnitControl, error) {
+			return statesUnits{active: tc.active, sub: tc.sub}, nil
+		}}
+		got, err := serviceRunning(context.Background(), env, "pmlogger_check.service")
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s/%s: %v, %v; want %v", tc.active, tc.sub, got, err, tc.want)
+		}
+	}
+}
