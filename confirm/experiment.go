@@ -78,17 +78,18 @@ func (e *Experiment) block(ctx context.Context, b Block) (m Measurement, err err
 	return m, nil
 }
 
-// settle waits for the job's instances running at the hold to end.
+// settle waits for the job's instances running at the hold to end, and
+// for a moment of quiet after (Settle).
 func (e *Experiment) settle(ctx context.Context, b Block) (time.Duration, []int, error) {
-	pids, err := e.Running(ctx)
-	if err != nil || len(pids) == 0 {
-		return 0, nil, err
-	}
 	limit := e.SettleMax
 	if limit <= 0 {
 		limit = SettleMax(0)
 	}
-	if e.Waiting != nil {
+	pids, err := e.Running(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(pids) > 0 && e.Waiting != nil {
 		e.Waiting(b, pids, limit)
 	}
 	return Settle(ctx, e.Running, limit)

@@ -30,22 +30,44 @@ type Running func(ctx context.Context) ([]int, error)
 // settlePoll is how often [Settle] looks again.
 const settlePoll = 100 * time.Millisecond
 
-// Settle waits until running reports nothing, or max has passed, or ctx
-// ends. It returns how long it waited and what still ran when it gave up
-// (nil when nothing did).
+// settleQuiet is how long nothing of the job must run before a B block
+// starts: a firing that cron or systemd began just before the hold (the
+// crontab read, the service's start job queued) can take a moment to
+// show as a process, longer on a loaded host.
+const settleQuiet = 250 * time.Millisecond
+
+// Settle waits until running has reported nothing for settleQuiet, or
+// max has passed, or ctx ends. It returns how long it waited for
+// something that ran to end (0 when nothing ran) and what still ran when
+// it gave up (nil when nothing did).
 func Settle(ctx context.Context, running Running, max time.Duration) (waited time.Duration, left []int, err error) {
 	start := time.Now()
+	var quietSince time.Time // zero while something runs
+	seen := false
 	for {
-		left, err = running(ctx)
-		if err != nil || len(left) == 0 {
-			return time.Since(start), nil, err
+		pids, err := running(ctx)
+		now := time.Now()
+		if err != nil {
+			return now.Sub(start), nil, err
 		}
-		if time.Since(start) >= max {
-			return time.Since(start), left, nil
+		switch {
+		case len(pids) > 0:
+			seen, quietSince = true, time.Time{}
+			if now.Sub(start) >= max {
+				return now.Sub(start), pids, nil
+			}
+		case quietSince.IsZero():
+			quietSince = now
+		}
+		if !quietSince.IsZero() && now.Sub(quietSince) >= settleQuiet {
+			if !seen {
+				return 0, nil, nil
+			}
+			return quietSince.Sub(start), nil, nil
 		}
 		select {
 		case <-ctx.Done():
-			return time.Since(start), left, context.Cause(ctx)
+			return now.Sub(start), pids, context.Cause(ctx)
 		case <-time.After(settlePoll):
 		}
 	}

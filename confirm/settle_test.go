@@ -57,18 +57,38 @@ func TestCronInstancesFindsShell(t *testing.T) {
 	}
 }
 
+// Settle waits for what runs to end, then for settleQuiet of nothing:
+// two looks find the job, the third none, and it returns once nothing
+// has run for settleQuiet, saying how long the job kept it waiting.
 func TestSettleWaitsUntilNothingRuns(t *testing.T) {
 	calls := 0
 	running := func(context.Context) ([]int, error) {
 		calls++
-		if calls < 3 {
+		if calls <= 2 {
 			return []int{42}, nil
 		}
 		return nil, nil
 	}
+	start := time.Now()
 	waited, left, err := Settle(context.Background(), running, time.Minute)
-	if err != nil || left != nil || calls != 3 || waited < 2*settlePoll {
-		t.Errorf("waited %s, left %v, err %v after %d calls; want ≥ %s, none left, 3 calls", waited, left, err, calls, 2*settlePoll)
+	took := time.Since(start)
+	if err != nil || left != nil {
+		t.Fatalf("left %v, err %v", left, err)
+	}
+	if waited < 2*settlePoll || waited > took-settleQuiet {
+		t.Errorf("waited %s (took %s); want from %s (two looks) to %s (before the quiet)", waited, took, 2*settlePoll, took-settleQuiet)
+	}
+	if want := 3 + int(settleQuiet/settlePoll); calls < want {
+		t.Errorf("%d looks, want at least %d (the quiet looked at too)", calls, want)
+	}
+}
+
+// Nothing running: no wait reported, but the quiet is looked at.
+func TestSettleNothingRuns(t *testing.T) {
+	calls := 0
+	waited, left, err := Settle(context.Background(), func(context.Context) ([]int, error) { calls++; return nil, nil }, time.Minute)
+	if waited != 0 || left != nil || err != nil || calls < 2 {
+		t.Errorf("waited %s, left %v, err %v after %d looks; want 0, none, nil after ≥ 2", waited, left, err, calls)
 	}
 }
 
