@@ -544,13 +544,11 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 func noEpisodeText(b *strings.Builder, r *correlate.Result) {
 	switch {
 	case len(r.LoneSpikes) > 0:
-		k := spikesWithBursts(r)
-		cover := burstCover(r)
-		switch {
-		case k > 0 && correlate.BinomialTail(len(r.LoneSpikes), k, cover) < burstChance:
-			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; %d of them came with an I/O burst (disk or reclaim activity; see below), where chance would give %.1f (the bursts span %.0f%% of the recording): look there, and at CPU, network and the service itself.\n", len(r.LoneSpikes), k, float64(len(r.LoneSpikes))*cover, 100*cover)
-		case k > 0:
-			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; %d of them came with an I/O burst, about as many as chance would give (%.1f; the bursts span %.0f%% of the recording): look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes), k, float64(len(r.LoneSpikes))*cover, 100*cover)
+		switch bl := r.BurstLead; {
+		case bl != nil && bl.Lead:
+			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; %d of them came with an I/O burst (disk or reclaim activity; see below), where chance would give %.1f (the bursts span %.0f%% of the recording): look there, and at CPU, network and the service itself.\n", len(r.LoneSpikes), bl.WithBurst, bl.Expected, 100*bl.Cover)
+		case bl != nil:
+			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; %d of them came with an I/O burst, about as many as chance would give (%.1f; the bursts span %.0f%% of the recording): look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes), bl.WithBurst, bl.Expected, 100*bl.Cover)
 		default:
 			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes))
 		}
@@ -877,53 +875,4 @@ func spikesWhere(r *correlate.Result) string {
 		return n + ", all outside episodes (" + english.Count(lone, "spike") + ")"
 	}
 	return n + " in " + where + " and " + english.Count(lone, "spike") + " outside them"
-}
-
-// spikesWithBursts counts the latency spikes outside episodes that an I/O
-// burst overlaps, or adjoins within one sampling interval.
-// burstChance is how unlikely by chance (correlate.BinomialTail) the spikes that
-// came with an I/O burst must be for the verdict to point at the bursts:
-// a lead to look at, not a culprit, hence 0.1 rather than 0.01.
-const burstChance = 0.1
-
-// burstCover is the share of the recording within an interval of an I/O
-// burst: where a spike counts as coming with one (spikesWithBursts), so
-// the chance that a spike at a random moment does.
-func burstCover(r *correlate.Result) float64 {
-	span := r.End.Sub(r.Start)
-	if span <= 0 {
-		return 0
-	}
-	var covered time.Duration
-	var reach time.Time             // end of the union so far
-	for _, io := range r.IOBursts { // in time order
-		a, z := io.Start.Add(-r.Interval), io.End.Add(r.Interval)
-		if a.Before(r.Start) {
-			a = r.Start
-		}
-		if z.After(r.End) {
-			z = r.End
-		}
-		if a.Before(reach) {
-			a = reach
-		}
-		if z.After(a) {
-			covered += z.Sub(a)
-			reach = z
-		}
-	}
-	return min(1, float64(covered)/float64(span))
-}
-
-func spikesWithBursts(r *correlate.Result) int {
-	n := 0
-	for _, sp := range r.LoneSpikes {
-		for _, io := range r.IOBursts {
-			if sp.Start.Before(io.End.Add(r.Interval)) && io.Start.Before(sp.End.Add(r.Interval)) {
-				n++
-				break
-			}
-		}
-	}
-	return n
 }
