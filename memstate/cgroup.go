@@ -347,9 +347,52 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 	if err != nil {
 		return cg, false, err
 	}
-	lim, ok, err := readUint(filepath.Join(dir, "memory.limit_in_bytes"))
+	if err := readV1Limit(&cg, dir, st); err != nil {
+		return cg, false, err
+	}
+	if err := readV1Swap(&cg, dir, st); err != nil {
+		return cg, false, err
+	}
+	v1Stat(&cg, st)
+	if err := readV1Counters(dir, []v1Counter{
+		{"memory.kmem.usage_in_bytes", &cg.KernelBytes, false},
+		{"memory.soft_limit_in_bytes", &cg.SoftLimitBytes, true},
+		{"memory.swappiness", &cg.Swappiness, false},
+	}); err != nil {
+		return cg, false, err
+	}
+	swapLeft, err := readV1SwapLimit(&cg, dir, st)
 	if err != nil {
 		return cg, false, err
+	}
+	cg.Sources = v1Sources(st)
+	if err := readV1Counters(dir, []v1Counter{
+		{"memory.failcnt", &cg.Failcnt, false},
+		{"memory.memsw.failcnt", &cg.MemswFailcnt, false},
+		{"memory.max_usage_in_bytes", &cg.PeakBytes, false},
+	}); err != nil {
+		return cg, false, err
+	}
+	oc, err := readKV(filepath.Join(dir, "memory.oom_control"))
+	if err != nil {
+		return cg, false, err
+	}
+	if v, ok := oc["oom_kill"]; ok {
+		cg.OOMKills = &v
+	}
+	if cg.PSI, err = readPSI(filepath.Join(v2dir, "memory.pressure")); err != nil {
+		return cg, false, err
+	}
+	judge(&cg, swapFree, swapLeft)
+	return cg, true, nil
+}
+
+// readV1Limit sets cg.LimitBytes: the smaller of memory.limit_in_bytes
+// and memory.stat's hierarchical_memory_limit (st), unless unlimited.
+func readV1Limit(cg *Cgroup, dir string, st map[string]uint64) error {
+	lim, ok, err := readUint(filepath.Join(dir, "memory.limit_in_bytes"))
+	if err != nil {
+		return err
 	}
 	if h, hok := st["hierarchical_memory_limit"]; hok && (!ok || h < lim) {
 		lim, ok = h, true
@@ -357,6 +400,12 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 	if ok && lim < v1Unlimited {
 		cg.LimitBytes = &lim
 	}
+	return nil
+}
+
+// readV1Swap sets cg.SwapBytes, in bytes, from memory.stat (st) or
+// memory.memsw.usage_in_bytes.
+func readV1Swap(cg *Cgroup, dir string, st map[string]uint64) error {
 	// Swap: memory.stat's total_swap (hierarchical; present with swap
 	// accounting) is one consistent reading. memsw.usage − usage is the
 	// fallback: two files read at different moments, so it can show a
@@ -364,11 +413,16 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 	if s, ok := st["total_swap"]; ok {
 		cg.SwapBytes = &s
 	} else if sw, ok, err := readUint(filepath.Join(dir, "memory.memsw.usage_in_bytes")); err != nil {
-		return cg, false, err
+		return err
 	} else if ok {
-		s := sub(sw, u)
+		s := sub(sw, cg.UsageBytes)
 		cg.SwapBytes = &s
 	}
+	return nil
+}
+
+// v1Stat sets cg's byte counts from memory.stat (st), hierarchical.
+func v1Stat(cg *Cgroup, st map[string]uint64) {
 	// total_* are hierarchical (this group and its children), like v2's
 	// figures; the plain names count this group's own pages only.
 	pick := func(name string) uint64 {
@@ -381,41 +435,63 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 	cg.MappedBytes, cg.DirtyBytes, cg.WritebackBytes = pick("mapped_file"), pick("dirty"), pick("writeback")
 	cg.ActiveFileBytes, cg.InactiveFileBytes = pick("active_file"), pick("inactive_file")
 	cg.UnevictableBytes = pick("unevictable")
-	if v, ok, err := readUint(filepath.Join(dir, "memory.kmem.usage_in_bytes")); err != nil {
-		return cg, false, err
-	} else if ok {
-		cg.KernelBytes = &v
+}
+
+// v1Counter is a cgroup v1 file of one number (File) and the field it
+// sets (P), left nil when the file is absent or, Bounded, when the
+// number means unlimited.
+type v1Counter struct {
+	File    string
+	P       **uint64
+	Bounded bool
+}
+
+// readV1Counters reads the counters' files in dir, in order; the first
+// unreadable one is the error.
+func readV1Counters(dir string, cs []v1Counter) error {
+	for _, c := range cs {
+		v, ok, err := readUint(filepath.Join(dir, c.File))
+		if err != nil {
+			return err
+		}
+		if ok && (!c.Bounded || v < v1Unlimited) {
+			*c.P = &v
+		}
 	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.soft_limit_in_bytes")); err != nil {
-		return cg, false, err
-	} else if ok && v < v1Unlimited {
-		cg.SoftLimitBytes = &v
-	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.swappiness")); err != nil {
-		return cg, false, err
-	} else if ok {
-		cg.Swappiness = &v
-	}
+	return nil
+}
+
+// readV1SwapLimit sets cg.SwapLimitBytes from the memsw limit (the
+// smaller of memory.memsw.limit_in_bytes and memory.stat's
+// hierarchical_memsw_limit) and returns what is left of it (bytes; nil
+// without a memsw limit or usage).
+func readV1SwapLimit(cg *Cgroup, dir string, st map[string]uint64) (*uint64, error) {
 	memsw, hasMemsw := st["hierarchical_memsw_limit"]
 	if l, ok, err := readUint(filepath.Join(dir, "memory.memsw.limit_in_bytes")); err != nil {
-		return cg, false, err
+		return nil, err
 	} else if ok && (!hasMemsw || l < memsw) {
 		memsw, hasMemsw = l, true
 	}
 	memswUsage, hasMemswUsage, err := readUint(filepath.Join(dir, "memory.memsw.usage_in_bytes"))
 	if err != nil {
-		return cg, false, err
+		return nil, err
 	}
 	if hasMemsw && memsw < v1Unlimited && cg.LimitBytes != nil {
 		v := sub(memsw, *cg.LimitBytes)
 		cg.SwapLimitBytes = &v
 	}
-	var swapLeft *uint64 // memsw bounds memory + swap: what is left of it
+	// memsw bounds memory + swap: what is left of it is swap room.
 	if hasMemsw && memsw < v1Unlimited && hasMemswUsage {
 		v := sub(memsw, memswUsage)
-		swapLeft = &v
+		return &v, nil
 	}
-	cg.Sources = map[string]string{
+	return nil, nil
+}
+
+// v1Sources names the v1 file (or memory.stat field) each of a v1
+// group's figures comes from; st is its memory.stat.
+func v1Sources(st map[string]uint64) map[string]string {
+	src := map[string]string{
 		"kernel_bytes": "memory.kmem.usage_in_bytes", "unevictable_bytes": "memory.stat total_unevictable",
 		"soft_limit_bytes": "memory.soft_limit_in_bytes", "swappiness": "memory.swappiness",
 		"swap_limit_bytes": "min(memory.memsw.limit_in_bytes, memory.stat hierarchical_memsw_limit) − limit",
@@ -431,35 +507,9 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 		"peak_bytes":          "memory.max_usage_in_bytes",
 	}
 	if _, ok := st["total_swap"]; !ok {
-		cg.Sources["swap_bytes"] = "memory.memsw.usage_in_bytes − memory.usage_in_bytes"
+		src["swap_bytes"] = "memory.memsw.usage_in_bytes − memory.usage_in_bytes"
 	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.failcnt")); err != nil {
-		return cg, false, err
-	} else if ok {
-		cg.Failcnt = &v
-	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.memsw.failcnt")); err != nil {
-		return cg, false, err
-	} else if ok {
-		cg.MemswFailcnt = &v
-	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.max_usage_in_bytes")); err != nil {
-		return cg, false, err
-	} else if ok {
-		cg.PeakBytes = &v
-	}
-	oc, err := readKV(filepath.Join(dir, "memory.oom_control"))
-	if err != nil {
-		return cg, false, err
-	}
-	if v, ok := oc["oom_kill"]; ok {
-		cg.OOMKills = &v
-	}
-	if cg.PSI, err = readPSI(filepath.Join(v2dir, "memory.pressure")); err != nil {
-		return cg, false, err
-	}
-	judge(&cg, swapFree, swapLeft)
-	return cg, true, nil
+	return src
 }
 
 // judge sets CacheBytes, WorkingSetBytes, UnreclaimableBytes,
