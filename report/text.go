@@ -284,35 +284,7 @@ func spikeRule(s correlate.SpikeRule) string {
 
 // timeline builds the table: one row per episode, stamped by [rowTime].
 func timeline(r *correlate.Result, o Options) *tables.Table {
-	markStr := mark
-	if o.Color {
-		markStr = text.Colors{text.FgRed, text.Bold}.Sprint(mark)
-	}
-	cell := func(on bool, val string) string {
-		switch {
-		case !on:
-			return ""
-		case o.Values && val != "":
-			return markStr + " " + val
-		}
-		return markStr
-	}
-
-	hdr := []any{"TIME"}
-	if o.Values {
-		hdr = append(hdr, "DURATION")
-	}
-	if r.HasLatency {
-		hdr = append(hdr, "LATENCY")
-	}
-	if o.Values {
-		for _, c := range columns {
-			hdr = append(hdr, c.title)
-		}
-	} else {
-		hdr = append(hdr, "SIGNALS")
-	}
-	hdr = append(hdr, "CULPRIT")
+	hdr := timelineHeader(r, o)
 	// On a narrow terminal the culprit wraps; the marks never do. The
 	// wide layout (--values) hides its extra columns, then the values'
 	// widest ones, one at a time until it fits (named under the table).
@@ -327,6 +299,7 @@ func timeline(r *correlate.Result, o Options) *tables.Table {
 
 	// The time of day on every row; the date too on the first row and
 	// where the day changes, when the recording spans days.
+	m := newMarker(o)
 	clock, lastDay := clockLayout(r), ""
 	for _, e := range timelineRows(r) {
 		at := in(r, rowTime(e))
@@ -334,49 +307,107 @@ func timeline(r *correlate.Result, o Options) *tables.Table {
 		if day := at.Format("Jan 2"); spansDays(r) && day != lastDay {
 			stamp, lastDay = day+" "+stamp, day
 		}
-		row := []any{stamp}
-		if o.Values {
-			row = append(row, correlate.FormatDuration(e.End.Sub(e.Start)))
-		}
-		if r.HasLatency {
-			val := ""
-			if e.LatencyPeak > 0 {
-				val = correlate.FormatDuration(e.LatencyPeak)
-			}
-			// Failed requests are marked in the latency cell ("✗600":
-			// 600 failed), always: a burst of failures is a spike of its
-			// own, and a fast answer may be a refusal.
-			failed := ""
-			if e.Failed > 0 {
-				failed = fmt.Sprintf("✗%d", e.Failed)
-			}
-			c := ""
-			if e.Spike {
-				c = cell(true, val)
-			} else if o.Values {
-				c = val
-			}
-			row = append(row, strings.TrimSpace(c+" "+failed))
-		}
-		if !o.Values {
-			row = append(row, signalsCell(e))
-		}
-		for _, c := range columns {
-			if !o.Values {
-				break
-			}
-			on, val := false, ""
-			for _, s := range c.signals {
-				if p, ok := e.Has(s); ok && !on {
-					on, val = true, signalValue(p)
-				}
-			}
-			row = append(row, cell(on, val))
-		}
-		row = append(row, culpritCell(r, e))
-		t.AppendRow(row...)
+		t.AppendRow(m.row(r, e, stamp)...)
 	}
 	return t
+}
+
+// timelineHeader is the timeline's header row: TIME, the latency and
+// signal columns of the layout (o.Values: wide, a column a signal) and
+// CULPRIT.
+func timelineHeader(r *correlate.Result, o Options) []any {
+	hdr := []any{"TIME"}
+	if o.Values {
+		hdr = append(hdr, "DURATION")
+	}
+	if r.HasLatency {
+		hdr = append(hdr, "LATENCY")
+	}
+	if o.Values {
+		for _, c := range columns {
+			hdr = append(hdr, c.title)
+		}
+	} else {
+		hdr = append(hdr, "SIGNALS")
+	}
+	return append(hdr, "CULPRIT")
+}
+
+// marker writes the timeline's cells: the mark (red and bold with
+// colour) of a raised signal or spike, with its value in the wide
+// layout (values).
+type marker struct {
+	mark   string
+	values bool
+}
+
+func newMarker(o Options) marker {
+	m := marker{mark: mark, values: o.Values}
+	if o.Color {
+		m.mark = text.Colors{text.FgRed, text.Bold}.Sprint(mark)
+	}
+	return m
+}
+
+// cell is the mark of a raised signal (on), with val in the wide layout.
+func (m marker) cell(on bool, val string) string {
+	switch {
+	case !on:
+		return ""
+	case m.values && val != "":
+		return m.mark + " " + val
+	}
+	return m.mark
+}
+
+// row is e's timeline row, stamped stamp.
+func (m marker) row(r *correlate.Result, e *correlate.Episode, stamp string) []any {
+	row := []any{stamp}
+	if m.values {
+		row = append(row, correlate.FormatDuration(e.End.Sub(e.Start)))
+	}
+	if r.HasLatency {
+		row = append(row, m.latencyCell(e))
+	}
+	if !m.values {
+		row = append(row, signalsCell(e))
+	}
+	for _, c := range columns {
+		if !m.values {
+			break
+		}
+		on, val := false, ""
+		for _, s := range c.signals {
+			if p, ok := e.Has(s); ok && !on {
+				on, val = true, signalValue(p)
+			}
+		}
+		row = append(row, m.cell(on, val))
+	}
+	return append(row, culpritCell(r, e))
+}
+
+// latencyCell is e's latency: the mark of a spike (with its peak in the
+// wide layout) and its failed requests.
+func (m marker) latencyCell(e *correlate.Episode) string {
+	val := ""
+	if e.LatencyPeak > 0 {
+		val = correlate.FormatDuration(e.LatencyPeak)
+	}
+	// Failed requests are marked in the latency cell ("✗600":
+	// 600 failed), always: a burst of failures is a spike of its
+	// own, and a fast answer may be a refusal.
+	failed := ""
+	if e.Failed > 0 {
+		failed = fmt.Sprintf("✗%d", e.Failed)
+	}
+	c := ""
+	if e.Spike {
+		c = m.cell(true, val)
+	} else if m.values {
+		c = val
+	}
+	return strings.TrimSpace(c + " " + failed)
 }
 
 // catalogueTable is every signal.Catalogue entry's mean rate in each
