@@ -354,19 +354,15 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 		return cg, false, err
 	}
 	v1Stat(&cg, st)
-	if err := readV1Counters(dir, []v1Counter{
-		{"memory.kmem.usage_in_bytes", &cg.KernelBytes, false},
-		{"memory.soft_limit_in_bytes", &cg.SoftLimitBytes, true},
-		{"memory.swappiness", &cg.Swappiness, false},
-	}); err != nil {
-		return cg, false, err
-	}
 	swapLeft, err := readV1SwapLimit(&cg, dir, st)
 	if err != nil {
 		return cg, false, err
 	}
 	cg.Sources = v1Sources(st)
 	if err := readV1Counters(dir, []v1Counter{
+		{"memory.kmem.usage_in_bytes", &cg.KernelBytes, false},
+		{"memory.soft_limit_in_bytes", &cg.SoftLimitBytes, true},
+		{"memory.swappiness", &cg.Swappiness, false},
 		{"memory.failcnt", &cg.Failcnt, false},
 		{"memory.memsw.failcnt", &cg.MemswFailcnt, false},
 		{"memory.max_usage_in_bytes", &cg.PeakBytes, false},
