@@ -250,15 +250,45 @@ func readV2(dir, rel string, swapFree *uint64) (Cgroup, bool, error) {
 	if cg.HighBytes, err = readLimit(filepath.Join(dir, "memory.high")); err != nil {
 		return cg, false, err
 	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.swap.current")); err != nil {
+	if err := readCounters(dir, []counter{{"memory.swap.current", &cg.SwapBytes, false}}); err != nil {
 		return cg, false, err
-	} else if ok {
-		cg.SwapBytes = &v
 	}
 	st, err := readKV(filepath.Join(dir, "memory.stat"))
 	if err != nil {
 		return cg, false, err
 	}
+	kernelSrc := v2Stat(&cg, st)
+	if err := readV2Protection(&cg, dir); err != nil {
+		return cg, false, err
+	}
+	cg.Sources = v2Sources(kernelSrc)
+	if err := readCounters(dir, []counter{{"memory.peak", &cg.PeakBytes, false}}); err != nil {
+		return cg, false, err
+	}
+	if cg.Events, err = readKV(filepath.Join(dir, "memory.events")); err != nil {
+		return cg, false, err
+	}
+	if v, ok := cg.Events["oom_kill"]; ok {
+		cg.OOMKills = &v
+	}
+	if len(cg.Events) == 0 {
+		cg.Events = nil
+	}
+	if cg.PSI, err = readPSI(filepath.Join(dir, "memory.pressure")); err != nil {
+		return cg, false, err
+	}
+	var swapLeft *uint64
+	if cg.SwapLimitBytes != nil {
+		v := sub(*cg.SwapLimitBytes, deref(cg.SwapBytes))
+		swapLeft = &v
+	}
+	judge(&cg, swapFree, swapLeft)
+	return cg, true, nil
+}
+
+// v2Stat sets cg's byte counts from memory.stat (st) and returns where
+// its kernel figure comes from (kernel, or its parts on kernels without it).
+func v2Stat(cg *Cgroup, st map[string]uint64) string {
 	cg.AnonBytes, cg.FileBytes, cg.ShmemBytes = st["anon"], st["file"], st["shmem"]
 	cg.MappedBytes, cg.DirtyBytes, cg.WritebackBytes = st["file_mapped"], st["file_dirty"], st["file_writeback"]
 	cg.SockBytes = st["sock"]
@@ -281,19 +311,31 @@ func readV2(dir, rel string, swapFree *uint64) (Cgroup, bool, error) {
 	if v, ok := st["slab_unreclaimable"]; ok {
 		cg.SlabUnreclaimableBytes = &v
 	}
+	return kernelSrc
+}
+
+// readV2Protection sets cg's memory.min and memory.low (when above 0) and
+// memory.swap.max, in bytes; nil for "max" or an absent file.
+func readV2Protection(cg *Cgroup, dir string) error {
 	for _, f := range []struct {
 		file string
 		dst  **uint64
 	}{{"memory.min", &cg.MinBytes}, {"memory.low", &cg.LowBytes}, {"memory.swap.max", &cg.SwapLimitBytes}} {
 		v, err := readLimit(filepath.Join(dir, f.file))
 		if err != nil {
-			return cg, false, err
+			return err
 		}
 		if v != nil && (*v > 0 || f.file == "memory.swap.max") {
 			*f.dst = v
 		}
 	}
-	cg.Sources = map[string]string{
+	return nil
+}
+
+// v2Sources names the v2 file (or memory.stat field) each of a v2
+// group's figures comes from; kernelSrc is v2Stat's.
+func v2Sources(kernelSrc string) map[string]string {
+	return map[string]string{
 		"kernel_bytes": kernelSrc, "slab_reclaimable_bytes": "memory.stat slab_reclaimable",
 		"slab_unreclaimable_bytes": "memory.stat slab_unreclaimable", "unevictable_bytes": "memory.stat unevictable",
 		"min_bytes": "memory.min", "low_bytes": "memory.low", "swap_limit_bytes": "memory.swap.max",
@@ -308,30 +350,6 @@ func readV2(dir, rel string, swapFree *uint64) (Cgroup, bool, error) {
 		"unreclaimable_bytes": "memory.stat anon + shmem",
 		"peak_bytes":          "memory.peak",
 	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.peak")); err != nil {
-		return cg, false, err
-	} else if ok {
-		cg.PeakBytes = &v
-	}
-	if cg.Events, err = readKV(filepath.Join(dir, "memory.events")); err != nil {
-		return cg, false, err
-	}
-	if v, ok := cg.Events["oom_kill"]; ok {
-		cg.OOMKills = &v
-	}
-	if len(cg.Events) == 0 {
-		cg.Events = nil
-	}
-	if cg.PSI, err = readPSI(filepath.Join(dir, "memory.pressure")); err != nil {
-		return cg, false, err
-	}
-	var swapLeft *uint64
-	if cg.SwapLimitBytes != nil {
-		v := sub(*cg.SwapLimitBytes, deref(cg.SwapBytes))
-		swapLeft = &v
-	}
-	judge(&cg, swapFree, swapLeft)
-	return cg, true, nil
 }
 
 // readV1 reads one v1 memory group; v2dir is the v2 group of the same path
@@ -359,7 +377,7 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 		return cg, false, err
 	}
 	cg.Sources = v1Sources(st)
-	if err := readV1Counters(dir, []v1Counter{
+	if err := readCounters(dir, []counter{
 		{"memory.kmem.usage_in_bytes", &cg.KernelBytes, false},
 		{"memory.soft_limit_in_bytes", &cg.SoftLimitBytes, true},
 		{"memory.swappiness", &cg.Swappiness, false},
@@ -433,18 +451,18 @@ func v1Stat(cg *Cgroup, st map[string]uint64) {
 	cg.UnevictableBytes = pick("unevictable")
 }
 
-// v1Counter is a cgroup v1 file of one number (File) and the field it
+// counter is a cgroup file of one number (File) and the field it
 // sets (P), left nil when the file is absent or, Bounded, when the
 // number means unlimited.
-type v1Counter struct {
+type counter struct {
 	File    string
 	P       **uint64
 	Bounded bool
 }
 
-// readV1Counters reads the counters' files in dir, in order; the first
+// readCounters reads the counters' files in dir, in order; the first
 // unreadable one is the error.
-func readV1Counters(dir string, cs []v1Counter) error {
+func readCounters(dir string, cs []counter) error {
 	for _, c := range cs {
 		v, ok, err := readUint(filepath.Join(dir, c.File))
 		if err != nil {
