@@ -106,73 +106,15 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	if md {
 		bullet = "- "
 	}
-
-	if md {
-		fmt.Fprintf(&b, "# memdiag analysis of %s\n\n", r.Host)
-	}
-	for _, l := range summary(&r) {
-		if md {
-			fmt.Fprintf(&b, "%s  \n", l)
-		} else {
-			fmt.Fprintln(&b, l)
-		}
-	}
-	b.WriteString("\n")
-
-	if len(r.Lacks) > 0 {
-		// Before anything is concluded: what could not be seen.
-		heading("The recording lacks")
-		for _, l := range r.Lacks {
-			fmt.Fprintf(&b, "%s%s\n", bullet, l)
-		}
-		b.WriteString("\n")
-	}
-
+	textHead(&b, &r, md, heading, bullet)
 	if len(r.Episodes)+len(r.LoneSpikes)+len(r.OOMKills) > 0 {
 		heading("Timeline")
-		t := timeline(&r, o)
-		if md {
-			b.WriteString(t.Markdown())
-		} else {
-			b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}))
-		}
-		b.WriteString("\n")
-		if md {
-			b.WriteString("\n")
-		}
-		if !o.Values {
-			b.WriteString(signalsLegend(&r) + "\n")
-		} else if n := valuesScopeNote(&r); n != "" {
-			b.WriteString(n + "\n")
-		}
-		b.WriteString(culpritLegend)
-		for i := range r.Episodes {
-			if c := culpritByName(&r, r.Episodes[i].Culprit); c != nil {
-				if took := memTaken(c, &r.Episodes[i]); took != "" {
-					b.WriteString(memLegend(took[strings.LastIndex(took, " +")+1:]))
-					break
-				}
-			}
-		}
+		timelineText(&b, &r, o, md)
 		b.WriteString("\n\n")
 	}
 	if o.Values && len(r.Episodes) > 0 && r.Episodes[0].Catalogue != nil {
 		heading("Signals per episode")
-		// As many episodes side by side as the width holds (a signal's
-		// name and unit take 33 columns, an episode about 15).
-		per := len(r.Episodes)
-		if o.Width > 0 && !md {
-			per = max(1, (o.Width-33)/15)
-		}
-		for from := 0; from < len(r.Episodes); from += per {
-			t := catalogueTable(&r, from, min(from+per, len(r.Episodes)))
-			if md {
-				b.WriteString(t.Markdown() + "\n")
-			} else {
-				b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}) + "\n")
-			}
-		}
-		b.WriteString("Every catalogue signal's mean rate over each episode (the wide layout's extra table; `memdiag analyze --format json` has it as each episode's \"catalogue\", with its peak); - is not recorded.\n\n")
+		catalogueText(&b, &r, o, md)
 	}
 
 	heading("Verdict")
@@ -190,6 +132,79 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// textHead is the text report's title (markdown), summary lines and
+// what the recording lacks, said before anything is concluded.
+func textHead(b *strings.Builder, r *correlate.Result, md bool, heading func(string), bullet string) {
+	if md {
+		fmt.Fprintf(b, "# memdiag analysis of %s\n\n", r.Host)
+	}
+	for _, l := range summary(r) {
+		if md {
+			fmt.Fprintf(b, "%s  \n", l)
+		} else {
+			fmt.Fprintln(b, l)
+		}
+	}
+	b.WriteString("\n")
+
+	if len(r.Lacks) > 0 {
+		// Before anything is concluded: what could not be seen.
+		heading("The recording lacks")
+		for _, l := range r.Lacks {
+			fmt.Fprintf(b, "%s%s\n", bullet, l)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// timelineText is the timeline table and its legends.
+func timelineText(b *strings.Builder, r *correlate.Result, o Options, md bool) {
+	t := timeline(r, o)
+	if md {
+		b.WriteString(t.Markdown())
+	} else {
+		b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}))
+	}
+	b.WriteString("\n")
+	if md {
+		b.WriteString("\n")
+	}
+	if !o.Values {
+		b.WriteString(signalsLegend(r) + "\n")
+	} else if n := valuesScopeNote(r); n != "" {
+		b.WriteString(n + "\n")
+	}
+	b.WriteString(culpritLegend)
+	for i := range r.Episodes {
+		if c := culpritByName(r, r.Episodes[i].Culprit); c != nil {
+			if took := memTaken(c, &r.Episodes[i]); took != "" {
+				b.WriteString(memLegend(took[strings.LastIndex(took, " +")+1:]))
+				break
+			}
+		}
+	}
+}
+
+// catalogueText is the wide layout's table of every catalogue signal per
+// episode, as many episodes side by side as the width holds.
+func catalogueText(b *strings.Builder, r *correlate.Result, o Options, md bool) {
+	// As many episodes side by side as the width holds (a signal's
+	// name and unit take 33 columns, an episode about 15).
+	per := len(r.Episodes)
+	if o.Width > 0 && !md {
+		per = max(1, (o.Width-33)/15)
+	}
+	for from := 0; from < len(r.Episodes); from += per {
+		t := catalogueTable(r, from, min(from+per, len(r.Episodes)))
+		if md {
+			b.WriteString(t.Markdown() + "\n")
+		} else {
+			b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}) + "\n")
+		}
+	}
+	b.WriteString("Every catalogue signal's mean rate over each episode (the wide layout's extra table; `memdiag analyze --format json` has it as each episode's \"catalogue\", with its peak); - is not recorded.\n\n")
 }
 
 // summary is the header: what was analysed and with which rules.
