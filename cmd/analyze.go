@@ -72,7 +72,7 @@ func newAnalyzeCmd(f *factory, runF func(*analyzeOptions) error) *cobra.Command 
 			if len(args) > 1 {
 				opts.More = args[1:]
 			}
-			opts.Format = formatForOutput(c, opts.Format, opts.Output)
+			opts.Format = format.ForOutput(opts.Format, c.Flags().Changed("format"), opts.Output)
 			opts.NoRedact = f.NoRedact
 			for i, t := range analysis.ThresholdFlags {
 				if c.Flags().Changed(t.Flag) {

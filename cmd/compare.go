@@ -44,7 +44,7 @@ func newCompareCmd(f *factory, runF func(*compareOptions) error) *cobra.Command 
 		Args:    exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Before.Path, opts.After.Path = args[0], args[1]
-			opts.Format = formatForOutput(c, opts.Format, opts.Output)
+			opts.Format = format.ForOutput(opts.Format, c.Flags().Changed("format"), opts.Output)
 			opts.NoRedact = f.NoRedact
 			if runF != nil {
 				return runF(opts)

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/internal/hostenv"
-	"github.com/memdiag/memdiag/internal/warnlog"
 	"github.com/memdiag/memdiag/redact"
 	"github.com/memdiag/memdiag/session"
 )
@@ -139,7 +136,3 @@ func subPath(cmd *cobra.Command) string {
 	}
 	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
 }
-
-// newWarnHandler is the slog.Handler of every package's warnings
-// (warnlog: "memdiag: warning: ..." on stderr).
-func newWarnHandler(w io.Writer, level slog.Level) slog.Handler { return warnlog.New(w, level) }

@@ -4,31 +4,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
-	"strings"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/outfile"
 	"github.com/memdiag/memdiag/report"
 )
-
-// formatForOutput is the --format of a command that also has --output:
-// the flag when given, else "html" for an output file named *.html or
-// *.htm, else the flag's default.
-func formatForOutput(c *cobra.Command, f format.Format, output string) format.Format {
-	if c.Flags().Changed("format") {
-		return f
-	}
-	switch strings.ToLower(filepath.Ext(output)) {
-	case ".html", ".htm":
-		return format.HTML
-	}
-	return f
-}
 
 // checkOutput is outfile.Check of --output, before any work is done.
 func checkOutput(path string, force bool) error { return outfile.Check("--output", path, force) }

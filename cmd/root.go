@@ -11,7 +11,6 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,6 +20,7 @@ import (
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/stopsig"
 	"github.com/memdiag/memdiag/internal/usage"
+	"github.com/memdiag/memdiag/internal/warnlog"
 )
 
 // factory carries what every command needs and tests replace.
@@ -86,7 +86,7 @@ func setUp(cmd *cobra.Command, f *factory, noColor, debug bool) error {
 		level = slog.LevelDebug
 	}
 	if f.Logger == nil {
-		f.Logger = slog.New(newWarnHandler(f.IO.ErrOut, level))
+		f.Logger = slog.New(warnlog.New(f.IO.ErrOut, level))
 	}
 	if err := flagvalue.CheckDurations(cmd.Flags()); err != nil {
 		return &usageError{Err: err}
@@ -132,19 +132,7 @@ func newRootCmd(f *factory) *cobra.Command {
 		},
 	}
 	root.SetVersionTemplate("memdiag {{.Version}}\n")
-	// Flag descriptions wrapped to the terminal, 80 columns when stdout
-	// is not one (cobra prints each on one line, up to 548 columns, and
-	// pflag's own wrapping stops at the first word longer than a line).
-	cobra.AddTemplateFunc("wrapFlags", func(fs *pflag.FlagSet) string {
-		w := f.IO.Width()
-		if w <= 0 {
-			w = 80
-		}
-		return wrapFlagUsages(fs.FlagUsagesWrapped(0), w)
-	})
-	root.SetUsageTemplate(strings.NewReplacer(
-		".LocalFlags.FlagUsages", "wrapFlags .LocalFlags",
-		".InheritedFlags.FlagUsages", "wrapFlags .InheritedFlags").Replace(root.UsageTemplate()))
+	wrapFlagHelp(root, f)
 	root.PersistentFlags().BoolVar(&noColor, "no-color", false, "never use colour (also: NO_COLOR set in the environment)")
 	root.PersistentFlags().BoolVar(&debug, "debug", false, "log debug messages to stderr")
 	root.PersistentFlags().BoolVar(&f.NoRedact, "no-redact", false, "write secrets in command lines, job commands, URLs and errors as they are (default: replaced by ***)")
@@ -191,55 +179,19 @@ func addCompletionCheck(root *cobra.Command) {
 	}
 }
 
-// wrapFlagUsages wraps the description column of pflag's unwrapped flag
-// listing (one flag a line, descriptions starting in one column) at
-// width, continuation lines indented to that column. A word longer than
-// the column's room stays whole on a line of its own; the rest wraps on.
-func wrapFlagUsages(listing string, width int) string {
-	lines := strings.Split(listing, "\n")
-	col := 0
-	for _, l := range lines {
-		// "  -f, --format format   description": the description starts
-		// after the widest flag part plus three spaces, the same for all.
-		lead := len(l) - len(strings.TrimLeft(l, " "))
-		if i := strings.Index(l[lead:], "   "); i > 0 && lead >= 2 {
-			j := lead + i
-			for j < len(l) && l[j] == ' ' {
-				j++
-			}
-			if j < len(l) {
-				col = j
-				break
-			}
+// wrapFlagHelp makes root's usage template wrap flag descriptions to the
+// terminal, 80 columns when stdout is not one (cobra prints each on one
+// line, up to 548 columns, and pflag's own wrapping stops at the first
+// word longer than a line).
+func wrapFlagHelp(root *cobra.Command, f *factory) {
+	cobra.AddTemplateFunc("wrapFlags", func(fs *pflag.FlagSet) string {
+		w := f.IO.Width()
+		if w <= 0 {
+			w = 80
 		}
-	}
-	room := width - col
-	if col == 0 || room < 24 {
-		return listing
-	}
-	var b strings.Builder
-	for n, l := range lines {
-		if n > 0 {
-			b.WriteByte('\n')
-		}
-		if len(l) <= width || len(l) < col {
-			b.WriteString(l)
-			continue
-		}
-		b.WriteString(l[:col])
-		used := 0
-		for _, w := range strings.Fields(l[col:]) {
-			wl := utf8.RuneCountInString(w)
-			if used > 0 && used+1+wl > room {
-				b.WriteString("\n" + strings.Repeat(" ", col))
-				used = 0
-			} else if used > 0 {
-				b.WriteByte(' ')
-				used++
-			}
-			b.WriteString(w)
-			used += wl
-		}
-	}
-	return b.String()
+		return helptext.WrapFlagUsages(fs.FlagUsagesWrapped(0), w)
+	})
+	root.SetUsageTemplate(strings.NewReplacer(
+		".LocalFlags.FlagUsages", "wrapFlags .LocalFlags",
+		".InheritedFlags.FlagUsages", "wrapFlags .InheritedFlags").Replace(root.UsageTemplate()))
 }

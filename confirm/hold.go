@@ -136,4 +136,4 @@ func Undo(ctx context.Context, c Change, env Env) error {
 }
 
 // ErrNoSystemd is returned for a timer when no systemd manager answers.
-var ErrNoSystemd = errors.New("no systemd manager to stop the timer (PID 1 is not systemd, or D-Bus does not answer)")
+var ErrNoSystemd = errors.New("no systemd manager to stop the timer (systemd is not PID 1 here, or D-Bus does not answer)")

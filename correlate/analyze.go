@@ -66,6 +66,7 @@ func (sr *Series) Analyze(opts Options) Result {
 	if len(o.Require) > 0 {
 		res.IOBursts = ioBursts(sr, ivs, raised, lat, res.Interval, o, res.Baselines, res.Episodes)
 	}
+	res.BurstLead = WeighBursts(&res)
 	res.Sustained = sustained(sr, ivs, o)
 	findPeriods(&res)
 	rankCulprits(&res, sr, o)

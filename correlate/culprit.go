@@ -11,7 +11,7 @@ import (
 
 // BinomialTail is P(X ≥ k) for X ~ Binomial(n, p): the null model's
 // chance of k or more of n events in what covers a share p (episodes
-// after a firing here; spikes within an I/O burst in report).
+// after a firing here; spikes within an I/O burst in WeighBursts).
 func BinomialTail(n, k int, p float64) float64 {
 	if k <= 0 {
 		return 1

@@ -67,6 +67,9 @@ type Result struct {
 	// IOBursts are runs of disk or reclaim signals without memory stall
 	// of the scope (when Require asks for a stall): not memory pressure.
 	IOBursts []IOBurst
+	// BurstLead weighs the LoneSpikes that came with an I/O burst against
+	// chance (WeighBursts); nil when none did.
+	BurstLead *BurstLead
 	// Sustained is pressure lasting most of the recording, nil if none.
 	Sustained *Sustained
 	// Failing is a load that failed most of the time (no failure spike

@@ -95,14 +95,7 @@ func (sr *Series) trimIntervals(k int) {
 // k.
 func (sr *Series) trimProcs(k int) {
 	n := len(sr.times)
-	old := *sr
-	sr.names, sr.nameIdx = nil, map[procName]uint32{}
-	sr.strs, sr.strIdx = nil, nil
-	sr.procs, sr.rss = rows[byte]{}, rows[rssHold]{}
-	sr.events = nil
-	sr.cgroups = map[int][]seenCgroup{}
-	sr.sawProc, sr.kernelEvents = false, false
-	str := func(i uint32) uint32 { return sr.internStr(old.strs[i]) }
+	old := sr.resetProcs()
 	ev := sort.Search(len(old.events), func(j int) bool { return old.events[j].sample >= k })
 	var buf []procIO
 	// The old rows' chunks are let go as the pass leaves them, and the
@@ -114,58 +107,92 @@ func (sr *Series) trimProcs(k int) {
 		rssFreed = old.rss.release(i, rssFreed)
 		// As Add: the processes' names, the events' strings, then the RSS
 		// holders'; cgroups seen by the events, the processes, the holders.
-		buf = old.procsOf(i, buf[:0])
-		pack := sr.packBuf[:0]
-		for j := range buf {
-			nm := old.names[buf[j].name]
-			buf[j].name = sr.intern(nm.comm, nm.cmdline, nm.unit, nm.cgroup)
-			pack = packProc(pack, buf[j])
-		}
-		sr.procs.add(pack)
-		sr.packBuf = pack
-		sr.sawProc = sr.sawProc || len(buf) > 0
+		buf = sr.keepProcs(old, i, buf[:0])
 		if ev < len(old.events) && old.events[ev].sample == i {
-			se := old.events[ev]
+			sr.keepEvents(old, old.events[ev], k)
 			ev++
-			rows := se.events
-			for j := range rows {
-				r := &rows[j]
-				r.kind, r.comm, r.cmdline, r.unit = str(r.kind), str(r.comm), str(r.cmdline), str(r.unit)
-				r.cgroup, r.parentComm, r.parentCmd = str(r.cgroup), str(r.parentComm), str(r.parentCmd)
-				if c := sr.strs[r.cgroup]; c != "" {
-					sr.sawCgroup(int(r.pid), r.start, c)
-				}
-			}
-			prior := se.prior
-			for j := range prior {
-				if prior[j].sample < k {
-					prior[j] = cumPrior{} // seen only by a dropped sample
-				} else {
-					prior[j].sample -= k
-				}
-			}
-			sr.events = append(sr.events, sampleEvents{i - k, se.kernel, rows, prior})
-			sr.sawProc = true
-			sr.kernelEvents = sr.kernelEvents || se.kernel
 		}
 		for j := range buf {
 			if c := sr.names[buf[j].name].cgroup; c != "" {
 				sr.sawCgroup(buf[j].pid, buf[j].start, c)
 			}
 		}
-		hold := sr.rssBuf[:0]
-		for _, h := range old.rssOf(i) {
-			h.comm, h.cgroup = str(h.comm), str(h.cgroup)
-			hold = append(hold, h)
-			if c := sr.strs[h.cgroup]; c != "" {
-				sr.sawCgroup(h.pid, h.start, c)
-			}
-		}
-		sr.rss.add(hold)
-		sr.rssBuf = hold
+		sr.keepRSS(old, i)
 	}
 	shiftSamples(sr.lastCum, k, func(c *cumSeen) *int { return &c.sample })
 	shiftSamples(sr.execAt, k, func(x *execSeen) *int { return &x.sample })
+}
+
+// resetProcs empties sr's processes, events, RSS holders, names and
+// strings, and returns a copy of sr as it was to take the kept ones from.
+func (sr *Series) resetProcs() *Series {
+	old := *sr
+	sr.names, sr.nameIdx = nil, map[procName]uint32{}
+	sr.strs, sr.strIdx = nil, nil
+	sr.procs, sr.rss = rows[byte]{}, rows[rssHold]{}
+	sr.events = nil
+	sr.cgroups = map[int][]seenCgroup{}
+	sr.sawProc, sr.kernelEvents = false, false
+	return &old
+}
+
+// reintern is old's string i interned in sr.
+func (sr *Series) reintern(old *Series, i uint32) uint32 { return sr.internStr(old.strs[i]) }
+
+// keepProcs adds old's processes of sample i to sr, their names interned
+// in sr, and returns them (in buf).
+func (sr *Series) keepProcs(old *Series, i int, buf []procIO) []procIO {
+	buf = old.procsOf(i, buf)
+	pack := sr.packBuf[:0]
+	for j := range buf {
+		nm := old.names[buf[j].name]
+		buf[j].name = sr.intern(nm.comm, nm.cmdline, nm.unit, nm.cgroup)
+		pack = packProc(pack, buf[j])
+	}
+	sr.procs.add(pack)
+	sr.packBuf = pack
+	sr.sawProc = sr.sawProc || len(buf) > 0
+	return buf
+}
+
+// keepEvents adds old's process events se to sr, remapped in place: their
+// strings interned in sr, their samples numbered from k.
+func (sr *Series) keepEvents(old *Series, se sampleEvents, k int) {
+	rows := se.events
+	for j := range rows {
+		r := &rows[j]
+		r.kind, r.comm, r.cmdline, r.unit = sr.reintern(old, r.kind), sr.reintern(old, r.comm), sr.reintern(old, r.cmdline), sr.reintern(old, r.unit)
+		r.cgroup, r.parentComm, r.parentCmd = sr.reintern(old, r.cgroup), sr.reintern(old, r.parentComm), sr.reintern(old, r.parentCmd)
+		if c := sr.strs[r.cgroup]; c != "" {
+			sr.sawCgroup(int(r.pid), r.start, c)
+		}
+	}
+	prior := se.prior
+	for j := range prior {
+		if prior[j].sample < k {
+			prior[j] = cumPrior{} // seen only by a dropped sample
+		} else {
+			prior[j].sample -= k
+		}
+	}
+	sr.events = append(sr.events, sampleEvents{se.sample - k, se.kernel, rows, prior})
+	sr.sawProc = true
+	sr.kernelEvents = sr.kernelEvents || se.kernel
+}
+
+// keepRSS adds old's RSS holders of sample i to sr, their strings
+// interned in sr.
+func (sr *Series) keepRSS(old *Series, i int) {
+	hold := sr.rssBuf[:0]
+	for _, h := range old.rssOf(i) {
+		h.comm, h.cgroup = sr.reintern(old, h.comm), sr.reintern(old, h.cgroup)
+		hold = append(hold, h)
+		if c := sr.strs[h.cgroup]; c != "" {
+			sr.sawCgroup(h.pid, h.start, c)
+		}
+	}
+	sr.rss.add(hold)
+	sr.rssBuf = hold
 }
 
 // shiftSamples drops m's entries whose sample (at) is before k and

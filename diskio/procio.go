@@ -364,14 +364,8 @@ func NewProcScanner(procRoot string, opts ProcScanOptions) (*ProcScanner, error)
 // per-process failures in stats.Failed. err is set only when the process
 // list itself cannot be read.
 func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []process.Event, stats ScanStats, err error) {
-	s.gen++
+	s.beginScan(now)
 	baseline := s.scans == 0
-	s.faults = process.Faults{}
-	s.cand = s.cand[:0]
-	s.growCand = s.growCand[:0]
-	s.now = now.UnixNano()
-	s.exited = s.exited[:0]
-
 	if err := s.openRoot(); err != nil {
 		s.gen--
 		return nil, nil, stats, err
@@ -394,7 +388,32 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []process.Event,
 		return nil, nil, stats, err
 	}
 	s.scans++
+	s.collectExited()
+	s.creditUnseenExits()
+	events = s.creditExited(events, now)
+	if baseline {
+		return nil, nil, stats, nil
+	}
+	sortEvents(events, now)
+	top = s.topByIO(&stats) // before stats is returned: it adds to it
+	return top, events, stats, nil
+}
 
+// beginScan starts scan generation s.gen+1 at now: the per-scan lists
+// emptied, their arrays kept.
+func (s *ProcScanner) beginScan(now time.Time) {
+	s.gen++
+	s.faults = process.Faults{}
+	s.cand = s.cand[:0]
+	s.growCand = s.growCand[:0]
+	s.now = now.UnixNano()
+	s.exited = s.exited[:0]
+}
+
+// collectExited moves the processes this scan did not see from s.procs
+// to s.exited (and s.exitedBy, by PID), each with its exit I/O from the
+// kernel's exit event when one came.
+func (s *ProcScanner) collectExited() {
 	for pid, st := range s.procs {
 		if x, ok := s.exitIO[pid]; ok {
 			st.final = &x
@@ -411,6 +430,11 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []process.Event,
 			s.exitedBy[st.pid] = st
 		}
 	}
+}
+
+// creditUnseenExits credits the exits of processes never seen alive
+// (s.exitIO) to their parents.
+func (s *ProcScanner) creditUnseenExits() {
 	// Exits of processes never seen alive: already reaped, so their
 	// totals are in the parent's counters now — and, when the parent is
 	// one of them too (a script that ran cat between two scans), in that
@@ -450,6 +474,12 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []process.Event,
 		s.creditParent(x.ppid, x.counters())
 		delete(s.exitIO, pid)
 	}
+}
+
+// creditExited credits each exited process seen alive to the parent that
+// reaped it, children first, closes its files and appends its exit
+// event to events.
+func (s *ProcScanner) creditExited(events []process.Event, now time.Time) []process.Event {
 	// Exited processes we saw: children before their parents, so a
 	// parent's credit includes what it absorbed from them. By their depth
 	// among the exited (a child is deeper than its parent), not by start
@@ -476,9 +506,12 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []process.Event,
 		events = append(events, s.exitEvent(st, now))
 	}
 	s.exitedBy = nil
-	if baseline {
-		return nil, nil, stats, nil
-	}
+	return events
+}
+
+// sortEvents stamps events with the scan's time now and orders them by
+// PID, a process's start before its exit.
+func sortEvents(events []process.Event, now time.Time) {
 	for i := range events {
 		events[i].Time = now
 	}
@@ -488,7 +521,12 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []process.Event,
 		}
 		return cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind))
 	})
+}
 
+// topByIO is the scan's top processes by I/O in the interval (at most
+// Options.TopN), their metadata read again; it adds the reaped bytes of
+// every candidate to stats.
+func (s *ProcScanner) topByIO(stats *ScanStats) []ProcIO {
 	s.cand = slices.DeleteFunc(s.cand, func(st *procState) bool { return st.ioBytes() == 0 })
 	for _, st := range s.cand {
 		stats.ReapedReadBytes += st.dReap.read
@@ -501,7 +539,7 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []process.Event,
 		return cmp.Compare(a.pid, b.pid)
 	})
 	n := min(len(s.cand), s.opts.TopN)
-	top = make([]ProcIO, 0, n)
+	top := make([]ProcIO, 0, n)
 	for _, st := range s.cand[:n] {
 		s.readMeta(st, nil) // refresh: cheap for N processes, and catches cgroup moves
 		own := st.own()
@@ -515,7 +553,7 @@ func (s *ProcScanner) Scan(now time.Time) (top []ProcIO, events []process.Event,
 			DeltaBlkioDelay: s.ticks(st.dBlkio),
 		})
 	}
-	return top, events, stats, nil
+	return top
 }
 
 // openRoot opens the proc root, or rewinds the one kept open so that

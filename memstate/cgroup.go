@@ -250,68 +250,20 @@ func readV2(dir, rel string, swapFree *uint64) (Cgroup, bool, error) {
 	if cg.HighBytes, err = readLimit(filepath.Join(dir, "memory.high")); err != nil {
 		return cg, false, err
 	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.swap.current")); err != nil {
+	if err := readCounters(dir, []counter{{"memory.swap.current", &cg.SwapBytes, false}}); err != nil {
 		return cg, false, err
-	} else if ok {
-		cg.SwapBytes = &v
 	}
 	st, err := readKV(filepath.Join(dir, "memory.stat"))
 	if err != nil {
 		return cg, false, err
 	}
-	cg.AnonBytes, cg.FileBytes, cg.ShmemBytes = st["anon"], st["file"], st["shmem"]
-	cg.MappedBytes, cg.DirtyBytes, cg.WritebackBytes = st["file_mapped"], st["file_dirty"], st["file_writeback"]
-	cg.SockBytes = st["sock"]
-	cg.ActiveFileBytes, cg.InactiveFileBytes = st["active_file"], st["inactive_file"]
-	cg.UnevictableBytes = st["unevictable"]
-	kernelSrc := "memory.stat kernel"
-	if v, ok := st["kernel"]; ok {
-		cg.KernelBytes = &v
-	} else if _, ok := st["kernel_stack"]; ok {
-		var v uint64
-		for _, k := range []string{"kernel_stack", "pagetables", "percpu", "sock", "vmalloc", "slab_reclaimable", "slab_unreclaimable"} {
-			v += st[k]
-		}
-		cg.KernelBytes = &v
-		kernelSrc = "memory.stat kernel_stack + pagetables + percpu + sock + vmalloc + slab_reclaimable + slab_unreclaimable"
-	}
-	if v, ok := st["slab_reclaimable"]; ok {
-		cg.SlabReclaimableBytes = &v
-	}
-	if v, ok := st["slab_unreclaimable"]; ok {
-		cg.SlabUnreclaimableBytes = &v
-	}
-	for _, f := range []struct {
-		file string
-		dst  **uint64
-	}{{"memory.min", &cg.MinBytes}, {"memory.low", &cg.LowBytes}, {"memory.swap.max", &cg.SwapLimitBytes}} {
-		v, err := readLimit(filepath.Join(dir, f.file))
-		if err != nil {
-			return cg, false, err
-		}
-		if v != nil && (*v > 0 || f.file == "memory.swap.max") {
-			*f.dst = v
-		}
-	}
-	cg.Sources = map[string]string{
-		"kernel_bytes": kernelSrc, "slab_reclaimable_bytes": "memory.stat slab_reclaimable",
-		"slab_unreclaimable_bytes": "memory.stat slab_unreclaimable", "unevictable_bytes": "memory.stat unevictable",
-		"min_bytes": "memory.min", "low_bytes": "memory.low", "swap_limit_bytes": "memory.swap.max",
-		"swap_room_bytes": "min(/proc/meminfo SwapFree, memory.swap.max − memory.swap.current)",
-		"pinned_bytes":    "anon + shmem − swap room + (memory.stat kernel − slab_reclaimable)",
-		"usage_bytes":     "memory.current", "limit_bytes": "memory.max", "high_bytes": "memory.high",
-		"swap_bytes": "memory.swap.current", "anon_bytes": "memory.stat anon", "file_bytes": "memory.stat file",
-		"shmem_bytes": "memory.stat shmem", "active_file_bytes": "memory.stat active_file",
-		"inactive_file_bytes": "memory.stat inactive_file", "dirty_bytes": "memory.stat file_dirty",
-		"cache_bytes":         "memory.stat file − shmem",
-		"working_set_bytes":   "memory.current − memory.stat inactive_file",
-		"unreclaimable_bytes": "memory.stat anon + shmem",
-		"peak_bytes":          "memory.peak",
-	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.peak")); err != nil {
+	kernelSrc := v2Stat(&cg, st)
+	if err := readV2Protection(&cg, dir); err != nil {
 		return cg, false, err
-	} else if ok {
-		cg.PeakBytes = &v
+	}
+	cg.Sources = v2Sources(kernelSrc)
+	if err := readCounters(dir, []counter{{"memory.peak", &cg.PeakBytes, false}}); err != nil {
+		return cg, false, err
 	}
 	if cg.Events, err = readKV(filepath.Join(dir, "memory.events")); err != nil {
 		return cg, false, err
@@ -334,6 +286,72 @@ func readV2(dir, rel string, swapFree *uint64) (Cgroup, bool, error) {
 	return cg, true, nil
 }
 
+// v2Stat sets cg's byte counts from memory.stat (st) and returns where
+// its kernel figure comes from (kernel, or its parts on kernels without it).
+func v2Stat(cg *Cgroup, st map[string]uint64) string {
+	cg.AnonBytes, cg.FileBytes, cg.ShmemBytes = st["anon"], st["file"], st["shmem"]
+	cg.MappedBytes, cg.DirtyBytes, cg.WritebackBytes = st["file_mapped"], st["file_dirty"], st["file_writeback"]
+	cg.SockBytes = st["sock"]
+	cg.ActiveFileBytes, cg.InactiveFileBytes = st["active_file"], st["inactive_file"]
+	cg.UnevictableBytes = st["unevictable"]
+	kernelSrc := "memory.stat kernel"
+	if v, ok := st["kernel"]; ok {
+		cg.KernelBytes = &v
+	} else if _, ok := st["kernel_stack"]; ok {
+		var v uint64
+		for _, k := range []string{"kernel_stack", "pagetables", "percpu", "sock", "vmalloc", "slab_reclaimable", "slab_unreclaimable"} {
+			v += st[k]
+		}
+		cg.KernelBytes = &v
+		kernelSrc = "memory.stat kernel_stack + pagetables + percpu + sock + vmalloc + slab_reclaimable + slab_unreclaimable"
+	}
+	if v, ok := st["slab_reclaimable"]; ok {
+		cg.SlabReclaimableBytes = &v
+	}
+	if v, ok := st["slab_unreclaimable"]; ok {
+		cg.SlabUnreclaimableBytes = &v
+	}
+	return kernelSrc
+}
+
+// readV2Protection sets cg's memory.min and memory.low (when above 0) and
+// memory.swap.max, in bytes; nil for "max" or an absent file.
+func readV2Protection(cg *Cgroup, dir string) error {
+	for _, f := range []struct {
+		file string
+		dst  **uint64
+	}{{"memory.min", &cg.MinBytes}, {"memory.low", &cg.LowBytes}, {"memory.swap.max", &cg.SwapLimitBytes}} {
+		v, err := readLimit(filepath.Join(dir, f.file))
+		if err != nil {
+			return err
+		}
+		if v != nil && (*v > 0 || f.file == "memory.swap.max") {
+			*f.dst = v
+		}
+	}
+	return nil
+}
+
+// v2Sources names the v2 file (or memory.stat field) each of a v2
+// group's figures comes from; kernelSrc is v2Stat's.
+func v2Sources(kernelSrc string) map[string]string {
+	return map[string]string{
+		"kernel_bytes": kernelSrc, "slab_reclaimable_bytes": "memory.stat slab_reclaimable",
+		"slab_unreclaimable_bytes": "memory.stat slab_unreclaimable", "unevictable_bytes": "memory.stat unevictable",
+		"min_bytes": "memory.min", "low_bytes": "memory.low", "swap_limit_bytes": "memory.swap.max",
+		"swap_room_bytes": "min(/proc/meminfo SwapFree, memory.swap.max − memory.swap.current)",
+		"pinned_bytes":    "anon + shmem − swap room + (memory.stat kernel − slab_reclaimable)",
+		"usage_bytes":     "memory.current", "limit_bytes": "memory.max", "high_bytes": "memory.high",
+		"swap_bytes": "memory.swap.current", "anon_bytes": "memory.stat anon", "file_bytes": "memory.stat file",
+		"shmem_bytes": "memory.stat shmem", "active_file_bytes": "memory.stat active_file",
+		"inactive_file_bytes": "memory.stat inactive_file", "dirty_bytes": "memory.stat file_dirty",
+		"cache_bytes":         "memory.stat file − shmem",
+		"working_set_bytes":   "memory.current − memory.stat inactive_file",
+		"unreclaimable_bytes": "memory.stat anon + shmem",
+		"peak_bytes":          "memory.peak",
+	}
+}
+
 // readV1 reads one v1 memory group; v2dir is the v2 group of the same path
 // on a hybrid host, where its memory.pressure lives.
 func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
@@ -347,9 +365,48 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 	if err != nil {
 		return cg, false, err
 	}
-	lim, ok, err := readUint(filepath.Join(dir, "memory.limit_in_bytes"))
+	if err := readV1Limit(&cg, dir, st); err != nil {
+		return cg, false, err
+	}
+	if err := readV1Swap(&cg, dir, st); err != nil {
+		return cg, false, err
+	}
+	v1Stat(&cg, st)
+	swapLeft, err := readV1SwapLimit(&cg, dir, st)
 	if err != nil {
 		return cg, false, err
+	}
+	cg.Sources = v1Sources(st)
+	if err := readCounters(dir, []counter{
+		{"memory.kmem.usage_in_bytes", &cg.KernelBytes, false},
+		{"memory.soft_limit_in_bytes", &cg.SoftLimitBytes, true},
+		{"memory.swappiness", &cg.Swappiness, false},
+		{"memory.failcnt", &cg.Failcnt, false},
+		{"memory.memsw.failcnt", &cg.MemswFailcnt, false},
+		{"memory.max_usage_in_bytes", &cg.PeakBytes, false},
+	}); err != nil {
+		return cg, false, err
+	}
+	oc, err := readKV(filepath.Join(dir, "memory.oom_control"))
+	if err != nil {
+		return cg, false, err
+	}
+	if v, ok := oc["oom_kill"]; ok {
+		cg.OOMKills = &v
+	}
+	if cg.PSI, err = readPSI(filepath.Join(v2dir, "memory.pressure")); err != nil {
+		return cg, false, err
+	}
+	judge(&cg, swapFree, swapLeft)
+	return cg, true, nil
+}
+
+// readV1Limit sets cg.LimitBytes: the smaller of memory.limit_in_bytes
+// and memory.stat's hierarchical_memory_limit (st), unless unlimited.
+func readV1Limit(cg *Cgroup, dir string, st map[string]uint64) error {
+	lim, ok, err := readUint(filepath.Join(dir, "memory.limit_in_bytes"))
+	if err != nil {
+		return err
 	}
 	if h, hok := st["hierarchical_memory_limit"]; hok && (!ok || h < lim) {
 		lim, ok = h, true
@@ -357,6 +414,12 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 	if ok && lim < v1Unlimited {
 		cg.LimitBytes = &lim
 	}
+	return nil
+}
+
+// readV1Swap sets cg.SwapBytes, in bytes, from memory.stat (st) or
+// memory.memsw.usage_in_bytes.
+func readV1Swap(cg *Cgroup, dir string, st map[string]uint64) error {
 	// Swap: memory.stat's total_swap (hierarchical; present with swap
 	// accounting) is one consistent reading. memsw.usage − usage is the
 	// fallback: two files read at different moments, so it can show a
@@ -364,11 +427,16 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 	if s, ok := st["total_swap"]; ok {
 		cg.SwapBytes = &s
 	} else if sw, ok, err := readUint(filepath.Join(dir, "memory.memsw.usage_in_bytes")); err != nil {
-		return cg, false, err
+		return err
 	} else if ok {
-		s := sub(sw, u)
+		s := sub(sw, cg.UsageBytes)
 		cg.SwapBytes = &s
 	}
+	return nil
+}
+
+// v1Stat sets cg's byte counts from memory.stat (st), hierarchical.
+func v1Stat(cg *Cgroup, st map[string]uint64) {
 	// total_* are hierarchical (this group and its children), like v2's
 	// figures; the plain names count this group's own pages only.
 	pick := func(name string) uint64 {
@@ -381,41 +449,63 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 	cg.MappedBytes, cg.DirtyBytes, cg.WritebackBytes = pick("mapped_file"), pick("dirty"), pick("writeback")
 	cg.ActiveFileBytes, cg.InactiveFileBytes = pick("active_file"), pick("inactive_file")
 	cg.UnevictableBytes = pick("unevictable")
-	if v, ok, err := readUint(filepath.Join(dir, "memory.kmem.usage_in_bytes")); err != nil {
-		return cg, false, err
-	} else if ok {
-		cg.KernelBytes = &v
+}
+
+// counter is a cgroup file of one number (File) and the field it
+// sets (P), left nil when the file is absent or, Bounded, when the
+// number means unlimited.
+type counter struct {
+	File    string
+	P       **uint64
+	Bounded bool
+}
+
+// readCounters reads the counters' files in dir, in order; the first
+// unreadable one is the error.
+func readCounters(dir string, cs []counter) error {
+	for _, c := range cs {
+		v, ok, err := readUint(filepath.Join(dir, c.File))
+		if err != nil {
+			return err
+		}
+		if ok && (!c.Bounded || v < v1Unlimited) {
+			*c.P = &v
+		}
 	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.soft_limit_in_bytes")); err != nil {
-		return cg, false, err
-	} else if ok && v < v1Unlimited {
-		cg.SoftLimitBytes = &v
-	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.swappiness")); err != nil {
-		return cg, false, err
-	} else if ok {
-		cg.Swappiness = &v
-	}
+	return nil
+}
+
+// readV1SwapLimit sets cg.SwapLimitBytes from the memsw limit (the
+// smaller of memory.memsw.limit_in_bytes and memory.stat's
+// hierarchical_memsw_limit) and returns what is left of it (bytes; nil
+// without a memsw limit or usage).
+func readV1SwapLimit(cg *Cgroup, dir string, st map[string]uint64) (*uint64, error) {
 	memsw, hasMemsw := st["hierarchical_memsw_limit"]
 	if l, ok, err := readUint(filepath.Join(dir, "memory.memsw.limit_in_bytes")); err != nil {
-		return cg, false, err
+		return nil, err
 	} else if ok && (!hasMemsw || l < memsw) {
 		memsw, hasMemsw = l, true
 	}
 	memswUsage, hasMemswUsage, err := readUint(filepath.Join(dir, "memory.memsw.usage_in_bytes"))
 	if err != nil {
-		return cg, false, err
+		return nil, err
 	}
 	if hasMemsw && memsw < v1Unlimited && cg.LimitBytes != nil {
 		v := sub(memsw, *cg.LimitBytes)
 		cg.SwapLimitBytes = &v
 	}
-	var swapLeft *uint64 // memsw bounds memory + swap: what is left of it
+	// memsw bounds memory + swap: what is left of it is swap room.
 	if hasMemsw && memsw < v1Unlimited && hasMemswUsage {
 		v := sub(memsw, memswUsage)
-		swapLeft = &v
+		return &v, nil
 	}
-	cg.Sources = map[string]string{
+	return nil, nil
+}
+
+// v1Sources names the v1 file (or memory.stat field) each of a v1
+// group's figures comes from; st is its memory.stat.
+func v1Sources(st map[string]uint64) map[string]string {
+	src := map[string]string{
 		"kernel_bytes": "memory.kmem.usage_in_bytes", "unevictable_bytes": "memory.stat total_unevictable",
 		"soft_limit_bytes": "memory.soft_limit_in_bytes", "swappiness": "memory.swappiness",
 		"swap_limit_bytes": "min(memory.memsw.limit_in_bytes, memory.stat hierarchical_memsw_limit) − limit",
@@ -431,35 +521,9 @@ func readV1(dir, rel, v2dir string, swapFree *uint64) (Cgroup, bool, error) {
 		"peak_bytes":          "memory.max_usage_in_bytes",
 	}
 	if _, ok := st["total_swap"]; !ok {
-		cg.Sources["swap_bytes"] = "memory.memsw.usage_in_bytes − memory.usage_in_bytes"
+		src["swap_bytes"] = "memory.memsw.usage_in_bytes − memory.usage_in_bytes"
 	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.failcnt")); err != nil {
-		return cg, false, err
-	} else if ok {
-		cg.Failcnt = &v
-	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.memsw.failcnt")); err != nil {
-		return cg, false, err
-	} else if ok {
-		cg.MemswFailcnt = &v
-	}
-	if v, ok, err := readUint(filepath.Join(dir, "memory.max_usage_in_bytes")); err != nil {
-		return cg, false, err
-	} else if ok {
-		cg.PeakBytes = &v
-	}
-	oc, err := readKV(filepath.Join(dir, "memory.oom_control"))
-	if err != nil {
-		return cg, false, err
-	}
-	if v, ok := oc["oom_kill"]; ok {
-		cg.OOMKills = &v
-	}
-	if cg.PSI, err = readPSI(filepath.Join(v2dir, "memory.pressure")); err != nil {
-		return cg, false, err
-	}
-	judge(&cg, swapFree, swapLeft)
-	return cg, true, nil
+	return src
 }
 
 // judge sets CacheBytes, WorkingSetBytes, UnreclaimableBytes,

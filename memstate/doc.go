@@ -10,7 +10,7 @@
 //     whether the kernel is under pressure (PSI stall share, refaults,
 //     direct reclaim) over the seconds between the reads;
 //   - /proc/PID/status (RssAnon, RssFile, RssShmem), /proc/PID/smaps_rollup
-//     (Pss, Swap) and /proc/PID/cgroup for the processes with the largest RSS;
+//     (Rss and Pss, one read, Swap) and /proc/PID/cgroup for the processes with the largest RSS;
 //   - the memory cgroups under /sys/fs/cgroup: v2 memory.{current,max,high,
 //     swap.current,stat,events,pressure} and v1 memory.{usage_in_bytes,
 //     limit_in_bytes,stat,failcnt,oom_control};

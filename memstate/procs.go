@@ -14,14 +14,18 @@ import (
 
 // Proc is one process's memory as the kernel accounts it, in bytes.
 // Sources: /proc/PID/status (VmRSS, RssAnon, RssFile, RssShmem, VmSwap),
-// /proc/PID/smaps_rollup (Pss, Swap; since 4.14), /proc/PID/cgroup;
+// /proc/PID/smaps_rollup (Rss and Pss, one read; since 4.14),
+// /proc/PID/cgroup;
 // https://docs.kernel.org/filesystems/proc.html
 type Proc struct {
 	PID     int    `json:"pid"`
 	Comm    string `json:"comm"`              // status Name (15 characters at most)
 	Cmdline string `json:"cmdline,omitempty"` // arguments joined by spaces, likely secrets redacted (redact.Cmdline)
 
-	RSSBytes      uint64 `json:"rss_bytes"`       // VmRSS = RssAnon + RssFile + RssShmem
+	// RSSBytes is smaps_rollup's Rss, read with PSSBytes (so PSS ≤ RSS);
+	// status's VmRSS (RssAnon + RssFile + RssShmem, read when the
+	// processes were listed) when smaps_rollup is unreadable.
+	RSSBytes      uint64 `json:"rss_bytes"`
 	RSSAnonBytes  uint64 `json:"rss_anon_bytes"`  // RssAnon: heap, stacks, private mappings — what a leak grows
 	RSSFileBytes  uint64 `json:"rss_file_bytes"`  // RssFile: mapped files (binaries, libraries, mmap'd data)
 	RSSShmemBytes uint64 `json:"rss_shmem_bytes"` // RssShmem: shared memory, tmpfs mappings
@@ -91,8 +95,11 @@ func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
 		} else {
 			faults.Note(err)
 		}
-		if pss, err := process.ReadPss(ctx, procRoot, c.p.PID); err == nil {
-			pr.PSSBytes = &pss
+		if ro, err := process.ReadRollup(ctx, procRoot, c.p.PID); err == nil {
+			// RSS and PSS from one read: status's VmRSS, read when the
+			// processes were listed, is older, and a process growing
+			// meanwhile (memdiag itself) showed its PSS above its RSS.
+			pr.RSSBytes, pr.PSSBytes = ro.Rss, &ro.Pss
 		} else if !faults.Note(err) {
 			st.NoPSS++ // denied (or exited): said as needing root
 		}
@@ -113,6 +120,14 @@ func (c *Collector) Procs(n int) ([]Proc, ProcScan, error) {
 		}
 		out = append(out, pr)
 	}
+	// Largest first by the RSS shown: smaps_rollup's, read after the
+	// listing chose them by status's.
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].RSSBytes != out[j].RSSBytes {
+			return out[i].RSSBytes > out[j].RSSBytes
+		}
+		return out[i].PID < out[j].PID
+	})
 	st.Failed, st.Fault = faults.N, faults.Err()
 	return out, st, nil
 }

@@ -128,9 +128,17 @@ func TestProcsUML61(t *testing.T) {
 		},
 		{
 			PID: 700, Comm: "hog", Cmdline: "/tmp/uml/hog -file /run/disk/data -read-passes 50",
-			RSSBytes: 6324 * k, RSSAnonBytes: 5328 * k, RSSFileBytes: 996 * k,
+			// RSS and PSS from smaps_rollup's one read: status's VmRSS
+			// (6324 kB, read at another moment) was below this reading
+			// process's PSS, as memdiag mem showed its own.
+			RSSBytes: 6568 * k, RSSAnonBytes: 5328 * k, RSSFileBytes: 996 * k,
 			PSSBytes: u64(6565 * k), Cgroup: "/memdiag-cache",
 		},
+	}
+	for _, p := range procs {
+		if p.PSSBytes != nil && *p.PSSBytes > p.RSSBytes {
+			t.Errorf("PID %d: PSS %d above RSS %d", p.PID, *p.PSSBytes, p.RSSBytes)
+		}
 	}
 	if d := cmp.Diff(want, procs, cmpopts.IgnoreFields(Proc{}, "Retention")); d != "" {
 		t.Errorf("Procs (-want +got):\n%s", d)

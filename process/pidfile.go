@@ -266,41 +266,64 @@ func ReadIO(ctx context.Context, procRoot string, pid int) (IO, error) {
 	return v, nil
 }
 
-// ParsePss returns the Pss of /proc/PID/smaps_rollup (Linux ≥ 4.14) in
-// bytes: the "Pss:" line, in kB (KiB). A file without it, or with a
-// value that is not "N kB" or past 2^64 bytes, is an error wrapping
-// ErrParse that begins with the line number.
-func ParsePss(b []byte) (uint64, error) {
-	for i, line := range strings.Split(string(b), "\n") {
-		v, ok := strings.CutPrefix(line, "Pss:")
+// Rollup is what memdiag reads of /proc/PID/smaps_rollup (Linux ≥ 4.14,
+// fs/proc/task_mmu.c), in bytes: the resident and proportional set
+// sizes of one walk of the process's mappings, so Pss ≤ Rss (status's
+// VmRSS, read at another moment, may be below a growing process's Pss).
+type Rollup struct {
+	Rss uint64 // "Rss:": resident pages, whoever else maps them
+	Pss uint64 // "Pss:": each resident page divided by the processes mapping it
+}
+
+// ParseRollup returns the Rss and Pss of /proc/PID/smaps_rollup, from
+// their "Rss:" and "Pss:" lines, in kB (KiB). A file without one of
+// them, or with a value that is not "N kB" or past 2^64 bytes, is an
+// error wrapping ErrParse that begins with the line number.
+func ParseRollup(b []byte) (Rollup, error) {
+	var r Rollup
+	lines := strings.Split(string(b), "\n")
+	var err error
+	if r.Rss, err = kBLine(lines, "Rss"); err != nil {
+		return Rollup{}, err
+	}
+	if r.Pss, err = kBLine(lines, "Pss"); err != nil {
+		return Rollup{}, err
+	}
+	return r, nil
+}
+
+// kBLine is the value of the first "NAME: N kB" line of lines, in bytes.
+func kBLine(lines []string, name string) (uint64, error) {
+	for i, line := range lines {
+		v, ok := strings.CutPrefix(line, name+":")
 		if !ok {
 			continue
 		}
 		f := strings.Fields(v)
 		if len(f) != 2 || f[1] != "kB" {
-			return 0, fmt.Errorf("%d: %w: Pss %q, want N kB", i+1, ErrParse, clip([]byte(v)))
+			return 0, fmt.Errorf("%d: %w: %s %q, want N kB", i+1, ErrParse, name, clip([]byte(v)))
 		}
 		n, err := strconv.ParseUint(f[0], 10, 64)
 		if err != nil || n > ^uint64(0)>>10 {
-			return 0, fmt.Errorf("%d: %w: Pss %q", i+1, ErrParse, clip([]byte(f[0])))
+			return 0, fmt.Errorf("%d: %w: %s %q", i+1, ErrParse, name, clip([]byte(f[0])))
 		}
 		return n << 10, nil // kB here is KiB (fs/proc/task_mmu.c, SEQ_PUT_DEC ... " kB")
 	}
-	return 0, fmt.Errorf("1: %w: no Pss line", ErrParse)
+	return 0, fmt.Errorf("1: %w: no %s line", ErrParse, name)
 }
 
-// ReadPss reads <procRoot>/<pid>/smaps_rollup and returns its Pss in
-// bytes (see [ParsePss]).
-func ReadPss(ctx context.Context, procRoot string, pid int) (uint64, error) {
+// ReadRollup reads <procRoot>/<pid>/smaps_rollup once and returns its Rss
+// and Pss in bytes (see [ParseRollup]).
+func ReadRollup(ctx context.Context, procRoot string, pid int) (Rollup, error) {
 	b, err := ReadPIDFile(ctx, procRoot, pid, "smaps_rollup", 0)
 	if err != nil {
-		return 0, err
+		return Rollup{}, err
 	}
-	n, err := ParsePss(b)
+	r, err := ParseRollup(b)
 	if err != nil {
-		return 0, fmt.Errorf("%s:%w", pidPath(procRoot, pid, "smaps_rollup"), err)
+		return Rollup{}, fmt.Errorf("%s:%w", pidPath(procRoot, pid, "smaps_rollup"), err)
 	}
-	return n, nil
+	return r, nil
 }
 
 // OpenExe opens the program of process pid (<procRoot>/<pid>/exe) for

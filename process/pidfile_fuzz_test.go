@@ -97,18 +97,21 @@ func FuzzParseCmdline(f *testing.F) {
 	})
 }
 
-// FuzzParsePss: a Pss parsed from smaps_rollup is a multiple of 1 KiB
-// whose kB figure is in the input; an error names the line.
-func FuzzParsePss(f *testing.F) {
-	addSeeds(f, "smaps_rollup", "Pss: 18014398509481984 kB\n", "Pss:\n", "Rss: 1 kB\n")
+// FuzzParseRollup: an Rss and a Pss parsed from smaps_rollup are
+// multiples of 1 KiB whose kB figures are in the input; an error names
+// the line.
+func FuzzParseRollup(f *testing.F) {
+	addSeeds(f, "smaps_rollup", "Rss: 1 kB\nPss: 18014398509481984 kB\n", "Pss:\n", "Rss: 1 kB\n", "Pss: 1 kB\nRss: 2 kB\n")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		n, err := ParsePss(b)
+		r, err := ParseRollup(b)
 		if err != nil {
 			lineErr(t, b, err)
 			return
 		}
-		if n%1024 != 0 || !bytes.Contains(b, []byte(strconv.FormatUint(n>>10, 10))) {
-			t.Fatalf("Pss %d bytes: not a kB figure of the input", n)
+		for _, n := range []uint64{r.Rss, r.Pss} {
+			if n%1024 != 0 || !bytes.Contains(b, []byte(strconv.FormatUint(n>>10, 10))) {
+				t.Fatalf("%+v: %d bytes is not a kB figure of the input", r, n)
+			}
 		}
 	})
 }

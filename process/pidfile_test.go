@@ -39,8 +39,8 @@ func TestReadPIDFilesReal(t *testing.T) {
 	if args, err := ReadCmdline(ctx, proc, 12762, 12); err != nil || !cmp.Equal(args, []string{"/tmp/memdiag"}) {
 		t.Errorf("ReadCmdline cut at 12 bytes = %q, %v; want the first 12 bytes", args, err)
 	}
-	if pss, err := ReadPss(ctx, proc, 12762); err != nil || pss != 22273<<10 {
-		t.Errorf("ReadPss = %d, %v; want 22273 kB", pss, err)
+	if r, err := ReadRollup(ctx, proc, 12762); err != nil || r != (Rollup{Rss: 22280 << 10, Pss: 22273 << 10}) {
+		t.Errorf("ReadRollup = %+v, %v; want Rss 22280 kB, Pss 22273 kB", r, err)
 	}
 	io, err := ReadIO(ctx, "../testdata/diskio/poll/t0/proc", 15706)
 	if err != nil || io.ReadBytes == 0 && io.WriteBytes == 0 {
@@ -62,7 +62,7 @@ func TestPIDFilesHostile(t *testing.T) {
 		"stat":         func(p string) error { _, err := ReadStat(ctx, p, 7); return err },
 		"comm":         func(p string) error { _, err := ReadComm(ctx, p, 7); return err },
 		"io":           func(p string) error { _, err := ReadIO(ctx, p, 7); return err },
-		"smaps_rollup": func(p string) error { _, err := ReadPss(ctx, p, 7); return err },
+		"smaps_rollup": func(p string) error { _, err := ReadRollup(ctx, p, 7); return err },
 		"cmdline":      func(p string) error { _, err := ReadCmdline(ctx, p, 7, 4096); return err },
 		"cgroup":       func(p string) error { _, err := ReadPIDFile(ctx, p, 7, "cgroup", 0); return err },
 		"fd":           func(p string) error { _, err := FDTargets(p, 7); return err },

@@ -422,26 +422,7 @@ func toJSON(r correlate.Result) jsonResult {
 		j.Baselines[string(s)] = finite(v)
 	}
 	for i := range r.Episodes {
-		e := &r.Episodes[i]
-		je := jsonEpisode{Index: e.Index, Time: in(&r, rowTime(e)), Start: in(&r, e.Start), End: in(&r, e.End), DurationS: e.End.Sub(e.Start).Seconds(),
-			Signals: []jsonSignal{}, Spike: e.Spike, Processes: nonNil(e.Processes), Started: procs.refs(e.Started),
-			Exited: procs.refs(e.Exited), Culprit: e.Culprit, Onset: e.Onset, Chain: e.Chain, VictimWaits: e.VictimWaits,
-			ReapedBytes: e.ReapedBytes, UnattributedReapedBytes: e.UnattributedReapedBytes}
-		je.Catalogue = make(map[string]jsonRate, len(e.Catalogue))
-		for _, c := range e.Catalogue {
-			je.Catalogue[c.Signal.RateKey()] = jsonRate{Mean: finitePtr(c.Mean), Peak: finitePtr(c.Peak)}
-		}
-		for _, s := range e.Signals {
-			je.Signals = append(je.Signals, jsonSignal{string(s.Signal), finite(s.Peak), finite(s.Baseline), s.Signal.Unit(), signalScope(&r, s.Signal)})
-		}
-		if e.LatencyPeak > 0 {
-			je.LatencyMS = ms(e.LatencyPeak)
-		}
-		if e.Spike {
-			from, to := in(&r, e.SpikeStart), in(&r, e.SpikeEnd)
-			je.SpikeStart, je.SpikeEnd = &from, &to
-		}
-		j.Episodes = append(j.Episodes, je)
+		j.Episodes = append(j.Episodes, episodeJSON(&r, &r.Episodes[i], &procs))
 	}
 	j.Procs, j.Ancestries = nonNil(procs.procs), nonNil(procs.ancestries)
 	for _, sp := range r.LoneSpikes {
@@ -451,48 +432,87 @@ func toJSON(r correlate.Result) jsonResult {
 		j.Require = append(j.Require, string(s))
 	}
 	for _, nr := range r.NotRun {
-		jn := jsonNotRun{Name: nr.Name, Kind: nr.Kind, Reason: notRunReason(nr), FiringsNear: nr.FiringsNear, Cgroup: nr.Cgroup}
-		if u := nr.Ran; u != nil {
-			jn.Ran = &jsonRanUnnamed{Processes: u.Processes, Episodes: u.Episodes, Of: u.Of, MaxBytes: u.MaxBytes, MaxShare: u.MaxShare,
-				Credited: u.Credited, Late: u.Late, LeadS: u.Lead}
-			if u.Credited > 0 {
-				jn.Ran.P, jn.Ran.Share = &u.P, &u.Share
-			}
-		}
-		if o := nr.OutsideScope; o != nil {
-			jn.OutsideScope = &jsonRanOutside{Group: o.Group, Cgroups: o.Cgroups, Processes: o.Processes, Episodes: o.Episodes, Bytes: o.Bytes}
-		}
-		j.NotRun = append(j.NotRun, jn)
+		j.NotRun = append(j.NotRun, notRunJSON(nr))
 	}
 	for i := range r.Culprits {
-		c := &r.Culprits[i]
-		jc := jsonCulprit{Rank: c.Rank, Name: c.Name, Kind: c.Kind, Confidence: c.Confidence, ConfidenceLabel: c.ConfidenceLabel(),
-			EpisodesExplained: c.EpisodesExplained, EpisodesTotal: c.EpisodesTotal, EpisodeShare: share(c.EpisodesExplained, c.EpisodesTotal),
-			SpikesExplained: spikesExplained(&r, c),
-			FiringsMatched:  c.FiringsMatched, Firings: c.Firings, FiringShare: share(c.FiringsMatched, c.Firings),
-			PeriodS:  c.Period.Seconds(),
-			Episodes: nonNil(c.Episodes), Processes: nonNil(c.Processes), BytesPerEpisode: c.BytesPerEpisode,
-			Evidence: nonNil(evidence(&r, c)), Advice: advice(c), Missing: c.Missing}
-		if c.Proof != nil {
-			jc.Proof = &jsonProof{Proof: c.Proof, FiringsNote: firingsNote(c.Proof.FiringsUnused, c.Job)}
-		}
-		if jb := c.Job; jb != nil {
-			jc.Source, jc.Unit, jc.Command, jc.Schedule, jc.File = string(jb.Source), jb.Unit, jb.Command, jb.Schedule, jb.File
-		}
-		j.Culprits = append(j.Culprits, jc)
+		j.Culprits = append(j.Culprits, culpritJSON(&r, &r.Culprits[i]))
 	}
+	j.Totals = totalsJSON(&r)
+	return j
+}
+
+// episodeJSON is episode e of r in the JSON; its started and exited
+// processes are entered in procs, the JSON's one table of processes.
+func episodeJSON(r *correlate.Result, e *correlate.Episode, procs *procTable) jsonEpisode {
+	je := jsonEpisode{Index: e.Index, Time: in(r, rowTime(e)), Start: in(r, e.Start), End: in(r, e.End), DurationS: e.End.Sub(e.Start).Seconds(),
+		Signals: []jsonSignal{}, Spike: e.Spike, Processes: nonNil(e.Processes), Started: procs.refs(e.Started),
+		Exited: procs.refs(e.Exited), Culprit: e.Culprit, Onset: e.Onset, Chain: e.Chain, VictimWaits: e.VictimWaits,
+		ReapedBytes: e.ReapedBytes, UnattributedReapedBytes: e.UnattributedReapedBytes}
+	je.Catalogue = make(map[string]jsonRate, len(e.Catalogue))
+	for _, c := range e.Catalogue {
+		je.Catalogue[c.Signal.RateKey()] = jsonRate{Mean: finitePtr(c.Mean), Peak: finitePtr(c.Peak)}
+	}
+	for _, s := range e.Signals {
+		je.Signals = append(je.Signals, jsonSignal{string(s.Signal), finite(s.Peak), finite(s.Baseline), s.Signal.Unit(), signalScope(r, s.Signal)})
+	}
+	if e.LatencyPeak > 0 {
+		je.LatencyMS = ms(e.LatencyPeak)
+	}
+	if e.Spike {
+		from, to := in(r, e.SpikeStart), in(r, e.SpikeEnd)
+		je.SpikeStart, je.SpikeEnd = &from, &to
+	}
+	return je
+}
+
+// notRunJSON is a job of the inventory that is not a culprit, with why.
+func notRunJSON(nr correlate.NotRun) jsonNotRun {
+	jn := jsonNotRun{Name: nr.Name, Kind: nr.Kind, Reason: notRunReason(nr), FiringsNear: nr.FiringsNear, Cgroup: nr.Cgroup}
+	if u := nr.Ran; u != nil {
+		jn.Ran = &jsonRanUnnamed{Processes: u.Processes, Episodes: u.Episodes, Of: u.Of, MaxBytes: u.MaxBytes, MaxShare: u.MaxShare,
+			Credited: u.Credited, Late: u.Late, LeadS: u.Lead}
+		if u.Credited > 0 {
+			jn.Ran.P, jn.Ran.Share = &u.P, &u.Share
+		}
+	}
+	if o := nr.OutsideScope; o != nil {
+		jn.OutsideScope = &jsonRanOutside{Group: o.Group, Cgroups: o.Cgroups, Processes: o.Processes, Episodes: o.Episodes, Bytes: o.Bytes}
+	}
+	return jn
+}
+
+// culpritJSON is culprit c of r in the JSON.
+func culpritJSON(r *correlate.Result, c *correlate.Culprit) jsonCulprit {
+	jc := jsonCulprit{Rank: c.Rank, Name: c.Name, Kind: c.Kind, Confidence: c.Confidence, ConfidenceLabel: c.ConfidenceLabel(),
+		EpisodesExplained: c.EpisodesExplained, EpisodesTotal: c.EpisodesTotal, EpisodeShare: share(c.EpisodesExplained, c.EpisodesTotal),
+		SpikesExplained: spikesExplained(r, c),
+		FiringsMatched:  c.FiringsMatched, Firings: c.Firings, FiringShare: share(c.FiringsMatched, c.Firings),
+		PeriodS:  c.Period.Seconds(),
+		Episodes: nonNil(c.Episodes), Processes: nonNil(c.Processes), BytesPerEpisode: c.BytesPerEpisode,
+		Evidence: nonNil(evidence(r, c)), Advice: advice(c), Missing: c.Missing}
+	if c.Proof != nil {
+		jc.Proof = &jsonProof{Proof: c.Proof, FiringsNote: firingsNote(c.Proof.FiringsUnused, c.Job)}
+	}
+	if jb := c.Job; jb != nil {
+		jc.Source, jc.Unit, jc.Command, jc.Schedule, jc.File = string(jb.Source), jb.Unit, jb.Command, jb.Schedule, jb.File
+	}
+	return jc
+}
+
+// totalsJSON is r's totals (requests, latency, stall time) in the JSON.
+func totalsJSON(r *correlate.Result) jsonTotals {
 	tt := r.Totals
-	j.Totals = jsonTotals{DurationS: tt.Duration.Seconds(), Requests: tt.Requests, Errors: tt.Errors, ErrorIntervals: tt.ErrorIntervals, RateFromProbe: tt.RateFromProbe,
+	jt := jsonTotals{DurationS: tt.Duration.Seconds(), Requests: tt.Requests, Errors: tt.Errors, ErrorIntervals: tt.ErrorIntervals, RateFromProbe: tt.RateFromProbe,
 		RequestsPerS: math.Round(tt.RequestsPerSec*1000) / 1000, P99Exact: tt.P99Exact,
 		MemStallS: tt.MemStall.Round(time.Millisecond).Seconds(), CgroupMemStallS: tt.CgroupMemStall.Round(time.Millisecond).Seconds()}
 	if !tt.LoadFrom.IsZero() {
-		from, to := in(&r, tt.LoadFrom), in(&r, tt.LoadTo)
-		j.Totals.LoadFrom, j.Totals.LoadTo = &from, &to
+		from, to := in(r, tt.LoadFrom), in(r, tt.LoadTo)
+		jt.LoadFrom, jt.LoadTo = &from, &to
 	}
 	if tt.Requests > tt.Errors { // some request succeeded: a latency to show
-		j.Totals.MeanMS, j.Totals.P99MS = ms(tt.Mean), ms(tt.P99)
+		jt.MeanMS, jt.P99MS = ms(tt.Mean), ms(tt.P99)
 	}
-	return j
+	return jt
 }
 
 // verdictLine is the verdict in one sentence; a failing load leads it.

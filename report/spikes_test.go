@@ -47,20 +47,21 @@ func TestLoneSpikesWithBursts(t *testing.T) {
 	if want := "No episode: 7 latency spikes, but no memory-pressure signal rose with them; 5 of them came with an I/O burst (disk or reclaim activity; see below), where chance would give 2.4 (the bursts span 35% of the recording): look there"; !strings.Contains(b.String(), want) {
 		t.Errorf("verdict lacks %q:\n%s", want, b.String())
 	}
-	t.Logf("bursts span %.2f of the recording; P(≥5 of 7 by chance) = %.3g", burstCover(&r), correlate.BinomialTail(7, 5, burstCover(&r)))
 	// The same spikes beside bursts spanning most of the recording: as
 	// many would come with one by chance, and it says so (a new user's
 	// trial: 12 bursts in 62 s, "6 of them came with an I/O burst: look
 	// there", while the cause was the service's listen backlog).
+	// correlate.WeighBursts judges; the verdict only says its numbers.
 	wide := r
 	wide.IOBursts = []correlate.IOBurst{{Start: r.Start, End: r.End}}
+	wide.BurstLead = correlate.WeighBursts(&wide)
 	b.Reset()
 	verdict(&b, &wide, false, "-")
 	if want := "7 of them came with an I/O burst, about as many as chance would give (7.0; the bursts span 100% of the recording): look elsewhere"; !strings.Contains(b.String(), want) {
 		t.Errorf("verdict with bursts all along lacks %q:\n%s", want, b.String())
 	}
 	// Without bursts the sentence is as before.
-	r.IOBursts = nil
+	r.IOBursts, r.BurstLead = nil, nil
 	b.Reset()
 	verdict(&b, &r, false, "-")
 	if want := "no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself)."; !strings.Contains(b.String(), want) {

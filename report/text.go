@@ -106,73 +106,15 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	if md {
 		bullet = "- "
 	}
-
-	if md {
-		fmt.Fprintf(&b, "# memdiag analysis of %s\n\n", r.Host)
-	}
-	for _, l := range summary(&r) {
-		if md {
-			fmt.Fprintf(&b, "%s  \n", l)
-		} else {
-			fmt.Fprintln(&b, l)
-		}
-	}
-	b.WriteString("\n")
-
-	if len(r.Lacks) > 0 {
-		// Before anything is concluded: what could not be seen.
-		heading("The recording lacks")
-		for _, l := range r.Lacks {
-			fmt.Fprintf(&b, "%s%s\n", bullet, l)
-		}
-		b.WriteString("\n")
-	}
-
+	textHead(&b, &r, md, heading, bullet)
 	if len(r.Episodes)+len(r.LoneSpikes)+len(r.OOMKills) > 0 {
 		heading("Timeline")
-		t := timeline(&r, o)
-		if md {
-			b.WriteString(t.Markdown())
-		} else {
-			b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}))
-		}
-		b.WriteString("\n")
-		if md {
-			b.WriteString("\n")
-		}
-		if !o.Values {
-			b.WriteString(signalsLegend(&r) + "\n")
-		} else if n := valuesScopeNote(&r); n != "" {
-			b.WriteString(n + "\n")
-		}
-		b.WriteString(culpritLegend)
-		for i := range r.Episodes {
-			if c := culpritByName(&r, r.Episodes[i].Culprit); c != nil {
-				if took := memTaken(c, &r.Episodes[i]); took != "" {
-					b.WriteString(memLegend(took[strings.LastIndex(took, " +")+1:]))
-					break
-				}
-			}
-		}
+		timelineText(&b, &r, o, md)
 		b.WriteString("\n\n")
 	}
 	if o.Values && len(r.Episodes) > 0 && r.Episodes[0].Catalogue != nil {
 		heading("Signals per episode")
-		// As many episodes side by side as the width holds (a signal's
-		// name and unit take 33 columns, an episode about 15).
-		per := len(r.Episodes)
-		if o.Width > 0 && !md {
-			per = max(1, (o.Width-33)/15)
-		}
-		for from := 0; from < len(r.Episodes); from += per {
-			t := catalogueTable(&r, from, min(from+per, len(r.Episodes)))
-			if md {
-				b.WriteString(t.Markdown() + "\n")
-			} else {
-				b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}) + "\n")
-			}
-		}
-		b.WriteString("Every catalogue signal's mean rate over each episode (the wide layout's extra table; `memdiag analyze --format json` has it as each episode's \"catalogue\", with its peak); - is not recorded.\n\n")
+		catalogueText(&b, &r, o, md)
 	}
 
 	heading("Verdict")
@@ -190,6 +132,79 @@ func renderText(w io.Writer, r correlate.Result, o Options, md bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// textHead is the text report's title (markdown), summary lines and
+// what the recording lacks, said before anything is concluded.
+func textHead(b *strings.Builder, r *correlate.Result, md bool, heading func(string), bullet string) {
+	if md {
+		fmt.Fprintf(b, "# memdiag analysis of %s\n\n", r.Host)
+	}
+	for _, l := range summary(r) {
+		if md {
+			fmt.Fprintf(b, "%s  \n", l)
+		} else {
+			fmt.Fprintln(b, l)
+		}
+	}
+	b.WriteString("\n")
+
+	if len(r.Lacks) > 0 {
+		// Before anything is concluded: what could not be seen.
+		heading("The recording lacks")
+		for _, l := range r.Lacks {
+			fmt.Fprintf(b, "%s%s\n", bullet, l)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// timelineText is the timeline table and its legends.
+func timelineText(b *strings.Builder, r *correlate.Result, o Options, md bool) {
+	t := timeline(r, o)
+	if md {
+		b.WriteString(t.Markdown())
+	} else {
+		b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}))
+	}
+	b.WriteString("\n")
+	if md {
+		b.WriteString("\n")
+	}
+	if !o.Values {
+		b.WriteString(signalsLegend(r) + "\n")
+	} else if n := valuesScopeNote(r); n != "" {
+		b.WriteString(n + "\n")
+	}
+	b.WriteString(culpritLegend)
+	for i := range r.Episodes {
+		if c := culpritByName(r, r.Episodes[i].Culprit); c != nil {
+			if took := memTaken(c, &r.Episodes[i]); took != "" {
+				b.WriteString(memLegend(took[strings.LastIndex(took, " +")+1:]))
+				break
+			}
+		}
+	}
+}
+
+// catalogueText is the wide layout's table of every catalogue signal per
+// episode, as many episodes side by side as the width holds.
+func catalogueText(b *strings.Builder, r *correlate.Result, o Options, md bool) {
+	// As many episodes side by side as the width holds (a signal's
+	// name and unit take 33 columns, an episode about 15).
+	per := len(r.Episodes)
+	if o.Width > 0 && !md {
+		per = max(1, (o.Width-33)/15)
+	}
+	for from := 0; from < len(r.Episodes); from += per {
+		t := catalogueTable(r, from, min(from+per, len(r.Episodes)))
+		if md {
+			b.WriteString(t.Markdown() + "\n")
+		} else {
+			b.WriteString(t.Text(tables.Options{Width: o.Width, Color: o.Color}) + "\n")
+		}
+	}
+	b.WriteString("Every catalogue signal's mean rate over each episode (the wide layout's extra table; `memdiag analyze --format json` has it as each episode's \"catalogue\", with its peak); - is not recorded.\n\n")
 }
 
 // summary is the header: what was analysed and with which rules.
@@ -284,35 +299,7 @@ func spikeRule(s correlate.SpikeRule) string {
 
 // timeline builds the table: one row per episode, stamped by [rowTime].
 func timeline(r *correlate.Result, o Options) *tables.Table {
-	markStr := mark
-	if o.Color {
-		markStr = text.Colors{text.FgRed, text.Bold}.Sprint(mark)
-	}
-	cell := func(on bool, val string) string {
-		switch {
-		case !on:
-			return ""
-		case o.Values && val != "":
-			return markStr + " " + val
-		}
-		return markStr
-	}
-
-	hdr := []any{"TIME"}
-	if o.Values {
-		hdr = append(hdr, "DURATION")
-	}
-	if r.HasLatency {
-		hdr = append(hdr, "LATENCY")
-	}
-	if o.Values {
-		for _, c := range columns {
-			hdr = append(hdr, c.title)
-		}
-	} else {
-		hdr = append(hdr, "SIGNALS")
-	}
-	hdr = append(hdr, "CULPRIT")
+	hdr := timelineHeader(r, o)
 	// On a narrow terminal the culprit wraps; the marks never do. The
 	// wide layout (--values) hides its extra columns, then the values'
 	// widest ones, one at a time until it fits (named under the table).
@@ -327,6 +314,7 @@ func timeline(r *correlate.Result, o Options) *tables.Table {
 
 	// The time of day on every row; the date too on the first row and
 	// where the day changes, when the recording spans days.
+	m := newMarker(o)
 	clock, lastDay := clockLayout(r), ""
 	for _, e := range timelineRows(r) {
 		at := in(r, rowTime(e))
@@ -334,49 +322,107 @@ func timeline(r *correlate.Result, o Options) *tables.Table {
 		if day := at.Format("Jan 2"); spansDays(r) && day != lastDay {
 			stamp, lastDay = day+" "+stamp, day
 		}
-		row := []any{stamp}
-		if o.Values {
-			row = append(row, correlate.FormatDuration(e.End.Sub(e.Start)))
-		}
-		if r.HasLatency {
-			val := ""
-			if e.LatencyPeak > 0 {
-				val = correlate.FormatDuration(e.LatencyPeak)
-			}
-			// Failed requests are marked in the latency cell ("✗600":
-			// 600 failed), always: a burst of failures is a spike of its
-			// own, and a fast answer may be a refusal.
-			failed := ""
-			if e.Failed > 0 {
-				failed = fmt.Sprintf("✗%d", e.Failed)
-			}
-			c := ""
-			if e.Spike {
-				c = cell(true, val)
-			} else if o.Values {
-				c = val
-			}
-			row = append(row, strings.TrimSpace(c+" "+failed))
-		}
-		if !o.Values {
-			row = append(row, signalsCell(e))
-		}
-		for _, c := range columns {
-			if !o.Values {
-				break
-			}
-			on, val := false, ""
-			for _, s := range c.signals {
-				if p, ok := e.Has(s); ok && !on {
-					on, val = true, signalValue(p)
-				}
-			}
-			row = append(row, cell(on, val))
-		}
-		row = append(row, culpritCell(r, e))
-		t.AppendRow(row...)
+		t.AppendRow(m.row(r, e, stamp)...)
 	}
 	return t
+}
+
+// timelineHeader is the timeline's header row: TIME, the latency and
+// signal columns of the layout (o.Values: wide, a column a signal) and
+// CULPRIT.
+func timelineHeader(r *correlate.Result, o Options) []any {
+	hdr := []any{"TIME"}
+	if o.Values {
+		hdr = append(hdr, "DURATION")
+	}
+	if r.HasLatency {
+		hdr = append(hdr, "LATENCY")
+	}
+	if o.Values {
+		for _, c := range columns {
+			hdr = append(hdr, c.title)
+		}
+	} else {
+		hdr = append(hdr, "SIGNALS")
+	}
+	return append(hdr, "CULPRIT")
+}
+
+// marker writes the timeline's cells: the mark (red and bold with
+// colour) of a raised signal or spike, with its value in the wide
+// layout (values).
+type marker struct {
+	mark   string
+	values bool
+}
+
+func newMarker(o Options) marker {
+	m := marker{mark: mark, values: o.Values}
+	if o.Color {
+		m.mark = text.Colors{text.FgRed, text.Bold}.Sprint(mark)
+	}
+	return m
+}
+
+// cell is the mark of a raised signal (on), with val in the wide layout.
+func (m marker) cell(on bool, val string) string {
+	switch {
+	case !on:
+		return ""
+	case m.values && val != "":
+		return m.mark + " " + val
+	}
+	return m.mark
+}
+
+// row is e's timeline row, stamped stamp.
+func (m marker) row(r *correlate.Result, e *correlate.Episode, stamp string) []any {
+	row := []any{stamp}
+	if m.values {
+		row = append(row, correlate.FormatDuration(e.End.Sub(e.Start)))
+	}
+	if r.HasLatency {
+		row = append(row, m.latencyCell(e))
+	}
+	if !m.values {
+		row = append(row, signalsCell(e))
+	}
+	for _, c := range columns {
+		if !m.values {
+			break
+		}
+		on, val := false, ""
+		for _, s := range c.signals {
+			if p, ok := e.Has(s); ok && !on {
+				on, val = true, signalValue(p)
+			}
+		}
+		row = append(row, m.cell(on, val))
+	}
+	return append(row, culpritCell(r, e))
+}
+
+// latencyCell is e's latency: the mark of a spike (with its peak in the
+// wide layout) and its failed requests.
+func (m marker) latencyCell(e *correlate.Episode) string {
+	val := ""
+	if e.LatencyPeak > 0 {
+		val = correlate.FormatDuration(e.LatencyPeak)
+	}
+	// Failed requests are marked in the latency cell ("✗600":
+	// 600 failed), always: a burst of failures is a spike of its
+	// own, and a fast answer may be a refusal.
+	failed := ""
+	if e.Failed > 0 {
+		failed = fmt.Sprintf("✗%d", e.Failed)
+	}
+	c := ""
+	if e.Spike {
+		c = m.cell(true, val)
+	} else if m.values {
+		c = val
+	}
+	return strings.TrimSpace(c + " " + failed)
 }
 
 // catalogueTable is every signal.Catalogue entry's mean rate in each
@@ -544,13 +590,11 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 func noEpisodeText(b *strings.Builder, r *correlate.Result) {
 	switch {
 	case len(r.LoneSpikes) > 0:
-		k := spikesWithBursts(r)
-		cover := burstCover(r)
-		switch {
-		case k > 0 && correlate.BinomialTail(len(r.LoneSpikes), k, cover) < burstChance:
-			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; %d of them came with an I/O burst (disk or reclaim activity; see below), where chance would give %.1f (the bursts span %.0f%% of the recording): look there, and at CPU, network and the service itself.\n", len(r.LoneSpikes), k, float64(len(r.LoneSpikes))*cover, 100*cover)
-		case k > 0:
-			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; %d of them came with an I/O burst, about as many as chance would give (%.1f; the bursts span %.0f%% of the recording): look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes), k, float64(len(r.LoneSpikes))*cover, 100*cover)
+		switch bl := r.BurstLead; {
+		case bl != nil && bl.Lead:
+			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; %d of them came with an I/O burst (disk or reclaim activity; see below), where chance would give %.1f (the bursts span %.0f%% of the recording): look there, and at CPU, network and the service itself.\n", len(r.LoneSpikes), bl.WithBurst, bl.Expected, 100*bl.Cover)
+		case bl != nil:
+			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; %d of them came with an I/O burst, about as many as chance would give (%.1f; the bursts span %.0f%% of the recording): look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes), bl.WithBurst, bl.Expected, 100*bl.Cover)
 		default:
 			fmt.Fprintf(b, "No episode: %d latency spikes, but no memory-pressure signal rose with them; look elsewhere (CPU, network, the service itself).\n", len(r.LoneSpikes))
 		}
@@ -877,53 +921,4 @@ func spikesWhere(r *correlate.Result) string {
 		return n + ", all outside episodes (" + english.Count(lone, "spike") + ")"
 	}
 	return n + " in " + where + " and " + english.Count(lone, "spike") + " outside them"
-}
-
-// spikesWithBursts counts the latency spikes outside episodes that an I/O
-// burst overlaps, or adjoins within one sampling interval.
-// burstChance is how unlikely by chance (correlate.BinomialTail) the spikes that
-// came with an I/O burst must be for the verdict to point at the bursts:
-// a lead to look at, not a culprit, hence 0.1 rather than 0.01.
-const burstChance = 0.1
-
-// burstCover is the share of the recording within an interval of an I/O
-// burst: where a spike counts as coming with one (spikesWithBursts), so
-// the chance that a spike at a random moment does.
-func burstCover(r *correlate.Result) float64 {
-	span := r.End.Sub(r.Start)
-	if span <= 0 {
-		return 0
-	}
-	var covered time.Duration
-	var reach time.Time             // end of the union so far
-	for _, io := range r.IOBursts { // in time order
-		a, z := io.Start.Add(-r.Interval), io.End.Add(r.Interval)
-		if a.Before(r.Start) {
-			a = r.Start
-		}
-		if z.After(r.End) {
-			z = r.End
-		}
-		if a.Before(reach) {
-			a = reach
-		}
-		if z.After(a) {
-			covered += z.Sub(a)
-			reach = z
-		}
-	}
-	return min(1, float64(covered)/float64(span))
-}
-
-func spikesWithBursts(r *correlate.Result) int {
-	n := 0
-	for _, sp := range r.LoneSpikes {
-		for _, io := range r.IOBursts {
-			if sp.Start.Before(io.End.Add(r.Interval)) && io.Start.Before(sp.End.Add(r.Interval)) {
-				n++
-				break
-			}
-		}
-	}
-	return n
 }

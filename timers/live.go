@@ -80,6 +80,10 @@ func (m *ManagerLive) Close() error {
 	return nil
 }
 
+// NotPID1 says that no systemd manager runs (sd_booted(3): no
+// /run/systemd/system), in the words every command uses.
+const NotPID1 = "systemd is not PID 1 here (no /run/systemd/system), so timers do not fire by themselves"
+
 // ProbeLiveSource is ProbeLive as a ListOptions.Live: a nil LiveSource,
 // not a nil *ManagerLive in one, when there is nothing to connect to.
 func ProbeLiveSource(ctx context.Context, root string) (LiveSource, error) {
@@ -107,7 +111,7 @@ func ProbeLive(ctx context.Context, root string) (*ManagerLive, error) {
 func probeLive(ctx context.Context, root string, dial func(context.Context) (unitProperties, error)) (*ManagerLive, error) {
 	p := filepath.Join(root, "run/systemd/system")
 	if _, err := os.Stat(p); err != nil {
-		return nil, &UnavailableError{Path: p, Need: "a running systemd (PID 1 is not systemd)", Hint: "LAST is not shown; NEXT is projected from the unit files"}
+		return nil, &UnavailableError{Need: NotPID1, Hint: "LAST is not shown; NEXT is projected from the unit files", Err: err}
 	}
 	conn, err := dial(ctx)
 	if err != nil {

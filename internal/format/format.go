@@ -6,6 +6,7 @@ package format
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -104,4 +105,18 @@ func (v *Value) Names() []string {
 		s[i] = string(f)
 	}
 	return s
+}
+
+// ForOutput is the format of a command that also has --output: given
+// (the --format flag's value when it was set on the command line), else
+// HTML for an output file named *.html or *.htm, else def.
+func ForOutput(def Format, given bool, output string) Format {
+	if given {
+		return def
+	}
+	switch strings.ToLower(filepath.Ext(output)) {
+	case ".html", ".htm":
+		return HTML
+	}
+	return def
 }

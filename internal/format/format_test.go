@@ -44,3 +44,22 @@ func TestUnsupported(t *testing.T) {
 		t.Errorf("Unsupported(pdf) = %v", err)
 	}
 }
+
+func TestForOutput(t *testing.T) {
+	for _, c := range []struct {
+		def    Format
+		given  bool
+		output string
+		want   Format
+	}{
+		{Table, false, "", Table},
+		{Table, false, "report.HTML", HTML},
+		{Table, false, "r.htm", HTML},
+		{Table, false, "r.json", Table},
+		{JSON, true, "r.html", JSON}, // --format given wins over the name
+	} {
+		if got := ForOutput(c.def, c.given, c.output); got != c.want {
+			t.Errorf("ForOutput(%s, %v, %q) = %s, want %s", c.def, c.given, c.output, got, c.want)
+		}
+	}
+}
