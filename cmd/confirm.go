@@ -119,9 +119,7 @@ func runConfirm(ctx context.Context, o *confirmOptions) error {
 	blocks, _ := confirm.Plan(o.Pairs)
 	exp := &confirm.Experiment{Blocks: blocks, Change: change, State: st, RunBlock: load.RunBlock, Undo: confirm.UndoTimeout,
 		Running: confirm.JobRunning(job, o.env()), SettleMax: confirm.SettleMax(o.Block),
-		Waiting: func(b confirm.Block, pids []int, limit time.Duration) {
-			fmt.Fprintf(o.IO.ErrOut, "memdiag: block %d/%d (B): waiting up to %s for %s's instance started before the hold to end\n", b.Index+1, len(blocks), limit, job.Name)
-		},
+		Waiting: confirm.SayWaiting(o.IO.ErrOut, job.Name, len(blocks)),
 		Progress: func(m confirm.Measurement) {
 			fmt.Fprintf(o.IO.ErrOut, "memdiag: block %d/%d (%s) done: %s\n", m.Index+1, len(blocks), m.Arm, m.Wall.Round(time.Second/10))
 		}}

@@ -3,6 +3,7 @@ package confirm
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -81,6 +82,15 @@ func SettleMax(block time.Duration) time.Duration {
 		return time.Minute
 	}
 	return min(max(2*block, 30*time.Second), 10*time.Minute)
+}
+
+// SayWaiting returns an Experiment.Waiting that tells w, as progress,
+// that block b of total waits for job's running instance.
+func SayWaiting(w io.Writer, job string, total int) func(b Block, pids []int, limit time.Duration) {
+	return func(b Block, pids []int, limit time.Duration) {
+		fmt.Fprintf(w, "memdiag: block %d/%d (B): waiting up to %s for %s's instance started before the hold to end (PID %s)\n",
+			b.Index+1, total, limit, job, strings.Trim(fmt.Sprint(pids), "[]"))
+	}
 }
 
 // JobRunning returns how to find job's running instances on the live

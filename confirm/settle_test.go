@@ -156,6 +156,11 @@ func TestExperimentSettlesBeforeBBlocks(t *testing.T) {
 	if !strings.Contains(note, "Before B blocks 2, 3 memdiag waited") || !strings.Contains(note, "B blocks 2, 3 began with it still running") {
 		t.Errorf("note %q", note)
 	}
+	var said strings.Builder
+	SayWaiting(&said, "cron.d/x:2", 10)(Block{Index: 3, Arm: HeldOff}, []int{12, 34}, 30*time.Second)
+	if want := "memdiag: block 4/10 (B): waiting up to 30s for cron.d/x:2's instance started before the hold to end (PID 12 34)\n"; said.String() != want {
+		t.Errorf("said %q, want %q", said.String(), want)
+	}
 	if settleNote(Report{Blocks: []Measurement{{Block: Block{Arm: HeldOff}}}}) != "" {
 		t.Error("a note for blocks that did not wait")
 	}
