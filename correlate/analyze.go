@@ -490,25 +490,21 @@ func detectSpikes(lat []float64, o Options) []bool {
 	spikes := make([]bool, len(lat))
 	all := known(lat)
 	allMed, allMAD := medMAD(all) // the baseline until 5 values are seen
-	var sc medScratch
-	var hist []float64
+	var hist rollingWindow
 	for i, v := range lat {
 		if math.IsNaN(v) {
 			continue
 		}
 		med, mad := allMed, allMAD
-		if len(hist) >= 5 {
-			med, mad = sc.medMAD(hist)
+		if len(hist.fifo) >= 5 {
+			med, mad = hist.medMAD()
 		}
 		floor := float64(o.Spike.Floor)
 		if o.Spike.Floor <= 0 {
 			floor = o.Spike.Factor * med
 		}
 		spikes[i] = v >= floor && v-med > o.LatencyMADFactor*madScale*mad
-		hist = append(hist, v)
-		if len(hist) > o.BaselineWindow {
-			hist = hist[1:]
-		}
+		hist.push(v, o.BaselineWindow)
 	}
 	return spikes
 }
