@@ -29,7 +29,7 @@ func samePSILine(a, b PSILine) bool {
 // makes of it.
 func TestParsePSILineWritten(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	vals := []float64{0, 0.17, 99.99, 100, 1e-7, 1.5e21, -0.0, 12345.678, math.MaxFloat64, math.SmallestNonzeroFloat64}
+	vals := []float64{0, 0.17, 99.99, 100, 1e-7, 1.5e21, math.Copysign(0, -1), 12345.678, math.MaxFloat64, math.SmallestNonzeroFloat64}
 	for range 3000 {
 		vals = append(vals, math.Round(r.Float64()*1e4)/100, r.ExpFloat64(), r.NormFloat64()*1e-9)
 	}
