@@ -115,8 +115,8 @@ func Series(sr *correlate.Series, warns []string, imp *latency.Imported, o Optio
 			return correlate.Result{}, nil, err
 		}
 		notes = append(notes, imp.Report.Describe())
-		if len(imp.Requests) > 0 {
-			co.Requests = imp.Requests
+		if imp.Requests.Len() > 0 {
+			co.Requests = &imp.Requests
 		} else {
 			co.IntervalStats = imp.Intervals // Locust: per-interval rows only
 		}

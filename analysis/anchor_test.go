@@ -15,7 +15,7 @@ func TestAnchorAtCommand(t *testing.T) {
 	cmd := time.Date(2026, 11, 29, 21, 43, 0, 0, time.UTC)
 	imported := func(startAt time.Time, relative bool, from string) *latency.Imported {
 		return &latency.Imported{
-			Requests: []latency.Request{{Start: startAt.Add(3 * time.Second), Latency: time.Second}},
+			Requests: *latency.RequestsOf([]latency.Request{{Start: startAt.Add(3 * time.Second), Latency: time.Second}}),
 			Report:   latency.ImportReport{StartAt: startAt, Relative: relative, StartFrom: from},
 		}
 	}
@@ -40,7 +40,7 @@ func TestAnchorAtCommand(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			AnchorAtCommand(tt.imp, tt.cmdStart)
 			r := tt.imp.Report
-			if got := tt.imp.Requests[0].Start; !got.Equal(tt.wantStart) || r.StartFrom != tt.wantFrom || r.Relative && !tt.cmdStart.IsZero() {
+			if got := tt.imp.Requests.At(0).Start; !got.Equal(tt.wantStart) || r.StartFrom != tt.wantFrom || r.Relative && !tt.cmdStart.IsZero() {
 				t.Errorf("request at %v, from %q, relative %v; want %v, %q", got, r.StartFrom, r.Relative, tt.wantStart, tt.wantFrom)
 			}
 			if want := tt.wantStart.Add(-3 * time.Second); !r.StartAt.Equal(want) {

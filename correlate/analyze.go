@@ -330,10 +330,10 @@ func summaries(sr *Series, ivs []ival, o Options) []*latency.Summary {
 		// per-interval buckets: for a day of 1,000,000 requests the
 		// buckets held ~80 MB beside Options.Requests and made this the
 		// peak of analyze's heap (docs/benchmarks.md); these are 8 MB.
-		at := make([]int32, len(o.Requests))
+		at := make([]int32, o.Requests.Len())
 		first := make([]int32, len(ivs)+1)
-		for k := range o.Requests {
-			i := find(o.Requests[k].Start)
+		for k, q := range o.Requests.Each() {
+			i := find(q.Start)
 			at[k] = int32(i)
 			if i >= 0 {
 				first[i+1]++
@@ -357,7 +357,7 @@ func summaries(sr *Series, ivs []ival, o Options) []*latency.Summary {
 			}
 			b = b[:0]
 			for _, k := range order[first[i]:first[i+1]] {
-				b = append(b, o.Requests[k])
+				b = append(b, o.Requests.At(int(k)))
 			}
 			s := latency.SummarizeRequests(b, o.LatencyWithFailed)
 			out[i] = &s
@@ -491,25 +491,21 @@ func detectSpikes(lat []float64, o Options) []bool {
 	spikes := make([]bool, len(lat))
 	all := known(lat)
 	allMed, allMAD := medMAD(all) // the baseline until 5 values are seen
-	var sc medScratch
-	var hist []float64
+	var hist rollingWindow
 	for i, v := range lat {
 		if math.IsNaN(v) {
 			continue
 		}
 		med, mad := allMed, allMAD
-		if len(hist) >= 5 {
-			med, mad = sc.medMAD(hist)
+		if len(hist.fifo) >= 5 {
+			med, mad = hist.medMAD()
 		}
 		floor := float64(o.Spike.Floor)
 		if o.Spike.Floor <= 0 {
 			floor = o.Spike.Factor * med
 		}
 		spikes[i] = v >= floor && v-med > o.LatencyMADFactor*madScale*mad
-		hist = append(hist, v)
-		if len(hist) > o.BaselineWindow {
-			hist = hist[1:]
-		}
+		hist.push(v, o.BaselineWindow)
 	}
 	return spikes
 }
@@ -554,9 +550,9 @@ func totals(ivs []ival, sums []*latency.Summary, o Options, probe bool) Totals {
 // (Options.Requests) sent in (from, to]: exact mean and p99, the load's
 // span and its steady rate.
 func requestTotals(t *Totals, from, to time.Time, o Options) {
-	ds := make([]time.Duration, 0, len(o.Requests)) // not grown: a day's 1,000,000 are 8 MB
+	ds := make([]time.Duration, 0, o.Requests.Len()) // not grown: a day's 1,000,000 are 8 MB
 	var first, last time.Time
-	for _, r := range o.Requests {
+	for _, r := range o.Requests.Each() {
 		if !r.Start.After(from) || r.Start.After(to) {
 			continue
 		}

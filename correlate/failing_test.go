@@ -26,7 +26,7 @@ func TestFailingCountsIntervals(t *testing.T) {
 		}
 		reqs = append(reqs, latency.Request{Start: ts, Latency: 80 * time.Millisecond, Status: 200})
 	}
-	res := Analyze(rec, Options{Project: testProject, Requests: reqs})
+	res := Analyze(rec, Options{Project: testProject, Requests: latency.RequestsOf(reqs)})
 	if res.Failing != nil {
 		t.Errorf("a 5 min outage in 2 h is Failing: %+v", *res.Failing)
 	}
@@ -54,7 +54,7 @@ func TestFailingCountsIntervals(t *testing.T) {
 			reqs[i] = latency.Request{Start: reqs[i].Start, Latency: time.Millisecond, Err: true}
 		}
 	}
-	res = Analyze(rec, Options{Project: testProject, Requests: reqs})
+	res = Analyze(rec, Options{Project: testProject, Requests: latency.RequestsOf(reqs)})
 	f := res.Failing
 	if f == nil {
 		t.Fatal("down for 70 % of the recording: not Failing")

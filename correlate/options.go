@@ -289,7 +289,7 @@ type Options struct {
 
 	// Requests, when not nil, replace the recording's Sample.Latency
 	// summaries (an imported load-test result file).
-	Requests []latency.Request
+	Requests *latency.Requests
 	// LatencyWithFailed puts failed requests into the latency statistics
 	// of each interval; by default they count in Summary.Count and Errors
 	// but not in Mean and the percentiles (a refused connection answers

@@ -27,7 +27,7 @@ func TestAnalyzeWithRequests(t *testing.T) {
 		}
 		reqs = append(reqs, latency.Request{Start: ts, Latency: d, Status: 200})
 	}
-	res := Analyze(rec, Options{Project: testProject, Requests: reqs})
+	res := Analyze(rec, Options{Project: testProject, Requests: latency.RequestsOf(reqs)})
 	if !res.HasLatency {
 		t.Fatal("HasLatency = false")
 	}

@@ -27,7 +27,7 @@ func BenchmarkSummariesRequests(b *testing.B) {
 			Status:  200,
 		}
 	}
-	o := Options{Requests: reqs}
+	o := Options{Requests: latency.RequestsOf(reqs)}
 	b.ReportAllocs()
 	for b.Loop() {
 		out := summaries(nil, ivs, o)

@@ -16,13 +16,13 @@ import (
 func TestABNon2xxLost(t *testing.T) {
 	imp := importFixture(t, "ab-non2xx.tsv", ImportOptions{})
 	errs := 0
-	for _, r := range imp.Requests {
+	for _, r := range imp.Requests.Slice() {
 		if r.Err || r.Status != 0 {
 			errs++
 		}
 	}
-	if len(imp.Requests) != 70 || errs != 0 {
-		t.Errorf("ab -g: %d requests, %d with a status or error; want 70 and 0 (the rows carry none)", len(imp.Requests), errs)
+	if len(imp.Requests.Slice()) != 70 || errs != 0 {
+		t.Errorf("ab -g: %d requests, %d with a status or error; want 70 and 0 (the rows carry none)", len(imp.Requests.Slice()), errs)
 	}
 	f, err := os.Open(fixture("ab-non2xx.stdout.txt"))
 	if err != nil {

@@ -21,8 +21,8 @@ func TestImportOversizeLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(imp.Requests) != 2 || imp.Report.Bad != 2 {
-		t.Fatalf("%d requests, %d bad; want 2 and 2: %+v", len(imp.Requests), imp.Report.Bad, imp.Report.BadLines)
+	if len(imp.Requests.Slice()) != 2 || imp.Report.Bad != 2 {
+		t.Fatalf("%d requests, %d bad; want 2 and 2: %+v", len(imp.Requests.Slice()), imp.Report.Bad, imp.Report.BadLines)
 	}
 	e := imp.Report.BadLines[0]
 	if e.Line != 3 || !errors.Is(e.Err, ErrLineTooLong) || !strings.Contains(e.Text, "1048582 bytes") {

@@ -132,13 +132,13 @@ func TestFuzzSeedsSmall(t *testing.T) {
 func checkImported(t *testing.T, imp *Imported) {
 	t.Helper()
 	r := imp.Report
-	if r.Rows != len(imp.Requests)+len(imp.Intervals) {
-		t.Fatalf("Rows %d, but %d requests and %d intervals", r.Rows, len(imp.Requests), len(imp.Intervals))
+	if r.Rows != len(imp.Requests.Slice())+len(imp.Intervals) {
+		t.Fatalf("Rows %d, but %d requests and %d intervals", r.Rows, len(imp.Requests.Slice()), len(imp.Intervals))
 	}
 	if r.Bad < len(r.BadLines) || len(r.BadLines) > maxBadLines {
 		t.Fatalf("Bad %d with %d BadLines", r.Bad, len(r.BadLines))
 	}
-	for _, q := range imp.Requests {
+	for _, q := range imp.Requests.Slice() {
 		if q.Latency < 0 {
 			t.Fatalf("negative latency %v", q.Latency)
 		}

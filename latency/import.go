@@ -155,7 +155,7 @@ const (
 
 // Imported is the content of a results file.
 type Imported struct {
-	Requests  []Request      // one per request, in file order
+	Requests  Requests       // one per request, in file order
 	Intervals []IntervalStat // per-interval rows, only from formats without per-request rows (Locust)
 	Report    ImportReport
 }
@@ -194,7 +194,7 @@ func Import(r io.Reader, name string, opts ImportOptions) (*Imported, error) {
 		if x.iv != nil {
 			imp.Intervals = append(imp.Intervals, *x.iv)
 		} else {
-			imp.Requests = append(imp.Requests, x.req)
+			imp.Requests.Append(x.req)
 		}
 	}
 	// Lines are bounded (maxLine): a longer one is a bad row, read past
@@ -249,7 +249,7 @@ func ImportFileContext(ctx context.Context, path string, opts ImportOptions) (*I
 		return imp, err
 	}
 	var last time.Time
-	for _, q := range imp.Requests {
+	for _, q := range imp.Requests.Each() {
 		if e := q.Start.Add(q.Latency); e.After(last) {
 			last = e
 		}
@@ -263,8 +263,9 @@ func ImportFileContext(ctx context.Context, path string, opts ImportOptions) (*I
 // Shift moves every request (and interval row) by d, and Report.StartAt
 // with them: for re-anchoring a relative format.
 func (imp *Imported) Shift(d time.Duration) {
-	for i := range imp.Requests {
-		imp.Requests[i].Start = imp.Requests[i].Start.Add(d)
+	for i, q := range imp.Requests.Each() {
+		q.Start = q.Start.Add(d)
+		imp.Requests.set(i, q)
 	}
 	for i := range imp.Intervals {
 		imp.Intervals[i].End = imp.Intervals[i].End.Add(d)

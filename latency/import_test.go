@@ -73,7 +73,7 @@ func TestImportVegeta(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			imp := importFixture(t, tc.file, ImportOptions{})
-			if diff := cmp.Diff(vegetaWant, imp.Requests); diff != "" {
+			if diff := cmp.Diff(vegetaWant, imp.Requests.Slice()); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
 			wantRep := ImportReport{Name: fixture(tc.file), Format: tc.format, Rows: 10}
@@ -98,7 +98,7 @@ func TestImportVegetaBad(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			imp := importFixture(t, tc.file, ImportOptions{})
-			if diff := cmp.Diff(tc.want, imp.Requests); diff != "" {
+			if diff := cmp.Diff(tc.want, imp.Requests.Slice()); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tc.bad, badLines(imp.Report)); diff != "" {
@@ -161,7 +161,7 @@ func TestImportJMeter(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			imp := importFixture(t, tc.file, ImportOptions{})
-			if diff := cmp.Diff(tc.want, imp.Requests); diff != "" {
+			if diff := cmp.Diff(tc.want, imp.Requests.Slice()); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
 			if r := imp.Report; r.Format != formatJMeter || r.Rows != len(tc.want) || r.Bad != 0 || r.Truncated != 0 {
@@ -177,7 +177,7 @@ func TestImportJMeterBad(t *testing.T) {
 		{Start: time.UnixMilli(1795990200000), Latency: 7 * time.Millisecond, Status: 200},
 		{Start: time.UnixMilli(1795990201000), Latency: 8 * time.Millisecond, Status: 200},
 	}
-	if diff := cmp.Diff(want, imp.Requests); diff != "" {
+	if diff := cmp.Diff(want, imp.Requests.Slice()); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 	// Line 8 opens a quote never closed; line 9 has no newline.
@@ -196,8 +196,8 @@ func TestImportJMeterBad(t *testing.T) {
 	if diff := cmp.Diff([]int{3, 4, 5, 8}, badLines(imp.Report)); diff != "" {
 		t.Errorf("bad lines with location (-want +got):\n%s", diff)
 	}
-	if len(imp.Requests) != 3 || !imp.Requests[1].Start.Equal(ts(t, "2026-11-29T22:30:00.8Z")) {
-		t.Errorf("requests with location = %+v, want line 6 at 22:30:00.8Z", imp.Requests)
+	if len(imp.Requests.Slice()) != 3 || !imp.Requests.Slice()[1].Start.Equal(ts(t, "2026-11-29T22:30:00.8Z")) {
+		t.Errorf("requests with location = %+v, want line 6 at 22:30:00.8Z", imp.Requests.Slice())
 	}
 }
 
@@ -212,7 +212,7 @@ func TestImportK6(t *testing.T) {
 			{Start: ts(t, "2026-11-29T22:10:03.496Z"), Latency: 4 * time.Millisecond, Status: 404, Err: true},
 			{Start: ts(t, "2026-11-29T22:10:05.99275Z"), Latency: 7250 * time.Microsecond, Status: 200},
 		}
-		if diff := cmp.Diff(want, imp.Requests); diff != "" {
+		if diff := cmp.Diff(want, imp.Requests.Slice()); diff != "" {
 			t.Errorf("requests (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff([]int{9, 10, 11, 12}, badLines(imp.Report)); diff != "" {
@@ -232,7 +232,7 @@ func TestImportK6(t *testing.T) {
 			{Start: ts(t, "2026-11-29T23:10:04.4992Z"), Latency: 800 * time.Microsecond, Status: 0, Err: true},
 			{Start: ts(t, "2026-11-29T23:10:06.49275Z"), Latency: 7250 * time.Microsecond, Status: 200},
 		}
-		if diff := cmp.Diff(want, imp.Requests); diff != "" {
+		if diff := cmp.Diff(want, imp.Requests.Slice()); diff != "" {
 			t.Errorf("requests (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff([]int{7, 8}, badLines(imp.Report)); diff != "" {
@@ -255,7 +255,7 @@ func TestImportHey(t *testing.T) {
 		{Start: start.Add(201 * time.Millisecond), Latency: 2600 * time.Microsecond, Status: 200},
 		{Start: start.Add(1201200 * time.Microsecond), Latency: 2800 * time.Microsecond, Status: 200},
 	}
-	got := []Request{imp.Requests[0], imp.Requests[11]}
+	got := []Request{imp.Requests.Slice()[0], imp.Requests.Slice()[11]}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
@@ -282,7 +282,7 @@ func TestImportHey(t *testing.T) {
 	if r := imp.Report; r.Relative || r.StartFrom != StartMtime {
 		t.Errorf("report = %+v, want StartFrom file mtime", r)
 	}
-	if got, want := imp.Requests[0].Start, mtime.Add(-1204*time.Millisecond+201*time.Millisecond); !got.Equal(want) {
+	if got, want := imp.Requests.Slice()[0].Start, mtime.Add(-1204*time.Millisecond+201*time.Millisecond); !got.Equal(want) {
 		t.Errorf("first start = %v, want %v", got, want)
 	}
 
@@ -296,15 +296,15 @@ func TestImportHey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !imp.Report.Relative || !imp.Requests[0].Start.Equal(time.Unix(0, 201e6)) {
-		t.Errorf("Relative = %v, first start %v; want true, epoch + 201ms", imp.Report.Relative, imp.Requests[0].Start)
+	if !imp.Report.Relative || !imp.Requests.Slice()[0].Start.Equal(time.Unix(0, 201e6)) {
+		t.Errorf("Relative = %v, first start %v; want true, epoch + 201ms", imp.Report.Relative, imp.Requests.Slice()[0].Start)
 	}
 }
 
 func TestImportLocust(t *testing.T) {
 	imp := importFixture(t, "locust_stats_history.csv", ImportOptions{})
-	if r := imp.Report; r.Format != formatLocust || r.Rows != 31 || r.Bad != 0 || len(imp.Requests) != 0 {
-		t.Fatalf("report = %+v, %d requests; want 31 locust rows, no requests", r, len(imp.Requests))
+	if r := imp.Report; r.Format != formatLocust || r.Rows != 31 || r.Bad != 0 || len(imp.Requests.Slice()) != 0 {
+		t.Fatalf("report = %+v, %d requests; want 31 locust rows, no requests", r, len(imp.Requests.Slice()))
 	}
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	// Lines 2, 3, 6 and 29 of the file (index = line - 2). Count, Errors
@@ -347,7 +347,7 @@ func TestImportGeneric(t *testing.T) {
 			{Start: ts(t, "2026-11-29T22:00:01Z"), Latency: 40 * time.Millisecond},
 			{Start: ts(t, "2026-11-29T22:00:02Z"), Latency: 12 * time.Millisecond, Status: 200},
 		}
-		if diff := cmp.Diff(want, imp.Requests); diff != "" {
+		if diff := cmp.Diff(want, imp.Requests.Slice()); diff != "" {
 			t.Errorf("requests (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff([]int{6, 8}, badLines(imp.Report)); diff != "" {
@@ -363,7 +363,7 @@ func TestImportGeneric(t *testing.T) {
 			{Start: ts(t, "2026-11-29T22:00:01Z"), Latency: 800 * time.Microsecond},
 			{Start: ts(t, "2026-11-29T22:00:01.25Z"), Latency: time.Minute, Status: 200},
 		}
-		if diff := cmp.Diff(want, imp.Requests); diff != "" {
+		if diff := cmp.Diff(want, imp.Requests.Slice()); diff != "" {
 			t.Errorf("requests (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff([]int{6}, badLines(imp.Report)); diff != "" {
@@ -371,8 +371,8 @@ func TestImportGeneric(t *testing.T) {
 		}
 		// With a unit for bare numbers, line 6 ("12") is 12 ms.
 		imp = importFixture(t, "generic-noheader.csv", ImportOptions{LatencyUnit: time.Millisecond})
-		if imp.Report.Bad != 0 || imp.Requests[5].Latency != 12*time.Millisecond {
-			t.Errorf("with LatencyUnit: bad %d, line 6 latency %v; want 0, 12ms", imp.Report.Bad, imp.Requests[5].Latency)
+		if imp.Report.Bad != 0 || imp.Requests.Slice()[5].Latency != 12*time.Millisecond {
+			t.Errorf("with LatencyUnit: bad %d, line 6 latency %v; want 0, 12ms", imp.Report.Bad, imp.Requests.Slice()[5].Latency)
 		}
 	})
 }
@@ -487,7 +487,7 @@ func TestImportCRLFAndBOM(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Request{{Start: ts(t, "2026-11-29T22:00:00.25Z"), Latency: 12500 * time.Microsecond}}
-	if diff := cmp.Diff(want, imp.Requests, cmpopts.EquateEmpty()); diff != "" || imp.Report.Bad != 0 {
+	if diff := cmp.Diff(want, imp.Requests.Slice(), cmpopts.EquateEmpty()); diff != "" || imp.Report.Bad != 0 {
 		t.Errorf("requests (-want +got):\n%s\nreport %+v", diff, imp.Report)
 	}
 }
@@ -536,7 +536,7 @@ func TestImportK6Run(t *testing.T) {
 		{Start: ts(t, "2026-11-29T22:03:22.619445165Z"), Latency: 0, Status: 0, Err: true},
 	}
 	js := importFixture(t, "k6-run.json", ImportOptions{})
-	if diff := cmp.Diff(want, js.Requests); diff != "" {
+	if diff := cmp.Diff(want, js.Requests.Slice()); diff != "" {
 		t.Errorf("json requests (-want +got):\n%s", diff)
 	}
 	// 106 lines: 9 duration points, the rest other metrics' points and
@@ -554,13 +554,13 @@ func TestImportK6Run(t *testing.T) {
 		t.Errorf("csv report = %+v", r)
 	}
 	end := ts(t, "2026-11-29T22:03:22.5Z")
-	for i := range cs.Requests {
+	for i := range cs.Requests.Slice() {
 		if i >= len(want) {
 			break
 		}
 		w := want[i]
 		w.Start = end.Add(-w.Latency)
-		if diff := cmp.Diff(w, cs.Requests[i]); diff != "" {
+		if diff := cmp.Diff(w, cs.Requests.Slice()[i]); diff != "" {
 			t.Errorf("csv request %d (-want +got):\n%s", i, diff)
 		}
 	}
@@ -675,7 +675,7 @@ func TestImportJMeterTransactionsAndSemicolon(t *testing.T) {
 		{Start: time.UnixMilli(1795988650410), Latency: 3 * time.Millisecond, Status: 200},
 		{Start: time.UnixMilli(1795988650414), Latency: 5 * time.Millisecond, Status: 404, Err: true},
 	}
-	if diff := cmp.Diff(want, imp.Requests, cmpopts.EquateApproxTime(0)); diff != "" {
+	if diff := cmp.Diff(want, imp.Requests.Slice(), cmpopts.EquateApproxTime(0)); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 	if r := imp.Report; r.Rows != 2 || r.Transactions != 1 || r.Bad != 0 {

@@ -53,13 +53,13 @@ unrelated.key=whatever
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(imp.Requests) != 2 || imp.Report.Bad != 0 {
+	if len(imp.Requests.Slice()) != 2 || imp.Report.Bad != 0 {
 		t.Fatalf("%+v", imp.Report)
 	}
-	if q := imp.Requests[0]; !q.Start.Equal(time.Date(2026, 12, 1, 21, 30, 0, 250e6, time.UTC)) || q.Latency != 12*time.Millisecond || q.Status != 200 || q.Err {
+	if q := imp.Requests.Slice()[0]; !q.Start.Equal(time.Date(2026, 12, 1, 21, 30, 0, 250e6, time.UTC)) || q.Latency != 12*time.Millisecond || q.Status != 200 || q.Err {
 		t.Errorf("first %+v", q)
 	}
-	if q := imp.Requests[1]; q.Status != 0 || !q.Err {
+	if q := imp.Requests.Slice()[1]; q.Status != 0 || !q.Err {
 		t.Errorf("second %+v", q)
 	}
 	// Without a zone the dates cannot be placed: bad rows, never a guess.

@@ -109,7 +109,7 @@ func TestRealFilesPerInterval(t *testing.T) {
 			for _, w := range tc.want {
 				edges = append(edges, time.Unix(w.end, 0))
 			}
-			got := bucket(imp.Requests, edges)
+			got := bucket(imp.Requests.Slice(), edges)
 			gotTotal, gotErrs := 0, 0
 			for i, w := range tc.want {
 				g := got[i]
@@ -134,8 +134,8 @@ func TestDetectABAndSummaries(t *testing.T) {
 		t.Errorf("ab -g: %q, %v", f, err)
 	}
 	imp := importFixture(t, "ab.tsv", ImportOptions{})
-	if r := imp.Report; r.Rows != 40 || r.Resolution != time.Second || !imp.Requests[0].Start.Equal(time.Unix(1796151851, 5e8)) || imp.Requests[0].Latency != time.Millisecond {
-		t.Errorf("ab.tsv: %+v, first %+v", r, imp.Requests[0])
+	if r := imp.Report; r.Rows != 40 || r.Resolution != time.Second || !imp.Requests.Slice()[0].Start.Equal(time.Unix(1796151851, 5e8)) || imp.Requests.Slice()[0].Latency != time.Millisecond {
+		t.Errorf("ab.tsv: %+v, first %+v", r, imp.Requests.Slice()[0])
 	}
 	for _, tc := range []struct{ head, want string }{
 		{`{"root_group":{"name":""},"metrics":{"http_req_duration":{"avg":1.2}}}`, "--summary-export"},
@@ -185,11 +185,11 @@ func TestImportJMeterXML(t *testing.T) {
 		{Start: ms(1796160748386), Latency: 3 * time.Millisecond, Status: 0, Err: true},
 		{Start: ms(1796160748497), Latency: 6 * time.Millisecond, Status: 200},
 	}
-	if len(imp.Requests) != len(want) {
-		t.Fatalf("%d requests, want %d: %+v", len(imp.Requests), len(want), imp.Requests)
+	if len(imp.Requests.Slice()) != len(want) {
+		t.Fatalf("%d requests, want %d: %+v", len(imp.Requests.Slice()), len(want), imp.Requests.Slice())
 	}
 	for i, w := range want {
-		g := imp.Requests[i]
+		g := imp.Requests.Slice()[i]
 		if !g.Start.Equal(w.Start) || g.Latency != w.Latency || g.Status != w.Status || g.Err != w.Err {
 			t.Errorf("request %d = %+v, want %+v", i, g, w)
 		}
@@ -233,17 +233,17 @@ func TestImportJMeterCustomColumns(t *testing.T) {
 		if save.Alt != nil && !strings.Contains(r.Describe(), "with JMeter 2.x's defaults") {
 			t.Errorf("%s: report does not say which defaults: %s", save.From, r.Describe())
 		}
-		if len(imp.Requests) != len(want.Requests) {
-			t.Fatalf("%s: %d requests, want %d", save.From, len(imp.Requests), len(want.Requests))
+		if len(imp.Requests.Slice()) != len(want.Requests.Slice()) {
+			t.Fatalf("%s: %d requests, want %d", save.From, len(imp.Requests.Slice()), len(want.Requests.Slice()))
 		}
 		// Both files hold the same samples; their order differs where two
 		// threads finished together, so compare as multisets.
 		key := func(q Request) string { return fmt.Sprint(q.Start.UnixMilli(), q.Latency, q.Status, q.Err) }
 		n := map[string]int{}
-		for _, q := range want.Requests {
+		for _, q := range want.Requests.Slice() {
 			n[key(q)]++
 		}
-		for _, q := range imp.Requests {
+		for _, q := range imp.Requests.Slice() {
 			n[key(q)]--
 		}
 		for k, v := range n {
@@ -283,7 +283,7 @@ func TestImportGatlingBad(t *testing.T) {
 	if r.Format != formatGatling || r.Rows != 1 || r.Skipped != 2 || fmt.Sprint(lines) != "[3 4 5 6 8]" {
 		t.Errorf("report %+v, bad lines %v; want 1 row, 2 skipped, bad 3 4 5 6 8", r, lines)
 	}
-	if q := imp.Requests[0]; !q.Start.Equal(time.UnixMilli(1796166000100)) || q.Latency != 50*time.Millisecond || q.Err {
+	if q := imp.Requests.Slice()[0]; !q.Start.Equal(time.UnixMilli(1796166000100)) || q.Latency != 50*time.Millisecond || q.Err {
 		t.Errorf("request %+v", q)
 	}
 }

@@ -50,13 +50,7 @@ func (imp *Imported) Within(from, to time.Time) {
 		w.Kept++
 		return 0
 	}
-	reqs := imp.Requests[:0]
-	for _, q := range imp.Requests {
-		if see(q.Start) == 0 {
-			reqs = append(reqs, q)
-		}
-	}
-	imp.Requests = reqs
+	imp.Requests.keep(func(q Request) bool { return see(q.Start) == 0 })
 	ivs := imp.Intervals[:0]
 	for _, iv := range imp.Intervals {
 		if see(iv.End) == 0 {

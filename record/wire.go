@@ -59,8 +59,14 @@ func (l PSILine) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads what MarshalJSON writes, with the recording
-// reader's decoder (github.com/goccy/go-json: six lines a sample).
+// reader's decoder (github.com/goccy/go-json: six lines a sample). The
+// line exactly as MarshalJSON writes it is read by hand ([parsePSILine]),
+// anything else by the decoder.
 func (l *PSILine) UnmarshalJSON(b []byte) error {
+	if p, ok := parsePSILine(b); ok {
+		*l = p
+		return nil
+	}
 	var j psiLineJSON
 	if err := gojson.Unmarshal(b, &j); err != nil {
 		return err
