@@ -914,9 +914,10 @@ func TestVerdict(t *testing.T) {
 	// The job is named first, the neighbour never; the victim's limits
 	// are the slice's and, above it, the node's. Its confidence is
 	// logged, not asserted: the service reads its pages back with little
-	// stall, so about one firing in three is no episode and chance is not
-	// ruled out (low, p ≈ 0.13 here; reading for 4 s instead gave 6 of 8
-	// firings and p ≈ 0.15).
+	// stall, so in some runs a firing in three or four is no episode and
+	// chance is not ruled out (low 0.13 to high 1.00 over eight runs,
+	// docs/accuracy.md; reading for 4 s instead gave 6 of 8 firings and
+	// p ≈ 0.15).
 	t.Run("newcomer-nolimit", func(t *testing.T) {
 		r := newVRunNode(t)
 		r.readme = true
