@@ -70,8 +70,9 @@ type ChainEpisode struct {
 	// server's workers).
 	VictimPID  int `json:"victim_pid,omitempty"`
 	victimComm string
-	// Limit is the group whose memory limit bounds the victim's
-	// (record.Victim.Limit): the groups under it are its domain.
+	// Limit is the outermost group whose memory limit bounds the
+	// victim's (record.Victim.Domain: its Limit, or the last of its
+	// OuterLimits, a node's): the groups under it are its domain.
 	// Unlimited: the victim is known and no group limits it, so every
 	// group competes (host-wide reclaim). Neither: the domain is the
 	// groups that share a top-level group with Victim.
@@ -304,8 +305,8 @@ func newChainEpisode(h *record.Header, v string, known bool, from time.Time) *Ch
 	if vi := h.Victim; known && vi.PID > 0 {
 		ce.VictimPID, ce.victimComm = vi.PID, vi.Comm
 	}
-	if vi := h.Victim; known && vi.Limit != "" && vi.Limit != "/" {
-		ce.Limit = path.Clean("/" + vi.Limit)
+	if vi := h.Victim; known && vi.Domain() != "" && vi.Domain() != "/" {
+		ce.Limit = path.Clean("/" + vi.Domain())
 	} else if known {
 		ce.Unlimited = true
 	}
@@ -492,14 +493,16 @@ func (mc *modelCtx) chainAllows(i int, key string) bool {
 // path) can cause the reclaim of the recorded scope: it is related to
 // the --cgroup group (cgroupRelated), or, for a recorded victim whose
 // memory a group limits (record.Victim.Limit: its own or an ancestor),
-// it runs anywhere under that group, whose pages compete under the same
-// limit (a sibling job of the victim's slice).
+// it runs anywhere under the outermost such group (Victim.Domain),
+// whose pages compete under the same limit (a sibling job of the
+// victim's slice, or a job beside the slice in a node whose limit holds
+// both).
 func inScope(h *record.Header, cg string) bool {
 	if cgroupRelated(h.Cgroup, cg) {
 		return true
 	}
-	if v := h.Victim; v != nil && v.Limit != "" && v.Limit != "/" {
-		return memcgWithin(path.Clean("/"+v.Limit), cg)
+	if v := h.Victim; v != nil && v.Domain() != "" && v.Domain() != "/" {
+		return memcgWithin(path.Clean("/"+v.Domain()), cg)
 	}
 	return false
 }

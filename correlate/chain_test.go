@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,6 +167,74 @@ func TestChainNeighbourInItsOwnLimit(t *testing.T) {
 	}
 }
 
+// TestChainJobBesideTheSliceInANode is issue 25's case (b) in the node
+// model: the web service's slice (its own limit, never reached) sits in
+// a node group whose limit stands for the host's memory, beside a job in
+// a group with no limit of its own; the job's buffered reads fill the
+// node, whose reclaim takes the service's pages. The job is outside the
+// slice, so only the node's limit, recorded as the victim's outer limit,
+// puts it in the victim's domain: without it the job is not named.
+func TestChainJobBesideTheSliceInANode(t *testing.T) {
+	s := chainScenario(true)
+	moved := map[string]string{"/service/buffered.service": "/node/job.service"}
+	node := func(g string) string {
+		if m, ok := moved[g]; ok {
+			return m
+		}
+		if g == "/service" || strings.HasPrefix(g, "/service/") {
+			return "/node" + g
+		}
+		return g
+	}
+	for i := range s.procs {
+		s.procs[i].cgroup = node(s.procs[i].cgroup)
+	}
+	v := *s.victim
+	v.Cgroup, v.Memcg, v.Limit, v.LimitBytes = node(v.Cgroup), node(v.Memcg), "/node/service", 256*mib
+	v.OuterLimits = []record.MemoryLimit{{Group: "/node", Bytes: 288 * mib}}
+	s.victim = &v
+	inner := s.chain
+	s.chain = func(tt time.Duration) *record.Chain {
+		ch := inner(tt)
+		for i := range ch.Adds {
+			ch.Adds[i].Cgroup, ch.Adds[i].Memcg = node(ch.Adds[i].Cgroup), node(ch.Adds[i].Memcg)
+		}
+		for i := range ch.Evictions {
+			e := &ch.Evictions[i]
+			e.Memcg, e.Cgroup, e.ReclMemcg = node(e.Memcg), node(e.Cgroup), node(e.ReclMemcg)
+		}
+		for i := range ch.Refaults {
+			ch.Refaults[i].Cgroup, ch.Refaults[i].Memcg = node(ch.Refaults[i].Cgroup), node(ch.Refaults[i].Memcg)
+		}
+		for i := range ch.Stalls {
+			ch.Stalls[i].Cgroup, ch.Stalls[i].Memcg = node(ch.Stalls[i].Cgroup), node(ch.Stalls[i].Memcg)
+		}
+		return ch
+	}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if got := names(res); !slices.Equal(got, []string{"buffered.timer"}) {
+		t.Fatalf("culprits %v; want only buffered.timer, the job beside the slice", got)
+	}
+	e := res.Episodes[1].Chain
+	if e == nil || !e.Judged || e.Limit != "/node" {
+		t.Fatalf("episode chain %+v; want judged, the node as the victim's domain", e)
+	}
+	if cr := res.Culprits[0].Proof.Credits[1].Chain; cr == nil || cr.AddedBytes != 4*128*mib || cr.TookBytes != 4*16*mib {
+		t.Errorf("chain credit %+v; want added 512 MiB in the node, took 64 MiB of the service's pages", cr)
+	}
+	// The slice's limit alone leaves the job's additions outside the
+	// victim's domain: the chain said it added nothing (before the node's
+	// limit was recorded).
+	v.OuterLimits = nil
+	old := Analyze(s.build(), Options{Project: timers.Project})
+	if len(old.Culprits) == 0 || old.Culprits[0].Proof.Credits[1].Chain == nil {
+		t.Fatalf("without the node's limit: culprits %v; want buffered.timer, credited by what its reclaim took", names(old))
+	}
+	if cr := old.Culprits[0].Proof.Credits[1].Chain; cr.AddedBytes != 0 {
+		t.Errorf("without the node's limit: chain credit %+v; want no additions in the slice", cr)
+	}
+}
+
 // TestInScopeVictimLimit: under a recorded victim whose slice holds the
 // memory limit, a sibling job in the slice can cause the victim's
 // reclaim (it is in scope); a neighbour elsewhere cannot, and without a
@@ -186,8 +255,22 @@ func TestInScopeVictimLimit(t *testing.T) {
 			t.Errorf("limit /app.slice: inScope(%q) = %v, want %v", cg, got, want)
 		}
 	}
-	h.Victim.Limit = ""
-	if inScope(&h, "/app.slice/backup.service") {
+	// In a node: the slice inside a node group with a limit of its own;
+	// every group under the node is in scope.
+	h.Victim = &record.Victim{Memcg: "/node.slice/app.slice/web.service", Limit: "/node.slice/app.slice", LimitBytes: 224 * mib,
+		OuterLimits: []record.MemoryLimit{{Group: "/node.slice", Bytes: 1 << 30}}}
+	h.Cgroup = "/sys/fs/cgroup/unified/node.slice/app.slice/web.service"
+	for cg, want := range map[string]bool{
+		"/node.slice/app.slice/backup.service": true,
+		"/node.slice/job.service":              true,
+		"/other.slice/nb.service":              false,
+	} {
+		if got := inScope(&h, cg); got != want {
+			t.Errorf("limits /node.slice/app.slice and /node.slice: inScope(%q) = %v, want %v", cg, got, want)
+		}
+	}
+	h.Victim.Limit, h.Victim.OuterLimits = "", nil
+	if inScope(&h, "/node.slice/app.slice/backup.service") {
 		t.Error("without a recorded limit a sibling is in scope")
 	}
 }

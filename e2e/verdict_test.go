@@ -70,6 +70,16 @@ const (
 	// data and 48 MiB of anonymous memory fit; a job writing and reading
 	// vHeavyMB more does not.
 	vLimit = 224 << 20
+	// vNode is the node group's limit in newcomer-nolimit, the host's
+	// memory in the node model: the web service (about 195 MiB charged
+	// once its data file is written and read) and a full vNeighbour fit
+	// with ~29 MiB to spare, so the neighbour alone never reaches it; a
+	// job without a limit of its own reading a cold file does.
+	// vNodeSlice is the web service's slice's own limit there, above
+	// what the service uses: its own limit never reclaims.
+	vNode      = 256 << 20
+	vNodeSlice = 256 << 20
+	vNeighbour = 32 << 20
 	// vEvery is the schedule of the scenarios' timers and in-app jobs.
 	vEvery   = "*:*:0/10"
 	vPeriod  = 10 * time.Second
@@ -108,11 +118,14 @@ type vRun struct {
 	p, vdir, sliceName string
 	dir                string // the run's temp dir (recording, web data)
 	slice              *testenv.Cgroup
-	groups             map[string]*testenv.Cgroup // by unit name, under the slice
-	length             time.Duration              // of the recording; vLength if 0
-	bg                 []vProc                    // started before the recording
-	timers             []vTimer                   // fired by hand
-	once               []vOnce                    // started once at an offset
+	// node is the lane's node group when the slice is nested in one
+	// (newVRunNode), nil else.
+	node   *testenv.Cgroup
+	groups map[string]*testenv.Cgroup // by unit name, under the slice
+	length time.Duration              // of the recording; vLength if 0
+	bg     []vProc                    // started before the recording
+	timers []vTimer                   // fired by hand
+	once   []vOnce                    // started once at an offset
 	// readme: record the README's way, without --cgroup (the victim is
 	// found from --probe); watchArgs are added to watch's.
 	readme    bool
@@ -141,6 +154,23 @@ type vOnce struct {
 // newVRun takes the e2e lock and makes the slice, a swap file and r.vdir.
 func newVRun(t *testing.T) *vRun {
 	t.Helper()
+	return newVRunIn(t, 0, vLimit)
+}
+
+// newVRunNode is newVRun with the slice (its own limit vNodeSlice)
+// nested in a node group, LANE-node.slice, whose limit vNode stands for
+// the host's memory: the node model of Kubernetes' kubepods or a systemd
+// machine.slice with MemoryMax=. Groups made beside the slice in r.node
+// are outside any limit of their own but share the node's.
+func newVRunNode(t *testing.T) *vRun {
+	t.Helper()
+	return newVRunIn(t, vNode, vNodeSlice)
+}
+
+// newVRunIn makes the lane's slice with sliceLimit, under a node group
+// limited to node when node > 0.
+func newVRunIn(t *testing.T, node, sliceLimit int64) *vRun {
+	t.Helper()
 	testenv.RequireRoot(t, "cgroups, a swap file, timer units in /etc/systemd/system")
 	if _, err := exec.LookPath("systemd-analyze"); err != nil {
 		testenv.Unmet(t, "systemd-analyze (Debian package systemd) is the schedule oracle")
@@ -164,7 +194,11 @@ func newVRun(t *testing.T) *vRun {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(r.vdir) })
-	r.slice = testenv.NewCgroup(t, r.sliceName, vLimit)
+	if node > 0 {
+		r.node = testenv.NewCgroup(t, lane+"-node.slice", node)
+		r.sliceName = r.node.Name + "/" + r.sliceName
+	}
+	r.slice = testenv.NewCgroup(t, r.sliceName, sliceLimit)
 	testenv.SwapFile(t, "e2e-verdict-"+lane, 1<<30)
 	r.made = time.Now()
 	return r
@@ -864,6 +898,59 @@ func TestVerdict(t *testing.T) {
 	// (l) The same with --ebpf off: today's answer from correlation in
 	// the victim's scope, and the recording says it lacks the chain.
 	t.Run("newcomer-no-ebpf", func(t *testing.T) { newcomer(t, "off") })
+
+	// (m) Issue 25's case (b), the newcomer's job outside any limit of
+	// its own, in the node model that stands for a host short of memory
+	// (a shared CI host cannot run its 24 GiB short safely): a node group
+	// limited to vNode holds the web service's slice (under its own
+	// limit), a neighbour in its own vNeighbour group and the job in a
+	// group with no limit. Each reads a cold 384 MiB file for 2 s every
+	// 10 s, the neighbour 5 s after the job. The neighbour reclaims only
+	// inside its own limit and stalls itself; the job's reads push the
+	// node to its limit, whose reclaim takes ~45 MiB of the web service's
+	// cache at each firing. (Fired together, each would find the node
+	// full that the other filled, and the neighbour's reclaim would take
+	// the service's pages too: a shared limit's timing, not this case.)
+	// The job is named first, the neighbour never; the victim's limits
+	// are the slice's and, above it, the node's. Its confidence is
+	// logged, not asserted: the service reads its pages back with little
+	// stall, so in some runs a firing in three or four is no episode and
+	// chance is not ruled out (low 0.13 to high 1.00 over eight runs,
+	// docs/accuracy.md; reading for 4 s instead gave 6 of 8 firings and
+	// p ≈ 0.15).
+	t.Run("newcomer-nolimit", func(t *testing.T) {
+		r := newVRunNode(t)
+		r.readme = true
+		r.length = 80 * time.Second // eight firings, as newcomer
+		nb := testenv.NewCgroup(t, r.node.Name+"/"+r.p+"-nb.service", vNeighbour)
+		r.groups[r.p+"-nb.service"] = nb
+		job := testenv.NewCgroup(t, r.node.Name+"/"+r.p+"-job.service", 0)
+		r.groups[r.p+"-job.service"] = job
+		nbFile, jobFile := r.coldFile("nb.dat", 384), r.coldFile("job.dat", 384)
+		r.timerOn("*:*:5/10", r.p+"-nb", "", true, vBins.hog, "-file", nbFile, "-drop", "-read-for", vReadFor)
+		r.timer(r.p+"-job", "", true, vBins.hog, "-file", jobFile, "-drop", "-read-for", vReadFor)
+		res := r.record()
+		for _, g := range []*testenv.Cgroup{r.node, r.slice, nb, job} {
+			for _, f := range []string{"memory.failcnt", "memory.max_usage_in_bytes"} {
+				if b, err := os.ReadFile(filepath.Join(g.MemV1Dir, f)); g.MemV1Dir != "" && err == nil {
+					t.Logf("%s: %s %s", g.Name, f, strings.TrimSpace(string(b)))
+				}
+			}
+		}
+		r.check(res, vWant{top: []string{r.p + "-job.timer"}})
+		if len(res.Culprits) > 0 {
+			c := res.Culprits[0]
+			t.Logf("top culprit %v, %d of %d episodes", c, c.EpisodesExplained, c.EpisodesTotal)
+		}
+		r.checkChain(res, os.Getenv("MEMDIAG_E2E_EBPF") != "off")
+		rec, err := record.ReadFile(filepath.Join(r.dir, "run.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := rec.Header.Victim; v == nil || !slices.Equal(v.OuterLimits, []record.MemoryLimit{{Group: "/" + r.node.Name, Bytes: vNode}}) {
+			t.Errorf("victim %+v; want the node's limit, /%s %d, above the slice's", v, r.node.Name, vNode)
+		}
+	})
 }
 
 // coldFile writes a file of mb MiB under r.vdir with O_DIRECT, so none of

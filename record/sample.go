@@ -92,6 +92,25 @@ type Header struct {
 	CgroupLimitBytes uint64 `json:"cgroup_limit_bytes,omitempty"`
 }
 
+// MemoryLimit is a memory cgroup with a memory limit: its group path
+// ("/a/b", as /proc/PID/cgroup gives it) and the limit in bytes (v1
+// memory.limit_in_bytes, v2 memory.max).
+type MemoryLimit struct {
+	Group string `json:"group"`
+	Bytes uint64 `json:"bytes"`
+}
+
+// Domain is the group whose descendants compete with the victim for
+// memory: the outermost group with a memory limit above it (the last
+// of OuterLimits, else Limit), "" when none has one (only host-wide
+// reclaim reaches it).
+func (v *Victim) Domain() string {
+	if n := len(v.OuterLimits); n > 0 {
+		return v.OuterLimits[n-1].Group
+	}
+	return v.Limit
+}
+
 // How a victim was found, Victim.How.
 const (
 	VictimFromProbe   = "probe"   // the process listening behind --probe's local address
@@ -120,6 +139,15 @@ type Victim struct {
 	// under Limit competes with the victim for the same memory.
 	Limit      string `json:"limit,omitempty"`
 	LimitBytes uint64 `json:"limit_bytes,omitempty"`
+	// OuterLimits are the groups above Limit that have a memory limit
+	// too, nearest first: a node's (Kubernetes' kubepods, a systemd
+	// machine.slice with MemoryMax=) holding the victim's slice. Each
+	// one's reclaim takes the victim's pages when every group under it
+	// fills it, while Limit's own may never be reached, so the groups
+	// under the last of them compete with the victim as well. Absent
+	// when none has one, and in recordings made before it was added
+	// (within version 2).
+	OuterLimits []MemoryLimit `json:"outer_limits,omitempty"`
 	// CgroupDir and MemcgDir are the directories those are read from
 	// (under --root); "" when the group's directory was not found.
 	CgroupDir string `json:"cgroup_dir,omitempty"`

@@ -109,6 +109,9 @@ func victimLine(r *correlate.Result) string {
 		default:
 			line += fmt.Sprintf(", limited to %s with every group under %s", correlate.FormatBytes(v.LimitBytes), v.Limit)
 		}
+		for _, o := range v.OuterLimits {
+			line += fmt.Sprintf(", and to %s with every group under %s", correlate.FormatBytes(o.Bytes), o.Group)
+		}
 	}
 	if r.VictimNote != "" {
 		line += " (" + r.VictimNote + ")"

@@ -22,6 +22,11 @@ func TestVictimLine(t *testing.T) {
 	unit := &record.Victim{How: record.VictimGiven, Detail: "given as --victim web.service", Unit: "web.service",
 		Cgroup: "/x.slice/web.service", CgroupDir: "/sys/fs/cgroup/x.slice/web.service",
 		Memcg: "/x.slice/web.service", MemcgDir: "/sys/fs/cgroup/x.slice/web.service", MemcgVersion: 2, Limit: "/x.slice/web.service", LimitBytes: 512 << 20}
+	node := &record.Victim{PID: 4242, Comm: "websvc", How: record.VictimFromProbe,
+		Detail: "127.0.0.1:8080 is a listening socket of websvc (pid 4242)",
+		Cgroup: "/node.slice/x.slice/web.service", CgroupDir: "/sys/fs/cgroup/unified/node.slice/x.slice/web.service",
+		Memcg: "/node.slice/x.slice/web.service", MemcgDir: "/sys/fs/cgroup/memory/node.slice/x.slice/web.service", MemcgVersion: 1,
+		Limit: "/node.slice/x.slice", LimitBytes: 256 << 20, OuterLimits: []record.MemoryLimit{{Group: "/node.slice", Bytes: 288 << 20}}}
 	for _, tc := range []struct {
 		name string
 		r    correlate.Result
@@ -36,6 +41,8 @@ func TestVictimLine(t *testing.T) {
 			"Victim: websvc (pid 7), found from --probe: 127.0.0.1:8080 is a listening socket of websvc (pid 7); scope: the host (its cgroup v2 group is the root (/))"},
 		{"unit given", correlate.Result{Victim: unit, Cgroup: unit.CgroupDir},
 			"Victim: web.service, given with --victim; scope: its cgroup /x.slice/web.service; memory: its memory cgroup /x.slice/web.service, limited to 512.0 MiB"},
+		{"in a node", correlate.Result{Victim: node, Cgroup: node.CgroupDir},
+			"Victim: websvc (pid 4242), found from --probe: 127.0.0.1:8080 is a listening socket of websvc (pid 4242); scope: its cgroup /node.slice/x.slice/web.service; memory: its v1 memory cgroup /node.slice/x.slice/web.service, limited to 256.0 MiB with every group under /node.slice/x.slice, and to 288.0 MiB with every group under /node.slice"},
 		{"not found", correlate.Result{VictimNote: "not found from --probe: 10.0.0.1 is not an address of this host"},
 			"Victim: not found (not found from --probe: 10.0.0.1 is not an address of this host)"},
 	} {

@@ -17,14 +17,11 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/prometheus/procfs"
 
 	"github.com/memdiag/memdiag/cgroupfs"
-	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -146,37 +143,23 @@ func (f *Finder) hierarchyDirs(v *record.Victim, memV1 bool) {
 	}
 	if d != "" && isDir(d) {
 		v.MemcgDir, v.MemcgVersion = d, version
-		v.Limit, v.LimitBytes = memoryLimit(d, v.Memcg, version)
+		for i, l := range cgroupfs.MemoryLimits(d, v.Memcg, version == 1) {
+			if i == 0 {
+				v.Limit, v.LimitBytes = l.Group, l.Bytes
+			} else {
+				v.OuterLimits = append(v.OuterLimits, record.MemoryLimit{Group: l.Group, Bytes: l.Bytes})
+			}
+		}
 	}
 }
 
-// noLimit is at or above what the kernel reports for an unlimited v1
-// memory group (PAGE_COUNTER_MAX pages: 9223372036854771712 with 4 KiB
-// pages).
-const noLimit = 1 << 62
-
-// memoryLimit walks from the memory cgroup directory dir (whose path is
-// memcg, "/a/b") up to its hierarchy's root and returns the first group
-// with a memory limit and that limit in bytes: v1 memory.limit_in_bytes
-// below noLimit, v2 memory.max other than "max"
-// (https://docs.kernel.org/admin-guide/cgroup-v1/memory.html,
-// https://docs.kernel.org/admin-guide/cgroup-v2.html#memory-interface-files).
-// "" when no group up to the root has one.
+// memoryLimit is the nearest group with a memory limit, the memory
+// cgroup directory dir's (whose path is memcg) or an ancestor's, and that
+// limit in bytes (cgroupfs.MemoryLimits); "" when no group up to the root
+// has one.
 func memoryLimit(dir, memcg string, version int) (string, uint64) {
-	file := "memory.max"
-	if version == 1 {
-		file = "memory.limit_in_bytes"
-	}
-	p := filepath.Clean("/" + memcg)
-	for p != "/" {
-		b, err := rootfs.ReadPath(context.Background(), filepath.Join(dir, file), rootfs.ProcLimit)
-		if err != nil {
-			return "", 0
-		}
-		if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && v < noLimit {
-			return p, v
-		}
-		dir, p = filepath.Dir(dir), filepath.Dir(p)
+	if ls := cgroupfs.MemoryLimits(dir, memcg, version == 1); len(ls) > 0 {
+		return ls[0].Group, ls[0].Bytes
 	}
 	return "", 0
 }
