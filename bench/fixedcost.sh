@@ -23,8 +23,8 @@
 # (the floor: / intervals); peak RSS is time's %M; GCs are the lines
 # GODEBUG=gctrace=1 wrote. For each N of -m (RSS only) watch and listen run
 # once. Prints a Markdown table with the ratios watch/floor and
-# listen/watch, the load average and the exec/exit events recorded by watch
-# (the host's process churn, which the events listener pays for).
+# listen/watch, the load average and the exec/exit events recorded
+# in each run (the host's process churn, which the events listener pays for).
 # Needs: go, cc, curl, time.
 set -euo pipefail
 NS="1000 5000"; MS="10000"; T=30; ROUNDS=2; OUT=""
@@ -68,7 +68,10 @@ run_tool() {
         --listen "127.0.0.1:$port" >/dev/null 2>"$d/stderr" || true
       kill "$scraper" 2>/dev/null || true; wait "$scraper" 2>/dev/null || true; scraper=""
       samples=0
-      for f in "$d"/store/memdiag-*.jsonl.gz; do samples=$((samples + $(zcat "$f" | grep -c '"type":"sample"'))); done
+      for f in "$d"/store/memdiag-*.jsonl.gz; do
+        samples=$((samples + $(zcat "$f" | grep -c '"type":"sample"')))
+        events=$((events + $(zcat "$f" | grep -o '"kind":"e[a-z]*"' | wc -l)))
+      done
       gcs=$(grep -c '^gc [0-9]' "$d/stderr" || true) ;;
   esac
   read -r e u s m < <(tail -n 1 "$d/time")
@@ -82,7 +85,7 @@ unspawn() { for p in "${idle[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 echo "# memdiag fixed-cost bench: $(date -u +%FT%TZ), $(uname -r), $(nproc) cores, T=${T}s, rounds=$ROUNDS, at $(git rev-parse --short HEAD)"
 echo "# command: bench/fixedcost.sh -n \"$NS\" -m \"$MS\" -t $T -r $ROUNDS"
 echo
-echo "| N (host processes) | tool | CPU ms/sample, per round | mean | peak RSS MiB | GCs per run | load avg 1 min, per run | watch's exec/exit events | ratio |"
+echo "| N (host processes) | tool | CPU ms/sample, per round | mean | peak RSS MiB | GCs per run | load avg 1 min, per run | exec/exit events recorded, per run | ratio |"
 echo "|---|---|---|---:|---:|---:|---|---|---|"
 tools=(floor watch listen)
 for n in $NS; do
@@ -109,7 +112,7 @@ for n in $NS; do
       watch) ratio=$(awk -v a="$w" -v b="$f" 'BEGIN{printf "%.2f× floor", a/b}') ;;
       listen) ratio=$(awk -v a="$l" -v b="$w" 'BEGIN{printf "%.2f× watch", a/b}') ;;
     esac
-    evs=""; [ "$tl" = watch ] && evs=${ev[watch]}
+    evs=${ev[$tl]}; [ "$tl" = floor ] && evs="–"
     gcs=${gc[$tl]}; [ "$tl" = floor ] && gcs="–"
     echo "| $n ($hostp) | $tl | $(echo "${cpu[$tl]}" | sed 's/ /, /g') | $(mean "${cpu[$tl]}") | $(awk -v m="${rss[$tl]}" 'BEGIN{printf "%.1f", m/1024}') | $gcs | ${load[$tl]} | $evs | $ratio |"
   done
@@ -121,7 +124,7 @@ for n in $MS; do
   hostp=$(ls /proc | grep -c '^[0-9]')
   for tl in watch listen; do
     read -r name c m g k e < <(run_tool "$tl")
-    echo "| $n ($hostp) | $tl (RSS run) | $c | $c | $(awk -v m="$m" 'BEGIN{printf "%.1f", m/1024}') | $g | $(cut -d' ' -f1 /proc/loadavg) | $([ "$tl" = watch ] && echo "$e") | |"
+    echo "| $n ($hostp) | $tl (RSS run) | $c | $c | $(awk -v m="$m" 'BEGIN{printf "%.1f", m/1024}') | $g | $(cut -d' ' -f1 /proc/loadavg) | $e | |"
   done
   unspawn
 done

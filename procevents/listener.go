@@ -118,7 +118,7 @@ func Open(opts Options) (*Listener, error) {
 		opts.ReadBuffer = 8 << 20
 	}
 	l := &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*taskExit{}, cnExits: map[int]time.Time{}, pending: map[int]*pendingExit{}}
-	cn, err := netlink.Dial(unix.NETLINK_CONNECTOR, &netlink.Config{Groups: cnIdxProc})
+	cn, err := netlink.Dial(unix.NETLINK_CONNECTOR, &netlink.Config{Groups: cnIdxProc, MessageBufferSize: cnRecvBuffer})
 	if err != nil {
 		return nil, unavailable("process-events connector", err)
 	}
@@ -139,8 +139,23 @@ func Open(opts Options) (*Listener, error) {
 	return l, nil
 }
 
+// Receive buffers of the two sockets. Without one, each receive peeks
+// at the next datagram (recvmsg MSG_PEEK|MSG_TRUNC) to size a new buffer
+// and then reads it: two system calls for every event of the host's
+// process churn, which is most of what the listener costs
+// (docs/benchmarks.md, "Round four"). With a fixed buffer each datagram
+// is one recvmsg into it. A proc connector datagram is one netlink
+// message holding a cn_msg and a proc_event (under 200 bytes on every
+// kernel); a taskstats exit is one genetlink message of a few hundred
+// bytes (struct taskstats, version 16: 456). A datagram larger than the
+// buffer would be reported (the reader stops and says so), not cut.
+const (
+	cnRecvBuffer        = 4 << 10
+	taskstatsRecvBuffer = 16 << 10
+)
+
 func (l *Listener) openTaskstats() error {
-	c, err := genetlink.Dial(nil)
+	c, err := genetlink.Dial(&netlink.Config{MessageBufferSize: taskstatsRecvBuffer})
 	if err != nil {
 		return unavailable("taskstats", err)
 	}
