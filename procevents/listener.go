@@ -118,7 +118,7 @@ func Open(opts Options) (*Listener, error) {
 		opts.ReadBuffer = 8 << 20
 	}
 	l := &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*taskExit{}, cnExits: map[int]time.Time{}, pending: map[int]*pendingExit{}}
-	cn, err := netlink.Dial(unix.NETLINK_CONNECTOR, &netlink.Config{Groups: cnIdxProc, MessageBufferSize: cnRecvBuffer})
+	cn, err := netlink.Dial(unix.NETLINK_CONNECTOR, &netlink.Config{Groups: cnIdxProc})
 	if err != nil {
 		return nil, unavailable("process-events connector", err)
 	}
@@ -139,23 +139,8 @@ func Open(opts Options) (*Listener, error) {
 	return l, nil
 }
 
-// Receive buffers of the two sockets. Without one, each receive peeks
-// at the next datagram (recvmsg MSG_PEEK|MSG_TRUNC) to size a new buffer
-// and then reads it: two system calls for every event of the host's
-// process churn, which is most of what the listener costs
-// (docs/benchmarks.md, "Round four"). With a fixed buffer each datagram
-// is one recvmsg into it. A proc connector datagram is one netlink
-// message holding a cn_msg and a proc_event (under 200 bytes on every
-// kernel); a taskstats exit is one genetlink message of a few hundred
-// bytes (struct taskstats, version 16: 456). A datagram larger than the
-// buffer would be reported (the reader stops and says so), not cut.
-const (
-	cnRecvBuffer        = 4 << 10
-	taskstatsRecvBuffer = 16 << 10
-)
-
 func (l *Listener) openTaskstats() error {
-	c, err := genetlink.Dial(&netlink.Config{MessageBufferSize: taskstatsRecvBuffer})
+	c, err := genetlink.Dial(nil)
 	if err != nil {
 		return unavailable("taskstats", err)
 	}
@@ -345,8 +330,13 @@ func (l *Listener) keepReading(ctx context.Context, which string, err error) boo
 }
 
 func (l *Listener) readConnector(ctx context.Context, cn *netlink.Conn) {
+	r, err := newReceiver(cn)
+	if err != nil {
+		l.keepReading(ctx, "connector", err)
+		return
+	}
 	for {
-		msgs, err := cn.Receive()
+		b, err := r.receive()
 		if err != nil {
 			if l.keepReading(ctx, "connector", err) {
 				continue
@@ -355,16 +345,19 @@ func (l *Listener) readConnector(ctx context.Context, cn *netlink.Conn) {
 		}
 		now := l.opts.Now()
 		l.mu.Lock()
-		for _, m := range msgs {
-			ev, err := parseCnMsg(m.Data)
+		err = eachMessage(b, func(_ uint16, data []byte) {
+			ev, err := parseCnMsg(data)
 			if err != nil {
-				continue
+				return
 			}
 			l.stats.Received++
 			l.seq.observe(ev.CPU, ev.Seq)
 			l.handleConnector(ev, monoToWall(ev.TimestampNS, now))
-		}
+		})
 		l.mu.Unlock()
+		if err != nil && !l.keepReading(ctx, "connector", err) {
+			return
+		}
 	}
 }
 
@@ -466,8 +459,13 @@ func (l *Listener) handleConnector(ev procEvent, at time.Time) {
 }
 
 func (l *Listener) readTaskstats(ctx context.Context, ts *genetlink.Conn) {
+	r, err := newReceiver(ts)
+	if err != nil {
+		l.keepReading(ctx, "taskstats", err)
+		return
+	}
 	for {
-		msgs, _, err := ts.Receive()
+		b, err := r.receive()
 		if err != nil {
 			if l.keepReading(ctx, "taskstats", err) {
 				continue
@@ -476,17 +474,21 @@ func (l *Listener) readTaskstats(ctx context.Context, ts *genetlink.Conn) {
 		}
 		now := l.opts.Now()
 		l.mu.Lock()
-		for _, m := range msgs {
-			if m.Header.Command != unix.TASKSTATS_CMD_NEW {
-				continue
+		err = eachMessage(b, func(_ uint16, data []byte) {
+			// struct genlmsghdr: cmd, version, 2 reserved bytes; then the attributes
+			if len(data) < 4 || data[0] != unix.TASKSTATS_CMD_NEW {
+				return
 			}
-			te, ok, err := parseTaskstatsAttrs(m.Data)
+			te, ok, err := parseTaskstatsAttrs(data[4:])
 			if err != nil || !ok {
-				continue
+				return
 			}
 			l.handleExit(te, now)
-		}
+		})
 		l.mu.Unlock()
+		if err != nil && !l.keepReading(ctx, "taskstats", err) {
+			return
+		}
 	}
 }
 
