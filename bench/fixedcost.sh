@@ -5,6 +5,7 @@
 #
 #   sudo bench/fixedcost.sh                          # N = 1000 5000, RSS at 10000, 30 s, 2 rounds
 #   sudo bench/fixedcost.sh -n "1000" -m "" -t 20 -r 1 -o /tmp/fc
+#   sudo bench/fixedcost.sh -b /tmp/memdiag-before   # and that build's watch and listen too
 #
 # For each N of -n it starts N idle `sleep` processes (ended by PID), then
 # runs, for T seconds each, in alternating order (odd rounds forward, even
@@ -21,15 +22,17 @@
 #
 # CPU per sample = user+sys of the run (/usr/bin/time) / samples written
 # (the floor: / intervals); peak RSS is time's %M; GCs are the lines
-# GODEBUG=gctrace=1 wrote. For each N of -m (RSS only) watch and listen run
+# GODEBUG=gctrace=1 wrote. With -b BIN, watch@base and listen@base run
+# that memdiag binary (an earlier build) the same way, in the same
+# rotation, for a before/after in one run. For each N of -m (RSS only) watch and listen run
 # once. Prints a Markdown table with the ratios watch/floor and
 # listen/watch, the load average and the exec/exit events recorded
 # in each run (the host's process churn, which the events listener pays for).
 # Needs: go, cc, curl, time.
 set -euo pipefail
-NS="1000 5000"; MS="10000"; T=30; ROUNDS=2; OUT=""
-while getopts "n:m:t:r:o:" o; do
-  case $o in n) NS=$OPTARG;; m) MS=$OPTARG;; t) T=$OPTARG;; r) ROUNDS=$OPTARG;; o) OUT=$OPTARG;; *) exit 2;; esac
+NS="1000 5000"; MS="10000"; T=30; ROUNDS=2; OUT=""; BASE=""
+while getopts "n:m:t:r:o:b:" o; do
+  case $o in n) NS=$OPTARG;; m) MS=$OPTARG;; t) T=$OPTARG;; r) ROUNDS=$OPTARG;; o) OUT=$OPTARG;; b) BASE=$OPTARG;; *) exit 2;; esac
 done
 [ "$(id -u)" = 0 ] || { echo "run as root: memdiag must see every process's /proc/PID/io" >&2; exit 2; }
 for c in cc curl /usr/bin/time; do command -v "$c" >/dev/null || { echo "missing $c" >&2; exit 2; }; done
@@ -44,18 +47,20 @@ cleanup() {
 }
 trap cleanup EXIT
 go build -o "$OUT/memdiag" . && cc -O2 -o "$OUT/keepfd" bench/floorc/keepfd.c
+[ -z "$BASE" ] || cp "$BASE" "$OUT/memdiag-base"
 port=$((20000 + RANDOM % 20000))
 
 # run_tool NAME: one T-second run; prints "NAME cpu_ms_per_sample rss_kib gcs samples events"
 run_tool() {
-  local name=$1 d="$OUT/run.$1" samples events=0 gcs=0
+  local name=$1 d="$OUT/run.$1" samples events=0 gcs=0 bin="$OUT/memdiag"
   rm -rf "$d"; mkdir -p "$d"
-  case $name in
+  case $name in *@base) bin="$OUT/memdiag-base";; esac
+  case ${name%@base} in
     floor)
       /usr/bin/time -f "%e %U %S %M" -o "$d/time" timeout -s INT "$T" "$OUT/keepfd" 1000 2>"$d/stderr" || true
       samples=$(grep -o 'intervals: [0-9]*' "$d/stderr" | cut -d' ' -f2) ;;
     watch)
-      GODEBUG=gctrace=1 /usr/bin/time -f "%e %U %S %M" -o "$d/time" "$OUT/memdiag" watch --interval 1s \
+      GODEBUG=gctrace=1 /usr/bin/time -f "%e %U %S %M" -o "$d/time" "$bin" watch --interval 1s \
         --duration "${T}s" --quiet --force --out "$d/rec.jsonl.gz" >/dev/null 2>"$d/stderr" || true
       samples=$(zcat "$d/rec.jsonl.gz" | grep -c '"type":"sample"' || true)
       events=$(zcat "$d/rec.jsonl.gz" | grep -o '"kind":"e[a-z]*"' | wc -l)
@@ -63,7 +68,7 @@ run_tool() {
     listen)
       (while sleep 1; do curl -s -o /dev/null "http://127.0.0.1:$port/metrics" || true; done) &
       scraper=$!
-      GODEBUG=gctrace=1 /usr/bin/time -f "%e %U %S %M" -o "$d/time" "$OUT/memdiag" record --store "$d/store" \
+      GODEBUG=gctrace=1 /usr/bin/time -f "%e %U %S %M" -o "$d/time" "$bin" record --store "$d/store" \
         --interval 1s --segment 24h --duration "${T}s" --max-age 0 --max-size 0 \
         --listen "127.0.0.1:$port" >/dev/null 2>"$d/stderr" || true
       kill "$scraper" 2>/dev/null || true; wait "$scraper" 2>/dev/null || true; scraper=""
@@ -87,13 +92,14 @@ echo "# command: bench/fixedcost.sh -n \"$NS\" -m \"$MS\" -t $T -r $ROUNDS"
 echo
 echo "| N (host processes) | tool | CPU ms/sample, per round | mean | peak RSS MiB | GCs per run | load avg 1 min, per run | exec/exit events recorded, per run | ratio |"
 echo "|---|---|---|---:|---:|---:|---|---|---|"
-tools=(floor watch listen)
+tools=(floor watch listen); [ -z "$BASE" ] || tools+=(watch@base listen@base)
 for n in $NS; do
   spawn "$n"
   hostp=$(ls /proc | grep -c '^[0-9]')
   declare -A cpu=() rss=() gc=() load=() ev=()
   for ((r = 0; r < ROUNDS; r++)); do
-    order=(floor watch listen); ((r % 2 == 1)) && order=(listen watch floor)
+    order=("${tools[@]}")
+    if ((r % 2 == 1)); then order=(); for ((k = ${#tools[@]} - 1; k >= 0; k--)); do order+=("${tools[$k]}"); done; fi
     for tl in "${order[@]}"; do
       read -r name c m g k e < <(run_tool "$tl")
       cpu[$name]="${cpu[$name]:-}${cpu[$name]:+ }$c"
@@ -109,8 +115,9 @@ for n in $NS; do
   for tl in "${tools[@]}"; do
     ratio=""
     case $tl in
-      watch) ratio=$(awk -v a="$w" -v b="$f" 'BEGIN{printf "%.2f× floor", a/b}') ;;
+      watch|watch@base) ratio=$(awk -v a="$(mean "${cpu[$tl]}")" -v b="$f" 'BEGIN{printf "%.2f× floor", a/b}') ;;
       listen) ratio=$(awk -v a="$l" -v b="$w" 'BEGIN{printf "%.2f× watch", a/b}') ;;
+      listen@base) ratio=$(awk -v a="$(mean "${cpu[$tl]}")" -v b="$(mean "${cpu[watch@base]}")" 'BEGIN{printf "%.2f× watch@base", a/b}') ;;
     esac
     evs=${ev[$tl]}; [ "$tl" = floor ] && evs="–"
     gcs=${gc[$tl]}; [ "$tl" = floor ] && gcs="–"
@@ -122,7 +129,8 @@ done
 for n in $MS; do
   spawn "$n"
   hostp=$(ls /proc | grep -c '^[0-9]')
-  for tl in watch listen; do
+  rtools=(watch listen); [ -z "$BASE" ] || rtools+=(watch@base listen@base)
+  for tl in "${rtools[@]}"; do
     read -r name c m g k e < <(run_tool "$tl")
     echo "| $n ($hostp) | $tl (RSS run) | $c | $c | $(awk -v m="$m" 'BEGIN{printf "%.1f", m/1024}') | $g | $(cut -d' ' -f1 /proc/loadavg) | $e | |"
   done
