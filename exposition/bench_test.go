@@ -70,6 +70,22 @@ func BenchmarkScrape(b *testing.B) {
 			}
 		}
 	})
+	// render: each request after a new sample's view, as Prometheus's
+	// scrape every second is (the answers kept for a burst do not serve
+	// it): the gathering and encoding of every family.
+	b.Run("render", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			e.mu.Lock()
+			e.publish()
+			e.mu.Unlock()
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != 200 {
+				b.Fatal(w.Code)
+			}
+		}
+	})
 	b.Run("parallel", func(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {

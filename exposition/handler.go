@@ -22,7 +22,7 @@ import (
 func Handler(e *Exporter) http.Handler {
 	self := prometheus.NewRegistry()
 	self.MustRegister(
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		selfCollector{proc: "/proc"}, // collectors.NewProcessCollector's metrics, cheaper (self.go)
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(
 			collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/gc/heap/allocs:bytes$`)})),
 	)

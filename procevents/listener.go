@@ -330,8 +330,13 @@ func (l *Listener) keepReading(ctx context.Context, which string, err error) boo
 }
 
 func (l *Listener) readConnector(ctx context.Context, cn *netlink.Conn) {
+	r, err := newReceiver(cn)
+	if err != nil {
+		l.keepReading(ctx, "connector", err)
+		return
+	}
 	for {
-		msgs, err := cn.Receive()
+		b, err := r.receive()
 		if err != nil {
 			if l.keepReading(ctx, "connector", err) {
 				continue
@@ -340,16 +345,19 @@ func (l *Listener) readConnector(ctx context.Context, cn *netlink.Conn) {
 		}
 		now := l.opts.Now()
 		l.mu.Lock()
-		for _, m := range msgs {
-			ev, err := parseCnMsg(m.Data)
+		err = eachMessage(b, func(_ uint16, data []byte) {
+			ev, err := parseCnMsg(data)
 			if err != nil {
-				continue
+				return
 			}
 			l.stats.Received++
 			l.seq.observe(ev.CPU, ev.Seq)
 			l.handleConnector(ev, monoToWall(ev.TimestampNS, now))
-		}
+		})
 		l.mu.Unlock()
+		if err != nil && !l.keepReading(ctx, "connector", err) {
+			return
+		}
 	}
 }
 
@@ -451,8 +459,13 @@ func (l *Listener) handleConnector(ev procEvent, at time.Time) {
 }
 
 func (l *Listener) readTaskstats(ctx context.Context, ts *genetlink.Conn) {
+	r, err := newReceiver(ts)
+	if err != nil {
+		l.keepReading(ctx, "taskstats", err)
+		return
+	}
 	for {
-		msgs, _, err := ts.Receive()
+		b, err := r.receive()
 		if err != nil {
 			if l.keepReading(ctx, "taskstats", err) {
 				continue
@@ -461,17 +474,21 @@ func (l *Listener) readTaskstats(ctx context.Context, ts *genetlink.Conn) {
 		}
 		now := l.opts.Now()
 		l.mu.Lock()
-		for _, m := range msgs {
-			if m.Header.Command != unix.TASKSTATS_CMD_NEW {
-				continue
+		err = eachMessage(b, func(_ uint16, data []byte) {
+			// struct genlmsghdr: cmd, version, 2 reserved bytes; then the attributes
+			if len(data) < 4 || data[0] != unix.TASKSTATS_CMD_NEW {
+				return
 			}
-			te, ok, err := parseTaskstatsAttrs(m.Data)
+			te, ok, err := parseTaskstatsAttrs(data[4:])
 			if err != nil || !ok {
-				continue
+				return
 			}
 			l.handleExit(te, now)
-		}
+		})
 		l.mu.Unlock()
+		if err != nil && !l.keepReading(ctx, "taskstats", err) {
+			return
+		}
 	}
 }
 

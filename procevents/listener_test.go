@@ -77,17 +77,36 @@ func TestListenerShortChildren(t *testing.T) {
 
 // forkStorm runs n short processes (/bin/true) from one shell and returns
 // the shell's PID.
-func forkStorm(t *testing.T, n int) {
+// stormProgram is a copy of /bin/true under a name of this test run's
+// own, so that the count is of the storm's processes alone: on a shared
+// host other tests and builds run /bin/true too (the count was 3001 and
+// 3004 of 3000 while an e2e test ran beside it).
+func stormProgram(t *testing.T) (path, comm string) {
 	t.Helper()
-	c := exec.Command("/bin/sh", "-c", fmt.Sprintf("i=0; while [ $i -lt %d ]; do /bin/true; i=$((i+1)); done", n))
+	b, err := os.ReadFile("/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	comm = fmt.Sprintf("mdstorm%d", os.Getpid()%1000000) // within TASK_COMM_LEN
+	path = filepath.Join(t.TempDir(), comm)
+	if err := os.WriteFile(path, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path, comm
+}
+
+func forkStorm(t *testing.T, prog string, n int) {
+	t.Helper()
+	c := exec.Command("/bin/sh", "-c", fmt.Sprintf("i=0; while [ $i -lt %d ]; do %s; i=$((i+1)); done", n, prog))
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("storm: %v %s", err, out)
 	}
 }
 
-func countTrue(evs []process.Event) (execs, exits int) {
+// countComm counts the exec and exit events of processes named comm.
+func countComm(evs []process.Event, comm string) (execs, exits int) {
 	for _, e := range evs {
-		if e.Comm != "true" {
+		if e.Comm != comm {
 			continue
 		}
 		switch e.Kind {
@@ -106,6 +125,7 @@ func countTrue(evs []process.Event) (execs, exits int) {
 func TestForkStormAccounting(t *testing.T) {
 	testenv.RequireRoot(t, "the process-events connector and taskstats")
 	const n = 3000
+	prog, comm := stormProgram(t)
 	t.Run("reading", func(t *testing.T) {
 		l, err := Open(Options{})
 		if err != nil {
@@ -114,10 +134,10 @@ func TestForkStormAccounting(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		l.Start(ctx)
 		defer func() { cancel(); l.Close(); l.Wait() }()
-		forkStorm(t, n)
+		forkStorm(t, prog, n)
 		time.Sleep(1500 * time.Millisecond)
 		evs, st := l.Drain()
-		execs, exits := countTrue(evs)
+		execs, exits := countComm(evs, comm)
 		t.Logf("execs %d exits %d stats %+v", execs, exits, st)
 		lost := st.LostKernel + st.LostBuffer
 		if uint64(n-execs) > lost {
@@ -134,14 +154,14 @@ func TestForkStormAccounting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		forkStorm(t, n)
+		forkStorm(t, prog, n)
 		ctx, cancel := context.WithCancel(context.Background())
 		l.Start(ctx)
 		defer func() { cancel(); l.Close(); l.Wait() }()
-		forkStorm(t, 10) // events after the gap reveal it in the sequence numbers
+		forkStorm(t, prog, 10) // events after the gap reveal it in the sequence numbers
 		time.Sleep(500 * time.Millisecond)
 		evs, st := l.Drain()
-		execs, _ := countTrue(evs)
+		execs, _ := countComm(evs, comm)
 		t.Logf("execs %d of %d stats %+v", execs, n+10, st)
 		if st.LostKernel == 0 {
 			t.Fatalf("a 64 KiB buffer left unread during %d processes lost nothing? stats %+v", n, st)
