@@ -493,12 +493,14 @@ func (mc *modelCtx) chainAllows(i int, key string) bool {
 // the --cgroup group (cgroupRelated), or, for a recorded victim whose
 // memory a group limits (record.Victim.Limit: its own or an ancestor),
 // it runs anywhere under that group, whose pages compete under the same
-// limit (a sibling job of the victim's slice).
+// limit (a sibling job of the victim's slice). A limit at "/" is a
+// container's, at the root of its cgroup namespace (victim's
+// memoryLimit): every process recorded in the container is under it.
 func inScope(h *record.Header, cg string) bool {
 	if cgroupRelated(h.Cgroup, cg) {
 		return true
 	}
-	if v := h.Victim; v != nil && v.Limit != "" && v.Limit != "/" {
+	if v := h.Victim; v != nil && v.Limit != "" {
 		return memcgWithin(path.Clean("/"+v.Limit), cg)
 	}
 	return false

@@ -169,7 +169,8 @@ func TestChainNeighbourInItsOwnLimit(t *testing.T) {
 // TestInScopeVictimLimit: under a recorded victim whose slice holds the
 // memory limit, a sibling job in the slice can cause the victim's
 // reclaim (it is in scope); a neighbour elsewhere cannot, and without a
-// limit only the group's relatives are.
+// limit only the group's relatives are; under a container's limit at
+// the root of its cgroup namespace every recorded group is.
 func TestInScopeVictimLimit(t *testing.T) {
 	h := record.Header{Cgroup: "/sys/fs/cgroup/unified/app.slice/web.service",
 		Victim: &record.Victim{Memcg: "/app.slice/web.service", Limit: "/app.slice", LimitBytes: 224 * mib}}
@@ -189,6 +190,17 @@ func TestInScopeVictimLimit(t *testing.T) {
 	h.Victim.Limit = ""
 	if inScope(&h, "/app.slice/backup.service") {
 		t.Error("without a recorded limit a sibling is in scope")
+	}
+	// A container's limit, at the root of its cgroup namespace: every
+	// group it records competes under it (issue 27's nspawn recording).
+	h.Victim.Limit = "/"
+	for _, cg := range []string{"/system.slice/pmlogger_check.service", "/other.slice/nb.service", "/"} {
+		if !inScope(&h, cg) {
+			t.Errorf("limit / (a container's): inScope(%q) = false, want true", cg)
+		}
+	}
+	if inScope(&h, "") {
+		t.Error("limit /: a process whose cgroup was not recorded is in scope")
 	}
 }
 

@@ -162,13 +162,19 @@ const noLimit = 1 << 62
 // (https://docs.kernel.org/admin-guide/cgroup-v1/memory.html,
 // https://docs.kernel.org/admin-guide/cgroup-v2.html#memory-interface-files).
 // "" when no group up to the root has one.
+//
+// The root counts too. A host's root has no limit (v1 reports it
+// unlimited, v2 has no memory.max there), but in a cgroup namespace — a
+// container of nspawn, Docker or Kubernetes — the hierarchy's root is
+// the container's own group, and its limit the container's ("/"): every
+// group the container sees then competes under it.
 func memoryLimit(dir, memcg string, version int) (string, uint64) {
 	file := "memory.max"
 	if version == 1 {
 		file = "memory.limit_in_bytes"
 	}
 	p := filepath.Clean("/" + memcg)
-	for p != "/" {
+	for {
 		b, err := rootfs.ReadPath(context.Background(), filepath.Join(dir, file), rootfs.ProcLimit)
 		if err != nil {
 			return "", 0
@@ -176,9 +182,11 @@ func memoryLimit(dir, memcg string, version int) (string, uint64) {
 		if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && v < noLimit {
 			return p, v
 		}
+		if p == "/" {
+			return "", 0
+		}
 		dir, p = filepath.Dir(dir), filepath.Dir(p)
 	}
-	return "", 0
 }
 
 // GroupLimit is the memory limit that bounds the cgroup v2 directory
