@@ -203,18 +203,14 @@ func (c *Container) kill() {
 	for range 100 {
 		n := 0
 		for _, d := range c.groupDirs() {
-			filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
-				if err != nil || e.IsDir() || e.Name() != "cgroup.procs" {
-					return nil
-				}
-				b, _ := os.ReadFile(p)
+			eachGroup(d, func(g string) {
+				b, _ := os.ReadFile(filepath.Join(g, "cgroup.procs"))
 				for _, f := range strings.Fields(string(b)) {
 					if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
 						syscall.Kill(pid, syscall.SIGKILL)
 						n++
 					}
 				}
-				return nil
 			})
 		}
 		if n == 0 {
@@ -245,18 +241,27 @@ func (c *Container) clean(t testing.TB) {
 	}
 }
 
-// removeSubgroups removes the cgroup directories below dir, deepest
-// first (a cgroup directory is removed with rmdir, its files with it).
-func removeSubgroups(dir string) {
+// eachGroup calls fn for dir's cgroup directories below it, deepest
+// first, then for dir itself; a directory that is gone is skipped.
+func eachGroup(dir string, fn func(string)) {
 	es, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range es {
 		if e.IsDir() {
-			sub := filepath.Join(dir, e.Name())
-			removeSubgroups(sub)
-			os.Remove(sub)
+			eachGroup(filepath.Join(dir, e.Name()), fn)
 		}
 	}
+	fn(dir)
+}
+
+// removeSubgroups removes the cgroup directories below dir, deepest
+// first (a cgroup directory is removed with rmdir, its files with it).
+func removeSubgroups(dir string) {
+	eachGroup(dir, func(g string) {
+		if g != dir {
+			os.Remove(g)
+		}
+	})
 }
