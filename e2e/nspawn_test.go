@@ -138,15 +138,21 @@ Description=memdiag e2e: the web service whose latency is recorded
 ExecStart=%swebsvc -data %s/web.dat -data-size %d -anon %d
 StandardOutput=file:%s/web.addr
 `, bin, d, 96<<20, 48<<20, d), 0o644)
+	// The container ends itself even when the test binary is gone (a
+	// timeout's panic runs no cleanup, and a killed nspawn leaves systemd
+	// running): the script powers off after recording, and systemd kills
+	// it and powers off if it runs longer than RuntimeMaxSec=.
 	c.WriteFile(t, "/etc/systemd/system/memdiag-e2e.service", fmt.Sprintf(`[Unit]
 Description=memdiag e2e: record while systemd fires pcp's timers, power off
 After=basic.target memdiag-e2e-web.service
+FailureAction=poweroff-force
 [Service]
 Type=exec
 ExecStart=/bin/sh /etc/memdiag-e2e/run.sh
+RuntimeMaxSec=%d
 StandardOutput=file:%s/run.log
 StandardError=inherit
-`, d), 0o644)
+`, int((nspRecord+3*time.Minute).Seconds()), d), 0o644)
 	c.WriteFile(t, "/etc/memdiag-e2e/run.sh", fmt.Sprintf(nspScript, d, nspRecord), 0o755)
 
 	booted := time.Now()
