@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -343,33 +342,7 @@ func checkNspVerdict(t *testing.T, res *vResult, starting map[string][]time.Time
 // the job is done ("Started") only after that command has run.
 func pid1Starting(t *testing.T, path string) map[string][]time.Time {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	starts := map[string][]time.Time{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		var e map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("%s:%d: %v", path, n, err)
-		}
-		unit, _ := e["UNIT"].(string)
-		if e["MESSAGE_ID"] != "7d4958e842da4a758f6c1cdc7b36dcc5" || unit == "" {
-			continue
-		}
-		us, err := strconv.ParseInt(fmt.Sprint(e["__REALTIME_TIMESTAMP"]), 10, 64)
-		if err != nil {
-			t.Fatalf("%s:%d: __REALTIME_TIMESTAMP %v: %v", path, n, e["__REALTIME_TIMESTAMP"], err)
-		}
-		starts[unit] = append(starts[unit], time.UnixMicro(us).UTC())
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return starts
+	return pid1Journal(t, path, func(e map[string]any) bool { return e["MESSAGE_ID"] == "7d4958e842da4a758f6c1cdc7b36dcc5" })
 }
 
 // lastTriggers reads lines "UNIT t µs" (busctl get-property of a timer's

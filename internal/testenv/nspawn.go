@@ -104,16 +104,7 @@ func NewContainer(t testing.TB, name string, limit int64) *Container {
 // container sees it) through Seed, making the directories it needs.
 func (c *Container) WriteFile(t testing.TB, path, body string, mode os.FileMode) {
 	t.Helper()
-	if !filepath.IsAbs(path) {
-		t.Fatalf("container path %q is not absolute", path)
-	}
-	p := filepath.Join(c.Seed, path)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), mode); err != nil {
-		t.Fatal(err)
-	}
+	writeSeed(t, c.Seed, path, body, mode)
 }
 
 // Install copies the host file src (a binary the test built) to the
