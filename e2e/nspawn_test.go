@@ -34,13 +34,21 @@ import (
 // every 20 s, the farm check 10 s after the check (a combined period of
 // 10 s), as pcp's own are 10 s apart and the reference case's 10 minutes, with
 // AccuracySec=1s; and each service gets an ExecStartPost= that reads a
-// cold file for nspReadFor (the heavy part of the reference case's jobs,
-// which pcp's checks do not do on an idle host). pmlogger_check's own
+// cold file for nspReadFor, then holds nspAnonMB of memory for nspHold
+// (the heavy part of the reference case's jobs, which pcp's checks do
+// not do on an idle host). pmlogger_check's own
 // ExecStart= runs first, as pcp ships it (User=pcp), and the read runs in
 // the service's cgroup, as its user.
 const (
 	nspReadFor = "3s"
 	nspColdMB  = 384
+	// nspAnonMB is the memory each job then takes and holds for nspHold:
+	// its reads alone recycle mostly their own pages, and beside a
+	// CPU-heavy test (the UML guest) 3 of 7 firings made no episode;
+	// memory it holds is taken from the web service's cache whatever the
+	// CPU does.
+	nspAnonMB = 48
+	nspHold   = "1s"
 	// nspRecord is the recording: 7 firings of the two timers, 3 or 4
 	// of each.
 	nspRecord = 72 * time.Second
@@ -94,9 +102,11 @@ systemctl poweroff
 // (the journal's "Starting" of PID 1), not when memdiag projects it.
 func TestNspawnPCPVerdict(t *testing.T) {
 	testenv.RequireRoot(t, "a systemd-nspawn container, cgroups with a memory limit")
-	// Like a verdict lane: its own memory limit, victim and jobs, its
-	// verdict from the victim's own PSI, so it runs beside them.
+	// Its own memory limit, victim, jobs and container, its verdict from
+	// the victim's own PSI: beside the other such tests (testenv.Shared,
+	// the UML guest's among them), never beside one that reads the host.
 	t.Parallel()
+	testenv.Shared(t)
 	link := "/etc/systemd/system/multi-user.target.wants/pmlogger.service"
 	if _, err := os.Stat(link); err != nil {
 		testenv.Unmet(t, fmt.Sprintf("pcp is not installed and enabled (%v): .ci/timers-setup.sh installs it", err))
@@ -122,7 +132,7 @@ func TestNspawnPCPVerdict(t *testing.T) {
 			"[Timer]\nOnCalendar=\nOnCalendar="+pt.calendar+"\nAccuracySec=1s\n", 0o644)
 		c.Install(t, hog, bin+pt.reader)
 		c.WriteFile(t, "/etc/systemd/system/"+pt.service+".d/memdiag-e2e.conf",
-			fmt.Sprintf("[Service]\nExecStartPost=%s%s -file %s/%s -drop -read-for %s\n", bin, pt.reader, d, pt.file, nspReadFor), 0o644)
+			fmt.Sprintf("[Service]\nExecStartPost=%s%s -file %s/%s -drop -read-for %s -anon %d -hold %s\n", bin, pt.reader, d, pt.file, nspReadFor, nspAnonMB<<20, nspHold), 0o644)
 	}
 	c.WriteFile(t, "/etc/systemd/system/memdiag-e2e.target", `[Unit]
 Description=memdiag e2e container: basic system, pcp's pmlogger, a web service, the test
@@ -337,9 +347,10 @@ func checkNspVerdict(t *testing.T, res *vResult, starting map[string][]time.Time
 }
 
 // pid1Starting reads `journalctl -o json _PID=1` and returns, per unit,
-// when PID 1 began a start job for it ("Starting …", JOB_TYPE=start with
-// no JOB_RESULT yet): for a Type=exec service with an ExecStartPost=,
-// the job is done ("Started") only after that command has run.
+// when PID 1 began a start job for it ("Starting …": systemd's catalog
+// message 7d4958e842da4a758f6c1cdc7b36dcc5, a unit starting): for a
+// Type=exec service with an ExecStartPost=, the job is done ("Started")
+// only after that command has run.
 func pid1Starting(t *testing.T, path string) map[string][]time.Time {
 	t.Helper()
 	return pid1Journal(t, path, func(e map[string]any) bool { return e["MESSAGE_ID"] == "7d4958e842da4a758f6c1cdc7b36dcc5" })
