@@ -33,21 +33,21 @@ import (
 // OnCalendar= is emptied (dropping pcp's OnBootSec=1min too) and set to
 // every 20 s, the farm check 10 s after the check (a combined period of
 // 10 s), as pcp's own are 10 s apart and the reference case's 10 minutes, with
-// AccuracySec=1s; and each service gets an ExecStartPost= that reads a
-// cold file for nspReadFor, then holds nspAnonMB of memory for nspHold
+// AccuracySec=1s; and each service gets two ExecStartPost= that hold
+// nspAnonMB of memory for nspHold, then read a cold file for nspReadFor
 // (the heavy part of the reference case's jobs, which pcp's checks do
 // not do on an idle host). pmlogger_check's own
 // ExecStart= runs first, as pcp ships it (User=pcp), and the read runs in
 // the service's cgroup, as its user.
 const (
-	nspReadFor = "3s"
+	nspReadFor = "2s"
 	nspColdMB  = 384
-	// nspAnonMB is the memory each job then takes and holds for nspHold:
-	// its reads alone recycle mostly their own pages, and beside a
-	// CPU-heavy test (the UML guest) 3 of 7 firings made no episode;
-	// memory it holds is taken from the web service's cache whatever the
-	// CPU does.
-	nspAnonMB = 48
+	// nspAnonMB is the memory each job first takes and holds for
+	// nspHold, before its read: reads alone recycle mostly their own
+	// pages, and beside a CPU-heavy test (the UML guest) 3 of 7 firings
+	// made no episode; memory it holds is taken from the web service's
+	// cache whatever the CPU does.
+	nspAnonMB = 80
 	nspHold   = "1s"
 	// nspRecord is the recording: 7 firings of the two timers, 3 or 4
 	// of each.
@@ -132,7 +132,8 @@ func TestNspawnPCPVerdict(t *testing.T) {
 			"[Timer]\nOnCalendar=\nOnCalendar="+pt.calendar+"\nAccuracySec=1s\n", 0o644)
 		c.Install(t, hog, bin+pt.reader)
 		c.WriteFile(t, "/etc/systemd/system/"+pt.service+".d/memdiag-e2e.conf",
-			fmt.Sprintf("[Service]\nExecStartPost=%s%s -file %s/%s -drop -read-for %s -anon %d -hold %s\n", bin, pt.reader, d, pt.file, nspReadFor, nspAnonMB<<20, nspHold), 0o644)
+			fmt.Sprintf("[Service]\nExecStartPost=%[1]s%[2]s -anon %[3]d -hold %[4]s\nExecStartPost=%[1]s%[2]s -file %[5]s/%[6]s -drop -read-for %[7]s\n",
+				bin, pt.reader, nspAnonMB<<20, nspHold, d, pt.file, nspReadFor), 0o644)
 	}
 	c.WriteFile(t, "/etc/systemd/system/memdiag-e2e.target", `[Unit]
 Description=memdiag e2e container: basic system, pcp's pmlogger, a web service, the test
