@@ -102,6 +102,12 @@ systemctl poweroff
 // (the journal's "Starting" of PID 1), not when memdiag projects it.
 func TestNspawnPCPVerdict(t *testing.T) {
 	testenv.RequireRoot(t, "a systemd-nspawn container, cgroups with a memory limit")
+	if os.Getenv("MEMDIAG_E2E_NSPAWN") != "1" {
+		// Not in CI yet: it failed 5 of its last 17 runs here, on too few
+		// episodes and on a timer credited with the other's episode
+		// (docs/ci.md, "The reference case's verdict in an nspawn container").
+		t.Skip("not yet reliable (docs/ci.md); set MEMDIAG_E2E_NSPAWN=1 with MEMDIAG_E2E=1 to run it")
+	}
 	// Its own memory limit, victim, jobs and container, its verdict from
 	// the victim's own PSI: beside the other such tests (testenv.Shared,
 	// the UML guest's among them), never beside one that reads the host.
