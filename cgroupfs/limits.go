@@ -29,6 +29,12 @@ const noLimit = 1 << 62
 // (https://docs.kernel.org/admin-guide/cgroup-v1/memory.html,
 // https://docs.kernel.org/admin-guide/cgroup-v2.html#memory-interface-files).
 // The walk stops at the first file it cannot read.
+//
+// The root counts too. A host's root has no limit (v1 reports it
+// unlimited, v2 has no memory.max there), but in a cgroup namespace — a
+// container of nspawn, Docker or Kubernetes — the hierarchy's root is
+// the container's own group, and its limit the container's ("/"): every
+// group the container sees then competes under it.
 func MemoryLimits(dir, group string, v1 bool) []Limit {
 	file := "memory.max"
 	if v1 {
@@ -36,13 +42,16 @@ func MemoryLimits(dir, group string, v1 bool) []Limit {
 	}
 	var ls []Limit
 	p := filepath.Clean("/" + group)
-	for p != "/" {
+	for {
 		b, err := rootfs.ReadPath(context.Background(), filepath.Join(dir, file), rootfs.ProcLimit)
 		if err != nil {
 			break
 		}
 		if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && v < noLimit {
 			ls = append(ls, Limit{Group: p, Bytes: v})
+		}
+		if p == "/" {
+			break
 		}
 		dir, p = filepath.Dir(dir), filepath.Dir(p)
 	}

@@ -496,12 +496,14 @@ func (mc *modelCtx) chainAllows(i int, key string) bool {
 // it runs anywhere under the outermost such group (Victim.Domain),
 // whose pages compete under the same limit (a sibling job of the
 // victim's slice, or a job beside the slice in a node whose limit holds
-// both).
+// both). A limit at "/" is a container's, at the root of its cgroup
+// namespace (cgroupfs.MemoryLimits): every process recorded in the
+// container is under it.
 func inScope(h *record.Header, cg string) bool {
 	if cgroupRelated(h.Cgroup, cg) {
 		return true
 	}
-	if v := h.Victim; v != nil && v.Domain() != "" && v.Domain() != "/" {
+	if v := h.Victim; v != nil && v.Domain() != "" {
 		return memcgWithin(path.Clean("/"+v.Domain()), cg)
 	}
 	return false

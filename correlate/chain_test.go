@@ -238,7 +238,8 @@ func TestChainJobBesideTheSliceInANode(t *testing.T) {
 // TestInScopeVictimLimit: under a recorded victim whose slice holds the
 // memory limit, a sibling job in the slice can cause the victim's
 // reclaim (it is in scope); a neighbour elsewhere cannot, and without a
-// limit only the group's relatives are.
+// limit only the group's relatives are; under a container's limit at
+// the root of its cgroup namespace every recorded group is.
 func TestInScopeVictimLimit(t *testing.T) {
 	h := record.Header{Cgroup: "/sys/fs/cgroup/unified/app.slice/web.service",
 		Victim: &record.Victim{Memcg: "/app.slice/web.service", Limit: "/app.slice", LimitBytes: 224 * mib}}
@@ -272,6 +273,17 @@ func TestInScopeVictimLimit(t *testing.T) {
 	h.Victim.Limit, h.Victim.OuterLimits = "", nil
 	if inScope(&h, "/node.slice/app.slice/backup.service") {
 		t.Error("without a recorded limit a sibling is in scope")
+	}
+	// A container's limit, at the root of its cgroup namespace: every
+	// group it records competes under it (issue 27's nspawn recording).
+	h.Victim.Limit = "/"
+	for _, cg := range []string{"/system.slice/pmlogger_check.service", "/other.slice/nb.service", "/"} {
+		if !inScope(&h, cg) {
+			t.Errorf("limit / (a container's): inScope(%q) = false, want true", cg)
+		}
+	}
+	if inScope(&h, "") {
+		t.Error("limit /: a process whose cgroup was not recorded is in scope")
 	}
 }
 

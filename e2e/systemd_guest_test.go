@@ -425,33 +425,41 @@ func usTime(t *testing.T, what, v string) time.Time {
 // JOB_RESULT=done: "Started …").
 func pid1Starts(t *testing.T, path string) map[string][]time.Time {
 	t.Helper()
+	return pid1Journal(t, path, func(e map[string]any) bool { return e["JOB_TYPE"] == "start" && e["JOB_RESULT"] == "done" })
+}
+
+// pid1Journal reads `journalctl -o json _PID=1` and returns, per unit
+// (UNIT=), the times (__REALTIME_TIMESTAMP, µs) of the entries keep
+// accepts.
+func pid1Journal(t *testing.T, path string, keep func(map[string]any) bool) map[string][]time.Time {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	starts := map[string][]time.Time{}
+	times := map[string][]time.Time{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		var e map[string]any
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("%s: %v", path, err)
+			t.Fatalf("%s:%d: %v", path, n, err)
 		}
 		unit, _ := e["UNIT"].(string)
-		if e["JOB_TYPE"] != "start" || e["JOB_RESULT"] != "done" || unit == "" {
+		if unit == "" || !keep(e) {
 			continue
 		}
 		us, err := strconv.ParseInt(fmt.Sprint(e["__REALTIME_TIMESTAMP"]), 10, 64)
 		if err != nil {
-			t.Fatalf("%s: __REALTIME_TIMESTAMP %v: %v", path, e["__REALTIME_TIMESTAMP"], err)
+			t.Fatalf("%s:%d: __REALTIME_TIMESTAMP %v: %v", path, n, e["__REALTIME_TIMESTAMP"], err)
 		}
-		starts[unit] = append(starts[unit], time.UnixMicro(us).UTC())
+		times[unit] = append(times[unit], time.UnixMicro(us).UTC())
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return starts
+	return times
 }
 
 // bootPCPGuest boots a user-mode Linux guest whose PID 1 is systemd, with

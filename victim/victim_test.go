@@ -382,7 +382,7 @@ func TestFind(t *testing.T) {
 }
 
 // TestMemoryLimit: the nearest group with a memory limit, itself or an
-// ancestor, in v1 and v2 layouts built in a temp dir.
+// ancestor, the root included, in v1 and v2 layouts built in a temp dir.
 func TestMemoryLimit(t *testing.T) {
 	root := t.TempDir()
 	mk := groupFiles(t, root)
@@ -392,6 +392,12 @@ func TestMemoryLimit(t *testing.T) {
 	mk("v1/free.slice", "memory.limit_in_bytes", "9223372036854771712")
 	mk("v2/app.slice", "memory.max", "max")
 	mk("v2/app.slice/web.service", "memory.max", "104857600")
+	mk("ns", "memory.limit_in_bytes", "335544320")
+	mk("ns/system.slice", "memory.limit_in_bytes", "9223372036854771712")
+	mk("ns/system.slice/web.service", "memory.limit_in_bytes", "9223372036854771712")
+	mk("host", "memory.limit_in_bytes", "9223372036854771712")
+	mk("host/system.slice", "memory.limit_in_bytes", "9223372036854771712")
+	mk("host/system.slice/web.service", "memory.limit_in_bytes", "9223372036854771712")
 	for _, c := range []struct {
 		dir, memcg string
 		version    int
@@ -401,6 +407,11 @@ func TestMemoryLimit(t *testing.T) {
 		{"v1/app.slice/web.service", "/app.slice/web.service", 1, "/app.slice", 234881024},
 		{"v1/free.slice/x.service", "/free.slice/x.service", 1, "", 0},
 		{"v2/app.slice/web.service", "/app.slice/web.service", 2, "/app.slice/web.service", 104857600},
+		// In a cgroup namespace (a container) the root is the container's
+		// group, with its limit; a host's v1 root says unlimited.
+		{"ns/system.slice/web.service", "/system.slice/web.service", 1, "/", 335544320},
+		{"host/system.slice/web.service", "/system.slice/web.service", 1, "", 0},
+		{"ns", "/", 1, "/", 335544320},
 	} {
 		got, b := memoryLimit(filepath.Join(root, c.dir), c.memcg, c.version)
 		if got != c.want || b != c.bytes {

@@ -70,10 +70,17 @@ func NewSystemdGuest(t testing.TB) *SystemdGuest {
 // makes a script.
 func (g *SystemdGuest) WriteFile(t testing.TB, path, body string, mode os.FileMode) {
 	t.Helper()
+	writeSeed(t, g.Seed, path, body, mode)
+}
+
+// writeSeed writes body to seed/path, path being absolute as the guest
+// or container sees it, making the directories it needs.
+func writeSeed(t testing.TB, seed, path, body string, mode os.FileMode) {
+	t.Helper()
 	if !filepath.IsAbs(path) {
 		t.Fatalf("guest path %q is not absolute", path)
 	}
-	p := filepath.Join(g.Seed, path)
+	p := filepath.Join(seed, path)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,410 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/testenv"
+)
+
+// The reference case recorded for real (issue 27): systemd, PID 1 of a
+// systemd-nspawn container on the host's kernel (which has PSI), fires
+// pcp's pmlogger_check.timer and pmlogger_farm_check.timer by itself
+// through pcp's real units and activation chain, and each firing's
+// service does a heavy read that evicts a web service's cache in the
+// same memory limit; memdiag watch records in the container, and analyze
+// must name both timers with their combined period.
+//
+// What the test adds to pcp's units, all drop-ins: each timer's
+// OnCalendar= is emptied (dropping pcp's OnBootSec=1min too) and set to
+// every 20 s, the farm check 10 s after the check (a combined period of
+// 10 s), as pcp's own are 10 s apart and the reference case's 10 minutes, with
+// AccuracySec=1s; and each service gets two ExecStartPost= that hold
+// nspAnonMB of memory for nspHold, then read a cold file for nspReadFor
+// (the heavy part of the reference case's jobs, which pcp's checks do
+// not do on an idle host). pmlogger_check's own
+// ExecStart= runs first, as pcp ships it (User=pcp), and the read runs in
+// the service's cgroup, as its user.
+const (
+	nspReadFor = "2s"
+	nspColdMB  = 384
+	// nspAnonMB is the memory each job first takes and holds for
+	// nspHold, before its read: reads alone recycle mostly their own
+	// pages, and beside a CPU-heavy test (the UML guest) 3 of 7 firings
+	// made no episode; memory it holds is taken from the web service's
+	// cache whatever the CPU does.
+	nspAnonMB = 80
+	nspHold   = "1s"
+	// nspRecord is the recording: 7 firings of the two timers, 3 or 4
+	// of each.
+	nspRecord = 72 * time.Second
+	// nspLimit is the container's memory limit: the web service's 96
+	// MiB of data and 48 MiB of anonymous memory, systemd, journald,
+	// D-Bus, pmcd, pmlogger and memdiag watch fit; a read of nspColdMB
+	// MiB does not.
+	nspLimit = 240 << 20
+)
+
+// nspTimers are the two timers, each with its service, its drop-in
+// calendar, its cold file and the program that reads it: one of its
+// own per service, as two jobs run different programs (memdiag ties a
+// process to every job that runs its program, whatever its unit).
+var nspTimers = []struct{ timer, service, calendar, file, reader string }{
+	{"pmlogger_check.timer", "pmlogger_check.service", "*:*:00/20", "check.dat", "checkread"},
+	{"pmlogger_farm_check.timer", "pmlogger_farm_check.service", "*:*:10/20", "farm.dat", "farmread"},
+}
+
+// nspScript runs as memdiag-e2e.service in the container: it waits until
+// systemd is up and the host has started the load (the file go), records
+// with memdiag watch (the victim found from --probe, the README's way),
+// then saves what systemd says of the timers and powers off.
+const nspScript = `set -u
+d=%[1]s
+bin=/usr/local/lib/memdiag-e2e
+systemctl is-system-running --wait > $d/is-system-running 2>&1
+cat /proc/1/comm > $d/pid1
+until [ -s $d/web.addr ] && [ -e $d/go ]; do sleep 0.2; done
+url=http://$(head -n1 $d/web.addr)/
+$bin/memdiag watch --out $d/watch.jsonl --interval 1s --duration %[2]s --quiet --keep-cmdline --probe "$url" --probe-interval 100ms > $d/watch.log 2>&1
+echo $? > $d/watch.rc
+props() {
+  p=$(busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager GetUnit s $1 | cut -d'"' -f2)
+  busctl get-property org.freedesktop.systemd1 "$p" org.freedesktop.systemd1.Timer LastTriggerUSec
+}
+for u in pmlogger_check.timer pmlogger_farm_check.timer; do echo $u $(props $u); done > $d/raw.txt
+systemctl list-timers --all --no-pager > $d/list-timers.txt 2>&1
+journalctl -o json --no-pager _PID=1 > $d/journal-pid1.json
+journalctl -o short-iso-precise --no-pager -u pmlogger_check.service -u pmlogger_farm_check.service > $d/journal-pcp.txt
+cat /proc/self/cgroup > $d/cgroup
+echo done > $d/done
+systemctl poweroff
+`
+
+// TestNspawnPCPVerdict boots the container, serves and loads the web
+// service in it while systemd fires pcp's two timers, and checks that
+// analyze of memdiag watch's recording names pmlogger_check.timer and
+// pmlogger_farm_check.timer first, with their combined period, each
+// credited with episodes that began when systemd started its service
+// (the journal's "Starting" of PID 1), not when memdiag projects it.
+func TestNspawnPCPVerdict(t *testing.T) {
+	testenv.RequireRoot(t, "a systemd-nspawn container, cgroups with a memory limit")
+	if os.Getenv("MEMDIAG_E2E_NSPAWN") != "1" {
+		// Not in CI yet: it failed 5 of its last 17 runs here, on too few
+		// episodes and on a timer credited with the other's episode
+		// (docs/ci.md, "The reference case's verdict in an nspawn container").
+		t.Skip("not yet reliable (docs/ci.md); set MEMDIAG_E2E_NSPAWN=1 with MEMDIAG_E2E=1 to run it")
+	}
+	// Its own memory limit, victim, jobs and container, its verdict from
+	// the victim's own PSI: beside the other such tests (testenv.Shared,
+	// the UML guest's among them), never beside one that reads the host.
+	t.Parallel()
+	testenv.Shared(t)
+	link := "/etc/systemd/system/multi-user.target.wants/pmlogger.service"
+	if _, err := os.Stat(link); err != nil {
+		testenv.Unmet(t, fmt.Sprintf("pcp is not installed and enabled (%v): .ci/timers-setup.sh installs it", err))
+	}
+	began := time.Now()
+	memdiag := testenv.BuildMemdiag(t)
+	hog := testenv.BuildHog(t)
+	websvc := testenv.BuildPackage(t, "github.com/memdiag/memdiag/internal/testenv/websvc", "websvc")
+	c := testenv.NewContainer(t, "memdiag-e2e-nsp", nspLimit)
+	built := time.Now()
+	d := testenv.ContainerData
+	bin := "/usr/local/lib/memdiag-e2e/"
+	c.Install(t, memdiag, bin+"memdiag")
+	c.Install(t, websvc, bin+"websvc")
+	// Timers other tests enable on the host stay off in the container.
+	c.Hide(t, "/etc/systemd/system/timers.target.wants")
+	for _, pt := range nspTimers {
+		out, err := exec.Command(hog, "-direct", "-write", fmt.Sprint(nspColdMB<<20), "-file", filepath.Join(c.Data, pt.file)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("hog -direct -write: %v\n%s", err, out)
+		}
+		c.WriteFile(t, "/etc/systemd/system/"+pt.timer+".d/memdiag-e2e.conf",
+			"[Timer]\nOnCalendar=\nOnCalendar="+pt.calendar+"\nAccuracySec=1s\n", 0o644)
+		c.Install(t, hog, bin+pt.reader)
+		c.WriteFile(t, "/etc/systemd/system/"+pt.service+".d/memdiag-e2e.conf",
+			fmt.Sprintf("[Service]\nExecStartPost=%[1]s%[2]s -anon %[3]d -hold %[4]s\nExecStartPost=%[1]s%[2]s -file %[5]s/%[6]s -drop -read-for %[7]s\n",
+				bin, pt.reader, nspAnonMB<<20, nspHold, d, pt.file, nspReadFor), 0o644)
+	}
+	c.WriteFile(t, "/etc/systemd/system/memdiag-e2e.target", `[Unit]
+Description=memdiag e2e container: basic system, pcp's pmlogger, a web service, the test
+Requires=basic.target
+After=basic.target
+Wants=pmlogger.service memdiag-e2e-web.service memdiag-e2e.service
+AllowIsolate=yes
+`, 0o644)
+	c.WriteFile(t, "/etc/systemd/system/memdiag-e2e-web.service", fmt.Sprintf(`[Unit]
+Description=memdiag e2e: the web service whose latency is recorded
+[Service]
+ExecStart=%swebsvc -data %s/web.dat -data-size %d -anon %d
+StandardOutput=file:%s/web.addr
+`, bin, d, 96<<20, 48<<20, d), 0o644)
+	// The container ends itself even when the test binary is gone (a
+	// timeout's panic runs no cleanup, and a killed nspawn leaves systemd
+	// running): the script powers off after recording, and systemd kills
+	// it and powers off if it runs longer than RuntimeMaxSec=.
+	c.WriteFile(t, "/etc/systemd/system/memdiag-e2e.service", fmt.Sprintf(`[Unit]
+Description=memdiag e2e: record while systemd fires pcp's timers, power off
+After=basic.target memdiag-e2e-web.service
+FailureAction=poweroff-force
+[Service]
+Type=exec
+ExecStart=/bin/sh /etc/memdiag-e2e/run.sh
+RuntimeMaxSec=%d
+StandardOutput=file:%s/run.log
+StandardError=inherit
+`, int((nspRecord+3*time.Minute).Seconds()), d), 0o644)
+	c.WriteFile(t, "/etc/memdiag-e2e/run.sh", fmt.Sprintf(nspScript, d, nspRecord), 0o755)
+
+	booted := time.Now()
+	wait := c.Boot(t, "memdiag-e2e.target", nspRecord+2*time.Minute)
+	exited := make(chan error, 1)
+	go func() { exited <- wait() }()
+	file := func(name string) string {
+		b, _ := os.ReadFile(filepath.Join(c.Data, name))
+		return strings.TrimSpace(string(b))
+	}
+	fail := func(format string, a ...any) {
+		t.Helper()
+		t.Fatalf(format+"\nrun.log:\n%s\nconsole (last 3000 bytes):\n%s", append(a, file("run.log"), tail(c.ConsoleLog(), 3000))...)
+	}
+	var addr string
+	for addr == "" {
+		select {
+		case err := <-exited:
+			fail("the container ended before its web service listened: %v", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if a, _, ok := strings.Cut(file("web.addr"), "\n"); ok || a != "" {
+			addr = a
+		}
+		if time.Since(booted) > 90*time.Second {
+			fail("the container's web service did not listen within 90 s")
+		}
+	}
+	up := time.Now()
+	url := "http://" + addr + "/"
+	for range 200 { // warm the web service's cache
+		if r, err := http.Get(url); err == nil {
+			io.Copy(io.Discard, r.Body)
+			r.Body.Close()
+		}
+	}
+	ctx, stopLoad := context.WithCancel(context.Background())
+	var load sync.WaitGroup
+	for range 4 { // bounded loopback load: 4 clients
+		load.Go(func() {
+			cl := &http.Client{Timeout: 10 * time.Second}
+			for ctx.Err() == nil {
+				req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+				if r, err := cl.Do(req); err == nil {
+					io.Copy(io.Discard, r.Body)
+					r.Body.Close()
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+	t.Logf("the container's memory before the recording: %s", memUse(c.Group))
+	if err := os.WriteFile(filepath.Join(c.Data, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := <-exited
+	stopLoad()
+	load.Wait()
+	ran := time.Since(booted)
+	t.Logf("the container's memory after: %s", memUse(c.Group))
+	if file("done") != "done" {
+		fail("the container's test unit did not finish (nspawn: %v)", err)
+	}
+	if err != nil {
+		t.Logf("systemd-nspawn: %v", err)
+	}
+	if pid1 := file("pid1"); pid1 != "systemd" {
+		t.Fatalf("PID 1 of the container is %q, want systemd", pid1)
+	}
+	if rc := file("watch.rc"); rc != "0" {
+		fail("memdiag watch in the container exited %s:\n%s", rc, file("watch.log"))
+	}
+	t.Logf("is-system-running: %s; the container's test unit in %s", file("is-system-running"), file("cgroup"))
+	t.Logf("systemctl list-timers --all in the container:\n%s", file("list-timers.txt"))
+
+	rec := filepath.Join(c.Data, "watch.jsonl")
+	out, err := exec.Command(memdiag, "analyze", rec, "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("analyze: %v", err)
+	}
+	if table, err := exec.Command(memdiag, "analyze", rec, "--no-color").CombinedOutput(); err == nil {
+		t.Logf("memdiag analyze:\n%s", table)
+	}
+	if keep := os.Getenv("MEMDIAG_E2E_KEEP"); keep != "" {
+		if err := os.CopyFS(filepath.Join(keep, t.Name()), os.DirFS(c.Data)); err != nil {
+			t.Logf("MEMDIAG_E2E_KEEP: %v", err)
+		}
+	}
+	ms := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+	t.Logf("timing: build and container %s, boot to the web service %s, recorded and powered off %s (container %s in all)",
+		ms(built.Sub(began)), ms(up.Sub(booted)), ms(time.Since(up)), ms(ran))
+	res := &vResult{}
+	if err := json.Unmarshal(out, res); err != nil {
+		t.Fatalf("analyze JSON: %v\n%s", err, out)
+	}
+	checkNspVerdict(t, res, pid1Starting(t, filepath.Join(c.Data, "journal-pid1.json")), lastTriggers(t, file("raw.txt")))
+	if t.Failed() {
+		t.Logf("journal of pcp's services:\n%s", file("journal-pcp.txt"))
+	}
+}
+
+// checkNspVerdict checks analyze's verdict against systemd: both timers
+// ranked first and nothing else named; each credited only with episodes
+// that began from 1.5 s before to 4 s after systemd started its service
+// (starting), in at least 2 episodes; the period within 10 % of the median gap
+// between systemd's starts of the two services, merged; and each timer's
+// last start, per the journal, at its LastTriggerUSec to within 1 s.
+func checkNspVerdict(t *testing.T, res *vResult, starting map[string][]time.Time, lastTrigger map[string]time.Time) {
+	t.Helper()
+	want := []string{nspTimers[0].timer, nspTimers[1].timer}
+	var names []string
+	for _, c := range res.Culprits {
+		names = append(names, c.Name)
+	}
+	if len(names) < 2 || !slices.Contains(want, names[0]) || !slices.Contains(want, names[1]) || names[0] == names[1] {
+		t.Errorf("culprits %v; want %v first, in either order (verdict %q)", names, want, res.Verdict)
+	}
+	if len(names) > 2 {
+		t.Errorf("culprits %v: more than the two timers named", names)
+	}
+	var merged []time.Time
+	for _, pt := range nspTimers {
+		starts := starting[pt.service]
+		merged = append(merged, starts...)
+		last := lastTrigger[pt.timer]
+		if len(starts) == 0 || last.IsZero() {
+			t.Errorf("%s: systemd started %s at %v, LastTriggerUSec %s: want both", pt.timer, pt.service, starts, last)
+			continue
+		}
+		if d := starts[len(starts)-1].Sub(last); d < 0 || d > time.Second {
+			t.Errorf("%s: systemd's last start of %s at %s is %s from its LastTriggerUSec %s", pt.timer, pt.service, starts[len(starts)-1], d, last)
+		}
+		i := slices.IndexFunc(res.Culprits, func(c vCulprit) bool { return c.Name == pt.timer })
+		if i < 0 || res.Culprits[i].Proof == nil {
+			continue
+		}
+		cp := res.Culprits[i]
+		var credited []string
+		for _, cr := range cp.Proof.Credits {
+			k := -1
+			for i := range res.Episodes {
+				if res.Episodes[i].Index == cr.Episode {
+					k = i
+				}
+			}
+			if k < 0 {
+				t.Errorf("%s: credit for episode %d, which analyze does not list", pt.timer, cr.Episode)
+				continue
+			}
+			ep := res.Episodes[k]
+			// An episode starts with its first interval (1 s), which may
+			// begin up to a second before the read that raised its stall.
+			j := slices.IndexFunc(starts, func(s time.Time) bool { d := ep.Start.Sub(s); return d >= -1500*time.Millisecond && d <= 4*time.Second })
+			if j < 0 {
+				t.Errorf("%s: credited with episode %d (%s), which began neither within 1.5 s before nor 4 s after a start of %s by systemd (%v)",
+					pt.timer, cr.Episode, ep.Start.Format(time.RFC3339Nano), pt.service, starts)
+				continue
+			}
+			credited = append(credited, fmt.Sprintf("#%d at %s, %.1f s after systemd's start", cr.Episode, ep.Start.Format("15:04:05"), ep.Start.Sub(starts[j]).Seconds()))
+		}
+		if len(credited) < 2 {
+			t.Errorf("%s credited with %d episodes, want at least 2: %+v", pt.timer, len(credited), cp.Proof.Credits)
+		}
+		t.Logf("%s: %s, %d of %d episodes: %s", pt.timer, cp.ConfidenceLabel, cp.EpisodesExplained, cp.EpisodesTotal, strings.Join(credited, "; "))
+	}
+	sort.Slice(merged, func(i, j int) bool { return merged[i].Before(merged[j]) })
+	var gaps []float64
+	for i := 1; i < len(merged); i++ {
+		gaps = append(gaps, merged[i].Sub(merged[i-1]).Seconds())
+	}
+	if len(gaps) == 0 {
+		t.Fatalf("systemd started the services %d times", len(merged))
+	}
+	sort.Float64s(gaps)
+	med := gaps[len(gaps)/2]
+	if res.Period == nil {
+		t.Errorf("no period found; systemd started the two services every %.1f s (median gap)", med)
+	} else if math.Abs(res.Period.PeriodS-med) > 0.1*med {
+		t.Errorf("period %.1f s; systemd started the two services every %.1f s (median gap of %d)", res.Period.PeriodS, med, len(gaps))
+	} else {
+		t.Logf("period %.1f s; systemd started the two services every %.1f s (median gap of %d)", res.Period.PeriodS, med, len(gaps))
+	}
+}
+
+// pid1Starting reads `journalctl -o json _PID=1` and returns, per unit,
+// when PID 1 began a start job for it ("Starting …": systemd's catalog
+// message 7d4958e842da4a758f6c1cdc7b36dcc5, a unit starting): for a
+// Type=exec service with an ExecStartPost=, the job is done ("Started")
+// only after that command has run.
+func pid1Starting(t *testing.T, path string) map[string][]time.Time {
+	t.Helper()
+	return pid1Journal(t, path, func(e map[string]any) bool { return e["MESSAGE_ID"] == "7d4958e842da4a758f6c1cdc7b36dcc5" })
+}
+
+// lastTriggers reads lines "UNIT t µs" (busctl get-property of a timer's
+// LastTriggerUSec, µs since the epoch, 0 for never) into unit → time.
+func lastTriggers(t *testing.T, s string) map[string]time.Time {
+	t.Helper()
+	m := map[string]time.Time{}
+	for n, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[1] != "t" {
+			t.Fatalf("raw.txt:%d: %q, want UNIT t µs", n+1, line)
+		}
+		us, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			t.Fatalf("raw.txt:%d: %q: %v", n+1, line, err)
+		}
+		if us != 0 {
+			m[f[0]] = time.UnixMicro(us).UTC()
+		}
+	}
+	return m
+}
+
+// memUse says how much of its memory limit a v1 group uses (anonymous,
+// page cache, tmpfs: memory.stat), its peak and how many times it hit
+// the limit (memory.usage_in_bytes, memory.max_usage_in_bytes,
+// memory.failcnt).
+func memUse(g *testenv.Cgroup) string {
+	var f []string
+	b, _ := os.ReadFile(filepath.Join(g.MemV1Dir, "memory.stat"))
+	for line := range strings.SplitSeq(string(b), "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && (k == "total_rss" || k == "total_cache" || k == "total_shmem") {
+			f = append(f, fmt.Sprintf("%s %.0f MiB", strings.TrimPrefix(k, "total_"), float64(n)/(1<<20)))
+		}
+	}
+	for _, n := range []string{"memory.usage_in_bytes", "memory.max_usage_in_bytes", "memory.failcnt"} {
+		b, _ := os.ReadFile(filepath.Join(g.MemV1Dir, n))
+		v, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if n == "memory.failcnt" {
+			f = append(f, fmt.Sprintf("failcnt %d", v))
+		} else {
+			f = append(f, fmt.Sprintf("%s %.0f MiB", strings.TrimPrefix(n, "memory."), float64(v)/(1<<20)))
+		}
+	}
+	return strings.Join(f, ", ") + fmt.Sprintf(" of %d MiB", g.Limit>>20)
+}
