@@ -192,6 +192,8 @@ type proc struct {
 	// ~1,100 processes spent a quarter of its CPU there).
 	anc     []*proc
 	ancDone bool
+	// idx is its place in procTable.all, which owners' memos index by.
+	idx int
 }
 
 // ivIO is a process's I/O in interval k (sample k+1's delta).
@@ -253,7 +255,7 @@ func (t *procTable) get(pid int, start uint64, at time.Time) *proc {
 		}
 		return p
 	}
-	p := &proc{pid: pid, start: start, first: at, execK: -1, exitK: -1}
+	p := &proc{pid: pid, start: start, first: at, execK: -1, exitK: -1, idx: len(t.all)}
 	t.byPID[pid] = append(t.byPID[pid], p)
 	t.all = append(t.all, p)
 	return p
@@ -431,7 +433,14 @@ type owner struct {
 	units    []string
 	programs []string
 	t        *procTable
-	memo     map[*proc]*Tie
+	// memo keeps tie's answers: asked, a bit per process (by proc.idx),
+	// and the ties, few, in a map. Every job's owner lives for the whole
+	// analysis and is asked of every process of every episode: a map
+	// holding each answer, nil ones included, took ~300 MB at once for
+	// the minute's analysis of a 1 h window of a busy host (~50 jobs,
+	// storms of 10,000 processes; docs/benchmarks.md).
+	asked []uint64
+	memo  map[*proc]*Tie
 	// systemd: the job is a timer's service, whose processes systemd
 	// always starts in the service's cgroup.
 	systemd bool
@@ -446,7 +455,7 @@ type owner struct {
 }
 
 func newOwner(j *timers.Job, t *procTable) *owner {
-	return &owner{units: jobUnits(j), programs: jobPrograms(j), t: t, memo: map[*proc]*Tie{},
+	return &owner{units: jobUnits(j), programs: jobPrograms(j), t: t, memo: map[*proc]*Tie{}, asked: make([]uint64, (len(t.all)+63)/64),
 		systemd: j.Source == timers.Systemd, cgroupOf: func(*proc) string { return "" }}
 }
 
@@ -532,8 +541,9 @@ func (o *owner) direct(p *proc) *Tie {
 
 // tie says how p belongs to the job, nil if it does not.
 func (o *owner) tie(p *proc) *Tie {
-	if t, ok := o.memo[p]; ok {
-		return t
+	w, bit := p.idx/64, uint64(1)<<(p.idx%64)
+	if w < len(o.asked) && o.asked[w]&bit != 0 {
+		return o.memo[p]
 	}
 	t := o.direct(p)
 	anc := o.t.ancestors(p)
@@ -550,6 +560,11 @@ func (o *owner) tie(p *proc) *Tie {
 			t.StartedBy = append(t.StartedBy, a.label())
 		}
 	}
-	o.memo[p] = t
+	if w < len(o.asked) {
+		o.asked[w] |= bit
+	}
+	if t != nil {
+		o.memo[p] = t
+	}
 	return t
 }

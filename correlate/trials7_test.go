@@ -100,7 +100,7 @@ func TestRealTrialS7DisabledMd5sumTimers(t *testing.T) {
 func TestProgramTieRules(t *testing.T) {
 	pt := &procTable{byPID: map[int][]*proc{}}
 	add := func(pid, ppid int, comm, unit string) *proc {
-		p := &proc{pid: pid, ppid: ppid, comm: comm, cmdline: comm, programs: []string{comm}, execK: -1, exitK: -1}
+		p := &proc{pid: pid, ppid: ppid, comm: comm, cmdline: comm, programs: []string{comm}, execK: -1, exitK: -1, idx: len(pt.all)}
 		if unit != "" {
 			p.units = []string{unit}
 		}
