@@ -79,20 +79,22 @@ func (e *Experiment) block(ctx context.Context, b Block) (m Measurement, err err
 }
 
 // settle waits for the job's instances running at the hold to end, and
-// for a moment of quiet after (Settle).
+// for a moment of quiet after (Settle), telling Waiting the first time it
+// finds one.
 func (e *Experiment) settle(ctx context.Context, b Block) (time.Duration, []int, error) {
 	limit := e.SettleMax
 	if limit <= 0 {
 		limit = SettleMax(0)
 	}
-	pids, err := e.Running(ctx)
-	if err != nil {
-		return 0, nil, err
-	}
-	if len(pids) > 0 && e.Waiting != nil {
-		e.Waiting(b, pids, limit)
-	}
-	return Settle(ctx, e.Running, limit)
+	told := e.Waiting == nil
+	return Settle(ctx, func(ctx context.Context) ([]int, error) {
+		pids, err := e.Running(ctx)
+		if len(pids) > 0 && !told {
+			told = true
+			e.Waiting(b, pids, limit)
+		}
+		return pids, err
+	}, limit)
 }
 
 // release undoes the hold with a context that outlives the run's.

@@ -175,7 +175,7 @@ func parentIsCron(ctx context.Context, procRoot string, pid int) bool {
 		return false
 	}
 	comm, err := process.ReadComm(ctx, procRoot, st.PPID)
-	return err == nil && (comm == "cron" || comm == "crond")
+	return err == nil && timers.CronDaemon(comm)
 }
 
 // serviceRunning says whether unit runs: active and not merely "exited"

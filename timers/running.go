@@ -38,7 +38,7 @@ func ProbeRunning(root string) (r Running, ok bool) {
 	r.Init, _ = process.ReadComm(context.Background(), proc, 1)
 	procs, _ := fs.AllProcs()
 	for _, p := range procs {
-		if c, err := process.ReadComm(context.Background(), proc, p.PID); err == nil && (c == "cron" || c == "crond") {
+		if c, err := process.ReadComm(context.Background(), proc, p.PID); err == nil && CronDaemon(c) {
 			r.Cron = true
 			break
 		}
@@ -87,6 +87,11 @@ func ApplyRunning(jobs []Job, r Running) {
 		j.RunsNow = &runs
 	}
 }
+
+// CronDaemon says whether comm (/proc/PID/comm) is a cron daemon's: Debian
+// and cronie's cron, crond, which also name the child they fork to run
+// each job.
+func CronDaemon(comm string) bool { return comm == "cron" || comm == "crond" }
 
 // liftedNote is the live note of a crontab line that steps aside for
 // systemd but runs, systemd not running and a cron daemon running.
