@@ -335,3 +335,48 @@ func TestTimersBadWindowSaidFirst(t *testing.T) {
 		t.Errorf("said before the usage error: %q", errOut.String())
 	}
 }
+
+// TestRunTimersFit80WithSeconds: at 80 columns the listing fits even
+// when NEXT carries seconds (a timer of under a minute: 19 columns) next
+// to a long name, schedule and command, which are cut to their floors
+// (NEXT is never cut). It was 82 columns wide before the command's
+// floor went from 16 to 14.
+func TestRunTimersFit80WithSeconds(t *testing.T) {
+	root := t.TempDir()
+	sys := filepath.Join(root, "etc/systemd/system")
+	name := "memdiag-width-check-every-ten-seconds"
+	files := map[string]string{
+		name + ".timer":   "[Timer]\nOnCalendar=*:*:0/10\nAccuracySec=1s\n\n[Install]\nWantedBy=timers.target\n",
+		name + ".service": "[Service]\nType=oneshot\nExecStart=/usr/local/libexec/memdiag-width-check/a-long-program-name --with --many --options\n",
+	}
+	for f, body := range files {
+		if err := os.MkdirAll(sys, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sys, f), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(sys, "timers.target.wants"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../"+name+".timer", filepath.Join(sys, "timers.target.wants", name+".timer")); err != nil {
+		t.Fatal(err)
+	}
+	ios, _, out, errOut := iostreams.Test()
+	ios.SetStdoutTTY(true)
+	ios.SetWidth(80)
+	f := &factory{IO: ios, Now: time.Now, Root: "/"}
+	args := []string{"--root", root, "timers", "--base-time", "2026-11-29T12:00:03Z", "--tz", "UTC"}
+	if code := execute(context.Background(), f, args); code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, errOut)
+	}
+	if !strings.Contains(out.String(), "2026-11-29 12:00:10") {
+		t.Fatalf("NEXT without its seconds:\n%s", out)
+	}
+	for i, l := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+		if n := text.StringWidthWithoutEscSequences(l); n > 80 {
+			t.Errorf("line %d is %d columns wide, want <= 80: %q", i+1, n, l)
+		}
+	}
+}

@@ -268,8 +268,10 @@ func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error
 	// and the ACTIVE reasons wrap.
 	// A terminal still too narrow hides the note, the reasons, the
 	// source, LAST and the period, in that order (the name, its schedule,
-	// NEXT and the command stay).
-	t := tables.New(header...).SetFit(0, tables.Truncate, 20).SetFit(2, tables.Wrap, 16).SetFit(cmdCol, tables.Truncate, 16).
+	// NEXT and the command stay). Those four fit 80 columns even when
+	// NEXT carries seconds (a timer of under a minute, 19 columns): the
+	// command's floor is 14.
+	t := tables.New(header...).SetFit(0, tables.Truncate, 20).SetFit(2, tables.Wrap, 16).SetFit(cmdCol, tables.Truncate, 14).
 		SetFit(cmdCol+1, tables.Truncate, 16).SetFit(cmdCol+2, tables.Wrap, 30)
 	hide := []int{cmdCol + 1}
 	if o.ShowWhy {
