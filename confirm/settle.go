@@ -139,7 +139,9 @@ func CronShellCommand(command string) string {
 // /bin/sh by default), or — the shell having exec'd a simple command in
 // its place, as dash and bash do — a child of a cron process whose
 // arguments are cmd's words. A process that vanishes or denies its files
-// while the list is read is not one.
+// while the list is read is not one, nor is a match whose parent matched:
+// that is the shell's own fork for a command of the line, caught before
+// its exec (dash runs "sleep 30; true" so), part of the same instance.
 func cronInstances(ctx context.Context, procRoot, cmd string) ([]int, error) {
 	fs, err := procfs.NewFS(procRoot)
 	if err != nil {
@@ -151,6 +153,7 @@ func cronInstances(ctx context.Context, procRoot, cmd string) ([]int, error) {
 	}
 	words := strings.Fields(cmd)
 	var pids []int
+	parent := map[int]int{}
 	for _, p := range procs {
 		argv, err := process.ReadCmdline(ctx, procRoot, p.PID, int64(len(cmd))+4096)
 		if err != nil || len(argv) == 0 {
@@ -158,13 +161,20 @@ func cronInstances(ctx context.Context, procRoot, cmd string) ([]int, error) {
 		}
 		if len(argv) == 3 && strings.HasSuffix(argv[0], "sh") && argv[1] == "-c" && argv[2] == cmd {
 			pids = append(pids, p.PID)
+			if st, err := process.ReadStat(ctx, procRoot, p.PID); err == nil {
+				parent[p.PID] = st.PPID
+			}
 			continue
 		}
 		if slices.Equal(argv, words) && parentIsCron(ctx, procRoot, p.PID) {
 			pids = append(pids, p.PID)
 		}
 	}
-	return pids, nil
+	matched := slices.Clone(pids)
+	return slices.DeleteFunc(pids, func(pid int) bool {
+		ppid, ok := parent[pid]
+		return ok && slices.Contains(matched, ppid)
+	}), nil
 }
 
 // parentIsCron says whether pid's parent is named cron or crond (Debian's

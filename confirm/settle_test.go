@@ -3,10 +3,12 @@ package confirm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -239,5 +241,35 @@ func TestServiceRunning(t *testing.T) {
 		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("%s/%s: %v, %v; want %v", tc.active, tc.sub, got, err, tc.want)
 		}
+	}
+}
+
+// The shell's own fork for the first command of the line, caught before
+// its exec, carries the shell's argv too: it is part of the instance its
+// parent is, not a second one (CI at 92b3657 saw [4684 4685]). Fake /proc:
+// 100 the shell under cron's 50, 101 its fork, 200 an unrelated shell.
+func TestCronInstancesSkipsShellsFork(t *testing.T) {
+	proc := t.TempDir()
+	cmd := "sleep 30; true"
+	put := func(pid, ppid int, comm string, argv ...string) {
+		dir := filepath.Join(proc, strconv.Itoa(pid))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		stat := fmt.Sprintf("%d (%s) S %d %d %d 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 100 1000 100 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n", pid, comm, ppid, pid, pid)
+		files := map[string]string{"stat": stat, "comm": comm + "\n", "cmdline": strings.Join(argv, "\x00") + "\x00"}
+		for name, text := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put(50, 1, "cron", "/usr/sbin/cron", "-f")
+	put(100, 50, "sh", "/bin/sh", "-c", cmd)
+	put(101, 100, "sh", "/bin/sh", "-c", cmd)
+	put(200, 1, "sh", "/bin/sh", "-c", "sleep 30; true # another")
+	pids, err := cronInstances(context.Background(), proc, cmd)
+	if err != nil || !slices.Equal(pids, []int{100}) {
+		t.Errorf("instances %v, %v; want [100]", pids, err)
 	}
 }
