@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,11 +40,15 @@ func TestCronInstancesFindsShell(t *testing.T) {
 	cmd := "sleep 30; true # memdiag settle test " + t.Name()
 	sh := exec.Command("/bin/sh", "-c", cmd)
 	other := exec.Command("/bin/sh", "-c", "sleep 30; true # another")
+	// Each shell in a process group of its own, ended whole: the shell's
+	// fork for sleep goes with it.
+	kill := func(c *exec.Cmd) { _ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL); _ = c.Wait() }
 	for _, c := range []*exec.Cmd{sh, other} {
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+		t.Cleanup(func() { kill(c) })
 	}
 	pids, err := cronInstances(context.Background(), "/proc", cmd)
 	if err != nil {
@@ -52,9 +57,15 @@ func TestCronInstancesFindsShell(t *testing.T) {
 	if !slices.Equal(pids, []int{sh.Process.Pid}) {
 		t.Errorf("instances %v, want [%d] (the other shell is %d)", pids, sh.Process.Pid, other.Process.Pid)
 	}
-	_ = sh.Process.Kill()
-	_ = sh.Wait()
-	if pids, err = cronInstances(context.Background(), "/proc", cmd); err != nil || len(pids) != 0 {
+	kill(sh)
+	// The killed group's last member may take a moment to be gone.
+	for range 50 {
+		if pids, err = cronInstances(context.Background(), "/proc", cmd); err != nil || len(pids) == 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil || len(pids) != 0 {
 		t.Errorf("after it ended: %v, %v; want none", pids, err)
 	}
 }
@@ -182,10 +193,11 @@ func TestCronInstancesFindsExecdCommand(t *testing.T) {
 	}
 	cmd := "sleep 31"
 	parent := exec.Command(cron, "-c", cmd+"; true")
+	parent.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // ended whole, its sleep with it
 	if err := parent.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = parent.Process.Kill(); _ = parent.Wait() })
+	t.Cleanup(func() { _ = syscall.Kill(-parent.Process.Pid, syscall.SIGKILL); _ = parent.Wait() })
 	// The same words not under cron: not an instance.
 	stray := exec.Command("sleep", "31")
 	if err := stray.Start(); err != nil {
