@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -114,6 +115,7 @@ func hold(t testing.TB, m *lockMode) {
 		// Another test of this binary holds (or is taking) the lock in
 		// this mode; wait until it has it.
 		waitHeld(m)
+		logLock("hold", m, t.Name())
 		return
 	}
 	// A test's time in go test's output includes this wait: say how
@@ -128,6 +130,34 @@ func hold(t testing.TB, m *lockMode) {
 			time.Since(waitStart).Round(100*time.Millisecond), lockPath)
 	}
 	markHeld(m)
+	logLock("hold", m, t.Name())
+}
+
+// logLock appends "RFC3339Nano PID event mode test" to the file named by
+// MEMDIAG_E2E_LOCKLOG when it is set (CI sets it, scripts/locktimeline.py
+// reads it): when each test began and ended holding each lock (a
+// binary's flock is the union of its tests' spans in one mode), the
+// suite's critical path measured instead of guessed from test
+// durations. One O_APPEND write per line, so binaries' lines do not
+// interleave.
+func logLock(event string, m *lockMode, name string) {
+	path := os.Getenv("MEMDIAG_E2E_LOCKLOG")
+	if path == "" {
+		return
+	}
+	mode := "exclusive"
+	switch m {
+	case shared:
+		mode = "shared"
+	case nil:
+		mode = "uml"
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = fmt.Fprintf(f, "%s %d %s %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), os.Getpid(), event, mode, name)
 }
 
 var (
@@ -156,6 +186,7 @@ func release(t testing.TB, m *lockMode) {
 	lockMu.Lock()
 	defer lockMu.Unlock()
 	delete(lockFor, t)
+	logLock("release", m, t.Name())
 	m.refs--
 	if m.refs == 0 {
 		heldMu.Lock()
@@ -188,7 +219,9 @@ func oneGuest(t testing.TB) {
 		}
 		t.Logf("waited %s for another test's UML guest to end (%s)", time.Since(waitStart).Round(100*time.Millisecond), umlLockPath)
 	}
+	logLock("hold", nil, t.Name())
 	t.Cleanup(func() {
+		logLock("release", nil, t.Name())
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	})

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -119,5 +121,38 @@ func TestOneGuest(t *testing.T) {
 	})
 	if most != 1 {
 		t.Errorf("%d guests ran at once, want 1", most)
+	}
+}
+
+// With MEMDIAG_E2E_LOCKLOG set, each test's hold and release of each lock
+// is a line: time, PID, event, mode, test.
+func TestLockLog(t *testing.T) {
+	old := lockPath
+	lockPath = filepath.Join(t.TempDir(), "e2e.lock")
+	t.Cleanup(func() { lockPath = old })
+	log := filepath.Join(t.TempDir(), "locks.log")
+	t.Setenv("MEMDIAG_E2E_LOCKLOG", log)
+	t.Run("one", func(t *testing.T) { Exclusive(t) })
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("log %q: want a hold and a release", b)
+	}
+	var at [2]time.Time
+	for i, want := range []string{"hold exclusive TestLockLog/one", "release exclusive TestLockLog/one"} {
+		f := strings.SplitN(lines[i], " ", 3)
+		if len(f) != 3 || f[1] != strconv.Itoa(os.Getpid()) || f[2] != want {
+			t.Errorf("line %d %q: want TIME %d %s", i+1, lines[i], os.Getpid(), want)
+			continue
+		}
+		if at[i], err = time.Parse(time.RFC3339Nano, f[0]); err != nil {
+			t.Errorf("line %d: %v", i+1, err)
+		}
+	}
+	if at[1].Before(at[0]) {
+		t.Errorf("released %s before held %s", at[1], at[0])
 	}
 }
