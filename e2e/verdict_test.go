@@ -36,7 +36,8 @@ import (
 // easy to find.
 //
 // Scenarios run up to three at a time (as many as go test's -parallel
-// allows: .ci/run gives 3), each in a lane of its own: its own slice
+// allows: .ci/run gives 4, one slot for the systemd guest beside them),
+// each in a lane of its own: its own slice
 // with its own memory limit, swap file, unit names, files and web
 // service. Each is thereby also recorded on a shared host, beside another
 // tenant's pressure, disk I/O and timers firing at the same moments —
@@ -639,6 +640,13 @@ for _ in range(%d):
 // run one with -run TestVerdict/NAME).
 func TestVerdict(t *testing.T) {
 	testenv.RequireRoot(t, "cgroups, a swap file, timer units in /etc/systemd/system")
+	// The lanes already run beside each other's pressure, disk I/O and
+	// timers, each asserting only on its own slice's recording: so the
+	// scenarios hold the e2e lock shared (testenv.Shared), and run beside
+	// the other such tests — above all the systemd guest's five minutes,
+	// which otherwise follow them on the suite's critical path (docs/ci.md).
+	t.Parallel()
+	testenv.Shared(t)
 	vBuild(t)
 	// (a) A calm host: the loaded web service and nothing else. No
 	// memory pressure, so no culprit.

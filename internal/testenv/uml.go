@@ -43,9 +43,12 @@ func NewUML(t testing.TB) *UML {
 	if _, err := os.Stat(UMLBinary); err != nil {
 		Unmet(t, UMLBinary+" missing: apt-get install user-mode-linux")
 	}
-	// The guest's RAM is a file in TMPDIR and its disks are host files:
-	// hundreds of MiB of host page cache that would disturb other e2e
-	// tests measuring the host's file LRU, so run alone like them.
+	// The guest's disks are host files and its root the host's through
+	// hostfs: host page cache and disk I/O that would disturb other e2e
+	// tests measuring the host's file LRU or disk, so run alone like
+	// them (or, in a Shared test, beside tests that read only their own
+	// cgroups). Its RAM is a file in /dev/shm (guestRAMDir): shmem, not
+	// the file LRU, and never written back to disk.
 	Exclusive(t)
 	// One guest at a time, even among Shared tests: a guest's every
 	// system call is a ptrace stop on the host, and two guests beside
@@ -116,7 +119,7 @@ func (u *UML) run(t testing.TB, init string, extra []string, timeout time.Durati
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, UMLBinary, args...)
-	c.Env = append(os.Environ(), "LD_PRELOAD="+u.shim, "TMPDIR="+filepath.Dir(u.Out))
+	c.Env = append(os.Environ(), "LD_PRELOAD="+u.shim, "TMPDIR="+guestRAMDir(filepath.Dir(u.Out)))
 	c.Stdout, c.Stderr = console, console
 	// The kernel's helper processes share its process group; end them all.
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -161,4 +164,19 @@ func (u *UML) Log() string {
 		fmt.Fprintf(&b, "--- console.log (end)\n%s", strings.Join(lines, "\n"))
 	}
 	return b.String()
+}
+
+// guestRAMDir is where UML makes (and unlinks) the file that is the
+// guest's RAM, its TMPDIR: /dev/shm when it is a tmpfs mounted without
+// noexec, so the guest's
+// hundreds of MiB are shmem rather than host page cache written back to
+// disk beside other tests; else fallback.
+func guestRAMDir(fallback string) string {
+	var st syscall.Statfs_t
+	const tmpfsMagic = 0x01021994 // TMPFS_MAGIC, linux/magic.h
+	const noexec = 0x8 // ST_NOEXEC, statfs(2): UML maps its RAM executable
+	if syscall.Statfs("/dev/shm", &st) == nil && st.Type == tmpfsMagic && st.Flags&noexec == 0 && syscall.Access("/dev/shm", 2) == nil {
+		return "/dev/shm"
+	}
+	return fallback
 }

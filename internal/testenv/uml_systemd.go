@@ -2,7 +2,9 @@ package testenv
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,8 +125,77 @@ func (g *SystemdGuest) Boot(t testing.TB, unit string, timeout time.Duration) er
 	// Words with '=' and no '.' the kernel does not know are passed to
 	// init's environment, which sysdinit reads; systemd reads its own
 	// systemd.* options from /proc/cmdline.
+	copyUnits(t, "/etc/systemd/system", filepath.Join(g.Seed, "etc/systemd/system"))
 	return g.run(t, g.init, []string{
 		"MEMDIAG_SEED=" + g.Seed, "MEMDIAG_OUT=" + g.Out, "MEMDIAG_OVERLAY_KO=" + g.ko,
 		"systemd.unit=" + unit,
 	}, timeout)
+}
+
+// copyUnits copies the host's unit directory src (files, symlinks as
+// links, directories) into the seed's dst, the guest's whole
+// /etc/systemd/system (sysdinit.c): what the host had at boot, as a
+// booted host's systemd would see it, but for what the seed already holds
+// (the test's own units and drop-ins win) and names starting with
+// "memdiag-e2e-" (other end-to-end tests' units, such as the verdict
+// lanes', made and removed while the guest runs beside them).
+func copyUnits(t testing.TB, src, dst string) {
+	t.Helper()
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed while being read
+			}
+			return err
+		}
+		if strings.HasPrefix(d.Name(), "memdiag-e2e-") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		if _, err := os.Lstat(to); err == nil && !d.IsDir() {
+			return nil // the seed's own
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				return ignoreGone(err)
+			}
+			return os.Symlink(target, to)
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return ignoreGone(err)
+			}
+			info, err := d.Info()
+			if err != nil {
+				return ignoreGone(err)
+			}
+			return os.WriteFile(to, b, info.Mode().Perm())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("copying the host's units for the guest: %v", err)
+	}
+}
+
+// ignoreGone is nil for a file removed between the listing and the read.
+func ignoreGone(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }

@@ -8,6 +8,7 @@
  *   /run (tmpfs)                     scratch, under the old root
  *   /run/seed   hostfs, read-only    the test's files (MEMDIAG_SEED)
  *   /run/ovl/root  overlay           lowerdir=/run/seed:/  upperdir=tmpfs
+ *   new root's /etc/systemd/system   overlay, lowerdir the seed's only
  *   new root's /run, /tmp  tmpfs     fresh, as on a booted host
  *   new root's /run/out    hostfs    MEMDIAG_OUT, the only host directory
  *                                    the guest can write
@@ -79,6 +80,16 @@ int main(int argc, char **argv) {
 	must_mkdir("/run/ovl/root");
 	must_mount("overlay", "/run/ovl/root", "overlay", 0,
 		"lowerdir=/run/seed:/,upperdir=/run/ovl/upper,workdir=/run/ovl/work");
+
+	/* /etc/systemd/system is the seed's alone (a copy of the host's made
+	 * at boot, with the test's units; uml_systemd.go): the host's would
+	 * show through live, and other tests write and enable units there
+	 * while the guest runs (the verdict lanes' timers), which the
+	 * guest's systemd would then start. Writable through a tmpfs upper. */
+	must_mkdir("/run/ovl/sdsys-upper");
+	must_mkdir("/run/ovl/sdsys-work");
+	must_mount("overlay", "/run/ovl/root/etc/systemd/system", "overlay", 0,
+		"lowerdir=/run/seed/etc/systemd/system,upperdir=/run/ovl/sdsys-upper,workdir=/run/ovl/sdsys-work");
 
 	/* The host's /run and /tmp would show through the lower layer: cover
 	 * them (systemd-tmpfiles would empty /tmp at boot anyway). The test's
