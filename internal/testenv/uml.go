@@ -174,7 +174,7 @@ func (u *UML) Log() string {
 func guestRAMDir(fallback string) string {
 	var st syscall.Statfs_t
 	const tmpfsMagic = 0x01021994 // TMPFS_MAGIC, linux/magic.h
-	const noexec = 0x8 // ST_NOEXEC, statfs(2): UML maps its RAM executable
+	const noexec = 0x8            // ST_NOEXEC, statfs(2): UML maps its RAM executable
 	if syscall.Statfs("/dev/shm", &st) == nil && st.Type == tmpfsMagic && st.Flags&noexec == 0 && syscall.Access("/dev/shm", 2) == nil {
 		return "/dev/shm"
 	}
