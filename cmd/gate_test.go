@@ -321,10 +321,12 @@ func TestGateGitHubFormatAndThresholdsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A starved host may make a sample late: its gap is said as a
-	// warning line before the verdict, the one other line allowed.
+	// A starved host may make a sample late or miss it: its gap is said
+	// as a warning line before the verdict, the one other line allowed
+	// ("1 sample more than half an interval late, 1 sample missed; …
+	// starved of CPU or blocked", CI at 2912a1d beside the fresh clone).
 	report := string(b)
-	if line, rest, _ := strings.Cut(report, "\n"); strings.HasPrefix(line, "::warning title=memdiag gate%3A the recording lacks::") && strings.Contains(line, " late;") {
+	if line, rest, _ := strings.Cut(report, "\n"); strings.HasPrefix(line, "::warning title=memdiag gate%3A the recording lacks::") && strings.Contains(line, "starved of CPU") {
 		report = rest
 	}
 	if want := "::notice title=memdiag gate::PASS: all 2 thresholds held (scope: host; "; !strings.HasPrefix(report, want) {
