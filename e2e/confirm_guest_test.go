@@ -1,4 +1,4 @@
-package guest
+package e2e
 
 import (
 	"os"
