@@ -172,6 +172,16 @@ func TestTimersEndsOnSIGINT(t *testing.T) {
 			// the pipe for good), not a timing: under a loaded runner
 			// 1.03 and 1.15 s were seen, and a timed bound flakes.
 			t.Logf("ended %s after SIGINT", took.Round(time.Millisecond))
+			if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGINT &&
+				after < time.Second && took <= 10*time.Second {
+				// Killed by the signal itself: it came before memdiag's
+				// main set its handler, as for any program interrupted
+				// while it starts (timers records nothing to lose). Seen
+				// in the fresh clone as nobody (SCHED_IDLE, beside the
+				// suite), whose start took more than 300 ms. Not a hang.
+				t.Logf("SIGINT at %s came before memdiag's handler was set (a starved start)", after)
+				return
+			}
 			if code != exitInterrupt || took > 10*time.Second {
 				t.Errorf("exit %d %s after SIGINT (%d bytes of output); want %d, at once; stderr %q",
 					code, took.Round(time.Millisecond), n, exitInterrupt, errOut.String())
