@@ -24,6 +24,14 @@ type lockMode struct {
 	refs int
 }
 
+// String is the mode's name in the lock log: exclusive or shared.
+func (m *lockMode) String() string {
+	if m.how == syscall.LOCK_SH {
+		return "shared"
+	}
+	return "exclusive"
+}
+
 var (
 	lockMu    sync.Mutex
 	exclusive = &lockMode{how: syscall.LOCK_EX}
@@ -115,7 +123,7 @@ func hold(t testing.TB, m *lockMode) {
 		// Another test of this binary holds (or is taking) the lock in
 		// this mode; wait until it has it.
 		waitHeld(m)
-		logLock("hold", m, t.Name())
+		logLock("hold", m.String(), t.Name())
 		return
 	}
 	// A test's time in go test's output includes this wait: say how
@@ -130,7 +138,7 @@ func hold(t testing.TB, m *lockMode) {
 			time.Since(waitStart).Round(100*time.Millisecond), lockPath)
 	}
 	markHeld(m)
-	logLock("hold", m, t.Name())
+	logLock("hold", m.String(), t.Name())
 }
 
 // logLock appends "RFC3339Nano PID event mode test" to the file named by
@@ -140,17 +148,10 @@ func hold(t testing.TB, m *lockMode) {
 // suite's critical path measured instead of guessed from test
 // durations. One O_APPEND write per line, so binaries' lines do not
 // interleave.
-func logLock(event string, m *lockMode, name string) {
+func logLock(event, mode, name string) {
 	path := os.Getenv("MEMDIAG_E2E_LOCKLOG")
 	if path == "" {
 		return
-	}
-	mode := "exclusive"
-	switch m {
-	case shared:
-		mode = "shared"
-	case nil:
-		mode = "uml"
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -186,7 +187,7 @@ func release(t testing.TB, m *lockMode) {
 	lockMu.Lock()
 	defer lockMu.Unlock()
 	delete(lockFor, t)
-	logLock("release", m, t.Name())
+	logLock("release", m.String(), t.Name())
 	m.refs--
 	if m.refs == 0 {
 		heldMu.Lock()
@@ -219,9 +220,9 @@ func oneGuest(t testing.TB) {
 		}
 		t.Logf("waited %s for another test's UML guest to end (%s)", time.Since(waitStart).Round(100*time.Millisecond), umlLockPath)
 	}
-	logLock("hold", nil, t.Name())
+	logLock("hold", "uml", t.Name())
 	t.Cleanup(func() {
-		logLock("release", nil, t.Name())
+		logLock("release", "uml", t.Name())
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	})

@@ -168,9 +168,8 @@ func (u *UML) Log() string {
 
 // guestRAMDir is where UML makes (and unlinks) the file that is the
 // guest's RAM, its TMPDIR: /dev/shm when it is a tmpfs mounted without
-// noexec, so the guest's
-// hundreds of MiB are shmem rather than host page cache written back to
-// disk beside other tests; else fallback.
+// noexec, so the guest's hundreds of MiB are shmem rather than host page
+// cache written back to disk beside other tests; else fallback.
 func guestRAMDir(fallback string) string {
 	var st syscall.Statfs_t
 	const tmpfsMagic = 0x01021994 // TMPFS_MAGIC, linux/magic.h
