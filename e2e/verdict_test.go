@@ -926,7 +926,7 @@ func TestVerdict(t *testing.T) {
 	// chance is not ruled out (low 0.13 to high 1.00 over eight runs,
 	// docs/accuracy.md; reading for 4 s instead gave 6 of 8 firings and
 	// p ≈ 0.15).
-	t.Run("newcomer-nolimit", func(t *testing.T) {
+	nolimit := func(t *testing.T, nbCalendar string) {
 		r := newVRunNode(t)
 		r.readme = true
 		r.length = 80 * time.Second // eight firings, as newcomer
@@ -935,7 +935,7 @@ func TestVerdict(t *testing.T) {
 		job := testenv.NewCgroup(t, r.node.Name+"/"+r.p+"-job.service", 0)
 		r.groups[r.p+"-job.service"] = job
 		nbFile, jobFile := r.coldFile("nb.dat", 384), r.coldFile("job.dat", 384)
-		r.timerOn("*:*:5/10", r.p+"-nb", "", true, vBins.hog, "-file", nbFile, "-drop", "-read-for", vReadFor)
+		r.timerOn(nbCalendar, r.p+"-nb", "", true, vBins.hog, "-file", nbFile, "-drop", "-read-for", vReadFor)
 		r.timer(r.p+"-job", "", true, vBins.hog, "-file", jobFile, "-drop", "-read-for", vReadFor)
 		res := r.record()
 		for _, g := range []*testenv.Cgroup{r.node, r.slice, nb, job} {
@@ -958,7 +958,15 @@ func TestVerdict(t *testing.T) {
 		if v := rec.Header.Victim; v == nil || !slices.Equal(v.OuterLimits, []record.MemoryLimit{{Group: "/" + r.node.Name, Bytes: vNode}}) {
 			t.Errorf("victim %+v; want the node's limit, /%s %d, above the slice's", v, r.node.Name, vNode)
 		}
-	})
+	}
+	t.Run("newcomer-nolimit", func(t *testing.T) { nolimit(t, "*:*:5/10") })
+	// (n) The same with the neighbour fired at the same moment as the
+	// job: it finds the node full too, and its reclaim takes the web
+	// service's pages beside the job's. It re-reads its own file inside
+	// its own limit, adding to the cache as much as the job, but it can
+	// never hold more than vNeighbour: the job is named, the neighbour
+	// never.
+	t.Run("newcomer-together", func(t *testing.T) { nolimit(t, vEvery) })
 }
 
 // coldFile writes a file of mb MiB under r.vdir with O_DIRECT, so none of
