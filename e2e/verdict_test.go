@@ -916,9 +916,9 @@ func TestVerdict(t *testing.T) {
 	// 10 s, the neighbour 5 s after the job. The neighbour reclaims only
 	// inside its own limit and stalls itself; the job's reads push the
 	// node to its limit, whose reclaim takes ~45 MiB of the web service's
-	// cache at each firing. (Fired together, each would find the node
-	// full that the other filled, and the neighbour's reclaim would take
-	// the service's pages too: a shared limit's timing, not this case.)
+	// cache at each firing. (Fired together, each finds the node full
+	// that the other filled, and the neighbour's reclaim takes the
+	// service's pages too: newcomer-together, below.)
 	// The job is named first, the neighbour never; the victim's limits
 	// are the slice's and, above it, the node's. Its confidence is
 	// logged, not asserted: the service reads its pages back with little
@@ -964,8 +964,10 @@ func TestVerdict(t *testing.T) {
 	// job: it finds the node full too, and its reclaim takes the web
 	// service's pages beside the job's. It re-reads its own file inside
 	// its own limit, adding to the cache as much as the job, but it can
-	// never hold more than vNeighbour: the job is named, the neighbour
-	// never.
+	// never hold more than vNeighbour (the recording holds the adders'
+	// limits, record.Chain.Limits): the job is named, the neighbour
+	// never. Shared by what each added, the neighbour was named too
+	// (docs/accuracy.md).
 	t.Run("newcomer-together", func(t *testing.T) { nolimit(t, vEvery) })
 }
 
