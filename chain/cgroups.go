@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -112,27 +113,35 @@ func isFile(p string) bool {
 }
 
 // memcgLimits is record.Chain.Limits for adds: the memory limits of
-// each add's memory cgroup and of its ancestors (cgroupfs.MemoryLimits:
+// each add's memory cgroup and of its ancestors (cgroupfs.MemoryLimit:
 // v1 memory.limit_in_bytes when v1, else v2 memory.max), under the
-// memory hierarchy mounted at dir, each group once, sorted by group.
-// Rows with no group, a group removed before it was named ("(gone ID)")
-// or the folded "(others)" row are skipped; so is every row when dir is
-// "". nil when no group is limited.
+// memory hierarchy mounted at dir, each group read once and listed
+// once, sorted by group. A walk up stops at the first file it cannot
+// read. Rows with no group, a group removed before it was named
+// ("(gone ID)") or the folded "(others)" row are skipped; so is every
+// row when dir is "". nil when no group is limited.
 func memcgLimits(dir string, v1 bool, adds []record.ChainAdd) []record.MemoryLimit {
 	if dir == "" {
 		return nil
 	}
-	seen := map[string]bool{}
+	read := map[string]bool{} // groups read, or being read up from
 	var ls []record.MemoryLimit
 	for _, a := range adds {
 		g := a.Memcg
-		if g == "" || !strings.HasPrefix(g, "/") || seen[g] {
+		if g == "" || !strings.HasPrefix(g, "/") {
 			continue
 		}
-		seen[g] = true
-		for _, l := range cgroupfs.MemoryLimits(filepath.Join(dir, filepath.FromSlash(g)), g, v1) {
-			if !slices.ContainsFunc(ls, func(m record.MemoryLimit) bool { return m.Group == l.Group }) {
-				ls = append(ls, record.MemoryLimit{Group: l.Group, Bytes: l.Bytes})
+		for g = path.Clean(g); !read[g]; g = path.Dir(g) {
+			read[g] = true
+			v, limited, err := cgroupfs.MemoryLimit(filepath.Join(dir, filepath.FromSlash(g)), v1)
+			if err != nil {
+				break
+			}
+			if limited {
+				ls = append(ls, record.MemoryLimit{Group: g, Bytes: v})
+			}
+			if g == "/" {
+				break
 			}
 		}
 	}
