@@ -39,7 +39,10 @@ import (
 // charged to a group in the victim's memory domain (sharing a cgroup
 // ancestor other than the root with the victim's group, so competing
 // under one limit; any group in host scope), the known victim's own
-// left out; domainAdded: everyone's such additions. A group reclaiming
+// left out; domainAdded: everyone's such additions. What a group under
+// a memory limit of its own below the one reached added weighs at most
+// that limit (record.Chain.Limits, heldWeights): it can never hold more.
+// A group reclaiming
 // its own pages, unless it is the known victim, stalled only itself and
 // is no loss. The chain judges an episode when reclaim took at least
 // Model.CreditFloor of the victim's pages in it: a culprit then needs a cost of
@@ -153,9 +156,10 @@ type ChainCredit struct {
 	// TookBytes is the victim's file pages its own processes' reclaim
 	// evicted; CostBytes the part of TookBytes its processes took while
 	// adding no page cache, plus its share (AddedBytes /
-	// ChainEpisode.AddedBytes) of what kswapd, the victim's own reclaim
-	// and the adders' reclaim took (ChainEpisode.PooledBytes); CostShare
-	// CostBytes / ChainEpisode.EvictedBytes.
+	// ChainEpisode.AddedBytes, each weighed by heldWeights: HeldBytes /
+	// HeldBytes where a limit capped them) of what kswapd, the victim's
+	// own reclaim and the adders' reclaim took (ChainEpisode.PooledBytes);
+	// CostShare CostBytes / ChainEpisode.EvictedBytes.
 	TookBytes uint64  `json:"took_bytes"`
 	CostBytes uint64  `json:"cost_bytes"`
 	CostShare float64 `json:"cost_share"`
@@ -318,11 +322,14 @@ func (ce *ChainEpisode) pool(chains []*record.Chain) {
 // sum.
 func heldWeights(p string, addsBy map[string]uint64, limits map[string]uint64) (weight map[string]float64, held float64) {
 	weight = map[string]float64{}
+	var gs []string // the groups under p, sorted: sums in a fixed order, the same to the bit in every run
 	for g := range addsBy {
 		if memcgWithin(p, g) {
 			weight[g] = 1
+			gs = append(gs, g)
 		}
 	}
+	slices.Sort(gs)
 	var capped []string
 	for l := range limits {
 		if l != p && memcgWithin(p, l) {
@@ -338,21 +345,21 @@ func heldWeights(p string, addsBy map[string]uint64, limits map[string]uint64) (
 	})
 	for _, l := range capped {
 		var sum float64
-		for g, w := range weight {
+		for _, g := range gs {
 			if memcgWithin(l, g) {
-				sum += w * float64(addsBy[g])
+				sum += weight[g] * float64(addsBy[g])
 			}
 		}
 		if lim := float64(limits[l]); sum > lim {
-			for g := range weight {
+			for _, g := range gs {
 				if memcgWithin(l, g) {
 					weight[g] *= lim / sum
 				}
 			}
 		}
 	}
-	for g, w := range weight {
-		held += w * float64(addsBy[g])
+	for _, g := range gs {
+		held += weight[g] * float64(addsBy[g])
 	}
 	return weight, held
 }
