@@ -3,7 +3,8 @@
 # on real runs: the verdict scenarios of e2e/verdict_test.go (a loaded web
 # service in a memory-limited slice, real timer units fired at their
 # OnCalendar times, in-app schedules, bystanders, decoys), each run N
-# times. Not part of CI: a round of the 14 scenarios takes ~16 min alone (-l 1), so -n 3 ~50 min.
+# times. Not part of CI: a round of the 14 scenarios took ~16 min alone (-l 1), so -n 3 ~50 min; the 15
+# of 2026-12-07 (newcomer-together added) took 9 min two at a time (-l 2).
 #
 #   bench/accuracy.sh              # every scenario, 3 runs each
 #   bench/accuracy.sh -n 5 -s 'bystander|coalesced'

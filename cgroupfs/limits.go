@@ -36,18 +36,14 @@ const noLimit = 1 << 62
 // the container's own group, and its limit the container's ("/"): every
 // group the container sees then competes under it.
 func MemoryLimits(dir, group string, v1 bool) []Limit {
-	file := "memory.max"
-	if v1 {
-		file = "memory.limit_in_bytes"
-	}
 	var ls []Limit
 	p := filepath.Clean("/" + group)
 	for {
-		b, err := rootfs.ReadPath(context.Background(), filepath.Join(dir, file), rootfs.ProcLimit)
+		v, limited, err := MemoryLimit(dir, v1)
 		if err != nil {
 			break
 		}
-		if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && v < noLimit {
+		if limited {
 			ls = append(ls, Limit{Group: p, Bytes: v})
 		}
 		if p == "/" {
@@ -56,4 +52,23 @@ func MemoryLimits(dir, group string, v1 bool) []Limit {
 		dir, p = filepath.Dir(dir), filepath.Dir(p)
 	}
 	return ls
+}
+
+// MemoryLimit reads the memory limit of the one memory cgroup directory
+// dir, in bytes (v1 memory.limit_in_bytes when v1, else v2 memory.max):
+// limited is false for no limit (v1 at or above noLimit, v2 "max") and
+// for a value that does not parse; err when the file cannot be read.
+func MemoryLimit(dir string, v1 bool) (bytes uint64, limited bool, err error) {
+	file := "memory.max"
+	if v1 {
+		file = "memory.limit_in_bytes"
+	}
+	b, err := rootfs.ReadPath(context.Background(), filepath.Join(dir, file), rootfs.ProcLimit)
+	if err != nil {
+		return 0, false, err
+	}
+	if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && v < noLimit {
+		return v, true, nil
+	}
+	return 0, false, nil
 }

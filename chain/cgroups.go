@@ -5,9 +5,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/memdiag/memdiag/cgroupfs"
+	"github.com/memdiag/memdiag/record"
 )
 
 // cgroupNames turns the kernfs ids the programs record into cgroup paths
@@ -87,9 +92,9 @@ func (c *cgroupNames) walk() {
 
 // hierarchies finds, under sysRoot, the cgroup v2 mount (unified on a
 // hybrid host, fs/cgroup on a pure v2 one) and the mount whose groups
-// memcg ids name (the v1 memory controller's on a hybrid host, else the
-// v2 one). "" when absent.
-func hierarchies(sysRoot string) (v2, memcg string) {
+// memcg ids name (the v1 memory controller's on a hybrid host, v1 true,
+// else the v2 one). "" when absent.
+func hierarchies(sysRoot string) (v2, memcg string, v1 bool) {
 	base := filepath.Join(sysRoot, "fs", "cgroup")
 	if isFile(filepath.Join(base, "unified", "cgroup.procs")) {
 		v2 = filepath.Join(base, "unified")
@@ -97,14 +102,49 @@ func hierarchies(sysRoot string) (v2, memcg string) {
 		v2 = base
 	}
 	if isFile(filepath.Join(base, "memory", "memory.limit_in_bytes")) {
-		memcg = filepath.Join(base, "memory")
-	} else {
-		memcg = v2
+		return v2, filepath.Join(base, "memory"), true
 	}
-	return v2, memcg
+	return v2, v2, false
 }
 
 func isFile(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// memcgLimits is record.Chain.Limits for adds: the memory limits of
+// each add's memory cgroup and of its ancestors (cgroupfs.MemoryLimit:
+// v1 memory.limit_in_bytes when v1, else v2 memory.max), under the
+// memory hierarchy mounted at dir, each group read once and listed
+// once, sorted by group. A walk up stops at the first file it cannot
+// read. Rows with no group, a group removed before it was named
+// ("(gone ID)") or the folded "(others)" row are skipped; so is every
+// row when dir is "". nil when no group is limited.
+func memcgLimits(dir string, v1 bool, adds []record.ChainAdd) []record.MemoryLimit {
+	if dir == "" {
+		return nil
+	}
+	read := map[string]bool{} // groups read, or being read up from
+	var ls []record.MemoryLimit
+	for _, a := range adds {
+		g := a.Memcg
+		if g == "" || !strings.HasPrefix(g, "/") {
+			continue
+		}
+		for g = path.Clean(g); !read[g]; g = path.Dir(g) {
+			read[g] = true
+			v, limited, err := cgroupfs.MemoryLimit(filepath.Join(dir, filepath.FromSlash(g)), v1)
+			if err != nil {
+				break
+			}
+			if limited {
+				ls = append(ls, record.MemoryLimit{Group: g, Bytes: v})
+			}
+			if g == "/" {
+				break
+			}
+		}
+	}
+	slices.SortFunc(ls, func(a, b record.MemoryLimit) int { return strings.Compare(a.Group, b.Group) })
+	return ls
 }

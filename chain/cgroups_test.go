@@ -3,6 +3,7 @@ package chain
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -102,23 +103,73 @@ func TestHierarchies(t *testing.T) {
 		sys := t.TempDir()
 		touch(t, filepath.Join(sys, "fs/cgroup/unified/cgroup.procs"))
 		touch(t, filepath.Join(sys, "fs/cgroup/memory/memory.limit_in_bytes"))
-		v2, mem := hierarchies(sys)
-		if v2 != filepath.Join(sys, "fs/cgroup/unified") || mem != filepath.Join(sys, "fs/cgroup/memory") {
-			t.Errorf("hierarchies = %q, %q", v2, mem)
+		v2, mem, v1 := hierarchies(sys)
+		if v2 != filepath.Join(sys, "fs/cgroup/unified") || mem != filepath.Join(sys, "fs/cgroup/memory") || !v1 {
+			t.Errorf("hierarchies = %q, %q, v1 %v", v2, mem, v1)
 		}
 	})
 	t.Run("pure v2", func(t *testing.T) {
 		sys := t.TempDir()
 		touch(t, filepath.Join(sys, "fs/cgroup/cgroup.controllers"))
-		v2, mem := hierarchies(sys)
-		if want := filepath.Join(sys, "fs/cgroup"); v2 != want || mem != want {
-			t.Errorf("hierarchies = %q, %q, want %q twice", v2, mem, want)
+		v2, mem, v1 := hierarchies(sys)
+		if want := filepath.Join(sys, "fs/cgroup"); v2 != want || mem != want || v1 {
+			t.Errorf("hierarchies = %q, %q, v1 %v, want %q twice, v2", v2, mem, v1, want)
 		}
 	})
 	t.Run("none", func(t *testing.T) {
-		v2, mem := hierarchies(t.TempDir())
+		v2, mem, _ := hierarchies(t.TempDir())
 		if v2 != "" || mem != "" {
 			t.Errorf("hierarchies = %q, %q, want none", v2, mem)
+		}
+	})
+}
+
+// TestMemcgLimits: the limits of the adders' memory cgroups and their
+// ancestors, as a hybrid host's v1 memory controller shows them (the
+// newcomer-together scenario's node: the node and the neighbour limited,
+// the job not; an unlimited v1 group reads 9223372036854771712), and as
+// a pure v2 host does ("max" unlimited).
+func TestMemcgLimits(t *testing.T) {
+	write := func(t *testing.T, dir, file, body string) {
+		t.Helper()
+		mkdirs(t, dir, ".")
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const unlimited = "9223372036854771712\n"
+	adds := []record.ChainAdd{
+		{PID: 10, Memcg: "/node.slice/job.service", Bytes: 4096},
+		{PID: 11, Memcg: "/node.slice/nb.service", Bytes: 4096},
+		{PID: 12, Memcg: "/node.slice/nb.service", Bytes: 4096},
+		{PID: 13, Memcg: "(gone 77)", Bytes: 4096},
+		{PID: 0, Comm: Others, Bytes: 4096},
+	}
+	t.Run("v1", func(t *testing.T) {
+		mem := t.TempDir()
+		write(t, mem, "memory.limit_in_bytes", unlimited)
+		write(t, filepath.Join(mem, "node.slice"), "memory.limit_in_bytes", "268435456\n")
+		write(t, filepath.Join(mem, "node.slice/job.service"), "memory.limit_in_bytes", unlimited)
+		write(t, filepath.Join(mem, "node.slice/nb.service"), "memory.limit_in_bytes", "33554432\n")
+		got := memcgLimits(mem, true, adds)
+		want := []record.MemoryLimit{{Group: "/node.slice", Bytes: 256 << 20}, {Group: "/node.slice/nb.service", Bytes: 32 << 20}}
+		if !slices.Equal(got, want) {
+			t.Errorf("memcgLimits = %+v, want %+v", got, want)
+		}
+	})
+	t.Run("v2", func(t *testing.T) {
+		v2 := t.TempDir()
+		write(t, filepath.Join(v2, "node.slice"), "memory.max", "268435456\n")
+		write(t, filepath.Join(v2, "node.slice/job.service"), "memory.max", "max\n")
+		write(t, filepath.Join(v2, "node.slice/nb.service"), "memory.max", "max\n")
+		got := memcgLimits(v2, false, adds)
+		if want := []record.MemoryLimit{{Group: "/node.slice", Bytes: 256 << 20}}; !slices.Equal(got, want) {
+			t.Errorf("memcgLimits = %+v, want %+v", got, want)
+		}
+	})
+	t.Run("no hierarchy", func(t *testing.T) {
+		if got := memcgLimits("", true, adds); got != nil {
+			t.Errorf("memcgLimits without a hierarchy = %+v, want nil", got)
 		}
 	})
 }

@@ -69,6 +69,7 @@ type Collector struct {
 	links    []link.Link
 	stats    io.Closer // kernel.bpf_stats_enabled held on; nil if not permitted
 	v2, mem  *cgroupNames
+	memV1    bool          // mem is the v1 memory controller's hierarchy
 	dropped  uint64        // the dropped counter at the previous Fill
 	runTime  time.Duration // the programs' run time at the previous Fill
 	batchOK  bool          // BPF_MAP_LOOKUP_AND_DELETE_BATCH works on hash maps
@@ -121,8 +122,8 @@ func Open(opts Options) (*Collector, error) {
 	if s, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME)); err == nil {
 		c.stats = s
 	}
-	v2, mem := hierarchies(opts.SysRoot)
-	c.v2, c.mem = newCgroupNames(v2), newCgroupNames(mem)
+	v2, mem, v1 := hierarchies(opts.SysRoot)
+	c.v2, c.mem, c.memV1 = newCgroupNames(v2), newCgroupNames(mem), v1
 	c.dropped = c.readDropped()
 	c.runTime = c.readRunTime()
 	return c, nil
@@ -306,6 +307,7 @@ func (c *Collector) Fill(ctx context.Context, s *record.Sample) error {
 	ch.Evictions = capEvictions(ch.Evictions, c.opts.MaxRows)
 	ch.Stalls = capStalls(ch.Stalls, c.opts.MaxRows)
 	ch.Refaults = capRefaults(ch.Refaults, c.opts.MaxRows)
+	ch.Limits = memcgLimits(c.mem.dir, c.memV1, ch.Adds)
 	if c.objs.WorkingsetRefault == nil {
 		ch.Untraced = []string{UntracedRefaults}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -214,5 +215,10 @@ func TestMemcgLimitReclaim(t *testing.T) {
 	}
 	if got := addedBy(ch, pid); got < 250*mib {
 		t.Errorf("reader added %d bytes, want >= 250 MiB", got)
+	}
+	// Its group's limit is recorded beside the chain: it can never hold
+	// more than 64 MiB however much it added.
+	if !slices.Contains(ch.Limits, record.MemoryLimit{Group: want, Bytes: 64 * mib}) {
+		t.Errorf("limits %+v; want %s at 64 MiB", ch.Limits, want)
 	}
 }

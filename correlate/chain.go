@@ -39,7 +39,10 @@ import (
 // charged to a group in the victim's memory domain (sharing a cgroup
 // ancestor other than the root with the victim's group, so competing
 // under one limit; any group in host scope), the known victim's own
-// left out; domainAdded: everyone's such additions. A group reclaiming
+// left out; domainAdded: everyone's such additions. What a group under
+// a memory limit of its own below the one reached added weighs at most
+// that limit (record.Chain.Limits, heldWeights): it can never hold more.
+// A group reclaiming
 // its own pages, unless it is the known victim, stalled only itself and
 // is no loss. The chain judges an episode when reclaim took at least
 // Model.CreditFloor of the victim's pages in it: a culprit then needs a cost of
@@ -99,8 +102,11 @@ type ChainEpisode struct {
 	ReclaimStall     time.Duration `json:"-"`
 	StallS           float64       `json:"reclaim_stall_s"`
 	// AddedBytes is every other process's page-cache additions in the
-	// victim's memory domain.
+	// victim's memory domain. HeldBytes is what they weigh together when
+	// the memory limits of some adders' own groups cap them
+	// (heldWeights), 0 when none did.
 	AddedBytes uint64 `json:"domain_added_bytes"`
+	HeldBytes  uint64 `json:"domain_held_bytes,omitempty"`
 	// Judged: reclaim took at least Model.CreditFloor of the victim's pages,
 	// so the chain decides the credits of this episode.
 	Judged bool `json:"judged"`
@@ -113,12 +119,25 @@ type ChainEpisode struct {
 	// pools: the victim's bytes the adders' reclaim took, by the group
 	// they competed under (poolGroup), and every adder's additions there.
 	pools map[string]*chainPool
+	// limits: the memory limits of the adders' groups and their
+	// ancestors recorded in the window (record.Chain.Limits), the lowest
+	// seen for each group; addsBy: the competing additions by memory
+	// cgroup (as recorded). domain: the weight of each group's additions
+	// against the others' in the whole domain (heldWeights), held: the
+	// weighed sum.
+	limits map[string]uint64
+	addsBy map[string]uint64
+	domain map[string]float64
+	held   float64
 }
 
 // chainPool is the victim's pages taken by adders' reclaim under one
-// group, and the competing page cache added under it.
+// group, the weight of each group's additions under it (heldWeights)
+// and their sum.
 type chainPool struct {
-	took, added uint64
+	took   uint64
+	weight map[string]float64
+	held   float64
 }
 
 // ChainCredit is a culprit's part of an episode's chain.
@@ -126,15 +145,21 @@ type ChainCredit struct {
 	// AddedBytes is its processes' page-cache additions in the victim's
 	// memory domain, AddedFrom and AddedTo the first and last interval
 	// with them.
-	AddedBytes uint64    `json:"added_bytes"`
-	AddedFrom  time.Time `json:"added_from,omitzero"`
-	AddedTo    time.Time `json:"added_to,omitzero"`
+	AddedBytes uint64 `json:"added_bytes"`
+	// HeldBytes is what its additions weigh against the other adders'
+	// when a memory limit of its own group (below the domain's) caps
+	// them: that group can never hold more page cache than its limit,
+	// however much it adds (heldWeights). 0 when nothing capped them.
+	HeldBytes uint64    `json:"held_bytes,omitempty"`
+	AddedFrom time.Time `json:"added_from,omitzero"`
+	AddedTo   time.Time `json:"added_to,omitzero"`
 	// TookBytes is the victim's file pages its own processes' reclaim
 	// evicted; CostBytes the part of TookBytes its processes took while
 	// adding no page cache, plus its share (AddedBytes /
-	// ChainEpisode.AddedBytes) of what kswapd, the victim's own reclaim
-	// and the adders' reclaim took (ChainEpisode.PooledBytes); CostShare
-	// CostBytes / ChainEpisode.EvictedBytes.
+	// ChainEpisode.AddedBytes, each weighed by heldWeights: HeldBytes /
+	// HeldBytes where a limit capped them) of what kswapd, the victim's
+	// own reclaim and the adders' reclaim took (ChainEpisode.PooledBytes);
+	// CostShare CostBytes / ChainEpisode.EvictedBytes.
 	TookBytes uint64  `json:"took_bytes"`
 	CostBytes uint64  `json:"cost_bytes"`
 	CostShare float64 `json:"cost_share"`
@@ -246,10 +271,14 @@ func (mc *modelCtx) chainEpisodes() {
 // their reclaim took (PooledBytes) by the group they competed under,
 // and what was added under each such group.
 func (ce *ChainEpisode) pool(chains []*record.Chain) {
-	ce.adders, ce.pools = map[int]bool{}, map[string]*chainPool{}
+	ce.adders, ce.pools, ce.addsBy = map[int]bool{}, map[string]*chainPool{}, map[string]uint64{}
 	for _, k := range ce.ks {
 		for _, a := range chains[k].Adds {
-			if a.PID > 0 && a.Bytes > 0 && ce.competes(a) {
+			if !ce.competes(a) {
+				continue
+			}
+			ce.addsBy[a.Memcg] += a.Bytes
+			if a.PID > 0 && a.Bytes > 0 {
 				ce.adders[a.PID] = true
 			}
 		}
@@ -266,18 +295,73 @@ func (ce *ChainEpisode) pool(chains []*record.Chain) {
 			}
 		}
 	}
-	for _, k := range ce.ks {
-		for _, a := range chains[k].Adds {
-			if !ce.competes(a) {
-				continue
+	for g, pl := range ce.pools {
+		pl.weight, pl.held = heldWeights(g, ce.addsBy, ce.limits)
+	}
+	dom := ce.Limit
+	if dom == "" {
+		dom = "/"
+	}
+	ce.domain, ce.held = heldWeights(dom, ce.addsBy, ce.limits)
+	if h := uint64(ce.held + 0.5); h < ce.AddedBytes {
+		ce.HeldBytes = h
+	}
+}
+
+// heldWeights weighs the page cache added under group p in a window
+// (addsBy: bytes by memory cgroup) for sharing a loss under p's limit:
+// each group's additions count as they are, except that the groups
+// under a memory limit of their own below p (limits, by group) weigh
+// together at most that limit, their additions scaled down alike,
+// innermost limit first. A group under its own limit can never hold more
+// page cache than the limit however much it adds: past it, its charges
+// reclaim its own pages (mm/memcontrol.c try_charge_memcg reclaims at
+// the first ancestor over its limit, which is its own), so its churn
+// takes nothing of the others' beyond what it can hold. weight is each
+// memory cgroup's weight per byte added (1 uncapped), held the weighed
+// sum.
+func heldWeights(p string, addsBy map[string]uint64, limits map[string]uint64) (weight map[string]float64, held float64) {
+	weight = map[string]float64{}
+	var gs []string // the groups under p, sorted: sums in a fixed order, the same to the bit in every run
+	for g := range addsBy {
+		if memcgWithin(p, g) {
+			weight[g] = 1
+			gs = append(gs, g)
+		}
+	}
+	slices.Sort(gs)
+	var capped []string
+	for l := range limits {
+		if l != p && memcgWithin(p, l) {
+			capped = append(capped, l)
+		}
+	}
+	// Innermost first: deeper groups, then by name for a fixed order.
+	slices.SortFunc(capped, func(a, b string) int {
+		if da, db := strings.Count(a, "/"), strings.Count(b, "/"); da != db {
+			return db - da
+		}
+		return strings.Compare(a, b)
+	})
+	for _, l := range capped {
+		var sum float64
+		for _, g := range gs {
+			if memcgWithin(l, g) {
+				sum += weight[g] * float64(addsBy[g])
 			}
-			for g, pl := range ce.pools {
-				if memcgWithin(g, a.Memcg) {
-					pl.added += a.Bytes
+		}
+		if lim := float64(limits[l]); sum > lim {
+			for _, g := range gs {
+				if memcgWithin(l, g) {
+					weight[g] *= lim / sum
 				}
 			}
 		}
 	}
+	for _, g := range gs {
+		held += weight[g] * float64(addsBy[g])
+	}
+	return weight, held
 }
 
 // poolGroup is the group whose limit an eviction's reclaim competed
@@ -301,7 +385,7 @@ func poolGroup(ev record.ChainEviction) string {
 // (from): the victim's memory cgroup v (known: found), its process and
 // the group whose limit it competes under (none: Unlimited).
 func newChainEpisode(h *record.Header, v string, known bool, from time.Time) *ChainEpisode {
-	ce := &ChainEpisode{Victim: v, VictimKnown: known, From: from}
+	ce := &ChainEpisode{Victim: v, VictimKnown: known, From: from, limits: map[string]uint64{}}
 	if vi := h.Victim; known && vi.PID > 0 {
 		ce.VictimPID, ce.victimComm = vi.PID, vi.Comm
 	}
@@ -320,6 +404,12 @@ func newChainEpisode(h *record.Header, v string, known bool, from time.Time) *Ch
 func (ce *ChainEpisode) add(ch *record.Chain, v string) {
 	if slices.Contains(ch.Untraced, "refaults") {
 		ce.RefaultsUntraced = true
+	}
+	for _, l := range ch.Limits {
+		g := path.Clean("/" + l.Group)
+		if old, ok := ce.limits[g]; !ok || l.Bytes < old {
+			ce.limits[g] = l.Bytes
+		}
 	}
 	for _, ev := range ch.Evictions {
 		loss, indirect := ce.loss(ev)
@@ -415,8 +505,9 @@ func (mc *modelCtx) chainCredit(i int, mine func(*proc) bool) *ChainCredit {
 	}
 	ce, sr := mc.chain[i], mc.sr
 	c := &ChainCredit{}
-	var direct uint64             // taken by its reclaim while adding no cache
-	mineIn := map[string]uint64{} // its additions under each pool's group
+	var direct uint64              // taken by its reclaim while adding no cache
+	mineIn := map[string]float64{} // its weighed additions under each pool's group
+	var held float64               // its weighed additions in the domain
 	is := func(pid, k int) bool {
 		if pid <= 0 {
 			return false
@@ -436,11 +527,10 @@ func (mc *modelCtx) chainCredit(i int, mine func(*proc) bool) *ChainCredit {
 		}
 		for _, a := range ch.Adds {
 			if ce.competes(a) && is(a.PID, k) {
-				for g := range ce.pools {
-					if memcgWithin(g, a.Memcg) {
-						mineIn[g] += a.Bytes
-					}
+				for g, pl := range ce.pools {
+					mineIn[g] += pl.weight[a.Memcg] * float64(a.Bytes)
 				}
+				held += ce.domain[a.Memcg] * float64(a.Bytes)
 				c.AddedBytes += a.Bytes
 				if c.AddedFrom.IsZero() {
 					c.AddedFrom = sr.intervals()[k].Start
@@ -449,14 +539,16 @@ func (mc *modelCtx) chainCredit(i int, mine func(*proc) bool) *ChainCredit {
 			}
 		}
 	}
+	if h := uint64(held + 0.5); h < c.AddedBytes {
+		c.HeldBytes = h
+	}
 	c.CostBytes = direct
-	if ce.AddedBytes > 0 && c.AddedBytes > 0 {
-		share := float64(c.AddedBytes) / float64(ce.AddedBytes)
-		c.CostBytes += uint64(share * float64(ce.KswapdBytes+ce.SelfBytes))
+	if ce.held > 0 && held > 0 {
+		c.CostBytes += uint64(held / ce.held * float64(ce.KswapdBytes+ce.SelfBytes))
 	}
 	for g, pl := range ce.pools {
-		if pl.added > 0 && mineIn[g] > 0 {
-			c.CostBytes += uint64(float64(mineIn[g]) / float64(pl.added) * float64(pl.took))
+		if pl.held > 0 && mineIn[g] > 0 {
+			c.CostBytes += uint64(mineIn[g] / pl.held * float64(pl.took))
 		}
 	}
 	c.CostBytes = min(c.CostBytes, ce.EvictedBytes)

@@ -40,6 +40,14 @@ type Chain struct {
 	// them (the shadow entry said they were recently evicted), by the
 	// memory cgroup they were charged to and the process that faulted.
 	Refaults []ChainRefault `json:"refaults,omitempty"`
+	// Limits are the memory limits of the memory cgroups that added page
+	// cache in the interval (ChainAdd.Memcg) and of their ancestors, each
+	// group once, sorted by group: v1 memory.limit_in_bytes or v2
+	// memory.max, read when the interval's rows are (cgroupfs.MemoryLimits).
+	// A group under a limit of its own can never hold more page cache
+	// than that limit, however much it adds. Absent in recordings made
+	// before they were recorded, and when no adder's group is limited.
+	Limits []MemoryLimit `json:"limits,omitempty"`
 	// Untraced lists the parts of the chain this kernel would not let
 	// memdiag trace ("refaults": fentry/workingset_refault refused),
 	// whose lists are then empty for want of data, not for want of

@@ -612,10 +612,14 @@ func chainEvidence(r *correlate.Result, pf *correlate.Proof) string {
 	if cc.TookBytes > 0 {
 		s += fmt.Sprintf(", %s of them by its own reclaim", correlate.FormatBytes(cc.TookBytes))
 	}
-	if ce.PooledBytes > 0 && cc.AddedBytes < ce.AddedBytes {
+	switch {
+	case ce.PooledBytes > 0 && cc.AddedBytes < ce.AddedBytes && ce.HeldBytes > 0:
+		// Others added cache beside it, some under a limit of their own.
+		s += fmt.Sprintf(" (%s of the loss is on its account: reclaim run by those adding cache is shared by what each added, at most its own memory limit for a group that has one: it can hold no more)", pct(cc.CostShare))
+	case ce.PooledBytes > 0 && cc.AddedBytes < ce.AddedBytes:
 		// Others added cache beside it: who ran reclaim was timing.
 		s += fmt.Sprintf(" (%s of the loss is on its account: reclaim run by those adding cache is shared by what each added)", pct(cc.CostShare))
-	} else {
+	default:
 		s += fmt.Sprintf(" (%s of the loss is on its account)", pct(cc.CostShare))
 	}
 	stall := correlate.FormatDuration(time.Duration(ce.StallS * float64(time.Second)))
