@@ -102,22 +102,8 @@ type Listener struct {
 // for taskstats exit records on every online CPU. Without the needed
 // privileges it returns a *hostenv.Unavailable.
 func Open(opts Options) (*Listener, error) {
-	if opts.ProcRoot == "" {
-		opts.ProcRoot = "/proc"
-	}
-	if opts.SysRoot == "" {
-		opts.SysRoot = "/sys"
-	}
-	if opts.MaxEvents <= 0 {
-		opts.MaxEvents = 65536
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.ReadBuffer <= 0 {
-		opts.ReadBuffer = 8 << 20
-	}
-	l := &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*taskExit{}, cnExits: map[int]time.Time{}, pending: map[int]*pendingExit{}}
+	l := newListener(opts)
+	opts = l.opts
 	cn, err := netlink.Dial(unix.NETLINK_CONNECTOR, &netlink.Config{Groups: cnIdxProc})
 	if err != nil {
 		return nil, unavailable("process-events connector", err)
@@ -137,6 +123,27 @@ func Open(opts Options) (*Listener, error) {
 	}
 	l.snapshotExisting()
 	return l, nil
+}
+
+// newListener returns a Listener with opts' defaults filled in and no
+// socket open.
+func newListener(opts Options) *Listener {
+	if opts.ProcRoot == "" {
+		opts.ProcRoot = "/proc"
+	}
+	if opts.SysRoot == "" {
+		opts.SysRoot = "/sys"
+	}
+	if opts.MaxEvents <= 0 {
+		opts.MaxEvents = 65536
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.ReadBuffer <= 0 {
+		opts.ReadBuffer = 8 << 20
+	}
+	return &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*taskExit{}, cnExits: map[int]time.Time{}, pending: map[int]*pendingExit{}}
 }
 
 func (l *Listener) openTaskstats() error {

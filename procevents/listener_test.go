@@ -119,6 +119,36 @@ func countComm(evs []process.Event, comm string) (execs, exits int) {
 	return
 }
 
+// logMisnamed logs every event of a PID whose exit carries comm but whose
+// exec does not, or the reverse: the evidence when the storm's count is off.
+func logMisnamed(t *testing.T, evs []process.Event, comm string) {
+	t.Helper()
+	type seen struct{ exec, exit bool }
+	by := map[int]*seen{}
+	for _, e := range evs {
+		if e.Comm != comm || (e.Kind != process.Exec && e.Kind != process.Exit) {
+			continue
+		}
+		s := by[e.PID]
+		if s == nil {
+			s = &seen{}
+			by[e.PID] = s
+		}
+		s.exec = s.exec || e.Kind == process.Exec
+		s.exit = s.exit || e.Kind == process.Exit
+	}
+	for pid, s := range by {
+		if s.exec && s.exit {
+			continue
+		}
+		for _, e := range evs {
+			if e.PID == pid {
+				t.Logf("pid %d: %s %s source %s comm %q ppid %d exe %q cgroup %q", pid, e.Time.Format("15:04:05.000000"), e.Kind, e.Source, e.Comm, e.PPID, e.Exe, e.Cgroup)
+			}
+		}
+	}
+}
+
 // TestForkStormAccounting: thousands of short processes are either all
 // recorded, or the loss is reported: every missing exec is covered by the
 // kernel-drop count taken from the connector's sequence numbers.
@@ -145,6 +175,7 @@ func TestForkStormAccounting(t *testing.T) {
 		}
 		if lost == 0 && (execs != n || exits != n) {
 			t.Errorf("no loss reported, but execs %d exits %d, want %d each", execs, exits, n)
+			logMisnamed(t, evs, comm)
 		}
 	})
 	t.Run("stalled-reader", func(t *testing.T) {
@@ -338,8 +369,8 @@ func TestExecAfterItsExit(t *testing.T) {
 		}
 	}
 	now := time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC)
-	l := &Listener{opts: Options{ProcRoot: root, MaxEvents: 16, Now: func() time.Time { return now }},
-		tracked: map[int]*procInfo{}, threadIO: map[int]*taskExit{}, cnExits: map[int]time.Time{}, pending: map[int]*pendingExit{}, tsOn: true}
+	l := newListener(Options{ProcRoot: root, MaxEvents: 16, Now: func() time.Time { return now }})
+	l.tsOn = true
 	l.tracked[parent] = &procInfo{comm: "sh", ppid: 1, hasExec: true}
 	l.handleConnector(procEvent{What: whatFork, PID: child, TGID: child, ParentPID: parent, ParentTGID: parent}, now)
 	// The child execs /bin/true and exits before either event is read;
