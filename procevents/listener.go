@@ -47,6 +47,10 @@ type procInfo struct {
 	comm, cmdline, cgroup, unit string
 	exe                         string // /proc/PID/exe, read at exec
 	ppid                        int
+	// forkAt is when the connector's fork event says the process was
+	// forked (zero when its fork was not seen: it ran before the
+	// listener started, or the event was lost).
+	forkAt time.Time
 	// execIdx is the index of this process's exec event in the buffer of
 	// generation gen, so that what could not be read at exec time (a
 	// process that exited before /proc was read) is filled in at exit.
@@ -65,10 +69,60 @@ type procInfo struct {
 type pendingExit struct {
 	ev       process.Event
 	received time.Time
-	// info is what was tracked of the process when its exit was read
-	// (from its fork or exec): an exec read after the exit (two sockets,
-	// two readers) takes its parent and cgroup from it.
+}
+
+// cnExit is a connector exit of a main thread read before its taskstats
+// record: when and what the connector had tracked of the process.
+type cnExit struct {
+	at   time.Time
 	info *procInfo
+}
+
+// tsExit is a taskstats exit read before the connector's exit of the
+// same process: what names the process to its exec if that is read
+// later still.
+type tsExit struct {
+	received time.Time
+	comm     string        // ac_comm: the process's comm when it exited
+	ppid     int           // ac_ppid
+	elapsed  time.Duration // ac_etime
+}
+
+// exitMatchWait is how long one reader's exit waits for the other's
+// record of the same process before it is taken as lost: a connector
+// exit is then handed out without I/O (TaskstatsMissing), a taskstats
+// record read first stops standing for the process at its PID.
+const exitMatchWait = time.Second
+
+// forkSlack is how far a process's fork event may come after the start
+// time the kernel gave it (copy_process sets start_time well before it
+// calls proc_fork_connector, and a preempted fork, e.g. of a SCHED_IDLE
+// task on a busy machine, stalls between the two).
+const forkSlack = time.Second
+
+// clockSlack bounds the error between two wall times the listener
+// derives from separate clock reads: a CLOCK_MONOTONIC event stamp
+// converted when its datagram is read (monoToWall), and the time another
+// datagram is read.
+const clockSlack = 10 * time.Millisecond
+
+// before reports whether x is certainly the exit of a process earlier
+// than one forked at forkAt (zero: unknown, nothing is certain): its
+// record was read before that fork, or its process started (no later than
+// received − elapsed, having exited before the record was read) more than
+// forkSlack before it.
+func (x tsExit) before(forkAt time.Time) bool {
+	if forkAt.IsZero() {
+		return false
+	}
+	return x.received.Before(forkAt.Add(-clockSlack)) || x.received.Add(-x.elapsed).Before(forkAt.Add(-forkSlack))
+}
+
+// endedBefore reports whether connector exit x is certainly of a process
+// that ended before one that began at begin (taskstats ac_btime64, whole
+// seconds of wall time, within a second of the start; zero: unknown).
+func (x cnExit) endedBefore(begin time.Time) bool {
+	return !begin.IsZero() && begin.Add(-time.Second-clockSlack).After(x.at)
 }
 
 // exitHold is how long an exit is held for its late threads.
@@ -88,14 +142,21 @@ type Listener struct {
 	seq      seqTracker
 	tracked  map[int]*procInfo
 	threadIO map[int]*taskExit    // I/O of a process's exited threads, by TGID
-	cnExits  map[int]time.Time    // connector exits of main threads awaiting taskstats
 	pending  map[int]*pendingExit // by TGID
-	readErr  string               // why a reader stopped early, reported once by Drain
-	gen      uint64               // incremented by Drain: indexes into events are valid within one generation
-	wg       sync.WaitGroup
-	tsOn     bool
-	infoBuf  []byte // readInfo's file buffer; used by the connector reader only (or before Start)
-	pathBuf  []byte
+	// The two readers' exits of one PID are paired by their order: each
+	// socket delivers one PID's exits in the order its processes
+	// exited, and a PID is reused only after its process exited, so the
+	// k-th taskstats exit of a PID and the k-th connector exit are the
+	// same process's. Whichever comes first waits here for the other,
+	// oldest first; at most one of the two holds a PID.
+	cnExits map[int][]cnExit // connector exits of main threads awaiting their taskstats record
+	tsFirst map[int][]tsExit // taskstats exits read before their connector exit
+	readErr string           // why a reader stopped early, reported once by Drain
+	gen     uint64           // incremented by Drain: indexes into events are valid within one generation
+	wg      sync.WaitGroup
+	tsOn    bool
+	infoBuf []byte // readInfo's file buffer; used by the connector reader only (or before Start)
+	pathBuf []byte
 }
 
 // Open subscribes to the proc connector and, unless disabled, registers
@@ -143,7 +204,8 @@ func newListener(opts Options) *Listener {
 	if opts.ReadBuffer <= 0 {
 		opts.ReadBuffer = 8 << 20
 	}
-	return &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*taskExit{}, cnExits: map[int]time.Time{}, pending: map[int]*pendingExit{}}
+	return &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*taskExit{}, pending: map[int]*pendingExit{},
+		cnExits: map[int][]cnExit{}, tsFirst: map[int][]tsExit{}}
 }
 
 func (l *Listener) openTaskstats() error {
@@ -383,60 +445,25 @@ func (l *Listener) handleConnector(ev procEvent, at time.Time) {
 			return // a new thread, not a process
 		}
 		parent := l.tracked[ev.ParentTGID]
-		pi := l.readInfo(ev.PID, ev.ParentTGID, false)
-		if pi.comm == "" && parent != nil {
-			pi.comm = parent.comm
+		l.pruneTSFirst(ev.PID, at)
+		var pi *procInfo
+		if len(l.tsFirst[ev.PID]) == 0 {
+			pi = l.readInfo(ev.PID, ev.ParentTGID, false)
+		} else {
+			// Its exit was read already: /proc/PID is gone, or is a
+			// later process's.
+			pi = &procInfo{ppid: ev.ParentTGID}
 		}
+		if pi.comm == "" && parent != nil {
+			pi.comm = parent.comm // a child is its parent's copy until it execs
+		}
+		pi.forkAt = at
 		l.tracked[ev.PID] = pi
 	case whatExec:
 		if ev.PID != ev.TGID {
 			return
 		}
-		old := l.tracked[ev.PID]
-		pe, exited := l.pending[ev.PID]
-		if old == nil && exited {
-			// Its taskstats exit was read first and took the record of
-			// its fork: /proc/PID is gone, the record is all there is.
-			old = pe.info
-		}
-		pi := l.readInfo(ev.PID, 0, true)
-		if old != nil {
-			pi.ppid = old.ppid
-			if pi.cgroup == "" {
-				pi.cgroup, pi.unit = old.cgroup, old.unit
-			}
-		}
-		if pi.ppid == 0 && exited {
-			pi.ppid = pe.ev.PPID // taskstats' ac_ppid
-		}
-		if pi.ppid == 0 {
-			// Forked before the listener started (or the fork event was
-			// lost): every exec still carries its parent.
-			pi.ppid = l.readPPID(ev.PID)
-		}
-		pi.execIdx, pi.gen, pi.hasExec = len(l.events), l.gen, true
-		if exited {
-			// The taskstats exit was read before this exec (two sockets,
-			// two readers): the process is gone; complete from its exit.
-			x := &pe.ev
-			if x.Comm != "" {
-				pi.comm = x.Comm
-			}
-			if x.Cgroup == "" {
-				x.Cgroup, x.Unit, x.Cmdline = pi.cgroup, pi.unit, pi.cmdline
-			}
-			if x.Exe == "" {
-				x.Exe = pi.exe
-			} else if pi.cgroup == "" {
-				pi.cgroup, pi.unit = x.Cgroup, x.Unit
-			}
-		} else {
-			l.tracked[ev.PID] = pi
-		}
-		e := process.Event{Kind: process.Exec, Time: at, Source: "connector", PID: ev.PID, PPID: pi.ppid,
-			Comm: pi.comm, Exe: pi.exe, Cmdline: pi.cmdline, Cgroup: pi.cgroup, Unit: pi.unit}
-		l.describeParent(&e)
-		l.push(e)
+		l.handleExec(ev.PID, at)
 	case whatComm:
 		if pi := l.tracked[ev.TGID]; pi != nil && ev.PID == ev.TGID {
 			pi.comm = ev.Comm
@@ -445,23 +472,105 @@ func (l *Listener) handleConnector(ev procEvent, at time.Time) {
 		if ev.PID != ev.TGID {
 			return
 		}
-		if l.tsOn {
-			if pe, ok := l.pending[ev.PID]; ok {
-				// taskstats came first (it is sent earlier in do_exit):
-				// give its event the connector's exact time.
-				pe.ev.Time = at
-				return
-			}
-			l.cnExits[ev.PID] = at
-			return
-		}
 		pi := l.tracked[ev.PID]
 		delete(l.tracked, ev.PID)
+		if l.tsOn {
+			if q := l.tsFirst[ev.PID]; len(q) > 0 {
+				// Its taskstats record came first (it is sent earlier in
+				// do_exit): give its event the connector's exact time,
+				// if it is the one still held.
+				if pe := l.pending[ev.PID]; pe != nil && len(q) == 1 {
+					pe.ev.Time = at
+				}
+				l.popTSFirst(ev.PID, 1)
+				return
+			}
+			l.cnExits[ev.PID] = append(l.cnExits[ev.PID], cnExit{at: at, info: pi})
+			return
+		}
 		e := process.Event{Kind: process.Exit, Time: at, Source: "connector", PID: ev.PID, PPID: ev.ParentTGID}
 		if pi != nil {
 			e.Comm, e.Exe, e.Cmdline, e.Cgroup, e.Unit = pi.comm, pi.exe, pi.cmdline, pi.cgroup, pi.unit
 		}
 		l.push(e)
+	}
+}
+
+// handleExec records the exec of process pid and tracks it from there.
+//
+// Its identity comes from /proc/PID, read now, or, when taskstats has
+// read its exit already (the two sockets are read by two goroutines),
+// from that exit record and what its fork recorded; /proc/PID is then
+// gone, or is a later process's, and is not read. It never comes from
+// an exit record of another process at the same PID: the records are
+// paired by their order (Listener.tsFirst). When nothing says what the
+// process was, Comm is left empty; every consumer of process.Event takes
+// an empty Comm as unknown (correlate's proc.note keeps the name it had,
+// and the process's exit, read later, names it).
+func (l *Listener) handleExec(pid int, at time.Time) {
+	old := l.tracked[pid]
+	if old != nil {
+		l.pruneTSFirst(pid, old.forkAt)
+	}
+	q := l.tsFirst[pid]
+	var pi *procInfo
+	if len(q) == 0 {
+		pi = l.readInfo(pid, 0, true)
+	} else {
+		pi = &procInfo{}
+	}
+	if old != nil {
+		pi.ppid, pi.forkAt = old.ppid, old.forkAt
+		if pi.cgroup == "" {
+			pi.cgroup, pi.unit = old.cgroup, old.unit
+		}
+	}
+	if len(q) > 0 {
+		// The first exit taskstats read at this PID that the connector
+		// has not: this process's.
+		pi.comm = q[0].comm
+		if pi.ppid == 0 {
+			pi.ppid = q[0].ppid
+		}
+		if pe := l.pending[pid]; pe != nil && len(q) == 1 && pe.ev.Cgroup == "" {
+			pe.ev.Cgroup, pe.ev.Unit = pi.cgroup, pi.unit
+		}
+	}
+	if pi.ppid == 0 && len(q) == 0 {
+		// Forked before the listener started (or the fork event was
+		// lost): every exec still carries its parent.
+		pi.ppid = l.readPPID(pid)
+	}
+	pi.execIdx, pi.gen, pi.hasExec = len(l.events), l.gen, true
+	l.tracked[pid] = pi
+	e := process.Event{Kind: process.Exec, Time: at, Source: "connector", PID: pid, PPID: pi.ppid,
+		Comm: pi.comm, Exe: pi.exe, Cmdline: pi.cmdline, Cgroup: pi.cgroup, Unit: pi.unit}
+	l.describeParent(&e)
+	l.push(e)
+}
+
+// pruneTSFirst forgets the taskstats exits of pid waiting for their
+// connector exit that are certainly of processes earlier than the one
+// the connector saw forked at forkAt: their connector exits, which came
+// before that fork, were lost.
+func (l *Listener) pruneTSFirst(pid int, forkAt time.Time) {
+	q := l.tsFirst[pid]
+	n := 0
+	for n < len(q) && q[n].before(forkAt) {
+		n++
+	}
+	if n > 0 {
+		l.popTSFirst(pid, n)
+	}
+}
+
+// popTSFirst forgets the n oldest taskstats exits of pid waiting for
+// their connector exit.
+func (l *Listener) popTSFirst(pid, n int) {
+	if q := l.tsFirst[pid]; n < len(q) {
+		l.tsFirst[pid] = q[n:]
+	} else {
+		delete(l.tsFirst, pid)
 	}
 }
 
@@ -525,12 +634,36 @@ func (l *Listener) handleExit(te taskExit, now time.Time) {
 		delete(l.threadIO, te.PID)
 	}
 	at := now
-	if t, ok := l.cnExits[te.PID]; ok {
-		at = t
-		delete(l.cnExits, te.PID)
+	var pi *procInfo // what the connector tracked of this process
+	x := tsExit{received: now, comm: te.Comm, ppid: te.PPID, elapsed: te.Elapsed}
+	for q := l.cnExits[te.PID]; len(q) > 0 && q[0].endedBefore(te.BeginTime); q = l.cnExits[te.PID] {
+		// An earlier process at this PID whose taskstats record was lost.
+		l.taskstatsMissing(te.PID, q[0])
+		l.popCnExit(te.PID)
 	}
-	pi := l.tracked[te.PID]
-	delete(l.tracked, te.PID)
+	if q := l.cnExits[te.PID]; len(q) > 0 {
+		if q[0].info == nil || !x.before(q[0].info.forkAt) {
+			// The connector's exit was read first: the oldest waiting
+			// at this PID is this process's.
+			at, pi = q[0].at, q[0].info
+			l.popCnExit(te.PID)
+		}
+		// Else this process is earlier than the oldest waiting, whose
+		// record is still to come: its own connector exit was lost.
+	} else if cur := l.tracked[te.PID]; cur == nil || !x.before(cur.forkAt) {
+		if cur != nil {
+			l.pruneTSFirst(te.PID, cur.forkAt)
+		}
+		if len(l.tsFirst[te.PID]) == 0 {
+			// The connector has read the exits of every earlier process
+			// at this PID and not this one's: it tracks this one (or
+			// none yet). Otherwise it still tracks an earlier process.
+			pi = cur
+		}
+		l.tsFirst[te.PID] = append(l.tsFirst[te.PID], x)
+	}
+	// Else the connector tracks a later process at this PID: this one's
+	// connector exit, read before that fork, was lost (LostKernel).
 	e := process.Event{Kind: process.Exit, Time: at, Source: "taskstats", PID: te.PID, PPID: te.PPID, Comm: te.Comm,
 		ReadBytes: te.ReadBytes, WriteBytes: te.WriteBytes, BlkioDelay: te.BlkioDelay}
 	if pi != nil {
@@ -541,15 +674,15 @@ func (l *Listener) handleExit(te taskExit, now time.Time) {
 		// A process that exited before /proc/PID could be read at exec
 		// time has its exec event completed from taskstats.
 		if pi.hasExec && pi.gen == l.gen && pi.execIdx < len(l.events) {
-			if x := &l.events[pi.execIdx]; x.PID == te.PID && x.Kind == process.Exec && x.Comm != te.Comm && te.Comm != "" {
-				x.Comm = te.Comm
+			if ex := &l.events[pi.execIdx]; ex.PID == te.PID && ex.Kind == process.Exec && ex.Comm != te.Comm && te.Comm != "" {
+				ex.Comm = te.Comm
 			}
 		}
 	}
 	if old, ok := l.pending[te.PID]; ok { // PID reused within the hold: hand out the old one
 		l.push(old.ev)
 	}
-	l.pending[te.PID] = &pendingExit{ev: e, received: now, info: pi}
+	l.pending[te.PID] = &pendingExit{ev: e, received: now}
 }
 
 // flushPending hands out the exits held at least exitHold (all with
@@ -563,6 +696,29 @@ func (l *Listener) flushPending(now time.Time, force bool) {
 	}
 }
 
+// taskstatsMissing hands out connector exit x of pid, whose taskstats
+// record did not come, without I/O.
+func (l *Listener) taskstatsMissing(pid int, x cnExit) {
+	l.stats.TaskstatsMissing++
+	e := process.Event{Kind: process.Exit, Time: x.at, Source: "connector", PID: pid}
+	if pi := x.info; pi != nil {
+		e.Comm, e.Exe, e.Cmdline, e.Cgroup, e.Unit, e.PPID = pi.comm, pi.exe, pi.cmdline, pi.cgroup, pi.unit, pi.ppid
+	}
+	l.push(e)
+}
+
+// popCnExit forgets the oldest connector exit of pid waiting for its
+// taskstats record and returns those left.
+func (l *Listener) popCnExit(pid int) []cnExit {
+	q := l.cnExits[pid]
+	if len(q) <= 1 {
+		delete(l.cnExits, pid)
+		return nil
+	}
+	l.cnExits[pid] = q[1:]
+	return q[1:]
+}
+
 // Drain returns the events buffered since the last call, oldest first,
 // and the accounting of that interval. Connector exits of main threads
 // whose taskstats record has not arrived within a second are counted as
@@ -571,18 +727,22 @@ func (l *Listener) Drain() ([]process.Event, process.EventStats) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.opts.Now()
-	for pid, at := range l.cnExits {
-		if now.Sub(at) < time.Second {
-			continue
+	for pid, q := range l.cnExits {
+		for len(q) > 0 && now.Sub(q[0].at) >= exitMatchWait {
+			l.taskstatsMissing(pid, q[0])
+			q = l.popCnExit(pid)
 		}
-		delete(l.cnExits, pid)
-		l.stats.TaskstatsMissing++
-		e := process.Event{Kind: process.Exit, Time: at, Source: "connector", PID: pid}
-		if pi := l.tracked[pid]; pi != nil {
-			e.Comm, e.Exe, e.Cmdline, e.Cgroup, e.Unit, e.PPID = pi.comm, pi.exe, pi.cmdline, pi.cgroup, pi.unit, pi.ppid
-			delete(l.tracked, pid)
+	}
+	// A taskstats exit whose connector exit has not come (the event was
+	// lost: LostKernel) stops standing for the process at its PID.
+	for pid, q := range l.tsFirst {
+		n := 0
+		for n < len(q) && now.Sub(q[n].received) >= exitMatchWait {
+			n++
 		}
-		l.push(e)
+		if n > 0 {
+			l.popTSFirst(pid, n)
+		}
 	}
 	// Hand out every held exit now, whatever its age: the scan that
 	// follows sees its parent's counters with the child reaped, and needs

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -391,5 +392,239 @@ func TestExecAfterItsExit(t *testing.T) {
 	}
 	if exit.Kind != process.Exit || exit.PID != child || exit.PPID != parent || exit.Unit != "cron.service" {
 		t.Errorf("exit %+v", exit)
+	}
+}
+
+// TestPIDReuseAttribution replays one PID's two lives as the listener's
+// two readers can see them: a long-running sleep (A) exits, and a storm
+// child (B) is then forked at the same PID, execs mdstorm and exits. The
+// connector's events (A's exit, B's fork, exec and exit) and the
+// taskstats records (A's, B's) are each in order, but the two streams
+// interleave in any way; every interleaving is tried, with B alive when
+// its exec is read or already gone. Whatever the order, B's exec must
+// carry B's comm or none, never A's, and neither exit the other's
+// program. (Before, a taskstats exit of A still held when B's exec was
+// read named B "sleep": 9 of 20 storms failed beside a loop of sleeps.)
+func TestPIDReuseAttribution(t *testing.T) {
+	const pid, shell = 4242, 4100
+	const storm = "mdstorm123"
+	cn := []string{"exitA", "forkB", "execB", "exitB"}
+	ts := []string{"tsA", "tsB"}
+	for _, order := range interleavings(cn, ts) {
+		for _, alive := range []bool{true, false} {
+			if alive && slices.Index(order, "tsB") < slices.Index(order, "execB") {
+				continue // B's exit cannot have been read while it lives
+			}
+			name := strings.Join(order, ",")
+			if alive {
+				name += "/alive"
+			} else {
+				name += "/gone"
+			}
+			t.Run(name, func(t *testing.T) {
+				root := t.TempDir()
+				dir := filepath.Join(root, fmt.Sprint(pid))
+				if alive {
+					if err := os.MkdirAll(dir, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					for f, v := range map[string]string{"comm": storm + "\n", "cgroup": "0::/\n", "cmdline": "/tmp/t/" + storm + "\x00"} {
+						if err := os.WriteFile(filepath.Join(dir, f), []byte(v), 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := os.Symlink("/tmp/t/"+storm, filepath.Join(dir, "exe")); err != nil {
+						t.Fatal(err)
+					}
+				}
+				start := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+				now := start
+				l := newListener(Options{ProcRoot: root, MaxEvents: 64, Now: func() time.Time { return now }})
+				l.tsOn = true
+				// A ran before the listener started (the snapshot's record).
+				l.tracked[pid] = &procInfo{comm: "sleep", exe: "/usr/bin/sleep", ppid: 1}
+				l.tracked[shell] = &procInfo{comm: "sh", exe: "/usr/bin/dash", ppid: 1, hasExec: true}
+				for i, step := range order {
+					now = start.Add(time.Duration(i+1) * 10 * time.Millisecond)
+					if alive && (step == "exitB" || step == "tsB") {
+						if err := os.RemoveAll(dir); err != nil {
+							t.Fatal(err)
+						}
+					}
+					switch step {
+					case "exitA":
+						l.handleConnector(procEvent{What: whatExit, PID: pid, TGID: pid, ParentPID: 1, ParentTGID: 1}, start.Add(-time.Second))
+					case "forkB":
+						l.handleConnector(procEvent{What: whatFork, PID: pid, TGID: pid, ParentPID: shell, ParentTGID: shell}, start.Add(time.Millisecond))
+					case "execB":
+						l.handleConnector(procEvent{What: whatExec, PID: pid, TGID: pid}, start.Add(2*time.Millisecond))
+					case "exitB":
+						l.handleConnector(procEvent{What: whatExit, PID: pid, TGID: pid, ParentPID: shell, ParentTGID: shell}, start.Add(3*time.Millisecond))
+					case "tsA":
+						l.handleExit(taskExit{PID: pid, TGID: pid, PPID: 1, Comm: "sleep", Elapsed: 30*time.Second + now.Sub(start)}, now)
+					case "tsB":
+						l.handleExit(taskExit{PID: pid, TGID: pid, PPID: shell, Comm: storm, Elapsed: 2 * time.Millisecond}, now)
+					}
+				}
+				evs, st := l.Drain()
+				var execs, exits []process.Event
+				for _, e := range evs {
+					switch e.Kind {
+					case process.Exec:
+						execs = append(execs, e)
+					case process.Exit:
+						exits = append(exits, e)
+					}
+				}
+				if len(execs) != 1 || len(exits) != 2 || st.TaskstatsMissing != 0 {
+					t.Fatalf("%d execs, %d exits, stats %+v; want 1 and 2, none missing: %+v", len(execs), len(exits), st, evs)
+				}
+				if ex := execs[0]; ex.Comm != storm || ex.PPID != shell {
+					t.Errorf("B's exec: comm %q ppid %d, want %q and %d", ex.Comm, ex.PPID, storm, shell)
+				}
+				if alive && execs[0].Exe != "/tmp/t/"+storm {
+					t.Errorf("B's exec: exe %q, want /tmp/t/%s (it was alive when read)", execs[0].Exe, storm)
+				}
+				for _, x := range exits {
+					switch x.Comm {
+					case "sleep":
+						if x.Exe != "/usr/bin/sleep" || x.PPID != 1 {
+							t.Errorf("A's exit: %+v; want exe /usr/bin/sleep, ppid 1", x)
+						}
+					case storm:
+						if x.Exe != "" && x.Exe != "/tmp/t/"+storm || x.PPID != shell {
+							t.Errorf("B's exit: %+v; want exe /tmp/t/%s or none, ppid %d", x, storm, shell)
+						}
+					default:
+						t.Errorf("an exit named %q: %+v", x.Comm, x)
+					}
+				}
+			})
+		}
+	}
+}
+
+// interleavings returns every merge of a and b that keeps each in order.
+func interleavings(a, b []string) [][]string {
+	if len(a) == 0 || len(b) == 0 {
+		return [][]string{append(slices.Clone(a), b...)}
+	}
+	var out [][]string
+	for _, rest := range interleavings(a[1:], b) {
+		out = append(out, append([]string{a[0]}, rest...))
+	}
+	for _, rest := range interleavings(a, b[1:]) {
+		out = append(out, append([]string{b[0]}, rest...))
+	}
+	return out
+}
+
+// fakeProc makes <root>/<pid> a process running prog (comm, exe,
+// cmdline, cgroup), replacing what was there.
+func fakeProc(t *testing.T, root string, pid int, prog string) {
+	t.Helper()
+	dir := filepath.Join(root, fmt.Sprint(pid))
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f, v := range map[string]string{"comm": filepath.Base(prog) + "\n", "cgroup": "0::/\n", "cmdline": prog + "\x00"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(prog, filepath.Join(dir, "exe")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLostExitAttribution: when one reader's record of an exit is lost
+// (counted, as LostKernel or Overruns), order alone no longer pairs the
+// two readers' exits of a PID, and the next process at that PID must
+// still not be named after the last: the times the records carry say
+// which process each is of.
+func TestLostExitAttribution(t *testing.T) {
+	const pid = 4242
+	const sleep, storm = "/usr/bin/sleep", "/tmp/t/mdstorm123"
+	t0 := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	type step struct {
+		when time.Duration
+		do   string // forkA, execA, exitA, tsA, forkB, execB, exitB, tsB
+	}
+	for _, c := range []struct {
+		name  string
+		steps []step
+		// want: A's exit's exe, how it was read, and TaskstatsMissing
+		aExe, aSource string
+		missing       uint64
+	}{
+		{"connector exit lost, taskstats read before the next fork",
+			[]step{{0, "forkA"}, {time.Millisecond, "execA"}, {30 * time.Second, "tsA"},
+				{31 * time.Second, "forkB"}, {31*time.Second + time.Millisecond, "execB"}, {31*time.Second + 10*time.Millisecond, "tsB"}, {31*time.Second + 11*time.Millisecond, "exitB"}},
+			sleep, "taskstats", 0},
+		{"connector exit lost, taskstats read after the next exec",
+			[]step{{0, "forkA"}, {time.Millisecond, "execA"},
+				{31 * time.Second, "forkB"}, {31*time.Second + time.Millisecond, "execB"}, {31*time.Second + 500*time.Millisecond, "tsA"},
+				{31*time.Second + 510*time.Millisecond, "tsB"}, {31*time.Second + 511*time.Millisecond, "exitB"}},
+			"", "taskstats", 0},
+		{"taskstats record lost",
+			[]step{{0, "forkA"}, {time.Millisecond, "execA"}, {30 * time.Second, "exitA"},
+				{32 * time.Second, "forkB"}, {32*time.Second + time.Millisecond, "execB"}, {33 * time.Second, "exitB"}, {33*time.Second + 10*time.Millisecond, "tsB"}},
+			sleep, "connector", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			now := t0
+			l := newListener(Options{ProcRoot: root, MaxEvents: 64, Now: func() time.Time { return now }})
+			l.tsOn = true
+			fakeProc(t, root, pid, sleep)
+			var forkB time.Time
+			for _, s := range c.steps {
+				if s.do == "forkB" {
+					forkB = at(s.when)
+				}
+			}
+			for _, s := range c.steps {
+				now = at(s.when)
+				switch s.do {
+				case "forkA", "forkB":
+					if s.do == "forkB" {
+						fakeProc(t, root, pid, storm)
+					}
+					l.handleConnector(procEvent{What: whatFork, PID: pid, TGID: pid, ParentPID: 1, ParentTGID: 1}, now)
+				case "execA", "execB":
+					l.handleConnector(procEvent{What: whatExec, PID: pid, TGID: pid}, now)
+				case "exitA", "exitB":
+					l.handleConnector(procEvent{What: whatExit, PID: pid, TGID: pid, ParentPID: 1, ParentTGID: 1}, now)
+				case "tsA":
+					l.handleExit(taskExit{PID: pid, TGID: pid, PPID: 1, Comm: "sleep", Elapsed: 30 * time.Second, BeginTime: t0}, now)
+				case "tsB":
+					l.handleExit(taskExit{PID: pid, TGID: pid, PPID: 1, Comm: "mdstorm123", Elapsed: now.Sub(forkB), BeginTime: forkB.Truncate(time.Second)}, now)
+				}
+			}
+			evs, st := l.Drain()
+			got := map[string]process.Event{}
+			for _, e := range evs {
+				got[string(e.Kind)+" "+e.Comm] = e
+			}
+			if len(evs) != 4 || st.TaskstatsMissing != c.missing {
+				t.Fatalf("events %+v, stats %+v; want A's and B's exec and exit, %d taskstats missing", evs, st, c.missing)
+			}
+			if e, ok := got["exec mdstorm123"]; !ok || e.Exe != storm {
+				t.Errorf("B's exec: %+v; want comm mdstorm123, exe %s", e, storm)
+			}
+			if e, ok := got["exit mdstorm123"]; !ok || e.Exe != storm || e.Source != "taskstats" {
+				t.Errorf("B's exit: %+v; want taskstats record of mdstorm123, exe %s", e, storm)
+			}
+			if e, ok := got["exec sleep"]; !ok || e.Exe != sleep {
+				t.Errorf("A's exec: %+v; want comm sleep, exe %s", e, sleep)
+			}
+			if e, ok := got["exit sleep"]; !ok || e.Exe != c.aExe || e.Source != c.aSource {
+				t.Errorf("A's exit: %+v; want %s record of sleep, exe %q", e, c.aSource, c.aExe)
+			}
+		})
 	}
 }
