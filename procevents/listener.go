@@ -51,6 +51,7 @@ type procInfo struct {
 	// forked (zero when its fork was not seen: it ran before the
 	// listener started, or the event was lost).
 	forkAt time.Time
+	forkNS uint64 // the fork event's stamp, CLOCK_MONOTONIC ns (0: not seen)
 	// execIdx is the index of this process's exec event in the buffer of
 	// generation gen, so that what could not be read at exec time (a
 	// process that exited before /proc was read) is filled in at exit.
@@ -251,20 +252,27 @@ func (l *Listener) snapshotExisting() {
 		if err != nil {
 			continue
 		}
-		l.tracked[pid] = l.readInfo(pid, 0, false)
+		l.tracked[pid], _ = l.readInfo(pid, 0, false, 0)
 	}
 }
 
-// readInfo reads comm, cgroup and (withCmdline) cmdline of a process.
+// readInfo reads cgroup, (withCmdline) cmdline and exe of the process
+// at pid, then its comm, parent PID (returned) and start time from
+// <ProcRoot>/<pid>/stat, last: with bornBy, the CLOCK_MONOTONIC ns stamp
+// of an event of the process (its fork or exec), a start no later than
+// the event vouches for all of it. A process that is there at the stat
+// read and had started by the event held the PID at the event, so it is
+// the event's process, and was so at the reads before. One that started
+// after it is a later process at a reused PID (the listener read too
+// late): nothing of it is kept. Without bornBy (processes running at
+// Open) nothing is checked.
+//
 // The files are read with plain open/read/close into a reused buffer:
 // os.ReadFile also registers each file with the runtime's poller and
 // allocates a buffer per call, which made it half of the listener's CPU
 // under heavy exec churn (bench: 3000 /bin/true in 20 s).
-func (l *Listener) readInfo(pid, ppid int, withCmdline bool) *procInfo {
+func (l *Listener) readInfo(pid, ppid int, withCmdline bool, bornBy uint64) (*procInfo, int) {
 	pi := &procInfo{ppid: ppid}
-	if b, ok := l.readProcFile(pid, "comm"); ok {
-		pi.comm, _ = process.ParseComm(b) // "" for a comm that is not the kernel's
-	}
 	if b, ok := l.readProcFile(pid, "cgroup"); ok {
 		pi.cgroup, pi.unit = process.ParseCgroupFile(b)
 	}
@@ -276,14 +284,41 @@ func (l *Listener) readInfo(pid, ppid int, withCmdline bool) *procInfo {
 	if withCmdline {
 		pi.exe = l.readExe(pid)
 	}
-	return pi
+	b, ok := l.readProcFile(pid, "stat")
+	if !ok {
+		return &procInfo{ppid: ppid}, 0 // gone: what was read may be of a later process
+	}
+	st, err := process.ParseStat(b)
+	if err != nil || bornBy != 0 && !startedBy(st.StartTicks, bornBy) {
+		return &procInfo{ppid: ppid}, 0
+	}
+	pi.comm, _ = process.ParseComm([]byte(st.Comm)) // "" for a comm that is not the kernel's
+	return pi, st.PPID
+}
+
+// startedBy reports whether a process that started startTicks clock
+// ticks after boot (/proc/PID/stat field 22: start_boottime, CLOCK_BOOTTIME,
+// in USER_HZ ticks, 100 a second on every architecture memdiag runs on)
+// had started by mono, a CLOCK_MONOTONIC stamp in ns. The two clocks
+// differ by the time the machine was suspended, measured now. The tick
+// truncates the start: a process started up to 10 ms after mono passes,
+// which for a later process at the same PID would take a whole round of
+// pid_max PIDs within those 10 ms.
+func startedBy(startTicks, mono uint64) bool {
+	var b, m unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &m) != nil || unix.ClockGettime(unix.CLOCK_BOOTTIME, &b) != nil {
+		return true // no clock: nothing is certain
+	}
+	suspended := max(b.Nano()-m.Nano(), 0)
+	const tick = uint64(time.Second / 100)
+	return startTicks <= (mono+uint64(suspended))/tick
 }
 
 // describeParent gives an exec event its parent's identity when the
 // parent's own exec was not recorded (it was running before the listener
 // started, like a loop's shell): comm, command line and parent PID, read
 // from /proc once per parent, so a child's ancestry reaches the loop.
-func (l *Listener) describeParent(e *process.Event) {
+func (l *Listener) describeParent(e *process.Event, forkNS uint64) {
 	if e.PPID <= 1 {
 		return
 	}
@@ -291,11 +326,13 @@ func (l *Listener) describeParent(e *process.Event) {
 	if par != nil && (par.hasExec || par.described) {
 		return
 	}
-	info := l.readInfo(e.PPID, 0, true)
+	// The parent started before it forked the child (forkNS; 0 when that
+	// fork was not seen); a process at its PID that started later is not it.
+	info, ppid := l.readInfo(e.PPID, 0, true, forkNS)
 	if info.comm == "" {
 		return // gone already
 	}
-	e.ParentComm, e.ParentCmdline, e.ParentPPID = info.comm, info.cmdline, l.readPPID(e.PPID)
+	e.ParentComm, e.ParentCmdline, e.ParentPPID = info.comm, info.cmdline, ppid
 	if par == nil {
 		info.ppid = e.ParentPPID
 		par = info
@@ -316,21 +353,6 @@ func (l *Listener) readExe(pid int) string {
 		return ""
 	}
 	return string(l.infoBuf[:n])
-}
-
-// readPPID returns field 4 of <ProcRoot>/<pid>/stat, 0 when it cannot be
-// read. It serves processes whose fork the listener did not see (they
-// were running before it started, or the fork event was lost).
-func (l *Listener) readPPID(pid int) int {
-	b, ok := l.readProcFile(pid, "stat")
-	if !ok {
-		return 0
-	}
-	st, err := process.ParseStat(b)
-	if err != nil {
-		return 0
-	}
-	return st.PPID
 }
 
 // readProcFile reads <ProcRoot>/<pid>/<name> (at most 16 KiB, enough for
@@ -448,7 +470,7 @@ func (l *Listener) handleConnector(ev procEvent, at time.Time) {
 		l.pruneTSFirst(ev.PID, at)
 		var pi *procInfo
 		if len(l.tsFirst[ev.PID]) == 0 {
-			pi = l.readInfo(ev.PID, ev.ParentTGID, false)
+			pi, _ = l.readInfo(ev.PID, ev.ParentTGID, false, ev.TimestampNS)
 		} else {
 			// Its exit was read already: /proc/PID is gone, or is a
 			// later process's.
@@ -457,13 +479,13 @@ func (l *Listener) handleConnector(ev procEvent, at time.Time) {
 		if pi.comm == "" && parent != nil {
 			pi.comm = parent.comm // a child is its parent's copy until it execs
 		}
-		pi.forkAt = at
+		pi.forkAt, pi.forkNS = at, ev.TimestampNS
 		l.tracked[ev.PID] = pi
 	case whatExec:
 		if ev.PID != ev.TGID {
 			return
 		}
-		l.handleExec(ev.PID, at)
+		l.handleExec(ev.PID, at, ev.TimestampNS)
 	case whatComm:
 		if pi := l.tracked[ev.TGID]; pi != nil && ev.PID == ev.TGID {
 			pi.comm = ev.Comm
@@ -507,20 +529,21 @@ func (l *Listener) handleConnector(ev procEvent, at time.Time) {
 // process was, Comm is left empty; every consumer of process.Event takes
 // an empty Comm as unknown (correlate's proc.note keeps the name it had,
 // and the process's exit, read later, names it).
-func (l *Listener) handleExec(pid int, at time.Time) {
+func (l *Listener) handleExec(pid int, at time.Time, stamp uint64) {
 	old := l.tracked[pid]
 	if old != nil {
 		l.pruneTSFirst(pid, old.forkAt)
 	}
 	q := l.tsFirst[pid]
 	var pi *procInfo
+	statPPID := 0
 	if len(q) == 0 {
-		pi = l.readInfo(pid, 0, true)
+		pi, statPPID = l.readInfo(pid, 0, true, stamp)
 	} else {
 		pi = &procInfo{}
 	}
 	if old != nil {
-		pi.ppid, pi.forkAt = old.ppid, old.forkAt
+		pi.ppid, pi.forkAt, pi.forkNS = old.ppid, old.forkAt, old.forkNS
 		if pi.cgroup == "" {
 			pi.cgroup, pi.unit = old.cgroup, old.unit
 		}
@@ -536,16 +559,16 @@ func (l *Listener) handleExec(pid int, at time.Time) {
 			pe.ev.Cgroup, pe.ev.Unit = pi.cgroup, pi.unit
 		}
 	}
-	if pi.ppid == 0 && len(q) == 0 {
+	if pi.ppid == 0 {
 		// Forked before the listener started (or the fork event was
-		// lost): every exec still carries its parent.
-		pi.ppid = l.readPPID(pid)
+		// lost): every exec still carries its parent, from stat.
+		pi.ppid = statPPID
 	}
 	pi.execIdx, pi.gen, pi.hasExec = len(l.events), l.gen, true
 	l.tracked[pid] = pi
 	e := process.Event{Kind: process.Exec, Time: at, Source: "connector", PID: pid, PPID: pi.ppid,
 		Comm: pi.comm, Exe: pi.exe, Cmdline: pi.cmdline, Cgroup: pi.cgroup, Unit: pi.unit}
-	l.describeParent(&e)
+	l.describeParent(&e, pi.forkNS)
 	l.push(e)
 }
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/memdiag/memdiag/internal/testenv"
 	"github.com/memdiag/memdiag/process"
 )
@@ -120,6 +122,31 @@ func countComm(evs []process.Event, comm string) (execs, exits int) {
 	return
 }
 
+// reusedPIDs counts the PIDs whose exits in evs include one named comm
+// and one named otherwise: the storm's processes that shared their PID
+// with another process exiting while the listener read (before or after
+// them), the case in which an exec could be named after the wrong one.
+func reusedPIDs(evs []process.Event, comm string) int {
+	ours, others := map[int]bool{}, map[int]bool{}
+	for _, e := range evs {
+		if e.Kind != process.Exit {
+			continue
+		}
+		if e.Comm == comm {
+			ours[e.PID] = true
+		} else {
+			others[e.PID] = true
+		}
+	}
+	n := 0
+	for pid := range ours {
+		if others[pid] {
+			n++
+		}
+	}
+	return n
+}
+
 // logMisnamed logs every event of a PID whose exit carries comm but whose
 // exec does not, or the reverse: the evidence when the storm's count is off.
 func logMisnamed(t *testing.T, evs []process.Event, comm string) {
@@ -169,7 +196,8 @@ func TestForkStormAccounting(t *testing.T) {
 		time.Sleep(1500 * time.Millisecond)
 		evs, st := l.Drain()
 		execs, exits := countComm(evs, comm)
-		t.Logf("execs %d exits %d stats %+v", execs, exits, st)
+		t.Logf("execs %d exits %d stats %+v; %d of the storm's PIDs were also another exiting process's",
+			execs, exits, st, reusedPIDs(evs, comm))
 		lost := st.LostKernel + st.LostBuffer
 		if uint64(n-execs) > lost {
 			t.Errorf("%d of %d execs missing but only %d events reported lost", n-execs, n, lost)
@@ -363,7 +391,7 @@ func TestExecAfterItsExit(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for name, v := range map[string]string{"comm": comm + "\n", "cgroup": "0::/system.slice/cron.service\n"} {
+		for name, v := range map[string]string{"comm": comm + "\n", "cgroup": "0::/system.slice/cron.service\n", "stat": statLine(pid, comm, 1, 100)} {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(v), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -428,7 +456,7 @@ func TestPIDReuseAttribution(t *testing.T) {
 					if err := os.MkdirAll(dir, 0o755); err != nil {
 						t.Fatal(err)
 					}
-					for f, v := range map[string]string{"comm": storm + "\n", "cgroup": "0::/\n", "cmdline": "/tmp/t/" + storm + "\x00"} {
+					for f, v := range map[string]string{"comm": storm + "\n", "cgroup": "0::/\n", "cmdline": "/tmp/t/" + storm + "\x00", "stat": statLine(pid, storm, shell, 100)} {
 						if err := os.WriteFile(filepath.Join(dir, f), []byte(v), 0o644); err != nil {
 							t.Fatal(err)
 						}
@@ -519,9 +547,18 @@ func interleavings(a, b []string) [][]string {
 	return out
 }
 
+// statLine is a /proc/PID/stat line of pid (comm, parent ppid, start time
+// in clock ticks after boot), in the shape of Debian bookworm's kernel
+// 6.18 /proc/self/stat (every other field as cat's there).
+func statLine(pid int, comm string, ppid int, startTicks uint64) string {
+	return fmt.Sprintf("%d (%s) S %d %d 8870 0 -1 4194304 102 0 0 0 0 0 0 0 20 0 1 0 %d 3133440 387 18446744073709551615 "+
+		"94767578497024 94767578516905 140729370923920 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 94767578532912 94767578534528 "+
+		"94767981862912 140729370925763 140729370925783 140729370925783 140729370927083 0\n", pid, comm, ppid, ppid, startTicks)
+}
+
 // fakeProc makes <root>/<pid> a process running prog (comm, exe,
 // cmdline, cgroup), replacing what was there.
-func fakeProc(t *testing.T, root string, pid int, prog string) {
+func fakeProc(t *testing.T, root string, pid int, prog string, startTicks uint64) {
 	t.Helper()
 	dir := filepath.Join(root, fmt.Sprint(pid))
 	if err := os.RemoveAll(dir); err != nil {
@@ -530,7 +567,8 @@ func fakeProc(t *testing.T, root string, pid int, prog string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for f, v := range map[string]string{"comm": filepath.Base(prog) + "\n", "cgroup": "0::/\n", "cmdline": prog + "\x00"} {
+	comm := filepath.Base(prog)
+	for f, v := range map[string]string{"comm": comm + "\n", "cgroup": "0::/\n", "cmdline": prog + "\x00", "stat": statLine(pid, comm, 1, startTicks)} {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte(v), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -580,7 +618,7 @@ func TestLostExitAttribution(t *testing.T) {
 			now := t0
 			l := newListener(Options{ProcRoot: root, MaxEvents: 64, Now: func() time.Time { return now }})
 			l.tsOn = true
-			fakeProc(t, root, pid, sleep)
+			fakeProc(t, root, pid, sleep, 100)
 			var forkB time.Time
 			for _, s := range c.steps {
 				if s.do == "forkB" {
@@ -592,7 +630,7 @@ func TestLostExitAttribution(t *testing.T) {
 				switch s.do {
 				case "forkA", "forkB":
 					if s.do == "forkB" {
-						fakeProc(t, root, pid, storm)
+						fakeProc(t, root, pid, storm, 200)
 					}
 					l.handleConnector(procEvent{What: whatFork, PID: pid, TGID: pid, ParentPID: 1, ParentTGID: 1}, now)
 				case "execA", "execB":
@@ -624,6 +662,49 @@ func TestLostExitAttribution(t *testing.T) {
 			}
 			if e, ok := got["exit sleep"]; !ok || e.Exe != c.aExe || e.Source != c.aSource {
 				t.Errorf("A's exit: %+v; want %s record of sleep, exe %q", e, c.aSource, c.aExe)
+			}
+		})
+	}
+}
+
+// TestReadInfoReusedPID: the listener reads /proc/PID after the event,
+// under load long after; by then the PID may be another process's. What
+// it reads is kept only if the process there had started by the event
+// (/proc/PID/stat's start time), else the event's process is unknown.
+func TestReadInfoReusedPID(t *testing.T) {
+	const pid = 4242
+	var mono, boot unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &mono); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &boot); err != nil {
+		t.Fatal(err)
+	}
+	event := uint64(mono.Nano()) // an exec stamped now
+	nowTicks := uint64(boot.Nano()) / uint64(10*time.Millisecond)
+	for _, c := range []struct {
+		name       string
+		startTicks uint64
+		bornBy     uint64
+		wantComm   string
+	}{
+		{"started a minute before the event", nowTicks - 6000, event, "mdstorm123"},
+		{"started a minute after the event: a later process", nowTicks + 6000, event, ""},
+		{"no event to check against (a process running at Open)", nowTicks + 6000, 0, "mdstorm123"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			fakeProc(t, root, pid, "/tmp/t/mdstorm123", c.startTicks)
+			l := newListener(Options{ProcRoot: root, Cmdline: func(argv []string) string { return strings.Join(argv, " ") }})
+			pi, ppid := l.readInfo(pid, 0, true, c.bornBy)
+			want := &procInfo{}
+			wantPPID := 0
+			if c.wantComm != "" {
+				want = &procInfo{comm: c.wantComm, exe: "/tmp/t/mdstorm123", cmdline: "/tmp/t/mdstorm123", cgroup: "/"}
+				wantPPID = 1
+			}
+			if *pi != *want || ppid != wantPPID {
+				t.Errorf("readInfo = %+v, ppid %d; want %+v, ppid %d", *pi, ppid, *want, wantPPID)
 			}
 		})
 	}
