@@ -232,12 +232,59 @@ func (l *Listener) openTaskstats() error {
 		return err
 	}
 	msg := genetlink.Message{Header: genetlink.Header{Command: unix.TASKSTATS_CMD_GET, Version: fam.Version}, Data: data}
-	if _, err := c.Execute(msg, fam.ID, netlink.Request|netlink.Acknowledge); err != nil {
+	sent, err := c.Send(msg, fam.ID, netlink.Request|netlink.Acknowledge)
+	if err == nil {
+		_ = c.SetReadDeadline(time.Now().Add(registerWait))
+		err = l.awaitRegistration(c, sent.Header.Sequence)
+		_ = c.SetReadDeadline(time.Time{})
+	}
+	if err != nil {
 		c.Close()
 		return unavailable("taskstats exit registration", err)
 	}
 	l.ts, l.fam = c, fam
 	return nil
+}
+
+// registerWait bounds the wait for the kernel's answer to the taskstats
+// registration (it answers at once; this is for a kernel that does not).
+const registerWait = 5 * time.Second
+
+// genlReceiver is what awaitRegistration reads: a *genetlink.Conn, or a
+// test's replay of one.
+type genlReceiver interface {
+	Receive() ([]genetlink.Message, []netlink.Message, error)
+}
+
+// awaitRegistration reads c until the kernel acknowledges the request
+// numbered seq, and returns its error (nil: registered). The kernel sends
+// exit records from the moment the CPU mask is registered, so on a busy
+// host some come before the acknowledgement: they are handled as the
+// taskstats reader handles the rest. (genetlink's Execute took them for
+// the reply and failed: "netlink validate: mismatched sequence in
+// netlink reply", once in 20 storms beside a loop of exiting sleeps.)
+// Called from Open, before the readers start.
+func (l *Listener) awaitRegistration(c genlReceiver, seq uint32) error {
+	for {
+		gms, nms, err := c.Receive() // an error answer (errno) is returned as err
+		if err != nil {
+			return err
+		}
+		for i, m := range nms {
+			if m.Header.Type == netlink.Error {
+				if m.Header.Sequence == seq {
+					return nil
+				}
+				continue
+			}
+			if i >= len(gms) || gms[i].Header.Command != unix.TASKSTATS_CMD_NEW {
+				continue
+			}
+			if te, ok, err := parseTaskstatsAttrs(gms[i].Data); err == nil && ok {
+				l.handleExit(te, l.opts.Now())
+			}
+		}
+	}
 }
 
 // snapshotExisting records comm and cgroup of the processes already

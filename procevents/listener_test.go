@@ -2,6 +2,7 @@ package procevents
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mdlayher/genetlink"
+	"github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/internal/testenv"
@@ -707,5 +710,50 @@ func TestReadInfoReusedPID(t *testing.T) {
 				t.Errorf("readInfo = %+v, ppid %d; want %+v, ppid %d", *pi, ppid, *want, wantPPID)
 			}
 		})
+	}
+}
+
+// replayGenl is a genlReceiver answering Receive from a list of
+// datagrams, then with an error.
+type replayGenl struct {
+	gms [][]genetlink.Message
+	nms [][]netlink.Message
+}
+
+func (r *replayGenl) Receive() ([]genetlink.Message, []netlink.Message, error) {
+	if len(r.nms) == 0 {
+		return nil, nil, errors.New("read past the replay")
+	}
+	g, n := r.gms[0], r.nms[0]
+	r.gms, r.nms = r.gms[1:], r.nms[1:]
+	return g, n, nil
+}
+
+// TestRegistrationAfterExitRecords: the kernel sends exit records from
+// the moment the taskstats CPU mask is registered, so on a busy host one
+// can come before the acknowledgement. Open must still succeed (it
+// failed with "mismatched sequence in netlink reply" once in 20 storms
+// beside a loop of exiting sleeps), and the early exit is kept.
+func TestRegistrationAfterExitRecords(t *testing.T) {
+	const seq = 41
+	exit := genetlink.Message{Header: genetlink.Header{Command: unix.TASKSTATS_CMD_NEW, Version: 1}, Data: readNetlink(t, "taskstats-exit")}
+	r := &replayGenl{
+		gms: [][]genetlink.Message{{exit}, {{}}},
+		nms: [][]netlink.Message{
+			{{Header: netlink.Header{Type: 0x17, Sequence: 812}}}, // the kernel's own numbering
+			{{Header: netlink.Header{Type: netlink.Error, Sequence: seq}}},
+		},
+	}
+	now := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+	l := newListener(Options{ProcRoot: t.TempDir(), Now: func() time.Time { return now }})
+	if err := l.awaitRegistration(r, seq); err != nil {
+		t.Fatalf("awaitRegistration: %v", err)
+	}
+	if len(r.nms) != 0 {
+		t.Errorf("%d datagrams left unread", len(r.nms))
+	}
+	evs, _ := l.Drain()
+	if len(evs) != 1 || evs[0].Kind != process.Exit || evs[0].PID != 3387 || evs[0].Comm != "true" || evs[0].ReadBytes != 8192 {
+		t.Errorf("events %+v; want the exit of 3387 (true, 8192 bytes read) read before the acknowledgement", evs)
 	}
 }
