@@ -136,6 +136,9 @@ type Listener struct {
 	cn   *netlink.Conn
 	ts   *genetlink.Conn
 	fam  genetlink.Family
+	// tsMask is the CPU list the taskstats socket registered for, to
+	// deregister at Close.
+	tsMask string
 
 	mu       sync.Mutex
 	events   []process.Event
@@ -209,12 +212,24 @@ func newListener(opts Options) *Listener {
 		cnExits: map[int][]cnExit{}, tsFirst: map[int][]tsExit{}}
 }
 
+// openTaskstats opens the socket taskstats exit records come to and
+// registers it for the online CPUs.
+//
+// The kernel sends exit records to a port id, not a socket, and keeps a
+// registration until a send to that port fails (kernel/taskstats.c,
+// send_cpu_listeners). The first generic netlink socket of a process is
+// given the process's PID as its port id, so a socket of this process
+// (after an earlier Listener's Close, had it not deregistered) or of an
+// earlier process with the same PID can receive exit records before it
+// registers. The socket is read as if it may: the family is looked up on
+// a second socket, whose port id no registration can hold, and
+// awaitRegistration reads past records.
 func (l *Listener) openTaskstats() error {
 	c, err := genetlink.Dial(nil)
 	if err != nil {
 		return unavailable("taskstats", err)
 	}
-	fam, err := c.GetFamily(unix.TASKSTATS_GENL_NAME)
+	fam, err := taskstatsFamily()
 	if err != nil {
 		c.Close()
 		return unavailable("taskstats (kernel without CONFIG_TASKSTATS?)", err)
@@ -224,15 +239,7 @@ func (l *Listener) openTaskstats() error {
 	if b, err := rootfs.ReadPath(context.Background(), filepath.Join(l.opts.SysRoot, "devices/system/cpu/online"), rootfs.ProcLimit); err == nil {
 		mask = strings.TrimSpace(string(b))
 	}
-	ae := netlink.NewAttributeEncoder()
-	ae.String(unix.TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, mask)
-	data, err := ae.Encode()
-	if err != nil {
-		c.Close()
-		return err
-	}
-	msg := genetlink.Message{Header: genetlink.Header{Command: unix.TASKSTATS_CMD_GET, Version: fam.Version}, Data: data}
-	sent, err := c.Send(msg, fam.ID, netlink.Request|netlink.Acknowledge)
+	sent, err := c.Send(cpumaskMsg(fam, unix.TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, mask), fam.ID, netlink.Request|netlink.Acknowledge)
 	if err == nil {
 		_ = c.SetReadDeadline(time.Now().Add(registerWait))
 		err = l.awaitRegistration(c, sent.Header.Sequence)
@@ -242,8 +249,30 @@ func (l *Listener) openTaskstats() error {
 		c.Close()
 		return unavailable("taskstats exit registration", err)
 	}
-	l.ts, l.fam = c, fam
+	l.ts, l.fam, l.tsMask = c, fam, mask
 	return nil
+}
+
+// taskstatsFamily looks up the "TASKSTATS" generic netlink family on a
+// socket of its own, opened while the caller's holds the process's port
+// id (see openTaskstats).
+func taskstatsFamily() (genetlink.Family, error) {
+	q, err := genetlink.Dial(nil)
+	if err != nil {
+		return genetlink.Family{}, err
+	}
+	defer q.Close()
+	return q.GetFamily(unix.TASKSTATS_GENL_NAME)
+}
+
+// cpumaskMsg is a TASKSTATS_CMD_GET request registering or deregistering
+// (attr) the listener for the CPUs of mask ("0-1", the format of
+// /sys/devices/system/cpu/online).
+func cpumaskMsg(fam genetlink.Family, attr uint16, mask string) genetlink.Message {
+	ae := netlink.NewAttributeEncoder()
+	ae.String(attr, mask)
+	data, _ := ae.Encode() // a string attribute always encodes
+	return genetlink.Message{Header: genetlink.Header{Command: unix.TASKSTATS_CMD_GET, Version: fam.Version}, Data: data}
 }
 
 // registerWait bounds the wait for the kernel's answer to the taskstats
@@ -843,6 +872,11 @@ func (l *Listener) Close() error {
 		cn.Close()
 	}
 	if ts != nil {
+		// Deregister first: the kernel would go on sending exit records
+		// to the port id, which this process's next generic netlink
+		// socket is given (openTaskstats). The request is handled
+		// within the send.
+		_, _ = ts.Send(cpumaskMsg(l.fam, unix.TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, l.tsMask), l.fam.ID, netlink.Request)
 		ts.Close()
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -755,5 +756,73 @@ func TestRegistrationAfterExitRecords(t *testing.T) {
 	evs, _ := l.Drain()
 	if len(evs) != 1 || evs[0].Kind != process.Exit || evs[0].PID != 3387 || evs[0].Comm != "true" || evs[0].ReadBytes != 8192 {
 		t.Errorf("events %+v; want the exit of 3387 (true, 8192 bytes read) read before the acknowledgement", evs)
+	}
+}
+
+// portID returns the netlink port id (nl_pid) a socket was bound to.
+func portID(t *testing.T, c interface {
+	SyscallConn() (syscall.RawConn, error)
+}) uint32 {
+	t.Helper()
+	rc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var port uint32
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		var sa unix.Sockaddr
+		if sa, serr = unix.Getsockname(int(fd)); serr == nil {
+			if nl, ok := sa.(*unix.SockaddrNetlink); ok {
+				port = nl.Pid
+			}
+		}
+	}); err != nil || serr != nil {
+		t.Fatalf("getsockname: %v %v", err, serr)
+	}
+	return port
+}
+
+// TestCloseDeregistersTaskstats: taskstats sends exit records to a port
+// id until a send to it fails, and a process's first generic netlink
+// socket is given its PID as port id, again after the last one closed.
+// A socket opened after Close, given the listener's port id, must
+// receive none: before, Open's GetFamily on such a socket read an exit
+// record as its reply and failed ("mismatched sequence in netlink
+// reply"; once in 20 runs of this package beside a loop of exiting
+// sleeps).
+func TestCloseDeregistersTaskstats(t *testing.T) {
+	testenv.RequireRoot(t, "taskstats exit registration (CAP_NET_ADMIN)")
+	l, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := portID(t, l.ts)
+	l.Close()
+	c, err := genetlink.Dial(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := portID(t, c); got != port {
+		t.Skipf("the next generic netlink socket got port id %d, not the listener's %d: nothing to check", got, port)
+	}
+	// An exit on each CPU: with the registration left behind, its record
+	// is queued on c before the exit is reaped.
+	var cpus unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &cpus); err != nil {
+		t.Fatal(err)
+	}
+	for cpu := 0; cpu < len(cpus)*64; cpu++ {
+		if !cpus.IsSet(cpu) {
+			continue
+		}
+		cmd := exec.Command("taskset", "-c", fmt.Sprint(cpu), "/bin/true")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v %s", cmd, err, out)
+		}
+	}
+	if _, err := c.GetFamily(unix.TASKSTATS_GENL_NAME); err != nil {
+		t.Errorf("a socket given the closed listener's port id %d: %v (an exit record came first?)", port, err)
 	}
 }
