@@ -145,7 +145,7 @@ type Listener struct {
 	stats    process.EventStats
 	seq      seqTracker
 	tracked  map[int]*procInfo
-	threadIO map[int]*taskExit    // I/O of a process's exited threads, by TGID
+	threadIO map[int][]threadExit // I/O of a process's exited threads, by TGID
 	pending  map[int]*pendingExit // by TGID
 	// The two readers' exits of one PID are paired by their order: each
 	// socket delivers one PID's exits in the order its processes
@@ -208,7 +208,7 @@ func newListener(opts Options) *Listener {
 	if opts.ReadBuffer <= 0 {
 		opts.ReadBuffer = 8 << 20
 	}
-	return &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int]*taskExit{}, pending: map[int]*pendingExit{},
+	return &Listener{opts: opts, tracked: map[int]*procInfo{}, threadIO: map[int][]threadExit{}, pending: map[int]*pendingExit{},
 		cnExits: map[int][]cnExit{}, tsFirst: map[int][]tsExit{}}
 }
 
@@ -709,29 +709,21 @@ func (l *Listener) readTaskstats(ctx context.Context, ts *genetlink.Conn) {
 
 func (l *Listener) handleExit(te taskExit, now time.Time) {
 	if te.PID != te.TGID {
-		if pe, ok := l.pending[te.TGID]; ok { // a thread ending after its leader
+		// A thread ending after its leader, whose exit is held: its I/O
+		// is that process's if the thread began by the leader's exit (a
+		// later process at the PID began after it; BeginTime is whole
+		// seconds, rounded down, so a thread of the leader always
+		// passes and a later process's passes only within the second).
+		if pe, ok := l.pending[te.TGID]; ok && !te.BeginTime.After(pe.ev.Time) {
 			pe.ev.ReadBytes += te.ReadBytes
 			pe.ev.WriteBytes += te.WriteBytes
 			pe.ev.BlkioDelay += te.BlkioDelay
 			return
 		}
-		acc := l.threadIO[te.TGID]
-		if acc == nil {
-			acc = &taskExit{}
-			l.threadIO[te.TGID] = acc
-		}
-		acc.ReadBytes += te.ReadBytes
-		acc.WriteBytes += te.WriteBytes
-		acc.CancelledWriteBytes += te.CancelledWriteBytes
-		acc.BlkioDelay += te.BlkioDelay
+		l.threadIO[te.TGID] = append(l.threadIO[te.TGID], threadExit{received: now, read: te.ReadBytes, write: te.WriteBytes, blkio: te.BlkioDelay})
 		return
 	}
-	if acc := l.threadIO[te.PID]; acc != nil {
-		te.ReadBytes += acc.ReadBytes
-		te.WriteBytes += acc.WriteBytes
-		te.BlkioDelay += acc.BlkioDelay
-		delete(l.threadIO, te.PID)
-	}
+	l.addThreadIO(&te)
 	at := now
 	var pi *procInfo // what the connector tracked of this process
 	x := tsExit{received: now, comm: te.Comm, ppid: te.PPID, elapsed: te.Elapsed}
@@ -782,6 +774,31 @@ func (l *Listener) handleExit(te taskExit, now time.Time) {
 		l.push(old.ev)
 	}
 	l.pending[te.PID] = &pendingExit{ev: e, received: now}
+}
+
+// threadExit is the I/O of one exited thread (not a group leader), held
+// until its thread group's leader exits.
+type threadExit struct {
+	received    time.Time // when its taskstats record was read
+	read, write uint64    // bytes, as taskExit's
+	blkio       time.Duration
+}
+
+// addThreadIO adds to leader te the I/O of its group's threads that ended
+// before it, and forgets every thread held at its PID. A thread whose
+// record was read before the leader began (BeginTime, whole seconds
+// rounded down) was an earlier process's at the PID, whose leader's exit
+// had already been handed out: its I/O is not te's and is dropped.
+func (l *Listener) addThreadIO(te *taskExit) {
+	for _, x := range l.threadIO[te.PID] {
+		if x.received.Before(te.BeginTime) {
+			continue
+		}
+		te.ReadBytes += x.read
+		te.WriteBytes += x.write
+		te.BlkioDelay += x.blkio
+	}
+	delete(l.threadIO, te.PID)
 }
 
 // flushPending hands out the exits held at least exitHold (all with

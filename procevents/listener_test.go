@@ -826,3 +826,70 @@ func TestCloseDeregistersTaskstats(t *testing.T) {
 		t.Errorf("a socket given the closed listener's port id %d: %v (an exit record came first?)", port, err)
 	}
 }
+
+// TestThreadIOAttribution: a thread's I/O goes to its own process, never
+// to another process at the same PID: not to the next process's exit
+// when it was read before that process began (an earlier process's
+// thread ending after its leader's exit was handed out), and not to an
+// exit still held when the thread began after that exit.
+func TestThreadIOAttribution(t *testing.T) {
+	const pid, tid = 4343, 4344
+	t0 := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+	leader := func(begin time.Time, write uint64) taskExit {
+		return taskExit{PID: pid, TGID: pid, PPID: 1, Comm: "dd", WriteBytes: write, BeginTime: begin.Truncate(time.Second)}
+	}
+	thread := func(begin time.Time, write uint64) taskExit {
+		return taskExit{PID: tid, TGID: pid, PPID: 1, Comm: "worker", WriteBytes: write, BeginTime: begin.Truncate(time.Second)}
+	}
+	exitWrites := func(t *testing.T, l *Listener) []uint64 {
+		t.Helper()
+		evs, _ := l.Drain()
+		var w []uint64
+		for _, e := range evs {
+			if e.Kind == process.Exit && e.PID == pid {
+				w = append(w, e.WriteBytes)
+			}
+		}
+		return w
+	}
+	for _, c := range []struct {
+		name string
+		run  func(l *Listener, now *time.Time)
+		want []uint64
+	}{
+		{"a thread that ended before its leader", func(l *Listener, now *time.Time) {
+			*now = t0.Add(2 * time.Second)
+			l.handleExit(thread(t0.Add(time.Second), 8192), *now)
+			*now = t0.Add(3 * time.Second)
+			l.handleExit(leader(t0, 4<<20), *now)
+		}, []uint64{4<<20 + 8192}},
+		{"an earlier process's thread, read before the next process began", func(l *Listener, now *time.Time) {
+			*now = t0.Add(2 * time.Second)
+			l.handleExit(thread(t0, 8192), *now) // its leader's exit was handed out before
+			*now = t0.Add(5 * time.Second)
+			l.handleExit(leader(t0.Add(3*time.Second+500*time.Millisecond), 4<<20), *now)
+		}, []uint64{4 << 20}},
+		{"a thread ending after its held leader", func(l *Listener, now *time.Time) {
+			*now = t0.Add(3 * time.Second)
+			l.handleExit(leader(t0, 4<<20), *now)
+			*now = t0.Add(3*time.Second + 10*time.Millisecond)
+			l.handleExit(thread(t0.Add(time.Second), 8192), *now)
+		}, []uint64{4<<20 + 8192}},
+		{"a later process's thread while the exit is held", func(l *Listener, now *time.Time) {
+			*now = t0.Add(3 * time.Second)
+			l.handleExit(leader(t0, 4<<20), *now)
+			*now = t0.Add(4*time.Second + 100*time.Millisecond)
+			l.handleExit(thread(t0.Add(4*time.Second), 8192), *now)
+		}, []uint64{4 << 20}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			now := t0
+			l := newListener(Options{ProcRoot: t.TempDir(), MaxEvents: 64, Now: func() time.Time { return now }})
+			l.tsOn = true
+			c.run(l, &now)
+			if got := exitWrites(t, l); !slices.Equal(got, c.want) {
+				t.Errorf("exit write bytes %v, want %v", got, c.want)
+			}
+		})
+	}
+}
