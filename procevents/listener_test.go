@@ -2,14 +2,21 @@ package procevents
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mdlayher/genetlink"
+	"github.com/mdlayher/netlink"
+	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/internal/testenv"
 	"github.com/memdiag/memdiag/process"
@@ -119,6 +126,61 @@ func countComm(evs []process.Event, comm string) (execs, exits int) {
 	return
 }
 
+// reusedPIDs counts the PIDs whose exits in evs include one named comm
+// and one named otherwise: the storm's processes that shared their PID
+// with another process exiting while the listener read (before or after
+// them), the case in which an exec could be named after the wrong one.
+func reusedPIDs(evs []process.Event, comm string) int {
+	ours, others := map[int]bool{}, map[int]bool{}
+	for _, e := range evs {
+		if e.Kind != process.Exit {
+			continue
+		}
+		if e.Comm == comm {
+			ours[e.PID] = true
+		} else {
+			others[e.PID] = true
+		}
+	}
+	n := 0
+	for pid := range ours {
+		if others[pid] {
+			n++
+		}
+	}
+	return n
+}
+
+// logMisnamed logs every event of a PID whose exit carries comm but whose
+// exec does not, or the reverse: the evidence when the storm's count is off.
+func logMisnamed(t *testing.T, evs []process.Event, comm string) {
+	t.Helper()
+	type seen struct{ exec, exit bool }
+	by := map[int]*seen{}
+	for _, e := range evs {
+		if e.Comm != comm || (e.Kind != process.Exec && e.Kind != process.Exit) {
+			continue
+		}
+		s := by[e.PID]
+		if s == nil {
+			s = &seen{}
+			by[e.PID] = s
+		}
+		s.exec = s.exec || e.Kind == process.Exec
+		s.exit = s.exit || e.Kind == process.Exit
+	}
+	for pid, s := range by {
+		if s.exec && s.exit {
+			continue
+		}
+		for _, e := range evs {
+			if e.PID == pid {
+				t.Logf("pid %d: %s %s source %s comm %q ppid %d exe %q cgroup %q", pid, e.Time.Format("15:04:05.000000"), e.Kind, e.Source, e.Comm, e.PPID, e.Exe, e.Cgroup)
+			}
+		}
+	}
+}
+
 // TestForkStormAccounting: thousands of short processes are either all
 // recorded, or the loss is reported: every missing exec is covered by the
 // kernel-drop count taken from the connector's sequence numbers.
@@ -138,13 +200,15 @@ func TestForkStormAccounting(t *testing.T) {
 		time.Sleep(1500 * time.Millisecond)
 		evs, st := l.Drain()
 		execs, exits := countComm(evs, comm)
-		t.Logf("execs %d exits %d stats %+v", execs, exits, st)
+		t.Logf("execs %d exits %d stats %+v; %d of the storm's PIDs were also another exiting process's",
+			execs, exits, st, reusedPIDs(evs, comm))
 		lost := st.LostKernel + st.LostBuffer
 		if uint64(n-execs) > lost {
 			t.Errorf("%d of %d execs missing but only %d events reported lost", n-execs, n, lost)
 		}
 		if lost == 0 && (execs != n || exits != n) {
 			t.Errorf("no loss reported, but execs %d exits %d, want %d each", execs, exits, n)
+			logMisnamed(t, evs, comm)
 		}
 	})
 	t.Run("stalled-reader", func(t *testing.T) {
@@ -331,15 +395,15 @@ func TestExecAfterItsExit(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for name, v := range map[string]string{"comm": comm + "\n", "cgroup": "0::/system.slice/cron.service\n"} {
+		for name, v := range map[string]string{"comm": comm + "\n", "cgroup": "0::/system.slice/cron.service\n", "stat": statLine(pid, comm, 1, 100)} {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(v), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	now := time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC)
-	l := &Listener{opts: Options{ProcRoot: root, MaxEvents: 16, Now: func() time.Time { return now }},
-		tracked: map[int]*procInfo{}, threadIO: map[int]*taskExit{}, cnExits: map[int]time.Time{}, pending: map[int]*pendingExit{}, tsOn: true}
+	l := newListener(Options{ProcRoot: root, MaxEvents: 16, Now: func() time.Time { return now }})
+	l.tsOn = true
 	l.tracked[parent] = &procInfo{comm: "sh", ppid: 1, hasExec: true}
 	l.handleConnector(procEvent{What: whatFork, PID: child, TGID: child, ParentPID: parent, ParentTGID: parent}, now)
 	// The child execs /bin/true and exits before either event is read;
@@ -360,5 +424,472 @@ func TestExecAfterItsExit(t *testing.T) {
 	}
 	if exit.Kind != process.Exit || exit.PID != child || exit.PPID != parent || exit.Unit != "cron.service" {
 		t.Errorf("exit %+v", exit)
+	}
+}
+
+// TestPIDReuseAttribution replays one PID's two lives as the listener's
+// two readers can see them: a long-running sleep (A) exits, and a storm
+// child (B) is then forked at the same PID, execs mdstorm and exits. The
+// connector's events (A's exit, B's fork, exec and exit) and the
+// taskstats records (A's, B's) are each in order, but the two streams
+// interleave in any way; every interleaving is tried, with B alive when
+// its exec is read or already gone. Whatever the order, B's exec must
+// carry B's comm or none, never A's, and neither exit the other's
+// program. (Before, a taskstats exit of A still held when B's exec was
+// read named B "sleep": 9 of 20 storms failed beside a loop of sleeps.)
+func TestPIDReuseAttribution(t *testing.T) {
+	const pid, shell = 4242, 4100
+	const storm = "mdstorm123"
+	cn := []string{"exitA", "forkB", "execB", "exitB"}
+	ts := []string{"tsA", "tsB"}
+	for _, order := range interleavings(cn, ts) {
+		for _, alive := range []bool{true, false} {
+			if alive && slices.Index(order, "tsB") < slices.Index(order, "execB") {
+				continue // B's exit cannot have been read while it lives
+			}
+			name := strings.Join(order, ",")
+			if alive {
+				name += "/alive"
+			} else {
+				name += "/gone"
+			}
+			t.Run(name, func(t *testing.T) {
+				root := t.TempDir()
+				dir := filepath.Join(root, fmt.Sprint(pid))
+				if alive {
+					if err := os.MkdirAll(dir, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					for f, v := range map[string]string{"comm": storm + "\n", "cgroup": "0::/\n", "cmdline": "/tmp/t/" + storm + "\x00", "stat": statLine(pid, storm, shell, 100)} {
+						if err := os.WriteFile(filepath.Join(dir, f), []byte(v), 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := os.Symlink("/tmp/t/"+storm, filepath.Join(dir, "exe")); err != nil {
+						t.Fatal(err)
+					}
+				}
+				start := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+				now := start
+				l := newListener(Options{ProcRoot: root, MaxEvents: 64, Now: func() time.Time { return now }})
+				l.tsOn = true
+				// A ran before the listener started (the snapshot's record).
+				l.tracked[pid] = &procInfo{comm: "sleep", exe: "/usr/bin/sleep", ppid: 1}
+				l.tracked[shell] = &procInfo{comm: "sh", exe: "/usr/bin/dash", ppid: 1, hasExec: true}
+				for i, step := range order {
+					now = start.Add(time.Duration(i+1) * 10 * time.Millisecond)
+					if alive && (step == "exitB" || step == "tsB") {
+						if err := os.RemoveAll(dir); err != nil {
+							t.Fatal(err)
+						}
+					}
+					switch step {
+					case "exitA":
+						l.handleConnector(procEvent{What: whatExit, PID: pid, TGID: pid, ParentPID: 1, ParentTGID: 1}, start.Add(-time.Second))
+					case "forkB":
+						l.handleConnector(procEvent{What: whatFork, PID: pid, TGID: pid, ParentPID: shell, ParentTGID: shell}, start.Add(time.Millisecond))
+					case "execB":
+						l.handleConnector(procEvent{What: whatExec, PID: pid, TGID: pid}, start.Add(2*time.Millisecond))
+					case "exitB":
+						l.handleConnector(procEvent{What: whatExit, PID: pid, TGID: pid, ParentPID: shell, ParentTGID: shell}, start.Add(3*time.Millisecond))
+					case "tsA":
+						l.handleExit(taskExit{PID: pid, TGID: pid, PPID: 1, Comm: "sleep", Elapsed: 30*time.Second + now.Sub(start)}, now)
+					case "tsB":
+						l.handleExit(taskExit{PID: pid, TGID: pid, PPID: shell, Comm: storm, Elapsed: 2 * time.Millisecond}, now)
+					}
+				}
+				evs, st := l.Drain()
+				var execs, exits []process.Event
+				for _, e := range evs {
+					switch e.Kind {
+					case process.Exec:
+						execs = append(execs, e)
+					case process.Exit:
+						exits = append(exits, e)
+					}
+				}
+				if len(execs) != 1 || len(exits) != 2 || st.TaskstatsMissing != 0 {
+					t.Fatalf("%d execs, %d exits, stats %+v; want 1 and 2, none missing: %+v", len(execs), len(exits), st, evs)
+				}
+				if ex := execs[0]; ex.Comm != storm || ex.PPID != shell {
+					t.Errorf("B's exec: comm %q ppid %d, want %q and %d", ex.Comm, ex.PPID, storm, shell)
+				}
+				if alive && execs[0].Exe != "/tmp/t/"+storm {
+					t.Errorf("B's exec: exe %q, want /tmp/t/%s (it was alive when read)", execs[0].Exe, storm)
+				}
+				for _, x := range exits {
+					switch x.Comm {
+					case "sleep":
+						if x.Exe != "/usr/bin/sleep" || x.PPID != 1 {
+							t.Errorf("A's exit: %+v; want exe /usr/bin/sleep, ppid 1", x)
+						}
+					case storm:
+						if x.Exe != "" && x.Exe != "/tmp/t/"+storm || x.PPID != shell {
+							t.Errorf("B's exit: %+v; want exe /tmp/t/%s or none, ppid %d", x, storm, shell)
+						}
+					default:
+						t.Errorf("an exit named %q: %+v", x.Comm, x)
+					}
+				}
+			})
+		}
+	}
+}
+
+// interleavings returns every merge of a and b that keeps each in order.
+func interleavings(a, b []string) [][]string {
+	if len(a) == 0 || len(b) == 0 {
+		return [][]string{append(slices.Clone(a), b...)}
+	}
+	var out [][]string
+	for _, rest := range interleavings(a[1:], b) {
+		out = append(out, append([]string{a[0]}, rest...))
+	}
+	for _, rest := range interleavings(a, b[1:]) {
+		out = append(out, append([]string{b[0]}, rest...))
+	}
+	return out
+}
+
+// statLine is a /proc/PID/stat line of pid (comm, parent ppid, start time
+// in clock ticks after boot), in the shape of Debian bookworm's kernel
+// 6.18 /proc/self/stat (every other field as cat's there).
+func statLine(pid int, comm string, ppid int, startTicks uint64) string {
+	return fmt.Sprintf("%d (%s) S %d %d 8870 0 -1 4194304 102 0 0 0 0 0 0 0 20 0 1 0 %d 3133440 387 18446744073709551615 "+
+		"94767578497024 94767578516905 140729370923920 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 94767578532912 94767578534528 "+
+		"94767981862912 140729370925763 140729370925783 140729370925783 140729370927083 0\n", pid, comm, ppid, ppid, startTicks)
+}
+
+// fakeProc makes <root>/<pid> a process running prog (comm, exe,
+// cmdline, cgroup), replacing what was there.
+func fakeProc(t *testing.T, root string, pid int, prog string, startTicks uint64) {
+	t.Helper()
+	dir := filepath.Join(root, fmt.Sprint(pid))
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	comm := filepath.Base(prog)
+	for f, v := range map[string]string{"comm": comm + "\n", "cgroup": "0::/\n", "cmdline": prog + "\x00", "stat": statLine(pid, comm, 1, startTicks)} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(prog, filepath.Join(dir, "exe")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLostExitAttribution: when one reader's record of an exit is lost
+// (counted, as LostKernel or Overruns), order alone no longer pairs the
+// two readers' exits of a PID, and the next process at that PID must
+// still not be named after the last: the times the records carry say
+// which process each is of.
+func TestLostExitAttribution(t *testing.T) {
+	const pid = 4242
+	const sleep, storm = "/usr/bin/sleep", "/tmp/t/mdstorm123"
+	t0 := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	type step struct {
+		when time.Duration
+		do   string // forkA, execA, exitA, tsA, forkB, execB, exitB, tsB
+	}
+	for _, c := range []struct {
+		name  string
+		steps []step
+		// want: A's exit's exe, how it was read, and TaskstatsMissing
+		aExe, aSource string
+		missing       uint64
+	}{
+		{"connector exit lost, taskstats read before the next fork",
+			[]step{{0, "forkA"}, {time.Millisecond, "execA"}, {30 * time.Second, "tsA"},
+				{31 * time.Second, "forkB"}, {31*time.Second + time.Millisecond, "execB"}, {31*time.Second + 10*time.Millisecond, "tsB"}, {31*time.Second + 11*time.Millisecond, "exitB"}},
+			sleep, "taskstats", 0},
+		{"connector exit lost, taskstats read after the next exec",
+			[]step{{0, "forkA"}, {time.Millisecond, "execA"},
+				{31 * time.Second, "forkB"}, {31*time.Second + time.Millisecond, "execB"}, {31*time.Second + 500*time.Millisecond, "tsA"},
+				{31*time.Second + 510*time.Millisecond, "tsB"}, {31*time.Second + 511*time.Millisecond, "exitB"}},
+			"", "taskstats", 0},
+		{"taskstats record lost",
+			[]step{{0, "forkA"}, {time.Millisecond, "execA"}, {30 * time.Second, "exitA"},
+				{32 * time.Second, "forkB"}, {32*time.Second + time.Millisecond, "execB"}, {33 * time.Second, "exitB"}, {33*time.Second + 10*time.Millisecond, "tsB"}},
+			sleep, "connector", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			now := t0
+			l := newListener(Options{ProcRoot: root, MaxEvents: 64, Now: func() time.Time { return now }})
+			l.tsOn = true
+			fakeProc(t, root, pid, sleep, 100)
+			var forkB time.Time
+			for _, s := range c.steps {
+				if s.do == "forkB" {
+					forkB = at(s.when)
+				}
+			}
+			for _, s := range c.steps {
+				now = at(s.when)
+				switch s.do {
+				case "forkA", "forkB":
+					if s.do == "forkB" {
+						fakeProc(t, root, pid, storm, 200)
+					}
+					l.handleConnector(procEvent{What: whatFork, PID: pid, TGID: pid, ParentPID: 1, ParentTGID: 1}, now)
+				case "execA", "execB":
+					l.handleConnector(procEvent{What: whatExec, PID: pid, TGID: pid}, now)
+				case "exitA", "exitB":
+					l.handleConnector(procEvent{What: whatExit, PID: pid, TGID: pid, ParentPID: 1, ParentTGID: 1}, now)
+				case "tsA":
+					l.handleExit(taskExit{PID: pid, TGID: pid, PPID: 1, Comm: "sleep", Elapsed: 30 * time.Second, BeginTime: t0}, now)
+				case "tsB":
+					l.handleExit(taskExit{PID: pid, TGID: pid, PPID: 1, Comm: "mdstorm123", Elapsed: now.Sub(forkB), BeginTime: forkB.Truncate(time.Second)}, now)
+				}
+			}
+			evs, st := l.Drain()
+			got := map[string]process.Event{}
+			for _, e := range evs {
+				got[string(e.Kind)+" "+e.Comm] = e
+			}
+			if len(evs) != 4 || st.TaskstatsMissing != c.missing {
+				t.Fatalf("events %+v, stats %+v; want A's and B's exec and exit, %d taskstats missing", evs, st, c.missing)
+			}
+			if e, ok := got["exec mdstorm123"]; !ok || e.Exe != storm {
+				t.Errorf("B's exec: %+v; want comm mdstorm123, exe %s", e, storm)
+			}
+			if e, ok := got["exit mdstorm123"]; !ok || e.Exe != storm || e.Source != "taskstats" {
+				t.Errorf("B's exit: %+v; want taskstats record of mdstorm123, exe %s", e, storm)
+			}
+			if e, ok := got["exec sleep"]; !ok || e.Exe != sleep {
+				t.Errorf("A's exec: %+v; want comm sleep, exe %s", e, sleep)
+			}
+			if e, ok := got["exit sleep"]; !ok || e.Exe != c.aExe || e.Source != c.aSource {
+				t.Errorf("A's exit: %+v; want %s record of sleep, exe %q", e, c.aSource, c.aExe)
+			}
+		})
+	}
+}
+
+// TestReadInfoReusedPID: the listener reads /proc/PID after the event,
+// under load long after; by then the PID may be another process's. What
+// it reads is kept only if the process there had started by the event
+// (/proc/PID/stat's start time), else the event's process is unknown.
+func TestReadInfoReusedPID(t *testing.T) {
+	const pid = 4242
+	var mono, boot unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &mono); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &boot); err != nil {
+		t.Fatal(err)
+	}
+	event := uint64(mono.Nano()) // an exec stamped now
+	nowTicks := uint64(boot.Nano()) / uint64(10*time.Millisecond)
+	for _, c := range []struct {
+		name       string
+		startTicks uint64
+		bornBy     uint64
+		wantComm   string
+	}{
+		{"started a minute before the event", nowTicks - 6000, event, "mdstorm123"},
+		{"started a minute after the event: a later process", nowTicks + 6000, event, ""},
+		{"no event to check against (a process running at Open)", nowTicks + 6000, 0, "mdstorm123"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			fakeProc(t, root, pid, "/tmp/t/mdstorm123", c.startTicks)
+			l := newListener(Options{ProcRoot: root, Cmdline: func(argv []string) string { return strings.Join(argv, " ") }})
+			pi, ppid := l.readInfo(pid, 0, true, c.bornBy)
+			want := &procInfo{}
+			wantPPID := 0
+			if c.wantComm != "" {
+				want = &procInfo{comm: c.wantComm, exe: "/tmp/t/mdstorm123", cmdline: "/tmp/t/mdstorm123", cgroup: "/"}
+				wantPPID = 1
+			}
+			if *pi != *want || ppid != wantPPID {
+				t.Errorf("readInfo = %+v, ppid %d; want %+v, ppid %d", *pi, ppid, *want, wantPPID)
+			}
+		})
+	}
+}
+
+// replayGenl is a genlReceiver answering Receive from a list of
+// datagrams, then with an error.
+type replayGenl struct {
+	gms [][]genetlink.Message
+	nms [][]netlink.Message
+}
+
+func (r *replayGenl) Receive() ([]genetlink.Message, []netlink.Message, error) {
+	if len(r.nms) == 0 {
+		return nil, nil, errors.New("read past the replay")
+	}
+	g, n := r.gms[0], r.nms[0]
+	r.gms, r.nms = r.gms[1:], r.nms[1:]
+	return g, n, nil
+}
+
+// TestRegistrationAfterExitRecords: the kernel sends exit records from
+// the moment the taskstats CPU mask is registered, so on a busy host one
+// can come before the acknowledgement. Open must still succeed (it
+// failed with "mismatched sequence in netlink reply" once in 20 storms
+// beside a loop of exiting sleeps), and the early exit is kept.
+func TestRegistrationAfterExitRecords(t *testing.T) {
+	const seq = 41
+	exit := genetlink.Message{Header: genetlink.Header{Command: unix.TASKSTATS_CMD_NEW, Version: 1}, Data: readNetlink(t, "taskstats-exit")}
+	r := &replayGenl{
+		gms: [][]genetlink.Message{{exit}, {{}}},
+		nms: [][]netlink.Message{
+			{{Header: netlink.Header{Type: 0x17, Sequence: 812}}}, // the kernel's own numbering
+			{{Header: netlink.Header{Type: netlink.Error, Sequence: seq}}},
+		},
+	}
+	now := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+	l := newListener(Options{ProcRoot: t.TempDir(), Now: func() time.Time { return now }})
+	if err := l.awaitRegistration(r, seq); err != nil {
+		t.Fatalf("awaitRegistration: %v", err)
+	}
+	if len(r.nms) != 0 {
+		t.Errorf("%d datagrams left unread", len(r.nms))
+	}
+	evs, _ := l.Drain()
+	if len(evs) != 1 || evs[0].Kind != process.Exit || evs[0].PID != 3387 || evs[0].Comm != "true" || evs[0].ReadBytes != 8192 {
+		t.Errorf("events %+v; want the exit of 3387 (true, 8192 bytes read) read before the acknowledgement", evs)
+	}
+}
+
+// portID returns the netlink port id (nl_pid) a socket was bound to.
+func portID(t *testing.T, c interface {
+	SyscallConn() (syscall.RawConn, error)
+}) uint32 {
+	t.Helper()
+	rc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var port uint32
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		var sa unix.Sockaddr
+		if sa, serr = unix.Getsockname(int(fd)); serr == nil {
+			if nl, ok := sa.(*unix.SockaddrNetlink); ok {
+				port = nl.Pid
+			}
+		}
+	}); err != nil || serr != nil {
+		t.Fatalf("getsockname: %v %v", err, serr)
+	}
+	return port
+}
+
+// TestCloseDeregistersTaskstats: taskstats sends exit records to a port
+// id until a send to it fails, and a process's first generic netlink
+// socket is given its PID as port id, again after the last one closed.
+// A socket opened after Close, given the listener's port id, must
+// receive none: before, Open's GetFamily on such a socket read an exit
+// record as its reply and failed ("mismatched sequence in netlink
+// reply"; once in 20 runs of this package beside a loop of exiting
+// sleeps).
+func TestCloseDeregistersTaskstats(t *testing.T) {
+	testenv.RequireRoot(t, "taskstats exit registration (CAP_NET_ADMIN)")
+	l, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := portID(t, l.ts)
+	l.Close()
+	c, err := genetlink.Dial(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := portID(t, c); got != port {
+		t.Skipf("the next generic netlink socket got port id %d, not the listener's %d: nothing to check", got, port)
+	}
+	// An exit on each CPU: with the registration left behind, its record
+	// is queued on c before the exit is reaped.
+	var cpus unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &cpus); err != nil {
+		t.Fatal(err)
+	}
+	for cpu := 0; cpu < len(cpus)*64; cpu++ {
+		if !cpus.IsSet(cpu) {
+			continue
+		}
+		cmd := exec.Command("taskset", "-c", fmt.Sprint(cpu), "/bin/true")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v %s", cmd, err, out)
+		}
+	}
+	if _, err := c.GetFamily(unix.TASKSTATS_GENL_NAME); err != nil {
+		t.Errorf("a socket given the closed listener's port id %d: %v (an exit record came first?)", port, err)
+	}
+}
+
+// TestThreadIOAttribution: a thread's I/O goes to its own process, never
+// to another process at the same PID: not to the next process's exit
+// when it was read before that process began (an earlier process's
+// thread ending after its leader's exit was handed out), and not to an
+// exit still held when the thread began after that exit.
+func TestThreadIOAttribution(t *testing.T) {
+	const pid, tid = 4343, 4344
+	t0 := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+	leader := func(begin time.Time, write uint64) taskExit {
+		return taskExit{PID: pid, TGID: pid, PPID: 1, Comm: "dd", WriteBytes: write, BeginTime: begin.Truncate(time.Second)}
+	}
+	thread := func(begin time.Time, write uint64) taskExit {
+		return taskExit{PID: tid, TGID: pid, PPID: 1, Comm: "worker", WriteBytes: write, BeginTime: begin.Truncate(time.Second)}
+	}
+	exitWrites := func(t *testing.T, l *Listener) []uint64 {
+		t.Helper()
+		evs, _ := l.Drain()
+		var w []uint64
+		for _, e := range evs {
+			if e.Kind == process.Exit && e.PID == pid {
+				w = append(w, e.WriteBytes)
+			}
+		}
+		return w
+	}
+	for _, c := range []struct {
+		name string
+		run  func(l *Listener, now *time.Time)
+		want []uint64
+	}{
+		{"a thread that ended before its leader", func(l *Listener, now *time.Time) {
+			*now = t0.Add(2 * time.Second)
+			l.handleExit(thread(t0.Add(time.Second), 8192), *now)
+			*now = t0.Add(3 * time.Second)
+			l.handleExit(leader(t0, 4<<20), *now)
+		}, []uint64{4<<20 + 8192}},
+		{"an earlier process's thread, read before the next process began", func(l *Listener, now *time.Time) {
+			*now = t0.Add(2 * time.Second)
+			l.handleExit(thread(t0, 8192), *now) // its leader's exit was handed out before
+			*now = t0.Add(5 * time.Second)
+			l.handleExit(leader(t0.Add(3*time.Second+500*time.Millisecond), 4<<20), *now)
+		}, []uint64{4 << 20}},
+		{"a thread ending after its held leader", func(l *Listener, now *time.Time) {
+			*now = t0.Add(3 * time.Second)
+			l.handleExit(leader(t0, 4<<20), *now)
+			*now = t0.Add(3*time.Second + 10*time.Millisecond)
+			l.handleExit(thread(t0.Add(time.Second), 8192), *now)
+		}, []uint64{4<<20 + 8192}},
+		{"a later process's thread while the exit is held", func(l *Listener, now *time.Time) {
+			*now = t0.Add(3 * time.Second)
+			l.handleExit(leader(t0, 4<<20), *now)
+			*now = t0.Add(4*time.Second + 100*time.Millisecond)
+			l.handleExit(thread(t0.Add(4*time.Second), 8192), *now)
+		}, []uint64{4 << 20}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			now := t0
+			l := newListener(Options{ProcRoot: t.TempDir(), MaxEvents: 64, Now: func() time.Time { return now }})
+			l.tsOn = true
+			c.run(l, &now)
+			if got := exitWrites(t, l); !slices.Equal(got, c.want) {
+				t.Errorf("exit write bytes %v, want %v", got, c.want)
+			}
+		})
 	}
 }
