@@ -68,10 +68,14 @@ func TestListenerShortChildren(t *testing.T) {
 				if e.Source != "taskstats" || e.Comm != "dd" {
 					t.Errorf("pid %d exit = %+v, want taskstats record of dd", pid, e)
 				}
-				// dd's own 4 MiB, and at most a page or two more that the
-				// filesystem may charge it (a 4 KiB extra was seen on CI).
-				if e.WriteBytes < size || e.WriteBytes > size+8192 {
-					t.Errorf("pid %d wrote %d bytes per taskstats, want %d (+ at most 8 KiB)", pid, e.WriteBytes, size)
+				// dd's own 4 MiB, and up to 64 KiB more: write_bytes counts
+				// pages as they are dirtied, and a page dirtied again while
+				// background writeback (another process's) is writing it
+				// counts twice. Measured from /proc/PID/io of dd's zombie
+				// (no listener involved), 40 runs beside a 4 GB writer:
+				// +8 KiB once, +12 KiB once; quiet: +0 in 40 of 40.
+				if e.WriteBytes < size || e.WriteBytes > size+64<<10 {
+					t.Errorf("pid %d wrote %d bytes per taskstats, want %d (+ at most 64 KiB)", pid, e.WriteBytes, size)
 				}
 			}
 		}
