@@ -24,11 +24,10 @@ import (
 // PID from the guest's /dev/kmsg.
 func TestMemCgroupV2UMLE2E(t *testing.T) {
 	testenv.RequireRoot(t, "a user-mode Linux guest that mounts cgroup v2 and reads /dev/kmsg") // the guest's root is the host's /
-	// Its own cgroups (or guest) and assertions on them only: beside
-	// the other such tests (testenv.Shared), never beside one that reads the host.
+	// Its own guest and assertions on it only: beside the other such
+	// tests (testenv.Shared), never beside one that reads the host.
 	t.Parallel()
-	testenv.Shared(t)
-	u := testenv.NewUML(t)
+	u := testenv.NewSharedUML(t)
 	hog, memdiag := testenv.BuildHog(t), testenv.BuildMemdiag(t)
 
 	// An ext4 disk holding a 96 MiB file, three times the group's limit:

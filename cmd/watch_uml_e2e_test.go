@@ -18,11 +18,10 @@ import (
 // fields out of the samples rather than writing zeros.
 func TestWatchWithoutPSIUMLE2E(t *testing.T) {
 	testenv.RequireRoot(t, "a user-mode Linux guest") // the guest's root is the host's /
-	// Its own cgroups (or guest) and assertions on them only: beside
-	// the other such tests (testenv.Shared), never beside one that reads the host.
+	// Its own guest and assertions on it only: beside the other such
+	// tests (testenv.Shared), never beside one that reads the host.
 	t.Parallel()
-	testenv.Shared(t)
-	u := testenv.NewUML(t)
+	u := testenv.NewSharedUML(t)
 	memdiag := testenv.BuildMemdiag(t)
 	// --no-timers: what is checked is PSI and the events connector;
 	// reading the host's unit files and crontabs through hostfs took

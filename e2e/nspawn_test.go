@@ -360,7 +360,7 @@ func checkNspVerdict(t *testing.T, res *vResult, starting map[string][]time.Time
 // only after that command has run.
 func pid1Starting(t *testing.T, path string) map[string][]time.Time {
 	t.Helper()
-	return pid1Journal(t, path, func(e map[string]any) bool { return e["MESSAGE_ID"] == "7d4958e842da4a758f6c1cdc7b36dcc5" })
+	return testenv.PID1Journal(t, path, func(e map[string]any) bool { return e["MESSAGE_ID"] == "7d4958e842da4a758f6c1cdc7b36dcc5" })
 }
 
 // lastTriggers reads lines "UNIT t µs" (busctl get-property of a timer's

@@ -36,7 +36,7 @@ import (
 // easy to find.
 //
 // Scenarios run up to three at a time (as many as go test's -parallel
-// allows: .ci/run gives 4, one slot for the systemd guest beside them),
+// allows: .ci/run gives 4, one slot for another shared-mode test),
 // each in a lane of its own: its own slice
 // with its own memory limit, swap file, unit names, files and web
 // service. Each is thereby also recorded on a shared host, beside another
@@ -643,8 +643,8 @@ func TestVerdict(t *testing.T) {
 	// The lanes already run beside each other's pressure, disk I/O and
 	// timers, each asserting only on its own slice's recording: so the
 	// scenarios hold the e2e lock shared (testenv.Shared), and run beside
-	// the other such tests — above all the systemd guest's five minutes,
-	// which otherwise follow them on the suite's critical path (docs/ci.md).
+	// the other such tests (cmd's UML and cgroup tests, e2e's events,
+	// limit and peak tests) instead of before or after them (docs/ci.md).
 	t.Parallel()
 	testenv.Shared(t)
 	vBuild(t)

@@ -41,6 +41,9 @@ var (
 	// subtests, and the NewCgroup, SwapFile and NewUML they call, hold
 	// the shared lock too.
 	sharedTests = map[string]bool{}
+	// asideTests are the names of the tests that called Aside: they and
+	// their subtests take no e2e lock.
+	asideTests = map[string]bool{}
 )
 
 // Exclusive makes the rest of the test run alone among memdiag's
@@ -52,6 +55,10 @@ var (
 func Exclusive(t testing.TB) {
 	t.Helper()
 	lockMu.Lock()
+	if under(asideTests, t.Name()) {
+		lockMu.Unlock()
+		return
+	}
 	m := exclusive
 	if underShared(t.Name()) {
 		m = shared
@@ -70,22 +77,45 @@ func Exclusive(t testing.TB) {
 // it makes hold the shared lock too.
 func Shared(t testing.TB) {
 	t.Helper()
+	mark(t, sharedTests)
+	hold(t, shared)
+}
+
+// Aside marks a test that runs beside every other end-to-end test, whatever
+// lock they hold: it takes no e2e lock (Exclusive is a no-op in it and its
+// subtests), and the UML guest it boots — the one kind of test this is
+// for — holds only the UML lock and runs at idle CPU and I/O priority
+// (SCHED_IDLE, ionice idle), so it gets only the CPU the others leave.
+// Fit for a guest that reads nothing of the host's (its own kernel, its
+// own systemd), whose RAM is shmem and whose writes stay in its tmpfs
+// and its small output directory: what other tests measure — the host's
+// PSI, file LRU, disk and their own timing — it does not move.
+func Aside(t testing.TB) {
+	t.Helper()
+	mark(t, asideTests)
+}
+
+// mark adds t's name to set until t ends.
+func mark(t testing.TB, set map[string]bool) {
 	lockMu.Lock()
-	sharedTests[t.Name()] = true
+	set[t.Name()] = true
 	lockMu.Unlock()
 	t.Cleanup(func() {
 		lockMu.Lock()
-		delete(sharedTests, t.Name())
+		delete(set, t.Name())
 		lockMu.Unlock()
 	})
-	hold(t, shared)
 }
 
 // underShared reports whether name is a test that called Shared or one
 // of its subtests. lockMu is held.
-func underShared(name string) bool {
+func underShared(name string) bool { return under(sharedTests, name) }
+
+// under reports whether name or one of its parent tests is in set.
+// lockMu is held.
+func under(set map[string]bool, name string) bool {
 	for {
-		if sharedTests[name] {
+		if set[name] {
 			return true
 		}
 		i := strings.LastIndexByte(name, '/')

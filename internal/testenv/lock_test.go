@@ -156,3 +156,34 @@ func TestLockLog(t *testing.T) {
 		t.Errorf("released %s before held %s", at[1], at[0])
 	}
 }
+
+// An Aside test and its subtests take no e2e lock: another binary can
+// take it exclusively while they run.
+func TestAsideTakesNoLock(t *testing.T) {
+	old := lockPath
+	lockPath = filepath.Join(t.TempDir(), "e2e.lock")
+	t.Cleanup(func() { lockPath = old })
+	if err := os.WriteFile(lockPath, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("aside", func(t *testing.T) {
+		Aside(t)
+		Exclusive(t)
+		t.Run("sub", func(t *testing.T) {
+			Exclusive(t)
+			if !tryLock(t, syscall.LOCK_EX) {
+				t.Error("a subtest of an Aside test holds the e2e lock")
+			}
+		})
+		if !tryLock(t, syscall.LOCK_EX) {
+			t.Error("an Aside test holds the e2e lock")
+		}
+	})
+	// After it, Exclusive locks again.
+	t.Run("after", func(t *testing.T) {
+		Exclusive(t)
+		if tryLock(t, syscall.LOCK_SH) {
+			t.Error("Exclusive took no lock after the Aside test ended")
+		}
+	})
+}

@@ -1,7 +1,6 @@
-package e2e
+package guest
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -128,10 +127,10 @@ echo o > /proc/sysrq-trigger
 // LAST and, as its own projection from the unit files, systemd's NEXT.
 func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 	testenv.RequireRoot(t, "a user-mode Linux guest booting the host's systemd over a read-only view of its root")
-	// Its own cgroups (or guest) and assertions on them only: beside
-	// the other such tests (testenv.Shared), never beside one that reads the host.
-	t.Parallel()
-	testenv.Shared(t)
+	// Its own guest and assertions on it only, the guest at idle CPU and
+	// I/O priority: beside every other e2e test (testenv.Aside), from
+	// the suite's start, instead of after them on its critical path.
+	testenv.Aside(t)
 	const pollFor = 420 // s after the boot: watch's start and two periods, with room
 	// Then memdiag confirm on pmlogger_check.timer (confirmGuestPart,
 	// with --with's part: two runs more and four daemon-reloads, a minute
@@ -425,41 +424,7 @@ func usTime(t *testing.T, what, v string) time.Time {
 // JOB_RESULT=done: "Started …").
 func pid1Starts(t *testing.T, path string) map[string][]time.Time {
 	t.Helper()
-	return pid1Journal(t, path, func(e map[string]any) bool { return e["JOB_TYPE"] == "start" && e["JOB_RESULT"] == "done" })
-}
-
-// pid1Journal reads `journalctl -o json _PID=1` and returns, per unit
-// (UNIT=), the times (__REALTIME_TIMESTAMP, µs) of the entries keep
-// accepts.
-func pid1Journal(t *testing.T, path string, keep func(map[string]any) bool) map[string][]time.Time {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	times := map[string][]time.Time{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		var e map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("%s:%d: %v", path, n, err)
-		}
-		unit, _ := e["UNIT"].(string)
-		if unit == "" || !keep(e) {
-			continue
-		}
-		us, err := strconv.ParseInt(fmt.Sprint(e["__REALTIME_TIMESTAMP"]), 10, 64)
-		if err != nil {
-			t.Fatalf("%s:%d: __REALTIME_TIMESTAMP %v: %v", path, n, e["__REALTIME_TIMESTAMP"], err)
-		}
-		times[unit] = append(times[unit], time.UnixMicro(us).UTC())
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return times
+	return testenv.PID1Journal(t, path, func(e map[string]any) bool { return e["JOB_TYPE"] == "start" && e["JOB_RESULT"] == "done" })
 }
 
 // bootPCPGuest boots a user-mode Linux guest whose PID 1 is systemd, with
@@ -480,7 +445,7 @@ func bootPCPGuest(t *testing.T, what, after, script string, within time.Duration
 	if _, err := os.Stat(link); err != nil {
 		testenv.Unmet(t, fmt.Sprintf("pcp is not installed and enabled (%v): .ci/timers-setup.sh installs it", err))
 	}
-	memdiag := testenv.BuildMemdiag(t) // before the e2e lock NewSystemdGuest takes
+	memdiag := testenv.BuildMemdiag(t) // before the UML lock NewSystemdGuest takes
 	g := testenv.NewSystemdGuest(t)
 	g.Install(t, memdiag, "/usr/local/bin/memdiag-e2e")
 	if seed != nil {
