@@ -36,7 +36,7 @@ import (
 // easy to find.
 //
 // Scenarios run up to three at a time (as many as go test's -parallel
-// allows: .ci/run gives 4, one slot for another shared-mode test),
+// allows: .ci/run gives 5, a slot for TestConfirmCronLine beside them),
 // each in a lane of its own: its own slice
 // with its own memory limit, swap file, unit names, files and web
 // service. Each is thereby also recorded on a shared host, beside another
