@@ -434,7 +434,10 @@ func lastCell(v jobView, f format.Format) string {
 	return v.LastTrigger.Format(time.RFC3339)
 }
 
-// RenderFirings writes firings, one row each, sorted as given.
+// RenderFirings writes firings, one row each, sorted as given: JSON as
+// one document, else a line on the firings the live host will not run
+// ([idleFiringsLine], not in CSV), the table, its legend and o.Problems.
+// from and to bound the window the firings were projected over.
 func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o RenderOptions, from, to time.Time) error {
 	if o.Loc == nil {
 		o.Loc = time.UTC
@@ -443,92 +446,137 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 	for _, j := range jobs {
 		byName[j.Name] = j
 	}
-	unpredictable := map[string]bool{}
-	unpred := func(j Job) bool {
-		u, ok := unpredictable[j.Name]
-		if !ok {
-			u = jobUnpredictable(j, from, o.runLoc())
-			unpredictable[j.Name] = u
-		}
-		return u
-	}
+	unpred := unpredictableOnce(from, o.runLoc())
 	if f == format.JSON {
-		type firingView struct {
-			Firing
-			Source  Source `json:"source"`
-			Command string `json:"command"`
-			// IdleNow: the files project this firing, but the live host
-			// cannot run it now (Job.IdleNow); LiveNote says why.
-			IdleNow  bool   `json:"idle_now,omitempty"`
-			LiveNote string `json:"live_note,omitempty"`
-			// Unpredictable: the job's random delay is half its period
-			// or more; the firing may start anywhere up to Latest.
-			Unpredictable bool `json:"unpredictable,omitempty"`
-		}
-		out := []firingView{}
-		for _, x := range fs {
-			x.Planned, x.Earliest, x.Latest = x.Planned.In(o.Loc), x.Earliest.In(o.Loc), x.Latest.In(o.Loc)
-			j := byName[x.Job]
-			out = append(out, firingView{x, j.Source, j.Command, j.IdleNow, j.LiveNote, unpred(j)})
-		}
-		doc := struct {
-			From     string       `json:"from"`
-			To       string       `json:"to"`
-			TimeZone string       `json:"time_zone"`
-			Firings  []firingView `json:"firings"`
-			Problems []string     `json:"problems"`
-		}{from.In(o.Loc).Format(time.RFC3339), to.In(o.Loc).Format(time.RFC3339), o.Loc.String(), out, append([]string{}, o.Problems...)}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
+		return writeFiringsJSON(w, fs, byName, unpred, o, from, to)
 	}
-	var legend []string
 	timeHead, zoneLine := timeHeader("TIME", o.Loc, f, o, len(shownTimeSeconds))
+	var legend []string
 	if zoneLine != "" {
 		legend = append(legend, zoneLine)
 	}
-	t := tables.New(timeHead, "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE").
-		SetFit(1, tables.Truncate, 20).SetFit(4, tables.Truncate, 16).SetFit(5, tables.Truncate, 16).
-		HideWhenNarrow(5, 2, 3)
+	t := firingsTable(timeHead)
 	unpredictableSeen := false
 	for _, x := range fs {
 		j := byName[x.Job]
-		tf := "2006-01-02 15:04:05"
-		win := x.Earliest.In(o.Loc).Format("15:04:05") + "–" + x.Latest.In(o.Loc).Format("15:04:05")
-		when := x.Planned.In(o.Loc).Format(tf)
-		if f != format.Table {
-			when = x.Planned.In(o.Loc).Format(time.RFC3339)
-			win = x.Earliest.In(o.Loc).Format(time.RFC3339) + "/" + x.Latest.In(o.Loc).Format(time.RFC3339)
-		}
-		if unpred(j) && f != format.CSV {
-			switch f {
-			case format.Markdown:
-				when = `\` + unpredictableMark + when
-			default:
-				when = markTime(when, unpredictableMark)
-			}
-			if !unpredictableSeen {
-				legend = append(legend, unpredictableLegend)
-			}
+		u := unpred(j)
+		t.AppendRow(firingRow(x, j, u, f, o)...)
+		if u && f != format.CSV && !unpredictableSeen {
+			legend = append(legend, unpredictableLegend)
 			unpredictableSeen = true
 		}
-		note := j.Note
-		if j.LiveNote != "" { // what happens now comes first, as in RenderJobs
-			note = strings.TrimSuffix(j.LiveNote+"; "+note, "; ")
-		}
-		t.AppendRow(when, x.Job, string(j.Source), win, j.Command, note)
 	}
-	if f != format.CSV {
-		if head := idleFiringsLine(fs, byName); head != "" {
-			if f == format.Markdown {
-				head = "> " + head
-			}
-			if _, err := io.WriteString(w, head+"\n\n"); err != nil {
-				return err
-			}
-		}
+	if err := writeIdleFiringsLine(w, fs, byName, f); err != nil {
+		return err
 	}
 	return renderTable(w, t, f, o, legend)
+}
+
+// unpredictableOnce returns [jobUnpredictable] from base in loc,
+// computed once per job name.
+func unpredictableOnce(base time.Time, loc *time.Location) func(Job) bool {
+	seen := map[string]bool{}
+	return func(j Job) bool {
+		u, ok := seen[j.Name]
+		if !ok {
+			u = jobUnpredictable(j, base, loc)
+			seen[j.Name] = u
+		}
+		return u
+	}
+}
+
+// firingView is one firing in JSON, with what its job adds.
+type firingView struct {
+	Firing
+	Source  Source `json:"source"`
+	Command string `json:"command"`
+	// IdleNow: the files project this firing, but the live host
+	// cannot run it now (Job.IdleNow); LiveNote says why.
+	IdleNow  bool   `json:"idle_now,omitempty"`
+	LiveNote string `json:"live_note,omitempty"`
+	// Unpredictable: the job's random delay is half its period
+	// or more; the firing may start anywhere up to Latest.
+	Unpredictable bool `json:"unpredictable,omitempty"`
+}
+
+// writeFiringsJSON writes the firings as one indented JSON document: the
+// window from–to and the zone, the firings with their times in o.Loc,
+// and the problems.
+func writeFiringsJSON(w io.Writer, fs []Firing, byName map[string]Job, unpred func(Job) bool, o RenderOptions, from, to time.Time) error {
+	out := []firingView{}
+	for _, x := range fs {
+		x.Planned, x.Earliest, x.Latest = x.Planned.In(o.Loc), x.Earliest.In(o.Loc), x.Latest.In(o.Loc)
+		j := byName[x.Job]
+		out = append(out, firingView{x, j.Source, j.Command, j.IdleNow, j.LiveNote, unpred(j)})
+	}
+	doc := struct {
+		From     string       `json:"from"`
+		To       string       `json:"to"`
+		TimeZone string       `json:"time_zone"`
+		Firings  []firingView `json:"firings"`
+		Problems []string     `json:"problems"`
+	}{from.In(o.Loc).Format(time.RFC3339), to.In(o.Loc).Format(time.RFC3339), o.Loc.String(), out, append([]string{}, o.Problems...)}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// firingsTable is an empty firing table with its header (timeHead over
+// TIME), the column-fit rules and the hide order. On a terminal the
+// name, the command and the note are cut to fit (widths in terminal
+// columns); one still too narrow hides the note, the source and the
+// window, in that order.
+func firingsTable(timeHead string) *tables.Table {
+	return tables.New(timeHead, "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE").
+		SetFit(1, tables.Truncate, 20).SetFit(4, tables.Truncate, 16).SetFit(5, tables.Truncate, 16).
+		HideWhenNarrow(5, 2, 3)
+}
+
+// firingRow is the table row of firing x of job j: TIME, NAME, SOURCE,
+// WINDOW, COMMAND and NOTE. In a table the planned time reads
+// "2026-11-29 18:00:05" and the window "18:00:05–18:01:05", both in
+// o.Loc; elsewhere they are RFC 3339, the window "earliest/latest". The
+// time of an unpredictable job (u) carries [unpredictableMark], except in
+// CSV. The note has what happens now first, as in [RenderJobs].
+func firingRow(x Firing, j Job, u bool, f format.Format, o RenderOptions) []any {
+	win := x.Earliest.In(o.Loc).Format("15:04:05") + "–" + x.Latest.In(o.Loc).Format("15:04:05")
+	when := x.Planned.In(o.Loc).Format(shownTimeSeconds)
+	if f != format.Table {
+		when = x.Planned.In(o.Loc).Format(time.RFC3339)
+		win = x.Earliest.In(o.Loc).Format(time.RFC3339) + "/" + x.Latest.In(o.Loc).Format(time.RFC3339)
+	}
+	if u && f != format.CSV {
+		switch f {
+		case format.Markdown:
+			when = `\` + unpredictableMark + when
+		default:
+			when = markTime(when, unpredictableMark)
+		}
+	}
+	note := j.Note
+	if j.LiveNote != "" {
+		note = strings.TrimSuffix(j.LiveNote+"; "+note, "; ")
+	}
+	return []any{when, x.Job, string(j.Source), win, j.Command, note}
+}
+
+// writeIdleFiringsLine writes [idleFiringsLine] and a blank line above
+// the table (as a quote in markdown); nothing in CSV or when every
+// firing can happen.
+func writeIdleFiringsLine(w io.Writer, fs []Firing, byName map[string]Job, f format.Format) error {
+	if f == format.CSV {
+		return nil
+	}
+	head := idleFiringsLine(fs, byName)
+	if head == "" {
+		return nil
+	}
+	if f == format.Markdown {
+		head = "> " + head
+	}
+	_, err := io.WriteString(w, head+"\n\n")
+	return err
 }
 
 // idleFiringsLine says, above a list of projected firings, how many of them
