@@ -499,22 +499,27 @@ func (r *Reader) readParallel(emit func(*Sample), workers int) error {
 		stop:   make(chan struct{}),
 		budget: semaphore.NewWeighted(inFlightBytes),
 	}
-	defer close(p.stop)
 	var cancel context.CancelFunc
 	p.ctx, cancel = context.WithCancel(context.Background())
-	defer cancel()
 	var wg sync.WaitGroup
+	defer func() {
+		// Stop the producer before waiting: a consumer that returns early
+		// (a damaged end line) leaves it blocked sending, and the
+		// decoders wait for it to close jobs.
+		close(p.stop)
+		cancel()
+		wg.Wait()
+	}()
 	for range workers {
 		wg.Go(func() { decodeBatches(p.jobs) })
 	}
 	var scanErr error
 	var lastLine int
-	go func() { // the producer: r.sc and r.line are its own until order is closed
+	wg.Go(func() { // the producer: r.sc and r.line are its own until order is closed
 		defer close(p.order)
 		defer close(p.jobs)
 		lastLine, scanErr = r.produceBatches(p)
-	}()
-	defer wg.Wait()
+	})
 
 	var bad heldLine
 	for b := range p.order {
