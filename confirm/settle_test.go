@@ -3,12 +3,10 @@ package confirm
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +15,7 @@ import (
 	sddbus "github.com/coreos/go-systemd/v22/dbus"
 	"github.com/godbus/dbus/v5"
 
+	"github.com/memdiag/memdiag/internal/testutil"
 	"github.com/memdiag/memdiag/process"
 )
 
@@ -264,17 +263,7 @@ func TestCronInstancesSkipsShellsFork(t *testing.T) {
 	proc := t.TempDir()
 	cmd := "sleep 30; true"
 	put := func(pid, ppid int, comm string, argv ...string) {
-		dir := filepath.Join(proc, strconv.Itoa(pid))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		stat := fmt.Sprintf("%d (%s) S %d %d %d 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 100 1000 100 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n", pid, comm, ppid, pid, pid)
-		files := map[string]string{"stat": stat, "comm": comm + "\n", "cmdline": strings.Join(argv, "\x00") + "\x00"}
-		for name, text := range files {
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testutil.WriteProc(t, proc, pid, ppid, 100, comm, map[string]string{"comm": comm + "\n", "cmdline": strings.Join(argv, "\x00") + "\x00"})
 	}
 	put(50, 1, "cron", "/usr/sbin/cron", "-f")
 	put(100, 50, "sh", "/bin/sh", "-c", cmd)

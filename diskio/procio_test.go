@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memdiag/memdiag/internal/testutil"
 	"github.com/memdiag/memdiag/process"
 )
 
@@ -272,27 +273,11 @@ func TestScanDenied(t *testing.T) {
 // numbers, not the provenance, are under test.
 func writeProc(t testing.TB, dir string, pid, ppid int, start uint64, comm string, rd, wr uint64) {
 	t.Helper()
-	tmpl, err := os.ReadFile(fixture("poll", "t1", "proc", "15706", "stat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := strings.Fields(string(tmpl))
-	f[0], f[1], f[3], f[21] = fmt.Sprint(pid), "("+comm+")", fmt.Sprint(ppid), fmt.Sprint(start)
-	d := filepath.Join(dir, fmt.Sprint(pid))
-	if err := os.MkdirAll(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	io := fmt.Sprintf("rchar: %d\nwchar: %d\nsyscr: 10\nsyscw: 10\nread_bytes: %d\nwrite_bytes: %d\ncancelled_write_bytes: 0\n", rd, wr, rd, wr)
-	for name, content := range map[string]string{
-		"stat":    strings.Join(f, " ") + "\n",
-		"io":      io,
+	testutil.WriteProc(t, dir, pid, ppid, start, comm, map[string]string{
+		"io":      fmt.Sprintf("rchar: %d\nwchar: %d\nsyscr: 10\nsyscw: 10\nread_bytes: %d\nwrite_bytes: %d\ncancelled_write_bytes: 0\n", rd, wr, rd, wr),
 		"cmdline": comm + "\x00",
 		"cgroup":  "0::/system.slice/" + comm + ".service\n",
-	} {
-		if err := os.WriteFile(filepath.Join(d, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 }
 
 func TestScanTopN(t *testing.T) {

@@ -56,136 +56,206 @@ func Follow(ctx context.Context, path string, opts FollowOptions, out chan<- Req
 	if opts.Poll <= 0 {
 		opts.Poll = 250 * time.Millisecond
 	}
-	rep := &ImportReport{Name: path, Format: opts.Format}
-	var (
-		f    *os.File
-		st   os.FileInfo
-		off  int64
-		buf  []byte
-		d    *decoder
-		rbuf = make([]byte, 64<<10)
-		// skipping is the length so far of a line over maxLine being
-		// read past; 0 when none is.
-		skipping int64
-	)
-	defer func() {
-		if f != nil {
-			f.Close()
-		}
-	}()
-	reset := func() {
-		if f != nil {
-			f.Close()
-		}
-		f, st, off, buf, d, skipping = nil, nil, 0, buf[:0], nil, 0
-	}
-	var sendErr error
-	emit := func(x row) {
-		if sendErr != nil {
-			return
-		}
-		if x.iv != nil {
-			if opts.Intervals == nil {
-				sendErr = fmt.Errorf("%s: %s has no per-request rows; follow it with FollowOptions.Intervals", path, rep.Format)
-				return
-			}
-			opts.Intervals <- *x.iv
-			return
-		}
-		out <- x.req
-	}
+	fl := &follower{path: path, opts: opts, out: out, rep: &ImportReport{Name: path, Format: opts.Format}, rbuf: make([]byte, 64<<10)}
+	defer fl.close()
 	draining := false
 	for {
 		if ctx.Err() != nil {
 			// One last pass to the end of the file, then stop.
 			draining = true
 		}
-		if f == nil {
-			var err error
-			f, err = openFollowed(path)
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return rep, err
-			}
-			if err == nil {
-				if st, err = f.Stat(); err != nil {
-					return rep, err
-				}
-			}
+		if err := fl.open(); err != nil {
+			return fl.rep, err
 		}
-		if f != nil {
-			// A new file at path, or this one truncated: a new run.
-			if cur, err := os.Stat(path); err == nil && !os.SameFile(st, cur) {
-				reset()
+		if fl.f != nil {
+			if fl.replaced() {
+				fl.reset()
 				continue
 			}
-			if cur, err := f.Stat(); err == nil && cur.Size() < off {
-				reset()
-				continue
-			}
-			// Read what was appended, a chunk at a time, handing complete
-			// lines on as they come so a large file is never held whole,
-			// up to the end of the file.
-			for {
-				n, err := f.ReadAt(rbuf, off)
-				chunk := rbuf[:n]
-				if skipping > 0 {
-					// The rest of a line over maxLine: dropped up to
-					// its newline, never held.
-					if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
-						followOversize(d, rep, skipping+int64(i+1))
-						chunk, skipping = chunk[i+1:], 0
-					} else {
-						skipping += int64(len(chunk))
-						chunk = nil
-					}
-				}
-				buf = append(buf, chunk...)
-				off += int64(n)
-				if err != nil && !errors.Is(err, io.EOF) {
-					return rep, fmt.Errorf("%s: %w", path, err)
-				}
-				if d == nil {
-					if d, err = followDecoder(path, buf, opts, rep); err != nil {
-						return rep, err
-					}
-				}
-				if d != nil {
-					if last := bytes.LastIndexByte(buf, '\n'); last >= 0 {
-						for line := range bytes.SplitSeq(buf[:last], []byte("\n")) {
-							d.line(string(line), emit)
-							if sendErr != nil {
-								return rep, sendErr
-							}
-						}
-						buf = append(buf[:0], buf[last+1:]...)
-					}
-				}
-				if len(buf) > maxLine {
-					// An incomplete line already over the bound: skip
-					// the rest of it as it comes.
-					skipping, buf = int64(len(buf)), buf[:0]
-				}
-				if n == 0 || (!draining && ctx.Err() != nil) {
-					break
-				}
+			if err := fl.readAppended(ctx, draining); err != nil {
+				return fl.rep, err
 			}
 		}
 		if draining {
-			switch {
-			case skipping > 0: // an unterminated line over maxLine
-				followOversize(d, rep, skipping)
-			case d == nil:
-			case len(d.pend) > 0: // a quoted record still open
-				rep.Truncated = d.pend[0].n
-			case len(bytes.TrimSpace(buf)) > 0:
-				rep.Truncated = d.n + 1
-			}
-			return rep, nil
+			fl.noteUnfinished()
+			return fl.rep, nil
 		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(opts.Poll):
 		}
+	}
+}
+
+// follower is the state of one [Follow]: the file being read, how far,
+// the partial last line, and the decoder once the format is known.
+type follower struct {
+	path string
+	opts FollowOptions
+	out  chan<- Request
+	rep  *ImportReport
+
+	f    *os.File    // nil until the file exists, and after a reset
+	st   os.FileInfo // f's identity when opened
+	off  int64       // bytes of f read
+	buf  []byte      // read and not yet handed on: the partial last line
+	d    *decoder    // nil until the format is known
+	rbuf []byte      // one read's chunk
+	// skipping is the length so far of a line over maxLine being read
+	// past; 0 when none is.
+	skipping int64
+	sendErr  error // a row that cannot be sent: following must stop
+}
+
+// close closes the file, if open.
+func (fl *follower) close() {
+	if fl.f != nil {
+		fl.f.Close()
+	}
+}
+
+// reset forgets the file, for a new run: it is opened and read again
+// from its start, and its format detected again.
+func (fl *follower) reset() {
+	fl.close()
+	fl.f, fl.st, fl.off, fl.buf, fl.d, fl.skipping = nil, nil, 0, fl.buf[:0], nil, 0
+}
+
+// open opens the file if it is not open yet ([openFollowed]); a file
+// that does not exist yet is not an error (f stays nil), one that cannot
+// be opened or is not a regular file is.
+func (fl *follower) open() error {
+	if fl.f != nil {
+		return nil
+	}
+	f, err := openFollowed(fl.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // not written yet
+	case err != nil:
+		return err
+	}
+	fl.f = f
+	fl.st, err = f.Stat()
+	return err
+}
+
+// replaced says whether a new run began: another file is at the path,
+// or this one is shorter than what was read (truncated).
+func (fl *follower) replaced() bool {
+	if cur, err := os.Stat(fl.path); err == nil && !os.SameFile(fl.st, cur) {
+		return true
+	}
+	if cur, err := fl.f.Stat(); err == nil && cur.Size() < fl.off {
+		return true
+	}
+	return false
+}
+
+// readAppended reads what was appended, a chunk at a time, handing
+// complete lines on as they come so a large file is never held whole,
+// up to the end of the file (or, unless draining, until ctx is done).
+// An incomplete line already over maxLine is skipped as it comes.
+func (fl *follower) readAppended(ctx context.Context, draining bool) error {
+	for more := true; more; {
+		n, err := fl.f.ReadAt(fl.rbuf, fl.off)
+		if errors.Is(err, io.EOF) {
+			err = nil // the end of what is written so far
+		}
+		fl.take(fl.rbuf[:n])
+		fl.off += int64(n)
+		if err != nil {
+			return fmt.Errorf("%s: %w", fl.path, err)
+		}
+		if err := fl.handOn(); err != nil {
+			return err
+		}
+		if len(fl.buf) > maxLine {
+			// An incomplete line already over the bound: skip
+			// the rest of it as it comes.
+			fl.skipping, fl.buf = int64(len(fl.buf)), fl.buf[:0]
+		}
+		// Until the end of the file, or while not draining until ctx is done.
+		more = n > 0 && (draining || ctx.Err() == nil)
+	}
+	return nil
+}
+
+// take appends a chunk read to buf, except the rest of a line over
+// maxLine being skipped: that is dropped up to its newline, never held,
+// and counted as a bad row ([followOversize]) once its newline comes.
+func (fl *follower) take(chunk []byte) {
+	if fl.skipping > 0 {
+		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
+			followOversize(fl.d, fl.rep, fl.skipping+int64(i+1))
+			chunk, fl.skipping = chunk[i+1:], 0
+		} else {
+			fl.skipping += int64(len(chunk))
+			chunk = nil
+		}
+	}
+	fl.buf = append(fl.buf, chunk...)
+}
+
+// handOn detects the format once buf has a complete line
+// ([followDecoder]), then decodes every complete line in buf and sends
+// its rows ([follower.emit]), keeping the partial last line. The error
+// is the format's, or a row that cannot be sent.
+func (fl *follower) handOn() error {
+	if fl.d == nil {
+		d, err := followDecoder(fl.path, fl.buf, fl.opts, fl.rep)
+		if err != nil {
+			return err
+		}
+		fl.d = d
+	}
+	if fl.d == nil {
+		return nil
+	}
+	last := bytes.LastIndexByte(fl.buf, '\n')
+	if last < 0 {
+		return nil
+	}
+	for line := range bytes.SplitSeq(fl.buf[:last], []byte("\n")) {
+		fl.d.line(string(line), fl.emit)
+		if fl.sendErr != nil {
+			return fl.sendErr
+		}
+	}
+	fl.buf = append(fl.buf[:0], fl.buf[last+1:]...)
+	return nil
+}
+
+// emit sends a decoded row: a request to out, an interval row (Locust)
+// to opts.Intervals, which must be set; sending blocks until received.
+// After the first row that cannot be sent, nothing more is.
+func (fl *follower) emit(x row) {
+	if fl.sendErr != nil {
+		return
+	}
+	if x.iv != nil {
+		if fl.opts.Intervals == nil {
+			fl.sendErr = fmt.Errorf("%s: %s has no per-request rows; follow it with FollowOptions.Intervals", fl.path, fl.rep.Format)
+			return
+		}
+		fl.opts.Intervals <- *x.iv
+		return
+	}
+	fl.out <- x.req
+}
+
+// noteUnfinished notes, once drained, what the writer had not finished:
+// an unterminated line over maxLine (a bad row), or the line number of a
+// quoted record still open or of an unterminated last line (Truncated).
+func (fl *follower) noteUnfinished() {
+	switch {
+	case fl.skipping > 0:
+		followOversize(fl.d, fl.rep, fl.skipping)
+	case fl.d == nil:
+	case len(fl.d.pend) > 0:
+		fl.rep.Truncated = fl.d.pend[0].n
+	case len(bytes.TrimSpace(fl.buf)) > 0:
+		fl.rep.Truncated = fl.d.n + 1
 	}
 }
 

@@ -289,17 +289,40 @@ func ParseKernelLogWith(r io.Reader, name string, o LogOptions) ([]OOMKill, erro
 }
 
 // add takes one message line into the report; on the kill line it
-// returns the kill.
+// returns the kill. The line kinds are tried in this order, the first
+// that matches taking the line: a value of a stats block being read,
+// the trigger, the memcg's counters and stats, the task table, the
+// global Mem-Info, the constraint, the kill lines.
 func (p *oomReport) add(l logLine, last **oomReport) (OOMKill, *oomReport, bool) {
 	msg := l.msg
-	if p.inStats {
-		if m := statKV.FindStringSubmatch(msg); m != nil {
-			v, _ := strconv.ParseUint(m[2], 10, 64)
-			p.stats[len(p.stats)-1].Values[m[1]] = v
-			return OOMKill{}, nil, false
-		}
-		p.inStats = false
+	if p.inStats && p.addStatValue(msg) {
+		return OOMKill{}, nil, false
 	}
+	if p.addTrigger(msg) || p.addMemcg(msg) || p.addTask(msg) || p.addMemInfo(msg) || p.addConstraint(msg) {
+		return OOMKill{}, nil, false
+	}
+	return p.addKill(l, last)
+}
+
+// addStatValue takes a "key value" line of the "Memory cgroup stats for
+// …:" block being read (mm/memcontrol.c; the value kept as printed);
+// any other line ends the block and is not taken.
+func (p *oomReport) addStatValue(msg string) bool {
+	if m := statKV.FindStringSubmatch(msg); m != nil {
+		v, _ := strconv.ParseUint(m[2], 10, 64)
+		p.stats[len(p.stats)-1].Values[m[1]] = v
+		return true
+	}
+	p.inStats = false
+	return false
+}
+
+// addTrigger takes the lines naming what ran into the OOM
+// (mm/oom_kill.c, dump_header): "X invoked oom-killer: gfp_mask=…,
+// order=…, oom_score_adj=…", which starts a new report, the "CPU: N
+// PID: P Comm: X" line of the stack dump after it, and the trigger's
+// "X cpuset=… mems_allowed=…" unless the cpuset is known already.
+func (p *oomReport) addTrigger(msg string) bool {
 	switch {
 	case strings.Contains(msg, " invoked oom-killer: "):
 		if m := invokedLine.FindStringSubmatch(msg); m != nil {
@@ -315,6 +338,20 @@ func (p *oomReport) add(l logLine, last **oomReport) (OOMKill, *oomReport, bool)
 	case p.trigger != nil && p.cpuset == "" && cpusetLine.MatchString(msg) && strings.HasPrefix(msg, p.trigger.Comm+" cpuset="):
 		m := cpusetLine.FindStringSubmatch(msg)
 		p.cpuset, p.mems = m[1], m[2]
+	default:
+		return false
+	}
+	return true
+}
+
+// addMemcg takes a memcg OOM's counters (mm/memcontrol.c): "memory:
+// usage NkB, limit NkB, failcnt N", v1's "memory+swap:" or v2's "swap:"
+// (a limit from [pageCounterMaxKB] up is none), "kmem: usage NkB" (all
+// kept in bytes), and the "Memory cgroup stats for …:" line, whose
+// values follow on it ("cache:0KB rss:…KB", kept in bytes) or on the
+// lines after it ([oomReport.addStatValue]).
+func (p *oomReport) addMemcg(msg string) bool {
+	switch {
 	case memUsageLine.MatchString(msg):
 		m := memUsageLine.FindStringSubmatch(msg)
 		p.usage, p.limit = kib(m[1]), kib(m[2])
@@ -341,6 +378,17 @@ func (p *oomReport) add(l logLine, last **oomReport) (OOMKill, *oomReport, bool)
 			p.inStats = true
 		}
 		p.stats = append(p.stats, st)
+	default:
+		return false
+	}
+	return true
+}
+
+// addTask takes the task table (mm/oom_kill.c, dump_tasks): its header
+// "[  pid  ]   uid  tgid total_vm …  name", which restarts the rows, and
+// each row, kept as its columns then the name (which may hold spaces).
+func (p *oomReport) addTask(msg string) bool {
+	switch {
 	case taskHeader.MatchString(msg):
 		p.taskCols = strings.Fields(taskHeader.FindStringSubmatch(msg)[1])
 		p.tasks = nil
@@ -351,6 +399,19 @@ func (p *oomReport) add(l logLine, last **oomReport) (OOMKill, *oomReport, bool)
 			row := append([]string{m[1]}, f[:nc]...)
 			p.tasks = append(p.tasks, append(row, strings.Join(f[nc:], " ")))
 		}
+	default:
+		return false
+	}
+	return true
+}
+
+// addMemInfo takes a global OOM's memory lines (mm/show_mem.c): each
+// node's "Node N active_anon:…kB inactive_anon:…kB active_file:…kB
+// inactive_file:…kB … shmem:…kB … dirty:…kB", anon, file, shmem and
+// dirty summed over the nodes in bytes; "Free swap  = NkB" and "Total
+// swap = NkB" in bytes; "N pages RAM" and "N pages reserved" in pages.
+func (p *oomReport) addMemInfo(msg string) bool {
+	switch {
 	case nodeLine.MatchString(msg):
 		m := nodeLine.FindStringSubmatch(msg)
 		if p.node == nil {
@@ -376,6 +437,18 @@ func (p *oomReport) add(l logLine, last **oomReport) (OOMKill, *oomReport, bool)
 		p.ramP = &v
 	case reservedLine.MatchString(msg):
 		p.reservedP, _ = strconv.ParseUint(reservedLine.FindStringSubmatch(msg)[1], 10, 64)
+	default:
+		return false
+	}
+	return true
+}
+
+// addConstraint takes the constraint: 4.19+'s "oom-kill:constraint=…,
+// nodemask=…,cpuset=…,mems_allowed=…,oom_memcg=…,task_memcg=…,task=…,
+// pid=…,uid=…" (mm/oom_kill.c, dump_oom_summary), or before it "Task in
+// /a killed as a result of limit of /b".
+func (p *oomReport) addConstraint(msg string) bool {
+	switch {
 	case strings.Contains(msg, "oom-kill:constraint="):
 		if m := oomKillLine.FindStringSubmatch(msg); m != nil {
 			uid, _ := strconv.Atoi(m[4])
@@ -400,6 +473,20 @@ func (p *oomReport) add(l logLine, last **oomReport) (OOMKill, *oomReport, bool)
 		if m := taskInLine.FindStringSubmatch(msg); m != nil {
 			p.taskCg, p.oomCg = m[1], m[2]
 		}
+	default:
+		return false
+	}
+	return true
+}
+
+// addKill takes the kill lines (mm/oom_kill.c): before 5.1 "… Kill
+// process N (NAME) score S or sacrifice child", which closes the report
+// as the last one (*last), then "Killed process N (NAME) total-vm:…kB,
+// anon-rss:…kB, file-rss:…kB[, shmem-rss:…kB]…", which gives the kill
+// and the report it ends.
+func (p *oomReport) addKill(l logLine, last **oomReport) (OOMKill, *oomReport, bool) {
+	msg := l.msg
+	switch {
 	case strings.Contains(msg, "Kill process "):
 		if m := killLine.FindStringSubmatch(msg); m != nil {
 			if p.constraint == "" {

@@ -485,143 +485,238 @@ const (
 	inFlightBytes = 32 << 20
 )
 
+// readParallel reads the rest of the recording with workers goroutines
+// decoding it and hands each sample to emit in file order. Three stages
+// joined by a [batchPipe]: the producer ([Reader.produceBatches]) reads
+// lines into batches, the decoders ([decodeBatches]) decode the sample
+// lines of each, and this goroutine ([Reader.consumeBatch]) takes the
+// batches in order and handles what the decoders left. It ends with
+// [Reader.finishParallel]'s verdict on the last lines.
 func (r *Reader) readParallel(emit func(*Sample), workers int) error {
-	jobs := make(chan *lineBatch, workers)
-	order := make(chan *lineBatch, 2*workers)
-	stop := make(chan struct{})
-	defer close(stop)
-	budget := semaphore.NewWeighted(inFlightBytes)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	p := &batchPipe{
+		jobs:   make(chan *lineBatch, workers),
+		order:  make(chan *lineBatch, 2*workers),
+		stop:   make(chan struct{}),
+		budget: semaphore.NewWeighted(inFlightBytes),
+	}
+	var cancel context.CancelFunc
+	p.ctx, cancel = context.WithCancel(context.Background())
 	var wg sync.WaitGroup
+	defer func() {
+		// Stop the producer before waiting: a consumer that returns early
+		// (a damaged end line) leaves it blocked sending, and the
+		// decoders wait for it to close jobs.
+		close(p.stop)
+		cancel()
+		wg.Wait()
+	}()
 	for range workers {
-		wg.Go(func() {
-			for b := range jobs {
-				b.samples = make([]*Sample, len(b.lines))
-				for i, l := range b.lines {
-					if !bytes.HasPrefix(l, samplePrefix) {
-						continue
-					}
-					s := new(Sample)
-					if json.Unmarshal(l, s) == nil {
-						b.samples[i] = s
-					}
-				}
-				close(b.done)
-			}
-		})
+		wg.Go(func() { decodeBatches(p.jobs) })
 	}
 	var scanErr error
 	var lastLine int
-	go func() { // the producer: r.sc and r.line are its own until order is closed
-		defer close(order)
-		defer close(jobs)
-		b := &lineBatch{done: make(chan struct{})}
-		send := func() bool {
-			select {
-			case order <- b:
-			case <-stop:
-				return false
-			}
-			select {
-			case jobs <- b:
-			case <-stop:
-				return false
-			}
-			b = &lineBatch{done: make(chan struct{})}
-			return true
-		}
-		for r.scan() {
-			n := min(int64(len(r.pending)), inFlightBytes)
-			if n > 0 && !budget.TryAcquire(n) {
-				// Hand on what is held before waiting for room.
-				if len(b.lines) > 0 && !send() {
-					return
-				}
-				if budget.Acquire(ctx, n) != nil {
-					return
-				}
-			}
-			if b.arena == nil {
-				b.arena = arenas.get()
-			}
-			from := len(b.arena)
-			b.arena = append(b.arena, r.pending...)
-			b.lines = append(b.lines, b.arena[from:len(b.arena):len(b.arena)])
-			b.bytes += n
-			b.nums = append(b.nums, r.line)
-			if (len(b.lines) == batchLines || b.bytes >= batchBytes) && !send() {
-				return
-			}
-		}
-		if len(b.lines) > 0 {
-			send()
-		}
-		scanErr, lastLine = r.sc.Err(), r.line
-	}()
-	defer wg.Wait()
+	wg.Go(func() { // the producer: r.sc and r.line are its own until order is closed
+		defer close(p.order)
+		defer close(p.jobs)
+		lastLine, scanErr = r.produceBatches(p)
+	})
 
-	// A line that is not JSON is skipped with a warning — as a truncated
-	// last line, or as a damaged one when another line follows: it is held
-	// until the next line shows which.
-	bad, badLen := 0, 0
-	var badErr error
-	for b := range order {
-		<-b.done
-		for i, l := range b.lines {
-			if bad > 0 {
-				r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged line skipped: %v", r.name, bad, badErr))
-				bad = 0
-			}
-			if s := b.samples[i]; s != nil {
-				r.lastNo = b.nums[i]
-				r.takeGap(s)
-				emit(s)
-				continue
-			}
-			var kind struct {
-				Type string `json:"type"`
-			}
-			if err := json.Unmarshal(l, &kind); err != nil {
-				bad, badLen, badErr = b.nums[i], len(l), err
-				continue
-			}
-			switch kind.Type {
-			case TypeSample:
-				s := new(Sample)
-				if err := json.Unmarshal(l, s); err != nil {
-					r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged sample skipped: %v", r.name, b.nums[i], err))
-					continue
-				}
-				r.lastNo = b.nums[i]
-				r.takeGap(s)
-				emit(s)
-			case TypeGap:
-				r.readGap(l, b.nums[i])
-			case TypeHeader:
-				r.order.header(b.nums[i])
-			case TypeEnd:
-				e := new(End)
-				if err := json.Unmarshal(l, e); err != nil {
-					return fmt.Errorf("%s:%d: %w: %w", r.name, b.nums[i], ErrFormat, err)
-				}
-				r.end = e
-			}
+	var bad heldLine
+	for b := range p.order {
+		if err := r.consumeBatch(b, emit, &bad); err != nil {
+			return err
 		}
 		// Nothing decoded refers to the lines (the decoder copies what it
 		// keeps), so their arena serves another batch.
 		arenas.put(b.arena)
 		b.lines, b.samples, b.arena = nil, nil, nil
-		budget.Release(b.bytes)
+		p.budget.Release(b.bytes)
 	}
 	// order is closed: the producer is done with scanErr and lastLine.
-	switch {
-	case bad > 0 && scanErr != nil:
-		if err := r.endErr(bad, scanErr); !errors.Is(err, io.EOF) {
+	return r.finishParallel(bad, scanErr, lastLine)
+}
+
+// batchPipe joins the stages of [Reader.readParallel].
+type batchPipe struct {
+	jobs   chan *lineBatch     // batches for the decoders
+	order  chan *lineBatch     // the same batches for the consumer, in file order
+	stop   chan struct{}       // closed when the consumer returns
+	budget *semaphore.Weighted // bytes of lines in flight, at most inFlightBytes
+	ctx    context.Context     // cancelled when the consumer returns
+}
+
+// wait waits until n bytes of lines fit in the budget and takes them;
+// false once the consumer has returned.
+func (p *batchPipe) wait(n int64) bool { return p.budget.Acquire(p.ctx, n) == nil }
+
+// send hands b to the consumer (first, so order keeps file order) and to
+// a decoder; false once the consumer has returned.
+func (p *batchPipe) send(b *lineBatch) bool {
+	select {
+	case p.order <- b:
+	case <-p.stop:
+		return false
+	}
+	select {
+	case p.jobs <- b:
+	case <-p.stop:
+		return false
+	}
+	return true
+}
+
+// newLineBatch is an empty batch.
+func newLineBatch() *lineBatch { return &lineBatch{done: make(chan struct{})} }
+
+// add copies line into the batch's arena as line number lineNo; n is
+// the bytes it takes from the in-flight budget.
+func (b *lineBatch) add(line []byte, n int64, lineNo int) {
+	if b.arena == nil {
+		b.arena = arenas.get()
+	}
+	from := len(b.arena)
+	b.arena = append(b.arena, line...)
+	b.lines = append(b.lines, b.arena[from:len(b.arena):len(b.arena)])
+	b.bytes += n
+	b.nums = append(b.nums, lineNo)
+}
+
+// produceBatches reads the rest of the file into batches of at most
+// batchLines lines and batchBytes bytes and sends them on p. A line that
+// would take the lines in flight past inFlightBytes first sends what the
+// batch holds, then waits for room. It returns the last line number
+// read and the scanner's error; 0 and nil when the consumer stopped it.
+func (r *Reader) produceBatches(p *batchPipe) (lastLine int, scanErr error) {
+	b := newLineBatch()
+	for r.scan() {
+		n := min(int64(len(r.pending)), inFlightBytes)
+		if n > 0 && !p.budget.TryAcquire(n) {
+			// Hand on what is held before waiting for room.
+			if len(b.lines) > 0 {
+				if !p.send(b) {
+					return 0, nil
+				}
+				b = newLineBatch()
+			}
+			if !p.wait(n) {
+				return 0, nil
+			}
+		}
+		b.add(r.pending, n, r.line)
+		if len(b.lines) == batchLines || b.bytes >= batchBytes {
+			if !p.send(b) {
+				return 0, nil
+			}
+			b = newLineBatch()
+		}
+	}
+	if len(b.lines) > 0 {
+		p.send(b)
+	}
+	return r.line, r.sc.Err()
+}
+
+// decodeBatches decodes, for each batch from jobs, the lines that start
+// as a sample line does (samplePrefix) into b.samples; a line that does
+// not decode is left nil for the consumer's general path. It closes
+// each batch's done.
+func decodeBatches(jobs <-chan *lineBatch) {
+	for b := range jobs {
+		b.samples = make([]*Sample, len(b.lines))
+		for i, l := range b.lines {
+			if !bytes.HasPrefix(l, samplePrefix) {
+				continue
+			}
+			s := new(Sample)
+			if json.Unmarshal(l, s) == nil {
+				b.samples[i] = s
+			}
+		}
+		close(b.done)
+	}
+}
+
+// heldLine is a line that is not JSON, held until the next line shows
+// whether it was damaged (another line follows) or the truncated last
+// line; line 0 holds none.
+type heldLine struct {
+	line, size int // line number; length in bytes
+	err        error
+}
+
+// consumeBatch waits for b's decoding, then handles its lines in order:
+// a line held in bad is warned about as damaged, a decoded sample is
+// emitted, a line that is not JSON is held in bad, and any other line
+// goes to [Reader.parallelLine]. The error is a damaged end line's.
+func (r *Reader) consumeBatch(b *lineBatch, emit func(*Sample), bad *heldLine) error {
+	<-b.done
+	for i, l := range b.lines {
+		if bad.line > 0 {
+			r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged line skipped: %v", r.name, bad.line, bad.err))
+			bad.line = 0
+		}
+		if s := b.samples[i]; s != nil {
+			r.lastNo = b.nums[i]
+			r.takeGap(s)
+			emit(s)
+			continue
+		}
+		var kind struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(l, &kind); err != nil {
+			*bad = heldLine{line: b.nums[i], size: len(l), err: err}
+			continue
+		}
+		if err := r.parallelLine(kind.Type, l, b.nums[i], emit); err != nil {
 			return err
 		}
-	case bad > 0:
-		r.warns = append(r.warns, fmt.Sprintf("%s:%d: truncated last line (%d bytes) skipped; the recorder was probably killed", r.name, bad, badLen))
+	}
+	return nil
+}
+
+// parallelLine handles line lineNo, of type typ, that the decoders did
+// not decode as a sample: a sample that does not decode is skipped with
+// a warning; a gap line is kept for the next sample; a header line is
+// checked for order; an end line is kept, or is an [ErrFormat] error
+// when it does not decode.
+func (r *Reader) parallelLine(typ string, l []byte, lineNo int, emit func(*Sample)) error {
+	switch typ {
+	case TypeSample:
+		s := new(Sample)
+		if err := json.Unmarshal(l, s); err != nil {
+			r.warns = append(r.warns, fmt.Sprintf("%s:%d: damaged sample skipped: %v", r.name, lineNo, err))
+			return nil
+		}
+		r.lastNo = lineNo
+		r.takeGap(s)
+		emit(s)
+	case TypeGap:
+		r.readGap(l, lineNo)
+	case TypeHeader:
+		r.order.header(lineNo)
+	case TypeEnd:
+		e := new(End)
+		if err := json.Unmarshal(l, e); err != nil {
+			return fmt.Errorf("%s:%d: %w: %w", r.name, lineNo, ErrFormat, err)
+		}
+		r.end = e
+	}
+	return nil
+}
+
+// finishParallel ends a parallel read once the producer is done: a line
+// still held in bad was the last, so it is a truncated last line (a
+// warning) unless reading stopped with scanErr; scanErr after lastLine
+// goes through [Reader.endErr] (a gzip stream cut short is a warning).
+func (r *Reader) finishParallel(bad heldLine, scanErr error, lastLine int) error {
+	switch {
+	case bad.line > 0 && scanErr != nil:
+		if err := r.endErr(bad.line, scanErr); !errors.Is(err, io.EOF) {
+			return err
+		}
+	case bad.line > 0:
+		r.warns = append(r.warns, fmt.Sprintf("%s:%d: truncated last line (%d bytes) skipped; the recorder was probably killed", r.name, bad.line, bad.size))
 	case scanErr != nil:
 		if err := r.endErr(lastLine, scanErr); !errors.Is(err, io.EOF) {
 			return err

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -204,6 +205,23 @@ func TestReaderBadMiddleLine(t *testing.T) {
 	if !slices.Equal(seqs, []int{0, 2, 4}) || len(rec.Warnings) != 2 ||
 		!strings.Contains(rec.Warnings[0], "r.jsonl:3: damaged line skipped") || !strings.Contains(rec.Warnings[1], "r.jsonl:5: damaged sample skipped") {
 		t.Errorf("samples %v, warnings %q", seqs, rec.Warnings)
+	}
+}
+
+// TestReaderDamagedEndLineMidFile: an end line that does not decode,
+// with many batches of lines after it, is an error at its line from the
+// parallel reader. The reader once waited for its decoders before
+// stopping the producer, which was blocked handing on the next batches:
+// ReadFile never returned.
+func TestReaderDamagedEndLineMidFile(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // the parallel reader: 4 decoders
+	lines := []string{hdr, `{"type":"end","samples":"x"}`}
+	for i := range 40 * batchLines { // 40 batches; the pipe holds 8 + 4
+		lines = append(lines, fmt.Sprintf(`{"type":"sample","seq":%d,"time":"2026-11-29T10:00:00Z"}`, i))
+	}
+	_, err := ReadFile(writeLines(t, lines...))
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "r.jsonl:2: ") {
+		t.Errorf("err = %v, want ErrFormat at r.jsonl:2", err)
 	}
 }
 

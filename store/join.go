@@ -225,143 +225,207 @@ const ReasonLive = "live"
 // half-written last line is not a warning when the segment is live or
 // when the window ends before it. ctx ends a long read between samples.
 func (j *Joined) Each(ctx context.Context, fn func(*record.Sample)) (*record.Recording, error) {
-	out := &record.Recording{Header: j.header}
-	out.Header.Jobs = append([]record.Job(nil), j.header.Jobs...)
-	var (
-		last    time.Time      // the last sample handed on
-		lead    *record.Sample // the last sample before the window's start
-		cut     bool           // samples after the window's end were dropped
-		kept    int
-		prevEnd *record.End
-		live    string // what the live segment read last is, if any
-	)
-	emit := func(s *record.Sample) {
-		if !last.IsZero() && !s.Time.After(last) {
-			return // the switch sample, written into both segments
-		}
-		fn(s)
-		last = s.Time
-		kept++
-	}
+	jr := &joinRun{j: j, ctx: ctx, fn: fn, out: &record.Recording{Header: j.header}}
+	jr.out.Header.Jobs = append([]record.Job(nil), j.header.Jobs...)
 	for i, seg := range j.segs {
 		if ctx != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		out.Warnings = append(out.Warnings, j.notes[i]...)
-		r, err := record.OpenContext(orBackground(ctx), seg.Path)
-		if err != nil {
-			if ctx != nil && ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			// removed or emptied since Join: one segment less
-			if note := skipNote(seg, err); note != "" {
-				out.Warnings = append(out.Warnings, note)
-			}
-			continue
-		}
-		h := r.Header()
-		if i > 0 {
-			if h.Host != j.header.Host {
-				r.Close()
-				return nil, fmt.Errorf("%s: recorded on host %q, %s on %q: join only one host's segments", seg.Path, h.Host, j.segs[0].Path, j.header.Host)
-			}
-			if h.Interval != j.header.Interval {
-				out.Warnings = append(out.Warnings, fmt.Sprintf("%s: interval %s, %s before: rates are per second either way", filepath.Base(seg.Path), h.Interval, j.header.Interval))
-			}
-		}
-		first := true
-		past := false // this segment has samples after the window
-		var rerr error
-		rec, err := r.Each(func(s *record.Sample) {
-			if ctx != nil && ctx.Err() != nil {
-				rerr = ctx.Err()
-				return
-			}
-			if first && i > 0 && !last.IsZero() {
-				if gap := s.Time.Sub(last); gap > 2*h.Interval && h.Interval > 0 {
-					out.Warnings = append(out.Warnings, fmt.Sprintf("%s: %s without samples before it (from %s to %s)", filepath.Base(seg.Path), gap.Round(time.Second), last.UTC().Format(time.RFC3339), s.Time.UTC().Format(time.RFC3339)))
-				}
-			}
-			first = false
-			switch {
-			case !j.w.From.IsZero() && s.Time.Before(j.w.From):
-				lead = s
-			case !j.w.To.IsZero() && s.Time.After(j.w.To):
-				cut, past = true, true
-			default:
-				// the lead starts the window's first interval, unless the
-				// recorder was not running between them
-				if lead != nil && (h.Interval <= 0 || s.Time.Sub(lead.Time) <= 2*h.Interval) {
-					emit(lead)
-				}
-				lead = nil
-				emit(s)
-			}
-		})
-		r.Close()
-		if rerr != nil {
-			return nil, rerr
-		}
-		if err != nil {
-			// A read error in the middle (a damaged compressed stream):
-			// the samples before it were handed on; the rest of this
-			// segment is left out, the other segments are read.
-			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: reading stopped (%v): its later samples are left out, the other segments are read", filepath.Base(seg.Path), err))
-			prevEnd = nil
-			continue
-		}
-		// The newest segment of a store whose recorder runs: being
-		// written, or ended by a switch whose next segment is not
-		// written yet (it is created with its first sample).
-		isLive := seg.Live && (rec.End == nil || strings.HasPrefix(rec.End.Reason, "segment switch"))
-		tail := rec.End == nil && (isLive || past) // its unfinished end is not the window's
-		if first && rec.End == nil {
-			// A header and nothing else (an older recorder on a full
-			// disk, or one that has just started): no sample to read.
-			if !isLive {
-				out.Warnings = append(out.Warnings, skipNote(seg, record.ErrNoSamples))
-			}
-			continue
-		}
-		killed := rec.End == nil && !tail && i < len(j.segs)-1
-		for _, w := range rec.Warnings {
-			if (killed || tail) && (strings.Contains(w, "cut short at this line") || strings.Contains(w, "truncated last line")) {
-				continue // said below, as what it is: the end of a killed run, or a recorder still writing, not damage
-			}
-			out.Warnings = append(out.Warnings, w)
-		}
-		if killed {
-			out.Warnings = append(out.Warnings, fmt.Sprintf("%s has no end line: the recorder was killed or the host went down (the sample being written then is lost); the next segment is a new run",
-				filepath.Base(seg.Path)))
-		}
-		live = ""
-		if isLive && !past {
-			live = "memdiag record is writing " + filepath.Base(seg.Path)
-			if rec.End != nil {
-				live = "memdiag record is running; the segment after " + filepath.Base(seg.Path) + " is not written yet"
-			}
-		}
-		prevEnd = rec.End
-		if i == 0 && !j.w.From.IsZero() && j.w.From.After(out.Header.Start) {
-			out.Header.Start = j.w.From
+		jr.out.Warnings = append(jr.out.Warnings, j.notes[i]...)
+		if err := jr.segment(i, seg); err != nil {
+			return nil, err
 		}
 	}
-	out.Warnings = append(out.Warnings, j.notes[len(j.segs)]...)
-	out.End = prevEnd
+	jr.out.Warnings = append(jr.out.Warnings, j.notes[len(j.segs)]...)
+	return jr.finish(), nil
+}
+
+// joinRun is one [Joined.Each]: the recording being returned and what
+// reading the segments so far has found.
+type joinRun struct {
+	j   *Joined
+	ctx context.Context // nil: never cancelled
+	fn  func(*record.Sample)
+	out *record.Recording
+
+	last    time.Time      // the last sample handed on
+	lead    *record.Sample // the last sample before the window's start
+	cut     bool           // samples after the window's end were dropped
+	kept    int            // samples handed on
+	prevEnd *record.End    // the end line of the last segment read whole
+	live    string         // what the live segment read last is, if any
+}
+
+// segRead is what reading one segment found.
+type segRead struct {
+	first bool  // no sample read yet
+	past  bool  // the segment has samples after the window
+	err   error // the context's error, when it ended the read
+}
+
+// segment reads segment i: a segment that cannot be opened is skipped
+// with a note ([skipNote]), one of another host is an error, a read
+// error in the middle leaves out the rest of that segment with a
+// warning; what a segment read whole says is settled by
+// [joinRun.settle].
+func (jr *joinRun) segment(i int, seg Segment) error {
+	r, err := record.OpenContext(orBackground(jr.ctx), seg.Path)
+	if err != nil {
+		if jr.ctx != nil && jr.ctx.Err() != nil {
+			return jr.ctx.Err()
+		}
+		// removed or emptied since Join: one segment less
+		if note := skipNote(seg, err); note != "" {
+			jr.out.Warnings = append(jr.out.Warnings, note)
+		}
+		return nil
+	}
+	h := r.Header()
+	if err := jr.checkHeader(i, seg, h); err != nil {
+		r.Close()
+		return err
+	}
+	rd := segRead{first: true}
+	rec, err := r.Each(func(s *record.Sample) { jr.take(i, seg, h, &rd, s) })
+	r.Close()
+	if rd.err != nil {
+		return rd.err
+	}
+	if err != nil {
+		// A read error in the middle (a damaged compressed stream):
+		// the samples before it were handed on; the rest of this
+		// segment is left out, the other segments are read.
+		jr.out.Warnings = append(jr.out.Warnings, fmt.Sprintf("%s: reading stopped (%v): its later samples are left out, the other segments are read", filepath.Base(seg.Path), err))
+		jr.prevEnd = nil
+		return nil
+	}
+	jr.settle(i, seg, rec, rd)
+	return nil
+}
+
+// checkHeader compares a later segment's header h with the first's: a
+// segment of another host is an error, another sampling interval a
+// warning.
+func (jr *joinRun) checkHeader(i int, seg Segment, h record.Header) error {
+	if i == 0 {
+		return nil
+	}
+	if h.Host != jr.j.header.Host {
+		return fmt.Errorf("%s: recorded on host %q, %s on %q: join only one host's segments", seg.Path, h.Host, jr.j.segs[0].Path, jr.j.header.Host)
+	}
+	if h.Interval != jr.j.header.Interval {
+		jr.out.Warnings = append(jr.out.Warnings, fmt.Sprintf("%s: interval %s, %s before: rates are per second either way", filepath.Base(seg.Path), h.Interval, jr.j.header.Interval))
+	}
+	return nil
+}
+
+// take handles sample s of segment i (sampling interval h.Interval): it
+// warns of a gap of over two intervals since the previous segment's
+// last sample, keeps a sample before the window as the lead, drops one
+// after it, and hands on one inside it, after the lead when the lead
+// is at most two intervals earlier (it starts the window's first
+// interval, unless the recorder was not running between them).
+func (jr *joinRun) take(i int, seg Segment, h record.Header, rd *segRead, s *record.Sample) {
+	if jr.ctx != nil && jr.ctx.Err() != nil {
+		rd.err = jr.ctx.Err()
+		return
+	}
+	if rd.first && i > 0 && !jr.last.IsZero() {
+		if gap := s.Time.Sub(jr.last); gap > 2*h.Interval && h.Interval > 0 {
+			jr.out.Warnings = append(jr.out.Warnings, fmt.Sprintf("%s: %s without samples before it (from %s to %s)", filepath.Base(seg.Path), gap.Round(time.Second), jr.last.UTC().Format(time.RFC3339), s.Time.UTC().Format(time.RFC3339)))
+		}
+	}
+	rd.first = false
+	w := jr.j.w
 	switch {
-	case cut:
-		out.End = &record.End{Type: record.TypeEnd, Time: last, Samples: kept, Reason: "window"}
-	case live != "" && kept > 0:
-		out.End = &record.End{Type: record.TypeEnd, Time: last, Samples: kept, Reason: ReasonLive}
-		out.Warnings = append(out.Warnings, fmt.Sprintf("live: up to %s (%s; read up to its last flushed sample)", last.Format("15:04:05 MST"), live))
+	case !w.From.IsZero() && s.Time.Before(w.From):
+		jr.lead = s
+	case !w.To.IsZero() && s.Time.After(w.To):
+		jr.cut, rd.past = true, true
+	default:
+		if jr.lead != nil && (h.Interval <= 0 || s.Time.Sub(jr.lead.Time) <= 2*h.Interval) {
+			jr.emit(jr.lead)
+		}
+		jr.lead = nil
+		jr.emit(s)
+	}
+}
+
+// emit hands s on unless it is not after the last sample handed on
+// (the switch sample, written into both segments).
+func (jr *joinRun) emit(s *record.Sample) {
+	if !jr.last.IsZero() && !s.Time.After(jr.last) {
+		return
+	}
+	jr.fn(s)
+	jr.last = s.Time
+	jr.kept++
+}
+
+// settle takes what segment i, read whole as rec, says: a segment with
+// a header only is skipped with a note (unless live); its warnings are
+// kept, except a half-written last line of a killed run or of a
+// recorder still writing, which is said as what it is; a live segment
+// is remembered for the end; its end line is the joined one's so far.
+func (jr *joinRun) settle(i int, seg Segment, rec *record.Recording, rd segRead) {
+	// The newest segment of a store whose recorder runs: being
+	// written, or ended by a switch whose next segment is not
+	// written yet (it is created with its first sample).
+	isLive := seg.Live && (rec.End == nil || strings.HasPrefix(rec.End.Reason, "segment switch"))
+	tail := rec.End == nil && (isLive || rd.past) // its unfinished end is not the window's
+	if rd.first && rec.End == nil {
+		// A header and nothing else (an older recorder on a full
+		// disk, or one that has just started): no sample to read.
+		if !isLive {
+			jr.out.Warnings = append(jr.out.Warnings, skipNote(seg, record.ErrNoSamples))
+		}
+		return
+	}
+	killed := rec.End == nil && !tail && i < len(jr.j.segs)-1
+	for _, w := range rec.Warnings {
+		if (killed || tail) && (strings.Contains(w, "cut short at this line") || strings.Contains(w, "truncated last line")) {
+			continue // said below, as what it is: the end of a killed run, or a recorder still writing, not damage
+		}
+		jr.out.Warnings = append(jr.out.Warnings, w)
+	}
+	if killed {
+		jr.out.Warnings = append(jr.out.Warnings, fmt.Sprintf("%s has no end line: the recorder was killed or the host went down (the sample being written then is lost); the next segment is a new run",
+			filepath.Base(seg.Path)))
+	}
+	jr.live = ""
+	if isLive && !rd.past {
+		jr.live = "memdiag record is writing " + filepath.Base(seg.Path)
+		if rec.End != nil {
+			jr.live = "memdiag record is running; the segment after " + filepath.Base(seg.Path) + " is not written yet"
+		}
+	}
+	jr.prevEnd = rec.End
+	if i == 0 && !jr.j.w.From.IsZero() && jr.j.w.From.After(jr.out.Header.Start) {
+		jr.out.Header.Start = jr.j.w.From
+	}
+}
+
+// finish gives the joined recording its end: at the last sample kept,
+// reason "window", when the window cut it short; at the last sample
+// read, reason [ReasonLive], with a note, when the last segment is
+// live; else the last segment's end line counting the samples kept.
+func (jr *joinRun) finish() *record.Recording {
+	out := jr.out
+	out.End = jr.prevEnd
+	switch {
+	case jr.cut:
+		out.End = &record.End{Type: record.TypeEnd, Time: jr.last, Samples: jr.kept, Reason: "window"}
+	case jr.live != "" && jr.kept > 0:
+		out.End = &record.End{Type: record.TypeEnd, Time: jr.last, Samples: jr.kept, Reason: ReasonLive}
+		out.Warnings = append(out.Warnings, fmt.Sprintf("live: up to %s (%s; read up to its last flushed sample)", jr.last.Format("15:04:05 MST"), jr.live))
 	case out.End != nil:
 		// the last segment's own count is of that segment; the joined
 		// recording's is what was read
 		e := *out.End
-		e.Samples = kept
+		e.Samples = jr.kept
 		out.End = &e
 	}
-	return out, nil
+	return out
 }
 
 func hasJob(jobs []record.Job, name string) bool {

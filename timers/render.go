@@ -227,144 +227,217 @@ const (
 	shownTimeSeconds = "2006-01-02 15:04:05"
 )
 
-// RenderJobs writes the per-job listing.
+// RenderJobs writes the per-job listing: JSON as one document, else a
+// table of one row per job ([jobColumns] says which columns), then the
+// legend and o.Problems.
 func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error {
 	if o.Loc == nil {
 		o.Loc = time.UTC
 	}
 	vs := views(jobs, o)
 	if f == format.JSON {
-		doc := struct {
-			BaseTime string    `json:"base_time"`
-			TimeZone string    `json:"time_zone"`
-			Jobs     []jobView `json:"jobs"`
-			Problems []string  `json:"problems"`
-		}{o.Base.In(o.Loc).Format(time.RFC3339), o.Loc.String(), vs, append([]string{}, o.Problems...)}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
+		return writeJobsJSON(w, vs, o)
 	}
-	// LAST, the manager's last trigger, is there when live state was read.
-	showLast := false
-	for _, v := range vs {
-		showLast = showLast || v.LastTrigger != nil
-	}
-	var legend []string
+	c := newJobColumns(vs, o)
 	nextHeader, zoneLine := timeHeader("NEXT", o.Loc, f, o, len(shownTime))
+	t := c.table(nextHeader)
+	for _, v := range vs {
+		t.AppendRow(c.row(v, f, o)...)
+	}
+	return renderTable(w, t, f, o, jobsLegend(vs, zoneLine))
+}
+
+// writeJobsJSON writes the listing as one indented JSON document: the
+// base time and zone, the jobs and the problems.
+func writeJobsJSON(w io.Writer, vs []jobView, o RenderOptions) error {
+	doc := struct {
+		BaseTime string    `json:"base_time"`
+		TimeZone string    `json:"time_zone"`
+		Jobs     []jobView `json:"jobs"`
+		Problems []string  `json:"problems"`
+	}{o.Base.In(o.Loc).Format(time.RFC3339), o.Loc.String(), vs, append([]string{}, o.Problems...)}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// jobsLegend is the lines under the job table: the zone line of
+// [timeHeader] (if any), then the meaning of [unpredictableMark] when a
+// job carries it.
+func jobsLegend(vs []jobView, zoneLine string) []string {
+	var legend []string
 	if zoneLine != "" {
 		legend = append(legend, zoneLine)
 	}
-	header := []any{"NAME", "SOURCE", "SCHEDULE", "PERIOD", nextHeader}
-	if showLast {
-		header = append(header, "LAST")
+	if slices.ContainsFunc(vs, func(v jobView) bool { return v.Unpredictable }) {
+		legend = append(legend, unpredictableLegend)
 	}
-	cmdCol := len(header)
-	header = append(header, "COMMAND", "NOTE")
-	if o.ShowWhy {
-		header = append(header, "ACTIVE")
-	}
-	// On a terminal the command line and the note are cut to fit (piped
-	// output, markdown, CSV and JSON have them whole); a long schedule
-	// and the ACTIVE reasons wrap.
-	// A terminal still too narrow hides the note, the reasons, the
-	// source, LAST and the period, in that order (the name, its schedule,
-	// NEXT and the command stay). Those four fit 80 columns even when
-	// NEXT carries seconds (a timer of under a minute, 19 columns): the
-	// command's floor is 14.
-	t := tables.New(header...).SetFit(0, tables.Truncate, 20).SetFit(2, tables.Wrap, 16).SetFit(cmdCol, tables.Truncate, 14).
-		SetFit(cmdCol+1, tables.Truncate, 16).SetFit(cmdCol+2, tables.Wrap, 30)
-	hide := []int{cmdCol + 1}
-	if o.ShowWhy {
-		hide = append(hide, cmdCol+2)
-	}
-	hide = append(hide, 1)
-	if showLast {
-		hide = append(hide, cmdCol-1)
-	}
-	t.HideWhenNarrow(append(hide, 3)...)
-	multi := f == format.Table
-	join := func(ss []string) string {
-		if multi {
-			return strings.Join(ss, "\n")
-		}
-		return strings.Join(ss, "; ")
-	}
-	unpredictableSeen := false
-	for _, v := range vs {
-		var next []string
-		layout := shownTime
-		if p := v.Job.PeriodSeconds; p != nil && *p < 60 {
-			// A 20 s timer's next three firings would read 22:33, 22:33,
-			// 22:34 at minute resolution.
-			layout = shownTimeSeconds
-		}
-		mark := ""
-		if v.Unpredictable {
-			mark = unpredictableMark
-			if !unpredictableSeen {
-				legend = append(legend, unpredictableLegend)
-			}
-			unpredictableSeen = true
-		}
-		for _, n := range v.Next {
-			tt, _ := time.Parse(time.RFC3339, n)
-			next = append(next, markTime(tt.In(o.Loc).Format(layout), mark))
-		}
-		if f == format.CSV {
-			next = v.Next
-		} else if f != format.Table {
-			if f == format.Markdown && mark != "" {
-				mark = `\` + mark // a "~" pair is strikethrough in GitHub markdown
-			}
-			next = nil
-			for _, n := range v.Next {
-				next = append(next, mark+n)
-			}
-		}
-		if v.Never {
-			next = []string{"never"}
-		}
-		cmd, note := v.Command, v.Note
-		if len(v.Scripts) > 0 {
-			cmd += " [" + strings.Join(v.Scripts, " ") + "]"
-		}
-		if len(v.Errors) > 0 {
-			note = strings.TrimSpace(note + " ERROR: " + strings.Join(v.Errors, "; "))
-		}
-		if v.LiveNote != "" { // what happens now comes first: the note column is cut on a terminal
-			note = strings.TrimSuffix(v.LiveNote+"; "+note, "; ")
-		}
-		sched := scheduleString(v.Job)
-		if f == format.Markdown {
-			// Cron and calendar expressions are full of '*'.
-			for i := range sched {
-				sched[i] = "`" + sched[i] + "`"
-			}
-			if cmd != "" {
-				cmd = "`" + cmd + "`"
-			}
-		}
-		row := []any{v.Name, string(v.Source), join(sched), periodString(v.Job), join(next)}
-		if showLast {
-			last := ""
-			if v.LastTrigger != nil {
-				last = v.LastTrigger.Format(time.RFC3339)
-				if f == format.Table {
-					last = v.LastTrigger.Format(shownTime)
-				}
-			}
-			row = append(row, last)
-		}
-		row = append(row, cmd, note)
-		if o.ShowWhy {
-			row = append(row, whyString(v.Job))
-		}
-		t.AppendRow(row...)
-	}
-	return renderTable(w, t, f, o, legend)
+	return legend
 }
 
-// RenderFirings writes firings, one row each, sorted as given.
+// jobColumns is the layout of the job table: NAME, SOURCE, SCHEDULE,
+// PERIOD and NEXT, then LAST when live state was read, COMMAND, NOTE,
+// and ACTIVE under --all.
+type jobColumns struct {
+	last bool // LAST: the manager's last trigger was read for some job
+	why  bool // ACTIVE: why each job runs or not (o.ShowWhy)
+	cmd  int  // index of COMMAND; NOTE follows it, then ACTIVE
+}
+
+// newJobColumns picks the job table's columns for vs.
+func newJobColumns(vs []jobView, o RenderOptions) jobColumns {
+	c := jobColumns{why: o.ShowWhy, cmd: 5}
+	c.last = slices.ContainsFunc(vs, func(v jobView) bool { return v.LastTrigger != nil })
+	if c.last {
+		c.cmd++
+	}
+	return c
+}
+
+// table is an empty job table with its header (nextHeader over NEXT),
+// the column-fit rules and the hide order.
+//
+// On a terminal the name, the command line and the note are cut to fit
+// (piped output, markdown, CSV and JSON have them whole); a long
+// schedule and the ACTIVE reasons wrap. Widths are terminal columns.
+func (c jobColumns) table(nextHeader string) *tables.Table {
+	header := []any{"NAME", "SOURCE", "SCHEDULE", "PERIOD", nextHeader}
+	if c.last {
+		header = append(header, "LAST")
+	}
+	header = append(header, "COMMAND", "NOTE")
+	if c.why {
+		header = append(header, "ACTIVE")
+	}
+	t := tables.New(header...).SetFit(0, tables.Truncate, 20).SetFit(2, tables.Wrap, 16).SetFit(c.cmd, tables.Truncate, 14).
+		SetFit(c.cmd+1, tables.Truncate, 16).SetFit(c.cmd+2, tables.Wrap, 30)
+	return t.HideWhenNarrow(c.hideOrder()...)
+}
+
+// hideOrder is the order a terminal still too narrow hides columns in:
+// the note, the reasons, the source, LAST and the period. The name, its
+// schedule, NEXT and the command stay; those four fit 80 columns even
+// when NEXT carries seconds (a timer of under a minute, 19 columns): the
+// command's floor is 14.
+func (c jobColumns) hideOrder() []int {
+	hide := []int{c.cmd + 1}
+	if c.why {
+		hide = append(hide, c.cmd+2)
+	}
+	hide = append(hide, 1)
+	if c.last {
+		hide = append(hide, c.cmd-1)
+	}
+	return append(hide, 3)
+}
+
+// row is the table row of one job, its cells in the order of
+// [jobColumns.table].
+func (c jobColumns) row(v jobView, f format.Format, o RenderOptions) []any {
+	cmd, note := commandNoteCells(v)
+	sched := scheduleString(v.Job)
+	if f == format.Markdown {
+		// Cron and calendar expressions are full of '*'.
+		for i := range sched {
+			sched[i] = "`" + sched[i] + "`"
+		}
+		if cmd != "" {
+			cmd = "`" + cmd + "`"
+		}
+	}
+	row := []any{v.Name, string(v.Source), joinCell(sched, f), periodString(v.Job), joinCell(nextCell(v, f, o), f)}
+	if c.last {
+		row = append(row, lastCell(v, f))
+	}
+	row = append(row, cmd, note)
+	if c.why {
+		row = append(row, whyString(v.Job))
+	}
+	return row
+}
+
+// joinCell joins a cell's items: one a line in a table, "; " elsewhere.
+func joinCell(ss []string, f format.Format) string {
+	if f == format.Table {
+		return strings.Join(ss, "\n")
+	}
+	return strings.Join(ss, "; ")
+}
+
+// nextCell is the NEXT cell's items: "never" for a calendar that cannot
+// match; else each next firing in o.Loc, in a table as "2026-11-29
+// 18:00" (with seconds for a period under 60 s), in CSV as RFC 3339,
+// in markdown as RFC 3339 after the mark. An [Unpredictable] job's times
+// carry [unpredictableMark], except in CSV.
+func nextCell(v jobView, f format.Format, o RenderOptions) []string {
+	if v.Never {
+		return []string{"never"}
+	}
+	if f == format.CSV {
+		return v.Next
+	}
+	mark := ""
+	if v.Unpredictable {
+		mark = unpredictableMark
+	}
+	var next []string
+	if f != format.Table {
+		if f == format.Markdown && mark != "" {
+			mark = `\` + mark // a "~" pair is strikethrough in GitHub markdown
+		}
+		for _, n := range v.Next {
+			next = append(next, mark+n)
+		}
+		return next
+	}
+	layout := shownTime
+	if p := v.Job.PeriodSeconds; p != nil && *p < 60 {
+		// A 20 s timer's next three firings would read 22:33, 22:33,
+		// 22:34 at minute resolution.
+		layout = shownTimeSeconds
+	}
+	for _, n := range v.Next {
+		tt, _ := time.Parse(time.RFC3339, n)
+		next = append(next, markTime(tt.In(o.Loc).Format(layout), mark))
+	}
+	return next
+}
+
+// commandNoteCells is the COMMAND cell (the command, then the run-parts
+// scripts in brackets) and the NOTE cell: what happens now on the live
+// host first, because a terminal cuts the note, then the known job's
+// note and any parse errors.
+func commandNoteCells(v jobView) (cmd, note string) {
+	cmd, note = v.Command, v.Note
+	if len(v.Scripts) > 0 {
+		cmd += " [" + strings.Join(v.Scripts, " ") + "]"
+	}
+	if len(v.Errors) > 0 {
+		note = strings.TrimSpace(note + " ERROR: " + strings.Join(v.Errors, "; "))
+	}
+	if v.LiveNote != "" {
+		note = strings.TrimSuffix(v.LiveNote+"; "+note, "; ")
+	}
+	return cmd, note
+}
+
+// lastCell is the LAST cell: the manager's last trigger in o.Loc (views
+// moved it there), "2026-11-29 18:00" in a table, RFC 3339 elsewhere;
+// "" when the manager never triggered the timer.
+func lastCell(v jobView, f format.Format) string {
+	if v.LastTrigger == nil {
+		return ""
+	}
+	if f == format.Table {
+		return v.LastTrigger.Format(shownTime)
+	}
+	return v.LastTrigger.Format(time.RFC3339)
+}
+
+// RenderFirings writes firings, one row each, sorted as given: JSON as
+// one document, else a line on the firings the live host will not run
+// ([idleFiringsLine], not in CSV), the table, its legend and o.Problems.
+// from and to bound the window the firings were projected over.
 func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o RenderOptions, from, to time.Time) error {
 	if o.Loc == nil {
 		o.Loc = time.UTC
@@ -373,92 +446,137 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 	for _, j := range jobs {
 		byName[j.Name] = j
 	}
-	unpredictable := map[string]bool{}
-	unpred := func(j Job) bool {
-		u, ok := unpredictable[j.Name]
-		if !ok {
-			u = jobUnpredictable(j, from, o.runLoc())
-			unpredictable[j.Name] = u
-		}
-		return u
-	}
+	unpred := unpredictableOnce(from, o.runLoc())
 	if f == format.JSON {
-		type firingView struct {
-			Firing
-			Source  Source `json:"source"`
-			Command string `json:"command"`
-			// IdleNow: the files project this firing, but the live host
-			// cannot run it now (Job.IdleNow); LiveNote says why.
-			IdleNow  bool   `json:"idle_now,omitempty"`
-			LiveNote string `json:"live_note,omitempty"`
-			// Unpredictable: the job's random delay is half its period
-			// or more; the firing may start anywhere up to Latest.
-			Unpredictable bool `json:"unpredictable,omitempty"`
-		}
-		out := []firingView{}
-		for _, x := range fs {
-			x.Planned, x.Earliest, x.Latest = x.Planned.In(o.Loc), x.Earliest.In(o.Loc), x.Latest.In(o.Loc)
-			j := byName[x.Job]
-			out = append(out, firingView{x, j.Source, j.Command, j.IdleNow, j.LiveNote, unpred(j)})
-		}
-		doc := struct {
-			From     string       `json:"from"`
-			To       string       `json:"to"`
-			TimeZone string       `json:"time_zone"`
-			Firings  []firingView `json:"firings"`
-			Problems []string     `json:"problems"`
-		}{from.In(o.Loc).Format(time.RFC3339), to.In(o.Loc).Format(time.RFC3339), o.Loc.String(), out, append([]string{}, o.Problems...)}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
+		return writeFiringsJSON(w, fs, byName, unpred, o, from, to)
 	}
-	var legend []string
 	timeHead, zoneLine := timeHeader("TIME", o.Loc, f, o, len(shownTimeSeconds))
+	var legend []string
 	if zoneLine != "" {
 		legend = append(legend, zoneLine)
 	}
-	t := tables.New(timeHead, "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE").
-		SetFit(1, tables.Truncate, 20).SetFit(4, tables.Truncate, 16).SetFit(5, tables.Truncate, 16).
-		HideWhenNarrow(5, 2, 3)
+	t := firingsTable(timeHead)
 	unpredictableSeen := false
 	for _, x := range fs {
 		j := byName[x.Job]
-		tf := "2006-01-02 15:04:05"
-		win := x.Earliest.In(o.Loc).Format("15:04:05") + "–" + x.Latest.In(o.Loc).Format("15:04:05")
-		when := x.Planned.In(o.Loc).Format(tf)
-		if f != format.Table {
-			when = x.Planned.In(o.Loc).Format(time.RFC3339)
-			win = x.Earliest.In(o.Loc).Format(time.RFC3339) + "/" + x.Latest.In(o.Loc).Format(time.RFC3339)
-		}
-		if unpred(j) && f != format.CSV {
-			switch f {
-			case format.Markdown:
-				when = `\` + unpredictableMark + when
-			default:
-				when = markTime(when, unpredictableMark)
-			}
-			if !unpredictableSeen {
-				legend = append(legend, unpredictableLegend)
-			}
+		u := unpred(j)
+		t.AppendRow(firingRow(x, j, u, f, o)...)
+		if u && f != format.CSV && !unpredictableSeen {
+			legend = append(legend, unpredictableLegend)
 			unpredictableSeen = true
 		}
-		note := j.Note
-		if j.LiveNote != "" { // what happens now comes first, as in RenderJobs
-			note = strings.TrimSuffix(j.LiveNote+"; "+note, "; ")
-		}
-		t.AppendRow(when, x.Job, string(j.Source), win, j.Command, note)
 	}
-	if f != format.CSV {
-		if head := idleFiringsLine(fs, byName); head != "" {
-			if f == format.Markdown {
-				head = "> " + head
-			}
-			if _, err := io.WriteString(w, head+"\n\n"); err != nil {
-				return err
-			}
-		}
+	if err := writeIdleFiringsLine(w, fs, byName, f); err != nil {
+		return err
 	}
 	return renderTable(w, t, f, o, legend)
+}
+
+// unpredictableOnce returns [jobUnpredictable] from base in loc,
+// computed once per job name.
+func unpredictableOnce(base time.Time, loc *time.Location) func(Job) bool {
+	seen := map[string]bool{}
+	return func(j Job) bool {
+		u, ok := seen[j.Name]
+		if !ok {
+			u = jobUnpredictable(j, base, loc)
+			seen[j.Name] = u
+		}
+		return u
+	}
+}
+
+// firingView is one firing in JSON, with what its job adds.
+type firingView struct {
+	Firing
+	Source  Source `json:"source"`
+	Command string `json:"command"`
+	// IdleNow: the files project this firing, but the live host
+	// cannot run it now (Job.IdleNow); LiveNote says why.
+	IdleNow  bool   `json:"idle_now,omitempty"`
+	LiveNote string `json:"live_note,omitempty"`
+	// Unpredictable: the job's random delay is half its period
+	// or more; the firing may start anywhere up to Latest.
+	Unpredictable bool `json:"unpredictable,omitempty"`
+}
+
+// writeFiringsJSON writes the firings as one indented JSON document: the
+// window from–to and the zone, the firings with their times in o.Loc,
+// and the problems.
+func writeFiringsJSON(w io.Writer, fs []Firing, byName map[string]Job, unpred func(Job) bool, o RenderOptions, from, to time.Time) error {
+	out := []firingView{}
+	for _, x := range fs {
+		x.Planned, x.Earliest, x.Latest = x.Planned.In(o.Loc), x.Earliest.In(o.Loc), x.Latest.In(o.Loc)
+		j := byName[x.Job]
+		out = append(out, firingView{x, j.Source, j.Command, j.IdleNow, j.LiveNote, unpred(j)})
+	}
+	doc := struct {
+		From     string       `json:"from"`
+		To       string       `json:"to"`
+		TimeZone string       `json:"time_zone"`
+		Firings  []firingView `json:"firings"`
+		Problems []string     `json:"problems"`
+	}{from.In(o.Loc).Format(time.RFC3339), to.In(o.Loc).Format(time.RFC3339), o.Loc.String(), out, append([]string{}, o.Problems...)}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// firingsTable is an empty firing table with its header (timeHead over
+// TIME), the column-fit rules and the hide order. On a terminal the
+// name, the command and the note are cut to fit (widths in terminal
+// columns); one still too narrow hides the note, the source and the
+// window, in that order.
+func firingsTable(timeHead string) *tables.Table {
+	return tables.New(timeHead, "NAME", "SOURCE", "WINDOW", "COMMAND", "NOTE").
+		SetFit(1, tables.Truncate, 20).SetFit(4, tables.Truncate, 16).SetFit(5, tables.Truncate, 16).
+		HideWhenNarrow(5, 2, 3)
+}
+
+// firingRow is the table row of firing x of job j: TIME, NAME, SOURCE,
+// WINDOW, COMMAND and NOTE. In a table the planned time reads
+// "2026-11-29 18:00:05" and the window "18:00:05–18:01:05", both in
+// o.Loc; elsewhere they are RFC 3339, the window "earliest/latest". The
+// time of an unpredictable job (u) carries [unpredictableMark], except in
+// CSV. The note has what happens now first, as in [RenderJobs].
+func firingRow(x Firing, j Job, u bool, f format.Format, o RenderOptions) []any {
+	win := x.Earliest.In(o.Loc).Format("15:04:05") + "–" + x.Latest.In(o.Loc).Format("15:04:05")
+	when := x.Planned.In(o.Loc).Format(shownTimeSeconds)
+	if f != format.Table {
+		when = x.Planned.In(o.Loc).Format(time.RFC3339)
+		win = x.Earliest.In(o.Loc).Format(time.RFC3339) + "/" + x.Latest.In(o.Loc).Format(time.RFC3339)
+	}
+	if u && f != format.CSV {
+		switch f {
+		case format.Markdown:
+			when = `\` + unpredictableMark + when
+		default:
+			when = markTime(when, unpredictableMark)
+		}
+	}
+	note := j.Note
+	if j.LiveNote != "" {
+		note = strings.TrimSuffix(j.LiveNote+"; "+note, "; ")
+	}
+	return []any{when, x.Job, string(j.Source), win, j.Command, note}
+}
+
+// writeIdleFiringsLine writes [idleFiringsLine] and a blank line above
+// the table (as a quote in markdown); nothing in CSV or when every
+// firing can happen.
+func writeIdleFiringsLine(w io.Writer, fs []Firing, byName map[string]Job, f format.Format) error {
+	if f == format.CSV {
+		return nil
+	}
+	head := idleFiringsLine(fs, byName)
+	if head == "" {
+		return nil
+	}
+	if f == format.Markdown {
+		head = "> " + head
+	}
+	_, err := io.WriteString(w, head+"\n\n")
+	return err
 }
 
 // idleFiringsLine says, above a list of projected firings, how many of them

@@ -65,28 +65,55 @@ func systemdJobs(root string, m *manager) []Job {
 	return jobs
 }
 
-// timerJob builds the Job of one timer unit.
+// timerJob builds the Job of one timer unit, in steps: whose manager
+// runs it ([timerOwners]), its [Timer] settings ([readTimerSection]),
+// its calendars, schedule and period ([timerSchedule]), the service it
+// starts ([timerService]), and whether it runs ([timerActivity]).
 func timerJob(root string, m *manager, u *unitFile) Job {
 	j := Job{Name: u.Name, Source: Systemd, File: u.Fragment, Errors: append([]string(nil), u.Errors...)}
-	owners := m.lingering // whose managers run this unit
-	if m.scope == "user" {
-		j.User = "(every user)"
-		for dir, user := range m.homes {
-			if strings.HasPrefix(u.Fragment, dir+"/") {
-				j.User, owners = user, nil
-				if slices.Contains(m.lingering, user) {
-					owners = []string{user}
-				}
-			}
-		}
-	}
+	owners := timerOwners(&j, m, u)
 	if u.Masked {
 		j.Reason = fmt.Sprintf("masked (%s is empty or a link to /dev/null)", u.Fragment)
 		return j
 	}
 	j.AccuracySec = defaultAccuracy
-	var cals []entry
-	hasMonotonic := false
+	cals, hasMonotonic := readTimerSection(&j, u)
+	timerSchedule(&j, cals, hasMonotonic)
+	sv := timerService(root, m, &j, u.Name)
+	timerActivity(&j, m, u.Name, sv, owners)
+	return j
+}
+
+// timerOwners sets j.User for a user manager's timer and returns the
+// users whose managers run it: every lingering user for a timer of
+// every user's (j.User "(every user)"), the one user for a timer under
+// a home folder if that user lingers, none otherwise. For the system
+// manager it returns m.lingering, which timerActivity does not read.
+func timerOwners(j *Job, m *manager, u *unitFile) []string {
+	owners := m.lingering
+	if m.scope != "user" {
+		return owners
+	}
+	j.User = "(every user)"
+	for dir, user := range m.homes {
+		if strings.HasPrefix(u.Fragment, dir+"/") {
+			j.User, owners = user, nil
+			if slices.Contains(m.lingering, user) {
+				owners = []string{user}
+			}
+		}
+	}
+	return owners
+}
+
+// readTimerSection applies u's [Timer] entries to j in order: the
+// monotonic settings, AccuracySec=, RandomizedDelaySec= (time spans, in
+// seconds when no unit is given; systemd.time(7)), FixedRandomDelay=,
+// Persistent= and Unit=. It returns the OnCalendar= entries and whether
+// a monotonic setting is left; an empty assignment to any trigger
+// resets them all ([timerTriggers]). A bad time span is an error on j
+// ("file:line: Key=: reason").
+func readTimerSection(j *Job, u *unitFile) (cals []entry, hasMonotonic bool) {
 	for _, e := range u.Entries {
 		if e.Section != "Timer" {
 			continue
@@ -97,11 +124,10 @@ func timerJob(root string, m *manager, u *unitFile) Job {
 			hasMonotonic = false
 			continue
 		}
-		at := fmt.Sprintf("%s:%d", e.File, e.Line)
 		span := func() time.Duration {
 			d, err := parseTimespan(e.Value, time.Second)
 			if err != nil {
-				j.Errors = append(j.Errors, fmt.Sprintf("%s: %s=: %v", at, e.Key, err))
+				j.Errors = append(j.Errors, fmt.Sprintf("%s:%d: %s=: %v", e.File, e.Line, e.Key, err))
 			}
 			return d
 		}
@@ -127,9 +153,19 @@ func timerJob(root string, m *manager, u *unitFile) Job {
 		case "Persistent":
 			j.Persistent = parseBool(e.Value)
 		case "Unit":
-			j.Unit = expandSpecifiers(e.Value, u.Name)
+			j.Unit = expandSpecifiers(e.Value, j.Name)
 		}
 	}
+	return cals, hasMonotonic
+}
+
+// timerSchedule parses the OnCalendar= entries into j.Schedule (as
+// written) and j.Normalized (systemd's form), an expression that does
+// not parse being an error on j. A timer with no calendar but a
+// monotonic setting gets [monotonicSchedule]. The period, in seconds,
+// is that of the calendars together ([calendarsPeriod]), else
+// OnUnitActiveSec= or OnUnitInactiveSec=; unset when irregular.
+func timerSchedule(j *Job, cals []entry, hasMonotonic bool) {
 	var parsed []*calendarSpec
 	for _, e := range cals {
 		c, err := parseCalendar(e.Value)
@@ -142,7 +178,7 @@ func timerJob(root string, m *manager, u *unitFile) Job {
 		parsed = append(parsed, c)
 	}
 	if len(j.Schedule) == 0 && hasMonotonic {
-		j.Schedule = monotonicSchedule(j)
+		j.Schedule = monotonicSchedule(*j)
 	}
 	switch {
 	case len(parsed) > 0:
@@ -154,71 +190,90 @@ func timerJob(root string, m *manager, u *unitFile) Job {
 	case j.OnUnitInactiveSec > 0:
 		j.PeriodSeconds = seconds(j.OnUnitInactiveSec)
 	}
+}
 
+// startedService is the unit a timer starts, as [timerService] found it.
+type startedService struct {
+	unit   *unitFile
+	found  bool   // a fragment or a drop-in exists
+	runs   bool   // its Condition*=/Assert*= hold on the root
+	failed string // the condition that does not hold, when !runs
+}
+
+// timerService loads the unit timer starts (Unit=, else the timer's
+// name as a .service, a template's instance kept) and fills j from it:
+// the command (ExecStart= lines joined by " ; ", specifiers expanded,
+// prefixes such as "-" dropped), User= (root for a system service that
+// names none), Nice=, IOSchedulingClass=, CPUQuota=, MemoryMax=, the
+// cgroup from Slice= (system manager only), the conditions and the
+// note on known heavy jobs. The service's parse errors join j's.
+func timerService(root string, m *manager, j *Job, timer string) startedService {
 	if j.Unit == "" {
-		prefix, instance, _, tmpl := splitName(u.Name)
+		prefix, instance, _, tmpl := splitName(timer)
 		j.Unit = prefix + ".service"
 		if tmpl {
 			j.Unit = prefix + "@" + instance + ".service"
 		}
 	}
-	sv := m.set.load(j.Unit)
-	svFound := sv.Fragment != "" || len(sv.DropIns) > 0
-	j.Errors = append(j.Errors, sv.Errors...)
+	sv := startedService{unit: m.set.load(j.Unit)}
+	sv.found = sv.unit.Fragment != "" || len(sv.unit.DropIns) > 0
+	j.Errors = append(j.Errors, sv.unit.Errors...)
 	var execs []string
-	for _, e := range sv.values("Service", "ExecStart") {
+	for _, e := range sv.unit.values("Service", "ExecStart") {
 		execs = append(execs, strings.TrimLeft(expandSpecifiers(e.Value, j.Unit), "-@:+!|"))
 	}
 	j.Command = strings.Join(execs, " ; ")
-	if e, ok := sv.last("Service", "User"); ok {
+	if e, ok := sv.unit.last("Service", "User"); ok {
 		j.User = e.Value
 	}
-	if m.scope == "system" && j.User == "" && svFound {
+	if m.scope == "system" && j.User == "" && sv.found {
 		j.User = "root"
 	}
 	for key, dst := range map[string]*string{"Nice": &j.Nice, "IOSchedulingClass": &j.IOSchedulingClass, "CPUQuota": &j.CPUQuota, "MemoryMax": &j.MemoryMax} {
-		if e, ok := sv.last("Service", key); ok {
+		if e, ok := sv.unit.last("Service", key); ok {
 			*dst = e.Value
 		}
 	}
 	if m.scope == "system" {
 		slice := ""
-		if e, ok := sv.last("Service", "Slice"); ok {
+		if e, ok := sv.unit.last("Service", "Slice"); ok {
 			slice = expandSpecifiers(e.Value, j.Unit)
 		}
 		j.Cgroup = unitCgroup(slice, j.Unit)
 	}
-	conds, runs, failed := evalConditions(root, sv)
-	j.Conditions = conds
-	j.Note = noteFor(j)
+	j.Conditions, sv.runs, sv.failed = evalConditions(root, sv.unit)
+	j.Note = noteFor(*j)
+	return sv
+}
 
-	chain := m.act.chain(u.Name)
+// timerActivity sets whether the timer runs: Active and the chain of
+// units that pulls it in (ActiveVia, after the user manager of its
+// lingering owners for a user timer), or Reason, the first of: nothing
+// pulls it in, its service is masked or missing, it has no schedule,
+// a service condition fails, no owner lingers.
+func timerActivity(j *Job, m *manager, timer string, sv startedService, owners []string) {
+	chain := m.act.chain(timer)
 	switch {
 	case chain == nil:
 		j.Reason = "nothing pulls it in: not enabled (no link in a .wants/ or .requires/ folder, no Wants=/Requires=/BindsTo=/Upholds= on a unit started at boot)"
-	case sv.Masked:
-		j.ActiveVia = chain
+		return
+	case sv.unit.Masked:
 		j.Reason = fmt.Sprintf("its unit %s is masked", j.Unit)
-	case !svFound:
-		j.ActiveVia = chain
+	case !sv.found:
 		j.Reason = fmt.Sprintf("its unit %s does not exist", j.Unit)
 	case len(j.Schedule) == 0:
-		j.ActiveVia = chain
 		j.Reason = "no OnCalendar= or monotonic setting: it never elapses"
-	case !runs:
-		j.ActiveVia = chain
-		j.Reason = fmt.Sprintf("%s is skipped: %s", j.Unit, failed)
+	case !sv.runs:
+		j.Reason = fmt.Sprintf("%s is skipped: %s", j.Unit, sv.failed)
 	case m.scope == "user" && len(owners) == 0:
-		j.ActiveVia = chain
 		j.Reason = "user timer: runs only while its user is logged in (no lingering in var/lib/systemd/linger)"
 	default:
 		j.Active = true
-		j.ActiveVia = chain
-		if m.scope == "user" {
-			j.ActiveVia = append([]string{"user manager of " + strings.Join(owners, ", ") + " (lingering)"}, chain...)
-		}
 	}
-	return j
+	j.ActiveVia = chain
+	if j.Active && m.scope == "user" {
+		j.ActiveVia = append([]string{"user manager of " + strings.Join(owners, ", ") + " (lingering)"}, chain...)
+	}
 }
 
 // monotonicSchedule describes a timer that has only monotonic settings,

@@ -1,7 +1,8 @@
 // Package testutil holds what memdiag's tests share that needs no host
 // set-up (for cgroups, swap files and the e2e lock see internal/testenv):
-// fuzz corpus seeds read from real files, and a scratch root for fuzzing
-// a reader that takes a root (procfs readers read files, not bytes).
+// fuzz corpus seeds read from real files, a scratch root for fuzzing
+// a reader that takes a root (procfs readers read files, not bytes), and
+// fake processes for a /proc built in a test ([WriteProc]).
 package testutil
 
 import (
