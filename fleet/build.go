@@ -250,14 +250,14 @@ func (b *hostBuild) sample(i int, t time.Time) record.Sample {
 // meminfoAt is the file LRU at step i in bytes; nil when unknown there.
 func (b *hostBuild) meminfoAt(i int) *record.Meminfo {
 	if b.lruActive != nil && b.lruInactive != nil {
-		if a, in := b.lruActive[i], b.lruInactive[i]; !math.IsNaN(a) && !math.IsNaN(in) {
+		if a, in := at(b.lruActive, i), at(b.lruInactive, i); !math.IsNaN(a) && !math.IsNaN(in) {
 			return &record.Meminfo{ActiveFile: u64(a), InactiveFile: u64(in)}
 		}
 		return nil
 	}
-	if b.lruTotal != nil && !math.IsNaN(b.lruTotal[i]) {
+	if v := at(b.lruTotal, i); b.lruTotal != nil && !math.IsNaN(v) {
 		// memdiag exposes the sum; the split is not needed by the signals.
-		return &record.Meminfo{ActiveFile: u64(b.lruTotal[i]), InactiveFile: u64(0)}
+		return &record.Meminfo{ActiveFile: u64(v), InactiveFile: u64(0)}
 	}
 	return nil
 }
@@ -274,11 +274,11 @@ func (b *hostBuild) disksAt(i int) []record.Disk {
 			continue
 		}
 		dk := record.Disk{Name: labelValue(dev, "device"), ReadBytes: uint64(r), WriteBytes: uint64(w)}
-		if v := b.s["node_disk_io_time_weighted_seconds_total"][dev]; v != nil && !math.IsNaN(v[i]) {
-			dk.TimeInQueue = time.Duration(v[i] * float64(time.Second))
+		if v := at(b.s["node_disk_io_time_weighted_seconds_total"][dev], i); !math.IsNaN(v) {
+			dk.TimeInQueue = time.Duration(v * float64(time.Second))
 		}
-		if v := b.s["node_disk_io_time_seconds_total"][dev]; v != nil && !math.IsNaN(v[i]) {
-			dk.IOTicks = time.Duration(v[i] * float64(time.Second))
+		if v := at(b.s["node_disk_io_time_seconds_total"][dev], i); !math.IsNaN(v) {
+			dk.IOTicks = time.Duration(v * float64(time.Second))
 		}
 		disks = append(disks, dk)
 	}
@@ -484,7 +484,7 @@ func mineVMStat(s Series) *vmSeries {
 func (v *vmSeries) at(i int) *record.VMStat {
 	var b strings.Builder
 	for k, name := range v.names {
-		if x := v.vals[k][i]; !math.IsNaN(x) && x >= 0 {
+		if x := at(v.vals[k], i); !math.IsNaN(x) && x >= 0 {
 			fmt.Fprintf(&b, "%s %d\n", name, uint64(x))
 		}
 	}

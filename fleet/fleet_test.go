@@ -216,3 +216,39 @@ func TestOneClockPerHost(t *testing.T) {
 		t.Errorf("sources %q, notes %q", h.Sources, h.Notes)
 	}
 }
+
+// TestRecordingShortSeries: a Data whose series hold fewer points than
+// its Times (built by hand, or by a future reader that does not pad)
+// gives samples with those steps unknown, not a panic.
+func TestRecordingShortSeries(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 6, 25, 0, 0, time.UTC)
+	d := &Data{URL: "http://prom:9090", Step: time.Second, Times: []time.Time{t0, t0.Add(time.Second), t0.Add(2 * time.Second)},
+		Hosts: map[string]Series{
+			"node": {
+				"node_memory_Active_file_bytes":            {"": {8 << 20}},
+				"node_memory_Inactive_file_bytes":          {"": {4 << 20}},
+				"node_disk_read_bytes_total":               {`device="vda"`: {0, 4096}},
+				"node_disk_written_bytes_total":            {`device="vda"`: {0, 4096}},
+				"node_disk_io_time_seconds_total":          {`device="vda"`: {0}},
+				"node_disk_io_time_weighted_seconds_total": {`device="vda"`: {}},
+				"node_vmstat_pgscan_direct":                {"": {1}},
+			},
+			"mine": {
+				exposition.Samples:       {"": {10}},
+				"memdiag_file_lru_bytes": {hostKey: {8 << 20}},
+			},
+		}}
+	for _, host := range []string{"node", "mine"} {
+		rec := d.Recording(host).Rec
+		if len(rec.Samples) != 3 {
+			t.Fatalf("%s: %d samples, want 3", host, len(rec.Samples))
+		}
+		if rec.Samples[0].Meminfo == nil || rec.Samples[2].Meminfo != nil {
+			t.Errorf("%s: file LRU at steps 0 and 2: %+v, %+v; want known, then unknown", host, rec.Samples[0].Meminfo, rec.Samples[2].Meminfo)
+		}
+	}
+	node := d.Recording("node").Rec
+	if len(node.Samples[1].Disks) != 1 || len(node.Samples[2].Disks) != 0 || node.Samples[2].VMStat != nil {
+		t.Errorf("node step 1 disks %+v; step 2 disks %+v, vmstat %+v", node.Samples[1].Disks, node.Samples[2].Disks, node.Samples[2].VMStat)
+	}
+}
