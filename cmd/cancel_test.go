@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/testenv"
@@ -33,7 +34,8 @@ func TestAnalyzeEndsOnSignalWhileReading(t *testing.T) {
 
 // endsWhileReading runs memdiag with args(fifo), where fifo's writer
 // writes data and then stalls, cancels the command's context once it
-// is blocked reading (what SIGINT does), and wants exit 130 within 30 s.
+// has read all of data (what SIGINT does), and wants exit 130 within 30
+// s.
 func endsWhileReading(t *testing.T, data []byte, args func(fifo string) []string) {
 	t.Helper()
 	fifo := filepath.Join(t.TempDir(), "in")
@@ -42,6 +44,7 @@ func endsWhileReading(t *testing.T, data []byte, args func(fifo string) []string
 	}
 	release := make(chan struct{})
 	defer close(release)
+	drained := make(chan struct{})
 	go func() {
 		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 		if err != nil {
@@ -49,22 +52,62 @@ func endsWhileReading(t *testing.T, data []byte, args func(fifo string) []string
 		}
 		defer w.Close()
 		w.Write(data) // part of the input, then a stall
+		if fifoDrained(w, release) {
+			close(drained)
+		}
 		<-release
 	}()
 	ios, _, _, _ := iostreams.Test()
-	endsOnCancel(t, ios, args(fifo))
+	endsOnCancel(t, ios, args(fifo), func(ended <-chan struct{}) {
+		select {
+		case <-drained: // all read: memdiag reads on, or waits for more
+		case <-ended:
+			t.Fatalf("%s ended before it read all of %s", args(fifo)[0], fifo)
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("%s did not read the %d bytes written to %s in 2 min", args(fifo)[0], len(data), fifo)
+		}
+	})
+}
+
+// fifoDrained waits until nothing written to w is left unread in the
+// pipe (FIONREAD, unix.TIOCINQ on Linux, which pipe_ioctl answers for
+// either end: fs/pipe.c), looking every 10 ms; false if release is
+// closed first.
+func fifoDrained(w *os.File, release <-chan struct{}) bool {
+	rc, err := w.SyscallConn()
+	if err != nil {
+		return false
+	}
+	for {
+		n := -1
+		rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+		if n == 0 {
+			return true
+		}
+		select {
+		case <-release:
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // endsOnCancel runs memdiag with argv and ios, cancels the command's
-// context once it is blocked reading (what SIGINT does), and wants exit
-// 130 within 30 s (a hang bound: it ends at once).
-func endsOnCancel(t *testing.T, ios *iostreams.IOStreams, argv []string) {
+// context once ready has returned (memdiag reads, or waits to; ready is
+// given a channel closed if it has ended, and fails the test then or
+// after its own hang bound), and wants exit 130 within 30 s (a hang
+// bound: it ends at once). The wait replaces a fixed sleep: a goroutine
+// starved of CPU (CI's fresh clone as nobody runs at SCHED_IDLE) may not
+// have reached its read in 300 ms, and a cancel before it checks less.
+func endsOnCancel(t *testing.T, ios *iostreams.IOStreams, argv []string, ready func(ended <-chan struct{})) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	errOut := ios.ErrOut
-	done := make(chan int)
-	go func() { done <- execute(ctx, &factory{IO: ios, Now: time.Now, Root: "/"}, argv) }()
-	time.Sleep(300 * time.Millisecond) // let it block on its input
+	done := make(chan int, 1)
+	ended := make(chan struct{})
+	go func() { done <- execute(ctx, &factory{IO: ios, Now: time.Now, Root: "/"}, argv); close(ended) }()
+	ready(ended)
 	cancel()
 	select {
 	case code := <-done:
@@ -96,7 +139,9 @@ func TestStdinEndsOnSignalWhileReading(t *testing.T) {
 			t.Run(in+"/"+name, func(t *testing.T) {
 				ios, _, _, _ := iostreams.Test()
 				ios.In = f
-				endsOnCancel(t, ios, argv)
+				endsOnCancel(t, ios, argv, func(ended <-chan struct{}) {
+					testutil.WaitPollingOn(t, os.Getpid(), testutil.FdOf(t, f), 2*time.Minute, ended)
+				})
 			})
 		}
 	}

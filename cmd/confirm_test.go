@@ -256,8 +256,11 @@ func TestConfirmPromptEndsOnCtrlC(t *testing.T) {
 				Request: confirm.Request{Job: "cron.d/decoy:2", Command: []string{"true"}, Pairs: 1, MinEffect: 10}}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
-			go func() { done <- runConfirm(ctx, o) }()
-			time.Sleep(300 * time.Millisecond) // let it wait at the prompt
+			ended := make(chan struct{})
+			go func() { done <- runConfirm(ctx, o); close(ended) }()
+			// Waiting at the prompt: seen, not assumed after a sleep (a
+			// goroutine starved of CPU may not be there in 300 ms).
+			testutil.WaitPollingOn(t, os.Getpid(), testutil.FdOf(t, f), 2*time.Minute, ended)
 			cancel()
 			select {
 			case err := <-done:

@@ -79,6 +79,21 @@ func firstPollFd(pid int, addr uint64) (int, error) {
 	return int(int32(binary.NativeEndian.Uint32(b[:]))), nil
 }
 
+// FdOf is f's descriptor, read without f.Fd(), which would make it
+// blocking: what a test passes to PollingOn for a file of its own.
+func FdOf(t testing.TB, f *os.File) int {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := -1
+	if err := rc.Control(func(u uintptr) { fd = int(u) }); err != nil {
+		t.Fatal(err)
+	}
+	return fd
+}
+
 // WaitPollingOn waits until PollingOn(pid, fd) holds, looking every 10
 // ms, and fails t if it does not within bound (a hang bound: minutes on
 // a starved host, not a timing) or if ended is closed first (the process

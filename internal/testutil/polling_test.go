@@ -11,21 +11,6 @@ import (
 	"github.com/memdiag/memdiag/internal/rootfs"
 )
 
-// fdOf is f's descriptor, read without f.Fd(), which would make it
-// blocking.
-func fdOf(t *testing.T, f *os.File) int {
-	t.Helper()
-	rc, err := f.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fd := -1
-	if err := rc.Control(func(u uintptr) { fd = int(u) }); err != nil {
-		t.Fatal(err)
-	}
-	return fd
-}
-
 // TestPollingOnStdinRead: a read of rootfs.Stdin on a silent pipe and
 // terminal, in this process, is seen waiting on that descriptor and on
 // no other; after ctx's end it is not.
@@ -37,7 +22,7 @@ func TestPollingOnStdinRead(t *testing.T) {
 	defer other.Close()
 	for name, f := range SilentStdins(t) {
 		t.Run(name, func(t *testing.T) {
-			fd := fdOf(t, f)
+			fd := FdOf(t, f)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			r := rootfs.Stdin(ctx, f, 1<<20)
@@ -48,7 +33,7 @@ func TestPollingOnStdinRead(t *testing.T) {
 				done <- err
 			}()
 			WaitPollingOn(t, os.Getpid(), fd, 2*time.Minute, nil)
-			if ok, err := PollingOn(os.Getpid(), fdOf(t, other)); ok || err != nil {
+			if ok, err := PollingOn(os.Getpid(), FdOf(t, other)); ok || err != nil {
 				t.Errorf("PollingOn(self, %s) = %v, %v while the read waits on fd %d; want false", os.DevNull, ok, err, fd)
 			}
 			cancel()
