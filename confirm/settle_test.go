@@ -59,14 +59,26 @@ func TestCronInstancesFindsShell(t *testing.T) {
 	}
 	kill(sh)
 	// The killed group's last member may take a moment to be gone.
-	for range 50 {
-		if pids, err = cronInstances(context.Background(), "/proc", cmd); err != nil || len(pids) == 0 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	pids, err = instancesUntil(cmd, func(pids []int) bool { return len(pids) == 0 })
 	if err != nil || len(pids) != 0 {
 		t.Errorf("after it ended: %v, %v; want none", pids, err)
+	}
+}
+
+// instancesUntil looks for cmd's cron instances in /proc every 20 ms
+// until done(pids) holds, an error, or 2 min (a hang bound, not a
+// timing: the processes a test starts or kills share its CPU priority,
+// and at SCHED_IDLE on a busy host, as CI's fresh clone as nobody runs,
+// a fork, exec or exit can wait seconds for the CPU), and returns the
+// last look.
+func instancesUntil(cmd string, done func(pids []int) bool) ([]int, error) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		pids, err := cronInstances(context.Background(), "/proc", cmd)
+		if err != nil || done(pids) || time.Now().After(deadline) {
+			return pids, err
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -204,13 +216,8 @@ func TestCronInstancesFindsExecdCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = stray.Process.Kill(); _ = stray.Wait() })
-	var pids []int
-	for range 50 { // the child may not have exec'd sleep yet
-		if pids, err = cronInstances(context.Background(), "/proc", cmd); err != nil || len(pids) > 0 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// The child may not have exec'd sleep yet.
+	pids, err := instancesUntil(cmd, func(pids []int) bool { return len(pids) > 0 })
 	if err != nil || len(pids) != 1 || pids[0] == stray.Process.Pid {
 		t.Fatalf("instances %v, %v; want the one child of %d (not %d)", pids, err, parent.Process.Pid, stray.Process.Pid)
 	}
