@@ -95,7 +95,7 @@ func fifoDrained(w *os.File, release <-chan struct{}) bool {
 // endsOnCancel runs memdiag with argv and ios, cancels the command's
 // context once ready has returned (memdiag reads, or waits to; ready is
 // given a channel closed if it has ended, and fails the test then or
-// after its own hang bound), and wants exit 130 within 30 s (a hang
+// after its own hang bound), and wants exit 130 within 2 min (a hang
 // bound: it ends at once). The wait replaces a fixed sleep: a goroutine
 // starved of CPU (CI's fresh clone as nobody runs at SCHED_IDLE) may not
 // have reached its read in 300 ms, and a cancel before it checks less.
@@ -114,8 +114,8 @@ func endsOnCancel(t *testing.T, ios *iostreams.IOStreams, argv []string, ready f
 		if code != exitInterrupt {
 			t.Errorf("exit %d, want %d; stderr %s", code, exitInterrupt, errOut)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s did not end after its context was cancelled", argv[0])
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("%s did not end in 2 min after its context was cancelled", argv[0])
 	}
 }
 
@@ -214,11 +214,14 @@ func TestTimersEndsOnSIGINT(t *testing.T) {
 			}
 			// It ends within a second here when the host is quiet; the
 			// bound asserted is the hang's (the bug: blocked writing to
-			// the pipe for good), not a timing: under a loaded runner
-			// 1.03 and 1.15 s were seen, and a timed bound flakes.
+			// the pipe for good; interruptAndWait's 2 min), not a
+			// timing: under a loaded runner 1.03 and 1.15 s were seen,
+			// and at SCHED_IDLE on a busy host (the fresh clone as
+			// nobody) its end waits for the CPU as long as the host
+			// keeps it busy.
 			t.Logf("ended %s after SIGINT", took.Round(time.Millisecond))
 			if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGINT &&
-				after < time.Second && took <= 10*time.Second {
+				after < time.Second {
 				// Killed by the signal itself: it came before memdiag's
 				// main set its handler, as for any program interrupted
 				// while it starts (timers records nothing to lose). Seen
@@ -227,8 +230,8 @@ func TestTimersEndsOnSIGINT(t *testing.T) {
 				t.Logf("SIGINT at %s came before memdiag's handler was set (a starved start)", after)
 				return
 			}
-			if code != exitInterrupt || took > 10*time.Second {
-				t.Errorf("exit %d %s after SIGINT (%d bytes of output); want %d, at once; stderr %q",
+			if code != exitInterrupt {
+				t.Errorf("exit %d %s after SIGINT (%d bytes of output); want %d; stderr %q",
 					code, took.Round(time.Millisecond), n, exitInterrupt, errOut.String())
 			}
 		})
@@ -237,7 +240,8 @@ func TestTimersEndsOnSIGINT(t *testing.T) {
 
 // interruptAndWait sends c SIGINT and returns how long after the signal
 // c ended and its end (from done, which receives c.Wait's error); c
-// still running 30 s after it is killed and fails the test (a hang).
+// still running 2 min after it is killed and fails the test (a hang:
+// it ends at once on a quiet host, in seconds on a starved one).
 func interruptAndWait(t *testing.T, c *exec.Cmd, done <-chan error) (time.Duration, error) {
 	t.Helper()
 	sent := time.Now()
@@ -247,10 +251,10 @@ func interruptAndWait(t *testing.T, c *exec.Cmd, done <-chan error) (time.Durati
 	select {
 	case err := <-done:
 		return time.Since(sent), err
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute):
 		c.Process.Kill()
 		<-done
-		t.Fatalf("%s still running 30 s after SIGINT", c.Args[1])
+		t.Fatalf("%s still running 2 min after SIGINT", c.Args[1])
 		return 0, nil
 	}
 }
@@ -285,7 +289,7 @@ func TestGateEndsOnSignalWhileReading(t *testing.T) {
 // TestLatencyStdinEndsOnSIGINT (issue 29): the built memdiag, `analyze
 // REC --latency -` with standard input a terminal nobody types on, sent
 // SIGINT while it waits for input there, ends with exit 130 (within a
-// second on a quiet host; the bound asserted is the hang's, as in
+// second on a quiet host; the bound asserted is the hang's, 2 min, as in
 // TestTimersEndsOnSIGINT). The signal is sent once memdiag is seen
 // waiting on the terminal (testutil.WaitPollingOn), not after a fixed
 // sleep: a start starved of CPU (CI's fresh clone as nobody, at
@@ -321,7 +325,7 @@ func TestLatencyStdinEndsOnSIGINT(t *testing.T) {
 	took, err := interruptAndWait(t, c, done)
 	t.Logf("ended %s after SIGINT", took.Round(time.Millisecond))
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupt || took > 10*time.Second {
-		t.Errorf("%v %s after SIGINT; want exit %d at once; stderr %q", err, took.Round(time.Millisecond), exitInterrupt, errOut.String())
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupt {
+		t.Errorf("%v %s after SIGINT; want exit %d; stderr %q", err, took.Round(time.Millisecond), exitInterrupt, errOut.String())
 	}
 }
