@@ -98,8 +98,9 @@ func FdOf(t testing.TB, f *os.File) int {
 // ms, and fails t if it does not within bound (a hang bound: minutes on
 // a starved host, not a timing) or if ended is closed first (the process
 // ended before it got there; nil when the caller cannot tell). An error
-// of a look is reported only at the bound: a process that is ending
-// leaves its files half gone for a moment before ended is closed.
+// of a look is reported only at the bound, but for a permission error:
+// a process that is ending leaves its files half gone for a moment
+// before ended is closed.
 func WaitPollingOn(t testing.TB, pid, fd int, bound time.Duration, ended <-chan struct{}) {
 	t.Helper()
 	deadline := time.Now().Add(bound)
@@ -107,6 +108,11 @@ func WaitPollingOn(t testing.TB, pid, fd int, bound time.Duration, ended <-chan 
 		ok, err := PollingOn(pid, fd)
 		if ok {
 			return
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			// Not an ending process: no ptrace read access to it (a
+			// sandbox's policy), which waiting will not change.
+			t.Fatalf("process %d waiting on fd %d: %v", pid, fd, err)
 		}
 		select {
 		case <-ended:
