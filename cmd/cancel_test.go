@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"github.com/memdiag/memdiag/internal/iostreams"
 	"github.com/memdiag/memdiag/internal/testenv"
@@ -33,7 +34,8 @@ func TestAnalyzeEndsOnSignalWhileReading(t *testing.T) {
 
 // endsWhileReading runs memdiag with args(fifo), where fifo's writer
 // writes data and then stalls, cancels the command's context once it
-// is blocked reading (what SIGINT does), and wants exit 130 within 30 s.
+// has read all of data (what SIGINT does), and wants exit 130 within 30
+// s.
 func endsWhileReading(t *testing.T, data []byte, args func(fifo string) []string) {
 	t.Helper()
 	fifo := filepath.Join(t.TempDir(), "in")
@@ -42,6 +44,7 @@ func endsWhileReading(t *testing.T, data []byte, args func(fifo string) []string
 	}
 	release := make(chan struct{})
 	defer close(release)
+	drained := make(chan struct{})
 	go func() {
 		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 		if err != nil {
@@ -49,30 +52,70 @@ func endsWhileReading(t *testing.T, data []byte, args func(fifo string) []string
 		}
 		defer w.Close()
 		w.Write(data) // part of the input, then a stall
+		if fifoDrained(w, release) {
+			close(drained)
+		}
 		<-release
 	}()
 	ios, _, _, _ := iostreams.Test()
-	endsOnCancel(t, ios, args(fifo))
+	endsOnCancel(t, ios, args(fifo), func(ended <-chan struct{}) {
+		select {
+		case <-drained: // all read: memdiag reads on, or waits for more
+		case <-ended:
+			t.Fatalf("%s ended before it read all of %s", args(fifo)[0], fifo)
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("%s did not read the %d bytes written to %s in 2 min", args(fifo)[0], len(data), fifo)
+		}
+	})
+}
+
+// fifoDrained waits until nothing written to w is left unread in the
+// pipe (FIONREAD, unix.TIOCINQ on Linux, which pipe_ioctl answers for
+// either end: fs/pipe.c), looking every 10 ms; false if release is
+// closed first.
+func fifoDrained(w *os.File, release <-chan struct{}) bool {
+	rc, err := w.SyscallConn()
+	if err != nil {
+		return false
+	}
+	for {
+		n := -1
+		rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+		if n == 0 {
+			return true
+		}
+		select {
+		case <-release:
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // endsOnCancel runs memdiag with argv and ios, cancels the command's
-// context once it is blocked reading (what SIGINT does), and wants exit
-// 130 within 30 s (a hang bound: it ends at once).
-func endsOnCancel(t *testing.T, ios *iostreams.IOStreams, argv []string) {
+// context once ready has returned (memdiag reads, or waits to; ready is
+// given a channel closed if it has ended, and fails the test then or
+// after its own hang bound), and wants exit 130 within 2 min (a hang
+// bound: it ends at once). The wait replaces a fixed sleep: a goroutine
+// starved of CPU (CI's fresh clone as nobody runs at SCHED_IDLE) may not
+// have reached its read in 300 ms, and a cancel before it checks less.
+func endsOnCancel(t *testing.T, ios *iostreams.IOStreams, argv []string, ready func(ended <-chan struct{})) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	errOut := ios.ErrOut
-	done := make(chan int)
-	go func() { done <- execute(ctx, &factory{IO: ios, Now: time.Now, Root: "/"}, argv) }()
-	time.Sleep(300 * time.Millisecond) // let it block on its input
+	done := make(chan int, 1)
+	ended := make(chan struct{})
+	go func() { done <- execute(ctx, &factory{IO: ios, Now: time.Now, Root: "/"}, argv); close(ended) }()
+	ready(ended)
 	cancel()
 	select {
 	case code := <-done:
 		if code != exitInterrupt {
 			t.Errorf("exit %d, want %d; stderr %s", code, exitInterrupt, errOut)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s did not end after its context was cancelled", argv[0])
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("%s did not end in 2 min after its context was cancelled", argv[0])
 	}
 }
 
@@ -96,7 +139,9 @@ func TestStdinEndsOnSignalWhileReading(t *testing.T) {
 			t.Run(in+"/"+name, func(t *testing.T) {
 				ios, _, _, _ := iostreams.Test()
 				ios.In = f
-				endsOnCancel(t, ios, argv)
+				endsOnCancel(t, ios, argv, func(ended <-chan struct{}) {
+					testutil.WaitPollingOn(t, os.Getpid(), testutil.FdOf(t, f), 2*time.Minute, ended)
+				})
 			})
 		}
 	}
@@ -169,11 +214,14 @@ func TestTimersEndsOnSIGINT(t *testing.T) {
 			}
 			// It ends within a second here when the host is quiet; the
 			// bound asserted is the hang's (the bug: blocked writing to
-			// the pipe for good), not a timing: under a loaded runner
-			// 1.03 and 1.15 s were seen, and a timed bound flakes.
+			// the pipe for good; interruptAndWait's 2 min), not a
+			// timing: under a loaded runner 1.03 and 1.15 s were seen,
+			// and at SCHED_IDLE on a busy host (the fresh clone as
+			// nobody) its end waits for the CPU as long as the host
+			// keeps it busy.
 			t.Logf("ended %s after SIGINT", took.Round(time.Millisecond))
 			if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGINT &&
-				after < time.Second && took <= 10*time.Second {
+				after < time.Second {
 				// Killed by the signal itself: it came before memdiag's
 				// main set its handler, as for any program interrupted
 				// while it starts (timers records nothing to lose). Seen
@@ -182,8 +230,8 @@ func TestTimersEndsOnSIGINT(t *testing.T) {
 				t.Logf("SIGINT at %s came before memdiag's handler was set (a starved start)", after)
 				return
 			}
-			if code != exitInterrupt || took > 10*time.Second {
-				t.Errorf("exit %d %s after SIGINT (%d bytes of output); want %d, at once; stderr %q",
+			if code != exitInterrupt {
+				t.Errorf("exit %d %s after SIGINT (%d bytes of output); want %d; stderr %q",
 					code, took.Round(time.Millisecond), n, exitInterrupt, errOut.String())
 			}
 		})
@@ -192,7 +240,8 @@ func TestTimersEndsOnSIGINT(t *testing.T) {
 
 // interruptAndWait sends c SIGINT and returns how long after the signal
 // c ended and its end (from done, which receives c.Wait's error); c
-// still running 30 s after it is killed and fails the test (a hang).
+// still running 2 min after it is killed and fails the test (a hang:
+// it ends at once on a quiet host, in seconds on a starved one).
 func interruptAndWait(t *testing.T, c *exec.Cmd, done <-chan error) (time.Duration, error) {
 	t.Helper()
 	sent := time.Now()
@@ -202,10 +251,10 @@ func interruptAndWait(t *testing.T, c *exec.Cmd, done <-chan error) (time.Durati
 	select {
 	case err := <-done:
 		return time.Since(sent), err
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute):
 		c.Process.Kill()
 		<-done
-		t.Fatalf("%s still running 30 s after SIGINT", c.Args[1])
+		t.Fatalf("%s still running 2 min after SIGINT", c.Args[1])
 		return 0, nil
 	}
 }
@@ -239,8 +288,13 @@ func TestGateEndsOnSignalWhileReading(t *testing.T) {
 
 // TestLatencyStdinEndsOnSIGINT (issue 29): the built memdiag, `analyze
 // REC --latency -` with standard input a terminal nobody types on, sent
-// SIGINT, ends with exit 130 (within a second on a quiet host; the bound
-// asserted is the hang's, as in TestTimersEndsOnSIGINT).
+// SIGINT while it waits for input there, ends with exit 130 (within a
+// second on a quiet host; the bound asserted is the hang's, 2 min, as in
+// TestTimersEndsOnSIGINT). The signal is sent once memdiag is seen
+// waiting on the terminal (testutil.WaitPollingOn), not after a fixed
+// sleep: a start starved of CPU (CI's fresh clone as nobody, at
+// SCHED_IDLE beside the suite) may not have reached main's handler in
+// 500 ms, and SIGINT's default action would then kill it.
 func TestLatencyStdinEndsOnSIGINT(t *testing.T) {
 	bin := testenv.BuildMemdiag(t)
 	rec := writeRecording(t)
@@ -257,17 +311,21 @@ func TestLatencyStdinEndsOnSIGINT(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- c.Wait() }()
-	time.Sleep(500 * time.Millisecond) // let it block reading the terminal
-	select {
-	case err := <-done:
-		t.Fatalf("analyze ended (%v) before SIGINT with nothing typed; stderr %q", err, errOut.String())
-	default:
-	}
+	ended := make(chan struct{})
+	go func() { done <- c.Wait(); close(ended) }()
+	t.Cleanup(func() {
+		c.Process.Kill() // still running only when the test failed before SIGINT
+		<-ended
+		if t.Failed() {
+			t.Logf("stderr %q", errOut.String())
+		}
+	})
+	// Blocked waiting on its standard input, fd 0: main's handler is set.
+	testutil.WaitPollingOn(t, c.Process.Pid, 0, 2*time.Minute, ended)
 	took, err := interruptAndWait(t, c, done)
 	t.Logf("ended %s after SIGINT", took.Round(time.Millisecond))
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupt || took > 10*time.Second {
-		t.Errorf("%v %s after SIGINT; want exit %d at once; stderr %q", err, took.Round(time.Millisecond), exitInterrupt, errOut.String())
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupt {
+		t.Errorf("%v %s after SIGINT; want exit %d; stderr %q", err, took.Round(time.Millisecond), exitInterrupt, errOut.String())
 	}
 }

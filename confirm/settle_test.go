@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	sddbus "github.com/coreos/go-systemd/v22/dbus"
@@ -58,57 +59,80 @@ func TestCronInstancesFindsShell(t *testing.T) {
 	}
 	kill(sh)
 	// The killed group's last member may take a moment to be gone.
-	for range 50 {
-		if pids, err = cronInstances(context.Background(), "/proc", cmd); err != nil || len(pids) == 0 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	pids, err = instancesUntil(cmd, func(pids []int) bool { return len(pids) == 0 })
 	if err != nil || len(pids) != 0 {
 		t.Errorf("after it ended: %v, %v; want none", pids, err)
 	}
 }
 
+// instancesUntil looks for cmd's cron instances in /proc every 20 ms
+// until done(pids) holds, an error, or 2 min (a hang bound, not a
+// timing: the processes a test starts or kills share its CPU priority,
+// and at SCHED_IDLE on a busy host, as CI's fresh clone as nobody runs,
+// a fork, exec or exit can wait seconds for the CPU), and returns the
+// last look.
+func instancesUntil(cmd string, done func(pids []int) bool) ([]int, error) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		pids, err := cronInstances(context.Background(), "/proc", cmd)
+		if err != nil || done(pids) || time.Now().After(deadline) {
+			return pids, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // Settle waits for what runs to end, then for settleQuiet of nothing:
 // two looks find the job, the third none, and it returns once nothing
-// has run for settleQuiet, saying how long the job kept it waiting.
+// has run for settleQuiet, saying how long the job kept it waiting. In
+// a synctest bubble, whose clock moves only when every goroutine waits:
+// on the real clock a look starved of CPU for more than settleQuiet (CI's
+// fresh clone as nobody, at SCHED_IDLE) ends the quiet in fewer looks.
 func TestSettleWaitsUntilNothingRuns(t *testing.T) {
-	calls := 0
-	running := func(context.Context) ([]int, error) {
-		calls++
-		if calls <= 2 {
-			return []int{42}, nil
+	synctest.Test(t, func(t *testing.T) {
+		calls := 0
+		running := func(context.Context) ([]int, error) {
+			calls++
+			if calls <= 2 {
+				return []int{42}, nil
+			}
+			return nil, nil
 		}
-		return nil, nil
-	}
-	start := time.Now()
-	waited, left, err := Settle(context.Background(), running, time.Minute)
-	took := time.Since(start)
-	if err != nil || left != nil {
-		t.Fatalf("left %v, err %v", left, err)
-	}
-	if waited < 2*settlePoll || waited > took-settleQuiet {
-		t.Errorf("waited %s (took %s); want from %s (two looks) to %s (before the quiet)", waited, took, 2*settlePoll, took-settleQuiet)
-	}
-	if want := 3 + int(settleQuiet/settlePoll); calls < want {
-		t.Errorf("%d looks, want at least %d (the quiet looked at too)", calls, want)
-	}
+		start := time.Now()
+		waited, left, err := Settle(context.Background(), running, time.Minute)
+		took := time.Since(start)
+		if err != nil || left != nil {
+			t.Fatalf("left %v, err %v", left, err)
+		}
+		// Looks at 0, 100 (the job), 200 (none: the quiet begins), 300,
+		// 400 and 500 ms (250 ms of quiet).
+		if waited != 2*settlePoll || took != 5*settlePoll || calls != 6 {
+			t.Errorf("waited %s, took %s, %d looks; want %s, %s, 6", waited, took, calls, 2*settlePoll, 5*settlePoll)
+		}
+	})
 }
 
 // Nothing running: no wait reported, but the quiet is looked at.
 func TestSettleNothingRuns(t *testing.T) {
-	calls := 0
-	waited, left, err := Settle(context.Background(), func(context.Context) ([]int, error) { calls++; return nil, nil }, time.Minute)
-	if waited != 0 || left != nil || err != nil || calls < 2 {
-		t.Errorf("waited %s, left %v, err %v after %d looks; want 0, none, nil after ≥ 2", waited, left, err, calls)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		calls := 0
+		waited, left, err := Settle(context.Background(), func(context.Context) ([]int, error) { calls++; return nil, nil }, time.Minute)
+		// Looks at 0 (the quiet begins), 100, 200 and 300 ms.
+		if waited != 0 || left != nil || err != nil || calls != 4 {
+			t.Errorf("waited %s, left %v, err %v after %d looks; want 0, none, nil after 4", waited, left, err, calls)
+		}
+	})
 }
 
+// Something runs throughout: Settle gives up at the first look past its
+// bound and says what still runs.
 func TestSettleGivesUpAtItsBound(t *testing.T) {
-	waited, left, err := Settle(context.Background(), func(context.Context) ([]int, error) { return []int{7}, nil }, 250*time.Millisecond)
-	if err != nil || !slices.Equal(left, []int{7}) || waited < 250*time.Millisecond {
-		t.Errorf("waited %s, left %v, err %v; want ≥ 250ms and [7] left", waited, left, err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		waited, left, err := Settle(context.Background(), func(context.Context) ([]int, error) { return []int{7}, nil }, 250*time.Millisecond)
+		if err != nil || !slices.Equal(left, []int{7}) || waited != 3*settlePoll {
+			t.Errorf("waited %s, left %v, err %v; want %s (the look past 250ms) and [7] left", waited, left, err, 3*settlePoll)
+		}
+	})
 }
 
 func TestSettleCancelled(t *testing.T) {
@@ -203,13 +227,8 @@ func TestCronInstancesFindsExecdCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = stray.Process.Kill(); _ = stray.Wait() })
-	var pids []int
-	for range 50 { // the child may not have exec'd sleep yet
-		if pids, err = cronInstances(context.Background(), "/proc", cmd); err != nil || len(pids) > 0 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// The child may not have exec'd sleep yet.
+	pids, err := instancesUntil(cmd, func(pids []int) bool { return len(pids) > 0 })
 	if err != nil || len(pids) != 1 || pids[0] == stray.Process.Pid {
 		t.Fatalf("instances %v, %v; want the one child of %d (not %d)", pids, err, parent.Process.Pid, stray.Process.Pid)
 	}

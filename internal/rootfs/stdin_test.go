@@ -11,17 +11,21 @@ import (
 	"github.com/memdiag/memdiag/internal/testutil"
 )
 
-// readEnds reads r in a goroutine, runs end, and returns the read's
+// readEnds reads r, a Stdin of f, in a goroutine, runs end once the read
+// is seen waiting on f (testutil.WaitPollingOn; not after a fixed sleep,
+// which a goroutine starved of CPU can outlast), and returns the read's
 // error; it fails the test when the read has not returned 30 s after end
 // (a hang bound, not a timing: it returns at once).
-func readEnds(t *testing.T, r io.Reader, end func()) error {
+func readEnds(t *testing.T, r io.Reader, f *os.File, end func()) error {
 	t.Helper()
 	done := make(chan error, 1)
+	ended := make(chan struct{})
 	go func() {
 		_, err := r.Read(make([]byte, 64))
 		done <- err
+		close(ended)
 	}()
-	time.Sleep(100 * time.Millisecond) // let it block
+	testutil.WaitPollingOn(t, os.Getpid(), testutil.FdOf(t, f), 2*time.Minute, ended)
 	end()
 	select {
 	case err := <-done:
@@ -43,7 +47,7 @@ func TestStdinCancel(t *testing.T) {
 			defer cancel()
 			r := Stdin(ctx, f, 1<<20)
 			defer r.Close()
-			err := readEnds(t, r, cancel)
+			err := readEnds(t, r, f, cancel)
 			if !errors.Is(err, context.Canceled) || err.Error() != "read stdin: context canceled" {
 				t.Errorf("read after cancel: %v", err)
 			}
@@ -57,7 +61,7 @@ func TestStdinClose(t *testing.T) {
 	for name, f := range testutil.SilentStdins(t) {
 		t.Run(name, func(t *testing.T) {
 			r := Stdin(context.Background(), f, 1<<20)
-			err := readEnds(t, r, func() { r.Close() })
+			err := readEnds(t, r, f, func() { r.Close() })
 			if !errors.Is(err, os.ErrClosed) {
 				t.Errorf("read after Close: %v", err)
 			}
