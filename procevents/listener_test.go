@@ -106,12 +106,30 @@ func stormProgram(t *testing.T) (path, comm string) {
 	return path, comm
 }
 
-func forkStorm(t *testing.T, prog string, n int) {
+// forkStorm runs prog n times, one after another, from one shell (its
+// loop and test are dash builtins: the shell's only children are prog's
+// processes), and returns the shell's PID.
+func forkStorm(t *testing.T, prog string, n int) int {
 	t.Helper()
 	c := exec.Command("/bin/sh", "-c", fmt.Sprintf("i=0; while [ $i -lt %d ]; do %s; i=$((i+1)); done", n, prog))
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("storm: %v %s", err, out)
 	}
+	return c.Process.Pid
+}
+
+// countExecsOf counts the exec events of the children of the given
+// parents, named or not: an exec read after its process ended carries no
+// comm when no taskstats record names it (the listener does not guess),
+// and is an exec seen all the same.
+func countExecsOf(evs []process.Event, parents ...int) int {
+	n := 0
+	for _, e := range evs {
+		if e.Kind == process.Exec && slices.Contains(parents, e.PPID) {
+			n++
+		}
+	}
+	return n
 }
 
 // countComm counts the exec and exit events of processes named comm.
@@ -222,20 +240,28 @@ func TestForkStormAccounting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		forkStorm(t, prog, n)
+		first := forkStorm(t, prog, n)
 		ctx, cancel := context.WithCancel(context.Background())
 		l.Start(ctx)
 		defer func() { cancel(); l.Close(); l.Wait() }()
-		forkStorm(t, prog, 10) // events after the gap reveal it in the sequence numbers
+		second := forkStorm(t, prog, 10) // events after the gap reveal it in the sequence numbers
 		time.Sleep(500 * time.Millisecond)
 		evs, st := l.Drain()
-		execs, _ := countComm(evs, comm)
-		t.Logf("execs %d of %d stats %+v", execs, n+10, st)
+		// By parent, not by comm: without taskstats, the execs read after
+		// the storm was over have no comm to read.
+		execs := countExecsOf(evs, first, second)
+		named, _ := countComm(evs, comm)
+		t.Logf("execs %d of %d (%d of them named) stats %+v", execs, n+10, named, st)
 		if st.LostKernel == 0 {
 			t.Fatalf("a 64 KiB buffer left unread during %d processes lost nothing? stats %+v", n, st)
 		}
-		if uint64(n+10-execs) > st.LostKernel+st.LostBuffer {
-			t.Errorf("%d execs missing, only %d reported lost", n+10-execs, st.LostKernel)
+		// What the sequence gaps count is a lower bound once a socket
+		// overflowed (Overruns): a CPU none of whose events was read
+		// before the overflow has no earlier number to measure its gap
+		// from (CI, 2026-12-07: 2,534 counted for ~2,950 execs missing).
+		// Without an overrun said, every missing exec must be counted.
+		if missing := uint64(n + 10 - execs); missing > st.LostKernel+st.LostBuffer && st.Overruns == 0 {
+			t.Errorf("%d execs missing, only %d reported lost and no overrun", missing, st.LostKernel)
 		}
 	})
 }

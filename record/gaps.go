@@ -27,7 +27,12 @@ type Gaps struct {
 	activity int
 
 	eventsLost uint64 // process events lost (kernel or memdiag's buffer)
-	eventsErr  string // a reader that stopped
+	// overruns: ENOBUFS seen on an events socket. The kernel's count of
+	// what it dropped (LostKernel, from the connector's per-CPU sequence
+	// gaps) misses a CPU none of whose events was read before the
+	// overflow: no earlier number to measure its gap from.
+	overruns  uint64
+	eventsErr string // a reader that stopped
 
 	// Gap records (Sample.Gap): how many, the samples late and missed,
 	// the time unseen, the longest, and reasons other than the
@@ -67,6 +72,7 @@ func (g *Gaps) Add(s *Sample) {
 	}
 	if es := s.EventStats; es != nil {
 		g.eventsLost += es.LostKernel + es.LostBuffer
+		g.overruns += es.Overruns
 		if es.Error != "" && g.eventsErr == "" {
 			g.eventsErr = es.Error
 		}
@@ -230,7 +236,12 @@ func (g *Gaps) Lines(end *End, warns []string) []string {
 			out = append(out, "page-cache chain traced in part: "+st.Reason)
 		}
 	}
-	if g.eventsLost > 0 {
+	switch {
+	case g.overruns > 0 && g.eventsLost > 0:
+		out = append(out, fmt.Sprintf("at least %d process %s lost (socket overrun; the kernel's count leaves out a CPU none of whose events was read before it)", g.eventsLost, english.Plural(int(g.eventsLost), "event")))
+	case g.overruns > 0:
+		out = append(out, "process events lost (socket overrun; how many is not known)")
+	case g.eventsLost > 0:
 		out = append(out, fmt.Sprintf("%d process %s lost (socket or buffer overrun)", g.eventsLost, english.Plural(int(g.eventsLost), "event")))
 	}
 	if g.eventsErr != "" {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -284,5 +285,26 @@ func TestGapLineSampler(t *testing.T) {
 		"(the recorder was stopped, starved of CPU or blocked; what happened in a gap is averaged over it)"}
 	if d := cmp.Diff(want, g.Lines(&End{Samples: 3}, nil)); d != "" {
 		t.Errorf("Lines() (-want +got):\n%s", d)
+	}
+}
+
+// TestGapsOverrunsMakeTheCountALowerBound: after an ENOBUFS the kernel's
+// count of dropped events can be short (a CPU first read after the
+// overflow has no earlier sequence number), so the sentence says "at
+// least", or that the number is not known.
+func TestGapsOverrunsMakeTheCountALowerBound(t *testing.T) {
+	for _, c := range []struct {
+		es   EventStats
+		want string
+	}{
+		{EventStats{LostKernel: 2534, Overruns: 1}, "at least 2534 process events lost (socket overrun; the kernel's count leaves out a CPU none of whose events was read before it)"},
+		{EventStats{Overruns: 1}, "process events lost (socket overrun; how many is not known)"},
+		{EventStats{LostBuffer: 3}, "3 process events lost (socket or buffer overrun)"},
+	} {
+		g := NewGaps(Header{Collectors: []CollectorStatus{{Name: "procs", Available: true}}})
+		g.Add(&Sample{Seq: 0, Time: gt0, EventStats: &c.es})
+		if got := g.Lines(&End{Samples: 1}, nil); !slices.Contains(got, c.want) {
+			t.Errorf("%+v: lacks %q, want %q among them", c.es, got, c.want)
+		}
 	}
 }
