@@ -710,11 +710,10 @@ func (l *Listener) readTaskstats(ctx context.Context, ts *genetlink.Conn) {
 func (l *Listener) handleExit(te taskExit, now time.Time) {
 	if te.PID != te.TGID {
 		// A thread ending after its leader, whose exit is held: its I/O
-		// is that process's if the thread began by the leader's exit (a
-		// later process at the PID began after it; BeginTime is whole
-		// seconds, rounded down, so a thread of the leader always
-		// passes and a later process's passes only within the second).
-		if pe, ok := l.pending[te.TGID]; ok && !te.BeginTime.After(pe.ev.Time) {
+		// is that process's unless the thread began after the leader's
+		// exit (a later process at the PID). BeginTime is within a
+		// second of the true start either way (btimeSlack).
+		if pe, ok := l.pending[te.TGID]; ok && !te.BeginTime.After(pe.ev.Time.Add(btimeSlack)) {
 			pe.ev.ReadBytes += te.ReadBytes
 			pe.ev.WriteBytes += te.WriteBytes
 			pe.ev.BlkioDelay += te.BlkioDelay
@@ -784,14 +783,20 @@ type threadExit struct {
 	blkio       time.Duration
 }
 
+// btimeSlack bounds the error of a taskstats BeginTime (ac_btime64):
+// the kernel computes it as the whole seconds of the wall clock minus the
+// whole seconds of the task's age (bacct_add_tsk, kernel/tsacct.c), so it
+// is within a second of the true start, before or after it.
+const btimeSlack = time.Second
+
 // addThreadIO adds to leader te the I/O of its group's threads that ended
 // before it, and forgets every thread held at its PID. A thread whose
-// record was read before the leader began (BeginTime, whole seconds
-// rounded down) was an earlier process's at the PID, whose leader's exit
-// had already been handed out: its I/O is not te's and is dropped.
+// record was read before the leader began (BeginTime less btimeSlack)
+// was an earlier process's at the PID, whose leader's exit had already
+// been handed out: its I/O is not te's and is dropped.
 func (l *Listener) addThreadIO(te *taskExit) {
 	for _, x := range l.threadIO[te.PID] {
-		if x.received.Before(te.BeginTime) {
+		if x.received.Before(te.BeginTime.Add(-btimeSlack)) {
 			continue
 		}
 		te.ReadBytes += x.read

@@ -896,8 +896,8 @@ func TestThreadIOAttribution(t *testing.T) {
 		{"an earlier process's thread, read before the next process began", func(l *Listener, now *time.Time) {
 			*now = t0.Add(2 * time.Second)
 			l.handleExit(thread(t0, 8192), *now) // its leader's exit was handed out before
-			*now = t0.Add(5 * time.Second)
-			l.handleExit(leader(t0.Add(3*time.Second+500*time.Millisecond), 4<<20), *now)
+			*now = t0.Add(6 * time.Second)
+			l.handleExit(leader(t0.Add(4*time.Second+500*time.Millisecond), 4<<20), *now) // BeginTime t0+4 s: began after t0+3 s
 		}, []uint64{4 << 20}},
 		{"a thread ending after its held leader", func(l *Listener, now *time.Time) {
 			*now = t0.Add(3 * time.Second)
@@ -908,9 +908,19 @@ func TestThreadIOAttribution(t *testing.T) {
 		{"a later process's thread while the exit is held", func(l *Listener, now *time.Time) {
 			*now = t0.Add(3 * time.Second)
 			l.handleExit(leader(t0, 4<<20), *now)
-			*now = t0.Add(4*time.Second + 100*time.Millisecond)
-			l.handleExit(thread(t0.Add(4*time.Second), 8192), *now)
+			*now = t0.Add(5*time.Second + 100*time.Millisecond)
+			l.handleExit(thread(t0.Add(5*time.Second), 8192), *now)
 		}, []uint64{4 << 20}},
+		// CI, 2026-12-07: python3 began at about .95 of a second, its
+		// threads ended 0.45 s later, and the kernel's BeginTime for the
+		// leader said the next whole second (whole seconds of the clock
+		// minus whole seconds of the age): the threads are still its.
+		{"a leader whose BeginTime is after its true start", func(l *Listener, now *time.Time) {
+			*now = t0.Add(1*time.Second + 400*time.Millisecond)
+			l.handleExit(thread(t0.Add(950*time.Millisecond), 12<<20), *now)
+			*now = t0.Add(2*time.Second + 10*time.Millisecond)
+			l.handleExit(leader(t0.Add(2*time.Second), 4<<20), *now)
+		}, []uint64{16 << 20}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			now := t0
