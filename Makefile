@@ -41,8 +41,9 @@ dist:
 	GO=$(GO) bash packaging/dist.sh
 
 # MEMDIAG_UPDATE_GOLDEN=1 is read by internal/golden, which every test
-# package with golden files uses, so this works over ./... (a -update flag
-# would fail in the packages that do not define it).
+# package with golden files uses, so this works over ./... It is the one
+# mechanism: there is no -update flag (one that only some test binaries
+# define fails `go test ./... -update` in the others).
 golden:
 	MEMDIAG_UPDATE_GOLDEN=1 $(GO) test -count=1 $(PKGS)
 	@git status --short -- '*testdata*' || true

@@ -11,7 +11,7 @@ import (
 // real and scenario recording kept in testdata (issues 26 and 32): a
 // change to reading, decoding or the model that alters any verdict,
 // episode or figure of these shows here as a golden diff. Review every
-// -update diff like code; a speed-up must leave them all unchanged.
+// golden update's diff like code; a speed-up must leave them all unchanged.
 func TestAnalyzeRealRecordingsJSON(t *testing.T) {
 	var recs []string
 	for _, pat := range []string{

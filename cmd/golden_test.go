@@ -8,7 +8,7 @@ import (
 )
 
 // golden compares got with testdata/golden/<name>, or writes it there
-// under -update. Review every -update diff like code.
+// under MEMDIAG_UPDATE_GOLDEN=1. Review every such diff like code.
 func golden(t *testing.T, name string, got string) {
 	t.Helper()
 	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)

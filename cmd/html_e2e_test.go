@@ -109,7 +109,7 @@ const readState = `(() => {
 // the charts, and returns what the page drew and a full-page screenshot
 // (PNG); it fails the test on every console error or warning, uncaught
 // exception and network request that was not for the file itself. Under
-// -update it also writes the window's first 1800 pixels (the charts) to
+// MEMDIAG_UPDATE_GOLDEN=1 it also writes the window's first 1800 pixels (the charts) to
 // ../docs/NAME.png when docs is not "".
 func loadPage(t *testing.T, exe, file, docs string) (pageState, []byte) {
 	t.Helper()

@@ -16,7 +16,7 @@ import (
 
 // TestFixtureRecordings keeps testdata/*.jsonl.gz, the synthetic
 // recordings the command tests analyse, equal to what the builder makes
-// (make golden, or go test -update, rewrites them). The end line, which holds the wall
+// (make golden, or MEMDIAG_UPDATE_GOLDEN=1 go test, rewrites them). The end line, which holds the wall
 // clock of the writer, is not compared.
 func TestFixtureRecordings(t *testing.T) {
 	for name, s := range map[string]synth{"union": unionCase(), "inprocess": inProcessCase(), "noperiod": noPeriodCase()} {

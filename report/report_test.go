@@ -23,7 +23,7 @@ import (
 )
 
 // golden compares got with testdata/golden/name, or writes it under
-// -update.
+// MEMDIAG_UPDATE_GOLDEN=1.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	goldenfile.Check(t, filepath.Join("testdata", "golden", name), string(got))

@@ -148,7 +148,7 @@ type calendarCase struct {
 func runKey(zone string, base int64) string { return fmt.Sprintf("%s @%d", zone, base) }
 
 // marshalGolden writes the golden file as JSON with one line per
-// expression field and per run, so that an -update diff shows which
+// expression field and per run, so that an update's diff shows which
 // expression, zone and base time changed.
 func marshalGolden(t *testing.T, g calendarGolden) []byte {
 	t.Helper()
@@ -208,7 +208,7 @@ func TestCalendarOracle(t *testing.T) {
 	var golden calendarGolden
 	if goldenfile.Updating() {
 		if !haveOracle {
-			t.Fatal("-update needs systemd-analyze: " + lookErr.Error())
+			t.Fatal("MEMDIAG_UPDATE_GOLDEN=1 needs systemd-analyze: " + lookErr.Error())
 		}
 		golden = runOracle(t)
 		if err := os.WriteFile(goldenPath, marshalGolden(t, golden), 0o644); err != nil {
@@ -225,7 +225,7 @@ func TestCalendarOracle(t *testing.T) {
 	}
 
 	if len(golden.Cases) != len(oracleExprs) {
-		t.Errorf("%s has %d cases, oracleExprs has %d: run go test ./timers -run TestCalendarOracle -update", goldenPath, len(golden.Cases), len(oracleExprs))
+		t.Errorf("%s has %d cases, oracleExprs has %d: run MEMDIAG_UPDATE_GOLDEN=1 go test ./timers -run TestCalendarOracle", goldenPath, len(golden.Cases), len(oracleExprs))
 	}
 	t.Run("golden", func(t *testing.T) { compareCalendar(t, golden) })
 

@@ -16,7 +16,7 @@ import (
 	goldenfile "github.com/memdiag/memdiag/internal/golden"
 )
 
-// update (-update) is declared in oncalendar_oracle_test.go.
+// golden.Updating (MEMDIAG_UPDATE_GOLDEN=1) rewrites the golden file.
 
 func utc(s string) time.Time {
 	t, err := time.Parse("2006-01-02 15:04:05", s)
@@ -175,7 +175,7 @@ func analyze(t *testing.T, bin, expr string) []string {
 // TestOnCalendarOracleDebian compares the next five firings of every
 // OnCalendar= of the Debian packages' timer units (testdata/timers/debian)
 // with `systemd-analyze calendar --base-time`. Where systemd-analyze is
-// missing the kept golden values (from systemd 252) are used; -update
+// missing the kept golden values (from systemd 252) are used; MEMDIAG_UPDATE_GOLDEN=1
 // rewrites them from systemd-analyze.
 func TestOnCalendarOracleDebian(t *testing.T) {
 	golden := filepath.Join("..", "testdata", "timers", "oracle", "debian-oncalendar.json")
@@ -244,7 +244,7 @@ func TestOnCalendarOracleDebian(t *testing.T) {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(want, kept); diff != "" {
-			t.Errorf("%s is stale (run with -update) (-systemd-analyze +golden):\n%s", golden, diff)
+			t.Errorf("%s is stale (run with MEMDIAG_UPDATE_GOLDEN=1) (-systemd-analyze +golden):\n%s", golden, diff)
 		}
 	}
 }

@@ -1,19 +1,17 @@
 // Package golden compares test output with golden files, in the manner of
-// go/printer's tests. MEMDIAG_UPDATE_GOLDEN=1 (what `make golden` sets)
-// rewrites the files in every package at once; `-update` still works for
-// one package at a time (`go test ./report -update`). Every rewrite must be
-// reviewed like code.
+// go/printer's tests. MEMDIAG_UPDATE_GOLDEN=1 rewrites them: in every
+// package at once (`make golden`) or in one (`MEMDIAG_UPDATE_GOLDEN=1 go
+// test ./report`). Every rewrite must be reviewed like code.
 //
-// Every test package that keeps golden files or fixture recordings asks
-// [Updating] instead of declaring its own flag, so that the whole tree can
-// be updated with one command: a flag that only some test binaries define
-// makes `go test ./... -update` fail in the others.
+// There is no -update flag: a flag that only some test binaries define
+// makes `go test ./... -update` fail in the others, so the one mechanism
+// is the environment variable, which every test binary sees. Every test
+// package that keeps golden files or fixture recordings asks [Updating].
 package golden
 
 import (
 	"bytes"
 	"compress/gzip"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,11 +25,8 @@ import (
 // files instead of comparing with them.
 const EnvVar = "MEMDIAG_UPDATE_GOLDEN"
 
-var update = flag.Bool("update", false, "rewrite golden files instead of comparing with them (or set "+EnvVar+"=1)")
-
-// Updating reports whether -update was given or MEMDIAG_UPDATE_GOLDEN=1
-// is set.
-func Updating() bool { return *update || os.Getenv(EnvVar) == "1" }
+// Updating reports whether MEMDIAG_UPDATE_GOLDEN=1 is set.
+func Updating() bool { return os.Getenv(EnvVar) == "1" }
 
 // Check compares got with the file at path (relative to the test's
 // package directory), or writes it when [Updating], showing a -want +got
@@ -63,7 +58,7 @@ func Check(t testing.TB, path, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run make golden, or go test -update in this package, to create it, then review it)", err)
+		t.Fatalf("%v (run make golden, or MEMDIAG_UPDATE_GOLDEN=1 go test in this package, to create it, then review it)", err)
 	}
 	if gz {
 		zr, err := gzip.NewReader(bytes.NewReader(want))

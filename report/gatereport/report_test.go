@@ -14,7 +14,7 @@ import (
 	goldenfile "github.com/memdiag/memdiag/internal/golden"
 )
 
-// golden compares got with testdata/golden/name, or writes it with -update.
+// golden compares got with testdata/golden/name, or writes it under MEMDIAG_UPDATE_GOLDEN=1.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	goldenfile.Check(t, filepath.Join("testdata", "golden", name), string(got))
