@@ -32,16 +32,9 @@ type Interval struct {
 	// The /proc/vmstat signals, each defined once in package signal:
 	// PerSec(sig) for any catalogue entry, the named fields for the ones
 	// the views read. Rates are in the signal's unit per second.
-	PgscanDirectPerSec float64 // pages/s, signal.DirectReclaim: global direct reclaim (Δpgscan_direct)
-	LimitReclaimPerSec float64 // pages/s, signal.LimitReclaim: reclaim at cgroup memory limits
-	AllocReclaimPerSec float64 // pages/s, signal.AllocReclaim: direct + cgroup-limit reclaim
-	// DirectReclaimPerSec is AllocReclaimPerSec, kept under its old name
-	// while the correlator and the live view still read it.
-	//
-	// Deprecated: the name says direct reclaim but the value includes
-	// cgroup-limit reclaim; read AllocReclaimPerSec (or PgscanDirectPerSec
-	// for direct reclaim alone).
-	DirectReclaimPerSec float64
+	PgscanDirectPerSec  float64 // pages/s, signal.DirectReclaim: global direct reclaim (Δpgscan_direct)
+	LimitReclaimPerSec  float64 // pages/s, signal.LimitReclaim: reclaim at cgroup memory limits
+	AllocReclaimPerSec  float64 // pages/s, signal.AllocReclaim: direct + cgroup-limit reclaim
 	ReclaimScanPerSec   float64 // pages/s scanned by all reclaim (pgscan_anon+pgscan_file)
 	PgscanKswapdPerSec  float64 // pages/s, signal.KswapdReclaim
 	PgstealDirectPerSec float64 // pages/s reclaimed by direct reclaim
@@ -166,7 +159,6 @@ func between(h *Header, prev, cur *Sample, hp, hc, cp, cc *signal.Reading) Inter
 	iv.PgscanDirectPerSec = iv.PerSec(signal.DirectReclaim)
 	iv.LimitReclaimPerSec = iv.PerSec(signal.LimitReclaim)
 	iv.AllocReclaimPerSec = iv.PerSec(signal.AllocReclaim)
-	iv.DirectReclaimPerSec = iv.AllocReclaimPerSec
 	iv.PgscanKswapdPerSec = iv.PerSec(signal.KswapdReclaim)
 	iv.RefaultFilePerSec = iv.PerSec(signal.RefaultFile)
 	iv.RefaultAnonPerSec = iv.PerSec(signal.RefaultAnon)

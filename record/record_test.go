@@ -86,7 +86,7 @@ func TestBetweenRealSnapshots(t *testing.T) {
 		// the cgroup limit and shows only in pgscan_anon 71952 -> 182548
 		// and pgscan_file 537355 -> 537355.
 		{"PgscanDirectPerSec", iv.PgscanDirectPerSec, 0},
-		{"DirectReclaimPerSec", iv.DirectReclaimPerSec, (182548 - 71952) / secs},
+		{"AllocReclaimPerSec", iv.AllocReclaimPerSec, (182548 - 71952) / secs},
 		{"ReclaimScanPerSec", iv.ReclaimScanPerSec, (182548 - 71952) / secs},
 		// workingset_refault_file 277394 -> 277398
 		{"RefaultFilePerSec", iv.RefaultFilePerSec, 4 / secs},
@@ -113,7 +113,7 @@ func TestBetweenCounterReset(t *testing.T) {
 	iv := Between(&Header{PageSize: 4096}, &s0, &s1)
 	for name, v := range map[string]float64{
 		"MemSome": iv.MemSome, "SwapOutBytesPerSec": iv.SwapOutBytesPerSec, "OOMKills": iv.OOMKills,
-		"DirectReclaimPerSec": iv.DirectReclaimPerSec, "RefaultFilePerSec": iv.RefaultFilePerSec,
+		"AllocReclaimPerSec": iv.AllocReclaimPerSec, "RefaultFilePerSec": iv.RefaultFilePerSec,
 	} {
 		if Known(v) {
 			t.Errorf("%s = %v after a reset, want NaN", name, v)
