@@ -255,7 +255,7 @@ func (b *hostBuild) meminfoAt(i int) *record.Meminfo {
 		}
 		return nil
 	}
-	if v := at(b.lruTotal, i); b.lruTotal != nil && !math.IsNaN(v) {
+	if v := at(b.lruTotal, i); !math.IsNaN(v) {
 		// memdiag exposes the sum; the split is not needed by the signals.
 		return &record.Meminfo{ActiveFile: u64(v), InactiveFile: u64(0)}
 	}
