@@ -114,8 +114,8 @@ type Cgroup struct {
 	// SwapRoomBytes is how much of the group's anon and shmem swap could
 	// still take: the free swap of the host (/proc/meminfo SwapFree), at
 	// most the group's swap allowance left (v2 memory.swap.max −
-	// memory.swap.current; v1 memsw.limit − memsw.usage), 0 with v1
-	// swappiness 0.
+	// memory.swap.current; v1 memsw.limit − limit − swap: the group's own
+	// reclaim stops swapping at the memsw limit), 0 with v1 swappiness 0.
 	SwapRoomBytes uint64 `json:"swap_room_bytes"`
 	// PinnedBytes is what reclaim cannot take from the group now: anon +
 	// shmem beyond SwapRoomBytes, plus unreclaimable kernel memory (v2:
@@ -477,8 +477,9 @@ func readCounters(dir string, cs []counter) error {
 
 // readV1SwapLimit sets cg.SwapLimitBytes from the memsw limit (the
 // smaller of memory.memsw.limit_in_bytes and memory.stat's
-// hierarchical_memsw_limit) and returns what is left of it (bytes; nil
-// without a memsw limit or usage).
+// hierarchical_memsw_limit) and returns the swap the group's own reclaim
+// may still fill (bytes; nil without a memsw limit). cg.LimitBytes and
+// cg.SwapBytes must be set.
 func readV1SwapLimit(cg *Cgroup, dir string, st map[string]uint64) (*uint64, error) {
 	memsw, hasMemsw := st["hierarchical_memsw_limit"]
 	if l, ok, err := readUint(filepath.Join(dir, "memory.memsw.limit_in_bytes")); err != nil {
@@ -486,20 +487,25 @@ func readV1SwapLimit(cg *Cgroup, dir string, st map[string]uint64) (*uint64, err
 	} else if ok && (!hasMemsw || l < memsw) {
 		memsw, hasMemsw = l, true
 	}
-	memswUsage, hasMemswUsage, err := readUint(filepath.Join(dir, "memory.memsw.usage_in_bytes"))
-	if err != nil {
-		return nil, err
+	if !hasMemsw || memsw >= v1Unlimited {
+		return nil, nil
 	}
-	if hasMemsw && memsw < v1Unlimited && cg.LimitBytes != nil {
-		v := sub(memsw, *cg.LimitBytes)
-		cg.SwapLimitBytes = &v
+	if cg.LimitBytes == nil {
+		// The memsw limit is the one the group reaches, and reclaim at
+		// the memsw limit never swaps (swapping out moves a page from
+		// memory to swap, memory + swap stays the same).
+		var none uint64
+		return &none, nil
 	}
-	// memsw bounds memory + swap: what is left of it is swap room.
-	if hasMemsw && memsw < v1Unlimited && hasMemswUsage {
-		v := sub(memsw, memswUsage)
-		return &v, nil
-	}
-	return nil, nil
+	allowance := sub(memsw, *cg.LimitBytes)
+	cg.SwapLimitBytes = &allowance
+	// The group's own reclaim swaps only while memory + swap is below
+	// the memsw limit when memory reaches its limit: swap can grow to
+	// memsw − limit, not to memsw − memsw usage (a group below its
+	// memory limit has memsw room that is not swap room).
+	// Documentation/admin-guide/cgroup-v1/memory.rst, "memsw".
+	left := sub(allowance, deref(cg.SwapBytes)) // readV1Swap has read it
+	return &left, nil
 }
 
 // v1Sources names the v1 file (or memory.stat field) each of a v1
@@ -509,7 +515,7 @@ func v1Sources(st map[string]uint64) map[string]string {
 		"kernel_bytes": "memory.kmem.usage_in_bytes", "unevictable_bytes": "memory.stat total_unevictable",
 		"soft_limit_bytes": "memory.soft_limit_in_bytes", "swappiness": "memory.swappiness",
 		"swap_limit_bytes": "min(memory.memsw.limit_in_bytes, memory.stat hierarchical_memsw_limit) − limit",
-		"swap_room_bytes":  "min(/proc/meminfo SwapFree, memsw limit − memory.memsw.usage_in_bytes); 0 with memory.swappiness 0",
+		"swap_room_bytes":  "min(/proc/meminfo SwapFree, memsw limit − limit − swap); 0 with memory.swappiness 0",
 		"pinned_bytes":     "total_rss + total_shmem − swap room (v1 does not split kmem into reclaimable and not)",
 		"usage_bytes":      "memory.usage_in_bytes", "limit_bytes": "min(memory.limit_in_bytes, memory.stat hierarchical_memory_limit)",
 		"swap_bytes": "memory.stat total_swap", "anon_bytes": "memory.stat total_rss", "file_bytes": "memory.stat total_cache",

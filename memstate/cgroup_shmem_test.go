@@ -122,11 +122,21 @@ func TestCgroupV1KmemAndProtections(t *testing.T) {
 			t.Errorf("Sources[%q] = %q, want %q", field, cg.Sources[field], src)
 		}
 	}
-	// Near its limit with 20 MiB of free swap on the host, only the
-	// group's 32 MiB swap allowance less what memsw already holds
-	// (167772160 − 94212096) bounds what swap can take.
+	// With a host of ample free swap, the group's own reclaim may fill
+	// its swap allowance, memsw.limit − limit = 32 MiB, not the 70 MiB
+	// memsw has left above its usage (167772160 − 94212096): at the
+	// memsw limit the kernel reclaims without swapping.
+	ample, ok, err := readV1(dir, "/memdiag-mem-protfix", filepath.Join(t.TempDir(), "none"), u64(1<<30))
+	if err != nil || !ok {
+		t.Fatalf("readV1 = %v, %v", ok, err)
+	}
+	if ample.SwapRoomBytes != 32<<20 || ample.PinnedBytes != 0 {
+		t.Errorf("ample host swap: SwapRoomBytes, PinnedBytes = %d, %d; want %d, 0", ample.SwapRoomBytes, ample.PinnedBytes, 32<<20)
+	}
+	// Near its limit with 20 MiB of free swap on the host, the host's
+	// swap bounds what swap can take.
 	cg.UsageBytes = 125 << 20
-	judge(&cg, u64(20<<20), u64(167772160-94212096))
+	judge(&cg, u64(20<<20), u64(32<<20))
 	if cg.SwapRoomBytes != 20<<20 || cg.PinnedBytes != 25165824-20<<20 {
 		t.Errorf("SwapRoomBytes, PinnedBytes = %d, %d; want %d, %d", cg.SwapRoomBytes, cg.PinnedBytes, 20<<20, 25165824-20<<20)
 	}
