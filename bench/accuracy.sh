@@ -19,6 +19,10 @@
 #   recall    = positive runs whose top culprit is right / positive runs
 #   false     = culprits named anywhere in the list that the scenario
 #               does not allow (negative controls allow none)
+#   undecided = runs that named nothing but left jobs undecided (fired
+#               together, correlation cannot tell them apart:
+#               docs/analyze.md "Undecided"), with the right job among them
+#               / all runs left undecided; neither right nor false
 # Kinds: positive (the scenario's job must be first), negative (nothing
 # may be named: calm), either (one burst or sustained pressure: naming the
 # process that did it, or nothing, is right). "right" counts runs whose
@@ -67,11 +71,13 @@ for ((i = 1; i <= N; i++)); do
 done
 rm -f "$bin"
 echo
-echo "| scenario | kind | runs | right | named a culprit | top-1 precision | top-1 recall | false culprits | top culprits seen |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---|"
+echo "| scenario | kind | runs | right | named a culprit | top-1 precision | top-1 recall | false culprits | undecided | top culprits seen |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
 jq -rs '
   def kind: if (.want | length) == 0 then "negative" elif .none_ok then "either" else "positive" end;
   def right: if .top == "" then ((.want | length) == 0 or .none_ok) else (.top as $t | (.want // []) | index($t)) != null end;
+  def und: .top == "" and ((.undecided // []) | length) > 0;
+  def undright: und and ((.undecided // []) as $u | (.want // []) | any(. as $w | $u | index($w) != null));
   def row($name; $rs):
     ($rs | length) as $n
     | ($rs | map(select(right)) | length) as $ok
@@ -80,12 +86,15 @@ jq -rs '
     | ($rs | map(select(kind == "positive")) | length) as $pos
     | ($rs | map(select(kind == "positive" and right)) | length) as $posok
     | ($rs | map(.false | length) | add // 0) as $false
+    | ($rs | map(select(und)) | length) as $und
+    | ($rs | map(select(undright)) | length) as $undok
     | [$name, (if $name == "**all**" then "" else ($rs | map(kind) | unique | join(", ")) end),
        ($n | tostring), "\($ok)/\($n)", ($named | tostring),
        (if $named > 0 then "\($tp)/\($named)" else "–" end),
        (if $pos > 0 then "\($posok)/\($pos)" else "–" end),
        ($false | tostring),
-       ($rs | map(if .top == "" then "(none)" else .top end) | group_by(.) | map("\(.[0]) ×\(length)") | join(", "))]
+       (if $und > 0 then "\($undok)/\($und)" else "0" end),
+       ($rs | map(if und then "(undecided: " + (.undecided | join(" or ")) + ")" elif .top == "" then "(none)" else .top end) | group_by(.) | map("\(.[0]) ×\(length)") | join(", "))]
     | "| " + join(" | ") + " |";
   (group_by(.scenario) | map(row(.[0].scenario; .)) | .[]),
   row("**all**"; .)

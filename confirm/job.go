@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
@@ -52,6 +53,14 @@ func Culprit(jobs []timers.Job, name, path string) (timers.Job, error) {
 // error saying so.
 func CulpritJob(rec *record.Recording, jobs []timers.Job) (timers.Job, error) {
 	res := correlate.Analyze(rec, correlate.Options{Project: timers.Project})
+	if len(res.Culprits) == 0 && len(res.Undecided) > 0 {
+		var names []string
+		for _, u := range res.Undecided {
+			names = append(names, u.Name)
+		}
+		return timers.Job{}, fmt.Errorf("the recording's verdict is undecided between %s (fired together, none standing out by its I/O): "+
+			"confirm each with --job NAME to tell them apart", english.List(names, "and"))
+	}
 	if len(res.Culprits) == 0 {
 		return timers.Job{}, fmt.Errorf("the recording's verdict names no culprit: nothing to confirm (give --job NAME to test a job anyway)")
 	}

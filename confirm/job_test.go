@@ -37,6 +37,17 @@ func TestCulpritJob(t *testing.T) {
 	if _, err := CulpritJob(rec, host); !errors.As(err, &ch) || ch.Culprit != "postgres" {
 		t.Errorf("process culprit: %v", err)
 	}
+	// An undecided verdict (correlate's scenario 9: five timers in one
+	// wake-up, none standing out) names no job to hold off: each must be
+	// given with --job.
+	rec, err = record.ReadFile("../correlate/testdata/scenarios/09-coalesced.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the recording's verdict is undecided between bravo.timer, charlie.timer, delta.timer, echo.timer and alpha.timer (fired together, none standing out by its I/O): confirm each with --job NAME"
+	if _, err := CulpritJob(rec, host); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("undecided: %v; want %q", err, want)
+	}
 }
 
 func TestFindJob(t *testing.T) {

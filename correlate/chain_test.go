@@ -73,12 +73,26 @@ func chainScenario(traced bool) scenario {
 }
 
 // TestChainTellsBufferedFromDirect: without the chain both readers are
-// credited alike (each did half the I/O at the same moments); with it,
-// only the buffered one, for what it cost the web service.
+// credited alike (each did half the I/O at the same moments), so neither
+// is named: both are undecided; with it, only the buffered one, for what
+// it cost the web service.
 func TestChainTellsBufferedFromDirect(t *testing.T) {
 	plain := Analyze(chainScenario(false).build(), Options{Project: timers.Project})
-	if got := names(plain); !slices.Contains(got, "direct.timer") || !slices.Contains(got, "buffered.timer") {
-		t.Fatalf("untraced: culprits %v; want both readers (correlation cannot tell them apart)", got)
+	if got := names(plain); len(got) != 0 {
+		t.Errorf("untraced: culprits %v; want none (correlation cannot tell the readers apart)", got)
+	}
+	if got := undecidedNames(plain); !slices.Equal(got, []string{"buffered.timer", "direct.timer"}) {
+		t.Fatalf("untraced: undecided %v; want both readers", got)
+	}
+	for _, u := range plain.Undecided {
+		if len(u.UndecidedWith) != 1 || u.UndecidedWith[0] == u.Name || u.Rank != 0 {
+			t.Errorf("undecided %s: with %v, rank %d; want the other reader, rank 0", u.Name, u.UndecidedWith, u.Rank)
+		}
+	}
+	for _, e := range plain.Episodes {
+		if e.Culprit != "buffered.timer or direct.timer" {
+			t.Errorf("untraced episode at %s: culprit %q; want both readers, undecided", e.Start.Format(time.TimeOnly), e.Culprit)
+		}
 	}
 	if plain.ChainTraced {
 		t.Error("untraced recording reported as traced")
@@ -157,8 +171,9 @@ func TestChainNeighbourInItsOwnLimit(t *testing.T) {
 			// Correlation alone names the neighbour in host scope.
 			plain := s
 			plain.chain = nil
-			if got := names(Analyze(plain.build(), Options{Project: timers.Project})); !slices.Contains(got, "nb.timer") {
-				t.Errorf("untraced host scope: culprits %v; the neighbour was expected among them (the case the chain fixes)", got)
+			pr := Analyze(plain.build(), Options{Project: timers.Project})
+			if got := append(names(pr), undecidedNames(pr)...); !slices.Contains(got, "nb.timer") {
+				t.Errorf("untraced host scope: culprits and undecided %v; the neighbour was expected among them (the case the chain fixes)", got)
 			}
 		}
 		res := Analyze(s.build(), Options{Project: timers.Project})
@@ -637,4 +652,13 @@ func TestRealNewcomerTogether(t *testing.T) {
 	if got := names(Analyze(rec, Options{Project: timers.Project})); !slices.Contains(got, nb) {
 		t.Errorf("without the limits: culprits %v; want %s among them (the case the limits fix)", got, nb)
 	}
+}
+
+// undecidedNames is res.Undecided's names, in order.
+func undecidedNames(res Result) []string {
+	var out []string
+	for _, u := range res.Undecided {
+		out = append(out, u.Name)
+	}
+	return out
 }

@@ -274,6 +274,7 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 		}
 	}
 	cs = mc.addPatterns(cs, runs)
+	cs = mc.splitUndecided(cs)
 	rankOrder(res, cs)
 }
 
@@ -390,31 +391,12 @@ func (mc *modelCtx) addPatterns(cs []Culprit, runs []*jobRun) []Culprit {
 
 // rankOrder is the rank stage: culprits that name a job or a process
 // first, by episodes explained, then I/O per episode, confidence and
-// name; it numbers them (Rank) and gives each episode its first
-// culprit's name.
+// name (culpritOrder); it numbers them (Rank) and gives each episode its
+// first culprit's name, or its undecided jobs' (markUndecided). The
+// undecided jobs are sorted the same way, unnumbered.
 func rankOrder(res *Result, cs []Culprit) {
-	slices.SortStableFunc(cs, func(a, b Culprit) int {
-		// An unknown cause names nothing: it comes after every culprit
-		// that names a job or a process.
-		if ua, ub := a.Kind == KindUnknown, b.Kind == KindUnknown; ua != ub {
-			if ua {
-				return 1
-			}
-			return -1
-		}
-		if c := cmp.Compare(b.EpisodesExplained, a.EpisodesExplained); c != 0 {
-			return c
-		}
-		// Co-firing jobs explain the same episodes: the one doing more
-		// I/O did more of the harm.
-		if c := cmp.Compare(b.BytesPerEpisode, a.BytesPerEpisode); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.Confidence, a.Confidence); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Name, b.Name)
-	})
+	slices.SortStableFunc(cs, culpritOrder)
+	slices.SortStableFunc(res.Undecided, culpritOrder)
 	for i := range cs {
 		cs[i].Rank = i + 1
 		for _, e := range cs[i].Episodes {
@@ -424,6 +406,31 @@ func rankOrder(res *Result, cs []Culprit) {
 		}
 	}
 	res.Culprits = cs
+	markUndecided(res)
+}
+
+// culpritOrder is the culprits' rank order (rankOrder).
+func culpritOrder(a, b Culprit) int {
+	// An unknown cause names nothing: it comes after every culprit
+	// that names a job or a process.
+	if ua, ub := a.Kind == KindUnknown, b.Kind == KindUnknown; ua != ub {
+		if ua {
+			return 1
+		}
+		return -1
+	}
+	if c := cmp.Compare(b.EpisodesExplained, a.EpisodesExplained); c != 0 {
+		return c
+	}
+	// Co-firing jobs explain the same episodes: the one doing more
+	// I/O did more of the harm.
+	if c := cmp.Compare(b.BytesPerEpisode, a.BytesPerEpisode); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.Confidence, a.Confidence); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Name, b.Name)
 }
 
 // unattributedReaped sets each episode's UnattributedReapedBytes: the

@@ -61,6 +61,12 @@ type Result struct {
 	// that contain one and the spikes outside episodes.
 	SpikePeriod *Period
 	Culprits    []Culprit // by rank, best first; empty: no culprit
+	// Undecided are jobs that explain episodes together but that
+	// correlation cannot tell apart (splitUndecided): fired in the same
+	// wake-up, about the same I/O and memory, no traced chain judging
+	// them. None of them is named; each lists the others in
+	// UndecidedWith. Sorted as Culprits, Rank 0.
+	Undecided []Culprit
 	// NotRun lists every job of the recording's inventory that is not a
 	// culprit, with why (NotRun.Kind); empty without episodes.
 	NotRun []NotRun
@@ -371,6 +377,10 @@ type Culprit struct {
 	// job explains, the named one first.
 	Runs     int
 	Programs []ProgramCredit
+	// UndecidedWith (an entry of Result.Undecided) are the jobs it cannot
+	// be told apart from: fired with it, about the same work, no traced
+	// chain to judge them (splitUndecided). Empty for a culprit.
+	UndecidedWith []string
 }
 
 // ProgramCredit is a program credited with recurring episodes no job

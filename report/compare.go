@@ -187,6 +187,9 @@ func metricValue(m metric, v, share *float64) string {
 func shareKey(m metric) string { return strings.TrimSuffix(m.key, "_s") + "_pct" }
 
 func culpritNames(r *correlate.Result) string {
+	if len(r.Culprits) == 0 && len(r.Undecided) > 0 {
+		return "none; undecided: " + undecidedNames(r, "or")
+	}
 	if len(r.Culprits) == 0 {
 		return "none"
 	}

@@ -114,8 +114,12 @@ func jobEvidence(r *correlate.Result, c *correlate.Culprit, pf *correlate.Proof,
 		ev = append(ev, "the recording has no per-process data: that it ran is inferred from its schedule only")
 	}
 	if len(pf.FiresWith) > 0 {
-		ev = append(ev, fmt.Sprintf("may share a wake-up with %s (their AccuracySec= windows overlap, so systemd may start them together): each is ranked by its own I/O; RandomizedDelaySec= on these timers would spread them apart",
-			strings.Join(pf.FiresWith, ", ")))
+		rank := "each is ranked by its own I/O"
+		if len(c.UndecidedWith) > 0 {
+			rank = "the one with the most I/O did less than twice the next one's, so correlation does not rank them"
+		}
+		ev = append(ev, fmt.Sprintf("may share a wake-up with %s (their AccuracySec= windows overlap, so systemd may start them together): %s; RandomizedDelaySec= on these timers would spread them apart",
+			strings.Join(pf.FiresWith, ", "), rank))
 	}
 	if pf.Late {
 		ev = append(ev, "its processes started after the stall had begun in every credited episode")

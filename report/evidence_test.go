@@ -56,14 +56,33 @@ func TestEvidenceScenarios(t *testing.T) {
 		}
 	})
 	t.Run("coalesced", func(t *testing.T) {
+		// Five timers in one wake-up, bravo's 152 MiB less than twice
+		// charlie's 100: undecided, none named (correlate's
+		// TestScenarioCoalescedTimers), and the evidence does not rank them.
 		r := analyzeFile(t, "scenarios/09-coalesced.jsonl.gz", proj)
-		if len(r.Culprits) == 0 || r.Culprits[0].Name != "bravo.timer" {
-			t.Fatalf("culprits %+v; want bravo.timer first", r.Culprits)
+		if len(r.Culprits) != 0 || len(r.Undecided) != 5 || r.Undecided[0].Name != "bravo.timer" {
+			t.Fatalf("culprits %+v, undecided %d; want none, five undecided, bravo.timer first", r.Culprits, len(r.Undecided))
 		}
-		ev := evidence(&r, &r.Culprits[0])
-		want := "may share a wake-up with alpha.timer, charlie.timer, delta.timer, echo.timer (their AccuracySec= windows overlap, so systemd may start them together): each is ranked by its own I/O; RandomizedDelaySec="
+		ev := evidence(&r, &r.Undecided[0])
+		want := "may share a wake-up with alpha.timer, charlie.timer, delta.timer, echo.timer (their AccuracySec= windows overlap, so systemd may start them together): " +
+			"the one with the most I/O did less than twice the next one's, so correlation does not rank them; RandomizedDelaySec="
 		if !slices.ContainsFunc(ev, func(e string) bool { return strings.HasPrefix(e, want) }) {
 			t.Errorf("evidence %q lacks %q", ev, want)
+		}
+		var b strings.Builder
+		verdict(&b, &r, false, "- ")
+		for _, want := range []string{
+			"Undecided: bravo.timer, charlie.timer, delta.timer, echo.timer and alpha.timer fired together in the episodes they explain (3 of 3), and the one with the most I/O did less than twice the next one's;",
+			"and the page-cache chain was not traced. None of them is named;",
+			"? bravo.timer — systemd timer, undecided with alpha.timer, charlie.timer, delta.timer and echo.timer, its correlation alone medium confidence (0.68)\n",
+			"- tell it from alpha.timer, charlie.timer, delta.timer and echo.timer first: sudo memdiag confirm --job bravo.timer -- LOAD holds it off",
+		} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("verdict lacks %q:\n%s", want, b.String())
+			}
+		}
+		if got, want := verdictLine(&r), "undecided between bravo.timer, charlie.timer, delta.timer, echo.timer and alpha.timer, fired together: they explain 3 of 3 episodes; correlation cannot tell which of them"; got != want {
+			t.Errorf("verdict line %q, want %q", got, want)
 		}
 	})
 	t.Run("chain", func(t *testing.T) {

@@ -463,8 +463,10 @@ func addRun(d *pageData, defs []chartDef, run int, r *correlate.Result, t *corre
 	// The culprits' firings as the verdict weighed them (Proof): those
 	// followed by an episode credited to the job, and those not.
 	var ms []markerSpec
-	for i := range r.Culprits {
-		cu := &r.Culprits[i]
+	for i, cu := range slices.Concat(r.Culprits, r.Undecided) {
+		if i >= len(r.Culprits) {
+			cu.Name += " (undecided)"
+		}
 		if cu.Proof == nil || !cu.Proof.FiringsUsed {
 			continue
 		}

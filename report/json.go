@@ -50,8 +50,12 @@ type jsonResult struct {
 	Spikes     []jsonSpike   `json:"spikes"` // latency spikes outside episodes
 	Require    []string      `json:"require"`
 	Culprits   []jsonCulprit `json:"culprits"`
-	Verdict    string        `json:"verdict"`
-	Totals     jsonTotals    `json:"totals"`
+	// Undecided are the jobs that explain episodes together but that
+	// correlation cannot tell apart (correlate.Result.Undecided): none of
+	// them is a culprit; each lists the others in undecided_with.
+	Undecided []jsonCulprit `json:"undecided"`
+	Verdict   string        `json:"verdict"`
+	Totals    jsonTotals    `json:"totals"`
 	// Warnings are the analysis warnings' sentences; WarningDetails the
 	// same warnings, in the same order, as kind and fields.
 	Warnings       []string            `json:"warnings"`
@@ -288,6 +292,9 @@ type jsonCulprit struct {
 	// Proof is the structured evidence the confidence is computed from
 	// (correlate.Proof; docs/analyze.md gives the formula).
 	Proof *jsonProof `json:"proof"`
+	// UndecidedWith (an entry of undecided) are the jobs it cannot be
+	// told apart from (correlate.Culprit.UndecidedWith).
+	UndecidedWith []string `json:"undecided_with,omitempty"`
 }
 
 // jsonProof is correlate.Proof with firings_note, the prose of its
@@ -402,7 +409,7 @@ func toJSON(r correlate.Result) jsonResult {
 		Thresholds:     jsonThresh{t.PSISome, t.PSIFull, t.LRUDrop, t.LRUDropMin, t.Refault, t.DirectReclaim, t.LimitReclaim, t.DiskIO, t.IOTime, t.SwapOut, t.MADFactor},
 		Baselines:      map[string]float64{},
 		Period:         period(&r, r.Period), SpikePeriod: period(&r, r.SpikePeriod),
-		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Warnings: warningTexts(r.Warnings, r.Location),
+		Episodes: []jsonEpisode{}, Spikes: []jsonSpike{}, Require: []string{}, Culprits: []jsonCulprit{}, Undecided: []jsonCulprit{}, Warnings: warningTexts(r.Warnings, r.Location),
 		WarningDetails: nonNil(r.Warnings),
 		RecordingLacks: nonNil(r.Lacks),
 		Victim:         victimJSON(&r),
@@ -436,6 +443,9 @@ func toJSON(r correlate.Result) jsonResult {
 	}
 	for i := range r.Culprits {
 		j.Culprits = append(j.Culprits, culpritJSON(&r, &r.Culprits[i]))
+	}
+	for i := range r.Undecided {
+		j.Undecided = append(j.Undecided, culpritJSON(&r, &r.Undecided[i]))
 	}
 	j.Totals = totalsJSON(&r)
 	return j
@@ -489,7 +499,7 @@ func culpritJSON(r *correlate.Result, c *correlate.Culprit) jsonCulprit {
 		FiringsMatched:  c.FiringsMatched, Firings: c.Firings, FiringShare: share(c.FiringsMatched, c.Firings),
 		PeriodS:  c.Period.Seconds(),
 		Episodes: nonNil(c.Episodes), Processes: nonNil(c.Processes), BytesPerEpisode: c.BytesPerEpisode,
-		Evidence: nonNil(evidence(r, c)), Advice: advice(c), Missing: c.Missing}
+		Evidence: nonNil(evidence(r, c)), Advice: advice(c), Missing: c.Missing, UndecidedWith: c.UndecidedWith}
 	if c.Proof != nil {
 		jc.Proof = &jsonProof{Proof: c.Proof, FiringsNote: firingsNote(c.Proof.FiringsUnused, c.Job)}
 	}
@@ -530,6 +540,9 @@ func verdictCore(r *correlate.Result) string {
 		return "sustained memory pressure"
 	case len(r.Episodes) == 0:
 		return "no episode"
+	case len(r.Culprits) == 0 && len(r.Undecided) > 0:
+		return "undecided between " + undecidedNames(r, "and") + ", fired together: they explain " + strconv.Itoa(r.Undecided[0].EpisodesExplained) + " of " +
+			strconv.Itoa(r.Undecided[0].EpisodesTotal) + " episodes; correlation cannot tell which of them"
 	case len(r.Culprits) == 0:
 		return "no culprit"
 	}

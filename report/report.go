@@ -358,6 +358,18 @@ func kindName(c *correlate.Culprit) string {
 
 // advice says what to do about a culprit.
 func advice(c *correlate.Culprit) []string {
+	if len(c.UndecidedWith) > 0 {
+		name := c.Name
+		if c.Job != nil && c.Job.Name != "" {
+			name = c.Job.Name
+		}
+		first := fmt.Sprintf("tell it from %s first: `sudo memdiag confirm --job %s -- LOAD` holds it off in B blocks of your load test and says whether the episodes go; "+
+			"or record again with the page-cache chain traced (`--ebpf on`: BTF and CAP_BPF), which shows whose reads took the service's pages",
+			english.List(c.UndecidedWith, "and"), name)
+		d := *c
+		d.UndecidedWith = nil
+		return append([]string{first}, advice(&d)...)
+	}
 	if c.Proof != nil {
 		if m, ok := memCredit(c.Proof); ok {
 			if a := memAdvice(c, m); a != nil {

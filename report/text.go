@@ -572,7 +572,7 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 		noEpisodeText(b, r)
 		return
 	}
-	if len(r.Culprits) == 0 {
+	if len(r.Culprits) == 0 && len(r.Undecided) == 0 {
 		noCulpritText(b, r)
 		return
 	}
@@ -583,6 +583,43 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 			b.WriteString("\n")
 		}
 	}
+	undecidedText(b, r, md, bullet)
+}
+
+// undecidedText is the verdict's part on the undecided jobs
+// (correlate.Result.Undecided): why none of them is named, then each
+// with its evidence, unnumbered.
+func undecidedText(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
+	if len(r.Undecided) == 0 {
+		return
+	}
+	if len(r.Culprits) > 0 {
+		b.WriteString("\n")
+	}
+	how := "the page-cache chain was not traced"
+	if r.ChainTraced {
+		how = "the traced page-cache chain did not judge their episodes (reclaim took too little of the victim's pages in them)"
+	}
+	fmt.Fprintf(b, "Undecided: %s fired together in the episodes they explain (%d of %d), and the one with the most I/O did less than twice the next one's; "+
+		"correlation cannot tell which of them took the memory — a reader with O_DIRECT and a buffered one, or a job churning its own memory limit, "+
+		"look the same to it — and %s. None of them is named; `memdiag confirm --job NAME -- LOAD` on each tells them apart.\n\n",
+		undecidedNames(r, "and"), r.Undecided[0].EpisodesExplained, r.Undecided[0].EpisodesTotal, how)
+	for i := range r.Undecided {
+		culpritText(b, r, &r.Undecided[i], md, bullet)
+		if i < len(r.Undecided)-1 {
+			b.WriteString("\n")
+		}
+	}
+}
+
+// undecidedNames is the undecided jobs' names, "a, b and c" (conj
+// "and"), in their order.
+func undecidedNames(r *correlate.Result, conj string) string {
+	names := make([]string, len(r.Undecided))
+	for i := range r.Undecided {
+		names[i] = r.Undecided[i].Name
+	}
+	return english.List(names, conj)
 }
 
 // noEpisodeText is the verdict of a recording without an episode: its
@@ -653,10 +690,14 @@ func culpritText(b *strings.Builder, r *correlate.Result, c *correlate.Culprit, 
 	if md {
 		br = "  "
 	}
-	title := fmt.Sprintf("%d. %s — %s, %s confidence (%.2f)", c.Rank, c.Name, kindName(c), c.ConfidenceLabel(), c.Confidence)
-	if md {
-		title = fmt.Sprintf("%d. **%s** — %s, %s confidence (%.2f)", c.Rank, c.Name, kindName(c), c.ConfidenceLabel(), c.Confidence)
+	num, name, conf := fmt.Sprintf("%d.", c.Rank), c.Name, fmt.Sprintf("%s confidence (%.2f)", c.ConfidenceLabel(), c.Confidence)
+	if len(c.UndecidedWith) > 0 {
+		num, conf = "?", fmt.Sprintf("undecided with %s, its correlation alone %s", english.List(c.UndecidedWith, "and"), conf)
 	}
+	if md {
+		name = "**" + name + "**"
+	}
+	title := fmt.Sprintf("%s %s — %s, %s", num, name, kindName(c), conf)
 	fmt.Fprintln(b, title+strings.Repeat(" ", len(br)))
 	fmt.Fprintf(b, "%s%s.%s\n", ind, explainsLine(r, c), br)
 	if j := c.Job; j != nil {

@@ -26,3 +26,16 @@ func Plural(n int, noun string) string {
 func Count(n int, noun string) string {
 	return strconv.Itoa(n) + " " + Plural(n, noun)
 }
+
+// List joins words as a sentence lists them, with conj before the last:
+// "a", "a and b", "a, b and c" (conj "and"); "" for none.
+func List(words []string, conj string) string {
+	switch n := len(words); n {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	default:
+		return strings.Join(words[:n-1], ", ") + " " + conj + " " + words[n-1]
+	}
+}

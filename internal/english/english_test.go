@@ -15,3 +15,14 @@ func TestCount(t *testing.T) {
 		t.Errorf("Count(1, process) = %q", got)
 	}
 }
+
+func TestList(t *testing.T) {
+	for _, c := range []struct {
+		words []string
+		want  string
+	}{{nil, ""}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a or b"}, {[]string{"a", "b", "c"}, "a, b or c"}} {
+		if got := List(c.words, "or"); got != c.want {
+			t.Errorf("List(%q) = %q, want %q", c.words, got, c.want)
+		}
+	}
+}

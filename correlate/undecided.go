@@ -1,0 +1,147 @@
+package correlate
+
+import (
+	"slices"
+	"strings"
+)
+
+// Named jobs are left undecided (Result.Undecided) when correlation
+// cannot tell which of them did the harm. Jobs are fired together when
+// they started in the same wake-up (Proof.FiresWith) in at least
+// undecidedOverlap of the smaller one's credited episodes and no traced
+// page-cache chain judged either's credit in those episodes
+// (EpisodeCredit.ChainJudged); fired together is taken across jobs (a
+// group). A group is undecided, whole, when its second-largest job's
+// work — the median over its credits of its I/O plus the memory it took,
+// EpisodeCredit.Bytes + MemBytes — is at least undecidedShare of the
+// largest's: no job stands out. When one does, the group stays named,
+// largest first, the others riding along (Model.RideAlongCap).
+const (
+	undecidedOverlap = 0.8
+	undecidedShare   = 0.5
+)
+
+// splitUndecided is the undecided stage of the culprit model. Jobs fired
+// together that did about the same work in the same episodes look alike
+// to every test correlation has — their shares, their firings, their
+// null models — while only one may have taken the victim's memory: a
+// buffered reader beside one with O_DIRECT (no page cache touched), a job
+// filling the limit the victim shares beside a neighbour churning its own
+// small limit. Only the traced chain tells them apart (docs/analyze.md,
+// "Undecided"). Naming them all would name bystanders; naming the first
+// by a small difference in bytes would be a guess. So such a group leaves
+// cs for res.Undecided, each job listing the others in
+// Culprit.UndecidedWith; the episodes they alone explain keep no culprit.
+func (mc *modelCtx) splitUndecided(cs []Culprit) []Culprit {
+	n := len(cs)
+	root := make([]int, n)
+	for i := range root {
+		root[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		if root[i] != i {
+			root[i] = find(root[i])
+		}
+		return root[i]
+	}
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			if firedTogether(&cs[a], &cs[b]) {
+				root[find(b)] = find(a)
+			}
+		}
+	}
+	groups := map[int][]int{}
+	for i := range cs {
+		groups[find(i)] = append(groups[find(i)], i)
+	}
+	var kept []Culprit
+	for i := range cs {
+		g := groups[find(i)]
+		if !noneStandsOut(cs, g) {
+			kept = append(kept, cs[i])
+			continue
+		}
+		c := cs[i]
+		for _, k := range g {
+			if k != i {
+				c.UndecidedWith = append(c.UndecidedWith, cs[k].Name)
+			}
+		}
+		slices.Sort(c.UndecidedWith)
+		mc.res.Undecided = append(mc.res.Undecided, c)
+	}
+	return kept
+}
+
+// noneStandsOut reports whether group g of cs (two jobs or more) has no
+// job whose work is more than 1/undecidedShare times every other's.
+func noneStandsOut(cs []Culprit, g []int) bool {
+	if len(g) < 2 {
+		return false
+	}
+	work := make([]float64, 0, len(g))
+	for _, k := range g {
+		var w []float64
+		for _, c := range cs[k].Proof.Credits {
+			w = append(w, float64(c.Bytes+c.MemBytes))
+		}
+		work = append(work, median(w))
+	}
+	slices.Sort(work)
+	top, second := work[len(work)-1], work[len(work)-2]
+	return top > 0 && second >= undecidedShare*top
+}
+
+// firedTogether reports whether jobs a and b started in the same wake-up
+// in most of their credited episodes, none judged by a traced chain (the
+// rule above splitUndecided).
+func firedTogether(a, b *Culprit) bool {
+	if !isJob(a) || !isJob(b) || a.Proof == nil || b.Proof == nil || len(a.Proof.Credits) == 0 || len(b.Proof.Credits) == 0 {
+		return false
+	}
+	if !slices.Contains(a.Proof.FiresWith, b.Name) && !slices.Contains(b.Proof.FiresWith, a.Name) {
+		return false
+	}
+	ca, cb := creditsByEpisode(a.Proof), creditsByEpisode(b.Proof)
+	shared := 0
+	for e, x := range ca {
+		y, ok := cb[e]
+		if !ok {
+			continue
+		}
+		if x.ChainJudged || y.ChainJudged {
+			return false
+		}
+		shared++
+	}
+	return shared > 0 && float64(shared) >= undecidedOverlap*float64(min(len(ca), len(cb)))
+}
+
+func isJob(c *Culprit) bool { return c.Kind == KindTimer || c.Kind == KindCron }
+
+// creditsByEpisode is pf's credits keyed by episode.
+func creditsByEpisode(pf *Proof) map[int]EpisodeCredit {
+	m := make(map[int]EpisodeCredit, len(pf.Credits))
+	for _, c := range pf.Credits {
+		m[c.Episode] = c
+	}
+	return m
+}
+
+// markUndecided gives each episode that no culprit explains, but
+// undecided jobs do, their names joined by " or " as its culprit.
+func markUndecided(res *Result) {
+	for i := range res.Undecided {
+		u := &res.Undecided[i]
+		all := append([]string{u.Name}, u.UndecidedWith...)
+		slices.Sort(all)
+		names := strings.Join(all, " or ")
+		for _, e := range u.Episodes {
+			if res.Episodes[e].Culprit == "" {
+				res.Episodes[e].Culprit = names
+			}
+		}
+	}
+}
