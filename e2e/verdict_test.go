@@ -182,6 +182,11 @@ func newVRunIn(t *testing.T, node, sliceLimit int64) *vRun {
 	testenv.Exclusive(t)
 	lane := <-vLanes
 	t.Cleanup(func() { vLanes <- lane }) // runs last: the lane's slice, units and files are gone
+	// Lanes are handed out within this process; a second test binary on
+	// the host (bench/accuracy.sh beside a go test) would use the same
+	// slice, swap file, units and files: the lane's file lock keeps them
+	// one at a time.
+	testenv.HoldFileLock(t, "/var/tmp/"+lane+".lock", "another process's run in lane "+lane)
 	r := &vRun{t: t, dir: t.TempDir(), groups: map[string]*testenv.Cgroup{}, began: time.Now(),
 		p: lane, vdir: "/var/tmp/" + lane, sliceName: lane + ".slice"}
 	t.Logf("lane %s", lane)

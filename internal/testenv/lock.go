@@ -238,22 +238,31 @@ var umlLockPath = "/var/tmp/memdiag-e2e-uml.lock"
 // tests of one binary wait for each other too.
 func oneGuest(t testing.TB) {
 	t.Helper()
-	f, err := os.OpenFile(umlLockPath, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatalf("UML lock: %v", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		waitStart := time.Now()
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-			f.Close()
-			t.Fatalf("UML lock: %v", err)
-		}
-		t.Logf("waited %s for another test's UML guest to end (%s)", time.Since(waitStart).Round(100*time.Millisecond), umlLockPath)
-	}
+	HoldFileLock(t, umlLockPath, "another test's UML guest to end")
 	logLock("hold", "uml", t.Name())
+	t.Cleanup(func() { logLock("release", "uml", t.Name()) })
+}
+
+// HoldFileLock takes an exclusive flock on path (made if missing), waiting
+// while another test — of this binary or another process — holds it, and
+// holds it until t ends: its release is registered now, so it runs after
+// every cleanup t registers later. waitFor says what a wait was for, in
+// the log line a wait leaves.
+func HoldFileLock(t testing.TB, path, waitFor string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatalf("lock %s: %v", path, err)
+	}
 	t.Cleanup(func() {
-		logLock("release", "uml", t.Name())
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	})
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		waitStart := time.Now()
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			t.Fatalf("lock %s: %v", path, err)
+		}
+		t.Logf("waited %s for %s (%s)", time.Since(waitStart).Round(100*time.Millisecond), waitFor, path)
+	}
 }
