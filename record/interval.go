@@ -113,12 +113,23 @@ func Between(h *Header, prev, cur *Sample) Interval {
 }
 
 // between is Between given the samples' host (hp, hc) and cgroup (cp, cc)
-// readings.
+// readings, in named steps: PSI shares, memory levels, the catalogue's
+// rates, reclaim's steal and scan, the busiest disk.
 func between(h *Header, prev, cur *Sample, hp, hc, cp, cc *signal.Reading) Interval {
-	ps := float64(h.pageSize())
 	dt := cur.Time.Sub(prev.Time)
 	iv := Interval{Start: prev.Time, End: cur.Time, Dt: dt}
-	secs := dt.Seconds()
+	iv.psiRates(cur, hp, hc, cp, cc)
+	iv.levels(hp, hc)
+	iv.catalogueRates(prev, cur, hp, hc, cp, cc, float64(h.pageSize()))
+	iv.reclaimRates(prev, cur)
+	iv.diskBusy(hp, hc)
+	return iv
+}
+
+// psiRates sets the interval's PSI stall shares (host and the recorded
+// cgroup's) and the host's memory some avg10 at its end.
+func (iv *Interval) psiRates(cur *Sample, hp, hc, cp, cc *signal.Reading) {
+	dt := iv.Dt
 	iv.MemSome = signal.PSIMemorySome.PerSec(hp, hc, dt)
 	iv.MemFull = signal.PSIMemoryFull.PerSec(hp, hc, dt)
 	iv.IOSome = signal.PSIIOSome.PerSec(hp, hc, dt)
@@ -131,7 +142,11 @@ func between(h *Header, prev, cur *Sample, hp, hc, cp, cc *signal.Reading) Inter
 	if m := cur.PSI.Get("memory"); m != nil {
 		iv.MemSomeAvg10 = m.Some.Avg10
 	}
+}
 
+// levels sets the interval's memory levels at its end (file and anon
+// LRU, MemAvailable, Dirty: bytes) and the file LRU's change over it.
+func (iv *Interval) levels(hp, hc *signal.Reading) {
 	level := func(sig *signal.Signal) float64 {
 		if v, ok := sig.Value(hc); ok {
 			return v
@@ -145,7 +160,13 @@ func between(h *Header, prev, cur *Sample, hp, hc, cp, cc *signal.Reading) Inter
 	iv.AnonLRUBytes = level(signal.AnonLRU)
 	iv.MemAvailableBytes = level(signal.MemAvailable)
 	iv.DirtyBytes = level(signal.Dirty)
+}
 
+// catalogueRates sets every signal.Catalogue rate of the interval (host,
+// and the recorded cgroup's where both samples have its counters), and
+// the named rate fields read from them; ps is the page size in bytes.
+func (iv *Interval) catalogueRates(prev, cur *Sample, hp, hc, cp, cc *signal.Reading, ps float64) {
+	dt := iv.Dt
 	iv.signals = make([]float64, len(signal.Catalogue))
 	for i, sig := range signal.Catalogue {
 		iv.signals[i] = sig.PerSec(hp, hc, dt)
@@ -174,44 +195,54 @@ func between(h *Header, prev, cur *Sample, hp, hc, cp, cc *signal.Reading) Inter
 	iv.DiskWriteBytesPerSec = iv.PerSec(signal.DiskWritten)
 	iv.DiskIOPS = iv.PerSec(signal.DiskIOs)
 	iv.DiskIOTimePerSec = iv.PerSec(signal.DiskIOTime)
-	iv.PgstealDirectPerSec, iv.PgstealKswapdPerSec, iv.ReclaimScanPerSec = nan, nan, nan
-	if prev.VMStat != nil && cur.VMStat != nil && secs > 0 {
-		if d, ok := counterDelta(prev.VMStat.PgstealDirect, cur.VMStat.PgstealDirect); ok {
-			iv.PgstealDirectPerSec = d / secs
-		}
-		if d, ok := counterDelta(prev.VMStat.PgstealKswapd, cur.VMStat.PgstealKswapd); ok {
-			iv.PgstealKswapdPerSec = d / secs
-		}
-		a, okA := counterDelta(prev.VMStat.PgscanAnon, cur.VMStat.PgscanAnon)
-		f, okF := counterDelta(prev.VMStat.PgscanFile, cur.VMStat.PgscanFile)
-		if okA && okF {
-			iv.ReclaimScanPerSec = (a + f) / secs
-		}
-	}
+}
 
-	// The busiest device's share of time with I/O in flight: a maximum
-	// over devices, not a sum, so not a catalogue counter.
+// reclaimRates sets the pages stolen by direct reclaim and by kswapd,
+// and the pages scanned, per second, from /proc/vmstat (NaN where a
+// sample lacks them).
+func (iv *Interval) reclaimRates(prev, cur *Sample) {
+	secs := iv.Dt.Seconds()
+	iv.PgstealDirectPerSec, iv.PgstealKswapdPerSec, iv.ReclaimScanPerSec = nan, nan, nan
+	if prev.VMStat == nil || cur.VMStat == nil || secs <= 0 {
+		return
+	}
+	if d, ok := counterDelta(prev.VMStat.PgstealDirect, cur.VMStat.PgstealDirect); ok {
+		iv.PgstealDirectPerSec = d / secs
+	}
+	if d, ok := counterDelta(prev.VMStat.PgstealKswapd, cur.VMStat.PgstealKswapd); ok {
+		iv.PgstealKswapdPerSec = d / secs
+	}
+	a, okA := counterDelta(prev.VMStat.PgscanAnon, cur.VMStat.PgscanAnon)
+	f, okF := counterDelta(prev.VMStat.PgscanFile, cur.VMStat.PgscanFile)
+	if okA && okF {
+		iv.ReclaimScanPerSec = (a + f) / secs
+	}
+}
+
+// diskBusy sets the busiest device's share of the interval with I/O in
+// flight: a maximum over devices, not a sum, so not a catalogue counter.
+func (iv *Interval) diskBusy(hp, hc *signal.Reading) {
 	iv.DiskBusy = nan
-	if len(hc.Disks) > 0 && len(hp.Disks) > 0 && secs > 0 {
-		byName := make(map[string]int, len(hp.Disks))
-		for i := range hp.Disks {
-			byName[hp.Disks[i].Name] = i
+	if len(hc.Disks) == 0 || len(hp.Disks) == 0 || iv.Dt <= 0 {
+		return
+	}
+	byName := make(map[string]int, len(hp.Disks))
+	for i := range hp.Disks {
+		byName[hp.Disks[i].Name] = i
+	}
+	for i := range hc.Disks {
+		j, ok := byName[hc.Disks[i].Name]
+		if !ok {
+			continue
 		}
-		for i := range hc.Disks {
-			j, ok := byName[hc.Disks[i].Name]
-			if !ok {
-				continue
-			}
-			r, ok := diskio.DiskRates(hp.Disks[j], hc.Disks[i], dt)
-			if !ok {
-				continue // device reset or replaced
-			}
-			if !Known(iv.DiskBusy) || r.Busy > iv.DiskBusy {
-				iv.DiskBusy, iv.DiskBusyDevice = r.Busy, r.Name
-			}
+		r, ok := diskio.DiskRates(hp.Disks[j], hc.Disks[i], iv.Dt)
+		if !ok {
+			continue // device reset or replaced
+		}
+		if !Known(iv.DiskBusy) || r.Busy > iv.DiskBusy {
+			iv.DiskBusy, iv.DiskBusyDevice = r.Busy, r.Name
 		}
 	}
-	return iv
 }
 
 // counterDelta is signal.CounterDelta.
