@@ -57,36 +57,57 @@ func splitLine(line string, prev logLine, kmsg bool, o *LogOptions) (out []logLi
 		return []logLine{c}, false, nil
 	}
 	if hdr, text, ok := strings.Cut(line, ";"); ok && kmsgHeader(hdr) {
-		f := strings.Split(hdr, ",")
-		us, err := strconv.ParseInt(f[2], 10, 64)
-		if err != nil {
-			return nil, true, err
-		}
-		ts := time.Duration(us) * time.Microsecond
-		// /dev/kmsg escapes a message's newlines as \x0a: one record,
-		// several lines (a v2 group's memory.stat, the Mem-Info summary).
-		for _, part := range strings.Split(unescapeKmsg(text), "\n") {
-			out = append(out, logLine{stamp: ts, hasStamp: true, msg: strings.TrimSpace(part)})
-		}
-		return out, true, nil
+		out, err := kmsgRecord(hdr, text)
+		return out, true, err
 	}
 	l := logLine{msg: line}
 	if m := decodePrefix.FindString(line); m != "" {
 		l.msg = line[len(m):]
 	}
+	if err := l.wallClock(o); err != nil {
+		return nil, false, err
+	}
+	if err := l.monotonic(); err != nil {
+		return nil, false, err
+	}
+	return []logLine{l}, false, nil
+}
+
+// kmsgRecord is one /dev/kmsg record, header hdr ("6,1234,5678901,-")
+// and its text: /dev/kmsg escapes a message's newlines as \x0a, so one
+// record may be several lines (a v2 group's memory.stat, the Mem-Info
+// summary), each stamped with the record's time since boot.
+func kmsgRecord(hdr, text string) ([]logLine, error) {
+	f := strings.Split(hdr, ",")
+	us, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return nil, err
+	}
+	ts := time.Duration(us) * time.Microsecond
+	var out []logLine
+	for _, part := range strings.Split(unescapeKmsg(text), "\n") {
+		out = append(out, logLine{stamp: ts, hasStamp: true, msg: strings.TrimSpace(part)})
+	}
+	return out, nil
+}
+
+// wallClock takes a leading wall-clock time off l.msg into l.wall: ctime
+// (dmesg -T), ISO 8601 (journalctl -o short-iso) or syslog's "Jan  2
+// 15:04:05", which has no year: the latest that is not after o.Now.
+func (l *logLine) wallClock(o *LogOptions) error {
 	switch {
 	case ctimeLine.MatchString(l.msg):
 		m := ctimeLine.FindStringSubmatch(l.msg)
 		t, err := time.ParseInLocation("Mon Jan _2 15:04:05 2006", m[1], o.Loc)
 		if err != nil {
-			return nil, false, err
+			return err
 		}
 		l.wall, l.msg = t, m[2]
 	case isoLine.MatchString(l.msg):
 		m := isoLine.FindStringSubmatch(l.msg)
 		t, err := parseISO(m[1])
 		if err != nil {
-			return nil, false, err
+			return err
 		}
 		l.wall, l.msg = t, m[2]
 	case syslogLine.MatchString(l.msg):
@@ -96,9 +117,8 @@ func splitLine(line string, prev logLine, kmsg bool, o *LogOptions) (out []logLi
 			t, err = time.ParseInLocation("Jan 2 15:04:05.999999999", m[1], o.Loc)
 		}
 		if err != nil {
-			return nil, false, err
+			return err
 		}
-		// No year: the latest that is not after now.
 		y := o.Now.Year()
 		t = t.AddDate(y, 0, 0)
 		if t.After(o.Now.Add(24 * time.Hour)) {
@@ -106,25 +126,35 @@ func splitLine(line string, prev logLine, kmsg bool, o *LogOptions) (out []logLi
 		}
 		l.wall, l.msg = t, m[2]
 	}
+	return nil
+}
+
+// monotonic takes the kernel's "[  123.456789]" time since boot off
+// l.msg into l.stamp (at its start, or, with no wall clock, inside a
+// syslog line's tag); without either it drops a leading "kernel: ".
+func (l *logLine) monotonic() error {
 	if m := bracketLine.FindStringSubmatch(l.msg); m != nil {
 		ts, err := stamp(m[1], m[2])
 		if err != nil {
-			return nil, false, err
+			return err
 		}
 		l.stamp, l.hasStamp, l.msg = ts, true, m[3]
 		if r := monoRest.FindStringSubmatch(l.msg); r != nil && l.wall.IsZero() {
 			l.msg = r[1] // journalctl -o short-monotonic
 		}
-	} else if l.wall.IsZero() {
-		if m := bracketInside.FindStringSubmatch(l.msg); m != nil {
-			if ts, err := stamp(m[1], m[2]); err == nil {
-				l.stamp, l.hasStamp, l.msg = ts, true, m[3]
-			}
-		} else {
-			l.msg = strings.TrimPrefix(l.msg, "kernel: ")
-		}
+		return nil
 	}
-	return []logLine{l}, false, nil
+	if !l.wall.IsZero() {
+		return nil
+	}
+	if m := bracketInside.FindStringSubmatch(l.msg); m != nil {
+		if ts, err := stamp(m[1], m[2]); err == nil {
+			l.stamp, l.hasStamp, l.msg = ts, true, m[3]
+		}
+	} else {
+		l.msg = strings.TrimPrefix(l.msg, "kernel: ")
+	}
+	return nil
 }
 
 func stamp(secs, frac string) (time.Duration, error) {
