@@ -8,7 +8,7 @@
 #
 #   bench/accuracy.sh              # every scenario, 3 runs each
 #   bench/accuracy.sh -n 5 -s 'bystander|coalesced'
-#   bench/accuracy.sh -k DIR       # keep each run's recording and JSON in DIR
+#   bench/accuracy.sh -k DIR       # keep each run's recording and JSON in DIR/<time>-round<i>/
 #   bench/accuracy.sh -e off       # watch --ebpf off in every scenario (default: each scenario's own,
 #                                  # auto: the page-cache chain traced where it loads)
 #   bench/accuracy.sh -l 2         # two scenarios at a time, as CI runs them (default 1: each alone)
@@ -60,7 +60,11 @@ echo "# command: bench/accuracy.sh -n $N$( [ "$SEL" = '.*' ] || printf " -s '%s'
 alt=$(echo $scenarios | tr ' ' '|')
 for ((i = 1; i <= N; i++)); do
   before=$(wc -l <"$out")
-  (cd e2e && env MEMDIAG_E2E=1 MEMDIAG_E2E_LANES="$LANES" MEMDIAG_ACCURACY_OUT="$out" ${KEEP:+MEMDIAG_E2E_KEEP="$KEEP"} ${EBPF:+MEMDIAG_E2E_EBPF="$EBPF"} \
+  # Each round's recordings in a directory of its own (the test names
+  # them by scenario only): -k DIR keeps DIR/<UTC time>-round<i>/.
+  keep=""
+  if [ -n "$KEEP" ]; then keep="$KEEP/$(date -u +%Y%m%dT%H%M%SZ)-round$i"; mkdir -p "$keep"; fi
+  (cd e2e && env MEMDIAG_E2E=1 MEMDIAG_E2E_LANES="$LANES" MEMDIAG_ACCURACY_OUT="$out" ${keep:+MEMDIAG_E2E_KEEP="$keep"} ${EBPF:+MEMDIAG_E2E_EBPF="$EBPF"} \
     "$bin" -test.run "^TestVerdict\$/^($alt)\$" -test.count=1 -test.timeout=30m >"$out.$i.log" 2>&1) || true
   got=$(($(wc -l <"$out") - before))
   if [ "$got" -lt "$(echo $scenarios | wc -w)" ]; then
