@@ -79,7 +79,7 @@ func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command 
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Job, "job", "", "the job to hold off, by its `NAME` in memdiag timers")
-	fl.StringVar(&opts.Recording, "recording", "", "hold off the first culprit of this recording's verdict (`FILE` from memdiag watch)")
+	fl.StringVar(&opts.Recording, "recording", "", "hold off the first culprit of this recording's verdict (`FILE` from memdiag watch); an undecided verdict is refused: give each of its jobs with --job")
 	fl.StringVar(&opts.With, "with", "", "instead of holding the job off, put this proposed fix in place for B blocks: a drop-in (`FILE` with [Service] or [Timer]) for a timer, the replacement line for a cron job")
 	fl.IntVar(&opts.Pairs, "pairs", 5, "pairs of blocks (A and B); 5 is the fewest that can confirm at p ≤ 0.05")
 	longDurationVar(fl, &opts.Block, "block", 0, "length of each block (at least the job's period, so each A block can see a firing); 0: one run of the load")

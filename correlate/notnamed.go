@@ -25,6 +25,11 @@ const (
 	// but the traced page-cache chain judged them and showed it cost the
 	// victim too little (chain.go): correlation without cause.
 	NotRunChainRefuted NotNamedKind = "ran_chain_refuted"
+	// NotRunRodeAlong: it was credited with episodes only together with
+	// the jobs of its wake-up (its own share under Model.MinShare), one
+	// of which did more than twice its work (RanUnnamed.RodeWith): what
+	// correlation has on it is that job's (splitUndecided).
+	NotRunRodeAlong NotNamedKind = "rode_along"
 	// NotRunNotProven: it was credited with episodes, but the naming
 	// rule was not met (chance not ruled out, started after the stall,
 	// one episode below Model.SoloShare).
@@ -76,6 +81,11 @@ type RanUnnamed struct {
 	ChainRefuted int
 	ChainAdded   uint64
 	ChainCost    uint64
+	// RodeWith (NotRunRodeAlong) is the job of its wake-up that stood
+	// out; WorkRatio its own median work (I/O plus memory taken) over
+	// that job's.
+	RodeWith  string
+	WorkRatio float64
 }
 
 // unnamedEval is what evalJob weighed for a job it did not name.

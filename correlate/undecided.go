@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"math"
 	"slices"
 	"strings"
 )
@@ -14,8 +15,10 @@ import (
 // group). A group is undecided, whole, when its second-largest job's
 // work — the median over its credits of its I/O plus the memory it took,
 // EpisodeCredit.Bytes + MemBytes — is at least undecidedShare of the
-// largest's: no job stands out. When one does, the group stays named,
-// largest first, the others riding along (Model.RideAlongCap).
+// largest's: no job stands out. When one does, it stays named, and so
+// does any other whose own median share met Model.MinShare; the rest
+// rode along (credited only with their wake-up) and are not named
+// (NotRunRodeAlong).
 const (
 	undecidedOverlap = 0.8
 	undecidedShare   = 0.5
@@ -32,6 +35,9 @@ const (
 // by a small difference in bytes would be a guess. So such a group leaves
 // cs for res.Undecided, each job listing the others in
 // Culprit.UndecidedWith; the episodes they alone explain keep no culprit.
+// In a group where one job stands out, the jobs credited only through
+// their wake-up (own share under Model.MinShare) leave cs for res.NotRun
+// as NotRunRodeAlong: what correlation has on them is the standout's.
 func (mc *modelCtx) splitUndecided(cs []Culprit) []Culprit {
 	n := len(cs)
 	root := make([]int, n)
@@ -59,7 +65,15 @@ func (mc *modelCtx) splitUndecided(cs []Culprit) []Culprit {
 	var kept []Culprit
 	for i := range cs {
 		g := groups[find(i)]
+		if len(g) < 2 {
+			kept = append(kept, cs[i])
+			continue
+		}
 		if !noneStandsOut(cs, g) {
+			if top := standout(cs, g); top != i && cs[i].Proof.Share < mc.o.Model.MinShare {
+				mc.res.NotRun = append(mc.res.NotRun, rodeAlong(&cs[i], &cs[top]))
+				continue
+			}
 			kept = append(kept, cs[i])
 			continue
 		}
@@ -83,15 +97,48 @@ func noneStandsOut(cs []Culprit, g []int) bool {
 	}
 	work := make([]float64, 0, len(g))
 	for _, k := range g {
-		var w []float64
-		for _, c := range cs[k].Proof.Credits {
-			w = append(w, float64(c.Bytes+c.MemBytes))
-		}
-		work = append(work, median(w))
+		work = append(work, workOf(&cs[k]))
 	}
 	slices.Sort(work)
 	top, second := work[len(work)-1], work[len(work)-2]
 	return top > 0 && second >= undecidedShare*top
+}
+
+// workOf is a job's median work over its credits: its I/O plus the
+// memory it took (EpisodeCredit.Bytes + MemBytes), bytes.
+func workOf(c *Culprit) float64 {
+	var w []float64
+	for _, cr := range c.Proof.Credits {
+		w = append(w, float64(cr.Bytes+cr.MemBytes))
+	}
+	return median(w)
+}
+
+// standout is the index in cs of group g's job with the most work.
+func standout(cs []Culprit, g []int) int {
+	top := g[0]
+	for _, k := range g[1:] {
+		if workOf(&cs[k]) > workOf(&cs[top]) {
+			top = k
+		}
+	}
+	return top
+}
+
+// rodeAlong is job c, credited only through the wake-up it shares with
+// top (its own median share under Model.MinShare), as a job not named.
+func rodeAlong(c, top *Culprit) NotRun {
+	pf := c.Proof
+	u := &RanUnnamed{Processes: len(pf.Ties), Of: c.EpisodesTotal, Episodes: c.EpisodesExplained, Credited: len(pf.Credits),
+		P: round4(math.Min(pf.PNull, pf.PFiring)), Share: pf.Share, RodeWith: top.Name}
+	for _, cr := range pf.Credits {
+		u.MaxBytes = max(u.MaxBytes, cr.Bytes)
+		u.MaxShare = math.Max(u.MaxShare, cr.Share)
+	}
+	if tw := workOf(top); tw > 0 {
+		u.WorkRatio = round3(workOf(c) / tw)
+	}
+	return NotRun{Name: c.Name, Kind: NotRunRodeAlong, Job: c.Job, Ran: u}
 }
 
 // firedTogether reports whether jobs a and b started in the same wake-up

@@ -354,6 +354,7 @@ type vResult struct {
 	} `json:"sustained"`
 	NotRun []struct {
 		Name   string `json:"name"`
+		Kind   string `json:"kind"`
 		Reason string `json:"reason"`
 	} `json:"not_run"`
 	ChainTraced    bool     `json:"chain_traced"`
@@ -574,9 +575,9 @@ type vWant struct {
 	also []string
 	// chainOnly: only the traced chain can tell the top job from another
 	// fired with it (an O_DIRECT reader, a neighbour churning its own
-	// limit). Recorded without it (MEMDIAG_E2E_EBPF=off), the right
-	// answer is "undecided" with the top job among them, and nothing
-	// named.
+	// limit). Recorded without it (MEMDIAG_E2E_EBPF=off), "undecided"
+	// with the top job among them and nothing named is right too; the
+	// other job named is a false culprit still.
 	chainOnly bool
 }
 
@@ -603,9 +604,9 @@ func (r *vRun) check(res *vResult, want vWant) {
 	}
 	rightUndecided := slices.ContainsFunc(res.Undecided, func(u vCulprit) bool { return u.is(want.top...) })
 	switch {
-	case want.chainOnly && os.Getenv("MEMDIAG_E2E_EBPF") == "off":
-		if len(res.Culprits) > 0 || !rightUndecided {
-			t.Errorf("without the chain: culprits %v, undecided %v; want none named, %v among the undecided (verdict %q)", names, undecided, want.top, res.Verdict)
+	case want.chainOnly && os.Getenv("MEMDIAG_E2E_EBPF") == "off" && len(res.Culprits) == 0:
+		if !rightUndecided {
+			t.Errorf("without the chain: no culprit, undecided %v; want the top job named or %v among the undecided (verdict %q)", undecided, want.top, res.Verdict)
 		}
 	case len(want.top) > 0 && len(res.Culprits) == 0 && len(res.Undecided) > 0:
 		t.Errorf("no culprit named, undecided between %v; want %v first (verdict %q)", undecided, want.top, res.Verdict)
@@ -802,14 +803,33 @@ func TestVerdict(t *testing.T) {
 		r.timer(r.p+"-alight", "AccuracySec=12h", true, vBins.hog, "-write", fmt.Sprint(48<<20), "-file", filepath.Join(r.vdir, "alight.dat"), "-read-passes", "1")
 		res := r.record()
 		r.check(res, vWant{top: []string{r.p + "-zheavy.timer"}, also: []string{r.p + "-alight.timer"}})
+		if len(res.Culprits) == 0 {
+			t.Fatalf("no culprit: %v", res.Verdict)
+		}
+		if p := res.Culprits[0].Proof; p == nil || !slices.Contains(p.FiresWith, r.p+"-alight.timer") {
+			t.Errorf("%s: fires_with does not name %s-alight.timer: %+v", res.Culprits[0].Name, r.p, p)
+		}
+		if !res.ChainTraced {
+			// Without the chain alight, credited only with the wake-up
+			// (its own share under 25 %), rode along with zheavy: not
+			// named, said why (docs/analyze.md, "Undecided").
+			rode := false
+			for _, nr := range res.NotRun {
+				rode = rode || nr.Name == r.p+"-alight.timer" && nr.Kind == "rode_along"
+			}
+			if len(res.Culprits) != 1 || !rode {
+				t.Errorf("untraced: culprits %v, not run %+v; want zheavy alone, alight rode along", res.Culprits, res.NotRun)
+			}
+			return
+		}
+		// Traced, the chain judges each by what it cost the web service:
+		// alight's 48 MiB is named second, and names zheavy as firing
+		// with it.
 		if len(res.Culprits) < 2 || !res.Culprits[1].is(r.p+"-alight.timer") {
 			t.Fatalf("want %s-alight.timer second: %v", r.p, res.Culprits)
 		}
-		// One wake-up: each names the other as firing with it.
-		for i, other := range []string{r.p + "-alight.timer", r.p + "-zheavy.timer"} {
-			if p := res.Culprits[i].Proof; p == nil || !slices.Contains(p.FiresWith, other) {
-				t.Errorf("%s: fires_with does not name %s: %+v", res.Culprits[i].Name, other, p)
-			}
+		if p := res.Culprits[1].Proof; p == nil || !slices.Contains(p.FiresWith, r.p+"-zheavy.timer") {
+			t.Errorf("%s: fires_with does not name %s-zheavy.timer: %+v", res.Culprits[1].Name, r.p, p)
 		}
 	})
 

@@ -115,8 +115,14 @@ func jobEvidence(r *correlate.Result, c *correlate.Culprit, pf *correlate.Proof,
 	}
 	if len(pf.FiresWith) > 0 {
 		rank := "each is ranked by its own I/O"
-		if len(c.UndecidedWith) > 0 {
+		switch {
+		case len(c.UndecidedWith) > 0:
 			rank = "the one with the most I/O did less than twice the next one's, so correlation does not rank them"
+		case !slices.ContainsFunc(pf.FiresWith, func(n string) bool { return culpritByName(r, n) != nil }):
+			rank = "it alone is named (Not named, below, says why the others are not)"
+			if len(pf.FiresWith) == 1 {
+				rank = "it alone is named (Not named, below, says why the other is not)"
+			}
 		}
 		ev = append(ev, fmt.Sprintf("may share a wake-up with %s (their AccuracySec= windows overlap, so systemd may start them together): %s; RandomizedDelaySec= on these timers would spread them apart",
 			strings.Join(pf.FiresWith, ", "), rank))
@@ -395,6 +401,10 @@ func ranUnnamedReason(k correlate.NotNamedKind, u *correlate.RanUnnamed) string 
 	case correlate.NotRunChainRefuted:
 		return fmt.Sprintf("ran (%s) and did enough I/O in %s to be credited by correlation, but the traced page-cache chain shows it cost the victim too little there: it added %s to the page cache the victim competes for, and reclaim took %s of the victim's pages on its account (a credit needs %s and %s of what the victim lost)",
 			procs, english.Count(u.ChainRefuted, "episode"), correlate.FormatBytes(u.ChainAdded), correlate.FormatBytes(u.ChainCost), correlate.FormatBytes(floor), pct(minShare))
+	case correlate.NotRunRodeAlong:
+		return fmt.Sprintf("ran (%s) and fired with %s in %d of %d episodes, but was credited only with that wake-up: its own share of the I/O, %s (median), stays under the %s a credit needs alone, "+
+			"and %s did more than twice its work (it did %s of that); without the traced page-cache chain nothing says it took any of the memory",
+			procs, u.RodeWith, u.Credited, u.Of, pct(u.Share), pct(minShare), u.RodeWith, pct(u.WorkRatio))
 	case correlate.NotRunBelowCredit:
 		return fmt.Sprintf("ran (%s), but did too little in the episodes to be credited with one: at most %s of I/O and %s of an episode's I/O in any one (it did I/O in %d of %d episodes); a credit needs %s and %s",
 			procs, correlate.FormatBytes(u.MaxBytes), smallPct(u.MaxShare), u.Episodes, u.Of, correlate.FormatBytes(floor), pct(minShare))

@@ -329,6 +329,10 @@ type jsonRanUnnamed struct {
 	Share     *float64 `json:"share,omitempty"`
 	Late      bool     `json:"late,omitempty"`
 	LeadS     *float64 `json:"lead_s,omitempty"`
+	// RodeWith and WorkRatio (kind rode_along): the job of its wake-up
+	// that stood out, and its own median work over that job's.
+	RodeWith  string  `json:"rode_with,omitempty"`
+	WorkRatio float64 `json:"work_ratio,omitempty"`
 }
 
 // jsonRanOutside is correlate.RanOutside.
@@ -480,7 +484,7 @@ func notRunJSON(nr correlate.NotRun) jsonNotRun {
 	jn := jsonNotRun{Name: nr.Name, Kind: nr.Kind, Reason: notRunReason(nr), FiringsNear: nr.FiringsNear, Cgroup: nr.Cgroup}
 	if u := nr.Ran; u != nil {
 		jn.Ran = &jsonRanUnnamed{Processes: u.Processes, Episodes: u.Episodes, Of: u.Of, MaxBytes: u.MaxBytes, MaxShare: u.MaxShare,
-			Credited: u.Credited, Late: u.Late, LeadS: u.Lead}
+			Credited: u.Credited, Late: u.Late, LeadS: u.Lead, RodeWith: u.RodeWith, WorkRatio: u.WorkRatio}
 		if u.Credited > 0 {
 			jn.Ran.P, jn.Ran.Share = &u.P, &u.Share
 		}
@@ -542,7 +546,7 @@ func verdictCore(r *correlate.Result) string {
 		return "no episode"
 	case len(r.Culprits) == 0 && len(r.Undecided) > 0:
 		return "undecided between " + undecidedNames(r, "and") + ", fired together: they explain " + strconv.Itoa(r.Undecided[0].EpisodesExplained) + " of " +
-			strconv.Itoa(r.Undecided[0].EpisodesTotal) + " episodes; correlation cannot tell which of them"
+			strconv.Itoa(r.Undecided[0].EpisodesTotal) + " episodes; correlation cannot tell which of them took the memory"
 	case len(r.Culprits) == 0:
 		return "no culprit"
 	}

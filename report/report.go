@@ -363,12 +363,13 @@ func advice(c *correlate.Culprit) []string {
 		if c.Job != nil && c.Job.Name != "" {
 			name = c.Job.Name
 		}
-		first := fmt.Sprintf("tell it from %s first: `sudo memdiag confirm --job %s -- LOAD` holds it off in B blocks of your load test and says whether the episodes go; "+
-			"or record again with the page-cache chain traced (`--ebpf on`: BTF and CAP_BPF), which shows whose reads took the service's pages",
-			english.List(c.UndecidedWith, "and"), name)
-		d := *c
-		d.UndecidedWith = nil
-		return append([]string{first}, advice(&d)...)
+		// Nothing more until it is told apart: the fixes below would be
+		// advice to a job that may be innocent.
+		return []string{
+			fmt.Sprintf("tell it from %s first: `sudo memdiag confirm --job %s -- LOAD` holds it off in B blocks of your load test and says whether the episodes go",
+				english.List(c.UndecidedWith, "and"), name),
+			"or record again with the page-cache chain traced (`--ebpf on`: BTF and CAP_BPF): it shows whose reads took the service's pages",
+		}
 	}
 	if c.Proof != nil {
 		if m, ok := memCredit(c.Proof); ok {

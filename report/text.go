@@ -692,7 +692,7 @@ func culpritText(b *strings.Builder, r *correlate.Result, c *correlate.Culprit, 
 	}
 	num, name, conf := fmt.Sprintf("%d.", c.Rank), c.Name, fmt.Sprintf("%s confidence (%.2f)", c.ConfidenceLabel(), c.Confidence)
 	if len(c.UndecidedWith) > 0 {
-		num, conf = "?", fmt.Sprintf("undecided with %s, its correlation alone %s", english.List(c.UndecidedWith, "and"), conf)
+		num, conf = "?", fmt.Sprintf("undecided with %s; by correlation alone %s", english.List(c.UndecidedWith, "and"), conf)
 	}
 	if md {
 		name = "**" + name + "**"
@@ -915,7 +915,11 @@ func notNamedText(b *strings.Builder, r *correlate.Result, bullet string) {
 			named++
 		}
 	}
-	fmt.Fprintf(b, "\nNot named (%d of the recording's %s):\n", len(r.NotRun), english.Count(len(r.NotRun)+named, "periodic job"))
+	und := ""
+	if n := len(r.Undecided); n > 0 {
+		und = fmt.Sprintf("; %d undecided, above", n)
+	}
+	fmt.Fprintf(b, "\nNot named (%d of the recording's %s%s):\n", len(r.NotRun), english.Count(len(r.NotRun)+named+len(r.Undecided), "periodic job"), und)
 	type line struct {
 		names  []string
 		reason string
