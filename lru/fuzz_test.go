@@ -26,6 +26,8 @@ func FuzzParseVMStat(f *testing.F) {
 			// The last line naming a counter wins.
 			var last string
 			for _, l := range strings.Split(text, "\n") {
+				// bufio.ScanLines drops a line's trailing \r (CRLF files).
+				l = strings.TrimSuffix(l, "\r")
 				if name, val, ok := strings.Cut(l, " "); ok && vmstatWanted[name] == k {
 					last = val
 				}
