@@ -71,8 +71,15 @@ func cronStandIn(t *testing.T, path string, period time.Duration) func() {
 // (chrt, util-linux): it gets a core as soon as it is runnable, ahead of
 // every normal task, so a latency it measures or serves is its own, not
 // the wait for a CPU on a busy host. chrt execs name: the PID is name's.
+//
+// Not any more: in R20 (2026-12-07) memdiag confirm and the service
+// spun at SCHED_FIFO for 8 minutes (confirm 93 % CPU with five threads
+// runnable, the service 79 %), load 34, and every other test of the
+// suite starved (two verdict scenarios failed on it). A real-time task
+// that spins takes the host; why confirm spun is not known yet. Both run
+// at normal priority until it is.
 func realtime(name string, args ...string) *exec.Cmd {
-	return exec.Command("chrt", append([]string{"-f", "10", name}, args...)...)
+	return exec.Command(name, args...)
 }
 
 type confirmJSON struct {

@@ -946,8 +946,20 @@ func TestVerdict(t *testing.T) {
 		r.timer(r.p+"-job", "", true, vBins.hog, "-file", jobFile, "-drop", "-read-for", vReadFor)
 		res := r.record()
 		r.check(res, vWant{top: []string{r.p + "-job.timer"}})
-		if len(res.Culprits) > 0 && res.Culprits[0].ConfidenceLabel != "high" {
-			t.Errorf("top culprit %v; want high confidence with the victim's scope", res.Culprits[0])
+		// High confidence needs the eight firings to be eight episodes
+		// (five leave chance at p ≈ 0.005, above). Beside CI's other
+		// lanes, the systemd guest and a fresh clone's build, a firing's
+		// reads can run long or its stall merge with the next: R18 had 7
+		// of 8 (low 0.43), R20 7 episodes on a blurred 8.1 s period, the
+		// job busy in 15 of 42 intervals outside them (low 0.04). The
+		// job must be first and alone then too (check, above); high is
+		// asked of the clean runs, and a blurred one says what it saw.
+		switch {
+		case len(res.Culprits) == 0:
+		case len(res.Episodes) == 8 && res.Culprits[0].ConfidenceLabel != "high":
+			t.Errorf("top culprit %v; want high confidence with the victim's scope (8 firings, 8 episodes)", res.Culprits[0])
+		case len(res.Episodes) != 8:
+			t.Logf("top culprit %v from %d episodes for 8 firings (a loaded host blurred them): high confidence not asked", res.Culprits[0], len(res.Episodes))
 		}
 		r.checkChain(res, ebpf != "off")
 	}
