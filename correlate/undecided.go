@@ -62,6 +62,20 @@ func (mc *modelCtx) splitUndecided(cs []Culprit) []Culprit {
 	for i := range cs {
 		groups[find(i)] = append(groups[find(i)], i)
 	}
+	// Each job's work once, each group's standout once.
+	work := make([]float64, n)
+	top := map[int]int{} // group root → its standout, for groups where one stands out
+	for r, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		for _, k := range g {
+			work[k] = workOf(&cs[k])
+		}
+		if t := standout(work, g); !noneStandsOut(work, g) {
+			top[r] = t
+		}
+	}
 	var kept []Culprit
 	for i := range cs {
 		g := groups[find(i)]
@@ -69,9 +83,9 @@ func (mc *modelCtx) splitUndecided(cs []Culprit) []Culprit {
 			kept = append(kept, cs[i])
 			continue
 		}
-		if !noneStandsOut(cs, g) {
-			if top := standout(cs, g); top != i && cs[i].Proof.Share < mc.o.Model.MinShare {
-				mc.res.NotRun = append(mc.res.NotRun, rodeAlong(&cs[i], &cs[top]))
+		if t, ok := top[find(i)]; ok {
+			if t != i && cs[i].Proof.Share < mc.o.Model.MinShare {
+				mc.res.NotRun = append(mc.res.NotRun, rodeAlong(&cs[i], &cs[t], work[i], work[t]))
 				continue
 			}
 			kept = append(kept, cs[i])
@@ -89,18 +103,16 @@ func (mc *modelCtx) splitUndecided(cs []Culprit) []Culprit {
 	return kept
 }
 
-// noneStandsOut reports whether group g of cs (two jobs or more) has no
-// job whose work is more than 1/undecidedShare times every other's.
-func noneStandsOut(cs []Culprit, g []int) bool {
-	if len(g) < 2 {
-		return false
-	}
-	work := make([]float64, 0, len(g))
+// noneStandsOut reports whether group g (two jobs or more; work by
+// index) has no job whose work is more than 1/undecidedShare times every
+// other's.
+func noneStandsOut(work []float64, g []int) bool {
+	w := make([]float64, 0, len(g))
 	for _, k := range g {
-		work = append(work, workOf(&cs[k]))
+		w = append(w, work[k])
 	}
-	slices.Sort(work)
-	top, second := work[len(work)-1], work[len(work)-2]
+	slices.Sort(w)
+	top, second := w[len(w)-1], w[len(w)-2]
 	return top > 0 && second >= undecidedShare*top
 }
 
@@ -114,11 +126,12 @@ func workOf(c *Culprit) float64 {
 	return median(w)
 }
 
-// standout is the index in cs of group g's job with the most work.
-func standout(cs []Culprit, g []int) int {
+// standout is the index of group g's job with the most work (work by
+// index), the first of equals.
+func standout(work []float64, g []int) int {
 	top := g[0]
 	for _, k := range g[1:] {
-		if workOf(&cs[k]) > workOf(&cs[top]) {
+		if work[k] > work[top] {
 			top = k
 		}
 	}
@@ -126,8 +139,9 @@ func standout(cs []Culprit, g []int) int {
 }
 
 // rodeAlong is job c, credited only through the wake-up it shares with
-// top (its own median share under Model.MinShare), as a job not named.
-func rodeAlong(c, top *Culprit) NotRun {
+// top (its own median share under Model.MinShare), as a job not named;
+// work and topWork are their workOf.
+func rodeAlong(c, top *Culprit, work, topWork float64) NotRun {
 	pf := c.Proof
 	u := &RanUnnamed{Processes: len(pf.Ties), Of: c.EpisodesTotal, Episodes: c.EpisodesExplained, Credited: len(pf.Credits),
 		P: round4(math.Min(pf.PNull, pf.PFiring)), Share: pf.Share, RodeWith: top.Name}
@@ -135,8 +149,8 @@ func rodeAlong(c, top *Culprit) NotRun {
 		u.MaxBytes = max(u.MaxBytes, cr.Bytes)
 		u.MaxShare = math.Max(u.MaxShare, cr.Share)
 	}
-	if tw := workOf(top); tw > 0 {
-		u.WorkRatio = round3(workOf(c) / tw)
+	if topWork > 0 {
+		u.WorkRatio = round3(work / topWork)
 	}
 	return NotRun{Name: c.Name, Kind: NotRunRodeAlong, Job: c.Job, Ran: u}
 }
