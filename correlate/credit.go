@@ -80,7 +80,12 @@ type Proof struct {
 	FiringsUnused  Unused      `json:"firings_unused,omitempty"`
 	FiringsMatched []time.Time `json:"firings_matched"`
 	FiringsMissed  []time.Time `json:"firings_missed"`
-	PFiring        float64     `json:"p_firing"`
+	// FiringsCutOff are firings within the recording that no episode
+	// followed but whose window (Earliest − one interval to Latest + the
+	// lag tolerance) the recording's end cut off: neither matched nor
+	// missed, since their episode may have begun after the end.
+	FiringsCutOff []time.Time `json:"firings_cut_off,omitempty"`
+	PFiring       float64     `json:"p_firing"`
 	// Null model: Presence is the share of the intervals outside episodes
 	// in which its processes did I/O, (a+1)/(m+2); EpisodeIntervals the
 	// mean episode length plus one (the interval before it); EpisodeChance
@@ -862,6 +867,13 @@ func (mc *modelCtx) matchFirings(fe *firingEval, closest []time.Duration, credit
 			fe.paper++
 		}
 		if !w.inRec {
+			continue
+		}
+		// A firing the recording ended within the window of, that no
+		// episode followed, is no evidence either way: its episode may
+		// have begun after the end. It counts neither matched nor missed.
+		if !hit && w.to.After(res.End) {
+			pf.FiringsCutOff = append(pf.FiringsCutOff, w.earliest)
 			continue
 		}
 		fe.counted++

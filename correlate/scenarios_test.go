@@ -776,6 +776,38 @@ func TestScenarioShortRun(t *testing.T) {
 	}
 }
 
+// A firing the recording ended within the window of is no evidence
+// either way: heavy.timer's episode follows each of its first four
+// firings, and the recording ends 1.5 s after the fifth (its window runs
+// 2.5 s past the firing), while the job's reads have begun and before
+// the stall they cause. The old model counted the fifth as missed: 4 of
+// 5 firings matched, Repeat 0.8, its confidence cut by a fifth for a
+// firing whose outcome was never recorded.
+func TestScenarioFiringCutOffByEnd(t *testing.T) {
+	// The recording starts at 12:00:05, between firings.
+	start := t0.Add(5 * time.Second)
+	ats := offs(10*time.Second, 5, 5*time.Second)
+	var ps []sproc
+	for k, a := range ats {
+		ps = append(ps, sproc{pid: 9000 + k, ppid: 1, comm: "hog", cmdline: "/opt/hog -write 192M", unit: "heavy.service",
+			from: a + sec(0.2), to: a + 6*time.Second, bps: every(192*mib, 5*time.Second, a)})
+	}
+	ps = append(ps, sproc{pid: 50, ppid: 1, comm: "websvc", cmdline: "/opt/websvc", unit: "web.service", bps: steady(1 * mib)})
+	j := withPeriod(sysTimer("heavy.timer", "*:*:0/10", "/opt/hog -write 192M"), 10*time.Second)
+	stall := burstPSI(0.3, 5*time.Second, ats[:4]...)
+	s := scenario{start: start, dur: ats[4] + sec(1.5), hostSome: func(t time.Duration) float64 { return stall(t + time.Second) }, procs: ps, jobs: []record.Job{j}}
+	res := Analyze(s.build(), Options{Project: timers.Project})
+	if len(res.Culprits) != 1 || res.Culprits[0].Name != "heavy.timer" {
+		t.Fatalf("culprits %v; want heavy.timer", names(res))
+	}
+	pf := res.Culprits[0].Proof
+	last := start.Add(ats[4])
+	if len(pf.FiringsMatched) != 4 || len(pf.FiringsMissed) != 0 || !slices.Equal(pf.FiringsCutOff, []time.Time{last}) || pf.Repeat != 1 {
+		t.Errorf("matched %d, missed %v, cut off %v, repeat %.2f; want 4 matched, none missed, the firing at %s cut off, repeat 1",
+			len(pf.FiringsMatched), pf.FiringsMissed, pf.FiringsCutOff, pf.Repeat, last.Format(time.TimeOnly))
+	}
+}
+
 // The short run with a second timer in the same wake-up doing a tenth of
 // the I/O: credited only with its group, it rode along with heavy.timer
 // and is not named.

@@ -104,6 +104,17 @@ func jobEvidence(r *correlate.Result, c *correlate.Culprit, pf *correlate.Proof,
 		if c.FiringsMatched > 0 {
 			ev = append(ev, fmt.Sprintf("with episodes at random times, %d of %d firings would be followed by one with p = %.2g", c.FiringsMatched, c.Firings, pf.PFiring))
 		}
+		if n := len(pf.FiringsCutOff); n > 0 {
+			at := make([]string, n)
+			for i, f := range pf.FiringsCutOff {
+				if r.Location != nil {
+					f = f.In(r.Location)
+				}
+				at[i] = f.Format("15:04:05")
+			}
+			ev = append(ev, fmt.Sprintf("not counted: its %s at %s, which the recording ended less than %s after (an episode it caused may have begun after the end)",
+				english.Plural(n, "firing"), english.List(at, "and"), correlate.FormatDuration(c.Lag)))
+		}
 	} else if note := firingsNote(pf.FiringsUnused, job); c.Projected && note != "" {
 		ev = append(ev, "firings not weighed: "+note)
 	}

@@ -44,6 +44,23 @@ func TestEvidenceScenarios(t *testing.T) {
 			}
 		}
 	})
+	t.Run("cut off", func(t *testing.T) {
+		// A firing the recording ended within the window of is said, not
+		// counted (correlate's TestScenarioFiringCutOffByEnd).
+		r := analyzeFile(t, "union.jsonl.gz", proj)
+		if len(r.Culprits) == 0 {
+			t.Fatal("no culprit")
+		}
+		c := r.Culprits[0]
+		pf := *c.Proof
+		pf.FiringsCutOff = []time.Time{r.End.Add(-30 * time.Second).Truncate(time.Second)}
+		c.Proof = &pf
+		want := "not counted: its firing at " + pf.FiringsCutOff[0].In(r.Location).Format("15:04:05") +
+			", which the recording ended less than 1m after (an episode it caused may have begun after the end)"
+		if ev := evidence(&r, &c); !slices.Contains(ev, want) {
+			t.Errorf("evidence %q lacks %q", ev, want)
+		}
+	})
 	t.Run("inprocess", func(t *testing.T) {
 		r := analyzeFile(t, "inprocess.jsonl.gz", proj)
 		if len(r.Culprits) == 0 {
