@@ -21,7 +21,7 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 		return nil
 	}
 	progs := mc.creditPatterns(u)
-	cands, chance, busy := mc.weighPatterns(u, progs)
+	cands, chance, busy, self := mc.weighPatterns(u, progs)
 	if u.execOnly && len(cands) == 0 {
 		return nil
 	}
@@ -48,7 +48,7 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 	if len(cands) > 0 && 2*len(covered) >= len(u.un) {
 		return mc.explainPattern(u, c, cands)
 	}
-	return mc.explainUnknown(u, c, chance, busy)
+	return mc.explainUnknown(u, c, chance, busy, self)
 }
 
 // unexplained is what gatherUnexplained found: the episodes a pattern
@@ -260,9 +260,10 @@ func (mc *modelCtx) sumPattern(a *recurPattern, scan []int) {
 // weighPatterns is the null-model stage of recurringUnexplained: of the
 // patterns credited with two or more episodes, the candidates (sorted,
 // most episodes first) and those not named: chance not ruled out
-// (p_null at least Model.MaxChance and a median share below Model.SoloShare), or as
-// busy outside the episodes as in them (busy: specific fails).
-func (mc *modelCtx) weighPatterns(u *unexplained, progs map[string]*recurPattern) (cands, chance, busy []*recurPattern) {
+// (p_null at least Model.MaxChance and a median share below Model.SoloShare), as
+// busy outside the episodes as in them (busy: specific fails), or the
+// victim reading (self: victimReads).
+func (mc *modelCtx) weighPatterns(u *unexplained, progs map[string]*recurPattern) (cands, chance, busy, self []*recurPattern) {
 	for _, a := range progs {
 		if len(a.eps) < 2 {
 			// Below, episodes are only removed: it cannot be weighed.
@@ -285,6 +286,10 @@ func (mc *modelCtx) weighPatterns(u *unexplained, progs map[string]*recurPattern
 			continue
 		}
 		a.procs = mc.patternProcs(a.key)
+		if mc.victimReads(a) {
+			self = append(self, a)
+			continue
+		}
 		if !mc.specific(a.procs) {
 			busy = append(busy, a)
 			continue
@@ -310,7 +315,36 @@ func (mc *modelCtx) weighPatterns(u *unexplained, progs map[string]*recurPattern
 		}
 		return cmp.Compare(a.key, b.key)
 	})
-	return cands, chance, busy
+	return cands, chance, busy, self
+}
+
+// victimReads says whether pattern a is the victim reading: every one
+// of its processes is the recorded victim process or one it started,
+// it read more than it wrote in its credited episodes, and no chain was
+// traced. A victim whose pages reclaim took reads them back in its own
+// episodes (refaults): from correlation alone those reads are as
+// likely the stall's effect as its cause, so they name nobody. With the
+// chain traced, creditPatterns already kept only what cost the victim.
+func (mc *modelCtx) victimReads(a *recurPattern) bool {
+	v := mc.res.Victim
+	if v == nil || v.PID <= 0 || mc.sr.chainTraced || len(a.procs) == 0 || a.rep.ReadBytes < a.rep.WriteBytes {
+		return false
+	}
+	for p := range a.procs {
+		if !mc.ofVictim(p, v.PID) {
+			return false
+		}
+	}
+	return true
+}
+
+// ofVictim says whether p is the victim process pid or one it started
+// (a recorded ancestor is pid).
+func (mc *modelCtx) ofVictim(p *proc, pid int) bool {
+	if p.pid == pid {
+		return true
+	}
+	return slices.ContainsFunc(mc.pt.ancestors(p), func(a *proc) bool { return a.pid == pid })
 }
 
 // explainPattern is the explain stage of recurringUnexplained when a
@@ -388,7 +422,7 @@ func (mc *modelCtx) patternPeriod(p *Period, c *Culprit, starts *Period) float64
 // pattern is named: a recurrence of kind unknown with what did its I/O
 // and why it is not named, or nil when it is too short to call a cause
 // (Model.UnknownMinHits).
-func (mc *modelCtx) explainUnknown(u *unexplained, c *Culprit, chance, busy []*recurPattern) *Culprit {
+func (mc *modelCtx) explainUnknown(u *unexplained, c *Culprit, chance, busy, self []*recurPattern) *Culprit {
 	p := u.p
 	if p == nil || p.Matched < mc.o.Model.UnknownMinHits && !mc.ioDenied() {
 		// A handful of episodes fits some lattice by chance: without a
@@ -399,11 +433,14 @@ func (mc *modelCtx) explainUnknown(u *unexplained, c *Culprit, chance, busy []*r
 		return nil
 	}
 	c.Missing = mc.missing(len(chance) > 0, len(busy) > 0)
+	if len(self) > 0 {
+		c.Missing = append([]Missing{MissingVictimSelf}, slices.DeleteFunc(c.Missing, func(m Missing) bool { return m == MissingIO })...)
+	}
 	// What did the recurring episodes' I/O, and why it is not named.
 	for _, x := range []struct {
 		as  []*recurPattern
 		why Unnamed
-	}{{busy, UnnamedBusy}, {chance, unnamedChance}} {
+	}{{self, UnnamedVictim}, {busy, UnnamedBusy}, {chance, unnamedChance}} {
 		slices.SortFunc(x.as, func(a, b *recurPattern) int {
 			if c := cmp.Compare(len(b.eps), len(a.eps)); c != 0 {
 				return c

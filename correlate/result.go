@@ -408,6 +408,12 @@ const (
 	// unnamedChance: p_null ≥ Model.MaxChance and a median share below
 	// SoloShare: too few episodes to rule out chance.
 	unnamedChance Unnamed = "chance"
+	// UnnamedVictim: it is the victim (its recorded process or one it
+	// started) and read more than it wrote in the episodes, with no
+	// traced chain to judge it: a victim whose pages reclaim took reads
+	// them back in its own episodes, so its reads there are as likely
+	// the stall's effect as its cause.
+	UnnamedVictim Unnamed = "victim"
 )
 
 // Missing is one thing a recording lacked to name the cause of a
@@ -441,6 +447,11 @@ const (
 	// attribute (kernel, page cache of processes outside the top, or a
 	// cgroup's other tasks).
 	MissingIO Missing = "io"
+	// MissingVictimSelf: the victim's own reads did the recurring
+	// episodes' I/O (ProgramCredit.Unnamed victim) and no traced chain
+	// tells reading back from causing: what took its memory ran
+	// outside the analysed scope or did no I/O the recording attributes.
+	MissingVictimSelf Missing = "victim_self"
 )
 
 // ConfidenceLabel is "high" (≥ 0.75), "medium" (≥ 0.5) or "low".

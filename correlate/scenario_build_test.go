@@ -60,6 +60,8 @@ type sproc struct {
 	// rssAt, when set, gives it over time instead.
 	rss   uint64
 	rssAt func(t time.Duration) float64
+	// reads: its I/O is reads (disk reads), not writes.
+	reads bool
 }
 
 // every returns a rate function: rate bps for dur starting at each of
@@ -156,8 +158,12 @@ func (s scenario) build() *record.Recording {
 				diskWr += d
 				hidden := p.hideAfter > 0 && off > p.hideAfter
 				if d > 0 && !hidden && !s.noProcs {
-					smp.Procs = append(smp.Procs, record.ProcIO{PID: p.pid, PPID: p.ppid, StartTicks: uint64(p.pid), Comm: p.comm,
-						Cmdline: p.cmdline, Unit: p.unit, Cgroup: p.cgroup, WriteBytes: uint64(life[p.pid]), DeltaWriteBytes: uint64(d)})
+					pio := record.ProcIO{PID: p.pid, PPID: p.ppid, StartTicks: uint64(p.pid), Comm: p.comm,
+						Cmdline: p.cmdline, Unit: p.unit, Cgroup: p.cgroup, WriteBytes: uint64(life[p.pid]), DeltaWriteBytes: uint64(d)}
+					if p.reads {
+						pio.ReadBytes, pio.DeltaReadBytes, pio.WriteBytes, pio.DeltaWriteBytes = pio.WriteBytes, pio.DeltaWriteBytes, 0, 0
+					}
+					smp.Procs = append(smp.Procs, pio)
 				}
 			}
 			if i > 0 && to > prev && to <= off && p.to > 0 {

@@ -42,8 +42,11 @@ func evidence(r *correlate.Result, c *correlate.Culprit) []string {
 	// Programs that did the recurring episodes' I/O, not named.
 	for _, p := range c.Programs {
 		why := "but too few episodes to rule out chance"
-		if p.Unnamed == correlate.UnnamedBusy {
+		switch p.Unnamed {
+		case correlate.UnnamedBusy:
 			why = "but it was as busy outside them (less than 3 times its rate there): its I/O does not set the schedule"
+		case correlate.UnnamedVictim:
+			why = "but it is the victim, reading: pages of its own that reclaim took are read back in its episodes, so without the traced chain its reads are as likely the stall's effect as its cause"
 		}
 		ev = append(ev, fmt.Sprintf("%s did %.0f%% (median) of the I/O in %d of the %d recurring episodes, %s",
 			p.Program, 100*p.Share, p.Episodes, p.Of, why))

@@ -208,6 +208,9 @@ func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 		if p.OutsideScope {
 			proc += " (outside the cgroup)"
 		}
+		if v := r.Victim; v != nil && v.PID > 0 && p.PID == v.PID {
+			proc += " (the victim)"
+		}
 	}
 	switch {
 	case e.Culprit != "" && proc != "":
@@ -578,6 +581,8 @@ func unknownAdvice(c *correlate.Culprit) []string {
 			}
 			out = append(out, fmt.Sprintf("%s did as much between them: that I/O does not set the schedule; look at what else recurs every %s — who holds memory while the episodes last (`memdiag mem`), the cgroup's other tasks, the kernel's own reclaim (kswapd)",
 				who, correlate.FormatDuration(c.Period)))
+		case correlate.MissingVictimSelf:
+			out = append(out, "the I/O of these episodes in the analysed scope was the victim's own reads: what took its memory did no I/O there — look outside the scope (processes \"outside the cgroup\" in the timeline, other groups under the same memory limit), at who holds memory while the episodes last (`memdiag mem`), or record with the traced chain (watch --ebpf on), which tells reading back from causing")
 		case correlate.MissingIO:
 			out = append(out, "no recorded process did the I/O or took the memory of these episodes: look at who holds memory while they last (`memdiag mem`), at the cgroup's other tasks and at the kernel's own reclaim (kswapd)")
 		}
