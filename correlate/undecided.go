@@ -15,7 +15,9 @@ import (
 // group). A group is undecided, whole, when its second-largest job's
 // work — the median over its credits of its I/O plus the memory it took,
 // EpisodeCredit.Bytes + MemBytes — is at least undecidedShare of the
-// largest's: no job stands out. When one does, it stays named, and so
+// largest's, or when the largest did less than 1/undecidedShare times
+// another's work in more than 1 − undecidedOverlap of the episodes both
+// are credited with (standsOutEach): no job stands out. When one does, it stays named, and so
 // does any other whose own median share met Model.MinShare; the rest
 // rode along (credited only with their wake-up) and are not named
 // (NotRunRodeAlong).
@@ -72,7 +74,7 @@ func (mc *modelCtx) splitUndecided(cs []Culprit) []Culprit {
 		for _, k := range g {
 			work[k] = workOf(&cs[k])
 		}
-		if t := standout(work, g); !noneStandsOut(work, g) {
+		if t := standout(work, g); !noneStandsOut(work, g) && standsOutEach(cs, t, g) {
 			top[r] = t
 		}
 	}
@@ -114,6 +116,37 @@ func noneStandsOut(work []float64, g []int) bool {
 	slices.Sort(w)
 	top, second := w[len(w)-1], w[len(w)-2]
 	return top > 0 && second >= undecidedShare*top
+}
+
+// standsOutEach reports whether job t of group g did more than
+// 1/undecidedShare times the work of every other member in at least
+// undecidedOverlap of the episodes both are credited with: a standout
+// by the median that is not one episode by episode (a neighbour whose
+// reads ran from a third to nearly all of the job's) is no evidence of
+// which did the harm. A member sharing no credited episode with t does
+// not count against it.
+func standsOutEach(cs []Culprit, t int, g []int) bool {
+	ct := creditsByEpisode(cs[t].Proof)
+	for _, k := range g {
+		if k == t {
+			continue
+		}
+		shared, out := 0, 0
+		for _, cr := range cs[k].Proof.Credits {
+			x, ok := ct[cr.Episode]
+			if !ok {
+				continue
+			}
+			shared++
+			if float64(cr.Bytes+cr.MemBytes) < undecidedShare*float64(x.Bytes+x.MemBytes) {
+				out++
+			}
+		}
+		if shared > 0 && float64(out) < undecidedOverlap*float64(shared) {
+			return false
+		}
+	}
+	return true
 }
 
 // workOf is a job's median work over its credits: its I/O plus the

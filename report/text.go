@@ -600,7 +600,7 @@ func undecidedText(b *strings.Builder, r *correlate.Result, md bool, bullet stri
 	if r.ChainTraced {
 		how = "the traced page-cache chain did not judge their episodes (reclaim took too little of the victim's pages in them)"
 	}
-	fmt.Fprintf(b, "Undecided: %s fired together in the episodes they explain (%d of %d), and the one with the most I/O did less than twice the next one's; "+
+	fmt.Fprintf(b, "Undecided: %s fired together in the episodes they explain (%d of %d), and the one with the most I/O did not do twice the next one's (by its median, or in most of the episodes they share); "+
 		"correlation cannot tell which of them took the memory — a reader with O_DIRECT and a buffered one, or a job churning its own memory limit, "+
 		"look the same to it — and %s. None of them is named; `memdiag confirm --job NAME -- LOAD` on each tells them apart.\n\n",
 		undecidedNames(r, "and"), r.Undecided[0].EpisodesExplained, r.Undecided[0].EpisodesTotal, how)
