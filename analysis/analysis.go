@@ -18,6 +18,7 @@ import (
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
+	"slices"
 )
 
 // Source is a recording read sample by sample: one file (record.Reader)
@@ -85,7 +86,7 @@ func Recording(src Source, name string, done func(), o Options) (correlate.Resul
 	if l.err != nil {
 		return correlate.Result{}, nil, l.err
 	}
-	res, t, err := Series(sr, rec.Warnings, l.imp, o)
+	res, t, err := Series(sr, withAB(rec.Warnings, rec.End, l.imp), l.imp, o)
 	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
 	if gaps.PressureOnly() {
 		res.Lacks = append(res.Lacks, record.PressureOnlyLine)
@@ -128,4 +129,25 @@ func Series(sr *correlate.Series, warns []string, imp *latency.Imported, o Optio
 		t = sr.Trace(&res, co)
 	}
 	return res, t, nil
+}
+
+// capturedAB names where watch's copy of ab's report came from.
+const capturedAB = "captured by watch"
+
+// withAB adds to the recording's warnings what ab's report counted when
+// watch ran ab (record.End.AB) and the latency is the recording's own
+// (watch --latency following ab -g); an ab -g file imported without
+// --latency-ab-output takes the counts into its import line instead.
+func withAB(warns []string, end *record.End, imp *latency.Imported) []string {
+	if end == nil || end.AB == nil {
+		return warns
+	}
+	if imp != nil {
+		if imp.Report.Format == "ab" && imp.Report.AB == nil {
+			s := end.AB.Summary()
+			imp.Report.AB, imp.Report.ABName = &s, capturedAB
+		}
+		return warns
+	}
+	return append(slices.Clone(warns), end.AB.Summary().TotalsNote(capturedAB))
 }

@@ -77,6 +77,9 @@ func (a *ab) parse(rec string) (row, bool, bool, error) {
 //	Failed requests:        3
 //	   (Connect: 0, Receive: 0, Length: 3, Exceptions: 0)
 //	Non-2xx responses:      22
+//
+// watch keeps it in the recording's end line (record.End.AB, its wire
+// form record.ABReport) when the command it runs is ab.
 type ABSummary struct {
 	Complete int // "Complete requests:"
 	// Failed is "Failed requests:": connect and receive errors, responses
@@ -86,6 +89,15 @@ type ABSummary struct {
 	Non2xx                               int  // "Non-2xx responses:"; ab omits the line when 0
 	HasNon2xx                            bool // the line was there
 	TimeTaken                            time.Duration
+}
+
+// TotalsNote says what ab's standard output (from: where it was read)
+// counted: totals for the run that no interval can take, so the failure
+// figures of the analysis leave them out.
+func (s ABSummary) TotalsNote(from string) string {
+	return fmt.Sprintf("ab's standard output (%s) counts %d failed and %d non-2xx of %d complete requests; "+
+		"ab -g writes no status, so no interval can take them and the failure figures here leave them out",
+		from, s.Failed, s.Non2xx, s.Complete)
 }
 
 // Unplaced is how many requests ab counted as failed or non-2xx: none

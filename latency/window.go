@@ -129,9 +129,7 @@ func (r *ImportReport) abNote() string {
 	if s == nil {
 		return "ab -g writes no status: ab's failed and non-2xx requests are counted only in its standard output (give it with --latency-ab-output); every row imports as a success"
 	}
-	return fmt.Sprintf("ab's standard output (%s) counts %d failed and %d non-2xx of %d complete requests; "+
-		"ab -g writes no status, so no interval can take them and the failure figures here leave them out",
-		r.ABName, s.Failed, s.Non2xx, s.Complete)
+	return s.TotalsNote(r.ABName)
 }
 
 // Describe is one line on what the import read and kept, for the report:

@@ -320,4 +320,9 @@ type End struct {
 	Time    time.Time `json:"time"`
 	Samples int       `json:"samples"`
 	Reason  string    `json:"reason"` // "duration", "signal: interrupt", "command exited: 0", ...
+	// AB is what ab's standard output counted when the command watch ran
+	// was ab (latency.ParseABSummary of its last 64 KiB): its failed and
+	// non-2xx requests, which its -g file cannot hold. nil otherwise, and
+	// in recordings made before it was added.
+	AB *ABReport `json:"ab,omitempty"`
 }

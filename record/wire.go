@@ -516,3 +516,23 @@ func convert[F, T any](in []F, f func(F) T) []T {
 	}
 	return out
 }
+
+// ABReport is what ab's report on its standard output counted
+// (latency.ABSummary; End.AB): ab -g's rows carry no status.
+type ABReport struct {
+	Complete   int           `json:"complete"`
+	Failed     int           `json:"failed"`
+	Connect    int           `json:"connect"`
+	Receive    int           `json:"receive"`
+	Length     int           `json:"length"`
+	Exceptions int           `json:"exceptions"`
+	Non2xx     int           `json:"non2xx"`
+	HasNon2xx  bool          `json:"has_non2xx"`
+	TimeTaken  time.Duration `json:"time_taken_ns"`
+}
+
+// FromABSummary is the wire form of s; nil for nil.
+func FromABSummary(s *latency.ABSummary) *ABReport { return (*ABReport)(s) }
+
+// Summary is r as latency reads it.
+func (r *ABReport) Summary() latency.ABSummary { return latency.ABSummary(*r) }

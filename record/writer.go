@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/outfile"
+	"github.com/memdiag/memdiag/latency"
 )
 
 // ErrExists is returned by Create when the file exists and force is false.
@@ -57,9 +58,10 @@ type Writer struct {
 	hold    bool  // keep the header in buf until the first sample
 	err     error // the failed write that left buf pending
 	now     func() time.Time
-	samples int // samples accepted (written, or in buf waiting to be)
-	inBuf   int // of them, in buf
-	durable int // samples handed to the kernel whole: readable after a SIGKILL
+	ab      *ABReport // End.AB
+	samples int       // samples accepted (written, or in buf waiting to be)
+	inBuf   int       // of them, in buf
+	durable int       // samples handed to the kernel whole: readable after a SIGKILL
 }
 
 // Create opens path for a new recording, 0600, with [outfile.Create]: it
@@ -190,6 +192,9 @@ func (w *Writer) WriteSample(s *Sample) error {
 // back after a write error).
 func (w *Writer) Samples() int { return w.samples }
 
+// SetAB gives the end line what ab's standard output counted (End.AB).
+func (w *Writer) SetAB(s *latency.ABSummary) { w.ab = FromABSummary(s) }
+
 // SetClock makes the Writer take the end line's time from now instead
 // of the wall clock, so a file written from a fixed recording (test
 // fixtures, replays) is the same bytes every time.
@@ -268,7 +273,7 @@ func (w *Writer) Close(reason string) error {
 			return err
 		}
 	}
-	err := w.writeLine(&End{Type: TypeEnd, Time: w.now(), Samples: w.samples, Reason: reason})
+	err := w.writeLine(&End{Type: TypeEnd, Time: w.now(), Samples: w.samples, Reason: reason, AB: w.ab})
 	if err == nil && w.gz != nil {
 		if err = w.gz.Close(); err == nil {
 			err = w.flush()

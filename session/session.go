@@ -1,10 +1,14 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -14,6 +18,7 @@ import (
 	"github.com/memdiag/memdiag/internal/delayacct"
 	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/supervise"
+	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/record"
 )
 
@@ -33,6 +38,9 @@ type Session struct {
 	exp        *exposition.Exporter
 	observers  []func(s *record.Sample, final bool)
 	closers    []func() // run last first by Close
+	// abOut keeps the last abTail bytes of the command's standard output
+	// when the command is ab (its end-of-run report: record.End.AB).
+	abOut *tail
 }
 
 // Sink is where a session's samples go: one recording (*record.Writer)
@@ -207,6 +215,7 @@ func (s *Session) Run(ctx context.Context, sink Sink) (out Outcome, err error) {
 	}
 	out = s.sample(ctx, runCtx, sink, child)
 	closed = true
+	s.keepAB(sink)
 	if err := sink.Close(out.Reason); err != nil && out.Err == nil {
 		out.Err = err
 	}
@@ -220,7 +229,17 @@ func (s *Session) startCommand(cancel func()) (*supervise.Child, error) {
 	if len(o.Command) == 0 {
 		return nil, nil
 	}
-	child, err := supervise.Start(supervise.Options{Args: o.Command, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr})
+	stdout := o.Stdout
+	if filepath.Base(o.Command[0]) == "ab" {
+		// ab counts its failed and non-2xx requests only in its report on
+		// standard output; its -g file has no status (docs/latency.md).
+		s.abOut = &tail{max: abTail}
+		stdout = s.abOut
+		if o.Stdout != nil {
+			stdout = io.MultiWriter(o.Stdout, s.abOut)
+		}
+	}
+	child, err := supervise.Start(supervise.Options{Args: o.Command, Stdin: o.Stdin, Stdout: stdout, Stderr: o.Stderr})
 	if err != nil {
 		return nil, err
 	}
@@ -360,4 +379,46 @@ func (s *Session) SayMetrics() {
 	if warn := exposition.ListenWarning(s.opts.ListenAddr, s.opts.WebConfigFile != ""); warn != "" {
 		fmt.Fprintf(s.opts.Stderr, "memdiag: warning: %s\n", warn)
 	}
+}
+
+// abTail is how much of ab's standard output is kept: its end-of-run
+// report is the last ~1.5 KiB; -v output before it can be far longer.
+const abTail = 64 << 10
+
+// keepAB gives a single recording's end line what ab's report counted
+// (record.End.AB) when the command was ab and its output ends with its
+// report; an ab that failed before reporting leaves nothing.
+func (s *Session) keepAB(sink Sink) {
+	w, ok := sink.(*record.Writer)
+	if s.abOut == nil || !ok {
+		return
+	}
+	sum, err := latency.ParseABSummary(bytes.NewReader(s.abOut.bytes()), "ab's standard output")
+	if err != nil {
+		return
+	}
+	w.SetAB(&sum)
+}
+
+// tail is an io.Writer that keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.buf)
 }
