@@ -17,7 +17,7 @@ import (
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/report"
-	"github.com/memdiag/memdiag/timers"
+	"github.com/memdiag/memdiag/report/timersreport"
 )
 
 // TestSecretsNeverLeave plants a secret of every shape the redaction
@@ -147,7 +147,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 		outputs["gate "+string(f)] = o + e + string(jb)
 		written = append(written, junit)
 	}
-	for _, f := range timers.Formats {
+	for _, f := range timersreport.Formats {
 		_, o, e := runMemdiag(t, root, "timers", "--format", string(f))
 		outputs["timers "+string(f)] = o + e
 	}

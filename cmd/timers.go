@@ -10,6 +10,7 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
+	"github.com/memdiag/memdiag/report/timersreport"
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -60,7 +61,7 @@ func newTimersCmd(f *factory, runF func(*timersOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.To, "to", "", "... up to this time (same forms, or a duration after --from such as 2h, 2d or 1w)")
 	cmd.Flags().StringVar(&opts.BaseTime, "base-time", "", "compute next firings from this time instead of now (same forms as --from)")
 	cmd.Flags().StringVar(&opts.TZ, "tz", "", "IANA time zone to show times in (default: the root's etc/localtime); jobs always run in the root's zone, linked or copied")
-	formatFlag(cmd, &opts.Format, format.Table, timers.Formats, "")
+	formatFlag(cmd, &opts.Format, format.Table, timersreport.Formats, "")
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "exit with code 1 when a unit file, calendar expression or crontab line is malformed")
 	return cmd
 }
@@ -72,9 +73,8 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 	if err != nil {
 		return err
 	}
-	ro := l.Render
-	ro.Next, ro.Width, ro.Color = opts.Next, opts.IO.Width(), opts.IO.ColorEnabled()
-	if err := iostreams.RenderUnlessDone(ctx, opts.IO.Out, func(w io.Writer) error { return l.Write(w, opts.Format, ro) }); err != nil {
+	ro := timersreport.RenderOptions{Next: opts.Next, Width: opts.IO.Width(), Color: opts.IO.ColorEnabled()}
+	if err := iostreams.RenderUnlessDone(ctx, opts.IO.Out, func(w io.Writer) error { return timersreport.Write(w, l, opts.Format, ro) }); err != nil {
 		return err
 	}
 	if opts.Format == format.CSV {

@@ -50,7 +50,7 @@ func Duplicates(jobs []Job, base time.Time, loc *time.Location) []string {
 		}
 		names := make([]string, len(idx))
 		for n, i := range idx {
-			names[n] = fmt.Sprintf("%s (%s)", jobs[i].Name, periodString(jobs[i]))
+			names[n] = fmt.Sprintf("%s (%s)", jobs[i].Name, PeriodString(jobs[i]))
 		}
 		times := "twice"
 		if len(idx) > 2 {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/usage"
 	"github.com/memdiag/memdiag/units"
 )
@@ -37,9 +36,8 @@ type ListOptions struct {
 // their firings in it.
 type List struct {
 	Listing
-	// Render are the options to render it with, but for Next, Width and
-	// Color, which are the caller's.
-	Render   RenderOptions
+	// View is how to show it (report/timersreport renders it).
+	View     View
 	Window   bool // From..To was given: Firings are the output
 	From, To time.Time
 	Firings  []Firing
@@ -84,7 +82,7 @@ func NewList(ctx context.Context, o ListOptions) (*List, error) {
 		ApplyRunning(jobs, running)
 	}
 	l := &List{Listing: NewListing(jobs, o.All, base, zone.Loc)}
-	l.Render = RenderOptions{Base: base, Loc: loc, RunLoc: zone.Loc, ShowWhy: o.All, Problems: l.Problems}
+	l.View = View{Base: base, Loc: loc, RunLoc: zone.Loc, ShowWhy: o.All}
 	if o.From == "" {
 		return l, nil
 	}
@@ -117,13 +115,23 @@ func (o ListOptions) applyLive(ctx context.Context, jobs []Job) {
 	}
 }
 
-// Write renders the list in format f: the jobs with their next ro.Next
-// firings, or the window's firings.
-func (l *List) Write(w io.Writer, f format.Format, ro RenderOptions) error {
-	if !l.Window {
-		return RenderJobs(w, l.Jobs, f, ro)
+// View is how a list is shown: from when, in which zone, and whether
+// each job says why it is active or not.
+type View struct {
+	Base time.Time      // next firings are computed after this time
+	Loc  *time.Location // zone the times are shown in (--tz)
+	// RunLoc is the zone jobs that name none (Job.TimeZone) run in: the
+	// root's ([RootZone]), never the zone they are shown in; nil: Loc.
+	RunLoc  *time.Location
+	ShowWhy bool // add the ACTIVE column (why each job is active or not)
+}
+
+// RunZone is the zone jobs that name none run in: RunLoc, else Loc.
+func (v View) RunZone() *time.Location {
+	if v.RunLoc != nil {
+		return v.RunLoc
 	}
-	return RenderFirings(w, l.Firings, l.Jobs, f, ro, l.From, l.To)
+	return v.Loc
 }
 
 // ParseWhen parses a time flag: RFC 3339, "YYYY-MM-DD HH:MM[:SS]" in loc,

@@ -2,14 +2,11 @@ package timers
 
 import (
 	"os/exec"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/testenv"
 )
 
@@ -83,30 +80,5 @@ func TestNextNever(t *testing.T) {
 		if Never(j, base, time.UTC) {
 			t.Errorf("%s: Never = true, want false", j.Schedule[0])
 		}
-	}
-}
-
-// TestRenderNever: the listing says "never" for a schedule that cannot
-// match, in the table and as "never": true in JSON, and lists --next 5
-// leap days.
-func TestRenderNever(t *testing.T) {
-	jobs := []Job{
-		{Name: "feb30.timer", Source: Systemd, Schedule: []string{"*-02-30"}, Active: true},
-		{Name: "leap.timer", Source: Systemd, Schedule: []string{"*-02-29"}, Active: true},
-	}
-	o := RenderOptions{Base: time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC), Next: 5, Loc: time.UTC}
-	var b strings.Builder
-	if err := RenderJobs(&b, jobs, format.Table, o); err != nil {
-		t.Fatal(err)
-	}
-	if !regexp.MustCompile(`feb30\.timer .*│ never `).MatchString(b.String()) || !strings.Contains(b.String(), "2044-02-29 00:00") {
-		t.Errorf("want never for *-02-30 and five leap days for *-02-29:\n%s", b.String())
-	}
-	b.Reset()
-	if err := RenderJobs(&b, jobs, format.JSON, o); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Count(b.String(), `"never": true`) != 1 {
-		t.Errorf("want one \"never\": true:\n%s", b.String())
 	}
 }

@@ -4,9 +4,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/memdiag/memdiag/internal/format"
 )
 
 func TestApplyRunning(t *testing.T) {
@@ -42,7 +39,8 @@ func TestApplyRunning(t *testing.T) {
 		}
 	}
 	// Whether each runs now, and why not: the one sentence timers --all
-	// and analyze's "Not named" both print (Runs).
+	// and analyze's "Not named" both print (Runs; timers --all's ACTIVE
+	// column: report/timersreport's TestActiveColumn).
 	wantRuns := []struct {
 		runs bool
 		why  string
@@ -56,9 +54,6 @@ func TestApplyRunning(t *testing.T) {
 	for i, w := range wantRuns {
 		if runs, why := Runs(&js[i]); runs != w.runs || why != w.why {
 			t.Errorf("%s: Runs %v %q; want %v %q", js[i].Name, runs, why, w.runs, w.why)
-		}
-		if got := whyString(js[i]); !strings.HasPrefix(got, "no: "+w.why) {
-			t.Errorf("%s: ACTIVE %q; want it to start with %q", js[i].Name, got, "no: "+w.why)
 		}
 	}
 	// The same on the recorded jobs of a recording made before runs_now
@@ -76,9 +71,6 @@ func TestApplyRunning(t *testing.T) {
 	}
 	if runs, why := Runs(&js[3]); !runs || why != js[3].LiveNote {
 		t.Errorf("cron running: guarded line Runs %v %q; want true, its live note", runs, why)
-	}
-	if got := whyString(js[3]); !strings.HasPrefix(got, "yes: runs now after all") || !strings.HasSuffix(got, "; its files: "+guard) {
-		t.Errorf("cron running: guarded line ACTIVE %q", got)
 	}
 	// A systemd host: nothing to say.
 	js = jobs()
@@ -108,58 +100,6 @@ func TestProbeRunning(t *testing.T) {
 	comm, err := os.ReadFile("/proc/1/comm")
 	if err == nil && r.Init != strings.TrimSpace(string(comm)) {
 		t.Errorf("Init = %q, /proc/1/comm %q", r.Init, comm)
-	}
-}
-
-// Projected firings of jobs the live host cannot run now say so: a line
-// above the table (which a narrow terminal keeps) and the NOTE column.
-func TestRenderFiringsIdle(t *testing.T) {
-	jobs := []Job{
-		{Name: "sysstat-collect.timer", Source: Systemd, Active: true, Command: "/usr/lib/sysstat/debian-sa1 1 1"},
-		{Name: "crontab:18", Source: Cron, Active: true, Command: "run-parts /etc/cron.hourly"},
-	}
-	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
-	fs := []Firing{
-		{Job: "sysstat-collect.timer", Planned: at, Earliest: at, Latest: at},
-		{Job: "crontab:18", Planned: at.Add(17 * time.Minute), Earliest: at.Add(17 * time.Minute), Latest: at.Add(17 * time.Minute)},
-	}
-	render := func(js []Job, f format.Format) string {
-		var b strings.Builder
-		if err := RenderFirings(&b, fs, js, f, RenderOptions{Width: 200}, at, at.Add(2*time.Hour)); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
-	if out := render(jobs, format.Table); strings.Contains(out, "will not happen") || strings.Contains(out, "None of these") {
-		t.Errorf("a host that runs them: no idle line, got\n%s", out)
-	}
-	ApplyRunning(jobs, Running{Systemd: false, Init: "process_api", Cron: false})
-	out := render(jobs, format.Table)
-	head := `None of these 2 firings will happen on this host now (projected from the files): does not fire now: systemd is not running (PID 1 is "process_api"); does not run now: no cron daemon is running.`
-	if !strings.HasPrefix(out, head+"\n") {
-		t.Errorf("table does not start with\n%s\ngot\n%s", head, out)
-	}
-	for _, row := range []string{`sysstat-collect.timer`, `crontab:18`} {
-		found := false
-		for _, l := range strings.Split(out, "\n") {
-			if strings.Contains(l, row) && (strings.Contains(l, "does not fire now") || strings.Contains(l, "does not run now")) {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("row %s has no live note:\n%s", row, out)
-		}
-	}
-	jobs[1].IdleNow, jobs[1].LiveNote = false, ""
-	if out := render(jobs, format.Table); !strings.HasPrefix(out, `1 of these 2 firings will not happen on this host now (projected from the files; NOTE says which): does not fire now: systemd is not running (PID 1 is "process_api").`+"\n") {
-		t.Errorf("one idle of two:\n%s", out)
-	}
-	js := render(jobs, format.JSON)
-	if !strings.Contains(js, `"idle_now": true`) || strings.Count(js, `"idle_now"`) != 1 {
-		t.Errorf("JSON: want idle_now on the systemd firing only:\n%s", js)
-	}
-	if csv := render(jobs, format.CSV); strings.Contains(csv, "will not happen") {
-		t.Errorf("CSV holds only the table:\n%s", csv)
 	}
 }
 

@@ -285,7 +285,7 @@ func monotonicSchedule(j Job) []string {
 		d time.Duration
 	}{{"OnActiveSec", j.OnActiveSec}, {"OnBootSec", j.OnBootSec}, {"OnStartupSec", j.OnStartupSec}, {"OnUnitActiveSec", j.OnUnitActiveSec}, {"OnUnitInactiveSec", j.OnUnitInactiveSec}} {
 		if kv.d > 0 {
-			out = append(out, kv.k+"="+formatPeriod(kv.d))
+			out = append(out, kv.k+"="+FormatPeriod(kv.d))
 		}
 	}
 	return out

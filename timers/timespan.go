@@ -80,9 +80,9 @@ func parseTimespan(s string, defUnit time.Duration) (time.Duration, error) {
 	return total, nil
 }
 
-// formatPeriod writes a duration the way the PERIOD column shows it:
+// FormatPeriod writes a duration the way the PERIOD column shows it:
 // the largest units that divide it exactly, "30m", "1d", "1h30m", "1w".
-func formatPeriod(d time.Duration) string {
+func FormatPeriod(d time.Duration) string {
 	if d <= 0 {
 		return "0s"
 	}
@@ -101,4 +101,13 @@ func formatPeriod(d time.Duration) string {
 		fmt.Fprintf(&b, "%v", d)
 	}
 	return b.String()
+}
+
+// PeriodString is a job's period as the PERIOD column shows it
+// (FormatPeriod), "irregular" without one.
+func PeriodString(j Job) string {
+	if j.PeriodSeconds == nil {
+		return "irregular"
+	}
+	return FormatPeriod(time.Duration(*j.PeriodSeconds * float64(time.Second)))
 }

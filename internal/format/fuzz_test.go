@@ -10,7 +10,7 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/report"
 	"github.com/memdiag/memdiag/report/mem"
-	"github.com/memdiag/memdiag/timers"
+	"github.com/memdiag/memdiag/report/timersreport"
 )
 
 // FuzzParse checks the one parser of every --format flag, with each
@@ -22,7 +22,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"table", "markdown", "md", "JSON", " csv ", "github", "html", "", "xml"} {
 		f.Add(s)
 	}
-	allowed := [][]format.Format{report.Formats, mem.Formats, gate.Formats, timers.Formats, nil}
+	allowed := [][]format.Format{report.Formats, mem.Formats, gate.Formats, timersreport.Formats, nil}
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, a := range allowed {
 			got, err := format.Parse(s, a)

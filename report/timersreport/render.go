@@ -1,7 +1,8 @@
-package timers
-
-// Rendering of an inventory and of firings as table, markdown, CSV or
-// JSON. Only text: callers decide what to list and hand in the writer.
+// Package timersreport renders `memdiag timers`: a periodic-job
+// inventory (package timers' Jobs) and the firings of a window, as table,
+// markdown, CSV or JSON. Only text: package timers reads and projects,
+// callers decide what to list and hand in the writer.
+package timersreport
 
 import (
 	"encoding/json"
@@ -13,36 +14,36 @@ import (
 
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/tables"
+	"github.com/memdiag/memdiag/timers"
 )
 
 // Formats lists the formats [RenderJobs] and [RenderFirings] write.
 var Formats = []format.Format{format.Table, format.Markdown, format.JSON, format.CSV}
 
-// RenderOptions configures rendering.
+// RenderOptions configures rendering: the list's view (timers.View:
+// base time, the zones, whether to say why) and the caller's choices.
 type RenderOptions struct {
-	Base time.Time      // next firings are computed after this time
-	Next int            // how many next firings to show per job (>= 1)
-	Loc  *time.Location // zone the times are shown in (--tz)
-	// RunLoc is the zone jobs that name none (Job.TimeZone) run in: the
-	// root's ([RootZone]), never the zone they are shown in; nil: Loc.
-	RunLoc   *time.Location
-	ShowWhy  bool     // add the ACTIVE column (why each job is active or not)
+	timers.View
+	Next     int      // how many next firings to show per job (>= 1)
 	Width    int      // table: terminal width in columns to fit (long columns wrap or are cut); 0 keeps full content
 	Color    bool     // table: bold header (a terminal, no NO_COLOR, no --no-color)
 	Problems []string // printed after a table or markdown listing
 }
 
-func (o RenderOptions) runLoc() *time.Location {
-	if o.RunLoc != nil {
-		return o.RunLoc
+// Write renders l in format f: the jobs with their next o.Next firings,
+// or the window's firings. o.View and o.Problems are l's.
+func Write(w io.Writer, l *timers.List, f format.Format, o RenderOptions) error {
+	o.View, o.Problems = l.View, l.Problems
+	if !l.Window {
+		return RenderJobs(w, l.Jobs, f, o)
 	}
-	return o.Loc
+	return RenderFirings(w, l.Firings, l.Jobs, f, o, l.From, l.To)
 }
 
 // zoneLabel is a zone's name in a table header: "localtime" for the
 // unnamed zone of a copied etc/localtime, whose name is long.
 func zoneLabel(l *time.Location) string {
-	if l.String() == UnnamedZone {
+	if l.String() == timers.UnnamedZone {
 		return "localtime"
 	}
 	return l.String()
@@ -56,7 +57,7 @@ func zoneLabel(l *time.Location) string {
 // header wider than the content would push it past the edge.
 func timeHeader(word string, l *time.Location, f format.Format, o RenderOptions, cols int) (header, line string) {
 	header = word + " (" + zoneLabel(l) + ")"
-	if l.String() == UnnamedZone && f != format.CSV {
+	if l.String() == timers.UnnamedZone && f != format.CSV {
 		return header, "localtime: the root's copied /etc/localtime, which matches no named zone"
 	}
 	if f != format.Table || o.Width <= 0 || len(header) <= cols {
@@ -67,7 +68,7 @@ func timeHeader(word string, l *time.Location, f format.Format, o RenderOptions,
 
 // jobView is one job as rendered.
 type jobView struct {
-	Job
+	timers.Job
 	Schedule []string `json:"schedule"`
 	Next     []string `json:"next"`
 	// Never: the schedule cannot match again within 400 years ([Never]).
@@ -100,14 +101,14 @@ func markTime(s, mark string) string {
 // jobUnpredictable applies [Unpredictable] to a job: its period is
 // PeriodSeconds, else the median gap between its next firings after base
 // (as correlate measures an irregular job's period).
-func jobUnpredictable(j Job, base time.Time, loc *time.Location) bool {
+func jobUnpredictable(j timers.Job, base time.Time, loc *time.Location) bool {
 	if j.RandomizedDelaySec <= 0 {
 		return false
 	}
 	var period time.Duration
 	if j.PeriodSeconds != nil {
 		period = time.Duration(*j.PeriodSeconds * float64(time.Second))
-	} else if fs := Next(j, base, 5, loc); len(fs) >= 2 {
+	} else if fs := timers.Next(j, base, 5, loc); len(fs) >= 2 {
 		gaps := make([]time.Duration, 0, len(fs)-1)
 		for i := 1; i < len(fs); i++ {
 			gaps = append(gaps, fs[i].Planned.Sub(fs[i-1].Planned))
@@ -115,20 +116,12 @@ func jobUnpredictable(j Job, base time.Time, loc *time.Location) bool {
 		slices.Sort(gaps)
 		period = gaps[len(gaps)/2]
 	}
-	return Unpredictable(j.RandomizedDelaySec, period)
-}
-
-// periodString is the PERIOD column: "30m", "1d", or "irregular".
-func periodString(j Job) string {
-	if j.PeriodSeconds == nil {
-		return "irregular"
-	}
-	return formatPeriod(time.Duration(*j.PeriodSeconds * float64(time.Second)))
+	return timers.Unpredictable(j.RandomizedDelaySec, period)
 }
 
 // scheduleString is the SCHEDULE column: each expression as written, and
 // for OnCalendar= its normalized form when it differs ("*:00/10 → *-*-* *:00/10:00").
-func scheduleString(j Job) []string {
+func scheduleString(j timers.Job) []string {
 	var out []string
 	for i, s := range j.Schedule {
 		if i < len(j.Normalized) && j.Normalized[i] != s {
@@ -136,13 +129,13 @@ func scheduleString(j Job) []string {
 		}
 		out = append(out, s)
 	}
-	if j.Source == Systemd && j.OnBootSec > 0 && len(j.Normalized) > 0 {
-		out = append(out, "OnBootSec="+formatPeriod(j.OnBootSec))
+	if j.Source == timers.Systemd && j.OnBootSec > 0 && len(j.Normalized) > 0 {
+		out = append(out, "OnBootSec="+timers.FormatPeriod(j.OnBootSec))
 	}
-	if j.Source == Anacron {
+	if j.Source == timers.Anacron {
 		extra := ""
 		if j.Delay > 0 {
-			extra += fmt.Sprintf(" delay %s", formatPeriod(j.Delay))
+			extra += fmt.Sprintf(" delay %s", timers.FormatPeriod(j.Delay))
 		}
 		for _, t := range j.Trigger {
 			extra += " when " + t + " fires"
@@ -158,8 +151,8 @@ func scheduleString(j Job) []string {
 // analyze's "Not named" gives too), or the chain of units that pulls it
 // in. Where the live host overrides the files, what the files say
 // follows.
-func whyString(j Job) string {
-	runs, why := Runs(&j)
+func whyString(j timers.Job) string {
+	runs, why := timers.Runs(&j)
 	switch {
 	case !runs && j.Active:
 		return "no: " + why + "; its files: " + strings.TrimPrefix(activeChain(j), "yes: ")
@@ -175,7 +168,7 @@ func whyString(j Job) string {
 
 // activeChain is "yes: " and the chain of units that pulls an active job
 // in, with its conditions.
-func activeChain(j Job) string {
+func activeChain(j timers.Job) string {
 	names := make([]string, len(j.ActiveVia))
 	for i, v := range j.ActiveVia {
 		names[i] = v
@@ -190,7 +183,7 @@ func activeChain(j Job) string {
 	return why
 }
 
-func views(jobs []Job, o RenderOptions) []jobView {
+func views(jobs []timers.Job, o RenderOptions) []jobView {
 	out := make([]jobView, 0, len(jobs))
 	for _, j := range jobs {
 		v := jobView{Job: j, Schedule: j.Schedule, Errors: j.Errors, Next: []string{}}
@@ -200,12 +193,12 @@ func views(jobs []Job, o RenderOptions) []jobView {
 		if v.Errors == nil {
 			v.Errors = []string{}
 		}
-		for _, f := range Next(j, o.Base, max(o.Next, 1), o.runLoc()) {
+		for _, f := range timers.Next(j, o.Base, max(o.Next, 1), o.RunZone()) {
 			v.Next = append(v.Next, f.Planned.In(o.Loc).Format(time.RFC3339))
 		}
-		v.Never = len(v.Next) == 0 && Never(j, o.Base, o.runLoc())
+		v.Never = len(v.Next) == 0 && timers.Never(j, o.Base, o.RunZone())
 		v.RandomizedDelayS = j.RandomizedDelaySec.Seconds()
-		v.Unpredictable = jobUnpredictable(j, o.Base, o.runLoc())
+		v.Unpredictable = jobUnpredictable(j, o.Base, o.RunZone())
 		// Live state is shown in the listing's zone, like every other time.
 		if j.LastTrigger != nil {
 			t := j.LastTrigger.In(o.Loc)
@@ -230,7 +223,7 @@ const (
 // RenderJobs writes the per-job listing: JSON as one document, else a
 // table of one row per job ([jobColumns] says which columns), then the
 // legend and o.Problems.
-func RenderJobs(w io.Writer, jobs []Job, f format.Format, o RenderOptions) error {
+func RenderJobs(w io.Writer, jobs []timers.Job, f format.Format, o RenderOptions) error {
 	if o.Loc == nil {
 		o.Loc = time.UTC
 	}
@@ -345,7 +338,7 @@ func (c jobColumns) row(v jobView, f format.Format, o RenderOptions) []any {
 			cmd = "`" + cmd + "`"
 		}
 	}
-	row := []any{v.Name, string(v.Source), joinCell(sched, f), periodString(v.Job), joinCell(nextCell(v, f, o), f)}
+	row := []any{v.Name, string(v.Source), joinCell(sched, f), timers.PeriodString(v.Job), joinCell(nextCell(v, f, o), f)}
 	if c.last {
 		row = append(row, lastCell(v, f))
 	}
@@ -438,15 +431,15 @@ func lastCell(v jobView, f format.Format) string {
 // one document, else a line on the firings the live host will not run
 // ([idleFiringsLine], not in CSV), the table, its legend and o.Problems.
 // from and to bound the window the firings were projected over.
-func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o RenderOptions, from, to time.Time) error {
+func RenderFirings(w io.Writer, fs []timers.Firing, jobs []timers.Job, f format.Format, o RenderOptions, from, to time.Time) error {
 	if o.Loc == nil {
 		o.Loc = time.UTC
 	}
-	byName := map[string]Job{}
+	byName := map[string]timers.Job{}
 	for _, j := range jobs {
 		byName[j.Name] = j
 	}
-	unpred := unpredictableOnce(from, o.runLoc())
+	unpred := unpredictableOnce(from, o.RunZone())
 	if f == format.JSON {
 		return writeFiringsJSON(w, fs, byName, unpred, o, from, to)
 	}
@@ -474,9 +467,9 @@ func RenderFirings(w io.Writer, fs []Firing, jobs []Job, f format.Format, o Rend
 
 // unpredictableOnce returns [jobUnpredictable] from base in loc,
 // computed once per job name.
-func unpredictableOnce(base time.Time, loc *time.Location) func(Job) bool {
+func unpredictableOnce(base time.Time, loc *time.Location) func(timers.Job) bool {
 	seen := map[string]bool{}
-	return func(j Job) bool {
+	return func(j timers.Job) bool {
 		u, ok := seen[j.Name]
 		if !ok {
 			u = jobUnpredictable(j, base, loc)
@@ -488,11 +481,11 @@ func unpredictableOnce(base time.Time, loc *time.Location) func(Job) bool {
 
 // firingView is one firing in JSON, with what its job adds.
 type firingView struct {
-	Firing
-	Source  Source `json:"source"`
-	Command string `json:"command"`
+	timers.Firing
+	Source  timers.Source `json:"source"`
+	Command string        `json:"command"`
 	// IdleNow: the files project this firing, but the live host
-	// cannot run it now (Job.IdleNow); LiveNote says why.
+	// cannot run it now (timers.Job.IdleNow); LiveNote says why.
 	IdleNow  bool   `json:"idle_now,omitempty"`
 	LiveNote string `json:"live_note,omitempty"`
 	// Unpredictable: the job's random delay is half its period
@@ -503,7 +496,7 @@ type firingView struct {
 // writeFiringsJSON writes the firings as one indented JSON document: the
 // window from–to and the zone, the firings with their times in o.Loc,
 // and the problems.
-func writeFiringsJSON(w io.Writer, fs []Firing, byName map[string]Job, unpred func(Job) bool, o RenderOptions, from, to time.Time) error {
+func writeFiringsJSON(w io.Writer, fs []timers.Firing, byName map[string]timers.Job, unpred func(timers.Job) bool, o RenderOptions, from, to time.Time) error {
 	out := []firingView{}
 	for _, x := range fs {
 		x.Planned, x.Earliest, x.Latest = x.Planned.In(o.Loc), x.Earliest.In(o.Loc), x.Latest.In(o.Loc)
@@ -539,7 +532,7 @@ func firingsTable(timeHead string) *tables.Table {
 // o.Loc; elsewhere they are RFC 3339, the window "earliest/latest". The
 // time of an unpredictable job (u) carries [unpredictableMark], except in
 // CSV. The note has what happens now first, as in [RenderJobs].
-func firingRow(x Firing, j Job, u bool, f format.Format, o RenderOptions) []any {
+func firingRow(x timers.Firing, j timers.Job, u bool, f format.Format, o RenderOptions) []any {
 	win := x.Earliest.In(o.Loc).Format("15:04:05") + "–" + x.Latest.In(o.Loc).Format("15:04:05")
 	when := x.Planned.In(o.Loc).Format(shownTimeSeconds)
 	if f != format.Table {
@@ -564,7 +557,7 @@ func firingRow(x Firing, j Job, u bool, f format.Format, o RenderOptions) []any 
 // writeIdleFiringsLine writes [idleFiringsLine] and a blank line above
 // the table (as a quote in markdown); nothing in CSV or when every
 // firing can happen.
-func writeIdleFiringsLine(w io.Writer, fs []Firing, byName map[string]Job, f format.Format) error {
+func writeIdleFiringsLine(w io.Writer, fs []timers.Firing, byName map[string]timers.Job, f format.Format) error {
 	if f == format.CSV {
 		return nil
 	}
@@ -580,11 +573,11 @@ func writeIdleFiringsLine(w io.Writer, fs []Firing, byName map[string]Job, f for
 }
 
 // idleFiringsLine says, above a list of projected firings, how many of them
-// cannot happen on the live host now and why (Job.LiveNote of the idle
+// cannot happen on the live host now and why (timers.Job.LiveNote of the idle
 // jobs, each reason once), so that a projection from the files is not
 // read as what will run; "" when every firing can happen. It stands apart
 // from the NOTE column, which a narrow terminal drops.
-func idleFiringsLine(fs []Firing, byName map[string]Job) string {
+func idleFiringsLine(fs []timers.Firing, byName map[string]timers.Job) string {
 	idle := 0
 	var reasons []string
 	seen := map[string]int{}

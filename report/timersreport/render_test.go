@@ -1,0 +1,177 @@
+package timersreport
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memdiag/memdiag/internal/format"
+	"github.com/memdiag/memdiag/timers"
+)
+
+// TestRenderNever: the listing says "never" for a schedule that cannot
+// match, in the table and as "never": true in JSON, and lists --next 5
+// leap days.
+func TestRenderNever(t *testing.T) {
+	jobs := []timers.Job{
+		{Name: "feb30.timer", Source: timers.Systemd, Schedule: []string{"*-02-30"}, Active: true},
+		{Name: "leap.timer", Source: timers.Systemd, Schedule: []string{"*-02-29"}, Active: true},
+	}
+	o := RenderOptions{View: timers.View{Base: time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC), Loc: time.UTC}, Next: 5}
+	var b strings.Builder
+	if err := RenderJobs(&b, jobs, format.Table, o); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`feb30\.timer .*│ never `).MatchString(b.String()) || !strings.Contains(b.String(), "2044-02-29 00:00") {
+		t.Errorf("want never for *-02-30 and five leap days for *-02-29:\n%s", b.String())
+	}
+	b.Reset()
+	if err := RenderJobs(&b, jobs, format.JSON, o); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(b.String(), `"never": true`) != 1 {
+		t.Errorf("want one \"never\": true:\n%s", b.String())
+	}
+}
+
+// Projected firings of jobs the live host cannot run now say so: a line
+// above the table (which a narrow terminal keeps) and the NOTE column.
+func TestRenderFiringsIdle(t *testing.T) {
+	jobs := []timers.Job{
+		{Name: "sysstat-collect.timer", Source: timers.Systemd, Active: true, Command: "/usr/lib/sysstat/debian-sa1 1 1"},
+		{Name: "crontab:18", Source: timers.Cron, Active: true, Command: "run-parts /etc/cron.hourly"},
+	}
+	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	fs := []timers.Firing{
+		{Job: "sysstat-collect.timer", Planned: at, Earliest: at, Latest: at},
+		{Job: "crontab:18", Planned: at.Add(17 * time.Minute), Earliest: at.Add(17 * time.Minute), Latest: at.Add(17 * time.Minute)},
+	}
+	render := func(js []timers.Job, f format.Format) string {
+		var b strings.Builder
+		if err := RenderFirings(&b, fs, js, f, RenderOptions{Width: 200}, at, at.Add(2*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if out := render(jobs, format.Table); strings.Contains(out, "will not happen") || strings.Contains(out, "None of these") {
+		t.Errorf("a host that runs them: no idle line, got\n%s", out)
+	}
+	timers.ApplyRunning(jobs, timers.Running{Systemd: false, Init: "process_api", Cron: false})
+	out := render(jobs, format.Table)
+	head := `None of these 2 firings will happen on this host now (projected from the files): does not fire now: systemd is not running (PID 1 is "process_api"); does not run now: no cron daemon is running.`
+	if !strings.HasPrefix(out, head+"\n") {
+		t.Errorf("table does not start with\n%s\ngot\n%s", head, out)
+	}
+	for _, row := range []string{`sysstat-collect.timer`, `crontab:18`} {
+		found := false
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, row) && (strings.Contains(l, "does not fire now") || strings.Contains(l, "does not run now")) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("row %s has no live note:\n%s", row, out)
+		}
+	}
+	jobs[1].IdleNow, jobs[1].LiveNote = false, ""
+	if out := render(jobs, format.Table); !strings.HasPrefix(out, `1 of these 2 firings will not happen on this host now (projected from the files; NOTE says which): does not fire now: systemd is not running (PID 1 is "process_api").`+"\n") {
+		t.Errorf("one idle of two:\n%s", out)
+	}
+	js := render(jobs, format.JSON)
+	if !strings.Contains(js, `"idle_now": true`) || strings.Count(js, `"idle_now"`) != 1 {
+		t.Errorf("JSON: want idle_now on the systemd firing only:\n%s", js)
+	}
+	if csv := render(jobs, format.CSV); strings.Contains(csv, "will not happen") {
+		t.Errorf("CSV holds only the table:\n%s", csv)
+	}
+}
+
+// TestRenderUnpredictable (issue 30.7): apt-daily.timer (Debian apt 2.6.2:
+// OnCalendar=*-*-* 6,18:00, RandomizedDelaySec=12h) may start up to 12 h
+// after each planned time, as long as its period: its NEXT is marked, a
+// legend says why, and JSON says so. apt-daily-upgrade.timer's 60 min on
+// a day is not marked.
+func TestRenderUnpredictable(t *testing.T) {
+	jobs, err := timers.Inventory(filepath.Join("..", "..", "testdata", "timers", "debian"), timers.InventoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []timers.Job
+	for _, j := range jobs {
+		if j.Name == "apt-daily.timer" || j.Name == "apt-daily-upgrade.timer" {
+			shown = append(shown, j)
+		}
+	}
+	o := RenderOptions{View: timers.View{Base: time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC), Loc: time.UTC}, Next: 2}
+	var b strings.Builder
+	if err := RenderJobs(&b, shown, format.Table, o); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"2026-12-05~18:00", "2026-12-06~06:00", "\n~ "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "~") != 3 {
+		t.Errorf("want only apt-daily.timer's two times marked, and the legend:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "~") && len([]rune(l)) > 80 {
+			t.Errorf("legend %q is %d columns, want at most 80", l, len([]rune(l)))
+		}
+	}
+	b.Reset()
+	if err := RenderJobs(&b, shown, format.JSON, o); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Jobs []struct {
+			Name          string  `json:"name"`
+			DelayS        float64 `json:"randomized_delay_s"`
+			Unpredictable bool    `json:"unpredictable"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal([]byte(b.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range doc.Jobs {
+		want := map[string]float64{"apt-daily.timer": 43200, "apt-daily-upgrade.timer": 3600}[j.Name]
+		if j.DelayS != want || j.Unpredictable != (j.Name == "apt-daily.timer") {
+			t.Errorf("%s: randomized_delay_s %v unpredictable %v; want %v, %v", j.Name, j.DelayS, j.Unpredictable, want, j.Name == "apt-daily.timer")
+		}
+	}
+}
+
+// TestActiveColumn: timers --all's ACTIVE column starts with what
+// timers.Runs says, on a host where PID 1 is not systemd and no cron
+// daemon runs, and on one where cron runs a line guarded for systemd.
+func TestActiveColumn(t *testing.T) {
+	guard := "does nothing when booted with systemd (sbin/init is systemd): the command checks /run/systemd/system and its systemd unit does the work"
+	jobs := func() []timers.Job {
+		return []timers.Job{
+			{Name: "sysstat-collect.timer", Source: timers.Systemd, Active: true},
+			{Name: "pmfind.timer", Source: timers.Systemd, Reason: "nothing pulls it in"},
+			{Name: "cron.d/e2scrub_all:1", Source: timers.Cron, Reason: guard},
+		}
+	}
+	js := jobs()
+	timers.ApplyRunning(js, timers.Running{Systemd: false, Init: "process_api", Cron: false})
+	for i, want := range []string{
+		`no: does not fire now: systemd is not running (PID 1 is "process_api")`,
+		"no: nothing pulls it in",
+		"no: does not run now: no cron daemon is running (were one running, its /run/systemd/system check would let it through: systemd is not running)",
+	} {
+		if got := whyString(js[i]); !strings.HasPrefix(got, want) {
+			t.Errorf("%s: ACTIVE %q; want it to start with %q", js[i].Name, got, want)
+		}
+	}
+	js = jobs()
+	timers.ApplyRunning(js, timers.Running{Systemd: false, Init: "sh", Cron: true})
+	if got := whyString(js[2]); !strings.HasPrefix(got, "yes: runs now after all") || !strings.HasSuffix(got, "; its files: "+guard) {
+		t.Errorf("cron running: guarded line ACTIVE %q", got)
+	}
+}
