@@ -22,6 +22,9 @@ func (mc *modelCtx) recurringUnexplained(named []Culprit) *Culprit {
 	}
 	progs := mc.creditPatterns(u)
 	cands, chance, busy, self := mc.weighPatterns(u, progs)
+	if len(self) > 0 {
+		mc.res.VictimReads = &VictimReads{Program: self[0].program, Episodes: len(self[0].eps), Of: len(mc.res.Episodes)}
+	}
 	if u.execOnly && len(cands) == 0 {
 		return nil
 	}

@@ -67,6 +67,10 @@ type Result struct {
 	// them. None of them is named; each lists the others in
 	// UndecidedWith. Sorted as Culprits, Rank 0.
 	Undecided []Culprit
+	// VictimReads is the victim reading in the recurring episodes no job
+	// explains, set aside as no cause (UnnamedVictim): its program and in
+	// how many episodes it did their in-scope I/O. nil when it was not.
+	VictimReads *VictimReads
 	// NotRun lists every job of the recording's inventory that is not a
 	// culprit, with why (NotRun.Kind); empty without episodes.
 	NotRun []NotRun
@@ -381,6 +385,9 @@ type Culprit struct {
 	// be told apart from: fired with it, about the same work, no traced
 	// chain to judge them (splitUndecided). Empty for a culprit.
 	UndecidedWith []string
+	// Why is why its group was left undecided (an entry of
+	// Result.Undecided; nil otherwise).
+	Why *UndecidedWhy
 }
 
 // ProgramCredit is a program credited with recurring episodes no job
@@ -490,4 +497,33 @@ type Totals struct {
 	// the --cgroup group.
 	MemStall       time.Duration
 	CgroupMemStall time.Duration
+}
+
+// UndecidedWhy is why jobs fired together were left undecided
+// (Culprit.Why): which of the two rules of splitUndecided held, between
+// the job with the most work (Top, its median work TopWork: I/O plus
+// memory taken, bytes) and the member it did not stand out from (Next,
+// NextWork). Rule UndecidedByMedian: NextWork ≥ half TopWork.
+// UndecidedByEpisodes: TopWork is more than twice NextWork, but in
+// NotTwice of the Shared episodes both are credited with Top did less
+// than twice Next's work, more than 1 − undecidedOverlap of them.
+type UndecidedWhy struct {
+	Rule              string
+	Top, Next         string
+	TopWork, NextWork uint64
+	NotTwice, Shared  int
+}
+
+// The rules of UndecidedWhy.
+const (
+	UndecidedByMedian   = "median"
+	UndecidedByEpisodes = "episodes"
+)
+
+// VictimReads is the victim's own reading in recurring episodes, which
+// names nobody without the traced chain (Result.VictimReads).
+type VictimReads struct {
+	Program  string
+	Episodes int // episodes in which it did the in-scope I/O credited
+	Of       int // the recording's episodes
 }

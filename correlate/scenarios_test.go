@@ -876,7 +876,21 @@ func TestScenarioStandoutNotEachEpisode(t *testing.T) {
 		und = append(und, u.Name)
 	}
 	if len(res.Culprits) != 0 || !slices.Equal(und, []string{"heavy.timer", "light.timer"}) {
-		t.Errorf("culprits %v, undecided %v; want none named, heavy.timer and light.timer undecided", names(res), und)
+		t.Fatalf("culprits %v, undecided %v; want none named, heavy.timer and light.timer undecided", names(res), und)
+	}
+	// Why: by the median heavy did 4 times light's work, but not twice
+	// it in 2 of their 6 episodes.
+	want := UndecidedWhy{Rule: UndecidedByEpisodes, Top: "heavy.timer", Next: "light.timer", NotTwice: 2, Shared: 6}
+	for _, u := range res.Undecided {
+		w := u.Why
+		if w == nil {
+			t.Fatalf("%s: no why", u.Name)
+		}
+		got := *w
+		got.TopWork, got.NextWork = 0, 0
+		if got != want || w.TopWork < 3*w.NextWork {
+			t.Errorf("%s: why %+v; want %+v, top's median work over 3 times next's", u.Name, *w, want)
+		}
 	}
 }
 

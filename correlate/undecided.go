@@ -17,7 +17,7 @@ import (
 // EpisodeCredit.Bytes + MemBytes — is at least undecidedShare of the
 // largest's, or when the largest did less than 1/undecidedShare times
 // another's work in more than 1 − undecidedOverlap of the episodes both
-// are credited with (standsOutEach): no job stands out. When one does, it stays named, and so
+// are credited with (undecidedWhy): no job stands out. When one does, it stays named, and so
 // does any other whose own median share met Model.MinShare; the rest
 // rode along (credited only with their wake-up) and are not named
 // (NotRunRodeAlong).
@@ -66,7 +66,8 @@ func (mc *modelCtx) splitUndecided(cs []Culprit) []Culprit {
 	}
 	// Each job's work once, each group's standout once.
 	work := make([]float64, n)
-	top := map[int]int{} // group root → its standout, for groups where one stands out
+	top := map[int]int{}           // group root → its standout, for groups where one stands out
+	why := map[int]*UndecidedWhy{} // group root → why none does
 	for r, g := range groups {
 		if len(g) < 2 {
 			continue
@@ -74,7 +75,10 @@ func (mc *modelCtx) splitUndecided(cs []Culprit) []Culprit {
 		for _, k := range g {
 			work[k] = workOf(&cs[k])
 		}
-		if t := standout(work, g); !noneStandsOut(work, g) && standsOutEach(cs, t, g) {
+		t := standout(work, g)
+		if w := undecidedWhy(cs, work, t, g); w != nil {
+			why[r] = w
+		} else {
 			top[r] = t
 		}
 	}
@@ -100,53 +104,54 @@ func (mc *modelCtx) splitUndecided(cs []Culprit) []Culprit {
 			}
 		}
 		slices.Sort(c.UndecidedWith)
+		c.Why = why[find(i)]
 		mc.res.Undecided = append(mc.res.Undecided, c)
 	}
 	return kept
 }
 
-// noneStandsOut reports whether group g (two jobs or more; work by
-// index) has no job whose work is more than 1/undecidedShare times every
-// other's.
-func noneStandsOut(work []float64, g []int) bool {
-	w := make([]float64, 0, len(g))
+// undecidedWhy says why group g (two jobs or more; work by index, t
+// its job with the most) has no job that stands out, nil when t does: t
+// did more than 1/undecidedShare times every other member's work, by
+// the median (work) and in at least undecidedOverlap of the episodes
+// both are credited with. A standout by the median that is not one
+// episode by episode (a neighbour whose reads ran from a third to nearly
+// all of the job's) is no evidence of which did the harm. A member
+// sharing no credited episode with t does not count against it.
+func undecidedWhy(cs []Culprit, work []float64, t int, g []int) *UndecidedWhy {
+	next := -1
 	for _, k := range g {
-		w = append(w, work[k])
+		if k != t && (next < 0 || work[k] > work[next]) {
+			next = k
+		}
 	}
-	slices.Sort(w)
-	top, second := w[len(w)-1], w[len(w)-2]
-	return top > 0 && second >= undecidedShare*top
-}
-
-// standsOutEach reports whether job t of group g did more than
-// 1/undecidedShare times the work of every other member in at least
-// undecidedOverlap of the episodes both are credited with: a standout
-// by the median that is not one episode by episode (a neighbour whose
-// reads ran from a third to nearly all of the job's) is no evidence of
-// which did the harm. A member sharing no credited episode with t does
-// not count against it.
-func standsOutEach(cs []Culprit, t int, g []int) bool {
+	w := &UndecidedWhy{Top: cs[t].Name, TopWork: uint64(work[t])}
+	if work[t] > 0 && work[next] >= undecidedShare*work[t] {
+		w.Rule, w.Next, w.NextWork = UndecidedByMedian, cs[next].Name, uint64(work[next])
+		return w
+	}
 	ct := creditsByEpisode(cs[t].Proof)
 	for _, k := range g {
 		if k == t {
 			continue
 		}
-		shared, out := 0, 0
+		shared, notTwice := 0, 0
 		for _, cr := range cs[k].Proof.Credits {
 			x, ok := ct[cr.Episode]
 			if !ok {
 				continue
 			}
 			shared++
-			if float64(cr.Bytes+cr.MemBytes) < undecidedShare*float64(x.Bytes+x.MemBytes) {
-				out++
+			if float64(cr.Bytes+cr.MemBytes) >= undecidedShare*float64(x.Bytes+x.MemBytes) {
+				notTwice++
 			}
 		}
-		if shared > 0 && float64(out) < undecidedOverlap*float64(shared) {
-			return false
+		if shared > 0 && float64(shared-notTwice) < undecidedOverlap*float64(shared) {
+			w.Rule, w.Next, w.NextWork, w.NotTwice, w.Shared = UndecidedByEpisodes, cs[k].Name, uint64(work[k]), notTwice, shared
+			return w
 		}
 	}
-	return true
+	return nil
 }
 
 // workOf is a job's median work over its credits: its I/O plus the

@@ -46,9 +46,12 @@ func TestScenarioVictimReadsBack(t *testing.T) {
 	if !slices.Equal(c.Missing, []Missing{MissingVictimSelf, MissingEvents}) {
 		t.Errorf("missing %v; want [victim_self events]", c.Missing)
 	}
+	if v := res.VictimReads; v == nil || *v != (VictimReads{Program: "websvc", Episodes: 11, Of: 11}) {
+		t.Errorf("victim reads %+v; want websvc in 11 of 11", v)
+	}
 	// Writing, the service's own I/O is its own: named.
 	res = Analyze(victimSelfScenario(false).build(), Options{})
-	if len(res.Culprits) != 1 || res.Culprits[0].Kind != KindProcess || res.Culprits[0].Name != "websvc" {
-		t.Errorf("writing: culprits %v; want websvc, a process pattern", names(res))
+	if len(res.Culprits) != 1 || res.Culprits[0].Kind != KindProcess || res.Culprits[0].Name != "websvc" || res.VictimReads != nil {
+		t.Errorf("writing: culprits %v, victim reads %+v; want websvc, a process pattern, and no reads set aside", names(res), res.VictimReads)
 	}
 }

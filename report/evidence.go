@@ -131,7 +131,7 @@ func jobEvidence(r *correlate.Result, c *correlate.Culprit, pf *correlate.Proof,
 		rank := "each is ranked by its own I/O"
 		switch {
 		case len(c.UndecidedWith) > 0:
-			rank = "the one with the most I/O did not do twice the next one's (by its median, or in most of the episodes they share), so correlation does not rank them"
+			rank = undecidedRule(c.Why) + ": correlation does not rank them"
 		case !slices.ContainsFunc(pf.FiresWith, func(n string) bool { return culpritByName(r, n) != nil }):
 			rank = "it alone is named (Not named, below, says why the others are not)"
 			if len(pf.FiresWith) == 1 {

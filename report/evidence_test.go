@@ -82,17 +82,17 @@ func TestEvidenceScenarios(t *testing.T) {
 		}
 		ev := evidence(&r, &r.Undecided[0])
 		want := "may share a wake-up with alpha.timer, charlie.timer, delta.timer, echo.timer (their AccuracySec= windows overlap, so systemd may start them together): " +
-			"the one with the most I/O did not do twice the next one's (by its median, or in most of the episodes they share), so correlation does not rank them; RandomizedDelaySec="
+			"the one with the most work, bravo.timer (152.0 MiB an episode, median of its I/O and memory taken), did less than twice charlie.timer's (100.0 MiB), so none stands out: correlation does not rank them; RandomizedDelaySec="
 		if !slices.ContainsFunc(ev, func(e string) bool { return strings.HasPrefix(e, want) }) {
 			t.Errorf("evidence %q lacks %q", ev, want)
 		}
 		var b strings.Builder
 		verdict(&b, &r, false, "- ")
 		for _, want := range []string{
-			"Undecided: bravo.timer, charlie.timer, delta.timer, echo.timer and alpha.timer fired together in the episodes they explain (3 of 3), and the one with the most I/O did not do twice the next one's (by its median, or in most of the episodes they share);",
+			"Undecided: bravo.timer, charlie.timer, delta.timer, echo.timer and alpha.timer fired together in the episodes they explain (3 of 3), and the one with the most work, bravo.timer (152.0 MiB an episode, median of its I/O and memory taken), did less than twice charlie.timer's (100.0 MiB), so none stands out;",
 			"and the page-cache chain was not traced. None of them is named;",
-			"? bravo.timer — systemd timer, undecided with alpha.timer, charlie.timer, delta.timer and echo.timer; by correlation alone medium confidence (0.68)\n",
-			"- tell it from alpha.timer, charlie.timer, delta.timer and echo.timer first: sudo memdiag confirm --job bravo.timer -- LOAD holds it off",
+			"? bravo.timer — systemd timer, undecided with alpha.timer, charlie.timer, delta.timer and echo.timer: not named (correlation score 0.68, which does not tell them apart)\n",
+			"- tell it from alpha.timer, charlie.timer, delta.timer and echo.timer first: sudo memdiag confirm --job bravo.timer -- LOAD runs your load test in turns with it held off and with it back",
 		} {
 			if !strings.Contains(b.String(), want) {
 				t.Errorf("verdict lacks %q:\n%s", want, b.String())

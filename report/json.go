@@ -54,7 +54,10 @@ type jsonResult struct {
 	// correlation cannot tell apart (correlate.Result.Undecided): none of
 	// them is a culprit; each lists the others in undecided_with.
 	Undecided []jsonCulprit `json:"undecided"`
-	Verdict   string        `json:"verdict"`
+	// VictimReads is the victim's own reading set aside as no cause in
+	// recurring episodes no job explains (correlate.Result.VictimReads).
+	VictimReads *jsonVictimReads `json:"victim_reads,omitempty"`
+	Verdict     string           `json:"verdict"`
 	Totals    jsonTotals    `json:"totals"`
 	// Warnings are the analysis warnings' sentences; WarningDetails the
 	// same warnings, in the same order, as kind and fields.
@@ -295,6 +298,29 @@ type jsonCulprit struct {
 	// UndecidedWith (an entry of undecided) are the jobs it cannot be
 	// told apart from (correlate.Culprit.UndecidedWith).
 	UndecidedWith []string `json:"undecided_with,omitempty"`
+	// UndecidedWhy is why its group is undecided (correlate.UndecidedWhy).
+	UndecidedWhy *jsonUndecidedWhy `json:"undecided_why,omitempty"`
+}
+
+// jsonUndecidedWhy is correlate.UndecidedWhy: rule "median" (next_work
+// at least half top_work) or "episodes" (top did less than twice next's
+// work in not_twice of the shared episodes both are credited with);
+// work is the median over credits of I/O plus memory taken, bytes.
+type jsonUndecidedWhy struct {
+	Rule     string `json:"rule"`
+	Top      string `json:"top"`
+	Next     string `json:"next"`
+	TopWork  uint64 `json:"top_work_bytes"`
+	NextWork uint64 `json:"next_work_bytes"`
+	NotTwice int    `json:"not_twice,omitempty"`
+	Shared   int    `json:"shared,omitempty"`
+}
+
+// jsonVictimReads is correlate.VictimReads.
+type jsonVictimReads struct {
+	Program  string `json:"program"`
+	Episodes int    `json:"episodes"`
+	Of       int    `json:"of"`
 }
 
 // jsonProof is correlate.Proof with firings_note, the prose of its
@@ -448,6 +474,9 @@ func toJSON(r correlate.Result) jsonResult {
 	for i := range r.Culprits {
 		j.Culprits = append(j.Culprits, culpritJSON(&r, &r.Culprits[i]))
 	}
+	if v := r.VictimReads; v != nil {
+		j.VictimReads = &jsonVictimReads{Program: v.Program, Episodes: v.Episodes, Of: v.Of}
+	}
 	for i := range r.Undecided {
 		j.Undecided = append(j.Undecided, culpritJSON(&r, &r.Undecided[i]))
 	}
@@ -504,6 +533,9 @@ func culpritJSON(r *correlate.Result, c *correlate.Culprit) jsonCulprit {
 		PeriodS:  c.Period.Seconds(),
 		Episodes: nonNil(c.Episodes), Processes: nonNil(c.Processes), BytesPerEpisode: c.BytesPerEpisode,
 		Evidence: nonNil(evidence(r, c)), Advice: advice(c), Missing: c.Missing, UndecidedWith: c.UndecidedWith}
+	if w := c.Why; w != nil {
+		jc.UndecidedWhy = &jsonUndecidedWhy{Rule: w.Rule, Top: w.Top, Next: w.Next, TopWork: w.TopWork, NextWork: w.NextWork, NotTwice: w.NotTwice, Shared: w.Shared}
+	}
 	if c.Proof != nil {
 		jc.Proof = &jsonProof{Proof: c.Proof, FiringsNote: firingsNote(c.Proof.FiringsUnused, c.Job)}
 	}

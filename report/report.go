@@ -189,10 +189,24 @@ func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 	if p == nil && e.Culprit == "" && len(e.Processes) > 0 {
 		// Under a cgroup scope, the first process that can cause the
 		// group's reclaim; one outside it only when none can, flagged.
-		p = &e.Processes[0]
-		for i := range e.Processes {
-			if !e.Processes[i].OutsideScope {
-				p = &e.Processes[i]
+		// The victim, when the culprit model set its reads aside as its
+		// own pages read back (Result.VictimReads), only when no other
+		// process did I/O.
+		victim := func(q *correlate.ProcActivity) bool {
+			return r.VictimReads != nil && r.Victim != nil && r.Victim.PID > 0 && q.PID == r.Victim.PID
+		}
+		for _, ok := range []func(q *correlate.ProcActivity) bool{
+			func(q *correlate.ProcActivity) bool { return !q.OutsideScope && !victim(q) },
+			func(q *correlate.ProcActivity) bool { return !victim(q) },
+			func(*correlate.ProcActivity) bool { return true },
+		} {
+			for i := range e.Processes {
+				if ok(&e.Processes[i]) {
+					p = &e.Processes[i]
+					break
+				}
+			}
+			if p != nil {
 				break
 			}
 		}
@@ -311,6 +325,25 @@ func memLegend(example string) string {
 // culpritLegend says what the CULPRIT column holds.
 const culpritLegend = "CULPRIT: the job that explains the episode, then its process that did the most of the episode's disk I/O, with the bytes it read and wrote; \"no job:\" names the process that did the most when no job explains it."
 
+// markLegend says what the marks after a CULPRIT cell's process mean,
+// those the table shows ("" for none).
+func markLegend(r *correlate.Result) string {
+	var outside, victim bool
+	for i := range r.Episodes {
+		c := culpritCell(r, &r.Episodes[i])
+		outside = outside || strings.Contains(c, " (outside the cgroup)")
+		victim = victim || strings.HasSuffix(c, " (the victim)")
+	}
+	var out string
+	if outside {
+		out += " \"(outside the cgroup)\": a process outside the analysed group, shown when no process in it did I/O (or only the victim, reading its own pages back)."
+	}
+	if victim {
+		out += " \"(the victim)\": the process whose latency is explained."
+	}
+	return out
+}
+
 func culpritByName(r *correlate.Result, name string) *correlate.Culprit {
 	if name == "" {
 		return nil
@@ -369,7 +402,7 @@ func advice(c *correlate.Culprit) []string {
 		// Nothing more until it is told apart: the fixes below would be
 		// advice to a job that may be innocent.
 		return []string{
-			fmt.Sprintf("tell it from %s first: `sudo memdiag confirm --job %s -- LOAD` holds it off in B blocks of your load test and says whether the episodes go",
+			fmt.Sprintf("tell it from %s first: `sudo memdiag confirm --job %s -- LOAD` runs your load test in turns with it held off and with it back, and says whether the episodes go with it",
 				english.List(c.UndecidedWith, "and"), name),
 			"or record again with the page-cache chain traced (`--ebpf on`: BTF and CAP_BPF): it shows whose reads took the service's pages",
 		}

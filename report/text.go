@@ -176,7 +176,7 @@ func timelineText(b *strings.Builder, r *correlate.Result, o Options, md bool) {
 	} else if n := valuesScopeNote(r); n != "" {
 		b.WriteString(n + "\n")
 	}
-	b.WriteString(culpritLegend)
+	b.WriteString(culpritLegend + markLegend(r))
 	for i := range r.Episodes {
 		if c := culpritByName(r, r.Episodes[i].Culprit); c != nil {
 			if took := memTaken(c, &r.Episodes[i]); took != "" {
@@ -215,9 +215,9 @@ func summary(r *correlate.Result) []string {
 	if spansDays(r) {
 		endLayout = "2006-01-02 15:04:05"
 	}
-	lines := []string{fmt.Sprintf("Recording: %s, %s – %s %s (%s, %d intervals of %s)",
+	lines := []string{fmt.Sprintf("Recording: %s, %s – %s %s (%s, %s of %s)",
 		r.Host, in(r, r.Start).Format("2006-01-02 15:04:05"), in(r, r.End).Format(endLayout), zone,
-		correlate.FormatDuration(r.End.Sub(r.Start)), r.Intervals, correlate.FormatDuration(r.Interval))}
+		correlate.FormatDuration(r.End.Sub(r.Start)), english.Count(r.Intervals, "interval"), correlate.FormatDuration(r.Interval))}
 	if l := victimLine(r); l != "" {
 		lines = append(lines, l)
 	}
@@ -600,10 +600,10 @@ func undecidedText(b *strings.Builder, r *correlate.Result, md bool, bullet stri
 	if r.ChainTraced {
 		how = "the traced page-cache chain did not judge their episodes (reclaim took too little of the victim's pages in them)"
 	}
-	fmt.Fprintf(b, "Undecided: %s fired together in the episodes they explain (%d of %d), and the one with the most I/O did not do twice the next one's (by its median, or in most of the episodes they share); "+
+	fmt.Fprintf(b, "Undecided: %s fired together in the episodes they explain (%d of %d), and %s; "+
 		"correlation cannot tell which of them took the memory — a reader with O_DIRECT and a buffered one, or a job churning its own memory limit, "+
 		"look the same to it — and %s. None of them is named; `memdiag confirm --job NAME -- LOAD` on each tells them apart.\n\n",
-		undecidedNames(r, "and"), r.Undecided[0].EpisodesExplained, r.Undecided[0].EpisodesTotal, how)
+		undecidedNames(r, "and"), r.Undecided[0].EpisodesExplained, r.Undecided[0].EpisodesTotal, undecidedRule(r.Undecided[0].Why), how)
 	for i := range r.Undecided {
 		culpritText(b, r, &r.Undecided[i], md, bullet)
 		if i < len(r.Undecided)-1 {
@@ -614,6 +614,23 @@ func undecidedText(b *strings.Builder, r *correlate.Result, md bool, bullet stri
 
 // undecidedNames is the undecided jobs' names, "a, b and c" (conj
 // "and"), in their order.
+// undecidedRule says why no job of an undecided group stands out
+// (correlate.UndecidedWhy): "A's work (…) was less than twice B's (…)",
+// or "A did more than twice B's work by the median (…) but not in N of
+// the M episodes both are credited with". Work is I/O plus memory taken.
+func undecidedRule(w *correlate.UndecidedWhy) string {
+	if w == nil {
+		return "no one of them did more than twice the others' work"
+	}
+	top, next := correlate.FormatBytes(w.TopWork), correlate.FormatBytes(w.NextWork)
+	if w.Rule == correlate.UndecidedByEpisodes {
+		return fmt.Sprintf("%s did more than twice %s's work by the median (%s against %s an episode, I/O and memory taken) but not in %d of the %d episodes both are credited with, so it does not stand out episode by episode",
+			w.Top, w.Next, top, next, w.NotTwice, w.Shared)
+	}
+	return fmt.Sprintf("the one with the most work, %s (%s an episode, median of its I/O and memory taken), did less than twice %s's (%s), so none stands out",
+		w.Top, top, w.Next, next)
+}
+
 func undecidedNames(r *correlate.Result, conj string) string {
 	names := make([]string, len(r.Undecided))
 	for i := range r.Undecided {
@@ -650,6 +667,11 @@ func noCulpritText(b *strings.Builder, r *correlate.Result) {
 		why = "a recurrence too weak to attribute"
 	}
 	fmt.Fprintf(b, "No culprit: %s, %s, and no timer, cron job or recurring process is shown to cause %s.\n", english.Count(n, "episode"), why, map[bool]string{true: "it", false: "them"}[n == 1])
+	if v := r.VictimReads; v != nil {
+		fmt.Fprintf(b, "In %d of the %d episodes the I/O of the analysed scope was the victim's own reads (%s): most likely pages of its own that reclaim took, read back — the stall's effect, not its cause. "+
+			"What took them did no I/O in the scope: look outside it (processes marked \"outside the cgroup\" in the timeline, other groups under the same memory limit), at who holds memory while the episodes last (`memdiag mem`), or record with the page-cache chain traced (`--ebpf on`), which tells reading back from causing.\n",
+			v.Episodes, v.Of, v.Program)
+	}
 	if n < fewEpisodes {
 		fmt.Fprintf(b, "%s too few to tell a job or process seen in some of them from chance: record longer, over several more runs of a suspected job.\n",
 			map[bool]string{true: "One episode is", false: english.Count(n, "episode") + " are"}[n == 1])
@@ -692,7 +714,7 @@ func culpritText(b *strings.Builder, r *correlate.Result, c *correlate.Culprit, 
 	}
 	num, name, conf := fmt.Sprintf("%d.", c.Rank), c.Name, fmt.Sprintf("%s confidence (%.2f)", c.ConfidenceLabel(), c.Confidence)
 	if len(c.UndecidedWith) > 0 {
-		num, conf = "?", fmt.Sprintf("undecided with %s; by correlation alone %s", english.List(c.UndecidedWith, "and"), conf)
+		num, conf = "?", fmt.Sprintf("undecided with %s: not named (correlation score %.2f, which does not tell them apart)", english.List(c.UndecidedWith, "and"), c.Confidence)
 	}
 	if md {
 		name = "**" + name + "**"
@@ -773,7 +795,7 @@ func processesLine(c *correlate.Culprit, md bool) string {
 	if md {
 		procs = mdEscape(procs)
 	}
-	did := fmt.Sprintf("did %s of I/O per episode", correlate.FormatBytes(c.BytesPerEpisode))
+	did := fmt.Sprintf("did %s of I/O per episode on average", correlate.FormatBytes(c.BytesPerEpisode))
 	if c.Proof != nil {
 		if m, ok := memCredit(c.Proof); ok {
 			did = fmt.Sprintf("took %s of memory per episode (median resident memory growth) and %s", correlate.FormatBytes(m.bytes), did)

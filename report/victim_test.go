@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -141,5 +143,25 @@ func TestScopeLimitLine(t *testing.T) {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestNoCulpritVictimReads: episodes whose only in-scope I/O was the
+// victim's own reads (correlate.Result.VictimReads) say so, and where
+// to look, under "No culprit".
+func TestNoCulpritVictimReads(t *testing.T) {
+	r := correlate.Result{Episodes: make([]correlate.Episode, 5), Period: &correlate.Period{Period: 11 * time.Second},
+		VictimReads: &correlate.VictimReads{Program: "svc.py", Episodes: 4, Of: 5}}
+	var b strings.Builder
+	noCulpritText(&b, &r)
+	want := "In 4 of the 5 episodes the I/O of the analysed scope was the victim's own reads (svc.py): most likely pages of its own that reclaim took, read back"
+	if !strings.Contains(b.String(), want) || !strings.Contains(b.String(), "`--ebpf on`") {
+		t.Errorf("no-culprit verdict lacks %q and the chain's advice:\n%s", want, b.String())
+	}
+	r.VictimReads = nil
+	b.Reset()
+	noCulpritText(&b, &r)
+	if strings.Contains(b.String(), "victim") {
+		t.Errorf("without victim reads: %s", b.String())
 	}
 }
