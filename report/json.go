@@ -58,7 +58,7 @@ type jsonResult struct {
 	// recurring episodes no job explains (correlate.Result.VictimReads).
 	VictimReads *jsonVictimReads `json:"victim_reads,omitempty"`
 	Verdict     string           `json:"verdict"`
-	Totals    jsonTotals    `json:"totals"`
+	Totals      jsonTotals       `json:"totals"`
 	// Warnings are the analysis warnings' sentences; WarningDetails the
 	// same warnings, in the same order, as kind and fields.
 	Warnings       []string            `json:"warnings"`
