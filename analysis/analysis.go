@@ -87,6 +87,13 @@ func Recording(src Source, name string, done func(), o Options) (correlate.Resul
 		return correlate.Result{}, nil, l.err
 	}
 	res, t, err := Series(sr, withAB(rec.Warnings, rec.End, l.imp), l.imp, o)
+	switch {
+	case l.imp != nil && l.imp.Report.AB != nil:
+		res.AB = l.imp.Report.AB
+	case l.imp == nil && rec.End != nil && rec.End.AB != nil:
+		s := rec.End.AB.Summary()
+		res.AB = &s
+	}
 	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
 	if gaps.PressureOnly() {
 		res.Lacks = append(res.Lacks, record.PressureOnlyLine)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
@@ -71,6 +72,11 @@ type Result struct {
 	// explains, set aside as no cause (UnnamedVictim): its program and in
 	// how many episodes it did their in-scope I/O. nil when it was not.
 	VictimReads *VictimReads
+	// AB is what ab's report counted when watch ran ab
+	// (record.End.AB), or --latency-ab-output gave: its failed and
+	// non-2xx requests, totals no interval can take (set by package
+	// analysis). nil otherwise.
+	AB *latency.ABSummary
 	// NotRun lists every job of the recording's inventory that is not a
 	// culprit, with why (NotRun.Kind); empty without episodes.
 	NotRun []NotRun

@@ -57,8 +57,11 @@ type jsonResult struct {
 	// VictimReads is the victim's own reading set aside as no cause in
 	// recurring episodes no job explains (correlate.Result.VictimReads).
 	VictimReads *jsonVictimReads `json:"victim_reads,omitempty"`
-	Verdict     string           `json:"verdict"`
-	Totals      jsonTotals       `json:"totals"`
+	// AB is what ab's report counted (correlate.Result.AB): totals for
+	// the run, left out of totals.errors since ab -g places none of them.
+	AB      *jsonAB    `json:"ab,omitempty"`
+	Verdict string     `json:"verdict"`
+	Totals  jsonTotals `json:"totals"`
 	// Warnings are the analysis warnings' sentences; WarningDetails the
 	// same warnings, in the same order, as kind and fields.
 	Warnings       []string            `json:"warnings"`
@@ -316,6 +319,14 @@ type jsonUndecidedWhy struct {
 	Shared   int    `json:"shared,omitempty"`
 }
 
+// jsonAB is ab's report's counts (latency.ABSummary): complete
+// requests, failed (connect, receive, length, exceptions) and non-2xx.
+type jsonAB struct {
+	Complete int `json:"complete"`
+	Failed   int `json:"failed"`
+	Non2xx   int `json:"non2xx"`
+}
+
 // jsonVictimReads is correlate.VictimReads.
 type jsonVictimReads struct {
 	Program  string `json:"program"`
@@ -476,6 +487,9 @@ func toJSON(r correlate.Result) jsonResult {
 	}
 	if v := r.VictimReads; v != nil {
 		j.VictimReads = &jsonVictimReads{Program: v.Program, Episodes: v.Episodes, Of: v.Of}
+	}
+	if a := r.AB; a != nil {
+		j.AB = &jsonAB{Complete: a.Complete, Failed: a.Failed, Non2xx: a.Non2xx}
 	}
 	for i := range r.Undecided {
 		j.Undecided = append(j.Undecided, culpritJSON(&r, &r.Undecided[i]))
