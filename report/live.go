@@ -371,7 +371,7 @@ func WriteSummaryWith(w io.Writer, sm *record.Summary, path string, o SummaryOpt
 	if sm.Samples == 1 {
 		noun = "sample"
 	}
-	fmt.Fprintf(w, "\nRecorded %d %s over %s to %s\n", sm.Samples, noun, sm.Duration.Round(1e9), path)
+	fmt.Fprintf(w, "\nRecorded %d %s over %s to %s\n", sm.Samples, noun, correlate.FormatDuration(sm.Duration), path)
 	if sm.Samples < 2 {
 		fmt.Fprintln(w, "  too short to measure rates: at least two samples are needed")
 		return
