@@ -1054,7 +1054,7 @@ func (sr *Series) episodeProcs(e *Episode, first, last int, scoped bool) (procs 
 			if en.cgroup == "" {
 				en.p.CgroupUnknown = true
 			} else {
-				en.p.OutsideScope = !inScope(&sr.Header, en.cgroup)
+				en.p.OutsideScope = !sr.inScope(en.p.PID, en.cgroup)
 			}
 		}
 		ps := []*procPart{en.p}
@@ -1114,7 +1114,7 @@ func (sr *Series) episodeMemory(e *Episode, parts []procPart, first, last int, s
 		if scoped {
 			if cg := sr.cgroupOf(key.pid, key.start); cg == "" {
 				p.CgroupUnknown = true
-			} else if p.OutsideScope = !inScope(&sr.Header, cg); p.OutsideScope {
+			} else if p.OutsideScope = !sr.inScope(key.pid, cg); p.OutsideScope {
 				e.OutsideMem += g
 			}
 		}

@@ -188,7 +188,7 @@ func (m *scopeMemo) isOutside(pid int, start uint64) bool {
 		return v
 	}
 	cg := m.sr.cgroupOf(pid, start)
-	m.outside[k] = cg != "" && !inScope(&m.sr.Header, cg)
+	m.outside[k] = cg != "" && !m.sr.inScope(pid, cg)
 	return m.outside[k]
 }
 

@@ -563,7 +563,7 @@ func (mc *modelCtx) ranOutside(r *jobRun) *RanOutside {
 	o := &RanOutside{Group: group, Processes: len(r.procs)}
 	for _, p := range r.procs {
 		cg := mc.sr.cgroupOf(p.pid, p.start)
-		if cg == "" || inScope(&mc.sr.Header, cg) {
+		if cg == "" || mc.sr.inScope(p.pid, cg) {
 			return nil
 		}
 		if !slices.Contains(o.Cgroups, cg) {

@@ -3,6 +3,7 @@ package correlate
 import (
 	"encoding/binary"
 	"math"
+	"path"
 	"sort"
 	"strconv"
 	"time"
@@ -99,6 +100,12 @@ type Series struct {
 	// says whether any was.
 	chains      []*record.Chain
 	chainTraced bool
+	// memcgs is each process's memory cgroup as the traced chain saw it
+	// (the group its page-cache additions were charged to, its own when
+	// it reclaimed, stalled or refaulted), by PID: on a hybrid host the v1
+	// memory path, which need not mirror the v2 group the process
+	// samples carry. nil until a chain names one.
+	memcgs map[int]string
 	// vdelays is, per interval, the rise of the victim's delay
 	// accounting (record.Sample.VictimDelay), nil where an end lacks it;
 	// victimDelays says whether any interval has it.
@@ -306,6 +313,7 @@ func (sr *Series) addInterval(s *record.Sample) {
 	sr.chains = append(sr.chains, s.Chain)
 	if s.Chain != nil {
 		sr.chainTraced = true
+		sr.noteMemcgs(s.Chain)
 	}
 	vd := waitDelta(sr.prev.VictimDelay, s.VictimDelay, s.Time.Sub(sr.prev.Time))
 	sr.vdelays = append(sr.vdelays, vd)
@@ -598,6 +606,51 @@ func (sr *Series) sawCgroup(pid int, start uint64, cgroup string) {
 
 // cgroupOf is the cgroup process pid (start ticks start, 0 any) was last
 // seen in anywhere in the recording, "" if never.
+// noteMemcgs keeps the memory cgroup of each process ch names.
+func (sr *Series) noteMemcgs(ch *record.Chain) {
+	note := func(pid int, memcg string) {
+		if pid <= 0 || memcg == "" {
+			return
+		}
+		if sr.memcgs == nil {
+			sr.memcgs = map[int]string{}
+		}
+		sr.memcgs[pid] = memcg
+	}
+	for _, a := range ch.Adds {
+		note(a.PID, a.Memcg)
+	}
+	for _, e := range ch.Evictions {
+		if e.Reclaimer != record.ReclaimKswapd {
+			note(e.PID, e.ReclMemcg)
+		}
+	}
+	for _, st := range ch.Stalls {
+		note(st.PID, st.Memcg)
+	}
+	for _, r := range ch.Refaults {
+		note(r.PID, r.Memcg)
+	}
+}
+
+// inScope says whether process pid, in cgroup v2 group cg, can cause the
+// recorded scope's reclaim (package-level inScope), or — on a hybrid
+// host, where a process's v1 memory cgroup need not mirror its v2 group
+// — whether the traced chain saw its memory charged within the victim's
+// limit domain (record.Victim.Domain): a job moved into the service's
+// v1 memory group but left at the v2 root competes under its limit.
+func (sr *Series) inScope(pid int, cg string) bool {
+	if inScope(&sr.Header, cg) {
+		return true
+	}
+	v := sr.Header.Victim
+	if v == nil || v.Domain() == "" {
+		return false
+	}
+	m, ok := sr.memcgs[pid]
+	return ok && memcgWithin(path.Clean("/"+v.Domain()), m)
+}
+
 func (sr *Series) cgroupOf(pid int, start uint64) string {
 	for _, c := range sr.cgroups[pid] {
 		if c.start == start || start == 0 || c.start == 0 {
