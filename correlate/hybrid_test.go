@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -72,5 +73,11 @@ func TestHybridJobInTheVictimsMemcgOnly(t *testing.T) {
 		if c.Name == "job.sh" {
 			t.Errorf("untraced: job.sh named (%+v); the recording does not place its memory", c)
 		}
+	}
+	// What it says instead: the recurrence is unknown, and the scope had
+	// no I/O but processes outside it did (not "no recorded process").
+	if len(plain.Culprits) != 1 || plain.Culprits[0].Kind != KindUnknown || !slices.Contains(plain.Culprits[0].Missing, MissingOutsideIO) ||
+		slices.Contains(plain.Culprits[0].Missing, MissingIO) {
+		t.Errorf("untraced: culprits %+v; want one unknown, missing outside_io (not io)", plain.Culprits)
 	}
 }

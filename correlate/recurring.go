@@ -436,8 +436,11 @@ func (mc *modelCtx) explainUnknown(u *unexplained, c *Culprit, chance, busy, sel
 		return nil
 	}
 	c.Missing = mc.missing(len(chance) > 0, len(busy) > 0)
+	if i := slices.Index(c.Missing, MissingIO); i >= 0 && slices.ContainsFunc(u.un, func(e int) bool { return mc.res.Episodes[e].OutsideBytes > 0 }) {
+		c.Missing[i] = MissingOutsideIO
+	}
 	if len(self) > 0 {
-		c.Missing = append([]Missing{MissingVictimSelf}, slices.DeleteFunc(c.Missing, func(m Missing) bool { return m == MissingIO })...)
+		c.Missing = append([]Missing{MissingVictimSelf}, slices.DeleteFunc(c.Missing, func(m Missing) bool { return m == MissingIO || m == MissingOutsideIO })...)
 	}
 	// What did the recurring episodes' I/O, and why it is not named.
 	for _, x := range []struct {

@@ -460,6 +460,11 @@ const (
 	// attribute (kernel, page cache of processes outside the top, or a
 	// cgroup's other tasks).
 	MissingIO Missing = "io"
+	// MissingOutsideIO: as MissingIO within the analysed scope, but
+	// processes outside it did I/O in those episodes
+	// (Episode.OutsideBytes): what the recording cannot tell is whether
+	// they reach the group (a memory limit it does not place them under).
+	MissingOutsideIO Missing = "outside_io"
 	// MissingVictimSelf: the victim's own reads did the recurring
 	// episodes' I/O (ProgramCredit.Unnamed victim) and no traced chain
 	// tells reading back from causing: what took its memory ran

@@ -186,7 +186,13 @@ func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 			p = patternChild(c, e)
 		}
 	}
-	if p == nil && e.Culprit == "" && len(e.Processes) > 0 {
+	// An unknown cause's episode, like one no culprit explains, shows the
+	// process that did the most of its I/O, with the same marks.
+	unknown := false
+	if c := culpritByName(r, e.Culprit); c != nil && c.Kind == correlate.KindUnknown {
+		unknown = true
+	}
+	if p == nil && (e.Culprit == "" || unknown) && len(e.Processes) > 0 {
 		// Under a cgroup scope, the first process that can cause the
 		// group's reclaim; one outside it only when none can, flagged.
 		// The victim, when the culprit model set its reads aside as its
@@ -618,6 +624,8 @@ func unknownAdvice(c *correlate.Culprit) []string {
 			out = append(out, "the I/O of these episodes in the analysed scope was the victim's own reads: what took its memory did no I/O there — look outside the scope (processes \"outside the cgroup\" in the timeline, other groups under the same memory limit), at who holds memory while the episodes last (`memdiag mem`), or record with the traced chain (watch --ebpf on), which tells reading back from causing")
 		case correlate.MissingIO:
 			out = append(out, "no recorded process did the I/O or took the memory of these episodes: look at who holds memory while they last (`memdiag mem`), at the cgroup's other tasks and at the kernel's own reclaim (kswapd)")
+		case correlate.MissingOutsideIO:
+			out = append(out, "no recorded process in the analysed scope did the I/O or took the memory of these episodes, but processes outside it did (\"outside the cgroup\" in the timeline): they reach the group only through host-wide reclaim, or through a memory limit the recording cannot place them under (a v1 memory group that does not mirror their v2 group: record with the page-cache chain traced, `--ebpf on`, which places their memory); look too at who holds memory while the episodes last (`memdiag mem`)")
 		}
 	}
 	if len(out) == 0 {

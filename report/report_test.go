@@ -449,7 +449,7 @@ func TestHostWideMarksUnderCgroupScope(t *testing.T) {
 		}
 		return b.String()
 	}
-	want := "SIGNALS: PSI memory PSI of the recorded cgroup rose; host-wide, the whole machine's and not the cgroup's alone: " +
+	want := "SIGNALS: PSI memory PSI of the recorded cgroup rose. The others are host-wide counters (the whole machine's, every cgroup's together, not this cgroup's alone): " +
 		"LRU file LRU shrank, RF refaults rose, DR direct reclaim rose, LR cgroup-limit reclaim rose, IO disk I/O rose, IOT I/O time rose, SW swap-out rose.\n"
 	if got := render(format.Table, Options{}); !strings.Contains(got, want) {
 		t.Errorf("legend lacks %q:\n%s", want, got)

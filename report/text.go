@@ -74,7 +74,7 @@ func signalsLegend(r *correlate.Result) string {
 	if !groupScope(r) {
 		return "SIGNALS: " + strings.Join(parts, ", ") + "."
 	}
-	return fmt.Sprintf("SIGNALS: PSI memory PSI of %s rose; host-wide, the whole machine's and not the cgroup's alone: %s.",
+	return fmt.Sprintf("SIGNALS: PSI memory PSI of %s rose. The others are host-wide counters (the whole machine's, every cgroup's together, not this cgroup's alone): %s.",
 		psiScopeName(r.PSIScope), strings.Join(parts[1:], ", "))
 }
 
