@@ -967,10 +967,15 @@ func (mc *modelCtx) nameJob(r *jobRun, pf *Proof, fe *firingEval) (bool, unnamed
 			pf.Cap = mc.o.Model.BlindCap
 		}
 	case k == 1:
+		// One episode, by its share of it — unless most of its runs
+		// raised none (pf.Runs, weighNull): a job that ran eight times
+		// and met one episode did not cause it by running (a neighbour
+		// fired 5 s after the job, whose run fell into an episode off
+		// the job's schedule: CI R23, newcomer-nolimit).
 		c := pf.Credits[0]
 		late := c.LeadS != nil && *c.LeadS < -res.Interval.Seconds()
 		barShare, barLate = math.Max(c.Share, c.GroupShare), late
-		if barShare >= mc.o.Model.SoloShare && !late {
+		if barShare >= mc.o.Model.SoloShare && !late && 2*k >= pf.Runs {
 			named = true
 			pf.Cap = mc.o.Model.SoloCap
 		}

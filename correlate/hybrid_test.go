@@ -81,3 +81,32 @@ func TestHybridJobInTheVictimsMemcgOnly(t *testing.T) {
 		t.Errorf("untraced: culprits %+v; want one unknown, missing outside_io (not io)", plain.Culprits)
 	}
 }
+
+// TestSingleCreditAmongManyRunsNotNamed (CI R23, newcomer-nolimit): a
+// neighbour timer firing 5 s after the job ran eight times; one of its
+// runs fell into an extra episode, off the job's schedule, where it did
+// all the I/O. The old rule named it on that one credit (share ≥
+// SoloShare) though seven of its eight runs raised no episode (p_null 1,
+// confidence 0.00); a single credit names a job only when at least half
+// its runs raised an episode.
+func TestSingleCreditAmongManyRunsNotNamed(t *testing.T) {
+	ats := offs(10*time.Second, 8, 10*time.Second)
+	var ps []sproc
+	for k, a := range ats {
+		ps = append(ps,
+			sproc{pid: 8000 + k, ppid: 1, comm: "hog", cmdline: "/opt/hog job", unit: "job.service", reads: true,
+				from: a, to: a + 3*time.Second, bps: every(600*mib/2, 2*time.Second, a)},
+			sproc{pid: 8100 + k, ppid: 1, comm: "hog", cmdline: "/opt/hog nb", unit: "nb.service", reads: true,
+				from: a + 5*time.Second, to: a + 8*time.Second, bps: every(600*mib/2, 2*time.Second, a+5*time.Second)})
+	}
+	ps = append(ps, sproc{pid: 50, ppid: 1, comm: "websvc", cmdline: "/opt/websvc", unit: "web.service", bps: steady(64 << 10)})
+	job := withPeriod(sysTimer("job.timer", "*:*:0/10", "/opt/hog job"), 10*time.Second)
+	nb := withPeriod(sysTimer("nb.timer", "*:*:5/10", "/opt/hog nb"), 10*time.Second)
+	job.IdleNow, nb.IdleNow = true, true
+	stalls := append(slices.Clone(ats), ats[6]+5*time.Second) // one extra episode, in nb's 7th run
+	s := scenario{dur: 95 * time.Second, hostSome: burstPSI(0.3, 2*time.Second, stalls...), procs: ps, jobs: []record.Job{job, nb}}
+	res := Analyze(s.build(), Options{})
+	if got := names(res); !slices.Equal(got, []string{"job.timer"}) {
+		t.Errorf("culprits %v; want job.timer alone (nb.timer met 1 episode in 8 runs)", got)
+	}
+}
