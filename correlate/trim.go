@@ -80,6 +80,14 @@ func (sr *Series) trimIntervals(k int) {
 	sr.chains = slices.Clone(sr.chains[k:])
 	sr.vdelays = slices.Clone(sr.vdelays[k:])
 	sr.chainTraced = slices.ContainsFunc(sr.chains, func(c *record.Chain) bool { return c != nil })
+	// The processes' memory cgroups, from the kept chains only: a
+	// recorder's window does not keep every PID it ever saw.
+	sr.memcgs = nil
+	for _, c := range sr.chains {
+		if c != nil {
+			sr.noteMemcgs(c)
+		}
+	}
 	sr.victimDelays = slices.ContainsFunc(sr.vdelays, func(d *record.TaskDelays) bool { return d != nil })
 	// An OOM kill is dated by the sample that ends its interval.
 	var first time.Time

@@ -130,3 +130,12 @@ func firstDiff(a, b []byte) string {
 	}
 	return ""
 }
+
+// TestTrimIsFreshHybridChain: the same with a traced chain that places a
+// job by its memory cgroup only (hybridScenario): the trimmed series
+// keeps the memory cgroups of its kept chains, as a fresh one learns them.
+func TestTrimIsFreshHybridChain(t *testing.T) {
+	if n := checkTrimIsFresh(t, hybridScenario(true).build()); n == 0 {
+		t.Error("no trimmed window had an episode: the comparison proves little")
+	}
+}
