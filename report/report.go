@@ -151,74 +151,14 @@ func signalValue(s correlate.SignalPeak) string {
 // episode's I/O with the bytes it read and wrote ("job: process 7.0
 // GiB"); with no job, "no job: " and the process that did the most.
 func culpritCell(r *correlate.Result, e *correlate.Episode) string {
-	var p *correlate.ProcActivity
-	if c := culpritByName(r, e.Culprit); c != nil {
+	c := culpritByName(r, e.Culprit)
+	if c != nil {
 		if took := memTaken(c, e); took != "" {
 			return e.Culprit + ": " + took
 		}
-		for i := range e.Processes {
-			for _, cp := range c.Processes {
-				if otherUnit(e.Processes[i], cp) {
-					// The same comm in another unit (the victim
-					// service's python3) is not the job's process.
-					continue
-				}
-				// A pattern's process (sh) did its I/O through the
-				// children it reaped unseen: their row is its. The row is
-				// found by its parent's comm, not by its PPID: a job
-				// culprit's processes are summed by program (PID 0; its
-				// reaped rows are one entry of their own, matched by
-				// comm above), and a pattern's culprit carries one
-				// representative process, whose PID is the parent of the
-				// reaped row in its own episode only — matching by PPID
-				// would show another row in every other episode.
-				ep := &e.Processes[i]
-				if ep.Comm == cp.Comm || ep.Reaped && ep.Comm == correlate.ReapedComm(cp.Comm) {
-					p = &e.Processes[i]
-					break
-				}
-			}
-			if p != nil {
-				break
-			}
-		}
-		if p == nil && c.Kind == correlate.KindProcess {
-			p = patternChild(c, e)
-		}
-	}
-	// An unknown cause's episode, like one no culprit explains, shows the
-	// process that did the most of its I/O, with the same marks.
-	unknown := false
-	if c := culpritByName(r, e.Culprit); c != nil && c.Kind == correlate.KindUnknown {
-		unknown = true
-	}
-	if p == nil && (e.Culprit == "" || unknown) && len(e.Processes) > 0 {
-		// Under a cgroup scope, the first process that can cause the
-		// group's reclaim; one outside it only when none can, flagged.
-		// The victim, when the culprit model set its reads aside as its
-		// own pages read back (Result.VictimReads), only when no other
-		// process did I/O.
-		victim := func(q *correlate.ProcActivity) bool {
-			return r.VictimReads != nil && r.Victim != nil && r.Victim.PID > 0 && q.PID == r.Victim.PID
-		}
-		for _, ok := range []func(q *correlate.ProcActivity) bool{
-			func(q *correlate.ProcActivity) bool { return !q.OutsideScope && !victim(q) },
-			func(q *correlate.ProcActivity) bool { return !victim(q) },
-			func(*correlate.ProcActivity) bool { return true },
-		} {
-			for i := range e.Processes {
-				if ok(&e.Processes[i]) {
-					p = &e.Processes[i]
-					break
-				}
-			}
-			if p != nil {
-				break
-			}
-		}
 	}
 	proc := ""
-	if p != nil {
+	if p := cellProc(r, c, e); p != nil {
 		proc = p.Comm + " " + correlate.FormatBytes(p.Bytes())
 		if p.Reaped {
 			// "exited threads or children of sh" says nothing of which sh: its PID, as
@@ -228,7 +168,7 @@ func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 		if p.OutsideScope {
 			proc += " (outside the cgroup)"
 		}
-		if v := r.Victim; v != nil && v.PID > 0 && p.PID == v.PID {
+		if isVictim(r, p.PID) {
 			proc += " (the victim)"
 		}
 	}
@@ -241,6 +181,88 @@ func culpritCell(r *correlate.Result, e *correlate.Episode) string {
 		return "no job: " + proc
 	}
 	return ""
+}
+
+// cellProc is the process a CULPRIT cell names for episode e, whose
+// culprit is c (culpritByName of e.Culprit): the culprit's own
+// (culpritProc), or, with no culprit or an unknown cause, the episode's
+// (episodeProc); nil for none, and for an episode of undecided jobs
+// ("a or b", no one culprit).
+func cellProc(r *correlate.Result, c *correlate.Culprit, e *correlate.Episode) *correlate.ProcActivity {
+	switch {
+	case c == nil && e.Culprit != "":
+		return nil
+	case c == nil:
+		return episodeProc(r, e)
+	}
+	if p := culpritProc(c, e); p != nil || c.Kind != correlate.KindUnknown {
+		return p
+	}
+	return episodeProc(r, e)
+}
+
+// culpritProc is culprit c's process that did the most of episode e's
+// I/O, nil when none of e's rows is its.
+func culpritProc(c *correlate.Culprit, e *correlate.Episode) *correlate.ProcActivity {
+	for i := range e.Processes {
+		for _, cp := range c.Processes {
+			if otherUnit(e.Processes[i], cp) {
+				// The same comm in another unit (the victim
+				// service's python3) is not the job's process.
+				continue
+			}
+			// A pattern's process (sh) did its I/O through the
+			// children it reaped unseen: their row is its. The row is
+			// found by its parent's comm, not by its PPID: a job
+			// culprit's processes are summed by program (PID 0; its
+			// reaped rows are one entry of their own, matched by
+			// comm above), and a pattern's culprit carries one
+			// representative process, whose PID is the parent of the
+			// reaped row in its own episode only — matching by PPID
+			// would show another row in every other episode.
+			ep := &e.Processes[i]
+			if ep.Comm == cp.Comm || ep.Reaped && ep.Comm == correlate.ReapedComm(cp.Comm) {
+				return ep
+			}
+		}
+	}
+	if c.Kind == correlate.KindProcess {
+		return patternChild(c, e)
+	}
+	return nil
+}
+
+// episodeProc is the process named for an episode no culprit, or an
+// unknown cause, explains: the first (the most I/O) that can cause the
+// group's reclaim under a cgroup scope; one outside it only when none
+// can, flagged. The victim, when the culprit model set its reads aside
+// as its own pages read back (Result.VictimReads), only when no other
+// process did I/O. Nil when the episode has no process.
+func episodeProc(r *correlate.Result, e *correlate.Episode) *correlate.ProcActivity {
+	readBack := func(q *correlate.ProcActivity) bool { return r.VictimReads != nil && isVictim(r, q.PID) }
+	first := func(ok func(q *correlate.ProcActivity) bool) *correlate.ProcActivity {
+		for i := range e.Processes {
+			if ok(&e.Processes[i]) {
+				return &e.Processes[i]
+			}
+		}
+		return nil
+	}
+	if p := first(func(q *correlate.ProcActivity) bool { return !q.OutsideScope && !readBack(q) }); p != nil {
+		return p
+	}
+	if p := first(func(q *correlate.ProcActivity) bool { return !readBack(q) }); p != nil {
+		return p
+	}
+	if len(e.Processes) > 0 {
+		return &e.Processes[0]
+	}
+	return nil
+}
+
+// isVictim says whether pid is the recorded victim's process.
+func isVictim(r *correlate.Result, pid int) bool {
+	return r.Victim != nil && r.Victim.PID > 0 && pid == r.Victim.PID
 }
 
 // patternChild is, for a recurring-process culprit whose own process
@@ -336,9 +358,15 @@ const culpritLegend = "CULPRIT: the job that explains the episode, then its proc
 func markLegend(r *correlate.Result) string {
 	var outside, victim bool
 	for i := range r.Episodes {
-		c := culpritCell(r, &r.Episodes[i])
-		outside = outside || strings.Contains(c, " (outside the cgroup)")
-		victim = victim || strings.HasSuffix(c, " (the victim)")
+		e := &r.Episodes[i]
+		c := culpritByName(r, e.Culprit)
+		if c != nil && memTaken(c, e) != "" {
+			continue // the cell shows the memory taken, no process
+		}
+		if p := cellProc(r, c, e); p != nil {
+			outside = outside || p.OutsideScope
+			victim = victim || isVictim(r, p.PID)
+		}
 	}
 	var out string
 	if outside {
