@@ -14,11 +14,12 @@
 package analysis
 
 import (
+	"slices"
+
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
-	"slices"
 )
 
 // Source is a recording read sample by sample: one file (record.Reader)
@@ -86,14 +87,13 @@ func Recording(src Source, name string, done func(), o Options) (correlate.Resul
 	if l.err != nil {
 		return correlate.Result{}, nil, l.err
 	}
-	res, t, err := Series(sr, withAB(rec.Warnings, rec.End, l.imp), l.imp, o)
-	switch {
-	case l.imp != nil && l.imp.Report.AB != nil:
-		res.AB = l.imp.Report.AB
-	case l.imp == nil && rec.End != nil && rec.End.AB != nil:
-		s := rec.End.AB.Summary()
-		res.AB = &s
+	ab, note := abCounts(rec.End, l.imp)
+	warns := rec.Warnings
+	if note != "" {
+		warns = append(slices.Clone(warns), note)
 	}
+	res, t, err := Series(sr, warns, l.imp, o)
+	res.AB = ab
 	res.Lacks = gaps.Lines(rec.End, rec.Warnings)
 	if gaps.PressureOnly() {
 		res.Lacks = append(res.Lacks, record.PressureOnlyLine)
@@ -141,20 +141,23 @@ func Series(sr *correlate.Series, warns []string, imp *latency.Imported, o Optio
 // capturedAB names where watch's copy of ab's report came from.
 const capturedAB = "captured by watch"
 
-// withAB adds to the recording's warnings what ab's report counted when
-// watch ran ab (record.End.AB) and the latency is the recording's own
-// (watch --latency following ab -g); an ab -g file imported without
-// --latency-ab-output takes the counts into its import line instead.
-func withAB(warns []string, end *record.End, imp *latency.Imported) []string {
-	if end == nil || end.AB == nil {
-		return warns
-	}
+// abCounts is what ab's report counted, for the analysis (Result.AB):
+// an imported ab -g file's (--latency-ab-output), or, given none, the
+// copy watch kept in the end line (record.End.AB) when it ran ab. The
+// imported file takes that copy into its import line; the recording's
+// own latency (watch --latency following ab -g) gets note, a line for
+// the recording's warnings ("" when there is nothing to say).
+func abCounts(end *record.End, imp *latency.Imported) (ab *latency.ABSummary, note string) {
 	if imp != nil {
-		if imp.Report.Format == "ab" && imp.Report.AB == nil {
+		if imp.Report.Format == "ab" && imp.Report.AB == nil && end != nil && end.AB != nil {
 			s := end.AB.Summary()
 			imp.Report.AB, imp.Report.ABName = &s, capturedAB
 		}
-		return warns
+		return imp.Report.AB, ""
 	}
-	return append(slices.Clone(warns), end.AB.Summary().TotalsNote(capturedAB))
+	if end == nil || end.AB == nil {
+		return nil, ""
+	}
+	s := end.AB.Summary()
+	return &s, s.TotalsNote(capturedAB)
 }

@@ -318,7 +318,19 @@ func (mc *modelCtx) weighPatterns(u *unexplained, progs map[string]*recurPattern
 		}
 		return cmp.Compare(a.key, b.key)
 	})
+	// The victim's patterns in a fixed order (progs is a map): the first
+	// is Result.VictimReads'.
+	slices.SortFunc(self, byEpisodes)
 	return cands, chance, busy, self
+}
+
+// byEpisodes orders patterns by their credited episodes, most first,
+// then by key.
+func byEpisodes(a, b *recurPattern) int {
+	if c := cmp.Compare(len(b.eps), len(a.eps)); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.key, b.key)
 }
 
 // victimReads says whether pattern a is the victim reading: every one
@@ -447,12 +459,7 @@ func (mc *modelCtx) explainUnknown(u *unexplained, c *Culprit, chance, busy, sel
 		as  []*recurPattern
 		why Unnamed
 	}{{self, UnnamedVictim}, {busy, UnnamedBusy}, {chance, unnamedChance}} {
-		slices.SortFunc(x.as, func(a, b *recurPattern) int {
-			if c := cmp.Compare(len(b.eps), len(a.eps)); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.key, b.key)
-		})
+		slices.SortFunc(x.as, byEpisodes)
 		for _, a := range x.as {
 			c.Programs = append(c.Programs, ProgramCredit{Program: a.program, Share: median(a.shares), Episodes: len(a.eps), Of: len(u.un), Unnamed: x.why})
 		}

@@ -604,8 +604,6 @@ func (sr *Series) sawCgroup(pid int, start uint64, cgroup string) {
 	sr.cgroups[pid] = append(cs, seenCgroup{start, cgroup})
 }
 
-// cgroupOf is the cgroup process pid (start ticks start, 0 any) was last
-// seen in anywhere in the recording, "" if never.
 // noteMemcgs keeps the memory cgroup of each process ch names.
 func (sr *Series) noteMemcgs(ch *record.Chain) {
 	note := func(pid int, memcg string) {
@@ -651,6 +649,8 @@ func (sr *Series) inScope(pid int, cg string) bool {
 	return ok && memcgWithin(path.Clean("/"+v.Domain()), m)
 }
 
+// cgroupOf is the cgroup process pid (start ticks start, 0 any) was last
+// seen in anywhere in the recording, "" if never.
 func (sr *Series) cgroupOf(pid int, start uint64) string {
 	for _, c := range sr.cgroups[pid] {
 		if c.start == start || start == 0 || c.start == 0 {

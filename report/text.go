@@ -612,8 +612,6 @@ func undecidedText(b *strings.Builder, r *correlate.Result, md bool, bullet stri
 	}
 }
 
-// undecidedNames is the undecided jobs' names, "a, b and c" (conj
-// "and"), in their order.
 // undecidedRule says why no job of an undecided group stands out
 // (correlate.UndecidedWhy): "A's work (…) was less than twice B's (…)",
 // or "A did more than twice B's work by the median (…) but not in N of
@@ -631,6 +629,8 @@ func undecidedRule(w *correlate.UndecidedWhy) string {
 		w.Top, top, w.Next, next)
 }
 
+// undecidedNames is the undecided jobs' names, "a, b and c" (conj
+// "and"), in their order.
 func undecidedNames(r *correlate.Result, conj string) string {
 	names := make([]string, len(r.Undecided))
 	for i := range r.Undecided {
