@@ -107,16 +107,8 @@ func jobEvidence(r *correlate.Result, c *correlate.Culprit, pf *correlate.Proof,
 		if c.FiringsMatched > 0 {
 			ev = append(ev, fmt.Sprintf("with episodes at random times, %d of %d firings would be followed by one with p = %.2g", c.FiringsMatched, c.Firings, pf.PFiring))
 		}
-		if n := len(pf.FiringsCutOff); n > 0 {
-			at := make([]string, n)
-			for i, f := range pf.FiringsCutOff {
-				if r.Location != nil {
-					f = f.In(r.Location)
-				}
-				at[i] = f.Format("15:04:05")
-			}
-			ev = append(ev, fmt.Sprintf("not counted: its %s at %s, which the recording ended less than %s after (an episode it caused may have begun after the end)",
-				english.Plural(n, "firing"), english.List(at, "and"), correlate.FormatDuration(c.Lag)))
+		if l := cutOffLine(r, c, pf); l != "" {
+			ev = append(ev, l)
 		}
 	} else if note := firingsNote(pf.FiringsUnused, job); c.Projected && note != "" {
 		ev = append(ev, "firings not weighed: "+note)
@@ -664,4 +656,22 @@ func chainEvidence(r *correlate.Result, pf *correlate.Proof) string {
 		s += fmt.Sprintf("; the %s rose to %s", r.Stat, correlate.FormatDuration(e.LatencyPeak))
 	}
 	return s + fmt.Sprintf(" (the chain judged %d of its %s)", judged, english.Count(len(pf.Credits), "credit"))
+}
+
+// cutOffLine says which of a job's firings were not counted because the
+// recording ended within their window (Proof.FiringsCutOff), "" for none.
+func cutOffLine(r *correlate.Result, c *correlate.Culprit, pf *correlate.Proof) string {
+	n := len(pf.FiringsCutOff)
+	if n == 0 {
+		return ""
+	}
+	at := make([]string, n)
+	for i, f := range pf.FiringsCutOff {
+		if r.Location != nil {
+			f = f.In(r.Location)
+		}
+		at[i] = f.Format("15:04:05")
+	}
+	return fmt.Sprintf("not counted: its %s at %s, which the recording ended less than %s after (an episode it caused may have begun after the end)",
+		english.Plural(n, "firing"), english.List(at, "and"), correlate.FormatDuration(c.Lag))
 }
