@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memdiag/memdiag/confirm"
+	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
@@ -78,8 +79,8 @@ func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command 
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Job, "job", "", "the job to hold off, by its `NAME` in memdiag timers")
-	fl.StringVar(&opts.Recording, "recording", "", "hold off the first culprit of this recording's verdict (`FILE` from memdiag watch); an undecided verdict is refused: give each of its jobs with --job")
+	fl.StringArrayVar(&opts.Jobs, "job", nil, "the job to hold off, by its `NAME` in memdiag timers; repeat it to hold several off together")
+	fl.StringVar(&opts.Recording, "recording", "", "hold off the jobs this recording's verdict names, together (`FILE` from memdiag watch); an undecided verdict is refused: give each of its jobs with --job")
 	fl.StringVar(&opts.With, "with", "", "instead of holding the job off, put this proposed fix in place for B blocks: a drop-in (`FILE` with [Service] or [Timer]) for a timer, the replacement line for a cron job")
 	fl.IntVar(&opts.Pairs, "pairs", 5, "pairs of blocks (A and B); 5 is the fewest that can confirm at p ≤ 0.05")
 	longDurationVar(fl, &opts.Block, "block", 0, "length of each block (at least the job's period, so each A block can see a firing); 0: one run of the load")
@@ -112,45 +113,64 @@ func runConfirm(ctx context.Context, o *confirmOptions) error {
 	if err != nil {
 		return err
 	}
-	job, change, load, err := o.prepare(ctx)
+	jobs, changes, load, err := o.prepare(ctx)
 	if err != nil {
 		return errors.Join(err, confirm.CloseState(ctx, st))
 	}
+	names := jobNames(jobs)
 	blocks, _ := confirm.Plan(o.Pairs)
-	exp := &confirm.Experiment{Blocks: blocks, Change: change, State: st, RunBlock: load.RunBlock, Undo: confirm.UndoTimeout,
-		Running: confirm.JobRunning(job, o.env()), SettleMax: confirm.SettleMax(o.Block),
-		Waiting: confirm.SayWaiting(o.IO.ErrOut, job.Name, len(blocks)),
+	exp := &confirm.Experiment{Blocks: blocks, Changes: changes, State: st, RunBlock: load.RunBlock, Undo: confirm.UndoTimeout,
+		Running: confirm.JobsRunning(jobs, o.env()), SettleMax: confirm.SettleMax(o.Block),
+		Waiting: confirm.SayWaiting(o.IO.ErrOut, names, len(blocks)),
 		Progress: func(m confirm.Measurement) {
 			fmt.Fprintf(o.IO.ErrOut, "memdiag: block %d/%d (%s) done: %s\n", m.Index+1, len(blocks), m.Arm, m.Wall.Round(time.Second/10))
 		}}
 	done, runErr := exp.RunAndClose(ctx, o.State)
-	return o.report(job, change, done, runErr)
+	return o.report(names, changes, done, runErr)
 }
 
-// prepare finds the job, reads how to hold it off, builds the load and
-// asks the user; it changes nothing.
-func (o *confirmOptions) prepare(ctx context.Context) (timers.Job, confirm.Change, *confirm.Load, error) {
-	job, err := o.culprit()
-	if err != nil {
-		return job, confirm.Change{}, nil, err
+func jobNames(jobs []timers.Job) []string {
+	var names []string
+	for _, j := range jobs {
+		names = append(names, j.Name)
 	}
-	change, err := o.change(ctx, job)
+	return names
+}
+
+// prepare finds the jobs, reads how to hold each off, builds the load and
+// asks the user; it changes nothing.
+func (o *confirmOptions) prepare(ctx context.Context) ([]timers.Job, []confirm.Change, *confirm.Load, error) {
+	jobs, err := o.culprits()
 	if err != nil {
-		return job, change, nil, err
+		return nil, nil, nil, err
+	}
+	if o.With != "" && len(jobs) > 1 {
+		return jobs, nil, nil, flagErrorf("--with puts one job's fix in place, and %s names %s: give the job with --job NAME",
+			o.Recording, english.List(jobNames(jobs), "and"))
+	}
+	var changes []confirm.Change
+	for _, job := range jobs {
+		change, err := o.change(ctx, job)
+		if err != nil {
+			return jobs, changes, nil, err
+		}
+		changes = append(changes, change)
 	}
 	load, err := o.load()
 	if err != nil {
-		return job, change, nil, err
+		return jobs, changes, nil, err
 	}
-	if p := job.PeriodSeconds; p != nil && o.Block > 0 && o.Block.Seconds() < *p {
-		fmt.Fprintf(o.IO.ErrOut, "memdiag: warning: --block %s is shorter than %s's period (%s): some A blocks may hold no firing\n",
-			o.Block, job.Name, time.Duration(*p*float64(time.Second)))
+	for _, job := range jobs {
+		if p := job.PeriodSeconds; p != nil && o.Block > 0 && o.Block.Seconds() < *p {
+			fmt.Fprintf(o.IO.ErrOut, "memdiag: warning: --block %s is shorter than %s's period (%s): some A blocks may hold no firing\n",
+				o.Block, job.Name, time.Duration(*p*float64(time.Second)))
+		}
 	}
-	return job, change, load, o.agree(ctx, change)
+	return jobs, changes, load, o.agree(ctx, changes)
 }
 
-// change is what B blocks change: job held off, or the --with fix in
-// place of it.
+// change is what B blocks change for job: the job held off, or the
+// --with fix in place of it.
 func (o *confirmOptions) change(ctx context.Context, job timers.Job) (confirm.Change, error) {
 	if o.With == "" {
 		return confirm.Prepare(ctx, job, o.env(), o.Now())
@@ -162,25 +182,30 @@ func (o *confirmOptions) change(ctx context.Context, job timers.Job) (confirm.Ch
 	return confirm.PrepareFix(ctx, job, o.With, fix, o.env(), o.Now())
 }
 
-// culprit is the job to hold off, from --job or the recording's verdict.
-func (o *confirmOptions) culprit() (timers.Job, error) {
+// culprits are the jobs to hold off, from --job or the recording's
+// verdict.
+func (o *confirmOptions) culprits() ([]timers.Job, error) {
 	jobs, err := session.HostJobs(o.Root, false)
 	if err != nil && len(jobs) == 0 {
-		return timers.Job{}, err
+		return nil, err
 	}
-	return confirm.Culprit(jobs, o.Job, o.Recording)
+	return confirm.Culprits(jobs, o.Jobs, o.Recording)
 }
 
 // agree asks before changing the host, unless --yes. Ctrl-C at the
 // prompt ends the wait for an answer (exit 130).
-func (o *confirmOptions) agree(ctx context.Context, c confirm.Change) error {
+func (o *confirmOptions) agree(ctx context.Context, cs []confirm.Change) error {
 	if o.Yes {
 		return nil
 	}
-	if !o.StdinTTY() {
-		return flagErrorf("memdiag confirm changes the host (%s); stdin is not a terminal to ask, so give --yes", c.Describe())
+	var what []string
+	for _, c := range cs {
+		what = append(what, c.Describe())
 	}
-	fmt.Fprintf(o.IO.ErrOut, "memdiag confirm will change this host during each B block:\n  %s\nState file: %s. Go on? [y/N] ", c.Describe(), o.State)
+	if !o.StdinTTY() {
+		return flagErrorf("memdiag confirm changes the host (%s); stdin is not a terminal to ask, so give --yes", strings.Join(what, "; "))
+	}
+	fmt.Fprintf(o.IO.ErrOut, "memdiag confirm will change this host during each B block:\n  %s\nState file: %s. Go on? [y/N] ", strings.Join(what, "\n  "), o.State)
 	in := rootfs.Stdin(ctx, o.IO.In, 4<<10)
 	defer in.Close()
 	line, err := bufio.NewReader(in).ReadString('\n')
@@ -208,8 +233,11 @@ func (o *confirmOptions) load() (*confirm.Load, error) {
 
 // report analyses the blocks that ran and renders the report; runErr
 // (the load failing, an interruption) decides the exit code after it.
-func (o *confirmOptions) report(job timers.Job, c confirm.Change, done []confirm.Measurement, runErr error) error {
-	rep := confirm.Report{Job: job.Name, Change: c.Describe(), Command: o.Command, Block: o.Block, Pairs: o.Pairs, Fix: c.Fix}
+func (o *confirmOptions) report(jobs []string, cs []confirm.Change, done []confirm.Measurement, runErr error) error {
+	rep := confirm.Report{Job: jobs[0], Jobs: jobs, Command: o.Command, Block: o.Block, Pairs: o.Pairs, Fix: cs[0].Fix}
+	for _, c := range cs {
+		rep.Change = append(rep.Change, c.Describe())
+	}
 	rep, runErr = confirm.Conclude(rep, done, runErr, confirm.Options{MinRelative: o.MinEffect / 100, SpikeOver: o.SpikeOver})
 	if len(done) > 0 {
 		if err := confirm.Render(o.IO.Out, rep, o.Format, o.IO.Width(), o.Location); err != nil {

@@ -27,7 +27,7 @@ func TestNewConfirmCmd(t *testing.T) {
 		{
 			name: "job and load",
 			args: "--job pmlogger_check.timer --pairs 6 --block 20m --probe http://localhost:8080/ --yes -- k6 run load.js",
-			want: confirmOptions{Request: confirm.Request{Job: "pmlogger_check.timer", Pairs: 6, Block: 20 * time.Minute, Command: []string{"k6", "run", "load.js"}, MinEffect: 10},
+			want: confirmOptions{Request: confirm.Request{Jobs: []string{"pmlogger_check.timer"}, Pairs: 6, Block: 20 * time.Minute, Command: []string{"k6", "run", "load.js"}, MinEffect: 10},
 				Probe: "http://localhost:8080/", Yes: true, ProbeInterval: 200 * time.Millisecond, State: "/var/lib/memdiag/confirm.state", Format: "table"},
 		},
 		{
@@ -44,12 +44,19 @@ func TestNewConfirmCmd(t *testing.T) {
 		{
 			name: "with a fix",
 			args: "--job pmlogger_check.timer --with fix.conf --yes -- ./load.sh",
-			want: confirmOptions{Request: confirm.Request{Job: "pmlogger_check.timer", With: "fix.conf", Pairs: 5, MinEffect: 10, Command: []string{"./load.sh"}},
+			want: confirmOptions{Request: confirm.Request{Jobs: []string{"pmlogger_check.timer"}, With: "fix.conf", Pairs: 5, MinEffect: 10, Command: []string{"./load.sh"}},
 				Yes: true, State: "/var/lib/memdiag/confirm.state", Format: "table", ProbeInterval: 200 * time.Millisecond},
 		},
+		{
+			name: "two jobs together",
+			args: "--job pmlogger_check.timer --job pmlogger_farm_check --yes -- ./load.sh",
+			want: confirmOptions{Request: confirm.Request{Jobs: []string{"pmlogger_check.timer", "pmlogger_farm_check"}, Pairs: 5, MinEffect: 10, Command: []string{"./load.sh"}},
+				Yes: true, State: "/var/lib/memdiag/confirm.state", Format: "table", ProbeInterval: 200 * time.Millisecond},
+		},
+		{name: "two jobs with a fix", args: "--job a --job b --with fix.conf -- ./load.sh", wantErr: "--with puts one job's fix in place: give it with one --job NAME"},
 		{name: "restore with a fix", args: "--restore --with fix.conf", wantErr: "--restore takes no --with"},
-		{name: "no culprit", args: "-- ./load.sh", wantErr: "give exactly one of --job NAME or --recording FILE"},
-		{name: "both", args: "--job a --recording r -- ./load.sh", wantErr: "give exactly one of --job NAME or --recording FILE"},
+		{name: "no culprit", args: "-- ./load.sh", wantErr: "give --job NAME (once per job held off together) or --recording FILE, not both"},
+		{name: "both", args: "--job a --recording r -- ./load.sh", wantErr: "give --job NAME (once per job held off together) or --recording FILE, not both"},
 		{name: "no load", args: "--job a", wantErr: "no load: give the load command after --"},
 		{name: "load before --", args: "--job a ./load.sh", wantErr: "put the load command after --"},
 		{name: "restore with a job", args: "--restore --job a", wantErr: "--restore takes no job"},
@@ -141,6 +148,36 @@ func TestRunConfirmFixture(t *testing.T) {
 	}
 	if strings.Count(errOut, "memdiag: block ") != 4 {
 		t.Errorf("progress:\n%s", errOut)
+	}
+}
+
+// TestRunConfirmJobsTogether: --job twice holds both jobs off in every B
+// block (the load sees neither line) and neither in A, puts both back,
+// and the report names both.
+func TestRunConfirmJobsTogether(t *testing.T) {
+	root, crontab := confirmRoot(t)
+	if err := os.WriteFile(crontab, []byte("# two jobs that do nothing heavy\n*/2 * * * * root /bin/true\n*/3 * * * * root /bin/false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(crontab)
+	state := filepath.Join(t.TempDir(), "confirm.state")
+	seen := filepath.Join(t.TempDir(), "seen")
+	load := `echo "$(grep -c '^\*/' "$1")" >>"$2"`
+	code, out, errOut := runWith(t, time.Now, root, "confirm", "--job", "cron.d/decoy:2", "--job", "cron.d/decoy:3", "--pairs", "2", "--yes", "--state", state,
+		"--", "sh", "-c", load, "sh", crontab, seen)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(seen); string(b) != "2\n0\n0\n2\n" {
+		t.Errorf("the load saw %q lines of the jobs, want 2 0 0 2 (A B B A)", b)
+	}
+	if after, _ := os.ReadFile(crontab); string(after) != string(before) {
+		t.Errorf("crontab after the run:\n%s", after)
+	}
+	for _, want := range []string{"Held off in B blocks, together:\n", "  - cron.d/decoy:2: line 2 of ", "  - cron.d/decoy:3: line 3 of "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
 	}
 }
 
@@ -241,7 +278,7 @@ func TestRunConfirmAsks(t *testing.T) {
 			in.WriteString(tc.answer)
 			state := filepath.Join(t.TempDir(), "s")
 			o := &confirmOptions{IO: ios, Now: time.Now, Root: root, Location: time.UTC, State: state, StdinTTY: func() bool { return tc.tty },
-				Request: confirm.Request{Job: "cron.d/decoy:2", Command: []string{"true"}, Pairs: 1, MinEffect: 10}}
+				Request: confirm.Request{Jobs: []string{"cron.d/decoy:2"}, Command: []string{"true"}, Pairs: 1, MinEffect: 10}}
 			err := runConfirm(context.Background(), o)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("err %v, want %q", err, tc.wantErr)
@@ -271,7 +308,7 @@ func TestConfirmPromptEndsOnCtrlC(t *testing.T) {
 			ios, _, _, errOut := iostreamsTest()
 			ios.In = f
 			o := &confirmOptions{IO: ios, Now: time.Now, Root: root, Location: time.UTC, State: filepath.Join(t.TempDir(), "s"), StdinTTY: func() bool { return true },
-				Request: confirm.Request{Job: "cron.d/decoy:2", Command: []string{"true"}, Pairs: 1, MinEffect: 10}}
+				Request: confirm.Request{Jobs: []string{"cron.d/decoy:2"}, Command: []string{"true"}, Pairs: 1, MinEffect: 10}}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			ended := make(chan struct{})

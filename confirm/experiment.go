@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/memdiag/memdiag/internal/english"
 )
 
-// Experiment runs the planned blocks, holding the job off for each B
-// block and putting it back after.
+// Experiment runs the planned blocks, holding the jobs off for each B
+// block and putting them back after.
 type Experiment struct {
 	Blocks []Block
-	// Change holds the job off; State records it before it is made.
-	Change Change
-	State  *State
+	// Changes hold the jobs off (or put a fix in place), one per job, made
+	// in order; State records each before it is made.
+	Changes []Change
+	State   *State
 	// RunBlock runs the load for one block and measures it.
 	RunBlock func(ctx context.Context, b Block) (Measurement, error)
 	// Progress, when set, is told each block's measurement as it ends.
@@ -21,7 +24,7 @@ type Experiment struct {
 	// Undo bounds the time putting things back may take after the run's
 	// context is cancelled (default 30 s).
 	Undo time.Duration
-	// Running, when set, finds the job's instances running now: before a
+	// Running, when set, finds the jobs' instances running now: before a
 	// B block, once the hold is in place, the experiment waits for those
 	// (started before the hold) to end, at most SettleMax, so that they
 	// do not count as B's. Waiting, when set, is told before it waits.
@@ -30,8 +33,8 @@ type Experiment struct {
 	Waiting   func(b Block, pids []int, max time.Duration)
 }
 
-// Run runs every block in order. The job is held off only during B
-// blocks; it is put back after each, and on every way out — the load
+// Run runs every block in order. The jobs are held off only during B
+// blocks; they are put back after each, and on every way out — the load
 // failing, the context cancelled (Ctrl-C, SIGTERM) — with a context of
 // its own, so a cancelled run still undoes its changes. It returns the
 // blocks measured so far with the first error.
@@ -51,12 +54,14 @@ func (e *Experiment) Run(ctx context.Context) (done []Measurement, err error) {
 
 func (e *Experiment) block(ctx context.Context, b Block) (m Measurement, err error) {
 	if b.Arm == HeldOff {
-		if err := e.State.Hold(ctx, e.Change); err != nil {
-			what := "holding " + e.Change.Job + " off"
-			if e.Change.Fix != "" {
-				what = "putting " + e.Change.Fix + " in place for " + e.Change.Job
+		for _, c := range e.Changes {
+			if err := e.State.Hold(ctx, c); err != nil {
+				what := "holding " + c.Job + " off"
+				if c.Fix != "" {
+					what = "putting " + c.Fix + " in place for " + c.Job
+				}
+				return m, errors.Join(fmt.Errorf("block %d: %s: %w", b.Index+1, what, err), e.release())
 			}
-			return m, errors.Join(fmt.Errorf("block %d: %s: %w", b.Index+1, what, err), e.release())
 		}
 		defer func() { err = errors.Join(err, e.release()) }()
 	}
@@ -106,7 +111,11 @@ func (e *Experiment) release() error {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	if err := e.State.Release(ctx); err != nil {
-		return fmt.Errorf("putting %s back: %w (memdiag confirm --restore retries)", e.Change.Job, err)
+		var jobs []string
+		for _, c := range e.Changes {
+			jobs = append(jobs, c.Job)
+		}
+		return fmt.Errorf("putting %s back: %w (memdiag confirm --restore retries)", english.List(jobs, "and"), err)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memdiag/memdiag/timers"
 )
 
 // heldNow says whether the fixture's pmlogger_check line is commented out.
@@ -34,7 +36,7 @@ func newExperiment(t *testing.T, pairs int) (*Experiment, string, string) {
 		t.Fatal(err)
 	}
 	blocks, _ := Plan(pairs)
-	return &Experiment{Blocks: blocks, Change: c, State: st}, file, state
+	return &Experiment{Blocks: blocks, Changes: []Change{c}, State: st}, file, state
 }
 
 func TestExperimentHoldsOnlyInB(t *testing.T) {
@@ -59,6 +61,45 @@ func TestExperimentHoldsOnlyInB(t *testing.T) {
 	}
 	if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("state left: %v", err)
+	}
+}
+
+// Two jobs held off together (--job twice, or a verdict naming two):
+// both lines are commented out in every B block and neither in A, and
+// the file is back byte for byte after the run.
+func TestExperimentHoldsJobsTogether(t *testing.T) {
+	root, file := cronRoot(t)
+	env := Env{Root: root}
+	daily := timers.Job{Name: "cron.d/pcp-pmlogger:6", Source: timers.Cron, File: "etc/cron.d/pcp-pmlogger", Line: 6}
+	var cs []Change
+	for _, j := range []timers.Job{checkJob(), daily} {
+		c, err := Prepare(context.Background(), j, env, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, c)
+	}
+	st, err := OpenState(filepath.Join(root, "confirm.state"), env, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, _ := Plan(2)
+	e := &Experiment{Blocks: blocks, Changes: cs, State: st}
+	e.RunBlock = func(_ context.Context, b Block) (Measurement, error) {
+		b2, _ := os.ReadFile(file)
+		if n := strings.Count(string(b2), heldPrefix); n != map[Arm]int{AsIs: 0, HeldOff: 2}[b.Arm] {
+			t.Errorf("block %d (%s): %d lines held off\n%s", b.Index+1, b.Arm, n, b2)
+		}
+		return Measurement{Block: b}, nil
+	}
+	if got, err := e.Run(context.Background()); err != nil || len(got) != 4 {
+		t.Fatalf("run: %d blocks, %v", len(got), err)
+	}
+	if err := e.State.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != pcpCron {
+		t.Errorf("file after the run:\n%s", b)
 	}
 }
 

@@ -253,7 +253,7 @@ func TestDropInOnlyInB(t *testing.T) {
 	}
 	blocks, _ := Plan(2)
 	var seen []int
-	e := &Experiment{Blocks: blocks, Change: ch, State: st, RunBlock: func(_ context.Context, b Block) (Measurement, error) {
+	e := &Experiment{Blocks: blocks, Changes: []Change{ch}, State: st, RunBlock: func(_ context.Context, b Block) (Measurement, error) {
 		_, err := os.Stat(ch.File)
 		if in := err == nil; in != (b.Arm == HeldOff) || in != (len(fu.dropIns["pmlogger_check.service"]) == 1) {
 			t.Errorf("block %d (%s): drop-in there %v, systemd lists %v", b.Index, b.Arm, in, fu.dropIns["pmlogger_check.service"])
@@ -382,7 +382,7 @@ func TestDropInNotLoaded(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocks, _ := Plan(1)
-	e := &Experiment{Blocks: blocks, Change: ch, State: st, RunBlock: func(_ context.Context, b Block) (Measurement, error) {
+	e := &Experiment{Blocks: blocks, Changes: []Change{ch}, State: st, RunBlock: func(_ context.Context, b Block) (Measurement, error) {
 		return Measurement{Block: b}, nil
 	}}
 	done, err := e.RunAndClose(ctx, state)

@@ -2,6 +2,7 @@ package confirm
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/memdiag/memdiag/correlate"
@@ -32,41 +33,64 @@ func FindJob(jobs []timers.Job, name string) (timers.Job, error) {
 	return timers.Job{}, fmt.Errorf("no job %q on this host (memdiag timers lists them)", name)
 }
 
-// Culprit is the job to hold off among the host's jobs: the one named
-// name (--job, FindJob), else the first culprit of the verdict of the
-// recording file at path (--recording, CulpritJob). A recording that
-// cannot be read is a *rootfs.NamedError of --recording.
-func Culprit(jobs []timers.Job, name, path string) (timers.Job, error) {
-	if name != "" {
-		return FindJob(jobs, name)
+// Culprits are the jobs to hold off together among the host's jobs: the
+// ones named (--job, FindJob each), else the jobs the verdict of the
+// recording file at path names (--recording, CulpritJobs). A recording
+// that cannot be read is a *rootfs.NamedError of --recording.
+func Culprits(jobs []timers.Job, names []string, path string) ([]timers.Job, error) {
+	if len(names) > 0 {
+		var out []timers.Job
+		for _, n := range names {
+			j, err := FindJob(jobs, n)
+			if err != nil {
+				return nil, err
+			}
+			if slices.ContainsFunc(out, func(o timers.Job) bool { return o.Name == j.Name }) {
+				return nil, fmt.Errorf("--job %s names %s, given already", n, j.Name)
+			}
+			out = append(out, j)
+		}
+		return out, nil
 	}
 	rec, err := record.ReadFile(path)
 	if err != nil {
-		return timers.Job{}, &rootfs.NamedError{Flag: "--recording", Path: path, Err: err}
+		return nil, &rootfs.NamedError{Flag: "--recording", Path: path, Err: err}
 	}
-	return CulpritJob(rec, jobs)
+	return CulpritJobs(rec, jobs)
 }
 
-// CulpritJob is the job a recording's verdict names first (the same
-// verdict as `memdiag analyze`), looked up among the host's jobs as they
-// are now. A process culprit is a *CannotHoldError; no culprit is an
-// error saying so.
-func CulpritJob(rec *record.Recording, jobs []timers.Job) (timers.Job, error) {
+// CulpritJobs are the jobs a recording's verdict names (the same verdict
+// as `memdiag analyze`), in its order, looked up among the host's jobs
+// as they are now: every culprit that is a job, since jobs named together
+// (the reference case's two pcp timers, each explaining its own share of
+// the episodes) take the effect away only together. A process named
+// first is a *CannotHoldError; no culprit is an error saying so.
+func CulpritJobs(rec *record.Recording, jobs []timers.Job) ([]timers.Job, error) {
 	res := correlate.Analyze(rec, correlate.Options{Project: timers.Project})
 	if len(res.Culprits) == 0 && len(res.Undecided) > 0 {
 		var names []string
 		for _, u := range res.Undecided {
 			names = append(names, u.Name)
 		}
-		return timers.Job{}, fmt.Errorf("the recording's verdict is undecided between %s (fired together, none standing out by its I/O): "+
+		return nil, fmt.Errorf("the recording's verdict is undecided between %s (fired together, none standing out by its I/O): "+
 			"confirm each with --job NAME to tell them apart", english.List(names, "and"))
 	}
 	if len(res.Culprits) == 0 {
-		return timers.Job{}, fmt.Errorf("the recording's verdict names no culprit: nothing to confirm (give --job NAME to test a job anyway)")
+		return nil, fmt.Errorf("the recording's verdict names no culprit: nothing to confirm (give --job NAME to test a job anyway)")
 	}
-	c := res.Culprits[0]
-	if c.Job == nil {
-		return timers.Job{}, ProcessCulprit(c.Name)
+	if c := res.Culprits[0]; c.Job == nil {
+		return nil, ProcessCulprit(c.Name)
 	}
-	return FindJob(jobs, c.Job.Name)
+	var out []timers.Job
+	for _, c := range res.Culprits {
+		if c.Job == nil {
+			continue
+		}
+		j, err := FindJob(jobs, c.Job.Name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, nil
 }

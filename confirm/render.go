@@ -14,8 +14,13 @@ import (
 // Report is a finished (or interrupted) experiment: what was held off,
 // each block, and the statistics.
 type Report struct {
+	// Job is the first (or only) job held off, Jobs all of them, in the
+	// order given; Change says what B blocks change for each
+	// (Change.Describe), one line per job in the table, joined by "; " in
+	// the JSON.
 	Job     string        `json:"job"`
-	Change  string        `json:"held_off"` // Change.Describe
+	Jobs    []string      `json:"jobs"`
+	Change  []string      `json:"-"`
 	Command []string      `json:"command"`
 	Block   time.Duration `json:"block_ns"` // 0: one run of the command per block
 	Pairs   int           `json:"pairs"`
@@ -78,7 +83,14 @@ func Render(w io.Writer, r Report, f format.Format, width int, loc *time.Locatio
 	if r.Fix != "" {
 		what = "In place in B blocks"
 	}
-	fmt.Fprintf(&b, "%s: %s\n", what, r.Change)
+	if len(r.Change) == 1 {
+		fmt.Fprintf(&b, "%s: %s\n", what, r.Change[0])
+	} else {
+		fmt.Fprintf(&b, "%s, together:\n", what)
+		for _, c := range r.Change {
+			fmt.Fprintf(&b, "  - %s\n", c)
+		}
+	}
 	fmt.Fprintf(&b, "Load: %s, %s, %d pairs (AB BA …)\n\n", strings.Join(r.Command, " "), blockWords(r.Block), r.Pairs)
 	b.WriteString(blockTable(r, loc).Text(tables.Options{Width: width}))
 	b.WriteString("\n\n")
@@ -224,10 +236,11 @@ func fixNote(r Report) string {
 func renderJSON(w io.Writer, r Report) error {
 	type out struct {
 		Report
+		HeldOff    string      `json:"held_off"`
 		FixOutcome string      `json:"fix_outcome,omitempty"`
 		Blocks     []blockJSON `json:"blocks"`
 	}
-	o := out{Report: r, FixOutcome: r.FixOutcome()}
+	o := out{Report: r, HeldOff: strings.Join(r.Change, "; "), FixOutcome: r.FixOutcome()}
 	for _, m := range r.Blocks {
 		bj := blockJSON{Index: m.Index + 1, Pair: m.Pair + 1, Arm: m.Arm, HeldOff: m.Arm == HeldOff, Start: m.Start.UTC(), WallNS: int64(m.Wall),
 			Requests: len(m.Latencies) + m.Errors, Errors: m.Errors, P99NS: int64(m.P99()),

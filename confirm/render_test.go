@@ -3,6 +3,7 @@ package confirm
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ func renderReport(t *testing.T) Report {
 		t.Fatal(err)
 	}
 	c := Change{Kind: KindCron, Job: "cron.d/pcp-pmlogger:8", File: "/etc/cron.d/pcp-pmlogger", Line: 8}
-	return Report{Job: c.Job, Change: c.Describe(), Command: []string{"k6", "run", "load.js"}, Block: 10 * time.Second, Pairs: 5, Blocks: bl, Result: &res}
+	return Report{Job: c.Job, Jobs: []string{c.Job}, Change: []string{c.Describe()}, Command: []string{"k6", "run", "load.js"}, Block: 10 * time.Second, Pairs: 5, Blocks: bl, Result: &res}
 }
 
 func TestRenderTable(t *testing.T) {
@@ -64,6 +65,40 @@ func TestRenderJSON(t *testing.T) {
 	}
 }
 
+// TestRenderJobsTogether: two jobs held off together are each listed,
+// in the table and in the JSON's jobs and held_off.
+func TestRenderJobsTogether(t *testing.T) {
+	r := renderReport(t)
+	a := Change{Kind: KindSystemd, Job: "pmlogger_check.timer", Unit: "pmlogger_check.timer", WasActive: true}
+	b := Change{Kind: KindSystemd, Job: "pmlogger_farm_check.timer", Unit: "pmlogger_farm_check.timer", WasActive: true}
+	r.Job, r.Jobs, r.Change = a.Job, []string{a.Job, b.Job}, []string{a.Describe(), b.Describe()}
+	var tb bytes.Buffer
+	if err := Render(&tb, r, format.Table, 100, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	want := "Held off in B blocks, together:\n" +
+		"  - pmlogger_check.timer: stopped (systemctl stop) and started again after each B block\n" +
+		"  - pmlogger_farm_check.timer: stopped (systemctl stop) and started again after each B block\n"
+	if !strings.HasPrefix(tb.String(), want) {
+		t.Errorf("table begins\n%s\nwant\n%s", tb.String()[:min(len(tb.String()), 300)], want)
+	}
+	var jb bytes.Buffer
+	if err := Render(&jb, r, format.JSON, 0, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Job     string   `json:"job"`
+		Jobs    []string `json:"jobs"`
+		HeldOff string   `json:"held_off"`
+	}
+	if err := json.Unmarshal(jb.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Job != a.Job || strings.Join(got.Jobs, ",") != a.Job+","+b.Job || got.HeldOff != a.Describe()+"; "+b.Describe() {
+		t.Errorf("JSON %+v", got)
+	}
+}
+
 // TestRenderFix: with --with, the report says what was in place, labels
 // the B blocks with the fix and says whether it removed the effect, in
 // the table and the JSON; the verdict's statistics are the same.
@@ -71,7 +106,7 @@ func TestRenderFix(t *testing.T) {
 	r := renderReport(t)
 	c := Change{Kind: KindDropIn, Job: "pmlogger_check.timer", Unit: "pmlogger_check.service", Fix: "fix.conf",
 		File: "/etc/systemd/system/pmlogger_check.service.d/50-memdiag-confirm.conf"}
-	r.Job, r.Change, r.Fix = c.Job, c.Describe(), c.Fix
+	r.Job, r.Jobs, r.Change, r.Fix = c.Job, []string{c.Job}, []string{c.Describe()}, c.Fix
 	var b bytes.Buffer
 	if err := Render(&b, r, format.Table, 100, time.UTC); err != nil {
 		t.Fatal(err)

@@ -1,36 +1,39 @@
 package confirm
 
 import (
+	"slices"
 	"time"
 
 	"github.com/memdiag/memdiag/internal/usage"
 )
 
-// Request is what `memdiag confirm` is asked to do: hold off Job (its
-// name in memdiag timers, --job) or the first culprit of Recording's
-// verdict (--recording) during every B block, while Command (the load
+// Request is what `memdiag confirm` is asked to do: hold off Jobs (their
+// names in memdiag timers, --job, repeated for jobs that act together)
+// or the jobs Recording's verdict names (--recording) during every B
+// block, while Command (the load
 // after --) runs in Pairs pairs of blocks of Block each (0: one run of
 // the load), with MinEffect percent of A as the smallest effect that
 // matters; or, with Restore, only undo what a killed run left. With,
 // when set, is a file with a proposed fix (--with) put in place for the
 // B blocks instead of holding the job off (PrepareFix).
 type Request struct {
-	Job, Recording string
-	With           string
-	Command        []string
-	Pairs          int
-	Block          time.Duration
-	MinEffect      float64 // percent of A
-	Restore        bool
+	Jobs      []string
+	Recording string
+	With      string
+	Command   []string
+	Pairs     int
+	Block     time.Duration
+	MinEffect float64 // percent of A
+	Restore   bool
 }
 
 // Check checks the request's combination and ranges: Restore alone, or
-// exactly one of Job and Recording with a load, 1 to 1000 pairs, a
+// jobs (each once) or a Recording, not both, with a load, 1 to 1000 pairs, a
 // Block not negative and a MinEffect strictly between 0 and 100. Its
 // errors are *usage.Error naming the flags.
 func (r Request) Check() error {
 	if r.Restore {
-		if r.Job != "" || r.Recording != "" || len(r.Command) > 0 {
+		if len(r.Jobs) > 0 || r.Recording != "" || len(r.Command) > 0 {
 			return usage.Errorf("--restore takes no job, recording or load: it undoes what the state file lists")
 		}
 		if r.With != "" {
@@ -38,8 +41,19 @@ func (r Request) Check() error {
 		}
 		return nil
 	}
-	if (r.Job == "") == (r.Recording == "") {
-		return usage.Errorf("give exactly one of --job NAME or --recording FILE")
+	if (len(r.Jobs) == 0) == (r.Recording == "") {
+		return usage.Errorf("give --job NAME (once per job held off together) or --recording FILE, not both")
+	}
+	for i, j := range r.Jobs {
+		if j == "" {
+			return usage.Errorf("--job: empty name")
+		}
+		if slices.Contains(r.Jobs[:i], j) {
+			return usage.Errorf("--job %s given twice", j)
+		}
+	}
+	if r.With != "" && len(r.Jobs) > 1 {
+		return usage.Errorf("--with puts one job's fix in place: give it with one --job NAME")
 	}
 	if len(r.Command) == 0 {
 		return usage.Errorf("no load: give the load command after --, e.g. memdiag confirm --job NAME -- ./load-test.sh")

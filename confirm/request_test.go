@@ -17,17 +17,20 @@ func TestRequestCheck(t *testing.T) {
 		r    Request
 		want string
 	}{
-		{Request{Job: "a", Command: load, Pairs: 5, MinEffect: 10}, ""},
+		{Request{Jobs: []string{"a"}, Command: load, Pairs: 5, MinEffect: 10}, ""},
 		{Request{Restore: true}, ""},
-		{Request{Restore: true, Job: "a"}, "--restore takes no job, recording or load: it undoes what the state file lists"},
+		{Request{Restore: true, Jobs: []string{"a"}}, "--restore takes no job, recording or load: it undoes what the state file lists"},
 		{Request{Restore: true, With: "fix.conf"}, "--restore takes no --with: it undoes what the state file lists, a fix in place included"},
-		{Request{Job: "a", With: "fix.conf", Command: load, Pairs: 5, MinEffect: 10}, ""},
+		{Request{Jobs: []string{"a"}, With: "fix.conf", Command: load, Pairs: 5, MinEffect: 10}, ""},
 		{Request{Restore: true, Command: load}, "--restore takes no job, recording or load: it undoes what the state file lists"},
-		{Request{Command: load, Pairs: 5, MinEffect: 10}, "give exactly one of --job NAME or --recording FILE"},
-		{Request{Job: "a", Recording: "r", Command: load, Pairs: 5, MinEffect: 10}, "give exactly one of --job NAME or --recording FILE"},
-		{Request{Job: "a", Pairs: 0, MinEffect: 10}, "no load: give the load command after --, e.g. memdiag confirm --job NAME -- ./load-test.sh"},
-		{Request{Job: "a", Command: load, Pairs: 1001, MinEffect: 10}, "--pairs 1001: want 1 to 1000"},
-		{Request{Job: "a", Command: load, Pairs: 5, Block: -time.Second, MinEffect: 0}, "--block must not be negative"},
+		{Request{Command: load, Pairs: 5, MinEffect: 10}, "give --job NAME (once per job held off together) or --recording FILE, not both"},
+		{Request{Jobs: []string{"a"}, Recording: "r", Command: load, Pairs: 5, MinEffect: 10}, "give --job NAME (once per job held off together) or --recording FILE, not both"},
+		{Request{Jobs: []string{"a", "b", "a"}, Command: load, Pairs: 5, MinEffect: 10}, "--job a given twice"},
+		{Request{Jobs: []string{"a", "b"}, Command: load, Pairs: 5, MinEffect: 10}, ""},
+		{Request{Jobs: []string{"a", "b"}, With: "fix.conf", Command: load, Pairs: 5, MinEffect: 10}, "--with puts one job's fix in place: give it with one --job NAME"},
+		{Request{Jobs: []string{"a"}, Pairs: 0, MinEffect: 10}, "no load: give the load command after --, e.g. memdiag confirm --job NAME -- ./load-test.sh"},
+		{Request{Jobs: []string{"a"}, Command: load, Pairs: 1001, MinEffect: 10}, "--pairs 1001: want 1 to 1000"},
+		{Request{Jobs: []string{"a"}, Command: load, Pairs: 5, Block: -time.Second, MinEffect: 0}, "--block must not be negative"},
 		{Request{Recording: "r", Command: load, Pairs: 5, MinEffect: 100}, "--min-effect 100: want a percentage between 0 and 100"},
 	} {
 		err := c.r.Check()

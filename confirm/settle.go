@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -85,11 +86,41 @@ func SettleMax(block time.Duration) time.Duration {
 }
 
 // SayWaiting returns an Experiment.Waiting that tells w, as progress,
-// that block b of total waits for job's running instance.
-func SayWaiting(w io.Writer, job string, total int) func(b Block, pids []int, limit time.Duration) {
+// that block b of total waits for the running instances of jobs.
+func SayWaiting(w io.Writer, jobs []string, total int) func(b Block, pids []int, limit time.Duration) {
+	whose := english.List(jobs, "or") + "'s instance"
+	if len(jobs) > 1 {
+		whose = "the instances of " + english.List(jobs, "and")
+	}
 	return func(b Block, pids []int, limit time.Duration) {
-		fmt.Fprintf(w, "memdiag: block %d/%d (B): waiting up to %s for %s's instance started before the hold to end (PID %s)\n",
-			b.Index+1, total, limit, job, strings.Trim(fmt.Sprint(pids), "[]"))
+		fmt.Fprintf(w, "memdiag: block %d/%d (B): waiting up to %s for %s started before the hold to end (PID %s)\n",
+			b.Index+1, total, limit, whose, strings.Trim(fmt.Sprint(pids), "[]"))
+	}
+}
+
+// JobsRunning returns how to find the running instances of any of jobs
+// on the live host: their PIDs, from each job's JobRunning; nil where
+// memdiag can tell for none of them.
+func JobsRunning(jobs []timers.Job, env Env) Running {
+	var each []Running
+	for _, j := range jobs {
+		if r := JobRunning(j, env); r != nil {
+			each = append(each, r)
+		}
+	}
+	if len(each) == 0 {
+		return nil
+	}
+	return func(ctx context.Context) ([]int, error) {
+		var pids []int
+		for _, r := range each {
+			p, err := r(ctx)
+			if err != nil {
+				return pids, err
+			}
+			pids = append(pids, p...)
+		}
+		return pids, nil
 	}
 }
 

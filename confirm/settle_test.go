@@ -193,8 +193,13 @@ func TestExperimentSettlesBeforeBBlocks(t *testing.T) {
 		t.Errorf("note %q", note)
 	}
 	var said strings.Builder
-	SayWaiting(&said, "cron.d/x:2", 10)(Block{Index: 3, Arm: HeldOff}, []int{12, 34}, 30*time.Second)
+	SayWaiting(&said, []string{"cron.d/x:2"}, 10)(Block{Index: 3, Arm: HeldOff}, []int{12, 34}, 30*time.Second)
 	if want := "memdiag: block 4/10 (B): waiting up to 30s for cron.d/x:2's instance started before the hold to end (PID 12 34)\n"; said.String() != want {
+		t.Errorf("said %q, want %q", said.String(), want)
+	}
+	said.Reset()
+	SayWaiting(&said, []string{"a.timer", "b.timer"}, 10)(Block{Index: 1, Arm: HeldOff}, []int{7}, time.Minute)
+	if want := "memdiag: block 2/10 (B): waiting up to 1m0s for the instances of a.timer and b.timer started before the hold to end (PID 7)\n"; said.String() != want {
 		t.Errorf("said %q, want %q", said.String(), want)
 	}
 	if settleNote(Report{Blocks: []Measurement{{Block: Block{Arm: HeldOff}}}}) != "" {
