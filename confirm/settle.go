@@ -93,8 +93,13 @@ func SayWaiting(w io.Writer, jobs []string, total int) func(b Block, pids []int,
 		whose = "the instances of " + english.List(jobs, "and")
 	}
 	return func(b Block, pids []int, limit time.Duration) {
-		fmt.Fprintf(w, "memdiag: block %d/%d (B): waiting up to %s for %s started before the hold to end (PID %s)\n",
-			b.Index+1, total, limit, whose, strings.Trim(fmt.Sprint(pids), "[]"))
+		known := slices.DeleteFunc(slices.Clone(pids), func(p int) bool { return p <= 0 })
+		which := "its PID not known"
+		if len(known) > 0 {
+			which = "PID " + strings.Trim(fmt.Sprint(known), "[]")
+		}
+		fmt.Fprintf(w, "memdiag: block %d/%d (B): waiting up to %s for %s started before the hold to end (%s)\n",
+			b.Index+1, total, limit, whose, which)
 	}
 }
 
@@ -239,10 +244,15 @@ func serviceRunning(ctx context.Context, env Env, unit string) ([]int, error) {
 		if !running {
 			return false, nil
 		}
+		// The main process, or, once it has exited while an
+		// ExecStartPost= (or a oneshot's ExecStart=) still runs, the
+		// control process; 0 when systemd names neither.
 		pid := 0
-		if p, err := u.GetUnitPropertyContext(ctx, unit, "MainPID"); err == nil {
-			if v, ok := p.Value.Value().(uint32); ok {
-				pid = int(v)
+		for _, prop := range []string{"MainPID", "ControlPID"} {
+			if p, err := u.GetUnitPropertyContext(ctx, unit, prop); err == nil && pid == 0 {
+				if v, ok := p.Value.Value().(uint32); ok {
+					pid = int(v)
+				}
 			}
 		}
 		pids = []int{pid}

@@ -198,8 +198,13 @@ func TestExperimentSettlesBeforeBBlocks(t *testing.T) {
 		t.Errorf("said %q, want %q", said.String(), want)
 	}
 	said.Reset()
-	SayWaiting(&said, []string{"a.timer", "b.timer"}, 10)(Block{Index: 1, Arm: HeldOff}, []int{7}, time.Minute)
+	SayWaiting(&said, []string{"a.timer", "b.timer"}, 10)(Block{Index: 1, Arm: HeldOff}, []int{7, 0}, time.Minute)
 	if want := "memdiag: block 2/10 (B): waiting up to 1m0s for the instances of a.timer and b.timer started before the hold to end (PID 7)\n"; said.String() != want {
+		t.Errorf("said %q, want %q", said.String(), want)
+	}
+	said.Reset()
+	SayWaiting(&said, []string{"a.timer"}, 10)(Block{Index: 1, Arm: HeldOff}, []int{0}, time.Minute)
+	if want := "memdiag: block 2/10 (B): waiting up to 1m0s for a.timer's instance started before the hold to end (its PID not known)\n"; said.String() != want {
 		t.Errorf("said %q, want %q", said.String(), want)
 	}
 	if settleNote(Report{Blocks: []Measurement{{Block: Block{Arm: HeldOff}}}}) != "" {
