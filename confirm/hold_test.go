@@ -285,6 +285,10 @@ func (f fakeUnits) GetUnitPropertyContext(_ context.Context, unit, name string) 
 	return &sddbus.Property{Name: name, Value: dbus.MakeVariant(f.dropIns[unit])}, nil
 }
 
+func (f fakeUnits) GetServicePropertyContext(_ context.Context, _, name string) (*sddbus.Property, error) {
+	return nil, fmt.Errorf("fake: no service property %s", name)
+}
+
 func (f fakeUnits) ListUnitsByNamesContext(_ context.Context, units []string) ([]sddbus.UnitStatus, error) {
 	a, ok := f.active[units[0]]
 	if !ok {

@@ -249,7 +249,7 @@ func serviceRunning(ctx context.Context, env Env, unit string) ([]int, error) {
 		// control process; 0 when systemd names neither.
 		pid := 0
 		for _, prop := range []string{"MainPID", "ControlPID"} {
-			if p, err := u.GetUnitPropertyContext(ctx, unit, prop); err == nil && pid == 0 {
+			if p, err := u.GetServicePropertyContext(ctx, unit, prop); err == nil && pid == 0 {
 				if v, ok := p.Value.Value().(uint32); ok {
 					pid = int(v)
 				}

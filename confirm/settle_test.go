@@ -3,6 +3,7 @@ package confirm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -248,34 +249,44 @@ func TestCronInstancesFindsExecdCommand(t *testing.T) {
 	}
 }
 
-// statesUnits answers ListUnitsByNames with fixed states.
+// statesUnits answers ListUnitsByNames with fixed states, and a
+// service's MainPID (its ControlPID when main is 0).
 type statesUnits struct {
 	fakeUnits
 	active, sub string
+	main        uint32
 }
 
 func (s statesUnits) ListUnitsByNamesContext(_ context.Context, units []string) ([]sddbus.UnitStatus, error) {
 	return []sddbus.UnitStatus{{Name: units[0], LoadState: "loaded", ActiveState: s.active, SubState: s.sub}}, nil
 }
 
-func (statesUnits) GetUnitPropertyContext(_ context.Context, _, name string) (*sddbus.Property, error) {
-	return &sddbus.Property{Name: name, Value: dbus.MakeVariant(uint32(4321))}, nil
+func (s statesUnits) GetServicePropertyContext(_ context.Context, _, name string) (*sddbus.Property, error) {
+	switch name {
+	case "MainPID":
+		return &sddbus.Property{Name: name, Value: dbus.MakeVariant(s.main)}, nil
+	case "ControlPID":
+		return &sddbus.Property{Name: name, Value: dbus.MakeVariant(uint32(4322))}, nil
+	}
+	return nil, fmt.Errorf("fake: no service property %s", name)
 }
 
 func TestServiceRunning(t *testing.T) {
 	for _, tc := range []struct {
 		active, sub string
+		main        uint32
 		want        []int
 	}{
-		{"activating", "start", []int{4321}}, // a oneshot while it runs
-		{"active", "running", []int{4321}},
-		{"deactivating", "stop-sigterm", []int{4321}},
-		{"active", "exited", nil}, // RemainAfterExit=yes, done
-		{"inactive", "dead", nil},
-		{"failed", "failed", nil},
+		{"activating", "start", 0, []int{4322}}, // a oneshot while it runs: its control process
+		{"active", "running", 4321, []int{4321}},
+		{"activating", "start-post", 0, []int{4322}}, // main exited, ExecStartPost= running
+		{"deactivating", "stop-sigterm", 4321, []int{4321}},
+		{"active", "exited", 0, nil}, // RemainAfterExit=yes, done
+		{"inactive", "dead", 0, nil},
+		{"failed", "failed", 0, nil},
 	} {
 		env := Env{Units: func(context.Context) (UnitControl, error) {
-			return statesUnits{active: tc.active, sub: tc.sub}, nil
+			return statesUnits{active: tc.active, sub: tc.sub, main: tc.main}, nil
 		}}
 		got, err := serviceRunning(context.Background(), env, "pmlogger_check.service")
 		if err != nil || !slices.Equal(got, tc.want) {

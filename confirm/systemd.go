@@ -21,6 +21,9 @@ type UnitControl interface {
 	StartUnitContext(ctx context.Context, name, mode string, ch chan<- string) (int, error)
 	ReloadContext(ctx context.Context) error
 	GetUnitPropertyContext(ctx context.Context, unit, propertyName string) (*sddbus.Property, error)
+	// GetServicePropertyContext reads a property of the Service
+	// interface (MainPID, ControlPID), which the Unit interface lacks.
+	GetServicePropertyContext(ctx context.Context, service, propertyName string) (*sddbus.Property, error)
 	Close()
 }
 
