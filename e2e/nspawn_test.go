@@ -57,6 +57,18 @@ const (
 	// D-Bus, pmcd, pmlogger and memdiag watch fit; a read of nspColdMB
 	// MiB does not.
 	nspLimit = 240 << 20
+	// nspPairs and nspBlock are each confirm run's experiment: blocks of
+	// 10 s, the two timers' combined period, so every A block holds one
+	// firing; nspConfirm bounds one run (its blocks, the waits for a
+	// firing started before a hold, the start).
+	nspPairs   = 5
+	nspBlock   = 10 * time.Second
+	nspConfirm = 2*nspPairs*nspBlock + time.Minute
+	// nspMinEffect is the smallest effect that matters, in percent of A's
+	// p99: a block's p99 swings by more than 10 % (the default) from one
+	// firing to the next, so five pairs could never refute the decoy at
+	// 10 %; the jobs' effect is about 70 %.
+	nspMinEffect = 25
 )
 
 // nspTimers are the two timers, each with its service, its drop-in
@@ -81,6 +93,17 @@ until [ -s $d/web.addr ] && [ -e $d/go ]; do sleep 0.2; done
 url=http://$(head -n1 $d/web.addr)/
 $bin/memdiag watch --out $d/watch.jsonl --interval 1s --duration %[2]s --quiet --keep-cmdline --probe "$url" --probe-interval 100ms > $d/watch.log 2>&1
 echo $? > $d/watch.rc
+# The experiment (issue 27): the jobs the recording's verdict names held
+# off together in B blocks, then a decoy timer that does nothing heavy.
+confirm() {
+  $bin/memdiag confirm --pairs %[3]d --block %[4]s --probe "$url" --probe-interval 20ms --min-effect %[5]d --yes -f json "$@" -- sleep 3600
+}
+confirm --recording $d/watch.jsonl > $d/confirm-culprit.json 2> $d/confirm-culprit.log
+echo $? > $d/confirm-culprit.rc
+systemctl start memdiag-decoy.timer
+confirm --job memdiag-decoy.timer > $d/confirm-decoy.json 2> $d/confirm-decoy.log
+echo $? > $d/confirm-decoy.rc
+systemctl show -p ActiveState --value pmlogger_check.timer pmlogger_farm_check.timer memdiag-decoy.timer > $d/after-confirm.txt
 props() {
   p=$(busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager GetUnit s $1 | cut -d'"' -f2)
   busctl get-property org.freedesktop.systemd1 "$p" org.freedesktop.systemd1.Timer LastTriggerUSec
@@ -153,6 +176,10 @@ Description=memdiag e2e: the web service whose latency is recorded
 [Service]
 ExecStart=%swebsvc -data %s/web.dat -data-size %d -anon %d
 StandardOutput=file:%s/web.addr
+# Each request's 256 KiB buffer is garbage after it: unbounded, the Go
+# heap doubled the service's 48 MiB to 102 MiB under the confirm runs'
+# stalls (requests pile up) and the container's limit OOM-killed it.
+Environment=GOMEMLIMIT=64MiB
 `, bin, d, 96<<20, 48<<20, d), 0o644)
 	// The container ends itself even when the test binary is gone (a
 	// timeout's panic runs no cleanup, and a killed nspawn leaves systemd
@@ -168,11 +195,15 @@ ExecStart=/bin/sh /etc/memdiag-e2e/run.sh
 RuntimeMaxSec=%d
 StandardOutput=file:%s/run.log
 StandardError=inherit
-`, int((nspRecord+3*time.Minute).Seconds()), d), 0o644)
-	c.WriteFile(t, "/etc/memdiag-e2e/run.sh", fmt.Sprintf(nspScript, d, nspRecord), 0o755)
+`, int((nspRecord+2*nspConfirm+3*time.Minute).Seconds()), d), 0o644)
+	// The decoy: a timer that fires every 10 s and does nothing heavy,
+	// started only for its experiment (after the recording).
+	c.WriteFile(t, "/etc/systemd/system/memdiag-decoy.timer", "[Timer]\nOnCalendar=*:*:05/10\nAccuracySec=1s\n", 0o644)
+	c.WriteFile(t, "/etc/systemd/system/memdiag-decoy.service", "[Service]\nType=oneshot\nExecStart=/bin/true\n", 0o644)
+	c.WriteFile(t, "/etc/memdiag-e2e/run.sh", fmt.Sprintf(nspScript, d, nspRecord, nspPairs, nspBlock, nspMinEffect), 0o755)
 
 	booted := time.Now()
-	wait := c.Boot(t, "memdiag-e2e.target", nspRecord+2*time.Minute)
+	wait := c.Boot(t, "memdiag-e2e.target", nspRecord+2*nspConfirm+2*time.Minute)
 	exited := make(chan error, 1)
 	go func() { exited <- wait() }()
 	file := func(name string) string {
@@ -265,8 +296,51 @@ StandardError=inherit
 		t.Fatalf("analyze JSON: %v\n%s", err, out)
 	}
 	checkNspVerdict(t, res, pid1Starting(t, filepath.Join(c.Data, "journal-pid1.json")), lastTriggers(t, file("raw.txt")))
+	checkNspConfirm(t, file)
 	if t.Failed() {
 		t.Logf("journal of pcp's services:\n%s", file("journal-pcp.txt"))
+	}
+}
+
+// checkNspConfirm checks the two experiments run after the recording:
+// holding off the jobs the verdict names (both pcp timers, together)
+// took the web service's spikes away — confirmed; holding off a decoy
+// timer that runs /bin/true changed nothing — refuted; and after each,
+// systemd says the timers are active again.
+func checkNspConfirm(t *testing.T, file func(string) string) {
+	t.Helper()
+	type report struct {
+		Jobs   []string `json:"jobs"`
+		Result struct {
+			Metric  string  `json:"metric"`
+			Verdict string  `json:"verdict"`
+			A       float64 `json:"a"`
+			B       float64 `json:"b"`
+			P       float64 `json:"p"`
+		} `json:"result"`
+	}
+	for _, run := range []struct {
+		name, want string
+		jobs       []string
+	}{
+		{"culprit", "confirmed", []string{nspTimers[0].timer, nspTimers[1].timer}},
+		{"decoy", "refuted", []string{"memdiag-decoy.timer"}},
+	} {
+		out := file("confirm-" + run.name + ".json")
+		t.Logf("confirm (%s): exit %s\n%s\n%s", run.name, file("confirm-"+run.name+".rc"), file("confirm-"+run.name+".log"), out)
+		var r report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Errorf("confirm (%s): %v", run.name, err)
+			continue
+		}
+		got := slices.Clone(r.Jobs)
+		slices.Sort(got)
+		if !slices.Equal(got, run.jobs) || r.Result.Metric != "p99_latency_seconds" || r.Result.Verdict != run.want {
+			t.Errorf("confirm (%s): held off %v, %s %s; want %v held off, %s", run.name, r.Jobs, r.Result.Metric, r.Result.Verdict, run.jobs, run.want)
+		}
+	}
+	if got := strings.Fields(file("after-confirm.txt")); !slices.Equal(got, []string{"active", "active", "active"}) {
+		t.Errorf("after the experiments systemd says the timers are %v; want all active", got)
 	}
 }
 
