@@ -160,13 +160,45 @@ func (o *confirmOptions) prepare(ctx context.Context) ([]timers.Job, []confirm.C
 	if err != nil {
 		return jobs, changes, nil, err
 	}
-	for _, job := range jobs {
-		if p := job.PeriodSeconds; p != nil && o.Block > 0 && o.Block.Seconds() < *p {
-			fmt.Fprintf(o.IO.ErrOut, "memdiag: warning: --block %s is shorter than %s's period (%s): some A blocks may hold no firing\n",
-				o.Block, job.Name, time.Duration(*p*float64(time.Second)))
-		}
+	if gap, what := firingGap(jobs, o.Now(), o.Location); o.Block > 0 && o.Block < gap {
+		fmt.Fprintf(o.IO.ErrOut, "memdiag: warning: --block %s is shorter than %s (%s): some A blocks may hold no firing\n", o.Block, what, gap)
 	}
 	return jobs, changes, load, o.agree(ctx, changes)
+}
+
+// firingGap is the longest time an A block can go without a firing of
+// the jobs held off, and what it is: one job's period; for jobs held
+// together, the longest gap between their merged firings over the next
+// two of their longest periods, up to two days (two timers every 20 s, 10 s apart, fire
+// every 10 s), or, when their calendars project no firings (monotonic
+// timers), the shortest of their periods.
+func firingGap(jobs []timers.Job, now time.Time, loc *time.Location) (time.Duration, string) {
+	period := func(j timers.Job) time.Duration {
+		if j.PeriodSeconds == nil {
+			return 0
+		}
+		return time.Duration(*j.PeriodSeconds * float64(time.Second))
+	}
+	if len(jobs) == 1 {
+		return period(jobs[0]), jobs[0].Name + "'s period"
+	}
+	var longest, shortest time.Duration
+	for _, j := range jobs {
+		p := period(j)
+		longest = max(longest, p)
+		if p > 0 && (shortest == 0 || p < shortest) {
+			shortest = p
+		}
+	}
+	fs := timers.Project(jobs, now, now.Add(min(2*longest, 48*time.Hour)), loc)
+	if len(fs) < 2 {
+		return shortest, "the shortest period of the jobs held off"
+	}
+	var gap time.Duration
+	for i := 1; i < len(fs); i++ {
+		gap = max(gap, fs[i].Planned.Sub(fs[i-1].Planned))
+	}
+	return gap, "the longest gap between the held jobs' firings"
 }
 
 // change is what B blocks change for job: the job held off, or the

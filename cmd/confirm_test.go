@@ -261,6 +261,26 @@ func TestRunConfirmWarnsShortBlock(t *testing.T) {
 	}
 }
 
+// Jobs held off together: an A block sees a firing of any of them, so
+// the warning is on the longest gap between their merged firings (two
+// jobs every 2 minutes, one on even minutes, one on odd: one a minute).
+func TestRunConfirmWarnsShortBlockJobsTogether(t *testing.T) {
+	root, crontab := confirmRoot(t)
+	if err := os.WriteFile(crontab, []byte("# two jobs\n*/2 * * * * root /bin/true\n1-59/2 * * * * root /bin/true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ block, want string }{
+		{"90s", ""},
+		{"30s", "memdiag: warning: --block 30s is shorter than the longest gap between the held jobs' firings (1m0s): some A blocks may hold no firing\n"},
+	} {
+		_, _, errOut := runWith(t, time.Now, root, "confirm", "--job", "cron.d/decoy:2", "--job", "cron.d/decoy:3", "--pairs", "2", "--block", tc.block,
+			"--state", filepath.Join(t.TempDir(), "confirm.state"), "--", "true")
+		if got := strings.Contains(errOut, "warning: --block"); got != (tc.want != "") || (tc.want != "" && !strings.Contains(errOut, tc.want)) {
+			t.Errorf("--block %s: stderr\n%s\nwant warning %q", tc.block, errOut, tc.want)
+		}
+	}
+}
+
 func TestRunConfirmAsks(t *testing.T) {
 	root, crontab := confirmRoot(t)
 	before, _ := os.ReadFile(crontab)
