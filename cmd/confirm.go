@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -117,7 +116,7 @@ func runConfirm(ctx context.Context, o *confirmOptions) error {
 	if err != nil {
 		return errors.Join(err, confirm.CloseState(ctx, st))
 	}
-	names := jobNames(jobs)
+	names := confirm.JobNames(jobs)
 	blocks, _ := confirm.Plan(o.Pairs)
 	exp := &confirm.Experiment{Blocks: blocks, Changes: changes, State: st, RunBlock: load.RunBlock, Undo: confirm.UndoTimeout,
 		Running: confirm.JobsRunning(jobs, o.env()), SettleMax: confirm.SettleMax(o.Block),
@@ -129,14 +128,6 @@ func runConfirm(ctx context.Context, o *confirmOptions) error {
 	return o.report(names, changes, done, runErr)
 }
 
-func jobNames(jobs []timers.Job) []string {
-	var names []string
-	for _, j := range jobs {
-		names = append(names, j.Name)
-	}
-	return names
-}
-
 // prepare finds the jobs, reads how to hold each off, builds the load and
 // asks the user; it changes nothing.
 func (o *confirmOptions) prepare(ctx context.Context) ([]timers.Job, []confirm.Change, *confirm.Load, error) {
@@ -146,7 +137,7 @@ func (o *confirmOptions) prepare(ctx context.Context) ([]timers.Job, []confirm.C
 	}
 	if o.With != "" && len(jobs) > 1 {
 		return jobs, nil, nil, flagErrorf("--with puts one job's fix in place, and %s names %s: give the job with --job NAME",
-			o.Recording, english.List(jobNames(jobs), "and"))
+			o.Recording, english.List(confirm.JobNames(jobs), "and"))
 	}
 	var changes []confirm.Change
 	for _, job := range jobs {
@@ -160,45 +151,10 @@ func (o *confirmOptions) prepare(ctx context.Context) ([]timers.Job, []confirm.C
 	if err != nil {
 		return jobs, changes, nil, err
 	}
-	if gap, what := firingGap(jobs, o.Now(), o.Location); o.Block > 0 && o.Block < gap {
+	if gap, what := confirm.FiringGap(jobs, o.Now(), o.Location); o.Block > 0 && o.Block < gap {
 		fmt.Fprintf(o.IO.ErrOut, "memdiag: warning: --block %s is shorter than %s (%s): some A blocks may hold no firing\n", o.Block, what, gap)
 	}
 	return jobs, changes, load, o.agree(ctx, changes)
-}
-
-// firingGap is the longest time an A block can go without a firing of
-// the jobs held off, and what it is: one job's period; for jobs held
-// together, the longest gap between their merged firings over the next
-// two of their longest periods, up to two days (two timers every 20 s, 10 s apart, fire
-// every 10 s), or, when their calendars project no firings (monotonic
-// timers), the shortest of their periods.
-func firingGap(jobs []timers.Job, now time.Time, loc *time.Location) (time.Duration, string) {
-	period := func(j timers.Job) time.Duration {
-		if j.PeriodSeconds == nil {
-			return 0
-		}
-		return time.Duration(*j.PeriodSeconds * float64(time.Second))
-	}
-	if len(jobs) == 1 {
-		return period(jobs[0]), jobs[0].Name + "'s period"
-	}
-	var longest, shortest time.Duration
-	for _, j := range jobs {
-		p := period(j)
-		longest = max(longest, p)
-		if p > 0 && (shortest == 0 || p < shortest) {
-			shortest = p
-		}
-	}
-	fs := timers.Project(jobs, now, now.Add(min(2*longest, 48*time.Hour)), loc)
-	if len(fs) < 2 {
-		return shortest, "the shortest period of the jobs held off"
-	}
-	var gap time.Duration
-	for i := 1; i < len(fs); i++ {
-		gap = max(gap, fs[i].Planned.Sub(fs[i-1].Planned))
-	}
-	return gap, "the longest gap between the held jobs' firings"
 }
 
 // change is what B blocks change for job: the job held off, or the
@@ -230,24 +186,15 @@ func (o *confirmOptions) agree(ctx context.Context, cs []confirm.Change) error {
 	if o.Yes {
 		return nil
 	}
-	var what []string
-	for _, c := range cs {
-		what = append(what, c.Describe())
-	}
+	what := confirm.Describe(cs)
 	if !o.StdinTTY() {
 		return flagErrorf("memdiag confirm changes the host (%s); stdin is not a terminal to ask, so give --yes", strings.Join(what, "; "))
 	}
-	fmt.Fprintf(o.IO.ErrOut, "memdiag confirm will change this host during each B block:\n  %s\nState file: %s. Go on? [y/N] ", strings.Join(what, "\n  "), o.State)
-	in := rootfs.Stdin(ctx, o.IO.In, 4<<10)
-	defer in.Close()
-	line, err := bufio.NewReader(in).ReadString('\n')
-	if ctx.Err() != nil {
+	yes, err := confirm.Ask(ctx, o.IO.In, o.IO.ErrOut, what, o.State)
+	if err != nil || yes {
 		return err
 	}
-	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-		return &exitCodeError{Code: exitError, Err: errors.New("nothing changed: not confirmed")}
-	}
-	return nil
+	return &exitCodeError{Code: exitError, Err: errors.New("nothing changed: not confirmed")}
 }
 
 func (o *confirmOptions) load() (*confirm.Load, error) {
@@ -267,9 +214,7 @@ func (o *confirmOptions) load() (*confirm.Load, error) {
 // (the load failing, an interruption) decides the exit code after it.
 func (o *confirmOptions) report(jobs []string, cs []confirm.Change, done []confirm.Measurement, runErr error) error {
 	rep := confirm.Report{Job: jobs[0], Jobs: jobs, Command: o.Command, Block: o.Block, Pairs: o.Pairs, Fix: cs[0].Fix}
-	for _, c := range cs {
-		rep.Change = append(rep.Change, c.Describe())
-	}
+	rep.Change = confirm.Describe(cs)
 	rep, runErr = confirm.Conclude(rep, done, runErr, confirm.Options{MinRelative: o.MinEffect / 100, SpikeOver: o.SpikeOver})
 	if len(done) > 0 {
 		if err := confirm.Render(o.IO.Out, rep, o.Format, o.IO.Width(), o.Location); err != nil {

@@ -1,11 +1,15 @@
 package confirm
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -137,3 +141,27 @@ func Undo(ctx context.Context, c Change, env Env) error {
 
 // ErrNoSystemd is returned for a timer when no systemd manager answers.
 var ErrNoSystemd = errors.New("no systemd manager to stop the timer (systemd is not PID 1 here, or D-Bus does not answer)")
+
+// Describe is each change's Describe, in order.
+func Describe(cs []Change) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Describe())
+	}
+	return out
+}
+
+// Ask tells w what each B block will change (what, one line each) and
+// where the state file is, and reads the answer from in (a terminal):
+// true for "y" or "yes". Ctrl-C (ctx done) ends the wait with its error.
+func Ask(ctx context.Context, in io.Reader, w io.Writer, what []string, state string) (bool, error) {
+	fmt.Fprintf(w, "memdiag confirm will change this host during each B block:\n  %s\nState file: %s. Go on? [y/N] ", strings.Join(what, "\n  "), state)
+	r := rootfs.Stdin(ctx, in, 4<<10)
+	defer r.Close()
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if ctx.Err() != nil {
+		return false, err
+	}
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes", nil
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/english"
@@ -93,4 +94,48 @@ func CulpritJobs(rec *record.Recording, jobs []timers.Job) ([]timers.Job, error)
 		out = append(out, j)
 	}
 	return out, nil
+}
+
+// JobNames are the jobs' names, in order.
+func JobNames(jobs []timers.Job) []string {
+	var names []string
+	for _, j := range jobs {
+		names = append(names, j.Name)
+	}
+	return names
+}
+
+// FiringGap is the longest time an A block can go without a firing of
+// the jobs held off, and what it is: one job's period; for jobs held
+// together, the longest gap between their merged firings over the next
+// two of their longest periods, up to two days (two timers every 20 s, 10 s apart, fire
+// every 10 s), or, when their calendars project no firings (monotonic
+// timers), the shortest of their periods.
+func FiringGap(jobs []timers.Job, now time.Time, loc *time.Location) (time.Duration, string) {
+	period := func(j timers.Job) time.Duration {
+		if j.PeriodSeconds == nil {
+			return 0
+		}
+		return time.Duration(*j.PeriodSeconds * float64(time.Second))
+	}
+	if len(jobs) == 1 {
+		return period(jobs[0]), jobs[0].Name + "'s period"
+	}
+	var longest, shortest time.Duration
+	for _, j := range jobs {
+		p := period(j)
+		longest = max(longest, p)
+		if p > 0 && (shortest == 0 || p < shortest) {
+			shortest = p
+		}
+	}
+	fs := timers.Project(jobs, now, now.Add(min(2*longest, 48*time.Hour)), loc)
+	if len(fs) < 2 {
+		return shortest, "the shortest period of the jobs held off"
+	}
+	var gap time.Duration
+	for i := 1; i < len(fs); i++ {
+		gap = max(gap, fs[i].Planned.Sub(fs[i-1].Planned))
+	}
+	return gap, "the longest gap between the held jobs' firings"
 }
