@@ -59,9 +59,12 @@ const (
 	nspLimit = 240 << 20
 	// nspPairs and nspBlock are each confirm run's experiment: blocks of
 	// 10 s, the two timers' combined period, so every A block holds one
-	// firing; nspConfirm bounds one run (its blocks, the waits for a
-	// firing started before a hold, the start).
-	nspPairs   = 5
+	// firing; six pairs, one more than the fewest that can confirm, so
+	// that one pair upset by the host (a B block slowed by other tests)
+	// can still leave p ≤ 0.05 (2 or 3 of the 64 sign assignments, when
+	// its difference is among the smallest). nspConfirm bounds one run (its
+	// blocks, the waits for a firing started before a hold, the start).
+	nspPairs   = 6
 	nspBlock   = 10 * time.Second
 	nspConfirm = 2*nspPairs*nspBlock + time.Minute
 	// nspMinEffect is the smallest effect that matters, in percent of A's
@@ -125,12 +128,6 @@ systemctl poweroff
 // (the journal's "Starting" of PID 1), not when memdiag projects it.
 func TestNspawnPCPVerdict(t *testing.T) {
 	testenv.RequireRoot(t, "a systemd-nspawn container, cgroups with a memory limit")
-	if os.Getenv("MEMDIAG_E2E_NSPAWN") != "1" {
-		// Not in CI yet: it failed 5 of its last 17 runs here, on too few
-		// episodes and on a timer credited with the other's episode
-		// (docs/ci.md, "The reference case's verdict in an nspawn container").
-		t.Skip("not yet reliable (docs/ci.md); set MEMDIAG_E2E_NSPAWN=1 with MEMDIAG_E2E=1 to run it")
-	}
 	// Its own memory limit, victim, jobs and container, its verdict from
 	// the victim's own PSI: beside the other such tests (testenv.Shared,
 	// the UML guest's among them), never beside one that reads the host.
@@ -305,7 +302,8 @@ StandardError=inherit
 // checkNspConfirm checks the two experiments run after the recording:
 // holding off the jobs the verdict names (both pcp timers, together)
 // took the web service's spikes away — confirmed; holding off a decoy
-// timer that runs /bin/true changed nothing — refuted; and after each,
+// timer that runs /bin/true changed nothing — refuted (or inconclusive,
+// never confirmed); and after each,
 // systemd says the timers are active again.
 func checkNspConfirm(t *testing.T, file func(string) string) {
 	t.Helper()
@@ -319,12 +317,18 @@ func checkNspConfirm(t *testing.T, file func(string) string) {
 			P       float64 `json:"p"`
 		} `json:"result"`
 	}
+	// The decoy should be refuted, and was in 4 of 5 runs on 2026-12-07;
+	// in the fifth one A block's p99 was 21.5 ms against 7.6–8.6 (the
+	// host busy with other tests), and five pairs could not rule out an
+	// effect: inconclusive, which memdiag rightly said. So the decoy must
+	// never be confirmed, and refuted or inconclusive is its verdict.
 	for _, run := range []struct {
-		name, want string
-		jobs       []string
+		name string
+		want []string
+		jobs []string
 	}{
-		{"culprit", "confirmed", []string{nspTimers[0].timer, nspTimers[1].timer}},
-		{"decoy", "refuted", []string{"memdiag-decoy.timer"}},
+		{"culprit", []string{"confirmed"}, []string{nspTimers[0].timer, nspTimers[1].timer}},
+		{"decoy", []string{"refuted", "inconclusive"}, []string{"memdiag-decoy.timer"}},
 	} {
 		out := file("confirm-" + run.name + ".json")
 		t.Logf("confirm (%s): exit %s\n%s\n%s", run.name, file("confirm-"+run.name+".rc"), file("confirm-"+run.name+".log"), out)
@@ -335,8 +339,8 @@ func checkNspConfirm(t *testing.T, file func(string) string) {
 		}
 		got := slices.Clone(r.Jobs)
 		slices.Sort(got)
-		if !slices.Equal(got, run.jobs) || r.Result.Metric != "p99_latency_seconds" || r.Result.Verdict != run.want {
-			t.Errorf("confirm (%s): held off %v, %s %s; want %v held off, %s", run.name, r.Jobs, r.Result.Metric, r.Result.Verdict, run.jobs, run.want)
+		if !slices.Equal(got, run.jobs) || r.Result.Metric != "p99_latency_seconds" || !slices.Contains(run.want, r.Result.Verdict) {
+			t.Errorf("confirm (%s): held off %v, %s %s; want %v held off, %s", run.name, r.Jobs, r.Result.Metric, r.Result.Verdict, run.jobs, strings.Join(run.want, " or "))
 		}
 	}
 	if got := strings.Fields(file("after-confirm.txt")); !slices.Equal(got, []string{"active", "active", "active"}) {
