@@ -56,7 +56,7 @@ func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command 
 	opts := &confirmOptions{IO: f.IO, Now: f.Now, Location: time.Local,
 		StdinTTY: func() bool { return isatty.IsTerminal(os.Stdin.Fd()) }, Units: confirm.SystemUnits}
 	cmd := &cobra.Command{
-		Use:     "confirm (--job NAME | --recording FILE) [--with FIX] [flags] -- LOAD\n  memdiag confirm --restore",
+		Use:     "confirm (--job NAME... | --recording FILE) [--with FIX] -- LOAD\n  memdiag confirm --restore",
 		Short:   "Prove a culprit: the load with and without the job, alternately",
 		Long:    confirmLong,
 		Example: confirmExample,
@@ -82,7 +82,7 @@ func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Recording, "recording", "", "hold off the jobs this recording's verdict names, together (`FILE` from memdiag watch); an undecided verdict is refused: give each of its jobs with --job")
 	fl.StringVar(&opts.With, "with", "", "instead of holding the job off, put this proposed fix in place for B blocks: a drop-in (`FILE` with [Service] or [Timer]) for a timer, the replacement line for a cron job")
 	fl.IntVar(&opts.Pairs, "pairs", 5, "pairs of blocks (A and B); 5 is the fewest that can confirm at p ≤ 0.05")
-	longDurationVar(fl, &opts.Block, "block", 0, "length of each block (at least the job's period, so each A block can see a firing); 0: one run of the load")
+	longDurationVar(fl, &opts.Block, "block", 0, "length of each block (at least the time between firings of the jobs held off, so each A block can see one); 0: one run of the load")
 	fl.StringVar(&opts.Probe, "probe", "", "GET this `URL` during each block; its p99 latency is what is compared (without it: PSI memory stall)")
 	fl.DurationVar(&opts.ProbeInterval, "probe-interval", 200*time.Millisecond, "time between probe requests")
 	fl.DurationVar(&opts.SpikeOver, "spike", 0, "a probe request slower than this is a spike (default 3 × the A blocks' median)")
@@ -125,6 +125,11 @@ func runConfirm(ctx context.Context, o *confirmOptions) error {
 			fmt.Fprintf(o.IO.ErrOut, "memdiag: block %d/%d (%s) done: %s\n", m.Index+1, len(blocks), m.Arm, m.Wall.Round(time.Second/10))
 		}}
 	done, runErr := exp.RunAndClose(ctx, o.State)
+	if runErr != nil && st.Pending() == 0 {
+		// Stopped early (Ctrl-C, SIGTERM, the load failing): say that the
+		// host is as it was, before the error says why it stopped.
+		fmt.Fprintf(o.IO.ErrOut, "memdiag: stopped early; %s back as it was\n", english.List(names, "and"))
+	}
 	return o.report(names, changes, done, runErr)
 }
 
@@ -194,11 +199,17 @@ func (o *confirmOptions) agree(ctx context.Context, cs []confirm.Change) error {
 	if err != nil || yes {
 		return err
 	}
-	return &exitCodeError{Code: exitError, Err: errors.New("nothing changed: not confirmed")}
+	return &exitCodeError{Code: exitError, Err: errors.New("nothing changed: you did not answer yes")}
 }
 
 func (o *confirmOptions) load() (*confirm.Load, error) {
-	l := &confirm.Load{Command: o.Command, Block: o.Block, Stdin: os.Stdin, Stdout: o.IO.Out, Stderr: o.IO.ErrOut,
+	// With --format json, stdout is the report's alone: the load writes
+	// to stderr.
+	out := o.IO.Out
+	if o.Format == format.JSON {
+		out = o.IO.ErrOut
+	}
+	l := &confirm.Load{Command: o.Command, Block: o.Block, Stdin: os.Stdin, Stdout: out, Stderr: o.IO.ErrOut,
 		ProcRoot: filepath.Join(o.Root, "proc"), Now: o.Now}
 	if o.Probe != "" {
 		p, err := latency.NewProbe(o.Probe, latency.ProbeOptions{Interval: o.ProbeInterval})
@@ -230,10 +241,11 @@ func (o *confirmOptions) report(jobs []string, cs []confirm.Change, done []confi
 func runRestore(o *confirmOptions) error {
 	ctx, cancel := context.WithTimeout(context.Background(), confirm.UndoTimeout)
 	defer cancel()
+	_, statErr := os.Stat(o.State)
 	undone, err := confirm.Restore(ctx, o.State, o.env())
 	if err != nil {
 		return err
 	}
-	confirm.WriteRestored(o.IO.Out, o.State, undone, o.Location)
+	confirm.WriteRestored(o.IO.Out, o.State, statErr == nil, undone, o.Location)
 	return nil
 }

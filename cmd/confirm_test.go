@@ -114,7 +114,9 @@ func TestRunConfirmFixture(t *testing.T) {
 	// Each block is one run of a load that checks, as cron would, whether
 	// the job's line is there, and writes what it saw.
 	seen := filepath.Join(t.TempDir(), "seen")
-	load := `if grep -q '^\*/2' "$1"; then echo A >>"$2"; else echo B >>"$2"; fi`
+	// It also writes to its stdout: with -f json, that goes to stderr, and
+	// stdout stays the report's alone.
+	load := `if grep -q '^\*/2' "$1"; then echo A >>"$2"; else echo B >>"$2"; fi; echo the load says hello`
 	code, out, errOut := runWith(t, time.Now, root, "confirm", "--job", "cron.d/decoy:2", "--pairs", "2", "--yes", "--state", state, "-f", "json",
 		"--", "sh", "-c", load, "sh", crontab, seen)
 	if code != exitOK {
@@ -133,8 +135,9 @@ func TestRunConfirmFixture(t *testing.T) {
 		Job     string `json:"job"`
 		HeldOff string `json:"held_off"`
 		Result  struct {
-			Metric  string `json:"metric"`
-			Verdict string `json:"verdict"`
+			Metric  string   `json:"metric"`
+			Verdict string   `json:"verdict"`
+			Reasons []string `json:"reasons"`
 		} `json:"result"`
 		Blocks []struct{ Arm string } `json:"blocks"`
 	}
@@ -142,12 +145,13 @@ func TestRunConfirmFixture(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	// No stall in either arm: the effect's interval is [0, 0], below the
-	// half-point floor.
-	if rep.Job != "cron.d/decoy:2" || rep.Result.Metric != "memory_some_stall_share" || rep.Result.Verdict != "refuted" || len(rep.Blocks) != 4 {
+	// half-point floor; but two pairs are too few to refute anything.
+	if rep.Job != "cron.d/decoy:2" || rep.Result.Metric != "memory_some_stall_share" || rep.Result.Verdict != "inconclusive" || len(rep.Blocks) != 4 ||
+		len(rep.Result.Reasons) == 0 || !strings.HasPrefix(rep.Result.Reasons[0], "2 pairs can neither confirm nor refute") {
 		t.Errorf("report %+v", rep)
 	}
-	if strings.Count(errOut, "memdiag: block ") != 4 {
-		t.Errorf("progress:\n%s", errOut)
+	if strings.Count(errOut, "memdiag: block ") != 4 || strings.Count(errOut, "the load says hello\n") != 4 {
+		t.Errorf("progress and the load's output:\n%s", errOut)
 	}
 }
 
@@ -194,13 +198,13 @@ func TestRunConfirmWith(t *testing.T) {
 	}
 	state, seen := filepath.Join(dir, "confirm.state"), filepath.Join(dir, "seen")
 	load := `if grep -q '^\*/2 \* \* \* \* root ionice -c3 /bin/true$' "$1"; then echo B >>"$2"; elif grep -q '^\*/2 \* \* \* \* root /bin/true$' "$1"; then echo A >>"$2"; fi`
-	code, out, errOut := runWith(t, time.Now, root, "confirm", "--job", "cron.d/decoy:2", "--with", fix, "--pairs", "2", "--yes", "--state", state,
+	code, out, errOut := runWith(t, time.Now, root, "confirm", "--job", "cron.d/decoy:2", "--with", fix, "--pairs", "5", "--yes", "--state", state,
 		"--", "sh", "-c", load, "sh", crontab, seen)
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if b, _ := os.ReadFile(seen); string(b) != "A\nB\nB\nA\n" {
-		t.Errorf("the load saw %q, want A B B A", b)
+	if b, _ := os.ReadFile(seen); string(b) != "A\nB\nB\nA\nA\nB\nB\nA\nA\nB\n" {
+		t.Errorf("the load saw %q, want A B B A A B B A A B", b)
 	}
 	if after, _ := os.ReadFile(crontab); string(after) != string(before) {
 		t.Errorf("crontab after the run:\n%s", after)
@@ -237,7 +241,8 @@ func TestRunConfirmLoadFails(t *testing.T) {
 	load := `if grep -q '^#memdiag-confirm-hold' "$1"; then exit 7; fi`
 	code, _, errOut := runWith(t, time.Now, root, "confirm", "--job", "cron.d/decoy:2", "--pairs", "2", "--block", "0", "--yes", "--state", state,
 		"--", "sh", "-c", load, "sh", crontab)
-	if code != exitCommand || !strings.Contains(errOut, "memdiag: block 1/4 (A) done: ") || !strings.Contains(errOut, "block 2 (B): the load failed: exit code 7") {
+	if code != exitCommand || !strings.Contains(errOut, "memdiag: block 1/4 (A) done: ") || !strings.Contains(errOut, "block 2 (B): the load failed: exit code 7") ||
+		!strings.Contains(errOut, "memdiag: stopped early; cron.d/decoy:2 back as it was\n") {
 		t.Errorf("exit %d\n%s", code, errOut)
 	}
 	if after, _ := os.ReadFile(crontab); string(after) != string(before) {
@@ -291,7 +296,7 @@ func TestRunConfirmAsks(t *testing.T) {
 		wantErr string
 	}{
 		{"not a terminal", false, "", "stdin is not a terminal to ask, so give --yes"},
-		{"says no", true, "n\n", "nothing changed: not confirmed"},
+		{"says no", true, "n\n", "nothing changed: you did not answer yes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ios, in, _, errOut := iostreamsTest()

@@ -81,7 +81,7 @@ func (l *Load) runLoad(ctx context.Context) error {
 	}
 	for {
 		began := time.Now()
-		child, err := supervise.Start(supervise.Options{Args: l.Command, Stdin: l.Stdin, Stdout: l.Stdout, Stderr: l.Stderr, Grace: l.Grace})
+		child, err := supervise.Start(supervise.Options{Args: l.Command, Stdin: l.Stdin, Stdout: l.Stdout, Stderr: l.Stderr, Grace: l.Grace, DieWithParent: true})
 		if err != nil {
 			return fmt.Errorf("%w: could not start %s: %w", ErrLoadFailed, l.Command[0], err)
 		}

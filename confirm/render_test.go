@@ -47,6 +47,7 @@ func TestRenderJSON(t *testing.T) {
 		HeldOff string `json:"held_off"`
 		Blocks  []struct {
 			Block   int   `json:"block"`
+			Pair    int   `json:"pair"`
 			Arm     Arm   `json:"arm"`
 			P99NS   int64 `json:"p99_ns"`
 			Spikes  int   `json:"spikes"`
@@ -62,6 +63,10 @@ func TestRenderJSON(t *testing.T) {
 	}
 	if got.Result.Verdict != Confirmed || got.Result.P != 1.0/32 {
 		t.Errorf("result %+v", got.Result)
+	}
+	// Pairs count from 1 in the result as in the blocks.
+	if len(got.Result.Pairs) != 5 || got.Result.Pairs[0].Pair != 1 || got.Result.Pairs[4].Pair != 5 || got.Blocks[0].Pair != 1 {
+		t.Errorf("pairs %+v, first block's pair %d", got.Result.Pairs, got.Blocks[0].Pair)
 	}
 }
 

@@ -25,7 +25,7 @@ func CloseState(ctx context.Context, st *State) error {
 func (e *Experiment) RunAndClose(ctx context.Context, statePath string) ([]Measurement, error) {
 	done, runErr := e.Run(ctx)
 	if cerr := CloseState(ctx, e.State); cerr != nil {
-		runErr = errors.Join(runErr, fmt.Errorf("%w; the state file %s keeps it: run memdiag confirm --restore", cerr, statePath))
+		runErr = errors.Join(runErr, fmt.Errorf("%w; the state file %s keeps it: run %s", cerr, statePath, RestoreCommand(statePath)))
 	}
 	return done, runErr
 }
@@ -51,9 +51,14 @@ func Conclude(rep Report, done []Measurement, runErr error, o Options) (Report, 
 }
 
 // WriteRestored says what Restore put back (undone) from the state file
-// path, with the times in loc. Like the progress lines, it is not
-// checked: what was put back stays put back if stdout is gone.
-func WriteRestored(w io.Writer, path string, undone []Change, loc *time.Location) {
+// path, with the times in loc; existed says whether there was a state
+// file. Like the progress lines, it is not checked: what was put back
+// stays put back if stdout is gone.
+func WriteRestored(w io.Writer, path string, existed bool, undone []Change, loc *time.Location) {
+	if !existed {
+		fmt.Fprintf(w, "Nothing to restore: no state file at %s (a run given --state FILE keeps it there: give the same --state).\n", path)
+		return
+	}
 	if len(undone) == 0 {
 		fmt.Fprintf(w, "Nothing to restore: %s lists no changes.\n", path)
 		return

@@ -50,13 +50,24 @@ func TestRunAndClosePutsBack(t *testing.T) {
 
 func TestWriteRestored(t *testing.T) {
 	var b strings.Builder
-	WriteRestored(&b, "/var/lib/memdiag/confirm.state", nil, time.UTC)
+	WriteRestored(&b, "/var/lib/memdiag/confirm.state", true, nil, time.UTC)
 	if got, want := b.String(), "Nothing to restore: /var/lib/memdiag/confirm.state lists no changes.\n"; got != want {
 		t.Errorf("nothing undone: %q, want %q", got, want)
 	}
 	b.Reset()
+	WriteRestored(&b, "/var/lib/memdiag/confirm.state", false, nil, time.UTC)
+	if got, want := b.String(), "Nothing to restore: no state file at /var/lib/memdiag/confirm.state (a run given --state FILE keeps it there: give the same --state).\n"; got != want {
+		t.Errorf("no file: %q, want %q", got, want)
+	}
+	if got := RestoreCommand("/tmp/s"); got != "memdiag confirm --restore --state /tmp/s" {
+		t.Errorf("RestoreCommand(/tmp/s) = %q", got)
+	}
+	if got := RestoreCommand(DefaultStatePath); got != "memdiag confirm --restore" {
+		t.Errorf("RestoreCommand(default) = %q", got)
+	}
+	b.Reset()
 	at := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
-	WriteRestored(&b, "s", []Change{{Job: "cron.d/pcp-pmlogger:8", At: at}}, time.FixedZone("CET", 3600))
+	WriteRestored(&b, "s", true, []Change{{Job: "cron.d/pcp-pmlogger:8", At: at}}, time.FixedZone("CET", 3600))
 	if got, want := b.String(), "Restored cron.d/pcp-pmlogger:8 (held off since 2026-12-01T07:00:00+01:00).\n"; got != want {
 		t.Errorf("one undone: %q, want %q", got, want)
 	}

@@ -36,6 +36,17 @@ type State struct {
 	env  Env
 }
 
+// RestoreCommand is the command that undoes what the state file at path
+// lists: `memdiag confirm --restore`, with --state when path is not the
+// default (without it, --restore reads the default file and finds
+// nothing).
+func RestoreCommand(path string) string {
+	if filepath.Clean(path) == DefaultStatePath {
+		return "memdiag confirm --restore"
+	}
+	return "memdiag confirm --restore --state " + path
+}
+
 // ErrPending says a state file from another run exists.
 var ErrPending = errors.New("a previous memdiag confirm left changes on this host")
 
@@ -47,7 +58,7 @@ func OpenState(path string, env Env, now time.Time) (*State, error) {
 		if owner := liveOwner(old); owner != 0 {
 			return nil, fmt.Errorf("%s: another memdiag confirm (pid %d) is running", path, owner)
 		}
-		return nil, fmt.Errorf("%w (%s, %d change(s) from pid %d at %s): run memdiag confirm --restore", ErrPending, path, len(old.Changes), old.PID, old.Began.Format(time.RFC3339))
+		return nil, fmt.Errorf("%w (%s, %d change(s) from pid %d at %s): run %s", ErrPending, path, len(old.Changes), old.PID, old.Began.Format(time.RFC3339), RestoreCommand(path))
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -68,6 +79,9 @@ func (s *State) Hold(ctx context.Context, c Change) error {
 	}
 	return Apply(ctx, c, s.env)
 }
+
+// Pending is how many recorded changes are not undone yet.
+func (s *State) Pending() int { return len(s.doc.Changes) }
 
 // Release undoes every recorded change, newest first, and forgets each
 // one once it is undone. It goes on after a failure and returns all.

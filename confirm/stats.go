@@ -61,7 +61,8 @@ const (
 	minStallEffect = 0.005 // share of wall time: half a percentage point
 )
 
-// PairDiff is one pair's values of the metric and their difference.
+// PairDiff is one pair's values of the metric and their difference. Pair
+// counts from 1, as the JSON's blocks[].pair does.
 type PairDiff struct {
 	Pair int     `json:"pair"`
 	A    float64 `json:"a"`
@@ -157,22 +158,30 @@ func (o Options) withDefaults() Options {
 // decide applies the verdict rules of docs/confirm.md.
 func decide(r Result, alpha float64) (Verdict, []string) {
 	n := len(r.Pairs)
+	// Too few pairs to confirm are too few to refute too: the bootstrap
+	// of one pair is that pair's difference, of two or three a handful of
+	// values, no 95 % interval.
+	enough := math.Pow(0.5, float64(n)) <= alpha
 	switch {
 	case r.P <= alpha && r.CILow > 0 && r.Effect >= r.MinEffect:
 		return Confirmed, []string{fmt.Sprintf("the effect's 95%% interval is above 0, p = %.3g ≤ %.2g, and the effect is at least the smallest that matters", r.P, alpha)}
-	case r.CIHigh < r.MinEffect:
+	case r.CIHigh < r.MinEffect && enough:
 		return Refuted, []string{"the effect's 95% interval lies below the smallest effect that matters"}
 	}
 	var why []string
-	if minP := math.Pow(0.5, float64(n)); minP > alpha {
-		why = append(why, fmt.Sprintf("%d pairs cannot reach p ≤ %.2g (the smallest sign-flip p is %.3g); use %d pairs or more", n, alpha, minP, int(math.Ceil(math.Log2(1/alpha)))))
+	if !enough {
+		why = append(why, fmt.Sprintf("%d pairs can neither confirm nor refute: the smallest sign-flip p is %.3g > %.2g, and their interval is no 95 %% interval; use %d pairs or more",
+			n, math.Pow(0.5, float64(n)), alpha, int(math.Ceil(math.Log2(1/alpha)))))
 	} else if r.P > alpha {
 		why = append(why, fmt.Sprintf("p = %.3g > %.2g: chance could explain the difference", r.P, alpha))
 	}
-	if r.CIHigh >= r.MinEffect && r.CILow <= 0 {
+	switch {
+	case r.CIHigh >= r.MinEffect && r.CILow <= 0:
 		why = append(why, "the effect's 95% interval holds both 0 and the smallest effect that matters")
-	} else if r.Effect < r.MinEffect && r.CILow > 0 {
+	case r.Effect < r.MinEffect && r.CILow > 0 && r.P <= alpha:
 		why = append(why, "the effect is real but smaller than the smallest that matters")
+	case r.Effect < r.MinEffect && r.CILow > 0:
+		why = append(why, "the effect's interval is above 0, but the effect is smaller than the smallest that matters")
 	}
 	if len(why) == 0 {
 		why = append(why, "the effect's interval reaches the smallest effect that matters but is not clear of 0")
@@ -235,7 +244,7 @@ func pairDiffs(blocks []Measurement, m Metric) []PairDiff {
 			continue
 		}
 		a, b := value(*p.a, m), value(*p.b, m)
-		out = append(out, PairDiff{Pair: k, A: a, B: b, Diff: a - b})
+		out = append(out, PairDiff{Pair: k + 1, A: a, B: b, Diff: a - b})
 	}
 	return out
 }

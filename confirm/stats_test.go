@@ -149,8 +149,20 @@ func TestAnalyzeInconclusive(t *testing.T) {
 		if r.P != 1.0/8 || r.Verdict != Inconclusive {
 			t.Fatalf("p %g verdict %s, want 1/8 inconclusive", r.P, r.Verdict)
 		}
-		if !strings.Contains(r.Reasons[0], "3 pairs cannot reach p ≤ 0.05") || !strings.Contains(r.Reasons[0], "use 5 pairs") {
+		if !strings.Contains(r.Reasons[0], "3 pairs can neither confirm nor refute") || !strings.Contains(r.Reasons[0], "use 5 pairs") {
 			t.Errorf("reason %q", r.Reasons[0])
+		}
+	})
+	// A decoy's differences, but two pairs: its interval lies below the
+	// smallest effect that matters, yet two pairs are no 95 % interval
+	// (the trial of 2026-12-07 saw REFUTED from one pair).
+	t.Run("too few pairs to refute", func(t *testing.T) {
+		r, err := Analyze(blocksFromP99([]float64{201, 198}, []float64{200, 200}), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.CIHigh >= r.MinEffect || r.Verdict != Inconclusive || !strings.Contains(r.Reasons[0], "2 pairs can neither confirm nor refute") {
+			t.Errorf("CI high %g min %g verdict %s %q, want inconclusive for too few pairs", r.CIHigh, r.MinEffect, r.Verdict, r.Reasons)
 		}
 	})
 }

@@ -83,6 +83,20 @@ var nspTimers = []struct{ timer, service, calendar, file, reader string }{
 	{"pmlogger_farm_check.timer", "pmlogger_farm_check.service", "*:*:10/20", "farm.dat", "farmread"},
 }
 
+// nspDelayed are timers whose firings systemd delays, started after the
+// recording (they run /bin/true during the experiments, in both arms):
+// a random delay (RandomizedDelaySec=, drawn anew for each elapse) and
+// two whose wide AccuracySec= lets systemd coalesce their wake-ups. Each
+// start of their services by systemd must fall in a firing's window as
+// memdiag projects it (planned to planned + AccuracySec= +
+// RandomizedDelaySec=), and every window that closed before the end must
+// hold a start.
+var nspDelayed = []struct{ timer, calendar, delay string }{
+	{"memdiag-random.timer", "*:*:02/15", "AccuracySec=1s\nRandomizedDelaySec=6s\n"},
+	{"memdiag-coalesce-a.timer", "*:*:00/30", "AccuracySec=12s\n"},
+	{"memdiag-coalesce-b.timer", "*:*:04/30", "AccuracySec=12s\n"},
+}
+
 // nspScript runs as memdiag-e2e.service in the container: it waits until
 // systemd is up and the host has started the load (the file go), records
 // with memdiag watch (the victim found from --probe, the README's way),
@@ -101,12 +115,19 @@ echo $? > $d/watch.rc
 confirm() {
   $bin/memdiag confirm --pairs %[3]d --block %[4]s --probe "$url" --probe-interval 20ms --min-effect %[5]d --yes -f json "$@" -- sleep 3600
 }
+# Timers whose firing systemd delays (RandomizedDelaySec=, AccuracySec=),
+# started now and checked afterwards against memdiag's projection of them.
+date -u +%%Y-%%m-%%dT%%H:%%M:%%S.%%NZ > $d/extra.from
+systemctl start %[6]s
 confirm --recording $d/watch.jsonl > $d/confirm-culprit.json 2> $d/confirm-culprit.log
 echo $? > $d/confirm-culprit.rc
 systemctl start memdiag-decoy.timer
 confirm --job memdiag-decoy.timer > $d/confirm-decoy.json 2> $d/confirm-decoy.log
 echo $? > $d/confirm-decoy.rc
 systemctl show -p ActiveState --value pmlogger_check.timer pmlogger_farm_check.timer memdiag-decoy.timer > $d/after-confirm.txt
+to=$(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ)
+$bin/memdiag timers --from "$(cat $d/extra.from)" --to "$to" -f json > $d/extra-timers.json 2> $d/extra-timers.log
+echo "$to" > $d/extra.to
 props() {
   p=$(busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager GetUnit s $1 | cut -d'"' -f2)
   busctl get-property org.freedesktop.systemd1 "$p" org.freedesktop.systemd1.Timer LastTriggerUSec
@@ -197,7 +218,13 @@ StandardError=inherit
 	// started only for its experiment (after the recording).
 	c.WriteFile(t, "/etc/systemd/system/memdiag-decoy.timer", "[Timer]\nOnCalendar=*:*:05/10\nAccuracySec=1s\n", 0o644)
 	c.WriteFile(t, "/etc/systemd/system/memdiag-decoy.service", "[Service]\nType=oneshot\nExecStart=/bin/true\n", 0o644)
-	c.WriteFile(t, "/etc/memdiag-e2e/run.sh", fmt.Sprintf(nspScript, d, nspRecord, nspPairs, nspBlock, nspMinEffect), 0o755)
+	var extra []string
+	for _, x := range nspDelayed {
+		c.WriteFile(t, "/etc/systemd/system/"+x.timer, "[Timer]\nOnCalendar="+x.calendar+"\n"+x.delay, 0o644)
+		c.WriteFile(t, "/etc/systemd/system/"+strings.TrimSuffix(x.timer, ".timer")+".service", "[Service]\nType=oneshot\nExecStart=/bin/true\n", 0o644)
+		extra = append(extra, x.timer)
+	}
+	c.WriteFile(t, "/etc/memdiag-e2e/run.sh", fmt.Sprintf(nspScript, d, nspRecord, nspPairs, nspBlock, nspMinEffect, strings.Join(extra, " ")), 0o755)
 
 	booted := time.Now()
 	wait := c.Boot(t, "memdiag-e2e.target", nspRecord+2*nspConfirm+2*time.Minute)
@@ -294,6 +321,7 @@ StandardError=inherit
 	}
 	checkNspVerdict(t, res, pid1Starting(t, filepath.Join(c.Data, "journal-pid1.json")), lastTriggers(t, file("raw.txt")))
 	checkNspConfirm(t, file)
+	checkNspDelayed(t, file, pid1Starting(t, filepath.Join(c.Data, "journal-pid1.json")))
 	if t.Failed() {
 		t.Logf("journal of pcp's services:\n%s", file("journal-pcp.txt"))
 	}
@@ -345,6 +373,66 @@ func checkNspConfirm(t *testing.T, file func(string) string) {
 	}
 	if got := strings.Fields(file("after-confirm.txt")); !slices.Equal(got, []string{"active", "active", "active"}) {
 		t.Errorf("after the experiments systemd says the timers are %v; want all active", got)
+	}
+}
+
+// checkNspDelayed checks memdiag's projection of nspDelayed's firings
+// (memdiag timers --from --to, in the container) against when systemd
+// started each one's service (PID 1's "Starting" in the journal).
+func checkNspDelayed(t *testing.T, file func(string) string, starting map[string][]time.Time) {
+	t.Helper()
+	var proj struct {
+		Firings []struct {
+			Job                       string
+			Planned, Earliest, Latest time.Time
+		}
+	}
+	if err := json.Unmarshal([]byte(file("extra-timers.json")), &proj); err != nil {
+		t.Fatalf("memdiag timers in the container: %v\n%s", err, file("extra-timers.log"))
+	}
+	from, err1 := time.Parse(time.RFC3339Nano, file("extra.from"))
+	to, err2 := time.Parse(time.RFC3339, file("extra.to"))
+	if err1 != nil || err2 != nil {
+		t.Fatalf("the window: %v %v", err1, err2)
+	}
+	for _, x := range nspDelayed {
+		service := strings.TrimSuffix(x.timer, ".timer") + ".service"
+		var starts []time.Time
+		for _, s := range starting[service] {
+			if !s.Before(from) {
+				starts = append(starts, s)
+			}
+		}
+		var windows, held int
+		var delays []string
+		used := map[int]bool{}
+		for _, f := range proj.Firings {
+			if f.Job != x.timer || f.Latest.Add(time.Second).After(to) {
+				continue
+			}
+			windows++
+			i := slices.IndexFunc(starts, func(s time.Time) bool {
+				return !s.Before(f.Earliest.Add(-500*time.Millisecond)) && !s.After(f.Latest.Add(time.Second))
+			})
+			if i < 0 {
+				t.Errorf("%s: memdiag projects a firing at %s (window to %s); systemd started %s at none of %v", x.timer,
+					f.Planned.Format("15:04:05"), f.Latest.Format("15:04:05"), service, starts)
+				continue
+			}
+			held++
+			used[i] = true
+			delays = append(delays, fmt.Sprintf("+%.1fs", starts[i].Sub(f.Planned).Seconds()))
+		}
+		for i, s := range starts {
+			if !used[i] && s.Before(to.Add(-time.Second)) {
+				t.Errorf("%s: systemd started %s at %s, in no firing window memdiag projects", x.timer, service, s.Format("15:04:05.000"))
+			}
+		}
+		if windows < 3 {
+			t.Errorf("%s: %d firings projected between %s and %s; want at least 3", x.timer, windows, from.Format("15:04:05"), to.Format("15:04:05"))
+		}
+		t.Logf("%s (%s%s): %d of %d projected firings started by systemd, after the planned time by %s",
+			x.timer, x.calendar, strings.ReplaceAll(" "+x.delay, "\n", " "), held, windows, strings.Join(delays, " "))
 	}
 }
 

@@ -44,6 +44,12 @@ type Options struct {
 	Stderr io.Writer
 	// Grace overrides [Grace] (tests).
 	Grace time.Duration
+	// DieWithParent has the kernel send the command StopSignal when
+	// memdiag dies (PR_SET_PDEATHSIG), SIGKILL included, so that it does
+	// not run on unsupervised: confirm's load, which would go on loading
+	// the host after a killed experiment. Only the command itself gets
+	// the signal, not processes it started.
+	DieWithParent bool
 }
 
 // Result is how the command ended.
@@ -111,6 +117,9 @@ func Start(o Options) (*Child, error) {
 	}
 	c := exec.Command(o.Args[0], o.Args[1:]...)
 	c.Stdin, c.Stdout, c.Stderr = o.Stdin, o.Stdout, o.Stderr
+	if o.DieWithParent {
+		c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: StopSignal}
+	}
 	if err := c.Start(); err != nil {
 		return nil, err
 	}

@@ -2,7 +2,9 @@ package supervise
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -125,4 +127,62 @@ func TestStopReachesGrandchild(t *testing.T) {
 	}
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	t.Errorf("the command's child sleep %d still runs after Stop", pid)
+}
+
+// TestDieWithParent: a command started with DieWithParent ends when the
+// process that started it is killed with SIGKILL (no Stop ever runs); one
+// started without it outlives its parent. The parent is this test binary
+// run again as a helper (TestDieWithParentHelper).
+func TestDieWithParent(t *testing.T) {
+	for _, die := range []bool{true, false} {
+		helper := exec.Command(os.Args[0], "-test.run=^TestDieWithParentHelper$")
+		helper.Env = append(os.Environ(), "MEMDIAG_SUPERVISE_HELPER=1", fmt.Sprintf("MEMDIAG_SUPERVISE_DIE=%v", die))
+		out, err := helper.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := helper.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var pid int
+		if _, err := fmt.Fscan(out, &pid); err != nil || pid <= 0 {
+			helper.Process.Kill()
+			t.Fatalf("the helper did not say its child's PID: %v", err)
+		}
+		_ = helper.Process.Kill()
+		_ = helper.Wait()
+		gone := false
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			// The orphan is reparented and reaped by init or a subreaper;
+			// until then it is a zombie, which counts as gone.
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			if err != nil || strings.Contains(string(b), ") Z ") {
+				gone = true
+				break
+			}
+			if !die {
+				break
+			}
+		}
+		if gone != die {
+			t.Errorf("DieWithParent %v: the command gone after its parent's SIGKILL: %v", die, gone)
+		}
+		if !gone {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// TestDieWithParentHelper is TestDieWithParent's parent process: it
+// starts sleep, prints its PID and waits to be killed.
+func TestDieWithParentHelper(t *testing.T) {
+	if os.Getenv("MEMDIAG_SUPERVISE_HELPER") != "1" {
+		t.Skip("helper of TestDieWithParent")
+	}
+	c, err := Start(Options{Args: []string{"sleep", "30"}, DieWithParent: os.Getenv("MEMDIAG_SUPERVISE_DIE") == "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println(c.PID())
+	time.Sleep(30 * time.Second)
 }
