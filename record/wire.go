@@ -483,6 +483,9 @@ type Job struct {
 	LastTrigger *time.Time  `json:"last_trigger,omitempty"`
 	NextElapse  *time.Time  `json:"next_elapse,omitempty"`
 	PastStarts  []time.Time `json:"past_starts,omitempty"`
+	// LiveActive is not recorded (the v1 wire format is frozen): what it
+	// decides is, in RunsNow and LiveNote.
+	LiveActive *bool `json:"-"`
 
 	Active    bool     `json:"active"`
 	ActiveVia []string `json:"active_via,omitempty"`

@@ -9,12 +9,14 @@ import (
 
 	gojson "github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/memdiag/memdiag/diskio"
 	"github.com/memdiag/memdiag/memstate"
 	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/swap"
+	"github.com/memdiag/memdiag/timers"
 )
 
 // filler sets every field of a value, however deep, to a value no other
@@ -71,7 +73,7 @@ func (f *filler) fill(v reflect.Value) {
 // roundTrip fills a collector value, converts it to its wire type, writes
 // that as a recording does (encoding/json), reads it back as the reader
 // does (goccy/go-json) and converts it back: every field must survive.
-func roundTrip[C, W any](t *testing.T, to func(C) W, back func(W) C) {
+func roundTrip[C, W any](t *testing.T, to func(C) W, back func(W) C, opts ...cmp.Option) {
 	t.Helper()
 	var in C
 	(&filler{}).fill(reflect.ValueOf(&in).Elem())
@@ -83,7 +85,7 @@ func roundTrip[C, W any](t *testing.T, to func(C) W, back func(W) C) {
 	if err := gojson.Unmarshal(b, &w); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(in, back(w)); d != "" {
+	if d := cmp.Diff(in, back(w), opts...); d != "" {
 		t.Errorf("%T → %T → JSON → back (-in +out):\n%s\nJSON: %s", in, w, d, b)
 	}
 }
@@ -111,7 +113,9 @@ func TestWireConversions(t *testing.T) {
 	roundTrip(t, FromSwaps, func(ds []SwapDevice) []swap.Device {
 		return convert(ds, func(d SwapDevice) swap.Device { return swap.Device(d) })
 	})
-	roundTrip(t, FromJobs, TimersJobs)
+	// A timer's live ActiveState is not recorded (json:"-"): what it
+	// decides is, in runs_now and live_note.
+	roundTrip(t, FromJobs, TimersJobs, cmpopts.IgnoreFields(timers.Job{}, "LiveActive"))
 	roundTrip(t, FromRetention, func(p ProcRetention) memstate.ProcRetention {
 		return memstate.ProcRetention{PID: p.PID, StartTicks: p.StartTicks, Comm: p.Comm, Retention: *p.Retention.Memstate()}
 	})

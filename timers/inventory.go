@@ -136,8 +136,16 @@ func ApplyLive(jobs []Job, live LiveSource) {
 			jobs[i].NextElapse = &lt.NextElapse
 		}
 		jobs[i].PastStarts = lt.Starts
+		switch lt.ActiveState {
+		case "active", "reloading", "activating":
+			jobs[i].LiveActive = ptr(true)
+		case "inactive", "failed", "deactivating":
+			jobs[i].LiveActive = ptr(false)
+		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // Problems returns every job's errors, in job order.
 func Problems(jobs []Job) []string {

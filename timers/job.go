@@ -96,6 +96,11 @@ type Job struct {
 	LastTrigger *time.Time  `json:"last_trigger,omitempty"`
 	NextElapse  *time.Time  `json:"next_elapse,omitempty"`
 	PastStarts  []time.Time `json:"past_starts,omitempty"` // from the journal
+	// LiveActive is whether systemd has the timer active (waiting to
+	// elapse) now, from its ActiveState; nil when not read. It can differ
+	// from Active: a timer started by hand without being enabled, or an
+	// enabled one stopped (ApplyRunning says so in LiveNote).
+	LiveActive *bool `json:"live_active,omitempty"`
 
 	Active    bool     `json:"active"`               // will run: pulled in from the boot target / cron is the scheduler
 	ActiveVia []string `json:"active_via,omitempty"` // the chain that pulls it in

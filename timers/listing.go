@@ -24,7 +24,9 @@ type Listing struct {
 	Problems []string
 }
 
-// NewListing chooses the jobs to list among jobs (every one when all) and
+// NewListing chooses the jobs to list among jobs (every one when all;
+// else those whose files say they run, those systemd has active now —
+// a timer started without being enabled — and the malformed) and
 // gathers their problems; base and runLoc (the zone jobs run in) date the
 // firings [Duplicates] compares.
 func NewListing(jobs []Job, all bool, base time.Time, runLoc *time.Location) Listing {
@@ -33,7 +35,7 @@ func NewListing(jobs []Job, all bool, base time.Time, runLoc *time.Location) Lis
 	if !all {
 		l.Jobs = nil
 		for _, j := range jobs {
-			if j.Active || len(j.Errors) > 0 {
+			if j.Active || (j.LiveActive != nil && *j.LiveActive) || len(j.Errors) > 0 {
 				l.Jobs = append(l.Jobs, j)
 			}
 		}

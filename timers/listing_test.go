@@ -13,12 +13,15 @@ import (
 // Malformed are the errors alone, Problems add the program run twice.
 func TestNewListing(t *testing.T) {
 	secs := func(s float64) *float64 { return &s }
+	live := true
 	base := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
 	jobs := []Job{
 		{Name: "a.timer", File: "a.timer", Source: Systemd, Schedule: []string{"daily"}, Command: "/usr/bin/sa1 1 1", Active: true, PeriodSeconds: secs(86400)},
 		{Name: "cron.d/local:3", File: "cron.d/local", Source: Cron, Schedule: []string{"*/5 * * * *"}, Command: "sa1 1 1", Active: true, PeriodSeconds: secs(300)},
 		{Name: "off.timer", File: "off.timer", Source: Systemd, Schedule: []string{"hourly"}, Command: "/bin/true"},
 		{Name: "bad.timer", File: "bad.timer", Source: Systemd, Errors: []string{"bad.timer:3: OnCalendar=: cannot parse \"dayly\""}},
+		// Not enabled, but started by hand: systemd has it active.
+		{Name: "started.timer", File: "started.timer", Source: Systemd, Schedule: []string{"hourly"}, Command: "/bin/true", LiveActive: &live},
 	}
 	names := func(js []Job) []string {
 		var out []string
@@ -28,7 +31,7 @@ func TestNewListing(t *testing.T) {
 		return out
 	}
 	l := NewListing(jobs, false, base, time.UTC)
-	if d := cmp.Diff([]string{"a.timer", "cron.d/local:3", "bad.timer"}, names(l.Jobs)); d != "" {
+	if d := cmp.Diff([]string{"a.timer", "cron.d/local:3", "bad.timer", "started.timer"}, names(l.Jobs)); d != "" {
 		t.Errorf("jobs shown (-want +got):\n%s", d)
 	}
 	malformed := []string{"bad.timer:3: OnCalendar=: cannot parse \"dayly\""}
@@ -39,8 +42,8 @@ func TestNewListing(t *testing.T) {
 	if d := cmp.Diff(problems, l.Problems); d != "" {
 		t.Errorf("Problems (-want +got):\n%s", d)
 	}
-	if l := NewListing(jobs, true, base, time.UTC); len(l.Jobs) != 4 {
-		t.Errorf("all: %v shown, want all four", names(l.Jobs))
+	if l := NewListing(jobs, true, base, time.UTC); len(l.Jobs) != 5 {
+		t.Errorf("all: %v shown, want all five", names(l.Jobs))
 	}
 }
 

@@ -21,6 +21,9 @@ type LiveTimer struct {
 	LastTrigger time.Time
 	NextElapse  time.Time
 	Starts      []time.Time
+	// ActiveState is the unit's ActiveState ("active" while the timer
+	// waits to elapse, "inactive" once stopped); "" when not read.
+	ActiveState string
 }
 
 // LiveSource reads live timer state. It is the narrow seam in front of
@@ -51,7 +54,7 @@ type ManagerLive struct {
 
 // Timer returns the timer unit's LastTriggerUSec and NextElapseUSecRealtime
 // (µs since the Unix epoch, CLOCK_REALTIME; 0 means never or none), in
-// UTC. A timer with only monotonic settings (OnBootSec=, OnUnitActiveSec=)
+// UTC, and its ActiveState. A timer with only monotonic settings (OnBootSec=, OnUnitActiveSec=)
 // has no realtime next elapse; its NextElapse stays zero. Past starts
 // (the journal) are not read. Source: org.freedesktop.systemd1(5),
 // "Timer Unit Objects".
@@ -60,7 +63,15 @@ func (m *ManagerLive) Timer(name string) (LiveTimer, error) {
 	if err != nil {
 		return LiveTimer{}, fmt.Errorf("%s: %w", name, err)
 	}
-	return LiveTimer{LastTrigger: usecTime(props["LastTriggerUSec"]), NextElapse: usecTime(props["NextElapseUSecRealtime"])}, nil
+	lt := LiveTimer{LastTrigger: usecTime(props["LastTriggerUSec"]), NextElapse: usecTime(props["NextElapseUSecRealtime"])}
+	// Whether it waits to fire is the Unit interface's ActiveState: a
+	// timer started without being enabled (systemctl start) fires, one
+	// stopped (systemctl stop, memdiag confirm's hold) does not, whatever
+	// the unit files' links say.
+	if unit, err := m.conn.GetUnitTypePropertiesContext(m.ctx, name, "Unit"); err == nil {
+		lt.ActiveState, _ = unit["ActiveState"].(string)
+	}
+	return lt, nil
 }
 
 // usecTime converts a D-Bus "t" property in µs since the epoch; 0 and

@@ -12,13 +12,20 @@ import (
 )
 
 // fakeManager stands for go-systemd's *dbus.Conn: the Timer properties
-// systemd returns for each unit, as D-Bus "t" values (uint64 µs).
+// systemd returns for each unit, as D-Bus "t" values (uint64 µs), and
+// the Unit interface's ActiveState.
 type fakeManager struct {
 	props  map[string]map[string]any
+	state  map[string]string
 	closed bool
 }
 
 func (f *fakeManager) GetUnitTypePropertiesContext(_ context.Context, unit, unitType string) (map[string]any, error) {
+	if unitType == "Unit" {
+		if s, ok := f.state[unit]; ok {
+			return map[string]any{"ActiveState": s}, nil
+		}
+	}
 	if unitType != "Timer" {
 		return nil, errors.New("Unknown interface")
 	}
@@ -37,7 +44,7 @@ func TestManagerLiveTimer(t *testing.T) {
 		"pmlogger_check.timer": {"LastTriggerUSec": uint64(1795953303000000), "NextElapseUSecRealtime": uint64(1795955141000000)},
 		// Never triggered; only monotonic settings (USEC_INFINITY).
 		"systemd-tmpfiles-clean.timer": {"LastTriggerUSec": uint64(0), "NextElapseUSecRealtime": uint64(math.MaxUint64)},
-	}}
+	}, state: map[string]string{"pmlogger_check.timer": "inactive"}}
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "run/systemd/system"), 0o755); err != nil {
 		t.Fatal(err)
@@ -56,6 +63,9 @@ func TestManagerLiveTimer(t *testing.T) {
 	if want := utc("2026-11-29 12:25:41"); !got.NextElapse.Equal(want) {
 		t.Errorf("NextElapse = %v, want %v", got.NextElapse, want)
 	}
+	if got.ActiveState != "inactive" {
+		t.Errorf("ActiveState = %q, want inactive", got.ActiveState)
+	}
 	got, err = m.Timer("systemd-tmpfiles-clean.timer")
 	if err != nil || !got.LastTrigger.IsZero() || !got.NextElapse.IsZero() {
 		t.Errorf("never-triggered timer = %+v, %v; want zero times", got, err)
@@ -73,8 +83,11 @@ func TestManagerLiveTimer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, j := range jobs {
-		if j.Name == "pmlogger_check.timer" && (j.LastTrigger == nil || !j.LastTrigger.Equal(utc("2026-11-29 11:55:03"))) {
-			t.Errorf("pmlogger_check.timer LastTrigger = %v", j.LastTrigger)
+		if j.Name == "pmlogger_check.timer" && (j.LastTrigger == nil || !j.LastTrigger.Equal(utc("2026-11-29 11:55:03")) || j.LiveActive == nil || *j.LiveActive) {
+			t.Errorf("pmlogger_check.timer LastTrigger = %v, LiveActive %v (want false: stopped)", j.LastTrigger, j.LiveActive)
+		}
+		if j.Name == "systemd-tmpfiles-clean.timer" && j.LiveActive != nil {
+			t.Errorf("systemd-tmpfiles-clean.timer LiveActive %v, want nil (no ActiveState read)", *j.LiveActive)
 		}
 	}
 }

@@ -63,6 +63,12 @@ func ApplyRunning(jobs []Job, r Running) {
 		case j.Source == Systemd && j.Active && !r.Systemd:
 			j.IdleNow, runs = true, false
 			j.LiveNote = fmt.Sprintf("does not fire now: systemd is not running (PID 1 is %q)", r.Init)
+		case j.Source == Systemd && r.Systemd && j.LiveActive != nil && *j.LiveActive && !j.Active:
+			runs = true
+			j.LiveNote = startedNote
+		case j.Source == Systemd && r.Systemd && j.LiveActive != nil && !*j.LiveActive && j.Active:
+			j.IdleNow, runs = true, false
+			j.LiveNote = stoppedNote
 		case j.Source == Cron && j.Active && !r.Cron:
 			j.IdleNow, runs = true, false
 			j.LiveNote = "does not run now: no cron daemon is running"
@@ -92,6 +98,15 @@ func ApplyRunning(jobs []Job, r Running) {
 // and cronie's cron, crond, which also name the child they fork to run
 // each job.
 func CronDaemon(comm string) bool { return comm == "cron" || comm == "crond" }
+
+// startedNote and stoppedNote are the live notes of a timer whose live
+// state differs from what its unit files say: started by hand though
+// nothing pulls it in at boot, or inactive though something does (stopped,
+// or the host booted a target that does not pull it in).
+const (
+	startedNote = "fires now: systemd has it active, started without being enabled (systemctl start): until it is stopped or the host reboots"
+	stoppedNote = "does not fire now: systemd has it inactive (stopped, or not pulled in by the target it booted) until it is started"
+)
 
 // liftedNote is the live note of a crontab line that steps aside for
 // systemd but runs, systemd not running and a cron daemon running.

@@ -151,3 +151,41 @@ func TestInventoryCgroup(t *testing.T) {
 		t.Errorf("found %d of %d jobs", seen, len(want))
 	}
 }
+
+// A timer whose live state differs from its files: started by hand
+// (systemctl start) though nothing pulls it in — it fires; enabled but
+// stopped (systemctl stop, confirm's hold) — it does not. The nspawn
+// container's test found the first: started timers were "cannot run
+// here". Without systemd running, the live state is not there to read.
+func TestApplyRunningLiveActive(t *testing.T) {
+	yes, no := true, false
+	jobs := func() []Job {
+		return []Job{
+			{Name: "started.timer", Source: Systemd, Reason: "nothing pulls it in", LiveActive: &yes},
+			{Name: "stopped.timer", Source: Systemd, Active: true, LiveActive: &no},
+			{Name: "as-files.timer", Source: Systemd, Active: true, LiveActive: &yes},
+			{Name: "unread.timer", Source: Systemd, Reason: "nothing pulls it in"},
+		}
+	}
+	js := jobs()
+	ApplyRunning(js, Running{Systemd: true, Init: "systemd"})
+	for i, w := range []struct {
+		runs, idle bool
+		note       string
+	}{
+		{true, false, startedNote},
+		{false, true, stoppedNote},
+		{true, false, ""},
+		{false, false, ""},
+	} {
+		runs, _ := Runs(&js[i])
+		if runs != w.runs || js[i].IdleNow != w.idle || js[i].LiveNote != w.note {
+			t.Errorf("%s: runs %v IdleNow %v LiveNote %q; want %v %v %q", js[i].Name, runs, js[i].IdleNow, js[i].LiveNote, w.runs, w.idle, w.note)
+		}
+	}
+	js = jobs()
+	ApplyRunning(js, Running{Systemd: false, Init: "process_api"})
+	if runs, _ := Runs(&js[0]); runs {
+		t.Errorf("started.timer runs without systemd running")
+	}
+}
