@@ -12,10 +12,9 @@ import (
 	"github.com/memdiag/memdiag/timers"
 )
 
-// heldPrefix marks a crontab line memdiag commented out. cron(8) skips
-// lines starting with '#' (crontab(5)); the marker lets a person, and
-// `memdiag confirm --restore`, find it.
-const heldPrefix = "#memdiag-confirm-hold: "
+// heldPrefix marks a crontab line memdiag commented out (timers.HeldMarker:
+// memdiag timers lists such a line as held off).
+const heldPrefix = timers.HeldMarker
 
 // prepareCron checks that the job's line is still what the inventory
 // read, and returns the change that comments it out.

@@ -154,10 +154,19 @@ func (c *cronSchedule) Next(after time.Time, loc *time.Location) time.Time {
 	return s.Next(after.In(loc))
 }
 
+// HeldMarker prefixes a crontab line that `memdiag confirm` holds off
+// (commented out) for a B block; cron(8) skips it as a comment.
+// `memdiag confirm --restore` puts the line back.
+const HeldMarker = "#memdiag-confirm-hold: "
+
+// heldReason is a held line's Job.Reason.
+const heldReason = "held off by memdiag confirm (the line is commented out with \"" + HeldMarker + "\"): memdiag confirm --restore puts it back if no experiment is running"
+
 // cronLine is one job line of a crontab.
 type cronLine struct {
 	File    string
 	Line    int
+	Held    bool // commented out by memdiag confirm (HeldMarker)
 	Spec    string // the time spec as written ("5-55/10 * * * *", "@daily")
 	User    string
 	Command string
@@ -181,10 +190,14 @@ func parseCrontab(file string, lines []string, system bool, user string) []cronL
 			}
 			continue
 		}
+		held := strings.HasPrefix(l, HeldMarker)
+		if held {
+			l = strings.TrimSpace(strings.TrimPrefix(l, HeldMarker))
+		}
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
-		cl := cronLine{File: file, Line: i + 1, User: user, Path: pathEnv}
+		cl := cronLine{File: file, Line: i + 1, User: user, Path: pathEnv, Held: held}
 		f := cronFields(l)
 		nTime := 5
 		if strings.HasPrefix(f[0], "@") {
@@ -433,6 +446,9 @@ func cronJob(root string, d daemons, cl cronLine, prefix string) Job {
 	if cs.Reboot && j.Active {
 		j.Active = false
 		j.Reason = "@reboot: runs once when cron starts, never periodically"
+	}
+	if cl.Held {
+		j.Active, j.ActiveVia, j.Reason = false, nil, heldReason
 	}
 	return j
 }

@@ -157,6 +157,29 @@ func TestParseUserCrontab(t *testing.T) {
 	}
 }
 
+// TestCronHeldLine: a line memdiag confirm holds off (commented out with
+// HeldMarker) is still that job, inactive, saying so and how to put it
+// back; a new user's trial found it invisible in timers --all, so that a
+// lost state file left no trace of it but a grep.
+func TestCronHeldLine(t *testing.T) {
+	got := parseCrontab("etc/cron.d/x", []string{"# a comment", HeldMarker + "*/2 * * * * root /bin/true", "*/3 * * * * root /bin/false"}, true, "")
+	want := []cronLine{
+		{File: "etc/cron.d/x", Line: 2, Spec: "*/2 * * * *", User: "root", Command: "/bin/true", Path: "/usr/bin:/bin", Held: true},
+		{File: "etc/cron.d/x", Line: 3, Spec: "*/3 * * * *", User: "root", Command: "/bin/false", Path: "/usr/bin:/bin"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("parseCrontab (-want +got):\n%s", diff)
+	}
+	d := daemons{cronActive: true, cronVia: []string{"cron.service"}}
+	held, free := cronJob(t.TempDir(), d, got[0], "cron.d/x"), cronJob(t.TempDir(), d, got[1], "cron.d/x")
+	if held.Name != "cron.d/x:2" || held.Active || held.Reason != heldReason || !strings.Contains(held.Reason, "memdiag confirm --restore") {
+		t.Errorf("held line: %+v", held)
+	}
+	if !free.Active || free.Reason != "" {
+		t.Errorf("free line: active %v, reason %q", free.Active, free.Reason)
+	}
+}
+
 func TestRegularPeriod(t *testing.T) {
 	tests := []struct {
 		spec string
