@@ -166,7 +166,7 @@ const heldReason = "held off by memdiag confirm (the line is commented out with 
 type cronLine struct {
 	File    string
 	Line    int
-	Held    bool // commented out by memdiag confirm (HeldMarker)
+	Held    bool   // commented out by memdiag confirm (HeldMarker)
 	Spec    string // the time spec as written ("5-55/10 * * * *", "@daily")
 	User    string
 	Command string
