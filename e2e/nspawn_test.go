@@ -407,20 +407,26 @@ func checkNspDelayed(t *testing.T, file func(string) string, starting map[string
 		var delays []string
 		used := map[int]bool{}
 		for _, f := range proj.Firings {
-			if f.Job != x.timer || f.Latest.Add(time.Second).After(to) {
+			if f.Job != x.timer {
 				continue
 			}
-			windows++
 			i := slices.IndexFunc(starts, func(s time.Time) bool {
 				return !s.Before(f.Earliest.Add(-500*time.Millisecond)) && !s.After(f.Latest.Add(time.Second))
 			})
+			if i >= 0 {
+				used[i] = true
+			}
+			// A window still open at the end may not hold its start yet.
+			if f.Latest.Add(time.Second).After(to) {
+				continue
+			}
+			windows++
 			if i < 0 {
 				t.Errorf("%s: memdiag projects a firing at %s (window to %s); systemd started %s at none of %v", x.timer,
 					f.Planned.Format("15:04:05"), f.Latest.Format("15:04:05"), service, starts)
 				continue
 			}
 			held++
-			used[i] = true
 			delays = append(delays, fmt.Sprintf("+%.1fs", starts[i].Sub(f.Planned).Seconds()))
 		}
 		for i, s := range starts {
