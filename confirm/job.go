@@ -108,9 +108,9 @@ func JobNames(jobs []timers.Job) []string {
 // FiringGap is the longest time an A block can go without a firing of
 // the jobs held off, and what it is: one job's period; for jobs held
 // together, the longest gap between their merged firings over the next
-// two of their longest periods, up to two days (two timers every 20 s, 10 s apart, fire
-// every 10 s), or, when their calendars project no firings (monotonic
-// timers), the shortest of their periods.
+// two of their longest periods, up to two days (two timers every 20 s,
+// 10 s apart, fire every 10 s), or, when their calendars project no
+// firings (monotonic timers), the shortest of their periods.
 func FiringGap(jobs []timers.Job, now time.Time, loc *time.Location) (time.Duration, string) {
 	period := func(j timers.Job) time.Duration {
 		if j.PeriodSeconds == nil {

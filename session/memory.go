@@ -40,30 +40,17 @@ func addMemorySources(ctx context.Context, o *Options, h *record.Header, ws *Sou
 	}
 }
 
-// hostLive adds systemd's live state to jobs (LAST, NEXT, and whether
-// each timer is active: one started by hand fires though its files say
-// nothing pulls it in, one stopped does not), when systemd runs on the
-// host root "/"; nothing otherwise — `memdiag timers` says once why it
-// cannot read it, and the recording's runs_now and live_note say what
-// fires.
-func hostLive(root string, jobs []timers.Job) {
-	ctx, cancel := context.WithTimeout(context.Background(), timers.LiveTimeout)
-	defer cancel()
-	live, _ := timers.ProbeLive(ctx, root)
-	if live == nil {
-		return
-	}
-	defer live.Close()
-	timers.ApplyLive(jobs, live)
-}
-
 // HostJobs is the periodic-job inventory of the host under root now,
 // with what fires now (for gate --recording); `memdiag record` takes it
 // again for each segment's header, so jobs installed meanwhile are in
 // the next one. keepSecrets stores job commands unredacted.
 func HostJobs(root string, keepSecrets bool) ([]timers.Job, error) {
 	jobs, err := timers.Inventory(root, timers.InventoryOptions{KeepSecrets: keepSecrets})
-	hostLive(root, jobs)
+	// systemd's live state: a timer started by hand fires though its
+	// files say nothing pulls it in, one stopped does not. Why it cannot
+	// be read, `memdiag timers` says; runs_now and live_note record what
+	// fires.
+	_ = timers.ApplyLiveFrom(context.Background(), root, jobs, timers.ProbeLiveSource)
 	if running, ok := timers.ProbeRunning(root); ok {
 		timers.ApplyRunning(jobs, running)
 	}

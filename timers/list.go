@@ -93,26 +93,34 @@ func NewList(ctx context.Context, o ListOptions) (*List, error) {
 	return l, nil
 }
 
-// applyLive adds systemd's live state to jobs. It runs after the unit
-// files are read, so that LiveTimeout bounds only the D-Bus work: on a
-// slow host reading them took more than 5 s and every timer's live state
-// was lost.
+// applyLive adds systemd's live state to jobs (ApplyLiveFrom), warning
+// once when it cannot be read; the listing goes on from the unit files.
 func (o ListOptions) applyLive(ctx context.Context, jobs []Job) {
 	if o.Live == nil {
 		return
 	}
+	if err := ApplyLiveFrom(ctx, o.Root, jobs, o.Live); err != nil && o.Warn != nil {
+		o.Warn(err)
+	}
+}
+
+// ApplyLiveFrom adds the live state probe reads for root (ProbeLiveSource
+// on a host) to jobs, and returns probe's error: why it could not be read,
+// nil when there is nothing to read (a root other than "/"). It runs after
+// the unit files are read, so that LiveTimeout bounds only the D-Bus work:
+// on a slow host reading them took more than 5 s and every timer's live
+// state was lost.
+func ApplyLiveFrom(ctx context.Context, root string, jobs []Job, probe func(context.Context, string) (LiveSource, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, LiveTimeout)
 	defer cancel()
-	live, err := o.Live(ctx, o.Root)
-	if err != nil && o.Warn != nil {
-		o.Warn(err) // said once; the listing goes on from the unit files
-	}
+	live, err := probe(ctx, root)
 	if c, ok := live.(io.Closer); ok {
 		defer c.Close()
 	}
 	if live != nil {
 		ApplyLive(jobs, live)
 	}
+	return err
 }
 
 // View is how a list is shown: from when, in which zone, and whether
