@@ -17,7 +17,6 @@ import (
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/helptext"
 	"github.com/memdiag/memdiag/internal/iostreams"
-	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/latency"
 	"github.com/memdiag/memdiag/session"
 	"github.com/memdiag/memdiag/timers"
@@ -144,13 +143,9 @@ func (o *confirmOptions) prepare(ctx context.Context) ([]timers.Job, []confirm.C
 		return jobs, nil, nil, flagErrorf("--with puts one job's fix in place, and %s names %s: give the job with --job NAME",
 			o.Recording, english.List(confirm.JobNames(jobs), "and"))
 	}
-	var changes []confirm.Change
-	for _, job := range jobs {
-		change, err := o.change(ctx, job)
-		if err != nil {
-			return jobs, changes, nil, err
-		}
-		changes = append(changes, change)
+	changes, err := confirm.PrepareAll(ctx, jobs, o.With, o.env(), o.Now())
+	if err != nil {
+		return jobs, changes, nil, err
 	}
 	load, err := o.load()
 	if err != nil {
@@ -160,19 +155,6 @@ func (o *confirmOptions) prepare(ctx context.Context) ([]timers.Job, []confirm.C
 		fmt.Fprintf(o.IO.ErrOut, "memdiag: warning: --block %s is shorter than %s (%s): some A blocks may hold no firing\n", o.Block, what, gap)
 	}
 	return jobs, changes, load, o.agree(ctx, changes)
-}
-
-// change is what B blocks change for job: the job held off, or the
-// --with fix in place of it.
-func (o *confirmOptions) change(ctx context.Context, job timers.Job) (confirm.Change, error) {
-	if o.With == "" {
-		return confirm.Prepare(ctx, job, o.env(), o.Now())
-	}
-	fix, err := rootfs.ReadPath(ctx, o.With, rootfs.DefaultLimit)
-	if err != nil {
-		return confirm.Change{}, &rootfs.NamedError{Flag: "--with", Path: o.With, Err: err}
-	}
-	return confirm.PrepareFix(ctx, job, o.With, fix, o.env(), o.Now())
 }
 
 // culprits are the jobs to hold off, from --job or the recording's

@@ -15,6 +15,7 @@ import (
 
 	"github.com/coreos/go-systemd/v22/unit"
 
+	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/timers"
 )
 
@@ -262,4 +263,34 @@ func reloadAndCheck(ctx context.Context, c Change, env Env, want bool) error {
 		return true, nil
 	})
 	return err
+}
+
+// PrepareAll returns what B blocks change for each job, reading the host
+// as it is now; it changes nothing. With fixPath "" each job is held off
+// (Prepare); otherwise the file fixPath (--with) is the fix put in place
+// of each (PrepareFix). The changes prepared before an error are returned
+// with it.
+func PrepareAll(ctx context.Context, jobs []timers.Job, fixPath string, env Env, now time.Time) ([]Change, error) {
+	var fix []byte
+	if fixPath != "" {
+		var err error
+		if fix, err = rootfs.ReadPath(ctx, fixPath, rootfs.DefaultLimit); err != nil {
+			return nil, &rootfs.NamedError{Flag: "--with", Path: fixPath, Err: err}
+		}
+	}
+	var changes []Change
+	for _, job := range jobs {
+		var change Change
+		var err error
+		if fixPath == "" {
+			change, err = Prepare(ctx, job, env, now)
+		} else {
+			change, err = PrepareFix(ctx, job, fixPath, fix, env, now)
+		}
+		if err != nil {
+			return changes, err
+		}
+		changes = append(changes, change)
+	}
+	return changes, nil
 }
