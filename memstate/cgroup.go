@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/hostenv"
 	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/lru"
@@ -152,9 +151,13 @@ type Cgroup struct {
 	// NearHigh: usage ≥ nearLimitShare × memory.high (v2) while not near
 	// the limit: the kernel throttles the group's allocations and reclaims
 	// it there, so its tasks slow down without being OOM-killed.
-	NearHigh    bool   `json:"near_high,omitempty"`
-	MostlyCache bool   `json:"mostly_cache"` // CacheBytes ≥ mostlyCacheShare × usage
-	Note        string `json:"note,omitempty"`
+	NearHigh    bool `json:"near_high,omitempty"`
+	MostlyCache bool `json:"mostly_cache"` // CacheBytes ≥ mostlyCacheShare × usage
+	// Stalling: the group's memory PSI some avg10 is at least 1 %.
+	Stalling bool `json:"-"`
+	// Note is the group's state in words, written by report/mem before
+	// it renders the report; memstate leaves it empty.
+	Note string `json:"note,omitempty"`
 }
 
 // Cgroups walks the memory cgroups under <root>/sys/fs/cgroup: the v2
@@ -533,8 +536,9 @@ func v1Sources(st map[string]uint64) map[string]string {
 }
 
 // judge sets CacheBytes, WorkingSetBytes, UnreclaimableBytes,
-// SwapRoomBytes, PinnedBytes, NearLimit, MostlyCache and Note. swapFree
-// is the host's free swap, swapLeft the group's swap allowance left (nil:
+// SwapRoomBytes, PinnedBytes, NearLimit, NearHigh, MostlyCache and
+// Stalling; report/mem writes them in words (Note). swapFree is the
+// host's free swap, swapLeft the group's swap allowance left (nil:
 // unlimited).
 func judge(cg *Cgroup, swapFree, swapLeft *uint64) {
 	cg.CacheBytes = sub(cg.FileBytes, cg.ShmemBytes)
@@ -551,69 +555,17 @@ func judge(cg *Cgroup, swapFree, swapLeft *uint64) {
 		room = 0
 	}
 	cg.SwapRoomBytes = room
-	defer func() {
-		if h := limitHistory(cg); h != "" {
-			if cg.Note != "" {
-				cg.Note += "; "
-			}
-			cg.Note += h
-		}
-		if p := protections(cg); p != "" {
-			if cg.Note != "" {
-				cg.Note += "; "
-			}
-			cg.Note += p
-		}
-	}()
 	cg.PinnedBytes = cg.UnreclaimableBytes - min(cg.UnreclaimableBytes, room)
 	if cg.Version == 2 && cg.KernelBytes != nil {
 		cg.PinnedBytes += sub(*cg.KernelBytes, deref(cg.SlabReclaimableBytes))
 	}
-	cache := cg.CacheBytes
-	cg.MostlyCache = cg.UsageBytes > 0 && float64(cache) >= mostlyCacheShare*float64(cg.UsageBytes)
-	// Without the group's PSI, say what to watch instead.
-	psiText := "no memory.pressure for it (no PSI in this kernel): watch memory.events max and its refaults instead"
-	if cg.Version == 1 {
-		psiText = "no memory.pressure for it (a v1 group without a v2 twin): watch memory.failcnt and its refaults instead"
-	}
-	stalls := false
-	if cg.PSI != nil {
-		psiText = fmt.Sprintf("its memory PSI is some avg10=%.2f %%", cg.PSI.Some.Avg10)
-		stalls = cg.PSI.Some.Avg10 >= pressureStallShare*100
-	}
+	cg.MostlyCache = cg.UsageBytes > 0 && float64(cg.CacheBytes) >= mostlyCacheShare*float64(cg.UsageBytes)
+	cg.Stalling = cg.PSI != nil && cg.PSI.Some.Avg10 >= pressureStallShare*100
 	if cg.LimitBytes != nil && *cg.LimitBytes > 0 {
 		cg.NearLimit = float64(cg.UsageBytes) >= nearLimitShare*float64(*cg.LimitBytes)
 	}
-	if !cg.NearLimit && cg.HighBytes != nil && *cg.HighBytes > 0 &&
-		float64(cg.UsageBytes) >= nearLimitShare*float64(*cg.HighBytes) {
-		cg.NearHigh = true
-		cg.Note = fmt.Sprintf("%s of its memory.high (%s): the kernel throttles its allocations and reclaims it there (memory.events high=%d)",
-			percent(cg.UsageBytes, *cg.HighBytes), FormatBytes(*cg.HighBytes), cg.Events["high"])
-		if cg.SwapBytes != nil && *cg.SwapBytes > 0 {
-			cg.Note += fmt.Sprintf(", %s of it swapped out", FormatBytes(*cg.SwapBytes))
-		}
-		cg.Note += "; " + psiText
-		return
-	}
-	if !cg.NearLimit {
-		// limitHistory (deferred) says what it reached before now.
-		return
-	}
-	// What the group cannot give back, against its limit.
-	unrecl := pinnedText(cg, "limit", *cg.LimitBytes)
-	ws := fmt.Sprintf("working set (usage − inactive file) %s", FormatBytes(cg.WorkingSetBytes))
-	if cg.MostlyCache && stalls {
-		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable), %s, %s; but %s: reclaiming it stalls the group's tasks, its working set does not fit the limit",
-			percent(cg.UsageBytes, *cg.LimitBytes), FormatBytes(cache), unrecl, ws, psiText)
-		return
-	}
-	if cg.MostlyCache {
-		cg.Note = fmt.Sprintf("%s of its limit, mostly page cache (%s, reclaimable), %s, %s: fine unless reclaiming it stalls the group's tasks; %s",
-			percent(cg.UsageBytes, *cg.LimitBytes), FormatBytes(cache), unrecl, ws, psiText)
-		return
-	}
-	cg.Note = fmt.Sprintf("%s of its limit, mostly anon/shmem: %s; cache %s, %s: the next allocations reclaim the cache, swap, or OOM-kill; %s",
-		percent(cg.UsageBytes, *cg.LimitBytes), unrecl, FormatBytes(cache), ws, psiText)
+	cg.NearHigh = !cg.NearLimit && cg.HighBytes != nil && *cg.HighBytes > 0 &&
+		float64(cg.UsageBytes) >= nearLimitShare*float64(*cg.HighBytes)
 }
 
 // LimitHits is how many times the group's usage reached its limit, as the
@@ -647,108 +599,6 @@ func (cg *Cgroup) ReachedLimit() bool {
 	}
 	return cg.LimitBytes != nil && cg.PeakBytes != nil && *cg.LimitBytes > 0 &&
 		float64(*cg.PeakBytes) >= nearLimitShare*float64(*cg.LimitBytes)
-}
-
-// limitHistory says what the group reached before now, from the kernel's
-// own counters: how many times it hit its limit, the OOM kills, and its
-// peak against the limit, then (when not at its limit now) its usage now.
-// A usage read now, or a dashboard's samples, can show 80 % of a limit
-// the group hit a thousand times. "" when none of it happened.
-func limitHistory(cg *Cgroup) string {
-	if !cg.ReachedLimit() {
-		return ""
-	}
-	var parts []string
-	n, src, ok := cg.LimitHits()
-	switch {
-	case ok && n > 0 && cg.LimitBytes == nil:
-		parts = append(parts, fmt.Sprintf("it reached a memory limit %s (%s), though it has none now", english.Count(int(n), "time"), src))
-	case ok && n > 0:
-		parts = append(parts, fmt.Sprintf("it reached its limit %s (%s)", english.Count(int(n), "time"), src))
-	}
-	if v, has := cg.Events["oom"]; has && cg.Version == 2 && v > 0 {
-		parts = append(parts, fmt.Sprintf("%s reclaim could not make room (memory.events oom)", english.Count(int(v), "time")))
-	}
-	if cg.OOMKills != nil && *cg.OOMKills > 0 {
-		parts = append(parts, fmt.Sprintf("%s (%s oom_kill)", english.Count(int(*cg.OOMKills), "OOM kill"),
-			map[int]string{1: "memory.oom_control", 2: "memory.events"}[cg.Version]))
-	}
-	if cg.PeakBytes != nil {
-		peak := fmt.Sprintf("its peak was %s (%s)", FormatBytes(*cg.PeakBytes), map[int]string{1: "memory.max_usage_in_bytes", 2: "memory.peak"}[cg.Version])
-		if cg.LimitBytes != nil {
-			peak += ", " + percent(*cg.PeakBytes, *cg.LimitBytes) + " of its limit"
-		}
-		parts = append(parts, peak)
-	}
-	s := "since the group was made"
-	if cg.Version == 1 {
-		s += " (or its counters were last reset)"
-	}
-	s += ": " + strings.Join(parts, ", ")
-	if !cg.NearLimit && cg.LimitBytes != nil {
-		s += fmt.Sprintf("; now %s of its limit, which is not what it reached", percent(cg.UsageBytes, *cg.LimitBytes))
-	}
-	return s
-}
-
-// pinnedText says what reclaim cannot take from a group at its limit,
-// in the words of free(1) and below: how much must stay in RAM (anon and
-// shmem beyond what swap can take, and unreclaimable kernel memory),
-// against the limit, and why; or that nothing must, when swap can take
-// all the anon and shmem.
-func pinnedText(cg *Cgroup, of string, lim uint64) string {
-	held := cg.UnreclaimableBytes // anon + shmem
-	var why []string
-	switch {
-	case held == 0:
-	case cg.SwapRoomBytes >= held:
-		why = append(why, fmt.Sprintf("swap can take all its anon %s and shmem %s, with %s free for it",
-			FormatBytes(cg.AnonBytes), FormatBytes(cg.ShmemBytes), FormatBytes(cg.SwapRoomBytes)))
-	default:
-		var swap string
-		switch {
-		case cg.SwapRoomBytes > 0:
-			swap = "swap can take only " + FormatBytes(cg.SwapRoomBytes) + " of them"
-		case cg.Swappiness != nil && *cg.Swappiness == 0:
-			swap = "its memory.swappiness is 0"
-		case cg.SwapLimitBytes != nil && *cg.SwapLimitBytes == 0:
-			swap = "the group may not use swap"
-		case cg.SwapLimitBytes != nil && *cg.SwapLimitBytes <= deref(cg.SwapBytes):
-			swap = fmt.Sprintf("its swap allowance of %s is used up", FormatBytes(*cg.SwapLimitBytes))
-		default:
-			swap = "no swap is free"
-		}
-		why = append(why, fmt.Sprintf("its anon %s and shmem %s can only go to swap, and %s",
-			FormatBytes(cg.AnonBytes), FormatBytes(cg.ShmemBytes), swap))
-	}
-	if k := cg.PinnedBytes - (held - min(held, cg.SwapRoomBytes)); k > 0 {
-		why = append(why, FormatBytes(k)+" is kernel memory that cannot be freed")
-	}
-	if cg.PinnedBytes == 0 {
-		if len(why) == 0 {
-			return "nothing must stay in RAM"
-		}
-		return "nothing must stay in RAM (" + strings.Join(why, "; ") + ")"
-	}
-	return fmt.Sprintf("%s must stay in RAM (%s of the %s: %s)", FormatBytes(cg.PinnedBytes), percent(cg.PinnedBytes, lim), of, strings.Join(why, "; "))
-}
-
-// protections says which reclaim protections the group has, "" if none.
-func protections(cg *Cgroup) string {
-	var p []string
-	if cg.MinBytes != nil {
-		p = append(p, "memory.min "+FormatBytes(*cg.MinBytes)+" (never reclaimed below it)")
-	}
-	if cg.LowBytes != nil {
-		p = append(p, "memory.low "+FormatBytes(*cg.LowBytes)+" (reclaimed below it only when nothing unprotected is left)")
-	}
-	if cg.SoftLimitBytes != nil {
-		p = append(p, "memory.soft_limit_in_bytes "+FormatBytes(*cg.SoftLimitBytes)+" (under host pressure reclaimed down to it first)")
-	}
-	if len(p) == 0 {
-		return ""
-	}
-	return "protections: " + strings.Join(p, ", ")
 }
 
 func deref(p *uint64) uint64 {

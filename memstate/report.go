@@ -91,7 +91,6 @@ func Build(now time.Time, prev, cur Snapshot, h Host, procs []Proc, scan ProcSca
 			r.OOM.CgroupOOMKills = append(r.OOM.CgroupOOMKills, CgroupCount{c.Path, c.Version, *c.OOMKills})
 		}
 	}
-	r.Verdict.explain(cgs, r.OOM, now.Location())
 	return r
 }
 

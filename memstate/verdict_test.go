@@ -2,6 +2,7 @@ package memstate
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,9 +82,8 @@ func TestActivityAndAssess(t *testing.T) {
 		ReclaimableBytes:   (24119332 - 22807592) * 1024,
 		InUseBytes:         (24684092 - 24119332) * 1024,
 		UnderPressure:      &yes,
-		Reasons:            []string{"280 refaults/s"},
-		Sentence: `A "used" figure that counts cache would show 1.8 GiB of 23.5 GiB (8 %); 1.3 GiB of it is page cache and slab the kernel gives back on demand, so 551.5 MiB is not available for reuse (processes' anon memory, shmem, kernel memory and reserves).` +
-			` Over the last 1s memory was under pressure (280 refaults/s), but the host is not short of it (23.0 GiB available, no host-wide reclaim): the pressure comes from cgroup limits.`,
+		Crossed:            []Crossing{CrossRefaults},
+		HostShort:          false, // 23.0 GiB available, no host-wide reclaim
 	}
 	if d := cmp.Diff(wantV, v); d != "" {
 		t.Errorf("Verdict (-want +got):\n%s", d)
@@ -92,35 +92,14 @@ func TestActivityAndAssess(t *testing.T) {
 
 func TestAssessCalm(t *testing.T) {
 	// host618 and the vmstat read 1 s later: no counter that means pressure moved.
-	c := fixture(t)
-	h, _, err := c.Host()
-	if err != nil {
-		t.Fatal(err)
-	}
-	prev, _, err := c.Snapshot(time.Unix(100, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open("testdata/host618-vmstat-1s-later")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	later, err := lru.ParseVMStat(f, f.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cur := Snapshot{Time: time.Unix(101, 0), VMStat: later, PSI: prev.PSI}
+	h, prev, cur := calmSnapshots(t)
 	v := assess(h, NewActivity(prev, cur))
-	if v.UnderPressure == nil || *v.UnderPressure || v.Reasons != nil {
-		t.Fatalf("UnderPressure = %v, reasons %v; want false", v.UnderPressure, v.Reasons)
-	}
-	if !strings.HasSuffix(v.Sentence, "Over the last 1s the kernel was not under memory pressure (PSI memory some 0.0 %, 0 refaults, no direct reclaim), so the cache is not the problem.") {
-		t.Errorf("Sentence = %q", v.Sentence)
+	if v.UnderPressure == nil || *v.UnderPressure || v.Crossed != nil {
+		t.Fatalf("UnderPressure = %v, crossed %v; want false", v.UnderPressure, v.Crossed)
 	}
 	// Without an interval nothing is claimed about pressure.
 	v = assess(h, NewActivity(prev, prev))
-	if v.UnderPressure != nil || !strings.Contains(v.Sentence, "Pressure was not measured") {
+	if v.UnderPressure != nil || v.Crossed != nil {
 		t.Errorf("no interval: %+v", v)
 	}
 }
@@ -145,7 +124,7 @@ func TestActivityOldKernelNames(t *testing.T) {
 		t.Fatalf("Activity = %+v; want 520 direct scan pages, 4 allocstalls, 100 refaults, no PSI", a)
 	}
 	v := assess(Host{}, a)
-	if v.UnderPressure == nil || !*v.UnderPressure || len(v.Reasons) != 1 || v.Reasons[0] != "direct reclaim (4 stalls, 520 pages scanned)" {
+	if v.UnderPressure == nil || !*v.UnderPressure || !slices.Equal(v.Crossed, []Crossing{CrossDirectReclaim}) || !v.HostShort {
 		t.Errorf("Verdict = %+v", v)
 	}
 }
@@ -177,12 +156,38 @@ func TestActivityLimitReclaim(t *testing.T) {
 	}
 	plenty := Host{TotalBytes: 24 << 30, AvailableBytes: 21 << 30}
 	v := assess(plenty, a)
-	if !strings.Contains(v.Sentence, "Over the last 6s memory was under pressure (cgroup-limit reclaim (15360 pages scanned)), but the host is not short of it (21.0 GiB available, no host-wide reclaim): the pressure comes from cgroup limits.") {
-		t.Errorf("Sentence = %q", v.Sentence)
+	if !slices.Equal(v.Crossed, []Crossing{CrossLimitReclaim}) || v.HostShort {
+		t.Errorf("plenty available: Crossed %v, HostShort %v; want limit reclaim, false", v.Crossed, v.HostShort)
 	}
-	// Short of memory (under 10 % available): host pressure, said so.
+	// Short of memory (under 10 % available): host pressure.
 	short := Host{TotalBytes: 24 << 30, AvailableBytes: 1 << 30}
-	if v := assess(short, a); !strings.Contains(v.Sentence, "the kernel was under memory pressure: cgroup-limit reclaim") {
-		t.Errorf("Sentence = %q", v.Sentence)
+	if v := assess(short, a); !v.HostShort {
+		t.Errorf("short host: HostShort false")
 	}
+}
+
+// calmSnapshots is host618's meminfo and two reads 1 s apart (its
+// vmstat, then testdata/host618-vmstat-1s-later): no counter that means
+// pressure moved.
+func calmSnapshots(t *testing.T) (Host, Snapshot, Snapshot) {
+	t.Helper()
+	c := fixture(t)
+	h, _, err := c.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, _, err := c.Snapshot(time.Unix(100, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open("testdata/host618-vmstat-1s-later")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	later, err := lru.ParseVMStat(f, f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, prev, Snapshot{Time: time.Unix(101, 0), VMStat: later, PSI: prev.PSI}
 }

@@ -61,6 +61,7 @@ const (
 
 // Render writes r in format f.
 func Render(w io.Writer, r memstate.Report, f format.Format, o Options) error {
+	r = Described(r)
 	switch f {
 	case format.CSV:
 		return renderCSV(w, r)
