@@ -63,7 +63,7 @@ run_tool() {
       GODEBUG=gctrace=1 /usr/bin/time -f "%e %U %S %M" -o "$d/time" "$bin" watch --interval 1s \
         --duration "${T}s" --quiet --force --out "$d/rec.jsonl.gz" >/dev/null 2>"$d/stderr" || true
       samples=$(zcat "$d/rec.jsonl.gz" | grep -c '"type":"sample"' || true)
-      events=$(zcat "$d/rec.jsonl.gz" | grep -o '"kind":"e[a-z]*"' | wc -l)
+      events=$( (zcat "$d/rec.jsonl.gz" | grep -o '"kind":"e[a-z]*"' || true) | wc -l) # a quiet host may have none
       gcs=$(grep -c '^gc [0-9]' "$d/stderr" || true) ;;
     listen)
       (while sleep 1; do curl -s -o /dev/null "http://127.0.0.1:$port/metrics" || true; done) &
@@ -75,7 +75,7 @@ run_tool() {
       samples=0
       for f in "$d"/store/memdiag-*.jsonl.gz; do
         samples=$((samples + $(zcat "$f" | grep -c '"type":"sample"')))
-        events=$((events + $(zcat "$f" | grep -o '"kind":"e[a-z]*"' | wc -l)))
+        events=$((events + $( (zcat "$f" | grep -o '"kind":"e[a-z]*"' || true) | wc -l)))
       done
       gcs=$(grep -c '^gc [0-9]' "$d/stderr" || true) ;;
   esac

@@ -1,6 +1,7 @@
 package diskio
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,6 +31,14 @@ func FuzzParseStat(f *testing.F) {
 		}
 		if len(comm) > len(b) {
 			t.Fatalf("comm longer than the file")
+		}
+		// On a line shaped as the kernel writes it (one space between
+		// fields after the comm) that the strict parser takes too, both
+		// read the same fields. (On other spacing they differ, as they
+		// always have: the fast one counts single spaces.)
+		if strict, err := process.ParseStat(b); err == nil && kernelSpaced(b) &&
+			(strict.Comm != string(comm) || strict.PPID != ppid || strict.StartTicks != sf.start || strict.NumThreads != sf.threads) {
+			t.Fatalf("fast parse %q ppid %d start %d threads %d; strict %+v", comm, ppid, sf.start, sf.threads, strict)
 		}
 	})
 }
@@ -120,4 +129,14 @@ func FuzzParseStatusRSS(f *testing.F) {
 			}
 		}
 	})
+}
+
+// kernelSpaced reports whether the fields after a stat line's comm are
+// separated as the kernel separates them: single spaces, then at most a
+// final newline.
+func kernelSpaced(b []byte) bool {
+	i := bytes.LastIndexByte(b, ')')
+	rest := bytes.TrimSuffix(b[i+1:], []byte("\n"))
+	return len(rest) > 1 && rest[0] == ' ' && rest[len(rest)-1] != ' ' &&
+		!bytes.Contains(rest, []byte("  ")) && !bytes.ContainsAny(rest, "\t\n\v\f\r")
 }

@@ -1218,10 +1218,7 @@ func parseStat(b []byte) (f statFields, ok bool) {
 	rest := b[closing+2:]
 	seen := 0
 	for len(rest) > 0 && field <= 42 {
-		end := bytes.IndexAny(rest, " \n")
-		if end < 0 {
-			end = len(rest)
-		}
+		end := fieldEnd(rest)
 		v := rest[:end]
 		switch field {
 		case 4:
@@ -1259,6 +1256,19 @@ func parseStat(b []byte) (f statFields, ok bool) {
 		return statFields{}, false
 	}
 	return f, true
+}
+
+// fieldEnd is the index of the first space or newline of b, len(b)
+// when it has none. A plain loop: the fields of a stat line are a few
+// bytes long, and bytes.IndexAny built its byte set at each of the ~40
+// calls a line (BenchmarkParseStat: 587 ns a line before).
+func fieldEnd(b []byte) int {
+	for i, c := range b {
+		if c == ' ' || c == '\n' {
+			return i
+		}
+	}
+	return len(b)
 }
 
 // cutLine splits b at its first newline: the line without it, and the
