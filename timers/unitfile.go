@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/coreos/go-systemd/v22/unit"
 
@@ -116,6 +117,36 @@ type unitSet struct {
 	root  string
 	dirs  []string // relative to root, highest priority first, deduplicated
 	cache map[string]*unitFile
+	// listed holds each search-path folder's entry names, read once
+	// (listing): a unit's file, drop-in and .wants/ lookups probe a
+	// dozen folders each, and thousands of probes of names that are not
+	// there were most of an inventory's time (issue #32: 70 ms of a
+	// watch's start on Debian). nil for a folder that could not be
+	// listed for a reason other than its absence: probed as before.
+	listed map[string]map[string]bool
+}
+
+// mayExist reports whether name may exist in the search-path folder
+// dir: false only when dir's listing (read once) lacks it.
+func (s *unitSet) mayExist(dir, name string) bool {
+	if s.listed == nil {
+		s.listed = map[string]map[string]bool{}
+	}
+	names, ok := s.listed[dir]
+	if !ok {
+		des, err := rootfs.ReadDir(s.root, dir)
+		switch {
+		case err == nil:
+			names = make(map[string]bool, len(des))
+			for _, de := range des {
+				names[de.Name()] = true
+			}
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			names = map[string]bool{} // nothing under a folder that is not there
+		}
+		s.listed[dir] = names
+	}
+	return names == nil || names[name]
 }
 
 // newUnitSet builds the search path for dirs (relative to root), dropping
@@ -162,6 +193,9 @@ func splitName(name string) (prefix, instance, suffix string, template bool) {
 func (s *unitSet) find(name string) (string, int) {
 	for i, d := range s.dirs {
 		p := path.Join(d, name)
+		if !s.mayExist(d, name) {
+			continue
+		}
 		if _, err := rootfs.Lstat(s.root, p); err == nil {
 			return p, i
 		}
@@ -247,6 +281,9 @@ func (s *unitSet) readDropIns(u *unitFile) {
 	chosen := map[string]string{} // conf file name -> path relative to root
 	for i := len(s.dirs) - 1; i >= 0; i-- {
 		for _, n := range names {
+			if !s.mayExist(s.dirs[i], n) {
+				continue
+			}
 			dir := path.Join(s.dirs[i], n)
 			des, err := rootfs.ReadDir(s.root, dir)
 			if err != nil {
@@ -379,6 +416,9 @@ func (s *unitSet) depDirs(name string) []dep {
 	for _, n := range names {
 		for _, d := range s.dirs {
 			for _, kind := range []string{"wants", "requires", "upholds"} {
+				if !s.mayExist(d, n+"."+kind) {
+					continue
+				}
 				dir := path.Join(d, n+"."+kind)
 				des, err := rootfs.ReadDir(s.root, dir)
 				if err != nil {
