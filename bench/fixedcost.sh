@@ -25,7 +25,15 @@
 # GODEBUG=gctrace=1 wrote. With -b BIN, watch@base and listen@base run
 # that memdiag binary (an earlier build) the same way, in the same
 # rotation, for a before/after in one run. For each N of -m (RSS only) watch and listen run
-# once. Prints a Markdown table with the ratios watch/floor and
+# once.
+#
+# A run's CPU includes memdiag's start (the baseline scan of every
+# process, the timer inventory, the eBPF chain's BTF): ~0.2 s at N = 1000,
+# a third of a 30 s run's. So each memdiag tool also runs once for 1 s
+# (2 samples) per N, and the "steady" column is the CPU of a sample once
+# running: (CPU of the T runs − CPU of the 1 s run) / (their samples −
+# 2), what a recorder left running pays; the floor has no start to take
+# out. Prints a Markdown table with the ratios watch/floor and
 # listen/watch, the load average and the exec/exit events recorded
 # in each run (the host's process churn, which the events listener pays for).
 # Needs: go, cc, curl, time.
@@ -50,9 +58,10 @@ go build -o "$OUT/memdiag" . && cc -O2 -o "$OUT/keepfd" bench/floorc/keepfd.c
 [ -z "$BASE" ] || cp "$BASE" "$OUT/memdiag-base"
 port=$((20000 + RANDOM % 20000))
 
-# run_tool NAME: one T-second run; prints "NAME cpu_ms_per_sample rss_kib gcs samples events"
+# run_tool NAME [SECONDS]: one run of T (or SECONDS) seconds; prints
+# "NAME cpu_ms_per_sample rss_kib gcs samples events cpu_ms_total"
 run_tool() {
-  local name=$1 d="$OUT/run.$1" samples events=0 gcs=0 bin="$OUT/memdiag"
+  local name=$1 T=${2:-$T} d="$OUT/run.$1" samples events=0 gcs=0 bin="$OUT/memdiag"
   rm -rf "$d"; mkdir -p "$d"
   case $name in *@base) bin="$OUT/memdiag-base";; esac
   case ${name%@base} in
@@ -81,7 +90,7 @@ run_tool() {
   esac
   read -r e u s m < <(tail -n 1 "$d/time")
   awk -v n="$name" -v u="$u" -v s="$s" -v k="$samples" -v m="$m" -v g="$gcs" -v ev="$events" \
-    'BEGIN{printf "%s %.3f %d %d %d %d\n", n, (u+s)*1000/(k>0?k:1), m, g, k, ev}'
+    'BEGIN{printf "%s %.3f %d %d %d %d %.0f\n", n, (u+s)*1000/(k>0?k:1), m, g, k, ev, (u+s)*1000}'
 }
 
 spawn() { idle=(); for ((i = 0; i < $1; i++)); do sleep 1000000 & idle+=($!); done; sleep 2; }
@@ -90,19 +99,20 @@ unspawn() { for p in "${idle[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 echo "# memdiag fixed-cost bench: $(date -u +%FT%TZ), $(uname -r), $(nproc) cores, T=${T}s, rounds=$ROUNDS, at $(git rev-parse --short HEAD)"
 echo "# command: bench/fixedcost.sh -n \"$NS\" -m \"$MS\" -t $T -r $ROUNDS"
 echo
-echo "| N (host processes) | tool | CPU ms/sample, per round | mean | peak RSS MiB | GCs per run | load avg 1 min, per run | exec/exit events recorded, per run | ratio |"
-echo "|---|---|---|---:|---:|---:|---|---|---|"
+echo "| N (host processes) | tool | CPU ms/sample, per round | mean | steady ms/sample | peak RSS MiB | GCs per run | load avg 1 min, per run | exec/exit events recorded, per run | ratio | steady ratio |"
+echo "|---|---|---|---:|---:|---:|---:|---|---|---|---|"
 tools=(floor watch listen); [ -z "$BASE" ] || tools+=(watch@base listen@base)
 for n in $NS; do
   spawn "$n"
   hostp=$(ls /proc | grep -c '^[0-9]')
-  declare -A cpu=() rss=() gc=() load=() ev=()
+  declare -A cpu=() rss=() gc=() load=() ev=() tot=() smp=() steady=()
   for ((r = 0; r < ROUNDS; r++)); do
     order=("${tools[@]}")
     if ((r % 2 == 1)); then order=(); for ((k = ${#tools[@]} - 1; k >= 0; k--)); do order+=("${tools[$k]}"); done; fi
     for tl in "${order[@]}"; do
-      read -r name c m g k e < <(run_tool "$tl")
+      read -r name c m g k e t < <(run_tool "$tl")
       cpu[$name]="${cpu[$name]:-}${cpu[$name]:+ }$c"
+      tot[$name]=$(( ${tot[$name]:-0} + t )); smp[$name]=$(( ${smp[$name]:-0} + k ))
       rss[$name]=$(( m > ${rss[$name]:-0} ? m : ${rss[$name]:-0} ))
       gc[$name]="${gc[$name]:-}${gc[$name]:+, }$g"
       load[$name]="${load[$name]:-}${load[$name]:+, }$(cut -d' ' -f1 /proc/loadavg)"
@@ -110,10 +120,23 @@ for n in $NS; do
       echo "$n $name round $((r + 1)): $c ms/sample, $m KiB, $g GCs, $k samples, $e events" >&2
     done
   done
+  # The start taken out: one 1 s run of each memdiag tool.
+  for tl in "${tools[@]}"; do
+    [ "$tl" = floor ] && continue
+    read -r name c m g k e t < <(run_tool "$tl" 1)
+    steady[$tl]=$(awk -v a="${tot[$tl]}" -v b="$t" -v n="${smp[$tl]}" -v r="$ROUNDS" -v k="$k" 'BEGIN{printf "%.2f", (a - r*b)/(n - r*k)}')
+    echo "$n $tl 1 s run: $t ms CPU, $k samples; steady ${steady[$tl]} ms/sample" >&2
+  done
   mean() { awk -v l="$1" 'BEGIN{n=split(l,a," "); for(i=1;i<=n;i++)s+=a[i]; printf "%.2f", s/n}'; }
   f=$(mean "${cpu[floor]}"); w=$(mean "${cpu[watch]}"); l=$(mean "${cpu[listen]}")
+  steady[floor]=$f
   for tl in "${tools[@]}"; do
-    ratio=""
+    ratio=""; sratio=""
+    case $tl in
+      watch|watch@base) sratio=$(awk -v a="${steady[$tl]}" -v b="$f" 'BEGIN{printf "%.2f× floor", a/b}') ;;
+      listen) sratio=$(awk -v a="${steady[listen]}" -v b="${steady[watch]}" 'BEGIN{printf "%.2f× watch", a/b}') ;;
+      listen@base) sratio=$(awk -v a="${steady[$tl]}" -v b="${steady[watch@base]}" 'BEGIN{printf "%.2f× watch@base", a/b}') ;;
+    esac
     case $tl in
       watch|watch@base) ratio=$(awk -v a="$(mean "${cpu[$tl]}")" -v b="$f" 'BEGIN{printf "%.2f× floor", a/b}') ;;
       listen) ratio=$(awk -v a="$l" -v b="$w" 'BEGIN{printf "%.2f× watch", a/b}') ;;
@@ -121,9 +144,9 @@ for n in $NS; do
     esac
     evs=${ev[$tl]}; [ "$tl" = floor ] && evs="–"
     gcs=${gc[$tl]}; [ "$tl" = floor ] && gcs="–"
-    echo "| $n ($hostp) | $tl | $(echo "${cpu[$tl]}" | sed 's/ /, /g') | $(mean "${cpu[$tl]}") | $(awk -v m="${rss[$tl]}" 'BEGIN{printf "%.1f", m/1024}') | $gcs | ${load[$tl]} | $evs | $ratio |"
+    echo "| $n ($hostp) | $tl | $(echo "${cpu[$tl]}" | sed 's/ /, /g') | $(mean "${cpu[$tl]}") | ${steady[$tl]} | $(awk -v m="${rss[$tl]}" 'BEGIN{printf "%.1f", m/1024}') | $gcs | ${load[$tl]} | $evs | $ratio | $sratio |"
   done
-  unset cpu rss gc load ev
+  unset cpu rss gc load ev tot smp steady
   unspawn
 done
 for n in $MS; do
@@ -131,8 +154,8 @@ for n in $MS; do
   hostp=$(ls /proc | grep -c '^[0-9]')
   rtools=(watch listen); [ -z "$BASE" ] || rtools+=(watch@base listen@base)
   for tl in "${rtools[@]}"; do
-    read -r name c m g k e < <(run_tool "$tl")
-    echo "| $n ($hostp) | $tl (RSS run) | $c | $c | $(awk -v m="$m" 'BEGIN{printf "%.1f", m/1024}') | $g | $(cut -d' ' -f1 /proc/loadavg) | $e | |"
+    read -r name c m g k e t < <(run_tool "$tl")
+    echo "| $n ($hostp) | $tl (RSS run) | $c | $c | | $(awk -v m="$m" 'BEGIN{printf "%.1f", m/1024}') | $g | $(cut -d' ' -f1 /proc/loadavg) | $e | | |"
   done
   unspawn
 done
