@@ -71,6 +71,20 @@ func TestLatencyE2EABUnderWatch(t *testing.T) {
 	if !strings.Contains(strings.Join(strings.Fields(text), " "), want) {
 		t.Errorf("analyze does not say %q:\n%s", want, text)
 	}
+	// Run through a shell's -c script, ab is recognised too: its report
+	// reaches the end line the same way.
+	rec2 := filepath.Join(dir, "sh.jsonl")
+	n.Store(0)
+	failed.Store(0)
+	code, _, stderr = runBinary(t, bin, "watch", "--interval", "500ms", "-q", "--no-timers", "-o", rec2, "--",
+		"sh", "-c", fmt.Sprintf("cd %s && %s -n 60 -c 1 -g sh.tsv %s/ && echo done", dir, ab, srv.URL))
+	if code != exitOK {
+		t.Fatalf("watch -- sh -c 'ab …': exit %d\n%s", code, stderr)
+	}
+	if r2, err := record.ReadFile(rec2); err != nil || r2.End == nil || r2.End.AB == nil ||
+		r2.End.AB.Summary().Complete != 60 || r2.End.AB.Summary().Non2xx != int(failed.Load()) {
+		t.Fatalf("sh -c 'ab …': end line %+v (%v); want 60 complete, %d non-2xx", r2.End, err, failed.Load())
+	}
 	// Imported again with --latency, the same counts go to the import line.
 	code, text, stderr = runBinary(t, bin, "analyze", rec, "--latency", tsv)
 	if code != exitOK {

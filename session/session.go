@@ -8,9 +8,11 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
 
 	"golang.org/x/sys/unix"
 
@@ -230,7 +232,7 @@ func (s *Session) startCommand(cancel func()) (*supervise.Child, error) {
 		return nil, nil
 	}
 	stdout := o.Stdout
-	if filepath.Base(o.Command[0]) == "ab" {
+	if RunsAB(o.Command) {
 		// ab counts its failed and non-2xx requests only in its report on
 		// standard output; its -g file has no status (docs/latency.md).
 		s.abOut = &tail{max: abTail}
@@ -421,4 +423,27 @@ func (t *tail) bytes() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return slices.Clone(t.buf)
+}
+
+// RunsAB reports whether argv runs ApacheBench: ab itself, ab behind a
+// wrapper (timeout 60 ab …, env X=1 ab …, nice ab …), or a shell's -c
+// script with ab as one of its commands (sh -c "ab -g f.tsv … && …").
+// Its standard output is then kept (the last abTail bytes) for ab's
+// failed and non-2xx counts. A false positive costs only that tail: the
+// counts are taken only from text that parses as ab's report.
+func RunsAB(argv []string) bool {
+	isAB := func(w string) bool { return filepath.Base(w) == "ab" }
+	for i, a := range argv {
+		if isAB(a) {
+			return true
+		}
+		if i+1 < len(argv) && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c") &&
+			slices.Contains([]string{"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"}, filepath.Base(argv[0])) {
+			// The script: ab as a word of it, between spaces or the
+			// shell's separators.
+			words := strings.FieldsFunc(argv[i+1], func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(";&|()`$'\"", r) })
+			return slices.ContainsFunc(words, isAB)
+		}
+	}
+	return false
 }

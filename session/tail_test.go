@@ -27,3 +27,27 @@ func TestTailKeepsTheEnd(t *testing.T) {
 		t.Errorf("kept %d bytes ending %q; want %d ending with the report", len(got), got[max(0, len(got)-60):], abTail)
 	}
 }
+
+// TestRunsAB: ab is recognised as the command, behind a wrapper and in
+// a shell's -c script, so its non-2xx count is kept in each case.
+func TestRunsAB(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want bool
+	}{
+		{[]string{"ab", "-n", "10", "http://127.0.0.1/"}, true},
+		{[]string{"/usr/bin/ab", "-g", "a.tsv", "http://127.0.0.1/"}, true},
+		{[]string{"timeout", "60", "ab", "-n", "10", "http://127.0.0.1/"}, true},
+		{[]string{"sh", "-c", "ab -n 10 -g a.tsv http://127.0.0.1/ > ab.out"}, true},
+		{[]string{"bash", "-ec", "cd /tmp && /usr/bin/ab -n 10 http://127.0.0.1/; echo done"}, true},
+		{[]string{"sh", "-c", "(ab -n 10 http://127.0.0.1/)"}, true},
+		{[]string{"sh", "-c", "echo lab; abc -n 1"}, false},
+		{[]string{"hey", "-n", "10", "http://127.0.0.1/"}, false},
+		{[]string{"sh", "-c"}, false},
+		{nil, false},
+	} {
+		if got := RunsAB(c.argv); got != c.want {
+			t.Errorf("RunsAB(%q) = %v, want %v", c.argv, got, c.want)
+		}
+	}
+}
