@@ -22,6 +22,9 @@ type Listing struct {
 	// definitions ([Duplicates]): shown under the listing, but the host's
 	// configuration, not a parse error.
 	Problems []string
+	// NotListed is how many jobs were left out because they do not run
+	// here (0 with all): `--all` lists them, with why.
+	NotListed int
 }
 
 // NewListing chooses the jobs to list among jobs (every one when all;
@@ -39,6 +42,7 @@ func NewListing(jobs []Job, all bool, base time.Time, runLoc *time.Location) Lis
 				l.Jobs = append(l.Jobs, j)
 			}
 		}
+		l.NotListed = len(jobs) - len(l.Jobs)
 	}
 	return l
 }

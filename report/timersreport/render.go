@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/internal/tables"
 	"github.com/memdiag/memdiag/timers"
@@ -28,12 +29,16 @@ type RenderOptions struct {
 	Width    int      // table: terminal width in columns to fit (long columns wrap or are cut); 0 keeps full content
 	Color    bool     // table: bold header (a terminal, no NO_COLOR, no --no-color)
 	Problems []string // printed after a table or markdown listing
+	// NotListed is how many jobs that do not run here were left out
+	// (timers.Listing.NotListed): said under a job table, so that an
+	// empty table is not read as "no periodic jobs".
+	NotListed int
 }
 
 // Write renders l in format f: the jobs with their next o.Next firings,
 // or the window's firings. o.View and o.Problems are l's.
 func Write(w io.Writer, l *timers.List, f format.Format, o RenderOptions) error {
-	o.View, o.Problems = l.View, l.Problems
+	o.View, o.Problems, o.NotListed = l.View, l.Problems, l.NotListed
 	if !l.Window {
 		return RenderJobs(w, l.Jobs, f, o)
 	}
@@ -237,7 +242,26 @@ func RenderJobs(w io.Writer, jobs []timers.Job, f format.Format, o RenderOptions
 	for _, v := range vs {
 		t.AppendRow(c.row(v, f, o)...)
 	}
-	return renderTable(w, t, f, o, jobsLegend(vs, zoneLine))
+	legend := jobsLegend(vs, zoneLine)
+	if o.NotListed > 0 {
+		legend = append(legend, notListedLines(o.NotListed, len(vs))...)
+	}
+	return renderTable(w, t, f, o, legend)
+}
+
+// notListedLines say that n jobs that do not run here are left out of a
+// listing that shows shown jobs, and how to see them; each fits 80
+// columns.
+func notListedLines(n, shown int) []string {
+	var out []string
+	if shown == 0 {
+		out = append(out, "No periodic job runs here.")
+	}
+	that, them := "that do not run here", "them"
+	if n == 1 {
+		that, them = "that does not run here", "it"
+	}
+	return append(out, fmt.Sprintf("Not listed: %s %s (--all lists %s, with why).", english.Count(n, "periodic job"), that, them))
 }
 
 // writeJobsJSON writes the listing as one indented JSON document: the
@@ -248,7 +272,9 @@ func writeJobsJSON(w io.Writer, vs []jobView, o RenderOptions) error {
 		TimeZone string    `json:"time_zone"`
 		Jobs     []jobView `json:"jobs"`
 		Problems []string  `json:"problems"`
-	}{o.Base.In(o.Loc).Format(time.RFC3339), o.Loc.String(), vs, append([]string{}, o.Problems...)}
+		// NotListed: jobs that do not run here, left out without --all.
+		NotListed int `json:"not_listed,omitempty"`
+	}{o.Base.In(o.Loc).Format(time.RFC3339), o.Loc.String(), vs, append([]string{}, o.Problems...), o.NotListed}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)

@@ -175,3 +175,45 @@ func TestActiveColumn(t *testing.T) {
 		t.Errorf("cron running: guarded line ACTIVE %q", got)
 	}
 }
+
+// TestRenderNotListed: jobs left out because they do not run here are
+// counted under the table — an empty table says that no job runs, not
+// that there is none — and each line fits 80 columns.
+func TestRenderNotListed(t *testing.T) {
+	jobs := []timers.Job{
+		{Name: "crontab:3", Source: timers.Cron, Schedule: []string{"*/5 * * * *"}, Command: "/usr/local/bin/backup"},
+		{Name: "crontab:4", Source: timers.Cron, Schedule: []string{"0 3 * * *"}, Command: "/usr/local/bin/rotate"},
+	}
+	base := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	l := &timers.List{Listing: timers.NewListing(jobs, false, base, time.UTC), View: timers.View{Base: base, Loc: time.UTC}}
+	if len(l.Jobs) != 0 || l.NotListed != 2 {
+		t.Fatalf("listing: %d jobs, %d not listed; want 0, 2", len(l.Jobs), l.NotListed)
+	}
+	var b strings.Builder
+	if err := Write(&b, l, format.Table, RenderOptions{Next: 1, Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"No periodic job runs here.\n", "Not listed: 2 periodic jobs that do not run here (--all lists them, with why).\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in:\n%s", want, b.String())
+		}
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("%d columns: %q", n, line)
+		}
+	}
+	if got := notListedLines(1, 3); len(got) != 1 || got[0] != "Not listed: 1 periodic job that does not run here (--all lists it, with why)." {
+		t.Errorf("one of three: %q", got)
+	}
+	b.Reset()
+	if err := Write(&b, l, format.JSON, RenderOptions{Next: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		NotListed int `json:"not_listed"`
+	}
+	if err := json.Unmarshal([]byte(b.String()), &doc); err != nil || doc.NotListed != 2 {
+		t.Errorf("JSON not_listed = %d (%v), want 2:\n%s", doc.NotListed, err, b.String())
+	}
+}
