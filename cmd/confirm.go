@@ -60,7 +60,7 @@ func newConfirmCmd(f *factory, runF func(*confirmOptions) error) *cobra.Command 
 		Long:    confirmLong,
 		Example: confirmExample,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Root = f.Root
+			opts.Root, opts.KeepSecrets = f.Root, f.NoRedact
 			if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
 				return flagErrorf("put the load command after --, e.g. memdiag confirm --job NAME -- %s", strings.Join(args, " "))
 			}
@@ -206,7 +206,7 @@ func (o *confirmOptions) load() (*confirm.Load, error) {
 // report analyses the blocks that ran and renders the report; runErr
 // (the load failing, an interruption) decides the exit code after it.
 func (o *confirmOptions) report(jobs []string, cs []confirm.Change, done []confirm.Measurement, runErr error) error {
-	rep := confirm.Report{Job: jobs[0], Jobs: jobs, Command: o.Command, Block: o.Block, Pairs: o.Pairs, Fix: cs[0].Fix}
+	rep := confirm.Report{Job: jobs[0], Jobs: jobs, Command: o.ShownCommand(), Block: o.Block, Pairs: o.Pairs, Fix: cs[0].Fix}
 	rep.Change = confirm.Describe(cs)
 	rep, runErr = confirm.Conclude(rep, done, runErr, confirm.Options{MinRelative: o.MinEffect / 100, SpikeOver: o.SpikeOver})
 	if len(done) > 0 {

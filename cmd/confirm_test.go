@@ -386,3 +386,29 @@ func TestConfirmRestore(t *testing.T) {
 		t.Errorf("crontab after restore:\n%s", b)
 	}
 }
+
+// TestConfirmRedactsTheLoad: the load command in confirm's report goes
+// through the one redaction policy, as every command line memdiag
+// writes; --no-redact shows it as it is.
+func TestConfirmRedactsTheLoad(t *testing.T) {
+	root, _ := confirmRoot(t)
+	for _, c := range []struct {
+		flags []string
+		want  string
+		never string
+	}{
+		{nil, "Load: env API_TOKEN=*** true, ", "hunter2"},
+		{[]string{"--no-redact"}, "Load: env API_TOKEN=hunter2 true, ", ""},
+	} {
+		state := filepath.Join(t.TempDir(), "confirm.state")
+		args := append(append([]string{"confirm"}, c.flags...), "--job", "cron.d/decoy:2", "--pairs", "5", "--yes", "--state", state,
+			"--", "env", "API_TOKEN=hunter2", "true")
+		code, out, errOut := runWith(t, time.Now, root, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", c.flags, code, out, errOut)
+		}
+		if !strings.Contains(out, c.want) || (c.never != "" && strings.Contains(out+errOut, c.never)) {
+			t.Errorf("%v: want %q and never %q in:\n%s\n%s", c.flags, c.want, c.never, out, errOut)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/internal/usage"
+	"github.com/memdiag/memdiag/redact"
 )
 
 // Request is what `memdiag confirm` is asked to do: hold off Jobs (their
@@ -25,6 +26,19 @@ type Request struct {
 	Block     time.Duration
 	MinEffect float64 // percent of A
 	Restore   bool
+	// KeepSecrets (--no-redact) shows Command as it is in the report;
+	// else it goes through memdiag's one redaction policy, as every
+	// command line memdiag writes.
+	KeepSecrets bool
+}
+
+// ShownCommand is Command as the report shows it: redacted unless
+// KeepSecrets.
+func (r Request) ShownCommand() []string {
+	if r.KeepSecrets {
+		return r.Command
+	}
+	return redact.Args(r.Command)
 }
 
 // Check checks the request's combination and ranges: Restore alone, or
