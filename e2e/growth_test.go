@@ -30,11 +30,18 @@ import (
 //     flagged, each carrying the allocator evidence watch read when it
 //     began to grow, and the evidence differs as it should (many threads
 //     under glibc's arena limit, "likely retention: try MALLOC_ARENA_MAX";
-//     one arena, where malloc_trim tells retention from held memory).
+//     one arena, where malloc_trim tells retention from held memory);
+//   - a C program in a 0.5-CPU cgroup that grows on one thread, then
+//     starts four more (issue 30 item 4, case C04): the evidence watch
+//     read when it began growing saw one thread, and analyze reads it
+//     with the five recorded later, saying the quota is not what glibc
+//     sizes its arenas by.
 func TestAnalyzeFlagsGrowth(t *testing.T) {
 	testenv.RequireRoot(t, "reading every process's /proc/PID/status, maps and environ")
 	memdiag, hog := testenv.BuildMemdiag(t), testenv.BuildHog(t)
 	retainBin, leakBin := testenv.BuildC(t, "retain", "-pthread"), testenv.BuildC(t, "leak")
+	lateBin := testenv.BuildC(t, "latethreads", "-pthread")
+	halfCPU := cpuQuotaGroup(t, "memdiag-e2e-latethreads", 50000, 100000)
 	const rate = 2 << 20 // bytes/s: hog adds 4 MiB every 2 s
 	start := func(name string, args ...string) *exec.Cmd {
 		c := exec.Command(name, args...)
@@ -58,12 +65,14 @@ func TestAnalyzeFlagsGrowth(t *testing.T) {
 		waitAnon(t, c, 64<<20)
 	}
 	waitAnon(t, flat, 96<<20)
-	var grow, small, retain, leak *exec.Cmd
+	var grow, small, retain, leak, late *exec.Cmd
 	begin := time.Now()
 	r := recordWhile(t, memdiag, 30*time.Second, nil, func() {
 		small = start(hog, "-anon", fmt.Sprint(40<<20), "-anon-rate", fmt.Sprint(1<<20), "-hold", "2m")
 		retain = start(retainBin, "8", "40", "600")
 		leak = start(leakBin, "8", "40", "600")
+		// One thread for 8 s, then 4 more; 2 MiB/s throughout, to 26 s.
+		late = start("/bin/sh", "-c", fmt.Sprintf("echo $$ > %q && exec \"$@\"", halfCPU), "sh", lateBin, "8", "4", "26", "2")
 		time.Sleep(time.Second)
 		grow = start(hog, "-anon", fmt.Sprint(96<<20+64<<20), "-anon-rate", fmt.Sprint(rate), "-hold", "2m")
 	})
@@ -174,7 +183,69 @@ func TestAnalyzeFlagsGrowth(t *testing.T) {
 	if g := got[retain.Process.Pid]; len(g.Evidence) > 1 && !strings.Contains(g.Evidence[1], "likely retention: try MALLOC_ARENA_MAX=") {
 		t.Errorf("retain: %q lacks the retention reading", g.Evidence[1])
 	}
+	// C04: read over the growth, not from the one snapshot.
+	if g, ok := got[late.Process.Pid]; !ok {
+		t.Errorf("latethreads (pid %d) not flagged: %+v", late.Process.Pid, got)
+	} else {
+		t.Logf("latethreads: %.0f MiB/h; evidence:\n  %s", g.AnonSlope, strings.Join(g.Evidence, "\n  "))
+		ev := strings.Join(g.Evidence, "\n")
+		for _, want := range []string{
+			"threads: 1 when it began growing, up to 5 later (/proc/PID/status Threads each sample); the reading uses 5",
+			"allocator: glibc malloc, 5 threads, up to ",
+			"(glibc counts these, not the cgroup's 0.5-CPU quota)",
+			"likely retention: try MALLOC_ARENA_MAX=2",
+		} {
+			if !strings.Contains(ev, want) {
+				t.Errorf("latethreads: evidence lacks %q:\n%s", want, ev)
+			}
+		}
+		if strings.Contains(ev, "with one thread") || g.Retention == nil || g.Retention.Threads != 5 {
+			t.Errorf("latethreads: read as one thread, or retention %+v", g.Retention)
+		}
+	}
 }
+
+// cpuQuotaGroup makes a cgroup with a CPU quota of quota µs per period
+// µs (cgroup v1 cpu.cfs_quota_us, or v2 cpu.max), removed when the test
+// ends (after its processes, whose cleanups run first), and returns the
+// cgroup.procs file to write a PID to.
+func cpuQuotaGroup(t *testing.T, name string, quota, period int) string {
+	t.Helper()
+	var dir string
+	var files map[string]string
+	switch {
+	case fileExists("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"):
+		dir = filepath.Join("/sys/fs/cgroup/cpu", name)
+		files = map[string]string{"cpu.cfs_period_us": fmt.Sprint(period), "cpu.cfs_quota_us": fmt.Sprint(quota)}
+	case strings.Contains(readString("/sys/fs/cgroup/cgroup.subtree_control"), "cpu"):
+		dir = filepath.Join("/sys/fs/cgroup", name)
+		files = map[string]string{"cpu.max": fmt.Sprintf("%d %d", quota, period)}
+	default:
+		testenv.Unmet(t, "no CPU controller for a quota (cgroup v1 cpu, or cpu in the v2 root's subtree_control)")
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 50; i++ {
+			if err := os.Remove(dir); err == nil || os.IsNotExist(err) {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Errorf("remove cgroup %s: processes still in it?", dir)
+	})
+	for _, f := range []string{"cpu.cfs_period_us", "cpu.cfs_quota_us", "cpu.max"} {
+		if v, ok := files[f]; ok {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte(v), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return filepath.Join(dir, "cgroup.procs")
+}
+
+func readString(p string) string { b, _ := os.ReadFile(p); return string(b) }
 
 // waitAnon waits until c's RssAnon (/proc/PID/status) reaches bytes,
 // failing the test if it has not after a minute.
