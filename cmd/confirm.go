@@ -111,6 +111,7 @@ func runConfirm(ctx context.Context, o *confirmOptions) error {
 	if err != nil {
 		return err
 	}
+	st.Now = o.Now
 	jobs, changes, load, err := o.prepare(ctx)
 	if err != nil {
 		return errors.Join(err, confirm.CloseState(ctx, st))

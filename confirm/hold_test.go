@@ -71,8 +71,15 @@ func TestCronHoldAndRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The hold is stamped when it is made (a B block), not when the
+	// run prepared it: --restore says since when a job was held off.
+	heldAt := t0.Add(95 * time.Second)
+	st.Now = func() time.Time { return heldAt }
 	if err := st.Hold(ctx, c); err != nil {
 		t.Fatal(err)
+	}
+	if doc, err := readState(filepath.Join(root, "state")); err != nil || len(doc.Changes) != 1 || !doc.Changes[0].At.Equal(heldAt) {
+		t.Fatalf("state after the hold: %+v, %v; want the change stamped %s", doc, err, heldAt)
 	}
 	b, _ := os.ReadFile(file)
 	lines := strings.Split(string(b), "\n")

@@ -34,6 +34,10 @@ type State struct {
 	path string
 	doc  stateDoc
 	env  Env
+	// Now stamps each change when Hold records it (Change.At): the hold
+	// of the B block a killed run was in, which --restore says it undid,
+	// not when the run was prepared. time.Now when nil.
+	Now func() time.Time
 }
 
 // RestoreCommand is the command that undoes what the state file at path
@@ -72,6 +76,11 @@ func OpenState(path string, env Env, now time.Time) (*State, error) {
 
 // Hold records c, then makes it.
 func (s *State) Hold(ctx context.Context, c Change) error {
+	if s.Now != nil {
+		c.At = s.Now()
+	} else {
+		c.At = time.Now()
+	}
 	s.doc.Changes = append(s.doc.Changes, c)
 	if err := s.save(); err != nil {
 		s.doc.Changes = s.doc.Changes[:len(s.doc.Changes)-1]
