@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memdiag/memdiag/internal/english"
-
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/signal"
 )
@@ -246,28 +244,6 @@ func (r *Report) Outcome() Outcome {
 		return OutcomeCommandFailed
 	}
 	return r.ThresholdOutcome()
-}
-
-// Verdict is the one-line outcome: "PASS: all 3 thresholds held", …
-func (r *Report) Verdict() string {
-	n := len(r.Results)
-	var parts []string
-	if c := r.Count(Fail); c > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d %s breached", c, n, english.Plural(n, "threshold")))
-	}
-	if c := r.Count(NoData); c > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d %s could not be judged (no data)", c, n, english.Plural(n, "threshold")))
-	}
-	if r.Command.Failed() {
-		parts = append(parts, "the command failed: "+r.Command.Describe())
-	}
-	if len(parts) == 0 {
-		if n == 1 {
-			return "PASS: the threshold held"
-		}
-		return fmt.Sprintf("PASS: all %d thresholds held", n)
-	}
-	return "FAIL: " + strings.Join(parts, "; ")
 }
 
 // Describe says how the command ended: "exited with code 3",

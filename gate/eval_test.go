@@ -247,9 +247,6 @@ func TestCommandFailureFailsTheReport(t *testing.T) {
 	if rep.Passed() {
 		t.Error("Passed() = true although the command exited 3")
 	}
-	if got, want := rep.Verdict(), "FAIL: the command failed: exited with code 3"; got != want {
-		t.Errorf("Verdict() = %q; want %q", got, want)
-	}
 }
 
 func TestEnvErrorReport(t *testing.T) {

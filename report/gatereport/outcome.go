@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/memdiag/memdiag/gate"
+	"github.com/memdiag/memdiag/internal/english"
 )
 
 // Outcome is the sentence a judged run ends with on stderr (after
@@ -41,4 +42,27 @@ func OutcomeAs(rep *gate.Report, oc gate.Outcome) string {
 		return "threshold breached: " + strings.Join(names, ", ") + suspect
 	}
 	return ""
+}
+
+// Verdict is the run's one-line outcome: "PASS: all 3 thresholds held",
+// "FAIL: 1 of 3 thresholds breached; the command failed: exited with code 3".
+func Verdict(r *gate.Report) string {
+	n := len(r.Results)
+	var parts []string
+	if c := r.Count(gate.Fail); c > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d %s breached", c, n, english.Plural(n, "threshold")))
+	}
+	if c := r.Count(gate.NoData); c > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d %s could not be judged (no data)", c, n, english.Plural(n, "threshold")))
+	}
+	if r.Command.Failed() {
+		parts = append(parts, "the command failed: "+r.Command.Describe())
+	}
+	if len(parts) == 0 {
+		if n == 1 {
+			return "PASS: the threshold held"
+		}
+		return fmt.Sprintf("PASS: all %d thresholds held", n)
+	}
+	return "FAIL: " + strings.Join(parts, "; ")
 }

@@ -35,3 +35,30 @@ func TestOutcome(t *testing.T) {
 		t.Errorf("pass: outcome %d, %q", pass.Outcome(), Outcome(pass))
 	}
 }
+
+// TestVerdict: the one-line verdict of each kind of run.
+func TestVerdict(t *testing.T) {
+	ths, err := gate.ParseAll([]string{"oom_kills==0", "swap.out<64MiB", "memory.some.stall<1%"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &gate.Report{Results: []gate.Result{{Threshold: ths[0], Status: gate.Pass}}}
+	for _, c := range []struct {
+		results []gate.Status
+		command *gate.CommandResult
+		want    string
+	}{
+		{[]gate.Status{gate.Pass}, nil, "PASS: the threshold held"},
+		{[]gate.Status{gate.Pass, gate.Pass, gate.Pass}, nil, "PASS: all 3 thresholds held"},
+		{[]gate.Status{gate.Pass}, &gate.CommandResult{Args: []string{"./load.sh"}, ExitCode: 3}, "FAIL: the command failed: exited with code 3"},
+		{[]gate.Status{gate.Fail, gate.NoData, gate.Pass}, nil, "FAIL: 1 of 3 thresholds breached; 1 of 3 thresholds could not be judged (no data)"},
+	} {
+		rep.Results, rep.Command = nil, c.command
+		for i, st := range c.results {
+			rep.Results = append(rep.Results, gate.Result{Threshold: ths[i], Status: st})
+		}
+		if got := Verdict(rep); got != c.want {
+			t.Errorf("Verdict = %q, want %q", got, c.want)
+		}
+	}
+}

@@ -160,7 +160,7 @@ func renderTable(w io.Writer, rep *gate.Report, o RenderOptions) error {
 	for _, l := range SuspectTexts(rep, o.Location) {
 		fmt.Fprintln(w, "warning:", l)
 	}
-	fmt.Fprintln(w, "memdiag gate:", rep.Verdict())
+	fmt.Fprintln(w, "memdiag gate:", Verdict(rep))
 	fmt.Fprintln(w, runLine(rep, o.Location))
 	if rep.Command != nil {
 		fmt.Fprintf(w, "command: %s: %s\n", strings.Join(rep.Command.Args, " "), rep.Command.Describe())
@@ -194,7 +194,7 @@ func renderMarkdown(w io.Writer, rep *gate.Report, o RenderOptions) error {
 	if len(rep.Lacks)+len(rep.SuspectPSI) > 0 {
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "### memdiag gate: %s\n\n", rep.Verdict())
+	fmt.Fprintf(w, "### memdiag gate: %s\n\n", Verdict(rep))
 	fmt.Fprintf(w, "%s\n\n", runLine(rep, o.Location))
 	if rep.Command != nil {
 		fmt.Fprintf(w, "Command `%s`: %s\n\n", strings.Join(rep.Command.Args, " "), rep.Command.Describe())
@@ -246,7 +246,7 @@ func renderGitHub(w io.Writer, rep *gate.Report, o RenderOptions) error {
 	if !rep.Passed() {
 		level = "error"
 	}
-	fmt.Fprintf(w, "::%s title=memdiag gate::%s\n", level, ghData(rep.Verdict()+" ("+runLine(rep, o.Location)+")"))
+	fmt.Fprintf(w, "::%s title=memdiag gate::%s\n", level, ghData(Verdict(rep)+" ("+runLine(rep, o.Location)+")"))
 	return nil
 }
 
@@ -340,7 +340,7 @@ type jsonSignalRate struct {
 
 func renderJSON(w io.Writer, rep *gate.Report) error {
 	out := jsonReport{
-		Verdict: "pass", Summary: rep.Verdict(), Scope: "host", Cgroup: rep.Scope.Cgroup,
+		Verdict: "pass", Summary: Verdict(rep), Scope: "host", Cgroup: rep.Scope.Cgroup,
 		MemoryLimit: rep.Scope.Limit, MemoryLimitBytes: rep.Scope.LimitBytes,
 		Start: rep.Start, End: rep.End, Samples: rep.Samples, Warnings: rep.Warnings,
 		RecordingLacks: rep.Lacks,
