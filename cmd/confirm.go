@@ -152,9 +152,8 @@ func (o *confirmOptions) prepare(ctx context.Context) ([]timers.Job, []confirm.C
 	if err != nil {
 		return jobs, changes, nil, err
 	}
-	if gap, what := confirm.FiringGap(jobs, o.Now(), o.Location); o.Block > 0 && o.Block < gap {
-		fmt.Fprintf(o.IO.ErrOut, "memdiag: warning: --block %s is shorter than %s (%s): some A blocks may hold no firing\n", o.Block, what, gap)
-	}
+	o.FiringGap, o.GapWhat = confirm.FiringGap(jobs, o.Now(), o.Location)
+	o.WarnShortBlock(o.IO.ErrOut)
 	return jobs, changes, load, o.agree(ctx, changes)
 }
 
@@ -207,7 +206,7 @@ func (o *confirmOptions) load() (*confirm.Load, error) {
 // report analyses the blocks that ran and renders the report; runErr
 // (the load failing, an interruption) decides the exit code after it.
 func (o *confirmOptions) report(jobs []string, cs []confirm.Change, done []confirm.Measurement, runErr error) error {
-	rep := confirm.Report{Job: jobs[0], Jobs: jobs, Command: o.ShownCommand(), Block: o.Block, Pairs: o.Pairs, Fix: cs[0].Fix}
+	rep := confirm.Report{Job: jobs[0], Jobs: jobs, Command: o.ShownCommand(), Block: o.Block, Pairs: o.Pairs, Fix: cs[0].Fix, FiringGap: o.FiringGap}
 	rep.Change = confirm.Describe(cs)
 	rep, runErr = confirm.Conclude(rep, done, runErr, confirm.Options{MinRelative: o.MinEffect / 100, SpikeOver: o.SpikeOver})
 	if len(done) > 0 {

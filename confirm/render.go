@@ -25,7 +25,14 @@ type Report struct {
 	Block   time.Duration `json:"block_ns"` // 0: one run of the command per block
 	Pairs   int           `json:"pairs"`
 	Blocks  []Measurement `json:"-"`
-	Result  *Result       `json:"result,omitempty"` // nil when too few blocks ran
+	Result  *Result       `json:"result,omitempty"` // nil when the blocks could not be compared
+	// NoVerdict says why there is no Result: too few blocks ran, or the
+	// blocks that ran have nothing to compare (Analyze's error).
+	NoVerdict string `json:"no_verdict,omitempty"`
+	// FiringGap is the longest an A block can go without a firing of the
+	// jobs ([FiringGap]); 0 when not known. A blocks all shorter than it
+	// cannot refute (Conclude).
+	FiringGap time.Duration `json:"firing_gap_ns,omitempty"`
 	// Stopped says why the run ended early ("" when every block ran).
 	Stopped string `json:"stopped,omitempty"`
 	// Fix is the --with file in place in B blocks ("" when the job was
@@ -54,19 +61,22 @@ func (r Report) FixOutcome() string {
 // blockJSON is a block in the JSON report: the measurement's summary,
 // without each request's latency.
 type blockJSON struct {
-	Index      int       `json:"block"`
-	Pair       int       `json:"pair"`
-	Arm        Arm       `json:"arm"`
-	HeldOff    bool      `json:"held_off"`
-	Start      time.Time `json:"start"`
-	WallNS     int64     `json:"wall_ns"`
-	Requests   int       `json:"requests"`
-	Errors     int       `json:"errors"`
-	P99NS      int64     `json:"p99_ns"`
-	Spikes     int       `json:"spikes"`
-	StallSome  int64     `json:"memory_some_stall_us"`
-	StallFull  int64     `json:"memory_full_stall_us"`
-	StallShare float64   `json:"memory_some_stall_share"`
+	Index    int       `json:"block"`
+	Pair     int       `json:"pair"`
+	Arm      Arm       `json:"arm"`
+	HeldOff  bool      `json:"held_off"`
+	Start    time.Time `json:"start"`
+	WallNS   int64     `json:"wall_ns"`
+	Requests int       `json:"requests"`
+	Errors   int       `json:"errors"`
+	// P99NS is null when the block has no successful probe request;
+	// the stall fields are null where the block has no PSI: unknown,
+	// never 0.
+	P99NS      *int64   `json:"p99_ns"`
+	Spikes     int      `json:"spikes"`
+	StallSome  *int64   `json:"memory_some_stall_us"`
+	StallFull  *int64   `json:"memory_full_stall_us"`
+	StallShare *float64 `json:"memory_some_stall_share"`
 	// SettledNS and StillRunning: Measurement.Settled and StillRunning.
 	SettledNS    int64 `json:"settled_ns,omitempty"`
 	StillRunning []int `json:"still_running,omitempty"`
@@ -99,7 +109,7 @@ func Render(w io.Writer, r Report, f format.Format, width int, loc *time.Locatio
 		fmt.Fprintf(&b, "Stopped early: %s.\n", r.Stopped)
 	}
 	if r.Result == nil {
-		b.WriteString("Verdict: none — too few blocks ran to compare.\n")
+		fmt.Fprintf(&b, "Verdict: none — %s.\n", r.NoVerdict)
 	} else {
 		writeVerdict(&b, *r.Result, r.FixOutcome(), fixNote(r))
 	}
@@ -243,9 +253,14 @@ func renderJSON(w io.Writer, r Report) error {
 	o := out{Report: r, HeldOff: strings.Join(r.Change, "; "), FixOutcome: r.FixOutcome()}
 	for _, m := range r.Blocks {
 		bj := blockJSON{Index: m.Index + 1, Pair: m.Pair + 1, Arm: m.Arm, HeldOff: m.Arm == HeldOff, Start: m.Start.UTC(), WallNS: int64(m.Wall),
-			Requests: len(m.Latencies) + m.Errors, Errors: m.Errors, P99NS: int64(m.P99()),
-			StallSome: m.MemorySome.Microseconds(), StallFull: m.MemoryFull.Microseconds(), StallShare: m.StallShare(),
+			Requests: len(m.Latencies) + m.Errors, Errors: m.Errors,
 			SettledNS: int64(m.Settled), StillRunning: m.StillRunning}
+		if len(m.Latencies) > 0 {
+			bj.P99NS = ptr(int64(m.P99()))
+		}
+		if m.HasPSI {
+			bj.StallSome, bj.StallFull, bj.StallShare = ptr(m.MemorySome.Microseconds()), ptr(m.MemoryFull.Microseconds()), ptr(m.StallShare())
+		}
 		if r.Result != nil && r.Result.SpikeOver > 0 {
 			bj.Spikes = m.Spikes(r.Result.SpikeOver)
 		}
@@ -255,3 +270,5 @@ func renderJSON(w io.Writer, r Report) error {
 	e.SetIndent("", "  ")
 	return e.Encode(o)
 }
+
+func ptr[T any](v T) *T { return &v }

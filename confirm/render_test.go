@@ -144,3 +144,68 @@ func TestRenderFix(t *testing.T) {
 		t.Errorf("without a fix: %q", got)
 	}
 }
+
+// TestRenderUnknownIsNotZero: blocks without probe requests and without
+// PSI (a --root without proc/pressure) have unknown latency and stall:
+// null in JSON, never 0; and the report says why there is no verdict.
+func TestRenderUnknownIsNotZero(t *testing.T) {
+	bl := make([]Measurement, 4)
+	for i := range bl {
+		bl[i] = Measurement{Block: Block{Index: i, Pair: i / 2, Arm: AsIs}, Wall: time.Second, Start: time.Date(2026, 12, 7, 12, 0, i, 0, time.UTC)}
+		if i%2 == 1 {
+			bl[i].Arm = HeldOff
+		}
+	}
+	rep, err := Conclude(Report{Job: "cron.d/backup:1", Jobs: []string{"cron.d/backup:1"}, Command: []string{"true"}, Pairs: 2}, bl, nil, Options{})
+	if err == nil || rep.Result != nil || !strings.Contains(rep.NoVerdict, "no memory PSI") {
+		t.Fatalf("Conclude: %v, result %v, no verdict %q", err, rep.Result, rep.NoVerdict)
+	}
+	var b bytes.Buffer
+	if err := Render(&b, rep, format.Table, 100, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Verdict: none — nothing to compare: the blocks had no probe requests"; !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+	b.Reset()
+	if err := Render(&b, rep, format.JSON, 0, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		NoVerdict string           `json:"no_verdict"`
+		Blocks    []map[string]any `json:"blocks"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.NoVerdict != rep.NoVerdict || len(doc.Blocks) != 4 {
+		t.Fatalf("JSON: no_verdict %q, %d blocks", doc.NoVerdict, len(doc.Blocks))
+	}
+	for _, k := range []string{"p99_ns", "memory_some_stall_us", "memory_full_stall_us", "memory_some_stall_share"} {
+		if v, ok := doc.Blocks[0][k]; !ok || v != nil {
+			t.Errorf("block 1 %s = %v (present %v), want null", k, v, ok)
+		}
+	}
+}
+
+// TestTooShortToRefute: A blocks all shorter than the time between the
+// job's firings cannot refute (they may hold no firing); long enough
+// ones can; a confirmed verdict stands either way.
+func TestTooShortToRefute(t *testing.T) {
+	for _, c := range []struct {
+		wall time.Duration
+		in   Verdict
+		want Verdict
+	}{
+		{5 * time.Second, Refuted, Inconclusive},
+		{2 * time.Minute, Refuted, Refuted},
+		{5 * time.Second, Confirmed, Confirmed},
+	} {
+		bl := []Measurement{{Block: Block{Arm: AsIs}, Wall: c.wall}, {Block: Block{Index: 1, Arm: HeldOff}, Wall: c.wall}}
+		rep := Report{FiringGap: 2 * time.Minute, Blocks: bl, Result: &Result{Verdict: c.in}}
+		tooShortToRefute(&rep)
+		if rep.Result.Verdict != c.want {
+			t.Errorf("A blocks of %s, %s: %s, want %s (%q)", c.wall, c.in, rep.Result.Verdict, c.want, rep.Result.Reasons)
+		}
+	}
+}

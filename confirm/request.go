@@ -1,6 +1,8 @@
 package confirm
 
 import (
+	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -30,6 +32,19 @@ type Request struct {
 	// else it goes through memdiag's one redaction policy, as every
 	// command line memdiag writes.
 	KeepSecrets bool
+	// FiringGap is the longest an A block can go without a firing of the
+	// jobs held off, and GapWhat what it is ([FiringGap]); 0 when not
+	// known.
+	FiringGap time.Duration
+	GapWhat   string
+}
+
+// WarnShortBlock warns on w when --block is shorter than FiringGap:
+// some A blocks may hold no firing.
+func (r Request) WarnShortBlock(w io.Writer) {
+	if r.Block > 0 && r.Block < r.FiringGap {
+		fmt.Fprintf(w, "memdiag: warning: --block %s is shorter than %s (%s): some A blocks may hold no firing\n", r.Block, r.GapWhat, r.FiringGap)
+	}
 }
 
 // ShownCommand is Command as the report shows it: redacted unless

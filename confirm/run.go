@@ -39,12 +39,15 @@ func Conclude(rep Report, done []Measurement, runErr error, o Options) (Report, 
 	if runErr != nil {
 		rep.Stopped = runErr.Error()
 	}
+	rep.NoVerdict = "too few blocks ran to compare"
 	if len(done) >= 2 {
 		res, err := Analyze(done, o)
-		if err == nil {
-			rep.Result = &res
-		} else if runErr == nil {
-			runErr = err
+		switch {
+		case err == nil:
+			rep.Result, rep.NoVerdict = &res, ""
+			tooShortToRefute(&rep)
+		case runErr == nil:
+			rep.NoVerdict, runErr = err.Error(), err
 		}
 	}
 	return rep, runErr
@@ -70,4 +73,28 @@ func WriteRestored(w io.Writer, path string, existed bool, undone []Change, loc 
 		}
 		fmt.Fprintf(w, "Restored %s (%s since %s).\n", c.Job, since, c.At.In(loc).Format(time.RFC3339))
 	}
+}
+
+// tooShortToRefute turns a refuted verdict inconclusive when every A
+// block was shorter than the time between the jobs' firings: such blocks
+// may hold no firing, so an A no worse than B says nothing about the
+// job (a load of a few seconds with --block 0, against a job that fires
+// every 5 minutes). A confirmed verdict stands: a difference was seen.
+func tooShortToRefute(rep *Report) {
+	if rep.FiringGap <= 0 || rep.Result == nil || rep.Result.Verdict != Refuted {
+		return
+	}
+	var longest time.Duration
+	for _, m := range rep.Blocks {
+		if m.Arm == AsIs {
+			longest = max(longest, m.Wall)
+		}
+	}
+	if longest >= rep.FiringGap {
+		return
+	}
+	rep.Result.Verdict = Inconclusive
+	rep.Result.Reasons = append(rep.Result.Reasons, fmt.Sprintf(
+		"not refuted: every A block (the longest %s) was shorter than the time between the job's firings (%s), so an A block may have held no firing; give --block %s or more",
+		longest.Round(time.Millisecond), rep.FiringGap, rep.FiringGap))
 }

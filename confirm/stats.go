@@ -108,7 +108,7 @@ func Analyze(blocks []Measurement, o Options) (Result, error) {
 	if withLatency(blocks) {
 		r.Metric = P99Latency
 	} else if !withPSI(blocks) {
-		return r, fmt.Errorf("nothing to compare: blocks without probe requests (give --probe URL) and without PSI (kernel ≥ 4.20 with CONFIG_PSI)")
+		return r, fmt.Errorf("nothing to compare: the blocks had no probe requests (give --probe URL) and no memory PSI in each (proc/pressure/memory, of --root when given, was not readable: it needs kernel 4.20+ with PSI on)")
 	}
 	r.Pairs = pairDiffs(blocks, r.Metric)
 	if len(r.Pairs) == 0 {
