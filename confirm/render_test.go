@@ -188,21 +188,22 @@ func TestRenderUnknownIsNotZero(t *testing.T) {
 	}
 }
 
-// TestTooShortToRefute: A blocks all shorter than the time between the
-// job's firings cannot refute (they may hold no firing); long enough
-// ones can; a confirmed verdict stands either way.
+// TestTooShortToRefute: blocks of one run of the load (--block 0) all
+// shorter than the time between the job's firings cannot refute (they
+// may hold no firing); long enough ones can; a confirmed verdict stands
+// either way; an explicit --block was warned about and is left alone.
 func TestTooShortToRefute(t *testing.T) {
 	for _, c := range []struct {
-		wall time.Duration
-		in   Verdict
-		want Verdict
+		block, wall time.Duration
+		in, want    Verdict
 	}{
-		{5 * time.Second, Refuted, Inconclusive},
-		{2 * time.Minute, Refuted, Refuted},
-		{5 * time.Second, Confirmed, Confirmed},
+		{0, 5 * time.Second, Refuted, Inconclusive},
+		{0, 2 * time.Minute, Refuted, Refuted},
+		{0, 5 * time.Second, Confirmed, Confirmed},
+		{4 * time.Second, 4 * time.Second, Refuted, Refuted},
 	} {
 		bl := []Measurement{{Block: Block{Arm: AsIs}, Wall: c.wall}, {Block: Block{Index: 1, Arm: HeldOff}, Wall: c.wall}}
-		rep := Report{FiringGap: 2 * time.Minute, Blocks: bl, Result: &Result{Verdict: c.in}}
+		rep := Report{Block: c.block, FiringGap: 2 * time.Minute, Blocks: bl, Result: &Result{Verdict: c.in}}
 		tooShortToRefute(&rep)
 		if rep.Result.Verdict != c.want {
 			t.Errorf("A blocks of %s, %s: %s, want %s (%q)", c.wall, c.in, rep.Result.Verdict, c.want, rep.Result.Reasons)
