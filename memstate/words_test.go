@@ -155,6 +155,14 @@ func TestWordsJudged(t *testing.T) {
 	if got, want := note(cg), "98 % of its limit, mostly page cache (60.0 MiB, reclaimable), 3.0 MiB must stay in RAM (5 % of the limit: its anon 3.0 MiB and shmem 0 B can only go to swap, and no swap is free), working set (usage − inactive file) 63.0 MiB; but its memory PSI is some avg10=2.17 %: reclaiming it stalls the group's tasks, its working set does not fit the limit"; got != want {
 		t.Errorf("Note = %q, want %q", got, want)
 	}
+	// The same stall with a working set well under the limit: not told
+	// it does not fit (the trial's group: 111 MiB of 240 MiB).
+	cg = memstate.Cgroup{UsageBytes: 230 << 20, LimitBytes: u64(240 << 20), AnonBytes: 20 << 20, FileBytes: 210 << 20, InactiveFileBytes: 119 << 20,
+		PSI: &psi.Resource{Some: psi.Line{Avg10: 3.5}}}
+	memstate.Judge(&cg, nil, nil)
+	if n := note(cg); strings.Contains(n, "does not fit") || !strings.Contains(n, "reclaiming it stalls the group's tasks (the working set estimate is under the limit") {
+		t.Errorf("working set 111 MiB of 240: Note = %q", n)
+	}
 	// Swap can take all the anon: nothing must stay in RAM, said so.
 	cg = memstate.Cgroup{Path: "/b", Version: 1, UsageBytes: 62 << 20, LimitBytes: u64(64 << 20), AnonBytes: 20 << 20, FileBytes: 42 << 20}
 	memstate.Judge(&cg, u64((1048572-5900)<<10), nil)

@@ -42,7 +42,8 @@ var knownJobs = []knownJob{
 
 // noteFor returns a note for a job: for a run-parts job, which of its
 // scripts are known heavy jobs; otherwise the note of the first known job
-// matching its name, unit or command; "" when none matches.
+// matching its name, unit or command (a cron or anacron job's command
+// only); "" when none matches.
 func noteFor(j Job) string {
 	if len(j.Scripts) > 0 {
 		var names []string
@@ -66,6 +67,12 @@ func noteFor(j Job) string {
 		return "run-parts; known jobs: " + strings.Join(names, ", ")
 	}
 	text := strings.Join([]string{j.Name, j.Unit, j.Command}, "\n")
+	if j.Source != Systemd {
+		// A crontab line's name is its file's (cron.d/backup:2): any
+		// line of a file called backup would be taken for a backup.
+		// The command says what the line runs.
+		text = j.Command
+	}
 	for _, k := range knownJobs {
 		if k.re.MatchString(text) {
 			return k.note
