@@ -206,7 +206,7 @@ func (d *textDoc) procsSection(r memstate.Report) {
 	d.heading(fmt.Sprintf("Processes by RSS (top %d)", len(r.Procs)))
 	// A narrow terminal hides pss, swap and shmem, then the cgroup.
 	t := d.newTable("pid", "command", "rss", "anon", "file", "shmem", "pss", "swap", "cgroup").SetFit(1, tables.Truncate, 12).
-		SetFit(8, tables.Wrap, 15).HideWhenNarrow(6, 7, 5, 8)
+		SetFit(8, tables.Wrap, 8).HideWhenNarrow(6, 7, 5, 8)
 	for _, p := range r.Procs {
 		pss := "-"
 		if p.PSSBytes != nil {
@@ -314,10 +314,14 @@ func (d *textDoc) oomSection(r memstate.Report) {
 // oomTable is the kernel log's OOM kills shown, one row each, then the
 // detail (oomDetail) of those detailed.
 func (d *textDoc) oomTable(shown, detailed []memstate.OOMKill) {
-	t := d.newTable("time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup", "group usage / limit").SetFit(8, tables.Wrap, 15).
-		HideWhenNarrow(1, 6, 5, 7, 4)
-	// cgroup at 15: with the other columns kept (time, pid, a
-	// 7-character process, usage / limit) the table is 80 columns.
+	t := d.newTable("time", "since boot", "pid", "process", "anon-rss", "file-rss", "shmem-rss", "constraint", "cgroup", "group usage / limit").SetFit(8, tables.Wrap, 8).
+		HideWhenNarrow(1, 6, 5, 7, 4, 9)
+	// cgroup wraps down to 12 (tables' least): with time, pid, a
+	// 9-character process and "240.0 MiB / 240.0 MiB" that is 80
+	// columns, one more than go-pretty's padding leaves, so at 80 the
+	// usage / limit column (the cgroups table's too) is hidden last and
+	// named under the table (it was 83 columns with cgroup at 15: a
+	// trial's 80-column terminal).
 	for _, k := range shown {
 		when := "-"
 		if !k.Time.IsZero() {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/memstate"
@@ -133,5 +134,31 @@ func TestRenderAllocatorsOnRequest(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "likely retention: try MALLOC_ARENA_MAX=2") {
 		t.Errorf("JSON lacks the reading:\n%s", b.String())
+	}
+}
+
+// TestOOMTableFits80: the OOM kills table of a group killed at a 240 MiB
+// limit, with a 9-character process name, fits an 80-column terminal
+// (a trial's was 83 columns wide), the hidden columns named under it.
+func TestOOMTableFits80(t *testing.T) {
+	var kills []memstate.OOMKill
+	for i, comm := range []string{"farmread", "checkread"} {
+		kills = append(kills, memstate.OOMKill{PID: 24306 + i, Comm: comm, Constraint: "memcg", OOMCgroup: "/memdiag-e2e-nsp", TaskCgroup: "/memdiag-e2e-nsp",
+			CgroupUsageBytes: 240 << 20, CgroupLimitBytes: 240 << 20, AnonRSSBytes: 77056 << 10,
+			Time: time.Date(2026, 12, 7, 16, 15, 39, 0, time.UTC), SinceBoot: 48 * time.Minute})
+	}
+	r := memstate.Report{Host: memstate.Host{TotalBytes: 24 << 30}, OOM: memstate.OOMReport{LogSource: "/dev/kmsg", Kills: kills}}
+	var b bytes.Buffer
+	if err := Render(&b, r, format.Table, Options{Width: 80, Loc: time.UTC}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "checkread") || !strings.Contains(b.String(), "/memdiag-e2e") {
+		t.Fatalf("no kill rows:\n%s", b.String())
+	}
+	// The table's lines (prose is wrapped by the terminal writer).
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 && strings.ContainsAny(l, "│─") {
+			t.Errorf("%d columns: %q", n, l)
+		}
 	}
 }
