@@ -53,7 +53,7 @@ const (
 	// lived about a second fell between two samples; the first of the
 	// job's processes seen was its reader, which began after the stall
 	// had, and no job was credited with that episode (effect before
-	// cause). Holding for 2 s (ed7fa5e) failed 1 of 6 runs another way
+	// cause). Holding for 2 s (ed7fa5e) failed 1 of 7 runs another way
 	// (r5, docs/ci.md): the longer pressure merged the check's and the
 	// farm check's stalls into one 17 s episode, credited to both, which
 	// the per-firing check below refuses. Finer sampling in the
