@@ -256,10 +256,10 @@ func renderJSON(w io.Writer, r Report) error {
 			Requests: len(m.Latencies) + m.Errors, Errors: m.Errors,
 			SettledNS: int64(m.Settled), StillRunning: m.StillRunning}
 		if len(m.Latencies) > 0 {
-			bj.P99NS = ptr(int64(m.P99()))
+			bj.P99NS = new(int64(m.P99()))
 		}
 		if m.HasPSI {
-			bj.StallSome, bj.StallFull, bj.StallShare = ptr(m.MemorySome.Microseconds()), ptr(m.MemoryFull.Microseconds()), ptr(m.StallShare())
+			bj.StallSome, bj.StallFull, bj.StallShare = new(m.MemorySome.Microseconds()), new(m.MemoryFull.Microseconds()), new(m.StallShare())
 		}
 		if r.Result != nil && r.Result.SpikeOver > 0 {
 			bj.Spikes = m.Spikes(r.Result.SpikeOver)
@@ -270,5 +270,3 @@ func renderJSON(w io.Writer, r Report) error {
 	e.SetIndent("", "  ")
 	return e.Encode(o)
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -36,7 +36,7 @@ type State struct {
 	env  Env
 	// Now stamps each change when Hold records it (Change.At): the hold
 	// of the B block a killed run was in, which --restore says it undid,
-	// not when the run was prepared. time.Now when nil.
+	// not when the run was prepared. OpenState sets it to time.Now.
 	Now func() time.Time
 }
 
@@ -69,18 +69,14 @@ func OpenState(path string, env Env, now time.Time) (*State, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	s := &State{path: path, env: env, doc: stateDoc{Version: 1, PID: os.Getpid(), Began: now}}
+	s := &State{path: path, env: env, doc: stateDoc{Version: 1, PID: os.Getpid(), Began: now}, Now: time.Now}
 	s.doc.Start, _ = supervise.StartOf(os.Getpid())
 	return s, s.save()
 }
 
 // Hold records c, then makes it.
 func (s *State) Hold(ctx context.Context, c Change) error {
-	if s.Now != nil {
-		c.At = s.Now()
-	} else {
-		c.At = time.Now()
-	}
+	c.At = s.Now()
 	s.doc.Changes = append(s.doc.Changes, c)
 	if err := s.save(); err != nil {
 		s.doc.Changes = s.doc.Changes[:len(s.doc.Changes)-1]

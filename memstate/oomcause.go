@@ -77,8 +77,6 @@ func indexOf(s []string, x string) int {
 	return -1
 }
 
-func ptr(v uint64) *uint64 { return &v }
-
 // atKill reads what the memory that ran out held: a memcg's stats (the
 // hierarchical total_* of 5.x+ v1, v2's own figures, or 4.x's one line per
 // group of the subtree summed), or the host's Mem-Info.
@@ -112,7 +110,7 @@ func atKill(k *OOMKill, p *oomReport) *OOMMemory {
 		get := func(keys ...string) *uint64 {
 			for _, key := range keys {
 				if has[key] {
-					return ptr(sum[key])
+					return new(sum[key])
 				}
 			}
 			return nil
@@ -134,10 +132,10 @@ func atKill(k *OOMKill, p *oomReport) *OOMMemory {
 	}
 	m := &OOMMemory{SwapFreeBytes: p.swapFree, SwapTotalBytes: p.swapTot}
 	if p.node != nil {
-		m.AnonBytes, m.FileBytes, m.ShmemBytes, m.DirtyBytes = ptr(p.node[0]), ptr(p.node[1]+p.node[2]), ptr(p.node[2]), ptr(p.node[3])
+		m.AnonBytes, m.FileBytes, m.ShmemBytes, m.DirtyBytes = new(p.node[0]), new(p.node[1]+p.node[2]), new(p.node[2]), new(p.node[3])
 	}
 	if p.ramP != nil {
-		m.RAMBytes = ptr(sub(*p.ramP, p.reservedP) * k.PageSizeBytes)
+		m.RAMBytes = new(sub(*p.ramP, p.reservedP) * k.PageSizeBytes)
 	}
 	return m
 }

@@ -1,8 +1,6 @@
 package memstate
 
 import (
-	"slices"
-
 	"github.com/memdiag/memdiag/units"
 )
 
@@ -72,7 +70,8 @@ func assess(h Host, a Activity) Verdict {
 	if a.Interval <= 0 {
 		return v
 	}
-	for c, crossed := range map[Crossing]bool{
+	// In the order a verdict names them (the constants' order).
+	for c, crossed := range []bool{
 		CrossPSI:           a.StallSome != nil && *a.StallSome >= pressureStallShare,
 		CrossDirectReclaim: a.Allocstalls > 0 || a.DirectScanPages > 0,
 		CrossLimitReclaim:  a.LimitScanPages > 0,
@@ -80,10 +79,9 @@ func assess(h Host, a Activity) Verdict {
 		CrossOOMKills:      a.OOMKills > 0,
 	} {
 		if crossed {
-			v.Crossed = append(v.Crossed, c)
+			v.Crossed = append(v.Crossed, Crossing(c))
 		}
 	}
-	slices.Sort(v.Crossed)
 	under := len(v.Crossed) > 0
 	v.UnderPressure = &under
 	v.HostShort = a.Allocstalls > 0 || a.DirectScanPages > 0 || a.KswapdScanPages > 0 ||

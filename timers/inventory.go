@@ -138,14 +138,12 @@ func ApplyLive(jobs []Job, live LiveSource) {
 		jobs[i].PastStarts = lt.Starts
 		switch lt.ActiveState {
 		case "active", "reloading", "activating":
-			jobs[i].LiveActive = ptr(true)
+			jobs[i].LiveActive = new(true)
 		case "inactive", "failed", "deactivating":
-			jobs[i].LiveActive = ptr(false)
+			jobs[i].LiveActive = new(false)
 		}
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // Problems returns every job's errors, in job order.
 func Problems(jobs []Job) []string {

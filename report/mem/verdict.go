@@ -51,7 +51,7 @@ func reasons(v memstate.Verdict, a memstate.Activity) []string {
 }
 
 // verdictSentence says which memory is in use, and whether the interval
-// was under pressure, and from what.
+// was under pressure, and from what (v.Reasons, written by reasons).
 func verdictSentence(h memstate.Host, a memstate.Activity, v memstate.Verdict) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "A \"used\" figure that counts cache would show %s of %s (%s); %s of it is page cache and slab the kernel gives back on demand, so %s is not available for reuse",
@@ -63,7 +63,7 @@ func verdictSentence(h memstate.Host, a memstate.Activity, v memstate.Verdict) s
 		return b.String()
 	}
 	over := a.Interval.Round(100 * time.Millisecond)
-	why := strings.Join(reasons(v, a), ", ")
+	why := strings.Join(v.Reasons, ", ")
 	switch under := *v.UnderPressure; {
 	case under && !v.HostShort && h.TotalBytes > 0:
 		fmt.Fprintf(&b, " Over the last %s memory was under pressure (%s), but the host is not short of it (%s available, no host-wide reclaim): the pressure comes from cgroup limits.",
