@@ -793,30 +793,9 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 	}
 	isNew := st == nil
 
-	keptIO := &noKept
-	if st != nil {
-		keptIO = &st.ioFD
-	}
-	n, err = s.readProcFile(keptIO, &ioFD, pid, "io", s.fileBuf)
-	var cur ioCounters
-	ioKnown := false
-	switch {
-	case err == nil:
-		if cur.read, cur.write, cur.cancelled, ok = parseIO(s.fileBuf[:n]); !ok {
-			s.closeFD(&statFD)
-			s.closeFD(&ioFD)
-			stats.Failed++
-			s.fault(pid, "io", parseFault(s.fileBuf[:n], strictIO, "no cancelled_write_bytes"))
-			return nil, nil
-		}
-		ioKnown = true
-	case process.Denied(err):
-		stats.Denied++
-	default:
-		// Vanished between stat and io (or failed): if it was known it
-		// is reported as exited below, as it is not marked seen.
+	cur, ioKnown, ok := s.scanIO(pid, st, &ioFD, stats)
+	if !ok {
 		s.closeFD(&statFD)
-		s.countErr(pid, "io", err, stats)
 		return nil, nil
 	}
 
@@ -838,6 +817,46 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 	}
 	st.ppid, st.blkio, st.rss, st.gen = sf.ppid, sf.blkio, sf.rss, s.gen
 	s.trackGrowth(st, created)
+	s.keepFDs(st, statFD, ioFD)
+	if isNew {
+		ev = s.pollExec(st, sf)
+	}
+	return st, ev
+}
+
+// scanIO reads pid's /proc/PID/io, with pread on st's kept descriptor
+// when there is one, else by path (a descriptor opened then is left in
+// *ioFD for the caller to keep). known is false when the file is denied
+// (another user's process); ok is false when the process is to be left
+// out of this scan: vanished between stat and io (if it was known it is
+// reported as exited, as it is not marked seen) or a fault, counted in
+// stats. On !ok nothing is left open in *ioFD.
+func (s *ProcScanner) scanIO(pid int, st *procState, ioFD *int, stats *ScanStats) (cur ioCounters, known, ok bool) {
+	noKept := -1
+	keptIO := &noKept
+	if st != nil {
+		keptIO = &st.ioFD
+	}
+	n, err := s.readProcFile(keptIO, ioFD, pid, "io", s.fileBuf)
+	switch {
+	case err == nil:
+		if cur.read, cur.write, cur.cancelled, ok = parseIO(s.fileBuf[:n]); !ok {
+			s.closeFD(ioFD)
+			stats.Failed++
+			s.fault(pid, "io", parseFault(s.fileBuf[:n], strictIO, "no cancelled_write_bytes"))
+			return ioCounters{}, false, false
+		}
+		return cur, true, true
+	case process.Denied(err):
+		stats.Denied++
+		return ioCounters{}, false, true
+	}
+	s.countErr(pid, "io", err, stats)
+	return ioCounters{}, false, false
+}
+
+// keepFDs keeps in st the descriptors scanOne opened by path (-1: none).
+func (s *ProcScanner) keepFDs(st *procState, statFD, ioFD int) {
 	if statFD >= 0 {
 		s.closeFD(&st.statFD) // none normally: it was read by path because none was kept
 		st.statFD = statFD
@@ -846,16 +865,18 @@ func (s *ProcScanner) scanOne(pid int, baseline bool, stats *ScanStats) (*procSt
 		s.closeFD(&st.ioFD)
 		st.ioFD = ioFD
 	}
-	if isNew {
-		own := st.own()
-		ev = &process.Event{
-			Kind: process.Exec, Source: "poll",
-			PID: pid, PPID: sf.ppid, StartTicks: sf.start,
-			Comm: st.comm, Exe: st.exe, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
-			ReadBytes: own.read, WriteBytes: own.write, BlkioDelay: s.ticks(sf.blkio),
-		}
+}
+
+// pollExec is the exec event of a process the scan found new (or that
+// exec'd: its comm changed), with what it had done by now.
+func (s *ProcScanner) pollExec(st *procState, sf statFields) *process.Event {
+	own := st.own()
+	return &process.Event{
+		Kind: process.Exec, Source: "poll",
+		PID: st.pid, PPID: sf.ppid, StartTicks: sf.start,
+		Comm: st.comm, Exe: st.exe, Cmdline: st.cmdline, Cgroup: st.cgroup, Unit: st.unit,
+		ReadBytes: own.read, WriteBytes: own.write, BlkioDelay: s.ticks(sf.blkio),
 	}
-	return st, ev
 }
 
 // account takes a process's /proc/PID/io counters (cur; ioKnown false
