@@ -50,7 +50,7 @@ func memoryFindings(sr *Series, res *Result, minWindow time.Duration) {
 	}
 	for _, g := range sr.growth.Fit(gro) {
 		if g.Growing {
-			g.AddEvidence(sr.retention[procKey{g.PID, g.StartTicks}])
+			g.AttachRetention(sr.retention[procKey{g.PID, g.StartTicks}])
 			res.Growth = append(res.Growth, g)
 		}
 	}

@@ -2,7 +2,6 @@ package memstate
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"sort"
 	"time"
@@ -74,25 +73,20 @@ type ProcGrowth struct {
 	ThreadsFirst int `json:"threads_first,omitempty"`
 	ThreadsMax   int `json:"threads_max,omitempty"`
 
-	Growing bool   `json:"growing"`
-	Note    string `json:"note,omitempty"`
+	Growing bool `json:"growing"`
+	// Note and Evidence are the words on a growing process, empty as
+	// memstate returns it: the report layer fills them for output
+	// (report/mem.DescribeGrowth): what was observed, and the plain
+	// reading of the RSS split and the allocator evidence, one line each.
 	// Retention is the allocator evidence `watch` read when the process
-	// started growing (nil when none was recorded); Evidence the plain
-	// reading of it and of the RSS split, one line each (see
-	// [ProcGrowth.AddEvidence]).
-	Retention *Retention `json:"retention,omitempty"`
-	Evidence  []string   `json:"evidence,omitempty"`
+	// started growing (nil when none was recorded; see
+	// [ProcGrowth.AttachRetention]), ThreadsAtGrowth the thread count it
+	// was read with. (The fields keep the order of the JSON output.)
+	Note            string     `json:"note,omitempty"`
+	Retention       *Retention `json:"retention,omitempty"`
+	Evidence        []string   `json:"evidence,omitempty"`
+	ThreadsAtGrowth int        `json:"-"`
 }
-
-// LeakOrRetention is the note on a growing process: what steady anon
-// growth can mean and how to tell the causes apart. It is an observation:
-// the fit cannot tell a leak from retention or from a working set still
-// filling.
-const LeakOrRetention = "steady anon growth is an observation, not a diagnosis: a leak, allocator retention, or a cache or working set still filling; " +
-	"compare the runtime's heap profile (live objects: Go pprof heap, Java heap histogram, Python tracemalloc) with RssAnon: " +
-	"if the heap grows too it is a leak, if the heap is flat while RssAnon grows the allocator keeps freed pages " +
-	"(glibc arenas: try MALLOC_ARENA_MAX or malloc_trim; or run under jemalloc/tcmalloc with profiling on), " +
-	"and memory allocated outside the runtime (cgo, C libraries) shows only in the kernel's view"
 
 // GrowthSeries fits a straight line to each process's anon memory and
 // RSS over the samples and flags steady anon growth (see GrowthOptions).
@@ -260,10 +254,6 @@ func (gs *GrowthSeries) Fit(o GrowthOptions) []ProcGrowth {
 		g.RSSSlope, g.RSSR2 = fit(xs, rss)
 		g.Growing = g.Observed >= o.MinObserved && g.Points >= o.MinPoints && g.AnonR2 >= o.MinR2 &&
 			g.AnonSlope >= o.MinSlope && g.AnonLastBytes >= g.AnonFirstBytes+o.MinIncrease
-		if g.Growing {
-			g.Note = fmt.Sprintf("observed: anon grew %s in %s, on a straight line (%.1f MiB/h, R² %.2f); %s",
-				FormatBytes(g.AnonLastBytes-g.AnonFirstBytes), g.Observed.Round(time.Second), g.AnonSlope, g.AnonR2, LeakOrRetention)
-		}
 		out = append(out, g)
 	}
 	sort.Slice(out, func(i, j int) bool {

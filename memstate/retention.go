@@ -19,8 +19,8 @@ import (
 // Retention is what the host tells about whether a process's anon memory
 // is held by the program (a leak, or data it keeps) or kept by its
 // allocator after the program freed it (retention). memstate cannot see
-// the program's own heap, so it gives the evidence and a plain reading,
-// never a verdict.
+// the program's own heap, so it gives the evidence, never a verdict; the
+// report layer writes its plain reading (report/mem.RetentionReading).
 // Sources: /proc/PID/maps (mapped allocator libraries), /proc/PID/exe (Go
 // build info), /proc/PID/environ (only the allocator variables in
 // [allocatorVars]), /proc/PID/status Threads, /sys/devices/system/cpu/online,
@@ -43,9 +43,21 @@ type Retention struct {
 	// ArenasMax is how many malloc arenas glibc may create: MALLOC_ARENA_MAX
 	// (or glibc.malloc.arena_max) when set, else 8 × CPUsOnline; 0 without
 	// glibc malloc.
-	ArenasMax int    `json:"glibc_arenas_max,omitempty"`
-	Reading   string `json:"reading"`
+	ArenasMax int `json:"glibc_arenas_max,omitempty"`
+	// Reading is the plain reading of the evidence, in words: empty as
+	// memstate returns it; the report layer fills it for output, and the
+	// recorder for the recording, whose v1 format keeps it.
+	Reading string `json:"reading"`
+	// Unread is why the evidence could not be read (the maps file's
+	// error), "" when it was: the rest of the evidence is then empty. A
+	// recording keeps it as its reading ("no allocator evidence: "
+	// Unread); record.Retention.Memstate reads it back from there.
+	Unread string `json:"-"`
 }
+
+// UnreadPrefix begins the recorded reading of evidence that could not be
+// read, before [Retention.Unread].
+const UnreadPrefix = "no allocator evidence: "
 
 // ProcRetention is one process's retention evidence as `memdiag watch`
 // records it (record.Sample.Retention): read once, in the interval in
@@ -101,7 +113,7 @@ func (c *Collector) retention(pid int, threads int, cpuPath string, v2 bool, fau
 	b, err := process.ReadPIDFile(ctx, c.procRoot(), pid, "maps", 64<<20)
 	if err != nil {
 		faults.Note(err)
-		r.Reading = "no allocator evidence: " + err.Error()
+		r.Unread = err.Error()
 		return r
 	}
 	r.Allocators = allocators(b)
@@ -122,7 +134,7 @@ func (c *Collector) retention(pid int, threads int, cpuPath string, v2 bool, fau
 		r.CPUsOnline = countCPUs(strings.TrimSpace(string(b)))
 	}
 	r.CPUQuota = c.cpuQuota(cpuPath, v2)
-	read(r)
+	r.derive()
 	return r
 }
 
@@ -266,158 +278,71 @@ func readInt(p string) (int64, bool, error) {
 	return v, err == nil, err
 }
 
-// read writes the plain reading of the evidence.
-func read(r *Retention) {
-	var parts []string
-	glibc := contains(r.Allocators, "glibc") && !contains(r.Allocators, "jemalloc") &&
-		!contains(r.Allocators, "tcmalloc") && !contains(r.Allocators, "mimalloc")
-	if glibc {
-		r.ArenasMax = 8 * r.CPUsOnline
-		if v, err := strconv.Atoi(r.Env["MALLOC_ARENA_MAX"]); err == nil && v > 0 {
+// derive sets what follows from the evidence: ArenasMax.
+func (r *Retention) derive() {
+	r.ArenasMax = 0
+	if !r.GlibcOnly() {
+		return
+	}
+	r.ArenasMax = 8 * r.CPUsOnline
+	if v, err := strconv.Atoi(r.Env["MALLOC_ARENA_MAX"]); err == nil && v > 0 {
+		r.ArenasMax = v
+	}
+	if t := r.Env["GLIBC_TUNABLES"]; strings.Contains(t, "glibc.malloc.arena_max=") {
+		v, _ := strconv.Atoi(strings.SplitN(strings.SplitN(t, "glibc.malloc.arena_max=", 2)[1], ":", 2)[0])
+		if v > 0 {
 			r.ArenasMax = v
 		}
-		if t := r.Env["GLIBC_TUNABLES"]; strings.Contains(t, "glibc.malloc.arena_max=") {
-			v, _ := strconv.Atoi(strings.SplitN(strings.SplitN(t, "glibc.malloc.arena_max=", 2)[1], ":", 2)[0])
-			if v > 0 {
-				r.ArenasMax = v
-			}
-		}
-		// glibc counts the CPUs online (sysconf), never the cgroup's
-		// quota: a 0.5-CPU container on 4 CPUs may still get 32 arenas.
-		cpus := fmt.Sprintf("%d CPUs online", r.CPUsOnline)
-		if r.CPUQuota > 0 {
-			cpus += fmt.Sprintf(" (glibc counts these, not the cgroup's %g-CPU quota)", r.CPUQuota)
-		}
-		suggest := arenaSuggestion(r)
-		switch {
-		case r.Threads <= 1:
-			one := "glibc malloc with one thread: one arena, so freed memory is not spread over arenas; anon growth is memory the program still holds, or fragmentation of its one heap (malloc_trim(0) tells them apart)"
-			if r.CPUQuota > 0 {
-				one += fmt.Sprintf("; threads it starts later may take up to %d arenas on %s", r.ArenasMax, cpus)
-			}
-			parts = append(parts, one)
-		case r.ArenasMax > suggest:
-			parts = append(parts, fmt.Sprintf("glibc malloc, %d threads, up to %d arenas on %s: freed memory can stay in the arenas; if the program's own heap is flat, likely retention: try MALLOC_ARENA_MAX=%d",
-				r.Threads, r.ArenasMax, cpus, suggest))
-		default:
-			parts = append(parts, fmt.Sprintf("glibc malloc, %d threads, at most %d arenas on %s: arena retention is bounded", r.Threads, r.ArenasMax, cpus))
-		}
 	}
-	parts = otherAllocators(r, parts,
-		" mapped: it returns freed memory on its own schedule (decay/release settings); its own statistics tell held from cached memory",
-		"a Go program: runtime metrics (heap profile, /memory/classes) do not see cgo or C-library allocations; anon beyond them is outside the Go heap")
-	if len(parts) == 0 {
-		parts = append(parts, "no known allocator mapped (a static binary or its own allocator): nothing here tells retention from a leak")
-	}
-	r.Reading = strings.Join(parts, "; ")
 }
 
-// arenaSuggestion is the MALLOC_ARENA_MAX to try: the CPUs the process
+// GlibcOnly is whether glibc's malloc is the process's allocator: libc
+// is mapped and no other allocator of [Retention.Allocators] is.
+func (r *Retention) GlibcOnly() bool {
+	return contains(r.Allocators, "glibc") && !contains(r.Allocators, "jemalloc") &&
+		!contains(r.Allocators, "tcmalloc") && !contains(r.Allocators, "mimalloc")
+}
+
+// OtherAllocators are the allocators besides glibc's mapped into the
+// process, in a fixed order (jemalloc, tcmalloc, mimalloc).
+func (r *Retention) OtherAllocators() []string {
+	var out []string
+	for _, a := range []string{"jemalloc", "tcmalloc", "mimalloc"} {
+		if contains(r.Allocators, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// ArenaSuggestion is the MALLOC_ARENA_MAX to try: the CPUs the process
 // can use (its CPU quota rounded up, else the CPUs online), at least 2.
-func arenaSuggestion(r *Retention) int {
+// glibc counts the CPUs online (sysconf), never the cgroup's quota: a
+// 0.5-CPU container on 4 CPUs may still get 32 arenas.
+func (r *Retention) ArenaSuggestion() int {
 	if r.CPUQuota > 0 {
 		return max(int(math.Ceil(r.CPUQuota)), 2)
 	}
 	return max(r.CPUsOnline, 2)
 }
 
-// otherAllocators appends to parts one sentence per allocator besides
-// glibc's that r found mapped (the allocator's name then perAllocator),
-// and goSentence for a Go program: the reading and the tell-apart advice
-// differ only in these sentences.
-func otherAllocators(r *Retention, parts []string, perAllocator, goSentence string) []string {
-	for _, a := range []string{"jemalloc", "tcmalloc", "mimalloc"} {
-		if contains(r.Allocators, a) {
-			parts = append(parts, a+perAllocator)
-		}
-	}
-	if r.Go {
-		parts = append(parts, goSentence)
-	}
-	return parts
-}
-
-// AddEvidence attaches r, the retention evidence `watch` recorded when
-// the process began growing (nil when none was recorded), to a growth
-// finding and writes its Evidence: which kind of memory grew (RssAnon,
-// RssFile, RssShmem from the first to the last sample), the allocator
-// reading of [Retention] (re-derived from the recorded evidence), the
-// allocator settings in the process's environment, and what would tell a
-// leak from retention. A leak and retention look alike from outside the
-// process: the lines never conclude more than the evidence says.
-func (g *ProcGrowth) AddEvidence(r *Retention) {
-	anonUp := g.AnonLastBytes - min(g.AnonLastBytes, g.AnonFirstBytes)
-	fileUp := g.FileLastBytes - min(g.FileLastBytes, g.FileFirstBytes)
-	shmUp := g.ShmemLastBytes - min(g.ShmemLastBytes, g.ShmemFirstBytes)
-	split := fmt.Sprintf("RssAnon %s → %s, RssFile %s → %s, RssShmem %s → %s",
-		FormatBytes(g.AnonFirstBytes), FormatBytes(g.AnonLastBytes), FormatBytes(g.FileFirstBytes), FormatBytes(g.FileLastBytes),
-		FormatBytes(g.ShmemFirstBytes), FormatBytes(g.ShmemLastBytes))
-	switch {
-	case shmUp > anonUp:
-		split += ": shmem grew most (tmpfs files, shared memory): no allocator holds it; look at its tmpfs files and shared segments"
-	case fileUp > anonUp:
-		split += ": mapped files grew most (page cache mapped in, given back under pressure)"
-	default:
-		split += ": the growth is anonymous memory (heap, anonymous mappings), what both a leak and allocator retention grow"
-	}
-	g.Evidence = []string{split}
+// AttachRetention attaches r, the retention evidence `watch` recorded
+// when the process began growing (nil when none was recorded), to a
+// growth finding: a copy of it, with ThreadsAtGrowth keeping the thread
+// count it was read with and Threads raised to the most seen in any
+// sample since (issue 30.4: a program that starts its threads later is
+// not a one-thread program), and what follows from it derived again by
+// this memdiag. The report layer writes what the evidence says
+// (report/mem.GrowthEvidence).
+func (g *ProcGrowth) AttachRetention(r *Retention) {
+	g.Retention, g.ThreadsAtGrowth = nil, 0
 	if r == nil {
-		g.Evidence = append(g.Evidence, "no allocator evidence recorded (a recording older than it, or the process could not be read when it began growing); `memdiag mem` reads it while the process runs")
 		return
 	}
 	rr := *r
-	threads := ""
-	if g.ThreadsMax > rr.Threads {
-		// The evidence was read when growth began; the thread count
-		// recorded each sample since says more (issue 30.4: a program
-		// that starts its threads later is not a one-thread program).
-		threads = fmt.Sprintf("threads: %d when it began growing, up to %d later (/proc/PID/status Threads each sample); the reading uses %d",
-			rr.Threads, g.ThreadsMax, g.ThreadsMax)
-		rr.Threads = g.ThreadsMax
-	}
-	if !strings.HasPrefix(rr.Reading, "no allocator evidence") {
-		read(&rr) // this memdiag's reading of the recorded evidence
-	}
+	rr.Reading = ""
+	g.ThreadsAtGrowth = rr.Threads
+	rr.Threads = max(rr.Threads, g.ThreadsMax)
+	rr.derive()
 	g.Retention = &rr
-	if threads != "" {
-		g.Evidence = append(g.Evidence, threads)
-	}
-	g.Evidence = append(g.Evidence, "allocator: "+rr.Reading)
-	if len(rr.Env) > 0 {
-		var kv []string
-		for k, v := range rr.Env {
-			kv = append(kv, k+"="+v)
-		}
-		sort.Strings(kv)
-		g.Evidence = append(g.Evidence, "allocator settings in its environment: "+strings.Join(kv, " "))
-	} else if len(rr.Allocators) > 0 {
-		g.Evidence = append(g.Evidence, "no allocator variable in its environment (MALLOC_ARENA_MAX, GLIBC_TUNABLES, MALLOC_CONF, …): the allocator's defaults apply")
-	}
-	g.Evidence = append(g.Evidence, "what tells a leak from retention: "+tellApart(&rr))
-}
-
-// tellApart says what would tell a leak from allocator retention for
-// this evidence: something to look at inside the process or to change,
-// since from outside they look alike.
-func tellApart(r *Retention) string {
-	var parts []string
-	if r.ArenasMax > 0 { // glibc malloc alone
-		if r.Threads <= 1 {
-			parts = append(parts, "malloc_trim(0) in the process (gdb -p PID -batch -ex 'call (int)malloc_trim(0)') returns what glibc keeps: RssAnon falling back is retention or fragmentation, RssAnon staying is memory the program holds (a leak, or data it keeps)")
-		} else {
-			suggest := arenaSuggestion(r)
-			if r.ArenasMax <= suggest {
-				suggest = 1
-			}
-			parts = append(parts, fmt.Sprintf("the program's live heap (malloc_stats(), a heap profiler): flat while RssAnon grows is retention, growing with it is a leak; "+
-				"or run it with MALLOC_ARENA_MAX=%d: retention then grows less or stops, a leak keeps its slope", suggest))
-		}
-	}
-	parts = otherAllocators(r, parts,
-		"'s own statistics: memory allocated by the program (held) against resident or mapped (kept by the allocator)",
-		"the Go runtime's heap (runtime/metrics /memory/classes/heap/objects:bytes, pprof heap) against RssAnon: a growing Go heap is held by the program; growth outside it is cgo or C-library memory the runtime does not see, or freed spans not yet returned (/memory/classes/heap/released:bytes)")
-	if len(parts) == 0 {
-		return "nothing on the host: only the program's own heap profile"
-	}
-	return strings.Join(parts, "; ")
 }

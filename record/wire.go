@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	gojson "github.com/goccy/go-json"
@@ -390,7 +391,7 @@ func MemstateRSS(ps []ProcRSS) []memstate.ProcRSS {
 // Retention is one process's allocator evidence (memstate.Retention): the
 // allocators mapped into it, whether it is a Go program, its threads, the
 // allocator variables of its environment, the CPUs and CPU quota glibc
-// sizes its arenas by, and memstate's reading of them.
+// sizes its arenas by, and the recorder's reading of them.
 type Retention struct {
 	Allocators []string          `json:"allocators,omitempty"` // "glibc", "jemalloc", "tcmalloc", "mimalloc"
 	Go         bool              `json:"go,omitempty"`
@@ -399,11 +400,22 @@ type Retention struct {
 	CPUsOnline int               `json:"cpus_online"`
 	CPUQuota   float64           `json:"cpu_quota,omitempty"` // CPUs; 0 when none
 	ArenasMax  int               `json:"glibc_arenas_max,omitempty"`
-	Reading    string            `json:"reading"`
+	// Reading is the recorder's plain reading of the evidence
+	// (report/mem.RetentionReading), or, when it could not be read,
+	// memstate.UnreadPrefix and why.
+	Reading string `json:"reading"`
+	Unread  string `json:"-"` // memstate.Retention.Unread: not in the recording but in its reading
 }
 
-// Memstate is r as package memstate's type (the same memory).
-func (r *Retention) Memstate() *memstate.Retention { return (*memstate.Retention)(r) }
+// Memstate is a copy of r as package memstate's type, with Unread read
+// back from a reading that says the evidence could not be read.
+func (r *Retention) Memstate() *memstate.Retention {
+	m := memstate.Retention(*r)
+	if why, ok := strings.CutPrefix(m.Reading, memstate.UnreadPrefix); ok && m.Unread == "" {
+		m.Unread = why
+	}
+	return &m
+}
 
 // ProcRetention is the retention evidence of a process that became a
 // growth candidate in the interval (memstate.ProcRetention), read once
@@ -415,9 +427,15 @@ type ProcRetention struct {
 	Retention
 }
 
-// FromRetention is the wire form of p.
+// FromRetention is the wire form of p. p.Reading is what is recorded as
+// its reading; evidence that could not be read is recorded as
+// memstate.UnreadPrefix and why when p has no reading.
 func FromRetention(p memstate.ProcRetention) ProcRetention {
-	return ProcRetention{PID: p.PID, StartTicks: p.StartTicks, Comm: p.Comm, Retention: Retention(p.Retention)}
+	r := Retention(p.Retention)
+	if r.Reading == "" && r.Unread != "" {
+		r.Reading = memstate.UnreadPrefix + r.Unread
+	}
+	return ProcRetention{PID: p.PID, StartTicks: p.StartTicks, Comm: p.Comm, Retention: r}
 }
 
 // SwapDevice is one line of /proc/swaps at the start (swap.Device), sizes

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,9 +117,38 @@ func TestWireConversions(t *testing.T) {
 	// A timer's live ActiveState is not recorded (json:"-"): what it
 	// decides is, in runs_now and live_note.
 	roundTrip(t, FromJobs, TimersJobs, cmpopts.IgnoreFields(timers.Job{}, "LiveActive"))
+	// Why evidence could not be read is recorded in its reading, not a
+	// field of its own (TestRetentionUnreadRoundTrip).
 	roundTrip(t, FromRetention, func(p ProcRetention) memstate.ProcRetention {
 		return memstate.ProcRetention{PID: p.PID, StartTicks: p.StartTicks, Comm: p.Comm, Retention: *p.Retention.Memstate()}
-	})
+	}, cmpopts.IgnoreFields(memstate.Retention{}, "Unread"))
+}
+
+// TestRetentionUnreadRoundTrip: evidence that could not be read is
+// recorded as the reading "no allocator evidence: why" (the v1 format,
+// as recordings made before memstate.Retention.Unread hold it) and read
+// back as Unread; a reading that says something else leaves Unread
+// empty.
+func TestRetentionUnreadRoundTrip(t *testing.T) {
+	in := memstate.ProcRetention{PID: 9, Comm: "p", Retention: memstate.Retention{Threads: 2, Unread: "open /proc/9/maps: permission denied"}}
+	b, err := json.Marshal(FromRetention(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"reading":"no allocator evidence: open /proc/9/maps: permission denied"`) {
+		t.Errorf("recorded as %s", b)
+	}
+	var w ProcRetention
+	if err := gojson.Unmarshal(b, &w); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Retention.Memstate(); got.Unread != in.Unread || got.Threads != 2 {
+		t.Errorf("read back %+v, want Unread %q", got, in.Unread)
+	}
+	w.Reading = "glibc malloc, 2 threads"
+	if got := w.Retention.Memstate(); got.Unread != "" {
+		t.Errorf("a reading of evidence read back as unread: %q", got.Unread)
+	}
 }
 
 // TestWireConversionsDetectLoss checks that the round trip sees a field

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/report/mem"
 	"github.com/memdiag/memdiag/signal"
 
 	"github.com/memdiag/memdiag/memstate"
@@ -456,7 +457,7 @@ func toJSON(r correlate.Result) jsonResult {
 		Victim:         victimJSON(&r),
 		CgroupLimit:    r.CgroupLimit, CgroupLimitBytes: r.CgroupLimitBytes,
 		Verdict:      verdictLine(&r),
-		MemoryGrowth: append([]memstate.ProcGrowth{}, r.Growth...),
+		MemoryGrowth: mem.DescribeGrowth(r.Growth),
 		OOMKills:     append([]correlate.OOMKill{}, r.OOMKills...),
 		IOBursts:     append([]correlate.IOBurst{}, r.IOBursts...),
 		Sustained:    r.Sustained, Failing: r.Failing, NotRun: []jsonNotRun{},

@@ -7,6 +7,7 @@ import (
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/memstate"
+	"github.com/memdiag/memdiag/report/mem"
 )
 
 // memoryText writes the OOM kills and the processes whose anonymous
@@ -73,7 +74,7 @@ func memoryText(b *strings.Builder, r *correlate.Result, heading func(string), b
 	if len(r.Growth) > 0 {
 		b.WriteString("\n")
 		heading("Memory growth")
-		for _, g := range r.Growth {
+		for _, g := range mem.DescribeGrowth(r.Growth) {
 			fmt.Fprintf(b, "%s%s (pid %d): anonymous memory grew %.0f MiB/h (R² %.2f) over %s, %s → %s\n",
 				bullet, g.Comm, g.PID, g.AnonSlope, g.AnonR2, correlate.FormatDuration(g.Observed),
 				memstate.FormatBytes(g.AnonFirstBytes), memstate.FormatBytes(g.AnonLastBytes))
@@ -81,7 +82,7 @@ func memoryText(b *strings.Builder, r *correlate.Result, heading func(string), b
 				fmt.Fprintf(b, "  %s%s\n", bullet, l)
 			}
 		}
-		fmt.Fprintf(b, "\n%s\n", memstate.LeakOrRetention)
+		fmt.Fprintf(b, "\n%s\n", mem.LeakOrRetention)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/internal/format"
 	"github.com/memdiag/memdiag/memstate"
+	"github.com/memdiag/memdiag/report/mem"
 )
 
 // TestMemorySections: an OOM kill is a timeline row stamped with the
@@ -27,7 +28,7 @@ func TestMemorySections(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{" 12:00:30 │", "1 OOM kill; the recording does not name the victim; exited then: victim 3", "12:00:30: 1 OOM kill; the recording does not name the victim; exited then: victim 3", "MEMORY GROWTH", "leaky (pid 9): anonymous memory grew 360 MiB/h (R² 0.99) over 1m", memstate.LeakOrRetention} {
+	for _, want := range []string{" 12:00:30 │", "1 OOM kill; the recording does not name the victim; exited then: victim 3", "12:00:30: 1 OOM kill; the recording does not name the victim; exited then: victim 3", "MEMORY GROWTH", "leaky (pid 9): anonymous memory grew 360 MiB/h (R² 0.99) over 1m", mem.LeakOrRetention} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -40,7 +41,7 @@ func TestMemorySections(t *testing.T) {
 func TestGrowthEvidenceRendered(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	g := memstate.ProcGrowth{PID: 9, Comm: "retain", AnonSlope: 360, AnonR2: 0.99, Observed: time.Minute, AnonFirstBytes: 100 << 20, AnonLastBytes: 106 << 20, Growing: true}
-	g.AddEvidence(&memstate.Retention{Allocators: []string{"glibc"}, Threads: 9, CPUsOnline: 2})
+	g.AttachRetention(&memstate.Retention{Allocators: []string{"glibc"}, Threads: 9, CPUsOnline: 2})
 	r := correlate.Result{Host: "h", Start: t0, End: t0.Add(time.Minute), Interval: time.Second, Intervals: 60, Location: time.UTC,
 		Growth: []memstate.ProcGrowth{g}}
 	for _, c := range []struct {

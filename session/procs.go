@@ -15,6 +15,7 @@ import (
 	"github.com/memdiag/memdiag/psi"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/redact"
+	"github.com/memdiag/memdiag/report/mem"
 	"github.com/memdiag/memdiag/sources"
 )
 
@@ -65,7 +66,7 @@ func addProcs(o *Options, h *record.Header, ws *Sources, procRoot string) *sourc
 	// The allocator evidence of each process that starts growing, once:
 	// without it, analyze's growth findings say none was recorded.
 	if col, err := memstate.NewCollector(o.Root); err == nil {
-		src.Evidence = col
+		src.Evidence = readRetention{col}
 	}
 	// The first scan is the baseline: every process already running
 	// is known, so only what starts later is reported as exec.
@@ -173,4 +174,16 @@ func (o *onsetSource) Fill(ctx context.Context, s *record.Sample) error {
 	s.Onsets, o.pending = o.pending, nil
 	o.mu.Unlock()
 	return nil
+}
+
+// readRetention reads a process's allocator evidence with its plain
+// reading, which the recording keeps (record.Retention.Reading).
+type readRetention struct{ col *memstate.Collector }
+
+func (r readRetention) RetentionOf(pid int, startTicks uint64) (*memstate.Retention, error) {
+	ev, err := r.col.RetentionOf(pid, startTicks)
+	if err == nil {
+		ev.Reading = mem.RetentionReading(ev)
+	}
+	return ev, err
 }

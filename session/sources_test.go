@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memdiag/memdiag/memstate"
+	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
+	"github.com/memdiag/memdiag/report/mem"
 )
 
 // TestWatchSourceOrder: watch samples its sources, and lists its
@@ -178,5 +181,26 @@ func TestOnsetsUnavailableWithoutPSI(t *testing.T) {
 		case !tc.want && !strings.Contains(st.Reason, "pressure/memory"):
 			t.Errorf("%s: onsets reason %q does not name pressure/memory", tc.root, st.Reason)
 		}
+	}
+}
+
+// TestReadRetentionWritesReading: the allocator evidence the recorder
+// keeps carries its reading in words (the v1 format's "reading"), the
+// report's for the same evidence; this test process is a Go program.
+func TestReadRetentionWritesReading(t *testing.T) {
+	col, err := memstate.NewCollector("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := process.ReadStat(context.Background(), "/proc", os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := readRetention{col}.RetentionOf(os.Getpid(), st.StartTicks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Reading == "" || ev.Reading != mem.RetentionReading(ev) || !strings.Contains(ev.Reading, "a Go program") {
+		t.Errorf("recorded reading %q; want the report's reading of %+v", ev.Reading, ev)
 	}
 }

@@ -183,7 +183,14 @@ type Procs struct {
 	// (diskio.ProcScanner.RSS), and, when Evidence is set, the
 	// retention evidence of each new one to Sample.Retention.
 	Growth   bool
-	Evidence *memstate.Collector
+	Evidence RetentionReader
+}
+
+// RetentionReader reads one process's allocator evidence
+// (memstate.Collector.RetentionOf), its Reading filled as the recording
+// keeps it.
+type RetentionReader interface {
+	RetentionOf(pid int, startTicks uint64) (*memstate.Retention, error)
 }
 
 // Name implements record.Source.

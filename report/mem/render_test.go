@@ -101,12 +101,12 @@ func TestRenderCSV(t *testing.T) {
 // TestRenderAllocatorsOnRequest: each process's allocator reading (ten
 // lines of prose for the default --top 10, issue 31 item 2) is written
 // only with Options.Allocators; without it one line says how to ask.
-// JSON has the readings either way. Readings as this host gave them
-// (memstate's retention_test: glibc, 9 threads, 2 CPUs online).
+// JSON has the readings either way. Evidence as this host gave it
+// (glibc, 9 threads, 2 CPUs online); the reading is written from it.
 func TestRenderAllocatorsOnRequest(t *testing.T) {
 	retain := "glibc malloc, 9 threads, up to 16 arenas on 2 CPUs online: freed memory can stay in the arenas; if the program's own heap is flat, likely retention: try MALLOC_ARENA_MAX=2"
 	r := memstate.Report{Procs: []memstate.Proc{
-		{PID: 4242, Comm: "retain", Retention: &memstate.Retention{Threads: 9, Allocators: []string{"glibc"}, Reading: retain}},
+		{PID: 4242, Comm: "retain", Retention: &memstate.Retention{Threads: 9, Allocators: []string{"glibc"}, CPUsOnline: 2, ArenasMax: 16}},
 		{PID: 4243, Comm: "sleep"},
 	}}
 	for _, tc := range []struct {

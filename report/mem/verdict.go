@@ -27,6 +27,14 @@ func Described(r memstate.Report) memstate.Report {
 	for i := range r.Cgroups {
 		r.Cgroups[i].Note = cgroupNote(&r.Cgroups[i])
 	}
+	r.Procs = slices.Clone(r.Procs)
+	for i := range r.Procs {
+		if ret := r.Procs[i].Retention; ret != nil {
+			c := *ret
+			c.Reading = RetentionReading(&c)
+			r.Procs[i].Retention = &c
+		}
+	}
 	return r
 }
 
