@@ -217,7 +217,7 @@ func writeGateReport(opts *gateOptions, rep *gate.Report) error {
 			// The command's own code, as if memdiag were not there;
 			// 127 when it could not start (as a shell says).
 			if c := rep.Command.ExitCode; c != 0 {
-				return &exitCodeError{Code: c, Err: fmt.Errorf("the wrapped command %s (--exit-code command)", rep.Command.Describe())}
+				return &exitCodeError{Code: c, Err: fmt.Errorf("the wrapped command %s (--exit-code command)", gatereport.CommandText(rep.Command))}
 			}
 			return nil
 		}

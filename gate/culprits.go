@@ -1,19 +1,26 @@
 package gate
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/memdiag/memdiag/correlate"
 )
 
-// NoteCulprits adds a note for each breached threshold whose worst
+// Credit is a breached threshold whose worst moment fell in an episode
+// that analyze's culprit model credits to jobs or processes: the same
+// verdict as `memdiag analyze` on the recording, never a projected
+// firing alone.
+type Credit struct {
+	Result   int                 // index in Report.Results
+	Culprits []correlate.Culprit // credited with an episode at that moment (correlate.CulpritsAt)
+	Location *time.Location      // the recording's zone, for its times
+}
+
+// NoteCulprits adds to rep.Credits each breached threshold whose worst
 // moment falls in an episode that analyze's culprit model credits to a
-// job or a process (correlate.CulpritsAt): the same verdict as `memdiag
-// analyze` on the recording, never a projected firing alone.
+// job or a process (correlate.CulpritsAt).
 func NoteCulprits(rep *Report, res correlate.Result) {
-	for _, r := range rep.Results {
+	for i, r := range rep.Results {
 		if r.Status != Fail || r.Worst == nil {
 			continue
 		}
@@ -21,15 +28,10 @@ func NoteCulprits(rep *Report, res correlate.Result) {
 		if len(cs) == 0 {
 			continue
 		}
-		var names []string
-		for _, c := range cs {
-			names = append(names, fmt.Sprintf("%s (%s, %s confidence %.2f)", c.Name, c.Kind, c.ConfidenceLabel(), c.Confidence))
-		}
 		loc := res.Location
 		if loc == nil {
 			loc = time.UTC
 		}
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: its worst moment (%s–%s) fell in an episode memdiag analyze credits to %s; see memdiag analyze for the evidence",
-			r.Threshold, r.Worst.Start.In(loc).Format("15:04:05"), r.Worst.End.In(loc).Format("15:04:05"), strings.Join(names, ", ")))
+		rep.Credits = append(rep.Credits, Credit{Result: i, Culprits: cs, Location: loc})
 	}
 }

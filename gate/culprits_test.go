@@ -9,8 +9,9 @@ import (
 )
 
 // TestNoteCulprits: a breach whose worst moment falls in an episode the
-// culprit model credits to a job gets a note naming it; a moment outside
-// the credited episodes, or a passing threshold, gets none.
+// culprit model credits to a job is credited to it; a moment outside
+// the credited episodes, or a passing threshold, is not. (The words:
+// report/gatereport TestWarningsNameCredits.)
 func TestNoteCulprits(t *testing.T) {
 	ths, err := ParseAll([]string{"memory.some.stall<1%", "oom_kills==0"})
 	if err != nil {
@@ -27,14 +28,14 @@ func TestNoteCulprits(t *testing.T) {
 		{Threshold: ths[1], Status: Pass, Worst: &Moment{Start: w, End: w.Add(time.Second)}},
 	}}
 	NoteCulprits(rep, res)
-	want := "memory.some.stall<1%: its worst moment (12:00:05–12:00:06) fell in an episode memdiag analyze credits to backup.timer (timer, high confidence 0.90); see memdiag analyze for the evidence"
-	if len(rep.Warnings) != 1 || rep.Warnings[0] != want {
-		t.Errorf("warnings = %q; want [%q]", rep.Warnings, want)
+	if len(rep.Credits) != 1 || rep.Credits[0].Result != 0 || len(rep.Credits[0].Culprits) != 1 ||
+		rep.Credits[0].Culprits[0].Name != "backup.timer" || rep.Credits[0].Location != time.UTC || len(rep.Warnings) != 0 {
+		t.Errorf("credits = %+v, warnings %q; want result 0 credited to backup.timer", rep.Credits, rep.Warnings)
 	}
-	rep.Warnings = nil
+	rep.Credits = nil
 	rep.Results[0].Worst = &Moment{Start: t0.Add(time.Minute), End: t0.Add(61 * time.Second)}
 	NoteCulprits(rep, res)
-	if len(rep.Warnings) != 0 {
-		t.Errorf("a moment outside the credited episode got %q", rep.Warnings)
+	if len(rep.Credits) != 0 {
+		t.Errorf("a moment outside the credited episode got %+v", rep.Credits)
 	}
 }

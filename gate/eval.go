@@ -59,12 +59,74 @@ type Result struct {
 	Observed float64
 	Worst    *Moment       // nil with NoData
 	Covered  time.Duration // wall time of the intervals that had the signal
-	Reason   string        // why NoData
+	Why      Unjudged      // why NoData; the zero value when judged
 	// SignalRate is the metric's catalogue signal over the run as analyze
 	// and mem give it: Σchange / Σwall in Signal.RateUnit() (a stall
 	// share 0..1, pages/s, events/s), whatever unit the threshold was
 	// written in; NaN with NoData or without a catalogue signal.
 	SignalRate float64
+}
+
+// UnjudgedKind is why a threshold was not judged (Status NoData); the
+// report layer says it in words (report/gatereport.Reason).
+type UnjudgedKind int
+
+const (
+	Judged UnjudgedKind = iota
+	// MissingSignal: no interval (or, for a PSI average, no sample) had
+	// the metric's signal in the scope; Unjudged.Missing says which.
+	MissingSignal
+	NoSamples  // the run has no samples
+	OneSample  // one sample: a change needs two
+	NoInterval // no sampling interval with positive length
+	// PartlyCovered: the threshold held, but the signal was there for
+	// less than 90 % of the run (Result.Covered of Unjudged.Span).
+	PartlyCovered
+	// CutShort: the threshold held over what was recorded, but the
+	// recording ended abnormally (Unjudged.Ended).
+	CutShort
+	// SuspectPSI: not judged under --suspect-psi fail, because the
+	// threshold's resource's PSI contradicts itself (Report.SuspectPSI).
+	SuspectPSI
+	// NotStarted: the run did not start because other thresholds'
+	// signals are missing (EnvError.Report).
+	NotStarted
+)
+
+// Unjudged is why a threshold was not judged, as data.
+type Unjudged struct {
+	Kind    UnjudgedKind
+	Missing *SignalMissing // with MissingSignal
+	Span    time.Duration  // with PartlyCovered: the run's span
+	Ended   string         // with CutShort: why the recording ended abnormally (record.Gaps.Abnormal)
+}
+
+// SignalMissing is the error of a metric whose signal no sample carried
+// in the scope: the file it comes from, and the first collector error
+// the samples recorded ("" when none).
+type SignalMissing struct {
+	Metric     *Metric
+	Scope      Scope
+	FirstError string
+}
+
+func (e *SignalMissing) Error() string {
+	m, scope := e.Metric, e.Scope
+	var what string
+	switch {
+	case m.Resource != "" && scope.Cgroup != "":
+		what = fmt.Sprintf("no %s PSI (%s.pressure, %q line) for %s", m.Resource, m.Resource, lineName(m), scope)
+	case m.Resource != "":
+		what = fmt.Sprintf("no %s PSI (/proc/pressure/%s, %q line)", m.Resource, m.Resource, lineName(m))
+	case scope.Cgroup != "":
+		what = fmt.Sprintf("no %s counter for %s (cgroup v2 memory.stat/memory.events, or on a hybrid host the v1 memory group of the same path; v1 has no pgscan, pgsteal or swap counters per group)", m.CounterName, scope)
+	default:
+		what = fmt.Sprintf("no %s counter in /proc/vmstat", m.CounterName)
+	}
+	if e.FirstError != "" {
+		return what + "; first collector error: " + e.FirstError
+	}
+	return what
 }
 
 // Report is the verdict on a run.
@@ -76,6 +138,9 @@ type Report struct {
 	Results  []Result
 	Command  *CommandResult // nil unless a command was wrapped
 	Warnings []string       // e.g. a truncated recording line
+	// Credits are the breaches whose worst moment fell in an episode
+	// analyze credits to a culprit (NoteCulprits), in Results' order.
+	Credits []Credit
 	// Lacks says what the judged recording does not hold (record.Gaps):
 	// rendered before the verdict.
 	Lacks []string
@@ -161,8 +226,7 @@ func (r *Report) CheckPSI(samples []record.Sample, kernel string, a SuspectActio
 		}
 		for _, f := range r.SuspectPSI {
 			if x.Threshold.Metric.Resource == f.Resource {
-				x.Status = NoData
-				x.Reason = "not judged (--suspect-psi fail): the " + f.Resource + " PSI contradicts itself"
+				x.Status, x.Why = NoData, Unjudged{Kind: SuspectPSI}
 				break
 			}
 		}
@@ -184,8 +248,7 @@ func (r *Report) SuspectScope() string {
 func (r *Report) CutShort(why string) {
 	for i := range r.Results {
 		if x := &r.Results[i]; x.Status == Pass {
-			x.Status = NoData
-			x.Reason = "held over what was recorded, but the recording ended abnormally (" + why + ")"
+			x.Status, x.Why = NoData, Unjudged{Kind: CutShort, Ended: why}
 		}
 	}
 }
@@ -246,20 +309,6 @@ func (r *Report) Outcome() Outcome {
 	return r.ThresholdOutcome()
 }
 
-// Describe says how the command ended: "exited with code 3",
-// "killed by SIGKILL (exit code 137)".
-func (c *CommandResult) Describe() string {
-	switch {
-	case c.Err != "":
-		return c.Err
-	case c.Aborted != "":
-		return fmt.Sprintf("stopped by memdiag (--abort-on-fail: %s), exit code %d", c.Aborted, c.ExitCode)
-	case c.Signal != "":
-		return fmt.Sprintf("killed by %s (exit code %d)", c.Signal, c.ExitCode)
-	}
-	return fmt.Sprintf("exited with code %d", c.ExitCode)
-}
-
 // FirstFail is, for --abort-on-fail, the first threshold the samples so
 // far breach; nil while every one holds or cannot be judged yet. Like
 // k6's abortOnFail it judges the run so far: a share of the run can fall
@@ -299,9 +348,7 @@ func Evaluate(h *record.Header, samples []record.Sample, scope Scope, ths []*Thr
 			// The signal was missing from part of the run (a collector
 			// that failed, a group that went away): what held while it
 			// was there is not known to have held over the run.
-			r.Status = NoData
-			r.Reason = fmt.Sprintf("held over the %s of the run that had the signal, but %s of %s had none",
-				r.Covered.Round(time.Millisecond), (span - r.Covered).Round(time.Millisecond), span.Round(time.Millisecond))
+			r.Status, r.Why = NoData, Unjudged{Kind: PartlyCovered, Span: span}
 		}
 		rep.Results = append(rep.Results, r)
 	}
@@ -318,9 +365,9 @@ type point struct {
 func evaluate(samples []record.Sample, scope Scope, t *Threshold, pageSize float64) Result {
 	m := t.Metric
 	res := Result{Threshold: t, Observed: math.NaN(), SignalRate: math.NaN()}
-	pts, reason := points(samples, scope, m)
+	pts, why := points(samples, scope, m)
 	if len(pts) == 0 {
-		res.Status, res.Reason = NoData, reason
+		res.Status, res.Why = NoData, why
 		return res
 	}
 	// value converts a sum of deltas over wall time into the threshold's
@@ -371,7 +418,7 @@ func evaluate(samples []record.Sample, scope Scope, t *Threshold, pageSize float
 	res.Covered, res.Worst = covered, worst
 	if m.Kind == KindAvg {
 		if worst == nil {
-			res.Status, res.Reason = NoData, reason
+			res.Status, res.Why = NoData, why
 			return res
 		}
 		// The peak (or, for a floor, the lowest) EWMA over the run is the
@@ -382,7 +429,7 @@ func evaluate(samples []record.Sample, scope Scope, t *Threshold, pageSize float
 		res.SignalRate = signalRate(m.Signal, sum, covered)
 	}
 	if math.IsNaN(res.Observed) {
-		res.Status, res.Reason = NoData, "no sampling interval with positive length"
+		res.Status, res.Why = NoData, Unjudged{Kind: NoInterval}
 		return res
 	}
 	res.Status = Fail
@@ -394,8 +441,8 @@ func evaluate(samples []record.Sample, scope Scope, t *Threshold, pageSize float
 
 // points extracts the metric's per-interval deltas (or per-sample EWMA
 // values) from the samples, skipping those where the signal is missing or
-// the counter went backwards. reason says why there are none.
-func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reason string) {
+// the counter went backwards. why says why there are none.
+func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, why Unjudged) {
 	psiOf := func(s *record.Sample) *record.PSI {
 		if scope.Cgroup != "" {
 			return s.CgroupPSI
@@ -419,7 +466,7 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 		return &r.Some
 	}
 	if len(samples) == 0 {
-		return nil, "no samples"
+		return nil, Unjudged{Kind: NoSamples}
 	}
 	if m.Kind == KindAvg {
 		for i := range samples {
@@ -441,12 +488,12 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 			pts = append(pts, point{start: start, end: samples[i].Time, delta: v})
 		}
 		if len(pts) == 0 {
-			return nil, missingReason(samples, scope, m)
+			return nil, missing(samples, scope, m)
 		}
-		return pts, ""
+		return pts, Unjudged{}
 	}
 	if len(samples) < 2 {
-		return nil, "only one sample; a run needs at least two to measure a change"
+		return nil, Unjudged{Kind: OneSample}
 	}
 	for i := 1; i < len(samples); i++ {
 		a, b := &samples[i-1], &samples[i]
@@ -464,9 +511,9 @@ func points(samples []record.Sample, scope Scope, m *Metric) (pts []point, reaso
 		pts = append(pts, point{start: a.Time, end: b.Time, delta: d, dt: dt})
 	}
 	if len(pts) == 0 {
-		return nil, missingReason(samples, scope, m)
+		return nil, missing(samples, scope, m)
 	}
-	return pts, ""
+	return pts, Unjudged{}
 }
 
 // signalRate is sum (the change of sig over the intervals points kept,
@@ -487,26 +534,17 @@ func signalRate(sig *signal.Signal, sum float64, covered time.Duration) float64 
 	return r
 }
 
-// missingReason explains why no sample carried the metric's signal, quoting
-// the first collector error recorded in the samples, if any.
-func missingReason(samples []record.Sample, scope Scope, m *Metric) string {
-	var what string
-	switch {
-	case m.Resource != "" && scope.Cgroup != "":
-		what = fmt.Sprintf("no %s PSI (%s.pressure, %q line) for %s", m.Resource, m.Resource, lineName(m), scope)
-	case m.Resource != "":
-		what = fmt.Sprintf("no %s PSI (/proc/pressure/%s, %q line)", m.Resource, m.Resource, lineName(m))
-	case scope.Cgroup != "":
-		what = fmt.Sprintf("no %s counter for %s (cgroup v2 memory.stat/memory.events, or on a hybrid host the v1 memory group of the same path; v1 has no pgscan, pgsteal or swap counters per group)", m.CounterName, scope)
-	default:
-		what = fmt.Sprintf("no %s counter in /proc/vmstat", m.CounterName)
-	}
+// missing is the signal's absence, with the first collector error
+// recorded in the samples, if any.
+func missing(samples []record.Sample, scope Scope, m *Metric) Unjudged {
+	e := &SignalMissing{Metric: m, Scope: scope}
 	for _, s := range samples {
 		if len(s.Errors) > 0 {
-			return what + "; first collector error: " + s.Errors[0]
+			e.FirstError = s.Errors[0]
+			break
 		}
 	}
-	return what
+	return Unjudged{Kind: MissingSignal, Missing: e}
 }
 
 func lineName(m *Metric) string {
@@ -522,16 +560,16 @@ type EnvError struct {
 	Problems []Problem
 }
 
-// Problem is one threshold whose signal is missing, and why.
+// Problem is one threshold whose signal is missing, and which.
 type Problem struct {
 	Threshold *Threshold
-	Reason    string // "no memory PSI (/proc/pressure/memory, \"some\" line)"
+	Missing   *SignalMissing
 }
 
 func (e *EnvError) Error() string {
 	var lines []string
 	for _, p := range e.Problems {
-		lines = append(lines, p.Threshold.Expr+": "+p.Reason)
+		lines = append(lines, p.Threshold.Expr+": "+p.Missing.Error())
 	}
 	if len(lines) == 1 {
 		return "cannot judge " + lines[0]
@@ -545,11 +583,10 @@ func (e *EnvError) Error() string {
 func (e *EnvError) Report(scope Scope, at time.Time, ths []*Threshold) *Report {
 	rep := &Report{Scope: scope, Start: at, End: at, Samples: 1}
 	for _, t := range ths {
-		r := Result{Threshold: t, Status: NoData, Observed: math.NaN(), SignalRate: math.NaN(),
-			Reason: "the run did not start: other thresholds' signals are missing"}
+		r := Result{Threshold: t, Status: NoData, Observed: math.NaN(), SignalRate: math.NaN(), Why: Unjudged{Kind: NotStarted}}
 		for _, p := range e.Problems {
 			if p.Threshold == t {
-				r.Reason = p.Reason
+				r.Why = Unjudged{Kind: MissingSignal, Missing: p.Missing}
 			}
 		}
 		rep.Results = append(rep.Results, r)
@@ -570,8 +607,10 @@ func Preflight(s *record.Sample, scope Scope, ths []*Threshold) error {
 			one = append(one, *s)
 			one[1].Time = s.Time.Add(time.Second)
 		}
-		if pts, reason := points(one, scope, m); len(pts) == 0 {
-			probs = append(probs, Problem{Threshold: t, Reason: reason})
+		// Two samples of positive length: only a missing signal leaves
+		// no point.
+		if pts, why := points(one, scope, m); len(pts) == 0 && why.Missing != nil {
+			probs = append(probs, Problem{Threshold: t, Missing: why.Missing})
 		}
 	}
 	if len(probs) > 0 {

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -133,8 +134,8 @@ func TestEvaluateCounters(t *testing.T) {
 	if diff := cmp.Diff(want, summarize(rep), approx); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
-	if got, want := rep.Results[5].Reason, "held over the 1s of the run that had the signal, but 2s of 3s had none"; got != want {
-		t.Errorf("reason = %q, want %q", got, want)
+	if got, want := rep.Results[5].Why, (Unjudged{Kind: PartlyCovered, Span: 3 * time.Second}); got != want {
+		t.Errorf("why = %+v, want %+v", got, want)
 	}
 }
 
@@ -176,8 +177,8 @@ func TestEvaluateCgroupScope(t *testing.T) {
 	// Sample 1 has no cgroup counters: both intervals touching it are lost.
 	if r := rep.Results[1]; r.Status != NoData {
 		t.Errorf("cgroup swap.out = %s %g; want no data", r.Status, r.Observed)
-	} else if !strings.Contains(r.Reason, "no pswpout counter for cgroup /sys/fs/cgroup/x") {
-		t.Errorf("reason = %q", r.Reason)
+	} else if r.Why.Kind != MissingSignal || !strings.Contains(r.Why.Missing.Error(), "no pswpout counter for cgroup /sys/fs/cgroup/x") {
+		t.Errorf("why = %+v", r.Why)
 	}
 	if got := rep.Scope.String(); got != "cgroup /sys/fs/cgroup/x" {
 		t.Errorf("Scope = %q", got)
@@ -194,15 +195,16 @@ func TestEvaluateNoDataIsNeverAPass(t *testing.T) {
 		samples []record.Sample
 		scope   Scope
 		expr    string
-		reason  string
+		kind    UnjudgedKind
+		missing string // the SignalMissing error
 	}{
-		{"no samples", nil, Scope{}, "memory.some.stall<1%", "no samples"},
-		{"one sample", host(step{Sec: 0}), Scope{}, "memory.some.stall<1%", "only one sample; a run needs at least two to measure a change"},
-		{"no host PSI", noPSI, Scope{}, "memory.full.stall<1%",
+		{"no samples", nil, Scope{}, "memory.some.stall<1%", NoSamples, ""},
+		{"one sample", host(step{Sec: 0}), Scope{}, "memory.some.stall<1%", OneSample, ""},
+		{"no host PSI", noPSI, Scope{}, "memory.full.stall<1%", MissingSignal,
 			`no memory PSI (/proc/pressure/memory, "full" line); first collector error: psi: /proc/pressure/memory: permission denied`},
-		{"no cgroup PSI", host(step{Sec: 0}, step{Sec: 1}), Scope{Cgroup: "/cg"}, "memory.some.avg10<1",
+		{"no cgroup PSI", host(step{Sec: 0}, step{Sec: 1}), Scope{Cgroup: "/cg"}, "memory.some.avg10<1", MissingSignal,
 			`no memory PSI (memory.pressure, "some" line) for cgroup /cg`},
-		{"no vmstat counter", host(step{Sec: 0}, step{Sec: 1}), Scope{}, "oom_kills==0", "no oom_kill counter in /proc/vmstat"},
+		{"no vmstat counter", host(step{Sec: 0}, step{Sec: 1}), Scope{}, "oom_kills==0", MissingSignal, "no oom_kill counter in /proc/vmstat"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,8 +213,12 @@ func TestEvaluateNoDataIsNeverAPass(t *testing.T) {
 			if r.Status != NoData || !math.IsNaN(r.Observed) || r.Worst != nil {
 				t.Errorf("result = %s %g %v; want no data, NaN, no moment", r.Status, r.Observed, r.Worst)
 			}
-			if diff := cmp.Diff(tt.reason, r.Reason); diff != "" {
-				t.Errorf("reason (-want +got):\n%s", diff)
+			missing := ""
+			if r.Why.Missing != nil {
+				missing = r.Why.Missing.Error()
+			}
+			if r.Why.Kind != tt.kind || missing != tt.missing {
+				t.Errorf("why = %d, %q; want %d, %q", r.Why.Kind, missing, tt.kind, tt.missing)
 			}
 			if rep.Passed() {
 				t.Error("Passed() = true with no data")
@@ -264,9 +270,13 @@ func TestEnvErrorReport(t *testing.T) {
 		if r.Status != NoData {
 			t.Errorf("%s: status %s; want no data", r.Threshold.Expr, r.Status)
 		}
-		reasons = append(reasons, r.Reason)
+		why := fmt.Sprint(r.Why.Kind)
+		if r.Why.Missing != nil {
+			why += " " + r.Why.Missing.Error()
+		}
+		reasons = append(reasons, why)
 	}
-	want := []string{`no memory PSI (/proc/pressure/memory, "full" line)`, "the run did not start: other thresholds' signals are missing"}
+	want := []string{fmt.Sprint(MissingSignal) + ` no memory PSI (/proc/pressure/memory, "full" line)`, fmt.Sprint(NotStarted)}
 	if diff := cmp.Diff(want, reasons); diff != "" {
 		t.Errorf("reasons (-want +got):\n%s", diff)
 	}

@@ -25,11 +25,11 @@ func OutcomeAs(rep *gate.Report, oc gate.Outcome) string {
 	var names []string
 	switch oc {
 	case gate.OutcomeCommandFailed:
-		return "the wrapped command failed: " + strings.Join(rep.Command.Args, " ") + ": " + rep.Command.Describe()
+		return "the wrapped command failed: " + strings.Join(rep.Command.Args, " ") + ": " + CommandText(rep.Command)
 	case gate.OutcomeNoData:
 		for _, r := range rep.Results {
 			if r.Status == gate.NoData {
-				names = append(names, r.Threshold.Expr+": "+r.Reason)
+				names = append(names, r.Threshold.Expr+": "+Reason(&r))
 			}
 		}
 		return "could not judge " + strings.Join(names, "; ") + suspect
@@ -56,7 +56,7 @@ func Verdict(r *gate.Report) string {
 		parts = append(parts, fmt.Sprintf("%d of %d %s could not be judged (no data)", c, n, english.Plural(n, "threshold")))
 	}
 	if r.Command.Failed() {
-		parts = append(parts, "the command failed: "+r.Command.Describe())
+		parts = append(parts, "the command failed: "+CommandText(r.Command))
 	}
 	if len(parts) == 0 {
 		if n == 1 {

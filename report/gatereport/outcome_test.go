@@ -21,9 +21,9 @@ func TestOutcome(t *testing.T) {
 	if got, want := Outcome(rep), "threshold breached: oom_kills==0 (observed 2)"; rep.Outcome() != gate.OutcomeBreach || got != want {
 		t.Errorf("breach: outcome %d, %q; want %d, %q", rep.Outcome(), got, gate.OutcomeBreach, want)
 	}
-	rep.Results[1] = gate.Result{Threshold: ths[1], Status: gate.NoData, Reason: "no swap counters"}
+	rep.Results[1] = gate.Result{Threshold: ths[1], Status: gate.NoData, Why: gate.Unjudged{Kind: gate.OneSample}}
 	rep.SuspectPSI = make([]signal.PSISuspect, 1)
-	if got, want := Outcome(rep), "could not judge swap.out<64MiB: no swap counters (the judged PSI is suspect: see the warning)"; rep.Outcome() != gate.OutcomeNoData || got != want {
+	if got, want := Outcome(rep), "could not judge swap.out<64MiB: only one sample; a run needs at least two to measure a change (the judged PSI is suspect: see the warning)"; rep.Outcome() != gate.OutcomeNoData || got != want {
 		t.Errorf("no data: outcome %d, %q; want %d, %q", rep.Outcome(), got, gate.OutcomeNoData, want)
 	}
 	rep.Command = &gate.CommandResult{Args: []string{"k6", "run"}, ExitCode: 137, Signal: "SIGKILL"}

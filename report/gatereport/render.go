@@ -163,7 +163,7 @@ func renderTable(w io.Writer, rep *gate.Report, o RenderOptions) error {
 	fmt.Fprintln(w, "memdiag gate:", Verdict(rep))
 	fmt.Fprintln(w, runLine(rep, o.Location))
 	if rep.Command != nil {
-		fmt.Fprintf(w, "command: %s: %s\n", strings.Join(rep.Command.Args, " "), rep.Command.Describe())
+		fmt.Fprintf(w, "command: %s: %s\n", strings.Join(rep.Command.Args, " "), CommandText(rep.Command))
 	}
 	fmt.Fprintln(w)
 	t := tables.New("THRESHOLD", "OBSERVED", "RESULT", "WORST MOMENT").SetFit(3, tables.Wrap, 20)
@@ -174,10 +174,10 @@ func renderTable(w io.Writer, rep *gate.Report, o RenderOptions) error {
 	fmt.Fprintln(w, t.Text(tables.Options{Width: o.Width, Color: o.Color}))
 	for _, r := range rep.Results {
 		if r.Status == gate.NoData {
-			fmt.Fprintf(w, "no data for %s: %s\n", r.Threshold.Expr, r.Reason)
+			fmt.Fprintf(w, "no data for %s: %s\n", r.Threshold.Expr, Reason(&r))
 		}
 	}
-	for _, s := range rep.Warnings {
+	for _, s := range Warnings(rep) {
 		fmt.Fprintln(w, "warning:", s)
 	}
 	return nil
@@ -197,7 +197,7 @@ func renderMarkdown(w io.Writer, rep *gate.Report, o RenderOptions) error {
 	fmt.Fprintf(w, "### memdiag gate: %s\n\n", Verdict(rep))
 	fmt.Fprintf(w, "%s\n\n", runLine(rep, o.Location))
 	if rep.Command != nil {
-		fmt.Fprintf(w, "Command `%s`: %s\n\n", strings.Join(rep.Command.Args, " "), rep.Command.Describe())
+		fmt.Fprintf(w, "Command `%s`: %s\n\n", strings.Join(rep.Command.Args, " "), CommandText(rep.Command))
 	}
 	fmt.Fprintln(w, "| threshold | observed | result | worst moment |")
 	fmt.Fprintln(w, "|---|---:|---|---|")
@@ -205,7 +205,7 @@ func renderMarkdown(w io.Writer, rep *gate.Report, o RenderOptions) error {
 		r := &rep.Results[i]
 		worst := WorstText(rep, r, o.Location)
 		if r.Status == gate.NoData {
-			worst = r.Reason
+			worst = Reason(r)
 		}
 		fmt.Fprintf(w, "| `%s` | %s | %s | %s |\n", r.Threshold.Expr, FormatValue(r.Threshold, r.Observed), icon[r.Status], mdEscape(worst))
 	}
@@ -235,12 +235,12 @@ func renderGitHub(w io.Writer, rep *gate.Report, o RenderOptions) error {
 			}
 			fmt.Fprintf(w, "::error title=%s::%s\n", ghProperty("memdiag gate: "+r.Threshold.Expr), ghData(msg))
 		case gate.NoData:
-			fmt.Fprintf(w, "::error title=%s::%s\n", ghProperty("memdiag gate: "+r.Threshold.Expr), ghData("could not be judged: "+r.Reason))
+			fmt.Fprintf(w, "::error title=%s::%s\n", ghProperty("memdiag gate: "+r.Threshold.Expr), ghData("could not be judged: "+Reason(r)))
 		}
 	}
 	if rep.Command.Failed() {
 		fmt.Fprintf(w, "::error title=%s::%s\n", ghProperty("memdiag gate: command"),
-			ghData(strings.Join(rep.Command.Args, " ")+": "+rep.Command.Describe()))
+			ghData(strings.Join(rep.Command.Args, " ")+": "+CommandText(rep.Command)))
 	}
 	level := "notice"
 	if !rep.Passed() {
@@ -342,7 +342,7 @@ func renderJSON(w io.Writer, rep *gate.Report) error {
 	out := jsonReport{
 		Verdict: "pass", Summary: Verdict(rep), Scope: "host", Cgroup: rep.Scope.Cgroup,
 		MemoryLimit: rep.Scope.Limit, MemoryLimitBytes: rep.Scope.LimitBytes,
-		Start: rep.Start, End: rep.End, Samples: rep.Samples, Warnings: rep.Warnings,
+		Start: rep.Start, End: rep.End, Samples: rep.Samples, Warnings: Warnings(rep),
 		RecordingLacks: rep.Lacks,
 		Thresholds:     []jsonResult{},
 		Kernel:         rep.Kernel, SuspectPSIAction: string(rep.SuspectAction),
@@ -369,7 +369,7 @@ func renderJSON(w io.Writer, rep *gate.Report) error {
 		scale := t.Unit.Scale
 		jr := jsonResult{
 			Expr: t.Expr, Metric: t.Metric.Name, Op: string(t.Op), Limit: t.Number, Unit: unitName(t.Unit),
-			Status: string(r.Status), ObservedText: FormatValue(t, r.Observed), CoveredS: r.Covered.Seconds(), Reason: r.Reason,
+			Status: string(r.Status), ObservedText: FormatValue(t, r.Observed), CoveredS: r.Covered.Seconds(), Reason: Reason(r),
 		}
 		if !math.IsNaN(r.Observed) {
 			v := r.Observed / scale
