@@ -78,7 +78,7 @@ func runTimers(ctx context.Context, opts *timersOptions) error {
 		return err
 	}
 	if opts.Format == format.CSV {
-		l.WriteProblems(opts.IO.ErrOut) // CSV stays one table
+		timersreport.WriteProblems(opts.IO.ErrOut, l.Listing) // CSV stays one table
 	}
 	if opts.Strict {
 		return l.StrictError()

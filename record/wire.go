@@ -505,14 +505,15 @@ type Job struct {
 	// decides is, in RunsNow and LiveNote.
 	LiveActive *bool `json:"-"`
 
-	Active    bool     `json:"active"`
-	ActiveVia []string `json:"active_via,omitempty"`
-	Reason    string   `json:"reason,omitempty"`
-	IdleNow   bool     `json:"idle_now,omitempty"`
-	LiveNote  string   `json:"live_note,omitempty"`
-	RunsNow   *bool    `json:"runs_now,omitempty"`
-	Note      string   `json:"note,omitempty"`
-	Errors    []string `json:"errors,omitempty"`
+	Active     bool     `json:"active"`
+	ActiveVia  []string `json:"active_via,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	StepsAside bool     `json:"-"` // timers.Job.StepsAside: not recorded; the reason says it
+	IdleNow    bool     `json:"idle_now,omitempty"`
+	LiveNote   string   `json:"live_note,omitempty"`
+	RunsNow    *bool    `json:"runs_now,omitempty"`
+	Note       string   `json:"note,omitempty"`
+	Errors     []string `json:"errors,omitempty"`
 }
 
 // FromJobs is the wire form of js.

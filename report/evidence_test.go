@@ -174,7 +174,7 @@ func TestNotRunReasonInactive(t *testing.T) {
 	// (systemd is not running, …)" and analyze "inactive, it cannot run
 	// here: does nothing when booted with systemd". Both now say what
 	// timers.Runs says: that no cron daemon runs it.
-	live := timers.Job{Name: "cron.d/sysstat:6", Source: timers.Cron, Active: false, Reason: why}
+	live := timers.Job{Name: "cron.d/sysstat:6", Source: timers.Cron, Active: false, Reason: why, StepsAside: true}
 	lives := []timers.Job{live}
 	timers.ApplyRunning(lives, timers.Running{Systemd: false, Init: "process_api", Cron: false})
 	runs, liveWhy := timers.Runs(&lives[0])

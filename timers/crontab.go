@@ -436,8 +436,10 @@ func cronJob(root string, d daemons, cl cronLine, prefix string) Job {
 	case anacronGuard.MatchString(cl.Command) && d.anacronInstalled:
 		j.Reason = "does nothing: anacron is installed (usr/sbin/anacron), and /etc/anacrontab runs these scripts"
 	case systemdGuard.MatchString(cl.Command) && d.systemdInit:
+		j.StepsAside = true
 		j.Reason = "does nothing when booted with systemd (sbin/init is systemd): the command checks /run/systemd/system and its systemd unit does the work"
 	case selfSkip != "":
+		j.StepsAside = true
 		j.Reason = fmt.Sprintf("does nothing when booted with systemd (sbin/init is systemd): %s exits when /run/systemd/system exists and its systemd timer does the work", selfSkip)
 	default:
 		j.Active = true
@@ -448,7 +450,7 @@ func cronJob(root string, d daemons, cl cronLine, prefix string) Job {
 		j.Reason = "@reboot: runs once when cron starts, never periodically"
 	}
 	if cl.Held {
-		j.Active, j.ActiveVia, j.Reason = false, nil, heldReason
+		j.Active, j.ActiveVia, j.Reason, j.StepsAside = false, nil, heldReason, false
 	}
 	return j
 }

@@ -1,7 +1,6 @@
 package timers
 
 import (
-	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -15,10 +14,10 @@ import (
 // run count ([Runs]): Debian's cron.d/sysstat line, whose debian-sa1
 // exits while systemd runs, is not a second run of sysstat-collect.timer.
 // Nor does a schedule that never matches after base ([Never], with loc
-// the zone of jobs that name none). Each is one problem line, "runs
-// twice: A (10m) and B (5m): sa1 1 1", definitions in job order with
-// their periods.
-func Duplicates(jobs []Job, base time.Time, loc *time.Location) []string {
+// the zone of jobs that name none). Each is one Duplicate, definitions
+// in job order; report/timersreport says it as a problem line ("runs
+// twice: A (10m) and B (5m): sa1 1 1").
+func Duplicates(jobs []Job, base time.Time, loc *time.Location) []Duplicate {
 	byKey := map[string][]int{}
 	var keys []string
 	for i := range jobs {
@@ -38,7 +37,7 @@ func Duplicates(jobs []Job, base time.Time, loc *time.Location) []string {
 		}
 		byKey[k] = append(byKey[k], i)
 	}
-	var out []string
+	var out []Duplicate
 	for _, k := range keys {
 		idx := byKey[k]
 		files := map[string]bool{}
@@ -48,18 +47,20 @@ func Duplicates(jobs []Job, base time.Time, loc *time.Location) []string {
 		if len(files) < 2 {
 			continue // lines of one crontab: as written, on purpose
 		}
-		names := make([]string, len(idx))
-		for n, i := range idx {
-			names[n] = fmt.Sprintf("%s (%s)", jobs[i].Name, PeriodString(jobs[i]))
+		d := Duplicate{Command: k}
+		for _, i := range idx {
+			d.Jobs = append(d.Jobs, jobs[i])
 		}
-		times := "twice"
-		if len(idx) > 2 {
-			times = fmt.Sprintf("%d times", len(idx))
-		}
-		list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-		out = append(out, fmt.Sprintf("runs %s: %s: %s", times, list, k))
+		out = append(out, d)
 	}
 	return out
+}
+
+// Duplicate is a program that runs from two or more definitions: the
+// command as compared ([commandKey]) and its jobs, in job order.
+type Duplicate struct {
+	Command string
+	Jobs    []Job
 }
 
 // guard is a test that the program exists before running it:

@@ -1,6 +1,7 @@
 package timers
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -17,16 +18,17 @@ func TestDuplicates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The command as compared, then each definition with its period.
 	want := []string{
-		"runs twice: sysstat-collect.timer (10m) and cron.d/sysstat-local:3 (5m): sa1 1 1",
-		"runs twice: sysstat-summary.timer (1d) and cron.d/sysstat-local:5 (1d): sa2 -A",
+		"sa1 1 1: sysstat-collect.timer (10m), cron.d/sysstat-local:3 (5m)",
+		"sa2 -A: sysstat-summary.timer (1d), cron.d/sysstat-local:5 (1d)",
 	}
 	base := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
-	if diff := cmp.Diff(want, Duplicates(jobs, base, time.UTC)); diff != "" {
+	if diff := cmp.Diff(want, dupStrings(Duplicates(jobs, base, time.UTC))); diff != "" {
 		t.Errorf("Duplicates (-want +got):\n%s", diff)
 	}
 	if got := Duplicates(mustInventory(t, "debian"), base, time.UTC); len(got) != 0 {
-		t.Errorf("Duplicates on the Debian fixture = %q, want none (its cron lines step aside for systemd)", got)
+		t.Errorf("Duplicates on the Debian fixture = %q, want none (its cron lines step aside for systemd)", dupStrings(got))
 	}
 }
 
@@ -39,12 +41,25 @@ func TestDuplicatesNever(t *testing.T) {
 		{Name: "leap.timer", File: "leap.timer", Source: Systemd, Schedule: []string{"*-02-29"}, Command: "/bin/true", Active: true},
 	}
 	if got := Duplicates(jobs, base, time.UTC); len(got) != 0 {
-		t.Errorf("Duplicates = %q, want none: feb30.timer never fires", got)
+		t.Errorf("Duplicates = %q, want none: feb30.timer never fires", dupStrings(got))
 	}
 	jobs[0].Schedule = []string{"daily"}
 	if got := Duplicates(jobs, base, time.UTC); len(got) != 1 {
-		t.Errorf("Duplicates = %q, want one once both fire", got)
+		t.Errorf("Duplicates = %q, want one once both fire", dupStrings(got))
 	}
+}
+
+// dupStrings is each duplicate as "COMMAND: JOB (PERIOD), …".
+func dupStrings(ds []Duplicate) []string {
+	var out []string
+	for _, d := range ds {
+		var js []string
+		for _, j := range d.Jobs {
+			js = append(js, j.Name+" ("+PeriodString(j)+")")
+		}
+		out = append(out, d.Command+": "+strings.Join(js, ", "))
+	}
+	return out
 }
 
 func mustInventory(t *testing.T, name string) []Job {

@@ -105,6 +105,12 @@ type Job struct {
 	Active    bool     `json:"active"`               // will run: pulled in from the boot target / cron is the scheduler
 	ActiveVia []string `json:"active_via,omitempty"` // the chain that pulls it in
 	Reason    string   `json:"reason,omitempty"`     // why it is inactive ("nothing pulls it in", "masked")
+	// StepsAside: a crontab line that does nothing because the host
+	// boots with systemd — its command, or the script it runs, checks
+	// /run/systemd/system and leaves the work to a systemd timer (Reason
+	// says which). ApplyRunning lets it through when systemd is not
+	// running. Not recorded (the v1 format is frozen): Reason says it.
+	StepsAside bool `json:"-"`
 	// IdleNow: the files say it runs, but on the live host it cannot now
 	// (systemd or the cron daemon is not running); LiveNote says why, or
 	// that a job the files rule out runs after all. Set by ApplyRunning on

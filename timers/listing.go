@@ -2,7 +2,6 @@ package timers
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/memdiag/memdiag/internal/english"
@@ -18,10 +17,10 @@ type Listing struct {
 	// OnCalendar= expressions, crontab lines), in job order; they fail
 	// `timers --strict`.
 	Malformed []string
-	// Problems are Malformed, then the programs that run from two
-	// definitions ([Duplicates]): shown under the listing, but the host's
-	// configuration, not a parse error.
-	Problems []string
+	// Duplicates are the programs that run from two definitions
+	// ([Duplicates]): shown under the listing after Malformed, but the
+	// host's configuration, not a parse error.
+	Duplicates []Duplicate
 	// NotListed is how many jobs were left out because they do not run
 	// here (0 with all): `--all` lists them, with why.
 	NotListed int
@@ -33,8 +32,7 @@ type Listing struct {
 // gathers their problems; base and runLoc (the zone jobs run in) date the
 // firings [Duplicates] compares.
 func NewListing(jobs []Job, all bool, base time.Time, runLoc *time.Location) Listing {
-	l := Listing{Jobs: jobs, Malformed: Problems(jobs)}
-	l.Problems = append(append([]string{}, l.Malformed...), Duplicates(jobs, base, runLoc)...)
+	l := Listing{Jobs: jobs, Malformed: Problems(jobs), Duplicates: Duplicates(jobs, base, runLoc)}
 	if !all {
 		l.Jobs = nil
 		for _, j := range jobs {
@@ -54,13 +52,4 @@ func (l Listing) StrictError() error {
 		return nil
 	}
 	return fmt.Errorf("%s in periodic job definitions (--strict)", english.Count(len(l.Malformed), "problem"))
-}
-
-// WriteProblems writes each problem on a line of its own, "memdiag: "
-// first: how a CSV listing, which stays one table, has them said on
-// stderr.
-func (l Listing) WriteProblems(w io.Writer) {
-	for _, p := range l.Problems {
-		fmt.Fprintln(w, "memdiag:", p)
-	}
 }

@@ -2,7 +2,6 @@ package timers
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -10,7 +9,7 @@ import (
 )
 
 // TestNewListing: without all, the jobs that run and the malformed ones;
-// Malformed are the errors alone, Problems add the program run twice.
+// Malformed are the errors alone, Duplicates the program run twice.
 func TestNewListing(t *testing.T) {
 	secs := func(s float64) *float64 { return &s }
 	live := true
@@ -38,29 +37,24 @@ func TestNewListing(t *testing.T) {
 	if d := cmp.Diff(malformed, l.Malformed); d != "" {
 		t.Errorf("Malformed (-want +got):\n%s", d)
 	}
-	problems := append(malformed, "runs twice: a.timer (1d) and cron.d/local:3 (5m): sa1 1 1")
-	if d := cmp.Diff(problems, l.Problems); d != "" {
-		t.Errorf("Problems (-want +got):\n%s", d)
+	if len(l.Duplicates) != 1 || l.Duplicates[0].Command != "sa1 1 1" || cmp.Diff([]string{"a.timer", "cron.d/local:3"}, names(l.Duplicates[0].Jobs)) != "" {
+		t.Errorf("Duplicates = %+v; want sa1 1 1 from a.timer and cron.d/local:3", l.Duplicates)
 	}
 	if l := NewListing(jobs, true, base, time.UTC); len(l.Jobs) != 5 {
 		t.Errorf("all: %v shown, want all five", names(l.Jobs))
 	}
 }
 
-// TestListingProblemsSaid: --strict fails with the count of malformed
-// definitions only (a duplicate program is no parse error), and the
-// problems are said one "memdiag: " line each.
-func TestListingProblemsSaid(t *testing.T) {
-	l := Listing{Malformed: []string{"etc/crontab:3: bad minute"}, Problems: []string{"etc/crontab:3: bad minute", "backup runs from two definitions"}}
+// TestListingStrict: --strict fails with the count of malformed
+// definitions only (a duplicate program is no parse error). (How the
+// problems are said: report/timersreport TestProblemsSaid.)
+func TestListingStrict(t *testing.T) {
+	dup := []Duplicate{{Command: "backup", Jobs: []Job{{Name: "a"}, {Name: "b"}}}}
+	l := Listing{Malformed: []string{"etc/crontab:3: bad minute"}, Duplicates: dup}
 	if err := l.StrictError(); err == nil || err.Error() != "1 problem in periodic job definitions (--strict)" {
 		t.Errorf("StrictError = %v", err)
 	}
-	var b strings.Builder
-	l.WriteProblems(&b)
-	if got, want := b.String(), "memdiag: etc/crontab:3: bad minute\nmemdiag: backup runs from two definitions\n"; got != want {
-		t.Errorf("WriteProblems = %q, want %q", got, want)
-	}
-	if err := (Listing{Problems: []string{"backup runs from two definitions"}}).StrictError(); err != nil {
+	if err := (Listing{Duplicates: dup}).StrictError(); err != nil {
 		t.Errorf("StrictError without malformed definitions = %v, want nil", err)
 	}
 }

@@ -57,7 +57,7 @@ func ProbeRunning(root string) (r Running, ok bool) {
 func ApplyRunning(jobs []Job, r Running) {
 	for i := range jobs {
 		j := &jobs[i]
-		guarded := !j.Active && strings.Contains(j.Reason, "/run/systemd/system")
+		guarded := !j.Active && j.StepsAside
 		runs := j.Active
 		switch {
 		case j.Source == Systemd && j.Active && !r.Systemd:

@@ -13,7 +13,7 @@ func TestApplyRunning(t *testing.T) {
 			{Name: "sysstat-collect.timer", Source: Systemd, Active: true},
 			{Name: "pmfind.timer", Source: Systemd, Reason: "nothing pulls it in"},
 			{Name: "cron.d/x:1", Source: Cron, Active: true},
-			{Name: "cron.d/e2scrub_all:1", Source: Cron, Reason: guard},
+			{Name: "cron.d/e2scrub_all:1", Source: Cron, Reason: guard, StepsAside: true},
 			{Name: "anacron:cron.daily", Source: Anacron, Active: true, ActiveVia: []string{"timers.target → anacron.timer"}},
 		}
 	}
@@ -187,5 +187,26 @@ func TestApplyRunningLiveActive(t *testing.T) {
 	ApplyRunning(js, Running{Systemd: false, Init: "process_api"})
 	if runs, _ := Runs(&js[0]); runs {
 		t.Errorf("started.timer runs without systemd running")
+	}
+}
+
+// TestStepsAsideFromFiles: on the Debian fixture (booted with systemd),
+// exactly the crontab lines that check /run/systemd/system, in their
+// command or the script they run, step aside; a line held by confirm
+// does not (its reason is the hold).
+func TestStepsAsideFromFiles(t *testing.T) {
+	jobs := mustInventory(t, "debian")
+	n := 0
+	for _, j := range jobs {
+		guard := strings.HasPrefix(j.Reason, "does nothing when booted with systemd")
+		if j.StepsAside != guard {
+			t.Errorf("%s: StepsAside %v, reason %q", j.Name, j.StepsAside, j.Reason)
+		}
+		if j.StepsAside {
+			n++
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d lines step aside on the Debian fixture; want its e2scrub_all and sysstat lines at least", n)
 	}
 }

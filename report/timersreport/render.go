@@ -38,7 +38,7 @@ type RenderOptions struct {
 // Write renders l in format f: the jobs with their next o.Next firings,
 // or the window's firings. o.View and o.Problems are l's.
 func Write(w io.Writer, l *timers.List, f format.Format, o RenderOptions) error {
-	o.View, o.Problems, o.NotListed = l.View, l.Problems, l.NotListed
+	o.View, o.Problems, o.NotListed = l.View, Problems(l.Listing), l.NotListed
 	if !l.Window {
 		return RenderJobs(w, l.Jobs, f, o)
 	}
