@@ -171,3 +171,46 @@ func TestLoadRunBlock(t *testing.T) {
 		t.Errorf("without PSI: %+v %v", m, err)
 	}
 }
+
+// TestExperimentKeepsHoldAcrossBB: in AB BA AB the two B blocks of the
+// pair boundary are one hold — the timer is stopped twice and started
+// twice, never started between two B blocks (systemd would run its job
+// at once, into the second: Experiment.Run) — and it is active at the
+// end.
+func TestExperimentKeepsHoldAcrossBB(t *testing.T) {
+	ctx := context.Background()
+	var calls []string
+	fu := fakeUnits{active: map[string]bool{"pmlogger_check.timer": true}, calls: &calls}
+	env := Env{Units: func(context.Context) (UnitControl, error) { return fu, nil }}
+	c, err := Prepare(ctx, timers.Job{Name: "pmlogger_check.timer", Source: timers.Systemd, File: "usr/lib/systemd/system/pmlogger_check.timer"}, env, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := OpenState(filepath.Join(t.TempDir(), "s"), env, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, _ := Plan(3)
+	var arms strings.Builder
+	e := &Experiment{Blocks: blocks, Changes: []Change{c}, State: st, RunBlock: func(_ context.Context, b Block) (Measurement, error) {
+		if held := !fu.active["pmlogger_check.timer"]; held != (b.Arm == HeldOff) {
+			t.Errorf("block %d (%s): timer stopped %v", b.Index+1, b.Arm, held)
+		}
+		arms.WriteString(string(b.Arm))
+		calls = append(calls, string(b.Arm))
+		return Measurement{Block: b}, nil
+	}}
+	if _, err := e.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := "A stop pmlogger_check.timer replace B B start pmlogger_check.timer replace A A stop pmlogger_check.timer replace B start pmlogger_check.timer replace"
+	if arms.String() != "ABBAAB" || strings.Join(calls, " ") != want {
+		t.Errorf("blocks %s, calls:\n%s\nwant\n%s", arms.String(), strings.Join(calls, " "), want)
+	}
+	if !fu.active["pmlogger_check.timer"] {
+		t.Error("the timer is left stopped")
+	}
+}

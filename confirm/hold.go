@@ -63,9 +63,9 @@ func (c Change) Describe() string {
 		if !c.WasActive {
 			return fmt.Sprintf("%s: the timer was not active; nothing stopped", c.Unit)
 		}
-		return fmt.Sprintf("%s: stopped (systemctl stop) and started again after each B block", c.Unit)
+		return fmt.Sprintf("%s: stopped (systemctl stop) for each run of B blocks and started again after it", c.Unit)
 	case KindDropIn:
-		return fmt.Sprintf("%s: %s installed as %s (systemctl daemon-reload), removed after each B block", c.Unit, c.Fix, c.File)
+		return fmt.Sprintf("%s: %s installed as %s (systemctl daemon-reload), removed after each run of B blocks", c.Unit, c.Fix, c.File)
 	}
 	return c.Job
 }

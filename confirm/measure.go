@@ -25,10 +25,13 @@ type Measurement struct {
 	MemoryFull time.Duration `json:"memory_full_stall_ns"`
 	HasPSI     bool          `json:"has_psi"`
 
-	// Settled is how long a B block waited, once the job was held off,
-	// for its instances started before the hold to end (Experiment.Running);
-	// StillRunning lists those that had not ended when the wait's bound
-	// passed (the block then measures part of the job's effect as B's).
+	// Settled is how long the block waited before it began for the
+	// job's instances running then to end (Experiment.Running): a B
+	// block, once the job was held off, for those started before the
+	// hold; an A block right after a hold, for the run systemd starts at
+	// once when a timer is started again after missing an elapse
+	// (Experiment.Run). StillRunning lists those that had not ended when
+	// the wait's bound passed (the block then measures part of that run).
 	Settled      time.Duration `json:"settled_ns,omitempty"`
 	StillRunning []int         `json:"still_running,omitempty"`
 }

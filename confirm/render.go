@@ -117,31 +117,42 @@ func Render(w io.Writer, r Report, f format.Format, width int, loc *time.Locatio
 	return err
 }
 
-// settleNote says how many B blocks waited for an instance of the job
-// started before the hold, and which began with one still running; ""
-// when none did.
+// settleNote says which blocks waited for an instance of the job before
+// they began — B blocks for one started before the hold, A blocks for
+// the run systemd started when the hold ended — and which began with one
+// still running; "" when none did.
 func settleNote(r Report) string {
-	var waited, spilled []string
-	var longest time.Duration
-	for _, m := range r.Blocks {
-		if m.Settled <= 0 && len(m.StillRunning) == 0 {
+	var b strings.Builder
+	for _, arm := range []Arm{HeldOff, AsIs} {
+		var waited, spilled []string
+		var longest time.Duration
+		for _, m := range r.Blocks {
+			if m.Arm != arm || (m.Settled <= 0 && len(m.StillRunning) == 0) {
+				continue
+			}
+			waited = append(waited, fmt.Sprint(m.Index+1))
+			longest = max(longest, m.Settled)
+			if len(m.StillRunning) > 0 {
+				spilled = append(spilled, fmt.Sprint(m.Index+1))
+			}
+		}
+		if len(waited) == 0 {
 			continue
 		}
-		waited = append(waited, fmt.Sprint(m.Index+1))
-		longest = max(longest, m.Settled)
-		if len(m.StillRunning) > 0 {
-			spilled = append(spilled, fmt.Sprint(m.Index+1))
+		what, arms := "the job's instance started before the hold", "part of the job's effect counts as B's there"
+		if arm == AsIs {
+			what = "the job's run started when the hold ended (systemd runs a timer's job at once when it is started again after missing an elapse)"
+			arms = "part of that run counts as A's there"
+		}
+		fmt.Fprintf(&b, "Before %s block%s %s memdiag waited for %s to end (longest %s).\n",
+			arm, plural(len(waited)), strings.Join(waited, ", "), what, longest.Round(time.Millisecond))
+		if len(spilled) > 0 {
+			fmt.Fprintf(&b, "%s block%s %s began with it still running (the wait's bound passed): %s.\n",
+				arm, plural(len(spilled)), strings.Join(spilled, ", "), arms)
 		}
 	}
-	if len(waited) == 0 {
+	if b.Len() == 0 {
 		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Before B block%s %s memdiag waited for the job's instance started before the hold to end (longest %s).\n",
-		plural(len(waited)), strings.Join(waited, ", "), longest.Round(time.Millisecond))
-	if len(spilled) > 0 {
-		fmt.Fprintf(&b, "B block%s %s began with it still running (the wait's bound passed): part of the job's effect counts as B's there.\n",
-			plural(len(spilled)), strings.Join(spilled, ", "))
 	}
 	return b.String() + "\n"
 }

@@ -82,8 +82,8 @@ func TestRenderJobsTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "Held off in B blocks, together:\n" +
-		"  - pmlogger_check.timer: stopped (systemctl stop) and started again after each B block\n" +
-		"  - pmlogger_farm_check.timer: stopped (systemctl stop) and started again after each B block\n"
+		"  - pmlogger_check.timer: stopped (systemctl stop) for each run of B blocks and started again after it\n" +
+		"  - pmlogger_farm_check.timer: stopped (systemctl stop) for each run of B blocks and started again after it\n"
 	if !strings.HasPrefix(tb.String(), want) {
 		t.Errorf("table begins\n%s\nwant\n%s", tb.String()[:min(len(tb.String()), 300)], want)
 	}

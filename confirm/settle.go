@@ -86,7 +86,8 @@ func SettleMax(block time.Duration) time.Duration {
 }
 
 // SayWaiting returns an Experiment.Waiting that tells w, as progress,
-// that block b of total waits for the running instances of jobs.
+// that block b of total waits for the running instances of jobs: started
+// before the hold (a B block), or when it ended (an A block).
 func SayWaiting(w io.Writer, jobs []string, total int) func(b Block, pids []int, limit time.Duration) {
 	whose := english.List(jobs, "or") + "'s instance"
 	if len(jobs) > 1 {
@@ -98,8 +99,12 @@ func SayWaiting(w io.Writer, jobs []string, total int) func(b Block, pids []int,
 		if len(known) > 0 {
 			which = "PID " + strings.Trim(fmt.Sprint(known), "[]")
 		}
-		fmt.Fprintf(w, "memdiag: block %d/%d (B): waiting up to %s for %s started before the hold to end (%s)\n",
-			b.Index+1, total, limit, whose, which)
+		when := "before the hold"
+		if b.Arm != HeldOff {
+			when = "when the hold ended"
+		}
+		fmt.Fprintf(w, "memdiag: block %d/%d (%s): waiting up to %s for %s started %s to end (%s)\n",
+			b.Index+1, total, b.Arm, limit, whose, when, which)
 	}
 }
 
