@@ -259,16 +259,16 @@ type CommandResult struct {
 	ExitCode int    // 0 on success; 128+n when killed by signal n
 	Signal   string // the signal that killed it ("SIGKILL"), or ""
 	Err      string // could not be started, or ""
-	// Aborted says why memdiag stopped the command before it ended
-	// (--abort-on-fail: "memory.full.stall<1% crossed (observed 3.2%)"),
-	// or "". An aborted command did not fail on its own.
-	Aborted string
+	// Abort is the breach over the run so far for which memdiag stopped
+	// the command before it ended (--abort-on-fail), nil when it did not.
+	// An aborted command did not fail on its own.
+	Abort *Result
 }
 
 // Failed reports whether the command did not succeed on its own (a
 // command memdiag aborted did not).
 func (c *CommandResult) Failed() bool {
-	return c != nil && c.Aborted == "" && (c.ExitCode != 0 || c.Err != "")
+	return c != nil && c.Abort == nil && (c.ExitCode != 0 || c.Err != "")
 }
 
 // Count returns how many results have status s.

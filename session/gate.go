@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/internal/supervise"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/redact"
+	"github.com/memdiag/memdiag/report/gatereport"
 )
 
 // Gate is the run of a live `memdiag gate`: a first sample for the
@@ -31,16 +33,16 @@ type Gate struct {
 	rec     *record.Writer // nil: --out off, or stopped by a write error
 	reason  string         // the recording's end line
 	// AbortWhen, when set, is asked after each sample while the command
-	// runs; a non-empty answer stops the command (--abort-on-fail), with
-	// that reason in GateOutcome.Aborted.
-	AbortWhen func(samples []record.Sample) string
+	// runs; a breach it returns stops the command (--abort-on-fail), and
+	// is kept in GateOutcome.Aborted.
+	AbortWhen func(samples []record.Sample) *gate.Result
 }
 
 // GateOutcome is how a live gate's run ended.
 type GateOutcome struct {
 	Command  *supervise.Result // the command's result; nil without one
 	StartErr error             // the command could not start
-	Aborted  string            // why AbortWhen stopped the command, or ""
+	Aborted  *gate.Result      // the breach for which AbortWhen stopped the command, or nil
 }
 
 // StartGate wires gate's sources (PressureSources); a victim's note is
@@ -137,9 +139,10 @@ func (g *Gate) Run(ctx context.Context) (GateOutcome, error) {
 		stopped = make(chan supervise.Result, 1)
 		emit = func(s *record.Sample) error {
 			err := g.emit(s)
-			if out.Aborted == "" && !child.Exited() {
-				if why := g.AbortWhen(g.Samples); why != "" {
-					out.Aborted = why
+			if out.Aborted == nil && !child.Exited() {
+				if r := g.AbortWhen(g.Samples); r != nil {
+					out.Aborted = r
+					why := gatereport.Crossed(r)
 					// Stop waits out the grace period: sampling goes on
 					// until the command has exited. Nothing is said
 					// before: the command's stderr may be the same
@@ -164,16 +167,16 @@ func (g *Gate) Run(ctx context.Context) (GateOutcome, error) {
 	g.reason = "duration"
 	if child != nil {
 		res := child.Result()
-		if out.Aborted != "" {
+		if out.Aborted != nil {
 			res = <-stopped
 			g.reason = "command aborted"
-			fmt.Fprintf(o.Stderr, "memdiag: --abort-on-fail: %s; stopped the command\n", out.Aborted)
+			fmt.Fprintf(o.Stderr, "memdiag: --abort-on-fail: %s; stopped the command\n", gatereport.Crossed(out.Aborted))
 		}
 		out.Command = &res
 		// The command's exit and what it left (swap-out, refaults of its
 		// last moments) go into a last sample.
 		_ = g.sampler.Final(ctx, g.emit)
-		if out.Aborted == "" {
+		if out.Aborted == nil {
 			g.reason = "command exited"
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/memdiag/memdiag/gate"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/redact"
-	"github.com/memdiag/memdiag/report/gatereport"
 )
 
 // Judging is what a live gate judges and keeps, besides the sampling
@@ -53,11 +52,8 @@ func JudgeLive(ctx context.Context, o Options, j Judging) (*gate.Report, error) 
 	}
 	h := &record.Header{PageSize: os.Getpagesize()}
 	if j.AbortOnFail {
-		g.AbortWhen = func(samples []record.Sample) string {
-			if r := gate.FirstFail(h, samples, scope, j.Thresholds); r != nil {
-				return gatereport.Crossed(r)
-			}
-			return ""
+		g.AbortWhen = func(samples []record.Sample) *gate.Result {
+			return gate.FirstFail(h, samples, scope, j.Thresholds)
 		}
 	}
 	out, err := g.Run(ctx)
@@ -96,7 +92,7 @@ func (out GateOutcome) result(args []string, keep bool) *gate.CommandResult {
 	case out.StartErr != nil:
 		res.Err, res.ExitCode = "could not start: "+out.StartErr.Error(), 127
 	case out.Command != nil:
-		res.ExitCode, res.Signal, res.Aborted = out.Command.ExitCode, out.Command.Signal, out.Aborted
+		res.ExitCode, res.Signal, res.Abort = out.Command.ExitCode, out.Command.Signal, out.Aborted
 	}
 	return res
 }

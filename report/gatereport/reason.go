@@ -43,8 +43,8 @@ func CommandText(c *gate.CommandResult) string {
 	switch {
 	case c.Err != "":
 		return c.Err
-	case c.Aborted != "":
-		return fmt.Sprintf("stopped by memdiag (--abort-on-fail: %s), exit code %d", c.Aborted, c.ExitCode)
+	case c.Abort != nil:
+		return fmt.Sprintf("stopped by memdiag (--abort-on-fail: %s), exit code %d", Crossed(c.Abort), c.ExitCode)
 	case c.Signal != "":
 		return fmt.Sprintf("killed by %s (exit code %d)", c.Signal, c.ExitCode)
 	}

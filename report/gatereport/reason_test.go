@@ -43,13 +43,17 @@ func TestReason(t *testing.T) {
 
 // TestCommandText: how the wrapped command ended, in each of its ways.
 func TestCommandText(t *testing.T) {
+	ths, err := gate.ParseAll([]string{"memory.full.stall<1%"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		c    gate.CommandResult
 		want string
 	}{
 		{gate.CommandResult{ExitCode: 3}, "exited with code 3"},
 		{gate.CommandResult{ExitCode: 137, Signal: "SIGKILL"}, "killed by SIGKILL (exit code 137)"},
-		{gate.CommandResult{ExitCode: 143, Signal: "SIGTERM", Aborted: "memory.full.stall<1% crossed (observed 3.2%)"},
+		{gate.CommandResult{ExitCode: 143, Signal: "SIGTERM", Abort: &gate.Result{Threshold: ths[0], Status: gate.Fail, Observed: 3.2}},
 			"stopped by memdiag (--abort-on-fail: memory.full.stall<1% crossed (observed 3.2%)), exit code 143"},
 		{gate.CommandResult{ExitCode: 127, Err: "exec: \"k6\": executable file not found in $PATH"}, "exec: \"k6\": executable file not found in $PATH"},
 	} {
