@@ -32,13 +32,10 @@ type Interval struct {
 	// The /proc/vmstat signals, each defined once in package signal:
 	// PerSec(sig) for any catalogue entry, the named fields for the ones
 	// the views read. Rates are in the signal's unit per second.
-	PgscanDirectPerSec  float64 // pages/s, signal.DirectReclaim: global direct reclaim (Δpgscan_direct)
+	DirectReclaimPerSec float64 // pages/s, signal.DirectReclaim: global direct reclaim (Δpgscan_direct)
 	LimitReclaimPerSec  float64 // pages/s, signal.LimitReclaim: reclaim at cgroup memory limits
 	AllocReclaimPerSec  float64 // pages/s, signal.AllocReclaim: direct + cgroup-limit reclaim
-	ReclaimScanPerSec   float64 // pages/s scanned by all reclaim (pgscan_anon+pgscan_file)
 	PgscanKswapdPerSec  float64 // pages/s, signal.KswapdReclaim
-	PgstealDirectPerSec float64 // pages/s reclaimed by direct reclaim
-	PgstealKswapdPerSec float64
 	RefaultFilePerSec   float64 // pages/s, signal.RefaultFile
 	RefaultAnonPerSec   float64 // pages/s, signal.RefaultAnon
 	MajfaultPerSec      float64 // faults/s, signal.MajorFaults
@@ -121,7 +118,6 @@ func between(h *Header, prev, cur *Sample, hp, hc, cp, cc *signal.Reading) Inter
 	iv.psiRates(cur, hp, hc, cp, cc)
 	iv.levels(hp, hc)
 	iv.catalogueRates(prev, cur, hp, hc, cp, cc, float64(h.pageSize()))
-	iv.reclaimRates(prev, cur)
 	iv.diskBusy(hp, hc)
 	return iv
 }
@@ -177,7 +173,7 @@ func (iv *Interval) catalogueRates(prev, cur *Sample, hp, hc, cp, cc *signal.Rea
 			iv.cgSignals[i] = sig.PerSec(cp, cc, dt)
 		}
 	}
-	iv.PgscanDirectPerSec = iv.PerSec(signal.DirectReclaim)
+	iv.DirectReclaimPerSec = iv.PerSec(signal.DirectReclaim)
 	iv.LimitReclaimPerSec = iv.PerSec(signal.LimitReclaim)
 	iv.AllocReclaimPerSec = iv.PerSec(signal.AllocReclaim)
 	iv.PgscanKswapdPerSec = iv.PerSec(signal.KswapdReclaim)
@@ -195,28 +191,6 @@ func (iv *Interval) catalogueRates(prev, cur *Sample, hp, hc, cp, cc *signal.Rea
 	iv.DiskWriteBytesPerSec = iv.PerSec(signal.DiskWritten)
 	iv.DiskIOPS = iv.PerSec(signal.DiskIOs)
 	iv.DiskIOTimePerSec = iv.PerSec(signal.DiskIOTime)
-}
-
-// reclaimRates sets the pages stolen by direct reclaim and by kswapd,
-// and the pages scanned, per second, from /proc/vmstat (NaN where a
-// sample lacks them).
-func (iv *Interval) reclaimRates(prev, cur *Sample) {
-	secs := iv.Dt.Seconds()
-	iv.PgstealDirectPerSec, iv.PgstealKswapdPerSec, iv.ReclaimScanPerSec = nan, nan, nan
-	if prev.VMStat == nil || cur.VMStat == nil || secs <= 0 {
-		return
-	}
-	if d, ok := counterDelta(prev.VMStat.PgstealDirect, cur.VMStat.PgstealDirect); ok {
-		iv.PgstealDirectPerSec = d / secs
-	}
-	if d, ok := counterDelta(prev.VMStat.PgstealKswapd, cur.VMStat.PgstealKswapd); ok {
-		iv.PgstealKswapdPerSec = d / secs
-	}
-	a, okA := counterDelta(prev.VMStat.PgscanAnon, cur.VMStat.PgscanAnon)
-	f, okF := counterDelta(prev.VMStat.PgscanFile, cur.VMStat.PgscanFile)
-	if okA && okF {
-		iv.ReclaimScanPerSec = (a + f) / secs
-	}
 }
 
 // diskBusy sets the busiest device's share of the interval with I/O in

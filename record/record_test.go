@@ -18,6 +18,7 @@ import (
 	"github.com/memdiag/memdiag/internal/fixtures"
 	"github.com/memdiag/memdiag/lru"
 	"github.com/memdiag/memdiag/psi"
+	"github.com/memdiag/memdiag/signal"
 )
 
 // sampleFromRoot reads one Sample from a fixture root with the real
@@ -85,9 +86,9 @@ func TestBetweenRealSnapshots(t *testing.T) {
 		// pgscan_direct and pgscan_kswapd stay 0: the reclaim was forced by
 		// the cgroup limit and shows only in pgscan_anon 71952 -> 182548
 		// and pgscan_file 537355 -> 537355.
-		{"PgscanDirectPerSec", iv.PgscanDirectPerSec, 0},
+		{"DirectReclaimPerSec", iv.DirectReclaimPerSec, 0},
 		{"AllocReclaimPerSec", iv.AllocReclaimPerSec, (182548 - 71952) / secs},
-		{"ReclaimScanPerSec", iv.ReclaimScanPerSec, (182548 - 71952) / secs},
+		{"LimitReclaimPerSec", iv.PerSec(signal.LimitReclaim), (182548 - 71952) / secs},
 		// workingset_refault_file 277394 -> 277398
 		{"RefaultFilePerSec", iv.RefaultFilePerSec, 4 / secs},
 		{"OOMKills", iv.OOMKills, 1},

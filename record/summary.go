@@ -154,7 +154,7 @@ func (sm *Summary) Add(s *Sample) {
 			*acc += perSec * iv.Dt.Seconds()
 		}
 		addRate(&sm.SwapOutBytes, iv.SwapOutBytesPerSec)
-		addRate(&sm.DirectReclaimPgs, iv.PgscanDirectPerSec)
+		addRate(&sm.DirectReclaimPgs, iv.DirectReclaimPerSec)
 		if Known(iv.OOMKills) {
 			if math.IsNaN(sm.OOMKills) {
 				sm.OOMKills = 0

@@ -133,7 +133,7 @@ func liveColumns(o LiveOptions) []*liveCol {
 			return v
 		}})
 	add(&liveCol{name: "DIRECT", unit: "pg/s", width: 7, prio: 5, what: "DIRECT " + signal.DirectReclaim.Title + " (the host ran short)",
-		cell: num(func(iv *record.Interval) float64 { return iv.PgscanDirectPerSec }, 1, 0)})
+		cell: num(func(iv *record.Interval) float64 { return iv.DirectReclaimPerSec }, 1, 0)})
 	add(&liveCol{name: "LIMIT", unit: "pg/s", width: 6, prio: 6, what: "LIMIT " + signal.LimitReclaim.Title + " (a group reached its limit)",
 		cell: num(func(iv *record.Interval) float64 { return iv.LimitReclaimPerSec }, 1, 0)})
 	add(&liveCol{name: "KSWAPD", unit: "pg/s", width: 7, prio: 15, what: "KSWAPD " + signal.KswapdReclaim.Title,

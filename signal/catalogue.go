@@ -218,7 +218,7 @@ func (s *Signal) PerSec(prev, cur *Reading, dt time.Duration) float64 {
 	return r
 }
 
-// JSONKey is the key of the signal in JSON output (STYLE.md §5: units in
+// JSONKey is the key of the signal in JSON output (docs/STYLE.md §5: units in
 // field names): a counter's rate "<name>_<unit>_per_s" (a stall share
 // "<name>_share"), a gauge's level "<name>_<unit>".
 func (s *Signal) JSONKey() string {
