@@ -290,7 +290,7 @@ func rankCulprits(res *Result, sr *Series, o Options) {
 func newModelCtx(res *Result, sr *Series, o Options) *modelCtx {
 	h := &sr.Header
 	n := len(res.Episodes)
-	mc := &modelCtx{res: res, sr: sr, o: o, recorded: res.ProcessesRecorded, wake: max(2*res.Interval, 5*time.Second), scope: ScopeAll}
+	mc := &modelCtx{res: res, sr: sr, o: o, recorded: res.ProcessesRecorded, wake: max(time.Duration(o.Model.WakeIntervals)*res.Interval, o.Model.WakeMin), scope: ScopeAll}
 	if res.PSIScope == PSICgroup && h.Cgroup != "" {
 		mc.scope = ScopeCgroup
 	}
@@ -961,7 +961,7 @@ func (mc *modelCtx) nameJob(r *jobRun, pf *Proof, fe *firingEval) (bool, unnamed
 	case !mc.recorded:
 		// No per-process data: the schedule alone, with that limit.
 		fireOK := pf.FiringsUsed && job.Active && counted >= 2 && matched >= 2 &&
-			2*matched >= counted && len(fireEps) >= 2 && pf.PFiring < mc.o.Model.MaxChance
+			float64(matched) >= mc.o.Model.FiringsMatched*float64(counted) && len(fireEps) >= 2 && pf.PFiring < mc.o.Model.MaxChance
 		if fireOK {
 			named = true
 			pf.Cap = mc.o.Model.BlindCap
@@ -1282,7 +1282,7 @@ func (mc *modelCtx) specific(procs map[*proc]bool) bool {
 	if outN == 0 {
 		return true
 	}
-	return inB/float64(inN) >= 3*outB/float64(outN)
+	return inB/float64(inN) >= mc.o.Model.BusyFactor*outB/float64(outN)
 }
 
 // missing says what the recording lacked to name a recurrence's cause;
@@ -1346,7 +1346,7 @@ func (mc *modelCtx) presence(procs []*proc, credits []EpisodeCredit) map[int]boo
 	}
 	thr := 0.0
 	if len(rates) > 0 {
-		thr = median(rates) / 2
+		thr = median(rates) * mc.o.Model.PresentRate
 	}
 	per := map[int]uint64{}
 	for _, p := range procs {

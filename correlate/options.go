@@ -352,20 +352,60 @@ type ModelThresholds struct {
 	// that no job or process explains needs to be reported, kind unknown
 	// (explainUnknown). Default 5.
 	UnknownMinHits int
+	// UnknownFactor scales the period's score into the confidence of a
+	// recurrence of unknown cause (explainUnknown). Default 0.5.
+	UnknownFactor float64
+	// FiringsMatched is the share (0..1) of a job's counted firings that
+	// must fall at episodes for it to be named from its firings alone
+	// (no per-process data; nameJob). Default 0.5.
+	FiringsMatched float64
+	// BusyFactor is how many times busier, in I/O per interval, a
+	// program must be inside episodes than outside them for its episodes
+	// to be specific to it (specific: the service itself, always busy,
+	// is not). Default 3.
+	BusyFactor float64
+	// PresentRate is the share of its median rate in the credited
+	// episodes at which a culprit's processes count as present in an
+	// interval outside them (presence: the null model's "present").
+	// Default 0.5.
+	PresentRate float64
+	// WakeIntervals and WakeMin bound a wake-up: processes that started
+	// within max(WakeIntervals sampling intervals, WakeMin) of each other
+	// started together (the jobs of one wake-up; a process started
+	// before an episode within it began it). Defaults 2 and 5 s.
+	WakeIntervals int
+	WakeMin       time.Duration
+	// UndecidedShare and UndecidedOverlap decide the undecided stage
+	// (splitUndecided): jobs fired together are undecided when the
+	// second's work is at least UndecidedShare of the first's, or when
+	// the first did less than 1/UndecidedShare times the other's work in
+	// more than 1 − UndecidedOverlap of the episodes both are credited
+	// with; two jobs fired together share at least UndecidedOverlap of
+	// the smaller one's credited episodes. Defaults 0.5 and 0.8.
+	UndecidedShare   float64
+	UndecidedOverlap float64
 }
 
 // DefaultModel returns the culprit model's documented thresholds.
 func DefaultModel() ModelThresholds {
 	return ModelThresholds{
-		CreditFloor:    4 << 20,
-		MinShare:       0.25,
-		SoloShare:      0.5,
-		MaxChance:      0.01,
-		SoloCap:        0.6,
-		BlindCap:       0.45,
-		RideAlongCap:   0.49,
-		LateFactor:     0.8,
-		UnknownMinHits: 5,
+		CreditFloor:      4 << 20,
+		MinShare:         0.25,
+		SoloShare:        0.5,
+		MaxChance:        0.01,
+		SoloCap:          0.6,
+		BlindCap:         0.45,
+		RideAlongCap:     0.49,
+		LateFactor:       0.8,
+		UnknownMinHits:   5,
+		UnknownFactor:    0.5,
+		FiringsMatched:   0.5,
+		BusyFactor:       3,
+		PresentRate:      0.5,
+		WakeIntervals:    2,
+		WakeMin:          5 * time.Second,
+		UndecidedShare:   0.5,
+		UndecidedOverlap: 0.8,
 	}
 }
 
@@ -378,7 +418,9 @@ func (m ModelThresholds) withDefaults() ModelThresholds {
 	for _, f := range []struct{ v, d *float64 }{
 		{&m.MinShare, &d.MinShare}, {&m.SoloShare, &d.SoloShare}, {&m.MaxChance, &d.MaxChance},
 		{&m.SoloCap, &d.SoloCap}, {&m.BlindCap, &d.BlindCap}, {&m.RideAlongCap, &d.RideAlongCap},
-		{&m.LateFactor, &d.LateFactor},
+		{&m.LateFactor, &d.LateFactor}, {&m.UnknownFactor, &d.UnknownFactor}, {&m.FiringsMatched, &d.FiringsMatched},
+		{&m.BusyFactor, &d.BusyFactor}, {&m.PresentRate, &d.PresentRate},
+		{&m.UndecidedShare, &d.UndecidedShare}, {&m.UndecidedOverlap, &d.UndecidedOverlap},
 	} {
 		if *f.v == 0 {
 			*f.v = *f.d
@@ -386,6 +428,12 @@ func (m ModelThresholds) withDefaults() ModelThresholds {
 	}
 	if m.UnknownMinHits == 0 {
 		m.UnknownMinHits = d.UnknownMinHits
+	}
+	if m.WakeIntervals == 0 {
+		m.WakeIntervals = d.WakeIntervals
+	}
+	if m.WakeMin == 0 {
+		m.WakeMin = d.WakeMin
 	}
 	return m
 }

@@ -464,7 +464,7 @@ func (mc *modelCtx) explainUnknown(u *unexplained, c *Culprit, chance, busy, sel
 			c.Programs = append(c.Programs, ProgramCredit{Program: a.program, Share: median(a.shares), Episodes: len(a.eps), Of: len(u.un), Unnamed: x.why})
 		}
 	}
-	c.Confidence = math.Round(p.Score*0.5*100) / 100
+	c.Confidence = math.Round(p.Score*mc.o.Model.UnknownFactor*100) / 100
 	return c
 }
 

@@ -517,7 +517,7 @@ type Totals struct {
 // NextWork). Rule UndecidedByMedian: NextWork ≥ half TopWork.
 // UndecidedByEpisodes: TopWork is more than twice NextWork, but in
 // NotTwice of the Shared episodes both are credited with Top did less
-// than twice Next's work, more than 1 − undecidedOverlap of them.
+// than twice Next's work, more than 1 − Model.UndecidedOverlap of them.
 type UndecidedWhy struct {
 	Rule              string
 	Top, Next         string

@@ -9,22 +9,18 @@ import (
 // Named jobs are left undecided (Result.Undecided) when correlation
 // cannot tell which of them did the harm. Jobs are fired together when
 // they started in the same wake-up (Proof.FiresWith) in at least
-// undecidedOverlap of the smaller one's credited episodes and no traced
+// Model.UndecidedOverlap of the smaller one's credited episodes and no traced
 // page-cache chain judged either's credit in those episodes
 // (EpisodeCredit.ChainJudged); fired together is taken across jobs (a
 // group). A group is undecided, whole, when its second-largest job's
 // work — the median over its credits of its I/O plus the memory it took,
-// EpisodeCredit.Bytes + MemBytes — is at least undecidedShare of the
-// largest's, or when the largest did less than 1/undecidedShare times
-// another's work in more than 1 − undecidedOverlap of the episodes both
+// EpisodeCredit.Bytes + MemBytes — is at least Model.UndecidedShare of the
+// largest's, or when the largest did less than 1/Model.UndecidedShare times
+// another's work in more than 1 − Model.UndecidedOverlap of the episodes both
 // are credited with (undecidedWhy): no job stands out. When one does, it stays named, and so
 // does any other whose own median share met Model.MinShare; the rest
 // rode along (credited only with their wake-up) and are not named
 // (NotRunRodeAlong).
-const (
-	undecidedOverlap = 0.8
-	undecidedShare   = 0.5
-)
 
 // splitUndecided is the undecided stage of the culprit model. Jobs fired
 // together that did about the same work in the same episodes look alike
@@ -55,7 +51,7 @@ func (mc *modelCtx) splitUndecided(cs []Culprit) []Culprit {
 	}
 	for a := 0; a < n; a++ {
 		for b := a + 1; b < n; b++ {
-			if firedTogether(&cs[a], &cs[b]) {
+			if firedTogether(&cs[a], &cs[b], mc.o.Model) {
 				root[find(b)] = find(a)
 			}
 		}
@@ -76,7 +72,7 @@ func (mc *modelCtx) splitUndecided(cs []Culprit) []Culprit {
 			work[k] = workOf(&cs[k])
 		}
 		t := standout(work, g)
-		if w := undecidedWhy(cs, work, t, g); w != nil {
+		if w := undecidedWhy(cs, work, t, g, mc.o.Model); w != nil {
 			why[r] = w
 		} else {
 			top[r] = t
@@ -112,13 +108,13 @@ func (mc *modelCtx) splitUndecided(cs []Culprit) []Culprit {
 
 // undecidedWhy says why group g (two jobs or more; work by index, t
 // its job with the most) has no job that stands out, nil when t does: t
-// did more than 1/undecidedShare times every other member's work, by
-// the median (work) and in at least undecidedOverlap of the episodes
+// did more than 1/Model.UndecidedShare times every other member's work, by
+// the median (work) and in at least Model.UndecidedOverlap of the episodes
 // both are credited with. A standout by the median that is not one
 // episode by episode (a neighbour whose reads ran from a third to nearly
 // all of the job's) is no evidence of which did the harm. A member
 // sharing no credited episode with t does not count against it.
-func undecidedWhy(cs []Culprit, work []float64, t int, g []int) *UndecidedWhy {
+func undecidedWhy(cs []Culprit, work []float64, t int, g []int, m ModelThresholds) *UndecidedWhy {
 	next := -1
 	for _, k := range g {
 		if k != t && (next < 0 || work[k] > work[next]) {
@@ -126,7 +122,7 @@ func undecidedWhy(cs []Culprit, work []float64, t int, g []int) *UndecidedWhy {
 		}
 	}
 	w := &UndecidedWhy{Top: cs[t].Name, TopWork: uint64(work[t])}
-	if work[t] > 0 && work[next] >= undecidedShare*work[t] {
+	if work[t] > 0 && work[next] >= m.UndecidedShare*work[t] {
 		w.Rule, w.Next, w.NextWork = UndecidedByMedian, cs[next].Name, uint64(work[next])
 		return w
 	}
@@ -142,11 +138,11 @@ func undecidedWhy(cs []Culprit, work []float64, t int, g []int) *UndecidedWhy {
 				continue
 			}
 			shared++
-			if float64(cr.Bytes+cr.MemBytes) >= undecidedShare*float64(x.Bytes+x.MemBytes) {
+			if float64(cr.Bytes+cr.MemBytes) >= m.UndecidedShare*float64(x.Bytes+x.MemBytes) {
 				notTwice++
 			}
 		}
-		if shared > 0 && float64(shared-notTwice) < undecidedOverlap*float64(shared) {
+		if shared > 0 && float64(shared-notTwice) < m.UndecidedOverlap*float64(shared) {
 			w.Rule, w.Next, w.NextWork, w.NotTwice, w.Shared = UndecidedByEpisodes, cs[k].Name, uint64(work[k]), notTwice, shared
 			return w
 		}
@@ -196,7 +192,7 @@ func rodeAlong(c, top *Culprit, work, topWork float64) NotRun {
 // firedTogether reports whether jobs a and b started in the same wake-up
 // in most of their credited episodes, none judged by a traced chain (the
 // rule above splitUndecided).
-func firedTogether(a, b *Culprit) bool {
+func firedTogether(a, b *Culprit, m ModelThresholds) bool {
 	if !isJob(a) || !isJob(b) || a.Proof == nil || b.Proof == nil || len(a.Proof.Credits) == 0 || len(b.Proof.Credits) == 0 {
 		return false
 	}
@@ -215,7 +211,7 @@ func firedTogether(a, b *Culprit) bool {
 		}
 		shared++
 	}
-	return shared > 0 && float64(shared) >= undecidedOverlap*float64(min(len(ca), len(cb)))
+	return shared > 0 && float64(shared) >= m.UndecidedOverlap*float64(min(len(ca), len(cb)))
 }
 
 func isJob(c *Culprit) bool { return c.Kind == KindTimer || c.Kind == KindCron }
