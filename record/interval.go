@@ -219,9 +219,6 @@ func (iv *Interval) diskBusy(hp, hc *signal.Reading) {
 	}
 }
 
-// counterDelta is signal.CounterDelta.
-func counterDelta(prev, cur *uint64) (float64, bool) { return signal.CounterDelta(prev, cur) }
-
 // Reading is the sample's host files as the signal catalogue reads them:
 // the wire types converted to the collectors' (the catalogue serves live
 // readings too, so it computes from those).
