@@ -27,12 +27,6 @@ func formatFlag(c *cobra.Command, p *format.Format, def format.Format, allowed [
 // a usage error.
 func flagError(_ *cobra.Command, err error) error { return &usageError{Err: flagvalue.Explain(err)} }
 
-// victimFlagHelp is the help of --victim, the same in watch, record and gate.
-const victimFlagHelp = "whose latency is measured: `PID`, UNIT (web.service) or CGROUP (its own stall and memory are recorded; default: the service behind a local --probe)"
-
-// ebpfFlagHelp is the --ebpf help of watch and record.
-const ebpfFlagHelp = "trace the page-cache chain with eBPF: auto, on or off. Records per sample who added pages to the page cache, whose file pages reclaim evicted and by whom (kswapd, direct, cgroup limit), who stalled in reclaim and for how long, and who refaulted (docs/recording.md, \"chain\"). Costs a few hundred ns of kernel time per page added or evicted, summed in kernel maps read once per sample; needs root (CAP_BPF, CAP_PERFMON) and kernel BTF. auto: skip with a note when it cannot load; on: exit 5 instead"
-
 // windowFlags adds --from and --to to a command that reads recordings;
 // side names what they apply to ("" for the one recording).
 func windowFlags(fl *pflag.FlagSet, from, to *string, side string) {

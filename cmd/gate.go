@@ -63,13 +63,6 @@ var gateLong = fmt.Sprintf(helptext.Long("gate"), exitOK, exitBreach, exitComman
 // gateExample is the Example section of newGateCmd's help.
 var gateExample = helptext.Examples("gate")
 
-// cgroupValue is what a --cgroup value may be, for every command
-// (cgroupfs.Resolve gives it its one meaning).
-const cgroupValue = "its `DIR` (on a hybrid host under /sys/fs/cgroup/unified/; read under --root) or its path below the cgroup2 mount (system.slice/web.service)"
-
-// cgroupRecordUsage is watch's and record's --cgroup help.
-const cgroupRecordUsage = "also record this cgroup v2 group's memory, io and cpu pressure and its memory counters: " + cgroupValue + "; default: the victim's group, when one is found"
-
 func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	opts := &gateOptions{IO: f.IO, Getenv: os.Getenv, Location: time.Local}
 	cmd := &cobra.Command{
@@ -96,7 +89,7 @@ func newGateCmd(f *factory, runF func(*gateOptions) error) *cobra.Command {
 	longDurationVar(fl, &opts.Duration, "duration", 0, "sample for this long instead of wrapping a command, e.g. 5m, 2h, 1d")
 	fl.Var(flagvalue.Paths{First: &opts.Recording, Rest: &opts.MoreRecordings}, "recording", "judge this recording (from memdiag watch), or store directory of memdiag record, instead of sampling; repeat it for several segments")
 	windowFlags(fl, &opts.From, &opts.To, "--recording")
-	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 group instead of the host: "+cgroupValue)
+	fl.StringVar(&opts.Cgroup, "cgroup", "", "judge this cgroup v2 group instead of the host: "+helptext.CgroupValue)
 	fl.StringVar(&opts.Victim, "victim", "", "judge the cgroup of this `PID`, UNIT (web.service) or CGROUP instead of the host (recorded as the victim)")
 	formatFlag(cmd, &opts.Format, format.Table, gate.Formats, "")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of stdout")
@@ -189,14 +182,19 @@ func runGate(ctx context.Context, opts *gateOptions) error {
 }
 
 // judgeRecording reads --recording (one file, or segments and store
-// directories joined within --from/--to) and judges it.
+// directories joined within --from/--to) and judges it, each breach
+// beside the culprit analyze credits at its worst moment.
 func judgeRecording(ctx context.Context, opts *gateOptions) (*gate.Report, error) {
 	in := analysis.Input{Paths: append([]string{opts.Recording}, opts.MoreRecordings...), From: opts.From, To: opts.To}
 	rec, err := in.Read(ctx, opts.IO, "--recording")
 	if err != nil {
 		return nil, err
 	}
-	return gate.JudgeRecording(rec, opts.Recording, opts.Thresholds, opts.Suspect)
+	rep, err := gate.JudgeRecording(rec, opts.Recording, opts.Thresholds, opts.Suspect)
+	if err == nil {
+		gate.NoteCulprits(rep, analysis.Verdict(rec))
+	}
+	return rep, err
 }
 
 // gateExit is the exit code of each outcome of a judged run.

@@ -130,13 +130,13 @@ func (o *watchOptions) complete(cmd *cobra.Command, args []string, execFlag bool
 func (o *watchOptions) samplingFlags(fl *pflag.FlagSet, header string) {
 	fl.DurationVar(&o.Interval, "interval", time.Second, "time between samples (at least 10ms)")
 	flagvalue.MinDuration(fl, "interval", 10*time.Millisecond)
-	fl.StringVar(&o.Cgroup, "cgroup", "", cgroupRecordUsage)
-	fl.StringVar(&o.Victim, "victim", "", victimFlagHelp)
+	fl.StringVar(&o.Cgroup, "cgroup", "", helptext.CgroupRecordFlag)
+	fl.StringVar(&o.Victim, "victim", "", helptext.VictimFlag)
 	fl.IntVar(&o.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
 	fl.BoolVar(&o.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
 	fl.BoolVar(&o.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the "+header)
 	fl.StringVar(&o.Events, "events", "auto", "process exec/exit events with exit I/O from the kernel: auto, on or off (off: poll /proc only)")
-	fl.StringVar(&o.EBPF, "ebpf", "auto", ebpfFlagHelp)
+	fl.StringVar(&o.EBPF, "ebpf", "auto", helptext.EBPFFlag)
 	fl.DurationVar(&o.StallThreshold, "stall-threshold", 100*time.Millisecond, "record a stall onset when PSI memory some reaches this much stall within --stall-window (0: off)")
 	fl.DurationVar(&o.StallWindow, "stall-window", time.Second, "moving window of --stall-threshold (500ms..10s)")
 }

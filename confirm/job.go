@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memdiag/memdiag/correlate"
+	"github.com/memdiag/memdiag/analysis"
 	"github.com/memdiag/memdiag/internal/english"
 	"github.com/memdiag/memdiag/internal/rootfs"
 	"github.com/memdiag/memdiag/record"
@@ -67,7 +67,7 @@ func Culprits(jobs []timers.Job, names []string, path string) ([]timers.Job, err
 // the episodes) take the effect away only together. A process named
 // first is a *CannotHoldError; no culprit is an error saying so.
 func CulpritJobs(rec *record.Recording, jobs []timers.Job) ([]timers.Job, error) {
-	res := correlate.Analyze(rec, correlate.Options{Project: timers.Project})
+	res := analysis.Verdict(rec)
 	if len(res.Culprits) == 0 && len(res.Undecided) > 0 {
 		var names []string
 		for _, u := range res.Undecided {

@@ -1,16 +1,14 @@
 package gate
 
 import (
-	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/record"
-	"github.com/memdiag/memdiag/timers"
 )
 
 // JudgeRecording judges a recording made by watch or record (name names
 // it in errors) in the scope it was made in: its gaps are the report's
-// lacks, a recording that ended abnormally is cut short (never a pass),
-// and each breach whose worst moment falls in an episode analyze credits
-// to a job says so (NoteCulprits). Too few samples is an error.
+// lacks and a recording that ended abnormally is cut short (never a
+// pass). The caller adds analyze's verdict (NoteCulprits with
+// analysis.Verdict). Too few samples is an error.
 func JudgeRecording(rec *record.Recording, name string, ths []*Threshold, a SuspectAction) (*Report, error) {
 	gaps := record.NewGaps(rec.Header)
 	for i := range rec.Samples {
@@ -26,6 +24,5 @@ func JudgeRecording(rec *record.Recording, name string, ths []*Threshold, a Susp
 		rep.CutShort(why)
 	}
 	rep.CheckPSI(rec.Samples, rec.Header.Kernel, a)
-	NoteCulprits(rep, correlate.Analyze(rec, correlate.Options{Project: timers.Project}))
 	return rep, nil
 }
