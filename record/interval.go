@@ -34,12 +34,9 @@ type Interval struct {
 	// the views read. Rates are in the signal's unit per second.
 	DirectReclaimPerSec float64 // pages/s, signal.DirectReclaim: global direct reclaim (Δpgscan_direct)
 	LimitReclaimPerSec  float64 // pages/s, signal.LimitReclaim: reclaim at cgroup memory limits
-	AllocReclaimPerSec  float64 // pages/s, signal.AllocReclaim: direct + cgroup-limit reclaim
-	PgscanKswapdPerSec  float64 // pages/s, signal.KswapdReclaim
+	KswapdReclaimPerSec float64 // pages/s, signal.KswapdReclaim
 	RefaultFilePerSec   float64 // pages/s, signal.RefaultFile
 	RefaultAnonPerSec   float64 // pages/s, signal.RefaultAnon
-	MajfaultPerSec      float64 // faults/s, signal.MajorFaults
-	AllocstallPerSec    float64 // direct reclaim entries/s, signal.Allocstalls
 	OOMKills            float64 // count in the interval, signal.OOMKills
 
 	// signals holds every catalogue signal's rate, by catalogue index;
@@ -47,12 +44,10 @@ type Interval struct {
 	// (Sample.CgroupVMStat), nil when not recorded.
 	signals, cgSignals []float64
 
-	SwapInBytesPerSec  float64
-	SwapOutBytesPerSec float64
+	SwapOutBytesPerSec float64 // B/s: signal.SwapOut (pages/s) × the page size
 
 	DiskReadBytesPerSec  float64 // summed over recorded devices
 	DiskWriteBytesPerSec float64
-	DiskIOPS             float64
 	DiskBusy             float64 // 0..1, the busiest device's io_ticks share
 	DiskBusyDevice       string
 	DiskIOTimePerSec     float64 // seconds of weighted I/O time per second, summed ("disk I/O time/s")
@@ -175,13 +170,9 @@ func (iv *Interval) catalogueRates(prev, cur *Sample, hp, hc, cp, cc *signal.Rea
 	}
 	iv.DirectReclaimPerSec = iv.PerSec(signal.DirectReclaim)
 	iv.LimitReclaimPerSec = iv.PerSec(signal.LimitReclaim)
-	iv.AllocReclaimPerSec = iv.PerSec(signal.AllocReclaim)
-	iv.PgscanKswapdPerSec = iv.PerSec(signal.KswapdReclaim)
+	iv.KswapdReclaimPerSec = iv.PerSec(signal.KswapdReclaim)
 	iv.RefaultFilePerSec = iv.PerSec(signal.RefaultFile)
 	iv.RefaultAnonPerSec = iv.PerSec(signal.RefaultAnon)
-	iv.MajfaultPerSec = iv.PerSec(signal.MajorFaults)
-	iv.AllocstallPerSec = iv.PerSec(signal.Allocstalls)
-	iv.SwapInBytesPerSec = iv.PerSec(signal.SwapIn) * ps
 	iv.SwapOutBytesPerSec = iv.PerSec(signal.SwapOut) * ps
 	iv.OOMKills = nan
 	if d, ok := signal.OOMKills.Between(hp, hc); ok {
@@ -189,7 +180,6 @@ func (iv *Interval) catalogueRates(prev, cur *Sample, hp, hc, cp, cc *signal.Rea
 	}
 	iv.DiskReadBytesPerSec = iv.PerSec(signal.DiskRead)
 	iv.DiskWriteBytesPerSec = iv.PerSec(signal.DiskWritten)
-	iv.DiskIOPS = iv.PerSec(signal.DiskIOs)
 	iv.DiskIOTimePerSec = iv.PerSec(signal.DiskIOTime)
 }
 

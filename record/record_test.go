@@ -82,12 +82,12 @@ func TestBetweenRealSnapshots(t *testing.T) {
 		{"MemSomeAvg10", iv.MemSomeAvg10, 3.62},
 		// pswpout 12154 -> 32945 pages of 4096 bytes
 		{"SwapOutBytesPerSec", iv.SwapOutBytesPerSec, (32945 - 12154) * 4096 / secs},
-		{"SwapInBytesPerSec", iv.SwapInBytesPerSec, 0},
+		{"SwapInPagesPerSec", iv.PerSec(signal.SwapIn), 0},
 		// pgscan_direct and pgscan_kswapd stay 0: the reclaim was forced by
 		// the cgroup limit and shows only in pgscan_anon 71952 -> 182548
 		// and pgscan_file 537355 -> 537355.
 		{"DirectReclaimPerSec", iv.DirectReclaimPerSec, 0},
-		{"AllocReclaimPerSec", iv.AllocReclaimPerSec, (182548 - 71952) / secs},
+		{"AllocReclaimPerSec", iv.PerSec(signal.AllocReclaim), (182548 - 71952) / secs},
 		{"LimitReclaimPerSec", iv.PerSec(signal.LimitReclaim), (182548 - 71952) / secs},
 		// workingset_refault_file 277394 -> 277398
 		{"RefaultFilePerSec", iv.RefaultFilePerSec, 4 / secs},
@@ -114,7 +114,7 @@ func TestBetweenCounterReset(t *testing.T) {
 	iv := Between(&Header{PageSize: 4096}, &s0, &s1)
 	for name, v := range map[string]float64{
 		"MemSome": iv.MemSome, "SwapOutBytesPerSec": iv.SwapOutBytesPerSec, "OOMKills": iv.OOMKills,
-		"AllocReclaimPerSec": iv.AllocReclaimPerSec, "RefaultFilePerSec": iv.RefaultFilePerSec,
+		"AllocReclaimPerSec": iv.PerSec(signal.AllocReclaim), "RefaultFilePerSec": iv.RefaultFilePerSec,
 	} {
 		if Known(v) {
 			t.Errorf("%s = %v after a reset, want NaN", name, v)

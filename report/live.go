@@ -137,7 +137,7 @@ func liveColumns(o LiveOptions) []*liveCol {
 	add(&liveCol{name: "LIMIT", unit: "pg/s", width: 6, prio: 6, what: "LIMIT " + signal.LimitReclaim.Title + " (a group reached its limit)",
 		cell: num(func(iv *record.Interval) float64 { return iv.LimitReclaimPerSec }, 1, 0)})
 	add(&liveCol{name: "KSWAPD", unit: "pg/s", width: 7, prio: 15, what: "KSWAPD " + signal.KswapdReclaim.Title,
-		cell: num(func(iv *record.Interval) float64 { return iv.PgscanKswapdPerSec }, 1, 0)})
+		cell: num(func(iv *record.Interval) float64 { return iv.KswapdReclaimPerSec }, 1, 0)})
 	add(&liveCol{name: "RFLT", unit: "pg/s", width: 6, prio: 13, what: "RFLT refaults (file + anon)",
 		cell: num(func(iv *record.Interval) float64 {
 			r := iv.RefaultFilePerSec

@@ -25,7 +25,7 @@ func TestLiveUnitsAlign(t *testing.T) {
 		return e
 	}
 	iv := record.Interval{MemSome: 0.5, MemFull: 0.25, IOSome: 0.125, FileLRUBytes: 100 << 20, FileLRUDeltaBytes: -(3 << 20),
-		DirectReclaimPerSec: 7, LimitReclaimPerSec: 6, PgscanKswapdPerSec: 8, RefaultFilePerSec: 9, RefaultAnonPerSec: 1,
+		DirectReclaimPerSec: 7, LimitReclaimPerSec: 6, KswapdReclaimPerSec: 8, RefaultFilePerSec: 9, RefaultAnonPerSec: 1,
 		SwapOutBytesPerSec: 1 << 20, DiskReadBytesPerSec: 1 << 20, DiskWriteBytesPerSec: 1 << 20, DiskBusy: 0.5, Dt: time.Second}
 	row := liveRow(iv, nil, false) // ends with "  -" for no process
 	ce, ue, re := ends(liveHeader), ends(liveUnits), ends(row)
@@ -69,7 +69,7 @@ func liveInterval() (record.Interval, *record.Sample) {
 	iv := record.Interval{End: time.Date(2026, 11, 29, 12, 0, 1, 0, time.UTC), Dt: time.Second,
 		MemSome: 0.234, MemFull: 0.061, CgMemSome: 0.412, CgMemFull: 0.2, IOSome: 0.3,
 		FileLRUBytes: 23456 << 20, FileLRUDeltaBytes: -(812 << 20),
-		DirectReclaimPerSec: 1234, LimitReclaimPerSec: 56789, PgscanKswapdPerSec: 99999,
+		DirectReclaimPerSec: 1234, LimitReclaimPerSec: 56789, KswapdReclaimPerSec: 99999,
 		RefaultFilePerSec: 4000, SwapOutBytesPerSec: 3 << 20,
 		DiskReadBytesPerSec: 300 << 20, DiskWriteBytesPerSec: 12 << 20, DiskBusy: 0.97}
 	s := &record.Sample{
