@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 
 	"github.com/memdiag/memdiag/cgroupfs"
@@ -36,6 +37,9 @@ func PressureSources(ctx context.Context, root, cgroup, victimFlag string, warn 
 	p := &Pressure{}
 	if cgroup != "" {
 		p.Cgroup = cgroupfs.Resolve(root, CgroupMounts(procRoot, root), cgroup)
+		if err := psi.CheckCgroup(p.Cgroup); err != nil {
+			return nil, fmt.Errorf("--cgroup: %w", err)
+		}
 	}
 	if victimFlag != "" {
 		// --victim's group is the scope unless --cgroup names one.
@@ -44,11 +48,12 @@ func PressureSources(ctx context.Context, root, cgroup, victimFlag string, warn 
 			return nil, err
 		}
 		p.Victim = vic
-		if v := vic.V; p.Cgroup == "" && v.CgroupDir != "" && !victim.IsHostRoot(v) {
-			p.Cgroup = v.CgroupDir
-		}
 		if vic.Status.Reason != "" {
 			warn("victim: " + vic.Status.Reason)
+		}
+		var w string
+		if p.Cgroup, w = Scope(p.Cgroup, vic.V); w != "" {
+			warn(w)
 		}
 	}
 	var psiOpts []psi.Option

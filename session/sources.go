@@ -120,6 +120,20 @@ func BuildSources(ctx context.Context, o *Options) (*Sources, *record.Header, er
 	return ws, h, nil
 }
 
+// Scope is the cgroup a session's pressure is read in, the same for
+// watch, record and gate: cgroup (--cgroup, resolved) when given; else
+// the victim's v2 group, unless it is the root (its PSI is the host's) or
+// its PSI cannot be read — then the host ("" ), with warn saying why.
+func Scope(cgroup string, v *record.Victim) (scope, warn string) {
+	if cgroup != "" || v == nil || v.CgroupDir == "" || victim.IsHostRoot(v) {
+		return cgroup, ""
+	}
+	if err := psi.CheckCgroup(v.CgroupDir); err != nil {
+		return "", "victim: its group's PSI cannot be read, the host's is used: " + err.Error()
+	}
+	return v.CgroupDir, ""
+}
+
 // scope finds whose latency is measured: --victim, else the service
 // behind a local --probe. Its v2 group is the cgroup scope (h.Cgroup)
 // unless --cgroup was given; a wrong --victim fails here, before
@@ -133,13 +147,9 @@ func (ws *Sources) scope(ctx context.Context, o *Options, h *record.Header) (Fou
 	if vic.Status.Reason != "" {
 		ws.Warnings = append(ws.Warnings, "victim: "+vic.Status.Reason)
 	}
-	scope := o.Cgroup
-	if scope == "" && vic.V != nil && vic.V.CgroupDir != "" && !victim.IsHostRoot(vic.V) {
-		if err := psi.CheckCgroup(vic.V.CgroupDir); err == nil {
-			scope = vic.V.CgroupDir
-		} else {
-			ws.Warnings = append(ws.Warnings, "victim: its group's PSI cannot be read, the host's is used: "+err.Error())
-		}
+	scope, warn := Scope(o.Cgroup, vic.V)
+	if warn != "" {
+		ws.Warnings = append(ws.Warnings, warn)
 	}
 	h.Cgroup = scope
 	if scope != "" {

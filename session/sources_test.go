@@ -204,3 +204,34 @@ func TestReadRetentionWritesReading(t *testing.T) {
 		t.Errorf("recorded reading %q; want the report's reading of %+v", ev.Reading, ev)
 	}
 }
+
+// TestScope: the one scope rule of watch, record and gate — --cgroup when
+// given; else the victim's v2 group, unless it is the root or its PSI
+// cannot be read (then the host, said); else the host. The groups are
+// this host's real cgroup2 mount's, where it has one.
+func TestScope(t *testing.T) {
+	mnt := "/sys/fs/cgroup/unified"
+	if _, err := os.Stat(filepath.Join(mnt, "cgroup.procs")); err != nil {
+		mnt = "/sys/fs/cgroup"
+	}
+	if _, err := os.Stat(filepath.Join(mnt, "memory.pressure")); err != nil {
+		t.Skipf("no cgroup2 root with memory.pressure at %s: %v", mnt, err)
+	}
+	missing := filepath.Join(t.TempDir(), "gone.slice")
+	for _, c := range []struct {
+		cgroup     string
+		v          *record.Victim
+		want, warn string
+	}{
+		{"/given", &record.Victim{CgroupDir: mnt, Cgroup: "/x"}, "/given", ""},
+		{"", nil, "", ""},
+		{"", &record.Victim{CgroupDir: mnt, Cgroup: "/"}, "", ""},
+		{"", &record.Victim{CgroupDir: mnt, Cgroup: "/system.slice"}, mnt, ""},
+		{"", &record.Victim{CgroupDir: missing, Cgroup: "/gone.slice"}, "", "victim: its group's PSI cannot be read, the host's is used: " + missing},
+	} {
+		got, warn := Scope(c.cgroup, c.v)
+		if got != c.want || !strings.HasPrefix(warn, c.warn) || (c.warn == "") != (warn == "") {
+			t.Errorf("Scope(%q, %+v) = %q, %q; want %q, %q…", c.cgroup, c.v, got, warn, c.want, c.warn)
+		}
+	}
+}
