@@ -340,7 +340,7 @@ StandardError=inherit
 		t.Fatalf("analyze JSON: %v\n%s", err, out)
 	}
 	checkNspVerdict(t, res, pid1Starting(t, filepath.Join(c.Data, "journal-pid1.json")), lastTriggers(t, file("raw.txt")))
-	checkNspConfirm(t, file)
+	checkNspConfirm(t, file, pid1Starting(t, filepath.Join(c.Data, "journal-pid1.json")))
 	checkNspDelayed(t, file, pid1Starting(t, filepath.Join(c.Data, "journal-pid1.json")))
 	if t.Failed() {
 		t.Logf("journal of pcp's services:\n%s", file("journal-pcp.txt"))
@@ -352,10 +352,22 @@ StandardError=inherit
 // took the web service's spikes away — confirmed; holding off a decoy
 // timer that runs /bin/true changed nothing — refuted (or inconclusive,
 // never confirmed); and after each,
-// systemd says the timers are active again.
-func checkNspConfirm(t *testing.T, file func(string) string) {
+// systemd says the timers are active again. In the culprit's experiment
+// systemd started neither service inside a B block (the journal's
+// "Starting"), and every A block that a hold's end began waited for the
+// run systemd starts at once when a timer is started again (confirm's
+// Experiment.Run): before, the timers were started and stopped between
+// the two B blocks of a pair boundary, and A blocks held that run too.
+func checkNspConfirm(t *testing.T, file func(string) string, starting map[string][]time.Time) {
 	t.Helper()
 	type report struct {
+		Blocks []struct {
+			Block     int       `json:"block"`
+			Arm       string    `json:"arm"`
+			Start     time.Time `json:"start"`
+			WallNS    int64     `json:"wall_ns"`
+			SettledNS int64     `json:"settled_ns"`
+		} `json:"blocks"`
 		Jobs   []string `json:"jobs"`
 		Result struct {
 			Metric  string  `json:"metric"`
@@ -389,6 +401,23 @@ func checkNspConfirm(t *testing.T, file func(string) string) {
 		slices.Sort(got)
 		if !slices.Equal(got, run.jobs) || r.Result.Metric != "p99_latency_seconds" || !slices.Contains(run.want, r.Result.Verdict) {
 			t.Errorf("confirm (%s): held off %v, %s %s; want %v held off, %s", run.name, r.Jobs, r.Result.Metric, r.Result.Verdict, run.jobs, strings.Join(run.want, " or "))
+		}
+		if run.name != "culprit" {
+			continue
+		}
+		for i, b := range r.Blocks {
+			end := b.Start.Add(time.Duration(b.WallNS))
+			for _, pt := range nspTimers {
+				for _, s := range starting[pt.service] {
+					if b.Arm == "B" && !s.Before(b.Start) && !s.After(end) {
+						t.Errorf("confirm (culprit): systemd started %s at %s, inside B block %d (%s – %s)", pt.service,
+							s.Format("15:04:05.000"), b.Block, b.Start.Format("15:04:05.000"), end.Format("15:04:05.000"))
+					}
+				}
+			}
+			if b.Arm == "A" && i > 0 && r.Blocks[i-1].Arm == "B" && b.SettledNS <= 0 {
+				t.Errorf("confirm (culprit): A block %d, after a hold, did not wait for the run systemd starts when the timers are started again", b.Block)
+			}
 		}
 	}
 	if got := strings.Fields(file("after-confirm.txt")); !slices.Equal(got, []string{"active", "active", "active"}) {
