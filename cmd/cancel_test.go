@@ -296,6 +296,7 @@ func TestGateEndsOnSignalWhileReading(t *testing.T) {
 // SCHED_IDLE beside the suite) may not have reached main's handler in
 // 500 ms, and SIGINT's default action would then kill it.
 func TestLatencyStdinEndsOnSIGINT(t *testing.T) {
+	t.Parallel()
 	bin := testenv.BuildMemdiag(t)
 	rec := writeRecording(t)
 	ptmx, tty, err := pty.Open()

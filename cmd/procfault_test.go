@@ -18,6 +18,7 @@ import (
 // Before, mem failed (exit 1) on the status and said nothing of the
 // FIFO, and watch's scanner skipped the io without a word.
 func TestPerProcessFaultsSaid(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, file, text string // text "": a FIFO
 		args             []string

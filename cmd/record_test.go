@@ -39,6 +39,7 @@ func TestRecordFlagErrors(t *testing.T) {
 // against a fixture root: the segments switch on whole seconds, each is
 // a complete recording, and read together they are one run.
 func TestRecordFixtureRoot(t *testing.T) {
+	t.Parallel()
 	root := fixtures.Root(t, "linux-6.18")
 	dir := filepath.Join(t.TempDir(), "store")
 	code, _, errOut := runMemdiag(t, root, "record", "--store", dir, "--segment", "1s", "--interval", "250ms",

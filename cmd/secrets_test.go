@@ -33,6 +33,7 @@ import (
 // grepped in a store that `record` wrote (its segments and analyze of
 // it); TestAnalyzeRedactsRecordedSecrets has them in an old recording.
 func TestSecretsNeverLeave(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
 	for _, d := range []string{"etc/cron.d", "etc/systemd/system/timers.target.wants", "opt"} {
