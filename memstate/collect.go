@@ -3,6 +3,7 @@ package memstate
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"time"
 )
 
@@ -69,6 +70,9 @@ func (c *Collector) Report(ctx context.Context, o CollectOptions) (Report, error
 	}
 	rep := Build(o.Now(), prev, cur, host, procs, scan, cgs, c.readKernelLog(ctx, o, boot))
 	rep.Warnings = warnings
+	if r := filepath.Clean(c.root); r != "/" {
+		rep.Root = c.root
+	}
 	return rep, nil
 }
 

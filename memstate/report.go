@@ -13,7 +13,11 @@ import (
 // Report is everything `memdiag mem` shows. It is built by [Build] from
 // what the Collector read, so rendering never reads /proc.
 type Report struct {
-	Time     time.Time     `json:"time"`
+	Time time.Time `json:"time"`
+	// Root is the tree read (mem --root) when it is not "/": a capture
+	// or image whose files are read now, once unless --interval is given
+	// (their own time is not known); "" for the live host.
+	Root     string        `json:"root,omitempty"`
 	Host     Host          `json:"host"`
 	PSI      *psi.Resource `json:"psi_memory,omitempty"` // /proc/pressure/memory at the second read
 	Activity Activity      `json:"activity"`             // between the two reads

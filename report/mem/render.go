@@ -86,11 +86,15 @@ func renderText(w io.Writer, r memstate.Report, md bool, o Options) error {
 	}
 	d := &textDoc{md: md, o: o, loc: loc}
 	b := &d.b
-	if md {
-		fmt.Fprintf(b, "# Memory at %s\n\n", r.Time.In(loc).Format(time.RFC3339))
-	} else {
-		fmt.Fprintf(b, "Memory at %s\n\n", r.Time.In(loc).Format(time.RFC3339))
+	title := "Memory at " + r.Time.In(loc).Format(time.RFC3339)
+	if r.Root != "" {
+		// A capture's own time is not known: say what was read, and when.
+		title = "Memory under " + r.Root + ", read at " + r.Time.In(loc).Format(time.RFC3339)
 	}
+	if md {
+		b.WriteString("# ")
+	}
+	b.WriteString(title + "\n\n")
 	b.WriteString(r.Verdict.Sentence + "\n")
 	for _, s := range suspectTexts(r, loc) {
 		fmt.Fprintf(b, "warning: %s\n", s)

@@ -162,3 +162,26 @@ func TestOOMTableFits80(t *testing.T) {
 		}
 	}
 }
+
+// TestRootSaidAsRead: a tree read with mem --root is named with when it
+// was read (its own time is not known), and a pressure not measured
+// there says why and whose PSI averages are shown; the live host keeps
+// "Memory at" and the plain reason.
+func TestRootSaidAsRead(t *testing.T) {
+	at := time.Date(2026, 12, 7, 19, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		root, title, why string
+	}{
+		{"testdata/host618", "Memory under testdata/host618, read at 2026-12-07T19:00:00Z\n",
+			" Pressure was not measured: the files under testdata/host618 were read once (--interval reads them twice, for a live tree); the PSI averages shown are the file's own."},
+		{"", "Memory at 2026-12-07T19:00:00Z\n", " Pressure was not measured (no interval between two reads)."},
+	} {
+		var b bytes.Buffer
+		if err := Render(&b, memstate.Report{Time: at, Root: c.root}, format.Table, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if s := b.String(); !strings.HasPrefix(s, c.title) || !strings.Contains(s, c.why) {
+			t.Errorf("root %q:\n%s\nwant it to begin %q and say %q", c.root, s, c.title, c.why)
+		}
+	}
+}

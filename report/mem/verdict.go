@@ -19,7 +19,7 @@ func Described(r memstate.Report) memstate.Report {
 	r.OOM.Kills = slices.Clone(r.OOM.Kills)
 	r.Cgroups = slices.Clone(r.Cgroups)
 	r.Verdict.Reasons = reasons(r.Verdict, r.Activity)
-	r.Verdict.Sentence = verdictSentence(r.Host, r.Activity, r.Verdict) +
+	r.Verdict.Sentence = verdictSentence(r.Host, r.Activity, r.Verdict, r.Root) +
 		cgroupsSentence(r.Cgroups) + oomSentence(r.OOM, r.Time.Location())
 	for i := range r.OOM.Kills {
 		r.OOM.Kills[i].Cause = oomCause(&r.OOM.Kills[i])
@@ -59,14 +59,19 @@ func reasons(v memstate.Verdict, a memstate.Activity) []string {
 }
 
 // verdictSentence says which memory is in use, and whether the interval
-// was under pressure, and from what (v.Reasons, written by reasons).
-func verdictSentence(h memstate.Host, a memstate.Activity, v memstate.Verdict) string {
+// was under pressure, and from what (v.Reasons, written by reasons); root
+// is the tree read when not the live host (mem --root).
+func verdictSentence(h memstate.Host, a memstate.Activity, v memstate.Verdict, root string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "A \"used\" figure that counts cache would show %s of %s (%s); %s of it is page cache and slab the kernel gives back on demand, so %s is not available for reuse",
 		units.FormatBytes(v.UsedWithCacheBytes), units.FormatBytes(h.TotalBytes), percent(v.UsedWithCacheBytes, h.TotalBytes),
 		units.FormatBytes(v.ReclaimableBytes), units.FormatBytes(v.InUseBytes))
 	b.WriteString(" (processes' anon memory, shmem, kernel memory and reserves).")
-	if v.UnderPressure == nil {
+	switch {
+	case v.UnderPressure == nil && root != "":
+		fmt.Fprintf(&b, " Pressure was not measured: the files under %s were read once (--interval reads them twice, for a live tree); the PSI averages shown are the file's own.", root)
+		return b.String()
+	case v.UnderPressure == nil:
 		b.WriteString(" Pressure was not measured (no interval between two reads).")
 		return b.String()
 	}
