@@ -61,6 +61,7 @@ func TestProcRootJail(t *testing.T) {
 	for _, p := range procJailPaths {
 		for _, kind := range []string{"fifo", "dev-zero"} {
 			t.Run(strings.ReplaceAll(p.rel, "/", "_")+"/"+kind, func(t *testing.T) {
+				t.Parallel() // its own root copy, binaries' runs and files
 				root := procJailRoot(t)
 				f := filepath.Join(root, p.rel)
 				if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
