@@ -167,10 +167,6 @@ func abCounts(end *record.End, imp *latency.Imported) (ab *latency.ABSummary, no
 // notes and confirm --recording act on, so that they name what analyze
 // names.
 func Verdict(rec *record.Recording) correlate.Result {
-	sr := correlate.NewSeries(rec.Header)
-	for i := range rec.Samples {
-		sr.Add(&rec.Samples[i])
-	}
-	res, _, _ := Series(sr, rec.Warnings, nil, Options{}) // no import: no error
+	res, _, _ := Series(correlate.SeriesOf(rec), rec.Warnings, nil, Options{}) // no import: no error
 	return res
 }

@@ -18,11 +18,16 @@ import (
 // It is pure: the same recording and options give the same result.
 // rec.Warnings are not copied into the result.
 func Analyze(rec *record.Recording, opts Options) Result {
+	return SeriesOf(rec).Analyze(opts)
+}
+
+// SeriesOf is the series of a recording read whole: every sample added.
+func SeriesOf(rec *record.Recording) *Series {
 	sr := NewSeries(rec.Header)
 	for i := range rec.Samples {
 		sr.Add(&rec.Samples[i])
 	}
-	return sr.Analyze(opts)
+	return sr
 }
 
 // Analyze is [Analyze] of the samples added so far. Its stages run in

@@ -299,8 +299,7 @@ func (r *Retention) derive() {
 // GlibcOnly is whether glibc's malloc is the process's allocator: libc
 // is mapped and no other allocator of [Retention.Allocators] is.
 func (r *Retention) GlibcOnly() bool {
-	return contains(r.Allocators, "glibc") && !contains(r.Allocators, "jemalloc") &&
-		!contains(r.Allocators, "tcmalloc") && !contains(r.Allocators, "mimalloc")
+	return contains(r.Allocators, "glibc") && len(r.OtherAllocators()) == 0
 }
 
 // OtherAllocators are the allocators besides glibc's mapped into the

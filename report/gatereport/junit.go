@@ -98,7 +98,8 @@ func WriteJUnit(w io.Writer, rep *gate.Report, loc *time.Location) error {
 			tc.Failure = &junitProblem{Message: msg, Type: "threshold breached", Text: text + warn}
 			s.Failures++
 		case gate.NoData:
-			tc.Error = &junitProblem{Message: "could not be judged: " + Reason(r), Type: "no data", Text: Reason(r) + warn}
+			why := Reason(r)
+			tc.Error = &junitProblem{Message: "could not be judged: " + why, Type: "no data", Text: why + warn}
 			s.Errors++
 		}
 		s.Cases = append(s.Cases, tc)
@@ -106,7 +107,8 @@ func WriteJUnit(w io.Writer, rep *gate.Report, loc *time.Location) error {
 	if c := rep.Command; c != nil {
 		tc := junitTestCase{Name: "command: " + strings.Join(c.Args, " "), Classname: "memdiag.gate", Time: dur}
 		if c.Failed() {
-			tc.Failure = &junitProblem{Message: CommandText(c), Type: "command failed", Text: strings.Join(c.Args, " ") + ": " + CommandText(c)}
+			ended := CommandText(c)
+			tc.Failure = &junitProblem{Message: ended, Type: "command failed", Text: strings.Join(c.Args, " ") + ": " + ended}
 			s.Failures++
 		}
 		s.Cases = append(s.Cases, tc)

@@ -32,11 +32,7 @@ func DescribeGrowth(gs []memstate.ProcGrowth) []memstate.ProcGrowth {
 		}
 		g.Note = GrowthNote(g)
 		g.Evidence = GrowthEvidence(g)
-		if g.Retention != nil {
-			r := *g.Retention
-			r.Reading = RetentionReading(&r)
-			g.Retention = &r
-		}
+		g.Retention = withReading(g.Retention)
 	}
 	return out
 }
@@ -113,6 +109,17 @@ func RetentionReading(r *memstate.Retention) string {
 		parts = append(parts, "no known allocator mapped (a static binary or its own allocator): nothing here tells retention from a leak")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// withReading is a copy of r with its Reading written (RetentionReading);
+// nil for nil. r itself is left as it was.
+func withReading(r *memstate.Retention) *memstate.Retention {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.Reading = RetentionReading(&c)
+	return &c
 }
 
 // glibcReading is the reading of glibc malloc's arenas: one thread, more

@@ -29,11 +29,7 @@ func Described(r memstate.Report) memstate.Report {
 	}
 	r.Procs = slices.Clone(r.Procs)
 	for i := range r.Procs {
-		if ret := r.Procs[i].Retention; ret != nil {
-			c := *ret
-			c.Reading = RetentionReading(&c)
-			r.Procs[i].Retention = &c
-		}
+		r.Procs[i].Retention = withReading(r.Procs[i].Retention)
 	}
 	return r
 }
