@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,11 +15,17 @@ import (
 	"github.com/memdiag/memdiag/record"
 )
 
-// lastRec is the path of the recording recordWhile last made, by test.
-var lastRec = map[string]string{}
+// lastRec is the path of the recording recordWhile last made, by test
+// name: parallel tests (the events tests, the growth test) record at
+// once.
+var lastRec sync.Map
 
 // lastRecording is the file of the test's last recordWhile.
-func lastRecording(t *testing.T) string { return lastRec[t.Name()] }
+func lastRecording(t *testing.T) string {
+	p, _ := lastRec.Load(t.Name())
+	s, _ := p.(string)
+	return s
+}
 
 // recordWhile runs memdiag watch with args, starts job once the recorder
 // is sampling, waits for it, lets the recorder finish and returns the
@@ -26,7 +33,7 @@ func lastRecording(t *testing.T) string { return lastRec[t.Name()] }
 func recordWhile(t *testing.T, memdiag string, dur time.Duration, args []string, job func()) *record.Recording {
 	t.Helper()
 	rec := filepath.Join(t.TempDir(), "r.jsonl")
-	lastRec[t.Name()] = rec
+	lastRec.Store(t.Name(), rec)
 	ctx, cancel := context.WithTimeout(context.Background(), dur+time.Minute)
 	defer cancel()
 	w := exec.CommandContext(ctx, memdiag, append([]string{"watch", "--interval", "1s", "--duration", dur.String(),

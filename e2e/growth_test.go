@@ -38,6 +38,15 @@ import (
 //     sizes its arenas by.
 func TestAnalyzeFlagsGrowth(t *testing.T) {
 	testenv.RequireRoot(t, "reading every process's /proc/PID/status, maps and environ")
+	// Its processes, its cgroup and its assertions are its own (their
+	// RSS, their slopes, their allocator evidence), and larger processes
+	// of other tests only push the small grower further down the RSS
+	// list: it runs beside the other Shared tests, off the exclusive
+	// tests' chain (33 s of CI's critical path, docs/ci.md). Its 1.2 GiB
+	// of anonymous memory, outside every limit, is no pressure on the
+	// host, but beside a test that reads the host's LRU it would move it.
+	t.Parallel()
+	testenv.Shared(t)
 	memdiag, hog := testenv.BuildMemdiag(t), testenv.BuildHog(t)
 	retainBin, leakBin := testenv.BuildC(t, "retain", "-pthread"), testenv.BuildC(t, "leak")
 	lateBin := testenv.BuildC(t, "latethreads", "-pthread")
