@@ -14,7 +14,12 @@ import (
 // code, stdout and stderr.
 func runWith(t *testing.T, now func() time.Time, root string, args ...string) (int, string, string) {
 	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
+	ios, _, _, _ := iostreams.Test()
+	// watch -- CMD gives the command memdiag's own stdout and stderr:
+	// not files here, so os/exec copies the child's output into them from
+	// a goroutine of its own, beside memdiag's writes.
+	var out, errOut syncBuffer
+	ios.Out, ios.ErrOut = &out, &errOut
 	f := &factory{IO: ios, Now: now, Root: root}
 	code := execute(context.Background(), f, args)
 	return code, out.String(), errOut.String()

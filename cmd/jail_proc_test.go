@@ -187,7 +187,7 @@ func buildJailBins(t *testing.T) jailBins {
 }
 
 // syncBuffer is a bytes.Buffer the command's output goroutines and the
-// test may use at once.
+// test may use at once (runWith's streams too).
 type syncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer

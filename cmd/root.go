@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -184,14 +185,31 @@ func addCompletionCheck(root *cobra.Command) {
 // line, up to 548 columns, and pflag's own wrapping stops at the first
 // word longer than a line).
 func wrapFlagHelp(root *cobra.Command, f *factory) {
-	cobra.AddTemplateFunc("wrapFlags", func(fs *pflag.FlagSet) string {
-		w := f.IO.Width()
-		if w <= 0 {
-			w = 80
-		}
-		return helptext.WrapFlagUsages(fs.FlagUsagesWrapped(0), w)
+	helpFactory.Store(root, f)
+	addWrapFlags.Do(func() {
+		// cobra's template functions are global: one function for every
+		// root, each finding its own factory (tests make many roots at
+		// once).
+		cobra.AddTemplateFunc("wrapFlags", func(c *cobra.Command, fs *pflag.FlagSet) string {
+			w := 0
+			if f, ok := helpFactory.Load(c.Root()); ok {
+				w = f.(*factory).IO.Width()
+			}
+			if w <= 0 {
+				w = 80
+			}
+			return helptext.WrapFlagUsages(fs.FlagUsagesWrapped(0), w)
+		})
 	})
 	root.SetUsageTemplate(strings.NewReplacer(
-		".LocalFlags.FlagUsages", "wrapFlags .LocalFlags",
-		".InheritedFlags.FlagUsages", "wrapFlags .InheritedFlags").Replace(root.UsageTemplate()))
+		".LocalFlags.FlagUsages", "wrapFlags $ .LocalFlags",
+		".InheritedFlags.FlagUsages", "wrapFlags $ .InheritedFlags").Replace(root.UsageTemplate()))
 }
+
+var (
+	// addWrapFlags adds the wrapFlags template function once.
+	addWrapFlags sync.Once
+	// helpFactory is the factory of each root command (*cobra.Command →
+	// *factory), whose terminal width its flag help is wrapped to.
+	helpFactory sync.Map
+)
