@@ -205,7 +205,7 @@ func TestNspawnPCPVerdict(t *testing.T) {
 Description=memdiag e2e container: basic system, pcp's pmlogger, a web service, the test
 Requires=basic.target
 After=basic.target
-Wants=pmlogger.service memdiag-e2e-web.service memdiag-e2e.service
+Wants=pmlogger.service memdiag-e2e-web.service memdiag-e2e.service memdiag-persist.timer memdiag-plain.timer
 AllowIsolate=yes
 `, 0o644)
 	c.WriteFile(t, "/etc/systemd/system/memdiag-e2e-web.service", fmt.Sprintf(`[Unit]
@@ -244,6 +244,8 @@ StandardError=inherit
 		extra = append(extra, x.timer)
 	}
 	c.WriteFile(t, "/etc/memdiag-e2e/run.sh", fmt.Sprintf(nspScript, d, nspRecord, nspPairs, nspBlock, nspMinEffect, strings.Join(extra, " ")), 0o755)
+
+	persist := writeNspPersistent(t, c, memdiag)
 
 	booted := time.Now()
 	wait := c.Boot(t, "memdiag-e2e.target", nspRecord+2*nspConfirm+2*time.Minute)
@@ -341,8 +343,99 @@ StandardError=inherit
 	checkNspVerdict(t, res, pid1Starting(t, filepath.Join(c.Data, "journal-pid1.json")), lastTriggers(t, file("raw.txt")))
 	checkNspConfirm(t, file, pid1Starting(t, filepath.Join(c.Data, "journal-pid1.json")))
 	checkNspDelayed(t, file, pid1Starting(t, filepath.Join(c.Data, "journal-pid1.json")))
+	persist.check(t, booted, pid1Starting(t, filepath.Join(c.Data, "journal-pid1.json")))
 	if t.Failed() {
 		t.Logf("journal of pcp's services:\n%s", file("journal-pcp.txt"))
+	}
+}
+
+// nspPersistent is what the Persistent= check (issue 27) saw before the
+// container booted: memdiag timers --root of its root, the elapse the
+// persistent timer missed since its stamp and that stamp.
+type nspPersistent struct {
+	missed, stamp time.Time
+	jobs          map[string]nspTimerJob
+}
+
+// nspTimerJob is the part of a job of memdiag timers' JSON the check reads.
+type nspTimerJob struct {
+	Name        string     `json:"name"`
+	LastTrigger *time.Time `json:"last_trigger"`
+	CatchUp     *struct {
+		Missed      time.Time `json:"missed"`
+		LastTrigger time.Time `json:"last_trigger"`
+	} `json:"catch_up"`
+}
+
+// writeNspPersistent puts two timers into the container, pulled in at
+// boot by its target: memdiag-persist.timer (Persistent=true) and
+// memdiag-plain.timer (no Persistent=), both daily at a time about 12 h
+// from now (no elapse falls in the run), each with a stamp file in
+// /var/lib/systemd/timers from 30 h ago, before the last elapse. systemd
+// runs the persistent one at boot, for the elapse it missed since its
+// stamp, and not the other (systemd.timer(5), Persistent=). Before the
+// boot, memdiag timers --root reads the container's root as a mounted
+// image and must say so: the run owed, with the elapse missed and the
+// stamp, for the first; nothing for the second.
+func writeNspPersistent(t *testing.T, c *testenv.Container, memdiag string) *nspPersistent {
+	t.Helper()
+	now := time.Now().UTC()
+	at := now.Add(12 * time.Hour).Truncate(time.Minute)
+	p := &nspPersistent{missed: at.Add(-24 * time.Hour), stamp: now.Add(-30 * time.Hour).Truncate(time.Second)}
+	for _, x := range []struct {
+		name       string
+		persistent bool
+	}{{"memdiag-persist", true}, {"memdiag-plain", false}} {
+		c.WriteFile(t, "/etc/systemd/system/"+x.name+".timer",
+			fmt.Sprintf("[Timer]\nOnCalendar=*-*-* %02d:%02d:00 UTC\nAccuracySec=1s\nPersistent=%t\n", at.Hour(), at.Minute(), x.persistent), 0o644)
+		c.WriteFile(t, "/etc/systemd/system/"+x.name+".service", "[Service]\nType=oneshot\nExecStart=/bin/true\n", 0o644)
+		stamp := "/var/lib/systemd/timers/stamp-" + x.name + ".timer"
+		c.WriteFile(t, stamp, "", 0o644)
+		if err := os.Chtimes(filepath.Join(c.Seed, stamp), p.stamp, p.stamp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := exec.Command(memdiag, "timers", "--root", c.Root, "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("memdiag timers --root %s: %v", c.Root, err)
+	}
+	var list struct {
+		Jobs []nspTimerJob `json:"jobs"`
+	}
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Fatalf("memdiag timers --root: %v\n%s", err, out)
+	}
+	p.jobs = map[string]nspTimerJob{}
+	for _, j := range list.Jobs {
+		p.jobs[j.Name] = j
+	}
+	return p
+}
+
+// check compares what memdiag said before the boot with what systemd
+// did (PID 1's "Starting" in the journal): memdiag-persist.service
+// started once, during the boot, memdiag-plain.service never.
+func (p *nspPersistent) check(t *testing.T, booted time.Time, starting map[string][]time.Time) {
+	t.Helper()
+	per, plain := p.jobs["memdiag-persist.timer"], p.jobs["memdiag-plain.timer"]
+	if per.LastTrigger == nil || !per.LastTrigger.Equal(p.stamp) || per.CatchUp == nil ||
+		!per.CatchUp.Missed.Equal(p.missed) || !per.CatchUp.LastTrigger.Equal(p.stamp) {
+		t.Errorf("memdiag timers before the boot: memdiag-persist.timer last trigger %v, catch_up %+v; want the stamp %s and the run owed for %s",
+			per.LastTrigger, per.CatchUp, p.stamp.Format(time.RFC3339), p.missed.Format(time.RFC3339))
+	}
+	if plain.CatchUp != nil || plain.LastTrigger != nil {
+		t.Errorf("memdiag timers before the boot: memdiag-plain.timer (no Persistent=) last trigger %v, catch_up %+v; want neither", plain.LastTrigger, plain.CatchUp)
+	}
+	ps := starting["memdiag-persist.service"]
+	if len(ps) != 1 || ps[0].Before(booted) || ps[0].After(booted.Add(90*time.Second)) {
+		t.Errorf("systemd started memdiag-persist.service at %v; want once, within 90 s of the boot at %s (Persistent=: the elapse of %s was missed)",
+			ps, booted.Format("15:04:05.000"), p.missed.Format(time.RFC3339))
+	} else {
+		t.Logf("Persistent=: memdiag said memdiag-persist.timer owed the run of %s; systemd started its service %s after the boot",
+			p.missed.Format(time.RFC3339), ps[0].Sub(booted).Round(10*time.Millisecond))
+	}
+	if s := starting["memdiag-plain.service"]; len(s) > 0 {
+		t.Errorf("systemd started memdiag-plain.service (no Persistent=) at %v; want never", s)
 	}
 }
 

@@ -57,6 +57,7 @@ func Inventory(root string, opts InventoryOptions) ([]Job, error) {
 	sys := &manager{scope: "system", set: newUnitSet(root, systemUnitDirs)}
 	sys.act = walk(sys.set, bootTargets(sys.set))
 	jobs := systemdJobs(root, sys)
+	readStamps(root, jobs, time.Now())
 	if opts.Live != nil {
 		ApplyLive(jobs, opts.Live)
 	}

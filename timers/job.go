@@ -92,7 +92,9 @@ type Job struct {
 	Conditions []string `json:"conditions,omitempty"`
 
 	// Live state from a running systemd ([LiveSource]); nil when it was
-	// not read (no systemd manager, no D-Bus client).
+	// not read (no systemd manager, no D-Bus client). LastTrigger of a
+	// Persistent=true timer is its stamp file's time when live state has
+	// none (a mounted image, a host without a running manager).
 	LastTrigger *time.Time  `json:"last_trigger,omitempty"`
 	NextElapse  *time.Time  `json:"next_elapse,omitempty"`
 	PastStarts  []time.Time `json:"past_starts,omitempty"` // from the journal

@@ -82,9 +82,26 @@ type jobView struct {
 	// the trigger's) in seconds; Unpredictable says it is at least half
 	// the period ([Unpredictable]), so NEXT says little about when the
 	// job starts.
-	RandomizedDelayS float64  `json:"randomized_delay_s,omitempty"`
-	Unpredictable    bool     `json:"unpredictable,omitempty"`
-	Errors           []string `json:"errors"`
+	RandomizedDelayS float64 `json:"randomized_delay_s,omitempty"`
+	Unpredictable    bool    `json:"unpredictable,omitempty"`
+	// CatchUp is the run systemd owes a Persistent=true timer that is not
+	// running now ([timers.CatchUp]): it starts as soon as the timer
+	// does, not at NEXT.
+	CatchUp *catchUpView `json:"catch_up,omitempty"`
+	Errors  []string     `json:"errors"`
+}
+
+// catchUpView is [timers.CatchUp] in the listing's zone: the elapse
+// missed and the last trigger before it.
+type catchUpView struct {
+	Missed      time.Time `json:"missed"`
+	LastTrigger time.Time `json:"last_trigger"`
+}
+
+// note is the NOTE words of a run owed.
+func (c *catchUpView) note() string {
+	return fmt.Sprintf("Persistent=: missed %s (last run %s): runs as soon as the timer starts (at boot)",
+		c.Missed.Format(shownTime), c.LastTrigger.Format(shownTime))
 }
 
 // unpredictableMark marks the times of an [Unpredictable] job in tables;
@@ -212,6 +229,10 @@ func views(jobs []timers.Job, o RenderOptions) []jobView {
 		if j.NextElapse != nil {
 			t := j.NextElapse.In(o.Loc)
 			v.NextElapse = &t
+		}
+		// A timer systemd runs now has been given its run already.
+		if e, ok := timers.CatchUp(j, o.Base, o.RunZone()); ok && (j.LiveActive == nil || !*j.LiveActive) {
+			v.CatchUp = &catchUpView{Missed: e.In(o.Loc), LastTrigger: j.LastTrigger.In(o.Loc)}
 		}
 		out = append(out, v)
 	}
@@ -433,6 +454,9 @@ func commandNoteCells(v jobView) (cmd, note string) {
 	}
 	if len(v.Errors) > 0 {
 		note = strings.TrimSpace(note + " ERROR: " + strings.Join(v.Errors, "; "))
+	}
+	if v.CatchUp != nil {
+		note = strings.TrimSuffix(v.CatchUp.note()+"; "+note, "; ")
 	}
 	if v.LiveNote != "" {
 		note = strings.TrimSuffix(v.LiveNote+"; "+note, "; ")

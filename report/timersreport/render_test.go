@@ -217,3 +217,63 @@ func TestRenderNotListed(t *testing.T) {
 		t.Errorf("JSON not_listed = %d (%v), want 2:\n%s", doc.NotListed, err, b.String())
 	}
 }
+
+// TestRenderCatchUp: Debian's logrotate.timer (daily, Persistent=true)
+// last triggered on Dec 1 and not running now owes the run of Dec 2's
+// elapse: the NOTE says it, JSON gives it as catch_up; the same timer
+// active in a live systemd (which has given it that run) and one last
+// triggered after the latest elapse owe nothing.
+func TestRenderCatchUp(t *testing.T) {
+	jobs, err := timers.Inventory(filepath.Join("..", "..", "testdata", "timers", "debian"), timers.InventoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lr timers.Job
+	for _, j := range jobs {
+		if j.Name == "logrotate.timer" {
+			lr = j
+		}
+	}
+	last := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC)
+	lr.LastTrigger = &last
+	running, recent := lr, lr
+	running.LiveActive = new(true)
+	recent.Name = "recent.timer"
+	recent.LastTrigger = new(time.Date(2026, 12, 5, 0, 20, 0, 0, time.UTC))
+	o := RenderOptions{View: timers.View{Base: time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC), Loc: time.UTC}}
+	var b strings.Builder
+	if err := RenderJobs(&b, []timers.Job{lr, recent}, format.Table, o); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Persistent=: missed 2026-12-02 00:00 (last run 2026-12-01 03:00): runs as soon as the timer starts (at boot)"; !strings.Contains(b.String(), want) ||
+		strings.Count(b.String(), "Persistent=:") != 1 {
+		t.Errorf("want logrotate.timer's note %q, and recent.timer's none:\n%s", want, b.String())
+	}
+	for _, c := range []struct {
+		job    timers.Job
+		missed string // "" when nothing is owed
+	}{{lr, "2026-12-02T00:00:00Z"}, {running, ""}, {recent, ""}} {
+		b.Reset()
+		if err := RenderJobs(&b, []timers.Job{c.job}, format.JSON, o); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Jobs []struct {
+				CatchUp *struct {
+					Missed      string `json:"missed"`
+					LastTrigger string `json:"last_trigger"`
+				} `json:"catch_up"`
+			} `json:"jobs"`
+		}
+		if err := json.Unmarshal([]byte(b.String()), &doc); err != nil || len(doc.Jobs) != 1 {
+			t.Fatalf("%v: %s", err, b.String())
+		}
+		cu := doc.Jobs[0].CatchUp
+		switch {
+		case c.missed == "" && cu != nil:
+			t.Errorf("%s (live active %v): catch_up %+v, want none", c.job.Name, c.job.LiveActive != nil, *cu)
+		case c.missed != "" && (cu == nil || cu.Missed != c.missed || cu.LastTrigger != "2026-12-01T03:00:00Z"):
+			t.Errorf("%s: catch_up %+v, want missed %s, last_trigger 2026-12-01T03:00:00Z", c.job.Name, cu, c.missed)
+		}
+	}
+}
