@@ -96,12 +96,17 @@ type jobView struct {
 type catchUpView struct {
 	Missed      time.Time `json:"missed"`
 	LastTrigger time.Time `json:"last_trigger"`
+	atBoot      bool      // the timer is pulled in at boot (Job.Active)
 }
 
 // note is the NOTE words of a run owed.
 func (c *catchUpView) note() string {
-	return fmt.Sprintf("Persistent=: missed %s (last run %s): runs as soon as the timer starts (at boot)",
-		c.Missed.Format(shownTime), c.LastTrigger.Format(shownTime))
+	when := "when it is started"
+	if c.atBoot {
+		when = "at boot"
+	}
+	return fmt.Sprintf("Persistent=: missed %s (last run %s): runs as soon as the timer starts (%s)",
+		c.Missed.Format(shownTime), c.LastTrigger.Format(shownTime), when)
 }
 
 // unpredictableMark marks the times of an [Unpredictable] job in tables;
@@ -232,7 +237,7 @@ func views(jobs []timers.Job, o RenderOptions) []jobView {
 		}
 		// A timer systemd runs now has been given its run already.
 		if e, ok := timers.CatchUp(j, o.Base, o.RunZone()); ok && (j.LiveActive == nil || !*j.LiveActive) {
-			v.CatchUp = &catchUpView{Missed: e.In(o.Loc), LastTrigger: j.LastTrigger.In(o.Loc)}
+			v.CatchUp = &catchUpView{Missed: e.In(o.Loc), LastTrigger: j.LastTrigger.In(o.Loc), atBoot: j.Active}
 		}
 		out = append(out, v)
 	}

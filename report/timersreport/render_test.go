@@ -249,6 +249,16 @@ func TestRenderCatchUp(t *testing.T) {
 		strings.Count(b.String(), "Persistent=:") != 1 {
 		t.Errorf("want logrotate.timer's note %q, and recent.timer's none:\n%s", want, b.String())
 	}
+	// Not pulled in at boot: it runs when someone starts it.
+	idle := lr
+	idle.Active = false
+	b.Reset()
+	if err := RenderJobs(&b, []timers.Job{idle}, format.Table, o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "runs as soon as the timer starts (when it is started)") {
+		t.Errorf("an inactive timer's note should not say at boot:\n%s", b.String())
+	}
 	for _, c := range []struct {
 		job    timers.Job
 		missed string // "" when nothing is owed
