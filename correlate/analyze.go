@@ -646,17 +646,13 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	case gap < 0:
 		gap = 0
 	}
-	gap += step / 4 // sampling jitter
-	var eps []Episode
+	gap += step / 4    // sampling jitter
 	var spans [][2]int // each episode's first and last interval
 	first, last := -1, -1
 	flush := func() {
-		if first < 0 {
-			return
+		if first >= 0 {
+			spans = append(spans, [2]int{first, last})
 		}
-		eps = append(eps, episode(sr, ivs, raised, spikes, lat, fails, first, last, o, baselines))
-		eps[len(eps)-1].Index = len(eps) - 1
-		spans = append(spans, [2]int{first, last})
 	}
 	// Hysteresis: an open episode goes on through intervals whose stall
 	// stays above the low-water mark or that still raise a reclaim signal,
@@ -683,14 +679,89 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 		own.add(&ivs[i], o)
 	}
 	flush()
-	return eps, spikesOutside(ivs, spikes, lat, fails, gap, eps, spans)
+	// A slowdown under way before the stall is not its effect, not even
+	// the part inside it: the episodes see neither its spike intervals
+	// nor their latency and failures.
+	prior := beforeOnset(ivs, spikes, spans, gap)
+	epSpikes, epLat, epFails := without(prior, spikes, lat, fails)
+	var eps []Episode
+	for k, sp := range spans {
+		eps = append(eps, episode(sr, ivs, raised, epSpikes, epLat, epFails, sp[0], sp[1], o, baselines))
+		eps[k].Index = k
+	}
+	return eps, spikesOutside(ivs, spikes, prior, lat, fails, gap, eps, spans)
+}
+
+// without returns spikes, lat and fails with the intervals prior marks
+// taken out (no spike, no latency, no failures); the same slices when
+// prior is nil.
+func without(prior, spikes []bool, lat []float64, fails []int) ([]bool, []float64, []int) {
+	if prior == nil {
+		return spikes, lat, fails
+	}
+	spikes, lat, fails = slices.Clone(spikes), slices.Clone(lat), slices.Clone(fails)
+	for i, p := range prior {
+		if p {
+			spikes[i], lat[i], fails[i] = false, math.NaN(), 0
+		}
+	}
+	return spikes, lat, fails
+}
+
+// beforeOnset marks the spike intervals of every run (consecutive spike
+// intervals) that began two or more intervals before the first episode
+// it reaches (the interval just before it, or the episode itself), and
+// not in or within gap after an earlier one: the slowdown (or failure
+// burst) was there before the stall rose, so the stall did not cause it
+// (effect before cause, issue 30.10), and the whole run stays a spike
+// outside episodes. A run that begins in the interval just before an
+// episode is still its (the stall can begin there before it crosses a
+// threshold), and one that begins in an episode or its recovery is that
+// episode's, however many later episodes it runs into. nil when no run
+// is so marked.
+func beforeOnset(ivs []ival, spikes []bool, spans [][2]int, gap time.Duration) []bool {
+	var prior []bool
+	for r0 := 0; r0 < len(spikes); r0++ {
+		if !spikes[r0] {
+			continue
+		}
+		r1 := r0
+		for r1+1 < len(spikes) && spikes[r1+1] {
+			r1++
+		}
+		if runBeforeOnset(ivs, r0, r1, spans, gap) {
+			if prior == nil {
+				prior = make([]bool, len(spikes))
+			}
+			for i := r0; i <= r1; i++ {
+				prior[i] = true
+			}
+		}
+		r0 = r1
+	}
+	return prior
+}
+
+// runBeforeOnset reports whether the spike run r0..r1 began two or more
+// intervals before the first episode it reaches, and not in or within
+// gap after an earlier episode (beforeOnset).
+func runBeforeOnset(ivs []ival, r0, r1 int, spans [][2]int, gap time.Duration) bool {
+	for _, sp := range spans {
+		if r0 >= sp[0]-1 && (r0 <= sp[1] || ivs[r0].Start.Sub(ivs[sp[1]].End) <= gap) {
+			return false // began with this episode, in it or in its recovery
+		}
+		if sp[0]-1 <= r1 && sp[1] >= r0 {
+			return r0 < sp[0]-1 // the first episode it reaches
+		}
+	}
+	return false
 }
 
 // spikesOutside marks the episodes a spike interval falls within gap of
 // (the spike's latency and failed requests then count for the nearest)
 // and returns the runs of the other spike intervals, merged when at most
-// gap apart.
-func spikesOutside(ivs []ival, spikes []bool, lat []float64, fails []int, gap time.Duration,
+// gap apart; an interval prior marks (beforeOnset) is never an episode's.
+func spikesOutside(ivs []ival, spikes, prior []bool, lat []float64, fails []int, gap time.Duration,
 	eps []Episode, spans [][2]int) []Spike {
 	var out []Spike
 	open := false
@@ -698,27 +769,9 @@ func spikesOutside(ivs []ival, spikes []bool, lat []float64, fails []int, gap ti
 		if !spikes[i] {
 			continue
 		}
-		near, dist := -1, time.Duration(math.MaxInt64)
-		for k, sp := range spans {
-			var d time.Duration
-			switch {
-			case i >= sp[0] && i <= sp[1]:
-				d = -1 // inside: episode() counted it
-			case i < sp[0]:
-				d = ivs[sp[0]].Start.Sub(ivs[i].End)
-				if d > 0 {
-					// Effect before cause (issue 30.10): a spike that ended
-					// an interval or more before the stall rose is not the
-					// episode's; only the interval just before it may hold
-					// a stall that crossed no threshold yet.
-					continue
-				}
-			default:
-				d = ivs[i].Start.Sub(ivs[sp[1]].End)
-			}
-			if d <= gap && d < dist {
-				near, dist = k, d
-			}
+		near, dist := -1, time.Duration(0)
+		if prior == nil || !prior[i] { // one that began before a stall is no episode's
+			near, dist = nearestEpisode(ivs, i, spans, gap)
 		}
 		if near >= 0 {
 			if dist >= 0 {
@@ -749,6 +802,36 @@ func spikesOutside(ivs []ival, spikes []bool, lat []float64, fails []int, gap ti
 		open = true
 	}
 	return out
+}
+
+// nearestEpisode is the episode spike interval i counts for — one it is
+// in (dist -1), the one whose first interval follows it, or the nearest
+// whose end it follows within gap — and how far from it; near is -1 for
+// none (a spike that ended an interval or more before a stall is not its).
+func nearestEpisode(ivs []ival, i int, spans [][2]int, gap time.Duration) (near int, dist time.Duration) {
+	near, dist = -1, time.Duration(math.MaxInt64)
+	for k, sp := range spans {
+		var d time.Duration
+		switch {
+		case i >= sp[0] && i <= sp[1]:
+			d = -1 // inside: episode() counted it
+		case i < sp[0]:
+			d = ivs[sp[0]].Start.Sub(ivs[i].End)
+			if d > 0 {
+				// Effect before cause (issue 30.10): a spike that ended
+				// an interval or more before the stall rose is not the
+				// episode's; only the interval just before it may hold
+				// a stall that crossed no threshold yet.
+				continue
+			}
+		default:
+			d = ivs[i].Start.Sub(ivs[sp[1]].End)
+		}
+		if d <= gap && d < dist {
+			near, dist = k, d
+		}
+	}
+	return near, dist
 }
 
 // lowWater is the stall share (scope's PSI some) above which an open

@@ -34,7 +34,9 @@
 //     or merges an episode, so the episodes do not depend on the latency
 //     source; a spike in an episode, in the interval just before it or
 //     within GapTolerance after it makes it a spike episode (one that
-//     ended earlier than the interval before the stall is not its effect). Whenever the recording has memory PSI
+//     ended earlier than the interval before the stall is not its effect,
+//     nor a run that began two or more intervals before it, inside part
+//     included: beforeOnset). Whenever the recording has memory PSI
 //     of the scope, an episode must raise psi_some or psi_full
 //     (Options.Require): disk and reclaim activity that stalled nobody is
 //     an [IOBurst], never an episode. An open episode continues through

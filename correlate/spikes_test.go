@@ -109,3 +109,34 @@ func TestSpikeBeforeStallIsNotItsEffect(t *testing.T) {
 		t.Errorf("episode at %s: spike %v from %s, want its spike from 12:19:50", e.Start.Format("15:04:05"), e.Spike, e.SpikeStart.Format("15:04:05"))
 	}
 }
+
+// TestSlowdownUnderWayBeforeStallIsNotItsEffect (issue 30.10, its second
+// example): latency that was already high two intervals before the
+// stall rose and runs on into the episode is not the episode's effect —
+// not even its part inside the episode: it is one spike outside
+// episodes, and the episode is no spike episode. A slowdown that begins
+// in the interval just before a stall is still the stall's.
+func TestSlowdownUnderWayBeforeStallIsNotItsEffect(t *testing.T) {
+	s := synth{interval: 10 * time.Second, dur: 30 * time.Minute, bursts: []burst{
+		// Slow from 12:09:40, 20 s before the stall, to 12:10:10, inside it.
+		{at: at("12:09:40"), dur: 30 * time.Second, noSignal: true, latency: 1500 * time.Millisecond},
+		{at: at("12:10:00"), dur: 30 * time.Second, comm: "dd", pid: 1001, writeBps: 60 * mib},
+		// Slow from 12:19:50, the interval just before the stall, into it.
+		{at: at("12:19:50"), dur: 30 * time.Second, noSignal: true, latency: 1500 * time.Millisecond},
+		{at: at("12:20:00"), dur: 30 * time.Second, comm: "dd", pid: 1002, writeBps: 60 * mib},
+	}}
+	r := Analyze(s.build(t), Options{})
+	if len(r.Episodes) != 2 {
+		t.Fatalf("%d episodes, want 2", len(r.Episodes))
+	}
+	if e := r.Episodes[0]; e.Spike || e.LatencyPeak >= time.Second {
+		t.Errorf("episode at %s: spike %v from %s, latency peak %s; want none: the slowdown began 20 s before its stall",
+			e.Start.Format("15:04:05"), e.Spike, e.SpikeStart.Format("15:04:05"), e.LatencyPeak)
+	}
+	if len(r.LoneSpikes) != 1 || !r.LoneSpikes[0].Start.Equal(at("12:09:40")) || !r.LoneSpikes[0].End.Equal(at("12:10:10")) {
+		t.Errorf("spikes outside episodes %+v, want one from 12:09:40 to 12:10:10", r.LoneSpikes)
+	}
+	if e := r.Episodes[1]; !e.Spike || !e.SpikeStart.Equal(at("12:19:50")) {
+		t.Errorf("episode at %s: spike %v from %s, want its spike from 12:19:50", e.Start.Format("15:04:05"), e.Spike, e.SpikeStart.Format("15:04:05"))
+	}
+}
