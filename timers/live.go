@@ -122,7 +122,7 @@ func ProbeLive(ctx context.Context, root string) (*ManagerLive, error) {
 func probeLive(ctx context.Context, root string, dial func(context.Context) (unitProperties, error)) (*ManagerLive, error) {
 	p := filepath.Join(root, "run/systemd/system")
 	if _, err := os.Stat(p); err != nil {
-		return nil, &UnavailableError{Need: NotPID1, Hint: "LAST is not shown; NEXT is projected from the unit files", Err: err}
+		return nil, &UnavailableError{Need: NotPID1, Hint: "LAST is shown only from Persistent= timers' stamp files; NEXT is projected from the unit files", Err: err}
 	}
 	conn, err := dial(ctx)
 	if err != nil {

@@ -101,7 +101,7 @@ func TestProbeLiveUnavailable(t *testing.T) {
 	// No /run/systemd/system: PID 1 is not systemd; D-Bus is not tried.
 	_, err := probeLive(context.Background(), t.TempDir(), dial)
 	var ue *UnavailableError
-	if !errors.As(err, &ue) || err.Error() != NotPID1+" (LAST is not shown; NEXT is projected from the unit files)" || dialed {
+	if !errors.As(err, &ue) || err.Error() != NotPID1+" (LAST is shown only from Persistent= timers' stamp files; NEXT is projected from the unit files)" || dialed {
 		t.Errorf("without run/systemd/system: %v (dialed %v), want an UnavailableError saying systemd is not PID 1", err, dialed)
 	}
 	root := t.TempDir()

@@ -96,18 +96,39 @@ type jobView struct {
 type catchUpView struct {
 	Missed      time.Time `json:"missed"`
 	LastTrigger time.Time `json:"last_trigger"`
-	atBoot      bool      // the timer is pulled in at boot (Job.Active)
+	atBoot      bool          // the timer is pulled in at boot (Job.Active)
+	delay       time.Duration // RandomizedDelaySec=
 }
 
-// note is the NOTE words of a run owed.
+// note is the NOTE words of a run owed: when systemd starts it (the
+// manager's start plus up to RandomizedDelaySec=, which applies to the
+// run owed too: systemd.timer(5), Persistent=).
 func (c *catchUpView) note() string {
-	when := "when it is started"
+	when := "runs when the timer is next started (nothing pulls it in at boot)"
 	if c.atBoot {
-		when = "at boot"
+		when = "runs at boot"
 	}
-	return fmt.Sprintf("Persistent=: missed %s (last run %s): runs as soon as the timer starts (%s)",
+	if c.delay > 0 {
+		when += ", plus up to RandomizedDelaySec=" + timers.FormatPeriod(c.delay)
+	}
+	return fmt.Sprintf("Persistent=true: missed %s (last run %s): %s",
 		c.Missed.Format(shownTime), c.LastTrigger.Format(shownTime), when)
 }
+
+// nextItem is the first item of the NEXT cell of a timer owed a run,
+// with [catchUpMark].
+func (c *catchUpView) nextItem() string {
+	if c.atBoot {
+		return "at boot" + catchUpMark
+	}
+	return "on start" + catchUpMark
+}
+
+// catchUpMark marks the run owed in NEXT; catchUpLegend explains it.
+const (
+	catchUpMark   = "!"
+	catchUpLegend = "! missed a run since LAST (Persistent=true): runs when the timer starts (NOTE)"
+)
 
 // unpredictableMark marks the times of an [Unpredictable] job in tables;
 // unpredictableLegend explains it under them.
@@ -237,7 +258,7 @@ func views(jobs []timers.Job, o RenderOptions) []jobView {
 		}
 		// A timer systemd runs now has been given its run already.
 		if e, ok := timers.CatchUp(j, o.Base, o.RunZone()); ok && (j.LiveActive == nil || !*j.LiveActive) {
-			v.CatchUp = &catchUpView{Missed: e.In(o.Loc), LastTrigger: j.LastTrigger.In(o.Loc), atBoot: j.Active}
+			v.CatchUp = &catchUpView{Missed: e.In(o.Loc), LastTrigger: j.LastTrigger.In(o.Loc), atBoot: j.Active, delay: j.RandomizedDelaySec}
 		}
 		out = append(out, v)
 	}
@@ -316,6 +337,9 @@ func jobsLegend(vs []jobView, zoneLine string) []string {
 	}
 	if slices.ContainsFunc(vs, func(v jobView) bool { return v.Unpredictable }) {
 		legend = append(legend, unpredictableLegend)
+	}
+	if slices.ContainsFunc(vs, func(v jobView) bool { return v.CatchUp != nil }) {
+		legend = append(legend, catchUpLegend)
 	}
 	return legend
 }
@@ -420,6 +444,12 @@ func nextCell(v jobView, f format.Format, o RenderOptions) []string {
 	}
 	if f == format.CSV {
 		return v.Next
+	}
+	if v.CatchUp != nil {
+		// The run owed comes first: a narrow terminal keeps NEXT, not NOTE.
+		rest := v
+		rest.CatchUp = nil
+		return append([]string{v.CatchUp.nextItem()}, nextCell(rest, f, o)...)
 	}
 	mark := ""
 	if v.Unpredictable {

@@ -245,9 +245,17 @@ func TestRenderCatchUp(t *testing.T) {
 	if err := RenderJobs(&b, []timers.Job{lr, recent}, format.Table, o); err != nil {
 		t.Fatal(err)
 	}
-	if want := "Persistent=: missed 2026-12-02 00:00 (last run 2026-12-01 03:00): runs as soon as the timer starts (at boot)"; !strings.Contains(b.String(), want) ||
-		strings.Count(b.String(), "Persistent=:") != 1 {
-		t.Errorf("want logrotate.timer's note %q, and recent.timer's none:\n%s", want, b.String())
+	for _, want := range []string{
+		"Persistent=true: missed 2026-12-02 00:00 (last run 2026-12-01 03:00): runs at boot",
+		"│ at boot!  ", // NEXT: the run owed first, before the next elapse
+		"\n! missed a run since LAST (Persistent=true): runs when the timer starts (NOTE)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("want %q (logrotate.timer):\n%s", want, b.String())
+		}
+	}
+	if strings.Count(b.String(), "Persistent=true:") != 1 {
+		t.Errorf("want logrotate.timer's note only, not recent.timer's:\n%s", b.String())
 	}
 	// Not pulled in at boot: it runs when someone starts it.
 	idle := lr
@@ -256,8 +264,19 @@ func TestRenderCatchUp(t *testing.T) {
 	if err := RenderJobs(&b, []timers.Job{idle}, format.Table, o); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "runs as soon as the timer starts (when it is started)") {
-		t.Errorf("an inactive timer's note should not say at boot:\n%s", b.String())
+	if !strings.Contains(b.String(), "runs when the timer is next started (nothing pulls it in at boot)") ||
+		!strings.Contains(b.String(), "│ on start! ") {
+		t.Errorf("an inactive timer's note and NEXT should not say at boot:\n%s", b.String())
+	}
+	// RandomizedDelaySec= delays the run owed too (systemd.timer(5)).
+	delayed := lr
+	delayed.RandomizedDelaySec = 12 * time.Hour
+	b.Reset()
+	if err := RenderJobs(&b, []timers.Job{delayed}, format.Table, o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "runs at boot, plus up to RandomizedDelaySec=12h") {
+		t.Errorf("want the random delay said:\n%s", b.String())
 	}
 	for _, c := range []struct {
 		job    timers.Job
