@@ -94,8 +94,8 @@ type jobView struct {
 // catchUpView is [timers.CatchUp] in the listing's zone: the elapse
 // missed and the last trigger before it.
 type catchUpView struct {
-	Missed      time.Time `json:"missed"`
-	LastTrigger time.Time `json:"last_trigger"`
+	Missed      time.Time     `json:"missed"`
+	LastTrigger time.Time     `json:"last_trigger"`
 	atBoot      bool          // the timer is pulled in at boot (Job.Active)
 	delay       time.Duration // RandomizedDelaySec=
 }
