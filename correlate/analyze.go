@@ -716,9 +716,12 @@ func without(prior, spikes []bool, lat []float64, fails []int) ([]bool, []float6
 // (effect before cause, issue 30.10), and the whole run stays a spike
 // outside episodes. A run that begins in the interval just before an
 // episode is still its (the stall can begin there before it crosses a
-// threshold), and one that begins in an episode or its recovery is that
-// episode's, however many later episodes it runs into. nil when no run
-// is so marked.
+// threshold). A run that begins in an episode or within gap after it is
+// not marked, however many later episodes it runs into: each of its
+// intervals counts for the nearest episode, as any spike interval does
+// (spikesOutside), so a slowdown a stall began and a stall soon after
+// aggravated counts for both (TestSpikeDoesNotBridgeEpisodes). nil when
+// no run is so marked.
 func beforeOnset(ivs []ival, spikes []bool, spans [][2]int, gap time.Duration) []bool {
 	var prior []bool
 	for r0 := 0; r0 < len(spikes); r0++ {
