@@ -589,7 +589,8 @@ func checkNspDelayed(t *testing.T, file func(string) string, starting map[string
 // checkNspVerdict checks analyze's verdict against systemd: both timers
 // ranked first and nothing else named; each credited only with episodes
 // that began from 1.5 s before to 4 s after systemd started its service
-// (starting), in at least 2 episodes; the period within 10 % of the median gap
+// (starting), or during which systemd started it (one job's stall
+// outlasting the 10 s to the other's start), in at least 2 episodes; the period within 10 % of the median gap
 // between systemd's starts of the two services, merged; and each timer's
 // last start, per the journal, at its LastTriggerUSec to within 1 s.
 func checkNspVerdict(t *testing.T, res *vResult, starting map[string][]time.Time, lastTrigger map[string]time.Time) {
@@ -639,8 +640,18 @@ func checkNspVerdict(t *testing.T, res *vResult, starting map[string][]time.Time
 			// begin up to a second before the read that raised its stall.
 			j := slices.IndexFunc(starts, func(s time.Time) bool { d := ep.Start.Sub(s); return d >= -1500*time.Millisecond && d <= 4*time.Second })
 			if j < 0 {
-				t.Errorf("%s: credited with episode %d (%s), which began neither within 1.5 s before nor 4 s after a start of %s by systemd (%v)",
-					pt.timer, cr.Episode, ep.Start.Format(time.RFC3339Nano), pt.service, starts)
+				// Or systemd started the service while the episode went
+				// on: the other job's stall outlasted its 10 s (R46: the
+				// farm check's, begun 3.1 s late on a loaded host, was
+				// still going when the check started), and each job's
+				// processes took memory in it. Never one it did not run in.
+				if j = slices.IndexFunc(starts, func(s time.Time) bool { return !s.Before(ep.Start) && !s.After(ep.End) }); j >= 0 {
+					credited = append(credited, fmt.Sprintf("#%d at %s – %s, which systemd's start at %s fell in", cr.Episode,
+						ep.Start.Format("15:04:05"), ep.End.Format("15:04:05"), starts[j].Format("15:04:05.0")))
+					continue
+				}
+				t.Errorf("%s: credited with episode %d (%s – %s), which began neither within 1.5 s before nor 4 s after a start of %s by systemd, nor held one (%v)",
+					pt.timer, cr.Episode, ep.Start.Format(time.RFC3339Nano), ep.End.Format(time.RFC3339Nano), pt.service, starts)
 				continue
 			}
 			credited = append(credited, fmt.Sprintf("#%d at %s, %.1f s after systemd's start", cr.Episode, ep.Start.Format("15:04:05"), ep.Start.Sub(starts[j]).Seconds()))
