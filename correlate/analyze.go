@@ -319,91 +319,100 @@ func detectSignals(ivs []ival, o Options, baselines map[Signal]float64) [][]Sign
 // summaries is the latency summary of each interval (nil: no request):
 // from Options.Requests, else Options.IntervalStats, else Sample.Latency.
 func summaries(sr *Series, ivs []ival, o Options) []*latency.Summary {
-	out := make([]*latency.Summary, len(ivs))
-	find := func(t time.Time) int {
-		// Interval i holds what happened in (Start, End].
-		i := sort.Search(len(ivs), func(i int) bool { return !ivs[i].End.Before(t) })
-		if i == len(ivs) || !t.After(ivs[i].Start) {
-			return -1
-		}
-		return i
-	}
 	switch {
 	case o.Requests != nil:
-		// A counting sort of request indexes by interval, in file order
-		// within each interval, instead of a copy of every request in
-		// per-interval buckets: for a day of 1,000,000 requests the
-		// buckets held ~80 MB beside Options.Requests and made this the
-		// peak of analyze's heap (docs/benchmarks.md); these are 8 MB.
-		at := make([]int32, o.Requests.Len())
-		first := make([]int32, len(ivs)+1)
-		for k, q := range o.Requests.Each() {
-			i := find(q.Start)
-			at[k] = int32(i)
-			if i >= 0 {
-				first[i+1]++
-			}
-		}
-		for i := range ivs {
-			first[i+1] += first[i]
-		}
-		order := make([]int32, first[len(ivs)])
-		next := append([]int32(nil), first[:len(ivs)]...)
-		for k, i := range at {
-			if i >= 0 {
-				order[next[i]] = int32(k)
-				next[i]++
-			}
-		}
-		var b []latency.Request
-		for i := range ivs {
-			if first[i] == first[i+1] {
-				continue
-			}
-			b = b[:0]
-			for _, k := range order[first[i]:first[i+1]] {
-				b = append(b, o.Requests.At(int(k)))
-			}
-			s := latency.SummarizeRequests(b, o.LatencyWithFailed)
-			out[i] = &s
-		}
+		return requestSummaries(ivs, o.Requests, o.LatencyWithFailed)
 	case len(o.IntervalStats) > 0:
-		// Rows of the "Aggregated" name cover every request; use them
-		// when present, else every row.
-		agg := false
-		for _, r := range o.IntervalStats {
-			if r.Name == "Aggregated" {
-				agg = true
-				break
-			}
+		return statSummaries(ivs, o.IntervalStats)
+	}
+	out := make([]*latency.Summary, len(ivs))
+	copy(out, sr.lat)
+	return out
+}
+
+// intervalAt is the index of the interval that holds t — interval i
+// holds what happened in (Start, End] — or -1 for none.
+func intervalAt(ivs []ival, t time.Time) int {
+	i := sort.Search(len(ivs), func(i int) bool { return !ivs[i].End.Before(t) })
+	if i == len(ivs) || !t.After(ivs[i].Start) {
+		return -1
+	}
+	return i
+}
+
+// requestSummaries summarizes the requests that started in each
+// interval. A counting sort of request indexes by interval, in file
+// order within each interval, instead of a copy of every request in
+// per-interval buckets: for a day of 1,000,000 requests the buckets held
+// ~80 MB beside Options.Requests and made this the peak of analyze's heap
+// (docs/benchmarks.md); these are 8 MB.
+func requestSummaries(ivs []ival, reqs *latency.Requests, withFailed bool) []*latency.Summary {
+	out := make([]*latency.Summary, len(ivs))
+	at := make([]int32, reqs.Len())
+	first := make([]int32, len(ivs)+1)
+	for k, q := range reqs.Each() {
+		i := intervalAt(ivs, q.Start)
+		at[k] = int32(i)
+		if i >= 0 {
+			first[i+1]++
 		}
-		meanSum := make([]float64, len(ivs))
-		for _, r := range o.IntervalStats {
-			if agg && r.Name != "Aggregated" {
-				continue
-			}
-			i := find(r.End)
-			if i < 0 || r.Count == 0 {
-				continue
-			}
-			s := out[i]
-			if s == nil {
-				s = &latency.Summary{}
-				out[i] = s
-			}
-			s.Count += r.Count
-			s.Errors += r.Errors
-			meanSum[i] += float64(r.Mean) * float64(r.Count)
-			s.P50, s.P95 = max(s.P50, r.P50), max(s.P95, r.P95)
-			s.P99, s.Max = max(s.P99, r.P99), max(s.Max, r.Max)
+	}
+	for i := range ivs {
+		first[i+1] += first[i]
+	}
+	order := make([]int32, first[len(ivs)])
+	next := append([]int32(nil), first[:len(ivs)]...)
+	for k, i := range at {
+		if i >= 0 {
+			order[next[i]] = int32(k)
+			next[i]++
 		}
-		for i, s := range out {
-			if s != nil {
-				s.Mean = time.Duration(meanSum[i] / float64(s.Count))
-			}
+	}
+	var b []latency.Request
+	for i := range ivs {
+		if first[i] == first[i+1] {
+			continue
 		}
-	default:
-		copy(out, sr.lat)
+		b = b[:0]
+		for _, k := range order[first[i]:first[i+1]] {
+			b = append(b, reqs.At(int(k)))
+		}
+		s := latency.SummarizeRequests(b, withFailed)
+		out[i] = &s
+	}
+	return out
+}
+
+// statSummaries merges a load tool's per-interval rows into the
+// intervals their end falls in. Rows of the "Aggregated" name cover
+// every request; they are used when present, else every row.
+func statSummaries(ivs []ival, rows []latency.IntervalStat) []*latency.Summary {
+	out := make([]*latency.Summary, len(ivs))
+	agg := slices.ContainsFunc(rows, func(r latency.IntervalStat) bool { return r.Name == "Aggregated" })
+	meanSum := make([]float64, len(ivs))
+	for _, r := range rows {
+		if agg && r.Name != "Aggregated" {
+			continue
+		}
+		i := intervalAt(ivs, r.End)
+		if i < 0 || r.Count == 0 {
+			continue
+		}
+		s := out[i]
+		if s == nil {
+			s = &latency.Summary{}
+			out[i] = s
+		}
+		s.Count += r.Count
+		s.Errors += r.Errors
+		meanSum[i] += float64(r.Mean) * float64(r.Count)
+		s.P50, s.P95 = max(s.P50, r.P50), max(s.P95, r.P95)
+		s.P99, s.Max = max(s.P99, r.P99), max(s.Max, r.Max)
+	}
+	for i, s := range out {
+		if s != nil {
+			s.Mean = time.Duration(meanSum[i] / float64(s.Count))
+		}
 	}
 	return out
 }
@@ -749,12 +758,12 @@ func beforeOnset(ivs []ival, spikes []bool, spans [][2]int, gap time.Duration) [
 // intervals before the first episode it reaches, and not in or within
 // gap after an earlier episode (beforeOnset).
 func runBeforeOnset(ivs []ival, r0, r1 int, spans [][2]int, gap time.Duration) bool {
+	if near, _ := nearestEpisode(ivs, r0, spans, gap); near >= 0 {
+		return false // began with an episode: just before it, in it or in its recovery
+	}
 	for _, sp := range spans {
-		if r0 >= sp[0]-1 && (r0 <= sp[1] || ivs[r0].Start.Sub(ivs[sp[1]].End) <= gap) {
-			return false // began with this episode, in it or in its recovery
-		}
 		if sp[0]-1 <= r1 && sp[1] >= r0 {
-			return r0 < sp[0]-1 // the first episode it reaches
+			return true // reaches an episode it began before
 		}
 	}
 	return false
