@@ -94,31 +94,30 @@ type jobView struct {
 // catchUpView is [timers.CatchUp] in the listing's zone: the elapse
 // missed and the last trigger before it.
 type catchUpView struct {
-	Missed      time.Time     `json:"missed"`
-	LastTrigger time.Time     `json:"last_trigger"`
-	atBoot      bool          // the timer is pulled in at boot (Job.Active)
-	delay       time.Duration // RandomizedDelaySec=
+	Missed      time.Time `json:"missed"`
+	LastTrigger time.Time `json:"last_trigger"`
 }
 
-// note is the NOTE words of a run owed: when systemd starts it (the
-// manager's start plus up to RandomizedDelaySec=, which applies to the
-// run owed too: systemd.timer(5), Persistent=).
-func (c *catchUpView) note() string {
+// catchUpNote is the NOTE words of the run v's timer is owed: when
+// systemd starts it (at boot when the boot pulls the timer in, plus up
+// to RandomizedDelaySec=, which applies to the run owed too:
+// systemd.timer(5), Persistent=).
+func catchUpNote(v jobView) string {
 	when := "runs when the timer is next started (nothing pulls it in at boot)"
-	if c.atBoot {
+	if v.Active {
 		when = "runs at boot"
 	}
-	if c.delay > 0 {
-		when += ", plus up to RandomizedDelaySec=" + timers.FormatPeriod(c.delay)
+	if v.RandomizedDelaySec > 0 {
+		when += ", plus up to RandomizedDelaySec=" + timers.FormatPeriod(v.RandomizedDelaySec)
 	}
 	return fmt.Sprintf("Persistent=true: missed %s (last run %s): %s",
-		c.Missed.Format(shownTime), c.LastTrigger.Format(shownTime), when)
+		v.CatchUp.Missed.Format(shownTime), v.CatchUp.LastTrigger.Format(shownTime), when)
 }
 
-// nextItem is the first item of the NEXT cell of a timer owed a run,
+// catchUpNext is the first item of the NEXT cell of a timer owed a run,
 // with [catchUpMark].
-func (c *catchUpView) nextItem() string {
-	if c.atBoot {
+func catchUpNext(v jobView) string {
+	if v.Active {
 		return "at boot" + catchUpMark
 	}
 	return "on start" + catchUpMark
@@ -258,7 +257,7 @@ func views(jobs []timers.Job, o RenderOptions) []jobView {
 		}
 		// A timer systemd runs now has been given its run already.
 		if e, ok := timers.CatchUp(j, o.Base, o.RunZone()); ok && (j.LiveActive == nil || !*j.LiveActive) {
-			v.CatchUp = &catchUpView{Missed: e.In(o.Loc), LastTrigger: j.LastTrigger.In(o.Loc), atBoot: j.Active, delay: j.RandomizedDelaySec}
+			v.CatchUp = &catchUpView{Missed: e.In(o.Loc), LastTrigger: j.LastTrigger.In(o.Loc)}
 		}
 		out = append(out, v)
 	}
@@ -449,7 +448,7 @@ func nextCell(v jobView, f format.Format, o RenderOptions) []string {
 		// The run owed comes first: a narrow terminal keeps NEXT, not NOTE.
 		rest := v
 		rest.CatchUp = nil
-		return append([]string{v.CatchUp.nextItem()}, nextCell(rest, f, o)...)
+		return append([]string{catchUpNext(v)}, nextCell(rest, f, o)...)
 	}
 	mark := ""
 	if v.Unpredictable {
@@ -491,7 +490,7 @@ func commandNoteCells(v jobView) (cmd, note string) {
 		note = strings.TrimSpace(note + " ERROR: " + strings.Join(v.Errors, "; "))
 	}
 	if v.CatchUp != nil {
-		note = strings.TrimSuffix(v.CatchUp.note()+"; "+note, "; ")
+		note = strings.TrimSuffix(catchUpNote(v)+"; "+note, "; ")
 	}
 	if v.LiveNote != "" {
 		note = strings.TrimSuffix(v.LiveNote+"; "+note, "; ")
