@@ -691,7 +691,7 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	// A slowdown under way before the stall is not its effect, not even
 	// the part inside it: the episodes see neither its spike intervals
 	// nor their latency and failures.
-	prior := beforeOnset(ivs, spikes, spans, gap)
+	prior := beforeOnset(ivs, spikes, lat, fails, spans, gap, o.LatencyMADFactor)
 	epSpikes, epLat, epFails := without(prior, spikes, lat, fails)
 	var eps []Episode
 	for k, sp := range spans {
@@ -725,14 +725,25 @@ func without(prior, spikes []bool, lat []float64, fails []int) ([]bool, []float6
 // (effect before cause, issue 30.10), and the whole run stays a spike
 // outside episodes. A run that begins in the interval just before an
 // episode is still its (the stall can begin there before it crosses a
-// threshold). A run that begins in an episode or within gap after it is
-// not marked, however many later episodes it runs into: each of its
-// intervals counts for the nearest episode, as any spike interval does
-// (spikesOutside), so a slowdown a stall began and a stall soon after
-// aggravated counts for both (TestSpikeDoesNotBridgeEpisodes). nil when
-// no run is so marked.
-func beforeOnset(ivs []ival, spikes []bool, spans [][2]int, gap time.Duration) []bool {
+// threshold). A run that begins in an episode or within gap after it
+// counts for the episodes it runs into, as any spike interval does
+// (spikesOutside), but a later episode whose stall rose two or more
+// intervals into the run gets its part only if that stall made the
+// slowdown worse (unaggravated): a slowdown a stall began and a stall
+// soon after aggravated counts for both (TestSpikeDoesNotBridgeEpisodes),
+// one that merely went on through the later stall counts for the first.
+// madFactor is Options.LatencyMADFactor. nil when no interval is so
+// marked.
+func beforeOnset(ivs []ival, spikes []bool, lat []float64, fails []int, spans [][2]int, gap time.Duration, madFactor float64) []bool {
 	var prior []bool
+	mark := func(is ...int) {
+		if prior == nil {
+			prior = make([]bool, len(spikes))
+		}
+		for _, i := range is {
+			prior[i] = true
+		}
+	}
 	for r0 := 0; r0 < len(spikes); r0++ {
 		if !spikes[r0] {
 			continue
@@ -742,16 +753,92 @@ func beforeOnset(ivs []ival, spikes []bool, spans [][2]int, gap time.Duration) [
 			r1++
 		}
 		if runBeforeOnset(ivs, r0, r1, spans, gap) {
-			if prior == nil {
-				prior = make([]bool, len(spikes))
-			}
 			for i := r0; i <= r1; i++ {
-				prior[i] = true
+				mark(i)
 			}
+		} else {
+			mark(unaggravated(ivs, lat, fails, r0, r1, spans, gap, madFactor)...)
 		}
 		r0 = r1
 	}
 	return prior
+}
+
+// unaggravated returns the intervals of the spike run r0..r1 that would
+// count for a later episode (nearestEpisode) whose stall rose two or more
+// intervals into the run, when that stall did not make the slowdown
+// worse: neither a latency above the run's own level before it (above
+// its peak there, and above its median by more than madFactor robust
+// standard deviations, the spike detector's own rule) nor more failed
+// requests in an interval. The run's level before the stall is read from
+// its intervals outside every episode; a run that went from one episode
+// straight into the next has none, and its intervals are left to the
+// nearest episode, as before.
+func unaggravated(ivs []ival, lat []float64, fails []int, r0, r1 int, spans [][2]int, gap time.Duration, madFactor float64) []int {
+	var out []int
+	for k, sp := range spans {
+		onset := sp[0] - 1 // the interval just before may hold the stall's start
+		if onset < r0+1 || onset > r1 {
+			continue // the run began with it, or never reached it
+		}
+		var pre []float64
+		preFail, outside := 0, 0
+		for i := r0; i < onset; i++ {
+			if inSpans(i, spans) {
+				continue
+			}
+			outside++
+			preFail = max(preFail, fails[i])
+			if !math.IsNaN(lat[i]) {
+				pre = append(pre, lat[i])
+			}
+		}
+		if outside == 0 {
+			continue
+		}
+		var part []int
+		peak, failPeak := math.NaN(), 0
+		for i := onset; i <= r1; i++ {
+			if near, _ := nearestEpisode(ivs, i, spans, gap); near != k {
+				continue
+			}
+			part = append(part, i)
+			failPeak = max(failPeak, fails[i])
+			if !math.IsNaN(lat[i]) && !(lat[i] <= peak) {
+				peak = lat[i]
+			}
+		}
+		if !worse(pre, preFail, peak, failPeak, madFactor) {
+			out = append(out, part...)
+		}
+	}
+	return out
+}
+
+// worse reports whether a slowdown's part in a later stall (its peak
+// latency in ns, NaN for none, and most failures in an interval) is
+// worse than its level before it (pre, the latencies, and preFail).
+func worse(pre []float64, preFail int, peak float64, failPeak int, madFactor float64) bool {
+	switch {
+	case failPeak > preFail:
+		return true
+	case math.IsNaN(peak):
+		return false
+	case len(pre) == 0:
+		return true // latency where before there were only failures
+	}
+	med, mad := medMAD(pre)
+	return peak > slices.Max(pre) && peak-med > madFactor*madScale*mad
+}
+
+// inSpans reports whether interval i is in one of the episodes spans.
+func inSpans(i int, spans [][2]int) bool {
+	for _, sp := range spans {
+		if i >= sp[0] && i <= sp[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // runBeforeOnset reports whether the spike run r0..r1 began two or more

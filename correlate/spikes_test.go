@@ -140,3 +140,51 @@ func TestSlowdownUnderWayBeforeStallIsNotItsEffect(t *testing.T) {
 		t.Errorf("episode at %s: spike %v from %s, want its spike from 12:19:50", e.Start.Format("15:04:05"), e.Spike, e.SpikeStart.Format("15:04:05"))
 	}
 }
+
+// TestSlowdownGoingOnThroughLaterStall (issue 30.10, the case a run that
+// began with an earlier episode left open): a slowdown that a stall
+// began, and that went on at the same level for three intervals after
+// it, through a second stall, is not the second stall's effect: its part
+// in the second episode is a spike outside episodes, and that episode no
+// spike episode. When the second stall makes it worse, it is that
+// episode's too (TestSpikeDoesNotBridgeEpisodes, with a bridge).
+func TestSlowdownGoingOnThroughLaterStall(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		second time.Duration // the latency in the second stall
+		spike  bool
+	}{
+		{"same level", 1500 * time.Millisecond, false},
+		{"worse", 3 * time.Second, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := synth{interval: 10 * time.Second, dur: 30 * time.Minute, bursts: []burst{
+				{at: at("12:10:00"), dur: 30 * time.Second, comm: "dd", pid: 1001, writeBps: 60 * mib, latency: 2 * time.Second},
+				// Slow on, calm kernel signals, 12:10:30-12:11:10.
+				{at: at("12:10:30"), dur: 40 * time.Second, noSignal: true, latency: 1500 * time.Millisecond},
+				{at: at("12:11:10"), dur: 30 * time.Second, comm: "dd", pid: 1002, writeBps: 60 * mib, latency: tc.second},
+			}}
+			r := Analyze(s.build(t), Options{})
+			if len(r.Episodes) != 2 {
+				t.Fatalf("%d episodes, want 2", len(r.Episodes))
+			}
+			if e := r.Episodes[0]; !e.Spike || e.LatencyPeak != 2*time.Second {
+				t.Errorf("first episode: spike %v, latency peak %s; want its spike of 2s", e.Spike, e.LatencyPeak)
+			}
+			e := r.Episodes[1]
+			if e.Spike != tc.spike {
+				t.Errorf("second episode at %s: spike %v from %s, want %v", e.Start.Format("15:04:05"), e.Spike, e.SpikeStart.Format("15:04:05"), tc.spike)
+			}
+			// 12:10:50-12:11:00 is a spike outside episodes either way (20 s
+			// after the first, before the interval just before the second);
+			// without the second stall's part, it runs to that part's end.
+			want := [2]time.Time{at("12:10:50"), at("12:11:00")}
+			if !tc.spike {
+				want[1] = at("12:11:40")
+			}
+			if len(r.LoneSpikes) != 1 || !r.LoneSpikes[0].Start.Equal(want[0]) || !r.LoneSpikes[0].End.Equal(want[1]) {
+				t.Errorf("spikes outside episodes %+v, want one from %s to %s", r.LoneSpikes, want[0].Format("15:04:05"), want[1].Format("15:04:05"))
+			}
+		})
+	}
+}
