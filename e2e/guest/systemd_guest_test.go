@@ -134,8 +134,8 @@ echo o > /proc/sysrq-trigger
 // LAST and, as its own projection from the unit files, systemd's NEXT.
 func TestSystemdGuestFiresPCPTimers(t *testing.T) {
 	testenv.RequireRoot(t, "a user-mode Linux guest booting the host's systemd over a read-only view of its root")
-	// Its own guest and assertions on it only, the guest at idle CPU and
-	// I/O priority: beside every other e2e test (testenv.Aside), from
+	// Its own guest and assertions on it only, the guest at the lowest CPU
+	// and I/O priority (nice 19, ionice idle): beside every other e2e test (testenv.Aside), from
 	// the suite's start, instead of after them on its critical path.
 	testenv.Aside(t)
 	const pollFor = 420 // s after the boot: watch's start and two periods, with room

@@ -84,8 +84,9 @@ func Shared(t testing.TB) {
 // Aside marks a test that runs beside every other end-to-end test, whatever
 // lock they hold: it takes no e2e lock (Exclusive is a no-op in it and its
 // subtests), and the UML guest it boots — the one kind of test this is
-// for — holds only the UML lock and runs at idle CPU and I/O priority
-// (SCHED_IDLE, ionice idle), so it gets only the CPU the others leave.
+// for — holds only the UML lock and runs at the lowest CPU and I/O
+// priority (nice 19, ionice idle), so it gets little of the CPU the
+// others want (1/68 of a test's share) and only the disk time they leave.
 // Fit for a guest that reads nothing of the host's (its own kernel, its
 // own systemd), whose RAM is shmem and whose writes stay in its tmpfs
 // and its small output directory: what other tests measure — the host's
