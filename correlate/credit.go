@@ -234,12 +234,12 @@ type jobRun struct {
 	job    *timers.Job
 	own    *owner
 	procs  []*proc
-	bytes  []uint64    // per episode
-	unk    []uint64    // per episode: the part of bytes whose cgroup was not recorded
-	out    []uint64    // per episode: its processes' I/O outside the cgroup scope
-	mem    []uint64    // per episode: RSS growth of its processes
-	first  []time.Time // per episode: its first exec in or just before it, zero if none
-	procIn [][]ProcActivity
+	bytes  []uint64     // per episode
+	unk    []uint64     // per episode: the part of bytes whose cgroup was not recorded
+	out    []uint64     // per episode: its processes' I/O outside the cgroup scope
+	mem    []uint64     // per episode: RSS growth of its processes
+	first  []time.Time  // per episode: its first exec in or just before it, zero if none
+	procIn [][]procPart // per episode: its processes there
 	// chainRefuted counts the episodes in which its I/O met the
 	// correlation bar but the traced chain judged it had cost the victim
 	// too little; chainAdded and chainCost sum its chain there.
@@ -505,7 +505,7 @@ func (mc *modelCtx) jobActivity(j *timers.Job) *jobRun {
 		}
 	}
 	n := len(mc.res.Episodes)
-	r.bytes, r.unk, r.out, r.mem, r.first, r.procIn = make([]uint64, n), make([]uint64, n), make([]uint64, n), make([]uint64, n), make([]time.Time, n), make([][]ProcActivity, n)
+	r.bytes, r.unk, r.out, r.mem, r.first, r.procIn = make([]uint64, n), make([]uint64, n), make([]uint64, n), make([]uint64, n), make([]time.Time, n), make([][]procPart, n)
 	for i := range mc.res.Episodes {
 		e := &mc.res.Episodes[i]
 		for k, pa := range mc.sr.parts[e.Start] {
@@ -545,7 +545,7 @@ func (mc *modelCtx) jobActivity(j *timers.Job) *jobRun {
 					pa.StartedBy = append([]string{p.label()}, t.StartedBy...)
 				}
 			}
-			r.procIn[i] = append(r.procIn[i], pa.ProcActivity)
+			r.procIn[i] = append(r.procIn[i], pa)
 		}
 	}
 	return r
@@ -1069,13 +1069,13 @@ func jobProcesses(r *jobRun, episodes []int) ([]ProcActivity, uint64) {
 			}
 			a.ReadBytes += pa.ReadBytes
 			a.WriteBytes += pa.WriteBytes
-			a.PIDs = addPID(a.PIDs, pa)
+			a.ProcIDs = addPart(a.ProcIDs, &pa)
 			total += pa.Bytes()
 		}
 	}
 	var out []ProcActivity
 	for _, a := range byProg {
-		slices.Sort(a.PIDs)
+		a.PIDs = sortProcs(a.ProcIDs)
 		out = append(out, *a)
 	}
 	slices.SortFunc(out, func(a, b ProcActivity) int {
@@ -1087,14 +1087,43 @@ func jobProcesses(r *jobRun, episodes []int) ([]ProcActivity, uint64) {
 	return out, total
 }
 
-// addPID adds pa's process to pids once: its PID, or for a row of
+// addPart adds pa's process to ids once (addProc), or for a row of
 // reaped children (no PID of their own) none, as their parent is the
 // job's own process and is listed by its own row.
-func addPID(pids []int, pa ProcActivity) []int {
-	if pa.Reaped || pa.PID <= 0 || slices.Contains(pids, pa.PID) {
-		return pids
+func addPart(ids []ProcID, pa *procPart) []ProcID {
+	if pa.Reaped || pa.PID <= 0 {
+		return ids
 	}
-	return append(pids, pa.PID)
+	return addProc(ids, ProcID{PID: pa.PID, StartTicks: pa.start})
+}
+
+// addProc adds id to ids once, by PID and start time. A sighting without
+// a start time is the process of its PID already listed (and gives its
+// start time to one listed without), as the recording's process table
+// matches them.
+func addProc(ids []ProcID, id ProcID) []ProcID {
+	for k := range ids {
+		if ids[k].Is(id.PID, id.StartTicks) {
+			ids[k].StartTicks = max(ids[k].StartTicks, id.StartTicks)
+			return ids
+		}
+	}
+	return append(ids, id)
+}
+
+// sortProcs sorts ids by PID, then start time, and returns their PIDs,
+// each once ([ProcActivity.PIDs]).
+func sortProcs(ids []ProcID) []int {
+	slices.SortFunc(ids, func(a, b ProcID) int {
+		return cmp.Or(cmp.Compare(a.PID, b.PID), cmp.Compare(a.StartTicks, b.StartTicks))
+	})
+	var pids []int
+	for _, id := range ids {
+		if n := len(pids); n == 0 || pids[n-1] != id.PID {
+			pids = append(pids, id.PID)
+		}
+	}
+	return pids
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

@@ -138,8 +138,8 @@ type recurPattern struct {
 	epUnk   map[int]uint64
 	epIO    map[int]ProcActivity
 	epRuns  map[int]map[*run]uint64
-	// epPIDs are the processes that did its I/O in each episode.
-	epPIDs map[int][]int
+	// epProcs are the processes that did its I/O in each episode.
+	epProcs map[int][]ProcID
 	// rep is its representative (the run that did the most of the
 	// credited bytes), roots the runs that did I/O in its credited
 	// episodes, procs every recorded process of the pattern.
@@ -214,13 +214,13 @@ func (mc *modelCtx) patternIO(i int, progs map[string]*recurPattern) (map[string
 		}
 		a := progs[key]
 		if a == nil {
-			a = &recurPattern{key: key, program: pa.Program, eps: map[int]bool{}, epBytes: map[int]uint64{}, epUnk: map[int]uint64{}, epIO: map[int]ProcActivity{}, epRuns: map[int]map[*run]uint64{}, epPIDs: map[int][]int{}}
+			a = &recurPattern{key: key, program: pa.Program, eps: map[int]bool{}, epBytes: map[int]uint64{}, epUnk: map[int]uint64{}, epIO: map[int]ProcActivity{}, epRuns: map[int]map[*run]uint64{}, epProcs: map[int][]ProcID{}}
 			if ru != nil {
 				a.program = ru.program
 			}
 			progs[key] = a
 		}
-		a.epPIDs[i] = addPID(a.epPIDs[i], pa.ProcActivity)
+		a.epProcs[i] = addPart(a.epProcs[i], &pa)
 		if ru != nil {
 			if a.epRuns[i] == nil {
 				a.epRuns[i] = map[*run]uint64{}
@@ -235,7 +235,7 @@ func (mc *modelCtx) patternIO(i int, progs map[string]*recurPattern) (map[string
 // runs and its representative, the run that did the most of the
 // credited bytes.
 func (mc *modelCtx) sumPattern(a *recurPattern, scan []int) {
-	a.rep.ReadBytes, a.rep.WriteBytes, a.shares, a.rep.PIDs = 0, 0, a.shares[:0], nil
+	a.rep.ReadBytes, a.rep.WriteBytes, a.shares, a.rep.PIDs, a.rep.ProcIDs = 0, 0, a.shares[:0], nil, nil
 	byRun := map[*run]uint64{}
 	for _, i := range scan {
 		if !a.eps[i] {
@@ -245,17 +245,15 @@ func (mc *modelCtx) sumPattern(a *recurPattern, scan []int) {
 		x := a.epIO[i]
 		a.rep.ReadBytes += x.ReadBytes
 		a.rep.WriteBytes += x.WriteBytes
-		for _, pid := range a.epPIDs[i] {
-			if !slices.Contains(a.rep.PIDs, pid) {
-				a.rep.PIDs = append(a.rep.PIDs, pid)
-			}
+		for _, id := range a.epProcs[i] {
+			a.rep.ProcIDs = addProc(a.rep.ProcIDs, id)
 		}
 		a.shares = append(a.shares, float64(x.Bytes())/float64(e.scopeBytes()))
 		for ru, b := range a.epRuns[i] {
 			byRun[ru] += b
 		}
 	}
-	slices.Sort(a.rep.PIDs)
+	a.rep.PIDs = sortProcs(a.rep.ProcIDs)
 	a.roots = len(runRoots(byRun))
 	mc.represent(&a.rep, a.program, bestRun(byRun))
 }

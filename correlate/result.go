@@ -170,9 +170,14 @@ type ProcActivity struct {
 	// row sums, sorted: the culprit's own processes, by PID, so a list
 	// of every process on the host (watch's end summary) marks these and
 	// not another tenant's process of the same name.
-	PIDs []int  `json:"pids,omitempty"`
-	PPID int    `json:"ppid,omitempty"`
-	Comm string `json:"comm"`
+	PIDs []int `json:"pids,omitempty"`
+	// ProcIDs are the same processes by identity, PID and start time,
+	// sorted: a PID is reused in a long recording, and the later,
+	// unrelated process with the culprit's old PID is not the culprit's.
+	// A process whose start time was not recorded has StartTicks 0.
+	ProcIDs []ProcID `json:"proc_ids,omitempty"`
+	PPID    int      `json:"ppid,omitempty"`
+	Comm    string   `json:"comm"`
 	// Program names the process by what it runs: the base name of
 	// argv[0], or for an interpreter (python3, sh, perl …) the script it
 	// runs ("python3 pressure.py" → "pressure.py"); Comm when the command
@@ -203,6 +208,23 @@ type ProcActivity struct {
 	// the parent's record.ProcIO.DeltaReaped*Bytes. They count as the
 	// parent's job's, as they ran in its unit, cgroup and lineage.
 	Reaped bool `json:"reaped,omitempty"`
+}
+
+// ProcID is a process by identity: its PID and its start time, which
+// tell apart the processes that had the same PID in turn.
+type ProcID struct {
+	PID int `json:"pid"`
+	// StartTicks is when it started, in clock ticks after boot
+	// (/proc/PID/stat field 22, record.ProcIO.StartTicks); 0 when not
+	// recorded (older recordings, events without it).
+	StartTicks uint64 `json:"start_ticks,omitempty"`
+}
+
+// Is reports whether the process pid that started at start (0: unknown)
+// is id: the same PID and, where both start times are known, the same
+// start. Where either is unknown the PID alone decides.
+func (id ProcID) Is(pid int, start uint64) bool {
+	return id.PID == pid && (id.StartTicks == 0 || start == 0 || id.StartTicks == start)
 }
 
 // procPart is one process's activity in an episode, with what the model

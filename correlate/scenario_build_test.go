@@ -62,6 +62,17 @@ type sproc struct {
 	rssAt func(t time.Duration) float64
 	// reads: its I/O is reads (disk reads), not writes.
 	reads bool
+	// start is its start time in clock ticks (/proc/PID/stat field 22);
+	// 0: its PID, so that a PID reused in a scenario needs one.
+	start uint64
+}
+
+// startTicks is p's recorded start time.
+func (p *sproc) startTicks() uint64 {
+	if p.start != 0 {
+		return p.start
+	}
+	return uint64(p.pid)
 }
 
 // every returns a rate function: rate bps for dur starting at each of
@@ -97,7 +108,7 @@ func (s scenario) build() *record.Recording {
 	rec.Header.Victim = s.victim
 	rec.Header.Collectors = []record.CollectorStatus{{Name: "psi", Available: true}, {Name: "procs", Available: !s.noProcs}}
 	var someUS, cgUS, diskWr, refault, cgRefault float64
-	life := map[int]float64{} // bytes written so far, per process
+	life := map[int]float64{} // bytes written so far, per process (its index: a PID can be reused)
 	described := map[int]bool{}
 	byPID := map[int]sproc{}
 	for _, p := range s.procs {
@@ -127,7 +138,7 @@ func (s scenario) build() *record.Recording {
 				cgRefault += s.cgRefault(t) * dt
 			}
 		}
-		for _, p := range s.procs {
+		for j, p := range s.procs {
 			to := p.to
 			if to == 0 {
 				to = s.dur + time.Hour
@@ -154,12 +165,12 @@ func (s scenario) build() *record.Recording {
 						d += p.bps(tt) * dt / float64(steps)
 					}
 				}
-				life[p.pid] += d
+				life[j] += d
 				diskWr += d
 				hidden := p.hideAfter > 0 && off > p.hideAfter
 				if d > 0 && !hidden && !s.noProcs {
-					pio := record.ProcIO{PID: p.pid, PPID: p.ppid, StartTicks: uint64(p.pid), Comm: p.comm,
-						Cmdline: p.cmdline, Unit: p.unit, Cgroup: p.cgroup, WriteBytes: uint64(life[p.pid]), DeltaWriteBytes: uint64(d)}
+					pio := record.ProcIO{PID: p.pid, PPID: p.ppid, StartTicks: p.startTicks(), Comm: p.comm,
+						Cmdline: p.cmdline, Unit: p.unit, Cgroup: p.cgroup, WriteBytes: uint64(life[j]), DeltaWriteBytes: uint64(d)}
 					if p.reads {
 						pio.ReadBytes, pio.DeltaReadBytes, pio.WriteBytes, pio.DeltaWriteBytes = pio.WriteBytes, pio.DeltaWriteBytes, 0, 0
 					}
@@ -168,14 +179,14 @@ func (s scenario) build() *record.Recording {
 			}
 			if i > 0 && to > prev && to <= off && p.to > 0 {
 				smp.Events = append(smp.Events, record.Event{Kind: process.Exit, Time: s.start.Add(to), Source: "connector",
-					PID: p.pid, PPID: p.ppid, Comm: p.comm, Cmdline: p.cmdline, Unit: p.unit, WriteBytes: uint64(life[p.pid])})
+					PID: p.pid, PPID: p.ppid, Comm: p.comm, Cmdline: p.cmdline, Unit: p.unit, WriteBytes: uint64(life[j])})
 			}
 			rss := p.rss
 			if p.rssAt != nil {
 				rss = uint64(p.rssAt(off))
 			}
 			if alive && rss > 0 && !s.noProcs {
-				smp.RSS = append(smp.RSS, record.ProcRSS{PID: p.pid, StartTicks: uint64(p.pid), Comm: p.comm, AnonBytes: rss, Cgroup: p.cgroup})
+				smp.RSS = append(smp.RSS, record.ProcRSS{PID: p.pid, StartTicks: p.startTicks(), Comm: p.comm, AnonBytes: rss, Cgroup: p.cgroup})
 			}
 		}
 		if s.noProcs {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/memdiag/memdiag/record"
 	"github.com/memdiag/memdiag/timers"
 )
@@ -373,6 +374,61 @@ func TestCulpritProcessPIDs(t *testing.T) {
 		want := []int{4200, 4201, 4202, 4203, 4204, 4205}
 		if len(ps) != 1 || !slices.Equal(ps[0].PIDs, want) {
 			t.Errorf("processes %+v; want pressure.py with PIDs %v (not periodic.sh 4100)", ps, want)
+		}
+	})
+}
+
+// Issue 30 item 12: a culprit's processes carry their start times beside
+// their PIDs, for a PID is reused in a long recording. Each of mdjob's
+// runs started at tick 50000+k, and PID 1003, once mdjob's fourth run,
+// is reused 30 s after that run ended by another tenant's dd (start tick
+// 90000), which writes to the end: the culprit's row lists (1003, 50003),
+// never (1003, 90000). pressure.py's runs carry theirs (70000+k).
+func TestCulpritProcessStartTicks(t *testing.T) {
+	t.Run("job", func(t *testing.T) {
+		sc := cgroupScopeScenario()
+		var want []ProcID
+		for i := range sc.procs {
+			if p := &sc.procs[i]; p.comm == "mdjob.sh" {
+				p.start = 50000 + uint64(p.pid-1000)
+				want = append(want, ProcID{PID: p.pid, StartTicks: p.start})
+			}
+		}
+		ats := offs(time.Minute, 9, 10*time.Second)
+		sc.procs = append(sc.procs, sproc{pid: 1003, ppid: 1, start: 90000, comm: "dd", cmdline: "dd if=/dev/zero of=/srv/fill", unit: "tenant.service",
+			cgroup: "/system.slice/tenant.service", from: ats[3] + 35*time.Second, bps: steady(2 * mib)})
+		res := Analyze(sc.build(), Options{Project: timers.Project})
+		if len(res.Culprits) == 0 || res.Culprits[0].Name != "mdjob.timer" {
+			t.Fatalf("culprits %v; want mdjob.timer", names(res))
+		}
+		ps := res.Culprits[0].Processes
+		if len(ps) != 1 {
+			t.Fatalf("processes %+v; want one row, mdjob.sh", ps)
+		}
+		if diff := cmp.Diff(want, ps[0].ProcIDs); diff != "" {
+			t.Errorf("mdjob.sh's processes (-want +got):\n%s", diff)
+		}
+		if wantPIDs := []int{1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008}; !slices.Equal(ps[0].PIDs, wantPIDs) {
+			t.Errorf("PIDs %v; want %v", ps[0].PIDs, wantPIDs)
+		}
+	})
+	t.Run("process", func(t *testing.T) {
+		sc := interpreterScenario()
+		var want []ProcID
+		for i := range sc.procs {
+			if p := &sc.procs[i]; p.comm == "python3" {
+				p.start = 70000 + uint64(p.pid-4200)
+				want = append(want, ProcID{PID: p.pid, StartTicks: p.start})
+			}
+		}
+		res := Analyze(sc.build(), Options{Project: timers.Project})
+		if len(res.Culprits) == 0 || res.Culprits[0].Name != "pressure.py" {
+			t.Fatalf("culprits %v; want pressure.py", names(res))
+		}
+		if ps := res.Culprits[0].Processes; len(ps) != 1 {
+			t.Fatalf("processes %+v; want pressure.py", ps)
+		} else if diff := cmp.Diff(want, ps[0].ProcIDs); diff != "" {
+			t.Errorf("pressure.py's processes (-want +got):\n%s", diff)
 		}
 	})
 }

@@ -348,9 +348,33 @@ func TestSummaryExitEvents(t *testing.T) {
 		{Kind: "exit", PID: 12, Comm: "old", WriteBytes: 1 << 30},
 	}})
 	got := sm.TopWriters(5)
-	want := []ProcTotal{{PID: 11, Comm: "child", Unit: "x.service", WriteBytes: 8 << 20}, {PID: 10, Comm: "job", WriteBytes: 5 << 20}}
+	want := []ProcTotal{{PID: 11, Comm: "child", Unit: "x.service", WriteBytes: 8 << 20}, {PID: 10, StartTicks: 5, Comm: "job", WriteBytes: 5 << 20}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("TopWriters (-want +got):\n%s", diff)
+	}
+}
+
+// TestSummaryPIDReuse (issue 30 item 12): a process is its PID and start
+// time. backup (PID 20, start 100) wrote 1 MiB and exited; a later
+// process given PID 20 (start 300) started, wrote 4 MiB between two
+// samples and exited. They are two totals, each with its start time,
+// and the later one's exit record is not added to backup's.
+func TestSummaryPIDReuse(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	sm := NewSummary(&Header{PageSize: 4096})
+	sm.Add(&Sample{Time: t0})
+	sm.Add(&Sample{Time: t0.Add(time.Second), Procs: []ProcIO{{PID: 20, StartTicks: 100, Comm: "backup", Unit: "backup.service", DeltaWriteBytes: 1 << 20}}})
+	sm.Add(&Sample{Time: t0.Add(2 * time.Second), Events: []Event{
+		{Kind: "exit", PID: 20, StartTicks: 100, Comm: "backup", Unit: "backup.service", WriteBytes: 1 << 20},
+		{Kind: "exec", PID: 20, StartTicks: 300, Comm: "dd"},
+		{Kind: "exit", PID: 20, StartTicks: 300, Comm: "dd", Unit: "tenant.service", WriteBytes: 4 << 20},
+	}})
+	want := []ProcTotal{
+		{PID: 20, StartTicks: 300, Comm: "dd", Unit: "tenant.service", WriteBytes: 4 << 20},
+		{PID: 20, StartTicks: 100, Comm: "backup", Unit: "backup.service", WriteBytes: 1 << 20},
+	}
+	if diff := cmp.Diff(want, sm.TopIO(-1)); diff != "" {
+		t.Errorf("TopIO (-want +got):\n%s", diff)
 	}
 }
 

@@ -45,7 +45,11 @@ type Summary struct {
 // Both are the process's own I/O: what its reaped children did is not
 // in them (diskio splits it off; see [Summary.UnseenChildren]).
 type ProcTotal struct {
-	PID        int
+	PID int
+	// StartTicks is when the process started, in clock ticks after boot
+	// (/proc/PID/stat field 22): with PID, who it is, as a PID is reused
+	// in a long run. 0 when its rows and exit record did not carry it.
+	StartTicks uint64
 	Comm       string
 	Unit       string
 	ReadBytes  uint64
@@ -101,13 +105,15 @@ func (sm *Summary) Add(s *Sample) {
 				continue // its life-time totals include I/O before the recording
 			}
 			delete(sm.started, e.PID)
+			// Its latest row, unless that was an earlier process of
+			// its PID: the exit record's start time says which.
 			k, ok := sm.lastKey[e.PID]
-			if !ok {
+			if !ok || (e.StartTicks != 0 && k.start != 0 && k.start != e.StartTicks) {
 				k = procKey{e.PID, e.StartTicks}
 			}
 			w := sm.writers[k]
 			if w == nil {
-				w = &ProcTotal{PID: e.PID, Comm: e.Comm, Unit: e.Unit}
+				w = &ProcTotal{PID: e.PID, StartTicks: k.start, Comm: e.Comm, Unit: e.Unit}
 				sm.writers[k] = w
 			}
 			if e.ReadBytes > w.ReadBytes {
@@ -189,11 +195,11 @@ func (sm *Summary) UnseenChildren(n int) []ProcTotal {
 }
 
 // addTotal adds read and written bytes to p's total in m under k,
-// starting it with p's PID, comm and unit.
+// starting it with k's PID and start time and p's comm and unit.
 func addTotal(m map[procKey]*ProcTotal, k procKey, p *ProcIO, read, written uint64) {
 	t := m[k]
 	if t == nil {
-		t = &ProcTotal{PID: p.PID, Comm: p.Comm, Unit: p.Unit}
+		t = &ProcTotal{PID: p.PID, StartTicks: k.start, Comm: p.Comm, Unit: p.Unit}
 		m[k] = t
 	}
 	t.ReadBytes += read

@@ -339,12 +339,14 @@ type SummaryOptions struct {
 	// TopN is how many processes the I/O list keeps.
 	TopN int
 	// Culprit is the job the verdict names first ("" for none), and
-	// CulpritPIDs its own processes (correlate.ProcActivity.PIDs of its
-	// rows): they lead the I/O list, marked. A process is the culprit's
-	// by its PID only: another tenant's dd, or one outside the analysed
-	// group, has the same name and is not.
-	Culprit     string
-	CulpritPIDs []int
+	// CulpritProcs its own processes (correlate.ProcActivity.ProcIDs of
+	// its rows): they lead the I/O list, marked. A process is the
+	// culprit's by its PID and start time, not its name: another
+	// tenant's dd, or one outside the analysed group, has the same name
+	// and is not; nor is a later process given the culprit's old PID.
+	// Where either start time is unknown (0), the PID alone decides.
+	Culprit      string
+	CulpritProcs []correlate.ProcID
 	// Width is the terminal's width in columns (0: unknown, 80 assumed):
 	// the process list narrows its UNIT, then PROCESS column to fit it.
 	Width int
@@ -359,8 +361,19 @@ func (o *SummaryOptions) SetCulprit(res *correlate.Result) {
 	c := res.Culprits[0]
 	o.Culprit = c.Name
 	for _, p := range c.Processes {
-		o.CulpritPIDs = append(o.CulpritPIDs, p.PIDs...)
+		if len(p.ProcIDs) > 0 {
+			o.CulpritProcs = append(o.CulpritProcs, p.ProcIDs...)
+			continue
+		}
+		for _, pid := range p.PIDs { // a result without start times
+			o.CulpritProcs = append(o.CulpritProcs, correlate.ProcID{PID: pid})
+		}
 	}
+}
+
+// culpritOwns reports whether p is one of the culprit's processes.
+func (o *SummaryOptions) culpritOwns(p *record.ProcTotal) bool {
+	return slices.ContainsFunc(o.CulpritProcs, func(id correlate.ProcID) bool { return id.Is(p.PID, p.StartTicks) })
 }
 
 // WriteSummaryWith prints the end-of-run summary of `memdiag watch`: PSI,
@@ -417,7 +430,7 @@ func WriteSummaryWith(w io.Writer, sm *record.Summary, path string, o SummaryOpt
 			unit = "-"
 		}
 		mark := ""
-		if slices.Contains(o.CulpritPIDs, p.PID) {
+		if o.culpritOwns(&p) {
 			mark = " *"
 		}
 		fmt.Fprintf(w, "    %-*s %7d %-*s %10s %10s%s\n", commW, runewidth.FillRight(runewidth.Truncate(p.Comm, commW, "…"), commW), p.PID,
@@ -468,7 +481,7 @@ func writeUnseenChildren(w io.Writer, kids []record.ProcTotal) {
 func topIO(all []record.ProcTotal, o SummaryOptions) []record.ProcTotal {
 	var first, rest []record.ProcTotal
 	for _, p := range all {
-		if slices.Contains(o.CulpritPIDs, p.PID) {
+		if o.culpritOwns(&p) {
 			first = append(first, p)
 		} else {
 			rest = append(rest, p)

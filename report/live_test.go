@@ -8,6 +8,7 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
+	"github.com/memdiag/memdiag/correlate"
 	"github.com/memdiag/memdiag/process"
 	"github.com/memdiag/memdiag/record"
 )
@@ -160,7 +161,7 @@ func TestSummaryByTotalIO(t *testing.T) {
 	}
 
 	b.Reset()
-	WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 2, Culprit: "logrotate.timer", CulpritPIDs: []int{12}})
+	WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 2, Culprit: "logrotate.timer", CulpritProcs: []correlate.ProcID{{PID: 12, StartTicks: 1}}})
 	out = b.String()
 	lines := strings.Split(out, "\n")
 	var procs []string
@@ -271,7 +272,7 @@ func TestSummaryNarrow(t *testing.T) {
 	}})
 	for _, width := range []int{60, 0} {
 		var b bytes.Buffer
-		WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 5, Width: width, Culprit: "logrotate.timer", CulpritPIDs: []int{12}})
+		WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 5, Width: width, Culprit: "logrotate.timer", CulpritProcs: []correlate.ProcID{{PID: 12, StartTicks: 1}}})
 		max, rows := 70, 0
 		if width > 0 {
 			max = width
@@ -324,7 +325,7 @@ func TestSummaryStarsCulpritByPID(t *testing.T) {
 		{PID: 41, StartTicks: 1, Comm: "python3", Unit: "other.service", DeltaReadBytes: 500 << 20},
 	}})
 	var b bytes.Buffer
-	WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 5, Culprit: "mdjob.timer", CulpritPIDs: []int{20, 21}})
+	WriteSummaryWith(&b, sm, "run.jsonl", SummaryOptions{TopN: 5, Culprit: "mdjob.timer", CulpritProcs: []correlate.ProcID{{PID: 20, StartTicks: 1}, {PID: 21, StartTicks: 1}}})
 	var rows []string
 	for _, l := range strings.Split(b.String(), "\n") {
 		if f := strings.Fields(l); len(f) > 2 && (f[0] == "dd" || f[0] == "python3") {
