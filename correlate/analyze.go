@@ -66,7 +66,7 @@ func (sr *Series) Analyze(opts Options) Result {
 	o.Require = requireSignals(&res, o)
 	res.Require = o.Require
 	res.Warnings = append(res.Warnings, sr.suspectPSI()...)
-	eps, lone := buildEpisodes(sr, ivs, raised, spikes, lat, fails, res.Interval, o, res.Baselines)
+	eps, lone := buildEpisodes(sr, ivs, raised, spikes, sums, lat, fails, res.Interval, o, res.Baselines)
 	res.Episodes, res.LoneSpikes = splitSpikes(eps, lone, o)
 	if len(o.Require) > 0 {
 		res.IOBursts = ioBursts(sr, ivs, raised, lat, res.Interval, o, res.Baselines, res.Episodes)
@@ -646,7 +646,7 @@ func summaryTotals(t *Totals, ivs []ival, sums []*latency.Summary) {
 // spike in an episode or within the gap of one marks that episode a
 // spike episode; any other run of spike intervals is a spike outside
 // episodes.
-func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
+func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool, sums []*latency.Summary,
 	lat []float64, fails []int, step time.Duration, o Options, baselines map[Signal]float64) ([]Episode, []Spike) {
 	gap := o.GapTolerance
 	switch {
@@ -691,7 +691,7 @@ func buildEpisodes(sr *Series, ivs []ival, raised [][]Signal, spikes []bool,
 	// A slowdown under way before the stall is not its effect, not even
 	// the part inside it: the episodes see neither its spike intervals
 	// nor their latency and failures.
-	prior := beforeOnset(ivs, spikes, lat, fails, spans, gap, o.LatencyMADFactor)
+	prior := beforeOnset(ivs, spikes, lat, sums, spans, gap, o)
 	epSpikes, epLat, epFails := without(prior, spikes, lat, fails)
 	var eps []Episode
 	for k, sp := range spans {
@@ -717,33 +717,22 @@ func without(prior, spikes []bool, lat []float64, fails []int) ([]bool, []float6
 	return spikes, lat, fails
 }
 
-// beforeOnset marks the spike intervals of every run (consecutive spike
-// intervals) that began two or more intervals before the first episode
-// it reaches (the interval just before it, or the episode itself), and
-// not in or within gap after an earlier one: the slowdown (or failure
-// burst) was there before the stall rose, so the stall did not cause it
-// (effect before cause, issue 30.10), and the whole run stays a spike
-// outside episodes. A run that begins in the interval just before an
-// episode is still its (the stall can begin there before it crosses a
-// threshold). A run that begins in an episode or within gap after it
-// counts for the episodes it runs into, as any spike interval does
-// (spikesOutside), but a later episode whose stall rose two or more
-// intervals into the run gets its part only if that stall made the
-// slowdown worse (unaggravated): a slowdown a stall began and a stall
-// soon after aggravated counts for both (TestSpikeDoesNotBridgeEpisodes),
-// one that merely went on through the later stall counts for the first.
-// madFactor is Options.LatencyMADFactor. nil when no interval is so
-// marked.
-func beforeOnset(ivs []ival, spikes []bool, lat []float64, fails []int, spans [][2]int, gap time.Duration, madFactor float64) []bool {
+// beforeOnset marks the spike intervals an episode would count but its
+// stall did not cause (effect before cause, issue 30.10): of every run
+// of spike intervals (consecutive), the part that counts for an episode
+// (nearestEpisode) whose stall rose two or more intervals into the run,
+// after intervals of the run that were no episode's — the slowdown or
+// failure burst was under way on its own before that stall — unless the
+// stall made it worse (worse). That part stays a spike outside
+// episodes, with its latency and failures. A run that begins in the
+// interval just before an episode is its (the stall can begin there
+// before it crosses a threshold), and so is one that went from an
+// earlier episode or its recovery straight into it: a slowdown one stall
+// began and the next aggravated counts for both
+// (TestSpikeDoesNotBridgeEpisodes). nil when no interval is so marked.
+func beforeOnset(ivs []ival, spikes []bool, lat []float64, sums []*latency.Summary, spans [][2]int, gap time.Duration, o Options) []bool {
 	var prior []bool
-	mark := func(is ...int) {
-		if prior == nil {
-			prior = make([]bool, len(spikes))
-		}
-		for _, i := range is {
-			prior[i] = true
-		}
-	}
+	shares := failureShares(sums, len(spikes))
 	for r0 := 0; r0 < len(spikes); r0++ {
 		if !spikes[r0] {
 			continue
@@ -752,108 +741,112 @@ func beforeOnset(ivs []ival, spikes []bool, lat []float64, fails []int, spans []
 		for r1+1 < len(spikes) && spikes[r1+1] {
 			r1++
 		}
-		if runBeforeOnset(ivs, r0, r1, spans, gap) {
-			for i := r0; i <= r1; i++ {
-				mark(i)
+		for _, i := range notCaused(ivs, lat, shares, r0, r1, spans, gap, o) {
+			if prior == nil {
+				prior = make([]bool, len(spikes))
 			}
-		} else {
-			mark(unaggravated(ivs, lat, fails, r0, r1, spans, gap, madFactor)...)
+			prior[i] = true
 		}
 		r0 = r1
 	}
 	return prior
 }
 
-// unaggravated returns the intervals of the spike run r0..r1 that would
-// count for a later episode (nearestEpisode) whose stall rose two or more
-// intervals into the run, when that stall did not make the slowdown
-// worse: neither a latency above the run's own level before it (above
-// its peak there, and above its median by more than madFactor robust
-// standard deviations, the spike detector's own rule) nor more failed
-// requests in an interval. The run's level before the stall is read from
-// its intervals outside every episode; a run that went from one episode
-// straight into the next has none, and its intervals are left to the
-// nearest episode, as before.
-func unaggravated(ivs []ival, lat []float64, fails []int, r0, r1 int, spans [][2]int, gap time.Duration, madFactor float64) []int {
+// notCaused returns the intervals of the spike run r0..r1 that count for
+// an episode (nearestEpisode) whose stall rose two or more intervals
+// into the run, when the run had intervals of its own before it (no
+// episode's, not in an earlier one's recovery) and the stall did not
+// make it worse than in those (worse).
+func notCaused(ivs []ival, lat, shares []float64, r0, r1 int, spans [][2]int, gap time.Duration, o Options) []int {
 	var out []int
 	for k, sp := range spans {
 		onset := sp[0] - 1 // the interval just before may hold the stall's start
-		if onset < r0+1 || onset > r1 {
+		if r0 >= onset || onset > r1 {
 			continue // the run began with it, or never reached it
 		}
-		var pre []float64
-		preFail, outside := 0, 0
+		var before level
 		for i := r0; i < onset; i++ {
-			if inSpans(i, spans) {
-				continue
-			}
-			outside++
-			preFail = max(preFail, fails[i])
-			if !math.IsNaN(lat[i]) {
-				pre = append(pre, lat[i])
+			if near, _ := nearestEpisode(ivs, i, spans, gap); near < 0 {
+				before.add(lat[i], shares[i])
 			}
 		}
-		if outside == 0 {
-			continue
+		if before.n == 0 {
+			continue // from an earlier episode straight into this one
 		}
 		var part []int
-		peak, failPeak := math.NaN(), 0
+		var in level
 		for i := onset; i <= r1; i++ {
-			if near, _ := nearestEpisode(ivs, i, spans, gap); near != k {
-				continue
-			}
-			part = append(part, i)
-			failPeak = max(failPeak, fails[i])
-			if !math.IsNaN(lat[i]) && !(lat[i] <= peak) {
-				peak = lat[i]
+			if near, _ := nearestEpisode(ivs, i, spans, gap); near == k {
+				part = append(part, i)
+				in.add(lat[i], shares[i])
 			}
 		}
-		if !worse(pre, preFail, peak, failPeak, madFactor) {
+		if !worse(before, in, o.LatencyMADFactor) {
 			out = append(out, part...)
 		}
 	}
 	return out
 }
 
-// worse reports whether a slowdown's part in a later stall (its peak
-// latency in ns, NaN for none, and most failures in an interval) is
-// worse than its level before it (pre, the latencies, and preFail).
-func worse(pre []float64, preFail int, peak float64, failPeak int, madFactor float64) bool {
-	switch {
-	case failPeak > preFail:
-		return true
-	case math.IsNaN(peak):
-		return false
-	case len(pre) == 0:
-		return true // latency where before there were only failures
-	}
-	med, mad := medMAD(pre)
-	return peak > slices.Max(pre) && peak-med > madFactor*madScale*mad
+// level is a run of intervals' latency statistics (ns) and shares of
+// failed requests, each where known.
+type level struct {
+	lat, shares []float64
+	n           int // intervals
 }
 
-// inSpans reports whether interval i is in one of the episodes spans.
-func inSpans(i int, spans [][2]int) bool {
-	for _, sp := range spans {
-		if i >= sp[0] && i <= sp[1] {
+func (l *level) add(lat, share float64) {
+	l.n++
+	if !math.IsNaN(lat) {
+		l.lat = append(l.lat, lat)
+	}
+	if !math.IsNaN(share) {
+		l.shares = append(l.shares, share)
+	}
+}
+
+// worse reports whether a slowdown in a stall (in) is worse than it was
+// before the stall (before), with before as the baseline: a failure
+// share at least failureShareFloor and twice the median share before,
+// and above every share before (the failure detector's rule); or a
+// latency statistic at least twice the median before (the same relative
+// rise) and above it by more than Options.LatencyMADFactor robust
+// standard deviations (the latency detector's rule: jitter of a steady
+// slowdown is not a rise). A latency with none to compare before (only
+// failed requests then) is not worse.
+func worse(before, in level, madFactor float64) bool {
+	if len(in.shares) > 0 {
+		peak := slices.Max(in.shares)
+		floor := failureShareFloor
+		if len(before.shares) > 0 {
+			floor = max(floor, 2*median(before.shares))
+			if peak <= slices.Max(before.shares) {
+				floor = math.Inf(1)
+			}
+		}
+		if peak >= floor {
 			return true
 		}
 	}
-	return false
+	if len(in.lat) == 0 || len(before.lat) == 0 {
+		return false
+	}
+	peak := slices.Max(in.lat)
+	med, mad := medMAD(before.lat)
+	return peak >= 2*med && peak-med > madFactor*madScale*mad
 }
 
-// runBeforeOnset reports whether the spike run r0..r1 began two or more
-// intervals before the first episode it reaches, and not in or within
-// gap after an earlier episode (beforeOnset).
-func runBeforeOnset(ivs []ival, r0, r1 int, spans [][2]int, gap time.Duration) bool {
-	if near, _ := nearestEpisode(ivs, r0, spans, gap); near >= 0 {
-		return false // began with an episode: just before it, in it or in its recovery
-	}
-	for _, sp := range spans {
-		if sp[0]-1 <= r1 && sp[1] >= r0 {
-			return true // reaches an episode it began before
+// failureShares is the share of failed requests of each of n intervals
+// (NaN without requests).
+func failureShares(sums []*latency.Summary, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.NaN()
+		if i < len(sums) && sums[i] != nil && sums[i].Count > 0 {
+			out[i] = float64(sums[i].Errors) / float64(sums[i].Count)
 		}
 	}
-	return false
+	return out
 }
 
 // spikesOutside marks the episodes a spike interval falls within gap of

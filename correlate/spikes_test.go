@@ -155,7 +155,7 @@ func TestSlowdownGoingOnThroughLaterStall(t *testing.T) {
 		spike  bool
 	}{
 		{"same level", 1500 * time.Millisecond, false},
-		{"worse", 3 * time.Second, true},
+		{"worse", 5 * time.Second, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := synth{interval: 10 * time.Second, dur: 30 * time.Minute, bursts: []burst{
@@ -186,5 +186,77 @@ func TestSlowdownGoingOnThroughLaterStall(t *testing.T) {
 				t.Errorf("spikes outside episodes %+v, want one from %s to %s", r.LoneSpikes, want[0].Format("15:04:05"), want[1].Format("15:04:05"))
 			}
 		})
+	}
+}
+
+// TestStallMadeSlowdownWorse (issue 30.10, from a review of the rule): a
+// later stall gets its part of a slowdown under way before it only if
+// it made it worse, by the detectors' own measures against the
+// slowdown's level on its own before the stall: twice its median
+// latency and beyond its spread, or twice its share of failures.
+func TestStallMadeSlowdownWorse(t *testing.T) {
+	dd := func(at time.Time, pid int, lat time.Duration) burst {
+		return burst{at: at, dur: 30 * time.Second, comm: "dd", pid: pid, writeBps: 60 * mib, latency: lat}
+	}
+	slow := func(at time.Time, dur, lat time.Duration) burst {
+		return burst{at: at, dur: dur, noSignal: true, latency: lat}
+	}
+	for _, tc := range []struct {
+		name   string
+		bursts []burst
+		spike  []bool // each episode's
+	}{
+		// 1.5 s → 1.515 s: a steady slowdown's jitter is no rise.
+		{"jitter", []burst{dd(at("12:10:00"), 1001, 2*time.Second), slow(at("12:10:30"), 40*time.Second, 1500*time.Millisecond),
+			dd(at("12:11:10"), 1002, 1515*time.Millisecond)}, []bool{true, false}},
+		// The level before is the slowdown's own (1 s), not the first
+		// stall's recovery (4.5 s): 4 s is worse.
+		{"decaying tail", []burst{dd(at("12:10:00"), 1001, 5*time.Second), slow(at("12:10:30"), 10*time.Second, 4500*time.Millisecond),
+			slow(at("12:10:40"), 30*time.Second, time.Second), dd(at("12:11:10"), 1002, 4*time.Second)}, []bool{true, true}},
+		// Through a second stall at the same level, made worse in a third.
+		{"three stalls", []burst{dd(at("12:10:00"), 1001, 2*time.Second), slow(at("12:10:30"), 40*time.Second, 1500*time.Millisecond),
+			dd(at("12:11:10"), 1002, 1500*time.Millisecond), slow(at("12:11:40"), 40*time.Second, 1500*time.Millisecond),
+			dd(at("12:12:20"), 1003, 4*time.Second)}, []bool{true, false, true}},
+		// Begun 20 s before the first stall, the same through it, then
+		// more than tripled by the second.
+		{"began before the first", []burst{slow(at("12:09:40"), 90*time.Second, 1500*time.Millisecond),
+			dd(at("12:10:00"), 1001, 1500*time.Millisecond), dd(at("12:11:10"), 1002, 5*time.Second)}, []bool{false, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Analyze(synth{interval: 10 * time.Second, dur: 30 * time.Minute, bursts: tc.bursts}.build(t), Options{})
+			if len(r.Episodes) != len(tc.spike) {
+				t.Fatalf("%d episodes, want %d", len(r.Episodes), len(tc.spike))
+			}
+			for i, e := range r.Episodes {
+				if e.Spike != tc.spike[i] {
+					t.Errorf("episode at %s: spike %v (latency peak %s), want %v", e.Start.Format("15:04:05"), e.Spike, e.LatencyPeak, tc.spike[i])
+				}
+			}
+		})
+	}
+	// Failures by share, as the failure detector finds them: 100 of 500
+	// requests failing before the second stall, 50 of 50 in it (its
+	// throughput collapsed) is worse, though fewer failed.
+	s := synth{interval: 10 * time.Second, dur: 30 * time.Minute, bursts: []burst{
+		dd(at("12:10:00"), 1001, 2*time.Second), slow(at("12:10:30"), 40*time.Second, 1500*time.Millisecond),
+		dd(at("12:11:10"), 1002, 1500*time.Millisecond),
+	}}
+	rec := s.build(t)
+	for i := range rec.Samples {
+		sm := &rec.Samples[i]
+		switch tm := sm.Time; {
+		case sm.Latency == nil:
+		case tm.After(at("12:10:30")) && !tm.After(at("12:11:10")):
+			sm.Latency.Count, sm.Latency.Errors = 500, 100
+		case tm.After(at("12:11:10")) && !tm.After(at("12:11:40")):
+			sm.Latency.Count, sm.Latency.Errors = 50, 50
+		}
+	}
+	r := Analyze(rec, Options{})
+	if len(r.Episodes) != 2 {
+		t.Fatalf("failures: %d episodes, want 2", len(r.Episodes))
+	}
+	if e := r.Episodes[1]; !e.Spike || e.Failed < 150 {
+		t.Errorf("failures: second episode spike %v with %d failed, want a spike with the 150 of its three intervals", e.Spike, e.Failed)
 	}
 }
