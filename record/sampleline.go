@@ -1,7 +1,7 @@
 package record
 
 import (
-	"math"
+	"encoding/binary"
 	"time"
 	"unicode/utf8"
 
@@ -36,7 +36,7 @@ import (
 type sampleDecoder struct {
 	b      []byte
 	i      int
-	strs   map[string]string
+	strs   *[1 << internBits]string
 	u64    []uint64 // a chunk the *uint64 counters point into
 	procs  []ProcIO
 	rss    []ProcRSS
@@ -46,15 +46,11 @@ type sampleDecoder struct {
 	errs   []string
 }
 
-// internMax bounds the strings a sampleDecoder interns: how many, and
-// their length (recordings of endless short-lived processes).
-const (
-	internMax    = 1 << 12
-	internMaxLen = 512
-)
+// internBits is log2 of the strings a sampleDecoder interns.
+const internBits = 12
 
 func newSampleDecoder() *sampleDecoder {
-	return &sampleDecoder{strs: make(map[string]string)}
+	return &sampleDecoder{strs: new([1 << internBits]string)}
 }
 
 // decodeSample decodes a sample line: by d when it reads it, else by the
@@ -146,14 +142,15 @@ func (d *sampleDecoder) digits(maxDigits int) (uint64, bool) {
 		i++
 	} else {
 		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-			c := uint64(b[i] - '0')
-			if v > (math.MaxUint64-c)/10 {
-				return 0, false
-			}
-			v = v*10 + c
+			v = v*10 + uint64(b[i]-'0')
 		}
 	}
-	if i-d.i > maxDigits || (i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E')) {
+	n := i - d.i
+	if n > maxDigits || (i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E')) {
+		return 0, false
+	}
+	// 19 digits are below 2^64; 20 are when not above its 20 digits.
+	if n == 20 && string(b[d.i:i]) > "18446744073709551615" {
 		return 0, false
 	}
 	d.i = i
@@ -213,14 +210,21 @@ func (d *sampleDecoder) bool(p *bool) bool {
 
 // quoted reads a JSON string and returns it with its quotes, and whether
 // it has an escape; false for a string with a control character or
-// invalid UTF-8.
+// invalid UTF-8. It looks at 8 bytes at a time for a byte that is not
+// printable ASCII other than '"' and '\\' (most strings have none).
 func (d *sampleDecoder) quoted() (q []byte, escaped, ok bool) {
 	b := d.b
 	if d.i >= len(b) || b[d.i] != '"' {
 		return nil, false, false
 	}
+	i := d.i + 1
+	for ; i+8 <= len(b); i += 8 {
+		if special(binary.LittleEndian.Uint64(b[i:])) != 0 {
+			break
+		}
+	}
 	ascii := true
-	for i := d.i + 1; i < len(b); i++ {
+	for ; i < len(b); i++ {
 		switch c := b[i]; {
 		case c == '"':
 			q, d.i = b[d.i:i+1], i+1
@@ -237,6 +241,15 @@ func (d *sampleDecoder) quoted() (q []byte, escaped, ok bool) {
 	return nil, false, false
 }
 
+// special has the high bit set in each byte of w that is below 0x20,
+// '"', '\\' or at least 0x80 (and perhaps in a byte above such a one:
+// it says only whether there is one).
+func special(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return ((w-0x20*ones)|w)&highs | zero(w^('"'*ones)) | zero(w^('\\'*ones))
+}
+
 // string reads a JSON string, interned; one with an escape is unescaped
 // by the JSON decoder.
 func (d *sampleDecoder) string(p *string) bool {
@@ -251,17 +264,33 @@ func (d *sampleDecoder) string(p *string) bool {
 	return true
 }
 
-// intern is b as a string, the same string for the same bytes while the
-// table has room.
+// intern is b as a string, the same string as the last time bytes that
+// fall into the same slot of d.strs were read: a table indexed by a hash
+// of b's length and of its first, middle and last 8 bytes, whose slot
+// takes the newer string when two collide.
 func (d *sampleDecoder) intern(b []byte) string {
-	if s, ok := d.strs[string(b)]; ok {
-		return s
+	n := len(b)
+	var first, middle, last uint64
+	switch le := binary.LittleEndian; {
+	case n == 0:
+		return ""
+	case n < 8:
+		for _, c := range b {
+			first = first<<8 | uint64(c)
+		}
+		middle, last = first, first
+	default:
+		first, middle, last = le.Uint64(b), le.Uint64(b[n/2-4:]), le.Uint64(b[n-8:])
 	}
-	s := string(b)
-	if len(d.strs) < internMax && len(b) <= internMaxLen {
-		d.strs[s] = s
+	h := uint64(n) * 0x9e3779b97f4a7c15
+	h = (h ^ first) * 0xbf58476d1ce4e5b9
+	h = (h ^ middle) * 0x94d049bb133111eb
+	h = (h ^ last) * 0x9e3779b97f4a7c15
+	slot := &d.strs[h>>(64-internBits)]
+	if *slot != string(b) {
+		*slot = string(b)
 	}
-	return s
+	return *slot
 }
 
 // time reads a JSON string as time.Time's UnmarshalJSON does, which is

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	stdjson "encoding/json"
 	"io"
 	"os"
@@ -182,20 +183,23 @@ func sampleLineSeeds(tb testing.TB) []string {
 	small := `{"type":"sample","seq":1,"time":"2026-03-15T12:00:01Z","psi":{"memory":{"some":{"avg10":1.5,"avg60":0,"avg300":0,"total_us":1200}}},"procs":[{"pid":7,"start_ticks":1,"comm":"dd","read_bytes":4096,"write_bytes":0,"cancelled_write_bytes":0,"d_read_bytes":0,"d_write_bytes":0,"d_cancelled_write_bytes":0}]}`
 	return []string{
 		full, small,
-		strings.Replace(small, `"seq":1`, `"seq":1,"seq":2`, 1),                  // duplicate key
-		strings.Replace(small, `"seq":1`, `"Seq":1`, 1),                          // another case
-		strings.Replace(small, `"seq":1`, `"seq":null`, 1),                       // null
-		strings.Replace(small, `"seq":1`, `"seq":1.0`, 1),                        // fraction
-		strings.Replace(small, `"seq":1`, `"seq":-0`, 1),                         // negative zero
-		strings.Replace(small, `"seq":1`, `"seq":99999999999999999999`, 1),       // out of range
-		strings.Replace(small, `"pid":7`, `"pid":7,"extra":[1,{"a":2}]`, 1),      // unknown field
-		strings.Replace(small, `"comm":"dd"`, `"comm":"d\u00e9\ud800"`, 1),       // escapes, a lone surrogate
-		strings.Replace(small, `"comm":"dd"`, "\"comm\":\"d\xff\"", 1),           // invalid UTF-8
-		strings.Replace(small, `"avg10":1.5`, `"avg10":1e400`, 1),                // float out of range
-		strings.Replace(small, `"read_bytes":4096`, `"read_bytes":-1`, 1),        // negative unsigned
-		strings.Replace(small, `"procs":[`, `"procs":[],"x":[`, 1),               // empty array
-		strings.Replace(small, `,"seq"`, ` ,"seq"`, 1),                           // space
-		strings.Replace(small, `"time":"2026-03-15T12:00:01Z"`, `"time":"x"`, 1), // bad time
+		strings.Replace(small, `"seq":1`, `"seq":1,"seq":2`, 1),                             // duplicate key
+		strings.Replace(small, `"seq":1`, `"Seq":1`, 1),                                     // another case
+		strings.Replace(small, `"seq":1`, `"seq":null`, 1),                                  // null
+		strings.Replace(small, `"seq":1`, `"seq":1.0`, 1),                                   // fraction
+		strings.Replace(small, `"seq":1`, `"seq":-0`, 1),                                    // negative zero
+		strings.Replace(small, `"seq":1`, `"seq":99999999999999999999`, 1),                  // out of range
+		strings.Replace(small, `"pid":7`, `"pid":7,"extra":[1,{"a":2}]`, 1),                 // unknown field
+		strings.Replace(small, `"comm":"dd"`, `"comm":"d\u00e9\ud800"`, 1),                  // escapes, a lone surrogate
+		strings.Replace(small, `"comm":"dd"`, "\"comm\":\"d\xff\"", 1),                      // invalid UTF-8
+		strings.Replace(small, `"avg10":1.5`, `"avg10":1e400`, 1),                           // float out of range
+		strings.Replace(small, `"read_bytes":4096`, `"read_bytes":-1`, 1),                   // negative unsigned
+		strings.Replace(small, `"read_bytes":4096`, `"read_bytes":18446744073709551616`, 1), // 2^64
+		strings.Replace(small, `"read_bytes":4096`, `"read_bytes":18446744073709551615`, 1), // 2^64-1
+		strings.Replace(small, `"pid":7`, `"pid":-999999999999999999`, 1),                   // 18 digits
+		strings.Replace(small, `"procs":[`, `"procs":[],"x":[`, 1),                          // empty array
+		strings.Replace(small, `,"seq"`, ` ,"seq"`, 1),                                      // space
+		strings.Replace(small, `"time":"2026-03-15T12:00:01Z"`, `"time":"x"`, 1),            // bad time
 		small + " ", small + "}", small[:len(small)-5],
 	}
 }
@@ -277,4 +281,19 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestSpecial checks special against a byte at a time, for each byte
+// value at each position among printable ones.
+func TestSpecial(t *testing.T) {
+	for c := range 256 {
+		for pos := range 8 {
+			w := [8]byte{'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}
+			w[pos] = byte(c)
+			want := c < 0x20 || c == '"' || c == '\\' || c >= 0x80
+			if got := special(binary.LittleEndian.Uint64(w[:])) != 0; got != want {
+				t.Errorf("special(%q) = %v, want %v", w, got, want)
+			}
+		}
+	}
 }
