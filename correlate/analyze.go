@@ -60,8 +60,8 @@ func (sr *Series) Analyze(opts Options) Result {
 	res.Interval = sampleInterval(h, ivs)
 	o.PSIScope = psiScope(o.PSIScope, ivs)
 	res.PSIScope = o.PSIScope
-	raised := detectSignals(ivs, o, res.Baselines)
-	sums, lat, spikes, fails := sr.detectLatency(&res, o)
+	fits := sr.fitGrowth(o.GrowthMinWindow)
+	raised, sums, lat, spikes, fails := sr.detect(ivs, &res, o)
 	res.Totals = totals(ivs, sums, o, sr.Header.Probe != "")
 	o.Require = requireSignals(&res, o)
 	res.Require = o.Require
@@ -75,9 +75,26 @@ func (sr *Series) Analyze(opts Options) Result {
 	res.Sustained = sustained(sr, ivs, o)
 	findPeriods(&res)
 	rankCulprits(&res, sr, o)
-	memoryFindings(sr, &res, o.GrowthMinWindow)
+	memoryFindings(sr, &res, <-fits)
 	attachOnsets(sr, &res)
 	return res
+}
+
+// detect runs the signal stage (detectSignals) and the latency stage
+// (detectLatency) at once: both read the intervals, and they write apart
+// (res.Baselines; the latency fields and warnings of res), so the
+// results are those of running them in turn. The signals' runs on a
+// goroutine, on the core the rest of Analyze leaves idle until the
+// period search (0.1 s of a day's analyze, docs/benchmarks.md).
+func (sr *Series) detect(ivs []ival, res *Result, o Options) (raised [][]Signal, sums []*latency.Summary, lat []float64, spikes []bool, fails []int) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		raised = detectSignals(ivs, o, res.Baselines)
+	}()
+	sums, lat, spikes, fails = sr.detectLatency(res, o)
+	<-done
+	return raised, sums, lat, spikes, fails
 }
 
 // sampleInterval is the header's sampling interval, else the median

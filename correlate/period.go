@@ -254,6 +254,13 @@ func evalPeriod(x []float64, p, span float64) fit {
 	return best
 }
 
+// nearestPoint is the index k of the schedule point a + k·p nearest to
+// xi, and xi's distance r from it.
+func nearestPoint(xi, p, a float64) (k int, r float64) {
+	k = int(math.Round((xi - a) / p))
+	return k, math.Abs(xi - a - float64(k)*p)
+}
+
 // evalAnchored scores the schedule a + k·p; x must be sorted.
 func evalAnchored(x []float64, p, a, span float64) fit {
 	f, _ := anchored(x, p, a, span, true)
@@ -284,17 +291,18 @@ func anchored(x []float64, p, a, span float64, withMembers bool) (f fit, off flo
 			edgeHits++
 		}
 	}
-	// k is the nearest schedule point, found by the reciprocal and
-	// Floor (one instruction with SSE4.1) rather than a division and
-	// Round per time: this is the search's inner loop, and the period
-	// search is most of analyze's own work on a day. Where either
-	// rounds k differently from (xi−a)/p rounded, xi lies half a period
-	// from both points, far outside tol, and r is exact either way: the
-	// fit is the same.
 	inv := 1 / p
 	for i, xi := range x {
-		k := int(math.Floor((xi-a)*inv + 0.5))
-		r := math.Abs(xi - a - float64(k)*p)
+		// The nearest schedule point by a multiplication and Floor (a
+		// machine instruction) instead of a division and math.Round, the
+		// loop's cost: the two differ only where (xi-a)/p is within a
+		// few ulps of a half-integer, so xi is about p/2 from both points
+		// and further than tol from either. A match is computed again as
+		// before (nearestPoint), so what counts is bit for bit the same.
+		if k := math.Floor((xi-a)*inv + 0.5); math.Abs(xi-a-k*p) > tol*(1+1e-9) {
+			continue
+		}
+		k, r := nearestPoint(xi, p, a)
 		if r > tol {
 			continue
 		}

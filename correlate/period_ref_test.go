@@ -223,3 +223,48 @@ func TestEstimatePeriodSameAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestAnchoredSameAsDivision: anchored, which finds each time's nearest
+// schedule point by a multiplication and Floor, gives the fit the
+// division and math.Round gave (refEvalAnchored), members, residuals and
+// score bit for bit: on random times, and on times put exactly half a
+// period off the schedule, exactly at the tolerance, and a hair inside
+// and outside it, where the two roundings could differ.
+func TestAnchoredSameAsDivision(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 17))
+	for c := range 400 {
+		span := 86400.0
+		p := span / 100 * (1 + 49*rng.Float64())
+		if c%4 == 0 {
+			p = math.Round(p) // whole seconds, as schedules mostly are
+		}
+		a := span * rng.Float64()
+		tol := periodTolerance * p
+		var x []float64
+		for range 50 + rng.IntN(400) {
+			k := math.Floor((span*rng.Float64() - a) / p)
+			var off float64
+			switch rng.IntN(6) {
+			case 0:
+				off = p / 2
+			case 1:
+				off = tol
+			case 2:
+				off = -tol
+			case 3:
+				off = math.Nextafter(tol, 0)
+			case 4:
+				off = math.Nextafter(tol, p)
+			default:
+				off = (rng.Float64()*2 - 1) * p / 2
+			}
+			x = append(x, a+k*p+off)
+		}
+		slices.Sort(x)
+		want := refEvalAnchored(x, p, a, span)
+		got, _ := anchored(x, p, a, span, true)
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(fit{}, member{})); diff != "" {
+			t.Fatalf("case %d (p %v, a %v): -division +anchored\n%s", c, p, a, diff)
+		}
+	}
+}

@@ -52,6 +52,7 @@ type Reader struct {
 	lastNo  int               // line number of the sample last returned or emitted
 	gap     *Gap              // gap lines read since the last sample, for the next one
 	order   orderCheck
+	dec     *sampleDecoder // Next's sample lines
 }
 
 // Open opens a recording (plain or gzip, detected from its first bytes)
@@ -194,8 +195,10 @@ func (r *Reader) Next() (*Sample, error) {
 		// decoded once instead of once for its type and once for the
 		// sample (decoding is most of the time `analyze` takes).
 		if bytes.HasPrefix(r.pending, samplePrefix) {
-			s := new(Sample)
-			if err := json.Unmarshal(r.pending, s); err == nil {
+			if r.dec == nil {
+				r.dec = newSampleDecoder()
+			}
+			if s, err := r.dec.decodeSample(r.pending); err == nil {
 				r.lastNo = lineNo
 				r.takeGap(s)
 				return s, nil
@@ -617,18 +620,18 @@ func (r *Reader) produceBatches(p *batchPipe) (lastLine int, scanErr error) {
 }
 
 // decodeBatches decodes, for each batch from jobs, the lines that start
-// as a sample line does (samplePrefix) into b.samples; a line that does
-// not decode is left nil for the consumer's general path. It closes
-// each batch's done.
+// as a sample line does (samplePrefix) into b.samples, with a
+// [sampleDecoder] of its own; a line that does not decode is left nil
+// for the consumer's general path. It closes each batch's done.
 func decodeBatches(jobs <-chan *lineBatch) {
+	d := newSampleDecoder()
 	for b := range jobs {
 		b.samples = make([]*Sample, len(b.lines))
 		for i, l := range b.lines {
 			if !bytes.HasPrefix(l, samplePrefix) {
 				continue
 			}
-			s := new(Sample)
-			if json.Unmarshal(l, s) == nil {
+			if s, err := d.decodeSample(l); err == nil {
 				b.samples[i] = s
 			}
 		}
