@@ -736,29 +736,38 @@ func without(prior, spikes []bool, lat []float64, fails []int) ([]bool, []float6
 
 // beforeOnset marks the spike intervals an episode would count but its
 // stall did not cause (effect before cause, issue 30.10): of every run
-// of spike intervals (consecutive), the part that counts for an episode
-// (nearestEpisode) whose stall rose two or more intervals into the run,
-// after intervals of the run that were no episode's — the slowdown or
-// failure burst was under way on its own before that stall — unless the
-// stall made it worse (worse). That part stays a spike outside
-// episodes, with its latency and failures. A run that begins in the
-// interval just before an episode is its (the stall can begin there
+// of spike intervals (at most gap apart, as spikesOutside merges them),
+// the part that counts for an episode (nearestEpisode) whose stall rose
+// two or more intervals into the run, after intervals of the run that
+// were no episode's — the slowdown or failure burst was under way on
+// its own before that stall — unless the stall made it worse than its
+// level just before (beforeLevel, worse). That part stays a spike
+// outside episodes, with its latency and failures. A run that begins in
+// the interval just before an episode is its (the stall can begin there
 // before it crosses a threshold), and so is one that went from an
 // earlier episode or its recovery straight into it: a slowdown one stall
 // began and the next aggravated counts for both
 // (TestSpikeDoesNotBridgeEpisodes). nil when no interval is so marked.
 func beforeOnset(ivs []ival, spikes []bool, lat []float64, sums []*latency.Summary, spans [][2]int, gap time.Duration, o Options) []bool {
+	if len(spans) == 0 {
+		return nil
+	}
 	var prior []bool
-	shares := failureShares(sums, len(spikes))
+	c := runCtx{ivs: ivs, lat: lat, shares: failureShares(sums, len(spikes)), spans: spans, gap: gap, near: make([]int, len(spikes))}
+	for i := range c.near {
+		c.near[i] = nearUnknown
+	}
 	for r0 := 0; r0 < len(spikes); r0++ {
 		if !spikes[r0] {
 			continue
 		}
-		r1 := r0
-		for r1+1 < len(spikes) && spikes[r1+1] {
-			r1++
+		r1 := r0 // the run's last spike interval
+		for j := r0 + 1; j < len(spikes) && ivs[j].Start.Sub(ivs[r1].End) <= gap; j++ {
+			if spikes[j] {
+				r1 = j
+			}
 		}
-		for _, i := range notCaused(ivs, lat, shares, r0, r1, spans, gap, o) {
+		for _, i := range c.notCaused(spikes, r0, r1, o) {
 			if prior == nil {
 				prior = make([]bool, len(spikes))
 			}
@@ -769,40 +778,86 @@ func beforeOnset(ivs []ival, spikes []bool, lat []float64, sums []*latency.Summa
 	return prior
 }
 
-// notCaused returns the intervals of the spike run r0..r1 that count for
-// an episode (nearestEpisode) whose stall rose two or more intervals
-// into the run, when the run had intervals of its own before it (no
-// episode's, not in an earlier one's recovery) and the stall did not
-// make it worse than in those (worse).
-func notCaused(ivs []ival, lat, shares []float64, r0, r1 int, spans [][2]int, gap time.Duration, o Options) []int {
+// runCtx is what beforeOnset judges runs by: the intervals, their
+// latency statistics and failure shares, the episodes' spans and --gap,
+// and the episode each interval looked at counts for (nearOf).
+type runCtx struct {
+	ivs         []ival
+	lat, shares []float64
+	spans       [][2]int
+	gap         time.Duration
+	near        []int // nearUnknown until nearOf is asked
+}
+
+const nearUnknown = -2
+
+// nearOf is nearestEpisode of interval i (-1: none), worked out once.
+func (c *runCtx) nearOf(i int) int {
+	if c.near[i] == nearUnknown {
+		c.near[i], _ = nearestEpisode(c.ivs, i, c.spans, c.gap)
+	}
+	return c.near[i]
+}
+
+// notCaused returns the spike intervals of the run r0..r1 that count for
+// an episode whose stall rose two or more intervals into the run, when
+// the run was under way on its own just before it (beforeLevel) and the
+// stall did not make it worse (worse).
+func (c *runCtx) notCaused(spikes []bool, r0, r1 int, o Options) []int {
 	var out []int
-	for k, sp := range spans {
+	for k, sp := range c.spans {
 		onset := sp[0] - 1 // the interval just before may hold the stall's start
-		if r0 >= onset || onset > r1 {
-			continue // the run began with it, or never reached it
+		if onset > r1 {
+			break // spans are in time order
 		}
-		var before level
-		for i := r0; i < onset; i++ {
-			if near, _ := nearestEpisode(ivs, i, spans, gap); near < 0 {
-				before.add(lat[i], shares[i])
-			}
+		if r0 >= onset {
+			continue // the run began with it, or after it
 		}
-		if before.n == 0 {
+		before, ok := c.beforeLevel(r0, onset)
+		if !ok {
 			continue // from an earlier episode straight into this one
 		}
 		var part []int
 		var in level
 		for i := onset; i <= r1; i++ {
-			if near, _ := nearestEpisode(ivs, i, spans, gap); near == k {
+			if c.nearOf(i) != k {
+				if i > sp[1] {
+					break // past the episode and its --gap
+				}
+				continue
+			}
+			if spikes[i] {
 				part = append(part, i)
-				in.add(lat[i], shares[i])
+				in.add(c.lat[i], c.shares[i])
 			}
 		}
-		if !worse(before, in, o.LatencyMADFactor) {
+		if !worse(before, in, o) {
 			out = append(out, part...)
 		}
 	}
 	return out
+}
+
+// beforeLevelIntervals is how many of a run's intervals just before a
+// stall's onset give its level then: the most recent, so that an earlier
+// stretch at another level does not stand for it (a slowdown that eased
+// and was made worse again, or one another stall made worse before).
+const beforeLevelIntervals = 3
+
+// beforeLevel is the run's level just before onset: its last
+// beforeLevelIntervals intervals from r0 on (spike or not: a dip below
+// the threshold is the slowdown's too) that were no episode's, back to
+// the first that was (in an earlier episode or its recovery); false when
+// the interval just before onset was one.
+func (c *runCtx) beforeLevel(r0, onset int) (level, bool) {
+	var l level
+	for i := onset - 1; i >= r0 && l.n < beforeLevelIntervals; i-- {
+		if c.nearOf(i) >= 0 {
+			break // in an earlier episode, or its recovery
+		}
+		l.add(c.lat[i], c.shares[i])
+	}
+	return l, l.n > 0
 }
 
 // level is a run of intervals' latency statistics (ns) and shares of
@@ -823,15 +878,16 @@ func (l *level) add(lat, share float64) {
 }
 
 // worse reports whether a slowdown in a stall (in) is worse than it was
-// before the stall (before), with before as the baseline: a failure
-// share at least failureShareFloor and twice the median share before,
-// and above every share before (the failure detector's rule); or a
-// latency statistic at least twice the median before (the same relative
-// rise) and above it by more than Options.LatencyMADFactor robust
-// standard deviations (the latency detector's rule: jitter of a steady
-// slowdown is not a rise). A latency with none to compare before (only
-// failed requests then) is not worse.
-func worse(before, in level, madFactor float64) bool {
+// just before the stall (before), by the detectors' own rules with
+// before as the baseline: a failure share at least failureShareFloor and
+// twice the median share before, and above every share before (the
+// failure detector's); or a latency statistic at least the --spike
+// factor times the median before (3 with an absolute --spike floor,
+// which says nothing of a rise) and above it by more than
+// Options.LatencyMADFactor robust standard deviations (the latency
+// detector's: a steady slowdown's jitter is no rise). A latency with
+// none to compare before (only failed requests then) is not worse.
+func worse(before, in level, o Options) bool {
 	if len(in.shares) > 0 {
 		peak := slices.Max(in.shares)
 		floor := failureShareFloor
@@ -848,9 +904,13 @@ func worse(before, in level, madFactor float64) bool {
 	if len(in.lat) == 0 || len(before.lat) == 0 {
 		return false
 	}
+	factor := o.Spike.Factor
+	if factor <= 0 {
+		factor = DefaultSpikeRule.Factor
+	}
 	peak := slices.Max(in.lat)
 	med, mad := medMAD(before.lat)
-	return peak >= 2*med && peak-med > madFactor*madScale*mad
+	return peak >= factor*med && peak-med > o.LatencyMADFactor*madScale*mad
 }
 
 // failureShares is the share of failed requests of each of n intervals

@@ -272,10 +272,14 @@ type Episode struct {
 	Spike                bool
 	SpikeStart, SpikeEnd time.Time
 	// LatencyPeak is the highest latency statistic in the episode, 0 when
-	// no request was recorded.
+	// no request was recorded. Failed is the number of failed requests in
+	// the episode's intervals. Both leave out the intervals of a slowdown
+	// that was under way before the stall and that it did not make worse
+	// (effect before cause: they are a spike outside episodes), so an
+	// episode a slowdown ran through at its own level can show 0 or its
+	// calm remainder.
 	LatencyPeak time.Duration
-	// Failed is the number of failed requests in the episode's intervals.
-	Failed int
+	Failed      int
 	// Processes did the most I/O in the episode (most first); Started and
 	// Exited list processes that began or ended in it or just before it.
 	Processes []ProcActivity

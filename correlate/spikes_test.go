@@ -3,6 +3,8 @@ package correlate
 import (
 	"testing"
 	"time"
+
+	"github.com/memdiag/memdiag/record"
 )
 
 // A latency spike between two memory-pressure episodes does not make
@@ -201,29 +203,69 @@ func TestStallMadeSlowdownWorse(t *testing.T) {
 	slow := func(at time.Time, dur, lat time.Duration) burst {
 		return burst{at: at, dur: dur, noSignal: true, latency: lat}
 	}
+	// p99 sets the latency of the interval ending at end (synth's bursts
+	// are exact; this is how a slowdown near the threshold flickers).
+	p99 := func(end string, v time.Duration) func(*record.Recording) {
+		return func(rec *record.Recording) {
+			for i := range rec.Samples {
+				if sm := &rec.Samples[i]; sm.Time.Equal(at(end)) && sm.Latency != nil {
+					sm.Latency.P99 = v
+				}
+			}
+		}
+	}
+	noLat := func(at time.Time, pid int) burst { return dd(at, pid, 0) }
 	for _, tc := range []struct {
 		name   string
 		bursts []burst
+		o      Options
+		edits  []func(*record.Recording)
 		spike  []bool // each episode's
 	}{
 		// 1.5 s → 1.515 s: a steady slowdown's jitter is no rise.
-		{"jitter", []burst{dd(at("12:10:00"), 1001, 2*time.Second), slow(at("12:10:30"), 40*time.Second, 1500*time.Millisecond),
-			dd(at("12:11:10"), 1002, 1515*time.Millisecond)}, []bool{true, false}},
+		{name: "jitter", bursts: []burst{dd(at("12:10:00"), 1001, 2*time.Second), slow(at("12:10:30"), 40*time.Second, 1500*time.Millisecond),
+			dd(at("12:11:10"), 1002, 1515*time.Millisecond)}, spike: []bool{true, false}},
 		// The level before is the slowdown's own (1 s), not the first
 		// stall's recovery (4.5 s): 4 s is worse.
-		{"decaying tail", []burst{dd(at("12:10:00"), 1001, 5*time.Second), slow(at("12:10:30"), 10*time.Second, 4500*time.Millisecond),
-			slow(at("12:10:40"), 30*time.Second, time.Second), dd(at("12:11:10"), 1002, 4*time.Second)}, []bool{true, true}},
+		{name: "decaying tail", bursts: []burst{dd(at("12:10:00"), 1001, 5*time.Second), slow(at("12:10:30"), 10*time.Second, 4500*time.Millisecond),
+			slow(at("12:10:40"), 30*time.Second, time.Second), dd(at("12:11:10"), 1002, 4*time.Second)}, spike: []bool{true, true}},
 		// Through a second stall at the same level, made worse in a third.
-		{"three stalls", []burst{dd(at("12:10:00"), 1001, 2*time.Second), slow(at("12:10:30"), 40*time.Second, 1500*time.Millisecond),
+		{name: "three stalls", bursts: []burst{dd(at("12:10:00"), 1001, 2*time.Second), slow(at("12:10:30"), 40*time.Second, 1500*time.Millisecond),
 			dd(at("12:11:10"), 1002, 1500*time.Millisecond), slow(at("12:11:40"), 40*time.Second, 1500*time.Millisecond),
-			dd(at("12:12:20"), 1003, 4*time.Second)}, []bool{true, false, true}},
+			dd(at("12:12:20"), 1003, 5*time.Second)}, spike: []bool{true, false, true}},
 		// Begun 20 s before the first stall, the same through it, then
 		// more than tripled by the second.
-		{"began before the first", []burst{slow(at("12:09:40"), 90*time.Second, 1500*time.Millisecond),
-			dd(at("12:10:00"), 1001, 1500*time.Millisecond), dd(at("12:11:10"), 1002, 5*time.Second)}, []bool{false, true}},
+		{name: "began before the first", bursts: []burst{slow(at("12:09:40"), 90*time.Second, 1500*time.Millisecond),
+			dd(at("12:10:00"), 1001, 1500*time.Millisecond), dd(at("12:11:10"), 1002, 5*time.Second)}, spike: []bool{false, true}},
+		// The level just before is the slowdown's latest (300 ms), not its
+		// earlier 1.5 s: back to 1.5 s in the stall is worse (5×).
+		{name: "eased, then worse again", bursts: []burst{slow(at("12:09:00"), 30*time.Second, 1500*time.Millisecond),
+			slow(at("12:09:30"), 30*time.Second, 300*time.Millisecond), slow(at("12:10:00"), 30*time.Second, 1500*time.Millisecond),
+			noLat(at("12:10:00"), 1001)}, spike: []bool{true}},
+		// 1 s on its own, tripled by a first stall, 3 s after it and
+		// through a second: the second's level before is 3 s, not 1 s.
+		{name: "a lead-in at another level", bursts: []burst{slow(at("12:09:10"), 30*time.Second, time.Second),
+			slow(at("12:09:40"), 110*time.Second, 3*time.Second), noLat(at("12:09:50"), 1001),
+			{at: at("12:11:10"), dur: 20 * time.Second, comm: "dd", pid: 1002, writeBps: 60 * mib}}, spike: []bool{true, false}},
+		// 1 s → 2.2 s is under the --spike factor (3×, or 5×): not worse.
+		{name: "under the spike factor", bursts: []burst{slow(at("12:09:30"), 30*time.Second, time.Second),
+			slow(at("12:10:00"), 30*time.Second, 2200*time.Millisecond), noLat(at("12:10:00"), 1001)}, spike: []bool{false}},
+		{name: "under --spike 5x", bursts: []burst{slow(at("12:09:30"), 30*time.Second, time.Second),
+			slow(at("12:10:00"), 30*time.Second, 3500*time.Millisecond), noLat(at("12:10:00"), 1001)},
+			o: Options{Spike: SpikeRule{Factor: 5}}, spike: []bool{false}},
+		// A slowdown near the detector's threshold (3 × ~80 ms) dips
+		// under it in the interval just before the stall: still one run
+		// (spikes at most --gap apart), under way before the stall.
+		{name: "a dip under the threshold", bursts: []burst{slow(at("12:09:20"), 70*time.Second, 280*time.Millisecond),
+			noLat(at("12:10:00"), 1001)}, edits: []func(*record.Recording){p99("12:09:30", 260*time.Millisecond),
+			p99("12:09:40", 290*time.Millisecond), p99("12:10:00", 230*time.Millisecond)}, spike: []bool{false}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Analyze(synth{interval: 10 * time.Second, dur: 30 * time.Minute, bursts: tc.bursts}.build(t), Options{})
+			rec := synth{interval: 10 * time.Second, dur: 30 * time.Minute, bursts: tc.bursts}.build(t)
+			for _, edit := range tc.edits {
+				edit(rec)
+			}
+			r := Analyze(rec, tc.o)
 			if len(r.Episodes) != len(tc.spike) {
 				t.Fatalf("%d episodes, want %d", len(r.Episodes), len(tc.spike))
 			}
