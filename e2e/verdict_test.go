@@ -321,12 +321,18 @@ func (r *vRun) command(p vProc) *exec.Cmd {
 }
 
 // vResult is the part of analyze's JSON the scenarios check.
+// vProcRow is a process row of an episode in analyze's JSON.
+type vProcRow struct {
+	Comm string `json:"comm"`
+}
+
 type vResult struct {
 	Episodes []struct {
-		Index     int       `json:"index"`
-		Start     time.Time `json:"start"`
-		End       time.Time `json:"end"`
-		DurationS float64   `json:"duration_s"`
+		Index     int        `json:"index"`
+		Start     time.Time  `json:"start"`
+		End       time.Time  `json:"end"`
+		DurationS float64    `json:"duration_s"`
+		Processes []vProcRow `json:"processes"`
 	} `json:"episodes"`
 	Period *struct {
 		PeriodS float64 `json:"period_s"`
@@ -753,8 +759,19 @@ func TestVerdict(t *testing.T) {
 		}
 		res := r.record()
 		r.check(res, vWant{top: []string{"batchcopy", r.p + "-batch.scope"}, noneOK: true})
-		if len(res.Episodes) != 1 {
-			t.Errorf("%d episodes, want 1 (one continuous burst): %+v", len(res.Episodes), res.Episodes)
+		// The burst is one episode: batchcopy did I/O in exactly one. The
+		// lane's slice can stall again for a second after it, when a
+		// shared neighbour's disk reads (the nspawn test's pmlogger_check
+		// reading 280 MiB, R49) slow the web service's refaults: another
+		// episode, not the burst cut in two, and not batchcopy's.
+		var in []int
+		for _, e := range res.Episodes {
+			if slices.ContainsFunc(e.Processes, func(p vProcRow) bool { return p.Comm == "batchcopy" }) {
+				in = append(in, e.Index)
+			}
+		}
+		if len(in) != 1 {
+			t.Errorf("batchcopy did I/O in episodes %v, want one (one continuous burst): %+v", in, res.Episodes)
 		}
 		if res.Period != nil {
 			t.Errorf("period %.1f s found in one burst", res.Period.PeriodS)
