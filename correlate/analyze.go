@@ -805,6 +805,7 @@ func (c *runCtx) nearOf(i int) int {
 // stall did not make it worse (worse).
 func (c *runCtx) notCaused(spikes []bool, r0, r1 int, o Options) []int {
 	var out []int
+	notIts := map[int]bool{} // the episodes whose part of the run was not theirs
 	for k, sp := range c.spans {
 		onset := sp[0] - 1 // the interval just before may hold the stall's start
 		if onset > r1 {
@@ -813,7 +814,7 @@ func (c *runCtx) notCaused(spikes []bool, r0, r1 int, o Options) []int {
 		if r0 >= onset {
 			continue // the run began with it, or after it
 		}
-		before, ok := c.beforeLevel(r0, onset)
+		before, ok := c.beforeLevel(r0, onset, notIts)
 		if !ok {
 			continue // from an earlier episode straight into this one
 		}
@@ -833,6 +834,7 @@ func (c *runCtx) notCaused(spikes []bool, r0, r1 int, o Options) []int {
 		}
 		if !worse(before, in, o) {
 			out = append(out, part...)
+			notIts[k] = true
 		}
 	}
 	return out
@@ -845,14 +847,17 @@ func (c *runCtx) notCaused(spikes []bool, r0, r1 int, o Options) []int {
 const beforeLevelIntervals = 3
 
 // beforeLevel is the run's level just before onset: its last
-// beforeLevelIntervals intervals from r0 on (spike or not: a dip below
-// the threshold is the slowdown's too) that were no episode's, back to
-// the first that was (in an earlier episode or its recovery); false when
-// the interval just before onset was one.
-func (c *runCtx) beforeLevel(r0, onset int) (level, bool) {
+// beforeLevelIntervals intervals with requests from r0 on (spike or not:
+// a dip below the threshold is the slowdown's too) that were no
+// episode's, back to the first that was (in an earlier episode or its
+// recovery), and through an earlier episode whose part of the run was
+// not its (notIts: the slowdown went on, on its own, through that
+// stall); false when there is none, as when the run went from an earlier
+// episode straight into this one.
+func (c *runCtx) beforeLevel(r0, onset int, notIts map[int]bool) (level, bool) {
 	var l level
 	for i := onset - 1; i >= r0 && l.n < beforeLevelIntervals; i-- {
-		if c.nearOf(i) >= 0 {
+		if k := c.nearOf(i); k >= 0 && !notIts[k] {
 			break // in an earlier episode, or its recovery
 		}
 		l.add(c.lat[i], c.shares[i])
@@ -864,10 +869,15 @@ func (c *runCtx) beforeLevel(r0, onset int) (level, bool) {
 // failed requests, each where known.
 type level struct {
 	lat, shares []float64
-	n           int // intervals
+	n           int // intervals with requests
 }
 
+// add adds an interval's latency statistic and failure share (NaN:
+// none); one without requests (both NaN) adds nothing.
 func (l *level) add(lat, share float64) {
+	if math.IsNaN(lat) && math.IsNaN(share) {
+		return
+	}
 	l.n++
 	if !math.IsNaN(lat) {
 		l.lat = append(l.lat, lat)
@@ -905,7 +915,7 @@ func worse(before, in level, o Options) bool {
 		return false
 	}
 	factor := o.Spike.Factor
-	if factor <= 0 {
+	if factor <= 0 || o.Spike.Floor > 0 { // an absolute floor says nothing of a rise
 		factor = DefaultSpikeRule.Factor
 	}
 	peak := slices.Max(in.lat)

@@ -215,6 +215,16 @@ func TestStallMadeSlowdownWorse(t *testing.T) {
 		}
 	}
 	noLat := func(at time.Time, pid int) burst { return dd(at, pid, 0) }
+	// noRequests empties the intervals ending in (from, to].
+	noRequests := func(from, to time.Time) func(*record.Recording) {
+		return func(rec *record.Recording) {
+			for i := range rec.Samples {
+				if sm := &rec.Samples[i]; sm.Latency != nil && sm.Time.After(from) && !sm.Time.After(to) {
+					*sm.Latency = record.Latency{}
+				}
+			}
+		}
+	}
 	for _, tc := range []struct {
 		name   string
 		bursts []burst
@@ -259,6 +269,23 @@ func TestStallMadeSlowdownWorse(t *testing.T) {
 		{name: "a dip under the threshold", bursts: []burst{slow(at("12:09:20"), 70*time.Second, 280*time.Millisecond),
 			noLat(at("12:10:00"), 1001)}, edits: []func(*record.Recording){p99("12:09:30", 260*time.Millisecond),
 			p99("12:09:40", 290*time.Millisecond), p99("12:10:00", 230*time.Millisecond)}, spike: []bool{false}},
+		// Under way on its own through two stalls 20 s apart: the second
+		// one's interval before is in the first's --gap, but the first's
+		// part was not its, so the level reads through it (a third review).
+		{name: "on its own through two close stalls", bursts: []burst{slow(at("12:09:30"), 2*time.Minute, 1500*time.Millisecond),
+			noLat(at("12:10:00"), 1001), noLat(at("12:10:50"), 1002)}, spike: []bool{false, false}},
+		// Intervals without requests give no level: with --gap 30 s the
+		// three before the onset are empty, and the level is the 1 s
+		// before them; 10 s in the stall is worse.
+		{name: "no requests just before", bursts: []burst{slow(at("12:09:00"), 30*time.Second, time.Second),
+			slow(at("12:10:00"), 10*time.Second, time.Second), dd(at("12:10:10"), 1001, 10*time.Second)},
+			o: Options{GapTolerance: 30 * time.Second}, edits: []func(*record.Recording){noRequests(at("12:09:30"), at("12:10:00"))},
+			spike: []bool{true}},
+		// An absolute --spike floor says nothing of a rise: 3×, whatever
+		// Factor the rule carries beside it.
+		{name: "an absolute floor", bursts: []burst{slow(at("12:09:30"), 30*time.Second, 600*time.Millisecond),
+			slow(at("12:10:00"), 30*time.Second, 2*time.Second), noLat(at("12:10:00"), 1001)},
+			o: Options{Spike: SpikeRule{Floor: 500 * time.Millisecond, Factor: 5}}, spike: []bool{true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := synth{interval: 10 * time.Second, dur: 30 * time.Minute, bursts: tc.bursts}.build(t)
