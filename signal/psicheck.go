@@ -170,6 +170,10 @@ func NewPSICheck(o PSICheckOptions) *PSICheck {
 	return &PSICheck{o: o.withDefaults(), avg: map[avgKey]*PSISuspect{}}
 }
 
+// expNegligible: for x at least this, e^−x is under half an ulp of 1
+// (2^−54), so 1−e^−x is exactly 1 in float64.
+const expNegligible = 38
+
 var avgTaus = [...]struct {
 	avg int
 	tau float64
@@ -268,7 +272,10 @@ func (c *PSICheck) checkBoot(pt *psiPoint) {
 			}
 			for _, at := range avgTaus {
 				s := (lv.l.Total + psiLag).Seconds()
-				hi := 100 * (1 - math.Exp(-s/at.tau))
+				hi := 100.0 // 1−e^−x is 1 in float64 beyond expNegligible
+				if x := s / at.tau; x < expNegligible {
+					hi = 100 * (1 - math.Exp(-x))
+				}
 				rep := avgOf(lv.l, at.avg)
 				c.note(avgKey{r, l, at.avg}, rep > hi+c.o.Margin, func(x *PSISuspect) {
 					x.From, x.To, x.Reported, x.Bound, x.SinceBoot = time.Time{}, pt.t, rep, hi, true
@@ -283,6 +290,14 @@ func (c *PSICheck) checkBoot(pt *psiPoint) {
 // rise between them, allowing the kernel's lag at both ends.
 func (c *PSICheck) checkAverages(a, b *psiPoint) {
 	dt := b.t.Sub(a.t)
+	dtMin, dtMax := max(0, (dt-psiLag).Seconds()), (dt + psiLag).Seconds()
+	// The decays over dt are the same for every line: once a reading,
+	// not once a line (two of the five exponentials below; a day's
+	// analyze computes them 86,400 times per scope).
+	var decayMin, decayMax [len(avgTaus)]float64
+	for i, at := range avgTaus {
+		decayMin[i], decayMax[i] = math.Exp(-dtMin/at.tau), math.Exp(-dtMax/at.tau)
+	}
 	for r := range b.lines {
 		for l := range b.lines[r] {
 			la, lb := a.lines[r][l], b.lines[r][l]
@@ -291,15 +306,14 @@ func (c *PSICheck) checkAverages(a, b *psiPoint) {
 			}
 			s := lb.l.Total - la.l.Total
 			share := 100 * min(1, s.Seconds()/dt.Seconds())
-			for _, at := range avgTaus {
+			for i, at := range avgTaus {
 				tau := at.tau
 				av := avgOf(la.l, at.avg) / 100
 				rep := avgOf(lb.l, at.avg)
-				dtMin, dtMax := max(0, (dt-psiLag).Seconds()), (dt + psiLag).Seconds()
 				sMax := min(s+psiLag, dt+psiLag).Seconds()
 				sMin := max(0, (s - psiLag).Seconds())
-				hi := 100 * (av*math.Exp(-dtMin/tau) + 1 - math.Exp(-sMax/tau))
-				lo := 100 * (av*math.Exp(-dtMax/tau) + math.Exp(-(dtMax-sMin)/tau) - math.Exp(-dtMax/tau))
+				hi := 100 * (av*decayMin[i] + 1 - math.Exp(-sMax/tau))
+				lo := 100 * (av*decayMax[i] + math.Exp(-(dtMax-sMin)/tau) - decayMax[i])
 				excess, bound := 0.0, hi
 				switch {
 				case rep > hi:
