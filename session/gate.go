@@ -160,6 +160,9 @@ func (g *Gate) Run(ctx context.Context) (GateOutcome, error) {
 	}
 	if sig != "" {
 		if child != nil {
+			if sig == "SIGINT" {
+				awaitCtrlC(ctx, child, o.Stderr, nil)
+			}
 			child.Stop("signal: " + sig)
 		}
 		return out, ctx.Err()

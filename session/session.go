@@ -319,6 +319,9 @@ func (s *Session) stop(ctx context.Context, child *supervise.Child, writeErr err
 	}
 	var res supervise.Result
 	if stop != "" {
+		if StoppedBy(ctx) == "SIGINT" {
+			awaitCtrlC(ctx, child, s.opts.Stderr, s.opts.Foreground)
+		}
 		res = child.Stop(stop)
 	} else {
 		res = child.Result()
@@ -328,6 +331,32 @@ func (s *Session) stop(ctx context.Context, child *supervise.Child, writeErr err
 		}
 	}
 	return Outcome{Reason: fmt.Sprintf("%s: command %s", reason, res.Describe()), Command: &res}
+}
+
+// awaitCtrlC gives the command the Ctrl-C memdiag got when both are in
+// the terminal's foreground process group (the command shares
+// memdiag's): the terminal sent it to the command too, and a load tool
+// writes its results as it ends on it (hey's -o csv; SIGTERM 2 ms later
+// killed hey before it wrote a line). It waits up to supervise.Grace for
+// the command to end by itself, or for a second Ctrl-C; Stop then sends
+// SIGTERM to what is left.
+// stderr gets a line saying so; fg is Options.Foreground.
+func awaitCtrlC(ctx context.Context, child *supervise.Child, stderr io.Writer, fg func() bool) {
+	if fg == nil {
+		fg = supervise.InForeground
+	}
+	if child.Exited() || !fg() {
+		return
+	}
+	var again <-chan struct{}
+	var se interface{ Again() <-chan struct{} }
+	if errors.As(context.Cause(ctx), &se) {
+		again = se.Again()
+	}
+	if stderr != nil {
+		fmt.Fprintf(stderr, "memdiag: the command got the Ctrl-C too: waiting up to %s for it to end (Ctrl-C again: stop it now)\n", supervise.Grace)
+	}
+	child.Await(supervise.Grace, again)
 }
 
 // StoppedBy names the signal that ended ctx ("SIGTERM") when its cause

@@ -10,6 +10,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -26,7 +27,10 @@ var Hangup atomic.Pointer[func()]
 
 // Error is the cause of a run ended by a signal. It is a
 // context.Canceled, so an interrupted command exits 130.
-type Error struct{ Signal syscall.Signal }
+type Error struct {
+	Signal syscall.Signal
+	again  chan struct{} // closed by the next of Signals
+}
 
 func (e *Error) Error() string        { return "interrupted by " + unix.SignalName(e.Signal) }
 func (e *Error) Is(target error) bool { return target == context.Canceled }
@@ -34,13 +38,22 @@ func (e *Error) Is(target error) bool { return target == context.Canceled }
 // StopSignal is the signal, for session.StoppedBy.
 func (e *Error) StopSignal() syscall.Signal { return e.Signal }
 
+// Again is closed when one of Signals comes after the first (a second
+// Ctrl-C: stop now whatever is being waited for); nil for an Error not
+// made by Context.
+func (e *Error) Again() <-chan struct{} { return e.again }
+
 // Context returns a context cancelled by the first of Signals, with an
 // *Error as its cause (context.Cause), and the func that stops listening.
 func Context(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
+	done := make(chan struct{}) // closed by the func returned
+	var stopOnce sync.Once
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, Signals...)
 	go func() {
+		var first *Error
+		ended := ctx.Done()
 		for {
 			select {
 			case sig := <-ch:
@@ -48,12 +61,19 @@ func Context(parent context.Context) (context.Context, func()) {
 					(*h)() // memdiag record: start a new segment, go on
 					continue
 				}
-				cancel(&Error{Signal: sig.(syscall.Signal)})
+				if first != nil {
+					close(first.again) // the second: Again
+					return
+				}
+				first = &Error{Signal: sig.(syscall.Signal), again: make(chan struct{})}
+				cancel(first)
+				ended = nil // listen for a second until stop is called
+			case <-ended: // the parent ended
 				return
-			case <-ctx.Done():
+			case <-done:
 				return
 			}
 		}
 	}()
-	return ctx, func() { signal.Stop(ch); cancel(nil) }
+	return ctx, func() { signal.Stop(ch); cancel(nil); stopOnce.Do(func() { close(done) }) }
 }

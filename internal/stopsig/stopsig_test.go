@@ -43,3 +43,35 @@ func TestContext(t *testing.T) {
 		t.Errorf("cause = %T %v", cause, cause)
 	}
 }
+
+// TestContextAgain: the first signal ends the context; its cause's Again
+// is closed by the second (a second Ctrl-C), not before.
+func TestContextAgain(t *testing.T) {
+	ctx, stop := Context(context.Background())
+	defer stop()
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(2 * time.Minute): // a hang's bound
+		t.Fatal("SIGINT did not end the context")
+	}
+	var se *Error
+	if !errors.As(context.Cause(ctx), &se) || se.Signal != syscall.SIGINT {
+		t.Fatalf("cause %v, want an *Error of SIGINT", context.Cause(ctx))
+	}
+	select {
+	case <-se.Again():
+		t.Fatal("Again closed before a second signal")
+	default:
+	}
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-se.Again():
+	case <-time.After(2 * time.Minute):
+		t.Fatal("a second SIGINT did not close Again")
+	}
+}

@@ -11,6 +11,9 @@
 //     init), waits up to [Grace] for the command to exit, and then sends
 //     SIGKILL to whatever of them is left. Not by process group: the
 //     command shares memdiag's, so that the terminal's Ctrl-C reaches it.
+//     After that Ctrl-C ([InForeground]) the caller first gives the
+//     command up to [Grace] to end by itself ([Child.Await]): a load tool
+//     writes its results as it ends on Ctrl-C.
 //   - The exit code is the command's own, or 128+N when signal N killed it,
 //     as a shell reports it. A command memdiag stopped, or that ended after
 //     memdiag itself was told to stop, did not fail ([Result.Failed]).
@@ -60,7 +63,11 @@ type Result struct {
 	// StoppedBy says why memdiag ended the command ("duration",
 	// "interrupt", "SIGTERM", ...); "" when it ended by itself.
 	StoppedBy string
-	Killed    bool // it outlived the grace period and got SIGKILL
+	// Sent: memdiag sent it StopSignal. Without, a command with a
+	// StoppedBy ended by itself after memdiag was told to stop (the
+	// terminal's Ctrl-C reaches both).
+	Sent   bool
+	Killed bool // it outlived the grace period and got SIGKILL
 }
 
 // Failed reports whether the command failed on its own: a non-zero exit
@@ -74,6 +81,8 @@ func (r Result) Failed() bool { return r.StoppedBy == "" && r.ExitCode != 0 }
 func (r Result) Describe() string {
 	s := fmt.Sprintf("exit code %d", r.ExitCode)
 	switch {
+	case r.StoppedBy != "" && !r.Sent:
+		s += " (it ended by itself after " + stopWhy(r.StoppedBy) + ")"
 	case r.StoppedBy != "":
 		s += " (memdiag sent " + unix.SignalName(StopSignal) + ": " + stopWhy(r.StoppedBy)
 		if r.Killed {
@@ -160,6 +169,7 @@ func (c *Child) Exited() bool {
 func (c *Child) Stop(why string) Result {
 	if !c.Exited() {
 		desc := descendants(c.cmd.Process.Pid)
+		c.res.Sent = true
 		_ = c.cmd.Process.Signal(StopSignal)
 		for pid := range desc {
 			_ = unix.Kill(pid, StopSignal)
@@ -199,6 +209,34 @@ func (c *Child) Stop(why string) Result {
 	r := c.res
 	r.StoppedBy = why
 	return r
+}
+
+// Await waits up to d for the command to exit by itself, or until cut
+// is closed (nil: never), and reports whether it has exited.
+func (c *Child) Await(d time.Duration, cut <-chan struct{}) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.done:
+		return true
+	case <-t.C:
+	case <-cut:
+	}
+	return c.Exited()
+}
+
+// InForeground reports whether memdiag's process group is the foreground
+// process group of its controlling terminal (TIOCGPGRP of /dev/tty):
+// then a Ctrl-C typed there went to the whole group, and the command,
+// which shares it, got it too. False without a controlling terminal.
+func InForeground() bool {
+	f, err := os.Open("/dev/tty")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	pg, err := unix.IoctlGetInt(int(f.Fd()), unix.TIOCGPGRP)
+	return err == nil && pg == unix.Getpgrp()
 }
 
 // Result waits for the command to exit by itself and returns how it ended.

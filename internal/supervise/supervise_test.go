@@ -186,3 +186,36 @@ func TestDieWithParentHelper(t *testing.T) {
 	fmt.Println(c.PID())
 	time.Sleep(30 * time.Second)
 }
+
+// TestAwait: Await waits for the command to end by itself, up to its
+// bound or until cut is closed, and says whether it has; a command that
+// ended after memdiag was told to stop, without memdiag's signal, is
+// described so (not "memdiag sent SIGTERM").
+func TestAwait(t *testing.T) {
+	c, err := Start(Options{Args: []string{"sleep", "60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Await(50*time.Millisecond, nil) {
+		t.Error("Await: sleep 60 ended within 50 ms")
+	}
+	cut := make(chan struct{})
+	close(cut)
+	if c.Await(time.Hour, cut) { // returns at once: cut is closed
+		t.Error("Await with cut closed: sleep 60 ended")
+	}
+	if r := c.Stop("signal: SIGINT"); !r.Sent || !strings.Contains(r.Describe(), "memdiag sent SIGTERM") {
+		t.Errorf("stopped: %+v, %q; want Sent and memdiag's SIGTERM said", r, r.Describe())
+	}
+	c, err = Start(Options{Args: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Await(2*time.Minute, nil) { // a hang's bound
+		t.Fatal("Await: true did not end")
+	}
+	r := c.Stop("signal: SIGINT")
+	if want := "exit code 0 (it ended by itself after memdiag received SIGINT)"; r.Sent || r.Describe() != want || r.Failed() {
+		t.Errorf("ended by itself: %+v, %q; want %q, not failed", r, r.Describe(), want)
+	}
+}
