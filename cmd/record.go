@@ -62,7 +62,7 @@ func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) 
 	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long (default: until SIGTERM or Ctrl-C)")
 	fl.StringVar(&opts.Watch.ListenAddr, "listen", "", "also serve Prometheus /metrics on this address, e.g. "+exposition.DefaultListen+" (docs/fleet.md)")
 	webConfigFlag(fl, &opts.Watch.WebConfigFile)
-	opts.Watch.samplingFlags(fl, "segment headers")
+	opts.Watch.samplingFlags(fl, "segment headers", helptext.VictimRecordFlag)
 	return c
 }
 

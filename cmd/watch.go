@@ -67,7 +67,7 @@ func newWatchCmd(f *factory, runF func(context.Context, *watchOptions) error) *c
 		},
 	}
 	fl := c.Flags()
-	opts.samplingFlags(fl, "header")
+	opts.samplingFlags(fl, "header", helptext.VictimFlag)
 	longDurationVar(fl, &opts.Duration, "duration", 0, "stop after this long, e.g. 30m, 2h, 2d (default: until Ctrl-C or the command exits)")
 	fl.StringVarP(&opts.Out, "out", "o", "", "recording file (default memdiag-YYYYMMDD-HHMMSS.jsonl.gz here); a name ending .gz is gzip-compressed, any other plain JSON Lines; both flushed every sample")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite --out if it exists")
@@ -126,12 +126,13 @@ func (o *watchOptions) complete(cmd *cobra.Command, args []string, execFlag bool
 }
 
 // samplingFlags adds the flags watch and record share: what is sampled
-// and how often; header is where --no-timers leaves the jobs out of.
-func (o *watchOptions) samplingFlags(fl *pflag.FlagSet, header string) {
+// and how often; header is where --no-timers leaves the jobs out of,
+// victimHelp --victim's help (record has no --probe to find it from).
+func (o *watchOptions) samplingFlags(fl *pflag.FlagSet, header, victimHelp string) {
 	fl.DurationVar(&o.Interval, "interval", time.Second, "time between samples (at least 10ms)")
 	flagvalue.MinDuration(fl, "interval", 10*time.Millisecond)
 	fl.StringVar(&o.Cgroup, "cgroup", "", helptext.CgroupRecordFlag)
-	fl.StringVar(&o.Victim, "victim", "", helptext.VictimFlag)
+	fl.StringVar(&o.Victim, "victim", "", victimHelp)
 	fl.IntVar(&o.TopN, "top", 10, "processes kept per sample, by I/O in the interval")
 	fl.BoolVar(&o.AllDevices, "all-devices", false, "also record partitions and loop, ram and zram devices")
 	fl.BoolVar(&o.NoTimers, "no-timers", false, "do not store the host's periodic jobs in the "+header)

@@ -30,7 +30,7 @@ func (f *Finder) Find(ctx context.Context, flag string, targets []Target) (*reco
 			return nil, st, err
 		}
 	case len(targets) == 0:
-		st.Reason = "no --probe (nor a local URL in the --latency file or the command after --) to find the service from: pass --victim PID|UNIT|CGROUP to read its own stall and memory"
+		st.Reason = "no service URL to find it from: pass --victim PID|UNIT|CGROUP to read its own stall and memory (watch also finds it behind a local --probe URL, or the first URL in its --latency file or in the command after --)"
 		return nil, st, nil
 	default:
 		var why []string

@@ -350,7 +350,7 @@ func TestFind(t *testing.T) {
 	}{
 		{"", url, fixPID, true, ""},
 		{"14762", "http://203.0.113.9/", fixPID, true, ""}, // --victim wins over the probe
-		{"", "", 0, false, "to find the service from: pass --victim"},
+		{"", "", 0, false, "no service URL to find it from: pass --victim"},
 		{"", "http://203.0.113.9/", 0, false, "not found from --probe: 203.0.113.9 is not an address of this host"},
 		{"", "http://127.0.0.1:9/", 0, false, "no listening TCP socket"},
 	} {
