@@ -547,10 +547,25 @@ func ioAdvice(c *correlate.Culprit) []string {
 		}
 		return []string{
 			first,
-			fmt.Sprintf("limit its I/O%s (IOWeight=, IOWriteBandwidthMax=, or ionice -c3), or move its data to another disk", unit),
+			fmt.Sprintf("limit its I/O%s (IOWeight=, %s, or ionice -c3), or move its data to another disk", unit, bandwidthMax(c.Processes)),
 		}
 	}
 	return unknownAdvice(c)
+}
+
+// bandwidthMax is the systemd bandwidth limit for what the processes did
+// most: IOReadBandwidthMax= for a job that mostly read (a scan, a
+// backup's source), IOWriteBandwidthMax= otherwise.
+func bandwidthMax(ps []correlate.ProcActivity) string {
+	var read, written uint64
+	for _, p := range ps {
+		read += p.ReadBytes
+		written += p.WriteBytes
+	}
+	if read > written {
+		return "IOReadBandwidthMax="
+	}
+	return "IOWriteBandwidthMax="
 }
 
 // idleIONotEnough is why a job already in the idle I/O class can still be
