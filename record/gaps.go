@@ -286,7 +286,8 @@ func NeedSamples(name string, n int, end *End, warns []string) error {
 }
 
 // cutLines counts the reader's warnings about lines cut short: a last
-// line without its end, a compressed stream that stops.
+// line without its end, a compressed stream that stops inside a line
+// (one that stops after a whole line, without its trailer, cuts none).
 func cutLines(warns []string) int {
 	n := 0
 	for _, w := range warns {

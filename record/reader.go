@@ -213,7 +213,7 @@ func (r *Reader) Next() (*Sample, error) {
 			bad := len(r.pending)
 			if !r.scan() {
 				if err := r.sc.Err(); err != nil {
-					return nil, r.endErr(lineNo, err)
+					return nil, r.endErr(lineNo, err, true)
 				}
 				r.warns = append(r.warns, fmt.Sprintf("%s:%d: truncated last line (%d bytes) skipped; the recorder was probably killed", r.name, lineNo, bad))
 				return nil, io.EOF
@@ -248,7 +248,7 @@ func (r *Reader) Next() (*Sample, error) {
 		}
 	}
 	if err := r.sc.Err(); err != nil {
-		return nil, r.endErr(r.line, err)
+		return nil, r.endErr(r.line, err, false) // at a line's end: a partial line fails above
 	}
 	return nil, io.EOF
 }
@@ -339,10 +339,17 @@ func clip[S ~[]E, E any](s S) S {
 // endErr is what Next returns when reading stops with err after line
 // lineNo. A gzip stream cut short (io.ErrUnexpectedEOF: a .gz recorder
 // killed, or a disk that filled, before the stream's end) ends the
-// recording with a warning, like a truncated last line of a plain file.
-func (r *Reader) endErr(lineNo int, err error) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+// recording with a warning, like a truncated last line of a plain file:
+// within line lineNo when partial (a line cut short), else after it
+// (every line whole; only the gzip trailer missing, as the writer
+// flushes each line).
+func (r *Reader) endErr(lineNo int, err error, partial bool) error {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) && partial:
 		r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed stream cut short at this line; the recorder was probably killed or the disk filled (the sample being written when it stopped is lost)", r.name, lineNo))
+		return io.EOF
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed stream ends after this line without its gzip trailer; the recorder was probably killed or the disk filled (every line up to here is whole)", r.name, lineNo))
 		return io.EOF
 	}
 	return fmt.Errorf("%s:%d: %w", r.name, lineNo, err)
@@ -715,13 +722,13 @@ func (r *Reader) parallelLine(typ string, l []byte, lineNo int, emit func(*Sampl
 func (r *Reader) finishParallel(bad heldLine, scanErr error, lastLine int) error {
 	switch {
 	case bad.line > 0 && scanErr != nil:
-		if err := r.endErr(bad.line, scanErr); !errors.Is(err, io.EOF) {
+		if err := r.endErr(bad.line, scanErr, true); !errors.Is(err, io.EOF) {
 			return err
 		}
 	case bad.line > 0:
 		r.warns = append(r.warns, fmt.Sprintf("%s:%d: truncated last line (%d bytes) skipped; the recorder was probably killed", r.name, bad.line, bad.size))
 	case scanErr != nil:
-		if err := r.endErr(lastLine, scanErr); !errors.Is(err, io.EOF) {
+		if err := r.endErr(lastLine, scanErr, false); !errors.Is(err, io.EOF) {
 			return err
 		}
 	}
