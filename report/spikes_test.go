@@ -68,3 +68,30 @@ func TestLoneSpikesWithBursts(t *testing.T) {
 		t.Errorf("verdict without bursts lacks %q:\n%s", want, b.String())
 	}
 }
+
+// With no culprit and bursts enough for a period, the verdict points to
+// --require none (a new user's trial: a job every 12 s whose stall stayed
+// under the thresholds was "no culprit" by default, named at 0.80 with
+// --require none); not with fewer bursts, nor beside a culprit.
+func TestIOBurstsPointToRequireNone(t *testing.T) {
+	r := analyzeFile(t, "real/trial-s8-tenant.jsonl.gz", correlate.Options{})
+	const hint = "`memdiag analyze --require none` judges them as episodes too"
+	text := func(r correlate.Result) string {
+		var b strings.Builder
+		verdict(&b, &r, false, "-")
+		return b.String()
+	}
+	if len(r.Culprits) != 0 || len(r.IOBursts) < ioBurstsHint || !strings.Contains(text(r), hint) {
+		t.Errorf("%d culprits, %d I/O bursts; verdict without the hint:\n%s", len(r.Culprits), len(r.IOBursts), text(r))
+	}
+	few := r
+	few.IOBursts = r.IOBursts[:ioBurstsHint-1]
+	if strings.Contains(text(few), hint) {
+		t.Errorf("the hint with %d bursts", len(few.IOBursts))
+	}
+	named := r
+	named.Culprits = []correlate.Culprit{{Name: "backup.timer", Kind: correlate.KindTimer}}
+	if strings.Contains(text(named), hint) {
+		t.Error("the hint beside a culprit")
+	}
+}

@@ -553,6 +553,13 @@ func processesText(procs []correlate.ProcActivity) (names []string, sep string) 
 // median share of 50 %, over the episodes it is credited with).
 const fewEpisodes = 5
 
+// ioBurstsHint is how many I/O bursts, with no culprit named, make the
+// verdict point to --require none: as many as a period needs (a job every
+// 12 s whose reclaim and refaults in a small cgroup stalled it under 2 %
+// was "no culprit" by default and named at 0.80 with --require none, in a
+// new user's trial).
+const ioBurstsHint = 3
+
 // verdict writes which culprit, how often, what it does and what to do.
 func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 	n := len(r.Episodes)
@@ -562,6 +569,9 @@ func verdict(b *strings.Builder, r *correlate.Result, md bool, bullet string) {
 		if len(r.IOBursts) > 0 {
 			fmt.Fprintf(b, "\n%s without memory stall above the thresholds (disk or reclaim activity whose stall, if any, stayed under the PSI thresholds: not an episode, no culprit named for %s).\n",
 				english.Count(len(r.IOBursts), "I/O burst"), map[bool]string{true: "it", false: "them"}[len(r.IOBursts) == 1])
+			if len(r.Culprits) == 0 && len(r.IOBursts) >= ioBurstsHint {
+				fmt.Fprintln(b, "A job whose stall stays under the thresholds may follow them: `memdiag analyze --require none` judges them as episodes too, to see whether a job recurs with them.")
+			}
 		}
 		notNamedText(b, r, bullet)
 	}()
