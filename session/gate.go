@@ -160,9 +160,7 @@ func (g *Gate) Run(ctx context.Context) (GateOutcome, error) {
 	}
 	if sig != "" {
 		if child != nil {
-			if sig == "SIGINT" {
-				awaitCtrlC(ctx, child, o.Stderr, nil)
-			}
+			awaitCtrlC(ctx, child, o.Stderr)
 			child.Stop("signal: " + sig)
 		}
 		return out, ctx.Err()

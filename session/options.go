@@ -63,10 +63,6 @@ type Options struct {
 	// the session's notes (a store's state lines, delay accounting).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	// Foreground reports whether memdiag and the command are in the
-	// terminal's foreground process group, where a Ctrl-C reaches both
-	// (nil: supervise.InForeground; tests).
-	Foreground func() bool
 }
 
 func (o *Options) now() time.Time {

@@ -319,9 +319,7 @@ func (s *Session) stop(ctx context.Context, child *supervise.Child, writeErr err
 	}
 	var res supervise.Result
 	if stop != "" {
-		if StoppedBy(ctx) == "SIGINT" {
-			awaitCtrlC(ctx, child, s.opts.Stderr, s.opts.Foreground)
-		}
+		awaitCtrlC(ctx, child, s.opts.Stderr)
 		res = child.Stop(stop)
 	} else {
 		res = child.Result()
@@ -333,19 +331,16 @@ func (s *Session) stop(ctx context.Context, child *supervise.Child, writeErr err
 	return Outcome{Reason: fmt.Sprintf("%s: command %s", reason, res.Describe()), Command: &res}
 }
 
-// awaitCtrlC gives the command the Ctrl-C memdiag got when both are in
-// the terminal's foreground process group (the command shares
-// memdiag's): the terminal sent it to the command too, and a load tool
-// writes its results as it ends on it (hey's -o csv; SIGTERM 2 ms later
-// killed hey before it wrote a line). It waits up to supervise.Grace for
-// the command to end by itself, or for a second Ctrl-C; Stop then sends
+// awaitCtrlC, when ctx was ended by SIGINT, gives the command the
+// Ctrl-C memdiag got when both are in the terminal's foreground process
+// group (the command shares memdiag's): the terminal sent it to the
+// command too, and a load tool writes its results as it ends on it
+// (hey's -o csv; SIGTERM 2 ms later killed hey before it wrote a line).
+// It waits up to supervise.Grace for the command to end by itself, or
+// for a second Ctrl-C, saying so on stderr; the caller's Stop then sends
 // SIGTERM to what is left.
-// stderr gets a line saying so; fg is Options.Foreground.
-func awaitCtrlC(ctx context.Context, child *supervise.Child, stderr io.Writer, fg func() bool) {
-	if fg == nil {
-		fg = supervise.InForeground
-	}
-	if child.Exited() || !fg() {
+func awaitCtrlC(ctx context.Context, child *supervise.Child, stderr io.Writer) {
+	if StoppedBy(ctx) != "SIGINT" || child.Exited() || !supervise.InForeground() {
 		return
 	}
 	var again <-chan struct{}
