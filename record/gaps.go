@@ -291,7 +291,7 @@ func NeedSamples(name string, n int, end *End, warns []string) error {
 func cutLines(warns []string) int {
 	n := 0
 	for _, w := range warns {
-		if strings.Contains(w, "truncated last line") || strings.Contains(w, "cut short") {
+		if strings.Contains(w, warnTruncated) || strings.Contains(w, warnStreamCut) {
 			n++
 		}
 	}

@@ -215,7 +215,7 @@ func (r *Reader) Next() (*Sample, error) {
 				if err := r.sc.Err(); err != nil {
 					return nil, r.endErr(lineNo, err, true)
 				}
-				r.warns = append(r.warns, fmt.Sprintf("%s:%d: truncated last line (%d bytes) skipped; the recorder was probably killed", r.name, lineNo, bad))
+				r.truncatedLast(lineNo, bad)
 				return nil, io.EOF
 			}
 			// A damaged line in the middle: skip it, keep the rest.
@@ -346,13 +346,36 @@ func clip[S ~[]E, E any](s S) S {
 func (r *Reader) endErr(lineNo int, err error, partial bool) error {
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) && partial:
-		r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed stream cut short at this line; the recorder was probably killed or the disk filled (the sample being written when it stopped is lost)", r.name, lineNo))
+		r.warns = append(r.warns, fmt.Sprintf("%s:%d: "+warnStreamCut+"; the recorder was probably killed or the disk filled (the sample being written when it stopped is lost)", r.name, lineNo))
 		return io.EOF
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		r.warns = append(r.warns, fmt.Sprintf("%s:%d: compressed stream ends after this line without its gzip trailer; the recorder was probably killed or the disk filled (every line up to here is whole)", r.name, lineNo))
+		r.warns = append(r.warns, fmt.Sprintf("%s:%d: "+warnNoTrailer+"; the recorder was probably killed or the disk filled (every line up to here is whole)", r.name, lineNo))
 		return io.EOF
 	}
 	return fmt.Errorf("%s:%d: %w", r.name, lineNo, err)
+}
+
+// The reader's warnings about a recording's unfinished end: a last line
+// without its end, a compressed stream that stops inside a line, or after
+// a whole one without its gzip trailer (IsEndWarning, cutLines).
+const (
+	warnTruncated = "truncated last line"
+	warnStreamCut = "compressed stream cut short at this line"
+	warnNoTrailer = "compressed stream ends after this line without its gzip trailer"
+)
+
+// truncatedLast warns of a last line (lineNo, size bytes) without its
+// end, skipped.
+func (r *Reader) truncatedLast(lineNo, size int) {
+	r.warns = append(r.warns, fmt.Sprintf("%s:%d: "+warnTruncated+" (%d bytes) skipped; the recorder was probably killed", r.name, lineNo, size))
+}
+
+// IsEndWarning reports whether w is one of the reader's warnings about a
+// recording's unfinished end (a last line cut short, a compressed stream
+// cut short or without its trailer): what a killed recorder, or one still
+// writing, leaves — not damage.
+func IsEndWarning(w string) bool {
+	return strings.Contains(w, warnTruncated) || strings.Contains(w, warnStreamCut) || strings.Contains(w, warnNoTrailer)
 }
 
 // Close closes the underlying file, if Open opened it.
@@ -726,7 +749,7 @@ func (r *Reader) finishParallel(bad heldLine, scanErr error, lastLine int) error
 			return err
 		}
 	case bad.line > 0:
-		r.warns = append(r.warns, fmt.Sprintf("%s:%d: truncated last line (%d bytes) skipped; the recorder was probably killed", r.name, bad.line, bad.size))
+		r.truncatedLast(bad.line, bad.size)
 	case scanErr != nil:
 		if err := r.endErr(lastLine, scanErr, false); !errors.Is(err, io.EOF) {
 			return err

@@ -383,8 +383,7 @@ func (jr *joinRun) settle(i int, seg Segment, rec *record.Recording, rd segRead)
 	}
 	killed := rec.End == nil && !tail && i < len(jr.j.segs)-1
 	for _, w := range rec.Warnings {
-		if (killed || tail) && (strings.Contains(w, "cut short at this line") || strings.Contains(w, "without its gzip trailer") ||
-			strings.Contains(w, "truncated last line")) {
+		if (killed || tail) && record.IsEndWarning(w) {
 			continue // said below, as what it is: the end of a killed run, or a recorder still writing, not damage
 		}
 		jr.out.Warnings = append(jr.out.Warnings, w)
