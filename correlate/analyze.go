@@ -455,22 +455,28 @@ const failureShareFloor = 0.05
 // spike (see [failureShareFloor]).
 func failureSpikes(sums []*latency.Summary) []bool {
 	out := make([]bool, len(sums))
-	var shares []float64
-	for _, s := range sums {
-		if s != nil && s.Count > 0 {
-			shares = append(shares, float64(s.Errors)/float64(s.Count))
-		}
-	}
-	if len(shares) == 0 {
+	shares := failureShares(sums, len(sums))
+	base := known(shares)
+	if len(base) == 0 {
 		return out
 	}
-	floor := max(failureShareFloor, 2*median(shares))
-	for i, s := range sums {
-		if s != nil && s.Count > 0 && s.Errors > 0 {
-			out[i] = float64(s.Errors)/float64(s.Count) >= floor
-		}
+	floor := failureFloor(base)
+	for i, sh := range shares {
+		out[i] = sh > 0 && sh >= floor // NaN: no requests
 	}
 	return out
+}
+
+// failureFloor is the share of failed requests that makes a failure
+// spike over a baseline of shares (at least one): failureShareFloor, and
+// at least twice their median.
+func failureFloor(shares []float64) float64 { return max(failureShareFloor, 2*median(shares)) }
+
+// risesAbove reports whether a latency statistic v is a spike over a
+// baseline of median med and median absolute deviation mad: at least
+// floor, and above med by more than madFactor robust standard deviations.
+func risesAbove(v, med, mad, floor, madFactor float64) bool {
+	return v >= floor && v-med > madFactor*madScale*mad
 }
 
 // latencySeries is the latency statistic of each interval (ns, NaN
@@ -535,7 +541,7 @@ func detectSpikes(lat []float64, o Options) []bool {
 		if o.Spike.Floor <= 0 {
 			floor = o.Spike.Factor * med
 		}
-		spikes[i] = v >= floor && v-med > o.LatencyMADFactor*madScale*mad
+		spikes[i] = risesAbove(v, med, mad, floor, o.LatencyMADFactor)
 		hist.push(v, o.BaselineWindow)
 	}
 	return spikes
@@ -902,7 +908,7 @@ func worse(before, in level, o Options) bool {
 		peak := slices.Max(in.shares)
 		floor := failureShareFloor
 		if len(before.shares) > 0 {
-			floor = max(floor, 2*median(before.shares))
+			floor = failureFloor(before.shares)
 			if peak <= slices.Max(before.shares) {
 				floor = math.Inf(1)
 			}
@@ -920,7 +926,7 @@ func worse(before, in level, o Options) bool {
 	}
 	peak := slices.Max(in.lat)
 	med, mad := medMAD(before.lat)
-	return peak >= factor*med && peak-med > o.LatencyMADFactor*madScale*mad
+	return risesAbove(peak, med, mad, factor*med, o.LatencyMADFactor)
 }
 
 // failureShares is the share of failed requests of each of n intervals
