@@ -82,8 +82,19 @@ func (sm *Summary) Add(s *Sample) {
 	if f, ok := s.Meminfo.LRU().FileLRU(); ok && (math.IsNaN(sm.FileLRUMinBytes) || float64(f) < sm.FileLRUMinBytes) {
 		sm.FileLRUMinBytes = float64(f)
 	}
-	for i := range s.Procs {
-		p := &s.Procs[i]
+	sm.addProcs(s.Procs)
+	sm.addExits(s.Events)
+	if sm.prev != nil {
+		sm.addInterval(Between(sm.header, sm.prev, s))
+	}
+	sm.prev = s
+}
+
+// addProcs adds each process row's deltas to its total (its reaped
+// children's to theirs) and keeps the row as its PID's latest.
+func (sm *Summary) addProcs(procs []ProcIO) {
+	for i := range procs {
+		p := &procs[i]
 		k := procKey{p.PID, p.StartTicks}
 		addTotal(sm.writers, k, p, p.DeltaReadBytes, p.DeltaWriteBytes)
 		sm.lastKey[p.PID] = k
@@ -91,12 +102,15 @@ func (sm *Summary) Add(s *Sample) {
 			addTotal(sm.reaped, k, p, p.DeltaReapedReadBytes, p.DeltaReapedWriteBytes)
 		}
 	}
-	// A process that started during the recording and exited is owed
-	// what its exit record (life-time totals: exact with taskstats) has
-	// beyond the deltas it got while among the top N, including all of a
-	// child that lived between two samples.
-	for i := range s.Events {
-		e := &s.Events[i]
+}
+
+// addExits gives a process that started during the recording and exited
+// what its exit record (life-time totals: exact with taskstats) has
+// beyond the deltas it got while among the top N, including all of a
+// child that lived between two samples.
+func (sm *Summary) addExits(events []Event) {
+	for i := range events {
+		e := &events[i]
 		switch e.Kind {
 		case "exec":
 			sm.started[e.PID] = true
@@ -128,51 +142,52 @@ func (sm *Summary) Add(s *Sample) {
 			delete(sm.lastKey, e.PID)
 		}
 	}
-	if sm.prev != nil {
-		iv := Between(sm.header, sm.prev, s)
-		sm.wall += iv.Dt
-		if Known(iv.MemSome) {
-			sm.HasPSI = true
-			sm.MemSomePeak = math.Max(sm.MemSomePeak, iv.MemSome)
-			sm.MemSomeStall += time.Duration(iv.MemSome * float64(iv.Dt))
-		}
-		if Known(iv.MemFull) {
-			sm.MemFullPeak = math.Max(sm.MemFullPeak, iv.MemFull)
-			sm.MemFullStall += time.Duration(iv.MemFull * float64(iv.Dt))
-		}
-		if Known(iv.IOSome) {
-			sm.IOSomeStall += time.Duration(iv.IOSome * float64(iv.Dt))
-		}
-		if Known(iv.CgMemSome) {
-			sm.HasCgroupPSI = true
-			sm.CgMemSomeStall += time.Duration(iv.CgMemSome * float64(iv.Dt))
-		}
-		if Known(iv.CgMemFull) {
-			sm.CgMemFullStall += time.Duration(iv.CgMemFull * float64(iv.Dt))
-		}
-		addRate := func(acc *float64, perSec float64) {
-			if !Known(perSec) {
-				return
-			}
-			if math.IsNaN(*acc) {
-				*acc = 0
-			}
-			*acc += perSec * iv.Dt.Seconds()
-		}
-		addRate(&sm.SwapOutBytes, iv.SwapOutBytesPerSec)
-		addRate(&sm.DirectReclaimPgs, iv.DirectReclaimPerSec)
-		if Known(iv.OOMKills) {
-			if math.IsNaN(sm.OOMKills) {
-				sm.OOMKills = 0
-			}
-			sm.OOMKills += iv.OOMKills
-		}
-		if sm.wall > 0 {
-			sm.MemSomeMean = float64(sm.MemSomeStall) / float64(sm.wall)
-			sm.MemFullMean = float64(sm.MemFullStall) / float64(sm.wall)
-		}
+}
+
+// addInterval adds the interval since the previous sample: the stall,
+// swap-out, direct reclaim and OOM kills in it.
+func (sm *Summary) addInterval(iv Interval) {
+	sm.wall += iv.Dt
+	if Known(iv.MemSome) {
+		sm.HasPSI = true
+		sm.MemSomePeak = math.Max(sm.MemSomePeak, iv.MemSome)
+		sm.MemSomeStall += time.Duration(iv.MemSome * float64(iv.Dt))
 	}
-	sm.prev = s
+	if Known(iv.MemFull) {
+		sm.MemFullPeak = math.Max(sm.MemFullPeak, iv.MemFull)
+		sm.MemFullStall += time.Duration(iv.MemFull * float64(iv.Dt))
+	}
+	if Known(iv.IOSome) {
+		sm.IOSomeStall += time.Duration(iv.IOSome * float64(iv.Dt))
+	}
+	if Known(iv.CgMemSome) {
+		sm.HasCgroupPSI = true
+		sm.CgMemSomeStall += time.Duration(iv.CgMemSome * float64(iv.Dt))
+	}
+	if Known(iv.CgMemFull) {
+		sm.CgMemFullStall += time.Duration(iv.CgMemFull * float64(iv.Dt))
+	}
+	addRate := func(acc *float64, perSec float64) {
+		if !Known(perSec) {
+			return
+		}
+		if math.IsNaN(*acc) {
+			*acc = 0
+		}
+		*acc += perSec * iv.Dt.Seconds()
+	}
+	addRate(&sm.SwapOutBytes, iv.SwapOutBytesPerSec)
+	addRate(&sm.DirectReclaimPgs, iv.DirectReclaimPerSec)
+	if Known(iv.OOMKills) {
+		if math.IsNaN(sm.OOMKills) {
+			sm.OOMKills = 0
+		}
+		sm.OOMKills += iv.OOMKills
+	}
+	if sm.wall > 0 {
+		sm.MemSomeMean = float64(sm.MemSomeStall) / float64(sm.wall)
+		sm.MemFullMean = float64(sm.MemFullStall) / float64(sm.wall)
+	}
 }
 
 // TopIO returns the n processes (n < 0: all) with the most I/O, read +
